@@ -1,0 +1,214 @@
+"""Documents (Markdown with a small front-matter header) and their paragraph chunks."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evidencedesk.errors import DocumentError, UnknownNameError
+
+STATUSES = ("current", "superseded")
+VISIBILITIES = ("public", "restricted")
+STRATEGIES = ("paragraph", "document")
+REQUIRED_KEYS = ("id", "title")
+KNOWN_KEYS = ("id", "title", "version", "status", "visibility", "language", "series")
+DOC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_VERSION_SUFFIX = re.compile(r"-v\d+$")
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    title: str
+    version: int
+    status: str
+    visibility: str
+    language: str
+    series: str
+    body: str
+    path: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "version": self.version,
+            "status": self.status,
+            "visibility": self.visibility,
+            "language": self.language,
+            "series": self.series,
+            "path": self.path,
+        }
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrievable passage. ``id`` is ``<doc_id>:c<n>`` with n counted from 0."""
+
+    id: str
+    doc_id: str
+    title: str
+    text: str
+    version: int = 1
+    status: str = "current"
+    visibility: str = "public"
+    language: str = "en"
+    series: str = ""
+    position: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "text": self.text,
+            "version": self.version,
+            "status": self.status,
+            "visibility": self.visibility,
+            "language": self.language,
+            "series": self.series,
+        }
+
+
+def parse_document(text: str, path: str | Path = "<string>") -> Document:
+    """Parse a document's text; `path` is only used in error messages."""
+    lines = text.splitlines()
+    if not lines or not text.strip():
+        raise DocumentError(
+            path, "expected a front-matter header starting with '---', found an empty file"
+        )
+    if lines[0].strip() != "---":
+        raise DocumentError(
+            path,
+            f"expected a front-matter header starting with '---' on line 1, found {lines[0][:40]!r}",
+            1,
+        )
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        raise DocumentError(
+            path, "expected a closing '---' after the front matter, found none"
+        ) from None
+    meta: dict[str, str] = {}
+    for number in range(1, end):
+        raw = lines[number]
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        key, sep, value = raw.partition(":")
+        key = key.strip()
+        if not sep or not key:
+            raise DocumentError(
+                path, f"expected 'key: value' in the front matter, found {raw[:60]!r}", number + 1
+            )
+        if key not in KNOWN_KEYS:
+            raise DocumentError(
+                path,
+                f"unknown front-matter key {key!r}; expected one of: {', '.join(KNOWN_KEYS)}",
+                number + 1,
+            )
+        meta[key] = value.strip().strip('"')
+    for key in REQUIRED_KEYS:
+        if not meta.get(key):
+            raise DocumentError(path, f"expected front-matter key {key!r}, found none")
+    if not DOC_ID.match(meta["id"]):
+        raise DocumentError(
+            path,
+            f"expected a document id of letters, digits, '.', '_' or '-', found {meta['id']!r}",
+        )
+    status = meta.get("status", "current")
+    if status not in STATUSES:
+        raise DocumentError(
+            path, f"unknown status {status!r}; expected one of: {', '.join(STATUSES)}"
+        )
+    visibility = meta.get("visibility", "public")
+    if visibility not in VISIBILITIES:
+        raise DocumentError(
+            path, f"unknown visibility {visibility!r}; expected one of: {', '.join(VISIBILITIES)}"
+        )
+    try:
+        version = int(meta.get("version", "1"))
+    except ValueError:
+        raise DocumentError(
+            path, f"expected an integer version, found {meta['version']!r}"
+        ) from None
+    body = "\n".join(lines[end + 1 :]).strip()
+    if not body:
+        raise DocumentError(path, "expected some text after the front matter, found none")
+    return Document(
+        id=meta["id"],
+        title=meta["title"],
+        version=version,
+        status=status,
+        visibility=visibility,
+        language=meta.get("language", "en") or "en",
+        series=meta.get("series") or _VERSION_SUFFIX.sub("", meta["id"]),
+        body=body,
+        path=str(path),
+    )
+
+
+def load_document(path: str | Path) -> Document:
+    """Read one Markdown document with front matter; errors name the file."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DocumentError(
+            path, f"expected a readable file, found {exc.strerror or exc}"
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(
+            path, f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset {exc.start}"
+        ) from None
+    return parse_document(text.removeprefix("\ufeff"), path)
+
+
+def _is_heading_only(block: str) -> bool:
+    return all(line.lstrip().startswith("#") for line in block.splitlines())
+
+
+def paragraphs(body: str) -> list[str]:
+    """Blank-line separated blocks; a heading-only block travels with the block after it."""
+    blocks = [b.strip() for b in re.split(r"\n\s*\n", body) if b.strip()]
+    merged: list[str] = []
+    pending = ""
+    for block in blocks:
+        if _is_heading_only(block):
+            pending = f"{pending}\n{block}" if pending else block
+            continue
+        merged.append(f"{pending}\n{block}" if pending else block)
+        pending = ""
+    if pending:
+        if merged:
+            merged[-1] = f"{merged[-1]}\n{pending}"
+        else:
+            merged.append(pending)
+    return merged
+
+
+def chunk_document(doc: Document, strategy: str = "paragraph") -> list[Chunk]:
+    """One chunk per paragraph (a table is one block, so it stays one chunk)."""
+    if strategy not in STRATEGIES:
+        raise UnknownNameError("chunking strategy", strategy, STRATEGIES)
+    pieces = paragraphs(doc.body) if strategy == "paragraph" else [doc.body]
+    return [
+        Chunk(
+            id=f"{doc.id}:c{n}",
+            doc_id=doc.id,
+            title=doc.title,
+            text=piece,
+            version=doc.version,
+            status=doc.status,
+            visibility=doc.visibility,
+            language=doc.language,
+            series=doc.series,
+            position=n,
+            metadata=doc.to_dict(),
+        )
+        for n, piece in enumerate(pieces)
+    ]

@@ -1,0 +1,53 @@
+"""One error family. Library code raises these; only the CLIs turn them into one line and exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class EvidencedeskError(Exception):
+    """Base of every error evidencedesk raises on purpose."""
+
+
+class InputError(EvidencedeskError):
+    """A file the user gave us is not what we expected.
+
+    The message reads ``path:line: expected ..., found ...`` (line omitted when there is none).
+    """
+
+    def __init__(self, path: str | Path | None, message: str, line: int | None = None):
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.detail = message
+        where = self.path or "<input>"
+        if line is not None:
+            where = f"{where}:{line}"
+        super().__init__(f"{where}: {message}")
+
+
+class DocumentError(InputError):
+    """A knowledge-base document is malformed."""
+
+
+class LabelsError(InputError):
+    """A labels / questions / qrels file is malformed."""
+
+
+class RunFileError(InputError):
+    """A TREC run file is malformed."""
+
+
+class ConfigError(InputError):
+    """A policy, baseline, candidates or project file is malformed."""
+
+
+class UnknownNameError(EvidencedeskError, ValueError):
+    """A name (reranker, metric, searcher, ...) that is not one of the valid choices."""
+
+    def __init__(self, kind: str, name: object, choices: list[str] | tuple[str, ...]):
+        self.kind = kind
+        self.name = name
+        self.choices = tuple(choices)
+        super().__init__(
+            f"unknown {kind} {name!r}; expected one of: {', '.join(map(str, self.choices))}"
+        )

@@ -1,0 +1,1 @@
+"""Retrieval: catalog, labels, searchers, rerankers, metrics, evidence, lifecycle, experiments."""

@@ -1,0 +1,42 @@
+"""The shapes every searcher and reranker shares."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol, runtime_checkable
+
+from evidencedesk.chunking import Chunk
+
+
+class Candidate(NamedTuple):
+    """One retrieved chunk: rank from 1, the searcher's score, the chunk."""
+
+    rank: int
+    score: float
+    chunk: Chunk
+
+    def to_dict(self) -> dict[str, object]:
+        return {"rank": self.rank, "score": self.score, "chunk": self.chunk.id}
+
+
+@runtime_checkable
+class Searcher(Protocol):
+    name: str
+
+    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+        """Top `k`. `allowed=None`: no filter; an empty set: nothing. Filter before ranking."""
+        ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    name: str
+    pairs_scored: int
+
+    def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        """Reorder first-stage candidates; ranks renumbered from 1."""
+        ...
+
+
+def renumber(scored: Sequence[tuple[float, Chunk]]) -> list[Candidate]:
+    return [Candidate(i, float(score), chunk) for i, (score, chunk) in enumerate(scored, start=1)]

@@ -1,0 +1,99 @@
+"""The catalog: every chunk of every document, in a deterministic order, and the reader's scope."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evidencedesk.chunking import Chunk, Document, chunk_document, load_document
+from evidencedesk.errors import DocumentError
+from evidencedesk.paths import CORPUS, DATA, DOCS
+
+__all__ = ["CORPUS", "DATA", "DOCS", "Catalog", "Scope", "load_catalog", "load_documents"]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a reader may see. By default: current, public documents only."""
+
+    statuses: frozenset[str] = frozenset({"current"})
+    visibilities: frozenset[str] = frozenset({"public"})
+    languages: frozenset[str] | None = None
+
+    def admits(self, chunk: Chunk) -> bool:
+        return (
+            chunk.status in self.statuses
+            and chunk.visibility in self.visibilities
+            and (self.languages is None or chunk.language in self.languages)
+        )
+
+    @classmethod
+    def everything(cls) -> Scope:
+        return cls(frozenset({"current", "superseded"}), frozenset({"public", "restricted"}))
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "statuses": sorted(self.statuses),
+            "visibilities": sorted(self.visibilities),
+            "languages": None if self.languages is None else sorted(self.languages),
+        }
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Chunks in load order (folder order, then file name, then paragraph)."""
+
+    chunks: tuple[Chunk, ...]
+    documents: tuple[Document, ...] = ()
+    by_id: dict[str, Chunk] = field(init=False, repr=False, compare=False)
+    position: dict[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_id", {c.id: c for c in self.chunks})
+        object.__setattr__(self, "position", {c.id: i for i, c in enumerate(self.chunks)})
+
+    def __contains__(self, chunk_id: object) -> bool:
+        return chunk_id in self.by_id
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def get(self, chunk_id: str) -> Chunk:
+        return self.by_id[chunk_id]
+
+    def allowed(self, scope: Scope | None = None) -> frozenset[str]:
+        scope = Scope() if scope is None else scope
+        return frozenset(c.id for c in self.chunks if scope.admits(c))
+
+    def ids(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.chunks)
+
+    @classmethod
+    def from_documents(cls, documents: Sequence[Document], strategy: str = "paragraph") -> Catalog:
+        seen: dict[str, str] = {}
+        for doc in documents:
+            if doc.id in seen:
+                raise DocumentError(
+                    doc.path,
+                    f"expected a unique document id, found {doc.id!r} already used by {seen[doc.id]}",
+                )
+            seen[doc.id] = doc.path
+        chunks = tuple(c for doc in documents for c in chunk_document(doc, strategy))
+        return cls(chunks=chunks, documents=tuple(documents))
+
+
+def load_documents(folders: Iterable[str | Path]) -> list[Document]:
+    documents: list[Document] = []
+    for folder in folders:
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise DocumentError(folder, "expected a folder of Markdown documents, found none")
+        documents.extend(load_document(p) for p in sorted(folder.glob("*.md")))
+    return documents
+
+
+def load_catalog(
+    strategy: str = "paragraph", folders: Iterable[str | Path] = (CORPUS, DOCS)
+) -> Catalog:
+    return Catalog.from_documents(load_documents(folders), strategy)

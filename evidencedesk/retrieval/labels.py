@@ -1,0 +1,183 @@
+"""Labelled questions: ``labels.jsonl``, one JSON object a line, with graded chunk labels."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Container, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evidencedesk.chunking import Chunk
+from evidencedesk.errors import LabelsError
+from evidencedesk.paths import DATA, LABELS
+
+__all__ = ["DATA", "LABELS", "TAGS", "Label", "load_labels", "parse_labels"]
+
+TAGS = (
+    "direct",
+    "paraphrase",
+    "exact_term",
+    "structured",
+    "bangla",
+    "stale",
+    "restricted",
+    "unanswerable",
+)
+RELEVANT = 2
+FIELDS = ("id", "question", "tags", "answerable", "grades")
+
+
+@dataclass(frozen=True)
+class Label:
+    id: str
+    question: str
+    tags: tuple[str, ...]
+    answerable: bool
+    grades: Mapping[str, int] = field(default_factory=dict, compare=False)
+    relevant_grade: int = RELEVANT
+
+    def grade_of(self, chunk: Chunk | str) -> int:
+        key = chunk if isinstance(chunk, str) else chunk.id
+        return self.grades.get(key, 0)
+
+    @property
+    def relevant(self) -> frozenset[str]:
+        return frozenset(c for c, g in self.grades.items() if g >= self.relevant_grade)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "question": self.question,
+            "tags": list(self.tags),
+            "answerable": self.answerable,
+            "grades": dict(self.grades),
+        }
+
+
+def _expect(cond: bool, path: Path | str, line: int, message: str) -> None:
+    if not cond:
+        raise LabelsError(path, message, line)
+
+
+def _parse_line(raw: str, path: Path | str, number: int, max_grade: int) -> Label:
+    try:
+        obj = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise LabelsError(
+            path, f"expected a JSON object, found invalid JSON ({exc.msg})", number
+        ) from None
+    _expect(
+        isinstance(obj, dict), path, number, f"expected a JSON object, found {type(obj).__name__}"
+    )
+    unknown = sorted(set(obj) - set(FIELDS))
+    _expect(
+        not unknown,
+        path,
+        number,
+        f"unknown field {unknown[0] if unknown else ''!r}; expected: {', '.join(FIELDS)}",
+    )
+    for key in ("id", "question", "grades"):
+        _expect(key in obj, path, number, f"expected field {key!r}, found none")
+    qid, question, grades = obj["id"], obj["question"], obj["grades"]
+    _expect(
+        isinstance(qid, str) and qid.strip() != "",
+        path,
+        number,
+        f"expected 'id' to be a non-empty string, found {qid!r}",
+    )
+    _expect(
+        isinstance(question, str) and question.strip() != "",
+        path,
+        number,
+        "expected 'question' to be a non-empty string",
+    )
+    tags = obj.get("tags", [])
+    _expect(
+        isinstance(tags, list) and all(isinstance(t, str) and t for t in tags),
+        path,
+        number,
+        f"expected 'tags' to be a list of strings, found {tags!r}",
+    )
+    _expect(
+        isinstance(grades, dict),
+        path,
+        number,
+        f"expected 'grades' to be an object of chunk id -> grade, found {type(grades).__name__}",
+    )
+    for chunk_id, grade in grades.items():
+        _expect(
+            isinstance(grade, int) and not isinstance(grade, bool) and 0 <= grade <= max_grade,
+            path,
+            number,
+            f"expected grade 0-{max_grade} for {chunk_id!r}, found {grade!r}",
+        )
+    has_answer = any(g >= RELEVANT for g in grades.values())
+    answerable = obj.get("answerable", has_answer)
+    _expect(
+        isinstance(answerable, bool),
+        path,
+        number,
+        f"expected 'answerable' to be true or false, found {answerable!r}",
+    )
+    _expect(
+        answerable == has_answer,
+        path,
+        number,
+        f"expected an answerable question to have a grade-{RELEVANT} chunk and an unanswerable one none; "
+        f"found answerable={str(answerable).lower()} with {sum(g >= RELEVANT for g in grades.values())} grade-{RELEVANT} chunk(s)",
+    )
+    return Label(qid, question, tuple(tags), answerable, dict(grades))
+
+
+def parse_labels(
+    text: str,
+    path: Path | str = "<labels>",
+    known_chunks: Container[str] | None = None,
+    max_grade: int = 2,
+) -> list[Label]:
+    labels: list[Label] = []
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        label = _parse_line(raw, path, number, max_grade)
+        if label.id in seen:
+            raise LabelsError(
+                path,
+                f"expected unique question ids, found {label.id!r} again (first on line {seen[label.id]})",
+                number,
+            )
+        seen[label.id] = number
+        if known_chunks is not None:
+            for chunk_id in label.grades:
+                _expect(
+                    chunk_id in known_chunks,
+                    path,
+                    number,
+                    f"unknown chunk id {chunk_id!r}; expected an id from the catalog like 'kc-returns-v3:c0'",
+                )
+        labels.append(label)
+    if not labels:
+        raise LabelsError(path, "expected at least one labelled question, found none")
+    return labels
+
+
+def load_labels(
+    path: str | Path = LABELS, catalog: Container[str] | None = None, max_grade: int = 2
+) -> list[Label]:
+    """Read ``labels.jsonl``; with a catalog, every labelled chunk id must exist in it."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LabelsError(
+            path, f"expected a readable labels file, found {exc.strerror or exc}"
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LabelsError(
+            path, f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset {exc.start}"
+        ) from None
+    return parse_labels(text.removeprefix("\ufeff"), path, catalog, max_grade)
