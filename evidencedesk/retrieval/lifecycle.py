@@ -1,15 +1,41 @@
-"""Index lifecycle: building the searchers (freshness, deletion and tenants follow in this module)."""
+"""Index lifecycle: building searchers, freshness (replace), deletion, and tenant boundaries.
+
+An index is a snapshot: a searcher built before a change still holds the old text. `served`
+shows what such an index would still hand out, which is why scope filters and rebuilds matter.
+"""
 
 from __future__ import annotations
 
-from evidencedesk.paths import TENANT_DOCS
+import dataclasses
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evidencedesk.chunking import Chunk
+from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.paths import DATA, TENANT_DOCS
 from evidencedesk.retrieval.base import Searcher
-from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.dense import DenseSearcher
 from evidencedesk.retrieval.hybrid import HybridSearcher
 from evidencedesk.retrieval.sparse import SparseSearcher
 
-__all__ = ["TENANT_DOCS", "build_searchers"]
+__all__ = [
+    "TENANT_DOCS",
+    "TENANTS_FILE",
+    "Change",
+    "LeakRow",
+    "Tenancy",
+    "boundary_leaks",
+    "build_searchers",
+    "delete_document",
+    "replace_document",
+    "served",
+]
+
+TENANTS_FILE = DATA / "tenants.json"
 
 
 def build_searchers(catalog: Catalog) -> dict[str, Searcher]:
@@ -17,3 +43,227 @@ def build_searchers(catalog: Catalog) -> dict[str, Searcher]:
     sparse = SparseSearcher(catalog.chunks)
     dense = DenseSearcher(catalog.chunks)
     return {"sparse": sparse, "dense": dense, "hybrid": HybridSearcher(sparse, dense)}
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a lifecycle operation did to the catalog."""
+
+    kind: str
+    doc_id: str
+    added: tuple[str, ...] = ()
+    superseded: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def replace_document(catalog: Catalog, new_chunks: Sequence[Chunk]) -> tuple[Catalog, Change]:
+    """Add a new version; current chunks of the same series become superseded (kept for audit)."""
+    if not new_chunks:
+        raise EvidencedeskError("replace_document: expected the new version's chunks, found none")
+    series = {c.series or c.doc_id for c in new_chunks}
+    doc_ids = {c.doc_id for c in new_chunks}
+    if len(series) != 1 or len(doc_ids) != 1:
+        raise EvidencedeskError(
+            f"replace_document: expected chunks of one document, found {sorted(doc_ids)}"
+        )
+    clash = sorted(c.id for c in new_chunks if c.id in catalog)
+    if clash:
+        raise EvidencedeskError(
+            f"replace_document: expected new chunk ids, found {clash[0]!r} already in the catalog"
+        )
+    (name,) = series
+    superseded: list[str] = []
+    kept: list[Chunk] = []
+    for chunk in catalog.chunks:
+        if (chunk.series or chunk.doc_id) == name and chunk.status == "current":
+            chunk = dataclasses.replace(chunk, status="superseded")
+            superseded.append(chunk.id)
+        kept.append(chunk)
+    new_catalog = Catalog(chunks=tuple(kept) + tuple(new_chunks), documents=catalog.documents)
+    change = Change(
+        "replace", new_chunks[0].doc_id, tuple(c.id for c in new_chunks), tuple(superseded)
+    )
+    return new_catalog, change
+
+
+def delete_document(catalog: Catalog, doc_id: str) -> tuple[Catalog, Change]:
+    """Remove every chunk of `doc_id` from the catalog (an old index still holds them)."""
+    removed = tuple(c.id for c in catalog.chunks if c.doc_id == doc_id)
+    if not removed:
+        raise EvidencedeskError(f"delete_document: unknown document {doc_id!r}")
+    kept = tuple(c for c in catalog.chunks if c.doc_id != doc_id)
+    documents = tuple(d for d in catalog.documents if d.id != doc_id)
+    return Catalog(chunks=kept, documents=documents), Change("delete", doc_id, removed=removed)
+
+
+def _question_text(question: Any) -> tuple[str, str]:
+    if isinstance(question, str):
+        return question, question
+    return question.id, question.question
+
+
+def served(
+    searcher: Searcher, questions: Iterable[Any], allowed: frozenset[str] | None, k: int
+) -> dict[str, tuple[str, ...]]:
+    """Question id -> chunk ids the index hands out (questions: labels or plain strings)."""
+    result: dict[str, tuple[str, ...]] = {}
+    for question in questions:
+        qid, text = _question_text(question)
+        result[qid] = tuple(c.chunk.id for c in searcher.search(text, k, allowed))
+    return result
+
+
+def _reject_duplicate_keys(path: Path):
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in seen:
+                raise ConfigError(path, f"expected each tenant once, found {key!r} twice")
+            seen[key] = value
+        return seen
+
+    return hook
+
+
+@dataclass(frozen=True)
+class Tenancy:
+    """Which tenant owns which documents. A document with no owner goes to nobody."""
+
+    owners: Mapping[str, frozenset[str]]
+
+    @property
+    def tenants(self) -> tuple[str, ...]:
+        return tuple(sorted(self.owners))
+
+    def owner_of(self, doc_id: str) -> str | None:
+        for tenant in self.tenants:
+            if doc_id in self.owners[tenant]:
+                return tenant
+        return None
+
+    @classmethod
+    def load(
+        cls, path: str | Path = TENANTS_FILE, known_docs: Iterable[str] | None = None
+    ) -> Tenancy:
+        path = Path(path)
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except OSError as exc:
+            raise ConfigError(
+                path, f"expected a readable tenants file, found {exc.strerror or exc}"
+            ) from None
+        except UnicodeDecodeError:
+            raise ConfigError(path, "expected UTF-8 JSON, found undecodable bytes") from None
+        try:
+            raw = json.loads(text, object_pairs_hook=_reject_duplicate_keys(path))
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                path, f"expected JSON, found invalid JSON ({exc.msg})", exc.lineno
+            ) from None
+        tenants = raw.get("tenants") if isinstance(raw, dict) else None
+        if not isinstance(tenants, dict) or set(raw) != {"tenants"}:
+            raise ConfigError(path, 'expected {"tenants": {"<tenant>": ["<doc id>", ...]}}')
+        known = None if known_docs is None else set(known_docs)
+        owner: dict[str, str] = {}
+        owners: dict[str, frozenset[str]] = {}
+        for tenant, docs in tenants.items():
+            if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
+                raise ConfigError(
+                    path, f"expected tenants.{tenant} to be a list of document ids, found {docs!r}"
+                )
+            for doc in docs:
+                if doc in owner:
+                    raise ConfigError(
+                        path,
+                        f"expected each document owned once, found {doc!r} under {owner[doc]!r} and {tenant!r}",
+                    )
+                if known is not None and doc not in known:
+                    raise ConfigError(
+                        path,
+                        f"unknown document {doc!r} under tenants.{tenant}; expected an id of a loaded document",
+                    )
+                owner[doc] = tenant
+            owners[tenant] = frozenset(docs)
+        return cls(owners)
+
+    def unowned(self, catalog: Catalog) -> tuple[str, ...]:
+        docs = dict.fromkeys(c.doc_id for c in catalog.chunks)
+        return tuple(d for d in docs if self.owner_of(d) is None)
+
+    def allowed(self, catalog: Catalog, tenant: str, scope: Scope | None = None) -> frozenset[str]:
+        """The tenant's chunks within scope; an unknown tenant gets an empty set (= nothing)."""
+        docs = self.owners.get(tenant)
+        if not docs:
+            return frozenset()
+        return frozenset(cid for cid in catalog.allowed(scope) if catalog.get(cid).doc_id in docs)
+
+
+@dataclass(frozen=True)
+class LeakRow:
+    """One searcher asked every question as one tenant, with and without the tenant filter."""
+
+    searcher: str
+    tenant: str
+    questions: int
+    results: int
+    leaks: int
+    leaked: tuple[str, ...]
+    control_results: int
+    control_foreign: int
+    control_examples: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def boundary_leaks(
+    searchers: Mapping[str, Searcher],
+    catalog: Catalog,
+    tenancy: Tenancy,
+    questions: Sequence[Any],
+    scope: Scope | None = None,
+    k: int = 5,
+) -> list[LeakRow]:
+    """Ask every question as every tenant. Leaks = another tenant's chunks despite the filter.
+
+    The control asks the same questions with the scope but no tenant filter and counts how many
+    results belong to another tenant: it proves the test could have failed.
+    """
+    unfiltered = catalog.allowed(scope)
+    rows: list[LeakRow] = []
+    for name, searcher in searchers.items():
+        for tenant in tenancy.tenants:
+            mine = tenancy.allowed(catalog, tenant, scope)
+            hits = served(searcher, questions, mine, k)
+            control = served(searcher, questions, unfiltered, k)
+            leaked = sorted(
+                {
+                    c
+                    for ids in hits.values()
+                    for c in ids
+                    if catalog.get(c).doc_id not in tenancy.owners[tenant]
+                }
+            )
+            foreign = [
+                c
+                for ids in control.values()
+                for c in ids
+                if catalog.get(c).doc_id not in tenancy.owners[tenant]
+            ]
+            rows.append(
+                LeakRow(
+                    searcher=name,
+                    tenant=tenant,
+                    questions=len(questions),
+                    results=sum(map(len, hits.values())),
+                    leaks=sum(1 for ids in hits.values() for c in ids if c in leaked),
+                    leaked=tuple(leaked),
+                    control_results=sum(map(len, control.values())),
+                    control_foreign=len(foreign),
+                    control_examples=tuple(sorted(set(foreign))[:5]),
+                )
+            )
+    return rows

@@ -1,0 +1,280 @@
+"""Experiments: a retrieval configuration, what it costs, and one judged run of it.
+
+`Config()` is the baseline: hybrid first stage, no reranker, depth 10, three chunks to the prompt.
+With reranker ``"none"`` the depth changes nothing in the final list (stage one's top `final` are
+kept either way) except when the scope filter runs after ranking (``prefilter=False``); with a
+reranker it is the number of pairs scored per question, i.e. the cost. 10 is the usual small
+"rerank the top ten" setting and leaves room for the reranker to lift a chunk from rank 4-10.
+
+Costs are a **hypothetical price list**: the kit counts pairs and tokens and never times anything.
+The sizing sweep and the ablations live in `evidencedesk.retrieval.experiments`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from evidencedesk.errors import EvidencedeskError, UnknownNameError
+from evidencedesk.retrieval.base import Candidate, Reranker, Searcher
+from evidencedesk.retrieval.catalog import Catalog, Scope
+from evidencedesk.retrieval.evidence import context_tokens
+from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.lifecycle import build_searchers
+from evidencedesk.retrieval.metrics import Judged, judge_run, summarize
+from evidencedesk.retrieval.rerankers import RERANKERS, make_reranker
+
+__all__ = [
+    "FIRST_STAGES",
+    "Config",
+    "Costs",
+    "Parts",
+    "Run",
+    "run_config",
+    "summary_names",
+]
+
+FIRST_STAGES = ("sparse", "dense", "hybrid")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class Config:
+    """One retrieval configuration. Invalid values raise with the valid ones listed."""
+
+    first_stage: str = "hybrid"
+    reranker: str = "none"
+    depth: int = 10
+    final: int = 3
+    max_words: int | None = None
+    prefilter: bool = True
+
+    def __post_init__(self) -> None:
+        if self.first_stage not in FIRST_STAGES:
+            raise UnknownNameError("first stage", self.first_stage, FIRST_STAGES)
+        if self.reranker not in RERANKERS:
+            raise UnknownNameError("reranker", self.reranker, RERANKERS)
+        for name in ("depth", "final"):
+            value = getattr(self, name)
+            if not _is_int(value) or value < 1:
+                raise EvidencedeskError(
+                    f"config {name}: expected an integer of at least 1, found {value!r}"
+                )
+        if self.depth < self.final:
+            raise EvidencedeskError(
+                f"config depth: expected depth >= final (stage one must fetch at least the "
+                f"chunks that reach the prompt), found depth={self.depth}, final={self.final}"
+            )
+        if self.max_words is not None and (not _is_int(self.max_words) or self.max_words < 1):
+            raise EvidencedeskError(
+                f"config max_words: expected null (no cut) or an integer of at least 1, "
+                f"found {self.max_words!r}"
+            )
+        if not isinstance(self.prefilter, bool):
+            raise EvidencedeskError(
+                f"config prefilter: expected true (filter before ranking) or false (after), "
+                f"found {self.prefilter!r}"
+            )
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+    def replace(self, **changes: Any) -> Config:
+        """A copy with `changes`; an unknown field name lists the valid ones."""
+        for name in changes:
+            if name not in self.field_names():
+                raise UnknownNameError("config field", name, self.field_names())
+        return replace(self, **changes)
+
+    def changes_from(self, other: Config) -> dict[str, Any]:
+        """The fields where this config differs from `other`, with this config's values."""
+        return {
+            name: getattr(self, name)
+            for name in self.field_names()
+            if getattr(self, name) != getattr(other, name)
+        }
+
+    def label(self) -> str:
+        """A short human name, e.g. ``hybrid + pair (8 words) @10->3``."""
+        name = self.first_stage
+        if self.reranker != "none":
+            name += f" + {self.reranker}"
+        if self.max_words is not None:
+            name += f" ({self.max_words} words)"
+        name += f" @{self.depth}->{self.final}"
+        if not self.prefilter:
+            name += " post-filter"
+        return name
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.field_names()}
+
+
+@dataclass(frozen=True)
+class Costs:
+    """A hypothetical price list in milliseconds. Nothing is timed: pairs are counted."""
+
+    stage_one_ms: float = 4.0
+    per_pair_ms: float = 1.5
+
+    def __post_init__(self) -> None:
+        for name in ("stage_one_ms", "per_pair_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise EvidencedeskError(
+                    f"costs {name}: expected a number of milliseconds >= 0, found {value!r}"
+                )
+
+    def latency(self, pairs: float) -> float:
+        """stage_one_ms + per_pair_ms * pairs (10 pairs at (4, 1.5) -> 19.0)."""
+        return self.stage_one_ms + self.per_pair_ms * pairs
+
+    def to_dict(self) -> dict[str, float]:
+        return {"stage_one_ms": self.stage_one_ms, "per_pair_ms": self.per_pair_ms}
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The searchers built once for a catalog (and the pair scorer for ``pair``), reused by runs."""
+
+    searchers: Mapping[str, Searcher]
+    scorer: Any = None
+
+    @classmethod
+    def build(cls, catalog: Catalog, scorer: Any = None) -> Parts:
+        return cls(searchers=build_searchers(catalog), scorer=scorer)
+
+    def first(self, name: str) -> Searcher:
+        if name not in self.searchers:
+            raise UnknownNameError("first stage", name, tuple(self.searchers))
+        return self.searchers[name]
+
+
+def summary_names(final: int) -> tuple[str, ...]:
+    """The metrics every run reports (deduplicated, in this order)."""
+    names = (
+        "recall@1",
+        "recall@3",
+        f"recall@{final}",
+        f"precision@{final}",
+        "mrr",
+        "ndcg@5",
+        "ndcg@5:linear",
+        f"hit@{final}",
+    )
+    return tuple(dict.fromkeys(names))
+
+
+class _Pipeline:
+    """Stage one, the reranker, the scope and the cut, recording what reached the prompt."""
+
+    def __init__(self, cfg: Config, first: Searcher, reranker: Reranker | None):
+        self.cfg, self.first, self.reranker = cfg, first, reranker
+        self.name = cfg.label()
+        self.shown: list[list[Candidate]] = []
+
+    def search(
+        self, query: str, k: int | None = None, allowed: frozenset[str] | None = None
+    ) -> list[Candidate]:
+        cfg = self.cfg
+        # pre-filter: the scope is applied inside stage one, before ranking; post-filter:
+        # stage one sees everything, the scope is applied after reranking.
+        found = self.first.search(query, cfg.depth, allowed if cfg.prefilter else None)
+        if self.reranker is not None and found:
+            found = self.reranker.rerank(query, found)
+        if not cfg.prefilter and allowed is not None:
+            found = [c for c in found if c.chunk.id in allowed]
+        keep = cfg.final if k is None else min(k, cfg.final)
+        out = [Candidate(i, c.score, c.chunk) for i, c in enumerate(found[:keep], start=1)]
+        self.shown.append(out)
+        return out
+
+
+def _value(result: Any) -> float | None:
+    return getattr(result, "value", result)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One judged configuration: the final lists, their metrics and what they cost."""
+
+    config: Config
+    judged: tuple[Judged, ...]
+    summary: Mapping[str, Any]
+    pairs_per_question: float
+    tokens_per_question: float
+    final_ids: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def value(self, name: str) -> float | None:
+        """A summary value (``None`` when no question defines it)."""
+        if name not in self.summary:
+            raise UnknownNameError("run metric", name, tuple(self.summary))
+        return _value(self.summary[name])
+
+    def latency_ms(self, costs: Costs | None = None) -> float:
+        return (costs or Costs()).latency(self.pairs_per_question)
+
+    @property
+    def questions(self) -> int:
+        return len(self.judged)
+
+    def to_dict(self, costs: Costs | None = None) -> dict[str, Any]:
+        costs = costs or Costs()
+        return {
+            "config": self.config.to_dict(),
+            "label": self.config.label(),
+            "questions": self.questions,
+            "summary": {
+                name: (r.to_dict() if hasattr(r, "to_dict") else r)
+                for name, r in self.summary.items()
+            },
+            "pairs_per_question": self.pairs_per_question,
+            "tokens_per_question": self.tokens_per_question,
+            "latency_ms": self.latency_ms(costs),
+            "costs": costs.to_dict(),
+            "final_ids": {qid: list(ids) for qid, ids in self.final_ids.items()},
+        }
+
+
+def run_config(
+    cfg: Config,
+    parts: Parts,
+    catalog: Catalog,
+    labels: Sequence[Label],
+    scope: Scope | None = None,
+    k: int | None = None,
+) -> Run:
+    """Run `cfg` over every labelled question and judge the final lists (``k`` defaults to final).
+
+    Pairs per question are the pairs the reranker actually scored (``depth`` per question when
+    stage one returns that many; 0 for ``"none"``). Tokens per question are
+    `evidence.context_tokens` of the final chunks, averaged over all questions.
+    """
+    scope = Scope() if scope is None else scope
+    reranker = make_reranker(cfg.reranker, parts.scorer, cfg.max_words)
+    if reranker is not None and hasattr(reranker, "reset"):
+        reranker.reset()
+    pipeline = _Pipeline(cfg, parts.first(cfg.first_stage), reranker)
+    judged = judge_run(pipeline, catalog, labels, scope=scope, k=cfg.final if k is None else k)
+    if len(pipeline.shown) != len(judged):
+        raise EvidencedeskError(
+            f"internal: expected one search per question, found {len(pipeline.shown)} searches "
+            f"for {len(judged)} judged questions"
+        )
+    n = max(len(judged), 1)
+    pairs = 0 if reranker is None else reranker.pairs_scored
+    tokens = sum(context_tokens([c.chunk for c in shown]) for shown in pipeline.shown)
+    final_ids = {j.id: tuple(c.chunk.id for c in shown) for j, shown in zip(judged, pipeline.shown)}
+    return Run(
+        config=cfg,
+        judged=tuple(judged),
+        summary=summarize(judged, list(summary_names(cfg.final))),
+        pairs_per_question=pairs / n,
+        tokens_per_question=tokens / n,
+        final_ids=final_ids,
+    )

@@ -1,0 +1,206 @@
+"""Second-stage rerankers (SPEC §5): reorder a first stage's candidates.
+
+Every reranker here is a **stand-in**: `LexicalPairScorer` and `OverlapScorer` are hand-made word
+features, not trained cross-encoders. `HubPairScorer` plugs a real sentence-transformers
+``CrossEncoder`` into the ``pair`` slot (optional extra ``models``).
+
+Named rerankers (`RERANKERS`, resolved by `make_reranker`):
+
+- ``none``: no second stage (`make_reranker` returns None).
+- ``overlap``: share of query content words found in the passage (`OverlapScorer`).
+- ``feature``: the four-feature `LexicalPairScorer`, always.
+- ``pair``: `PairReranker` around the configured scorer (default `LexicalPairScorer`, so with the
+  default it orders exactly like ``feature``; the slot exists for a real cross-encoder).
+- ``blend``: reciprocal-rank fusion of the first-stage order and the ``pair`` order.
+
+Every reranker has ``name``, ``pairs_scored`` (cumulative (query, passage) pairs scored: the cost),
+``ties_at_top`` and ``reset()``. **ties_at_top** counts the `rerank` calls (over two or more
+candidates) whose two highest final scores are exactly equal, i.e. calls where the first-stage
+order, not the reranker, decided which candidate comes first. Ties always keep first-stage order
+(the sort is stable). ``max_words`` cuts the passage (``"title || text"``) that is scored to its
+first N whitespace words, modelling a reranker's input window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evidencedesk.errors import EvidencedeskError, UnknownNameError
+from evidencedesk.retrieval.base import Candidate, Reranker, renumber
+from evidencedesk.retrieval.hybrid import RRF_K, rrf
+from evidencedesk.retrieval.scorers import (
+    DEFAULT_CROSS_ENCODER,
+    HubPairScorer,
+    LexicalFeatures,
+    LexicalPairScorer,
+    OverlapScorer,
+    PairScorer,
+    format_passage,
+    split_passage,
+)
+
+__all__ = [
+    "DEFAULT_CROSS_ENCODER",
+    "RERANKERS",
+    "BlendReranker",
+    "FeatureReranker",
+    "HubPairScorer",
+    "LexicalFeatures",
+    "LexicalPairScorer",
+    "OverlapReranker",
+    "OverlapScorer",
+    "PairReranker",
+    "PairScorer",
+    "Reranker",
+    "RerankerError",
+    "format_passage",
+    "make_reranker",
+    "split_passage",
+]
+
+RERANKERS = ("none", "overlap", "feature", "pair", "blend")
+
+
+class RerankerError(EvidencedeskError, ValueError):
+    """A reranker was configured or fed wrongly (bad max_words, a scorer returning junk)."""
+
+
+def _check_max_words(max_words: int | None) -> int | None:
+    if max_words is not None and (
+        isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1
+    ):
+        raise RerankerError(f"max_words: expected None or an integer >= 1, found {max_words!r}")
+    return max_words
+
+
+def _tied_at_top(scores: Sequence[float]) -> bool:
+    if len(scores) < 2:
+        return False
+    top = sorted(scores, reverse=True)
+    return top[0] == top[1]
+
+
+class PairReranker:
+    """Adapts a `PairScorer` to the reranker protocol.
+
+    Each candidate becomes the pair ``(query, "title || text")`` (cut to `max_words` whitespace
+    words when set); the scorer's raw scores order the candidates, highest first, ties in
+    first-stage order. Returned candidates carry the scorer's raw score and ranks from 1.
+    """
+
+    def __init__(self, scorer: PairScorer, max_words: int | None = None, name: str = "pair"):
+        if not callable(getattr(scorer, "predict", None)):
+            raise RerankerError(
+                f"reranker {name!r}: expected a scorer with predict(pairs), "
+                f"found {type(scorer).__name__}"
+            )
+        self.scorer = scorer
+        self.max_words = _check_max_words(max_words)
+        self.name = name
+        self.pairs_scored = 0
+        self.ties_at_top = 0
+
+    def reset(self) -> None:
+        self.pairs_scored = 0
+        self.ties_at_top = 0
+
+    def passage(self, candidate: Candidate) -> str:
+        """The exact text the scorer sees for this candidate."""
+        chunk = candidate.chunk
+        return format_passage(chunk.title, chunk.text, self.max_words)
+
+    def score(self, query: str, candidates: Sequence[Candidate]) -> list[float]:
+        """Raw scores, one per candidate, in the given order; counts the pairs."""
+        if not candidates:
+            return []
+        pairs = [(query, self.passage(c)) for c in candidates]
+        raw = list(self.scorer.predict(pairs))
+        if len(raw) != len(pairs):
+            raise RerankerError(
+                f"reranker {self.name!r}: expected {len(pairs)} scores from the scorer, "
+                f"found {len(raw)}"
+            )
+        self.pairs_scored += len(pairs)
+        return [float(s) for s in raw]
+
+    def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        scores = self.score(query, candidates)
+        if _tied_at_top(scores):
+            self.ties_at_top += 1
+        order = sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: ties keep order
+        return renumber([(scores[i], candidates[i].chunk) for i in order])
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, max_words={self.max_words})"
+
+
+class FeatureReranker(PairReranker):
+    """``feature``: the four-feature `LexicalPairScorer`, whatever scorer is configured."""
+
+    def __init__(self, max_words: int | None = None, name: str = "feature"):
+        super().__init__(LexicalPairScorer(), max_words, name)
+
+
+class OverlapReranker(PairReranker):
+    """``overlap``: share of the query's content words found in the passage."""
+
+    def __init__(self, max_words: int | None = None, name: str = "overlap"):
+        super().__init__(OverlapScorer(), max_words, name)
+
+
+class BlendReranker:
+    """``blend``: RRF of the first-stage order and the inner reranker's order.
+
+    Fused score = 1/(rrf_k + first-stage rank) + 1/(rrf_k + reranker rank). Ties of the fused
+    score keep first-stage order and are what ``ties_at_top`` counts here. ``pairs_scored`` is
+    the inner reranker's count (fusion itself scores nothing).
+    """
+
+    def __init__(self, inner: PairReranker, rrf_k: int = RRF_K, name: str = "blend"):
+        self.inner, self.rrf_k, self.name = inner, rrf_k, name
+        self.ties_at_top = 0
+
+    @property
+    def pairs_scored(self) -> int:
+        return self.inner.pairs_scored
+
+    @property
+    def max_words(self) -> int | None:
+        return self.inner.max_words
+
+    def reset(self) -> None:
+        self.inner.reset()
+        self.ties_at_top = 0
+
+    def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        if not candidates:
+            return []
+        first = [Candidate(i, c.score, c.chunk) for i, c in enumerate(candidates, start=1)]
+        fused = rrf([first, self.inner.rerank(query, first)], len(first), self.rrf_k)
+        if _tied_at_top([c.score for c in fused]):
+            self.ties_at_top += 1
+        return fused
+
+    def __repr__(self) -> str:
+        return f"BlendReranker(inner={self.inner!r}, rrf_k={self.rrf_k})"
+
+
+def make_reranker(
+    name: str, scorer: PairScorer | None = None, max_words: int | None = None
+) -> PairReranker | BlendReranker | None:
+    """Resolve a reranker by name (`RERANKERS`); ``"none"`` gives None.
+
+    `scorer` fills the ``pair`` slot (and the pair side of ``blend``); default `LexicalPairScorer`.
+    `max_words` applies to every reranker that reads text.
+    """
+    _check_max_words(max_words)
+    if name == "none":
+        return None
+    if name == "overlap":
+        return OverlapReranker(max_words)
+    if name == "feature":
+        return FeatureReranker(max_words)
+    if name in ("pair", "blend"):
+        pair = PairReranker(LexicalPairScorer() if scorer is None else scorer, max_words, "pair")
+        return pair if name == "pair" else BlendReranker(pair)
+    raise UnknownNameError("reranker", name, RERANKERS)

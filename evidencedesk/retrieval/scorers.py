@@ -1,0 +1,193 @@
+"""Pair scorers: (query, passage) in, one raw ranking score per pair out.
+
+The shape is sentence-transformers' ``CrossEncoder.predict``. Raw scores are **ranking scores,
+not probabilities**: only their order within one query means anything.
+
+Two scorers ship with the kit:
+
+- `LexicalPairScorer`, a hand-weighted four-feature stand-in for a cross-encoder. It reads
+  words, not meaning: it cannot see a paraphrase.
+- `HubPairScorer`, the real sentence-transformers ``CrossEncoder`` behind the same interface,
+  from the optional extra ``models``; imported lazily, never when evidencedesk is imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from evidencedesk.errors import EvidencedeskError
+from evidencedesk.retrieval.tokens import content_words, is_identifier
+
+SEPARATOR = " || "
+DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L6-v2"
+INSTALL_HINT = "install the optional extra: pip install 'evidencedesk[models]'"
+
+
+@runtime_checkable
+class PairScorer(Protocol):
+    """Anything with ``predict(pairs) -> one raw score per (query, passage) pair``."""
+
+    def predict(self, pairs: list[tuple[str, str]]) -> list[float]: ...
+
+
+def split_passage(passage: str) -> tuple[str, str]:
+    """``"title || text"`` -> (title, text); a passage without the separator has no title."""
+    title, sep, text = passage.partition(SEPARATOR)
+    return (title, text) if sep else ("", passage)
+
+
+def format_passage(title: str, text: str, max_words: int | None = None) -> str:
+    """``"title || text"``, cut to its first `max_words` whitespace words when set."""
+    passage = f"{title}{SEPARATOR}{text}"
+    if max_words is None:
+        return passage
+    return " ".join(passage.split()[:max_words])
+
+
+def _distinct(words: list[str]) -> list[str]:
+    return list(dict.fromkeys(words))
+
+
+def _bigrams(words: list[str]) -> set[tuple[str, str]]:
+    return set(zip(words, words[1:], strict=False))
+
+
+@dataclass(frozen=True)
+class LexicalFeatures:
+    """The four features of one (query, passage) pair, each in [0, 1]."""
+
+    coverage: float
+    bigrams: float
+    identifiers: float
+    title: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {
+            "coverage": self.coverage,
+            "bigrams": self.bigrams,
+            "identifiers": self.identifiers,
+            "title": self.title,
+        }
+
+
+class LexicalPairScorer:
+    """A hand-weighted four-feature stand-in for a cross-encoder (not a trained model).
+
+    Features, each in [0, 1], over case-folded Unicode tokens without English stop words:
+
+    - ``coverage`` (weight 0.45): share of the query's distinct content words found anywhere in
+      the passage. The main evidence, as in every lexical ranker.
+    - ``bigrams`` (weight 0.20): share of the query's adjacent content-word pairs that also stand
+      adjacent in the passage; rewards the phrase ("express shipping") over scattered words.
+      A one-word query has no pairs and scores 0 here.
+    - ``identifiers`` (weight 0.25): share of the query's identifiers (tokens mixing letters and
+      digits, e.g. ``rd2-24``) found exactly in the passage; 0 when the query has none. A code is
+      rare and nearly decisive, so it weighs more than a phrase.
+    - ``title`` (weight 0.10): share of the query's content words found in the title (the part
+      before ``" || "``). Weak: every chunk of a document shares its title.
+
+    The raw score is ``10 * weighted_sum - 4``, in [-4, 6]. The affine map makes the output look
+    like a cross-encoder logit (negative for a poor match, positive for a good one; 0 is a
+    weighted sum of 0.4) and makes plain that these are ranking scores, **not probabilities**.
+    It reads words, not meaning: it cannot see a paraphrase, a negation or a synonym.
+    """
+
+    WEIGHTS = {"coverage": 0.45, "bigrams": 0.20, "identifiers": 0.25, "title": 0.10}
+    SCALE = 10.0
+    OFFSET = -4.0
+
+    def features(self, query: str, title: str, text: str) -> LexicalFeatures:
+        q_words = content_words(query)
+        q_distinct = _distinct(q_words)
+        body = content_words(f"{title} {text}")
+        body_set = set(body)
+        title_set = set(content_words(title))
+        q_pairs = _bigrams(q_words)
+        q_ids = [w for w in q_distinct if is_identifier(w)]
+        n = len(q_distinct)
+        return LexicalFeatures(
+            coverage=sum(w in body_set for w in q_distinct) / n if n else 0.0,
+            bigrams=len(q_pairs & _bigrams(body)) / len(q_pairs) if q_pairs else 0.0,
+            identifiers=sum(w in body_set for w in q_ids) / len(q_ids) if q_ids else 0.0,
+            title=sum(w in title_set for w in q_distinct) / n if n else 0.0,
+        )
+
+    def score_features(self, features: LexicalFeatures) -> float:
+        total = sum(self.WEIGHTS[name] * value for name, value in features.to_dict().items())
+        return self.SCALE * total + self.OFFSET
+
+    def score(self, query: str, title: str, text: str) -> float:
+        return self.score_features(self.features(query, title, text))
+
+    def predict(self, pairs: list[tuple[str, str]]) -> list[float]:
+        return [self.score(query, *split_passage(passage)) for query, passage in pairs]
+
+
+class OverlapScorer:
+    """Share of the query's distinct content words found in the passage (0..1).
+
+    The plainest word-overlap baseline; a ranking score like any other.
+    """
+
+    def predict(self, pairs: list[tuple[str, str]]) -> list[float]:
+        out: list[float] = []
+        for query, passage in pairs:
+            q_words = _distinct(content_words(query))
+            body = set(content_words(passage))
+            out.append(sum(w in body for w in q_words) / len(q_words) if q_words else 0.0)
+        return out
+
+
+class HubPairScorer:
+    """A real sentence-transformers ``CrossEncoder`` behind the `PairScorer` interface.
+
+    ``sentence_transformers`` is imported here, inside the constructor, and only when no `model`
+    is injected; importing evidencedesk never imports it. Without the package the constructor
+    raises `EvidencedeskError` telling you to ``pip install 'evidencedesk[models]'``; when the
+    weights cannot be loaded (e.g. offline with an empty Hugging Face cache) it raises an
+    `EvidencedeskError` naming the model. Pass ``model=`` (any object with ``predict(pairs)``)
+    to inject a preloaded model or a test double.
+    """
+
+    def __init__(self, name: str = DEFAULT_CROSS_ENCODER, model: Any | None = None):
+        self.name = name
+        if model is None:
+            model = self._load(name)
+        if not callable(getattr(model, "predict", None)):
+            raise EvidencedeskError(
+                f"HubPairScorer {name!r}: expected a model with a predict(pairs) method, "
+                f"found {type(model).__name__}"
+            )
+        self.model = model
+
+    @staticmethod
+    def _load(name: str) -> Any:
+        try:
+            from sentence_transformers import CrossEncoder
+        except ImportError:
+            raise EvidencedeskError(
+                f"HubPairScorer {name!r} needs the sentence-transformers package, which is not "
+                f"installed; {INSTALL_HINT}"
+            ) from None
+        try:
+            return CrossEncoder(name)
+        except Exception as exc:  # noqa: BLE001 - any loader failure becomes one clear message
+            raise EvidencedeskError(
+                f"could not load the cross-encoder weights {name!r} ({type(exc).__name__}: "
+                f"{exc}); they download from the Hugging Face Hub on first use, so run once "
+                "online or point HF_HOME at a cache that holds them"
+            ) from exc
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        pairs = [(str(q), str(p)) for q, p in pairs]
+        if not pairs:
+            return []
+        raw = self.model.predict(pairs)
+        scores = [float(s) for s in raw]
+        if len(scores) != len(pairs):
+            raise EvidencedeskError(
+                f"cross-encoder {self.name!r}: expected {len(pairs)} scores, found {len(scores)}"
+            )
+        return scores

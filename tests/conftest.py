@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evidencedesk.chunking import Chunk
+
+
+def make_chunk(cid: str, text: str, title: str = "T", **meta: object) -> Chunk:
+    doc_id = cid.split(":")[0]
+    return Chunk(id=cid, doc_id=doc_id, title=title, text=text, **meta)  # type: ignore[arg-type]
+
+
+def write_doc(folder: Path, name: str, header: str, body: str) -> Path:
+    path = folder / name
+    path.write_text(f"---\n{header}\n---\n{body}\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def tiny_chunks() -> list[Chunk]:
+    return [
+        make_chunk("a:c0", "Bikes may be returned within 30 days for a refund.", "Returns"),
+        make_chunk("b:c0", "Recall notice: the derailleur batch RD2-24 must be replaced.", "Recall"),
+        make_chunk("c:c0", "Express shipping takes 2 business days.", "Shipping"),
+        make_chunk("d:c0", "বাইক ফেরত দেওয়ার নিয়ম ৩০ দিন।", "ফেরত", language="bn"),
+        make_chunk("e:c0", "Internal note: staff may refund after 30 days.", "Staff", visibility="restricted"),
+    ]

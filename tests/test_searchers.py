@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import pytest
+
+from evidencedesk.chunking import Chunk
+from evidencedesk.retrieval.dense import DenseSearcher, ToyEmbedder
+from evidencedesk.retrieval.hybrid import HybridSearcher, TwoStage, rrf
+from evidencedesk.retrieval.sparse import SparseSearcher
+from evidencedesk.retrieval.tokens import is_identifier, tokenize
+
+
+def test_bangla_word_with_vowel_signs_is_one_token() -> None:
+    # দেওয়ার carries the vowel signs ে and া and a nukta: one word, one token.
+    assert tokenize("বাইক ফেরত দেওয়ার নিয়ম") == ["বাইক", "ফেরত", "দেওয়ার", "নিয়ম"]
+
+
+def test_identifiers_stay_whole_and_text_is_case_folded() -> None:
+    assert tokenize("Batch RD2-24, STRASSE and Straße.") == ["batch", "rd2-24", "strasse", "and", "strasse"]
+    assert is_identifier("rd2-24") and not is_identifier("returns")
+
+
+def searchers(chunks: list[Chunk]) -> dict[str, object]:
+    sparse, dense = SparseSearcher(chunks), DenseSearcher(chunks)
+    return {"sparse": sparse, "dense": dense, "hybrid": HybridSearcher(sparse, dense)}
+
+
+def test_bm25_matches_the_identifier_exactly(tiny_chunks: list[Chunk]) -> None:
+    found = SparseSearcher(tiny_chunks).search("RD2-24", 3, None)
+    assert [c.chunk.id for c in found] == ["b:c0"]
+    assert found[0].rank == 1 and found[0].score > 0
+
+
+@pytest.mark.parametrize("name", ["sparse", "dense", "hybrid"])
+def test_empty_allowed_set_means_nothing_and_none_means_no_filter(tiny_chunks: list[Chunk], name: str) -> None:
+    searcher = searchers(tiny_chunks)[name]
+    assert searcher.search("refund 30 days", 5, frozenset()) == []
+    assert len(searcher.search("refund 30 days", 5, None)) >= 2
+
+
+@pytest.mark.parametrize("name", ["sparse", "dense", "hybrid"])
+def test_filter_applies_before_ranking(tiny_chunks: list[Chunk], name: str) -> None:
+    searcher = searchers(tiny_chunks)[name]
+    allowed = frozenset({"a:c0", "c:c0"})
+    found = searcher.search("Internal note: staff may refund after 30 days.", 1, allowed)
+    # Filtering after a top-1 cut would return nothing: the restricted note wins unfiltered.
+    assert [c.chunk.id for c in searcher.search("Internal note: staff may refund after 30 days.", 1, None)] == ["e:c0"]
+    assert [c.chunk.id for c in found] == ["a:c0"]
+
+
+def test_toy_embedder_is_deterministic_and_normalised() -> None:
+    a, b = ToyEmbedder().embed("Returns within 30 days"), ToyEmbedder().embed("Returns within 30 days")
+    assert (a == b).all()
+    assert abs(float((a * a).sum()) - 1.0) < 1e-12
+
+
+def test_rrf_fuses_by_reciprocal_rank(tiny_chunks: list[Chunk]) -> None:
+    from evidencedesk.retrieval.base import Candidate
+
+    one = [Candidate(1, 9.0, tiny_chunks[0]), Candidate(2, 5.0, tiny_chunks[1])]
+    two = [Candidate(1, 0.9, tiny_chunks[1]), Candidate(2, 0.5, tiny_chunks[2])]
+    fused = rrf([one, two], 3, rrf_k=60)
+    assert [c.chunk.id for c in fused] == ["b:c0", "a:c0", "c:c0"]
+    assert fused[0].score == pytest.approx(1 / 62 + 1 / 61)
+
+
+def test_two_stage_without_reranker_keeps_final(tiny_chunks: list[Chunk]) -> None:
+    stage = TwoStage(SparseSearcher(tiny_chunks), None, depth=4, final=1)
+    found = stage.search("refund 30 days", 10, None)
+    assert len(found) == 1 and found[0].rank == 1 and stage.pairs_scored == 0
