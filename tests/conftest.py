@@ -22,8 +22,15 @@ def write_doc(folder: Path, name: str, header: str, body: str) -> Path:
 def tiny_chunks() -> list[Chunk]:
     return [
         make_chunk("a:c0", "Bikes may be returned within 30 days for a refund.", "Returns"),
-        make_chunk("b:c0", "Recall notice: the derailleur batch RD2-24 must be replaced.", "Recall"),
+        make_chunk(
+            "b:c0", "Recall notice: the derailleur batch RD2-24 must be replaced.", "Recall"
+        ),
         make_chunk("c:c0", "Express shipping takes 2 business days.", "Shipping"),
         make_chunk("d:c0", "বাইক ফেরত দেওয়ার নিয়ম ৩০ দিন।", "ফেরত", language="bn"),
-        make_chunk("e:c0", "Internal note: staff may refund after 30 days.", "Staff", visibility="restricted"),
+        make_chunk(
+            "e:c0",
+            "Internal note: staff may refund after 30 days.",
+            "Staff",
+            visibility="restricted",
+        ),
     ]

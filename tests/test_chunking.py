@@ -40,17 +40,40 @@ def test_series_defaults_to_id_without_version_suffix() -> None:
     ("content", "message"),
     [
         (b"", "doc.md: expected a front-matter header starting with '---', found an empty file"),
-        (b"No header here\n", "doc.md:1: expected a front-matter header starting with '---' on line 1, found 'No header here'"),
-        (b"---\nid: a\ntitle: A\n", "doc.md: expected a closing '---' after the front matter, found none"),
+        (
+            b"No header here\n",
+            "doc.md:1: expected a front-matter header starting with '---' on line 1, found 'No header here'",
+        ),
+        (
+            b"---\nid: a\ntitle: A\n",
+            "doc.md: expected a closing '---' after the front matter, found none",
+        ),
         (b"---\ntitle: A\n---\nText", "doc.md: expected front-matter key 'id', found none"),
-        (b"---\nid: a\ntitle: A\nstatus: draft\n---\nText", "doc.md: unknown status 'draft'; expected one of: current, superseded"),
-        (b"---\nid: a\ntitle: A\ncolour: red\n---\nText", "doc.md:4: unknown front-matter key 'colour'; expected one of: id, title, version, status, visibility, language, series"),
-        (b"---\nid: a\ntitle: A\nversion: two\n---\nText", "doc.md: expected an integer version, found 'two'"),
-        (b"---\nid: a\ntitle: A\n---\n", "doc.md: expected some text after the front matter, found none"),
-        (b"---\nid: a\ntitle: A\n---\ncaf\xe9", "doc.md: expected UTF-8 text, found byte 0xe9 at offset 26"),
+        (
+            b"---\nid: a\ntitle: A\nstatus: draft\n---\nText",
+            "doc.md: unknown status 'draft'; expected one of: current, superseded",
+        ),
+        (
+            b"---\nid: a\ntitle: A\ncolour: red\n---\nText",
+            "doc.md:4: unknown front-matter key 'colour'; expected one of: id, title, version, status, visibility, language, series",
+        ),
+        (
+            b"---\nid: a\ntitle: A\nversion: two\n---\nText",
+            "doc.md: expected an integer version, found 'two'",
+        ),
+        (
+            b"---\nid: a\ntitle: A\n---\n",
+            "doc.md: expected some text after the front matter, found none",
+        ),
+        (
+            b"---\nid: a\ntitle: A\n---\ncaf\xe9",
+            "doc.md: expected UTF-8 text, found byte 0xe9 at offset 26",
+        ),
     ],
 )
-def test_bad_documents_name_the_file_and_the_expectation(tmp_path: Path, content: bytes, message: str) -> None:
+def test_bad_documents_name_the_file_and_the_expectation(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
     path = tmp_path / "doc.md"
     path.write_bytes(content)
     with pytest.raises(DocumentError) as info:
@@ -61,7 +84,10 @@ def test_bad_documents_name_the_file_and_the_expectation(tmp_path: Path, content
 def test_duplicate_document_id_is_refused(tmp_path: Path) -> None:
     write_doc(tmp_path, "a.md", "id: same\ntitle: A", "Text A.")
     write_doc(tmp_path, "b.md", "id: same\ntitle: B", "Text B.")
-    with pytest.raises(DocumentError, match=r"b\.md: expected a unique document id, found 'same' already used by .*a\.md"):
+    with pytest.raises(
+        DocumentError,
+        match=r"b\.md: expected a unique document id, found 'same' already used by .*a\.md",
+    ):
         load_catalog(folders=(tmp_path,))
 
 

@@ -19,7 +19,9 @@ def test_hidden_chunks_never_come_back_even_for_their_own_text(demo) -> None:  #
     catalog, searchers = demo
     allowed = catalog.allowed(Scope())
     hidden = [c for c in catalog.chunks if c.status != "current" or c.visibility != "public"]
-    assert {c.status for c in hidden} == {"superseded"} | ({"current"} if any(c.visibility == "restricted" for c in hidden) else set())
+    assert {c.status for c in hidden} == {"superseded"} | (
+        {"current"} if any(c.visibility == "restricted" for c in hidden) else set()
+    )
     assert any(c.visibility == "restricted" for c in hidden)
     for chunk in hidden:
         for searcher in searchers.values():
@@ -45,6 +47,12 @@ def test_loading_twice_gives_the_same_order_and_results() -> None:
     allowed = first.allowed(Scope())
     for name in ("sparse", "dense", "hybrid"):
         for label in labels:
-            ra = [(c.rank, round(c.score, 12), c.chunk.id) for c in a[name].search(label.question, 10, allowed)]
-            rb = [(c.rank, round(c.score, 12), c.chunk.id) for c in b[name].search(label.question, 10, allowed)]
+            ra = [
+                (c.rank, round(c.score, 12), c.chunk.id)
+                for c in a[name].search(label.question, 10, allowed)
+            ]
+            rb = [
+                (c.rank, round(c.score, 12), c.chunk.id)
+                for c in b[name].search(label.question, 10, allowed)
+            ]
             assert ra == rb

@@ -55,7 +55,9 @@ def test_freshness_three_states() -> None:
     filtered = served(old_index, [RETURNS_QUESTION], new.allowed(Scope()), 3)[RETURNS_QUESTION]
     assert not any(c.startswith(("kc-returns-v3", "kc-returns-v4")) for c in filtered)
     # 3. A rebuilt index serves the new version.
-    rebuilt = served(build_searchers(new)["sparse"], [RETURNS_QUESTION], new.allowed(Scope()), 3)[RETURNS_QUESTION]
+    rebuilt = served(build_searchers(new)["sparse"], [RETURNS_QUESTION], new.allowed(Scope()), 3)[
+        RETURNS_QUESTION
+    ]
     assert rebuilt[0] == "kc-returns-v4:c0" and "45 days" in new.get(rebuilt[0]).text
 
 
@@ -113,12 +115,27 @@ def test_unknown_tenant_gets_nothing(world) -> None:  # type: ignore[no-untyped-
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("{", "tenants.json:1: expected JSON, found invalid JSON (Expecting property name enclosed in double quotes)"),
+        (
+            "{",
+            "tenants.json:1: expected JSON, found invalid JSON (Expecting property name enclosed in double quotes)",
+        ),
         ('{"tenants": []}', 'tenants.json: expected {"tenants": {"<tenant>": ["<doc id>", ...]}}'),
-        ('{"tenants": {"a": ["kc-x"], "a": []}}', "tenants.json: expected each tenant once, found 'a' twice"),
-        ('{"tenants": {"a": ["kc-x"], "b": ["kc-x"]}}', "tenants.json: expected each document owned once, found 'kc-x' under 'a' and 'b'"),
-        ('{"tenants": {"a": ["kc-zzz"]}}', "tenants.json: unknown document 'kc-zzz' under tenants.a; expected an id of a loaded document"),
-        ('{"tenants": {"a": "kc-x"}}', "tenants.json: expected tenants.a to be a list of document ids, found 'kc-x'"),
+        (
+            '{"tenants": {"a": ["kc-x"], "a": []}}',
+            "tenants.json: expected each tenant once, found 'a' twice",
+        ),
+        (
+            '{"tenants": {"a": ["kc-x"], "b": ["kc-x"]}}',
+            "tenants.json: expected each document owned once, found 'kc-x' under 'a' and 'b'",
+        ),
+        (
+            '{"tenants": {"a": ["kc-zzz"]}}',
+            "tenants.json: unknown document 'kc-zzz' under tenants.a; expected an id of a loaded document",
+        ),
+        (
+            '{"tenants": {"a": "kc-x"}}',
+            "tenants.json: expected tenants.a to be a list of document ids, found 'kc-x'",
+        ),
     ],
 )
 def test_bad_tenants_files(tmp_path: Path, content: str, message: str) -> None:

@@ -15,7 +15,13 @@ def test_bangla_word_with_vowel_signs_is_one_token() -> None:
 
 
 def test_identifiers_stay_whole_and_text_is_case_folded() -> None:
-    assert tokenize("Batch RD2-24, STRASSE and Straße.") == ["batch", "rd2-24", "strasse", "and", "strasse"]
+    assert tokenize("Batch RD2-24, STRASSE and Straße.") == [
+        "batch",
+        "rd2-24",
+        "strasse",
+        "and",
+        "strasse",
+    ]
     assert is_identifier("rd2-24") and not is_identifier("returns")
 
 
@@ -31,7 +37,9 @@ def test_bm25_matches_the_identifier_exactly(tiny_chunks: list[Chunk]) -> None:
 
 
 @pytest.mark.parametrize("name", ["sparse", "dense", "hybrid"])
-def test_empty_allowed_set_means_nothing_and_none_means_no_filter(tiny_chunks: list[Chunk], name: str) -> None:
+def test_empty_allowed_set_means_nothing_and_none_means_no_filter(
+    tiny_chunks: list[Chunk], name: str
+) -> None:
     searcher = searchers(tiny_chunks)[name]
     assert searcher.search("refund 30 days", 5, frozenset()) == []
     assert len(searcher.search("refund 30 days", 5, None)) >= 2
@@ -43,12 +51,18 @@ def test_filter_applies_before_ranking(tiny_chunks: list[Chunk], name: str) -> N
     allowed = frozenset({"a:c0", "c:c0"})
     found = searcher.search("Internal note: staff may refund after 30 days.", 1, allowed)
     # Filtering after a top-1 cut would return nothing: the restricted note wins unfiltered.
-    assert [c.chunk.id for c in searcher.search("Internal note: staff may refund after 30 days.", 1, None)] == ["e:c0"]
+    assert [
+        c.chunk.id
+        for c in searcher.search("Internal note: staff may refund after 30 days.", 1, None)
+    ] == ["e:c0"]
     assert [c.chunk.id for c in found] == ["a:c0"]
 
 
 def test_toy_embedder_is_deterministic_and_normalised() -> None:
-    a, b = ToyEmbedder().embed("Returns within 30 days"), ToyEmbedder().embed("Returns within 30 days")
+    a, b = (
+        ToyEmbedder().embed("Returns within 30 days"),
+        ToyEmbedder().embed("Returns within 30 days"),
+    )
     assert (a == b).all()
     assert abs(float((a * a).sum()) - 1.0) < 1e-12
 
