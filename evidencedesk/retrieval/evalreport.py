@@ -269,7 +269,10 @@ def run_config(
     n = max(len(judged), 1)
     pairs = 0 if reranker is None else reranker.pairs_scored
     tokens = sum(context_tokens([c.chunk for c in shown]) for shown in pipeline.shown)
-    final_ids = {j.id: tuple(c.chunk.id for c in shown) for j, shown in zip(judged, pipeline.shown)}
+    final_ids = {
+        j.id: tuple(c.chunk.id for c in shown)
+        for j, shown in zip(judged, pipeline.shown, strict=True)
+    }
     return Run(
         config=cfg,
         judged=tuple(judged),
@@ -278,3 +281,12 @@ def run_config(
         tokens_per_question=tokens / n,
         final_ids=final_ids,
     )
+
+
+def __getattr__(name: str) -> Any:
+    """`sweep`, `ablate` and their rows live in `experiments`; importable from here too."""
+    if name in ("sweep", "ablate", "SweepRow", "AblationRow"):
+        from evidencedesk.retrieval import experiments
+
+        return getattr(experiments, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,262 @@
+"""The release gate: a validated policy, a saved baseline, critical cases, GO / REVIEW / BLOCK.
+
+Decisions (one reason line each):
+
+- a **critical** question without a grade-2 chunk in the final list -> BLOCK, whatever the averages;
+- recall@k or the pass rate below the policy's floor -> BLOCK (floors are absolute promises);
+- recall@k or MRR dropped versus the saved baseline by more than ``max_drop`` -> REVIEW;
+- MRR worse for more questions than it got better (per-question reciprocal rank against the
+  baseline, exact sign test) -> REVIEW, when ``review_on_mrr_flips``.
+
+No reason: GO. Baselines are files (`data/baseline_retrieval.json`) written by
+``python -m evidencedesk.retrieval.benchmark --save-baseline``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from evidencedesk.baseline import (
+    BASELINE_SCHEMA,
+    Baseline,
+    GateInput,
+    QuestionResult,
+    gate_result,
+    labels_hash,
+    load_baseline,
+    save_baseline,
+)
+from evidencedesk.errors import ConfigError
+from evidencedesk.retrieval.evalreport import Run
+from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metrics import paired
+
+__all__ = [
+    "BASELINE_SCHEMA",
+    "Baseline",
+    "GateInput",
+    "GatePolicy",
+    "GateResult",
+    "QuestionResult",
+    "Verdict",
+    "gate_result",
+    "labels_hash",
+    "load_baseline",
+    "load_policy",
+    "retrieval_gate",
+    "save_baseline",
+]
+
+EPS = 1e-9
+
+
+class GatePolicy(BaseModel):
+    """The gate's policy file (JSON). Unknown keys and wrong types are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    k: int = Field(3, ge=1, description="recall is measured at k (the prompt's chunk count)")
+    min_recall: float = Field(0.0, ge=0.0, le=1.0, description="floor for recall@k -> BLOCK")
+    min_pass_rate: float = Field(
+        0.0, ge=0.0, le=1.0, description="floor for the share of answerable questions passed"
+    )
+    max_drop: float = Field(
+        0.0, ge=0.0, le=1.0, description="allowed drop of recall@k and MRR vs the baseline"
+    )
+    critical: tuple[str, ...] = Field(default=(), description="question ids that must pass")
+    review_on_mrr_flips: bool = True
+    notes: dict[str, str] = Field(
+        default_factory=dict, description="critical id -> why it is critical"
+    )
+
+    @model_validator(mode="after")
+    def _notes_name_critical_ids(self) -> GatePolicy:
+        if len(set(self.critical)) != len(self.critical):
+            raise ValueError("key 'critical': expected each question id once, found a repeat")
+        extra = sorted(set(self.notes) - set(self.critical))
+        if extra:
+            raise ValueError(
+                f"key 'notes': expected notes only for critical ids, found {', '.join(extra)}"
+            )
+        return self
+
+
+def _line_of(text: str, key: object) -> int | None:
+    if not isinstance(key, str):
+        return None
+    needle = json.dumps(key)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number
+    return None
+
+
+_EXPECTED = {
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "string_type": "a string",
+    "list_type": "a list",
+    "tuple_type": "a list",
+    "dict_type": "an object",
+}
+
+
+def _explain(error: dict[str, Any]) -> str:
+    loc = ".".join(str(p) for p in error["loc"])
+    kind, msg = error["type"], error["msg"]
+    found = json.dumps(error.get("input"), ensure_ascii=False)
+    if kind == "extra_forbidden":
+        return f"unknown key {loc!r}; expected one of: {', '.join(GatePolicy.model_fields)}"
+    if kind == "missing":
+        return f"expected key {loc!r}, found none"
+    if kind == "json_invalid":
+        return f"expected valid JSON, found {msg.removeprefix('Invalid JSON: ')}"
+    if kind == "model_type":
+        return f"expected a JSON object of policy keys, found {type(error['input']).__name__}"
+    if kind == "value_error":
+        return msg.removeprefix("Value error, ")
+    ctx = error.get("ctx") or {}
+    bounds = {
+        "greater_than_equal": f"a value >= {ctx.get('ge')}",
+        "less_than_equal": f"a value <= {ctx.get('le')}",
+    }
+    expected = _EXPECTED.get(kind) or bounds.get(kind) or msg.removeprefix("Input should be ")
+    return f"key {loc!r}: expected {expected}, found {found}"
+
+
+def _json_line(message: str) -> int | None:
+    match = re.search(r"at line (\d+)", message)
+    return int(match.group(1)) if match else None
+
+
+def _is_a(ids: Sequence[str], noun: str, negation: str = "") -> str:
+    if len(ids) == 1:
+        article = "an" if noun[0] in "aeiou" else "a"
+        return f"is {negation}{article} {noun}"
+    return f"are {negation}{noun}s"
+
+
+def load_policy(path: str | Path, labels: Sequence[Label] | None = None) -> GatePolicy:
+    """Read and validate a policy; with `labels`, every critical id must be an answerable question."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, f"expected a readable UTF-8 policy file, found {exc}") from None
+    try:
+        policy = GatePolicy.model_validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = first["loc"]
+        line = (
+            _json_line(first["msg"])
+            if first["type"] == "json_invalid"
+            else _line_of(text, loc[0] if loc else None)
+        )
+        raise ConfigError(path, _explain(first), line) from None
+    if labels is not None:
+        by_id = {label.id: label for label in labels}
+        unknown = [q for q in policy.critical if q not in by_id]
+        if unknown:
+            listed = ", ".join(unknown)
+            raise ConfigError(
+                path,
+                f"key 'critical': {listed} {_is_a(unknown, 'labelled question', 'not ')}; "
+                f"expected ids from the labels: {', '.join(by_id)}",
+                _line_of(text, unknown[0]),
+            )
+        unanswerable = [q for q in policy.critical if not by_id[q].answerable]
+        if unanswerable:
+            raise ConfigError(
+                path,
+                f"key 'critical': {', '.join(unanswerable)} "
+                f"{_is_a(unanswerable, 'unanswerable question')}; expected answerable questions "
+                "(a critical case passes only with a grade-2 chunk)",
+                _line_of(text, unanswerable[0]),
+            )
+    return policy
+
+
+class Verdict(StrEnum):
+    GO = "GO"
+    REVIEW = "REVIEW"
+    BLOCK = "BLOCK"
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The verdict and one ``block: …`` / ``review: …`` line per reason."""
+
+    verdict: Verdict
+    lines: tuple[str, ...] = ()
+    measured: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def text(self) -> str:
+        return "\n".join([f"GATE: {self.verdict.value}", *(f"  {line}" for line in self.lines)])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdict": self.verdict.value, "lines": list(self.lines), **self.measured}
+
+
+def _f(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def retrieval_gate(policy: GatePolicy, run: Run, baseline: Baseline | None = None) -> GateResult:
+    """Apply `policy` to `run`, comparing with `baseline` when given."""
+    shaped = gate_result(run, policy.k)
+    blocks: list[str] = []
+    reviews: list[str] = []
+    for qid in policy.critical:
+        if qid not in shaped.cases:
+            blocks.append(f"critical: {qid} has no case in this run (not an answerable question)")
+        elif not shaped.cases[qid]:
+            blocks.append(f"critical: {qid} failed (no grade-2 chunk in the final {shaped.final})")
+    name = f"recall@{policy.k}"
+    if shaped.recall is None or shaped.recall < policy.min_recall - EPS:
+        blocks.append(f"{name} {_f(shaped.recall)} is below the minimum {policy.min_recall:.3f}")
+    if shaped.pass_rate is None or shaped.pass_rate < policy.min_pass_rate - EPS:
+        passed = sum(shaped.cases.values())
+        blocks.append(
+            f"pass rate {_f(shaped.pass_rate)} ({passed}/{len(shaped.cases)}) is below the "
+            f"minimum {policy.min_pass_rate:.3f}"
+        )
+    if baseline is not None:
+        for metric, now in ((name, shaped.recall), ("mrr", shaped.mrr)):
+            before = baseline.summary.get(metric)
+            if before is None and metric == name:
+                reviews.append(f"baseline has no {name} (it was saved at k={baseline.k})")
+                continue
+            if before is not None and now is not None and before - now > policy.max_drop + EPS:
+                reviews.append(
+                    f"{metric} dropped {before - now:.3f} vs baseline ({before:.3f} -> {now:.3f}), "
+                    f"more than the allowed {policy.max_drop:.3f}"
+                )
+        if policy.review_on_mrr_flips:
+            flips = paired(baseline.rr(), shaped.rr, name="mrr")
+            if len(flips.worse) > len(flips.better):
+                reviews.append(
+                    f"mrr worse for {len(flips.worse)} question(s) [{', '.join(flips.worse)}], "
+                    f"better for {len(flips.better)} (sign-test p={flips.p:.3f})"
+                )
+    verdict = Verdict.BLOCK if blocks else Verdict.REVIEW if reviews else Verdict.GO
+    lines = tuple(f"block: {b}" for b in blocks) + tuple(f"review: {r}" for r in reviews)
+    measured = {
+        "measured": shaped.to_dict(),
+        "policy": policy.model_dump(mode="json"),
+        "baseline": None if baseline is None else baseline.config,
+    }
+    return GateResult(verdict, lines, measured)

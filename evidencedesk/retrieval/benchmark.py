@@ -1,0 +1,275 @@
+"""The benchmark table of SPEC §8 and, with ``--gate``, the release gate for the baseline.
+
+``python -m evidencedesk.retrieval.benchmark [--gate] [--seed N] [--json] [--policy PATH]
+[--baseline PATH] [--save-baseline] [--gate-variant NAME]``
+
+Exit status: 0 for GO and REVIEW (and without ``--gate``), 1 for BLOCK, 2 for bad input (one
+``error: …`` line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evidencedesk.errors import EvidencedeskError
+from evidencedesk.paths import DATA, LABELS, ROOT
+from evidencedesk.retrieval.catalog import Catalog, Scope, load_catalog
+from evidencedesk.retrieval.evalreport import Config, Parts, Run, run_config
+from evidencedesk.retrieval.labels import Label, load_labels
+from evidencedesk.retrieval.metrics import bootstrap_ci, paired, per_question
+
+__all__ = [
+    "CAVEAT",
+    "VARIANTS",
+    "VariantResult",
+    "benchmark_variants",
+    "format_table",
+    "main",
+]
+
+POLICY = DATA / "gate_policy_retrieval.json"
+BASELINE = DATA / "baseline_retrieval.json"
+CAVEAT = (
+    "note: 'dense' is a toy hashed embedder standing in for a real bi-encoder; overlap, feature, "
+    "pair and blend are hand-written lexical stand-ins for a cross-encoder. Numbers show how the "
+    "kit measures, not how good real models are."
+)
+VARIANTS: tuple[tuple[str, Config], ...] = (
+    ("sparse", Config(first_stage="sparse")),
+    ("dense", Config(first_stage="dense")),
+    ("hybrid", Config()),
+    ("hybrid + overlap", Config(reranker="overlap")),
+    ("hybrid + feature", Config(reranker="feature")),
+    ("hybrid + blend", Config(reranker="blend")),
+    ("hybrid + pair (8 words)", Config(reranker="pair", max_words=8)),
+)
+
+
+def _plain(value: Any) -> Any:
+    return value.to_dict() if hasattr(value, "to_dict") else value
+
+
+@dataclass(frozen=True)
+class VariantResult:
+    """One row of the benchmark: metrics, the MRR interval, flips vs the first row, cost."""
+
+    name: str
+    config: Config
+    run: Run
+    recall_at_1: float | None
+    recall_at_3: float | None
+    mrr: float | None
+    mrr_ci: Any
+    ndcg_at_5: float | None
+    reference: str
+    better: tuple[str, ...]
+    worse: tuple[str, ...]
+    tied: int
+    p: float
+    pairs_per_question: float
+    tokens_per_question: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "config": self.config.to_dict(),
+            "recall@1": self.recall_at_1,
+            "recall@3": self.recall_at_3,
+            "mrr": self.mrr,
+            "mrr_ci": _plain(self.mrr_ci),
+            "ndcg@5": self.ndcg_at_5,
+            "flips": {
+                "versus": self.reference,
+                "better": list(self.better),
+                "worse": list(self.worse),
+                "tied": self.tied,
+                "p": self.p,
+            },
+            "pairs_per_question": self.pairs_per_question,
+            "tokens_per_question": self.tokens_per_question,
+            "reciprocal_rank": per_question(list(self.run.judged), "mrr"),
+        }
+
+
+def benchmark_variants(
+    parts: Parts,
+    catalog: Catalog,
+    labels: Sequence[Label],
+    seed: int = 0,
+    variants: Sequence[tuple[str, Config]] = VARIANTS,
+    scope: Scope | None = None,
+) -> list[VariantResult]:
+    """Run every variant; flips and p compare each with the first variant."""
+    runs = [(name, run_config(cfg, parts, catalog, labels, scope)) for name, cfg in variants]
+    if not runs:
+        raise EvidencedeskError("benchmark: expected at least one variant, found none")
+    reference_name, reference = runs[0]
+    results = []
+    for name, run in runs:
+        rr = [v for v in per_question(list(run.judged), "mrr").values() if v is not None]
+        flips = paired(list(reference.judged), list(run.judged), name="mrr")
+        results.append(
+            VariantResult(
+                name=name,
+                config=run.config,
+                run=run,
+                recall_at_1=run.value("recall@1"),
+                recall_at_3=run.value("recall@3"),
+                mrr=run.value("mrr"),
+                mrr_ci=bootstrap_ci(rr, seed=seed),
+                ndcg_at_5=run.value("ndcg@5"),
+                reference=reference_name,
+                better=tuple(flips.better),
+                worse=tuple(flips.worse),
+                tied=flips.tied,
+                p=flips.p,
+                pairs_per_question=run.pairs_per_question,
+                tokens_per_question=run.tokens_per_question,
+            )
+        )
+    return results
+
+
+def _f(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def format_table(results: Sequence[VariantResult], labels: Sequence[Label], seed: int) -> str:
+    """The plain-text table, numbers right-aligned, then the caveat line."""
+    answerable = sum(label.answerable for label in labels)
+    base = results[0].config if results else Config()
+    head = (
+        f"benchmark: {len(labels)} questions ({answerable} answerable), final {base.final} chunks, "
+        f"reranker depth {base.depth}, bootstrap seed {seed}"
+    )
+    ref = results[0].name if results else ""
+    columns = ["variant", "r@1", "r@3", "MRR", "MRR 95% CI", "nDCG@5", f"flips vs {ref}", "pairs/q"]
+    rows = []
+    for i, r in enumerate(results):
+        ci = r.mrr_ci
+        interval = "n/a" if getattr(ci, "low", None) is None else f"[{ci.low:.3f}, {ci.high:.3f}]"
+        flips = "—" if i == 0 else f"+{len(r.better)}/-{len(r.worse)} p={r.p:.3f}"
+        rows.append(
+            [
+                r.name,
+                _f(r.recall_at_1),
+                _f(r.recall_at_3),
+                _f(r.mrr),
+                interval,
+                _f(r.ndcg_at_5),
+                flips,
+                f"{r.pairs_per_question:.1f}",
+            ]
+        )
+    widths = [max(len(row[c]) for row in [columns, *rows]) for c in range(len(columns))]
+
+    def line(cells: list[str]) -> str:
+        out = [cells[0].ljust(widths[0])]
+        out += [cell.rjust(widths[c]) for c, cell in enumerate(cells) if c > 0]
+        return "  ".join(out).rstrip()
+
+    body = [line(columns), "  ".join("-" * w for w in widths)] + [line(row) for row in rows]
+    tail = [
+        "r@k: recall at k of the final list; MRR interval: seeded percentile bootstrap over "
+        "answerable questions; flips: questions whose reciprocal rank is higher (+) or lower (-) "
+        f"than in '{ref}', p: exact two-sided sign test.",
+        CAVEAT,
+    ]
+    return "\n".join([head, "", *body, "", *tail])
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m evidencedesk.retrieval.benchmark",
+        description="Benchmark the retrieval variants on the labelled questions; optionally gate.",
+    )
+    parser.add_argument("--gate", action="store_true", help="end with the release gate's verdict")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--policy", type=Path, default=POLICY, help="gate policy JSON")
+    parser.add_argument("--baseline", type=Path, default=BASELINE, help="saved baseline JSON")
+    parser.add_argument(
+        "--save-baseline",
+        action="store_true",
+        help="write the baseline Config() run to --baseline before gating",
+    )
+    parser.add_argument(
+        "--gate-variant",
+        default="hybrid",
+        choices=[name for name, _ in VARIANTS],
+        help="which variant the gate judges (default: hybrid, the baseline Config())",
+    )
+    parser.add_argument("--labels", type=Path, default=LABELS, help=argparse.SUPPRESS)
+    return parser
+
+
+def _shown(path: Path) -> str:
+    """A path as printed: relative to the project root when inside it (same output anywhere)."""
+    try:
+        return path.resolve().relative_to(ROOT.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
+    """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
+    from evidencedesk.gate import (
+        Verdict,
+        load_baseline,
+        load_policy,
+        retrieval_gate,
+        save_baseline,
+    )
+
+    catalog = load_catalog()
+    labels = load_labels(args.labels, catalog)
+    policy = load_policy(args.policy, labels) if args.gate else None
+    parts = Parts.build(catalog)
+    results = benchmark_variants(parts, catalog, labels, seed=args.seed)
+    by_name = {r.name: r for r in results}
+    payload: dict[str, Any] = {
+        "seed": args.seed,
+        "questions": len(labels),
+        "answerable": sum(label.answerable for label in labels),
+        "caveat": CAVEAT,
+        "variants": [r.to_dict() for r in results],
+    }
+    text = format_table(results, labels, args.seed)
+    if args.save_baseline:
+        save_baseline(args.baseline, by_name["hybrid"].run, labels)
+        text += f"\n\nbaseline saved: {_shown(args.baseline)} (hybrid, Config())"
+        payload["baseline_saved"] = _shown(args.baseline)
+    status = 0
+    if policy is not None:
+        baseline = load_baseline(args.baseline, labels)
+        result = retrieval_gate(policy, by_name[args.gate_variant].run, baseline)
+        payload["gate"] = {"variant": args.gate_variant, **result.to_dict()}
+        text += (
+            f"\n\ngate: {args.gate_variant} vs baseline {_shown(args.baseline)}\n{result.text()}"
+        )
+        status = 1 if result.verdict is Verdict.BLOCK else 0
+    return payload, text, status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        payload, text, status = run(args)
+    except EvidencedeskError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        print(text)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,295 @@
+"""Ranking metrics over judged result lists (SPEC section 4).
+
+A question whose pool holds no relevant chunk is *undefined*: every metric returns ``None`` for
+it, and means leave it out (and say how many they left out). Relevant = grade >= ``Judged.relevant``
+(2 by default). The statistics (intervals, paired tests) live in :mod:`.stats` and are re-exported
+here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from evidencedesk.errors import UnknownNameError
+from evidencedesk.retrieval.stats import (
+    Interval,
+    Paired,
+    bootstrap_ci,
+    flips_needed,
+    holm,
+    paired,
+    paired_bootstrap_ci,
+    randomization_test,
+    sign_test_p,
+)
+
+__all__ = [
+    "METRIC_FORMS",
+    "Interval",
+    "Judged",
+    "MetricSpec",
+    "Paired",
+    "Summary",
+    "bootstrap_ci",
+    "by_tag",
+    "dcg",
+    "flips_needed",
+    "gain",
+    "hit_at",
+    "holm",
+    "judge_run",
+    "metric_value",
+    "ndcg_at",
+    "paired",
+    "paired_bootstrap_ci",
+    "parse_metric",
+    "per_question",
+    "precision_at",
+    "randomization_test",
+    "recall_at",
+    "reciprocal_rank",
+    "sign_test_p",
+    "summarize",
+]
+
+RELEVANT = 2
+VARIANTS = ("exp", "linear")
+METRIC_FORMS = ("recall@k", "precision@k", "hit@k", "mrr", "ndcg@k", "ndcg@k:linear", "ndcg@k:exp")
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One question's returned list, judged. ``grades``: the returned list in order; ``pool``: grades
+    of every allowed chunk, best first (zeros may be omitted) -- the ideal list."""
+
+    id: str
+    tags: tuple[str, ...]
+    answerable: bool
+    grades: tuple[int, ...]
+    pool: tuple[int, ...]
+    ids: tuple[str, ...] = ()
+    relevant: int = RELEVANT
+
+    @property
+    def n_relevant(self) -> int:
+        return sum(1 for g in self.pool if g >= self.relevant)
+
+    @property
+    def defined(self) -> bool:
+        return self.n_relevant > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "tags": list(self.tags),
+            "answerable": self.answerable,
+            "grades": list(self.grades),
+            "pool": list(self.pool),
+            "ids": list(self.ids),
+            "relevant": self.relevant,
+        }
+
+
+def _check_k(k: int) -> None:
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"expected a cut-off k >= 1, found {k!r}")
+
+
+def _hits(j: Judged, k: int) -> int:
+    _check_k(k)
+    return sum(1 for g in j.grades[:k] if g >= j.relevant)
+
+
+def recall_at(j: Judged, k: int) -> float | None:
+    """Relevant in the top k / relevant in the pool; None when the pool has none."""
+    hits, total = _hits(j, k), j.n_relevant
+    return None if total == 0 else hits / total
+
+
+def precision_at(j: Judged, k: int) -> float | None:
+    """Relevant in the top k / k (a short list still divides by k); None when undefined."""
+    hits = _hits(j, k)
+    return None if not j.defined else hits / k
+
+
+def hit_at(j: Judged, k: int) -> float | None:
+    """1.0 when a relevant result is in the top k, else 0.0; None when undefined."""
+    hits = _hits(j, k)
+    return None if not j.defined else float(hits > 0)
+
+
+def reciprocal_rank(j: Judged) -> float | None:
+    """1 / rank of the first relevant result, 0 if none returned; None when undefined."""
+    if not j.defined:
+        return None
+    for rank, g in enumerate(j.grades, start=1):
+        if g >= j.relevant:
+            return 1.0 / rank
+    return 0.0
+
+
+def gain(grade: int, variant: str = "exp") -> float:
+    """ "exp": 2^grade - 1 (textbook, default); "linear": grade (trec_eval ``ndcg_cut``)."""
+    if variant == "exp":
+        return float(2**grade - 1)
+    if variant == "linear":
+        return float(grade)
+    raise ValueError(f"unknown gain variant {variant!r}; expected one of: {', '.join(VARIANTS)}")
+
+
+def dcg(grades: Iterable[int], variant: str = "exp") -> float:
+    """Sum of gain / log2(1 + rank), rank from 1."""
+    return sum(gain(g, variant) / math.log2(1 + rank) for rank, g in enumerate(grades, start=1))
+
+
+def ndcg_at(j: Judged, k: int, variant: str = "exp") -> float | None:
+    """DCG of the top k / DCG of the ideal list ``pool[:k]``; None when undefined."""
+    _check_k(k)
+    gain(0, variant)  # validate the variant even for undefined questions
+    if not j.defined:
+        return None
+    ideal = dcg(sorted(j.pool, reverse=True)[:k], variant)
+    return dcg(j.grades[:k], variant) / ideal
+
+
+# -- names ------------------------------------------------------------------------------------
+
+_NAME = re.compile(r"^(recall|precision|hit|ndcg)@([1-9][0-9]*)(?::(exp|linear))?$")
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A parsed metric name: kind (recall, precision, hit, mrr, ndcg), cut-off, nDCG gain."""
+
+    name: str
+    kind: str
+    k: int | None = None
+    variant: str = "exp"
+
+    def of(self, j: Judged) -> float | None:
+        if self.kind == "mrr":
+            return reciprocal_rank(j)
+        assert self.k is not None
+        if self.kind == "ndcg":
+            return ndcg_at(j, self.k, self.variant)
+        fn: Callable[[Judged, int], float | None] = {
+            "recall": recall_at,
+            "precision": precision_at,
+            "hit": hit_at,
+        }[self.kind]
+        return fn(j, self.k)
+
+
+def parse_metric(name: str) -> MetricSpec:
+    """``recall@k``, ``precision@k``, ``hit@k``, ``mrr``, ``ndcg@k[:linear|:exp]``."""
+    text = name.strip().lower() if isinstance(name, str) else ""
+    if text == "mrr":
+        return MetricSpec(name, "mrr")
+    m = _NAME.match(text)
+    if m is None or (m.group(3) and m.group(1) != "ndcg"):
+        raise UnknownNameError("metric", name, METRIC_FORMS)
+    return MetricSpec(name, m.group(1), int(m.group(2)), m.group(3) or "exp")
+
+
+def metric_value(j: Judged, name: str | MetricSpec) -> float | None:
+    spec = name if isinstance(name, MetricSpec) else parse_metric(name)
+    return spec.of(j)
+
+
+# -- aggregates -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Mean over defined questions; ``left_out`` counts the undefined ones."""
+
+    name: str
+    value: float | None
+    n: int
+    left_out: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "n": self.n, "left_out": self.left_out}
+
+
+def _mean(values: Sequence[float | None]) -> tuple[float | None, int, int]:
+    kept = [v for v in values if v is not None]
+    return (math.fsum(kept) / len(kept) if kept else None), len(kept), len(values) - len(kept)
+
+
+def summarize(judged: Sequence[Judged], names: Iterable[str]) -> dict[str, Summary]:
+    """Per name: the mean over defined questions, how many counted, how many left out."""
+    specs = [parse_metric(n) for n in names]
+    out: dict[str, Summary] = {}
+    for spec in specs:
+        value, n, left = _mean([spec.of(j) for j in judged])
+        out[spec.name] = Summary(spec.name, value, n, left)
+    return out
+
+
+def per_question(judged: Sequence[Judged], name: str) -> dict[str, float | None]:
+    """Question id -> value (None when undefined), in judged order."""
+    spec = parse_metric(name)
+    return {j.id: spec.of(j) for j in judged}
+
+
+def by_tag(judged: Sequence[Judged], name: str) -> dict[str, tuple[float | None, int]]:
+    """Tag -> (mean over defined questions, number of defined questions); tags sorted."""
+    spec = parse_metric(name)
+    groups: dict[str, list[float | None]] = {}
+    for j in judged:
+        value = spec.of(j)
+        for tag in dict.fromkeys(j.tags):
+            groups.setdefault(tag, []).append(value)
+    result: dict[str, tuple[float | None, int]] = {}
+    for tag in sorted(groups):
+        value, n, _ = _mean(groups[tag])
+        result[tag] = (value, n)
+    return result
+
+
+# -- judging a searcher -----------------------------------------------------------------------
+
+
+class _Label(Protocol):
+    id: str
+    question: str
+    tags: tuple[str, ...]
+    answerable: bool
+    grades: Any
+
+    def grade_of(self, chunk: Any) -> int: ...
+
+
+class _Catalog(Protocol):
+    def allowed(self, scope: Any = None) -> frozenset[str]: ...
+
+
+def judge_run(
+    searcher: Any, catalog: _Catalog, labels: Iterable[_Label], scope: Any = None, k: int = 10
+) -> list[Judged]:
+    """Ask every labelled question within the scope's allowed chunks; judge the top k."""
+    _check_k(k)
+    allowed = catalog.allowed(scope)
+    judged: list[Judged] = []
+    for label in labels:
+        found = searcher.search(label.question, k, allowed)
+        pool = sorted(
+            (g for cid, g in label.grades.items() if cid in allowed and g > 0), reverse=True
+        )
+        judged.append(
+            Judged(
+                id=label.id,
+                tags=tuple(label.tags),
+                answerable=bool(label.answerable),
+                grades=tuple(label.grade_of(c.chunk) for c in found),
+                pool=tuple(pool),
+                ids=tuple(c.chunk.id for c in found),
+                relevant=getattr(label, "relevant_grade", RELEVANT),
+            )
+        )
+    return judged

@@ -1,0 +1,233 @@
+"""Honest comparison: seeded bootstrap intervals, paired flips with an exact sign test, a paired
+randomization test, Holm's adjustment and the number of one-way flips a label set needs.
+
+Every function takes per-question values; the paired ones take either judged lists (a metric name
+picks the values) or ``{question id: value}`` dicts. ``None`` (undefined) values are dropped.
+Re-exported by :mod:`evidencedesk.retrieval.metrics`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "Interval",
+    "Paired",
+    "aligned",
+    "bootstrap_ci",
+    "flips_needed",
+    "holm",
+    "paired",
+    "paired_bootstrap_ci",
+    "randomization_test",
+    "sign_test_fraction",
+    "sign_test_p",
+]
+
+TIE = 1e-12  # differences this small are ties (float noise, not a change)
+_CELLS = 1 << 20  # resample-matrix cells per chunk
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean with its percentile-bootstrap interval over ``n`` questions."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n}
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Per-question comparison of run b against run a: ``better`` = b beats a."""
+
+    better: tuple[str, ...]
+    worse: tuple[str, ...]
+    tied: int
+    p: float
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "better": list(self.better),
+            "worse": list(self.worse),
+            "tied": self.tied,
+            "p": self.p,
+            "n": self.n,
+        }
+
+
+def _check(resamples: int, level: float) -> None:
+    if not isinstance(resamples, int) or resamples < 1:
+        raise ValueError(f"expected resamples >= 1, found {resamples!r}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"expected a level between 0 and 1, found {level!r}")
+
+
+def bootstrap_ci(
+    values: Iterable[float | None], seed: int = 0, resamples: int = 10_000, level: float = 0.95
+) -> Interval:
+    """Seeded percentile bootstrap of the mean over questions (None values dropped).
+
+    Resamples are drawn as index matrices in chunks (``np.random.default_rng(seed)``); no Python
+    loop per resample.
+    """
+    _check(resamples, level)
+    data = np.asarray([v for v in values if v is not None], dtype=np.float64)
+    n = int(data.size)
+    if n == 0:
+        return Interval(None, None, None, 0)
+    mean = math.fsum(data.tolist()) / n
+    if n == 1:
+        return Interval(mean, mean, mean, 1)
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples, dtype=np.float64)
+    rows = max(1, _CELLS // n)
+    dtype = np.int32 if n < 2**31 else np.int64
+    for start in range(0, resamples, rows):
+        stop = min(resamples, start + rows)
+        idx = rng.integers(0, n, size=(stop - start, n), dtype=dtype)
+        means[start:stop] = data[idx].sum(axis=1) / n
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    lo_b, hi_b = float(data.min()), float(data.max())  # a mean cannot leave [min, max]
+    return Interval(mean, min(max(float(low), lo_b), hi_b), min(max(float(high), lo_b), hi_b), n)
+
+
+# -- pairing ----------------------------------------------------------------------------------
+
+Values = Sequence[Any] | Mapping[str, float | None]
+
+
+def _values(run: Values, name: str) -> dict[str, float | None]:
+    if isinstance(run, Mapping):
+        return dict(run)
+    from evidencedesk.retrieval.metrics import per_question  # metrics imports this module
+
+    return per_question(run, name)
+
+
+def aligned(a: Values, b: Values, name: str = "mrr") -> list[tuple[str, float, float]]:
+    """(question id, value in a, value in b) for questions defined in both, in a's order."""
+    va, vb = _values(a, name), _values(b, name)
+    out: list[tuple[str, float, float]] = []
+    for qid, x in va.items():
+        y = vb.get(qid)
+        if x is not None and y is not None:
+            out.append((qid, float(x), float(y)))
+    return out
+
+
+def sign_test_fraction(better: int, worse: int) -> Fraction:
+    """Exact two-sided sign test over the untied questions: min(1, 2 * P(X <= min))."""
+    if better < 0 or worse < 0:
+        raise ValueError(f"expected non-negative counts, found {better}, {worse}")
+    m = better + worse
+    if m == 0:
+        return Fraction(1)
+    tail = Fraction(sum(math.comb(m, i) for i in range(min(better, worse) + 1)), 2**m)
+    return min(Fraction(1), 2 * tail)
+
+
+def sign_test_p(better: int, worse: int) -> float:
+    """The exact sign-test p as a float (computed with integers; round only for display)."""
+    return float(sign_test_fraction(better, worse))
+
+
+def paired(a: Values, b: Values, name: str = "mrr") -> Paired:
+    """Which questions b wins / loses against a, ties, and the exact sign-test p."""
+    better: list[str] = []
+    worse: list[str] = []
+    tied = 0
+    rows = aligned(a, b, name)
+    for qid, x, y in rows:
+        if abs(y - x) <= TIE:
+            tied += 1
+        elif y > x:
+            better.append(qid)
+        else:
+            worse.append(qid)
+    return Paired(
+        tuple(better), tuple(worse), tied, sign_test_p(len(better), len(worse)), len(rows)
+    )
+
+
+def paired_bootstrap_ci(
+    a: Values,
+    b: Values,
+    name: str = "mrr",
+    seed: int = 0,
+    resamples: int = 10_000,
+    level: float = 0.95,
+) -> Interval:
+    """Interval of mean(b - a); each resample draws the same questions for both runs."""
+    return bootstrap_ci([y - x for _, x, y in aligned(a, b, name)], seed, resamples, level)
+
+
+def _pattern_sums(d: np.ndarray) -> np.ndarray:
+    """Sum of s * d for every sign vector s in {-1, +1}^len(d)."""
+    bits = (np.arange(1 << d.size)[:, None] >> np.arange(d.size)) & 1
+    return (bits * 2 - 1) @ d
+
+
+def randomization_test(
+    a: Values, b: Values, name: str = "mrr", seed: int = 0, resamples: int = 10_000
+) -> float:
+    """Two-sided paired sign-flip permutation test of mean(b - a).
+
+    Exact (all 2^m sign patterns) when at most 20 differences are non-zero, else seeded Monte
+    Carlo with ``resamples`` draws and the (count + 1) / (resamples + 1) estimate.
+    """
+    _check(resamples, 0.5)
+    d = np.array([y - x for _, x, y in aligned(a, b, name)], dtype=np.float64)
+    d = d[np.abs(d) > TIE]
+    m = int(d.size)
+    if m == 0:
+        return 1.0
+    observed = abs(float(d.sum()))
+    tol = 1e-9 * float(np.abs(d).sum())
+    if m <= 20:  # meet in the middle: 2^(m/2) x 2^(m/2) sums
+        half = m // 2
+        totals = _pattern_sums(d[:half])[:, None] + _pattern_sums(d[half:])[None, :]
+        return int(np.count_nonzero(np.abs(totals) >= observed - tol)) / float(1 << m)
+    rng = np.random.default_rng(seed)
+    count = 0
+    rows = max(1, _CELLS // m)
+    for start in range(0, resamples, rows):
+        size = min(rows, resamples - start)
+        signs = rng.integers(0, 2, size=(size, m), dtype=np.int8) * 2 - 1
+        count += int(np.count_nonzero(np.abs(signs @ d) >= observed - tol))
+    return (count + 1) / (resamples + 1)
+
+
+def holm(pvalues: Mapping[str, float]) -> dict[str, float]:
+    """Holm-Bonferroni adjusted p-values (monotone in the raw order, capped at 1), input order."""
+    for key, p in pvalues.items():
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"expected a p-value in [0, 1] for {key!r}, found {p!r}")
+    order = sorted(pvalues, key=lambda key: pvalues[key])
+    m = len(order)
+    adjusted: dict[str, float] = {}
+    running = 0.0
+    for i, key in enumerate(order):
+        running = max(running, min(1.0, (m - i) * pvalues[key]))
+        adjusted[key] = running
+    return {key: adjusted[key] for key in pvalues}
+
+
+def flips_needed(n: int, alpha: float = 0.05) -> int | None:
+    """Smallest f <= n such that f better, 0 worse gives sign-test p < alpha; None if none does."""
+    for f in range(1, n + 1):
+        if sign_test_fraction(f, 0) < Fraction(alpha):
+            return f
+    return None

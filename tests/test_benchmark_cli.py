@@ -1,0 +1,168 @@
+"""The benchmark CLI: the table, JSON, --save-baseline, and the gate's exit statuses.
+
+Exit statuses: 0 for GO and REVIEW, 1 for BLOCK, 2 for bad input (one ``error:`` line, no
+traceback). Each CLI case runs in a subprocess, as CI would run it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evidencedesk.paths import DATA, ROOT
+from evidencedesk.retrieval.benchmark import CAVEAT, benchmark_variants, format_table, main
+from evidencedesk.retrieval.catalog import load_catalog
+from evidencedesk.retrieval.evalreport import Parts
+from evidencedesk.retrieval.labels import load_labels
+
+NAMES = [
+    "sparse",
+    "dense",
+    "hybrid",
+    "hybrid + overlap",
+    "hybrid + feature",
+    "hybrid + blend",
+    "hybrid + pair (8 words)",
+]
+
+
+def cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "evidencedesk.retrieval.benchmark", *map(str, args)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        cwd=cwd or ROOT,
+        timeout=300,
+    )
+
+
+def policy_file(tmp_path: Path, policy: dict) -> Path:
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps(policy), encoding="utf-8")
+    return path
+
+
+def test_gate_go_exits_0(tmp_path):
+    done = cli("--gate", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "GATE: GO"
+    assert lines[-2] == "gate: hybrid vs baseline data/baseline_retrieval.json"
+    assert CAVEAT in lines
+    assert [line.split("  ")[0] for line in lines[4:11]] == NAMES
+
+
+def test_forced_block_exits_1(tmp_path):
+    """An impossible floor (every answerable question fully recalled) blocks the baseline."""
+    path = policy_file(tmp_path, {"min_recall": 1.0, "min_pass_rate": 1.0})
+    done = cli("--gate", "--policy", path)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    tail = done.stdout.splitlines()[-3:]
+    assert tail == [
+        "GATE: BLOCK",
+        "  block: recall@3 0.833 is below the minimum 1.000",
+        "  block: pass rate 0.857 (18/21) is below the minimum 1.000",
+    ]
+
+
+def test_review_exits_0(tmp_path):
+    """No floors, no critical cases: the 8-word cut only earns review lines against the baseline."""
+    path = policy_file(tmp_path, {"max_drop": 0.02})
+    done = cli("--gate", "--policy", path, "--gate-variant", "hybrid + pair (8 words)")
+    assert done.returncode == 0, done.stderr
+    gate = done.stdout.split("\n\ngate: ")[1].splitlines()
+    assert gate[1] == "GATE: REVIEW"
+    assert gate[2].startswith("  review: recall@3 dropped 0.167 vs baseline")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"min_recall": "high"}', "key 'min_recall': expected a number, found \"high\""),
+        ('{"critical": ["zz99"]}', "key 'critical': zz99 is not a labelled question"),
+        ('{"colour": "red"}', "unknown key 'colour'; expected one of: k, min_recall"),
+    ],
+)
+def test_bad_policy_exits_2_with_one_line(tmp_path, text, message):
+    path = tmp_path / "policy.json"
+    path.write_text(text, encoding="utf-8")
+    done = cli("--gate", "--policy", path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"error: {path}:1: {message}")
+
+
+def test_missing_baseline_exits_2(tmp_path):
+    done = cli("--gate", "--baseline", tmp_path / "none.json")
+    assert done.returncode == 2
+    assert "found no file; rebuild it with --save-baseline" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_save_baseline_reproduces_the_committed_file(tmp_path):
+    """Same inputs -> byte-identical baseline: the committed file is what the code writes."""
+    out = tmp_path / "baseline.json"
+    done = cli("--save-baseline", "--baseline", out, "--gate")
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == (DATA / "baseline_retrieval.json").read_bytes()
+    assert f"baseline saved: {out}" in done.stdout
+
+
+def test_json_output(tmp_path):
+    done = cli("--json", "--gate", "--seed", "7")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["seed"] == 7 and data["questions"] == 24 and data["answerable"] == 21
+    assert [v["name"] for v in data["variants"]] == NAMES
+    assert data["gate"]["verdict"] == "GO" and data["gate"]["lines"] == []
+    first = data["variants"][0]
+    assert first["flips"] == {"versus": "sparse", "better": [], "worse": [], "tied": 21, "p": 1.0}
+
+
+# --- in process ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def results():
+    catalog = load_catalog()
+    labels = load_labels(catalog=catalog)
+    return benchmark_variants(Parts.build(catalog), catalog, labels, seed=0), labels
+
+
+def test_benchmark_variants_rows(results):
+    rows, _ = results
+    assert [r.name for r in rows] == NAMES
+    assert [r.pairs_per_question for r in rows] == [0.0, 0.0, 0.0, 10.0, 10.0, 10.0, 10.0]
+    assert rows[0].better == () and rows[0].worse == ()
+    for row in rows:
+        ci = row.mrr_ci
+        assert ci.low <= row.mrr <= ci.high
+        assert len(row.better) + len(row.worse) + row.tied == 21
+    json.dumps([r.to_dict() for r in rows])
+
+
+def test_table_is_deterministic_for_a_seed(capsys):
+    assert main(["--seed", "3"]) == 0
+    first = capsys.readouterr().out
+    assert main(["--seed", "3"]) == 0
+    assert capsys.readouterr().out == first
+    assert "bootstrap seed 3" in first
+
+
+def test_table_flags_toy_dense_and_stand_in_rerankers(results):
+    rows, labels = results
+    text = format_table(rows, labels, seed=0)
+    assert "toy hashed embedder" in text and "stand-ins for a cross-encoder" in text
+    assert "+3/-0 p=0.250" in text  # hybrid vs sparse on reciprocal rank

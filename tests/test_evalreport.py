@@ -1,0 +1,188 @@
+"""Experiments: Config validation, cost arithmetic, pool-limited recall, sweeps and ablations."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evidencedesk.errors import EvidencedeskError, UnknownNameError
+from evidencedesk.retrieval.catalog import Scope, load_catalog
+from evidencedesk.retrieval.evalreport import Config, Costs, Parts, run_config
+from evidencedesk.retrieval.experiments import ablate, sweep
+from evidencedesk.retrieval.labels import load_labels
+from evidencedesk.retrieval.metrics import per_question
+from evidencedesk.retrieval.rerankers import RERANKERS
+
+
+@pytest.fixture(scope="module")
+def demo():
+    catalog = load_catalog()
+    labels = load_labels(catalog=catalog)
+    return Parts.build(catalog), catalog, labels
+
+
+def run(demo, cfg: Config, **kw):
+    parts, catalog, labels = demo
+    return run_config(cfg, parts, catalog, labels, **kw)
+
+
+# --- Config -------------------------------------------------------------------------------------
+
+
+def test_config_default_is_the_baseline():
+    cfg = Config()
+    assert cfg.to_dict() == {
+        "first_stage": "hybrid",
+        "reranker": "none",
+        "depth": 10,
+        "final": 3,
+        "max_words": None,
+        "prefilter": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("changes", "error", "fragment"),
+    [
+        ({"first_stage": "bm25"}, UnknownNameError, "expected one of: sparse, dense, hybrid"),
+        ({"reranker": "cross"}, UnknownNameError, "expected one of: " + ", ".join(RERANKERS)),
+        ({"depth": 2}, EvidencedeskError, "expected depth >= final"),
+        ({"final": 0}, EvidencedeskError, "config final: expected an integer of at least 1"),
+        ({"depth": True}, EvidencedeskError, "config depth: expected an integer"),
+        ({"max_words": 0}, EvidencedeskError, "config max_words: expected null"),
+        ({"prefilter": "yes"}, EvidencedeskError, "config prefilter: expected true"),
+    ],
+)
+def test_config_rejects_invalid_values_listing_valid_ones(changes, error, fragment):
+    with pytest.raises(error) as info:
+        Config(**changes)
+    assert fragment in str(info.value)
+
+
+def test_config_replace_and_changes_from():
+    base = Config()
+    cut = base.replace(reranker="pair", max_words=8)
+    assert cut.changes_from(base) == {"reranker": "pair", "max_words": 8}
+    assert base.changes_from(base) == {}
+    with pytest.raises(UnknownNameError, match="unknown config field 'rerank'"):
+        base.replace(rerank="pair")
+
+
+# --- costs --------------------------------------------------------------------------------------
+
+
+def test_cost_arithmetic():
+    assert Costs(4.0, 1.5).latency(10) == 19.0
+    assert Costs().latency(0) == 4.0
+    with pytest.raises(EvidencedeskError, match="per_pair_ms: expected a number"):
+        Costs(per_pair_ms=-1)
+
+
+def test_depth_3_scores_three_pairs_per_question(demo):
+    r = run(demo, Config(reranker="feature", depth=3))
+    assert r.pairs_per_question == 3.0
+    assert r.latency_ms(Costs(4.0, 1.5)) == 4.0 + 1.5 * 3
+    assert run(demo, Config()).pairs_per_question == 0.0  # "none" scores no pairs
+
+
+def test_final_1_costs_fewer_tokens_than_final_3(demo):
+    one, three = run(demo, Config(final=1)), run(demo, Config(final=3))
+    assert 0 < one.tokens_per_question < three.tokens_per_question
+    assert all(len(ids) <= 1 for ids in one.final_ids.values())
+
+
+# --- pool-limited recall ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reranker", RERANKERS)
+@pytest.mark.parametrize("final", [1, 3])
+def test_recall_is_limited_by_the_candidate_pool(demo, reranker, final):
+    """A reranker only reorders the depth-3 pool: it cannot find what stage one did not fetch."""
+    pool = per_question(list(run(demo, Config(depth=3, final=3)).judged), "recall@3")
+    got = run(demo, Config(reranker=reranker, depth=3, final=final))
+    for qid, value in per_question(list(got.judged), f"recall@{final}").items():
+        if value is not None:
+            assert value <= pool[qid] + 1e-12, qid
+
+
+def test_bigger_depth_never_lowers_recall_without_a_reranker(demo):
+    previous = None
+    for depth in (3, 5, 10, 20):
+        now = per_question(list(run(demo, Config(depth=depth)).judged), "recall@3")
+        if previous is not None:
+            assert all(now[q] is None or now[q] >= previous[q] - 1e-12 for q in now)
+        previous = now
+
+
+def test_post_filter_never_shows_out_of_scope_chunks(demo):
+    _, catalog, _ = demo
+    allowed = catalog.allowed(Scope())
+    for cfg in (Config(prefilter=False), Config(prefilter=False, depth=3, reranker="feature")):
+        r = run(demo, cfg)
+        assert all(c in allowed for ids in r.final_ids.values() for c in ids)
+
+
+def test_post_filter_at_depth_3_loses_slots_to_out_of_scope_chunks(demo):
+    """Without the pre-filter, restricted and superseded chunks take candidate slots before they
+    are dropped, so fewer chunks reach the prompt (st01: superseded v2 and the restricted note
+    rank 1 and 3 unfiltered)."""
+    pre = run(demo, Config(depth=3))
+    post = run(demo, Config(depth=3, prefilter=False))
+    assert post.tokens_per_question < pre.tokens_per_question
+    assert len(post.final_ids["st01"]) < len(pre.final_ids["st01"])
+
+
+def test_run_summary_names_and_json(demo):
+    r = run(demo, Config(final=5))
+    assert list(r.summary) == [
+        "recall@1",
+        "recall@3",
+        "recall@5",
+        "precision@5",
+        "mrr",
+        "ndcg@5",
+        "ndcg@5:linear",
+        "hit@5",
+    ]
+    data = json.loads(json.dumps(r.to_dict()))
+    assert data["config"]["final"] == 5 and data["questions"] == len(demo[2])
+
+
+# --- sweep and ablation -------------------------------------------------------------------------
+
+
+def test_sweep_keeps_depth_at_least_final(demo):
+    rows = sweep([3, 10], [1, 3, 5], *demo, reranker="feature")
+    assert [(r.depth, r.final) for r in rows] == [(3, 1), (3, 3), (10, 1), (10, 3), (10, 5)]
+    for row in rows:
+        assert row.pairs_per_question == row.depth
+        assert row.latency_ms == Costs().latency(row.depth)
+    assert json.dumps([r.to_dict() for r in rows])
+
+
+def test_ablation_rows(demo):
+    changes = [
+        {"reranker": "feature"},
+        {"final": 5},
+        {"prefilter": False},
+        {"first_stage": "dense"},
+    ]
+    rows = ablate(Config(), changes, *demo)
+    assert len(rows) == 1 + len(changes)
+    base = rows[0]
+    assert base.name == "base" and base.changes == {} and base.mrr_delta == 0
+    assert base.better == () and base.worse == ()
+    for row, change in zip(rows[1:], changes, strict=True):
+        assert row.changes == change
+        assert row.config == Config().replace(**change)
+        assert row.config.changes_from(Config()) == change
+        assert row.mrr_delta == pytest.approx(row.run.value("mrr") - base.run.value("mrr"))
+        assert row.metrics["mrr"] == row.run.value("mrr")
+    assert rows[1].pairs_per_question == 10.0 and rows[2].pairs_per_question == 0.0
+    assert json.dumps([r.to_dict() for r in rows])
+
+
+def test_ablation_rejects_an_empty_change(demo):
+    with pytest.raises(EvidencedeskError, match="ablation change 1: expected a non-empty"):
+        ablate(Config(), [{}], *demo)

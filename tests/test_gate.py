@@ -1,0 +1,300 @@
+"""The release gate: policy files, the saved baseline, critical cases and verdicts on the demo data.
+
+The demo policy (`data/gate_policy_retrieval.json`) names four critical questions:
+
+- rc01 — the identifier question: its answer chunk names batch RD2-24 only after the 8th word;
+- st01 — the stale-policy question: the superseded returns v2 (store credit only) outranks the
+  current v3 refund rule when nothing filters it out;
+- rs01 — the restricted-note question: an internal goodwill note ranks first unfiltered; the
+  public helmet rule must reach the prompt;
+- rc02 — safety: the recall's action ("stop riding") must reach the prompt; a miss can hurt a rider.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from evidencedesk.errors import ConfigError
+from evidencedesk.gate import (
+    BASELINE_SCHEMA,
+    Baseline,
+    GatePolicy,
+    GateResult,
+    QuestionResult,
+    Verdict,
+    gate_result,
+    labels_hash,
+    load_baseline,
+    load_policy,
+    retrieval_gate,
+    save_baseline,
+)
+from evidencedesk.paths import DATA
+from evidencedesk.retrieval.catalog import load_catalog
+from evidencedesk.retrieval.evalreport import Config, Parts, Run, run_config
+from evidencedesk.retrieval.labels import load_labels
+from evidencedesk.retrieval.metrics import Judged, per_question, summarize
+
+POLICY = DATA / "gate_policy_retrieval.json"
+BASELINE = DATA / "baseline_retrieval.json"
+
+
+@pytest.fixture(scope="module")
+def demo():
+    catalog = load_catalog()
+    labels = load_labels(catalog=catalog)
+    return Parts.build(catalog), catalog, labels
+
+
+@pytest.fixture(scope="module")
+def policy(demo):
+    return load_policy(POLICY, demo[2])
+
+
+@pytest.fixture(scope="module")
+def baseline(demo):
+    return load_baseline(BASELINE, demo[2])
+
+
+def run(demo, cfg: Config) -> Run:
+    parts, catalog, labels = demo
+    return run_config(cfg, parts, catalog, labels)
+
+
+def write(tmp_path: Path, text: str, name: str = "policy.json") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --- policy files -------------------------------------------------------------------------------
+
+
+def test_demo_policy_names_four_answerable_critical_questions(policy, demo):
+    assert policy.critical == ("rc01", "st01", "rs01", "rc02")
+    tags = {label.id: label.tags for label in demo[2]}
+    assert "exact_term" in tags["rc01"] and "stale" in tags["st01"]
+    assert "restricted" in tags["rs01"]
+    assert set(policy.notes) == set(policy.critical)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '{"min_recall": "high"}',
+            "policy.json:1: key 'min_recall': expected a number, found \"high\"",
+        ),
+        ('{"k": 3.5}', "policy.json:1: key 'k': expected an integer, found 3.5"),
+        (
+            '{"min_recall": 1.5}',
+            "policy.json:1: key 'min_recall': expected a value <= 1.0, found 1.5",
+        ),
+        ('{"critical": "rc01"}', "policy.json:1: key 'critical': expected a list, found \"rc01\""),
+        (
+            '{\n  "k": 3,\n  "min_recal": 0.5\n}',
+            "policy.json:3: unknown key 'min_recal'; expected one of: k, min_recall, "
+            "min_pass_rate, max_drop, critical, review_on_mrr_flips, notes",
+        ),
+        (
+            '{"k": 3,',
+            "policy.json:1: expected valid JSON, found EOF while parsing a value at line 1",
+        ),
+        ("[1, 2]", "policy.json: expected a JSON object of policy keys, found list"),
+        (
+            '{"critical": ["rc01"], "notes": {"st01": "x"}}',
+            "policy.json: key 'notes': expected notes only for critical ids, found st01",
+        ),
+    ],
+)
+def test_policy_errors_name_file_key_and_expectation(tmp_path, demo, text, message):
+    with pytest.raises(ConfigError) as info:
+        load_policy(write(tmp_path, text), demo[2])
+    assert str(info.value).startswith(
+        f"{tmp_path / 'policy.json'}{message.removeprefix('policy.json')}"
+    )
+
+
+def test_policy_unknown_critical_id_is_listed(tmp_path, demo):
+    path = write(tmp_path, '{\n  "critical": [\n    "rc01",\n    "zz99"\n  ]\n}')
+    with pytest.raises(ConfigError) as info:
+        load_policy(path, demo[2])
+    assert str(info.value).startswith(
+        f"{path}:4: key 'critical': zz99 is not a labelled question; expected ids from the "
+        "labels: rc01, rc02, sp01,"
+    )
+    load_policy(path)  # without labels, ids are not checked
+
+
+def test_policy_unanswerable_critical_id_is_refused(tmp_path, demo):
+    with pytest.raises(ConfigError, match="un02 is an unanswerable question"):
+        load_policy(write(tmp_path, '{"critical": ["un02"]}'), demo[2])
+
+
+def test_policy_model_is_frozen_and_strict():
+    policy = GatePolicy()
+    with pytest.raises(ValueError):
+        policy.k = 5  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        GatePolicy.model_validate_json('{"review_on_mrr_flips": "yes"}')
+
+
+# --- the saved baseline -------------------------------------------------------------------------
+
+
+def test_saved_baseline_is_current_config_on_current_labels(baseline, demo):
+    """The committed baseline is `Config()` and matches what the code measures today."""
+    now = run(demo, Config())
+    assert baseline.config == Config().to_dict()
+    assert baseline.labels_hash == labels_hash(demo[2])
+    assert baseline.rr() == per_question(list(now.judged), "mrr")
+    assert baseline.summary == {name: now.value(name) for name in now.summary}
+
+
+def test_baseline_round_trip(tmp_path, demo):
+    path = tmp_path / "base.json"
+    saved = save_baseline(path, run(demo, Config(reranker="feature")), demo[2])
+    assert load_baseline(path, demo[2]) == saved
+    assert json.loads(path.read_text(encoding="utf-8"))["schema"] == BASELINE_SCHEMA
+
+
+def test_baseline_made_on_other_labels_is_refused(tmp_path, demo):
+    labels = demo[2]
+    path = tmp_path / "base.json"
+    save_baseline(path, run(demo, Config()), labels)
+    edited = [replace(labels[0], question=labels[0].question + "?"), *labels[1:]]
+    with pytest.raises(ConfigError) as info:
+        load_baseline(path, edited)
+    old, new = labels_hash(labels)[:12], labels_hash(edited)[:12]
+    assert str(info.value) == (
+        f"{path}: baseline was made on other labels (hash {old}… ≠ {new}…); "
+        "rebuild it with --save-baseline"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        (
+            '{"schema": "other/9"}',
+            "expected schema 'evidencedesk.baseline_retrieval/1', found \"other/9\"",
+        ),
+        ("[]", "expected schema 'evidencedesk.baseline_retrieval/1', found null"),
+        ("{", "expected JSON, found"),
+        (f'{{"schema": "{BASELINE_SCHEMA}", "config": {{}}}}', "key 'k': Field required"),
+    ],
+)
+def test_baseline_with_wrong_schema_is_refused(tmp_path, demo, text, fragment):
+    with pytest.raises(ConfigError, match="rebuild it with --save-baseline|expected JSON") as info:
+        load_baseline(write(tmp_path, text, "base.json"), demo[2])
+    assert fragment in str(info.value)
+
+
+def test_missing_baseline_says_how_to_make_one(tmp_path, demo):
+    with pytest.raises(ConfigError, match="found no file; rebuild it with --save-baseline"):
+        load_baseline(tmp_path / "nope.json", demo[2])
+
+
+# --- shaping a run and the verdicts -------------------------------------------------------------
+
+
+def test_gate_result_has_one_case_per_answerable_question(demo):
+    shaped = gate_result(run(demo, Config()))
+    answerable = [label.id for label in demo[2] if label.answerable]
+    assert list(shaped.cases) == answerable
+    assert [q for q, ok in shaped.cases.items() if not ok] == ["st02", "rs02", "pp02"]
+    assert shaped.pass_rate == pytest.approx(18 / 21)
+    assert shaped.recall == run(demo, Config()).value("recall@3")
+
+
+def test_baseline_against_itself_is_go(policy, baseline, demo):
+    result = retrieval_gate(policy, run(demo, Config()), baseline)
+    assert result.verdict is Verdict.GO
+    assert result.text() == "GATE: GO"
+    two = GateResult(Verdict.BLOCK, ("block: a", "review: b"))
+    assert two.text() == "GATE: BLOCK\n  block: a\n  review: b"
+    assert two.to_dict() == {"verdict": "BLOCK", "lines": ["block: a", "review: b"]}
+
+
+def test_eight_word_pair_cut_is_blocked(policy, baseline, demo):
+    """The 8-word cut blinds the pair scorer (it reads only title and heading). On the demo data
+    it BLOCKs on the floors and loses five questions' reciprocal rank. The identifier questions
+    rc01/rc02 survive it: their recall chunks all share one title, so the cut scores them equal
+    and ties keep the hybrid order, which already had the answers on top."""
+    result = retrieval_gate(policy, run(demo, Config(reranker="pair", max_words=8)), baseline)
+    assert result.verdict is Verdict.BLOCK
+    assert result.lines[:2] == (
+        "block: recall@3 0.667 is below the minimum 0.750",
+        "block: pass rate 0.714 (15/21) is below the minimum 0.800",
+    )
+    assert (
+        "review: mrr worse for 5 question(s) [sp01, st03, dr02, dr03, dr04], better for 0 "
+        "(sign-test p=0.062)"
+    ) in result.lines
+    assert not any(line.startswith("block: critical") for line in result.lines)
+
+
+def test_dense_first_stage_is_blocked_by_the_identifier_question(policy, baseline, demo):
+    """The toy dense embedder cannot match RD2-24 well enough: critical rc02 fails."""
+    result = retrieval_gate(policy, run(demo, Config(first_stage="dense")), baseline)
+    assert result.verdict is Verdict.BLOCK
+    assert result.lines[0] == "block: critical: rc02 failed (no grade-2 chunk in the final 3)"
+
+
+def test_dropping_the_prefilter(policy, baseline, demo):
+    """At depth 10 the post-filter still leaves at least three in-scope chunks among the hybrid
+    candidates, and BM25/cosine scores do not depend on the scope, so the final lists are the
+    baseline's: GO. At depth 3 the restricted goodwill note takes a candidate slot for rs01 and
+    pushes its second answer (returns v3 exceptions) out: recall@3 drops 0.024 -> REVIEW."""
+    at_10 = retrieval_gate(policy, run(demo, Config(prefilter=False)), baseline)
+    assert at_10.verdict is Verdict.GO
+    at_3 = retrieval_gate(policy, run(demo, Config(prefilter=False, depth=3)), baseline)
+    assert at_3.verdict is Verdict.REVIEW
+    assert at_3.lines == (
+        "review: recall@3 dropped 0.024 vs baseline (0.833 -> 0.810), more than the allowed 0.020",
+    )
+
+
+def test_failed_critical_case_blocks_whatever_the_averages(baseline, demo):
+    lenient = GatePolicy(critical=("st02",), max_drop=1.0)
+    result = retrieval_gate(lenient, run(demo, Config()), baseline)
+    assert result.verdict is Verdict.BLOCK
+    assert result.lines == ("block: critical: st02 failed (no grade-2 chunk in the final 3)",)
+
+
+def _run_of(rr: dict[str, float]) -> Run:
+    """A run whose single returned chunk sits at rank 1/rr (0: nothing relevant returned)."""
+    judged = []
+    for qid, value in rr.items():
+        rank = 0 if value == 0 else round(1 / value)
+        grades = tuple(2 if r == rank else 0 for r in range(1, 4))
+        judged.append(Judged(qid, (), True, grades, (2,)))
+    names = ["recall@3", "mrr", "hit@3"]
+    return Run(Config(), tuple(judged), summarize(judged, names), 0.0, 0.0)
+
+
+def test_review_line_when_mrr_is_worse_for_more_questions():
+    before = {"rc02": 1.0, "rc07": 1.0, "h01": 1.0, "h03": 0.5, "x1": 0.5, "x2": 0.5, "x3": 1.0}
+    after = {"rc02": 0.5, "rc07": 0.5, "h01": 1 / 3, "h03": 1 / 3, "x1": 1.0, "x2": 1.0, "x3": 1.0}
+    baseline = Baseline(
+        schema=BASELINE_SCHEMA,
+        config=Config().to_dict(),
+        k=3,
+        summary={"recall@3": 1.0, "mrr": sum(before.values()) / 7},
+        questions={q: QuestionResult(passed=True, rr=v, recall=1.0) for q, v in before.items()},
+        labels_hash="0" * 64,
+    )
+    result = retrieval_gate(GatePolicy(max_drop=1.0), _run_of(after), baseline)
+    assert result.verdict is Verdict.REVIEW
+    assert result.lines == (
+        "review: mrr worse for 4 question(s) [rc02, rc07, h01, h03], better for 2 "
+        "(sign-test p=0.688)",
+    )
+    quiet = retrieval_gate(
+        GatePolicy(max_drop=1.0, review_on_mrr_flips=False), _run_of(after), baseline
+    )
+    assert quiet.verdict is Verdict.GO
