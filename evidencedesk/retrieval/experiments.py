@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from evidencedesk.errors import EvidencedeskError
@@ -26,6 +26,7 @@ class SweepRow:
     pairs_per_question: float
     tokens_per_question: float
     latency_ms: float
+    run: Run | None = field(default=None, compare=False, repr=False)  # for paired comparisons
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +75,7 @@ def sweep(
                     pairs_per_question=run.pairs_per_question,
                     tokens_per_question=run.tokens_per_question,
                     latency_ms=run.latency_ms(costs),
+                    run=run,
                 )
             )
     return rows

@@ -1,0 +1,293 @@
+"""The plain-data site model: the single contract between the statistics and the templates.
+
+Every object is a frozen dataclass holding only str / int / float / bool / None, tuples and other
+model objects. Numbers arrive pre-formatted (`Num`, `Stat`), so templates only lay data out: they
+never compute a metric, a p-value or a rounding decision. `to_dict()` gives a JSON-ready view.
+Page file names are derived from names with `slug()` (see `evidencedesk.report.site`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from evidencedesk.report.sections import Ablations, Citations, Evidence, Sizing
+from evidencedesk.report.site import slug
+from evidencedesk.report.values import Num, Plain, Stat
+
+Verdict = Literal["GO", "REVIEW", "BLOCK"]
+
+
+@dataclass(frozen=True)
+class Caveat(Plain):
+    key: str  # "dense", "rerankers", "labels", "tuning", ...
+    text: str
+
+
+@dataclass(frozen=True)
+class Skipped(Plain):
+    stage: str  # "sizing", "ablations", "citations", "evidence"
+    reason: str
+
+
+@dataclass(frozen=True)
+class InputFile(Plain):
+    path: str  # relative to the project, so builds in different checkouts match
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Meta(Plain):
+    title: str
+    project: str
+    seed: int
+    version: str
+    input_hash: str
+    relevance: str  # "relevant = grade ≥ 2"
+    baseline: str  # the baseline variant's name
+    caveats: tuple[Caveat, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    inputs: tuple[InputFile, ...] = ()
+    price_list: str = ""  # "hypothetical: 4 ms per query + 1.5 ms per scored pair"
+
+
+@dataclass(frozen=True)
+class DocumentRow(Plain):
+    id: str
+    title: str
+    chunks: int
+    status: str
+    visibility: str
+    language: str
+
+
+@dataclass(frozen=True)
+class Count(Plain):
+    key: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Dataset(Plain):
+    documents: tuple[DocumentRow, ...]
+    chunks: int
+    questions: int
+    answerable: int
+    tags: tuple[Count, ...]  # a two-tag question counts in both
+    grades: tuple[Count, ...]  # key "0" / "1" / "2"
+
+
+@dataclass(frozen=True)
+class Variant(Plain):
+    name: str
+    kind: Literal["builtin", "external"]
+    description: str
+    caveat: str | None
+    metrics: tuple[Stat, ...]  # r@1, r@3, mrr, ndcg@5 (Stat.name is the display label)
+    pairs_per_question: Num
+    tokens_per_question: Num
+
+    @property
+    def slug(self) -> str:
+        return slug(self.name)
+
+
+@dataclass(frozen=True)
+class BenchmarkRow(Plain):
+    variant: str
+    kind: str
+    r1: Num
+    r3: Num
+    mrr: Stat
+    ndcg5: Num
+    flips: str  # "+3/−1" against the first row, "—" on the first row
+    pairs: Num
+
+
+@dataclass(frozen=True)
+class FlipCell(Plain):
+    better: int  # questions where the column variant beats the row variant
+    worse: int
+    p: Num
+    text: str  # "+4/−1, p=0.375"; "" on the diagonal
+
+
+@dataclass(frozen=True)
+class GridRow(Plain):
+    question: str  # question id
+    deltas: tuple[Num, ...]  # reciprocal-rank change vs the baseline, one per grid variant
+
+
+@dataclass(frozen=True)
+class FlipMatrix(Plain):
+    variants: tuple[str, ...]
+    cells: tuple[tuple[FlipCell, ...], ...]  # [row][column]
+    grid_variants: tuple[str, ...]
+    grid: tuple[GridRow, ...]
+    metric: str = "reciprocal rank"
+
+
+@dataclass(frozen=True)
+class SliceCell(Plain):
+    value: Num
+    n: int
+
+
+@dataclass(frozen=True)
+class SliceRow(Plain):
+    variant: str
+    cells: tuple[SliceCell, ...]  # one per SliceTable.tags
+
+
+@dataclass(frozen=True)
+class SliceTable(Plain):
+    metric: str
+    tags: tuple[str, ...]
+    rows: tuple[SliceRow, ...]
+
+
+@dataclass(frozen=True)
+class DiffRow(Plain):
+    field: str
+    baseline: str
+    candidate: str
+
+
+@dataclass(frozen=True)
+class MetricPair(Plain):
+    baseline: Stat
+    candidate: Stat
+    delta: Stat  # paired-bootstrap interval of candidate − baseline (signed texts)
+
+
+@dataclass(frozen=True)
+class Flips(Plain):
+    better: tuple[str, ...]  # question ids
+    worse: tuple[str, ...]
+    tied: int
+    sign_p: Num
+    randomization_p: Num
+    holm_p: Num
+    needed: int | None  # one-way flips this label set needs for p < 0.05
+    text: str  # "+4/−0"
+
+
+@dataclass(frozen=True)
+class SliceCompare(Plain):
+    tag: str
+    n: int
+    baseline: Num
+    candidate: Num
+    delta: Num
+
+
+@dataclass(frozen=True)
+class CostRow(Plain):
+    measure: str  # "scored pairs / question", "tokens / question", "latency (hypothetical)"
+    baseline: Num
+    candidate: Num
+    change: str  # "−40 %", "+12.0 ms", "same"
+
+
+@dataclass(frozen=True)
+class GateLine(Plain):
+    level: str  # GO / REVIEW / BLOCK
+    text: str
+
+
+@dataclass(frozen=True)
+class Recommendation(Plain):
+    category: str  # ship, promising, noise, mixed, worse, unchanged, review, do-not-ship
+    headline: str
+    markdown: str
+
+
+@dataclass(frozen=True)
+class Candidate(Plain):
+    name: str
+    rationale: str
+    diff: tuple[DiffRow, ...]
+    metrics: tuple[MetricPair, ...]  # the first is MRR, the headline metric
+    flips: Flips
+    slices: tuple[SliceCompare, ...]
+    cost: tuple[CostRow, ...]
+    verdict: Verdict
+    gate_lines: tuple[GateLine, ...]
+    recommendation: Recommendation
+    note_markdown: str | None = None
+
+    @property
+    def slug(self) -> str:
+        return slug(self.name)
+
+
+@dataclass(frozen=True)
+class GradedChunk(Plain):
+    chunk_id: str
+    grade: int
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class RankedItem(Plain):
+    rank: int
+    chunk_id: str
+    grade: int
+
+
+@dataclass(frozen=True)
+class VariantList(Plain):
+    variant: str
+    items: tuple[RankedItem, ...]
+    first_answer: int | None  # rank of the first relevant chunk
+    rr: Num
+    rr_delta: Num  # vs the baseline
+
+
+@dataclass(frozen=True)
+class QuestionFlip(Plain):
+    variant: str
+    direction: Literal["better", "worse"]
+
+
+@dataclass(frozen=True)
+class Question(Plain):
+    id: str
+    question: str
+    tags: tuple[str, ...]
+    answerable: bool
+    graded: tuple[GradedChunk, ...]
+    lists: tuple[VariantList, ...]
+    flips: tuple[QuestionFlip, ...]
+
+    @property
+    def slug(self) -> str:
+        return slug(self.id)
+
+
+@dataclass(frozen=True)
+class SiteModel(Plain):
+    meta: Meta
+    dataset: Dataset
+    variants: tuple[Variant, ...]
+    benchmark: tuple[BenchmarkRow, ...]
+    flip_matrix: FlipMatrix
+    slices: tuple[SliceTable, ...]
+    candidates: tuple[Candidate, ...]
+    questions: tuple[Question, ...]  # the questions that get a page
+    sizing: Sizing | None = None  # None: skipped, see meta.skipped
+    ablations: Ablations | None = None
+    citations: Citations | None = None
+    evidence: Evidence | None = None
+    omitted_questions: int = 0  # question pages not written (beyond 500 questions)
+
+
+@dataclass(frozen=True)
+class BuildOptions(Plain):
+    out: Path = Path("site")
+    seed: int = 0
+    fail_on: Literal["never", "review", "block"] = "never"
+    runs: tuple[tuple[str, Path], ...] = ()
+    project: Path | None = None

@@ -1,0 +1,204 @@
+"""Render a `SiteModel` into a folder of static pages (templates lay out; they compute nothing).
+
+jinja2 with ``autoescape=True`` and ``StrictUndefined``; Markdown through markdown-it-py's
+CommonMark preset with raw HTML off, images off (no page may load from the network) and the
+default link validation, which drops ``javascript:``, ``vbscript:``, ``file:`` and most
+``data:`` URLs. plotly.js is copied once from the installed plotly package into ``assets/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import plotly
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+import evidencedesk
+from evidencedesk import paths
+from evidencedesk.errors import EvidencedeskError
+from evidencedesk.report import charts
+from evidencedesk.report.model import SiteModel
+from evidencedesk.report.site import inside, slug
+
+PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+ASSETS = {"style.css": "style.css", "sort.js": "sort.js"}  # template file -> assets/ name
+SECTION_PAGES = (  # (file, nav title, model attribute that must be present or None)
+    ("index.html", "Overview", None),
+    ("benchmark.html", "Benchmark & intervals", None),
+    ("flips.html", "Flips", None),
+    ("slices.html", "Slices", None),
+    ("sizing.html", "Sizing", "sizing"),
+    ("ablations.html", "Ablations", "ablations"),
+    ("citations.html", "Citations", "citations"),
+    ("evidence.html", "Evidence", "evidence"),
+    ("methods.html", "Methods", None),
+)
+
+
+def markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False})
+    md.disable("image")
+    return md
+
+
+_MD = markdown()
+
+
+def render_markdown(text: str | None) -> Markup:
+    """Markdown from data or generated text, as safe HTML (raw HTML shown as text)."""
+    return Markup(_MD.render(text or ""))  # noqa: S704 - markdown-it escapes, html disabled
+
+
+def delta_class(value: float | None) -> str:
+    """CSS class of a signed change: blue for better, orange for worse, plain otherwise."""
+    if value is None or value == 0:
+        return "d0"
+    size = "2" if abs(value) >= 0.5 else "1"
+    return ("up" if value > 0 else "down") + size
+
+
+def flip_class(better: int, worse: int) -> str:
+    """CSS class of a flip-matrix cell from its net count (display only)."""
+    net = better - worse
+    if net == 0:
+        return "d0"
+    return ("up" if net > 0 else "down") + ("2" if abs(net) >= 3 else "1")
+
+
+def environment(templates: Path | None = None) -> jinja2.Environment:
+    folder = paths.require(templates or paths.TEMPLATES, "the report templates")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(folder)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = render_markdown
+    env.filters["delta_class"] = delta_class
+    env.globals["flip_class"] = flip_class
+    return env
+
+
+def build_date() -> str | None:
+    """The build date only when SOURCE_DATE_EPOCH is set (reproducible builds); else none."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if not epoch:
+        return None
+    try:
+        return time.strftime("%Y-%m-%d", time.gmtime(int(epoch)))
+    except ValueError as exc:
+        raise EvidencedeskError(
+            f"SOURCE_DATE_EPOCH: expected whole seconds, found {epoch!r}"
+        ) from exc
+
+
+def _write_page(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+
+
+Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra context
+
+
+def _page_list(model: SiteModel) -> list[Page]:
+    """Every page, checked for file-name collisions."""
+    pages: list[Page] = [
+        (f, f, t, {})
+        for f, t, need in SECTION_PAGES
+        if need is None or getattr(model, need) is not None
+    ]
+    pages += [
+        (f"candidate-{c.slug}.html", "candidate.html", c.name, {"c": c}) for c in model.candidates
+    ]
+    pages += [(f"question-{q.slug}.html", "question.html", q.id, {"q": q}) for q in model.questions]
+    seen: set[str] = set()
+    for file, _, title, _ in pages:
+        if file in seen:
+            raise EvidencedeskError(
+                f"two pages would share the file {file!r} (duplicate {title!r})"
+            )
+        seen.add(file)
+    return pages
+
+
+def _charts(model: SiteModel) -> dict[str, Any]:
+    names = [s.name for s in model.variants[0].metrics] if model.variants else []
+    headline = names.index("MRR") if "MRR" in names else 0
+    cand_names = [m.delta.name for m in model.candidates[0].metrics] if model.candidates else []
+    out: dict[str, Any] = {
+        "headline": charts.interval_chart(model.variants, headline, "index-intervals"),
+        "intervals": [
+            charts.interval_chart(model.variants, i, f"intervals-{i}") for i in range(len(names))
+        ],
+        "forest": [
+            charts.forest_chart(model.candidates, i, f"forest-{i}") for i in range(len(cand_names))
+        ],
+        "flips": charts.flip_heatmap(model.flip_matrix, "flip-matrix"),
+        "candidate": {
+            c.slug: charts.metric_forest(c, f"candidate-{c.slug}") for c in model.candidates
+        },
+    }
+    if model.sizing is not None:
+        out["sizing"] = charts.sizing_chart(model.sizing, "sizing")
+    if model.ablations is not None:
+        out["ablations"] = charts.ablation_chart(model.ablations, "ablations")
+    return out
+
+
+def manifest(model: SiteModel, pages: list[str], date: str | None) -> str:
+    data: dict[str, Any] = {
+        "seed": model.meta.seed,
+        "version": evidencedesk.__version__,
+        "input_hash": model.meta.input_hash,
+        "inputs": [{"path": i.path, "sha256": i.sha256} for i in model.meta.inputs],
+        "pages": pages,
+    }
+    if date:
+        data["date"] = date
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def render_site(
+    model: SiteModel,
+    out: Path,
+    templates: Path | None = None,
+    on_page: Callable[[str], None] | None = None,
+) -> list[str]:
+    """Write every page, the assets and ``manifest.json`` into `out`; return the page files."""
+    env = environment(templates)
+    pages = _page_list(model)
+    qpages = {q.id: f"question-{q.slug}.html" for q in model.questions}
+    nav = [(f, t) for f, _, t, _ in pages if f in {s[0] for s in SECTION_PAGES}]
+    date = build_date()
+    common = {
+        "model": model,
+        "meta": model.meta,
+        "nav": nav,
+        "charts": _charts(model),
+        "qhref": lambda qid: qpages.get(qid, ""),
+        "vslug": slug,
+        "build_date": date,
+        "version": evidencedesk.__version__,
+    }
+    for file, template, title, extra in pages:
+        context = dict(common, page=file, title=title, **extra)
+        _write_page(inside(out, file), env.get_template(template).render(context))
+        if on_page is not None:
+            on_page(file)
+    folder = paths.require(templates or paths.TEMPLATES, "the report templates")
+    for source, name in ASSETS.items():
+        _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
+    shutil.copyfile(paths.require(PLOTLY_JS, "plotly.min.js"), inside(out, "assets/plotly.min.js"))
+    files = [f for f, _, _, _ in pages]
+    _write_page(inside(out, "manifest.json"), manifest(model, files, date))
+    return files

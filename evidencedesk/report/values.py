@@ -1,0 +1,69 @@
+"""Pre-formatted numbers for the site model: one rounding rule, applied before templates."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+DASH = "—"
+
+
+class Plain:
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
+
+def fmt(value: float | None, digits: int = 3, signed: bool = False) -> str:
+    """The one rounding rule: fixed decimals, a true minus sign, an em dash for undefined."""
+    if value is None:
+        return DASH
+    text = f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+    return text.replace("-", "−")
+
+
+@dataclass(frozen=True)
+class Num(Plain):
+    """A number and its display text ("0.714", "+0.012", "—" when undefined)."""
+
+    value: float | None
+    text: str
+
+
+def num(value: float | None, digits: int = 3, signed: bool = False, unit: str = "") -> Num:
+    text = fmt(value, digits, signed)
+    return Num(value, text if value is None or not unit else f"{text}{unit}")
+
+
+def pval(value: float | None) -> Num:
+    return Num(value, DASH if value is None else f"{value:.3f}")
+
+
+@dataclass(frozen=True)
+class Stat(Plain):
+    """A mean with its 95 % interval over `n` questions (`left_out` undefined ones excluded)."""
+
+    name: str
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int
+    left_out: int
+    text: str
+    interval_text: str
+
+
+def stat(
+    name: str,
+    value: float | None,
+    low: float | None = None,
+    high: float | None = None,
+    n: int = 0,
+    left_out: int = 0,
+    digits: int = 3,
+    signed: bool = False,
+) -> Stat:
+    interval = DASH
+    if low is not None and high is not None:
+        interval = f"[{fmt(low, digits, signed)}, {fmt(high, digits, signed)}]"
+    return Stat(name, value, low, high, n, left_out, fmt(value, digits, signed), interval)

@@ -1,0 +1,130 @@
+"""Atomic builds: a failed, crashed or killed build leaves the previous site byte for byte."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evidencedesk.report.cli import main
+from evidencedesk.report.site import atomic_output, clean_strays
+from tests import report_fixtures as rf
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def strays(out: Path) -> list[str]:
+    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(".site-"))
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> Path:
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / "README.md").write_text("# site/\nkept in git\n", encoding="utf-8")
+    assert (
+        main(["build", "--out", str(out)], model_factory=rf.fixture_model, stdout=io.StringIO())
+        == 0
+    )
+    assert (out / "index.html").is_file() and (out / "README.md").is_file()
+    return out
+
+
+@pytest.mark.parametrize(("factory", "status"), [(rf.failing_model, 2), (rf.crashing_model, 3)])
+def test_failed_model_leaves_the_previous_site(built: Path, factory, status: int) -> None:  # type: ignore[no-untyped-def]
+    before = snapshot(built)
+    rc = main(["build", "--out", str(built)], model_factory=factory, stdout=io.StringIO(),
+              stderr=io.StringIO())  # fmt: skip
+    assert rc == status
+    assert snapshot(built) == before
+    assert strays(built) == []
+
+
+def test_failure_while_rendering_leaves_the_previous_site(built: Path) -> None:
+    before = snapshot(built)
+    with pytest.raises(KeyboardInterrupt), atomic_output(built) as tmp:
+        (tmp / "index.html").write_text("half", encoding="utf-8")
+        raise KeyboardInterrupt
+    assert snapshot(built) == before and strays(built) == []
+
+
+def _start(out: Path, delay: str = "0.3") -> subprocess.Popen[bytes]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), EVIDENCEDESK_TEST_PAGE_DELAY=delay)
+    return subprocess.Popen(
+        [sys.executable, "-m", "evidencedesk.report", "build", "--out", str(out),
+         "--model-factory", "tests.report_fixtures:slow_render_model"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+def _wait_until_rendering(out: Path, proc: subprocess.Popen[bytes]) -> Path:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        temps = [p for p in out.parent.glob(".site-build-*") if p.is_dir()]
+        if temps and len(list(temps[0].iterdir())) >= 2:
+            return temps[0]
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the build never started rendering")
+
+
+def test_sigterm_during_rendering_leaves_the_previous_site(built: Path) -> None:
+    before = snapshot(built)
+    proc = _start(built)
+    _wait_until_rendering(built, proc)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert b"Traceback" not in err
+    assert snapshot(built) == before
+    assert strays(built) == []  # the interrupted build cleaned up after itself
+
+
+def test_killed_build_leaves_the_site_and_the_next_build_removes_its_debris(built: Path) -> None:
+    before = snapshot(built)
+    proc = _start(built)
+    temp = _wait_until_rendering(built, proc)
+    proc.kill()  # SIGKILL: no clean-up possible
+    proc.wait(timeout=60)
+    assert snapshot(built) == before
+    assert temp.is_dir()  # debris of the killed build
+    assert (
+        main(["build", "--out", str(built)], model_factory=rf.fixture_model, stdout=io.StringIO())
+        == 0
+    )
+    assert strays(built) == []
+    assert snapshot(built) == before  # same model, same seed: the same bytes
+
+
+def test_old_site_renamed_away_by_a_kill_is_put_back(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    old = tmp_path / ".site-old-site-999999999"
+    old.mkdir()
+    (old / "index.html").write_text("previous", encoding="utf-8")
+    clean_strays(out)
+    assert (out / "index.html").read_text("utf-8") == "previous" and not old.exists()
+
+
+def test_out_that_is_a_file_is_bad_input(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    out.write_text("not a folder", encoding="utf-8")
+    err = io.StringIO()
+    rc = main(["build", "--out", str(out)], model_factory=rf.fixture_model, stdout=io.StringIO(),
+              stderr=err)  # fmt: skip
+    assert (
+        rc == 2
+        and err.getvalue().startswith("error: ")
+        and out.read_text("utf-8") == "not a folder"
+    )
