@@ -1,0 +1,40 @@
+"""Write the demo's example external run, ``data/runs/bm25-title.run``.
+
+It stands for "a run from another search engine": BM25 (k1 = 0.9, b = 0.4, Anserini's defaults)
+over chunks whose title is repeated three times, so titles weigh more than in evidencedesk's own
+sparse searcher. It searches the whole index (no scope filter, as an engine outside evidencedesk
+would) and keeps the top 10 per question. The report judges it against the labels like any TREC
+run, so the external-run path is exercised by the demo. Re-run after changing the corpus:
+
+    python scripts/make_demo_run.py
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from evidencedesk.paths import DATA
+from evidencedesk.retrieval.catalog import load_catalog
+from evidencedesk.retrieval.labels import load_labels
+from evidencedesk.retrieval.sparse import SparseSearcher
+from evidencedesk.retrieval.trec import write_run
+
+OUT = DATA / "runs" / "bm25-title.run"
+
+
+def main(out: Path = OUT) -> None:
+    catalog = load_catalog()
+    boosted = [dataclasses.replace(c, title=f"{c.title} {c.title} {c.title}") for c in catalog.chunks]
+    searcher = SparseSearcher(boosted, k1=0.9, b=0.4)
+    run = {}
+    for label in load_labels(catalog=catalog):
+        found = searcher.search(label.question, 10, None)
+        run[label.id] = {c.chunk.id: round(c.score, 4) for c in found}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_run(out, run, tag="bm25-title")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
