@@ -282,6 +282,8 @@ class SiteModel(Plain):
     citations: Citations | None = None
     evidence: Evidence | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
+    # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
+    benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5")
 
 
 @dataclass(frozen=True)

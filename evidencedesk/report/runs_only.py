@@ -1,11 +1,101 @@
-"""Runs-only projects: every TREC run is a variant; pipeline stages are skipped (and said so)."""
+"""Runs-only projects: every TREC run is a variant, compared with the project's baseline run.
+
+Runs are judged at their full depth against the judgments; the benchmark shows recall@10, P@10,
+MRR and linear nDCG@10 (trec_eval's ``recall_10``, ``P_10``, ``recip_rank``, ``ndcg_cut_10``,
+except that questions with no relevant judgment are left out instead of scored 0). The stages
+that need a corpus pipeline are skipped; the project says which and why.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+
+from evidencedesk.baseline import Baseline
+from evidencedesk.errors import ConfigError
+from evidencedesk.gate import GatePolicy, GateResult, Verdict, retrieval_gate
+from evidencedesk.project import Project
+from evidencedesk.report.assemble import Assembly
+from evidencedesk.report.candidates import note_slug
+from evidencedesk.report.model import BuildOptions
+from evidencedesk.report.review import Proposal, review_candidates
+from evidencedesk.report.variants import Columns, Scored
+from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.evalreport import Config, Run, summary_names
+from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metrics import Judged, summarize
+from evidencedesk.retrieval.trec import read_run
+from evidencedesk.retrieval.trec_judge import judge_trec_run
+
+RUNS_COLUMNS = Columns(
+    (("recall@10", "R@10"), ("precision@10", "P@10"), ("mrr", "MRR"), ("ndcg@10:linear", "nDCG@10"))
+)
+NO_POLICY = GateResult(
+    Verdict.REVIEW, ("review: no gate policy in this project; nothing was checked",)
+)
 
 
-def runs_only_variants(*args: Any) -> Any:
-    from evidencedesk.errors import EvidencedeskError
+def gate_run(judged: Sequence[Judged], k: int) -> Run:
+    """A judged external run shaped as an evalreport `Run` whose final list is the top `k`."""
+    cut = tuple(
+        Judged(j.id, j.tags, j.answerable, j.grades[:k], j.pool, j.ids[:k], j.relevant)
+        for j in judged
+    )
+    cfg = Config(first_stage="hybrid", reranker="none", depth=max(k, 1), final=max(k, 1))
+    return Run(cfg, cut, summarize(cut, list(summary_names(cfg.final))), 0.0, 0.0)
 
-    raise EvidencedeskError("runs-only projects are not built yet")
+
+def _note(project: Project, name: str) -> str | None:
+    if project.notes is None:
+        return None
+    path = project.notes / f"{note_slug(name)}.md"
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def runs_only(
+    project: Project,
+    options: BuildOptions,
+    catalog: Catalog | None,
+    labels: Sequence[Label],
+    policy: GatePolicy | None,
+    saved: Baseline | None,
+    progress: Callable[[str], None],
+) -> Assembly:
+    progress("benchmark")
+    runs = dict(project.load_runs())
+    for name, path in options.runs:
+        if name in runs:
+            raise ConfigError(
+                path, f"--run {name}: expected a new variant name, found {name!r} already used"
+            )
+        runs[name] = read_run(path)
+    qrels = {lb.id: dict(lb.grades) for lb in labels}
+    scored = [
+        Scored(
+            name,
+            "external",
+            f"TREC run (tag {run.tag!r}), judged at its full depth",
+            None,
+            tuple(judge_trec_run(run, qrels, labels, relevant=project.relevance)),
+        )
+        for name, run in runs.items()
+    ]
+    baseline = project.baseline_run or scored[0].name
+    base = next(s for s in scored if s.name == baseline)
+    progress("gate")
+    k = policy.k if policy is not None else 10
+    proposals = [
+        Proposal(
+            name=s.name,
+            rationale=f"the run {s.name!r} in place of the baseline run {baseline!r}",
+            scored=s,
+            diff=(("run", baseline, s.name),),
+            gate=retrieval_gate(policy, gate_run(s.judged, k), saved) if policy else NO_POLICY,
+            latency=None,
+            note=_note(project, s.name),
+        )
+        for s in scored
+        if s.name != baseline
+    ]
+    reviewed = review_candidates(base, proposals, options.seed)
+    progress("site model")
+    return Assembly(project, options, catalog, labels, scored, baseline, reviewed, RUNS_COLUMNS)

@@ -1,0 +1,216 @@
+"""``evidencedesk.toml``: a project file that points the report at a team's own data.
+
+Two kinds of project share one site:
+
+- ``pipeline``: a corpus that evidencedesk indexes (Markdown folders or a BEIR ``corpus.jsonl``);
+  the built-in searchers, rerankers, sizing sweep and ablations run over it;
+- ``runs``: no corpus (or ``[documents].index = false``): each external TREC run is a variant,
+  compared with ``[runs].baseline``; stages that need the pipeline are skipped.
+
+The schema (sections, keys, types) lives in `evidencedesk.project_schema`; see the README section
+"Your own data" for an annotated example. The demo is itself a project: `DEMO_PROJECT`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from evidencedesk.errors import LabelsError
+from evidencedesk.paths import DATA
+from evidencedesk.project_rules import resolve
+from evidencedesk.project_schema import DEFAULT_RELEVANCE, parse_sections, read_toml
+from evidencedesk.retrieval.beir import (
+    labels_from_judgments,
+    read_beir_corpus,
+    read_beir_qrels,
+    read_queries,
+    read_tags,
+)
+from evidencedesk.retrieval.catalog import Catalog, load_catalog
+from evidencedesk.retrieval.labels import Label, load_labels
+from evidencedesk.retrieval.trec import Run, read_qrels, read_run
+
+__all__ = ["DEMO_PROJECT", "Project", "load_project"]
+
+DEMO_PROJECT = DATA / "evidencedesk.toml"
+GRADE_LIMIT = 100  # labels.jsonl grades are read up to this, then the real maximum is used
+PIPELINE_STAGES = ("sizing", "ablations", "citations", "evidence")
+
+
+@dataclass(frozen=True)
+class Project:
+    """One validated project file. Paths are absolute; `to_dict` shows them relative to `root`."""
+
+    name: str
+    path: Path  # the project file
+    root: Path  # the folder of the project file; relative paths start here
+    kind: Literal["pipeline", "runs"]
+    documents: tuple[Path, ...] = ()  # Markdown folders, or one BEIR corpus.jsonl
+    documents_format: Literal["markdown", "beir", "none"] = "none"
+    chunking: str = "paragraph"
+    labels: Path | None = None
+    queries: Path | None = None
+    qrels: Path | None = None
+    qrels_format: Literal["trec", "beir"] | None = None
+    tags: Path | None = None
+    relevance: int = DEFAULT_RELEVANCE
+    max_grade: int = 2
+    candidates: Path | None = None
+    notes: Path | None = None
+    policy: Path | None = None
+    baseline: Path | None = None
+    runs: tuple[tuple[str, Path], ...] = ()
+    runs_dir: Path | None = None
+    baseline_run: str | None = None
+    answers: Path | None = None
+    tenants: Path | None = None
+    tenant_documents: Path | None = None
+    dups: Path | None = None
+    updates: Path | None = None  # newer document versions for the freshness check
+    seed: int = 0
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    # -- loading -------------------------------------------------------------------------------
+    def load_catalog(self) -> Catalog | None:
+        """The documents as a catalog (None without documents)."""
+        if self.documents_format == "beir":
+            return read_beir_corpus(self.documents[0])
+        if self.documents_format == "markdown":
+            return load_catalog(self.chunking, self.documents)
+        return None
+
+    def judgments(self) -> dict[str, dict[str, int]]:
+        """qid -> {chunk or document id: grade}, read once."""
+        if "judgments" not in self._cache:
+            if self.labels is not None:
+                found = load_labels(self.labels, None, GRADE_LIMIT)
+                self._cache["judgments"] = {lab.id: dict(lab.grades) for lab in found}
+            elif self.qrels_format == "beir":
+                self._cache["judgments"] = read_beir_qrels(self.qrels)  # type: ignore[arg-type]
+            else:
+                self._cache["judgments"] = read_qrels(self.qrels)
+        return self._cache["judgments"]
+
+    def load_labels(self, catalog: Catalog | None = None) -> list[Label]:
+        """Labelled questions at this project's relevance threshold.
+
+        From qrels: grades from the judgments, ``answerable`` = has a grade >= relevance, tags from
+        the queries file and the tags file. In a pipeline project every judged id must be a chunk of
+        `catalog`.
+        """
+        extra = read_tags(self.tags) if self.tags is not None else None
+        if self.labels is not None:
+            check = catalog if self.kind == "pipeline" else None
+            found = load_labels(self.labels, check, self.max_grade)
+            queries = [(lab.id, lab.question, lab.tags) for lab in found]
+            grades = {lab.id: dict(lab.grades) for lab in found}
+            return labels_from_judgments(
+                queries, grades, self.relevance, extra, self.labels, self.tags
+            )
+        queries = read_queries(self.queries)  # type: ignore[arg-type]
+        qrels = self.judgments()
+        if self.kind == "pipeline" and catalog is not None:
+            for qid, docs in qrels.items():
+                missing = next((d for d in docs if d not in catalog), None)
+                if missing is not None:
+                    raise LabelsError(
+                        self.qrels,
+                        f"expected judged ids from the corpus, found {missing!r} (query {qid!r}) "
+                        "which is not a chunk or document id of the catalog",
+                    )
+        return labels_from_judgments(queries, qrels, self.relevance, extra, self.qrels, self.tags)
+
+    def load_runs(self) -> dict[str, Run]:
+        """name -> `Run` read with `evidencedesk.retrieval.trec.read_run`, in project order."""
+        return {name: read_run(path) for name, path in self.runs}
+
+    # -- describing ------------------------------------------------------------------------------
+    def skipped_stages(self) -> tuple[tuple[str, str], ...]:
+        """(stage, reason) for every pipeline stage this project cannot run."""
+        if self.kind == "runs":
+            why = (
+                "runs-only project: no corpus is indexed, so there is no pipeline to "
+                "size, ablate or inspect"
+            )
+            return tuple((stage, why) for stage in PIPELINE_STAGES)
+        skipped = []
+        if self.answers is None:
+            skipped.append(("citations", "no [extras].answers file in the project"))
+        if self.dups is None:
+            skipped.append(("dedupe", "no [extras].dups folder in the project"))
+        if self.tenants is None:
+            skipped.append(("tenants", "no [extras].tenants file in the project"))
+        if self.updates is None:
+            skipped.append(("freshness", "no [extras].updates folder in the project"))
+        return tuple(skipped)
+
+    def input_files(self) -> list[Path]:
+        """Every file the build reads (for the manifest hash), in a fixed order, each once."""
+        files: list[Path] = [self.path]
+        if self.documents_format == "markdown":
+            files += [p for folder in self.documents for p in sorted(folder.glob("*.md"))]
+        else:
+            files += list(self.documents)
+        files += [p for p in (self.labels, self.queries, self.qrels, self.tags) if p is not None]
+        if self.candidates is not None:
+            files.append(self.candidates)
+        if self.notes is not None:
+            files += sorted(self.notes.glob("*.md"))
+        files += [p for p in (self.policy, self.baseline) if p is not None]
+        files += [path for _, path in self.runs]
+        files += [p for p in (self.answers, self.tenants) if p is not None]
+        for folder in (self.tenant_documents, self.dups, self.updates):
+            if folder is not None:
+                files += sorted(folder.glob("*.md"))
+        return list(dict.fromkeys(files))
+
+    def relative(self, path: Path) -> str:
+        return Path(os.path.relpath(path, self.root)).as_posix()
+
+    def to_dict(self) -> dict[str, Any]:
+        def rel(p: Path | None) -> str | None:
+            return None if p is None else self.relative(p)
+
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if f.name.startswith("_") or f.name == "root":
+                continue
+            value = getattr(self, f.name)
+            if f.name == "path":
+                value = self.path.name
+            elif f.name == "documents":
+                value = [rel(p) for p in value]
+            elif f.name == "runs":
+                value = [[name, rel(p)] for name, p in value]
+            elif isinstance(value, Path):
+                value = rel(value)
+            out[f.name] = value
+        return out
+
+
+def load_project(path: str | Path = DEMO_PROJECT) -> Project:
+    """Read and validate a project file; every problem is one `ConfigError` naming file and key."""
+    path = Path(path).absolute()
+    if path.is_dir():
+        path = path / "evidencedesk.toml"
+    raw, fail = read_toml(path)
+    fields = resolve(parse_sections(raw, path.parent, fail), path, fail)
+    result = Project(**fields)
+    given = "relevance" in raw.get("questions", {})
+    grades = sorted({g for docs_ in result.judgments().values() for g in docs_.values()})
+    top = max(grades, default=0)
+    if not 1 <= result.relevance <= top:
+        default = "" if given else " (the default)"
+        hint = "; set relevance = 1 for binary judgments" if top == 1 else ""
+        seen_grades = ", ".join(map(str, grades)) or "none"
+        raise fail(
+            "questions",
+            "relevance" if given else None,
+            f"expected a relevance threshold from 1 to {top} (grades seen in the judgments: "
+            f"{seen_grades}), found {result.relevance}{default}{hint}",
+        )
+    return dataclasses.replace(result, max_grade=top, _cache=result._cache)

@@ -1,0 +1,297 @@
+"""BEIR layout: ``corpus.jsonl``, ``queries.jsonl``, ``qrels/*.tsv``; tags files; judgments -> labels.
+
+A BEIR corpus becomes a `Catalog` with **one chunk per document whose chunk id is the document
+id**, so runs and qrels keyed by document id line up with the catalog. Every reader names the file
+and line of the first thing it cannot use.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from evidencedesk.chunking import Chunk, Document
+from evidencedesk.errors import DocumentError, InputError, LabelsError
+from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.labels import Label
+
+__all__ = [
+    "QRELS_HEADER",
+    "Query",
+    "labels_from_judgments",
+    "read_beir_corpus",
+    "read_beir_qrels",
+    "read_queries",
+    "read_tags",
+    "write_beir_corpus",
+    "write_beir_qrels",
+    "write_beir_queries",
+]
+
+QRELS_HEADER = ("query-id", "corpus-id", "score")
+Qrels = dict[str, dict[str, int]]
+
+
+class Query(NamedTuple):
+    id: str
+    text: str
+    tags: tuple[str, ...] = ()
+
+
+def read_lines(path: str | Path, error: type[InputError]) -> list[tuple[int, str]]:
+    """Non-blank lines with their 1-based numbers; non-UTF-8 bytes are an error at their line."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise error(path, f"expected a readable file, found {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise error(
+            path, f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} that is not UTF-8", line
+        ) from None
+    lines = text.removeprefix("\ufeff").split("\n")
+    return [(n, s.rstrip("\r")) for n, s in enumerate(lines, start=1) if s.strip()]
+
+
+def _json_object(raw: str, path: Path, number: int, error: type[InputError]) -> dict[str, Any]:
+    try:
+        obj = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise error(
+            path, f"expected a JSON object, found invalid JSON ({exc.msg})", number
+        ) from None
+    if not isinstance(obj, dict):
+        raise error(path, f"expected a JSON object, found {type(obj).__name__}", number)
+    return obj
+
+
+def _ident(
+    obj: dict[str, Any], keys: Sequence[str], path: Path, n: int, err: type[InputError]
+) -> str:
+    key = next((k for k in keys if k in obj), None)
+    if key is None:
+        raise err(path, f"expected field {' or '.join(map(repr, keys))}, found none", n)
+    value = obj[key]
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value):
+        raise err(path, f"expected {key!r} to be a non-empty id without spaces, found {value!r}", n)
+    return value
+
+
+def _tags(value: object, path: Path, n: int, err: type[InputError]) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(t, str) and t.strip() for t in value):
+        raise err(path, f"expected 'tags' to be a list of non-empty strings, found {value!r}", n)
+    return tuple(dict.fromkeys(t.strip() for t in value))
+
+
+def read_beir_corpus(path: str | Path) -> Catalog:
+    """``{"_id" (or "id"), "title", "text"}`` per line -> one chunk per document, chunk id = doc id."""
+    path = Path(path)
+    documents: list[Document] = []
+    chunks: list[Chunk] = []
+    seen: dict[str, int] = {}
+    for number, raw in read_lines(path, DocumentError):
+        obj = _json_object(raw, path, number, DocumentError)
+        doc_id = _ident(obj, ("_id", "id"), path, number, DocumentError)
+        if doc_id in seen:
+            raise DocumentError(
+                path,
+                f"expected unique document ids, found {doc_id!r} again (first on line {seen[doc_id]})",
+                number,
+            )
+        seen[doc_id] = number
+        title, text = obj.get("title", ""), obj.get("text")
+        if title is None:
+            title = ""
+        if not isinstance(title, str):
+            raise DocumentError(path, f"expected 'title' to be a string, found {title!r}", number)
+        if not isinstance(text, str):
+            found = "none" if "text" not in obj else repr(text)
+            raise DocumentError(
+                path, f"expected field 'text' to be a string, found {found}", number
+            )
+        if not (title.strip() or text.strip()):
+            raise DocumentError(path, "expected a title or some text, found both empty", number)
+        doc = Document(
+            doc_id, title, 1, "current", "public", "und", doc_id, text, f"{path}:{number}"
+        )
+        documents.append(doc)
+        chunks.append(
+            Chunk(
+                id=doc_id,
+                doc_id=doc_id,
+                title=title,
+                text=text,
+                language="und",
+                series=doc_id,
+                metadata=doc.to_dict(),
+            )
+        )
+    if not chunks:
+        raise DocumentError(path, "expected at least one document, found none")
+    return Catalog(chunks=tuple(chunks), documents=tuple(documents))
+
+
+def read_queries(path: str | Path) -> list[Query]:
+    """BEIR ``queries.jsonl`` (``{"_id", "text"}`` + optional ``"tags"``) or a ``qid<TAB>text`` TSV."""
+    path = Path(path)
+    queries: list[Query] = []
+    seen: dict[str, int] = {}
+    tsv = path.suffix.lower() in (".tsv", ".txt")
+    for number, raw in read_lines(path, LabelsError):
+        if tsv:
+            qid, sep, text = raw.partition("\t")
+            if not sep or not qid.strip() or not text.strip():
+                raise LabelsError(
+                    path, f"expected 'query id<TAB>query text', found {raw[:60]!r}", number
+                )
+            query = Query(qid.strip(), text.strip())
+        else:
+            obj = _json_object(raw, path, number, LabelsError)
+            qid = _ident(obj, ("_id", "id"), path, number, LabelsError)
+            text = obj.get("text")
+            if not isinstance(text, str) or not text.strip():
+                raise LabelsError(
+                    path, f"expected 'text' to be a non-empty string, found {text!r}", number
+                )
+            tags = _tags(obj["tags"], path, number, LabelsError) if "tags" in obj else ()
+            query = Query(qid, text.strip(), tags)
+        if query.id in seen:
+            raise LabelsError(
+                path,
+                f"expected unique query ids, found {query.id!r} again (first on line {seen[query.id]})",
+                number,
+            )
+        seen[query.id] = number
+        queries.append(query)
+    if not queries:
+        raise LabelsError(path, "expected at least one query, found none")
+    return queries
+
+
+def read_beir_qrels(path: str | Path) -> Qrels:
+    """``query-id<TAB>corpus-id<TAB>score`` lines after that header (the header may be absent)."""
+    path = Path(path)
+    qrels: Qrels = {}
+    first: dict[tuple[str, str], int] = {}
+    for index, (number, raw) in enumerate(read_lines(path, LabelsError)):
+        fields = raw.split("\t")
+        if index == 0 and tuple(f.strip() for f in fields) == QRELS_HEADER:
+            continue
+        if len(fields) != 3 or not all(f.strip() for f in fields):
+            hint = (
+                " (a TREC qrels file? give it a name not ending in .tsv)"
+                if len(fields) == 1
+                else ""
+            )
+            raise LabelsError(
+                path,
+                f"expected 'query-id<TAB>corpus-id<TAB>score', found {raw[:60]!r}{hint}",
+                number,
+            )
+        qid, docid, score = (f.strip() for f in fields)
+        try:
+            grade = int(score)
+        except ValueError:
+            where = "a header 'query-id<TAB>corpus-id<TAB>score' or " if index == 0 else ""
+            raise LabelsError(
+                path, f"expected {where}an integer score, found {score[:20]!r}", number
+            ) from None
+        if (qid, docid) in first:
+            raise LabelsError(
+                path,
+                f"expected one judgment per query and document, found {qid} {docid} again "
+                f"(first on line {first[qid, docid]})",
+                number,
+            )
+        first[qid, docid] = number
+        qrels.setdefault(qid, {})[docid] = grade
+    return qrels
+
+
+def read_tags(path: str | Path) -> dict[str, tuple[str, ...]]:
+    """Tags per question: JSONL ``{"id", "tags": [...]}`` or TSV ``qid<TAB>tag,tag`` (header ok)."""
+    path = Path(path)
+    tags: dict[str, tuple[str, ...]] = {}
+    tsv = path.suffix.lower() in (".tsv", ".txt")
+    for index, (number, raw) in enumerate(read_lines(path, LabelsError)):
+        if tsv:
+            qid, sep, rest = raw.partition("\t")
+            if index == 0 and (qid.strip(), rest.strip()) in (("query-id", "tags"), ("id", "tags")):
+                continue
+            if not sep or not qid.strip():
+                raise LabelsError(
+                    path, f"expected 'query id<TAB>tag,tag', found {raw[:60]!r}", number
+                )
+            qid, found = qid.strip(), tuple(t.strip() for t in rest.split(",") if t.strip())
+        else:
+            obj = _json_object(raw, path, number, LabelsError)
+            qid = _ident(obj, ("_id", "id", "query-id"), path, number, LabelsError)
+            found = _tags(obj.get("tags"), path, number, LabelsError)
+        if qid in tags:
+            raise LabelsError(
+                path, f"expected one tags line per query, found {qid!r} again", number
+            )
+        tags[qid] = tuple(dict.fromkeys(found))
+    return tags
+
+
+def labels_from_judgments(
+    queries: Sequence[Query | tuple[str, str, Sequence[str]]],
+    qrels: Mapping[str, Mapping[str, int]],
+    relevance: int = 2,
+    tags: Mapping[str, Sequence[str]] | None = None,
+    qrels_path: str | Path | None = None,
+    tags_path: str | Path | None = None,
+) -> list[Label]:
+    """One `Label` per query, in queries order; relevant = grade >= `relevance`.
+
+    A query with no judgment at or above the threshold is unanswerable. Tags are the query's own
+    followed by those from `tags`. Judgments or tags for a query id not in `queries` are an error.
+    """
+    known = {q[0] for q in queries}
+    stray = [qid for qid in qrels if qid not in known]
+    if stray:
+        raise LabelsError(
+            qrels_path,
+            f"expected judgments only for known queries, found {len(stray)} unknown query id(s) "
+            f"such as {stray[0]!r}",
+        )
+    extra = tags or {}
+    stray = [qid for qid in extra if qid not in known]
+    if stray:
+        raise LabelsError(
+            tags_path, f"expected tags only for known queries, found unknown query id {stray[0]!r}"
+        )
+    labels = []
+    for qid, text, own in queries:
+        grades = dict(qrels.get(qid, {}))
+        answerable = any(g >= relevance for g in grades.values())
+        merged = tuple(dict.fromkeys([*own, *extra.get(qid, ())]))
+        labels.append(Label(qid, text, merged, answerable, grades, relevant_grade=relevance))
+    return labels
+
+
+def _write_lines(path: str | Path, lines: Iterable[str]) -> None:
+    Path(path).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+
+
+def write_beir_corpus(path: str | Path, chunks: Iterable[Chunk]) -> None:
+    rows = ({"_id": c.id, "title": c.title, "text": c.text} for c in chunks)
+    _write_lines(path, (json.dumps(row, ensure_ascii=False) for row in rows))
+
+
+def write_beir_queries(path: str | Path, queries: Iterable[Sequence[Any]]) -> None:
+    rows = ({"_id": q, "text": t, **({"tags": list(g)} if g else {})} for q, t, g in queries)
+    _write_lines(path, (json.dumps(row, ensure_ascii=False) for row in rows))
+
+
+def write_beir_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> None:
+    rows = (f"{q}\t{d}\t{g}" for q, docs in qrels.items() for d, g in docs.items())
+    _write_lines(path, ["\t".join(QRELS_HEADER), *rows])

@@ -1,0 +1,202 @@
+"""Judging TREC runs against qrels or our labels (re-exported by :mod:`.trec`).
+
+Two paths that agree (tests hold them to it): :func:`judge_trec_run` builds :class:`Judged` lists
+for drill-down pages, slices and paired statistics; :func:`evaluate_run` computes the means of
+recall@k, precision@k, hit@k, MRR and nDCG@k straight from arrays for big runs.
+
+The questions are the labelled ones when labels are given, else every query in the qrels or the
+run (sorted). A labelled question the run does not answer counts as an empty list (like
+``trec_eval -c``); a question with no relevant judgment is undefined and left out of the means.
+Document ids in a run may be chunk ids (``kc-returns-v3:c0``); grades come from the qrels, or
+from the labels' ``grades`` when no qrels are given. Negative grades count as 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from evidencedesk.retrieval.metrics import RELEVANT, Judged, Summary, parse_metric
+from evidencedesk.retrieval.trec_arrays import HashIndex, doc_words, key_hash
+
+if TYPE_CHECKING:
+    from evidencedesk.retrieval.trec import Run
+
+__all__ = ["evaluate_run", "judge_trec_run", "qrels_from_labels"]
+
+
+def qrels_from_labels(labels: Iterable[Any]) -> dict[str, dict[str, int]]:
+    """{question id: {chunk id: grade}} from labels (the TREC view of ``labels.jsonl``)."""
+    return {label.id: dict(label.grades) for label in labels}
+
+
+@dataclass(frozen=True)
+class _Arrays:
+    questions: list[str]
+    line_q: np.ndarray  # question index of every run line (-1: not a question)
+    rank: np.ndarray  # 0-based rank within its query
+    grade: np.ndarray  # grade of every run line
+    pool_q: np.ndarray  # question index of every positive judgment
+    pool_g: np.ndarray  # its grade
+
+
+def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
+    index = {q: i for i, q in enumerate(questions)}
+    run_q = np.array([index.get(q, -1) for q in run.qids], dtype=np.int64)
+    counts = np.diff(run.offsets)
+    line_q = np.repeat(run_q, counts)  # -1: a run query that is not a question
+    rank = np.arange(run.n_lines, dtype=np.int64) - np.repeat(run.offsets[:-1], counts)
+    docs = run.docs
+    jq: list[int] = []
+    jd: list[bytes] = []
+    jg: list[int] = []
+    for q in questions:
+        for doc, g in qrels.get(q, {}).items():
+            if g > 0:
+                jq.append(index[q])
+                jd.append(doc.encode("utf-8"))
+                jg.append(int(g))
+    pool_q, pool_g = np.array(jq, dtype=np.int64), np.array(jg, dtype=np.int64)
+    grade = np.zeros(line_q.size, dtype=np.int64)
+    if jd and line_q.size:
+        judged = np.array(jd)
+        width = -(-max(docs.dtype.itemsize, judged.dtype.itemsize) // 8)
+        h_run = key_hash(line_q, doc_words(docs, width))
+        found = HashIndex(key_hash(pool_q, doc_words(judged, width))).find(h_run)
+        hit = np.flatnonzero(found >= 0)
+        src = found[hit]
+        exact = (pool_q[src] == line_q[hit]) & (judged[src] == docs[hit])  # no hash collision
+        grade[hit[exact]] = pool_g[src[exact]]
+    return _Arrays(questions, line_q, rank, grade, pool_q, pool_g)
+
+
+def _questions(run: Run, qrels: Mapping[str, Any], labels: Sequence[Any] | None) -> list[str]:
+    if labels is not None:
+        return [label.id for label in labels]
+    return sorted(set(qrels) | set(run.qids), key=lambda q: q.encode("utf-8"))
+
+
+def _labels_and_qrels(
+    qrels: Mapping[str, Mapping[str, int]] | None, labels_meta: Any
+) -> tuple[Mapping[str, Mapping[str, int]], list[Any] | None]:
+    labels = None
+    if labels_meta is not None:
+        labels = list(labels_meta.values() if isinstance(labels_meta, Mapping) else labels_meta)
+    if qrels is None:
+        if labels is None:
+            raise ValueError("expected qrels or labels to judge the run against, found neither")
+        qrels = qrels_from_labels(labels)
+    return qrels, labels
+
+
+def judge_trec_run(
+    run: Run,
+    qrels: Mapping[str, Mapping[str, int]] | None = None,
+    labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
+    k: int | None = None,
+    relevant: int = RELEVANT,
+) -> list[Judged]:
+    """One :class:`Judged` per question (the top ``k`` of its ranked list; all when None).
+
+    Tags and ``answerable`` come from the labels when given; otherwise no tags, and answerable
+    means "has a relevant judgment".
+    """
+    qrels, labels = _labels_and_qrels(qrels, labels_meta)
+    questions = _questions(run, qrels, labels)
+    arrays = _arrays(run, qrels, questions)
+    order = np.lexsort((-arrays.pool_g, arrays.pool_q))
+    pool_g = arrays.pool_g[order]
+    pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
+    run_index = {q: i for i, q in enumerate(run.qids)}
+    out: list[Judged] = []
+    for i, q in enumerate(questions):
+        a = b = 0
+        if q in run_index:
+            a, b = int(run.offsets[run_index[q]]), int(run.offsets[run_index[q] + 1])
+        if k is not None:
+            b = min(b, a + k)
+        pool = tuple(pool_g[pool_bounds[i] : pool_bounds[i + 1]].tolist())
+        ids = tuple(d.decode("utf-8") for d in run.docs[a:b].tolist())
+        label = labels[i] if labels is not None else None
+        out.append(
+            Judged(
+                id=q,
+                tags=tuple(label.tags) if label is not None else (),
+                answerable=bool(label.answerable)
+                if label is not None
+                else any(g >= relevant for g in pool),
+                grades=tuple(arrays.grade[a:b].tolist()),
+                pool=pool,
+                ids=ids,
+                relevant=relevant,
+            )
+        )
+    return out
+
+
+def _gains(grades: np.ndarray, variant: str) -> np.ndarray:
+    return np.exp2(grades.astype(np.float64)) - 1.0 if variant == "exp" else grades.astype(float)
+
+
+def evaluate_run(
+    run: Run,
+    qrels: Mapping[str, Mapping[str, int]] | None,
+    names: Iterable[str],
+    relevant: int = RELEVANT,
+    labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
+) -> dict[str, Summary]:
+    """Means of the named metrics over the run's questions, vectorized; same as
+    ``summarize(judge_trec_run(run, qrels, ...), names)`` without building Judged lists."""
+    specs = [parse_metric(n) for n in names]
+    qrels, labels = _labels_and_qrels(qrels, labels_meta)
+    questions = _questions(run, qrels, labels)
+    full = _arrays(run, qrels, questions)
+    keep = full.line_q >= 0
+    a = _Arrays(
+        questions, full.line_q[keep], full.rank[keep], full.grade[keep], full.pool_q, full.pool_g
+    )
+    nq = len(questions)
+    n_rel = np.bincount(a.pool_q[a.pool_g >= relevant], minlength=nq)
+    defined = n_rel > 0
+    rel = a.grade >= relevant
+    out: dict[str, Summary] = {}
+    for spec in specs:
+        if spec.kind == "mrr":
+            lq, rk = a.line_q[rel], a.rank[rel]
+            first = np.r_[True, lq[1:] != lq[:-1]] if lq.size else np.zeros(0, dtype=bool)
+            values = np.zeros(nq)
+            values[lq[first]] = 1.0 / (rk[first] + 1.0)
+        elif spec.kind == "ndcg":
+            assert spec.k is not None
+            top = a.rank < spec.k
+            disc = 1.0 / np.log2(a.rank[top] + 2.0)
+            gained = np.bincount(
+                a.line_q[top], weights=_gains(a.grade[top], spec.variant) * disc, minlength=nq
+            )
+            order = np.lexsort((-a.pool_g, a.pool_q))
+            pq, pg = a.pool_q[order], a.pool_g[order]
+            prank = np.arange(pq.size) - np.searchsorted(pq, pq)
+            ideal_top = prank < spec.k
+            ideal = np.bincount(
+                pq[ideal_top],
+                weights=_gains(pg[ideal_top], spec.variant) / np.log2(prank[ideal_top] + 2.0),
+                minlength=nq,
+            )
+            values = np.divide(gained, ideal, out=np.zeros(nq), where=ideal > 0)
+        else:
+            assert spec.k is not None
+            hits = np.bincount(a.line_q[rel & (a.rank < spec.k)], minlength=nq).astype(float)
+            if spec.kind == "recall":
+                values = np.divide(hits, n_rel, out=np.zeros(nq), where=defined)
+            elif spec.kind == "precision":
+                values = hits / spec.k
+            else:
+                values = (hits > 0).astype(float)
+        kept = values[defined].tolist()
+        mean = math.fsum(kept) / len(kept) if kept else None
+        out[spec.name] = Summary(spec.name, mean, len(kept), nq - len(kept))
+    return out

@@ -1,0 +1,241 @@
+"""BEIR and TREC layout readers: round trips, file:line errors, judgments -> labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evidencedesk.errors import DocumentError, LabelsError
+from evidencedesk.retrieval.beir import (
+    Query,
+    labels_from_judgments,
+    read_beir_corpus,
+    read_beir_qrels,
+    read_queries,
+    read_tags,
+    write_beir_corpus,
+    write_beir_qrels,
+    write_beir_queries,
+)
+from evidencedesk.retrieval.trec import read_qrels, read_run, write_qrels, write_run
+from tests.conftest import make_chunk
+
+GRADED = {"q1": {"d1": 3, "d2": 2, "d3": 1, "d4": 0}, "q2": {"d2": 2, "d5": 1}, "q3": {"d4": 1}}
+QUERIES = [Query("q1", "first", ("short",)), Query("q2", "second", ()), Query("q3", "third", ())]
+
+
+def _write(path: Path, text: str | bytes) -> Path:
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- corpus -----------------------------------------------------------------------------------
+
+
+def test_corpus_round_trip(tmp_path: Path) -> None:
+    chunks = [
+        make_chunk("doc-1", "Bikes may be returned within 30 days.", "Returns"),
+        make_chunk("MED/42", "বাইক ফেরত দেওয়ার নিয়ম ৩০ দিন।", ""),
+    ]
+    path = tmp_path / "corpus.jsonl"
+    write_beir_corpus(path, chunks)
+    catalog = read_beir_corpus(path)
+    assert [(c.id, c.doc_id, c.title, c.text) for c in catalog.chunks] == [
+        (c.id, c.id, c.title, c.text) for c in chunks
+    ]
+    assert [d.id for d in catalog.documents] == ["doc-1", "MED/42"]
+    assert catalog.allowed() == frozenset({"doc-1", "MED/42"})
+    write_beir_corpus(tmp_path / "again.jsonl", catalog.chunks)
+    assert (tmp_path / "again.jsonl").read_bytes() == path.read_bytes()
+
+
+def test_corpus_accepts_id_and_integer_ids(tmp_path: Path) -> None:
+    path = _write(tmp_path / "c.jsonl", '{"id": 7, "text": "seven"}\n\n{"_id": "8", "title": "T", "text": ""}\n')  # fmt: skip
+    assert read_beir_corpus(path).ids() == ("7", "8")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ('{"_id": "a", "text": "x"}\nnot json\n', 2, "expected a JSON object, found invalid JSON"),
+        ('["a", "x"]\n', 1, "expected a JSON object, found list"),
+        ('{"title": "t", "text": "x"}\n', 1, "expected field '_id' or 'id', found none"),
+        ('{"_id": "a b", "text": "x"}\n', 1, "expected '_id' to be a non-empty id without spaces"),
+        ('{"_id": "a", "title": "t"}\n', 1, "expected field 'text' to be a string, found none"),
+        ('{"_id": "a", "text": ""}\n', 1, "expected a title or some text, found both empty"),
+        (
+            '{"_id": "a", "text": "x"}\n{"_id": "b", "text": "y"}\n{"_id": "a", "text": "z"}\n',
+            3,
+            "expected unique document ids, found 'a' again (first on line 1)",
+        ),
+    ],
+)
+def test_corpus_errors_name_file_and_line(
+    tmp_path: Path, text: str, line: int, message: str
+) -> None:
+    path = _write(tmp_path / "corpus.jsonl", text)
+    with pytest.raises(DocumentError) as caught:
+        read_beir_corpus(path)
+    assert str(caught.value).startswith(f"{path}:{line}: {message}")
+
+
+def test_corpus_non_utf8_and_empty(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path / "corpus.jsonl", b'{"_id": "a", "text": "x"}\n{"_id": "b", "text": "\xff"}\n'
+    )
+    with pytest.raises(
+        DocumentError, match=r"corpus.jsonl:2: expected UTF-8 text, found byte 0xff"
+    ):
+        read_beir_corpus(path)
+    _write(path, "\n")
+    with pytest.raises(DocumentError, match="expected at least one document, found none"):
+        read_beir_corpus(path)
+
+
+# -- queries and tags -------------------------------------------------------------------------
+
+
+def test_queries_round_trip_with_tags(tmp_path: Path) -> None:
+    path = tmp_path / "queries.jsonl"
+    write_beir_queries(path, QUERIES)
+    assert read_queries(path) == QUERIES
+    assert '"tags"' not in path.read_text().splitlines()[1]  # no empty tag column written
+
+
+def test_queries_tsv(tmp_path: Path) -> None:
+    path = _write(tmp_path / "queries.tsv", "q1\tfirst question\nq2\tsecond\n")
+    assert read_queries(path) == [Query("q1", "first question"), Query("q2", "second")]
+    _write(path, "q1\tfirst\nq2 second\n")
+    with pytest.raises(LabelsError, match=r"queries.tsv:2: expected 'query id<TAB>query text'"):
+        read_queries(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        (
+            '{"_id": "q1", "text": "a"}\n{"_id": "q1", "text": "b"}\n',
+            2,
+            "expected unique query ids, found 'q1' again (first on line 1)",
+        ),  # fmt: skip
+        ('{"_id": "q1", "text": " "}\n', 1, "expected 'text' to be a non-empty string"),
+        (
+            '{"_id": "q1", "text": "a", "tags": "x"}\n',
+            1,
+            "expected 'tags' to be a list of non-empty strings",
+        ),  # fmt: skip
+        ("{oops\n", 1, "expected a JSON object, found invalid JSON"),
+    ],
+)
+def test_query_errors(tmp_path: Path, text: str, line: int, message: str) -> None:
+    path = _write(tmp_path / "queries.jsonl", text)
+    with pytest.raises(LabelsError) as caught:
+        read_queries(path)
+    assert str(caught.value).startswith(f"{path}:{line}: {message}")
+
+
+def test_tags_files(tmp_path: Path) -> None:
+    tsv = _write(tmp_path / "tags.tsv", "query-id\ttags\nq1\tshort, numeric\nq2\t\n")
+    assert read_tags(tsv) == {"q1": ("short", "numeric"), "q2": ()}
+    jsonl = _write(tmp_path / "tags.jsonl", '{"id": "q1", "tags": ["a", "a", "b"]}\n')
+    assert read_tags(jsonl) == {"q1": ("a", "b")}
+    _write(tsv, "q1\ta\nq1\tb\n")
+    with pytest.raises(LabelsError, match=r"tags.tsv:2: expected one tags line per query"):
+        read_tags(tsv)
+
+
+# -- qrels ------------------------------------------------------------------------------------
+
+
+def test_beir_qrels_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "test.tsv"
+    write_beir_qrels(path, GRADED)
+    assert path.read_text().splitlines()[0] == "query-id\tcorpus-id\tscore"
+    assert read_beir_qrels(path) == GRADED
+    _write(path, "q1\td1\t3\n")  # header is optional
+    assert read_beir_qrels(path) == {"q1": {"d1": 3}}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        (
+            "query-id\tcorpus-id\tscore\nq1\td1\n",
+            2,
+            "expected 'query-id<TAB>corpus-id<TAB>score', found 'q1\\td1'",
+        ),  # fmt: skip
+        (
+            "query-id\tcorpus-id\tscore\nq1\td1\thigh\n",
+            2,
+            "expected an integer score, found 'high'",
+        ),
+        (
+            "qid\tdoc\tgrade\n",
+            1,
+            "expected a header 'query-id<TAB>corpus-id<TAB>score' or an integer score",
+        ),  # fmt: skip
+        (
+            "q1 0 d1 2\n",
+            1,
+            "expected 'query-id<TAB>corpus-id<TAB>score', found 'q1 0 d1 2' (a TREC qrels file?",
+        ),  # fmt: skip
+        (
+            "q1\td1\t2\nq1\td1\t1\n",
+            2,
+            "expected one judgment per query and document, found q1 d1 again (first on line 1)",
+        ),  # fmt: skip
+    ],
+)
+def test_beir_qrels_errors(tmp_path: Path, text: str, line: int, message: str) -> None:
+    path = _write(tmp_path / "test.tsv", text)
+    with pytest.raises(LabelsError) as caught:
+        read_beir_qrels(path)
+    assert str(caught.value).startswith(f"{path}:{line}: {message}")
+
+
+def test_trec_layout_round_trip(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"
+    write_qrels(qrels, GRADED)
+    assert read_qrels(qrels) == GRADED
+    run = tmp_path / "a.run"
+    write_run(run, {"q1": {"d1": 2.5, "d2": 1.0}, "q2": {"d5": 0.5}}, tag="a")
+    assert read_run(run).to_dict() == {"q1": {"d1": 2.5, "d2": 1.0}, "q2": {"d5": 0.5}}
+    _write(qrels, "q1 0 d1 2\nq1 0 d2\n")
+    with pytest.raises(LabelsError, match=r"qrels.txt:2: expected 4 columns, found 3"):
+        read_qrels(qrels)
+
+
+# -- judgments -> labels ----------------------------------------------------------------------
+
+
+def test_labels_at_threshold_2_and_3() -> None:
+    at2 = labels_from_judgments(QUERIES, GRADED, relevance=2)
+    assert [lab.id for lab in at2] == ["q1", "q2", "q3"]
+    assert [lab.relevant for lab in at2] == [frozenset({"d1", "d2"}), frozenset({"d2"}), frozenset()]  # fmt: skip
+    assert [lab.answerable for lab in at2] == [True, True, False]
+    assert all(lab.relevant_grade == 2 for lab in at2) and at2[0].grade_of("d3") == 1
+    at3 = labels_from_judgments(QUERIES, GRADED, relevance=3)
+    assert [lab.relevant for lab in at3] == [frozenset({"d1"}), frozenset(), frozenset()]
+    assert [lab.answerable for lab in at3] == [True, False, False]
+
+
+def test_labels_tags_and_unjudged_queries() -> None:
+    queries = [*QUERIES, Query("q4", "never judged")]
+    labels = labels_from_judgments(queries, GRADED, 2, {"q1": ("short", "numeric"), "q4": ("rare",)})  # fmt: skip
+    assert [lab.tags for lab in labels] == [("short", "numeric"), (), (), ("rare",)]
+    assert labels[3].grades == {} and not labels[3].answerable
+
+
+def test_labels_refuse_unknown_query_ids(tmp_path: Path) -> None:
+    with pytest.raises(LabelsError) as caught:
+        labels_from_judgments(QUERIES[:2], GRADED, 2, qrels_path=tmp_path / "qrels.txt")
+    assert str(caught.value) == (
+        f"{tmp_path}/qrels.txt: expected judgments only for known queries, found 1 unknown "
+        "query id(s) such as 'q3'"
+    )
+    with pytest.raises(LabelsError, match="expected tags only for known queries, found unknown query id 'q9'"):  # fmt: skip
+        labels_from_judgments(QUERIES, GRADED, 2, {"q9": ("x",)})
