@@ -1,0 +1,292 @@
+"""Ranking metrics: SPEC section 4 worked example, undefined-not-zero, names, slices, properties."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evidencedesk.errors import UnknownNameError
+from evidencedesk.retrieval.metrics import (
+    METRIC_FORMS,
+    Judged,
+    by_tag,
+    dcg,
+    gain,
+    hit_at,
+    judge_run,
+    ndcg_at,
+    per_question,
+    precision_at,
+    recall_at,
+    reciprocal_rank,
+    summarize,
+)
+
+EXAMPLE = Judged("ex", ("direct",), True, (0, 2, 1, 0, 2), (2, 2, 1))
+
+
+def judged(qid: str, grades, pool, tags=("direct",)) -> Judged:
+    return Judged(qid, tuple(tags), any(g >= 2 for g in pool), tuple(grades), tuple(pool))
+
+
+# -- the worked example -----------------------------------------------------------------------
+
+
+def test_worked_example_recall_precision_rr() -> None:
+    assert [recall_at(EXAMPLE, k) for k in (1, 2, 5)] == [0.0, 0.5, 1.0]
+    assert [precision_at(EXAMPLE, k) for k in (1, 2, 5)] == [0.0, 0.5, 0.4]
+    assert reciprocal_rank(EXAMPLE) == 0.5
+
+
+def test_worked_example_ndcg_both_variants() -> None:
+    exp = ndcg_at(EXAMPLE, 5)
+    linear = ndcg_at(EXAMPLE, 5, "linear")
+    assert exp is not None and linear is not None
+    assert f"{exp:.3f}" == "0.659"
+    assert f"{linear:.3f}" == "0.674"
+    # by hand: DCG exp = 3/log2 3 + 1/log2 4 + 3/log2 6; ideal = 3 + 3/log2 3 + 1/log2 4
+    by_hand = (3 / math.log2(3) + 0.5 + 3 / math.log2(6)) / (3 + 3 / math.log2(3) + 0.5)
+    assert exp == pytest.approx(by_hand, abs=1e-12)
+    ideal_first = Judged("ex", (), True, (2, 2, 1, 0, 0), (2, 2, 1))
+    assert f"{ndcg_at(ideal_first, 5):.3f}" == "1.000"
+    assert ndcg_at(ideal_first, 5, "linear") == pytest.approx(1.0, abs=1e-15)
+
+
+def test_gain_and_dcg() -> None:
+    assert [gain(g) for g in (0, 1, 2, 3)] == [0.0, 1.0, 3.0, 7.0]
+    assert [gain(g, "linear") for g in (0, 1, 2)] == [0.0, 1.0, 2.0]
+    assert dcg([2, 1], "linear") == pytest.approx(2 + 1 / math.log2(3))
+    for bad in ("burges", "", "EXP"):
+        with pytest.raises(ValueError, match="unknown gain variant"):
+            gain(1, bad)
+        with pytest.raises(ValueError):
+            ndcg_at(EXAMPLE, 5, bad)
+
+
+# -- undefined is None, not zero --------------------------------------------------------------
+
+
+def test_unanswerable_question_is_undefined_for_every_metric() -> None:
+    unanswerable = Judged("u1", ("unanswerable",), False, (1, 0, 0), (1, 1))
+    for value in (
+        recall_at(unanswerable, 3),
+        precision_at(unanswerable, 3),
+        hit_at(unanswerable, 3),
+        reciprocal_rank(unanswerable),
+        ndcg_at(unanswerable, 3),
+        ndcg_at(unanswerable, 3, "linear"),
+    ):
+        assert value is None
+
+
+def test_undefined_questions_are_left_out_of_means_and_counted() -> None:
+    found = judged("a", (2, 0), (2,))
+    missed = judged("b", (0, 0), (2,))
+    empty = Judged("u", ("unanswerable",), False, (0, 0), ())
+    result = summarize([found, missed, empty], ["mrr", "recall@1", "precision@2", "ndcg@2"])
+    assert result["mrr"].value == 0.5  # (1 + 0) / 2, not (1 + 0 + 0) / 3
+    assert (result["mrr"].n, result["mrr"].left_out) == (2, 1)
+    assert result["recall@1"].value == 0.5
+    assert result["precision@2"].value == 0.25
+    assert result["mrr"].to_dict() == {"name": "mrr", "value": 0.5, "n": 2, "left_out": 1}
+    only_empty = summarize([empty], ["mrr"])["mrr"]
+    assert (only_empty.value, only_empty.n, only_empty.left_out) == (None, 0, 1)
+
+
+def test_missed_question_scores_zero_not_none() -> None:
+    missed = judged("b", (0, 1), (2, 1))
+    assert reciprocal_rank(missed) == 0.0
+    assert recall_at(missed, 2) == 0.0
+    assert ndcg_at(missed, 2) == pytest.approx(1 / math.log2(3) / (3 + 1 / math.log2(3)))
+
+
+def test_precision_divides_by_k_on_a_short_list() -> None:
+    short = judged("s", (2,), (2, 2))
+    assert precision_at(short, 1) == 1.0
+    assert precision_at(short, 5) == 0.2
+    assert recall_at(short, 5) == 0.5
+
+
+def test_relevance_threshold_is_per_judged() -> None:
+    lenient = Judged("l", (), True, (1, 0), (1,), relevant=1)
+    assert reciprocal_rank(lenient) == 1.0
+    assert reciprocal_rank(Judged("s", (), True, (1, 0), (1,))) is None
+
+
+@pytest.mark.parametrize("k", [0, -1])
+def test_bad_cutoff(k: int) -> None:
+    with pytest.raises(ValueError, match="k >= 1"):
+        recall_at(EXAMPLE, k)
+
+
+# -- names, per question, slices --------------------------------------------------------------
+
+
+def test_unknown_metric_name_lists_the_valid_forms() -> None:
+    for bad in ("map", "recall", "recall@0", "mrr@3", "ndcg@5:burges", "recall@3:linear"):
+        with pytest.raises(UnknownNameError) as info:
+            summarize([EXAMPLE], [bad])
+        assert isinstance(info.value, ValueError)
+        for form in METRIC_FORMS:
+            assert form in str(info.value)
+
+
+def test_all_forms_parse() -> None:
+    names = ["recall@3", "precision@3", "hit@3", "mrr", "ndcg@5", "ndcg@5:linear", "ndcg@5:exp"]
+    result = summarize([EXAMPLE], names)
+    assert list(result) == names
+    assert result["hit@3"].value == 1.0
+    assert result["ndcg@5:exp"].value == result["ndcg@5"].value
+
+
+def test_per_question_keeps_order_and_none() -> None:
+    rows = [judged("z", (2,), (2,)), Judged("u", (), False, (0,), ()), judged("a", (0, 2), (2,))]
+    assert per_question(rows, "mrr") == {"z": 1.0, "u": None, "a": 0.5}
+    assert list(per_question(rows, "mrr")) == ["z", "u", "a"]
+
+
+def test_by_tag_counts_two_tag_questions_in_both_and_sorts() -> None:
+    rows = [
+        judged("a", (2,), (2,), tags=("paraphrase", "bangla")),
+        judged("b", (0, 2), (2,), tags=("direct",)),
+        judged("c", (0, 0), (2,), tags=("bangla",)),
+        Judged("u", ("unanswerable",), False, (0,), ()),
+    ]
+    slices = by_tag(rows, "mrr")
+    assert list(slices) == ["bangla", "direct", "paraphrase", "unanswerable"]
+    assert slices["bangla"] == (0.5, 2)
+    assert slices["paraphrase"] == (1.0, 1)
+    assert slices["direct"] == (0.5, 1)
+    assert slices["unanswerable"] == (None, 0)
+
+
+def test_judged_to_dict() -> None:
+    d = Judged("q", ("a",), True, (2,), (2,), ids=("kc:c0",)).to_dict()
+    assert d == {
+        "id": "q",
+        "tags": ["a"],
+        "answerable": True,
+        "grades": [2],
+        "pool": [2],
+        "ids": ["kc:c0"],
+        "relevant": 2,
+    }
+
+
+# -- judge_run against a fake searcher --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    id: str
+
+
+@dataclass(frozen=True)
+class _Cand:
+    rank: int
+    score: float
+    chunk: _Chunk
+
+
+@dataclass
+class _Label:
+    id: str
+    question: str
+    tags: tuple[str, ...]
+    answerable: bool
+    grades: dict[str, int] = field(default_factory=dict)
+
+    def grade_of(self, chunk: _Chunk | str) -> int:
+        return self.grades.get(chunk if isinstance(chunk, str) else chunk.id, 0)
+
+
+class _Catalog:
+    def __init__(self) -> None:
+        self.scopes: list[object] = []
+
+    def allowed(self, scope: object = None) -> frozenset[str]:
+        self.scopes.append(scope)
+        return frozenset({"d:c0", "d:c1", "d:c2"})
+
+
+class _Searcher:
+    name = "fake"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, frozenset[str] | None]] = []
+
+    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[_Cand]:
+        self.calls.append((query, k, allowed))
+        ids = sorted(allowed or ())[:k]
+        return [_Cand(i, 1.0 / i, _Chunk(c)) for i, c in enumerate(ids, start=1)]
+
+
+def test_judge_run_uses_allowed_pool_and_label_grades() -> None:
+    labels = [
+        _Label("q1", "where?", ("direct",), True, {"d:c1": 2, "x:c9": 2, "d:c2": 1}),
+        _Label("q2", "nothing", ("unanswerable",), False, {}),
+    ]
+    catalog, searcher = _Catalog(), _Searcher()
+    rows = judge_run(searcher, catalog, labels, scope="S", k=2)
+    assert catalog.scopes == ["S"]  # allowed computed once
+    assert [c[:2] for c in searcher.calls] == [("where?", 2), ("nothing", 2)]
+    first = rows[0]
+    assert first.grades == (0, 2) and first.ids == ("d:c0", "d:c1")
+    assert first.pool == (2, 1)  # x:c9 is not allowed
+    assert first.tags == ("direct",) and first.answerable
+    assert reciprocal_rank(first) == 0.5 and recall_at(first, 2) == 1.0
+    assert reciprocal_rank(rows[1]) is None
+
+
+# -- properties -------------------------------------------------------------------------------
+
+grades_st = st.lists(st.integers(0, 3), max_size=12)
+
+
+@st.composite
+def consistent_judged(draw: st.DrawFn) -> Judged:
+    """A returned list drawn from a pool: every returned grade is one of the pool's chunks."""
+    pool = draw(st.lists(st.integers(0, 3), min_size=1, max_size=15))
+    order = draw(st.permutations(list(range(len(pool)))))
+    n = draw(st.integers(0, len(pool)))
+    extra = draw(st.integers(0, 3))  # unjudged results (grade 0)
+    grades = [pool[i] for i in order[:n]] + [0] * extra
+    positions = draw(st.permutations(list(range(len(grades)))))
+    grades = [grades[i] for i in positions]
+    return Judged("q", (), True, tuple(grades), tuple(sorted(pool, reverse=True)))
+
+
+@given(consistent_judged(), st.integers(1, 20))
+def test_every_metric_is_in_unit_interval(j: Judged, k: int) -> None:
+    for value in (
+        recall_at(j, k),
+        precision_at(j, k),
+        hit_at(j, k),
+        reciprocal_rank(j),
+        ndcg_at(j, k),
+        ndcg_at(j, k, "linear"),
+    ):
+        assert value is None or 0.0 <= value <= 1.0 + 1e-12
+    assert (recall_at(j, k) is None) == (not any(g >= 2 for g in j.pool))
+
+
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=15), st.integers(1, 20))
+def test_ideal_order_has_ndcg_one(pool: list[int], k: int) -> None:
+    ideal = tuple(sorted(pool, reverse=True))
+    j = Judged("q", (), True, ideal, ideal)
+    for variant in ("exp", "linear"):
+        value = ndcg_at(j, k, variant)
+        assert value is None or value == pytest.approx(1.0, abs=1e-12)
+    if any(g >= 2 for g in pool):
+        assert ndcg_at(j, k) is not None
+
+
+@given(consistent_judged())
+def test_recall_is_monotone_in_k(j: Judged) -> None:
+    values = [recall_at(j, k) for k in range(1, 20)]
+    if values[0] is not None:
+        assert all(a <= b for a, b in zip(values, values[1:], strict=False))

@@ -1,0 +1,255 @@
+"""Honesty tools: bootstrap intervals, paired flips, sign test, randomization test, Holm, flips."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evidencedesk.retrieval import metrics, stats
+from evidencedesk.retrieval.metrics import (
+    Interval,
+    Judged,
+    Paired,
+    bootstrap_ci,
+    flips_needed,
+    holm,
+    paired,
+    paired_bootstrap_ci,
+    randomization_test,
+    sign_test_p,
+)
+
+
+def test_reexported_from_metrics() -> None:
+    assert metrics.bootstrap_ci is stats.bootstrap_ci
+    assert metrics.paired is stats.paired
+
+
+# -- sign test --------------------------------------------------------------------------------
+# Derived by hand: m = better + worse untied questions, each a fair coin under "no difference";
+# p = 2 * P(X <= min(better, worse)) with X ~ Binomial(m, 1/2), capped at 1.
+#   (4, 0): 2 * 1/16                     = 0.125
+#   (6, 0): 2 * 1/64                     = 0.03125
+#   (3, 3): 2 * (1 + 6 + 15 + 20)/64     = 84/64 -> 1
+#   (5, 1): 2 * (1 + 6)/64               = 14/64 = 0.21875
+#   (2, 4): 2 * (1 + 6 + 15)/64          = 44/64 = 0.6875
+#   (1, 0): 2 * 1/2                      = 1
+#   (8, 2): 2 * (1 + 10 + 45)/1024       = 112/1024 = 0.109375
+#   (0, 10): 2 * 1/1024                  = 0.001953125
+
+
+@pytest.mark.parametrize(
+    ("better", "worse", "expected"),
+    [
+        (4, 0, 0.125),
+        (6, 0, 0.03125),
+        (3, 3, 1.0),
+        (5, 1, 0.21875),
+        (2, 4, 0.6875),
+        (1, 0, 1.0),
+        (8, 2, 0.109375),
+        (0, 10, 0.001953125),
+        (0, 0, 1.0),
+    ],
+)
+def test_sign_test_by_hand(better: int, worse: int, expected: float) -> None:
+    assert sign_test_p(better, worse) == expected
+    assert stats.sign_test_fraction(better, worse) == Fraction(expected)
+
+
+def test_sign_test_is_exact_for_large_counts() -> None:
+    assert stats.sign_test_fraction(60, 0) == Fraction(2, 2**60)
+    assert sign_test_p(60, 0) == 2.0**-59
+
+
+def test_paired_spec_example_and_fields() -> None:
+    a = {"q1": 0.5, "q2": 0.0, "q3": 1.0, "q4": 0.25, "q5": 1.0, "q6": None}
+    b = {"q1": 1.0, "q2": 1.0, "q3": 1.0, "q4": 0.5, "q5": 0.5 + 0.5, "q6": 1.0, "q7": 1.0}
+    result = paired(a, b)
+    assert result.better == ("q1", "q2", "q4")
+    assert result.worse == ()
+    assert result.tied == 2  # q3, q5; q6 undefined in a, q7 missing from a
+    assert result.n == 5
+    assert result.p == 0.25
+    assert result.to_dict() == {
+        "better": ["q1", "q2", "q4"],
+        "worse": [],
+        "tied": 2,
+        "p": 0.25,
+        "n": 5,
+    }
+    four = paired({q: 0.0 for q in "abcd"}, {q: 1.0 for q in "abcd"})
+    assert four == Paired(("a", "b", "c", "d"), (), 0, 0.125, 4)
+    worse = paired({q: 1.0 for q in "abcdef"}, {q: float(q in "ab") for q in "abcdef"})
+    assert (len(worse.better), len(worse.worse), worse.tied) == (0, 4, 2)
+
+
+def test_paired_accepts_judged_lists() -> None:
+    def j(qid: str, grades: tuple[int, ...]) -> Judged:
+        return Judged(qid, (), True, grades, (2,))
+
+    a = [j("x", (0, 2)), j("y", (2,)), j("z", (0, 0))]
+    b = [j("x", (2,)), j("y", (0, 2)), j("z", (0, 0))]
+    result = paired(a, b, "mrr")
+    assert (result.better, result.worse, result.tied) == (("x",), ("y",), 1)
+    assert paired(a, b, "recall@2").tied == 3
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=4), st.none() | st.floats(0, 1)))
+def test_paired_with_itself_has_no_flips(values: dict[str, float | None]) -> None:
+    result = paired(values, values)
+    assert result.better == () and result.worse == ()
+    assert result.p == 1.0
+    assert result.tied == result.n == sum(v is not None for v in values.values())
+    assert randomization_test(values, values) == 1.0
+
+
+# -- bootstrap --------------------------------------------------------------------------------
+
+
+def test_bootstrap_small_cases() -> None:
+    assert bootstrap_ci([]) == Interval(None, None, None, 0)
+    assert bootstrap_ci([None, None]) == Interval(None, None, None, 0)
+    assert bootstrap_ci([0.25, None]) == Interval(0.25, 0.25, 0.25, 1)
+    interval = bootstrap_ci([1.0] * 30 + [0.0] * 10 + [None] * 3)
+    assert interval.n == 40 and interval.mean == 0.75
+    assert 0.55 < interval.low < 0.75 < interval.high < 0.9
+    assert interval.to_dict() == {
+        "mean": 0.75,
+        "low": interval.low,
+        "high": interval.high,
+        "n": 40,
+    }
+    with pytest.raises(ValueError):
+        bootstrap_ci([1.0, 2.0], resamples=0)
+    with pytest.raises(ValueError):
+        bootstrap_ci([1.0, 2.0], level=1.0)
+
+
+def test_bootstrap_matches_a_reference_loop() -> None:
+    values = [0.0, 0.5, 1.0, 1.0, 0.2, 0.9, 0.33]
+    rng = np.random.default_rng(7)
+    idx = rng.integers(0, len(values), size=(2000, len(values)), dtype=np.int32)
+    means = np.asarray(values)[idx].sum(axis=1) / len(values)
+    low, high = np.quantile(means, [0.025, 0.975])
+    interval = bootstrap_ci(values, seed=7, resamples=2000)
+    assert (interval.low, interval.high) == (pytest.approx(low), pytest.approx(high))
+
+
+def test_bootstrap_level_widens() -> None:
+    values = [i / 50 for i in range(50)]
+    narrow, wide = bootstrap_ci(values, level=0.8), bootstrap_ci(values, level=0.99)
+    assert wide.low < narrow.low < narrow.high < wide.high
+
+
+values_st = st.lists(st.floats(0, 1, allow_nan=False) | st.none(), min_size=1, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(values_st, st.integers(0, 2**32 - 1))
+def test_bootstrap_interval_properties(values: list[float | None], seed: int) -> None:
+    interval = bootstrap_ci(values, seed=seed, resamples=500)
+    kept = [v for v in values if v is not None]
+    assert interval.n == len(kept)
+    if not kept:
+        return
+    assert interval.mean == pytest.approx(sum(kept) / len(kept), abs=1e-12)
+    assert min(kept) <= interval.low <= interval.high <= max(kept)
+    assert interval.low <= interval.mean + 1e-12 and interval.mean - 1e-12 <= interval.high
+    assert bootstrap_ci(values, seed=seed, resamples=500) == interval
+
+
+def test_paired_bootstrap_resamples_questions_not_runs() -> None:
+    a = {f"q{i}": i / 20 for i in range(20)}
+    b = {f"q{i}": i / 20 + 0.1 for i in range(20)}
+    interval = paired_bootstrap_ci(a, b, seed=3)
+    # every question moved by exactly 0.1: a paired interval has no width at all
+    assert interval.mean == pytest.approx(0.1)
+    assert interval.low == pytest.approx(0.1) and interval.high == pytest.approx(0.1)
+    diffs = [b[q] - a[q] for q in a]
+    assert paired_bootstrap_ci(a, b, seed=3) == bootstrap_ci(diffs, seed=3)
+
+
+# -- randomization test -----------------------------------------------------------------------
+
+
+def test_randomization_exact_hand_case() -> None:
+    # differences +0.5, +0.2, -0.1: observed |sum| = 0.6; the 8 sign patterns give
+    # +-0.8, +-0.6, +-0.4, +-0.2 -> 4 of 8 are at least as extreme: p = 0.5
+    a = {"x": 0.0, "y": 0.0, "z": 0.5, "t": 0.3}
+    b = {"x": 0.5, "y": 0.2, "z": 0.4, "t": 0.3}
+    assert randomization_test(a, b) == 0.5
+    # four identical wins: only all-plus and all-minus reach |4|: 2/16, same as the sign test
+    assert randomization_test({q: 0.0 for q in "abcd"}, {q: 1.0 for q in "abcd"}) == 0.125
+
+
+def test_randomization_exact_against_brute_force() -> None:
+    rng = np.random.default_rng(1)
+    d = np.round(rng.normal(size=9), 3)
+    a = {f"q{i}": 0.0 for i in range(9)}
+    b = {f"q{i}": float(x) for i, x in enumerate(d)}
+    observed = abs(sum(b.values()))
+    count = sum(
+        abs(sum(s * x for s, x in zip(signs, d, strict=True))) >= observed - 1e-9
+        for signs in itertools.product((1, -1), repeat=9)
+    )
+    assert randomization_test(a, b) == count / 2**9
+
+
+def test_randomization_monte_carlo_is_seeded_and_close() -> None:
+    n = 30  # above the exact limit of 20 non-zero differences
+    a = {f"q{i}": 0.0 for i in range(n)}
+    b = {f"q{i}": (1.0 if i < 22 else -1.0) for i in range(n)}
+    p1 = randomization_test(a, b, seed=5)
+    assert p1 == randomization_test(a, b, seed=5)
+    # equal-magnitude differences: the sign-flip test is the sign test (22 vs 8)
+    assert p1 == pytest.approx(sign_test_p(22, 8), abs=0.01)
+    assert p1 >= 1 / 10_001
+
+
+# -- Holm and flips ---------------------------------------------------------------------------
+
+
+def test_holm_small_table() -> None:
+    raw = {"a": 0.01, "b": 0.04, "c": 0.03, "d": 0.5}
+    # sorted: a 0.01*4 = 0.04; c 0.03*3 = 0.09; b 0.04*2 = 0.08 -> monotone 0.09; d 0.5*1 -> 0.5
+    adjusted = holm(raw)
+    assert list(adjusted) == ["a", "b", "c", "d"]
+    assert adjusted == pytest.approx({"a": 0.04, "b": 0.09, "c": 0.09, "d": 0.5})
+    assert holm({"x": 0.6, "y": 0.7}) == {"x": 1.0, "y": 1.0}
+    assert holm({}) == {}
+    with pytest.raises(ValueError):
+        holm({"x": 1.5})
+
+
+@given(st.dictionaries(st.text(max_size=3), st.floats(0, 1), max_size=8))
+def test_holm_is_monotone_and_not_below_raw(raw: dict[str, float]) -> None:
+    adjusted = holm(raw)
+    assert set(adjusted) == set(raw)
+    for key in raw:
+        assert raw[key] <= adjusted[key] <= 1.0
+    order = sorted(raw, key=raw.__getitem__)
+    assert all(adjusted[x] <= adjusted[y] for x, y in zip(order, order[1:], strict=False))
+
+
+def test_flips_needed() -> None:
+    assert flips_needed(21) == 6  # 2/2^5 = 0.0625, 2/2^6 = 0.03125
+    assert flips_needed(6) == 6
+    assert flips_needed(5) is None
+    assert flips_needed(100, alpha=0.01) == 8  # 2/2^7 = 0.0156, 2/2^8 = 0.0078
+    for n in range(1, 30):
+        f = flips_needed(n)
+        if f is not None:
+            assert sign_test_p(f, 0) < 0.05 <= sign_test_p(f - 1, 0)
+        else:
+            assert sign_test_p(n, 0) >= 0.05
+
+
+def test_exact_p_is_not_rounded() -> None:
+    assert math.isclose(sign_test_p(7, 1), 18 / 256, rel_tol=0, abs_tol=0)

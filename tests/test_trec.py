@@ -1,0 +1,354 @@
+"""TREC qrels / run I/O: round trips, trec_eval's ordering, exact error messages, judging paths."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evidencedesk.errors import LabelsError, RunFileError
+from evidencedesk.retrieval import trec, trec_arrays
+from evidencedesk.retrieval.metrics import Judged, summarize
+from evidencedesk.retrieval.trec import (
+    Run,
+    evaluate_run,
+    judge_trec_run,
+    qrels_from_labels,
+    read_qrels,
+    read_run,
+    write_qrels,
+    write_run,
+)
+
+NAMES = ["recall@1", "recall@5", "precision@3", "hit@2", "mrr", "ndcg@5", "ndcg@10:linear"]
+
+
+def write(tmp_path: Path, text: str, name: str = "run.txt") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+# -- round trips ------------------------------------------------------------------------------
+
+
+def test_qrels_round_trip(tmp_path: Path) -> None:
+    qrels = {"q2": {"kc-returns-v3:c0": 2, "d1": 0}, "q1": {"d9": 1, "d3": 2}}
+    write_qrels(tmp_path / "q.txt", qrels)
+    assert (tmp_path / "q.txt").read_text().splitlines()[0] == "q2 0 kc-returns-v3:c0 2"
+    assert read_qrels(tmp_path / "q.txt") == qrels
+
+
+def test_run_round_trip(tmp_path: Path) -> None:
+    data = {"q1": {"a": 3.0, "b": 2.5, "c": -1e-7}, "q0": {"kc-returns-v3:c0": 0.1 + 0.2}}
+    write_run(tmp_path / "r.txt", data, "mine")
+    lines = (tmp_path / "r.txt").read_text().splitlines()
+    assert lines[0] == "q0 Q0 kc-returns-v3:c0 1 0.30000000000000004 mine"
+    assert lines[1:] == ["q1 Q0 a 1 3.0 mine", "q1 Q0 b 2 2.5 mine", "q1 Q0 c 3 -1e-07 mine"]
+    run = read_run(tmp_path / "r.txt")
+    assert run.to_dict() == data and run.tag == "mine"
+    assert run.qids == ("q0", "q1") and len(run) == 2 and run.n_lines == 4
+    write_run(tmp_path / "again.txt", run)
+    assert (tmp_path / "again.txt").read_text() == (tmp_path / "r.txt").read_text()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.dictionaries(
+        st.from_regex(r"[a-z0-9:._-]{1,12}", fullmatch=True),
+        st.dictionaries(
+            st.from_regex(r"[A-Za-z0-9:#/_-]{1,20}", fullmatch=True),
+            st.floats(-1e6, 1e6, allow_nan=False) | st.integers(-5, 5).map(float),
+            min_size=1,
+            max_size=8,
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_run_round_trip_property(tmp_path_factory, data) -> None:
+    path = tmp_path_factory.mktemp("rt") / "r.txt"
+    write_run(path, data, "t")
+    run = read_run(path)
+    assert run.to_dict() == data
+    assert run.to_dict() == Run.from_dict(data).to_dict()
+    for qid in run.qids:  # score descending, ties by document id descending
+        pairs = [(s, d) for d, s in run.ranked(qid)]
+        assert pairs == sorted(pairs, key=lambda p: (p[0], p[1].encode()), reverse=True)
+
+
+# -- reading order ----------------------------------------------------------------------------
+
+
+def test_reading_orders_like_trec_eval(tmp_path: Path) -> None:
+    text = (
+        "q10 Q0 d1 1 1.0 t\n"
+        "q2 Q0 a 9 5 t\n"
+        "q10 Q0 d10 2 1.0 t\n"  # same query again later in the file
+        "q10 Q0 d2 3 1.0 t\n"
+        "q10 Q0 d0 4 7.5 t\n"
+        "q2 Q0 b 1 4 t\n"
+    )
+    run = read_run(write(tmp_path, text))
+    assert run.qids == ("q10", "q2")  # sorted as strings, like trec_eval
+    # rank column ignored; ties by doc id descending as strings: d2 > d10 > d1
+    assert [d for d, _ in run.ranked("q10")] == ["d0", "d2", "d10", "d1"]
+    assert run.ranked("q2") == [("a", 5.0), ("b", 4.0)]
+    assert run.ranked("nope") == []
+
+
+def test_blocks_out_of_order_and_ties_in_engine_order(tmp_path: Path) -> None:
+    text = (
+        "q2 Q0 a 1 2.0 t\nq2 Q0 b 2 1.0 t\nq2 Q0 c 3 1.0 t\nq2 Q0 d 4 1.0 t\nq2 Q0 e 5 0.5 t\n"
+        "q10 Q0 x 1 3 t\nq10 Q0 y 2 3 t\n"
+    )
+    run = read_run(write(tmp_path, text))
+    assert run.qids == ("q10", "q2")
+    assert [d for d, _ in run.ranked("q2")] == ["a", "d", "c", "b", "e"]
+    assert [d for d, _ in run.ranked("q10")] == ["y", "x"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_any_line_order_reads_like_from_dict(tmp_path_factory, data) -> None:
+    rows = data.draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["q1", "q2", "q10", "a"]),
+                st.from_regex(r"d[0-9]{1,3}", fullmatch=True),
+                st.integers(0, 4).map(lambda x: x / 2),
+            ),
+            min_size=1,
+            max_size=40,
+            unique_by=lambda r: (r[0], r[1]),
+        )
+    )
+    engine_like = data.draw(st.booleans())
+    if engine_like:  # grouped and sorted by score, ties in any order
+        rows.sort(key=lambda r: (r[0], -r[2]))
+    path = tmp_path_factory.mktemp("order") / "r.txt"
+    path.write_text("".join(f"{q} Q0 {d} 0 {s} t\n" for q, d, s in rows))
+    expected: dict[str, dict[str, float]] = {}
+    for q, d, s in rows:
+        expected.setdefault(q, {})[d] = s
+    run = read_run(path)
+    assert run.to_dict() == Run.from_dict(expected).to_dict()
+    assert [list(v) for v in run.to_dict().values()] == [
+        list(v) for v in Run.from_dict(expected).to_dict().values()
+    ]
+
+
+def test_whitespace_crlf_blank_lines_bom_and_no_final_newline(tmp_path: Path) -> None:
+    text = "\ufeffq1\tQ0  d1 1 2.5 t\r\n\n   \nq1 Q0 d2 2 +1.25e0 t\r\nq1 Q0 d3 3 .5 t"
+    run = read_run(write(tmp_path, text))
+    assert run.ranked("q1") == [("d1", 2.5), ("d2", 1.25), ("d3", 0.5)]
+
+
+def test_unicode_ids(tmp_path: Path) -> None:
+    run = read_run(write(tmp_path, "প্রশ্ন১ Q0 কাগজ:c0 1 1 t\nপ্রশ্ন১ Q0 b 2 0.5 t\n"))
+    assert run.to_dict() == {"প্রশ্ন১": {"কাগজ:c0": 1.0, "b": 0.5}}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.floats(-1e12, 1e12, allow_nan=False).map(repr),
+        st.decimals(-(10**9), 10**9, places=6, allow_nan=False).map(str),
+        st.integers(-(10**18), 10**18).map(str),
+        st.from_regex(r"[-+]?[0-9]{0,10}\.?[0-9]{0,10}([eE][-+]?[0-9]{1,2})?", fullmatch=True),
+    )
+)
+def test_fast_score_parser_equals_float(text: str) -> None:
+    try:
+        expected = float(text)
+    except ValueError:
+        return
+    raw = text.encode()
+    padded = np.frombuffer(raw + bytes(len(raw)), dtype=np.uint8)
+    parsed = trec_arrays._scores(padded, np.array([0]), np.array([len(raw)]))
+    assert parsed[0] == expected
+
+
+def test_many_chunks_equal_one_chunk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(3)
+    data = {
+        f"q{q}": {f"doc-{rng.randrange(10**6)}": rng.randint(0, 40) / 4 for _ in range(50)}
+        for q in range(40)
+    }
+    path = tmp_path / "r.txt"
+    write_run(path, data, "t")
+    whole = read_run(path)
+    monkeypatch.setattr(trec, "_CHUNK", 97)  # shorter than some lines, too
+    pieces = read_run(path)
+    assert pieces.to_dict() == whole.to_dict() == Run.from_dict(data).to_dict()
+    assert np.array_equal(pieces.offsets, whole.offsets)
+
+
+# -- malformed files --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 0.5 t\nq1 Q0 d3 3 0.4\n",
+            "run.txt:3: expected 6 columns, found 5",
+        ),
+        ("q1 Q0 d1 1 1.0 t extra\n", "run.txt:1: expected 6 columns, found 7"),
+        (
+            "q1 Q0 d1 1 1.0 t\n\nq1 Q0 d2 2 high t\n",
+            "run.txt:3: expected a numeric score in column 5, found 'high'",
+        ),
+        ("q1 Q0 d1 1 nan t\n", "run.txt:1: expected a finite score in column 5, found 'nan'"),
+        (
+            "q1 Q0 d1 1 1.0 t\nq2 Q0 d3 1 1.0 t\nq1 Q0 d3 2 0.5 t\nq1 Q0 d3 3 0.2 t\n",
+            "run.txt:4: expected each document once per query, found 'd3' again",
+        ),
+        ("", "run.txt: expected lines 'qid Q0 docid rank score tag', found an empty file"),
+        ("\n  \n", "run.txt: expected lines 'qid Q0 docid rank score tag', found an empty file"),
+    ],
+)
+def test_run_errors_name_file_line_and_expectation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, text)
+    with pytest.raises(RunFileError) as info:
+        read_run("run.txt")
+    assert str(info.value) == message
+
+
+def test_run_error_on_bad_utf8_and_missing_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "run.txt").write_bytes(b"q1 Q0 d1 1 1 t\nq1 Q0 d\xff 2 0.5 t\n")
+    with pytest.raises(RunFileError, match=r"^run.txt:2: expected UTF-8 text, found byte 0xff$"):
+        read_run("run.txt")
+    with pytest.raises(RunFileError, match="^missing.txt: expected a readable file"):
+        read_run("missing.txt")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("q1 0 d1 2\nq1 0 d2\n", "qrels.txt:2: expected 4 columns, found 3"),
+        ("q1 0 d1 two\n", "qrels.txt:1: expected an integer grade in column 4, found 'two'"),
+        (
+            "q1 0 d1 2\nq1 0 d1 1\n",
+            "qrels.txt:2: expected each document once per query, found 'd1' again",
+        ),
+        ("\n", "qrels.txt: expected lines 'qid 0 docid grade', found an empty file"),
+    ],
+)
+def test_qrels_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, text, "qrels.txt")
+    with pytest.raises(LabelsError) as info:
+        read_qrels("qrels.txt")
+    assert str(info.value) == message
+
+
+def test_write_rejects_ids_with_whitespace(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="without whitespace"):
+        write_run(tmp_path / "r.txt", {"q 1": {"d": 1.0}})
+    with pytest.raises(ValueError, match="without whitespace"):
+        write_qrels(tmp_path / "q.txt", {"q1": {"d 1": 1}})
+
+
+# -- judging ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Label:
+    id: str
+    tags: tuple[str, ...]
+    answerable: bool
+    grades: dict[str, int]
+
+
+def test_judging_a_run_of_chunk_ids_against_labels(tmp_path: Path) -> None:
+    labels = [
+        _Label(
+            "rc02", ("paraphrase", "stale"), True, {"kc-returns-v3:c0": 2, "kc-returns-v2:c0": 1}
+        ),
+        _Label("rc01", ("direct",), True, {"kc-shipping:c1": 2}),
+        _Label("u01", ("unanswerable",), False, {}),
+    ]
+    text = (
+        "rc02 Q0 kc-returns-v2:c0 1 9.0 bm25\n"
+        "rc02 Q0 kc-returns-v3:c0 2 8.0 bm25\n"
+        "rc02 Q0 hb-frames:c3 3 7.0 bm25\n"
+        "u01 Q0 kc-helmets:c0 1 3.0 bm25\n"
+        "zz99 Q0 kc-helmets:c0 1 3.0 bm25\n"
+    )
+    run = read_run(write(tmp_path, text))
+    judged = judge_trec_run(run, labels_meta=labels)
+    assert [j.id for j in judged] == ["rc02", "rc01", "u01"]  # labels order; zz99 not a label
+    first = judged[0]
+    assert first == Judged(
+        "rc02",
+        ("paraphrase", "stale"),
+        True,
+        (1, 2, 0),
+        (2, 1),
+        ("kc-returns-v2:c0", "kc-returns-v3:c0", "hb-frames:c3"),
+    )
+    assert judged[1].grades == () and judged[1].pool == (2,)  # not answered: a miss, not skipped
+    assert judged[2].answerable is False and judged[2].pool == ()
+    summary = summarize(judged, ["mrr"])["mrr"]
+    assert (summary.value, summary.n, summary.left_out) == (0.25, 2, 1)
+    assert evaluate_run(run, None, ["mrr"], labels_meta=labels)["mrr"] == summary
+    assert qrels_from_labels(labels)["rc01"] == {"kc-shipping:c1": 2}
+    assert [len(j.grades) for j in judge_trec_run(run, labels_meta=labels, k=2)] == [2, 0, 1]
+    with pytest.raises(ValueError, match="expected qrels or labels"):
+        judge_trec_run(run)
+
+
+def test_without_labels_questions_are_the_union_and_unjudged_ones_are_left_out() -> None:
+    run = Run.from_dict({"a": {"x": 1.0, "y": 0.5}, "b": {"x": 1.0}})
+    qrels = {"a": {"y": 2, "z": -1}, "c": {"w": 2}}
+    judged = judge_trec_run(run, qrels)
+    assert [(j.id, j.grades, j.pool) for j in judged] == [
+        ("a", (0, 2), (2,)),  # negative grades count as 0 and leave the pool
+        ("b", (0,), ()),
+        ("c", (), (2,)),
+    ]
+    fast, slow = evaluate_run(run, qrels, NAMES), summarize(judged, NAMES)
+    for name in NAMES:
+        assert fast[name].value == pytest.approx(slow[name].value, abs=1e-15)
+        assert (fast[name].n, fast[name].left_out) == (slow[name].n, slow[name].left_out) == (2, 1)
+    assert (fast["mrr"].value, fast["mrr"].n, fast["mrr"].left_out) == (0.25, 2, 1)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_vectorized_and_judged_paths_agree(seed: int) -> None:
+    rng = random.Random(seed)
+    run_data: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(120):
+        docs = {
+            f"kc-doc-{rng.randrange(300)}:c{rng.randrange(4)}" for _ in range(rng.randint(0, 30))
+        }
+        if docs and rng.random() < 0.9:
+            run_data[f"q{q}"] = {d: float(rng.randint(0, 9)) for d in docs}
+        if rng.random() < 0.85:
+            pool = list(docs)[: rng.randint(0, len(docs))] + [
+                f"extra-{q}-{i}" for i in range(rng.randint(0, 3))
+            ]
+            qrels[f"q{q}"] = {d: rng.choice((0, 1, 2, 3)) for d in pool}
+    run = Run.from_dict(run_data)
+    for relevant in (1, 2, 3):
+        judged = judge_trec_run(run, qrels, relevant=relevant)
+        slow = summarize(judged, NAMES)
+        fast = evaluate_run(run, qrels, NAMES, relevant=relevant)
+        for name in NAMES:
+            assert (fast[name].n, fast[name].left_out) == (slow[name].n, slow[name].left_out)
+            assert fast[name].value == pytest.approx(slow[name].value, abs=1e-12)
