@@ -178,6 +178,8 @@ def load_labels(
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise LabelsError(
-            path, f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset {exc.start}"
+            path,
+            f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset {exc.start}",
+            raw.count(b"\n", 0, exc.start) + 1,
         ) from None
     return parse_labels(text.removeprefix("\ufeff"), path, catalog, max_grade)

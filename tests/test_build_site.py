@@ -1,0 +1,142 @@
+"""The real demo build, end to end (issue 2's first page and issue 6's site tests)."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evidencedesk.paths import DATA
+from evidencedesk.report import cli
+from evidencedesk.retrieval.catalog import load_catalog
+
+
+def build(out: Path, *extra: str) -> tuple[int, str, str]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    status = cli.main(["build", "--out", str(out), *extra], stdout=stdout, stderr=stderr)
+    return status, stdout.getvalue(), stderr.getvalue()
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("demo") / "site"
+    status, stdout, stderr = build(out)
+    assert status == 0, stderr
+    return out, stdout
+
+
+def test_progress_lines_and_summary(demo_site: tuple[Path, str]) -> None:
+    out, stdout = demo_site
+    stages = [line.split()[0] for line in stdout.splitlines() if re.match(r"^  \S.* s$", line)]
+    assert stages[:7] == [
+        "load",
+        "benchmark",
+        "sizing",
+        "ablations",
+        "citation",
+        "evidence",
+        "gate",
+    ]
+    assert re.search(r"^wrote \d+ pages \(\d", stdout, re.M)
+    assert f"open {out.resolve() / 'index.html'}" in stdout
+    assert "BLOCK  pair cut to 8 words" in stdout
+
+
+def test_index_lists_every_document_and_the_dataset(demo_site: tuple[Path, str]) -> None:
+    out, _ = demo_site
+    index = (out / "index.html").read_text(encoding="utf-8")
+    for doc in load_catalog().documents:
+        assert doc.id in index
+    assert "24 labelled questions (21 answerable)" in index
+    assert "relevant = grade ≥ 2" in index
+
+
+def test_every_page_is_written(demo_site: tuple[Path, str]) -> None:
+    out, _ = demo_site
+    names = {p.name for p in out.iterdir()}
+    for page in (
+        "index",
+        "benchmark",
+        "flips",
+        "slices",
+        "sizing",
+        "ablations",
+        "citations",
+        "evidence",
+        "methods",
+    ):
+        assert f"{page}.html" in names
+    assert len([n for n in names if n.startswith("candidate-")]) == 9
+    assert len([n for n in names if n.startswith("question-")]) == 24
+    assert (out / "assets" / "plotly.min.js").stat().st_size > 1_000_000
+    assert (out / "manifest.json").is_file()
+
+
+def test_the_external_run_is_a_variant_everywhere(demo_site: tuple[Path, str]) -> None:
+    out, _ = demo_site
+    benchmark = (out / "benchmark.html").read_text(encoding="utf-8")
+    flips = (out / "flips.html").read_text(encoding="utf-8")
+    slices = (out / "slices.html").read_text(encoding="utf-8")
+    assert re.search(r'<tr id="v-bm25-title">\s*<th scope="row">bm25-title</th>', benchmark)
+    assert "external run" in benchmark
+    assert flips.count("bm25-title") >= 2 and slices.count("bm25-title") >= 2
+
+
+def test_pages_name_the_toy_and_the_stand_ins(demo_site: tuple[Path, str]) -> None:
+    out, _ = demo_site
+    for page in ["index.html", "benchmark.html", *[p.name for p in out.glob("candidate-*.html")]]:
+        text = (out / page).read_text(encoding="utf-8")
+        assert "toy" in text and "stand-in" in text, page
+
+
+def test_same_seed_same_bytes_and_project_file_equals_default(
+    demo_site: tuple[Path, str], tmp_path: Path
+) -> None:
+    out, _ = demo_site
+    status, _, _ = build(tmp_path / "again", "--project", str(DATA / "evidencedesk.toml"))
+    assert status == 0
+    assert tree(tmp_path / "again") == tree(out)
+
+
+def test_another_seed_changes_the_intervals_only(
+    demo_site: tuple[Path, str], tmp_path: Path
+) -> None:
+    out, _ = demo_site
+    assert build(tmp_path / "s1", "--seed", "1")[0] == 0
+    before, after = tree(out), tree(tmp_path / "s1")
+    assert before.keys() == after.keys()
+    assert before["index.html"] != after["index.html"]
+
+
+def test_a_corrupt_labels_file_leaves_the_previous_site_untouched(
+    demo_site: tuple[Path, str], tmp_path: Path
+) -> None:
+    out, _ = demo_site
+    snapshot = tree(out)
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    with (data / "labels.jsonl").open("a", encoding="utf-8") as f:
+        f.write('{"id": "zz01", "question": "broken"\n')
+    status, _, stderr = build(out, "--project", str(data / "evidencedesk.toml"))
+    assert status == 2
+    assert (
+        stderr
+        == f"error: {data / 'labels.jsonl'}:25: expected a JSON object, found invalid JSON (Expecting ',' delimiter)\n"
+    )
+    assert tree(out) == snapshot
+
+
+@pytest.mark.parametrize(("fail_on", "status"), [("never", 0), ("block", 1), ("review", 1)])
+def test_fail_on(tmp_path: Path, fail_on: str, status: int) -> None:
+    assert build(tmp_path / "s", "--fail-on", fail_on)[0] == status
