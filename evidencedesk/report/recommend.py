@@ -16,12 +16,13 @@ the interval and the flips and never names a winner from a third-decimal differe
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from evidencedesk.report.model import Recommendation
 from evidencedesk.report.values import fmt
+from evidencedesk.retrieval.stats import flips_needed
+from evidencedesk.retrieval.stats import sign_test_p as sign_test
 
 ALPHA = 0.05
 _MD_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~&\"'=:])")
@@ -49,23 +50,6 @@ class Facts:
     low: float | None = None
     high: float | None = None
     costs: tuple[CostChange, ...] = ()
-
-
-def sign_test(better: int, worse: int) -> float:
-    """Exact two-sided sign test (binomial, p = 1/2) over the untied questions."""
-    n = better + worse
-    if n == 0:
-        return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(better, worse) + 1)) / 2**n
-    return min(1.0, 2 * tail)
-
-
-def flips_needed(questions: int, alpha: float = ALPHA) -> int | None:
-    """Fewest one-way flips (k better, 0 worse) whose sign test gives p < alpha."""
-    for k in range(1, questions + 1):
-        if sign_test(k, 0) < alpha:
-            return k
-    return None
 
 
 def md_escape(text: str) -> str:
