@@ -352,3 +352,11 @@ def test_vectorized_and_judged_paths_agree(seed: int) -> None:
         for name in NAMES:
             assert (fast[name].n, fast[name].left_out) == (slow[name].n, slow[name].left_out)
             assert fast[name].value == pytest.approx(slow[name].value, abs=1e-12)
+
+
+def test_hash_index_probes_past_collisions() -> None:
+    keys = (np.arange(1, 200, dtype=np.uint64) << np.uint64(40)) | np.uint64(7)  # same low bits
+    index = trec_arrays.HashIndex(keys)
+    probe = np.concatenate([keys[::-1], np.array([7, 1 << 63, 12345], dtype=np.uint64)])
+    assert index.find(probe).tolist() == list(range(198, -1, -1)) + [-1, -1, -1]
+    assert trec_arrays.HashIndex(np.zeros(0, dtype=np.uint64)).find(keys).tolist() == [-1] * 199

@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 TIE = 1e-12  # differences this small are ties (float noise, not a change)
-_CELLS = 1 << 20  # resample-matrix cells per chunk
+_CELLS = 1 << 18  # resample-matrix cells per chunk (cache-sized)
 
 
 @dataclass(frozen=True)

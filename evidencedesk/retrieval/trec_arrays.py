@@ -55,10 +55,12 @@ def _general(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _ids(padded: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
     """Tokens as a fixed-width bytes array (zero padded, so numpy strips the padding)."""
-    width = int((e - s).max())
-    mat = sliding_window_view(padded, width)[s]
-    mat = np.where(np.arange(width) < (e - s)[:, None], mat, np.uint8(0))
-    return np.ascontiguousarray(mat).view(f"S{width}").ravel()
+    lens = e - s
+    width = int(lens.max())
+    mat = sliding_window_view(padded, width)[s]  # a fresh C-ordered (n, width) copy
+    if int(lens.min()) < width:
+        mat *= np.arange(width, dtype=np.int32) < lens[:, None]
+    return mat.view(f"S{width}").ravel()
 
 
 def _scores(padded: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -158,6 +160,9 @@ class HashIndex:
 
     def __init__(self, hashes: np.ndarray):
         bits = max(4, int(np.ceil(np.log2(max(1, hashes.size) * 4))))
+        self.shift = np.uint64(64 - min(24, bits + 3))  # prefilter: a bitmap of the top bits
+        self.seen = np.zeros(1 << (64 - int(self.shift)), dtype=bool)
+        self.seen[hashes >> self.shift] = True
         self.mask = np.uint64((1 << bits) - 1)
         self.keys = np.zeros(1 << bits, dtype=np.uint64)
         self.rows = np.full(1 << bits, -1, dtype=np.int64)
@@ -177,8 +182,8 @@ class HashIndex:
     def find(self, hashes: np.ndarray) -> np.ndarray:
         """Row of every hash, -1 when absent."""
         found = np.full(hashes.size, -1, dtype=np.int64)
-        active = np.arange(hashes.size)
-        slots = hashes & self.mask
+        active = np.flatnonzero(self.seen[hashes >> self.shift])  # most keys stop here
+        slots = hashes[active] & self.mask
         while active.size:
             rows = self.rows[slots]
             match = (rows >= 0) & (self.keys[slots] == hashes[active])

@@ -1,0 +1,149 @@
+"""Benchmark: read + judge + four metric means on a 10,000-query x 1,000-document TREC run.
+
+    python benchmarks/metrics_bench.py [--queries 10000] [--docs 1000] [--repeat 3] [--seed 0]
+
+Generates a seeded graded run (scores with six decimals, as Anserini writes them; ties in
+arbitrary order, so readers must sort) and qrels (30 judgments a query, at least one relevant),
+writes both as TREC files in a temporary folder, then times -- median of ``--repeat`` -- the path
+from files to the means of recall@100, P@10, MRR and nDCG@10 with evidencedesk, and, when they are
+installed, with ranx (``Qrels.from_file``, ``Run.from_file``, ``evaluate``) and pytrec_eval
+(a plain Python reader into dicts, ``RelevanceEvaluator.evaluate``, then the means), all in this
+process. Also times ``bootstrap_ci`` over 10,000 values x 10,000 resamples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from evidencedesk.retrieval.stats import bootstrap_ci
+from evidencedesk.retrieval.trec import Run, evaluate_run, read_qrels, read_run, write_qrels
+
+OURS = ["recall@100", "precision@10", "mrr", "ndcg@10:linear"]
+RANX = ["recall@100-l2", "precision@10-l2", "mrr-l2", "ndcg@10"]  # binary ones at grade 2
+TREC_EVAL = {"recall_100": "recall.100", "P_10": "P.10", "recip_rank": "recip_rank"}
+TREC_EVAL["ndcg_cut_10"] = "ndcg_cut.10"
+
+
+def generate(folder: Path, queries: int, docs: int, seed: int) -> tuple[Path, Path]:
+    rng = np.random.default_rng(seed)
+    run_path, qrels_path = folder / "run.txt", folder / "qrels.txt"
+    qrels: dict[str, dict[str, int]] = {}
+    with open(run_path, "w", encoding="utf-8") as out:
+        for q in range(queries):
+            ids = rng.choice(5_000_000, size=docs, replace=False)
+            scores = np.sort(np.round(rng.gamma(2.0, 4.0, size=docs), 6))[::-1]
+            names = [f"d{i}" for i in ids.tolist()]
+            qid = f"q{q}"
+            out.write(
+                "".join(
+                    f"{qid} Q0 {d} {r} {s:.6f} bench\n"
+                    for r, (d, s) in enumerate(zip(names, scores.tolist(), strict=True), start=1)
+                )
+            )
+            picks = np.unique(np.minimum(rng.geometric(0.02, size=20), docs) - 1)
+            judged = {names[i]: int(rng.integers(0, 4)) for i in picks.tolist()}
+            judged.update({f"x{q}-{i}": int(rng.integers(0, 4)) for i in range(30 - len(judged))})
+            if not any(g >= 2 for g in judged.values()):
+                judged[names[int(picks[0])]] = 2
+            qrels[qid] = judged
+    write_qrels(qrels_path, qrels)
+    return run_path, qrels_path
+
+
+def timed(fn: Callable[[], dict[str, float]], repeat: int) -> tuple[float, dict[str, float]]:
+    times, result = [], {}
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def ours(run_path: Path, qrels_path: Path) -> dict[str, float]:
+    run: Run = read_run(run_path)
+    result = evaluate_run(run, read_qrels(qrels_path), OURS)
+    return {name: float(s.value or 0.0) for name, s in result.items()}
+
+
+def ranx_path(run_path: Path, qrels_path: Path) -> dict[str, float]:
+    from ranx import Qrels, evaluate
+    from ranx import Run as RanxRun
+
+    qrels = Qrels.from_file(str(qrels_path), kind="trec")
+    run = RanxRun.from_file(str(run_path), kind="trec")
+    values = evaluate(qrels, run, RANX)
+    return {ours_name: float(values[name]) for ours_name, name in zip(OURS, RANX, strict=True)}
+
+
+def pytrec_eval_path(run_path: Path, qrels_path: Path) -> dict[str, float]:
+    import pytrec_eval
+
+    qrels: dict[str, dict[str, int]] = {}
+    with open(qrels_path, encoding="utf-8") as lines:
+        for line in lines:
+            q, _, d, g = line.split()
+            qrels.setdefault(q, {})[d] = int(g)
+    run: dict[str, dict[str, float]] = {}
+    with open(run_path, encoding="utf-8") as lines:
+        for line in lines:
+            q, _, d, _, s, _ = line.split()
+            run.setdefault(q, {})[d] = float(s)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_EVAL.values()), relevance_level=2)
+    per_query = evaluator.evaluate(run)
+    means = {m: statistics.fmean(row[m] for row in per_query.values()) for m in TREC_EVAL}
+    return {ours_name: means[m] for ours_name, m in zip(OURS, TREC_EVAL, strict=True)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--queries", type=int, default=10_000)
+    parser.add_argument("--docs", type=int, default=1_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        run_path, qrels_path = generate(Path(tmp), args.queries, args.docs, args.seed)
+        size = run_path.stat().st_size / 2**20
+        print(
+            f"generated {args.queries:,} queries x {args.docs:,} docs "
+            f"({size:,.0f} MiB run file) in {time.perf_counter() - start:.1f} s"
+        )
+        rows: list[tuple[str, float, dict[str, float]]] = []
+        candidates: list[tuple[str, Callable[[Path, Path], dict[str, float]]]] = [
+            ("evidencedesk", ours),
+            ("ranx", ranx_path),
+            ("pytrec_eval", pytrec_eval_path),
+        ]
+        for name, fn in candidates:
+            try:
+                seconds, values = timed(lambda fn=fn: fn(run_path, qrels_path), args.repeat)
+            except ImportError:
+                print(f"{name}: not installed, skipped")
+                continue
+            rows.append((name, seconds, values))
+            print(f"  {name}: {seconds:.2f} s (median of {args.repeat})", flush=True)
+
+    base = rows[0][1]
+    print()
+    print(f"| tool | read + judge + 4 means (s) | x evidencedesk | {' | '.join(OURS)} |")
+    print("|---|---:|---:|" + "---:|" * len(OURS))
+    for name, seconds, values in rows:
+        cells = " | ".join(f"{values[m]:.6f}" for m in OURS)
+        print(f"| {name} | {seconds:.2f} | {seconds / base:.1f} | {cells} |")
+
+    values = np.random.default_rng(args.seed).random(10_000).tolist()
+    seconds, _ = timed(lambda: bootstrap_ci(values, seed=0, resamples=10_000).to_dict(), 3)
+    print(f"\nbootstrap_ci, 10,000 values x 10,000 resamples: {seconds:.2f} s (median of 3)")
+
+
+if __name__ == "__main__":
+    main()
