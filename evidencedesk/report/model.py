@@ -244,6 +244,7 @@ class VariantList(Plain):
     first_answer: int | None  # rank of the first relevant chunk
     rr: Num
     rr_delta: Num  # vs the baseline
+    not_shown: int = 0  # results beyond the ones listed on the page
 
 
 @dataclass(frozen=True)

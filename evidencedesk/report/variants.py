@@ -37,6 +37,7 @@ from evidencedesk.retrieval.metrics import (
 )
 
 TIE = 1e-12
+SHOWN = 20  # a question page lists at most this many results per variant
 
 
 @dataclass(frozen=True)
@@ -213,12 +214,23 @@ def questions(
                 continue
             items = tuple(
                 RankedItem(r, cid, g)
-                for r, (cid, g) in enumerate(zip(j.ids, j.grades, strict=False), start=1)
+                for r, (cid, g) in enumerate(
+                    zip(j.ids[:SHOWN], j.grades[:SHOWN], strict=False), start=1
+                )
             )
-            first = next((i.rank for i in items if i.grade >= j.relevant), None)
+            first = next((r for r, g in enumerate(j.grades, start=1) if g >= j.relevant), None)
             rr = _rr_of(j)
             delta = None if rr is None or base_rr is None else rr - base_rr
-            lists.append(VariantList(s.name, items, first, num(rr), num(delta, signed=True)))
+            lists.append(
+                VariantList(
+                    s.name,
+                    items,
+                    first,
+                    num(rr),
+                    num(delta, signed=True),
+                    max(0, len(j.ids) - SHOWN),
+                )
+            )
             if delta is not None and abs(delta) > TIE and s.name != baseline:
                 flips.append(QuestionFlip(s.name, "better" if delta > 0 else "worse"))
         pages.append(
