@@ -140,3 +140,25 @@ def test_a_corrupt_labels_file_leaves_the_previous_site_untouched(
 @pytest.mark.parametrize(("fail_on", "status"), [("never", 0), ("block", 1), ("review", 1)])
 def test_fail_on(tmp_path: Path, fail_on: str, status: int) -> None:
     assert build(tmp_path / "s", "--fail-on", fail_on)[0] == status
+
+
+def test_without_the_demo_data_the_message_says_where_it_looked(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, EVIDENCEDESK_ROOT=str(tmp_path / "nowhere"))
+    done = subprocess.run(
+        [sys.executable, "-m", "evidencedesk.report", "build", "--out", str(tmp_path / "site")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"error: the demo project not found at {tmp_path / 'nowhere' / 'data' / 'evidencedesk.toml'}; "
+        "evidencedesk looks for data/ and templates/ beside the package (install from a checkout "
+        "with `pip install -e .`, or set EVIDENCEDESK_ROOT)\n"
+    )
+    assert not (tmp_path / "site").exists()

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.paths import require
 from evidencedesk.gate import GateResult, Verdict, load_baseline, load_policy, retrieval_gate
 from evidencedesk.project import DEMO_PROJECT, Project, load_project
 from evidencedesk.report.assemble import Assembly, assemble
@@ -118,7 +119,7 @@ def _update_file(project: Project) -> Path | None:
 
 def build_model(options: BuildOptions, progress: Callable[[str], None]) -> SiteModel:
     progress("load inputs")
-    project = load_project(options.project or DEMO_PROJECT)
+    project = load_project(options.project or require(DEMO_PROJECT, "the demo project"))
     seed = options.seed
     catalog = project.load_catalog()
     labels = project.load_labels(catalog)
