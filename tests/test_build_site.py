@@ -162,3 +162,14 @@ def test_without_the_demo_data_the_message_says_where_it_looked(tmp_path: Path) 
         "with `pip install -e .`, or set EVIDENCEDESK_ROOT)\n"
     )
     assert not (tmp_path / "site").exists()
+
+
+def test_every_link_of_the_demo_site_resolves(demo_site: tuple[Path, str]) -> None:
+    from tests.test_render import check_links
+
+    out, _ = demo_site
+    assert check_links(out) > 500
+    for path in out.rglob("*.html"):
+        assert not re.search(
+            r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", path.read_text("utf-8"), re.I
+        )
