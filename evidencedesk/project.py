@@ -162,6 +162,7 @@ class Project:
             files += sorted(self.notes.glob("*.md"))
         files += [p for p in (self.policy, self.baseline) if p is not None]
         files += [path for _, path in self.runs]
+        files += [p.with_suffix(".md") for _, p in self.runs if p.with_suffix(".md").is_file()]
         files += [p for p in (self.answers, self.tenants) if p is not None]
         for folder in (self.tenant_documents, self.dups, self.updates):
             if folder is not None:

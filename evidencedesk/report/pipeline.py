@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
-from evidencedesk.paths import require
 from evidencedesk.gate import GateResult, Verdict, load_baseline, load_policy, retrieval_gate
+from evidencedesk.paths import require
 from evidencedesk.project import DEMO_PROJECT, Project, load_project
 from evidencedesk.report.assemble import Assembly, assemble
 from evidencedesk.report.candidates import load_candidates
@@ -55,18 +55,35 @@ def external_runs(
     return runs
 
 
+def run_note(path: Path) -> str | None:
+    """The first paragraph of ``<run>.md`` beside a run file: how the run was made."""
+    note = path.with_suffix(".md")
+    if not note.is_file():
+        return None
+    try:
+        text = note.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(
+            note, "expected a UTF-8 Markdown note about the run, found undecodable bytes"
+        ) from None
+    return " ".join(text.strip().split("\n\n", 1)[0].split()) or None
+
+
 def _external(
     project: Project, options: BuildOptions, catalog: Catalog, labels: Sequence[Label], final: int
 ) -> list[Scored]:
     allowed = catalog.allowed(Scope())
     qrels = {lb.id: {c: g for c, g in lb.grades.items() if c in allowed} for lb in labels}
     scored = []
+    sidecars = {name: about for name, path in project.runs if (about := run_note(path))}
     for name, run in external_runs(project, options, [n for n, _ in VARIANTS]).items():
         judged = judge_trec_run(run, qrels, labels, k=final, relevant=project.relevance)
         tokens = sum(
             context_tokens([catalog.get(i) for i in j.ids if i in catalog]) for j in judged
         )
         description = f"external TREC run (tag {run.tag!r}), cut to the top {final} like the built-in variants"
+        if name in sidecars:
+            description = f"{sidecars[name]} — {description}"
         scored.append(
             Scored(
                 name,
