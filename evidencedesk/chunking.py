@@ -163,9 +163,7 @@ def load_document(path: str | Path) -> Document:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DocumentError(
-            path,
-            f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset {exc.start}",
-            raw.count(b"\n", 0, exc.start) + 1,
+            path, f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset {exc.start}"
         ) from None
     return parse_document(text.removeprefix("\ufeff"), path)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval.base import Candidate, Reranker, Searcher
+from evidencedesk.retrieval.cache import cached_searchers
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
@@ -147,7 +148,7 @@ class Parts:
 
     @classmethod
     def build(cls, catalog: Catalog, scorer: Any = None) -> Parts:
-        return cls(searchers=build_searchers(catalog), scorer=scorer)
+        return cls(searchers=cached_searchers(build_searchers(catalog)), scorer=scorer)
 
     def first(self, name: str) -> Searcher:
         if name not in self.searchers:

@@ -17,6 +17,7 @@ from evidencedesk.chunking import Chunk
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.paths import DATA, TENANT_DOCS
 from evidencedesk.retrieval.base import Searcher
+from evidencedesk.retrieval.cache import LazySearcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.dense import DenseSearcher
 from evidencedesk.retrieval.hybrid import HybridSearcher
@@ -39,9 +40,14 @@ TENANTS_FILE = DATA / "tenants.json"
 
 
 def build_searchers(catalog: Catalog) -> dict[str, Searcher]:
-    """Index every chunk of the catalog (scope is applied at query time)."""
-    sparse = SparseSearcher(catalog.chunks)
-    dense = DenseSearcher(catalog.chunks)
+    """Index every chunk of the catalog (scope is applied at query time).
+
+    The dense index is built on its first search: it costs ten times BM25's build, and several
+    callers (the freshness, deletion and dedupe checks) only use ``"sparse"``.
+    """
+    chunks = catalog.chunks  # the snapshot both indexes are built from, now or on first search
+    sparse = SparseSearcher(chunks)
+    dense = LazySearcher("dense", lambda: DenseSearcher(chunks))
     return {"sparse": sparse, "dense": dense, "hybrid": HybridSearcher(sparse, dense)}
 
 

@@ -1,0 +1,201 @@
+"""Build a large pipeline project: 5,000 questions over 20,000 chunks (issue 7, item 5).
+
+Generates (seeded) a project in a temporary folder -- Markdown documents with front matter in
+``corpus/`` (10 paragraphs each, one chunk per paragraph), ``labels.jsonl`` with tags and graded
+labels (0-2; some questions unanswerable), ``candidates.toml`` with a few candidates and a gate
+policy, no baseline -- builds it with the real CLI (``--project``) and prints the CLI's time per
+stage and the site's size. The same corpus is also built with 500 and 2,000 questions, to show
+that the site stops growing with the label set beyond 500 questions (above that, only questions
+that flip or fail in some candidate get a page; the index says how many were left out).
+
+    python benchmarks/large_build.py [--questions 500 2000 5000] [--chunks 20000] [--seed 0]
+                                     [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PARAGRAPHS = 10  # per document: chunks = documents x PARAGRAPHS
+TAGS = ("direct", "paraphrase", "exact_term", "structured", "unanswerable")
+CANDIDATES = """\
+[[candidate]]
+name = "rerank overlap"
+rationale = "Reorder the hybrid top 10 by plain word overlap with the question."
+changes = { reranker = "overlap" }
+
+[[candidate]]
+name = "rerank feature"
+rationale = "Reorder the hybrid top 10 with the four-feature lexical scorer."
+changes = { reranker = "feature" }
+
+[[candidate]]
+name = "sparse first stage"
+rationale = "BM25 alone, no fusion."
+changes = { first_stage = "sparse" }
+
+[[candidate]]
+name = "final 5"
+rationale = "Put five chunks in the prompt instead of three."
+changes = { final = 5, depth = 10 }
+"""
+
+
+def words(rng: random.Random, n: int) -> list[str]:
+    syllables = ("ka", "lo", "mi", "ta", "ren", "so", "vi", "dun", "pe", "xo", "bra", "ul", "ni")
+    out = set()
+    while len(out) < n:
+        out.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
+    return sorted(out)
+
+
+def write_corpus(root: Path, chunks: int, seed: int) -> list[list[list[str]]]:
+    """Documents under root/corpus; returns each document's paragraphs as word lists."""
+    rng = random.Random(seed)
+    vocab = words(rng, 6000)
+    common = vocab[:300]
+    (root / "corpus").mkdir(parents=True)
+    docs: list[list[list[str]]] = []
+    for d in range(-(-chunks // PARAGRAPHS)):
+        topic = rng.sample(vocab[300:], 40)
+        paras = []
+        for _ in range(PARAGRAPHS):
+            n = rng.randint(25, 60)
+            paras.append([rng.choice(topic) if rng.random() < 0.5 else rng.choice(common)
+                          for _ in range(n)])  # fmt: skip
+        docs.append(paras)
+        status = "superseded" if d % 97 == 5 else "current"
+        visibility = "restricted" if d % 89 == 7 else "public"
+        body = "\n\n".join(" ".join(p).capitalize() + "." for p in paras)
+        (root / "corpus" / f"doc{d:05d}.md").write_text(
+            f"---\nid: doc{d:05d}\ntitle: {' '.join(topic[:3]).title()}\nversion: 1\n"
+            f"status: {status}\nvisibility: {visibility}\nlanguage: en\n---\n{body}\n",
+            encoding="utf-8",
+        )
+    return docs
+
+
+def write_labels(root: Path, docs: list[list[list[str]]], questions: int, seed: int) -> list[str]:
+    rng = random.Random(seed + 1)
+    usable = [d for d in range(len(docs)) if d % 97 != 5 and d % 89 != 7]
+    qids = []
+    with (root / "labels.jsonl").open("w", encoding="utf-8") as out:
+        for q in range(questions):
+            qid = f"q{q:05d}"
+            qids.append(qid)
+            d = rng.choice(usable)
+            p = rng.randrange(PARAGRAPHS)
+            para = docs[d][p]
+            unanswerable = q % 20 == 19
+            noise = rng.random()
+            picked = rng.sample(para, 6) + ([rng.choice(docs[rng.choice(usable)][0])] * 2)
+            text = " ".join(picked[: 4 + int(noise * 4)])
+            grades = {f"doc{d:05d}:c{p}": 1 if unanswerable else 2}
+            for other in rng.sample(range(PARAGRAPHS), 2):
+                if other != p:
+                    grades[f"doc{d:05d}:c{other}"] = rng.choice((0, 1))
+            tags = [TAGS[q % 4]] + (["unanswerable"] if unanswerable else [])
+            row = {"id": qid, "question": f"What about {text}?", "tags": tags,
+                   "answerable": not unanswerable, "grades": grades}  # fmt: skip
+            out.write(json.dumps(row) + "\n")
+    return qids
+
+
+def write_project(root: Path, docs: list[list[list[str]]], questions: int, seed: int) -> Path:
+    qids = write_labels(root, docs, questions, seed)
+    (root / "candidates.toml").write_text(CANDIDATES, encoding="utf-8")
+    critical = [q for n, q in enumerate(qids) if n % 20 != 19][:3]
+    (root / "gate_policy_retrieval.json").write_text(
+        json.dumps(
+            {
+                "k": 3,
+                "min_recall": 0.3,
+                "min_pass_rate": 0.3,
+                "max_drop": 0.02,
+                "critical": critical,
+                "review_on_mrr_flips": True,
+            },  # fmt: skip
+            indent=2,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    (root / "evidencedesk.toml").write_text(
+        f'[project]\nname = "generated large project ({questions} questions)"\nseed = {seed}\n\n'
+        '[documents]\nfolders = ["corpus"]\nchunking = "paragraph"\n\n'
+        '[questions]\nlabels = "labels.jsonl"\nrelevance = 2\n\n'
+        '[report]\ncandidates = "candidates.toml"\n\n'
+        '[gate]\npolicy = "gate_policy_retrieval.json"\n',
+        encoding="utf-8",
+    )
+    return root / "evidencedesk.toml"
+
+
+def tree_size(folder: Path) -> tuple[int, int]:
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files), len(files)
+
+
+def build(project: Path, out: Path) -> tuple[float, str]:
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "evidencedesk.report", "build",
+               "--project", str(project), "--out", str(out)]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        sys.exit(f"build failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return seconds, done.stdout
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--questions", type=int, nargs="+", default=[500, 2000, 5000])
+    p.add_argument("--chunks", type=int, default=20_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--keep", type=Path, default=None, help="keep the projects and sites here")
+    args = p.parse_args(argv)
+    base = Path(args.keep or tempfile.mkdtemp(prefix="evidencedesk-large-"))
+    base.mkdir(parents=True, exist_ok=True)
+    corpus_root = base / "corpus-template"
+    shutil.rmtree(corpus_root, ignore_errors=True)
+    started = time.perf_counter()
+    docs = write_corpus(corpus_root, args.chunks, args.seed)
+    print(f"generated {len(docs)} documents, {len(docs) * PARAGRAPHS} chunks "
+          f"in {time.perf_counter() - started:.1f} s ({base})")  # fmt: skip
+    rows = []
+    try:
+        for n in args.questions:
+            root = base / f"project-{n}"
+            shutil.rmtree(root, ignore_errors=True)
+            shutil.copytree(corpus_root, root)
+            project = write_project(root, docs, n, args.seed)
+            seconds, stdout = build(project, root / "site")
+            size, files = tree_size(root / "site")
+            question_pages = list((root / "site").glob("question-*.html"))
+            pages = len(question_pages)
+            qbytes = sum(q.stat().st_size for q in question_pages)
+            print(f"\n== {n} questions: build {seconds:.1f} s, site {size / 1e6:.1f} MB, "
+                  f"{files} files, {pages} question pages ({qbytes / 1e6:.1f} MB) ==")  # fmt: skip
+            print(stdout.rstrip())
+            rows.append((n, seconds, size, files, pages, qbytes))
+    finally:
+        if args.keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+    print("\nquestions  build (s)  site (MB)  files  question pages  their MB  rest (MB)")
+    for n, seconds, size, files, pages, qbytes in rows:
+        print(f"{n:>9}  {seconds:>9.1f}  {size / 1e6:>9.1f}  {files:>5}  {pages:>14}  "
+              f"{qbytes / 1e6:>8.1f}  {(size - qbytes) / 1e6:>9.1f}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
