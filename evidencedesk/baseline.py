@@ -20,6 +20,7 @@ from evidencedesk.errors import ConfigError
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import per_question, summarize
+from evidencedesk.textfile import read_text
 
 __all__ = [
     "BASELINE_SCHEMA",
@@ -143,12 +144,9 @@ def load_baseline(path: str | Path, labels: Sequence[Label]) -> Baseline:
     """Read a baseline; refuse a wrong schema or one made on other labels."""
     path = Path(path)
     hint = "rebuild it with --save-baseline"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(path, f"expected a saved baseline, found no file; {hint}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(path, f"expected a readable UTF-8 baseline, found {exc}") from None
+    if not path.exists():
+        raise ConfigError(path, f"expected a saved baseline, found no file; {hint}")
+    text = read_text(path, ConfigError, "baseline")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:

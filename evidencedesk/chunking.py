@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import DocumentError, UnknownNameError
+from evidencedesk.textfile import read_text
 
 STATUSES = ("current", "superseded")
 VISIBILITIES = ("public", "restricted")
@@ -152,20 +153,7 @@ def parse_document(text: str, path: str | Path = "<string>") -> Document:
 
 def load_document(path: str | Path) -> Document:
     """Read one Markdown document with front matter; errors name the file."""
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DocumentError(
-            path, f"expected a readable file, found {exc.strerror or exc}"
-        ) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DocumentError(
-            path, f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset {exc.start}"
-        ) from None
-    return parse_document(text.removeprefix("\ufeff"), path)
+    return parse_document(read_text(path, DocumentError), Path(path))
 
 
 def _is_heading_only(block: str) -> bool:

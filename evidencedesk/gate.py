@@ -38,6 +38,7 @@ from evidencedesk.errors import ConfigError
 from evidencedesk.retrieval.evalreport import Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
+from evidencedesk.textfile import read_text
 
 __all__ = [
     "BASELINE_SCHEMA",
@@ -152,10 +153,7 @@ def _is_a(ids: Sequence[str], noun: str, negation: str = "") -> str:
 def load_policy(path: str | Path, labels: Sequence[Label] | None = None) -> GatePolicy:
     """Read and validate a policy; with `labels`, every critical id must be an answerable question."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(path, f"expected a readable UTF-8 policy file, found {exc}") from None
+    text = read_text(path, ConfigError, "policy file")
     try:
         policy = GatePolicy.model_validate_json(text)
     except ValidationError as exc:

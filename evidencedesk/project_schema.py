@@ -16,6 +16,7 @@ from typing import Any
 
 from evidencedesk.chunking import STRATEGIES
 from evidencedesk.errors import ConfigError
+from evidencedesk.textfile import read_text
 
 PROJECT_FILE = "evidencedesk.toml"
 DEFAULT_RELEVANCE = 2
@@ -102,14 +103,7 @@ class Fail:
 
 
 def read_toml(path: Path) -> tuple[dict[str, Any], Fail]:
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ConfigError(
-            path, f"expected a readable project file, found {exc.strerror or exc}"
-        ) from None
-    except UnicodeDecodeError:
-        raise ConfigError(path, "expected UTF-8 TOML, found undecodable bytes") from None
+    text = read_text(path, ConfigError, "project file")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -132,8 +132,8 @@ CASES: tuple[Case, ...] = (
         "document-not-utf8",
         replace_bytes(WARRANTY, b"lifetime warranty", b"lifetime warr\xffanty"),
         WARRANTY,
-        None,
-        "expected UTF-8 text, found byte 0xff at offset",
+        11,
+        "expected UTF-8 text, found byte 0xff at offset 147",
     ),
     Case(
         "document-empty",
@@ -325,8 +325,8 @@ CASES: tuple[Case, ...] = (
         "note-not-utf8",
         write("notes/rerank-feature.md", b"A fine note\n\xc3\x28 with a broken byte\n"),
         "notes/rerank-feature.md",
-        None,
-        "expected a UTF-8 Markdown note, found byte at offset 12 that is not UTF-8",
+        2,
+        "expected UTF-8 text, found byte 0xc3 at offset 12",
     ),
     # TREC runs in runs/
     Case(

@@ -87,5 +87,7 @@ def test_bad_candidates_files(tmp_path: Path, text: str, message: str) -> None:
 def test_a_note_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
     (tmp_path / "c.toml").write_text("[[candidate]]\nname = 'a b'", encoding="utf-8")
     (tmp_path / "a-b.md").write_bytes(b"caf\xe9")
-    with pytest.raises(ConfigError, match=r"a-b\.md: expected a UTF-8 Markdown note"):
+    with pytest.raises(
+        ConfigError, match=r"a-b\.md:1: expected UTF-8 text, found byte 0xe9 at offset 3$"
+    ):
         load_candidates(tmp_path / "c.toml", notes=tmp_path)

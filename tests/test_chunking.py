@@ -67,7 +67,7 @@ def test_series_defaults_to_id_without_version_suffix() -> None:
         ),
         (
             b"---\nid: a\ntitle: A\n---\ncaf\xe9",
-            "doc.md: expected UTF-8 text, found byte 0xe9 at offset 26",
+            "doc.md:5: expected UTF-8 text, found byte 0xe9 at offset 26",
         ),
     ],
 )

@@ -10,6 +10,7 @@ from typing import Any
 
 from evidencedesk.errors import ConfigError
 from evidencedesk.paths import DATA
+from evidencedesk.textfile import read_text
 
 CANDIDATES_FILE = DATA / "candidates.toml"
 NOTES = DATA / "notes"
@@ -49,13 +50,7 @@ def _read_note(folder: Path, slug: str) -> str | None:
     path = folder / f"{slug}.md"
     if not path.is_file():
         return None
-    try:
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            path,
-            f"expected a UTF-8 Markdown note, found byte at offset {exc.start} that is not UTF-8",
-        ) from None
+    return read_text(path, ConfigError, "Markdown note")
 
 
 def load_candidates(
@@ -64,13 +59,7 @@ def load_candidates(
     """Read and check the candidates; values are checked again when each becomes a Config."""
     path = Path(path)
     try:
-        raw = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except OSError as exc:
-        raise ConfigError(
-            path, f"expected a readable candidates file, found {exc.strerror or exc}"
-        ) from None
-    except UnicodeDecodeError:
-        raise ConfigError(path, "expected UTF-8 TOML, found undecodable bytes") from None
+        raw = tomllib.loads(read_text(path, ConfigError, "candidates file"))
     except tomllib.TOMLDecodeError as exc:
         match = _TOML_LINE.search(str(exc))
         line = int(match.group(1)) if match else None

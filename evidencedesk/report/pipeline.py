@@ -28,6 +28,7 @@ from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.trec import Run as TrecRun
 from evidencedesk.retrieval.trec import read_run
 from evidencedesk.retrieval.trec_judge import judge_trec_run
+from evidencedesk.textfile import read_text
 
 BASELINE = "hybrid"
 COSTS = Costs()
@@ -60,12 +61,7 @@ def run_note(path: Path) -> str | None:
     note = path.with_suffix(".md")
     if not note.is_file():
         return None
-    try:
-        text = note.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(
-            note, "expected a UTF-8 Markdown note about the run, found undecodable bytes"
-        ) from None
+    text = read_text(note, ConfigError, "Markdown note about the run")
     return " ".join(text.strip().split("\n\n", 1)[0].split()) or None
 
 

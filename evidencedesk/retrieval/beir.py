@@ -16,6 +16,7 @@ from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.textfile import read_text
 
 __all__ = [
     "QRELS_HEADER",
@@ -42,19 +43,7 @@ class Query(NamedTuple):
 
 def read_lines(path: str | Path, error: type[InputError]) -> list[tuple[int, str]]:
     """Non-blank lines with their 1-based numbers; non-UTF-8 bytes are an error at their line."""
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise error(path, f"expected a readable file, found {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise error(
-            path, f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} that is not UTF-8", line
-        ) from None
-    lines = text.removeprefix("\ufeff").split("\n")
+    lines = read_text(path, error).split("\n")
     return [(n, s.rstrip("\r")) for n, s in enumerate(lines, start=1) if s.strip()]
 
 

@@ -26,6 +26,7 @@ from evidencedesk.chunking import Chunk
 from evidencedesk.errors import InputError
 from evidencedesk.paths import ANSWERS
 from evidencedesk.retrieval.tokens import NUMBER, content_words, is_identifier
+from evidencedesk.textfile import read_text
 
 WORD_SHARE = 0.8
 CHUNK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*:c\d+$")
@@ -288,12 +289,4 @@ def load_answers(
 ) -> list[Answer]:
     """Read ``answers.jsonl``; errors read ``file:line: expected ..., found ...``."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise AnswersError(
-            path, f"expected a readable answers file, found {exc.strerror or exc}"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise AnswersError(path, f"expected UTF-8 text, found a bad byte at {exc.start}") from None
-    return parse_answers(text.removeprefix("\ufeff"), path, known_chunks)
+    return parse_answers(read_text(path, AnswersError, "answers file"), path, known_chunks)

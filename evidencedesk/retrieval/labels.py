@@ -11,6 +11,7 @@ from typing import Any
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
 from evidencedesk.paths import DATA, LABELS
+from evidencedesk.textfile import read_text
 
 __all__ = ["DATA", "LABELS", "TAGS", "Label", "load_labels", "parse_labels"]
 
@@ -168,18 +169,4 @@ def load_labels(
 ) -> list[Label]:
     """Read ``labels.jsonl``; with a catalog, every labelled chunk id must exist in it."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise LabelsError(
-            path, f"expected a readable labels file, found {exc.strerror or exc}"
-        ) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise LabelsError(
-            path,
-            f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset {exc.start}",
-            raw.count(b"\n", 0, exc.start) + 1,
-        ) from None
-    return parse_labels(text.removeprefix("\ufeff"), path, catalog, max_grade)
+    return parse_labels(read_text(path, LabelsError, "labels file"), path, catalog, max_grade)

@@ -22,6 +22,7 @@ from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.dense import DenseSearcher
 from evidencedesk.retrieval.hybrid import HybridSearcher
 from evidencedesk.retrieval.sparse import SparseSearcher
+from evidencedesk.textfile import read_text
 
 __all__ = [
     "TENANT_DOCS",
@@ -155,14 +156,7 @@ class Tenancy:
         cls, path: str | Path = TENANTS_FILE, known_docs: Iterable[str] | None = None
     ) -> Tenancy:
         path = Path(path)
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except OSError as exc:
-            raise ConfigError(
-                path, f"expected a readable tenants file, found {exc.strerror or exc}"
-            ) from None
-        except UnicodeDecodeError:
-            raise ConfigError(path, "expected UTF-8 JSON, found undecodable bytes") from None
+        text = read_text(path, ConfigError, "tenants file")
         try:
             raw = json.loads(text, object_pairs_hook=_reject_duplicate_keys(path))
         except json.JSONDecodeError as exc:

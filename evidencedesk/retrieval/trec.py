@@ -18,6 +18,7 @@ import numpy as np
 
 from evidencedesk.errors import LabelsError, RunFileError
 from evidencedesk.retrieval.trec_arrays import Bad, doc_words, has_duplicates, parse_chunk
+from evidencedesk.textfile import read_text
 
 __all__ = [
     "Run",
@@ -91,15 +92,7 @@ class Run:
 
 
 def _text(path: str | Path, error: type[LabelsError] | type[RunFileError]) -> str:
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise error(path, f"expected a readable file, found {exc.strerror or exc}") from None
-    try:
-        return raw.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise error(path, f"expected UTF-8 text, found byte 0x{raw[exc.start]:02x}", line) from None
+    return read_text(path, error)
 
 
 def read_qrels(path: str | Path) -> Qrels:
