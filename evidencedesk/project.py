@@ -37,7 +37,7 @@ from evidencedesk.retrieval.trec import Run, read_qrels, read_run
 __all__ = ["DEMO_PROJECT", "Project", "load_project"]
 
 DEMO_PROJECT = DATA / "evidencedesk.toml"
-GRADE_LIMIT = 100  # labels.jsonl grades are read up to this, then the real maximum is used
+LABEL_GRADES = 2  # labels.jsonl grades are 0-2 (SPEC §1); use qrels for other scales
 PIPELINE_STAGES = ("sizing", "ablations", "citations", "evidence")
 
 
@@ -87,7 +87,7 @@ class Project:
         """qid -> {chunk or document id: grade}, read once."""
         if "judgments" not in self._cache:
             if self.labels is not None:
-                found = load_labels(self.labels, None, GRADE_LIMIT)
+                found = load_labels(self.labels, None, LABEL_GRADES)
                 self._cache["judgments"] = {lab.id: dict(lab.grades) for lab in found}
             elif self.qrels_format == "beir":
                 self._cache["judgments"] = read_beir_qrels(self.qrels)  # type: ignore[arg-type]

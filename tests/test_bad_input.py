@@ -179,6 +179,13 @@ CASES: tuple[Case, ...] = (
         "found -1",
     ),
     Case(
+        "labels-grade-above-2",
+        replace("labels.jsonl", '"kc-recall-rd2-24:c1": 1,', '"kc-recall-rd2-24:c1": 3,'),
+        "labels.jsonl",
+        1,
+        "expected grade 0-2 for 'kc-recall-rd2-24:c1', found 3",
+    ),
+    Case(
         "labels-grade-not-integer",
         replace("labels.jsonl", '"kc-recall-rd2-24:c1": 1,', '"kc-recall-rd2-24:c1": 1.5,'),
         "labels.jsonl",
