@@ -94,6 +94,7 @@ def parse_document(text: str, path: str | Path = "<string>") -> Document:
             path, "expected a closing '---' after the front matter, found none"
         ) from None
     meta: dict[str, str] = {}
+    line_of: dict[str, int] = {}
     for number in range(1, end):
         raw = lines[number]
         if not raw.strip() or raw.lstrip().startswith("#"):
@@ -111,6 +112,7 @@ def parse_document(text: str, path: str | Path = "<string>") -> Document:
                 number + 1,
             )
         meta[key] = value.strip().strip('"')
+        line_of[key] = number + 1
     for key in REQUIRED_KEYS:
         if not meta.get(key):
             raise DocumentError(path, f"expected front-matter key {key!r}, found none")
@@ -118,22 +120,27 @@ def parse_document(text: str, path: str | Path = "<string>") -> Document:
         raise DocumentError(
             path,
             f"expected a document id of letters, digits, '.', '_' or '-', found {meta['id']!r}",
+            line_of["id"],
         )
     status = meta.get("status", "current")
     if status not in STATUSES:
         raise DocumentError(
-            path, f"unknown status {status!r}; expected one of: {', '.join(STATUSES)}"
+            path,
+            f"unknown status {status!r}; expected one of: {', '.join(STATUSES)}",
+            line_of["status"],
         )
     visibility = meta.get("visibility", "public")
     if visibility not in VISIBILITIES:
         raise DocumentError(
-            path, f"unknown visibility {visibility!r}; expected one of: {', '.join(VISIBILITIES)}"
+            path,
+            f"unknown visibility {visibility!r}; expected one of: {', '.join(VISIBILITIES)}",
+            line_of["visibility"],
         )
     try:
         version = int(meta.get("version", "1"))
     except ValueError:
         raise DocumentError(
-            path, f"expected an integer version, found {meta['version']!r}"
+            path, f"expected an integer version, found {meta['version']!r}", line_of["version"]
         ) from None
     body = "\n".join(lines[end + 1 :]).strip()
     if not body:

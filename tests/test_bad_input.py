@@ -125,7 +125,7 @@ CASES: tuple[Case, ...] = (
         "document-unknown-status",
         replace(WARRANTY, "status: current", "status: archived"),
         WARRANTY,
-        None,
+        5,
         "unknown status 'archived'; expected one of: current, superseded",
     ),
     Case(

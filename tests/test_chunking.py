@@ -51,7 +51,7 @@ def test_series_defaults_to_id_without_version_suffix() -> None:
         (b"---\ntitle: A\n---\nText", "doc.md: expected front-matter key 'id', found none"),
         (
             b"---\nid: a\ntitle: A\nstatus: draft\n---\nText",
-            "doc.md: unknown status 'draft'; expected one of: current, superseded",
+            "doc.md:4: unknown status 'draft'; expected one of: current, superseded",
         ),
         (
             b"---\nid: a\ntitle: A\ncolour: red\n---\nText",
@@ -59,7 +59,7 @@ def test_series_defaults_to_id_without_version_suffix() -> None:
         ),
         (
             b"---\nid: a\ntitle: A\nversion: two\n---\nText",
-            "doc.md: expected an integer version, found 'two'",
+            "doc.md:4: expected an integer version, found 'two'",
         ),
         (
             b"---\nid: a\ntitle: A\n---\n",
