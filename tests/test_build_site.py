@@ -173,3 +173,20 @@ def test_every_link_of_the_demo_site_resolves(demo_site: tuple[Path, str]) -> No
         assert not re.search(
             r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", path.read_text("utf-8"), re.I
         )
+
+
+def test_evidence_page_tells_the_lifecycle_story(demo_site: tuple[Path, str]) -> None:
+    import html
+
+    out, _ = demo_site
+    text = html.unescape(
+        re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (out / "evidence.html").read_text("utf-8")))
+    )
+    assert "kc-returns-v4.md replaces kc-returns-v3; asked 'st02'" in text
+    assert "serves 2 chunk(s) of the replaced version" in text
+    assert "the old version is hidden and the new one is not indexed: no answer from it" in text
+    assert "kc-returns-v4:c0" in text and "serves the new version" in text
+    assert "still serves deleted kc-returns-v2" in text and "gone from the index" in text
+    assert "Kept Merged into it kc-returns-v3:c0 kc-faq-returns:c0" in text
+    assert "kc-faq-returns:c0 kc-partner-returns:c0 same words, different numbers" in text
+    assert re.search(r"kestrel tenant filter 24 0 none kestrel none \(control\) 24 \d+ hb-", text)

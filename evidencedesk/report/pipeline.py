@@ -15,10 +15,11 @@ from evidencedesk.paths import require
 from evidencedesk.project import DEMO_PROJECT, Project, load_project
 from evidencedesk.report.assemble import Assembly, assemble
 from evidencedesk.report.candidates import load_candidates
+from evidencedesk.report.evidence_stage import evidence
 from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.report.review import Proposal, review_candidates
 from evidencedesk.report.runs_only import runs_only
-from evidencedesk.report.stages import ablations, citations, evidence, price_list, sizing
+from evidencedesk.report.stages import ablations, citations, price_list, sizing
 from evidencedesk.report.variants import DEMO_COLUMNS, Scored
 from evidencedesk.retrieval.benchmark import VARIANTS, benchmark_variants
 from evidencedesk.retrieval.catalog import Catalog, Scope
@@ -164,6 +165,7 @@ def build_model(options: BuildOptions, progress: Callable[[str], None]) -> SiteM
         catalog,
         labels,
         base_run,
+        parts.first("hybrid"),
         project.dups,
         _update_file(project),
         project.tenants,

@@ -2,40 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from evidencedesk.chunking import chunk_document, load_document
 from evidencedesk.report.sections import (
     AblationRow,
     Ablations,
     CitationCase,
     Citations,
-    CompressionRow,
-    Evidence,
-    HeldBack,
-    Merge,
     Sizing,
     SizingRow,
-    StateRow,
-    TenantRow,
 )
 from evidencedesk.report.values import num, pval
 from evidencedesk.report.variants import metric_stat
-from evidencedesk.retrieval.catalog import Catalog, Scope
+from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.citations import load_answers, score_answer
 from evidencedesk.retrieval.evalreport import Config, Costs, Parts, Run
-from evidencedesk.retrieval.evidence import compress, dedupe
 from evidencedesk.retrieval.experiments import ablate, sweep
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.lifecycle import (
-    Tenancy,
-    boundary_leaks,
-    build_searchers,
-    delete_document,
-    replace_document,
-    served,
-)
 from evidencedesk.retrieval.metrics import paired
 
 ABLATION_BASE = Config(reranker="feature")
@@ -139,184 +123,4 @@ def citations(answers_path: Path, catalog: Catalog) -> Citations:
         cases=tuple(cases),
         limit="The support check compares words and numbers; it cannot see negation. An answer that "
         "says the opposite of its cited chunk with the same words scores perfectly and is wrong.",
-    )
-
-
-def _returns_question(labels: Sequence[Label]) -> Label:
-    return next(
-        (lb for lb in labels if any(c.startswith("kc-returns-v3") for c in lb.relevant)), labels[0]
-    )
-
-
-def _states(rows: Sequence[tuple[str, tuple[str, ...], bool, str]]) -> tuple[StateRow, ...]:
-    return tuple(
-        StateRow(state, ", ".join(ids) or "nothing", stale, note)
-        for state, ids, stale, note in rows
-    )
-
-
-def evidence(
-    catalog: Catalog,
-    labels: Sequence[Label],
-    baseline: Run,
-    dups_folder: Path | None,
-    update_file: Path | None,
-    tenancy_file: Path | None,
-    tenant_folder: Path | None,
-    k: int = 3,
-) -> Evidence:
-    from evidencedesk.retrieval.catalog import load_documents
-
-    question = _returns_question(labels)
-    notes: list[str] = []
-    # Dedupe: the returns question over the catalog plus the duplicate pages.
-    extra = Catalog.from_documents(
-        list(catalog.documents) + (load_documents([dups_folder]) if dups_folder else [])
-    )
-    found = build_searchers(extra)["sparse"].search(question.question, 20, extra.allowed(Scope()))
-    dd = dedupe(found)
-    merges = tuple(Merge(kept, tuple(ids)) for kept, ids in dd.merged.items())
-    held = tuple(
-        HeldBack(a, b, "same words, different numbers: different claims, both kept")
-        for a, b in dd.held_back
-    )
-    # Compression: spans of what reached the prompt, and of every labelled chunk.
-    finals: Mapping[str, Sequence[object]] = {
-        qid: [catalog.get(c) for c in ids] for qid, ids in baseline.final_ids.items()
-    }
-    labelled = {
-        lb.id: [catalog.get(c) for c, g in lb.grades.items() if g > 0 and c in catalog]
-        for lb in labels
-    }
-    compression = []
-    for setting, found_by in (
-        ("spans of the baseline's final chunks", finals),
-        ("spans of every labelled chunk", labelled),
-    ):
-        rep = compress(labels, found_by)  # type: ignore[arg-type]
-        compression.append(
-            CompressionRow(
-                setting,
-                num(rep.tokens_before, 0),
-                num(rep.tokens_after, 0),
-                rep.questions - len(rep.cut_off) - len(rep.missing),
-                rep.questions,
-                rep.cut_off,
-            )
-        )
-    freshness: tuple[StateRow, ...] = ()
-    if update_file is not None:
-        new_chunks = chunk_document(load_document(update_file))
-        new, change = replace_document(catalog, new_chunks)
-        old_index = build_searchers(catalog)["sparse"]
-        q = [question.question]
-        a = served(old_index, q, None, k)[question.question]
-        b = served(old_index, q, new.allowed(Scope()), k)[question.question]
-        c = served(build_searchers(new)["sparse"], q, new.allowed(Scope()), k)[question.question]
-        freshness = _states(
-            [
-                (
-                    "old index, no filter",
-                    a,
-                    any(x in change.superseded for x in a),
-                    "still serves the superseded version",
-                ),
-                (
-                    "old index, new scope",
-                    b,
-                    False,
-                    "the old version is hidden and the new one is not indexed: the answer is gone"
-                    if not any(x in change.added for x in b)
-                    else "",
-                ),
-                (
-                    "rebuilt index, new scope",
-                    c,
-                    any(x in change.superseded for x in c),
-                    "serves the new version"
-                    if any(x in change.added for x in c)
-                    else "new version not found",
-                ),
-            ]
-        )
-        notes.append(
-            f"Freshness: {update_file.name} replaces {', '.join(sorted({catalog.get(s).doc_id for s in change.superseded}))} for the question {question.id!r}."
-        )
-    victim = next((d.id for d in catalog.documents if d.status == "superseded"), None)
-    deletion: tuple[StateRow, ...] = ()
-    if victim is not None:
-        asked = next(
-            (
-                lb
-                for lb in labels
-                if any(catalog.get(c).doc_id == victim for c in lb.grades if c in catalog)
-            ),
-            question,
-        )
-        new, change = delete_document(catalog, victim)
-        old_index = build_searchers(catalog)["sparse"]
-        q = [asked.question]
-        a = served(old_index, q, None, k)[asked.question]
-        b = served(old_index, q, new.allowed(Scope()), k)[asked.question]
-        c = served(build_searchers(new)["sparse"], q, None, k)[asked.question]
-        deletion = _states(
-            [
-                (
-                    "old index, not rebuilt, no filter",
-                    a,
-                    any(x in change.removed for x in a),
-                    f"still serves deleted {victim}" if any(x in change.removed for x in a) else "",
-                ),
-                (
-                    "old index, scope filter",
-                    b,
-                    any(x in change.removed for x in b),
-                    "the filter hides it, the index still holds it",
-                ),
-                ("rebuilt index, no filter", c, any(x in change.removed for x in c), "gone"),
-            ]
-        )
-        notes.append(f"Deletion: {victim} deleted; asked {asked.id!r}.")
-    tenants: tuple[TenantRow, ...] = ()
-    if tenancy_file is not None and tenant_folder is not None:
-        world = Catalog.from_documents(list(catalog.documents) + load_documents([tenant_folder]))
-        tenancy = Tenancy.load(
-            tenancy_file,
-            known_docs={d.id for d in extra.documents} | {d.id for d in world.documents},
-        )
-        rows = boundary_leaks(build_searchers(world), world, tenancy, labels, Scope(), k=5)
-        trows = []
-        for tenant in tenancy.tenants:
-            mine = [r for r in rows if r.tenant == tenant]
-            trows.append(
-                TenantRow(
-                    tenant,
-                    True,
-                    mine[0].questions,
-                    sum(r.leaks for r in mine),
-                    tuple(sorted({c for r in mine for c in r.leaked})),
-                )
-            )
-            trows.append(
-                TenantRow(
-                    tenant,
-                    False,
-                    mine[0].questions,
-                    sum(r.control_foreign for r in mine),
-                    tuple(sorted({c for r in mine for c in r.control_examples})),
-                )
-            )
-        tenants = tuple(trows)
-        notes.append(
-            "Tenants: every question asked as every tenant with sparse, dense and hybrid (top 5); counts add up over the three searchers. The control asks without the tenant filter."
-        )
-    return Evidence(
-        kept=len(dd.kept),
-        merges=merges,
-        held_back=held,
-        compression=tuple(compression),
-        freshness=freshness,
-        deletion=deletion,
-        tenants=tenants,
-        notes=tuple(notes),
     )
