@@ -8,6 +8,7 @@ knows nothing about meaning, and every report that shows it says so.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from evidencedesk.retrieval.tokens import content_words
 DIM = 512
 
 
+@lru_cache(maxsize=1 << 20)
 def _bucket(feature: str, dim: int) -> tuple[int, float]:
     digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
     value = int.from_bytes(digest, "little")

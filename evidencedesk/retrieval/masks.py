@@ -45,5 +45,10 @@ def top_k(
     idx = np.flatnonzero(usable)
     if idx.size == 0:
         return []
+    if idx.size > 4 * k:
+        # Keep only scores at or above the k-th largest, then sort those: the same order as a
+        # full stable sort (ties at the threshold are all kept, in catalog order).
+        threshold = np.partition(scores[idx], idx.size - k)[idx.size - k]
+        idx = idx[scores[idx] >= threshold]
     order = idx[np.argsort(-scores[idx], kind="stable")][:k]
     return [Candidate(r, float(scores[i]), chunks[i]) for r, i in enumerate(order, start=1)]
