@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evidencedesk.baseline import BASELINE_SCHEMA, labels_hash, load_baseline
-from evidencedesk.errors import EvidencedeskError
 from evidencedesk.gate import load_policy
 from evidencedesk.project import load_project
 from evidencedesk.project_schema import SCHEMA
@@ -27,6 +25,7 @@ from evidencedesk.retrieval.beir import read_beir_corpus, read_beir_qrels, read_
 from evidencedesk.retrieval.citations import load_answers
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.trec import read_qrels, read_run
+from tests.test_fuzz_loaders import only_our_errors
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))  # raise it for a longer hunt
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -55,16 +54,6 @@ json_values = st.recursive(
 def shaped(keys: list[str], values: st.SearchStrategy[Any] = json_values) -> st.SearchStrategy:
     """Objects with some of the real keys (plus an odd one), each with a random value."""
     return st.dictionaries(st.sampled_from([*keys, "zz"]), values, max_size=len(keys) + 1)
-
-
-def only_our_errors(load: Callable[[Path], object], data: bytes, name: str) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / name
-        path.write_bytes(data)
-        try:
-            load(path)
-        except EvidencedeskError:
-            pass
 
 
 def jsonl(rows: list[Any]) -> bytes:

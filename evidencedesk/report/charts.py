@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 from evidencedesk.report.model import Candidate, FlipMatrix, Variant
 from evidencedesk.report.sections import Ablations, Sizing
 from evidencedesk.report.site import slug
+from evidencedesk.report.values import Stat
 
 BLUE = "#2166ac"
 ORANGE = "#b35806"
@@ -75,18 +76,7 @@ def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) ->
             y=[_esc(v.name) for v in shown],
             mode="markers",
             marker={"size": 10, "color": [GREY if v.kind == "external" else BLUE for v in shown]},
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": [
-                    None if s.high is None or s.value is None else s.high - s.value for s in stats
-                ],
-                "arrayminus": [
-                    None if s.low is None or s.value is None else s.value - s.low for s in stats
-                ],
-                "color": INK,
-                "thickness": 1.5,
-            },
+            error_x=_error_bars(stats),
             customdata=[[s.text, s.interval_text, s.n] for s in stats],
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}, n=%{customdata[2]}<extra></extra>",
         )
@@ -101,40 +91,41 @@ def forest_chart(candidates: Sequence[Candidate], metric_index: int, name: str) 
     shown = [c for c in candidates if metric_index < len(c.metrics)]
     deltas = [c.metrics[metric_index].delta for c in shown]
     label = deltas[0].name if deltas else "Δ"
-    colours = [
-        BLUE if (d.value or 0) > 0 else ORANGE if (d.value or 0) < 0 else GREY for d in deltas
-    ]
-    return _forest([_esc(c.name) for c in shown], deltas, colours, label, name)
+    return _forest([_esc(c.name) for c in shown], deltas, label, name)
 
 
 def metric_forest(candidate: Candidate, name: str) -> str:
     """One candidate's paired differences on every metric."""
     deltas = [m.delta for m in candidate.metrics]
+    return _forest([_esc(d.name) for d in deltas], deltas, "difference", name)
+
+
+def _error_bars(stats: Sequence[Stat]) -> dict[str, object]:
+    """Asymmetric x error bars from each Stat's interval (none where it is undefined)."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [None if s.high is None or s.value is None else s.high - s.value for s in stats],
+        "arrayminus": [
+            None if s.low is None or s.value is None else s.value - s.low for s in stats
+        ],
+        "color": INK,
+        "thickness": 1.5,
+    }
+
+
+def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str:
+    # blue = better, orange = worse (colour-blind safe), grey = no change
     colours = [
         BLUE if (d.value or 0) > 0 else ORANGE if (d.value or 0) < 0 else GREY for d in deltas
     ]
-    return _forest([_esc(d.name) for d in deltas], deltas, colours, "difference", name)
-
-
-def _forest(labels: list[str], deltas: list, colours: list[str], label: str, name: str) -> str:
     fig = go.Figure(
         go.Scatter(
             x=[d.value for d in deltas],
             y=labels,
             mode="markers",
             marker={"size": 10, "color": colours, "symbol": "diamond"},
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": [
-                    None if d.high is None or d.value is None else d.high - d.value for d in deltas
-                ],
-                "arrayminus": [
-                    None if d.low is None or d.value is None else d.value - d.low for d in deltas
-                ],
-                "color": INK,
-                "thickness": 1.5,
-            },
+            error_x=_error_bars(deltas),
             customdata=[[d.text, d.interval_text] for d in deltas],
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
         )
