@@ -46,8 +46,11 @@ def note_slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:80] or "candidate"
 
 
-def _read_note(folder: Path, slug: str) -> str | None:
-    path = folder / f"{slug}.md"
+def read_note(folder: Path | None, name: str) -> str | None:
+    """The Markdown note ``<folder>/<note_slug(name)>.md``, or None when there is none."""
+    if folder is None:
+        return None
+    path = Path(folder) / f"{note_slug(name)}.md"
     if not path.is_file():
         return None
     return read_text(path, ConfigError, "Markdown note")
@@ -113,7 +116,7 @@ def load_candidates(
                 path, f"{where}: expected unique candidate names, found {name!r} twice"
             )
         seen.add(name.casefold())
-        note = None if notes is None else _read_note(Path(notes), note_slug(name))
+        note = read_note(None if notes is None else Path(notes), name)
         candidates.append(
             Candidate(name=name, rationale=rationale, changes=dict(changes), note=note)
         )

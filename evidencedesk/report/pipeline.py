@@ -10,15 +10,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
-from evidencedesk.gate import GateResult, Verdict, load_baseline, load_policy, retrieval_gate
+from evidencedesk.gate import load_baseline, load_policy, retrieval_gate
 from evidencedesk.paths import require
 from evidencedesk.project import DEMO_PROJECT, Project, load_project
 from evidencedesk.report.assemble import Assembly, assemble
 from evidencedesk.report.candidates import load_candidates
 from evidencedesk.report.evidence_stage import evidence
 from evidencedesk.report.model import BuildOptions, SiteModel
-from evidencedesk.report.review import Proposal, review_candidates
-from evidencedesk.report.runs_only import runs_only
+from evidencedesk.report.review import NO_POLICY, Proposal, review_candidates
+from evidencedesk.report.runs_only import external_runs, runs_only
 from evidencedesk.report.stages import ablations, citations, price_list, sizing
 from evidencedesk.report.variants import DEMO_COLUMNS, Scored
 from evidencedesk.retrieval.benchmark import VARIANTS, benchmark_variants
@@ -26,35 +26,16 @@ from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evalreport import Config, Costs, Parts, Run, run_config
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.trec import Run as TrecRun
-from evidencedesk.retrieval.trec import read_run
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 from evidencedesk.textfile import read_text
 
 BASELINE = "hybrid"
 COSTS = Costs()
-NO_POLICY = GateResult(
-    Verdict.REVIEW, ("review: no gate policy in this project; nothing was checked",)
-)
 BUILTIN_DESCRIPTIONS = {
     "sparse": "BM25 over Unicode-aware tokens",
     "dense": "toy hashed embedder, cosine",
     "hybrid": "reciprocal-rank fusion of sparse and dense (the baseline, Config())",
 }
-
-
-def external_runs(
-    project: Project, options: BuildOptions, taken: Sequence[str] = ()
-) -> dict[str, TrecRun]:
-    """The project's runs plus ``--run NAME=PATH`` ones; names must be new."""
-    runs = dict(project.load_runs())
-    for name, path in options.runs:
-        if name in runs or name in taken:
-            raise ConfigError(
-                path, f"--run {name}: expected a new variant name, found {name!r} already used"
-            )
-        runs[name] = read_run(path)
-    return runs
 
 
 def run_note(path: Path) -> str | None:

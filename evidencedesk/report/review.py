@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evidencedesk.gate import GateResult
+from evidencedesk.gate import GateResult, Verdict
 from evidencedesk.report.model import (
     Candidate,
     CostRow,
@@ -27,6 +27,9 @@ from evidencedesk.retrieval.metrics import (
     randomization_test,
 )
 
+NO_POLICY = GateResult(
+    Verdict.REVIEW, ("review: no gate policy in this project; nothing was checked",)
+)
 COMPARED = (("mrr", "MRR"), ("recall@3", "recall@3"), ("ndcg@5", "nDCG@5"))
 
 

@@ -12,25 +12,23 @@ from collections.abc import Callable, Sequence
 
 from evidencedesk.baseline import Baseline
 from evidencedesk.errors import ConfigError
-from evidencedesk.gate import GatePolicy, GateResult, Verdict, retrieval_gate
+from evidencedesk.gate import GatePolicy, retrieval_gate
 from evidencedesk.project import Project
 from evidencedesk.report.assemble import Assembly
-from evidencedesk.report.candidates import note_slug
+from evidencedesk.report.candidates import read_note
 from evidencedesk.report.model import BuildOptions
-from evidencedesk.report.review import Proposal, review_candidates
+from evidencedesk.report.review import NO_POLICY, Proposal, review_candidates
 from evidencedesk.report.variants import Columns, Scored
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.evalreport import Config, Run, summary_names
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, summarize
+from evidencedesk.retrieval.trec import Run as TrecRun
 from evidencedesk.retrieval.trec import read_run
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
 RUNS_COLUMNS = Columns(
     (("recall@10", "R@10"), ("precision@10", "P@10"), ("mrr", "MRR"), ("ndcg@10:linear", "nDCG@10"))
-)
-NO_POLICY = GateResult(
-    Verdict.REVIEW, ("review: no gate policy in this project; nothing was checked",)
 )
 
 
@@ -44,11 +42,18 @@ def gate_run(judged: Sequence[Judged], k: int) -> Run:
     return Run(cfg, cut, summarize(cut, list(summary_names(cfg.final))), 0.0, 0.0)
 
 
-def _note(project: Project, name: str) -> str | None:
-    if project.notes is None:
-        return None
-    path = project.notes / f"{note_slug(name)}.md"
-    return path.read_text(encoding="utf-8") if path.is_file() else None
+def external_runs(
+    project: Project, options: BuildOptions, taken: Sequence[str] = ()
+) -> dict[str, TrecRun]:
+    """The project's runs plus ``--run NAME=PATH`` ones; names must be new."""
+    runs = dict(project.load_runs())
+    for name, path in options.runs:
+        if name in runs or name in taken:
+            raise ConfigError(
+                path, f"--run {name}: expected a new variant name, found {name!r} already used"
+            )
+        runs[name] = read_run(path)
+    return runs
 
 
 def runs_only(
@@ -61,13 +66,7 @@ def runs_only(
     progress: Callable[[str], None],
 ) -> Assembly:
     progress("benchmark")
-    runs = dict(project.load_runs())
-    for name, path in options.runs:
-        if name in runs:
-            raise ConfigError(
-                path, f"--run {name}: expected a new variant name, found {name!r} already used"
-            )
-        runs[name] = read_run(path)
+    runs = external_runs(project, options)
     qrels = {lb.id: dict(lb.grades) for lb in labels}
     scored = [
         Scored(
@@ -91,7 +90,7 @@ def runs_only(
             diff=(("run", baseline, s.name),),
             gate=retrieval_gate(policy, gate_run(s.judged, k), saved) if policy else NO_POLICY,
             latency=None,
-            note=_note(project, s.name),
+            note=read_note(project.notes, s.name),
         )
         for s in scored
         if s.name != baseline
