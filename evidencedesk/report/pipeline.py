@@ -155,9 +155,10 @@ def build_model(options: BuildOptions, progress: Callable[[str], None]) -> SiteM
 
     progress("gate")
     proposals = []
+    already_run = {r.config: r.run for r in results}  # runs are deterministic: reuse, not redo
     for cand in cands:
         cfg = _config_of(project.candidates, cand.name, cand.changes)
-        run = run_config(cfg, parts, catalog, labels)
+        run = already_run.get(cfg) or run_config(cfg, parts, catalog, labels)
         proposals.append(
             Proposal(
                 name=cand.name,
