@@ -190,3 +190,29 @@ def test_evidence_page_tells_the_lifecycle_story(demo_site: tuple[Path, str]) ->
     assert "Kept Merged into it kc-returns-v3:c0 kc-faq-returns:c0" in text
     assert "kc-faq-returns:c0 kc-partner-returns:c0 same words, different numbers" in text
     assert re.search(r"kestrel tenant filter 24 0 none kestrel none \(control\) 24 \d+ hb-", text)
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (("[project]\n", '[project]\ncolour = "red"\n'), ":6: [project].colour: unknown key"),
+        (('baseline = "baseline_retrieval.json"', 'baseline = "nowhere.json"'), "[gate].baseline"),
+        (("relevance = 2", "relevance = 5"), "[questions].relevance"),
+    ],
+)
+def test_project_file_errors_exit_2_with_one_line(
+    demo_site: tuple[Path, str], tmp_path: Path, edit: tuple[str, str], expected: str
+) -> None:
+    out, _ = demo_site
+    snapshot = tree(out)
+    data = tmp_path / "data"
+    shutil.copytree(DATA, data)
+    project = data / "evidencedesk.toml"
+    text = project.read_text(encoding="utf-8")
+    assert edit[0] in text
+    project.write_text(text.replace(edit[0], edit[1], 1), encoding="utf-8")
+    status, _, stderr = build(out, "--project", str(project))
+    assert status == 2
+    assert stderr.count("\n") == 1 and stderr.startswith(f"error: {project}")
+    assert expected in stderr
+    assert tree(out) == snapshot
