@@ -62,10 +62,6 @@ class Columns:
 
     items: tuple[tuple[str, str], ...]
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self.items)
-
 
 DEMO_COLUMNS = Columns(
     (("recall@1", "r@1"), ("recall@3", "r@3"), ("mrr", "MRR"), ("ndcg@5", "nDCG@5"))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
-from evidencedesk.retrieval.base import Candidate, Reranker, Searcher
+from evidencedesk.retrieval.base import Candidate, Reranker, Searcher, renumber
 from evidencedesk.retrieval.cache import cached_searchers
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evidence import context_tokens
@@ -191,7 +191,7 @@ class _Pipeline:
         if not cfg.prefilter and allowed is not None:
             found = [c for c in found if c.chunk.id in allowed]
         keep = cfg.final if k is None else min(k, cfg.final)
-        out = [Candidate(i, c.score, c.chunk) for i, c in enumerate(found[:keep], start=1)]
+        out = renumber([(c.score, c.chunk) for c in found[:keep]])
         self.shown.append(out)
         return out
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evidencedesk.retrieval.base import Candidate, Reranker, Searcher
+from evidencedesk.retrieval.base import Candidate, Reranker, Searcher, renumber
 
 RRF_K = 60
 
@@ -65,4 +65,4 @@ class TwoStage:
         found = self.first.search(query, self.depth, allowed)
         if self.reranker is not None and found:
             found = self.reranker.rerank(query, found)
-        return [Candidate(i, c.score, c.chunk) for i, c in enumerate(found[:keep], start=1)]
+        return renumber([(c.score, c.chunk) for c in found[:keep]])

@@ -175,7 +175,7 @@ class BlendReranker:
     def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         if not candidates:
             return []
-        first = [Candidate(i, c.score, c.chunk) for i, c in enumerate(candidates, start=1)]
+        first = renumber([(c.score, c.chunk) for c in candidates])
         fused = rrf([first, self.inner.rerank(query, first)], len(first), self.rrf_k)
         if _tied_at_top([c.score for c in fused]):
             self.ties_at_top += 1
