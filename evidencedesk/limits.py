@@ -1,0 +1,72 @@
+"""Input limits: every reader opens only regular files, and refuses files or lines beyond a size.
+
+The limits are documented in the README ("Limits"). The per-file limit can be raised for one
+build with the project key ``[project].max_input_mb`` (or `set_max_input_mb`); the per-line limit
+protects line-oriented readers from a file that is one enormous line.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from evidencedesk.errors import InputError
+
+DEFAULT_MAX_INPUT_MB = 4096  # a 50,000-question x 1,000-document TREC run is about 1.8 GB
+MAX_LINE_BYTES = 1 << 20  # 1 MiB: no real run, qrels, labels or JSONL line comes near it
+_state = {"max_bytes": DEFAULT_MAX_INPUT_MB << 20}
+
+
+def max_input_bytes() -> int:
+    """The per-file limit in force, in bytes."""
+    return _state["max_bytes"]
+
+
+def set_max_input_mb(megabytes: int) -> None:
+    """Set the per-file limit (whole MiB, at least 1)."""
+    if isinstance(megabytes, bool) or not isinstance(megabytes, int) or megabytes < 1:
+        raise ValueError(f"expected a whole number of MB >= 1, found {megabytes!r}")
+    _state["max_bytes"] = megabytes << 20
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def check_input(path: str | Path, error: type[InputError], what: str = "file") -> int:
+    """The size of `path` in bytes, after checking it is a regular file within the limit.
+
+    Symbolic links are followed (a link to ``/dev/zero`` is a character device and is refused).
+    Raises `error` naming the file: ``expected a regular <what>, found a named pipe (FIFO)``,
+    ``expected a <what> of at most N MB, found M MB``, or the OS reason it cannot be read.
+    """
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise error(path, f"expected a readable {what}, found {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise error(path, f"expected a regular {what}, found {_kind(info.st_mode)}")
+    limit = max_input_bytes()
+    if info.st_size > limit:
+        raise error(
+            path,
+            f"expected a {what} of at most {limit >> 20} MB, found {info.st_size / (1 << 20):.0f} MB"
+            " (raise [project].max_input_mb to read it)",
+        )
+    return info.st_size
+
+
+def line_too_long(length: int) -> str:
+    """The message for a line longer than `MAX_LINE_BYTES`."""
+    return f"expected a line of at most {MAX_LINE_BYTES} bytes, found one of {length} bytes"
