@@ -17,7 +17,7 @@ from pathlib import Path
 from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.labels import load_labels
-from evidencedesk.retrieval.sparse import SparseSearcher
+from evidencedesk.retrieval.searchers import SparseSearcher
 from evidencedesk.retrieval.trec import write_run
 
 OUT = DATA / "runs" / "bm25-title.run"

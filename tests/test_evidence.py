@@ -28,7 +28,7 @@ from evidencedesk.retrieval.evidence import (
     split_sentences,
 )
 from evidencedesk.retrieval.labels import load_labels
-from evidencedesk.retrieval.sparse import SparseSearcher
+from evidencedesk.retrieval.searchers import SparseSearcher
 from tests.conftest import make_chunk
 
 POLICY, FAQ, PARTNER = "kc-returns-v3:c0", "kc-faq-returns:c0", "kc-partner-returns:c0"

@@ -10,8 +10,6 @@ import pytest
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval.base import Candidate, Reranker
 from evidencedesk.retrieval.catalog import Scope, load_catalog
-from evidencedesk.retrieval.dense import DenseSearcher
-from evidencedesk.retrieval.hybrid import HybridSearcher, TwoStage
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.rerankers import (
     RERANKERS,
@@ -24,7 +22,7 @@ from evidencedesk.retrieval.rerankers import (
     RerankerError,
     make_reranker,
 )
-from evidencedesk.retrieval.sparse import SparseSearcher
+from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher, TwoStage
 from tests.conftest import make_chunk
 
 RECALL_CHUNK = "kc-recall-rd2-24:c0"

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.dense import DenseSearcher, ToyEmbedder
-from evidencedesk.retrieval.hybrid import HybridSearcher, TwoStage, rrf
-from evidencedesk.retrieval.sparse import SparseSearcher
+from evidencedesk.retrieval.dense import ToyEmbedder
+from evidencedesk.retrieval.hybrid import rrf
+from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher, TwoStage
 from evidencedesk.retrieval.tokens import is_identifier, tokenize
 
 

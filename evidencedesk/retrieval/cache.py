@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from evidencedesk.retrieval.base import Candidate, Searcher
-from evidencedesk.retrieval.hybrid import HybridSearcher
+from evidencedesk.retrieval.searchers import HybridSearcher
 
 __all__ = ["CachedSearcher", "LazySearcher", "cached_searchers"]
 

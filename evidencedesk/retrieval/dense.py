@@ -1,4 +1,4 @@
-"""A deterministic TOY dense searcher.
+"""The deterministic TOY embedder behind `searchers.DenseSearcher`.
 
 It hashes word and character-trigram features into a fixed-size vector and ranks by cosine. It
 stands in for a real bi-encoder so the pipeline has a second, differently-failing first stage; it
@@ -12,10 +12,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.base import Candidate
-from evidencedesk.retrieval.masks import AllowedMasks, top_k
-from evidencedesk.retrieval.sparse import index_text
 from evidencedesk.retrieval.tokens import content_words
 
 DIM = 512
@@ -54,27 +50,3 @@ class ToyEmbedder:
         if not texts:
             return np.zeros((0, self.dim))
         return np.vstack([self.embed(t) for t in texts])
-
-
-class DenseSearcher:
-    """Cosine over toy embeddings; returns the top k allowed chunks whatever their score."""
-
-    name = "dense"
-
-    def __init__(
-        self, chunks: tuple[Chunk, ...] | list[Chunk], embedder: ToyEmbedder | None = None
-    ):
-        self.chunks = tuple(chunks)
-        self.embedder = embedder or ToyEmbedder()
-        self.matrix = self.embedder.embed_many([index_text(c) for c in self.chunks])
-        self._masks = AllowedMasks(self.chunks)
-
-    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
-        mask = self._masks.mask(allowed)
-        if mask is not None and not mask.any():
-            return []
-        scores = self.matrix @ self.embedder.embed(query) if len(self.chunks) else np.zeros(0)
-        # Rounding keeps ties (and so the order) identical across BLAS builds.
-        scores = np.round(scores, 12)
-        usable = np.ones(len(self.chunks), dtype=bool) if mask is None else mask
-        return top_k(scores, usable, k, self.chunks)

@@ -19,9 +19,7 @@ from evidencedesk.paths import DATA, TENANT_DOCS
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.cache import LazySearcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
-from evidencedesk.retrieval.dense import DenseSearcher
-from evidencedesk.retrieval.hybrid import HybridSearcher
-from evidencedesk.retrieval.sparse import SparseSearcher
+from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher
 from evidencedesk.textfile import read_text
 
 __all__ = [

@@ -19,7 +19,7 @@ from pathlib import Path
 from evidencedesk.retrieval.base import Candidate
 from evidencedesk.retrieval.beir import read_beir_corpus, read_queries
 from evidencedesk.retrieval.rerankers import FeatureReranker
-from evidencedesk.retrieval.sparse import SparseSearcher
+from evidencedesk.retrieval.searchers import SparseSearcher
 
 HERE = Path(__file__).resolve().parent
 DEPTH = 20
