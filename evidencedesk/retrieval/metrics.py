@@ -2,8 +2,8 @@
 
 A question whose pool holds no relevant chunk is *undefined*: every metric returns ``None`` for
 it, and means leave it out (and say how many they left out). Relevant = grade >= ``Judged.relevant``
-(2 by default). The statistics (intervals, paired tests) live in :mod:`.stats` and are re-exported
-here.
+(2 by default). The statistics (`Summary`, intervals, paired tests) live in :mod:`.stats` and are
+re-exported here.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from evidencedesk.errors import UnknownNameError
 from evidencedesk.retrieval.stats import (
     Interval,
     Paired,
+    Summary,
     bootstrap_ci,
     flips_needed,
     holm,
@@ -201,19 +202,6 @@ def metric_value(j: Judged, name: str | MetricSpec) -> float | None:
 
 
 # -- aggregates -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Summary:
-    """Mean over defined questions; ``left_out`` counts the undefined ones."""
-
-    name: str
-    value: float | None
-    n: int
-    left_out: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "value": self.value, "n": self.n, "left_out": self.left_out}
 
 
 def _mean(values: Sequence[float | None]) -> tuple[float | None, int, int]:

@@ -1,5 +1,6 @@
-"""Honest comparison: seeded bootstrap intervals, paired flips with an exact sign test, a paired
-randomization test, Holm's adjustment and the number of one-way flips a label set needs.
+"""Means and honest comparison: a metric's `Summary`, seeded bootstrap intervals, paired flips
+with an exact sign test, a paired randomization test, Holm's adjustment and the number of one-way
+flips a label set needs.
 
 Every function takes per-question values; the paired ones take either judged lists (a metric name
 picks the values) or ``{question id: value}`` dicts. ``None`` (undefined) values are dropped.
@@ -9,8 +10,9 @@ Re-exported by :mod:`evidencedesk.retrieval.metrics`.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import FrozenInstanceError, dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -19,6 +21,7 @@ import numpy as np
 __all__ = [
     "Interval",
     "Paired",
+    "Summary",
     "aligned",
     "bootstrap_ci",
     "flips_needed",
@@ -34,14 +37,80 @@ TIE = 1e-12  # differences this small are ties (float noise, not a change)
 _CELLS = 1 << 18  # resample-matrix cells per chunk (cache-sized)
 
 
+class Summary(float):
+    """Mean over defined questions; ``left_out`` counts the undefined ones.
+
+    It *is* the mean as a float, so ``f"{s:.3f}"``, arithmetic and comparisons work as on the
+    course page, and it carries ``name``, ``value`` (the mean, ``None`` when no question defines
+    it), ``n`` and ``left_out``. An undefined mean is NaN as a float (so it never passes for a
+    number in arithmetic) and formats as ``n/a`` with a float format spec, padded to its width.
+    Frozen, like the dataclass it replaces.
+    """
+
+    name: str
+    value: float | None
+    n: int
+    left_out: int
+
+    def __new__(cls, name: str, value: float | None, n: int, left_out: int) -> Summary:
+        self = super().__new__(cls, math.nan if value is None else value)
+        for attr, given in (("name", name), ("value", value), ("n", n), ("left_out", left_out)):
+            object.__setattr__(self, attr, given)
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        # two summaries compare as values (field by field, so two undefined means are equal);
+        # against a plain number, as the float the course page sees
+        if isinstance(other, Summary):
+            return self.to_dict() == other.to_dict()
+        return float(self) == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(float(self)) if self.value is not None else hash((self.name, self.n))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Summary, (self.name, self.value, self.n, self.left_out))
+
+    def __repr__(self) -> str:
+        return (
+            f"Summary(name={self.name!r}, value={self.value!r}, n={self.n}, "
+            f"left_out={self.left_out})"
+        )
+
+    def __format__(self, spec: str) -> str:
+        if self.value is None and spec:
+            width = re.match(r"^(.?[<>^=])?[-+ ]?z?#?0?(\d*)", spec)
+            return format("n/a", f">{width.group(2)}" if width and width.group(2) else "")
+        return super().__format__(spec)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "n": self.n, "left_out": self.left_out}
+
+
 @dataclass(frozen=True)
 class Interval:
-    """A mean with its percentile-bootstrap interval over ``n`` questions."""
+    """A mean with its percentile-bootstrap interval over ``n`` questions.
+
+    Unpacks as the interval alone, ``lo, hi = bootstrap_ci(values)`` (the course page's shape);
+    ``.mean`` and ``.n`` stay attributes.
+    """
 
     mean: float | None
     low: float | None
     high: float | None
     n: int
+
+    def __iter__(self) -> Iterator[float | None]:
+        return iter((self.low, self.high))
 
     def to_dict(self) -> dict[str, Any]:
         return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n}
