@@ -79,9 +79,9 @@ def test_dedupe_rules_on_small_chunks() -> None:
     bn2 = make_chunk("f:c0", "কেনার 30 দিনের মধ্যে ফেরত দিলে পুরো টাকা ফেরত পাবেন।")
     result = dedupe([a, b, c, d, bn1, bn2])
     assert [k.id for k in result.kept] == ["a:c0", "c:c0", "d:c0", "e:c0"]
-    assert result.merged == {"a:c0": ["b:c0"], "e:c0": ["f:c0"]}  # Bangla digits == ASCII
-    assert result.held_back == [("a:c0", "c:c0")]
-    assert dedupe([]).kept == []
+    assert result.merged == {"a:c0": ("b:c0",), "e:c0": ("f:c0",)}  # Bangla digits == ASCII
+    assert result.held_back == (("a:c0", "c:c0"),)
+    assert dedupe([]).kept == ()
 
 
 def test_edges_first() -> None:
@@ -100,11 +100,12 @@ def test_context_tokens_and_budget(demo) -> None:  # type: ignore[no-untyped-def
     chunks = list(catalog.chunks[:6])
     total = context_tokens(chunks)
     assert total == sum(context_tokens([c]) for c in chunks)
-    assert fit_tokens(chunks, total) == chunks
+    assert fit_tokens(chunks, total) == (tuple(chunks), ())
     first_two = context_tokens(chunks[:2])
-    assert fit_tokens(chunks, first_two) == chunks[:2]
-    assert fit_tokens(chunks, first_two + context_tokens(chunks[2:3]) - 1) == chunks[:2]
-    assert fit_tokens(chunks, 0) == []
+    assert fit_tokens(chunks, first_two) == (tuple(chunks[:2]), tuple(chunks[2:]))
+    kept, dropped = fit_tokens(chunks, first_two + context_tokens(chunks[2:3]) - 1)
+    assert (kept, dropped) == (tuple(chunks[:2]), tuple(chunks[2:]))
+    assert fit_tokens(chunks, 0).kept == () and fit_tokens(chunks, 0).dropped == tuple(chunks)
     with pytest.raises(ValueError, match="budget: expected an integer >= 0, found -1"):
         fit_tokens(chunks, -1)
 
@@ -198,6 +199,10 @@ def test_check_sentences_details() -> None:
     assert (scores.coverage, scores.resolve) == (1.0, 0.75)
     empty = citation_scores(check_sentences("No citations here.", shown))
     assert (empty.coverage, empty.resolve, empty.support) == (0.0, None, None)
+    assert dict(scores) == {"coverage": 1.0, "resolve": 0.75, "support": scores.support}
+    assert (scores.sentences, scores.cited, scores.citations, scores.resolved) == (3, 3, 4, 3)
+    with pytest.raises(KeyError):
+        scores["sentences"]  # the mapping holds the three scores only; counts are attributes
 
 
 GOOD = {

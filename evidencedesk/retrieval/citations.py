@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,9 +133,16 @@ def check_sentences(answer: str, shown: Mapping[str, Any] | Sequence[Chunk]) -> 
     return checks
 
 
+SCORES = ("coverage", "resolve", "support")
+
+
 @dataclass(frozen=True)
-class CitationScores:
-    """coverage / resolve / support (None when undefined: no sentences / citations / citers)."""
+class CitationScores(Mapping[str, float | None]):
+    """coverage / resolve / support (None when undefined: no sentences / citations / citers).
+
+    Also a read-only mapping of exactly those three, ``s["coverage"]``, printed as the plain
+    dict; the counts behind them (and the per-sentence checks) stay attributes.
+    """
 
     sentences: int
     cited: int
@@ -155,6 +162,20 @@ class CitationScores:
     @property
     def support(self) -> float | None:
         return self.supported / self.cited if self.cited else None
+
+    def __getitem__(self, name: str) -> float | None:
+        if name not in SCORES:
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SCORES)
+
+    def __len__(self) -> int:
+        return len(SCORES)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
     def to_dict(self) -> dict[str, Any]:
         return {

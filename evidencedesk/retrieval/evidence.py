@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.retrieval.base import Candidate
@@ -38,6 +38,7 @@ __all__ = [
     "DEDUPE_THRESHOLD",
     "CompressionReport",
     "Dedupe",
+    "Fit",
     "Span",
     "compress",
     "context_tokens",
@@ -84,11 +85,11 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 @dataclass(frozen=True)
 class Dedupe:
-    """`kept` in original order; `merged` {kept id: [merged ids]}; `held_back` id pairs."""
+    """`kept` in original order; `merged` {kept id: merged ids}; `held_back` (id, id) pairs."""
 
-    kept: list[Any]
-    merged: dict[str, list[str]]
-    held_back: list[tuple[str, str]]
+    kept: tuple[Any, ...]
+    merged: dict[str, tuple[str, ...]]
+    held_back: tuple[tuple[str, str], ...]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -122,7 +123,7 @@ def dedupe(found: Sequence[Candidate | Chunk], threshold: float = DEDUPE_THRESHO
         held.extend((cid, chunk.id) for cid, _ in similar)
         kept.append(item)
         seen.append((chunk.id, words, nums))
-    return Dedupe(kept, merged, held)
+    return Dedupe(tuple(kept), {k: tuple(v) for k, v in merged.items()}, tuple(held))
 
 
 def edges_first(chunks: Sequence[Any]) -> list[Any]:
@@ -160,19 +161,28 @@ def context_tokens(chunks: Sequence[Any]) -> int:
     return total
 
 
-def fit_tokens(chunks: Sequence[Any], budget: int) -> list[Any]:
-    """The longest prefix of `chunks` whose `context_tokens` fits in `budget`."""
+class Fit(NamedTuple):
+    """What a token budget keeps (a prefix) and what it drops (the rest, in order)."""
+
+    kept: tuple[Any, ...]
+    dropped: tuple[Any, ...]
+
+
+def fit_tokens(chunks: Sequence[Any], budget: int) -> Fit:
+    """The longest prefix of `chunks` whose `context_tokens` fits in `budget`, and the rest.
+
+    A pair, so ``fit_tokens(chunks, budget)[0]`` (or ``.kept``) is the prefix. It stops at the
+    first piece that does not fit, even if a later, shorter one would: the order is the ranking.
+    """
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
         raise ValueError(f"budget: expected an integer >= 0, found {budget!r}")
-    out: list[Any] = []
+    items = tuple(chunks)
     used = 0
-    for item in chunks:
-        cost = context_tokens([item])
-        if used + cost > budget:
-            break
-        out.append(item)
-        used += cost
-    return out
+    for n, item in enumerate(items):
+        used += context_tokens([item])
+        if used > budget:
+            return Fit(items[:n], items[n:])
+    return Fit(items, ())
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?।])\s+|\n+")
