@@ -13,12 +13,15 @@ from evidencedesk.paths import CORPUS, DOCS, DUPS, TENANT_DOCS
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.lifecycle import (
+    Leak,
     Tenancy,
     boundary_leaks,
     build_searchers,
     delete_document,
+    leak_table,
     replace_document,
     served,
+    served_by_question,
 )
 
 RETURNS_QUESTION = "How many days do I have to return a bike for a full refund?"
@@ -49,15 +52,17 @@ def test_freshness_three_states() -> None:
     assert all(c in new for c in change.superseded), "old versions are kept for audit"
 
     # 1. The old index, no filter: still serves the superseded 30-day text.
-    stale = served(old_index, [RETURNS_QUESTION], None, 3)[RETURNS_QUESTION]
+    stale = served_by_question(old_index, [RETURNS_QUESTION], None, 3)[RETURNS_QUESTION]
     assert "kc-returns-v3:c0" in stale and "30 days" in texts(old, stale)
     # 2. The old index with the new scope: v3 is hidden and v4 is unknown to it -> the answer is gone.
-    filtered = served(old_index, [RETURNS_QUESTION], new.allowed(Scope()), 3)[RETURNS_QUESTION]
-    assert not any(c.startswith(("kc-returns-v3", "kc-returns-v4")) for c in filtered)
-    # 3. A rebuilt index serves the new version.
-    rebuilt = served(build_searchers(new)["sparse"], [RETURNS_QUESTION], new.allowed(Scope()), 3)[
+    filtered = served_by_question(old_index, [RETURNS_QUESTION], new.allowed(Scope()), 3)[
         RETURNS_QUESTION
     ]
+    assert not any(c.startswith(("kc-returns-v3", "kc-returns-v4")) for c in filtered)
+    # 3. A rebuilt index serves the new version.
+    rebuilt = served_by_question(
+        build_searchers(new)["sparse"], [RETURNS_QUESTION], new.allowed(Scope()), 3
+    )[RETURNS_QUESTION]
     assert rebuilt[0] == "kc-returns-v4:c0" and "45 days" in new.get(rebuilt[0]).text
 
 
@@ -73,9 +78,9 @@ def test_an_index_not_rebuilt_still_serves_deleted_text() -> None:
     new, change = delete_document(old, "kc-recall-rd2-24")
     assert change.removed and all(c.startswith("kc-recall-rd2-24:") for c in change.removed)
     assert not any(c.startswith("kc-recall-rd2-24") for c in new.ids())
-    still = served(index, ["RD2-24"], None, 3)["RD2-24"]
+    still = served_by_question(index, ["RD2-24"], None, 3)["RD2-24"]
     assert still[0] in change.removed
-    assert served(build_searchers(new)["sparse"], ["RD2-24"], None, 3)["RD2-24"] == ()
+    assert served_by_question(build_searchers(new)["sparse"], ["RD2-24"], None, 3)["RD2-24"] == ()
     with pytest.raises(EvidencedeskError, match="unknown document 'nope'"):
         delete_document(old, "nope")
 
@@ -95,7 +100,7 @@ def test_no_document_is_unowned(world) -> None:  # type: ignore[no-untyped-def]
 
 def test_no_leaks_with_the_filter_and_the_control_crosses(world) -> None:  # type: ignore[no-untyped-def]
     catalog, tenancy, searchers, labels = world
-    rows = boundary_leaks(searchers, catalog, tenancy, labels, Scope(), k=5)
+    rows = leak_table(searchers, catalog, tenancy, labels, Scope(), k=5)
     assert len(rows) == 3 * 2
     assert all(r.questions == len(labels) and r.results > 0 for r in rows)
     assert sum(r.leaks for r in rows) == 0
@@ -103,6 +108,41 @@ def test_no_leaks_with_the_filter_and_the_control_crosses(world) -> None:  # typ
     kestrel = [r for r in rows if r.tenant == "kestrel"]
     assert all(r.control_foreign > 0 for r in kestrel)
     assert any(e.startswith("hb-") for r in kestrel for e in r.control_examples)
+
+
+class IgnoresTheFilter:
+    """A broken searcher: asks its index with no filter, whatever it is given."""
+
+    name = "broken"
+
+    def __init__(self, inner):  # type: ignore[no-untyped-def]
+        self.inner = inner
+
+    def search(self, query, k, allowed):  # type: ignore[no-untyped-def]
+        return self.inner.search(query, k, None)
+
+
+def test_boundary_leaks_counts_leaked_results(world) -> None:  # type: ignore[no-untyped-def]
+    catalog, tenancy, searchers, labels = world
+    assert boundary_leaks(searchers, catalog, tenancy, labels, Scope()) == ()
+    broken = {"broken": IgnoresTheFilter(searchers["sparse"])}
+    leaks = boundary_leaks(broken, catalog, tenancy, labels, Scope(), k=5)
+    table = leak_table(broken, catalog, tenancy, labels, Scope(), k=5)
+    assert len(leaks) == sum(r.leaks for r in table) > 0
+    assert all(isinstance(x, Leak) and x.searcher == "broken" for x in leaks)
+    assert all(catalog.get(x.chunk).doc_id not in tenancy.owners[x.tenant] for x in leaks)
+    assert {x.question for x in leaks} <= {label.id for label in labels}
+
+
+def test_served_is_the_set_of_every_question_s_ids() -> None:
+    catalog = load_catalog()
+    index = build_searchers(catalog)["sparse"]
+    asks = ["RD2-24", RETURNS_QUESTION]
+    per_question = served_by_question(index, asks, None, 3)
+    assert served(index, asks, None, 3) == frozenset(per_question["RD2-24"]) | frozenset(
+        per_question[RETURNS_QUESTION]
+    )
+    assert served(index, asks, frozenset(), 3) == frozenset()  # an empty scope serves nothing
 
 
 def test_unknown_tenant_gets_nothing(world) -> None:  # type: ignore[no-untyped-def]

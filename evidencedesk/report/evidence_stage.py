@@ -29,11 +29,11 @@ from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.lifecycle import (
     Change,
     Tenancy,
-    boundary_leaks,
     build_searchers,
     delete_document,
+    leak_table,
     replace_document,
-    served,
+    served_by_question,
 )
 
 FIRST_STAGE = "hybrid"
@@ -121,9 +121,9 @@ def _freshness(
     if label is None:
         return (), f"Freshness: {update.name} changes no labelled answer; nothing to ask."
     q = label.question
-    a = served(old_index, [q], None, k)[q]
-    b = served(old_index, [q], new.allowed(Scope()), k)[q]
-    c = served(build_searchers(new)[FIRST_STAGE], [q], new.allowed(Scope()), k)[q]
+    a = served_by_question(old_index, [q], None, k)[q]
+    b = served_by_question(old_index, [q], new.allowed(Scope()), k)[q]
+    c = served_by_question(build_searchers(new)[FIRST_STAGE], [q], new.allowed(Scope()), k)[q]
     stale = [x for x in a if x in change.superseded]
     series = {catalog.get(x).series for x in change.superseded}
     still = [x for x in b if new.get(x).series in series]
@@ -167,9 +167,9 @@ def _deletion(
         return (), "Deletion: no superseded document with a labelled question to delete."
     new, change = delete_document(catalog, victim)
     q = asked.question
-    a = served(old_index, [q], None, k)[q]
-    b = served(old_index, [q], new.allowed(Scope()), k)[q]
-    c = served(build_searchers(new)[FIRST_STAGE], [q], None, k)[q]
+    a = served_by_question(old_index, [q], None, k)[q]
+    b = served_by_question(old_index, [q], new.allowed(Scope()), k)[q]
+    c = served_by_question(build_searchers(new)[FIRST_STAGE], [q], None, k)[q]
     still = any(x in change.removed for x in a)
     rows = _rows(
         [
@@ -201,7 +201,7 @@ def _tenants(
 ) -> tuple[TenantRow, ...]:
     world = Catalog.from_documents(list(catalog.documents) + load_documents([folder]))
     tenancy = Tenancy.load(tenancy_file, known_docs=known | {d.id for d in world.documents})
-    rows = boundary_leaks(build_searchers(world), world, tenancy, labels, Scope(), k=5)
+    rows = leak_table(build_searchers(world), world, tenancy, labels, Scope(), k=5)
     out = []
     for tenant in tenancy.tenants:
         mine = [r for r in rows if r.tenant == tenant]

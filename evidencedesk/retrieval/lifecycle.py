@@ -26,13 +26,16 @@ __all__ = [
     "TENANT_DOCS",
     "TENANTS_FILE",
     "Change",
+    "Leak",
     "LeakRow",
     "Tenancy",
     "boundary_leaks",
     "build_searchers",
     "delete_document",
+    "leak_table",
     "replace_document",
     "served",
+    "served_by_question",
 ]
 
 TENANTS_FILE = DATA / "tenants.json"
@@ -110,7 +113,7 @@ def _question_text(question: Any) -> tuple[str, str]:
     return question.id, question.question
 
 
-def served(
+def served_by_question(
     searcher: Searcher, questions: Iterable[Any], allowed: frozenset[str] | None, k: int
 ) -> dict[str, tuple[str, ...]]:
     """Question id -> chunk ids the index hands out (questions: labels or plain strings)."""
@@ -119,6 +122,16 @@ def served(
         qid, text = _question_text(question)
         result[qid] = tuple(c.chunk.id for c in searcher.search(text, k, allowed))
     return result
+
+
+def served(
+    searcher: Searcher, questions: Iterable[Any], allowed: frozenset[str] | None, k: int
+) -> frozenset[str]:
+    """Every chunk id the index hands out for these questions (the course page's shape: a set,
+    to intersect with what a change removed). Per question: `served_by_question`."""
+    return frozenset(
+        c for ids in served_by_question(searcher, questions, allowed, k).values() for c in ids
+    )
 
 
 def _reject_duplicate_keys(path: Path):
@@ -217,7 +230,7 @@ class LeakRow:
         return dataclasses.asdict(self)
 
 
-def boundary_leaks(
+def leak_table(
     searchers: Mapping[str, Searcher],
     catalog: Catalog,
     tenancy: Tenancy,
@@ -225,18 +238,19 @@ def boundary_leaks(
     scope: Scope | None = None,
     k: int = 5,
 ) -> list[LeakRow]:
-    """Ask every question as every tenant. Leaks = another tenant's chunks despite the filter.
+    """Ask every question as every tenant: one row per searcher and tenant, with the control.
 
-    The control asks the same questions with the scope but no tenant filter and counts how many
-    results belong to another tenant: it proves the test could have failed.
+    Leaks = another tenant's chunks despite the filter. The control asks the same questions with
+    the scope but no tenant filter and counts how many results belong to another tenant: it
+    proves the test could have failed.
     """
     unfiltered = catalog.allowed(scope)
     rows: list[LeakRow] = []
     for name, searcher in searchers.items():
         for tenant in tenancy.tenants:
             mine = tenancy.allowed(catalog, tenant, scope)
-            hits = served(searcher, questions, mine, k)
-            control = served(searcher, questions, unfiltered, k)
+            hits = served_by_question(searcher, questions, mine, k)
+            control = served_by_question(searcher, questions, unfiltered, k)
             leaked = sorted(
                 {
                     c
@@ -265,3 +279,40 @@ def boundary_leaks(
                 )
             )
     return rows
+
+
+@dataclass(frozen=True)
+class Leak:
+    """One result that crossed the boundary: `tenant` asked `question` and got `chunk`."""
+
+    searcher: str
+    tenant: str
+    question: str
+    chunk: str
+
+
+def boundary_leaks(
+    searchers: Mapping[str, Searcher],
+    catalog: Catalog,
+    tenancy: Tenancy,
+    questions: Sequence[Any],
+    scope: Scope | None = None,
+    k: int = 5,
+) -> tuple[Leak, ...]:
+    """Every result another tenant owns, asking every question as every tenant with its filter.
+
+    ``len(...)`` is the number of leaks: 0 when the filter holds. The per-searcher table with
+    the control (the same questions unfiltered do reach other tenants' chunks) is `leak_table`.
+    """
+    leaks: list[Leak] = []
+    for name, searcher in searchers.items():
+        for tenant in tenancy.tenants:
+            mine = tenancy.allowed(catalog, tenant, scope)
+            hits = served_by_question(searcher, questions, mine, k)
+            leaks.extend(
+                Leak(name, tenant, qid, c)
+                for qid, ids in hits.items()
+                for c in ids
+                if catalog.get(c).doc_id not in tenancy.owners[tenant]
+            )
+    return tuple(leaks)
