@@ -1,8 +1,8 @@
-"""Shaping a run for the gate, and the saved baseline it is compared with.
+"""The saved baseline the gate compares a run with (`Baseline.reference()`).
 
 The baseline file (`data/baseline_retrieval.json`) holds the config, its summary, one result per
 question (passed, reciprocal rank, recall) and the sha256 of the labels it was made on; a baseline
-made on other labels, or of another schema, is refused. `evidencedesk.gate` re-exports all of it.
+made on other labels, or of another schema, is refused.
 """
 
 from __future__ import annotations
@@ -10,75 +10,27 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evidencedesk.errors import ConfigError
+from evidencedesk.gate import Reference, gate_result
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import per_question, summarize
 from evidencedesk.textfile import read_text
 
 __all__ = [
     "BASELINE_SCHEMA",
     "Baseline",
-    "GateInput",
     "QuestionResult",
-    "gate_result",
     "labels_hash",
     "load_baseline",
     "save_baseline",
 ]
 
 BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/1"
-
-
-@dataclass(frozen=True)
-class GateInput:
-    """A run shaped for the gate: recall@k, pass rate and one case per answerable question."""
-
-    k: int
-    final: int
-    recall: float | None
-    pass_rate: float | None
-    cases: dict[str, bool]
-    rr: dict[str, float | None]
-    recall_by_question: dict[str, float | None]
-    mrr: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "k": self.k,
-            "final": self.final,
-            "recall": self.recall,
-            "pass_rate": self.pass_rate,
-            "mrr": self.mrr,
-            "cases": dict(self.cases),
-        }
-
-
-def gate_result(run: Run, k: int | None = None) -> GateInput:
-    """passed = a grade-2 chunk is in the final list (answerable questions only)."""
-    k = run.config.final if k is None else k
-    judged = list(run.judged)
-    final = run.config.final
-    hits = per_question(judged, f"hit@{final}")
-    # one case per answerable question that has a grade-2 chunk within the scope
-    cases = {j.id: bool(hits[j.id]) for j in judged if j.answerable and hits[j.id] is not None}
-    summary = summarize(judged, [f"recall@{k}", "mrr"])
-    return GateInput(
-        k=k,
-        final=final,
-        recall=summary[f"recall@{k}"].value,
-        pass_rate=(sum(cases.values()) / len(cases)) if cases else None,
-        cases=cases,
-        rr=per_question(judged, "mrr"),
-        recall_by_question=per_question(judged, f"recall@{k}"),
-        mrr=summary["mrr"].value,
-    )
 
 
 def labels_hash(labels: Sequence[Label]) -> str:
@@ -114,6 +66,10 @@ class Baseline(BaseModel):
 
     def rr(self) -> dict[str, float | None]:
         return {qid: q.rr for qid, q in self.questions.items()}
+
+    def reference(self) -> Reference:
+        """What the gate compares a run with (`evalreport.retrieval_gate`)."""
+        return Reference(self.k, self.summary, self.rr(), self.config)
 
 
 def save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseline:

@@ -9,51 +9,40 @@ Decisions (one reason line each):
   baseline, exact sign test) -> REVIEW, when ``review_on_mrr_flips``.
 
 No reason: GO. Baselines are files (`data/baseline_retrieval.json`) written by
-``python -m evidencedesk.retrieval.benchmark --save-baseline``.
+``python -m evidencedesk.retrieval.benchmark --save-baseline`` and read by `evidencedesk.baseline`.
+
+This module holds the policy, the shaping of a run for the gate and the decision
+(`decide`). Applying it to a run is ``evidencedesk.retrieval.evalreport.retrieval_gate``, beside
+`run_config` that makes the runs (the course page imports it from there); the layers import one
+way: metrics <- gate <- evalreport <- baseline.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from evidencedesk.baseline import (
-    BASELINE_SCHEMA,
-    Baseline,
-    GateInput,
-    QuestionResult,
-    gate_result,
-    labels_hash,
-    load_baseline,
-    save_baseline,
-)
 from evidencedesk.errors import ConfigError
-from evidencedesk.retrieval.evalreport import Run
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import paired
+from evidencedesk.retrieval.metrics import Judged, paired, per_question, summarize
 from evidencedesk.textfile import read_text
 
 __all__ = [
-    "BASELINE_SCHEMA",
-    "Baseline",
     "GateInput",
     "GatePolicy",
     "GateResult",
-    "QuestionResult",
+    "Reference",
     "Verdict",
+    "decide",
     "gate_result",
-    "labels_hash",
-    "load_baseline",
     "load_policy",
-    "retrieval_gate",
-    "save_baseline",
 ]
 
 EPS = 1e-9
@@ -213,9 +202,84 @@ def _f(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def retrieval_gate(policy: GatePolicy, run: Run, baseline: Baseline | None = None) -> GateResult:
-    """Apply `policy` to `run`, comparing with `baseline` when given."""
-    shaped = gate_result(run, policy.k)
+class _Config(Protocol):
+    final: int
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class JudgedRun(Protocol):
+    """What the gate reads of a run (`evalreport.Run` is one)."""
+
+    judged: Sequence[Judged]
+    config: _Config
+
+
+@dataclass(frozen=True)
+class GateInput:
+    """A run shaped for the gate: recall@k, pass rate and one case per answerable question."""
+
+    k: int
+    final: int
+    recall: float | None
+    pass_rate: float | None
+    cases: dict[str, bool]
+    rr: dict[str, float | None]
+    recall_by_question: dict[str, float | None]
+    mrr: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "final": self.final,
+            "recall": self.recall,
+            "pass_rate": self.pass_rate,
+            "mrr": self.mrr,
+            "cases": dict(self.cases),
+        }
+
+
+def gate_result(run: JudgedRun, k: int | None = None) -> GateInput:
+    """passed = a grade-2 chunk is in the final list (answerable questions only)."""
+    k = run.config.final if k is None else k
+    judged = list(run.judged)
+    final = run.config.final
+    hits = per_question(judged, f"hit@{final}")
+    # one case per answerable question that has a grade-2 chunk within the scope
+    cases = {j.id: bool(hits[j.id]) for j in judged if j.answerable and hits[j.id] is not None}
+    summary = summarize(judged, [f"recall@{k}", "mrr"])
+    return GateInput(
+        k=k,
+        final=final,
+        recall=summary[f"recall@{k}"].value,
+        pass_rate=(sum(cases.values()) / len(cases)) if cases else None,
+        cases=cases,
+        rr=per_question(judged, "mrr"),
+        recall_by_question=per_question(judged, f"recall@{k}"),
+        mrr=summary["mrr"].value,
+    )
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What a run is compared with: a saved baseline's or a base run's summary, per-question
+    reciprocal ranks, config, and the k its recall was measured at."""
+
+    k: int
+    summary: Mapping[str, float | None]
+    rr: Mapping[str, float | None]
+    config: Mapping[str, Any]
+
+    @classmethod
+    def of_run(cls, run: JudgedRun, k: int) -> Reference:
+        """A run as the reference, measured at the policy's k (so its recall@k always exists)."""
+        shaped = gate_result(run, k)
+        summary = {f"recall@{k}": shaped.recall, "mrr": shaped.mrr}
+        return cls(k, summary, shaped.rr, run.config.to_dict())
+
+
+def decide(policy: GatePolicy, shaped: GateInput, reference: Reference | None = None) -> GateResult:
+    """The verdict for a shaped run, comparing with `reference` when given."""
     blocks: list[str] = []
     reviews: list[str] = []
     for qid in policy.critical:
@@ -232,11 +296,11 @@ def retrieval_gate(policy: GatePolicy, run: Run, baseline: Baseline | None = Non
             f"pass rate {_f(shaped.pass_rate)} ({passed}/{len(shaped.cases)}) is below the "
             f"minimum {policy.min_pass_rate:.3f}"
         )
-    if baseline is not None:
+    if reference is not None:
         for metric, now in ((name, shaped.recall), ("mrr", shaped.mrr)):
-            before = baseline.summary.get(metric)
+            before = reference.summary.get(metric)
             if before is None and metric == name:
-                reviews.append(f"baseline has no {name} (it was saved at k={baseline.k})")
+                reviews.append(f"baseline has no {name} (it was saved at k={reference.k})")
                 continue
             if before is not None and now is not None and before - now > policy.max_drop + EPS:
                 reviews.append(
@@ -244,7 +308,7 @@ def retrieval_gate(policy: GatePolicy, run: Run, baseline: Baseline | None = Non
                     f"more than the allowed {policy.max_drop:.3f}"
                 )
         if policy.review_on_mrr_flips:
-            flips = paired(baseline.rr(), shaped.rr, name="mrr")
+            flips = paired(dict(reference.rr), shaped.rr, name="mrr")
             if len(flips.worse) > len(flips.better):
                 reviews.append(
                     f"mrr worse for {len(flips.worse)} question(s) [{', '.join(flips.worse)}], "
@@ -255,6 +319,6 @@ def retrieval_gate(policy: GatePolicy, run: Run, baseline: Baseline | None = Non
     measured = {
         "measured": shaped.to_dict(),
         "policy": policy.model_dump(mode="json"),
-        "baseline": None if baseline is None else baseline.config,
+        "baseline": None if reference is None else reference.config,
     }
     return GateResult(verdict, lines, measured)

@@ -17,8 +17,8 @@ import pytest
 from evidencedesk.paths import DATA, ROOT
 from evidencedesk.retrieval.benchmark import CAVEAT, benchmark_variants, format_table, main
 from evidencedesk.retrieval.catalog import load_catalog
-from evidencedesk.retrieval.evalreport import Parts
 from evidencedesk.retrieval.labels import load_labels
+from evidencedesk.retrieval.parts import Parts
 
 NAMES = [
     "sparse",

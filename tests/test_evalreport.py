@@ -8,10 +8,11 @@ import pytest
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval.catalog import Scope, load_catalog
-from evidencedesk.retrieval.evalreport import Config, Costs, Parts, run_config
-from evidencedesk.retrieval.experiments import ablate, sweep
+from evidencedesk.retrieval.evalreport import Config, Costs, ablate, run_config
+from evidencedesk.retrieval.experiments import sweep
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.metrics import per_question
+from evidencedesk.retrieval.parts import Parts
 from evidencedesk.retrieval.rerankers import RERANKERS
 
 
@@ -184,5 +185,5 @@ def test_ablation_rows(demo):
 
 
 def test_ablation_rejects_an_empty_change(demo):
-    with pytest.raises(EvidencedeskError, match="ablation change 1: expected a non-empty"):
+    with pytest.raises(EvidencedeskError, match="ablation change 1: expected a \\(field, value\\)"):
         ablate(Config(), [{}], *demo)

@@ -18,26 +18,22 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.errors import ConfigError
-from evidencedesk.gate import (
+from evidencedesk.baseline import (
     BASELINE_SCHEMA,
     Baseline,
-    GatePolicy,
-    GateResult,
     QuestionResult,
-    Verdict,
-    gate_result,
     labels_hash,
     load_baseline,
-    load_policy,
-    retrieval_gate,
     save_baseline,
 )
+from evidencedesk.errors import ConfigError
+from evidencedesk.gate import GatePolicy, GateResult, Verdict, gate_result, load_policy
 from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import load_catalog
-from evidencedesk.retrieval.evalreport import Config, Parts, Run, run_config
+from evidencedesk.retrieval.evalreport import Config, Run, retrieval_gate, run_config
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.metrics import Judged, per_question, summarize
+from evidencedesk.retrieval.parts import Parts
 
 POLICY = DATA / "gate_policy_retrieval.json"
 BASELINE = DATA / "baseline_retrieval.json"

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from evidencedesk.baseline import load_baseline
 from evidencedesk.errors import ConfigError, EvidencedeskError
-from evidencedesk.gate import load_baseline, load_policy, retrieval_gate
+from evidencedesk.gate import load_policy
 from evidencedesk.paths import require
 from evidencedesk.project import DEMO_PROJECT, Project, load_project
 from evidencedesk.report.assemble import Assembly, assemble
@@ -23,9 +24,10 @@ from evidencedesk.report.stages import ablations, citations, price_list, sizing
 from evidencedesk.report.variants import DEMO_COLUMNS, Scored
 from evidencedesk.retrieval.benchmark import VARIANTS, benchmark_variants
 from evidencedesk.retrieval.catalog import Catalog, Scope
-from evidencedesk.retrieval.evalreport import Config, Costs, Parts, Run, run_config
+from evidencedesk.retrieval.evalreport import Config, Costs, Run, retrieval_gate, run_config
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.parts import Parts
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 from evidencedesk.textfile import read_text
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from evidencedesk.baseline import Baseline
 from evidencedesk.errors import ConfigError
-from evidencedesk.gate import GatePolicy, retrieval_gate
+from evidencedesk.gate import GatePolicy
 from evidencedesk.project import Project
 from evidencedesk.report.assemble import Assembly
 from evidencedesk.report.candidates import read_note
@@ -20,9 +20,10 @@ from evidencedesk.report.model import BuildOptions
 from evidencedesk.report.review import NO_POLICY, Proposal, review_candidates
 from evidencedesk.report.variants import Columns, Scored
 from evidencedesk.retrieval.catalog import Catalog
-from evidencedesk.retrieval.evalreport import Config, Run, summary_names
+from evidencedesk.retrieval.evalreport import Config, Run, retrieval_gate
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, summarize
+from evidencedesk.retrieval.parts import summary_names
 from evidencedesk.retrieval.trec import Run as TrecRun
 from evidencedesk.retrieval.trec import read_run
 from evidencedesk.retrieval.trec_judge import judge_trec_run

@@ -17,10 +17,11 @@ from evidencedesk.report.values import num, pval
 from evidencedesk.report.variants import metric_stat
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.citations import load_answers, score_answer
-from evidencedesk.retrieval.evalreport import Config, Costs, Parts, Run
-from evidencedesk.retrieval.experiments import ablate, sweep
+from evidencedesk.retrieval.evalreport import Config, Costs, Run, ablate
+from evidencedesk.retrieval.experiments import sweep
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
+from evidencedesk.retrieval.parts import Parts
 
 ABLATION_BASE = Config(reranker="feature")
 ABLATION_CHANGES: tuple[dict[str, object], ...] = (

@@ -20,9 +20,10 @@ from typing import Any
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.paths import DATA, LABELS, ROOT
 from evidencedesk.retrieval.catalog import Catalog, Scope, load_catalog
-from evidencedesk.retrieval.evalreport import Config, Parts, Run, run_config
+from evidencedesk.retrieval.evalreport import Config, Run, retrieval_gate, run_config
 from evidencedesk.retrieval.labels import Label, load_labels
 from evidencedesk.retrieval.metrics import bootstrap_ci, paired, per_question
+from evidencedesk.retrieval.parts import Parts
 
 __all__ = [
     "CAVEAT",
@@ -219,13 +220,8 @@ def _shown(path: Path) -> str:
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
-    from evidencedesk.gate import (
-        Verdict,
-        load_baseline,
-        load_policy,
-        retrieval_gate,
-        save_baseline,
-    )
+    from evidencedesk.baseline import load_baseline, save_baseline
+    from evidencedesk.gate import Verdict, load_policy
 
     catalog = load_catalog()
     labels = load_labels(args.labels, catalog)

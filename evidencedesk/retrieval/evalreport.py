@@ -7,7 +7,8 @@ reranker it is the number of pairs scored per question, i.e. the cost. 10 is the
 "rerank the top ten" setting and leaves room for the reranker to lift a chunk from rank 4-10.
 
 Costs are a **hypothetical price list**: the kit counts pairs and tokens and never times anything.
-The sizing sweep and the ablations live in `evidencedesk.retrieval.experiments`.
+This is the course page's module: `run_config`, `ablate` and `retrieval_gate` are defined here
+(the gate's policy and rules are `evidencedesk.gate`); the sizing sweep is in `experiments`.
 """
 
 from __future__ import annotations
@@ -17,23 +18,24 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
-from evidencedesk.retrieval.base import Candidate, Reranker, Searcher, renumber
-from evidencedesk.retrieval.cache import cached_searchers
+from evidencedesk.gate import GatePolicy, GateResult, Reference, decide, gate_result
+from evidencedesk.retrieval.ablation import AblationRow, ablation_row, as_change, change_name
+from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.lifecycle import build_searchers
 from evidencedesk.retrieval.metrics import Judged, judge_run, summarize
+from evidencedesk.retrieval.parts import ConfigSearcher, Parts, summary_names
 from evidencedesk.retrieval.rerankers import RERANKERS, make_reranker
 
 __all__ = [
     "FIRST_STAGES",
     "Config",
     "Costs",
-    "Parts",
     "Run",
+    "ablate",
+    "retrieval_gate",
     "run_config",
-    "summary_names",
 ]
 
 FIRST_STAGES = ("sparse", "dense", "hybrid")
@@ -139,63 +141,6 @@ class Costs:
         return {"stage_one_ms": self.stage_one_ms, "per_pair_ms": self.per_pair_ms}
 
 
-@dataclass(frozen=True)
-class Parts:
-    """The searchers built once for a catalog (and the pair scorer for ``pair``), reused by runs."""
-
-    searchers: Mapping[str, Searcher]
-    scorer: Any = None
-
-    @classmethod
-    def build(cls, catalog: Catalog, scorer: Any = None) -> Parts:
-        return cls(searchers=cached_searchers(build_searchers(catalog)), scorer=scorer)
-
-    def first(self, name: str) -> Searcher:
-        if name not in self.searchers:
-            raise UnknownNameError("first stage", name, tuple(self.searchers))
-        return self.searchers[name]
-
-
-def summary_names(final: int) -> tuple[str, ...]:
-    """The metrics every run reports (deduplicated, in this order)."""
-    names = (
-        "recall@1",
-        "recall@3",
-        f"recall@{final}",
-        f"precision@{final}",
-        "mrr",
-        "ndcg@5",
-        "ndcg@5:linear",
-        f"hit@{final}",
-    )
-    return tuple(dict.fromkeys(names))
-
-
-class _Pipeline:
-    """Stage one, the reranker, the scope and the cut, recording what reached the prompt."""
-
-    def __init__(self, cfg: Config, first: Searcher, reranker: Reranker | None):
-        self.cfg, self.first, self.reranker = cfg, first, reranker
-        self.name = cfg.label()
-        self.shown: list[list[Candidate]] = []
-
-    def search(
-        self, query: str, k: int | None = None, allowed: frozenset[str] | None = None
-    ) -> list[Candidate]:
-        cfg = self.cfg
-        # pre-filter: the scope is applied inside stage one, before ranking; post-filter:
-        # stage one sees everything, the scope is applied after reranking.
-        found = self.first.search(query, cfg.depth, allowed if cfg.prefilter else None)
-        if self.reranker is not None and found:
-            found = self.reranker.rerank(query, found)
-        if not cfg.prefilter and allowed is not None:
-            found = [c for c in found if c.chunk.id in allowed]
-        keep = cfg.final if k is None else min(k, cfg.final)
-        out = renumber([(c.score, c.chunk) for c in found[:keep]])
-        self.shown.append(out)
-        return out
-
-
 def _value(result: Any) -> float | None:
     return getattr(result, "value", result)
 
@@ -221,6 +166,16 @@ class Run:
         return (costs or Costs()).latency(self.pairs_per_question)
 
     @property
+    def scored_per_q(self) -> float:
+        """Pairs the reranker scored per question (`pairs_per_question`, the page's name)."""
+        return self.pairs_per_question
+
+    @property
+    def tokens_per_q(self) -> float:
+        """Estimated prompt tokens per question (`tokens_per_question`, the page's name)."""
+        return self.tokens_per_question
+
+    @property
     def questions(self) -> int:
         return len(self.judged)
 
@@ -244,7 +199,7 @@ class Run:
 
 def run_config(
     cfg: Config,
-    parts: Parts,
+    parts: Parts | Mapping[str, Searcher],
     catalog: Catalog,
     labels: Sequence[Label],
     scope: Scope | None = None,
@@ -254,13 +209,15 @@ def run_config(
 
     Pairs per question are the pairs the reranker actually scored (``depth`` per question when
     stage one returns that many; 0 for ``"none"``). Tokens per question are
-    `evidence.context_tokens` of the final chunks, averaged over all questions.
+    `evidence.context_tokens` of the final chunks, averaged over all questions. `parts` may be
+    the mapping `lifecycle.build_searchers` returns (see `Parts.of`).
     """
+    parts = Parts.of(parts)
     scope = Scope() if scope is None else scope
     reranker = make_reranker(cfg.reranker, parts.scorer, cfg.max_words)
     if reranker is not None and hasattr(reranker, "reset"):
         reranker.reset()
-    pipeline = _Pipeline(cfg, parts.first(cfg.first_stage), reranker)
+    pipeline = ConfigSearcher(cfg, parts.first(cfg.first_stage), reranker)
     judged = judge_run(pipeline, catalog, labels, scope=scope, k=cfg.final if k is None else k)
     if len(pipeline.shown) != len(judged):
         raise EvidencedeskError(
@@ -284,10 +241,56 @@ def run_config(
     )
 
 
-def __getattr__(name: str) -> Any:
-    """`sweep`, `ablate` and their rows live in `experiments`; importable from here too."""
-    if name in ("sweep", "ablate", "SweepRow", "AblationRow"):
-        from evidencedesk.retrieval import experiments
+# -- ablations --------------------------------------------------------------------------------
 
-        return getattr(experiments, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def ablate(
+    base: Config,
+    changes: Sequence[Mapping[str, Any] | tuple[str, Any]],
+    parts: Parts | Mapping[str, Searcher],
+    catalog: Catalog,
+    labels: Sequence[Label],
+    scope: Scope | None = None,
+    costs: Costs | None = None,
+) -> list[AblationRow]:
+    """The base row first (MRR delta 0), then one row per change, each applied to the base alone.
+
+    A change is one field, as a pair ``("reranker", "feature")`` or a dict; a dict of several
+    fields reads as one combined change. Better/worse are per-question reciprocal-rank flips
+    against the base and ``p`` the exact two-sided sign test over the untied questions.
+    """
+    costs = costs or Costs()
+    parts = Parts.of(parts)  # once, so every run shares the first-stage cache
+    wanted = [as_change(number, change) for number, change in enumerate(changes, start=1)]
+    base_run = run_config(base, parts, catalog, labels, scope)
+    rows = [ablation_row("base", {}, base_run, base_run, costs)]
+    for change in wanted:
+        run = run_config(base.replace(**change), parts, catalog, labels, scope)
+        rows.append(ablation_row(change_name(change), change, run, base_run, costs))
+    return rows
+
+
+# -- the gate ---------------------------------------------------------------------------------
+
+
+def _reference(base: Any, k: int) -> Reference | None:
+    if base is None or isinstance(base, Reference):
+        return base
+    if isinstance(base, Run):
+        return Reference.of_run(base, k)
+    to_reference = getattr(base, "reference", None)  # a saved `baseline.Baseline`
+    if callable(to_reference):
+        return to_reference()
+    raise EvidencedeskError(
+        f"gate baseline: expected a run (run_config) or a saved baseline (load_baseline), "
+        f"found {type(base).__name__}"
+    )
+
+
+def retrieval_gate(policy: GatePolicy, run: Run, base: Any = None) -> GateResult:
+    """Apply `policy` to `run` (`evidencedesk.gate.decide`), comparing with `base` when given.
+
+    `base` is a run (e.g. ``run_config(Config(), ...)``, compared directly, its recall taken at
+    the policy's k) or a saved baseline (``baseline.load_baseline``).
+    """
+    return decide(policy, gate_result(run, policy.k), _reference(base, policy.k))

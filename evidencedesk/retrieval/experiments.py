@@ -1,18 +1,19 @@
-"""The sizing sweep (depth x final) and single-field ablations of a base configuration."""
+"""The sizing sweep: every depth x final of a reranked configuration, with its cost.
+
+The single-field ablations (`ablate`) are in `evalreport`, the course page's module."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evidencedesk.errors import EvidencedeskError
 from evidencedesk.retrieval.catalog import Catalog, Scope
-from evidencedesk.retrieval.evalreport import Config, Costs, Parts, Run, run_config
+from evidencedesk.retrieval.evalreport import Config, Costs, Run, run_config
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import paired
+from evidencedesk.retrieval.parts import Parts
 
-__all__ = ["AblationRow", "SweepRow", "ablate", "sweep"]
+__all__ = ["SweepRow", "sweep"]
 
 
 @dataclass(frozen=True)
@@ -78,96 +79,4 @@ def sweep(
                     run=run,
                 )
             )
-    return rows
-
-
-@dataclass(frozen=True)
-class AblationRow:
-    """The base run (``changes == {}``, delta 0) or one change of it, compared with the base."""
-
-    name: str
-    changes: Mapping[str, Any]
-    config: Config
-    metrics: Mapping[str, float | None]
-    mrr_delta: float | None
-    better: tuple[str, ...]
-    worse: tuple[str, ...]
-    tied: int
-    p: float
-    pairs_per_question: float
-    tokens_per_question: float
-    latency_ms: float
-    run: Run
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "changes": dict(self.changes),
-            "config": self.config.to_dict(),
-            "metrics": dict(self.metrics),
-            "mrr_delta": self.mrr_delta,
-            "better": list(self.better),
-            "worse": list(self.worse),
-            "tied": self.tied,
-            "p": self.p,
-            "pairs_per_question": self.pairs_per_question,
-            "tokens_per_question": self.tokens_per_question,
-            "latency_ms": self.latency_ms,
-        }
-
-
-def _name(changes: Mapping[str, Any]) -> str:
-    if not changes:
-        return "base"
-    return ", ".join(f"{k}={v}" for k, v in changes.items())
-
-
-def _row(name: str, changes: Mapping[str, Any], run: Run, base: Run, costs: Costs) -> AblationRow:
-    mine, theirs = run.value("mrr"), base.value("mrr")
-    delta = None if mine is None or theirs is None else mine - theirs
-    flips = paired(list(base.judged), list(run.judged), name="mrr")
-    return AblationRow(
-        name=name,
-        changes=dict(changes),
-        config=run.config,
-        metrics={n: run.value(n) for n in run.summary},
-        mrr_delta=delta,
-        better=tuple(flips.better),
-        worse=tuple(flips.worse),
-        tied=flips.tied,
-        p=flips.p,
-        pairs_per_question=run.pairs_per_question,
-        tokens_per_question=run.tokens_per_question,
-        latency_ms=run.latency_ms(costs),
-        run=run,
-    )
-
-
-def ablate(
-    base: Config,
-    changes: Sequence[Mapping[str, Any]],
-    parts: Parts,
-    catalog: Catalog,
-    labels: Sequence[Label],
-    scope: Scope | None = None,
-    costs: Costs | None = None,
-) -> list[AblationRow]:
-    """The base row first (MRR delta 0), then one row per change, each applied to the base alone.
-
-    A change is normally one field (``{"reranker": "feature"}``); a dict of several fields is
-    allowed and then reads as one combined change. Better/worse are per-question reciprocal-rank
-    flips against the base and ``p`` the exact two-sided sign test over the untied questions.
-    """
-    costs = costs or Costs()
-    base_run = run_config(base, parts, catalog, labels, scope)
-    rows = [_row("base", {}, base_run, base_run, costs)]
-    for number, change in enumerate(changes, start=1):
-        if not isinstance(change, Mapping) or not change:
-            raise EvidencedeskError(
-                f"ablation change {number}: expected a non-empty mapping of config field -> "
-                f"value like {{'reranker': 'feature'}}, found {change!r}"
-            )
-        cfg = base.replace(**dict(change))
-        run = run_config(cfg, parts, catalog, labels, scope)
-        rows.append(_row(_name(change), change, run, base_run, costs))
     return rows

@@ -1,0 +1,112 @@
+"""What a configuration runs on and through: the searchers built once (`Parts`), the metrics
+every run reports, and a configuration's stages as one searcher (`ConfigSearcher`).
+
+`evalreport.run_config` puts them together; they live here so that the course page's module
+stays the page's calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from evidencedesk.errors import EvidencedeskError, UnknownNameError
+from evidencedesk.retrieval.base import Candidate, Reranker, Searcher, renumber
+from evidencedesk.retrieval.cache import cached_searchers
+from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.lifecycle import build_searchers
+from evidencedesk.retrieval.searchers import HybridSearcher
+
+__all__ = ["ConfigSearcher", "Parts", "Stages", "summary_names"]
+
+
+class Stages(Protocol):
+    """What `ConfigSearcher` reads of a configuration (`evalreport.Config` is one)."""
+
+    depth: int
+    final: int
+    prefilter: bool
+
+    def label(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The searchers built once for a catalog (and the pair scorer for ``pair``), reused by runs."""
+
+    searchers: Mapping[str, Searcher]
+    scorer: Any = None
+
+    @classmethod
+    def build(cls, catalog: Catalog, scorer: Any = None) -> Parts:
+        return cls(searchers=cached_searchers(build_searchers(catalog)), scorer=scorer)
+
+    @classmethod
+    def of(cls, parts: Parts | Mapping[str, Searcher]) -> Parts:
+        """`parts` itself, or a mapping such as ``lifecycle.build_searchers(catalog)`` made into
+        Parts: first stages cached, a missing hybrid fused from sparse and dense, and the default
+        pair scorer (`make_reranker`'s) for ``pair`` and ``blend``."""
+        if isinstance(parts, Parts):
+            return parts
+        if not isinstance(parts, Mapping):
+            raise EvidencedeskError(
+                f"parts: expected Parts or a mapping of first stage -> searcher like "
+                f"lifecycle.build_searchers(catalog), found {type(parts).__name__}"
+            )
+        for name, searcher in parts.items():
+            if not callable(getattr(searcher, "search", None)):
+                raise EvidencedeskError(
+                    f"parts[{name!r}]: expected a searcher (with .search(query, k, allowed)), "
+                    f"found {type(searcher).__name__}"
+                )
+        searchers = cached_searchers(parts)
+        if "hybrid" not in searchers and "sparse" in searchers and "dense" in searchers:
+            searchers["hybrid"] = HybridSearcher(searchers["sparse"], searchers["dense"])
+        return cls(searchers=searchers)
+
+    def first(self, name: str) -> Searcher:
+        if name not in self.searchers:
+            raise UnknownNameError("first stage", name, tuple(self.searchers))
+        return self.searchers[name]
+
+
+def summary_names(final: int) -> tuple[str, ...]:
+    """The metrics every run reports (deduplicated, in this order)."""
+    names = (
+        "recall@1",
+        "recall@3",
+        f"recall@{final}",
+        f"precision@{final}",
+        "mrr",
+        "ndcg@5",
+        "ndcg@5:linear",
+        f"hit@{final}",
+    )
+    return tuple(dict.fromkeys(names))
+
+
+class ConfigSearcher:
+    """A configuration as a searcher: stage one, the reranker, the scope and the cut, recording
+    what reached the prompt (`shown`, one list per search)."""
+
+    def __init__(self, cfg: Stages, first: Searcher, reranker: Reranker | None):
+        self.cfg, self.first, self.reranker = cfg, first, reranker
+        self.name = cfg.label()
+        self.shown: list[list[Candidate]] = []
+
+    def search(
+        self, query: str, k: int | None = None, allowed: frozenset[str] | None = None
+    ) -> list[Candidate]:
+        cfg = self.cfg
+        # pre-filter: the scope is applied inside stage one, before ranking; post-filter:
+        # stage one sees everything, the scope is applied after reranking.
+        found = self.first.search(query, cfg.depth, allowed if cfg.prefilter else None)
+        if self.reranker is not None and found:
+            found = self.reranker.rerank(query, found)
+        if not cfg.prefilter and allowed is not None:
+            found = [c for c in found if c.chunk.id in allowed]
+        keep = cfg.final if k is None else min(k, cfg.final)
+        out = renumber([(c.score, c.chunk) for c in found[:keep]])
+        self.shown.append(out)
+        return out
