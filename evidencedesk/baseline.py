@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.gate import Reference, gate_result
+from evidencedesk.gate_input import Reference, gate_result
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.textfile import read_text

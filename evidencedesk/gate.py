@@ -11,39 +11,31 @@ Decisions (one reason line each):
 No reason: GO. Baselines are files (`data/baseline_retrieval.json`) written by
 ``python -m evidencedesk.retrieval.benchmark --save-baseline`` and read by `evidencedesk.baseline`.
 
-This module holds the policy, the shaping of a run for the gate and the decision
-(`decide`). Applying it to a run is ``evidencedesk.retrieval.evalreport.retrieval_gate``, beside
-`run_config` that makes the runs (the course page imports it from there); the layers import one
-way: metrics <- gate <- evalreport <- baseline.
+This module holds the policy and the decision (`decide`); `gate_input` shapes a run (and what it
+is compared with) for it. `evalreport.retrieval_gate` applies the gate to a run, beside
+`run_config` that makes the runs (the course page imports it from there). The layers import one
+way: metrics <- gate_input <- gate <- evalreport <- baseline.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evidencedesk.errors import ConfigError
+from evidencedesk.gate_input import GateInput, Reference
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, paired, per_question, summarize
+from evidencedesk.retrieval.metrics import paired
 from evidencedesk.textfile import read_text
 
-__all__ = [
-    "GateInput",
-    "GatePolicy",
-    "GateResult",
-    "Reference",
-    "Verdict",
-    "decide",
-    "gate_result",
-    "load_policy",
-]
+__all__ = ["GatePolicy", "GateResult", "Verdict", "decide", "load_policy"]
 
 EPS = 1e-9
 
@@ -200,82 +192,6 @@ class GateResult:
 
 def _f(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
-
-
-class _Config(Protocol):
-    final: int
-
-    def to_dict(self) -> dict[str, Any]: ...
-
-
-class JudgedRun(Protocol):
-    """What the gate reads of a run (`evalreport.Run` is one)."""
-
-    judged: Sequence[Judged]
-    config: _Config
-
-
-@dataclass(frozen=True)
-class GateInput:
-    """A run shaped for the gate: recall@k, pass rate and one case per answerable question."""
-
-    k: int
-    final: int
-    recall: float | None
-    pass_rate: float | None
-    cases: dict[str, bool]
-    rr: dict[str, float | None]
-    recall_by_question: dict[str, float | None]
-    mrr: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "k": self.k,
-            "final": self.final,
-            "recall": self.recall,
-            "pass_rate": self.pass_rate,
-            "mrr": self.mrr,
-            "cases": dict(self.cases),
-        }
-
-
-def gate_result(run: JudgedRun, k: int | None = None) -> GateInput:
-    """passed = a grade-2 chunk is in the final list (answerable questions only)."""
-    k = run.config.final if k is None else k
-    judged = list(run.judged)
-    final = run.config.final
-    hits = per_question(judged, f"hit@{final}")
-    # one case per answerable question that has a grade-2 chunk within the scope
-    cases = {j.id: bool(hits[j.id]) for j in judged if j.answerable and hits[j.id] is not None}
-    summary = summarize(judged, [f"recall@{k}", "mrr"])
-    return GateInput(
-        k=k,
-        final=final,
-        recall=summary[f"recall@{k}"].value,
-        pass_rate=(sum(cases.values()) / len(cases)) if cases else None,
-        cases=cases,
-        rr=per_question(judged, "mrr"),
-        recall_by_question=per_question(judged, f"recall@{k}"),
-        mrr=summary["mrr"].value,
-    )
-
-
-@dataclass(frozen=True)
-class Reference:
-    """What a run is compared with: a saved baseline's or a base run's summary, per-question
-    reciprocal ranks, config, and the k its recall was measured at."""
-
-    k: int
-    summary: Mapping[str, float | None]
-    rr: Mapping[str, float | None]
-    config: Mapping[str, Any]
-
-    @classmethod
-    def of_run(cls, run: JudgedRun, k: int) -> Reference:
-        """A run as the reference, measured at the policy's k (so its recall@k always exists)."""
-        shaped = gate_result(run, k)
-        summary = {f"recall@{k}": shaped.recall, "mrr": shaped.mrr}
-        return cls(k, summary, shaped.rr, run.config.to_dict())
 
 
 def decide(policy: GatePolicy, shaped: GateInput, reference: Reference | None = None) -> GateResult:

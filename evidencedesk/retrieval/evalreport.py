@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
-from evidencedesk.gate import GatePolicy, GateResult, Reference, decide, gate_result
+from evidencedesk.gate import GatePolicy, GateResult, decide
+from evidencedesk.gate_input import Reference, gate_result
 from evidencedesk.retrieval.ablation import AblationRow, ablation_row, as_change, change_name
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope

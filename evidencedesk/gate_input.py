@@ -1,0 +1,91 @@
+"""A run shaped for the release gate (`GateInput`), and what it is compared with (`Reference`).
+
+`gate.decide` reads these; `evalreport.retrieval_gate` shapes a run and its base with them, and
+`baseline.Baseline.reference()` turns a saved baseline into a `Reference`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from evidencedesk.retrieval.metrics import Judged, per_question, summarize
+
+__all__ = ["GateInput", "JudgedRun", "Reference", "gate_result"]
+
+
+class _Config(Protocol):
+    final: int
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class JudgedRun(Protocol):
+    """What the gate reads of a run (`evalreport.Run` is one)."""
+
+    judged: Sequence[Judged]
+    config: _Config
+
+
+@dataclass(frozen=True)
+class GateInput:
+    """A run shaped for the gate: recall@k, pass rate and one case per answerable question."""
+
+    k: int
+    final: int
+    recall: float | None
+    pass_rate: float | None
+    cases: dict[str, bool]
+    rr: dict[str, float | None]
+    recall_by_question: dict[str, float | None]
+    mrr: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "final": self.final,
+            "recall": self.recall,
+            "pass_rate": self.pass_rate,
+            "mrr": self.mrr,
+            "cases": dict(self.cases),
+        }
+
+
+def gate_result(run: JudgedRun, k: int | None = None) -> GateInput:
+    """passed = a grade-2 chunk is in the final list (answerable questions only)."""
+    k = run.config.final if k is None else k
+    judged = list(run.judged)
+    final = run.config.final
+    hits = per_question(judged, f"hit@{final}")
+    # one case per answerable question that has a grade-2 chunk within the scope
+    cases = {j.id: bool(hits[j.id]) for j in judged if j.answerable and hits[j.id] is not None}
+    summary = summarize(judged, [f"recall@{k}", "mrr"])
+    return GateInput(
+        k=k,
+        final=final,
+        recall=summary[f"recall@{k}"].value,
+        pass_rate=(sum(cases.values()) / len(cases)) if cases else None,
+        cases=cases,
+        rr=per_question(judged, "mrr"),
+        recall_by_question=per_question(judged, f"recall@{k}"),
+        mrr=summary["mrr"].value,
+    )
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What a run is compared with: a saved baseline's or a base run's summary, per-question
+    reciprocal ranks, config, and the k its recall was measured at."""
+
+    k: int
+    summary: Mapping[str, float | None]
+    rr: Mapping[str, float | None]
+    config: Mapping[str, Any]
+
+    @classmethod
+    def of_run(cls, run: JudgedRun, k: int) -> Reference:
+        """A run as the reference, measured at the policy's k (so its recall@k always exists)."""
+        shaped = gate_result(run, k)
+        summary = {f"recall@{k}": shaped.recall, "mrr": shaped.mrr}
+        return cls(k, summary, shaped.rr, run.config.to_dict())
