@@ -106,6 +106,7 @@ def test_summarize_values_format_as_floats() -> None:
     undefined = metrics.summarize([unanswerable], ["mrr"])["mrr"]
     assert undefined.value is None and (undefined.n, undefined.left_out) == (0, 1)
     assert f"{undefined:.3f}" == "n/a" and f"{undefined:>7.3f}" == "    n/a"
+    assert (str(mrr), f"{mrr}", str(undefined)) == ("0.5", "0.5", "n/a")
     assert (
         undefined != undefined.value
         and undefined == metrics.summarize([unanswerable], ["mrr"])["mrr"]

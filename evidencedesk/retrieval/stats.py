@@ -43,7 +43,7 @@ class Summary(float):
     It *is* the mean as a float, so ``f"{s:.3f}"``, arithmetic and comparisons work as on the
     course page, and it carries ``name``, ``value`` (the mean, ``None`` when no question defines
     it), ``n`` and ``left_out``. An undefined mean is NaN as a float (so it never passes for a
-    number in arithmetic) and formats as ``n/a`` with a float format spec, padded to its width.
+    number in arithmetic) and prints as ``n/a`` (with a format spec, padded to its width).
     Frozen, like the dataclass it replaces.
     """
 
@@ -85,6 +85,9 @@ class Summary(float):
             f"Summary(name={self.name!r}, value={self.value!r}, n={self.n}, "
             f"left_out={self.left_out})"
         )
+
+    def __str__(self) -> str:
+        return "n/a" if self.value is None else float.__repr__(self)
 
     def __format__(self, spec: str) -> str:
         if self.value is None and spec:
