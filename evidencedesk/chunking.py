@@ -74,6 +74,29 @@ class Chunk:
         }
 
 
+_KEY_VALUE = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_-]*\s*:")
+
+
+def _front_matter_end(lines: list[str], path: str | Path) -> int:
+    """Index of the closing ``---``: the header is ``key: value``, ``# comment`` and blank lines.
+
+    The header ends at the first other line; it must be ``---``. Scanning on to any later ``---``
+    would let a document that lost its closing line swallow its body up to a Markdown rule.
+    """
+    for i in range(1, len(lines)):
+        raw = lines[i]
+        if raw.strip() == "---":
+            return i
+        if raw.strip() and not raw.lstrip().startswith("#") and not _KEY_VALUE.match(raw):
+            raise DocumentError(
+                path,
+                f"expected a closing '---' after the front matter (line {i + 1}), "
+                f"found {raw[:60]!r}",
+                i + 1,
+            )
+    raise DocumentError(path, "expected a closing '---' after the front matter, found none")
+
+
 def parse_document(text: str, path: str | Path = "<string>") -> Document:
     """Parse a document's text; `path` is only used in error messages."""
     lines = text.splitlines()
@@ -87,12 +110,7 @@ def parse_document(text: str, path: str | Path = "<string>") -> Document:
             f"expected a front-matter header starting with '---' on line 1, found {lines[0][:40]!r}",
             1,
         )
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    except StopIteration:
-        raise DocumentError(
-            path, "expected a closing '---' after the front matter, found none"
-        ) from None
+    end = _front_matter_end(lines, path)
     meta: dict[str, str] = {}
     line_of: dict[str, int] = {}
     for number in range(1, end):
