@@ -15,6 +15,7 @@ from evidencedesk.baseline import Baseline
 from evidencedesk.errors import ConfigError
 from evidencedesk.gate import GatePolicy, retrieval_gate
 from evidencedesk.project import Project
+from evidencedesk.project_schema import MAX_RUNS
 from evidencedesk.report.assemble import Assembly
 from evidencedesk.report.candidates import read_note
 from evidencedesk.report.model import BuildOptions
@@ -61,6 +62,12 @@ def check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collecti
 
 def check_run_names(project: Project, options: BuildOptions, builtin: Sequence[str] = ()) -> None:
     """The project's runs, then the ``--run`` ones, through the one `check_run_name`."""
+    total = len(project.runs) + len(options.runs)
+    if total > MAX_RUNS:
+        raise ConfigError(
+            project.path,
+            f"expected at most {MAX_RUNS} runs (the project's and --run together), found {total}",
+        )
     used: set[str] = set()
     for name, path in project.runs:
         check_run_name(name, path, builtin, used)

@@ -57,8 +57,9 @@ def parse_grade(text: str, path: str | Path, number: int, error: type[InputError
     """The integer grade in `text` (-1..100), or None when `text` is not an integer at all."""
     if not _GRADE.fullmatch(text):
         if re.fullmatch(r"[+-]?[0-9]+", text):
+            shown = text if len(text) <= 20 else f"{text[:20]}…"
             raise error(
-                path, f"expected a grade from {MIN_GRADE} to {MAX_GRADE}, found {text[:20]}", number
+                path, f"expected a grade from {MIN_GRADE} to {MAX_GRADE}, found {shown}", number
             )
         return None
     grade = int(text)
