@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evidencedesk.baseline import BASELINE_SCHEMA, labels_hash, load_baseline
+from evidencedesk.errors import LabelsError
 from evidencedesk.gate import load_policy
 from evidencedesk.project import load_project
 from evidencedesk.project_schema import SCHEMA
@@ -190,6 +192,29 @@ def test_beir_from_random_bytes(kind: str, data: bytes) -> None:
 def test_beir_from_random_json(kind: str, rows: list[Any]) -> None:
     reader, name = BEIR_READERS[kind]
     only_our_errors(reader, jsonl(rows), name)
+
+
+grade_texts = (
+    st.integers(-(2**80), 2**80).map(str)
+    | st.text(st.characters(categories=["Nd", "No", "Pd"]) | st.sampled_from("+-_.e 1"),
+              min_size=1, max_size=8)
+)  # fmt: skip
+
+
+@FUZZ
+@given(grade_texts)
+def test_beir_qrels_grades_are_in_range_or_one_error(score: str) -> None:
+    """Any score text: an ASCII integer from -1 to 100, or a `LabelsError` at line 2."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "qrels.tsv"
+        path.write_text(f"query-id\tcorpus-id\tscore\nq1\td1\t{score}\n", encoding="utf-8")
+        try:
+            grade = read_beir_qrels(path)["q1"]["d1"]
+        except LabelsError as exc:
+            assert exc.line == 2
+            return
+    assert -1 <= grade <= 100
+    assert score.strip().lstrip("+-").isascii() and score.strip().lstrip("+-").isdigit()
 
 
 @FUZZ

@@ -22,7 +22,7 @@ import pytest
 
 from evidencedesk import limits
 from evidencedesk.chunking import parse_document
-from evidencedesk.errors import DocumentError, LabelsError
+from evidencedesk.errors import ConfigError, DocumentError, LabelsError
 from evidencedesk.project import load_project
 from evidencedesk.report import cli as report_cli
 from evidencedesk.report.model import HIDDEN_TEXT
@@ -31,6 +31,7 @@ from evidencedesk.retrieval.beir import labels_from_judgments, read_beir_qrels
 from evidencedesk.retrieval.catalog import load_catalog, load_documents
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.metrics import Judged
+from tests.project_fixtures import make_runs_only_project
 from tests.test_bad_input import DATA, REPO, cli, replace, snapshot
 
 Mutation = Callable[[Path], None]
@@ -379,16 +380,20 @@ def test_hostile_input_is_one_clean_line_and_keeps_the_site(built: Built, case: 
     assert sorted(p.name for p in built.out.parent.iterdir()) == ["site"]
 
 
-def test_an_unreadable_corpus_folder_is_one_line_with_the_os_reason(
-    built: Built, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("folder", "what"),
+    [("corpus", "folder of Markdown documents"), ("runs", "folder of TREC runs")],
+)
+def test_an_unreadable_folder_is_one_line_with_the_os_reason(
+    built: Built, monkeypatch: pytest.MonkeyPatch, folder: str, what: str
 ) -> None:
     """Tests run as root, so chmod 000 would not stop us: the OS call is made to fail instead."""
-    root = built.cases / "unreadable-corpus"
+    root = built.cases / f"unreadable-{folder}"
     shutil.copytree(built.projects["demo"], root)
     real_scandir = os.scandir
 
     def scandir(path: os.PathLike[str] | str) -> object:
-        if Path(path) == root / "corpus":
+        if Path(path) == root / folder:
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 
@@ -399,8 +404,7 @@ def test_an_unreadable_corpus_folder_is_one_line_with_the_os_reason(
 
     assert status == 2
     assert err.getvalue() == (
-        f"error: {root / 'corpus'}: expected a readable folder of Markdown documents, "
-        "found Permission denied\n"
+        f"error: {root / folder}: expected a readable {what}, found Permission denied\n"
     )
     assert snapshot(built.out) == built.snapshot
 
@@ -457,11 +461,16 @@ def test_hide_is_a_project_setting_and_runs_only_projects_may_set_it(tmp_path: P
     demo = tmp_path / "demo"
     shutil.copytree(DATA, demo)
     toml = demo / TOML
-    toml.write_text(
-        toml.read_text().replace('notes = "notes"', 'notes = "notes"\nrestricted_text = "hide"')
-    )
+    text = toml.read_text().replace('notes = "notes"', 'notes = "notes"\nrestricted_text = "hide"')
+    toml.write_text(text)
     assert load_project(toml).restricted_text == "hide"
     assert load_project(DATA / TOML).restricted_text == "show"
+    runs_only = make_runs_only_project(tmp_path, questions=5, runs=2)
+    runs_only.write_text(runs_only.read_text() + '\n[report]\nrestricted_text = "hide"\n')
+    assert load_project(runs_only).restricted_text == "hide"
+    runs_only.write_text(runs_only.read_text() + 'candidates = "queries.jsonl"\n')
+    with pytest.raises(ConfigError, match=r"\[report\]\.candidates: expected no pipeline settings"):
+        load_project(runs_only)
 
 
 def test_max_input_mb_applies_per_project_and_resets(tmp_path: Path) -> None:
