@@ -40,7 +40,7 @@ class Key:
 SCHEMA: dict[str, dict[str, Key]] = {
     "project": {
         "name": Key("str", "a non-empty string"),
-        "seed": Key("int", "an integer (the default --seed)"),
+        "seed": Key("int", "an integer (the default --seed)", low=0, high=2**32 - 1),
         "max_input_mb": Key(
             "int", "a whole number of MB, the largest input file read", low=1, high=1 << 20
         ),

@@ -18,6 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evidencedesk import limits
 from evidencedesk.baseline import BASELINE_SCHEMA, labels_hash, load_baseline
 from evidencedesk.errors import LabelsError
 from evidencedesk.gate import load_policy
@@ -268,7 +269,7 @@ FITTING = {
     "int": st.integers(-1, 3),
     "bool": st.booleans(),
     "str": safe_text,
-    "choice": st.sampled_from(["paragraph", "heading", "x"]),
+    "choice": st.sampled_from(["paragraph", "heading", "x", "show", "hide"]),
     "runs": st.lists(st.just("runs/one.run") | st.fixed_dictionaries(
         {"name": safe_text, "path": st.just("runs/one.run")}), max_size=2),
 }  # fmt: skip
@@ -308,10 +309,13 @@ def with_project_files(text: bytes) -> Callable[[Path], object]:
             (path.parent / rel).parent.mkdir(parents=True, exist_ok=True)
             (path.parent / rel).write_bytes(content)
         path.write_bytes(text)
-        project = load_project(path)
-        catalog = project.load_catalog()  # a valid project is then loaded like the build does
-        project.load_labels(catalog)
-        return project.load_runs()
+        try:
+            project = load_project(path)
+            catalog = project.load_catalog()  # a valid project is then loaded like the build does
+            project.load_labels(catalog)
+            return project.load_runs()
+        finally:  # a fuzzed [project].max_input_mb must not shrink the limit for later tests
+            limits.set_max_input_mb(limits.DEFAULT_MAX_INPUT_MB)
 
     return load
 

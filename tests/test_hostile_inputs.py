@@ -158,6 +158,13 @@ CASES: tuple[Case, ...] = (
         "from 1 to 1048576, found 0",
     ),
     Case(
+        "project-seed-negative",
+        replace(TOML, "seed = 0", "seed = -1"),
+        TOML,
+        7,
+        "[project].seed: expected an integer (the default --seed) from 0 to 4294967295, found -1",
+    ),
+    Case(
         "labels-line-over-1-mib",
         append("labels.jsonl", '{"id": "zz", "question": "' + "x" * BIG_LINE + '"}\n'),
         "labels.jsonl",
@@ -366,7 +373,10 @@ def test_hostile_input_is_one_clean_line_and_keeps_the_site(built: Built, case: 
     else:  # the same entry point in-process: a subprocess costs seconds of imports per case
         out, err = io.StringIO(), io.StringIO()
         argv = ["build", "--project", str(root / TOML), "--out", str(built.out), *args]
-        status = report_cli.main(argv, stdout=out, stderr=err)
+        try:
+            status = report_cli.main(argv, stdout=out, stderr=err)
+        finally:  # a case's [project].max_input_mb must not shrink the limit for later tests
+            limits.set_max_input_mb(limits.DEFAULT_MAX_INPUT_MB)
         stdout, stderr = out.getvalue(), err.getvalue()
 
     assert "Traceback" not in stdout + stderr
