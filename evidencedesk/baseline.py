@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -96,6 +98,34 @@ def save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseli
     return baseline
 
 
+class _NotFinite(ValueError):
+    def __init__(self, token: str):
+        super().__init__(token)
+        self.token = token
+
+
+def _refuse(token: str) -> float:
+    # NaN compares false with everything: a NaN summary would silently pass every max_drop check
+    raise _NotFinite(token)
+
+
+def _finite(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):  # 1e400 parses to inf
+        raise _NotFinite(token)
+    return value
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _line_of_token(text: str, token: str) -> int | None:
+    """The line of the first `token` outside a JSON string (strings hold no raw newlines)."""
+    blank = _JSON_STRING.sub(lambda m: '"' + " " * (len(m.group()) - 2) + '"', text)
+    found = re.search(rf"(?<![\w.+-]){re.escape(token)}(?![\w.])", blank)
+    return blank.count("\n", 0, found.start()) + 1 if found else None
+
+
 def load_baseline(path: str | Path, labels: Sequence[Label]) -> Baseline:
     """Read a baseline; refuse a wrong schema or one made on other labels."""
     path = Path(path)
@@ -104,9 +134,15 @@ def load_baseline(path: str | Path, labels: Sequence[Label]) -> Baseline:
         raise ConfigError(path, f"expected a saved baseline, found no file; {hint}")
     text = read_text(path, ConfigError, "baseline")
     try:
-        raw = json.loads(text)
+        raw = json.loads(text, parse_constant=_refuse, parse_float=_finite)
     except json.JSONDecodeError as exc:
         raise ConfigError(path, f"expected JSON, found {exc.msg}", exc.lineno) from None
+    except _NotFinite as exc:
+        raise ConfigError(
+            path,
+            f"expected finite numbers, found {exc.token}; {hint}",
+            _line_of_token(text, exc.token),
+        ) from None
     schema = raw.get("schema") if isinstance(raw, dict) else None
     if schema != BASELINE_SCHEMA:
         raise ConfigError(

@@ -74,6 +74,31 @@ class Chunk:
         }
 
 
+_KEY_VALUE = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_-]*\s*:")
+
+
+def _front_matter_end(lines: list[str], path: str | Path) -> int:
+    """Index of the closing ``---``: the header is ``key: value`` and ``# comment`` lines.
+
+    The header ends at the first other line, and that line must be ``---``. Scanning on to any
+    later ``---`` let a document that lost its closing line swallow its body up to a Markdown
+    rule; a blank line ends the header too, because a ``# Heading`` line looks like a comment and
+    a heading, a blank line and a rule would otherwise vanish into the header.
+    """
+    for i in range(1, len(lines)):
+        raw = lines[i]
+        if raw.strip() == "---":
+            return i
+        if not raw.strip() or not (raw.lstrip().startswith("#") or _KEY_VALUE.match(raw)):
+            found = repr(raw[:60]) if raw.strip() else "a blank line"
+            raise DocumentError(
+                path,
+                f"expected a closing '---' after the front matter (line {i + 1}), found {found}",
+                i + 1,
+            )
+    raise DocumentError(path, "expected a closing '---' after the front matter, found none")
+
+
 def parse_document(text: str, path: str | Path = "<string>") -> Document:
     """Parse a document's text; `path` is only used in error messages."""
     lines = text.splitlines()
@@ -87,17 +112,12 @@ def parse_document(text: str, path: str | Path = "<string>") -> Document:
             f"expected a front-matter header starting with '---' on line 1, found {lines[0][:40]!r}",
             1,
         )
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    except StopIteration:
-        raise DocumentError(
-            path, "expected a closing '---' after the front matter, found none"
-        ) from None
+    end = _front_matter_end(lines, path)
     meta: dict[str, str] = {}
     line_of: dict[str, int] = {}
     for number in range(1, end):
         raw = lines[number]
-        if not raw.strip() or raw.lstrip().startswith("#"):
+        if raw.lstrip().startswith("#"):
             continue
         key, sep, value = raw.partition(":")
         key = key.strip()
@@ -160,7 +180,7 @@ def parse_document(text: str, path: str | Path = "<string>") -> Document:
 
 def load_document(path: str | Path) -> Document:
     """Read one Markdown document with front matter; errors name the file."""
-    return parse_document(read_text(path, DocumentError), Path(path))
+    return parse_document(read_text(path, DocumentError, "Markdown document"), Path(path))
 
 
 def _is_heading_only(block: str) -> bool:

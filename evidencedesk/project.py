@@ -19,10 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from evidencedesk.errors import LabelsError
+from evidencedesk.errors import ConfigError, LabelsError
+from evidencedesk.limits import DEFAULT_MAX_INPUT_MB, set_max_input_mb
 from evidencedesk.paths import DATA
 from evidencedesk.project_rules import resolve
-from evidencedesk.project_schema import DEFAULT_RELEVANCE, parse_sections, read_toml
+from evidencedesk.project_schema import (
+    DEFAULT_RELEVANCE,
+    check_value,
+    parse_sections,
+    read_toml,
+)
 from evidencedesk.retrieval.beir import (
     labels_from_judgments,
     read_beir_corpus,
@@ -30,9 +36,10 @@ from evidencedesk.retrieval.beir import (
     read_queries,
     read_tags,
 )
-from evidencedesk.retrieval.catalog import Catalog, load_catalog
+from evidencedesk.retrieval.catalog import Catalog, load_catalog, markdown_files
 from evidencedesk.retrieval.labels import Label, load_labels
 from evidencedesk.retrieval.trec import Run, read_qrels, read_run
+from evidencedesk.textfile import list_folder
 
 __all__ = ["DEMO_PROJECT", "Project", "load_project"]
 
@@ -72,6 +79,8 @@ class Project:
     dups: Path | None = None
     updates: Path | None = None  # newer document versions for the freshness check
     seed: int = 0
+    max_input_mb: int = DEFAULT_MAX_INPUT_MB
+    restricted_text: Literal["show", "hide"] = "show"
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     # -- loading -------------------------------------------------------------------------------
@@ -152,21 +161,22 @@ class Project:
         """Every file the build reads (for the manifest hash), in a fixed order, each once."""
         files: list[Path] = [self.path]
         if self.documents_format == "markdown":
-            files += [p for folder in self.documents for p in sorted(folder.glob("*.md"))]
+            files += [p for folder in self.documents for p in markdown_files(folder)]
         else:
             files += list(self.documents)
         files += [p for p in (self.labels, self.queries, self.qrels, self.tags) if p is not None]
         if self.candidates is not None:
             files.append(self.candidates)
         if self.notes is not None:
-            files += sorted(self.notes.glob("*.md"))
+            files += [p for p in list_folder(self.notes, ConfigError, "notes folder")
+                      if p.suffix == ".md" and p.is_file()]  # fmt: skip
         files += [p for p in (self.policy, self.baseline) if p is not None]
         files += [path for _, path in self.runs]
         files += [p.with_suffix(".md") for _, p in self.runs if p.with_suffix(".md").is_file()]
         files += [p for p in (self.answers, self.tenants) if p is not None]
         for folder in (self.tenant_documents, self.dups, self.updates):
             if folder is not None:
-                files += sorted(folder.glob("*.md"))
+                files += markdown_files(folder)
         return list(dict.fromkeys(files))
 
     def relative(self, path: Path) -> str:
@@ -198,7 +208,14 @@ def load_project(path: str | Path = DEMO_PROJECT) -> Project:
     path = Path(path).absolute()
     if path.is_dir():
         path = path / "evidencedesk.toml"
+    # the limit is per project: a key left out means the default, whatever was built before
+    set_max_input_mb(DEFAULT_MAX_INPUT_MB)
     raw, fail = read_toml(path)
+    section = raw.get("project")
+    if isinstance(section, dict) and "max_input_mb" in section:
+        set_max_input_mb(
+            check_value("project", "max_input_mb", section["max_input_mb"], path.parent, fail)
+        )
     fields = resolve(parse_sections(raw, path.parent, fail), path, fail)
     result = Project(**fields)
     given = "relevance" in raw.get("questions", {})

@@ -9,14 +9,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from evidencedesk.project_schema import DEFAULT_RELEVANCE, Fail, runs_in_folder
+from evidencedesk.limits import DEFAULT_MAX_INPUT_MB
+from evidencedesk.project_schema import DEFAULT_RELEVANCE, MAX_RUNS, Fail, runs_in_folder
 
 
 def _qrels_format(path: Path) -> Literal["trec", "beir"]:
     if path.suffix.lower() == ".tsv":
         return "beir"
-    with path.open("rb") as handle:
-        first = handle.readline().decode("utf-8", "replace")
+    with path.open("rb") as handle:  # a regular file: the schema checked it
+        first = handle.readline(64).decode("utf-8", "replace")
     return "beir" if first.startswith("query-id\t") else "trec"
 
 
@@ -98,6 +99,13 @@ def resolve(s: dict[str, dict[str, Any]], path: Path, fail: Fail) -> dict[str, A
             )
         seen[name] = run_path
     runs = tuple(seen.items())
+    if len(runs) > MAX_RUNS:
+        raise fail(
+            "runs",
+            "files" if "files" in runs_cfg else "dir",
+            f"expected at most {MAX_RUNS} runs ('dir' and 'files' together; every pair of "
+            f"variants is compared), found {len(runs)}",
+        )
     baseline_run = runs_cfg.get("baseline")
     if baseline_run is not None and baseline_run not in seen:
         valid = ", ".join(seen) or "none (no runs given)"
@@ -119,11 +127,13 @@ def resolve(s: dict[str, dict[str, Any]], path: Path, fail: Fail) -> dict[str, A
                 "baseline",
                 f"expected the name of the run the others are compared with (one of: {', '.join(seen)}), found none",
             )
+        shown_only = {"restricted_text"}  # decides what the site shows, so it applies here too
         for section, table in (("report", report), ("extras", extras)):
-            if table:
+            pipeline_keys = [key for key in table if key not in shown_only]
+            if pipeline_keys:
                 raise fail(
                     section,
-                    next(iter(table)),
+                    pipeline_keys[0],
                     "expected no pipeline settings in a runs-only project (no corpus is indexed), found one",
                 )
     if "notes" in report and "candidates" not in report:
@@ -167,4 +177,6 @@ def resolve(s: dict[str, dict[str, Any]], path: Path, fail: Fail) -> dict[str, A
         dups=extras.get("dups"),
         updates=extras.get("updates"),
         seed=project.get("seed", 0),
+        max_input_mb=project.get("max_input_mb", DEFAULT_MAX_INPUT_MB),
+        restricted_text=report.get("restricted_text", "show"),
     )

@@ -16,11 +16,14 @@ from typing import Any
 
 from evidencedesk.chunking import STRATEGIES
 from evidencedesk.errors import ConfigError
-from evidencedesk.textfile import read_text
+from evidencedesk.limits import check_input
+from evidencedesk.textfile import list_folder, read_text
 
 PROJECT_FILE = "evidencedesk.toml"
 DEFAULT_RELEVANCE = 2
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml")
+RESTRICTED_TEXT = ("show", "hide")
+MAX_RUNS = 100  # every pair of variants gets a flip-matrix cell: the site grows as runs squared
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
 
@@ -29,24 +32,30 @@ class Key:
     kind: str  # "str", "int", "bool", "file", "dir", "dirs", "runs", "choice"
     help: str
     choices: tuple[str, ...] = ()
+    what: str = "file"  # a "file" key's kind of file, for "expected a regular <what>"
+    low: int | None = None  # an "int" key's range, when it has one
+    high: int | None = None
 
 
 SCHEMA: dict[str, dict[str, Key]] = {
     "project": {
         "name": Key("str", "a non-empty string"),
-        "seed": Key("int", "an integer (the default --seed)"),
+        "seed": Key("int", "an integer (the default --seed)", low=0, high=2**32 - 1),
+        "max_input_mb": Key(
+            "int", "a whole number of MB, the largest input file read", low=1, high=1 << 20
+        ),
     },
     "documents": {
         "folders": Key("dirs", "a list of folders of Markdown documents"),
-        "corpus": Key("file", "a BEIR corpus.jsonl file"),
+        "corpus": Key("file", "a BEIR corpus.jsonl file", what="BEIR corpus file"),
         "chunking": Key("choice", "a chunking strategy", STRATEGIES),
         "index": Key("bool", "true or false (false: do not run the built-in searchers)"),
     },
     "questions": {
-        "labels": Key("file", "a labels.jsonl file"),
-        "queries": Key("file", "a queries.jsonl (BEIR) or queries.tsv file"),
-        "qrels": Key("file", "a TREC qrels file or a BEIR qrels .tsv file"),
-        "tags": Key("file", "a tags .jsonl or .tsv file"),
+        "labels": Key("file", "a labels.jsonl file", what="labels file"),
+        "queries": Key("file", "a queries.jsonl (BEIR) or queries.tsv file", what="queries file"),
+        "qrels": Key("file", "a TREC qrels file or a BEIR qrels .tsv file", what="qrels file"),
+        "tags": Key("file", "a tags .jsonl or .tsv file", what="tags file"),
         "relevance": Key("int", "an integer grade (relevant = grade >= relevance)"),
     },
     "runs": {
@@ -55,21 +64,27 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "baseline": Key("str", "the name of one of the runs"),
     },
     "report": {
-        "candidates": Key("file", "a candidates.toml file"),
+        "candidates": Key("file", "a candidates.toml file", what="candidates file"),
         "notes": Key("dir", "a folder of candidate notes (<candidate>.md)"),
+        "restricted_text": Key(
+            "choice", "whether restricted text appears in the site", RESTRICTED_TEXT
+        ),
     },
     "gate": {
-        "policy": Key("file", "a gate policy JSON file"),
-        "baseline": Key("file", "a saved baseline JSON file"),
+        "policy": Key("file", "a gate policy JSON file", what="policy file"),
+        "baseline": Key("file", "a saved baseline JSON file", what="baseline"),
     },
     "extras": {
-        "answers": Key("file", "an answers.jsonl file"),
-        "tenants": Key("file", "a tenants.json file"),
+        "answers": Key("file", "an answers.jsonl file", what="answers file"),
+        "tenants": Key("file", "a tenants.json file", what="tenants file"),
         "tenant_documents": Key("dir", "a folder of the tenants' Markdown documents"),
         "dups": Key("dir", "a folder of near-duplicate Markdown documents"),
         "updates": Key("dir", "a folder of newer versions of documents (freshness check)"),
     },
 }
+
+
+RUN_FILE = Key("file", "a TREC run file", what="TREC run file")
 
 
 class Fail:
@@ -149,6 +164,17 @@ def _path(
     return path
 
 
+def _exists_not_dir(path: Path) -> bool:
+    # a FIFO or device is refused by type in `_file`, with a message naming the kind
+    return path.exists() and not path.is_dir()
+
+
+def _file(value: object, root: Path, spec: Key, fail: Callable[[str], ConfigError]) -> Path:
+    path = _path(value, root, _exists_not_dir, spec.help, fail)
+    check_input(path, ConfigError, spec.what)
+    return path
+
+
 def check_value(section: str, key: str, value: object, root: Path, fail: Fail) -> Any:
     """The typed value of one key (paths resolved against `root` and checked to exist)."""
     spec = SCHEMA[section][key]
@@ -163,6 +189,10 @@ def check_value(section: str, key: str, value: object, root: Path, fail: Fail) -
     if spec.kind == "int":
         if not isinstance(value, int) or isinstance(value, bool):
             raise bad(f"expected {spec.help}, found {_found(value)}")
+        if (spec.low is not None and value < spec.low) or (
+            spec.high is not None and value > spec.high
+        ):
+            raise bad(f"expected {spec.help} from {spec.low} to {spec.high}, found {value}")
         return value
     if spec.kind == "bool":
         if not isinstance(value, bool):
@@ -173,15 +203,20 @@ def check_value(section: str, key: str, value: object, root: Path, fail: Fail) -
             raise bad(f"expected one of: {', '.join(spec.choices)}, found {_found(value)}")
         return value
     if spec.kind == "file":
-        return _path(value, root, Path.is_file, spec.help, bad)
+        return _file(value, root, spec, bad)
     if spec.kind == "dir":
         return _path(value, root, Path.is_dir, spec.help, bad)
     if spec.kind == "dirs":
         if not isinstance(value, list) or not value:
             raise bad(f"expected {spec.help} (a non-empty list of strings), found {_found(value)}")
-        return tuple(
+        folders = [
             _path(v, root, Path.is_dir, "a folder of Markdown documents", bad) for v in value
-        )
+        ]
+        twice = next((f for i, f in enumerate(folders) if f.resolve() in
+                      {g.resolve() for g in folders[:i]}), None)  # fmt: skip
+        if twice is not None:
+            raise bad(f"expected each folder once, found {twice} listed twice")
+        return tuple(folders)
     if not isinstance(value, list):  # "runs"
         raise bad(f"expected {spec.help}, found {_found(value)}")
     runs: list[tuple[str, Path]] = []
@@ -192,14 +227,9 @@ def check_value(section: str, key: str, value: object, root: Path, fail: Fail) -
                 raise bad(
                     f'expected {{name = "...", path = "..."}}, found keys {", ".join(sorted(item))}'
                 )
-            runs.append(
-                (
-                    item["name"].strip(),
-                    _path(item.get("path"), root, Path.is_file, "a TREC run file", bad),
-                )
-            )
+            runs.append((item["name"].strip(), _file(item.get("path"), root, RUN_FILE, bad)))
         else:
-            path = _path(item, root, Path.is_file, "a TREC run file", bad)
+            path = _file(item, root, RUN_FILE, bad)
             runs.append((path.stem, path))
     return tuple(runs)
 
@@ -233,12 +263,12 @@ def parse_sections(raw: dict[str, Any], root: Path, fail: Fail) -> dict[str, dic
 
 
 def runs_in_folder(folder: Path) -> tuple[tuple[str, Path], ...]:
-    """Every TREC run file in `folder`: regular files, sorted by name, hidden/.md/.json/.toml skipped."""
-    files = sorted(
-        p
-        for p in folder.iterdir()
-        if p.is_file()
-        and not p.name.startswith(".")
-        and p.suffix.lower() not in RUN_SUFFIXES_SKIPPED
-    )
+    """Every TREC run file in `folder`, sorted by name; hidden, .md/.json/.toml and sub-folders
+    skipped; a named pipe, device or socket refused by type (it would hang or never end)."""
+    files = []
+    for p in list_folder(folder, ConfigError, "folder of TREC runs"):
+        if p.name.startswith(".") or p.suffix.lower() in RUN_SUFFIXES_SKIPPED or p.is_dir():
+            continue
+        check_input(p, ConfigError, "TREC run file")
+        files.append(p)
     return tuple((p.stem, p) for p in files)

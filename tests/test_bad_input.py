@@ -111,8 +111,8 @@ CASES: tuple[Case, ...] = (
         "document-unclosed-front-matter",
         replace(WARRANTY, "language: en\n---\n", "language: en\n"),
         WARRANTY,
-        None,
-        "expected a closing '---' after the front matter, found none",
+        9,
+        "expected a closing '---' after the front matter (line 9), found a blank line",
     ),
     Case(
         "document-duplicate-id",

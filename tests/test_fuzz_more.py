@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evidencedesk import limits
 from evidencedesk.baseline import BASELINE_SCHEMA, labels_hash, load_baseline
+from evidencedesk.errors import LabelsError
 from evidencedesk.gate import load_policy
 from evidencedesk.project import load_project
 from evidencedesk.project_schema import SCHEMA
@@ -192,6 +195,29 @@ def test_beir_from_random_json(kind: str, rows: list[Any]) -> None:
     only_our_errors(reader, jsonl(rows), name)
 
 
+grade_texts = (
+    st.integers(-(2**80), 2**80).map(str)
+    | st.text(st.characters(categories=["Nd", "No", "Pd"]) | st.sampled_from("+-_.e 1"),
+              min_size=1, max_size=8)
+)  # fmt: skip
+
+
+@FUZZ
+@given(grade_texts)
+def test_beir_qrels_grades_are_in_range_or_one_error(score: str) -> None:
+    """Any score text: an ASCII integer from -1 to 100, or a `LabelsError` at line 2."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "qrels.tsv"
+        path.write_text(f"query-id\tcorpus-id\tscore\nq1\td1\t{score}\n", encoding="utf-8")
+        try:
+            grade = read_beir_qrels(path)["q1"]["d1"]
+        except LabelsError as exc:
+            assert exc.line == 2
+            return
+    assert -1 <= grade <= 100
+    assert score.strip().lstrip("+-").isascii() and score.strip().lstrip("+-").isdigit()
+
+
 @FUZZ
 @given(st.sampled_from(["queries-tsv", "qrels", "tags-tsv"]), tsv_lines)
 def test_beir_from_random_tsv(kind: str, lines: list[list[str]]) -> None:
@@ -243,7 +269,7 @@ FITTING = {
     "int": st.integers(-1, 3),
     "bool": st.booleans(),
     "str": safe_text,
-    "choice": st.sampled_from(["paragraph", "heading", "x"]),
+    "choice": st.sampled_from(["paragraph", "heading", "x", "show", "hide"]),
     "runs": st.lists(st.just("runs/one.run") | st.fixed_dictionaries(
         {"name": safe_text, "path": st.just("runs/one.run")}), max_size=2),
 }  # fmt: skip
@@ -283,10 +309,13 @@ def with_project_files(text: bytes) -> Callable[[Path], object]:
             (path.parent / rel).parent.mkdir(parents=True, exist_ok=True)
             (path.parent / rel).write_bytes(content)
         path.write_bytes(text)
-        project = load_project(path)
-        catalog = project.load_catalog()  # a valid project is then loaded like the build does
-        project.load_labels(catalog)
-        return project.load_runs()
+        try:
+            project = load_project(path)
+            catalog = project.load_catalog()  # a valid project is then loaded like the build does
+            project.load_labels(catalog)
+            return project.load_runs()
+        finally:  # a fuzzed [project].max_input_mb must not shrink the limit for later tests
+            limits.set_max_input_mb(limits.DEFAULT_MAX_INPUT_MB)
 
     return load
 

@@ -148,7 +148,9 @@ def assemble(
     evidence: Evidence | None = None,
 ) -> SiteModel:
     seed = a.options.seed
-    pages = questions(a.labels, a.scored, a.baseline, a.catalog, pages_to_keep(a))
+    pages = questions(
+        a.labels, a.scored, a.baseline, a.catalog, pages_to_keep(a), a.project.restricted_text
+    )
     variants = variant_models(a.scored, a.columns, seed)
     labels = tuple(label for _, label in a.columns.items)
     return SiteModel(

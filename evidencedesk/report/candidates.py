@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -47,12 +48,22 @@ def note_slug(name: str) -> str:
 
 
 def read_note(folder: Path | None, name: str) -> str | None:
-    """The Markdown note ``<folder>/<note_slug(name)>.md``, or None when there is none."""
+    """The Markdown note ``<folder>/<note_slug(name)>.md``, or None when there is none.
+
+    An unreadable notes folder is an error with the OS reason (not "no note"); a note that is
+    not a regular file (a FIFO, a device) is refused by type.
+    """
     if folder is None:
         return None
     path = Path(folder) / f"{note_slug(name)}.md"
-    if not path.is_file():
+    try:
+        os.stat(path)
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise ConfigError(
+            path, f"expected a readable Markdown note, found {exc.strerror or exc}"
+        ) from None
     return read_text(path, ConfigError, "Markdown note")
 
 
@@ -81,6 +92,7 @@ def load_candidates(
         raise ConfigError(path, "expected at least one [[candidate]] table, found none")
     candidates: list[Candidate] = []
     seen: set[str] = set()
+    slugs: dict[str, str] = {}  # note slug -> the first candidate name that has it
     for number, entry in enumerate(entries, start=1):
         where = f"candidate #{number}"
         unknown = sorted(set(entry) - set(CANDIDATE_KEYS))
@@ -117,6 +129,15 @@ def load_candidates(
             )
         seen.add(name.casefold())
         note = read_note(None if notes is None else Path(notes), name)
+        other = slugs.get(note_slug(name))
+        if other is not None and note is not None:  # both pages would show this one note
+            raise ConfigError(
+                path,
+                f"{where}: expected each note to belong to one candidate, found {name!r} and "
+                f"{other!r} both using {Path(notes or '') / (note_slug(name) + '.md')} "
+                "(rename one of them)",
+            )
+        slugs.setdefault(note_slug(name), name)
         candidates.append(
             Candidate(name=name, rationale=rationale, changes=dict(changes), note=note)
         )

@@ -222,12 +222,18 @@ class Candidate(Plain):
         return slug(self.name)
 
 
+Mark = Literal["restricted", "superseded"]
+HIDDEN_TEXT = "(restricted text not shown)"
+
+
 @dataclass(frozen=True)
 class GradedChunk(Plain):
     chunk_id: str
     grade: int
     title: str
-    text: str
+    text: str  # HIDDEN_TEXT for a restricted chunk when the project hides restricted text
+    marks: tuple[Mark, ...] = ()  # shown as badges wherever the chunk appears
+    hidden: bool = False  # the text was withheld ([report].restricted_text = "hide")
 
 
 @dataclass(frozen=True)
@@ -235,6 +241,7 @@ class RankedItem(Plain):
     rank: int
     chunk_id: str
     grade: int
+    marks: tuple[Mark, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,11 @@ from evidencedesk.report.candidates import load_candidates
 from evidencedesk.report.evidence_stage import evidence
 from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.report.review import NO_POLICY, Proposal, review_candidates
-from evidencedesk.report.runs_only import external_runs, runs_only
+from evidencedesk.report.runs_only import check_run_names, external_runs, runs_only
 from evidencedesk.report.stages import ablations, citations, price_list, sizing
 from evidencedesk.report.variants import DEMO_COLUMNS, Scored
 from evidencedesk.retrieval.benchmark import VARIANTS, benchmark_variants
-from evidencedesk.retrieval.catalog import Catalog, Scope
+from evidencedesk.retrieval.catalog import Catalog, Scope, markdown_files
 from evidencedesk.retrieval.evalreport import Config, Costs, Run, retrieval_gate, run_config
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
@@ -32,6 +32,7 @@ from evidencedesk.retrieval.trec_judge import judge_trec_run
 from evidencedesk.textfile import read_text
 
 BASELINE = "hybrid"
+BUILTIN_NAMES = tuple(name for name, _ in VARIANTS)  # no external run may take one of these
 COSTS = Costs()
 BUILTIN_DESCRIPTIONS = {
     "sparse": "BM25 over Unicode-aware tokens",
@@ -56,7 +57,7 @@ def _external(
     qrels = {lb.id: {c: g for c, g in lb.grades.items() if c in allowed} for lb in labels}
     scored = []
     sidecars = {name: about for name, path in project.runs if (about := run_note(path))}
-    for name, run in external_runs(project, options, [n for n, _ in VARIANTS]).items():
+    for name, run in external_runs(project, options, BUILTIN_NAMES).items():
         judged = judge_trec_run(run, qrels, labels, k=final, relevant=project.relevance)
         tokens = sum(
             context_tokens([catalog.get(i) for i in j.ids if i in catalog]) for j in judged
@@ -111,7 +112,7 @@ def _scored_builtin(name: str, run: Run) -> Scored:
 
 def _update_file(project: Project) -> Path | None:
     folder = project.updates
-    return next(iter(sorted(folder.glob("*.md"))), None) if folder is not None else None
+    return markdown_files(folder)[0] if folder is not None else None
 
 
 def build_model(options: BuildOptions, progress: Callable[[str], None]) -> SiteModel:
@@ -128,7 +129,9 @@ def build_model(options: BuildOptions, progress: Callable[[str], None]) -> SiteM
         else None
     )
     if project.kind == "runs" or catalog is None:
+        check_run_names(project, options)
         return assemble(runs_only(project, options, catalog, labels, policy, saved, progress))
+    check_run_names(project, options, BUILTIN_NAMES)  # before the slow stages, not after
 
     progress("benchmark")
     parts = Parts.build(catalog)

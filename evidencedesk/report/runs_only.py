@@ -8,12 +8,14 @@ that need a corpus pipeline are skipped; the project says which and why.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
 
 from evidencedesk.baseline import Baseline
 from evidencedesk.errors import ConfigError
 from evidencedesk.gate import GatePolicy
 from evidencedesk.project import Project
+from evidencedesk.project_schema import MAX_RUNS
 from evidencedesk.report.assemble import Assembly
 from evidencedesk.report.candidates import read_note
 from evidencedesk.report.model import BuildOptions
@@ -43,17 +45,46 @@ def gate_run(judged: Sequence[Judged], k: int) -> Run:
     return Run(cfg, cut, summarize(cut, list(summary_names(cfg.final))), 0.0, 0.0)
 
 
-def external_runs(
-    project: Project, options: BuildOptions, taken: Sequence[str] = ()
-) -> dict[str, TrecRun]:
-    """The project's runs plus ``--run NAME=PATH`` ones; names must be new."""
-    runs = dict(project.load_runs())
+def check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collection[str],
+                   source: str = "") -> None:  # fmt: skip
+    """Refuse a run named like a built-in variant or like an earlier run (`source`: "--run x: ").
+
+    A run called ``hybrid`` would give the site two ``hybrid`` rows and two equal HTML ids.
+    """
+    if name in builtin:
+        raise ConfigError(
+            path,
+            f"{source}expected a run name other than the built-in variants "
+            f"({', '.join(builtin)}), found {name!r}",
+        )
+    if name in used:
+        raise ConfigError(path, f"{source}expected a new variant name, found {name!r} already used")
+
+
+def check_run_names(project: Project, options: BuildOptions, builtin: Sequence[str] = ()) -> None:
+    """The project's runs, then the ``--run`` ones, through the one `check_run_name`."""
+    total = len(project.runs) + len(options.runs)
+    if total > MAX_RUNS:
+        raise ConfigError(
+            project.path,
+            f"expected at most {MAX_RUNS} runs (the project's and --run together), found {total}",
+        )
+    used: set[str] = set()
+    for name, path in project.runs:
+        check_run_name(name, path, builtin, used)
+        used.add(name)
     for name, path in options.runs:
-        if name in runs or name in taken:
-            raise ConfigError(
-                path, f"--run {name}: expected a new variant name, found {name!r} already used"
-            )
-        runs[name] = read_run(path)
+        check_run_name(name, path, builtin, used, f"--run {name}: ")
+        used.add(name)
+
+
+def external_runs(
+    project: Project, options: BuildOptions, builtin: Sequence[str] = ()
+) -> dict[str, TrecRun]:
+    """The project's runs plus ``--run NAME=PATH`` ones; every name checked before any is read."""
+    check_run_names(project, options, builtin)
+    runs = project.load_runs()
+    runs.update((name, read_run(path)) for name, path in options.runs)
     return runs
 
 

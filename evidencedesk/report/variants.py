@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from evidencedesk.chunking import Chunk
 from evidencedesk.report.model import (
+    HIDDEN_TEXT,
     BenchmarkRow,
     FlipCell,
     FlipMatrix,
     GradedChunk,
     GridRow,
+    Mark,
     Question,
     QuestionFlip,
     RankedItem,
@@ -100,12 +103,13 @@ def benchmark_rows(
     variants: Sequence[Variant], scored: Sequence[Scored]
 ) -> tuple[BenchmarkRow, ...]:
     first = scored[0]
+    first_rr = first.rr()
     rows = []
     for v, s in zip(variants, scored, strict=True):
         m = {x.name: x for x in v.metrics}
         flips = "—"
         if s is not first:
-            p = paired(list(first.judged), list(s.judged), "mrr")
+            p = paired(first_rr, s.rr(), "mrr")
             flips = f"{flips_text(len(p.better), len(p.worse))} p={p.p:.3f}"
         labels = list(m)
         rows.append(
@@ -124,14 +128,16 @@ def benchmark_rows(
 
 
 def flip_matrix(scored: Sequence[Scored], baseline: str) -> FlipMatrix:
+    # per-question values once per variant, not once per cell: the matrix has N^2 cells
+    rrs = [s.rr() for s in scored]
     cells = []
-    for row in scored:
+    for row, row_rr in zip(scored, rrs, strict=True):
         line = []
-        for col in scored:
+        for col, col_rr in zip(scored, rrs, strict=True):
             if row is col:
                 line.append(FlipCell(0, 0, pval(None), ""))
                 continue
-            p = paired(list(row.judged), list(col.judged), "mrr")
+            p = paired(row_rr, col_rr, "mrr")
             text = f"{flips_text(len(p.better), len(p.worse))}, p={p.p:.3f}"
             line.append(FlipCell(len(p.better), len(p.worse), pval(p.p), text))
         cells.append(tuple(line))
@@ -175,6 +181,28 @@ def slice_tables(
     return tuple(tables)
 
 
+def marks_of(chunk: Chunk | None) -> tuple[Mark, ...]:
+    """What a reader must be told about a chunk before reading or forwarding it."""
+    if chunk is None:
+        return ()
+    marks: list[Mark] = []
+    if chunk.visibility == "restricted":
+        marks.append("restricted")
+    if chunk.status == "superseded":
+        marks.append("superseded")
+    return tuple(marks)
+
+
+def graded_chunk(
+    cid: str, grade: int, catalog: Catalog | None, hide_restricted: bool
+) -> GradedChunk:
+    chunk = catalog.by_id.get(cid) if catalog is not None else None
+    marks = marks_of(chunk)
+    hidden = hide_restricted and "restricted" in marks
+    text = HIDDEN_TEXT if hidden else chunk.text if chunk else ""
+    return GradedChunk(cid, grade, chunk.title if chunk else "", text, marks, hidden)
+
+
 def _rr_of(judged: Judged) -> float | None:
     return per_question([judged], "mrr")[judged.id]
 
@@ -185,22 +213,26 @@ def questions(
     baseline: str,
     catalog: Catalog | None,
     keep: set[str] | None = None,
+    restricted_text: str = "show",
 ) -> tuple[Question, ...]:
-    """One page model per question (all of them, or only the ids in `keep`)."""
+    """One page model per question (all of them, or only the ids in `keep`).
+
+    Every chunk carries its marks (restricted, superseded); with ``restricted_text="hide"`` the
+    text of a restricted chunk is replaced by `HIDDEN_TEXT`.
+    """
+    hide = restricted_text == "hide"
+    by_id = catalog.by_id if catalog is not None else {}
     by_variant: list[Mapping[str, Judged]] = [{j.id: j for j in s.judged} for s in scored]
     base_index = next(i for i, s in enumerate(scored) if s.name == baseline)
     pages = []
     for label in labels:
         if keep is not None and label.id not in keep:
             continue
-        graded = []
-        for cid, grade in sorted(label.grades.items(), key=lambda kv: (-kv[1], kv[0])):
-            if grade <= 0:
-                continue
-            chunk = catalog.by_id.get(cid) if catalog is not None else None
-            graded.append(
-                GradedChunk(cid, grade, chunk.title if chunk else "", chunk.text if chunk else "")
-            )
+        graded = [
+            graded_chunk(cid, grade, catalog, hide)
+            for cid, grade in sorted(label.grades.items(), key=lambda kv: (-kv[1], kv[0]))
+            if grade > 0
+        ]
         base_j = by_variant[base_index].get(label.id)
         base_rr = _rr_of(base_j) if base_j else None
         lists, flips = [], []
@@ -209,7 +241,7 @@ def questions(
             if j is None:
                 continue
             items = tuple(
-                RankedItem(r, cid, g)
+                RankedItem(r, cid, g, marks_of(by_id.get(cid)))
                 for r, (cid, g) in enumerate(
                     zip(j.ids[:SHOWN], j.grades[:SHOWN], strict=False), start=1
                 )

@@ -8,7 +8,8 @@ and line of the first thing it cannot use.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -16,9 +17,11 @@ from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.textfile import read_text
+from evidencedesk.textfile import iter_lines
 
 __all__ = [
+    "MAX_GRADE",
+    "MIN_GRADE",
     "QRELS_HEADER",
     "Query",
     "labels_from_judgments",
@@ -33,6 +36,8 @@ __all__ = [
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 Qrels = dict[str, dict[str, int]]
+MIN_GRADE, MAX_GRADE = -1, 100  # qrels grades; -1 is TREC's "junk", read as not relevant (0)
+_GRADE = re.compile(r"[+-]?[0-9]{1,4}")  # ASCII digits only: int() would take "２" or "1_0"
 
 
 class Query(NamedTuple):
@@ -41,10 +46,28 @@ class Query(NamedTuple):
     tags: tuple[str, ...] = ()
 
 
-def read_lines(path: str | Path, error: type[InputError]) -> list[tuple[int, str]]:
-    """Non-blank lines with their 1-based numbers; non-UTF-8 bytes are an error at their line."""
-    lines = read_text(path, error).split("\n")
-    return [(n, s.rstrip("\r")) for n, s in enumerate(lines, start=1) if s.strip()]
+def read_lines(
+    path: str | Path, error: type[InputError], what: str = "file"
+) -> Iterator[tuple[int, str]]:
+    """Non-blank lines with their 1-based numbers, streamed (`evidencedesk.textfile.iter_lines`)."""
+    return ((n, s) for n, s in iter_lines(path, error, what) if s.strip())
+
+
+def parse_grade(text: str, path: str | Path, number: int, error: type[InputError]) -> int | None:
+    """The integer grade in `text` (-1..100), or None when `text` is not an integer at all."""
+    if not _GRADE.fullmatch(text):
+        if re.fullmatch(r"[+-]?[0-9]+", text):
+            shown = text if len(text) <= 20 else f"{text[:20]}…"
+            raise error(
+                path, f"expected a grade from {MIN_GRADE} to {MAX_GRADE}, found {shown}", number
+            )
+        return None
+    grade = int(text)
+    if not MIN_GRADE <= grade <= MAX_GRADE:
+        raise error(
+            path, f"expected a grade from {MIN_GRADE} to {MAX_GRADE}, found {grade}", number
+        )
+    return grade
 
 
 def _json_object(raw: str, path: Path, number: int, error: type[InputError]) -> dict[str, Any]:
@@ -85,7 +108,7 @@ def read_beir_corpus(path: str | Path) -> Catalog:
     documents: list[Document] = []
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
-    for number, raw in read_lines(path, DocumentError):
+    for number, raw in read_lines(path, DocumentError, "BEIR corpus file"):
         obj = _json_object(raw, path, number, DocumentError)
         doc_id = _ident(obj, ("_id", "id"), path, number, DocumentError)
         if doc_id in seen:
@@ -133,7 +156,7 @@ def read_queries(path: str | Path) -> list[Query]:
     queries: list[Query] = []
     seen: dict[str, int] = {}
     tsv = path.suffix.lower() in (".tsv", ".txt")
-    for number, raw in read_lines(path, LabelsError):
+    for number, raw in read_lines(path, LabelsError, "queries file"):
         if tsv:
             qid, sep, text = raw.partition("\t")
             if not sep or not qid.strip() or not text.strip():
@@ -169,7 +192,7 @@ def read_beir_qrels(path: str | Path) -> Qrels:
     path = Path(path)
     qrels: Qrels = {}
     first: dict[tuple[str, str], int] = {}
-    for index, (number, raw) in enumerate(read_lines(path, LabelsError)):
+    for index, (number, raw) in enumerate(read_lines(path, LabelsError, "qrels file")):
         fields = raw.split("\t")
         if index == 0 and tuple(f.strip() for f in fields) == QRELS_HEADER:
             continue
@@ -185,13 +208,12 @@ def read_beir_qrels(path: str | Path) -> Qrels:
                 number,
             )
         qid, docid, score = (f.strip() for f in fields)
-        try:
-            grade = int(score)
-        except ValueError:
+        grade = parse_grade(score, path, number, LabelsError)
+        if grade is None:
             where = "a header 'query-id<TAB>corpus-id<TAB>score' or " if index == 0 else ""
             raise LabelsError(
                 path, f"expected {where}an integer score, found {score[:20]!r}", number
-            ) from None
+            )
         if (qid, docid) in first:
             raise LabelsError(
                 path,
@@ -209,7 +231,7 @@ def read_tags(path: str | Path) -> dict[str, tuple[str, ...]]:
     path = Path(path)
     tags: dict[str, tuple[str, ...]] = {}
     tsv = path.suffix.lower() in (".tsv", ".txt")
-    for index, (number, raw) in enumerate(read_lines(path, LabelsError)):
+    for index, (number, raw) in enumerate(read_lines(path, LabelsError, "tags file")):
         if tsv:
             qid, sep, rest = raw.partition("\t")
             if index == 0 and (qid.strip(), rest.strip()) in (("query-id", "tags"), ("id", "tags")):
@@ -241,8 +263,8 @@ def labels_from_judgments(
 ) -> list[Label]:
     """One `Label` per query, in queries order; relevant = grade >= `relevance`.
 
-    A query with no judgment at or above the threshold is unanswerable. Tags are the query's own
-    followed by those from `tags`. Judgments or tags for a query id not in `queries` are an error.
+    A query with no judgment at or above the threshold is unanswerable. A negative grade (TREC's
+    -1, "junk") counts as 0, not relevant. Tags are the query's own followed by those from `tags`. Judgments or tags for a query id not in `queries` are an error.
     """
     known = {q[0] for q in queries}
     stray = [qid for qid in qrels if qid not in known]
@@ -260,7 +282,7 @@ def labels_from_judgments(
         )
     labels = []
     for qid, text, own in queries:
-        grades = dict(qrels.get(qid, {}))
+        grades = {d: max(g, 0) for d, g in qrels.get(qid, {}).items()}
         answerable = any(g >= relevance for g in grades.values())
         merged = tuple(dict.fromkeys([*own, *extra.get(qid, ())]))
         labels.append(Label(qid, text, merged, answerable, grades, relevant_grade=relevance))

@@ -9,6 +9,7 @@ from pathlib import Path
 from evidencedesk.chunking import Chunk, Document, chunk_document, load_document
 from evidencedesk.errors import DocumentError
 from evidencedesk.paths import CORPUS, DATA, DOCS
+from evidencedesk.textfile import list_folder
 
 __all__ = ["CORPUS", "DATA", "DOCS", "Catalog", "Scope", "load_catalog", "load_documents"]
 
@@ -83,13 +84,37 @@ class Catalog:
         return cls(chunks=chunks, documents=tuple(documents))
 
 
+def markdown_files(folder: str | Path) -> list[Path]:
+    """The ``*.md`` entries of `folder`, sorted by name; an unreadable folder is one error.
+
+    Non-regular entries are kept: `load_document` refuses them by type (a FIFO named ``x.md``
+    must be an error, not a hang and not a silent gap). A folder with no ``*.md`` at all is an
+    error too: an empty or mis-named corpus would otherwise be read as zero documents.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise DocumentError(folder, "expected a folder of Markdown documents, found none")
+    entries = list_folder(folder, DocumentError, "folder of Markdown documents")
+    found = [p for p in entries if p.name.endswith(".md") and not p.name.startswith(".")]
+    if not found:
+        other = next((p.name for p in entries if p.suffix.lower() == ".md"), None)
+        hint = f" ({other!r}: the suffix must be lower-case .md)" if other else ""
+        raise DocumentError(
+            folder, f"expected Markdown documents (*.md) in {folder}, found none{hint}"
+        )
+    return found
+
+
 def load_documents(folders: Iterable[str | Path]) -> list[Document]:
     documents: list[Document] = []
+    seen: set[Path] = set()
     for folder in folders:
         folder = Path(folder)
-        if not folder.is_dir():
-            raise DocumentError(folder, "expected a folder of Markdown documents, found none")
-        documents.extend(load_document(p) for p in sorted(folder.glob("*.md")))
+        key = folder.resolve()
+        if key in seen:
+            raise DocumentError(folder, "expected each document folder once, found it twice")
+        seen.add(key)
+        documents.extend(load_document(p) for p in markdown_files(folder))
     return documents
 
 

@@ -310,4 +310,5 @@ def load_answers(
 ) -> list[Answer]:
     """Read ``answers.jsonl``; errors read ``file:line: expected ..., found ...``."""
     path = Path(path)
-    return parse_answers(read_text(path, AnswersError, "answers file"), path, known_chunks)
+    text = read_text(path, AnswersError, "answers file", max_line=True)
+    return parse_answers(text, path, known_chunks)

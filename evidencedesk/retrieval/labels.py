@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Container, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,7 +11,7 @@ from typing import Any
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
 from evidencedesk.paths import DATA, LABELS
-from evidencedesk.textfile import read_text
+from evidencedesk.textfile import iter_lines
 
 __all__ = ["DATA", "LABELS", "TAGS", "Label", "load_labels", "parse_labels"]
 
@@ -137,9 +137,20 @@ def parse_labels(
     known_chunks: Container[str] | None = None,
     max_grade: int = 2,
 ) -> list[Label]:
+    """Labels from the text of a ``labels.jsonl`` file (`path` only names it in errors)."""
+    lines = enumerate(text.split("\n"), start=1)
+    return _parse_lines(lines, path, known_chunks, max_grade)
+
+
+def _parse_lines(
+    lines: Iterable[tuple[int, str]],
+    path: Path | str,
+    known_chunks: Container[str] | None,
+    max_grade: int,
+) -> list[Label]:
     labels: list[Label] = []
     seen: dict[str, int] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in lines:
         if not raw.strip():
             continue
         label = _parse_line(raw, path, number, max_grade)
@@ -167,6 +178,9 @@ def parse_labels(
 def load_labels(
     path: str | Path = LABELS, catalog: Container[str] | None = None, max_grade: int = 2
 ) -> list[Label]:
-    """Read ``labels.jsonl``; with a catalog, every labelled chunk id must exist in it."""
+    """Read ``labels.jsonl`` line by line; with a catalog, every labelled chunk id must exist in it.
+
+    Grades are integers from 0 to `max_grade` (2 for labels files; other scales use qrels).
+    """
     path = Path(path)
-    return parse_labels(read_text(path, LabelsError, "labels file"), path, catalog, max_grade)
+    return _parse_lines(iter_lines(path, LabelsError, "labels file"), path, catalog, max_grade)
