@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,12 +201,13 @@ EXIT_CODES = """exit status:
 def parser(prog: str = "python -m evidencedesk.retrieval.benchmark") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=prog,
-        description=(
+        description=textwrap.fill(
             "Benchmark retrieval on a project's labelled questions and print one table: for the "
             "demo or a pipeline project the built-in variants (sparse, dense, hybrid, hybrid + "
             "each stand-in reranker, an 8-word cut) with recall, MRR and its seeded 95% "
             "interval, nDCG and flips against the first row; for a runs-only project one row "
-            "per TREC run against its baseline run. --gate ends with the release gate's verdict."
+            "per TREC run against its baseline run. --gate ends with the release gate's verdict.",
+            width=88,
         ),
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
