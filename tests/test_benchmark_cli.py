@@ -279,3 +279,17 @@ def test_a_closed_pipe_ends_with_141_and_no_traceback(tmp_path):
     finally:
         os.close(write_end)
     assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_runs_only_baseline_saved_without_gate_is_cut_at_the_policys_k(tmp_path, capsys):
+    """Saved first, gated later: the baseline run against itself is GO with no line."""
+    saved = tmp_path / "baseline.json"
+    project = str(EXAMPLE / "runs-only")
+    assert main(["--project", project, "--save-baseline", "--baseline", str(saved)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (f"baseline saved: {saved} (the run 'bm25')")
+    assert json.loads(saved.read_text())["k"] == 3  # gate_policy.json's k
+    assert main(["--project", project, "--gate", "--baseline", str(saved)]) == 0
+    assert capsys.readouterr().out.splitlines()[-2:] == [
+        f"gate: bm25 vs baseline {saved}",
+        "GATE: GO",
+    ]

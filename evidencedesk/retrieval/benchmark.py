@@ -355,7 +355,11 @@ def _runs_only(
     reference = rows[0].name
     by_name = {r.name: r for r in rows}
     gate_variant = _pick(args.gate_variant, reference, list(by_name))
-    k = policy.k if policy is not None else 10
+    # The gate's final list is the policy's top k; a baseline saved without --gate is cut the same
+    # way, so that a later --gate compares like with like (10, as the report does, without one).
+    policy_file = args.policy or project.policy
+    sizing = policy or (load_policy(policy_file, labels) if policy_file is not None else None)
+    k = sizing.k if sizing is not None else 10
     payload: dict[str, Any] = {
         "seed": seed,
         "project": project.name,
