@@ -119,21 +119,24 @@ def test_validate_the_demo_prints_what_it_holds(capsys: pytest.CaptureFixture[st
     assert lines[-1] == "ok: the project loads; nothing was built"
 
 
-def test_validate_gives_the_builds_one_line_error(tmp_path: Path) -> None:
+def test_validate_gives_the_builds_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     project = tmp_path / "evidencedesk.toml"
     project.write_text('[questions]\nlabels = "labels.jsonl"\ncolour = "red"\n', encoding="utf-8")
     (tmp_path / "labels.jsonl").write_text("", encoding="utf-8")
-    checked = cli("validate", "--project", tmp_path)
-    built = cli("build", "--project", tmp_path, "--out", tmp_path / "site")
-    assert (checked.returncode, built.returncode) == (2, 2)
-    assert checked.stdout == ""
-    assert checked.stderr == built.stderr
-    assert checked.stderr.startswith(f"error: {project}:3: ") and checked.stderr.count("\n") == 1
+    assert main(["validate", "--project", str(tmp_path)]) == 2
+    checked = capsys.readouterr()
+    assert main(["build", "--project", str(tmp_path), "--out", str(tmp_path / "site")]) == 2
+    built = capsys.readouterr()
+    assert checked.out == ""
+    assert checked.err == built.err
+    assert checked.err.startswith(f"error: {project}:3: ") and checked.err.count("\n") == 1
     assert not (tmp_path / "site").exists()
 
 
 def test_build_is_the_report_build(tmp_path: Path) -> None:
-    """Delegated with every option (the hidden model factory keeps this fast)."""
+    """Delegated with every option, in a subprocess as a user runs it (a fixture model: fast)."""
     out = tmp_path / "site"
     done = cli("build", "--out", out, "--model-factory", "tests.report_fixtures:fixture_model")
     assert done.returncode == 0, done.stderr

@@ -163,20 +163,21 @@ def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_second_init_refuses_without_force_and_replaces_with_it(tmp_path: Path) -> None:
+def test_a_second_init_refuses_without_force_and_replaces_with_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = trec_folder(tmp_path)
-    assert cli("init", folder, cwd=tmp_path).returncode == 0
+    assert main(["init", str(folder)]) == 0
     target = folder / "evidencedesk.toml"
     fresh = target.read_bytes()
     target.write_text("# my edits\n", encoding="utf-8")
-    again = cli("init", folder, cwd=tmp_path)
+    again = cli("init", folder, cwd=tmp_path)  # the real command: status, streams, no traceback
     assert (again.returncode, again.stdout) == (2, "")
     assert again.stderr == (
         f"error: {target}: expected no project file yet, found one (use --force to replace it)\n"
     )
     assert target.read_text(encoding="utf-8") == "# my edits\n"
-    forced = cli("init", folder, "--force", cwd=tmp_path)
-    assert forced.returncode == 0, forced.stderr
+    assert main(["init", str(folder), "--force"]) == 0
     assert target.read_bytes() == fresh
     assert [p.name for p in folder.iterdir() if p.name.startswith(".")] == []  # no temp left
 
