@@ -99,7 +99,8 @@ def _qrels(folder: Path) -> tuple[Path, ...]:
 def survey(folder: Path) -> Survey:
     """Look at `folder` (and one level below it); read nothing but first lines."""
     if not folder.is_dir():
-        raise ConfigError(folder, "expected a folder to look at, found none")
+        found = "nothing" if not folder.exists() else "a file"
+        raise ConfigError(folder, f"expected a folder to look at, found {found}")
     top = {p.name: p for p in _files(folder)}
     queries = next((top[n] for n in QUERY_FILES if n in top), None)
     qrels = _qrels(folder)

@@ -236,3 +236,17 @@ def test_a_broken_qrels_file_stops_init_with_the_loaders_error(
     err = capsys.readouterr().err
     assert err.startswith(f"error: {folder / 'qrels.txt'}:") and err.count("\n") == 1
     assert not (folder / "evidencedesk.toml").exists()
+
+
+@pytest.mark.parametrize(
+    ("make", "found"), [(lambda p: p / "none", "nothing"), (lambda p: p / "f", "a file")]
+)
+def test_init_needs_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make, found
+) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "f").write_text("x", encoding="utf-8")
+    target = make(tmp_path)
+    assert main(["init", str(target)]) == 2
+    assert (
+        capsys.readouterr().err == f"error: {target}: expected a folder to look at, found {found}\n"
+    )
