@@ -115,8 +115,11 @@ def survey(folder: Path) -> Survey:
         for p in top.values()
         if p.suffix.lower() not in SKIPPED_SUFFIXES and p not in qrels and _is_run(p)
     ]
-    use_dir = bool(in_dir) and all(_is_run(p) for p in in_dir)
-    runs = tuple(sorted(([] if not use_dir else in_dir) + loose, key=lambda p: (p.stem, str(p))))
+    run_files = [p for p in in_dir if _is_run(p)]
+    # `dir` takes every file in the folder, so it is used only when all of them are runs;
+    # otherwise the runs in it are listed one by one.
+    use_dir = bool(in_dir) and len(run_files) == len(in_dir)
+    runs = tuple(sorted(run_files + loose, key=lambda p: (p.stem, str(p))))
     policy = next(
         (p for n, p in top.items() if n.startswith("gate_policy") and n.endswith(".json")), None
     )

@@ -250,3 +250,15 @@ def test_init_needs_a_folder(
     assert (
         capsys.readouterr().err == f"error: {target}: expected a folder to look at, found {found}\n"
     )
+
+
+def test_a_runs_folder_with_other_files_lists_its_runs_one_by_one(tmp_path: Path) -> None:
+    folder = trec_folder(tmp_path)
+    (folder / "runs").mkdir()
+    for run in sorted(folder.glob("*.run")):
+        run.rename(folder / "runs" / run.name)
+    (folder / "runs" / "notes.txt").write_text("how we made them\n", encoding="utf-8")
+    written = tomllib.loads(render(survey(folder)))
+    assert written["runs"] == {"files": ["runs/bm25.run", "runs/rerank.run"], "baseline": "bm25"}
+    (folder / "runs" / "notes.txt").unlink()
+    assert tomllib.loads(render(survey(folder)))["runs"] == {"dir": "runs", "baseline": "bm25"}
