@@ -147,7 +147,7 @@ def build(args: Sequence[str]) -> int:
 
 
 def benchmark(args: Sequence[str]) -> int:
-    from evidencedesk.retrieval import benchmark as bench
+    from evidencedesk.retrieval import benchmark_cli as bench
 
     return bench.main(list(args), prog=f"{PROG} benchmark")
 
