@@ -1,18 +1,46 @@
-"""Where the demo project's data and the templates live.
+"""Where the demo project's data and the report templates live.
 
-From a checkout (``pip install -e .``) they sit beside the package. A plain ``pip install .``
-does not ship them; `require` then fails with a message saying where it looked.
+Three places, first match wins:
+
+1. ``EVIDENCEDESK_ROOT``, when set: a folder holding ``data/`` and ``templates/`` (an override,
+   e.g. to try edited templates without reinstalling);
+2. inside the installed package (``evidencedesk/data``, ``evidencedesk/templates``), found through
+   `importlib.resources`: that is where a wheel (``pip install .``) carries them;
+3. beside the package in a checkout (``pip install -e .``): the repository's top-level ``data/``
+   and ``templates/`` (SPEC §0).
+
+`ROOT` is the folder that holds the two; paths under it are printed relative to it.
 """
 
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
 
 from evidencedesk.errors import EvidencedeskError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-ROOT = Path(os.environ.get("EVIDENCEDESK_ROOT", PACKAGE_DIR.parent))
+OVERRIDE = os.environ.get("EVIDENCEDESK_ROOT") or None
+
+
+def _installed() -> Path | None:
+    """The package folder when it carries data/ and templates/ (a wheel install), else None."""
+    here = resources.files("evidencedesk")
+    # A wheel is installed unpacked, so this is a real folder; a zipped import is not supported
+    # (jinja2's loader and the data readers need real files) and falls through to the error.
+    if isinstance(here, Path) and (here / "templates").is_dir() and (here / "data").is_dir():
+        return here
+    return None
+
+
+def _root() -> Path:
+    if OVERRIDE is not None:
+        return Path(OVERRIDE)
+    return _installed() or PACKAGE_DIR.parent
+
+
+ROOT = _root()
 DATA = ROOT / "data"
 TEMPLATES = ROOT / "templates"
 CORPUS = DATA / "corpus"
@@ -24,10 +52,14 @@ ANSWERS = DATA / "answers.jsonl"
 
 
 def require(path: Path, what: str) -> Path:
-    """Return `path` if it exists, else explain that the demo data/templates are missing."""
+    """Return `path` if it exists, else say where evidencedesk looked and why there."""
     if not path.exists():
-        raise EvidencedeskError(
-            f"{what} not found at {path}; evidencedesk looks for data/ and templates/ beside the "
-            "package (install from a checkout with `pip install -e .`, or set EVIDENCEDESK_ROOT)"
-        )
+        if OVERRIDE is not None:
+            where = f"EVIDENCEDESK_ROOT={OVERRIDE} is set; unset it to use the installed copy"
+        else:
+            where = (
+                "evidencedesk reads data/ and templates/ from inside its installed package or, "
+                "from a checkout, beside it; reinstall (`pip install .`) or set EVIDENCEDESK_ROOT"
+            )
+        raise EvidencedeskError(f"{what} not found at {path}; {where}")
     return path

@@ -166,3 +166,130 @@ def test_table_flags_toy_dense_and_stand_in_rerankers(results):
     text = format_table(rows, labels, seed=0)
     assert "toy hashed embedder" in text and "stand-ins for a cross-encoder" in text
     assert "+3/-0 p=0.250" in text  # hybrid vs sparse on reciprocal rank
+
+
+# --- any project, pipes -------------------------------------------------------------------------
+
+EXAMPLE = ROOT / "examples" / "millbrook-library"
+
+
+def test_runs_only_project_agrees_with_trec_eval(capsys):
+    """One row per run; the means are trec_eval's over the questions with a relevant judgment."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from evidencedesk.retrieval.beir import read_beir_qrels
+
+    assert main(["--project", str(EXAMPLE / "runs-only"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in data["runs"]] == ["bm25", "rerank"]
+    assert data["runs"][0]["flips"]["better"] == [] and data["runs"][0]["flips"]["p"] == 1.0
+    qrels = read_beir_qrels(EXAMPLE / "qrels" / "test.tsv")
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels, {"recall_10", "P_10", "recip_rank", "ndcg_cut_10"}, relevance_level=2
+    )
+    counted = [q for q, docs in qrels.items() if max(docs.values()) >= 2]
+    assert data["answerable"] == len(counted) == 30
+    for row in data["runs"]:
+        run: dict[str, dict[str, float]] = {}
+        for line in (EXAMPLE / "runs" / f"{row['name']}.run").read_text().splitlines():
+            qid, _, doc, _, score, _ = line.split()
+            run.setdefault(qid, {})[doc] = float(score)
+        per_q = evaluator.evaluate(run)
+        for ours, theirs in [
+            ("recall@10", "recall_10"),
+            ("precision@10", "P_10"),
+            ("mrr", "recip_rank"),
+            ("ndcg@10:linear", "ndcg_cut_10"),
+        ]:
+            expected = sum(per_q.get(q, {}).get(theirs, 0.0) for q in counted) / len(counted)
+            assert row[ours] == pytest.approx(expected, abs=1e-9), (row["name"], ours)
+
+
+def test_runs_only_table_and_gate(capsys):
+    assert (
+        main(["--project", str(EXAMPLE / "runs-only"), "--gate", "--gate-variant", "rerank"]) == 0
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("benchmark: Millbrook Public Library (runs only): 2 TREC runs, ")
+    assert lines[2].split() == [
+        "run",
+        "R@10",
+        "P@10",
+        "MRR",
+        "MRR",
+        "95%",
+        "CI",
+        "nDCG@10",
+        "flips",
+        "vs",
+        "bm25",
+    ]
+    assert [line.split()[0] for line in lines[4:6]] == ["bm25", "rerank"]
+    assert lines[-2:] == ["gate: rerank vs no saved baseline", "GATE: GO"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--gate-variant", "dense", "--gate"],
+            "error: --gate-variant: expected one of bm25, rerank, found 'dense'\n",
+        ),
+        (
+            ["--save-baseline"],
+            f"error: {EXAMPLE / 'runs-only' / 'evidencedesk.toml'}: expected a [gate].baseline "
+            "to save to (or --baseline PATH), found none\n",
+        ),
+    ],
+)
+def test_project_mistakes_exit_2_with_one_line(args, message, capsys):
+    assert main(["--project", str(EXAMPLE / "runs-only"), *args]) == 2
+    out = capsys.readouterr()
+    assert (out.out, out.err) == ("", message)
+
+
+def test_pipeline_project_gets_the_built_in_variants(capsys):
+    assert main(["--project", str(EXAMPLE), "--gate"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        "benchmark: 32 questions (30 answerable), final 3 chunks, reranker depth 10, "
+        "bootstrap seed 0"
+    )
+    assert [line.split("  ")[0] for line in lines[4:11]] == NAMES
+    assert (
+        "external runs (bm25, rerank) are judged in the report (`evidencedesk build`), "
+        "not in this table." in lines
+    )
+    assert lines[-2:] == ["gate: hybrid vs no saved baseline", "GATE: GO"]
+
+
+def test_a_closed_pipe_ends_with_141_and_no_traceback(tmp_path):
+    """The reader is gone before the table is written: no traceback, status 128 + SIGPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "evidencedesk.retrieval.benchmark"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            cwd=tmp_path,
+            timeout=300,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_runs_only_baseline_saved_without_gate_is_cut_at_the_policys_k(tmp_path, capsys):
+    """Saved first, gated later: the baseline run against itself is GO with no line."""
+    saved = tmp_path / "baseline.json"
+    project = str(EXAMPLE / "runs-only")
+    assert main(["--project", project, "--save-baseline", "--baseline", str(saved)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (f"baseline saved: {saved} (the run 'bm25')")
+    assert json.loads(saved.read_text())["k"] == 3  # gate_policy.json's k
+    assert main(["--project", project, "--gate", "--baseline", str(saved)]) == 0
+    assert capsys.readouterr().out.splitlines()[-2:] == [
+        f"gate: bm25 vs baseline {saved}",
+        "GATE: GO",
+    ]

@@ -158,8 +158,7 @@ def test_without_the_demo_data_the_message_says_where_it_looked(tmp_path: Path) 
     assert done.returncode == 2
     assert done.stderr == (
         f"error: the demo project not found at {tmp_path / 'nowhere' / 'data' / 'evidencedesk.toml'}; "
-        "evidencedesk looks for data/ and templates/ beside the package (install from a checkout "
-        "with `pip install -e .`, or set EVIDENCEDESK_ROOT)\n"
+        f"EVIDENCEDESK_ROOT={tmp_path / 'nowhere'} is set; unset it to use the installed copy\n"
     )
     assert not (tmp_path / "site").exists()
 

@@ -1,27 +1,21 @@
-"""The benchmark table of SPEC §8 and, with ``--gate``, the release gate for the baseline.
+"""The benchmark table of SPEC §8: the variants, their rows and the plain-text table.
 
-``python -m evidencedesk.retrieval.benchmark [--gate] [--seed N] [--json] [--policy PATH]
-[--baseline PATH] [--save-baseline] [--gate-variant NAME]``
-
-Exit status: 0 for GO and REVIEW (and without ``--gate``), 1 for BLOCK, 2 for bad input (one
-``error: …`` line on stderr, no traceback).
+The command (``python -m evidencedesk.retrieval.benchmark``, ``evidencedesk benchmark``: options,
+the gate, exit statuses) is `evidencedesk.retrieval.benchmark_cli`; `main` and `parser` here
+forward to it so that ``python -m`` and existing imports keep working.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.paths import DATA, LABELS, ROOT
-from evidencedesk.retrieval.catalog import Catalog, Scope, load_catalog
-from evidencedesk.retrieval.evalreport import Config, Run, retrieval_gate, run_config
-from evidencedesk.retrieval.labels import Label, load_labels
+from evidencedesk.paths import DATA
+from evidencedesk.retrieval.catalog import Catalog, Scope
+from evidencedesk.retrieval.evalreport import Config, Run, run_config
+from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import bootstrap_ci, paired, per_question
 from evidencedesk.retrieval.parts import Parts
 
@@ -32,6 +26,7 @@ __all__ = [
     "benchmark_variants",
     "format_table",
     "main",
+    "parser",
 ]
 
 POLICY = DATA / "gate_policy_retrieval.json"
@@ -185,87 +180,23 @@ def format_table(results: Sequence[VariantResult], labels: Sequence[Label], seed
     return "\n".join([head, "", *body, "", *tail])
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m evidencedesk.retrieval.benchmark",
-        description="Benchmark the retrieval variants on the labelled questions; optionally gate.",
-    )
-    parser.add_argument("--gate", action="store_true", help="end with the release gate's verdict")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--policy", type=Path, default=POLICY, help="gate policy JSON")
-    parser.add_argument("--baseline", type=Path, default=BASELINE, help="saved baseline JSON")
-    parser.add_argument(
-        "--save-baseline",
-        action="store_true",
-        help="write the baseline Config() run to --baseline before gating",
-    )
-    parser.add_argument(
-        "--gate-variant",
-        default="hybrid",
-        choices=[name for name, _ in VARIANTS],
-        help="which variant the gate judges (default: hybrid, the baseline Config())",
-    )
-    parser.add_argument("--labels", type=Path, default=LABELS, help=argparse.SUPPRESS)
-    return parser
+# The command line lives in `benchmark_cli`; these stay here for ``python -m`` and old imports.
+def parser(prog: str | None = None) -> Any:
+    from evidencedesk.retrieval import benchmark_cli
+
+    return benchmark_cli.parser(prog) if prog else benchmark_cli.parser()
 
 
-def _shown(path: Path) -> str:
-    """A path as printed: relative to the project root when inside it (same output anywhere)."""
-    try:
-        return path.resolve().relative_to(ROOT.resolve()).as_posix()
-    except ValueError:
-        return str(path)
+_parser = parser
 
 
-def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
-    """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
-    from evidencedesk.baseline import load_baseline, save_baseline
-    from evidencedesk.gate import Verdict, load_policy
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    from evidencedesk.retrieval import benchmark_cli
 
-    catalog = load_catalog()
-    labels = load_labels(args.labels, catalog)
-    policy = load_policy(args.policy, labels) if args.gate else None
-    parts = Parts.build(catalog)
-    results = benchmark_variants(parts, catalog, labels, seed=args.seed)
-    by_name = {r.name: r for r in results}
-    payload: dict[str, Any] = {
-        "seed": args.seed,
-        "questions": len(labels),
-        "answerable": sum(label.answerable for label in labels),
-        "caveat": CAVEAT,
-        "variants": [r.to_dict() for r in results],
-    }
-    text = format_table(results, labels, args.seed)
-    if args.save_baseline:
-        save_baseline(args.baseline, by_name["hybrid"].run, labels)
-        text += f"\n\nbaseline saved: {_shown(args.baseline)} (hybrid, Config())"
-        payload["baseline_saved"] = _shown(args.baseline)
-    status = 0
-    if policy is not None:
-        baseline = load_baseline(args.baseline, labels)
-        result = retrieval_gate(policy, by_name[args.gate_variant].run, baseline)
-        payload["gate"] = {"variant": args.gate_variant, **result.to_dict()}
-        text += (
-            f"\n\ngate: {args.gate_variant} vs baseline {_shown(args.baseline)}\n{result.text()}"
-        )
-        status = 1 if result.verdict is Verdict.BLOCK else 0
-    return payload, text, status
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    try:
-        payload, text, status = run(args)
-    except EvidencedeskError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
-    else:
-        print(text)
-    return status
+    return benchmark_cli.main(argv, prog)
 
 
 if __name__ == "__main__":
+    import sys
+
     sys.exit(main())

@@ -1,0 +1,194 @@
+"""``evidencedesk``: one command for the report, the benchmark, new projects and checks.
+
+``evidencedesk build`` is ``python -m evidencedesk.report build`` (same options, same exit
+statuses), ``evidencedesk benchmark`` is ``python -m evidencedesk.retrieval.benchmark``; ``init``
+and ``validate`` live here. ``python -m evidencedesk`` is the same command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+from evidencedesk import __version__
+from evidencedesk.errors import EvidencedeskError
+
+PROG = "evidencedesk"
+BAD_INPUT = '  2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'
+EXIT = {
+    "main": [
+        "  0    success",
+        "  1    a gate verdict failed (build --fail-on, benchmark --gate)",
+        BAD_INPUT,
+        "  (each command's --help lists all of its statuses, e.g. 141 for a closed pipe)",
+    ],
+    "build": [
+        "  0    the site was written",
+        "  1    the site was written, but a candidate's verdict failed --fail-on",
+        BAD_INPUT + "; the previous site is left as it was",
+        "  3    internal error (traceback printed); the previous site is left as it was",
+        "  130  interrupted (Ctrl-C), 143 terminated (SIGTERM); the previous site is left as it was",
+    ],
+    "init": [
+        "  0    evidencedesk.toml was written",
+        BAD_INPUT + " (also: the file exists and --force was not given; nothing is written)",
+    ],
+    "validate": ["  0    the project loads", BAD_INPUT],
+}
+DESCRIPTION = {
+    "main": (
+        "Honest retrieval evaluation: run retrieval variants or your own TREC runs over labelled "
+        "questions, compare them with intervals, flips and exact tests, apply a release gate, and "
+        "write a static HTML report that opens from disk. Start with `evidencedesk init DIR` in a "
+        "folder of your files, then `evidencedesk build --project DIR`."
+    ),
+    "build": (
+        "Run the benchmark, sizing sweep, ablations, evidence checks and the gate of every "
+        "candidate of a project (default: the demo), then write the linked static site "
+        "atomically: a failed or interrupted build leaves the previous site as it was. The same "
+        "command as `python -m evidencedesk.report build`."
+    ),
+    "init": (
+        "Look at a folder (BEIR corpus.jsonl, queries.jsonl and qrels/*.tsv; TREC qrels and run "
+        "files; folders of Markdown documents with front matter) and write a commented "
+        "evidencedesk.toml saying what was found and what was guessed (the relevance threshold "
+        "from the grades present, the baseline run), then print the commands that check and "
+        "build it. An existing evidencedesk.toml is never replaced without --force."
+    ),
+    "validate": (
+        "Load and check a project the way a build would (documents, questions and judgments, "
+        "runs, candidates, gate policy, saved baseline) and print what was found: kind, "
+        "documents and chunks, questions, tags, runs, candidates, policy. Builds nothing."
+    ),
+}
+
+
+def _epilog(name: str) -> str:
+    return "exit status:\n" + "\n".join(EXIT[name])
+
+
+def _about(name: str) -> str:
+    """The description, wrapped here because the raw formatter (kept for the epilog) won't."""
+    return textwrap.fill(DESCRIPTION[name], width=88)
+
+
+def _sub(sub: argparse._SubParsersAction, name: str, help_: str) -> argparse.ArgumentParser:
+    return sub.add_parser(
+        name,
+        help=help_,
+        description=_about(name),
+        epilog=_epilog(name),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description=_about("main"),
+        epilog=_epilog("main"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # build and benchmark are dispatched before parsing (their own parsers own the options);
+    # these entries only list them in `evidencedesk --help`.
+    sub.add_parser("build", help="run the experiments and write the static site", add_help=False)
+    sub.add_parser("benchmark", help="print the benchmark table (and the gate)", add_help=False)
+    i = _sub(sub, "init", "write a commented evidencedesk.toml for a folder of your files")
+    i.add_argument(
+        "dir",
+        nargs="?",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="the folder to look at and write evidencedesk.toml into (default: .)",
+    )
+    i.add_argument("--force", action="store_true", help="replace an existing evidencedesk.toml")
+    v = _sub(sub, "validate", "load and check a project, print what it holds, build nothing")
+    v.add_argument(
+        "--project",
+        type=Path,
+        default=None,
+        help="an evidencedesk.toml project file or its folder (default: the demo)",
+    )
+    return p
+
+
+def _build_help() -> str:
+    """`evidencedesk build --help`: the report parser's options under this command's name."""
+    from evidencedesk.report import cli as report_cli
+
+    outer = report_cli.parser()
+    sub = next(a for a in outer._actions if isinstance(a, argparse._SubParsersAction))
+    build = sub.choices["build"]
+    build.prog = f"{PROG} build"
+    build.description = _about("build")
+    build.epilog = _epilog("build")
+    build.formatter_class = argparse.RawDescriptionHelpFormatter
+    return build.format_help()
+
+
+def _asks_help(args: Sequence[str]) -> bool:
+    options = list(args[: list(args).index("--")] if "--" in args else args)
+    return "-h" in options or "--help" in options
+
+
+def build(args: Sequence[str]) -> int:
+    from evidencedesk.report import cli as report_cli
+
+    if _asks_help(args):
+        sys.stdout.write(_build_help())
+        return 0
+    return report_cli.main(["build", *args])
+
+
+def benchmark(args: Sequence[str]) -> int:
+    from evidencedesk.retrieval import benchmark_cli as bench
+
+    return bench.main(list(args), prog=f"{PROG} benchmark")
+
+
+def _shell(path: Path) -> str:
+    import shlex
+
+    return shlex.quote(str(path))
+
+
+def init(args: argparse.Namespace) -> int:
+    from evidencedesk.scaffold import init as write_project
+
+    written = write_project(args.dir, force=args.force)
+    print(f"wrote {written}")
+    print("check it:  " + f"{PROG} validate --project {_shell(args.dir)}")
+    print("build it:  " + f"{PROG} build --project {_shell(args.dir)} --out site")
+    return 0
+
+
+def validate(args: argparse.Namespace) -> int:
+    from evidencedesk.validate import describe
+    from evidencedesk.validate import validate as check
+
+    print(describe(check(args.project)))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "build":
+        return build(args[1:])
+    if args and args[0] == "benchmark":
+        return benchmark(args[1:])
+    parsed = parser().parse_args(args)
+    try:
+        return {"init": init, "validate": validate}[parsed.command](parsed)
+    except EvidencedeskError as exc:
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,288 @@
+"""The benchmark command: ``python -m evidencedesk.retrieval.benchmark`` and ``evidencedesk benchmark``.
+
+``[--project PATH] [--gate] [--seed N] [--json] [--policy PATH] [--baseline PATH]
+[--save-baseline] [--gate-variant NAME]``. Without ``--project`` it benchmarks the demo; a
+pipeline project gets the built-in variants over its own documents, a runs-only project a table
+of its TREC runs (`benchmark_runs`); ``--gate`` ends with the release gate's verdict.
+
+Exit status: 0 for GO and REVIEW (and without ``--gate``), 1 for BLOCK, 2 for bad input (one
+``error: …`` line on stderr, no traceback), 141 when the reader of the output closed the pipe
+before the table was written (as ``head`` does; no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from evidencedesk.errors import EvidencedeskError
+from evidencedesk.paths import LABELS, ROOT
+from evidencedesk.project import Project, load_project
+from evidencedesk.retrieval.benchmark import (
+    BASELINE,
+    CAVEAT,
+    POLICY,
+    VARIANTS,
+    benchmark_variants,
+    format_table,
+)
+from evidencedesk.retrieval.catalog import load_catalog
+from evidencedesk.retrieval.evalreport import Run
+from evidencedesk.retrieval.labels import Label, load_labels
+from evidencedesk.retrieval.parts import Parts
+
+EXIT_CODES = """exit status:
+  0    the table was printed; with --gate the verdict was GO or REVIEW
+  1    --gate and the verdict was BLOCK
+  2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr
+  141  the reader closed the pipe early (e.g. `| head -1`); nothing else went wrong"""
+
+
+def parser(prog: str = "python -m evidencedesk.retrieval.benchmark") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description=textwrap.fill(
+            "Benchmark retrieval on a project's labelled questions and print one table: for the "
+            "demo or a pipeline project the built-in variants (sparse, dense, hybrid, hybrid + "
+            "each stand-in reranker, an 8-word cut) with recall, MRR and its seeded 95% "
+            "interval, nDCG and flips against the first row; for a runs-only project one row "
+            "per TREC run against its baseline run. --gate ends with the release gate's verdict.",
+            width=88,
+        ),
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--project",
+        type=Path,
+        default=None,
+        help="an evidencedesk.toml project file or its folder (default: the demo)",
+    )
+    p.add_argument("--gate", action="store_true", help="end with the release gate's verdict")
+    p.add_argument(
+        "--seed", type=int, default=None, help="bootstrap seed (default: the project's, 0)"
+    )
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument(
+        "--policy", type=Path, default=None, help="gate policy JSON (default: the project's)"
+    )
+    p.add_argument(
+        "--baseline", type=Path, default=None, help="saved baseline JSON (default: the project's)"
+    )
+    p.add_argument(
+        "--save-baseline",
+        action="store_true",
+        help="write the baseline run (hybrid, Config(); or a runs-only project's baseline run) "
+        "to --baseline before gating",
+    )
+    p.add_argument(
+        "--gate-variant",
+        default=None,
+        metavar="NAME",
+        help="which variant (or run) the gate judges (default: hybrid, the baseline Config(); "
+        "for a runs-only project its baseline run)",
+    )
+    p.add_argument("--labels", type=Path, default=LABELS, help=argparse.SUPPRESS)
+    return p
+
+
+def _shown(path: Path) -> str:
+    """A path as printed: relative to the project root when inside it (same output anywhere)."""
+    try:
+        return path.resolve().relative_to(ROOT.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _gate_inputs(
+    args: argparse.Namespace, project: Project | None
+) -> tuple[Path | None, Path | None]:
+    """The policy (None without --gate) and the saved-baseline path, from flags or project.
+
+    A project without a saved baseline is gated without one (its floors and critical questions
+    still apply; the drop checks need a baseline), as the report does.
+    """
+    if project is None:
+        return (args.policy or POLICY) if args.gate else None, args.baseline or BASELINE
+    policy = args.policy or project.policy
+    baseline = args.baseline or project.baseline
+    if args.gate and policy is None:
+        raise EvidencedeskError(
+            f"{project.path}: expected a [gate].policy for --gate (or --policy PATH), found none"
+        )
+    if args.save_baseline and baseline is None:
+        raise EvidencedeskError(
+            f"{project.path}: expected a [gate].baseline to save to (or --baseline PATH), "
+            "found none"
+        )
+    return (policy if args.gate else None), baseline
+
+
+def _pick(name: str | None, default: str, valid: Sequence[str]) -> str:
+    chosen = name or default
+    if chosen not in valid:
+        raise EvidencedeskError(
+            f"--gate-variant: expected one of {', '.join(valid)}, found {chosen!r}"
+        )
+    return chosen
+
+
+def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
+    """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
+    from evidencedesk.gate import load_policy
+
+    project = load_project(args.project) if args.project is not None else None
+    seed = args.seed if args.seed is not None else (project.seed if project else 0)
+    policy_path, baseline_path = _gate_inputs(args, project)
+    if project is None:
+        catalog = load_catalog()
+        labels = load_labels(args.labels, catalog)
+    else:
+        found = project.load_catalog() if project.kind == "pipeline" else None
+        if found is None:
+            return _runs_only(args, project, seed, policy_path, baseline_path)
+        catalog, labels = found, project.load_labels(found)
+    gate_variant = _pick(args.gate_variant, "hybrid", [name for name, _ in VARIANTS])
+    policy = load_policy(policy_path, labels) if policy_path is not None else None
+    parts = Parts.build(catalog)
+    results = benchmark_variants(parts, catalog, labels, seed=seed)
+    by_name = {r.name: r for r in results}
+    payload: dict[str, Any] = {
+        "seed": seed,
+        "questions": len(labels),
+        "answerable": sum(label.answerable for label in labels),
+        "caveat": CAVEAT,
+        "variants": [r.to_dict() for r in results],
+    }
+    text = format_table(results, labels, seed)
+    if project is not None and project.runs:
+        names = ", ".join(name for name, _ in project.runs)
+        text += (
+            f"\nexternal runs ({names}) are judged in the report (`evidencedesk build`), "
+            "not in this table."
+        )
+    return _finish(
+        args,
+        payload,
+        text,
+        by_name[gate_variant].run,
+        "hybrid",
+        by_name["hybrid"].run,
+        labels,
+        policy,
+        baseline_path,
+        gate_variant,
+    )
+
+
+def _runs_only(
+    args: argparse.Namespace,
+    project: Project,
+    seed: int,
+    policy_path: Path | None,
+    baseline_path: Path | None,
+) -> tuple[dict[str, Any], str, int]:
+    from evidencedesk.gate import load_policy
+    from evidencedesk.report.runs_only import gate_run
+    from evidencedesk.retrieval.benchmark_runs import format_runs_table, run_rows
+
+    labels = project.load_labels(None)
+    policy = load_policy(policy_path, labels) if policy_path is not None else None
+    rows = run_rows(project, labels, seed)
+    reference = rows[0].name
+    by_name = {r.name: r for r in rows}
+    gate_variant = _pick(args.gate_variant, reference, list(by_name))
+    # The gate's final list is the policy's top k; a baseline saved without --gate is cut the same
+    # way, so that a later --gate compares like with like (10, as the report does, without one).
+    policy_file = args.policy or project.policy
+    sizing = policy or (load_policy(policy_file, labels) if policy_file is not None else None)
+    k = sizing.k if sizing is not None else 10
+    payload: dict[str, Any] = {
+        "seed": seed,
+        "project": project.name,
+        "questions": len(labels),
+        "answerable": sum(label.answerable for label in labels),
+        "runs": [r.to_dict(reference) for r in rows],
+    }
+    text = format_runs_table(rows, labels, project, seed)
+    return _finish(
+        args,
+        payload,
+        text,
+        gate_run(by_name[gate_variant].judged, k),
+        reference,
+        gate_run(rows[0].judged, k),
+        labels,
+        policy,
+        baseline_path,
+        gate_variant,
+    )
+
+
+def _finish(
+    args: argparse.Namespace,
+    payload: dict[str, Any],
+    text: str,
+    gated: Run,
+    base_name: str,
+    base: Run,
+    labels: Sequence[Label],
+    policy: Any,
+    baseline_path: Path | None,
+    gate_variant: str,
+) -> tuple[dict[str, Any], str, int]:
+    """--save-baseline and --gate, shared by both kinds of project."""
+    from evidencedesk.baseline import load_baseline, save_baseline
+    from evidencedesk.gate import Verdict
+    from evidencedesk.retrieval.evalreport import retrieval_gate
+
+    if args.save_baseline and baseline_path is not None:
+        save_baseline(baseline_path, base, labels)
+        what = "hybrid, Config()" if base_name == "hybrid" else f"the run {base_name!r}"
+        text += f"\n\nbaseline saved: {_shown(baseline_path)} ({what})"
+        payload["baseline_saved"] = _shown(baseline_path)
+    status = 0
+    if policy is not None:
+        baseline = load_baseline(baseline_path, labels) if baseline_path is not None else None
+        result = retrieval_gate(policy, gated, baseline)
+        payload["gate"] = {"variant": gate_variant, **result.to_dict()}
+        versus = (
+            "no saved baseline" if baseline_path is None else f"baseline {_shown(baseline_path)}"
+        )
+        text += f"\n\ngate: {gate_variant} vs {versus}\n{result.text()}"
+        status = 1 if result.verdict is Verdict.BLOCK else 0
+    return payload, text, status
+
+
+def write_out(text: str) -> int:
+    """Print `text`; 141 (128 + SIGPIPE, the shell's status) when the reader has gone.
+
+    Python ignores SIGPIPE, so a closed pipe surfaces as BrokenPipeError; stdout is then pointed
+    at /dev/null so that the interpreter's final flush cannot raise a second time.
+    """
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    args = (parser(prog) if prog else parser()).parse_args(argv)
+    try:
+        payload, text, status = run(args)
+    except EvidencedeskError as exc:
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    out = json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) if args.json else text
+    return write_out(out) or status

@@ -1,0 +1,82 @@
+"""The CI action (action.yml): its build step's shell script, run as GitHub would run it.
+
+GitHub runs a composite step's ``run`` with ``bash --noprofile --norc -eo pipefail``; the script
+must record the build's exit status as the step output ``status`` and still succeed, so that the
+upload step publishes a site whose gate failed, and the last step fails the job.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ACTION = (ROOT / "action.yml").read_text(encoding="utf-8")
+
+
+def step_script(name: str) -> str:
+    """The ``run: |`` block of the step called `name` (8-space indented lines)."""
+    lines = ACTION.splitlines()
+    start = lines.index(f"    - name: {name}")
+    run = next(i for i in range(start, len(lines)) if lines[i] == "      run: |")
+    body = []
+    for line in lines[run + 1 :]:
+        if line and not line.startswith("        "):
+            break
+        body.append(line[8:])
+    return "\n".join(body).strip() + "\n"
+
+
+@pytest.mark.parametrize(
+    ("factory", "fail_on", "status"),
+    # 1: the site was written and the gate failed; 2: bad input, no site. Both must let the
+    # step succeed so that the upload and the final failing step run.
+    [("fixture_model", "block", "1"), ("failing_model", "never", "2")],
+)
+def test_the_build_step_records_the_status_and_succeeds(
+    tmp_path: Path, factory: str, fail_on: str, status: str
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "evidencedesk"  # the console script, as `pip install` would put it
+    shim.write_text(f'#!/bin/sh\nexec {sys.executable} -m evidencedesk "$@"\n')
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    output = tmp_path / "github_output"
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(ROOT),
+        "GITHUB_OUTPUT": str(output),
+        "PROJECT": "",
+        "FAIL_ON": fail_on,
+        "OUT": "site",
+        "SEED": "0",
+        "EXTRA": f"--model-factory tests.report_fixtures:{factory}",
+    }
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step_script("Build the report")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert output.read_text() == f"status={status}\n"
+    assert (tmp_path / "site" / "index.html").is_file() == (status != "2")
+
+
+def test_the_action_installs_from_its_own_checkout_and_uploads_the_out_folder() -> None:
+    assert 'python -m pip install --disable-pip-version-check -q "$ACTION_PATH"' in ACTION
+    assert "ACTION_PATH: ${{ github.action_path }}" in ACTION
+    assert "path: ${{ inputs.out }}\n" in ACTION
+    assert step_script("Fail the job on a failed verdict or a build error").endswith(
+        'exit "$STATUS"\n'
+    )
+    workflow = (ROOT / ".github" / "workflows" / "report.yml").read_text(encoding="utf-8")
+    assert "uses: ./\n" in workflow

@@ -1,0 +1,161 @@
+"""The ``evidencedesk`` command: --version, help with exit codes at every level, validate on the
+demo and on a broken project, build delegated to the report CLI, benchmark through a pipe."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evidencedesk import __version__
+from evidencedesk.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "evidencedesk", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd or ROOT,
+        timeout=300,
+    )
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"evidencedesk {__version__}\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "codes"),
+    [
+        ([], ["0    success", "1    a gate verdict failed", "2    bad input"]),
+        (
+            ["build"],
+            [
+                "0    the site was written",
+                "1    the site was written, but a candidate's verdict failed --fail-on",
+                "2    bad input",
+                "3    internal error",
+                "130  interrupted (Ctrl-C), 143 terminated (SIGTERM)",
+            ],
+        ),
+        (
+            ["benchmark"],
+            [
+                "0    the table was printed",
+                "1    --gate and the verdict was BLOCK",
+                "2    bad input",
+                "141  the reader closed the pipe early",
+            ],
+        ),
+        (["init"], ["0    evidencedesk.toml was written", "2    bad input"]),
+        (["validate"], ["0    the project loads", "2    bad input"]),
+    ],
+)
+def test_every_help_names_its_exit_codes_and_options(
+    command: list[str], codes: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        status = main([*command, "--help"])
+    except SystemExit as stop:  # argparse's own help exits
+        status = stop.code  # type: ignore[assignment]
+    assert status == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"usage: {' '.join(['evidencedesk', *command])} [-h]")
+    tail = text.split("\nexit status:\n")[1].splitlines()
+    for code in codes:
+        assert any(line.strip().startswith(code) for line in tail), code
+    assert "-h, --help" in text
+
+
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [
+        ("build", ["--out OUT", "--seed SEED", "--fail-on", "--run NAME=PATH", "--project"]),
+        ("benchmark", ["--project", "--gate", "--json", "--gate-variant NAME"]),
+        ("init", ["DIR", "--force"]),
+        ("validate", ["--project"]),
+    ],
+)
+def test_help_lists_the_options(
+    command: str, options: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        main([command, "--help"])
+    except SystemExit:
+        pass
+    options_part = capsys.readouterr().out.split("\nexit status:\n")[0]
+    for option in options:
+        assert option in options_part
+
+
+def test_validate_the_demo_prints_what_it_holds(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("project: Kestrel Cycles (demo) (")
+    assert lines[1:8] == [
+        "kind: pipeline (evidencedesk indexes the documents)",
+        "documents: Markdown folders (corpus, docs): 17 documents, 49 chunks",
+        "questions: 24 (21 with a relevant judgment; relevant = grade >= 2, grades up to 2)",
+        "tags: bangla 4, direct 10, exact_term 4, paraphrase 4, restricted 3, stale 3, "
+        "structured 4, unanswerable 3",
+        "runs: bm25-title (24/24 questions)",
+        "candidates: 9 (rerank overlap, rerank feature, rerank blend, pair cut to 8 words, "
+        "no pre-filter, depth 3, depth 20, final 5, dense first stage)",
+        "gate policy: gate_policy_retrieval.json (k=3, min_recall=0.75, min_pass_rate=0.8, "
+        "critical: rc01, st01, rs01, rc02)",
+    ]
+    assert lines[8] == "saved baseline: baseline_retrieval.json"
+    assert lines[-1] == "ok: the project loads; nothing was built"
+
+
+def test_validate_gives_the_builds_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "evidencedesk.toml"
+    project.write_text('[questions]\nlabels = "labels.jsonl"\ncolour = "red"\n', encoding="utf-8")
+    (tmp_path / "labels.jsonl").write_text("", encoding="utf-8")
+    assert main(["validate", "--project", str(tmp_path)]) == 2
+    checked = capsys.readouterr()
+    assert main(["build", "--project", str(tmp_path), "--out", str(tmp_path / "site")]) == 2
+    built = capsys.readouterr()
+    assert checked.out == ""
+    assert checked.err == built.err
+    assert checked.err.startswith(f"error: {project}:3: ") and checked.err.count("\n") == 1
+    assert not (tmp_path / "site").exists()
+
+
+def test_build_is_the_report_build(tmp_path: Path) -> None:
+    """Delegated with every option, in a subprocess as a user runs it (a fixture model: fast)."""
+    out = tmp_path / "site"
+    done = cli("build", "--out", out, "--model-factory", "tests.report_fixtures:fixture_model")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == f"open {out / 'index.html'}"
+    assert (out / "manifest.json").is_file()
+
+
+def test_benchmark_into_head_ends_quietly(tmp_path: Path) -> None:
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", f"{sys.executable} -m evidencedesk benchmark | head -1"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode in (0, 141)
+    assert done.stderr == ""
+    assert done.stdout == (
+        "benchmark: 24 questions (21 answerable), final 3 chunks, reranker depth 10, "
+        "bootstrap seed 0\n"
+    )

@@ -1,0 +1,264 @@
+"""``evidencedesk init``: what it finds and guesses in three layouts, that the file it writes loads
+(and, once, builds), and that it never replaces a project file without ``--force``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from evidencedesk.cli import main
+from evidencedesk.paths import DATA
+from evidencedesk.scaffold import render, survey
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "millbrook-library"
+
+
+def beir_folder(tmp: Path) -> Path:
+    """The example project without its project file (and without its runs-only variant)."""
+    folder = tmp / "beir"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("runs-only", "__pycache__"))
+    (folder / "evidencedesk.toml").unlink()
+    return folder
+
+
+def trec_folder(tmp: Path, grades: dict[str, int] | None = None) -> Path:
+    """Queries as ``qid<TAB>text``, TREC qrels, two loose run files: no documents at all."""
+    folder = tmp / "trec"
+    folder.mkdir()
+    with (folder / "topics.tsv").open("w", encoding="utf-8") as out:
+        for line in (EXAMPLE / "queries.jsonl").read_text(encoding="utf-8").splitlines():
+            query = json.loads(line)
+            out.write(f"{query['_id']}\t{query['text']}\n")
+    rows = (EXAMPLE / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    with (folder / "qrels.txt").open("w", encoding="utf-8") as out:
+        for row in rows:
+            qid, doc, grade = row.split("\t")
+            out.write(f"{qid} 0 {doc} {(grades or {}).get(grade, int(grade))}\n")
+    for run in (EXAMPLE / "runs").glob("*.run"):
+        shutil.copy(run, folder / run.name)
+    return folder
+
+
+def markdown_folder(tmp: Path) -> Path:
+    """Two folders of Markdown documents with front matter and a labels.jsonl."""
+    folder = tmp / "md"
+    folder.mkdir()
+    for part in ("corpus", "docs"):
+        shutil.copytree(DATA / part, folder / part)
+    shutil.copy(DATA / "labels.jsonl", folder / "labels.jsonl")
+    (folder / "README.md").write_text("# Our help pages\n\nNo front matter here.\n")
+    return folder
+
+
+LAYOUTS = {  # folder maker, the project file as TOML data, lines `validate` must print
+    "beir": (
+        beir_folder,
+        {
+            "project": {"name": "beir", "seed": 0},
+            "documents": {"corpus": "corpus.jsonl"},
+            "questions": {"queries": "queries.jsonl", "qrels": "qrels/test.tsv", "relevance": 2},
+            "runs": {"dir": "runs"},
+            "report": {"candidates": "candidates.toml"},
+            "gate": {"policy": "gate_policy.json"},
+        },
+        [
+            "kind: pipeline (evidencedesk indexes the documents)",
+            "documents: a BEIR corpus (corpus.jsonl): 42 documents, 42 chunks",
+            "questions: 32 (30 with a relevant judgment; relevant = grade >= 2, grades up to 3)",
+            "runs: bm25 (32/32 questions), rerank (32/32 questions)",
+            "candidates: 3 (sparse only, rerank feature, final 5)",
+        ],
+    ),
+    "trec": (
+        trec_folder,
+        {
+            "project": {"name": "trec", "seed": 0},
+            "questions": {"queries": "topics.tsv", "qrels": "qrels.txt", "relevance": 2},
+            "runs": {"files": ["bm25.run", "rerank.run"], "baseline": "bm25"},
+        },
+        [
+            "kind: runs-only (each TREC run is a variant)",
+            "documents: none (runs-only: questions, judgments and runs only)",
+            "questions: 32 (30 with a relevant judgment; relevant = grade >= 2, grades up to 3)",
+            "baseline run: bm25",
+        ],
+    ),
+    "markdown": (
+        markdown_folder,
+        {
+            "project": {"name": "md", "seed": 0},
+            "documents": {"folders": ["corpus", "docs"], "chunking": "paragraph"},
+            "questions": {"labels": "labels.jsonl", "relevance": 2},
+        },
+        [
+            "documents: Markdown folders (corpus, docs): 17 documents, 49 chunks",
+            "questions: 24 (21 with a relevant judgment; relevant = grade >= 2, grades up to 2)",
+            "runs: none",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_init_writes_a_project_that_loads(
+    layout: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make, written, found_lines = LAYOUTS[layout]
+    folder = make(tmp_path)
+    assert main(["init", str(folder)]) == 0
+    out = capsys.readouterr()
+    assert out.err == ""
+    assert out.out.splitlines() == [
+        f"wrote {folder / 'evidencedesk.toml'}",
+        f"check it:  evidencedesk validate --project {folder}",
+        f"build it:  evidencedesk build --project {folder} --out site",
+    ]
+    text = (folder / "evidencedesk.toml").read_text(encoding="utf-8")
+    assert tomllib.loads(text) == written
+    guessed = [line for line in text.splitlines() if "GUESSED" in line and "=" in line]
+    assert [line.split()[0] for line in guessed] == ["relevance"] + (
+        ["baseline"] if "baseline" in written.get("runs", {}) else []
+    )
+    assert main(["validate", "--project", str(folder)]) == 0
+    report = capsys.readouterr().out.splitlines()
+    for line in found_lines:
+        assert line in report, line
+    assert report[-1] == "ok: the project loads; nothing was built"
+
+
+@pytest.mark.parametrize(
+    ("grades", "relevance", "seen"),
+    [
+        ({"2": 1, "3": 1}, 1, "0, 1"),  # binary judgments: any positive grade is relevant
+        ({"3": 2}, 2, "0, 1, 2"),
+        (None, 2, "0, 1, 2, 3"),
+    ],
+)
+def test_the_relevance_guess_follows_the_grades_present(
+    tmp_path: Path, grades: dict[str, int] | None, relevance: int, seen: str
+) -> None:
+    text = render(survey(trec_folder(tmp_path, grades)))
+    (line,) = [x for x in text.splitlines() if x.startswith("relevance = ")]
+    assert line.startswith(f"relevance = {relevance} ")
+    assert f"# GUESSED from the grades present ({seen}): relevant = grade >= {relevance}" in line
+
+
+def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "evidencedesk", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+def test_a_second_init_refuses_without_force_and_replaces_with_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = trec_folder(tmp_path)
+    assert main(["init", str(folder)]) == 0
+    target = folder / "evidencedesk.toml"
+    fresh = target.read_bytes()
+    target.write_text("# my edits\n", encoding="utf-8")
+    again = cli("init", folder, cwd=tmp_path)  # the real command: status, streams, no traceback
+    assert (again.returncode, again.stdout) == (2, "")
+    assert again.stderr == (
+        f"error: {target}: expected no project file yet, found one (use --force to replace it)\n"
+    )
+    assert target.read_text(encoding="utf-8") == "# my edits\n"
+    assert main(["init", str(folder), "--force"]) == 0
+    assert target.read_bytes() == fresh
+    assert [p.name for p in folder.iterdir() if p.name.startswith(".")] == []  # no temp left
+
+
+def test_the_written_file_builds_a_site(tmp_path: Path) -> None:
+    """One real build (the runs-only layout is the quickest); init's printed command, as printed."""
+    folder = trec_folder(tmp_path)
+    init = cli("init", ".", cwd=folder)
+    assert init.returncode == 0, init.stderr
+    command = init.stdout.splitlines()[-1].removeprefix("build it:  ").split()
+    assert command == ["evidencedesk", "build", "--project", ".", "--out", "site"]
+    built = cli(*command[1:], cwd=folder)
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.splitlines()[-1] == f"open {folder / 'site' / 'index.html'}"
+    index = (folder / "site" / "index.html").read_text(encoding="utf-8")
+    assert "<title>Overview · evidencedesk report — trec</title>" in index
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        (
+            {},
+            "expected questions (labels.jsonl, or queries.jsonl/queries.tsv with qrels), found none",
+        ),
+        (
+            {"qrels.txt": "q1 0 d1 1\n"},
+            "expected questions (labels.jsonl, or queries.jsonl/queries.tsv with qrels), "
+            "found a qrels file but no queries file",
+        ),
+        (
+            {"qrels.txt": "q1 0 d1 1\n", "queries.tsv": "q1\twhat\n"},
+            "expected documents (corpus.jsonl or Markdown with front matter) or TREC runs, "
+            "found neither",
+        ),
+    ],
+)
+def test_a_folder_without_enough_to_build_is_refused_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], files: dict[str, str], message: str
+) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert main(["init", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {tmp_path}: {message}\n"
+    assert not (tmp_path / "evidencedesk.toml").exists()
+
+
+def test_a_broken_qrels_file_stops_init_with_the_loaders_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = trec_folder(tmp_path)
+    with (folder / "qrels.txt").open("a", encoding="utf-8") as out:
+        out.write("q1 0 d1 high\n")
+    assert main(["init", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {folder / 'qrels.txt'}:") and err.count("\n") == 1
+    assert not (folder / "evidencedesk.toml").exists()
+
+
+@pytest.mark.parametrize(
+    ("make", "found"), [(lambda p: p / "none", "nothing"), (lambda p: p / "f", "a file")]
+)
+def test_init_needs_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make, found
+) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "f").write_text("x", encoding="utf-8")
+    target = make(tmp_path)
+    assert main(["init", str(target)]) == 2
+    assert (
+        capsys.readouterr().err == f"error: {target}: expected a folder to look at, found {found}\n"
+    )
+
+
+def test_a_runs_folder_with_other_files_lists_its_runs_one_by_one(tmp_path: Path) -> None:
+    folder = trec_folder(tmp_path)
+    (folder / "runs").mkdir()
+    for run in sorted(folder.glob("*.run")):
+        run.rename(folder / "runs" / run.name)
+    (folder / "runs" / "notes.txt").write_text("how we made them\n", encoding="utf-8")
+    written = tomllib.loads(render(survey(folder)))
+    assert written["runs"] == {"files": ["runs/bm25.run", "runs/rerank.run"], "baseline": "bm25"}
+    (folder / "runs" / "notes.txt").unlink()
+    assert tomllib.loads(render(survey(folder)))["runs"] == {"dir": "runs", "baseline": "bm25"}
