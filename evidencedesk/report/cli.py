@@ -63,6 +63,14 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see {self.prog} --help)")
 
+    def parse_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def, override]
+        found, extra = self.parse_known_args(args, namespace)
+        if extra:  # argparse would blame the top-level parser; point at the subcommand's help
+            command = getattr(found, "command", None)
+            prog = f"{self.prog} {command}" if command else self.prog
+            raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see {prog} --help)")
+        return found
+
 
 def _run_spec(text: str) -> tuple[str, Path]:
     name, sep, path = text.partition("=")
@@ -182,7 +190,8 @@ def _os_error(exc: OSError, out: str) -> str:
     """One line with the file and the OS reason ("No space left on device")."""
     reason = exc.strerror or str(exc)
     code = errno.errorcode.get(exc.errno or 0)
-    where = str(exc.filename) if exc.filename is not None else out
+    named = exc.filename2 if exc.filename2 is not None else exc.filename  # a copy's target
+    where = str(named) if named is not None else out
     try:  # a file of the unfinished site is named by where it was going to be
         target = outfolder.resolve(out)
         work = str(target.parent / f"{outfolder.work_prefix(target)}{os.getpid()}" / "site")
@@ -233,10 +242,10 @@ def _main(
             places = outfolder.protected_places(None)
             outfolder.check_target(target, args.out, places)
             outfolder.clean_strays(target)  # before anything can fail: a killed swap is undone
-            outfolder.check_replaceable(target, args.out)
             project = _project(args)
             places = outfolder.protected_places(project, [path for _, path in args.runs])
             outfolder.check_target(target, args.out, places)
+            outfolder.check_replaceable(target, args.out)
             options = BuildOptions(
                 out=Path(args.out),
                 seed=_effective_seed(args.seed, project),

@@ -107,12 +107,11 @@ def protected_places(project: object | None, extra: Iterable[Path] = ()) -> list
     from evidencedesk import paths  # late: paths reads EVIDENCEDESK_ROOT
 
     cwd = Path.cwd().resolve()
-    places = [(cwd, "the current folder")]
     repo = _repository(cwd)
-    if repo is not None:
-        places.append((repo.resolve(), "the repository root"))
-    places.append((paths.PACKAGE_DIR.parent.resolve(), "the folder holding the evidencedesk code"))
+    places = [] if repo is None else [(repo.resolve(), "the repository root")]
     places.append((paths.ROOT.resolve(), "the evidencedesk checkout"))
+    places.append((paths.PACKAGE_DIR.parent.resolve(), "the folder holding the evidencedesk code"))
+    places.append((cwd, "the current folder"))
     if project is not None:
         places.append((Path(project.root).resolve(), "the project folder"))  # type: ignore[attr-defined]
         for value in _paths_of(project):
