@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.report.cli import main
+from evidencedesk.report.outfolder import OutputFolderError
 from evidencedesk.report.site import atomic_output, clean_strays
 from tests import report_fixtures as rf
 
@@ -168,3 +169,22 @@ def test_out_that_is_a_file_is_bad_input(tmp_path: Path) -> None:
         and err.getvalue().startswith("error: ")
         and out.read_text("utf-8") == "not a folder"
     )
+
+
+def test_a_foreign_folder_with_this_builds_work_name_is_refused_not_removed(tmp_path: Path) -> None:
+    foreign = tmp_path / f".site-build-site-{os.getpid()}"
+    foreign.mkdir()
+    (foreign / "mine.txt").write_text("a user's", encoding="utf-8")
+    with pytest.raises(OutputFolderError, match="evidencedesk did not make that folder"):
+        with atomic_output(tmp_path / "site"):
+            raise AssertionError("never reached")
+    assert snapshot(tmp_path) == {foreign.name + "/mine.txt": b"a user's"}
+
+
+def test_a_killed_swap_under_this_builds_pid_is_undone_too(tmp_path: Path) -> None:
+    killed_swap(tmp_path, os.getpid())  # an earlier process that had our pid
+    with atomic_output(tmp_path / "site") as tmp:
+        (tmp / "index.html").write_text("new", encoding="utf-8")
+        (tmp / "manifest.json").write_text(MANIFEST, encoding="utf-8")
+    assert (tmp_path / "site" / "index.html").read_text("utf-8") == "new"
+    assert strays(tmp_path / "site") == []

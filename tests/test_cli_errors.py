@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import cli, render, site
+from evidencedesk.report import cli, outfolder, render
 from evidencedesk.report.model import BuildOptions, SiteModel
 from tests import report_fixtures as rf
 
@@ -161,7 +161,7 @@ def test_an_unwritable_output_folder_is_exit_2_before_the_model(
     built: Path, monkeypatch, code: int, reason: str
 ) -> None:  # type: ignore[no-untyped-def]
     before = snapshot(built)
-    monkeypatch.setattr(site, "write_owner", raising(code, str(built.parent)))
+    monkeypatch.setattr(outfolder, "write_owner", raising(code, str(built.parent)))
     rc, err = build_in_process(built, rf.crashing_model)  # the model is never reached
     name = errno.errorcode[code]
     assert (rc, err) == (2, f"error: {built.parent}: {reason} ({name}); {KEPT}\n")

@@ -206,9 +206,36 @@ def clean_strays(out: Path) -> list[Path]:
         pid = _owner_pid(entry, out)
         if pid is None or _alive(pid):
             continue
-        old = entry / "old"
-        if old.is_dir() and not old.is_symlink() and not os.path.lexists(out):
-            old.rename(out)  # killed between the two renames: the previous site goes back
-        shutil.rmtree(entry, ignore_errors=True)
+        _undo(entry, out)
         removed.append(entry)
     return removed
+
+
+def _undo(work: Path, out: Path) -> None:
+    old = work / "old"
+    if old.is_dir() and not old.is_symlink() and not os.path.lexists(out):
+        old.rename(out)  # killed between the two renames: the previous site goes back
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def claim_work(out: Path, shown: str) -> Path:
+    """Create this process's work folder next to `out` (with its marker) and return it.
+
+    A folder of that name left by an earlier process that had our pid is undone like any
+    stray; one evidencedesk did not make is refused, never removed.
+    """
+    work = out.parent / f"{work_prefix(out)}{os.getpid()}"
+    if os.path.lexists(work):
+        if work.is_symlink() or _owner_pid(work, out) is None:
+            raise OutputFolderError(
+                shown, f"expected no {work.name} beside it (evidencedesk did not make that "
+                "folder), found one; move it away or choose another --out"
+            )  # fmt: skip
+        _undo(work, out)
+    work.mkdir()
+    try:
+        write_owner(work, out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return work

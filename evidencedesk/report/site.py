@@ -29,10 +29,9 @@ from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report.outfolder import (
     check_replaceable,
     check_target,
+    claim_work,
     clean_strays,
     resolve,
-    work_prefix,
-    write_owner,
 )
 
 MAX_SLUG = 64
@@ -101,7 +100,12 @@ def _swap(work: Path, out: Path, shown: str) -> None:
     with _signals_blocked():
         if os.path.lexists(out):
             out.rename(old)
-        new.rename(out)
+        try:
+            new.rename(out)
+        except OSError:  # e.g. a concurrent build swapped in first: keep a site in place
+            if old.is_dir() and not os.path.lexists(out):
+                old.rename(out)
+            raise
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -119,11 +123,8 @@ def atomic_output(out: Path, shown: str | None = None) -> Iterator[Path]:
     clean_strays(out)
     check_replaceable(out, shown)
     out.parent.mkdir(parents=True, exist_ok=True)
-    work = out.parent / f"{work_prefix(out)}{os.getpid()}"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir()
+    work = claim_work(out, shown)
     try:
-        write_owner(work, out)
         (work / "site").mkdir()
         yield work / "site"
         for name in KEEP:
