@@ -50,7 +50,8 @@ exit statuses:
   1    the site was written, but a candidate's verdict failed --fail-on
   2    bad input, a refused --out or an OS error (one line on stderr); previous site kept
   3    internal error (traceback printed); previous site kept
-  130  interrupted (Ctrl-C); 143 terminated (SIGTERM); previous site kept"""
+  130  interrupted (Ctrl-C); previous site kept
+  143  terminated (SIGTERM); previous site kept"""
 
 
 class UsageError(EvidencedeskError):
@@ -92,13 +93,15 @@ def _seed(text: str) -> int:
 
 def add_build_arguments(b: argparse.ArgumentParser) -> None:
     """The options of ``build`` (for a front end that has its own subcommand parser)."""
-    b.add_argument("--out", default="site", help="output folder (default: site)")
-    b.add_argument("--seed", type=_seed, default=None, help="seed of every resampling (see below)")
+    b.add_argument("--out", default="site", metavar="FOLDER", help="output folder (default: site)")
+    b.add_argument(
+        "--seed", type=_seed, default=None, metavar="N", help="seed of every resampling (see below)"
+    )
     b.add_argument("--fail-on", choices=tuple(FAILING), default="never",
                    help="exit 1 when a candidate's verdict is this bad (default: never)")  # fmt: skip
     b.add_argument("--run", dest="runs", action="append", type=_run_spec, default=[],
                    metavar="NAME=PATH", help="an external TREC run to judge (repeatable)")  # fmt: skip
-    b.add_argument("--project", type=Path, default=None,
+    b.add_argument("--project", type=Path, default=None, metavar="PATH",
                    help="an evidencedesk.toml project file or its folder (default: the demo)")  # fmt: skip
     b.add_argument("-q", "--quiet", action="store_true",
                    help="print only errors and the final line")  # fmt: skip
@@ -237,7 +240,11 @@ def _main(
     args = None
     try:
         with terminate_as_exception():
-            args = parser(prog).parse_args(argv)
+            try:
+                args = parser(prog).parse_args(argv)
+            except BrokenPipeError:  # `build --help | head -1`: the reader has all it wanted
+                PipeSafe(sys.stdout).gone()
+                return 0
             target = outfolder.resolve(args.out)
             places = outfolder.protected_places(None)
             outfolder.check_target(target, args.out, places)
@@ -264,8 +271,6 @@ def _main(
     except BuildTerminated:
         print(f"error: build terminated; {KEPT}", file=err_stream)
         return 143
-    except KeyboardInterrupt:
-        raise
     except Exception:
         traceback.print_exc(file=err_stream)
         print(f"error: internal error; {KEPT}", file=err_stream)

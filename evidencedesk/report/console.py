@@ -31,7 +31,8 @@ class PipeSafe(io.TextIOBase):
         self.stream = stream
         self.broken = False
 
-    def _gone(self) -> None:
+    def gone(self) -> None:
+        """The reader went away: drop every later write (the file descriptor -> /dev/null)."""
         self.broken = True
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -45,7 +46,7 @@ class PipeSafe(io.TextIOBase):
             try:
                 self.stream.write(text)
             except BrokenPipeError:
-                self._gone()
+                self.gone()
         return len(text)
 
     def flush(self) -> None:
@@ -53,7 +54,7 @@ class PipeSafe(io.TextIOBase):
             try:
                 self.stream.flush()
             except BrokenPipeError:
-                self._gone()
+                self.gone()
 
     def isatty(self) -> bool:
         try:
