@@ -209,6 +209,11 @@ def wait_for_numpy(proc: subprocess.Popen[str]) -> None:
     raise AssertionError("numpy never loaded")
 
 
+def default_sigint() -> None:
+    """A suite started in the background (`pytest &`) ignores SIGINT, and so would the build."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
 def test_ctrl_c_during_start_up_is_one_line(built: Path) -> None:
     before = snapshot(built)
@@ -216,6 +221,7 @@ def test_ctrl_c_during_start_up_is_one_line(built: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "evidencedesk.report", "build", "--out", str(built)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=default_sigint,
     )  # fmt: skip
     wait_for_numpy(proc)
     proc.send_signal(signal.SIGINT)
@@ -226,10 +232,10 @@ def test_ctrl_c_during_start_up_is_one_line(built: Path) -> None:
 
 
 def slow_stages_model(options: BuildOptions, progress: Callable[[str], None]) -> SiteModel:
-    """Stage lines a second apart, so the reader is gone before the second one is written."""
+    """Stage lines half a second apart, so the reader is gone before the second is written."""
     for stage in ("benchmark", "sizing", "gate"):
         progress(stage)
-        time.sleep(1.0)
+        time.sleep(0.5)
     return rf.fixture_model(options, lambda stage: None)
 
 
