@@ -78,6 +78,7 @@ class Progress:
         self.started = self.first = time.perf_counter()
         self.pages = 0
         self.total_pages: int | None = None
+        self.drawn = ""
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.ticker: threading.Thread | None = None
@@ -138,8 +139,9 @@ class Progress:
 
     def _draw(self) -> None:
         text = self.line()
-        if text is not None:
-            with self.lock:
+        with self.lock:
+            if text is not None and text != self.drawn:  # a terminal line, redrawn on change only
+                self.drawn = text
                 self.stream.write(f"\r\x1b[K{text}")
                 self.stream.flush()
 
