@@ -59,8 +59,9 @@ def cli(cwd: Path, *args: str, factory: str = "tests.test_output_folder:tripwire
 
 @pytest.fixture
 def scratch(tmp_path: Path) -> Path:
-    """cwd/ (empty, the current folder), team/demo-copy (a project, empty notes/), other/ (a user's file), file.txt,
-    repo/ (a git checkout with sub/), a link to other/, runs2/x.run."""
+    """cwd/ (empty: the current folder), team/demo-copy/ (a project with an empty notes/),
+    other/ (a user's file), file.txt, repo/ (a git checkout with sub/), link -> other/,
+    runs2/x.run, readme-link/ (its README.md a link)."""
     root = tmp_path / "scratch"
     (root / "cwd").mkdir(parents=True)
     project = root / PROJECT
@@ -73,6 +74,8 @@ def scratch(tmp_path: Path) -> Path:
     (root / "repo" / "sub").mkdir()
     (root / "repo" / "code.py").write_text("print()", encoding="utf-8")
     (root / "link").symlink_to(root / "other")
+    (root / "readme-link").mkdir()  # a README that is a link would not be carried over
+    (root / "readme-link" / "README.md").symlink_to(root / "file.txt")
     (root / "runs2").mkdir()
     (root / "runs2" / "x.run").write_text("q1 Q0 d1 1 1.0 x\n", encoding="utf-8")
     return root
@@ -97,6 +100,7 @@ REFUSED = [
     ("file", "cwd", "../file.txt", (), "expected a folder for the site, found a file"),
     ("under-a-file", "cwd", "../file.txt/site", (), "is a file"),
     ("empty-name", "cwd", "", (), "expected a folder name, found an empty string"),
+    ("readme-is-a-link", "cwd", "../readme-link", (), "found a folder with other files (README.md)"),
     ("link-to-other-files", "cwd", "../link", (), "found a folder with other files (notes.txt)"),
 ]  # fmt: skip
 

@@ -80,8 +80,8 @@ def check_replaceable(out: Path, shown: str) -> None:
     names = sorted(entry.name for entry in os.scandir(out))
     if not names or is_site(out):
         return
-    if set(names) == README_ONLY and (out / "README.md").is_file():
-        return
+    if set(names) == README_ONLY and stat.S_ISREG((out / "README.md").lstat().st_mode):
+        return  # the README is carried into the new site (a link would not be: refused)
     examples = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
     raise OutputFolderError(
         shown,

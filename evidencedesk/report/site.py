@@ -31,6 +31,7 @@ from evidencedesk.report.outfolder import (
     check_target,
     claim_work,
     clean_strays,
+    protected_places,
     resolve,
 )
 
@@ -114,12 +115,14 @@ def atomic_output(out: Path, shown: str | None = None) -> Iterator[Path]:
     """Yield a fresh temporary folder; swap it into `out` only if the body completes.
 
     `out` is followed through symbolic links (the link stays a link). Refuses, before yielding,
-    an `out` that is not absent, empty, README-only or a previous site (`OutputFolderError`).
+    an `out` that is not absent, empty, README-only or a previous site, or that is or holds the
+    current folder, the repository or the checkout (`OutputFolderError`; the CLI also protects
+    the project's inputs, see `outfolder.protected_places`).
     `shown` is how error messages name the folder (default: `out` as given).
     """
     shown = str(out) if shown is None else shown
     out = resolve(out)
-    check_target(out, shown, [])
+    check_target(out, shown, protected_places(None))
     clean_strays(out)
     check_replaceable(out, shown)
     out.parent.mkdir(parents=True, exist_ok=True)
