@@ -288,7 +288,7 @@ class SiteModel(Plain):
     benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5")
 
 
-SEED_MAX = 2**32 - 1  # the documented seed range is 0..2**32-1 (README "Limits")
+SEED_MAX = 2**32 - 1  # seeds are 0..2**32-1 (README, "The report site"): one range for CLI and API
 
 
 @dataclass(frozen=True)
