@@ -188,3 +188,22 @@ def test_a_killed_swap_under_this_builds_pid_is_undone_too(tmp_path: Path) -> No
         (tmp / "manifest.json").write_text(MANIFEST, encoding="utf-8")
     assert (tmp_path / "site" / "index.html").read_text("utf-8") == "new"
     assert strays(tmp_path / "site") == []
+
+
+@pytest.mark.parametrize(("name", "is_site", "restored"), [
+    ("{pid}", True, True),  # an earlier version's swap, killed between its renames
+    ("{pid}", False, False),  # not a site: not ours to move
+    ("backup", True, False),  # a user's name
+])  # fmt: skip
+def test_an_earlier_versions_old_site_is_put_back_never_deleted(
+    tmp_path: Path, name: str, is_site: bool, restored: bool
+) -> None:
+    old = tmp_path / f".site-old-site-{name.format(pid=finished_pid())}"
+    old.mkdir()
+    (old / "index.html").write_text("previous", encoding="utf-8")
+    if is_site:
+        (old / "manifest.json").write_text(MANIFEST, encoding="utf-8")
+    before = snapshot(old)
+    assert clean_strays(tmp_path / "site") == []
+    kept = tmp_path / "site" if restored else old
+    assert snapshot(kept) == before and (tmp_path / "site").exists() == restored

@@ -15,7 +15,8 @@ Each build works in a sibling folder ``.site-build-<name>-<pid>`` holding ``owne
 marker: generator, pid, host, out name), the new site in ``site/`` and, during the swap, the
 previous site in ``old/``. `clean_strays` removes only such folders whose marker evidencedesk
 wrote and whose process is gone, and first puts a previous site back if a kill came between the
-two renames of the swap.
+two renames of the swap (also the ``.site-old-<name>-<pid>`` site of earlier versions, which it
+only ever renames back, never deletes).
 """
 
 from __future__ import annotations
@@ -201,6 +202,7 @@ def clean_strays(out: Path) -> list[Path]:
         return removed
     prefix = work_prefix(out)
     for entry in sorted(out.parent.iterdir()):
+        _restore_legacy(entry, out)
         if not entry.name.startswith(prefix) or entry.is_symlink() or not entry.is_dir():
             continue
         pid = _owner_pid(entry, out)
@@ -209,6 +211,19 @@ def clean_strays(out: Path) -> list[Path]:
         _undo(entry, out)
         removed.append(entry)
     return removed
+
+
+def _restore_legacy(entry: Path, out: Path) -> None:
+    """Earlier versions renamed the old site to ``.site-old-<name>-<pid>`` during the swap.
+
+    With `out` missing, such a folder that is an evidencedesk site of a dead process is put back;
+    it is never deleted (it carries no owner marker).
+    """
+    pid = entry.name.removeprefix(f".site-old-{out.name}-")
+    if pid == entry.name or not pid.isdigit() or os.path.lexists(out) or entry.is_symlink():
+        return
+    if entry.is_dir() and is_site(entry) and not _alive(int(pid)):
+        entry.rename(out)
 
 
 def _undo(work: Path, out: Path) -> None:
