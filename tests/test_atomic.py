@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.report.cli import main
+from evidencedesk.report.outfolder import OutputFolderError
 from evidencedesk.report.site import atomic_output, clean_strays
 from tests import report_fixtures as rf
 
@@ -72,9 +75,9 @@ def _start(out: Path, delay: str = "0.3") -> subprocess.Popen[bytes]:
 def _wait_until_rendering(out: Path, proc: subprocess.Popen[bytes]) -> Path:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        temps = [p for p in out.parent.glob(".site-build-*") if p.is_dir()]
+        temps = [p for p in out.parent.glob(".site-build-*/site") if p.is_dir()]
         if temps and len(list(temps[0].iterdir())) >= 2:
-            return temps[0]
+            return temps[0].parent
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.05)
     raise AssertionError("the build never started rendering")
@@ -108,13 +111,51 @@ def test_killed_build_leaves_the_site_and_the_next_build_removes_its_debris(buil
     assert snapshot(built) == before  # same model, same seed: the same bytes
 
 
+MANIFEST = '{"generator": "evidencedesk", "pages": ["index.html"]}\n'
+
+
+def finished_pid() -> int:
+    """The pid of a process that has ended (so no build of ours can be running under it)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def killed_swap(parent: Path, pid: int, old_text: str = "previous") -> Path:
+    """The work folder a build killed between its two renames leaves (its marker included)."""
+    work = parent / f".site-build-site-{pid}"
+    (work / "old").mkdir(parents=True)
+    (work / "old" / "index.html").write_text(old_text, encoding="utf-8")
+    (work / "old" / "manifest.json").write_text(MANIFEST, encoding="utf-8")
+    (work / "site").mkdir()
+    (work / "site" / "index.html").write_text("new, never swapped in", encoding="utf-8")
+    owner = {"generator": "evidencedesk", "host": socket.gethostname(), "out": "site", "pid": pid}
+    (work / "owner.json").write_text(json.dumps(owner), encoding="utf-8")
+    return work
+
+
 def test_old_site_renamed_away_by_a_kill_is_put_back(tmp_path: Path) -> None:
     out = tmp_path / "site"
-    old = tmp_path / ".site-old-site-999999999"
-    old.mkdir()
-    (old / "index.html").write_text("previous", encoding="utf-8")
-    clean_strays(out)
-    assert (out / "index.html").read_text("utf-8") == "previous" and not old.exists()
+    work = killed_swap(tmp_path, finished_pid())
+    assert clean_strays(out) == [work]
+    assert (out / "index.html").read_text("utf-8") == "previous" and not work.exists()
+
+
+def test_a_live_builds_work_folder_is_left_alone(tmp_path: Path) -> None:
+    work = killed_swap(tmp_path, os.getppid())  # pytest's parent: alive for sure
+    assert clean_strays(tmp_path / "site") == []
+    assert (work / "old" / "index.html").is_file() and not (tmp_path / "site").exists()
+
+
+def test_a_killed_swap_is_undone_even_when_the_next_build_fails(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    killed_swap(tmp_path, finished_pid())
+    err = io.StringIO()
+    rc = main(["build", "--out", str(out)], model_factory=rf.failing_model, stdout=io.StringIO(),
+              stderr=err)  # fmt: skip
+    assert rc == 2 and err.getvalue().startswith("error: data/labels.jsonl:3:")
+    assert snapshot(out) == {"index.html": b"previous", "manifest.json": MANIFEST.encode()}
+    assert strays(out) == []
 
 
 def test_out_that_is_a_file_is_bad_input(tmp_path: Path) -> None:
@@ -128,3 +169,41 @@ def test_out_that_is_a_file_is_bad_input(tmp_path: Path) -> None:
         and err.getvalue().startswith("error: ")
         and out.read_text("utf-8") == "not a folder"
     )
+
+
+def test_a_foreign_folder_with_this_builds_work_name_is_refused_not_removed(tmp_path: Path) -> None:
+    foreign = tmp_path / f".site-build-site-{os.getpid()}"
+    foreign.mkdir()
+    (foreign / "mine.txt").write_text("a user's", encoding="utf-8")
+    with pytest.raises(OutputFolderError, match="evidencedesk did not make that folder"):
+        with atomic_output(tmp_path / "site"):
+            raise AssertionError("never reached")
+    assert snapshot(tmp_path) == {foreign.name + "/mine.txt": b"a user's"}
+
+
+def test_a_killed_swap_under_this_builds_pid_is_undone_too(tmp_path: Path) -> None:
+    killed_swap(tmp_path, os.getpid())  # an earlier process that had our pid
+    with atomic_output(tmp_path / "site") as tmp:
+        (tmp / "index.html").write_text("new", encoding="utf-8")
+        (tmp / "manifest.json").write_text(MANIFEST, encoding="utf-8")
+    assert (tmp_path / "site" / "index.html").read_text("utf-8") == "new"
+    assert strays(tmp_path / "site") == []
+
+
+@pytest.mark.parametrize(("name", "is_site", "restored"), [
+    ("{pid}", True, True),  # an earlier version's swap, killed between its renames
+    ("{pid}", False, False),  # not a site: not ours to move
+    ("backup", True, False),  # a user's name
+])  # fmt: skip
+def test_an_earlier_versions_old_site_is_put_back_never_deleted(
+    tmp_path: Path, name: str, is_site: bool, restored: bool
+) -> None:
+    old = tmp_path / f".site-old-site-{name.format(pid=finished_pid())}"
+    old.mkdir()
+    (old / "index.html").write_text("previous", encoding="utf-8")
+    if is_site:
+        (old / "manifest.json").write_text(MANIFEST, encoding="utf-8")
+    before = snapshot(old)
+    assert clean_strays(tmp_path / "site") == []
+    kept = tmp_path / "site" if restored else old
+    assert snapshot(kept) == before and (tmp_path / "site").exists() == restored

@@ -2,6 +2,10 @@
 
 import sys
 
-from evidencedesk.report.cli import main
+try:
+    from evidencedesk.report.cli import main
+except KeyboardInterrupt:  # Ctrl-C while the modules load: no traceback
+    sys.stderr.write("error: build interrupted; the previous site was left as it was\n")
+    sys.exit(130)
 
 sys.exit(main())

@@ -1,38 +1,76 @@
 """``python -m evidencedesk.report build``: run every experiment, render the site atomically.
 
-Exit statuses: 0 the site was written; 1 written, but a candidate's gate verdict failed
-``--fail-on``; 2 bad input (an `EvidencedeskError`, printed as one ``error: ...`` line, no
-traceback); 3 an unexpected internal error (traceback printed); 130 / 143 interrupted by
-SIGINT / SIGTERM. Whenever the status is not 0 or 1, the previous site is left as it was.
+Exit statuses: 0 the site was written (also when stdout was a pipe closed early); 1 written, but a
+candidate's gate verdict failed ``--fail-on``; 2 bad input, a refused ``--out`` or an OS error
+(one ``error: ...`` line, no traceback); 3 an unexpected internal error (traceback printed);
+130 / 143 interrupted by SIGINT / SIGTERM. Whenever the status is not 0 or 1, the previous site is
+left as it was.
 
 The model comes from ``evidencedesk.report.pipeline.build_model(options, progress)``. Tests (and
 other front ends) inject another factory: ``main(argv, model_factory=f)`` in-process, or the
-hidden ``--model-factory module:function`` option in a subprocess.
+hidden ``--model-factory module:function`` option in a subprocess. ``parser(prog)`` and
+``main(argv, prog=...)`` let another command (``evidencedesk build``) reuse both: `prog` is the
+command before ``build`` in usage lines.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
 import sys
-import time
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
-from evidencedesk.errors import EvidencedeskError
-from evidencedesk.report.model import BuildOptions, SiteModel
-from evidencedesk.report.render import render_site
-from evidencedesk.report.site import (
-    BuildTerminated,
-    atomic_output,
-    terminate_as_exception,
-    tree_size,
-)
+from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.report import outfolder
+from evidencedesk.report.console import PipeSafe, Progress, mode_for
+from evidencedesk.report.model import SEED_MAX, BuildOptions, SiteModel
 
 ModelFactory = Callable[[BuildOptions, Callable[[str], None]], SiteModel]
 FAILING = {"never": (), "review": ("REVIEW", "BLOCK"), "block": ("BLOCK",)}
+PROG = "python -m evidencedesk.report"
+KEPT = "the previous site was left as it was"
+
+DESCRIPTION = """\
+Run the benchmark, the sizing sweep, the ablations, the citation and evidence checks and the
+release gate for every candidate of a project (the demo project without --project), then write a
+static, linked HTML site into the output folder. The output folder is replaced only when it is
+absent, empty or a previous evidencedesk site, and only once the new site is complete; the same
+inputs and seed give a byte-identical site."""
+
+EPILOG = f"""\
+seed: a whole number from 0 to {SEED_MAX}; default: [project].seed of the project file, else 0.
+
+exit statuses:
+  0    the site was written (also when stdout is a pipe closed early, e.g. | head)
+  1    the site was written, but a candidate's verdict failed --fail-on
+  2    bad input, a refused --out or an OS error (one line on stderr); previous site kept
+  3    internal error (traceback printed); previous site kept
+  130  interrupted (Ctrl-C); previous site kept
+  143  terminated (SIGTERM); previous site kept"""
+
+
+class UsageError(EvidencedeskError):
+    """A command-line argument argparse refused."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but an argument error is one ``error: ...`` line (no usage block), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def, override]
+        found, extra = self.parse_known_args(args, namespace)
+        if extra:  # argparse would blame the top-level parser; point at the subcommand's help
+            command = getattr(found, "command", None)
+            prog = f"{self.prog} {command}" if command else self.prog
+            raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see {prog} --help)")
+        return found
 
 
 def _run_spec(text: str) -> tuple[str, Path]:
@@ -42,28 +80,45 @@ def _run_spec(text: str) -> tuple[str, Path]:
     return name.strip(), Path(path.strip())
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m evidencedesk.report", description=__doc__.split("\n")[0]
-    )
-    sub = p.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", help="run the experiments and write the static site")
-    b.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site)")
-    b.add_argument("--seed", type=int, default=0, help="seed of every resampling (default: 0)")
+def _seed(text: str) -> int:
+    expected = f"expected a whole number from 0 to {SEED_MAX}, found {text[:40]!r}"
+    try:
+        value = int(text.strip(), 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(expected) from None
+    if not 0 <= value <= SEED_MAX:
+        raise argparse.ArgumentTypeError(expected)
+    return value
+
+
+def add_build_arguments(b: argparse.ArgumentParser) -> None:
+    """The options of ``build`` (for a front end that has its own subcommand parser)."""
+    b.add_argument("--out", default="site", metavar="FOLDER", help="output folder (default: site)")
     b.add_argument(
-        "--fail-on", choices=tuple(FAILING), default="never", help="exit 1 on this verdict"
+        "--seed", type=_seed, default=None, metavar="N", help="seed of every resampling (see below)"
     )
-    b.add_argument(
-        "--run",
-        dest="runs",
-        action="append",
-        type=_run_spec,
-        default=[],
-        metavar="NAME=PATH",
-        help="an external TREC run to judge (repeatable)",
-    )
-    b.add_argument("--project", type=Path, default=None, help="an evidencedesk.toml project file")
+    b.add_argument("--fail-on", choices=tuple(FAILING), default="never",
+                   help="exit 1 when a candidate's verdict is this bad (default: never)")  # fmt: skip
+    b.add_argument("--run", dest="runs", action="append", type=_run_spec, default=[],
+                   metavar="NAME=PATH", help="an external TREC run to judge (repeatable)")  # fmt: skip
+    b.add_argument("--project", type=Path, default=None, metavar="PATH",
+                   help="an evidencedesk.toml project file or its folder (default: the demo)")  # fmt: skip
+    b.add_argument("-q", "--quiet", action="store_true",
+                   help="print only errors and the final line")  # fmt: skip
     b.add_argument("--model-factory", default=None, help=argparse.SUPPRESS)
+
+
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
+    p = Parser(prog=prog, description="Build the evidencedesk report site (subcommand: build).")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    b = sub.add_parser(
+        "build",
+        help="run the experiments and write the static site",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_build_arguments(b)
     return p
 
 
@@ -82,51 +137,76 @@ def load_factory(spec: str | None) -> ModelFactory:
     return factory
 
 
-class Progress:
-    """Prints one line per finished stage with its elapsed seconds."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.stage: str | None = None
-        self.started = time.perf_counter()
-        self.first = self.started
-
-    def __call__(self, stage: str) -> None:
-        self.finish()
-        self.stage, self.started = stage, time.perf_counter()
-
-    def finish(self) -> None:
-        if self.stage is not None:
-            seconds = time.perf_counter() - self.started
-            print(f"  {self.stage:<24} {seconds:7.2f} s", file=self.stream, flush=True)
-        self.stage = None
-
-    def total(self) -> float:
-        return time.perf_counter() - self.first
-
-
 def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
 
 
-def build(options: BuildOptions, factory: ModelFactory, stdout: TextIO) -> SiteModel:
-    progress = Progress(stdout)
-    model = factory(options, progress)
-    progress("render")
-    with atomic_output(options.out) as tmp:
-        pages = render_site(model, tmp)
-    progress.finish()
-    out = options.out.resolve()
-    print(
-        f"wrote {len(pages)} pages ({_size(tree_size(out))}) in {progress.total():.1f} s",
-        file=stdout,
-    )
-    for c in model.candidates:
-        print(f"  {c.verdict:<6} {c.name}", file=stdout)
-    if model.omitted_questions:
-        print(f"  {model.omitted_questions} question pages left out", file=stdout)
+def _project(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The project (for its seed and the inputs `--out` must not touch)."""
+    from evidencedesk.paths import require
+    from evidencedesk.project import DEMO_PROJECT, load_project
+
+    return load_project(args.project or require(DEMO_PROJECT, "the demo project"))
+
+
+def _effective_seed(given: int | None, project) -> int:  # type: ignore[no-untyped-def]
+    if given is not None:
+        return given
+    seed = getattr(project, "seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+        raise ConfigError(
+            project.path, f"[project].seed: expected a whole number from 0 to {SEED_MAX}, "
+            f"found {seed!r}"
+        )  # fmt: skip
+    return seed
+
+
+def build(
+    options: BuildOptions, factory: ModelFactory, stdout: TextIO, quiet: bool = False
+) -> SiteModel:
+    from evidencedesk.report import render
+    from evidencedesk.report.site import atomic_output, tree_size
+
+    progress = Progress(stdout, mode_for(stdout, quiet))
+    try:
+        with atomic_output(options.out) as tmp:  # the work folder exists before the long part
+            model = factory(options, progress)
+            progress("render")
+            pages_of = getattr(render, "_page_list", None)
+            progress.expect_pages(len(pages_of(model)) if pages_of else None)
+            pages = render.render_site(model, tmp, on_page=progress.page)
+    finally:
+        progress.close()
+    out = Path(options.out).resolve()
+    if not quiet:
+        print(f"wrote {len(pages)} pages ({_size(tree_size(out))}) in {progress.total():.1f} s",
+              file=stdout)  # fmt: skip
+        for c in model.candidates:
+            print(f"  {c.verdict:<6} {c.name}", file=stdout)
+        if model.omitted_questions:
+            print(f"  {model.omitted_questions} question pages left out", file=stdout)
     print(f"open {out / 'index.html'}", file=stdout, flush=True)
     return model
+
+
+def _os_error(exc: OSError, out: str) -> str:
+    """One line with the file and the OS reason ("No space left on device")."""
+    reason = exc.strerror or str(exc)
+    code = errno.errorcode.get(exc.errno or 0)
+    named = exc.filename2 if exc.filename2 is not None else exc.filename  # a copy's target
+    where = str(named) if named is not None else out
+    try:  # a file of the unfinished site is named by where it was going to be
+        target = outfolder.resolve(out)
+        work = str(target.parent / f"{outfolder.work_prefix(target)}{os.getpid()}" / "site")
+        if where == work or where.startswith(work + os.sep):
+            where = str(target) + where[len(work) :]
+    except EvidencedeskError:
+        pass
+    return f"error: {where}: {reason}{f' ({code})' if code else ''}; {KEPT}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def main(
@@ -134,32 +214,66 @@ def main(
     model_factory: ModelFactory | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    prog: str = PROG,
 ) -> int:
-    out_stream, err_stream = stdout or sys.stdout, stderr or sys.stderr
-    args = parser().parse_args(argv)
-    options = BuildOptions(
-        out=args.out,
-        seed=args.seed,
-        fail_on=args.fail_on,
-        runs=tuple(args.runs),
-        project=args.project,
-    )
+    out_stream = PipeSafe(stdout or sys.stdout)
+    err_stream = PipeSafe(stderr or sys.stderr)
+    try:
+        return _main(argv, model_factory, out_stream, err_stream, prog)
+    except KeyboardInterrupt:  # also during start-up: imports, reading the project
+        print(f"error: build interrupted; {KEPT}", file=err_stream)
+        return 130
+    finally:
+        out_stream.flush()
+        err_stream.flush()
+
+
+def _main(
+    argv: Sequence[str] | None,
+    model_factory: ModelFactory | None,
+    out_stream: TextIO,
+    err_stream: TextIO,
+    prog: str,
+) -> int:
+    from evidencedesk.report.site import BuildTerminated, terminate_as_exception
+
+    args = None
     try:
         with terminate_as_exception():
+            try:
+                args = parser(prog).parse_args(argv)
+            except BrokenPipeError:  # `build --help | head -1`: the reader has all it wanted
+                PipeSafe(sys.stdout).gone()
+                return 0
+            target = outfolder.resolve(args.out)
+            places = outfolder.protected_places(None)
+            outfolder.check_target(target, args.out, places)
+            outfolder.clean_strays(target)  # before anything can fail: a killed swap is undone
+            project = _project(args)
+            places = outfolder.protected_places(project, [path for _, path in args.runs])
+            outfolder.check_target(target, args.out, places)
+            outfolder.check_replaceable(target, args.out)
+            options = BuildOptions(
+                out=Path(args.out),
+                seed=_effective_seed(args.seed, project),
+                fail_on=args.fail_on,
+                runs=tuple(args.runs),
+                project=args.project,
+            )
             factory = model_factory or load_factory(args.model_factory)
-            model = build(options, factory, out_stream)
+            model = build(options, factory, out_stream, args.quiet)
     except EvidencedeskError as exc:
-        print(f"error: {' '.join(str(exc).split())}", file=err_stream, flush=True)
+        print(f"error: {_one_line(str(exc))}", file=err_stream, flush=True)
+        return 2
+    except OSError as exc:
+        print(_one_line(_os_error(exc, getattr(args, "out", "site"))), file=err_stream)
         return 2
     except BuildTerminated:
-        print("error: build terminated; the previous site was left as it was", file=err_stream)
+        print(f"error: build terminated; {KEPT}", file=err_stream)
         return 143
-    except KeyboardInterrupt:
-        print("error: build interrupted; the previous site was left as it was", file=err_stream)
-        return 130
     except Exception:
         traceback.print_exc(file=err_stream)
-        print("error: internal error; the previous site was left as it was", file=err_stream)
+        print(f"error: internal error; {KEPT}", file=err_stream)
         return 3
     failing = [c for c in model.candidates if c.verdict in FAILING[options.fail_on]]
     if failing:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report.sections import Ablations, Citations, Evidence, Sizing
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
@@ -294,6 +295,9 @@ class SiteModel(Plain):
     benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5")
 
 
+SEED_MAX = 2**32 - 1  # seeds are 0..2**32-1 (README, "The report site"): one range for CLI and API
+
+
 @dataclass(frozen=True)
 class BuildOptions(Plain):
     out: Path = Path("site")
@@ -301,3 +305,10 @@ class BuildOptions(Plain):
     fail_on: Literal["never", "review", "block"] = "never"
     runs: tuple[tuple[str, Path], ...] = ()
     project: Path | None = None
+
+    def __post_init__(self) -> None:
+        seed = self.seed
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+            raise EvidencedeskError(
+                f"seed: expected a whole number from 0 to {SEED_MAX}, found {seed!r}"
+            )

@@ -4,12 +4,12 @@
 the name, a short hash of the original is appended, so ``Foo`` and ``foo`` (or ``a/b`` and
 ``a-b``) never share a file. `inside()` refuses any path that would leave the site folder.
 
-`atomic_output(out)` builds into a hidden sibling ``.site-build-<name>-<pid>`` and, only when
-the body finished, swaps it in (old site renamed away, new one renamed into place, old deleted)
-with SIGINT/SIGTERM blocked for the two renames. Any exception, KeyboardInterrupt or SIGTERM
-(see `terminate_as_exception`) leaves the previous folder untouched. Leftovers of a killed build
-(``.site-build-*`` / ``.site-old-*`` of dead processes) are removed by the next build; an old
-site left renamed away by a kill between the two renames is put back.
+`atomic_output(out)` builds into ``site/`` of a hidden sibling work folder
+``.site-build-<name>-<pid>`` and, only when the body finished, swaps it in (old site renamed to
+the work folder's ``old/``, new one renamed into place, work folder deleted) with SIGINT/SIGTERM
+blocked for the two renames. Any exception, KeyboardInterrupt or SIGTERM (see
+`terminate_as_exception`) leaves the previous folder untouched. Which folders may be replaced, and
+how leftovers of a killed build are recognised and cleaned, is `evidencedesk.report.outfolder`.
 """
 
 from __future__ import annotations
@@ -26,6 +26,14 @@ from pathlib import Path
 from types import FrameType
 
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.report.outfolder import (
+    check_replaceable,
+    check_target,
+    claim_work,
+    clean_strays,
+    protected_places,
+    resolve,
+)
 
 MAX_SLUG = 64
 _UNSAFE = re.compile(r"[^a-z0-9]+")
@@ -74,45 +82,6 @@ def terminate_as_exception() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _prefixes(out: Path) -> tuple[str, str]:
-    return f".site-build-{out.name}-", f".site-old-{out.name}-"
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def clean_strays(out: Path) -> list[Path]:
-    """Remove temporary folders of dead builds next to `out`; restore an old site if needed."""
-    removed: list[Path] = []
-    if not out.parent.is_dir():
-        return removed
-    build_prefix, old_prefix = _prefixes(out)
-    for entry in sorted(out.parent.iterdir()):
-        name = entry.name
-        prefix = build_prefix if name.startswith(build_prefix) else None
-        prefix = old_prefix if name.startswith(old_prefix) else prefix
-        if prefix is None or not entry.is_dir():
-            continue
-        pid_text = name[len(prefix) :]
-        if pid_text.isdigit() and _alive(int(pid_text)):
-            continue
-        if prefix == old_prefix and not out.exists():
-            entry.rename(out)  # killed between the two renames: put the old site back
-            continue
-        shutil.rmtree(entry, ignore_errors=True)
-        removed.append(entry)
-    return removed
-
-
 @contextlib.contextmanager
 def _signals_blocked() -> Iterator[None]:
     if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
@@ -126,36 +95,48 @@ def _signals_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def _swap(tmp: Path, out: Path) -> None:
-    _, old_prefix = _prefixes(out)
-    old = out.parent / f"{old_prefix}{os.getpid()}"
+def _swap(work: Path, out: Path, shown: str) -> None:
+    new, old = work / "site", work / "old"
+    check_replaceable(out, shown)  # again: another process may have put files there meanwhile
     with _signals_blocked():
-        if out.exists():
+        if os.path.lexists(out):
             out.rename(old)
-        tmp.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
+        try:
+            new.rename(out)
+        except OSError:  # e.g. a concurrent build swapped in first: keep a site in place
+            if old.is_dir() and not os.path.lexists(out):
+                old.rename(out)
+            raise
+    shutil.rmtree(work, ignore_errors=True)
 
 
 @contextlib.contextmanager
-def atomic_output(out: Path) -> Iterator[Path]:
-    """Yield a fresh temporary folder; swap it into `out` only if the body completes."""
-    out = Path(os.path.abspath(out))
-    if out.exists() and not out.is_dir():
-        raise EvidencedeskError(f"{out}: expected a folder for the site, found a file")
-    out.parent.mkdir(parents=True, exist_ok=True)
+def atomic_output(out: Path, shown: str | None = None) -> Iterator[Path]:
+    """Yield a fresh temporary folder; swap it into `out` only if the body completes.
+
+    `out` is followed through symbolic links (the link stays a link). Refuses, before yielding,
+    an `out` that is not absent, empty, README-only or a previous site, or that is or holds the
+    current folder, the repository or the checkout (`OutputFolderError`; the CLI also protects
+    the project's inputs, see `outfolder.protected_places`).
+    `shown` is how error messages name the folder (default: `out` as given).
+    """
+    shown = str(out) if shown is None else shown
+    out = resolve(out)
+    check_target(out, shown, protected_places(None))
     clean_strays(out)
-    build_prefix, _ = _prefixes(out)
-    tmp = out.parent / f"{build_prefix}{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
+    check_replaceable(out, shown)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = claim_work(out, shown)
     try:
-        yield tmp
+        (work / "site").mkdir()
+        yield work / "site"
         for name in KEEP:
-            if (out / name).is_file() and not (tmp / name).exists():
-                shutil.copy2(out / name, tmp / name)
-        _swap(tmp, out)
+            kept = out / name
+            if kept.is_file() and not kept.is_symlink() and not (work / "site" / name).exists():
+                shutil.copy2(kept, work / "site" / name)
+        _swap(work, out, shown)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
         raise
 
 

@@ -1,0 +1,150 @@
+"""What the build prints while it runs: progress lines, and output that survives a closed pipe.
+
+`Progress` has three modes. ``lines`` (stdout is not a terminal, e.g. CI or a pipe): one plain
+line per finished stage with its seconds, as the tests and logs expect. ``tty``: one line that
+is rewritten in place (``\\r``) with the current stage, its elapsed seconds and, while pages are
+rendered, "pages written / total"; it is cleared before the summary. ``quiet``: nothing.
+
+`PipeSafe` wraps a stream: when the reader goes away (``build | head -2``) the first
+BrokenPipeError points the stream's file descriptor at /dev/null (the recipe of the Python
+documentation, so the interpreter's final flush cannot fail either) and every later write is
+dropped; the build itself carries on and writes the site.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+import time
+from typing import Literal, TextIO
+
+Mode = Literal["lines", "tty", "quiet"]
+TICK = 0.25  # seconds between redraws of the terminal line
+SLOW = 1.0  # a stage shows its running time on a terminal once it took this long
+
+
+class PipeSafe(io.TextIOBase):
+    """A text stream whose writes never raise BrokenPipeError."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.broken = False
+
+    def gone(self) -> None:
+        """The reader went away: drop every later write (the file descriptor -> /dev/null)."""
+        self.broken = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            pass  # not a real file (a StringIO in tests): dropping writes is enough
+
+    def write(self, text: str) -> int:
+        if not self.broken:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                self.gone()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.broken:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self.gone()
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self.stream.isatty())
+        except (AttributeError, ValueError):
+            return False
+
+
+def mode_for(stream: TextIO, quiet: bool) -> Mode:
+    if quiet:
+        return "quiet"
+    return "tty" if stream.isatty() else "lines"
+
+
+class Progress:
+    """Called with each stage name as it starts; `page` counts rendered pages."""
+
+    def __init__(self, stream: TextIO, mode: Mode = "lines") -> None:
+        self.stream, self.mode = stream, mode
+        self.stage: str | None = None
+        self.started = self.first = time.perf_counter()
+        self.pages = 0
+        self.total_pages: int | None = None
+        self.drawn = ""
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.ticker: threading.Thread | None = None
+        if mode == "tty":
+            self.ticker = threading.Thread(target=self._tick, daemon=True)
+            self.ticker.start()
+
+    def __call__(self, stage: str) -> None:
+        self.finish()
+        with self.lock:
+            self.stage, self.started = stage, time.perf_counter()
+            self.pages = 0
+
+    def expect_pages(self, total: int | None) -> None:
+        self.total_pages = total
+
+    def page(self, file: str) -> None:
+        with self.lock:
+            self.pages += 1
+            last = self.total_pages is not None and self.pages >= self.total_pages
+        if self.mode == "tty" and last:
+            self._draw()
+
+    def finish(self) -> None:
+        with self.lock:
+            stage, self.stage = self.stage, None
+            seconds = time.perf_counter() - self.started
+        if stage is not None and self.mode == "lines":
+            print(f"  {stage:<24} {seconds:7.2f} s", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        """Stop redrawing and clear the terminal line before the summary."""
+        self.finish()
+        self.stop.set()
+        if self.ticker is not None:
+            self.ticker.join()
+            self.ticker = None
+            with self.lock:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+
+    def total(self) -> float:
+        return time.perf_counter() - self.first
+
+    def line(self) -> str | None:
+        """The terminal line for the running stage (None before a stage started)."""
+        with self.lock:
+            if self.stage is None:
+                return None
+            seconds = time.perf_counter() - self.started
+            text = f"  {self.stage}"
+            if self.pages:
+                of = f" / {self.total_pages}" if self.total_pages is not None else ""
+                text += f"  pages written {self.pages}{of}"
+            if seconds >= SLOW:
+                text += f"  {seconds:.0f} s"
+            return text
+
+    def _draw(self) -> None:
+        text = self.line()
+        with self.lock:
+            if text is not None and text != self.drawn:  # a terminal line, redrawn on change only
+                self.drawn = text
+                self.stream.write(f"\r\x1b[K{text}")
+                self.stream.flush()
+
+    def _tick(self) -> None:
+        while not self.stop.wait(TICK):
+            self._draw()
