@@ -25,13 +25,6 @@ EXIT = {
         BAD_INPUT,
         "  (each command's --help lists all of its statuses, e.g. 141 for a closed pipe)",
     ],
-    "build": [
-        "  0    the site was written",
-        "  1    the site was written, but a candidate's verdict failed --fail-on",
-        BAD_INPUT + "; the previous site is left as it was",
-        "  3    internal error (traceback printed); the previous site is left as it was",
-        "  130  interrupted (Ctrl-C), 143 terminated (SIGTERM); the previous site is left as it was",
-    ],
     "init": [
         "  0    evidencedesk.toml was written",
         BAD_INPUT + " (also: the file exists and --force was not given; nothing is written)",
@@ -44,12 +37,6 @@ DESCRIPTION = {
         "questions, compare them with intervals, flips and exact tests, apply a release gate, and "
         "write a static HTML report that opens from disk. Start with `evidencedesk init DIR` in a "
         "folder of your files, then `evidencedesk build --project DIR`."
-    ),
-    "build": (
-        "Run the benchmark, sizing sweep, ablations, evidence checks and the gate of every "
-        "candidate of a project (default: the demo), then write the linked static site "
-        "atomically: a failed or interrupted build leaves the previous site as it was. The same "
-        "command as `python -m evidencedesk.report build`."
     ),
     "init": (
         "Look at a folder (BEIR corpus.jsonl, queries.jsonl and qrels/*.tsv; TREC qrels and run "
@@ -118,32 +105,10 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _build_help() -> str:
-    """`evidencedesk build --help`: the report parser's options under this command's name."""
-    from evidencedesk.report import cli as report_cli
-
-    outer = report_cli.parser()
-    sub = next(a for a in outer._actions if isinstance(a, argparse._SubParsersAction))
-    build = sub.choices["build"]
-    build.prog = f"{PROG} build"
-    build.description = _about("build")
-    build.epilog = _epilog("build")
-    build.formatter_class = argparse.RawDescriptionHelpFormatter
-    return build.format_help()
-
-
-def _asks_help(args: Sequence[str]) -> bool:
-    options = list(args[: list(args).index("--")] if "--" in args else args)
-    return "-h" in options or "--help" in options
-
-
 def build(args: Sequence[str]) -> int:
     from evidencedesk.report import cli as report_cli
 
-    if _asks_help(args):
-        sys.stdout.write(_build_help())
-        return 0
-    return report_cli.main(["build", *args])
+    return report_cli.main(["build", *args], prog=PROG)
 
 
 def benchmark(args: Sequence[str]) -> int:
