@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evidencedesk.retrieval.metrics import RELEVANT, Judged, Summary, parse_metric
-from evidencedesk.retrieval.trec_arrays import HashIndex, doc_words, key_hash
+from evidencedesk.retrieval.trec_arrays import doc_hashes, key_hashes
 
 if TYPE_CHECKING:
     from evidencedesk.retrieval.trec import Run
@@ -64,13 +64,19 @@ def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[st
     grade = np.zeros(line_q.size, dtype=np.int64)
     if jd and line_q.size:
         judged = np.array(jd)
-        width = -(-max(docs.dtype.itemsize, judged.dtype.itemsize) // 8)
-        h_run = key_hash(line_q, doc_words(docs, width))
-        found = HashIndex(key_hash(pool_q, doc_words(judged, width))).find(h_run)
-        hit = np.flatnonzero(found >= 0)
-        src = found[hit]
-        exact = (pool_q[src] == line_q[hit]) & (judged[src] == docs[hit])  # no hash collision
-        grade[hit[exact]] = pool_g[src[exact]]
+        h_pool = key_hashes(pool_q, doc_hashes(judged))
+        h_run = key_hashes(line_q, run.hashes)
+        # a bitmap of the top 24 bits rules out most run lines before the binary search
+        seen = np.zeros(1 << 24, dtype=bool)
+        seen[h_pool >> np.uint64(40)] = True
+        cand = np.flatnonzero(seen[h_run >> np.uint64(40)])
+        order = np.argsort(h_pool)
+        at = np.minimum(np.searchsorted(h_pool[order], h_run[cand]), order.size - 1)
+        src = order[at]
+        # equal hashes are confirmed on the ids themselves (collisions are possible)
+        exact = (h_pool[src] == h_run[cand]) & (pool_q[src] == line_q[cand])
+        exact &= judged[src] == docs[cand]
+        grade[cand[exact]] = pool_g[src[exact]]
     return _Arrays(questions, line_q, rank, grade, pool_q, pool_g)
 
 
