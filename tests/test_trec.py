@@ -27,6 +27,7 @@ from evidencedesk.retrieval.trec import (
     write_qrels,
     write_run,
 )
+from evidencedesk.retrieval.trec_stream import stream_values
 from tests.project_fixtures import make_runs_only_project
 
 NAMES = ["recall@1", "recall@5", "precision@3", "hit@2", "mrr", "ndcg@5", "ndcg@10:linear"]
@@ -493,3 +494,52 @@ def test_cli_refuses_a_device_as_a_run_with_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr == "error: /dev/zero: expected a regular file, found a character device\n"
     assert not out.exists()
+
+
+# -- streaming (issue 17): block by block, the same numbers as the whole file --------------------
+
+
+def test_streamed_values_equal_the_whole_file(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    data: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in rng.sample(range(400), 150):  # queries in no particular order, each block together
+        qid = f"q{q}"
+        docs = {f"d{rng.randrange(500)}": rng.randint(0, 6) / 2 for _ in range(rng.randint(1, 40))}
+        data[qid] = docs
+        if rng.random() < 0.8:
+            qrels[qid] = {d: rng.choice((0, 1, 2, 3, -1)) for d in list(docs)[:5]}
+    qrels["never-run"] = {"x": 2}  # judged, not answered: a miss
+    qrels["never-run-junk"] = {"x": -1}  # judged, nothing relevant: undefined
+    path = tmp_path / "run.txt"
+    path.write_text(
+        "".join(f"{q} Q0 {d} 0 {s} t\n" for q, docs in data.items() for d, s in docs.items())
+    )
+    names = ["mrr", "recall@5", "precision@3", "ndcg@10:linear", "ndcg@5"]
+    whole = evaluate_run(read_run(path), qrels, names)
+    streamed = stream_values(path, qrels, names, block_bytes=2048)  # many blocks
+    assert streamed.blocks > 10 and streamed.lines == sum(len(d) for d in data.values())
+    assert list(streamed.questions) == sorted(set(data) | set(qrels), key=str.encode)
+    assert streamed.summary() == whole
+    assert np.isnan(streamed.values["mrr"][streamed.questions.index("never-run-junk")])
+    assert streamed.values["mrr"][streamed.questions.index("never-run")] == 0.0
+
+
+def test_streaming_refuses_a_split_query_and_names_bad_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "q1 Q0 a 1 2 t\nq2 Q0 b 1 2 t\nq1 Q0 c 2 1 t\n")
+    with pytest.raises(RunFileError) as info:
+        stream_values("run.txt", {"q1": {"a": 2}}, ["mrr"])
+    assert str(info.value) == (
+        "run.txt:3: expected the lines of each query together (sort the run by query), "
+        "found 'q1' again"
+    )
+    write(tmp_path, "q1 Q0 a 1 2 t\nq1 Q0 b 2 x t\n")
+    with pytest.raises(RunFileError) as info:
+        stream_values("run.txt", {"q1": {"a": 2}}, ["mrr"])
+    assert str(info.value) == "run.txt:2: expected a numeric score in column 5, found 'x'"
+    write(tmp_path, "q1 Q0 a 1 2 t\nq1 Q0 a 2 1 t\n")
+    with pytest.raises(RunFileError, match=r"^run.txt:2: expected each document once per query"):
+        stream_values("run.txt", {"q1": {"a": 2}}, ["mrr"])

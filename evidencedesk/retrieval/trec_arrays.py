@@ -27,11 +27,14 @@ from evidencedesk.limits import MAX_LINE_BYTES, line_too_long
 __all__ = [
     "Bad",
     "Columns",
+    "arrow_options",
+    "check_line",
     "doc_hashes",
     "fast_columns",
     "has_duplicates",
     "key_hashes",
     "slow_columns",
+    "table_columns",
 ]
 
 RUN_FORM = "'qid Q0 docid rank score tag'"
@@ -90,21 +93,33 @@ def fast_columns(path: str | Path) -> Columns:
         raise Bad
     delimiter = "\t" if b"\t" in first and b" " not in first.strip() else " "
     try:
-        table = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=list("qzdrst"), block_size=MAX_LINE_BYTES),
-            parse_options=pacsv.ParseOptions(
-                delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
-            ),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=["q", "d", "s"],
-                column_types={"q": pa.string(), "d": pa.string(), "s": pa.float64()},
-                null_values=[],
-                strings_can_be_null=False,
-            ),
-        )
+        table = pacsv.read_csv(path, **arrow_options(delimiter, MAX_LINE_BYTES))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Bad from None
+    return table_columns(table, parts[5])
+
+
+def arrow_options(delimiter: str, block_size: int) -> dict[str, object]:
+    """pyarrow CSV options for a run: three typed columns, no quoting, no null markers.
+
+    A line longer than `block_size` is an Arrow error, which sends the file to the slow path.
+    """
+    return {
+        "read_options": pacsv.ReadOptions(column_names=list("qzdrst"), block_size=block_size),
+        "parse_options": pacsv.ParseOptions(
+            delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
+        ),
+        "convert_options": pacsv.ConvertOptions(
+            include_columns=["q", "d", "s"],
+            column_types={"q": pa.string(), "d": pa.string(), "s": pa.float64()},
+            null_values=[],
+            strings_can_be_null=False,
+        ),
+    }
+
+
+def table_columns(table: pa.Table, tag: bytes) -> Columns:
+    """Columns of a parsed table; raises :class:`Bad` on an empty table or a non-finite score."""
     if table.num_rows == 0:
         raise Bad
     scores = table["s"].to_numpy()
@@ -115,7 +130,46 @@ def fast_columns(path: str | Path) -> Columns:
     codes = pc.index_in(table["q"], value_set=queries).to_numpy().astype(np.int64)
     docs = _to_fixed(table["d"].combine_chunks())
     qids = [q.encode("utf-8") for q in queries.to_pylist()]
-    return qids, codes, docs, scores, parts[5]
+    return qids, codes, docs, scores, tag
+
+
+def check_line(path: str | Path, line: bytes, number: int) -> tuple[list[bytes], float] | None:
+    """The columns and score of one run line (None for a blank line), or its RunFileError."""
+    if len(line) > MAX_LINE_BYTES:
+        raise RunFileError(path, line_too_long(len(line)), number)
+    parts = line.split()
+    if not parts:
+        return None
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RunFileError(
+            path, f"expected UTF-8 text, found byte 0x{line[exc.start]:02x}", number
+        ) from None
+    if len(parts) != 6:
+        raise RunFileError(path, f"expected 6 columns, found {len(parts)}", number)
+    for column, part in enumerate(parts, start=1):
+        if b"\0" in part:
+            found = part.decode("utf-8")
+            raise RunFileError(
+                path, f"expected column {column} without NUL bytes, found {found!r}", number
+            )
+    text = parts[4].decode("utf-8")
+    if not _NUMBER.fullmatch(parts[4]):
+        if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise RunFileError(path, f"expected a finite score in column 5, found {text!r}", number)
+        raise RunFileError(path, f"expected a numeric score in column 5, found {text!r}", number)
+    score = float(parts[4])
+    if not math.isfinite(score):
+        raise RunFileError(path, f"expected a finite score in column 5, found {text!r}", number)
+    return parts, score
+
+
+def duplicate(path: str | Path, doc: bytes, number: int) -> RunFileError:
+    text = doc.decode("utf-8")
+    return RunFileError(
+        path, f"expected each document once per query, found {text!r} again", number
+    )
 
 
 def slow_columns(path: str | Path) -> Columns:
@@ -130,44 +184,13 @@ def slow_columns(path: str | Path) -> Columns:
         stop = raw.find(b"\n", start)
         stop = len(raw) if stop < 0 else stop
         line, start, number = raw[start:stop], stop + 1, number + 1
-        if len(line) > MAX_LINE_BYTES:
-            raise RunFileError(path, line_too_long(len(line)), number)
-        parts = line.split()
-        if not parts:
+        checked = check_line(path, line, number)
+        if checked is None:
             continue
-        try:
-            line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise RunFileError(
-                path, f"expected UTF-8 text, found byte 0x{line[exc.start]:02x}", number
-            ) from None
-        if len(parts) != 6:
-            raise RunFileError(path, f"expected 6 columns, found {len(parts)}", number)
-        for column, part in enumerate(parts, start=1):
-            if b"\0" in part:
-                found = part.decode("utf-8")
-                raise RunFileError(
-                    path, f"expected column {column} without NUL bytes, found {found!r}", number
-                )
-        text = parts[4].decode("utf-8")
-        if not _NUMBER.fullmatch(parts[4]):
-            lowered = text.lower().lstrip("+-")
-            if lowered in ("nan", "inf", "infinity"):
-                raise RunFileError(
-                    path, f"expected a finite score in column 5, found {text!r}", number
-                )
-            raise RunFileError(
-                path, f"expected a numeric score in column 5, found {text!r}", number
-            )
-        score = float(parts[4])
-        if not math.isfinite(score):
-            raise RunFileError(path, f"expected a finite score in column 5, found {text!r}", number)
+        parts, score = checked
         docs = seen.setdefault(parts[0], {})
         if parts[2] in docs:
-            doc = parts[2].decode("utf-8")
-            raise RunFileError(
-                path, f"expected each document once per query, found {doc!r} again", number
-            )
+            raise duplicate(path, parts[2], number)
         docs[parts[2]] = score
         tag = tag or parts[5]
     if not seen:

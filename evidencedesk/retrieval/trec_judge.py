@@ -26,7 +26,13 @@ from evidencedesk.retrieval.trec_arrays import doc_hashes, key_hashes
 if TYPE_CHECKING:
     from evidencedesk.retrieval.trec import Run
 
-__all__ = ["evaluate_run", "judge_trec_run", "qrels_from_labels"]
+__all__ = [
+    "evaluate_run",
+    "judge_trec_run",
+    "qrels_from_labels",
+    "question_values",
+    "summaries",
+]
 
 
 def qrels_from_labels(labels: Iterable[Any]) -> dict[str, dict[str, int]]:
@@ -148,15 +154,15 @@ def _gains(grades: np.ndarray, variant: str) -> np.ndarray:
     return np.exp2(grades.astype(np.float64)) - 1.0 if variant == "exp" else grades.astype(float)
 
 
-def evaluate_run(
+def question_values(
     run: Run,
     qrels: Mapping[str, Mapping[str, int]] | None,
     names: Iterable[str],
     relevant: int = RELEVANT,
     labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
-) -> dict[str, Summary]:
-    """Means of the named metrics over the run's questions, vectorized; same as
-    ``summarize(judge_trec_run(run, qrels, ...), names)`` without building Judged lists."""
+) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The questions and, per named metric, one value per question (NaN where undefined: no
+    relevant judgment), vectorized. What a streaming or sharded evaluation keeps per block."""
     specs = [parse_metric(n) for n in names]
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
     questions = _questions(run, qrels, labels)
@@ -169,7 +175,7 @@ def evaluate_run(
     n_rel = np.bincount(a.pool_q[a.pool_g >= relevant], minlength=nq)
     defined = n_rel > 0
     rel = a.grade >= relevant
-    out: dict[str, Summary] = {}
+    out: dict[str, np.ndarray] = {}
     for spec in specs:
         if spec.kind == "mrr":
             lq, rk = a.line_q[rel], a.rank[rel]
@@ -202,7 +208,28 @@ def evaluate_run(
                 values = hits / spec.k
             else:
                 values = (hits > 0).astype(float)
-        kept = values[defined].tolist()
+        values[~defined] = np.nan
+        out[spec.name] = values
+    return questions, out
+
+
+def summaries(values: Mapping[str, np.ndarray]) -> dict[str, Summary]:
+    """Means over the defined (non-NaN) values, as `summarize` computes them."""
+    out: dict[str, Summary] = {}
+    for name, column in values.items():
+        kept = column[~np.isnan(column)].tolist()
         mean = math.fsum(kept) / len(kept) if kept else None
-        out[spec.name] = Summary(spec.name, mean, len(kept), nq - len(kept))
+        out[name] = Summary(name, mean, len(kept), column.size - len(kept))
     return out
+
+
+def evaluate_run(
+    run: Run,
+    qrels: Mapping[str, Mapping[str, int]] | None,
+    names: Iterable[str],
+    relevant: int = RELEVANT,
+    labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
+) -> dict[str, Summary]:
+    """Means of the named metrics over the run's questions, vectorized; same as
+    ``summarize(judge_trec_run(run, qrels, ...), names)`` without building Judged lists."""
+    return summaries(question_values(run, qrels, names, relevant, labels_meta)[1])
