@@ -216,13 +216,19 @@ def _desc_rank(docs: np.ndarray) -> np.ndarray:
 
 def _order(qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray | None:
     """Permutation to score descending, doc id descending within each query (None: in order)."""
+    first = None
     same = qcode[1:] == qcode[:-1]
-    if (same & (scores[:-1] < scores[1:])).any():  # not sorted by score: sort everything
-        return np.lexsort((_desc_rank(docs), -scores, qcode))
+    if (same & (scores[:-1] < scores[1:])).any():  # not sorted by score: sort by (query, score)
+        # one integer key, query in the high bits, the score's rank in the low 32 (np.lexsort
+        # is several times slower); tied scores get ranks in any order, put right below
+        rank = np.empty(scores.size, dtype=np.uint64)
+        rank[np.argsort(-scores)] = np.arange(scores.size, dtype=np.uint64)
+        first = np.argsort((qcode.astype(np.uint64) << np.uint64(32)) | rank)
+        scores, docs = scores[first], docs[first]
     ties = same & (scores[:-1] == scores[1:])
     if (docs[:-1][ties] > docs[1:][ties]).all():
-        return None
-    # sorted by score; only runs of tied scores need their documents reordered
+        return first
+    # only runs of tied scores need their documents reordered (by id, descending)
     tie_run = np.cumsum(np.r_[True, ~ties])
     member = np.zeros(qcode.size, dtype=bool)
     member[:-1] |= ties
@@ -230,7 +236,7 @@ def _order(qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarra
     idx = np.flatnonzero(member)
     order = np.arange(qcode.size)
     order[idx] = idx[np.lexsort((_desc_rank(docs[idx]), tie_run[idx]))]
-    return order
+    return order if first is None else first[order]
 
 
 def _sorted_run(columns: Columns, slow: bool) -> Run:
