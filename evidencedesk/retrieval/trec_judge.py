@@ -124,6 +124,9 @@ def judge_trec_run(
     pool_g = arrays.pool_g[order]
     pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
     run_index = {q: i for i, q in enumerate(run.qids)}
+    # one str per distinct document id, shared by every list that returns it: a run of 50,000
+    # questions x 1,000 documents holds 50 million ids but far fewer distinct documents
+    names: dict[bytes, str] = {}
     out: list[Judged] = []
     for i, q in enumerate(questions):
         a = b = 0
@@ -132,7 +135,9 @@ def judge_trec_run(
         if k is not None:
             b = min(b, a + k)
         pool = tuple(pool_g[pool_bounds[i] : pool_bounds[i + 1]].tolist())
-        ids = tuple(d.decode("utf-8") for d in run.docs[a:b].tolist())
+        ids = tuple(
+            [names.get(d) or names.setdefault(d, d.decode()) for d in run.docs[a:b].tolist()]
+        )
         label = labels[i] if labels is not None else None
         out.append(
             Judged(
