@@ -33,12 +33,7 @@ class ToyEmbedder:
 
     def __init__(self, dim: int = DIM):
         self.dim = dim
-        # every word seen: its number, and its features as a flat table (start, length)
-        self._ids: dict[str, int] = {}
-        self._starts: list[int] = []
-        self._lens: list[int] = []
-        self._slots: list[int] = []
-        self._values: list[float] = []
+        self._words: dict[str, tuple[list[int], list[float]]] = {}  # word -> its features
 
     def features(self, text: str) -> list[tuple[str, float]]:
         words = content_words(text)
@@ -47,18 +42,17 @@ class ToyEmbedder:
             feats.extend(_trigrams(w))
         return feats
 
-    def _word_id(self, word: str) -> int:
-        """The word's number; its features (itself and its trigrams) are hashed on first sight."""
-        found = self._ids.get(word)
+    def _word(self, word: str) -> tuple[list[int], list[float]]:
+        """Slots and signed weights of one word's features (itself and its trigrams), hashed once."""
+        found = self._words.get(word)
         if found is None:
-            found = self._ids[word] = len(self._ids)
-            feats = [(f"w:{word}", 1.0), *_trigrams(word)]
-            self._starts.append(len(self._slots))
-            for feature, weight in feats:
+            slots: list[int] = []
+            values: list[float] = []
+            for feature, weight in [(f"w:{word}", 1.0), *_trigrams(word)]:
                 slot, sign = _bucket(feature, self.dim)
-                self._slots.append(slot)
-                self._values.append(sign * weight)
-            self._lens.append(len(feats))
+                slots.append(slot)
+                values.append(sign * weight)
+            found = self._words[word] = (slots, values)
         return found
 
     def embed(self, text: str) -> np.ndarray:
@@ -67,26 +61,39 @@ class ToyEmbedder:
     def embed_many(self, texts: list[str]) -> np.ndarray:
         """One row per text, in one scatter-add over every (row, slot, signed weight).
 
-        Each distinct word is hashed once (a text is the sum of its words' features). Every entry
+        A text is the sum of its words' features; each distinct word is hashed once. Every entry
         is a multiple of 0.5 and so is every partial sum, so the sums are exact in float64 in
         any order: rows equal those of a per-feature loop.
         """
+        local: dict[str, int] = {}  # the words of this call, numbered, and their features
+        starts: list[int] = []
+        lens: list[int] = []
+        slots: list[int] = []
+        values: list[float] = []
         rows: list[int] = []
         words: list[int] = []
         for row, text in enumerate(texts):
-            ids = [self._word_id(w) for w in content_words(text)]
-            words.extend(ids)
-            rows.extend([row] * len(ids))
+            for w in content_words(text):
+                number = local.get(w)
+                if number is None:
+                    number = local[w] = len(local)
+                    word_slots, word_values = self._word(w)
+                    starts.append(len(slots))
+                    lens.append(len(word_slots))
+                    slots.extend(word_slots)
+                    values.extend(word_values)
+                words.append(number)
+                rows.append(row)
         word = np.asarray(words, dtype=np.int64)
-        lens = np.asarray(self._lens, dtype=np.int64)[word]
-        starts = np.asarray(self._starts, dtype=np.int64)[word]
-        # the positions of every occurrence's features in the flat feature table
-        first = np.repeat(starts - np.cumsum(lens) + lens, lens)
-        position = first + np.arange(int(lens.sum()), dtype=np.int64)
+        count = np.asarray(lens, dtype=np.int64)[word]
+        first = np.repeat(
+            np.asarray(starts, dtype=np.int64)[word] - np.cumsum(count) + count, count
+        )
+        position = first + np.arange(int(count.sum()), dtype=np.int64)  # each occurrence's features
         flat = np.bincount(
-            np.repeat(np.asarray(rows, dtype=np.int64), lens) * self.dim
-            + np.asarray(self._slots, dtype=np.int64)[position],
-            weights=np.asarray(self._values, dtype=np.float64)[position],
+            np.repeat(np.asarray(rows, dtype=np.int64), count) * self.dim
+            + np.asarray(slots, dtype=np.int64)[position],
+            weights=np.asarray(values, dtype=np.float64)[position],
             minlength=len(texts) * self.dim,
         )
         matrix = flat.astype(np.float64, copy=False).reshape(len(texts), self.dim)

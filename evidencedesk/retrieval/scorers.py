@@ -120,6 +120,7 @@ class LexicalPairScorer:
     # analysis of a text depends on nothing but the text
     _queries = _Memo()  # query -> its distinct words, adjacent pairs and identifiers
     _passages = _Memo()  # (title, text) -> body words, body pairs, title words
+    _pairs = _Memo()  # (query, passage) -> raw score (every depth and candidate asks again)
 
     def _query(self, query: str) -> tuple[list[str], set[tuple[str, str]], list[str]]:
         found = self._queries.get(query)
@@ -157,8 +158,14 @@ class LexicalPairScorer:
         return self.score_features(self.features(query, title, text))
 
     def predict(self, pairs: list[tuple[str, str]]) -> list[float]:
-        """One call for a whole stage's pairs: each query and each passage is read once."""
-        return [self.score(query, *split_passage(passage)) for query, passage in pairs]
+        """One call for a whole stage's pairs: each query, passage and pair is analysed once."""
+        out: list[float] = []
+        for pair in pairs:
+            score = self._pairs.get(pair)
+            if score is None:
+                score = self._pairs.put(pair, self.score(pair[0], *split_passage(pair[1])))
+            out.append(score)
+        return out
 
 
 class OverlapScorer:
