@@ -23,6 +23,7 @@ from evidencedesk.retrieval.trec_arrays import (
     Columns,
     doc_hashes,
     fast_columns,
+    fast_qrels,
     has_duplicates,
     slow_columns,
 )
@@ -116,6 +117,12 @@ def read_qrels(path: str | Path) -> Qrels:
     Grades are integers from -1 to 100 (`GRADES`); -1 ("junk") is judged not relevant.
     """
     check_input(path, LabelsError)
+    try:
+        return fast_qrels(path, *GRADES)
+    except Bad:
+        pass  # the line loop below names the first bad line
+    except OSError as exc:
+        raise LabelsError(path, f"expected a readable file, found {exc.strerror or exc}") from None
     qrels: Qrels = {}
     for number, line in enumerate(_text(path, LabelsError).split("\n"), start=1):
         if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_LINE_BYTES:
