@@ -67,9 +67,11 @@ def generate(folder: Path, gigabytes: float, depth: int, seed: int = 0) -> tuple
 
 def measure(run: Path, qrels: Path, block_mb: int) -> None:
     """In a fresh process: read the qrels, stream the run, print one JSON line."""
+    from evidencedesk.limits import set_max_input_mb
     from evidencedesk.retrieval.trec import read_qrels
     from evidencedesk.retrieval.trec_stream import stream_values
 
+    set_max_input_mb(1 << 20)  # streaming holds one block, not the file: lift the per-file limit
     started = time.perf_counter()
     judgments = read_qrels(qrels)
     qrels_seconds = time.perf_counter() - started
@@ -104,7 +106,9 @@ def main() -> None:
               f"in {time.perf_counter() - started:.0f} s", flush=True)  # fmt: skip
         command = [sys.executable, __file__, "--measure", str(run), str(qrels)]
         done = subprocess.run([*command, "--block-mb", str(args.block_mb)],
-                              capture_output=True, text=True, check=True)  # fmt: skip
+                              capture_output=True, text=True)  # fmt: skip
+        if done.returncode:
+            sys.exit(f"the measuring process failed:\n{done.stderr}")
         m = json.loads(done.stdout.strip().splitlines()[-1])
     finally:
         if args.keep is None:

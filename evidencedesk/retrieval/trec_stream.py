@@ -10,6 +10,8 @@ The run must hold each query's lines together (any query order, as search engine
 with its line. Queries are judged in the order they come and the result is sorted by query id,
 so the numbers equal :func:`.trec_judge.evaluate_run` on the whole file (a test holds them to
 it). On any parse error the file is read again line by line, streaming, to name the bad line.
+The input limits apply as to every reader (a regular file only; the per-file limit, 4 GB by
+default, is raised with `evidencedesk.limits.set_max_input_mb` for a larger run).
 """
 
 from __future__ import annotations
