@@ -1,6 +1,7 @@
 """Benchmark: read + judge + four metric means on a 10,000-query x 1,000-document TREC run.
 
     python benchmarks/metrics_bench.py [--queries 10000] [--docs 1000] [--repeat 3] [--seed 0]
+                                       [--keep DIR]
 
 Generates a seeded graded run (scores with six decimals, as Anserini writes them; ties in
 arbitrary order, so readers must sort) and qrels (30 judgments a query, at least one relevant),
@@ -8,12 +9,19 @@ writes both as TREC files in a temporary folder, then times -- median of ``--rep
 from files to the means of recall@100, P@10, MRR and nDCG@10 with evidencedesk, and, when they are
 installed, with ranx (``Qrels.from_file``, ``Run.from_file``, ``evaluate``) and pytrec_eval
 (a plain Python reader into dicts, ``RelevanceEvaluator.evaluate``, then the means), all in this
-process. Also times ``bootstrap_ci`` over 10,000 values x 10,000 resamples.
+process. The floor is pyarrow's CSV reader on the same file, alone (``read_csv`` with the six
+column names and single-space delimiter, every column, types inferred: what a user would write);
+the ratios to it and to pytrec_eval are printed, then evidencedesk's time at 1x, 2x and 4x the
+queries (the first quarter, half and all of the file) and the ratio 4x / 1x. Also times
+``bootstrap_ci`` over 10,000 values x 10,000 resamples. Data go to a temporary folder (or
+``--keep DIR``), never into the repository.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import shutil
 import statistics
 import tempfile
 import time
@@ -66,6 +74,24 @@ def timed(fn: Callable[[], dict[str, float]], repeat: int) -> tuple[float, dict[
     return statistics.median(times), result
 
 
+def arrow_floor(run_path: Path, qrels_path: Path) -> dict[str, float]:
+    import pyarrow.csv as pacsv
+
+    table = pacsv.read_csv(
+        run_path,
+        read_options=pacsv.ReadOptions(column_names=["q", "q0", "doc", "rank", "score", "tag"]),
+        parse_options=pacsv.ParseOptions(delimiter=" "),
+    )
+    return {"rows": float(table.num_rows)}
+
+
+def prefix(run_path: Path, lines: int, out: Path) -> Path:
+    """The first `lines` lines of a run (whole queries: the generator writes them in blocks)."""
+    with open(run_path, "rb") as src, open(out, "wb") as dst:
+        dst.writelines(itertools.islice(src, lines))
+    return out
+
+
 def ours(run_path: Path, qrels_path: Path) -> dict[str, float]:
     run: Run = read_run(run_path)
     result = evaluate_run(run, read_qrels(qrels_path), OURS)
@@ -107,42 +133,76 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--keep", type=Path, default=None, help="generate into (and keep) DIR")
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
-        run_path, qrels_path = generate(Path(tmp), args.queries, args.docs, args.seed)
-        size = run_path.stat().st_size / 2**20
-        print(
-            f"generated {args.queries:,} queries x {args.docs:,} docs "
-            f"({size:,.0f} MiB run file) in {time.perf_counter() - start:.1f} s"
-        )
-        rows: list[tuple[str, float, dict[str, float]]] = []
-        candidates: list[tuple[str, Callable[[Path, Path], dict[str, float]]]] = [
-            ("evidencedesk", ours),
-            ("ranx", ranx_path),
-            ("pytrec_eval", pytrec_eval_path),
-        ]
-        for name, fn in candidates:
-            try:
-                seconds, values = timed(lambda fn=fn: fn(run_path, qrels_path), args.repeat)
-            except ImportError:
-                print(f"{name}: not installed, skipped")
-                continue
-            rows.append((name, seconds, values))
-            print(f"  {name}: {seconds:.2f} s (median of {args.repeat})", flush=True)
+    folder = Path(args.keep or tempfile.mkdtemp(prefix="evidencedesk-metrics-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        rows, scaling = measure(folder, args)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
 
-    base = rows[0][1]
+    times = {name: seconds for name, seconds, _ in rows}
+    base = times["evidencedesk"]
     print()
     print(f"| tool | read + judge + 4 means (s) | x evidencedesk | {' | '.join(OURS)} |")
     print("|---|---:|---:|" + "---:|" * len(OURS))
     for name, seconds, values in rows:
+        if name == "pyarrow read only":
+            print(
+                f"| {name} (the floor) | {seconds:.2f} | {seconds / base:.2f} |" + " |" * len(OURS)
+            )
+            continue
         cells = " | ".join(f"{values[m]:.6f}" for m in OURS)
-        print(f"| {name} | {seconds:.2f} | {seconds / base:.1f} | {cells} |")
+        print(f"| {name} | {seconds:.2f} | {seconds / base:.2f} | {cells} |")
+    print(f"\nevidencedesk / pyarrow read: {base / times['pyarrow read only']:.2f}x (target <= 2)")
+    if "pytrec_eval" in times:
+        print(f"pytrec_eval / evidencedesk: {times['pytrec_eval'] / base:.2f}x (target >= 4)")
+    print("\nqueries  evidencedesk (s)  x the first")
+    for n, seconds in scaling:
+        print(f"{n:>7}  {seconds:>16.2f}  {seconds / scaling[0][1]:>11.2f}")
 
     values = np.random.default_rng(args.seed).random(10_000).tolist()
     seconds, _ = timed(lambda: bootstrap_ci(values, seed=0, resamples=10_000).to_dict(), 3)
     print(f"\nbootstrap_ci, 10,000 values x 10,000 resamples: {seconds:.2f} s (median of 3)")
+
+
+def measure(folder: Path, args: argparse.Namespace):
+    start = time.perf_counter()
+    run_path, qrels_path = generate(folder, args.queries, args.docs, args.seed)
+    size = run_path.stat().st_size / 2**20
+    print(
+        f"generated {args.queries:,} queries x {args.docs:,} docs "
+        f"({size:,.0f} MiB run file) in {time.perf_counter() - start:.1f} s"
+    )
+    rows: list[tuple[str, float, dict[str, float]]] = []
+    candidates: list[tuple[str, Callable[[Path, Path], dict[str, float]]]] = [
+        ("evidencedesk", ours),
+        ("pyarrow read only", arrow_floor),
+        ("ranx", ranx_path),
+        ("pytrec_eval", pytrec_eval_path),
+    ]
+    for name, fn in candidates:
+        try:
+            seconds, values = timed(lambda fn=fn: fn(run_path, qrels_path), args.repeat)
+        except ImportError:
+            print(f"{name}: not installed, skipped")
+            continue
+        rows.append((name, seconds, values))
+        print(f"  {name}: {seconds:.2f} s (median of {args.repeat})", flush=True)
+    scaling = []
+    for share in (4, 2, 1):
+        n = args.queries // share
+        run_n, qrels_n = run_path, qrels_path
+        if share > 1:  # 30 judgments a query, written in query order
+            run_n = prefix(run_path, n * args.docs, folder / f"run-{n}.txt")
+            qrels_n = prefix(qrels_path, n * 30, folder / f"qrels-{n}.txt")
+        seconds, _ = timed(lambda r=run_n, q=qrels_n: ours(r, q), args.repeat)
+        scaling.append((n, seconds))
+        print(f"  evidencedesk, {n:,} queries: {seconds:.2f} s", flush=True)
+    return rows, scaling
 
 
 if __name__ == "__main__":

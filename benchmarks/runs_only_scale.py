@@ -1,15 +1,22 @@
-"""Build a runs-only project of 10,000 questions x 1,000 documents per run (issue 8's scale).
+"""Build a runs-only project of 50,000 questions x 1,000 documents x 3 runs (issue 17's scale).
 
-Generates (seeded, with numpy) queries, graded qrels (0-3) and two TREC runs in a temporary
-folder, then builds the site with the real CLI and prints the time per stage and the site size.
+Generates (seeded, with numpy byte matrices, so that 150 million run lines take a minute, not
+half an hour) queries, graded qrels (0-3) and TREC runs in a temporary folder, then
+builds the site with the real CLI and prints the time per stage (the CLI's own lines), the total
+wall-clock time, the peak memory of the build process (``resource.getrusage`` of the child, max
+RSS) and the site's size and file count. ``--scaling`` also builds at 1/4 and 1/2 of the
+questions and prints the ratios.
 
-    python benchmarks/runs_only_scale.py [--questions 10000] [--depth 1000] [--runs 2]
+    python benchmarks/runs_only_scale.py [--questions 50000] [--depth 1000] [--runs 3]
+                                         [--scaling] [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,6 +24,28 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+
+def _digits(mat: np.ndarray, column: int, numbers: np.ndarray, width: int) -> None:
+    """Write `numbers` zero-padded into mat[:, column:column + width] as ASCII digits."""
+    for k in range(width):
+        mat[:, column + width - 1 - k] = 48 + (numbers // 10**k) % 10
+
+
+def write_run(path: Path, docs: np.ndarray, name: str) -> None:
+    """Fixed-width ``q00001 Q0 D001234 0001 1000 name`` lines, built as one byte matrix."""
+    questions, depth = docs.shape
+    head = np.frombuffer(f"q00000 Q0 D000000 0000 0000 {name}\n".encode(), dtype=np.uint8)
+    with open(path, "wb") as out:
+        for first in range(0, questions, 1000):  # 1,000 questions at a time: bounded memory
+            n = min(1000, questions - first)
+            mat = np.tile(head, (n * depth, 1))
+            rank = np.tile(np.arange(1, depth + 1), n)
+            _digits(mat, 1, np.repeat(np.arange(first, first + n), depth), 5)
+            _digits(mat, 11, docs[first : first + n].ravel(), 6)
+            _digits(mat, 18, rank, 4)
+            _digits(mat, 23, depth + 1 - rank, 4)  # score: distinct, descending
+            out.write(mat.tobytes())
 
 
 def write_project(root: Path, questions: int, depth: int, runs: int, seed: int = 0) -> Path:
@@ -46,23 +75,21 @@ def write_project(root: Path, questions: int, depth: int, runs: int, seed: int =
     (root / "runs").mkdir()
     names = [f"engine{r}" for r in range(runs)]
     for r, name in enumerate(names):
-        docs = rng.integers(0, pool, size=(questions, depth))
+        # distinct documents per question: a random offset and stride through the pool
+        start = rng.integers(0, pool, size=(questions, 1))
+        step = rng.choice([1, 3, 7, 11, 13], size=(questions, 1))
+        docs = (start + step * np.arange(depth)) % pool
         # plant some judged documents near the top, more for later engines
         hits = rng.random((questions, 12)) < 0.3 + 0.1 * r
         places = rng.integers(0, 30, size=(questions, 12))
-        for i in range(questions):
-            docs[i, places[i][hits[i]]] = judged[i][hits[i]]
-        lines = []
-        scores = np.arange(depth, 0, -1, dtype=float)
-        for qid, row in zip(qids, docs, strict=True):
-            row = list(dict.fromkeys(row.tolist()))
-            lines.append(
-                "".join(
-                    f"{qid} Q0 D{d:06d} {k} {scores[k - 1]:.1f} {name}\n"
-                    for k, d in enumerate(row, start=1)
-                )
-            )
-        (root / "runs" / f"{name}.run").write_text("".join(lines), encoding="utf-8")
+        for i in np.flatnonzero(hits.any(axis=1)).tolist():
+            row = docs[i]
+            for d, place in zip(
+                judged[i][hits[i]].tolist(), places[i][hits[i]].tolist(), strict=True
+            ):
+                if d not in row:
+                    row[place] = d
+        write_run(root / "runs" / f"{name}.run", docs, name)
     (root / "evidencedesk.toml").write_text(
         f'[project]\nname = "scale test"\n\n[questions]\nqueries = "queries.jsonl"\nqrels = "qrels.txt"\n'
         f'relevance = 2\n\n[runs]\ndir = "runs"\nbaseline = "{names[0]}"\n',
@@ -71,36 +98,65 @@ def write_project(root: Path, questions: int, depth: int, runs: int, seed: int =
     return root / "evidencedesk.toml"
 
 
+def tree_size(folder: Path) -> tuple[int, int]:
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files), len(files)
+
+
+def build_once(base: Path, questions: int, depth: int, runs: int) -> tuple[float, float, int, int]:
+    root = base / f"project-{questions}"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    started = time.perf_counter()
+    project = write_project(root, questions, depth, runs)
+    size = sum(p.stat().st_size for p in (root / "runs").iterdir())
+    print(
+        f"generated {questions} questions x {depth} documents x {runs} runs "
+        f"({size / 1e6:.0f} MB of runs) in {time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "evidencedesk.report", "build"]
+    subprocess.run([*command, "--project", str(project), "--out", str(root / "site")], check=True)
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest child
+    site, files = tree_size(root / "site")
+    if peak <= before:
+        peak = before  # an earlier, larger child: the figure is an upper bound then
+    print(
+        f"== {questions} questions: build {seconds:.1f} s wall clock, peak memory "
+        f"{peak / 2**20:.2f} GiB, site {site / 1e6:.1f} MB in {files} files ==",
+        flush=True,
+    )
+    return seconds, peak / 2**20, site, files
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--questions", type=int, default=10_000)
+    parser.add_argument("--questions", type=int, default=50_000)
     parser.add_argument("--depth", type=int, default=1_000)
-    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--scaling", action="store_true", help="also 1/4 and 1/2 the questions")
+    parser.add_argument("--keep", type=Path, default=None, help="keep projects and sites here")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        started = time.perf_counter()
-        project = write_project(root, args.questions, args.depth, args.runs)
-        size = sum(p.stat().st_size for p in (root / "runs").iterdir())
+    base = Path(args.keep or tempfile.mkdtemp(prefix="evidencedesk-runs-only-"))
+    sizes = [args.questions // 4, args.questions // 2, args.questions]
+    rows = []
+    try:
+        for n in sizes if args.scaling else sizes[-1:]:
+            rows.append((n, *build_once(base, n, args.depth, args.runs)))
+            if args.keep is None:
+                shutil.rmtree(base / f"project-{n}", ignore_errors=True)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+    print("\nquestions  build (s)  x first  peak GiB  site (MB)  files")
+    for n, seconds, peak, site, files in rows:
         print(
-            f"generated {args.questions} questions x {args.depth} documents x {args.runs} runs "
-            f"({size / 1e6:.0f} MB of runs) in {time.perf_counter() - started:.1f} s"
+            f"{n:>9}  {seconds:>9.1f}  {seconds / rows[0][1]:>7.2f}  {peak:>8.2f}  "
+            f"{site / 1e6:>9.1f}  {files:>5}"
         )
-        started = time.perf_counter()
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "evidencedesk.report",
-                "build",
-                "--project",
-                str(project),
-                "--out",
-                str(root / "site"),
-            ],
-            check=True,
-        )
-        print(f"build: {time.perf_counter() - started:.1f} s wall clock")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from evidencedesk.retrieval.rerankers import (
     HubPairScorer,
     LexicalPairScorer,
     OverlapReranker,
+    OverlapScorer,
     PairReranker,
     RerankerError,
     make_reranker,
@@ -220,3 +221,24 @@ def test_importing_evidencedesk_never_imports_sentence_transformers() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_lexical_scores_do_not_depend_on_what_was_scored_before() -> None:
+    """The scorers keep each text's analysis across calls and instances (one build asks the same
+    questions of the same passages at every depth); the scores stay those of a fresh analysis."""
+    pairs = [
+        ("express shipping days", "Shipping || Express shipping takes 2 business days."),
+        ("RD2-24 brake", "Recall || Notice RD2-24: stop using the lever."),
+        ("express shipping days", "Shipping || Standard shipping takes 4 to 7 days."),
+        ("returns", "FAQ || "),
+    ]
+    first = LexicalPairScorer().predict(pairs)
+    again = LexicalPairScorer().predict(list(reversed(pairs)))[::-1]
+    assert first == again
+    # hand-worked: coverage 3/3, bigrams 1/2 ("shipping takes" breaks "shipping days"), no
+    # identifier, title 1/3 -> 10 * (0.45 + 0.10 + 0.0333...) - 4 = 1.8333...
+    assert first[0] == pytest.approx(10 * (0.45 + 0.20 / 2 + 0.10 / 3) - 4)
+    # "brake" is not in the passage: coverage 1/2, bigrams 0/1, identifiers 1/1, title 0
+    # -> 10 * (0.225 + 0.25) - 4 = 0.75
+    assert first[1] == pytest.approx(0.75)
+    assert OverlapScorer().predict(pairs) == [1.0, 0.5, 2 / 3, 0.0]

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from evidencedesk.chunking import Chunk
+from evidencedesk.retrieval import dense as dense_module
 from evidencedesk.retrieval.dense import ToyEmbedder
 from evidencedesk.retrieval.hybrid import rrf
 from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher, TwoStage
@@ -81,3 +83,51 @@ def test_two_stage_without_reranker_keeps_final(tiny_chunks: list[Chunk]) -> Non
     stage = TwoStage(SparseSearcher(tiny_chunks), None, depth=4, final=1)
     found = stage.search("refund 30 days", 10, None)
     assert len(found) == 1 and found[0].rank == 1 and stage.pairs_scored == 0
+
+
+# -- batching (issue 17): the same numbers as the per-text, per-pair way ------------------------
+
+TEXTS = [
+    "Returns within 30 days; returns need the receipt.",  # a repeated word
+    "Recall notice RD2-24 for the brake lever",
+    "বাইক ফেরত দেওয়ার নিয়ম",
+    "",
+    "the of and",  # stop words only: a zero vector
+    "Express shipping takes 2 business days",
+]
+
+
+def reference_embedding(text: str, dim: int = 512) -> np.ndarray:
+    """The toy embedding as specified: one feature at a time, then L2-normalised."""
+    vec = np.zeros(dim)
+    for feature, weight in ToyEmbedder(dim).features(text):
+        slot, sign = dense_module._bucket(feature, dim)
+        vec[slot] += sign * weight
+    norm = np.linalg.norm(vec)
+    return vec / norm if norm else vec
+
+
+def test_embed_many_equals_the_per_feature_loop_bit_for_bit() -> None:
+    embedder = ToyEmbedder()
+    matrix = embedder.embed_many(TEXTS)
+    assert matrix.shape == (6, 512)
+    for row, text in zip(matrix, TEXTS, strict=True):
+        assert np.array_equal(row, reference_embedding(text))
+        assert np.array_equal(embedder.embed(text), row)
+    assert not matrix[3].any() and not matrix[4].any()
+    assert embedder.embed_many([]).shape == (0, 512)
+    # a word twice doubles its features: the same direction, so the same unit vector
+    assert np.array_equal(embedder.embed("returns returns"), embedder.embed("returns"))
+    assert not np.array_equal(
+        embedder.embed("returns returns days"), embedder.embed("returns days")
+    )
+
+
+def test_dense_scores_over_nonzero_slots_equal_the_full_product(tiny_chunks: list[Chunk]) -> None:
+    searcher = DenseSearcher(tiny_chunks)
+    for query in ["RD2-24 recall", "returns", "বাইক", "zzz unknown words"]:
+        full = searcher.matrix @ searcher.embedder.embed(query)
+        assert np.allclose(searcher.scores(query), full, rtol=0, atol=1e-15)
+        order = [c.chunk.id for c in searcher.search(query, len(tiny_chunks), None)]
+        stable = sorted(range(len(full)), key=lambda i: -round(float(full[i]), 12))
+        assert order == [tiny_chunks[i].id for i in stable]

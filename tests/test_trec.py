@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.retrieval import trec, trec_arrays
+from evidencedesk.retrieval import trec_arrays
 from evidencedesk.retrieval.metrics import Judged, summarize
 from evidencedesk.retrieval.trec import (
     Run,
@@ -24,6 +27,8 @@ from evidencedesk.retrieval.trec import (
     write_qrels,
     write_run,
 )
+from evidencedesk.retrieval.trec_stream import stream_values
+from tests.project_fixtures import make_runs_only_project
 
 NAMES = ["recall@1", "recall@5", "precision@3", "hit@2", "mrr", "ndcg@5", "ndcg@10:linear"]
 
@@ -163,18 +168,18 @@ def test_unicode_ids(tmp_path: Path) -> None:
         st.from_regex(r"[-+]?[0-9]{0,10}\.?[0-9]{0,10}([eE][-+]?[0-9]{1,2})?", fullmatch=True),
     )
 )
-def test_fast_score_parser_equals_float(text: str) -> None:
+def test_both_readers_parse_scores_like_float(tmp_path_factory, text: str) -> None:
     try:
         expected = float(text)
     except ValueError:
         return
-    raw = text.encode()
-    padded = np.frombuffer(raw + bytes(len(raw)), dtype=np.uint8)
-    parsed = trec_arrays._scores(padded, np.array([0]), np.array([len(raw)]))
-    assert parsed[0] == expected
+    path = tmp_path_factory.mktemp("score") / "r.txt"
+    path.write_text(f"q1 Q0 d1 1 {text} t\n")
+    assert trec_arrays.fast_columns(path)[3].tolist() == [expected]
+    assert trec_arrays.slow_columns(path)[3].tolist() == [expected]
 
 
-def test_many_chunks_equal_one_chunk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_slow_reader_reads_what_the_fast_one_reads(tmp_path: Path) -> None:
     rng = random.Random(3)
     data = {
         f"q{q}": {f"doc-{rng.randrange(10**6)}": rng.randint(0, 40) / 4 for _ in range(50)}
@@ -183,10 +188,13 @@ def test_many_chunks_equal_one_chunk(tmp_path: Path, monkeypatch: pytest.MonkeyP
     path = tmp_path / "r.txt"
     write_run(path, data, "t")
     whole = read_run(path)
-    monkeypatch.setattr(trec, "_CHUNK", 97)  # shorter than some lines, too
-    pieces = read_run(path)
-    assert pieces.to_dict() == whole.to_dict() == Run.from_dict(data).to_dict()
-    assert np.array_equal(pieces.offsets, whole.offsets)
+    (tmp_path / "tabs.txt").write_text(path.read_text().replace(" ", "  "))  # fast path refuses
+    with pytest.raises(trec_arrays.Bad):
+        trec_arrays.fast_columns(tmp_path / "tabs.txt")
+    slow = read_run(tmp_path / "tabs.txt")
+    assert slow.to_dict() == whole.to_dict() == Run.from_dict(data).to_dict()
+    assert np.array_equal(slow.offsets, whole.offsets)
+    assert np.array_equal(slow.hashes, whole.hashes)
 
 
 # -- malformed files --------------------------------------------------------------------------
@@ -354,9 +362,188 @@ def test_vectorized_and_judged_paths_agree(seed: int) -> None:
             assert fast[name].value == pytest.approx(slow[name].value, abs=1e-12)
 
 
-def test_hash_index_probes_past_collisions() -> None:
-    keys = (np.arange(1, 200, dtype=np.uint64) << np.uint64(40)) | np.uint64(7)  # same low bits
-    index = trec_arrays.HashIndex(keys)
-    probe = np.concatenate([keys[::-1], np.array([7, 1 << 63, 12345], dtype=np.uint64)])
-    assert index.find(probe).tolist() == list(range(198, -1, -1)) + [-1, -1, -1]
-    assert trec_arrays.HashIndex(np.zeros(0, dtype=np.uint64)).find(keys).tolist() == [-1] * 199
+# -- hostile files (issue 11): typed, bounded, numbers in range, a line named ------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("q1 Q0 d1 1 inf t\n", "run.txt:1: expected a finite score in column 5, found 'inf'"),
+        (
+            "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 -Infinity t\n",
+            "run.txt:2: expected a finite score in column 5, found '-Infinity'",
+        ),  # fmt: skip
+        ("q1 Q0 d1 1 1e400 t\n", "run.txt:1: expected a finite score in column 5, found '1e400'"),
+        ("q1 Q0 d1 1 NA t\n", "run.txt:1: expected a numeric score in column 5, found 'NA'"),
+        ("q1 Q0 d1 1 1_0 t\n", "run.txt:1: expected a numeric score in column 5, found '1_0'"),
+        ("q1 Q0 d1 1 １.５ t\n", "run.txt:1: expected a numeric score in column 5, found '１.５'"),
+        (
+            "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 ١٢ t\n",
+            "run.txt:2: expected a numeric score in column 5, found '١٢'",
+        ),  # fmt: skip
+        (
+            "q1 Q0 d1 1 1 t\nq1 Q0 d\0x 2 0.5 t\n",
+            "run.txt:2: expected column 3 without NUL bytes, found 'd\\x00x'",
+        ),  # fmt: skip
+        ("q\0 Q0 d1 1 1 t\n", "run.txt:1: expected column 1 without NUL bytes, found 'q\\x00'"),
+    ],
+)
+def test_hostile_scores_and_ids_name_the_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, text)
+    with pytest.raises(RunFileError) as info:
+        read_run("run.txt")
+    assert str(info.value) == message
+
+
+def test_a_50_mb_single_line_run_is_refused_by_the_line_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "run.txt").write_bytes(b"7" * (50 << 20))
+    with pytest.raises(RunFileError) as info:
+        read_run("run.txt")
+    assert str(info.value) == (
+        "run.txt:1: expected a line of at most 1048576 bytes, found one of 52428800 bytes"
+    )
+    # six columns, one of them 2 MiB: pyarrow's block refuses it, the slow pass names it
+    for width in (2 << 20, (1 << 20) + 100):  # pyarrow's block bounds lines only roughly
+        write(tmp_path, "q1 Q0 d1 1 1 t\nq1 Q0 " + "d" * width + " 2 0.5 t\n")
+        with pytest.raises(RunFileError) as info:
+            read_run("run.txt")
+        assert str(info.value) == (
+            f"run.txt:2: expected a line of at most 1048576 bytes, found one of {width + 14} bytes"
+        )
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_devices_fifos_and_folders_are_refused_by_type(tmp_path: Path) -> None:
+    with pytest.raises(RunFileError) as info:
+        read_run("/dev/zero")
+    assert str(info.value) == "/dev/zero: expected a regular file, found a character device"
+    (tmp_path / "zero.run").symlink_to("/dev/zero")
+    with pytest.raises(RunFileError, match="zero.run: expected a regular file, found a char"):
+        read_run(tmp_path / "zero.run")
+    os.mkfifo(tmp_path / "pipe.run")  # opening it would block until a writer came
+    with pytest.raises(RunFileError, match="pipe.run: expected a regular file, found a named pipe"):
+        read_run(tmp_path / "pipe.run")
+    with pytest.raises(LabelsError, match="pipe.run: expected a regular file, found a named pipe"):
+        read_qrels(tmp_path / "pipe.run")
+    with pytest.raises(LabelsError, match=r"/tmp\S*: expected a regular file, found a folder$"):
+        read_qrels(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("grade", "message"),
+    [
+        ("1024", "qrels.txt:2: expected a grade from -1 to 100 in column 4, found '1024'"),
+        (
+            "1000000000",
+            "qrels.txt:2: expected a grade from -1 to 100 in column 4, found '1000000000'",
+        ),  # fmt: skip
+        (str(2**70), f"qrels.txt:2: expected a grade from -1 to 100 in column 4, found '{2**70}'"),
+        ("-2", "qrels.txt:2: expected a grade from -1 to 100 in column 4, found '-2'"),
+        ("101", "qrels.txt:2: expected a grade from -1 to 100 in column 4, found '101'"),
+        ("２", "qrels.txt:2: expected an integer grade in column 4, found '２'"),
+        ("1_0", "qrels.txt:2: expected an integer grade in column 4, found '1_0'"),
+        ("+1", "qrels.txt:2: expected an integer grade in column 4, found '+1'"),
+        ("1.0", "qrels.txt:2: expected an integer grade in column 4, found '1.0'"),
+    ],
+)
+def test_qrels_grades_are_integers_from_minus_one_to_100(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, grade: str, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, f"q1 0 d1 2\nq1 0 d2 {grade}\n", "qrels.txt")
+    with pytest.raises(LabelsError) as info:
+        read_qrels("qrels.txt")
+    assert str(info.value) == message
+
+
+def test_junk_grade_minus_one_is_judged_not_relevant(tmp_path: Path) -> None:
+    path = write(tmp_path, "q1 0 d1 -1\nq1 0 d2 100\nq1 0 d3 0\n", "qrels.txt")
+    qrels = read_qrels(path)
+    assert qrels == {"q1": {"d1": -1, "d2": 100, "d3": 0}}
+    run = Run.from_dict({"q1": {"d1": 3.0, "d2": 2.0}})
+    (judged,) = judge_trec_run(run, qrels)
+    assert (judged.grades, judged.pool) == ((0, 100), (100,))  # -1 counts as 0, leaves the pool
+    assert evaluate_run(run, qrels, ["mrr"])["mrr"].value == 0.5
+
+
+def test_qrels_line_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "q1 0 d1 2\nq1 0 " + "é" * 600_000 + " 2\n", "qrels.txt")
+    with pytest.raises(LabelsError) as info:
+        read_qrels("qrels.txt")
+    assert (
+        str(info.value)
+        == (
+            "qrels.txt:2: expected a line of at most 1048576 bytes, found one of 1200007 bytes"  # 5 + 2 x 600,000 + 2
+        )
+    )
+
+
+def test_cli_refuses_a_device_as_a_run_with_one_line(tmp_path: Path) -> None:
+    project = make_runs_only_project(tmp_path, questions=6, runs=1)
+    out = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "evidencedesk.report", "build", "--project", str(project)]
+        + ["--out", str(out), "--run", "x=/dev/zero"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr == "error: /dev/zero: expected a regular file, found a character device\n"
+    assert not out.exists()
+
+
+# -- streaming (issue 17): block by block, the same numbers as the whole file --------------------
+
+
+def test_streamed_values_equal_the_whole_file(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    data: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in rng.sample(range(400), 150):  # queries in no particular order, each block together
+        qid = f"q{q}"
+        docs = {f"d{rng.randrange(500)}": rng.randint(0, 6) / 2 for _ in range(rng.randint(1, 40))}
+        data[qid] = docs
+        if rng.random() < 0.8:
+            qrels[qid] = {d: rng.choice((0, 1, 2, 3, -1)) for d in list(docs)[:5]}
+    qrels["never-run"] = {"x": 2}  # judged, not answered: a miss
+    qrels["never-run-junk"] = {"x": -1}  # judged, nothing relevant: undefined
+    path = tmp_path / "run.txt"
+    path.write_text(
+        "".join(f"{q} Q0 {d} 0 {s} t\n" for q, docs in data.items() for d, s in docs.items())
+    )
+    names = ["mrr", "recall@5", "precision@3", "ndcg@10:linear", "ndcg@5"]
+    whole = evaluate_run(read_run(path), qrels, names)
+    streamed = stream_values(path, qrels, names, block_bytes=2048)  # many blocks
+    assert streamed.blocks > 10 and streamed.lines == sum(len(d) for d in data.values())
+    assert list(streamed.questions) == sorted(set(data) | set(qrels), key=str.encode)
+    assert streamed.summary() == whole
+    assert np.isnan(streamed.values["mrr"][streamed.questions.index("never-run-junk")])
+    assert streamed.values["mrr"][streamed.questions.index("never-run")] == 0.0
+
+
+def test_streaming_refuses_a_split_query_and_names_bad_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "q1 Q0 a 1 2 t\nq2 Q0 b 1 2 t\nq1 Q0 c 2 1 t\n")
+    with pytest.raises(RunFileError) as info:
+        stream_values("run.txt", {"q1": {"a": 2}}, ["mrr"])
+    assert str(info.value) == (
+        "run.txt:3: expected the lines of each query together (sort the run by query), "
+        "found 'q1' again"
+    )
+    write(tmp_path, "q1 Q0 a 1 2 t\nq1 Q0 b 2 x t\n")
+    with pytest.raises(RunFileError) as info:
+        stream_values("run.txt", {"q1": {"a": 2}}, ["mrr"])
+    assert str(info.value) == "run.txt:2: expected a numeric score in column 5, found 'x'"
+    write(tmp_path, "q1 Q0 a 1 2 t\nq1 Q0 a 2 1 t\n")
+    with pytest.raises(RunFileError, match=r"^run.txt:2: expected each document once per query"):
+        stream_values("run.txt", {"q1": {"a": 2}}, ["mrr"])

@@ -29,24 +29,75 @@ class ToyEmbedder:
 
     def __init__(self, dim: int = DIM):
         self.dim = dim
+        self._words: dict[str, tuple[list[int], list[float]]] = {}  # word -> its features
 
     def features(self, text: str) -> list[tuple[str, float]]:
         words = content_words(text)
         feats = [(f"w:{w}", 1.0) for w in words]
         for w in words:
-            padded = f"<{w}>"
-            feats.extend((f"c:{padded[i : i + 3]}", 0.5) for i in range(len(padded) - 2))
+            feats.extend(_trigrams(w))
         return feats
 
+    def _word(self, word: str) -> tuple[list[int], list[float]]:
+        """Slots and signed weights of one word's features (itself and its trigrams), hashed once."""
+        found = self._words.get(word)
+        if found is None:
+            slots: list[int] = []
+            values: list[float] = []
+            for feature, weight in [(f"w:{word}", 1.0), *_trigrams(word)]:
+                slot, sign = _bucket(feature, self.dim)
+                slots.append(slot)
+                values.append(sign * weight)
+            found = self._words[word] = (slots, values)
+        return found
+
     def embed(self, text: str) -> np.ndarray:
-        vec = np.zeros(self.dim, dtype=np.float64)
-        for feature, weight in self.features(text):
-            slot, sign = _bucket(feature, self.dim)
-            vec[slot] += sign * weight
-        norm = np.linalg.norm(vec)
-        return vec / norm if norm else vec
+        return self.embed_many([text])[0]
 
     def embed_many(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim))
-        return np.vstack([self.embed(t) for t in texts])
+        """One row per text, in one scatter-add over every (row, slot, signed weight).
+
+        A text is the sum of its words' features; each distinct word is hashed once. Every entry
+        is a multiple of 0.5 and so is every partial sum, so the sums are exact in float64 in
+        any order: rows equal those of a per-feature loop.
+        """
+        local: dict[str, int] = {}  # the words of this call, numbered, and their features
+        starts: list[int] = []
+        lens: list[int] = []
+        slots: list[int] = []
+        values: list[float] = []
+        rows: list[int] = []
+        words: list[int] = []
+        for row, text in enumerate(texts):
+            for w in content_words(text):
+                number = local.get(w)
+                if number is None:
+                    number = local[w] = len(local)
+                    word_slots, word_values = self._word(w)
+                    starts.append(len(slots))
+                    lens.append(len(word_slots))
+                    slots.extend(word_slots)
+                    values.extend(word_values)
+                words.append(number)
+                rows.append(row)
+        word = np.asarray(words, dtype=np.int64)
+        count = np.asarray(lens, dtype=np.int64)[word]
+        first = np.repeat(
+            np.asarray(starts, dtype=np.int64)[word] - np.cumsum(count) + count, count
+        )
+        position = first + np.arange(int(count.sum()), dtype=np.int64)  # each occurrence's features
+        flat = np.bincount(
+            np.repeat(np.asarray(rows, dtype=np.int64), count) * self.dim
+            + np.asarray(slots, dtype=np.int64)[position],
+            weights=np.asarray(values, dtype=np.float64)[position],
+            minlength=len(texts) * self.dim,
+        )
+        matrix = flat.astype(np.float64, copy=False).reshape(len(texts), self.dim)
+        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+        return np.divide(matrix, norms[:, None], out=matrix, where=norms[:, None] > 0)
+
+
+def _trigrams(word: str) -> list[tuple[str, float]]:
+    padded = f"<{word}>"
+    return [(f"c:{padded[i : i + 3]}", 0.5) for i in range(len(padded) - 2)]
+

@@ -54,6 +54,24 @@ def _bigrams(words: list[str]) -> set[tuple[str, str]]:
     return set(zip(words, words[1:], strict=False))
 
 
+class _Memo:
+    """A bounded dict: the pipeline asks about the same queries and passages at every depth and
+    for every candidate; the analysis of a text is reused instead of re-tokenised per pair."""
+
+    def __init__(self, limit: int = 200_000):
+        self.limit = limit
+        self.data: dict[Any, Any] = {}
+
+    def get(self, key: Any) -> Any:
+        return self.data.get(key)
+
+    def put(self, key: Any, value: Any) -> Any:
+        if len(self.data) >= self.limit:
+            self.data.clear()  # a crude bound on memory; results do not depend on it
+        self.data[key] = value
+        return value
+
+
 @dataclass(frozen=True)
 class LexicalFeatures:
     """The four features of one (query, passage) pair, each in [0, 1]."""
@@ -98,18 +116,36 @@ class LexicalPairScorer:
     SCALE = 10.0
     OFFSET = -4.0
 
+    # shared by every instance: the pipeline builds one scorer per configuration, and the
+    # analysis of a text depends on nothing but the text
+    _queries = _Memo()  # query -> its distinct words, adjacent pairs and identifiers
+    _passages = _Memo()  # (title, text) -> body words, body pairs, title words
+    _pairs = _Memo()  # (query, passage) -> raw score (every depth and candidate asks again)
+
+    def _query(self, query: str) -> tuple[list[str], set[tuple[str, str]], list[str]]:
+        found = self._queries.get(query)
+        if found is None:
+            q_words = content_words(query)
+            q_distinct = _distinct(q_words)
+            q_ids = [w for w in q_distinct if is_identifier(w)]
+            found = self._queries.put(query, (q_distinct, _bigrams(q_words), q_ids))
+        return found
+
+    def _passage(self, title: str, text: str) -> tuple[set[str], set[tuple[str, str]], set[str]]:
+        key = (title, text)
+        found = self._passages.get(key)
+        if found is None:
+            body = content_words(f"{title} {text}")
+            found = self._passages.put(key, (set(body), _bigrams(body), set(content_words(title))))
+        return found
+
     def features(self, query: str, title: str, text: str) -> LexicalFeatures:
-        q_words = content_words(query)
-        q_distinct = _distinct(q_words)
-        body = content_words(f"{title} {text}")
-        body_set = set(body)
-        title_set = set(content_words(title))
-        q_pairs = _bigrams(q_words)
-        q_ids = [w for w in q_distinct if is_identifier(w)]
+        q_distinct, q_pairs, q_ids = self._query(query)
+        body_set, body_pairs, title_set = self._passage(title, text)
         n = len(q_distinct)
         return LexicalFeatures(
             coverage=sum(w in body_set for w in q_distinct) / n if n else 0.0,
-            bigrams=len(q_pairs & _bigrams(body)) / len(q_pairs) if q_pairs else 0.0,
+            bigrams=len(q_pairs & body_pairs) / len(q_pairs) if q_pairs else 0.0,
             identifiers=sum(w in body_set for w in q_ids) / len(q_ids) if q_ids else 0.0,
             title=sum(w in title_set for w in q_distinct) / n if n else 0.0,
         )
@@ -122,7 +158,14 @@ class LexicalPairScorer:
         return self.score_features(self.features(query, title, text))
 
     def predict(self, pairs: list[tuple[str, str]]) -> list[float]:
-        return [self.score(query, *split_passage(passage)) for query, passage in pairs]
+        """One call for a whole stage's pairs: each query, passage and pair is analysed once."""
+        out: list[float] = []
+        for pair in pairs:
+            score = self._pairs.get(pair)
+            if score is None:
+                score = self._pairs.put(pair, self.score(pair[0], *split_passage(pair[1])))
+            out.append(score)
+        return out
 
 
 class OverlapScorer:
@@ -131,11 +174,17 @@ class OverlapScorer:
     The plainest word-overlap baseline; a ranking score like any other.
     """
 
+    _words = _Memo()  # text -> its content words (distinct list for queries, a set for passages)
+
     def predict(self, pairs: list[tuple[str, str]]) -> list[float]:
         out: list[float] = []
         for query, passage in pairs:
-            q_words = _distinct(content_words(query))
-            body = set(content_words(passage))
+            q_words = self._words.get(("q", query))
+            if q_words is None:
+                q_words = self._words.put(("q", query), _distinct(content_words(query)))
+            body = self._words.get(("p", passage))
+            if body is None:
+                body = self._words.put(("p", passage), set(content_words(passage)))
             out.append(sum(w in body for w in q_words) / len(q_words) if q_words else 0.0)
         return out
 

@@ -1,7 +1,7 @@
 """TREC interop: qrels (``qid 0 docid grade``) and runs (``qid Q0 docid rank score tag``).
 
-Runs are read with numpy byte operations (no Python loop per line) into a :class:`Run`: arrays of
-document ids and scores, grouped by query (queries sorted by id, like trec_eval) with per-query
+Runs are read with pyarrow's CSV reader (:mod:`.trec_arrays`; a line-by-line pass names the bad
+line when it fails) into a :class:`Run`: arrays of document ids and scores, grouped by query (queries sorted by id, like trec_eval) with per-query
 offsets. Each query is ordered by score descending, ties broken by document id descending -- the
 order trec_eval uses -- so that our numbers and trec_eval's agree on tied scores too. The rank
 column is ignored, as trec_eval ignores it. Judging lives in :mod:`.trec_judge` (re-exported).
@@ -9,15 +9,24 @@ column is ignored, as trec_eval ignores it. Judging lives in :mod:`.trec_judge` 
 
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.retrieval.trec_arrays import Bad, doc_words, has_duplicates, parse_chunk
+from evidencedesk.limits import MAX_LINE_BYTES, check_input, line_too_long
+from evidencedesk.retrieval.trec_arrays import (
+    Bad,
+    Columns,
+    doc_hashes,
+    fast_columns,
+    fast_qrels,
+    has_duplicates,
+    slow_columns,
+)
 from evidencedesk.textfile import read_text
 
 __all__ = [
@@ -32,8 +41,6 @@ __all__ = [
 ]
 
 Qrels = dict[str, dict[str, int]]
-_CHUNK = 1 << 20  # bytes parsed per numpy pass (fits in cache)
-RUN_FORM = "'qid Q0 docid rank score tag'"
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +52,11 @@ class Run:
     docs: np.ndarray
     scores: np.ndarray
     tag: str = ""
+    hashes: np.ndarray | None = field(default=None, repr=False)  # 64-bit hash per doc id
+
+    def __post_init__(self) -> None:
+        if self.hashes is None:  # computed once: judging and the duplicate check both use it
+            object.__setattr__(self, "hashes", doc_hashes(self.docs))
 
     def __len__(self) -> int:
         return len(self.qids)
@@ -95,22 +107,47 @@ def _text(path: str | Path, error: type[LabelsError] | type[RunFileError]) -> st
     return read_text(path, error)
 
 
+GRADES = (-1, 100)  # -1 is TREC's "junk" grade: judged, not relevant (counts as 0)
+_GRADE = re.compile(r"-?[0-9]+")  # ASCII digits only; int() would take "１" and "1_0"
+
+
 def read_qrels(path: str | Path) -> Qrels:
-    """{qid: {docid: grade}} in file order; the second column is ignored."""
+    """{qid: {docid: grade}} in file order; the second column is ignored.
+
+    Grades are integers from -1 to 100 (`GRADES`); -1 ("junk") is judged not relevant.
+    """
+    check_input(path, LabelsError)
+    try:
+        return fast_qrels(path, *GRADES)
+    except Bad:
+        pass  # the line loop below names the first bad line
+    except OSError as exc:
+        raise LabelsError(path, f"expected a readable file, found {exc.strerror or exc}") from None
     qrels: Qrels = {}
     for number, line in enumerate(_text(path, LabelsError).split("\n"), start=1):
+        if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_LINE_BYTES:
+            raise LabelsError(path, line_too_long(len(line.encode("utf-8"))), number)
         parts = line.split()
         if not parts:
             continue
         if len(parts) != 4:
             raise LabelsError(path, f"expected 4 columns, found {len(parts)}", number)
         qid, _, doc, grade = parts
-        try:
-            value = int(grade)
-        except ValueError:
+        if not _GRADE.fullmatch(grade):
             raise LabelsError(
                 path, f"expected an integer grade in column 4, found {grade!r}", number
-            ) from None
+            )
+        value = int(grade) if len(grade) < 5 else GRADES[1] + 1
+        if not GRADES[0] <= value <= GRADES[1]:
+            raise LabelsError(
+                path,
+                f"expected a grade from {GRADES[0]} to {GRADES[1]} in column 4, found {grade!r}",
+                number,
+            )
+        if "\0" in qid or "\0" in doc:
+            raise LabelsError(
+                path, f"expected ids without NUL bytes, found {line.strip()!r}", number
+            )
         docs = qrels.setdefault(qid, {})
         if doc in docs:
             raise LabelsError(
@@ -164,119 +201,82 @@ def write_run(
 # -- reading runs -----------------------------------------------------------------------------
 
 
-def _diagnose(raw: bytes, path: str | Path) -> RunFileError:
-    """The slow, line-by-line reading: finds the first bad line the fast path noticed."""
-    seen: dict[bytes, dict[bytes, int]] = {}
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        parts = line.split()
-        if not parts:
-            continue
-        try:
-            line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return RunFileError(
-                path, f"expected UTF-8 text, found byte 0x{line[exc.start]:02x}", number
-            )
-        if len(parts) != 6:
-            return RunFileError(path, f"expected 6 columns, found {len(parts)}", number)
-        text = parts[4].decode("utf-8")
-        try:
-            score = float(text)
-        except ValueError:
-            return RunFileError(
-                path, f"expected a numeric score in column 5, found {text!r}", number
-            )
-        if not math.isfinite(score):
-            return RunFileError(
-                path, f"expected a finite score in column 5, found {text!r}", number
-            )
-        docs = seen.setdefault(parts[0], {})
-        if parts[2] in docs:
-            doc = parts[2].decode("utf-8")
-            return RunFileError(
-                path, f"expected each document once per query, found {doc!r} again", number
-            )
-        docs[parts[2]] = number
-    return RunFileError(path, f"expected lines {RUN_FORM}, found an unreadable file")
-
-
-def _query_codes(qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Distinct qids (sorted), the code of every line, and a permutation grouping the lines by
-    code (None when they already are)."""
-    seg = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
-    uniq, inv = np.unique(qs[seg], return_inverse=True)
-    inv = inv.ravel()
-    lens = np.diff(np.r_[seg, qs.size])
-    qcode = np.repeat(inv, lens)
-    if (np.diff(inv) > 0).all():
-        return uniq, qcode, None
-    if uniq.size == seg.size:  # one block per query, blocks out of order: move whole blocks
+def _block_order(qcode: np.ndarray) -> np.ndarray | None:
+    """A permutation grouping the lines by query code (None when they already are)."""
+    if qcode.size < 2 or (np.diff(qcode) >= 0).all():
+        return None
+    seg = np.flatnonzero(np.r_[True, qcode[1:] != qcode[:-1]])
+    lens = np.diff(np.r_[seg, qcode.size])
+    inv = qcode[seg]
+    if np.unique(inv).size == seg.size:  # one block per query, blocks out of order: move blocks
         order = np.argsort(inv)
         starts = seg[order] - np.r_[0, np.cumsum(lens[order])[:-1]]
-        return uniq, qcode, np.repeat(starts, lens[order]) + np.arange(qs.size)
-    return uniq, qcode, np.argsort(qcode, kind="stable")
+        return np.repeat(starts, lens[order]) + np.arange(qcode.size)
+    return np.argsort(qcode, kind="stable")
 
 
-def _order(qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray, words: np.ndarray):
+def _desc_rank(docs: np.ndarray) -> np.ndarray:
+    """An integer per document id that sorts ascending where the ids sort descending."""
+    _, inverse = np.unique(docs, return_inverse=True)
+    return -inverse.ravel()
+
+
+def _order(qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray | None:
     """Permutation to score descending, doc id descending within each query (None: in order)."""
+    first = None
     same = qcode[1:] == qcode[:-1]
-    desc_keys = [~words[:, c] for c in range(words.shape[1] - 1, -1, -1)]
-    if (same & (scores[:-1] < scores[1:])).any():  # not sorted by score: sort everything
-        return np.lexsort((*desc_keys, -scores, qcode))
+    if (same & (scores[:-1] < scores[1:])).any():  # not sorted by score: sort by (query, score)
+        # one integer key, query in the high bits, the score's rank in the low 32 (np.lexsort
+        # is several times slower); tied scores get ranks in any order, put right below
+        rank = np.empty(scores.size, dtype=np.uint64)
+        rank[np.argsort(-scores)] = np.arange(scores.size, dtype=np.uint64)
+        first = np.argsort((qcode.astype(np.uint64) << np.uint64(32)) | rank)
+        scores, docs = scores[first], docs[first]
     ties = same & (scores[:-1] == scores[1:])
     if (docs[:-1][ties] > docs[1:][ties]).all():
-        return None
-    # sorted by score; only runs of tied scores need their documents reordered
+        return first
+    # only runs of tied scores need their documents reordered (by id, descending)
     tie_run = np.cumsum(np.r_[True, ~ties])
     member = np.zeros(qcode.size, dtype=bool)
     member[:-1] |= ties
     member[1:] |= ties
     idx = np.flatnonzero(member)
     order = np.arange(qcode.size)
-    order[idx] = idx[np.lexsort((*(k[idx] for k in desc_keys), tie_run[idx]))]
-    return order
+    order[idx] = idx[np.lexsort((_desc_rank(docs[idx]), tie_run[idx]))]
+    return order if first is None else first[order]
+
+
+def _sorted_run(columns: Columns, slow: bool) -> Run:
+    qids, qcode, docs, scores, tag = columns
+    perm = _block_order(qcode)
+    if perm is not None:
+        qcode, docs, scores = qcode[perm], docs[perm], scores[perm]
+    order = _order(qcode, scores, docs)
+    if order is not None:
+        qcode, docs, scores = qcode[order], docs[order], scores[order]
+    hashes = doc_hashes(docs)
+    if not slow and has_duplicates(qcode, docs, hashes):
+        raise Bad  # the slow reader names the line
+    counts = np.bincount(qcode, minlength=len(qids))
+    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    names = tuple(q.decode("utf-8") for q in qids)
+    return Run(names, offsets, docs, scores, tag.decode("utf-8"), hashes)
 
 
 def read_run(path: str | Path) -> Run:
-    """Read a TREC run; errors name file:line and what was expected."""
+    """Read a TREC run; errors name file:line and what was expected.
+
+    Only a regular file within the per-file limit is opened (`evidencedesk.limits`); lines
+    longer than ``MAX_LINE_BYTES`` are refused.
+    """
+    check_input(path, RunFileError)
     try:
-        raw = Path(path).read_bytes()
+        try:
+            return _sorted_run(fast_columns(path), slow=False)
+        except Bad:
+            return _sorted_run(slow_columns(path), slow=True)
     except OSError as exc:
         raise RunFileError(path, f"expected a readable file, found {exc.strerror or exc}") from None
-    data = np.frombuffer(raw, dtype=np.uint8)
-    parts = []
-    try:
-        start = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
-        while start < len(raw):
-            stop = raw.rfind(b"\n", start, start + _CHUNK) + 1
-            if stop <= start:
-                stop = raw.find(b"\n", start + _CHUNK) + 1 or len(raw)
-            buf = data[start:stop]
-            if buf[-1] != 10:
-                buf = np.concatenate([buf, np.array([10], dtype=np.uint8)])
-            parts.append(parse_chunk(buf))
-            start = stop
-        parts = [p for p in parts if p[0].size]
-        if not parts:
-            raise RunFileError(path, f"expected lines {RUN_FORM}, found an empty file")
-        qs = np.concatenate([p[0] for p in parts])
-        docs = np.concatenate([p[1] for p in parts])
-        scores = np.concatenate([p[2] for p in parts])
-        uniq, qcode, perm = _query_codes(qs)
-        if perm is not None:
-            qcode, docs, scores = qcode[perm], docs[perm], scores[perm]
-        words = doc_words(docs, -(-docs.dtype.itemsize // 8))
-        order = _order(qcode, scores, docs, words)
-        if order is not None:
-            qcode, docs, scores, words = qcode[order], docs[order], scores[order], words[order]
-        if has_duplicates(qcode, docs, words):
-            raise Bad
-    except Bad:
-        raise _diagnose(raw, path) from None
-    counts = np.bincount(qcode, minlength=uniq.size)
-    qids = tuple(q.decode("utf-8") for q in uniq.tolist())
-    tag = parts[0][3].decode("utf-8")
-    return Run(qids, np.r_[0, np.cumsum(counts)].astype(np.int64), docs, scores, tag)
 
 
 from evidencedesk.retrieval.trec_judge import (  # noqa: E402  (re-export; needs Run above)

@@ -1,151 +1,301 @@
-"""Byte-level numpy helpers behind :mod:`.trec`: split run lines into columns, parse scores, hash
-(query, document) keys and look them up -- no Python loop per line.
+"""Reading a TREC run into arrays: pyarrow's CSV reader first, a line-by-line reader second.
 
-Anything unusual makes :func:`parse_chunk` raise :class:`Bad`; the caller then re-reads the file
-line by line to name the first bad line.
+The fast path hands the file to ``pyarrow.csv`` (single-space or single-tab separated, as search
+engines write runs) and keeps three typed columns. Anything it does not accept -- a parse error,
+mixed whitespace, a missing or non-finite score, a line longer than its block (the per-line
+limit), a duplicate document -- sends the file to :func:`slow_columns`, which reads it line by
+line and either names the first bad line (``file:line: expected ..., found ...``) or returns the
+same columns for an unusual but valid file.
 """
 
 from __future__ import annotations
 
+import math
+import mmap
+import re
+from pathlib import Path
+
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 from numpy.lib.stride_tricks import sliding_window_view
 
-__all__ = ["Bad", "HashIndex", "doc_words", "has_duplicates", "key_hash", "parse_chunk"]
+from evidencedesk.errors import RunFileError
+from evidencedesk.limits import MAX_LINE_BYTES, line_too_long
 
-_POW10 = 10.0 ** np.arange(16)
+__all__ = [
+    "Bad",
+    "Columns",
+    "arrow_options",
+    "check_line",
+    "doc_hashes",
+    "fast_columns",
+    "fast_qrels",
+    "has_duplicates",
+    "key_hashes",
+    "slow_columns",
+    "table_columns",
+]
+
+RUN_FORM = "'qid Q0 docid rank score tag'"
+# ASCII only: Python's float() also takes full-width and Arabic-Indic digits and "1_0"
+_NUMBER = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 _M = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+# qids (sorted bytes), the query code of every line, doc ids (fixed-width bytes), scores, tag
+Columns = tuple[list[bytes], np.ndarray, np.ndarray, np.ndarray, bytes]
 
 
 class Bad(Exception):
-    """The fast path saw something wrong (or unusual); the slow reader names it."""
+    """The fast path cannot take this file; the slow reader names the line or reads it."""
 
 
-def _canonical(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Token bounds, shape (lines, 6), when every line is six tokens joined by single spaces."""
-    sep = np.flatnonzero((buf == 32) | (buf == 10))
-    if sep.size % 6 or np.count_nonzero(buf <= 32) != sep.size:
-        return None
-    ends = sep.reshape(-1, 6)
-    if (buf[ends[:, 5]] != 10).any() or (buf[ends[:, :5]] != 32).any():
-        return None
-    starts = np.empty_like(ends)
-    starts[0, 0] = 0
-    starts[1:, 0] = ends[:-1, 5] + 1
-    starts[:, 1:] = ends[:, :5] + 1
-    if (ends <= starts).any():  # an empty token: a blank line or a double space
-        return None
-    return starts, ends
+def _to_fixed(arr: pa.Array) -> np.ndarray:
+    """An Arrow string array as a numpy fixed-width bytes array, without a Python loop.
 
-
-def _general(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Token bounds for any ASCII whitespace; raises Bad unless each non-blank line has six."""
-    sep = (buf == 32) | ((buf >= 9) & (buf <= 13))
-    change = np.flatnonzero(sep[1:] != sep[:-1]) + 1
-    if not sep[0]:
-        change = np.r_[0, change]
-    starts, ends = change[0::2], change[1::2]
-    if starts.size % 6:
-        raise Bad
-    newlines = np.flatnonzero(buf == 10)
-    line = np.searchsorted(newlines, starts[0::6])
-    if (line != np.searchsorted(newlines, ends[5::6] - 1)).any() or (np.diff(line) <= 0).any():
-        raise Bad  # a line without exactly six columns
-    return starts.reshape(-1, 6), ends.reshape(-1, 6)
-
-
-def _ids(padded: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
-    """Tokens as a fixed-width bytes array (zero padded, so numpy strips the padding)."""
-    lens = e - s
-    width = int(lens.max())
-    mat = sliding_window_view(padded, width)[s]  # a fresh C-ordered (n, width) copy
+    The width is rounded up to whole 8-byte words so that :func:`doc_words` is a plain view.
+    """
+    n = len(arr)
+    if n == 0:
+        return np.empty(0, dtype="S8")
+    kind = np.int64 if arr.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + n + 1]
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)
+    lens = np.diff(offsets)
+    width = -(-max(1, int(lens.max())) // 8) * 8
+    padded = np.concatenate([data[: offsets[-1]], np.zeros(width, dtype=np.uint8)])
+    mat = sliding_window_view(padded, width)[offsets[:-1]]  # a fresh (n, width) copy
     if int(lens.min()) < width:
-        mat *= np.arange(width, dtype=np.int32) < lens[:, None]
+        mat *= np.arange(width, dtype=kind) < lens[:, None]
     return mat.view(f"S{width}").ravel()
 
 
-def _scores(padded: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
-    """Decimal scores ``[-+]digits[.digits]`` with at most 15 digits are parsed exactly
-    (integer mantissa / 10^frac is correctly rounded, as float() is); others (exponents, long
-    mantissas) go through numpy's float parser; non-numbers and non-finite values raise Bad."""
-    lens = e - s
-    n = s.size
-    mant = np.zeros(n, dtype=np.int64)
-    frac = np.zeros(n, dtype=np.int64)
-    ndig = np.zeros(n, dtype=np.int64)
-    seen_dot = np.zeros(n, dtype=bool)
-    odd = np.zeros(n, dtype=bool)
-    first = padded[s]
-    negative = first == 45
-    signed = negative | (first == 43)
-    for c in range(int(lens.max())):
-        ch = padded[s + c]
-        inside = lens > c
-        digit = ((ch - np.uint8(48)) < 10) & inside
-        dot = (ch == 46) & inside
-        other = inside & ~digit & ~dot
-        if c == 0:
-            other &= ~signed
-        odd |= other | (dot & seen_dot)
-        mant = np.where(digit, mant * 10 + (ch.astype(np.int64) - 48), mant)
-        frac += digit & seen_dot
-        ndig += digit
-        seen_dot |= dot
-    odd |= (ndig == 0) | (ndig > 15)
-    values = mant / _POW10[np.minimum(frac, 15)]
-    values = np.where(negative, -values, values)
-    if odd.any():
-        try:
-            values[odd] = _ids(padded, s[odd], e[odd]).astype(np.float64)
-        except ValueError:
-            raise Bad from None
-    if not np.isfinite(values).all():
+def _first_line(mm: mmap.mmap) -> bytes:
+    start = 3 if mm[:3] == b"\xef\xbb\xbf" else 0
+    for line in iter(lambda: mm.readline(), b""):
+        if line.strip():
+            return line[start:] if start else line
+        start = 0
+    return b""
+
+
+def fast_columns(path: str | Path) -> Columns:
+    """The run's columns through pyarrow; raises :class:`Bad` when the file needs the slow path."""
+    with open(path, "rb") as handle:
+        if handle.seek(0, 2) == 0:
+            raise Bad
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            if mm.find(b"\0") >= 0:  # numpy's fixed-width bytes would drop a trailing NUL
+                raise Bad
+            first = _first_line(mm)
+    parts = first.split()
+    if len(parts) != 6:
         raise Bad
-    return values
+    delimiter = "\t" if b"\t" in first and b" " not in first.strip() else " "
+    try:
+        table = pacsv.read_csv(path, **arrow_options(delimiter, MAX_LINE_BYTES))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise Bad from None
+    return table_columns(table, parts[5])
 
 
-def parse_chunk(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
-    """One newline-terminated chunk of a run -> qid bytes, doc bytes, scores, the first tag."""
-    bounds = _canonical(buf) or _general(buf)
-    starts, ends = bounds
-    if starts.shape[0] == 0:
-        empty = np.empty(0, dtype="S1")
-        return empty, empty, np.empty(0), b""
-    if int(buf.max()) >= 0x80:
-        try:
-            buf.tobytes().decode("utf-8")
-        except UnicodeDecodeError:
-            raise Bad from None
-    padded = np.concatenate([buf, np.zeros(int((ends - starts).max()), dtype=np.uint8)])
-    qids = _ids(padded, starts[:, 0], ends[:, 0])
-    docs = _ids(padded, starts[:, 2], ends[:, 2])
-    scores = _scores(padded, starts[:, 4], ends[:, 4])
-    return qids, docs, scores, buf[starts[0, 5] : ends[0, 5]].tobytes()
+def arrow_options(delimiter: str, block_size: int) -> dict[str, object]:
+    """pyarrow CSV options for a run: three typed columns, no quoting, no null markers.
+
+    A line longer than `block_size` is an Arrow error, which sends the file to the slow path.
+    """
+    return {
+        "read_options": pacsv.ReadOptions(column_names=list("qzdrst"), block_size=block_size),
+        "parse_options": pacsv.ParseOptions(
+            delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
+        ),
+        "convert_options": pacsv.ConvertOptions(
+            include_columns=["q", "d", "s"],
+            column_types={"q": pa.string(), "d": pa.string(), "s": pa.float64()},
+            null_values=[],
+            strings_can_be_null=False,
+        ),
+    }
 
 
-def doc_words(docs: np.ndarray, width: int) -> np.ndarray:
-    """Byte strings as (n, width) big-endian uint64 words: integer order = byte order."""
+def table_columns(table: pa.Table, tag: bytes) -> Columns:
+    """Columns of a parsed table; raises :class:`Bad` on an empty table or a non-finite score."""
+    if table.num_rows == 0:
+        raise Bad
+    scores = table["s"].to_numpy()
+    if not np.isfinite(scores).all():
+        raise Bad
+    queries = pc.unique(table["q"])
+    queries = queries.take(pc.sort_indices(queries))  # byte order, as trec_eval sorts
+    codes = pc.index_in(table["q"], value_set=queries).to_numpy().astype(np.int64)
+    docs = _to_fixed(table["d"].combine_chunks())
+    longest = int(pc.max(pc.binary_length(table["q"])).as_py()) + docs.dtype.itemsize
+    if longest > MAX_LINE_BYTES - 16:  # pyarrow's block bounds lines only roughly: measure
+        raise Bad
+    qids = [q.encode("utf-8") for q in queries.to_pylist()]
+    return qids, codes, docs, scores, tag
+
+
+def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int]]:
+    """Qrels through pyarrow (grades ``-?[0-9]{1,3}`` within [low, high], each document once per
+    query); raises :class:`Bad` for anything else, and the caller's line loop names it."""
+    with open(path, "rb") as handle:
+        if handle.seek(0, 2) == 0:
+            raise Bad
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            if mm.find(b"\0") >= 0:
+                raise Bad
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=list("qzdg"), block_size=MAX_LINE_BYTES),
+            parse_options=pacsv.ParseOptions(
+                delimiter=" ", quote_char=False, double_quote=False, escape_char=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.string() for c in "qzdg"},
+                strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise Bad from None
+    if (
+        table.num_rows == 0
+        or not pc.all(pc.match_substring_regex(table["g"], r"^-?[0-9]{1,3}$")).as_py()
+    ):
+        raise Bad
+    length = pc.add(pc.add(pc.utf8_length(table["q"]), pc.utf8_length(table["z"])), 3)
+    length = pc.add(pc.add(length, pc.binary_length(table["d"])), pc.binary_length(table["g"]))
+    if pc.max(length).as_py() > MAX_LINE_BYTES // 4:  # maybe over the line limit: measure it
+        raise Bad
+    grades = pc.cast(table["g"], pa.int64())
+    if pc.min(grades).as_py() < low or pc.max(grades).as_py() > high:
+        raise Bad
+    qrels: dict[str, dict[str, int]] = {}
+    rows = 0
+    for q, d, g in zip(
+        table["q"].to_pylist(), table["d"].to_pylist(), grades.to_pylist(), strict=True
+    ):
+        qrels.setdefault(q, {})[d] = g
+        rows += 1
+    if sum(map(len, qrels.values())) != rows:
+        raise Bad  # a document twice for one query
+    return qrels
+
+
+def check_line(path: str | Path, line: bytes, number: int) -> tuple[list[bytes], float] | None:
+    """The columns and score of one run line (None for a blank line), or its RunFileError."""
+    if len(line) > MAX_LINE_BYTES:
+        raise RunFileError(path, line_too_long(len(line)), number)
+    parts = line.split()
+    if not parts:
+        return None
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RunFileError(
+            path, f"expected UTF-8 text, found byte 0x{line[exc.start]:02x}", number
+        ) from None
+    if len(parts) != 6:
+        raise RunFileError(path, f"expected 6 columns, found {len(parts)}", number)
+    for column, part in enumerate(parts, start=1):
+        if b"\0" in part:
+            found = part.decode("utf-8")
+            raise RunFileError(
+                path, f"expected column {column} without NUL bytes, found {found!r}", number
+            )
+    text = parts[4].decode("utf-8")
+    if not _NUMBER.fullmatch(parts[4]):
+        if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise RunFileError(path, f"expected a finite score in column 5, found {text!r}", number)
+        raise RunFileError(path, f"expected a numeric score in column 5, found {text!r}", number)
+    score = float(parts[4])
+    if not math.isfinite(score):
+        raise RunFileError(path, f"expected a finite score in column 5, found {text!r}", number)
+    return parts, score
+
+
+def duplicate(path: str | Path, doc: bytes, number: int) -> RunFileError:
+    text = doc.decode("utf-8")
+    return RunFileError(
+        path, f"expected each document once per query, found {text!r} again", number
+    )
+
+
+def slow_columns(path: str | Path) -> Columns:
+    """Line by line: the first bad line as a :class:`RunFileError`, or the columns."""
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
+    seen: dict[bytes, dict[bytes, float]] = {}
+    tag = b""
+    start, number = 0, 0
+    while start < len(raw):
+        stop = raw.find(b"\n", start)
+        stop = len(raw) if stop < 0 else stop
+        line, start, number = raw[start:stop], stop + 1, number + 1
+        checked = check_line(path, line, number)
+        if checked is None:
+            continue
+        parts, score = checked
+        docs = seen.setdefault(parts[0], {})
+        if parts[2] in docs:
+            raise duplicate(path, parts[2], number)
+        docs[parts[2]] = score
+        tag = tag or parts[5]
+    if not seen:
+        raise RunFileError(path, f"expected lines {RUN_FORM}, found an empty file")
+    qids = sorted(seen)
+    index = {q: i for i, q in enumerate(qids)}
+    codes = np.repeat(
+        np.array([index[q] for q in seen], dtype=np.int64), [len(d) for d in seen.values()]
+    )
+    all_docs = [d for q in seen.values() for d in q]
+    scores = np.array([s for q in seen.values() for s in q.values()], dtype=np.float64)
+    width = -(-max(map(len, all_docs)) // 8) * 8
+    return qids, codes, np.array(all_docs, dtype=f"S{width}"), scores, tag
+
+
+def doc_words(docs: np.ndarray) -> np.ndarray:
+    """Byte strings as (n, words) big-endian uint64 words: integer order = byte order."""
     size = docs.dtype.itemsize
+    width = -(-size // 8)
+    docs = np.ascontiguousarray(docs)
+    if size == width * 8:
+        return docs.view(">u8").reshape(docs.size, width).astype(np.uint64)
     mat = np.zeros((docs.size, width * 8), dtype=np.uint8)
-    mat[:, :size] = np.ascontiguousarray(docs).view(np.uint8).reshape(docs.size, size)
+    mat[:, :size] = docs.view(np.uint8).reshape(docs.size, size)
     return mat.view(">u8").astype(np.uint64)
 
 
-def key_hash(group: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of (group, word row) per row (splitmix64 steps); equal keys, equal hashes."""
-    h = (group.astype(np.uint64) + np.uint64(1)) * _M[0]
-    for c in range(words.shape[1]):
-        h ^= words[:, c]
-        h ^= h >> np.uint64(30)
-        h *= _M[1]
-        h ^= h >> np.uint64(27)
-        h *= _M[2]
-        h ^= h >> np.uint64(31)
+def _mix(h: np.ndarray) -> np.ndarray:
+    h ^= h >> np.uint64(30)
+    h *= _M[1]
+    h ^= h >> np.uint64(27)
+    h *= _M[2]
+    h ^= h >> np.uint64(31)
     return h
 
 
-def has_duplicates(group: np.ndarray, docs: np.ndarray, words: np.ndarray) -> bool:
+def doc_hashes(docs: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of every document id (splitmix64 steps over its 8-byte words)."""
+    words = doc_words(docs)
+    h = np.full(docs.size, _M[0], dtype=np.uint64)
+    for c in range(words.shape[1]):
+        h ^= words[:, c]
+        h = _mix(h)
+    return h
+
+
+def key_hashes(group: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of (group, document) from the document's hash; equal keys, equal hashes."""
+    return _mix(doc_hash ^ ((group.astype(np.uint64) + np.uint64(1)) * _M[0]))
+
+
+def has_duplicates(group: np.ndarray, docs: np.ndarray, hashes: np.ndarray) -> bool:
     """Whether some (group, doc) key occurs twice (hash, sort, then confirm exactly)."""
-    h = key_hash(group, words)
+    h = key_hashes(group, hashes)
     hs = np.sort(h)
     same = hs[1:] == hs[:-1]
     if not same.any():
@@ -153,41 +303,3 @@ def has_duplicates(group: np.ndarray, docs: np.ndarray, words: np.ndarray) -> bo
     suspects = np.flatnonzero(np.isin(h, hs[1:][same]))
     keys = list(zip(group[suspects].tolist(), docs[suspects].tolist(), strict=True))
     return len(set(keys)) < len(keys)  # a true duplicate, not a hash collision
-
-
-class HashIndex:
-    """Open-addressing table of distinct 64-bit hashes -> row; vectorized insert and lookup."""
-
-    def __init__(self, hashes: np.ndarray):
-        bits = max(4, int(np.ceil(np.log2(max(1, hashes.size) * 4))))
-        self.shift = np.uint64(64 - min(24, bits + 3))  # prefilter: a bitmap of the top bits
-        self.seen = np.zeros(1 << (64 - int(self.shift)), dtype=bool)
-        self.seen[hashes >> self.shift] = True
-        self.mask = np.uint64((1 << bits) - 1)
-        self.keys = np.zeros(1 << bits, dtype=np.uint64)
-        self.rows = np.full(1 << bits, -1, dtype=np.int64)
-        pending = np.arange(hashes.size)
-        slots = hashes & self.mask
-        while pending.size:
-            free = self.rows[slots[pending]] == -1
-            cand = pending[free]
-            taken, first = np.unique(slots[cand], return_index=True)
-            self.rows[taken] = cand[first]
-            self.keys[taken] = hashes[cand[first]]
-            placed = np.zeros(hashes.size, dtype=bool)
-            placed[cand[first]] = True
-            pending = pending[~placed[pending]]
-            slots[pending] = (slots[pending] + np.uint64(1)) & self.mask
-
-    def find(self, hashes: np.ndarray) -> np.ndarray:
-        """Row of every hash, -1 when absent."""
-        found = np.full(hashes.size, -1, dtype=np.int64)
-        active = np.flatnonzero(self.seen[hashes >> self.shift])  # most keys stop here
-        slots = hashes[active] & self.mask
-        while active.size:
-            rows = self.rows[slots]
-            match = (rows >= 0) & (self.keys[slots] == hashes[active])
-            found[active[match]] = rows[match]
-            go_on = (rows >= 0) & ~match
-            active, slots = active[go_on], (slots[go_on] + np.uint64(1)) & self.mask
-        return found

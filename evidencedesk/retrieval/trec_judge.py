@@ -21,12 +21,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evidencedesk.retrieval.metrics import RELEVANT, Judged, Summary, parse_metric
-from evidencedesk.retrieval.trec_arrays import HashIndex, doc_words, key_hash
+from evidencedesk.retrieval.trec_arrays import doc_hashes, key_hashes
 
 if TYPE_CHECKING:
     from evidencedesk.retrieval.trec import Run
 
-__all__ = ["evaluate_run", "judge_trec_run", "qrels_from_labels"]
+__all__ = [
+    "evaluate_run",
+    "judge_trec_run",
+    "qrels_from_labels",
+    "question_values",
+    "summaries",
+]
 
 
 def qrels_from_labels(labels: Iterable[Any]) -> dict[str, dict[str, int]]:
@@ -64,13 +70,19 @@ def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[st
     grade = np.zeros(line_q.size, dtype=np.int64)
     if jd and line_q.size:
         judged = np.array(jd)
-        width = -(-max(docs.dtype.itemsize, judged.dtype.itemsize) // 8)
-        h_run = key_hash(line_q, doc_words(docs, width))
-        found = HashIndex(key_hash(pool_q, doc_words(judged, width))).find(h_run)
-        hit = np.flatnonzero(found >= 0)
-        src = found[hit]
-        exact = (pool_q[src] == line_q[hit]) & (judged[src] == docs[hit])  # no hash collision
-        grade[hit[exact]] = pool_g[src[exact]]
+        h_pool = key_hashes(pool_q, doc_hashes(judged))
+        h_run = key_hashes(line_q, run.hashes)
+        # a bitmap of the top 24 bits rules out most run lines before the binary search
+        seen = np.zeros(1 << 24, dtype=bool)
+        seen[h_pool >> np.uint64(40)] = True
+        cand = np.flatnonzero(seen[h_run >> np.uint64(40)])
+        order = np.argsort(h_pool)
+        at = np.minimum(np.searchsorted(h_pool[order], h_run[cand]), order.size - 1)
+        src = order[at]
+        # equal hashes are confirmed on the ids themselves (collisions are possible)
+        exact = (h_pool[src] == h_run[cand]) & (pool_q[src] == line_q[cand])
+        exact &= judged[src] == docs[cand]
+        grade[cand[exact]] = pool_g[src[exact]]
     return _Arrays(questions, line_q, rank, grade, pool_q, pool_g)
 
 
@@ -112,6 +124,9 @@ def judge_trec_run(
     pool_g = arrays.pool_g[order]
     pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
     run_index = {q: i for i, q in enumerate(run.qids)}
+    # one str per distinct document id, shared by every list that returns it: a run of 50,000
+    # questions x 1,000 documents holds 50 million ids but far fewer distinct documents
+    names: dict[bytes, str] = {}
     out: list[Judged] = []
     for i, q in enumerate(questions):
         a = b = 0
@@ -120,7 +135,9 @@ def judge_trec_run(
         if k is not None:
             b = min(b, a + k)
         pool = tuple(pool_g[pool_bounds[i] : pool_bounds[i + 1]].tolist())
-        ids = tuple(d.decode("utf-8") for d in run.docs[a:b].tolist())
+        ids = tuple(
+            [names.get(d) or names.setdefault(d, d.decode()) for d in run.docs[a:b].tolist()]
+        )
         label = labels[i] if labels is not None else None
         out.append(
             Judged(
@@ -142,15 +159,15 @@ def _gains(grades: np.ndarray, variant: str) -> np.ndarray:
     return np.exp2(grades.astype(np.float64)) - 1.0 if variant == "exp" else grades.astype(float)
 
 
-def evaluate_run(
+def question_values(
     run: Run,
     qrels: Mapping[str, Mapping[str, int]] | None,
     names: Iterable[str],
     relevant: int = RELEVANT,
     labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
-) -> dict[str, Summary]:
-    """Means of the named metrics over the run's questions, vectorized; same as
-    ``summarize(judge_trec_run(run, qrels, ...), names)`` without building Judged lists."""
+) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The questions and, per named metric, one value per question (NaN where undefined: no
+    relevant judgment), vectorized. What a streaming or sharded evaluation keeps per block."""
     specs = [parse_metric(n) for n in names]
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
     questions = _questions(run, qrels, labels)
@@ -163,7 +180,7 @@ def evaluate_run(
     n_rel = np.bincount(a.pool_q[a.pool_g >= relevant], minlength=nq)
     defined = n_rel > 0
     rel = a.grade >= relevant
-    out: dict[str, Summary] = {}
+    out: dict[str, np.ndarray] = {}
     for spec in specs:
         if spec.kind == "mrr":
             lq, rk = a.line_q[rel], a.rank[rel]
@@ -196,7 +213,28 @@ def evaluate_run(
                 values = hits / spec.k
             else:
                 values = (hits > 0).astype(float)
-        kept = values[defined].tolist()
+        values[~defined] = np.nan
+        out[spec.name] = values
+    return questions, out
+
+
+def summaries(values: Mapping[str, np.ndarray]) -> dict[str, Summary]:
+    """Means over the defined (non-NaN) values, as `summarize` computes them."""
+    out: dict[str, Summary] = {}
+    for name, column in values.items():
+        kept = column[~np.isnan(column)].tolist()
         mean = math.fsum(kept) / len(kept) if kept else None
-        out[spec.name] = Summary(spec.name, mean, len(kept), nq - len(kept))
+        out[name] = Summary(name, mean, len(kept), column.size - len(kept))
     return out
+
+
+def evaluate_run(
+    run: Run,
+    qrels: Mapping[str, Mapping[str, int]] | None,
+    names: Iterable[str],
+    relevant: int = RELEVANT,
+    labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
+) -> dict[str, Summary]:
+    """Means of the named metrics over the run's questions, vectorized; same as
+    ``summarize(judge_trec_run(run, qrels, ...), names)`` without building Judged lists."""
+    return summaries(question_values(run, qrels, names, relevant, labels_meta)[1])
