@@ -1,0 +1,326 @@
+"""The typed Results: plain frozen dataclasses of numbers, ids and input facts, no display text.
+
+Everything the site shows is computed once into these objects by `evidencedesk.results.evaluate`
+and presented by `evidencedesk.report`; `evidencedesk.results.jsonio` writes and reads them as
+``results.json`` (field by field, documented in docs/results-schema.md). ``None`` is "undefined"
+or "not known", never zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evidencedesk.results.settings import Settings
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class MetricStat:
+    """One run's mean of one metric with its 95 % bootstrap interval."""
+
+    metric: str
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int  # questions that define the metric
+    left_out: int  # questions where it is undefined (no relevant chunk)
+
+
+@dataclass(frozen=True)
+class Costs:
+    """What a run costs per question; None where it is not known (an external run)."""
+
+    pairs_per_question: float | None
+    tokens_per_question: float | None
+    latency_ms: float | None  # from the hypothetical price list; None without one
+
+
+@dataclass(frozen=True)
+class RankedList:
+    """One question's final list in one run, judged."""
+
+    question: str
+    ids: tuple[str, ...]
+    grades: tuple[int, ...]
+    first_relevant: int | None  # rank of the first relevant chunk
+    values: dict[str, float | None]  # reported metric -> this question's value
+
+
+@dataclass(frozen=True)
+class TagValue:
+    """A metric's mean over the questions of one tag."""
+
+    metric: str
+    tag: str
+    mean: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class VariantResult:
+    name: str
+    kind: str  # "builtin" | "external"
+    description: str
+    config: dict[str, Any] | None  # Config fields of a built-in variant; None for a TREC run
+    metrics: tuple[MetricStat, ...]  # one per reported metric (Settings.metrics)
+    costs: Costs
+    lists: tuple[RankedList, ...]
+    slices: tuple[TagValue, ...]
+
+
+@dataclass(frozen=True)
+class Flip:
+    """Run b against run a on one metric: questions b wins / loses, ties, exact sign test."""
+
+    a: str
+    b: str
+    metric: str
+    better: tuple[str, ...]
+    worse: tuple[str, ...]
+    tied: int
+    p: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A candidate against the baseline on one metric."""
+
+    metric: str
+    baseline: MetricStat
+    candidate: MetricStat
+    delta: float | None  # mean of the paired differences, with its paired-bootstrap interval
+    low: float | None
+    high: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class FlipTest:
+    """The headline metric's flips with the sign test, randomization test and Holm's p."""
+
+    metric: str
+    better: tuple[str, ...]
+    worse: tuple[str, ...]
+    tied: int
+    sign_p: float
+    randomization_p: float
+    holm_p: float
+
+
+@dataclass(frozen=True)
+class GateCheck:
+    """One gate line as data (`evidencedesk.gate.GateCheck` fields)."""
+
+    level: str  # "BLOCK" | "REVIEW"
+    rule: str
+    metric: str | None
+    observed: float | None
+    threshold: float | None
+    questions: tuple[str, ...]
+    reference: float | None
+    k: int | None
+    counts: tuple[int, ...]
+    p: float | None
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    verdict: str  # "GO" | "REVIEW" | "BLOCK"
+    checks: tuple[GateCheck, ...]
+    evaluated: bool  # False: no gate policy in the project
+
+
+@dataclass(frozen=True)
+class ConfigChange:
+    field: str
+    baseline: str
+    candidate: str
+
+
+@dataclass(frozen=True)
+class CandidateResult:
+    name: str
+    rationale: str
+    diff: tuple[ConfigChange, ...]
+    metrics: tuple[MetricStat, ...]  # the candidate's own means (Settings.compared)
+    comparisons: tuple[Comparison, ...]  # one per Settings.compared, the headline first
+    flips: FlipTest
+    slices: tuple[TagValue, ...]  # the candidate's headline metric by tag
+    costs: Costs
+    gate: GateOutcome
+    note: str | None  # the human-written Markdown note
+
+
+@dataclass(frozen=True)
+class SizingRow:
+    depth: int
+    final: int
+    recall: float | None  # recall at the row's own final size
+    mrr: MetricStat
+    costs: Costs
+    within_noise: bool  # MRR not distinguishable from the best row (see the sizing note)
+    smallest_in_noise: bool
+    best: bool
+
+
+@dataclass(frozen=True)
+class AblationRow:
+    changes: dict[str, Any]  # {} for the base row
+    metrics: dict[str, float | None]
+    mrr_delta: float | None
+    better: tuple[str, ...]
+    worse: tuple[str, ...]
+    tied: int
+    p: float
+    costs: Costs
+
+
+@dataclass(frozen=True)
+class Ablations:
+    base: str  # the base config's label
+    rows: tuple[AblationRow, ...]
+
+
+@dataclass(frozen=True)
+class CitationRow:
+    id: str
+    case: str
+    answer: str
+    coverage: float | None
+    resolve: float | None
+    support: float | None
+    note: str
+
+
+@dataclass(frozen=True)
+class Merge:
+    kept: str
+    merged: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HeldBack:
+    first: str
+    second: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CompressionRow:
+    setting: str
+    tokens_before: float
+    tokens_after: float
+    kept: int
+    total: int
+    cut_off: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StateRow:
+    state: str
+    served: tuple[str, ...]  # chunk ids served
+    stale: bool
+    note: str
+
+
+@dataclass(frozen=True)
+class TenantRow:
+    tenant: str
+    filtered: bool
+    questions: int
+    leaks: int
+    leaked: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EvidenceResult:
+    kept: int
+    merges: tuple[Merge, ...]
+    held_back: tuple[HeldBack, ...]
+    compression: tuple[CompressionRow, ...]
+    freshness: tuple[StateRow, ...]
+    deletion: tuple[StateRow, ...]
+    tenants: tuple[TenantRow, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChunkFact:
+    """A chunk the results refer to: title, text (None when withheld) and marks."""
+
+    id: str
+    title: str
+    text: str | None  # None: restricted text withheld ([report].restricted_text = "hide")
+    marks: tuple[str, ...]  # "restricted", "superseded"
+
+
+@dataclass(frozen=True)
+class QuestionFact:
+    id: str
+    question: str
+    tags: tuple[str, ...]
+    answerable: bool
+    grades: dict[str, int]  # every label grade
+    judgments: dict[str, int]  # the grades the metrics use (in scope); qrels.txt
+
+
+@dataclass(frozen=True)
+class DocumentFact:
+    id: str
+    title: str
+    chunks: int
+    status: str
+    visibility: str
+    language: str
+
+
+@dataclass(frozen=True)
+class InputHash:
+    path: str  # relative to the project
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Skipped:
+    stage: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What was evaluated: the project, its files and their hashes, documents and questions."""
+
+    project: str
+    files: tuple[InputHash, ...]
+    input_hash: str
+    skipped: tuple[Skipped, ...]
+    documents: tuple[DocumentFact, ...]
+    chunks: int
+    questions: tuple[QuestionFact, ...]
+    chunk_facts: tuple[ChunkFact, ...]
+
+
+@dataclass(frozen=True)
+class Results:
+    schema_version: int
+    version: str  # the evidencedesk version that computed them
+    settings: Settings
+    inputs: Inputs
+    baseline: str  # the baseline variant's name
+    variants: tuple[VariantResult, ...]
+    flips: tuple[Flip, ...]  # every ordered pair of variants on the flips metric
+    flips_needed: int | None  # one-way flips this label set needs for sign-test p < 0.05
+    answerable: int  # questions in the comparison (a relevant chunk in scope)
+    candidates: tuple[CandidateResult, ...]
+    sizing: tuple[SizingRow, ...] | None
+    ablations: Ablations | None
+    citations: tuple[CitationRow, ...] | None
+    evidence: EvidenceResult | None
+
+    def variant(self, name: str) -> VariantResult:
+        return next(v for v in self.variants if v.name == name)
+
+    def flip(self, a: str, b: str) -> Flip:
+        return next(f for f in self.flips if f.a == a and f.b == b)
