@@ -210,8 +210,8 @@ class HeldBack:
 @dataclass(frozen=True)
 class CompressionRow:
     setting: str
-    tokens_before: float
-    tokens_after: float
+    tokens_before: int
+    tokens_after: int
     kept: int
     total: int
     cut_off: tuple[str, ...]

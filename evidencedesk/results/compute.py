@@ -1,0 +1,164 @@
+"""The statistics of the Results, each computed once.
+
+`Book` memoizes every interval by (run key, metric): a candidate whose config equals a built-in
+variant's, or a sizing row equal to one, reuses the variant's interval instead of resampling
+again. All statistics come from `evidencedesk.retrieval.stats` through this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+
+from evidencedesk.results.settings import Metric, Settings
+from evidencedesk.results.types import (
+    Comparison,
+    Costs,
+    Flip,
+    FlipTest,
+    MetricStat,
+    RankedList,
+    TagValue,
+    VariantResult,
+)
+from evidencedesk.retrieval.metrics import Judged, by_tag, per_question, summarize
+from evidencedesk.retrieval.stats import (
+    bootstrap_ci,
+    holm,
+    paired,
+    paired_bootstrap_ci,
+    randomization_test,
+)
+
+Values = Mapping[str, float | None]
+
+
+class Book:
+    """Intervals by (run key, metric), computed on first use with the settings' seed."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._stats: dict[tuple[Hashable, str], MetricStat] = {}
+
+    def stat(self, key: Hashable, judged: Sequence[Judged], metric: str) -> MetricStat:
+        if (key, metric) not in self._stats:
+            summary = summarize(judged, [metric])[metric]
+            values = [v for v in per_question(judged, metric).values() if v is not None]
+            ci = bootstrap_ci(values, seed=self.seed)
+            self._stats[key, metric] = MetricStat(
+                metric, summary.value, ci.low, ci.high, summary.n, summary.left_out
+            )
+        return self._stats[key, metric]
+
+
+def first_relevant(j: Judged) -> int | None:
+    return next((r for r, g in enumerate(j.grades, start=1) if g >= j.relevant), None)
+
+
+def ranked_lists(judged: Sequence[Judged], metrics: Sequence[Metric]) -> tuple[RankedList, ...]:
+    values = {m.name: per_question(judged, m.name) for m in metrics}
+    return tuple(
+        RankedList(
+            j.id,
+            tuple(j.ids),
+            tuple(j.grades),
+            first_relevant(j),
+            {m.name: values[m.name][j.id] for m in metrics},
+        )
+        for j in judged
+    )
+
+
+def tag_values(judged: Sequence[Judged], metrics: Sequence[Metric]) -> tuple[TagValue, ...]:
+    return tuple(
+        TagValue(m.name, tag, mean, n)
+        for m in metrics
+        for tag, (mean, n) in by_tag(judged, m.name).items()
+    )
+
+
+def variant_result(
+    key: Hashable,
+    name: str,
+    kind: str,
+    description: str,
+    config: dict[str, object] | None,
+    judged: Sequence[Judged],
+    costs: Costs,
+    settings: Settings,
+    book: Book,
+) -> VariantResult:
+    judged = list(judged)
+    metrics = settings.metrics
+    return VariantResult(
+        name=name,
+        kind=kind,
+        description=description,
+        config=config,
+        metrics=tuple(book.stat(key, judged, m.name) for m in metrics),
+        costs=costs,
+        lists=ranked_lists(judged, metrics),
+        slices=tag_values(judged, settings.slices),
+    )
+
+
+def values_of(variant: VariantResult, metric: str) -> dict[str, float | None]:
+    return {r.question: r.values[metric] for r in variant.lists}
+
+
+def flips(variants: Sequence[VariantResult], metric: str) -> tuple[Flip, ...]:
+    """Every ordered pair (a, b), a != b: b's wins and losses against a."""
+    values = [values_of(v, metric) for v in variants]
+    out = []
+    for a, va in zip(variants, values, strict=True):
+        for b, vb in zip(variants, values, strict=True):
+            if a is not b:
+                p = paired(va, vb, metric)
+                out.append(Flip(a.name, b.name, metric, p.better, p.worse, p.tied, p.p))
+    return tuple(out)
+
+
+def comparisons(
+    base: VariantResult,
+    base_judged: Sequence[Judged],
+    judged: Sequence[Judged],
+    key: Hashable,
+    compared: Sequence[Metric],
+    book: Book,
+) -> tuple[tuple[MetricStat, ...], tuple[Comparison, ...]]:
+    """The candidate's own means and its paired differences from the baseline, per metric."""
+    own, out = [], []
+    stats = {s.metric: s for s in base.metrics}
+    for m in compared:
+        ci = paired_bootstrap_ci(list(base_judged), list(judged), m.name, seed=book.seed)
+        mine = book.stat(key, judged, m.name)
+        own.append(mine)
+        out.append(Comparison(m.name, stats[m.name], mine, ci.mean, ci.low, ci.high, ci.n))
+    return tuple(own), tuple(out)
+
+
+def flip_tests(
+    base_judged: Sequence[Judged], runs: Mapping[str, Sequence[Judged]], metric: str, seed: int
+) -> dict[str, FlipTest]:
+    """Flips, sign test and randomization test per candidate; Holm across the candidates."""
+    pairs = {name: paired(list(base_judged), list(j), metric) for name, j in runs.items()}
+    adjusted = holm({name: p.p for name, p in pairs.items()}) if pairs else {}
+    return {
+        name: FlipTest(
+            metric,
+            p.better,
+            p.worse,
+            p.tied,
+            p.p,
+            randomization_test(list(base_judged), list(runs[name]), metric, seed=seed),
+            adjusted[name],
+        )
+        for name, p in pairs.items()
+    }
+
+
+def in_noise(best: Sequence[Judged], other: Sequence[Judged], metric: str = "mrr") -> bool:
+    """Not distinguishable from the best: a gap of at most two questions, or sign-test p >= 0.05."""
+    if best is other:
+        return True
+    f = paired(list(best), list(other), metric)
+    return len(f.better) - len(f.worse) >= -2 or f.p >= 0.05
