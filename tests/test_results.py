@@ -18,7 +18,7 @@ from evidencedesk.report import cli
 from evidencedesk.report.assemble import present
 from evidencedesk.report.render import render_site
 from evidencedesk.results import compute, jsonio
-from evidencedesk.results.types import Results
+from evidencedesk.results.types import Costs, Results
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -220,3 +220,24 @@ def test_a_bad_results_file_is_one_line_naming_the_key(
     with pytest.raises(jsonio.ResultsFileError) as info:
         jsonio.load(bad)
     assert str(info.value) == f"{bad}: {message}"
+
+
+def test_a_runs_only_project_round_trips_and_keeps_only_top_lists(tmp_path: Path) -> None:
+    from tests.project_fixtures import make_runs_only_project
+
+    project = make_runs_only_project(tmp_path / "p", questions=6, runs=2, depth=30)
+    out = tmp_path / "site"
+    argv = ["build", "--project", str(project), "--out", str(out), "--quiet"]
+    assert cli.main(argv, stdout=io.StringIO()) == 0
+    loaded = jsonio.load(out / "results.json")
+    assert loaded.settings.kind == "runs" and loaded.sizing is None
+    lists = [r for v in loaded.variants for r in v.lists]
+    assert {len(r.ids) for r in lists} <= {20} | {r.size for r in lists if r.size < 20}
+    assert any(r.size == 30 for r in lists)
+    assert not (out / "data" / "runs").exists()  # the runs are the project's own files
+    assert all(v.costs == Costs(None, None, None) for v in loaded.variants)
+    again = tmp_path / "again"
+    render_site(present(loaded), again)
+    files = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    assert all((out / f).read_bytes() == (again / f).read_bytes() for f in files)

@@ -28,7 +28,7 @@ from evidencedesk.report import charts
 from evidencedesk.report.model import SiteModel
 from evidencedesk.report.site import inside, slug
 from evidencedesk.results import jsonio
-from evidencedesk.results.exports import PER_QUESTION, QRELS, export_files
+from evidencedesk.results.exports import PER_QUESTION, QRELS, RUNS, export_files, exported_runs
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 ASSETS = {"style.css": "style.css", "sort.js": "sort.js"}  # template file -> assets/ name
@@ -165,8 +165,8 @@ def downloads(model: SiteModel) -> list[tuple[str, str]]:
     if model.results is None:
         return []
     runs = [
-        (f"data/runs/{slug(v.name)}.run", f"{v.name}: final lists, TREC run format")
-        for v in model.results.variants
+        (f"{RUNS}/{slug(name)}.run", f"{name}: final lists, TREC run format")
+        for name in exported_runs(model.results)
     ]
     return [
         (RESULTS_JSON, "every number of this report (schema: docs/results-schema.md)"),

@@ -25,10 +25,8 @@ from evidencedesk.report.model import (
 )
 from evidencedesk.report.values import Stat, flips_text, num, pval, stat
 from evidencedesk.results.settings import Metric
-from evidencedesk.results.types import ChunkFact, MetricStat, Results, VariantResult
+from evidencedesk.results.types import SHOWN, ChunkFact, MetricStat, Results, VariantResult
 from evidencedesk.retrieval.stats import TIE
-
-SHOWN = 20  # a question page lists at most this many results per variant
 
 
 def metric_stat(s: MetricStat, label: str) -> Stat:
@@ -206,7 +204,7 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
                     r.first_relevant,
                     num(rr),
                     num(delta, signed=True),
-                    max(0, len(r.ids) - SHOWN),
+                    max(0, r.size - SHOWN),
                 )
             )
             if delta is not None and abs(delta) > TIE and v.name != results.baseline:

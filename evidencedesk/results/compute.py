@@ -54,13 +54,17 @@ def first_relevant(j: Judged) -> int | None:
     return next((r for r, g in enumerate(j.grades, start=1) if g >= j.relevant), None)
 
 
-def ranked_lists(judged: Sequence[Judged], metrics: Sequence[Metric]) -> tuple[RankedList, ...]:
+def ranked_lists(
+    judged: Sequence[Judged], metrics: Sequence[Metric], keep: int | None = None
+) -> tuple[RankedList, ...]:
+    """Per-question values and lists; `keep` cuts long lists (the values use the whole list)."""
     values = {m.name: per_question(judged, m.name) for m in metrics}
     return tuple(
         RankedList(
             j.id,
-            tuple(j.ids),
-            tuple(j.grades),
+            tuple(j.ids[:keep]),
+            tuple(j.grades[:keep]),
+            len(j.ids),
             first_relevant(j),
             {m.name: values[m.name][j.id] for m in metrics},
         )
@@ -86,6 +90,7 @@ def variant_result(
     costs: Costs,
     settings: Settings,
     book: Book,
+    keep: int | None = None,
 ) -> VariantResult:
     judged = list(judged)
     metrics = settings.metrics
@@ -96,7 +101,7 @@ def variant_result(
         config=config,
         metrics=tuple(book.stat(key, judged, m.name) for m in metrics),
         costs=costs,
-        lists=ranked_lists(judged, metrics),
+        lists=ranked_lists(judged, metrics, keep),
         slices=tag_values(judged, settings.slices),
     )
 

@@ -32,6 +32,7 @@ from evidencedesk.results.inputs import (
 from evidencedesk.results.settings import Settings, settings_for
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
+    SHOWN,
     CandidateResult,
     ConfigChange,
     Costs,
@@ -61,7 +62,6 @@ BUILTIN_DESCRIPTIONS = {
 }
 PIPELINE_STAGES = ("benchmark", "sizing", "ablations", "citations", "evidence", "gate")
 RUNS_STAGES = ("benchmark", "gate")
-SHOWN = 20  # a question page lists at most this many results per variant
 NO_POLICY = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,
                                              None, (), None),), False)  # fmt: skip
 Progress = Callable[[str], None]
@@ -262,8 +262,8 @@ def _runs_only(
     variants = [
         compute.variant_result(("run", name), name, "external",
                                f"TREC run (tag {trecs[name].tag!r}), judged at its full depth",
-                               None, judged, none, settings, book)
-        for name, judged in judged_runs.items()
+                               None, judged, none, settings, book, keep=SHOWN)
+        for name, judged in judged_runs.items()  # keep: the user's run files hold the rest
     ]  # fmt: skip
     baseline = project.baseline_run or variants[0].name
     base = next(v for v in variants if v.name == baseline)

@@ -57,9 +57,15 @@ def qrels_text(results: Results) -> str:
     )
 
 
+def exported_runs(results: Results) -> list[str]:
+    """The variants whose whole lists the Results hold (a runs-only project's runs, judged at
+    full depth, keep only their top lists: their files are the user's own, not repeated)."""
+    return [v.name for v in results.variants if all(r.size == len(r.ids) for r in v.lists)]
+
+
 def export_files(results: Results, slug: Callable[[str], str]) -> dict[str, str]:
     """Relative path -> text of every export; run files are named by `slug` of the variant."""
     files = {PER_QUESTION: per_question_csv(results), QRELS: qrels_text(results)}
-    for v in results.variants:
-        files[f"{RUNS}/{slug(v.name)}.run"] = run_text(results, v.name, slug(v.name))
+    for name in exported_runs(results):
+        files[f"{RUNS}/{slug(name)}.run"] = run_text(results, name, slug(name))
     return files

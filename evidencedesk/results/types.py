@@ -14,6 +14,7 @@ from typing import Any
 from evidencedesk.results.settings import Settings
 
 SCHEMA_VERSION = 1
+SHOWN = 20  # ranked results a question page lists per variant (all that a long run keeps)
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,9 @@ class RankedList:
     """One question's final list in one run, judged."""
 
     question: str
-    ids: tuple[str, ...]
+    ids: tuple[str, ...]  # the whole list, or its top `SHOWN` when `size` is larger
     grades: tuple[int, ...]
+    size: int  # length of the judged list
     first_relevant: int | None  # rank of the first relevant chunk
     values: dict[str, float | None]  # reported metric -> this question's value
 
