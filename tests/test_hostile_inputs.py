@@ -30,8 +30,9 @@ from evidencedesk.report.variants import questions
 from evidencedesk.results import compute
 from evidencedesk.results.inputs import chunk_facts
 from evidencedesk.results.inputs import questions as question_facts
+from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Settings
-from evidencedesk.results.types import Costs, Inputs, Results
+from evidencedesk.results.types import Inputs, Results
 from evidencedesk.retrieval.beir import labels_from_judgments, read_beir_qrels
 from evidencedesk.retrieval.catalog import load_catalog, load_documents
 from evidencedesk.retrieval.labels import load_labels

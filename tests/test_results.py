@@ -18,7 +18,8 @@ from evidencedesk.report import cli
 from evidencedesk.report.assemble import present
 from evidencedesk.report.render import render_site
 from evidencedesk.results import compute, jsonio
-from evidencedesk.results.types import Costs, Results
+from evidencedesk.results.rows import Costs
+from evidencedesk.results.types import Results
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -13,8 +13,9 @@ from evidencedesk.report.site import slug
 from evidencedesk.results import compute, jsonio
 from evidencedesk.results.exports import export_files, per_question_csv, qrels_text, run_text
 from evidencedesk.results.inputs import questions
+from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Metric, Settings, settings_for
-from evidencedesk.results.types import Costs, Inputs, Results
+from evidencedesk.results.types import Inputs, Results
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
 from tests.project_fixtures import make_runs_only_project

@@ -19,7 +19,8 @@ from evidencedesk.report.model import (
 from evidencedesk.report.recommend import CostChange, Facts, recommend
 from evidencedesk.report.values import flips_text, num, pval, stat
 from evidencedesk.report.variants import by_tag, metric_stat
-from evidencedesk.results.types import CandidateResult, Costs, GateCheck, Results, VariantResult
+from evidencedesk.results.rows import Costs
+from evidencedesk.results.types import CandidateResult, GateCheck, Results, VariantResult
 
 
 def gate_text(check: GateCheck) -> str:

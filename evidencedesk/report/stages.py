@@ -18,7 +18,7 @@ from evidencedesk.report.sections import (
 )
 from evidencedesk.report.values import num, pval
 from evidencedesk.report.variants import metric_stat
-from evidencedesk.results import types as r
+from evidencedesk.results import rows as r
 from evidencedesk.results.settings import Settings
 
 SIZING_NOTE = (

@@ -24,8 +24,9 @@ from evidencedesk.report.model import (
     VariantList,
 )
 from evidencedesk.report.values import Stat, flips_text, num, pval, stat
+from evidencedesk.results.rows import MetricStat
 from evidencedesk.results.settings import Metric
-from evidencedesk.results.types import SHOWN, ChunkFact, MetricStat, Results, VariantResult
+from evidencedesk.results.types import SHOWN, ChunkFact, Results, VariantResult
 from evidencedesk.retrieval.stats import TIE
 
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 
+from evidencedesk.results.rows import Costs, MetricStat
 from evidencedesk.results.settings import Metric, Settings
 from evidencedesk.results.types import (
     Comparison,
-    Costs,
     Flip,
     FlipTest,
-    MetricStat,
     RankedList,
     TagValue,
     VariantResult,

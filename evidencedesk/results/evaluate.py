@@ -14,11 +14,11 @@ import evidencedesk
 from evidencedesk.baseline import Baseline, load_baseline
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.gate import GatePolicy, load_policy
-from evidencedesk.gate_input import Reference, shape
 from evidencedesk.project import Project
 from evidencedesk.report.candidates import load_candidates, read_note
 from evidencedesk.results import compute, stages
 from evidencedesk.results.compute import Book
+from evidencedesk.results.gate_stage import gate_outcome
 from evidencedesk.results.inputs import (
     RunPaths,
     check_run_names,
@@ -29,15 +29,13 @@ from evidencedesk.results.inputs import (
     questions,
     run_note,
 )
+from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import Settings, settings_for
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
     SHOWN,
     CandidateResult,
     ConfigChange,
-    Costs,
-    GateCheck,
-    GateOutcome,
     Inputs,
     Results,
     Skipped,
@@ -62,29 +60,7 @@ BUILTIN_DESCRIPTIONS = {
 }
 PIPELINE_STAGES = ("benchmark", "sizing", "ablations", "citations", "evidence", "gate")
 RUNS_STAGES = ("benchmark", "gate")
-NO_POLICY = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,
-                                             None, (), None),), False)  # fmt: skip
 Progress = Callable[[str], None]
-
-
-def gate_outcome(
-    policy: GatePolicy | None,
-    judged: Sequence[Judged],
-    final: int,
-    reference: Reference | None,
-) -> GateOutcome:
-    """The gate on judged final lists of size `final`, against a run's or a saved Reference."""
-    if policy is None:
-        return NO_POLICY
-    from evidencedesk.gate import decide
-
-    result = decide(policy, shape(judged, final, policy.k), reference)
-    checks = tuple(
-        GateCheck(c.level.value, c.rule, c.metric, c.observed, c.threshold, tuple(c.questions),
-                  c.reference, c.k, tuple(c.counts), c.p)
-        for c in result.checks
-    )  # fmt: skip
-    return GateOutcome(result.verdict.value, checks, True)
 
 
 def _inputs(

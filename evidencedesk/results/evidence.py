@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evidencedesk.chunking import chunk_document, load_document
-from evidencedesk.results.types import (
+from evidencedesk.results.rows import (
     CompressionRow,
     EvidenceResult,
     HeldBack,

@@ -9,8 +9,7 @@ from pathlib import Path
 from evidencedesk.project import Project
 from evidencedesk.results.compute import Book, in_noise
 from evidencedesk.results.evidence import evidence
-from evidencedesk.results.settings import Settings
-from evidencedesk.results.types import (
+from evidencedesk.results.rows import (
     AblationRow,
     Ablations,
     CitationRow,
@@ -18,6 +17,7 @@ from evidencedesk.results.types import (
     EvidenceResult,
     SizingRow,
 )
+from evidencedesk.results.settings import Settings
 from evidencedesk.retrieval.catalog import Catalog, markdown_files
 from evidencedesk.retrieval.citations import load_answers, score_answer
 from evidencedesk.retrieval.evalreport import Config, Run, ablate
