@@ -1,8 +1,9 @@
-"""The evaluation: Settings + inputs -> Results, through one named stage list.
+"""The evaluation: Settings + inputs -> Results, every statistic computed once.
 
-Pipeline projects (a corpus we can index) run every stage in `PIPELINE_STAGES`; runs-only
-projects judge their TREC runs and run the gate only. Which stages a project skips (and why) is
-decided in one place, `Project.skipped_stages`; the site says so.
+Pipeline projects (a corpus we can index) run, in this order and each announced through
+`progress`: benchmark, sizing sweep, ablations, citation cases, evidence checks, gate. Runs-only
+projects judge their TREC runs and run the gate. The stages a project cannot run, and why, are
+listed by `Project.skipped_stages` (the site shows that list).
 """
 
 from __future__ import annotations
@@ -58,8 +59,6 @@ BUILTIN_DESCRIPTIONS = {
     "dense": "toy hashed embedder, cosine",
     "hybrid": "reciprocal-rank fusion of sparse and dense (the baseline, Config())",
 }
-PIPELINE_STAGES = ("benchmark", "sizing", "ablations", "citations", "evidence", "gate")
-RUNS_STAGES = ("benchmark", "gate")
 Progress = Callable[[str], None]
 
 
