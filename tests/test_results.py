@@ -56,11 +56,12 @@ def results(demo: tuple[Path, dict[str, int]]) -> Results:
 def test_each_interval_is_computed_once(demo: tuple[Path, dict[str, int]]) -> None:
     # 8 variants (7 built-in + the bm25-title run) x 4 reported metrics = 32;
     # sizing: 11 (depth, final) rows, one of them (10, 3) is "hybrid + feature" again = 10;
-    # candidates: 5 of 9 equal a variant (nothing new); "depth 3" and "depth 20" equal sizing
-    # rows (MRR known, recall@3 + nDCG@5 new = 2 + 2); "final 5" and "no pre-filter" 3 + 3.
-    assert demo[1]["bootstrap"] == 32 + 10 + 2 + 2 + 3 + 3
-    # one paired interval per candidate x compared metric (MRR, recall@3, nDCG@5)
-    assert demo[1]["paired"] == 9 * 3
+    # candidates, their own means: 5 of 9 equal a variant (nothing new); "depth 3" and
+    # "depth 20" equal sizing rows (MRR known, 3 metrics new each); "final 5" and
+    # "no pre-filter" 4 + 4.
+    assert demo[1]["bootstrap"] == 32 + 10 + 3 + 3 + 4 + 4
+    # one paired interval per candidate x reported metric
+    assert demo[1]["paired"] == 9 * 4
 
 
 STATISTICS = {"bootstrap_ci", "paired", "paired_bootstrap_ci", "holm", "by_tag",
@@ -122,10 +123,26 @@ def test_gate_lines_are_data(results: Results) -> None:
     assert all(c.k == 3 for c in critical)
 
 
-def test_holm_is_monotone_over_the_raw_p(results: Results) -> None:
-    tests = sorted((c.flips.sign_p, c.flips.holm_p) for c in results.candidates)
-    holm = [h for _, h in tests]
-    assert holm == sorted(holm) and all(h >= p for p, h in tests)
+@pytest.mark.parametrize("metric", ["recall@1", "recall@3", "mrr", "ndcg@5"])
+def test_every_reported_metric_has_flips_tests_and_holm(results: Results, metric: str) -> None:
+    tests = [c.comparison(metric) for c in results.candidates]
+    for t in tests:
+        assert len(t.better) + len(t.worse) + t.tied == t.n
+        assert 0.0 <= t.sign_p <= t.holm_p <= 1.0 and 0.0 <= t.randomization_p <= 1.0
+    # Holm: adjusted p ordered like the raw p, and at most m times the raw p
+    ordered = sorted(tests, key=lambda t: t.sign_p)
+    assert [t.holm_p for t in ordered] == sorted(t.holm_p for t in ordered)
+    assert all(t.holm_p <= min(1.0, len(tests) * t.sign_p) for t in tests)
+
+
+def test_a_candidate_equal_to_a_variant_reuses_its_numbers(results: Results) -> None:
+    feature = next(c for c in results.candidates if c.name == "rerank feature")
+    assert feature.metrics == results.variant("hybrid + feature").metrics
+    flips = results.flip("hybrid", "hybrid + feature")
+    mrr = feature.comparison("mrr")
+    assert (mrr.better, mrr.worse, mrr.tied, mrr.sign_p) == (
+        flips.better, flips.worse, flips.tied, flips.p
+    )  # fmt: skip
 
 
 def test_results_json_round_trips_to_the_same_site(

@@ -97,7 +97,8 @@ def pages_to_keep(results: Results) -> set[str] | None:
     # defined (a relevant chunk exists) but none was returned: the question fails
     keep = {r.question for r in base.lists if r.values[metric] is not None and not r.first_relevant}
     for c in results.candidates:
-        keep |= set(c.flips.better) | set(c.flips.worse)
+        f = c.comparison(metric)
+        keep |= set(f.better) | set(f.worse)
     return keep
 
 

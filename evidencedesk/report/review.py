@@ -77,18 +77,19 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
     labels = {m.name: m.label for m in results.settings.compared}
     out = []
     for cand in results.candidates:
+        shown = [cand.comparison(m.name) for m in results.settings.compared]
         metrics = tuple(
             MetricPair(
                 baseline=metric_stat(c.baseline, labels[c.metric]),
                 candidate=metric_stat(c.candidate, labels[c.metric]),
                 delta=stat(f"Δ {labels[c.metric]}", c.delta, c.low, c.high, c.n, signed=True),
             )
-            for c in cand.comparisons
+            for c in shown
         )
-        head = cand.comparisons[0] if cand.comparisons else None
+        head = shown[0] if shown else None
         cost_rows, cost_changes = _costs(base.costs, cand.costs)
         lines = tuple(GateLine(c.level, gate_text(c)) for c in cand.gate.checks)
-        f = cand.flips
+        f = cand.comparison(results.settings.flips_metric)
         facts = Facts(
             candidate=cand.name,
             verdict=cand.gate.verdict,

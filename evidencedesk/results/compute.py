@@ -8,13 +8,13 @@ again. All statistics come from `evidencedesk.retrieval.stats` through this modu
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import replace
 
 from evidencedesk.results.rows import Costs, MetricStat
 from evidencedesk.results.settings import Metric, Settings
 from evidencedesk.results.types import (
     Comparison,
     Flip,
-    FlipTest,
     RankedList,
     TagValue,
     VariantResult,
@@ -124,40 +124,33 @@ def flips(variants: Sequence[VariantResult], metric: str) -> tuple[Flip, ...]:
 def comparisons(
     base: VariantResult,
     base_judged: Sequence[Judged],
-    judged: Sequence[Judged],
-    key: Hashable,
-    compared: Sequence[Metric],
+    runs: Mapping[str, tuple[Hashable, Sequence[Judged]]],
+    metrics: Sequence[Metric],
     book: Book,
-) -> tuple[tuple[MetricStat, ...], tuple[Comparison, ...]]:
-    """The candidate's own means and its paired differences from the baseline, per metric."""
-    own, out = [], []
+) -> dict[str, tuple[tuple[MetricStat, ...], tuple[Comparison, ...]]]:
+    """Per candidate (name -> (run key, judged lists)): its own means and, per metric, the paired
+    difference with its interval, the flips, sign and randomization tests, and Holm's p across
+    the candidates."""
     stats = {s.metric: s for s in base.metrics}
-    for m in compared:
-        ci = paired_bootstrap_ci(list(base_judged), list(judged), m.name, seed=book.seed)
-        mine = book.stat(key, judged, m.name)
-        own.append(mine)
-        out.append(Comparison(m.name, stats[m.name], mine, ci.mean, ci.low, ci.high, ci.n))
-    return tuple(own), tuple(out)
-
-
-def flip_tests(
-    base_judged: Sequence[Judged], runs: Mapping[str, Sequence[Judged]], metric: str, seed: int
-) -> dict[str, FlipTest]:
-    """Flips, sign test and randomization test per candidate; Holm across the candidates."""
-    pairs = {name: paired(list(base_judged), list(j), metric) for name, j in runs.items()}
-    adjusted = holm({name: p.p for name, p in pairs.items()}) if pairs else {}
-    return {
-        name: FlipTest(
-            metric,
-            p.better,
-            p.worse,
-            p.tied,
-            p.p,
-            randomization_test(list(base_judged), list(runs[name]), metric, seed=seed),
-            adjusted[name],
-        )
-        for name, p in pairs.items()
-    }
+    a = list(base_judged)
+    raw: dict[str, tuple[list[MetricStat], list[Comparison]]] = {}
+    for name, (key, judged) in runs.items():
+        b = list(judged)
+        own, out = [], []
+        for m in metrics:
+            ci = paired_bootstrap_ci(a, b, m.name, seed=book.seed)
+            f = paired(a, b, m.name)
+            rand = randomization_test(a, b, m.name, seed=book.seed)
+            mine = book.stat(key, b, m.name)
+            own.append(mine)
+            out.append(Comparison(m.name, stats[m.name], mine, ci.mean, ci.low, ci.high, ci.n,
+                                  f.better, f.worse, f.tied, f.p, rand, f.p))  # fmt: skip
+        raw[name] = (own, out)
+    for i in range(len(metrics)):
+        adjusted = holm({name: out[i].sign_p for name, (_, out) in raw.items()})
+        for name, (_, out) in raw.items():
+            out[i] = replace(out[i], holm_p=adjusted[name])
+    return {name: (tuple(own), tuple(out)) for name, (own, out) in raw.items()}
 
 
 def in_noise(best: Sequence[Judged], other: Sequence[Judged], metric: str = "mrr") -> bool:

@@ -177,15 +177,17 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
         configs[cand.name] = cfg
         cand_runs[cand.name] = already_run.get(cfg) or run_config(cfg, parts, catalog, labels)
     base = variants[[n for n, _ in VARIANTS].index(BASELINE)]
-    tests = compute.flip_tests(
-        base_run.judged, {n: r.judged for n, r in cand_runs.items()}, settings.flips_metric, seed
+    compared = compute.comparisons(
+        base,
+        base_run.judged,
+        {n: (r.config, r.judged) for n, r in cand_runs.items()},
+        settings.metrics,
+        book,
     )
     candidates = []
     for cand in cands:
         run = cand_runs[cand.name]
-        own, comparisons = compute.comparisons(
-            base, base_run.judged, run.judged, run.config, settings.compared, book
-        )
+        own, comparisons = compared[cand.name]
         candidates.append(
             CandidateResult(
                 name=cand.name,
@@ -193,7 +195,6 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
                 diff=_diff(configs[cand.name]),
                 metrics=own,
                 comparisons=comparisons,
-                flips=tests[cand.name],
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=_run_costs(run, settings),
                 gate=gate_outcome(policy, run.judged, run.config.final, reference),
@@ -246,12 +247,16 @@ def _runs_only(
     k = policy.k if policy is not None else 10
     reference = saved.reference() if saved is not None else None
     others = {n: j for n, j in judged_runs.items() if n != baseline}
-    tests = compute.flip_tests(judged_runs[baseline], others, settings.flips_metric, settings.seed)
+    compared = compute.comparisons(
+        base,
+        judged_runs[baseline],
+        {n: (("run", n), j) for n, j in others.items()},
+        settings.metrics,
+        book,
+    )
     candidates = []
     for name, judged in others.items():
-        own, comparisons = compute.comparisons(
-            base, judged_runs[baseline], judged, ("run", name), settings.compared, book
-        )
+        own, comparisons = compared[name]
         cut = tuple(
             Judged(j.id, j.tags, j.answerable, j.grades[:k], j.pool, j.ids[:k], j.relevant)
             for j in judged
@@ -263,7 +268,6 @@ def _runs_only(
                 diff=(ConfigChange("run", baseline, name),),
                 metrics=own,
                 comparisons=comparisons,
-                flips=tests[name],
                 slices=compute.tag_values(judged, settings.slices[:1]),
                 costs=none,
                 gate=gate_outcome(policy, cut, max(k, 1), reference),

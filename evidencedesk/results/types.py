@@ -74,7 +74,7 @@ class Flip:
 
 @dataclass(frozen=True)
 class Comparison:
-    """A candidate against the baseline on one metric."""
+    """A candidate against the baseline on one metric: paired difference, flips and tests."""
 
     metric: str
     baseline: MetricStat
@@ -82,20 +82,13 @@ class Comparison:
     delta: float | None  # mean of the paired differences, with its paired-bootstrap interval
     low: float | None
     high: float | None
-    n: int
-
-
-@dataclass(frozen=True)
-class FlipTest:
-    """The headline metric's flips with the sign test, randomization test and Holm's p."""
-
-    metric: str
-    better: tuple[str, ...]
+    n: int  # questions defined in both runs
+    better: tuple[str, ...]  # question ids where the candidate beats the baseline
     worse: tuple[str, ...]
     tied: int
-    sign_p: float
-    randomization_p: float
-    holm_p: float
+    sign_p: float  # exact two-sided sign test over the untied questions
+    randomization_p: float  # paired sign-flip permutation test of the mean difference
+    holm_p: float  # sign_p adjusted (Holm) across the candidates, per metric
 
 
 @dataclass(frozen=True)
@@ -133,13 +126,15 @@ class CandidateResult:
     name: str
     rationale: str
     diff: tuple[ConfigChange, ...]
-    metrics: tuple[MetricStat, ...]  # the candidate's own means (Settings.compared)
-    comparisons: tuple[Comparison, ...]  # one per Settings.compared, the headline first
-    flips: FlipTest
+    metrics: tuple[MetricStat, ...]  # the candidate's own means, one per reported metric
+    comparisons: tuple[Comparison, ...]  # one per reported metric (Settings.metrics)
     slices: tuple[TagValue, ...]  # the candidate's headline metric by tag
     costs: Costs
     gate: GateOutcome
     note: str | None  # the human-written Markdown note
+
+    def comparison(self, metric: str) -> Comparison:
+        return next(c for c in self.comparisons if c.metric == metric)
 
 
 @dataclass(frozen=True)
