@@ -132,16 +132,17 @@ def comparisons(
     difference with its interval, the flips, sign and randomization tests, and Holm's p across
     the candidates."""
     stats = {s.metric: s for s in base.metrics}
-    a = list(base_judged)
+    # per-question values once per run and metric; the tests below take them as dicts
+    a = {m.name: per_question(base_judged, m.name) for m in metrics}
     raw: dict[str, tuple[list[MetricStat], list[Comparison]]] = {}
     for name, (key, judged) in runs.items():
-        b = list(judged)
         own, out = [], []
         for m in metrics:
-            ci = paired_bootstrap_ci(a, b, m.name, seed=book.seed)
-            f = paired(a, b, m.name)
-            rand = randomization_test(a, b, m.name, seed=book.seed)
-            mine = book.stat(key, b, m.name)
+            b = per_question(judged, m.name)
+            ci = paired_bootstrap_ci(a[m.name], b, m.name, seed=book.seed)
+            f = paired(a[m.name], b, m.name)
+            rand = randomization_test(a[m.name], b, m.name, seed=book.seed)
+            mine = book.stat(key, judged, m.name)
             own.append(mine)
             out.append(Comparison(m.name, stats[m.name], mine, ci.mean, ci.low, ci.high, ci.n,
                                   f.better, f.worse, f.tied, f.p, rand, f.p))  # fmt: skip
