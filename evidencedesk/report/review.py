@@ -21,6 +21,7 @@ from evidencedesk.report.values import flips_text, num, pval, stat
 from evidencedesk.report.variants import by_tag, metric_stat
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import CandidateResult, GateCheck, Results, VariantResult
+from evidencedesk.retrieval.stats import TIE
 
 
 def gate_text(check: GateCheck) -> str:
@@ -33,7 +34,7 @@ def gate_text(check: GateCheck) -> str:
 def _change(base: float | None, cand: float | None, unit: str = "") -> str:
     if base is None or cand is None:
         return "—"
-    if abs(cand - base) < 1e-12:
+    if abs(cand - base) <= TIE:
         return "same"
     if base:
         return f"{(cand - base) / base * 100:+.0f} %".replace("-", "−")
