@@ -35,7 +35,7 @@ from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
 from evidencedesk.textfile import read_text
 
-__all__ = ["GatePolicy", "GateResult", "Verdict", "decide", "load_policy"]
+__all__ = ["GateCheck", "GatePolicy", "GateResult", "Verdict", "decide", "load_policy"]
 
 EPS = 1e-9
 
@@ -176,12 +176,62 @@ class Verdict(StrEnum):
 
 
 @dataclass(frozen=True)
+class GateCheck:
+    """One reason line of the gate as data; `text()` is its wording, never parsed back."""
+
+    level: Verdict  # BLOCK or REVIEW
+    rule: str  # a policy key, or "critical_missing" / "baseline_missing_metric" / "no_policy"
+    metric: str | None = None
+    observed: float | None = None
+    threshold: float | None = None
+    questions: tuple[str, ...] = ()
+    reference: float | None = None  # the baseline's value
+    k: int | None = None  # the final size (critical) or the k the baseline was saved at
+    counts: tuple[int, ...] = ()  # (passed, cases) for the pass rate; (better,) for the flips
+    p: float | None = None
+
+    def text(self) -> str:
+        q = self.questions[0] if self.questions else ""
+        if self.rule == "critical_missing":
+            return f"critical: {q} has no case in this run (not an answerable question)"
+        if self.rule == "critical":
+            return f"critical: {q} failed (no grade-2 chunk in the final {self.k})"
+        if self.rule == "min_recall":
+            return f"{self.metric} {_f(self.observed)} is below the minimum {self.threshold:.3f}"
+        if self.rule == "min_pass_rate":
+            return (
+                f"pass rate {_f(self.observed)} ({self.counts[0]}/{self.counts[1]}) is below the "
+                f"minimum {self.threshold:.3f}"
+            )
+        if self.rule == "baseline_missing_metric":
+            return f"baseline has no {self.metric} (it was saved at k={self.k})"
+        if self.rule == "max_drop":
+            before, now = self.reference or 0.0, self.observed or 0.0
+            return (
+                f"{self.metric} dropped {before - now:.3f} vs baseline ({before:.3f} -> "
+                f"{now:.3f}), more than the allowed {self.threshold:.3f}"
+            )
+        if self.rule == "review_on_mrr_flips":
+            return (
+                f"mrr worse for {len(self.questions)} question(s) [{', '.join(self.questions)}], "
+                f"better for {self.counts[0]} (sign-test p={self.p:.3f})"
+            )
+        if self.rule == "no_policy":
+            return "no gate policy in this project; nothing was checked"
+        raise ValueError(f"unknown gate rule {self.rule!r}")
+
+    def line(self) -> str:
+        return f"{self.level.value.lower()}: {self.text()}"
+
+
+@dataclass(frozen=True)
 class GateResult:
-    """The verdict and one ``block: …`` / ``review: …`` line per reason."""
+    """The verdict and one ``block: …`` / ``review: …`` line per reason (`checks` as data)."""
 
     verdict: Verdict
     lines: tuple[str, ...] = ()
     measured: dict[str, Any] = field(default_factory=dict, compare=False)
+    checks: tuple[GateCheck, ...] = field(default=(), compare=False)
 
     def text(self) -> str:
         return "\n".join([f"GATE: {self.verdict.value}", *(f"  {line}" for line in self.lines)])
@@ -196,45 +246,45 @@ def _f(value: float | None) -> str:
 
 def decide(policy: GatePolicy, shaped: GateInput, reference: Reference | None = None) -> GateResult:
     """The verdict for a shaped run, comparing with `reference` when given."""
-    blocks: list[str] = []
-    reviews: list[str] = []
+    block, review = Verdict.BLOCK, Verdict.REVIEW
+    checks: list[GateCheck] = []
     for qid in policy.critical:
         if qid not in shaped.cases:
-            blocks.append(f"critical: {qid} has no case in this run (not an answerable question)")
+            checks.append(GateCheck(block, "critical_missing", questions=(qid,)))
         elif not shaped.cases[qid]:
-            blocks.append(f"critical: {qid} failed (no grade-2 chunk in the final {shaped.final})")
+            checks.append(GateCheck(block, "critical", questions=(qid,), k=shaped.final))
     name = f"recall@{policy.k}"
     if shaped.recall is None or shaped.recall < policy.min_recall - EPS:
-        blocks.append(f"{name} {_f(shaped.recall)} is below the minimum {policy.min_recall:.3f}")
+        checks.append(GateCheck(block, "min_recall", name, shaped.recall, policy.min_recall))
     if shaped.pass_rate is None or shaped.pass_rate < policy.min_pass_rate - EPS:
         passed = sum(shaped.cases.values())
-        blocks.append(
-            f"pass rate {_f(shaped.pass_rate)} ({passed}/{len(shaped.cases)}) is below the "
-            f"minimum {policy.min_pass_rate:.3f}"
-        )
+        checks.append(
+            GateCheck(block, "min_pass_rate", None, shaped.pass_rate, policy.min_pass_rate,
+                      counts=(passed, len(shaped.cases)))
+        )  # fmt: skip
     if reference is not None:
         for metric, now in ((name, shaped.recall), ("mrr", shaped.mrr)):
             before = reference.summary.get(metric)
             if before is None and metric == name:
-                reviews.append(f"baseline has no {name} (it was saved at k={reference.k})")
+                checks.append(GateCheck(review, "baseline_missing_metric", name, k=reference.k))
                 continue
             if before is not None and now is not None and before - now > policy.max_drop + EPS:
-                reviews.append(
-                    f"{metric} dropped {before - now:.3f} vs baseline ({before:.3f} -> {now:.3f}), "
-                    f"more than the allowed {policy.max_drop:.3f}"
+                checks.append(
+                    GateCheck(review, "max_drop", metric, now, policy.max_drop, reference=before)
                 )
         if policy.review_on_mrr_flips:
             flips = paired(dict(reference.rr), shaped.rr, name="mrr")
             if len(flips.worse) > len(flips.better):
-                reviews.append(
-                    f"mrr worse for {len(flips.worse)} question(s) [{', '.join(flips.worse)}], "
-                    f"better for {len(flips.better)} (sign-test p={flips.p:.3f})"
-                )
-    verdict = Verdict.BLOCK if blocks else Verdict.REVIEW if reviews else Verdict.GO
-    lines = tuple(f"block: {b}" for b in blocks) + tuple(f"review: {r}" for r in reviews)
+                checks.append(
+                    GateCheck(review, "review_on_mrr_flips", "mrr", questions=flips.worse,
+                              counts=(len(flips.better),), p=flips.p)
+                )  # fmt: skip
+    # blocks first, then reviews (the order of the lines)
+    checks.sort(key=lambda c: c.level != block)
+    verdict = block if any(c.level == block for c in checks) else review if checks else Verdict.GO
     measured = {
         "measured": shaped.to_dict(),
         "policy": policy.model_dump(mode="json"),
         "baseline": None if reference is None else reference.config,
     }
-    return GateResult(verdict, lines, measured)
+    return GateResult(verdict, tuple(c.line() for c in checks), measured, tuple(checks))

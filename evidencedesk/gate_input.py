@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from evidencedesk.retrieval.metrics import Judged, per_question, summarize
 
-__all__ = ["GateInput", "JudgedRun", "Reference", "gate_result"]
+__all__ = ["GateInput", "JudgedRun", "Reference", "gate_result", "shape"]
 
 
 class _Config(Protocol):
@@ -54,9 +54,13 @@ class GateInput:
 
 def gate_result(run: JudgedRun, k: int | None = None) -> GateInput:
     """passed = a grade-2 chunk is in the final list (answerable questions only)."""
-    k = run.config.final if k is None else k
-    judged = list(run.judged)
     final = run.config.final
+    return shape(run.judged, final, final if k is None else k)
+
+
+def shape(judged_lists: Sequence[Judged], final: int, k: int) -> GateInput:
+    """Judged final lists of size `final` shaped for the gate, recall measured at `k`."""
+    judged = list(judged_lists)
     hits = per_question(judged, f"hit@{final}")
     # one case per answerable question that has a grade-2 chunk within the scope
     cases = {j.id: bool(hits[j.id]) for j in judged if j.answerable and hits[j.id] is not None}
@@ -86,6 +90,13 @@ class Reference:
     @classmethod
     def of_run(cls, run: JudgedRun, k: int) -> Reference:
         """A run as the reference, measured at the policy's k (so its recall@k always exists)."""
-        shaped = gate_result(run, k)
+        return cls.of_judged(run.judged, run.config.final, k, run.config.to_dict())
+
+    @classmethod
+    def of_judged(
+        cls, judged: Sequence[Judged], final: int, k: int, config: Mapping[str, Any]
+    ) -> Reference:
+        """Judged final lists as the reference, measured at `k`."""
+        shaped = shape(judged, final, k)
         summary = {f"recall@{k}": shaped.recall, "mrr": shaped.mrr}
-        return cls(k, summary, shaped.rr, run.config.to_dict())
+        return cls(k, summary, shaped.rr, config)

@@ -26,7 +26,13 @@ from evidencedesk.errors import ConfigError, DocumentError, LabelsError
 from evidencedesk.project import load_project
 from evidencedesk.report import cli as report_cli
 from evidencedesk.report.model import HIDDEN_TEXT
-from evidencedesk.report.variants import Scored, questions
+from evidencedesk.report.variants import questions
+from evidencedesk.results import compute
+from evidencedesk.results.inputs import chunk_facts
+from evidencedesk.results.inputs import questions as question_facts
+from evidencedesk.results.rows import Costs
+from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Settings
+from evidencedesk.results.types import Inputs, Results
 from evidencedesk.retrieval.beir import labels_from_judgments, read_beir_qrels
 from evidencedesk.retrieval.catalog import load_catalog, load_documents
 from evidencedesk.retrieval.labels import load_labels
@@ -450,9 +456,15 @@ def _question_pages(restricted_text: str) -> dict[str, tuple]:
         )  # fmt: skip
         for lab in labels
     )
-    scored = [Scored("hybrid", "builtin", "", None, judged)]
-    pages = questions(labels, scored, "hybrid", catalog, None, restricted_text)
-    return {q.id: q for q in pages}
+    settings = Settings(0, 2, "pipeline", PIPELINE_COLUMNS, COMPARED, "mrr", None, restricted_text)
+    variant = compute.variant_result("k", "hybrid", "builtin", "", None, judged,
+                                     Costs(None, None, None), settings, compute.Book(0))  # fmt: skip
+    ids = {c for lab in labels for c in lab.grades} | {c for j in judged for c in j.ids}
+    facts = chunk_facts(catalog, ids, restricted_text == "hide")
+    inputs = Inputs("t", (), "", (), (), 0, question_facts(labels, None), facts)
+    results = Results(1, "0", settings, inputs, "hybrid", (variant,), (), None, 0, (), None, None,
+                      None, None)  # fmt: skip
+    return {q.id: q for q in questions(results)}
 
 
 def test_hide_replaces_restricted_text_and_keeps_the_marks() -> None:

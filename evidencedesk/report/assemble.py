@@ -1,23 +1,16 @@
-"""The last step of the data flow: judged variants and reviewed candidates -> `SiteModel`.
+"""Present: `Results` -> `SiteModel` (formatting only; no statistic is computed here).
 
 Shared by both kinds of project (pipeline and runs-only): meta (inputs and their hashes,
-caveats, skipped stages), the data set, the benchmark, the flip matrix, slices and the
-question pages (beyond `PAGE_LIMIT` questions only those that flip or fail).
+caveats, skipped stages), the data set, the benchmark, the flip matrix, slices, candidates and
+the question pages (beyond `PAGE_LIMIT` questions only those that flip or fail).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
-import evidencedesk
-from evidencedesk.project import Project
+from evidencedesk.report import stages
 from evidencedesk.report.model import (
-    BuildOptions,
-    Candidate,
     Caveat,
     Count,
     Dataset,
@@ -27,18 +20,15 @@ from evidencedesk.report.model import (
     SiteModel,
     Skipped,
 )
-from evidencedesk.report.sections import Ablations, Citations, Evidence, Sizing
+from evidencedesk.report.review import candidate_models
 from evidencedesk.report.variants import (
-    Columns,
-    Scored,
     benchmark_rows,
     flip_matrix,
     questions,
     slice_tables,
     variant_models,
 )
-from evidencedesk.retrieval.catalog import Catalog
-from evidencedesk.retrieval.labels import Label
+from evidencedesk.results.types import Results
 
 PAGE_LIMIT = 500
 PIPELINE_CAVEATS = {
@@ -51,47 +41,18 @@ PIPELINE_CAVEATS = {
 }
 
 
-@dataclass(frozen=True)
-class Assembly:
-    """Everything the site model is made from, after all statistics are done."""
-
-    project: Project
-    options: BuildOptions
-    catalog: Catalog | None
-    labels: Sequence[Label]
-    scored: Sequence[Scored]
-    baseline: str
-    candidates: Sequence[Candidate]
-    columns: Columns
-    price_list: str = ""
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def inputs_of(
-    project: Project, extra: Sequence[tuple[str, Path]]
-) -> tuple[tuple[InputFile, ...], str]:
-    """Project-relative input paths with their sha256, and one short hash over all of them."""
-    files = [(project.relative(p), p) for p in project.input_files()]
-    files += [(f"--run {name}", path) for name, path in extra]
-    found = tuple(InputFile(rel, _sha256(p)) for rel, p in files if p.is_file())
-    digest = hashlib.sha256("\n".join(f"{i.path} {i.sha256}" for i in found).encode()).hexdigest()
-    return found, digest[:16]
-
-
-def dataset(catalog: Catalog | None, labels: Sequence[Label]) -> Dataset:
-    per_doc = Counter(c.doc_id for c in catalog.chunks) if catalog is not None else Counter()
+def dataset(results: Results) -> Dataset:
+    inputs = results.inputs
     docs = tuple(
-        DocumentRow(d.id, d.title, per_doc[d.id], d.status, d.visibility, d.language)
-        for d in (catalog.documents if catalog is not None else ())
+        DocumentRow(d.id, d.title, d.chunks, d.status, d.visibility, d.language)
+        for d in inputs.documents
     )
+    labels = inputs.questions
     tags = Counter(t for label in labels for t in label.tags)
     grades = Counter(g for label in labels for g in label.grades.values())
     return Dataset(
         documents=docs,
-        chunks=len(catalog) if catalog is not None else 0,
+        chunks=inputs.chunks,
         questions=len(labels),
         answerable=sum(1 for label in labels if label.answerable),
         tags=tuple(Count(t, tags[t]) for t in sorted(tags)),
@@ -99,73 +60,70 @@ def dataset(catalog: Catalog | None, labels: Sequence[Label]) -> Dataset:
     )
 
 
-def meta(a: Assembly) -> Meta:
-    found, digest = inputs_of(a.project, a.options.runs)
+def meta(results: Results) -> Meta:
+    inputs, settings = results.inputs, results.settings
     caveats = (
-        [Caveat(k, v) for k, v in PIPELINE_CAVEATS.items()] if a.project.kind == "pipeline" else []
+        [Caveat(k, v) for k, v in PIPELINE_CAVEATS.items()] if settings.kind == "pipeline" else []
     )
-    answerable = sum(1 for lb in a.labels if lb.answerable)
+    answerable = sum(1 for q in inputs.questions if q.answerable)
     caveats.insert(
         0,
         Caveat(
             "labels",
-            f"{len(a.labels)} labelled questions ({answerable} answerable): a one- or two-question difference is noise.",
+            f"{len(inputs.questions)} labelled questions ({answerable} answerable): a one- or two-question difference is noise.",
         ),
     )
     return Meta(
-        title=f"evidencedesk report — {a.project.name}",
-        project=a.project.name,
-        seed=a.options.seed,
-        version=evidencedesk.__version__,
-        input_hash=digest,
-        relevance=f"relevant = grade ≥ {a.project.relevance}",
-        baseline=a.baseline,
+        title=f"evidencedesk report — {inputs.project}",
+        project=inputs.project,
+        seed=settings.seed,
+        version=results.version,
+        input_hash=inputs.input_hash,
+        relevance=f"relevant = grade ≥ {settings.relevance}",
+        baseline=results.baseline,
         caveats=tuple(caveats),
-        skipped=tuple(Skipped(stage, reason) for stage, reason in a.project.skipped_stages()),
-        inputs=found,
-        price_list=a.price_list,
+        skipped=tuple(Skipped(s.stage, s.reason) for s in inputs.skipped),
+        inputs=tuple(InputFile(f.path, f.sha256) for f in inputs.files),
+        price_list=stages.price_list(settings),
     )
 
 
-def pages_to_keep(a: Assembly) -> set[str] | None:
+def pages_to_keep(results: Results) -> set[str] | None:
     """None (every question) up to PAGE_LIMIT; beyond it the ids that flip or fail."""
-    if len(a.labels) <= PAGE_LIMIT:
+    if len(results.inputs.questions) <= PAGE_LIMIT:
         return None
-    base = next(s for s in a.scored if s.name == a.baseline)
-    keep = {
-        j.id for j in base.judged if j.n_relevant > 0 and not any(g >= j.relevant for g in j.grades)
-    }
-    for c in a.candidates:
-        keep |= set(c.flips.better) | set(c.flips.worse)
+    metric = results.settings.flips_metric
+    base = results.variant(results.baseline)
+    # defined (a relevant chunk exists) but none was returned: the question fails
+    keep = {r.question for r in base.lists if r.values[metric] is not None and not r.first_relevant}
+    for c in results.candidates:
+        f = c.comparison(metric)
+        keep |= set(f.better) | set(f.worse)
     return keep
 
 
-def assemble(
-    a: Assembly,
-    sizing: Sizing | None = None,
-    ablations: Ablations | None = None,
-    citations: Citations | None = None,
-    evidence: Evidence | None = None,
-) -> SiteModel:
-    seed = a.options.seed
-    pages = questions(
-        a.labels, a.scored, a.baseline, a.catalog, pages_to_keep(a), a.project.restricted_text
-    )
-    variants = variant_models(a.scored, a.columns, seed)
-    labels = tuple(label for _, label in a.columns.items)
+def present(results: Results) -> SiteModel:
+    """The site model of `results`; the same Results always give the same model."""
+    settings = results.settings
+    pages = questions(results, pages_to_keep(results))
+    variants = variant_models(results)
+    labels = tuple(m.label for m in settings.columns)
     return SiteModel(
-        meta=meta(a),
-        dataset=dataset(a.catalog, a.labels),
+        meta=meta(results),
+        dataset=dataset(results),
         variants=variants,
-        benchmark=benchmark_rows(variants, a.scored),
-        flip_matrix=flip_matrix(a.scored, a.baseline),
-        slices=slice_tables(a.scored, (("mrr", "MRR"), a.columns.items[1])),
-        candidates=tuple(a.candidates),
+        benchmark=benchmark_rows(results, variants),
+        flip_matrix=flip_matrix(results),
+        slices=slice_tables(results, settings.slices),
+        candidates=candidate_models(results),
         questions=pages,
-        sizing=sizing,
-        ablations=ablations,
-        citations=citations,
-        evidence=evidence,
-        omitted_questions=len(a.labels) - len(pages),
+        sizing=stages.sizing(results.sizing, settings) if results.sizing is not None else None,
+        ablations=(
+            stages.ablations(results.ablations, settings) if results.ablations is not None else None
+        ),
+        citations=stages.citations(results.citations) if results.citations is not None else None,
+        evidence=stages.evidence(results.evidence) if results.evidence is not None else None,
+        omitted_questions=len(results.inputs.questions) - len(pages),
         benchmark_columns=(labels[0], labels[1], labels[2], labels[3]),
+        results=results,
     )

@@ -8,7 +8,7 @@ Page file names are derived from names with `slug()` (see `evidencedesk.report.s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -16,6 +16,7 @@ from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report.sections import Ablations, Citations, Evidence, Sizing
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
+from evidencedesk.results.types import Results
 
 Verdict = Literal["GO", "REVIEW", "BLOCK"]
 
@@ -293,6 +294,8 @@ class SiteModel(Plain):
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
     # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
     benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5")
+    # the Results this model presents (written as results.json and data/); None in test models
+    results: Results | None = field(default=None, compare=False, repr=False)
 
 
 SEED_MAX = 2**32 - 1  # seeds are 0..2**32-1 (README, "The report site"): one range for CLI and API

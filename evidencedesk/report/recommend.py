@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from evidencedesk.report.model import Recommendation
-from evidencedesk.report.values import fmt
+from evidencedesk.report.values import flips_text, fmt
 from evidencedesk.retrieval.stats import flips_needed
 from evidencedesk.retrieval.stats import sign_test_p as sign_test
 
@@ -90,7 +90,7 @@ def _interval(f: Facts) -> str:
 
 
 def _flips(f: Facts, p: float) -> str:
-    return f"+{len(f.better)}/−{len(f.worse)}, sign-test p={p:.3f}"
+    return f"{flips_text(len(f.better), len(f.worse))}, sign-test p={p:.3f}"
 
 
 def _reason(f: Facts) -> str:

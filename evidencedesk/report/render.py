@@ -27,6 +27,8 @@ from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report import charts
 from evidencedesk.report.model import SiteModel
 from evidencedesk.report.site import inside, slug
+from evidencedesk.results import jsonio
+from evidencedesk.results.exports import PER_QUESTION, QRELS, RUNS, export_files, exported_runs
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 ASSETS = {"style.css": "style.css", "sort.js": "sort.js"}  # template file -> assets/ name
@@ -155,6 +157,35 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     return out
 
 
+RESULTS_JSON = "results.json"
+
+
+def downloads(model: SiteModel) -> list[tuple[str, str]]:
+    """(file, what) of the machine-readable outputs; none for a model without Results."""
+    if model.results is None:
+        return []
+    runs = [
+        (f"{RUNS}/{slug(name)}.run", f"{name}: final lists, TREC run format")
+        for name in exported_runs(model.results)
+    ]
+    return [
+        (RESULTS_JSON, "every number of this report (schema: docs/results-schema.md)"),
+        (PER_QUESTION, "one row per question and variant: metrics, first relevant rank, tags"),
+        (QRELS, "the judgments in scope, TREC qrels format"),
+        *runs,
+    ]
+
+
+def write_results(model: SiteModel, out: Path) -> list[str]:
+    """results.json and the data/ exports of the model's Results; the files written."""
+    if model.results is None:
+        return []
+    files = {RESULTS_JSON: jsonio.dumps(model.results), **export_files(model.results, slug)}
+    for name, text in files.items():
+        _write_page(inside(out, name), text)
+    return list(files)
+
+
 def manifest(model: SiteModel, pages: list[str], date: str | None) -> str:
     data: dict[str, Any] = {
         "generator": "evidencedesk",  # the marker that lets a later build replace this folder
@@ -164,6 +195,8 @@ def manifest(model: SiteModel, pages: list[str], date: str | None) -> str:
         "inputs": [{"path": i.path, "sha256": i.sha256} for i in model.meta.inputs],
         "pages": pages,
     }
+    if model.results is not None:
+        data["downloads"] = [file for file, _ in downloads(model)]
     if date:
         data["date"] = date
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
@@ -175,7 +208,8 @@ def render_site(
     templates: Path | None = None,
     on_page: Callable[[str], None] | None = None,
 ) -> list[str]:
-    """Write every page, the assets and ``manifest.json`` into `out`; return the page files."""
+    """Write every page, the assets, results.json with its data/ exports (when the model has
+    Results) and ``manifest.json`` into `out`; return the page files."""
     env = environment(templates)
     pages = _page_list(model)
     qpages = {q.id: f"question-{q.slug}.html" for q in model.questions}
@@ -190,6 +224,7 @@ def render_site(
         "vslug": slug,
         "build_date": date,
         "version": evidencedesk.__version__,
+        "downloads": downloads(model),
     }
     for file, template, title, extra in pages:
         context = dict(common, page=file, title=title, **extra)
@@ -201,5 +236,6 @@ def render_site(
         _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
     shutil.copyfile(paths.require(PLOTLY_JS, "plotly.min.js"), inside(out, "assets/plotly.min.js"))
     files = [f for f, _, _, _ in pages]
+    write_results(model, out)
     _write_page(inside(out, "manifest.json"), manifest(model, files, date))
     return files

@@ -1,11 +1,12 @@
-"""Each candidate change against the baseline: paired statistics, gate, cost, recommendation."""
+"""Results -> each candidate's page model: metrics, flips, slices, cost, gate lines, recommendation.
+
+Formatting only; the statistics are in the candidate's `CandidateResult`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
-from evidencedesk.gate import GateResult, Verdict
+from evidencedesk.gate import GateCheck as GateRule
+from evidencedesk.gate import Verdict
 from evidencedesk.report.model import (
     Candidate,
     CostRow,
@@ -16,94 +17,53 @@ from evidencedesk.report.model import (
     SliceCompare,
 )
 from evidencedesk.report.recommend import CostChange, Facts, recommend
-from evidencedesk.report.values import num, pval, stat
-from evidencedesk.report.variants import Scored, metric_stat
-from evidencedesk.retrieval.metrics import (
-    by_tag,
-    flips_needed,
-    holm,
-    paired,
-    paired_bootstrap_ci,
-    randomization_test,
-)
-
-NO_POLICY = GateResult(
-    Verdict.REVIEW, ("review: no gate policy in this project; nothing was checked",)
-)
-COMPARED = (("mrr", "MRR"), ("recall@3", "recall@3"), ("ndcg@5", "nDCG@5"))
+from evidencedesk.report.values import flips_text, num, pval, stat
+from evidencedesk.report.variants import by_tag, metric_stat
+from evidencedesk.results.rows import Costs
+from evidencedesk.results.types import CandidateResult, GateCheck, Results, VariantResult
+from evidencedesk.retrieval.stats import TIE
 
 
-@dataclass(frozen=True)
-class Proposal:
-    """A candidate's inputs to the review: its scored run, config diff, gate and costs."""
-
-    name: str
-    rationale: str
-    scored: Scored
-    diff: tuple[tuple[str, str, str], ...]
-    gate: GateResult
-    latency: tuple[float, float] | None  # (baseline, candidate) hypothetical ms
-    note: str | None = None
-
-
-def gate_lines(result: GateResult) -> tuple[GateLine, ...]:
-    lines = []
-    for line in result.lines:
-        level, sep, text = line.partition(":")
-        level = level.strip().upper() if sep else result.verdict.value
-        lines.append(
-            GateLine(
-                level if level in ("BLOCK", "REVIEW") else result.verdict.value,
-                text.strip() if sep else line,
-            )
-        )
-    return tuple(lines)
+def gate_text(check: GateCheck) -> str:
+    """A gate check's wording (the gate's own, `evidencedesk.gate.GateCheck.text`)."""
+    return GateRule(Verdict(check.level), check.rule, check.metric, check.observed,
+                    check.threshold, check.questions, check.reference, check.k, check.counts,
+                    check.p).text()  # fmt: skip
 
 
 def _change(base: float | None, cand: float | None, unit: str = "") -> str:
     if base is None or cand is None:
         return "—"
-    if abs(cand - base) < 1e-12:
+    if abs(cand - base) <= TIE:
         return "same"
     if base:
         return f"{(cand - base) / base * 100:+.0f} %".replace("-", "−")
     return f"{cand - base:+.1f}{unit}".replace("-", "−")
 
 
-def _costs(
-    base: Scored, cand: Scored, latency: tuple[float, float] | None
-) -> tuple[tuple[CostRow, ...], tuple[CostChange, ...]]:
+def _costs(base: Costs, cand: Costs) -> tuple[tuple[CostRow, ...], tuple[CostChange, ...]]:
+    bp, cp = base.pairs_per_question, cand.pairs_per_question
+    bt, ct = base.tokens_per_question, cand.tokens_per_question
     rows = [
-        CostRow(
-            "scored pairs / question",
-            num(base.pairs, 1),
-            num(cand.pairs, 1),
-            _change(base.pairs, cand.pairs),
-        ),
-        CostRow(
-            "tokens / question (estimate)",
-            num(base.tokens, 0),
-            num(cand.tokens, 0),
-            _change(base.tokens, cand.tokens),
-        ),
+        CostRow("scored pairs / question", num(bp, 1), num(cp, 1), _change(bp, cp)),
+        CostRow("tokens / question (estimate)", num(bt, 0), num(ct, 0), _change(bt, ct)),
     ]
-    changes = [CostChange("scored pairs", base.pairs, cand.pairs)]
-    if base.tokens is not None and cand.tokens is not None:
-        changes.append(CostChange("prompt tokens", round(base.tokens), round(cand.tokens)))
-    if latency is not None:
+    changes = []
+    if bp is not None and cp is not None:  # unknown costs are not "the same cost"
+        changes.append(CostChange("scored pairs", bp, cp))
+    if bt is not None and ct is not None:
+        changes.append(CostChange("prompt tokens", round(bt), round(ct)))
+    if base.latency_ms is not None and cand.latency_ms is not None:
+        bl, cl = base.latency_ms, cand.latency_ms
         rows.append(
-            CostRow(
-                "latency, hypothetical (ms)",
-                num(latency[0], 1),
-                num(latency[1], 1),
-                _change(*latency, " ms"),
-            )
+            CostRow("latency, hypothetical (ms)", num(bl, 1), num(cl, 1), _change(bl, cl, " ms"))
         )
     return tuple(rows), tuple(changes)
 
 
-def _slices(base: Scored, cand: Scored) -> tuple[SliceCompare, ...]:
-    b, c = by_tag(list(base.judged), "mrr"), by_tag(list(cand.judged), "mrr")
+def _slices(base: VariantResult, cand: CandidateResult, metric: str) -> tuple[SliceCompare, ...]:
+    b = by_tag(base, metric)
+    c = {t.tag: (t.mean, t.n) for t in cand.slices if t.metric == metric}
     out = []
     for tag in sorted(set(b) | set(c)):
         bv, n = b.get(tag, (None, 0))
@@ -113,69 +73,60 @@ def _slices(base: Scored, cand: Scored) -> tuple[SliceCompare, ...]:
     return tuple(out)
 
 
-def review_candidates(
-    base: Scored, proposals: Sequence[Proposal], seed: int
-) -> tuple[Candidate, ...]:
-    """One model Candidate per proposal; Holm adjusts the sign-test p across the family."""
-    flips = {p.name: paired(list(base.judged), list(p.scored.judged), "mrr") for p in proposals}
-    adjusted = holm({name: f.p for name, f in flips.items()}) if flips else {}
-    answerable = sum(1 for j in base.judged if j.n_relevant > 0)
-    needed = flips_needed(answerable)
+def candidate_models(results: Results) -> tuple[Candidate, ...]:
+    base = results.variant(results.baseline)
+    labels = {m.name: m.label for m in results.settings.compared}
     out = []
-    for prop in proposals:
-        cand, flip = prop.scored, flips[prop.name]
-        metrics = []
-        delta_ci = None
-        for name, label in COMPARED:
-            ci = paired_bootstrap_ci(list(base.judged), list(cand.judged), name, seed=seed)
-            delta_ci = delta_ci or ci
-            metrics.append(
-                MetricPair(
-                    baseline=metric_stat(list(base.judged), name, label, seed),
-                    candidate=metric_stat(list(cand.judged), name, label, seed),
-                    delta=stat(f"Δ {label}", ci.mean, ci.low, ci.high, ci.n, signed=True),
-                )
+    for cand in results.candidates:
+        shown = [cand.comparison(m.name) for m in results.settings.compared]
+        metrics = tuple(
+            MetricPair(
+                baseline=metric_stat(c.baseline, labels[c.metric]),
+                candidate=metric_stat(c.candidate, labels[c.metric]),
+                delta=stat(f"Δ {labels[c.metric]}", c.delta, c.low, c.high, c.n, signed=True),
             )
-        cost_rows, cost_changes = _costs(base, cand, prop.latency)
-        lines = gate_lines(prop.gate)
+            for c in shown
+        )
+        head = shown[0] if shown else None
+        cost_rows, cost_changes = _costs(base.costs, cand.costs)
+        lines = tuple(GateLine(c.level, gate_text(c)) for c in cand.gate.checks)
+        f = cand.comparison(results.settings.flips_metric)
         facts = Facts(
-            candidate=prop.name,
-            verdict=prop.gate.verdict.value,
+            candidate=cand.name,
+            verdict=cand.gate.verdict,
             gate_lines=tuple((g.level, g.text) for g in lines),
-            better=flip.better,
-            worse=flip.worse,
-            p=flip.p,
-            questions=answerable,
-            flips_needed=needed,
-            delta=delta_ci.mean if delta_ci else None,
-            low=delta_ci.low if delta_ci else None,
-            high=delta_ci.high if delta_ci else None,
+            better=f.better,
+            worse=f.worse,
+            p=f.sign_p,
+            questions=results.answerable,
+            flips_needed=results.flips_needed,
+            delta=head.delta if head else None,
+            low=head.low if head else None,
+            high=head.high if head else None,
             costs=cost_changes,
         )
         out.append(
             Candidate(
-                name=prop.name,
-                rationale=prop.rationale,
-                diff=tuple(DiffRow(*row) for row in prop.diff),
-                metrics=tuple(metrics),
+                name=cand.name,
+                rationale=cand.rationale,
+                diff=tuple(DiffRow(d.field, d.baseline, d.candidate) for d in cand.diff),
+                metrics=metrics,
                 flips=Flips(
-                    better=flip.better,
-                    worse=flip.worse,
-                    tied=flip.tied,
-                    sign_p=pval(flip.p),
-                    randomization_p=pval(
-                        randomization_test(list(base.judged), list(cand.judged), "mrr", seed=seed)
-                    ),
-                    holm_p=pval(adjusted.get(prop.name)),
-                    needed=needed,
-                    text=f"+{len(flip.better)}/−{len(flip.worse)}",
+                    better=f.better,
+                    worse=f.worse,
+                    tied=f.tied,
+                    sign_p=pval(f.sign_p),
+                    randomization_p=pval(f.randomization_p),
+                    holm_p=pval(f.holm_p),
+                    needed=results.flips_needed,
+                    text=flips_text(len(f.better), len(f.worse)),
                 ),
-                slices=_slices(base, cand),
+                slices=_slices(base, cand, f.metric),
                 cost=cost_rows,
-                verdict=prop.gate.verdict.value,  # type: ignore[arg-type]
+                verdict=cand.gate.verdict,  # type: ignore[arg-type]
                 gate_lines=lines,
                 recommendation=recommend(facts),
-                note_markdown=prop.note,
+                note_markdown=cand.note,
             )
         )
     return tuple(out)

@@ -67,3 +67,8 @@ def stat(
     if low is not None and high is not None:
         interval = f"[{fmt(low, digits, signed)}, {fmt(high, digits, signed)}]"
     return Stat(name, value, low, high, n, left_out, fmt(value, digits, signed), interval)
+
+
+def flips_text(better: int, worse: int) -> str:
+    """The one "+b/−w" flips formatter."""
+    return f"+{better}/−{worse}"

@@ -1,15 +1,11 @@
-"""Judged variants -> the benchmark, interval, flip, slice and question parts of the site model.
+"""Results -> the benchmark, interval, flip, slice and question parts of the site model.
 
-Every number here is computed from per-question values with the statistics module; the model
-receives formatted `Num`/`Stat` values so templates never compute.
+Formatting only: every number comes from the `Results` (`evidencedesk.results`); this module
+rounds, labels and lays them out as `Num`/`Stat` values so templates never compute.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-
-from evidencedesk.chunking import Chunk
 from evidencedesk.report.model import (
     HIDDEN_TEXT,
     BenchmarkRow,
@@ -27,99 +23,69 @@ from evidencedesk.report.model import (
     Variant,
     VariantList,
 )
-from evidencedesk.report.values import Stat, num, pval, stat
-from evidencedesk.retrieval.catalog import Catalog
-from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import (
-    Judged,
-    bootstrap_ci,
-    by_tag,
-    paired,
-    per_question,
-    summarize,
-)
-
-TIE = 1e-12
-SHOWN = 20  # a question page lists at most this many results per variant
+from evidencedesk.report.values import Stat, flips_text, num, pval, stat
+from evidencedesk.results.rows import MetricStat
+from evidencedesk.results.settings import Metric
+from evidencedesk.results.types import SHOWN, ChunkFact, Results, VariantResult
+from evidencedesk.retrieval.stats import TIE
 
 
-@dataclass(frozen=True)
-class Scored:
-    """One variant's judged final lists plus what it cost."""
-
-    name: str
-    kind: str  # "builtin" | "external"
-    description: str
-    caveat: str | None
-    judged: tuple[Judged, ...]
-    pairs: float = 0.0
-    tokens: float | None = None
-
-    def rr(self) -> dict[str, float | None]:
-        return per_question(list(self.judged), "mrr")
+def metric_stat(s: MetricStat, label: str) -> Stat:
+    return stat(label, s.mean, s.low, s.high, s.n, s.left_out)
 
 
-@dataclass(frozen=True)
-class Columns:
-    """The metrics the benchmark shows: (metric name, display label)."""
-
-    items: tuple[tuple[str, str], ...]
-
-
-DEMO_COLUMNS = Columns(
-    (("recall@1", "r@1"), ("recall@3", "r@3"), ("mrr", "MRR"), ("ndcg@5", "nDCG@5"))
-)
-
-
-def metric_stat(judged: Sequence[Judged], name: str, label: str, seed: int) -> Stat:
-    summary = summarize(judged, [name])[name]
-    values = [v for v in per_question(judged, name).values() if v is not None]
-    ci = bootstrap_ci(values, seed=seed)
-    return stat(label, summary.value, ci.low, ci.high, summary.n, summary.left_out)
+def caveat_of(v: VariantResult) -> str | None:
+    """What a reader must know about a built-in variant's components."""
+    cfg = v.config
+    if cfg is None:
+        return None
+    caveat = (
+        "includes the toy dense searcher" if cfg["first_stage"] in ("dense", "hybrid") else None
+    )
+    if cfg["reranker"] != "none":
+        caveat = "stand-in lexical reranker" + (
+            " over the toy dense searcher" if cfg["first_stage"] != "sparse" else ""
+        )
+    return caveat
 
 
-def variant_models(scored: Sequence[Scored], columns: Columns, seed: int) -> tuple[Variant, ...]:
+def stat_of(v: VariantResult, metric: str) -> MetricStat:
+    return next(s for s in v.metrics if s.metric == metric)
+
+
+def variant_models(results: Results) -> tuple[Variant, ...]:
+    columns = results.settings.columns
     return tuple(
         Variant(
-            name=s.name,
-            kind="external" if s.kind == "external" else "builtin",
-            description=s.description,
-            caveat=s.caveat,
-            metrics=tuple(
-                metric_stat(list(s.judged), n, label, seed) for n, label in columns.items
-            ),
-            pairs_per_question=num(s.pairs, 1),
-            tokens_per_question=num(s.tokens, 0),
+            name=v.name,
+            kind="external" if v.kind == "external" else "builtin",
+            description=v.description,
+            caveat=caveat_of(v),
+            metrics=tuple(metric_stat(stat_of(v, m.name), m.label) for m in columns),
+            pairs_per_question=num(v.costs.pairs_per_question, 1),
+            tokens_per_question=num(v.costs.tokens_per_question, 0),
         )
-        for s in scored
+        for v in results.variants
     )
 
 
-def flips_text(better: int, worse: int) -> str:
-    return f"+{better}/−{worse}"
-
-
-def benchmark_rows(
-    variants: Sequence[Variant], scored: Sequence[Scored]
-) -> tuple[BenchmarkRow, ...]:
-    first = scored[0]
-    first_rr = first.rr()
+def benchmark_rows(results: Results, variants: tuple[Variant, ...]) -> tuple[BenchmarkRow, ...]:
+    first = results.variants[0].name
     rows = []
-    for v, s in zip(variants, scored, strict=True):
-        m = {x.name: x for x in v.metrics}
+    for v in variants:
+        m = v.metrics
         flips = "—"
-        if s is not first:
-            p = paired(first_rr, s.rr(), "mrr")
-            flips = f"{flips_text(len(p.better), len(p.worse))} p={p.p:.3f}"
-        labels = list(m)
+        if v.name != first:
+            f = results.flip(first, v.name)
+            flips = f"{flips_text(len(f.better), len(f.worse))} p={f.p:.3f}"
         rows.append(
             BenchmarkRow(
                 variant=v.name,
                 kind=v.kind,
-                r1=num(m[labels[0]].value),
-                r3=num(m[labels[1]].value),
-                mrr=m[labels[2]],
-                ndcg5=num(m[labels[3]].value),
+                r1=num(m[0].value),
+                r3=num(m[1].value),
+                mrr=m[2],
+                ndcg5=num(m[3].value),
                 flips=flips,
                 pairs=v.pairs_per_question,
             )
@@ -127,140 +93,123 @@ def benchmark_rows(
     return tuple(rows)
 
 
-def flip_matrix(scored: Sequence[Scored], baseline: str) -> FlipMatrix:
-    # per-question values once per variant, not once per cell: the matrix has N^2 cells
-    rrs = [s.rr() for s in scored]
+def _values(v: VariantResult, metric: str) -> dict[str, float | None]:
+    return {r.question: r.values[metric] for r in v.lists}
+
+
+def flip_matrix(results: Results) -> FlipMatrix:
+    names = [v.name for v in results.variants]
     cells = []
-    for row, row_rr in zip(scored, rrs, strict=True):
+    for row in names:
         line = []
-        for col, col_rr in zip(scored, rrs, strict=True):
-            if row is col:
+        for col in names:
+            if row == col:
                 line.append(FlipCell(0, 0, pval(None), ""))
                 continue
-            p = paired(row_rr, col_rr, "mrr")
-            text = f"{flips_text(len(p.better), len(p.worse))}, p={p.p:.3f}"
-            line.append(FlipCell(len(p.better), len(p.worse), pval(p.p), text))
+            f = results.flip(row, col)
+            text = f"{flips_text(len(f.better), len(f.worse))}, p={f.p:.3f}"
+            line.append(FlipCell(len(f.better), len(f.worse), pval(f.p), text))
         cells.append(tuple(line))
-    base = next(s for s in scored if s.name == baseline)
-    others = [s for s in scored if s.name != baseline]
-    base_rr = base.rr()
-    other_rr = [s.rr() for s in others]
+    metric = results.settings.flips_metric
+    base_rr = _values(results.variant(results.baseline), metric)
+    others = [v for v in results.variants if v.name != results.baseline]
+    other_rr = [_values(v, metric) for v in others]
     grid = []
     for qid, b in base_rr.items():
         deltas = []
         for rr in other_rr:
-            v = rr.get(qid)
-            deltas.append(num(None if v is None or b is None else v - b, signed=True))
+            x = rr.get(qid)
+            deltas.append(num(None if x is None or b is None else x - b, signed=True))
         grid.append(GridRow(question=qid, deltas=tuple(deltas)))
     return FlipMatrix(
-        variants=tuple(s.name for s in scored),
+        variants=tuple(names),
         cells=tuple(cells),
-        grid_variants=tuple(s.name for s in others),
+        grid_variants=tuple(v.name for v in others),
         grid=tuple(grid),
     )
 
 
-def slice_tables(
-    scored: Sequence[Scored], names: Sequence[tuple[str, str]]
-) -> tuple[SliceTable, ...]:
+def by_tag(v: VariantResult, metric: str) -> dict[str, tuple[float | None, int]]:
+    return {t.tag: (t.mean, t.n) for t in v.slices if t.metric == metric}
+
+
+def slice_tables(results: Results, metrics: tuple[Metric, ...]) -> tuple[SliceTable, ...]:
     tables = []
-    for name, label in names:
-        per_variant = [by_tag(list(s.judged), name) for s in scored]
+    for m in metrics:
+        per_variant = [by_tag(v, m.name) for v in results.variants]
         tags = sorted({t for table in per_variant for t in table})
         rows = tuple(
             SliceRow(
-                variant=s.name,
+                variant=v.name,
                 cells=tuple(
                     SliceCell(num(table.get(t, (None, 0))[0]), table.get(t, (None, 0))[1])
                     for t in tags
                 ),
             )
-            for s, table in zip(scored, per_variant, strict=True)
+            for v, table in zip(results.variants, per_variant, strict=True)
         )
-        tables.append(SliceTable(metric=label, tags=tuple(tags), rows=rows))
+        tables.append(SliceTable(metric=m.label, tags=tuple(tags), rows=rows))
     return tuple(tables)
 
 
-def marks_of(chunk: Chunk | None) -> tuple[Mark, ...]:
-    """What a reader must be told about a chunk before reading or forwarding it."""
-    if chunk is None:
-        return ()
-    marks: list[Mark] = []
-    if chunk.visibility == "restricted":
-        marks.append("restricted")
-    if chunk.status == "superseded":
-        marks.append("superseded")
-    return tuple(marks)
+def _marks(fact: ChunkFact | None) -> tuple[Mark, ...]:
+    return tuple(fact.marks) if fact is not None else ()  # type: ignore[arg-type]
 
 
-def graded_chunk(
-    cid: str, grade: int, catalog: Catalog | None, hide_restricted: bool
-) -> GradedChunk:
-    chunk = catalog.by_id.get(cid) if catalog is not None else None
-    marks = marks_of(chunk)
-    hidden = hide_restricted and "restricted" in marks
-    text = HIDDEN_TEXT if hidden else chunk.text if chunk else ""
-    return GradedChunk(cid, grade, chunk.title if chunk else "", text, marks, hidden)
+def graded_chunk(cid: str, grade: int, fact: ChunkFact | None) -> GradedChunk:
+    if fact is None:
+        return GradedChunk(cid, grade, "", "", (), False)
+    hidden = fact.text is None
+    return GradedChunk(cid, grade, fact.title, HIDDEN_TEXT if hidden else fact.text or "",
+                       _marks(fact), hidden)  # fmt: skip
 
 
-def _rr_of(judged: Judged) -> float | None:
-    return per_question([judged], "mrr")[judged.id]
-
-
-def questions(
-    labels: Sequence[Label],
-    scored: Sequence[Scored],
-    baseline: str,
-    catalog: Catalog | None,
-    keep: set[str] | None = None,
-    restricted_text: str = "show",
-) -> tuple[Question, ...]:
+def questions(results: Results, keep: set[str] | None = None) -> tuple[Question, ...]:
     """One page model per question (all of them, or only the ids in `keep`).
 
-    Every chunk carries its marks (restricted, superseded); with ``restricted_text="hide"`` the
-    text of a restricted chunk is replaced by `HIDDEN_TEXT`.
+    Every chunk carries its marks (restricted, superseded); a restricted chunk whose text the
+    project withholds shows `HIDDEN_TEXT`.
     """
-    hide = restricted_text == "hide"
-    by_id = catalog.by_id if catalog is not None else {}
-    by_variant: list[Mapping[str, Judged]] = [{j.id: j for j in s.judged} for s in scored]
-    base_index = next(i for i, s in enumerate(scored) if s.name == baseline)
+    facts = {f.id: f for f in results.inputs.chunk_facts}
+    metric = results.settings.flips_metric
+    by_variant = [{r.question: r for r in v.lists} for v in results.variants]
+    base_index = next(i for i, v in enumerate(results.variants) if v.name == results.baseline)
     pages = []
-    for label in labels:
+    for label in results.inputs.questions:
         if keep is not None and label.id not in keep:
             continue
         graded = [
-            graded_chunk(cid, grade, catalog, hide)
+            graded_chunk(cid, grade, facts.get(cid))
             for cid, grade in sorted(label.grades.items(), key=lambda kv: (-kv[1], kv[0]))
             if grade > 0
         ]
-        base_j = by_variant[base_index].get(label.id)
-        base_rr = _rr_of(base_j) if base_j else None
+        base_r = by_variant[base_index].get(label.id)
+        base_rr = base_r.values[metric] if base_r else None
         lists, flips = [], []
-        for s, index in zip(scored, by_variant, strict=True):
-            j = index.get(label.id)
-            if j is None:
+        for v, index in zip(results.variants, by_variant, strict=True):
+            r = index.get(label.id)
+            if r is None:
                 continue
             items = tuple(
-                RankedItem(r, cid, g, marks_of(by_id.get(cid)))
-                for r, (cid, g) in enumerate(
-                    zip(j.ids[:SHOWN], j.grades[:SHOWN], strict=False), start=1
+                RankedItem(rank, cid, g, _marks(facts.get(cid)))
+                for rank, (cid, g) in enumerate(
+                    zip(r.ids[:SHOWN], r.grades[:SHOWN], strict=False), start=1
                 )
             )
-            first = next((r for r, g in enumerate(j.grades, start=1) if g >= j.relevant), None)
-            rr = _rr_of(j)
+            rr = r.values[metric]
             delta = None if rr is None or base_rr is None else rr - base_rr
             lists.append(
                 VariantList(
-                    s.name,
+                    v.name,
                     items,
-                    first,
+                    r.first_relevant,
                     num(rr),
                     num(delta, signed=True),
-                    max(0, len(j.ids) - SHOWN),
+                    max(0, r.size - SHOWN),
                 )
             )
-            if delta is not None and abs(delta) > TIE and s.name != baseline:
-                flips.append(QuestionFlip(s.name, "better" if delta > 0 else "worse"))
+            if delta is not None and abs(delta) > TIE and v.name != results.baseline:
+                flips.append(QuestionFlip(v.name, "better" if delta > 0 else "worse"))
         pages.append(
             Question(
                 id=label.id,

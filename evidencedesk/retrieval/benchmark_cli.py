@@ -189,8 +189,7 @@ def _runs_only(
     baseline_path: Path | None,
 ) -> tuple[dict[str, Any], str, int]:
     from evidencedesk.gate import load_policy
-    from evidencedesk.report.runs_only import gate_run
-    from evidencedesk.retrieval.benchmark_runs import format_runs_table, run_rows
+    from evidencedesk.retrieval.benchmark_runs import format_runs_table, gate_run, run_rows
 
     labels = project.load_labels(None)
     policy = load_policy(policy_path, labels) if policy_path is not None else None

@@ -1,4 +1,4 @@
-"""The evidence page: dedupe, compression, freshness, deletion and tenant boundaries.
+"""The evidence stage (rows for the evidence page): dedupe, compression, freshness, deletion and tenant boundaries.
 
 Every check is generic: dedupe runs over every answerable question, freshness asks the question
 whose answer the update rewrites, deletion removes the first superseded document and asks a
@@ -12,15 +12,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evidencedesk.chunking import chunk_document, load_document
-from evidencedesk.report.sections import (
+from evidencedesk.results.rows import (
     CompressionRow,
-    Evidence,
+    EvidenceResult,
     HeldBack,
     Merge,
     StateRow,
     TenantRow,
 )
-from evidencedesk.report.values import num
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope, load_documents
 from evidencedesk.retrieval.evalreport import Run
@@ -92,16 +91,16 @@ def _compression(
     ):
         rep = compress(labels, found_by)  # type: ignore[arg-type]
         kept = rep.questions - len(rep.cut_off) - len(rep.missing)
-        before, after = num(rep.tokens_before, 0), num(rep.tokens_after, 0)
-        rows.append(CompressionRow(setting, before, after, kept, rep.questions, rep.cut_off))
+        rows.append(
+            CompressionRow(
+                setting, rep.tokens_before, rep.tokens_after, kept, rep.questions, rep.cut_off
+            )
+        )
     return tuple(rows)
 
 
 def _rows(rows: Sequence[tuple[str, tuple[str, ...], bool, str]]) -> Rows:
-    return tuple(
-        StateRow(state, ", ".join(ids) or "nothing", stale, note)
-        for state, ids, stale, note in rows
-    )
+    return tuple(StateRow(state, tuple(ids), stale, note) for state, ids, stale, note in rows)
 
 
 def _asked_about(labels: Sequence[Label], change: Change) -> Label | None:
@@ -223,7 +222,7 @@ def evidence(
     tenancy_file: Path | None,
     tenant_folder: Path | None,
     k: int = 5,
-) -> Evidence:
+) -> EvidenceResult:
     """`index` is the baseline's first stage, built before any change: the "old index"."""
     kept, merges, held = _duplicates(catalog, labels, dups)
     where = " and the dups folder" if dups else ""
@@ -244,4 +243,6 @@ def evidence(
             "counts add up over the three searchers. The control asks without the tenant filter."
         )
     compression = _compression(catalog, labels, baseline)
-    return Evidence(kept, merges, held, compression, freshness, deletion, tenants, tuple(notes))
+    return EvidenceResult(
+        kept, merges, held, compression, freshness, deletion, tenants, tuple(notes)
+    )

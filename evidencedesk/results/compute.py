@@ -1,0 +1,162 @@
+"""The statistics of the Results, each computed once.
+
+`Book` memoizes every interval by (run key, metric): a candidate whose config equals a built-in
+variant's, or a sizing row equal to one, reuses the variant's interval instead of resampling
+again. All statistics come from `evidencedesk.retrieval.stats` through this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import replace
+
+from evidencedesk.results.rows import Costs, MetricStat
+from evidencedesk.results.settings import Metric, Settings
+from evidencedesk.results.types import (
+    Comparison,
+    Flip,
+    RankedList,
+    TagValue,
+    VariantResult,
+)
+from evidencedesk.retrieval.metrics import Judged, by_tag, per_question, summarize
+from evidencedesk.retrieval.stats import (
+    bootstrap_ci,
+    holm,
+    paired,
+    paired_bootstrap_ci,
+    randomization_test,
+)
+
+Values = Mapping[str, float | None]
+
+
+class Book:
+    """Intervals by (run key, metric), computed on first use with the settings' seed."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._stats: dict[tuple[Hashable, str], MetricStat] = {}
+
+    def stat(self, key: Hashable, judged: Sequence[Judged], metric: str) -> MetricStat:
+        if (key, metric) not in self._stats:
+            summary = summarize(judged, [metric])[metric]
+            values = [v for v in per_question(judged, metric).values() if v is not None]
+            ci = bootstrap_ci(values, seed=self.seed)
+            self._stats[key, metric] = MetricStat(
+                metric, summary.value, ci.low, ci.high, summary.n, summary.left_out
+            )
+        return self._stats[key, metric]
+
+
+def first_relevant(j: Judged) -> int | None:
+    return next((r for r, g in enumerate(j.grades, start=1) if g >= j.relevant), None)
+
+
+def ranked_lists(
+    judged: Sequence[Judged], metrics: Sequence[Metric], keep: int | None = None
+) -> tuple[RankedList, ...]:
+    """Per-question values and lists; `keep` cuts long lists (the values use the whole list)."""
+    values = {m.name: per_question(judged, m.name) for m in metrics}
+    return tuple(
+        RankedList(
+            j.id,
+            tuple(j.ids[:keep]),
+            tuple(j.grades[:keep]),
+            len(j.ids),
+            first_relevant(j),
+            {m.name: values[m.name][j.id] for m in metrics},
+        )
+        for j in judged
+    )
+
+
+def tag_values(judged: Sequence[Judged], metrics: Sequence[Metric]) -> tuple[TagValue, ...]:
+    return tuple(
+        TagValue(m.name, tag, mean, n)
+        for m in metrics
+        for tag, (mean, n) in by_tag(judged, m.name).items()
+    )
+
+
+def variant_result(
+    key: Hashable,
+    name: str,
+    kind: str,
+    description: str,
+    config: dict[str, object] | None,
+    judged: Sequence[Judged],
+    costs: Costs,
+    settings: Settings,
+    book: Book,
+    keep: int | None = None,
+) -> VariantResult:
+    judged = list(judged)
+    metrics = settings.metrics
+    return VariantResult(
+        name=name,
+        kind=kind,
+        description=description,
+        config=config,
+        metrics=tuple(book.stat(key, judged, m.name) for m in metrics),
+        costs=costs,
+        lists=ranked_lists(judged, metrics, keep),
+        slices=tag_values(judged, settings.slices),
+    )
+
+
+def values_of(variant: VariantResult, metric: str) -> dict[str, float | None]:
+    return {r.question: r.values[metric] for r in variant.lists}
+
+
+def flips(variants: Sequence[VariantResult], metric: str) -> tuple[Flip, ...]:
+    """Every ordered pair (a, b), a != b: b's wins and losses against a."""
+    values = [values_of(v, metric) for v in variants]
+    out = []
+    for a, va in zip(variants, values, strict=True):
+        for b, vb in zip(variants, values, strict=True):
+            if a is not b:
+                p = paired(va, vb, metric)
+                out.append(Flip(a.name, b.name, metric, p.better, p.worse, p.tied, p.p))
+    return tuple(out)
+
+
+def comparisons(
+    base: VariantResult,
+    base_judged: Sequence[Judged],
+    runs: Mapping[str, tuple[Hashable, Sequence[Judged]]],
+    metrics: Sequence[Metric],
+    book: Book,
+) -> dict[str, tuple[tuple[MetricStat, ...], tuple[Comparison, ...]]]:
+    """Per candidate (name -> (run key, judged lists)): its own means and, per metric, the paired
+    difference with its interval, the flips, sign and randomization tests, and Holm's p across
+    the candidates."""
+    stats = {s.metric: s for s in base.metrics}
+    # per-question values once per run and metric; the tests below take them as dicts
+    a = {m.name: per_question(base_judged, m.name) for m in metrics}
+    raw: dict[str, tuple[list[MetricStat], list[Comparison]]] = {}
+    for name, (key, judged) in runs.items():
+        own, out = [], []
+        for m in metrics:
+            b = per_question(judged, m.name)
+            ci = paired_bootstrap_ci(a[m.name], b, m.name, seed=book.seed)
+            f = paired(a[m.name], b, m.name)
+            rand = randomization_test(a[m.name], b, m.name, seed=book.seed)
+            mine = book.stat(key, judged, m.name)
+            own.append(mine)
+            out.append(Comparison(m.name, stats[m.name], mine, ci.mean, ci.low, ci.high, ci.n,
+                                  f.better, f.worse, f.tied, f.p, rand, f.p))  # fmt: skip
+        raw[name] = (own, out)
+    for i in range(len(metrics)):
+        adjusted = holm({name: out[i].sign_p for name, (_, out) in raw.items()})
+        for name, (_, out) in raw.items():
+            out[i] = replace(out[i], holm_p=adjusted[name])
+    return {name: (tuple(own), tuple(out)) for name, (own, out) in raw.items()}
+
+
+def in_noise(best: Sequence[Judged], other: Sequence[Judged], metric: str = "mrr") -> bool:
+    """Not distinguishable from the best: a gap of at most two questions, or sign-test p >= 0.05."""
+    if best is other:
+        return True
+    f = paired(list(best), list(other), metric)
+    return len(f.better) - len(f.worse) >= -2 or f.p >= 0.05

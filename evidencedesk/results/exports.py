@@ -1,0 +1,71 @@
+"""Files a machine can read beside results.json: the per-question CSV, each variant's final
+lists as a TREC run and the judgments as TREC qrels, so that anyone can recompute the numbers
+with trec_eval (see README, "results.json")."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable
+
+from evidencedesk.results.types import Results
+
+PER_QUESTION = "data/per-question.csv"
+QRELS = "data/qrels.txt"
+RUNS = "data/runs"
+
+
+def _number(value: float | None) -> str:
+    # repr: the shortest text that reads back as the same float (empty when undefined)
+    return "" if value is None else repr(value)
+
+
+def per_question_csv(results: Results) -> str:
+    """One row per (question, variant): every reported metric, first relevant rank, tags."""
+    metrics = [m.name for m in results.settings.metrics]
+    tags = {q.id: " ".join(q.tags) for q in results.inputs.questions}
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["question", "variant", *metrics, "first_relevant_rank", "tags"])
+    order = {q.id: i for i, q in enumerate(results.inputs.questions)}
+    rows = [(order.get(r.question, len(order)), i, v, r) for i, v in enumerate(results.variants)
+            for r in v.lists]  # fmt: skip
+    for _, _, v, r in sorted(rows, key=lambda row: (row[0], row[3].question, row[1])):
+        first = "" if r.first_relevant is None else str(r.first_relevant)
+        values = [_number(r.values[m]) for m in metrics]
+        writer.writerow([r.question, v.name, *values, first, tags.get(r.question, "")])
+    return out.getvalue()
+
+
+def run_text(results: Results, name: str, tag: str) -> str:
+    """A variant's final lists as a TREC run (``qid Q0 docid rank score tag``); the score is
+    the reversed rank, so every tool keeps the list's order."""
+    lines = []
+    for r in results.variant(name).lists:
+        size = len(r.ids)
+        lines += [f"{r.question} Q0 {cid} {rank} {size - rank + 1} {tag}"
+                  for rank, cid in enumerate(r.ids, start=1)]  # fmt: skip
+    return "".join(f"{line}\n" for line in lines)
+
+
+def qrels_text(results: Results) -> str:
+    """The judgments the metrics use (in scope), ``qid 0 docid grade``, questions in label order."""
+    return "".join(
+        f"{q.id} 0 {cid} {grade}\n"
+        for q in results.inputs.questions
+        for cid, grade in sorted(q.judgments.items())
+    )
+
+
+def exported_runs(results: Results) -> list[str]:
+    """The variants whose whole lists the Results hold (a runs-only project's runs, judged at
+    full depth, keep only their top lists: their files are the user's own, not repeated)."""
+    return [v.name for v in results.variants if all(r.size == len(r.ids) for r in v.lists)]
+
+
+def export_files(results: Results, slug: Callable[[str], str]) -> dict[str, str]:
+    """Relative path -> text of every export; run files are named by `slug` of the variant."""
+    files = {PER_QUESTION: per_question_csv(results), QRELS: qrels_text(results)}
+    for name in exported_runs(results):
+        files[f"{RUNS}/{slug(name)}.run"] = run_text(results, name, slug(name))
+    return files

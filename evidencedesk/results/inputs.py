@@ -1,0 +1,139 @@
+"""Inputs of an evaluation: external TREC runs (named, checked, read), input hashes and the facts
+about documents, questions and chunks that the Results carry for the pages."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from evidencedesk.errors import ConfigError
+from evidencedesk.project import Project
+from evidencedesk.project_schema import MAX_RUNS
+from evidencedesk.results.types import ChunkFact, DocumentFact, InputHash, QuestionFact
+from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.trec import Run as TrecRun
+from evidencedesk.retrieval.trec import read_run
+from evidencedesk.textfile import read_text
+
+RunPaths = Sequence[tuple[str, Path]]  # ("--run NAME=PATH" options)
+
+
+def run_note(path: Path) -> str | None:
+    """The first paragraph of ``<run>.md`` beside a run file: how the run was made."""
+    note = path.with_suffix(".md")
+    if not note.is_file():
+        return None
+    text = read_text(note, ConfigError, "Markdown note about the run")
+    return " ".join(text.strip().split("\n\n", 1)[0].split()) or None
+
+
+def check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collection[str],
+                   source: str = "") -> None:  # fmt: skip
+    """Refuse a run named like a built-in variant or like an earlier run (`source`: "--run x: ").
+
+    A run called ``hybrid`` would give the site two ``hybrid`` rows and two equal HTML ids.
+    """
+    if name in builtin:
+        raise ConfigError(
+            path,
+            f"{source}expected a run name other than the built-in variants "
+            f"({', '.join(builtin)}), found {name!r}",
+        )
+    if name in used:
+        raise ConfigError(path, f"{source}expected a new variant name, found {name!r} already used")
+
+
+def check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = ()) -> None:
+    """The project's runs, then the ``--run`` ones, through the one `check_run_name`."""
+    total = len(project.runs) + len(runs)
+    if total > MAX_RUNS:
+        raise ConfigError(
+            project.path,
+            f"expected at most {MAX_RUNS} runs (the project's and --run together), found {total}",
+        )
+    used: set[str] = set()
+    for name, path in project.runs:
+        check_run_name(name, path, builtin, used)
+        used.add(name)
+    for name, path in runs:
+        check_run_name(name, path, builtin, used, f"--run {name}: ")
+        used.add(name)
+
+
+def external_runs(
+    project: Project, runs: RunPaths, builtin: Sequence[str] = ()
+) -> dict[str, TrecRun]:
+    """The project's runs plus ``--run NAME=PATH`` ones; every name checked before any is read."""
+    check_run_names(project, runs, builtin)
+    found = project.load_runs()
+    found.update((name, read_run(path)) for name, path in runs)
+    return found
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def input_hashes(project: Project, runs: RunPaths) -> tuple[tuple[InputHash, ...], str]:
+    """Project-relative input paths with their sha256, and one short hash over all of them."""
+    files = [(project.relative(p), p) for p in project.input_files()]
+    files += [(f"--run {name}", path) for name, path in runs]
+    found = tuple(InputHash(rel, _sha256(p)) for rel, p in files if p.is_file())
+    digest = hashlib.sha256("\n".join(f"{i.path} {i.sha256}" for i in found).encode()).hexdigest()
+    return found, digest[:16]
+
+
+def documents(catalog: Catalog | None) -> tuple[DocumentFact, ...]:
+    if catalog is None:
+        return ()
+    per_doc = Counter(c.doc_id for c in catalog.chunks)
+    return tuple(
+        DocumentFact(d.id, d.title, per_doc[d.id], d.status, d.visibility, d.language)
+        for d in catalog.documents
+    )
+
+
+def questions(labels: Sequence[Label], allowed: Collection[str] | None) -> tuple[QuestionFact, ...]:
+    """Every label; `judgments` are the grades in scope (all of them when `allowed` is None)."""
+    return tuple(
+        QuestionFact(
+            lb.id,
+            lb.question,
+            tuple(lb.tags),
+            lb.answerable,
+            dict(lb.grades),
+            {c: g for c, g in lb.grades.items() if allowed is None or c in allowed},
+        )
+        for lb in labels
+    )
+
+
+def marks_of(chunk: Any) -> tuple[str, ...]:
+    """What a reader must be told about a chunk before reading or forwarding it."""
+    if chunk is None:
+        return ()
+    marks: list[str] = []
+    if chunk.visibility == "restricted":
+        marks.append("restricted")
+    if chunk.status == "superseded":
+        marks.append("superseded")
+    return tuple(marks)
+
+
+def chunk_facts(catalog: Catalog | None, ids: Iterable[str], hide: bool) -> tuple[ChunkFact, ...]:
+    """Facts of the catalog chunks among `ids`, in catalog order; restricted text withheld on
+    `hide`."""
+    if catalog is None:
+        return ()
+    wanted = set(ids)
+    out = []
+    for chunk in catalog.chunks:
+        if chunk.id in wanted:
+            marks = marks_of(chunk)
+            text = None if hide and "restricted" in marks else chunk.text
+            out.append(ChunkFact(chunk.id, chunk.title, text, marks))
+    return tuple(out)

@@ -1,0 +1,120 @@
+"""Rows of the pipeline-only sections of the Results: sizing, ablations, citations, evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class MetricStat:
+    """One run's mean of one metric with its 95 % bootstrap interval."""
+
+    metric: str
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int  # questions that define the metric
+    left_out: int  # questions where it is undefined (no relevant chunk)
+
+
+@dataclass(frozen=True)
+class Costs:
+    """What a run costs per question; None where it is not known (an external run)."""
+
+    pairs_per_question: float | None
+    tokens_per_question: float | None
+    latency_ms: float | None  # from the hypothetical price list; None without one
+
+
+@dataclass(frozen=True)
+class SizingRow:
+    depth: int
+    final: int
+    recall: float | None  # recall at the row's own final size
+    mrr: MetricStat
+    costs: Costs
+    within_noise: bool  # MRR not distinguishable from the best row (see the sizing note)
+    smallest_in_noise: bool
+    best: bool
+
+
+@dataclass(frozen=True)
+class AblationRow:
+    changes: dict[str, Any]  # {} for the base row
+    metrics: dict[str, float | None]
+    mrr_delta: float | None
+    better: tuple[str, ...]
+    worse: tuple[str, ...]
+    tied: int
+    p: float
+    costs: Costs
+
+
+@dataclass(frozen=True)
+class Ablations:
+    base: str  # the base config's label
+    rows: tuple[AblationRow, ...]
+
+
+@dataclass(frozen=True)
+class CitationRow:
+    id: str
+    case: str
+    answer: str
+    coverage: float | None
+    resolve: float | None
+    support: float | None
+    note: str
+
+
+@dataclass(frozen=True)
+class Merge:
+    kept: str
+    merged: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HeldBack:
+    first: str
+    second: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CompressionRow:
+    setting: str
+    tokens_before: int
+    tokens_after: int
+    kept: int
+    total: int
+    cut_off: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StateRow:
+    state: str
+    served: tuple[str, ...]  # chunk ids served
+    stale: bool
+    note: str
+
+
+@dataclass(frozen=True)
+class TenantRow:
+    tenant: str
+    filtered: bool
+    questions: int
+    leaks: int
+    leaked: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EvidenceResult:
+    kept: int
+    merges: tuple[Merge, ...]
+    held_back: tuple[HeldBack, ...]
+    compression: tuple[CompressionRow, ...]
+    freshness: tuple[StateRow, ...]
+    deletion: tuple[StateRow, ...]
+    tenants: tuple[TenantRow, ...]
+    notes: tuple[str, ...] = ()

@@ -1,0 +1,124 @@
+"""`Settings`: every choice an evaluation depends on, built once from the project and the options.
+
+The seed is the CLI's ``--seed``, else ``[project].seed``, else 0 (the report CLI resolves that
+into `BuildOptions.seed`); the relevance threshold is the project's; the reported metrics and the
+experiment design depend on the project's kind (a pipeline we can run, or runs only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Kind = Literal["pipeline", "runs"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A reported metric: its `metrics.summarize` name and its display label."""
+
+    name: str  # "mrr", "recall@3", "ndcg@10:linear"
+    label: str  # "MRR", "r@3", "nDCG@10"
+
+    @property
+    def gain(self) -> str | None:
+        """The nDCG gain variant ("exp" unless the name says ":linear"); None for other metrics."""
+        if not self.name.startswith("ndcg@"):
+            return None
+        return self.name.partition(":")[2] or "exp"
+
+
+@dataclass(frozen=True)
+class Design:
+    """The pipeline's experiment design: baseline, hypothetical prices, sizing grid, ablations."""
+
+    baseline: dict[str, Any]  # Config fields of the baseline (Config())
+    stage_one_ms: float
+    per_pair_ms: float
+    sizing_reranker: str
+    sizing_depths: tuple[int, ...]
+    sizing_finals: tuple[int, ...]
+    ablation_base: dict[str, Any]  # Config fields of the ablation base
+    ablation_changes: tuple[dict[str, Any], ...]
+
+
+PIPELINE_COLUMNS = (
+    Metric("recall@1", "r@1"),
+    Metric("recall@3", "r@3"),
+    Metric("mrr", "MRR"),
+    Metric("ndcg@5", "nDCG@5"),
+)
+RUNS_COLUMNS = (
+    Metric("recall@10", "R@10"),
+    Metric("precision@10", "P@10"),
+    Metric("mrr", "MRR"),
+    Metric("ndcg@10:linear", "nDCG@10"),
+)
+# candidate comparisons, the first is the headline metric (flips, sign test, Holm)
+COMPARED = (Metric("mrr", "MRR"), Metric("recall@3", "recall@3"), Metric("ndcg@5", "nDCG@5"))
+ABLATION_METRICS = PIPELINE_COLUMNS
+PIPELINE_DESIGN = Design(
+    baseline={},
+    stage_one_ms=4.0,
+    per_pair_ms=1.5,
+    sizing_reranker="feature",
+    sizing_depths=(3, 5, 10, 20),
+    sizing_finals=(1, 3, 5),
+    ablation_base={"reranker": "feature"},
+    ablation_changes=(
+        {"reranker": "none"},
+        {"first_stage": "sparse"},
+        {"first_stage": "dense"},
+        {"depth": 3},
+        {"depth": 20},
+        {"final": 1},
+        {"final": 5},
+        {"max_words": 8},
+        {"prefilter": False},
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The evaluation's settings; the same settings and inputs give the same Results."""
+
+    seed: int
+    relevance: int  # relevant = grade >= relevance
+    kind: Kind
+    columns: tuple[Metric, ...]  # the benchmark's four columns
+    compared: tuple[Metric, ...]  # candidate vs baseline, the first is the headline metric
+    flips_metric: str  # the per-question flips (matrix, sign test, Holm): "mrr"
+    design: Design | None  # None for runs-only projects
+    restricted_text: Literal["show", "hide"] = "show"
+
+    @property
+    def slices(self) -> tuple[Metric, ...]:
+        """Slice tables: MRR and the second benchmark column."""
+        return (Metric("mrr", "MRR"), self.columns[1])
+
+    @property
+    def metrics(self) -> tuple[Metric, ...]:
+        """Every reported metric, once, in first-use order (columns, comparisons, slices)."""
+        seen: dict[str, Metric] = {}
+        for m in (*self.columns, *self.compared, *self.slices):
+            seen.setdefault(m.name, m)
+        return tuple(seen.values())
+
+    def metric(self, name: str) -> Metric:
+        return next(m for m in self.metrics if m.name == name)
+
+
+def settings_for(project: Any, seed: int) -> Settings:
+    """Settings of `project` (an `evidencedesk.project.Project`) with the resolved `seed`."""
+    runs_only = project.kind == "runs" or project.documents_format == "none"
+    return Settings(
+        seed=seed,
+        relevance=project.relevance,
+        kind="runs" if runs_only else "pipeline",
+        columns=RUNS_COLUMNS if runs_only else PIPELINE_COLUMNS,
+        compared=COMPARED,
+        flips_metric="mrr",
+        design=None if runs_only else PIPELINE_DESIGN,
+        restricted_text=project.restricted_text,
+    )

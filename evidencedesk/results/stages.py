@@ -1,0 +1,106 @@
+"""Pipeline-only stages: sizing sweep, ablations, citation cases and evidence checks (rows of
+the Results; a runs-only project skips them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from evidencedesk.project import Project
+from evidencedesk.results.compute import Book, in_noise
+from evidencedesk.results.evidence import evidence
+from evidencedesk.results.rows import (
+    AblationRow,
+    Ablations,
+    CitationRow,
+    Costs,
+    EvidenceResult,
+    SizingRow,
+)
+from evidencedesk.results.settings import Settings
+from evidencedesk.retrieval.catalog import Catalog, markdown_files
+from evidencedesk.retrieval.citations import load_answers, score_answer
+from evidencedesk.retrieval.evalreport import Config, Run, ablate
+from evidencedesk.retrieval.evalreport import Costs as PriceList
+from evidencedesk.retrieval.experiments import sweep
+from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.parts import Parts
+
+
+def price_list(settings: Settings) -> PriceList:
+    design = settings.design
+    assert design is not None  # noqa: S101 - pipeline stages run only with a design
+    return PriceList(design.stage_one_ms, design.per_pair_ms)
+
+
+def sizing(
+    parts: Parts, catalog: Catalog, labels: Sequence[Label], settings: Settings, book: Book
+) -> tuple[SizingRow, ...]:
+    design = settings.design
+    assert design is not None  # noqa: S101 - pipeline stages run only with a design
+    rows = sweep(design.sizing_depths, design.sizing_finals, parts, catalog, labels,
+                 reranker=design.sizing_reranker, costs=price_list(settings))  # fmt: skip
+    best = max(rows, key=lambda r: (r.mrr or 0.0, -r.pairs_per_question, -r.tokens_per_question))
+    runs: list[Run] = [r.run for r in rows]  # type: ignore[misc]
+    best_run = runs[rows.index(best)]
+    noise = [in_noise(best_run.judged, run.judged) for run in runs]
+    cheapest = min(
+        (r for r, ok in zip(rows, noise, strict=True) if ok),
+        key=lambda r: (r.pairs_per_question, r.tokens_per_question),
+    )
+    return tuple(
+        SizingRow(
+            depth=r.depth,
+            final=r.final,
+            recall=r.recall,
+            mrr=book.stat(run.config, run.judged, "mrr"),
+            costs=Costs(r.pairs_per_question, r.tokens_per_question, r.latency_ms),
+            within_noise=ok,
+            smallest_in_noise=r is cheapest,
+            best=r is best,
+        )
+        for r, run, ok in zip(rows, runs, noise, strict=True)
+    )
+
+
+def ablations(
+    parts: Parts, catalog: Catalog, labels: Sequence[Label], settings: Settings
+) -> Ablations:
+    design = settings.design
+    assert design is not None  # noqa: S101 - pipeline stages run only with a design
+    base = Config(**design.ablation_base)
+    rows = ablate(base, list(design.ablation_changes), parts, catalog, labels,
+                  costs=price_list(settings))  # fmt: skip
+    return Ablations(
+        base=base.label(),
+        rows=tuple(
+            AblationRow(
+                changes=dict(r.changes),
+                metrics={m.name: r.run.value(m.name) for m in settings.columns},
+                mrr_delta=r.mrr_delta,
+                better=r.better,
+                worse=r.worse,
+                tied=r.tied,
+                p=r.p,
+                costs=Costs(r.pairs_per_question, r.tokens_per_question, r.latency_ms),
+            )
+            for r in rows
+        ),
+    )
+
+
+def citations(answers_path: Path, catalog: Catalog) -> tuple[CitationRow, ...]:
+    answers = load_answers(answers_path, known_chunks=catalog.by_id)
+    rows = []
+    for a in answers:
+        s = score_answer(a, catalog.by_id)
+        rows.append(CitationRow(a.id, a.case, a.answer, s.coverage, s.resolve, s.support, a.note))
+    return tuple(rows)
+
+
+def evidence_rows(
+    project: Project, catalog: Catalog, labels: Sequence[Label], base_run: Run, parts: Parts
+) -> EvidenceResult:
+    update = markdown_files(project.updates)[0] if project.updates is not None else None
+    return evidence(catalog, labels, base_run, parts.first("hybrid"), project.dups, update,
+                    project.tenants, project.tenant_documents)  # fmt: skip

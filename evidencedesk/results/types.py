@@ -1,0 +1,217 @@
+"""The typed Results: plain frozen dataclasses of numbers, ids and input facts, no display text.
+
+Everything the site shows is computed once into these objects by `evidencedesk.results.evaluate`
+and presented by `evidencedesk.report`; `evidencedesk.results.jsonio` writes and reads them as
+``results.json`` (field by field, documented in docs/results-schema.md). ``None`` is "undefined"
+or "not known", never zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evidencedesk.results.rows import (
+    Ablations,
+    CitationRow,
+    Costs,
+    EvidenceResult,
+    MetricStat,
+    SizingRow,
+)
+from evidencedesk.results.settings import Settings
+
+SCHEMA_VERSION = 1
+SHOWN = 20  # ranked results a question page lists per variant (all that a long run keeps)
+
+
+@dataclass(frozen=True)
+class RankedList:
+    """One question's final list in one run, judged."""
+
+    question: str
+    ids: tuple[str, ...]  # the whole list, or its top `SHOWN` when `size` is larger
+    grades: tuple[int, ...]
+    size: int  # length of the judged list
+    first_relevant: int | None  # rank of the first relevant chunk
+    values: dict[str, float | None]  # reported metric -> this question's value
+
+
+@dataclass(frozen=True)
+class TagValue:
+    """A metric's mean over the questions of one tag."""
+
+    metric: str
+    tag: str
+    mean: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class VariantResult:
+    name: str
+    kind: str  # "builtin" | "external"
+    description: str
+    config: dict[str, Any] | None  # Config fields of a built-in variant; None for a TREC run
+    metrics: tuple[MetricStat, ...]  # one per reported metric (Settings.metrics)
+    costs: Costs
+    lists: tuple[RankedList, ...]
+    slices: tuple[TagValue, ...]
+
+
+@dataclass(frozen=True)
+class Flip:
+    """Run b against run a on one metric: questions b wins / loses, ties, exact sign test."""
+
+    a: str
+    b: str
+    metric: str
+    better: tuple[str, ...]
+    worse: tuple[str, ...]
+    tied: int
+    p: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A candidate against the baseline on one metric: paired difference, flips and tests."""
+
+    metric: str
+    baseline: MetricStat
+    candidate: MetricStat
+    delta: float | None  # mean of the paired differences, with its paired-bootstrap interval
+    low: float | None
+    high: float | None
+    n: int  # questions defined in both runs
+    better: tuple[str, ...]  # question ids where the candidate beats the baseline
+    worse: tuple[str, ...]
+    tied: int
+    sign_p: float  # exact two-sided sign test over the untied questions
+    randomization_p: float  # paired sign-flip permutation test of the mean difference
+    holm_p: float  # sign_p adjusted (Holm) across the candidates, per metric
+
+
+@dataclass(frozen=True)
+class GateCheck:
+    """One gate line as data (`evidencedesk.gate.GateCheck` fields)."""
+
+    level: str  # "BLOCK" | "REVIEW"
+    rule: str
+    metric: str | None
+    observed: float | None
+    threshold: float | None
+    questions: tuple[str, ...]
+    reference: float | None
+    k: int | None
+    counts: tuple[int, ...]
+    p: float | None
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    verdict: str  # "GO" | "REVIEW" | "BLOCK"
+    checks: tuple[GateCheck, ...]
+    evaluated: bool  # False: no gate policy in the project
+
+
+@dataclass(frozen=True)
+class ConfigChange:
+    field: str
+    baseline: str
+    candidate: str
+
+
+@dataclass(frozen=True)
+class CandidateResult:
+    name: str
+    rationale: str
+    diff: tuple[ConfigChange, ...]
+    metrics: tuple[MetricStat, ...]  # the candidate's own means, one per reported metric
+    comparisons: tuple[Comparison, ...]  # one per reported metric (Settings.metrics)
+    slices: tuple[TagValue, ...]  # the candidate's headline metric by tag
+    costs: Costs
+    gate: GateOutcome
+    note: str | None  # the human-written Markdown note
+
+    def comparison(self, metric: str) -> Comparison:
+        return next(c for c in self.comparisons if c.metric == metric)
+
+
+@dataclass(frozen=True)
+class ChunkFact:
+    """A chunk the results refer to: title, text (None when withheld) and marks."""
+
+    id: str
+    title: str
+    text: str | None  # None: restricted text withheld ([report].restricted_text = "hide")
+    marks: tuple[str, ...]  # "restricted", "superseded"
+
+
+@dataclass(frozen=True)
+class QuestionFact:
+    id: str
+    question: str
+    tags: tuple[str, ...]
+    answerable: bool
+    grades: dict[str, int]  # every label grade
+    judgments: dict[str, int]  # the grades the metrics use (in scope); qrels.txt
+
+
+@dataclass(frozen=True)
+class DocumentFact:
+    id: str
+    title: str
+    chunks: int
+    status: str
+    visibility: str
+    language: str
+
+
+@dataclass(frozen=True)
+class InputHash:
+    path: str  # relative to the project
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Skipped:
+    stage: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What was evaluated: the project, its files and their hashes, documents and questions."""
+
+    project: str
+    files: tuple[InputHash, ...]
+    input_hash: str
+    skipped: tuple[Skipped, ...]
+    documents: tuple[DocumentFact, ...]
+    chunks: int
+    questions: tuple[QuestionFact, ...]
+    chunk_facts: tuple[ChunkFact, ...]
+
+
+@dataclass(frozen=True)
+class Results:
+    schema_version: int
+    version: str  # the evidencedesk version that computed them
+    settings: Settings
+    inputs: Inputs
+    baseline: str  # the baseline variant's name
+    variants: tuple[VariantResult, ...]
+    flips: tuple[Flip, ...]  # every ordered pair of variants on the flips metric
+    flips_needed: int | None  # one-way flips this label set needs for sign-test p < 0.05
+    answerable: int  # questions in the comparison (a relevant chunk in scope)
+    candidates: tuple[CandidateResult, ...]
+    sizing: tuple[SizingRow, ...] | None
+    ablations: Ablations | None
+    citations: tuple[CitationRow, ...] | None
+    evidence: EvidenceResult | None
+
+    def variant(self, name: str) -> VariantResult:
+        return next(v for v in self.variants if v.name == name)
+
+    def flip(self, a: str, b: str) -> Flip:
+        return next(f for f in self.flips if f.a == a and f.b == b)

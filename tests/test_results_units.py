@@ -1,0 +1,159 @@
+"""Settings, the gate's structured lines, the exports and the JSON codec on small hand-made data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide
+from evidencedesk.gate_input import Reference, shape
+from evidencedesk.project import load_project
+from evidencedesk.report.site import slug
+from evidencedesk.results import compute, jsonio
+from evidencedesk.results.exports import export_files, per_question_csv, qrels_text, run_text
+from evidencedesk.results.inputs import questions
+from evidencedesk.results.rows import Costs
+from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Metric, Settings, settings_for
+from evidencedesk.results.types import Inputs, Results
+from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metrics import Judged
+from tests.project_fixtures import make_runs_only_project
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    ("name", "gain"),
+    [("ndcg@5", "exp"), ("ndcg@10:linear", "linear"), ("ndcg@5:exp", "exp"), ("mrr", None)],
+)
+def test_metric_gain(name: str, gain: str | None) -> None:
+    assert Metric(name, name).gain == gain
+
+
+def test_settings_of_the_demo_and_of_a_runs_only_project(tmp_path: Path) -> None:
+    demo = settings_for(load_project(REPO / "data" / "evidencedesk.toml"), seed=7)
+    assert (demo.seed, demo.relevance, demo.kind) == (7, 2, "pipeline")
+    assert [m.name for m in demo.metrics] == ["recall@1", "recall@3", "mrr", "ndcg@5"]
+    assert demo.design is not None and demo.design.sizing_depths == (3, 5, 10, 20)
+    runs = settings_for(load_project(make_runs_only_project(tmp_path, questions=5, runs=2)), 0)
+    assert (runs.kind, runs.design) == ("runs", None)
+    # columns, then the compared metrics not among them, each once
+    assert [m.name for m in runs.metrics] == [
+        "recall@10", "precision@10", "mrr", "ndcg@10:linear", "recall@3", "ndcg@5"
+    ]  # fmt: skip
+
+
+def _judged(
+    qid: str, grades: tuple[int, ...], pool: tuple[int, ...], ids: tuple[str, ...]
+) -> Judged:
+    return Judged(qid, ("direct",), True, grades, pool, ids)
+
+
+# run: q1 finds its answer at rank 2; q2 finds a useful chunk only; q3 has no relevant chunk
+LISTS = (
+    _judged("q1", (0, 2, 1), (2, 1), ("d1", "d2", "d3")),
+    _judged("q2", (1,), (2, 1), ("d3",)),
+    _judged("q3", (0,), (1,), ("d4",)),
+)
+
+
+def tiny_results() -> Results:
+    settings = Settings(0, 2, "pipeline", PIPELINE_COLUMNS, COMPARED, "mrr", None)
+    variant = compute.variant_result("k", "base run", "builtin", "", None, LISTS,
+                                     Costs(None, None, None), settings, compute.Book(0))  # fmt: skip
+    labels = [
+        Label("q1", "first?", ("direct",), True, {"d2": 2, "d3": 1, "x9": 2}),
+        Label("q2", "second?", ("direct", "stale"), True, {"d5": 2, "d3": 1}),
+        Label("q3", "third?", ("unanswerable",), False, {"d4": 1}),
+    ]
+    facts = questions(labels, allowed={"d2", "d3", "d4", "d5"})
+    inputs = Inputs("tiny", (), "", (), (), 0, facts, ())
+    return Results(1, "0", settings, inputs, "base run", (variant,), (), None, 2, (), None, None,
+                   None, None)  # fmt: skip
+
+
+def test_per_question_csv_has_every_metric_and_the_first_relevant_rank() -> None:
+    assert per_question_csv(tiny_results()).splitlines() == [
+        "question,variant,recall@1,recall@3,mrr,ndcg@5,first_relevant_rank,tags",
+        # nDCG@5, exp gains 2^g - 1: (3/log2(3) + 1/log2(4)) / (3/log2(2) + 1/log2(3))
+        "q1,base run,0.0,1.0,0.5,0.6590018048024133,2,direct",
+        # a useful chunk at rank 1: (1/log2(2)) / (3 + 1/log2(3))
+        "q2,base run,0.0,0.0,0.0,0.27541155237618664,,direct stale",
+        "q3,base run,,,,,,unanswerable",
+    ]
+
+
+def test_runs_and_qrels_are_trec_files() -> None:
+    r = tiny_results()
+    assert run_text(r, "base run", "base-run").splitlines() == [
+        "q1 Q0 d1 1 3 base-run", "q1 Q0 d2 2 2 base-run", "q1 Q0 d3 3 1 base-run",
+        "q2 Q0 d3 1 1 base-run", "q3 Q0 d4 1 1 base-run",
+    ]  # fmt: skip
+    # in scope only (x9 is not allowed), questions in label order, ids sorted
+    assert qrels_text(r) == "q1 0 d2 2\nq1 0 d3 1\nq2 0 d3 1\nq2 0 d5 2\nq3 0 d4 1\n"
+    assert sorted(export_files(r, slug)) == [
+        "data/per-question.csv", "data/qrels.txt", "data/runs/base-run-" + slug("base run")[-8:] + ".run"
+    ]  # fmt: skip
+
+
+def test_the_json_codec_round_trips_exactly() -> None:
+    r = tiny_results()
+    text = jsonio.dumps(r)
+    assert jsonio.loads(text) == r
+    assert jsonio.dumps(jsonio.loads(text)) == text
+
+
+POLICY = GatePolicy(k=3, min_recall=0.9, min_pass_rate=0.9, max_drop=0.01,
+                    critical=("q1", "q9"), review_on_mrr_flips=True)  # fmt: skip
+
+
+def test_decide_gives_structured_checks_and_the_same_lines() -> None:
+    now = shape(LISTS, 3, 3)
+    before = Reference(3, {"recall@3": 1.0, "mrr": 1.0}, {"q1": 1.0, "q2": 1.0}, {})
+    result = decide(POLICY, now, before)
+    assert [(c.level, c.rule) for c in result.checks] == [
+        (Verdict.BLOCK, "critical_missing"),
+        (Verdict.BLOCK, "min_recall"),
+        (Verdict.BLOCK, "min_pass_rate"),
+        (Verdict.REVIEW, "max_drop"),
+        (Verdict.REVIEW, "max_drop"),
+        (Verdict.REVIEW, "review_on_mrr_flips"),
+    ]
+    assert result.lines == (
+        "block: critical: q9 has no case in this run (not an answerable question)",
+        "block: recall@3 0.500 is below the minimum 0.900",
+        "block: pass rate 0.500 (1/2) is below the minimum 0.900",
+        "review: recall@3 dropped 0.500 vs baseline (1.000 -> 0.500), more than the allowed 0.010",
+        "review: mrr dropped 0.750 vs baseline (1.000 -> 0.250), more than the allowed 0.010",
+        "review: mrr worse for 2 question(s) [q1, q2], better for 0 (sign-test p=0.500)",
+    )
+    flips = result.checks[-1]
+    assert (flips.questions, flips.counts, flips.p) == (("q1", "q2"), (0,), 0.5)
+
+
+@pytest.mark.parametrize(
+    ("check", "text"),
+    [
+        (GateCheck(Verdict.BLOCK, "critical", questions=("rc02",), k=3),
+         "critical: rc02 failed (no grade-2 chunk in the final 3)"),
+        (GateCheck(Verdict.REVIEW, "baseline_missing_metric", "recall@5", k=3),
+         "baseline has no recall@5 (it was saved at k=3)"),
+        (GateCheck(Verdict.REVIEW, "no_policy"),
+         "no gate policy in this project; nothing was checked"),
+    ],
+)  # fmt: skip
+def test_gate_check_text(check: GateCheck, text: str) -> None:
+    assert check.text() == text
+    assert check.line() == f"{check.level.value.lower()}: {text}"
+
+
+def test_gate_outcome_reads_judged_lists_against_a_run_or_no_policy() -> None:
+    from evidencedesk.results.gate_stage import NO_POLICY, gate_outcome
+
+    same = gate_outcome(POLICY, LISTS, 3, Reference.of_judged(LISTS, 3, 3, {}))
+    # compared with itself nothing dropped and nothing flipped: only the absolute floors remain
+    assert [c.rule for c in same.checks] == ["critical_missing", "min_recall", "min_pass_rate"]
+    assert (same.verdict, same.evaluated, same.checks[1].observed) == ("BLOCK", True, 0.5)
+    assert gate_outcome(None, LISTS, 3, None) == NO_POLICY
+    assert (NO_POLICY.verdict, NO_POLICY.evaluated) == ("REVIEW", False)
