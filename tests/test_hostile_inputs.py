@@ -298,7 +298,7 @@ CASES: tuple[Case, ...] = (
             '\n[[candidate]]\nname = "Rerank-Feature"\nchanges = { reranker = "pair" }\n',
         ),
         "candidates.toml",
-        None,
+        50,
         "candidate #10: expected each note to belong to one candidate, found 'Rerank-Feature' "
         "and 'rerank feature' both using",
     ),
@@ -402,8 +402,9 @@ def test_an_unreadable_folder_is_one_line_with_the_os_reason(
     shutil.copytree(built.projects["demo"], root)
     real_scandir = os.scandir
 
-    def scandir(path: os.PathLike[str] | str) -> object:
-        if Path(path) == root / folder:
+    def scandir(path: os.PathLike[str] | str | int) -> object:
+        # os.scandir is patched for every caller: shutil.rmtree passes it a file descriptor
+        if not isinstance(path, int) and Path(path) == root / folder:
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 

@@ -189,7 +189,7 @@ def test_neither_labels_nor_queries(project_dir: Path) -> None:
 def test_queries_without_qrels(project_dir: Path) -> None:
     text = VALID.replace('qrels = "qrels.txt"\n', "")
     assert _error(project_dir, text) == (
-        f"{project_dir}/evidencedesk.toml: [questions].qrels: expected a qrels file to go with "
+        f"{project_dir}/evidencedesk.toml:1: [questions].qrels: expected a qrels file to go with "
         "'queries', found none"
     )
 
@@ -197,7 +197,7 @@ def test_queries_without_qrels(project_dir: Path) -> None:
 def test_runs_only_needs_a_baseline_run(project_dir: Path) -> None:
     text = VALID.replace('baseline = "a"\n', "")
     assert _error(project_dir, text) == (
-        f"{project_dir}/evidencedesk.toml: [runs].baseline: expected the name of the run the "
+        f"{project_dir}/evidencedesk.toml:6: [runs].baseline: expected the name of the run the "
         "others are compared with (one of: a, b), found none"
     )
 
