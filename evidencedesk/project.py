@@ -27,7 +27,7 @@ from evidencedesk.errors import ConfigError, LabelsError
 from evidencedesk.limits import DEFAULT_MAX_INPUT_MB, set_max_input_mb
 from evidencedesk.paths import DATA
 from evidencedesk.project_rules import ProjectFile, resolve
-from evidencedesk.project_schema import DEFAULT_RELEVANCE, ProjectSection, read_toml
+from evidencedesk.project_schema import DEFAULT_RELEVANCE, ProjectSection, read_project_toml
 from evidencedesk.retrieval.beir import (
     labels_from_judgments,
     read_beir_corpus,
@@ -209,7 +209,7 @@ def load_project(path: str | Path = DEMO_PROJECT) -> Project:
         path = path / "evidencedesk.toml"
     # the limit is per project: a key left out means the default, whatever was built before
     set_max_input_mb(DEFAULT_MAX_INPUT_MB)
-    raw, source = read_toml(path)
+    raw, source = read_project_toml(path)
     context = {"root": path.parent}
     section = raw.get("project")
     if isinstance(section, dict) and "max_input_mb" in section:

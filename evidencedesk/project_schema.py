@@ -10,8 +10,6 @@ Errors are worded by `evidencedesk.validation`: ``[section].key: expected …, f
 from __future__ import annotations
 
 import os
-import re
-import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -28,16 +26,14 @@ from pydantic import (
 from evidencedesk.chunking import STRATEGIES
 from evidencedesk.errors import ConfigError
 from evidencedesk.limits import check_input
-from evidencedesk.textfile import list_folder, read_text
-from evidencedesk.validation import Loc, Source, Style, found_toml, invalid
+from evidencedesk.textfile import list_folder
+from evidencedesk.validation import Loc, Source, Style, found_toml, invalid, read_toml
 
 PROJECT_FILE = "evidencedesk.toml"
 DEFAULT_RELEVANCE = 2
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml")
 RESTRICTED_TEXT = ("show", "hide")
 MAX_RUNS = 100  # every pair of variants gets a flip-matrix cell: the site grows as runs squared
-SEED_MAX = 2**32 - 1  # numpy's seed range; documented in README "Limits"
-_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
 
 def key(default: Any, kind: str, expected: str, what: str = "file", **limits: Any) -> Any:
@@ -117,7 +113,7 @@ class Section(BaseModel):
     @classmethod
     def _paths(cls, value: object, info: ValidationInfo) -> object:
         extra = cls.model_fields[info.field_name or ""].json_schema_extra
-        if not isinstance(extra, dict):  # every field is made by `key`; this is for mypy
+        if not isinstance(extra, dict):  # a section of `ProjectFile`, not a key
             return value
         kind, expected, what = extra["kind"], str(extra["expected"]), str(extra["what"])
         root = Path((info.context or {}).get("root", "."))
@@ -134,7 +130,7 @@ class Section(BaseModel):
 
 class ProjectSection(Section):
     name: Text | None = key(None, "str", "a non-empty string")
-    seed: int = key(0, "int", "an integer (the default --seed)", ge=0, le=SEED_MAX)
+    seed: int = key(0, "int", "an integer (the default --seed)", ge=0, le=2**32 - 1)
     max_input_mb: int | None = key(
         None, "int", "a whole number of MB, the largest input file read", ge=1, le=1 << 20
     )
@@ -222,19 +218,9 @@ def unknown(loc: Loc, valid: Sequence[str]) -> str:
 STYLE = Style("toml", label, unknown)
 
 
-def read_toml(path: Path) -> tuple[dict[str, Any], Source]:
+def read_project_toml(path: Path) -> tuple[dict[str, Any], Source]:
     """The project file's TOML and its `Source` (for errors naming a key's line)."""
-    text = read_text(path, ConfigError, "project file")
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        match = _TOML_LINE.search(str(exc))
-        detail = _TOML_LINE.sub("", str(exc)).strip()
-        raise ConfigError(
-            path,
-            f"expected valid TOML, found a syntax error ({detail})",
-            int(match.group(1)) if match else None,
-        ) from None
+    raw, text = read_toml(path, "project file")
     return raw, Source(path, text, STYLE)
 
 

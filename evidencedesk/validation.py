@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import tomllib
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from pydantic import BaseModel, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
 from evidencedesk.errors import ConfigError
+from evidencedesk.textfile import read_text
 
 __all__ = [
     "Loc",
@@ -35,6 +37,7 @@ __all__ = [
     "found_toml",
     "invalid",
     "json_line",
+    "read_toml",
     "rule",
     "toml_line",
     "value_line",
@@ -57,6 +60,23 @@ def invalid(message: str) -> PydanticCustomError:
 def rule(at: Loc, message: str) -> PydanticCustomError:
     """A model validator's complaint about how keys combine, pinned to the key at `at`."""
     return PydanticCustomError(RULE, "{message}", {"message": message, "at": at})
+
+
+_TOML_AT = re.compile(r"\(at line (\d+), column \d+\)")
+
+
+def read_toml(path: Path, what: str) -> tuple[dict[str, Any], str]:
+    """A TOML file's tables and its text; a syntax error is one `ConfigError` with its line."""
+    text = read_text(path, ConfigError, what)
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as exc:
+        match = _TOML_AT.search(str(exc))
+        raise ConfigError(
+            path,
+            f"expected valid TOML, found a syntax error ({_TOML_AT.sub('', str(exc)).strip()})",
+            int(match.group(1)) if match else None,
+        ) from None
 
 
 # -- how a found value is shown --------------------------------------------------------------------

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,12 +20,11 @@ from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.paths import DATA
 from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.textfile import read_text
-from evidencedesk.validation import Loc, Source, Style, found_toml, invalid, rule
+from evidencedesk.validation import Loc, Source, Style, found_toml, invalid, read_toml, rule
 
 CANDIDATES_FILE = DATA / "candidates.toml"
 NOTES = DATA / "notes"
 CONFIG_FIELDS = ("first_stage", "reranker", "depth", "final", "max_words", "prefilter")
-_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
 
 @dataclass(frozen=True)
@@ -163,17 +161,7 @@ def load_candidates(
 ) -> list[Candidate]:
     """Read and check the candidates: keys, types, and that each one's changes make a `Config`."""
     path = Path(path)
-    text = read_text(path, ConfigError, "candidates file")
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        match = _TOML_LINE.search(str(exc))
-        line = int(match.group(1)) if match else None
-        raise ConfigError(
-            path,
-            f"expected valid TOML, found a syntax error ({_TOML_LINE.sub('', str(exc)).strip()})",
-            line,
-        ) from None
+    raw, text = read_toml(path, "candidates file")
     source = Source(path, text, _style(raw))
     try:
         entries = CandidatesFile.model_validate(raw).candidate
