@@ -21,10 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.gate_input import Reference, gate_result
+from evidencedesk.keylines import Loc, json_line
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.textfile import read_text
-from evidencedesk.validation import Loc, Source, Style, json_line, rule
+from evidencedesk.validation import Source, Style, rule
 
 __all__ = [
     "BASELINE_SCHEMA",

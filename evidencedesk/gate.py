@@ -29,10 +29,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evidencedesk.errors import ConfigError
 from evidencedesk.gate_input import GateInput, Reference
+from evidencedesk.keylines import Loc, value_line
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
 from evidencedesk.textfile import read_text
-from evidencedesk.validation import Loc, Source, Style, rule, value_line
+from evidencedesk.validation import Source, Style, rule
 
 __all__ = ["GatePolicy", "GateResult", "Verdict", "decide", "load_policy"]
 

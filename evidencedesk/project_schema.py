@@ -17,7 +17,6 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Field,
     StringConstraints,
     ValidationInfo,
     field_validator,
@@ -25,9 +24,10 @@ from pydantic import (
 
 from evidencedesk.chunking import STRATEGIES
 from evidencedesk.errors import ConfigError
+from evidencedesk.keylines import Loc
 from evidencedesk.limits import check_input
 from evidencedesk.textfile import list_folder
-from evidencedesk.validation import Loc, Source, Style, found_toml, invalid, read_toml
+from evidencedesk.validation import Source, Style, expected_key, found_toml, invalid, read_toml
 
 PROJECT_FILE = "evidencedesk.toml"
 DEFAULT_RELEVANCE = 2
@@ -39,8 +39,7 @@ MAX_RUNS = 100  # every pair of variants gets a flip-matrix cell: the site grows
 def key(default: Any, kind: str, expected: str, what: str = "file", **limits: Any) -> Any:
     """A project key: its `kind` (str, int, bool, choice, file, dir, dirs, runs), the words after
     "expected", and for a file the noun in ``expected a regular <what>``."""
-    extra = {"expected": expected, "kind": kind, "what": what}
-    return Field(default, json_schema_extra=extra, **limits)  # type: ignore[arg-type]
+    return expected_key(default, expected, {"kind": kind, "what": what}, **limits)
 
 
 # -- path checks (run inside validation; the project folder comes in the context) -------------------

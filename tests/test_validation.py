@@ -8,16 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evidencedesk.validation import (
-    Source,
-    Style,
-    expected_key,
-    found_json,
-    found_toml,
-    json_line,
-    toml_line,
-    value_line,
-)
+from evidencedesk.keylines import json_line, toml_line, value_line
+from evidencedesk.validation import Source, Style, expected_key, found_json, found_toml
 
 TOML = """# a comment [not] a table
 [project]

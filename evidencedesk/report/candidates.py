@@ -17,10 +17,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.keylines import Loc
 from evidencedesk.paths import DATA
 from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.textfile import read_text
-from evidencedesk.validation import Loc, Source, Style, found_toml, invalid, read_toml, rule
+from evidencedesk.validation import Source, Style, found_toml, invalid, read_toml, rule
 
 CANDIDATES_FILE = DATA / "candidates.toml"
 NOTES = DATA / "notes"
