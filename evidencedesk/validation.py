@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import sys
 import tomllib
 import typing
 from collections.abc import Callable, Sequence
@@ -223,12 +224,18 @@ class Source:
     def invalid(
         self, exc: ValidationError, model: type[BaseModel], prefix: Loc = ()
     ) -> ConfigError:
-        """The first error of `exc` (a bad key before a broken combination rule), worded.
+        """The first error of `exc` in the file (a bad key before a broken combination rule), worded.
 
         `model` is the model that raised it; `prefix` is where that model sits in the file.
         """
         errors = exc.errors(include_url=False)
-        first = next((e for e in errors if e["type"] != RULE), errors[0])
+        keys = [e for e in errors if e["type"] != RULE] or errors
+
+        def position(error: Any) -> int:  # the reader meets the earliest line first
+            line = self.line((*prefix, *error["loc"]))
+            return sys.maxsize if line is None else line
+
+        first = min(keys, key=position)  # min keeps pydantic's order among equals
         inner: Loc = tuple(first["loc"])
         loc: Loc = (*prefix, *inner)
         kind, message, ctx = first["type"], first["msg"], first.get("ctx") or {}
