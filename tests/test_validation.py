@@ -6,6 +6,8 @@ import datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evidencedesk.keylines import json_line, toml_line, value_line
@@ -148,3 +150,21 @@ def test_error_and_suffix() -> None:
     assert str(source.error(("notes",), "expected x, found y")) == (
         "b.json:3: key 'notes': expected x, found y; hint"
     )
+
+
+toml_ish = st.lists(
+    st.sampled_from(
+        ["[a]", "[[a]]", "[a.b]", "x = 1", 'y = "#["', "z = [", "]", "{ x = 1 }", "'q' = 2", "# c",
+         '"x.y" = 3', "", "a.b = {", "}"]
+    ),
+    max_size=12,
+).map("\n".join)  # fmt: skip
+locs = st.lists(st.sampled_from(["a", "b", "x", "y", "z", "q", 0, 1]), max_size=4).map(tuple)
+
+
+@settings(max_examples=200, deadline=None)
+@given(toml_ish, locs)
+def test_key_lines_are_lines_of_the_text_or_none(text: str, loc: tuple) -> None:
+    lines = len(text.splitlines())
+    for found in (toml_line(text, loc), json_line(text, loc)):
+        assert found is None or 1 <= found <= lines
