@@ -2,7 +2,9 @@
 
 The baseline file (`data/baseline_retrieval.json`) holds the config, its summary, one result per
 question (passed, reciprocal rank, recall) and the sha256 of the labels it was made on; a baseline
-made on other labels, or of another schema, is refused.
+made on other labels, or of another schema, is refused. The file is validated by the `Baseline`
+model (strict types, unknown keys refused, a config that makes a valid `Config`); errors are
+worded by `evidencedesk.validation` (``key 'questions.rc01.rr': expected a number, found …``).
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from evidencedesk.errors import ConfigError
+from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.gate_input import Reference, gate_result
+from evidencedesk.keylines import Loc, json_line
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.textfile import read_text
+from evidencedesk.validation import Source, Style, rule
 
 __all__ = [
     "BASELINE_SCHEMA",
@@ -47,7 +51,7 @@ def labels_hash(labels: Sequence[Label]) -> str:
 
 
 class QuestionResult(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     passed: bool
     rr: float | None
@@ -57,14 +61,22 @@ class QuestionResult(BaseModel):
 class Baseline(BaseModel):
     """A saved baseline run: config, summary, per-question results, the labels' hash."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     schema_: str = Field(alias="schema")
     config: dict[str, Any]
-    k: int
+    k: int = Field(ge=1)
     summary: dict[str, float | None]
     questions: dict[str, QuestionResult]
     labels_hash: str
+
+    @model_validator(mode="after")
+    def _config_is_valid(self) -> Baseline:
+        try:
+            Config().replace(**self.config)
+        except (EvidencedeskError, TypeError, ValueError) as exc:
+            raise rule(("config",), str(exc)) from None
+        return self
 
     def rr(self) -> dict[str, float | None]:
         return {qid: q.rr for qid, q in self.questions.items()}
@@ -126,43 +138,45 @@ def _line_of_token(text: str, token: str) -> int | None:
     return blank.count("\n", 0, found.start()) + 1 if found else None
 
 
+def _key(loc: Loc) -> str:
+    return f"key {'.'.join(map(str, loc))!r}" if loc else ""
+
+
+HINT = "rebuild it with --save-baseline"
+STYLE = Style("json", _key, root="a JSON object", suffix=f"; {HINT}")
+
+
 def load_baseline(path: str | Path, labels: Sequence[Label]) -> Baseline:
     """Read a baseline; refuse a wrong schema or one made on other labels."""
     path = Path(path)
-    hint = "rebuild it with --save-baseline"
     if not path.exists():
-        raise ConfigError(path, f"expected a saved baseline, found no file; {hint}")
-    text = read_text(path, ConfigError, "baseline")
+        raise ConfigError(path, f"expected a saved baseline, found no file; {HINT}")
+    source = Source(path, read_text(path, ConfigError, "baseline"), STYLE)
     try:
-        raw = json.loads(text, parse_constant=_refuse, parse_float=_finite)
+        raw = json.loads(source.text, parse_constant=_refuse, parse_float=_finite)
     except json.JSONDecodeError as exc:
         raise ConfigError(path, f"expected JSON, found {exc.msg}", exc.lineno) from None
     except _NotFinite as exc:
-        raise ConfigError(
-            path,
-            f"expected finite numbers, found {exc.token}; {hint}",
-            _line_of_token(text, exc.token),
+        raise source.error(
+            (),
+            f"expected finite numbers, found {exc.token}",
+            _line_of_token(source.text, exc.token),
         ) from None
     schema = raw.get("schema") if isinstance(raw, dict) else None
-    if schema != BASELINE_SCHEMA:
-        raise ConfigError(
-            path, f"expected schema {BASELINE_SCHEMA!r}, found {json.dumps(schema)}; {hint}"
+    if schema != BASELINE_SCHEMA:  # another version's file: say so before its keys
+        raise source.error(
+            (),
+            f"expected schema {BASELINE_SCHEMA!r}, found {json.dumps(schema)}",
+            json_line(source.text, ("schema",)),
         )
     try:
-        baseline = Baseline.model_validate(raw)
+        baseline = Baseline.model_validate_json(source.text)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(path, f"key {loc!r}: {first['msg']}; {hint}") from None
+        raise source.invalid(exc, Baseline) from None
     mine = labels_hash(labels)
     if baseline.labels_hash != mine:
-        raise ConfigError(
-            path,
-            f"baseline was made on other labels (hash {baseline.labels_hash[:12]}… ≠ "
-            f"{mine[:12]}…); {hint}",
+        raise source.error(
+            (),
+            f"baseline was made on other labels (hash {baseline.labels_hash[:12]}… ≠ {mine[:12]}…)",
         )
-    try:
-        Config(**baseline.config)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(path, f"key 'config': {exc}; {hint}") from None
     return baseline

@@ -19,8 +19,6 @@ way: metrics <- gate_input <- gate <- evalreport <- baseline.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -31,9 +29,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evidencedesk.errors import ConfigError
 from evidencedesk.gate_input import GateInput, Reference
+from evidencedesk.keylines import Loc, value_line
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
 from evidencedesk.textfile import read_text
+from evidencedesk.validation import Source, Style, rule
 
 __all__ = ["GateCheck", "GatePolicy", "GateResult", "Verdict", "decide", "load_policy"]
 
@@ -41,7 +41,8 @@ EPS = 1e-9
 
 
 class GatePolicy(BaseModel):
-    """The gate's policy file (JSON). Unknown keys and wrong types are errors."""
+    """The gate's policy file (JSON). Unknown keys and wrong types are errors, worded by
+    `evidencedesk.validation` (``key 'min_recall': expected a number, found "high"``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
@@ -62,66 +63,24 @@ class GatePolicy(BaseModel):
     @model_validator(mode="after")
     def _notes_name_critical_ids(self) -> GatePolicy:
         if len(set(self.critical)) != len(self.critical):
-            raise ValueError("key 'critical': expected each question id once, found a repeat")
+            raise rule(("critical",), "expected each question id once, found a repeat")
         extra = sorted(set(self.notes) - set(self.critical))
         if extra:
-            raise ValueError(
-                f"key 'notes': expected notes only for critical ids, found {', '.join(extra)}"
+            raise rule(
+                ("notes",), f"expected notes only for critical ids, found {', '.join(extra)}"
             )
         return self
 
 
-def _line_of(text: str, key: object) -> int | None:
-    if not isinstance(key, str):
-        return None
-    needle = json.dumps(key)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return number
-    return None
+def _key(loc: Loc) -> str:
+    return f"key {'.'.join(map(str, loc))!r}" if loc else ""
 
 
-_EXPECTED = {
-    "float_type": "a number",
-    "float_parsing": "a number",
-    "int_type": "an integer",
-    "int_parsing": "an integer",
-    "int_from_float": "an integer",
-    "bool_type": "true or false",
-    "bool_parsing": "true or false",
-    "string_type": "a string",
-    "list_type": "a list",
-    "tuple_type": "a list",
-    "dict_type": "an object",
-}
+def _unknown(loc: Loc, valid: Sequence[str]) -> str:
+    return f"unknown key {'.'.join(map(str, loc))!r}; expected one of: {', '.join(valid)}"
 
 
-def _explain(error: dict[str, Any]) -> str:
-    loc = ".".join(str(p) for p in error["loc"])
-    kind, msg = error["type"], error["msg"]
-    found = json.dumps(error.get("input"), ensure_ascii=False)
-    if kind == "extra_forbidden":
-        return f"unknown key {loc!r}; expected one of: {', '.join(GatePolicy.model_fields)}"
-    if kind == "missing":
-        return f"expected key {loc!r}, found none"
-    if kind == "json_invalid":
-        return f"expected valid JSON, found {msg.removeprefix('Invalid JSON: ')}"
-    if kind == "model_type":
-        return f"expected a JSON object of policy keys, found {type(error['input']).__name__}"
-    if kind == "value_error":
-        return msg.removeprefix("Value error, ")
-    ctx = error.get("ctx") or {}
-    bounds = {
-        "greater_than_equal": f"a value >= {ctx.get('ge')}",
-        "less_than_equal": f"a value <= {ctx.get('le')}",
-    }
-    expected = _EXPECTED.get(kind) or bounds.get(kind) or msg.removeprefix("Input should be ")
-    return f"key {loc!r}: expected {expected}, found {found}"
-
-
-def _json_line(message: str) -> int | None:
-    match = re.search(r"at line (\d+)", message)
-    return int(match.group(1)) if match else None
+POLICY_STYLE = Style("json", _key, _unknown, root="a JSON object of policy keys")
 
 
 def _is_a(ids: Sequence[str], noun: str, negation: str = "") -> str:
@@ -134,37 +93,30 @@ def _is_a(ids: Sequence[str], noun: str, negation: str = "") -> str:
 def load_policy(path: str | Path, labels: Sequence[Label] | None = None) -> GatePolicy:
     """Read and validate a policy; with `labels`, every critical id must be an answerable question."""
     path = Path(path)
-    text = read_text(path, ConfigError, "policy file")
+    source = Source(path, read_text(path, ConfigError, "policy file"), POLICY_STYLE)
     try:
-        policy = GatePolicy.model_validate_json(text)
+        policy = GatePolicy.model_validate_json(source.text)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = first["loc"]
-        line = (
-            _json_line(first["msg"])
-            if first["type"] == "json_invalid"
-            else _line_of(text, loc[0] if loc else None)
-        )
-        raise ConfigError(path, _explain(first), line) from None
+        raise source.invalid(exc, GatePolicy) from None
     if labels is not None:
         by_id = {label.id: label for label in labels}
         unknown = [q for q in policy.critical if q not in by_id]
         if unknown:
             listed = ", ".join(unknown)
-            raise ConfigError(
-                path,
-                f"key 'critical': {listed} {_is_a(unknown, 'labelled question', 'not ')}; "
+            raise source.error(
+                ("critical",),
+                f"{listed} {_is_a(unknown, 'labelled question', 'not ')}; "
                 f"expected ids from the labels: {', '.join(by_id)}",
-                _line_of(text, unknown[0]),
+                value_line(source.text, unknown[0]),
             )
         unanswerable = [q for q in policy.critical if not by_id[q].answerable]
         if unanswerable:
-            raise ConfigError(
-                path,
-                f"key 'critical': {', '.join(unanswerable)} "
+            raise source.error(
+                ("critical",),
+                f"{', '.join(unanswerable)} "
                 f"{_is_a(unanswerable, 'unanswerable question')}; expected answerable questions "
                 "(a critical case passes only with a grade-2 chunk)",
-                _line_of(text, unanswerable[0]),
+                value_line(source.text, unanswerable[0]),
             )
     return policy
 

@@ -7,7 +7,9 @@ Two kinds of project share one site:
 - ``runs``: no corpus (or ``[documents].index = false``): each external TREC run is a variant,
   compared with ``[runs].baseline``; stages that need the pipeline are skipped.
 
-The schema (sections, keys, types) lives in `evidencedesk.project_schema`; see the README section
+The schema (sections, keys, types: pydantic models) lives in `evidencedesk.project_schema`, how
+keys combine in `evidencedesk.project_rules`; errors are worded by `evidencedesk.validation`. See
+the README section
 "Your own data" for an annotated example. The demo is itself a project: `DEMO_PROJECT`.
 """
 
@@ -19,16 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from evidencedesk.errors import ConfigError, LabelsError
 from evidencedesk.limits import DEFAULT_MAX_INPUT_MB, set_max_input_mb
 from evidencedesk.paths import DATA
-from evidencedesk.project_rules import resolve
-from evidencedesk.project_schema import (
-    DEFAULT_RELEVANCE,
-    check_value,
-    parse_sections,
-    read_toml,
-)
+from evidencedesk.project_rules import ProjectFile, resolve
+from evidencedesk.project_schema import DEFAULT_RELEVANCE, ProjectSection, read_project_toml
 from evidencedesk.retrieval.beir import (
     labels_from_judgments,
     read_beir_corpus,
@@ -210,24 +209,32 @@ def load_project(path: str | Path = DEMO_PROJECT) -> Project:
         path = path / "evidencedesk.toml"
     # the limit is per project: a key left out means the default, whatever was built before
     set_max_input_mb(DEFAULT_MAX_INPUT_MB)
-    raw, fail = read_toml(path)
+    raw, source = read_project_toml(path)
+    context = {"root": path.parent}
     section = raw.get("project")
     if isinstance(section, dict) and "max_input_mb" in section:
-        set_max_input_mb(
-            check_value("project", "max_input_mb", section["max_input_mb"], path.parent, fail)
-        )
-    fields = resolve(parse_sections(raw, path.parent, fail), path, fail)
-    result = Project(**fields)
-    given = "relevance" in raw.get("questions", {})
+        # the limit applies to the files the other keys name, so it is read first
+        try:
+            limit = ProjectSection.model_validate(
+                {"max_input_mb": section["max_input_mb"]}, context=context
+            ).max_input_mb
+        except ValidationError as exc:
+            raise source.invalid(exc, ProjectSection, ("project",)) from None
+        set_max_input_mb(limit or DEFAULT_MAX_INPUT_MB)
+    try:
+        model = ProjectFile.model_validate(raw, context=context)
+    except ValidationError as exc:
+        raise source.invalid(exc, ProjectFile) from None
+    result = Project(**resolve(model, path))
+    given = "relevance" in model.questions.model_fields_set
     grades = sorted({g for docs_ in result.judgments().values() for g in docs_.values()})
     top = max(grades, default=0)
     if not 1 <= result.relevance <= top:
         default = "" if given else " (the default)"
         hint = "; set relevance = 1 for binary judgments" if top == 1 else ""
         seen_grades = ", ".join(map(str, grades)) or "none"
-        raise fail(
-            "questions",
-            "relevance" if given else None,
+        raise source.error(
+            ("questions", "relevance") if given else ("questions",),
             f"expected a relevance threshold from 1 to {top} (grades seen in the judgments: "
             f"{seen_grades}), found {result.relevance}{default}{hint}",
         )

@@ -1,16 +1,31 @@
 """How the project file's keys combine: one form of documents and of questions, the runs, the
-kind of project. Returns the `Project` fields; the relevance check needs the judgments and is done
-in `evidencedesk.project.load_project`.
+kind of project. `ProjectFile` is the whole file as one pydantic model (its sections come from
+`evidencedesk.project_schema`); its model validator checks the combinations, so every error goes
+through `evidencedesk.validation`. `resolve` turns a valid file into the `Project` fields; the
+relevance check needs the judgments and is done in `evidencedesk.project.load_project`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import model_validator
+
 from evidencedesk.limits import DEFAULT_MAX_INPUT_MB
-from evidencedesk.project_schema import DEFAULT_RELEVANCE, MAX_RUNS, Fail, runs_in_folder
+from evidencedesk.project_schema import (
+    MAX_RUNS,
+    DocumentsSection,
+    ExtrasSection,
+    GateSection,
+    ProjectSection,
+    QuestionsSection,
+    ReportSection,
+    RunsSection,
+    Section,
+    runs_in_folder,
+)
+from evidencedesk.validation import rule
 
 
 def _qrels_format(path: Path) -> Literal["trec", "beir"]:
@@ -21,162 +36,180 @@ def _qrels_format(path: Path) -> Literal["trec", "beir"]:
     return "beir" if first.startswith("query-id\t") else "trec"
 
 
-def _one_of(
-    fail: Fail, section: str, keys: Sequence[str], given: dict[str, Any], what: str
-) -> None:
-    present = [k for k in keys if k in given]
-    if len(present) > 1:
-        raise fail(
-            section, present[1], f"expected {what}, found both {present[0]!r} and {present[1]!r}"
-        )
-
-
-def resolve(s: dict[str, dict[str, Any]], path: Path, fail: Fail) -> dict[str, Any]:
-    """Check how the keys combine and return the `Project` fields (all but ``max_grade``)."""
-    root = path.parent
-    project, docs, questions = s.get("project", {}), s.get("documents", {}), s.get("questions", {})
-    runs_cfg, report, gate, extras = (s.get(k, {}) for k in ("runs", "report", "gate", "extras"))
-
-    _one_of(
-        fail,
-        "documents",
-        ("folders", "corpus"),
-        docs,
-        "documents in one form: 'folders' (Markdown) or 'corpus' (BEIR corpus.jsonl)",
-    )
-    if "chunking" in docs and "folders" not in docs:
-        raise fail(
-            "documents",
-            "chunking",
-            "expected 'chunking' only with 'folders' (a BEIR corpus is one chunk per document)",
-        )
-    documents: tuple[Path, ...] = docs.get("folders") or (
-        (docs["corpus"],) if "corpus" in docs else ()
-    )
-    fmt = "markdown" if "folders" in docs else "beir" if "corpus" in docs else "none"
-    if "index" in docs and fmt == "none":
-        raise fail("documents", "index", "expected 'index' only with 'folders' or 'corpus'")
-    kind: Literal["pipeline", "runs"] = (
-        "pipeline" if fmt != "none" and docs.get("index", True) else "runs"
-    )
-
-    _one_of(
-        fail,
-        "questions",
-        ("labels", "queries"),
-        questions,
-        "questions in one form: 'labels' (labels.jsonl) or 'queries' + 'qrels'",
-    )
-    _one_of(
-        fail,
-        "questions",
-        ("labels", "qrels"),
-        questions,
-        "judgments in one form: grades inside 'labels' or a 'qrels' file",
-    )
-    if "labels" not in questions and "queries" not in questions:
-        if "qrels" in questions:
-            raise fail(
-                "questions", "queries", "expected a queries file to go with 'qrels', found none"
-            )
-        raise fail(
-            "questions",
-            None,
-            "expected 'labels' (labels.jsonl) or 'queries' + 'qrels', found neither",
-        )
-    if "queries" in questions and "qrels" not in questions:
-        raise fail("questions", "qrels", "expected a qrels file to go with 'queries', found none")
-
-    runs = tuple(runs_in_folder(runs_cfg["dir"])) if "dir" in runs_cfg else ()
-    runs += runs_cfg.get("files", ())
+def collect_runs(runs: RunsSection) -> tuple[tuple[str, Path], ...]:
+    """The runs of ``dir`` then ``files``; a name given twice for the same file counts once."""
+    found = (runs_in_folder(runs.dir) if runs.dir is not None else ()) + runs.files
     seen: dict[str, Path] = {}
-    for name, run_path in runs:
-        if name in seen and seen[name] != run_path:
-            raise fail(
-                "runs",
-                "files",
-                f"expected unique run names, found {name!r} for {seen[name]} and {run_path}",
+    for name, path in found:
+        if name in seen and seen[name] != path:
+            raise rule(
+                ("runs", "files"),
+                f"expected unique run names, found {name!r} for {seen[name]} and {path}",
             )
-        seen[name] = run_path
-    runs = tuple(seen.items())
-    if len(runs) > MAX_RUNS:
-        raise fail(
-            "runs",
-            "files" if "files" in runs_cfg else "dir",
-            f"expected at most {MAX_RUNS} runs ('dir' and 'files' together; every pair of "
-            f"variants is compared), found {len(runs)}",
+        seen[name] = path
+    return tuple(seen.items())
+
+
+def _one_of(section: Section, name: str, keys: tuple[str, str], what: str) -> None:
+    if all(k in section.model_fields_set for k in keys):
+        raise rule((name, keys[1]), f"expected {what}, found both {keys[0]!r} and {keys[1]!r}")
+
+
+class ProjectFile(Section):
+    """The whole project file: its sections, and how their keys combine."""
+
+    project: ProjectSection = ProjectSection()
+    documents: DocumentsSection = DocumentsSection()
+    questions: QuestionsSection = QuestionsSection()
+    runs: RunsSection = RunsSection()
+    report: ReportSection = ReportSection()
+    gate: GateSection = GateSection()
+    extras: ExtrasSection = ExtrasSection()
+
+    def kind(self) -> Literal["pipeline", "runs"]:
+        has_documents = self.documents.folders is not None or self.documents.corpus is not None
+        return "pipeline" if has_documents and self.documents.index else "runs"
+
+    @model_validator(mode="after")
+    def _combine(self) -> ProjectFile:
+        docs, questions, report = self.documents, self.questions, self.report
+        given = docs.model_fields_set
+        _one_of(
+            docs,
+            "documents",
+            ("folders", "corpus"),
+            "documents in one form: 'folders' (Markdown) or 'corpus' (BEIR corpus.jsonl)",
         )
-    baseline_run = runs_cfg.get("baseline")
-    if baseline_run is not None and baseline_run not in seen:
-        valid = ", ".join(seen) or "none (no runs given)"
-        raise fail(
-            "runs",
-            "baseline",
-            f"expected the name of one of the runs ({valid}), found {baseline_run!r}",
+        if "chunking" in given and "folders" not in given:
+            raise rule(
+                ("documents", "chunking"),
+                "expected 'chunking' only with 'folders' (a BEIR corpus is one chunk per document)",
+            )
+        if "index" in given and not given & {"folders", "corpus"}:
+            raise rule(("documents", "index"), "expected 'index' only with 'folders' or 'corpus'")
+        _one_of(
+            questions,
+            "questions",
+            ("labels", "queries"),
+            "questions in one form: 'labels' (labels.jsonl) or 'queries' + 'qrels'",
         )
-    if kind == "runs":
+        _one_of(
+            questions,
+            "questions",
+            ("labels", "qrels"),
+            "judgments in one form: grades inside 'labels' or a 'qrels' file",
+        )
+        if questions.labels is None and questions.queries is None:
+            if questions.qrels is not None:
+                raise rule(
+                    ("questions", "queries"),
+                    "expected a queries file to go with 'qrels', found none",
+                )
+            raise rule(
+                ("questions",),
+                "expected 'labels' (labels.jsonl) or 'queries' + 'qrels', found neither",
+            )
+        if questions.queries is not None and questions.qrels is None:
+            raise rule(
+                ("questions", "qrels"), "expected a qrels file to go with 'queries', found none"
+            )
+        self._check_runs()
+        if report.notes is not None and report.candidates is None:
+            raise rule(("report", "notes"), "expected 'notes' only together with 'candidates'")
+        if self.gate.baseline is not None and self.gate.policy is None:
+            raise rule(
+                ("gate", "baseline"),
+                "expected a 'policy' to go with the gate 'baseline', found none",
+            )
+        if self.extras.tenant_documents is not None and self.extras.tenants is None:
+            raise rule(
+                ("extras", "tenant_documents"),
+                "expected a 'tenants' file to go with 'tenant_documents', found none",
+            )
+        return self
+
+    def _check_runs(self) -> None:
+        runs_cfg = self.runs
+        runs = collect_runs(runs_cfg)
+        names = [name for name, _ in runs]
+        if len(runs) > MAX_RUNS:
+            raise rule(
+                ("runs", "files" if "files" in runs_cfg.model_fields_set else "dir"),
+                f"expected at most {MAX_RUNS} runs ('dir' and 'files' together; every pair of "
+                f"variants is compared), found {len(runs)}",
+            )
+        baseline = runs_cfg.baseline
+        if baseline is not None and baseline not in names:
+            valid = ", ".join(names) or "none (no runs given)"
+            raise rule(
+                ("runs", "baseline"),
+                f"expected the name of one of the runs ({valid}), found {baseline!r}",
+            )
+        if self.kind() != "runs":
+            return
         if not runs:
-            raise fail(
-                "runs",
-                None,
-                "expected at least one TREC run ('dir' or 'files') in a runs-only project, found none",
+            raise rule(
+                ("runs",),
+                "expected at least one TREC run ('dir' or 'files') in a runs-only project, "
+                "found none",
             )
-        if baseline_run is None:
-            raise fail(
-                "runs",
-                "baseline",
-                f"expected the name of the run the others are compared with (one of: {', '.join(seen)}), found none",
+        if baseline is None:
+            raise rule(
+                ("runs", "baseline"),
+                "expected the name of the run the others are compared with "
+                f"(one of: {', '.join(names)}), found none",
             )
         shown_only = {"restricted_text"}  # decides what the site shows, so it applies here too
-        for section, table in (("report", report), ("extras", extras)):
-            pipeline_keys = [key for key in table if key not in shown_only]
+        for name, section in (("report", self.report), ("extras", self.extras)):
+            pipeline_keys = [k for k in _given(section) if k not in shown_only]
             if pipeline_keys:
-                raise fail(
-                    section,
-                    pipeline_keys[0],
-                    "expected no pipeline settings in a runs-only project (no corpus is indexed), found one",
+                raise rule(
+                    (name, pipeline_keys[0]),
+                    "expected no pipeline settings in a runs-only project (no corpus is "
+                    "indexed), found one",
                 )
-    if "notes" in report and "candidates" not in report:
-        raise fail("report", "notes", "expected 'notes' only together with 'candidates'")
-    if "baseline" in gate and "policy" not in gate:
-        raise fail(
-            "gate", "baseline", "expected a 'policy' to go with the gate 'baseline', found none"
-        )
-    if "tenant_documents" in extras and "tenants" not in extras:
-        raise fail(
-            "extras",
-            "tenant_documents",
-            "expected a 'tenants' file to go with 'tenant_documents', found none",
-        )
 
-    qrels = questions.get("qrels")
+
+def _given(section: Section) -> list[str]:
+    """The keys the file gave, in the model's order (the order the README lists them)."""
+    return [k for k in type(section).model_fields if k in section.model_fields_set]
+
+
+def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
+    """The `Project` fields (all but ``max_grade``) of a valid project file."""
+    root = path.parent
+    docs, questions, runs_cfg = model.documents, model.questions, model.runs
+    report, gate, extras = model.report, model.gate, model.extras
+    fmt = "markdown" if docs.folders is not None else "beir" if docs.corpus is not None else "none"
+    documents = docs.folders or ((docs.corpus,) if docs.corpus is not None else ())
+    qrels = questions.qrels
     return dict(
-        name=project.get("name", root.name),
+        name=model.project.name or root.name,
         path=path,
         root=root,
-        kind=kind,
+        kind=model.kind(),
         documents=documents,
         documents_format=fmt,
-        chunking=docs.get("chunking", "paragraph"),
-        labels=questions.get("labels"),
-        queries=questions.get("queries"),
+        chunking=docs.chunking,
+        labels=questions.labels,
+        queries=questions.queries,
         qrels=qrels,
         qrels_format=None if qrels is None else _qrels_format(qrels),
-        tags=questions.get("tags"),
-        relevance=questions.get("relevance", DEFAULT_RELEVANCE),
-        candidates=report.get("candidates"),
-        notes=report.get("notes"),
-        policy=gate.get("policy"),
-        baseline=gate.get("baseline"),
-        runs=runs,
-        runs_dir=runs_cfg.get("dir"),
-        baseline_run=baseline_run,
-        answers=extras.get("answers"),
-        tenants=extras.get("tenants"),
-        tenant_documents=extras.get("tenant_documents"),
-        dups=extras.get("dups"),
-        updates=extras.get("updates"),
-        seed=project.get("seed", 0),
-        max_input_mb=project.get("max_input_mb", DEFAULT_MAX_INPUT_MB),
-        restricted_text=report.get("restricted_text", "show"),
+        tags=questions.tags,
+        relevance=questions.relevance,
+        candidates=report.candidates,
+        notes=report.notes,
+        policy=gate.policy,
+        baseline=gate.baseline,
+        runs=collect_runs(runs_cfg),
+        runs_dir=runs_cfg.dir,
+        baseline_run=runs_cfg.baseline,
+        answers=extras.answers,
+        tenants=extras.tenants,
+        tenant_documents=extras.tenant_documents,
+        dups=extras.dups,
+        updates=extras.updates,
+        seed=model.project.seed,
+        max_input_mb=model.project.max_input_mb or DEFAULT_MAX_INPUT_MB,
+        restricted_text=report.restricted_text,
     )

@@ -1,265 +1,226 @@
-"""The project file's schema: sections, keys, types, and the checks that need only the file itself.
+"""The project file's sections as pydantic models: keys, types, ranges, paths that must exist.
 
-Every error is one `ConfigError` naming the project file (and the key's line when it can be found),
-the key as ``[section].key``, what was expected and what was found.
+One model per section (strict types, unknown keys forbidden); `evidencedesk.project_rules` puts
+them together and checks how keys combine. Path keys are resolved against the project folder
+(the validation context's ``root``) and checked to exist; files are checked by
+`evidencedesk.limits.check_input` (a FIFO or an oversized file is refused by type or size).
+Errors are worded by `evidencedesk.validation`: ``[section].key: expected …, found …``.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import tomllib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+)
 
 from evidencedesk.chunking import STRATEGIES
 from evidencedesk.errors import ConfigError
+from evidencedesk.keylines import Loc
 from evidencedesk.limits import check_input
-from evidencedesk.textfile import list_folder, read_text
+from evidencedesk.textfile import list_folder
+from evidencedesk.validation import Source, Style, expected_key, found_toml, invalid, read_toml
 
 PROJECT_FILE = "evidencedesk.toml"
 DEFAULT_RELEVANCE = 2
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml")
 RESTRICTED_TEXT = ("show", "hide")
 MAX_RUNS = 100  # every pair of variants gets a flip-matrix cell: the site grows as runs squared
-_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
 
-@dataclass(frozen=True)
-class Key:
-    kind: str  # "str", "int", "bool", "file", "dir", "dirs", "runs", "choice"
-    help: str
-    choices: tuple[str, ...] = ()
-    what: str = "file"  # a "file" key's kind of file, for "expected a regular <what>"
-    low: int | None = None  # an "int" key's range, when it has one
-    high: int | None = None
+def key(default: Any, kind: str, expected: str, what: str = "file", **limits: Any) -> Any:
+    """A project key: its `kind` (str, int, bool, choice, file, dir, dirs, runs), the words after
+    "expected", and for a file the noun in ``expected a regular <what>``."""
+    return expected_key(default, expected, {"kind": kind, "what": what}, **limits)
 
 
-SCHEMA: dict[str, dict[str, Key]] = {
-    "project": {
-        "name": Key("str", "a non-empty string"),
-        "seed": Key("int", "an integer (the default --seed)", low=0, high=2**32 - 1),
-        "max_input_mb": Key(
-            "int", "a whole number of MB, the largest input file read", low=1, high=1 << 20
-        ),
-    },
-    "documents": {
-        "folders": Key("dirs", "a list of folders of Markdown documents"),
-        "corpus": Key("file", "a BEIR corpus.jsonl file", what="BEIR corpus file"),
-        "chunking": Key("choice", "a chunking strategy", STRATEGIES),
-        "index": Key("bool", "true or false (false: do not run the built-in searchers)"),
-    },
-    "questions": {
-        "labels": Key("file", "a labels.jsonl file", what="labels file"),
-        "queries": Key("file", "a queries.jsonl (BEIR) or queries.tsv file", what="queries file"),
-        "qrels": Key("file", "a TREC qrels file or a BEIR qrels .tsv file", what="qrels file"),
-        "tags": Key("file", "a tags .jsonl or .tsv file", what="tags file"),
-        "relevance": Key("int", "an integer grade (relevant = grade >= relevance)"),
-    },
-    "runs": {
-        "dir": Key("dir", "a folder of TREC run files"),
-        "files": Key("runs", 'a list of run paths or {name = "...", path = "..."} tables'),
-        "baseline": Key("str", "the name of one of the runs"),
-    },
-    "report": {
-        "candidates": Key("file", "a candidates.toml file", what="candidates file"),
-        "notes": Key("dir", "a folder of candidate notes (<candidate>.md)"),
-        "restricted_text": Key(
-            "choice", "whether restricted text appears in the site", RESTRICTED_TEXT
-        ),
-    },
-    "gate": {
-        "policy": Key("file", "a gate policy JSON file", what="policy file"),
-        "baseline": Key("file", "a saved baseline JSON file", what="baseline"),
-    },
-    "extras": {
-        "answers": Key("file", "an answers.jsonl file", what="answers file"),
-        "tenants": Key("file", "a tenants.json file", what="tenants file"),
-        "tenant_documents": Key("dir", "a folder of the tenants' Markdown documents"),
-        "dups": Key("dir", "a folder of near-duplicate Markdown documents"),
-        "updates": Key("dir", "a folder of newer versions of documents (freshness check)"),
-    },
-}
-
-
-RUN_FILE = Key("file", "a TREC run file", what="TREC run file")
-
-
-class Fail:
-    """Raises `ConfigError`s for one project file, finding the offending key's line if it can."""
-
-    def __init__(self, path: Path, text: str):
-        self.path = path
-        self.lines = text.splitlines()
-
-    def line_of(self, section: str, key: str | None) -> int | None:
-        current = ""
-        for number, raw in enumerate(self.lines, start=1):
-            stripped = raw.strip()
-            header = re.match(r"^\[\s*([A-Za-z0-9_-]+)\s*\]", stripped)
-            if header:
-                current = header.group(1)
-                if key is None and current == section:
-                    return number
-                continue
-            if (
-                key is not None
-                and current == section
-                and re.match(rf"^{re.escape(key)}\s*=", stripped)
-            ):
-                return number
-        return None
-
-    def __call__(self, section: str, key: str | None, message: str) -> ConfigError:
-        where = f"[{section}].{key}" if key else f"[{section}]"
-        return ConfigError(self.path, f"{where}: {message}", self.line_of(section, key))
-
-
-def read_toml(path: Path) -> tuple[dict[str, Any], Fail]:
-    text = read_text(path, ConfigError, "project file")
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        match = _TOML_LINE.search(str(exc))
-        detail = _TOML_LINE.sub("", str(exc)).strip()
-        raise ConfigError(
-            path,
-            f"expected valid TOML, found a syntax error ({detail})",
-            int(match.group(1)) if match else None,
-        ) from None
-    return raw, Fail(path, text)
-
-
-def _found(value: object) -> str:
-    kind = {
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        list: "a list",
-        dict: "a table",
-    }
-    return (
-        f"{kind.get(type(value), type(value).__name__)} {value!r}"
-        if not isinstance(value, dict)
-        else "a table"
-    )
-
-
-def _path(
-    value: object,
-    root: Path,
-    check: Callable[[Path], bool],
-    what: str,
-    fail: Callable[[str], ConfigError],
-) -> Path:
+# -- path checks (run inside validation; the project folder comes in the context) -------------------
+def _path(value: object, root: Path, check: Callable[[Path], bool], what: str) -> Path:
     if not isinstance(value, str) or not value.strip():
-        raise fail(f"expected a path to {what} (a string), found {_found(value)}")
+        raise invalid(f"expected a path to {what} (a string), found {found_toml(value)}")
     path = Path(os.path.normpath(root / value))
     if not check(path):
         found = "a folder" if path.is_dir() else "a file" if path.exists() else "nothing"
-        raise fail(f"expected {what} at {value!r}, found {found} at {path}")
+        raise invalid(f"expected {what} at {value!r}, found {found} at {path}")
     return path
 
 
 def _exists_not_dir(path: Path) -> bool:
-    # a FIFO or device is refused by type in `_file`, with a message naming the kind
+    # a FIFO or device is refused by type in `check_input`, with a message naming the kind
     return path.exists() and not path.is_dir()
 
 
-def _file(value: object, root: Path, spec: Key, fail: Callable[[str], ConfigError]) -> Path:
-    path = _path(value, root, _exists_not_dir, spec.help, fail)
-    check_input(path, ConfigError, spec.what)
+def _file(value: object, root: Path, expected: str, what: str) -> Path:
+    path = _path(value, root, _exists_not_dir, expected)
+    check_input(path, ConfigError, what)
     return path
 
 
-def check_value(section: str, key: str, value: object, root: Path, fail: Fail) -> Any:
-    """The typed value of one key (paths resolved against `root` and checked to exist)."""
-    spec = SCHEMA[section][key]
+def _folders(value: object, root: Path, expected: str) -> tuple[Path, ...]:
+    if not isinstance(value, list) or not value:
+        raise invalid(
+            f"expected {expected} (a non-empty list of strings), found {found_toml(value)}"
+        )
+    folders = [_path(v, root, Path.is_dir, "a folder of Markdown documents") for v in value]
+    seen: set[Path] = set()
+    for folder in folders:
+        if folder.resolve() in seen:
+            raise invalid(f"expected each folder once, found {folder} listed twice")
+        seen.add(folder.resolve())
+    return tuple(folders)
 
-    def bad(message: str) -> ConfigError:
-        return fail(section, key, message)
 
-    if spec.kind == "str":
-        if not isinstance(value, str) or not value.strip():
-            raise bad(f"expected {spec.help}, found {_found(value)}")
-        return value.strip()
-    if spec.kind == "int":
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise bad(f"expected {spec.help}, found {_found(value)}")
-        if (spec.low is not None and value < spec.low) or (
-            spec.high is not None and value > spec.high
-        ):
-            raise bad(f"expected {spec.help} from {spec.low} to {spec.high}, found {value}")
-        return value
-    if spec.kind == "bool":
-        if not isinstance(value, bool):
-            raise bad(f"expected {spec.help}, found {_found(value)}")
-        return value
-    if spec.kind == "choice":
-        if value not in spec.choices:
-            raise bad(f"expected one of: {', '.join(spec.choices)}, found {_found(value)}")
-        return value
-    if spec.kind == "file":
-        return _file(value, root, spec, bad)
-    if spec.kind == "dir":
-        return _path(value, root, Path.is_dir, spec.help, bad)
-    if spec.kind == "dirs":
-        if not isinstance(value, list) or not value:
-            raise bad(f"expected {spec.help} (a non-empty list of strings), found {_found(value)}")
-        folders = [
-            _path(v, root, Path.is_dir, "a folder of Markdown documents", bad) for v in value
-        ]
-        twice = next((f for i, f in enumerate(folders) if f.resolve() in
-                      {g.resolve() for g in folders[:i]}), None)  # fmt: skip
-        if twice is not None:
-            raise bad(f"expected each folder once, found {twice} listed twice")
-        return tuple(folders)
-    if not isinstance(value, list):  # "runs"
-        raise bad(f"expected {spec.help}, found {_found(value)}")
+RUN_TABLE = '{name = "...", path = "..."}'
+
+
+def _runs(value: object, root: Path, expected: str) -> tuple[tuple[str, Path], ...]:
+    if not isinstance(value, list):
+        raise invalid(f"expected {expected}, found {found_toml(value)}")
     runs: list[tuple[str, Path]] = []
     for item in value:
         if isinstance(item, dict):
-            unknown = sorted(set(item) - {"name", "path"})
-            if unknown or not isinstance(item.get("name"), str) or not item["name"].strip():
-                raise bad(
-                    f'expected {{name = "...", path = "..."}}, found keys {", ".join(sorted(item))}'
-                )
-            runs.append((item["name"].strip(), _file(item.get("path"), root, RUN_FILE, bad)))
+            name = item.get("name")
+            if set(item) - {"name", "path"} or not isinstance(name, str) or not name.strip():
+                raise invalid(f"expected {RUN_TABLE}, found keys {', '.join(sorted(item))}")
+            path = _file(item.get("path"), root, "a TREC run file", "TREC run file")
+            runs.append((name.strip(), path))
         else:
-            path = _file(item, root, RUN_FILE, bad)
+            path = _file(item, root, "a TREC run file", "TREC run file")
             runs.append((path.stem, path))
     return tuple(runs)
 
 
-def parse_sections(raw: dict[str, Any], root: Path, fail: Fail) -> dict[str, dict[str, Any]]:
-    """Validate shape and types: {section: {key: typed value}} for the keys present."""
-    out: dict[str, dict[str, Any]] = {}
-    for section, table in raw.items():
-        if section not in SCHEMA:
-            raise ConfigError(
-                fail.path,
-                f"unknown section [{section}]; expected one of: "
-                + ", ".join(f"[{s}]" for s in SCHEMA),
-                fail.line_of(section, None),
-            )
-        if not isinstance(table, dict):
-            raise ConfigError(
-                fail.path,
-                f"[{section}]: expected a table of keys, found {_found(table)}",
-                fail.line_of(section, None),
-            )
-        for key in table:
-            if key not in SCHEMA[section]:
-                raise fail(
-                    section, key, f"unknown key; expected one of: {', '.join(SCHEMA[section])}"
-                )
-        out[section] = {
-            key: check_value(section, key, value, root, fail) for key, value in table.items()
-        }
-    return out
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+# -- the sections -----------------------------------------------------------------------------------
+class Section(BaseModel):
+    """A table of the project file. Path keys are resolved against the validation context's
+    ``root`` (the project folder) and must exist."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _paths(cls, value: object, info: ValidationInfo) -> object:
+        extra = cls.model_fields[info.field_name or ""].json_schema_extra
+        if not isinstance(extra, dict):  # a section of `ProjectFile`, not a key
+            return value
+        kind, expected, what = extra["kind"], str(extra["expected"]), str(extra["what"])
+        root = Path((info.context or {}).get("root", "."))
+        if kind == "file":
+            return _file(value, root, expected, what)
+        if kind == "dir":
+            return _path(value, root, Path.is_dir, expected)
+        if kind == "dirs":
+            return _folders(value, root, expected)
+        if kind == "runs":
+            return _runs(value, root, expected)
+        return value
+
+
+class ProjectSection(Section):
+    name: Text | None = key(None, "str", "a non-empty string")
+    seed: int = key(0, "int", "an integer (the default --seed)", ge=0, le=2**32 - 1)
+    max_input_mb: int | None = key(
+        None, "int", "a whole number of MB, the largest input file read", ge=1, le=1 << 20
+    )
+
+
+class DocumentsSection(Section):
+    folders: tuple[Path, ...] | None = key(None, "dirs", "a list of folders of Markdown documents")
+    corpus: Path | None = key(None, "file", "a BEIR corpus.jsonl file", "BEIR corpus file")
+    chunking: Literal[STRATEGIES] = key("paragraph", "choice", "a chunking strategy")  # type: ignore[valid-type]
+    index: bool = key(True, "bool", "true or false (false: do not run the built-in searchers)")
+
+
+class QuestionsSection(Section):
+    labels: Path | None = key(None, "file", "a labels.jsonl file", "labels file")
+    queries: Path | None = key(
+        None, "file", "a queries.jsonl (BEIR) or queries.tsv file", "queries file"
+    )
+    qrels: Path | None = key(
+        None, "file", "a TREC qrels file or a BEIR qrels .tsv file", "qrels file"
+    )
+    tags: Path | None = key(None, "file", "a tags .jsonl or .tsv file", "tags file")
+    relevance: int = key(
+        DEFAULT_RELEVANCE, "int", "an integer grade (relevant = grade >= relevance)"
+    )
+
+
+class RunsSection(Section):
+    dir: Path | None = key(None, "dir", "a folder of TREC run files")
+    files: tuple[tuple[str, Path], ...] = key(
+        (), "runs", f"a list of run paths or {RUN_TABLE} tables"
+    )
+    baseline: Text | None = key(None, "str", "the name of one of the runs")
+
+
+class ReportSection(Section):
+    candidates: Path | None = key(None, "file", "a candidates.toml file", "candidates file")
+    notes: Path | None = key(None, "dir", "a folder of candidate notes (<candidate>.md)")
+    restricted_text: Literal[RESTRICTED_TEXT] = key(  # type: ignore[valid-type]
+        "show", "choice", "whether restricted text appears in the site"
+    )
+
+
+class GateSection(Section):
+    policy: Path | None = key(None, "file", "a gate policy JSON file", "policy file")
+    baseline: Path | None = key(None, "file", "a saved baseline JSON file", "baseline")
+
+
+class ExtrasSection(Section):
+    answers: Path | None = key(None, "file", "an answers.jsonl file", "answers file")
+    tenants: Path | None = key(None, "file", "a tenants.json file", "tenants file")
+    tenant_documents: Path | None = key(None, "dir", "a folder of the tenants' Markdown documents")
+    dups: Path | None = key(None, "dir", "a folder of near-duplicate Markdown documents")
+    updates: Path | None = key(
+        None, "dir", "a folder of newer versions of documents (freshness check)"
+    )
+
+
+SECTIONS: dict[str, type[Section]] = {
+    "project": ProjectSection,
+    "documents": DocumentsSection,
+    "questions": QuestionsSection,
+    "runs": RunsSection,
+    "report": ReportSection,
+    "gate": GateSection,
+    "extras": ExtrasSection,
+}
+
+
+# -- reading and wording ----------------------------------------------------------------------------
+def label(loc: Loc) -> str:
+    """``[section].key`` (``[section]`` alone, nothing for the whole file)."""
+    if not loc:
+        return ""
+    rest = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc[1:])
+    return f"[{loc[0]}]{rest}"
+
+
+def unknown(loc: Loc, valid: Sequence[str]) -> str:
+    if len(loc) == 1:
+        listed = ", ".join(f"[{s}]" for s in valid)
+        return f"unknown section [{loc[0]}]; expected one of: {listed}"
+    return f"{label(loc)}: unknown key; expected one of: {', '.join(valid)}"
+
+
+STYLE = Style("toml", label, unknown)
+
+
+def read_project_toml(path: Path) -> tuple[dict[str, Any], Source]:
+    """The project file's TOML and its `Source` (for errors naming a key's line)."""
+    raw, text = read_toml(path, "project file")
+    return raw, Source(path, text, STYLE)
 
 
 def runs_in_folder(folder: Path) -> tuple[tuple[str, Path], ...]:

@@ -284,7 +284,7 @@ CASES: tuple[Case, ...] = (
         "baseline-wrong-schema",
         edit_json("baseline_retrieval.json", lambda b: b.update(schema="other/9")),
         "baseline_retrieval.json",
-        None,
+        2,
         "expected schema 'evidencedesk.baseline_retrieval/1', found \"other/9\"",
     ),
     Case(
@@ -310,21 +310,23 @@ CASES: tuple[Case, ...] = (
             'changes = { reranker = "feature" }\ncolour = "red"',
         ),
         "candidates.toml",
-        None,
-        "candidate #2: unknown key 'colour'; expected: name, rationale, changes",
+        14,
+        "candidate #2 (rerank feature).colour: unknown key; expected one of: name, rationale, "
+        "changes",
     ),
     Case(
         "candidates-unknown-reranker",
         replace("candidates.toml", '{ reranker = "overlap" }', '{ reranker = "cross-encoder" }'),
         "candidates.toml",
-        None,
-        "unknown reranker 'cross-encoder'; expected one of: none, overlap, feature, pair, blend",
+        8,
+        "candidate #1 (rerank overlap).changes: unknown reranker 'cross-encoder'; expected one "
+        "of: none, overlap, feature, pair, blend",
     ),
     Case(
         "candidates-duplicate-name",
         replace("candidates.toml", 'name = "rerank blend"', 'name = "Rerank Overlap"'),
         "candidates.toml",
-        None,
+        15,
         "candidate #3: expected unique candidate names, found 'Rerank Overlap' twice",
     ),
     # notes

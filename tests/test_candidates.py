@@ -55,23 +55,58 @@ def test_note_slug(name: str, slug: str) -> None:
         ),
         (
             "[[candidate]]\nname = 'x'\ncolour = 'red'",
-            "c.toml: candidate #1: unknown key 'colour'; expected: name, rationale, changes",
+            "c.toml:3: candidate #1 (x).colour: unknown key; expected one of: name, rationale, "
+            "changes",
         ),
         (
             "[[candidate]]\nname = 'x'\nchanges = { speed = 2 }",
-            "c.toml: candidate #1 (x): unknown config field 'speed'; expected one of: first_stage, reranker, depth, final, max_words, prefilter",
+            "c.toml:3: candidate #1 (x).changes.speed: unknown key; expected one of: first_stage, "
+            "reranker, depth, final, max_words, prefilter",
         ),
         (
             "[[candidate]]\nname = 'x'\n[[candidate]]\nname = 'X'",
-            "c.toml: candidate #2: expected unique candidate names, found 'X' twice",
+            "c.toml:3: candidate #2: expected unique candidate names, found 'X' twice",
         ),
         (
             "[[candidate]]\nname = ''",
-            "c.toml: candidate #1: expected 'name' to be a non-empty string, found ''",
+            "c.toml:2: candidate #1.name: expected a non-empty string, found a string ''",
         ),
         (
+            "[[candidate]]\nrationale = 'why'",
+            "c.toml:1: candidate #1.name: expected a string, found none",
+        ),
+        (
+            "[[candidate]]\nname = 'a'\n\n[[candidate]]\nname = 'b'\nrationale = 3",
+            "c.toml:6: candidate #2 (b).rationale: expected a string, found an integer 3",
+        ),
+        (
+            "[[candidate]]\nname = 'a'\n[[candidate]]\nname = 'b'\n"
+            "changes = { reranker = 'feature', depth = '20' }",
+            "c.toml:5: candidate #2 (b).changes.depth: expected an integer, found a string '20'",
+        ),
+        (
+            "[[candidate]]\nname = 'a'\n[candidate.changes]\nprefilter = 'no'",
+            "c.toml:4: candidate #1 (a).changes.prefilter: expected true or false, found a "
+            "string 'no'",
+        ),
+        (
+            "[[candidate]]\nname = 'a'\nchanges = { reranker = 'cross-encoder' }",
+            "c.toml:3: candidate #1 (a).changes: unknown reranker 'cross-encoder'; expected one "
+            "of: none, overlap, feature, pair, blend",
+        ),
+        (
+            "[[candidate]]\nname = 'a'\nchanges = { final = 20 }",
+            "c.toml:3: candidate #1 (a).changes: config depth: expected depth >= final (stage one "
+            "must fetch at least the chunks that reach the prompt), found depth=10, final=20",
+        ),
+        (
+            "[[candidate]]\nname = 'a'\nchanges = 5",
+            "c.toml:3: candidate #1 (a).changes: expected a table of keys, found an integer 5",
+        ),
+        ("candidate = 5", "c.toml:1: [[candidate]]: expected a list, found an integer 5"),
+        (
             "title = 'x'",
-            "c.toml: unknown top-level key 'title'; expected only [[candidate]] tables",
+            "c.toml:1: unknown top-level key 'title'; expected only [[candidate]] tables",
         ),
         ("", "c.toml: expected at least one [[candidate]] table, found none"),
     ],

@@ -23,7 +23,7 @@ from evidencedesk.baseline import BASELINE_SCHEMA, labels_hash, load_baseline
 from evidencedesk.errors import LabelsError
 from evidencedesk.gate import load_policy
 from evidencedesk.project import load_project
-from evidencedesk.project_schema import SCHEMA
+from evidencedesk.project_schema import SECTIONS
 from evidencedesk.retrieval.beir import read_beir_corpus, read_beir_qrels, read_queries, read_tags
 from evidencedesk.retrieval.citations import load_answers
 from evidencedesk.retrieval.labels import Label
@@ -277,14 +277,12 @@ FITTING = {
 
 def section(name: str) -> st.SearchStrategy[dict[str, Any]]:
     """A section with some of its real keys, values mostly of the right kind, rarely a junk key."""
-    keys = SCHEMA[name]
+    kinds = {k: f.json_schema_extra["kind"] for k, f in SECTIONS[name].model_fields.items()}  # type: ignore[index]
     real = st.fixed_dictionaries(
         {},
         optional={
-            k: st.integers(0, 4).flatmap(
-                lambda n, s=FITTING[key.kind]: project_values if n == 0 else s
-            )
-            for k, key in keys.items()
+            k: st.integers(0, 4).flatmap(lambda n, s=FITTING[kind]: project_values if n == 0 else s)
+            for k, kind in kinds.items()
         },
     )
     junk = real.map(lambda r: r | {"junk": 1})
@@ -299,7 +297,7 @@ def on_valid(sections: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {n: VALID.get(n, {}) | sections.get(n, {}) for n in VALID.keys() | sections.keys()}
 
 
-random_sections = st.fixed_dictionaries({}, optional={name: section(name) for name in SCHEMA})
+random_sections = st.fixed_dictionaries({}, optional={name: section(name) for name in SECTIONS})
 project_sections = random_sections | random_sections.map(on_valid)
 
 

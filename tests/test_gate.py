@@ -104,8 +104,21 @@ def test_demo_policy_names_four_answerable_critical_questions(policy, demo):
         ("[1, 2]", "policy.json: expected a JSON object of policy keys, found list"),
         (
             '{"critical": ["rc01"], "notes": {"st01": "x"}}',
-            "policy.json: key 'notes': expected notes only for critical ids, found st01",
+            "policy.json:1: key 'notes': expected notes only for critical ids, found st01",
         ),
+        (
+            '{\n  "critical": ["rc01", "rc01"]\n}',
+            "policy.json:2: key 'critical': expected each question id once, found a repeat",
+        ),
+        (
+            '{\n  "critical": ["rc01"],\n  "notes": {\n    "rc01": 5\n  }\n}',
+            "policy.json:4: key 'notes.rc01': expected a string, found 5",
+        ),
+        (
+            '{"review_on_mrr_flips": "yes"}',
+            "policy.json:1: key 'review_on_mrr_flips': expected true or false, found \"yes\"",
+        ),
+        ('{"k": 0}', "policy.json:1: key 'k': expected a value >= 1, found 0"),
     ],
 )
 def test_policy_errors_name_file_key_and_expectation(tmp_path, demo, text, message):
@@ -182,13 +195,57 @@ def test_baseline_made_on_other_labels_is_refused(tmp_path, demo):
         ),
         ("[]", "expected schema 'evidencedesk.baseline_retrieval/1', found null"),
         ("{", "expected JSON, found"),
-        (f'{{"schema": "{BASELINE_SCHEMA}", "config": {{}}}}', "key 'k': Field required"),
+        (
+            f'{{"schema": "{BASELINE_SCHEMA}", "config": {{}}}}',
+            "base.json: key 'k': expected an integer, found none; rebuild it with --save-baseline",
+        ),
     ],
 )
 def test_baseline_with_wrong_schema_is_refused(tmp_path, demo, text, fragment):
     with pytest.raises(ConfigError, match="rebuild it with --save-baseline|expected JSON") as info:
         load_baseline(write(tmp_path, text, "base.json"), demo[2])
     assert fragment in str(info.value)
+
+
+def _saved_demo_baseline(tmp_path: Path, change) -> Path:
+    """The committed demo baseline, pretty-printed, with one value changed."""
+    data = json.loads(BASELINE.read_text(encoding="utf-8"))
+    change(data)
+    return write(tmp_path, json.dumps(data, indent=2) + "\n", "base.json")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda b: b["questions"]["rc02"].update(rr="0.5"),
+            "base.json:29: key 'questions.rc02.rr': expected a number, found \"0.5\"",
+        ),
+        (
+            lambda b: b["questions"]["rc01"].update(passed=1),
+            "base.json:23: key 'questions.rc01.passed': expected true or false, found 1",
+        ),
+        (
+            lambda b: b["config"].update(reranker="cross-encoder"),
+            "base.json:3: key 'config': unknown reranker 'cross-encoder'; expected one of: none, "
+            "overlap, feature, pair, blend",
+        ),
+        (
+            lambda b: b.update(made_by="hand"),
+            "base.json:144: key 'made_by': unknown key; expected one of: schema, config, k, "
+            "summary, questions, labels_hash",
+        ),
+        (
+            lambda b: b.update(schema="other/9"),
+            "base.json:2: expected schema 'evidencedesk.baseline_retrieval/1', found \"other/9\"",
+        ),
+    ],
+)
+def test_baseline_errors_name_line_and_key(tmp_path, demo, change, message):
+    path = _saved_demo_baseline(tmp_path, change)
+    with pytest.raises(ConfigError) as info:
+        load_baseline(path, demo[2])
+    assert str(info.value) == f"{tmp_path}/{message}; rebuild it with --save-baseline"
 
 
 def test_missing_baseline_says_how_to_make_one(tmp_path, demo):

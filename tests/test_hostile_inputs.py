@@ -304,7 +304,7 @@ CASES: tuple[Case, ...] = (
             '\n[[candidate]]\nname = "Rerank-Feature"\nchanges = { reranker = "pair" }\n',
         ),
         "candidates.toml",
-        None,
+        50,
         "candidate #10: expected each note to belong to one candidate, found 'Rerank-Feature' "
         "and 'rerank feature' both using",
     ),

@@ -144,7 +144,7 @@ def test_names_differing_only_in_case_are_refused_cleanly(
     done = cli(root, out)
     assert done.returncode == 2
     assert done.stderr == (
-        f"error: {root / 'candidates.toml'}: candidate #11: expected unique candidate names, "
+        f"error: {root / 'candidates.toml'}:55: candidate #11: expected unique candidate names, "
         "found 'depth' twice\n"
     )
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

@@ -189,7 +189,7 @@ def test_neither_labels_nor_queries(project_dir: Path) -> None:
 def test_queries_without_qrels(project_dir: Path) -> None:
     text = VALID.replace('qrels = "qrels.txt"\n', "")
     assert _error(project_dir, text) == (
-        f"{project_dir}/evidencedesk.toml: [questions].qrels: expected a qrels file to go with "
+        f"{project_dir}/evidencedesk.toml:1: [questions].qrels: expected a qrels file to go with "
         "'queries', found none"
     )
 
@@ -197,7 +197,7 @@ def test_queries_without_qrels(project_dir: Path) -> None:
 def test_runs_only_needs_a_baseline_run(project_dir: Path) -> None:
     text = VALID.replace('baseline = "a"\n', "")
     assert _error(project_dir, text) == (
-        f"{project_dir}/evidencedesk.toml: [runs].baseline: expected the name of the run the "
+        f"{project_dir}/evidencedesk.toml:6: [runs].baseline: expected the name of the run the "
         "others are compared with (one of: a, b), found none"
     )
 
@@ -235,3 +235,15 @@ def test_explicit_run_list_and_duplicate_names(project_dir: Path) -> None:
     assert project.to_dict()["runs"] == [["first", "runs/a.run"], ["b", "runs/b.run"]]
     clash = text.replace('name = "first"', 'name = "b"').replace('"first"', '"b"')
     assert "[runs].files: expected unique run names, found 'b'" in _error(project_dir, clash)
+
+
+def test_the_first_mistake_in_the_file_is_reported(project_dir: Path) -> None:
+    """Two wrong types: the one on the earlier line wins, whatever the order of the sections."""
+    text = (
+        '[runs]\ndir = "runs"\nbaseline = 7\n\n'
+        '[questions]\nqueries = "queries.jsonl"\nqrels = "qrels.txt"\nrelevance = "2"\n'
+    )
+    assert _error(project_dir, text) == (
+        f"{project_dir}/evidencedesk.toml:3: [runs].baseline: expected the name of one of the "
+        "runs, found an integer 7"
+    )

@@ -1,23 +1,31 @@
-"""``candidates.toml``: the retrieval changes the report reviews, and their optional notes."""
+"""``candidates.toml``: the retrieval changes the report reviews, and their optional notes.
+
+The file is validated by pydantic models (`CandidatesFile`, `Entry`, `Changes`: strict types,
+unknown keys refused, each candidate's changes must make a valid `Config`); errors are worded by
+`evidencedesk.validation` as ``candidate #2 (name).changes.depth: expected …, found …``.
+"""
 
 from __future__ import annotations
 
 import os
 import re
-import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evidencedesk.errors import ConfigError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+
+from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.keylines import Loc
 from evidencedesk.paths import DATA
+from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.textfile import read_text
+from evidencedesk.validation import Source, Style, found_toml, invalid, read_toml, rule
 
 CANDIDATES_FILE = DATA / "candidates.toml"
 NOTES = DATA / "notes"
-CANDIDATE_KEYS = ("name", "rationale", "changes")
 CONFIG_FIELDS = ("first_stage", "reranker", "depth", "final", "max_words", "prefilter")
-_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
 
 @dataclass(frozen=True)
@@ -67,78 +75,125 @@ def read_note(folder: Path | None, name: str) -> str | None:
     return read_text(path, ConfigError, "Markdown note")
 
 
+class Changes(BaseModel):
+    """The config fields a candidate changes; together they must make a valid `Config`."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    first_stage: str = "hybrid"
+    reranker: str = "none"
+    depth: int = 10
+    final: int = 3
+    max_words: int | None = None
+    prefilter: bool = True
+
+    @model_validator(mode="after")
+    def _makes_a_config(self) -> Changes:
+        try:
+            Config().replace(**self.given())
+        except (EvidencedeskError, TypeError, ValueError) as exc:
+            raise rule((), str(exc)) from None
+        return self
+
+    def given(self) -> dict[str, Any]:
+        return {
+            name: getattr(self, name) for name in CONFIG_FIELDS if name in self.model_fields_set
+        }
+
+
+class Entry(BaseModel):
+    """One ``[[candidate]]`` table."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    name: str
+    rationale: str = ""
+    changes: Changes = Changes()
+
+    @field_validator("name")
+    @classmethod
+    def _not_blank(cls, name: str) -> str:
+        if not name.strip():
+            raise invalid(f"expected a non-empty string, found {found_toml(name)}")
+        return name
+
+
+class CandidatesFile(BaseModel):
+    """The whole ``candidates.toml``: one or more ``[[candidate]]`` tables and nothing else."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    candidate: list[Entry] = []
+
+    @model_validator(mode="after")
+    def _at_least_one(self) -> CandidatesFile:
+        if not self.candidate:
+            raise rule((), "expected at least one [[candidate]] table, found none")
+        return self
+
+
+def _style(raw: dict[str, Any]) -> Style:
+    entries = raw.get("candidate")
+
+    def label(loc: Loc) -> str:
+        if not loc:
+            return ""
+        if len(loc) == 1 or not isinstance(loc[1], int):
+            return "[[candidate]]" if loc[0] == "candidate" else str(loc[0])
+        where = f"candidate #{loc[1] + 1}"
+        if len(loc) == 2:
+            return where
+        entry = entries[loc[1]] if isinstance(entries, list) and loc[1] < len(entries) else {}
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if isinstance(name, str) and name.strip():
+            where += f" ({name})"
+        return where + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc[2:])
+
+    def unknown(loc: Loc, valid: Sequence[str]) -> str:
+        if len(loc) == 1:
+            return f"unknown top-level key {loc[0]!r}; expected only [[candidate]] tables"
+        return f"{label(loc)}: unknown key; expected one of: {', '.join(valid)}"
+
+    return Style("toml", label, unknown)
+
+
 def load_candidates(
     path: str | Path = CANDIDATES_FILE, notes: str | Path | None = NOTES
 ) -> list[Candidate]:
-    """Read and check the candidates; values are checked again when each becomes a Config."""
+    """Read and check the candidates: keys, types, and that each one's changes make a `Config`."""
     path = Path(path)
+    raw, text = read_toml(path, "candidates file")
+    source = Source(path, text, _style(raw))
     try:
-        raw = tomllib.loads(read_text(path, ConfigError, "candidates file"))
-    except tomllib.TOMLDecodeError as exc:
-        match = _TOML_LINE.search(str(exc))
-        line = int(match.group(1)) if match else None
-        raise ConfigError(
-            path,
-            f"expected valid TOML, found a syntax error ({_TOML_LINE.sub('', str(exc)).strip()})",
-            line,
-        ) from None
-    extra = sorted(set(raw) - {"candidate"})
-    if extra:
-        raise ConfigError(
-            path, f"unknown top-level key {extra[0]!r}; expected only [[candidate]] tables"
-        )
-    entries = raw.get("candidate", [])
-    if not isinstance(entries, list) or not entries:
-        raise ConfigError(path, "expected at least one [[candidate]] table, found none")
+        entries = CandidatesFile.model_validate(raw).candidate
+    except ValidationError as exc:
+        raise source.invalid(exc, CandidatesFile) from None
     candidates: list[Candidate] = []
     seen: set[str] = set()
     slugs: dict[str, str] = {}  # note slug -> the first candidate name that has it
-    for number, entry in enumerate(entries, start=1):
-        where = f"candidate #{number}"
-        unknown = sorted(set(entry) - set(CANDIDATE_KEYS))
-        if unknown:
-            raise ConfigError(
-                path, f"{where}: unknown key {unknown[0]!r}; expected: {', '.join(CANDIDATE_KEYS)}"
-            )
-        name, rationale, changes = (
-            entry.get("name"),
-            entry.get("rationale", ""),
-            entry.get("changes", {}),
-        )
-        if not isinstance(name, str) or not name.strip():
-            raise ConfigError(
-                path, f"{where}: expected 'name' to be a non-empty string, found {name!r}"
-            )
-        if not isinstance(rationale, str):
-            raise ConfigError(
-                path, f"{where} ({name}): expected 'rationale' to be a string, found {rationale!r}"
-            )
-        if not isinstance(changes, dict):
-            raise ConfigError(
-                path, f"{where} ({name}): expected 'changes' to be a table, found {changes!r}"
-            )
-        bad = sorted(set(changes) - set(CONFIG_FIELDS))
-        if bad:
-            raise ConfigError(
-                path,
-                f"{where} ({name}): unknown config field {bad[0]!r}; expected one of: {', '.join(CONFIG_FIELDS)}",
-            )
+    for index, entry in enumerate(entries):
+        name, at = entry.name, ("candidate", index)
         if name.casefold() in seen:
-            raise ConfigError(
-                path, f"{where}: expected unique candidate names, found {name!r} twice"
-            )
+            raise source.error(at, f"expected unique candidate names, found {name!r} twice")
         seen.add(name.casefold())
         note = read_note(None if notes is None else Path(notes), name)
         other = slugs.get(note_slug(name))
         if other is not None and note is not None:  # both pages would show this one note
-            raise ConfigError(
-                path,
-                f"{where}: expected each note to belong to one candidate, found {name!r} and "
+            raise source.error(
+                at,
+                f"expected each note to belong to one candidate, found {name!r} and "
                 f"{other!r} both using {Path(notes or '') / (note_slug(name) + '.md')} "
                 "(rename one of them)",
             )
         slugs.setdefault(note_slug(name), name)
+        changes = entry.changes.given()
+        order = raw["candidate"][index].get("changes", {})  # the file's order, for display
         candidates.append(
-            Candidate(name=name, rationale=rationale, changes=dict(changes), note=note)
+            Candidate(
+                name=name,
+                rationale=entry.rationale,
+                changes={k: changes[k] for k in order},
+                note=note,
+            )
         )
     return candidates
