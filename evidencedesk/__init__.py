@@ -1,6 +1,57 @@
-"""evidencedesk: honest retrieval evaluation and a static HTML report."""
+"""evidencedesk: honest retrieval evaluation and a static HTML report.
+
+From a notebook::
+
+    import evidencedesk
+    results = evidencedesk.build(project="my-project", out="site")   # writes the site too
+    again = evidencedesk.load_results("site/results.json")           # the same Results
+
+Both raise `EvidencedeskError` on bad input (the command line turns it into one line, exit 2).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evidencedesk.errors import EvidencedeskError
 
+if TYPE_CHECKING:
+    from evidencedesk.results.types import Results
+
 __version__ = "0.1.0"
-__all__ = ["EvidencedeskError", "__version__"]
+__all__ = ["EvidencedeskError", "__version__", "build", "load_results"]
+
+
+def build(
+    project: str | os.PathLike[str] | None = None,
+    out: str | os.PathLike[str] = "site",
+    seed: int | None = None,
+    runs: dict[str, str | os.PathLike[str]] | None = None,
+) -> Results:
+    """Evaluate a project (default: the demo), write its site into `out`, return the Results.
+
+    The same build as ``evidencedesk build``: `out` is replaced only when it is absent, empty or
+    a previous evidencedesk site, atomically; `seed` defaults to ``[project].seed``, else 0;
+    `runs` adds external TREC runs by name (like ``--run NAME=PATH``). Nothing is printed.
+    """
+    from evidencedesk.report.cli import build as build_site
+    from evidencedesk.report.cli import prepare
+    from evidencedesk.report.pipeline import build_model
+
+    extra = tuple((name, Path(path)) for name, path in (runs or {}).items())
+    options = prepare(os.fspath(out), None if project is None else Path(project), seed, extra)
+    model = build_site(options, build_model, io.StringIO(), quiet=True)
+    if model.results is None:  # the pipeline always attaches them; a guard, not a branch
+        raise EvidencedeskError("internal: the build produced no Results")
+    return model.results
+
+
+def load_results(path: str | os.PathLike[str]) -> Results:
+    """Read a build's ``results.json`` (or the site folder holding it) back into Results."""
+    from evidencedesk.results.jsonio import load
+
+    where = Path(path)
+    return load(where / "results.json" if where.is_dir() else where)

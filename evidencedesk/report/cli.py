@@ -141,12 +141,12 @@ def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
 
 
-def _project(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _project(path: Path | None):  # type: ignore[no-untyped-def]
     """The project (for its seed and the inputs `--out` must not touch)."""
     from evidencedesk.paths import require
     from evidencedesk.project import DEMO_PROJECT, load_project
 
-    return load_project(args.project or require(DEMO_PROJECT, "the demo project"))
+    return load_project(path or require(DEMO_PROJECT, "the demo project"))
 
 
 def _effective_seed(given: int | None, project) -> int:  # type: ignore[no-untyped-def]
@@ -159,6 +159,34 @@ def _effective_seed(given: int | None, project) -> int:  # type: ignore[no-untyp
             f"found {seed!r}"
         )  # fmt: skip
     return seed
+
+
+def prepare(
+    out: str,
+    project: Path | None,
+    seed: int | None,
+    runs: tuple[tuple[str, Path], ...] = (),
+    fail_on: str = "never",
+) -> BuildOptions:
+    """The checks made before any work: `out` may be replaced, the project loads, the seed.
+
+    Raises `EvidencedeskError` (a refused `--out`, bad input) or `OSError`; nothing is written
+    except that a swap an earlier, killed build left half done is completed first.
+    """
+    target = outfolder.resolve(out)
+    outfolder.check_target(target, out, outfolder.protected_places(None))
+    outfolder.clean_strays(target)  # before anything can fail: a killed swap is undone
+    loaded = _project(project)
+    places = outfolder.protected_places(loaded, [path for _, path in runs])
+    outfolder.check_target(target, out, places)
+    outfolder.check_replaceable(target, out)
+    return BuildOptions(
+        out=Path(out),
+        seed=_effective_seed(seed, loaded),
+        fail_on=fail_on,  # type: ignore[arg-type]
+        runs=runs,
+        project=project,
+    )
 
 
 def build(
@@ -245,21 +273,7 @@ def _main(
             except BrokenPipeError:  # `build --help | head -1`: the reader has all it wanted
                 PipeSafe(sys.stdout).gone()
                 return 0
-            target = outfolder.resolve(args.out)
-            places = outfolder.protected_places(None)
-            outfolder.check_target(target, args.out, places)
-            outfolder.clean_strays(target)  # before anything can fail: a killed swap is undone
-            project = _project(args)
-            places = outfolder.protected_places(project, [path for _, path in args.runs])
-            outfolder.check_target(target, args.out, places)
-            outfolder.check_replaceable(target, args.out)
-            options = BuildOptions(
-                out=Path(args.out),
-                seed=_effective_seed(args.seed, project),
-                fail_on=args.fail_on,
-                runs=tuple(args.runs),
-                project=args.project,
-            )
+            options = prepare(args.out, args.project, args.seed, tuple(args.runs), args.fail_on)
             factory = model_factory or load_factory(args.model_factory)
             model = build(options, factory, out_stream, args.quiet)
     except EvidencedeskError as exc:
