@@ -3,8 +3,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from evidencedesk.chunking import Chunk
+
+# No per-example time limit: a deadline is a timed test, and this shared 2-core machine (and CI)
+# can be slow for reasons that have nothing to do with the code under test.
+settings.register_profile("evidencedesk", deadline=None)
+settings.load_profile("evidencedesk")
 
 
 def make_chunk(cid: str, text: str, title: str = "T", **meta: object) -> Chunk:
