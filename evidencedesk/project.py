@@ -202,7 +202,7 @@ class Project:
         return out
 
 
-def load_project(path: str | Path = DEMO_PROJECT) -> Project:
+def load_project(path: str | Path) -> Project:
     """Read and validate a project file; every problem is one `ConfigError` naming file and key."""
     path = Path(path).absolute()
     if path.is_dir():

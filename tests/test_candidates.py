@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk.candidates import load_candidates, note_slug
 from evidencedesk.errors import ConfigError
-from evidencedesk.report.candidates import load_candidates, note_slug
+from evidencedesk.paths import DATA
 
 REQUIRED = {
     "rerank overlap",
@@ -21,7 +22,7 @@ REQUIRED = {
 
 
 def test_demo_candidates_cover_the_required_changes() -> None:
-    candidates = load_candidates()
+    candidates = load_candidates(DATA / "candidates.toml", DATA / "notes")
     assert REQUIRED <= {c.name for c in candidates}
     by_name = {c.name: c for c in candidates}
     assert by_name["pair cut to 8 words"].changes == {"reranker": "pair", "max_words": 8}

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import evidencedesk
 from evidencedesk.baseline import Baseline, load_baseline
+from evidencedesk.candidates import load_candidates, read_note
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.gate import GatePolicy, load_policy
 from evidencedesk.project import Project
-from evidencedesk.report.candidates import load_candidates, read_note
 from evidencedesk.results import compute, stages
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome

@@ -1,8 +1,8 @@
 """The benchmark table of SPEC §8: the variants, their rows and the plain-text table.
 
 The command (``python -m evidencedesk.retrieval.benchmark``, ``evidencedesk benchmark``: options,
-the gate, exit statuses) is `evidencedesk.retrieval.benchmark_cli`; `main` and `parser` here
-forward to it so that ``python -m`` and existing imports keep working.
+the gate, exit statuses) is `evidencedesk.retrieval.benchmark_cli`, a front end; this module
+only hands ``python -m`` over to it.
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ __all__ = [
     "VariantResult",
     "benchmark_variants",
     "format_table",
-    "main",
-    "parser",
 ]
 
 POLICY = DATA / "gate_policy_retrieval.json"
@@ -180,23 +178,11 @@ def format_table(results: Sequence[VariantResult], labels: Sequence[Label], seed
     return "\n".join([head, "", *body, "", *tail])
 
 
-# The command line lives in `benchmark_cli`; these stay here for ``python -m`` and old imports.
-def parser(prog: str | None = None) -> Any:
-    from evidencedesk.retrieval import benchmark_cli
-
-    return benchmark_cli.parser(prog) if prog else benchmark_cli.parser()
-
-
-_parser = parser
-
-
-def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
-    from evidencedesk.retrieval import benchmark_cli
-
-    return benchmark_cli.main(argv, prog)
-
-
+# `python -m evidencedesk.retrieval.benchmark` (SPEC §8) runs the command, which lives in
+# `benchmark_cli` (a front end); only a script run imports it, so the library stays below it.
 if __name__ == "__main__":
     import sys
 
-    sys.exit(main())
+    from evidencedesk.retrieval import benchmark_cli
+
+    sys.exit(benchmark_cli.main())

@@ -83,6 +83,11 @@ class Judged:
     def defined(self) -> bool:
         return self.n_relevant > 0
 
+    def value(self, name: str) -> float | None:
+        """This question's value of the metric `name` (None when undefined); what lets
+        :mod:`.stats` pair judged lists without importing this module (which imports it)."""
+        return parse_metric(name).of(self)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -1,4 +1,4 @@
-"""Judging TREC runs against qrels or our labels (re-exported by :mod:`.trec`).
+"""Judging TREC runs against qrels or our labels.
 
 Two paths that agree (tests hold them to it): :func:`judge_trec_run` builds :class:`Judged` lists
 for drill-down pages, slices and paired statistics; :func:`evaluate_run` computes the means of

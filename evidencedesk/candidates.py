@@ -18,13 +18,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.keylines import Loc
-from evidencedesk.paths import DATA
 from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.textfile import read_text
 from evidencedesk.validation import Source, Style, found_toml, invalid, read_toml, rule
 
-CANDIDATES_FILE = DATA / "candidates.toml"
-NOTES = DATA / "notes"
 CONFIG_FIELDS = ("first_stage", "reranker", "depth", "final", "max_words", "prefilter")
 
 
@@ -157,9 +154,7 @@ def _style(raw: dict[str, Any]) -> Style:
     return Style("toml", label, unknown)
 
 
-def load_candidates(
-    path: str | Path = CANDIDATES_FILE, notes: str | Path | None = NOTES
-) -> list[Candidate]:
+def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidate]:
     """Read and check the candidates: keys, types, and that each one's changes make a `Config`."""
     path = Path(path)
     raw, text = read_toml(path, "candidates file")
