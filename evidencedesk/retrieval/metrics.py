@@ -249,11 +249,17 @@ def by_tag(judged: Sequence[Judged], name: str) -> dict[str, tuple[float | None,
 
 
 class _Label(Protocol):
-    id: str
-    question: str
-    tags: tuple[str, ...]
-    answerable: bool
-    grades: Any
+    # read-only properties, so that a frozen dataclass (`labels.Label`) satisfies them
+    @property
+    def id(self) -> str: ...
+    @property
+    def question(self) -> str: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+    @property
+    def answerable(self) -> bool: ...
+    @property
+    def grades(self) -> Any: ...
 
     def grade_of(self, chunk: Any) -> int: ...
 

@@ -24,9 +24,13 @@ __all__ = ["ConfigSearcher", "Parts", "Stages", "summary_names"]
 class Stages(Protocol):
     """What `ConfigSearcher` reads of a configuration (`evalreport.Config` is one)."""
 
-    depth: int
-    final: int
-    prefilter: bool
+    # read-only properties, so that a frozen dataclass satisfies them
+    @property
+    def depth(self) -> int: ...
+    @property
+    def final(self) -> int: ...
+    @property
+    def prefilter(self) -> bool: ...
 
     def label(self) -> str: ...
 

@@ -50,9 +50,9 @@ class SparseSearcher:
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for term, plist in postings.items():
             docs = np.fromiter((d for d, _ in plist), dtype=np.int64, count=len(plist))
-            tf = np.fromiter((t for _, t in plist), dtype=np.float64, count=len(plist))
+            tfs = np.fromiter((t for _, t in plist), dtype=np.float64, count=len(plist))
             idf = math.log(1 + (n - len(plist) + 0.5) / (len(plist) + 0.5))
-            self._postings[term] = (docs, idf * tf * (k1 + 1) / (tf + norm[docs]))
+            self._postings[term] = (docs, idf * tfs * (k1 + 1) / (tfs + norm[docs]))
         self._masks = AllowedMasks(self.chunks)
 
     def scores(self, query: str) -> np.ndarray:
