@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from evidencedesk.retrieval.stats import bootstrap_ci
-from evidencedesk.retrieval.trec import Run, evaluate_run, read_qrels, read_run, write_qrels
+from evidencedesk.retrieval.trec import Run, read_qrels, read_run, write_qrels
+from evidencedesk.retrieval.trec_judge import evaluate_run
 
 OURS = ["recall@100", "precision@10", "mrr", "ndcg@10:linear"]
 RANX = ["recall@100-l2", "precision@10-l2", "mrr-l2", "ndcg@10"]  # binary ones at grade 2

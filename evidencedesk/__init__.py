@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.version import __version__
 
 if TYPE_CHECKING:
     from evidencedesk.results.types import Results
 
-__version__ = "0.1.0"
 __all__ = ["EvidencedeskError", "__version__", "build", "load_results"]
 
 

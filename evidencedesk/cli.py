@@ -13,8 +13,8 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from evidencedesk import __version__
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.version import __version__
 
 PROG = "evidencedesk"
 BAD_INPUT = '  2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'

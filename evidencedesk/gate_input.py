@@ -16,7 +16,8 @@ __all__ = ["GateInput", "JudgedRun", "Reference", "gate_result", "shape"]
 
 
 class _Config(Protocol):
-    final: int
+    @property
+    def final(self) -> int: ...
 
     def to_dict(self) -> dict[str, Any]: ...
 
@@ -24,8 +25,11 @@ class _Config(Protocol):
 class JudgedRun(Protocol):
     """What the gate reads of a run (`evalreport.Run` is one)."""
 
-    judged: Sequence[Judged]
-    config: _Config
+    # read-only properties, so that a frozen dataclass satisfies them
+    @property
+    def judged(self) -> Sequence[Judged]: ...
+    @property
+    def config(self) -> _Config: ...
 
 
 @dataclass(frozen=True)

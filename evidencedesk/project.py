@@ -91,6 +91,12 @@ class Project:
             return load_catalog(self.chunking, self.documents)
         return None
 
+    def _given(self, path: Path | None, key: str) -> Path:
+        """`[questions] key`, which the project rules require when there are no labels."""
+        if path is None:
+            raise ConfigError(self.path, f"expected [questions] labels or {key}, found neither")
+        return path
+
     def judgments(self) -> dict[str, dict[str, int]]:
         """qid -> {chunk or document id: grade}, read once."""
         if "judgments" not in self._cache:
@@ -98,9 +104,9 @@ class Project:
                 found = load_labels(self.labels, None, LABEL_GRADES)
                 self._cache["judgments"] = {lab.id: dict(lab.grades) for lab in found}
             elif self.qrels_format == "beir":
-                self._cache["judgments"] = read_beir_qrels(self.qrels)  # type: ignore[arg-type]
+                self._cache["judgments"] = read_beir_qrels(self._given(self.qrels, "qrels"))
             else:
-                self._cache["judgments"] = read_qrels(self.qrels)
+                self._cache["judgments"] = read_qrels(self._given(self.qrels, "qrels"))
         return self._cache["judgments"]
 
     def load_labels(self, catalog: Catalog | None = None) -> list[Label]:
@@ -119,7 +125,7 @@ class Project:
             return labels_from_judgments(
                 queries, grades, self.relevance, extra, self.labels, self.tags
             )
-        queries = read_queries(self.queries)  # type: ignore[arg-type]
+        from_file = read_queries(self._given(self.queries, "queries"))
         qrels = self.judgments()
         if self.kind == "pipeline" and catalog is not None:
             for qid, docs in qrels.items():
@@ -130,7 +136,7 @@ class Project:
                         f"expected judged ids from the corpus, found {missing!r} (query {qid!r}) "
                         "which is not a chunk or document id of the catalog",
                     )
-        return labels_from_judgments(queries, qrels, self.relevance, extra, self.qrels, self.tags)
+        return labels_from_judgments(from_file, qrels, self.relevance, extra, self.qrels, self.tags)
 
     def load_runs(self) -> dict[str, Run]:
         """name -> `Run` read with `evidencedesk.retrieval.trec.read_run`, in project order."""
@@ -202,7 +208,7 @@ class Project:
         return out
 
 
-def load_project(path: str | Path = DEMO_PROJECT) -> Project:
+def load_project(path: str | Path) -> Project:
     """Read and validate a project file; every problem is one `ConfigError` naming file and key."""
     path = Path(path).absolute()
     if path.is_dir():

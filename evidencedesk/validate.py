@@ -38,8 +38,8 @@ class Found:
 def validate(path: Path | None = None) -> Found:
     """Load every input of the project at `path` (default: the demo). Raises EvidencedeskError."""
     from evidencedesk.baseline import load_baseline
+    from evidencedesk.candidates import load_candidates
     from evidencedesk.gate import load_policy
-    from evidencedesk.report.candidates import load_candidates
     from evidencedesk.retrieval.evalreport import Config
 
     project = load_project(path or require(DEMO_PROJECT, "the demo project"))

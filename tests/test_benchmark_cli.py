@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.paths import DATA, ROOT
-from evidencedesk.retrieval.benchmark import CAVEAT, benchmark_variants, format_table, main
+from evidencedesk.retrieval.benchmark import CAVEAT, benchmark_variants, format_table
+from evidencedesk.retrieval.benchmark_cli import main
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.parts import Parts

@@ -4,8 +4,11 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk.candidates import load_candidates, note_slug
 from evidencedesk.errors import ConfigError
-from evidencedesk.report.candidates import load_candidates, note_slug
+from evidencedesk.paths import DATA
+from evidencedesk.report.site import slug as page_slug
+from evidencedesk.slugs import plain_slug
 
 REQUIRED = {
     "rerank overlap",
@@ -21,7 +24,7 @@ REQUIRED = {
 
 
 def test_demo_candidates_cover_the_required_changes() -> None:
-    candidates = load_candidates()
+    candidates = load_candidates(DATA / "candidates.toml", DATA / "notes")
     assert REQUIRED <= {c.name for c in candidates}
     by_name = {c.name: c for c in candidates}
     assert by_name["pair cut to 8 words"].changes == {"reranker": "pair", "max_words": 8}
@@ -44,6 +47,27 @@ def test_demo_candidates_cover_the_required_changes() -> None:
 )
 def test_note_slug(name: str, slug: str) -> None:
     assert note_slug(name) == slug
+
+
+@pytest.mark.parametrize(
+    ("name", "plain"),
+    [
+        ("final-5", "final-5"),
+        ("Final 5", "final-5"),
+        ("  Dense / first stage!! ", "dense-first-stage"),
+        ("ফেরত", ""),
+    ],
+)
+def test_notes_and_pages_share_one_slug_rule(name: str, plain: str) -> None:
+    assert plain_slug(name) == plain
+    assert note_slug(name) == (plain or "candidate")
+    if plain == name:  # the rule left the name alone: the page is named by it
+        assert page_slug(name) == plain
+    else:  # else a hash of the original keeps "Final 5" and "final-5" apart
+        assert (
+            page_slug(name).startswith(f"{plain or 'x'}-")
+            and len(page_slug(name)) == len(plain or "x") + 9
+        )
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,6 @@ import pytest
 from evidencedesk.errors import ConfigError
 from evidencedesk.paths import ANSWERS, CORPUS, DATA, DOCS, DUPS, LABELS, TENANT_DOCS
 from evidencedesk.project import DEMO_PROJECT, load_project
-from evidencedesk.report.candidates import CANDIDATES_FILE, NOTES
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.lifecycle import TENANTS_FILE
@@ -17,13 +16,13 @@ from tests.project_fixtures import make_runs_only_project
 
 
 def test_demo_project_points_at_the_default_files() -> None:
-    project = load_project()
+    project = load_project(DEMO_PROJECT)
     assert project.path == DEMO_PROJECT and project.root == DATA
     assert project.kind == "pipeline" and project.documents_format == "markdown"
     assert project.documents == (CORPUS, DOCS)
     assert (project.labels, project.answers, project.dups) == (LABELS, ANSWERS, DUPS)
     assert (project.tenants, project.tenant_documents) == (TENANTS_FILE, TENANT_DOCS)
-    assert (project.candidates, project.notes) == (CANDIDATES_FILE, NOTES)
+    assert (project.candidates, project.notes) == (DATA / "candidates.toml", DATA / "notes")
     assert project.policy == DATA / "gate_policy_retrieval.json"
     assert project.baseline == DATA / "baseline_retrieval.json"
     assert project.runs_dir == DATA / "runs" and project.updates == DATA / "updates"

@@ -6,7 +6,9 @@ import pytest
 from evidencedesk.chunking import Chunk
 from evidencedesk.retrieval import dense as dense_module
 from evidencedesk.retrieval.dense import ToyEmbedder
+from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.retrieval.hybrid import rrf
+from evidencedesk.retrieval.parts import ConfigSearcher
 from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher, TwoStage
 from evidencedesk.retrieval.tokens import is_identifier, tokenize
 
@@ -84,6 +86,31 @@ def test_two_stage_without_reranker_keeps_final(tiny_chunks: list[Chunk]) -> Non
     found = stage.search("refund 30 days", 10, None)
     assert len(found) == 1 and found[0].rank == 1 and stage.pairs_scored == 0
 
+
+@pytest.mark.parametrize(
+    ("prefilter", "expected"),
+    [
+        (True, ["a:c0"]),  # the scope inside stage one: the best allowed chunk
+        (False, []),  # stage one's top 1 is the restricted note; the scope then drops it
+    ],
+)
+def test_two_stage_prefilter_or_postfilter(
+    tiny_chunks: list[Chunk], prefilter: bool, expected: list[str]
+) -> None:
+    stage = TwoStage(SparseSearcher(tiny_chunks), None, depth=1, final=1, prefilter=prefilter)
+    found = stage.search("Internal note: staff may refund after 30 days.", 1, ALLOWED)
+    assert [c.chunk.id for c in found] == expected
+
+
+def test_config_searcher_is_the_two_stage_searcher(tiny_chunks: list[Chunk]) -> None:
+    cfg = Config(first_stage="sparse", reranker="none", depth=1, final=1, prefilter=False)
+    searcher = ConfigSearcher(cfg, SparseSearcher(tiny_chunks), None)
+    found = searcher.search("Internal note: staff may refund after 30 days.", 1, ALLOWED)
+    assert isinstance(searcher, TwoStage) and found == [] and searcher.shown == [[]]
+    assert searcher.name == cfg.label()
+
+
+ALLOWED = frozenset({"a:c0", "c:c0"})
 
 # -- batching (issue 17): the same numbers as the per-text, per-pair way ------------------------
 

@@ -19,14 +19,12 @@ from evidencedesk.retrieval import trec_arrays
 from evidencedesk.retrieval.metrics import Judged, summarize
 from evidencedesk.retrieval.trec import (
     Run,
-    evaluate_run,
-    judge_trec_run,
-    qrels_from_labels,
     read_qrels,
     read_run,
     write_qrels,
     write_run,
 )
+from evidencedesk.retrieval.trec_judge import evaluate_run, judge_trec_run, qrels_from_labels
 from evidencedesk.retrieval.trec_stream import stream_values
 from tests.project_fixtures import make_runs_only_project
 

@@ -13,14 +13,8 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.retrieval.metrics import per_question, summarize
-from evidencedesk.retrieval.trec import (
-    evaluate_run,
-    judge_trec_run,
-    read_qrels,
-    read_run,
-    write_qrels,
-    write_run,
-)
+from evidencedesk.retrieval.trec import read_qrels, read_run, write_qrels, write_run
+from evidencedesk.retrieval.trec_judge import evaluate_run, judge_trec_run
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

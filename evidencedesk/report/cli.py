@@ -23,12 +23,15 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.report import outfolder
-from evidencedesk.report.console import PipeSafe, Progress, mode_for
+from evidencedesk.report.console import PipeSafe, Progress, Stream, mode_for
 from evidencedesk.report.model import SEED_MAX, BuildOptions, SiteModel
+
+if TYPE_CHECKING:  # imported when a build needs it (start-up time of --help and errors)
+    from evidencedesk.project import Project
 
 ModelFactory = Callable[[BuildOptions, Callable[[str], None]], SiteModel]
 FAILING = {"never": (), "review": ("REVIEW", "BLOCK"), "block": ("BLOCK",)}
@@ -64,7 +67,7 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see {self.prog} --help)")
 
-    def parse_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def, override]
+    def parse_args(self, args=None, namespace=None):  # untyped: argparse's own is overloaded
         found, extra = self.parse_known_args(args, namespace)
         if extra:  # argparse would blame the top-level parser; point at the subcommand's help
             command = getattr(found, "command", None)
@@ -141,7 +144,7 @@ def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
 
 
-def _project(path: Path | None):  # type: ignore[no-untyped-def]
+def _project(path: Path | None) -> Project:
     """The project (for its seed and the inputs `--out` must not touch)."""
     from evidencedesk.paths import require
     from evidencedesk.project import DEMO_PROJECT, load_project
@@ -149,7 +152,7 @@ def _project(path: Path | None):  # type: ignore[no-untyped-def]
     return load_project(path or require(DEMO_PROJECT, "the demo project"))
 
 
-def _effective_seed(given: int | None, project) -> int:  # type: ignore[no-untyped-def]
+def _effective_seed(given: int | None, project: Project) -> int:
     if given is not None:
         return given
     seed = getattr(project, "seed", 0)
@@ -190,7 +193,7 @@ def prepare(
 
 
 def build(
-    options: BuildOptions, factory: ModelFactory, stdout: TextIO, quiet: bool = False
+    options: BuildOptions, factory: ModelFactory, stdout: Stream, quiet: bool = False
 ) -> SiteModel:
     from evidencedesk.report import render
     from evidencedesk.report.site import atomic_output, tree_size
@@ -259,8 +262,8 @@ def main(
 def _main(
     argv: Sequence[str] | None,
     model_factory: ModelFactory | None,
-    out_stream: TextIO,
-    err_stream: TextIO,
+    out_stream: PipeSafe,
+    err_stream: PipeSafe,
     prog: str,
 ) -> int:
     from evidencedesk.report.site import BuildTerminated, terminate_as_exception

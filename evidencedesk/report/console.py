@@ -63,7 +63,11 @@ class PipeSafe(io.TextIOBase):
             return False
 
 
-def mode_for(stream: TextIO, quiet: bool) -> Mode:
+# what progress is written to: a caller's stream, or the build's pipe-safe wrapper of one
+Stream = TextIO | PipeSafe
+
+
+def mode_for(stream: Stream, quiet: bool) -> Mode:
     if quiet:
         return "quiet"
     return "tty" if stream.isatty() else "lines"
@@ -72,7 +76,7 @@ def mode_for(stream: TextIO, quiet: bool) -> Mode:
 class Progress:
     """Called with each stage name as it starts; `page` counts rendered pages."""
 
-    def __init__(self, stream: TextIO, mode: Mode = "lines") -> None:
+    def __init__(self, stream: Stream, mode: Mode = "lines") -> None:
         self.stream, self.mode = stream, mode
         self.stage: str | None = None
         self.started = self.first = time.perf_counter()

@@ -21,7 +21,6 @@ import plotly
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-import evidencedesk
 from evidencedesk import paths
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report import charts
@@ -29,6 +28,7 @@ from evidencedesk.report.model import SiteModel
 from evidencedesk.report.site import inside, slug
 from evidencedesk.results import jsonio
 from evidencedesk.results.exports import PER_QUESTION, QRELS, RUNS, export_files, exported_runs
+from evidencedesk.version import __version__
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 ASSETS = {"style.css": "style.css", "sort.js": "sort.js"}  # template file -> assets/ name
@@ -190,7 +190,7 @@ def manifest(model: SiteModel, pages: list[str], date: str | None) -> str:
     data: dict[str, Any] = {
         "generator": "evidencedesk",  # the marker that lets a later build replace this folder
         "seed": model.meta.seed,
-        "version": evidencedesk.__version__,
+        "version": __version__,
         "input_hash": model.meta.input_hash,
         "inputs": [{"path": i.path, "sha256": i.sha256} for i in model.meta.inputs],
         "pages": pages,
@@ -223,7 +223,7 @@ def render_site(
         "qhref": lambda qid: qpages.get(qid, ""),
         "vslug": slug,
         "build_date": date,
-        "version": evidencedesk.__version__,
+        "version": __version__,
         "downloads": downloads(model),
     }
     for file, template, title, extra in pages:

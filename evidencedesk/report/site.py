@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 import shutil
 import signal
 import threading
@@ -34,15 +33,15 @@ from evidencedesk.report.outfolder import (
     protected_places,
     resolve,
 )
+from evidencedesk.slugs import plain_slug
 
 MAX_SLUG = 64
-_UNSAFE = re.compile(r"[^a-z0-9]+")
 KEEP = ("README.md",)  # files of the old output folder carried into the new one (kept in git)
 
 
 def slug(name: str) -> str:
     """A file-name-safe, collision-resistant slug of `name` (deterministic)."""
-    base = _UNSAFE.sub("-", name.lower()).strip("-")
+    base = plain_slug(name)
     if base == name and base and len(base) <= MAX_SLUG:
         return base
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]

@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import evidencedesk
 from evidencedesk.baseline import Baseline, load_baseline
+from evidencedesk.candidates import load_candidates, read_note
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.gate import GatePolicy, load_policy
 from evidencedesk.project import Project
-from evidencedesk.report.candidates import load_candidates, read_note
 from evidencedesk.results import compute, stages
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome
@@ -51,6 +50,7 @@ from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts
 from evidencedesk.retrieval.stats import flips_needed
 from evidencedesk.retrieval.trec_judge import judge_trec_run
+from evidencedesk.version import __version__
 
 BASELINE = "hybrid"
 BUILTIN_NAMES = tuple(name for name, _ in VARIANTS)  # no external run may take one of these
@@ -204,7 +204,7 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
     answerable = _answerable(base_run.judged)
     return Results(
         schema_version=SCHEMA_VERSION,
-        version=evidencedesk.__version__,
+        version=__version__,
         settings=settings,
         inputs=_inputs(project, runs, catalog, labels, settings, variants),
         baseline=BASELINE,
@@ -277,7 +277,7 @@ def _runs_only(
     answerable = _answerable(judged_runs[baseline])
     return Results(
         schema_version=SCHEMA_VERSION,
-        version=evidencedesk.__version__,
+        version=__version__,
         settings=settings,
         inputs=_inputs(project, runs, catalog, labels, settings, variants),
         baseline=baseline,

@@ -130,7 +130,7 @@ def loads(text: str) -> Results:
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
         found = data.get("schema_version") if isinstance(data, dict) else data
         raise _fail("schema_version", str(SCHEMA_VERSION), found)
-    return _decode(Results, data, "")  # type: ignore[no-any-return]
+    return _decode(Results, data, "")
 
 
 def load(path: Path) -> Results:

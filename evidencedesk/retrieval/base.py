@@ -30,8 +30,11 @@ class Searcher(Protocol):
 
 @runtime_checkable
 class Reranker(Protocol):
-    name: str
-    pairs_scored: int
+    # read-only properties: callers only read them (`BlendReranker.pairs_scored` is computed)
+    @property
+    def name(self) -> str: ...
+    @property
+    def pairs_scored(self) -> int: ...
 
     def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         """Reorder first-stage candidates; ranks renumbered from 1."""

@@ -167,13 +167,13 @@ def read_queries(path: str | Path) -> list[Query]:
         else:
             obj = _json_object(raw, path, number, LabelsError)
             qid = _ident(obj, ("_id", "id"), path, number, LabelsError)
-            text = obj.get("text")
-            if not isinstance(text, str) or not text.strip():
+            given = obj.get("text")
+            if not isinstance(given, str) or not given.strip():
                 raise LabelsError(
-                    path, f"expected 'text' to be a non-empty string, found {text!r}", number
+                    path, f"expected 'text' to be a non-empty string, found {given!r}", number
                 )
             tags = _tags(obj["tags"], path, number, LabelsError) if "tags" in obj else ()
-            query = Query(qid, text.strip(), tags)
+            query = Query(qid, given.strip(), tags)
         if query.id in seen:
             raise LabelsError(
                 path,

@@ -1,8 +1,8 @@
 """The benchmark table of SPEC §8: the variants, their rows and the plain-text table.
 
 The command (``python -m evidencedesk.retrieval.benchmark``, ``evidencedesk benchmark``: options,
-the gate, exit statuses) is `evidencedesk.retrieval.benchmark_cli`; `main` and `parser` here
-forward to it so that ``python -m`` and existing imports keep working.
+the gate, exit statuses) is `evidencedesk.retrieval.benchmark_cli`, a front end; this module
+only hands ``python -m`` over to it.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import bootstrap_ci, paired, per_question
+from evidencedesk.retrieval.metrics import Judged, per_question
 from evidencedesk.retrieval.parts import Parts
+from evidencedesk.retrieval.stats import Interval, Paired, bootstrap_ci, paired
 
 __all__ = [
     "CAVEAT",
@@ -25,8 +26,6 @@ __all__ = [
     "VariantResult",
     "benchmark_variants",
     "format_table",
-    "main",
-    "parser",
 ]
 
 POLICY = DATA / "gate_policy_retrieval.json"
@@ -108,8 +107,7 @@ def benchmark_variants(
     reference_name, reference = runs[0]
     results = []
     for name, run in runs:
-        rr = [v for v in per_question(list(run.judged), "mrr").values() if v is not None]
-        flips = paired(list(reference.judged), list(run.judged), name="mrr")
+        mrr_ci, flips = compare(reference.judged, run.judged, seed)
         results.append(
             VariantResult(
                 name=name,
@@ -118,7 +116,7 @@ def benchmark_variants(
                 recall_at_1=run.value("recall@1"),
                 recall_at_3=run.value("recall@3"),
                 mrr=run.value("mrr"),
-                mrr_ci=bootstrap_ci(rr, seed=seed),
+                mrr_ci=mrr_ci,
                 ndcg_at_5=run.value("ndcg@5"),
                 reference=reference_name,
                 better=tuple(flips.better),
@@ -132,8 +130,36 @@ def benchmark_variants(
     return results
 
 
-def _f(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
+def compare(
+    reference: Sequence[Judged], judged: Sequence[Judged], seed: int
+) -> tuple[Interval, Paired]:
+    """A row's MRR interval and its flips against the reference row (both tables' rows)."""
+    rr = [v for v in per_question(list(judged), "mrr").values() if v is not None]
+    return bootstrap_ci(rr, seed=seed), paired(list(reference), list(judged), name="mrr")
+
+
+def cell(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def interval_cell(ci: Any) -> str:
+    return "n/a" if getattr(ci, "low", None) is None else f"[{ci.low:.3f}, {ci.high:.3f}]"
+
+
+def flips_cell(first: bool, better: Sequence[str], worse: Sequence[str], p: float) -> str:
+    return "—" if first else f"+{len(better)}/-{len(worse)} p={p:.3f}"
+
+
+def layout(columns: list[str], rows: list[list[str]]) -> list[str]:
+    """Header, rule and rows: the first column left-aligned, the numbers right-aligned."""
+    widths = [max(len(row[c]) for row in [columns, *rows]) for c in range(len(columns))]
+
+    def line(cells: list[str]) -> str:
+        out = [cells[0].ljust(widths[0])]
+        out += [cell.rjust(widths[c]) for c, cell in enumerate(cells) if c > 0]
+        return "  ".join(out).rstrip()
+
+    return [line(columns), "  ".join("-" * w for w in widths)] + [line(row) for row in rows]
 
 
 def format_table(results: Sequence[VariantResult], labels: Sequence[Label], seed: int) -> str:
@@ -148,29 +174,19 @@ def format_table(results: Sequence[VariantResult], labels: Sequence[Label], seed
     columns = ["variant", "r@1", "r@3", "MRR", "MRR 95% CI", "nDCG@5", f"flips vs {ref}", "pairs/q"]
     rows = []
     for i, r in enumerate(results):
-        ci = r.mrr_ci
-        interval = "n/a" if getattr(ci, "low", None) is None else f"[{ci.low:.3f}, {ci.high:.3f}]"
-        flips = "—" if i == 0 else f"+{len(r.better)}/-{len(r.worse)} p={r.p:.3f}"
         rows.append(
             [
                 r.name,
-                _f(r.recall_at_1),
-                _f(r.recall_at_3),
-                _f(r.mrr),
-                interval,
-                _f(r.ndcg_at_5),
-                flips,
+                cell(r.recall_at_1),
+                cell(r.recall_at_3),
+                cell(r.mrr),
+                interval_cell(r.mrr_ci),
+                cell(r.ndcg_at_5),
+                flips_cell(i == 0, r.better, r.worse, r.p),
                 f"{r.pairs_per_question:.1f}",
             ]
         )
-    widths = [max(len(row[c]) for row in [columns, *rows]) for c in range(len(columns))]
-
-    def line(cells: list[str]) -> str:
-        out = [cells[0].ljust(widths[0])]
-        out += [cell.rjust(widths[c]) for c, cell in enumerate(cells) if c > 0]
-        return "  ".join(out).rstrip()
-
-    body = [line(columns), "  ".join("-" * w for w in widths)] + [line(row) for row in rows]
+    body = layout(columns, rows)
     tail = [
         "r@k: recall at k of the final list; MRR interval: seeded percentile bootstrap over "
         "answerable questions; flips: questions whose reciprocal rank is higher (+) or lower (-) "
@@ -180,23 +196,11 @@ def format_table(results: Sequence[VariantResult], labels: Sequence[Label], seed
     return "\n".join([head, "", *body, "", *tail])
 
 
-# The command line lives in `benchmark_cli`; these stay here for ``python -m`` and old imports.
-def parser(prog: str | None = None) -> Any:
-    from evidencedesk.retrieval import benchmark_cli
-
-    return benchmark_cli.parser(prog) if prog else benchmark_cli.parser()
-
-
-_parser = parser
-
-
-def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
-    from evidencedesk.retrieval import benchmark_cli
-
-    return benchmark_cli.main(argv, prog)
-
-
+# `python -m evidencedesk.retrieval.benchmark` (SPEC §8) runs the command, which lives in
+# `benchmark_cli` (a front end); only a script run imports it, so the library stays below it.
 if __name__ == "__main__":
     import sys
 
-    sys.exit(main())
+    from evidencedesk.retrieval import benchmark_cli
+
+    sys.exit(benchmark_cli.main())

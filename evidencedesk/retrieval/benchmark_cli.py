@@ -21,7 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evidencedesk.baseline import load_baseline, save_baseline
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.gate import Verdict, load_policy
 from evidencedesk.paths import LABELS, ROOT
 from evidencedesk.project import Project, load_project
 from evidencedesk.retrieval.benchmark import (
@@ -32,8 +34,9 @@ from evidencedesk.retrieval.benchmark import (
     benchmark_variants,
     format_table,
 )
+from evidencedesk.retrieval.benchmark_runs import format_runs_table, gate_run, run_rows
 from evidencedesk.retrieval.catalog import load_catalog
-from evidencedesk.retrieval.evalreport import Run
+from evidencedesk.retrieval.evalreport import Run, retrieval_gate
 from evidencedesk.retrieval.labels import Label, load_labels
 from evidencedesk.retrieval.parts import Parts
 
@@ -135,8 +138,6 @@ def _pick(name: str | None, default: str, valid: Sequence[str]) -> str:
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
-    from evidencedesk.gate import load_policy
-
     project = load_project(args.project) if args.project is not None else None
     seed = args.seed if args.seed is not None else (project.seed if project else 0)
     policy_path, baseline_path = _gate_inputs(args, project)
@@ -188,9 +189,6 @@ def _runs_only(
     policy_path: Path | None,
     baseline_path: Path | None,
 ) -> tuple[dict[str, Any], str, int]:
-    from evidencedesk.gate import load_policy
-    from evidencedesk.retrieval.benchmark_runs import format_runs_table, gate_run, run_rows
-
     labels = project.load_labels(None)
     policy = load_policy(policy_path, labels) if policy_path is not None else None
     rows = run_rows(project, labels, seed)
@@ -237,10 +235,6 @@ def _finish(
     gate_variant: str,
 ) -> tuple[dict[str, Any], str, int]:
     """--save-baseline and --gate, shared by both kinds of project."""
-    from evidencedesk.baseline import load_baseline, save_baseline
-    from evidencedesk.gate import Verdict
-    from evidencedesk.retrieval.evalreport import retrieval_gate
-
     if args.save_baseline and baseline_path is not None:
         save_baseline(baseline_path, base, labels)
         what = "hybrid, Config()" if base_name == "hybrid" else f"the run {base_name!r}"

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from evidencedesk.project import Project
+from evidencedesk.retrieval.benchmark import cell, compare, flips_cell, interval_cell, layout
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, bootstrap_ci, paired, per_question, summarize
+from evidencedesk.retrieval.metrics import Judged, per_question, summarize
 from evidencedesk.retrieval.parts import summary_names
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
@@ -72,15 +73,14 @@ def run_rows(project: Project, labels: Sequence[Label], seed: int) -> list[RunRo
     for name in order:
         tag, found = judged[name]
         summary = summarize(found, [m for m, _ in METRICS])
-        rr = [v for v in per_question(list(found), "mrr").values() if v is not None]
-        flips = paired(reference, list(found), name="mrr")
+        mrr_ci, flips = compare(reference, found, seed)
         rows.append(
             RunRow(
                 name,
                 tag,
                 found,
                 {m: summary[m].value for m, _ in METRICS},
-                bootstrap_ci(rr, seed=seed),
+                mrr_ci,
                 tuple(flips.better),
                 tuple(flips.worse),
                 flips.tied,
@@ -88,10 +88,6 @@ def run_rows(project: Project, labels: Sequence[Label], seed: int) -> list[RunRo
             )
         )
     return rows
-
-
-def _f(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 def format_runs_table(
@@ -114,19 +110,10 @@ def format_runs_table(
     ]
     table = []
     for i, r in enumerate(rows):
-        ci = r.mrr_ci
-        interval = "n/a" if getattr(ci, "low", None) is None else f"[{ci.low:.3f}, {ci.high:.3f}]"
-        flips = "—" if i == 0 else f"+{len(r.better)}/-{len(r.worse)} p={r.p:.3f}"
-        v = [_f(r.values[m]) for m, _ in METRICS]
-        table.append([r.name, v[0], v[1], v[2], interval, v[3], flips])
-    widths = [max(len(row[c]) for row in [columns, *table]) for c in range(len(columns))]
-
-    def line(cells: list[str]) -> str:
-        out = [cells[0].ljust(widths[0])]
-        out += [cell.rjust(widths[c]) for c, cell in enumerate(cells) if c > 0]
-        return "  ".join(out).rstrip()
-
-    body = [line(columns), "  ".join("-" * w for w in widths)] + [line(row) for row in table]
+        v = [cell(r.values[m]) for m, _ in METRICS]
+        flips = flips_cell(i == 0, r.better, r.worse, r.p)
+        table.append([r.name, v[0], v[1], v[2], interval_cell(r.mrr_ci), v[3], flips])
+    body = layout(columns, table)
     tail = (
         "runs judged at their full depth; R@10, P@10, MRR and linear nDCG@10 match trec_eval's "
         "recall_10, P_10, recip_rank and ndcg_cut_10 except that questions with no relevant "

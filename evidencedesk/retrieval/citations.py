@@ -24,7 +24,6 @@ from typing import Any
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import InputError
-from evidencedesk.paths import ANSWERS
 from evidencedesk.retrieval.tokens import NUMBER, content_words, is_identifier
 from evidencedesk.textfile import read_text
 
@@ -305,9 +304,7 @@ def parse_answers(
     return answers
 
 
-def load_answers(
-    path: str | Path = ANSWERS, known_chunks: Container[str] | None = None
-) -> list[Answer]:
+def load_answers(path: str | Path, known_chunks: Container[str] | None = None) -> list[Answer]:
     """Read ``answers.jsonl``; errors read ``file:line: expected ..., found ...``."""
     path = Path(path)
     text = read_text(path, AnswersError, "answers file", max_line=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evidencedesk.chunking import Chunk
 from evidencedesk.retrieval.base import Candidate
 
 RRF_K = 60
@@ -10,7 +11,7 @@ RRF_K = 60
 def rrf(rankings: list[list[Candidate]], k: int, rrf_k: int = RRF_K) -> list[Candidate]:
     """Reciprocal-rank fusion: score = sum of 1 / (rrf_k + rank). Ties: first seen wins."""
     scores: dict[str, float] = {}
-    chunks = {}
+    chunks: dict[str, Chunk] = {}
     for ranking in rankings:
         for cand in ranking:
             scores[cand.chunk.id] = scores.get(cand.chunk.id, 0.0) + 1.0 / (rrf_k + cand.rank)

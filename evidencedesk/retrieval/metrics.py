@@ -83,6 +83,11 @@ class Judged:
     def defined(self) -> bool:
         return self.n_relevant > 0
 
+    def value(self, name: str) -> float | None:
+        """This question's value of the metric `name` (None when undefined); what lets
+        :mod:`.stats` pair judged lists without importing this module (which imports it)."""
+        return parse_metric(name).of(self)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -244,11 +249,17 @@ def by_tag(judged: Sequence[Judged], name: str) -> dict[str, tuple[float | None,
 
 
 class _Label(Protocol):
-    id: str
-    question: str
-    tags: tuple[str, ...]
-    answerable: bool
-    grades: Any
+    # read-only properties, so that a frozen dataclass (`labels.Label`) satisfies them
+    @property
+    def id(self) -> str: ...
+    @property
+    def question(self) -> str: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+    @property
+    def answerable(self) -> bool: ...
+    @property
+    def grades(self) -> Any: ...
 
     def grade_of(self, chunk: Any) -> int: ...
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
-from evidencedesk.retrieval.base import Candidate, Reranker, Searcher, renumber
+from evidencedesk.retrieval.base import Candidate, Reranker, Searcher
 from evidencedesk.retrieval.cache import cached_searchers
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.lifecycle import build_searchers
-from evidencedesk.retrieval.searchers import HybridSearcher
+from evidencedesk.retrieval.searchers import HybridSearcher, TwoStage
 
 __all__ = ["ConfigSearcher", "Parts", "Stages", "summary_names"]
 
@@ -24,9 +24,13 @@ __all__ = ["ConfigSearcher", "Parts", "Stages", "summary_names"]
 class Stages(Protocol):
     """What `ConfigSearcher` reads of a configuration (`evalreport.Config` is one)."""
 
-    depth: int
-    final: int
-    prefilter: bool
+    # read-only properties, so that a frozen dataclass satisfies them
+    @property
+    def depth(self) -> int: ...
+    @property
+    def final(self) -> int: ...
+    @property
+    def prefilter(self) -> bool: ...
 
     def label(self) -> str: ...
 
@@ -86,27 +90,19 @@ def summary_names(final: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-class ConfigSearcher:
-    """A configuration as a searcher: stage one, the reranker, the scope and the cut, recording
+class ConfigSearcher(TwoStage):
+    """A configuration as a searcher (the two stages, the scope, the cut: `TwoStage`), recording
     what reached the prompt (`shown`, one list per search)."""
 
     def __init__(self, cfg: Stages, first: Searcher, reranker: Reranker | None):
-        self.cfg, self.first, self.reranker = cfg, first, reranker
+        super().__init__(first, reranker, cfg.depth, cfg.final, cfg.prefilter)
+        self.cfg = cfg
         self.name = cfg.label()
         self.shown: list[list[Candidate]] = []
 
     def search(
         self, query: str, k: int | None = None, allowed: frozenset[str] | None = None
     ) -> list[Candidate]:
-        cfg = self.cfg
-        # pre-filter: the scope is applied inside stage one, before ranking; post-filter:
-        # stage one sees everything, the scope is applied after reranking.
-        found = self.first.search(query, cfg.depth, allowed if cfg.prefilter else None)
-        if self.reranker is not None and found:
-            found = self.reranker.rerank(query, found)
-        if not cfg.prefilter and allowed is not None:
-            found = [c for c in found if c.chunk.id in allowed]
-        keep = cfg.final if k is None else min(k, cfg.final)
-        out = renumber([(c.score, c.chunk) for c in found[:keep]])
+        out = super().search(query, k, allowed)
         self.shown.append(out)
         return out

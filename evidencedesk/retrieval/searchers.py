@@ -50,9 +50,9 @@ class SparseSearcher:
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for term, plist in postings.items():
             docs = np.fromiter((d for d, _ in plist), dtype=np.int64, count=len(plist))
-            tf = np.fromiter((t for _, t in plist), dtype=np.float64, count=len(plist))
+            tfs = np.fromiter((t for _, t in plist), dtype=np.float64, count=len(plist))
             idf = math.log(1 + (n - len(plist) + 0.5) / (len(plist) + 0.5))
-            self._postings[term] = (docs, idf * tf * (k1 + 1) / (tf + norm[docs]))
+            self._postings[term] = (docs, idf * tfs * (k1 + 1) / (tfs + norm[docs]))
         self._masks = AllowedMasks(self.chunks)
 
     def scores(self, query: str) -> np.ndarray:
@@ -134,15 +134,25 @@ class TwoStage:
     """Stage one fetches `depth` candidates; the reranker reorders them; `final` are kept.
 
     ``search(query, k, allowed)`` returns at most ``min(k, final)``. The reranker's
-    ``pairs_scored`` counts the cost.
+    ``pairs_scored`` counts the cost. ``prefilter`` (the default) applies the scope inside stage
+    one, before ranking; without it stage one sees everything and the scope is applied after
+    reranking (`parts.ConfigSearcher`, the configurations' searcher, is this one).
     """
 
-    def __init__(self, first: Searcher, reranker: Reranker | None, depth: int, final: int):
+    def __init__(
+        self,
+        first: Searcher,
+        reranker: Reranker | None,
+        depth: int,
+        final: int,
+        prefilter: bool = True,
+    ):
         if depth < 1 or final < 1:
             raise ValueError(
                 f"depth and final must be at least 1, found depth={depth}, final={final}"
             )
         self.first, self.reranker, self.depth, self.final = first, reranker, depth, final
+        self.prefilter = prefilter
         rr = "none" if reranker is None else reranker.name
         self.name = f"{first.name}+{rr}@{depth}->{final}"
 
@@ -154,7 +164,9 @@ class TwoStage:
         self, query: str, k: int | None = None, allowed: frozenset[str] | None = None
     ) -> list[Candidate]:
         keep = self.final if k is None else min(k, self.final)
-        found = self.first.search(query, self.depth, allowed)
+        found = self.first.search(query, self.depth, allowed if self.prefilter else None)
         if self.reranker is not None and found:
             found = self.reranker.rerank(query, found)
+        if not self.prefilter and allowed is not None:
+            found = [c for c in found if c.chunk.id in allowed]
         return renumber([(c.score, c.chunk) for c in found[:keep]])

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -178,15 +178,23 @@ def bootstrap_ci(
 
 # -- pairing ----------------------------------------------------------------------------------
 
-Values = Sequence[Any] | Mapping[str, float | None]
+
+class _Scored(Protocol):
+    """A judged question (`metrics.Judged`), seen through the two things pairing needs."""
+
+    @property
+    def id(self) -> str: ...
+
+    def value(self, name: str) -> float | None: ...
+
+
+Values = Sequence[_Scored] | Mapping[str, float | None]
 
 
 def _values(run: Values, name: str) -> dict[str, float | None]:
     if isinstance(run, Mapping):
         return dict(run)
-    from evidencedesk.retrieval.metrics import per_question  # metrics imports this module
-
-    return per_question(run, name)
+    return {j.id: j.value(name) for j in run}
 
 
 def aligned(a: Values, b: Values, name: str = "mrr") -> list[tuple[str, float, float]]:

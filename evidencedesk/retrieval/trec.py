@@ -4,7 +4,7 @@ Runs are read with pyarrow's CSV reader (:mod:`.trec_arrays`; a line-by-line pas
 line when it fails) into a :class:`Run`: arrays of document ids and scores, grouped by query (queries sorted by id, like trec_eval) with per-query
 offsets. Each query is ordered by score descending, ties broken by document id descending -- the
 order trec_eval uses -- so that our numbers and trec_eval's agree on tied scores too. The rank
-column is ignored, as trec_eval ignores it. Judging lives in :mod:`.trec_judge` (re-exported).
+column is ignored, as trec_eval ignores it. Judging lives in :mod:`.trec_judge`.
 """
 
 from __future__ import annotations
@@ -31,9 +31,6 @@ from evidencedesk.textfile import read_text
 
 __all__ = [
     "Run",
-    "evaluate_run",
-    "judge_trec_run",
-    "qrels_from_labels",
     "read_qrels",
     "read_run",
     "write_qrels",
@@ -277,10 +274,3 @@ def read_run(path: str | Path) -> Run:
             return _sorted_run(slow_columns(path), slow=True)
     except OSError as exc:
         raise RunFileError(path, f"expected a readable file, found {exc.strerror or exc}") from None
-
-
-from evidencedesk.retrieval.trec_judge import (  # noqa: E402  (re-export; needs Run above)
-    evaluate_run,
-    judge_trec_run,
-    qrels_from_labels,
-)

@@ -1,4 +1,4 @@
-"""Judging TREC runs against qrels or our labels (re-exported by :mod:`.trec`).
+"""Judging TREC runs against qrels or our labels.
 
 Two paths that agree (tests hold them to it): :func:`judge_trec_run` builds :class:`Judged` lists
 for drill-down pages, slices and paired statistics; :func:`evaluate_run` computes the means of
@@ -71,7 +71,9 @@ def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[st
     if jd and line_q.size:
         judged = np.array(jd)
         h_pool = key_hashes(pool_q, doc_hashes(judged))
-        h_run = key_hashes(line_q, run.hashes)
+        # a Run fills its hashes on creation; computing them here covers a hand-made one
+        hashes = run.hashes if run.hashes is not None else doc_hashes(run.docs)
+        h_run = key_hashes(line_q, hashes)
         # a bitmap of the top 24 bits rules out most run lines before the binary search
         seen = np.zeros(1 << 24, dtype=bool)
         seen[h_pool >> np.uint64(40)] = True

@@ -8,7 +8,6 @@ unknown keys refused, each candidate's changes must make a valid `Config`); erro
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,13 +17,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.keylines import Loc
-from evidencedesk.paths import DATA
 from evidencedesk.retrieval.evalreport import Config
+from evidencedesk.slugs import plain_slug
 from evidencedesk.textfile import read_text
 from evidencedesk.validation import Source, Style, found_toml, invalid, read_toml, rule
 
-CANDIDATES_FILE = DATA / "candidates.toml"
-NOTES = DATA / "notes"
 CONFIG_FIELDS = ("first_stage", "reranker", "depth", "final", "max_words", "prefilter")
 
 
@@ -52,7 +49,7 @@ class Candidate:
 
 def note_slug(name: str) -> str:
     """File stem of a candidate's note: lower case, runs of other characters become one '-'."""
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:80] or "candidate"
+    return plain_slug(name)[:80] or "candidate"
 
 
 def read_note(folder: Path | None, name: str) -> str | None:
@@ -157,9 +154,7 @@ def _style(raw: dict[str, Any]) -> Style:
     return Style("toml", label, unknown)
 
 
-def load_candidates(
-    path: str | Path = CANDIDATES_FILE, notes: str | Path | None = NOTES
-) -> list[Candidate]:
+def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidate]:
     """Read and check the candidates: keys, types, and that each one's changes make a `Config`."""
     path = Path(path)
     raw, text = read_toml(path, "candidates file")
