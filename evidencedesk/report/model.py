@@ -200,9 +200,10 @@ class GateLine(Plain):
 
 @dataclass(frozen=True)
 class Recommendation(Plain):
-    category: str  # ship, promising, noise, mixed, worse, unchanged, review, do-not-ship
-    headline: str
+    category: str  # the verdict as a CSS word: blocked, worse, leans-worse, mixed, ...
+    headline: str  # starts with the verdict's words
     markdown: str
+    verdict: str = ""  # the one verdict (results.verdicts.VERDICTS), shown as the badge
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,11 @@ class Candidate(Plain):
     @property
     def slug(self) -> str:
         return slug(self.name)
+
+    @property
+    def decision(self) -> str:
+        """The candidate's one verdict, shown as its badge (`verdict` is the gate's)."""
+        return self.recommendation.verdict
 
 
 Mark = Literal["restricted", "superseded"]

@@ -21,6 +21,7 @@ from evidencedesk.report.values import flips_text, num, pval, stat
 from evidencedesk.report.variants import by_tag, metric_stat
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import CandidateResult, GateCheck, Results, VariantResult
+from evidencedesk.results.verdicts import evidence_of
 from evidencedesk.retrieval.stats import TIE
 
 
@@ -104,6 +105,8 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
             low=head.low if head else None,
             high=head.high if head else None,
             costs=cost_changes,
+            decision=cand.decision,
+            evidence=tuple((labels[c.metric], evidence_of(c)) for c in shown),
         )
         out.append(
             Candidate(

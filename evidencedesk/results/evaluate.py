@@ -42,6 +42,7 @@ from evidencedesk.results.types import (
     Skipped,
     VariantResult,
 )
+from evidencedesk.results.verdicts import judge
 from evidencedesk.retrieval.benchmark import VARIANTS
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
@@ -168,6 +169,7 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
     evidence = stages.evidence_rows(project, catalog, labels, base_run, parts)
 
     progress("gate")
+    critical = policy.critical if policy is not None else ()
     already_run = {r.config: r for r in built.values()}  # runs are deterministic: reuse, not redo
     reference = saved.reference() if saved is not None else None
     cand_runs: dict[str, Run] = {}
@@ -197,8 +199,9 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
                 comparisons=comparisons,
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=_run_costs(run, settings),
-                gate=gate_outcome(policy, run.judged, run.config.final, reference),
+                gate=(gate := gate_outcome(policy, run.judged, run.config.final, reference)),
                 note=cand.note,
+                decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
             )
         )
     answerable = _answerable(base_run.judged)
@@ -244,6 +247,7 @@ def _runs_only(
     baseline = project.baseline_run or variants[0].name
     base = next(v for v in variants if v.name == baseline)
     progress("gate")
+    critical = policy.critical if policy is not None else ()
     k = policy.k if policy is not None else 10
     reference = saved.reference() if saved is not None else None
     others = {n: j for n, j in judged_runs.items() if n != baseline}
@@ -270,8 +274,9 @@ def _runs_only(
                 comparisons=comparisons,
                 slices=compute.tag_values(judged, settings.slices[:1]),
                 costs=none,
-                gate=gate_outcome(policy, cut, max(k, 1), reference),
+                gate=(gate := gate_outcome(policy, cut, max(k, 1), reference)),
                 note=read_note(project.notes, name),
+                decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
             )
         )
     answerable = _answerable(judged_runs[baseline])

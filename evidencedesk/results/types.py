@@ -20,6 +20,7 @@ from evidencedesk.results.rows import (
     SizingRow,
 )
 from evidencedesk.results.settings import Settings
+from evidencedesk.results.verdicts import Decision
 
 SCHEMA_VERSION = 1
 SHOWN = 20  # ranked results a question page lists per variant (all that a long run keeps)
@@ -132,6 +133,7 @@ class CandidateResult:
     costs: Costs
     gate: GateOutcome
     note: str | None  # the human-written Markdown note
+    decision: Decision  # the one verdict (results.verdicts), from the gate and every metric
 
     def comparison(self, metric: str) -> Comparison:
         return next(c for c in self.comparisons if c.metric == metric)
