@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from evidencedesk.report import stages
+from evidencedesk.report.gate_view import gate_page
 from evidencedesk.report.model import (
     Caveat,
     Count,
@@ -108,6 +109,7 @@ def present(results: Results) -> SiteModel:
     pages = questions(results, pages_to_keep(results))
     variants = variant_models(results)
     labels = tuple(m.label for m in settings.columns)
+    candidates = candidate_models(results)
     return SiteModel(
         meta=meta(results),
         dataset=dataset(results),
@@ -115,7 +117,7 @@ def present(results: Results) -> SiteModel:
         benchmark=benchmark_rows(results, variants),
         flip_matrix=flip_matrix(results),
         slices=slice_tables(results, settings.slices),
-        candidates=candidate_models(results),
+        candidates=candidates,
         questions=pages,
         sizing=stages.sizing(results.sizing, settings) if results.sizing is not None else None,
         ablations=(
@@ -126,4 +128,5 @@ def present(results: Results) -> SiteModel:
         omitted_questions=len(results.inputs.questions) - len(pages),
         benchmark_columns=(labels[0], labels[1], labels[2], labels[3]),
         results=results,
+        gate=gate_page(results, {c.name: c.slug for c in candidates}),
     )

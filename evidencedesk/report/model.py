@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.report.gate_view import GatePage, RuleRow
 from evidencedesk.report.sections import Ablations, Citations, Evidence, Sizing
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
@@ -219,6 +220,8 @@ class Candidate(Plain):
     gate_lines: tuple[GateLine, ...]
     recommendation: Recommendation
     note_markdown: str | None = None
+    gate_rules: tuple[RuleRow, ...] = ()  # every policy key: observed vs threshold, or why not
+    gate_baseline: str | None = None  # what max_drop and the flips rule compared with
 
     @property
     def slug(self) -> str:
@@ -300,6 +303,7 @@ class SiteModel(Plain):
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
     # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
     benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5")
+    gate: GatePage | None = None  # None: no gate policy (no gate.html)
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
 

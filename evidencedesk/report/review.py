@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from evidencedesk.gate import GateCheck as GateRule
 from evidencedesk.gate import Verdict
+from evidencedesk.report.gate_view import rule_rows
 from evidencedesk.report.model import (
     Candidate,
     CostRow,
@@ -130,6 +131,8 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
                 gate_lines=lines,
                 recommendation=recommend(facts),
                 note_markdown=cand.note,
+                gate_rules=rule_rows(cand.gate.rules),
+                gate_baseline=cand.gate.baseline,
             )
         )
     return tuple(out)

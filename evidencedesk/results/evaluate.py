@@ -15,11 +15,12 @@ import evidencedesk
 from evidencedesk.baseline import Baseline, load_baseline
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.gate import GatePolicy, load_policy
+from evidencedesk.gate_input import Reference
 from evidencedesk.project import Project
 from evidencedesk.report.candidates import load_candidates, read_note
 from evidencedesk.results import compute, stages
 from evidencedesk.results.compute import Book
-from evidencedesk.results.gate_stage import gate_outcome
+from evidencedesk.results.gate_stage import gate_outcome, policy_facts
 from evidencedesk.results.inputs import (
     RunPaths,
     check_run_names,
@@ -171,7 +172,13 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
     progress("gate")
     critical = policy.critical if policy is not None else ()
     already_run = {r.config: r for r in built.values()}  # runs are deterministic: reuse, not redo
-    reference = saved.reference() if saved is not None else None
+    # a saved baseline file is the gate's baseline; without one, the baseline run is
+    reference, ref_name = None, _saved_name(project)
+    if saved is not None:
+        reference = saved.reference()
+    elif policy is not None:
+        reference = Reference.of_run(base_run, policy.k)
+        ref_name = f"the baseline run {BASELINE}"
     cand_runs: dict[str, Run] = {}
     configs = {}
     for cand in cands:
@@ -199,7 +206,9 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
                 comparisons=comparisons,
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=_run_costs(run, settings),
-                gate=(gate := gate_outcome(policy, run.judged, run.config.final, reference)),
+                gate=(
+                    gate := gate_outcome(policy, run.judged, run.config.final, reference, ref_name)
+                ),
                 note=cand.note,
                 decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
             )
@@ -220,7 +229,15 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
         ablations=ablations,
         citations=citations,
         evidence=evidence,
+        policy=policy_facts(policy),
     )
+
+
+def _saved_name(project: Project) -> str | None:
+    """The saved baseline file's name, when the project has one."""
+    if project.baseline and project.baseline.is_file():
+        return f"the saved baseline {project.baseline.name}"
+    return None
 
 
 def _runs_only(
@@ -249,7 +266,6 @@ def _runs_only(
     progress("gate")
     critical = policy.critical if policy is not None else ()
     k = policy.k if policy is not None else 10
-    reference = saved.reference() if saved is not None else None
     others = {n: j for n, j in judged_runs.items() if n != baseline}
     compared = compute.comparisons(
         base,
@@ -258,13 +274,24 @@ def _runs_only(
         settings.metrics,
         book,
     )
-    candidates = []
-    for name, judged in others.items():
-        own, comparisons = compared[name]
-        cut = tuple(
+
+    def top_k(judged: Sequence[Judged]) -> tuple[Judged, ...]:
+        return tuple(
             Judged(j.id, j.tags, j.answerable, j.grades[:k], j.pool, j.ids[:k], j.relevant)
             for j in judged
         )
+
+    # the baseline run is the gate's baseline unless a saved baseline file is given
+    if saved is not None:
+        reference, ref_name = saved.reference(), _saved_name(project)
+    else:
+        base_cut = top_k(judged_runs[baseline])
+        reference = Reference.of_judged(base_cut, max(k, 1), k, {"run": baseline})
+        ref_name = f"the baseline run {baseline}"
+    candidates = []
+    for name, judged in others.items():
+        own, comparisons = compared[name]
+        cut = top_k(judged)
         candidates.append(
             CandidateResult(
                 name=name,
@@ -274,7 +301,7 @@ def _runs_only(
                 comparisons=comparisons,
                 slices=compute.tag_values(judged, settings.slices[:1]),
                 costs=none,
-                gate=(gate := gate_outcome(policy, cut, max(k, 1), reference)),
+                gate=(gate := gate_outcome(policy, cut, max(k, 1), reference, ref_name)),
                 note=read_note(project.notes, name),
                 decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
             )
@@ -295,4 +322,5 @@ def _runs_only(
         ablations=None,
         citations=None,
         evidence=None,
+        policy=policy_facts(policy),
     )

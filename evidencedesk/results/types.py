@@ -109,10 +109,25 @@ class GateCheck:
 
 
 @dataclass(frozen=True)
+class RuleValue:
+    """One policy rule on one candidate: observed value against its threshold, or why not."""
+
+    rule: str  # a policy key: critical, min_recall, min_pass_rate, max_drop, review_on_mrr_flips
+    metric: str | None
+    observed: float | None
+    threshold: float | None
+    reference: float | None  # the baseline's value (max_drop)
+    status: str  # "pass" | "REVIEW" | "BLOCK" | "not evaluated"
+    why: str | None  # why not evaluated; None when evaluated
+
+
+@dataclass(frozen=True)
 class GateOutcome:
     verdict: str  # "GO" | "REVIEW" | "BLOCK"
     checks: tuple[GateCheck, ...]
     evaluated: bool  # False: no gate policy in the project
+    rules: tuple[RuleValue, ...] = ()  # every policy key, evaluated or "not evaluated: why"
+    baseline: str | None = None  # what max_drop and the flips rule compare with; None: nothing
 
 
 @dataclass(frozen=True)
@@ -196,6 +211,19 @@ class Inputs:
 
 
 @dataclass(frozen=True)
+class PolicyFacts:
+    """The gate policy as the report shows it (the gate page)."""
+
+    k: int
+    min_recall: float
+    min_pass_rate: float
+    max_drop: float
+    review_on_mrr_flips: bool
+    critical: tuple[str, ...]
+    notes: dict[str, str]  # critical id -> why it is critical
+
+
+@dataclass(frozen=True)
 class Results:
     schema_version: int
     version: str  # the evidencedesk version that computed them
@@ -211,6 +239,7 @@ class Results:
     ablations: Ablations | None
     citations: tuple[CitationRow, ...] | None
     evidence: EvidenceResult | None
+    policy: PolicyFacts | None = None  # None: the project has no gate policy
 
     def variant(self, name: str) -> VariantResult:
         return next(v for v in self.variants if v.name == name)
