@@ -8,6 +8,7 @@ the question pages (beyond `PAGE_LIMIT` questions only those that flip or fail).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from evidencedesk.report import stages
 from evidencedesk.report.gate_view import gate_page
@@ -18,6 +19,7 @@ from evidencedesk.report.model import (
     DocumentRow,
     InputFile,
     Meta,
+    Question,
     SiteModel,
     Skipped,
 )
@@ -103,10 +105,31 @@ def pages_to_keep(results: Results) -> set[str] | None:
     return keep
 
 
+def mark_critical(results: Results, pages: tuple[Question, ...]) -> tuple[Question, ...]:
+    """Question pages of the policy's critical ids say so, and under which candidates they got
+    worse (on any reported metric, even while the gate still passes)."""
+    if results.policy is None:
+        return pages
+    notes = results.policy.notes
+    crit = set(results.policy.critical)
+    return tuple(
+        replace(
+            q,
+            critical=notes.get(q.id, "named critical in the gate policy"),
+            critical_worse=tuple(
+                c.name for c in results.candidates if q.id in c.decision.critical_worse
+            ),
+        )
+        if q.id in crit
+        else q
+        for q in pages
+    )
+
+
 def present(results: Results) -> SiteModel:
     """The site model of `results`; the same Results always give the same model."""
     settings = results.settings
-    pages = questions(results, pages_to_keep(results))
+    pages = mark_critical(results, questions(results, pages_to_keep(results)))
     variants = variant_models(results)
     labels = tuple(m.label for m in settings.columns)
     candidates = candidate_models(results)

@@ -280,6 +280,8 @@ class Question(Plain):
     graded: tuple[GradedChunk, ...]
     lists: tuple[VariantList, ...]
     flips: tuple[QuestionFlip, ...]
+    critical: str | None = None  # why the gate policy calls it critical; None: not critical
+    critical_worse: tuple[str, ...] = ()  # candidates under which this critical question got worse
 
     @property
     def slug(self) -> str:
