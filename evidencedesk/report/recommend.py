@@ -166,6 +166,23 @@ def headline(
     return " ".join(f"{PREFIX[verdict]}: {text}.".split())
 
 
+def what_it_takes(d: v.Decision) -> str:
+    """The "what it would take" sentence of a promising, not significant candidate."""
+    if d.questions is None or d.for_p05 is None:
+        return ""
+    text = (
+        f"What it would take: at the observed flip rate, about {d.for_p05 - d.questions} more "
+        f"labelled questions ({d.for_p05} in all) would bring the sign test to p < 0.05"
+    )
+    if d.for_power is not None:
+        text += (
+            f"; for an 80 % chance of p < 0.05, about {d.for_power - d.questions} more "
+            f"({d.for_power} in all) — an estimate that assumes the share of questions that "
+            "change and the split between better and worse stay as observed"
+        )
+    return text + "."
+
+
 def _fallback(f: Facts, p: float) -> tuple[v.Decision, tuple[tuple[str, v.Evidence], ...]]:
     """Without a computed Decision (a model built by hand): the flips metric is the evidence."""
     e = v.Evidence(f.metric.lower(), f.delta, f.low, f.high, len(f.better), len(f.worse), p, p)
@@ -193,6 +210,9 @@ def recommend(facts: Facts) -> Recommendation:
             "(and no losses)."
         )
     lines.append(f"- {_interval(facts)}")
+    take = what_it_takes(decision)
+    if take:
+        lines.append(f"- {take}")
     if facts.costs:
         lines.append(f"- Cost: {cost_sentence(facts.costs)}.")
     lines.append(f"- Verdict: {decision.verdict}; gate: {facts.verdict}.")

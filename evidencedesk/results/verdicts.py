@@ -17,8 +17,10 @@ Rules, in this order (the README and the methods page state them the same way):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+from evidencedesk.results.what_it_takes import questions_for_p05, questions_for_power
 
 ALPHA = 0.05
 LEAN = 2  # a flips gap of at most two questions is not a lean either way
@@ -60,6 +62,11 @@ class Decision:
     up: tuple[str, ...]  # metrics that moved up, in reported order
     down: tuple[str, ...]
     critical_worse: tuple[str, ...]  # critical question ids worse on any reported metric
+    # PROMISING only: questions in all (now: `questions`) at which the primary metric's observed
+    # flips reach sign-test p < 0.05, and for an 80 % power estimate (results.what_it_takes)
+    questions: int | None = None
+    for_p05: int | None = None
+    for_power: int | None = None
 
 
 def decide(
@@ -116,4 +123,12 @@ def evidence_of(comparison: Any) -> Evidence:
 def judge(comparisons: Sequence[Any], primary: str, gate: str, critical: Sequence[str]) -> Decision:
     """The Decision for a candidate's comparisons (one per reported metric) and gate verdict."""
     crit = critical_worse(critical, [c.worse for c in comparisons])
-    return decide([evidence_of(c) for c in comparisons], primary, gate, crit)
+    decision = decide([evidence_of(c) for c in comparisons], primary, gate, crit)
+    head = next((c for c in comparisons if c.metric == primary), None)
+    if decision.verdict != PROMISING or head is None or len(head.better) <= len(head.worse):
+        return decision
+    if head.sign_p < ALPHA:  # already significant before Holm: more questions is not the point
+        return decision
+    b, w = len(head.better), len(head.worse)
+    return replace(decision, questions=head.n, for_p05=questions_for_p05(b, w, head.n),
+                   for_power=questions_for_power(b, w, head.n))  # fmt: skip
