@@ -46,6 +46,7 @@ class Facts:
     costs: tuple[CostChange, ...] = ()
     decision: v.Decision | None = None  # the computed verdict; None: judged from the flips alone
     evidence: tuple[tuple[str, v.Evidence], ...] = ()  # (label, evidence) per reported metric
+    risk: tuple[str, str] | None = None  # (headline clause, Markdown paragraph) from the config
 
 
 def md_escape(text: str) -> str:
@@ -199,6 +200,8 @@ def recommend(facts: Facts) -> Recommendation:
         decision, evidence = _fallback(facts, p)
     cost = cost_sentence(facts.costs) if facts.costs else "cost not measured"
     line = headline(decision, evidence, _reason(facts), cost, needed)
+    if facts.risk is not None:
+        line += f" {facts.risk[0]}"
     kind = category(decision.verdict)
     lines = [
         f"- Flips: better on {len(facts.better)} ({_ids(facts.better)}), "
@@ -209,6 +212,8 @@ def recommend(facts: Facts) -> Recommendation:
             f"- With {facts.questions} questions, p < 0.05 needs at least {needed} one-way flips "
             "(and no losses)."
         )
+    if facts.risk is not None:
+        lines.append(f"- {facts.risk[1]}")
     lines.append(f"- {_interval(facts)}")
     take = what_it_takes(decision)
     if take:

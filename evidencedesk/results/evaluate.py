@@ -20,6 +20,7 @@ from evidencedesk.project import Project
 from evidencedesk.report.candidates import load_candidates, read_note
 from evidencedesk.results import compute, stages
 from evidencedesk.results.compute import Book
+from evidencedesk.results.exposure import exposure
 from evidencedesk.results.gate_stage import gate_outcome, policy_facts
 from evidencedesk.results.inputs import (
     RunPaths,
@@ -211,6 +212,11 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
                 ),
                 note=cand.note,
                 decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
+                exposure=(
+                    None
+                    if run.config.prefilter
+                    else exposure(parts, run.config.first_stage, run.config.depth, labels)
+                ),
             )
         )
     answerable = _answerable(base_run.judged)

@@ -138,6 +138,15 @@ class ConfigChange:
 
 
 @dataclass(frozen=True)
+class Exposure:
+    """A marked chunk an unfiltered stage one put in a question's candidate list."""
+
+    question: str
+    chunk: str
+    marks: tuple[str, ...]  # "restricted", "superseded"
+
+
+@dataclass(frozen=True)
 class CandidateResult:
     name: str
     rationale: str
@@ -149,6 +158,8 @@ class CandidateResult:
     gate: GateOutcome
     note: str | None  # the human-written Markdown note
     decision: Decision  # the one verdict (results.verdicts), from the gate and every metric
+    # prefilter = false only: marked chunks in the candidate lists before the scope filter
+    exposure: tuple[Exposure, ...] | None = None
 
     def comparison(self, metric: str) -> Comparison:
         return next(c for c in self.comparisons if c.metric == metric)
