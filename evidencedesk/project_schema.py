@@ -26,7 +26,6 @@ from evidencedesk.chunking import STRATEGIES
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.keylines import Loc
 from evidencedesk.limits import check_input
-from evidencedesk.retrieval.metrics import METRIC_FORMS, parse_metric
 from evidencedesk.textfile import list_folder
 from evidencedesk.validation import Source, Style, expected_key, found_toml, invalid, read_toml
 
@@ -109,6 +108,9 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 def _metrics(value: object, expected: str) -> tuple[str, ...]:
     """A list of metric names, each one `metrics.parse_metric` reads, given once."""
+    # imported here: metrics pulls in numpy, which the CLI must load only after its Ctrl-C handler
+    from evidencedesk.retrieval.metrics import METRIC_FORMS, parse_metric
+
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise invalid(f"expected {expected}, found {found_toml(value)}")
     names = tuple(v.strip().lower() for v in value)
