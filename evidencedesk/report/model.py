@@ -53,6 +53,12 @@ class Meta(Plain):
     skipped: tuple[Skipped, ...] = ()
     inputs: tuple[InputFile, ...] = ()
     price_list: str = ""  # "hypothetical: 4 ms per query + 1.5 ms per scored pair"
+    reproduce: str = "python -m evidencedesk.report build --seed 0"
+    grade_caption: str = ""  # the project's grade scale, in words
+    relevance_text: str = ""  # the methods page's relevance sentence
+    kind: str = "pipeline"  # "runs": no built-in searchers, rerankers or latency to caveat
+    primary: str = "MRR"  # the primary metric's label (flips, sign test, verdict)
+    demo: bool = False
 
 
 @dataclass(frozen=True)
@@ -280,6 +286,8 @@ class Question(Plain):
     graded: tuple[GradedChunk, ...]
     lists: tuple[VariantList, ...]
     flips: tuple[QuestionFlip, ...]
+    # "unanswerable" (the labels say so), "no judgments" (none in the qrels) or "" (answerable)
+    status: str = ""
     critical: str | None = None  # why the gate policy calls it critical; None: not critical
     critical_worse: tuple[str, ...] = ()  # candidates under which this critical question got worse
 

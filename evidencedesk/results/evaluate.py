@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import evidencedesk
+from evidencedesk import paths
 from evidencedesk.baseline import Baseline, load_baseline
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.gate import GatePolicy, load_policy
@@ -82,7 +83,25 @@ def _inputs(
         chunks=len(catalog) if catalog is not None else 0,
         questions=questions(labels, allowed),
         chunk_facts=chunk_facts(catalog, ids, settings.restricted_text == "hide"),
+        command=_command(project, runs, settings.seed),
+        demo=_is_demo(project),
     )
+
+
+def _is_demo(project: Project) -> bool:
+    return Path(project.path).resolve() == (paths.DATA / "evidencedesk.toml").resolve()
+
+
+def _command(project: Project, runs: RunPaths, seed: int) -> tuple[str, ...]:
+    """The same build's arguments: --project (the project folder, as run from its parent; none
+    for the demo), --seed, and each --run by its file name (machine paths stay out of the site)."""
+    args: list[str] = []
+    if not _is_demo(project):
+        args += ["--project", Path(project.path).parent.name]
+    args += ["--seed", str(seed)]
+    for name, path in runs:
+        args += ["--run", f"{name}={Path(path).name}"]
+    return tuple(args)
 
 
 def _config_of(candidate_file: Path | None, name: str, changes: dict[str, object]) -> Config:

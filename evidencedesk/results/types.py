@@ -219,6 +219,9 @@ class Inputs:
     chunks: int
     questions: tuple[QuestionFact, ...]
     chunk_facts: tuple[ChunkFact, ...]
+    # the build's arguments after "python -m evidencedesk.report build" (reproduce command)
+    command: tuple[str, ...] = ()
+    demo: bool = False  # the shipped demo project (its own caveats: tuning on these labels)
 
 
 @dataclass(frozen=True)
