@@ -47,7 +47,7 @@ def test_runs_only_defaults_ndcg10_linear_primary(tmp_path: Path) -> None:
     assert settings.flips_metric == "ndcg@10:linear"
     (c,) = model.candidates
     assert c.decision == "WORSE"
-    assert c.recommendation.headline.startswith("Worse: nDCG@10 worse (−0.")
+    assert c.recommendation.headline.startswith("Worse: nDCG@10 (linear gain) worse (−0.")
     assert "1 up / 11 down" in c.recommendation.headline
     assert "same quality" not in c.recommendation.headline
     assert (len(c.flips.better), len(c.flips.worse)) == (1, 11)
@@ -59,7 +59,7 @@ def test_mrr_primary_names_ndcg_and_its_direction_while_mrr_flips_balance(tmp_pa
     (c,) = model.candidates
     head = c.recommendation.headline
     assert c.decision == "WORSE"
-    assert head.startswith("Worse: nDCG@10 worse (−0.")
+    assert head.startswith("Worse: nDCG@10 (linear gain) worse (−0.")
     assert head.endswith("1 up / 11 down) while MRR flips balance (+1/−1, p=1.000).")
     assert "same quality" not in head
 

@@ -312,7 +312,7 @@ class SiteModel(Plain):
     evidence: Evidence | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
     # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
-    benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5")
+    benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5 (exp gain)")
     gate: GatePage | None = None  # None: no gate policy (no gate.html)
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)

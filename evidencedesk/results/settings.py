@@ -20,7 +20,7 @@ class Metric:
     """A reported metric: its `metrics.summarize` name and its display label."""
 
     name: str  # "mrr", "recall@3", "ndcg@10:linear"
-    label: str  # "MRR", "r@3", "nDCG@10"
+    label: str  # "MRR", "r@3", "nDCG@10 (linear gain)"
 
     @property
     def gain(self) -> str | None:
@@ -48,27 +48,35 @@ PIPELINE_COLUMNS = (
     Metric("recall@1", "r@1"),
     Metric("recall@3", "r@3"),
     Metric("mrr", "MRR"),
-    Metric("ndcg@5", "nDCG@5"),
+    Metric("ndcg@5", "nDCG@5 (exp gain)"),
 )
 RUNS_COLUMNS = (
     Metric("recall@10", "R@10"),
     Metric("precision@10", "P@10"),
     Metric("mrr", "MRR"),
-    Metric("ndcg@10:linear", "nDCG@10"),
+    Metric("ndcg@10:linear", "nDCG@10 (linear gain)"),
 )
 # candidate comparisons, the first is the headline metric (flips, sign test, Holm)
-COMPARED = (Metric("mrr", "MRR"), Metric("recall@3", "recall@3"), Metric("ndcg@5", "nDCG@5"))
+# every nDCG label names its gain: exponential (2^grade - 1) and linear (trec_eval) differ
+COMPARED = (
+    Metric("mrr", "MRR"),
+    Metric("recall@3", "recall@3"),
+    Metric("ndcg@5", "nDCG@5 (exp gain)"),
+)
 LABELS = {m.name: m.label for m in (*COMPARED, *RUNS_COLUMNS)}
 
 
 def label(name: str) -> str:
     """A metric's display label: "mrr" -> "MRR", "precision@10" -> "P@10", "ndcg@10:linear" ->
-    "nDCG@10" (the gain is the metric's `gain`, shown next to it)."""
+    "nDCG@10 (linear gain)" (every nDCG names its gain)."""
     if name in LABELS:
         return LABELS[name]
     kind, _, rest = name.partition("@")
     short = {"recall": "R", "precision": "P", "hit": "hit", "ndcg": "nDCG"}.get(kind, kind)
-    return f"{short}@{rest.partition(':')[0]}"
+    cut, _, gain = rest.partition(":")
+    if kind == "ndcg":
+        return f"nDCG@{cut} ({gain or 'exp'} gain)"
+    return f"{short}@{cut}"
 
 
 def reported(names: tuple[str, ...], primary: str | None) -> tuple[Metric, ...]:
