@@ -80,6 +80,8 @@ class Project:
     seed: int = 0
     max_input_mb: int = DEFAULT_MAX_INPUT_MB
     restricted_text: Literal["show", "hide"] = "show"
+    report_metrics: tuple[str, ...] | None = None  # [report] metrics; None: the kind's defaults
+    primary: str | None = None  # [report] primary; None: the first reported metric
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     # -- loading -------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from pydantic import model_validator
 
 from evidencedesk.limits import DEFAULT_MAX_INPUT_MB
 from evidencedesk.project_schema import (
+    DEFAULT_METRICS,
     MAX_RUNS,
     DocumentsSection,
     ExtrasSection,
@@ -114,6 +115,14 @@ class ProjectFile(Section):
                 ("questions", "qrels"), "expected a qrels file to go with 'queries', found none"
             )
         self._check_runs()
+        if report.primary is not None:
+            reported = report.metrics or DEFAULT_METRICS[self.kind()]
+            if report.primary.lower() not in reported:
+                raise rule(
+                    ("report", "primary"),
+                    f"expected one of the reported metrics ({', '.join(reported)}), "
+                    f"found {report.primary!r}",
+                )
         if report.notes is not None and report.candidates is None:
             raise rule(("report", "notes"), "expected 'notes' only together with 'candidates'")
         if self.gate.baseline is not None and self.gate.policy is None:
@@ -159,7 +168,11 @@ class ProjectFile(Section):
                 "expected the name of the run the others are compared with "
                 f"(one of: {', '.join(names)}), found none",
             )
-        shown_only = {"restricted_text"}  # decides what the site shows, so it applies here too
+        shown_only = {
+            "restricted_text",
+            "metrics",
+            "primary",
+        }  # decides what the site shows, so it applies here too
         for name, section in (("report", self.report), ("extras", self.extras)):
             pipeline_keys = [k for k in _given(section) if k not in shown_only]
             if pipeline_keys:
@@ -212,4 +225,6 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         seed=model.project.seed,
         max_input_mb=model.project.max_input_mb or DEFAULT_MAX_INPUT_MB,
         restricted_text=report.restricted_text,
+        report_metrics=report.metrics,
+        primary=report.primary.lower() if report.primary else None,
     )

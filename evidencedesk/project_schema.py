@@ -23,9 +23,10 @@ from pydantic import (
 )
 
 from evidencedesk.chunking import STRATEGIES
-from evidencedesk.errors import ConfigError
+from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.keylines import Loc
 from evidencedesk.limits import check_input
+from evidencedesk.metric_names import METRIC_FORMS, split_metric
 from evidencedesk.textfile import list_folder
 from evidencedesk.validation import Source, Style, expected_key, found_toml, invalid, read_toml
 
@@ -33,6 +34,11 @@ PROJECT_FILE = "evidencedesk.toml"
 DEFAULT_RELEVANCE = 2
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml")
 RESTRICTED_TEXT = ("show", "hide")
+# [report] metrics by default; the first is the primary metric (flips, sign test, verdict)
+DEFAULT_METRICS = {
+    "pipeline": ("mrr", "recall@3", "ndcg@5"),
+    "runs": ("ndcg@10:linear", "recall@10", "precision@10", "mrr"),
+}
 MAX_RUNS = 100  # every pair of variants gets a flip-matrix cell: the site grows as runs squared
 
 
@@ -101,6 +107,23 @@ def _runs(value: object, root: Path, expected: str) -> tuple[tuple[str, Path], .
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
+def _metrics(value: object, expected: str) -> tuple[str, ...]:
+    """A list of metric names, each one `metrics.parse_metric` reads, given once."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise invalid(f"expected {expected}, found {found_toml(value)}")
+    names = tuple(v.strip().lower() for v in value)
+    for name in names:
+        try:
+            split_metric(name)
+        except EvidencedeskError:
+            raise invalid(
+                f"expected metric names ({', '.join(METRIC_FORMS)}), found {name!r}"
+            ) from None
+    if len(set(names)) != len(names):
+        raise invalid(f"expected each metric once, found {found_toml(value)}")
+    return names
+
+
 # -- the sections -----------------------------------------------------------------------------------
 class Section(BaseModel):
     """A table of the project file. Path keys are resolved against the validation context's
@@ -124,6 +147,8 @@ class Section(BaseModel):
             return _folders(value, root, expected)
         if kind == "runs":
             return _runs(value, root, expected)
+        if kind == "metrics":
+            return _metrics(value, expected)
         return value
 
 
@@ -170,6 +195,10 @@ class ReportSection(Section):
     restricted_text: Literal[RESTRICTED_TEXT] = key(  # type: ignore[valid-type]
         "show", "choice", "whether restricted text appears in the site"
     )
+    metrics: tuple[str, ...] | None = key(
+        None, "metrics", "a non-empty list of metric names (mrr, recall@k, ndcg@k:linear, …)"
+    )
+    primary: Text | None = key(None, "str", "one of the reported metrics")
 
 
 class GateSection(Section):

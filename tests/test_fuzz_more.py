@@ -270,6 +270,8 @@ FITTING = {
     "bool": st.booleans(),
     "str": safe_text,
     "choice": st.sampled_from(["paragraph", "heading", "x", "show", "hide"]),
+    "metrics": st.lists(st.sampled_from(["mrr", "recall@3", "ndcg@10:linear", "ndcg@x", "MRR"]),
+                        max_size=3),
     "runs": st.lists(st.just("runs/one.run") | st.fixed_dictionaries(
         {"name": safe_text, "path": st.just("runs/one.run")}), max_size=2),
 }  # fmt: skip

@@ -92,7 +92,7 @@ def test_results_json_holds_settings_version_and_hashes(
     assert data["schema_version"] == 1
     assert data["settings"]["seed"] == 0 and data["settings"]["relevance"] == 2
     assert [(m["name"], m["label"]) for m in data["settings"]["columns"]] == [
-        ("recall@1", "r@1"), ("recall@3", "r@3"), ("mrr", "MRR"), ("ndcg@5", "nDCG@5")
+        ("recall@1", "r@1"), ("recall@3", "r@3"), ("mrr", "MRR"), ("ndcg@5", "nDCG@5 (exp gain)")
     ]  # fmt: skip
     manifest = json.loads((demo[0] / "manifest.json").read_text("utf-8"))
     assert data["version"] == manifest["version"]

@@ -38,10 +38,13 @@ def test_settings_of_the_demo_and_of_a_runs_only_project(tmp_path: Path) -> None
     assert demo.design is not None and demo.design.sizing_depths == (3, 5, 10, 20)
     runs = settings_for(load_project(make_runs_only_project(tmp_path, questions=5, runs=2)), 0)
     assert (runs.kind, runs.design) == ("runs", None)
-    # columns, then the compared metrics not among them, each once
-    assert [m.name for m in runs.metrics] == [
-        "recall@10", "precision@10", "mrr", "ndcg@10:linear", "recall@3", "ndcg@5"
+    # columns, then the compared metrics not among them, each once; runs-only projects compare
+    # their own four (nDCG@10 linear primary), not the pipeline's recall@3 and nDCG@5
+    assert [m.name for m in runs.metrics] == ["recall@10", "precision@10", "mrr", "ndcg@10:linear"]
+    assert [m.name for m in runs.compared] == [
+        "ndcg@10:linear", "recall@10", "precision@10", "mrr"
     ]  # fmt: skip
+    assert (demo.flips_metric, runs.flips_metric) == ("mrr", "ndcg@10:linear")
 
 
 def _judged(

@@ -16,7 +16,7 @@ from evidencedesk.report.pipeline import build_model
 from evidencedesk.retrieval.trec import read_qrels
 from tests.project_fixtures import make_runs_only_project
 
-MEASURES = {"recall_10": "R@10", "P_10": "P@10", "recip_rank": "MRR", "ndcg_cut_10": "nDCG@10"}
+MEASURES = {"recall_10": "R@10", "P_10": "P@10", "recip_rank": "MRR", "ndcg_cut_10": "nDCG@10 (linear gain)"}
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,7 @@ def trec_eval_means(project_file: Path, run_name: str) -> dict[str, float]:
 
 def test_benchmark_numbers_equal_trec_eval(project: Path) -> None:
     model = build_model(BuildOptions(project=project), lambda stage: None)
-    assert model.benchmark_columns == ("R@10", "P@10", "MRR", "nDCG@10")
+    assert model.benchmark_columns == ("R@10", "P@10", "MRR", "nDCG@10 (linear gain)")
     assert [v.name for v in model.variants] == ["base", "better", "worse"]
     for variant in model.variants:
         expected = trec_eval_means(project, variant.name)

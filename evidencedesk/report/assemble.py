@@ -8,19 +8,24 @@ the question pages (beyond `PAGE_LIMIT` questions only those that flip or fail).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from evidencedesk.report import stages
+from evidencedesk.report.gate_view import gate_page
 from evidencedesk.report.model import (
+    BenchmarkRow,
     Caveat,
     Count,
     Dataset,
     DocumentRow,
     InputFile,
     Meta,
+    Question,
     SiteModel,
     Skipped,
 )
 from evidencedesk.report.review import candidate_models
+from evidencedesk.report.values import flips_text
 from evidencedesk.report.variants import (
     benchmark_rows,
     flip_matrix,
@@ -60,11 +65,70 @@ def dataset(results: Results) -> Dataset:
     )
 
 
+DEMO_SCALE_CAPTION = "Labelled (question, chunk) pairs: 2 answers, 1 useful context."
+DEMO_SCALE_RELEVANCE = (
+    "a chunk is relevant when its grade is at least 2 (answers the question); grade 1 is useful "
+    "context, 0 or missing is not useful."
+)
+
+
+def grade_words(results: Results) -> tuple[str, str]:
+    """The grade table's caption and the methods page's relevance sentence, from the project's
+    grades and relevance threshold (the demo's 0-2 scale keeps its own words)."""
+    rel = results.settings.relevance
+    grades = sorted({g for q in results.inputs.questions for g in q.grades.values()})
+    if rel == 2 and set(grades) <= {0, 1, 2}:
+        return DEMO_SCALE_CAPTION, DEMO_SCALE_RELEVANCE
+    span = f"{grades[0]}–{grades[-1]}" if grades else "none"
+    caption = f"Labelled (question, chunk) pairs by grade ({span}); relevant = grade ≥ {rel}."
+    sentence = (
+        f"a chunk is relevant when its grade is at least {rel} (the grades in these judgments run "
+        f"{span}); lower grades and unjudged chunks are not relevant."
+    )
+    return caption, sentence
+
+
+def statuses(results: Results, pages: tuple[Question, ...]) -> tuple[Question, ...]:
+    """ "unanswerable" only where the labels say so (a labels file); "no judgments" for a
+    question the qrels never judged; "no relevant judgment" for one judged below relevance."""
+    facts = {q.id: q for q in results.inputs.questions}
+    out = []
+    for q in pages:
+        fact = facts.get(q.id)
+        status = ""
+        if fact is not None and not fact.answerable:
+            if results.settings.kind == "pipeline":  # labels.jsonl says answerable or not
+                status = "unanswerable"
+            elif not fact.grades:
+                status = "no judgments"
+            else:
+                status = "no relevant judgment"
+        out.append(replace(q, status=status))
+    return tuple(out)
+
+
+def baseline_first(results: Results, rows: tuple[BenchmarkRow, ...]) -> tuple[BenchmarkRow, ...]:
+    """The baseline's row first, every other row's flips against the baseline (not against
+    whichever variant happens to come first)."""
+    base = results.baseline
+    out = []
+    for row in rows:
+        flips = "—"
+        if row.variant != base:
+            f = results.flip(base, row.variant)
+            flips = f"{flips_text(len(f.better), len(f.worse))} p={f.p:.3f}"
+        out.append(replace(row, flips=flips))
+    return tuple(sorted(out, key=lambda r: r.variant != base))
+
+
 def meta(results: Results) -> Meta:
     inputs, settings = results.inputs, results.settings
-    caveats = (
-        [Caveat(k, v) for k, v in PIPELINE_CAVEATS.items()] if settings.kind == "pipeline" else []
-    )
+    # the tuning caveat is the demo's: its weights and thresholds were chosen on its labels
+    caveats = [
+        Caveat(k, v)
+        for k, v in PIPELINE_CAVEATS.items()
+        if settings.kind == "pipeline" and (k != "tuning" or inputs.demo)
+    ]
     answerable = sum(1 for q in inputs.questions if q.answerable)
     caveats.insert(
         0,
@@ -85,6 +149,14 @@ def meta(results: Results) -> Meta:
         skipped=tuple(Skipped(s.stage, s.reason) for s in inputs.skipped),
         inputs=tuple(InputFile(f.path, f.sha256) for f in inputs.files),
         price_list=stages.price_list(settings),
+        reproduce=" ".join(["python -m evidencedesk.report build", *inputs.command])
+        if inputs.command
+        else f"python -m evidencedesk.report build --seed {settings.seed}",
+        grade_caption=grade_words(results)[0],
+        relevance_text=grade_words(results)[1],
+        kind=settings.kind,
+        primary=settings.compared[0].label,
+        demo=inputs.demo,
     )
 
 
@@ -102,20 +174,42 @@ def pages_to_keep(results: Results) -> set[str] | None:
     return keep
 
 
+def mark_critical(results: Results, pages: tuple[Question, ...]) -> tuple[Question, ...]:
+    """Question pages of the policy's critical ids say so, and under which candidates they got
+    worse (on any reported metric, even while the gate still passes)."""
+    if results.policy is None:
+        return pages
+    notes = results.policy.notes
+    crit = set(results.policy.critical)
+    return tuple(
+        replace(
+            q,
+            critical=notes.get(q.id, "named critical in the gate policy"),
+            critical_worse=tuple(
+                c.name for c in results.candidates if q.id in c.decision.critical_worse
+            ),
+        )
+        if q.id in crit
+        else q
+        for q in pages
+    )
+
+
 def present(results: Results) -> SiteModel:
     """The site model of `results`; the same Results always give the same model."""
     settings = results.settings
-    pages = questions(results, pages_to_keep(results))
+    pages = statuses(results, mark_critical(results, questions(results, pages_to_keep(results))))
     variants = variant_models(results)
     labels = tuple(m.label for m in settings.columns)
+    candidates = candidate_models(results)
     return SiteModel(
         meta=meta(results),
         dataset=dataset(results),
         variants=variants,
-        benchmark=benchmark_rows(results, variants),
+        benchmark=baseline_first(results, benchmark_rows(results, variants)),
         flip_matrix=flip_matrix(results),
         slices=slice_tables(results, settings.slices),
-        candidates=candidate_models(results),
+        candidates=candidates,
         questions=pages,
         sizing=stages.sizing(results.sizing, settings) if results.sizing is not None else None,
         ablations=(
@@ -126,4 +220,5 @@ def present(results: Results) -> SiteModel:
         omitted_questions=len(results.inputs.questions) - len(pages),
         benchmark_columns=(labels[0], labels[1], labels[2], labels[3]),
         results=results,
+        gate=gate_page(results, {c.name: c.slug for c in candidates}),
     )

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.report.gate_view import GatePage, RuleRow
 from evidencedesk.report.sections import Ablations, Citations, Evidence, Sizing
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
@@ -52,6 +53,12 @@ class Meta(Plain):
     skipped: tuple[Skipped, ...] = ()
     inputs: tuple[InputFile, ...] = ()
     price_list: str = ""  # "hypothetical: 4 ms per query + 1.5 ms per scored pair"
+    reproduce: str = "python -m evidencedesk.report build --seed 0"
+    grade_caption: str = ""  # the project's grade scale, in words
+    relevance_text: str = ""  # the methods page's relevance sentence
+    kind: str = "pipeline"  # "runs": no built-in searchers, rerankers or latency to caveat
+    primary: str = "MRR"  # the primary metric's label (flips, sign test, verdict)
+    demo: bool = False
 
 
 @dataclass(frozen=True)
@@ -200,9 +207,10 @@ class GateLine(Plain):
 
 @dataclass(frozen=True)
 class Recommendation(Plain):
-    category: str  # ship, promising, noise, mixed, worse, unchanged, review, do-not-ship
-    headline: str
+    category: str  # the verdict as a CSS word: blocked, worse, leans-worse, mixed, ...
+    headline: str  # starts with the verdict's words
     markdown: str
+    verdict: str = ""  # the one verdict (results.verdicts.VERDICTS), shown as the badge
 
 
 @dataclass(frozen=True)
@@ -218,10 +226,17 @@ class Candidate(Plain):
     gate_lines: tuple[GateLine, ...]
     recommendation: Recommendation
     note_markdown: str | None = None
+    gate_rules: tuple[RuleRow, ...] = ()  # every policy key: observed vs threshold, or why not
+    gate_baseline: str | None = None  # what max_drop and the flips rule compared with
 
     @property
     def slug(self) -> str:
         return slug(self.name)
+
+    @property
+    def decision(self) -> str:
+        """The candidate's one verdict, shown as its badge (`verdict` is the gate's)."""
+        return self.recommendation.verdict
 
 
 Mark = Literal["restricted", "superseded"]
@@ -271,6 +286,10 @@ class Question(Plain):
     graded: tuple[GradedChunk, ...]
     lists: tuple[VariantList, ...]
     flips: tuple[QuestionFlip, ...]
+    # "unanswerable" (the labels say so), "no judgments" (none in the qrels) or "" (answerable)
+    status: str = ""
+    critical: str | None = None  # why the gate policy calls it critical; None: not critical
+    critical_worse: tuple[str, ...] = ()  # candidates under which this critical question got worse
 
     @property
     def slug(self) -> str:
@@ -293,7 +312,8 @@ class SiteModel(Plain):
     evidence: Evidence | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
     # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
-    benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5")
+    benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5 (exp gain)")
+    gate: GatePage | None = None  # None: no gate policy (no gate.html)
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
 

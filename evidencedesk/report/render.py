@@ -41,6 +41,7 @@ SECTION_PAGES = (  # (file, nav title, model attribute that must be present or N
     ("ablations.html", "Ablations", "ablations"),
     ("citations.html", "Citations", "citations"),
     ("evidence.html", "Evidence", "evidence"),
+    ("gate.html", "Gate", "gate"),
     ("methods.html", "Methods", None),
 )
 

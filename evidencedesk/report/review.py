@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from evidencedesk.gate import GateCheck as GateRule
 from evidencedesk.gate import Verdict
+from evidencedesk.report.gate_view import rule_rows
 from evidencedesk.report.model import (
     Candidate,
     CostRow,
@@ -16,11 +17,13 @@ from evidencedesk.report.model import (
     MetricPair,
     SliceCompare,
 )
-from evidencedesk.report.recommend import CostChange, Facts, recommend
+from evidencedesk.report.recommend import CostChange, Facts, md_escape, recommend
+from evidencedesk.report.site import slug
 from evidencedesk.report.values import flips_text, num, pval, stat
 from evidencedesk.report.variants import by_tag, metric_stat
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import CandidateResult, GateCheck, Results, VariantResult
+from evidencedesk.results.verdicts import evidence_of
 from evidencedesk.retrieval.stats import TIE
 
 
@@ -73,6 +76,31 @@ def _slices(base: VariantResult, cand: CandidateResult, metric: str) -> tuple[Sl
     return tuple(out)
 
 
+def risk(cand: CandidateResult) -> tuple[str, str] | None:
+    """What the scope filter protects, for a candidate that filters after ranking: read from the
+    config, stated whatever the metrics say."""
+    if cand.exposure is None:
+        return None
+    hits = cand.exposure
+    restricted = sum(1 for e in hits if "restricted" in e.marks)
+    superseded = sum(1 for e in hits if "superseded" in e.marks)
+    qids = sorted({e.question for e in hits})
+    links = ", ".join(f"[{md_escape(q)}](question-{slug(q)}.html)" for q in qids)
+    head = (
+        f"Risk: it removes the pre-filter — {len(hits)} restricted or superseded chunk(s) reached "
+        "its candidate lists."
+    )
+    body = (
+        "Risk (from the config, whatever the metrics say): this candidate filters after ranking "
+        "(prefilter = false). The pre-filter keeps restricted and superseded chunks out of the "
+        f"candidate lists; without it, {restricted} restricted and {superseded} superseded "
+        f"chunk(s) reached the candidate lists of {len(qids)} question(s)"
+        + (f" ({links})" if links else "")
+        + " before the late filter removed them: one filter bug away from the prompt."
+    )
+    return head, body
+
+
 def candidate_models(results: Results) -> tuple[Candidate, ...]:
     base = results.variant(results.baseline)
     labels = {m.name: m.label for m in results.settings.compared}
@@ -104,6 +132,9 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
             low=head.low if head else None,
             high=head.high if head else None,
             costs=cost_changes,
+            decision=cand.decision,
+            evidence=tuple((labels[c.metric], evidence_of(c)) for c in shown),
+            risk=risk(cand),
         )
         out.append(
             Candidate(
@@ -127,6 +158,8 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
                 gate_lines=lines,
                 recommendation=recommend(facts),
                 note_markdown=cand.note,
+                gate_rules=rule_rows(cand.gate.rules),
+                gate_baseline=cand.gate.baseline,
             )
         )
     return tuple(out)

@@ -11,14 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from evidencedesk import paths
 from evidencedesk.baseline import Baseline, load_baseline
 from evidencedesk.candidates import load_candidates, read_note
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.gate import GatePolicy, load_policy
+from evidencedesk.gate_input import Reference
 from evidencedesk.project import Project
 from evidencedesk.results import compute, stages
 from evidencedesk.results.compute import Book
-from evidencedesk.results.gate_stage import gate_outcome
+from evidencedesk.results.exposure import exposure
+from evidencedesk.results.gate_stage import gate_outcome, policy_facts
 from evidencedesk.results.inputs import (
     RunPaths,
     check_run_names,
@@ -41,6 +44,7 @@ from evidencedesk.results.types import (
     Skipped,
     VariantResult,
 )
+from evidencedesk.results.verdicts import judge
 from evidencedesk.retrieval.benchmark import VARIANTS
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
@@ -79,7 +83,25 @@ def _inputs(
         chunks=len(catalog) if catalog is not None else 0,
         questions=questions(labels, allowed),
         chunk_facts=chunk_facts(catalog, ids, settings.restricted_text == "hide"),
+        command=_command(project, runs, settings.seed),
+        demo=_is_demo(project),
     )
+
+
+def _is_demo(project: Project) -> bool:
+    return Path(project.path).resolve() == (paths.DATA / "evidencedesk.toml").resolve()
+
+
+def _command(project: Project, runs: RunPaths, seed: int) -> tuple[str, ...]:
+    """The same build's arguments: --project (the project folder, as run from its parent; none
+    for the demo), --seed, and each --run by its file name (machine paths stay out of the site)."""
+    args: list[str] = []
+    if not _is_demo(project):
+        args += ["--project", Path(project.path).parent.name]
+    args += ["--seed", str(seed)]
+    for name, path in runs:
+        args += ["--run", f"{name}={Path(path).name}"]
+    return tuple(args)
 
 
 def _config_of(candidate_file: Path | None, name: str, changes: dict[str, object]) -> Config:
@@ -168,8 +190,15 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
     evidence = stages.evidence_rows(project, catalog, labels, base_run, parts)
 
     progress("gate")
+    critical = policy.critical if policy is not None else ()
     already_run = {r.config: r for r in built.values()}  # runs are deterministic: reuse, not redo
-    reference = saved.reference() if saved is not None else None
+    # a saved baseline file is the gate's baseline; without one, the baseline run is
+    reference, ref_name = None, _saved_name(project)
+    if saved is not None:
+        reference = saved.reference()
+    elif policy is not None:
+        reference = Reference.of_run(base_run, policy.k)
+        ref_name = f"the baseline run {BASELINE}"
     cand_runs: dict[str, Run] = {}
     configs = {}
     for cand in cands:
@@ -197,8 +226,16 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
                 comparisons=comparisons,
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=_run_costs(run, settings),
-                gate=gate_outcome(policy, run.judged, run.config.final, reference),
+                gate=(
+                    gate := gate_outcome(policy, run.judged, run.config.final, reference, ref_name)
+                ),
                 note=cand.note,
+                decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
+                exposure=(
+                    None
+                    if run.config.prefilter
+                    else exposure(parts, run.config.first_stage, run.config.depth, labels)
+                ),
             )
         )
     answerable = _answerable(base_run.judged)
@@ -217,7 +254,15 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
         ablations=ablations,
         citations=citations,
         evidence=evidence,
+        policy=policy_facts(policy),
     )
+
+
+def _saved_name(project: Project) -> str | None:
+    """The saved baseline file's name, when the project has one."""
+    if project.baseline and project.baseline.is_file():
+        return f"the saved baseline {project.baseline.name}"
+    return None
 
 
 def _runs_only(
@@ -244,8 +289,8 @@ def _runs_only(
     baseline = project.baseline_run or variants[0].name
     base = next(v for v in variants if v.name == baseline)
     progress("gate")
+    critical = policy.critical if policy is not None else ()
     k = policy.k if policy is not None else 10
-    reference = saved.reference() if saved is not None else None
     others = {n: j for n, j in judged_runs.items() if n != baseline}
     compared = compute.comparisons(
         base,
@@ -254,13 +299,24 @@ def _runs_only(
         settings.metrics,
         book,
     )
-    candidates = []
-    for name, judged in others.items():
-        own, comparisons = compared[name]
-        cut = tuple(
+
+    def top_k(judged: Sequence[Judged]) -> tuple[Judged, ...]:
+        return tuple(
             Judged(j.id, j.tags, j.answerable, j.grades[:k], j.pool, j.ids[:k], j.relevant)
             for j in judged
         )
+
+    # the baseline run is the gate's baseline unless a saved baseline file is given
+    if saved is not None:
+        reference, ref_name = saved.reference(), _saved_name(project)
+    else:
+        base_cut = top_k(judged_runs[baseline])
+        reference = Reference.of_judged(base_cut, max(k, 1), k, {"run": baseline})
+        ref_name = f"the baseline run {baseline}"
+    candidates = []
+    for name, judged in others.items():
+        own, comparisons = compared[name]
+        cut = top_k(judged)
         candidates.append(
             CandidateResult(
                 name=name,
@@ -270,8 +326,9 @@ def _runs_only(
                 comparisons=comparisons,
                 slices=compute.tag_values(judged, settings.slices[:1]),
                 costs=none,
-                gate=gate_outcome(policy, cut, max(k, 1), reference),
+                gate=(gate := gate_outcome(policy, cut, max(k, 1), reference, ref_name)),
                 note=read_note(project.notes, name),
+                decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
             )
         )
     answerable = _answerable(judged_runs[baseline])
@@ -290,4 +347,5 @@ def _runs_only(
         ablations=None,
         citations=None,
         evidence=None,
+        policy=policy_facts(policy),
     )

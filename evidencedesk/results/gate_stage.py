@@ -1,7 +1,9 @@
 """The gate stage: the release gate on judged final lists and k, as structured `GateOutcome` data.
 
 The baseline is a `Reference`: a saved baseline file (`Baseline.reference()`) or a run
-(`Reference.of_judged`); no pipeline `Config` or `Run` is needed.
+(`Reference.of_judged`); no pipeline `Config` or `Run` is needed. Every policy key comes back as a
+`RuleValue`: its observed value against its threshold, or "not evaluated" with the reason, so
+the gate never skips a rule silently.
 """
 
 from __future__ import annotations
@@ -9,12 +11,59 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evidencedesk.gate import GatePolicy, decide
-from evidencedesk.gate_input import Reference, shape
-from evidencedesk.results.types import GateCheck, GateOutcome
+from evidencedesk.gate_input import GateInput, Reference, shape
+from evidencedesk.results.types import GateCheck, GateOutcome, PolicyFacts, RuleValue
 from evidencedesk.retrieval.metrics import Judged
 
 NO_POLICY = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,
                                              None, (), None),), False)  # fmt: skip
+NO_BASELINE = "no baseline to compare with (no saved baseline file)"
+
+
+def _status(checks: Sequence[GateCheck], rule: str, metric: str | None = None) -> str:
+    hit = [c for c in checks if c.rule == rule and (metric is None or c.metric == metric)]
+    return hit[0].level if hit else "pass"
+
+
+def rule_values(
+    policy: GatePolicy, shaped: GateInput, reference: Reference | None,
+    checks: Sequence[GateCheck], no_reference: str = NO_BASELINE,
+) -> tuple[RuleValue, ...]:  # fmt: skip
+    """Each policy key on this candidate (the gate page's and the candidate page's table)."""
+    recall = f"recall@{policy.k}"
+    crit = _status(checks, "critical")
+    if _status(checks, "critical_missing") != "pass":
+        crit = "BLOCK"
+    out = [
+        RuleValue("critical", None, float(sum(shaped.cases.get(q, False) for q in policy.critical)),
+                  float(len(policy.critical)), None, crit, None)
+        if policy.critical
+        else RuleValue("critical", None, None, None, None, "not evaluated",
+                       "no critical question ids in the policy"),
+        RuleValue("min_recall", recall, shaped.recall, policy.min_recall, None,
+                  _status(checks, "min_recall"), None),
+        RuleValue("min_pass_rate", None, shaped.pass_rate, policy.min_pass_rate, None,
+                  _status(checks, "min_pass_rate"), None),
+    ]  # fmt: skip
+    for metric, now in ((recall, shaped.recall), ("mrr", shaped.mrr)):
+        before = None if reference is None else reference.summary.get(metric)
+        why = no_reference if reference is None else None
+        if reference is not None and before is None:
+            why = f"the saved baseline has no {metric} (it was saved at k={reference.k})"
+        status = "not evaluated" if why else _status(checks, "max_drop", metric)
+        out.append(RuleValue("max_drop", metric, now, policy.max_drop, before, status, why))
+    if not policy.review_on_mrr_flips:
+        out.append(RuleValue("review_on_mrr_flips", "mrr", None, None, None, "not evaluated",
+                             "switched off in the policy (review_on_mrr_flips = false)"))  # fmt: skip
+    elif reference is None:
+        out.append(RuleValue("review_on_mrr_flips", "mrr", None, None, None, "not evaluated",
+                             no_reference))  # fmt: skip
+    else:
+        flips = [c for c in checks if c.rule == "review_on_mrr_flips"]
+        worse = float(len(flips[0].questions)) if flips else None
+        out.append(RuleValue("review_on_mrr_flips", "mrr", worse, None, None,
+                             _status(checks, "review_on_mrr_flips"), None))  # fmt: skip
+    return tuple(out)
 
 
 def gate_outcome(
@@ -22,14 +71,26 @@ def gate_outcome(
     judged: Sequence[Judged],
     final: int,
     reference: Reference | None,
+    baseline: str | None = None,
 ) -> GateOutcome:
-    """The gate on judged final lists of size `final`, against a run's or a saved Reference."""
+    """The gate on judged final lists of size `final`, against a run's or a saved Reference
+    (`baseline` names it: a run's name or the saved baseline file)."""
     if policy is None:
         return NO_POLICY
-    result = decide(policy, shape(judged, final, policy.k), reference)
+    shaped = shape(judged, final, policy.k)
+    result = decide(policy, shaped, reference)
     checks = tuple(
         GateCheck(c.level.value, c.rule, c.metric, c.observed, c.threshold, tuple(c.questions),
                   c.reference, c.k, tuple(c.counts), c.p)
         for c in result.checks
     )  # fmt: skip
-    return GateOutcome(result.verdict.value, checks, True)
+    rules = rule_values(policy, shaped, reference, checks)
+    return GateOutcome(result.verdict.value, checks, True, rules,
+                       baseline if reference is not None else None)  # fmt: skip
+
+
+def policy_facts(policy: GatePolicy | None) -> PolicyFacts | None:
+    if policy is None:
+        return None
+    return PolicyFacts(policy.k, policy.min_recall, policy.min_pass_rate, policy.max_drop,
+                       policy.review_on_mrr_flips, tuple(policy.critical), dict(policy.notes))  # fmt: skip

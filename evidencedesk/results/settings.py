@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from evidencedesk.project_schema import DEFAULT_METRICS
+
 Kind = Literal["pipeline", "runs"]
 
 
@@ -18,7 +20,7 @@ class Metric:
     """A reported metric: its `metrics.summarize` name and its display label."""
 
     name: str  # "mrr", "recall@3", "ndcg@10:linear"
-    label: str  # "MRR", "r@3", "nDCG@10"
+    label: str  # "MRR", "r@3", "nDCG@10 (linear gain)"
 
     @property
     def gain(self) -> str | None:
@@ -46,16 +48,43 @@ PIPELINE_COLUMNS = (
     Metric("recall@1", "r@1"),
     Metric("recall@3", "r@3"),
     Metric("mrr", "MRR"),
-    Metric("ndcg@5", "nDCG@5"),
+    Metric("ndcg@5", "nDCG@5 (exp gain)"),
 )
 RUNS_COLUMNS = (
     Metric("recall@10", "R@10"),
     Metric("precision@10", "P@10"),
     Metric("mrr", "MRR"),
-    Metric("ndcg@10:linear", "nDCG@10"),
+    Metric("ndcg@10:linear", "nDCG@10 (linear gain)"),
 )
 # candidate comparisons, the first is the headline metric (flips, sign test, Holm)
-COMPARED = (Metric("mrr", "MRR"), Metric("recall@3", "recall@3"), Metric("ndcg@5", "nDCG@5"))
+# every nDCG label names its gain: exponential (2^grade - 1) and linear (trec_eval) differ
+COMPARED = (
+    Metric("mrr", "MRR"),
+    Metric("recall@3", "recall@3"),
+    Metric("ndcg@5", "nDCG@5 (exp gain)"),
+)
+LABELS = {m.name: m.label for m in (*COMPARED, *RUNS_COLUMNS)}
+
+
+def label(name: str) -> str:
+    """A metric's display label: "mrr" -> "MRR", "precision@10" -> "P@10", "ndcg@10:linear" ->
+    "nDCG@10 (linear gain)" (every nDCG names its gain)."""
+    if name in LABELS:
+        return LABELS[name]
+    kind, _, rest = name.partition("@")
+    short = {"recall": "R", "precision": "P", "hit": "hit", "ndcg": "nDCG"}.get(kind, kind)
+    cut, _, gain = rest.partition(":")
+    if kind == "ndcg":
+        return f"nDCG@{cut} ({gain or 'exp'} gain)"
+    return f"{short}@{cut}"
+
+
+def reported(names: tuple[str, ...], primary: str | None) -> tuple[Metric, ...]:
+    """The compared metrics, the primary first."""
+    first = primary or names[0]
+    return tuple(Metric(n, label(n)) for n in (first, *[n for n in names if n != first]))
+
+
 ABLATION_METRICS = PIPELINE_COLUMNS
 PIPELINE_DESIGN = Design(
     baseline={},
@@ -112,13 +141,18 @@ class Settings:
 def settings_for(project: Any, seed: int) -> Settings:
     """Settings of `project` (an `evidencedesk.project.Project`) with the resolved `seed`."""
     runs_only = project.kind == "runs" or project.documents_format == "none"
+    names = (
+        getattr(project, "report_metrics", None)
+        or DEFAULT_METRICS["runs" if runs_only else "pipeline"]
+    )
+    compared = reported(tuple(names), getattr(project, "primary", None))
     return Settings(
         seed=seed,
         relevance=project.relevance,
         kind="runs" if runs_only else "pipeline",
         columns=RUNS_COLUMNS if runs_only else PIPELINE_COLUMNS,
-        compared=COMPARED,
-        flips_metric="mrr",
+        compared=compared,
+        flips_metric=compared[0].name,
         design=None if runs_only else PIPELINE_DESIGN,
         restricted_text=project.restricted_text,
     )

@@ -20,6 +20,7 @@ from evidencedesk.results.rows import (
     SizingRow,
 )
 from evidencedesk.results.settings import Settings
+from evidencedesk.results.verdicts import Decision
 
 SCHEMA_VERSION = 1
 SHOWN = 20  # ranked results a question page lists per variant (all that a long run keeps)
@@ -108,10 +109,25 @@ class GateCheck:
 
 
 @dataclass(frozen=True)
+class RuleValue:
+    """One policy rule on one candidate: observed value against its threshold, or why not."""
+
+    rule: str  # a policy key: critical, min_recall, min_pass_rate, max_drop, review_on_mrr_flips
+    metric: str | None
+    observed: float | None
+    threshold: float | None
+    reference: float | None  # the baseline's value (max_drop)
+    status: str  # "pass" | "REVIEW" | "BLOCK" | "not evaluated"
+    why: str | None  # why not evaluated; None when evaluated
+
+
+@dataclass(frozen=True)
 class GateOutcome:
     verdict: str  # "GO" | "REVIEW" | "BLOCK"
     checks: tuple[GateCheck, ...]
     evaluated: bool  # False: no gate policy in the project
+    rules: tuple[RuleValue, ...] = ()  # every policy key, evaluated or "not evaluated: why"
+    baseline: str | None = None  # what max_drop and the flips rule compare with; None: nothing
 
 
 @dataclass(frozen=True)
@@ -119,6 +135,15 @@ class ConfigChange:
     field: str
     baseline: str
     candidate: str
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """A marked chunk an unfiltered stage one put in a question's candidate list."""
+
+    question: str
+    chunk: str
+    marks: tuple[str, ...]  # "restricted", "superseded"
 
 
 @dataclass(frozen=True)
@@ -132,6 +157,9 @@ class CandidateResult:
     costs: Costs
     gate: GateOutcome
     note: str | None  # the human-written Markdown note
+    decision: Decision  # the one verdict (results.verdicts), from the gate and every metric
+    # prefilter = false only: marked chunks in the candidate lists before the scope filter
+    exposure: tuple[Exposure, ...] | None = None
 
     def comparison(self, metric: str) -> Comparison:
         return next(c for c in self.comparisons if c.metric == metric)
@@ -191,6 +219,22 @@ class Inputs:
     chunks: int
     questions: tuple[QuestionFact, ...]
     chunk_facts: tuple[ChunkFact, ...]
+    # the build's arguments after "python -m evidencedesk.report build" (reproduce command)
+    command: tuple[str, ...] = ()
+    demo: bool = False  # the shipped demo project (its own caveats: tuning on these labels)
+
+
+@dataclass(frozen=True)
+class PolicyFacts:
+    """The gate policy as the report shows it (the gate page)."""
+
+    k: int
+    min_recall: float
+    min_pass_rate: float
+    max_drop: float
+    review_on_mrr_flips: bool
+    critical: tuple[str, ...]
+    notes: dict[str, str]  # critical id -> why it is critical
 
 
 @dataclass(frozen=True)
@@ -209,6 +253,7 @@ class Results:
     ablations: Ablations | None
     citations: tuple[CitationRow, ...] | None
     evidence: EvidenceResult | None
+    policy: PolicyFacts | None = None  # None: the project has no gate policy
 
     def variant(self, name: str) -> VariantResult:
         return next(v for v in self.variants if v.name == name)

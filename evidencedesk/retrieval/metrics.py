@@ -9,12 +9,11 @@ re-exported here.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from evidencedesk.errors import UnknownNameError
+from evidencedesk.metric_names import METRIC_FORMS, split_metric
 from evidencedesk.retrieval.stats import (
     Interval,
     Paired,
@@ -59,7 +58,6 @@ __all__ = [
 
 RELEVANT = 2
 VARIANTS = ("exp", "linear")
-METRIC_FORMS = ("recall@k", "precision@k", "hit@k", "mrr", "ndcg@k", "ndcg@k:linear", "ndcg@k:exp")
 
 
 @dataclass(frozen=True)
@@ -164,9 +162,6 @@ def ndcg_at(j: Judged, k: int, variant: str = "exp") -> float | None:
 
 # -- names ------------------------------------------------------------------------------------
 
-_NAME = re.compile(r"^(recall|precision|hit|ndcg)@([1-9][0-9]*)(?::(exp|linear))?$")
-
-
 @dataclass(frozen=True)
 class MetricSpec:
     """A parsed metric name: kind (recall, precision, hit, mrr, ndcg), cut-off, nDCG gain."""
@@ -192,13 +187,8 @@ class MetricSpec:
 
 def parse_metric(name: str) -> MetricSpec:
     """``recall@k``, ``precision@k``, ``hit@k``, ``mrr``, ``ndcg@k[:linear|:exp]``."""
-    text = name.strip().lower() if isinstance(name, str) else ""
-    if text == "mrr":
-        return MetricSpec(name, "mrr")
-    m = _NAME.match(text)
-    if m is None or (m.group(3) and m.group(1) != "ndcg"):
-        raise UnknownNameError("metric", name, METRIC_FORMS)
-    return MetricSpec(name, m.group(1), int(m.group(2)), m.group(3) or "exp")
+    kind, k, variant = split_metric(name)
+    return MetricSpec(name, kind) if kind == "mrr" else MetricSpec(name, kind, k, variant)
 
 
 def metric_value(j: Judged, name: str | MetricSpec) -> float | None:

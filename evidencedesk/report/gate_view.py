@@ -1,0 +1,129 @@
+"""Results -> the gate's tables: each policy rule's observed value against its threshold, the
+policy itself and its critical questions (the candidate pages' gate section and gate.html)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evidencedesk.report.values import Plain, fmt
+from evidencedesk.results.types import PolicyFacts, Results, RuleValue
+
+# what breaching each policy key does (evidencedesk.gate.decide)
+ON_BREACH = {
+    "critical": "BLOCK",
+    "min_recall": "BLOCK",
+    "min_pass_rate": "BLOCK",
+    "max_drop": "REVIEW",
+    "review_on_mrr_flips": "REVIEW",
+}
+MEANING = {
+    "critical": "each critical question has a grade-2 chunk in the final list",
+    "min_recall": "recall@k is at least the minimum",
+    "min_pass_rate": "the share of answerable questions with a grade-2 chunk in the final list",
+    "max_drop": "recall@k and MRR drop at most this much against the gate's baseline",
+    "review_on_mrr_flips": "MRR is not worse for more questions than it is better",
+}
+
+
+@dataclass(frozen=True)
+class RuleRow(Plain):
+    rule: str
+    metric: str
+    observed: str
+    threshold: str
+    on_breach: str
+    status: str  # "pass", "REVIEW", "BLOCK" or "not evaluated: <why>"
+
+
+@dataclass(frozen=True)
+class PolicyRow(Plain):
+    key: str
+    value: str
+    meaning: str
+    on_breach: str
+
+
+@dataclass(frozen=True)
+class CriticalRow(Plain):
+    id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class GateCandidate(Plain):
+    name: str
+    slug: str
+    verdict: str
+    rules: tuple[RuleRow, ...]
+
+
+@dataclass(frozen=True)
+class GatePage(Plain):
+    baseline: str  # what max_drop and the flips rule compare with, or why nothing
+    policy: tuple[PolicyRow, ...]
+    critical: tuple[CriticalRow, ...]
+    candidates: tuple[GateCandidate, ...]
+
+
+def _observed(r: RuleValue) -> str:
+    if r.rule == "critical":
+        return "—" if r.observed is None else f"{r.observed:.0f} of {r.threshold:.0f} pass"
+    if r.rule == "max_drop":
+        if r.observed is None or r.reference is None:
+            return fmt(r.observed)
+        return f"drop {fmt(r.reference - r.observed)} ({fmt(r.reference)} → {fmt(r.observed)})"
+    if r.rule == "review_on_mrr_flips":
+        if r.status == "not evaluated":
+            return "—"
+        return "no more worse than better" if r.observed is None else f"worse for {r.observed:.0f}"
+    return fmt(r.observed)
+
+
+def _threshold(r: RuleValue) -> str:
+    if r.rule == "critical":
+        return "all pass"
+    if r.rule in ("min_recall", "min_pass_rate"):
+        return f"≥ {fmt(r.threshold)}"
+    if r.rule == "max_drop":
+        return f"drop ≤ {fmt(r.threshold)}"
+    return "worse ≤ better"
+
+
+def rule_rows(rules: tuple[RuleValue, ...]) -> tuple[RuleRow, ...]:
+    return tuple(
+        RuleRow(r.rule, r.metric or "", _observed(r), _threshold(r), ON_BREACH[r.rule],
+                f"not evaluated: {r.why}" if r.status == "not evaluated" else r.status)
+        for r in rules
+    )  # fmt: skip
+
+
+def _policy_rows(p: PolicyFacts) -> tuple[PolicyRow, ...]:
+    values = {
+        "critical": ", ".join(p.critical) or "none",
+        "min_recall": f"{fmt(p.min_recall)} (recall@{p.k})",
+        "min_pass_rate": fmt(p.min_pass_rate),
+        "max_drop": fmt(p.max_drop),
+        "review_on_mrr_flips": "on" if p.review_on_mrr_flips else "off",
+    }
+    return tuple(PolicyRow(k, v, MEANING[k], ON_BREACH[k]) for k, v in values.items())
+
+
+def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
+    """The gate page's model; None when the project has no gate policy."""
+    policy = results.policy
+    if policy is None:
+        return None
+    names = {c.gate.baseline for c in results.candidates if c.gate.baseline}
+    baseline = ", ".join(sorted(names)) or "nothing (no saved baseline file and no baseline run)"
+    return GatePage(
+        baseline=baseline,
+        policy=_policy_rows(policy),
+        critical=tuple(
+            CriticalRow(q, policy.notes.get(q, "no reason given in the policy"))
+            for q in policy.critical
+        ),
+        candidates=tuple(
+            GateCandidate(c.name, slugs[c.name], c.gate.verdict, rule_rows(c.gate.rules))
+            for c in results.candidates
+        ),
+    )

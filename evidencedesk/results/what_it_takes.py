@@ -1,0 +1,101 @@
+"""What it would take: how many labelled questions would make a promising candidate's sign test
+reach p < 0.05, at the observed flip rate, and an 80 %-power estimate.
+
+Both assume the share of questions that change and the split between better and worse stay as
+observed; the power figure is an estimate under that assumption, not a promise. Binomial tails
+are summed in floating point (log-gamma), fast enough for tens of thousands of questions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+ALPHA = 0.05
+POWER = 0.8
+LIMIT = 1_000_000  # questions; beyond this the answer is "none within reach"
+
+
+def _pmf(k: int, m: int, p: float) -> float:
+    if p <= 0.0:
+        return 1.0 if k == 0 else 0.0
+    if p >= 1.0:
+        return 1.0 if k == m else 0.0
+    log = math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)
+    return math.exp(log + k * math.log(p) + (m - k) * math.log1p(-p))
+
+
+def sign_p(better: int, worse: int) -> float:
+    """Two-sided exact sign-test p (floating point)."""
+    m, low = better + worse, min(better, worse)
+    if m == 0:
+        return 1.0
+    return min(1.0, 2 * math.fsum(_pmf(k, m, 0.5) for k in range(low + 1)))
+
+
+def _critical(m: int) -> int:
+    """The largest k with sign-test p(k, m - k) < ALPHA; -1 when no split rejects."""
+    cum, k = 0.0, -1
+    while k + 1 <= m // 2:
+        cum += _pmf(k + 1, m, 0.5)
+        if 2 * cum >= ALPHA:
+            break
+        k += 1
+    return k
+
+
+EXACT = 2000  # changed questions up to which the power is summed exactly; beyond, normal approx
+Z = 1.959963984540054  # the two-sided 5 % normal quantile
+
+
+def power(m: int, p: float) -> float:
+    """P(sign test p < ALPHA) over m changed questions, each better with probability p."""
+    if m > EXACT:
+        if p in (0.0, 1.0):
+            return 1.0
+        shift = abs(p - 0.5) * math.sqrt(m)
+        return 0.5 * math.erfc(-(shift - Z * 0.5) / math.sqrt(2 * p * (1 - p)))
+    kl = _critical(m)
+    if kl < 0:
+        return 0.0
+    lower = math.fsum(_pmf(k, m, p) for k in range(kl + 1))
+    upper = math.fsum(_pmf(k, m, p) for k in range(m - kl, m + 1))
+    return min(1.0, lower + upper)
+
+
+def _smallest(ok: Callable[[int], bool], start: int) -> int | None:
+    """The smallest n >= start with ok(n), by doubling then bisection (ok is ~monotone)."""
+    hi = max(start, 1)
+    while not ok(hi):
+        if hi >= LIMIT:
+            return None
+        hi = min(hi * 2, LIMIT)
+    lo = max(start, 1)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def questions_for_p05(better: int, worse: int, n: int) -> int | None:
+    """Total questions at which the observed flips, scaled up, give sign-test p < 0.05."""
+    if n <= 0 or better == worse:
+        return None
+
+    def ok(total: int) -> bool:
+        return sign_p(round(better * total / n), round(worse * total / n)) < ALPHA
+
+    return _smallest(ok, n)
+
+
+def questions_for_power(better: int, worse: int, n: int) -> int | None:
+    """Total questions for an 80 % chance that the sign test gives p < 0.05 (an estimate)."""
+    changed = better + worse
+    if n <= 0 or changed == 0 or better == worse:
+        return None
+    p = better / changed
+    m = _smallest(lambda m: power(m, p) >= POWER, 1)
+    return None if m is None else max(n, math.ceil(m * n / changed))

@@ -1,0 +1,63 @@
+"""Risk statements from the config: a candidate that filters after ranking says what the
+pre-filter protects (marked chunks that reached its candidate lists, linked), whatever the metrics."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from evidencedesk.report.recommend import Facts, recommend
+from evidencedesk.report.review import risk
+from evidencedesk.results.exposure import exposure
+from evidencedesk.results.types import Exposure
+from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.parts import Parts
+
+
+def _chunk(cid: str, visibility: str = "public", status: str = "current") -> SimpleNamespace:
+    return SimpleNamespace(id=cid, visibility=visibility, status=status)
+
+
+class Unfiltered:
+    """A stage one that returns the same three chunks, and records the `allowed` it was given."""
+
+    def __init__(self) -> None:
+        self.allowed: list[object] = []
+
+    def search(self, query: str, k: int, allowed: object = None) -> list[SimpleNamespace]:
+        self.allowed.append(allowed)
+        chunks = [_chunk("pub:c0"), _chunk("memo:c0", visibility="restricted"),
+                  _chunk("old:c1", status="superseded")]  # fmt: skip
+        return [SimpleNamespace(chunk=c) for c in chunks[:k]]
+
+
+def test_exposure_lists_marked_chunks_an_unfiltered_stage_one_returns() -> None:
+    first = Unfiltered()
+    labels = [Label("q1", "a question", (), True), Label("q2", "another", (), True)]
+    found = exposure(Parts(searchers={"hybrid": first}), "hybrid", 3, labels)
+    assert found == (
+        Exposure("q1", "memo:c0", ("restricted",)), Exposure("q1", "old:c1", ("superseded",)),
+        Exposure("q2", "memo:c0", ("restricted",)), Exposure("q2", "old:c1", ("superseded",)),
+    )  # fmt: skip
+    assert first.allowed == [None, None]  # the filter is what is being measured: none applied
+    assert exposure(Parts(searchers={"hybrid": Unfiltered()}), "hybrid", 1, labels) == ()
+
+
+def test_the_risk_is_stated_even_when_nothing_changed() -> None:
+    cand = SimpleNamespace(exposure=(Exposure("q1", "memo:c0", ("restricted",)),
+                                     Exposure("q-2", "old:c1", ("superseded",))))  # fmt: skip
+    statement = risk(cand)  # type: ignore[arg-type]
+    assert statement is not None
+    head, body = statement
+    assert head == (
+        "Risk: it removes the pre-filter — 2 restricted or superseded chunk(s) reached its "
+        "candidate lists."
+    )
+    assert (
+        "1 restricted and 1 superseded chunk(s) reached the candidate lists of 2 question(s)"
+        in body
+    )
+    assert "[q\\-2](question-q-2.html)" in body and "[q1](question-q1.html)" in body
+    rec = recommend(Facts(candidate="no pre-filter", verdict="GO", questions=21, risk=statement))
+    assert rec.verdict == "NO CLEAR CHANGE"
+    assert rec.headline.endswith(head) and body in rec.markdown
+    assert risk(SimpleNamespace(exposure=None)) is None  # type: ignore[arg-type]

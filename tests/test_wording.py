@@ -1,0 +1,85 @@
+"""Wording from the project's data: a runs-only project with grades 0-4, relevance 1 and
+unjudged queries gets its own scale in captions and methods, "no judgments" (never
+"unanswerable"), its own reproduce command, and none of the demo's sentences."""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from evidencedesk.report import cli
+from tests.synthetic_runs import write_project
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO_SENTENCES = [
+    line
+    for line in (ROOT / "templates" / "demo_sentences.txt").read_text("utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
+]
+JUDGED = tuple(f"q{n}" for n in range(1, 9))
+UNJUDGED = ("q9", "q10")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("graded") / "cranfield-like"
+    qrels = {q: {f"{q}-a": 4, f"{q}-b": 3, f"{q}-c": 1, f"{q}-z": 0} for q in JUDGED}
+    base = {q: [f"{q}-a", f"{q}-z", f"{q}-b", f"{q}-c"] for q in (*JUDGED, *UNJUDGED)}
+    cand = {q: [f"{q}-b", f"{q}-a", f"{q}-c", f"{q}-z"] for q in (*JUDGED, *UNJUDGED)}
+    project = write_project(root, qrels, {"base": base, "cand": cand}, relevance=1,
+                            questions=(*JUDGED, *UNJUDGED))  # fmt: skip
+    out = root.parent / "site"
+    code = cli.main(["build", "--project", str(project), "--out", str(out)],
+                    stdout=io.StringIO(), stderr=io.StringIO())  # fmt: skip
+    assert code == 0
+    return out
+
+
+def text(page: Path) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page.read_text("utf-8"))).split())
+
+
+def test_no_demo_sentence_appears_on_any_page(site: Path) -> None:
+    assert len(DEMO_SENTENCES) >= 10
+    pages = sorted(site.glob("*.html"))
+    assert len(pages) > 10
+    for page in pages:
+        words = text(page)
+        found = [s for s in DEMO_SENTENCES if s in words]
+        assert not found, (page.name, found)
+
+
+def test_captions_and_methods_describe_the_projects_scale(site: Path) -> None:
+    index = text(site / "index.html")
+    assert "Labelled (question, chunk) pairs by grade (0–4); relevant = grade ≥ 1." in index
+    methods = text(site / "methods.html")
+    assert (
+        "relevant = grade ≥ 1: a chunk is relevant when its grade is at least 1 (the grades in "
+        "these judgments run 0–4); lower grades and unjudged chunks are not relevant." in methods
+    )
+    raw = (site / "question-q1.html").read_text("utf-8")
+    assert (
+        '<span class="grade grade-4">4</span>' in raw
+        and '<span class="grade grade-3">3</span>' in raw
+    )
+    css = (site / "assets" / "style.css").read_text("utf-8")
+    assert ".grade-3, .grade-4" in css
+
+
+def test_unjudged_queries_say_no_judgments_never_unanswerable(site: Path) -> None:
+    for q in UNJUDGED:
+        page = text(site / f"question-{q}.html")
+        assert "no judgments" in page and "unanswerable" not in page
+    assert "no judgments" not in text(site / "question-q1.html")
+
+
+def test_reproduce_command_names_the_project_and_seed(site: Path) -> None:
+    methods = text(site / "methods.html")
+    assert "python -m evidencedesk.report build --project cranfield-like --seed 0" in methods
+    index = text(site / "index.html")
+    assert "10 labelled questions (8 answerable) ·" in index  # no "0 chunks in 0 documents"
+    assert "Flips vs baseline base" in index
