@@ -50,7 +50,8 @@ def test_progress_lines_and_summary(demo_site: tuple[Path, str]) -> None:
     ]
     assert re.search(r"^wrote \d+ pages \(\d", stdout, re.M)
     assert f"open {out.resolve() / 'index.html'}" in stdout
-    assert "BLOCK  pair cut to 8 words" in stdout
+    # each candidate: its verdict (the badge), then the gate's word
+    assert re.search(r"^  BLOCKED +gate BLOCK +pair cut to 8 words$", stdout, re.M)
 
 
 def test_index_lists_every_document_and_the_dataset(demo_site: tuple[Path, str]) -> None:

@@ -298,4 +298,4 @@ def test_progress_and_summary(tmp_path: Path) -> None:
     for stage in ("benchmark", "sizing", "ablations", "citations", "evidence", "gate", "render"):
         assert re.search(rf"^\s+{stage}\s+\d+\.\d\d s$", text, re.M), stage
     assert re.search(r"wrote 18 pages \(\d", text)
-    assert "BLOCK  no prefilter" in text and str(tmp_path / "s" / "index.html") in text
+    assert "gate BLOCK  no prefilter" in text and str(tmp_path / "s" / "index.html") in text

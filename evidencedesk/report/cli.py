@@ -213,7 +213,7 @@ def build(
         print(f"wrote {len(pages)} pages ({_size(tree_size(out))}) in {progress.total():.1f} s",
               file=stdout)  # fmt: skip
         for c in model.candidates:
-            print(f"  {c.verdict:<6} {c.name}", file=stdout)
+            print(f"  {c.decision:<15} gate {c.verdict:<6} {c.name}", file=stdout)
         if model.omitted_questions:
             print(f"  {model.omitted_questions} question pages left out", file=stdout)
     print(f"open {out / 'index.html'}", file=stdout, flush=True)
