@@ -83,3 +83,9 @@ def test_reproduce_command_names_the_project_and_seed(site: Path) -> None:
     index = text(site / "index.html")
     assert "10 labelled questions (8 answerable) ·" in index  # no "0 chunks in 0 documents"
     assert "Flips vs baseline base" in index
+
+
+def test_index_charts_the_primary_metric_of_a_runs_only_project(site: Path) -> None:
+    index = text(site / "index.html")
+    assert "nDCG@10 (linear gain) per variant (the primary metric)." in index
+    assert "MRR per variant." not in index
