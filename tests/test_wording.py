@@ -89,3 +89,18 @@ def test_index_charts_the_primary_metric_of_a_runs_only_project(site: Path) -> N
     index = text(site / "index.html")
     assert "nDCG@10 (linear gain) per variant (the primary metric)." in index
     assert "MRR per variant." not in index
+
+
+def test_questions_from_qrels_are_never_called_unanswerable(tmp_path: Path) -> None:
+    """Millbrook's pipeline project reads queries + qrels: its question without a relevant
+    judgment is "no relevant judgment", its unjudged one "no judgments" (its own tag
+    `unanswerable` stays a tag)."""
+    import evidencedesk
+
+    results = evidencedesk.build(project=ROOT / "examples" / "millbrook-library", out=tmp_path / "s")
+    assert results.settings.questions_from == "qrels"
+    q30 = (tmp_path / "s" / "question-q30.html").read_text("utf-8")
+    q31 = (tmp_path / "s" / "question-q31.html").read_text("utf-8")
+    assert '<span class="tag tag-ext">no relevant judgment</span>' in q30
+    assert '<span class="tag tag-ext">no judgments</span>' in q31
+    assert 'tag-ext">unanswerable<' not in q30 + q31

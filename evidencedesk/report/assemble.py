@@ -97,7 +97,7 @@ def statuses(results: Results, pages: tuple[Question, ...]) -> tuple[Question, .
         fact = facts.get(q.id)
         status = ""
         if fact is not None and not fact.answerable:
-            if results.settings.kind == "pipeline":  # labels.jsonl says answerable or not
+            if results.settings.questions_from == "labels":  # labels.jsonl says which
                 status = "unanswerable"
             elif not fact.grades:
                 status = "no judgments"

@@ -120,6 +120,8 @@ class Settings:
     flips_metric: str  # the per-question flips (matrix, sign test, Holm): "mrr"
     design: Design | None  # None for runs-only projects
     restricted_text: Literal["show", "hide"] = "show"
+    # where the questions come from: a labels file (it says which are unanswerable) or qrels
+    questions_from: Literal["labels", "qrels"] = "labels"
 
     @property
     def slices(self) -> tuple[Metric, ...]:
@@ -155,4 +157,5 @@ def settings_for(project: Any, seed: int) -> Settings:
         flips_metric=compared[0].name,
         design=None if runs_only else PIPELINE_DESIGN,
         restricted_text=project.restricted_text,
+        questions_from="labels" if project.labels is not None else "qrels",
     )
