@@ -32,7 +32,7 @@ from evidencedesk.results.inputs import (
     questions,
     run_note,
 )
-from evidencedesk.results.rows import Costs
+from evidencedesk.results.rows import Ablations, CitationRow, Costs, EvidenceResult, SizingRow
 from evidencedesk.results.settings import Settings, settings_for
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
@@ -128,6 +128,35 @@ def _run_costs(run: Run, settings: Settings) -> Costs:
 
 def _answerable(judged: Sequence[Judged]) -> int:
     return sum(1 for j in judged if j.n_relevant > 0)
+
+
+def _results(
+    project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
+    settings: Settings, variants: Sequence[VariantResult], baseline: str,
+    base_judged: Sequence[Judged], candidates: Sequence[CandidateResult],
+    policy: GatePolicy | None, sizing: tuple[SizingRow, ...] | None = None,
+    ablations: Ablations | None = None, citations: tuple[CitationRow, ...] | None = None,
+    evidence: EvidenceResult | None = None,
+) -> Results:  # fmt: skip
+    """The Results of either kind of project (the pipeline's sections are None for runs-only)."""
+    answerable = _answerable(base_judged)
+    return Results(
+        schema_version=SCHEMA_VERSION,
+        version=__version__,
+        settings=settings,
+        inputs=_inputs(project, runs, catalog, labels, settings, variants),
+        baseline=baseline,
+        variants=tuple(variants),
+        flips=compute.flips(variants, settings.flips_metric),
+        flips_needed=flips_needed(answerable),
+        answerable=answerable,
+        candidates=tuple(candidates),
+        sizing=sizing,
+        ablations=ablations,
+        citations=citations,
+        evidence=evidence,
+        policy=policy_facts(policy),
+    )
 
 
 def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -> Results:
@@ -238,24 +267,11 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
                 ),
             )
         )
-    answerable = _answerable(base_run.judged)
-    return Results(
-        schema_version=SCHEMA_VERSION,
-        version=__version__,
-        settings=settings,
-        inputs=_inputs(project, runs, catalog, labels, settings, variants),
-        baseline=BASELINE,
-        variants=tuple(variants),
-        flips=compute.flips(variants, settings.flips_metric),
-        flips_needed=flips_needed(answerable),
-        answerable=answerable,
-        candidates=tuple(candidates),
-        sizing=sizing,
-        ablations=ablations,
-        citations=citations,
+    return _results(
+        project, runs, catalog, labels, settings, variants, BASELINE, base_run.judged,
+        candidates, policy, sizing=sizing, ablations=ablations, citations=citations,
         evidence=evidence,
-        policy=policy_facts(policy),
-    )
+    )  # fmt: skip
 
 
 def _saved_name(project: Project) -> str | None:
@@ -331,21 +347,7 @@ def _runs_only(
                 decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
             )
         )
-    answerable = _answerable(judged_runs[baseline])
-    return Results(
-        schema_version=SCHEMA_VERSION,
-        version=__version__,
-        settings=settings,
-        inputs=_inputs(project, runs, catalog, labels, settings, variants),
-        baseline=baseline,
-        variants=tuple(variants),
-        flips=compute.flips(variants, settings.flips_metric),
-        flips_needed=flips_needed(answerable),
-        answerable=answerable,
-        candidates=tuple(candidates),
-        sizing=None,
-        ablations=None,
-        citations=None,
-        evidence=None,
-        policy=policy_facts(policy),
-    )
+    return _results(
+        project, runs, catalog, labels, settings, variants, baseline, judged_runs[baseline],
+        candidates, policy,
+    )  # fmt: skip
