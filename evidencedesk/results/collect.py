@@ -1,0 +1,109 @@
+"""The Results of either kind of project, from its evaluated parts: inputs facts, flips and the
+numbers both kinds share (the evaluation stages themselves live in `evaluate` and `runs_only`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from evidencedesk import paths
+from evidencedesk.gate import GatePolicy
+from evidencedesk.project import Project
+from evidencedesk.results import compute
+from evidencedesk.results.gate_stage import policy_facts
+from evidencedesk.results.inputs import (
+    RunPaths,
+    chunk_facts,
+    documents,
+    input_hashes,
+    questions,
+)
+from evidencedesk.results.rows import Ablations, CitationRow, EvidenceResult, SizingRow
+from evidencedesk.results.settings import Settings
+from evidencedesk.results.types import (
+    SCHEMA_VERSION,
+    SHOWN,
+    CandidateResult,
+    Inputs,
+    Results,
+    Skipped,
+    VariantResult,
+)
+from evidencedesk.retrieval.catalog import Catalog, Scope
+from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metrics import Judged
+from evidencedesk.retrieval.stats import flips_needed
+from evidencedesk.version import __version__
+
+Progress = Callable[[str], None]  # told each stage's name as it starts
+
+
+def _inputs(
+    project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
+    settings: Settings, variants: Sequence[VariantResult],
+) -> Inputs:  # fmt: skip
+    files, digest = input_hashes(project, runs)
+    allowed = catalog.allowed(Scope()) if catalog is not None else None
+    ids = {c for lb in labels for c, g in lb.grades.items() if g > 0}
+    ids |= {c for v in variants for r in v.lists for c in r.ids[:SHOWN]}
+    return Inputs(
+        project=project.name,
+        files=files,
+        input_hash=digest,
+        skipped=tuple(Skipped(s, r) for s, r in project.skipped_stages()),
+        documents=documents(catalog),
+        chunks=len(catalog) if catalog is not None else 0,
+        questions=questions(labels, allowed),
+        chunk_facts=chunk_facts(catalog, ids, settings.restricted_text == "hide"),
+        command=_command(project, runs, settings.seed),
+        demo=_is_demo(project),
+    )
+
+
+def _is_demo(project: Project) -> bool:
+    return Path(project.path).resolve() == (paths.DATA / "evidencedesk.toml").resolve()
+
+
+def _command(project: Project, runs: RunPaths, seed: int) -> tuple[str, ...]:
+    """The same build's arguments: --project (the project folder, as run from its parent; none
+    for the demo), --seed, and each --run by its file name (machine paths stay out of the site)."""
+    args: list[str] = []
+    if not _is_demo(project):
+        args += ["--project", Path(project.path).parent.name]
+    args += ["--seed", str(seed)]
+    for name, path in runs:
+        args += ["--run", f"{name}={Path(path).name}"]
+    return tuple(args)
+
+
+def answerable_count(judged: Sequence[Judged]) -> int:
+    return sum(1 for j in judged if j.n_relevant > 0)
+
+
+def results_of(
+    project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
+    settings: Settings, variants: Sequence[VariantResult], baseline: str,
+    base_judged: Sequence[Judged], candidates: Sequence[CandidateResult],
+    policy: GatePolicy | None, sizing: tuple[SizingRow, ...] | None = None,
+    ablations: Ablations | None = None, citations: tuple[CitationRow, ...] | None = None,
+    evidence: EvidenceResult | None = None,
+) -> Results:  # fmt: skip
+    """The Results of either kind of project (the pipeline's sections are None for runs-only)."""
+    answerable = answerable_count(base_judged)
+    return Results(
+        schema_version=SCHEMA_VERSION,
+        version=__version__,
+        settings=settings,
+        inputs=_inputs(project, runs, catalog, labels, settings, variants),
+        baseline=baseline,
+        variants=tuple(variants),
+        flips=compute.flips(variants, settings.flips_metric),
+        flips_needed=flips_needed(answerable),
+        answerable=answerable,
+        candidates=tuple(candidates),
+        sizing=sizing,
+        ablations=ablations,
+        citations=citations,
+        evidence=evidence,
+        policy=policy_facts(policy),
+    )
