@@ -2,8 +2,10 @@
 
 `Progress` has three modes. ``lines`` (stdout is not a terminal, e.g. CI or a pipe): one plain
 line per finished stage with its seconds, as the tests and logs expect. ``tty``: one line that
-is rewritten in place (``\\r``) with the current stage, its elapsed seconds and, while pages are
-rendered, "pages written / total"; it is cleared before the summary. ``quiet``: nothing.
+is rewritten in place (``\\r``) with the current stage, its elapsed seconds once it took a second,
+and its count: "questions judged / total" while the evaluation judges questions (`step`, told by
+`evidencedesk.results.progress.Tally`), "pages written / total" while pages are rendered; it is
+cleared before the summary. ``quiet``: nothing.
 
 `PipeSafe` wraps a stream: when the reader goes away (``build | head -2``) the first
 BrokenPipeError points the stream's file descriptor at /dev/null (the recipe of the Python
@@ -74,7 +76,8 @@ def mode_for(stream: Stream, quiet: bool) -> Mode:
 
 
 class Progress:
-    """Called with each stage name as it starts; `page` counts rendered pages."""
+    """Called with each stage name as it starts; `step` counts judged questions, `page` rendered
+    pages (a `evidencedesk.results.progress.Steps`)."""
 
     def __init__(self, stream: Stream, mode: Mode = "lines") -> None:
         self.stream, self.mode = stream, mode
@@ -82,6 +85,7 @@ class Progress:
         self.started = self.first = time.perf_counter()
         self.pages = 0
         self.total_pages: int | None = None
+        self.judged: tuple[int, int] | None = None  # questions judged, of how many
         self.drawn = ""
         self.lock = threading.Lock()
         self.stop = threading.Event()
@@ -94,7 +98,15 @@ class Progress:
         self.finish()
         with self.lock:
             self.stage, self.started = stage, time.perf_counter()
-            self.pages = 0
+            self.pages, self.judged = 0, None
+
+    def step(self, done: int, total: int) -> None:
+        """`done` of the stage's `total` questions are judged (drawn by the ticker; the last
+        count at once, so that a fast stage still shows its total)."""
+        with self.lock:
+            self.judged = (done, total)
+        if self.mode == "tty" and done >= total:
+            self._draw()
 
     def expect_pages(self, total: int | None) -> None:
         self.total_pages = total
@@ -134,6 +146,8 @@ class Progress:
                 return None
             seconds = time.perf_counter() - self.started
             text = f"  {self.stage}"
+            if self.judged is not None:
+                text += f"  questions judged {self.judged[0]} / {self.judged[1]}"
             if self.pages:
                 of = f" / {self.total_pages}" if self.total_pages is not None else ""
                 text += f"  pages written {self.pages}{of}"

@@ -7,16 +7,15 @@ presents the Results as the plain-data site model (`evidencedesk.report.assemble
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from evidencedesk.paths import require
 from evidencedesk.project import DEMO_PROJECT, load_project
 from evidencedesk.report.assemble import present
 from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.results.evaluate import evaluate
+from evidencedesk.results.progress import Progress
 
 
-def build_model(options: BuildOptions, progress: Callable[[str], None]) -> SiteModel:
+def build_model(options: BuildOptions, progress: Progress) -> SiteModel:
     project = load_project(options.project or require(DEMO_PROJECT, "the demo project"))
     results = evaluate(project, options.seed, options.runs, progress)
     progress("site model")

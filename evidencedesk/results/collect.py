@@ -3,7 +3,7 @@ numbers both kinds share (the evaluation stages themselves live in `evaluate` an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from evidencedesk import paths
@@ -34,8 +34,6 @@ from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.stats import flips_needed
 from evidencedesk.version import __version__
-
-Progress = Callable[[str], None]  # told each stage's name as it starts
 
 
 def _inputs(

@@ -17,7 +17,7 @@ from evidencedesk.gate import load_policy
 from evidencedesk.gate_input import Reference
 from evidencedesk.project import Project
 from evidencedesk.results import compute, stages
-from evidencedesk.results.collect import Progress, results_of
+from evidencedesk.results.collect import results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.exposure import exposure
 from evidencedesk.results.gate_stage import gate_outcome
@@ -27,6 +27,7 @@ from evidencedesk.results.inputs import (
     external_runs,
     run_note,
 )
+from evidencedesk.results.progress import Progress, Tally
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.runs_only import runs_only, saved_name
 from evidencedesk.results.settings import Settings, settings_for
@@ -97,7 +98,10 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
 
     progress("benchmark")
     parts = Parts.build(catalog)
-    built = {name: run_config(cfg, parts, catalog, labels) for name, cfg in VARIANTS}
+    trecs = external_runs(project, runs, BUILTIN_NAMES)
+    tally = Tally(progress, (len(VARIANTS) + len(trecs)) * len(labels))
+    asked = tally.asking(labels)
+    built = {name: run_config(cfg, parts, catalog, asked) for name, cfg in VARIANTS}
     variants = [
         compute.variant_result(
             run.config, name, "builtin", BUILTIN_DESCRIPTIONS.get(name, run.config.label()),
@@ -108,8 +112,9 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
     final = Config().final
     allowed = catalog.allowed(Scope())
     qrels = {lb.id: {c: g for c, g in lb.grades.items() if c in allowed} for lb in labels}
-    for name, trec in external_runs(project, runs, BUILTIN_NAMES).items():
+    for name, trec in trecs.items():
         judged = judge_trec_run(trec, qrels, labels, k=final, relevant=project.relevance)
+        tally.add(len(labels))
         tokens = sum(
             context_tokens([catalog.get(i) for i in j.ids if i in catalog]) for j in judged
         )
@@ -125,9 +130,12 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
     base_run = built[BASELINE]
 
     progress("sizing sweep")
-    sizing = stages.sizing(parts, catalog, labels, settings, book)
+    cells = sum(d >= f for d in design.sizing_depths for f in design.sizing_finals)
+    asked = Tally(progress, cells * len(labels)).asking(labels)  # one run per depth x final
+    sizing = stages.sizing(parts, catalog, asked, settings, book)
     progress("ablations")
-    ablations = stages.ablations(parts, catalog, labels, settings)
+    asked = Tally(progress, (1 + len(design.ablation_changes)) * len(labels)).asking(labels)
+    ablations = stages.ablations(parts, catalog, asked, settings)
     progress("citation cases")
     citations = stages.citations(project.answers, catalog) if project.answers else None
     progress("evidence checks")
@@ -144,11 +152,12 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
         reference = Reference.of_run(base_run, policy.k)
         ref_name = f"the baseline run {BASELINE}"
     cand_runs: dict[str, Run] = {}
-    configs = {}
+    configs = {c.name: _config_of(project.candidates, c.name, c.changes) for c in cands}
+    new = sum(cfg not in already_run for cfg in configs.values())
+    asked = Tally(progress, new * len(labels)).asking(labels)
     for cand in cands:
-        cfg = _config_of(project.candidates, cand.name, cand.changes)
-        configs[cand.name] = cfg
-        cand_runs[cand.name] = already_run.get(cfg) or run_config(cfg, parts, catalog, labels)
+        cfg = configs[cand.name]
+        cand_runs[cand.name] = already_run.get(cfg) or run_config(cfg, parts, catalog, asked)
     base = variants[[n for n, _ in VARIANTS].index(BASELINE)]
     compared = compute.comparisons(
         base,

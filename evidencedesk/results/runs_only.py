@@ -10,10 +10,11 @@ from evidencedesk.gate import GatePolicy
 from evidencedesk.gate_input import Reference
 from evidencedesk.project import Project
 from evidencedesk.results import compute
-from evidencedesk.results.collect import Progress, results_of
+from evidencedesk.results.collect import results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome
 from evidencedesk.results.inputs import RunPaths, external_runs
+from evidencedesk.results.progress import Progress, Tally
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import SHOWN, CandidateResult, ConfigChange, Results
@@ -41,10 +42,11 @@ def runs_only(
     book = Book(settings.seed)
     qrels = {lb.id: dict(lb.grades) for lb in labels}
     trecs = external_runs(project, runs)
-    judged_runs = {
-        name: tuple(judge_trec_run(trec, qrels, labels, relevant=project.relevance))
-        for name, trec in trecs.items()
-    }
+    tally = Tally(progress, len(trecs) * len(labels))
+    judged_runs = {}
+    for name, trec in trecs.items():  # counted run by run: a run is judged in one vector pass
+        judged_runs[name] = tuple(judge_trec_run(trec, qrels, labels, relevant=project.relevance))
+        tally.add(len(labels))
     none = Costs(None, None, None)
     variants = [
         compute.variant_result(("run", name), name, "external",
