@@ -1,10 +1,16 @@
 """The saved baseline the gate compares a run with (`Baseline.reference()`).
 
-The baseline file (`data/baseline_retrieval.json`) holds the config, its summary, one result per
-question (passed, reciprocal rank, recall) and the sha256 of the labels it was made on; a baseline
-made on other labels, or of another schema, is refused. The file is validated by the `Baseline`
-model (strict types, unknown keys refused, a config that makes a valid `Config`); errors are
-worded by `evidencedesk.validation` (``key 'questions.rc01.rr': expected a number, found …``).
+The baseline file (`data/baseline_retrieval.json`) holds what the baseline is — a pipeline
+project's `config`, or a runs-only project's baseline `run` (its name) — the k its final lists
+were cut to, its summary, one result per question (passed, reciprocal rank, recall) and the sha256
+of the labels it was made on. Two schema versions: ``evidencedesk.baseline_retrieval/1`` (a
+config; what every earlier version wrote, and still what a pipeline baseline is written as, so
+older versions read it) and ``…/2``, which adds ``run`` in the config's place. A baseline made on
+other labels, of an unknown schema, or of the other kind of project (a config's baseline for a
+runs-only project, a run's for a pipeline project) is refused. The file is validated by the
+`Baseline` model (strict types, unknown keys refused, a config that makes a valid `Config`);
+errors are worded by `evidencedesk.validation` (``key 'questions.rc01.rr': expected a number,
+found …``).
 """
 
 from __future__ import annotations
@@ -15,28 +21,35 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
-from evidencedesk.gate_input import Reference, gate_result
+from evidencedesk.gate_input import GateInput, Reference, cut, gate_result, shape
 from evidencedesk.keylines import Loc, json_line
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metrics import Judged, summarize
+from evidencedesk.retrieval.parts import summary_names
 from evidencedesk.textfile import read_text
 from evidencedesk.validation import Source, Style, rule
 
 __all__ = [
     "BASELINE_SCHEMA",
+    "RUN_BASELINE_SCHEMA",
     "Baseline",
     "QuestionResult",
     "labels_hash",
     "load_baseline",
     "save_baseline",
+    "save_run_baseline",
 ]
 
-BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/1"
+BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/1"  # a pipeline config's baseline
+RUN_BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/2"  # adds `run`: a runs-only baseline
+SCHEMAS = (BASELINE_SCHEMA, RUN_BASELINE_SCHEMA)
+Kind = Literal["pipeline", "runs"]  # the kind of project a baseline is loaded for
 
 
 def labels_hash(labels: Sequence[Label]) -> str:
@@ -59,40 +72,56 @@ class QuestionResult(BaseModel):
 
 
 class Baseline(BaseModel):
-    """A saved baseline run: config, summary, per-question results, the labels' hash."""
+    """A saved baseline: its config (or run name), summary, per-question results, labels' hash."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     schema_: str = Field(alias="schema")
-    config: dict[str, Any]
+    config: dict[str, Any] | None = None
+    run: str | None = Field(None, min_length=1, json_schema_extra={"expected": "a run's name"})
     k: int = Field(ge=1)
     summary: dict[str, float | None]
     questions: dict[str, QuestionResult]
     labels_hash: str
 
     @model_validator(mode="after")
-    def _config_is_valid(self) -> Baseline:
+    def _config_or_run(self) -> Baseline:
+        if (self.config is None) == (self.run is None):
+            found = "neither" if self.config is None else "both"
+            raise rule((), "expected 'config' (a pipeline's baseline) or 'run' (a runs-only "
+                           f"project's baseline run), found {found}")  # fmt: skip
+        if self.run is not None and self.schema_ != RUN_BASELINE_SCHEMA:
+            raise rule(("run",), f"expected schema {RUN_BASELINE_SCHEMA!r} for a baseline run, "
+                                 f"found {self.schema_!r}")  # fmt: skip
         try:
-            Config().replace(**self.config)
+            if self.config is not None:
+                Config().replace(**self.config)
         except (EvidencedeskError, TypeError, ValueError) as exc:
             raise rule(("config",), str(exc)) from None
         return self
+
+    @property
+    def kind(self) -> Kind:
+        return "pipeline" if self.config is not None else "runs"
 
     def rr(self) -> dict[str, float | None]:
         return {qid: q.rr for qid, q in self.questions.items()}
 
     def reference(self) -> Reference:
-        """What the gate compares a run with (`evalreport.retrieval_gate`)."""
-        return Reference(self.k, self.summary, self.rr(), self.config)
+        """What the gate compares a run with (`evalreport.retrieval_gate`, `gate.decide`)."""
+        what = self.config if self.config is not None else {"run": self.run}
+        return Reference(self.k, self.summary, self.rr(), what)
 
 
-def save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseline:
-    """Write `run` as the baseline (pretty JSON, questions in label order, trailing newline)."""
-    shaped = gate_result(run)
-    summary = {name: run.value(name) for name in run.summary}
+def _write(
+    path: str | Path, what: dict[str, Any], shaped: GateInput,
+    summary: dict[str, float | None], labels: Sequence[Label],
+) -> Baseline:  # fmt: skip
+    """The baseline as pretty JSON, questions in label order, trailing newline; the oldest
+    schema that can hold it (a config: /1, so that earlier versions read it; a run: /2)."""
     baseline = Baseline(
-        schema=BASELINE_SCHEMA,
-        config=run.config.to_dict(),
+        schema=BASELINE_SCHEMA if "config" in what else RUN_BASELINE_SCHEMA,
+        **what,
         k=shaped.k,
         summary=summary,
         questions={
@@ -105,9 +134,25 @@ def save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseli
         },
         labels_hash=labels_hash(labels),
     )
-    data = baseline.model_dump(mode="json", by_alias=True)
+    data = baseline.model_dump(mode="json", by_alias=True, exclude={"config", "run"} - set(what))
     Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return baseline
+
+
+def save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseline:
+    """Write a pipeline `run` (its config, final lists and summary) as the baseline."""
+    summary = {name: run.value(name) for name in run.summary}
+    return _write(path, {"config": run.config.to_dict()}, gate_result(run), summary, labels)
+
+
+def save_run_baseline(
+    path: str | Path, name: str, judged: Sequence[Judged], k: int, labels: Sequence[Label]
+) -> Baseline:
+    """Write a runs-only project's baseline run `name` (its judged lists cut to the top `k`, the
+    gate's final list) as the baseline: ``"run": name`` where a pipeline's config would be."""
+    top = cut(judged, k)
+    summary = {n: s.value for n, s in summarize(top, list(summary_names(k))).items()}
+    return _write(path, {"run": name}, shape(top, k, k), summary, labels)
 
 
 class _NotFinite(ValueError):
@@ -146,8 +191,15 @@ HINT = "rebuild it with --save-baseline"
 STYLE = Style("json", _key, root="a JSON object", suffix=f"; {HINT}")
 
 
-def load_baseline(path: str | Path, labels: Sequence[Label]) -> Baseline:
-    """Read a baseline; refuse a wrong schema or one made on other labels."""
+WHAT = {
+    "pipeline": "a pipeline config (this project runs its own retrieval)",
+    "runs": "a run (this is a runs-only project)",
+}
+
+
+def load_baseline(path: str | Path, labels: Sequence[Label], kind: Kind | None = None) -> Baseline:
+    """Read a baseline; refuse a wrong schema, one made on other labels or, given the project's
+    `kind`, one of the other kind of project."""
     path = Path(path)
     if not path.exists():
         raise ConfigError(path, f"expected a saved baseline, found no file; {HINT}")
@@ -163,16 +215,24 @@ def load_baseline(path: str | Path, labels: Sequence[Label]) -> Baseline:
             _line_of_token(source.text, exc.token),
         ) from None
     schema = raw.get("schema") if isinstance(raw, dict) else None
-    if schema != BASELINE_SCHEMA:  # another version's file: say so before its keys
+    if schema not in SCHEMAS:  # another version's file: say so before its keys
         raise source.error(
             (),
-            f"expected schema {BASELINE_SCHEMA!r}, found {json.dumps(schema)}",
+            f"expected schema {BASELINE_SCHEMA!r} or {RUN_BASELINE_SCHEMA!r}, found "
+            f"{json.dumps(schema)}",
             json_line(source.text, ("schema",)),
         )
     try:
         baseline = Baseline.model_validate_json(source.text)
     except ValidationError as exc:
         raise source.invalid(exc, Baseline) from None
+    if kind is not None and baseline.kind != kind:
+        made = "a pipeline config" if baseline.run is None else f"the run {baseline.run!r}"
+        raise source.error(
+            (),
+            f"expected the baseline of {WHAT[kind]}, found the baseline of {made}",
+            json_line(source.text, ("config" if baseline.run is None else "run",)),
+        )
     mine = labels_hash(labels)
     if baseline.labels_hash != mine:
         raise source.error(

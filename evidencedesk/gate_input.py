@@ -1,7 +1,9 @@
 """A run shaped for the release gate (`GateInput`), and what it is compared with (`Reference`).
 
 `gate.decide` reads these; `evalreport.retrieval_gate` shapes a run and its base with them, and
-`baseline.Baseline.reference()` turns a saved baseline into a `Reference`.
+`baseline.Baseline.reference()` turns a saved baseline into a `Reference`. Judged lists need no
+pipeline config: `shape` and `Reference.of_judged` take them with their final size (a TREC run's
+lists first `cut` to the gate's k).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any, Protocol
 
 from evidencedesk.retrieval.metrics import Judged, per_question, summarize
 
-__all__ = ["GateInput", "JudgedRun", "Reference", "gate_result", "shape"]
+__all__ = ["GateInput", "JudgedRun", "Reference", "cut", "gate_result", "shape"]
 
 
 class _Config(Protocol):
@@ -60,6 +62,14 @@ def gate_result(run: JudgedRun, k: int | None = None) -> GateInput:
     """passed = a grade-2 chunk is in the final list (answerable questions only)."""
     final = run.config.final
     return shape(run.judged, final, final if k is None else k)
+
+
+def cut(judged: Sequence[Judged], k: int) -> tuple[Judged, ...]:
+    """Each ranked list cut to its top `k`: a TREC run's final list as the gate reads it."""
+    return tuple(
+        Judged(j.id, j.tags, j.answerable, j.grades[:k], j.pool, j.ids[:k], j.relevant)
+        for j in judged
+    )
 
 
 def shape(judged_lists: Sequence[Judged], final: int, k: int) -> GateInput:

@@ -55,7 +55,8 @@ def validate(path: Path | None = None) -> Found:
     policy = load_policy(project.policy, labels) if project.policy else None
     saved = project.baseline is not None and project.baseline.is_file()
     if saved:
-        load_baseline(project.baseline, labels)  # type: ignore[arg-type]
+        kind = "runs" if catalog is None else "pipeline"
+        load_baseline(project.baseline, labels, kind)  # type: ignore[arg-type]
     tags: dict[str, int] = {}
     for label in labels:
         for tag in label.tags:

@@ -285,7 +285,7 @@ CASES: tuple[Case, ...] = (
         edit_json("baseline_retrieval.json", lambda b: b.update(schema="other/9")),
         "baseline_retrieval.json",
         2,
-        "expected schema 'evidencedesk.baseline_retrieval/1', found \"other/9\"",
+        "expected schema 'evidencedesk.baseline_retrieval/1' or 'evidencedesk.baseline_retrieval/2', found \"other/9\"",
     ),
     Case(
         "baseline-not-json",

@@ -191,9 +191,12 @@ def test_baseline_made_on_other_labels_is_refused(tmp_path, demo):
     [
         (
             '{"schema": "other/9"}',
-            "expected schema 'evidencedesk.baseline_retrieval/1', found \"other/9\"",
+            "expected schema 'evidencedesk.baseline_retrieval/1' or 'evidencedesk.baseline_retrieval/2', found \"other/9\"",
         ),
-        ("[]", "expected schema 'evidencedesk.baseline_retrieval/1', found null"),
+        (
+            "[]",
+            "expected schema 'evidencedesk.baseline_retrieval/1' or 'evidencedesk.baseline_retrieval/2', found null",
+        ),
         ("{", "expected JSON, found"),
         (
             f'{{"schema": "{BASELINE_SCHEMA}", "config": {{}}}}',
@@ -232,12 +235,12 @@ def _saved_demo_baseline(tmp_path: Path, change) -> Path:
         ),
         (
             lambda b: b.update(made_by="hand"),
-            "base.json:144: key 'made_by': unknown key; expected one of: schema, config, k, "
+            "base.json:144: key 'made_by': unknown key; expected one of: schema, config, run, k, "
             "summary, questions, labels_hash",
         ),
         (
             lambda b: b.update(schema="other/9"),
-            "base.json:2: expected schema 'evidencedesk.baseline_retrieval/1', found \"other/9\"",
+            "base.json:2: expected schema 'evidencedesk.baseline_retrieval/1' or 'evidencedesk.baseline_retrieval/2', found \"other/9\"",
         ),
     ],
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evidencedesk.baseline import load_baseline
+from evidencedesk.baseline import Kind, load_baseline
 from evidencedesk.candidates import load_candidates
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.gate import load_policy
@@ -83,8 +83,9 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
     labels = project.load_labels(catalog)
     cands = load_candidates(project.candidates, project.notes) if project.candidates else []
     policy = load_policy(project.policy, labels) if project.policy else None
+    kind: Kind = "runs" if settings.kind == "runs" or catalog is None else "pipeline"
     saved = (
-        load_baseline(project.baseline, labels)
+        load_baseline(project.baseline, labels, kind)  # the baseline of this kind of project
         if project.baseline and project.baseline.is_file()
         else None
     )

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from evidencedesk.baseline import Baseline
 from evidencedesk.candidates import read_note
 from evidencedesk.gate import GatePolicy
-from evidencedesk.gate_input import Reference
+from evidencedesk.gate_input import Reference, cut
 from evidencedesk.project import Project
 from evidencedesk.results import compute
 from evidencedesk.results.collect import results_of
@@ -21,7 +21,6 @@ from evidencedesk.results.types import SHOWN, CandidateResult, ConfigChange, Res
 from evidencedesk.results.verdicts import judge
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
 
@@ -68,23 +67,17 @@ def runs_only(
         book,
     )
 
-    def top_k(judged: Sequence[Judged]) -> tuple[Judged, ...]:
-        return tuple(
-            Judged(j.id, j.tags, j.answerable, j.grades[:k], j.pool, j.ids[:k], j.relevant)
-            for j in judged
-        )
-
     # the baseline run is the gate's baseline unless a saved baseline file is given
     if saved is not None:
         reference, ref_name = saved.reference(), saved_name(project)
     else:
-        base_cut = top_k(judged_runs[baseline])
+        base_cut = cut(judged_runs[baseline], k)
         reference = Reference.of_judged(base_cut, max(k, 1), k, {"run": baseline})
         ref_name = f"the baseline run {baseline}"
     candidates = []
     for name, judged in others.items():
         own, comparisons = compared[name]
-        cut = top_k(judged)
+        top = cut(judged, k)
         candidates.append(
             CandidateResult(
                 name=name,
@@ -94,7 +87,7 @@ def runs_only(
                 comparisons=comparisons,
                 slices=compute.tag_values(judged, settings.slices[:1]),
                 costs=none,
-                gate=(gate := gate_outcome(policy, cut, max(k, 1), reference, ref_name)),
+                gate=(gate := gate_outcome(policy, top, max(k, 1), reference, ref_name)),
                 note=read_note(project.notes, name),
                 decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
             )

@@ -17,13 +17,15 @@ import json
 import os
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evidencedesk.baseline import load_baseline, save_baseline
+from evidencedesk.baseline import Kind, load_baseline, save_baseline, save_run_baseline
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.gate import Verdict, load_policy
+from evidencedesk.gate import GatePolicy, Verdict, decide, load_policy
+from evidencedesk.gate_input import GateInput, cut, gate_result, shape
 from evidencedesk.paths import LABELS, ROOT
 from evidencedesk.project import Project, load_project
 from evidencedesk.retrieval.benchmark import (
@@ -34,9 +36,8 @@ from evidencedesk.retrieval.benchmark import (
     benchmark_variants,
     format_table,
 )
-from evidencedesk.retrieval.benchmark_runs import format_runs_table, gate_run, run_rows
+from evidencedesk.retrieval.benchmark_runs import format_runs_table, run_rows
 from evidencedesk.retrieval.catalog import load_catalog
-from evidencedesk.retrieval.evalreport import Run, retrieval_gate
 from evidencedesk.retrieval.labels import Label, load_labels
 from evidencedesk.retrieval.parts import Parts
 
@@ -136,6 +137,18 @@ def _pick(name: str | None, default: str, valid: Sequence[str]) -> str:
     return chosen
 
 
+@dataclass(frozen=True)
+class Gated:
+    """What --save-baseline and --gate need of either kind of project: no pipeline `Config` is
+    made up for a TREC run (its judged lists are shaped for the gate directly)."""
+
+    kind: Kind
+    variant: str  # the variant (or run) the gate judges
+    shaped: Callable[[int], GateInput]  # its final lists shaped for the gate, recall at k
+    save: Callable[[Path], object]  # writes the baseline variant (or run) as the saved baseline
+    saved: str  # what was saved, as printed
+
+
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
     project = load_project(args.project) if args.project is not None else None
@@ -168,18 +181,17 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
             f"\nexternal runs ({names}) are judged in the report (`evidencedesk build`), "
             "not in this table."
         )
+    gated, base = by_name[gate_variant].run, by_name["hybrid"].run
     return _finish(
         args,
         payload,
         text,
-        by_name[gate_variant].run,
-        "hybrid",
-        by_name["hybrid"].run,
+        Gated("pipeline", gate_variant, lambda k: gate_result(gated, k),
+              lambda path: save_baseline(path, base, labels), "hybrid, Config()"),
         labels,
         policy,
         baseline_path,
-        gate_variant,
-    )
+    )  # fmt: skip
 
 
 def _runs_only(
@@ -208,47 +220,46 @@ def _runs_only(
         "runs": [r.to_dict(reference) for r in rows],
     }
     text = format_runs_table(rows, labels, project, seed)
+    judged = cut(by_name[gate_variant].judged, k)  # the gate's final list: the top k
     return _finish(
         args,
         payload,
         text,
-        gate_run(by_name[gate_variant].judged, k),
-        reference,
-        gate_run(rows[0].judged, k),
+        Gated("runs", gate_variant, lambda at: shape(judged, k, at),
+              lambda path: save_run_baseline(path, reference, rows[0].judged, k, labels),
+              f"the run {reference!r}"),
         labels,
         policy,
         baseline_path,
-        gate_variant,
-    )
+    )  # fmt: skip
 
 
 def _finish(
     args: argparse.Namespace,
     payload: dict[str, Any],
     text: str,
-    gated: Run,
-    base_name: str,
-    base: Run,
+    gated: Gated,
     labels: Sequence[Label],
-    policy: Any,
+    policy: GatePolicy | None,
     baseline_path: Path | None,
-    gate_variant: str,
 ) -> tuple[dict[str, Any], str, int]:
     """--save-baseline and --gate, shared by both kinds of project."""
     if args.save_baseline and baseline_path is not None:
-        save_baseline(baseline_path, base, labels)
-        what = "hybrid, Config()" if base_name == "hybrid" else f"the run {base_name!r}"
-        text += f"\n\nbaseline saved: {_shown(baseline_path)} ({what})"
+        gated.save(baseline_path)
+        text += f"\n\nbaseline saved: {_shown(baseline_path)} ({gated.saved})"
         payload["baseline_saved"] = _shown(baseline_path)
     status = 0
     if policy is not None:
-        baseline = load_baseline(baseline_path, labels) if baseline_path is not None else None
-        result = retrieval_gate(policy, gated, baseline)
-        payload["gate"] = {"variant": gate_variant, **result.to_dict()}
+        saved = (
+            load_baseline(baseline_path, labels, gated.kind) if baseline_path is not None else None
+        )
+        reference = saved.reference() if saved is not None else None
+        result = decide(policy, gated.shaped(policy.k), reference)
+        payload["gate"] = {"variant": gated.variant, **result.to_dict()}
         versus = (
             "no saved baseline" if baseline_path is None else f"baseline {_shown(baseline_path)}"
         )
-        text += f"\n\ngate: {gate_variant} vs {versus}\n{result.text()}"
+        text += f"\n\ngate: {gated.variant} vs {versus}\n{result.text()}"
         status = 1 if result.verdict is Verdict.BLOCK else 0
     return payload, text, status
 

@@ -14,10 +14,8 @@ from typing import Any
 
 from evidencedesk.project import Project
 from evidencedesk.retrieval.benchmark import cell, compare, flips_cell, interval_cell, layout
-from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, per_question, summarize
-from evidencedesk.retrieval.parts import summary_names
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
 METRICS = (
@@ -121,14 +119,3 @@ def format_runs_table(
         f"than in the baseline run '{ref}', p: exact two-sided sign test."
     )
     return "\n".join([head, "", *body, "", tail])
-
-
-def gate_run(judged: Sequence[Judged], k: int) -> Run:
-    """A judged TREC run shaped as an evalreport `Run` whose final list is the top `k` (the
-    benchmark command's gate; the report's gate reads judged lists: `results.evaluate`)."""
-    cut = tuple(
-        Judged(j.id, j.tags, j.answerable, j.grades[:k], j.pool, j.ids[:k], j.relevant)
-        for j in judged
-    )
-    cfg = Config(first_stage="hybrid", reranker="none", depth=max(k, 1), final=max(k, 1))
-    return Run(cfg, cut, summarize(cut, list(summary_names(cfg.final))), 0.0, 0.0)
