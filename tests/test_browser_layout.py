@@ -127,3 +127,24 @@ def test_a_printed_candidate_page_keeps_every_column(seen) -> None:  # type: ign
     text = _squash(" ".join(p.extract_text() for p in reader.pages))
     missing = [h for h in headers if _squash(h) not in text]
     assert missing == []
+
+
+def test_with_javascript_off_a_chart_box_gives_way_to_its_sentence(browser, site: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 1400, "height": 900}
+    )
+    try:
+        page = context.new_page()
+        page.goto((site / "sizing.html").as_uri(), wait_until="load")
+        got = page.evaluate(
+            """() => [getComputedStyle(document.querySelector('.chart-body')).display,
+                      document.querySelector('.chart-fallback').getBoundingClientRect().height > 0,
+                      document.querySelector('.chart-fallback').textContent]"""
+        )
+    finally:
+        context.close()
+    assert got == [
+        "none",
+        True,
+        "This chart needs JavaScript, which is off; the same numbers are in the table below.",
+    ]
