@@ -142,7 +142,9 @@ def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str
 def flip_bars(matrix: FlipMatrix, name: str) -> str:
     """Each variant and candidate against the baseline: questions it wins (blue, right of zero)
     and loses (orange, left), one row each; ★ marks a Holm-significant row."""
-    lines = [line for line in matrix.pairs if line.against == matrix.baseline]
+    # a run that is also a candidate (runs-only projects) is shown once, as the candidate
+    candidates = {x.run for x in matrix.candidates}
+    lines = [x for x in matrix.pairs if x.against == matrix.baseline and x.run not in candidates]
     lines += list(matrix.candidates)
     labels = [_esc(f"{x.run} ★" if x.cell.significant else x.run) for x in lines]
     hover = [[x.kind, x.cell.text, x.cell.p.text, x.cell.holm_p.text] for x in lines]
@@ -160,7 +162,7 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
                 marker={"color": BLUE},
                 customdata=hover,
                 hovertemplate=template,
-                text=[f"+{x.cell.better}" for x in lines],
+                text=[f"+{x.cell.better}" if x.cell.better else "" for x in lines],
                 textposition="outside",
             ),
             go.Bar(
@@ -171,7 +173,7 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
                 marker={"color": ORANGE},
                 customdata=hover,
                 hovertemplate=template,
-                text=[f"−{x.cell.worse}" for x in lines],
+                text=[f"−{x.cell.worse}" if x.cell.worse else "" for x in lines],
                 textposition="outside",
             ),
         ]  # fmt: skip
