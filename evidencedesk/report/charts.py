@@ -14,9 +14,10 @@ import re
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from evidencedesk.report.model import Candidate, FlipMatrix, Variant
-from evidencedesk.report.sections import Ablations, Sizing
+from evidencedesk.report.sections import Ablations, Sizing, SizingRow
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Stat
 
@@ -138,78 +139,192 @@ def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str
     return to_fragment(fig, name)
 
 
-def flip_heatmap(matrix: FlipMatrix, name: str) -> str:
-    """Variant × variant: net questions where the column beats the row, cell text with p."""
-    labels = [_esc(v) for v in matrix.variants]
-    z = [[None if not c.text else c.better - c.worse for c in row] for row in matrix.cells]
-    text = [[c.text for c in row] for row in matrix.cells]
-    bound = max([abs(v) for row in z for v in row if v is not None] + [1])
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=labels,
-            y=labels,
-            text=text,
-            texttemplate="%{text}",
-            textfont={"size": 11},
-            colorscale=DIVERGING,
-            zmin=-bound,
-            zmax=bound,
-            xgap=2,
-            ygap=2,
-            colorbar={"title": {"text": "net better<br>questions"}},
-            hovertemplate="%{x} vs %{y}: %{text}<extra></extra>",
-        )
+def flip_bars(matrix: FlipMatrix, name: str) -> str:
+    """Each variant and candidate against the baseline: questions it wins (blue, right of zero)
+    and loses (orange, left), one row each; ★ marks a Holm-significant row."""
+    # a run that is also a candidate (runs-only projects) is shown once, as the candidate
+    candidates = {x.run for x in matrix.candidates}
+    lines = [x for x in matrix.pairs if x.against == matrix.baseline and x.run not in candidates]
+    lines += list(matrix.candidates)
+    labels = [_esc(f"{x.run} ★" if x.cell.significant else x.run) for x in lines]
+    hover = [[x.kind, x.cell.text, x.cell.p.text, x.cell.holm_p.text] for x in lines]
+    template = (
+        "%{y} (%{customdata[0]}): %{customdata[1]}, sign-test p=%{customdata[2]},"
+        " Holm p=%{customdata[3]}<extra></extra>"
     )
-    size = len(labels)
-    _layout(fig, max(320, min(760, 140 + 56 * size)), "column variant (compared with the row)")
-    fig.update_layout(margin={"l": 190, "r": 30, "t": 30, "b": 110})
-    fig.update_yaxes(title_text="row variant", autorange="reversed")
-    fig.update_xaxes(tickangle=-30)
+    fig = go.Figure(
+        [
+            go.Bar(
+                x=[x.cell.better for x in lines],
+                y=labels,
+                orientation="h",
+                name="better",
+                marker={"color": BLUE},
+                customdata=hover,
+                hovertemplate=template,
+                text=[f"+{x.cell.better}" if x.cell.better else "" for x in lines],
+                textposition="outside",
+            ),
+            go.Bar(
+                x=[-x.cell.worse for x in lines],
+                y=labels,
+                orientation="h",
+                name="worse",
+                marker={"color": ORANGE},
+                customdata=hover,
+                hovertemplate=template,
+                text=[f"−{x.cell.worse}" if x.cell.worse else "" for x in lines],
+                textposition="outside",
+            ),
+        ]  # fmt: skip
+    )
+    bound = max([max(x.cell.better, x.cell.worse) for x in lines] + [1])
+    _layout(
+        fig,
+        _height(len(lines)),
+        f"questions worse (left) and better (right) than {_esc(matrix.baseline)}",
+    )
+    fig.update_layout(barmode="relative")
+    fig.update_xaxes(range=[-bound - 1.5, bound + 1.5], zeroline=True)
+    fig.update_yaxes(autorange="reversed")
     return to_fragment(fig, name)
 
 
+def _depth_tick(r: SizingRow) -> str:
+    """ "depth 10<br>10 pairs · 19 ms": the x axis carries the cost of each depth."""
+    pairs = "" if r.pairs.value is None else f"<br>{r.pairs.value:g} pairs"
+    latency = "" if r.latency.value is None else f" · {r.latency.value:g} ms"
+    return f"depth {r.depth}{pairs}{latency}"
+
+
 def sizing_chart(sizing: Sizing, name: str) -> str:
-    """Quality against cost: recall at final vs scored pairs per question, one point a setting."""
+    """MRR (the metric the marked setting is chosen on) with its interval and tokens per question,
+    per depth (scored pairs and hypothetical latency under each depth) and final size."""
     rows = sizing.rows
-    colours = [BLUE if r.smallest_in_noise else GREY for r in rows]
-    fig = go.Figure(
-        go.Scatter(
-            x=[r.pairs.value for r in rows],
-            y=[r.recall.value for r in rows],
-            mode="markers+text",
-            text=[f"{r.depth}×{r.final}" for r in rows],
-            textposition="top center",
-            marker={"size": [14 if r.smallest_in_noise else 9 for r in rows], "color": colours},
-            customdata=[[r.mrr.text, r.latency.text] for r in rows],
-            hovertemplate=(
-                "depth×final %{text}: recall %{y:.3f}, %{x} pairs/question, MRR %{customdata[0]},"
-                " %{customdata[1]}<extra></extra>"
-            ),
+    depths = sorted({r.depth for r in rows})
+    finals = sorted({r.final for r in rows})
+    first = {d: next(r for r in rows if r.depth == d) for d in depths}
+    ticks = {d: _depth_tick(first[d]) for d in depths}
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        row_heights=[0.62, 0.38])  # fmt: skip
+    palette = [GREY, BLUE, ORANGE, INK, "#67a9cf", "#f1a340"]
+    symbols = ["circle", "square", "diamond", "triangle-up", "cross", "x"]
+    for k, f in enumerate(finals):
+        mine = [r for r in rows if r.final == f]
+        colour = palette[k % len(palette)]
+        fig.add_trace(
+            go.Scatter(
+                x=[ticks[r.depth] for r in mine],
+                y=[r.mrr.value for r in mine],
+                mode="markers+text",
+                text=[f"chosen: {r.depth}×{r.final}" if r.smallest_in_noise else "" for r in mine],
+                textposition="top center",
+                textfont={"size": 12, "color": INK},
+                name=f"final {f}",
+                legendgroup=f"final {f}",
+                offsetgroup=str(k),
+                marker={
+                    "size": [16 if r.smallest_in_noise else 9 for r in mine],
+                    "color": colour,
+                    "symbol": symbols[k % len(symbols)],
+                    "line": {
+                        "width": [3 if r.smallest_in_noise else 0 for r in mine],
+                        "color": INK,
+                    },
+                },
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "color": colour,
+                    "thickness": 1.2,
+                    "array": [
+                        None
+                        if r.mrr.high is None or r.mrr.value is None
+                        else r.mrr.high - r.mrr.value
+                        for r in mine
+                    ],
+                    "arrayminus": [
+                        None
+                        if r.mrr.low is None or r.mrr.value is None
+                        else r.mrr.value - r.mrr.low
+                        for r in mine
+                    ],
+                },
+                customdata=[
+                    [r.depth, r.final, r.mrr.text, r.mrr.interval_text, r.recall.text] for r in mine
+                ],
+                hovertemplate=(
+                    "depth %{customdata[0]} × final %{customdata[1]}: MRR "
+                    "%{customdata[2]} %{customdata[3]}, recall %{customdata[4]}"
+                    "<extra></extra>"
+                ),
+            ),  # fmt: skip
+            row=1,
+            col=1,
         )
-    )
-    _layout(fig, 420, "scored pairs per question (cost)", "recall at final (share of answers)")
-    fig.update_layout(margin={"l": 80, "r": 30, "t": 30, "b": 60})
+        fig.add_trace(
+            go.Bar(
+                x=[ticks[r.depth] for r in mine],
+                y=[r.tokens.value for r in mine],
+                name=f"final {f}",
+                legendgroup=f"final {f}",
+                showlegend=False,
+                marker={"color": colour},
+                offsetgroup=str(k),
+                customdata=[[r.depth, r.final, r.tokens.text] for r in mine],
+                hovertemplate=(
+                    "depth %{customdata[0]} × final %{customdata[1]}: "
+                    "%{customdata[2]} tokens<extra></extra>"
+                ),
+            ),  # fmt: skip
+            row=2,
+            col=1,
+        )
+    _layout(fig, 520, "")
+    fig.update_layout(
+        scattermode="group", barmode="group", showlegend=True,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        margin={"l": 70, "r": 20, "t": 40, "b": 70},
+    )  # fmt: skip
+    fig.update_yaxes(title_text="MRR (95 % interval)", range=[0, 1.1], row=1, col=1)
+    fig.update_yaxes(title_text="tokens / question", row=2, col=1)
+    fig.update_xaxes(title_text="", row=1, col=1)
+    fig.update_xaxes(title_text="depth, with scored pairs and hypothetical latency per question",
+                     row=2, col=1, type="category")  # fmt: skip
+    fig.update_xaxes(type="category", categoryorder="array",
+                     categoryarray=[ticks[d] for d in depths])  # fmt: skip
     return to_fragment(fig, name)
 
 
 def ablation_chart(ablations: Ablations, name: str) -> str:
-    """MRR change of each single-field change against the base config."""
+    """MRR change of each single-field change against the base config, with its paired 95 %
+    interval (where known); labels sit outside the bars and the axis leaves room for them."""
     rows = [r for r in ablations.rows if not r.is_base]
+    stats = [r.delta for r in rows]
     values = [r.mrr_delta.value for r in rows]
+    reach = [abs(v or 0) for v in values]
+    reach += [abs(s.low) for s in stats if s is not None and s.low is not None]
+    reach += [abs(s.high) for s in stats if s is not None and s.high is not None]
+    bound = max(reach + [0.05]) * 1.25
     fig = go.Figure(
         go.Bar(
             x=values,
             y=[_esc(r.change) for r in rows],
             orientation="h",
             marker={"color": [BLUE if (v or 0) >= 0 else ORANGE for v in values]},
-            text=[r.mrr_delta.text for r in rows],
-            textposition="auto",
-            insidetextanchor="middle",
-            hovertemplate="%{y}: %{text}<extra></extra>",
+            error_x=_error_bars([s for s in stats if s is not None])
+            if all(s is not None for s in stats)
+            else None,
+            customdata=[
+                [r.mrr_delta.text, s.interval_text if s else "—"]
+                for r, s in zip(rows, stats, strict=True)
+            ],  # fmt: skip
+            hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
         )
     )
     fig.add_vline(x=0, line_color=INK, line_width=1)
-    _layout(fig, _height(len(rows)), "MRR change vs the base config (mean reciprocal rank)")
-    fig.update_yaxes(autorange="reversed")
+    _layout(fig, _height(len(rows)), "MRR change vs the base config (paired 95 % interval)")
+    fig.update_layout(margin={"l": 170, "r": 30, "t": 20, "b": 60})
+    fig.update_xaxes(range=[-bound, bound])
+    fig.update_yaxes(autorange="reversed", automargin=True)
     return to_fragment(fig, name)

@@ -52,7 +52,7 @@ class Meta(Plain):
     caveats: tuple[Caveat, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     inputs: tuple[InputFile, ...] = ()
-    price_list: str = ""  # "hypothetical: 4 ms per query + 1.5 ms per scored pair"
+    price_list: str = ""  # "4 ms per query + 1.5 ms per scored pair" (hypothetical)
     reproduce: str = "python -m evidencedesk.report build --seed 0"
     grade_caption: str = ""  # the project's grade scale, in words
     relevance_text: str = ""  # the methods page's relevance sentence
@@ -119,7 +119,20 @@ class FlipCell(Plain):
     better: int  # questions where the column variant beats the row variant
     worse: int
     p: Num
-    text: str  # "+4/−1, p=0.375"; "" on the diagonal
+    text: str  # "+4/−1"; "" on the diagonal
+    holm_p: Num = Num(None, "—")  # p adjusted (Holm) across the comparisons of its table
+    significant: bool = False  # Holm-adjusted p < 0.05
+
+
+@dataclass(frozen=True)
+class FlipLine(Plain):
+    """One comparison as a line: `run` against `against` (a candidate, or a pair of variants)."""
+
+    run: str
+    against: str
+    kind: str  # "candidate" | "variant" | "external run"
+    cell: FlipCell  # run's better / worse against `against`
+    tied: int = 0
 
 
 @dataclass(frozen=True)
@@ -135,12 +148,17 @@ class FlipMatrix(Plain):
     grid_variants: tuple[str, ...]
     grid: tuple[GridRow, ...]
     metric: str = "reciprocal rank"
+    baseline: str = ""  # first in `variants`: the triangle's first column is the baseline
+    candidates: tuple[FlipLine, ...] = ()  # each candidate against the baseline
+    pairs: tuple[FlipLine, ...] = ()  # each pair of variants once (the triangle as a list)
 
 
 @dataclass(frozen=True)
 class SliceCell(Plain):
     value: Num
     n: int
+    interval: str = "—"  # the 95 % bootstrap interval over the tag's questions
+    small: bool = False  # n below SMALL_SLICE: greyed, "too few to read"
 
 
 @dataclass(frozen=True)
@@ -154,6 +172,9 @@ class SliceTable(Plain):
     metric: str
     tags: tuple[str, ...]
     rows: tuple[SliceRow, ...]
+    # tags whose n here is below the index's count of questions with the tag: "restricted 2 of 3"
+    fewer: tuple[str, ...] = ()
+    small: int = 0  # values on fewer questions are greyed ("too few to read"): SMALL_SLICE
 
 
 @dataclass(frozen=True)
@@ -189,6 +210,7 @@ class SliceCompare(Plain):
     baseline: Num
     candidate: Num
     delta: Num
+    small: bool = False  # n below SMALL_SLICE: greyed, never highlighted
 
 
 @dataclass(frozen=True)
@@ -228,6 +250,8 @@ class Candidate(Plain):
     note_markdown: str | None = None
     gate_rules: tuple[RuleRow, ...] = ()  # every policy key: observed vs threshold, or why not
     gate_baseline: str | None = None  # what max_drop and the flips rule compared with
+    note_heading: str = "Reviewer's note"  # "" when the note opens with its own heading
+    slice_small: int = 5  # slices of fewer questions are greyed (report.variants.SMALL_SLICE)
 
     @property
     def slug(self) -> str:

@@ -149,7 +149,7 @@ def _charts(model: SiteModel) -> dict[str, Any]:
         "forest": [
             charts.forest_chart(model.candidates, i, f"forest-{i}") for i in range(len(cand_names))
         ],
-        "flips": charts.flip_heatmap(model.flip_matrix, "flip-matrix"),
+        "flips": charts.flip_bars(model.flip_matrix, "flip-matrix"),
         "candidate": {
             c.slug: charts.metric_forest(c, f"candidate-{c.slug}") for c in model.candidates
         },

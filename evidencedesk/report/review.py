@@ -19,8 +19,8 @@ from evidencedesk.report.model import (
 )
 from evidencedesk.report.recommend import CostChange, Facts, md_escape, recommend
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import flips_text, num, pval, stat
-from evidencedesk.report.variants import by_tag, metric_stat
+from evidencedesk.report.values import config_word, flips_text, num, pval, stat
+from evidencedesk.report.variants import SMALL_SLICE, by_tag, metric_stat
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import CandidateResult, GateCheck, Results, VariantResult
 from evidencedesk.results.verdicts import evidence_of
@@ -35,13 +35,25 @@ def gate_text(check: GateCheck) -> str:
 
 
 def _change(base: float | None, cand: float | None, unit: str = "") -> str:
+    """ "+375 %", "−3 %"; a change under half a percent keeps one decimal ("−0.2 %", never
+    "−0 %"); from zero, the difference itself ("+10.0")."""
     if base is None or cand is None:
         return "—"
     if abs(cand - base) <= TIE:
         return "same"
     if base:
-        return f"{(cand - base) / base * 100:+.0f} %".replace("-", "−")
+        pct = (cand - base) / base * 100
+        text = f"{pct:+.0f} %" if abs(pct) >= 0.5 else f"{pct:+.1f} %"
+        return text.replace("-", "−")
     return f"{cand - base:+.1f}{unit}".replace("-", "−")
+
+
+def note_heading(note: str | None) -> str:
+    """The note's heading, or "" when the note already opens with one ("**Reviewer's note.**")."""
+    if not note:
+        return ""
+    first = note.lstrip().lstrip("#*_ ").lower().replace("’", "'")
+    return "" if first.startswith(("reviewer's note", "note")) else "Reviewer's note"
 
 
 def _costs(base: Costs, cand: Costs) -> tuple[tuple[CostRow, ...], tuple[CostChange, ...]]:
@@ -55,7 +67,7 @@ def _costs(base: Costs, cand: Costs) -> tuple[tuple[CostRow, ...], tuple[CostCha
     if bp is not None and cp is not None:  # unknown costs are not "the same cost"
         changes.append(CostChange("scored pairs", bp, cp))
     if bt is not None and ct is not None:
-        changes.append(CostChange("prompt tokens", round(bt), round(ct)))
+        changes.append(CostChange("prompt tokens", bt, ct))  # the table's numbers, unrounded
     if base.latency_ms is not None and cand.latency_ms is not None:
         bl, cl = base.latency_ms, cand.latency_ms
         rows.append(
@@ -72,7 +84,8 @@ def _slices(base: VariantResult, cand: CandidateResult, metric: str) -> tuple[Sl
         bv, n = b.get(tag, (None, 0))
         cv, _ = c.get(tag, (None, 0))
         delta = None if bv is None or cv is None else cv - bv
-        out.append(SliceCompare(tag, n, num(bv), num(cv), num(delta, signed=True)))
+        out.append(SliceCompare(tag, n, num(bv), num(cv), num(delta, signed=True),
+                                n < SMALL_SLICE))  # fmt: skip
     return tuple(out)
 
 
@@ -140,7 +153,12 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
             Candidate(
                 name=cand.name,
                 rationale=cand.rationale,
-                diff=tuple(DiffRow(d.field, d.baseline, d.candidate) for d in cand.diff),
+                diff=tuple(
+                    DiffRow(
+                        d.field, config_word(d.field, d.baseline), config_word(d.field, d.candidate)
+                    )
+                    for d in cand.diff
+                ),  # fmt: skip
                 metrics=metrics,
                 flips=Flips(
                     better=f.better,
@@ -160,6 +178,8 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
                 note_markdown=cand.note,
                 gate_rules=rule_rows(cand.gate.rules),
                 gate_baseline=cand.gate.baseline,
+                note_heading=note_heading(cand.note),
+                slice_small=SMALL_SLICE,
             )
         )
     return tuple(out)

@@ -39,6 +39,7 @@ class AblationRow(Plain):
     worse: tuple[str, ...]
     p: Num
     pairs: Num
+    delta: Stat | None = None  # mrr_delta with its paired 95 % interval (None on the base row)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from evidencedesk.report.sections import (
     StateRow,
     TenantRow,
 )
-from evidencedesk.report.values import num, pval
+from evidencedesk.report.values import config_word, num, pval, stat
 from evidencedesk.report.variants import metric_stat
 from evidencedesk.results import rows as r
 from evidencedesk.results.settings import Settings
@@ -35,7 +35,7 @@ def price_list(settings: Settings) -> str:
     d = settings.design
     if d is None:
         return ""
-    return f"hypothetical: {d.stage_one_ms:g} ms per query + {d.per_pair_ms:g} ms per scored pair"
+    return f"{d.stage_one_ms:g} ms per query + {d.per_pair_ms:g} ms per scored pair"
 
 
 def sizing(rows: tuple[r.SizingRow, ...], settings: Settings) -> Sizing:
@@ -68,7 +68,9 @@ def ablations(a: r.Ablations, settings: Settings) -> Ablations:
         metric_names=tuple(m.label for m in settings.columns),
         rows=tuple(
             AblationRow(
-                change="base" if i == 0 else ", ".join(f"{k}={v}" for k, v in x.changes.items()),
+                change="base"
+                if i == 0
+                else ", ".join(f"{k}={config_word(k, str(v))}" for k, v in x.changes.items()),
                 is_base=i == 0,
                 metrics=tuple(num(x.metrics[m.name]) for m in settings.columns),
                 mrr_delta=num(x.mrr_delta, signed=True),
@@ -76,6 +78,9 @@ def ablations(a: r.Ablations, settings: Settings) -> Ablations:
                 worse=x.worse,
                 p=pval(x.p),
                 pairs=num(x.costs.pairs_per_question, 1),
+                delta=None
+                if i == 0
+                else stat("Δ MRR", x.mrr_delta, x.mrr_low, x.mrr_high, signed=True),
             )
             for i, x in enumerate(a.rows)
         ),

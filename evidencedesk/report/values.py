@@ -72,3 +72,17 @@ def stat(
 def flips_text(better: int, worse: int) -> str:
     """The one "+b/−w" flips formatter."""
     return f"+{better}/−{worse}"
+
+
+# config values as a reader says them (a diff shows no Python literals)
+WORDS = {
+    ("max_words", "None"): "whole chunk (no cut)",
+    ("prefilter", "True"): "yes: filter before ranking",
+    ("prefilter", "False"): "no: filter after ranking",
+}
+
+
+def config_word(field: str, value: str) -> str:
+    if (field, value) in WORDS:
+        return WORDS[field, value]
+    return {"None": "not set", "True": "yes", "False": "no"}.get(value, value)

@@ -10,6 +10,7 @@ from evidencedesk.report.model import (
     HIDDEN_TEXT,
     BenchmarkRow,
     FlipCell,
+    FlipLine,
     FlipMatrix,
     GradedChunk,
     GridRow,
@@ -23,10 +24,10 @@ from evidencedesk.report.model import (
     Variant,
     VariantList,
 )
-from evidencedesk.report.values import Stat, flips_text, num, pval, stat
+from evidencedesk.report.values import DASH, Stat, flips_text, fmt, num, pval, stat
 from evidencedesk.results.rows import MetricStat
 from evidencedesk.results.settings import Metric
-from evidencedesk.results.types import SHOWN, ChunkFact, Results, VariantResult
+from evidencedesk.results.types import SHOWN, ChunkFact, Flip, Results, TagValue, VariantResult
 from evidencedesk.retrieval.stats import TIE
 
 
@@ -97,22 +98,43 @@ def _values(v: VariantResult, metric: str) -> dict[str, float | None]:
     return {r.question: r.values[metric] for r in v.lists}
 
 
+SIGNIFICANT = 0.05  # a flip cell is marked when its Holm-adjusted p is below this
+SMALL_SLICE = 5  # slices with fewer questions are greyed: "too few to read" (README, Slices)
+
+
+def flip_cell(f: Flip) -> FlipCell:
+    return FlipCell(len(f.better), len(f.worse), pval(f.p), flips_text(len(f.better), len(f.worse)),
+                    pval(f.holm_p), f.holm_p < SIGNIFICANT)  # fmt: skip
+
+
 def flip_matrix(results: Results) -> FlipMatrix:
-    names = [v.name for v in results.variants]
-    cells = []
-    for row in names:
+    """The baseline first, then the other variants in benchmark order: the lower triangle of
+    `cells` (row against an earlier column) is each pair once, its first column the baseline."""
+    names = [results.baseline] + [v.name for v in results.variants if v.name != results.baseline]
+    kinds = {
+        v.name: "external run" if v.kind == "external" else "variant" for v in results.variants
+    }
+    cells, pairs = [], []
+    for i, row in enumerate(names):
         line = []
-        for col in names:
+        for j, col in enumerate(names):
             if row == col:
                 line.append(FlipCell(0, 0, pval(None), ""))
                 continue
-            f = results.flip(row, col)
-            text = f"{flips_text(len(f.better), len(f.worse))}, p={f.p:.3f}"
-            line.append(FlipCell(len(f.better), len(f.worse), pval(f.p), text))
+            cell = flip_cell(results.flip(col, row))  # the row's wins and losses against col
+            line.append(cell)
+            if j < i:
+                f = results.flip(col, row)
+                pairs.append(FlipLine(row, col, kinds[row], cell, f.tied))
         cells.append(tuple(line))
+    candidates = tuple(
+        FlipLine(f.b, f.a, "candidate", flip_cell(f), f.tied)
+        for f in results.flips
+        if f.family == "candidates"
+    )
     metric = results.settings.flips_metric
     base_rr = _values(results.variant(results.baseline), metric)
-    others = [v for v in results.variants if v.name != results.baseline]
+    others = [results.variant(n) for n in names[1:]]
     other_rr = [_values(v, metric) for v in others]
     grid = []
     for qid, b in base_rr.items():
@@ -126,6 +148,11 @@ def flip_matrix(results: Results) -> FlipMatrix:
         cells=tuple(cells),
         grid_variants=tuple(v.name for v in others),
         grid=tuple(grid),
+        # per question, MRR is the reciprocal rank
+        metric="reciprocal rank" if metric == "mrr" else results.settings.metric(metric).label,
+        baseline=results.baseline,
+        candidates=candidates,
+        pairs=tuple(pairs),
     )
 
 
@@ -133,22 +160,34 @@ def by_tag(v: VariantResult, metric: str) -> dict[str, tuple[float | None, int]]
     return {t.tag: (t.mean, t.n) for t in v.slices if t.metric == metric}
 
 
+def slice_cell(t: TagValue | None) -> SliceCell:
+    if t is None:
+        return SliceCell(num(None), 0, DASH, True)
+    interval = DASH if t.low is None or t.high is None else f"[{fmt(t.low)}, {fmt(t.high)}]"
+    return SliceCell(num(t.mean), t.n, interval, t.n < SMALL_SLICE)
+
+
 def slice_tables(results: Results, metrics: tuple[Metric, ...]) -> tuple[SliceTable, ...]:
+    counts: dict[str, int] = {}
+    for q in results.inputs.questions:
+        for tag in dict.fromkeys(q.tags):
+            counts[tag] = counts.get(tag, 0) + 1
+    base = results.variant(results.baseline)
     tables = []
     for m in metrics:
-        per_variant = [by_tag(v, m.name) for v in results.variants]
+        per_variant = [{t.tag: t for t in v.slices if t.metric == m.name} for v in results.variants]
         tags = sorted({t for table in per_variant for t in table})
         rows = tuple(
-            SliceRow(
-                variant=v.name,
-                cells=tuple(
-                    SliceCell(num(table.get(t, (None, 0))[0]), table.get(t, (None, 0))[1])
-                    for t in tags
-                ),
-            )
+            SliceRow(variant=v.name, cells=tuple(slice_cell(table.get(t)) for t in tags))
             for v, table in zip(results.variants, per_variant, strict=True)
         )
-        tables.append(SliceTable(metric=m.label, tags=tuple(tags), rows=rows))
+        here = by_tag(base, m.name)
+        fewer = tuple(
+            f"{t} {here[t][1]} of {counts[t]}"
+            for t in tags
+            if t in here and t in counts and here[t][1] < counts[t]
+        )
+        tables.append(SliceTable(m.label, tuple(tags), rows, fewer, SMALL_SLICE))
     return tuple(tables)
 
 

@@ -95,7 +95,7 @@ def results_of(
         inputs=_inputs(project, runs, catalog, labels, settings, variants),
         baseline=baseline,
         variants=tuple(variants),
-        flips=compute.flips(variants, settings.flips_metric),
+        flips=compute.flips(variants, settings.flips_metric, baseline, candidates),
         flips_needed=flips_needed(answerable),
         answerable=answerable,
         candidates=tuple(candidates),

@@ -13,6 +13,7 @@ from dataclasses import replace
 from evidencedesk.results.rows import Costs, MetricStat
 from evidencedesk.results.settings import Metric, Settings
 from evidencedesk.results.types import (
+    CandidateResult,
     Comparison,
     Flip,
     RankedList,
@@ -37,6 +38,18 @@ class Book:
     def __init__(self, seed: int) -> None:
         self.seed = seed
         self._stats: dict[tuple[Hashable, str], MetricStat] = {}
+
+    def tag_interval(
+        self, key: Hashable, metric: str, tag: str, values: Sequence[float | None]
+    ) -> tuple[float | None, float | None]:
+        """The 95 % bootstrap interval of one tag's mean (None with fewer than two values)."""
+        if (key, f"{metric}#{tag}") not in self._stats:
+            ci = bootstrap_ci(values, seed=self.seed)
+            self._stats[key, f"{metric}#{tag}"] = MetricStat(
+                metric, ci.mean, ci.low, ci.high, ci.n, 0
+            )
+        s = self._stats[key, f"{metric}#{tag}"]
+        return (s.low, s.high) if s.n >= 2 else (None, None)
 
     def stat(self, key: Hashable, judged: Sequence[Judged], metric: str) -> MetricStat:
         if (key, metric) not in self._stats:
@@ -71,12 +84,24 @@ def ranked_lists(
     )
 
 
-def tag_values(judged: Sequence[Judged], metrics: Sequence[Metric]) -> tuple[TagValue, ...]:
-    return tuple(
-        TagValue(m.name, tag, mean, n)
-        for m in metrics
-        for tag, (mean, n) in by_tag(judged, m.name).items()
-    )
+def tag_values(
+    judged: Sequence[Judged],
+    metrics: Sequence[Metric],
+    book: Book | None = None,
+    key: Hashable = None,
+) -> tuple[TagValue, ...]:
+    """Each metric's mean by tag; with a `book`, also its 95 % bootstrap interval over the tag's
+    questions (only tags that at least two questions define need a bootstrap call)."""
+    out = []
+    for m in metrics:
+        values = per_question(judged, m.name) if book is not None else {}
+        for tag, (mean, n) in by_tag(judged, m.name).items():
+            low = high = None
+            if book is not None and n >= 2:
+                tagged = [values[j.id] for j in judged if tag in j.tags]
+                low, high = book.tag_interval(key, m.name, tag, tagged)
+            out.append(TagValue(m.name, tag, mean, n, low, high))
+    return tuple(out)
 
 
 def variant_result(
@@ -101,7 +126,7 @@ def variant_result(
         metrics=tuple(book.stat(key, judged, m.name) for m in metrics),
         costs=costs,
         lists=ranked_lists(judged, metrics, keep),
-        slices=tag_values(judged, settings.slices),
+        slices=tag_values(judged, settings.slices, book, key),
     )
 
 
@@ -109,16 +134,49 @@ def values_of(variant: VariantResult, metric: str) -> dict[str, float | None]:
     return {r.question: r.values[metric] for r in variant.lists}
 
 
-def flips(variants: Sequence[VariantResult], metric: str) -> tuple[Flip, ...]:
-    """Every ordered pair (a, b), a != b: b's wins and losses against a."""
+def flips(
+    variants: Sequence[VariantResult],
+    metric: str,
+    baseline: str | None = None,
+    candidates: Sequence[CandidateResult] = (),
+) -> tuple[Flip, ...]:
+    """Every ordered pair (a, b) of variants, a != b: b's wins and losses against a, with the
+    sign test's p adjusted (Holm) across the unordered pairs (a pair's two orders are one test);
+    then the baseline against each candidate, its flips and Holm p from the candidate's
+    comparison on `metric` (adjusted across the candidates, as on its page)."""
     values = [values_of(v, metric) for v in variants]
-    out = []
+    raw: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...], int, float]] = {}
     for a, va in zip(variants, values, strict=True):
         for b, vb in zip(variants, values, strict=True):
             if a is not b:
                 p = paired(va, vb, metric)
-                out.append(Flip(a.name, b.name, metric, p.better, p.worse, p.tied, p.p))
+                raw[a.name, b.name] = (p.better, p.worse, p.tied, p.p)
+    index = {v.name: i for i, v in enumerate(variants)}
+    pairs = {f"{index[a]}:{index[b]}": t[3] for (a, b), t in raw.items() if index[a] < index[b]}
+    adjusted = holm(pairs) if pairs else {}
+
+    def family_p(a: str, b: str) -> float:
+        i, j = sorted((index[a], index[b]))
+        return adjusted[f"{i}:{j}"]
+
+    out = [
+        Flip(a, b, metric, better, worse, tied, p, "variants", family_p(a, b))
+        for (a, b), (better, worse, tied, p) in raw.items()
+    ]
+    for c in candidates:
+        cmp = c.comparison(metric)
+        out.append(Flip(baseline or "", c.name, metric, cmp.better, cmp.worse, cmp.tied,
+                        cmp.sign_p, "candidates", cmp.holm_p))  # fmt: skip
     return tuple(out)
+
+
+def delta_interval(
+    base: Sequence[Judged], other: Sequence[Judged], metric: str, seed: int
+) -> tuple[float | None, float | None]:
+    """The paired 95 % bootstrap interval of mean(other − base) on `metric`."""
+    ci = paired_bootstrap_ci(per_question(base, metric), per_question(other, metric), metric,
+                             seed=seed)  # fmt: skip
+    return ci.low, ci.high
 
 
 def comparisons(

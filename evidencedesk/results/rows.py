@@ -49,6 +49,9 @@ class AblationRow:
     tied: int
     p: float
     costs: Costs
+    # the paired 95 % bootstrap interval of mrr_delta (None on the base row)
+    mrr_low: float | None = None
+    mrr_high: float | None = None
 
 
 @dataclass(frozen=True)

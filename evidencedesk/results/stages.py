@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evidencedesk.project import Project
-from evidencedesk.results.compute import Book, in_noise
+from evidencedesk.results.compute import Book, delta_interval, in_noise
 from evidencedesk.results.evidence import evidence
 from evidencedesk.results.rows import (
     AblationRow,
@@ -71,6 +71,10 @@ def ablations(
     base = Config(**design.ablation_base)
     rows = ablate(base, list(design.ablation_changes), parts, catalog, labels,
                   costs=price_list(settings))  # fmt: skip
+    base_judged = rows[0].run.judged
+    intervals = [(None, None)] + [
+        delta_interval(base_judged, r.run.judged, "mrr", settings.seed) for r in rows[1:]
+    ]
     return Ablations(
         base=base.label(),
         rows=tuple(
@@ -83,8 +87,10 @@ def ablations(
                 tied=r.tied,
                 p=r.p,
                 costs=Costs(r.pairs_per_question, r.tokens_per_question, r.latency_ms),
+                mrr_low=low,
+                mrr_high=high,
             )
-            for r in rows
+            for r, (low, high) in zip(rows, intervals, strict=True)
         ),
     )
 

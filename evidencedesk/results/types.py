@@ -46,6 +46,10 @@ class TagValue:
     tag: str
     mean: float | None
     n: int
+    # 95 % bootstrap interval over the tag's questions (a variant's slices; None for a candidate's
+    # slices, and when fewer than two questions define the metric)
+    low: float | None = None
+    high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,8 @@ class VariantResult:
 
 @dataclass(frozen=True)
 class Flip:
-    """Run b against run a on one metric: questions b wins / loses, ties, exact sign test."""
+    """Run b against run a on one metric: questions b wins / loses, ties, exact sign test, and
+    the sign test's p adjusted (Holm) across the comparisons of its family."""
 
     a: str
     b: str
@@ -71,6 +76,11 @@ class Flip:
     worse: tuple[str, ...]
     tied: int
     p: float
+    # "variants": a pair of variants, Holm across every unordered pair of variants (both orders
+    # of a pair share it); "candidates": the baseline against a candidate, Holm across the
+    # candidates (the candidate's Comparison.holm_p on the flips metric)
+    family: str
+    holm_p: float
 
 
 @dataclass(frozen=True)
@@ -245,7 +255,8 @@ class Results:
     inputs: Inputs
     baseline: str  # the baseline variant's name
     variants: tuple[VariantResult, ...]
-    flips: tuple[Flip, ...]  # every ordered pair of variants on the flips metric
+    # every ordered pair of variants on the flips metric, then the baseline against each candidate
+    flips: tuple[Flip, ...]
     flips_needed: int | None  # one-way flips this label set needs for sign-test p < 0.05
     answerable: int  # questions in the comparison (a relevant chunk in scope)
     candidates: tuple[CandidateResult, ...]
@@ -258,5 +269,5 @@ class Results:
     def variant(self, name: str) -> VariantResult:
         return next(v for v in self.variants if v.name == name)
 
-    def flip(self, a: str, b: str) -> Flip:
-        return next(f for f in self.flips if f.a == a and f.b == b)
+    def flip(self, a: str, b: str, family: str = "variants") -> Flip:
+        return next(f for f in self.flips if f.a == a and f.b == b and f.family == family)
