@@ -98,7 +98,8 @@ CASES = {
         "All 2 candidates are blocked by the release gate; none can ship.",
         (
             "Blocked by the gate: pair cut to 8 words (recall@3 0.600 is below the minimum "
-            "0.750); dense first stage (critical: rc02 failed (no grade-2 chunk in the final 3))."
+            "0.750); dense first stage (critical question rc02 fails: no relevant chunk (grade ≥ 2) "
+            "in the final 3)."
         ),
     ),
     "the only candidate, blocked": (

@@ -14,7 +14,7 @@ from evidencedesk.report.site import slug
 from evidencedesk.report.values import flips_text, fmt, stat
 from evidencedesk.results import verdicts as v
 from evidencedesk.results.rows import Costs
-from evidencedesk.results.types import CandidateResult, Results
+from evidencedesk.results.types import CandidateResult, GateCheck, Results
 from evidencedesk.retrieval.stats import TIE
 
 NOT_KNOWN = "not known"
@@ -143,7 +143,7 @@ def clause(results: Results, c: CandidateResult) -> str:
         extra = f"; {_critical(c)}" if d.critical_worse else ""
         return f"{c.name} ({_delta(results, c)}{extra})"
     if d.verdict == v.BLOCKED:
-        reasons = [gate_text(g) for g in c.gate.checks if g.level == "BLOCK"]
+        reasons = [_block(results, g) for g in c.gate.checks if g.level == "BLOCK"]
         return f"{c.name} ({'; '.join(reasons) or 'the gate blocks it'})"
     return f"{c.name} ({_critical(c)})" if d.critical_worse else c.name
 
@@ -163,6 +163,15 @@ def with_risk(text: str, c: CandidateResult) -> str:
     if text.endswith(")"):
         return f"{text[:-1]}; {risk})"
     return f"{text} ({risk})"
+
+
+def _block(results: Results, check: GateCheck) -> str:
+    """A BLOCK line in the gate's words; a failed critical question in the project's own
+    relevance words (the gate's line says grade 2)."""
+    if check.rule == "critical" and check.questions:
+        return (f"critical question {check.questions[0]} fails: no relevant chunk (grade ≥ "
+                f"{results.settings.relevance}) in the final {check.k}")  # fmt: skip
+    return gate_text(check)
 
 
 def _lead(cands: tuple[CandidateResult, ...]) -> CandidateResult | None:

@@ -70,6 +70,10 @@ def _inputs(s: Since) -> tuple[SinceItem, ...]:
     return tuple(items)
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def _runs(runs: tuple[str, ...]) -> str:
     return ", ".join(runs)
 
@@ -110,7 +114,21 @@ def since_view(since: Since, results: Results) -> SinceView:
             f"The previous report used seed {since.seed_before}, this one seed "
             f"{since.seed_after}: intervals and resampled p-values differ with the seed."
         )
-    counts = [f"{len(g.items)} {g.title[0].lower() + g.title[1:]}" for g in shown]
+    counts = [
+        _count(n, one, many)
+        for n, one, many in (
+            (len(since.files), "input file changed", "input files changed"),
+            (len(since.grades), "label grade changed", "label grades changed"),
+            (len(since.questions_added), "question added", "questions added"),
+            (len(since.questions_removed), "question removed", "questions removed"),
+            (len(since.verdicts), "verdict changed", "verdicts changed"),
+            (len(since.metrics), "metric moved beyond its interval",
+             "metrics moved beyond their interval"),
+            (len(since.newly_fail), "question newly fails", "questions newly fail"),
+            (len(since.newly_pass), "question newly passes", "questions newly pass"),
+        )
+        if n
+    ]  # fmt: skip
     return SinceView(
         previous=(
             f"evidencedesk {since.previous_version}, inputs sha256 "
@@ -119,5 +137,5 @@ def since_view(since: Since, results: Results) -> SinceView:
         notes=tuple(notes),
         groups=shown,
         changes=since.changes,
-        summary=" · ".join(counts) if shown else NO_CHANGES,
+        summary=" · ".join(counts) if counts else NO_CHANGES,
     )
