@@ -23,6 +23,7 @@ from evidencedesk.results.types import (
 )
 from evidencedesk.results.verdicts import Decision
 
+
 @pytest.fixture(scope="module")
 def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("demo") / "site"
@@ -189,7 +190,10 @@ def test_the_demo_rows_are_the_results_numbers(demo_site: Path) -> None:
         assert row.flips == f"+{len(mrr.better)}/−{len(mrr.worse)}"
         assert row.critical == c.decision.critical_worse
     overlap = next(r for r in line.rows if r.name == "rerank overlap")
-    assert overlap.cost == "pairs/question 0 → 10 · tokens/question same · latency +375 % (hypothetical)"
+    assert (
+        overlap.cost
+        == "pairs/question 0 → 10 · tokens/question same · latency +375 % (hypothetical)"
+    )
     page = (demo_site / "index.html").read_text("utf-8")
     assert page.index('id="bottom-line"') < page.index('id="verdicts"') < page.index('id="dataset"')
     assert f"<strong>{line.headline}</strong>" in page

@@ -29,7 +29,6 @@ import evidencedesk
 from evidencedesk.results.since import (
     FileChange,
     GradeChange,
-    MetricMove,
     QuestionChange,
     VerdictChange,
     since,
@@ -85,7 +84,9 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     after = make_project(tmp / "after", q1_a_grade=0)
     sites = {"before": tmp / "site-before", "after": tmp / "site-after", "same": tmp / "site-same"}
     evidencedesk.build(project=before, out=sites["before"])
-    evidencedesk.build(project=after, out=sites["after"], compare_to=sites["before"] / "results.json")
+    evidencedesk.build(
+        project=after, out=sites["after"], compare_to=sites["before"] / "results.json"
+    )
     evidencedesk.build(project=before, out=sites["same"], compare_to=sites["before"])
     return sites
 
@@ -128,7 +129,9 @@ def test_the_site_shows_the_changes_and_what_it_compared_with(builds: dict[str, 
 
 
 def test_identical_builds_say_no_changes(builds: dict[str, Path]) -> None:
-    s = since(evidencedesk.load_results(builds["before"]), evidencedesk.load_results(builds["same"]))
+    s = since(
+        evidencedesk.load_results(builds["before"]), evidencedesk.load_results(builds["same"])
+    )
     assert (s.changes, s.same_inputs) == (0, True)
     index = (builds["same"] / "index.html").read_text("utf-8")
     assert "<strong>No changes: the same verdicts, no metric outside its previous interval" in index

@@ -79,6 +79,9 @@ def test_the_demo_gate_page(gate_html: str) -> None:
     section = _text(gate_html.split('id="gate-pair-cut-to-8-words')[1].split("</section>")[0])
     assert "1 of 6 rules pass · 2 BLOCK · 3 REVIEW." in section
     assert "min_recall recall@3 0.667 ≥ 0.750 −0.083 BLOCK ✕ BLOCK fail" in section
-    assert "max_drop mrr drop 0.127 (0.690 → 0.563) drop ≤ 0.020 −0.107 REVIEW ! REVIEW fail" in section
+    assert (
+        "max_drop mrr drop 0.127 (0.690 → 0.563) drop ≤ 0.020 −0.107 REVIEW ! REVIEW fail"
+        in section
+    )
     assert "critical 4 of 4 pass all pass none fail BLOCK ✓ pass" in section
     assert gate_html.count('<tr class="breach">') == 5 + 5  # pair cut (5) and dense first stage (5)

@@ -47,11 +47,15 @@ inputs and seed give a byte-identical site."""
 
 EPILOG = f"""\
 seed: a whole number from 0 to {SEED_MAX}; default: [project].seed of the project file, else 0.
+compare-to: a previous build's results.json or site folder (e.g. the last published CI artifact);
+the site then says which verdicts changed, which metrics moved outside their previous interval,
+which questions newly fail or pass, and which labels changed.
 
 exit statuses:
   0    the site was written (also when stdout is a pipe closed early, e.g. | head)
   1    the site was written, but a candidate's verdict failed --fail-on
-  2    bad input, a refused --out or an OS error (one line on stderr); previous site kept
+  2    bad input (also a --compare-to file that is not a readable results.json), a refused
+       --out or an OS error (one line on stderr); previous site kept
   3    internal error (traceback printed); previous site kept
   130  interrupted (Ctrl-C); previous site kept
   143  terminated (SIGTERM); previous site kept"""
@@ -114,8 +118,19 @@ def add_build_arguments(b: argparse.ArgumentParser) -> None:
     b.add_argument("--model-factory", default=None, help=argparse.SUPPRESS)
 
 
+TOP_DESCRIPTION = """\
+Build the evidencedesk report site: a static, linked HTML report of a project's retrieval
+variants and candidate changes (intervals, flips, slices, cost, the release gate and a verdict
+per candidate) that opens from disk. One subcommand, build; see "build --help" for its options."""
+
+
 def parser(prog: str = PROG) -> argparse.ArgumentParser:
-    p = Parser(prog=prog, description="Build the evidencedesk report site (subcommand: build).")
+    p = Parser(
+        prog=prog,
+        description=TOP_DESCRIPTION,
+        epilog=EPILOG.split("\n\n", 1)[1],  # the exit statuses (build's, the only subcommand)
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     b = sub.add_parser(
         "build",
