@@ -18,6 +18,7 @@ from evidencedesk.results.types import (
     GateCheck,
     GateOutcome,
     Inputs,
+    PolicyFacts,
     Results,
     VariantResult,
 )
@@ -53,11 +54,14 @@ def candidate(name: str, decision: Decision, mrr: Comparison, gate: str = "GO",
                            GateOutcome(gate, checks, True), None, decision)  # fmt: skip
 
 
-def results(*cands: CandidateResult) -> Results:
+POLICY = PolicyFacts(3, 0.75, 0.8, 0.02, True, ("rc02",), {})
+
+
+def results(*cands: CandidateResult, policy: PolicyFacts | None = POLICY) -> Results:
     base = VariantResult("hybrid", "builtin", "", {}, (), BASE_COSTS, (), ())
     inputs = Inputs("p", (), "", (), (), 0, (), ())
     return Results(1, "0", SETTINGS, inputs, "hybrid", (base,), (), None, 20, cands, None, None,
-                   None, None)  # fmt: skip
+                   None, None, policy)  # fmt: skip
 
 
 MIN_RECALL = GateCheck("BLOCK", "min_recall", "recall@3", 0.6, 0.75, (), None, None, (), None)
@@ -138,6 +142,33 @@ def test_the_bottom_line_reads_the_verdicts(case: str) -> None:
     assert line.headline == headline
     assert line.points == points
     assert [r.name for r in line.rows] == [c.name for c in cands]
+
+
+REVIEW_FLIPS = GateCheck("REVIEW", "review_on_mrr_flips", "mrr", None, None, ("q3", "q4"),
+                         None, None, (1,), 1.0)  # fmt: skip
+
+
+def test_a_gate_review_and_a_missing_policy_are_said() -> None:
+    leans = candidate(
+        "sparse only",
+        Decision("LEANS WORSE", "mrr", (), (), ()),
+        comparison("mrr", -0.05, -0.13, 0.02, 1, 4),
+        gate="REVIEW",
+        checks=(REVIEW_FLIPS,),
+    )
+    leans_words = (
+        "Leans worse, not proven: sparse only (MRR −0.050 [−0.130, +0.020], +1/−4 questions)."
+    )
+    assert bottom_line(results(leans)).points == (
+        leans_words,
+        "The gate asks for a review of sparse only (mrr worse for 2 question(s) [q3, q4], better "
+        "for 1 (sign-test p=1.000)).",
+    )
+    unchecked = replace(leans, gate=GateOutcome("REVIEW", (), False))  # no policy: not evaluated
+    assert bottom_line(results(unchecked, policy=None)).points == (
+        leans_words,
+        "This project has no gate policy, so no release rule was checked.",
+    )
 
 
 def test_the_best_lead_is_the_promising_candidate_closest_to_proof() -> None:

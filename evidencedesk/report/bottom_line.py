@@ -218,6 +218,15 @@ def points(results: Results) -> tuple[str, ...]:
         if group:
             texts = [with_risk(clause(results, c), c) for c in group]
             out.append(f"{words}: {'; '.join(texts)}.")
+    review = [
+        f"{c.name} ({'; '.join(gate_text(g) for g in c.gate.checks if g.level == 'REVIEW')})"
+        for c in results.candidates
+        if c.gate.verdict == "REVIEW" and c.gate.evaluated
+    ]
+    if review:
+        out.append(f"The gate asks for a review of {'; '.join(review)}.")
+    if results.candidates and results.policy is None:
+        out.append("This project has no gate policy, so no release rule was checked.")
     return tuple(out)
 
 
