@@ -3,6 +3,7 @@ demo's rows equal to its Results' numbers."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -228,3 +229,14 @@ def test_the_demo_rows_are_the_results_numbers(demo_site: Path) -> None:
     page = (demo_site / "index.html").read_text("utf-8")
     assert page.index('id="bottom-line"') < page.index('id="verdicts"') < page.index('id="dataset"')
     assert f"<strong>{line.headline}</strong>" in page
+
+
+def test_every_page_links_the_downloads_this_build_wrote(demo_site: Path) -> None:
+    written = {"results.json"} | {
+        str(p.relative_to(demo_site)) for p in (demo_site / "data").rglob("*") if p.is_file()
+    }
+    for page in ("index.html", "gate.html", "methods.html", "question-rc01.html"):
+        html = (demo_site / page).read_text("utf-8")
+        footer = html.split('<p class="downloads">')[1].split("</p>")[0]
+        links = set(re.findall(r'<a href="([^"#]+)"', footer)) - {"methods.html"}
+        assert links == written, page
