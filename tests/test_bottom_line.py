@@ -127,8 +127,8 @@ CASES = {
         "The candidate rerank overlap is not proven better than the baseline hybrid.",
         (
             "Promising, not proven: rerank overlap (MRR +0.050 [−0.010, +0.120], +4/−0 "
-            "questions; about 39 labelled questions in all (now 20) would bring the sign test to "
-            "p < 0.05 at this flip rate, 42 for an 80 % chance).",
+            "questions; at this flip rate p < 0.05 needs about 39 questions (now 20), 42 for an 80 % "
+            "chance).",
         ),
     ),
 }

@@ -98,8 +98,8 @@ def _promising(results: Results, c: CandidateResult) -> str:
     d, head = c.decision, c.comparison(c.decision.primary)
     label = _label(results, d.primary)
     if d.for_p05 is not None and d.questions is not None:
-        take = (f"about {d.for_p05} labelled questions in all (now {d.questions}) would bring "
-                "the sign test to p < 0.05 at this flip rate")  # fmt: skip
+        take = (f"at this flip rate p < 0.05 needs about {d.for_p05} questions (now "
+                f"{d.questions})")  # fmt: skip
         if d.for_power is not None:
             take += f", {d.for_power} for an 80 % chance"
     elif len(head.better) <= len(head.worse):
