@@ -35,7 +35,7 @@ def test_a_drop_beyond_max_drop_is_review_with_the_drop_line(tmp_path: Path) -> 
     assert c.gate_baseline == "the baseline run base"
     rows = {(r.rule, r.metric): (r.observed, r.threshold, r.status) for r in c.gate_rules}
     assert rows[("max_drop", "mrr")] == ("drop 0.125 (1.000 → 0.875)", "drop ≤ 0.050", "REVIEW")
-    assert rows[("max_drop", "recall@3")] == ("drop 0.000 (1.000 → 1.000)", "drop ≤ 0.050", "pass")
+    assert rows[("max_drop", "recall@3")] == ("no drop (1.000 → 1.000)", "drop ≤ 0.050", "pass")
     assert rows[("critical", "")][2] == "not evaluated: no critical question ids in the policy"
     assert c.decision != "BETTER" and "same quality" not in c.recommendation.headline
 
