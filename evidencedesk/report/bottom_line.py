@@ -90,8 +90,12 @@ def _delta(results: Results, c: CandidateResult) -> str:
 
 
 def _critical(c: CandidateResult) -> str:
+    """The candidate page's words: "critical question(s) worse: rc02 (the gate still passes it)"."""
     ids = c.decision.critical_worse
-    return f"critical {_names(list(ids))} worse" if ids else ""
+    if not ids:
+        return ""
+    passes = "" if c.gate.verdict == "BLOCK" else " (the gate still passes it)"
+    return f"critical question(s) worse: {', '.join(ids)}{passes}"
 
 
 def _promising(results: Results, c: CandidateResult) -> str:
