@@ -172,6 +172,15 @@ def test_a_gate_review_and_a_missing_policy_are_said() -> None:
     )
 
 
+def test_a_runs_only_project_with_one_run_has_nothing_to_decide() -> None:
+    runs = replace(results(), settings=replace(SETTINGS, kind="runs"))
+    assert bottom_line(runs).headline == (
+        "No candidate changes to decide on: the project has no run besides its baseline hybrid, "
+        "so this report describes that run only."
+    )
+    assert bottom_line(runs).points == ()
+
+
 def test_the_best_lead_is_the_promising_candidate_closest_to_proof() -> None:
     far = replace(PROMISING, name="final 5",
                   decision=replace(PROMISING.decision, for_p05=116, for_power=126))  # fmt: skip

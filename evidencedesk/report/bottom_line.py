@@ -189,6 +189,9 @@ def _lead(cands: tuple[CandidateResult, ...]) -> CandidateResult | None:
 def headline(results: Results) -> str:
     cands, base = results.candidates, results.baseline
     if not cands:
+        if results.settings.kind == "runs":  # each run besides the baseline is a candidate
+            return (f"No candidate changes to decide on: the project has no run besides its "
+                    f"baseline {base}, so this report describes that run only.")  # fmt: skip
         return ("No candidate changes to decide on: the project defines none, so this report "
                 "describes its variants only.")  # fmt: skip
     better = [c.name for c in cands if c.decision.verdict == v.BETTER]
