@@ -109,6 +109,11 @@ def since_view(since: Since, results: Results) -> SinceView:
     notes = []
     if since.same_inputs:
         notes.append("The inputs are the same as the previous report's (same sha256).")
+    if since.previous_project != results.inputs.project:
+        notes.append(
+            f"The previous report is of another project ({since.previous_project}); this one is "
+            f"{results.inputs.project}."
+        )
     if since.seed_before != since.seed_after:
         notes.append(
             f"The previous report used seed {since.seed_before}, this one seed "
