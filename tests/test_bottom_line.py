@@ -166,6 +166,8 @@ def test_a_gate_review_and_a_missing_policy_are_said() -> None:
         "for 1 (sign-test p=1.000)).",
     )
     unchecked = replace(leans, gate=GateOutcome("REVIEW", (), False))  # no policy: not evaluated
+    assert bottom_line(results(leans)).has_critical
+    assert not bottom_line(results(unchecked, policy=None)).has_critical
     assert bottom_line(results(unchecked, policy=None)).points == (
         leans_words,
         "This project has no gate policy, so no release rule was checked.",

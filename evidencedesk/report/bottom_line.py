@@ -265,4 +265,5 @@ def bottom_line(results: Results) -> BottomLine:
         rows=rows(results),
         metric=primary.label,
         flips_metric=_label(results, results.settings.flips_metric),
+        has_critical=results.policy is not None and bool(results.policy.critical),
     )

@@ -263,6 +263,7 @@ class BottomLine(Plain):
     rows: tuple[CandidateRow, ...]
     metric: str  # the primary metric's label (the rows' Δ column)
     flips_metric: str  # the flips metric's label
+    has_critical: bool = True  # the gate policy names critical questions (else the column is "—")
 
 
 Mark = Literal["restricted", "superseded"]
