@@ -30,19 +30,25 @@ def build(
     out: str | os.PathLike[str] = "site",
     seed: int | None = None,
     runs: dict[str, str | os.PathLike[str]] | None = None,
+    compare_to: str | os.PathLike[str] | None = None,
 ) -> Results:
     """Evaluate a project (default: the demo), write its site into `out`, return the Results.
 
     The same build as ``evidencedesk build``: `out` is replaced only when it is absent, empty or
     a previous evidencedesk site, atomically; `seed` defaults to ``[project].seed``, else 0;
-    `runs` adds external TREC runs by name (like ``--run NAME=PATH``). Nothing is printed.
+    `runs` adds external TREC runs by name (like ``--run NAME=PATH``); `compare_to`, a previous
+    build's results.json or site folder, adds the site's "since last report" section (like
+    ``--compare-to PATH``; the comparison itself is `evidencedesk.results.since.since(previous,
+    results)`). Nothing is printed.
     """
     from evidencedesk.report.cli import build as build_site
     from evidencedesk.report.cli import prepare
     from evidencedesk.report.pipeline import build_model
 
     extra = tuple((name, Path(path)) for name, path in (runs or {}).items())
-    options = prepare(os.fspath(out), None if project is None else Path(project), seed, extra)
+    previous = None if compare_to is None else Path(compare_to)
+    options = prepare(os.fspath(out), None if project is None else Path(project), seed, extra,
+                      compare_to=previous)  # fmt: skip
     model = build_site(options, build_model, io.StringIO(), quiet=True)
     if model.results is None:  # the pipeline always attaches them; a guard, not a branch
         raise EvidencedeskError("internal: the build produced no Results")

@@ -35,8 +35,8 @@ DESCRIPTION = {
     "main": (
         "Honest retrieval evaluation: run retrieval variants or your own TREC runs over labelled "
         "questions, compare them with intervals, flips and exact tests, apply a release gate, and "
-        "write a static HTML report that opens from disk. Start with `evidencedesk init DIR` in a "
-        "folder of your files, then `evidencedesk build --project DIR`."
+        "write a static HTML report that opens from disk. Start with 'evidencedesk init DIR' in a "
+        "folder of your files, then 'evidencedesk build --project DIR'."
     ),
     "init": (
         "Look at a folder (BEIR corpus.jsonl, queries.jsonl and qrels/*.tsv; TREC qrels and run "

@@ -80,3 +80,69 @@ def test_the_action_installs_from_its_own_checkout_and_uploads_the_out_folder() 
     )
     workflow = (ROOT / ".github" / "workflows" / "report.yml").read_text(encoding="utf-8")
     assert "uses: ./\n" in workflow
+
+
+def _run_build_step(tmp_path: Path, previous: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    """The build step with PREVIOUS set; the shim records the arguments it was given."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "evidencedesk"
+    shim.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$@" > "{tmp_path}/args"\nexec {sys.executable} -m evidencedesk "$@"\n'
+    )
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    output = tmp_path / "github_output"
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(ROOT),
+        "GITHUB_OUTPUT": str(output),
+        "PROJECT": "",
+        "FAIL_ON": "never",
+        "OUT": "site",
+        "SEED": "0",
+        "EXTRA": "--model-factory tests.report_fixtures:fixture_model",
+        "PREVIOUS": previous,
+    }
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step_script("Build the report")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert output.read_text() == "status=0\n"
+    return done, (tmp_path / "args").read_text()
+
+
+def test_a_previous_run_id_passes_its_results_json_to_compare_to(tmp_path: Path) -> None:
+    from evidencedesk.results import jsonio
+    from tests.test_results_units import tiny_results
+
+    previous = tmp_path / "site-previous"
+    previous.mkdir()
+    (previous / "results.json").write_text(jsonio.dumps(tiny_results()), encoding="utf-8")
+    _, args = _run_build_step(tmp_path, "4242")
+    assert "--compare-to\nsite-previous/results.json\n" in args
+
+
+@pytest.mark.parametrize("previous", ["", "4242"])
+def test_without_a_previous_site_the_build_has_no_compare_to(tmp_path: Path, previous: str) -> None:
+    done, args = _run_build_step(tmp_path, previous)  # the artifact was not there to download
+    assert "--compare-to" not in args
+    warned = "::warning::no results.json in the artifact of run 4242" in done.stdout
+    assert warned == bool(previous)
+
+
+def test_the_action_downloads_the_previous_artifact_and_the_workflow_finds_it() -> None:
+    fetch = ACTION.split("    - name: Fetch the previous site (for --compare-to)\n")[1]
+    fetch = fetch.split("\n    - name:")[0]
+    assert "if: inputs.previous-run-id != ''" in fetch
+    assert "continue-on-error: true" in fetch  # an expired artifact does not stop the build
+    assert "uses: actions/download-artifact@v4" in fetch
+    assert "path: ${{ inputs.out }}-previous" in fetch
+    assert "run-id: ${{ inputs.previous-run-id }}" in fetch
+    assert "github-token: ${{ github.token }}" in fetch
+    assert "PREVIOUS: ${{ inputs.previous-run-id }}" in ACTION
+    workflow = (ROOT / ".github" / "workflows" / "report.yml").read_text(encoding="utf-8")
+    assert "actions: read" in workflow
+    assert "gh run list" in workflow and "--branch main" in workflow
+    assert "previous-run-id: ${{ steps.previous.outputs.run-id }}" in workflow

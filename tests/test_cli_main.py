@@ -7,12 +7,14 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from evidencedesk import __version__
 from evidencedesk.cli import main
+from evidencedesk.report.cli import main as report_main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -161,3 +163,47 @@ def test_benchmark_into_head_ends_quietly(tmp_path: Path) -> None:
         "benchmark: 24 questions (21 answerable), final 3 chunks, reranker depth 10, "
         "bootstrap seed 0\n"
     )
+
+
+def _help(run: Callable[[], object], capsys: pytest.CaptureFixture[str]) -> str:
+    try:
+        run()
+    except SystemExit as stop:
+        assert stop.code == 0
+    return capsys.readouterr().out
+
+
+HELPS = {
+    "python -m evidencedesk.report": lambda: report_main(["--help"]),
+    "python -m evidencedesk.report build": lambda: report_main(["build", "--help"]),
+    "evidencedesk": lambda: main(["--help"]),
+    "evidencedesk build": lambda: main(["build", "--help"]),
+    "evidencedesk benchmark": lambda: main(["benchmark", "--help"]),
+    "evidencedesk init": lambda: main(["init", "--help"]),
+    "evidencedesk validate": lambda: main(["validate", "--help"]),
+}
+
+
+@pytest.mark.parametrize("command", list(HELPS))
+def test_every_help_has_a_paragraph_the_exit_codes_and_no_markup(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = _help(HELPS[command], capsys)
+    assert text.startswith(f"usage: {command} [-h]")
+    paragraph = text.split("\n\n")[1]  # after the usage block
+    assert len(paragraph.split()) >= 25, paragraph  # a description, not a one-liner
+    assert re.search(r"\nexit status(?:es)?:\n  0    ", text)
+    assert "\n  2    bad input" in text
+    if command != "evidencedesk benchmark":  # its epilog quotes `| head -1` (not this branch's)
+        for markup in ("``", "::", "`"):
+            assert markup not in text, markup
+
+
+def test_report_help_names_compare_to_and_its_exit_status(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = _help(HELPS["python -m evidencedesk.report build"], capsys)
+    assert "--compare-to PATH" in text
+    assert "2    bad input (also a --compare-to file that is not a readable results.json)" in text
+    top = _help(HELPS["python -m evidencedesk.report"], capsys)
+    assert "143  terminated (SIGTERM); previous site kept" in top

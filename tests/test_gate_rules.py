@@ -35,7 +35,7 @@ def test_a_drop_beyond_max_drop_is_review_with_the_drop_line(tmp_path: Path) -> 
     assert c.gate_baseline == "the baseline run base"
     rows = {(r.rule, r.metric): (r.observed, r.threshold, r.status) for r in c.gate_rules}
     assert rows[("max_drop", "mrr")] == ("drop 0.125 (1.000 → 0.875)", "drop ≤ 0.050", "REVIEW")
-    assert rows[("max_drop", "recall@3")] == ("drop 0.000 (1.000 → 1.000)", "drop ≤ 0.050", "pass")
+    assert rows[("max_drop", "recall@3")] == ("no drop (1.000 → 1.000)", "drop ≤ 0.050", "pass")
     assert rows[("critical", "")][2] == "not evaluated: no critical question ids in the policy"
     assert c.decision != "BETTER" and "same quality" not in c.recommendation.headline
 
@@ -71,7 +71,7 @@ def test_a_critical_question_that_gets_worse_while_passing_is_named(tmp_path: Pa
     assert cand["gate"]["verdict"] == "GO"  # q02 still has its answer in the top 3
     assert cand["decision"]["critical_worse"] == ["q02"]
     index = (out / "index.html").read_text("utf-8")
-    assert "Critical question(s) worse: q02 (the gate still passes it)." in index
+    assert "critical question(s) worse: q02 (the gate still passes it)" in index  # bottom line
     page = (out / "question-q02.html").read_text("utf-8")
     assert '<span class="tag tag-critical">critical</span>' in page
     assert "a miss can hurt a rider. It got worse under:" in page

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import replace
 
 from evidencedesk.report import stages
+from evidencedesk.report.bottom_line import bottom_line
 from evidencedesk.report.gate_view import gate_page
 from evidencedesk.report.model import (
     BenchmarkRow,
@@ -25,6 +26,7 @@ from evidencedesk.report.model import (
     Skipped,
 )
 from evidencedesk.report.review import candidate_models
+from evidencedesk.report.since_view import since_view
 from evidencedesk.report.values import flips_text
 from evidencedesk.report.variants import (
     benchmark_rows,
@@ -33,6 +35,7 @@ from evidencedesk.report.variants import (
     slice_tables,
     variant_models,
 )
+from evidencedesk.results.since import Since
 from evidencedesk.results.types import Results
 
 PAGE_LIMIT = 500
@@ -195,8 +198,9 @@ def mark_critical(results: Results, pages: tuple[Question, ...]) -> tuple[Questi
     )
 
 
-def present(results: Results) -> SiteModel:
-    """The site model of `results`; the same Results always give the same model."""
+def present(results: Results, since: Since | None = None) -> SiteModel:
+    """The site model of `results` (and of what changed `since` a previous report, when given);
+    the same Results always give the same model."""
     settings = results.settings
     pages = statuses(results, mark_critical(results, questions(results, pages_to_keep(results))))
     variants = variant_models(results)
@@ -221,4 +225,6 @@ def present(results: Results) -> SiteModel:
         benchmark_columns=(labels[0], labels[1], labels[2], labels[3]),
         results=results,
         gate=gate_page(results, {c.name: c.slug for c in candidates}),
+        bottom_line=bottom_line(results),
+        since=None if since is None else since_view(since, results),
     )

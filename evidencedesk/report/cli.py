@@ -47,11 +47,15 @@ inputs and seed give a byte-identical site."""
 
 EPILOG = f"""\
 seed: a whole number from 0 to {SEED_MAX}; default: [project].seed of the project file, else 0.
+compare-to: a previous build's results.json or site folder (e.g. the last published CI artifact);
+the site then says which verdicts changed, which metrics moved outside their previous interval,
+which questions newly fail or pass, and which labels changed.
 
 exit statuses:
   0    the site was written (also when stdout is a pipe closed early, e.g. | head)
   1    the site was written, but a candidate's verdict failed --fail-on
-  2    bad input, a refused --out or an OS error (one line on stderr); previous site kept
+  2    bad input (also a --compare-to file that is not a readable results.json), a refused
+       --out or an OS error (one line on stderr); previous site kept
   3    internal error (traceback printed); previous site kept
   130  interrupted (Ctrl-C); previous site kept
   143  terminated (SIGTERM); previous site kept"""
@@ -106,13 +110,27 @@ def add_build_arguments(b: argparse.ArgumentParser) -> None:
                    metavar="NAME=PATH", help="an external TREC run to judge (repeatable)")  # fmt: skip
     b.add_argument("--project", type=Path, default=None, metavar="PATH",
                    help="an evidencedesk.toml project file or its folder (default: the demo)")  # fmt: skip
+    b.add_argument("--compare-to", type=Path, default=None, metavar="PATH",
+                   help="a previous build's results.json (or its site folder): add what "
+                   "changed since that report")  # fmt: skip
     b.add_argument("-q", "--quiet", action="store_true",
                    help="print only errors and the final line")  # fmt: skip
     b.add_argument("--model-factory", default=None, help=argparse.SUPPRESS)
 
 
+TOP_DESCRIPTION = """\
+Build the evidencedesk report site: a static, linked HTML report of a project's retrieval
+variants and candidate changes (intervals, flips, slices, cost, the release gate and a verdict
+per candidate) that opens from disk. One subcommand, build; see "build --help" for its options."""
+
+
 def parser(prog: str = PROG) -> argparse.ArgumentParser:
-    p = Parser(prog=prog, description="Build the evidencedesk report site (subcommand: build).")
+    p = Parser(
+        prog=prog,
+        description=TOP_DESCRIPTION,
+        epilog=EPILOG.split("\n\n", 1)[1],  # the exit statuses (build's, the only subcommand)
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     b = sub.add_parser(
         "build",
@@ -170,8 +188,10 @@ def prepare(
     seed: int | None,
     runs: tuple[tuple[str, Path], ...] = (),
     fail_on: str = "never",
+    compare_to: Path | None = None,
 ) -> BuildOptions:
-    """The checks made before any work: `out` may be replaced, the project loads, the seed.
+    """The checks made before any work: `out` may be replaced, the project loads, the seed,
+    and `compare_to` reads back as a previous build's Results.
 
     Raises `EvidencedeskError` (a refused `--out`, bad input) or `OSError`; nothing is written
     except that a swap an earlier, killed build left half done is completed first.
@@ -183,12 +203,18 @@ def prepare(
     places = outfolder.protected_places(loaded, [path for _, path in runs])
     outfolder.check_target(target, out, places)
     outfolder.check_replaceable(target, out)
+    if compare_to is not None:
+        from evidencedesk.report.pipeline import results_file
+        from evidencedesk.results.jsonio import load
+
+        load(results_file(compare_to))  # a missing, broken or other-schema file: one line, exit 2
     return BuildOptions(
         out=Path(out),
         seed=_effective_seed(seed, loaded),
         fail_on=fail_on,  # type: ignore[arg-type]
         runs=runs,
         project=project,
+        compare_to=compare_to,
     )
 
 
@@ -276,7 +302,8 @@ def _main(
             except BrokenPipeError:  # `build --help | head -1`: the reader has all it wanted
                 PipeSafe(sys.stdout).gone()
                 return 0
-            options = prepare(args.out, args.project, args.seed, tuple(args.runs), args.fail_on)
+            options = prepare(args.out, args.project, args.seed, tuple(args.runs), args.fail_on,
+                              args.compare_to)  # fmt: skip
             factory = model_factory or load_factory(args.model_factory)
             model = build(options, factory, out_stream, args.quiet)
     except EvidencedeskError as exc:

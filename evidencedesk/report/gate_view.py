@@ -16,10 +16,11 @@ ON_BREACH = {
     "max_drop": "REVIEW",
     "review_on_mrr_flips": "REVIEW",
 }
-MEANING = {
-    "critical": "each critical question has a grade-2 chunk in the final list",
+MEANING = {  # {rel}: the project's relevance threshold
+    "critical": "each critical question has a relevant chunk (grade ≥ {rel}) in the final list",
     "min_recall": "recall@k is at least the minimum",
-    "min_pass_rate": "the share of answerable questions with a grade-2 chunk in the final list",
+    "min_pass_rate": "the share of answerable questions with a relevant chunk (grade ≥ {rel}) in "
+    "the final list",
     "max_drop": "recall@k and MRR drop at most this much against the gate's baseline",
     "review_on_mrr_flips": "MRR is not worse for more questions than it is better",
 }
@@ -33,6 +34,8 @@ class RuleRow(Plain):
     threshold: str
     on_breach: str
     status: str  # "pass", "REVIEW", "BLOCK" or "not evaluated: <why>"
+    margin: str = ""  # observed − the limit ("+0.050"; negative: breached); "—" when none
+    breached: bool = False  # the rule failed (REVIEW or BLOCK)
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,7 @@ class GateCandidate(Plain):
     slug: str
     verdict: str
     rules: tuple[RuleRow, ...]
+    summary: str = ""  # "3 of 6 rules pass · 2 BLOCK · 1 not evaluated"
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,9 @@ def _observed(r: RuleValue) -> str:
     if r.rule == "max_drop":
         if r.observed is None or r.reference is None:
             return fmt(r.observed)
-        return f"drop {fmt(r.reference - r.observed)} ({fmt(r.reference)} → {fmt(r.observed)})"
+        drop = r.reference - r.observed
+        word = f"drop {fmt(drop)}" if drop > 0 else "no drop"
+        return f"{word} ({fmt(r.reference)} → {fmt(r.observed)})"
     if r.rule == "review_on_mrr_flips":
         if r.status == "not evaluated":
             return "—"
@@ -89,15 +95,36 @@ def _threshold(r: RuleValue) -> str:
     return "worse ≤ better"
 
 
+def _margin(r: RuleValue) -> str:
+    m = r.margin
+    if m is None:
+        return "—"
+    if r.rule == "critical":
+        return "none fail" if m >= 0 else f"{-m:.0f} fail"
+    return fmt(m, signed=True)
+
+
 def rule_rows(rules: tuple[RuleValue, ...]) -> tuple[RuleRow, ...]:
     return tuple(
         RuleRow(r.rule, r.metric or "", _observed(r), _threshold(r), ON_BREACH[r.rule],
-                f"not evaluated: {r.why}" if r.status == "not evaluated" else r.status)
+                f"not evaluated: {r.why}" if r.status == "not evaluated" else r.status,
+                _margin(r), r.status in ("REVIEW", "BLOCK"))
         for r in rules
     )  # fmt: skip
 
 
-def _policy_rows(p: PolicyFacts) -> tuple[PolicyRow, ...]:
+def summary(rules: tuple[RuleValue, ...]) -> str:
+    """A test report's last line: "4 of 6 rules pass · 1 BLOCK · 1 not evaluated"."""
+    evaluated = [r for r in rules if r.status != "not evaluated"]
+    parts = [f"{sum(r.status == 'pass' for r in evaluated)} of {len(evaluated)} rules pass"]
+    parts += [f"{n} {level}" for level in ("BLOCK", "REVIEW")
+              if (n := sum(r.status == level for r in evaluated))]  # fmt: skip
+    if len(evaluated) < len(rules):
+        parts.append(f"{len(rules) - len(evaluated)} not evaluated")
+    return " · ".join(parts)
+
+
+def _policy_rows(p: PolicyFacts, relevance: int) -> tuple[PolicyRow, ...]:
     values = {
         "critical": ", ".join(p.critical) or "none",
         "min_recall": f"{fmt(p.min_recall)} (recall@{p.k})",
@@ -105,7 +132,9 @@ def _policy_rows(p: PolicyFacts) -> tuple[PolicyRow, ...]:
         "max_drop": fmt(p.max_drop),
         "review_on_mrr_flips": "on" if p.review_on_mrr_flips else "off",
     }
-    return tuple(PolicyRow(k, v, MEANING[k], ON_BREACH[k]) for k, v in values.items())
+    return tuple(
+        PolicyRow(k, v, MEANING[k].format(rel=relevance), ON_BREACH[k]) for k, v in values.items()
+    )
 
 
 def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
@@ -117,13 +146,19 @@ def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
     baseline = ", ".join(sorted(names)) or "nothing (no saved baseline file and no baseline run)"
     return GatePage(
         baseline=baseline,
-        policy=_policy_rows(policy),
+        policy=_policy_rows(policy, results.settings.relevance),
         critical=tuple(
             CriticalRow(q, policy.notes.get(q, "no reason given in the policy"))
             for q in policy.critical
         ),
         candidates=tuple(
-            GateCandidate(c.name, slugs[c.name], c.gate.verdict, rule_rows(c.gate.rules))
+            GateCandidate(
+                c.name,
+                slugs[c.name],
+                c.gate.verdict,
+                rule_rows(c.gate.rules),
+                summary(c.gate.rules),
+            )
             for c in results.candidates
         ),
     )

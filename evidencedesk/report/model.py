@@ -15,6 +15,7 @@ from typing import Literal
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report.gate_view import GatePage, RuleRow
 from evidencedesk.report.sections import Ablations, Citations, Evidence, Sizing
+from evidencedesk.report.since_view import SinceView
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
 from evidencedesk.results.types import Results
@@ -263,6 +264,32 @@ class Candidate(Plain):
         return self.recommendation.verdict
 
 
+@dataclass(frozen=True)
+class CandidateRow(Plain):
+    """One candidate's row on the index (report.bottom_line)."""
+
+    name: str
+    slug: str
+    verdict: str  # the candidate's one verdict (its badge)
+    gate: str  # GO / REVIEW / BLOCK
+    delta: Stat  # the primary metric's paired difference, interval and n
+    flips: str  # "+3/−0" on the flips metric
+    cost: str  # "pairs/question +10.0 · tokens same · latency +375 % (hypothetical)"
+    critical: tuple[str, ...]  # critical question ids worse under this candidate
+
+
+@dataclass(frozen=True)
+class BottomLine(Plain):
+    """The index's first screen (report.bottom_line)."""
+
+    headline: str
+    points: tuple[str, ...]  # one sentence per verdict group present
+    rows: tuple[CandidateRow, ...]
+    metric: str  # the primary metric's label (the rows' Δ column)
+    flips_metric: str  # the flips metric's label
+    has_critical: bool = True  # the gate policy names critical questions (else the column is "—")
+
+
 Mark = Literal["restricted", "superseded"]
 HIDDEN_TEXT = "(restricted text not shown)"
 
@@ -338,6 +365,8 @@ class SiteModel(Plain):
     # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
     benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5 (exp gain)")
     gate: GatePage | None = None  # None: no gate policy (no gate.html)
+    bottom_line: BottomLine | None = None  # the index's first screen; None in test models
+    since: SinceView | None = None  # changes since the report given to --compare-to
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
 
@@ -352,6 +381,7 @@ class BuildOptions(Plain):
     fail_on: Literal["never", "review", "block"] = "never"
     runs: tuple[tuple[str, Path], ...] = ()
     project: Path | None = None
+    compare_to: Path | None = None  # a previous build's results.json (or its site folder)
 
     def __post_init__(self) -> None:
         seed = self.seed

@@ -2,21 +2,32 @@
 
 `build_model(options, progress)` is what ``python -m evidencedesk.report build`` calls: it
 evaluates the project (`evidencedesk.results.evaluate`, every statistic computed once) and
-presents the Results as the plain-data site model (`evidencedesk.report.assemble.present`).
+presents the Results as the plain-data site model (`evidencedesk.report.assemble.present`);
+with ``options.compare_to`` also what changed since that previous build (`results.since`).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from evidencedesk.paths import require
 from evidencedesk.project import DEMO_PROJECT, load_project
 from evidencedesk.report.assemble import present
 from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.results.evaluate import evaluate
+from evidencedesk.results.jsonio import load
 from evidencedesk.results.progress import Progress
+from evidencedesk.results.since import since
+
+
+def results_file(path: Path) -> Path:
+    """A results.json, or the site folder that holds one (``--compare-to site-previous``)."""
+    return path / "results.json" if path.is_dir() else path
 
 
 def build_model(options: BuildOptions, progress: Progress) -> SiteModel:
     project = load_project(options.project or require(DEMO_PROJECT, "the demo project"))
     results = evaluate(project, options.seed, options.runs, progress)
     progress("site model")
-    return present(results)
+    previous = None if options.compare_to is None else load(results_file(options.compare_to))
+    return present(results, None if previous is None else since(previous, results))

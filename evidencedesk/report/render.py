@@ -42,6 +42,7 @@ SECTION_PAGES = (  # (file, nav title, model attribute that must be present or N
     ("citations.html", "Citations", "citations"),
     ("evidence.html", "Evidence", "evidence"),
     ("gate.html", "Gate", "gate"),
+    ("since.html", "Since last report", "since"),
     ("methods.html", "Methods", None),
 )
 

@@ -130,6 +130,19 @@ class RuleValue:
     status: str  # "pass" | "REVIEW" | "BLOCK" | "not evaluated"
     why: str | None  # why not evaluated; None when evaluated
 
+    @property
+    def margin(self) -> float | None:
+        """Observed minus the limit it must stay at or above (negative: breached): recall or
+        pass rate minus its floor; critical questions passing minus all of them; for max_drop the
+        value minus (the baseline's value minus the allowed drop). None without a threshold."""
+        if self.observed is None or self.threshold is None or self.status == "not evaluated":
+            return None
+        if self.rule == "max_drop":
+            if self.reference is None:
+                return None
+            return self.observed - (self.reference - self.threshold)
+        return self.observed - self.threshold
+
 
 @dataclass(frozen=True)
 class GateOutcome:

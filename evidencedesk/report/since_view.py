@@ -1,0 +1,146 @@
+"""results.since.Since -> the "Since last report" section (index) and page (since.html).
+
+Formatting only: what changed is computed in `evidencedesk.results.since`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evidencedesk.report.values import Plain, fmt
+from evidencedesk.results.since import Since
+from evidencedesk.results.types import Results
+
+SHOWN_ON_INDEX = 5  # items per group on the index; the rest on since.html
+
+
+@dataclass(frozen=True)
+class SinceItem(Plain):
+    subject: str  # a question id, a candidate, a run or a file
+    text: str
+    question: bool = False  # subject is a question id (linked to its page)
+
+
+@dataclass(frozen=True)
+class SinceGroup(Plain):
+    key: str  # "inputs", "verdicts", "metrics", "fail", "pass"
+    title: str
+    rule: str  # what counts as a change in this group
+    items: tuple[SinceItem, ...]
+
+
+@dataclass(frozen=True)
+class SinceView(Plain):
+    previous: str  # "evidencedesk 0.9.0, inputs sha256 ab12…, project demo"
+    notes: tuple[str, ...]  # same inputs; another seed
+    groups: tuple[SinceGroup, ...]  # only groups with items
+    changes: int  # 0: nothing changed
+    summary: str  # "2 verdicts changed · 1 metric moved · ..." or "No changes ..."
+    shown: int = SHOWN_ON_INDEX
+
+
+NO_CHANGES = (
+    "No changes: the same verdicts, no metric outside its previous interval, no question "
+    "newly failing or passing, and the same labels."
+)
+
+
+def _grade(g: int | None) -> str:
+    return "unlabelled" if g is None else f"grade {g}"
+
+
+def _verdict(before: str | None, after: str | None, gb: str | None, ga: str | None) -> str:
+    if before is None:
+        return f"new candidate: {after} (gate {ga})"
+    if after is None:
+        return f"removed (was {before}, gate {gb})"
+    text = f"{before} → {after}" if before != after else f"still {after}"
+    gate = f"gate {gb} → {ga}" if gb != ga else f"gate {ga}"
+    return f"{text} ({gate})"
+
+
+def _inputs(s: Since) -> tuple[SinceItem, ...]:
+    items = [SinceItem(f.path, f"file {f.change}") for f in s.files]
+    items += [
+        SinceItem(g.question, f"{g.chunk}: {_grade(g.before)} → {_grade(g.after)}", True)
+        for g in s.grades
+    ]
+    items += [SinceItem(q, "new question", True) for q in s.questions_added]
+    items += [SinceItem(q, "question removed") for q in s.questions_removed]
+    return tuple(items)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _runs(runs: tuple[str, ...]) -> str:
+    return ", ".join(runs)
+
+
+def since_view(since: Since, results: Results) -> SinceView:
+    labels = {m.name: m.label for m in results.settings.metrics}
+    groups = [
+        SinceGroup("inputs", "Inputs and labels",
+                   "project files whose sha256 changed, every label grade that changed",
+                   _inputs(since)),
+        SinceGroup("verdicts", "Verdicts",
+                   "each candidate's verdict and gate verdict against the previous report",
+                   tuple(SinceItem(c.candidate, _verdict(c.before, c.after, c.gate_before,
+                                                         c.gate_after))
+                         for c in since.verdicts)),
+        SinceGroup("metrics", "Metrics beyond their previous interval",
+                   "the new mean lies outside the previous report's 95 % interval of the same "
+                   "run and metric",
+                   tuple(SinceItem(m.run, f"{labels.get(m.metric, m.metric)} {fmt(m.before)} → "
+                                   f"{fmt(m.after)} (previous interval [{fmt(m.low)}, "
+                                   f"{fmt(m.high)}])")
+                         for m in since.metrics)),
+        SinceGroup("fail", "Questions that newly fail",
+                   f"a relevant result within the first {since.k} before, none now",
+                   tuple(SinceItem(q.question, f"now fails in {_runs(q.runs)}", True)
+                         for q in since.newly_fail)),
+        SinceGroup("pass", "Questions that newly pass",
+                   f"no relevant result within the first {since.k} before, one now",
+                   tuple(SinceItem(q.question, f"now passes in {_runs(q.runs)}", True)
+                         for q in since.newly_pass)),
+    ]  # fmt: skip
+    shown = tuple(g for g in groups if g.items)
+    notes = []
+    if since.same_inputs:
+        notes.append("The inputs are the same as the previous report's (same sha256).")
+    if since.previous_project != results.inputs.project:
+        notes.append(
+            f"The previous report is of another project ({since.previous_project}); this one is "
+            f"{results.inputs.project}."
+        )
+    if since.seed_before != since.seed_after:
+        notes.append(
+            f"The previous report used seed {since.seed_before}, this one seed "
+            f"{since.seed_after}: intervals and resampled p-values differ with the seed."
+        )
+    counts = [
+        _count(n, one, many)
+        for n, one, many in (
+            (len(since.files), "input file changed", "input files changed"),
+            (len(since.grades), "label grade changed", "label grades changed"),
+            (len(since.questions_added), "question added", "questions added"),
+            (len(since.questions_removed), "question removed", "questions removed"),
+            (len(since.verdicts), "verdict changed", "verdicts changed"),
+            (len(since.metrics), "metric moved beyond its interval",
+             "metrics moved beyond their interval"),
+            (len(since.newly_fail), "question newly fails", "questions newly fail"),
+            (len(since.newly_pass), "question newly passes", "questions newly pass"),
+        )
+        if n
+    ]  # fmt: skip
+    return SinceView(
+        previous=(
+            f"evidencedesk {since.previous_version}, inputs sha256 "
+            f"{since.previous_input_hash[:12]}…, project {since.previous_project}"
+        ),
+        notes=tuple(notes),
+        groups=shown,
+        changes=since.changes,
+        summary=" · ".join(counts) if counts else NO_CHANGES,
+    )

@@ -1,0 +1,232 @@
+"""What changed since the last report: a previous build's Results against this build's.
+
+`since(previous, current)` compares two `Results` (the previous one read back from its
+results.json) and returns a `Since`, computed here once and presented by the report:
+
+- **inputs**: the project files whose sha256 differ, appear or disappear; every label grade
+  that changed (question, chunk, before, after); questions added or removed;
+- **verdicts**: each candidate's verdict and gate verdict before and after, candidates added
+  and removed;
+- **metrics**: a run's (variant's or candidate's) mean *moved* when the new mean lies outside the
+  previous report's 95 % interval of the same run and metric (strictly outside, to 1e-12); runs
+  or metrics missing on either side are not compared;
+- **questions**: a question *passes* in a run when it has a relevant judgment and a relevant
+  result within the first `k` of that run's list (`k` = the gate policy's k, else 10 — the
+  gate's own pass rule); it newly fails when it passed in the previous report and does not now
+  (and newly passes the other way round). Only runs whose lists the Results hold (the variants).
+
+The comparison is not stored in results.json (a build's results.json describes its own inputs
+only, whatever it was compared with); the site shows it and says what it compared with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from evidencedesk.results.types import RankedList, Results
+
+TOLERANCE = 1e-12
+DEFAULT_K = 10  # the pass rule's k without a gate policy (the runs-only gate's default)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str  # relative to the project
+    change: str  # "changed" | "added" | "removed"
+
+
+@dataclass(frozen=True)
+class GradeChange:
+    question: str
+    chunk: str
+    before: int | None  # None: not labelled before
+    after: int | None  # None: no longer labelled
+
+
+@dataclass(frozen=True)
+class VerdictChange:
+    candidate: str
+    before: str | None  # the candidate's verdict (results.verdicts); None: not in that report
+    after: str | None
+    gate_before: str | None  # GO / REVIEW / BLOCK
+    gate_after: str | None
+
+
+@dataclass(frozen=True)
+class MetricMove:
+    run: str  # a variant's or a candidate's name
+    metric: str
+    before: float  # the previous mean
+    low: float  # the previous 95 % interval
+    high: float
+    after: float  # this report's mean, outside [low, high]
+
+
+@dataclass(frozen=True)
+class QuestionChange:
+    question: str
+    runs: tuple[str, ...]  # the runs in which it newly fails (or newly passes)
+
+
+@dataclass(frozen=True)
+class Since:
+    previous_version: str  # the evidencedesk version that wrote the previous results
+    previous_input_hash: str
+    previous_project: str
+    same_inputs: bool  # the input hashes are equal
+    seed_before: int
+    seed_after: int
+    k: int  # the pass rule's k
+    files: tuple[FileChange, ...]
+    grades: tuple[GradeChange, ...]
+    questions_added: tuple[str, ...]
+    questions_removed: tuple[str, ...]
+    verdicts: tuple[VerdictChange, ...]  # changed, added or removed candidates only
+    metrics: tuple[MetricMove, ...]
+    newly_fail: tuple[QuestionChange, ...]
+    newly_pass: tuple[QuestionChange, ...]
+
+    @property
+    def changes(self) -> int:
+        """How many findings there are (0: nothing changed that the comparison can see)."""
+        return sum(map(len, (self.files, self.grades, self.questions_added,
+                             self.questions_removed, self.verdicts, self.metrics,
+                             self.newly_fail, self.newly_pass)))  # fmt: skip
+
+
+def _files(previous: Results, current: Results) -> tuple[FileChange, ...]:
+    before = {f.path: f.sha256 for f in previous.inputs.files}
+    after = {f.path: f.sha256 for f in current.inputs.files}
+    out = [FileChange(p, "changed") for p in after if p in before and before[p] != after[p]]
+    out += [FileChange(p, "added") for p in after if p not in before]
+    out += [FileChange(p, "removed") for p in before if p not in after]
+    return tuple(out)
+
+
+def _grades(previous: Results, current: Results) -> tuple[GradeChange, ...]:
+    before = {q.id: q.grades for q in previous.inputs.questions}
+    out = []
+    for q in current.inputs.questions:
+        if q.id not in before:
+            continue
+        old, new = before[q.id], q.grades
+        for chunk in sorted(set(old) | set(new)):
+            if old.get(chunk) != new.get(chunk):
+                out.append(GradeChange(q.id, chunk, old.get(chunk), new.get(chunk)))
+    return tuple(out)
+
+
+def _verdicts(previous: Results, current: Results) -> tuple[VerdictChange, ...]:
+    before = {c.name: c for c in previous.candidates}
+    after = {c.name: c for c in current.candidates}
+    out = []
+    for name in [*after, *(n for n in before if n not in after)]:
+        b, a = before.get(name), after.get(name)
+        change = VerdictChange(
+            name,
+            None if b is None else b.decision.verdict,
+            None if a is None else a.decision.verdict,
+            None if b is None else b.gate.verdict,
+            None if a is None else a.gate.verdict,
+        )
+        if (change.before, change.gate_before) != (change.after, change.gate_after):
+            out.append(change)
+    return tuple(out)
+
+
+def _runs(results: Results) -> Iterator[tuple[str, dict[str, tuple]]]:
+    """(run name, {metric: (mean, low, high)}): every variant, then each candidate that is not
+    also a variant (a runs-only project's candidates are its runs)."""
+    names = set()
+    for v in results.variants:
+        names.add(v.name)
+        yield v.name, {m.metric: (m.mean, m.low, m.high) for m in v.metrics}
+    for c in results.candidates:
+        if c.name not in names:
+            yield c.name, {m.metric: (m.mean, m.low, m.high) for m in c.metrics}
+
+
+def _metrics(previous: Results, current: Results) -> tuple[MetricMove, ...]:
+    before = dict(_runs(previous))
+    out = []
+    for run, stats in _runs(current):
+        for metric, (mean, _, _) in stats.items():
+            old = before.get(run, {}).get(metric)
+            if old is None or mean is None or None in old:
+                continue
+            was, low, high = old
+            if mean < low - TOLERANCE or mean > high + TOLERANCE:
+                out.append(MetricMove(run, metric, was, low, high, mean))
+    return tuple(out)
+
+
+def pass_k(results: Results) -> int:
+    return results.policy.k if results.policy is not None else DEFAULT_K
+
+
+def passes(r: RankedList, k: int, relevant: bool) -> bool | None:
+    """True / False, or None when the question has no relevant judgment (it cannot pass)."""
+    if not relevant:
+        return None
+    return r.first_relevant is not None and r.first_relevant <= k
+
+
+def _outcomes(results: Results, k: int) -> dict[tuple[str, str], bool]:
+    relevant = {
+        q.id: any(g >= results.settings.relevance for g in q.judgments.values())
+        for q in results.inputs.questions
+    }
+    out = {}
+    for v in results.variants:
+        for r in v.lists:
+            ok = passes(r, k, relevant.get(r.question, False))
+            if ok is not None:
+                out[(v.name, r.question)] = ok
+    return out
+
+
+def _questions(
+    previous: Results, current: Results, k: int
+) -> tuple[tuple[QuestionChange, ...], tuple[QuestionChange, ...]]:
+    before, after = _outcomes(previous, k), _outcomes(current, k)
+    order = [q.id for q in current.inputs.questions]
+    runs = [v.name for v in current.variants]
+    fail: dict[str, list[str]] = {}
+    win: dict[str, list[str]] = {}
+    for run in runs:
+        for q in order:
+            was, now = before.get((run, q)), after.get((run, q))
+            if was is True and now is False:
+                fail.setdefault(q, []).append(run)
+            if was is False and now is True:
+                win.setdefault(q, []).append(run)
+    return (
+        tuple(QuestionChange(q, tuple(fail[q])) for q in order if q in fail),
+        tuple(QuestionChange(q, tuple(win[q])) for q in order if q in win),
+    )
+
+
+def since(previous: Results, current: Results) -> Since:
+    """What changed from `previous` (an earlier build's Results) to `current`."""
+    k = pass_k(current)
+    old_ids = [q.id for q in previous.inputs.questions]
+    new_ids = [q.id for q in current.inputs.questions]
+    fail, win = _questions(previous, current, k)
+    return Since(
+        previous_version=previous.version,
+        previous_input_hash=previous.inputs.input_hash,
+        previous_project=previous.inputs.project,
+        same_inputs=previous.inputs.input_hash == current.inputs.input_hash,
+        seed_before=previous.settings.seed,
+        seed_after=current.settings.seed,
+        k=k,
+        files=_files(previous, current),
+        grades=_grades(previous, current),
+        questions_added=tuple(q for q in new_ids if q not in set(old_ids)),
+        questions_removed=tuple(q for q in old_ids if q not in set(new_ids)),
+        verdicts=_verdicts(previous, current),
+        metrics=_metrics(previous, current),
+        newly_fail=fail,
+        newly_pass=win,
+    )

@@ -1,0 +1,178 @@
+"""``--compare-to``: what changed since a previous build's results.json.
+
+A four-question runs-only project, built twice with ONE label grade changed in between, must
+list exactly that change and what it causes, worked out by hand:
+
+- every question has two relevant documents, ``<q>a`` and ``<q>b`` (grade 2); the run ``cand``
+  ranks ``a`` first and ``b`` eleventh for every question, so each of its metrics has the same
+  value on every question and its 95 % intervals are single points;
+- the baseline run ``base`` does the same, except that for q1 it ranks ``b`` first, ``a`` second;
+- the change: q1's ``a`` goes from grade 2 to 0. Then under ``cand`` q1's only relevant document
+  is at rank 11: it newly fails (nothing relevant in the first k = 10), its recall@10, P@10 and
+  nDCG@10 drop to 0 and its reciprocal rank to 1/11, so all four of ``cand``'s means leave their
+  single-point intervals; the gate's critical question q1 fails, so ``cand`` goes from
+  NO CLEAR CHANGE (gate GO) to BLOCKED (gate BLOCK). Under ``base`` q1 still finds ``b`` at
+  rank 1: it still passes, its MRR and nDCG stay 1, recall@10 stays 1 (1 of 1), P@10 goes
+  0.2 -> 0.1, which the previous interval of base's P@10 (lowest resample mean 0.1) still holds.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import evidencedesk
+from evidencedesk.results.since import (
+    FileChange,
+    GradeChange,
+    QuestionChange,
+    VerdictChange,
+    since,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTIONS = ("q1", "q2", "q3", "q4")
+
+
+def _ranking(first: str, second: str | None, eleventh: str, q: str) -> list[str]:
+    filler = [f"{q}x{n}" for n in range(1, 12)]
+    ranked = [first] + ([second] if second else []) + filler
+    ranked = ranked[:10] + [eleventh]
+    return ranked
+
+
+def make_project(root: Path, q1_a_grade: int = 2) -> Path:
+    root.mkdir(parents=True)
+    (root / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": q, "text": f"question {q}"}) + "\n" for q in QUESTIONS)
+    )
+    grades = {q: {f"{q}a": 2, f"{q}b": 2} for q in QUESTIONS}
+    grades["q1"]["q1a"] = q1_a_grade
+    (root / "qrels.txt").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in grades.items() for d, g in docs.items())
+    )
+    (root / "runs").mkdir()
+    for name in ("base", "cand"):
+        lines = []
+        for q in QUESTIONS:
+            if name == "base" and q == "q1":
+                ranked = [f"{q}b", f"{q}a"] + [f"{q}x{n}" for n in range(1, 10)]
+            else:
+                ranked = [f"{q}a"] + [f"{q}x{n}" for n in range(1, 10)] + [f"{q}b"]
+            lines += [f"{q} Q0 {d} {r} {100 - r} {name}\n" for r, d in enumerate(ranked, 1)]
+        (root / "runs" / f"{name}.run").write_text("".join(lines))
+    (root / "gate_policy.json").write_text(json.dumps({
+        "k": 10, "min_recall": 0.0, "min_pass_rate": 0.0, "max_drop": 1.0,
+        "review_on_mrr_flips": False, "critical": ["q1"], "notes": {"q1": "the safety question"},
+    }))  # fmt: skip
+    (root / "evidencedesk.toml").write_text(
+        '[project]\nname = "compare"\n\n[questions]\nqueries = "queries.jsonl"\n'
+        'qrels = "qrels.txt"\nrelevance = 2\n\n[runs]\ndir = "runs"\nbaseline = "base"\n\n'
+        '[gate]\npolicy = "gate_policy.json"\n'
+    )
+    return root / "evidencedesk.toml"
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("compare")
+    before = make_project(tmp / "before")
+    after = make_project(tmp / "after", q1_a_grade=0)
+    sites = {"before": tmp / "site-before", "after": tmp / "site-after", "same": tmp / "site-same"}
+    evidencedesk.build(project=before, out=sites["before"])
+    evidencedesk.build(
+        project=after, out=sites["after"], compare_to=sites["before"] / "results.json"
+    )
+    evidencedesk.build(project=before, out=sites["same"], compare_to=sites["before"])
+    return sites
+
+
+def test_one_label_changed_lists_exactly_that_change(builds: dict[str, Path]) -> None:
+    previous = evidencedesk.load_results(builds["before"])
+    current = evidencedesk.load_results(builds["after"])
+    s = since(previous, current)
+    assert s.files == (FileChange("qrels.txt", "changed"),)
+    assert s.grades == (GradeChange("q1", "q1a", 2, 0),)
+    assert (s.questions_added, s.questions_removed) == ((), ())
+    assert s.verdicts == (VerdictChange("cand", "NO CLEAR CHANGE", "BLOCKED", "GO", "BLOCK"),)
+    rank_11 = (3 + 1 / 11) / 4
+    moves = {(m.run, m.metric): (m.before, m.low, m.high, m.after) for m in s.metrics}
+    assert sorted(moves) == [("cand", "mrr"), ("cand", "ndcg@10:linear"),
+                             ("cand", "precision@10"), ("cand", "recall@10")]  # fmt: skip
+    assert moves[("cand", "mrr")] == pytest.approx((1.0, 1.0, 1.0, rank_11))
+    assert moves[("cand", "recall@10")] == pytest.approx((0.5, 0.5, 0.5, 0.375))
+    assert moves[("cand", "precision@10")] == pytest.approx((0.1, 0.1, 0.1, 0.075))
+    assert s.newly_fail == (QuestionChange("q1", ("cand",)),)
+    assert s.newly_pass == ()
+    assert (s.k, s.same_inputs, s.changes) == (10, False, 1 + 1 + 1 + 4 + 1)
+
+
+def test_the_site_shows_the_changes_and_what_it_compared_with(builds: dict[str, Path]) -> None:
+    previous = evidencedesk.load_results(builds["before"])
+    index = (builds["after"] / "index.html").read_text("utf-8")
+    page = (builds["after"] / "since.html").read_text("utf-8")
+    for html in (index, page):
+        assert f"inputs sha256 {previous.inputs.input_hash[:12]}…" in html
+        assert f"evidencedesk {previous.version}" in html
+        assert ("<strong>1 input file changed · 1 label grade changed · 1 verdict changed · 4 "
+                "metrics moved beyond their interval · 1 question newly fails</strong>") in html  # fmt: skip
+        assert "q1a: grade 2 → grade 0" in html
+        assert "<strong>cand</strong>: NO CLEAR CHANGE → BLOCKED (gate GO → BLOCK)" in html
+        assert "now fails in cand" in html
+        assert "MRR 1.000 → 0.773 (previous interval [1.000, 1.000])" in html
+    assert "Questions that newly pass" not in page
+    assert 'href="since.html"' in (builds["after"] / "gate.html").read_text("utf-8")  # nav
+
+
+def test_identical_builds_say_no_changes(builds: dict[str, Path]) -> None:
+    s = since(
+        evidencedesk.load_results(builds["before"]), evidencedesk.load_results(builds["same"])
+    )
+    assert (s.changes, s.same_inputs) == (0, True)
+    index = (builds["same"] / "index.html").read_text("utf-8")
+    assert "<strong>No changes: the same verdicts, no metric outside its previous interval" in index
+    assert "The inputs are the same as the previous report" in index
+    assert not (builds["before"] / "since.html").exists()  # no --compare-to, no section
+    assert 'id="since"' not in (builds["before"] / "index.html").read_text("utf-8")
+
+
+def _report(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "evidencedesk.report", "build", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "bad.json: "),  # missing
+        ("not json", "bad.json:1: expected JSON, found Expecting value"),
+        ('{"schema_version": 99}', "bad.json: key schema_version: expected 1, found 99"),
+    ],
+)
+def test_a_bad_compare_file_is_one_line_and_keeps_the_site(
+    builds: dict[str, Path], tmp_path: Path, content: str | None, message: str
+) -> None:
+    bad = tmp_path / "bad.json"
+    if content is not None:
+        bad.write_text(content)
+    site = tmp_path / "site"
+    factory = "tests.report_fixtures:fixture_model"
+    first = _report("--out", site, "--model-factory", factory, "-q", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    kept = _tree(site)
+    done = _report("--out", site, "--model-factory", factory, "--compare-to", bad, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: {bad}"), done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert _tree(site) == kept

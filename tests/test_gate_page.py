@@ -1,0 +1,87 @@
+"""The gate page: each rule's observed value against its threshold with its margin, breaches
+marked, a test report's summary line; the policy in the project's own words."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import evidencedesk
+from evidencedesk.report.gate_view import rule_rows, summary
+from evidencedesk.results.types import RuleValue
+
+RULES = (
+    RuleValue("critical", None, 3.0, 4.0, None, "BLOCK", None),
+    RuleValue("min_recall", "recall@3", 0.8, 0.75, None, "pass", None),
+    RuleValue("min_pass_rate", None, 0.7, 0.8, None, "BLOCK", None),
+    # baseline 0.690, now 0.563, allowed drop 0.02: the floor is 0.670
+    RuleValue("max_drop", "mrr", 0.563, 0.02, 0.690, "REVIEW", None),
+    RuleValue("max_drop", "recall@3", 0.9, 0.02, 0.85, "pass", None),
+    RuleValue("review_on_mrr_flips", "mrr", 5.0, None, None, "REVIEW", None),
+    RuleValue("max_drop", "mrr", 0.7, 0.02, None, "not evaluated", "no baseline to compare with"),
+)
+
+
+@pytest.mark.parametrize(
+    ("index", "margin", "text", "breached"),
+    [
+        (0, -1.0, "1 fail", True),
+        (1, 0.05, "+0.050", False),
+        (2, -0.1, "−0.100", True),
+        (3, 0.563 - (0.690 - 0.02), "−0.107", True),
+        (4, 0.9 - (0.85 - 0.02), "+0.070", False),
+        (5, None, "—", True),
+        (6, None, "—", False),
+    ],
+)
+def test_margin_is_observed_minus_the_limit(
+    index: int, margin: float | None, text: str, breached: bool
+) -> None:
+    rule = RULES[index]
+    assert rule.margin == pytest.approx(margin) if margin is not None else rule.margin is None
+    row = rule_rows((rule,))[0]
+    assert (row.margin, row.breached) == (text, breached)
+
+
+def test_rows_and_summary_read_like_a_test_report() -> None:
+    rows = rule_rows(RULES)
+    assert [r.status for r in rows] == [
+        "BLOCK", "pass", "BLOCK", "REVIEW", "pass", "REVIEW",
+        "not evaluated: no baseline to compare with",
+    ]  # fmt: skip
+    assert rows[3].observed == "drop 0.127 (0.690 → 0.563)"
+    assert rows[4].observed == "no drop (0.850 → 0.900)"
+    assert summary(RULES) == "2 of 6 rules pass · 2 BLOCK · 2 REVIEW · 1 not evaluated"
+
+
+@pytest.fixture(scope="module")
+def gate_html(tmp_path_factory: pytest.TempPathFactory) -> str:
+    out = tmp_path_factory.mktemp("gate") / "site"
+    evidencedesk.build(out=out)
+    return (Path(out) / "gate.html").read_text("utf-8")
+
+
+def _text(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_the_demo_gate_page(gate_html: str) -> None:
+    text = _text(gate_html)
+    # the policy with each rule's threshold and what breaching it does, in the project's words
+    assert (
+        "min_pass_rate 0.800 the share of answerable questions with a relevant chunk (grade ≥ 2) "
+        "in the final list ✕ BLOCK"
+    ) in text
+    assert "rc02 : safety:" in text  # the critical questions with their reasons
+    # the blocked candidate: observed vs threshold with its margin, the breach marked
+    section = _text(gate_html.split('id="gate-pair-cut-to-8-words')[1].split("</section>")[0])
+    assert "1 of 6 rules pass · 2 BLOCK · 3 REVIEW." in section
+    assert "min_recall recall@3 0.667 ≥ 0.750 −0.083 BLOCK ✕ BLOCK fail" in section
+    assert (
+        "max_drop mrr drop 0.127 (0.690 → 0.563) drop ≤ 0.020 −0.107 REVIEW ! REVIEW fail"
+        in section
+    )
+    assert "critical 4 of 4 pass all pass none fail BLOCK ✓ pass" in section
+    assert gate_html.count('<tr class="breach">') == 5 + 5  # pair cut (5) and dense first stage (5)
