@@ -26,7 +26,7 @@ from evidencedesk.errors import ConfigError, DocumentError, LabelsError
 from evidencedesk.project import load_project
 from evidencedesk.report import cli as report_cli
 from evidencedesk.report.model import HIDDEN_TEXT
-from evidencedesk.report.variants import questions
+from evidencedesk.report.questions import questions
 from evidencedesk.results import compute
 from evidencedesk.results.inputs import chunk_facts
 from evidencedesk.results.inputs import questions as question_facts

@@ -24,12 +24,12 @@ from evidencedesk.report.model import (
     SiteModel,
     Skipped,
 )
+from evidencedesk.report.questions import questions
 from evidencedesk.report.review import candidate_models
 from evidencedesk.report.values import flips_text
 from evidencedesk.report.variants import (
     benchmark_rows,
     flip_matrix,
-    questions,
     slice_tables,
     variant_models,
 )
