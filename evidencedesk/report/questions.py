@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from evidencedesk.report.model import (
     HIDDEN_TEXT,
@@ -82,12 +83,19 @@ def ranked_item(
 
 
 def _items(
-    r: RankedList, facts: dict[str, ChunkFact], labelled: dict[str, int]
+    r: RankedList,
+    facts: dict[str, ChunkFact],
+    labelled: dict[str, int],
+    made: dict[int, tuple[RankedItem, ...]],
 ) -> tuple[RankedItem, ...]:
-    return tuple(
-        ranked_item(rank, cid, g, facts.get(cid), labelled)
-        for rank, (cid, g) in enumerate(zip(r.ids[:SHOWN], r.grades[:SHOWN], strict=False), 1)
-    )
+    """The page entries of `r`, made once per page (`made`: by list, since a candidate that is
+    a variant's run shares its lists)."""
+    if id(r) not in made:
+        made[id(r)] = tuple(
+            ranked_item(rank, cid, g, facts.get(cid), labelled)
+            for rank, (cid, g) in enumerate(zip(r.ids[:SHOWN], r.grades[:SHOWN], strict=False), 1)
+        )
+    return made[id(r)]
 
 
 def _move(
@@ -129,9 +137,21 @@ def aligned(
     return tuple(rows)
 
 
-def _direction(cand: CandidateResult, qid: str, metric: str) -> str:
-    f = cand.comparison(metric)
-    return "better" if qid in f.better else "worse" if qid in f.worse else ""
+@dataclass(frozen=True)
+class _Moves:
+    """One candidate's flips as sets (a large project asks them once per question page)."""
+
+    better: frozenset[str]
+    worse: frozenset[str]
+    critical_worse: frozenset[str]
+
+    @classmethod
+    def of(cls, cand: CandidateResult, metric: str) -> _Moves:
+        f = cand.comparison(metric)
+        return cls(frozenset(f.better), frozenset(f.worse), frozenset(cand.decision.critical_worse))
+
+    def direction(self, qid: str) -> str:
+        return "better" if qid in self.better else "worse" if qid in self.worse else ""
 
 
 def side_by_side(
@@ -142,16 +162,17 @@ def side_by_side(
     base_items: tuple[RankedItem, ...],
     cand_r: RankedList | None,
     cand_items: tuple[RankedItem, ...],
+    moves: _Moves,
     critical: bool,
+    labels: Sequence[tuple[str, str]],
 ) -> SideBySide:
-    labels = [(m.name, m.label) for m in results.settings.metrics]
     metrics = []
     for name, label in labels:
         b = base_r.values.get(name) if base_r else None
         c = cand_r.values.get(name) if cand_r else None
         delta = None if b is None or c is None else c - b
         metrics.append(QuestionMetric(label, num(b), num(c), num(delta, signed=True)))
-    direction = _direction(cand, qid, results.settings.flips_metric)
+    direction = moves.direction(qid)
     changed = (base_r.ids if base_r else ()) != (cand_r.ids if cand_r else ()) or bool(direction)
     return SideBySide(
         candidate=cand.name,
@@ -172,7 +193,7 @@ def side_by_side(
         base_first=base_r.first_relevant if base_r else None,
         cand_first=cand_r.first_relevant if cand_r else None,
         not_shown=max(0, cand_r.size - SHOWN) if cand_r else 0,
-        critical_worse=critical and qid in cand.decision.critical_worse,
+        critical_worse=critical and qid in moves.critical_worse,
     )
 
 
@@ -187,6 +208,8 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
     metric = results.settings.flips_metric
     by_variant = [{r.question: r for r in v.lists} for v in results.variants]
     by_cand = [{r.question: r for r in c.ranked(results)} for c in results.candidates]
+    moves = [_Moves.of(c, metric) for c in results.candidates]
+    labels = [(m.name, m.label) for m in results.settings.metrics]
     base_index = next(i for i, v in enumerate(results.variants) if v.name == results.baseline)
     critical = set(results.policy.critical) if results.policy is not None else set()
     pages = []
@@ -201,6 +224,7 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
         base_r = by_variant[base_index].get(label.id)
         base_rr = base_r.values[metric] if base_r else None
         lists, flips = [], []
+        made: dict[int, tuple[RankedItem, ...]] = {}  # a list shared by a variant and candidate
         for v, index in zip(results.variants, by_variant, strict=True):
             r = index.get(label.id)
             if r is None:
@@ -210,7 +234,7 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
             lists.append(
                 VariantList(
                     v.name,
-                    _items(r, facts, label.grades),
+                    _items(r, facts, label.grades, made),
                     r.first_relevant,
                     num(rr),
                     num(delta, signed=True),
@@ -220,13 +244,13 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
             )
             if delta is not None and abs(delta) > TIE and v.name != results.baseline:
                 flips.append(QuestionFlip(v.name, "better" if delta > 0 else "worse"))
-        base_items = _items(base_r, facts, label.grades) if base_r else ()
+        base_items = _items(base_r, facts, label.grades, made) if base_r else ()
         diffs = []
-        for cand, index in zip(results.candidates, by_cand, strict=True):
+        for cand, index, moved in zip(results.candidates, by_cand, moves, strict=True):
             cand_r = index.get(label.id)
-            cand_items = _items(cand_r, facts, label.grades) if cand_r else ()
+            cand_items = _items(cand_r, facts, label.grades, made) if cand_r else ()
             diffs.append(side_by_side(results, cand, label.id, base_r, base_items, cand_r,
-                                      cand_items, label.id in critical))  # fmt: skip
+                                      cand_items, moved, label.id in critical, labels))  # fmt: skip
         pages.append(
             Question(
                 id=label.id,
