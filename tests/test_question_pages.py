@@ -237,15 +237,14 @@ def test_the_list_script_keeps_markup_as_text() -> None:
 
 
 def test_links_of_a_question_without_a_page() -> None:
-    links = QuestionLinks(frozenset({"q1"}), listed=True)
+    feature, depth = f"list-{slug('hybrid + feature')}", f"vs-{slug('depth 3')}"
+    links = QuestionLinks({"q1": frozenset({feature, depth, "vs-c"})}, listed=True)
     assert links.href("q1") == "question-q1.html"
-    assert (
-        links.href("q1", variant="hybrid + feature")
-        == f"question-q1.html#list-{slug('hybrid + feature')}"
-    )
-    assert links.href("q1", candidate="depth 3") == f"question-q1.html#vs-{slug('depth 3')}"
+    assert links.href("q1", variant="hybrid + feature") == f"question-q1.html#{feature}"
+    assert links.href("q1", candidate="depth 3") == f"question-q1.html#{depth}"
+    assert links.href("q1", candidate="depth 20") == "question-q1.html"  # no such section
     assert links.href("q 2/x", candidate="depth 3") == "questions.html#q=q%202%2Fx"
-    assert QuestionLinks(frozenset()).href("q2") == ""
+    assert QuestionLinks({}).href("q2") == ""
     assert links.to(candidate="c")("q1") == "question-q1.html#vs-c"
 
 

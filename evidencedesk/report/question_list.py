@@ -41,20 +41,22 @@ def diff_anchor(candidate: str) -> str:
 
 @dataclass(frozen=True)
 class QuestionLinks:
-    """Where a question id links: `pages` are the ids that have a page; `listed`: the site has
-    the question list, so an id without a page links to its row there."""
+    """Where a question id links: `pages` maps each id that has a page to the anchors on it;
+    `listed`: the site has the question list, so an id without a page links to its row there."""
 
-    pages: frozenset[str]
+    pages: dict[str, frozenset[str]]
     listed: bool = False
 
     def href(self, qid: str, variant: str | None = None, candidate: str | None = None) -> str:
         """The question's page; with `variant`, the anchor of that run's list, with `candidate`
-        the anchor of that candidate's side-by-side diff. Without a page (beyond the page
-        limit), the question list filtered to the id; "" when there is neither."""
-        if qid not in self.pages:
+        the anchor of that candidate's side-by-side diff (the page's top if it has neither).
+        Without a page (beyond the page limit), the question list filtered to the id; "" when
+        there is neither."""
+        anchors = self.pages.get(qid)
+        if anchors is None:
             return f"{LIST_PAGE}#q={quote(qid, safe='')}" if self.listed else ""
         anchor = diff_anchor(candidate) if candidate else list_anchor(variant) if variant else ""
-        return question_file(qid) + (f"#{anchor}" if anchor else "")
+        return question_file(qid) + (f"#{anchor}" if anchor in anchors else "")
 
     def to(self, variant: str | None = None, candidate: str | None = None) -> Callable[[str], str]:
         """`href` with the run or candidate fixed (for the templates' `qlist` macro)."""
@@ -62,7 +64,12 @@ class QuestionLinks:
 
 
 def links_of(questions: Sequence[Question], listed: bool) -> QuestionLinks:
-    return QuestionLinks(frozenset(q.id for q in questions), listed)
+    """The links of a site whose question pages are `questions`."""
+    pages = {}
+    for q in questions:
+        anchors = frozenset([*(v.anchor for v in q.lists), *(d.anchor for d in q.candidates)])
+        pages[q.id] = anchors
+    return QuestionLinks(pages, listed)
 
 
 def pass_depth(results: Results) -> int:
