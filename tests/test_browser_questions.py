@@ -102,7 +102,7 @@ def test_the_side_by_side_diff_shows_the_candidate(
     assert [shown.nth(i).get_attribute("data-chunk") for i in range(shown.count())] == want
     assert section.locator("tr.move-dropped").get_attribute("data-chunk") == "kc-recall-rd2-24:c2"
     # chunk ids stay whole: one line each, however narrow the page
-    heights = section.locator("code.cid").evaluate_all(
+    heights = section.locator(".vs-list td code").evaluate_all(
         "els => els.map(e => e.getClientRects().length)"
     )
     assert heights and set(heights) == {1}
