@@ -430,7 +430,8 @@ def test_the_demo_marks_restricted_and_superseded_chunks(built: Built) -> None:
     rs01 = (built.out / "question-rs01.html").read_text(encoding="utf-8")
     mark = ' <span class="mark mark-restricted">restricted</span>'
     assert f"<code>kc-internal-goodwill:c1</code>{mark}<br>" in rs01  # graded-chunks table
-    assert f"<td><code>kc-internal-goodwill:c1</code>{mark}<br>" in rs01  # a ranked list (+ title)
+    scope = ' <span class="muted out-of-scope">labelled 1, counts 0: out of scope</span>'
+    assert f"<td><code>kc-internal-goodwill:c1</code>{mark}{scope}<br>" in rs01  # a ranked list
     assert "staff may exchange an opened helmet" in rs01.lower()  # shown, with the mark
     st01 = (built.out / "question-st01.html").read_text(encoding="utf-8")
     assert (
