@@ -95,13 +95,10 @@ def passes(results: Results) -> dict[str, bool | None]:
 
 
 def flip_or_fail(results: Results) -> set[str]:
-    """The questions that keep a page beyond the page limit: every question some variant or
-    candidate flips against the baseline, and every question the baseline fails."""
+    """The questions that keep a page beyond the page limit: every question a candidate flips
+    against the baseline (in a runs-only project every run is a candidate), and every question
+    the baseline fails. The rest stay in the question list and the per-question CSV."""
     keep = {q for q, ok in passes(results).items() if ok is False}
-    for v in results.variants:
-        if v.name != results.baseline:
-            flip = results.flip(results.baseline, v.name)
-            keep |= set(flip.better) | set(flip.worse)
     metric = results.settings.flips_metric
     for c in results.candidates:
         f = c.comparison(metric)
