@@ -321,6 +321,7 @@ class SideBySide(Plain):
 class QuestionFlip(Plain):
     variant: str
     direction: Literal["better", "worse"]
+    anchor: str = ""  # the variant's list on the question page
 
 
 @dataclass(frozen=True)

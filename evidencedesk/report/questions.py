@@ -243,7 +243,9 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
                 )
             )
             if delta is not None and abs(delta) > TIE and v.name != results.baseline:
-                flips.append(QuestionFlip(v.name, "better" if delta > 0 else "worse"))
+                flips.append(
+                    QuestionFlip(v.name, "better" if delta > 0 else "worse", list_anchor(v.name))
+                )
         base_items = _items(base_r, facts, label.grades, made) if base_r else ()
         diffs = []
         for cand, index, moved in zip(results.candidates, by_cand, moves, strict=True):
