@@ -32,7 +32,12 @@ ARGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]  # fmt: skip
 IN_CI = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
-OWN_SCRIPTS = {"assets/plotly.min.js", "assets/sort.js"}
+OWN_SCRIPTS = {
+    "assets/plotly.min.js",
+    "assets/sort.js",
+    "assets/questions.js",
+    "data/question-list.js",
+}
 QUESTION = "pp02"  # retrieves kc-warranty's "Parts that wear" paragraph, where the chunk probe is
 
 

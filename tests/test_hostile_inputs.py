@@ -26,7 +26,7 @@ from evidencedesk.errors import ConfigError, DocumentError, LabelsError
 from evidencedesk.project import load_project
 from evidencedesk.report import cli as report_cli
 from evidencedesk.report.model import HIDDEN_TEXT
-from evidencedesk.report.variants import questions
+from evidencedesk.report.questions import questions
 from evidencedesk.results import compute
 from evidencedesk.results.inputs import chunk_facts
 from evidencedesk.results.inputs import questions as question_facts
@@ -430,7 +430,8 @@ def test_the_demo_marks_restricted_and_superseded_chunks(built: Built) -> None:
     rs01 = (built.out / "question-rs01.html").read_text(encoding="utf-8")
     mark = ' <span class="mark mark-restricted">restricted</span>'
     assert f"<code>kc-internal-goodwill:c1</code>{mark}<br>" in rs01  # graded-chunks table
-    assert f"<td><code>kc-internal-goodwill:c1</code>{mark}</td>" in rs01  # a ranked list
+    scope = ' <span class="muted out-of-scope">labelled 1, counts 0: out of scope</span>'
+    assert f"<td><code>kc-internal-goodwill:c1</code>{mark}{scope}<br>" in rs01  # a ranked list
     assert "staff may exchange an opened helmet" in rs01.lower()  # shown, with the mark
     st01 = (built.out / "question-st01.html").read_text(encoding="utf-8")
     assert (

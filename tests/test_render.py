@@ -18,7 +18,8 @@ from evidencedesk.report.render import SECTION_PAGES, render_markdown, render_si
 from evidencedesk.report.site import inside, slug
 from tests import report_fixtures as rf
 
-OPTIONAL = ("gate.html", "since.html")  # test models have no policy and no --compare-to
+# test models have no policy, no --compare-to and no question list
+OPTIONAL = ("gate.html", "since.html", "questions.html")
 ALL_SECTIONS = [f for f, _, _ in SECTION_PAGES if f not in OPTIONAL]
 
 

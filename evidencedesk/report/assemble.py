@@ -25,13 +25,14 @@ from evidencedesk.report.model import (
     SiteModel,
     Skipped,
 )
+from evidencedesk.report.question_list import flip_or_fail, question_list
+from evidencedesk.report.questions import questions
 from evidencedesk.report.review import candidate_models
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.values import flips_text
 from evidencedesk.report.variants import (
     benchmark_rows,
     flip_matrix,
-    questions,
     slice_tables,
     variant_models,
 )
@@ -167,14 +168,7 @@ def pages_to_keep(results: Results) -> set[str] | None:
     """None (every question) up to PAGE_LIMIT; beyond it the ids that flip or fail."""
     if len(results.inputs.questions) <= PAGE_LIMIT:
         return None
-    metric = results.settings.flips_metric
-    base = results.variant(results.baseline)
-    # defined (a relevant chunk exists) but none was returned: the question fails
-    keep = {r.question for r in base.lists if r.values[metric] is not None and not r.first_relevant}
-    for c in results.candidates:
-        f = c.comparison(metric)
-        keep |= set(f.better) | set(f.worse)
-    return keep
+    return flip_or_fail(results)
 
 
 def mark_critical(results: Results, pages: tuple[Question, ...]) -> tuple[Question, ...]:
@@ -227,4 +221,5 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         gate=gate_page(results, {c.name: c.slug for c in candidates}),
         bottom_line=bottom_line(results),
         since=None if since is None else since_view(since, results),
+        question_list=question_list(results, {q.id for q in pages}),
     )

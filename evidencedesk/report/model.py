@@ -308,8 +308,12 @@ class GradedChunk(Plain):
 class RankedItem(Plain):
     rank: int
     chunk_id: str
-    grade: int
+    grade: int  # the grade the metrics used (0 for a chunk out of scope)
     marks: tuple[Mark, ...] = ()
+    title: str = ""
+    snippet: str = ""  # the start of the chunk's text; HIDDEN_TEXT when withheld; "" if unknown
+    hidden: bool = False
+    label_grade: int | None = None  # the label's higher grade when the metrics used a lower one
 
 
 @dataclass(frozen=True)
@@ -320,12 +324,55 @@ class VariantList(Plain):
     rr: Num
     rr_delta: Num  # vs the baseline
     not_shown: int = 0  # results beyond the ones listed on the page
+    anchor: str = ""  # the list's id on the question page ("list-<slug>")
+
+
+Move = Literal["up", "down", "same", "new", "dropped"]
+
+
+@dataclass(frozen=True)
+class AlignedItem(Plain):
+    """One chunk of a side-by-side diff: its rank in the baseline's and the candidate's list."""
+
+    chunk: RankedItem  # rank = the candidate's rank, or the baseline's for a dropped chunk
+    base_rank: int | None  # None: new in the candidate's list
+    cand_rank: int | None  # None: dropped from it
+    move: Move
+    by: int  # ranks moved (0 unless up or down)
+    move_text: str  # "▲ up 2", "▼ down 1", "= same rank", "+ new", "− dropped"
+
+
+@dataclass(frozen=True)
+class QuestionMetric(Plain):
+    label: str
+    baseline: Num
+    candidate: Num
+    delta: Num
+
+
+@dataclass(frozen=True)
+class SideBySide(Plain):
+    """The baseline's list against one candidate's list for one question."""
+
+    candidate: str
+    anchor: str  # "vs-<slug>": the section's id on the question page
+    page: str  # the candidate's page file
+    changed: bool  # the candidate's list differs from the baseline's
+    direction: Literal["better", "worse", ""]  # on the flips metric; "" tied
+    same_run: str | None  # the variant that is the same run, if any
+    rows: tuple[AlignedItem, ...]  # the candidate's list in order, then the dropped chunks
+    metrics: tuple[QuestionMetric, ...]  # every reported metric on this question, both lists
+    base_first: int | None  # rank of the first relevant chunk in each list
+    cand_first: int | None
+    not_shown: int = 0  # candidate results beyond SHOWN
+    critical_worse: bool = False  # a critical question that got worse under this candidate
 
 
 @dataclass(frozen=True)
 class QuestionFlip(Plain):
     variant: str
     direction: Literal["better", "worse"]
+    anchor: str = ""  # the variant's list on the question page
 
 
 @dataclass(frozen=True)
@@ -341,10 +388,34 @@ class Question(Plain):
     status: str = ""
     critical: str | None = None  # why the gate policy calls it critical; None: not critical
     critical_worse: tuple[str, ...] = ()  # candidates under which this critical question got worse
+    candidates: tuple[SideBySide, ...] = ()  # one per candidate, in the candidates' order
 
     @property
     def slug(self) -> str:
         return slug(self.id)
+
+
+@dataclass(frozen=True)
+class QuestionRow(Plain):
+    """One row of the question list (kept lean: a project may have 50,000 of them)."""
+
+    id: str
+    question: str
+    tags: tuple[str, ...]
+    critical: bool
+    better: tuple[str, ...]  # candidates better / worse on this question (flips metric)
+    worse: tuple[str, ...]
+    passed: bool | None  # the baseline's first relevant chunk within `QuestionList.depth`
+    has_page: bool
+
+
+@dataclass(frozen=True)
+class QuestionList(Plain):
+    rows: tuple[QuestionRow, ...]  # every question, in the labels' order
+    depth: int  # pass = the baseline has a relevant chunk in its top `depth`
+    pass_rule: str  # that rule in words
+    metric: str  # the label of the metric "better" and "worse" are on (the flips metric)
+    static_rows: int  # rows written into the page (the rest only through JavaScript)
 
 
 @dataclass(frozen=True)
@@ -367,6 +438,7 @@ class SiteModel(Plain):
     gate: GatePage | None = None  # None: no gate policy (no gate.html)
     bottom_line: BottomLine | None = None  # the index's first screen; None in test models
     since: SinceView | None = None  # changes since the report given to --compare-to
+    question_list: QuestionList | None = None  # None: no questions.html (test models)
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
 

@@ -25,18 +25,21 @@ from evidencedesk import paths
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report import charts
 from evidencedesk.report.model import SiteModel
+from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug
 from evidencedesk.results import jsonio
 from evidencedesk.results.exports import PER_QUESTION, QRELS, RUNS, export_files, exported_runs
 from evidencedesk.version import __version__
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-ASSETS = {"style.css": "style.css", "sort.js": "sort.js"}  # template file -> assets/ name
+# template file -> assets/ name
+ASSETS = {"style.css": "style.css", "sort.js": "sort.js", "questions.js": "questions.js"}
 SECTION_PAGES = (  # (file, nav title, model attribute that must be present or None)
     ("index.html", "Overview", None),
     ("benchmark.html", "Benchmark & intervals", None),
     ("flips.html", "Flips", None),
     ("slices.html", "Slices", None),
+    ("questions.html", "Questions", "question_list"),
     ("sizing.html", "Sizing", "sizing"),
     ("ablations.html", "Ablations", "ablations"),
     ("citations.html", "Citations", "citations"),
@@ -217,7 +220,7 @@ def render_site(
     Results) and ``manifest.json`` into `out`; return the page files."""
     env = environment(templates)
     pages = _page_list(model)
-    qpages = {q.id: f"question-{q.slug}.html" for q in model.questions}
+    links = links_of(model.questions, model.question_list is not None)
     nav = [(f, t) for f, _, t, _ in pages if f in {s[0] for s in SECTION_PAGES}]
     date = build_date()
     common = {
@@ -225,7 +228,8 @@ def render_site(
         "meta": model.meta,
         "nav": nav,
         "charts": _charts(model),
-        "qhref": lambda qid: qpages.get(qid, ""),
+        "qhref": links.href,  # qhref(qid, variant=..., candidate=...): see report.questions
+        "qhref_to": links.to,
         "vslug": slug,
         "build_date": date,
         "version": __version__,
@@ -241,6 +245,9 @@ def render_site(
         _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
     shutil.copyfile(paths.require(PLOTLY_JS, "plotly.min.js"), inside(out, "assets/plotly.min.js"))
     files = [f for f, _, _, _ in pages]
+    if model.question_list is not None:
+        names = [c.name for c in model.candidates]
+        _write_page(inside(out, LIST_DATA), list_script(model.question_list, names))
     write_results(model, out)
     _write_page(inside(out, "manifest.json"), manifest(model, files, date))
     return files

@@ -39,11 +39,13 @@ from evidencedesk.version import __version__
 def _inputs(
     project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
     settings: Settings, variants: Sequence[VariantResult],
+    candidates: Sequence[CandidateResult] = (),
 ) -> Inputs:  # fmt: skip
     files, digest = input_hashes(project, runs)
     allowed = catalog.allowed(Scope()) if catalog is not None else None
     ids = {c for lb in labels for c, g in lb.grades.items() if g > 0}
     ids |= {c for v in variants for r in v.lists for c in r.ids[:SHOWN]}
+    ids |= {c for cand in candidates for r in cand.lists for c in r.ids[:SHOWN]}
     return Inputs(
         project=project.name,
         files=files,
@@ -92,7 +94,7 @@ def results_of(
         schema_version=SCHEMA_VERSION,
         version=__version__,
         settings=settings,
-        inputs=_inputs(project, runs, catalog, labels, settings, variants),
+        inputs=_inputs(project, runs, catalog, labels, settings, variants, candidates),
         baseline=baseline,
         variants=tuple(variants),
         flips=compute.flips(variants, settings.flips_metric, baseline, candidates),

@@ -32,6 +32,7 @@ from evidencedesk.results.rows import Costs
 from evidencedesk.results.runs_only import runs_only, saved_name
 from evidencedesk.results.settings import Settings, settings_for
 from evidencedesk.results.types import (
+    SHOWN,
     CandidateResult,
     ConfigChange,
     Results,
@@ -73,6 +74,11 @@ def _run_costs(run: Run, settings: Settings) -> Costs:
     if design is not None:
         latency = design.stage_one_ms + design.per_pair_ms * run.pairs_per_question
     return Costs(run.pairs_per_question, run.tokens_per_question, latency)
+
+
+def _same_variant(run: Run, built: dict[str, Run]) -> str | None:
+    """The built-in variant that is this candidate's run (its lists are stored there, once)."""
+    return next((name for name, r in built.items() if r is run), None)
 
 
 def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -> Results:
@@ -190,6 +196,10 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
                     if run.config.prefilter
                     else exposure(parts, run.config.first_stage, run.config.depth, labels)
                 ),
+                lists=()
+                if _same_variant(run, built)
+                else compute.ranked_lists(run.judged, settings.metrics, SHOWN),
+                lists_of=_same_variant(run, built),
             )
         )
     return results_of(

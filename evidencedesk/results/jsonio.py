@@ -17,12 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import InputError
-from evidencedesk.results.types import SCHEMA_VERSION, Results
+from evidencedesk.results.types import SCHEMA_VERSION, CandidateResult, Results
 from evidencedesk.textfile import read_text
 
 
 class ResultsFileError(InputError):
     """A results.json that cannot be read back as Results."""
+
+
+# Fields added to schema 1 after it was first written: a file from an earlier build may lack
+# them and reads as the field's default (so a previous report still loads); every other field
+# must be present.
+ADDED: dict[type, frozenset[str]] = {CandidateResult: frozenset({"lists", "lists_of"})}
 
 
 def plain(value: Any) -> Any:
@@ -104,6 +110,8 @@ def _decode(tp: Any, data: Any, where: str) -> Any:
         kwargs = {}
         for f in dataclasses.fields(tp):
             if f.name not in data:
+                if f.name in ADDED.get(tp, ()):
+                    continue
                 raise _fail(f"{where}.{f.name}", "a value", None)
             kwargs[f.name] = _decode(hints[f.name], data[f.name], f"{where}.{f.name}")
         extra = sorted(set(data) - set(kwargs))

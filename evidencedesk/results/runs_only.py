@@ -90,6 +90,7 @@ def runs_only(
                 gate=(gate := gate_outcome(policy, top, max(k, 1), reference, ref_name)),
                 note=read_note(project.notes, name),
                 decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
+                lists_of=name,  # the run is a variant: its lists are stored there, once
             )
         )
     return results_of(

@@ -183,9 +183,17 @@ class CandidateResult:
     decision: Decision  # the one verdict (results.verdicts), from the gate and every metric
     # prefilter = false only: marked chunks in the candidate lists before the scope filter
     exposure: tuple[Exposure, ...] | None = None
+    # the candidate's final list per question (like VariantResult.lists); empty when the same
+    # run is already a variant: `lists_of` names it and its lists are the candidate's
+    lists: tuple[RankedList, ...] = ()
+    lists_of: str | None = None
 
     def comparison(self, metric: str) -> Comparison:
         return next(c for c in self.comparisons if c.metric == metric)
+
+    def ranked(self, results: Results) -> tuple[RankedList, ...]:
+        """The candidate's lists: its own, or those of the variant `lists_of` names."""
+        return self.lists if self.lists_of is None else results.variant(self.lists_of).lists
 
 
 @dataclass(frozen=True)

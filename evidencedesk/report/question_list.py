@@ -1,0 +1,165 @@
+"""The question list (questions.html) and the one place question hrefs are made.
+
+`QuestionLinks.href` is how every page links a question id: shown for a run, to the question
+page's list of that run; shown for a candidate, to its side-by-side diff there; a question
+without a page (beyond the page limit) to its row in the question list. The list itself is one
+lean row per question (tags, critical, which candidates change it, the baseline's pass/fail),
+written into the page for the first `STATIC_ROWS` and, for the list's script, as a data file.
+Formatting only: pass/fail reads the baseline's stored rank of its first relevant chunk.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from evidencedesk.report.model import Question, QuestionList, QuestionRow
+from evidencedesk.report.site import slug
+from evidencedesk.results.types import Results
+
+STATIC_ROWS = 500  # question-list rows written into the page (readable without JavaScript)
+LIST_PAGE = "questions.html"
+LIST_DATA = "data/question-list.js"  # every row, for the list's script
+RUNS_ONLY_DEPTH = 10  # the gate's k in a runs-only project without a policy (results.runs_only)
+
+
+def question_file(qid: str) -> str:
+    return f"question-{slug(qid)}.html"
+
+
+def list_anchor(variant: str) -> str:
+    """The id of a variant's ranked list on a question page."""
+    return f"list-{slug(variant)}"
+
+
+def diff_anchor(candidate: str) -> str:
+    """The id of a candidate's side-by-side diff on a question page."""
+    return f"vs-{slug(candidate)}"
+
+
+@dataclass(frozen=True)
+class QuestionLinks:
+    """Where a question id links: `pages` maps each id that has a page to the anchors on it;
+    `listed`: the site has the question list, so an id without a page links to its row there."""
+
+    pages: dict[str, frozenset[str]]
+    listed: bool = False
+
+    def href(self, qid: str, variant: str | None = None, candidate: str | None = None) -> str:
+        """The question's page; with `variant`, the anchor of that run's list, with `candidate`
+        the anchor of that candidate's side-by-side diff (the page's top if it has neither).
+        Without a page (beyond the page limit), the question list filtered to the id; "" when
+        there is neither."""
+        anchors = self.pages.get(qid)
+        if anchors is None:
+            return f"{LIST_PAGE}#q={quote(qid, safe='')}" if self.listed else ""
+        anchor = diff_anchor(candidate) if candidate else list_anchor(variant) if variant else ""
+        return question_file(qid) + (f"#{anchor}" if anchor in anchors else "")
+
+    def to(self, variant: str | None = None, candidate: str | None = None) -> Callable[[str], str]:
+        """`href` with the run or candidate fixed (for the templates' `qlist` macro)."""
+        return lambda qid: self.href(qid, variant, candidate)
+
+
+def links_of(questions: Sequence[Question], listed: bool) -> QuestionLinks:
+    """The links of a site whose question pages are `questions`."""
+    pages = {}
+    for q in questions:
+        anchors = frozenset([*(v.anchor for v in q.lists), *(d.anchor for d in q.candidates)])
+        pages[q.id] = anchors
+    return QuestionLinks(pages, listed)
+
+
+def pass_depth(results: Results) -> int:
+    """The gate's depth for one question's pass: the baseline's final list in a pipeline project,
+    the policy's k in a runs-only one (10 without a policy, as the gate)."""
+    config = results.variant(results.baseline).config
+    if config is not None:
+        return int(config["final"])
+    return results.policy.k if results.policy is not None else RUNS_ONLY_DEPTH
+
+
+def passes(results: Results) -> dict[str, bool | None]:
+    """Per question: the baseline has a relevant chunk in its top `pass_depth` (the gate's case
+    for that question); None where the flips metric is undefined (no relevant judgment)."""
+    depth = pass_depth(results)
+    metric = results.settings.flips_metric
+    return {
+        r.question: None
+        if r.values[metric] is None
+        else r.first_relevant is not None and r.first_relevant <= depth
+        for r in results.variant(results.baseline).lists
+    }
+
+
+def flip_or_fail(results: Results) -> set[str]:
+    """The questions that keep a page beyond the page limit: every question a candidate flips
+    against the baseline (in a runs-only project every run is a candidate), and every question
+    the baseline fails. The rest stay in the question list and the per-question CSV."""
+    keep = {q for q, ok in passes(results).items() if ok is False}
+    metric = results.settings.flips_metric
+    for c in results.candidates:
+        f = c.comparison(metric)
+        keep |= set(f.better) | set(f.worse)
+    return keep
+
+
+def question_list(results: Results, pages: Collection[str]) -> QuestionList:
+    """Every question as one lean row (`pages`: the ids that have a question page)."""
+    metric = results.settings.flips_metric
+    better: dict[str, list[str]] = {}
+    worse: dict[str, list[str]] = {}
+    for c in results.candidates:
+        f = c.comparison(metric)
+        for q in f.better:
+            better.setdefault(q, []).append(c.name)
+        for q in f.worse:
+            worse.setdefault(q, []).append(c.name)
+    critical = set(results.policy.critical) if results.policy is not None else set()
+    passed = passes(results)
+    rows = tuple(
+        QuestionRow(q.id, q.question, tuple(q.tags), q.id in critical,
+                    tuple(better.get(q.id, ())), tuple(worse.get(q.id, ())), passed.get(q.id),
+                    q.id in pages)
+        for q in results.inputs.questions
+    )  # fmt: skip
+    depth = pass_depth(results)
+    return QuestionList(
+        rows=rows,
+        depth=depth,
+        pass_rule=(
+            f"Pass: the baseline {results.baseline} has a relevant chunk in its top {depth} (the "
+            "check the gate's pass rate and critical rule make per question); fail: it has none; "
+            "—: the question has no relevant judgment"
+        ),
+        metric=results.settings.metric(metric).label,
+        static_rows=min(len(rows), STATIC_ROWS),
+    )
+
+
+def list_script(ql: QuestionList, candidates: Sequence[str]) -> str:
+    """`LIST_DATA`: every row as compact JSON for the list's script (a script file, so that it
+    loads from file:// where fetch cannot)."""
+    index = {name: i for i, name in enumerate(candidates)}
+    data = {
+        "candidates": [[name, diff_anchor(name)] for name in candidates],
+        "shown": STATIC_ROWS,
+        "rows": [
+            [
+                r.id,
+                r.question,
+                list(r.tags),
+                int(r.critical),
+                [index[c] for c in r.better],
+                [index[c] for c in r.worse],
+                None if r.passed is None else int(r.passed),
+                question_file(r.id) if r.has_page else "",
+            ]
+            for r in ql.rows
+        ],  # fmt: skip
+    }
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return f"window.EVIDENCEDESK_QUESTIONS = {text};\n"

@@ -1,0 +1,268 @@
+"""Results -> the question pages of the site model (formatting only).
+
+Every number comes from the `Results`; this module picks, labels and lays out each question's
+graded chunks, every variant's and candidate's ranked list (title, snippet, marks, grade) and
+the side-by-side diff of the baseline against each candidate. The pages' anchors and every
+question href are `evidencedesk.report.question_list`'s.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from evidencedesk.report.model import (
+    HIDDEN_TEXT,
+    AlignedItem,
+    GradedChunk,
+    Mark,
+    Question,
+    QuestionFlip,
+    QuestionMetric,
+    RankedItem,
+    SideBySide,
+    VariantList,
+)
+from evidencedesk.report.question_list import diff_anchor, list_anchor
+from evidencedesk.report.site import slug
+from evidencedesk.report.values import num
+from evidencedesk.results.types import SHOWN, CandidateResult, ChunkFact, RankedList, Results
+from evidencedesk.retrieval.stats import TIE
+
+SNIPPET = 160  # characters of a chunk's text shown beside it in a ranked list
+
+
+def _marks(fact: ChunkFact | None) -> tuple[Mark, ...]:
+    return tuple(fact.marks) if fact is not None else ()  # type: ignore[arg-type]
+
+
+def graded_chunk(cid: str, grade: int, fact: ChunkFact | None) -> GradedChunk:
+    if fact is None:
+        return GradedChunk(cid, grade, "", "", (), False)
+    hidden = fact.text is None
+    return GradedChunk(cid, grade, fact.title, HIDDEN_TEXT if hidden else fact.text or "",
+                       _marks(fact), hidden)  # fmt: skip
+
+
+_HEADING = re.compile(r"^#+\s*(.*?)\s*$")
+_RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")  # a Markdown table's |---|---| line
+
+
+def snippet(text: str, title: str = "") -> str:
+    """The start of a chunk's text on one line, cut at a word before `SNIPPET` characters;
+    Markdown headings become "Heading · ", a heading that repeats the title is left out."""
+    parts = []
+    for line in text.splitlines():
+        heading = _HEADING.match(line)
+        if _RULE.match(line):
+            continue
+        if heading is None:
+            parts.append(line)
+        elif heading.group(1) and heading.group(1) != title:
+            parts.append(heading.group(1) + " ·")
+    flat = " ".join(" ".join(parts).split()).removesuffix(" ·")
+    if len(flat) <= SNIPPET:
+        return flat
+    cut = flat[:SNIPPET].rsplit(" ", 1)[0] or flat[:SNIPPET]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def ranked_item(
+    rank: int, cid: str, grade: int, fact: ChunkFact | None, labelled: dict[str, int]
+) -> RankedItem:
+    """A list entry with its title, snippet, marks and, when the metrics counted it lower (out
+    of scope), the grade its label gives."""
+    label = labelled.get(cid)
+    label_grade = label if label is not None and label > grade else None
+    if fact is None:
+        return RankedItem(rank, cid, grade, (), label_grade=label_grade)
+    hidden = fact.text is None
+    text = HIDDEN_TEXT if hidden else snippet(fact.text or "", fact.title)
+    return RankedItem(rank, cid, grade, _marks(fact), fact.title, text, hidden, label_grade)
+
+
+def _items(
+    r: RankedList,
+    facts: dict[str, ChunkFact],
+    labelled: dict[str, int],
+    made: dict[int, tuple[RankedItem, ...]],
+) -> tuple[RankedItem, ...]:
+    """The page entries of `r`, made once per page (`made`: by list, since a candidate that is
+    a variant's run shares its lists)."""
+    if id(r) not in made:
+        made[id(r)] = tuple(
+            ranked_item(rank, cid, g, facts.get(cid), labelled)
+            for rank, (cid, g) in enumerate(zip(r.ids[:SHOWN], r.grades[:SHOWN], strict=False), 1)
+        )
+    return made[id(r)]
+
+
+def _move(
+    base: int | None, cand: int | None, base_cut: bool, cand_cut: bool
+) -> tuple[str, int, str]:
+    """A chunk's move; when a list holds only its top `SHOWN`, "new" and "dropped" say so (the
+    chunk may sit lower in the whole list)."""
+    if base is None:
+        return "new", 0, f"+ not in top {SHOWN}" if base_cut else "+ new"
+    if cand is None:
+        return "dropped", 0, f"− not in top {SHOWN}" if cand_cut else "− dropped"
+    if cand < base:
+        return "up", base - cand, f"▲ up {base - cand}"
+    if cand > base:
+        return "down", cand - base, f"▼ down {cand - base}"
+    return "same", 0, "= same rank"
+
+
+def aligned(
+    base: Sequence[RankedItem],
+    cand: Sequence[RankedItem],
+    base_cut: bool = False,
+    cand_cut: bool = False,
+) -> tuple[AlignedItem, ...]:
+    """The candidate's list in its order, each chunk marked against its baseline rank (moved
+    up / down by how many ranks, same, or new), then the baseline's chunks the candidate
+    dropped, in baseline order. `base_cut` / `cand_cut`: that list is only its top `SHOWN`."""
+    base_rank = {it.chunk_id: it.rank for it in base}
+    cand_ids = {it.chunk_id for it in cand}
+    rows = []
+    for it in cand:
+        before = base_rank.get(it.chunk_id)
+        move, by, text = _move(before, it.rank, base_cut, cand_cut)
+        rows.append(AlignedItem(it, before, it.rank, move, by, text))  # type: ignore[arg-type]
+    for it in base:
+        if it.chunk_id not in cand_ids:
+            move, by, text = _move(it.rank, None, base_cut, cand_cut)
+            rows.append(AlignedItem(it, it.rank, None, "dropped", 0, text))
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class _Moves:
+    """One candidate's flips as sets (a large project asks them once per question page)."""
+
+    better: frozenset[str]
+    worse: frozenset[str]
+    critical_worse: frozenset[str]
+
+    @classmethod
+    def of(cls, cand: CandidateResult, metric: str) -> _Moves:
+        f = cand.comparison(metric)
+        return cls(frozenset(f.better), frozenset(f.worse), frozenset(cand.decision.critical_worse))
+
+    def direction(self, qid: str) -> str:
+        return "better" if qid in self.better else "worse" if qid in self.worse else ""
+
+
+def side_by_side(
+    results: Results,
+    cand: CandidateResult,
+    qid: str,
+    base_r: RankedList | None,
+    base_items: tuple[RankedItem, ...],
+    cand_r: RankedList | None,
+    cand_items: tuple[RankedItem, ...],
+    moves: _Moves,
+    critical: bool,
+    labels: Sequence[tuple[str, str]],
+) -> SideBySide:
+    metrics = []
+    for name, label in labels:
+        b = base_r.values.get(name) if base_r else None
+        c = cand_r.values.get(name) if cand_r else None
+        delta = None if b is None or c is None else c - b
+        metrics.append(QuestionMetric(label, num(b), num(c), num(delta, signed=True)))
+    direction = moves.direction(qid)
+    changed = (base_r.ids if base_r else ()) != (cand_r.ids if cand_r else ()) or bool(direction)
+    return SideBySide(
+        candidate=cand.name,
+        anchor=diff_anchor(cand.name),
+        page=f"candidate-{slug(cand.name)}.html",
+        changed=changed,
+        direction=direction,  # type: ignore[arg-type]
+        same_run=cand.lists_of if cand.lists_of != cand.name else None,
+        rows=aligned(
+            base_items,
+            cand_items,
+            base_r is not None and base_r.size > SHOWN,
+            cand_r is not None and cand_r.size > SHOWN,
+        )
+        if changed
+        else (),
+        metrics=tuple(metrics),
+        base_first=base_r.first_relevant if base_r else None,
+        cand_first=cand_r.first_relevant if cand_r else None,
+        not_shown=max(0, cand_r.size - SHOWN) if cand_r else 0,
+        critical_worse=critical and qid in moves.critical_worse,
+    )
+
+
+def questions(results: Results, keep: set[str] | None = None) -> tuple[Question, ...]:
+    """One page model per question (all of them, or only the ids in `keep`): every variant's
+    list and, per candidate, its side-by-side diff against the baseline.
+
+    Every chunk carries its marks (restricted, superseded); a restricted chunk whose text the
+    project withholds shows `HIDDEN_TEXT`.
+    """
+    facts = {f.id: f for f in results.inputs.chunk_facts}
+    metric = results.settings.flips_metric
+    by_variant = [{r.question: r for r in v.lists} for v in results.variants]
+    by_cand = [{r.question: r for r in c.ranked(results)} for c in results.candidates]
+    moves = [_Moves.of(c, metric) for c in results.candidates]
+    labels = [(m.name, m.label) for m in results.settings.metrics]
+    base_index = next(i for i, v in enumerate(results.variants) if v.name == results.baseline)
+    critical = set(results.policy.critical) if results.policy is not None else set()
+    pages = []
+    for label in results.inputs.questions:
+        if keep is not None and label.id not in keep:
+            continue
+        graded = [
+            graded_chunk(cid, grade, facts.get(cid))
+            for cid, grade in sorted(label.grades.items(), key=lambda kv: (-kv[1], kv[0]))
+            if grade > 0
+        ]
+        base_r = by_variant[base_index].get(label.id)
+        base_rr = base_r.values[metric] if base_r else None
+        lists, flips = [], []
+        made: dict[int, tuple[RankedItem, ...]] = {}  # a list shared by a variant and candidate
+        for v, index in zip(results.variants, by_variant, strict=True):
+            r = index.get(label.id)
+            if r is None:
+                continue
+            rr = r.values[metric]
+            delta = None if rr is None or base_rr is None else rr - base_rr
+            lists.append(
+                VariantList(
+                    v.name,
+                    _items(r, facts, label.grades, made),
+                    r.first_relevant,
+                    num(rr),
+                    num(delta, signed=True),
+                    max(0, r.size - SHOWN),
+                    list_anchor(v.name),
+                )
+            )
+            if delta is not None and abs(delta) > TIE and v.name != results.baseline:
+                flips.append(
+                    QuestionFlip(v.name, "better" if delta > 0 else "worse", list_anchor(v.name))
+                )
+        base_items = _items(base_r, facts, label.grades, made) if base_r else ()
+        diffs = []
+        for cand, index, moved in zip(results.candidates, by_cand, moves, strict=True):
+            cand_r = index.get(label.id)
+            cand_items = _items(cand_r, facts, label.grades, made) if cand_r else ()
+            diffs.append(side_by_side(results, cand, label.id, base_r, base_items, cand_r,
+                                      cand_items, moved, label.id in critical, labels))  # fmt: skip
+        pages.append(
+            Question(
+                id=label.id,
+                question=label.question,
+                tags=tuple(label.tags),
+                answerable=label.answerable,
+                graded=tuple(graded),
+                lists=tuple(lists),
+                flips=tuple(flips),
+                candidates=tuple(diffs),
+            )
+        )
+    return tuple(pages)

@@ -1,0 +1,140 @@
+/* The question list (questions.html): filter by typing, sort by clicking a column header.
+   Every row comes from data/question-list.js (a script, so it loads from file:// too); the page
+   itself holds the first rows for readers without JavaScript. At most `shown` rows are drawn at
+   a time, so a list of 50,000 questions stays fast. Text is set with textContent: never parsed
+   as HTML. "questions.html#q=<words>" opens the list filtered by those words. */
+(function () {
+  "use strict";
+  var data = window.EVIDENCEDESK_QUESTIONS;
+  var table = document.getElementById("question-list");
+  var box = document.getElementById("question-filter");
+  var status = document.getElementById("question-status");
+  var search = document.getElementById("question-search");
+  if (!data || !table || !box || !table.tBodies[0]) return;
+  var body = table.tBodies[0];
+  var cands = data.candidates; // [name, anchor]
+  var ID = 0, TEXT = 1, TAGS = 2, CRITICAL = 3, BETTER = 4, WORSE = 5, PASS = 6, PAGE = 7;
+
+  function passWord(v) { return v === 1 ? "pass" : v === 0 ? "fail" : ""; }
+  var rows = data.rows.map(function (r, i) {
+    var words = [r[ID], r[TEXT], r[TAGS].join(" "), r[CRITICAL] ? "critical" : "", passWord(r[PASS])];
+    r[BETTER].forEach(function (j) { words.push("better " + cands[j][0]); });
+    r[WORSE].forEach(function (j) { words.push("worse " + cands[j][0]); });
+    return { r: r, order: i, text: words.join(" ").toLowerCase() };
+  });
+  var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+  var keys = [
+    function (x) { return x.r[ID]; },
+    function (x) { return x.r[TEXT]; },
+    function (x) { return x.r[TAGS].join(" "); },
+    function (x) { return x.r[CRITICAL]; },
+    function (x) { return x.r[BETTER].length - x.r[WORSE].length; },
+    function (x) { return x.r[PASS] === null ? -1 : x.r[PASS]; }
+  ];
+  var sortCol = null, ascending = true;
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function link(href, text, cls) {
+    if (!href) return el("span", cls, text);
+    var a = el("a", cls, text);
+    a.setAttribute("href", href);
+    return a;
+  }
+  function flips(cell, list, word, arrow, page) {
+    list.forEach(function (j) {
+      var span = el("span", "flip flip-" + word, arrow + " ");
+      span.appendChild(link(page ? page + "#" + cands[j][1] : "", cands[j][0]));
+      cell.appendChild(span);
+      cell.appendChild(document.createTextNode(" "));
+    });
+  }
+  function rowOf(r) {
+    var tr = document.createElement("tr");
+    var th = el("th");
+    th.setAttribute("scope", "row");
+    th.appendChild(link(r[PAGE], r[ID], "qid"));
+    tr.appendChild(th);
+    tr.appendChild(el("td", "", r[TEXT]));
+    var tags = el("td");
+    r[TAGS].forEach(function (t) {
+      tags.appendChild(el("span", "tag", t));
+      tags.appendChild(document.createTextNode(" "));
+    });
+    tr.appendChild(tags);
+    var crit = el("td");
+    if (r[CRITICAL]) crit.appendChild(el("span", "tag tag-critical", "critical"));
+    tr.appendChild(crit);
+    var changed = el("td");
+    flips(changed, r[BETTER], "better", "\u25b2", r[PAGE]);
+    flips(changed, r[WORSE], "worse", "\u25bc", r[PAGE]);
+    tr.appendChild(changed);
+    var p = r[PASS];
+    tr.appendChild(el("td", p === 1 ? "pass-yes" : p === 0 ? "pass-no" : "muted", passWord(p) || "\u2014"));
+    return tr;
+  }
+  function matching() {
+    var words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var found = rows.filter(function (x) {
+      return words.every(function (w) { return x.text.indexOf(w) !== -1; });
+    });
+    if (sortCol !== null) {
+      var key = keys[sortCol];
+      found.sort(function (a, b) {
+        var ka = key(a), kb = key(b);
+        var c = typeof ka === "number" ? ka - kb : collator.compare(ka, kb);
+        return (ascending ? c : -c) || a.order - b.order;
+      });
+    }
+    return found;
+  }
+  function draw() {
+    var found = matching();
+    var shown = found.slice(0, data.shown);
+    var frag = document.createDocumentFragment();
+    shown.forEach(function (x) { frag.appendChild(rowOf(x.r)); });
+    body.textContent = "";
+    body.appendChild(frag);
+    var all = rows.length;
+    if (shown.length < found.length) {
+      status.textContent = "showing the first " + shown.length + " of " + found.length +
+        " matching questions (" + all + " in all): type to narrow";
+    } else {
+      status.textContent = found.length + " of " + all + " questions";
+    }
+  }
+  var headers = table.tHead.rows[0].cells;
+  Array.prototype.forEach.call(headers, function (th, col) {
+    th.tabIndex = 0;
+    th.classList.add("sort-header");
+    function sort() {
+      ascending = sortCol === col ? !ascending : true;
+      sortCol = col;
+      Array.prototype.forEach.call(headers, function (h) { h.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+      draw();
+    }
+    th.addEventListener("click", sort);
+    th.addEventListener("keydown", function (e) { if (e.key === "Enter") sort(); });
+  });
+  function fromHash() {
+    var h = window.location.hash;
+    if (h.indexOf("#q=") === 0) {
+      box.value = decodeURIComponent(h.slice(3));
+      draw();
+    }
+  }
+  var timer = null;
+  box.addEventListener("input", function () {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(draw, rows.length > 5000 ? 150 : 0);
+  });
+  window.addEventListener("hashchange", fromHash);
+  if (search) search.hidden = false;
+  draw();
+  fromHash();
+})();

@@ -1,0 +1,110 @@
+"""The question list and the side-by-side diff in a real browser (the demo site, from disk).
+
+Uses the headless-Chromium harness of tests/test_browser.py (skipped with its reason when the
+browser is missing). These pages have no chart, so they are opened here without `_open` (which waits for one).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import evidencedesk
+from evidencedesk.report.site import slug
+from evidencedesk.results.types import Results
+from tests.test_browser import _require_browser, browser
+
+__all__ = ["browser"]  # the harness's module-scoped Chromium fixture, used below
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Path]:
+    _require_browser()
+    out = tmp_path_factory.mktemp("browser-questions") / "site"
+    return evidencedesk.build(out=out), out
+
+
+def _open_plain(browser, url: str, width: int = 1400, script: bool = True):  # type: ignore[no-untyped-def]
+    """A page with no chart: opened, its errors and network requests collected."""
+    problems: list[str] = []
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, java_script_enabled=script
+    )
+    page = context.new_page()
+    page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("request", lambda r: None if r.url.startswith("file:") else problems.append(r.url))
+    page.goto(url, wait_until="load")
+    return page, problems
+
+
+def _ids(page) -> list[str]:  # type: ignore[no-untyped-def]
+    return page.locator("#question-list tbody th").all_inner_texts()
+
+
+def test_typing_filters_the_question_list(browser, demo: tuple[Results, Path]) -> None:  # type: ignore[no-untyped-def]
+    _, out = demo
+    page, problems = _open_plain(browser, (out / "questions.html").as_uri())
+    assert len(_ids(page)) == 24
+    page.locator("#question-filter").fill("rc0")
+    assert _ids(page) == ["rc01", "rc02"]
+    page.locator("#question-filter").fill("critical worse")
+    assert _ids(page) == ["rc02"]
+    assert page.locator("#question-status").inner_text() == "1 of 24 questions"
+    page.locator("#question-filter").fill("fail")
+    assert _ids(page) == ["st02", "rs02", "pp02"]
+    page.locator("#question-filter").fill("")
+    page.locator("#question-list thead th").first.click()  # sort by id, ascending
+    assert _ids(page)[:3] == ["bn01", "bn02", "bn03"]
+    page.locator("#question-list thead th").first.click()
+    assert _ids(page)[0] == "un03"
+    assert page.locator("#question-list thead th").first.get_attribute("aria-sort") == "descending"
+    row = page.locator("#question-list tbody tr", has_text="rc02")
+    link = row.locator("a", has_text="depth 3")
+    assert link.get_attribute("href") == f"question-rc02.html#vs-{slug('depth 3')}"
+    assert problems == []
+    page.close()
+
+
+def test_a_link_to_the_list_opens_it_filtered(browser, demo: tuple[Results, Path]) -> None:  # type: ignore[no-untyped-def]
+    _, out = demo
+    page, problems = _open_plain(browser, (out / "questions.html").as_uri() + "#q=st02")
+    assert _ids(page) == ["st02"]
+    assert page.locator("#question-filter").input_value() == "st02"
+    assert problems == []
+    page.close()
+
+
+def test_without_javascript_the_list_still_reads(browser, demo: tuple[Results, Path]) -> None:  # type: ignore[no-untyped-def]
+    _, out = demo
+    page, _ = _open_plain(browser, (out / "questions.html").as_uri(), script=False)
+    assert len(_ids(page)) == 24
+    assert not page.locator("#question-search").is_visible()  # no box that cannot work
+    page.close()
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_side_by_side_diff_shows_the_candidate(
+    browser, demo: tuple[Results, Path], width: int
+) -> None:  # type: ignore[no-untyped-def]
+    results, out = demo
+    name = "dense first stage"
+    anchor = f"vs-{slug(name)}"
+    page, problems = _open_plain(
+        browser, (out / "question-rc02.html").as_uri() + f"#{anchor}", width
+    )
+    section = page.locator(f"#{anchor}")
+    assert section.is_visible()
+    assert section.locator("h3").inner_text().startswith(f"{name} ▼ worse on MRR")
+    want = list(next(r for r in results.variant("dense").lists if r.question == "rc02").ids)
+    shown = section.locator("tr[data-cand-rank]")
+    assert [shown.nth(i).get_attribute("data-chunk") for i in range(shown.count())] == want
+    assert section.locator("tr.move-dropped").get_attribute("data-chunk") == "kc-recall-rd2-24:c2"
+    # chunk ids stay whole: one line each, however narrow the page
+    heights = section.locator(".vs-list td code").evaluate_all(
+        "els => els.map(e => e.getClientRects().length)"
+    )
+    assert heights and set(heights) == {1}
+    assert problems == []
+    page.close()

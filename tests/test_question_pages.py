@@ -1,0 +1,316 @@
+"""Question pages: every variant's and candidate's list, the side-by-side diff, the question list
+and the links that land on them (one demo build, one small runs-only build past the page limit)."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import evidencedesk
+from evidencedesk.report.assemble import PAGE_LIMIT, present
+from evidencedesk.report.model import RankedItem
+from evidencedesk.report.question_list import (
+    LIST_DATA,
+    QuestionLinks,
+    links_of,
+    list_script,
+)
+from evidencedesk.report.questions import aligned, snippet
+from evidencedesk.report.site import slug
+from evidencedesk.results import jsonio
+from evidencedesk.results.types import Results
+from tests.synthetic_runs import write_project
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Path]:
+    out = tmp_path_factory.mktemp("questions") / "site"
+    return evidencedesk.build(out=out), out
+
+
+class Lists(HTMLParser):
+    """Per element id of a question page: the chunk ids of its ranked rows, in order.
+
+    A variant's list is the table after `<h3 id=list-…>`; a candidate's is the `<section
+    id=vs-…>`'s rows that carry a candidate rank (dropped rows have none)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.lists: dict[str, list[str]] = {}
+        self.marks: dict[tuple[str, str], list[str]] = {}
+        self._current: str | None = None
+        self._row: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"] or "")
+            if (a["id"] or "").startswith(("list-", "vs-")):
+                self._current = a["id"]
+                self.lists.setdefault(self._current or "", [])
+        if tag == "tr" and self._current and a.get("data-chunk"):
+            self._row = None
+            if self._current.startswith("list-") or a.get("data-cand-rank"):
+                self.lists[self._current].append(a["data-chunk"] or "")
+                self._row = a["data-chunk"]
+        if tag == "span" and self._current and self._row and "mark" in (a.get("class") or ""):
+            self.marks.setdefault((self._current, self._row), []).append(a.get("class") or "")
+
+
+def parse(path: Path) -> Lists:
+    parser = Lists()
+    parser.feed(path.read_text("utf-8"))
+    return parser
+
+
+def ids(results: Results, qid: str, *, variant: str = "", candidate: str = "") -> list[str]:
+    if variant:
+        lists = results.variant(variant).lists
+    else:
+        lists = next(c for c in results.candidates if c.name == candidate).ranked(results)
+    return list(next(r for r in lists if r.question == qid).ids)
+
+
+def item(rank: int, cid: str) -> RankedItem:
+    return RankedItem(rank, cid, 0)
+
+
+# -- the side-by-side diff, worked by hand -------------------------------------------------------
+@pytest.mark.parametrize(
+    ("base", "cand", "cut", "expected"),
+    [
+        (
+            "abc", "cad", (False, False),
+            [("c", 3, 1, "up", 2, "▲ up 2"), ("a", 1, 2, "down", 1, "▼ down 1"),
+             ("d", None, 3, "new", 0, "+ new"), ("b", 2, None, "dropped", 0, "− dropped")],
+        ),
+        ("ab", "ab", (False, False), [("a", 1, 1, "same", 0, "= same rank"),
+                                      ("b", 2, 2, "same", 0, "= same rank")]),
+        ("", "x", (False, False), [("x", None, 1, "new", 0, "+ new")]),
+        ("xy", "", (False, False), [("x", 1, None, "dropped", 0, "− dropped"),
+                                    ("y", 2, None, "dropped", 0, "− dropped")]),
+        # lists held only to their top 20: a missing chunk may sit lower, and the mark says so
+        ("ab", "bc", (True, True), [("b", 2, 1, "up", 1, "▲ up 1"),
+                                    ("c", None, 2, "new", 0, "+ not in top 20"),
+                                    ("a", 1, None, "dropped", 0, "− not in top 20")]),
+    ],
+)  # fmt: skip
+def test_side_by_side_marks_each_move(base: str, cand: str, cut: tuple[bool, bool],
+                                      expected: list[tuple[object, ...]]) -> None:  # fmt: skip
+    rows = aligned([item(i, c) for i, c in enumerate(base, 1)],
+                   [item(i, c) for i, c in enumerate(cand, 1)], *cut)  # fmt: skip
+    got = [(r.chunk.chunk_id, r.base_rank, r.cand_rank, r.move, r.by, r.move_text) for r in rows]
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "expected"),
+    [
+        ("# Returns policy\n\nThirty days.", "Returns policy", "Thirty days."),
+        ("## Refunds\nMoney back.", "Returns policy", "Refunds · Money back."),
+        ("| size | frame |\n|---|:---:|\n| 180 | M |", "Sizes", "| size | frame | | 180 | M |"),
+        ("word " * 40, "", ("word " * 32).strip() + "…"),  # 32 words: 159 characters
+        ("", "T", ""),
+    ],
+)
+def test_snippet_is_one_line_cut_at_a_word(text: str, title: str, expected: str) -> None:
+    assert snippet(text, title) == expected
+
+
+# -- the demo ------------------------------------------------------------------------------------
+def test_a_demo_candidates_question_page_shows_its_list(demo: tuple[Results, Path]) -> None:
+    results, out = demo
+    page = parse(out / "question-rc02.html")
+    for name in ("depth 3", "dense first stage"):  # its own lists / the same run as `dense`
+        want = ids(results, "rc02", candidate=name)
+        assert page.lists[f"vs-{slug(name)}"] == want
+    # worked from the demo's lists: hybrid [c0, c2, c1], dense first stage [c0, c1, spec-sheet:c2]
+    assert ids(results, "rc02", variant="hybrid") == [
+        "kc-recall-rd2-24:c0", "kc-recall-rd2-24:c2", "kc-recall-rd2-24:c1"
+    ]  # fmt: skip
+    model = next(q for q in present(results).questions if q.id == "rc02")
+    dense = next(d for d in model.candidates if d.candidate == "dense first stage")
+    assert [(r.chunk.chunk_id, r.move_text) for r in dense.rows] == [
+        ("kc-recall-rd2-24:c0", "= same rank"),
+        ("kc-recall-rd2-24:c1", "▲ up 1"),
+        ("kc-spec-sheet:c2", "+ new"),
+        ("kc-recall-rd2-24:c2", "− dropped"),
+    ]
+    assert dense.direction == "worse" and dense.critical_worse and dense.same_run == "dense"
+    assert [(m.label, m.baseline.text, m.candidate.text, m.delta.text) for m in dense.metrics][2] == (
+        "MRR", "0.500", "0.000", "−0.500"
+    )  # fmt: skip
+    unchanged = next(d for d in model.candidates if d.candidate == "no pre-filter")
+    assert not unchanged.changed and unchanged.rows == ()
+    html = (out / "question-rc02.html").read_text("utf-8")
+    assert "Same list as the baseline hybrid" in html
+    assert "A critical question got worse</strong> under this candidate" in html
+
+
+def test_every_flip_link_lands_on_that_runs_list(demo: tuple[Results, Path]) -> None:
+    results, out = demo
+    links = links_of(present(results).questions, listed=True)
+    pages: dict[str, Lists] = {}
+    checked = 0
+    metric = results.settings.flips_metric
+    flips = [(f.b, q, "variant") for f in results.flips for q in (*f.better, *f.worse)]
+    flips += [
+        (c.name, q, "candidate")
+        for c in results.candidates
+        for q in (*c.comparison(metric).better, *c.comparison(metric).worse)
+    ]
+    assert len(flips) > 100
+    for name, qid, kind in flips:
+        href = links.href(qid, **{kind: name})
+        file, anchor = href.split("#")
+        assert (out / file).is_file(), href
+        page = pages.setdefault(file, parse(out / file))
+        assert anchor in page.ids, href
+        assert page.lists[anchor] == ids(results, qid, **{kind: name}), href
+        checked += 1
+    assert checked == len(flips)
+    # the candidate pages' better / worse links are exactly these hrefs
+    for c in results.candidates:
+        html = (out / f"candidate-{slug(c.name)}.html").read_text("utf-8")
+        for q in (*c.comparison(metric).better, *c.comparison(metric).worse):
+            assert f'href="{links.href(q, candidate=c.name)}"' in html
+
+
+def test_an_external_runs_restricted_chunk_carries_its_mark(demo: tuple[Results, Path]) -> None:
+    results, out = demo
+    rs01 = next(q for q in present(results).questions if q.id == "rs01")
+    run = next(v for v in rs01.lists if v.variant == "bm25-title")
+    first = run.items[0]
+    assert (first.chunk_id, first.grade, first.marks, first.label_grade) == (
+        "kc-internal-goodwill:c1", 0, ("restricted",), 1
+    )  # fmt: skip
+    assert first.title and first.snippet and not first.hidden
+    page = parse(out / "question-rs01.html")
+    assert page.marks[("list-bm25-title", "kc-internal-goodwill:c1")] == ["mark mark-restricted"]
+    html = (out / "question-rs01.html").read_text("utf-8")
+    assert "labelled 1, counts 0: out of scope" in html
+    st01 = parse(out / "question-st01.html")
+    assert st01.marks[("list-bm25-title", "kc-returns-v2:c1")] == ["mark mark-superseded"]
+
+
+def test_the_question_list_holds_every_question(demo: tuple[Results, Path]) -> None:
+    results, out = demo
+    ql = present(results).question_list
+    assert ql is not None and len(ql.rows) == 24 == ql.static_rows and ql.depth == 3
+    rows = {r.id: r for r in ql.rows}
+    rc02 = rows["rc02"]
+    assert rc02.critical and rc02.better == () and rc02.passed is True and rc02.has_page
+    assert rc02.worse == ("rerank feature", "depth 3", "depth 20", "dense first stage")
+    assert rows["st02"].better == ("final 5", "dense first stage")
+    assert {q: rows[q].passed for q in ("st02", "rs02", "pp02", "un01", "sp01")} == {
+        "st02": False, "rs02": False, "pp02": False, "un01": None, "sp01": True
+    }  # fmt: skip
+    assert ql.pass_rule.startswith("Pass: the baseline hybrid has a relevant chunk in its top 3")
+    html = (out / "questions.html").read_text("utf-8")
+    assert html.count('<tr><th scope="row">') == 24
+    assert '<a href="question-rc02.html#vs-depth-3-2dc43db9">depth 3</a>' in html
+    assert '<a href="questions.html" aria-current="page">Questions</a>' in html
+    assert '<a href="questions.html">Questions</a>' in (out / "index.html").read_text("utf-8")
+    script = (out / LIST_DATA).read_text("utf-8")
+    prefix = "window.EVIDENCEDESK_QUESTIONS = "
+    assert script.startswith(prefix) and script.endswith(";\n")
+    data = json.loads(script[len(prefix) : -2])
+    names = [c.name for c in results.candidates]
+    assert [n for n, _ in data["candidates"]] == names and data["shown"] == 500
+    assert len(data["rows"]) == 24
+    row = next(r for r in data["rows"] if r[0] == "rc02")
+    worse = [names.index(n) for n in rc02.worse]
+    assert row == ["rc02", rc02.question, ["exact_term"], 1, [], worse, 1, "question-rc02.html"]
+
+
+def test_the_list_script_keeps_markup_as_text() -> None:
+    from evidencedesk.report.model import QuestionList, QuestionRow
+
+    row = QuestionRow("q</script>", 'a <b>"x"</b>\u2028', ("t",), False, (), (), None, False)
+    text = list_script(QuestionList((row,), 10, "", "MRR", 1), ())
+    assert "</script>" in text and "\u2028" not in text and "\\u2028" in text
+    assert json.loads(text.split(" = ", 1)[1][:-2])["rows"][0][:2] == ["q</script>", row.question]
+
+
+def test_links_of_a_question_without_a_page() -> None:
+    feature, depth = f"list-{slug('hybrid + feature')}", f"vs-{slug('depth 3')}"
+    links = QuestionLinks({"q1": frozenset({feature, depth, "vs-c"})}, listed=True)
+    assert links.href("q1") == "question-q1.html"
+    assert links.href("q1", variant="hybrid + feature") == f"question-q1.html#{feature}"
+    assert links.href("q1", candidate="depth 3") == f"question-q1.html#{depth}"
+    assert links.href("q1", candidate="depth 20") == "question-q1.html"  # no such section
+    assert links.href("q 2/x", candidate="depth 3") == "questions.html#q=q%202%2Fx"
+    assert QuestionLinks({}).href("q2") == ""
+    assert links.to(candidate="c")("q1") == "question-q1.html#vs-c"
+
+
+# -- results.json --------------------------------------------------------------------------------
+def test_candidate_lists_are_stored_once(demo: tuple[Results, Path]) -> None:
+    results, out = demo
+    own = {c.name: (c.lists_of, len(c.lists)) for c in results.candidates}
+    assert own["rerank blend"] == ("hybrid + blend", 0)
+    assert own["dense first stage"] == ("dense", 0)
+    assert own["depth 3"] == (None, 24) and own["final 5"] == (None, 24)
+    final5 = next(c for c in results.candidates if c.name == "final 5")
+    assert max(len(r.ids) for r in final5.lists) == 5
+    assert jsonio.load(out / "results.json") == results
+
+
+def test_a_results_file_from_before_candidate_lists_still_loads(
+    demo: tuple[Results, Path], tmp_path: Path
+) -> None:
+    data = json.loads((demo[1] / "results.json").read_text("utf-8"))
+    for c in data["candidates"]:
+        del c["lists"], c["lists_of"]
+    old = tmp_path / "results.json"
+    old.write_text(json.dumps(data), "utf-8")
+    loaded = jsonio.load(old)
+    assert all(c.lists == () and c.lists_of is None for c in loaded.candidates)
+    del data["candidates"][0]["exposure"]  # not an added key: still required
+    old.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(jsonio.ResultsFileError) as info:
+        jsonio.load(old)
+    assert str(info.value) == f"{old}: key candidates[0].exposure: expected a value, found null"
+
+
+# -- beyond the page limit -----------------------------------------------------------------------
+def test_beyond_the_page_limit_only_flips_and_fails_get_pages(tmp_path: Path) -> None:
+    n = PAGE_LIMIT + 10
+    qids = [f"q{i:03d}" for i in range(n)]
+    qrels = {q: {f"rel-{q}": 2} for q in qids[:-1]} | {qids[-1]: {"other": 1}}
+    base = {q: [f"rel-{q}", "x"] for q in qids}
+    cand = dict(base)
+    for q in qids[-6:-3]:  # three flips: the baseline has the answer at 2, the candidate at 1
+        base[q], cand[q] = ["x", f"rel-{q}"], [f"rel-{q}", "x"]
+    base[qids[-2]] = cand[qids[-2]] = ["x", "y"]  # the baseline fails (and so does the candidate)
+    project = write_project(tmp_path / "p", qrels, {"base": base, "cand": cand})
+    results = evidencedesk.build(project=project, out=tmp_path / "site")
+    model = present(results)
+    flipped, failing = set(qids[-6:-3]), {qids[-2]}
+    assert {q.id for q in model.questions} == flipped | failing
+    assert model.omitted_questions == n - 4
+    ql = model.question_list
+    assert ql is not None and [r.id for r in ql.rows] == qids and ql.static_rows == 500
+    assert ql.depth == 10  # the gate's k of a runs-only project without a policy
+    rows = {r.id: r for r in ql.rows}
+    assert rows[qids[-2]].passed is False and rows[qids[-1]].passed is None
+    assert rows[qids[-5]].better == ("cand",) and rows[qids[0]].passed is True
+    site = tmp_path / "site"
+    assert sorted(p.name for p in site.glob("question-*.html")) == sorted(
+        f"question-{q}.html" for q in flipped | failing
+    )
+    html = (site / "questions.html").read_text("utf-8")
+    assert html.count('<tr><th scope="row">') == 500
+    assert f"the first 500 of {n} questions" in html
+    data = (site / LIST_DATA).read_text("utf-8")
+    assert data.count('"q') >= n and f'"{qids[-1]}"' in data
+    links = links_of(model.questions, listed=True)
+    assert links.href(qids[0], variant="cand") == f"questions.html#q={qids[0]}"
+    assert links.href(qids[-5], candidate="cand") == f"question-{qids[-5]}.html#vs-cand"
+    page = parse(site / f"question-{qids[-5]}.html")
+    assert page.lists["vs-cand"] == [f"rel-{qids[-5]}", "x"]
+    assert page.lists["list-base"] == ["x", f"rel-{qids[-5]}"]
