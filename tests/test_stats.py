@@ -68,6 +68,36 @@ def test_sign_test_is_exact_for_large_counts() -> None:
     assert sign_test_p(60, 0) == 2.0**-59
 
 
+@pytest.mark.parametrize(
+    ("better", "worse"),
+    [(4, 0), (3, 3), (5, 1), (8, 2), (0, 10), (30, 12), (40, 41), (100, 0), (57, 143), (250, 200)],
+)
+def test_sign_test_tail_sum_equals_the_fraction_at_small_n(
+    better: int, worse: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exact = float(stats.sign_test_fraction(better, worse))
+    monkeypatch.setattr(stats, "EXACT_SIGN", 0)  # every count takes the truncated tail sum
+    assert sign_test_p(better, worse) == pytest.approx(exact, rel=2.3e-16, abs=0.0)
+
+
+@pytest.mark.parametrize(
+    ("better", "worse"), [(2100, 1900), (2600, 2400), (3000, 3001), (4000, 50), (20, 9000)]
+)
+def test_sign_test_above_the_exact_limit_matches_the_fraction(better: int, worse: int) -> None:
+    assert better + worse > stats.EXACT_SIGN
+    exact = float(stats.sign_test_fraction(better, worse))
+    assert sign_test_p(better, worse) == pytest.approx(exact, rel=2.3e-16, abs=0.0)
+
+
+def test_sign_test_at_fifty_thousand_questions() -> None:
+    # 26,000 vs 24,000: z = 2,000 / sqrt(50,000) = 8.94, two-sided normal tail 3.8e-19
+    assert sign_test_p(26_000, 24_000) == pytest.approx(3.8574699510318216e-19, rel=1e-15)
+    assert sign_test_p(25_000, 25_000) == 1.0
+    assert sign_test_p(40_000, 0) == 0.0  # 2^-39,999 underflows, as the Fraction's float does
+    with pytest.raises(ValueError, match="expected non-negative counts, found -1, 3000"):
+        sign_test_p(-1, 3000)
+
+
 def test_paired_spec_example_and_fields() -> None:
     a = {"q1": 0.5, "q2": 0.0, "q3": 1.0, "q4": 0.25, "q5": 1.0, "q6": None}
     b = {"q1": 1.0, "q2": 1.0, "q3": 1.0, "q4": 0.5, "q5": 0.5 + 0.5, "q6": 1.0, "q7": 1.0}

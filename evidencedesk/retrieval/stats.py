@@ -9,6 +9,7 @@ Re-exported by :mod:`evidencedesk.retrieval.metrics`.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -208,6 +209,20 @@ def aligned(a: Values, b: Values, name: str = "mrr") -> list[tuple[str, float, f
     return out
 
 
+EXACT_SIGN = 2_000  # untied questions up to which sign_test_p rounds the exact Fraction
+
+
+def _tail_terms(m: int, low: int) -> Iterator[int]:
+    """C(m, low), C(m, low - 1), ..., C(m, 0) as integers, each from the one before
+    (C(m, i - 1) = C(m, i) * i / (m - i + 1), exact): one big-integer product per term instead
+    of one binomial coefficient per term."""
+    term = math.comb(m, low)
+    yield term
+    for i in range(low, 0, -1):
+        term = term * i // (m - i + 1)
+        yield term
+
+
 def sign_test_fraction(better: int, worse: int) -> Fraction:
     """Exact two-sided sign test over the untied questions: min(1, 2 * P(X <= min))."""
     if better < 0 or worse < 0:
@@ -215,13 +230,35 @@ def sign_test_fraction(better: int, worse: int) -> Fraction:
     m = better + worse
     if m == 0:
         return Fraction(1)
-    tail = Fraction(sum(math.comb(m, i) for i in range(min(better, worse) + 1)), 2**m)
+    tail = Fraction(sum(_tail_terms(m, min(better, worse))), 2**m)
     return min(Fraction(1), 2 * tail)
 
 
 def sign_test_p(better: int, worse: int) -> float:
-    """The exact sign-test p as a float (computed with integers; round only for display)."""
-    return float(sign_test_fraction(better, worse))
+    """The exact sign-test p as a float.
+
+    Up to `EXACT_SIGN` untied questions it is the exact `Fraction`, rounded once. Above, the
+    integer terms are summed from the largest (C(m, min)) down, and the sum stops once the rest
+    cannot reach 2^-64 of it (past the largest term each next one is the previous times
+    i / (m - i + 1), a ratio that keeps falling, so the rest is below a geometric series; where
+    to stop is found in floating point first). The p of 50,000 questions in about 0.1 s, equal
+    to the rounded exact `Fraction` to within one unit in the last place (tested against it).
+    """
+    if better < 0 or worse < 0:
+        raise ValueError(f"expected non-negative counts, found {better}, {worse}")
+    m, low = better + worse, min(better, worse)
+    if m <= EXACT_SIGN:
+        return float(sign_test_fraction(better, worse))
+    kept, share, total = 1, 1.0, 1.0  # terms kept; the last one and their sum over C(m, low)
+    for i in range(low, 0, -1):
+        ratio = i / (m - i + 1)
+        if ratio < 1.0 and share * ratio < total * (1.0 - ratio) * 2.0**-64:
+            break
+        share *= ratio
+        total += share
+        kept += 1
+    exact = sum(itertools.islice(_tail_terms(m, low), kept))
+    return min(1.0, float(Fraction(2 * exact, 2**m)))
 
 
 def paired(a: Values, b: Values, name: str = "mrr") -> Paired:
