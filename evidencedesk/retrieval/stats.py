@@ -19,6 +19,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from evidencedesk.retrieval.metric_engine import of_judged
+
 __all__ = [
     "Interval",
     "Paired",
@@ -181,12 +183,16 @@ def bootstrap_ci(
 
 
 class _Scored(Protocol):
-    """A judged question (`metrics.Judged`), seen through the two things pairing needs."""
+    """A judged question (`metrics.Judged`), seen through what pairing needs."""
 
     @property
     def id(self) -> str: ...
-
-    def value(self, name: str) -> float | None: ...
+    @property
+    def grades(self) -> Sequence[int]: ...
+    @property
+    def pool(self) -> Sequence[int]: ...
+    @property
+    def relevant(self) -> int: ...
 
 
 Values = Sequence[_Scored] | Mapping[str, float | None]
@@ -195,7 +201,8 @@ Values = Sequence[_Scored] | Mapping[str, float | None]
 def _values(run: Values, name: str) -> dict[str, float | None]:
     if isinstance(run, Mapping):
         return dict(run)
-    return {j.id: j.value(name) for j in run}
+    # judged lists: the values from the one metric engine, as `metrics.per_question` gives them
+    return dict(zip((j.id for j in run), of_judged(run, [name])[name], strict=True))
 
 
 def aligned(a: Values, b: Values, name: str = "mrr") -> list[tuple[str, float, float]]:

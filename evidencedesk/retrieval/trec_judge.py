@@ -1,8 +1,9 @@
 """Judging TREC runs against qrels or our labels.
 
-Two paths that agree (tests hold them to it): :func:`judge_trec_run` builds :class:`Judged` lists
-for drill-down pages, slices and paired statistics; :func:`evaluate_run` computes the means of
-recall@k, precision@k, hit@k, MRR and nDCG@k straight from arrays for big runs.
+:func:`judge_trec_run` builds :class:`Judged` lists (for drill-down pages, slices and paired
+statistics); :func:`question_values` and :func:`evaluate_run` give the per-question values and
+means of recall@k, precision@k, hit@k, MRR and nDCG@k straight from the run's arrays, without
+Judged lists. Both reach the values through the one metric engine (:mod:`.metric_engine`).
 
 The questions are the labelled ones when labels are given, else every query in the qrels or the
 run (sorted). A labelled question the run does not answer counts as an empty list (like
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from evidencedesk.retrieval.metric_engine import Lines, column
 from evidencedesk.retrieval.metrics import RELEVANT, Judged, Summary, parse_metric
 from evidencedesk.retrieval.trec_arrays import doc_hashes, key_hashes
 
@@ -157,10 +159,6 @@ def judge_trec_run(
     return out
 
 
-def _gains(grades: np.ndarray, variant: str) -> np.ndarray:
-    return np.exp2(grades.astype(np.float64)) - 1.0 if variant == "exp" else grades.astype(float)
-
-
 def question_values(
     run: Run,
     qrels: Mapping[str, Mapping[str, int]] | None,
@@ -169,64 +167,26 @@ def question_values(
     labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
 ) -> tuple[list[str], dict[str, np.ndarray]]:
     """The questions and, per named metric, one value per question (NaN where undefined: no
-    relevant judgment), vectorized. What a streaming or sharded evaluation keeps per block."""
+    relevant judgment), from the one metric engine. What a streaming or sharded evaluation
+    keeps per block."""
     specs = [parse_metric(n) for n in names]
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
     questions = _questions(run, qrels, labels)
-    full = _arrays(run, qrels, questions)
-    keep = full.line_q >= 0
-    a = _Arrays(
-        questions, full.line_q[keep], full.rank[keep], full.grade[keep], full.pool_q, full.pool_g
-    )
+    a = _arrays(run, qrels, questions)
+    keep = a.line_q >= 0
     nq = len(questions)
-    n_rel = np.bincount(a.pool_q[a.pool_g >= relevant], minlength=nq)
-    defined = n_rel > 0
-    rel = a.grade >= relevant
-    out: dict[str, np.ndarray] = {}
-    for spec in specs:
-        if spec.kind == "mrr":
-            lq, rk = a.line_q[rel], a.rank[rel]
-            first = np.r_[True, lq[1:] != lq[:-1]] if lq.size else np.zeros(0, dtype=bool)
-            values = np.zeros(nq)
-            values[lq[first]] = 1.0 / (rk[first] + 1.0)
-        elif spec.kind == "ndcg":
-            assert spec.k is not None
-            top = a.rank < spec.k
-            disc = 1.0 / np.log2(a.rank[top] + 2.0)
-            gained = np.bincount(
-                a.line_q[top], weights=_gains(a.grade[top], spec.variant) * disc, minlength=nq
-            )
-            order = np.lexsort((-a.pool_g, a.pool_q))
-            pq, pg = a.pool_q[order], a.pool_g[order]
-            prank = np.arange(pq.size) - np.searchsorted(pq, pq)
-            ideal_top = prank < spec.k
-            ideal = np.bincount(
-                pq[ideal_top],
-                weights=_gains(pg[ideal_top], spec.variant) / np.log2(prank[ideal_top] + 2.0),
-                minlength=nq,
-            )
-            values = np.divide(gained, ideal, out=np.zeros(nq), where=ideal > 0)
-        else:
-            assert spec.k is not None
-            hits = np.bincount(a.line_q[rel & (a.rank < spec.k)], minlength=nq).astype(float)
-            if spec.kind == "recall":
-                values = np.divide(hits, n_rel, out=np.zeros(nq), where=defined)
-            elif spec.kind == "precision":
-                values = hits / spec.k
-            else:
-                values = (hits > 0).astype(float)
-        values[~defined] = np.nan
-        out[spec.name] = values
-    return questions, out
+    lines = Lines(nq, a.line_q[keep], a.rank[keep], a.grade[keep], a.pool_q, a.pool_g,
+                  np.full(nq, relevant, dtype=np.int64))  # fmt: skip
+    return questions, {s.name: column(lines, s.kind, s.k, s.variant) for s in specs}
 
 
 def summaries(values: Mapping[str, np.ndarray]) -> dict[str, Summary]:
     """Means over the defined (non-NaN) values, as `summarize` computes them."""
     out: dict[str, Summary] = {}
-    for name, column in values.items():
-        kept = column[~np.isnan(column)].tolist()
+    for name, col in values.items():
+        kept = col[~np.isnan(col)].tolist()
         mean = math.fsum(kept) / len(kept) if kept else None
-        out[name] = Summary(name, mean, len(kept), column.size - len(kept))
+        out[name] = Summary(name, mean, len(kept), col.size - len(kept))
     return out
 
 
