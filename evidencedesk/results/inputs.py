@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import ConfigError
+from evidencedesk.metric_names import split_metric
 from evidencedesk.project import Project
 from evidencedesk.project_schema import MAX_RUNS
-from evidencedesk.results.types import ChunkFact, DocumentFact, InputHash, QuestionFact
+from evidencedesk.results.types import SHOWN, ChunkFact, DocumentFact, InputHash, QuestionFact
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.trec import Run as TrecRun
@@ -72,6 +73,15 @@ def external_runs(
     found = project.load_runs()
     found.update((name, read_run(path)) for name, path in runs)
     return found
+
+
+def judged_depth(metrics: Iterable[str], *cutoffs: int) -> int:
+    """How much of each external run's list is kept once judged: the largest cut-off of the
+    reported metrics and of `cutoffs` (the gate's k), and at least the `SHOWN` results a question
+    page lists. `judge_trec_run(depth=...)` also keeps each list down to its first relevant
+    result, so every reported value is the whole list's."""
+    ks = [k for _, k, _ in map(split_metric, metrics) if k is not None]
+    return max([SHOWN, *ks, *cutoffs])
 
 
 def _sha256(path: Path) -> str:

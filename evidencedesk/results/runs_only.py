@@ -13,7 +13,7 @@ from evidencedesk.results import compute
 from evidencedesk.results.collect import Progress, results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome
-from evidencedesk.results.inputs import RunPaths, external_runs
+from evidencedesk.results.inputs import RunPaths, external_runs, judged_depth
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import SHOWN, CandidateResult, ConfigChange, Results
@@ -41,8 +41,10 @@ def runs_only(
     book = Book(settings.seed)
     qrels = {lb.id: dict(lb.grades) for lb in labels}
     trecs = external_runs(project, runs)
+    depth = judged_depth([m.name for m in (*settings.metrics, *settings.slices)],
+                         policy.k if policy is not None else 10)  # fmt: skip
     judged_runs = {
-        name: tuple(judge_trec_run(trec, qrels, labels, relevant=project.relevance))
+        name: tuple(judge_trec_run(trec, qrels, labels, relevant=project.relevance, depth=depth))
         for name, trec in trecs.items()
     }
     none = Costs(None, None, None)

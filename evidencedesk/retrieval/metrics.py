@@ -68,7 +68,12 @@ VARIANTS = ("exp", "linear")
 @dataclass(frozen=True)
 class Judged:
     """One question's returned list, judged. ``grades``: the returned list in order; ``pool``: grades
-    of every allowed chunk, best first (zeros may be omitted) -- the ideal list."""
+    of every allowed chunk, best first (zeros may be omitted) -- the ideal list.
+
+    ``returned``: how long the returned list was when ``grades`` and ``ids`` hold only its head
+    (a long TREC run judged to the depth its metrics need, `trec_judge.judge_trec_run`); None
+    when they hold all of it. ``size`` is that length either way.
+    """
 
     id: str
     tags: tuple[str, ...]
@@ -77,6 +82,11 @@ class Judged:
     pool: tuple[int, ...]
     ids: tuple[str, ...] = ()
     relevant: int = RELEVANT
+    returned: int | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.grades) if self.returned is None else self.returned
 
     @property
     def n_relevant(self) -> int:
@@ -100,7 +110,7 @@ class Judged:
             "pool": list(self.pool),
             "ids": list(self.ids),
             "relevant": self.relevant,
-        }
+        } | ({} if self.returned is None else {"returned": self.returned})
 
 
 def _check_k(k: int) -> None:

@@ -109,15 +109,33 @@ def _labels_and_qrels(
     return qrels, labels
 
 
+def _ends(run: Run, grade: np.ndarray, relevant: int, depth: int) -> np.ndarray:
+    """Per run query: where its judged head ends -- its top `depth`, and on through its first
+    relevant result (MRR and the first relevant rank need it), within its list."""
+    starts, stops = run.offsets[:-1], run.offsets[1:]
+    ends = np.minimum(stops, starts + depth)
+    hits = np.flatnonzero(grade >= relevant)
+    if hits.size:
+        query = np.searchsorted(run.offsets, hits, side="right") - 1
+        first = np.r_[True, query[1:] != query[:-1]]
+        ends[query[first]] = np.maximum(ends[query[first]], hits[first] + 1)
+    return ends
+
+
 def judge_trec_run(
     run: Run,
     qrels: Mapping[str, Mapping[str, int]] | None = None,
     labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
     k: int | None = None,
     relevant: int = RELEVANT,
+    depth: int | None = None,
 ) -> list[Judged]:
     """One :class:`Judged` per question (the top ``k`` of its ranked list; all when None).
 
+    ``depth`` keeps only each list's head: its top ``depth`` and on through its first relevant
+    result, with ``returned`` set to the list's length. Every metric whose cut-off is at most
+    ``depth``, MRR and the first relevant rank are then what the whole list gives, for a
+    fraction of the memory (a run of 1,000 documents a question judged for @10 metrics).
     Tags and ``answerable`` come from the labels when given; otherwise no tags, and answerable
     means "has a relevant judgment".
     """
@@ -128,16 +146,21 @@ def judge_trec_run(
     pool_g = arrays.pool_g[order]
     pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
     run_index = {q: i for i, q in enumerate(run.qids)}
+    ends = None if depth is None else _ends(run, arrays.grade, relevant, max(depth, 0)).tolist()
     # one str per distinct document id, shared by every list that returns it: a run of 50,000
     # questions x 1,000 documents holds 50 million ids but far fewer distinct documents
     names: dict[bytes, str] = {}
     out: list[Judged] = []
     for i, q in enumerate(questions):
         a = b = 0
-        if q in run_index:
-            a, b = int(run.offsets[run_index[q]]), int(run.offsets[run_index[q] + 1])
+        r = run_index.get(q)
+        if r is not None:
+            a, b = int(run.offsets[r]), int(run.offsets[r + 1])
         if k is not None:
             b = min(b, a + k)
+        returned = None
+        if ends is not None and r is not None and ends[r] < b:
+            returned, b = b - a, ends[r]
         pool = tuple(pool_g[pool_bounds[i] : pool_bounds[i + 1]].tolist())
         ids = tuple(
             [names.get(d) or names.setdefault(d, d.decode()) for d in run.docs[a:b].tolist()]
@@ -154,6 +177,7 @@ def judge_trec_run(
                 pool=pool,
                 ids=ids,
                 relevant=relevant,
+                returned=returned,
             )
         )
     return out
