@@ -140,6 +140,55 @@ def test_paired_with_itself_has_no_flips(values: dict[str, float | None]) -> Non
     assert randomization_test(values, values) == 1.0
 
 
+# -- large samples: the limits against resampling ----------------------------------------------
+
+
+def _skewed(n: int, seed: int) -> list[float]:
+    # reciprocal-rank-like values: 30 % zeros, the rest 1/rank -- skewed, many ties
+    rng = np.random.default_rng(seed)
+    return ((1.0 / rng.integers(1, 20, size=n)) * (rng.random(n) < 0.7)).tolist()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_large_sample_interval_agrees_with_resampling(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    values = _skewed(3000, seed)
+    resampled = bootstrap_ci(values, seed=seed)  # 3,000 <= LARGE: 10,000 resamples
+    monkeypatch.setattr(stats, "LARGE", 100)
+    limit = bootstrap_ci(values, seed=seed)
+    se = float(np.std(values)) / math.sqrt(len(values))
+    assert limit.mean == resampled.mean and limit.n == 3000
+    # 10,000 resamples put each end within ~0.03 standard errors of the ideal interval
+    assert abs(limit.low - resampled.low) < 0.1 * se
+    assert abs(limit.high - resampled.high) < 0.1 * se
+    # the skewness term: right-skewed data -> the upper end further from the mean
+    assert limit.high - limit.mean > limit.mean - limit.low
+
+
+def test_large_sample_interval_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stats, "LARGE", 3)
+    # 0, 0, 1, 1: mean 0.5, sd (divisor n) 0.5, skewness 0, se 0.25 -> 0.5 -/+ 1.959964 * 0.25
+    low, high = bootstrap_ci([0.0, 0.0, 1.0, 1.0])
+    assert (low, high) == pytest.approx((0.5 - 0.4899909, 0.5 + 0.4899909), abs=1e-6)
+    assert bootstrap_ci([0.25] * 5) == Interval(0.25, 0.25, 0.25, 5)  # no spread, no width
+
+
+def test_large_sample_randomization_p(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    a = {f"q{i}": v for i, v in enumerate(_skewed(2000, 3))}
+    b = {q: v + float(rng.normal()) * 0.3 + 0.01 for q, v in a.items()}
+    resampled = randomization_test(a, b, seed=0)
+    monkeypatch.setattr(stats, "LARGE", 100)
+    assert randomization_test(a, b, seed=0) == pytest.approx(resampled, abs=0.02)
+    # by hand: differences 1, 1, 1, -1 (m = 4 > LARGE = 3): z = 2 / sqrt(4) = 1, p = 2 * Phi(-1)
+    monkeypatch.setattr(stats, "LARGE", 3)
+    one = {q: 0.0 for q in "abcd"}
+    assert randomization_test(one, {"a": 1.0, "b": 1.0, "c": 1.0, "d": -1.0}) == pytest.approx(
+        0.3173105, abs=1e-7
+    )
+
+
 # -- bootstrap --------------------------------------------------------------------------------
 
 

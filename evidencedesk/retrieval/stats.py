@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass
 from fractions import Fraction
+from statistics import NormalDist
 from typing import Any, Protocol
 
 import numpy as np
@@ -38,6 +39,9 @@ __all__ = [
 
 TIE = 1e-12  # differences this small are ties (float noise, not a change)
 _CELLS = 1 << 18  # resample-matrix cells per chunk (cache-sized)
+# values above which a bootstrap interval and a randomization p come from their large-sample
+# limits instead of 10,000 resamples (at 50,000 questions, resampling takes 5 to 20 s an interval)
+LARGE = 10_000
 
 
 class Summary(float):
@@ -155,7 +159,9 @@ def bootstrap_ci(
     """Seeded percentile bootstrap of the mean over questions (None values dropped).
 
     Resamples are drawn as index matrices in chunks (``np.random.default_rng(seed)``); no Python
-    loop per resample.
+    loop per resample. Above `LARGE` values the interval is read off the bootstrap distribution's
+    own expansion instead (`_limit_interval`): at that size it is closer to the interval of
+    infinitely many resamples than 10,000 resamples are, and takes milliseconds, not seconds.
     """
     _check(resamples, level)
     data = np.asarray([v for v in values if v is not None], dtype=np.float64)
@@ -165,6 +171,8 @@ def bootstrap_ci(
     mean = math.fsum(data.tolist()) / n
     if n == 1:
         return Interval(mean, mean, mean, 1)
+    if n > LARGE:
+        return Interval(mean, *_limit_interval(data, mean, level), n)
     rng = np.random.default_rng(seed)
     means = np.empty(resamples, dtype=np.float64)
     rows = max(1, _CELLS // n)
@@ -177,6 +185,31 @@ def bootstrap_ci(
     low, high = np.quantile(means, [tail, 1.0 - tail])
     lo_b, hi_b = float(data.min()), float(data.max())  # a mean cannot leave [min, max]
     return Interval(mean, min(max(float(low), lo_b), hi_b), min(max(float(high), lo_b), hi_b), n)
+
+
+def _limit_interval(data: np.ndarray, mean: float, level: float) -> tuple[float, float]:
+    """The percentile bootstrap interval of the mean from its Cornish-Fisher expansion.
+
+    The mean of n draws from the data has standard error s / sqrt(n) (s: the data's standard
+    deviation with divisor n, the bootstrap's own) and skewness g / sqrt(n) (g: the data's
+    skewness); its quantile at z is mean + se * (z + g (z^2 - 1) / (6 sqrt(n))), off by O(1/n)
+    -- below the resampling noise of 10,000 resamples (about 0.03 standard errors) once n is
+    in the thousands. Clamped to the data's range, as the resampled interval is.
+    """
+    n = data.size
+    centered = data - mean
+    var = float(np.dot(centered, centered)) / n
+    if var == 0.0:
+        return mean, mean
+    sd = math.sqrt(var)
+    skew = float(np.dot(centered * centered, centered)) / n / sd**3
+    se, tail = sd / math.sqrt(n), (1.0 - level) / 2.0
+    ends = []
+    for alpha in (tail, 1.0 - tail):
+        z = NormalDist().inv_cdf(alpha)
+        ends.append(mean + se * (z + skew * (z * z - 1.0) / (6.0 * math.sqrt(n))))
+    lo_b, hi_b = float(data.min()), float(data.max())
+    return min(max(ends[0], lo_b), hi_b), min(max(ends[1], lo_b), hi_b)
 
 
 # -- pairing ----------------------------------------------------------------------------------
@@ -310,7 +343,9 @@ def randomization_test(
     """Two-sided paired sign-flip permutation test of mean(b - a).
 
     Exact (all 2^m sign patterns) when at most 20 differences are non-zero, else seeded Monte
-    Carlo with ``resamples`` draws and the (count + 1) / (resamples + 1) estimate.
+    Carlo with ``resamples`` draws and the (count + 1) / (resamples + 1) estimate; above `LARGE`
+    non-zero differences, the permutation distribution's normal limit (sum of s * d has mean 0
+    and variance sum of d^2 under random signs): p = 2 * (1 - Phi(|sum d| / sqrt(sum d^2))).
     """
     _check(resamples, 0.5)
     d = np.array([y - x for _, x, y in aligned(a, b, name)], dtype=np.float64)
@@ -320,6 +355,9 @@ def randomization_test(
         return 1.0
     observed = abs(float(d.sum()))
     tol = 1e-9 * float(np.abs(d).sum())
+    if m > LARGE:
+        z = observed / math.sqrt(float(np.dot(d, d)))
+        return min(1.0, 2.0 * NormalDist().cdf(-z))
     if m <= 20:  # meet in the middle: 2^(m/2) x 2^(m/2) sums
         half = m // 2
         totals = _pattern_sums(d[:half])[:, None] + _pattern_sums(d[half:])[None, :]
