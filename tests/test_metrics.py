@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evidencedesk.errors import UnknownNameError
-from evidencedesk.retrieval.metric_engine import of_judged
+from evidencedesk.retrieval.metric_engine import lines_of, of_judged
 from evidencedesk.retrieval.metrics import (
     METRIC_FORMS,
     Judged,
@@ -337,3 +337,13 @@ def test_engine_worked_example_and_an_unsorted_pool() -> None:
     assert of_judged([], ["mrr"]) == {"mrr": []}
     with pytest.raises(UnknownNameError):
         of_judged([EXAMPLE], ["ndcg@0"])
+
+
+def test_engine_converts_the_same_judged_objects_once() -> None:
+    a = [judged("a", (0, 2), (2,)), judged("b", (2,), (2, 1))]
+    first = lines_of(a)
+    assert lines_of(tuple(a)) is first  # the same objects in another container: no new arrays
+    assert lines_of(a[:1]) is not first
+    twin = [judged("a", (0, 2), (2,)), judged("b", (2,), (2, 1))]  # equal, but other objects
+    again = lines_of(twin)
+    assert again is not first and again.grade.tolist() == first.grade.tolist() == [0, 2, 2]

@@ -60,8 +60,29 @@ def _flat(parts: Iterable[Sequence[int]], sizes: np.ndarray) -> np.ndarray:
     return np.fromiter(itertools.chain.from_iterable(parts), dtype=np.int64, count=total)
 
 
+_RECENT: list[tuple[tuple[int, ...], Sequence[Any], Lines]] = []  # the last few conversions
+_KEEP = 6
+
+
 def lines_of(judged: Sequence[_Judged]) -> Lines:
-    """A sequence of judged questions (anything with `grades`, `pool` and `relevant`)."""
+    """A sequence of judged questions (anything with `grades`, `pool` and `relevant`).
+
+    Judged questions are frozen, so the same objects in the same order give the same arrays: the
+    last few conversions are kept (with the objects, so that their ids stay theirs), and the
+    statistics of one run -- means, intervals, slices, paired tests, each metric in turn -- turn
+    its lists into arrays once, not once a call.
+    """
+    key = tuple(map(id, judged))
+    for seen, _, lines in _RECENT:
+        if seen == key:
+            return lines
+    lines = _convert(judged)
+    _RECENT.insert(0, (key, tuple(judged), lines))
+    del _RECENT[_KEEP:]
+    return lines
+
+
+def _convert(judged: Sequence[_Judged]) -> Lines:
     n = len(judged)
     sizes = np.fromiter((len(j.grades) for j in judged), dtype=np.int64, count=n)
     pool_sizes = np.fromiter((len(j.pool) for j in judged), dtype=np.int64, count=n)
