@@ -41,9 +41,10 @@ class _Judged(Protocol):
 class Lines:
     """Judged lists of `n` questions as flat arrays.
 
-    Each question's returned results are contiguous, in rank order (`line_q` never decreases
-    within a question's block; blocks may come in any question order); `pool_q`/`pool_g` hold
-    the grades of its ideal list in any order; `relevant` its relevance threshold.
+    Each question's returned results are contiguous, in rank order (blocks may come in any
+    question order); they may be only the results with a positive grade, with their ranks in the
+    whole list (an ungraded result adds nothing to any metric). `pool_q`/`pool_g` hold the
+    grades of each ideal list in any order; `relevant` each question's relevance threshold.
     """
 
     n: int

@@ -44,50 +44,63 @@ def qrels_from_labels(labels: Iterable[Any]) -> dict[str, dict[str, int]]:
 
 @dataclass(frozen=True)
 class _Arrays:
+    """The run's judged lines: only lines with a positive grade are kept (a metric reads nothing
+    else: an unjudged or grade-0 line adds 0 to every sum), so judging a run of 10 million lines
+    keeps about as many entries as the qrels have."""
+
     questions: list[str]
-    line_q: np.ndarray  # question index of every run line (-1: not a question)
-    rank: np.ndarray  # 0-based rank within its query
-    grade: np.ndarray  # grade of every run line
+    run_q: np.ndarray  # question index of every run query (-1: not a question)
+    lines: np.ndarray  # run lines with a positive grade, ascending
+    grade: np.ndarray  # their grades
     pool_q: np.ndarray  # question index of every positive judgment
     pool_g: np.ndarray  # its grade
+
+    def line_grades(self, n_lines: int) -> np.ndarray:
+        """The grade of every run line (0: not judged, or judged 0)."""
+        grades = np.zeros(n_lines, dtype=np.int64)
+        grades[self.lines] = self.grade
+        return grades
 
 
 def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
     index = {q: i for i, q in enumerate(questions)}
     run_q = np.array([index.get(q, -1) for q in run.qids], dtype=np.int64)
-    counts = np.diff(run.offsets)
-    line_q = np.repeat(run_q, counts)  # -1: a run query that is not a question
-    rank = np.arange(run.n_lines, dtype=np.int64) - np.repeat(run.offsets[:-1], counts)
-    docs = run.docs
+    run_index = {q: i for i, q in enumerate(run.qids)}
     jq: list[int] = []
+    jr: list[int] = []  # the judgment's run query (-1: the run does not answer it)
     jd: list[bytes] = []
     jg: list[int] = []
     for q in questions:
+        r = run_index.get(q, -1)
         for doc, g in qrels.get(q, {}).items():
             if g > 0:
                 jq.append(index[q])
+                jr.append(r)
                 jd.append(doc.encode("utf-8"))
                 jg.append(int(g))
     pool_q, pool_g = np.array(jq, dtype=np.int64), np.array(jg, dtype=np.int64)
-    grade = np.zeros(line_q.size, dtype=np.int64)
-    if jd and line_q.size:
-        judged = np.array(jd)
-        h_pool = key_hashes(pool_q, doc_hashes(judged))
-        # a Run fills its hashes on creation; computing them here covers a hand-made one
-        hashes = run.hashes if run.hashes is not None else doc_hashes(run.docs)
-        h_run = key_hashes(line_q, hashes)
+    pool_r = np.array(jr, dtype=np.int64)
+    lines = np.zeros(0, dtype=np.int64)
+    grade = np.zeros(0, dtype=np.int64)
+    answered = pool_r >= 0
+    if answered.any() and run.n_lines:
+        judged = np.array(jd)[answered]
+        h_pool = key_hashes(pool_r[answered], doc_hashes(judged))
+        keys = run.keys  # a Run fills its (query, doc) key hashes on creation
+        assert keys is not None
         # a bitmap of the top 24 bits rules out most run lines before the binary search
         seen = np.zeros(1 << 24, dtype=bool)
         seen[h_pool >> np.uint64(40)] = True
-        cand = np.flatnonzero(seen[h_run >> np.uint64(40)])
+        cand = np.flatnonzero(seen[keys >> np.uint64(40)])
         order = np.argsort(h_pool)
-        at = np.minimum(np.searchsorted(h_pool[order], h_run[cand]), order.size - 1)
+        at = np.minimum(np.searchsorted(h_pool[order], keys[cand]), order.size - 1)
         src = order[at]
+        cand_r = np.searchsorted(run.offsets, cand, side="right") - 1
         # equal hashes are confirmed on the ids themselves (collisions are possible)
-        exact = (h_pool[src] == h_run[cand]) & (pool_q[src] == line_q[cand])
-        exact &= judged[src] == docs[cand]
-        grade[cand[exact]] = pool_g[src[exact]]
-    return _Arrays(questions, line_q, rank, grade, pool_q, pool_g)
+        exact = (h_pool[src] == keys[cand]) & (pool_r[answered][src] == cand_r)
+        exact &= judged[src] == run.docs[cand]
+        lines, grade = cand[exact], pool_g[answered][src[exact]]
+    return _Arrays(questions, run_q, lines, grade, pool_q, pool_g)
 
 
 def _questions(run: Run, qrels: Mapping[str, Any], labels: Sequence[Any] | None) -> list[str]:
@@ -109,12 +122,12 @@ def _labels_and_qrels(
     return qrels, labels
 
 
-def _ends(run: Run, grade: np.ndarray, relevant: int, depth: int) -> np.ndarray:
+def _ends(run: Run, arrays: _Arrays, relevant: int, depth: int) -> np.ndarray:
     """Per run query: where its judged head ends -- its top `depth`, and on through its first
     relevant result (MRR and the first relevant rank need it), within its list."""
     starts, stops = run.offsets[:-1], run.offsets[1:]
     ends = np.minimum(stops, starts + depth)
-    hits = np.flatnonzero(grade >= relevant)
+    hits = arrays.lines[arrays.grade >= relevant]
     if hits.size:
         query = np.searchsorted(run.offsets, hits, side="right") - 1
         first = np.r_[True, query[1:] != query[:-1]]
@@ -146,7 +159,8 @@ def judge_trec_run(
     pool_g = arrays.pool_g[order]
     pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
     run_index = {q: i for i, q in enumerate(run.qids)}
-    ends = None if depth is None else _ends(run, arrays.grade, relevant, max(depth, 0)).tolist()
+    ends = None if depth is None else _ends(run, arrays, relevant, max(depth, 0)).tolist()
+    grades = arrays.line_grades(run.n_lines)
     # one str per distinct document id, shared by every list that returns it: a run of 50,000
     # questions x 1,000 documents holds 50 million ids but far fewer distinct documents
     names: dict[bytes, str] = {}
@@ -173,7 +187,7 @@ def judge_trec_run(
                 answerable=bool(label.answerable)
                 if label is not None
                 else any(g >= relevant for g in pool),
-                grades=tuple(arrays.grade[a:b].tolist()),
+                grades=tuple(grades[a:b].tolist()),
                 pool=pool,
                 ids=ids,
                 relevant=relevant,
@@ -197,9 +211,12 @@ def question_values(
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
     questions = _questions(run, qrels, labels)
     a = _arrays(run, qrels, questions)
-    keep = a.line_q >= 0
+    query = np.searchsorted(run.offsets, a.lines, side="right") - 1
+    line_q, rank = a.run_q[query], a.lines - run.offsets[query]
+    keep = line_q >= 0
     nq = len(questions)
-    lines = Lines(nq, a.line_q[keep], a.rank[keep], a.grade[keep], a.pool_q, a.pool_g,
+    # only the graded lines: a line the qrels do not grade adds nothing to any metric
+    lines = Lines(nq, line_q[keep], rank[keep], a.grade[keep], a.pool_q, a.pool_g,
                   np.full(nq, relevant, dtype=np.int64))  # fmt: skip
     return questions, {s.name: column(lines, s.kind, s.k, s.variant) for s in specs}
 
