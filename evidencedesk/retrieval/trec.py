@@ -55,11 +55,11 @@ class Run:
 
     def __post_init__(self) -> None:
         # computed once: the duplicate check and judging both use them
-        if self.hashes is None:
-            object.__setattr__(self, "hashes", doc_hashes(self.docs))
+        hashes = doc_hashes(self.docs) if self.hashes is None else self.hashes
+        object.__setattr__(self, "hashes", hashes)
         if self.keys is None:
             query = np.repeat(np.arange(len(self.qids), dtype=np.int64), np.diff(self.offsets))
-            object.__setattr__(self, "keys", key_hashes(query, self.hashes))
+            object.__setattr__(self, "keys", key_hashes(query, hashes))
 
     def __len__(self) -> int:
         return len(self.qids)
