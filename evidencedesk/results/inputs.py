@@ -85,7 +85,8 @@ def judged_depth(metrics: Iterable[str], *cutoffs: int) -> int:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    with path.open("rb") as handle:  # streamed: a 2 GB run is not held in memory to hash it
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def input_hashes(project: Project, runs: RunPaths) -> tuple[tuple[InputHash, ...], str]:

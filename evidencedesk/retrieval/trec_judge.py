@@ -15,7 +15,7 @@ from the labels' ``grades`` when no qrels are given. Negative grades count as 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -135,6 +135,30 @@ def _ends(run: Run, arrays: _Arrays, relevant: int, depth: int) -> np.ndarray:
     return ends
 
 
+def _kept(
+    run: Run, grades: np.ndarray, spans: list[tuple[int, int, int | None]]
+) -> tuple[Callable[[int], tuple[str, ...]], Callable[[int], tuple[int, ...]]]:
+    """Each span's document ids and grades as tuples, decoded in one pass: one str per distinct
+    document id, shared by every list that returns it (a run of 50,000 questions x 1,000
+    documents holds 50 million ids but far fewer distinct documents)."""
+    starts = np.fromiter((a for a, _, _ in spans), dtype=np.int64, count=len(spans))
+    sizes = np.fromiter((b - a for a, b, _ in spans), dtype=np.int64, count=len(spans))
+    bounds = np.r_[0, np.cumsum(sizes)].tolist()
+    lines = np.repeat(starts - bounds[:-1], sizes) + np.arange(bounds[-1], dtype=np.int64)
+    distinct, inverse = np.unique(run.docs[lines], return_inverse=True)
+    names = np.array([d.decode("utf-8") for d in distinct.tolist()], dtype=object)
+    ids = names[inverse.ravel()].tolist()
+    kept = grades[lines].tolist()
+
+    def ids_of(i: int) -> tuple[str, ...]:
+        return tuple(ids[bounds[i] : bounds[i + 1]])
+
+    def grades_of(i: int) -> tuple[int, ...]:
+        return tuple(kept[bounds[i] : bounds[i + 1]])
+
+    return ids_of, grades_of
+
+
 def judge_trec_run(
     run: Run,
     qrels: Mapping[str, Mapping[str, int]] | None = None,
@@ -161,11 +185,8 @@ def judge_trec_run(
     run_index = {q: i for i, q in enumerate(run.qids)}
     ends = None if depth is None else _ends(run, arrays, relevant, max(depth, 0)).tolist()
     grades = arrays.line_grades(run.n_lines)
-    # one str per distinct document id, shared by every list that returns it: a run of 50,000
-    # questions x 1,000 documents holds 50 million ids but far fewer distinct documents
-    names: dict[bytes, str] = {}
-    out: list[Judged] = []
-    for i, q in enumerate(questions):
+    spans: list[tuple[int, int, int | None]] = []  # each question's kept lines, its length
+    for q in questions:
         a = b = 0
         r = run_index.get(q)
         if r is not None:
@@ -175,10 +196,12 @@ def judge_trec_run(
         returned = None
         if ends is not None and r is not None and ends[r] < b:
             returned, b = b - a, ends[r]
+        spans.append((a, b, returned))
+    ids_of, grades_of = _kept(run, grades, spans)
+    out: list[Judged] = []
+    for i, (q, (_, _, returned)) in enumerate(zip(questions, spans, strict=True)):
         pool = tuple(pool_g[pool_bounds[i] : pool_bounds[i + 1]].tolist())
-        ids = tuple(
-            [names.get(d) or names.setdefault(d, d.decode()) for d in run.docs[a:b].tolist()]
-        )
+        ids, kept_grades = ids_of(i), grades_of(i)
         label = labels[i] if labels is not None else None
         out.append(
             Judged(
@@ -187,7 +210,7 @@ def judge_trec_run(
                 answerable=bool(label.answerable)
                 if label is not None
                 else any(g >= relevant for g in pool),
-                grades=tuple(grades[a:b].tolist()),
+                grades=kept_grades,
                 pool=pool,
                 ids=ids,
                 relevant=relevant,
