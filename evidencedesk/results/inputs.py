@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from evidencedesk.project_schema import MAX_RUNS
 from evidencedesk.results.types import SHOWN, ChunkFact, DocumentFact, InputHash, QuestionFact
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.trec import Run as TrecRun
 from evidencedesk.retrieval.trec import read_run
 from evidencedesk.textfile import read_text
@@ -73,6 +74,21 @@ def external_runs(
     found = project.load_runs()
     found.update((name, read_run(path)) for name, path in runs)
     return found
+
+
+def judged_external_runs(
+    project: Project, runs: RunPaths, judge: Callable[[TrecRun], Sequence[Judged]]
+) -> dict[str, tuple[str, tuple[Judged, ...]]]:
+    """name -> (run tag, judged lists) of the project's and the ``--run`` runs, each read,
+    judged and let go before the next is read: a run of 50 million lines takes ~2 GB as arrays,
+    its judged lists (cut to `judged_depth`) a small part of that."""
+    check_run_names(project, runs)
+    out: dict[str, tuple[str, tuple[Judged, ...]]] = {}
+    for name, path in [*project.runs, *runs]:
+        trec = read_run(path)
+        out[name] = (trec.tag, tuple(judge(trec)))
+        del trec
+    return out
 
 
 def judged_depth(metrics: Iterable[str], *cutoffs: int) -> int:

@@ -13,7 +13,7 @@ from evidencedesk.results import compute
 from evidencedesk.results.collect import Progress, results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome
-from evidencedesk.results.inputs import RunPaths, external_runs, judged_depth
+from evidencedesk.results.inputs import RunPaths, judged_depth, judged_external_runs
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import SHOWN, CandidateResult, ConfigChange, Results
@@ -40,17 +40,17 @@ def runs_only(
     progress("benchmark")
     book = Book(settings.seed)
     qrels = {lb.id: dict(lb.grades) for lb in labels}
-    trecs = external_runs(project, runs)
     depth = judged_depth([m.name for m in (*settings.metrics, *settings.slices)],
                          policy.k if policy is not None else 10)  # fmt: skip
-    judged_runs = {
-        name: tuple(judge_trec_run(trec, qrels, labels, relevant=project.relevance, depth=depth))
-        for name, trec in trecs.items()
-    }
+    tags_and_judged = judged_external_runs(
+        project, runs, lambda trec: judge_trec_run(trec, qrels, labels, relevant=project.relevance,
+                                                   depth=depth),
+    )  # fmt: skip
+    judged_runs = {name: judged for name, (_, judged) in tags_and_judged.items()}
     none = Costs(None, None, None)
     variants = [
         compute.variant_result(("run", name), name, "external",
-                               f"TREC run (tag {trecs[name].tag!r}), judged at its full depth",
+                               f"TREC run (tag {tags_and_judged[name][0]!r}), judged at its full depth",
                                None, judged, none, settings, book, keep=SHOWN)
         for name, judged in judged_runs.items()  # keep: the user's run files hold the rest
     ]  # fmt: skip
