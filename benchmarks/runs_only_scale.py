@@ -5,7 +5,8 @@ half an hour) queries, graded qrels (0-3) and TREC runs in a temporary folder, t
 builds the site with the real CLI and prints the time per stage (the CLI's own lines), the total
 wall-clock time, the peak memory of the build process (``resource.getrusage`` of the child, max
 RSS) and the site's size and file count. ``--scaling`` also builds at 1/4 and 1/2 of the
-questions and prints the ratios.
+questions and prints the ratios. With ``--keep DIR`` the projects stay in DIR and a later run
+with the same DIR reuses them (generating 5.4 GB of runs takes minutes).
 
     python benchmarks/runs_only_scale.py [--questions 50000] [--depth 1000] [--runs 3]
                                          [--scaling] [--keep DIR]
@@ -103,18 +104,25 @@ def tree_size(folder: Path) -> tuple[int, int]:
     return sum(p.stat().st_size for p in files), len(files)
 
 
-def build_once(base: Path, questions: int, depth: int, runs: int) -> tuple[float, float, int, int]:
+def build_once(
+    base: Path, questions: int, depth: int, runs: int, reuse: bool = False
+) -> tuple[float, float, int, int]:
     root = base / f"project-{questions}"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
+    project = root / "evidencedesk.toml"
     started = time.perf_counter()
-    project = write_project(root, questions, depth, runs)
+    if reuse and project.is_file() and len(list((root / "runs").glob("*.run"))) == runs:
+        print(f"reusing the project generated earlier in {root}", flush=True)
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        project = write_project(root, questions, depth, runs)
     size = sum(p.stat().st_size for p in (root / "runs").iterdir())
     print(
-        f"generated {questions} questions x {depth} documents x {runs} runs "
-        f"({size / 1e6:.0f} MB of runs) in {time.perf_counter() - started:.1f} s",
+        f"{questions} questions x {depth} documents x {runs} runs "
+        f"({size / 1e6:.0f} MB of runs) ready in {time.perf_counter() - started:.1f} s",
         flush=True,
     )
+    shutil.rmtree(root / "site", ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
     command = [sys.executable, "-m", "evidencedesk.report", "build"]
@@ -138,14 +146,19 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=1_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scaling", action="store_true", help="also 1/4 and 1/2 the questions")
-    parser.add_argument("--keep", type=Path, default=None, help="keep projects and sites here")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="keep projects and sites here (and reuse a project generated there before)",
+    )
     args = parser.parse_args()
     base = Path(args.keep or tempfile.mkdtemp(prefix="evidencedesk-runs-only-"))
     sizes = [args.questions // 4, args.questions // 2, args.questions]
     rows = []
     try:
         for n in sizes if args.scaling else sizes[-1:]:
-            rows.append((n, *build_once(base, n, args.depth, args.runs)))
+            rows.append((n, *build_once(base, n, args.depth, args.runs, args.keep is not None)))
             if args.keep is None:
                 shutil.rmtree(base / f"project-{n}", ignore_errors=True)
     finally:

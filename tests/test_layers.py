@@ -43,7 +43,7 @@ evidencedesk.retrieval.stats evidencedesk.retrieval.ablation evidencedesk.retrie
 evidencedesk.retrieval.citations evidencedesk.retrieval.evalreport evidencedesk.retrieval.experiments
 evidencedesk.retrieval.trec_judge evidencedesk.retrieval.trec_stream evidencedesk.retrieval.benchmark
 evidencedesk.retrieval.benchmark_runs evidencedesk.gate_input evidencedesk.gate evidencedesk.baseline
-evidencedesk.candidates
+evidencedesk.candidates evidencedesk.retrieval.metric_engine
 """
 _FRONT = """
 evidencedesk evidencedesk.cli evidencedesk.__main__ evidencedesk.scaffold evidencedesk.validate

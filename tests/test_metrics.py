@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evidencedesk.errors import UnknownNameError
+from evidencedesk.retrieval.metric_engine import lines_of, of_judged
 from evidencedesk.retrieval.metrics import (
     METRIC_FORMS,
     Judged,
@@ -18,6 +19,7 @@ from evidencedesk.retrieval.metrics import (
     gain,
     hit_at,
     judge_run,
+    metric_value,
     ndcg_at,
     per_question,
     precision_at,
@@ -290,3 +292,58 @@ def test_recall_is_monotone_in_k(j: Judged) -> None:
     values = [recall_at(j, k) for k in range(1, 20)]
     if values[0] is not None:
         assert all(a <= b for a, b in zip(values, values[1:], strict=False))
+
+
+# -- the one engine against the per-question definitions --------------------------------------
+
+ENGINE_NAMES = ["recall@1", "recall@3", "precision@2", "precision@5", "hit@1", "hit@4", "mrr",
+                "ndcg@1", "ndcg@3", "ndcg@5:linear", "ndcg@10:exp"]  # fmt: skip
+_grades = st.lists(st.integers(-1, 4), max_size=12)
+
+
+@given(
+    st.lists(st.tuples(_grades, _grades, st.integers(1, 3), st.lists(st.sampled_from("abc"))),
+             max_size=12)
+)  # fmt: skip
+def test_engine_equals_the_per_question_definitions_bit_for_bit(rows) -> None:
+    # the reference is `MetricSpec.of` (recall_at, ndcg_at, ...); the engine must give the same
+    # float, not a close one: the site's numbers and results.json come from it
+    questions = [
+        Judged(f"q{i}", tuple(tags), True, tuple(grades), tuple(sorted(pool, reverse=True)),
+               relevant=relevant)
+        for i, (grades, pool, relevant, tags) in enumerate(rows)
+    ]  # fmt: skip
+    engine = of_judged(questions, ENGINE_NAMES)
+    for name in ENGINE_NAMES:
+        reference = [metric_value(j, name) for j in questions]
+        assert engine[name] == reference, name
+        assert per_question(questions, name) == dict(
+            zip([j.id for j in questions], reference, strict=True)
+        )
+        kept = [v for v in reference if v is not None]
+        mean = math.fsum(kept) / len(kept) if kept else None
+        assert summarize(questions, [name])[name].value == mean
+
+
+def test_engine_worked_example_and_an_unsorted_pool() -> None:
+    # pool given in any order: the engine sorts the ideal list itself, like ndcg_at
+    shuffled = Judged("ex", (), True, (0, 2, 1, 0, 2), (1, 2, 2))
+    assert of_judged([EXAMPLE, shuffled], ["ndcg@5", "ndcg@5:linear", "mrr"]) == {
+        "ndcg@5": [ndcg_at(EXAMPLE, 5), ndcg_at(EXAMPLE, 5)],
+        "ndcg@5:linear": [ndcg_at(EXAMPLE, 5, "linear")] * 2,
+        "mrr": [0.5, 0.5],
+    }
+    assert round(of_judged([EXAMPLE], ["ndcg@5"])["ndcg@5"][0], 3) == 0.659
+    assert of_judged([], ["mrr"]) == {"mrr": []}
+    with pytest.raises(UnknownNameError):
+        of_judged([EXAMPLE], ["ndcg@0"])
+
+
+def test_engine_converts_the_same_judged_objects_once() -> None:
+    a = [judged("a", (0, 2), (2,)), judged("b", (2,), (2, 1))]
+    first = lines_of(a)
+    assert lines_of(tuple(a)) is first  # the same objects in another container: no new arrays
+    assert lines_of(a[:1]) is not first
+    twin = [judged("a", (0, 2), (2,)), judged("b", (2,), (2, 1))]  # equal, but other objects
+    again = lines_of(twin)
+    assert again is not first and again.grade.tolist() == first.grade.tolist() == [0, 2, 2]

@@ -68,6 +68,36 @@ def test_sign_test_is_exact_for_large_counts() -> None:
     assert sign_test_p(60, 0) == 2.0**-59
 
 
+@pytest.mark.parametrize(
+    ("better", "worse"),
+    [(4, 0), (3, 3), (5, 1), (8, 2), (0, 10), (30, 12), (40, 41), (100, 0), (57, 143), (250, 200)],
+)
+def test_sign_test_tail_sum_equals_the_fraction_at_small_n(
+    better: int, worse: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exact = float(stats.sign_test_fraction(better, worse))
+    monkeypatch.setattr(stats, "EXACT_SIGN", 0)  # every count takes the truncated tail sum
+    assert sign_test_p(better, worse) == pytest.approx(exact, rel=2.3e-16, abs=0.0)
+
+
+@pytest.mark.parametrize(
+    ("better", "worse"), [(2100, 1900), (2600, 2400), (3000, 3001), (4000, 50), (20, 9000)]
+)
+def test_sign_test_above_the_exact_limit_matches_the_fraction(better: int, worse: int) -> None:
+    assert better + worse > stats.EXACT_SIGN
+    exact = float(stats.sign_test_fraction(better, worse))
+    assert sign_test_p(better, worse) == pytest.approx(exact, rel=2.3e-16, abs=0.0)
+
+
+def test_sign_test_at_fifty_thousand_questions() -> None:
+    # 26,000 vs 24,000: z = 2,000 / sqrt(50,000) = 8.94, two-sided normal tail 3.8e-19
+    assert sign_test_p(26_000, 24_000) == pytest.approx(3.8574699510318216e-19, rel=1e-15)
+    assert sign_test_p(25_000, 25_000) == 1.0
+    assert sign_test_p(40_000, 0) == 0.0  # 2^-39,999 underflows, as the Fraction's float does
+    with pytest.raises(ValueError, match="expected non-negative counts, found -1, 3000"):
+        sign_test_p(-1, 3000)
+
+
 def test_paired_spec_example_and_fields() -> None:
     a = {"q1": 0.5, "q2": 0.0, "q3": 1.0, "q4": 0.25, "q5": 1.0, "q6": None}
     b = {"q1": 1.0, "q2": 1.0, "q3": 1.0, "q4": 0.5, "q5": 0.5 + 0.5, "q6": 1.0, "q7": 1.0}
@@ -108,6 +138,55 @@ def test_paired_with_itself_has_no_flips(values: dict[str, float | None]) -> Non
     assert result.p == 1.0
     assert result.tied == result.n == sum(v is not None for v in values.values())
     assert randomization_test(values, values) == 1.0
+
+
+# -- large samples: the limits against resampling ----------------------------------------------
+
+
+def _skewed(n: int, seed: int) -> list[float]:
+    # reciprocal-rank-like values: 30 % zeros, the rest 1/rank -- skewed, many ties
+    rng = np.random.default_rng(seed)
+    return ((1.0 / rng.integers(1, 20, size=n)) * (rng.random(n) < 0.7)).tolist()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_large_sample_interval_agrees_with_resampling(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    values = _skewed(3000, seed)
+    resampled = bootstrap_ci(values, seed=seed)  # 3,000 <= LARGE: 10,000 resamples
+    monkeypatch.setattr(stats, "LARGE", 100)
+    limit = bootstrap_ci(values, seed=seed)
+    se = float(np.std(values)) / math.sqrt(len(values))
+    assert limit.mean == resampled.mean and limit.n == 3000
+    # 10,000 resamples put each end within ~0.03 standard errors of the ideal interval
+    assert abs(limit.low - resampled.low) < 0.1 * se
+    assert abs(limit.high - resampled.high) < 0.1 * se
+    # the skewness term: right-skewed data -> the upper end further from the mean
+    assert limit.high - limit.mean > limit.mean - limit.low
+
+
+def test_large_sample_interval_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stats, "LARGE", 3)
+    # 0, 0, 1, 1: mean 0.5, sd (divisor n) 0.5, skewness 0, se 0.25 -> 0.5 -/+ 1.959964 * 0.25
+    low, high = bootstrap_ci([0.0, 0.0, 1.0, 1.0])
+    assert (low, high) == pytest.approx((0.5 - 0.4899909, 0.5 + 0.4899909), abs=1e-6)
+    assert bootstrap_ci([0.25] * 5) == Interval(0.25, 0.25, 0.25, 5)  # no spread, no width
+
+
+def test_large_sample_randomization_p(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    a = {f"q{i}": v for i, v in enumerate(_skewed(2000, 3))}
+    b = {q: v + float(rng.normal()) * 0.3 + 0.01 for q, v in a.items()}
+    resampled = randomization_test(a, b, seed=0)
+    monkeypatch.setattr(stats, "LARGE", 100)
+    assert randomization_test(a, b, seed=0) == pytest.approx(resampled, abs=0.02)
+    # by hand: differences 1, 1, 1, -1 (m = 4 > LARGE = 3): z = 2 / sqrt(4) = 1, p = 2 * Phi(-1)
+    monkeypatch.setattr(stats, "LARGE", 3)
+    one = {q: 0.0 for q in "abcd"}
+    assert randomization_test(one, {"a": 1.0, "b": 1.0, "c": 1.0, "d": -1.0}) == pytest.approx(
+        0.3173105, abs=1e-7
+    )
 
 
 # -- bootstrap --------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import subprocess
@@ -15,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidencedesk.errors import LabelsError, RunFileError
+from evidencedesk.results.inputs import judged_depth
 from evidencedesk.retrieval import trec_arrays
-from evidencedesk.retrieval.metrics import Judged, summarize
+from evidencedesk.retrieval.metrics import Judged, metric_value, summarize
 from evidencedesk.retrieval.trec import (
     Run,
     read_qrels,
@@ -352,12 +354,53 @@ def test_vectorized_and_judged_paths_agree(seed: int) -> None:
             qrels[f"q{q}"] = {d: rng.choice((0, 1, 2, 3)) for d in pool}
     run = Run.from_dict(run_data)
     for relevant in (1, 2, 3):
+        # the reference: each question's value from the per-question definitions in `metrics`
         judged = judge_trec_run(run, qrels, relevant=relevant)
-        slow = summarize(judged, NAMES)
         fast = evaluate_run(run, qrels, NAMES, relevant=relevant)
+        assert summarize(judged, NAMES) == fast
         for name in NAMES:
-            assert (fast[name].n, fast[name].left_out) == (slow[name].n, slow[name].left_out)
-            assert fast[name].value == pytest.approx(slow[name].value, abs=1e-12)
+            values = [metric_value(j, name) for j in judged]
+            kept = [v for v in values if v is not None]
+            assert (fast[name].n, fast[name].left_out) == (len(kept), len(values) - len(kept))
+            assert fast[name].value == (math.fsum(kept) / len(kept) if kept else None)
+
+
+def test_judged_to_a_depth_keeps_every_value_of_the_whole_list() -> None:
+    # q1: first relevant at rank 7, beyond depth 3 -> kept through rank 7; q2: relevant at rank 2
+    # -> the top 3; q3: nothing relevant -> the top 3; q4: a list shorter than the depth
+    run = Run.from_dict(
+        {
+            "q1": {f"a{i}": 10.0 - i for i in range(10)},
+            "q2": {f"b{i}": 10.0 - i for i in range(10)},
+            "q3": {f"c{i}": 10.0 - i for i in range(10)},
+            "q4": {"d0": 1.0, "d1": 0.5},
+        }
+    )
+    qrels = {"q1": {"a6": 2, "a1": 1}, "q2": {"b1": 3, "b8": 2}, "q3": {"x": 2}, "q4": {"d1": 2}}
+    whole = judge_trec_run(run, qrels)
+    head = judge_trec_run(run, qrels, depth=3)
+    assert [len(j.grades) for j in head] == [7, 3, 3, 2]
+    assert [j.returned for j in head] == [10, 10, 10, None]
+    assert [j.size for j in head] == [10, 10, 10, 2] == [j.size for j in whole]
+    assert head[0].grades == (0, 1, 0, 0, 0, 0, 2) and head[0].ids[-1] == "a6"
+    names = ["mrr", "recall@3", "precision@3", "hit@1", "ndcg@3", "ndcg@3:linear"]
+    assert summarize(head, names) == summarize(whole, names)
+    for name in names:
+        assert [metric_value(j, name) for j in head] == [metric_value(j, name) for j in whole]
+    assert head[0].to_dict()["returned"] == 10 and "returned" not in whole[0].to_dict()
+
+
+@pytest.mark.parametrize(
+    ("metrics", "cutoffs", "depth"),
+    [
+        (["ndcg@10:linear", "recall@10", "precision@10", "mrr"], (10,), 20),  # SHOWN = 20
+        (["recall@100", "mrr"], (10,), 100),
+        (["mrr"], (30,), 30),
+        (["ndcg@5"], (), 20),
+    ],
+)
+def test_judged_depth_of_a_runs_only_project(metrics, cutoffs, depth) -> None:
+    assert judged_depth(metrics, *cutoffs) == depth
 
 
 # -- hostile files (issue 11): typed, bounded, numbers in range, a line named ------------------

@@ -76,7 +76,7 @@ def ranked_lists(
             j.id,
             tuple(j.ids[:keep]),
             tuple(j.grades[:keep]),
-            len(j.ids),
+            j.size,
             first_relevant(j),
             {m.name: values[m.name][j.id] for m in metrics},
         )

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import ConfigError
+from evidencedesk.metric_names import split_metric
 from evidencedesk.project import Project
 from evidencedesk.project_schema import MAX_RUNS
-from evidencedesk.results.types import ChunkFact, DocumentFact, InputHash, QuestionFact
+from evidencedesk.results.types import SHOWN, ChunkFact, DocumentFact, InputHash, QuestionFact
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.trec import Run as TrecRun
 from evidencedesk.retrieval.trec import read_run
 from evidencedesk.textfile import read_text
@@ -74,8 +76,33 @@ def external_runs(
     return found
 
 
+def judged_external_runs(
+    project: Project, runs: RunPaths, judge: Callable[[TrecRun], Sequence[Judged]]
+) -> dict[str, tuple[str, tuple[Judged, ...]]]:
+    """name -> (run tag, judged lists) of the project's and the ``--run`` runs, each read,
+    judged and let go before the next is read: a run of 50 million lines takes ~2 GB as arrays,
+    its judged lists (cut to `judged_depth`) a small part of that."""
+    check_run_names(project, runs)
+    out: dict[str, tuple[str, tuple[Judged, ...]]] = {}
+    for name, path in [*project.runs, *runs]:
+        trec = read_run(path)
+        out[name] = (trec.tag, tuple(judge(trec)))
+        del trec
+    return out
+
+
+def judged_depth(metrics: Iterable[str], *cutoffs: int) -> int:
+    """How much of each external run's list is kept once judged: the largest cut-off of the
+    reported metrics and of `cutoffs` (the gate's k), and at least the `SHOWN` results a question
+    page lists. `judge_trec_run(depth=...)` also keeps each list down to its first relevant
+    result, so every reported value is the whole list's."""
+    ks = [k for _, k, _ in map(split_metric, metrics) if k is not None]
+    return max([SHOWN, *ks, *cutoffs])
+
+
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    with path.open("rb") as handle:  # streamed: a 2 GB run is not held in memory to hash it
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def input_hashes(project: Project, runs: RunPaths) -> tuple[tuple[InputHash, ...], str]:

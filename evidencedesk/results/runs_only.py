@@ -13,7 +13,7 @@ from evidencedesk.results import compute
 from evidencedesk.results.collect import results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome
-from evidencedesk.results.inputs import RunPaths, external_runs
+from evidencedesk.results.inputs import RunPaths, judged_depth, judged_external_runs
 from evidencedesk.results.progress import Progress, Tally
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import Settings
@@ -21,6 +21,8 @@ from evidencedesk.results.types import SHOWN, CandidateResult, ConfigChange, Res
 from evidencedesk.results.verdicts import judge
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metrics import Judged
+from evidencedesk.retrieval.trec import Run as TrecRun
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
 
@@ -40,16 +42,21 @@ def runs_only(
     progress("benchmark")
     book = Book(settings.seed)
     qrels = {lb.id: dict(lb.grades) for lb in labels}
-    trecs = external_runs(project, runs)
-    tally = Tally(progress, len(trecs) * len(labels))
-    judged_runs = {}
-    for name, trec in trecs.items():  # counted run by run: a run is judged in one vector pass
-        judged_runs[name] = tuple(judge_trec_run(trec, qrels, labels, relevant=project.relevance))
+    depth = judged_depth([m.name for m in (*settings.metrics, *settings.slices)],
+                         policy.k if policy is not None else 10)  # fmt: skip
+    tally = Tally(progress, (len(project.runs) + len(runs)) * len(labels))
+
+    def judge_run(trec: TrecRun) -> tuple[Judged, ...]:  # counted run by run: one vector pass each
+        judged = tuple(judge_trec_run(trec, qrels, labels, relevant=project.relevance, depth=depth))
         tally.add(len(labels))
+        return judged
+
+    tags_and_judged = judged_external_runs(project, runs, judge_run)
+    judged_runs = {name: judged for name, (_, judged) in tags_and_judged.items()}
     none = Costs(None, None, None)
     variants = [
         compute.variant_result(("run", name), name, "external",
-                               f"TREC run (tag {trecs[name].tag!r}), judged at its full depth",
+                               f"TREC run (tag {tags_and_judged[name][0]!r}), judged at its full depth",
                                None, judged, none, settings, book, keep=SHOWN)
         for name, judged in judged_runs.items()  # keep: the user's run files hold the rest
     ]  # fmt: skip

@@ -100,4 +100,3 @@ class ToyEmbedder:
 def _trigrams(word: str) -> list[tuple[str, float]]:
     padded = f"<{word}>"
     return [(f"c:{padded[i : i + 3]}", 0.5) for i in range(len(padded) - 2)]
-

@@ -4,6 +4,10 @@ A question whose pool holds no relevant chunk is *undefined*: every metric retur
 it, and means leave it out (and say how many they left out). Relevant = grade >= ``Judged.relevant``
 (2 by default). The statistics (`Summary`, intervals, paired tests) live in :mod:`.stats` and are
 re-exported here.
+
+The per-question functions (`recall_at`, `ndcg_at`, ...) are the definitions, written to be read;
+the means and per-question tables (`summarize`, `per_question`, `by_tag`) come from the one
+vectorised engine, :mod:`.metric_engine`, which the tests hold equal to these functions.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from evidencedesk.metric_names import METRIC_FORMS, split_metric
+from evidencedesk.retrieval.metric_engine import of_judged
 from evidencedesk.retrieval.stats import (
     Interval,
     Paired,
@@ -63,7 +68,12 @@ VARIANTS = ("exp", "linear")
 @dataclass(frozen=True)
 class Judged:
     """One question's returned list, judged. ``grades``: the returned list in order; ``pool``: grades
-    of every allowed chunk, best first (zeros may be omitted) -- the ideal list."""
+    of every allowed chunk, best first (zeros may be omitted) -- the ideal list.
+
+    ``returned``: how long the returned list was when ``grades`` and ``ids`` hold only its head
+    (a long TREC run judged to the depth its metrics need, `trec_judge.judge_trec_run`); None
+    when they hold all of it. ``size`` is that length either way.
+    """
 
     id: str
     tags: tuple[str, ...]
@@ -72,6 +82,11 @@ class Judged:
     pool: tuple[int, ...]
     ids: tuple[str, ...] = ()
     relevant: int = RELEVANT
+    returned: int | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.grades) if self.returned is None else self.returned
 
     @property
     def n_relevant(self) -> int:
@@ -95,7 +110,7 @@ class Judged:
             "pool": list(self.pool),
             "ids": list(self.ids),
             "relevant": self.relevant,
-        }
+        } | ({} if self.returned is None else {"returned": self.returned})
 
 
 def _check_k(k: int) -> None:
@@ -162,6 +177,7 @@ def ndcg_at(j: Judged, k: int, variant: str = "exp") -> float | None:
 
 # -- names ------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class MetricSpec:
     """A parsed metric name: kind (recall, precision, hit, mrr, ndcg), cut-off, nDCG gain."""
@@ -207,9 +223,10 @@ def _mean(values: Sequence[float | None]) -> tuple[float | None, int, int]:
 def summarize(judged: Sequence[Judged], names: Iterable[str]) -> dict[str, Summary]:
     """Per name: the mean over defined questions, how many counted, how many left out."""
     specs = [parse_metric(n) for n in names]
+    values = of_judged(judged, [spec.name for spec in specs])
     out: dict[str, Summary] = {}
     for spec in specs:
-        value, n, left = _mean([spec.of(j) for j in judged])
+        value, n, left = _mean(values[spec.name])
         out[spec.name] = Summary(spec.name, value, n, left)
     return out
 
@@ -217,15 +234,15 @@ def summarize(judged: Sequence[Judged], names: Iterable[str]) -> dict[str, Summa
 def per_question(judged: Sequence[Judged], name: str) -> dict[str, float | None]:
     """Question id -> value (None when undefined), in judged order."""
     spec = parse_metric(name)
-    return {j.id: spec.of(j) for j in judged}
+    values = of_judged(judged, [spec.name])[spec.name]
+    return dict(zip((j.id for j in judged), values, strict=True))
 
 
 def by_tag(judged: Sequence[Judged], name: str) -> dict[str, tuple[float | None, int]]:
     """Tag -> (mean over defined questions, number of defined questions); tags sorted."""
     spec = parse_metric(name)
     groups: dict[str, list[float | None]] = {}
-    for j in judged:
-        value = spec.of(j)
+    for j, value in zip(judged, of_judged(judged, [spec.name])[spec.name], strict=True):
         for tag in dict.fromkeys(j.tags):
             groups.setdefault(tag, []).append(value)
     result: dict[str, tuple[float | None, int]] = {}

@@ -9,14 +9,18 @@ Re-exported by :mod:`evidencedesk.retrieval.metrics`.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass
 from fractions import Fraction
+from statistics import NormalDist
 from typing import Any, Protocol
 
 import numpy as np
+
+from evidencedesk.retrieval.metric_engine import of_judged
 
 __all__ = [
     "Interval",
@@ -35,6 +39,9 @@ __all__ = [
 
 TIE = 1e-12  # differences this small are ties (float noise, not a change)
 _CELLS = 1 << 18  # resample-matrix cells per chunk (cache-sized)
+# values above which a bootstrap interval and a randomization p come from their large-sample
+# limits instead of 10,000 resamples (at 50,000 questions, resampling takes 5 to 20 s an interval)
+LARGE = 10_000
 
 
 class Summary(float):
@@ -152,7 +159,9 @@ def bootstrap_ci(
     """Seeded percentile bootstrap of the mean over questions (None values dropped).
 
     Resamples are drawn as index matrices in chunks (``np.random.default_rng(seed)``); no Python
-    loop per resample.
+    loop per resample. Above `LARGE` values the interval is read off the bootstrap distribution's
+    own expansion instead (`_limit_interval`): at that size it is closer to the interval of
+    infinitely many resamples than 10,000 resamples are, and takes milliseconds, not seconds.
     """
     _check(resamples, level)
     data = np.asarray([v for v in values if v is not None], dtype=np.float64)
@@ -162,6 +171,8 @@ def bootstrap_ci(
     mean = math.fsum(data.tolist()) / n
     if n == 1:
         return Interval(mean, mean, mean, 1)
+    if n > LARGE:
+        return Interval(mean, *_limit_interval(data, mean, level), n)
     rng = np.random.default_rng(seed)
     means = np.empty(resamples, dtype=np.float64)
     rows = max(1, _CELLS // n)
@@ -176,16 +187,45 @@ def bootstrap_ci(
     return Interval(mean, min(max(float(low), lo_b), hi_b), min(max(float(high), lo_b), hi_b), n)
 
 
+def _limit_interval(data: np.ndarray, mean: float, level: float) -> tuple[float, float]:
+    """The percentile bootstrap interval of the mean from its Cornish-Fisher expansion.
+
+    The mean of n draws from the data has standard error s / sqrt(n) (s: the data's standard
+    deviation with divisor n, the bootstrap's own) and skewness g / sqrt(n) (g: the data's
+    skewness); its quantile at z is mean + se * (z + g (z^2 - 1) / (6 sqrt(n))), off by O(1/n)
+    -- below the resampling noise of 10,000 resamples (about 0.03 standard errors) once n is
+    in the thousands. Clamped to the data's range, as the resampled interval is.
+    """
+    n = data.size
+    centered = data - mean
+    var = float(np.dot(centered, centered)) / n
+    if var == 0.0:
+        return mean, mean
+    sd = math.sqrt(var)
+    skew = float(np.dot(centered * centered, centered)) / n / sd**3
+    se, tail = sd / math.sqrt(n), (1.0 - level) / 2.0
+    ends = []
+    for alpha in (tail, 1.0 - tail):
+        z = NormalDist().inv_cdf(alpha)
+        ends.append(mean + se * (z + skew * (z * z - 1.0) / (6.0 * math.sqrt(n))))
+    lo_b, hi_b = float(data.min()), float(data.max())
+    return min(max(ends[0], lo_b), hi_b), min(max(ends[1], lo_b), hi_b)
+
+
 # -- pairing ----------------------------------------------------------------------------------
 
 
 class _Scored(Protocol):
-    """A judged question (`metrics.Judged`), seen through the two things pairing needs."""
+    """A judged question (`metrics.Judged`), seen through what pairing needs."""
 
     @property
     def id(self) -> str: ...
-
-    def value(self, name: str) -> float | None: ...
+    @property
+    def grades(self) -> Sequence[int]: ...
+    @property
+    def pool(self) -> Sequence[int]: ...
+    @property
+    def relevant(self) -> int: ...
 
 
 Values = Sequence[_Scored] | Mapping[str, float | None]
@@ -194,7 +234,8 @@ Values = Sequence[_Scored] | Mapping[str, float | None]
 def _values(run: Values, name: str) -> dict[str, float | None]:
     if isinstance(run, Mapping):
         return dict(run)
-    return {j.id: j.value(name) for j in run}
+    # judged lists: the values from the one metric engine, as `metrics.per_question` gives them
+    return dict(zip((j.id for j in run), of_judged(run, [name])[name], strict=True))
 
 
 def aligned(a: Values, b: Values, name: str = "mrr") -> list[tuple[str, float, float]]:
@@ -208,6 +249,20 @@ def aligned(a: Values, b: Values, name: str = "mrr") -> list[tuple[str, float, f
     return out
 
 
+EXACT_SIGN = 2_000  # untied questions up to which sign_test_p rounds the exact Fraction
+
+
+def _tail_terms(m: int, low: int) -> Iterator[int]:
+    """C(m, low), C(m, low - 1), ..., C(m, 0) as integers, each from the one before
+    (C(m, i - 1) = C(m, i) * i / (m - i + 1), exact): one big-integer product per term instead
+    of one binomial coefficient per term."""
+    term = math.comb(m, low)
+    yield term
+    for i in range(low, 0, -1):
+        term = term * i // (m - i + 1)
+        yield term
+
+
 def sign_test_fraction(better: int, worse: int) -> Fraction:
     """Exact two-sided sign test over the untied questions: min(1, 2 * P(X <= min))."""
     if better < 0 or worse < 0:
@@ -215,13 +270,35 @@ def sign_test_fraction(better: int, worse: int) -> Fraction:
     m = better + worse
     if m == 0:
         return Fraction(1)
-    tail = Fraction(sum(math.comb(m, i) for i in range(min(better, worse) + 1)), 2**m)
+    tail = Fraction(sum(_tail_terms(m, min(better, worse))), 2**m)
     return min(Fraction(1), 2 * tail)
 
 
 def sign_test_p(better: int, worse: int) -> float:
-    """The exact sign-test p as a float (computed with integers; round only for display)."""
-    return float(sign_test_fraction(better, worse))
+    """The exact sign-test p as a float.
+
+    Up to `EXACT_SIGN` untied questions it is the exact `Fraction`, rounded once. Above, the
+    integer terms are summed from the largest (C(m, min)) down, and the sum stops once the rest
+    cannot reach 2^-64 of it (past the largest term each next one is the previous times
+    i / (m - i + 1), a ratio that keeps falling, so the rest is below a geometric series; where
+    to stop is found in floating point first). The p of 50,000 questions in about 0.1 s, equal
+    to the rounded exact `Fraction` to within one unit in the last place (tested against it).
+    """
+    if better < 0 or worse < 0:
+        raise ValueError(f"expected non-negative counts, found {better}, {worse}")
+    m, low = better + worse, min(better, worse)
+    if m <= EXACT_SIGN:
+        return float(sign_test_fraction(better, worse))
+    kept, share, total = 1, 1.0, 1.0  # terms kept; the last one and their sum over C(m, low)
+    for i in range(low, 0, -1):
+        ratio = i / (m - i + 1)
+        if ratio < 1.0 and share * ratio < total * (1.0 - ratio) * 2.0**-64:
+            break
+        share *= ratio
+        total += share
+        kept += 1
+    exact = sum(itertools.islice(_tail_terms(m, low), kept))
+    return min(1.0, float(Fraction(2 * exact, 2**m)))
 
 
 def paired(a: Values, b: Values, name: str = "mrr") -> Paired:
@@ -266,7 +343,9 @@ def randomization_test(
     """Two-sided paired sign-flip permutation test of mean(b - a).
 
     Exact (all 2^m sign patterns) when at most 20 differences are non-zero, else seeded Monte
-    Carlo with ``resamples`` draws and the (count + 1) / (resamples + 1) estimate.
+    Carlo with ``resamples`` draws and the (count + 1) / (resamples + 1) estimate; above `LARGE`
+    non-zero differences, the permutation distribution's normal limit (sum of s * d has mean 0
+    and variance sum of d^2 under random signs): p = 2 * (1 - Phi(|sum d| / sqrt(sum d^2))).
     """
     _check(resamples, 0.5)
     d = np.array([y - x for _, x, y in aligned(a, b, name)], dtype=np.float64)
@@ -276,6 +355,9 @@ def randomization_test(
         return 1.0
     observed = abs(float(d.sum()))
     tol = 1e-9 * float(np.abs(d).sum())
+    if m > LARGE:
+        z = observed / math.sqrt(float(np.dot(d, d)))
+        return min(1.0, 2.0 * NormalDist().cdf(-z))
     if m <= 20:  # meet in the middle: 2^(m/2) x 2^(m/2) sums
         half = m // 2
         totals = _pattern_sums(d[:half])[:, None] + _pattern_sums(d[half:])[None, :]

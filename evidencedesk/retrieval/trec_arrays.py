@@ -126,15 +126,29 @@ def table_columns(table: pa.Table, tag: bytes) -> Columns:
     scores = table["s"].to_numpy()
     if not np.isfinite(scores).all():
         raise Bad
-    queries = pc.unique(table["q"])
-    queries = queries.take(pc.sort_indices(queries))  # byte order, as trec_eval sorts
-    codes = pc.index_in(table["q"], value_set=queries).to_numpy().astype(np.int64)
+    qids, codes = _query_codes(table["q"].combine_chunks())
     docs = _to_fixed(table["d"].combine_chunks())
     longest = int(pc.max(pc.binary_length(table["q"])).as_py()) + docs.dtype.itemsize
     if longest > MAX_LINE_BYTES - 16:  # pyarrow's block bounds lines only roughly: measure
         raise Bad
-    qids = [q.encode("utf-8") for q in queries.to_pylist()]
     return qids, codes, docs, scores, tag
+
+
+def _query_codes(queries: pa.Array) -> tuple[list[bytes], np.ndarray]:
+    """The distinct query ids in byte order (as trec_eval sorts) and each line's index into them.
+
+    A run holds each query's lines together, so only the first line of each stretch of equal
+    ids is looked up (a comparison of neighbours, not a hash of every line); a run whose queries
+    come back later just has more stretches.
+    """
+    n = len(queries)
+    change = pc.not_equal(queries.slice(1), queries.slice(0, n - 1))
+    starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1]
+    heads = [q.encode("utf-8") for q in queries.take(pa.array(starts)).to_pylist()]
+    qids = sorted(set(heads))
+    index = {q: i for i, q in enumerate(qids)}
+    stretch = np.fromiter((index[q] for q in heads), dtype=np.int64, count=len(heads))
+    return qids, np.repeat(stretch, np.diff(np.r_[starts, n]))
 
 
 def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int]]:
@@ -293,9 +307,9 @@ def key_hashes(group: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
     return _mix(doc_hash ^ ((group.astype(np.uint64) + np.uint64(1)) * _M[0]))
 
 
-def has_duplicates(group: np.ndarray, docs: np.ndarray, hashes: np.ndarray) -> bool:
-    """Whether some (group, doc) key occurs twice (hash, sort, then confirm exactly)."""
-    h = key_hashes(group, hashes)
+def has_duplicates(group: np.ndarray, docs: np.ndarray, h: np.ndarray) -> bool:
+    """Whether some (group, doc) key occurs twice (`h`: their `key_hashes`; sort, then confirm
+    exactly)."""
     hs = np.sort(h)
     same = hs[1:] == hs[:-1]
     if not same.any():

@@ -1,8 +1,9 @@
 """Judging TREC runs against qrels or our labels.
 
-Two paths that agree (tests hold them to it): :func:`judge_trec_run` builds :class:`Judged` lists
-for drill-down pages, slices and paired statistics; :func:`evaluate_run` computes the means of
-recall@k, precision@k, hit@k, MRR and nDCG@k straight from arrays for big runs.
+:func:`judge_trec_run` builds :class:`Judged` lists (for drill-down pages, slices and paired
+statistics); :func:`question_values` and :func:`evaluate_run` give the per-question values and
+means of recall@k, precision@k, hit@k, MRR and nDCG@k straight from the run's arrays, without
+Judged lists. Both reach the values through the one metric engine (:mod:`.metric_engine`).
 
 The questions are the labelled ones when labels are given, else every query in the qrels or the
 run (sorted). A labelled question the run does not answer counts as an empty list (like
@@ -14,12 +15,13 @@ from the labels' ``grades`` when no qrels are given. Negative grades count as 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from evidencedesk.retrieval.metric_engine import Lines, column
 from evidencedesk.retrieval.metrics import RELEVANT, Judged, Summary, parse_metric
 from evidencedesk.retrieval.trec_arrays import doc_hashes, key_hashes
 
@@ -42,50 +44,63 @@ def qrels_from_labels(labels: Iterable[Any]) -> dict[str, dict[str, int]]:
 
 @dataclass(frozen=True)
 class _Arrays:
+    """The run's judged lines: only lines with a positive grade are kept (a metric reads nothing
+    else: an unjudged or grade-0 line adds 0 to every sum), so judging a run of 10 million lines
+    keeps about as many entries as the qrels have."""
+
     questions: list[str]
-    line_q: np.ndarray  # question index of every run line (-1: not a question)
-    rank: np.ndarray  # 0-based rank within its query
-    grade: np.ndarray  # grade of every run line
+    run_q: np.ndarray  # question index of every run query (-1: not a question)
+    lines: np.ndarray  # run lines with a positive grade, ascending
+    grade: np.ndarray  # their grades
     pool_q: np.ndarray  # question index of every positive judgment
     pool_g: np.ndarray  # its grade
+
+    def line_grades(self, n_lines: int) -> np.ndarray:
+        """The grade of every run line (0: not judged, or judged 0)."""
+        grades = np.zeros(n_lines, dtype=np.int64)
+        grades[self.lines] = self.grade
+        return grades
 
 
 def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
     index = {q: i for i, q in enumerate(questions)}
     run_q = np.array([index.get(q, -1) for q in run.qids], dtype=np.int64)
-    counts = np.diff(run.offsets)
-    line_q = np.repeat(run_q, counts)  # -1: a run query that is not a question
-    rank = np.arange(run.n_lines, dtype=np.int64) - np.repeat(run.offsets[:-1], counts)
-    docs = run.docs
+    run_index = {q: i for i, q in enumerate(run.qids)}
     jq: list[int] = []
+    jr: list[int] = []  # the judgment's run query (-1: the run does not answer it)
     jd: list[bytes] = []
     jg: list[int] = []
     for q in questions:
+        r = run_index.get(q, -1)
         for doc, g in qrels.get(q, {}).items():
             if g > 0:
                 jq.append(index[q])
+                jr.append(r)
                 jd.append(doc.encode("utf-8"))
                 jg.append(int(g))
     pool_q, pool_g = np.array(jq, dtype=np.int64), np.array(jg, dtype=np.int64)
-    grade = np.zeros(line_q.size, dtype=np.int64)
-    if jd and line_q.size:
-        judged = np.array(jd)
-        h_pool = key_hashes(pool_q, doc_hashes(judged))
-        # a Run fills its hashes on creation; computing them here covers a hand-made one
-        hashes = run.hashes if run.hashes is not None else doc_hashes(run.docs)
-        h_run = key_hashes(line_q, hashes)
+    pool_r = np.array(jr, dtype=np.int64)
+    lines = np.zeros(0, dtype=np.int64)
+    grade = np.zeros(0, dtype=np.int64)
+    answered = pool_r >= 0
+    if answered.any() and run.n_lines:
+        judged = np.array(jd)[answered]
+        h_pool = key_hashes(pool_r[answered], doc_hashes(judged))
+        keys = run.keys  # a Run fills its (query, doc) key hashes on creation
+        assert keys is not None
         # a bitmap of the top 24 bits rules out most run lines before the binary search
         seen = np.zeros(1 << 24, dtype=bool)
         seen[h_pool >> np.uint64(40)] = True
-        cand = np.flatnonzero(seen[h_run >> np.uint64(40)])
+        cand = np.flatnonzero(seen[keys >> np.uint64(40)])
         order = np.argsort(h_pool)
-        at = np.minimum(np.searchsorted(h_pool[order], h_run[cand]), order.size - 1)
+        at = np.minimum(np.searchsorted(h_pool[order], keys[cand]), order.size - 1)
         src = order[at]
+        cand_r = np.searchsorted(run.offsets, cand, side="right") - 1
         # equal hashes are confirmed on the ids themselves (collisions are possible)
-        exact = (h_pool[src] == h_run[cand]) & (pool_q[src] == line_q[cand])
-        exact &= judged[src] == docs[cand]
-        grade[cand[exact]] = pool_g[src[exact]]
-    return _Arrays(questions, line_q, rank, grade, pool_q, pool_g)
+        exact = (h_pool[src] == keys[cand]) & (pool_r[answered][src] == cand_r)
+        exact &= judged[src] == run.docs[cand]
+        lines, grade = cand[exact], pool_g[answered][src[exact]]
+    return _Arrays(questions, run_q, lines, grade, pool_q, pool_g)
 
 
 def _questions(run: Run, qrels: Mapping[str, Any], labels: Sequence[Any] | None) -> list[str]:
@@ -107,15 +122,57 @@ def _labels_and_qrels(
     return qrels, labels
 
 
+def _ends(run: Run, arrays: _Arrays, relevant: int, depth: int) -> np.ndarray:
+    """Per run query: where its judged head ends -- its top `depth`, and on through its first
+    relevant result (MRR and the first relevant rank need it), within its list."""
+    starts, stops = run.offsets[:-1], run.offsets[1:]
+    ends = np.minimum(stops, starts + depth)
+    hits = arrays.lines[arrays.grade >= relevant]
+    if hits.size:
+        query = np.searchsorted(run.offsets, hits, side="right") - 1
+        first = np.r_[True, query[1:] != query[:-1]]
+        ends[query[first]] = np.maximum(ends[query[first]], hits[first] + 1)
+    return ends
+
+
+def _kept(
+    run: Run, grades: np.ndarray, spans: list[tuple[int, int, int | None]]
+) -> tuple[Callable[[int], tuple[str, ...]], Callable[[int], tuple[int, ...]]]:
+    """Each span's document ids and grades as tuples, decoded in one pass: one str per distinct
+    document id, shared by every list that returns it (a run of 50,000 questions x 1,000
+    documents holds 50 million ids but far fewer distinct documents)."""
+    starts = np.fromiter((a for a, _, _ in spans), dtype=np.int64, count=len(spans))
+    sizes = np.fromiter((b - a for a, b, _ in spans), dtype=np.int64, count=len(spans))
+    bounds = np.r_[0, np.cumsum(sizes)].tolist()
+    lines = np.repeat(starts - bounds[:-1], sizes) + np.arange(bounds[-1], dtype=np.int64)
+    distinct, inverse = np.unique(run.docs[lines], return_inverse=True)
+    names = np.array([d.decode("utf-8") for d in distinct.tolist()], dtype=object)
+    ids = names[inverse.ravel()].tolist()
+    kept = grades[lines].tolist()
+
+    def ids_of(i: int) -> tuple[str, ...]:
+        return tuple(ids[bounds[i] : bounds[i + 1]])
+
+    def grades_of(i: int) -> tuple[int, ...]:
+        return tuple(kept[bounds[i] : bounds[i + 1]])
+
+    return ids_of, grades_of
+
+
 def judge_trec_run(
     run: Run,
     qrels: Mapping[str, Mapping[str, int]] | None = None,
     labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
     k: int | None = None,
     relevant: int = RELEVANT,
+    depth: int | None = None,
 ) -> list[Judged]:
     """One :class:`Judged` per question (the top ``k`` of its ranked list; all when None).
 
+    ``depth`` keeps only each list's head: its top ``depth`` and on through its first relevant
+    result, with ``returned`` set to the list's length. Every metric whose cut-off is at most
+    ``depth``, MRR and the first relevant rank are then what the whole list gives, for a
+    fraction of the memory (a run of 1,000 documents a question judged for @10 metrics).
     Tags and ``answerable`` come from the labels when given; otherwise no tags, and answerable
     means "has a relevant judgment".
     """
@@ -126,20 +183,25 @@ def judge_trec_run(
     pool_g = arrays.pool_g[order]
     pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
     run_index = {q: i for i, q in enumerate(run.qids)}
-    # one str per distinct document id, shared by every list that returns it: a run of 50,000
-    # questions x 1,000 documents holds 50 million ids but far fewer distinct documents
-    names: dict[bytes, str] = {}
-    out: list[Judged] = []
-    for i, q in enumerate(questions):
+    ends = None if depth is None else _ends(run, arrays, relevant, max(depth, 0)).tolist()
+    grades = arrays.line_grades(run.n_lines)
+    spans: list[tuple[int, int, int | None]] = []  # each question's kept lines, its length
+    for q in questions:
         a = b = 0
-        if q in run_index:
-            a, b = int(run.offsets[run_index[q]]), int(run.offsets[run_index[q] + 1])
+        r = run_index.get(q)
+        if r is not None:
+            a, b = int(run.offsets[r]), int(run.offsets[r + 1])
         if k is not None:
             b = min(b, a + k)
+        returned = None
+        if ends is not None and r is not None and ends[r] < b:
+            returned, b = b - a, ends[r]
+        spans.append((a, b, returned))
+    ids_of, grades_of = _kept(run, grades, spans)
+    out: list[Judged] = []
+    for i, (q, (_, _, returned)) in enumerate(zip(questions, spans, strict=True)):
         pool = tuple(pool_g[pool_bounds[i] : pool_bounds[i + 1]].tolist())
-        ids = tuple(
-            [names.get(d) or names.setdefault(d, d.decode()) for d in run.docs[a:b].tolist()]
-        )
+        ids, kept_grades = ids_of(i), grades_of(i)
         label = labels[i] if labels is not None else None
         out.append(
             Judged(
@@ -148,17 +210,14 @@ def judge_trec_run(
                 answerable=bool(label.answerable)
                 if label is not None
                 else any(g >= relevant for g in pool),
-                grades=tuple(arrays.grade[a:b].tolist()),
+                grades=kept_grades,
                 pool=pool,
                 ids=ids,
                 relevant=relevant,
+                returned=returned,
             )
         )
     return out
-
-
-def _gains(grades: np.ndarray, variant: str) -> np.ndarray:
-    return np.exp2(grades.astype(np.float64)) - 1.0 if variant == "exp" else grades.astype(float)
 
 
 def question_values(
@@ -169,64 +228,29 @@ def question_values(
     labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
 ) -> tuple[list[str], dict[str, np.ndarray]]:
     """The questions and, per named metric, one value per question (NaN where undefined: no
-    relevant judgment), vectorized. What a streaming or sharded evaluation keeps per block."""
+    relevant judgment), from the one metric engine. What a streaming or sharded evaluation
+    keeps per block."""
     specs = [parse_metric(n) for n in names]
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
     questions = _questions(run, qrels, labels)
-    full = _arrays(run, qrels, questions)
-    keep = full.line_q >= 0
-    a = _Arrays(
-        questions, full.line_q[keep], full.rank[keep], full.grade[keep], full.pool_q, full.pool_g
-    )
+    a = _arrays(run, qrels, questions)
+    query = np.searchsorted(run.offsets, a.lines, side="right") - 1
+    line_q, rank = a.run_q[query], a.lines - run.offsets[query]
+    keep = line_q >= 0
     nq = len(questions)
-    n_rel = np.bincount(a.pool_q[a.pool_g >= relevant], minlength=nq)
-    defined = n_rel > 0
-    rel = a.grade >= relevant
-    out: dict[str, np.ndarray] = {}
-    for spec in specs:
-        if spec.kind == "mrr":
-            lq, rk = a.line_q[rel], a.rank[rel]
-            first = np.r_[True, lq[1:] != lq[:-1]] if lq.size else np.zeros(0, dtype=bool)
-            values = np.zeros(nq)
-            values[lq[first]] = 1.0 / (rk[first] + 1.0)
-        elif spec.kind == "ndcg":
-            assert spec.k is not None
-            top = a.rank < spec.k
-            disc = 1.0 / np.log2(a.rank[top] + 2.0)
-            gained = np.bincount(
-                a.line_q[top], weights=_gains(a.grade[top], spec.variant) * disc, minlength=nq
-            )
-            order = np.lexsort((-a.pool_g, a.pool_q))
-            pq, pg = a.pool_q[order], a.pool_g[order]
-            prank = np.arange(pq.size) - np.searchsorted(pq, pq)
-            ideal_top = prank < spec.k
-            ideal = np.bincount(
-                pq[ideal_top],
-                weights=_gains(pg[ideal_top], spec.variant) / np.log2(prank[ideal_top] + 2.0),
-                minlength=nq,
-            )
-            values = np.divide(gained, ideal, out=np.zeros(nq), where=ideal > 0)
-        else:
-            assert spec.k is not None
-            hits = np.bincount(a.line_q[rel & (a.rank < spec.k)], minlength=nq).astype(float)
-            if spec.kind == "recall":
-                values = np.divide(hits, n_rel, out=np.zeros(nq), where=defined)
-            elif spec.kind == "precision":
-                values = hits / spec.k
-            else:
-                values = (hits > 0).astype(float)
-        values[~defined] = np.nan
-        out[spec.name] = values
-    return questions, out
+    # only the graded lines: a line the qrels do not grade adds nothing to any metric
+    lines = Lines(nq, line_q[keep], rank[keep], a.grade[keep], a.pool_q, a.pool_g,
+                  np.full(nq, relevant, dtype=np.int64))  # fmt: skip
+    return questions, {s.name: column(lines, s.kind, s.k, s.variant) for s in specs}
 
 
 def summaries(values: Mapping[str, np.ndarray]) -> dict[str, Summary]:
     """Means over the defined (non-NaN) values, as `summarize` computes them."""
     out: dict[str, Summary] = {}
-    for name, column in values.items():
-        kept = column[~np.isnan(column)].tolist()
+    for name, col in values.items():
+        kept = col[~np.isnan(col)].tolist()
         mean = math.fsum(kept) / len(kept) if kept else None
-        out[name] = Summary(name, mean, len(kept), column.size - len(kept))
+        out[name] = Summary(name, mean, len(kept), col.size - len(kept))
     return out
 
 

@@ -1,0 +1,160 @@
+"""The one metric engine: every question's recall@k, precision@k, hit@k, MRR and nDCG@k at once,
+as numpy arrays over flat judged lists.
+
+Production code computes metric values only here: `metrics.summarize`, `per_question` and
+`by_tag` (judged lists), `stats.paired` (judged lists), `trec_judge.question_values` and the
+streaming reader (TREC runs). The per-question functions of :mod:`.metrics` (`recall_at`,
+`ndcg_at`, ...) are the readable reference; the tests hold this engine equal to them, bit for
+bit, on every metric form (``tests/test_metrics.py``).
+
+Bit for bit, because the arithmetic is the reference's: a DCG term is gain / log2(1 + rank)
+(a division, as in `metrics.dcg`), summed in rank order (`np.bincount` adds each bin's weights
+in input order, as Python's `sum` does), and the exp gain 2^g - 1 is exact in float64.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from evidencedesk.metric_names import split_metric
+
+__all__ = ["Lines", "as_values", "column", "lines_of", "of_judged", "values_of"]
+
+
+class _Judged(Protocol):
+    """What the engine reads of a judged question (`metrics.Judged`)."""
+
+    @property
+    def grades(self) -> Sequence[int]: ...
+    @property
+    def pool(self) -> Sequence[int]: ...
+    @property
+    def relevant(self) -> int: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Lines:
+    """Judged lists of `n` questions as flat arrays.
+
+    Each question's returned results are contiguous, in rank order (blocks may come in any
+    question order); they may be only the results with a positive grade, with their ranks in the
+    whole list (an ungraded result adds nothing to any metric). `pool_q`/`pool_g` hold the
+    grades of each ideal list in any order; `relevant` each question's relevance threshold.
+    """
+
+    n: int
+    line_q: np.ndarray  # question index of every returned result
+    rank: np.ndarray  # its 0-based rank
+    grade: np.ndarray  # its grade
+    pool_q: np.ndarray  # question index of every grade of an ideal list
+    pool_g: np.ndarray  # that grade
+    relevant: np.ndarray  # per question: grade >= this is relevant
+
+
+def _flat(parts: Iterable[Sequence[int]], sizes: np.ndarray) -> np.ndarray:
+    total = int(sizes.sum())
+    return np.fromiter(itertools.chain.from_iterable(parts), dtype=np.int64, count=total)
+
+
+_RECENT: list[tuple[tuple[int, ...], Sequence[Any], Lines]] = []  # the last few conversions
+_KEEP = 6
+
+
+def lines_of(judged: Sequence[_Judged]) -> Lines:
+    """A sequence of judged questions (anything with `grades`, `pool` and `relevant`).
+
+    Judged questions are frozen, so the same objects in the same order give the same arrays: the
+    last few conversions are kept (with the objects, so that their ids stay theirs), and the
+    statistics of one run -- means, intervals, slices, paired tests, each metric in turn -- turn
+    its lists into arrays once, not once a call.
+    """
+    key = tuple(map(id, judged))
+    for seen, _, lines in _RECENT:
+        if seen == key:
+            return lines
+    lines = _convert(judged)
+    _RECENT.insert(0, (key, tuple(judged), lines))
+    del _RECENT[_KEEP:]
+    return lines
+
+
+def _convert(judged: Sequence[_Judged]) -> Lines:
+    n = len(judged)
+    sizes = np.fromiter((len(j.grades) for j in judged), dtype=np.int64, count=n)
+    pool_sizes = np.fromiter((len(j.pool) for j in judged), dtype=np.int64, count=n)
+    line_q = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    starts = np.cumsum(sizes) - sizes
+    rank = np.arange(line_q.size, dtype=np.int64) - np.repeat(starts, sizes)
+    return Lines(
+        n,
+        line_q,
+        rank,
+        _flat((j.grades for j in judged), sizes),
+        np.repeat(np.arange(n, dtype=np.int64), pool_sizes),
+        _flat((j.pool for j in judged), pool_sizes),
+        np.fromiter((j.relevant for j in judged), dtype=np.int64, count=n),
+    )
+
+
+def _gains(grades: np.ndarray, variant: str) -> np.ndarray:
+    g = grades.astype(np.float64)
+    return np.exp2(g) - 1.0 if variant == "exp" else g
+
+
+def _dcg(q: np.ndarray, rank: np.ndarray, grade: np.ndarray, variant: str, n: int) -> np.ndarray:
+    return np.bincount(q, weights=_gains(grade, variant) / np.log2(rank + 2.0), minlength=n)
+
+
+def column(lines: Lines, kind: str, k: int | None, variant: str = "exp") -> np.ndarray:
+    """One float per question of the metric (`kind`, `k`, `variant`); NaN where undefined (no
+    relevant grade in the question's ideal list)."""
+    n, q, rank = lines.n, lines.line_q, lines.rank
+    rel = lines.grade >= lines.relevant[q]
+    n_rel = np.bincount(lines.pool_q[lines.pool_g >= lines.relevant[lines.pool_q]], minlength=n)
+    if kind == "mrr":
+        lq, rk = q[rel], rank[rel]
+        first = np.r_[True, lq[1:] != lq[:-1]] if lq.size else np.zeros(0, dtype=bool)
+        values = np.zeros(n)
+        values[lq[first]] = 1.0 / (rk[first] + 1.0)
+    elif kind == "ndcg":
+        assert k is not None  # split_metric gives every kind but mrr a cut-off
+        top = rank < k
+        gained = _dcg(q[top], rank[top], lines.grade[top], variant, n)
+        order = np.lexsort((-lines.pool_g, lines.pool_q))  # each ideal list best first
+        pq, pg = lines.pool_q[order], lines.pool_g[order]
+        prank = np.arange(pq.size) - np.searchsorted(pq, pq)
+        best = prank < k
+        ideal = _dcg(pq[best], prank[best], pg[best], variant, n)
+        values = np.divide(gained, ideal, out=np.zeros(n), where=n_rel > 0)
+    else:
+        assert k is not None
+        hits = np.bincount(q[rel & (rank < k)], minlength=n)
+        if kind == "recall":
+            values = np.divide(hits, n_rel, out=np.zeros(n), where=n_rel > 0)
+        elif kind == "precision":
+            values = hits / k
+        else:
+            values = (hits > 0).astype(np.float64)
+    values[n_rel == 0] = np.nan
+    return values
+
+
+def values_of(lines: Lines, name: str) -> np.ndarray:
+    """`column` of a metric name (``recall@10``, ``mrr``, ``ndcg@10:linear``, ...)."""
+    return column(lines, *split_metric(name))
+
+
+def as_values(column: np.ndarray) -> list[float | None]:
+    """A column as Python values, None where undefined (NaN)."""
+    return [None if v != v else v for v in column.tolist()]
+
+
+def of_judged(judged: Sequence[Any], names: Iterable[str]) -> dict[str, list[float | None]]:
+    """Per metric name, every question's value (None when undefined), in judged order."""
+    lines = lines_of(judged)
+    return {name: as_values(values_of(lines, name)) for name in names}
