@@ -157,7 +157,11 @@ def test_every_flip_link_lands_on_that_runs_list(demo: tuple[Results, Path]) -> 
     pages: dict[str, Lists] = {}
     checked = 0
     metric = results.settings.flips_metric
-    flips = [(f.b, q, "variant") for f in results.flips for q in (*f.better, *f.worse)]
+    flips = [
+        (f.b, q, "variant" if f.family == "variants" else "candidate")
+        for f in results.flips
+        for q in (*f.better, *f.worse)
+    ]
     flips += [
         (c.name, q, "candidate")
         for c in results.candidates
