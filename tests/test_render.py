@@ -263,7 +263,7 @@ def test_candidate_page_leads_with_verdict_and_headline(site: Path) -> None:
         text = (site / f"candidate-{c.slug}.html").read_text("utf-8")
         head = text[text.index("<main") :][:1500]
         badge = c.decision.lower().replace(" ", "-")
-        assert f"<h1><span class=\"badge badge-{badge}\">" in head and c.decision in head
+        assert f'<h1><span class="badge badge-{badge}">' in head and c.decision in head
         # the gate's word: its line, not the badge ("GO, no lines raised", "REVIEW · 1 line")
         assert f"<dt>Gate</dt><dd>{c.verdict}" in head
         assert c.recommendation.headline.split(":")[0] in head

@@ -16,7 +16,12 @@ from evidencedesk.report.pipeline import build_model
 from evidencedesk.retrieval.trec import read_qrels
 from tests.project_fixtures import make_runs_only_project
 
-MEASURES = {"recall_10": "R@10", "P_10": "P@10", "recip_rank": "MRR", "ndcg_cut_10": "nDCG@10 (linear gain)"}
+MEASURES = {
+    "recall_10": "R@10",
+    "P_10": "P@10",
+    "recip_rank": "MRR",
+    "ndcg_cut_10": "nDCG@10 (linear gain)",
+}
 
 
 @pytest.fixture(scope="module")

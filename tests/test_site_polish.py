@@ -293,3 +293,23 @@ def test_config_words(field: str, value: str, word: str) -> None:
 )  # fmt: skip
 def test_note_heading_is_not_doubled(note: str | None, heading: str) -> None:
     assert note_heading(note) == heading
+
+
+def test_methods_page_names_the_large_sample_method_only_when_it_was_used(
+    holm_model, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace as swap
+
+    from evidencedesk.report.assemble import present
+    from evidencedesk.report.render import render_site
+    from evidencedesk.retrieval.stats import LARGE
+
+    results = holm_model.results
+    assert present(results).meta.large_sample is None  # 10 questions: resampled
+    first = results.variants[0]
+    big = swap(first, metrics=(swap(first.metrics[0], n=LARGE + 1), *first.metrics[1:]))
+    model = present(swap(results, variants=(big, *results.variants[1:])))
+    assert model.meta.large_sample == LARGE
+    render_site(model, tmp_path / "site")
+    methods = (tmp_path / "site" / "methods.html").read_text("utf-8")
+    assert "Above 10,000 questions (as here) the interval is read off" in methods

@@ -97,7 +97,9 @@ def test_questions_from_qrels_are_never_called_unanswerable(tmp_path: Path) -> N
     `unanswerable` stays a tag)."""
     import evidencedesk
 
-    results = evidencedesk.build(project=ROOT / "examples" / "millbrook-library", out=tmp_path / "s")
+    results = evidencedesk.build(
+        project=ROOT / "examples" / "millbrook-library", out=tmp_path / "s"
+    )
     assert results.settings.questions_from == "qrels"
     q30 = (tmp_path / "s" / "question-q30.html").read_text("utf-8")
     q31 = (tmp_path / "s" / "question-q31.html").read_text("utf-8")

@@ -38,6 +38,7 @@ from evidencedesk.report.variants import (
 )
 from evidencedesk.results.since import Since
 from evidencedesk.results.types import Results
+from evidencedesk.retrieval.stats import LARGE
 
 PAGE_LIMIT = 500
 PIPELINE_CAVEATS = {
@@ -161,6 +162,9 @@ def meta(results: Results) -> Meta:
         kind=settings.kind,
         primary=settings.compared[0].label,
         demo=inputs.demo,
+        large_sample=LARGE
+        if any(m.n > LARGE for v in results.variants for m in v.metrics)
+        else None,
     )
 
 

@@ -60,6 +60,8 @@ class Meta(Plain):
     kind: str = "pipeline"  # "runs": no built-in searchers, rerankers or latency to caveat
     primary: str = "MRR"  # the primary metric's label (flips, sign test, verdict)
     demo: bool = False
+    # above this many questions intervals and randomization p come from large-sample formulas
+    large_sample: int | None = None
 
 
 @dataclass(frozen=True)
