@@ -41,33 +41,11 @@ def step_script(name: str) -> str:
 def test_the_build_step_records_the_status_and_succeeds(
     tmp_path: Path, factory: str, fail_on: str, status: str
 ) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    shim = bin_dir / "evidencedesk"  # the console script, as `pip install` would put it
-    shim.write_text(f'#!/bin/sh\nexec {sys.executable} -m evidencedesk "$@"\n')
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
-    output = tmp_path / "github_output"
-    env = {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-        "PYTHONPATH": str(ROOT),
-        "GITHUB_OUTPUT": str(output),
-        "PROJECT": "",
-        "FAIL_ON": fail_on,
-        "OUT": "site",
-        "SEED": "0",
-        "EXTRA": f"--model-factory tests.report_fixtures:{factory}",
-    }
-    done = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step_script("Build the report")],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done, output = run_build_step(
+        tmp_path, FAIL_ON=fail_on, EXTRA=f"--model-factory tests.report_fixtures:{factory}"
     )
     assert done.returncode == 0, done.stderr
-    assert output.read_text() == f"status={status}\n"
+    assert output == f"status={status}\n"
     assert (tmp_path / "site" / "index.html").is_file() == (status != "2")
 
 
@@ -82,11 +60,13 @@ def test_the_action_installs_from_its_own_checkout_and_uploads_the_out_folder() 
     assert "uses: ./\n" in workflow
 
 
-def _run_build_step(tmp_path: Path, previous: str) -> tuple[subprocess.CompletedProcess[str], str]:
-    """The build step with PREVIOUS set; the shim records the arguments it was given."""
+def run_build_step(tmp_path: Path, **env_vars: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    """The action's build step, run by bash as the runner runs it, with the step's environment
+    (`env_vars` override the defaults) and an `evidencedesk` on PATH that records its arguments
+    in `tmp_path/args`. Returns the finished step and what it wrote to GITHUB_OUTPUT."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    shim = bin_dir / "evidencedesk"
+    shim = bin_dir / "evidencedesk"  # the console script, as `pip install` would put it
     shim.write_text(
         f'#!/bin/sh\nprintf "%s\\n" "$@" > "{tmp_path}/args"\nexec {sys.executable} -m evidencedesk "$@"\n'
     )
@@ -102,14 +82,20 @@ def _run_build_step(tmp_path: Path, previous: str) -> tuple[subprocess.Completed
         "OUT": "site",
         "SEED": "0",
         "EXTRA": "--model-factory tests.report_fixtures:fixture_model",
-        "PREVIOUS": previous,
+        **env_vars,
     }
     done = subprocess.run(
         ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step_script("Build the report")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
+    return done, output.read_text() if output.exists() else ""
+
+
+def _run_build_step(tmp_path: Path, previous: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    """The build step with PREVIOUS set; returns it and the arguments evidencedesk was given."""
+    done, output = run_build_step(tmp_path, PREVIOUS=previous)
     assert done.returncode == 0, done.stderr
-    assert output.read_text() == "status=0\n"
+    assert output == "status=0\n"
     return done, (tmp_path / "args").read_text()
 
 

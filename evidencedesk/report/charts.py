@@ -152,31 +152,17 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
         "%{y} (%{customdata[0]}): %{customdata[1]}, sign-test p=%{customdata[2]},"
         " Holm p=%{customdata[3]}<extra></extra>"
     )
+
+    def side(counts: list[int], name: str, color: str, sign: str) -> go.Bar:
+        return go.Bar(x=counts, y=labels, orientation="h", name=name, marker={"color": color},
+                      customdata=hover, hovertemplate=template, textposition="outside",
+                      text=[f"{sign}{abs(n)}" if n else "" for n in counts])  # fmt: skip
+
     fig = go.Figure(
         [
-            go.Bar(
-                x=[x.cell.better for x in lines],
-                y=labels,
-                orientation="h",
-                name="better",
-                marker={"color": BLUE},
-                customdata=hover,
-                hovertemplate=template,
-                text=[f"+{x.cell.better}" if x.cell.better else "" for x in lines],
-                textposition="outside",
-            ),
-            go.Bar(
-                x=[-x.cell.worse for x in lines],
-                y=labels,
-                orientation="h",
-                name="worse",
-                marker={"color": ORANGE},
-                customdata=hover,
-                hovertemplate=template,
-                text=[f"−{x.cell.worse}" if x.cell.worse else "" for x in lines],
-                textposition="outside",
-            ),
-        ]  # fmt: skip
+            side([x.cell.better for x in lines], "better", BLUE, "+"),
+            side([-x.cell.worse for x in lines], "worse", ORANGE, "−"),
+        ]
     )
     bound = max([max(x.cell.better, x.cell.worse) for x in lines] + [1])
     _layout(

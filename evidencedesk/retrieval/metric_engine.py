@@ -26,7 +26,7 @@ from evidencedesk.metric_names import split_metric
 __all__ = ["Lines", "as_values", "column", "lines_of", "of_judged", "values_of"]
 
 
-class _Judged(Protocol):
+class JudgedLike(Protocol):
     """What the engine reads of a judged question (`metrics.Judged`)."""
 
     @property
@@ -65,7 +65,7 @@ _RECENT: list[tuple[tuple[int, ...], Sequence[Any], Lines]] = []  # the last few
 _KEEP = 6
 
 
-def lines_of(judged: Sequence[_Judged]) -> Lines:
+def lines_of(judged: Sequence[JudgedLike]) -> Lines:
     """A sequence of judged questions (anything with `grades`, `pool` and `relevant`).
 
     Judged questions are frozen, so the same objects in the same order give the same arrays: the
@@ -83,7 +83,7 @@ def lines_of(judged: Sequence[_Judged]) -> Lines:
     return lines
 
 
-def _convert(judged: Sequence[_Judged]) -> Lines:
+def _convert(judged: Sequence[JudgedLike]) -> Lines:
     n = len(judged)
     sizes = np.fromiter((len(j.grades) for j in judged), dtype=np.int64, count=n)
     pool_sizes = np.fromiter((len(j.pool) for j in judged), dtype=np.int64, count=n)

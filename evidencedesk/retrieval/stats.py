@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from evidencedesk.retrieval.metric_engine import of_judged
+from evidencedesk.retrieval.metric_engine import JudgedLike, of_judged
 
 __all__ = [
     "Interval",
@@ -215,17 +215,11 @@ def _limit_interval(data: np.ndarray, mean: float, level: float) -> tuple[float,
 # -- pairing ----------------------------------------------------------------------------------
 
 
-class _Scored(Protocol):
-    """A judged question (`metrics.Judged`), seen through what pairing needs."""
+class _Scored(JudgedLike, Protocol):
+    """A judged question (`metrics.Judged`), seen through what pairing needs: also its id."""
 
     @property
     def id(self) -> str: ...
-    @property
-    def grades(self) -> Sequence[int]: ...
-    @property
-    def pool(self) -> Sequence[int]: ...
-    @property
-    def relevant(self) -> int: ...
 
 
 Values = Sequence[_Scored] | Mapping[str, float | None]
