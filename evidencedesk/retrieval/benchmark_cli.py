@@ -45,7 +45,7 @@ EXIT_CODES = """exit status:
   0    the table was printed; with --gate the verdict was GO or REVIEW
   1    --gate and the verdict was BLOCK
   2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr
-  141  the reader closed the pipe early (e.g. `| head -1`); nothing else went wrong"""
+  141  the reader closed the pipe early (as head -1 does); nothing else went wrong"""
 
 
 def parser(prog: str = "python -m evidencedesk.retrieval.benchmark") -> argparse.ArgumentParser:
