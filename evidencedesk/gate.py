@@ -2,7 +2,7 @@
 
 Decisions (one reason line each):
 
-- a **critical** question without a grade-2 chunk in the final list -> BLOCK, whatever the averages;
+- a **critical** question without a relevant chunk in the final list -> BLOCK, whatever the averages;
 - recall@k or the pass rate below the policy's floor -> BLOCK (floors are absolute promises);
 - recall@k or MRR dropped versus the saved baseline by more than ``max_drop`` -> REVIEW;
 - MRR worse for more questions than it got better (per-question reciprocal rank against the
@@ -115,7 +115,7 @@ def load_policy(path: str | Path, labels: Sequence[Label] | None = None) -> Gate
                 ("critical",),
                 f"{', '.join(unanswerable)} "
                 f"{_is_a(unanswerable, 'unanswerable question')}; expected answerable questions "
-                "(a critical case passes only with a grade-2 chunk)",
+                "(a critical case passes only with a relevant chunk (grade at the project's relevance threshold or above))",
                 value_line(source.text, unanswerable[0]),
             )
     return policy
@@ -147,7 +147,7 @@ class GateCheck:
         if self.rule == "critical_missing":
             return f"critical: {q} has no case in this run (not an answerable question)"
         if self.rule == "critical":
-            return f"critical: {q} failed (no grade-2 chunk in the final {self.k})"
+            return f"critical: {q} failed (no relevant chunk in the final {self.k})"
         if self.rule == "min_recall":
             return f"{self.metric} {_f(self.observed)} is below the minimum {self.threshold:.3f}"
         if self.rule == "min_pass_rate":

@@ -59,7 +59,7 @@ class GateInput:
 
 
 def gate_result(run: JudgedRun, k: int | None = None) -> GateInput:
-    """passed = a grade-2 chunk is in the final list (answerable questions only)."""
+    """passed = a relevant chunk (at the judged lists' threshold) is in the final list (answerable questions only)."""
     final = run.config.final
     return shape(run.judged, final, final if k is None else k)
 
@@ -76,7 +76,7 @@ def shape(judged_lists: Sequence[Judged], final: int, k: int) -> GateInput:
     """Judged final lists of size `final` shaped for the gate, recall measured at `k`."""
     judged = list(judged_lists)
     hits = per_question(judged, f"hit@{final}")
-    # one case per answerable question that has a grade-2 chunk within the scope
+    # one case per answerable question that has a relevant chunk within the scope
     cases = {j.id: bool(hits[j.id]) for j in judged if j.answerable and hits[j.id] is not None}
     summary = summarize(judged, [f"recall@{k}", "mrr"])
     return GateInput(

@@ -299,7 +299,7 @@ def test_dense_first_stage_is_blocked_by_the_identifier_question(policy, baselin
     """The toy dense embedder cannot match RD2-24 well enough: critical rc02 fails."""
     result = retrieval_gate(policy, run(demo, Config(first_stage="dense")), baseline)
     assert result.verdict is Verdict.BLOCK
-    assert result.lines[0] == "block: critical: rc02 failed (no grade-2 chunk in the final 3)"
+    assert result.lines[0] == "block: critical: rc02 failed (no relevant chunk in the final 3)"
 
 
 def test_dropping_the_prefilter(policy, baseline, demo):
@@ -320,7 +320,7 @@ def test_failed_critical_case_blocks_whatever_the_averages(baseline, demo):
     lenient = GatePolicy(critical=("st02",), max_drop=1.0)
     result = retrieval_gate(lenient, run(demo, Config()), baseline)
     assert result.verdict is Verdict.BLOCK
-    assert result.lines == ("block: critical: st02 failed (no grade-2 chunk in the final 3)",)
+    assert result.lines == ("block: critical: st02 failed (no relevant chunk in the final 3)",)
 
 
 def _run_of(rr: dict[str, float]) -> Run:

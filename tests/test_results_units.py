@@ -139,7 +139,7 @@ def test_decide_gives_structured_checks_and_the_same_lines() -> None:
     ("check", "text"),
     [
         (GateCheck(Verdict.BLOCK, "critical", questions=("rc02",), k=3),
-         "critical: rc02 failed (no grade-2 chunk in the final 3)"),
+         "critical: rc02 failed (no relevant chunk in the final 3)"),
         (GateCheck(Verdict.REVIEW, "baseline_missing_metric", "recall@5", k=3),
          "baseline has no recall@5 (it was saved at k=3)"),
         (GateCheck(Verdict.REVIEW, "no_policy"),
