@@ -435,6 +435,7 @@ class SiteModel(Plain):
     citations: Citations | None = None
     evidence: Evidence | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
+    page_rule: str = ""  # which questions get a page when some are left out (results.pages)
     # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
     benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5 (exp gain)")
     gate: GatePage | None = None  # None: no gate policy (no gate.html)

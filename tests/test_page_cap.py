@@ -1,0 +1,90 @@
+"""The page cap: above PAGE_LIMIT questions at most PAGE_CAP question pages, chosen by
+`results.pages.chosen` (critical, then baseline failures, then the largest change of the
+primary metric, ties by id); results.json keeps ranked ids only for those questions."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import pytest
+
+import evidencedesk
+from evidencedesk.report.assemble import present
+from evidencedesk.report.question_list import links_of
+from evidencedesk.results import pages
+from evidencedesk.results.types import Results
+from tests.synthetic_runs import write_project
+
+N = pages.PAGE_LIMIT + 10
+QIDS = [f"q{i:03d}" for i in range(N)]
+# q500 critical (unchanged, passes); q501, q502 failed by the baseline; q504 moves its answer
+# from rank 3 to 1, q503/q505/q506 from 2 to 1 (one change, ties by id), q507 from 1 to 2 under
+# the second candidate (the same size, the other way)
+ORDER = ["q500", "q501", "q502", "q504", "q503", "q505", "q506", "q507"]
+
+
+def project(root: Path) -> Path:
+    qrels = {q: {f"rel-{q}": 2} for q in QIDS}
+    base = {q: [f"rel-{q}", "x", "y"] for q in QIDS}
+    cand, other = dict(base), dict(base)
+    base["q501"] = cand["q501"] = other["q501"] = ["x", "y"]
+    base["q502"] = cand["q502"] = other["q502"] = ["x", "y"]
+    base["q504"] = ["x", "y", "rel-q504"]
+    for q in ("q503", "q505", "q506"):
+        base[q] = ["x", f"rel-{q}", "y"]
+    other["q507"] = ["x", "rel-q507", "y"]
+    return write_project(root, qrels, {"base": base, "cand": cand, "other": other},
+                         policy={"k": 10, "critical": ["q500"]})  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Path]:
+    root = tmp_path_factory.mktemp("cap")
+    out = root / "site"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pages, "PAGE_CAP", 5)
+        results = evidencedesk.build(project=project(root / "p"), out=out)
+    return results, out
+
+
+@pytest.mark.parametrize(
+    ("cap", "expected"),
+    [(100, ORDER), (8, ORDER), (5, ORDER[:5]), (2, ["q500", "q501"]), (0, [])],
+)
+def test_the_choosing_rule(
+    built: tuple[Results, Path], monkeypatch: pytest.MonkeyPatch, cap: int, expected: list[str]
+) -> None:
+    monkeypatch.setattr(pages, "PAGE_CAP", cap)
+    assert pages.chosen(built[0]) == tuple(expected)
+
+
+def test_up_to_the_page_limit_every_question(
+    built: tuple[Results, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pages, "PAGE_LIMIT", N)
+    assert pages.chosen(built[0]) is None
+    assert pages.trim(built[0]) is built[0]
+
+
+def test_the_capped_build_writes_the_chosen_pages(built: tuple[Results, Path]) -> None:
+    results, site = built
+    assert sorted(p.name for p in site.glob("question-*.html")) == sorted(
+        f"question-{q}.html" for q in ORDER[:5]
+    )
+    model = present(results)  # the default cap: all eight that are critical, fail or change
+    assert [q.id for q in model.questions] == sorted(ORDER)
+    index = html.unescape((site / "index.html").read_text("utf-8"))
+    assert (
+        f"{N - 5} question pages were left out: above 500 questions at most 5 get a page — the "
+        "gate's critical questions first, then the questions the baseline fails, then those whose "
+        "nDCG@10 (linear gain) changes most under some candidate (ties by id)."
+    ) in index
+    listing = (site / "questions.html").read_text("utf-8")
+    assert f"(5 of {N} questions have a page: above 500 questions at most 5 get" in listing
+    links = links_of(tuple(q for q in model.questions if q.id in ORDER[:5]), listed=True)
+    assert links.href("q506", candidate="cand") == "questions.html#q=q506"
+    assert links.href("q504", candidate="cand") == "question-q504.html#vs-cand"
+    candidate = (site / "candidate-cand.html").read_text("utf-8")
+    assert 'href="questions.html#q=q506"' in candidate
+    assert 'href="question-q504.html#vs-cand"' in candidate
