@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
+from evidencedesk.report import review
 from evidencedesk.report.assemble import present
 from evidencedesk.report.question_list import links_of
 from evidencedesk.results import pages
@@ -44,6 +45,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Path]:
     out = root / "site"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(pages, "PAGE_CAP", 5)
+        mp.setattr(review, "INLINE_IDS", 3)
         results = evidencedesk.build(project=project(root / "p"), out=out)
     return results, out
 
@@ -85,6 +87,19 @@ def test_the_capped_build_writes_the_chosen_pages(built: tuple[Results, Path]) -
     links = links_of(tuple(q for q in model.questions if q.id in ORDER[:5]), listed=True)
     assert links.href("q506", candidate="cand") == "questions.html#q=q506"
     assert links.href("q504", candidate="cand") == "question-q504.html#vs-cand"
-    candidate = (site / "candidate-cand.html").read_text("utf-8")
-    assert 'href="questions.html#q=q506"' in candidate
-    assert 'href="question-q504.html#vs-cand"' in candidate
+
+
+def test_a_long_flip_list_links_the_question_list(built: tuple[Results, Path]) -> None:
+    """`cand` makes four questions better: three inline (pages or the list), then the link."""
+    candidate = (built[1] / "candidate-cand.html").read_text("utf-8")
+    better = candidate.split("<dt>Better (4)</dt><dd>")[1].split("</dd>")[0]
+    assert better == (
+        '<a class="qid" href="question-q503.html#vs-cand">q503</a>, '
+        '<a class="qid" href="question-q504.html#vs-cand">q504</a>, '
+        '<a class="qid" href="questions.html#q=q505">q505</a> … and 1 more: '
+        '<a href="questions.html#q=better%20cand">see the question list</a> '
+        "(filtered to “better cand”)"
+    )
+    other = (built[1] / "candidate-other.html").read_text("utf-8")
+    worse = other.split("<dt>Worse (1)</dt><dd>")[1].split("</dd>")[0]
+    assert worse == '<a class="qid" href="questions.html#q=q507">q507</a>'

@@ -204,6 +204,10 @@ class Flips(Plain):
     holm_p: Num
     needed: int | None  # one-way flips this label set needs for p < 0.05
     text: str  # "+4/−0"
+    # a list longer than `inline` shows its first `inline` ids and links the question list
+    # filtered to the rest (`more`: the better and worse lists' links); 0: every id inline
+    inline: int = 0
+    more: tuple[str, str] = ("", "")
 
 
 @dataclass(frozen=True)

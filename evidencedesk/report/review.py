@@ -5,6 +5,8 @@ Formatting only; the statistics are in the candidate's `CandidateResult`.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from evidencedesk.gate import GateCheck as GateRule
 from evidencedesk.gate import Verdict
 from evidencedesk.report.gate_view import rule_rows
@@ -17,6 +19,7 @@ from evidencedesk.report.model import (
     MetricPair,
     SliceCompare,
 )
+from evidencedesk.report.question_list import LIST_PAGE
 from evidencedesk.report.recommend import CostChange, Facts, md_escape, recommend
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import config_word, flips_text, num, pval, stat
@@ -25,6 +28,13 @@ from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import CandidateResult, GateCheck, Results, VariantResult
 from evidencedesk.results.verdicts import evidence_of
 from evidencedesk.retrieval.stats import TIE
+
+INLINE_IDS = 50  # a candidate page's better/worse list shows this many ids, then links the list
+
+
+def list_filter(words: str) -> str:
+    """The question list opened filtered by `words` (questions.html#q=…)."""
+    return f"{LIST_PAGE}#q={quote(words, safe='')}"
 
 
 def gate_text(check: GateCheck) -> str:
@@ -169,6 +179,8 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
                     holm_p=pval(f.holm_p),
                     needed=results.flips_needed,
                     text=flips_text(len(f.better), len(f.worse)),
+                    inline=INLINE_IDS,
+                    more=(list_filter(f"better {cand.name}"), list_filter(f"worse {cand.name}")),
                 ),
                 slices=_slices(base, cand, f.metric),
                 cost=cost_rows,
