@@ -13,7 +13,7 @@ import evidencedesk
 from evidencedesk.report import review
 from evidencedesk.report.assemble import present
 from evidencedesk.report.question_list import links_of
-from evidencedesk.results import pages
+from evidencedesk.results import jsonio, pages
 from evidencedesk.results.types import Results
 from tests.synthetic_runs import write_project
 
@@ -103,3 +103,20 @@ def test_a_long_flip_list_links_the_question_list(built: tuple[Results, Path]) -
     other = (built[1] / "candidate-other.html").read_text("utf-8")
     worse = other.split("<dt>Worse (1)</dt><dd>")[1].split("</dd>")[0]
     assert worse == '<a class="qid" href="questions.html#q=q507">q507</a>'
+
+
+def test_results_json_keeps_ids_only_for_the_chosen(built: tuple[Results, Path]) -> None:
+    results, site = built
+    loaded = jsonio.load(site / "results.json")
+    assert loaded == results
+    for variant in loaded.variants:
+        with_ids = {r.question for r in variant.lists if r.ids}
+        assert with_ids == set(ORDER[:5]), variant.name
+        assert all(r.grades == () for r in variant.lists if r.question not in with_ids)
+        assert len(variant.lists) == N and all(r.size >= 2 for r in variant.lists)
+    base = {r.question: r for r in loaded.variant("base").lists}
+    assert base["q504"].ids == ("x", "y", "rel-q504") and base["q504"].grades == (0, 0, 2)
+    assert base["q505"].first_relevant == 2 and base["q505"].values["mrr"] == 0.5
+    assert base["q000"].first_relevant == 1 and base["q501"].first_relevant is None
+    csv = (site / "data" / "per-question.csv").read_text("utf-8")
+    assert sum(1 for line in csv.splitlines() if line.startswith("q505,base,")) == 1
