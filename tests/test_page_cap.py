@@ -107,6 +107,8 @@ def test_a_long_flip_list_links_the_question_list(built: tuple[Results, Path]) -
 
 def test_results_json_keeps_ids_only_for_the_chosen(built: tuple[Results, Path]) -> None:
     results, site = built
+    text = (site / "results.json").read_text("utf-8")
+    assert text.startswith('{"ablations":null,"answerable":510,') and text.count("\n") == 1
     loaded = jsonio.load(site / "results.json")
     assert loaded == results
     for variant in loaded.variants:
