@@ -97,7 +97,7 @@ def test_a_long_flip_list_links_the_question_list(built: tuple[Results, Path]) -
         '<a class="qid" href="question-q503.html#vs-cand">q503</a>, '
         '<a class="qid" href="question-q504.html#vs-cand">q504</a>, '
         '<a class="qid" href="questions.html#q=q505">q505</a> … and 1 more: '
-        '<a href="questions.html#q=better%20cand">see the question list</a> '
+        '<a href="questions.html#q=%22better%20cand%22">see the question list</a> '
         "(filtered to “better cand”)"
     )
     other = (built[1] / "candidate-other.html").read_text("utf-8")
@@ -122,3 +122,27 @@ def test_results_json_keeps_ids_only_for_the_chosen(built: tuple[Results, Path])
     assert base["q000"].first_relevant == 1 and base["q501"].first_relevant is None
     csv = (site / "data" / "per-question.csv").read_text("utf-8")
     assert sum(1 for line in csv.splitlines() if line.startswith("q505,base,")) == 1
+
+
+def test_the_more_link_opens_the_list_filtered_to_the_candidate(
+    built: tuple[Results, Path],
+) -> None:
+    from tests.test_browser import _require_browser
+    from tests.test_browser_questions import _ids, _open_plain
+
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import ARGS, CHROMIUM
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        url = (built[1] / "questions.html").as_uri()
+        page, problems = _open_plain(browser, url + "#q=%22better%20cand%22")
+        assert _ids(page) == ["q503", "q504", "q505", "q506"]
+        page.locator("#question-filter").fill('"worse other"')
+        assert _ids(page) == ["q507"]
+        page.locator("#question-filter").fill('"worse cand"')
+        assert _ids(page) == []
+        assert problems == []
+        browser.close()

@@ -180,7 +180,10 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
                     needed=results.flips_needed,
                     text=flips_text(len(f.better), len(f.worse)),
                     inline=INLINE_IDS,
-                    more=(list_filter(f"better {cand.name}"), list_filter(f"worse {cand.name}")),
+                    more=(
+                        list_filter(f'"better {cand.name}"'),
+                        list_filter(f'"worse {cand.name}"'),
+                    ),
                 ),
                 slices=_slices(base, cand, f.metric),
                 cost=cost_rows,
