@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
-from evidencedesk.report import review
+from evidencedesk.report import recommend, review
 from evidencedesk.report.assemble import present
 from evidencedesk.report.question_list import links_of
 from evidencedesk.results import jsonio, pages
@@ -146,3 +146,19 @@ def test_the_more_link_opens_the_list_filtered_to_the_candidate(
         assert _ids(page) == []
         assert problems == []
         browser.close()
+
+
+@pytest.mark.parametrize(
+    ("ids", "text"),
+    [
+        ((), "none"),
+        (("a", "b"), "a, b"),
+        (("a", "b", "c"), "a, b, … and 1 more (see the flips on the candidate page)"),
+        (("a_1", "b", "c", "d"), "a\\_1, b, … and 2 more (see the flips on the candidate page)"),
+    ],
+)
+def test_the_recommendation_names_at_most_inline_ids(
+    monkeypatch: pytest.MonkeyPatch, ids: tuple[str, ...], text: str
+) -> None:
+    monkeypatch.setattr(recommend, "INLINE_IDS", 2)
+    assert recommend._ids(ids) == text

@@ -20,7 +20,7 @@ from evidencedesk.report.model import (
     SliceCompare,
 )
 from evidencedesk.report.question_list import LIST_PAGE
-from evidencedesk.report.recommend import CostChange, Facts, md_escape, recommend
+from evidencedesk.report.recommend import INLINE_IDS, CostChange, Facts, md_escape, recommend
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import config_word, flips_text, num, pval, stat
 from evidencedesk.report.variants import SMALL_SLICE, by_tag, metric_stat
@@ -28,8 +28,6 @@ from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import CandidateResult, GateCheck, Results, VariantResult
 from evidencedesk.results.verdicts import evidence_of
 from evidencedesk.retrieval.stats import TIE
-
-INLINE_IDS = 50  # a candidate page's better/worse list shows this many ids, then links the list
 
 
 def list_filter(words: str) -> str:
