@@ -4,6 +4,7 @@ primary metric, ties by id); results.json keeps ranked ids only for those questi
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from pathlib import Path
 
@@ -162,3 +163,13 @@ def test_the_recommendation_names_at_most_inline_ids(
 ) -> None:
     monkeypatch.setattr(recommend, "INLINE_IDS", 2)
     assert recommend._ids(ids) == text
+
+
+def test_without_critical_questions_the_rule_does_not_name_them(
+    built: tuple[Results, Path],
+) -> None:
+    results = built[0]
+    assert present(dataclasses.replace(results, policy=None)).page_rule == (
+        "above 500 questions at most 1,000 get a page — the questions the baseline fails first, "
+        "then those whose nDCG@10 (linear gain) changes most under some candidate (ties by id)"
+    )

@@ -176,12 +176,16 @@ def pages_to_keep(results: Results) -> set[str] | None:
 
 
 def page_rule(results: Results) -> str:
-    """The choosing rule of `results.pages.chosen`, in words."""
+    """The choosing rule of `results.pages.chosen`, in words (critical questions named only when
+    the gate policy has some)."""
     primary = results.settings.compared[0].label
+    critical = results.policy is not None and bool(results.policy.critical)
+    order = "the gate's critical questions first, then the questions the baseline fails, then"
+    if not critical:
+        order = "the questions the baseline fails first, then"
     return (
-        f"above {choice.PAGE_LIMIT:,} questions at most {choice.PAGE_CAP:,} get a page — the gate's critical "
-        f"questions first, then the questions the baseline fails, then those whose {primary} "
-        "changes most under some candidate (ties by id)"
+        f"above {choice.PAGE_LIMIT:,} questions at most {choice.PAGE_CAP:,} get a page — "
+        f"{order} those whose {primary} changes most under some candidate (ties by id)"
     )
 
 
