@@ -2,7 +2,8 @@
    Every row comes from data/question-list.js (a script, so it loads from file:// too); the page
    itself holds the first rows for readers without JavaScript. At most `shown` rows are drawn at
    a time, so a list of 50,000 questions stays fast. Text is set with textContent: never parsed
-   as HTML. "questions.html#q=<words>" opens the list filtered by those words. */
+   as HTML. "questions.html#q=<words>" opens the list filtered by those words; a "quoted phrase" matches
+   as typed. */
 (function () {
   "use strict";
   var data = window.EVIDENCEDESK_QUESTIONS;
@@ -78,7 +79,10 @@
     return tr;
   }
   function matching() {
-    var words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
+    // a "quoted phrase" must appear as typed ("better engine1": better under that candidate)
+    var words = (box.value.toLowerCase().match(/"[^"]*"|[^\s"]+/g) || []).map(function (w) {
+      return w.replace(/^"|"$/g, "");
+    }).filter(Boolean);
     var found = rows.filter(function (x) {
       return words.every(function (w) { return x.text.indexOf(w) !== -1; });
     });

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
-from evidencedesk.report.assemble import PAGE_LIMIT, present
+from evidencedesk.report.assemble import present
 from evidencedesk.report.model import RankedItem
 from evidencedesk.report.question_list import (
     LIST_DATA,
@@ -21,6 +21,7 @@ from evidencedesk.report.question_list import (
 from evidencedesk.report.questions import aligned, snippet
 from evidencedesk.report.site import slug
 from evidencedesk.results import jsonio
+from evidencedesk.results.pages import PAGE_LIMIT
 from evidencedesk.results.types import Results
 from tests.synthetic_runs import write_project
 

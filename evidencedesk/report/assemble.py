@@ -2,7 +2,7 @@
 
 Shared by both kinds of project (pipeline and runs-only): meta (inputs and their hashes,
 caveats, skipped stages), the data set, the benchmark, the flip matrix, slices, candidates and
-the question pages (beyond `PAGE_LIMIT` questions only those that flip or fail).
+the question pages (beyond `PAGE_LIMIT` questions at most `PAGE_CAP`, chosen by results.pages).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from evidencedesk.report.model import (
     SiteModel,
     Skipped,
 )
-from evidencedesk.report.question_list import flip_or_fail, question_list
+from evidencedesk.report.question_list import question_list
 from evidencedesk.report.questions import questions
 from evidencedesk.report.review import candidate_models
 from evidencedesk.report.since_view import since_view
@@ -36,11 +36,11 @@ from evidencedesk.report.variants import (
     slice_tables,
     variant_models,
 )
+from evidencedesk.results import pages as choice
 from evidencedesk.results.since import Since
 from evidencedesk.results.types import Results
 from evidencedesk.retrieval.stats import LARGE
 
-PAGE_LIMIT = 500
 PIPELINE_CAVEATS = {
     "dense": "The dense searcher is a toy: hashed word and character-trigram features in a fixed "
     "vector, not a trained bi-encoder. It shows how the kit measures, not how good dense retrieval is.",
@@ -169,10 +169,24 @@ def meta(results: Results) -> Meta:
 
 
 def pages_to_keep(results: Results) -> set[str] | None:
-    """None (every question) up to PAGE_LIMIT; beyond it the ids that flip or fail."""
-    if len(results.inputs.questions) <= PAGE_LIMIT:
-        return None
-    return flip_or_fail(results)
+    """None (every question) up to PAGE_LIMIT; beyond it the ids `results.pages.chosen` picks
+    (at most PAGE_CAP: critical, then baseline failures, then the largest changes)."""
+    keep = choice.chosen(results)
+    return None if keep is None else set(keep)
+
+
+def page_rule(results: Results) -> str:
+    """The choosing rule of `results.pages.chosen`, in words (critical questions named only when
+    the gate policy has some)."""
+    primary = results.settings.compared[0].label
+    critical = results.policy is not None and bool(results.policy.critical)
+    order = "the gate's critical questions first, then the questions the baseline fails, then"
+    if not critical:
+        order = "the questions the baseline fails first, then"
+    return (
+        f"above {choice.PAGE_LIMIT:,} questions at most {choice.PAGE_CAP:,} get a page — "
+        f"{order} those whose {primary} changes most under some candidate (ties by id)"
+    )
 
 
 def mark_critical(results: Results, pages: tuple[Question, ...]) -> tuple[Question, ...]:
@@ -220,6 +234,7 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         citations=stages.citations(results.citations) if results.citations is not None else None,
         evidence=stages.evidence(results.evidence) if results.evidence is not None else None,
         omitted_questions=len(results.inputs.questions) - len(pages),
+        page_rule=page_rule(results) if len(pages) < len(results.inputs.questions) else "",
         benchmark_columns=(labels[0], labels[1], labels[2], labels[3]),
         results=results,
         gate=gate_page(results, {c.name: c.slug for c in candidates}),

@@ -204,6 +204,10 @@ class Flips(Plain):
     holm_p: Num
     needed: int | None  # one-way flips this label set needs for p < 0.05
     text: str  # "+4/−0"
+    # a list longer than `inline` shows its first `inline` ids and links the question list
+    # filtered to the rest (`more`: the better and worse lists' links); 0: every id inline
+    inline: int = 0
+    more: tuple[str, str] = ("", "")
 
 
 @dataclass(frozen=True)
@@ -435,6 +439,7 @@ class SiteModel(Plain):
     citations: Citations | None = None
     evidence: Evidence | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
+    page_rule: str = ""  # which questions get a page when some are left out (results.pages)
     # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
     benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5 (exp gain)")
     gate: GatePage | None = None  # None: no gate policy (no gate.html)

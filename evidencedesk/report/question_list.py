@@ -2,7 +2,7 @@
 
 `QuestionLinks.href` is how every page links a question id: shown for a run, to the question
 page's list of that run; shown for a candidate, to its side-by-side diff there; a question
-without a page (beyond the page limit) to its row in the question list. The list itself is one
+without a page (beyond the page limit and cap, results.pages) to its row in the question list. The list itself is one
 lean row per question (tags, critical, which candidates change it, the baseline's pass/fail),
 written into the page for the first `STATIC_ROWS` and, for the list's script, as a data file.
 Formatting only: pass/fail reads the baseline's stored rank of its first relevant chunk.
@@ -17,12 +17,12 @@ from urllib.parse import quote
 
 from evidencedesk.report.model import Question, QuestionList, QuestionRow
 from evidencedesk.report.site import slug
+from evidencedesk.results.pages import pass_depth, passes
 from evidencedesk.results.types import Results
 
 STATIC_ROWS = 500  # question-list rows written into the page (readable without JavaScript)
 LIST_PAGE = "questions.html"
 LIST_DATA = "data/question-list.js"  # every row, for the list's script
-RUNS_ONLY_DEPTH = 10  # the gate's k in a runs-only project without a policy (results.runs_only)
 
 
 def question_file(qid: str) -> str:
@@ -70,40 +70,6 @@ def links_of(questions: Sequence[Question], listed: bool) -> QuestionLinks:
         anchors = frozenset([*(v.anchor for v in q.lists), *(d.anchor for d in q.candidates)])
         pages[q.id] = anchors
     return QuestionLinks(pages, listed)
-
-
-def pass_depth(results: Results) -> int:
-    """The gate's depth for one question's pass: the baseline's final list in a pipeline project,
-    the policy's k in a runs-only one (10 without a policy, as the gate)."""
-    config = results.variant(results.baseline).config
-    if config is not None:
-        return int(config["final"])
-    return results.policy.k if results.policy is not None else RUNS_ONLY_DEPTH
-
-
-def passes(results: Results) -> dict[str, bool | None]:
-    """Per question: the baseline has a relevant chunk in its top `pass_depth` (the gate's case
-    for that question); None where the flips metric is undefined (no relevant judgment)."""
-    depth = pass_depth(results)
-    metric = results.settings.flips_metric
-    return {
-        r.question: None
-        if r.values[metric] is None
-        else r.first_relevant is not None and r.first_relevant <= depth
-        for r in results.variant(results.baseline).lists
-    }
-
-
-def flip_or_fail(results: Results) -> set[str]:
-    """The questions that keep a page beyond the page limit: every question a candidate flips
-    against the baseline (in a runs-only project every run is a candidate), and every question
-    the baseline fails. The rest stay in the question list and the per-question CSV."""
-    keep = {q for q, ok in passes(results).items() if ok is False}
-    metric = results.settings.flips_metric
-    for c in results.candidates:
-        f = c.comparison(metric)
-        keep |= set(f.better) | set(f.worse)
-    return keep
 
 
 def question_list(results: Results, pages: Collection[str]) -> QuestionList:

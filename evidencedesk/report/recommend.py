@@ -54,8 +54,15 @@ def md_escape(text: str) -> str:
     return _MD_PUNCT.sub(r"\\\1", " ".join(str(text).split()))
 
 
+INLINE_IDS = 50  # ids a list of flips names before "… and N more" (here and on candidate pages)
+
+
 def _ids(ids: tuple[str, ...]) -> str:
-    return ", ".join(md_escape(i) for i in ids) if ids else "none"
+    shown = ", ".join(md_escape(i) for i in ids[:INLINE_IDS]) if ids else "none"
+    more = len(ids) - INLINE_IDS
+    return shown + (
+        f", … and {more} more (see the flips on the candidate page)" if more > 0 else ""
+    )
 
 
 def cost_sentence(costs: tuple[CostChange, ...]) -> str:

@@ -5,6 +5,8 @@ Formatting only; the statistics are in the candidate's `CandidateResult`.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from evidencedesk.gate import GateCheck as GateRule
 from evidencedesk.gate import Verdict
 from evidencedesk.report.gate_view import rule_rows
@@ -17,7 +19,8 @@ from evidencedesk.report.model import (
     MetricPair,
     SliceCompare,
 )
-from evidencedesk.report.recommend import CostChange, Facts, md_escape, recommend
+from evidencedesk.report.question_list import LIST_PAGE
+from evidencedesk.report.recommend import INLINE_IDS, CostChange, Facts, md_escape, recommend
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import config_word, flips_text, num, pval, stat
 from evidencedesk.report.variants import SMALL_SLICE, by_tag, metric_stat
@@ -25,6 +28,11 @@ from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import CandidateResult, GateCheck, Results, VariantResult
 from evidencedesk.results.verdicts import evidence_of
 from evidencedesk.retrieval.stats import TIE
+
+
+def list_filter(words: str) -> str:
+    """The question list opened filtered by `words` (questions.html#q=…)."""
+    return f"{LIST_PAGE}#q={quote(words, safe='')}"
 
 
 def gate_text(check: GateCheck) -> str:
@@ -169,6 +177,11 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
                     holm_p=pval(f.holm_p),
                     needed=results.flips_needed,
                     text=flips_text(len(f.better), len(f.worse)),
+                    inline=INLINE_IDS,
+                    more=(
+                        list_filter(f'"better {cand.name}"'),
+                        list_filter(f'"worse {cand.name}"'),
+                    ),
                 ),
                 slices=_slices(base, cand, f.metric),
                 cost=cost_rows,

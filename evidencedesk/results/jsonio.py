@@ -1,7 +1,8 @@
 """results.json: the whole `Results` as JSON, and back.
 
-Written with sorted keys, two-space indent, UTF-8 and Python's shortest round-trip float text
-(``repr``), so the same Results give the same bytes and loading gives the same numbers exactly.
+Written with sorted keys, two-space indent (compact, with no spaces, above `PAGE_LIMIT`
+questions, where the indent alone is half the file), UTF-8 and Python's shortest round-trip float
+text (``repr``), so the same Results give the same bytes and loading gives the same numbers exactly.
 Reading decodes field by field from the dataclasses' type hints; a file that does not match
 raises `ResultsFileError` naming the field.
 """
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import InputError
+from evidencedesk.results.pages import PAGE_LIMIT
 from evidencedesk.results.types import SCHEMA_VERSION, CandidateResult, Results
 from evidencedesk.textfile import read_text
 
@@ -46,6 +48,10 @@ def plain(value: Any) -> Any:
 
 def dumps(results: Results) -> str:
     data = plain(results)
+    if len(results.inputs.questions) > PAGE_LIMIT:
+        text = json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=False,
+                          allow_nan=False)  # fmt: skip
+        return text + "\n"
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
 
 

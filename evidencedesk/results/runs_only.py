@@ -14,6 +14,7 @@ from evidencedesk.results.collect import results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome
 from evidencedesk.results.inputs import RunPaths, judged_depth, judged_external_runs
+from evidencedesk.results.pages import trim
 from evidencedesk.results.progress import Progress, Tally
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import Settings
@@ -100,7 +101,9 @@ def runs_only(
                 lists_of=name,  # the run is a variant: its lists are stored there, once
             )
         )
-    return results_of(
+    # above the page limit the ranked ids stay only for the questions that get a page: the runs
+    # are the user's own files (never exported), every value stays for the list and the CSV
+    return trim(results_of(
         project, runs, catalog, labels, settings, variants, baseline, judged_runs[baseline],
         candidates, policy,
-    )  # fmt: skip
+    ))  # fmt: skip

@@ -1,0 +1,175 @@
+"""The page cap: above PAGE_LIMIT questions at most PAGE_CAP question pages, chosen by
+`results.pages.chosen` (critical, then baseline failures, then the largest change of the
+primary metric, ties by id); results.json keeps ranked ids only for those questions."""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from pathlib import Path
+
+import pytest
+
+import evidencedesk
+from evidencedesk.report import recommend, review
+from evidencedesk.report.assemble import present
+from evidencedesk.report.question_list import links_of
+from evidencedesk.results import jsonio, pages
+from evidencedesk.results.types import Results
+from tests.synthetic_runs import write_project
+
+N = pages.PAGE_LIMIT + 10
+QIDS = [f"q{i:03d}" for i in range(N)]
+# q500 critical (unchanged, passes); q501, q502 failed by the baseline; q504 moves its answer
+# from rank 3 to 1, q503/q505/q506 from 2 to 1 (one change, ties by id), q507 from 1 to 2 under
+# the second candidate (the same size, the other way)
+ORDER = ["q500", "q501", "q502", "q504", "q503", "q505", "q506", "q507"]
+
+
+def project(root: Path) -> Path:
+    qrels = {q: {f"rel-{q}": 2} for q in QIDS}
+    base = {q: [f"rel-{q}", "x", "y"] for q in QIDS}
+    cand, other = dict(base), dict(base)
+    base["q501"] = cand["q501"] = other["q501"] = ["x", "y"]
+    base["q502"] = cand["q502"] = other["q502"] = ["x", "y"]
+    base["q504"] = ["x", "y", "rel-q504"]
+    for q in ("q503", "q505", "q506"):
+        base[q] = ["x", f"rel-{q}", "y"]
+    other["q507"] = ["x", "rel-q507", "y"]
+    return write_project(root, qrels, {"base": base, "cand": cand, "other": other},
+                         policy={"k": 10, "critical": ["q500"]})  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Path]:
+    root = tmp_path_factory.mktemp("cap")
+    out = root / "site"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pages, "PAGE_CAP", 5)
+        mp.setattr(review, "INLINE_IDS", 3)
+        results = evidencedesk.build(project=project(root / "p"), out=out)
+    return results, out
+
+
+@pytest.mark.parametrize(
+    ("cap", "expected"),
+    [(100, ORDER), (8, ORDER), (5, ORDER[:5]), (2, ["q500", "q501"]), (0, [])],
+)
+def test_the_choosing_rule(
+    built: tuple[Results, Path], monkeypatch: pytest.MonkeyPatch, cap: int, expected: list[str]
+) -> None:
+    monkeypatch.setattr(pages, "PAGE_CAP", cap)
+    assert pages.chosen(built[0]) == tuple(expected)
+
+
+def test_up_to_the_page_limit_every_question(
+    built: tuple[Results, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pages, "PAGE_LIMIT", N)
+    assert pages.chosen(built[0]) is None
+    assert pages.trim(built[0]) is built[0]
+
+
+def test_the_capped_build_writes_the_chosen_pages(built: tuple[Results, Path]) -> None:
+    results, site = built
+    assert sorted(p.name for p in site.glob("question-*.html")) == sorted(
+        f"question-{q}.html" for q in ORDER[:5]
+    )
+    model = present(results)  # the default cap: all eight that are critical, fail or change
+    assert [q.id for q in model.questions] == sorted(ORDER)
+    index = html.unescape((site / "index.html").read_text("utf-8"))
+    assert (
+        f"{N - 5} question pages were left out: above 500 questions at most 5 get a page — the "
+        "gate's critical questions first, then the questions the baseline fails, then those whose "
+        "nDCG@10 (linear gain) changes most under some candidate (ties by id)."
+    ) in index
+    listing = (site / "questions.html").read_text("utf-8")
+    assert f"(5 of {N} questions have a page: above 500 questions at most 5 get" in listing
+    links = links_of(tuple(q for q in model.questions if q.id in ORDER[:5]), listed=True)
+    assert links.href("q506", candidate="cand") == "questions.html#q=q506"
+    assert links.href("q504", candidate="cand") == "question-q504.html#vs-cand"
+
+
+def test_a_long_flip_list_links_the_question_list(built: tuple[Results, Path]) -> None:
+    """`cand` makes four questions better: three inline (pages or the list), then the link."""
+    candidate = (built[1] / "candidate-cand.html").read_text("utf-8")
+    better = candidate.split("<dt>Better (4)</dt><dd>")[1].split("</dd>")[0]
+    assert better == (
+        '<a class="qid" href="question-q503.html#vs-cand">q503</a>, '
+        '<a class="qid" href="question-q504.html#vs-cand">q504</a>, '
+        '<a class="qid" href="questions.html#q=q505">q505</a> … and 1 more: '
+        '<a href="questions.html#q=%22better%20cand%22">see the question list</a> '
+        "(filtered to “better cand”)"
+    )
+    other = (built[1] / "candidate-other.html").read_text("utf-8")
+    worse = other.split("<dt>Worse (1)</dt><dd>")[1].split("</dd>")[0]
+    assert worse == '<a class="qid" href="questions.html#q=q507">q507</a>'
+
+
+def test_results_json_keeps_ids_only_for_the_chosen(built: tuple[Results, Path]) -> None:
+    results, site = built
+    text = (site / "results.json").read_text("utf-8")
+    assert text.startswith('{"ablations":null,"answerable":510,') and text.count("\n") == 1
+    loaded = jsonio.load(site / "results.json")
+    assert loaded == results
+    for variant in loaded.variants:
+        with_ids = {r.question for r in variant.lists if r.ids}
+        assert with_ids == set(ORDER[:5]), variant.name
+        assert all(r.grades == () for r in variant.lists if r.question not in with_ids)
+        assert len(variant.lists) == N and all(r.size >= 2 for r in variant.lists)
+    base = {r.question: r for r in loaded.variant("base").lists}
+    assert base["q504"].ids == ("x", "y", "rel-q504") and base["q504"].grades == (0, 0, 2)
+    assert base["q505"].first_relevant == 2 and base["q505"].values["mrr"] == 0.5
+    assert base["q000"].first_relevant == 1 and base["q501"].first_relevant is None
+    csv = (site / "data" / "per-question.csv").read_text("utf-8")
+    assert sum(1 for line in csv.splitlines() if line.startswith("q505,base,")) == 1
+
+
+def test_the_more_link_opens_the_list_filtered_to_the_candidate(
+    built: tuple[Results, Path],
+) -> None:
+    from tests.test_browser import _require_browser
+    from tests.test_browser_questions import _ids, _open_plain
+
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import ARGS, CHROMIUM
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        url = (built[1] / "questions.html").as_uri()
+        page, problems = _open_plain(browser, url + "#q=%22better%20cand%22")
+        assert _ids(page) == ["q503", "q504", "q505", "q506"]
+        page.locator("#question-filter").fill('"worse other"')
+        assert _ids(page) == ["q507"]
+        page.locator("#question-filter").fill('"worse cand"')
+        assert _ids(page) == []
+        assert problems == []
+        browser.close()
+
+
+@pytest.mark.parametrize(
+    ("ids", "text"),
+    [
+        ((), "none"),
+        (("a", "b"), "a, b"),
+        (("a", "b", "c"), "a, b, … and 1 more (see the flips on the candidate page)"),
+        (("a_1", "b", "c", "d"), "a\\_1, b, … and 2 more (see the flips on the candidate page)"),
+    ],
+)
+def test_the_recommendation_names_at_most_inline_ids(
+    monkeypatch: pytest.MonkeyPatch, ids: tuple[str, ...], text: str
+) -> None:
+    monkeypatch.setattr(recommend, "INLINE_IDS", 2)
+    assert recommend._ids(ids) == text
+
+
+def test_without_critical_questions_the_rule_does_not_name_them(
+    built: tuple[Results, Path],
+) -> None:
+    results = built[0]
+    assert present(dataclasses.replace(results, policy=None)).page_rule == (
+        "above 500 questions at most 1,000 get a page — the questions the baseline fails first, "
+        "then those whose nDCG@10 (linear gain) changes most under some candidate (ties by id)"
+    )
