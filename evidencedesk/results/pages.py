@@ -30,15 +30,21 @@ def pass_depth(results: Results) -> int:
     return results.policy.k if results.policy is not None else RUNS_ONLY_DEPTH
 
 
+def passed(r: RankedList, depth: int, relevant: bool) -> bool | None:
+    """One list's pass: a relevant result in its top `depth`; None when the question has no
+    relevant judgment (it cannot pass)."""
+    if not relevant:
+        return None
+    return r.first_relevant is not None and r.first_relevant <= depth
+
+
 def passes(results: Results) -> dict[str, bool | None]:
     """Per question: the baseline has a relevant chunk in its top `pass_depth` (the gate's case
     for that question); None where the flips metric is undefined (no relevant judgment)."""
     depth = pass_depth(results)
     metric = results.settings.flips_metric
     return {
-        r.question: None
-        if r.values[metric] is None
-        else r.first_relevant is not None and r.first_relevant <= depth
+        r.question: passed(r, depth, r.values[metric] is not None)
         for r in results.variant(results.baseline).lists
     }
 

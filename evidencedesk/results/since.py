@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from evidencedesk.results.types import RankedList, Results
+from evidencedesk.results.pages import RUNS_ONLY_DEPTH, passed
+from evidencedesk.results.types import Results
 
 TOLERANCE = 1e-12
-DEFAULT_K = 10  # the pass rule's k without a gate policy (the runs-only gate's default)
 
 
 @dataclass(frozen=True)
@@ -162,14 +162,7 @@ def _metrics(previous: Results, current: Results) -> tuple[MetricMove, ...]:
 
 
 def pass_k(results: Results) -> int:
-    return results.policy.k if results.policy is not None else DEFAULT_K
-
-
-def passes(r: RankedList, k: int, relevant: bool) -> bool | None:
-    """True / False, or None when the question has no relevant judgment (it cannot pass)."""
-    if not relevant:
-        return None
-    return r.first_relevant is not None and r.first_relevant <= k
+    return results.policy.k if results.policy is not None else RUNS_ONLY_DEPTH
 
 
 def _outcomes(results: Results, k: int) -> dict[tuple[str, str], bool]:
@@ -180,7 +173,7 @@ def _outcomes(results: Results, k: int) -> dict[tuple[str, str], bool]:
     out = {}
     for v in results.variants:
         for r in v.lists:
-            ok = passes(r, k, relevant.get(r.question, False))
+            ok = passed(r, k, relevant.get(r.question, False))
             if ok is not None:
                 out[(v.name, r.question)] = ok
     return out
