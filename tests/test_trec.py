@@ -365,6 +365,18 @@ def test_vectorized_and_judged_paths_agree(seed: int) -> None:
             assert fast[name].value == (math.fsum(kept) / len(kept) if kept else None)
 
 
+def test_ids_of_any_length_are_judged_whatever_the_longest_id() -> None:
+    # "d1" is one 8-byte word; in a run whose longest id takes four words it must still match
+    # the qrels' "d1" (an array of one-word ids): padding words do not change an id's hash
+    long_id = "a-document-id-of-27-bytes.x"
+    run = Run.from_dict({"q1": {long_id: 3.0, "d1": 2.0, "d2": 1.0}, "q2": {"d1": 1.0}})
+    qrels = {"q1": {"d1": 2, "d2": 1}, "q2": {"d1": 2}}
+    assert [j.grades for j in judge_trec_run(run, qrels)] == [(0, 2, 1), (2,)]
+    assert evaluate_run(run, qrels, ["mrr"])["mrr"].value == (1 / 2 + 1) / 2
+    narrow, wide = np.array([b"d1", b"d2"]), np.array([b"d1", b"d2", long_id.encode()])
+    assert np.array_equal(trec_arrays.doc_hashes(narrow), trec_arrays.doc_hashes(wide)[:2])
+
+
 def test_judged_to_a_depth_keeps_every_value_of_the_whole_list() -> None:
     # q1: first relevant at rank 7, beyond depth 3 -> kept through rank 7; q2: relevant at rank 2
     # -> the top 3; q3: nothing relevant -> the top 3; q4: a list shorter than the depth

@@ -25,7 +25,6 @@ from evidencedesk.retrieval.trec_arrays import (
     fast_columns,
     fast_qrels,
     has_duplicates,
-    key_hashes,
     slow_columns,
 )
 from evidencedesk.textfile import read_text
@@ -51,15 +50,11 @@ class Run:
     scores: np.ndarray
     tag: str = ""
     hashes: np.ndarray | None = field(default=None, repr=False)  # 64-bit hash per doc id
-    keys: np.ndarray | None = field(default=None, repr=False)  # hash per (query, doc id) line
 
     def __post_init__(self) -> None:
         # computed once: the duplicate check and judging both use them
-        hashes = doc_hashes(self.docs) if self.hashes is None else self.hashes
-        object.__setattr__(self, "hashes", hashes)
-        if self.keys is None:
-            query = np.repeat(np.arange(len(self.qids), dtype=np.int64), np.diff(self.offsets))
-            object.__setattr__(self, "keys", key_hashes(query, hashes))
+        if self.hashes is None:
+            object.__setattr__(self, "hashes", doc_hashes(self.docs))
 
     def __len__(self) -> int:
         return len(self.qids)
@@ -258,13 +253,12 @@ def _sorted_run(columns: Columns, slow: bool) -> Run:
     if order is not None:
         qcode, docs, scores = qcode[order], docs[order], scores[order]
     hashes = doc_hashes(docs)
-    keys = key_hashes(qcode, hashes)
-    if not slow and has_duplicates(qcode, docs, keys):
+    if not slow and has_duplicates(qcode, docs, hashes):
         raise Bad  # the slow reader names the line
     counts = np.bincount(qcode, minlength=len(qids))
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
     names = tuple(q.decode("utf-8") for q in qids)
-    return Run(names, offsets, docs, scores, tag.decode("utf-8"), hashes, keys)
+    return Run(names, offsets, docs, scores, tag.decode("utf-8"), hashes)
 
 
 def read_run(path: str | Path) -> Run:

@@ -19,7 +19,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
-from numpy.lib.stride_tricks import sliding_window_view
 
 from evidencedesk.errors import RunFileError
 from evidencedesk.limits import MAX_LINE_BYTES, line_too_long
@@ -32,6 +31,7 @@ __all__ = [
     "doc_hashes",
     "fast_columns",
     "fast_qrels",
+    "fixed_width",
     "has_duplicates",
     "key_hashes",
     "slow_columns",
@@ -51,24 +51,34 @@ class Bad(Exception):
     """The fast path cannot take this file; the slow reader names the line or reads it."""
 
 
-def _to_fixed(arr: pa.Array) -> np.ndarray:
+_TAIL = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
+
+
+def fixed_width(arr: pa.Array) -> np.ndarray:
     """An Arrow string array as a numpy fixed-width bytes array, without a Python loop.
 
-    The width is rounded up to whole 8-byte words so that :func:`doc_words` is a plain view.
+    The width is rounded up to whole 8-byte words: each word is one unaligned 8-byte load per
+    string from its bytes, cut at the string's end, so that :func:`doc_words` is a plain view.
     """
     n = len(arr)
     if n == 0:
         return np.empty(0, dtype="S8")
     kind = np.int64 if arr.type == pa.large_string() else np.int32
     offsets = np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + n + 1]
-    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)
     lens = np.diff(offsets)
-    width = -(-max(1, int(lens.max())) // 8) * 8
-    padded = np.concatenate([data[: offsets[-1]], np.zeros(width, dtype=np.uint8)])
-    mat = sliding_window_view(padded, width)[offsets[:-1]]  # a fresh (n, width) copy
-    if int(lens.min()) < width:
-        mat *= np.arange(width, dtype=kind) < lens[:, None]
-    return mat.view(f"S{width}").ravel()
+    words = -(-max(1, int(lens.max())) // 8)
+    first, last = int(offsets[0]), int(offsets[-1])
+    padded = np.zeros(last - first + 8 * words + 8, dtype=np.uint8)  # loads past the end read 0
+    if last > first:
+        padded[: last - first] = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[first:last]
+    load = np.ndarray((padded.size - 7,), dtype=np.uint64, buffer=padded, strides=(1,))
+    starts = offsets[:-1].astype(np.int64) - first
+    out = np.empty((n, words), dtype=np.uint64)
+    for c in range(words):
+        word = load[starts + 8 * c]
+        word &= _TAIL[np.clip(lens - 8 * c, 0, 8)]
+        out[:, c] = word
+    return out.view(f"S{8 * words}").ravel()
 
 
 def _first_line(mm: mmap.mmap) -> bytes:
@@ -127,7 +137,7 @@ def table_columns(table: pa.Table, tag: bytes) -> Columns:
     if not np.isfinite(scores).all():
         raise Bad
     qids, codes = _query_codes(table["q"].combine_chunks())
-    docs = _to_fixed(table["d"].combine_chunks())
+    docs = fixed_width(table["d"].combine_chunks())
     longest = int(pc.max(pc.binary_length(table["q"])).as_py()) + docs.dtype.itemsize
     if longest > MAX_LINE_BYTES - 16:  # pyarrow's block bounds lines only roughly: measure
         raise Bad
@@ -272,15 +282,15 @@ def slow_columns(path: str | Path) -> Columns:
 
 
 def doc_words(docs: np.ndarray) -> np.ndarray:
-    """Byte strings as (n, words) big-endian uint64 words: integer order = byte order."""
+    """Byte strings as (n, words) uint64 words in native byte order, zero padded."""
     size = docs.dtype.itemsize
     width = -(-size // 8)
     docs = np.ascontiguousarray(docs)
     if size == width * 8:
-        return docs.view(">u8").reshape(docs.size, width).astype(np.uint64)
+        return docs.view(np.uint64).reshape(docs.size, width)
     mat = np.zeros((docs.size, width * 8), dtype=np.uint8)
     mat[:, :size] = docs.view(np.uint8).reshape(docs.size, size)
-    return mat.view(">u8").astype(np.uint64)
+    return mat.view(np.uint64)
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
@@ -293,12 +303,18 @@ def _mix(h: np.ndarray) -> np.ndarray:
 
 
 def doc_hashes(docs: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of every document id (splitmix64 steps over its 8-byte words)."""
+    """A 64-bit hash of every document id (splitmix64 steps over its 8-byte words).
+
+    The zero words that pad an id to the array's width are skipped (an id has no NUL byte, so
+    only padding is zero): an id hashes alike in arrays of any width.
+    """
     words = doc_words(docs)
     h = np.full(docs.size, _M[0], dtype=np.uint64)
     for c in range(words.shape[1]):
-        h ^= words[:, c]
-        h = _mix(h)
+        if c == 0:
+            h = _mix(h ^ words[:, 0])
+        else:
+            h = np.where(words[:, c] != 0, _mix(h ^ words[:, c]), h)
     return h
 
 
@@ -307,13 +323,17 @@ def key_hashes(group: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
     return _mix(doc_hash ^ ((group.astype(np.uint64) + np.uint64(1)) * _M[0]))
 
 
-def has_duplicates(group: np.ndarray, docs: np.ndarray, h: np.ndarray) -> bool:
-    """Whether some (group, doc) key occurs twice (`h`: their `key_hashes`; sort, then confirm
-    exactly)."""
-    hs = np.sort(h)
-    same = hs[1:] == hs[:-1]
+def has_duplicates(group: np.ndarray, docs: np.ndarray, doc_hash: np.ndarray) -> bool:
+    """Whether some (group, doc) key occurs twice (`doc_hash`: the docs' `doc_hashes`).
+
+    The doc hash xor a per-group constant is sorted; equal neighbours are confirmed exactly.
+    """
+    h = doc_hash ^ ((group.astype(np.uint64) + np.uint64(1)) * _M[0])
+    h.sort()
+    same = h[1:] == h[:-1]
     if not same.any():
         return False
-    suspects = np.flatnonzero(np.isin(h, hs[1:][same]))
+    key = doc_hash ^ ((group.astype(np.uint64) + np.uint64(1)) * _M[0])
+    suspects = np.flatnonzero(np.isin(key, h[1:][same]))
     keys = list(zip(group[suspects].tolist(), docs[suspects].tolist(), strict=True))
     return len(set(keys)) < len(keys)  # a true duplicate, not a hash collision

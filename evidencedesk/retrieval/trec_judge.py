@@ -14,16 +14,18 @@ from the labels' ``grades`` when no qrels are given. Negative grades count as 0.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
 
 from evidencedesk.retrieval.metric_engine import Lines, column
 from evidencedesk.retrieval.metrics import RELEVANT, Judged, Summary, parse_metric
-from evidencedesk.retrieval.trec_arrays import doc_hashes, key_hashes
+from evidencedesk.retrieval.trec_arrays import doc_hashes, fixed_width, key_hashes
 
 if TYPE_CHECKING:
     from evidencedesk.retrieval.trec import Run
@@ -62,42 +64,47 @@ class _Arrays:
         return grades
 
 
+def _candidates(hashes: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """The lines whose document hash may be a judged one: two bitmaps of the judged hashes'
+    top bits, a 1 MB one (held in a core's cache) over every line, a 16 MB one over its picks."""
+    small = np.zeros(1 << 20, dtype=bool)
+    small[judged >> np.uint64(44)] = True
+    large = np.zeros(1 << 24, dtype=bool)
+    large[judged >> np.uint64(40)] = True
+    cand = np.flatnonzero(small[hashes >> np.uint64(44)])
+    return cand[large[hashes[cand] >> np.uint64(40)]]
+
+
 def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
     index = {q: i for i, q in enumerate(questions)}
     run_q = np.array([index.get(q, -1) for q in run.qids], dtype=np.int64)
     run_index = {q: i for i, q in enumerate(run.qids)}
-    jq: list[int] = []
-    jr: list[int] = []  # the judgment's run query (-1: the run does not answer it)
-    jd: list[bytes] = []
-    jg: list[int] = []
-    for q in questions:
-        r = run_index.get(q, -1)
-        for doc, g in qrels.get(q, {}).items():
-            if g > 0:
-                jq.append(index[q])
-                jr.append(r)
-                jd.append(doc.encode("utf-8"))
-                jg.append(int(g))
-    pool_q, pool_g = np.array(jq, dtype=np.int64), np.array(jg, dtype=np.int64)
-    pool_r = np.array(jr, dtype=np.int64)
+    # every positive judgment of every question, in question order (one list comprehension)
+    per_q = [[(d, g) for d, g in qrels.get(q, {}).items() if g > 0] for q in questions]
+    counts = np.fromiter(map(len, per_q), dtype=np.int64, count=len(per_q))
+    pairs = list(itertools.chain.from_iterable(per_q))
+    pool_q = np.repeat(np.arange(len(questions), dtype=np.int64), counts)
+    pool_g = np.fromiter((g for _, g in pairs), dtype=np.int64, count=len(pairs))
+    # the judgment's run query (-1: the run does not answer it)
+    asked = np.fromiter((run_index.get(q, -1) for q in questions), np.int64, len(questions))
+    pool_r = np.repeat(asked, counts)
     lines = np.zeros(0, dtype=np.int64)
     grade = np.zeros(0, dtype=np.int64)
     answered = pool_r >= 0
     if answered.any() and run.n_lines:
-        judged = np.array(jd)[answered]
-        h_pool = key_hashes(pool_r[answered], doc_hashes(judged))
-        keys = run.keys  # a Run fills its (query, doc) key hashes on creation
-        assert keys is not None
-        # a bitmap of the top 24 bits rules out most run lines before the binary search
-        seen = np.zeros(1 << 24, dtype=bool)
-        seen[h_pool >> np.uint64(40)] = True
-        cand = np.flatnonzero(seen[keys >> np.uint64(40)])
-        order = np.argsort(h_pool)
-        at = np.minimum(np.searchsorted(h_pool[order], keys[cand]), order.size - 1)
-        src = order[at]
+        judged = fixed_width(pa.array([d for d, _ in pairs], pa.string()))[answered]
+        judged_hash = doc_hashes(judged)
+        hashes = run.hashes  # a Run fills its document hashes on creation
+        assert hashes is not None
+        cand = _candidates(hashes, judged_hash)
         cand_r = np.searchsorted(run.offsets, cand, side="right") - 1
+        keys = key_hashes(cand_r, hashes[cand])
+        h_pool = key_hashes(pool_r[answered], judged_hash)
+        order = np.argsort(h_pool)
+        at = np.minimum(np.searchsorted(h_pool[order], keys), order.size - 1)
+        src = order[at]
         # equal hashes are confirmed on the ids themselves (collisions are possible)
-        exact = (h_pool[src] == keys[cand]) & (pool_r[answered][src] == cand_r)
+        exact = (h_pool[src] == keys) & (pool_r[answered][src] == cand_r)
         exact &= judged[src] == run.docs[cand]
         lines, grade = cand[exact], pool_g[answered][src[exact]]
     return _Arrays(questions, run_q, lines, grade, pool_q, pool_g)
