@@ -25,6 +25,7 @@ from evidencedesk.retrieval.trec_arrays import (
     fast_columns,
     fast_qrels,
     has_duplicates,
+    line_keys,
     slow_columns,
 )
 from evidencedesk.textfile import read_text
@@ -49,12 +50,13 @@ class Run:
     docs: np.ndarray
     scores: np.ndarray
     tag: str = ""
-    hashes: np.ndarray | None = field(default=None, repr=False)  # 64-bit hash per doc id
+    keys: np.ndarray | None = field(default=None, repr=False)  # hash per (query, doc id) line
 
     def __post_init__(self) -> None:
         # computed once: the duplicate check and judging both use them
-        if self.hashes is None:
-            object.__setattr__(self, "hashes", doc_hashes(self.docs))
+        if self.keys is None:
+            keys = line_keys(np.diff(self.offsets), doc_hashes(self.docs))
+            object.__setattr__(self, "keys", keys)
 
     def __len__(self) -> int:
         return len(self.qids)
@@ -252,13 +254,13 @@ def _sorted_run(columns: Columns, slow: bool) -> Run:
     order = _order(qcode, scores, docs)
     if order is not None:
         qcode, docs, scores = qcode[order], docs[order], scores[order]
-    hashes = doc_hashes(docs)
-    if not slow and has_duplicates(qcode, docs, hashes):
-        raise Bad  # the slow reader names the line
     counts = np.bincount(qcode, minlength=len(qids))
+    keys = line_keys(counts, doc_hashes(docs))
+    if not slow and has_duplicates(qcode, docs, keys):
+        raise Bad  # the slow reader names the line
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
     names = tuple(q.decode("utf-8") for q in qids)
-    return Run(names, offsets, docs, scores, tag.decode("utf-8"), hashes)
+    return Run(names, offsets, docs, scores, tag.decode("utf-8"), keys)
 
 
 def read_run(path: str | Path) -> Run:

@@ -34,6 +34,7 @@ __all__ = [
     "fixed_width",
     "has_duplicates",
     "key_hashes",
+    "line_keys",
     "slow_columns",
     "table_columns",
 ]
@@ -319,21 +320,25 @@ def doc_hashes(docs: np.ndarray) -> np.ndarray:
 
 
 def key_hashes(group: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of (group, document) from the document's hash; equal keys, equal hashes."""
-    return _mix(doc_hash ^ ((group.astype(np.uint64) + np.uint64(1)) * _M[0]))
+    """A 64-bit hash of (group, document): the document's hash xor a salt of the group (a
+    splitmix64 of its number); equal keys, equal hashes."""
+    return doc_hash ^ _mix((group.astype(np.uint64) + np.uint64(1)) * _M[0])
 
 
-def has_duplicates(group: np.ndarray, docs: np.ndarray, doc_hash: np.ndarray) -> bool:
-    """Whether some (group, doc) key occurs twice (`doc_hash`: the docs' `doc_hashes`).
+def line_keys(counts: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
+    """`key_hashes` of lines grouped by query (query ``i`` owns the next ``counts[i]`` lines),
+    one salt per query repeated rather than one mix per line."""
+    salts = key_hashes(np.arange(counts.size), np.zeros(counts.size, dtype=np.uint64))
+    return doc_hash ^ np.repeat(salts, counts)
 
-    The doc hash xor a per-group constant is sorted; equal neighbours are confirmed exactly.
-    """
-    h = doc_hash ^ ((group.astype(np.uint64) + np.uint64(1)) * _M[0])
-    h.sort()
-    same = h[1:] == h[:-1]
+
+def has_duplicates(group: np.ndarray, docs: np.ndarray, keys: np.ndarray) -> bool:
+    """Whether some (group, doc) key occurs twice (`keys`: their `key_hashes`; sort, then confirm
+    equal neighbours on the ids)."""
+    hs = np.sort(keys)
+    same = hs[1:] == hs[:-1]
     if not same.any():
         return False
-    key = doc_hash ^ ((group.astype(np.uint64) + np.uint64(1)) * _M[0])
-    suspects = np.flatnonzero(np.isin(key, h[1:][same]))
-    keys = list(zip(group[suspects].tolist(), docs[suspects].tolist(), strict=True))
-    return len(set(keys)) < len(keys)  # a true duplicate, not a hash collision
+    suspects = np.flatnonzero(np.isin(keys, hs[1:][same]))
+    pairs = list(zip(group[suspects].tolist(), docs[suspects].tolist(), strict=True))
+    return len(set(pairs)) < len(pairs)  # a true duplicate, not a hash collision

@@ -64,15 +64,15 @@ class _Arrays:
         return grades
 
 
-def _candidates(hashes: np.ndarray, judged: np.ndarray) -> np.ndarray:
-    """The lines whose document hash may be a judged one: two bitmaps of the judged hashes'
-    top bits, a 1 MB one (held in a core's cache) over every line, a 16 MB one over its picks."""
+def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """The lines whose (query, doc) key may be a judged one: two bitmaps of the judged keys' top
+    bits, a 1 MB one (it stays in a core's cache) over every line, a 16 MB one over its picks."""
     small = np.zeros(1 << 20, dtype=bool)
     small[judged >> np.uint64(44)] = True
     large = np.zeros(1 << 24, dtype=bool)
     large[judged >> np.uint64(40)] = True
-    cand = np.flatnonzero(small[hashes >> np.uint64(44)])
-    return cand[large[hashes[cand] >> np.uint64(40)]]
+    cand = np.flatnonzero(small[keys >> np.uint64(44)])
+    return cand[large[keys[cand] >> np.uint64(40)]]
 
 
 def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
@@ -93,18 +93,16 @@ def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[st
     answered = pool_r >= 0
     if answered.any() and run.n_lines:
         judged = fixed_width(pa.array([d for d, _ in pairs], pa.string()))[answered]
-        judged_hash = doc_hashes(judged)
-        hashes = run.hashes  # a Run fills its document hashes on creation
-        assert hashes is not None
-        cand = _candidates(hashes, judged_hash)
+        h_pool = key_hashes(pool_r[answered], doc_hashes(judged))
+        keys = run.keys  # a Run fills its (query, doc) key hashes on creation
+        assert keys is not None
+        cand = _candidates(keys, h_pool)
         cand_r = np.searchsorted(run.offsets, cand, side="right") - 1
-        keys = key_hashes(cand_r, hashes[cand])
-        h_pool = key_hashes(pool_r[answered], judged_hash)
         order = np.argsort(h_pool)
-        at = np.minimum(np.searchsorted(h_pool[order], keys), order.size - 1)
+        at = np.minimum(np.searchsorted(h_pool[order], keys[cand]), order.size - 1)
         src = order[at]
         # equal hashes are confirmed on the ids themselves (collisions are possible)
-        exact = (h_pool[src] == keys) & (pool_r[answered][src] == cand_r)
+        exact = (h_pool[src] == keys[cand]) & (pool_r[answered][src] == cand_r)
         exact &= judged[src] == run.docs[cand]
         lines, grade = cand[exact], pool_g[answered][src[exact]]
     return _Arrays(questions, run_q, lines, grade, pool_q, pool_g)

@@ -1,0 +1,65 @@
+"""Benchmark: read + judge the TREC runs of a runs-only project, as its build does.
+
+    python benchmarks/judge_50k.py PROJECT_DIR_OR_TOML [--repeat 2]
+
+Times `results.inputs.judged_external_runs` with the build's own judge (`judge_trec_run` to the
+`judged_depth` of the project's settings and the gate's k of 10), one run read, judged and let go
+at a time, and prints the seconds per run, the total and the peak memory of this process
+(``resource.getrusage``, max RSS). Labels are loaded first and not timed (the build loads them
+before its benchmark stage). Point it at the project that ``python benchmarks/runs_only_scale.py
+--questions 50000 --keep DIR`` generates (50,000 questions x 1,000 documents x 3 runs, 5.4 GB);
+the project is only read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+from pathlib import Path
+
+from evidencedesk.project import load_project
+from evidencedesk.results.inputs import judged_depth, judged_external_runs
+from evidencedesk.results.settings import settings_for
+from evidencedesk.retrieval.trec import Run
+from evidencedesk.retrieval.trec_judge import judge_trec_run
+
+
+def peak_gib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("project", type=Path, help="a project folder or its evidencedesk.toml")
+    parser.add_argument("--repeat", type=int, default=1, help="time it this many times")
+    args = parser.parse_args()
+    path = args.project / "evidencedesk.toml" if args.project.is_dir() else args.project
+    project = load_project(path)
+    labels = project.load_labels()
+    settings = settings_for(project, 0)
+    qrels = {lb.id: dict(lb.grades) for lb in labels}
+    depth = judged_depth([m.name for m in (*settings.metrics, *settings.slices)], 10)
+    print(f"{len(labels):,} questions, {len(project.runs)} runs, judged depth {depth}")
+    print(f"peak memory after loading the labels: {peak_gib():.2f} GiB", flush=True)
+    for attempt in range(1, args.repeat + 1):
+        seconds: list[float] = []
+        start = last = time.perf_counter()
+
+        def judge(trec: Run) -> list:
+            nonlocal last
+            judged = judge_trec_run(trec, qrels, labels, relevant=project.relevance, depth=depth)
+            now = time.perf_counter()
+            seconds.append(now - last)
+            print(f"  run {len(seconds)}: {trec.n_lines:,} lines, {now - last:.2f} s", flush=True)
+            last = now
+            return judged
+
+        judged_external_runs(project, [], judge)
+        total = time.perf_counter() - start
+        print(f"attempt {attempt}: read + judge of {len(seconds)} runs {total:.2f} s, "
+              f"peak memory {peak_gib():.2f} GiB", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
