@@ -18,7 +18,7 @@ import resource
 import time
 from pathlib import Path
 
-from evidencedesk.project import load_project
+from evidencedesk.project import Project, load_project
 from evidencedesk.results.inputs import judged_depth, judged_external_runs
 from evidencedesk.results.settings import settings_for
 from evidencedesk.retrieval.trec import Run
@@ -43,22 +43,26 @@ def main() -> None:
     print(f"{len(labels):,} questions, {len(project.runs)} runs, judged depth {depth}")
     print(f"peak memory after loading the labels: {peak_gib():.2f} GiB", flush=True)
     for attempt in range(1, args.repeat + 1):
-        seconds: list[float] = []
-        start = last = time.perf_counter()
-
-        def judge(trec: Run) -> list:
-            nonlocal last
-            judged = judge_trec_run(trec, qrels, labels, relevant=project.relevance, depth=depth)
-            now = time.perf_counter()
-            seconds.append(now - last)
-            print(f"  run {len(seconds)}: {trec.n_lines:,} lines, {now - last:.2f} s", flush=True)
-            last = now
-            return judged
-
-        judged_external_runs(project, [], judge)
-        total = time.perf_counter() - start
-        print(f"attempt {attempt}: read + judge of {len(seconds)} runs {total:.2f} s, "
+        total, runs = read_and_judge(project, labels, qrels, depth)
+        print(f"attempt {attempt}: read + judge of {runs} runs {total:.2f} s, "
               f"peak memory {peak_gib():.2f} GiB", flush=True)  # fmt: skip
+
+
+def read_and_judge(project: Project, labels: list, qrels: dict, depth: int) -> tuple[float, int]:
+    """Seconds for `judged_external_runs` over the project's runs, printing each run's share."""
+    seconds: list[float] = []
+    start = time.perf_counter()
+
+    def judge(trec: Run) -> list:
+        judged = judge_trec_run(trec, qrels, labels, relevant=project.relevance, depth=depth)
+        now = time.perf_counter()
+        seconds.append(now - start - sum(seconds))
+        print(f"  run {len(seconds)}: {trec.n_lines:,} lines, read + judge {seconds[-1]:.2f} s, "
+              f"peak memory so far {peak_gib():.2f} GiB", flush=True)  # fmt: skip
+        return judged
+
+    judged_external_runs(project, [], judge)
+    return time.perf_counter() - start, len(seconds)
 
 
 if __name__ == "__main__":
