@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from evidencedesk.errors import LabelsError, RunFileError
 from evidencedesk.results.inputs import judged_depth
-from evidencedesk.retrieval import trec_arrays
+from evidencedesk.retrieval import trec_arrays, trec_keys
 from evidencedesk.retrieval.metrics import Judged, metric_value, summarize
 from evidencedesk.retrieval.trec import (
     Run,
@@ -374,7 +374,7 @@ def test_ids_of_any_length_are_judged_whatever_the_longest_id() -> None:
     assert [j.grades for j in judge_trec_run(run, qrels)] == [(0, 2, 1), (2,)]
     assert evaluate_run(run, qrels, ["mrr"])["mrr"].value == (1 / 2 + 1) / 2
     narrow, wide = np.array([b"d1", b"d2"]), np.array([b"d1", b"d2", long_id.encode()])
-    assert np.array_equal(trec_arrays.doc_hashes(narrow), trec_arrays.doc_hashes(wide)[:2])
+    assert np.array_equal(trec_keys.doc_hashes(narrow), trec_keys.doc_hashes(wide)[:2])
 
 
 def test_judged_to_a_depth_keeps_every_value_of_the_whole_list() -> None:

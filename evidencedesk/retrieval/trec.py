@@ -18,16 +18,8 @@ import numpy as np
 
 from evidencedesk.errors import LabelsError, RunFileError
 from evidencedesk.limits import MAX_LINE_BYTES, check_input, line_too_long
-from evidencedesk.retrieval.trec_arrays import (
-    Bad,
-    Columns,
-    doc_hashes,
-    fast_columns,
-    fast_qrels,
-    has_duplicates,
-    line_keys,
-    slow_columns,
-)
+from evidencedesk.retrieval.trec_arrays import Bad, Columns, fast_columns, fast_qrels, slow_columns
+from evidencedesk.retrieval.trec_keys import doc_hashes, has_duplicates, line_keys
 from evidencedesk.textfile import read_text
 
 __all__ = [
@@ -247,15 +239,18 @@ def _order(qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarra
 
 
 def _sorted_run(columns: Columns, slow: bool) -> Run:
-    qids, qcode, docs, scores, tag = columns
+    qids, qcode, docs, scores, tag, hashes = columns
     perm = _block_order(qcode)
     if perm is not None:
         qcode, docs, scores = qcode[perm], docs[perm], scores[perm]
+        hashes = None if hashes is None else hashes[perm]
     order = _order(qcode, scores, docs)
     if order is not None:
         qcode, docs, scores = qcode[order], docs[order], scores[order]
+        hashes = None if hashes is None else hashes[order]
     counts = np.bincount(qcode, minlength=len(qids))
-    keys = line_keys(counts, doc_hashes(docs))
+    keys = line_keys(counts, doc_hashes(docs) if hashes is None else hashes)
+    del hashes
     if not slow and has_duplicates(qcode, docs, keys):
         raise Bad  # the slow reader names the line
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)

@@ -10,9 +10,13 @@ same columns for an unusual but valid file.
 
 from __future__ import annotations
 
+import itertools
 import math
 import mmap
 import re
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -22,19 +26,18 @@ import pyarrow.csv as pacsv
 
 from evidencedesk.errors import RunFileError
 from evidencedesk.limits import MAX_LINE_BYTES, line_too_long
+from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width
 
 __all__ = [
     "Bad",
     "Columns",
+    "Part",
     "arrow_options",
     "check_line",
-    "doc_hashes",
     "fast_columns",
     "fast_qrels",
-    "fixed_width",
-    "has_duplicates",
-    "key_hashes",
-    "line_keys",
+    "join_parts",
+    "part",
     "slow_columns",
     "table_columns",
 ]
@@ -42,44 +45,14 @@ __all__ = [
 RUN_FORM = "'qid Q0 docid rank score tag'"
 # ASCII only: Python's float() also takes full-width and Arabic-Indic digits and "1_0"
 _NUMBER = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-_M = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
-# qids (sorted bytes), the query code of every line, doc ids (fixed-width bytes), scores, tag
-Columns = tuple[list[bytes], np.ndarray, np.ndarray, np.ndarray, bytes]
+# qids (sorted bytes), the query code of every line, doc ids (fixed-width bytes), scores, tag,
+# and the ids' `doc_hashes` (None: not computed yet)
+Columns = tuple[list[bytes], np.ndarray, np.ndarray, np.ndarray, bytes, np.ndarray | None]
 
 
 class Bad(Exception):
     """The fast path cannot take this file; the slow reader names the line or reads it."""
-
-
-_TAIL = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
-
-
-def fixed_width(arr: pa.Array) -> np.ndarray:
-    """An Arrow string array as a numpy fixed-width bytes array, without a Python loop.
-
-    The width is rounded up to whole 8-byte words: each word is one unaligned 8-byte load per
-    string from its bytes, cut at the string's end, so that :func:`doc_words` is a plain view.
-    """
-    n = len(arr)
-    if n == 0:
-        return np.empty(0, dtype="S8")
-    kind = np.int64 if arr.type == pa.large_string() else np.int32
-    offsets = np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + n + 1]
-    lens = np.diff(offsets)
-    words = -(-max(1, int(lens.max())) // 8)
-    first, last = int(offsets[0]), int(offsets[-1])
-    padded = np.zeros(last - first + 8 * words + 8, dtype=np.uint8)  # loads past the end read 0
-    if last > first:
-        padded[: last - first] = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[first:last]
-    load = np.ndarray((padded.size - 7,), dtype=np.uint64, buffer=padded, strides=(1,))
-    starts = offsets[:-1].astype(np.int64) - first
-    out = np.empty((n, words), dtype=np.uint64)
-    for c in range(words):
-        word = load[starts + 8 * c]
-        word &= _TAIL[np.clip(lens - 8 * c, 0, 8)]
-        out[:, c] = word
-    return out.view(f"S{8 * words}").ravel()
 
 
 def _first_line(mm: mmap.mmap) -> bytes:
@@ -105,10 +78,32 @@ def fast_columns(path: str | Path) -> Columns:
         raise Bad
     delimiter = "\t" if b"\t" in first and b" " not in first.strip() else " "
     try:
-        table = pacsv.read_csv(path, **arrow_options(delimiter, MAX_LINE_BYTES))
+        with pacsv.open_csv(path, **arrow_options(delimiter, MAX_LINE_BYTES)) as reader:
+            return join_parts(_read_parts(reader), parts[5])
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Bad from None
-    return table_columns(table, parts[5])
+
+
+GROUP = 16  # record batches (of up to MAX_LINE_BYTES of text each) turned into arrays at once
+
+
+def _read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
+    """The parsed blocks as :class:`Part` s: pyarrow parses the next blocks (without the GIL)
+    while a worker thread turns the last ones into arrays; at most two groups wait for it."""
+    done: list[Part] = []
+    waiting: deque[Future[Part]] = deque()
+    group: list[pa.RecordBatch] = []
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        for batch in itertools.chain(reader, [None]):
+            if batch is not None:
+                group.append(batch)
+            if group and (batch is None or len(group) == GROUP):
+                waiting.append(worker.submit(part, pa.Table.from_batches(group)))
+                group = []
+                while len(waiting) > 2 or (waiting and waiting[0].done()):
+                    done.append(waiting.popleft().result())  # raises the worker's Bad
+        done.extend(f.result() for f in waiting)
+    return done
 
 
 def arrow_options(delimiter: str, block_size: int) -> dict[str, object]:
@@ -130,36 +125,59 @@ def arrow_options(delimiter: str, block_size: int) -> dict[str, object]:
     }
 
 
-def table_columns(table: pa.Table, tag: bytes) -> Columns:
-    """Columns of a parsed table; raises :class:`Bad` on an empty table or a non-finite score."""
-    if table.num_rows == 0:
-        raise Bad
+@dataclass(frozen=True, eq=False)
+class Part:
+    """The arrays of consecutive lines of a run, in file order."""
+
+    heads: list[bytes]  # the query id of each stretch of lines with equal ids
+    lengths: np.ndarray  # each stretch's number of lines
+    docs: np.ndarray  # fixed-width document ids
+    hashes: np.ndarray  # their `doc_hashes`
+    scores: np.ndarray
+    longest: int  # the longest query id plus the document ids' width, in bytes
+
+
+def part(table: pa.Table) -> Part:
+    """A parsed block's arrays; raises :class:`Bad` on a non-finite score.
+
+    A run holds each query's lines together, so only the first id of each stretch of equal ids
+    is kept (a comparison of neighbours, not a hash of every line); a run whose queries come
+    back later just has more stretches.
+    """
     scores = table["s"].to_numpy()
     if not np.isfinite(scores).all():
         raise Bad
-    qids, codes = _query_codes(table["q"].combine_chunks())
-    docs = fixed_width(table["d"].combine_chunks())
-    longest = int(pc.max(pc.binary_length(table["q"])).as_py()) + docs.dtype.itemsize
-    if longest > MAX_LINE_BYTES - 16:  # pyarrow's block bounds lines only roughly: measure
-        raise Bad
-    return qids, codes, docs, scores, tag
-
-
-def _query_codes(queries: pa.Array) -> tuple[list[bytes], np.ndarray]:
-    """The distinct query ids in byte order (as trec_eval sorts) and each line's index into them.
-
-    A run holds each query's lines together, so only the first line of each stretch of equal
-    ids is looked up (a comparison of neighbours, not a hash of every line); a run whose queries
-    come back later just has more stretches.
-    """
+    queries = table["q"].combine_chunks()
     n = len(queries)
     change = pc.not_equal(queries.slice(1), queries.slice(0, n - 1))
     starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1]
     heads = [q.encode("utf-8") for q in queries.take(pa.array(starts)).to_pylist()]
-    qids = sorted(set(heads))
+    docs = fixed_width(table["d"].combine_chunks())
+    longest = int(pc.max(pc.binary_length(queries)).as_py()) + docs.dtype.itemsize
+    return Part(heads, np.diff(np.r_[starts, n]), docs, doc_hashes(docs), scores, longest)
+
+
+def join_parts(parts: list[Part], tag: bytes) -> Columns:
+    """The columns of a run from its parts; raises :class:`Bad` when it has no line or a line
+    may be over the limit (pyarrow's block bounds lines only roughly: measure)."""
+    parts = [p for p in parts if p.scores.size]
+    if not parts or max(p.longest for p in parts) > MAX_LINE_BYTES - 16:
+        raise Bad
+    heads = [h for p in parts for h in p.heads]
+    qids = sorted(set(heads))  # byte order, as trec_eval sorts
     index = {q: i for i, q in enumerate(qids)}
     stretch = np.fromiter((index[q] for q in heads), dtype=np.int64, count=len(heads))
-    return qids, np.repeat(stretch, np.diff(np.r_[starts, n]))
+    codes = np.repeat(stretch, np.concatenate([p.lengths for p in parts]))
+    docs = np.concatenate([p.docs for p in parts])  # numpy widens to the widest part's ids
+    hashes = np.concatenate([p.hashes for p in parts])
+    return qids, codes, docs, np.concatenate([p.scores for p in parts]), tag, hashes
+
+
+def table_columns(table: pa.Table, tag: bytes) -> Columns:
+    """Columns of a parsed table; raises :class:`Bad` on an empty table or a non-finite score."""
+    if table.num_rows == 0:
+        raise Bad
+    return join_parts([part(table)], tag)
 
 
 def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int]]:
@@ -279,66 +297,4 @@ def slow_columns(path: str | Path) -> Columns:
     all_docs = [d for q in seen.values() for d in q]
     scores = np.array([s for q in seen.values() for s in q.values()], dtype=np.float64)
     width = -(-max(map(len, all_docs)) // 8) * 8
-    return qids, codes, np.array(all_docs, dtype=f"S{width}"), scores, tag
-
-
-def doc_words(docs: np.ndarray) -> np.ndarray:
-    """Byte strings as (n, words) uint64 words in native byte order, zero padded."""
-    size = docs.dtype.itemsize
-    width = -(-size // 8)
-    docs = np.ascontiguousarray(docs)
-    if size == width * 8:
-        return docs.view(np.uint64).reshape(docs.size, width)
-    mat = np.zeros((docs.size, width * 8), dtype=np.uint8)
-    mat[:, :size] = docs.view(np.uint8).reshape(docs.size, size)
-    return mat.view(np.uint64)
-
-
-def _mix(h: np.ndarray) -> np.ndarray:
-    h ^= h >> np.uint64(30)
-    h *= _M[1]
-    h ^= h >> np.uint64(27)
-    h *= _M[2]
-    h ^= h >> np.uint64(31)
-    return h
-
-
-def doc_hashes(docs: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of every document id (splitmix64 steps over its 8-byte words).
-
-    The zero words that pad an id to the array's width are skipped (an id has no NUL byte, so
-    only padding is zero): an id hashes alike in arrays of any width.
-    """
-    words = doc_words(docs)
-    h = np.full(docs.size, _M[0], dtype=np.uint64)
-    for c in range(words.shape[1]):
-        if c == 0:
-            h = _mix(h ^ words[:, 0])
-        else:
-            h = np.where(words[:, c] != 0, _mix(h ^ words[:, c]), h)
-    return h
-
-
-def key_hashes(group: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of (group, document): the document's hash xor a salt of the group (a
-    splitmix64 of its number); equal keys, equal hashes."""
-    return doc_hash ^ _mix((group.astype(np.uint64) + np.uint64(1)) * _M[0])
-
-
-def line_keys(counts: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
-    """`key_hashes` of lines grouped by query (query ``i`` owns the next ``counts[i]`` lines),
-    one salt per query repeated rather than one mix per line."""
-    salts = key_hashes(np.arange(counts.size), np.zeros(counts.size, dtype=np.uint64))
-    return doc_hash ^ np.repeat(salts, counts)
-
-
-def has_duplicates(group: np.ndarray, docs: np.ndarray, keys: np.ndarray) -> bool:
-    """Whether some (group, doc) key occurs twice (`keys`: their `key_hashes`; sort, then confirm
-    equal neighbours on the ids)."""
-    hs = np.sort(keys)
-    same = hs[1:] == hs[:-1]
-    if not same.any():
-        return False
-    suspects = np.flatnonzero(np.isin(keys, hs[1:][same]))
-    pairs = list(zip(group[suspects].tolist(), docs[suspects].tolist(), strict=True))
-    return len(set(pairs)) < len(pairs)  # a true duplicate, not a hash collision
+    return qids, codes, np.array(all_docs, dtype=f"S{width}"), scores, tag, None

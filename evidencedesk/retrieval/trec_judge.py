@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from evidencedesk.retrieval.metric_engine import Lines, column
 from evidencedesk.retrieval.metrics import RELEVANT, Judged, Summary, parse_metric
-from evidencedesk.retrieval.trec_arrays import doc_hashes, fixed_width, key_hashes
+from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width, key_hashes
 
 if TYPE_CHECKING:
     from evidencedesk.retrieval.trec import Run

@@ -1,0 +1,107 @@
+"""Document ids as 8-byte words, and the hashes that judge and check a run without a hash table.
+
+An id is held zero-padded to whole 8-byte words (:func:`fixed_width`, straight from an Arrow string
+array); its hash is a splitmix64 step per word (:func:`doc_hashes`), the same in arrays of any
+width. A line's (query, document) key is the document's hash xor a salt of its query
+(:func:`key_hashes`, :func:`line_keys`): the duplicate check sorts the keys and judging looks the
+judged keys up among them; equal hashes are always confirmed on the ids.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+__all__ = ["doc_hashes", "doc_words", "fixed_width", "has_duplicates", "key_hashes", "line_keys"]
+
+_M = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+_TAIL = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
+
+
+def fixed_width(arr: pa.Array) -> np.ndarray:
+    """An Arrow string array as a numpy fixed-width bytes array, without a Python loop.
+
+    The width is rounded up to whole 8-byte words: each word is one unaligned 8-byte load per
+    string from its bytes, cut at the string's end, so that :func:`doc_words` is a plain view.
+    """
+    n = len(arr)
+    if n == 0:
+        return np.empty(0, dtype="S8")
+    kind = np.int64 if arr.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + n + 1]
+    lens = np.diff(offsets)
+    words = -(-max(1, int(lens.max())) // 8)
+    first, last = int(offsets[0]), int(offsets[-1])
+    padded = np.zeros(last - first + 8 * words + 8, dtype=np.uint8)  # loads past the end read 0
+    if last > first:
+        padded[: last - first] = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[first:last]
+    load = np.ndarray((padded.size - 7,), dtype=np.uint64, buffer=padded, strides=(1,))
+    starts = offsets[:-1].astype(np.int64) - first
+    out = np.empty((n, words), dtype=np.uint64)
+    for c in range(words):
+        word = load[starts + 8 * c]
+        word &= _TAIL[np.clip(lens - 8 * c, 0, 8)]
+        out[:, c] = word
+    return out.view(f"S{8 * words}").ravel()
+
+
+def doc_words(docs: np.ndarray) -> np.ndarray:
+    """Byte strings as (n, words) uint64 words in native byte order, zero padded."""
+    size = docs.dtype.itemsize
+    width = -(-size // 8)
+    docs = np.ascontiguousarray(docs)
+    if size == width * 8:
+        return docs.view(np.uint64).reshape(docs.size, width)
+    mat = np.zeros((docs.size, width * 8), dtype=np.uint8)
+    mat[:, :size] = docs.view(np.uint8).reshape(docs.size, size)
+    return mat.view(np.uint64)
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    h ^= h >> np.uint64(30)
+    h *= _M[1]
+    h ^= h >> np.uint64(27)
+    h *= _M[2]
+    h ^= h >> np.uint64(31)
+    return h
+
+
+def doc_hashes(docs: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of every document id (splitmix64 steps over its 8-byte words).
+
+    The zero words that pad an id to the array's width are skipped (an id has no NUL byte, so
+    only padding is zero): an id hashes alike in arrays of any width.
+    """
+    words = doc_words(docs)
+    h = np.full(docs.size, _M[0], dtype=np.uint64)
+    for c in range(words.shape[1]):
+        if c == 0:
+            h = _mix(h ^ words[:, 0])
+        else:
+            h = np.where(words[:, c] != 0, _mix(h ^ words[:, c]), h)
+    return h
+
+
+def key_hashes(group: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of (group, document): the document's hash xor a salt of the group (a
+    splitmix64 of its number); equal keys, equal hashes."""
+    return doc_hash ^ _mix((group.astype(np.uint64) + np.uint64(1)) * _M[0])
+
+
+def line_keys(counts: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
+    """`key_hashes` of lines grouped by query (query ``i`` owns the next ``counts[i]`` lines),
+    one salt per query repeated rather than one mix per line."""
+    salts = key_hashes(np.arange(counts.size), np.zeros(counts.size, dtype=np.uint64))
+    return doc_hash ^ np.repeat(salts, counts)
+
+
+def has_duplicates(group: np.ndarray, docs: np.ndarray, keys: np.ndarray) -> bool:
+    """Whether some (group, doc) key occurs twice (`keys`: their `key_hashes`; sort, then confirm
+    equal neighbours on the ids)."""
+    hs = np.sort(keys)
+    same = hs[1:] == hs[:-1]
+    if not same.any():
+        return False
+    suspects = np.flatnonzero(np.isin(keys, hs[1:][same]))
+    pairs = list(zip(group[suspects].tolist(), docs[suspects].tolist(), strict=True))
+    return len(set(pairs)) < len(pairs)  # a true duplicate, not a hash collision
