@@ -13,7 +13,8 @@ process. The floor is pyarrow's CSV reader on the same file, alone (``read_csv``
 column names and single-space delimiter, every column, types inferred: what a user would write);
 the ratios to it and to pytrec_eval are printed, then evidencedesk's time at 1x, 2x and 4x the
 queries (the first quarter, half and all of the file) and the ratio 4x / 1x. Also times
-``bootstrap_ci`` over 10,000 values x 10,000 resamples. Data go to a temporary folder (or
+``bootstrap_ci`` over 10,000 values x 10,000 resamples, and prints the process's peak memory
+(max RSS) after evidencedesk's runs, before the peers run. Data go to a temporary folder (or
 ``--keep DIR``), never into the repository.
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import resource
 import shutil
 import statistics
 import tempfile
@@ -193,6 +195,9 @@ def measure(folder: Path, args: argparse.Namespace):
             continue
         rows.append((name, seconds, values))
         print(f"  {name}: {seconds:.2f} s (median of {args.repeat})", flush=True)
+        if name == "evidencedesk":  # it runs first: this process's peak is its own
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+            print(f"  evidencedesk peak memory (max RSS of this process): {peak:.2f} GiB")
     scaling = []
     for share in (4, 2, 1):
         n = args.queries // share

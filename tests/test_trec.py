@@ -148,6 +148,38 @@ def test_any_line_order_reads_like_from_dict(tmp_path_factory, data) -> None:
     ]
 
 
+def test_a_run_read_in_many_blocks_reads_like_one_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 200-byte blocks, two to a worker's part: queries straddle blocks and parts, come back in a
+    # later part, tie across a part boundary, and ids of the widest part are 16 bytes
+    rng = random.Random(5)
+    data = {
+        f"q{q}": {f"d{rng.randrange(10**rng.choice((2, 6, 12)))}": rng.randint(0, 3) / 2
+                  for _ in range(rng.randint(1, 30))}
+        for q in range(25)
+    }  # fmt: skip
+    lines = [f"{q} Q0 {d} 0 {s} t\n" for q, docs in data.items() for d, s in docs.items()]
+    rng.shuffle(lines)
+    path = tmp_path / "r.txt"
+    path.write_text("".join(lines))
+    whole = read_run(path)
+    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(trec_arrays, "GROUP", 2)
+    parts = trec_arrays.fast_columns(path)
+    assert len(parts[1]) == len(lines)
+    blocks = read_run(path)
+    assert blocks.to_dict() == whole.to_dict() == Run.from_dict(data).to_dict()
+    assert [list(v) for v in blocks.to_dict().values()] == [
+        list(v) for v in Run.from_dict(data).to_dict().values()
+    ]
+    assert np.array_equal(blocks.keys, whole.keys)
+    # a duplicate far from its first line, parts apart, is still named by its line
+    path.write_text("".join(lines) + lines[0])
+    with pytest.raises(RunFileError, match=rf"r.txt:{len(lines) + 1}: expected each document"):
+        read_run(path)
+
+
 def test_whitespace_crlf_blank_lines_bom_and_no_final_newline(tmp_path: Path) -> None:
     text = "\ufeffq1\tQ0  d1 1 2.5 t\r\n\n   \nq1 Q0 d2 2 +1.25e0 t\r\nq1 Q0 d3 3 .5 t"
     run = read_run(write(tmp_path, text))
