@@ -632,3 +632,25 @@ def test_streaming_refuses_a_split_query_and_names_bad_lines(
     write(tmp_path, "q1 Q0 a 1 2 t\nq1 Q0 a 2 1 t\n")
     with pytest.raises(RunFileError, match=r"^run.txt:2: expected each document once per query"):
         stream_values("run.txt", {"q1": {"a": 2}}, ["mrr"])
+
+
+@pytest.mark.parametrize(
+    ("groups", "docs", "keys", "expected"),
+    [
+        ([0, 0, 1, 1], [b"a", b"b", b"a", b"b"], [1, 2, 3, 4], False),
+        ([0, 0, 1, 1], [b"a", b"a", b"a", b"b"], [1, 1, 3, 4], True),  # in the first half
+        ([0, 1, 1, 1], [b"a", b"a", b"b", b"a"], [1, 2, 3, 2], True),  # in the second half
+        ([0, 0, 0, 0], [b"a", b"b", b"c", b"a"], [5, 6, 7, 5], True),  # one group: one half
+        ([0, 0, 1, 1], [b"a", b"b", b"c", b"d"], [9, 9, 8, 8], False),  # collisions, not dups
+        ([], [], [], False),
+    ],
+)
+def test_duplicate_check_sorts_halves_and_confirms_on_ids(groups, docs, keys, expected) -> None:
+    assert (
+        trec_keys.has_duplicates(
+            np.array(groups, dtype=np.int64),
+            np.array(docs, dtype="S8"),
+            np.array(keys, dtype=np.uint64),
+        )
+        is expected
+    )
