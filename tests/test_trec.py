@@ -148,11 +148,13 @@ def test_any_line_order_reads_like_from_dict(tmp_path_factory, data) -> None:
     ]
 
 
+@pytest.mark.parametrize("threads", [1, 3])
 def test_a_run_read_in_many_blocks_reads_like_one_block(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int
 ) -> None:
-    # 200-byte blocks, two to a worker's part: queries straddle blocks and parts, come back in a
-    # later part, tie across a part boundary, and ids of the widest part are 16 bytes
+    # 200-byte blocks, two to a part, in one range (parsed here, arrays in a worker) or three
+    # ranges (a thread each): queries straddle blocks, parts and ranges, come back in a later
+    # part, tie across a part boundary, and ids of the widest part are 16 bytes
     rng = random.Random(5)
     data = {
         f"q{q}": {f"d{rng.randrange(10**rng.choice((2, 6, 12)))}": rng.randint(0, 3) / 2
@@ -166,6 +168,8 @@ def test_a_run_read_in_many_blocks_reads_like_one_block(
     whole = read_run(path)
     monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
     monkeypatch.setattr(trec_arrays, "GROUP", 2)
+    monkeypatch.setattr(trec_arrays, "THREADS", threads)
+    monkeypatch.setattr(trec_arrays, "MIN_RANGE", 500)
     parts = trec_arrays.fast_columns(path)
     assert len(parts[1]) == len(lines)
     blocks = read_run(path)

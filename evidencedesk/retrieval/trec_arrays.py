@@ -13,11 +13,12 @@ from __future__ import annotations
 import itertools
 import math
 import mmap
+import os
 import re
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -26,7 +27,14 @@ import pyarrow.csv as pacsv
 
 from evidencedesk.errors import RunFileError
 from evidencedesk.limits import MAX_LINE_BYTES, line_too_long
-from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width
+from evidencedesk.retrieval.trec_parts import (
+    Bad,
+    Columns,
+    Part,
+    block_part,
+    join_parts,
+    table_columns,
+)
 
 __all__ = [
     "Bad",
@@ -37,7 +45,7 @@ __all__ = [
     "fast_columns",
     "fast_qrels",
     "join_parts",
-    "part",
+    "block_part",
     "slow_columns",
     "table_columns",
 ]
@@ -45,14 +53,6 @@ __all__ = [
 RUN_FORM = "'qid Q0 docid rank score tag'"
 # ASCII only: Python's float() also takes full-width and Arabic-Indic digits and "1_0"
 _NUMBER = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-
-# qids (sorted bytes), the query code of every line, doc ids (fixed-width bytes), scores, tag,
-# and the ids' `doc_hashes` (None: not computed yet)
-Columns = tuple[list[bytes], np.ndarray, np.ndarray, np.ndarray, bytes, np.ndarray | None]
-
-
-class Bad(Exception):
-    """The fast path cannot take this file; the slow reader names the line or reads it."""
 
 
 def _first_line(mm: mmap.mmap) -> bytes:
@@ -67,24 +67,48 @@ def _first_line(mm: mmap.mmap) -> bytes:
 def fast_columns(path: str | Path) -> Columns:
     """The run's columns through pyarrow; raises :class:`Bad` when the file needs the slow path."""
     with open(path, "rb") as handle:
-        if handle.seek(0, 2) == 0:
+        size = handle.seek(0, 2)
+        if size == 0:
             raise Bad
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             if mm.find(b"\0") >= 0:  # numpy's fixed-width bytes would drop a trailing NUL
                 raise Bad
             first = _first_line(mm)
+            cuts = _cuts(mm, size)
     parts = first.split()
     if len(parts) != 6:
         raise Bad
-    delimiter = "\t" if b"\t" in first and b" " not in first.strip() else " "
+    options = arrow_options("\t" if b"\t" in first and b" " not in first.strip() else " ")
     try:
-        with pacsv.open_csv(path, **arrow_options(delimiter, MAX_LINE_BYTES)) as reader:
-            return join_parts(_read_parts(reader), parts[5])
+        if len(cuts) == 2:  # one range: parse in this thread, arrays in a worker
+            with pacsv.open_csv(path, **options) as reader:
+                return join_parts(_read_parts(reader), parts[5])
+        with pa.memory_map(str(path)) as source:  # a range per thread, each parsed and turned
+            whole = source.read_buffer()  # into arrays in its thread (no copy of the file)
+            ranges = [whole.slice(a, b - a) for a, b in itertools.pairwise(cuts)]
+            with ThreadPoolExecutor(max_workers=len(ranges)) as pool:
+                found = list(pool.map(lambda r: _read_range(r, options), ranges))
+        return join_parts([p for range_parts in found for p in range_parts], parts[5])
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Bad from None
 
 
 GROUP = 16  # record batches (of up to MAX_LINE_BYTES of text each) turned into arrays at once
+THREADS = max(1, min(4, os.cpu_count() or 1))  # threads that read a large run's byte ranges
+MIN_RANGE = 64 << 20  # bytes: a smaller run is one range
+
+
+def _cuts(mm: mmap.mmap, size: int) -> list[int]:
+    """Where the file's byte ranges start and end: up to `THREADS` ranges of at least
+    `MIN_RANGE` bytes, each cut just after a newline."""
+    cuts = [0]
+    n = min(THREADS, size // MIN_RANGE)
+    for i in range(1, n):
+        at = mm.find(b"\n", max(cuts[-1], size * i // n))
+        if at < 0 or at + 1 >= size:
+            break
+        cuts.append(at + 1)
+    return [*cuts, size]
 
 
 def _read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
@@ -98,7 +122,7 @@ def _read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
             if batch is not None:
                 group.append(batch)
             if group and (batch is None or len(group) == GROUP):
-                waiting.append(worker.submit(part, pa.Table.from_batches(group)))
+                waiting.append(worker.submit(block_part, pa.Table.from_batches(group)))
                 group = []
                 while len(waiting) > 2 or (waiting and waiting[0].done()):
                     done.append(waiting.popleft().result())  # raises the worker's Bad
@@ -106,13 +130,29 @@ def _read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
     return done
 
 
-def arrow_options(delimiter: str, block_size: int) -> dict[str, object]:
+def _read_range(text: pa.Buffer, options: dict[str, Any]) -> list[Part]:
+    """One byte range's parts, parsed and turned into arrays in the calling thread."""
+    done: list[Part] = []
+    group: list[pa.RecordBatch] = []
+    with pacsv.open_csv(pa.BufferReader(text), **options) as reader:
+        for batch in itertools.chain(reader, [None]):
+            if batch is not None:
+                group.append(batch)
+            if group and (batch is None or len(group) == GROUP):
+                done.append(block_part(pa.Table.from_batches(group)))
+                group = []
+    return done
+
+
+def arrow_options(delimiter: str, block_size: int | None = None) -> dict[str, Any]:
     """pyarrow CSV options for a run: three typed columns, no quoting, no null markers.
 
     A line longer than `block_size` is an Arrow error, which sends the file to the slow path.
     """
     return {
-        "read_options": pacsv.ReadOptions(column_names=list("qzdrst"), block_size=block_size),
+        "read_options": pacsv.ReadOptions(
+            column_names=list("qzdrst"), block_size=block_size or MAX_LINE_BYTES
+        ),
         "parse_options": pacsv.ParseOptions(
             delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
         ),
@@ -123,61 +163,6 @@ def arrow_options(delimiter: str, block_size: int) -> dict[str, object]:
             strings_can_be_null=False,
         ),
     }
-
-
-@dataclass(frozen=True, eq=False)
-class Part:
-    """The arrays of consecutive lines of a run, in file order."""
-
-    heads: list[bytes]  # the query id of each stretch of lines with equal ids
-    lengths: np.ndarray  # each stretch's number of lines
-    docs: np.ndarray  # fixed-width document ids
-    hashes: np.ndarray  # their `doc_hashes`
-    scores: np.ndarray
-    longest: int  # the longest query id plus the document ids' width, in bytes
-
-
-def part(table: pa.Table) -> Part:
-    """A parsed block's arrays; raises :class:`Bad` on a non-finite score.
-
-    A run holds each query's lines together, so only the first id of each stretch of equal ids
-    is kept (a comparison of neighbours, not a hash of every line); a run whose queries come
-    back later just has more stretches.
-    """
-    scores = table["s"].to_numpy()
-    if not np.isfinite(scores).all():
-        raise Bad
-    queries = table["q"].combine_chunks()
-    n = len(queries)
-    change = pc.not_equal(queries.slice(1), queries.slice(0, n - 1))
-    starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1]
-    heads = [q.encode("utf-8") for q in queries.take(pa.array(starts)).to_pylist()]
-    docs = fixed_width(table["d"].combine_chunks())
-    longest = int(pc.max(pc.binary_length(queries)).as_py()) + docs.dtype.itemsize
-    return Part(heads, np.diff(np.r_[starts, n]), docs, doc_hashes(docs), scores, longest)
-
-
-def join_parts(parts: list[Part], tag: bytes) -> Columns:
-    """The columns of a run from its parts; raises :class:`Bad` when it has no line or a line
-    may be over the limit (pyarrow's block bounds lines only roughly: measure)."""
-    parts = [p for p in parts if p.scores.size]
-    if not parts or max(p.longest for p in parts) > MAX_LINE_BYTES - 16:
-        raise Bad
-    heads = [h for p in parts for h in p.heads]
-    qids = sorted(set(heads))  # byte order, as trec_eval sorts
-    index = {q: i for i, q in enumerate(qids)}
-    stretch = np.fromiter((index[q] for q in heads), dtype=np.int64, count=len(heads))
-    codes = np.repeat(stretch, np.concatenate([p.lengths for p in parts]))
-    docs = np.concatenate([p.docs for p in parts])  # numpy widens to the widest part's ids
-    hashes = np.concatenate([p.hashes for p in parts])
-    return qids, codes, docs, np.concatenate([p.scores for p in parts]), tag, hashes
-
-
-def table_columns(table: pa.Table, tag: bytes) -> Columns:
-    """Columns of a parsed table; raises :class:`Bad` on an empty table or a non-finite score."""
-    if table.num_rows == 0:
-        raise Bad
-    return join_parts([part(table)], tag)
 
 
 def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int]]:

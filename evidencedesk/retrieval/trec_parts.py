@@ -1,0 +1,81 @@
+"""A run's arrays from pyarrow's parsed blocks: each block of lines becomes a :class:`Part`
+(scores, stretches of equal query ids, fixed-width document ids and their hashes) and the parts
+of a run join into its columns (:func:`join_parts`). Anything the fast path cannot take raises
+:class:`Bad`, and the caller's line-by-line reader names the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from evidencedesk.limits import MAX_LINE_BYTES
+from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width
+
+__all__ = ["Bad", "Columns", "Part", "block_part", "join_parts", "table_columns"]
+
+# qids (sorted bytes), the query code of every line, doc ids (fixed-width bytes), scores, tag,
+# and the ids' `doc_hashes` (None: not computed yet)
+Columns = tuple[list[bytes], np.ndarray, np.ndarray, np.ndarray, bytes, np.ndarray | None]
+
+
+class Bad(Exception):
+    """The fast path cannot take this file; the slow reader names the line or reads it."""
+
+
+@dataclass(frozen=True, eq=False)
+class Part:
+    """The arrays of consecutive lines of a run, in file order."""
+
+    heads: list[bytes]  # the query id of each stretch of lines with equal ids
+    lengths: np.ndarray  # each stretch's number of lines
+    docs: np.ndarray  # fixed-width document ids
+    hashes: np.ndarray  # their `doc_hashes`
+    scores: np.ndarray
+    longest: int  # the longest query id plus the document ids' width, in bytes
+
+
+def block_part(table: pa.Table) -> Part:
+    """A parsed block's arrays; raises :class:`Bad` on a non-finite score.
+
+    A run holds each query's lines together, so only the first id of each stretch of equal ids
+    is kept (a comparison of neighbours, not a hash of every line); a run whose queries come
+    back later just has more stretches.
+    """
+    scores = table["s"].to_numpy()
+    if not np.isfinite(scores).all():
+        raise Bad
+    queries = table["q"].combine_chunks()
+    n = len(queries)
+    change = pc.not_equal(queries.slice(1), queries.slice(0, n - 1))
+    starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1]
+    heads = [q.encode("utf-8") for q in queries.take(pa.array(starts)).to_pylist()]
+    docs = fixed_width(table["d"].combine_chunks())
+    longest = int(pc.max(pc.binary_length(queries)).as_py()) + docs.dtype.itemsize
+    return Part(heads, np.diff(np.r_[starts, n]), docs, doc_hashes(docs), scores, longest)
+
+
+def join_parts(parts: list[Part], tag: bytes) -> Columns:
+    """The columns of a run from its parts; raises :class:`Bad` when it has no line or a line
+    may be over the limit (pyarrow's block bounds lines only roughly: measure)."""
+    parts = [p for p in parts if p.scores.size]
+    if not parts or max(p.longest for p in parts) > MAX_LINE_BYTES - 16:
+        raise Bad
+    heads = [h for p in parts for h in p.heads]
+    qids = sorted(set(heads))  # byte order, as trec_eval sorts
+    index = {q: i for i, q in enumerate(qids)}
+    stretch = np.fromiter((index[q] for q in heads), dtype=np.int64, count=len(heads))
+    codes = np.repeat(stretch, np.concatenate([p.lengths for p in parts]))
+    docs = np.concatenate([p.docs for p in parts])  # numpy widens to the widest part's ids
+    hashes = np.concatenate([p.hashes for p in parts])
+    return qids, codes, docs, np.concatenate([p.scores for p in parts]), tag, hashes
+
+
+def table_columns(table: pa.Table, tag: bytes) -> Columns:
+    """Columns of a parsed table; raises :class:`Bad` on an empty table or a non-finite score."""
+    if table.num_rows == 0:
+        raise Bad
+    return join_parts([block_part(table)], tag)
