@@ -14,7 +14,8 @@ column names and single-space delimiter, every column, types inferred: what a us
 the ratios to it and to pytrec_eval are printed, then evidencedesk's time at 1x, 2x and 4x the
 queries (the first quarter, half and all of the file) and the ratio 4x / 1x. Also times
 ``bootstrap_ci`` over 10,000 values x 10,000 resamples, and prints the process's peak memory
-(max RSS) after evidencedesk's runs, before the peers run. Data go to a temporary folder (or
+(max RSS) after evidencedesk's runs, before the peers run, and each tool's CPU time (all its
+threads): on a shared machine the CPU seconds move less than the wall-clock ones. Data go to a temporary folder (or
 ``--keep DIR``), never into the repository.
 """
 
@@ -68,13 +69,15 @@ def generate(folder: Path, queries: int, docs: int, seed: int) -> tuple[Path, Pa
     return run_path, qrels_path
 
 
-def timed(fn: Callable[[], dict[str, float]], repeat: int) -> tuple[float, dict[str, float]]:
-    times, result = [], {}
+def timed(fn: Callable[[], dict[str, float]], repeat: int) -> tuple[float, dict[str, float], float]:
+    """Median wall-clock seconds, the last result, median CPU seconds (all threads)."""
+    times, cpu, result = [], [], {}
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = fn()
         times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(times), result, statistics.median(cpu)
 
 
 def arrow_floor(run_path: Path, qrels_path: Path) -> dict[str, float]:
@@ -168,7 +171,7 @@ def main() -> None:
         print(f"{n:>7}  {seconds:>16.2f}  {seconds / scaling[0][1]:>11.2f}")
 
     values = np.random.default_rng(args.seed).random(10_000).tolist()
-    seconds, _ = timed(lambda: bootstrap_ci(values, seed=0, resamples=10_000).to_dict(), 3)
+    seconds, _, _ = timed(lambda: bootstrap_ci(values, seed=0, resamples=10_000).to_dict(), 3)
     print(f"\nbootstrap_ci, 10,000 values x 10,000 resamples: {seconds:.2f} s (median of 3)")
 
 
@@ -189,7 +192,8 @@ def measure(folder: Path, args: argparse.Namespace):
     ]
     for name, fn in candidates:
         try:
-            seconds, values = timed(lambda fn=fn: fn(run_path, qrels_path), args.repeat)
+            seconds, values, cpu = timed(lambda fn=fn: fn(run_path, qrels_path), args.repeat)
+            print(f"  {name}: CPU time {cpu:.2f} s (all threads, median)")
         except ImportError:
             print(f"{name}: not installed, skipped")
             continue
@@ -205,7 +209,7 @@ def measure(folder: Path, args: argparse.Namespace):
         if share > 1:  # 30 judgments a query, written in query order
             run_n = prefix(run_path, n * args.docs, folder / f"run-{n}.txt")
             qrels_n = prefix(qrels_path, n * 30, folder / f"qrels-{n}.txt")
-        seconds, _ = timed(lambda r=run_n, q=qrels_n: ours(r, q), args.repeat)
+        seconds, _, _ = timed(lambda r=run_n, q=qrels_n: ours(r, q), args.repeat)
         scaling.append((n, seconds))
         print(f"  evidencedesk, {n:,} queries: {seconds:.2f} s", flush=True)
     return rows, scaling
