@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from evidencedesk.errors import LabelsError, RunFileError
 from evidencedesk.results.inputs import judged_depth
-from evidencedesk.retrieval import trec_arrays, trec_keys
+from evidencedesk.retrieval import trec_arrays, trec_keys, trec_parts
 from evidencedesk.retrieval.metrics import Judged, metric_value, summarize
 from evidencedesk.retrieval.trec import (
     Run,
@@ -167,7 +167,7 @@ def test_a_run_read_in_many_blocks_reads_like_one_block(
     path.write_text("".join(lines))
     whole = read_run(path)
     monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
-    monkeypatch.setattr(trec_arrays, "GROUP", 2)
+    monkeypatch.setattr(trec_parts, "GROUP", 2)
     monkeypatch.setattr(trec_arrays, "THREADS", threads)
     monkeypatch.setattr(trec_arrays, "MIN_RANGE", 500)
     parts = trec_arrays.fast_columns(path)

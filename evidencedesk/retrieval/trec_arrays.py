@@ -15,8 +15,7 @@ import math
 import mmap
 import os
 import re
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,8 @@ from evidencedesk.retrieval.trec_parts import (
     Part,
     block_part,
     join_parts,
+    read_parts,
+    read_range,
     table_columns,
 )
 
@@ -82,18 +83,15 @@ def fast_columns(path: str | Path) -> Columns:
     try:
         if len(cuts) == 2:  # one range: parse in this thread, arrays in a worker
             with pacsv.open_csv(path, **options) as reader:
-                return join_parts(_read_parts(reader), parts[5])
-        with pa.memory_map(str(path)) as source:  # a range per thread, each parsed and turned
-            whole = source.read_buffer()  # into arrays in its thread (no copy of the file)
-            ranges = [whole.slice(a, b - a) for a, b in itertools.pairwise(cuts)]
-            with ThreadPoolExecutor(max_workers=len(ranges)) as pool:
-                found = list(pool.map(lambda r: _read_range(r, options), ranges))
+                return join_parts(read_parts(reader), parts[5])
+        ranges = list(itertools.pairwise(cuts))  # a range per thread, each parsed and turned
+        with ThreadPoolExecutor(max_workers=len(ranges)) as pool:  # into arrays in its thread
+            found = list(pool.map(lambda r: read_range(path, r[0], r[1], options), ranges))
         return join_parts([p for range_parts in found for p in range_parts], parts[5])
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Bad from None
 
 
-GROUP = 16  # record batches (of up to MAX_LINE_BYTES of text each) turned into arrays at once
 THREADS = max(1, min(4, os.cpu_count() or 1))  # threads that read a large run's byte ranges
 MIN_RANGE = 64 << 20  # bytes: a smaller run is one range
 
@@ -109,39 +107,6 @@ def _cuts(mm: mmap.mmap, size: int) -> list[int]:
             break
         cuts.append(at + 1)
     return [*cuts, size]
-
-
-def _read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
-    """The parsed blocks as :class:`Part` s: pyarrow parses the next blocks (without the GIL)
-    while a worker thread turns the last ones into arrays; at most two groups wait for it."""
-    done: list[Part] = []
-    waiting: deque[Future[Part]] = deque()
-    group: list[pa.RecordBatch] = []
-    with ThreadPoolExecutor(max_workers=1) as worker:
-        for batch in itertools.chain(reader, [None]):
-            if batch is not None:
-                group.append(batch)
-            if group and (batch is None or len(group) == GROUP):
-                waiting.append(worker.submit(block_part, pa.Table.from_batches(group)))
-                group = []
-                while len(waiting) > 2 or (waiting and waiting[0].done()):
-                    done.append(waiting.popleft().result())  # raises the worker's Bad
-        done.extend(f.result() for f in waiting)
-    return done
-
-
-def _read_range(text: pa.Buffer, options: dict[str, Any]) -> list[Part]:
-    """One byte range's parts, parsed and turned into arrays in the calling thread."""
-    done: list[Part] = []
-    group: list[pa.RecordBatch] = []
-    with pacsv.open_csv(pa.BufferReader(text), **options) as reader:
-        for batch in itertools.chain(reader, [None]):
-            if batch is not None:
-                group.append(batch)
-            if group and (batch is None or len(group) == GROUP):
-                done.append(block_part(pa.Table.from_batches(group)))
-                group = []
-    return done
 
 
 def arrow_options(delimiter: str, block_size: int | None = None) -> dict[str, Any]:

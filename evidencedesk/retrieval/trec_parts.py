@@ -1,4 +1,4 @@
-"""A run's arrays from pyarrow's parsed blocks: each block of lines becomes a :class:`Part`
+"""A run's arrays from pyarrow's parsed blocks: each group of blocks becomes a :class:`Part`
 (scores, stretches of equal query ids, fixed-width document ids and their hashes) and the parts
 of a run join into its columns (:func:`join_parts`). Anything the fast path cannot take raises
 :class:`Bad`, and the caller's line-by-line reader names the line.
@@ -6,16 +6,34 @@ of a run join into its columns (:func:`join_parts`). Anything the fast path cann
 
 from __future__ import annotations
 
+import io
+import itertools
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from evidencedesk.limits import MAX_LINE_BYTES
 from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width
 
-__all__ = ["Bad", "Columns", "Part", "block_part", "join_parts", "table_columns"]
+__all__ = [
+    "Bad",
+    "Columns",
+    "Part",
+    "block_part",
+    "join_parts",
+    "read_parts",
+    "read_range",
+    "table_columns",
+]
+
+GROUP = 16  # record batches (of up to MAX_LINE_BYTES of text each) turned into arrays at once
 
 # qids (sorted bytes), the query code of every line, doc ids (fixed-width bytes), scores, tag,
 # and the ids' `doc_hashes` (None: not computed yet)
@@ -79,3 +97,63 @@ def table_columns(table: pa.Table, tag: bytes) -> Columns:
     if table.num_rows == 0:
         raise Bad
     return join_parts([block_part(table)], tag)
+
+
+def read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
+    """The parsed blocks as :class:`Part` s: pyarrow parses the next blocks (without the GIL)
+    while a worker thread turns the last ones into arrays; at most two groups wait for it."""
+    done: list[Part] = []
+    waiting: deque[Future[Part]] = deque()
+    group: list[pa.RecordBatch] = []
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        for batch in itertools.chain(reader, [None]):
+            if batch is not None:
+                group.append(batch)
+            if group and (batch is None or len(group) == GROUP):
+                waiting.append(worker.submit(block_part, pa.Table.from_batches(group)))
+                group = []
+                while len(waiting) > 2 or (waiting and waiting[0].done()):
+                    done.append(waiting.popleft().result())  # raises the worker's Bad
+        done.extend(f.result() for f in waiting)
+    return done
+
+
+class _Range(io.RawIOBase):
+    """Bytes `start` to `stop` of a file, read as a file of their own (not a memory map, whose
+    pages would count in the process's memory once read)."""
+
+    def __init__(self, path: str | Path, start: int, stop: int) -> None:
+        super().__init__()
+        self._file = open(path, "rb")  # noqa: SIM115 -- closed with the range
+        self._file.seek(start)
+        self._left = stop - start
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        size = min(len(buffer), self._left)
+        got = self._file.readinto(memoryview(buffer)[:size]) if size > 0 else 0
+        self._left -= got or 0
+        return got or 0
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def read_range(path: str | Path, start: int, stop: int, options: dict[str, Any]) -> list[Part]:
+    """One byte range's parts, parsed and turned into arrays in the calling thread."""
+    done: list[Part] = []
+    group: list[pa.RecordBatch] = []
+    with (
+        _Range(path, start, stop) as raw,
+        pacsv.open_csv(pa.PythonFile(raw, "r"), **options) as reader,
+    ):
+        for batch in itertools.chain(reader, [None]):
+            if batch is not None:
+                group.append(batch)
+            if group and (batch is None or len(group) == GROUP):
+                done.append(block_part(pa.Table.from_batches(group)))
+                group = []
+    return done
