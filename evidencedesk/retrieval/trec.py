@@ -1,7 +1,7 @@
 """TREC interop: qrels (``qid 0 docid grade``) and runs (``qid Q0 docid rank score tag``).
 
-Runs are read with pyarrow's CSV reader (:mod:`.trec_arrays`; a line-by-line pass names the bad
-line when it fails) into a :class:`Run`: arrays of document ids and scores, grouped by query (queries sorted by id, like trec_eval) with per-query
+Runs are read with pyarrow's streaming CSV reader (:mod:`.trec_arrays`, in threads over byte
+ranges for a large run; a line-by-line pass names the bad line when it fails) into a :class:`Run`: arrays of document ids and scores, grouped by query (queries sorted by id, like trec_eval) with per-query
 offsets. Each query is ordered by score descending, ties broken by document id descending -- the
 order trec_eval uses -- so that our numbers and trec_eval's agree on tied scores too. The rank
 column is ignored, as trec_eval ignores it. Judging lives in :mod:`.trec_judge`.

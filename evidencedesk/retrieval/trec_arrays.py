@@ -1,7 +1,9 @@
 """Reading a TREC run into arrays: pyarrow's CSV reader first, a line-by-line reader second.
 
-The fast path hands the file to ``pyarrow.csv`` (single-space or single-tab separated, as search
-engines write runs) and keeps three typed columns. Anything it does not accept -- a parse error,
+The fast path reads the file with pyarrow's streaming CSV reader (single-space or single-tab
+separated, as search engines write runs), three typed columns, in 1 MiB blocks; a run of
+`MIN_RANGE` bytes or more in byte ranges cut at newlines, one thread each, and the blocks turn
+into arrays in :mod:`.trec_parts`. Anything it does not accept -- a parse error,
 mixed whitespace, a missing or non-finite score, a line longer than its block (the per-line
 limit), a duplicate document -- sends the file to :func:`slow_columns`, which reads it line by
 line and either names the first bad line (``file:line: expected ..., found ...``) or returns the
