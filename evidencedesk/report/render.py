@@ -28,7 +28,16 @@ from evidencedesk.report.model import SiteModel
 from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug
 from evidencedesk.results import jsonio
-from evidencedesk.results.exports import PER_QUESTION, QRELS, RUNS, export_files, exported_runs
+from evidencedesk.results.exports import (
+    PER_QUESTION,
+    RUNS,
+    exported_runs,
+    per_question_file,
+    qrels_file,
+    site_exports,
+)
+from evidencedesk.results.jsonio import QUESTIONS_FILE, RESULTS_JSON
+from evidencedesk.results.pages import large as results_large
 from evidencedesk.version import __version__
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
@@ -109,9 +118,13 @@ def build_date() -> str | None:
         ) from exc
 
 
-def _write_page(path: Path, text: str) -> None:
+def _write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text.encode("utf-8"))
+    path.write_bytes(data)
+
+
+def _write_page(path: Path, text: str) -> None:
+    _write_bytes(path, text.encode("utf-8"))
 
 
 Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra context
@@ -167,32 +180,38 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     return out
 
 
-RESULTS_JSON = "results.json"
-
-
 def downloads(model: SiteModel) -> list[tuple[str, str]]:
     """(file, what) of the machine-readable outputs; none for a model without Results."""
     if model.results is None:
         return []
+    results = model.results
     runs = [
         (f"{RUNS}/{slug(name)}.run", f"{name}: final lists, TREC run format")
-        for name in exported_runs(model.results)
+        for name in exported_runs(results)
     ]
+    gz = ", gzip-compressed" if results_large(results) else ""
+    moved = [
+        (QUESTIONS_FILE, "the per-question part of results.json (questions, ranked lists, "
+         "flipped ids), gzip-compressed; evidencedesk.results.jsonio.load reads both")
+    ] if results_large(results) else []  # fmt: skip
     return [
         (RESULTS_JSON, "every number of this report (schema: docs/results-schema.md)"),
-        (PER_QUESTION, "one row per question and variant: metrics, first relevant rank, tags"),
-        (QRELS, "the judgments in scope, TREC qrels format"),
+        (per_question_file(results),
+         f"one row per question and variant: metrics, first relevant rank, tags{gz}"),
+        (qrels_file(results), f"the judgments in scope, TREC qrels format{gz}"),
+        *moved,
         *runs,
-    ]
+    ]  # fmt: skip
 
 
 def write_results(model: SiteModel, out: Path) -> list[str]:
-    """results.json and the data/ exports of the model's Results; the files written."""
+    """results.json (split above the page limit) and the data/ exports of the model's Results;
+    the files written."""
     if model.results is None:
         return []
-    files = {RESULTS_JSON: jsonio.dumps(model.results), **export_files(model.results, slug)}
-    for name, text in files.items():
-        _write_page(inside(out, name), text)
+    files = {**jsonio.site_files(model.results), **site_exports(model.results, slug)}
+    for name, data in files.items():
+        _write_bytes(inside(out, name), data)
     return list(files)
 
 
@@ -236,6 +255,9 @@ def render_site(
         "build_date": date,
         "version": __version__,
         "downloads": downloads(model),
+        "per_question_file": PER_QUESTION
+        if model.results is None
+        else per_question_file(model.results),
     }
     for file, template, title, extra in pages:
         context = dict(common, page=file, title=title, **extra)

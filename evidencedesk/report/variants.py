@@ -18,6 +18,7 @@ from evidencedesk.report.model import (
     Variant,
 )
 from evidencedesk.report.values import DASH, Stat, flips_text, fmt, num, pval, stat
+from evidencedesk.results.pages import grid_questions
 from evidencedesk.results.rows import MetricStat
 from evidencedesk.results.settings import Metric
 from evidencedesk.results.types import Flip, Results, TagValue, VariantResult
@@ -128,8 +129,10 @@ def flip_matrix(results: Results) -> FlipMatrix:
     base_rr = _values(results.variant(results.baseline), metric)
     others = [results.variant(n) for n in names[1:]]
     other_rr = [_values(v, metric) for v in others]
+    shown = grid_questions(results)  # every question, or the chosen ones above the page limit
+    rows = base_rr.items() if shown is None else ((q, base_rr.get(q)) for q in shown)
     grid = []
-    for qid, b in base_rr.items():
+    for qid, b in rows:
         deltas = []
         for rr in other_rr:
             x = rr.get(qid)
@@ -140,6 +143,7 @@ def flip_matrix(results: Results) -> FlipMatrix:
         cells=tuple(cells),
         grid_variants=tuple(v.name for v in others),
         grid=tuple(grid),
+        grid_more=len(base_rr) - len(grid),
         # per question, MRR is the reciprocal rank
         metric="reciprocal rank" if metric == "mrr" else results.settings.metric(metric).label,
         baseline=results.baseline,

@@ -1,18 +1,37 @@
 """Files a machine can read beside results.json: the per-question CSV, each variant's final
 lists as a TREC run and the judgments as TREC qrels, so that anyone can recompute the numbers
-with trec_eval (see README, "results.json")."""
+with trec_eval (see README, "results.json"). Above `PAGE_LIMIT` questions the per-question CSV
+and the qrels are written gzip-compressed (``.gz``, no time stamp: the same bytes every build)."""
 
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 from collections.abc import Callable
 
+from evidencedesk.results.pages import large
 from evidencedesk.results.types import Results
 
 PER_QUESTION = "data/per-question.csv"
 QRELS = "data/qrels.txt"
 RUNS = "data/runs"
+GZ = ".gz"
+
+
+def gzipped(data: bytes) -> bytes:
+    """`data` gzip-compressed, deterministically (no time stamp, no file name in the header)."""
+    return gzip.compress(data, compresslevel=6, mtime=0)
+
+
+def per_question_file(results: Results) -> str:
+    """Where the site has the per-question CSV (compressed above `PAGE_LIMIT` questions)."""
+    return PER_QUESTION + GZ if large(results) else PER_QUESTION
+
+
+def qrels_file(results: Results) -> str:
+    """Where the site has the qrels (compressed above `PAGE_LIMIT` questions)."""
+    return QRELS + GZ if large(results) else QRELS
 
 
 def _number(value: float | None) -> str:
@@ -69,3 +88,15 @@ def export_files(results: Results, slug: Callable[[str], str]) -> dict[str, str]
     for name in exported_runs(results):
         files[f"{RUNS}/{slug(name)}.run"] = run_text(results, name, slug(name))
     return files
+
+
+def site_exports(results: Results, slug: Callable[[str], str]) -> dict[str, bytes]:
+    """Relative path -> bytes of every export as the site writes it: `export_files`, with the
+    per-question CSV and the qrels gzip-compressed above `PAGE_LIMIT` questions."""
+    out = {}
+    for name, text in export_files(results, slug).items():
+        data = text.encode("utf-8")
+        if large(results) and name in (PER_QUESTION, QRELS):
+            name, data = name + GZ, gzipped(data)
+        out[name] = data
+    return out

@@ -5,20 +5,29 @@ questions, where the indent alone is half the file), UTF-8 and Python's shortest
 text (``repr``), so the same Results give the same bytes and loading gives the same numbers exactly.
 Reading decodes field by field from the dataclasses' type hints; a file that does not match
 raises `ResultsFileError` naming the field.
+
+Above `PAGE_LIMIT` questions a site splits the file (`site_files`): the per-question fields
+(`MOVED`: the questions, every ranked list, every flipped and compared id) move into
+`QUESTIONS_FILE` beside it, gzip-compressed with no time stamp (the same Results, the same
+bytes), and results.json holds them as empty lists plus a top-level ``"per_question"`` key naming
+the file and the fields. `load` puts them back: the same Results as before the split.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import math
+import re
 import types
 import typing
 from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import InputError
-from evidencedesk.results.pages import PAGE_LIMIT
+from evidencedesk.results.exports import gzipped
+from evidencedesk.results.pages import PAGE_LIMIT, large
 from evidencedesk.results.types import SCHEMA_VERSION, CandidateResult, Results
 from evidencedesk.textfile import read_text
 
@@ -46,17 +55,58 @@ def plain(value: Any) -> Any:
     return value
 
 
-def dumps(results: Results) -> str:
-    data = plain(results)
-    if len(results.inputs.questions) > PAGE_LIMIT:
-        text = json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=False,
-                          allow_nan=False)  # fmt: skip
-        return text + "\n"
+RESULTS_JSON = "results.json"
+QUESTIONS_FILE = "results-questions.json.gz"  # the per-question part, above PAGE_LIMIT
+SPLIT_KEY = "per_question"  # results.json's key naming QUESTIONS_FILE and the fields it holds
+
+
+def _text(data: Any, compact: bool) -> str:
+    if compact:
+        return json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=False,
+                          allow_nan=False) + "\n"  # fmt: skip
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def dumps(results: Results) -> str:
+    """The whole Results as one JSON text (compact above `PAGE_LIMIT` questions)."""
+    return _text(plain(results), len(results.inputs.questions) > PAGE_LIMIT)
+
+
+def _moved(data: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
+    """(field path, the object holding it, its key) of every per-question field of `data`."""
+    out = [("inputs.questions", data["inputs"], "questions")]
+    for i, v in enumerate(data["variants"]):
+        out.append((f"variants[{i}].lists", v, "lists"))
+    for i, f in enumerate(data["flips"]):
+        out += [(f"flips[{i}].{k}", f, k) for k in ("better", "worse")]
+    for i, c in enumerate(data["candidates"]):
+        out.append((f"candidates[{i}].lists", c, "lists"))
+        for j, x in enumerate(c["comparisons"]):
+            out += [(f"candidates[{i}].comparisons[{j}].{k}", x, k) for k in ("better", "worse")]
+    return out
+
+
+def site_files(results: Results) -> dict[str, bytes]:
+    """File name -> bytes of the site's results: results.json alone up to `PAGE_LIMIT`
+    questions; above, results.json with its per-question fields moved into `QUESTIONS_FILE`."""
+    data = plain(results)
+    if not large(results):
+        return {RESULTS_JSON: _text(data, False).encode("utf-8")}
+    moved = {}
+    for name, holder, key in _moved(data):
+        moved[name] = holder[key]
+        holder[key] = []
+    data[SPLIT_KEY] = {"file": QUESTIONS_FILE, "fields": sorted(moved)}
+    return {
+        RESULTS_JSON: _text(data, True).encode("utf-8"),
+        QUESTIONS_FILE: gzipped(_text(moved, True).encode("utf-8")),
+    }
+
+
 def write(results: Results, path: Path) -> None:
-    path.write_bytes(dumps(results).encode("utf-8"))
+    """results.json at `path` (and, above `PAGE_LIMIT` questions, `QUESTIONS_FILE` beside it)."""
+    for name, data in site_files(results).items():
+        (path if name == RESULTS_JSON else path.parent / name).write_bytes(data)
 
 
 def _fail(where: str, expected: str, found: Any) -> ResultsFileError:
@@ -136,7 +186,47 @@ def _decode(tp: Any, data: Any, where: str) -> Any:
     raise _fail(where, f"a value of type {tp}", data)
 
 
-def loads(text: str) -> Results:
+_STEP = re.compile(r"([a-z_]+)((?:\[\d+\])*)$")
+
+
+def _put_back(data: dict[str, Any], split: Any, questions: bytes | None) -> None:
+    """Fill the fields `split` names (results.json's ``per_question``) from `questions`."""
+    if not isinstance(split, dict) or split.get("file") != QUESTIONS_FILE:
+        raise _fail(SPLIT_KEY, f'{{"file": "{QUESTIONS_FILE}", "fields": [...]}}', split)
+    if questions is None:
+        raise ResultsFileError(None, f"expected {QUESTIONS_FILE} beside it, found none")
+    try:
+        moved = json.loads(gzip.decompress(questions).decode("utf-8"))
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ResultsFileError(
+            None, f"{QUESTIONS_FILE}: expected gzip-compressed JSON, found {exc}"
+        ) from None
+    fields = split.get("fields")
+    if not isinstance(moved, dict) or fields != sorted(moved):
+        shown = sorted(moved) if isinstance(moved, dict) else moved
+        raise _fail(f"{SPLIT_KEY}.fields", f"the fields of {QUESTIONS_FILE}", shown)
+    for name, value in moved.items():
+        holder: Any = data
+        steps = name.split(".")
+        for n, step in enumerate(steps):
+            match = _STEP.match(step)
+            if match is None or not isinstance(holder, dict) or match[1] not in holder:
+                raise _fail(f"{SPLIT_KEY}.fields", "paths of results.json fields", name)
+            indexes = [int(i) for i in re.findall(r"\d+", match[2])]
+            if n == len(steps) - 1 and not indexes:
+                holder[match[1]] = value
+                break
+            holder = holder[match[1]]
+            for i in indexes:
+                if not isinstance(holder, list) or i >= len(holder):
+                    raise _fail(f"{SPLIT_KEY}.fields", "paths of results.json fields", name)
+                holder = holder[i]
+        else:
+            raise _fail(f"{SPLIT_KEY}.fields", "paths of results.json fields", name)
+
+
+def loads(text: str, questions: bytes | None = None) -> Results:
+    """Results from results.json's text (and, for a split file, `QUESTIONS_FILE`'s bytes)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -144,12 +234,18 @@ def loads(text: str) -> Results:
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
         found = data.get("schema_version") if isinstance(data, dict) else data
         raise _fail("schema_version", str(SCHEMA_VERSION), found)
+    if SPLIT_KEY in data:
+        _put_back(data, data.pop(SPLIT_KEY), questions)
     return _decode(Results, data, "")
 
 
 def load(path: Path) -> Results:
+    """Results from a results.json (reading `QUESTIONS_FILE` beside it when it was split)."""
     try:
-        return loads(read_text(path, ResultsFileError, "results.json"))
+        text = read_text(path, ResultsFileError, "results.json")
+        beside = path.parent / QUESTIONS_FILE
+        questions = beside.read_bytes() if f'"{SPLIT_KEY}":' in text and beside.is_file() else None
+        return loads(text, questions)
     except ResultsFileError as exc:
         if exc.path is not None:
             raise
