@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evidencedesk.paths import require
-from evidencedesk.project import DEMO_PROJECT, load_project
+from evidencedesk.project import DEMO_PROJECT, Project, load_project
 from evidencedesk.report.assemble import present
 from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.results.evaluate import evaluate
@@ -26,7 +26,9 @@ def results_file(path: Path) -> Path:
 
 
 def build_model(options: BuildOptions, progress: Progress) -> SiteModel:
-    project = load_project(options.project or require(DEMO_PROJECT, "the demo project"))
+    project = options.loaded  # read once, by the CLI's checks before the build
+    if not isinstance(project, Project):
+        project = load_project(options.project or require(DEMO_PROJECT, "the demo project"))
     results = evaluate(project, options.seed, options.runs, progress)
     progress("site model")
     previous = None if options.compare_to is None else load(results_file(options.compare_to))
