@@ -38,6 +38,7 @@ from evidencedesk.results.exports import (
 )
 from evidencedesk.results.jsonio import QUESTIONS_FILE, RESULTS_JSON
 from evidencedesk.results.pages import large as results_large
+from evidencedesk.results.progress import paused_gc
 from evidencedesk.version import __version__
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
@@ -239,6 +240,16 @@ def render_site(
 ) -> list[str]:
     """Write every page, the assets, results.json with its data/ exports (when the model has
     Results) and ``manifest.json`` into `out`; return the page files."""
+    with paused_gc():  # a large site's pages and JSON on top of its Results
+        return _render_site(model, out, templates, on_page)
+
+
+def _render_site(
+    model: SiteModel,
+    out: Path,
+    templates: Path | None,
+    on_page: Callable[[str], None] | None,
+) -> list[str]:
     env = environment(templates)
     pages = _page_list(model)
     links = links_of(model.questions, model.question_list is not None)

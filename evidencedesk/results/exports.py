@@ -9,6 +9,7 @@ import csv
 import gzip
 import io
 from collections.abc import Callable
+from operator import itemgetter
 
 from evidencedesk.results.pages import large
 from evidencedesk.results.types import Results
@@ -47,12 +48,14 @@ def per_question_csv(results: Results) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["question", "variant", *metrics, "first_relevant_rank", "tags"])
     order = {q.id: i for i, q in enumerate(results.inputs.questions)}
-    rows = [(order.get(r.question, len(order)), i, v, r) for i, v in enumerate(results.variants)
-            for r in v.lists]  # fmt: skip
-    for _, _, v, r in sorted(rows, key=lambda row: (row[0], row[3].question, row[1])):
-        first = "" if r.first_relevant is None else str(r.first_relevant)
-        values = [_number(r.values[m]) for m in metrics]
-        writer.writerow([r.question, v.name, *values, first, tags.get(r.question, "")])
+    rows = [(order.get(r.question, len(order)), r.question, i, v.name, r)
+            for i, v in enumerate(results.variants) for r in v.lists]  # fmt: skip
+    rows.sort(key=itemgetter(0, 1, 2))  # label order, then id, then variant order
+    writer.writerows(
+        [q, name, *[_number(r.values[m]) for m in metrics],
+         "" if r.first_relevant is None else str(r.first_relevant), tags.get(q, "")]
+        for _, q, _, name, r in rows
+    )  # fmt: skip
     return out.getvalue()
 
 

@@ -101,10 +101,10 @@ def chosen(results: Results) -> tuple[str, ...] | None:
     return tuple(q for _, _, q in sorted(ranked)[:PAGE_CAP])
 
 
-def grid_questions(results: Results) -> tuple[str, ...] | None:
-    """The questions the flips page's question x variant grid lists: None (every question) up to
-    `PAGE_LIMIT`; above, the chosen questions (`chosen`), in the project's question order."""
-    keep = chosen(results)
+def grid_questions(results: Results, keep: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The questions the flips page's question x variant grid lists, given `keep` =
+    `chosen(results)`: None (every question) up to `PAGE_LIMIT`; above, the chosen questions,
+    in the project's question order."""
     if keep is None:
         return None
     kept = set(keep)
@@ -112,10 +112,11 @@ def grid_questions(results: Results) -> tuple[str, ...] | None:
 
 
 def _lean(lists: tuple[RankedList, ...], keep: set[str], depth: int) -> tuple[RankedList, ...]:
+    # built directly (dataclasses.replace is ten times slower: 150,000 lists at 50,000 questions)
     return tuple(
-        replace(r, ids=r.ids[:depth], grades=r.grades[:depth])
+        RankedList(r.question, r.ids[:depth], r.grades[:depth], r.size, r.first_relevant, r.values)
         if r.question in keep
-        else replace(r, ids=(), grades=())
+        else RankedList(r.question, (), (), r.size, r.first_relevant, r.values)
         for r in lists
     )
 
