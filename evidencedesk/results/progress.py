@@ -39,6 +39,8 @@ def paused_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
 EVERY = 0.1  # seconds between two `step` calls (the last one is always made)
 
 
