@@ -20,9 +20,12 @@ RUNS = "data/runs"
 GZ = ".gz"
 
 
+GZIP_LEVEL = 1  # at 50,000 questions: 14.9 MB in 0.7 s, where level 6 gives 12.1 MB in 2.7 s
+
+
 def gzipped(data: bytes) -> bytes:
     """`data` gzip-compressed, deterministically (no time stamp, no file name in the header)."""
-    return gzip.compress(data, compresslevel=6, mtime=0)
+    return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
 
 
 def per_question_file(results: Results) -> str:
