@@ -298,3 +298,28 @@ def test_a_large_question_page_lists_the_top_ten(tmp_path: Path) -> None:
     assert page.count("<tr data-chunk=") == 20  # two lists of 10
     assert page.count("20 more results not listed.") == 2
     assert page.count("+ not in top 10") == 10 and page.count("− not in top 10") == 10
+
+
+def test_a_data_file_error_in_the_forked_writer_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above the page limit the data files are written by forked processes (report.parallel):
+    an OS error there is the CLI's usual one line, exit 2, and no site is left half written."""
+    import errno
+    import io
+    import os
+
+    from evidencedesk.report import cli, outputs
+
+    def full(*args: object) -> dict[str, bytes]:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "site" / "x.gz"))
+
+    monkeypatch.setattr(outputs, "site_exports", full)
+    err = io.StringIO()
+    argv = ["build", "--project", str(project(tmp_path / "p")), "--out", str(tmp_path / "site")]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 2
+    assert err.getvalue() == (
+        f"error: {tmp_path / 'site' / 'x.gz'}: No space left on device (ENOSPC); "
+        "the previous site was left as it was\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p"]

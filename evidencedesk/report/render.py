@@ -8,7 +8,6 @@ default link validation, which drops ``javascript:``, ``vbscript:``, ``file:`` a
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -25,19 +24,19 @@ from evidencedesk import paths
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report import charts
 from evidencedesk.report.model import SiteModel
+from evidencedesk.report.outputs import (
+    downloads,
+    manifest,
+    results_in_background,
+    write_bytes,
+    write_results,
+)
 from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug
-from evidencedesk.results import jsonio
 from evidencedesk.results.exports import (
     PER_QUESTION,
-    RUNS,
-    exported_runs,
     per_question_file,
-    qrels_file,
-    site_exports,
 )
-from evidencedesk.results.jsonio import QUESTIONS_FILE, RESULTS_JSON
-from evidencedesk.results.pages import large as results_large
 from evidencedesk.results.progress import paused_gc
 from evidencedesk.version import __version__
 
@@ -119,13 +118,8 @@ def build_date() -> str | None:
         ) from exc
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-
-
 def _write_page(path: Path, text: str) -> None:
-    _write_bytes(path, text.encode("utf-8"))
+    write_bytes(path, text.encode("utf-8"))
 
 
 Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra context
@@ -181,57 +175,6 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     return out
 
 
-def downloads(model: SiteModel) -> list[tuple[str, str]]:
-    """(file, what) of the machine-readable outputs; none for a model without Results."""
-    if model.results is None:
-        return []
-    results = model.results
-    runs = [
-        (f"{RUNS}/{slug(name)}.run", f"{name}: final lists, TREC run format")
-        for name in exported_runs(results)
-    ]
-    gz = ", gzip-compressed" if results_large(results) else ""
-    moved = [
-        (QUESTIONS_FILE, "the per-question part of results.json (questions, ranked lists, "
-         "flipped ids), gzip-compressed; evidencedesk.results.jsonio.load reads both")
-    ] if results_large(results) else []  # fmt: skip
-    return [
-        (RESULTS_JSON, "every number of this report (schema: docs/results-schema.md)"),
-        (per_question_file(results),
-         f"one row per question and variant: metrics, first relevant rank, tags{gz}"),
-        (qrels_file(results), f"the judgments in scope, TREC qrels format{gz}"),
-        *moved,
-        *runs,
-    ]  # fmt: skip
-
-
-def write_results(model: SiteModel, out: Path) -> list[str]:
-    """results.json (split above the page limit) and the data/ exports of the model's Results;
-    the files written."""
-    if model.results is None:
-        return []
-    files = {**jsonio.site_files(model.results), **site_exports(model.results, slug)}
-    for name, data in files.items():
-        _write_bytes(inside(out, name), data)
-    return list(files)
-
-
-def manifest(model: SiteModel, pages: list[str], date: str | None) -> str:
-    data: dict[str, Any] = {
-        "generator": "evidencedesk",  # the marker that lets a later build replace this folder
-        "seed": model.meta.seed,
-        "version": __version__,
-        "input_hash": model.meta.input_hash,
-        "inputs": [{"path": i.path, "sha256": i.sha256} for i in model.meta.inputs],
-        "pages": pages,
-    }
-    if model.results is not None:
-        data["downloads"] = [file for file, _ in downloads(model)]
-    if date:
-        data["date"] = date
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
 def render_site(
     model: SiteModel,
     out: Path,
@@ -252,6 +195,29 @@ def _render_site(
 ) -> list[str]:
     env = environment(templates)
     pages = _page_list(model)
+    background = results_in_background(model, out)
+    try:
+        files = _write_pages(model, out, templates, on_page, env, pages)
+        if not background:
+            write_results(model, out)
+        for job in background:
+            job.wait()
+    except BaseException:
+        for job in background:
+            job.stop()
+        raise
+    _write_page(inside(out, "manifest.json"), manifest(model, files, build_date()))
+    return files
+
+
+def _write_pages(
+    model: SiteModel,
+    out: Path,
+    templates: Path | None,
+    on_page: Callable[[str], None] | None,
+    env: jinja2.Environment,
+    pages: list[Page],
+) -> list[str]:
     links = links_of(model.questions, model.question_list is not None)
     nav = [(f, t) for f, _, t, _ in pages if f in {s[0] for s in SECTION_PAGES}]
     date = build_date()
@@ -283,6 +249,4 @@ def _render_site(
     if model.question_list is not None:
         names = [c.name for c in model.candidates]
         _write_page(inside(out, LIST_DATA), list_script(model.question_list, names))
-    write_results(model, out)
-    _write_page(inside(out, "manifest.json"), manifest(model, files, date))
     return files
