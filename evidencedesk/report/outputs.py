@@ -48,7 +48,9 @@ def downloads(model: SiteModel) -> list[tuple[str, str]]:
          "flipped ids), gzip-compressed; evidencedesk.results.jsonio.load reads both")
     ] if results_large(results) else []  # fmt: skip
     return [
-        (RESULTS_JSON, "every number of this report (schema: docs/results-schema.md)"),
+        (RESULTS_JSON, "every number of this report (schema: docs/results-schema.md)"
+         if not results_large(results) else "every number of this report, the per-question "
+         f"ones in {QUESTIONS_FILE} (schema: docs/results-schema.md)"),
         (per_question_file(results),
          f"one row per question and variant: metrics, first relevant rank, tags{gz}"),
         (qrels_file(results), f"the judgments in scope, TREC qrels format{gz}"),

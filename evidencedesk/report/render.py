@@ -31,12 +31,14 @@ from evidencedesk.report.outputs import (
     write_bytes,
     write_results,
 )
+from evidencedesk.report.parallel import Background
 from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug
 from evidencedesk.results.exports import (
     PER_QUESTION,
     per_question_file,
 )
+from evidencedesk.results.pages import large as results_large
 from evidencedesk.results.progress import paused_gc
 from evidencedesk.version import __version__
 
@@ -236,11 +238,30 @@ def _write_pages(
         if model.results is None
         else per_question_file(model.results),
     }
-    for file, template, title, extra in pages:
-        context = dict(common, page=file, title=title, **extra)
-        _write_page(inside(out, file), env.get_template(template).render(context))
+
+    def write(some: list[Page], report: bool) -> None:
+        for file, template, title, extra in some:
+            context = dict(common, page=file, title=title, **extra)
+            _write_page(inside(out, file), env.get_template(template).render(context))
+            if report and on_page is not None:
+                on_page(file)
+
+    # above the page limit a forked process renders every other question page (report.parallel)
+    large = model.results is not None and results_large(model.results)
+    questions = [i for i, p in enumerate(pages) if p[1] == "question.html"]
+    theirs = set(questions[1::2]) if large else set()
+    child = Background(lambda: write([pages[i] for i in sorted(theirs)], False)) if theirs else None
+    try:
+        write([p for i, p in enumerate(pages) if i not in theirs], True)
+        if child is not None:
+            child.wait()
+    except BaseException:
+        if child is not None:
+            child.stop()
+        raise
+    for i in sorted(theirs):
         if on_page is not None:
-            on_page(file)
+            on_page(pages[i][0])
     folder = paths.require(templates or paths.TEMPLATES, "the report templates")
     for source, name in ASSETS.items():
         _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
