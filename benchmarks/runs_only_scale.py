@@ -5,23 +5,29 @@ half an hour) queries, graded qrels (0-3) and TREC runs in a temporary folder, t
 builds the site with the real CLI and prints the time per stage (the CLI's own lines), the total
 wall-clock time, the peak memory of the build process (``resource.getrusage`` of the child, max
 RSS) and the site's size and file count. ``--scaling`` also builds at 1/4 and 1/2 of the
-questions and prints the ratios. With ``--keep DIR`` the projects stay in DIR and a later run
-with the same DIR reuses them (generating 5.4 GB of runs takes minutes).
+questions (1x / 2x / 4x) and prints, measured in the same run, each size's total and per-stage
+times with their ratio to the 1x build (the stages after the read, "gate" + "site model" +
+"render", also on their own). With ``--keep DIR`` the projects stay in DIR and a later run with
+the same DIR reuses them (generating 5.4 GB of runs takes minutes); the sites are written to
+``--out DIR`` (default: the same folder as the projects) as ``site-<questions>``, never into a
+project's folder.
 
     python benchmarks/runs_only_scale.py [--questions 50000] [--depth 1000] [--runs 3]
-                                         [--scaling] [--keep DIR]
+                                         [--scaling] [--keep DIR] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -99,14 +105,43 @@ def write_project(root: Path, questions: int, depth: int, runs: int, seed: int =
     return root / "evidencedesk.toml"
 
 
+STAGES = ("load inputs", "benchmark", "gate", "site model", "render")
+AFTER_READ = ("gate", "site model", "render")  # the statistics, the site model and the render
+
+
 def tree_size(folder: Path) -> tuple[int, int]:
     files = [p for p in folder.rglob("*") if p.is_file()]
     return sum(p.stat().st_size for p in files), len(files)
 
 
+def stage_times(output: str) -> dict[str, float]:
+    """The CLI's ``  <stage>   <seconds> s`` lines."""
+    times = {}
+    for line in output.splitlines():
+        match = re.fullmatch(r"\s+([a-z][a-z ]*?)\s+([0-9.]+) s", line)
+        if match:
+            times[match[1]] = float(match[2])
+    return times
+
+
+@dataclass(frozen=True)
+class Build:
+    questions: int
+    seconds: float
+    peak_gib: float
+    site_bytes: int
+    files: int
+    stages: dict[str, float]
+
+    @property
+    def after_read(self) -> float:
+        return sum(self.stages.get(s, 0.0) for s in AFTER_READ)
+
+
 def build_once(
-    base: Path, questions: int, depth: int, runs: int, reuse: bool = False
-) -> tuple[float, float, int, int]:
+    base: Path, questions: int, depth: int, runs: int, reuse: bool = False,
+    out: Path | None = None,
+) -> Build:  # fmt: skip
     root = base / f"project-{questions}"
     project = root / "evidencedesk.toml"
     started = time.perf_counter()
@@ -122,14 +157,17 @@ def build_once(
         f"({size / 1e6:.0f} MB of runs) ready in {time.perf_counter() - started:.1f} s",
         flush=True,
     )
-    shutil.rmtree(root / "site", ignore_errors=True)
+    site_dir = (out or base) / f"site-{questions}"
+    shutil.rmtree(site_dir, ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
     command = [sys.executable, "-m", "evidencedesk.report", "build"]
-    subprocess.run([*command, "--project", str(project), "--out", str(root / "site")], check=True)
+    done = subprocess.run([*command, "--project", str(project), "--out", str(site_dir)],
+                          check=True, stdout=subprocess.PIPE, text=True)  # fmt: skip
     seconds = time.perf_counter() - started
+    print(done.stdout, end="", flush=True)
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest child
-    site, files = tree_size(root / "site")
+    site, files = tree_size(site_dir)
     if peak <= before:
         peak = before  # an earlier, larger child: the figure is an upper bound then
     print(
@@ -137,7 +175,23 @@ def build_once(
         f"{peak / 2**20:.2f} GiB, site {site / 1e6:.1f} MB in {files} files ==",
         flush=True,
     )
-    return seconds, peak / 2**20, site, files
+    return Build(questions, seconds, peak / 2**20, site, files, stage_times(done.stdout))
+
+
+def table(rows: list[Build]) -> str:
+    """Every build's figures, and each one's ratio to the first (the 1x build)."""
+    first = rows[0]
+    head = ["questions", "total s", "x 1st", *(f"{s} s" for s in STAGES), "after read s",
+            "x 1st", "peak GiB", "site MB", "files"]  # fmt: skip
+    lines = ["  ".join(head)]
+    for b in rows:
+        cells = [f"{b.questions:>9}", f"{b.seconds:>7.1f}", f"{b.seconds / first.seconds:>5.2f}",
+                 *(f"{b.stages.get(s, float('nan')):>{len(s) + 2}.1f}" for s in STAGES),
+                 f"{b.after_read:>12.1f}",
+                 f"{b.after_read / first.after_read if first.after_read else float('nan'):>5.2f}",
+                 f"{b.peak_gib:>8.2f}", f"{b.site_bytes / 1e6:>7.1f}", f"{b.files:>5}"]  # fmt: skip
+        lines.append("  ".join(cells))
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -152,24 +206,24 @@ def main() -> None:
         default=None,
         help="keep projects and sites here (and reuse a project generated there before)",
     )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="write the sites here (default: beside the projects)"
+    )
     args = parser.parse_args()
     base = Path(args.keep or tempfile.mkdtemp(prefix="evidencedesk-runs-only-"))
     sizes = [args.questions // 4, args.questions // 2, args.questions]
     rows = []
     try:
         for n in sizes if args.scaling else sizes[-1:]:
-            rows.append((n, *build_once(base, n, args.depth, args.runs, args.keep is not None)))
+            rows.append(build_once(base, n, args.depth, args.runs, args.keep is not None,
+                                   args.out))  # fmt: skip
             if args.keep is None:
                 shutil.rmtree(base / f"project-{n}", ignore_errors=True)
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)
-    print("\nquestions  build (s)  x first  peak GiB  site (MB)  files")
-    for n, seconds, peak, site, files in rows:
-        print(
-            f"{n:>9}  {seconds:>9.1f}  {seconds / rows[0][1]:>7.2f}  {peak:>8.2f}  "
-            f"{site / 1e6:>9.1f}  {files:>5}"
-        )
+    print()
+    print(table(rows))
 
 
 if __name__ == "__main__":

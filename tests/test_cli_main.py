@@ -206,3 +206,29 @@ def test_report_help_names_compare_to_and_its_exit_status(
     assert "2    bad input (also a --compare-to file that is not a readable results.json)" in text
     top = _help(HELPS["python -m evidencedesk.report"], capsys)
     assert "143  terminated (SIGTERM); previous site kept" in top
+
+
+def test_a_build_reads_the_project_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's checks load the project and the build uses that object (a 50,000-question
+    project is not parsed twice)."""
+    import evidencedesk.project
+    from evidencedesk.report import pipeline
+    from tests.synthetic_runs import write_project
+
+    project = write_project(tmp_path / "p", {"q1": {"d1": 2}, "q2": {"d2": 2}},
+                            {"base": {"q1": ["d1"], "q2": ["x", "d2"]}})  # fmt: skip
+    loads: list[Path] = []
+    real = evidencedesk.project.load_project
+
+    def counting(path: Path, *args: object, **kwargs: object) -> object:
+        loads.append(Path(path))
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(evidencedesk.project, "load_project", counting)
+    monkeypatch.setattr(pipeline, "load_project", counting)
+    assert (
+        report_main(["build", "--project", str(project), "--out", str(tmp_path / "site"), "-q"])
+        == 0
+    )
+    assert loads == [project]
+    assert (tmp_path / "site" / "question-q2.html").is_file()

@@ -5,7 +5,10 @@ primary metric, ties by id); results.json keeps ranked ids only for those questi
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import html
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,8 @@ import evidencedesk
 from evidencedesk.report import recommend, review
 from evidencedesk.report.assemble import present
 from evidencedesk.report.question_list import links_of
-from evidencedesk.results import jsonio, pages
+from evidencedesk.report.site import slug
+from evidencedesk.results import exports, jsonio, pages
 from evidencedesk.results.types import Results
 from tests.synthetic_runs import write_project
 
@@ -121,7 +125,7 @@ def test_results_json_keeps_ids_only_for_the_chosen(built: tuple[Results, Path])
     assert base["q504"].ids == ("x", "y", "rel-q504") and base["q504"].grades == (0, 0, 2)
     assert base["q505"].first_relevant == 2 and base["q505"].values["mrr"] == 0.5
     assert base["q000"].first_relevant == 1 and base["q501"].first_relevant is None
-    csv = (site / "data" / "per-question.csv").read_text("utf-8")
+    csv = gzip.decompress((site / "data" / "per-question.csv.gz").read_bytes()).decode("utf-8")
     assert sum(1 for line in csv.splitlines() if line.startswith("q505,base,")) == 1
 
 
@@ -173,3 +177,149 @@ def test_without_critical_questions_the_rule_does_not_name_them(
         "above 500 questions at most 1,000 get a page — the questions the baseline fails first, "
         "then those whose nDCG@10 (linear gain) changes most under some candidate (ties by id)"
     )
+
+
+def test_results_json_is_split_and_loads_back_from_both_files(
+    built: tuple[Results, Path],
+) -> None:
+    """Above the page limit the per-question fields move into results-questions.json.gz; the
+    documented results.json keeps every other field, and `jsonio.load` reads both back."""
+    results, site = built
+    data = json.loads((site / "results.json").read_text("utf-8"))
+    fields = [
+        "inputs.questions",
+        *(f"variants[{i}].lists" for i in range(3)),
+        *(f"flips[{i}].{k}" for i in range(8) for k in ("better", "worse")),
+        *(f"candidates[{i}].lists" for i in range(2)),
+        *(f"candidates[{i}].comparisons[{j}].{k}" for i in range(2) for j in range(4)
+          for k in ("better", "worse")),
+    ]  # fmt: skip
+    assert data["per_question"] == {"file": "results-questions.json.gz", "fields": sorted(fields)}
+    assert data["inputs"]["questions"] == [] and data["variants"][0]["lists"] == []
+    assert (
+        data["flips"][0]["better"] == [] and data["candidates"][0]["comparisons"][0]["worse"] == []
+    )
+    assert data["candidates"][0]["comparisons"][2]["tied"] == 506  # the counts stay (mrr)
+    moved = json.loads(gzip.decompress((site / "results-questions.json.gz").read_bytes()))
+    assert sorted(moved) == sorted(fields)
+    assert [q["id"] for q in moved["inputs.questions"]] == QIDS
+    assert moved["candidates[0].comparisons[2].better"] == ["q503", "q504", "q505", "q506"]
+    assert jsonio.load(site / "results.json") == results
+    assert jsonio.dumps(jsonio.load(site / "results.json")) == jsonio.dumps(results)
+
+
+def test_a_split_results_json_without_its_questions_file_is_one_error(
+    built: tuple[Results, Path], tmp_path: Path
+) -> None:
+    (tmp_path / "results.json").write_bytes((built[1] / "results.json").read_bytes())
+    with pytest.raises(jsonio.ResultsFileError) as err:
+        jsonio.load(tmp_path / "results.json")
+    assert str(err.value) == (
+        f"{tmp_path / 'results.json'}: expected results-questions.json.gz beside it, found none"
+    )
+    (tmp_path / "results-questions.json.gz").write_bytes(b"not gzip")
+    with pytest.raises(jsonio.ResultsFileError) as err:
+        jsonio.load(tmp_path / "results.json")
+    assert str(err.value).startswith(
+        f"{tmp_path / 'results.json'}: results-questions.json.gz: expected gzip-compressed JSON, "
+        "found "
+    )
+    (tmp_path / "results-questions.json.gz").write_bytes(gzip.compress(b'{"inputs.questions":[]}'))
+    with pytest.raises(jsonio.ResultsFileError) as err:
+        jsonio.load(tmp_path / "results.json")
+    assert str(err.value).startswith(
+        f"{tmp_path / 'results.json'}: key per_question.fields: expected the fields of "
+        'results-questions.json.gz, found ["inputs.questions"]'
+    )
+
+
+def test_the_compressed_files_are_deterministic(built: tuple[Results, Path]) -> None:
+    """The same Results give the same bytes: gzip without a time stamp or a file name."""
+    results, site = built
+    files = {**jsonio.site_files(results), **exports.site_exports(results, slug)}
+    assert files == {**jsonio.site_files(results), **exports.site_exports(results, slug)}
+    assert sorted(files) == [
+        "data/per-question.csv.gz", "data/qrels.txt.gz", "results-questions.json.gz",
+        "results.json",
+    ]  # fmt: skip
+    for name, data in files.items():
+        assert (site / name).read_bytes() == data, name
+        if name.endswith(".gz"):
+            assert data[:4] == b"\x1f\x8b\x08\x00" and data[4:8] == b"\x00\x00\x00\x00", name
+    qrels = gzip.decompress(files["data/qrels.txt.gz"]).decode("utf-8")
+    assert qrels == exports.qrels_text(results) and qrels.startswith("q000 0 rel-q000 2\n")
+
+
+def test_the_flips_grid_lists_the_chosen_questions(built: tuple[Results, Path]) -> None:
+    results, site = built
+    flips = (site / "flips.html").read_text("utf-8")
+    assert re.findall(r'<tr id="q-([^"]+)">', flips) == ["q500", "q501", "q502", "q503", "q504"]
+    assert (
+        html.unescape(re.sub(r"<[^>]+>", "", flips)).count(
+            f"The grid lists the 5 questions that have a page (above 500 questions at most 5 get a "
+            f"page — the gate's critical questions first, then the questions the baseline fails, then "
+            f"those whose nDCG@10 (linear gain) changes most under some candidate (ties by id)); … "
+            f"{N - 5} more: see the question list and data/per-question.csv.gz."
+        )
+        == 1
+    )
+    grid = present(results).flip_matrix  # the default cap: all eight, in question order
+    assert [r.question for r in grid.grid] == sorted(ORDER) and grid.grid_more == N - 8
+    assert [d.text for d in grid.grid[sorted(ORDER).index("q504")].deltas] == ["+0.500", "+0.500"]
+
+
+@pytest.mark.parametrize(
+    ("limit", "k", "depth"), [(N, 10, 20), (500, 10, 10), (500, 15, 15), (500, 40, 20)]
+)
+def test_large_question_pages_list_fewer_results(
+    built: tuple[Results, Path], monkeypatch: pytest.MonkeyPatch, limit: int, k: int, depth: int
+) -> None:
+    """Up to the page limit a page lists 20 results per list; above, 10 (or the gate's k)."""
+    results = built[0]
+    assert results.policy is not None
+    monkeypatch.setattr(pages, "PAGE_LIMIT", limit)
+    policy = dataclasses.replace(results.policy, k=k)
+    assert pages.page_depth(dataclasses.replace(results, policy=policy)) == depth
+
+
+def test_a_large_question_page_lists_the_top_ten(tmp_path: Path) -> None:
+    """Lists of 30: the page shows ranks 1-10 and says 20 more; a document the other list has
+    only below its top 10 is marked "not in top 10"."""
+    qids = [f"q{i:03d}" for i in range(N)]
+    base = {q: [f"d{j}" for j in range(30)] for q in qids}
+    cand = dict(base)
+    cand["q000"] = [f"d{j}" for j in range(10, 30)] + [f"d{j}" for j in range(10)]
+    project = write_project(
+        tmp_path / "p", {q: {"d0": 2} for q in qids}, {"base": base, "cand": cand}
+    )
+    results = evidencedesk.build(project=project, out=tmp_path / "site")
+    assert [len(r.ids) for r in results.variant("base").lists[:2]] == [10, 0]
+    page = (tmp_path / "site" / "question-q000.html").read_text("utf-8")
+    assert page.count("<tr data-chunk=") == 20  # two lists of 10
+    assert page.count("20 more results not listed.") == 2
+    assert page.count("+ not in top 10") == 10 and page.count("− not in top 10") == 10
+
+
+def test_a_data_file_error_in_the_forked_writer_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above the page limit the data files are written by forked processes (report.parallel):
+    an OS error there is the CLI's usual one line, exit 2, and no site is left half written."""
+    import errno
+    import io
+    import os
+
+    from evidencedesk.report import cli, outputs
+
+    def full(*args: object) -> dict[str, bytes]:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "site" / "x.gz"))
+
+    monkeypatch.setattr(outputs, "site_exports", full)
+    err = io.StringIO()
+    argv = ["build", "--project", str(project(tmp_path / "p")), "--out", str(tmp_path / "site")]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 2
+    assert err.getvalue() == (
+        f"error: {tmp_path / 'site' / 'x.gz'}: No space left on device (ENOSPC); "
+        "the previous site was left as it was\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p"]

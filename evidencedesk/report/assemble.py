@@ -168,10 +168,11 @@ def meta(results: Results) -> Meta:
     )
 
 
-def pages_to_keep(results: Results) -> set[str] | None:
+def pages_to_keep(results: Results, keep: tuple[str, ...] | None = None) -> set[str] | None:
     """None (every question) up to PAGE_LIMIT; beyond it the ids `results.pages.chosen` picks
-    (at most PAGE_CAP: critical, then baseline failures, then the largest changes)."""
-    keep = choice.chosen(results)
+    (at most PAGE_CAP: critical, then baseline failures, then the largest changes); `keep`:
+    those ids when already chosen."""
+    keep = choice.chosen(results) if keep is None else keep
     return None if keep is None else set(keep)
 
 
@@ -214,7 +215,10 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
     """The site model of `results` (and of what changed `since` a previous report, when given);
     the same Results always give the same model."""
     settings = results.settings
-    pages = statuses(results, mark_critical(results, questions(results, pages_to_keep(results))))
+    chosen = choice.chosen(results)  # once: the pages and the flips grid
+    pages = statuses(
+        results, mark_critical(results, questions(results, pages_to_keep(results, chosen)))
+    )
     variants = variant_models(results)
     labels = tuple(m.label for m in settings.columns)
     candidates = candidate_models(results)
@@ -223,7 +227,7 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         dataset=dataset(results),
         variants=variants,
         benchmark=baseline_first(results, benchmark_rows(results, variants)),
-        flip_matrix=flip_matrix(results),
+        flip_matrix=flip_matrix(results, chosen),
         slices=slice_tables(results, settings.slices),
         candidates=candidates,
         questions=pages,

@@ -215,6 +215,7 @@ def prepare(
         runs=runs,
         project=project,
         compare_to=compare_to,
+        loaded=loaded,  # the build uses it: the project is read once
     )
 
 

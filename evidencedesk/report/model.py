@@ -154,6 +154,7 @@ class FlipMatrix(Plain):
     baseline: str = ""  # first in `variants`: the triangle's first column is the baseline
     candidates: tuple[FlipLine, ...] = ()  # each candidate against the baseline
     pairs: tuple[FlipLine, ...] = ()  # each pair of variants once (the triangle as a list)
+    grid_more: int = 0  # questions left out of `grid` (above the page limit: results.pages)
 
 
 @dataclass(frozen=True)
@@ -461,6 +462,9 @@ class BuildOptions(Plain):
     runs: tuple[tuple[str, Path], ...] = ()
     project: Path | None = None
     compare_to: Path | None = None  # a previous build's results.json (or its site folder)
+    # the evidencedesk.project.Project that `report.cli.prepare` loaded from `project`, so that
+    # the build reads the project once (None: the build loads it)
+    loaded: object | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         seed = self.seed

@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from evidencedesk.paths import require
-from evidencedesk.project import DEMO_PROJECT, load_project
+from evidencedesk.project import DEMO_PROJECT, Project, load_project
 from evidencedesk.report.assemble import present
 from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.results.evaluate import evaluate
 from evidencedesk.results.jsonio import load
-from evidencedesk.results.progress import Progress
+from evidencedesk.results.progress import Progress, paused_gc
 from evidencedesk.results.since import since
 
 
@@ -26,8 +26,11 @@ def results_file(path: Path) -> Path:
 
 
 def build_model(options: BuildOptions, progress: Progress) -> SiteModel:
-    project = load_project(options.project or require(DEMO_PROJECT, "the demo project"))
+    project = options.loaded  # read once, by the CLI's checks before the build
+    if not isinstance(project, Project):
+        project = load_project(options.project or require(DEMO_PROJECT, "the demo project"))
     results = evaluate(project, options.seed, options.runs, progress)
     progress("site model")
     previous = None if options.compare_to is None else load(results_file(options.compare_to))
-    return present(results, None if previous is None else since(previous, results))
+    with paused_gc():  # formatting 50,000 questions' rows on top of their Results
+        return present(results, None if previous is None else since(previous, results))

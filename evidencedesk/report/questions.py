@@ -27,6 +27,7 @@ from evidencedesk.report.model import (
 from evidencedesk.report.question_list import diff_anchor, list_anchor
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import num
+from evidencedesk.results.pages import page_depth
 from evidencedesk.results.types import SHOWN, CandidateResult, ChunkFact, RankedList, Results
 from evidencedesk.retrieval.stats import TIE
 
@@ -87,26 +88,27 @@ def _items(
     facts: dict[str, ChunkFact],
     labelled: dict[str, int],
     made: dict[int, tuple[RankedItem, ...]],
+    depth: int = SHOWN,
 ) -> tuple[RankedItem, ...]:
-    """The page entries of `r`, made once per page (`made`: by list, since a candidate that is
-    a variant's run shares its lists)."""
+    """The page entries of `r` (its top `depth`), made once per page (`made`: by list, since a
+    candidate that is a variant's run shares its lists)."""
     if id(r) not in made:
         made[id(r)] = tuple(
             ranked_item(rank, cid, g, facts.get(cid), labelled)
-            for rank, (cid, g) in enumerate(zip(r.ids[:SHOWN], r.grades[:SHOWN], strict=False), 1)
+            for rank, (cid, g) in enumerate(zip(r.ids[:depth], r.grades[:depth], strict=False), 1)
         )
     return made[id(r)]
 
 
 def _move(
-    base: int | None, cand: int | None, base_cut: bool, cand_cut: bool
+    base: int | None, cand: int | None, base_cut: bool, cand_cut: bool, depth: int = SHOWN
 ) -> tuple[str, int, str]:
-    """A chunk's move; when a list holds only its top `SHOWN`, "new" and "dropped" say so (the
-    chunk may sit lower in the whole list)."""
+    """A chunk's move; when a list is shown only to its top `depth`, "new" and "dropped" say so
+    (the chunk may sit lower in the whole list)."""
     if base is None:
-        return "new", 0, f"+ not in top {SHOWN}" if base_cut else "+ new"
+        return "new", 0, f"+ not in top {depth}" if base_cut else "+ new"
     if cand is None:
-        return "dropped", 0, f"− not in top {SHOWN}" if cand_cut else "− dropped"
+        return "dropped", 0, f"− not in top {depth}" if cand_cut else "− dropped"
     if cand < base:
         return "up", base - cand, f"▲ up {base - cand}"
     if cand > base:
@@ -119,20 +121,21 @@ def aligned(
     cand: Sequence[RankedItem],
     base_cut: bool = False,
     cand_cut: bool = False,
+    depth: int = SHOWN,
 ) -> tuple[AlignedItem, ...]:
     """The candidate's list in its order, each chunk marked against its baseline rank (moved
     up / down by how many ranks, same, or new), then the baseline's chunks the candidate
-    dropped, in baseline order. `base_cut` / `cand_cut`: that list is only its top `SHOWN`."""
+    dropped, in baseline order. `base_cut` / `cand_cut`: that list is only its top `depth`."""
     base_rank = {it.chunk_id: it.rank for it in base}
     cand_ids = {it.chunk_id for it in cand}
     rows = []
     for it in cand:
         before = base_rank.get(it.chunk_id)
-        move, by, text = _move(before, it.rank, base_cut, cand_cut)
+        move, by, text = _move(before, it.rank, base_cut, cand_cut, depth)
         rows.append(AlignedItem(it, before, it.rank, move, by, text))  # type: ignore[arg-type]
     for it in base:
         if it.chunk_id not in cand_ids:
-            move, by, text = _move(it.rank, None, base_cut, cand_cut)
+            move, by, text = _move(it.rank, None, base_cut, cand_cut, depth)
             rows.append(AlignedItem(it, it.rank, None, "dropped", 0, text))
     return tuple(rows)
 
@@ -165,6 +168,7 @@ def side_by_side(
     moves: _Moves,
     critical: bool,
     labels: Sequence[tuple[str, str]],
+    depth: int = SHOWN,
 ) -> SideBySide:
     metrics = []
     for name, label in labels:
@@ -184,15 +188,16 @@ def side_by_side(
         rows=aligned(
             base_items,
             cand_items,
-            base_r is not None and base_r.size > SHOWN,
-            cand_r is not None and cand_r.size > SHOWN,
+            base_r is not None and base_r.size > depth,
+            cand_r is not None and cand_r.size > depth,
+            depth,
         )
         if changed
         else (),
         metrics=tuple(metrics),
         base_first=base_r.first_relevant if base_r else None,
         cand_first=cand_r.first_relevant if cand_r else None,
-        not_shown=max(0, cand_r.size - SHOWN) if cand_r else 0,
+        not_shown=max(0, cand_r.size - depth) if cand_r else 0,
         critical_worse=critical and qid in moves.critical_worse,
     )
 
@@ -212,6 +217,7 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
     labels = [(m.name, m.label) for m in results.settings.metrics]
     base_index = next(i for i, v in enumerate(results.variants) if v.name == results.baseline)
     critical = set(results.policy.critical) if results.policy is not None else set()
+    depth = page_depth(results)  # SHOWN; fewer above the page limit
     pages = []
     for label in results.inputs.questions:
         if keep is not None and label.id not in keep:
@@ -234,11 +240,11 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
             lists.append(
                 VariantList(
                     v.name,
-                    _items(r, facts, label.grades, made),
+                    _items(r, facts, label.grades, made, depth),
                     r.first_relevant,
                     num(rr),
                     num(delta, signed=True),
-                    max(0, r.size - SHOWN),
+                    max(0, r.size - depth),
                     list_anchor(v.name),
                 )
             )
@@ -246,13 +252,13 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
                 flips.append(
                     QuestionFlip(v.name, "better" if delta > 0 else "worse", list_anchor(v.name))
                 )
-        base_items = _items(base_r, facts, label.grades, made) if base_r else ()
+        base_items = _items(base_r, facts, label.grades, made, depth) if base_r else ()
         diffs = []
         for cand, index, moved in zip(results.candidates, by_cand, moves, strict=True):
             cand_r = index.get(label.id)
-            cand_items = _items(cand_r, facts, label.grades, made) if cand_r else ()
+            cand_items = _items(cand_r, facts, label.grades, made, depth) if cand_r else ()
             diffs.append(side_by_side(results, cand, label.id, base_r, base_items, cand_r,
-                                      cand_items, moved, label.id in critical, labels))  # fmt: skip
+                                      cand_items, moved, label.id in critical, labels, depth))  # fmt: skip
         pages.append(
             Question(
                 id=label.id,

@@ -8,7 +8,6 @@ default link validation, which drops ``javascript:``, ``vbscript:``, ``file:`` a
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -25,10 +24,22 @@ from evidencedesk import paths
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report import charts
 from evidencedesk.report.model import SiteModel
+from evidencedesk.report.outputs import (
+    downloads,
+    manifest,
+    results_in_background,
+    write_bytes,
+    write_results,
+)
+from evidencedesk.report.parallel import Background
 from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug
-from evidencedesk.results import jsonio
-from evidencedesk.results.exports import PER_QUESTION, QRELS, RUNS, export_files, exported_runs
+from evidencedesk.results.exports import (
+    PER_QUESTION,
+    per_question_file,
+)
+from evidencedesk.results.pages import large as results_large
+from evidencedesk.results.progress import paused_gc
 from evidencedesk.version import __version__
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
@@ -110,8 +121,7 @@ def build_date() -> str | None:
 
 
 def _write_page(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text.encode("utf-8"))
+    write_bytes(path, text.encode("utf-8"))
 
 
 Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra context
@@ -167,51 +177,6 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     return out
 
 
-RESULTS_JSON = "results.json"
-
-
-def downloads(model: SiteModel) -> list[tuple[str, str]]:
-    """(file, what) of the machine-readable outputs; none for a model without Results."""
-    if model.results is None:
-        return []
-    runs = [
-        (f"{RUNS}/{slug(name)}.run", f"{name}: final lists, TREC run format")
-        for name in exported_runs(model.results)
-    ]
-    return [
-        (RESULTS_JSON, "every number of this report (schema: docs/results-schema.md)"),
-        (PER_QUESTION, "one row per question and variant: metrics, first relevant rank, tags"),
-        (QRELS, "the judgments in scope, TREC qrels format"),
-        *runs,
-    ]
-
-
-def write_results(model: SiteModel, out: Path) -> list[str]:
-    """results.json and the data/ exports of the model's Results; the files written."""
-    if model.results is None:
-        return []
-    files = {RESULTS_JSON: jsonio.dumps(model.results), **export_files(model.results, slug)}
-    for name, text in files.items():
-        _write_page(inside(out, name), text)
-    return list(files)
-
-
-def manifest(model: SiteModel, pages: list[str], date: str | None) -> str:
-    data: dict[str, Any] = {
-        "generator": "evidencedesk",  # the marker that lets a later build replace this folder
-        "seed": model.meta.seed,
-        "version": __version__,
-        "input_hash": model.meta.input_hash,
-        "inputs": [{"path": i.path, "sha256": i.sha256} for i in model.meta.inputs],
-        "pages": pages,
-    }
-    if model.results is not None:
-        data["downloads"] = [file for file, _ in downloads(model)]
-    if date:
-        data["date"] = date
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
 def render_site(
     model: SiteModel,
     out: Path,
@@ -220,8 +185,41 @@ def render_site(
 ) -> list[str]:
     """Write every page, the assets, results.json with its data/ exports (when the model has
     Results) and ``manifest.json`` into `out`; return the page files."""
+    with paused_gc():  # a large site's pages and JSON on top of its Results
+        return _render_site(model, out, templates, on_page)
+
+
+def _render_site(
+    model: SiteModel,
+    out: Path,
+    templates: Path | None,
+    on_page: Callable[[str], None] | None,
+) -> list[str]:
     env = environment(templates)
     pages = _page_list(model)
+    background = results_in_background(model, out)
+    try:
+        files = _write_pages(model, out, templates, on_page, env, pages)
+        if not background:
+            write_results(model, out)
+        for job in background:
+            job.wait()
+    except BaseException:
+        for job in background:
+            job.stop()
+        raise
+    _write_page(inside(out, "manifest.json"), manifest(model, files, build_date()))
+    return files
+
+
+def _write_pages(
+    model: SiteModel,
+    out: Path,
+    templates: Path | None,
+    on_page: Callable[[str], None] | None,
+    env: jinja2.Environment,
+    pages: list[Page],
+) -> list[str]:
     links = links_of(model.questions, model.question_list is not None)
     nav = [(f, t) for f, _, t, _ in pages if f in {s[0] for s in SECTION_PAGES}]
     date = build_date()
@@ -236,12 +234,34 @@ def render_site(
         "build_date": date,
         "version": __version__,
         "downloads": downloads(model),
+        "per_question_file": PER_QUESTION
+        if model.results is None
+        else per_question_file(model.results),
     }
-    for file, template, title, extra in pages:
-        context = dict(common, page=file, title=title, **extra)
-        _write_page(inside(out, file), env.get_template(template).render(context))
+
+    def write(some: list[Page], report: bool) -> None:
+        for file, template, title, extra in some:
+            context = dict(common, page=file, title=title, **extra)
+            _write_page(inside(out, file), env.get_template(template).render(context))
+            if report and on_page is not None:
+                on_page(file)
+
+    # above the page limit a forked process renders every other question page (report.parallel)
+    large = model.results is not None and results_large(model.results)
+    questions = [i for i, p in enumerate(pages) if p[1] == "question.html"]
+    theirs = set(questions[1::2]) if large else set()
+    child = Background(lambda: write([pages[i] for i in sorted(theirs)], False)) if theirs else None
+    try:
+        write([p for i, p in enumerate(pages) if i not in theirs], True)
+        if child is not None:
+            child.wait()
+    except BaseException:
+        if child is not None:
+            child.stop()
+        raise
+    for i in sorted(theirs):
         if on_page is not None:
-            on_page(file)
+            on_page(pages[i][0])
     folder = paths.require(templates or paths.TEMPLATES, "the report templates")
     for source, name in ASSETS.items():
         _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
@@ -250,6 +270,4 @@ def render_site(
     if model.question_list is not None:
         names = [c.name for c in model.candidates]
         _write_page(inside(out, LIST_DATA), list_script(model.question_list, names))
-    write_results(model, out)
-    _write_page(inside(out, "manifest.json"), manifest(model, files, date))
     return files

@@ -18,6 +18,7 @@ from evidencedesk.report.model import (
     Variant,
 )
 from evidencedesk.report.values import DASH, Stat, flips_text, fmt, num, pval, stat
+from evidencedesk.results.pages import grid_questions
 from evidencedesk.results.rows import MetricStat
 from evidencedesk.results.settings import Metric
 from evidencedesk.results.types import Flip, Results, TagValue, VariantResult
@@ -99,9 +100,11 @@ def flip_cell(f: Flip) -> FlipCell:
                     pval(f.holm_p), f.holm_p < SIGNIFICANT)  # fmt: skip
 
 
-def flip_matrix(results: Results) -> FlipMatrix:
+def flip_matrix(results: Results, keep: tuple[str, ...] | None = None) -> FlipMatrix:
     """The baseline first, then the other variants in benchmark order: the lower triangle of
-    `cells` (row against an earlier column) is each pair once, its first column the baseline."""
+    `cells` (row against an earlier column) is each pair once, its first column the baseline.
+    The question grid lists every question, or above the page limit the ids in `keep`
+    (`results.pages.chosen`)."""
     names = [results.baseline] + [v.name for v in results.variants if v.name != results.baseline]
     kinds = {
         v.name: "external run" if v.kind == "external" else "variant" for v in results.variants
@@ -128,8 +131,10 @@ def flip_matrix(results: Results) -> FlipMatrix:
     base_rr = _values(results.variant(results.baseline), metric)
     others = [results.variant(n) for n in names[1:]]
     other_rr = [_values(v, metric) for v in others]
+    shown = grid_questions(results, keep)  # every question, or the chosen ones
+    rows = base_rr.items() if shown is None else ((q, base_rr.get(q)) for q in shown)
     grid = []
-    for qid, b in base_rr.items():
+    for qid, b in rows:
         deltas = []
         for rr in other_rr:
             x = rr.get(qid)
@@ -140,6 +145,7 @@ def flip_matrix(results: Results) -> FlipMatrix:
         cells=tuple(cells),
         grid_variants=tuple(v.name for v in others),
         grid=tuple(grid),
+        grid_more=len(base_rr) - len(grid),
         # per question, MRR is the reciprocal rank
         metric="reciprocal rank" if metric == "mrr" else results.settings.metric(metric).label,
         baseline=results.baseline,

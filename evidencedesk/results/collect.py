@@ -3,6 +3,7 @@ numbers both kinds share (the evaluation stages themselves live in `evaluate` an
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from evidencedesk.results.types import (
     SCHEMA_VERSION,
     SHOWN,
     CandidateResult,
+    InputHash,
     Inputs,
     Results,
     Skipped,
@@ -36,16 +38,46 @@ from evidencedesk.retrieval.stats import flips_needed
 from evidencedesk.version import __version__
 
 
+class Hashing:
+    """The input files' sha256 (`input_hashes`), computed in a background thread from the start
+    of an evaluation: hashlib releases the GIL on large blocks, so hashing gigabytes of runs
+    overlaps reading and judging them instead of following it. `result()` waits for it and
+    raises what hashing raised."""
+
+    def __init__(self, project: Project, runs: RunPaths) -> None:
+        self._args = (project, runs)
+        self._value: tuple[tuple[InputHash, ...], str] | None = None
+        self._error: BaseException | None = None
+        # a daemon: an interrupted build does not wait for the hashing to finish
+        self._thread = threading.Thread(target=self._run, name="input-hashes", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = input_hashes(*self._args)
+        except BaseException as exc:  # handed to result(), in the evaluating thread
+            self._error = exc
+
+    def result(self) -> tuple[tuple[InputHash, ...], str]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None  # noqa: S101 - set whenever no error was raised
+        return self._value
+
+
 def _inputs(
     project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
     settings: Settings, variants: Sequence[VariantResult],
-    candidates: Sequence[CandidateResult] = (),
+    candidates: Sequence[CandidateResult] = (), hashes: Hashing | None = None,
 ) -> Inputs:  # fmt: skip
-    files, digest = input_hashes(project, runs)
+    files, digest = hashes.result() if hashes is not None else input_hashes(project, runs)
     allowed = catalog.allowed(Scope()) if catalog is not None else None
-    ids = {c for lb in labels for c, g in lb.grades.items() if g > 0}
-    ids |= {c for v in variants for r in v.lists for c in r.ids[:SHOWN]}
-    ids |= {c for cand in candidates for r in cand.lists for c in r.ids[:SHOWN]}
+    ids: set[str] = set()
+    if catalog is not None:  # the chunks the site names (a runs-only project has no catalog)
+        ids = {c for lb in labels for c, g in lb.grades.items() if g > 0}
+        ids |= {c for v in variants for r in v.lists for c in r.ids[:SHOWN]}
+        ids |= {c for cand in candidates for r in cand.lists for c in r.ids[:SHOWN]}
     return Inputs(
         project=project.name,
         files=files,
@@ -86,15 +118,16 @@ def results_of(
     base_judged: Sequence[Judged], candidates: Sequence[CandidateResult],
     policy: GatePolicy | None, sizing: tuple[SizingRow, ...] | None = None,
     ablations: Ablations | None = None, citations: tuple[CitationRow, ...] | None = None,
-    evidence: EvidenceResult | None = None,
+    evidence: EvidenceResult | None = None, hashes: Hashing | None = None,
 ) -> Results:  # fmt: skip
-    """The Results of either kind of project (the pipeline's sections are None for runs-only)."""
+    """The Results of either kind of project (the pipeline's sections are None for runs-only);
+    `hashes`: the input hashes started earlier (else they are computed here)."""
     answerable = answerable_count(base_judged)
     return Results(
         schema_version=SCHEMA_VERSION,
         version=__version__,
         settings=settings,
-        inputs=_inputs(project, runs, catalog, labels, settings, variants, candidates),
+        inputs=_inputs(project, runs, catalog, labels, settings, variants, candidates, hashes),
         baseline=baseline,
         variants=tuple(variants),
         flips=compute.flips(variants, settings.flips_metric, baseline, candidates),

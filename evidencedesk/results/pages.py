@@ -4,21 +4,38 @@ Up to `PAGE_LIMIT` questions every question has a page. Above it, at most `PAGE_
 order: the gate policy's critical questions, then the questions the baseline fails, then the
 questions whose primary metric changes most (largest absolute change under any candidate);
 ties by id. Every other question stays in the question list and the per-question CSV, and
-results.json keeps its ranked ids and grades only for the chosen questions (`trim`).
+results.json keeps its ranked ids and grades only for the chosen questions (`trim`), each list
+cut to what a page shows (`page_depth`). The other caps of a large site are decided here too:
+the flips page's question grid lists the chosen questions only (`grid_questions`), and the
+site's per-question files are gzip-compressed (`large`; results.jsonio, results.exports).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from evidencedesk.results.types import RankedList, Results
+from evidencedesk.results.types import SHOWN, RankedList, Results
 from evidencedesk.retrieval.stats import TIE
 
 PAGE_LIMIT = 500  # up to this many questions, every question has a page
 PAGE_CAP = 1000  # above PAGE_LIMIT, at most this many question pages
 RUNS_ONLY_DEPTH = 10  # the gate's k in a runs-only project without a policy (results.runs_only)
+LEAN_DEPTH = 10  # above PAGE_LIMIT a question page lists this many results per list (or the k)
 
 CRITICAL, FAILS, CHANGES = 0, 1, 2  # the choosing rule's tiers, in order
+
+
+def large(results: Results) -> bool:
+    """More than `PAGE_LIMIT` questions: capped pages and grid, lean lists, compressed files."""
+    return len(results.inputs.questions) > PAGE_LIMIT
+
+
+def page_depth(results: Results) -> int:
+    """Results a question page lists per ranked list: `SHOWN` up to `PAGE_LIMIT` questions;
+    above, `LEAN_DEPTH`, or the gate's depth when that is larger (at most `SHOWN`)."""
+    if not large(results):
+        return SHOWN
+    return min(SHOWN, max(LEAN_DEPTH, pass_depth(results)))
 
 
 def pass_depth(results: Results) -> int:
@@ -84,17 +101,34 @@ def chosen(results: Results) -> tuple[str, ...] | None:
     return tuple(q for _, _, q in sorted(ranked)[:PAGE_CAP])
 
 
-def _lean(lists: tuple[RankedList, ...], keep: set[str]) -> tuple[RankedList, ...]:
-    return tuple(r if r.question in keep else replace(r, ids=(), grades=()) for r in lists)
+def grid_questions(results: Results, keep: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The questions the flips page's question x variant grid lists, given `keep` =
+    `chosen(results)`: None (every question) up to `PAGE_LIMIT`; above, the chosen questions,
+    in the project's question order."""
+    if keep is None:
+        return None
+    kept = set(keep)
+    return tuple(q.id for q in results.inputs.questions if q.id in kept)
+
+
+def _lean(lists: tuple[RankedList, ...], keep: set[str], depth: int) -> tuple[RankedList, ...]:
+    # built directly (dataclasses.replace is ten times slower: 150,000 lists at 50,000 questions)
+    return tuple(
+        RankedList(r.question, r.ids[:depth], r.grades[:depth], r.size, r.first_relevant, r.values)
+        if r.question in keep
+        else RankedList(r.question, (), (), r.size, r.first_relevant, r.values)
+        for r in lists
+    )
 
 
 def trim(results: Results) -> Results:
-    """`results` with each ranked list's ids and grades kept only for the chosen questions
-    (values, size and first_relevant stay for every question); unchanged up to `PAGE_LIMIT`."""
+    """`results` with each ranked list's ids and grades kept only for the chosen questions, and
+    there only as far as a page lists them (`page_depth`; values, size and first_relevant stay
+    for every question); unchanged up to `PAGE_LIMIT`."""
     keep = chosen(results)
     if keep is None:
         return results
-    kept = set(keep)
-    variants = tuple(replace(v, lists=_lean(v.lists, kept)) for v in results.variants)
-    candidates = tuple(replace(c, lists=_lean(c.lists, kept)) for c in results.candidates)
+    kept, depth = set(keep), page_depth(results)
+    variants = tuple(replace(v, lists=_lean(v.lists, kept, depth)) for v in results.variants)
+    candidates = tuple(replace(c, lists=_lean(c.lists, kept, depth)) for c in results.candidates)
     return replace(results, variants=variants, candidates=candidates)

@@ -10,15 +10,21 @@ from evidencedesk.gate import GatePolicy
 from evidencedesk.gate_input import Reference, cut
 from evidencedesk.project import Project
 from evidencedesk.results import compute
-from evidencedesk.results.collect import results_of
+from evidencedesk.results.collect import Hashing, results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome
 from evidencedesk.results.inputs import RunPaths, judged_depth, judged_external_runs
 from evidencedesk.results.pages import trim
-from evidencedesk.results.progress import Progress, Tally
+from evidencedesk.results.progress import Progress, Tally, paused_gc
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import Settings
-from evidencedesk.results.types import SHOWN, CandidateResult, ConfigChange, Results
+from evidencedesk.results.types import (
+    SHOWN,
+    CandidateResult,
+    ConfigChange,
+    Results,
+    VariantResult,
+)
 from evidencedesk.results.verdicts import judge
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
@@ -40,6 +46,7 @@ def runs_only(
 ) -> Results:  # fmt: skip
     """Every TREC run is a variant, judged at its full depth; each is a candidate against the
     project's baseline run. The gate reads each run's top k (the policy's, else 10)."""
+    hashes = Hashing(project, runs)  # gigabytes of runs: hashed while they are read and judged
     progress("benchmark")
     book = Book(settings.seed)
     qrels = {lb.id: dict(lb.grades) for lb in labels}
@@ -64,6 +71,19 @@ def runs_only(
     baseline = project.baseline_run or variants[0].name
     base = next(v for v in variants if v.name == baseline)
     progress("gate")
+    with paused_gc():  # the statistics build many small objects on top of the judged runs
+        return _compared(project, runs, catalog, labels, policy, saved, settings, book, variants,
+                         judged_runs, baseline, base, hashes)  # fmt: skip
+
+
+def _compared(
+    project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
+    policy: GatePolicy | None, saved: Baseline | None, settings: Settings, book: Book,
+    variants: list[VariantResult], judged_runs: dict[str, tuple[Judged, ...]], baseline: str,
+    base: VariantResult, hashes: Hashing,
+) -> Results:  # fmt: skip
+    """The gate stage of `runs_only`: each run against the baseline run, the gate, the verdicts
+    and the Results (trimmed above the page limit)."""
     critical = policy.critical if policy is not None else ()
     k = policy.k if policy is not None else 10
     others = {n: j for n, j in judged_runs.items() if n != baseline}
@@ -94,7 +114,7 @@ def runs_only(
                 metrics=own,
                 comparisons=comparisons,
                 slices=compute.tag_values(judged, settings.slices[:1]),
-                costs=none,
+                costs=Costs(None, None, None),
                 gate=(gate := gate_outcome(policy, top, max(k, 1), reference, ref_name)),
                 note=read_note(project.notes, name),
                 decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
@@ -105,5 +125,5 @@ def runs_only(
     # are the user's own files (never exported), every value stays for the list and the CSV
     return trim(results_of(
         project, runs, catalog, labels, settings, variants, baseline, judged_runs[baseline],
-        candidates, policy,
+        candidates, policy, hashes=hashes,
     ))  # fmt: skip

@@ -1,0 +1,103 @@
+"""The site's machine-readable files: results.json (split above the page limit), the data/
+exports, the list of downloads the pages link and ``manifest.json``.
+
+Up to the page limit `write_results` writes them after the pages; above it
+`results_in_background` has two forked processes write them while the pages render
+(`evidencedesk.report.parallel`): the same files, the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evidencedesk.report.model import SiteModel
+from evidencedesk.report.parallel import Background
+from evidencedesk.report.site import inside, slug
+from evidencedesk.results import jsonio
+from evidencedesk.results.exports import (
+    RUNS,
+    exported_runs,
+    per_question_file,
+    qrels_file,
+    site_exports,
+)
+from evidencedesk.results.jsonio import QUESTIONS_FILE, RESULTS_JSON
+from evidencedesk.results.pages import large as results_large
+from evidencedesk.version import __version__
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def downloads(model: SiteModel) -> list[tuple[str, str]]:
+    """(file, what) of the machine-readable outputs; none for a model without Results."""
+    if model.results is None:
+        return []
+    results = model.results
+    runs = [
+        (f"{RUNS}/{slug(name)}.run", f"{name}: final lists, TREC run format")
+        for name in exported_runs(results)
+    ]
+    gz = ", gzip-compressed" if results_large(results) else ""
+    moved = [
+        (QUESTIONS_FILE, "the per-question part of results.json (questions, ranked lists, "
+         "flipped ids), gzip-compressed; evidencedesk.results.jsonio.load reads both")
+    ] if results_large(results) else []  # fmt: skip
+    return [
+        (RESULTS_JSON, "every number of this report (schema: docs/results-schema.md)"
+         if not results_large(results) else "every number of this report, the per-question "
+         f"ones in {QUESTIONS_FILE} (schema: docs/results-schema.md)"),
+        (per_question_file(results),
+         f"one row per question and variant: metrics, first relevant rank, tags{gz}"),
+        (qrels_file(results), f"the judgments in scope, TREC qrels format{gz}"),
+        *moved,
+        *runs,
+    ]  # fmt: skip
+
+
+def write_files(out: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        write_bytes(inside(out, name), data)
+
+
+def write_results(model: SiteModel, out: Path) -> list[str]:
+    """results.json (split above the page limit) and the data/ exports of the model's Results;
+    the files written."""
+    if model.results is None:
+        return []
+    files = {**jsonio.site_files(model.results), **site_exports(model.results, slug)}
+    write_files(out, files)
+    return list(files)
+
+
+def results_in_background(model: SiteModel, out: Path) -> list[Background]:
+    """Above the page limit, results.json (with its per-question file) and the data/ exports
+    are written by two forked processes while this one renders the pages (report.parallel);
+    none up to it (then `write_results` writes them after the pages)."""
+    results = model.results
+    if results is None or not results_large(results):
+        return []
+    return [
+        Background(lambda: write_files(out, jsonio.site_files(results))),
+        Background(lambda: write_files(out, site_exports(results, slug))),
+    ]
+
+
+def manifest(model: SiteModel, pages: list[str], date: str | None) -> str:
+    data: dict[str, Any] = {
+        "generator": "evidencedesk",  # the marker that lets a later build replace this folder
+        "seed": model.meta.seed,
+        "version": __version__,
+        "input_hash": model.meta.input_hash,
+        "inputs": [{"path": i.path, "sha256": i.sha256} for i in model.meta.inputs],
+        "pages": pages,
+    }
+    if model.results is not None:
+        data["downloads"] = [file for file, _ in downloads(model)]
+    if date:
+        data["date"] = date
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

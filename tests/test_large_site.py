@@ -1,0 +1,90 @@
+"""Helpers of the large-project path: the input hashes computed in the background, the paused
+garbage collector, and results.json's data built with sorted keys (the bytes the generic
+dataclass walk and ``json.dumps(sort_keys=True)`` gave before)."""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evidencedesk.project import load_project
+from evidencedesk.results import jsonio
+from evidencedesk.results.collect import Hashing
+from evidencedesk.results.inputs import input_hashes
+from evidencedesk.results.progress import paused_gc
+from evidencedesk.results.types import QuestionFact, RankedList
+from tests.project_fixtures import make_runs_only_project
+
+
+def test_the_background_hashes_are_the_input_hashes(tmp_path: Path) -> None:
+    project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
+    files, digest = Hashing(project, ()).result()
+    assert (files, digest) == input_hashes(project, ())
+    assert [f.path for f in files] == ["evidencedesk.toml", "queries.jsonl", "qrels.txt",
+                                       "runs/base.run", "runs/better.run"]  # fmt: skip
+    assert all(len(f.sha256) == 64 for f in files)
+
+
+def test_a_hashing_error_is_raised_where_the_result_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = load_project(make_runs_only_project(tmp_path, questions=5, runs=1))
+
+    def broken(*args: object) -> None:
+        raise PermissionError(13, "Permission denied", "runs/base.run")
+
+    monkeypatch.setattr("evidencedesk.results.collect.input_hashes", broken)
+    hashing = Hashing(project, ())
+    with pytest.raises(PermissionError, match="Permission denied"):
+        hashing.result()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_paused_gc_restores_the_collector(enabled: bool) -> None:
+    before = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with paused_gc():
+            assert not gc.isenabled()
+        assert gc.isenabled() is enabled
+        with pytest.raises(ZeroDivisionError), paused_gc():
+            1 / 0  # noqa: B018 - the block fails
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if before else gc.disable)()
+
+
+def _walk(value: Any) -> Any:
+    """The generic walk `jsonio.plain` replaced (field order; json.dumps sorted the keys)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _walk(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [_walk(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _walk(v) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        RankedList("q1", ("d2", "d1"), (0, 2), 40, 2, {"mrr": 0.5, "recall@10": None, "a": 1}),
+        QuestionFact("q1", "why?", ("b", "a"), True, {"d2": 1, "d1": 3}, {"d1": 3}),
+        {"z": (1, 2.5), "a": [RankedList("q", (), (), 0, None, {})]},
+    ],
+)
+def test_plain_gives_the_generic_walks_json_with_sorted_keys(value: Any) -> None:
+    fast = jsonio.plain(value)
+    assert json.dumps(fast) == json.dumps(_walk(value), sort_keys=True)
+
+
+@pytest.mark.parametrize("bad", [math.inf, math.nan])
+def test_plain_refuses_a_number_json_cannot_hold(bad: float) -> None:
+    with pytest.raises(ValueError, match="expected a finite number in the results, found"):
+        jsonio.plain(RankedList("q1", (), (), 0, None, {"mrr": bad}))
