@@ -94,3 +94,17 @@ def test_the_example_projects_build(tmp_path: Path) -> None:
         for page in pages:
             assert (out / page).is_file()
         assert (out / "index.html").read_text(encoding="utf-8").count("rerank") >= 1
+
+
+@pytest.mark.parametrize(("depth", "copied"), [(20, True), (150, False)])
+def test_the_index_names_data_runs_only_when_the_runs_are_copied(
+    tmp_path: Path, depth: int, copied: bool
+) -> None:
+    # lists deeper than the judged depth keep only their top: the runs are the user's own files
+    project = make_runs_only_project(tmp_path / "p", questions=12, runs=2, seed=1, depth=depth)
+    out = tmp_path / "site"
+    assert cli.main(["build", "--project", str(project), "--out", str(out), "--quiet"],
+                    stdout=io.StringIO(), stderr=io.StringIO()) == 0  # fmt: skip
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert (out / "data" / "runs").is_dir() is copied
+    assert ("each variant's run under <code>data/runs/</code>" in index) is copied
