@@ -218,7 +218,14 @@ def run_config(
     reranker = make_reranker(cfg.reranker, parts.scorer, cfg.max_words)
     if reranker is not None and hasattr(reranker, "reset"):
         reranker.reset()
-    pipeline = ConfigSearcher(cfg, parts.first(cfg.first_stage), reranker)
+    first = parts.first(cfg.first_stage)
+    prefetch = getattr(first, "prefetch", None)
+    if callable(prefetch):  # stage one for every question at once (`CachedSearcher.prefetch`)
+        # by index: a counting view of the labels (`Tally.asking`) counts a question when it is
+        # judged below, not here
+        questions = [labels[i].question for i in range(len(labels))]
+        prefetch(questions, cfg.depth, catalog.allowed(scope) if cfg.prefilter else None)
+    pipeline = ConfigSearcher(cfg, first, reranker)
     judged = judge_run(pipeline, catalog, labels, scope=scope, k=cfg.final if k is None else k)
     if len(pipeline.shown) != len(judged):
         raise EvidencedeskError(

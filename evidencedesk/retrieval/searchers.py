@@ -2,7 +2,8 @@
 
 Every searcher answers ``search(query, k, allowed) -> list[Candidate]`` (rank from 1, score,
 chunk). ``allowed=None`` means no filter; an empty set means nothing; the filter is applied
-before ranking. This module is the one import path of the four classes (the course page imports
+before ranking. The dense and hybrid searchers also answer ``search_many(queries, k, allowed)``,
+the same lists for many questions at once (`cache.CachedSearcher.prefetch` asks it). This module is the one import path of the four classes (the course page imports
 them from here). The toy embedder lives in `dense`, reciprocal-rank fusion (shared with the
 ``blend`` reranker) in `hybrid`.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -22,6 +24,9 @@ from evidencedesk.retrieval.masks import AllowedMasks, top_k
 from evidencedesk.retrieval.tokens import tokenize
 
 __all__ = ["DenseSearcher", "HybridSearcher", "SparseSearcher", "TwoStage", "index_text"]
+
+BLOCK = 256  # questions per matrix product in `DenseSearcher.search_many` (256 x chunks floats)
+MARGIN = 1e-9  # how far below the k-th approximate score `search_many` rescores exactly
 
 
 def index_text(chunk: Chunk) -> str:
@@ -110,6 +115,49 @@ class DenseSearcher:
         usable = np.ones(len(self.chunks), dtype=bool) if mask is None else mask
         return top_k(scores, usable, k, self.chunks)
 
+    def search_many(
+        self, queries: Sequence[str], k: int, allowed: frozenset[str] | None
+    ) -> list[list[Candidate]]:
+        """``[search(q, k, allowed) for q in queries]``, equal to it score for score, faster.
+
+        One matrix product per `BLOCK` questions gives every chunk's score up to float error
+        (a different summation order: at most ~1e-13 off for unit vectors of 512 slots). Only
+        the chunks within `MARGIN` (1e-9) of the k-th highest of those are then scored as
+        `scores` scores them -- the same products added in the same slot order -- and ranked
+        as `search` ranks them; every chunk left out is more than 1e-9 - 2e-13 below the k-th
+        exact score, so after the 12-decimal rounding it cannot reach the top k or tie with it.
+        """
+        mask = self._masks.mask(allowed)
+        if k <= 0 or (mask is not None and not mask.any()):
+            return [[] for _ in queries]
+        usable = None if mask is None else np.flatnonzero(mask)
+        out: list[list[Candidate]] = []
+        for start in range(0, len(queries), BLOCK):
+            vectors = [self.embedder.embed(q) for q in queries[start : start + BLOCK]]
+            approx = np.stack(vectors) @ self._by_slot
+            for q, row in zip(vectors, approx, strict=True):
+                out.append(self._top(q, row if usable is None else row[usable], usable, k))
+        return out
+
+    def _top(
+        self, q: np.ndarray, approx: np.ndarray, usable: np.ndarray | None, k: int
+    ) -> list[Candidate]:
+        """The top k of one question from its approximate scores over the usable chunks."""
+        near = np.arange(approx.size)
+        if approx.size > k:
+            kth = np.partition(approx, approx.size - k)[approx.size - k]
+            near = np.flatnonzero(approx >= kth - MARGIN)
+        chosen = near if usable is None else usable[near]  # catalog order
+        exact = np.zeros(chosen.size, dtype=np.float64)
+        for slot in np.flatnonzero(q).tolist():  # as `scores` adds them
+            exact += q[slot] * self._by_slot[slot, chosen]
+        scores = np.round(exact, 12)
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [
+            Candidate(r, float(scores[i]), self.chunks[chosen[i]])
+            for r, i in enumerate(order.tolist(), start=1)
+        ]
+
 
 class HybridSearcher:
     """RRF of a sparse and a dense searcher, each asked for `pool` candidates."""
@@ -128,6 +176,27 @@ class HybridSearcher:
             k,
             self.rrf_k,
         )
+
+    def search_many(
+        self, queries: Sequence[str], k: int, allowed: frozenset[str] | None
+    ) -> list[list[Candidate]]:
+        """``[search(q, k, allowed) for q in queries]``, each side asked for all at once."""
+        if k <= 0 or (allowed is not None and not allowed):
+            return [[] for _ in queries]
+        depth = max(k, self.pool)
+        sparse = search_many(self.sparse, queries, depth, allowed)
+        dense = search_many(self.dense, queries, depth, allowed)
+        return [rrf([s, d], k, self.rrf_k) for s, d in zip(sparse, dense, strict=True)]
+
+
+def search_many(
+    searcher: Searcher, queries: Sequence[str], k: int, allowed: frozenset[str] | None
+) -> list[list[Candidate]]:
+    """The searcher's own `search_many` when it has one, else one `search` per question."""
+    many = getattr(searcher, "search_many", None)
+    if callable(many):
+        return list(many(queries, k, allowed))
+    return [searcher.search(q, k, allowed) for q in queries]
 
 
 class TwoStage:
