@@ -198,6 +198,16 @@ class Run:
         }
 
 
+class _Within:
+    """A catalog as `judge_run` reads it: the one allowed set of the run, computed once."""
+
+    def __init__(self, allowed: frozenset[str]):
+        self._allowed = allowed
+
+    def allowed(self, scope: Scope | None = None) -> frozenset[str]:
+        return self._allowed
+
+
 def run_config(
     cfg: Config,
     parts: Parts | Mapping[str, Searcher],
@@ -219,14 +229,17 @@ def run_config(
     if reranker is not None and hasattr(reranker, "reset"):
         reranker.reset()
     first = parts.first(cfg.first_stage)
+    allowed = catalog.allowed(scope)  # once per run (judge_run would compute it again)
     prefetch = getattr(first, "prefetch", None)
     if callable(prefetch):  # stage one for every question at once (`CachedSearcher.prefetch`)
         # by index: a counting view of the labels (`Tally.asking`) counts a question when it is
         # judged below, not here
         questions = [labels[i].question for i in range(len(labels))]
-        prefetch(questions, cfg.depth, catalog.allowed(scope) if cfg.prefilter else None)
+        prefetch(questions, cfg.depth, allowed if cfg.prefilter else None)
     pipeline = ConfigSearcher(cfg, first, reranker)
-    judged = judge_run(pipeline, catalog, labels, scope=scope, k=cfg.final if k is None else k)
+    judged = judge_run(
+        pipeline, _Within(allowed), labels, scope=scope, k=cfg.final if k is None else k
+    )
     if len(pipeline.shown) != len(judged):
         raise EvidencedeskError(
             f"internal: expected one search per question, found {len(pipeline.shown)} searches "
