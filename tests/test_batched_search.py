@@ -8,6 +8,7 @@ ties included: checked on a seeded corpus with duplicated chunks (exact ties), a
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 
@@ -125,3 +126,44 @@ def test_prefetch_fills_the_cache_once_per_question(chunks: list[Chunk]) -> None
             raise AssertionError("prefetch must not search one by one")
 
     CachedSearcher(NoBatch()).prefetch(QUERIES, 10, None)  # no search_many: nothing to do
+
+
+def reference_postings(
+    chunks: Sequence[Chunk], k1: float = 1.2, b: float = 0.75
+) -> dict[str, tuple[list[int], list[float]]]:
+    """BM25 postings built chunk by chunk, term by term (the index before it was built in numpy)."""
+    from collections import Counter, defaultdict
+
+    import numpy as np
+
+    from evidencedesk.retrieval.searchers import index_text
+    from evidencedesk.retrieval.tokens import tokenize
+
+    postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    lengths = np.zeros(len(chunks), dtype=np.float64)
+    for i, chunk in enumerate(chunks):
+        counts = Counter(tokenize(index_text(chunk)))
+        lengths[i] = sum(counts.values())
+        for term, tf in counts.items():
+            postings[term].append((i, tf))
+    n = len(chunks)
+    norm = k1 * (1 - b + b * lengths / float(lengths.mean()))
+    out = {}
+    for term, plist in postings.items():
+        docs = np.array([d for d, _ in plist], dtype=np.int64)
+        tfs = np.array([t for _, t in plist], dtype=np.float64)
+        idf = math.log(1 + (n - len(plist) + 0.5) / (len(plist) + 0.5))
+        out[term] = (docs.tolist(), (idf * tfs * (k1 + 1) / (tfs + norm[docs])).tolist())
+    return out
+
+
+def test_bm25_index_equals_the_term_by_term_build(chunks: list[Chunk]) -> None:
+    from evidencedesk.retrieval.catalog import load_catalog
+
+    for corpus_chunks in (chunks, list(load_catalog().chunks)):
+        built = SparseSearcher(corpus_chunks)._postings
+        want = reference_postings(corpus_chunks)
+        assert list(built) == list(want)  # terms in first-seen order
+        for term, (docs, weights) in want.items():
+            assert built[term][0].tolist() == docs and built[term][1].tolist() == weights, term
+    assert SparseSearcher([]).search("anything", 3, None) == []

@@ -11,7 +11,6 @@ them from here). The toy embedder lives in `dense`, reciprocal-rank fusion (shar
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 import numpy as np
@@ -42,22 +41,33 @@ class SparseSearcher:
     def __init__(self, chunks: tuple[Chunk, ...] | list[Chunk], k1: float = 1.2, b: float = 0.75):
         self.chunks = tuple(chunks)
         self.k1, self.b = k1, b
-        postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        # every (term, chunk) occurrence numbered, then counted and grouped by term in numpy:
+        # a term's postings are its chunks in catalog order with their term frequencies
+        every: list[str] = []
         lengths = np.zeros(len(self.chunks), dtype=np.float64)
         for i, chunk in enumerate(self.chunks):
-            counts = Counter(tokenize(index_text(chunk)))
-            lengths[i] = sum(counts.values())
-            for term, tf in counts.items():
-                postings[term].append((i, tf))
+            words = tokenize(index_text(chunk))
+            lengths[i] = len(words)
+            every.extend(words)
+        numbers = {w: t for t, w in enumerate(dict.fromkeys(every))}  # in first-seen order
+        occurrences = list(map(numbers.__getitem__, every))
         n = len(self.chunks)
         avg = float(lengths.mean()) if n else 0.0
         norm = k1 * (1 - b + b * lengths / avg) if n and avg else np.ones(n)
-        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for term, plist in postings.items():
-            docs = np.fromiter((d for d, _ in plist), dtype=np.int64, count=len(plist))
-            tfs = np.fromiter((t for _, t in plist), dtype=np.float64, count=len(plist))
-            idf = math.log(1 + (n - len(plist) + 0.5) / (len(plist) + 0.5))
-            self._postings[term] = (docs, idf * tfs * (k1 + 1) / (tfs + norm[docs]))
+        term = np.asarray(occurrences, dtype=np.int64)
+        chunk_of = np.repeat(np.arange(n, dtype=np.int64), lengths.astype(np.int64))
+        pairs, tf = np.unique(term * max(n, 1) + chunk_of, return_counts=True)  # sorted
+        docs_all, tfs_all = pairs % max(n, 1), tf.astype(np.float64)
+        bounds = np.searchsorted(pairs // max(n, 1), np.arange(len(numbers) + 1))
+        df = np.diff(bounds).tolist()
+        idf = [math.log(1 + (n - d + 0.5) / (d + 0.5)) for d in df]  # Lucene's, per term
+        each = np.repeat(np.asarray(idf, dtype=np.float64), df)
+        weights = each * tfs_all * (k1 + 1) / (tfs_all + norm[docs_all])
+        starts = bounds.tolist()
+        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {
+            word: (docs_all[starts[t] : starts[t + 1]], weights[starts[t] : starts[t + 1]])
+            for word, t in numbers.items()
+        }
         self._masks = AllowedMasks(self.chunks)
 
     def scores(self, query: str) -> np.ndarray:
