@@ -198,6 +198,20 @@ class Run:
         }
 
 
+_TOKENS: dict[str, int] = {}
+
+
+def _tokens(text: str) -> int:
+    """`context_tokens` of one chunk's text (a list's estimate is the sum over its pieces),
+    kept per text: every configuration shows mostly the same chunks."""
+    found = _TOKENS.get(text)
+    if found is None:
+        if len(_TOKENS) >= 200_000:
+            _TOKENS.clear()  # a crude bound on memory; results do not depend on it
+        found = _TOKENS[text] = context_tokens([text])
+    return found
+
+
 class _Within:
     """A catalog as `judge_run` reads it: the one allowed set of the run, computed once."""
 
@@ -247,7 +261,7 @@ def run_config(
         )
     n = max(len(judged), 1)
     pairs = 0 if reranker is None else reranker.pairs_scored
-    tokens = sum(context_tokens([c.chunk for c in shown]) for shown in pipeline.shown)
+    tokens = sum(_tokens(c.chunk.text) for shown in pipeline.shown for c in shown)
     final_ids = {
         j.id: tuple(c.chunk.id for c in shown)
         for j, shown in zip(judged, pipeline.shown, strict=True)

@@ -86,7 +86,9 @@ def _tied_at_top(scores: Sequence[float]) -> bool:
 # by every configuration that reranks the same list -- no passage is formatted or looked up
 # again. A scorer of any other class (a real cross-encoder, a test double) is always called.
 _PURE = (LexicalPairScorer, OverlapScorer)
-_SCORES: dict[type, dict[tuple[Any, ...], tuple[float, ...]]] = {cls: {} for cls in _PURE}
+_SCORES: dict[type, dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[float, ...]]]] = {
+    cls: {} for cls in _PURE
+}
 _MEMO_LIMIT = 400_000
 
 
@@ -125,11 +127,14 @@ class PairReranker:
             return []
         memo = _SCORES.get(type(self.scorer)) if type(self.scorer) in _PURE else None
         if memo is not None:
-            key = (self.max_words, query, tuple(c.chunk for c in candidates))
+            # the chunks by identity: the kept entry holds them, so no other object can take
+            # their ids while it is kept
+            chunks = tuple(c.chunk for c in candidates)
+            key = (self.max_words, query, tuple(map(id, chunks)))
             known = memo.get(key)
             if known is not None:
-                self.pairs_scored += len(known)
-                return list(known)
+                self.pairs_scored += len(known[1])
+                return list(known[1])
         pairs = [(query, self.passage(c)) for c in candidates]
         raw = list(self.scorer.predict(pairs))
         if len(raw) != len(pairs):
@@ -142,7 +147,7 @@ class PairReranker:
         if memo is not None:
             if len(memo) >= _MEMO_LIMIT:
                 memo.clear()  # a crude bound on memory; results do not depend on it
-            memo[key] = tuple(scores)
+            memo[key] = (chunks, tuple(scores))
         return scores
 
     def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[Candidate]:

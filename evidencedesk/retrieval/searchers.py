@@ -25,7 +25,10 @@ from evidencedesk.retrieval.tokens import tokenize
 __all__ = ["DenseSearcher", "HybridSearcher", "SparseSearcher", "TwoStage", "index_text"]
 
 BLOCK = 256  # questions per matrix product in `DenseSearcher.search_many` (256 x chunks floats)
-MARGIN = 1e-9  # how far below the k-th approximate score `search_many` rescores exactly
+# how far below the k-th approximate (float32) score `search_many` rescores exactly: float32
+# rounding of the unit vectors and of any summation order of 512 products is below
+# 512 * 2^-24 + 2 * 2^-24 < 3.1e-5, so twice that error and the 12-decimal rounding fit in it
+MARGIN = 1e-4
 
 
 def index_text(chunk: Chunk) -> str:
@@ -101,6 +104,7 @@ class DenseSearcher:
         self.embedder = embedder or ToyEmbedder()
         self.matrix = self.embedder.embed_many([index_text(c) for c in self.chunks])
         self._by_slot = np.ascontiguousarray(self.matrix.T)  # one row per feature slot
+        self._by_slot32: np.ndarray | None = None  # its float32 copy, for `search_many`
         self._masks = AllowedMasks(self.chunks)
 
     def scores(self, query: str) -> np.ndarray:
@@ -130,11 +134,11 @@ class DenseSearcher:
     ) -> list[list[Candidate]]:
         """``[search(q, k, allowed) for q in queries]``, equal to it score for score, faster.
 
-        One matrix product per `BLOCK` questions gives every chunk's score up to float error
-        (a different summation order: at most ~1e-13 off for unit vectors of 512 slots). Only
-        the chunks within `MARGIN` (1e-9) of the k-th highest of those are then scored as
-        `scores` scores them -- the same products added in the same slot order -- and ranked
-        as `search` ranks them; every chunk left out is more than 1e-9 - 2e-13 below the k-th
+        One float32 matrix product per `BLOCK` questions gives every chunk's score within
+        3.1e-5 (float32 rounding, any summation order, unit vectors of 512 slots). Only the
+        chunks within `MARGIN` (1e-4) of the k-th highest of those are then scored as `scores`
+        scores them -- the same float64 products added in the same slot order -- and ranked as
+        `search` ranks them; every chunk left out is more than 1e-4 - 6.2e-5 below the k-th
         exact score, so after the 12-decimal rounding it cannot reach the top k or tie with it.
         """
         mask = self._masks.mask(allowed)
@@ -142,9 +146,12 @@ class DenseSearcher:
             return [[] for _ in queries]
         usable = None if mask is None else np.flatnonzero(mask)
         out: list[list[Candidate]] = []
+        if self._by_slot32 is None:
+            self._by_slot32 = self._by_slot.astype(np.float32)
         for start in range(0, len(queries), BLOCK):
-            vectors = [self.embedder.embed(q) for q in queries[start : start + BLOCK]]
-            approx = np.stack(vectors) @ self._by_slot
+            # rows equal `embed`'s: every entry and partial sum is a multiple of 0.5 (exact)
+            vectors = self.embedder.embed_many(list(queries[start : start + BLOCK]))
+            approx = vectors.astype(np.float32) @ self._by_slot32
             for q, row in zip(vectors, approx, strict=True):
                 out.append(self._top(q, row if usable is None else row[usable], usable, k))
         return out
@@ -163,9 +170,12 @@ class DenseSearcher:
             exact += q[slot] * self._by_slot[slot, chosen]
         scores = np.round(exact, 12)
         order = np.argsort(-scores, kind="stable")[:k]
+        chunks = self.chunks
         return [
-            Candidate(r, float(scores[i]), self.chunks[chosen[i]])
-            for r, i in enumerate(order.tolist(), start=1)
+            Candidate(r, score, chunks[i])
+            for r, (score, i) in enumerate(
+                zip(scores[order].tolist(), chosen[order].tolist(), strict=True), start=1
+            )
         ]
 
 
