@@ -278,3 +278,27 @@ def test_kept_list_scores_equal_fresh_ones_and_still_count(demo) -> None:  # typ
     hub.rerank(question, found)
     hub.rerank(question, found)
     assert len(model.seen) == 2
+
+
+@pytest.mark.parametrize(
+    ("title", "text"),
+    [
+        ("Returns", "Refunds within 30 days; RD2-24 recalled."),
+        ("A-", ".b c.d e-f"),
+        ("", "x || y z"),
+        ("Straße", "STRASSE-7 ok."),
+        ("বাইক ফেরত", "দেওয়ার নিয়ম"),
+    ],
+)
+def test_passage_words_are_those_of_the_space_joined_passage(title: str, text: str) -> None:
+    """The scorers tokenise "title\\ntext" (the indexes' string, cached) for "title text" and
+    "title || text": the same words."""
+    from evidencedesk.retrieval.tokens import content_words
+
+    want = content_words(f"{title} {text}")
+    assert content_words(f"{title}\n{text}") == want
+    assert content_words(f"{title} || {text}") == want
+    passage = f"{title} || {text}"
+    q_words = list(dict.fromkeys(content_words("refunds x straße ফেরত c.d")))
+    expected = sum(w in set(want) for w in q_words) / len(q_words)
+    assert OverlapScorer().predict([("refunds x straße ফেরত c.d", passage)]) == [expected]

@@ -104,7 +104,8 @@ class DenseSearcher:
         self.embedder = embedder or ToyEmbedder()
         self.matrix = self.embedder.embed_many([index_text(c) for c in self.chunks])
         self._by_slot = np.ascontiguousarray(self.matrix.T)  # one row per feature slot
-        self._by_slot32: np.ndarray | None = None  # its float32 copy, for `search_many`
+        # `search_many`'s float32 copy of it, for the last scope asked: (mask, columns)
+        self._last_columns: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
         self._masks = AllowedMasks(self.chunks)
 
     def scores(self, query: str) -> np.ndarray:
@@ -145,29 +146,41 @@ class DenseSearcher:
         if k <= 0 or (mask is not None and not mask.any()):
             return [[] for _ in queries]
         usable = None if mask is None else np.flatnonzero(mask)
+        columns = self._columns(mask)  # float32, one column per usable chunk
+        m = columns.shape[1]
         out: list[list[Candidate]] = []
-        if self._by_slot32 is None:
-            self._by_slot32 = self._by_slot.astype(np.float32)
         for start in range(0, len(queries), BLOCK):
             # rows equal `embed`'s: every entry and partial sum is a multiple of 0.5 (exact)
             vectors = self.embedder.embed_many(list(queries[start : start + BLOCK]))
-            approx = vectors.astype(np.float32) @ self._by_slot32
-            for q, row in zip(vectors, approx, strict=True):
-                out.append(self._top(q, row if usable is None else row[usable], usable, k))
+            approx = vectors.astype(np.float32) @ columns
+            if m > k:  # each row's k-th highest, then every column within MARGIN of it
+                kth = np.partition(approx, m - k, axis=1)[:, m - k]
+                rows, cols = np.nonzero(approx >= (kth - np.float32(MARGIN))[:, None])
+            else:
+                rows, cols = np.nonzero(np.ones(approx.shape, dtype=bool))
+            chosen = cols if usable is None else usable[cols]  # ascending within each row
+            bounds = np.searchsorted(rows, np.arange(len(vectors) + 1)).tolist()
+            for j, q in enumerate(vectors):
+                out.append(self._rank(q, chosen[bounds[j] : bounds[j + 1]], k))
         return out
 
-    def _top(
-        self, q: np.ndarray, approx: np.ndarray, usable: np.ndarray | None, k: int
-    ) -> list[Candidate]:
-        """The top k of one question from its approximate scores over the usable chunks."""
-        near = np.arange(approx.size)
-        if approx.size > k:
-            kth = np.partition(approx, approx.size - k)[approx.size - k]
-            near = np.flatnonzero(approx >= kth - MARGIN)
-        chosen = near if usable is None else usable[near]  # catalog order
-        exact = np.zeros(chosen.size, dtype=np.float64)
-        for slot in np.flatnonzero(q).tolist():  # as `scores` adds them
-            exact += q[slot] * self._by_slot[slot, chosen]
+    def _columns(self, mask: np.ndarray | None) -> np.ndarray:
+        """The float32 slot-major matrix of the usable chunks (the last scope's kept)."""
+        kept_mask, kept = self._last_columns
+        if kept is None or kept_mask is not mask:
+            full = self._by_slot.astype(np.float32)
+            kept = full if mask is None else np.ascontiguousarray(full[:, mask])
+            self._last_columns = (mask, kept)
+        return kept
+
+    def _rank(self, q: np.ndarray, chosen: np.ndarray, k: int) -> list[Candidate]:
+        """The top k of `chosen` (catalog order), scored exactly as `scores` scores them."""
+        slots = np.flatnonzero(q)
+        terms = np.zeros((slots.size + 1, chosen.size), dtype=np.float64)
+        terms[1:] = q[slots, None] * self._by_slot[slots[:, None], chosen]
+        # a running sum is sequential: 0.0, then each slot's product added in slot order, as
+        # `scores` adds them
+        exact = np.add.accumulate(terms, axis=0)[-1]
         scores = np.round(exact, 12)
         order = np.argsort(-scores, kind="stable")[:k]
         chunks = self.chunks
