@@ -23,9 +23,8 @@ from evidencedesk.gate_input import Reference, gate_result
 from evidencedesk.retrieval.ablation import AblationRow, ablation_row, as_change, change_name
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
-from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, judge_run, summarize
+from evidencedesk.retrieval.metrics import Judged, summarize
 from evidencedesk.retrieval.parts import ConfigSearcher, Parts, summary_names
 from evidencedesk.retrieval.rerankers import RERANKERS, make_reranker
 
@@ -198,30 +197,6 @@ class Run:
         }
 
 
-_TOKENS: dict[str, int] = {}
-
-
-def _tokens(text: str) -> int:
-    """`context_tokens` of one chunk's text (a list's estimate is the sum over its pieces),
-    kept per text: every configuration shows mostly the same chunks."""
-    found = _TOKENS.get(text)
-    if found is None:
-        if len(_TOKENS) >= 200_000:
-            _TOKENS.clear()  # a crude bound on memory; results do not depend on it
-        found = _TOKENS[text] = context_tokens([text])
-    return found
-
-
-class _Within:
-    """A catalog as `judge_run` reads it: the one allowed set of the run, computed once."""
-
-    def __init__(self, allowed: frozenset[str]):
-        self._allowed = allowed
-
-    def allowed(self, scope: Scope | None = None) -> frozenset[str]:
-        return self._allowed
-
-
 def run_config(
     cfg: Config,
     parts: Parts | Mapping[str, Searcher],
@@ -242,18 +217,8 @@ def run_config(
     reranker = make_reranker(cfg.reranker, parts.scorer, cfg.max_words)
     if reranker is not None and hasattr(reranker, "reset"):
         reranker.reset()
-    first = parts.first(cfg.first_stage)
-    allowed = catalog.allowed(scope)  # once per run (judge_run would compute it again)
-    prefetch = getattr(first, "prefetch", None)
-    if callable(prefetch):  # stage one for every question at once (`CachedSearcher.prefetch`)
-        # by index: a counting view of the labels (`Tally.asking`) counts a question when it is
-        # judged below, not here
-        questions = [labels[i].question for i in range(len(labels))]
-        prefetch(questions, cfg.depth, allowed if cfg.prefilter else None)
-    pipeline = ConfigSearcher(cfg, first, reranker)
-    judged = judge_run(
-        pipeline, _Within(allowed), labels, scope=scope, k=cfg.final if k is None else k
-    )
+    pipeline = ConfigSearcher(cfg, parts.first(cfg.first_stage), reranker)
+    judged = pipeline.judge(catalog, labels, scope, cfg.final if k is None else k)
     if len(pipeline.shown) != len(judged):
         raise EvidencedeskError(
             f"internal: expected one search per question, found {len(pipeline.shown)} searches "
@@ -261,7 +226,7 @@ def run_config(
         )
     n = max(len(judged), 1)
     pairs = 0 if reranker is None else reranker.pairs_scored
-    tokens = sum(_tokens(c.chunk.text) for shown in pipeline.shown for c in shown)
+    tokens = pipeline.tokens_shown()
     final_ids = {
         j.id: tuple(c.chunk.id for c in shown)
         for j, shown in zip(judged, pipeline.shown, strict=True)
