@@ -133,3 +133,36 @@ def test_the_dense_index_is_built_on_first_search(catalog: Catalog, labels: list
             lazy.search(label.question, 10, allowed), eager.search(label.question, 10, allowed)
         )
     assert lazy._inner is not None and lazy.matrix.shape == eager.matrix.shape
+
+
+def test_least_and_exact_up_to_bound_what_is_asked_and_kept(catalog: Catalog) -> None:
+    asked: list[int] = []
+
+    class Spy:
+        name = "spy"
+
+        def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+            asked.append(k)
+            return [Candidate(r, 1.0 / r, catalog.chunks[0]) for r in range(1, k + 1)]
+
+    cached = CachedSearcher(Spy(), least=50, exact_up_to=60)
+    first = cached.search("q", 10, None)  # asked for the least, 50; answers the top 10
+    assert asked == [50] and [c.rank for c in first] == list(range(1, 11))
+    assert len(cached.search("q", 50, None)) == 50 and asked == [50]  # a hit
+    assert len(cached.search("q", 55, None)) == 55 and asked == [50, 55]  # larger: searched
+    assert len(cached.search("q", 70, None)) == 70 and asked == [50, 55, 70]  # above 60: uncached
+    assert len(cached.search("q", 70, None)) == 70 and asked == [50, 55, 70, 70]
+    assert (cached.hits, cached.misses) == (1, 4)
+
+
+def test_build_caches_the_hybrid_up_to_its_pool(catalog: Catalog, labels: list[Label]) -> None:
+    cached = cached_searchers(build_searchers(catalog))
+    hybrid, dense = cached["hybrid"], cached["dense"]
+    assert isinstance(hybrid, CachedSearcher) and isinstance(dense, CachedSearcher)
+    assert (hybrid.least, hybrid.exact_up_to, dense.least) == (50, 50, 50)
+    allowed = catalog.allowed(Scope())
+    for k in (10, 3, 50, 20):
+        for label in labels:
+            hybrid.search(label.question, k, allowed)
+    assert (hybrid.misses, hybrid.hits) == (len(labels), 3 * len(labels))
+    assert dense.misses == len(labels)  # each question's dense list fetched once, at 50

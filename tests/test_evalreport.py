@@ -187,3 +187,19 @@ def test_ablation_rows(demo):
 def test_ablation_rejects_an_empty_change(demo):
     with pytest.raises(EvidencedeskError, match="ablation change 1: expected a \\(field, value\\)"):
         ablate(Config(), [{}], *demo)
+
+
+def test_tokens_per_question_is_the_estimate_of_each_final_list() -> None:
+    from evidencedesk.retrieval.catalog import load_catalog
+    from evidencedesk.retrieval.evalreport import Config, run_config
+    from evidencedesk.retrieval.evidence import context_tokens
+    from evidencedesk.retrieval.labels import load_labels
+    from evidencedesk.retrieval.lifecycle import build_searchers
+
+    catalog = load_catalog()
+    labels = load_labels(catalog=catalog)
+    for cfg in (Config(), Config(final=5, depth=10), Config(first_stage="sparse", final=1)):
+        run = run_config(cfg, build_searchers(catalog), catalog, labels)
+        lists = [[catalog.get(c) for c in ids] for ids in run.final_ids.values()]
+        want = sum(context_tokens(chunks) for chunks in lists) / len(labels)
+        assert run.tokens_per_question == want and want > 0

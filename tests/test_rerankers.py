@@ -242,3 +242,63 @@ def test_lexical_scores_do_not_depend_on_what_was_scored_before() -> None:
     # -> 10 * (0.225 + 0.25) - 4 = 0.75
     assert first[1] == pytest.approx(0.75)
     assert OverlapScorer().predict(pairs) == [1.0, 0.5, 2 / 3, 0.0]
+
+
+def test_kept_list_scores_equal_fresh_ones_and_still_count(demo) -> None:  # type: ignore[no-untyped-def]
+    """A built-in scorer's scores of one query's candidate list are kept (`_SCORES`) and reused
+    by the next configuration that reranks the same list: the same order and scores as a fresh
+    scorer, and the pairs are counted again (they are the configuration's cost)."""
+    from evidencedesk.retrieval import rerankers as module
+
+    catalog, labels, sparse, allowed = demo
+    question = labels["rc01"].question
+    found = sparse.search(question, 8, allowed)
+    for name, max_words in (("feature", None), ("overlap", 8), ("pair", None)):
+        module._SCORES[LexicalPairScorer].clear()
+        module._SCORES[OverlapScorer].clear()
+        LexicalPairScorer._pairs.data.clear()
+        OverlapScorer._words.data.clear()
+        fresh = make_reranker(name, max_words=max_words).rerank(question, found)  # type: ignore[union-attr]
+        again = make_reranker(name, max_words=max_words)
+        assert again is not None
+        kept = again.rerank(question, found)
+        assert [(c.rank, c.score, c.chunk.id) for c in kept] == [
+            (c.rank, c.score, c.chunk.id) for c in fresh
+        ]
+        assert again.pairs_scored == len(found)
+        assert again.rerank(question, found) == kept and again.pairs_scored == 2 * len(found)
+    # another window is another list: not taken from the 8-word one
+    module._SCORES[OverlapScorer].clear()
+    eight = make_reranker("overlap", max_words=8).rerank(question, found)  # type: ignore[union-attr]
+    whole = make_reranker("overlap").rerank(question, found)  # type: ignore[union-attr]
+    assert len(module._SCORES[OverlapScorer]) == 2 and eight != whole
+    # any other scorer (a real cross-encoder, a test double) is asked every time
+    model = FakeModel()
+    hub = PairReranker(HubPairScorer(model=model))
+    hub.rerank(question, found)
+    hub.rerank(question, found)
+    assert len(model.seen) == 2
+
+
+@pytest.mark.parametrize(
+    ("title", "text"),
+    [
+        ("Returns", "Refunds within 30 days; RD2-24 recalled."),
+        ("A-", ".b c.d e-f"),
+        ("", "x || y z"),
+        ("Straße", "STRASSE-7 ok."),
+        ("বাইক ফেরত", "দেওয়ার নিয়ম"),
+    ],
+)
+def test_passage_words_are_those_of_the_space_joined_passage(title: str, text: str) -> None:
+    """The scorers tokenise "title\\ntext" (the indexes' string, cached) for "title text" and
+    "title || text": the same words."""
+    from evidencedesk.retrieval.tokens import content_words
+
+    want = content_words(f"{title} {text}")
+    assert content_words(f"{title}\n{text}") == want
+    assert content_words(f"{title} || {text}") == want
+    passage = f"{title} || {text}"
+    q_words = list(dict.fromkeys(content_words("refunds x straße ফেরত c.d")))
+    expected = sum(w in set(want) for w in q_words) / len(q_words)
+    assert OverlapScorer().predict([("refunds x straße ফেরত c.d", passage)]) == [expected]

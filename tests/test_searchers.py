@@ -5,6 +5,7 @@ import pytest
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.retrieval import dense as dense_module
+from evidencedesk.retrieval.base import Candidate
 from evidencedesk.retrieval.dense import ToyEmbedder
 from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.retrieval.hybrid import rrf
@@ -158,3 +159,34 @@ def test_dense_scores_over_nonzero_slots_equal_the_full_product(tiny_chunks: lis
         order = [c.chunk.id for c in searcher.search(query, len(tiny_chunks), None)]
         stable = sorted(range(len(full)), key=lambda i: -round(float(full[i]), 12))
         assert order == [tiny_chunks[i].id for i in stable]
+
+
+def reference_rrf(rankings: list[list[Candidate]], k: int, rrf_k: int = 60) -> list[Candidate]:
+    """Reciprocal-rank fusion as first written: a default of 0.0 per chunk, a negated key."""
+    scores: dict[str, float] = {}
+    chunks: dict[str, Chunk] = {}
+    for ranking in rankings:
+        for cand in ranking:
+            scores[cand.chunk.id] = scores.get(cand.chunk.id, 0.0) + 1.0 / (rrf_k + cand.rank)
+            chunks.setdefault(cand.chunk.id, cand.chunk)
+    order = sorted(scores, key=lambda cid: -scores[cid])
+    return [Candidate(r, scores[cid], chunks[cid]) for r, cid in enumerate(order[:k], start=1)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rrf_equals_the_reference_with_ties(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    pool = [Chunk(f"d{i}:c0", f"d{i}", "t", f"text {i}") for i in range(30)]
+    rankings = []
+    for _ in range(rng.randint(1, 3)):
+        picked = rng.sample(pool, rng.randint(0, 20))
+        rankings.append([Candidate(r, 0.0, c) for r, c in enumerate(picked, start=1)])
+    # mirrored lists tie every chunk that is in both at the same total
+    rankings.append(list(reversed([Candidate(r, 0.0, c) for r, c in enumerate(pool[:8], 1)])))
+    for k in (1, 5, 50):
+        got, want = rrf(rankings, k), reference_rrf(rankings, k)
+        assert [(c.rank, c.score, c.chunk.id) for c in got] == [
+            (c.rank, c.score, c.chunk.id) for c in want
+        ]

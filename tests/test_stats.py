@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencedesk.retrieval import metrics, stats
+from evidencedesk.retrieval import metrics, resampling, stats
 from evidencedesk.retrieval.metrics import (
     Interval,
     Judged,
@@ -219,6 +219,92 @@ def test_bootstrap_matches_a_reference_loop() -> None:
     low, high = np.quantile(means, [0.025, 0.975])
     interval = bootstrap_ci(values, seed=7, resamples=2000)
     assert (interval.low, interval.high) == (pytest.approx(low), pytest.approx(high))
+
+
+def reference_bootstrap(
+    values: list[float], seed: int = 0, resamples: int = 10_000, level: float = 0.95
+) -> tuple[float, float]:
+    """`bootstrap_ci`'s interval as it was computed before the draws were kept and only the
+    resamples near the percentiles summed: every resample's mean, then `np.quantile`."""
+    data = np.asarray(values, dtype=np.float64)
+    n = data.size
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples, dtype=np.float64)
+    rows = max(1, (1 << 18) // n)
+    for start in range(0, resamples, rows):
+        stop = min(resamples, start + rows)
+        idx = rng.integers(0, n, size=(stop - start, n), dtype=np.int32)
+        means[start:stop] = data[idx].sum(axis=1) / n
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    lo_b, hi_b = float(data.min()), float(data.max())
+    return min(max(float(low), lo_b), hi_b), min(max(float(high), lo_b), hi_b)
+
+
+def _sample(kind: str, n: int, seed: int) -> list[float]:
+    rng = np.random.default_rng(seed)
+    if kind == "rr":
+        return _skewed(n, seed)
+    if kind == "hit":
+        return (rng.random(n) < 0.8).astype(float).tolist()
+    if kind == "delta":  # paired differences of reciprocal ranks: mostly 0, signed
+        return (np.asarray(_skewed(n, seed)) - np.asarray(_skewed(n, seed + 1))).tolist()
+    if kind == "wide":  # continuous, large and negative values
+        return (rng.normal(size=n) * 1e6 - 3e5).tolist()
+    if kind == "constant":
+        return [1.0 / 3.0] * n
+    if kind == "zeros":
+        return [0.0] * n
+    return rng.random(n).tolist()
+
+
+@pytest.mark.parametrize(
+    ("kind", "n", "seed", "resamples", "level"),
+    [
+        ("rr", 2, 0, 10_000, 0.95),
+        ("rr", 47, 1, 10_000, 0.95),
+        ("rr", 950, 0, 10_000, 0.95),
+        ("rr", 3000, 4, 10_000, 0.95),
+        ("hit", 800, 2, 10_000, 0.95),
+        ("hit", 5, 3, 500, 0.9),
+        ("delta", 1200, 5, 10_000, 0.95),
+        ("delta", 300, 6, 2_000, 0.99),
+        ("wide", 400, 7, 10_000, 0.95),
+        ("uniform", 1000, 8, 7, 0.95),
+        ("uniform", 64, 9, 1, 0.5),
+        ("constant", 250, 1, 10_000, 0.95),
+        ("zeros", 90, 2, 10_000, 0.95),
+    ],
+)
+def test_bootstrap_equals_the_every_resample_reference(
+    kind: str, n: int, seed: int, resamples: int, level: float
+) -> None:
+    values = _sample(kind, n, seed)
+    interval = bootstrap_ci(values, seed=seed, resamples=resamples, level=level)
+    assert (interval.low, interval.high) == reference_bootstrap(values, seed, resamples, level)
+
+
+def test_bootstrap_draws_are_kept_per_size_and_seed() -> None:
+    resampling._DRAWS.clear()
+    a, b = _sample("rr", 300, 1), _sample("delta", 300, 2)
+    bootstrap_ci(a, seed=5)
+    kept = resampling._DRAWS[300, 5, 10_000]
+    assert bootstrap_ci(b, seed=5) == bootstrap_ci(b, seed=5)  # the same draws, reused
+    assert resampling._DRAWS[300, 5, 10_000] is kept and len(resampling._DRAWS) == 1
+    assert (kept.index.dtype, kept.counts.dtype) == (np.uint16, np.float32)
+    assert kept.counts.sum(axis=1).tolist() == [300.0] * 10_000  # each resample draws n values
+    bootstrap_ci(a, seed=6)
+    assert list(resampling._DRAWS) == [(300, 5, 10_000), (300, 6, 10_000)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.sampled_from([0.0, 0.1, 1 / 3, 0.5, 1.0, -0.25]), min_size=2, max_size=60),
+    st.integers(0, 2**16),
+)
+def test_bootstrap_equals_the_reference_on_tied_values(values: list[float], seed: int) -> None:
+    interval = bootstrap_ci(values, seed=seed, resamples=300)
+    assert (interval.low, interval.high) == reference_bootstrap(values, seed, 300)
 
 
 def test_bootstrap_level_widens() -> None:

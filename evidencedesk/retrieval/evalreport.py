@@ -23,9 +23,8 @@ from evidencedesk.gate_input import Reference, gate_result
 from evidencedesk.retrieval.ablation import AblationRow, ablation_row, as_change, change_name
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
-from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, judge_run, summarize
+from evidencedesk.retrieval.metrics import Judged, summarize
 from evidencedesk.retrieval.parts import ConfigSearcher, Parts, summary_names
 from evidencedesk.retrieval.rerankers import RERANKERS, make_reranker
 
@@ -219,7 +218,7 @@ def run_config(
     if reranker is not None and hasattr(reranker, "reset"):
         reranker.reset()
     pipeline = ConfigSearcher(cfg, parts.first(cfg.first_stage), reranker)
-    judged = judge_run(pipeline, catalog, labels, scope=scope, k=cfg.final if k is None else k)
+    judged = pipeline.judge(catalog, labels, scope, cfg.final if k is None else k)
     if len(pipeline.shown) != len(judged):
         raise EvidencedeskError(
             f"internal: expected one search per question, found {len(pipeline.shown)} searches "
@@ -227,7 +226,7 @@ def run_config(
         )
     n = max(len(judged), 1)
     pairs = 0 if reranker is None else reranker.pairs_scored
-    tokens = sum(context_tokens([c.chunk for c in shown]) for shown in pipeline.shown)
+    tokens = pipeline.tokens_shown()
     final_ids = {
         j.id: tuple(c.chunk.id for c in shown)
         for j, shown in zip(judged, pipeline.shown, strict=True)

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk
@@ -75,12 +76,15 @@ def facts(text: str) -> frozenset[str]:
     return numbers(text) | frozenset(w for w in content_words(text) if is_identifier(w))
 
 
+@lru_cache(maxsize=1 << 16)  # dedupe asks about the same chunks for every question
 def _words_without_numbers(text: str) -> frozenset[str]:
     return frozenset(content_words(NUMBER.sub(" ", text)))
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a | b else 1.0
+    both = len(a & b)
+    either = len(a) + len(b) - both  # len(a | b), without building the union
+    return both / either if either else 1.0
 
 
 @dataclass(frozen=True)

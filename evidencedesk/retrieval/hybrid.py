@@ -14,7 +14,12 @@ def rrf(rankings: list[list[Candidate]], k: int, rrf_k: int = RRF_K) -> list[Can
     chunks: dict[str, Chunk] = {}
     for ranking in rankings:
         for cand in ranking:
-            scores[cand.chunk.id] = scores.get(cand.chunk.id, 0.0) + 1.0 / (rrf_k + cand.rank)
-            chunks.setdefault(cand.chunk.id, cand.chunk)
-    order = sorted(scores, key=lambda cid: -scores[cid])  # sorted is stable: first seen wins ties
-    return [Candidate(r, scores[cid], chunks[cid]) for r, cid in enumerate(order[:k], start=1)]
+            cid = cand.chunk.id
+            if cid in scores:
+                scores[cid] += 1.0 / (rrf_k + cand.rank)
+            else:  # 0.0 + x is x: the same sums as starting every chunk at 0.0
+                scores[cid] = 1.0 / (rrf_k + cand.rank)
+                chunks[cid] = cand.chunk
+    # sorted is stable, also with reverse=True: first seen wins ties
+    order = sorted(scores, key=scores.__getitem__, reverse=True)[:k]
+    return [Candidate(r, scores[cid], chunks[cid]) for r, cid in enumerate(order, start=1)]

@@ -7,18 +7,28 @@ stays the page's calls.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval.base import Candidate, Reranker, Searcher
 from evidencedesk.retrieval.cache import cached_searchers
-from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.catalog import Catalog, Scope
+from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.lifecycle import build_searchers
+from evidencedesk.retrieval.metrics import Judged, judge_run
 from evidencedesk.retrieval.searchers import HybridSearcher, TwoStage
 
-__all__ = ["ConfigSearcher", "Parts", "Stages", "summary_names"]
+__all__ = [
+    "ConfigSearcher",
+    "Parts",
+    "Stages",
+    "Within",
+    "prefetch",
+    "prompt_tokens",
+    "summary_names",
+]
 
 
 class Stages(Protocol):
@@ -106,3 +116,51 @@ class ConfigSearcher(TwoStage):
         out = super().search(query, k, allowed)
         self.shown.append(out)
         return out
+
+    def judge(
+        self, catalog: Catalog, labels: Sequence[Any], scope: Scope | None, k: int
+    ) -> list[Judged]:
+        """`metrics.judge_run` of this configuration: stage one first fetched for every question
+        at once (when it can), the allowed set computed once for the run."""
+        allowed = catalog.allowed(scope)
+        prefetch(self.first, labels, self.depth, allowed if self.prefilter else None)
+        return judge_run(self, Within(allowed), labels, scope=scope, k=k)
+
+    def tokens_shown(self) -> int:
+        """Estimated prompt tokens of every list shown so far (`prompt_tokens` summed)."""
+        return sum(prompt_tokens(c.chunk.text) for shown in self.shown for c in shown)
+
+
+def prefetch(
+    first: Searcher, labels: Sequence[Any], depth: int, allowed: frozenset[str] | None
+) -> None:
+    """Stage one for every question of a run at once, when `first` can (`CachedSearcher`)."""
+    fetch = getattr(first, "prefetch", None)
+    if callable(fetch):
+        # by index: a counting view of the labels (`Tally.asking`) counts a question when it
+        # is judged, not here
+        fetch([labels[i].question for i in range(len(labels))], depth, allowed)
+
+
+class Within:
+    """A catalog as `metrics.judge_run` reads it: the one allowed set of a run, computed once."""
+
+    def __init__(self, allowed: frozenset[str]):
+        self._allowed = allowed
+
+    def allowed(self, scope: Scope | None = None) -> frozenset[str]:
+        return self._allowed
+
+
+_TOKENS: dict[str, int] = {}
+
+
+def prompt_tokens(text: str) -> int:
+    """`evidence.context_tokens` of one chunk's text (a list's estimate is the sum over its
+    pieces), kept per text: every configuration shows mostly the same chunks."""
+    found = _TOKENS.get(text)
+    if found is None:
+        if len(_TOKENS) >= 200_000:
+            _TOKENS.clear()  # a crude bound on memory; results do not depend on it
+        found = _TOKENS[text] = context_tokens([text])
+    return found

@@ -24,6 +24,7 @@ first N whitespace words, modelling a reranker's input window.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval.base import Candidate, Reranker, renumber
@@ -80,6 +81,17 @@ def _tied_at_top(scores: Sequence[float]) -> bool:
     return top[0] == top[1]
 
 
+# The built-in scorers are pure functions of the pair's text: the scores of one query's
+# candidate list (the same chunks, the same input window) are kept per scorer class and reused
+# by every configuration that reranks the same list -- no passage is formatted or looked up
+# again. A scorer of any other class (a real cross-encoder, a test double) is always called.
+_PURE = (LexicalPairScorer, OverlapScorer)
+_SCORES: dict[type, dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[float, ...]]]] = {
+    cls: {} for cls in _PURE
+}
+_MEMO_LIMIT = 400_000
+
+
 class PairReranker:
     """Adapts a `PairScorer` to the reranker protocol.
 
@@ -113,6 +125,16 @@ class PairReranker:
         """Raw scores, one per candidate, in the given order; counts the pairs."""
         if not candidates:
             return []
+        memo = _SCORES.get(type(self.scorer)) if type(self.scorer) in _PURE else None
+        if memo is not None:
+            # the chunks by identity: the kept entry holds them, so no other object can take
+            # their ids while it is kept
+            chunks = tuple(c.chunk for c in candidates)
+            key = (self.max_words, query, tuple(map(id, chunks)))
+            known = memo.get(key)
+            if known is not None:
+                self.pairs_scored += len(known[1])
+                return list(known[1])
         pairs = [(query, self.passage(c)) for c in candidates]
         raw = list(self.scorer.predict(pairs))
         if len(raw) != len(pairs):
@@ -121,7 +143,12 @@ class PairReranker:
                 f"found {len(raw)}"
             )
         self.pairs_scored += len(pairs)
-        return [float(s) for s in raw]
+        scores = [float(s) for s in raw]
+        if memo is not None:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()  # a crude bound on memory; results do not depend on it
+            memo[key] = (chunks, tuple(scores))
+        return scores
 
     def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         scores = self.score(query, candidates)

@@ -135,7 +135,10 @@ class LexicalPairScorer:
         key = (title, text)
         found = self._passages.get(key)
         if found is None:
-            body = content_words(f"{title} {text}")
+            # "\n" and " " both end a token: the words of "title text", and the very string
+            # the BM25 index and the toy embedder tokenised (`searchers.index_text`), so the
+            # tokens come from `tokens`' cache instead of a second pass of the tokenizer
+            body = content_words(f"{title}\n{text}")
             found = self._passages.put(key, (set(body), _bigrams(body), set(content_words(title))))
         return found
 
@@ -184,7 +187,10 @@ class OverlapScorer:
                 q_words = self._words.put(("q", query), _distinct(content_words(query)))
             body = self._words.get(("p", passage))
             if body is None:
-                body = self._words.put(("p", passage), set(content_words(passage)))
+                # the words of "title || text" are those of "title\ntext" ("||" is no word),
+                # the string the indexes tokenised: the tokens come from `tokens`' cache
+                title, text = split_passage(passage)
+                body = self._words.put(("p", passage), set(content_words(f"{title}\n{text}")))
             out.append(sum(w in body for w in q_words) / len(q_words) if q_words else 0.0)
         return out
 

@@ -21,6 +21,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from evidencedesk.retrieval.metric_engine import JudgedLike, of_judged
+from evidencedesk.retrieval.resampling import CELLS as _CELLS
+from evidencedesk.retrieval.resampling import draws, percentiles
 
 __all__ = [
     "Interval",
@@ -38,7 +40,6 @@ __all__ = [
 ]
 
 TIE = 1e-12  # differences this small are ties (float noise, not a change)
-_CELLS = 1 << 18  # resample-matrix cells per chunk (cache-sized)
 # values above which a bootstrap interval and a randomization p come from their large-sample
 # limits instead of 10,000 resamples (at 50,000 questions, resampling takes 5 to 20 s an interval)
 LARGE = 10_000
@@ -159,9 +160,12 @@ def bootstrap_ci(
     """Seeded percentile bootstrap of the mean over questions (None values dropped).
 
     Resamples are drawn as index matrices in chunks (``np.random.default_rng(seed)``); no Python
-    loop per resample. Above `LARGE` values the interval is read off the bootstrap distribution's
-    own expansion instead (`_limit_interval`): at that size it is closer to the interval of
-    infinitely many resamples than 10,000 resamples are, and takes milliseconds, not seconds.
+    loop per resample. The draws of one (n, seed, resamples) are kept and reused by every
+    interval over n values (`resampling.draws`), and only the resamples whose means decide the
+    two percentiles are summed value by value (`resampling.percentiles`). Above `LARGE` values the interval is
+    read off the bootstrap distribution's own expansion instead (`_limit_interval`): at that
+    size it is closer to the interval of infinitely many resamples than 10,000 resamples are,
+    and takes milliseconds, not seconds.
     """
     _check(resamples, level)
     data = np.asarray([v for v in values if v is not None], dtype=np.float64)
@@ -173,18 +177,10 @@ def bootstrap_ci(
         return Interval(mean, mean, mean, 1)
     if n > LARGE:
         return Interval(mean, *_limit_interval(data, mean, level), n)
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples, dtype=np.float64)
-    rows = max(1, _CELLS // n)
-    dtype = np.int32 if n < 2**31 else np.int64
-    for start in range(0, resamples, rows):
-        stop = min(resamples, start + rows)
-        idx = rng.integers(0, n, size=(stop - start, n), dtype=dtype)
-        means[start:stop] = data[idx].sum(axis=1) / n
     tail = (1.0 - level) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail])
+    low, high = percentiles(data, draws(n, seed, resamples), (tail, 1.0 - tail))
     lo_b, hi_b = float(data.min()), float(data.max())  # a mean cannot leave [min, max]
-    return Interval(mean, min(max(float(low), lo_b), hi_b), min(max(float(high), lo_b), hi_b), n)
+    return Interval(mean, min(max(low, lo_b), hi_b), min(max(high, lo_b), hi_b), n)
 
 
 def _limit_interval(data: np.ndarray, mean: float, level: float) -> tuple[float, float]:
