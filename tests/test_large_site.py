@@ -45,6 +45,34 @@ def test_a_hashing_error_is_raised_where_the_result_is_asked(
         hashing.result()
 
 
+@pytest.mark.parametrize("fails", [False, True])
+def test_the_whole_evaluation_runs_with_the_collector_paused(
+    monkeypatch: pytest.MonkeyPatch, fails: bool
+) -> None:
+    from evidencedesk.results import evaluate
+
+    seen: list[bool] = []
+
+    def stages(*args: object) -> str:
+        seen.append(gc.isenabled())
+        if fails:
+            raise ValueError("a stage failed")
+        return "results"
+
+    monkeypatch.setattr(evaluate, "_evaluate", stages)
+    before = gc.isenabled()
+    gc.enable()
+    try:
+        if fails:
+            with pytest.raises(ValueError, match="a stage failed"):
+                evaluate.evaluate(None, 0, (), print)  # type: ignore[arg-type]
+        else:
+            assert evaluate.evaluate(None, 0, (), print) == "results"  # type: ignore[arg-type]
+        assert seen == [False] and gc.isenabled()
+    finally:
+        (gc.enable if before else gc.disable)()
+
+
 @pytest.mark.parametrize("enabled", [True, False])
 def test_paused_gc_restores_the_collector(enabled: bool) -> None:
     before = gc.isenabled()
