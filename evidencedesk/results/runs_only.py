@@ -14,17 +14,11 @@ from evidencedesk.results.collect import Hashing, results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome
 from evidencedesk.results.inputs import RunPaths, judged_depth, judged_external_runs
-from evidencedesk.results.pages import trim
-from evidencedesk.results.progress import Progress, Tally, paused_gc
+from evidencedesk.results.pages import RUNS_ONLY_DEPTH, trim
+from evidencedesk.results.progress import Progress, Tally
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import Settings
-from evidencedesk.results.types import (
-    SHOWN,
-    CandidateResult,
-    ConfigChange,
-    Results,
-    VariantResult,
-)
+from evidencedesk.results.types import SHOWN, CandidateResult, ConfigChange, Results
 from evidencedesk.results.verdicts import judge
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
@@ -50,8 +44,8 @@ def runs_only(
     progress("benchmark")
     book = Book(settings.seed)
     qrels = {lb.id: dict(lb.grades) for lb in labels}
-    depth = judged_depth([m.name for m in (*settings.metrics, *settings.slices)],
-                         policy.k if policy is not None else 10)  # fmt: skip
+    k = policy.k if policy is not None else RUNS_ONLY_DEPTH
+    depth = judged_depth([m.name for m in (*settings.metrics, *settings.slices)], k)
     tally = Tally(progress, (len(project.runs) + len(runs)) * len(labels))
 
     def judge_run(trec: TrecRun) -> tuple[Judged, ...]:  # counted run by run: one vector pass each
@@ -71,21 +65,7 @@ def runs_only(
     baseline = project.baseline_run or variants[0].name
     base = next(v for v in variants if v.name == baseline)
     progress("gate")
-    with paused_gc():  # the statistics build many small objects on top of the judged runs
-        return _compared(project, runs, catalog, labels, policy, saved, settings, book, variants,
-                         judged_runs, baseline, base, hashes)  # fmt: skip
-
-
-def _compared(
-    project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
-    policy: GatePolicy | None, saved: Baseline | None, settings: Settings, book: Book,
-    variants: list[VariantResult], judged_runs: dict[str, tuple[Judged, ...]], baseline: str,
-    base: VariantResult, hashes: Hashing,
-) -> Results:  # fmt: skip
-    """The gate stage of `runs_only`: each run against the baseline run, the gate, the verdicts
-    and the Results (trimmed above the page limit)."""
     critical = policy.critical if policy is not None else ()
-    k = policy.k if policy is not None else 10
     others = {n: j for n, j in judged_runs.items() if n != baseline}
     compared = compute.comparisons(
         base,
@@ -114,7 +94,7 @@ def _compared(
                 metrics=own,
                 comparisons=comparisons,
                 slices=compute.tag_values(judged, settings.slices[:1]),
-                costs=Costs(None, None, None),
+                costs=none,
                 gate=(gate := gate_outcome(policy, top, max(k, 1), reference, ref_name)),
                 note=read_note(project.notes, name),
                 decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
