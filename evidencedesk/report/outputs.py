@@ -42,14 +42,15 @@ def downloads(model: SiteModel) -> list[tuple[str, str]]:
         (f"{RUNS}/{slug(name)}.run", f"{name}: final lists, TREC run format")
         for name in exported_runs(results)
     ]
-    gz = ", gzip-compressed" if results_large(results) else ""
+    large = results_large(results)  # the per-question part split off, the exports compressed
+    gz = ", gzip-compressed" if large else ""
     moved = [
         (QUESTIONS_FILE, "the per-question part of results.json (questions, ranked lists, "
          "flipped ids), gzip-compressed; evidencedesk.results.jsonio.load reads both")
-    ] if results_large(results) else []  # fmt: skip
+    ] if large else []  # fmt: skip
     return [
         (RESULTS_JSON, "every number of this report (schema: docs/results-schema.md)"
-         if not results_large(results) else "every number of this report, the per-question "
+         if not large else "every number of this report, the per-question "
          f"ones in {QUESTIONS_FILE} (schema: docs/results-schema.md)"),
         (per_question_file(results),
          f"one row per question and variant: metrics, first relevant rank, tags{gz}"),
