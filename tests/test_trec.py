@@ -148,9 +148,9 @@ def test_any_line_order_reads_like_from_dict(tmp_path_factory, data) -> None:
     ]
 
 
-@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize(("threads", "stretches"), [(1, 4096), (3, 4096), (3, 0)])
 def test_a_run_read_in_many_blocks_reads_like_one_block(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int, stretches: int
 ) -> None:
     # 200-byte blocks, two to a part, in one range (parsed here, arrays in a worker) or three
     # ranges (a thread each): queries straddle blocks, parts and ranges, come back in a later
@@ -170,8 +170,17 @@ def test_a_run_read_in_many_blocks_reads_like_one_block(
     monkeypatch.setattr(trec_parts, "GROUP", 2)
     monkeypatch.setattr(trec_arrays, "THREADS", threads)
     monkeypatch.setattr(trec_arrays, "MIN_RANGE", 500)
+    # stretches of equal query ids are joined in query order, unless there are too many
+    monkeypatch.setattr(trec_parts, "STRETCHES", stretches)
     parts = trec_arrays.fast_columns(path)
     assert len(parts[1]) == len(lines)
+    grouped = bool(np.all(parts[1][1:] >= parts[1][:-1]))
+    assert grouped is (stretches > 0)
+    if grouped:  # within a query, the lines keep file order
+        in_file = [(q, d) for q, _, d, *_ in map(str.split, lines)]
+        codes, ids = parts[1].tolist(), parts[2].tolist()
+        joined = [(parts[0][c].decode(), d.decode()) for c, d in zip(codes, ids, strict=True)]
+        assert joined == sorted(in_file, key=lambda line: line[0].encode())
     blocks = read_run(path)
     assert blocks.to_dict() == whole.to_dict() == Run.from_dict(data).to_dict()
     assert [list(v) for v in blocks.to_dict().values()] == [

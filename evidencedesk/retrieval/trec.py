@@ -195,7 +195,7 @@ def write_run(
 
 def _block_order(qcode: np.ndarray) -> np.ndarray | None:
     """A permutation grouping the lines by query code (None when they already are)."""
-    if qcode.size < 2 or (np.diff(qcode) >= 0).all():
+    if qcode.size < 2 or bool(np.all(qcode[1:] >= qcode[:-1])):
         return None
     seg = np.flatnonzero(np.r_[True, qcode[1:] != qcode[:-1]])
     lens = np.diff(np.r_[seg, qcode.size])
@@ -213,41 +213,52 @@ def _desc_rank(docs: np.ndarray) -> np.ndarray:
     return -inverse.ravel()
 
 
-def _order(qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray | None:
-    """Permutation to score descending, doc id descending within each query (None: in order)."""
-    first = None
-    same = qcode[1:] == qcode[:-1]
-    if (same & (scores[:-1] < scores[1:])).any():  # not sorted by score: sort by (query, score)
-        # one integer key, query in the high bits, the score's rank in the low 32 (np.lexsort
-        # is several times slower); tied scores get ranks in any order, put right below
-        rank = np.empty(scores.size, dtype=np.uint64)
-        rank[np.argsort(-scores)] = np.arange(scores.size, dtype=np.uint64)
-        first = np.argsort((qcode.astype(np.uint64) << np.uint64(32)) | rank)
-        scores, docs = scores[first], docs[first]
-    ties = same & (scores[:-1] == scores[1:])
-    if (docs[:-1][ties] > docs[1:][ties]).all():
-        return first
-    # only runs of tied scores need their documents reordered (by id, descending)
-    tie_run = np.cumsum(np.r_[True, ~ties])
-    member = np.zeros(qcode.size, dtype=bool)
-    member[:-1] |= ties
-    member[1:] |= ties
-    idx = np.flatnonzero(member)
-    order = np.arange(qcode.size)
-    order[idx] = idx[np.lexsort((_desc_rank(docs[idx]), tie_run[idx]))]
-    return order if first is None else first[order]
+def _score_order(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
+    """Permutation to score descending within each query (None: already so); tied scores in
+    any order (:func:`_tie_order` puts them right)."""
+    if not bool(np.any((qcode[1:] == qcode[:-1]) & (scores[:-1] < scores[1:]))):
+        return None
+    # one integer key, query in the high bits, the score's rank in the low 32 (np.lexsort is
+    # several times slower)
+    rank = np.empty(scores.size, dtype=np.uint64)
+    rank[np.argsort(-scores)] = np.arange(scores.size, dtype=np.uint64)
+    return np.argsort((qcode.astype(np.uint64) << np.uint64(32)) | rank)
+
+
+def _tie_order(
+    qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where lines of tied scores must take other lines' documents (doc id descending within a
+    query's tie), as (positions, the lines they take); None when every tie is in order.
+
+    Only the lines of ties move, and within a tie the query and score are the same: only the
+    document columns change.
+    """
+    ties = (qcode[1:] == qcode[:-1]) & (scores[:-1] == scores[1:])
+    if bool(np.all(docs[:-1][ties] > docs[1:][ties])):
+        return None
+    pairs = np.flatnonzero(ties)  # line i ties with line i + 1
+    idx = np.union1d(pairs, pairs + 1)
+    tie_run = np.cumsum(~np.isin(idx - 1, pairs))  # a new tie unless it ties with the line above
+    return idx, idx[np.lexsort((_desc_rank(docs[idx]), tie_run))]
 
 
 def _sorted_run(columns: Columns, slow: bool) -> Run:
     qids, qcode, docs, scores, tag, hashes = columns
-    perm = _block_order(qcode)
-    if perm is not None:
-        qcode, docs, scores = qcode[perm], docs[perm], scores[perm]
-        hashes = None if hashes is None else hashes[perm]
-    order = _order(qcode, scores, docs)
+    order = _block_order(qcode)
     if order is not None:
         qcode, docs, scores = qcode[order], docs[order], scores[order]
         hashes = None if hashes is None else hashes[order]
+    order = _score_order(qcode, scores)
+    if order is not None:
+        qcode, docs, scores = qcode[order], docs[order], scores[order]
+        hashes = None if hashes is None else hashes[order]
+    fix = _tie_order(qcode, scores, docs)
+    if fix is not None:
+        at, source = fix
+        docs[at] = docs[source]
+        if hashes is not None:
+            hashes[at] = hashes[source]
     counts = np.bincount(qcode, minlength=len(qids))
     keys = line_keys(counts, doc_hashes(docs) if hashes is None else hashes)
     del hashes

@@ -94,7 +94,9 @@ def line_keys(counts: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
     """`key_hashes` of lines grouped by query (query ``i`` owns the next ``counts[i]`` lines),
     one salt per query repeated rather than one mix per line."""
     salts = key_hashes(np.arange(counts.size), np.zeros(counts.size, dtype=np.uint64))
-    return doc_hash ^ np.repeat(salts, counts)
+    keys = np.repeat(salts, counts)
+    keys ^= doc_hash  # in place: one array of the run's length, not two
+    return keys
 
 
 def has_duplicates(group: np.ndarray, docs: np.ndarray, keys: np.ndarray) -> bool:

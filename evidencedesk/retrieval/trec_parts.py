@@ -33,6 +33,8 @@ __all__ = [
     "table_columns",
 ]
 
+STRETCHES = 4096  # a run with more stretches of equal query ids than this (and than one per 64
+# lines) is joined in file order
 GROUP = 16  # record batches (of up to MAX_LINE_BYTES of text each) turned into arrays at once
 
 # qids (sorted bytes), the query code of every line, doc ids (fixed-width bytes), scores, tag,
@@ -77,8 +79,15 @@ def block_part(table: pa.Table) -> Part:
 
 
 def join_parts(parts: list[Part], tag: bytes) -> Columns:
-    """The columns of a run from its parts; raises :class:`Bad` when it has no line or a line
-    may be over the limit (pyarrow's block bounds lines only roughly: measure)."""
+    """The columns of a run from its parts, grouped by query when that is cheap; raises
+    :class:`Bad` when it has no line or a line may be over the limit (pyarrow's block bounds
+    lines only roughly: measure).
+
+    A run holds each query's lines in a few stretches, so its parts are joined stretch by
+    stretch in query order (stable: a query's stretches keep file order) -- the copy that joins
+    the parts also groups the lines, instead of a second gather of every column. A run whose
+    queries change on most lines is joined in file order and grouped by the caller.
+    """
     parts = [p for p in parts if p.scores.size]
     if not parts or max(p.longest for p in parts) > MAX_LINE_BYTES - 16:
         raise Bad
@@ -86,10 +95,22 @@ def join_parts(parts: list[Part], tag: bytes) -> Columns:
     qids = sorted(set(heads))  # byte order, as trec_eval sorts
     index = {q: i for i, q in enumerate(qids)}
     stretch = np.fromiter((index[q] for q in heads), dtype=np.int64, count=len(heads))
-    codes = np.repeat(stretch, np.concatenate([p.lengths for p in parts]))
-    docs = np.concatenate([p.docs for p in parts])  # numpy widens to the widest part's ids
-    hashes = np.concatenate([p.hashes for p in parts])
-    return qids, codes, docs, np.concatenate([p.scores for p in parts]), tag, hashes
+    lengths = np.concatenate([p.lengths for p in parts])
+    n_lines = int(lengths.sum())
+    columns = ("docs", "hashes", "scores")
+    if len(heads) > max(STRETCHES, n_lines // 64) or bool(np.all(stretch[1:] >= stretch[:-1])):
+        codes = np.repeat(stretch, lengths)  # numpy widens ids to the widest part's
+        docs, hashes, scores = (np.concatenate([getattr(p, c) for p in parts]) for c in columns)
+        return qids, codes, docs, scores, tag, hashes
+    owner = np.repeat(np.arange(len(parts)), [len(p.heads) for p in parts]).tolist()
+    ends = np.concatenate([np.cumsum(p.lengths) for p in parts]).tolist()
+    order = np.argsort(stretch, kind="stable").tolist()
+    spans = [(parts[owner[i]], ends[i] - int(lengths[i]), ends[i]) for i in order]
+    docs, hashes, scores = (
+        np.concatenate([getattr(p, c)[a:b] for p, a, b in spans]) for c in columns
+    )
+    codes = np.repeat(stretch[order], lengths[order])
+    return qids, codes, docs, scores, tag, hashes
 
 
 def table_columns(table: pa.Table, tag: bytes) -> Columns:
