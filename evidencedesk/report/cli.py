@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
+from evidencedesk.allocator import reuse_freed_memory
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.report import outfolder
 from evidencedesk.report.console import PipeSafe, Progress, Stream, mode_for
@@ -276,6 +277,7 @@ def main(
 ) -> int:
     out_stream = PipeSafe(stdout or sys.stdout)
     err_stream = PipeSafe(stderr or sys.stderr)
+    reuse_freed_memory()
     try:
         return _main(argv, model_factory, out_stream, err_stream, prog)
     except KeyboardInterrupt:  # also during start-up: imports, reading the project

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evidencedesk.allocator import reuse_freed_memory
 from evidencedesk.baseline import Kind, load_baseline, save_baseline, save_run_baseline
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.gate import GatePolicy, Verdict, decide, load_policy
@@ -283,6 +284,7 @@ def write_out(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     args = (parser(prog) if prog else parser()).parse_args(argv)
+    reuse_freed_memory()
     try:
         payload, text, status = run(args)
     except EvidencedeskError as exc:

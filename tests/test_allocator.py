@@ -1,0 +1,114 @@
+"""The command line's malloc settings (evidencedesk.allocator)."""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from evidencedesk import allocator
+from evidencedesk.report import cli as report_cli
+from evidencedesk.retrieval import benchmark_cli
+
+
+class FakeLibc:
+    def __init__(self, answers: list[int]) -> None:
+        self.answers = answers
+        self.calls: list[tuple[int, int]] = []
+
+        def mallopt(param: int, value: int) -> int:
+            self.calls.append((param, value))
+            return self.answers[len(self.calls) - 1]
+
+        self.mallopt = mallopt
+
+
+def test_both_thresholds_are_raised_mmap_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(allocator.ENV, raising=False)
+    libc = FakeLibc([1, 1])
+    assert allocator.reuse_freed_memory(libc) is True  # type: ignore[arg-type]
+    assert libc.calls == [(-3, 2**31 - 1), (-1, 2**31 - 1)]
+
+
+def test_a_refused_mmap_threshold_stops_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(allocator.ENV, raising=False)
+    libc = FakeLibc([0, 1])
+    assert allocator.reuse_freed_memory(libc) is False  # type: ignore[arg-type]
+    assert libc.calls == [(-3, 2**31 - 1)]
+
+
+@pytest.mark.parametrize("value", ["default", " Default "])
+def test_the_environment_can_keep_mallocs_defaults(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv(allocator.ENV, value)
+    libc = FakeLibc([1, 1])
+    assert allocator.reuse_freed_memory(libc) is False  # type: ignore[arg-type]
+    assert libc.calls == []
+
+
+def test_off_linux_nothing_is_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(allocator.ENV, raising=False)
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert allocator._glibc() is None
+    assert allocator.reuse_freed_memory() is False
+
+
+def _on_glibc() -> bool:
+    try:
+        return sys.platform.startswith("linux") and hasattr(
+            ctypes.CDLL(None), "gnu_get_libc_version"
+        )
+    except OSError:
+        return False
+
+
+# Faults of allocating (and filling) a 96 MB array the second time, after one was freed: with
+# glibc's defaults both come from a fresh mmap; with the settings, from the pages freed.
+_FAULTS = textwrap.dedent(
+    """
+    import resource, sys
+    import numpy as np
+    from evidencedesk.allocator import reuse_freed_memory
+    if sys.argv[1] == "set":
+        assert reuse_freed_memory()
+    np.ones(12_000_000)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    np.ones(12_000_000)
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+    """
+)
+
+
+@pytest.mark.skipif(not _on_glibc(), reason="glibc only")
+def test_on_glibc_a_freed_array_s_pages_are_reused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(allocator.ENV, raising=False)
+    faults = {}
+    for mode in ("set", "default"):
+        done = subprocess.run(
+            [sys.executable, "-c", _FAULTS, mode], capture_output=True, text=True, check=True
+        )
+        faults[mode] = int(done.stdout)
+    assert faults["default"] > 20  # each of its pages (or huge pages) faulted in again
+    assert faults["set"] < faults["default"] / 4
+
+
+@pytest.mark.parametrize(
+    ("main", "argv"),
+    [
+        (report_cli.main, ["build", "--project", "no-such-folder/evidencedesk.toml"]),
+        (benchmark_cli.main, ["--project", "no-such-folder/evidencedesk.toml"]),
+    ],
+)
+def test_the_command_line_applies_the_settings_first(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], main, argv
+) -> None:
+    calls: list[str] = []
+    module = sys.modules[main.__module__]
+    monkeypatch.setattr(module, "reuse_freed_memory", lambda: calls.append("set") or True)
+    assert main(argv) == 2  # the bad project is still reported as usual
+    assert calls == ["set"]
+    assert "error: " in capsys.readouterr().err
