@@ -67,24 +67,30 @@ class _Arrays:
 def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
     """The lines whose (query, doc) key may be a judged one: two bitmaps of the judged keys' top
     bits, a 1 MB one (it stays in a core's cache) over every line, a 16 MB one over its picks."""
+    # the top bits index the bitmaps as int64 (a uint64 index is first copied to intp by numpy)
     small = np.zeros(1 << 20, dtype=bool)
-    small[judged >> np.uint64(44)] = True
+    small[(judged >> np.uint64(44)).view(np.int64)] = True
     large = np.zeros(1 << 24, dtype=bool)
-    large[judged >> np.uint64(40)] = True
-    cand = np.flatnonzero(small[keys >> np.uint64(44)])
-    return cand[large[keys[cand] >> np.uint64(40)]]
+    large[(judged >> np.uint64(40)).view(np.int64)] = True
+    cand = np.flatnonzero(small[(keys >> np.uint64(44)).view(np.int64)])
+    return cand[large[(keys[cand] >> np.uint64(40)).view(np.int64)]]
 
 
 def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
     index = {q: i for i, q in enumerate(questions)}
     run_q = np.array([index.get(q, -1) for q in run.qids], dtype=np.int64)
     run_index = {q: i for i, q in enumerate(run.qids)}
-    # every positive judgment of every question, in question order (one list comprehension)
-    per_q = [[(d, g) for d, g in qrels.get(q, {}).items() if g > 0] for q in questions]
-    counts = np.fromiter(map(len, per_q), dtype=np.int64, count=len(per_q))
-    pairs = list(itertools.chain.from_iterable(per_q))
-    pool_q = np.repeat(np.arange(len(questions), dtype=np.int64), counts)
-    pool_g = np.fromiter((g for _, g in pairs), dtype=np.int64, count=len(pairs))
+    # every positive judgment of every question, in question order: each question's ids and
+    # grades joined by C-level chains, the positive ones picked by a mask
+    judgments = [qrels.get(q, {}) for q in questions]
+    sizes = np.fromiter(map(len, judgments), dtype=np.int64, count=len(judgments))
+    every_g = np.fromiter(
+        itertools.chain.from_iterable(j.values() for j in judgments), np.int64, int(sizes.sum())
+    )
+    positive = every_g > 0
+    pool_q = np.repeat(np.arange(len(questions), dtype=np.int64), sizes)[positive]
+    pool_g = every_g[positive]
+    counts = np.bincount(pool_q, minlength=len(questions))
     # the judgment's run query (-1: the run does not answer it)
     asked = np.fromiter((run_index.get(q, -1) for q in questions), np.int64, len(questions))
     pool_r = np.repeat(asked, counts)
@@ -92,7 +98,8 @@ def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[st
     grade = np.zeros(0, dtype=np.int64)
     answered = pool_r >= 0
     if answered.any() and run.n_lines:
-        judged = fixed_width(pa.array([d for d, _ in pairs], pa.string()))[answered]
+        every_d = pa.array(list(itertools.chain.from_iterable(judgments)), pa.string())
+        judged = fixed_width(every_d.filter(pa.array(positive)))[answered]
         h_pool = key_hashes(pool_r[answered], doc_hashes(judged))
         keys = run.keys  # a Run fills its (query, doc) key hashes on creation
         assert keys is not None
