@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import mmap
 import os
 import random
 import subprocess
@@ -494,6 +495,38 @@ def test_hostile_scores_and_ids_name_the_line(
     with pytest.raises(RunFileError) as info:
         read_run("run.txt")
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("threads", "column", "message"),
+    [
+        (1, 6, "expected column 6 without NUL bytes, found 't\\x00'"),
+        (3, 2, "expected column 2 without NUL bytes, found 'Q0\\x00'"),
+        (3, 3, "expected column 3 without NUL bytes, found 'd100\\x00'"),
+    ],
+)
+def test_a_nul_byte_late_in_a_run_read_in_ranges_names_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int, column: int, message: str
+) -> None:
+    # the NUL check rides along each range's read: a NUL in the last range, in a column the
+    # fast path never parses (2, 6) or in an id, still sends the file to the line reader
+    lines = [f"q{i // 10} Q0 d{i} 0 {i} t\n" for i in range(120)]
+    columns = lines[100].split()
+    columns[column - 1] += "\0"
+    lines[100] = " ".join(columns) + "\n"
+    path = tmp_path / "r.txt"
+    path.write_text("".join(lines))
+    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(trec_parts, "GROUP", 2)
+    monkeypatch.setattr(trec_arrays, "THREADS", threads)
+    monkeypatch.setattr(trec_arrays, "MIN_RANGE", 500)
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        assert len(trec_arrays._cuts(mm, mm.size())) == threads + 1  # the NUL is in the last
+    with pytest.raises(trec_arrays.Bad):
+        trec_arrays.fast_columns(path)
+    with pytest.raises(RunFileError) as info:
+        read_run(path)
+    assert str(info.value) == f"{path}:101: {message}"
 
 
 def test_a_50_mb_single_line_run_is_refused_by_the_line_limit(

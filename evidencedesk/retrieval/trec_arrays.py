@@ -34,7 +34,6 @@ from evidencedesk.retrieval.trec_parts import (
     Part,
     block_part,
     join_parts,
-    read_parts,
     read_range,
     table_columns,
 )
@@ -74,8 +73,6 @@ def fast_columns(path: str | Path) -> Columns:
         if size == 0:
             raise Bad
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            if mm.find(b"\0") >= 0:  # numpy's fixed-width bytes would drop a trailing NUL
-                raise Bad
             first = _first_line(mm)
             cuts = _cuts(mm, size)
     parts = first.split()
@@ -84,8 +81,7 @@ def fast_columns(path: str | Path) -> Columns:
     options = arrow_options("\t" if b"\t" in first and b" " not in first.strip() else " ")
     try:
         if len(cuts) == 2:  # one range: parse in this thread, arrays in a worker
-            with pacsv.open_csv(path, **options) as reader:
-                return join_parts(read_parts(reader), parts[5])
+            return join_parts(read_range(path, 0, size, options, worker=True), parts[5])
         ranges = list(itertools.pairwise(cuts))  # a range per thread, each parsed and turned
         with ThreadPoolExecutor(max_workers=len(ranges)) as pool:  # into arrays in its thread
             found = list(pool.map(lambda r: read_range(path, r[0], r[1], options), ranges))
@@ -167,14 +163,17 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
     grades = pc.cast(table["g"], pa.int64())
     if pc.min(grades).as_py() < low or pc.max(grades).as_py() > high:
         raise Bad
+    # one dict update per stretch of lines with equal query ids, not one per line
+    queries = table["q"].combine_chunks()
+    n = len(queries)
+    change = pc.not_equal(queries.slice(1), queries.slice(0, n - 1))
+    starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1, n].tolist()
+    heads = queries.take(pa.array(starts[:-1])).to_pylist()
+    docs, values = table["d"].to_pylist(), grades.to_pylist()
     qrels: dict[str, dict[str, int]] = {}
-    rows = 0
-    for q, d, g in zip(
-        table["q"].to_pylist(), table["d"].to_pylist(), grades.to_pylist(), strict=True
-    ):
-        qrels.setdefault(q, {})[d] = g
-        rows += 1
-    if sum(map(len, qrels.values())) != rows:
+    for q, a, b in zip(heads, starts, starts[1:], strict=False):
+        qrels.setdefault(q, {}).update(zip(docs[a:b], values[a:b], strict=True))
+    if sum(map(len, qrels.values())) != n:
         raise Bad  # a document twice for one query
     return qrels
 

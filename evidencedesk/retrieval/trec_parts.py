@@ -141,40 +141,58 @@ def read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
 
 class _Range(io.RawIOBase):
     """Bytes `start` to `stop` of a file, read as a file of their own (not a memory map, whose
-    pages would count in the process's memory once read)."""
+    pages would count in the process's memory once read, and fault in one by one).
+
+    Every byte read is checked for NUL (numpy's fixed-width ids would drop a trailing one):
+    on the first, the range ends early and `nul` is set, and the caller sends the file to the
+    line-by-line reader -- the check rides along the read, in each range's thread, instead of
+    a pass of its own over the file.
+    """
 
     def __init__(self, path: str | Path, start: int, stop: int) -> None:
         super().__init__()
         self._file = open(path, "rb")  # noqa: SIM115 -- closed with the range
         self._file.seek(start)
         self._left = stop - start
+        self.nul = False
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Any) -> int:
         size = min(len(buffer), self._left)
-        got = self._file.readinto(memoryview(buffer)[:size]) if size > 0 else 0
-        self._left -= got or 0
-        return got or 0
+        got = (self._file.readinto(memoryview(buffer)[:size]) or 0) if size > 0 else 0
+        if got and not np.frombuffer(buffer, dtype=np.uint8, count=got).all():
+            self.nul, self._left = True, 0
+            return 0
+        self._left -= got
+        return got
 
     def close(self) -> None:
         self._file.close()
         super().close()
 
 
-def read_range(path: str | Path, start: int, stop: int, options: dict[str, Any]) -> list[Part]:
-    """One byte range's parts, parsed and turned into arrays in the calling thread."""
-    done: list[Part] = []
-    group: list[pa.RecordBatch] = []
+def read_range(
+    path: str | Path, start: int, stop: int, options: dict[str, Any], worker: bool = False
+) -> list[Part]:
+    """One byte range's parts, parsed and turned into arrays in the calling thread (or, with
+    `worker`, in a worker thread while this one parses: :func:`read_parts`); raises
+    :class:`Bad` when the range holds a NUL byte."""
     with (
         _Range(path, start, stop) as raw,
         pacsv.open_csv(pa.PythonFile(raw, "r"), **options) as reader,
     ):
-        for batch in itertools.chain(reader, [None]):
-            if batch is not None:
-                group.append(batch)
-            if group and (batch is None or len(group) == GROUP):
-                done.append(block_part(pa.Table.from_batches(group)))
-                group = []
+        if worker:
+            done = read_parts(reader)
+        else:
+            done, group = [], []
+            for batch in itertools.chain(reader, [None]):
+                if batch is not None:
+                    group.append(batch)
+                if group and (batch is None or len(group) == GROUP):
+                    done.append(block_part(pa.Table.from_batches(group)))
+                    group = []
+    if raw.nul:
+        raise Bad
     return done
