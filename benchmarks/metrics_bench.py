@@ -7,16 +7,19 @@ Generates a seeded graded run (scores with six decimals, as Anserini writes them
 arbitrary order, so readers must sort) and qrels (30 judgments a query, at least one relevant),
 writes both as TREC files in a temporary folder, then times -- median of ``--repeat`` -- the path
 from files to the means of recall@100, P@10, MRR and nDCG@10 with evidencedesk, and, when they are
-installed, with ranx (``Qrels.from_file``, ``Run.from_file``, ``evaluate``) and pytrec_eval
-(a plain Python reader into dicts, ``RelevanceEvaluator.evaluate``, then the means), all in this
-process. The floor is pyarrow's CSV reader on the same file, alone (``read_csv`` with the six
-column names and single-space delimiter, every column, types inferred: what a user would write);
-the ratios to it and to pytrec_eval are printed, then evidencedesk's time at 1x, 2x and 4x the
-queries (the first quarter, half and all of the file) and the ratio 4x / 1x. Also times
-``bootstrap_ci`` over 10,000 values x 10,000 resamples, and prints the process's peak memory
-(max RSS) after evidencedesk's runs, before the peers run, and each tool's CPU time (all its
-threads): on a shared machine the CPU seconds move less than the wall-clock ones. Data go to a temporary folder (or
-``--keep DIR``), never into the repository.
+installed, with ranx (``Qrels.from_file``, ``Run.from_file``, ``evaluate``) and pytrec_eval (a
+plain Python reader into dicts, ``RelevanceEvaluator.evaluate``, then the means), all in this
+process. evidencedesk is timed twice: first with glibc malloc's defaults (the row "malloc
+defaults"), then with the thresholds the command line raises at start
+(``evidencedesk.allocator.reuse_freed_memory``: freed arrays' pages are reused instead of faulted
+in again); the ratios use the second, the path a build takes. The floor is pyarrow's CSV reader on
+the same file, alone (``read_csv`` with the six column names and single-space delimiter, every
+column, types inferred: what a user would write); the ratios to it and to pytrec_eval are printed,
+then evidencedesk's time at 1x, 2x and 4x the queries (the first quarter, half and all of the
+file) and the ratio 4x / 1x. Also times ``bootstrap_ci`` over 10,000 values x 10,000 resamples,
+and prints the process's peak memory (max RSS) after evidencedesk's runs, before the peers run,
+and each tool's CPU time (all its threads): on a shared machine the CPU seconds move less than the
+wall-clock ones. Data go to a temporary folder (or ``--keep DIR``), never into the repository.
 """
 
 from __future__ import annotations
@@ -33,10 +36,12 @@ from pathlib import Path
 
 import numpy as np
 
+from evidencedesk.allocator import reuse_freed_memory
 from evidencedesk.retrieval.stats import bootstrap_ci
 from evidencedesk.retrieval.trec import Run, read_qrels, read_run, write_qrels
 from evidencedesk.retrieval.trec_judge import evaluate_run
 
+DEFAULTS = "evidencedesk, malloc defaults"  # measured first, before the command line's setting
 OURS = ["recall@100", "precision@10", "mrr", "ndcg@10:linear"]
 RANX = ["recall@100-l2", "precision@10-l2", "mrr-l2", "ndcg@10"]  # binary ones at grade 2
 TREC_EVAL = {"recall_100": "recall.100", "P_10": "P.10", "recip_rank": "recip_rank"}
@@ -185,12 +190,17 @@ def measure(folder: Path, args: argparse.Namespace):
     )
     rows: list[tuple[str, float, dict[str, float]]] = []
     candidates: list[tuple[str, Callable[[Path, Path], dict[str, float]]]] = [
+        (DEFAULTS, ours),
         ("evidencedesk", ours),
         ("pyarrow read only", arrow_floor),
         ("ranx", ranx_path),
         ("pytrec_eval", pytrec_eval_path),
     ]
     for name, fn in candidates:
+        if name == "evidencedesk":  # from here on, malloc as the command line sets it
+            print(
+                f"  glibc malloc thresholds raised (allocator.reuse_freed_memory): {reuse_freed_memory()}"
+            )
         try:
             seconds, values, cpu = timed(lambda fn=fn: fn(run_path, qrels_path), args.repeat)
             print(f"  {name}: CPU time {cpu:.2f} s (all threads, median)")
@@ -199,7 +209,7 @@ def measure(folder: Path, args: argparse.Namespace):
             continue
         rows.append((name, seconds, values))
         print(f"  {name}: {seconds:.2f} s (median of {args.repeat})", flush=True)
-        if name == "evidencedesk":  # it runs first: this process's peak is its own
+        if name == "evidencedesk":  # it runs first (with DEFAULTS): this process's peak is its own
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
             print(f"  evidencedesk peak memory (max RSS of this process): {peak:.2f} GiB")
     scaling = []
