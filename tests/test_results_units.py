@@ -17,7 +17,7 @@ from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Metric, Settings, settings_for
 from evidencedesk.results.types import Inputs, Results
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged
+from evidencedesk.retrieval.metrics import Judged, per_question
 from tests.project_fixtures import make_runs_only_project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -74,6 +74,29 @@ def tiny_results() -> Results:
     inputs = Inputs("tiny", (), "", (), (), 0, facts, ())
     return Results(1, "0", settings, inputs, "base run", (variant,), (), None, 2, (), None, None,
                    None, None)  # fmt: skip
+
+
+def test_one_pass_of_question_values_gives_what_each_metric_s_own_pass_gives() -> None:
+    names = [m.name for m in (*PIPELINE_COLUMNS, *COMPARED)]
+    values = compute.question_values(LISTS, [*names, names[0]])  # a repeated name: one column
+    assert list(values) == list(dict.fromkeys(names))
+    for name in names:
+        assert values[name] == per_question(LISTS, name)
+    assert values["mrr"] == {"q1": 0.5, "q2": 0.0, "q3": None}  # q3 has no relevant chunk
+    # a Book given the values states what it computes from the lists themselves
+    for name in names:
+        given = compute.Book(0).stat("k", LISTS, name, values[name])
+        assert given == compute.Book(0).stat("k", LISTS, name)
+    assert compute.Book(0).stat("k", LISTS, "mrr", values["mrr"]).n == 2
+    assert compute.Book(0).stat("k", LISTS, "mrr", values["mrr"]).left_out == 1
+    metrics = list(PIPELINE_COLUMNS)
+    assert compute.ranked_lists(LISTS, metrics, 2, values) == compute.ranked_lists(
+        LISTS, metrics, 2
+    )
+    book_a, book_b = compute.Book(0), compute.Book(0)
+    assert compute.tag_values(LISTS, metrics, book_a, "k", values) == compute.tag_values(
+        LISTS, metrics, book_b, "k"
+    )
 
 
 def test_per_question_csv_has_every_metric_and_the_first_relevant_rank() -> None:

@@ -7,6 +7,7 @@ again. All statistics come from `evidencedesk.retrieval.stats` through this modu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 
@@ -20,6 +21,7 @@ from evidencedesk.results.types import (
     TagValue,
     VariantResult,
 )
+from evidencedesk.retrieval.metric_engine import of_judged
 from evidencedesk.retrieval.metrics import Judged, by_tag, per_question, summarize
 from evidencedesk.retrieval.stats import (
     bootstrap_ci,
@@ -30,6 +32,14 @@ from evidencedesk.retrieval.stats import (
 )
 
 Values = Mapping[str, float | None]
+
+
+def question_values(judged: Sequence[Judged], names: Sequence[str]) -> dict[str, Values]:
+    """Per metric name, question id -> value (None when undefined), in judged order: one pass
+    of the metric engine for every name (`per_question` of each name gives the same dicts)."""
+    columns = of_judged(judged, list(dict.fromkeys(names)))
+    ids = [j.id for j in judged]
+    return {name: dict(zip(ids, column, strict=True)) for name, column in columns.items()}
 
 
 class Book:
@@ -51,14 +61,22 @@ class Book:
         s = self._stats[key, f"{metric}#{tag}"]
         return (s.low, s.high) if s.n >= 2 else (None, None)
 
-    def stat(self, key: Hashable, judged: Sequence[Judged], metric: str) -> MetricStat:
+    def stat(
+        self, key: Hashable, judged: Sequence[Judged], metric: str, values: Values | None = None
+    ) -> MetricStat:
+        """The metric's mean and interval over `judged` (`values`: its `question_values`, when
+        the caller has them already)."""
         if (key, metric) not in self._stats:
-            summary = summarize(judged, [metric])[metric]
-            values = [v for v in per_question(judged, metric).values() if v is not None]
-            ci = bootstrap_ci(values, seed=self.seed)
-            self._stats[key, metric] = MetricStat(
-                metric, summary.value, ci.low, ci.high, summary.n, summary.left_out
-            )
+            if values is None:
+                summary = summarize(judged, [metric])[metric]
+                mean, n, left = summary.value, summary.n, summary.left_out
+                kept = [v for v in per_question(judged, metric).values() if v is not None]
+            else:  # `summarize`'s mean of the same values
+                kept = [v for v in values.values() if v is not None]
+                mean = math.fsum(kept) / len(kept) if kept else None
+                n, left = len(kept), len(values) - len(kept)
+            ci = bootstrap_ci(kept, seed=self.seed)
+            self._stats[key, metric] = MetricStat(metric, mean, ci.low, ci.high, n, left)
         return self._stats[key, metric]
 
 
@@ -67,10 +85,15 @@ def first_relevant(j: Judged) -> int | None:
 
 
 def ranked_lists(
-    judged: Sequence[Judged], metrics: Sequence[Metric], keep: int | None = None
+    judged: Sequence[Judged],
+    metrics: Sequence[Metric],
+    keep: int | None = None,
+    values: Mapping[str, Values] | None = None,
 ) -> tuple[RankedList, ...]:
-    """Per-question values and lists; `keep` cuts long lists (the values use the whole list)."""
-    values = {m.name: per_question(judged, m.name) for m in metrics}
+    """Per-question values and lists; `keep` cuts long lists (the values use the whole list).
+    `values`: the `question_values` of the metrics, when the caller has them already."""
+    if values is None:
+        values = question_values(judged, [m.name for m in metrics])
     return tuple(
         RankedList(
             j.id,
@@ -89,16 +112,21 @@ def tag_values(
     metrics: Sequence[Metric],
     book: Book | None = None,
     key: Hashable = None,
+    values: Mapping[str, Values] | None = None,
 ) -> tuple[TagValue, ...]:
     """Each metric's mean by tag; with a `book`, also its 95 % bootstrap interval over the tag's
-    questions (only tags that at least two questions define need a bootstrap call)."""
+    questions (only tags that at least two questions define need a bootstrap call). `values`:
+    the `question_values` of the metrics, when the caller has them already."""
+    if values is None:
+        values = question_values(judged, [m.name for m in metrics])
     out = []
     for m in metrics:
-        values = per_question(judged, m.name) if book is not None else {}
-        for tag, (mean, n) in by_tag(judged, m.name).items():
+        column = values[m.name]
+        by = by_tag(judged, m.name, [column[j.id] for j in judged])
+        for tag, (mean, n) in by.items():
             low = high = None
             if book is not None and n >= 2:
-                tagged = [values[j.id] for j in judged if tag in j.tags]
+                tagged = [column[j.id] for j in judged if tag in j.tags]
                 low, high = book.tag_interval(key, m.name, tag, tagged)
             out.append(TagValue(m.name, tag, mean, n, low, high))
     return tuple(out)
@@ -118,15 +146,17 @@ def variant_result(
 ) -> VariantResult:
     judged = list(judged)
     metrics = settings.metrics
+    # every question's value of every metric and slice metric, in one pass of the engine
+    values = question_values(judged, [m.name for m in (*metrics, *settings.slices)])
     return VariantResult(
         name=name,
         kind=kind,
         description=description,
         config=config,
-        metrics=tuple(book.stat(key, judged, m.name) for m in metrics),
+        metrics=tuple(book.stat(key, judged, m.name, values[m.name]) for m in metrics),
         costs=costs,
-        lists=ranked_lists(judged, metrics, keep),
-        slices=tag_values(judged, settings.slices, book, key),
+        lists=ranked_lists(judged, metrics, keep, values),
+        slices=tag_values(judged, settings.slices, book, key, values),
     )
 
 
@@ -190,17 +220,19 @@ def comparisons(
     difference with its interval, the flips, sign and randomization tests, and Holm's p across
     the candidates."""
     stats = {s.metric: s for s in base.metrics}
-    # per-question values once per run and metric; the tests below take them as dicts
-    a = {m.name: per_question(base_judged, m.name) for m in metrics}
+    # per-question values once per run (one pass for every metric); the tests take dicts
+    names = [m.name for m in metrics]
+    a = question_values(base_judged, names)
     raw: dict[str, tuple[list[MetricStat], list[Comparison]]] = {}
     for name, (key, judged) in runs.items():
         own, out = [], []
+        values = question_values(judged, names)
         for m in metrics:
-            b = per_question(judged, m.name)
+            b = values[m.name]
             ci = paired_bootstrap_ci(a[m.name], b, m.name, seed=book.seed)
             f = paired(a[m.name], b, m.name)
             rand = randomization_test(a[m.name], b, m.name, seed=book.seed)
-            mine = book.stat(key, judged, m.name)
+            mine = book.stat(key, judged, m.name, b)
             own.append(mine)
             out.append(Comparison(m.name, stats[m.name], mine, ci.mean, ci.low, ci.high, ci.n,
                                   f.better, f.worse, f.tied, f.p, rand, f.p))  # fmt: skip

@@ -238,11 +238,16 @@ def per_question(judged: Sequence[Judged], name: str) -> dict[str, float | None]
     return dict(zip((j.id for j in judged), values, strict=True))
 
 
-def by_tag(judged: Sequence[Judged], name: str) -> dict[str, tuple[float | None, int]]:
-    """Tag -> (mean over defined questions, number of defined questions); tags sorted."""
+def by_tag(
+    judged: Sequence[Judged], name: str, values: Sequence[float | None] | None = None
+) -> dict[str, tuple[float | None, int]]:
+    """Tag -> (mean over defined questions, number of defined questions); tags sorted.
+    `values`: each judged question's value of `name`, when the caller has them already."""
     spec = parse_metric(name)
+    if values is None:
+        values = of_judged(judged, [spec.name])[spec.name]
     groups: dict[str, list[float | None]] = {}
-    for j, value in zip(judged, of_judged(judged, [spec.name])[spec.name], strict=True):
+    for j, value in zip(judged, values, strict=True):
         for tag in dict.fromkeys(j.tags):
             groups.setdefault(tag, []).append(value)
     result: dict[str, tuple[float | None, int]] = {}
