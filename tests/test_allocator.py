@@ -6,12 +6,16 @@ import ctypes
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from evidencedesk import allocator
+from evidencedesk.project import load_project
 from evidencedesk.report import cli as report_cli
-from evidencedesk.retrieval import benchmark_cli
+from evidencedesk.results import inputs
+from evidencedesk.retrieval import benchmark_cli, trec
+from tests.project_fixtures import make_runs_only_project
 
 
 class FakeLibc:
@@ -23,7 +27,12 @@ class FakeLibc:
             self.calls.append((param, value))
             return self.answers[len(self.calls) - 1]
 
+        def malloc_trim(pad: int) -> int:
+            self.calls.append((0, pad))
+            return self.answers[len(self.calls) - 1]
+
         self.mallopt = mallopt
+        self.malloc_trim = malloc_trim
 
 
 def test_both_thresholds_are_raised_mmap_first(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,6 +64,25 @@ def test_off_linux_nothing_is_changed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "darwin")
     assert allocator._glibc() is None
     assert allocator.reuse_freed_memory() is False
+    assert allocator.release_freed_memory() is False
+
+
+@pytest.mark.parametrize(("answer", "released"), [(1, True), (0, False)])
+def test_freed_memory_is_trimmed_with_no_pad(answer: int, released: bool) -> None:
+    libc = FakeLibc([answer])
+    assert allocator.release_freed_memory(libc) is released  # type: ignore[arg-type]
+    assert libc.calls == [(0, 0)]
+
+
+def test_each_run_s_memory_is_released_once_it_is_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = load_project(make_runs_only_project(tmp_path))
+    events: list[str] = []
+    monkeypatch.setattr(inputs, "release_freed_memory", lambda: events.append("release") or True)
+    found = inputs.judged_external_runs(project, [], lambda run: events.append("judge") or [])
+    assert len(found) == len(project.runs) >= 2
+    assert events == ["judge", "release"] * len(project.runs)
 
 
 def _on_glibc() -> bool:
@@ -112,3 +140,17 @@ def test_the_command_line_applies_the_settings_first(
     assert main(argv) == 2  # the bad project is still reported as usual
     assert calls == ["set"]
     assert "error: " in capsys.readouterr().err
+
+
+def test_read_run_gives_back_the_parsed_parts_once_they_are_joined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(trec, "release_freed_memory", lambda: calls.append("release") or True)
+    path = tmp_path / "r.txt"
+    path.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n")
+    assert trec.read_run(path).ranked("q1") == [("d1", 2.0), ("d2", 1.0)]
+    assert calls == ["release"]
+    path.write_text("q1 Q0 d1 1 2.0 t\nq1\tQ0 d2 2 1.0 t\n")  # mixed whitespace: the line reader
+    assert trec.read_run(path).ranked("q1") == [("d1", 2.0), ("d2", 1.0)]
+    assert calls == ["release"]  # nothing was parsed in threads

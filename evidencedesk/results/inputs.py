@@ -9,6 +9,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from evidencedesk.allocator import release_freed_memory
 from evidencedesk.errors import ConfigError
 from evidencedesk.metric_names import split_metric
 from evidencedesk.project import Project
@@ -88,6 +89,8 @@ def judged_external_runs(
         trec = read_run(path)
         out[name] = (trec.tag, tuple(judge(trec)))
         del trec
+        # the run's arrays are gone: malloc gives their pages back (`allocator`)
+        release_freed_memory()
     return out
 
 

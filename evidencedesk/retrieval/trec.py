@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from evidencedesk.allocator import release_freed_memory
 from evidencedesk.errors import LabelsError, RunFileError
 from evidencedesk.limits import MAX_LINE_BYTES, check_input, line_too_long
 from evidencedesk.retrieval.trec_arrays import Bad, Columns, fast_columns, fast_qrels, slow_columns
@@ -278,7 +279,11 @@ def read_run(path: str | Path) -> Run:
     check_input(path, RunFileError)
     try:
         try:
-            return _sorted_run(fast_columns(path), slow=False)
+            columns = fast_columns(path)
+            # the parsed parts, joined, are gone: the reading threads' malloc arenas need not
+            # keep their pages while the run is sorted and judged (`allocator`)
+            release_freed_memory()
+            return _sorted_run(columns, slow=False)
         except Bad:
             return _sorted_run(slow_columns(path), slow=True)
     except OSError as exc:
