@@ -9,6 +9,10 @@ Two scorers ship with the kit:
   words, not meaning: it cannot see a paraphrase.
 - `HubPairScorer`, the real sentence-transformers ``CrossEncoder`` behind the same interface,
   from the optional extra ``models``; imported lazily, never when evidencedesk is imported.
+
+The built-in scorers (`LexicalPairScorer`, `OverlapScorer`) score all the pairs they are given in
+one vectorised call (`pairfeatures`); their `predict_each`, one pair at a time with Python sets,
+is the reference the vectorised `predict` equals bit for bit.
 """
 
 from __future__ import annotations
@@ -17,10 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+import numpy as np
+
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.retrieval.pairfeatures import ANALYSER, SEPARATOR, shares, split_passage
 from evidencedesk.retrieval.tokens import content_words, is_identifier
 
-SEPARATOR = " || "
 DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L6-v2"
 INSTALL_HINT = "install the optional extra: pip install 'evidencedesk[models]'"
 
@@ -30,12 +36,6 @@ class PairScorer(Protocol):
     """Anything with ``predict(pairs) -> one raw score per (query, passage) pair``."""
 
     def predict(self, pairs: list[tuple[str, str]]) -> list[float]: ...
-
-
-def split_passage(passage: str) -> tuple[str, str]:
-    """``"title || text"`` -> (title, text); a passage without the separator has no title."""
-    title, sep, text = passage.partition(SEPARATOR)
-    return (title, text) if sep else ("", passage)
 
 
 def format_passage(title: str, text: str, max_words: int | None = None) -> str:
@@ -154,14 +154,37 @@ class LexicalPairScorer:
         )
 
     def score_features(self, features: LexicalFeatures) -> float:
-        total = sum(self.WEIGHTS[name] * value for name, value in features.to_dict().items())
+        # added left to right, as `predict` adds its columns (Python 3.12's `sum` of floats
+        # compensates the rounding, and would differ from it in the last bit now and then)
+        total = 0.0
+        for name, value in features.to_dict().items():
+            total += self.WEIGHTS[name] * value
         return self.SCALE * total + self.OFFSET
 
     def score(self, query: str, title: str, text: str) -> float:
         return self.score_features(self.features(query, title, text))
 
-    def predict(self, pairs: list[tuple[str, str]]) -> list[float]:
-        """One call for a whole stage's pairs: each query, passage and pair is analysed once."""
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """One call for a whole stage's pairs, vectorised (`pairfeatures.Analyser.counts`): the
+        same floats as `predict_each`, bit for bit -- the same divisions, and the weighted sum
+        added in the same order (0.0, then coverage, bigrams, identifiers, title)."""
+        if not pairs:
+            return []
+        counts = ANALYSER.counts(pairs)
+        features = (
+            ("coverage", shares(counts.found_words, counts.words)),
+            ("bigrams", shares(counts.found_bigrams, counts.bigrams)),
+            ("identifiers", shares(counts.found_identifiers, counts.identifiers)),
+            ("title", shares(counts.found_title, counts.words)),
+        )
+        total = np.zeros(len(pairs), dtype=np.float64)  # as `score_features`: 0.0, then each
+        for name, value in features:
+            total = total + self.WEIGHTS[name] * value
+        return (self.SCALE * total + self.OFFSET).tolist()
+
+    def predict_each(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """One pair at a time with Python sets (`features`): the reference `predict` is tested
+        against. Each query, passage and pair is analysed once (kept across calls)."""
         out: list[float] = []
         for pair in pairs:
             score = self._pairs.get(pair)
@@ -179,7 +202,15 @@ class OverlapScorer:
 
     _words = _Memo()  # text -> its content words (distinct list for queries, a set for passages)
 
-    def predict(self, pairs: list[tuple[str, str]]) -> list[float]:
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """One call for a whole stage's pairs, vectorised: `predict_each`'s floats, bit for bit."""
+        if not pairs:
+            return []
+        counts = ANALYSER.counts(pairs)
+        return shares(counts.found_words, counts.words).tolist()
+
+    def predict_each(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """One pair at a time with Python sets: the reference `predict` is tested against."""
         out: list[float] = []
         for query, passage in pairs:
             q_words = self._words.get(("q", query))
