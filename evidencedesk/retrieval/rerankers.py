@@ -210,7 +210,8 @@ class PairReranker:
         if _tied_at_top(scores):
             self.ties_at_top += 1
         order = sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: ties keep order
-        return renumber([(scores[i], candidates[i].chunk) for i in order])
+        # `renumber` without its float(): the scores are floats already
+        return [Candidate(r, scores[i], candidates[i].chunk) for r, i in enumerate(order, 1)]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, max_words={self.max_words})"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -72,6 +73,27 @@ class _Memo:
         return value
 
 
+_KNOWN: dict[type, _Memo] = {}  # per scorer class: (query, passage) -> the score `predict` gave
+
+
+def _known(scorer: Any, pairs: Sequence[tuple[str, str]], compute: Any) -> list[float]:
+    """`scorer`'s scores of `pairs`: the pairs scored before looked up, all the others scored
+    in ONE `compute(pairs)` call, and kept. Every configuration of a build asks about mostly
+    the same pairs (the same questions and chunks at another depth or cut)."""
+    memo = _KNOWN.setdefault(type(scorer), _Memo(400_000))
+    kept = memo.data
+    found = np.fromiter(map(kept.get, pairs, repeat(np.nan)), dtype=np.float64, count=len(pairs))
+    missing = np.flatnonzero(np.isnan(found))
+    if len(missing):
+        todo = list(map(pairs.__getitem__, missing.tolist()))
+        scores = compute(todo)
+        found[missing] = scores
+        if len(kept) + len(todo) > memo.limit:
+            kept.clear()  # a crude bound on memory; results do not depend on it
+        kept.update(zip(todo, scores.tolist(), strict=True))
+    return found.tolist()
+
+
 @dataclass(frozen=True)
 class LexicalFeatures:
     """The four features of one (query, passage) pair, each in [0, 1]."""
@@ -120,7 +142,6 @@ class LexicalPairScorer:
     # analysis of a text depends on nothing but the text
     _queries = _Memo()  # query -> its distinct words, adjacent pairs and identifiers
     _passages = _Memo()  # (title, text) -> body words, body pairs, title words
-    _pairs = _Memo()  # (query, passage) -> raw score (every depth and candidate asks again)
 
     def _query(self, query: str) -> tuple[list[str], set[tuple[str, str]], list[str]]:
         found = self._queries.get(query)
@@ -165,11 +186,14 @@ class LexicalPairScorer:
         return self.score_features(self.features(query, title, text))
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """One call for a whole stage's pairs, vectorised (`pairfeatures.Analyser.counts`): the
-        same floats as `predict_each`, bit for bit -- the same divisions, and the weighted sum
-        added in the same order (0.0, then coverage, bigrams, identifiers, title)."""
-        if not pairs:
-            return []
+        """One call for a whole stage's pairs: the pairs not scored before (`_known`) scored
+        together by `vectorised`."""
+        return _known(self, pairs, self.vectorised) if pairs else []
+
+    def vectorised(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """The scores of all `pairs` from one numpy pass (`pairfeatures.Analyser.counts`):
+        `predict_each`'s floats, bit for bit -- the same divisions, and the weighted sum added
+        in the same order (0.0, then coverage, bigrams, identifiers, title)."""
         counts = ANALYSER.counts(pairs)
         features = (
             ("coverage", shares(counts.found_words, counts.words)),
@@ -180,18 +204,12 @@ class LexicalPairScorer:
         total = np.zeros(len(pairs), dtype=np.float64)  # as `score_features`: 0.0, then each
         for name, value in features:
             total = total + self.WEIGHTS[name] * value
-        return (self.SCALE * total + self.OFFSET).tolist()
+        return self.SCALE * total + self.OFFSET
 
     def predict_each(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """One pair at a time with Python sets (`features`): the reference `predict` is tested
-        against. Each query, passage and pair is analysed once (kept across calls)."""
-        out: list[float] = []
-        for pair in pairs:
-            score = self._pairs.get(pair)
-            if score is None:
-                score = self._pairs.put(pair, self.score(pair[0], *split_passage(pair[1])))
-            out.append(score)
-        return out
+        """One pair at a time with Python sets (`score`): the reference `predict` is tested
+        against. Each query and passage is analysed once (kept across calls)."""
+        return [self.score(query, *split_passage(passage)) for query, passage in pairs]
 
 
 class OverlapScorer:
@@ -203,11 +221,14 @@ class OverlapScorer:
     _words = _Memo()  # text -> its content words (distinct list for queries, a set for passages)
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """One call for a whole stage's pairs, vectorised: `predict_each`'s floats, bit for bit."""
-        if not pairs:
-            return []
+        """One call for a whole stage's pairs: the pairs not scored before (`_known`) scored
+        together by `vectorised`."""
+        return _known(self, pairs, self.vectorised) if pairs else []
+
+    def vectorised(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """The scores of all `pairs` from one numpy pass: `predict_each`'s, bit for bit."""
         counts = ANALYSER.counts(pairs)
-        return shares(counts.found_words, counts.words).tolist()
+        return shares(counts.found_words, counts.words)
 
     def predict_each(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """One pair at a time with Python sets: the reference `predict` is tested against."""
