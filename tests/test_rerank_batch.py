@@ -23,6 +23,7 @@ from evidencedesk.retrieval.rerankers import (
     LexicalPairScorer,
     OverlapScorer,
     PairReranker,
+    RerankerError,
     make_reranker,
 )
 from evidencedesk.retrieval.searchers import SparseSearcher, TwoStage
@@ -239,6 +240,8 @@ def test_a_real_scorer_gets_the_whole_stage_in_one_predict_call(demo) -> None:  
     primed.rerank(questions[1], lists[1])
     assert len(model.seen) == 2
     primed.prime(questions[2:3], lists[2:3])
+    primed.prime(questions[2:3], lists[2:3])  # primed already: one more use, no new call
+    assert len(model.seen) == 3
     primed.reset()
     primed.rerank(questions[2], lists[2])
     assert len(model.seen) == 4 and primed.pairs_scored == len(lists[2])
@@ -306,3 +309,14 @@ def test_priming_an_empty_stage_or_empty_lists_scores_nothing() -> None:
     chunk = make_chunk("a:c0", "text")
     with pytest.raises(ValueError, match="zip"):
         reranker.prime(["q", "r"], [[Candidate(1, 0.0, chunk)]])
+
+    # a scorer failing while priming leaves nothing primed: the next rerank asks it again
+    class Short:
+        def predict(self, pairs: list[tuple[str, str]]) -> list[float]:
+            return [0.0]
+
+    two = [Candidate(1, 0.0, chunk), Candidate(2, 0.0, make_chunk("b:c0", "other"))]
+    short = PairReranker(Short())
+    for call in (lambda: short.prime(["q"], [two]), lambda: short.rerank("q", two)):
+        with pytest.raises(RerankerError, match="expected 2 scores from the scorer, found 1"):
+            call()

@@ -154,32 +154,31 @@ class PairReranker:
         as many `rerank` calls of the same list as were primed, then dropped (`reset` drops
         them too), so outside a primed stage it is asked every time, as before."""
         memo = self._kept()
-        todo: dict[tuple[Any, ...], tuple[Chunk, ...]] = {}
+        todo: dict[tuple[Any, ...], list[Any]] = {}  # key -> [chunks, reranks to come]
         for query, candidates in zip(queries, lists, strict=True):
             chunks = tuple(map(_CHUNK, candidates))
             key = self._key(query, chunks)
             if not chunks or (memo is not None and key in memo):
                 continue
-            if memo is None and key in todo:
-                self._primed[key][2] += 1
+            known = self._primed.get(key) or todo.get(key)  # primed before, or in this call
+            if known is not None:
+                known[-1] += 1
                 continue
-            todo[key] = chunks
-            if memo is None:
-                self._primed[key] = [chunks, (), 1]
+            todo[key] = [chunks, 1]
         words = self.max_words
         pairs = [(key[1], format_passage(c.title, c.text, words))
-                 for key, chunks in todo.items() for c in chunks]  # fmt: skip
+                 for key, (chunks, _) in todo.items() for c in chunks]  # fmt: skip
         scores = self._predict(pairs) if pairs else []
         if memo is not None and len(memo) + len(todo) > _MEMO_LIMIT:
             memo.clear()  # a crude bound on memory; results do not depend on it
         start = 0
-        for key, chunks in todo.items():
+        for key, (chunks, uses) in todo.items():
             kept = tuple(scores[start : start + len(chunks)])
             start += len(chunks)
             if memo is not None:
                 memo[key] = (chunks, kept)
             else:
-                self._primed[key][1] = kept
+                self._primed[key] = [chunks, kept, uses]
 
     def score(self, query: str, candidates: Sequence[Candidate]) -> list[float]:
         """Raw scores, one per candidate, in the given order; counts the pairs."""
