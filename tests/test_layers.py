@@ -41,6 +41,7 @@ evidencedesk.retrieval.base evidencedesk.retrieval.tokens evidencedesk.retrieval
 evidencedesk.retrieval.hybrid evidencedesk.retrieval.masks evidencedesk.retrieval.searchers
 evidencedesk.retrieval.cache evidencedesk.retrieval.lifecycle evidencedesk.retrieval.parts
 evidencedesk.retrieval.scorers evidencedesk.retrieval.rerankers evidencedesk.retrieval.metrics
+evidencedesk.retrieval.pairfeatures
 evidencedesk.retrieval.stats evidencedesk.retrieval.ablation evidencedesk.retrieval.evidence
 evidencedesk.retrieval.citations evidencedesk.retrieval.evalreport evidencedesk.retrieval.experiments
 evidencedesk.retrieval.trec_judge evidencedesk.retrieval.trec_stream evidencedesk.retrieval.benchmark

@@ -249,6 +249,7 @@ def test_kept_list_scores_equal_fresh_ones_and_still_count(demo) -> None:  # typ
     by the next configuration that reranks the same list: the same order and scores as a fresh
     scorer, and the pairs are counted again (they are the configuration's cost)."""
     from evidencedesk.retrieval import rerankers as module
+    from evidencedesk.retrieval import scorers
 
     catalog, labels, sparse, allowed = demo
     question = labels["rc01"].question
@@ -256,8 +257,7 @@ def test_kept_list_scores_equal_fresh_ones_and_still_count(demo) -> None:  # typ
     for name, max_words in (("feature", None), ("overlap", 8), ("pair", None)):
         module._SCORES[LexicalPairScorer].clear()
         module._SCORES[OverlapScorer].clear()
-        LexicalPairScorer._pairs.data.clear()
-        OverlapScorer._words.data.clear()
+        scorers._KNOWN.clear()
         fresh = make_reranker(name, max_words=max_words).rerank(question, found)  # type: ignore[union-attr]
         again = make_reranker(name, max_words=max_words)
         assert again is not None

@@ -25,7 +25,6 @@ __all__ = [
     "Parts",
     "Stages",
     "Within",
-    "prefetch",
     "prompt_tokens",
     "summary_names",
 ]
@@ -120,26 +119,18 @@ class ConfigSearcher(TwoStage):
     def judge(
         self, catalog: Catalog, labels: Sequence[Any], scope: Scope | None, k: int
     ) -> list[Judged]:
-        """`metrics.judge_run` of this configuration: stage one first fetched for every question
-        at once (when it can), the allowed set computed once for the run."""
+        """`metrics.judge_run` of this configuration: both stages first run for every question
+        at once (`TwoStage.prime`: stage one batched, the reranker's pairs scored in one call),
+        the allowed set computed once for the run."""
         allowed = catalog.allowed(scope)
-        prefetch(self.first, labels, self.depth, allowed if self.prefilter else None)
+        # by index: a counting view of the labels (`Tally.asking`) counts a question when it
+        # is judged, not here
+        self.prime([labels[i].question for i in range(len(labels))], allowed)
         return judge_run(self, Within(allowed), labels, scope=scope, k=k)
 
     def tokens_shown(self) -> int:
         """Estimated prompt tokens of every list shown so far (`prompt_tokens` summed)."""
         return sum(prompt_tokens(c.chunk.text) for shown in self.shown for c in shown)
-
-
-def prefetch(
-    first: Searcher, labels: Sequence[Any], depth: int, allowed: frozenset[str] | None
-) -> None:
-    """Stage one for every question of a run at once, when `first` can (`CachedSearcher`)."""
-    fetch = getattr(first, "prefetch", None)
-    if callable(fetch):
-        # by index: a counting view of the labels (`Tally.asking`) counts a question when it
-        # is judged, not here
-        fetch([labels[i].question for i in range(len(labels))], depth, allowed)
 
 
 class Within:

@@ -24,8 +24,10 @@ first N whitespace words, modelling a reranker's input window.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
+from evidencedesk.chunking import Chunk
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval.base import Candidate, Reranker, renumber
 from evidencedesk.retrieval.hybrid import RRF_K, rrf
@@ -90,6 +92,7 @@ _SCORES: dict[type, dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[float, ..
     cls: {} for cls in _PURE
 }
 _MEMO_LIMIT = 400_000
+_CHUNK = itemgetter(2)  # a Candidate's chunk
 
 
 class PairReranker:
@@ -98,6 +101,8 @@ class PairReranker:
     Each candidate becomes the pair ``(query, "title || text")`` (cut to `max_words` whitespace
     words when set); the scorer's raw scores order the candidates, highest first, ties in
     first-stage order. Returned candidates carry the scorer's raw score and ranks from 1.
+    `prime` scores many questions' lists (a stage) in one `predict` call ahead of their
+    `rerank` calls.
     """
 
     def __init__(self, scorer: PairScorer, max_words: int | None = None, name: str = "pair"):
@@ -111,39 +116,88 @@ class PairReranker:
         self.name = name
         self.pairs_scored = 0
         self.ties_at_top = 0
+        # another scorer's primed lists: key -> [chunks, scores, reranks still to come]
+        self._primed: dict[tuple[Any, ...], list[Any]] = {}
 
     def reset(self) -> None:
         self.pairs_scored = 0
         self.ties_at_top = 0
+        self._primed.clear()
 
     def passage(self, candidate: Candidate) -> str:
         """The exact text the scorer sees for this candidate."""
         chunk = candidate.chunk
         return format_passage(chunk.title, chunk.text, self.max_words)
 
-    def score(self, query: str, candidates: Sequence[Candidate]) -> list[float]:
-        """Raw scores, one per candidate, in the given order; counts the pairs."""
-        if not candidates:
-            return []
-        memo = _SCORES.get(type(self.scorer)) if type(self.scorer) in _PURE else None
-        if memo is not None:
-            # the chunks by identity: the kept entry holds them, so no other object can take
-            # their ids while it is kept
-            chunks = tuple(c.chunk for c in candidates)
-            key = (self.max_words, query, tuple(map(id, chunks)))
-            known = memo.get(key)
-            if known is not None:
-                self.pairs_scored += len(known[1])
-                return list(known[1])
-        pairs = [(query, self.passage(c)) for c in candidates]
+    def _key(self, query: str, chunks: tuple[Chunk, ...]) -> tuple[Any, ...]:
+        # the chunks by identity: whatever keeps the key keeps them, so no other object can
+        # take their ids meanwhile
+        return (self.max_words, query, tuple(map(id, chunks)))
+
+    def _kept(self) -> dict[tuple[Any, ...], Any] | None:
+        return _SCORES[type(self.scorer)] if type(self.scorer) in _PURE else None
+
+    def _predict(self, pairs: list[tuple[str, str]]) -> list[float]:
         raw = list(self.scorer.predict(pairs))
         if len(raw) != len(pairs):
             raise RerankerError(
                 f"reranker {self.name!r}: expected {len(pairs)} scores from the scorer, "
                 f"found {len(raw)}"
             )
+        return [float(s) for s in raw]
+
+    def prime(self, queries: Sequence[str], lists: Sequence[Sequence[Candidate]]) -> None:
+        """Score the pairs of every (query, candidate list) not scored yet in ONE `predict` call
+        (the built-in scorers' is vectorised); `rerank` then finds them. Counts nothing: a list's
+        pairs are counted when it is reranked, as without priming. A built-in scorer's scores
+        join the lists kept across configurations (`_SCORES`); any other scorer's are kept for
+        as many `rerank` calls of the same list as were primed, then dropped (`reset` drops
+        them too), so outside a primed stage it is asked every time, as before."""
+        memo = self._kept()
+        todo: dict[tuple[Any, ...], list[Any]] = {}  # key -> [chunks, reranks to come]
+        for query, candidates in zip(queries, lists, strict=True):
+            chunks = tuple(map(_CHUNK, candidates))
+            key = self._key(query, chunks)
+            if not chunks or (memo is not None and key in memo):
+                continue
+            known = self._primed.get(key) or todo.get(key)  # primed before, or in this call
+            if known is not None:
+                known[-1] += 1
+                continue
+            todo[key] = [chunks, 1]
+        words = self.max_words
+        pairs = [(key[1], format_passage(c.title, c.text, words))
+                 for key, (chunks, _) in todo.items() for c in chunks]  # fmt: skip
+        scores = self._predict(pairs) if pairs else []
+        if memo is not None and len(memo) + len(todo) > _MEMO_LIMIT:
+            memo.clear()  # a crude bound on memory; results do not depend on it
+        start = 0
+        for key, (chunks, uses) in todo.items():
+            kept = tuple(scores[start : start + len(chunks)])
+            start += len(chunks)
+            if memo is not None:
+                memo[key] = (chunks, kept)
+            else:
+                self._primed[key] = [chunks, kept, uses]
+
+    def score(self, query: str, candidates: Sequence[Candidate]) -> list[float]:
+        """Raw scores, one per candidate, in the given order; counts the pairs."""
+        if not candidates:
+            return []
+        chunks = tuple(map(_CHUNK, candidates))
+        key = self._key(query, chunks)
+        memo = self._kept()
+        known = memo.get(key) if memo is not None else self._primed.get(key)
+        if known is not None:
+            if memo is None:
+                known[2] -= 1
+                if not known[2]:
+                    del self._primed[key]
+            self.pairs_scored += len(known[1])
+            return list(known[1])
+        pairs = [(query, format_passage(c.title, c.text, self.max_words)) for c in chunks]
+        scores = self._predict(pairs)
         self.pairs_scored += len(pairs)
-        scores = [float(s) for s in raw]
         if memo is not None:
             if len(memo) >= _MEMO_LIMIT:
                 memo.clear()  # a crude bound on memory; results do not depend on it
@@ -155,7 +209,8 @@ class PairReranker:
         if _tied_at_top(scores):
             self.ties_at_top += 1
         order = sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: ties keep order
-        return renumber([(scores[i], candidates[i].chunk) for i in order])
+        # `renumber` without its float(): the scores are floats already
+        return [Candidate(r, scores[i], candidates[i].chunk) for r, i in enumerate(order, 1)]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, max_words={self.max_words})"
@@ -198,6 +253,10 @@ class BlendReranker:
     def reset(self) -> None:
         self.inner.reset()
         self.ties_at_top = 0
+
+    def prime(self, queries: Sequence[str], lists: Sequence[Sequence[Candidate]]) -> None:
+        """The inner reranker's `prime`: it reranks the same chunks."""
+        self.inner.prime(queries, lists)
 
     def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         if not candidates:

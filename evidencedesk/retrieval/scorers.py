@@ -9,18 +9,25 @@ Two scorers ship with the kit:
   words, not meaning: it cannot see a paraphrase.
 - `HubPairScorer`, the real sentence-transformers ``CrossEncoder`` behind the same interface,
   from the optional extra ``models``; imported lazily, never when evidencedesk is imported.
+
+The built-in scorers (`LexicalPairScorer`, `OverlapScorer`) score all the pairs they are given in
+one vectorised call (`pairfeatures`); their `predict_each`, one pair at a time with Python sets,
+is the reference the vectorised `predict` equals bit for bit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Protocol, runtime_checkable
 
+import numpy as np
+
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.retrieval.pairfeatures import ANALYSER, SEPARATOR, shares, split_passage
 from evidencedesk.retrieval.tokens import content_words, is_identifier
 
-SEPARATOR = " || "
 DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L6-v2"
 INSTALL_HINT = "install the optional extra: pip install 'evidencedesk[models]'"
 
@@ -30,12 +37,6 @@ class PairScorer(Protocol):
     """Anything with ``predict(pairs) -> one raw score per (query, passage) pair``."""
 
     def predict(self, pairs: list[tuple[str, str]]) -> list[float]: ...
-
-
-def split_passage(passage: str) -> tuple[str, str]:
-    """``"title || text"`` -> (title, text); a passage without the separator has no title."""
-    title, sep, text = passage.partition(SEPARATOR)
-    return (title, text) if sep else ("", passage)
 
 
 def format_passage(title: str, text: str, max_words: int | None = None) -> str:
@@ -70,6 +71,27 @@ class _Memo:
             self.data.clear()  # a crude bound on memory; results do not depend on it
         self.data[key] = value
         return value
+
+
+_KNOWN: dict[type, _Memo] = {}  # per scorer class: (query, passage) -> the score `predict` gave
+
+
+def _known(scorer: Any, pairs: Sequence[tuple[str, str]], compute: Any) -> list[float]:
+    """`scorer`'s scores of `pairs`: the pairs scored before looked up, all the others scored
+    in ONE `compute(pairs)` call, and kept. Every configuration of a build asks about mostly
+    the same pairs (the same questions and chunks at another depth or cut)."""
+    memo = _KNOWN.setdefault(type(scorer), _Memo(400_000))
+    kept = memo.data
+    found = np.fromiter(map(kept.get, pairs, repeat(np.nan)), dtype=np.float64, count=len(pairs))
+    missing = np.flatnonzero(np.isnan(found))
+    if len(missing):
+        todo = list(map(pairs.__getitem__, missing.tolist()))
+        scores = compute(todo)
+        found[missing] = scores
+        if len(kept) + len(todo) > memo.limit:
+            kept.clear()  # a crude bound on memory; results do not depend on it
+        kept.update(zip(todo, scores.tolist(), strict=True))
+    return found.tolist()
 
 
 @dataclass(frozen=True)
@@ -120,7 +142,6 @@ class LexicalPairScorer:
     # analysis of a text depends on nothing but the text
     _queries = _Memo()  # query -> its distinct words, adjacent pairs and identifiers
     _passages = _Memo()  # (title, text) -> body words, body pairs, title words
-    _pairs = _Memo()  # (query, passage) -> raw score (every depth and candidate asks again)
 
     def _query(self, query: str) -> tuple[list[str], set[tuple[str, str]], list[str]]:
         found = self._queries.get(query)
@@ -154,21 +175,41 @@ class LexicalPairScorer:
         )
 
     def score_features(self, features: LexicalFeatures) -> float:
-        total = sum(self.WEIGHTS[name] * value for name, value in features.to_dict().items())
+        # added left to right, as `predict` adds its columns (Python 3.12's `sum` of floats
+        # compensates the rounding, and would differ from it in the last bit now and then)
+        total = 0.0
+        for name, value in features.to_dict().items():
+            total += self.WEIGHTS[name] * value
         return self.SCALE * total + self.OFFSET
 
     def score(self, query: str, title: str, text: str) -> float:
         return self.score_features(self.features(query, title, text))
 
-    def predict(self, pairs: list[tuple[str, str]]) -> list[float]:
-        """One call for a whole stage's pairs: each query, passage and pair is analysed once."""
-        out: list[float] = []
-        for pair in pairs:
-            score = self._pairs.get(pair)
-            if score is None:
-                score = self._pairs.put(pair, self.score(pair[0], *split_passage(pair[1])))
-            out.append(score)
-        return out
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """One call for a whole stage's pairs: the pairs not scored before (`_known`) scored
+        together by `vectorised`."""
+        return _known(self, pairs, self.vectorised) if pairs else []
+
+    def vectorised(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """The scores of all `pairs` from one numpy pass (`pairfeatures.Analyser.counts`):
+        `predict_each`'s floats, bit for bit -- the same divisions, and the weighted sum added
+        in the same order (0.0, then coverage, bigrams, identifiers, title)."""
+        counts = ANALYSER.counts(pairs)
+        features = (
+            ("coverage", shares(counts.found_words, counts.words)),
+            ("bigrams", shares(counts.found_bigrams, counts.bigrams)),
+            ("identifiers", shares(counts.found_identifiers, counts.identifiers)),
+            ("title", shares(counts.found_title, counts.words)),
+        )
+        total = np.zeros(len(pairs), dtype=np.float64)  # as `score_features`: 0.0, then each
+        for name, value in features:
+            total = total + self.WEIGHTS[name] * value
+        return self.SCALE * total + self.OFFSET
+
+    def predict_each(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """One pair at a time with Python sets (`score`): the reference `predict` is tested
+        against. Each query and passage is analysed once (kept across calls)."""
+        return [self.score(query, *split_passage(passage)) for query, passage in pairs]
 
 
 class OverlapScorer:
@@ -179,7 +220,18 @@ class OverlapScorer:
 
     _words = _Memo()  # text -> its content words (distinct list for queries, a set for passages)
 
-    def predict(self, pairs: list[tuple[str, str]]) -> list[float]:
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """One call for a whole stage's pairs: the pairs not scored before (`_known`) scored
+        together by `vectorised`."""
+        return _known(self, pairs, self.vectorised) if pairs else []
+
+    def vectorised(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """The scores of all `pairs` from one numpy pass: `predict_each`'s, bit for bit."""
+        counts = ANALYSER.counts(pairs)
+        return shares(counts.found_words, counts.words)
+
+    def predict_each(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """One pair at a time with Python sets: the reference `predict` is tested against."""
         out: list[float] = []
         for query, passage in pairs:
             q_words = self._words.get(("q", query))

@@ -238,7 +238,8 @@ class TwoStage:
     ``search(query, k, allowed)`` returns at most ``min(k, final)``. The reranker's
     ``pairs_scored`` counts the cost. ``prefilter`` (the default) applies the scope inside stage
     one, before ranking; without it stage one sees everything and the scope is applied after
-    reranking (`parts.ConfigSearcher`, the configurations' searcher, is this one).
+    reranking (`parts.ConfigSearcher`, the configurations' searcher, is this one). `prime`
+    runs both stages' heavy parts for many questions at once ahead of their `search` calls.
     """
 
     def __init__(
@@ -257,6 +258,8 @@ class TwoStage:
         self.prefilter = prefilter
         rr = "none" if reranker is None else reranker.name
         self.name = f"{first.name}+{rr}@{depth}->{final}"
+        # `prime`'s stage-one lists: (the allowed set they are for, question -> list)
+        self._primed: tuple[frozenset[str] | None, dict[str, list[Candidate]]] = (None, {})
 
     @property
     def pairs_scored(self) -> int:
@@ -266,9 +269,24 @@ class TwoStage:
         self, query: str, k: int | None = None, allowed: frozenset[str] | None = None
     ) -> list[Candidate]:
         keep = self.final if k is None else min(k, self.final)
-        found = self.first.search(query, self.depth, allowed if self.prefilter else None)
+        primed_for, primed = self._primed
+        found = primed.get(query) if allowed is primed_for else None
+        if found is None:
+            found = self.first.search(query, self.depth, allowed if self.prefilter else None)
         if self.reranker is not None and found:
             found = self.reranker.rerank(query, found)
         if not self.prefilter and allowed is not None:
             found = [c for c in found if c.chunk.id in allowed]
         return renumber([(c.score, c.chunk) for c in found[:keep]])
+
+    def prime(self, queries: Sequence[str], allowed: frozenset[str] | None = None) -> None:
+        """Ready `search(q, k, allowed)` for every q of `queries`: stage one asked for all of
+        them at once (`search_many`: the dense searcher batches them), and every stage-one
+        list's pairs scored in one call (the reranker's ``prime``, when it has one: the
+        built-in scorers score them vectorised). The lists are kept for the `search` calls
+        with this very `allowed` object (until the next `prime`); answers do not change."""
+        lists = search_many(self.first, queries, self.depth, allowed if self.prefilter else None)
+        prime = getattr(self.reranker, "prime", None)
+        if callable(prime):
+            prime(queries, lists)
+        self._primed = (allowed, dict(zip(queries, lists, strict=True)))
