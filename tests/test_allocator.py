@@ -154,3 +154,30 @@ def test_read_run_gives_back_the_parsed_parts_once_they_are_joined(
     path.write_text("q1 Q0 d1 1 2.0 t\nq1\tQ0 d2 2 1.0 t\n")  # mixed whitespace: the line reader
     assert trec.read_run(path).ranked("q1") == [("d1", 2.0), ("d2", 1.0)]
     assert calls == ["release"]  # nothing was parsed in threads
+
+
+class _Exited(Exception):
+    pass
+
+
+def test_python_m_report_ends_the_process_once_the_output_is_flushed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    codes: list[int] = []
+
+    def fake_exit(code: int) -> None:
+        codes.append(code)
+        raise _Exited
+
+    monkeypatch.setattr(report_cli.os, "_exit", fake_exit)
+    with pytest.raises(_Exited):
+        report_cli.main(
+            ["build", "--project", "no-such-folder/evidencedesk.toml"], exit_process=True
+        )
+    assert codes == [2]
+    assert capsys.readouterr().err.startswith("error: ")  # written before the process ends
+    # without exit_process (every other caller) main returns as before
+    assert report_cli.main(["build", "--project", "no-such-folder/evidencedesk.toml"]) == 2
+    assert codes == [2]
+    main_py = (Path(report_cli.__file__).parent / "__main__.py").read_text(encoding="utf-8")
+    assert "main(exit_process=True)" in main_py

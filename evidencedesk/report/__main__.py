@@ -8,4 +8,4 @@ except KeyboardInterrupt:  # Ctrl-C while the modules load: no traceback
     sys.stderr.write("error: build interrupted; the previous site was left as it was\n")
     sys.exit(130)
 
-sys.exit(main())
+sys.exit(main(exit_process=True))  # main ends the process itself (see its docstring)

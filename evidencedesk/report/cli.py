@@ -274,18 +274,27 @@ def main(
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
     prog: str = PROG,
+    exit_process: bool = False,
 ) -> int:
+    """The build command; returns its exit code. With `exit_process` (``python -m
+    evidencedesk.report`` only) the process ends right here once the output is flushed,
+    without freeing the build's objects one by one (1.4 s for a 50,000-question project; the
+    site is written and closed by then, and evidencedesk registers no exit handler)."""
     out_stream = PipeSafe(stdout or sys.stdout)
     err_stream = PipeSafe(stderr or sys.stderr)
     reuse_freed_memory()
+    kept: list[SiteModel] = []  # the model outlives `_main`, so that `exit_process` can skip it
     try:
-        return _main(argv, model_factory, out_stream, err_stream, prog)
+        code = _main(argv, model_factory, out_stream, err_stream, prog, kept)
     except KeyboardInterrupt:  # also during start-up: imports, reading the project
         print(f"error: build interrupted; {KEPT}", file=err_stream)
-        return 130
+        code = 130
     finally:
         out_stream.flush()
         err_stream.flush()
+    if exit_process:
+        os._exit(code)
+    return code
 
 
 def _main(
@@ -294,6 +303,7 @@ def _main(
     out_stream: PipeSafe,
     err_stream: PipeSafe,
     prog: str,
+    kept: list[SiteModel],
 ) -> int:
     from evidencedesk.report.site import BuildTerminated, terminate_as_exception
 
@@ -309,6 +319,7 @@ def _main(
                               args.compare_to)  # fmt: skip
             factory = model_factory or load_factory(args.model_factory)
             model = build(options, factory, out_stream, args.quiet)
+            kept.append(model)
     except EvidencedeskError as exc:
         print(f"error: {_one_line(str(exc))}", file=err_stream, flush=True)
         return 2
