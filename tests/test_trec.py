@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -277,6 +278,36 @@ def test_run_errors_name_file_line_and_expectation(
     assert str(info.value) == message
 
 
+@pytest.mark.parametrize(
+    ("ids", "text"),
+    [
+        ([b"d1", b"q-12"], True),  # ASCII: one numpy pass
+        (["কাগজ:c0".encode(), "straße".encode()], True),  # UTF-8: Arrow's own check
+        ([b"d1", b"d\xff"], False),
+        ([b"\xc3", b"d1"], False),  # a cut multi-byte sequence
+        ([], True),
+        ([b"", b""], True),
+    ],
+)
+def test_ids_read_as_bytes_are_checked_as_utf8(ids: list[bytes], text: bool) -> None:
+    assert trec_parts._utf8(pa.array(ids, pa.binary())) is text
+
+
+def test_only_the_bytes_of_a_slice_of_ids_are_checked(tmp_path: Path) -> None:
+    arr = pa.array([b"d\xff", "কাগজ".encode(), b"d1"], pa.binary())
+    assert trec_parts._utf8(arr) is False
+    assert trec_parts._utf8(arr.slice(1)) is True
+    assert trec_parts._utf8(arr.slice(2)) is True
+    # a bad byte in a query id, read in byte ranges: the line reader names its line
+    path = tmp_path / "r.txt"
+    path.write_bytes(
+        b"".join(b"q%d Q0 d%d 0 %d t\n" % (i // 10, i, i) for i in range(99))
+        + b"q\xe9 Q0 d 0 1 t\n"
+    )
+    with pytest.raises(RunFileError, match=r"r.txt:100: expected UTF-8 text, found byte 0xe9$"):
+        read_run(path)
+
+
 def test_run_error_on_bad_utf8_and_missing_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -421,6 +452,35 @@ def test_ids_of_any_length_are_judged_whatever_the_longest_id() -> None:
     assert evaluate_run(run, qrels, ["mrr"])["mrr"].value == (1 / 2 + 1) / 2
     narrow, wide = np.array([b"d1", b"d2"]), np.array([b"d1", b"d2", long_id.encode()])
     assert np.array_equal(trec_keys.doc_hashes(narrow), trec_keys.doc_hashes(wide)[:2])
+
+
+def test_a_query_s_salt_comes_from_its_own_id() -> None:
+    # the same salt in any list of queries (a part of a run knows only its own queries), a
+    # different one per id, and a query named like a document does not cancel its key to 0
+    ids = [b"q1", b"q10", b"a-query-id-longer-than-eight-bytes"]
+    salts = trec_keys.query_salts(ids)
+    assert np.array_equal(trec_keys.query_salts(ids[::-1]), salts[::-1])
+    assert np.array_equal(trec_keys.query_salts(ids[1:2]), salts[1:2])
+    assert len(set(salts.tolist())) == 3
+    assert trec_keys.query_salts([]).size == 0
+    same = trec_keys.line_keys(np.array([1]), trec_keys.doc_hashes(np.array([b"q1"])), salts[:1])
+    assert same.tolist() != [0]
+    run = Run.from_dict({"q1": {"q1": 1.0, "d": 0.5}})  # a run's keys, made here or read
+    assert run.keys is not None
+    assert run.keys[0] == same[0]
+
+
+@pytest.mark.parametrize("width", [8, 3, 16])
+def test_distinct_ids_map_back_like_numpy_unique(width: int) -> None:
+    from evidencedesk.retrieval.trec_judge import _distinct
+
+    rng = np.random.default_rng(width)
+    raw = [b"d%d" % i for i in rng.integers(0, 50, 400).tolist()] + [b"", b"\xff\x01"]
+    docs = np.array([d[:width] for d in raw], dtype=f"S{width}")
+    distinct, inverse = _distinct(docs)
+    expected, _ = np.unique(docs, return_inverse=True)
+    assert sorted(distinct.tolist()) == expected.tolist()  # each id once (order may differ)
+    assert distinct[inverse].tolist() == docs.tolist()  # and every id maps back to itself
 
 
 def test_judged_to_a_depth_keeps_every_value_of_the_whole_list() -> None:

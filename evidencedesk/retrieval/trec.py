@@ -20,7 +20,7 @@ from evidencedesk.allocator import release_freed_memory
 from evidencedesk.errors import LabelsError, RunFileError
 from evidencedesk.limits import MAX_LINE_BYTES, check_input, line_too_long
 from evidencedesk.retrieval.trec_arrays import Bad, Columns, fast_columns, fast_qrels, slow_columns
-from evidencedesk.retrieval.trec_keys import doc_hashes, has_duplicates, line_keys
+from evidencedesk.retrieval.trec_keys import doc_hashes, has_duplicates, line_keys, query_salts
 from evidencedesk.textfile import read_text
 
 __all__ = [
@@ -48,7 +48,8 @@ class Run:
     def __post_init__(self) -> None:
         # computed once: the duplicate check and judging both use them
         if self.keys is None:
-            keys = line_keys(np.diff(self.offsets), doc_hashes(self.docs))
+            salts = query_salts([q.encode("utf-8") for q in self.qids])
+            keys = line_keys(np.diff(self.offsets), doc_hashes(self.docs), salts)
             object.__setattr__(self, "keys", keys)
 
     def __len__(self) -> int:
@@ -245,24 +246,24 @@ def _tie_order(
 
 
 def _sorted_run(columns: Columns, slow: bool) -> Run:
-    qids, qcode, docs, scores, tag, hashes = columns
+    qids, qcode, docs, scores, tag, keys = columns
     order = _block_order(qcode)
     if order is not None:
         qcode, docs, scores = qcode[order], docs[order], scores[order]
-        hashes = None if hashes is None else hashes[order]
+        keys = None if keys is None else keys[order]
     order = _score_order(qcode, scores)
     if order is not None:
         qcode, docs, scores = qcode[order], docs[order], scores[order]
-        hashes = None if hashes is None else hashes[order]
+        keys = None if keys is None else keys[order]
     fix = _tie_order(qcode, scores, docs)
-    if fix is not None:
+    if fix is not None:  # within one query: a line's key moves with its document
         at, source = fix
         docs[at] = docs[source]
-        if hashes is not None:
-            hashes[at] = hashes[source]
+        if keys is not None:
+            keys[at] = keys[source]
     counts = np.bincount(qcode, minlength=len(qids))
-    keys = line_keys(counts, doc_hashes(docs) if hashes is None else hashes)
-    del hashes
+    if keys is None:
+        keys = line_keys(counts, doc_hashes(docs), query_salts(qids))
     if not slow and has_duplicates(qcode, docs, keys):
         raise Bad  # the slow reader names the line
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)

@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from evidencedesk.retrieval.metric_engine import Lines, column
 from evidencedesk.retrieval.metrics import RELEVANT, Judged, Summary, parse_metric
-from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width, key_hashes
+from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width, query_salts
 
 if TYPE_CHECKING:
     from evidencedesk.retrieval.trec import Run
@@ -100,7 +100,8 @@ def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[st
     if answered.any() and run.n_lines:
         every_d = pa.array(list(itertools.chain.from_iterable(judgments)), pa.string())
         judged = fixed_width(every_d.filter(pa.array(positive)))[answered]
-        h_pool = key_hashes(pool_r[answered], doc_hashes(judged))
+        salts = query_salts([q.encode("utf-8") for q in run.qids])
+        h_pool = doc_hashes(judged) ^ salts[pool_r[answered]]  # the keys `line_keys` gives
         keys = run.keys  # a Run fills its (query, doc) key hashes on creation
         assert keys is not None
         cand = _candidates(keys, h_pool)
@@ -147,6 +148,22 @@ def _ends(run: Run, arrays: _Arrays, relevant: int, depth: int) -> np.ndarray:
     return ends
 
 
+def _distinct(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(docs, return_inverse=True)`` up to the order of the distinct ids: one sort of
+    the ids as 8-byte words when they are one word wide (numpy sorts bytes strings, and finds
+    unique values, several times slower)."""
+    if docs.dtype.itemsize != 8 or docs.size == 0:
+        distinct, inverse = np.unique(docs, return_inverse=True)
+        return distinct, inverse.ravel()
+    words = np.ascontiguousarray(docs).view(np.uint64)
+    order = np.argsort(words)
+    ordered = words[order]
+    first = np.r_[True, ordered[1:] != ordered[:-1]]
+    inverse = np.empty(docs.size, dtype=np.intp)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first].view(docs.dtype), inverse
+
+
 def _kept(
     run: Run, grades: np.ndarray, spans: list[tuple[int, int, int | None]]
 ) -> tuple[Callable[[int], tuple[str, ...]], Callable[[int], tuple[int, ...]]]:
@@ -157,9 +174,9 @@ def _kept(
     sizes = np.fromiter((b - a for a, b, _ in spans), dtype=np.int64, count=len(spans))
     bounds = np.r_[0, np.cumsum(sizes)].tolist()
     lines = np.repeat(starts - bounds[:-1], sizes) + np.arange(bounds[-1], dtype=np.int64)
-    distinct, inverse = np.unique(run.docs[lines], return_inverse=True)
+    distinct, inverse = _distinct(run.docs[lines])
     names = np.array([d.decode("utf-8") for d in distinct.tolist()], dtype=object)
-    ids = names[inverse.ravel()].tolist()
+    ids = names[inverse].tolist()
     kept = grades[lines].tolist()
 
     def ids_of(i: int) -> tuple[str, ...]:

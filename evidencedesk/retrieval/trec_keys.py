@@ -3,18 +3,19 @@
 An id is held zero-padded to whole 8-byte words (:func:`fixed_width`, straight from an Arrow string
 array); its hash is a splitmix64 step per word (:func:`doc_hashes`), the same in arrays of any
 width. A line's (query, document) key is the document's hash xor a salt of its query
-(:func:`key_hashes`, :func:`line_keys`): the duplicate check sorts the keys and judging looks the
+(:func:`query_salts`, :func:`line_keys`): the duplicate check sorts the keys and judging looks the
 judged keys up among them; equal hashes are always confirmed on the ids.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["doc_hashes", "doc_words", "fixed_width", "has_duplicates", "key_hashes", "line_keys"]
+__all__ = ["doc_hashes", "doc_words", "fixed_width", "has_duplicates", "line_keys", "query_salts"]
 
 _M = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 _TAIL = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
@@ -29,7 +30,7 @@ def fixed_width(arr: pa.Array) -> np.ndarray:
     n = len(arr)
     if n == 0:
         return np.empty(0, dtype="S8")
-    kind = np.int64 if arr.type == pa.large_string() else np.int32
+    kind = np.int64 if arr.type in (pa.large_string(), pa.large_binary()) else np.int32
     offsets = np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + n + 1]
     lens = np.diff(offsets)
     words = -(-max(1, int(lens.max())) // 8)
@@ -84,23 +85,25 @@ def doc_hashes(docs: np.ndarray) -> np.ndarray:
     return h
 
 
-def key_hashes(group: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of (group, document): the document's hash xor a salt of the group (a
-    splitmix64 of its number); equal keys, equal hashes."""
-    return doc_hash ^ _mix((group.astype(np.uint64) + np.uint64(1)) * _M[0])
+def query_salts(qids: Sequence[bytes]) -> np.ndarray:
+    """A 64-bit salt per query id, from the id's own bytes (its `doc_hashes`, mixed once more so
+    that a query and a document of the same name do not cancel): the same in every part of every
+    run, so a block of lines gets its keys without knowing the run's other queries."""
+    if not len(qids):
+        return np.zeros(0, dtype=np.uint64)
+    return _mix(doc_hashes(fixed_width(pa.array(qids, pa.binary()))) ^ _M[1])
 
 
-def line_keys(counts: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
-    """`key_hashes` of lines grouped by query (query ``i`` owns the next ``counts[i]`` lines),
-    one salt per query repeated rather than one mix per line."""
-    salts = key_hashes(np.arange(counts.size), np.zeros(counts.size, dtype=np.uint64))
+def line_keys(counts: np.ndarray, doc_hash: np.ndarray, salts: np.ndarray) -> np.ndarray:
+    """The (query, document) key of lines grouped by query (query ``i`` owns the next
+    ``counts[i]`` lines and has ``salts[i]``): the document's hash xor its query's salt."""
     keys = np.repeat(salts, counts)
-    keys ^= doc_hash  # in place: one array of the run's length, not two
+    keys ^= doc_hash  # in place: one array of the lines' length, not two
     return keys
 
 
 def has_duplicates(group: np.ndarray, docs: np.ndarray, keys: np.ndarray) -> bool:
-    """Whether some (group, doc) key occurs twice (`group` ascending, `keys` their `key_hashes`):
+    """Whether some (group, doc) key occurs twice (`group` ascending, `keys` their `line_keys`):
     each half of the groups' keys sorted in its own thread (numpy sorts without the GIL), equal
     neighbours confirmed on the ids."""
     cut = int(np.searchsorted(group, group[group.size // 2])) if group.size else 0

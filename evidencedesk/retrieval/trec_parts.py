@@ -1,5 +1,5 @@
 """A run's arrays from pyarrow's parsed blocks: each group of blocks becomes a :class:`Part`
-(scores, stretches of equal query ids, fixed-width document ids and their hashes) and the parts
+(scores, stretches of equal query ids, fixed-width document ids and the lines' keys) and the parts
 of a run join into its columns (:func:`join_parts`). Anything the fast path cannot take raises
 :class:`Bad`, and the caller's line-by-line reader names the line.
 """
@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from evidencedesk.limits import MAX_LINE_BYTES
-from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width
+from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width, line_keys, query_salts
 
 __all__ = [
     "Bad",
@@ -38,7 +38,7 @@ STRETCHES = 4096  # a run with more stretches of equal query ids than this (and 
 GROUP = 16  # record batches (of up to MAX_LINE_BYTES of text each) turned into arrays at once
 
 # qids (sorted bytes), the query code of every line, doc ids (fixed-width bytes), scores, tag,
-# and the ids' `doc_hashes` (None: not computed yet)
+# and the lines' (query, document) `line_keys` (None: not computed yet)
 Columns = tuple[list[bytes], np.ndarray, np.ndarray, np.ndarray, bytes, np.ndarray | None]
 
 
@@ -53,7 +53,7 @@ class Part:
     heads: list[bytes]  # the query id of each stretch of lines with equal ids
     lengths: np.ndarray  # each stretch's number of lines
     docs: np.ndarray  # fixed-width document ids
-    hashes: np.ndarray  # their `doc_hashes`
+    keys: np.ndarray  # each line's (query, document) key: `line_keys`, its query's own salt
     scores: np.ndarray
     longest: int  # the longest query id plus the document ids' width, in bytes
 
@@ -68,14 +68,36 @@ def block_part(table: pa.Table) -> Part:
     scores = table["s"].to_numpy()
     if not np.isfinite(scores).all():
         raise Bad
-    queries = table["q"].combine_chunks()
+    queries, ids = table["q"].combine_chunks(), table["d"].combine_chunks()
+    if not (_utf8(queries) and _utf8(ids)):
+        raise Bad  # the line reader names the line
     n = len(queries)
     change = pc.not_equal(queries.slice(1), queries.slice(0, n - 1))
     starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1]
-    heads = [q.encode("utf-8") for q in queries.take(pa.array(starts)).to_pylist()]
-    docs = fixed_width(table["d"].combine_chunks())
+    heads = queries.take(pa.array(starts)).to_pylist()  # bytes
+    docs = fixed_width(ids)
     longest = int(pc.max(pc.binary_length(queries)).as_py()) + docs.dtype.itemsize
-    return Part(heads, np.diff(np.r_[starts, n]), docs, doc_hashes(docs), scores, longest)
+    lengths = np.diff(np.r_[starts, n])
+    # the keys here, in the reading thread: a query's salt comes from its own id
+    keys = line_keys(lengths, doc_hashes(docs), query_salts(heads))
+    return Part(heads, lengths, docs, keys, scores, longest)
+
+
+def _utf8(ids: pa.Array) -> bool:
+    """Whether binary ids are UTF-8 text: at once when every byte is ASCII (a numpy pass over
+    the bytes), else by Arrow's own check (a cast to text)."""
+    kind = np.int64 if ids.type in (pa.large_string(), pa.large_binary()) else np.int32
+    offsets = np.frombuffer(ids.buffers()[1], dtype=kind)[ids.offset : ids.offset + len(ids) + 1]
+    data = ids.buffers()[2]
+    if data is None or offsets[-1] == offsets[0]:
+        return True
+    if np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]].max() < 0x80:
+        return True
+    try:
+        ids.cast(pa.string())
+    except pa.ArrowInvalid:
+        return False
+    return True
 
 
 def join_parts(parts: list[Part], tag: bytes) -> Columns:
@@ -97,20 +119,20 @@ def join_parts(parts: list[Part], tag: bytes) -> Columns:
     stretch = np.fromiter((index[q] for q in heads), dtype=np.int64, count=len(heads))
     lengths = np.concatenate([p.lengths for p in parts])
     n_lines = int(lengths.sum())
-    columns = ("docs", "hashes", "scores")
+    columns = ("docs", "keys", "scores")
     if len(heads) > max(STRETCHES, n_lines // 64) or bool(np.all(stretch[1:] >= stretch[:-1])):
         codes = np.repeat(stretch, lengths)  # numpy widens ids to the widest part's
-        docs, hashes, scores = (np.concatenate([getattr(p, c) for p in parts]) for c in columns)
-        return qids, codes, docs, scores, tag, hashes
+        docs, keys, scores = (np.concatenate([getattr(p, c) for p in parts]) for c in columns)
+        return qids, codes, docs, scores, tag, keys
     owner = np.repeat(np.arange(len(parts)), [len(p.heads) for p in parts]).tolist()
     ends = np.concatenate([np.cumsum(p.lengths) for p in parts]).tolist()
     order = np.argsort(stretch, kind="stable").tolist()
     spans = [(parts[owner[i]], ends[i] - int(lengths[i]), ends[i]) for i in order]
-    docs, hashes, scores = (
+    docs, keys, scores = (
         np.concatenate([getattr(p, c)[a:b] for p, a, b in spans]) for c in columns
     )
     codes = np.repeat(stretch[order], lengths[order])
-    return qids, codes, docs, scores, tag, hashes
+    return qids, codes, docs, scores, tag, keys
 
 
 def table_columns(table: pa.Table, tag: bytes) -> Columns:
