@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import hashlib
 import json
 import math
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,50 @@ def test_the_background_hashes_are_the_input_hashes(tmp_path: Path) -> None:
     assert [f.path for f in files] == ["evidencedesk.toml", "queries.jsonl", "qrels.txt",
                                        "runs/base.run", "runs/better.run"]  # fmt: skip
     assert all(len(f.sha256) == 64 for f in files)
+
+
+def test_hashing_reads_block_by_block_and_waits_while_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evidencedesk.results import inputs
+
+    monkeypatch.setattr(inputs, "HASH_BLOCK", 7)  # 100 bytes: 15 blocks
+    path = tmp_path / "run.txt"
+    path.write_bytes(bytes(range(100)))
+    (tmp_path / "empty.txt").write_bytes(b"")
+    assert inputs._sha256(path) == hashlib.sha256(bytes(range(100))).hexdigest()
+    assert inputs._sha256(tmp_path / "empty.txt") == hashlib.sha256(b"").hexdigest()
+    may_run = threading.Event()  # clear: the hashing waits before its first block
+    found: list[str] = []
+    worker = threading.Thread(target=lambda: found.append(inputs._sha256(path, may_run)))
+    worker.start()
+    worker.join(timeout=0.2)
+    assert worker.is_alive() and found == []
+    may_run.set()
+    worker.join()
+    assert found == [hashlib.sha256(bytes(range(100))).hexdigest()]
+
+
+def test_each_run_is_read_with_the_hashing_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evidencedesk.results import inputs
+
+    project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
+    hashing = Hashing(project, ())
+    events: list[str] = []
+    real_read = inputs.read_run
+
+    def read(path: Path) -> object:
+        events.append(f"read, hashing may run: {hashing._may_run.is_set()}")
+        return real_read(path)
+
+    monkeypatch.setattr(inputs, "read_run", read)
+    inputs.judged_external_runs(project, [], lambda run: events.append("judge") or [],
+                                hashing.held)  # fmt: skip
+    assert events == ["read, hashing may run: False", "judge"] * 2
+    assert hashing._may_run.is_set()
+    assert hashing.result() == input_hashes(project, ())
 
 
 def test_a_hashing_error_is_raised_where_the_result_is_asked(

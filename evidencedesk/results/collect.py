@@ -4,7 +4,8 @@ numbers both kinds share (the evaluation stages themselves live in `evaluate` an
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from evidencedesk import paths
@@ -41,11 +42,13 @@ from evidencedesk.version import __version__
 class Hashing:
     """The input files' sha256 (`input_hashes`), computed in a background thread from the start
     of an evaluation: hashlib releases the GIL on large blocks, so hashing gigabytes of runs
-    overlaps reading and judging them instead of following it. `result()` waits for it and
-    raises what hashing raised."""
+    overlaps judging them instead of following it. Inside `held()` it waits (a run's read uses
+    every core; judging one uses one). `result()` waits for it and raises what hashing raised."""
 
     def __init__(self, project: Project, runs: RunPaths) -> None:
-        self._args = (project, runs)
+        self._may_run = threading.Event()
+        self._may_run.set()
+        self._args = (project, runs, self._may_run)
         self._value: tuple[tuple[InputHash, ...], str] | None = None
         self._error: BaseException | None = None
         # a daemon: an interrupted build does not wait for the hashing to finish
@@ -58,7 +61,17 @@ class Hashing:
         except BaseException as exc:  # handed to result(), in the evaluating thread
             self._error = exc
 
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Hashing waits (after its current block) until the block ends, however it ends."""
+        self._may_run.clear()
+        try:
+            yield
+        finally:
+            self._may_run.set()
+
     def result(self) -> tuple[tuple[InputHash, ...], str]:
+        self._may_run.set()
         self._thread.join()
         if self._error is not None:
             raise self._error

@@ -4,8 +4,10 @@ about documents, questions and chunks that the Results carry for the pages."""
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -78,15 +80,20 @@ def external_runs(
 
 
 def judged_external_runs(
-    project: Project, runs: RunPaths, judge: Callable[[TrecRun], Sequence[Judged]]
+    project: Project,
+    runs: RunPaths,
+    judge: Callable[[TrecRun], Sequence[Judged]],
+    reading: Callable[[], AbstractContextManager[object]] = nullcontext,
 ) -> dict[str, tuple[str, tuple[Judged, ...]]]:
     """name -> (run tag, judged lists) of the project's and the ``--run`` runs, each read,
     judged and let go before the next is read: a run of 50 million lines takes ~2 GB as arrays,
-    its judged lists (cut to `judged_depth`) a small part of that."""
+    its judged lists (cut to `judged_depth`) a small part of that. Each read runs inside
+    `reading()` (the build holds its input hashing off meanwhile: the read uses every core)."""
     check_run_names(project, runs)
     out: dict[str, tuple[str, tuple[Judged, ...]]] = {}
     for name, path in [*project.runs, *runs]:
-        trec = read_run(path)
+        with reading():
+            trec = read_run(path)
         out[name] = (trec.tag, tuple(judge(trec)))
         del trec
         # the run's arrays are gone: malloc gives their pages back (`allocator`)
@@ -103,16 +110,33 @@ def judged_depth(metrics: Iterable[str], *cutoffs: int) -> int:
     return max([SHOWN, *ks, *cutoffs])
 
 
-def _sha256(path: Path) -> str:
-    with path.open("rb") as handle:  # streamed: a 2 GB run is not held in memory to hash it
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+HASH_BLOCK = 4 << 20  # bytes hashed between two looks at `may_run`
 
 
-def input_hashes(project: Project, runs: RunPaths) -> tuple[tuple[InputHash, ...], str]:
-    """Project-relative input paths with their sha256, and one short hash over all of them."""
+def _sha256(path: Path, may_run: threading.Event | None = None) -> str:
+    """The file's sha256, read block by block (a 2 GB run is not held in memory to hash it);
+    before each block, waits while `may_run` is clear."""
+    digest = hashlib.sha256()
+    block = bytearray(HASH_BLOCK)
+    view = memoryview(block)
+    with path.open("rb") as handle:
+        while True:
+            if may_run is not None:
+                may_run.wait()
+            got = handle.readinto(block)
+            if not got:
+                return digest.hexdigest()
+            digest.update(view[:got])
+
+
+def input_hashes(
+    project: Project, runs: RunPaths, may_run: threading.Event | None = None
+) -> tuple[tuple[InputHash, ...], str]:
+    """Project-relative input paths with their sha256, and one short hash over all of them
+    (`may_run`: hashing waits while it is clear)."""
     files = [(project.relative(p), p) for p in project.input_files()]
     files += [(f"--run {name}", path) for name, path in runs]
-    found = tuple(InputHash(rel, _sha256(p)) for rel, p in files if p.is_file())
+    found = tuple(InputHash(rel, _sha256(p, may_run)) for rel, p in files if p.is_file())
     digest = hashlib.sha256("\n".join(f"{i.path} {i.sha256}" for i in found).encode()).hexdigest()
     return found, digest[:16]
 

@@ -53,7 +53,7 @@ def runs_only(
         tally.add(len(labels))
         return judged
 
-    tags_and_judged = judged_external_runs(project, runs, judge_run)
+    tags_and_judged = judged_external_runs(project, runs, judge_run, hashes.held)
     judged_runs = {name: judged for name, (_, judged) in tags_and_judged.items()}
     none = Costs(None, None, None)
     variants = [
