@@ -96,8 +96,7 @@ def judged_external_runs(
             trec = read_run(path)
         out[name] = (trec.tag, tuple(judge(trec)))
         del trec
-        # the run's arrays are gone: malloc gives their pages back (`allocator`)
-        release_freed_memory()
+    release_freed_memory()  # the runs' arrays are gone: malloc gives their pages back
     return out
 
 
