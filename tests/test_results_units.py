@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -9,12 +10,14 @@ import pytest
 from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide
 from evidencedesk.gate_input import Reference, shape
 from evidencedesk.project import load_project
+from evidencedesk.report.since_view import since_view
 from evidencedesk.report.site import slug
 from evidencedesk.results import compute, jsonio
 from evidencedesk.results.exports import export_files, per_question_csv, qrels_text, run_text
 from evidencedesk.results.inputs import questions
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Metric, Settings, settings_for
+from evidencedesk.results.since import QuestionChange, since
 from evidencedesk.results.types import Inputs, Results
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, per_question
@@ -97,6 +100,37 @@ def test_one_pass_of_question_values_gives_what_each_metric_s_own_pass_gives() -
     assert compute.tag_values(LISTS, metrics, book_a, "k", values) == compute.tag_values(
         LISTS, metrics, book_b, "k"
     )
+
+
+def test_since_reads_each_run_s_pass_at_its_own_final_list() -> None:
+    # q1's first relevant chunk is at rank 2 (grades 0, 2, 1; relevance 2): inside a final
+    # list of 3, outside one of 1. The policy's k (none: 10) passed it in both reports.
+    base = tiny_results()
+    variant = base.variants[0]
+
+    def finals(*sizes: int) -> Results:
+        names = ["base run", "wide"]
+        runs = tuple(
+            replace(variant, name=n, config={"final": f})
+            for n, f in zip(names, sizes, strict=False)
+        )
+        return replace(base, variants=runs)
+
+    s = since(finals(3), finals(1))
+    assert s.newly_fail == (QuestionChange("q1", ("base run",)),)
+    assert (s.newly_pass, s.k, s.depths) == ((), 1, (("base run", 1),))
+    view = since_view(s, finals(1))
+    assert [g.title for g in view.groups] == ["Questions that newly fail"]
+    assert view.groups[0].rule == "a relevant result within the first 1 before, none now"
+    mixed = since(finals(1, 1), finals(3, 1))
+    assert mixed.newly_pass == (QuestionChange("q1", ("base run",)),)
+    assert mixed.depths == (("base run", 3), ("wide", 1))
+    assert since_view(mixed, finals(3, 1)).groups[0].rule == (
+        "no relevant result within the first k (each run's final list: base run 3, wide 1) "
+        "before, one now"
+    )
+    runs_only = since(base, base)  # no config: the policy's k, else 10
+    assert (runs_only.k, runs_only.depths) == (10, (("base run", 10),))
 
 
 def test_per_question_csv_has_every_metric_and_the_first_relevant_rank() -> None:

@@ -78,6 +78,13 @@ def _runs(runs: tuple[str, ...]) -> str:
     return ", ".join(runs)
 
 
+def _first(since: Since) -> str:
+    """The pass rule's depth: one number when every run has the same, else each run's."""
+    if all(k == since.k for _, k in since.depths):
+        return str(since.k)
+    return "k (each run's final list: " + ", ".join(f"{n} {k}" for n, k in since.depths) + ")"
+
+
 def since_view(since: Since, results: Results) -> SinceView:
     labels = {m.name: m.label for m in results.settings.metrics}
     groups = [
@@ -97,11 +104,11 @@ def since_view(since: Since, results: Results) -> SinceView:
                                    f"{fmt(m.high)}])")
                          for m in since.metrics)),
         SinceGroup("fail", "Questions that newly fail",
-                   f"a relevant result within the first {since.k} before, none now",
+                   f"a relevant result within the first {_first(since)} before, none now",
                    tuple(SinceItem(q.question, f"now fails in {_runs(q.runs)}", True)
                          for q in since.newly_fail)),
         SinceGroup("pass", "Questions that newly pass",
-                   f"no relevant result within the first {since.k} before, one now",
+                   f"no relevant result within the first {_first(since)} before, one now",
                    tuple(SinceItem(q.question, f"now passes in {_runs(q.runs)}", True)
                          for q in since.newly_pass)),
     ]  # fmt: skip

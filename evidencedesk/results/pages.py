@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from evidencedesk.results.types import SHOWN, RankedList, Results
+from evidencedesk.results.types import SHOWN, RankedList, Results, VariantResult
 from evidencedesk.retrieval.stats import TIE
 
 PAGE_LIMIT = 500  # up to this many questions, every question has a page
@@ -39,11 +39,16 @@ def page_depth(results: Results) -> int:
 
 
 def pass_depth(results: Results) -> int:
-    """The gate's depth for one question's pass: the baseline's final list in a pipeline project,
-    the policy's k in a runs-only one (10 without a policy, as the gate)."""
-    config = results.variant(results.baseline).config
-    if config is not None:
-        return int(config["final"])
+    """The gate's depth for one question's pass in the baseline: `run_pass_depth` of it."""
+    return run_pass_depth(results, results.variant(results.baseline))
+
+
+def run_pass_depth(results: Results, variant: VariantResult) -> int:
+    """The gate's depth for one question's pass in a run: the run's final list in a pipeline
+    project (the gate's cases read hit@final), the policy's k in a runs-only one (10 without a
+    policy, as the gate)."""
+    if variant.config is not None:
+        return int(variant.config["final"])
     return results.policy.k if results.policy is not None else RUNS_ONLY_DEPTH
 
 

@@ -11,9 +11,11 @@ results.json) and returns a `Since`, computed here once and presented by the rep
   previous report's 95 % interval of the same run and metric (strictly outside, to 1e-12); runs
   or metrics missing on either side are not compared;
 - **questions**: a question *passes* in a run when it has a relevant judgment and a relevant
-  result within the first `k` of that run's list (`k` = the gate policy's k, else 10 — the
-  gate's own pass rule); it newly fails when it passed in the previous report and does not now
-  (and newly passes the other way round). Only runs whose lists the Results hold (the variants).
+  result within the first `k` of that run's list — the gate's own pass rule
+  (`pages.run_pass_depth`: the run's final list in a pipeline project, the policy's k in a
+  runs-only one, else 10), each report by its own rule; it newly fails when it passed in the
+  previous report and does not now (and newly passes the other way round). Only runs whose
+  lists the Results hold (the variants).
 
 The comparison is not stored in results.json (a build's results.json describes its own inputs
 only, whatever it was compared with); the site shows it and says what it compared with.
@@ -24,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from evidencedesk.results.pages import RUNS_ONLY_DEPTH, passed
+from evidencedesk.results.pages import pass_depth, passed, run_pass_depth
 from evidencedesk.results.types import Results
 
 TOLERANCE = 1e-12
@@ -77,7 +79,8 @@ class Since:
     same_inputs: bool  # the input hashes are equal
     seed_before: int
     seed_after: int
-    k: int  # the pass rule's k
+    k: int  # the pass rule's k for the baseline (`pages.pass_depth`)
+    depths: tuple[tuple[str, int], ...]  # each run's k (`pages.run_pass_depth`), this report
     files: tuple[FileChange, ...]
     grades: tuple[GradeChange, ...]
     questions_added: tuple[str, ...]
@@ -161,17 +164,14 @@ def _metrics(previous: Results, current: Results) -> tuple[MetricMove, ...]:
     return tuple(out)
 
 
-def pass_k(results: Results) -> int:
-    return results.policy.k if results.policy is not None else RUNS_ONLY_DEPTH
-
-
-def _outcomes(results: Results, k: int) -> dict[tuple[str, str], bool]:
+def _outcomes(results: Results) -> dict[tuple[str, str], bool]:
     relevant = {
         q.id: any(g >= results.settings.relevance for g in q.judgments.values())
         for q in results.inputs.questions
     }
     out = {}
     for v in results.variants:
+        k = run_pass_depth(results, v)
         for r in v.lists:
             ok = passed(r, k, relevant.get(r.question, False))
             if ok is not None:
@@ -180,9 +180,9 @@ def _outcomes(results: Results, k: int) -> dict[tuple[str, str], bool]:
 
 
 def _questions(
-    previous: Results, current: Results, k: int
+    previous: Results, current: Results
 ) -> tuple[tuple[QuestionChange, ...], tuple[QuestionChange, ...]]:
-    before, after = _outcomes(previous, k), _outcomes(current, k)
+    before, after = _outcomes(previous), _outcomes(current)
     order = [q.id for q in current.inputs.questions]
     runs = [v.name for v in current.variants]
     fail: dict[str, list[str]] = {}
@@ -202,10 +202,9 @@ def _questions(
 
 def since(previous: Results, current: Results) -> Since:
     """What changed from `previous` (an earlier build's Results) to `current`."""
-    k = pass_k(current)
     old_ids = [q.id for q in previous.inputs.questions]
     new_ids = [q.id for q in current.inputs.questions]
-    fail, win = _questions(previous, current, k)
+    fail, win = _questions(previous, current)
     return Since(
         previous_version=previous.version,
         previous_input_hash=previous.inputs.input_hash,
@@ -213,7 +212,8 @@ def since(previous: Results, current: Results) -> Since:
         same_inputs=previous.inputs.input_hash == current.inputs.input_hash,
         seed_before=previous.settings.seed,
         seed_after=current.settings.seed,
-        k=k,
+        k=pass_depth(current),
+        depths=tuple((v.name, run_pass_depth(current, v)) for v in current.variants),
         files=_files(previous, current),
         grades=_grades(previous, current),
         questions_added=tuple(q for q in new_ids if q not in set(old_ids)),
