@@ -15,10 +15,25 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["doc_hashes", "doc_words", "fixed_width", "has_duplicates", "line_keys", "query_salts"]
+__all__ = [
+    "doc_hashes",
+    "doc_words",
+    "fixed_width",
+    "has_duplicates",
+    "line_keys",
+    "offsets_of",
+    "query_salts",
+]
 
 _M = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 _TAIL = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
+
+
+def offsets_of(arr: pa.Array) -> np.ndarray:
+    """The ``len(arr) + 1`` offsets of an Arrow string or binary array's values in its data
+    buffer (a view, no copy)."""
+    kind = np.int64 if arr.type in (pa.large_string(), pa.large_binary()) else np.int32
+    return np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + len(arr) + 1]
 
 
 def fixed_width(arr: pa.Array) -> np.ndarray:
@@ -30,8 +45,7 @@ def fixed_width(arr: pa.Array) -> np.ndarray:
     n = len(arr)
     if n == 0:
         return np.empty(0, dtype="S8")
-    kind = np.int64 if arr.type in (pa.large_string(), pa.large_binary()) else np.int32
-    offsets = np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + n + 1]
+    offsets = offsets_of(arr)
     lens = np.diff(offsets)
     words = -(-max(1, int(lens.max())) // 8)
     first, last = int(offsets[0]), int(offsets[-1])

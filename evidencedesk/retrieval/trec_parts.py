@@ -20,7 +20,13 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from evidencedesk.limits import MAX_LINE_BYTES
-from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width, line_keys, query_salts
+from evidencedesk.retrieval.trec_keys import (
+    doc_hashes,
+    fixed_width,
+    line_keys,
+    offsets_of,
+    query_salts,
+)
 
 __all__ = [
     "Bad",
@@ -86,8 +92,7 @@ def block_part(table: pa.Table) -> Part:
 def _utf8(ids: pa.Array) -> bool:
     """Whether binary ids are UTF-8 text: at once when every byte is ASCII (a numpy pass over
     the bytes), else by Arrow's own check (a cast to text)."""
-    kind = np.int64 if ids.type in (pa.large_string(), pa.large_binary()) else np.int32
-    offsets = np.frombuffer(ids.buffers()[1], dtype=kind)[ids.offset : ids.offset + len(ids) + 1]
+    offsets = offsets_of(ids)
     data = ids.buffers()[2]
     if data is None or offsets[-1] == offsets[0]:
         return True
