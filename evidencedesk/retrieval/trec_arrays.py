@@ -35,6 +35,7 @@ from evidencedesk.retrieval.trec_parts import (
     block_part,
     join_parts,
     read_range,
+    stretches,
     table_columns,
 )
 
@@ -166,16 +167,13 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
     if pc.min(grades).as_py() < low or pc.max(grades).as_py() > high:
         raise Bad
     # one dict update per stretch of lines with equal query ids, not one per line
-    queries = table["q"].combine_chunks()
-    n = len(queries)
-    change = pc.not_equal(queries.slice(1), queries.slice(0, n - 1))
-    starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1, n].tolist()
-    heads = queries.take(pa.array(starts[:-1])).to_pylist()
+    bounds, heads = stretches(table["q"].combine_chunks())
+    starts = bounds.tolist()
     docs, values = table["d"].to_pylist(), grades.to_pylist()
     qrels: dict[str, dict[str, int]] = {}
     for q, a, b in zip(heads, starts, starts[1:], strict=False):
         qrels.setdefault(q, {}).update(zip(docs[a:b], values[a:b], strict=True))
-    if sum(map(len, qrels.values())) != n:
+    if sum(map(len, qrels.values())) != table.num_rows:
         raise Bad  # a document twice for one query
     return qrels
 

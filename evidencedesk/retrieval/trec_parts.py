@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import itertools
 from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ __all__ = [
     "join_parts",
     "read_parts",
     "read_range",
+    "stretches",
     "table_columns",
 ]
 
@@ -77,16 +79,22 @@ def block_part(table: pa.Table) -> Part:
     queries, ids = table["q"].combine_chunks(), table["d"].combine_chunks()
     if not (_utf8(queries) and _utf8(ids)):
         raise Bad  # the line reader names the line
-    n = len(queries)
-    change = pc.not_equal(queries.slice(1), queries.slice(0, n - 1))
-    starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1]
-    heads = queries.take(pa.array(starts)).to_pylist()  # bytes
+    bounds, heads = stretches(queries)  # heads: bytes
     docs = fixed_width(ids)
     longest = int(pc.max(pc.binary_length(queries)).as_py()) + docs.dtype.itemsize
-    lengths = np.diff(np.r_[starts, n])
+    lengths = np.diff(bounds)
     # the keys here, in the reading thread: a query's salt comes from its own id
     keys = line_keys(lengths, doc_hashes(docs), query_salts(heads))
     return Part(heads, lengths, docs, keys, scores, longest)
+
+
+def stretches(ids: pa.Array) -> tuple[np.ndarray, list[Any]]:
+    """Where each stretch of equal neighbouring ids starts (and, last, the array's length) and
+    each stretch's id: a comparison of neighbours, not a hash of every line."""
+    n = len(ids)
+    change = pc.not_equal(ids.slice(1), ids.slice(0, n - 1))
+    starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1]
+    return np.r_[starts, n], ids.take(pa.array(starts)).to_pylist()
 
 
 def _utf8(ids: pa.Array) -> bool:
@@ -147,21 +155,27 @@ def table_columns(table: pa.Table, tag: bytes) -> Columns:
     return join_parts([block_part(table)], tag)
 
 
+def _groups(reader: pacsv.CSVStreamingReader) -> Iterator[pa.Table]:
+    """The parsed blocks, `GROUP` at a time (the last group may be smaller)."""
+    group: list[pa.RecordBatch] = []
+    for batch in itertools.chain(reader, [None]):
+        if batch is not None:
+            group.append(batch)
+        if group and (batch is None or len(group) == GROUP):
+            yield pa.Table.from_batches(group)
+            group = []
+
+
 def read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
     """The parsed blocks as :class:`Part` s: pyarrow parses the next blocks (without the GIL)
     while a worker thread turns the last ones into arrays; at most two groups wait for it."""
     done: list[Part] = []
     waiting: deque[Future[Part]] = deque()
-    group: list[pa.RecordBatch] = []
     with ThreadPoolExecutor(max_workers=1) as worker:
-        for batch in itertools.chain(reader, [None]):
-            if batch is not None:
-                group.append(batch)
-            if group and (batch is None or len(group) == GROUP):
-                waiting.append(worker.submit(block_part, pa.Table.from_batches(group)))
-                group = []
-                while len(waiting) > 2 or (waiting and waiting[0].done()):
-                    done.append(waiting.popleft().result())  # raises the worker's Bad
+        for table in _groups(reader):
+            waiting.append(worker.submit(block_part, table))
+            while len(waiting) > 2 or (waiting and waiting[0].done()):
+                done.append(waiting.popleft().result())  # raises the worker's Bad
         done.extend(f.result() for f in waiting)
     return done
 
@@ -210,16 +224,7 @@ def read_range(
         _Range(path, start, stop) as raw,
         pacsv.open_csv(pa.PythonFile(raw, "r"), **options) as reader,
     ):
-        if worker:
-            done = read_parts(reader)
-        else:
-            done, group = [], []
-            for batch in itertools.chain(reader, [None]):
-                if batch is not None:
-                    group.append(batch)
-                if group and (batch is None or len(group) == GROUP):
-                    done.append(block_part(pa.Table.from_batches(group)))
-                    group = []
+        done = read_parts(reader) if worker else [block_part(t) for t in _groups(reader)]
     if raw.nul:
         raise Bad
     return done
