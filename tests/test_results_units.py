@@ -20,7 +20,7 @@ from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Metric, Se
 from evidencedesk.results.since import QuestionChange, since
 from evidencedesk.results.types import Inputs, Results
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, per_question
+from evidencedesk.retrieval.metrics import Judged, per_question, summarize
 from tests.project_fixtures import make_runs_only_project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -90,6 +90,8 @@ def test_one_pass_of_question_values_gives_what_each_metric_s_own_pass_gives() -
     for name in names:
         given = compute.Book(0).stat("k", LISTS, name, values[name])
         assert given == compute.Book(0).stat("k", LISTS, name)
+        summary = summarize(LISTS, [name])[name]  # the mean the metrics module gives
+        assert (given.mean, given.n, given.left_out) == (summary.value, summary.n, summary.left_out)
     assert compute.Book(0).stat("k", LISTS, "mrr", values["mrr"]).n == 2
     assert compute.Book(0).stat("k", LISTS, "mrr", values["mrr"]).left_out == 1
     metrics = list(PIPELINE_COLUMNS)

@@ -22,7 +22,7 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.retrieval.metric_engine import of_judged
-from evidencedesk.retrieval.metrics import Judged, by_tag, per_question, summarize
+from evidencedesk.retrieval.metrics import Judged, by_tag, per_question
 from evidencedesk.retrieval.stats import (
     bootstrap_ci,
     holm,
@@ -68,13 +68,10 @@ class Book:
         the caller has them already)."""
         if (key, metric) not in self._stats:
             if values is None:
-                summary = summarize(judged, [metric])[metric]
-                mean, n, left = summary.value, summary.n, summary.left_out
-                kept = [v for v in per_question(judged, metric).values() if v is not None]
-            else:  # `summarize`'s mean of the same values
-                kept = [v for v in values.values() if v is not None]
-                mean = math.fsum(kept) / len(kept) if kept else None
-                n, left = len(kept), len(values) - len(kept)
+                values = question_values(judged, [metric])[metric]
+            kept = [v for v in values.values() if v is not None]
+            mean = math.fsum(kept) / len(kept) if kept else None  # as `summarize` takes it
+            n, left = len(kept), len(values) - len(kept)
             ci = bootstrap_ci(kept, seed=self.seed)
             self._stats[key, metric] = MetricStat(metric, mean, ci.low, ci.high, n, left)
         return self._stats[key, metric]
