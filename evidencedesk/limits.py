@@ -70,3 +70,14 @@ def check_input(path: str | Path, error: type[InputError], what: str = "file") -
 def line_too_long(length: int) -> str:
     """The message for a line longer than `MAX_LINE_BYTES`."""
     return f"expected a line of at most {MAX_LINE_BYTES} bytes, found one of {length} bytes"
+
+
+SHOWN_CHARS = 40  # how much of a bad value an error line quotes
+
+
+def shown(value: str) -> str:
+    """A value quoted in an error line: its repr, cut to `SHOWN_CHARS` characters (a
+    5,000-digit number or a 1 MiB id is named, not echoed)."""
+    if len(value) <= SHOWN_CHARS:
+        return repr(value)
+    return f"{value[:SHOWN_CHARS]!r}… ({len(value)} characters)"

@@ -11,13 +11,15 @@ import re
 from evidencedesk.errors import UnknownNameError
 
 METRIC_FORMS = ("recall@k", "precision@k", "hit@k", "mrr", "ndcg@k", "ndcg@k:linear", "ndcg@k:exp")
-_NAME = re.compile(r"^(recall|precision|hit|ndcg)@([1-9][0-9]*)(?::(exp|linear))?$")
+_NAME = re.compile(r"^(recall|precision|hit|ndcg|judged)@([1-9][0-9]*)(?::(exp|linear))?$")
+# read by the engine, never reported as a quality metric: how much of a top k is judged at all
+DIAGNOSTIC = ("judged",)
 
 
 def split_metric(name: object) -> tuple[str, int | None, str]:
-    """(kind, cut-off, nDCG gain) of ``recall@k``, ``precision@k``, ``hit@k``, ``mrr`` or
-    ``ndcg@k[:linear|:exp]`` (case and surrounding spaces ignored); anything else is an
-    `UnknownNameError` listing the forms."""
+    """(kind, cut-off, nDCG gain) of ``recall@k``, ``precision@k``, ``hit@k``, ``mrr``,
+    ``ndcg@k[:linear|:exp]`` or the diagnostic ``judged@k`` (case and surrounding spaces
+    ignored); anything else is an `UnknownNameError` listing the forms."""
     text = name.strip().lower() if isinstance(name, str) else ""
     if text == "mrr":
         return "mrr", None, "exp"

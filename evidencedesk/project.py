@@ -23,12 +23,13 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from evidencedesk.errors import ConfigError, LabelsError
+from evidencedesk.errors import ConfigError, DocumentError, LabelsError
 from evidencedesk.limits import DEFAULT_MAX_INPUT_MB, set_max_input_mb
 from evidencedesk.paths import DATA
 from evidencedesk.project_rules import ProjectFile, resolve
 from evidencedesk.project_schema import DEFAULT_RELEVANCE, ProjectSection, read_project_toml
 from evidencedesk.retrieval.beir import (
+    Query,
     labels_from_judgments,
     read_beir_corpus,
     read_beir_qrels,
@@ -36,7 +37,7 @@ from evidencedesk.retrieval.beir import (
     read_tags,
 )
 from evidencedesk.retrieval.catalog import Catalog, load_catalog, markdown_files
-from evidencedesk.retrieval.labels import Label, load_labels
+from evidencedesk.retrieval.labels import Label, QuestionCounts, load_labels
 from evidencedesk.retrieval.trec import Run, read_qrels, read_run
 from evidencedesk.textfile import list_folder
 
@@ -44,6 +45,7 @@ __all__ = ["DEMO_PROJECT", "Project", "load_project"]
 
 DEMO_PROJECT = DATA / "evidencedesk.toml"
 LABEL_GRADES = 2  # labels.jsonl grades are 0-2 (SPEC §1); use qrels for other scales
+TREC_EVAL_RELEVANCE = 1  # the relevance threshold of a qrels project that names none
 PIPELINE_STAGES = ("sizing", "ablations", "citations", "evidence")
 
 
@@ -86,9 +88,17 @@ class Project:
 
     # -- loading -------------------------------------------------------------------------------
     def load_catalog(self) -> Catalog | None:
-        """The documents as a catalog (None without documents)."""
+        """The documents as a catalog (None without documents). A pipeline indexes every
+        document, so an empty one is an error there; a runs-only project only shows them."""
         if self.documents_format == "beir":
-            return read_beir_corpus(self.documents[0])
+            catalog = read_beir_corpus(self.documents[0])
+            if catalog.empty and self.kind == "pipeline":
+                where, _, line = catalog.empty[0].rpartition(":")
+                raise DocumentError(
+                    where, "expected a title or some text in every document a pipeline indexes, "
+                    "found both empty", int(line),
+                )  # fmt: skip
+            return catalog
         if self.documents_format == "markdown":
             return load_catalog(self.chunking, self.documents)
         return None
@@ -111,12 +121,36 @@ class Project:
                 self._cache["judgments"] = read_qrels(self._given(self.qrels, "qrels"))
         return self._cache["judgments"]
 
+    def _queries(self) -> list[Query]:
+        """The queries file's queries, read once ([] without one: ids come from the qrels)."""
+        if "queries" not in self._cache:
+            found = read_queries(self.queries) if self.queries is not None else []
+            self._cache["queries"] = found
+        return self._cache["queries"]
+
+    def question_counts(self) -> QuestionCounts:
+        """The project's questions counted (`retrieval.labels.QuestionCounts`)."""
+        judgments = self.judgments()
+        if self.labels is not None:
+            n = len(judgments)
+            relevant = sum(any(g >= self.relevance for g in d.values()) for d in judgments.values())
+            return QuestionCounts(n, n, relevant, 0, 0, self.relevance)
+        listed = {q.id for q in self._queries()}
+        judged = [qid for qid, docs in judgments.items() if docs]
+        relevant = sum(any(g >= self.relevance for g in judgments[q].values()) for q in judged)
+        unjudged = len(listed - set(judged))
+        # without a queries file, every judged id is a question with no text of its own
+        without_text = 0 if self.queries is None else len(set(judged) - listed)
+        return QuestionCounts(len(listed | set(judged)), len(judged), relevant, unjudged,
+                              without_text, self.relevance)  # fmt: skip
+
     def load_labels(self, catalog: Catalog | None = None) -> list[Label]:
         """Labelled questions at this project's relevance threshold.
 
-        From qrels: grades from the judgments, ``answerable`` = has a grade >= relevance, tags from
-        the queries file and the tags file. In a pipeline project every judged id must be a chunk of
-        `catalog`.
+        From qrels: the judged queries (`beir.labels_from_judgments`), grades from the
+        judgments, ``answerable`` = has a grade >= relevance, tags from the queries file and
+        the tags file. In a pipeline project every judged id must be a chunk of `catalog`, and a
+        judged query the queries file does not give a text for is left out (nothing to search).
         """
         extra = read_tags(self.tags) if self.tags is not None else None
         if self.labels is not None:
@@ -125,9 +159,9 @@ class Project:
             queries = [(lab.id, lab.question, lab.tags) for lab in found]
             grades = {lab.id: dict(lab.grades) for lab in found}
             return labels_from_judgments(
-                queries, grades, self.relevance, extra, self.labels, self.tags
+                queries, grades, self.relevance, extra, self.labels, self.tags, complete=True
             )
-        from_file = read_queries(self._given(self.queries, "queries"))
+        from_file = self._queries()
         qrels = self.judgments()
         if self.kind == "pipeline" and catalog is not None:
             for qid, docs in qrels.items():
@@ -138,7 +172,11 @@ class Project:
                         f"expected judged ids from the corpus, found {missing!r} (query {qid!r}) "
                         "which is not a chunk or document id of the catalog",
                     )
-        return labels_from_judgments(from_file, qrels, self.relevance, extra, self.qrels, self.tags)
+        labels = labels_from_judgments(from_file, qrels, self.relevance, extra, self.qrels,
+                                       self.tags)  # fmt: skip
+        if self.kind == "pipeline":
+            labels = [lab for lab in labels if lab.question]
+        return labels
 
     def load_runs(self) -> dict[str, Run]:
         """name -> `Run` read with `evidencedesk.retrieval.trec.read_run`, in project order."""
@@ -233,10 +271,20 @@ def load_project(path: str | Path) -> Project:
         model = ProjectFile.model_validate(raw, context=context)
     except ValidationError as exc:
         raise source.invalid(exc, ProjectFile) from None
-    result = Project(**resolve(model, path))
+    fields = resolve(model, path)
     given = "relevance" in model.questions.model_fields_set
+    if not given and model.questions.labels is None:
+        fields["relevance"] = TREC_EVAL_RELEVANCE  # qrels: trec_eval's default level (-l 1)
+    result = Project(**fields)
     grades = sorted({g for docs_ in result.judgments().values() for g in docs_.values()})
     top = max(grades, default=0)
+    if top < 1:
+        seen_grades = ", ".join(map(str, grades)) or "none"
+        raise source.error(
+            ("questions",),
+            f"expected at least one judgment with a positive grade, found none (grades seen in "
+            f"the judgments: {seen_grades})",
+        )
     if not 1 <= result.relevance <= top:
         default = "" if given else " (the default)"
         hint = "; set relevance = 1 for binary judgments" if top == 1 else ""

@@ -101,15 +101,18 @@ class ProjectFile(Section):
             "judgments in one form: grades inside 'labels' or a 'qrels' file",
         )
         if questions.labels is None and questions.queries is None:
-            if questions.qrels is not None:
+            if questions.qrels is None:
+                raise rule(
+                    ("questions",),
+                    "expected 'labels' (labels.jsonl), 'qrels' (with 'queries' for their text), "
+                    "found neither",
+                )
+            if self.kind() == "pipeline":
                 raise rule(
                     ("questions", "queries"),
-                    "expected a queries file to go with 'qrels', found none",
+                    "expected a queries file to go with 'qrels' (a pipeline searches by the "
+                    "question text; a runs-only project may leave it out), found none",
                 )
-            raise rule(
-                ("questions",),
-                "expected 'labels' (labels.jsonl) or 'queries' + 'qrels', found neither",
-            )
         if questions.queries is not None and questions.qrels is None:
             raise rule(
                 ("questions", "qrels"), "expected a qrels file to go with 'queries', found none"

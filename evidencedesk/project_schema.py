@@ -26,7 +26,7 @@ from evidencedesk.chunking import STRATEGIES
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.keylines import Loc
 from evidencedesk.limits import check_input
-from evidencedesk.metric_names import METRIC_FORMS, split_metric
+from evidencedesk.metric_names import DIAGNOSTIC, METRIC_FORMS, split_metric
 from evidencedesk.textfile import list_folder
 from evidencedesk.validation import Source, Style, expected_key, found_toml, invalid, read_toml
 
@@ -114,10 +114,14 @@ def _metrics(value: object, expected: str) -> tuple[str, ...]:
     names = tuple(v.strip().lower() for v in value)
     for name in names:
         try:
-            split_metric(name)
+            kind = split_metric(name)[0]
         except EvidencedeskError:
+            kind = ""
+        if kind in ("", *DIAGNOSTIC):
             raise invalid(
                 f"expected metric names ({', '.join(METRIC_FORMS)}), found {name!r}"
+                + (" (a diagnostic the site shows for every run, not a quality metric)"
+                   if kind else "")
             ) from None
     if len(set(names)) != len(names):
         raise invalid(f"expected each metric once, found {found_toml(value)}")

@@ -8,9 +8,9 @@ import pytest
 
 from evidencedesk.errors import ConfigError
 from evidencedesk.paths import ANSWERS, CORPUS, DATA, DOCS, DUPS, LABELS, TENANT_DOCS
-from evidencedesk.project import DEMO_PROJECT, load_project
+from evidencedesk.project import DEMO_PROJECT, Project, load_project
 from evidencedesk.retrieval.catalog import load_catalog
-from evidencedesk.retrieval.labels import load_labels
+from evidencedesk.retrieval.labels import QuestionCounts, load_labels
 from evidencedesk.retrieval.lifecycle import TENANTS_FILE
 from tests.project_fixtures import make_runs_only_project
 
@@ -56,8 +56,15 @@ def test_generated_runs_only_project(tmp_path: Path) -> None:
     assert [name for name, _ in project.runs] == ["base", "better", "worse"]
     assert project.baseline_run == "base" and project.max_grade == 3
     labels = project.load_labels(None)
-    assert len(labels) == 50 and labels[-1].grades == {} and not labels[-1].answerable
-    assert all(lab.relevant_grade == 2 for lab in labels)
+    # the question with no judgment at all is counted and left out (trec_eval ignores it too)
+    assert len(labels) == 49 and "q050" not in {lab.id for lab in labels}
+    assert all(lab.relevant_grade == 2 and not lab.complete for lab in labels)
+    graded: dict[str, list[int]] = {}
+    for line in (path.parent / "qrels.txt").read_text().splitlines():
+        qid, _, _, grade = line.split()
+        graded.setdefault(qid, []).append(int(grade))
+    relevant = sum(max(g) >= 2 for g in graded.values())
+    assert project.question_counts() == QuestionCounts(50, 49, relevant, 1, 0, 2)
     assert {stage for stage, _ in project.skipped_stages()} == {
         "sizing",
         "ablations",
@@ -91,6 +98,12 @@ relevance = 2
 dir = "runs"
 baseline = "a"
 """
+
+
+def load_project_text(folder: Path, text: str) -> Project:
+    path = folder / "evidencedesk.toml"
+    path.write_text(text, encoding="utf-8")
+    return load_project(path)
 
 
 def _error(folder: Path, text: str) -> str:
@@ -149,13 +162,18 @@ def test_threshold_outside_grades(project_dir: Path) -> None:
     )
 
 
-def test_default_threshold_on_binary_judgments(project_dir: Path) -> None:
-    (project_dir / "qrels.txt").write_text("q1 0 d1 1\nq2 0 d3 0\n")
-    text = VALID.replace("relevance = 2\n", "")
-    assert _error(project_dir, text) == (
-        f"{project_dir}/evidencedesk.toml:1: [questions]: expected a relevance threshold from "
-        "1 to 1 (grades seen in the judgments: 0, 1), found 2 (the default); set relevance = 1 "
-        "for binary judgments"
+def test_default_threshold_of_qrels_is_trec_evals(project_dir: Path) -> None:
+    (project_dir / "qrels.txt").write_text("q1 0 d1 1\nq2 0 d3 0\nq3 0 d4 2\n")
+    project = load_project_text(project_dir, VALID.replace("relevance = 2\n", ""))
+    assert project.relevance == 1  # trec_eval's -l default: grade 1 is relevant
+    assert project.question_counts().relevant == 2  # q1 and q3
+
+
+def test_default_threshold_without_any_relevant_grade(project_dir: Path) -> None:
+    (project_dir / "qrels.txt").write_text("q1 0 d1 0\nq2 0 d3 -2\n")
+    assert _error(project_dir, VALID.replace("relevance = 2\n", "")) == (
+        f"{project_dir}/evidencedesk.toml:1: [questions]: expected at least one judgment with a "
+        "positive grade, found none (grades seen in the judgments: -2, 0)"
     )
 
 
@@ -180,8 +198,8 @@ def test_documents_in_two_forms(project_dir: Path) -> None:
 def test_neither_labels_nor_queries(project_dir: Path) -> None:
     text = VALID.replace('queries = "queries.jsonl"\nqrels = "qrels.txt"\n', "")
     assert _error(project_dir, text) == (
-        f"{project_dir}/evidencedesk.toml:1: [questions]: expected 'labels' (labels.jsonl) or "
-        "'queries' + 'qrels', found neither"
+        f"{project_dir}/evidencedesk.toml:1: [questions]: expected 'labels' (labels.jsonl), "
+        "'qrels' (with 'queries' for their text), found neither"
     )
 
 

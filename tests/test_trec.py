@@ -254,7 +254,7 @@ def test_slow_reader_reads_what_the_fast_one_reads(tmp_path: Path) -> None:
             "q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 0.5 t\nq1 Q0 d3 3 0.4\n",
             "run.txt:3: expected 6 columns, found 5",
         ),
-        ("q1 Q0 d1 1 1.0 t extra\n", "run.txt:1: expected 6 columns, found 7"),
+        ("q1 Q0 d1 1.0 t\n", "run.txt:1: expected 6 columns, found 5"),
         (
             "q1 Q0 d1 1 1.0 t\n\nq1 Q0 d2 2 high t\n",
             "run.txt:3: expected a numeric score in column 5, found 'high'",
@@ -385,6 +385,7 @@ def test_judging_a_run_of_chunk_ids_against_labels(tmp_path: Path) -> None:
         (1, 2, 0),
         (2, 1),
         ("kc-returns-v2:c0", "kc-returns-v3:c0", "hb-frames:c3"),
+        judged=(True, True, False),  # the labels grade no hb-frames chunk for rc02
     )
     assert judged[1].grades == () and judged[1].pool == (2,)  # not answered: a miss, not skipped
     assert judged[2].answerable is False and judged[2].pool == ()
@@ -629,21 +630,22 @@ def test_devices_fifos_and_folders_are_refused_by_type(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("grade", "message"),
     [
-        ("1024", "qrels.txt:2: expected a grade from -1 to 100 in column 4, found '1024'"),
+        ("1024", "qrels.txt:2: expected a grade from -100 to 100 in column 4, found '1024'"),
         (
             "1000000000",
-            "qrels.txt:2: expected a grade from -1 to 100 in column 4, found '1000000000'",
+            "qrels.txt:2: expected a grade from -100 to 100 in column 4, found '1000000000'",
         ),  # fmt: skip
-        (str(2**70), f"qrels.txt:2: expected a grade from -1 to 100 in column 4, found '{2**70}'"),
-        ("-2", "qrels.txt:2: expected a grade from -1 to 100 in column 4, found '-2'"),
-        ("101", "qrels.txt:2: expected a grade from -1 to 100 in column 4, found '101'"),
+        ("9" * 5000, "qrels.txt:2: expected a grade from -100 to 100 in column 4, found "
+         f"'{'9' * 40}'… (5000 characters)"),  # a long value is named, not echoed
+        ("-101", "qrels.txt:2: expected a grade from -100 to 100 in column 4, found '-101'"),
+        ("101", "qrels.txt:2: expected a grade from -100 to 100 in column 4, found '101'"),
         ("２", "qrels.txt:2: expected an integer grade in column 4, found '２'"),
         ("1_0", "qrels.txt:2: expected an integer grade in column 4, found '1_0'"),
         ("+1", "qrels.txt:2: expected an integer grade in column 4, found '+1'"),
         ("1.0", "qrels.txt:2: expected an integer grade in column 4, found '1.0'"),
     ],
 )
-def test_qrels_grades_are_integers_from_minus_one_to_100(
+def test_qrels_grades_are_integers_from_minus_100_to_100(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, grade: str, message: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -653,14 +655,33 @@ def test_qrels_grades_are_integers_from_minus_one_to_100(
     assert str(info.value) == message
 
 
-def test_junk_grade_minus_one_is_judged_not_relevant(tmp_path: Path) -> None:
-    path = write(tmp_path, "q1 0 d1 -1\nq1 0 d2 100\nq1 0 d3 0\n", "qrels.txt")
+def test_negative_grades_are_judged_not_relevant(tmp_path: Path) -> None:
+    # TREC Web-track qrels grade junk pages -2; trec_eval reads them as judged, not relevant
+    path = write(tmp_path, "q1 0 d1 -1\nq1 0 d2 100\nq1 0 d3 0\nq1 0 d4 -2\n", "qrels.txt")
     qrels = read_qrels(path)
-    assert qrels == {"q1": {"d1": -1, "d2": 100, "d3": 0}}
-    run = Run.from_dict({"q1": {"d1": 3.0, "d2": 2.0}})
+    assert qrels == {"q1": {"d1": -1, "d2": 100, "d3": 0, "d4": -2}}
+    run = Run.from_dict({"q1": {"d1": 3.0, "d2": 2.0, "d5": 1.0, "d4": 0.5}})
     (judged,) = judge_trec_run(run, qrels)
-    assert (judged.grades, judged.pool) == ((0, 100), (100,))  # -1 counts as 0, leaves the pool
+    # -1 and -2 count as 0 and leave the pool, but they are judged; d5 is not
+    assert (judged.grades, judged.pool) == ((0, 100, 0, 0), (100,))
+    assert judged.judged == (True, True, False, True)
     assert evaluate_run(run, qrels, ["mrr"])["mrr"].value == 0.5
+
+
+def test_comment_lines_are_skipped_as_trec_eval_skips_them(tmp_path: Path) -> None:
+    qrels = write(tmp_path, "# judged by two assessors\nq1 0 d1 1\n  # a b c\nq1 0 d#2 0\n",
+                  "qrels.txt")  # fmt: skip
+    assert read_qrels(qrels) == {"q1": {"d1": 1, "d#2": 0}}  # '#' inside an id is an id
+    run = write(tmp_path, "# run made by bm25\nq1 Q0 d1 1 2.0 bm25\n# 1 2 3 4 5\n"
+                "q1 Q0 d#2 2 1.0 bm25\n", "run.txt")  # fmt: skip
+    read = read_run(run)
+    assert read.qids == ("q1",) and read.ranked("q1") == [("d1", 2.0), ("d#2", 1.0)]
+
+
+def test_columns_after_the_run_tag_are_ignored(tmp_path: Path) -> None:
+    run = write(tmp_path, "q1 Q0 d1 1 2.0 bm25 extra words\nq1 Q0 d2 2 1.0 bm25\n", "run.txt")
+    read = read_run(run)
+    assert read.tag == "bm25" and read.ranked("q1") == [("d1", 2.0), ("d2", 1.0)]
 
 
 def test_qrels_line_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

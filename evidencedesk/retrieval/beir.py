@@ -17,6 +17,7 @@ from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.trec import GRADES
 from evidencedesk.textfile import iter_lines
 
 __all__ = [
@@ -36,7 +37,7 @@ __all__ = [
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 Qrels = dict[str, dict[str, int]]
-MIN_GRADE, MAX_GRADE = -1, 100  # qrels grades; -1 is TREC's "junk", read as not relevant (0)
+MIN_GRADE, MAX_GRADE = GRADES  # qrels grades; a negative one is judged not relevant
 _GRADE = re.compile(r"[+-]?[0-9]{1,4}")  # ASCII digits only: int() would take "２" or "1_0"
 
 
@@ -54,7 +55,8 @@ def read_lines(
 
 
 def parse_grade(text: str, path: str | Path, number: int, error: type[InputError]) -> int | None:
-    """The integer grade in `text` (-1..100), or None when `text` is not an integer at all."""
+    """The integer grade in `text` (`MIN_GRADE`..`MAX_GRADE`), or None when `text` is not an
+    integer at all."""
     if not _GRADE.fullmatch(text):
         if re.fullmatch(r"[+-]?[0-9]+", text):
             shown = text if len(text) <= 20 else f"{text[:20]}…"
@@ -103,10 +105,15 @@ def _tags(value: object, path: Path, n: int, err: type[InputError]) -> tuple[str
 
 
 def read_beir_corpus(path: str | Path) -> Catalog:
-    """``{"_id" (or "id"), "title", "text"}`` per line -> one chunk per document, chunk id = doc id."""
+    """``{"_id" (or "id"), "title", "text"}`` per line -> one chunk per document, chunk id = doc id.
+
+    A document with neither title nor text is kept and listed in `Catalog.empty`
+    (``file:line``): a runs-only project only shows documents, a pipeline refuses to index it
+    (`Project.load_catalog`)."""
     path = Path(path)
     documents: list[Document] = []
     chunks: list[Chunk] = []
+    empty: list[str] = []
     seen: dict[str, int] = {}
     for number, raw in read_lines(path, DocumentError, "BEIR corpus file"):
         obj = _json_object(raw, path, number, DocumentError)
@@ -129,7 +136,7 @@ def read_beir_corpus(path: str | Path) -> Catalog:
                 path, f"expected field 'text' to be a string, found {found}", number
             )
         if not (title.strip() or text.strip()):
-            raise DocumentError(path, "expected a title or some text, found both empty", number)
+            empty.append(f"{path}:{number}")
         doc = Document(
             doc_id, title, 1, "current", "public", "und", doc_id, text, f"{path}:{number}"
         )
@@ -147,7 +154,7 @@ def read_beir_corpus(path: str | Path) -> Catalog:
         )
     if not chunks:
         raise DocumentError(path, "expected at least one document, found none")
-    return Catalog(chunks=tuple(chunks), documents=tuple(documents))
+    return Catalog(chunks=tuple(chunks), documents=tuple(documents), empty=tuple(empty))
 
 
 def read_queries(path: str | Path) -> list[Query]:
@@ -260,32 +267,36 @@ def labels_from_judgments(
     tags: Mapping[str, Sequence[str]] | None = None,
     qrels_path: str | Path | None = None,
     tags_path: str | Path | None = None,
+    complete: bool = False,
 ) -> list[Label]:
-    """One `Label` per query, in queries order; relevant = grade >= `relevance`.
+    """One `Label` per judged query; relevant = grade >= `relevance`.
 
-    A query with no judgment at or above the threshold is unanswerable. A negative grade (TREC's
-    -1, "junk") counts as 0, not relevant. Tags are the query's own followed by those from `tags`. Judgments or tags for a query id not in `queries` are an error.
+    The questions are the queries with at least one judgment, as trec_eval evaluates them: the
+    queries file's order first, then the judged ids it does not list, in the judgments' order
+    (their text is empty: a runs-only report shows the id). A query the judgments never name
+    is left out (`QuestionCounts` counts it). Grades keep their values (a negative grade, TREC
+    Web's -2 "junk", is judged not relevant and counts as 0 in every metric). Tags are the
+    query's own followed by those from `tags`; tags for an id that is neither a query nor
+    judged are an error. `complete`: the grades cover every document (a labels file), a missing
+    one means 0; otherwise a missing grade is unjudged.
     """
-    known = {q[0] for q in queries}
-    stray = [qid for qid in qrels if qid not in known]
-    if stray:
-        raise LabelsError(
-            qrels_path,
-            f"expected judgments only for known queries, found {len(stray)} unknown query id(s) "
-            f"such as {stray[0]!r}",
-        )
+    text = {q[0]: (q[1], tuple(q[2])) for q in queries}
+    order = [q[0] for q in queries if qrels.get(q[0])] if not complete else [q[0] for q in queries]
+    order += [qid for qid in qrels if qid not in text and qrels[qid]]
     extra = tags or {}
-    stray = [qid for qid in extra if qid not in known]
+    stray = [qid for qid in extra if qid not in text and qid not in qrels]
     if stray:
         raise LabelsError(
-            tags_path, f"expected tags only for known queries, found unknown query id {stray[0]!r}"
+            tags_path,
+            f"expected tags only for known queries, found unknown query id {stray[0]!r}",
         )
     labels = []
-    for qid, text, own in queries:
-        grades = {d: max(g, 0) for d, g in qrels.get(qid, {}).items()}
+    for qid in order:
+        grades = dict(qrels.get(qid, {}))
         answerable = any(g >= relevance for g in grades.values())
+        question, own = text.get(qid, ("", ()))
         merged = tuple(dict.fromkeys([*own, *extra.get(qid, ())]))
-        labels.append(Label(qid, text, merged, answerable, grades, relevant_grade=relevance))
+        labels.append(Label(qid, question, merged, answerable, grades, relevance, complete))
     return labels
 
 

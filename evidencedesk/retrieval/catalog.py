@@ -47,6 +47,8 @@ class Catalog:
 
     chunks: tuple[Chunk, ...]
     documents: tuple[Document, ...] = ()
+    # documents with neither title nor text, as "file:line" (a BEIR corpus): shown, never indexed
+    empty: tuple[str, ...] = ()
     by_id: dict[str, Chunk] = field(init=False, repr=False, compare=False)
     position: dict[str, int] = field(init=False, repr=False, compare=False)
 

@@ -13,7 +13,7 @@ from evidencedesk.errors import LabelsError
 from evidencedesk.paths import DATA, LABELS
 from evidencedesk.textfile import iter_lines
 
-__all__ = ["DATA", "LABELS", "TAGS", "Label", "load_labels", "parse_labels"]
+__all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels", "parse_labels"]
 
 TAGS = (
     "direct",
@@ -37,6 +37,9 @@ class Label:
     answerable: bool
     grades: Mapping[str, int] = field(default_factory=dict, compare=False)
     relevant_grade: int = RELEVANT
+    # True: the grades cover every chunk, a missing one is grade 0 (a labels file); False: a
+    # missing grade is unjudged (qrels, which judge a pool of documents, not the collection)
+    complete: bool = True
 
     def grade_of(self, chunk: Chunk | str) -> int:
         key = chunk if isinstance(chunk, str) else chunk.id
@@ -53,6 +56,36 @@ class Label:
             "tags": list(self.tags),
             "answerable": self.answerable,
             "grades": dict(self.grades),
+        }
+
+
+@dataclass(frozen=True)
+class QuestionCounts:
+    """What a project's questions are, counted once, in one wording everywhere.
+
+    `queries`: every query id the project names (its queries or labels file, and the judged
+    ids); `judged`: with at least one judgment (a labels file judges every question); `relevant`:
+    with a judgment at or above the relevance threshold (the questions the metrics average
+    over, unless trec_eval's averaging is asked for); `unjudged`: named without any judgment,
+    left out of every number; `without_text`: judged but absent from the queries file (a
+    runs-only report shows the id; a pipeline cannot search them, so it leaves them out).
+    """
+
+    queries: int
+    judged: int
+    relevant: int
+    unjudged: int
+    without_text: int
+    threshold: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "queries": self.queries,
+            "judged": self.judged,
+            "relevant": self.relevant,
+            "unjudged": self.unjudged,
+            "without_text": self.without_text,
+            "threshold": self.threshold,
         }
 
 

@@ -54,6 +54,11 @@ class Lines:
     pool_q: np.ndarray  # question index of every grade of an ideal list
     pool_g: np.ndarray  # that grade
     relevant: np.ndarray  # per question: grade >= this is relevant
+    # per returned result: has a judgment at all; and per question: the list's length. Only
+    # lists converted from judged questions carry them (Judged@k needs every returned result,
+    # not only the graded ones)
+    judged: np.ndarray | None = None
+    size: np.ndarray | None = None
 
 
 def _flat(parts: Iterable[Sequence[int]], sizes: np.ndarray) -> np.ndarray:
@@ -90,6 +95,7 @@ def _convert(judged: Sequence[JudgedLike]) -> Lines:
     line_q = np.repeat(np.arange(n, dtype=np.int64), sizes)
     starts = np.cumsum(sizes) - sizes
     rank = np.arange(line_q.size, dtype=np.int64) - np.repeat(starts, sizes)
+    flags = (getattr(j, "judged", None) or (True,) * len(j.grades) for j in judged)
     return Lines(
         n,
         line_q,
@@ -98,6 +104,8 @@ def _convert(judged: Sequence[JudgedLike]) -> Lines:
         np.repeat(np.arange(n, dtype=np.int64), pool_sizes),
         _flat((j.pool for j in judged), pool_sizes),
         np.fromiter((j.relevant for j in judged), dtype=np.int64, count=n),
+        _flat(flags, sizes).astype(bool),
+        np.fromiter((getattr(j, "size", len(j.grades)) for j in judged), np.int64, count=n),
     )
 
 
@@ -116,7 +124,14 @@ def column(lines: Lines, kind: str, k: int | None, variant: str = "exp") -> np.n
     n, q, rank = lines.n, lines.line_q, lines.rank
     rel = lines.grade >= lines.relevant[q]
     n_rel = np.bincount(lines.pool_q[lines.pool_g >= lines.relevant[lines.pool_q]], minlength=n)
-    if kind == "mrr":
+    if kind == "judged":
+        if lines.judged is None or lines.size is None:
+            raise ValueError("Judged@k needs every returned result, found only graded lines")
+        assert k is not None
+        top = np.minimum(lines.size, k)
+        seen = np.bincount(q[lines.judged & (rank < k)], minlength=n)
+        values = np.divide(seen, top, out=np.full(n, np.nan), where=top > 0)
+    elif kind == "mrr":
         lq, rk = q[rel], rank[rel]
         first = np.r_[True, lq[1:] != lq[:-1]] if lq.size else np.zeros(0, dtype=bool)
         values = np.zeros(n)

@@ -46,6 +46,7 @@ __all__ = [
     "gain",
     "hit_at",
     "holm",
+    "judged_at",
     "judge_run",
     "metric_value",
     "ndcg_at",
@@ -73,6 +74,11 @@ class Judged:
     ``returned``: how long the returned list was when ``grades`` and ``ids`` hold only its head
     (a long TREC run judged to the depth its metrics need, `trec_judge.judge_trec_run`); None
     when they hold all of it. ``size`` is that length either way.
+
+    ``judged``: per returned result, whether the judgments grade it at all (an unjudged result
+    counts as not relevant, like a judged 0, but the honest reading of a comparison needs to
+    know how many there are); None when every returned result is judged (a labels file grades
+    every chunk: a missing grade there means 0).
     """
 
     id: str
@@ -83,6 +89,7 @@ class Judged:
     ids: tuple[str, ...] = ()
     relevant: int = RELEVANT
     returned: int | None = None
+    judged: tuple[bool, ...] | None = None
 
     @property
     def size(self) -> int:
@@ -110,7 +117,9 @@ class Judged:
             "pool": list(self.pool),
             "ids": list(self.ids),
             "relevant": self.relevant,
-        } | ({} if self.returned is None else {"returned": self.returned})
+        } | ({} if self.returned is None else {"returned": self.returned}) | (
+            {} if self.judged is None else {"judged": list(self.judged)}
+        )
 
 
 def _check_k(k: int) -> None:
@@ -139,6 +148,18 @@ def hit_at(j: Judged, k: int) -> float | None:
     """1.0 when a relevant result is in the top k, else 0.0; None when undefined."""
     hits = _hits(j, k)
     return None if not j.defined else float(hits > 0)
+
+
+def judged_at(j: Judged, k: int) -> float | None:
+    """Judged@k (ir_measures' name): the share of the top k results that have a judgment at
+    all, over the results there are (min(k, list length)); None when undefined or nothing was
+    returned. Not a quality metric: it says how far the other metrics can be trusted."""
+    _check_k(k)
+    top = min(k, j.size)
+    if not j.defined or top == 0:
+        return None
+    flags = j.judged[:top] if j.judged is not None else (True,) * top
+    return sum(flags) / top
 
 
 def reciprocal_rank(j: Judged) -> float | None:
@@ -197,6 +218,7 @@ class MetricSpec:
             "recall": recall_at,
             "precision": precision_at,
             "hit": hit_at,
+            "judged": judged_at,
         }[self.kind]
         return fn(j, self.k)
 
@@ -283,7 +305,10 @@ class _Catalog(Protocol):
 def judge_run(
     searcher: Any, catalog: _Catalog, labels: Iterable[_Label], scope: Any = None, k: int = 10
 ) -> list[Judged]:
-    """Ask every labelled question within the scope's allowed chunks; judge the top k."""
+    """Ask every labelled question within the scope's allowed chunks; judge the top k.
+
+    A negative grade counts as 0 (not relevant); a label whose grades are not `complete`
+    (qrels) marks the results it does not grade as unjudged (`Judged.judged`)."""
     _check_k(k)
     allowed = catalog.allowed(scope)
     judged: list[Judged] = []
@@ -292,15 +317,21 @@ def judge_run(
         pool = sorted(
             (g for cid, g in label.grades.items() if cid in allowed and g > 0), reverse=True
         )
+        ids = tuple(c.chunk.id for c in found)
+        flags = None
+        if not getattr(label, "complete", True):
+            flags = tuple(i in label.grades for i in ids)
+            flags = None if all(flags) else flags
         judged.append(
             Judged(
                 id=label.id,
                 tags=tuple(label.tags),
                 answerable=bool(label.answerable),
-                grades=tuple(label.grade_of(c.chunk) for c in found),
+                grades=tuple(max(label.grade_of(c.chunk), 0) for c in found),
                 pool=tuple(pool),
-                ids=tuple(c.chunk.id for c in found),
+                ids=ids,
                 relevant=getattr(label, "relevant_grade", RELEVANT),
+                judged=flags,
             )
         )
     return judged

@@ -18,7 +18,7 @@ import numpy as np
 
 from evidencedesk.allocator import release_freed_memory
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.limits import MAX_LINE_BYTES, check_input, line_too_long
+from evidencedesk.limits import MAX_LINE_BYTES, check_input, line_too_long, shown
 from evidencedesk.retrieval.trec_arrays import Bad, Columns, fast_columns, fast_qrels, slow_columns
 from evidencedesk.retrieval.trec_keys import doc_hashes, has_duplicates, line_keys, query_salts
 from evidencedesk.textfile import read_text
@@ -101,14 +101,17 @@ def _text(path: str | Path, error: type[LabelsError] | type[RunFileError]) -> st
     return read_text(path, error)
 
 
-GRADES = (-1, 100)  # -1 is TREC's "junk" grade: judged, not relevant (counts as 0)
+# judged grades; a negative one (TREC Web's -2 "junk", -1) is judged not relevant: it counts as
+# 0 in every metric and is shown as its value
+GRADES = (-100, 100)
 _GRADE = re.compile(r"-?[0-9]+")  # ASCII digits only; int() would take "１" and "1_0"
 
 
 def read_qrels(path: str | Path) -> Qrels:
-    """{qid: {docid: grade}} in file order; the second column is ignored.
+    """{qid: {docid: grade}} in file order; the second column is ignored, and so are blank
+    lines and comment lines (first non-blank character ``#``), as trec_eval reads qrels.
 
-    Grades are integers from -1 to 100 (`GRADES`); -1 ("junk") is judged not relevant.
+    Grades are integers from -100 to 100 (`GRADES`); a negative one is judged not relevant.
     """
     check_input(path, LabelsError)
     try:
@@ -122,20 +125,21 @@ def read_qrels(path: str | Path) -> Qrels:
         if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_LINE_BYTES:
             raise LabelsError(path, line_too_long(len(line.encode("utf-8"))), number)
         parts = line.split()
-        if not parts:
+        if not parts or parts[0].startswith("#"):
             continue
         if len(parts) != 4:
             raise LabelsError(path, f"expected 4 columns, found {len(parts)}", number)
         qid, _, doc, grade = parts
         if not _GRADE.fullmatch(grade):
             raise LabelsError(
-                path, f"expected an integer grade in column 4, found {grade!r}", number
+                path, f"expected an integer grade in column 4, found {shown(grade)}", number
             )
         value = int(grade) if len(grade) < 5 else GRADES[1] + 1
         if not GRADES[0] <= value <= GRADES[1]:
             raise LabelsError(
                 path,
-                f"expected a grade from {GRADES[0]} to {GRADES[1]} in column 4, found {grade!r}",
+                f"expected a grade from {GRADES[0]} to {GRADES[1]} in column 4, found "
+                f"{shown(grade)}",
                 number,
             )
         if "\0" in qid or "\0" in doc:
@@ -145,7 +149,7 @@ def read_qrels(path: str | Path) -> Qrels:
         docs = qrels.setdefault(qid, {})
         if doc in docs:
             raise LabelsError(
-                path, f"expected each document once per query, found {doc!r} again", number
+                path, f"expected each document once per query, found {shown(doc)} again", number
             )
         docs[doc] = value
     if not qrels:

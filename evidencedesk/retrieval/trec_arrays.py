@@ -27,13 +27,14 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from evidencedesk.errors import RunFileError
-from evidencedesk.limits import MAX_LINE_BYTES, line_too_long
+from evidencedesk.limits import MAX_LINE_BYTES, line_too_long, shown
 from evidencedesk.retrieval.trec_parts import (
     Bad,
     Columns,
     Part,
     block_part,
     join_parts,
+    odd_space,
     read_range,
     stretches,
     table_columns,
@@ -82,13 +83,17 @@ def fast_columns(path: str | Path) -> Columns:
     options = arrow_options("\t" if b"\t" in first and b" " not in first.strip() else " ")
     try:
         if len(cuts) == 2:  # one range: parse in this thread, arrays in a worker
-            return join_parts(read_range(path, 0, size, options, worker=True), parts[5])
-        ranges = list(itertools.pairwise(cuts))  # a range per thread, each parsed and turned
-        with ThreadPoolExecutor(max_workers=len(ranges)) as pool:  # into arrays in its thread
-            found = list(pool.map(lambda r: read_range(path, r[0], r[1], options), ranges))
-        return join_parts([p for range_parts in found for p in range_parts], parts[5])
+            columns = join_parts(read_range(path, 0, size, options, worker=True), parts[5])
+        else:
+            ranges = list(itertools.pairwise(cuts))  # a range per thread, each parsed and
+            with ThreadPoolExecutor(max_workers=len(ranges)) as pool:  # turned into arrays
+                found = list(pool.map(lambda r: read_range(path, r[0], r[1], options), ranges))
+            columns = join_parts([p for range_parts in found for p in range_parts], parts[5])
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Bad from None
+    if any(q.startswith(b"#") for q in columns[0]):
+        raise Bad  # a comment line: the line reader skips it
+    return columns
 
 
 THREADS = max(1, min(4, os.cpu_count() or 1))  # threads that read a large run's byte ranges
@@ -138,7 +143,10 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
         if handle.seek(0, 2) == 0:
             raise Bad
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            if mm.find(b"\0") >= 0:
+            data = np.frombuffer(mm, dtype=np.uint8)
+            refused = not data.all() or odd_space(data, ord(" "))
+            del data  # the map closes only once no array views it
+            if refused:
                 raise Bad
     try:
         table = pacsv.read_csv(
@@ -157,6 +165,7 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
     if (
         table.num_rows == 0
         or not pc.all(pc.match_substring_regex(table["g"], r"^-?[0-9]{1,3}$")).as_py()
+        or pc.any(pc.starts_with(table["q"], "#")).as_py()  # a comment line: the loop skips it
     ):
         raise Bad
     length = pc.add(pc.add(pc.utf8_length(table["q"]), pc.utf8_length(table["z"])), 3)
@@ -179,11 +188,13 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
 
 
 def check_line(path: str | Path, line: bytes, number: int) -> tuple[list[bytes], float] | None:
-    """The columns and score of one run line (None for a blank line), or its RunFileError."""
+    """The columns and score of one run line (None for a blank or comment line), or its
+    RunFileError. As trec_eval reads a run: a line whose first non-blank character is ``#`` is
+    a comment, and columns after the sixth (the run tag) are ignored."""
     if len(line) > MAX_LINE_BYTES:
         raise RunFileError(path, line_too_long(len(line)), number)
     parts = line.split()
-    if not parts:
+    if not parts or parts[0].startswith(b"#"):
         return None
     try:
         line.decode("utf-8")
@@ -191,29 +202,36 @@ def check_line(path: str | Path, line: bytes, number: int) -> tuple[list[bytes],
         raise RunFileError(
             path, f"expected UTF-8 text, found byte 0x{line[exc.start]:02x}", number
         ) from None
-    if len(parts) != 6:
+    if len(parts) < 6:
         raise RunFileError(path, f"expected 6 columns, found {len(parts)}", number)
+    parts = parts[:6]
     for column, part in enumerate(parts, start=1):
         if b"\0" in part:
             found = part.decode("utf-8")
             raise RunFileError(
-                path, f"expected column {column} without NUL bytes, found {found!r}", number
+                path, f"expected column {column} without NUL bytes, found {shown(found)}", number
             )
     text = parts[4].decode("utf-8")
     if not _NUMBER.fullmatch(parts[4]):
         if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise RunFileError(path, f"expected a finite score in column 5, found {text!r}", number)
-        raise RunFileError(path, f"expected a numeric score in column 5, found {text!r}", number)
+            raise RunFileError(
+                path, f"expected a finite score in column 5, found {shown(text)}", number
+            )
+        raise RunFileError(
+            path, f"expected a numeric score in column 5, found {shown(text)}", number
+        )
     score = float(parts[4])
     if not math.isfinite(score):
-        raise RunFileError(path, f"expected a finite score in column 5, found {text!r}", number)
+        raise RunFileError(
+            path, f"expected a finite score in column 5, found {shown(text)}", number
+        )
     return parts, score
 
 
 def duplicate(path: str | Path, doc: bytes, number: int) -> RunFileError:
     text = doc.decode("utf-8")
     return RunFileError(
-        path, f"expected each document once per query, found {text!r} again", number
+        path, f"expected each document once per query, found {shown(text)} again", number
     )
 
 

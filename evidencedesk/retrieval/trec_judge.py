@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "evaluate_run",
     "judge_trec_run",
+    "judge_trec_run_condensed",
     "qrels_from_labels",
     "question_values",
     "summaries",
@@ -46,9 +47,10 @@ def qrels_from_labels(labels: Iterable[Any]) -> dict[str, dict[str, int]]:
 
 @dataclass(frozen=True)
 class _Arrays:
-    """The run's judged lines: only lines with a positive grade are kept (a metric reads nothing
-    else: an unjudged or grade-0 line adds 0 to every sum), so judging a run of 10 million lines
-    keeps about as many entries as the qrels have."""
+    """The run's judged lines. `lines`/`grade` keep only the lines with a positive grade (a
+    metric reads nothing else: an unjudged or grade-0 line adds 0 to every sum), so judging a
+    run of 10 million lines keeps about as many entries as the qrels have; `judged` is every
+    line the qrels grade at all, whatever the grade (Judged@k, condensed lists)."""
 
     questions: list[str]
     run_q: np.ndarray  # question index of every run query (-1: not a question)
@@ -56,12 +58,20 @@ class _Arrays:
     grade: np.ndarray  # their grades
     pool_q: np.ndarray  # question index of every positive judgment
     pool_g: np.ndarray  # its grade
+    judged: np.ndarray  # every judged run line (any grade), ascending
+    judged_grade: np.ndarray  # its grade (negative grades included)
 
     def line_grades(self, n_lines: int) -> np.ndarray:
-        """The grade of every run line (0: not judged, or judged 0)."""
+        """The grade of every run line (0: not judged, or judged 0 or below)."""
         grades = np.zeros(n_lines, dtype=np.int64)
         grades[self.lines] = self.grade
         return grades
+
+    def line_judged(self, n_lines: int) -> np.ndarray:
+        """Whether each run line has a judgment."""
+        flags = np.zeros(n_lines, dtype=bool)
+        flags[self.judged] = True
+        return flags
 
 
 def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
@@ -80,28 +90,26 @@ def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[st
     index = {q: i for i, q in enumerate(questions)}
     run_q = np.array([index.get(q, -1) for q in run.qids], dtype=np.int64)
     run_index = {q: i for i, q in enumerate(run.qids)}
-    # every positive judgment of every question, in question order: each question's ids and
-    # grades joined by C-level chains, the positive ones picked by a mask
+    # every judgment of every question, in question order: each question's ids and grades
+    # joined by C-level chains
     judgments = [qrels.get(q, {}) for q in questions]
     sizes = np.fromiter(map(len, judgments), dtype=np.int64, count=len(judgments))
     every_g = np.fromiter(
         itertools.chain.from_iterable(j.values() for j in judgments), np.int64, int(sizes.sum())
     )
+    every_q = np.repeat(np.arange(len(questions), dtype=np.int64), sizes)
     positive = every_g > 0
-    pool_q = np.repeat(np.arange(len(questions), dtype=np.int64), sizes)[positive]
-    pool_g = every_g[positive]
-    counts = np.bincount(pool_q, minlength=len(questions))
     # the judgment's run query (-1: the run does not answer it)
     asked = np.fromiter((run_index.get(q, -1) for q in questions), np.int64, len(questions))
-    pool_r = np.repeat(asked, counts)
+    every_r = asked[every_q]
     lines = np.zeros(0, dtype=np.int64)
     grade = np.zeros(0, dtype=np.int64)
-    answered = pool_r >= 0
+    answered = every_r >= 0
     if answered.any() and run.n_lines:
         every_d = pa.array(list(itertools.chain.from_iterable(judgments)), pa.string())
-        judged = fixed_width(every_d.filter(pa.array(positive)))[answered]
+        judged = fixed_width(every_d.filter(pa.array(answered)))
         salts = query_salts([q.encode("utf-8") for q in run.qids])
-        h_pool = doc_hashes(judged) ^ salts[pool_r[answered]]  # the keys `line_keys` gives
+        h_pool = doc_hashes(judged) ^ salts[every_r[answered]]  # the keys `line_keys` gives
         keys = run.keys  # a Run fills its (query, doc) key hashes on creation
         assert keys is not None
         cand = _candidates(keys, h_pool)
@@ -110,10 +118,12 @@ def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[st
         at = np.minimum(np.searchsorted(h_pool[order], keys[cand]), order.size - 1)
         src = order[at]
         # equal hashes are confirmed on the ids themselves (collisions are possible)
-        exact = (h_pool[src] == keys[cand]) & (pool_r[answered][src] == cand_r)
+        exact = (h_pool[src] == keys[cand]) & (every_r[answered][src] == cand_r)
         exact &= judged[src] == run.docs[cand]
-        lines, grade = cand[exact], pool_g[answered][src[exact]]
-    return _Arrays(questions, run_q, lines, grade, pool_q, pool_g)
+        lines, grade = cand[exact], every_g[answered][src[exact]]
+    keep = grade > 0
+    return _Arrays(questions, run_q, lines[keep], grade[keep], every_q[positive],
+                   every_g[positive], lines, grade)  # fmt: skip
 
 
 def _questions(run: Run, qrels: Mapping[str, Any], labels: Sequence[Any] | None) -> list[str]:
@@ -165,11 +175,16 @@ def _distinct(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _kept(
-    run: Run, grades: np.ndarray, spans: list[tuple[int, int, int | None]]
-) -> tuple[Callable[[int], tuple[str, ...]], Callable[[int], tuple[int, ...]]]:
-    """Each span's document ids and grades as tuples, decoded in one pass: one str per distinct
-    document id, shared by every list that returns it (a run of 50,000 questions x 1,000
-    documents holds 50 million ids but far fewer distinct documents)."""
+    run: Run, grades: np.ndarray, judged: np.ndarray, spans: list[tuple[int, int, int | None]]
+) -> tuple[
+    Callable[[int], tuple[str, ...]],
+    Callable[[int], tuple[int, ...]],
+    Callable[[int], tuple[bool, ...] | None],
+]:
+    """Each span's document ids, grades and judged flags as tuples, decoded in one pass: one
+    str per distinct document id, shared by every list that returns it (a run of 50,000
+    questions x 1,000 documents holds 50 million ids but far fewer distinct documents). A span
+    whose results are all judged has None for flags (`Judged.judged`)."""
     starts = np.fromiter((a for a, _, _ in spans), dtype=np.int64, count=len(spans))
     sizes = np.fromiter((b - a for a, b, _ in spans), dtype=np.int64, count=len(spans))
     bounds = np.r_[0, np.cumsum(sizes)].tolist()
@@ -178,6 +193,11 @@ def _kept(
     names = np.array([d.decode("utf-8") for d in distinct.tolist()], dtype=object)
     ids = names[inverse].tolist()
     kept = grades[lines].tolist()
+    flags = judged[lines]
+    unjudged = np.bincount(
+        np.repeat(np.arange(len(spans)), sizes)[~flags], minlength=len(spans)
+    ).tolist()
+    flag_list = flags.tolist()
 
     def ids_of(i: int) -> tuple[str, ...]:
         return tuple(ids[bounds[i] : bounds[i + 1]])
@@ -185,7 +205,79 @@ def _kept(
     def grades_of(i: int) -> tuple[int, ...]:
         return tuple(kept[bounds[i] : bounds[i + 1]])
 
-    return ids_of, grades_of
+    def judged_of(i: int) -> tuple[bool, ...] | None:
+        return tuple(flag_list[bounds[i] : bounds[i + 1]]) if unjudged[i] else None
+
+    return ids_of, grades_of, judged_of
+
+
+def _judge(
+    run: Run,
+    arrays: _Arrays,
+    labels: Sequence[Any] | None,
+    k: int | None,
+    relevant: int,
+    depth: int | None,
+) -> list[Judged]:
+    questions = arrays.questions
+    order = np.lexsort((-arrays.pool_g, arrays.pool_q))
+    pool_g = arrays.pool_g[order]
+    pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
+    run_index = {q: i for i, q in enumerate(run.qids)}
+    ends = None if depth is None else _ends(run, arrays, relevant, max(depth, 0)).tolist()
+    spans: list[tuple[int, int, int | None]] = []  # each question's kept lines, its length
+    for q in questions:
+        a = b = 0
+        r = run_index.get(q)
+        if r is not None:
+            a, b = int(run.offsets[r]), int(run.offsets[r + 1])
+        if k is not None:
+            b = min(b, a + k)
+        returned = None
+        if ends is not None and r is not None and ends[r] < b:
+            returned, b = b - a, ends[r]
+        spans.append((a, b, returned))
+    n = run.n_lines
+    ids_of, grades_of, judged_of = _kept(
+        run, arrays.line_grades(n), arrays.line_judged(n), spans
+    )
+    out: list[Judged] = []
+    for i, (q, (_, _, returned)) in enumerate(zip(questions, spans, strict=True)):
+        pool = tuple(pool_g[pool_bounds[i] : pool_bounds[i + 1]].tolist())
+        label = labels[i] if labels is not None else None
+        out.append(
+            Judged(
+                id=q,
+                tags=tuple(label.tags) if label is not None else (),
+                answerable=bool(label.answerable)
+                if label is not None
+                else any(g >= relevant for g in pool),
+                grades=grades_of(i),
+                pool=pool,
+                ids=ids_of(i),
+                relevant=relevant,
+                returned=returned,
+                judged=judged_of(i),
+            )
+        )
+    return out
+
+
+def _condensed(run: Run, arrays: _Arrays) -> tuple[Run, _Arrays]:
+    """The run with its unjudged lines removed (Sakai's condensed lists; trec_eval -J), and its
+    judged lines, which are now every line."""
+    lines = arrays.judged
+    query = np.searchsorted(run.offsets, lines, side="right") - 1
+    counts = np.bincount(query, minlength=len(run.qids))
+    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    keys = None if run.keys is None else run.keys[lines]
+    kept = type(run)(run.qids, offsets, run.docs[lines], run.scores[lines], run.tag, keys)
+    every = np.arange(lines.size, dtype=np.int64)
+    positive = arrays.judged_grade > 0
+    condensed = _Arrays(arrays.questions, arrays.run_q, every[positive],
+                        arrays.judged_grade[positive], arrays.pool_q, arrays.pool_g, every,
+                        arrays.judged_grade)  # fmt: skip
+    return kept, condensed
 
 
 def judge_trec_run(
@@ -203,50 +295,35 @@ def judge_trec_run(
     ``depth``, MRR and the first relevant rank are then what the whole list gives, for a
     fraction of the memory (a run of 1,000 documents a question judged for @10 metrics).
     Tags and ``answerable`` come from the labels when given; otherwise no tags, and answerable
-    means "has a relevant judgment".
+    means "has a relevant judgment". ``Judged.judged`` marks the results the qrels grade.
     """
+    return judge_trec_run_condensed(run, qrels, labels_meta, k, relevant, depth, False)[0]
+
+
+def judge_trec_run_condensed(
+    run: Run,
+    qrels: Mapping[str, Mapping[str, int]] | None = None,
+    labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
+    k: int | None = None,
+    relevant: int = RELEVANT,
+    depth: int | None = None,
+    condensed: bool = True,
+) -> tuple[list[Judged], list[Judged] | None]:
+    """`judge_trec_run`'s lists and, with `condensed`, the same run judged on condensed lists:
+    each list with its unjudged results removed before the metrics read it (Sakai 2007; what
+    ``trec_eval -J`` computes). ``k`` cuts the original list before condensing, ``depth`` the
+    condensed one after; the run is matched against the qrels once for both."""
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
-    questions = _questions(run, qrels, labels)
-    arrays = _arrays(run, qrels, questions)
-    order = np.lexsort((-arrays.pool_g, arrays.pool_q))
-    pool_g = arrays.pool_g[order]
-    pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
-    run_index = {q: i for i, q in enumerate(run.qids)}
-    ends = None if depth is None else _ends(run, arrays, relevant, max(depth, 0)).tolist()
-    grades = arrays.line_grades(run.n_lines)
-    spans: list[tuple[int, int, int | None]] = []  # each question's kept lines, its length
-    for q in questions:
-        a = b = 0
-        r = run_index.get(q)
-        if r is not None:
-            a, b = int(run.offsets[r]), int(run.offsets[r + 1])
-        if k is not None:
-            b = min(b, a + k)
-        returned = None
-        if ends is not None and r is not None and ends[r] < b:
-            returned, b = b - a, ends[r]
-        spans.append((a, b, returned))
-    ids_of, grades_of = _kept(run, grades, spans)
-    out: list[Judged] = []
-    for i, (q, (_, _, returned)) in enumerate(zip(questions, spans, strict=True)):
-        pool = tuple(pool_g[pool_bounds[i] : pool_bounds[i + 1]].tolist())
-        ids, kept_grades = ids_of(i), grades_of(i)
-        label = labels[i] if labels is not None else None
-        out.append(
-            Judged(
-                id=q,
-                tags=tuple(label.tags) if label is not None else (),
-                answerable=bool(label.answerable)
-                if label is not None
-                else any(g >= relevant for g in pool),
-                grades=kept_grades,
-                pool=pool,
-                ids=ids,
-                relevant=relevant,
-                returned=returned,
-            )
-        )
-    return out
+    arrays = _arrays(run, qrels, _questions(run, qrels, labels))
+    full = _judge(run, arrays, labels, k, relevant, depth)
+    if not condensed:
+        return full, None
+    if k is not None:  # only the judged lines within each list's top k
+        top = arrays.judged - run.offsets[np.searchsorted(run.offsets, arrays.judged, "right") - 1]
+        arrays = replace(arrays, judged=arrays.judged[top < k],
+                         judged_grade=arrays.judged_grade[top < k])  # fmt: skip
+    kept, condensed_arrays = _condensed(run, arrays)
+    return full, _judge(kept, condensed_arrays, labels, None, relevant, depth)
 
 
 def question_values(

@@ -180,22 +180,43 @@ def read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
     return done
 
 
+_CR, _LF, _TAB, _SPACE = 13, 10, 9, 32
+
+
+def odd_space(data: np.ndarray, delimiter: int) -> bool:
+    """Whether these bytes hold white space that the line reader (and trec_eval, which split
+    a line at any white space) would read differently from pyarrow, which splits only at
+    `delimiter`: a vertical tab, a form feed, a carriage return not ending a line, or the
+    other of tab and space."""
+    if ((data - np.uint8(11)) < 2).any():  # \v, \f (uint8 arithmetic wraps below 11)
+        return True
+    if (data == (_TAB if delimiter == _SPACE else _SPACE)).any():
+        return True
+    cr = data == _CR
+    if not cr.any():
+        return False
+    # CRLF files read alike (the line reader strips the \r); a \r anywhere else does not
+    return bool(cr[-1] or np.count_nonzero(cr[:-1] & (data[1:] == _LF)) != np.count_nonzero(cr))
+
+
 class _Range(io.RawIOBase):
     """Bytes `start` to `stop` of a file, read as a file of their own (not a memory map, whose
     pages would count in the process's memory once read, and fault in one by one).
 
-    Every byte read is checked for NUL (numpy's fixed-width ids would drop a trailing one):
-    on the first, the range ends early and `nul` is set, and the caller sends the file to the
+    Every byte read is checked for NUL (numpy's fixed-width ids would drop a trailing one) and
+    for white space pyarrow and the line reader would split differently (`odd_space`): on the
+    first, the range ends early and `refused` is set, and the caller sends the file to the
     line-by-line reader -- the check rides along the read, in each range's thread, instead of
     a pass of its own over the file.
     """
 
-    def __init__(self, path: str | Path, start: int, stop: int) -> None:
+    def __init__(self, path: str | Path, start: int, stop: int, delimiter: int) -> None:
         super().__init__()
         self._file = open(path, "rb")  # noqa: SIM115 -- closed with the range
         self._file.seek(start)
         self._left = stop - start
-        self.nul = False
+        self._delimiter = delimiter
+        self.refused = False
 
     def readable(self) -> bool:
         return True
@@ -203,9 +224,11 @@ class _Range(io.RawIOBase):
     def readinto(self, buffer: Any) -> int:
         size = min(len(buffer), self._left)
         got = (self._file.readinto(memoryview(buffer)[:size]) or 0) if size > 0 else 0
-        if got and not np.frombuffer(buffer, dtype=np.uint8, count=got).all():
-            self.nul, self._left = True, 0
-            return 0
+        if got:
+            data = np.frombuffer(buffer, dtype=np.uint8, count=got)
+            if not data.all() or odd_space(data, self._delimiter):
+                self.refused, self._left = True, 0
+                return 0
         self._left -= got
         return got
 
@@ -219,12 +242,13 @@ def read_range(
 ) -> list[Part]:
     """One byte range's parts, parsed and turned into arrays in the calling thread (or, with
     `worker`, in a worker thread while this one parses: :func:`read_parts`); raises
-    :class:`Bad` when the range holds a NUL byte."""
+    :class:`Bad` when the range holds a NUL byte or odd white space (`odd_space`)."""
+    delimiter = ord(options["parse_options"].delimiter)
     with (
-        _Range(path, start, stop) as raw,
+        _Range(path, start, stop, delimiter) as raw,
         pacsv.open_csv(pa.PythonFile(raw, "r"), **options) as reader,
     ):
         done = read_parts(reader) if worker else [block_part(t) for t in _groups(reader)]
-    if raw.nul:
+    if raw.refused:
         raise Bad
     return done
