@@ -25,9 +25,15 @@ from pydantic import ValidationError
 
 from evidencedesk.errors import ConfigError, DocumentError, LabelsError
 from evidencedesk.limits import DEFAULT_MAX_INPUT_MB, set_max_input_mb
-from evidencedesk.paths import DATA
+from evidencedesk.paths import DATA, require
 from evidencedesk.project_rules import ProjectFile, resolve
-from evidencedesk.project_schema import DEFAULT_RELEVANCE, ProjectSection, read_project_toml
+from evidencedesk.project_schema import (
+    DEFAULT_RELEVANCE,
+    MIN_COVERAGE,
+    PROJECT_FILE,
+    ProjectSection,
+    read_project_toml,
+)
 from evidencedesk.retrieval.beir import (
     Query,
     labels_from_judgments,
@@ -41,10 +47,11 @@ from evidencedesk.retrieval.labels import Label, QuestionCounts, load_labels
 from evidencedesk.retrieval.trec import Run, read_qrels, read_run
 from evidencedesk.textfile import list_folder
 
-__all__ = ["DEMO_PROJECT", "Project", "load_project"]
+__all__ = ["DEMO_PROJECT", "Project", "find_project", "load_project"]
 
 DEMO_PROJECT = DATA / "evidencedesk.toml"
 LABEL_GRADES = 2  # labels.jsonl grades are 0-2 (SPEC §1); use qrels for other scales
+EXAMPLES = 3  # ids a notice names
 TREC_EVAL_RELEVANCE = 1  # the relevance threshold of a qrels project that names none
 PIPELINE_STAGES = ("sizing", "ablations", "citations", "evidence")
 
@@ -73,7 +80,11 @@ class Project:
     baseline: Path | None = None
     runs: tuple[tuple[str, Path], ...] = ()
     runs_dir: Path | None = None
+    skipped_files: tuple[Path, ...] = ()  # files in `runs_dir` that do not read as runs
     baseline_run: str | None = None
+    min_coverage: float = MIN_COVERAGE  # [runs] min_coverage: below it, a run is warned about
+    max_depth: int | None = None  # [runs] max_depth: results per query evaluated (trec_eval -M)
+    averaging: Literal["defined", "trec_eval"] = "defined"  # [report] averaging
     answers: Path | None = None
     tenants: Path | None = None
     tenant_documents: Path | None = None
@@ -93,10 +104,10 @@ class Project:
         if self.documents_format == "beir":
             catalog = read_beir_corpus(self.documents[0])
             if catalog.empty and self.kind == "pipeline":
-                where, _, line = catalog.empty[0].rpartition(":")
+                doc_id, line = catalog.empty[0]
                 raise DocumentError(
-                    where, "expected a title or some text in every document a pipeline indexes, "
-                    "found both empty", int(line),
+                    self.documents[0], f"expected a title or some text in every document a "
+                    f"pipeline indexes, found both empty in {doc_id!r}", line,
                 )  # fmt: skip
             return catalog
         if self.documents_format == "markdown":
@@ -135,14 +146,16 @@ class Project:
             n = len(judgments)
             relevant = sum(any(g >= self.relevance for g in d.values()) for d in judgments.values())
             return QuestionCounts(n, n, relevant, 0, 0, self.relevance)
-        listed = {q.id for q in self._queries()}
+        listed = [q.id for q in self._queries()]
         judged = [qid for qid, docs in judgments.items() if docs]
         relevant = sum(any(g >= self.relevance for g in judgments[q].values()) for q in judged)
-        unjudged = len(listed - set(judged))
+        unjudged = [q for q in listed if q not in judgments or not judgments[q]]
         # without a queries file, every judged id is a question with no text of its own
-        without_text = 0 if self.queries is None else len(set(judged) - listed)
-        return QuestionCounts(len(listed | set(judged)), len(judged), relevant, unjudged,
-                              without_text, self.relevance)  # fmt: skip
+        known = set(listed)
+        without_text = [] if self.queries is None else [q for q in judged if q not in known]
+        return QuestionCounts(len(known | set(judged)), len(judged), relevant, len(unjudged),
+                              len(without_text), self.relevance, tuple(unjudged[:EXAMPLES]),
+                              tuple(without_text[:EXAMPLES]))  # fmt: skip
 
     def load_labels(self, catalog: Catalog | None = None) -> list[Label]:
         """Labelled questions at this project's relevance threshold.
@@ -242,10 +255,24 @@ class Project:
                 value = [rel(p) for p in value]
             elif f.name == "runs":
                 value = [[name, rel(p)] for name, p in value]
+            elif f.name == "skipped_files":
+                value = [rel(p) for p in value]
             elif isinstance(value, Path):
                 value = rel(value)
             out[f.name] = value
         return out
+
+
+def find_project(given: str | Path | None) -> tuple[Project, str]:
+    """The project a command reads, and the first line of its output naming it: `given`; else
+    ``./evidencedesk.toml`` when the current folder has one; else the demo, which says so."""
+    if given is None and Path(PROJECT_FILE).is_file():
+        given = Path(PROJECT_FILE)
+    if given is None:
+        project = load_project(require(DEMO_PROJECT, "the demo project"))
+        return project, f"project: the demo, {project.name} (no {PROJECT_FILE} in this folder)"
+    project = load_project(given)
+    return project, f"project: {project.name} ({project.path})"
 
 
 def load_project(path: str | Path) -> Project:

@@ -39,7 +39,7 @@ def _qrels_format(path: Path) -> Literal["trec", "beir"]:
 
 def collect_runs(runs: RunsSection) -> tuple[tuple[str, Path], ...]:
     """The runs of ``dir`` then ``files``; a name given twice for the same file counts once."""
-    found = (runs_in_folder(runs.dir) if runs.dir is not None else ()) + runs.files
+    found = (runs_in_folder(runs.dir)[0] if runs.dir is not None else ()) + runs.files
     seen: dict[str, Path] = {}
     for name, path in found:
         if name in seen and seen[name] != path:
@@ -175,6 +175,7 @@ class ProjectFile(Section):
             "restricted_text",
             "metrics",
             "primary",
+            "averaging",
         }  # decides what the site shows, so it applies here too
         for name, section in (("report", self.report), ("extras", self.extras)):
             pipeline_keys = [k for k in _given(section) if k not in shown_only]
@@ -219,7 +220,11 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         baseline=gate.baseline,
         runs=collect_runs(runs_cfg),
         runs_dir=runs_cfg.dir,
+        skipped_files=runs_in_folder(runs_cfg.dir)[1] if runs_cfg.dir is not None else (),
         baseline_run=runs_cfg.baseline,
+        min_coverage=runs_cfg.min_coverage,
+        max_depth=runs_cfg.max_depth,
+        averaging=report.averaging,
         answers=extras.answers,
         tenants=extras.tenants,
         tenant_documents=extras.tenant_documents,

@@ -34,6 +34,10 @@ PROJECT_FILE = "evidencedesk.toml"
 DEFAULT_RELEVANCE = 2
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml")
 RESTRICTED_TEXT = ("show", "hide")
+# "defined": a judged question with no relevant judgment is left out of every mean (the metrics
+# are undefined there); "trec_eval": it counts 0, as trec_eval averages it
+AVERAGING = ("defined", "trec_eval")
+MIN_COVERAGE = 0.9  # retrieval.coverage.MIN_COVERAGE, without importing numpy here
 # [report] metrics by default; the first is the primary metric (flips, sign test, verdict)
 DEFAULT_METRICS = {
     "pipeline": ("mrr", "recall@3", "ndcg@5"),
@@ -191,6 +195,14 @@ class RunsSection(Section):
         (), "runs", f"a list of run paths or {RUN_TABLE} tables"
     )
     baseline: Text | None = key(None, "str", "the name of one of the runs")
+    min_coverage: float = key(
+        MIN_COVERAGE, "float", "a share from 0 to 1 of the judged queries a run must answer "
+        "before the report warns", ge=0, le=1,
+    )  # fmt: skip
+    max_depth: int | None = key(
+        None, "int", "a whole number of results per query to evaluate (trec_eval -M)", ge=1,
+        le=1 << 30,
+    )  # fmt: skip
 
 
 class ReportSection(Section):
@@ -203,6 +215,9 @@ class ReportSection(Section):
         None, "metrics", "a non-empty list of metric names (mrr, recall@k, ndcg@k:linear, …)"
     )
     primary: Text | None = key(None, "str", "one of the reported metrics")
+    averaging: Literal[AVERAGING] = key(  # type: ignore[valid-type]
+        "defined", "choice", "how means treat a question with no relevant judgment"
+    )
 
 
 class GateSection(Section):
@@ -256,13 +271,20 @@ def read_project_toml(path: Path) -> tuple[dict[str, Any], Source]:
     return raw, Source(path, text, STYLE)
 
 
-def runs_in_folder(folder: Path) -> tuple[tuple[str, Path], ...]:
-    """Every TREC run file in `folder`, sorted by name; hidden, .md/.json/.toml and sub-folders
-    skipped; a named pipe, device or socket refused by type (it would hang or never end)."""
-    files = []
+def runs_in_folder(folder: Path) -> tuple[tuple[tuple[str, Path], ...], tuple[Path, ...]]:
+    """Every TREC run file in `folder`, sorted by name, and the files skipped as not runs.
+
+    Hidden files, .md/.json/.toml notes and sub-folders are passed over; a file whose first
+    line does not read as a run line (`trec.looks_like_run`: a NOTES.txt, a README) is skipped
+    and listed; a named pipe, device or socket is refused by type (it would hang or never end).
+    """
+    from evidencedesk.retrieval.trec import looks_like_run  # numpy: only where runs are read
+
+    files: list[Path] = []
+    skipped: list[Path] = []
     for p in list_folder(folder, ConfigError, "folder of TREC runs"):
         if p.name.startswith(".") or p.suffix.lower() in RUN_SUFFIXES_SKIPPED or p.is_dir():
             continue
         check_input(p, ConfigError, "TREC run file")
-        files.append(p)
-    return tuple((p.stem, p) for p in files)
+        (files if looks_like_run(p) else skipped).append(p)
+    return tuple((p.stem, p) for p in files), tuple(skipped)

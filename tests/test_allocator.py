@@ -14,6 +14,7 @@ from evidencedesk import allocator
 from evidencedesk.project import load_project
 from evidencedesk.report import cli as report_cli
 from evidencedesk.results import inputs
+from evidencedesk.retrieval.coverage import coverage
 from evidencedesk.retrieval import benchmark_cli, trec
 from tests.project_fixtures import make_runs_only_project
 
@@ -80,9 +81,12 @@ def test_the_runs_memory_is_released_once_all_are_judged(
     project = load_project(make_runs_only_project(tmp_path))
     events: list[str] = []
     monkeypatch.setattr(inputs, "release_freed_memory", lambda: events.append("release") or True)
-    found = inputs.judged_external_runs(project, [], lambda run: events.append("judge") or [])
+    found = inputs.judged_external_runs(
+        project, [], lambda run: events.append("judge") or ([], None),
+        lambda run, path: events.append("check") or coverage(run, {}, 10),
+    )  # fmt: skip
     assert len(found) == len(project.runs) >= 2
-    assert events == ["judge"] * len(project.runs) + ["release"]
+    assert events == ["check", "judge"] * len(project.runs) + ["release"]
 
 
 def _on_glibc() -> bool:

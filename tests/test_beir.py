@@ -244,4 +244,4 @@ def test_an_empty_document_is_listed_not_refused(tmp_path: Path) -> None:
     path = tmp_path / "corpus.jsonl"
     path.write_text('{"_id": "a", "text": "x"}\n{"_id": "b", "title": "", "text": " "}\n')
     catalog = read_beir_corpus(path)
-    assert catalog.ids() == ("a", "b") and catalog.empty == (f"{path}:2",)
+    assert catalog.ids() == ("a", "b") and catalog.empty == (("b", 2),)

@@ -267,9 +267,10 @@ FITTING = {
     "dir": st.sampled_from(["runs", "docs"]),
     "dirs": st.lists(st.sampled_from(["docs", "runs"]), max_size=2),
     "int": st.integers(-1, 3),
+    "float": st.sampled_from([0.0, 0.5, 1.0, 1.5, -0.1]),
     "bool": st.booleans(),
     "str": safe_text,
-    "choice": st.sampled_from(["paragraph", "heading", "x", "show", "hide"]),
+    "choice": st.sampled_from(["paragraph", "heading", "x", "show", "hide", "trec_eval"]),
     "metrics": st.lists(st.sampled_from(["mrr", "recall@3", "ndcg@10:linear", "ndcg@x", "MRR"]),
                         max_size=3),
     "runs": st.lists(st.just("runs/one.run") | st.fixed_dictionaries(

@@ -212,7 +212,7 @@ CASES: tuple[Case, ...] = (
         replace(QRELS, FIRST_JUDGMENT, "q01\tmpl-hours-weekday\t1180591620717411303424\n"),
         QRELS,
         2,
-        "expected a grade from -1 to 100, found 11805916207174113034…",
+        "expected a grade from -100 to 100, found 11805916207174113034…",
         project="millbrook",
     ),
     Case(
@@ -220,7 +220,7 @@ CASES: tuple[Case, ...] = (
         replace(QRELS, FIRST_JUDGMENT, "q01\tmpl-hours-weekday\t1024\n"),
         QRELS,
         2,
-        "expected a grade from -1 to 100, found 1024",
+        "expected a grade from -100 to 100, found 1024",
         project="millbrook",
     ),
     Case(
@@ -240,11 +240,11 @@ CASES: tuple[Case, ...] = (
         project="millbrook",
     ),
     Case(
-        "beir-qrels-grade-minus-2",
-        replace(QRELS, FIRST_JUDGMENT, "q01\tmpl-hours-weekday\t-2\n"),
+        "beir-qrels-grade-minus-101",
+        replace(QRELS, FIRST_JUDGMENT, "q01\tmpl-hours-weekday\t-101\n"),
         QRELS,
         2,
-        "expected a grade from -1 to 100, found -2",
+        "expected a grade from -100 to 100, found -101",
         project="millbrook",
     ),
     # NaN / inf in the saved baseline (a NaN compares false: it would skip max_drop)
@@ -512,7 +512,7 @@ def test_max_input_mb_applies_per_project_and_resets(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("score", "grade"), [("-1", 0), ("0", 0), ("+2", 2), ("100", 100)]
+    ("score", "grade"), [("-1", -1), ("-2", -2), ("0", 0), ("+2", 2), ("100", 100)]
 )  # fmt: skip
 def test_qrels_grades_in_range_and_junk_reads_as_not_relevant(
     tmp_path: Path, score: str, grade: int
@@ -522,7 +522,7 @@ def test_qrels_grades_in_range_and_junk_reads_as_not_relevant(
     qrels = read_beir_qrels(path)
     assert qrels == {"q1": {"d1": int(score), "d2": 2}}
     (label,) = labels_from_judgments([("q1", "text", ())], qrels, relevance=2)
-    assert dict(label.grades) == {"d1": grade, "d2": 2}
+    assert dict(label.grades) == {"d1": grade, "d2": 2}  # a negative grade keeps its value
     assert label.relevant == (frozenset({"d1", "d2"}) if grade >= 2 else frozenset({"d2"}))
 
 

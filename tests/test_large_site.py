@@ -19,6 +19,7 @@ from evidencedesk.project import load_project
 from evidencedesk.results import jsonio
 from evidencedesk.results.collect import Hashing
 from evidencedesk.results.inputs import input_hashes
+from evidencedesk.retrieval.coverage import coverage
 from evidencedesk.results.progress import paused_gc
 from evidencedesk.results.types import QuestionFact, RankedList
 from tests.project_fixtures import make_runs_only_project
@@ -70,9 +71,11 @@ def test_each_run_is_read_with_the_hashing_held(
         return real_read(path)
 
     monkeypatch.setattr(inputs, "read_run", read)
-    inputs.judged_external_runs(project, [], lambda run: events.append("judge") or [],
-                                hashing.held)  # fmt: skip
-    assert events == ["read, hashing may run: False", "judge"] * 2
+    inputs.judged_external_runs(
+        project, [], lambda run: events.append("judge") or ([], None),
+        lambda run, path: events.append("check") or coverage(run, {}, 10), hashing.held,
+    )  # fmt: skip
+    assert events == ["read, hashing may run: False", "check", "judge"] * 2
     assert hashing._may_run.is_set()
     assert hashing.result() == input_hashes(project, ())
 

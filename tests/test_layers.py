@@ -30,7 +30,7 @@ evidencedesk.validation evidencedesk.slugs evidencedesk.paths evidencedesk.chunk
 evidencedesk.project_rules evidencedesk.project_schema evidencedesk.retrieval
 evidencedesk.retrieval.catalog evidencedesk.retrieval.labels evidencedesk.retrieval.beir
 evidencedesk.retrieval.trec evidencedesk.retrieval.trec_arrays evidencedesk.retrieval.trec_keys
-evidencedesk.retrieval.trec_parts
+evidencedesk.retrieval.trec_parts evidencedesk.retrieval.coverage
 """
 # Searching, judging and the statistics of one comparison; the course page's modules. The gate is
 # here, not in evaluation: the course page calls `evalreport.retrieval_gate`, so `evalreport`

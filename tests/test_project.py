@@ -64,7 +64,7 @@ def test_generated_runs_only_project(tmp_path: Path) -> None:
         qid, _, _, grade = line.split()
         graded.setdefault(qid, []).append(int(grade))
     relevant = sum(max(g) >= 2 for g in graded.values())
-    assert project.question_counts() == QuestionCounts(50, 49, relevant, 1, 0, 2)
+    assert project.question_counts() == QuestionCounts(50, 49, relevant, 1, 0, 2, ("q050",))
     assert {stage for stage, _ in project.skipped_stages()} == {
         "sizing",
         "ablations",

@@ -35,8 +35,13 @@ def num(value: float | None, digits: int = 3, signed: bool = False, unit: str = 
     return Num(value, text if value is None or not unit else f"{text}{unit}")
 
 
+def p_text(value: float) -> str:
+    """A p-value as printed: three decimals, "< 0.001" below that (never "0.000")."""
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
 def pval(value: float | None) -> Num:
-    return Num(value, DASH if value is None else f"{value:.3f}")
+    return Num(value, DASH if value is None else p_text(value))
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from evidencedesk.results.types import (
     CandidateResult,
     InputHash,
     Inputs,
+    Notice,
     Results,
     Skipped,
     VariantResult,
@@ -102,7 +103,36 @@ def _inputs(
         chunk_facts=chunk_facts(catalog, ids, settings.restricted_text == "hide"),
         command=_command(project, runs, settings.seed),
         demo=_is_demo(project),
+        counts=project.question_counts(),
+        notices=notices(project, runs, catalog, settings, variants),
     )
+
+
+def notices(
+    project: Project, runs: RunPaths, catalog: Catalog | None, settings: Settings,
+    variants: Sequence[VariantResult],
+) -> tuple[Notice, ...]:  # fmt: skip
+    """What a reader must know about the inputs before reading a number (`types.Notice`)."""
+    found = [Notice("not_a_run", project.relative(p), None, 1, None, ())
+             for p in project.skipped_files]  # fmt: skip
+    if catalog is not None and catalog.empty:
+        ids = tuple(doc for doc, _ in catalog.empty[:3])
+        found.append(Notice("empty_document", project.relative(project.documents[0]),
+                            catalog.empty[0][1], len(catalog.empty), len(catalog), ids))  # fmt: skip
+    counts = project.question_counts()
+    if counts.without_text and project.qrels is not None:
+        found.append(Notice("without_text", project.relative(project.qrels), None,
+                            counts.without_text, counts.judged, counts.without_text_ids))  # fmt: skip
+    if counts.unjudged and project.queries is not None:
+        found.append(Notice("unjudged", project.relative(project.queries), None, counts.unjudged,
+                            counts.queries, counts.unjudged_ids))  # fmt: skip
+    where = {name: project.relative(path) for name, path in project.runs}
+    where.update((name, f"--run {name}") for name, _ in runs)
+    for v in variants:
+        if v.coverage is not None and v.coverage.partial(settings.min_coverage):
+            found.append(Notice("partial_coverage", where[v.name], None, v.coverage.answered,
+                                v.coverage.judged_queries, (v.name,)))  # fmt: skip
+    return tuple(found)
 
 
 def _is_demo(project: Project) -> bool:

@@ -11,6 +11,7 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 
+from evidencedesk.metric_names import DIAGNOSTIC, split_metric
 from evidencedesk.results.rows import Costs, MetricStat
 from evidencedesk.results.settings import Metric, Settings
 from evidencedesk.results.types import (
@@ -34,19 +35,32 @@ from evidencedesk.retrieval.stats import (
 Values = Mapping[str, float | None]
 
 
-def question_values(judged: Sequence[Judged], names: Sequence[str]) -> dict[str, Values]:
+def question_values(
+    judged: Sequence[Judged], names: Sequence[str], averaging: str = "defined"
+) -> dict[str, Values]:
     """Per metric name, question id -> value (None when undefined), in judged order: one pass
-    of the metric engine for every name (`per_question` of each name gives the same dicts)."""
+    of the metric engine for every name (`per_question` of each name gives the same dicts).
+
+    `averaging` "trec_eval": a question with no relevant judgment counts 0, as trec_eval
+    averages it, instead of being left out (Judged@k, a diagnostic, keeps its own rule)."""
     columns = of_judged(judged, list(dict.fromkeys(names)))
     ids = [j.id for j in judged]
+    if averaging == "trec_eval":
+        columns = {
+            name: column if split_metric(name)[0] in DIAGNOSTIC
+            else [0.0 if v is None else v for v in column]
+            for name, column in columns.items()
+        }  # fmt: skip
     return {name: dict(zip(ids, column, strict=True)) for name, column in columns.items()}
 
 
 class Book:
-    """Intervals by (run key, metric), computed on first use with the settings' seed."""
+    """Intervals by (run key, metric), computed on first use with the settings' seed and
+    averaging rule."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, averaging: str = "defined") -> None:
         self.seed = seed
+        self.averaging = averaging
         self._stats: dict[tuple[Hashable, str], MetricStat] = {}
 
     def tag_interval(
@@ -68,7 +82,7 @@ class Book:
         the caller has them already)."""
         if (key, metric) not in self._stats:
             if values is None:
-                values = question_values(judged, [metric])[metric]
+                values = question_values(judged, [metric], self.averaging)[metric]
             kept = [v for v in values.values() if v is not None]
             mean = math.fsum(kept) / len(kept) if kept else None  # as `summarize` takes it
             n, left = len(kept), len(values) - len(kept)
@@ -99,9 +113,18 @@ def ranked_lists(
             j.size,
             first_relevant(j),
             {m.name: values[m.name][j.id] for m in metrics},
+            _flags(j.judged, keep),
         )
         for j in judged
     )
+
+
+def _flags(judged: tuple[bool, ...] | None, keep: int | None) -> tuple[bool, ...] | None:
+    """The judged flags of a list's kept head (None when every kept result is judged)."""
+    if judged is None:
+        return None
+    head = judged[:keep]
+    return None if all(head) else head
 
 
 def tag_values(
@@ -144,7 +167,8 @@ def variant_result(
     judged = list(judged)
     metrics = settings.metrics
     # every question's value of every metric and slice metric, in one pass of the engine
-    values = question_values(judged, [m.name for m in (*metrics, *settings.slices)])
+    values = question_values(judged, [m.name for m in (*metrics, *settings.slices)],
+                             settings.averaging)  # fmt: skip
     return VariantResult(
         name=name,
         kind=kind,
@@ -207,7 +231,7 @@ def delta_interval(
 
 
 def comparisons(
-    base: VariantResult,
+    base_stats: Sequence[MetricStat],
     base_judged: Sequence[Judged],
     runs: Mapping[str, tuple[Hashable, Sequence[Judged]]],
     metrics: Sequence[Metric],
@@ -215,15 +239,15 @@ def comparisons(
 ) -> dict[str, tuple[tuple[MetricStat, ...], tuple[Comparison, ...]]]:
     """Per candidate (name -> (run key, judged lists)): its own means and, per metric, the paired
     difference with its interval, the flips, sign and randomization tests, and Holm's p across
-    the candidates."""
-    stats = {s.metric: s for s in base.metrics}
+    the candidates. `base_stats`: the baseline's mean of each metric."""
+    stats = {s.metric: s for s in base_stats}
     # per-question values once per run (one pass for every metric); the tests take dicts
     names = [m.name for m in metrics]
-    a = question_values(base_judged, names)
+    a = question_values(base_judged, names, book.averaging)
     raw: dict[str, tuple[list[MetricStat], list[Comparison]]] = {}
     for name, (key, judged) in runs.items():
         own, out = [], []
-        values = question_values(judged, names)
+        values = question_values(judged, names, book.averaging)
         for m in metrics:
             b = values[m.name]
             ci = paired_bootstrap_ci(a[m.name], b, m.name, seed=book.seed)

@@ -8,6 +8,8 @@ listed by `Project.skipped_stages` (the site shows that list).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evidencedesk.baseline import Kind, load_baseline
@@ -27,6 +29,14 @@ from evidencedesk.results.inputs import (
     external_runs,
     run_note,
 )
+from evidencedesk.results.judgments import (
+    condensed_comparisons,
+    condensed_lists,
+    fully_judged,
+    judged_share,
+    judged_stat,
+    to_label,
+)
 from evidencedesk.results.progress import Progress, Tally, paused_gc
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.runs_only import runs_only, saved_name
@@ -34,14 +44,18 @@ from evidencedesk.results.settings import Settings, settings_for
 from evidencedesk.results.types import (
     SHOWN,
     CandidateResult,
+    Comparison,
     ConfigChange,
     Results,
 )
 from evidencedesk.results.verdicts import judge
 from evidencedesk.retrieval.benchmark import VARIANTS
 from evidencedesk.retrieval.catalog import Scope
+from evidencedesk.retrieval.coverage import check_coverage
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
 from evidencedesk.retrieval.evidence import context_tokens
+from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
@@ -81,6 +95,17 @@ def _same_variant(run: Run, built: dict[str, Run]) -> str | None:
     return next((name for name, r in built.items() if r is run), None)
 
 
+@dataclass(frozen=True)
+class Evaluation:
+    """The Results and what the benchmark command's gate reads beside them: each variant's
+    judged lists, and for a pipeline each built-in variant's run (a saved baseline holds one)."""
+
+    results: Results
+    judged: Mapping[str, Sequence[Judged]]
+    runs: Mapping[str, Run]
+    labels: Sequence[Label]
+
+
 def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -> Results:
     """Every number of the report, computed once.
 
@@ -88,11 +113,23 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
     millions of small objects (candidates, judged lists, per-question values) that reference
     counting frees, and each collection would walk the whole heap again — a quarter of a
     5,000-question pipeline build's time."""
+    return evaluation(project, seed, runs, progress).results
+
+
+def evaluation(
+    project: Project, seed: int, runs: RunPaths, progress: Progress, benchmark_only: bool = False
+) -> Evaluation:
+    """`evaluate`'s Results with the judged lists behind them; `benchmark_only`: a pipeline
+    project's benchmark stage alone (the variants and their flips, no sizing, ablations,
+    citations, evidence or candidates: what ``evidencedesk benchmark`` prints), the same
+    numbers the full build gives those variants."""
     with paused_gc():
-        return _evaluate(project, seed, runs, progress)
+        return _evaluate(project, seed, runs, progress, benchmark_only)
 
 
-def _evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -> Results:
+def _evaluate(
+    project: Project, seed: int, runs: RunPaths, progress: Progress, benchmark_only: bool
+) -> Evaluation:
     settings = settings_for(project, seed)
     progress("load inputs")
     catalog = project.load_catalog()
@@ -107,9 +144,11 @@ def _evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -
     )
     if settings.kind == "runs" or catalog is None:
         check_run_names(project, runs)
-        return runs_only(project, runs, catalog, labels, policy, saved, settings, progress)
+        results, lists = runs_only(project, runs, catalog, labels, policy, saved, settings,
+                                   progress)  # fmt: skip
+        return Evaluation(results, lists, {}, labels)
     check_run_names(project, runs, BUILTIN_NAMES)  # before the slow stages, not after
-    book = Book(settings.seed)
+    book = Book(settings.seed, settings.averaging)
     design = settings.design
     assert design is not None  # noqa: S101 - settings_for gives pipeline projects a design
 
@@ -119,18 +158,29 @@ def _evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -
     tally = Tally(progress, (len(VARIANTS) + len(trecs)) * len(labels))
     asked = tally.asking(labels)
     built = {name: run_config(cfg, parts, catalog, asked) for name, cfg in VARIANTS}
+    k = settings.judged_k
     variants = [
-        compute.variant_result(
-            run.config, name, "builtin", BUILTIN_DESCRIPTIONS.get(name, run.config.label()),
-            run.config.to_dict(), run.judged, _run_costs(run, settings), settings, book,
+        replace(
+            compute.variant_result(
+                run.config, name, "builtin", BUILTIN_DESCRIPTIONS.get(name, run.config.label()),
+                run.config.to_dict(), run.judged, _run_costs(run, settings), settings, book,
+            ),
+            judged=judged_stat(book, run.config, run.judged, k),
         )
         for name, run in built.items()
     ]  # fmt: skip
     final = Config().final
     allowed = catalog.allowed(Scope())
     qrels = {lb.id: {c: g for c, g in lb.grades.items() if c in allowed} for lb in labels}
+    # a labels file grades every chunk (a missing grade is 0): every catalog chunk is judged
+    complete = frozenset(catalog.ids()) if project.labels is not None else None
+    external: dict[str, Sequence[Judged]] = {}
     for name, trec in trecs.items():
-        judged = judge_trec_run(trec, qrels, labels, k=final, relevant=project.relevance)
+        path = dict((*project.runs, *runs))[name]
+        found = check_coverage(trec, qrels, k, path, complete)
+        judged = judge_trec_run(trec, qrels, labels, k=final, relevant=project.relevance,
+                                complete=complete)  # fmt: skip
+        external[name] = judged
         tally.add(len(labels))
         tokens = sum(
             context_tokens([catalog.get(i) for i in j.ids if i in catalog]) for j in judged
@@ -140,11 +190,18 @@ def _evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -
         if note:
             description = f"{note} — {description}"
         costs = Costs(None, tokens / max(len(judged), 1), None)
-        variants.append(
+        variants.append(replace(
             compute.variant_result(("run", name), name, "external", description, None, judged,
-                                   costs, settings, book)
-        )  # fmt: skip
+                                   costs, settings, book),
+            coverage=found, judged=judged_stat(book, ("run", name), judged, k),
+        ))  # fmt: skip
     base_run = built[BASELINE]
+    judged_by_name: dict[str, Sequence[Judged]] = {n: r.judged for n, r in built.items()}
+    judged_by_name.update(external)
+    if benchmark_only:
+        results = results_of(project, runs, catalog, labels, settings, variants, BASELINE,
+                             base_run.judged, (), policy)  # fmt: skip
+        return Evaluation(results, judged_by_name, built, labels)
 
     progress("sizing sweep")
     cells = sum(d >= f for d in design.sizing_depths for f in design.sizing_finals)
@@ -177,16 +234,25 @@ def _evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -
         cand_runs[cand.name] = already_run.get(cfg) or run_config(cfg, parts, catalog, asked)
     base = variants[[n for n, _ in VARIANTS].index(BASELINE)]
     compared = compute.comparisons(
-        base,
+        base.metrics,
         base_run.judged,
         {n: (r.config, r.judged) for n, r in cand_runs.items()},
         settings.metrics,
         book,
     )
+    primary = settings.compared[0]
+    condensed: dict[str, tuple[Comparison, bool]] = {}
+    if not fully_judged(base_run.judged, *(r.judged for r in cand_runs.values())):
+        condensed = condensed_comparisons(
+            condensed_lists(base_run.judged),
+            {n: condensed_lists(r.judged) for n, r in cand_runs.items()},
+            primary, book, {n: compared[n][1][0] for n in cand_runs},
+        )  # fmt: skip
     candidates = []
     for cand in cands:
         run = cand_runs[cand.name]
         own, comparisons = compared[cand.name]
+        cond = condensed.get(cand.name)
         candidates.append(
             CandidateResult(
                 name=cand.name,
@@ -210,10 +276,16 @@ def _evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -
                 if _same_variant(run, built)
                 else compute.ranked_lists(run.judged, settings.metrics, SHOWN),
                 lists_of=_same_variant(run, built),
+                judged=judged_share(base_run.judged, run.judged, k, settings.seed),
+                condensed=None if cond is None else cond[0],
+                condensed_agrees=None if cond is None else cond[1],
             )
         )
-    return results_of(
+    rows, total = to_label(base_run.judged, {n: r.judged for n, r in cand_runs.items()},
+                           BASELINE, k)  # fmt: skip
+    results = replace(results_of(
         project, runs, catalog, labels, settings, variants, BASELINE, base_run.judged,
         candidates, policy, sizing=sizing, ablations=ablations, citations=citations,
         evidence=evidence,
-    )  # fmt: skip
+    ), to_label=rows, to_label_total=total)  # fmt: skip
+    return Evaluation(results, judged_by_name, built, labels)

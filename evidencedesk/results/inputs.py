@@ -8,6 +8,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from evidencedesk.project import Project
 from evidencedesk.project_schema import MAX_RUNS
 from evidencedesk.results.types import SHOWN, ChunkFact, DocumentFact, InputHash, QuestionFact
 from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.trec import Run as TrecRun
@@ -79,22 +81,38 @@ def external_runs(
     return found
 
 
+@dataclass(frozen=True)
+class JudgedRun:
+    """An external run once read and judged: its tag, its judged lists, the same lists
+    condensed (None when not asked for), and its ids' coverage of the judgments."""
+
+    tag: str
+    judged: tuple[Judged, ...]
+    condensed: tuple[Judged, ...] | None
+    coverage: Coverage
+
+
 def judged_external_runs(
     project: Project,
     runs: RunPaths,
-    judge: Callable[[TrecRun], Sequence[Judged]],
+    judge: Callable[[TrecRun], tuple[Sequence[Judged], Sequence[Judged] | None]],
+    check: Callable[[TrecRun, Path], Coverage],
     reading: Callable[[], AbstractContextManager[object]] = nullcontext,
-) -> dict[str, tuple[str, tuple[Judged, ...]]]:
-    """name -> (run tag, judged lists) of the project's and the ``--run`` runs, each read,
-    judged and let go before the next is read: a run of 50 million lines takes ~2 GB as arrays,
-    its judged lists (cut to `judged_depth`) a small part of that. Each read runs inside
-    `reading()` (the build holds its input hashing off meanwhile: the read uses every core)."""
+) -> dict[str, JudgedRun]:
+    """name -> `JudgedRun` of the project's and the ``--run`` runs, each read, checked
+    (`check`: its coverage, or the error refusing it, before it is judged), judged and let go
+    before the next is read: a run of 50 million lines takes ~2 GB as arrays, its judged lists
+    (cut to `judged_depth`) a small part of that. Each read runs inside `reading()` (the build
+    holds its input hashing off meanwhile: the read uses every core)."""
     check_run_names(project, runs)
-    out: dict[str, tuple[str, tuple[Judged, ...]]] = {}
+    out: dict[str, JudgedRun] = {}
     for name, path in [*project.runs, *runs]:
         with reading():
             trec = read_run(path)
-        out[name] = (trec.tag, tuple(judge(trec)))
+        found = check(trec, path)
+        judged, condensed = judge(trec)
+        out[name] = JudgedRun(trec.tag, tuple(judged),
+                              None if condensed is None else tuple(condensed), found)  # fmt: skip
         del trec
     release_freed_memory()  # the runs' arrays are gone: malloc gives their pages back
     return out

@@ -32,9 +32,11 @@ from evidencedesk.results.progress import paused_gc
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
     CandidateResult,
+    Inputs,
     QuestionFact,
     RankedList,
     Results,
+    VariantResult,
 )
 from evidencedesk.textfile import read_text
 
@@ -46,7 +48,13 @@ class ResultsFileError(InputError):
 # Fields added to schema 1 after it was first written: a file from an earlier build may lack
 # them and reads as the field's default (so a previous report still loads); every other field
 # must be present.
-ADDED: dict[type, frozenset[str]] = {CandidateResult: frozenset({"lists", "lists_of"})}
+ADDED: dict[type, frozenset[str]] = {
+    CandidateResult: frozenset({"lists", "lists_of", "judged", "condensed", "condensed_agrees"}),
+    VariantResult: frozenset({"coverage", "judged"}),
+    Inputs: frozenset({"counts", "notices"}),
+    Results: frozenset({"to_label", "to_label_total"}),
+    RankedList: frozenset({"judged"}),
+}
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}  # a dataclass type -> its field names, sorted
@@ -65,7 +73,8 @@ def _ranked(r: RankedList) -> dict[str, Any]:
     values = {str(k): v if v is None or type(v) is not float else _finite(v)
               for k, v in sorted(r.values.items())}  # fmt: skip
     return {"first_relevant": r.first_relevant, "grades": list(r.grades), "ids": list(r.ids),
-            "question": r.question, "size": r.size, "values": values}  # fmt: skip
+            "judged": None if r.judged is None else list(r.judged), "question": r.question,
+            "size": r.size, "values": values}  # fmt: skip
 
 
 def _question(q: QuestionFact) -> dict[str, Any]:
@@ -290,14 +299,16 @@ def _put_back(data: dict[str, Any], split: Any, questions: bytes | None) -> None
 
 
 _RANKED_KEYS = frozenset(f.name for f in dataclasses.fields(RankedList))
+_RANKED_KEYS_BEFORE = _RANKED_KEYS - {"judged"}  # a results.json from before `judged`
 
 
 def _ranked_from(data: Any) -> RankedList | None:
     """A well-formed RankedList object read directly (the generic decoder walks each of its
     values); None for anything else, which the generic decoder then reads or reports."""
-    if type(data) is not dict or data.keys() != _RANKED_KEYS:
+    if type(data) is not dict or data.keys() not in (_RANKED_KEYS, _RANKED_KEYS_BEFORE):
         return None
     ids, grades, values, first = data["ids"], data["grades"], data["values"], data["first_relevant"]
+    judged = data.get("judged")
     if (
         type(data["question"]) is str
         and type(ids) is list
@@ -308,8 +319,11 @@ def _ranked_from(data: Any) -> RankedList | None:
         and (first is None or type(first) is int)
         and type(values) is dict
         and all(v is None or type(v) in (int, float) for v in values.values())
+        and (judged is None or (type(judged) is list and all(type(j) is bool for j in judged)))
     ):
-        return RankedList(data["question"], tuple(ids), tuple(grades), data["size"], first, values)
+        flags = None if judged is None else tuple(judged)
+        return RankedList(data["question"], tuple(ids), tuple(grades), data["size"], first, values,
+                          flags)  # fmt: skip
     return None
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
 from evidencedesk.baseline import Baseline
 from evidencedesk.candidates import read_note
@@ -14,17 +16,25 @@ from evidencedesk.results.collect import Hashing, results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome
 from evidencedesk.results.inputs import RunPaths, judged_depth, judged_external_runs
+from evidencedesk.results.judgments import (
+    condensed_comparisons,
+    fully_judged,
+    judged_share,
+    judged_stat,
+    to_label,
+)
 from evidencedesk.results.pages import RUNS_ONLY_DEPTH, trim
 from evidencedesk.results.progress import Progress, Tally
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import Settings
-from evidencedesk.results.types import SHOWN, CandidateResult, ConfigChange, Results
+from evidencedesk.results.types import SHOWN, CandidateResult, Comparison, ConfigChange, Results
 from evidencedesk.results.verdicts import judge
 from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.coverage import Coverage, check_coverage
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.trec import Run as TrecRun
-from evidencedesk.retrieval.trec_judge import judge_trec_run
+from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
 
 
 def saved_name(project: Project) -> str | None:
@@ -37,55 +47,78 @@ def saved_name(project: Project) -> str | None:
 def runs_only(
     project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
     policy: GatePolicy | None, saved: Baseline | None, settings: Settings, progress: Progress,
-) -> Results:  # fmt: skip
-    """Every TREC run is a variant, judged at its full depth; each is a candidate against the
-    project's baseline run. The gate reads each run's top k (the policy's, else 10)."""
+) -> tuple[Results, dict[str, tuple[Judged, ...]]]:  # fmt: skip
+    """Every TREC run is a variant, judged at its full depth (or `Settings.max_depth`, as
+    ``trec_eval -M``); each is a candidate against the project's baseline run. A run is checked
+    against the judgments before it is judged (`coverage.check_coverage`). The gate reads each
+    run's top k (the policy's, else 10). Returns the Results and each run's judged lists."""
     hashes = Hashing(project, runs)  # gigabytes of runs: hashed while they are read and judged
     progress("benchmark")
-    book = Book(settings.seed)
+    book = Book(settings.seed, settings.averaging)
     qrels = {lb.id: dict(lb.grades) for lb in labels}
     k = policy.k if policy is not None else RUNS_ONLY_DEPTH
-    depth = judged_depth([m.name for m in (*settings.metrics, *settings.slices)], k)
+    depth = judged_depth([m.name for m in (*settings.metrics, *settings.slices)], k,
+                         settings.judged_k)  # fmt: skip
     tally = Tally(progress, (len(project.runs) + len(runs)) * len(labels))
 
-    def judge_run(trec: TrecRun) -> tuple[Judged, ...]:  # counted run by run: one vector pass each
-        judged = tuple(judge_trec_run(trec, qrels, labels, relevant=project.relevance, depth=depth))
+    def judge_run(trec: TrecRun) -> tuple[list[Judged], list[Judged] | None]:
+        # counted run by run: one vector pass each; the condensed lists ride along
+        judged = judge_trec_run_condensed(trec, qrels, labels, settings.max_depth,
+                                          project.relevance, depth)  # fmt: skip
         tally.add(len(labels))
         return judged
 
-    tags_and_judged = judged_external_runs(project, runs, judge_run, hashes.held)
-    judged_runs = {name: judged for name, (_, judged) in tags_and_judged.items()}
+    def check(trec: TrecRun, path: Path) -> Coverage:
+        return check_coverage(trec, qrels, settings.judged_k, path)
+
+    read = judged_external_runs(project, runs, judge_run, check, hashes.held)
     none = Costs(None, None, None)
     variants = [
-        compute.variant_result(("run", name), name, "external",
-                               f"TREC run (tag {tags_and_judged[name][0]!r}), judged at its full depth",
-                               None, judged, none, settings, book, keep=SHOWN)
-        for name, judged in judged_runs.items()  # keep: the user's run files hold the rest
+        replace(
+            compute.variant_result(("run", name), name, "external",
+                                   f"TREC run (tag {run.tag!r}), judged at its full depth",
+                                   None, run.judged, none, settings, book, keep=SHOWN),
+            coverage=run.coverage,
+            judged=judged_stat(book, ("run", name), run.judged, settings.judged_k),
+        )
+        for name, run in read.items()  # keep: the user's run files hold the rest
     ]  # fmt: skip
     baseline = project.baseline_run or variants[0].name
     base = next(v for v in variants if v.name == baseline)
     progress("gate")
     critical = policy.critical if policy is not None else ()
-    others = {n: j for n, j in judged_runs.items() if n != baseline}
+    others = {n: r for n, r in read.items() if n != baseline}
+    base_run = read[baseline]
     compared = compute.comparisons(
-        base,
-        judged_runs[baseline],
-        {n: (("run", n), j) for n, j in others.items()},
+        base.metrics,
+        base_run.judged,
+        {n: (("run", n), r.judged) for n, r in others.items()},
         settings.metrics,
         book,
     )
+    primary = settings.compared[0]
+    condensed: dict[str, tuple[Comparison, bool]] = {}
+    runs_condensed = {n: r.condensed for n, r in others.items() if r.condensed is not None}
+    if base_run.condensed is not None and not fully_judged(base_run.judged, *(
+        r.judged for r in others.values()
+    )):  # fmt: skip
+        condensed = condensed_comparisons(
+            base_run.condensed, runs_condensed, primary, book,
+            {n: compared[n][1][0] for n in others},
+        )  # fmt: skip
 
     # the baseline run is the gate's baseline unless a saved baseline file is given
     if saved is not None:
         reference, ref_name = saved.reference(), saved_name(project)
     else:
-        base_cut = cut(judged_runs[baseline], k)
+        base_cut = cut(base_run.judged, k)
         reference = Reference.of_judged(base_cut, max(k, 1), k, {"run": baseline})
         ref_name = f"the baseline run {baseline}"
     candidates = []
-    for name, judged in others.items():
+    for name, run in others.items():
         own, comparisons = compared[name]
-        top = cut(judged, k)
+        top = cut(run.judged, k)
+        cond = condensed.get(name)
         candidates.append(
             CandidateResult(
                 name=name,
@@ -93,17 +126,24 @@ def runs_only(
                 diff=(ConfigChange("run", baseline, name),),
                 metrics=own,
                 comparisons=comparisons,
-                slices=compute.tag_values(judged, settings.slices[:1]),
+                slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=none,
                 gate=(gate := gate_outcome(policy, top, max(k, 1), reference, ref_name)),
                 note=read_note(project.notes, name),
                 decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
                 lists_of=name,  # the run is a variant: its lists are stored there, once
+                judged=judged_share(base_run.judged, run.judged, settings.judged_k,
+                                    settings.seed),  # fmt: skip
+                condensed=None if cond is None else cond[0],
+                condensed_agrees=None if cond is None else cond[1],
             )
         )
+    rows, total = to_label(base_run.judged, {n: r.judged for n, r in others.items()}, baseline,
+                           settings.judged_k)  # fmt: skip
     # above the page limit the ranked ids stay only for the questions that get a page: the runs
     # are the user's own files (never exported), every value stays for the list and the CSV
-    return trim(results_of(
-        project, runs, catalog, labels, settings, variants, baseline, judged_runs[baseline],
+    results = trim(replace(results_of(
+        project, runs, catalog, labels, settings, variants, baseline, base_run.judged,
         candidates, policy, hashes=hashes,
-    ))  # fmt: skip
+    ), to_label=rows, to_label_total=total))  # fmt: skip
+    return results, {name: run.judged for name, run in read.items()}

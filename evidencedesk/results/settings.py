@@ -10,7 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from evidencedesk.metric_names import split_metric
 from evidencedesk.project_schema import DEFAULT_METRICS
+from evidencedesk.retrieval.evalreport import Config
+
+JUDGED_K = 10  # the top k Judged@k reads of a run when the primary metric has no cut-off (MRR)
 
 Kind = Literal["pipeline", "runs"]
 
@@ -122,6 +126,15 @@ class Settings:
     restricted_text: Literal["show", "hide"] = "show"
     # where the questions come from: a labels file (it says which are unanswerable) or qrels
     questions_from: Literal["labels", "qrels"] = "labels"
+    # Judged@k and the run coverage read each list's top `judged_k` (the primary metric's
+    # cut-off, else 10); a run answering fewer than `min_coverage` of the judged queries is
+    # warned about
+    judged_k: int = 10
+    min_coverage: float = 0.9
+    # "defined": a question with no relevant judgment is left out of the means; "trec_eval":
+    # it counts 0 ([report] averaging)
+    averaging: Literal["defined", "trec_eval"] = "defined"
+    max_depth: int | None = None  # [runs] max_depth: results per query evaluated (trec_eval -M)
 
     @property
     def slices(self) -> tuple[Metric, ...]:
@@ -158,4 +171,9 @@ def settings_for(project: Any, seed: int) -> Settings:
         design=None if runs_only else PIPELINE_DESIGN,
         restricted_text=project.restricted_text,
         questions_from="labels" if project.labels is not None else "qrels",
+        # without a cut-off, a pipeline's final list (Config().final, 3), a run's top 10
+        judged_k=split_metric(compared[0].name)[1] or (JUDGED_K if runs_only else Config().final),
+        min_coverage=project.min_coverage,
+        averaging=project.averaging,
+        max_depth=project.max_depth,
     )

@@ -21,6 +21,8 @@ from evidencedesk.results.rows import (
 )
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.verdicts import Decision
+from evidencedesk.retrieval.coverage import Coverage
+from evidencedesk.retrieval.labels import QuestionCounts
 
 SCHEMA_VERSION = 1
 SHOWN = 20  # ranked results a question page lists per variant (all that a long run keeps)
@@ -36,6 +38,7 @@ class RankedList:
     size: int  # length of the judged list
     first_relevant: int | None  # rank of the first relevant chunk
     values: dict[str, float | None]  # reported metric -> this question's value
+    judged: tuple[bool, ...] | None = None  # per id: the judgments grade it; None: all are
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,26 @@ class VariantResult:
     costs: Costs
     lists: tuple[RankedList, ...]
     slices: tuple[TagValue, ...]
+    # a TREC run's ids against the judgments (None: a built-in searcher, whose ids are the
+    # catalog's); Judged@k (`Settings.judged_k`) with its interval
+    coverage: Coverage | None = None
+    judged: MetricStat | None = None
+
+
+@dataclass(frozen=True)
+class JudgedShare:
+    """A candidate's Judged@k against the baseline's: both means, the paired difference with its
+    95 % bootstrap interval, and whether it is clearly lower (`verdicts.unjudged_caveat`):
+    unjudged results count as not relevant, so the comparison can understate the candidate."""
+
+    k: int
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    low: float | None
+    high: float | None
+    n: int
+    caveat: bool
 
 
 @dataclass(frozen=True)
@@ -187,6 +210,12 @@ class CandidateResult:
     # run is already a variant: `lists_of` names it and its lists are the candidate's
     lists: tuple[RankedList, ...] = ()
     lists_of: str | None = None
+    # how much of each top k is judged, against the baseline; the primary metric on condensed
+    # lists (unjudged results removed first; None when every result of both runs is judged) and
+    # whether it moved the way the full lists' did
+    judged: JudgedShare | None = None
+    condensed: Comparison | None = None
+    condensed_agrees: bool | None = None
 
     def comparison(self, metric: str) -> Comparison:
         return next(c for c in self.comparisons if c.metric == metric)
@@ -227,6 +256,37 @@ class DocumentFact:
 
 
 @dataclass(frozen=True)
+class Notice:
+    """Something about the inputs a reader must know before reading a number (worded by
+    `report.notices`): a file in the runs folder that is not a run, an empty document,
+    judged queries without text, queries without any judgment, a run that answers only part of
+    the judged queries."""
+
+    kind: str  # one of NOTICES
+    path: str  # the file it is about, relative to the project
+    line: int | None
+    count: int
+    total: int | None
+    names: tuple[str, ...]  # the ids or run names it is about (a few)
+
+
+NOTICES = ("not_a_run", "empty_document", "without_text", "unjudged", "partial_coverage")
+
+
+@dataclass(frozen=True)
+class ToLabel:
+    """An unjudged (question, document) pair in the top k of the baseline or a candidate: the
+    best rank it has there, the runs that return it, and how many baseline-candidate
+    comparisons it splits (in one run's top k, not in the other's)."""
+
+    question: str
+    document: str
+    rank: int
+    runs: tuple[str, ...]
+    splits: int
+
+
+@dataclass(frozen=True)
 class InputHash:
     path: str  # relative to the project
     sha256: str
@@ -253,6 +313,8 @@ class Inputs:
     # the build's arguments after "python -m evidencedesk.report build" (reproduce command)
     command: tuple[str, ...] = ()
     demo: bool = False  # the shipped demo project (its own caveats: tuning on these labels)
+    counts: QuestionCounts | None = None  # None: a results.json from before they were counted
+    notices: tuple[Notice, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -286,6 +348,9 @@ class Results:
     citations: tuple[CitationRow, ...] | None
     evidence: EvidenceResult | None
     policy: PolicyFacts | None = None  # None: the project has no gate policy
+    # the unjudged pairs worth labelling first (at most `TO_LABEL_CAP`), and how many there are
+    to_label: tuple[ToLabel, ...] = ()
+    to_label_total: int = 0
 
     def variant(self, name: str) -> VariantResult:
         return next(v for v in self.variants if v.name == name)

@@ -24,6 +24,9 @@ from evidencedesk.results.what_it_takes import questions_for_p05, questions_for_
 
 ALPHA = 0.05
 LEAN = 2  # a flips gap of at most two questions is not a lean either way
+# a candidate's Judged@k this far below the baseline's (a share), with its paired interval
+# below zero, carries the unjudged caveat: the comparison can understate it
+UNJUDGED_GAP = 0.05
 
 BLOCKED, WORSE, LEANS_WORSE, MIXED = "BLOCKED", "WORSE", "LEANS WORSE", "MIXED"
 NO_CLEAR_CHANGE, PROMISING, BETTER = "NO CLEAR CHANGE", "PROMISING", "BETTER"
@@ -105,6 +108,14 @@ def _verdict(
     if gap < -LEAN:
         return LEANS_WORSE
     return NO_CLEAR_CHANGE
+
+
+def unjudged_caveat(baseline: float | None, candidate: float | None, high: float | None) -> bool:
+    """Whether a candidate's Judged@k is clearly below the baseline's: at least `UNJUDGED_GAP`
+    lower, with the paired 95 % interval of the difference entirely below zero."""
+    if baseline is None or candidate is None or high is None:
+        return False
+    return baseline - candidate >= UNJUDGED_GAP and high < 0
 
 
 def critical_worse(critical: Sequence[str], worse_sets: Sequence[Sequence[str]]) -> tuple[str, ...]:

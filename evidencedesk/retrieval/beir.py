@@ -107,13 +107,13 @@ def _tags(value: object, path: Path, n: int, err: type[InputError]) -> tuple[str
 def read_beir_corpus(path: str | Path) -> Catalog:
     """``{"_id" (or "id"), "title", "text"}`` per line -> one chunk per document, chunk id = doc id.
 
-    A document with neither title nor text is kept and listed in `Catalog.empty`
-    (``file:line``): a runs-only project only shows documents, a pipeline refuses to index it
+    A document with neither title nor text is kept and listed in `Catalog.empty` (id, line): a
+    runs-only project only shows documents, a pipeline refuses to index it
     (`Project.load_catalog`)."""
     path = Path(path)
     documents: list[Document] = []
     chunks: list[Chunk] = []
-    empty: list[str] = []
+    empty: list[tuple[str, int]] = []
     seen: dict[str, int] = {}
     for number, raw in read_lines(path, DocumentError, "BEIR corpus file"):
         obj = _json_object(raw, path, number, DocumentError)
@@ -136,7 +136,7 @@ def read_beir_corpus(path: str | Path) -> Catalog:
                 path, f"expected field 'text' to be a string, found {found}", number
             )
         if not (title.strip() or text.strip()):
-            empty.append(f"{path}:{number}")
+            empty.append((doc_id, number))
         doc = Document(
             doc_id, title, 1, "current", "public", "und", doc_id, text, f"{path}:{number}"
         )

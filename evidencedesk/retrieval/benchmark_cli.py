@@ -27,20 +27,9 @@ from evidencedesk.baseline import Kind, load_baseline, save_baseline, save_run_b
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.gate import GatePolicy, Verdict, decide, load_policy
 from evidencedesk.gate_input import GateInput, cut, gate_result, shape
-from evidencedesk.paths import LABELS, ROOT
-from evidencedesk.project import Project, load_project
-from evidencedesk.retrieval.benchmark import (
-    BASELINE,
-    CAVEAT,
-    POLICY,
-    VARIANTS,
-    benchmark_variants,
-    format_table,
-)
-from evidencedesk.retrieval.benchmark_runs import format_runs_table, run_rows
-from evidencedesk.retrieval.catalog import load_catalog
-from evidencedesk.retrieval.labels import Label, load_labels
-from evidencedesk.retrieval.parts import Parts
+from evidencedesk.paths import ROOT
+from evidencedesk.project import Project, find_project
+from evidencedesk.retrieval.labels import Label
 
 EXIT_CODES = """exit status:
   0    the table was printed; with --gate the verdict was GO or REVIEW
@@ -67,7 +56,8 @@ def parser(prog: str = "python -m evidencedesk.retrieval.benchmark") -> argparse
         "--project",
         type=Path,
         default=None,
-        help="an evidencedesk.toml project file or its folder (default: the demo)",
+        help="an evidencedesk.toml project file or its folder (default: ./evidencedesk.toml "
+        "when there is one, else the demo)",
     )
     p.add_argument("--gate", action="store_true", help="end with the release gate's verdict")
     p.add_argument(
@@ -93,7 +83,6 @@ def parser(prog: str = "python -m evidencedesk.retrieval.benchmark") -> argparse
         help="which variant (or run) the gate judges (default: hybrid, the baseline Config(); "
         "for a runs-only project its baseline run)",
     )
-    p.add_argument("--labels", type=Path, default=LABELS, help=argparse.SUPPRESS)
     return p
 
 
@@ -105,16 +94,12 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def _gate_inputs(
-    args: argparse.Namespace, project: Project | None
-) -> tuple[Path | None, Path | None]:
+def _gate_inputs(args: argparse.Namespace, project: Project) -> tuple[Path | None, Path | None]:
     """The policy (None without --gate) and the saved-baseline path, from flags or project.
 
     A project without a saved baseline is gated without one (its floors and critical questions
     still apply; the drop checks need a baseline), as the report does.
     """
-    if project is None:
-        return (args.policy or POLICY) if args.gate else None, args.baseline or BASELINE
     policy = args.policy or project.policy
     baseline = args.baseline or project.baseline
     if args.gate and policy is None:
@@ -150,89 +135,48 @@ class Gated:
     saved: str  # what was saved, as printed
 
 
+def _silent(_: str) -> None:
+    """The evaluation's progress: the benchmark prints only its table."""
+
+
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
-    project = load_project(args.project) if args.project is not None else None
-    seed = args.seed if args.seed is not None else (project.seed if project else 0)
+    from evidencedesk.report.assemble import PIPELINE_CAVEATS
+    from evidencedesk.report.benchmark_text import benchmark_json, benchmark_text
+    from evidencedesk.results.evaluate import evaluation
+
+    project, first_line = find_project(args.project)
+    seed = args.seed if args.seed is not None else project.seed
     policy_path, baseline_path = _gate_inputs(args, project)
-    if project is None:
-        catalog = load_catalog()
-        labels = load_labels(args.labels, catalog)
-    else:
-        found = project.load_catalog() if project.kind == "pipeline" else None
-        if found is None:
-            return _runs_only(args, project, seed, policy_path, baseline_path)
-        catalog, labels = found, project.load_labels(found)
-    gate_variant = _pick(args.gate_variant, "hybrid", [name for name, _ in VARIANTS])
+    found = evaluation(project, seed, (), _silent, benchmark_only=True)
+    results, labels = found.results, found.labels
     policy = load_policy(policy_path, labels) if policy_path is not None else None
-    parts = Parts.build(catalog)
-    results = benchmark_variants(parts, catalog, labels, seed=seed)
-    by_name = {r.name: r for r in results}
-    payload: dict[str, Any] = {
-        "seed": seed,
-        "questions": len(labels),
-        "answerable": sum(label.answerable for label in labels),
-        "caveat": CAVEAT,
-        "variants": [r.to_dict() for r in results],
-    }
-    text = format_table(results, labels, seed)
-    if project is not None and project.runs:
-        names = ", ".join(name for name, _ in project.runs)
-        text += (
-            f"\nexternal runs ({names}) are judged in the report (`evidencedesk build`), "
-            "not in this table."
-        )
-    gated, base = by_name[gate_variant].run, by_name["hybrid"].run
-    return _finish(
-        args,
-        payload,
-        text,
-        Gated("pipeline", gate_variant, lambda k: gate_result(gated, k),
-              lambda path: save_baseline(path, base, labels), "hybrid, Config()"),
-        labels,
-        policy,
-        baseline_path,
-    )  # fmt: skip
-
-
-def _runs_only(
-    args: argparse.Namespace,
-    project: Project,
-    seed: int,
-    policy_path: Path | None,
-    baseline_path: Path | None,
-) -> tuple[dict[str, Any], str, int]:
-    labels = project.load_labels(None)
-    policy = load_policy(policy_path, labels) if policy_path is not None else None
-    rows = run_rows(project, labels, seed)
-    reference = rows[0].name
-    by_name = {r.name: r for r in rows}
-    gate_variant = _pick(args.gate_variant, reference, list(by_name))
+    payload = benchmark_json(results)
+    caveats: tuple[str, ...] = ()
+    if results.settings.kind == "pipeline":
+        caveats = tuple(
+            f"note: {text}" for key, text in PIPELINE_CAVEATS.items()
+            if key != "tuning" or results.inputs.demo
+        )  # fmt: skip
+    text = "\n".join([first_line, benchmark_text(results, caveats)])
+    names = [v.name for v in results.variants]
+    gate_variant = _pick(args.gate_variant, results.baseline, names)
+    if results.settings.kind == "pipeline":
+        gated, base = found.runs[gate_variant], found.runs[results.baseline]
+        how = Gated("pipeline", gate_variant, lambda k: gate_result(gated, k),
+                    lambda path: save_baseline(path, base, labels), "hybrid, Config()")  # fmt: skip
+        return _finish(args, payload, text, how, labels, policy, baseline_path)
     # The gate's final list is the policy's top k; a baseline saved without --gate is cut the same
     # way, so that a later --gate compares like with like (10, as the report does, without one).
     policy_file = args.policy or project.policy
     sizing = policy or (load_policy(policy_file, labels) if policy_file is not None else None)
     k = sizing.k if sizing is not None else 10
-    payload: dict[str, Any] = {
-        "seed": seed,
-        "project": project.name,
-        "questions": len(labels),
-        "answerable": sum(label.answerable for label in labels),
-        "runs": [r.to_dict(reference) for r in rows],
-    }
-    text = format_runs_table(rows, labels, project, seed)
-    judged = cut(by_name[gate_variant].judged, k)  # the gate's final list: the top k
-    return _finish(
-        args,
-        payload,
-        text,
-        Gated("runs", gate_variant, lambda at: shape(judged, k, at),
-              lambda path: save_run_baseline(path, reference, rows[0].judged, k, labels),
-              f"the run {reference!r}"),
-        labels,
-        policy,
-        baseline_path,
-    )  # fmt: skip
+    judged = cut(found.judged[gate_variant], k)  # the gate's final list: the top k
+    reference = results.baseline
+    how = Gated("runs", gate_variant, lambda at: shape(judged, k, at),
+                lambda path: save_run_baseline(path, reference, found.judged[reference], k, labels),
+                f"the run {reference!r}")  # fmt: skip
+    return _finish(args, payload, text, how, labels, policy, baseline_path)
 
 
 def _finish(

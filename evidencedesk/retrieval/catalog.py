@@ -47,8 +47,9 @@ class Catalog:
 
     chunks: tuple[Chunk, ...]
     documents: tuple[Document, ...] = ()
-    # documents with neither title nor text, as "file:line" (a BEIR corpus): shown, never indexed
-    empty: tuple[str, ...] = ()
+    # documents with neither title nor text, as (document id, line of the BEIR corpus): shown
+    # by a runs-only project, refused by a pipeline (`Project.load_catalog`)
+    empty: tuple[tuple[str, int], ...] = ()
     by_id: dict[str, Chunk] = field(init=False, repr=False, compare=False)
     position: dict[str, int] = field(init=False, repr=False, compare=False)
 

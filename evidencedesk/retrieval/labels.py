@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -77,16 +78,12 @@ class QuestionCounts:
     unjudged: int
     without_text: int
     threshold: int
+    # a few of the ids behind `unjudged` and `without_text`, in file order (for the notices)
+    unjudged_ids: tuple[str, ...] = ()
+    without_text_ids: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, int]:
-        return {
-            "queries": self.queries,
-            "judged": self.judged,
-            "relevant": self.relevant,
-            "unjudged": self.unjudged,
-            "without_text": self.without_text,
-            "threshold": self.threshold,
-        }
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 def _expect(cond: bool, path: Path | str, line: int, message: str) -> None:

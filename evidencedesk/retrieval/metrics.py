@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from evidencedesk.metric_names import METRIC_FORMS, split_metric
@@ -41,6 +41,7 @@ __all__ = [
     "Summary",
     "bootstrap_ci",
     "by_tag",
+    "condense",
     "dcg",
     "flips_needed",
     "gain",
@@ -194,6 +195,19 @@ def ndcg_at(j: Judged, k: int, variant: str = "exp") -> float | None:
         return None
     ideal = dcg(sorted(j.pool, reverse=True)[:k], variant)
     return dcg(j.grades[:k], variant) / ideal
+
+
+def condense(j: Judged) -> Judged:
+    """`j` with its unjudged results removed before any metric reads it: Sakai's condensed
+    list (what ``trec_eval -J`` evaluates). It needs the whole list (``returned`` is None); a
+    list whose every result is judged is itself."""
+    if j.judged is None:
+        return j
+    if j.returned is not None:
+        raise ValueError(f"expected a whole list to condense, found the head of {j.returned}")
+    keep = [i for i, flag in enumerate(j.judged) if flag]
+    return replace(j, grades=tuple(j.grades[i] for i in keep),
+                   ids=tuple(j.ids[i] for i in keep) if j.ids else (), judged=None)  # fmt: skip
 
 
 # -- names ------------------------------------------------------------------------------------

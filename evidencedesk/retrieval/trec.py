@@ -19,12 +19,20 @@ import numpy as np
 from evidencedesk.allocator import release_freed_memory
 from evidencedesk.errors import LabelsError, RunFileError
 from evidencedesk.limits import MAX_LINE_BYTES, check_input, line_too_long, shown
-from evidencedesk.retrieval.trec_arrays import Bad, Columns, fast_columns, fast_qrels, slow_columns
+from evidencedesk.retrieval.trec_arrays import (
+    NUMBER,
+    Bad,
+    Columns,
+    fast_columns,
+    fast_qrels,
+    slow_columns,
+)
 from evidencedesk.retrieval.trec_keys import doc_hashes, has_duplicates, line_keys, query_salts
 from evidencedesk.textfile import read_text
 
 __all__ = [
     "Run",
+    "looks_like_run",
     "read_qrels",
     "read_run",
     "write_qrels",
@@ -197,6 +205,24 @@ def write_run(
 
 
 # -- reading runs -----------------------------------------------------------------------------
+
+
+SNIFF_BYTES = 64 << 10  # how much of a file `looks_like_run` reads
+
+
+def looks_like_run(path: str | Path) -> bool:
+    """Whether the file's first line that is neither blank nor a comment reads as a run line
+    (six or more columns, a number in the fifth): how a folder of runs tells a run from a
+    note or a README left beside them. A run that looks like one and is damaged further down
+    is still read, and refused with its line."""
+    with open(path, "rb") as handle:
+        head = handle.read(SNIFF_BYTES)
+    for line in head.removeprefix(b"\xef\xbb\xbf").split(b"\n"):
+        parts = line.split()
+        if parts and not parts[0].startswith(b"#"):
+            return len(parts) >= 6 and NUMBER.fullmatch(parts[4]) is not None
+    return False
+
 
 
 def _block_order(qcode: np.ndarray) -> np.ndarray | None:

@@ -56,7 +56,7 @@ __all__ = [
 
 RUN_FORM = "'qid Q0 docid rank score tag'"
 # ASCII only: Python's float() also takes full-width and Arabic-Indic digits and "1_0"
-_NUMBER = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+NUMBER = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 
 
 def _first_line(mm: mmap.mmap) -> bytes:
@@ -212,7 +212,7 @@ def check_line(path: str | Path, line: bytes, number: int) -> tuple[list[bytes],
                 path, f"expected column {column} without NUL bytes, found {shown(found)}", number
             )
     text = parts[4].decode("utf-8")
-    if not _NUMBER.fullmatch(parts[4]):
+    if not NUMBER.fullmatch(parts[4]):
         if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
             raise RunFileError(
                 path, f"expected a finite score in column 5, found {shown(text)}", number

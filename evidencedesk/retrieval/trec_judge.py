@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -218,6 +218,7 @@ def _judge(
     k: int | None,
     relevant: int,
     depth: int | None,
+    complete: Collection[str] | None = None,
 ) -> list[Judged]:
     questions = arrays.questions
     order = np.lexsort((-arrays.pool_g, arrays.pool_q))
@@ -238,9 +239,11 @@ def _judge(
             returned, b = b - a, ends[r]
         spans.append((a, b, returned))
     n = run.n_lines
-    ids_of, grades_of, judged_of = _kept(
-        run, arrays.line_grades(n), arrays.line_judged(n), spans
-    )
+    flags = arrays.line_judged(n)
+    if complete is not None and n:  # the judgments cover these ids: a missing grade is 0
+        covered = fixed_width(pa.array(sorted(complete), pa.string()))
+        flags |= np.isin(doc_hashes(run.docs), doc_hashes(covered))
+    ids_of, grades_of, judged_of = _kept(run, arrays.line_grades(n), flags, spans)
     out: list[Judged] = []
     for i, (q, (_, _, returned)) in enumerate(zip(questions, spans, strict=True)):
         pool = tuple(pool_g[pool_bounds[i] : pool_bounds[i + 1]].tolist())
@@ -287,6 +290,7 @@ def judge_trec_run(
     k: int | None = None,
     relevant: int = RELEVANT,
     depth: int | None = None,
+    complete: Collection[str] | None = None,
 ) -> list[Judged]:
     """One :class:`Judged` per question (the top ``k`` of its ranked list; all when None).
 
@@ -295,9 +299,13 @@ def judge_trec_run(
     ``depth``, MRR and the first relevant rank are then what the whole list gives, for a
     fraction of the memory (a run of 1,000 documents a question judged for @10 metrics).
     Tags and ``answerable`` come from the labels when given; otherwise no tags, and answerable
-    means "has a relevant judgment". ``Judged.judged`` marks the results the qrels grade.
+    means "has a relevant judgment". ``Judged.judged`` marks the results the qrels grade, and
+    with ``complete`` also every result among those ids (a labels file grades every chunk: a
+    missing grade there is 0, not a hole).
     """
-    return judge_trec_run_condensed(run, qrels, labels_meta, k, relevant, depth, False)[0]
+    qrels, labels = _labels_and_qrels(qrels, labels_meta)
+    arrays = _arrays(run, qrels, _questions(run, qrels, labels))
+    return _judge(run, arrays, labels, k, relevant, depth, complete)
 
 
 def judge_trec_run_condensed(
@@ -307,17 +315,14 @@ def judge_trec_run_condensed(
     k: int | None = None,
     relevant: int = RELEVANT,
     depth: int | None = None,
-    condensed: bool = True,
-) -> tuple[list[Judged], list[Judged] | None]:
-    """`judge_trec_run`'s lists and, with `condensed`, the same run judged on condensed lists:
+) -> tuple[list[Judged], list[Judged]]:
+    """`judge_trec_run`'s lists and the same run judged on condensed lists:
     each list with its unjudged results removed before the metrics read it (Sakai 2007; what
     ``trec_eval -J`` computes). ``k`` cuts the original list before condensing, ``depth`` the
     condensed one after; the run is matched against the qrels once for both."""
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
     arrays = _arrays(run, qrels, _questions(run, qrels, labels))
     full = _judge(run, arrays, labels, k, relevant, depth)
-    if not condensed:
-        return full, None
     if k is not None:  # only the judged lines within each list's top k
         top = arrays.judged - run.offsets[np.searchsorted(run.offsets, arrays.judged, "right") - 1]
         arrays = replace(arrays, judged=arrays.judged[top < k],
