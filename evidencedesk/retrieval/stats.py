@@ -155,9 +155,13 @@ def _check(resamples: int, level: float) -> None:
 
 
 def bootstrap_ci(
-    values: Iterable[float | None], seed: int = 0, resamples: int = 10_000, level: float = 0.95
+    values: Iterable[float | None] | Mapping[str, float | None],
+    seed: int = 0,
+    resamples: int = 10_000,
+    level: float = 0.95,
 ) -> Interval:
-    """Seeded percentile bootstrap of the mean over questions (None values dropped).
+    """Seeded percentile bootstrap of the mean over questions (None values dropped); `values`
+    may also be question id -> value, as `metrics.per_question` gives them.
 
     Resamples are drawn as index matrices in chunks (``np.random.default_rng(seed)``); no Python
     loop per resample. The draws of one (n, seed, resamples) are kept and reused by every
@@ -168,6 +172,8 @@ def bootstrap_ci(
     and takes milliseconds, not seconds.
     """
     _check(resamples, level)
+    if isinstance(values, Mapping):
+        values = values.values()
     data = np.asarray([v for v in values if v is not None], dtype=np.float64)
     n = int(data.size)
     if n == 0:
@@ -224,7 +230,7 @@ Values = Sequence[_Scored] | Mapping[str, float | None]
 def _values(run: Values, name: str) -> dict[str, float | None]:
     if isinstance(run, Mapping):
         return dict(run)
-    # judged lists: the values from the one metric engine, as `metrics.per_question` gives them
+    # judged lists: the one metric engine's values, as `metrics.per_question_all` gives them
     return dict(zip((j.id for j in run), of_judged(run, [name])[name], strict=True))
 
 
