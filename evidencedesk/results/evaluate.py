@@ -42,6 +42,7 @@ from evidencedesk.retrieval.benchmark import VARIANTS
 from evidencedesk.retrieval.catalog import Scope
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
 from evidencedesk.retrieval.evidence import context_tokens
+from evidencedesk.retrieval.experiments import sizing_grid
 from evidencedesk.retrieval.parts import Parts
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
@@ -147,7 +148,7 @@ def _evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -
     base_run = built[BASELINE]
 
     progress("sizing sweep")
-    cells = sum(d >= f for d in design.sizing_depths for f in design.sizing_finals)
+    cells = len(sizing_grid(design.sizing_depths, design.sizing_finals)[0])
     asked = Tally(progress, cells * len(labels)).asking(labels)  # one run per depth x final
     sizing = stages.sizing(parts, catalog, asked, settings, book)
     progress("ablations")
