@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from evidencedesk.retrieval.metrics import Judged, per_question, summarize
+from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
 
 __all__ = ["GateInput", "JudgedRun", "Reference", "cut", "gate_result", "shape"]
 
@@ -75,7 +75,7 @@ def cut(judged: Sequence[Judged], k: int) -> tuple[Judged, ...]:
 def shape(judged_lists: Sequence[Judged], final: int, k: int) -> GateInput:
     """Judged final lists of size `final` shaped for the gate, recall measured at `k`."""
     judged = list(judged_lists)
-    hits = per_question(judged, f"hit@{final}")
+    hits = per_question_all(judged, f"hit@{final}")
     # one case per answerable question that has a relevant chunk within the scope
     cases = {j.id: bool(hits[j.id]) for j in judged if j.answerable and hits[j.id] is not None}
     summary = summarize(judged, [f"recall@{k}", "mrr"])
@@ -85,8 +85,8 @@ def shape(judged_lists: Sequence[Judged], final: int, k: int) -> GateInput:
         recall=summary[f"recall@{k}"].value,
         pass_rate=(sum(cases.values()) / len(cases)) if cases else None,
         cases=cases,
-        rr=per_question(judged, "mrr"),
-        recall_by_question=per_question(judged, f"recall@{k}"),
+        rr=per_question_all(judged, "mrr"),
+        recall_by_question=per_question_all(judged, f"recall@{k}"),
         mrr=summary["mrr"].value,
     )
 

@@ -36,6 +36,17 @@ def test_demo_candidates_cover_the_required_changes() -> None:
     assert by_name["rerank overlap"].note is None
 
 
+def test_a_depth_below_final_is_a_candidate_like_any_other(tmp_path: Path) -> None:
+    # its final list is capped by the depth (the candidate page says so); it is not an error
+    path = tmp_path / "c.toml"
+    path.write_text(
+        "[[candidate]]\nname = 'few pairs'\nchanges = { reranker = 'pair', depth = 3, final = 5 }",
+        encoding="utf-8",
+    )
+    [candidate] = load_candidates(path, notes=None)
+    assert candidate.changes == {"reranker": "pair", "depth": 3, "final": 5}
+
+
 @pytest.mark.parametrize(
     ("name", "slug"),
     [
@@ -119,9 +130,9 @@ def test_notes_and_pages_share_one_slug_rule(name: str, plain: str) -> None:
             "of: none, overlap, feature, pair, blend",
         ),
         (
-            "[[candidate]]\nname = 'a'\nchanges = { final = 20 }",
-            "c.toml:3: candidate #1 (a).changes: config depth: expected depth >= final (stage one "
-            "must fetch at least the chunks that reach the prompt), found depth=10, final=20",
+            "[[candidate]]\nname = 'a'\nchanges = { final = 0 }",
+            "c.toml:3: candidate #1 (a).changes: config final: expected an integer of at least 1, "
+            "found 0",
         ),
         (
             "[[candidate]]\nname = 'a'\nchanges = 5",

@@ -113,11 +113,12 @@ def test_summarize_values_format_as_floats() -> None:
     )
 
 
-def test_bootstrap_ci_unpacks_to_low_and_high() -> None:
+def test_bootstrap_ci_unpacks_and_indexes_as_low_and_high() -> None:
     values = [1.0, 0.5, 0.0, 1.0, 0.333, 1.0, 0.25, 0.0]
     lo, hi = metrics.bootstrap_ci(values, seed=0)
     ci = metrics.bootstrap_ci(values, seed=0)
-    assert (lo, hi) == (ci.low, ci.high) and ci.n == len(values)
+    assert (lo, hi) == (ci.low, ci.high) == (ci[0], ci[1]) and ci.n == len(values)
+    assert len(ci) == 2 and f"[{ci[0]:.3f}, {ci[1]:.3f}]" == f"[{lo:.3f}, {hi:.3f}]"
     assert 0.0 <= lo < ci.mean < hi <= 1.0
     lo, hi = metrics.bootstrap_ci([0.5, 0.5, 0.5], seed=0)
     assert lo == hi == 0.5
@@ -129,20 +130,24 @@ def test_bootstrap_ci_unpacks_to_low_and_high() -> None:
     ("better", "shown"), [(4, "0.125"), (5, "0.062"), (6, "0.031"), (7, "0.016")]
 )
 def test_per_question_by_tag_and_paired(better: int, shown: str) -> None:
+    undefined = Judged("none", ("t",), False, (0, 0), ())  # no relevant chunk: left out
     before = [judged(f"q{i}", 2) for i in range(better)] + [judged("tie", 1), judged("gone", None)]
     after = [judged(f"q{i}", 1) for i in range(better)] + [judged("tie", 1), judged("gone", None)]
+    before, after = [*before, undefined], [*after, undefined]
     assert metrics.per_question(before, "mrr")["q0"] == 0.5
-    assert metrics.per_question(after, "mrr") == {
-        **{f"q{i}": 1.0 for i in range(better)},
-        "tie": 1.0,
-        "gone": 0.0,
-    }
+    values = metrics.per_question(after, "mrr")
+    assert values == {**{f"q{i}": 1.0 for i in range(better)}, "tie": 1.0, "gone": 0.0}
+    assert sum(values.values()) / len(values) == (better + 1) / (better + 2)  # the page's mean
+    assert metrics.per_question_all(after, "mrr")["none"] is None
     assert metrics.by_tag(after, "recall@1") == {"t": ((better + 1) / (better + 2), better + 2)}
+    assert metrics.by_tag(after, "mrr", values) == metrics.by_tag(after, "mrr")
     flips = metrics.paired(before, after)
     assert flips.better == tuple(f"q{i}" for i in range(better)) and flips.worse == ()
     assert flips.tied == 2
     assert f"{flips.p:.3f}" == shown
     assert flips.p == 2 / 2**better  # exact: 2 x (1/2)^n
+    assert metrics.paired(metrics.per_question(before, "mrr"), values) == flips
+    assert metrics.bootstrap_ci(values, seed=0) == metrics.bootstrap_ci(list(values.values()))
 
 
 def test_run_config_summary_and_costs(demo) -> None:  # type: ignore[no-untyped-def]
@@ -182,6 +187,17 @@ def test_ablate_takes_pairs_and_rows_read_as_mappings(ablation, demo) -> None:  
         base["mrr"]
     with pytest.raises(EvidencedeskError, match=r"ablation change 1: expected a \(field, value\)"):
         evalreport.ablate(Config(), ["reranker"], searchers, catalog, labels)
+
+
+def test_ablate_a_depth_below_the_base_s_final(demo) -> None:  # type: ignore[no-untyped-def]
+    catalog, labels, searchers = demo
+    rows = evalreport.ablate(
+        Config(reranker="pair", final=5), [("depth", 3)], searchers, catalog, labels
+    )
+    assert [row["change"] for row in rows] == ["(base)", "depth=3"]
+    # stage one fetches three: three pairs scored, at most three chunks reach the prompt
+    assert [row["run"].scored_per_q for row in rows] == [10.0, 3.0]
+    assert max(len(ids) for ids in rows[1]["run"].final_ids.values()) == 3
 
 
 def test_dedupe_kept_merged_held_back() -> None:

@@ -33,7 +33,7 @@ from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.evalreport import Config, Run, retrieval_gate, run_config
 from evidencedesk.retrieval.labels import load_labels
-from evidencedesk.retrieval.metrics import Judged, per_question, summarize
+from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
 from evidencedesk.retrieval.parts import Parts
 
 POLICY = DATA / "gate_policy_retrieval.json"
@@ -161,7 +161,7 @@ def test_saved_baseline_is_current_config_on_current_labels(baseline, demo):
     now = run(demo, Config())
     assert baseline.config == Config().to_dict()
     assert baseline.labels_hash == labels_hash(demo[2])
-    assert baseline.rr() == per_question(list(now.judged), "mrr")
+    assert baseline.rr() == per_question_all(list(now.judged), "mrr")
     assert baseline.summary == {name: now.value(name) for name in now.summary}
 
 

@@ -20,7 +20,7 @@ from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Metric, Se
 from evidencedesk.results.since import QuestionChange, since
 from evidencedesk.results.types import Inputs, Results
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, per_question, summarize
+from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
 from tests.project_fixtures import make_runs_only_project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -84,7 +84,7 @@ def test_one_pass_of_question_values_gives_what_each_metric_s_own_pass_gives() -
     values = compute.question_values(LISTS, [*names, names[0]])  # a repeated name: one column
     assert list(values) == list(dict.fromkeys(names))
     for name in names:
-        assert values[name] == per_question(LISTS, name)
+        assert values[name] == per_question_all(LISTS, name)
     assert values["mrr"] == {"q1": 0.5, "q2": 0.0, "q3": None}  # q3 has no relevant chunk
     # a Book given the values states what it computes from the lists themselves
     for name in names:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
+import pickle
+from dataclasses import FrozenInstanceError
 from fractions import Fraction
 
 import numpy as np
@@ -209,6 +212,33 @@ def test_bootstrap_small_cases() -> None:
         bootstrap_ci([1.0, 2.0], resamples=0)
     with pytest.raises(ValueError):
         bootstrap_ci([1.0, 2.0], level=1.0)
+
+
+def test_an_interval_is_the_pair_low_high_with_its_mean_and_n() -> None:
+    ci = Interval(0.5, 0.25, 0.75, 8)
+    assert (ci[0], ci[1], len(ci), tuple(ci), ci[-1]) == (0.25, 0.75, 2, (0.25, 0.75), 0.75)
+    lo, hi = ci
+    assert (lo, hi) == (ci.low, ci.high) == (0.25, 0.75) and (ci.mean, ci.n) == (0.5, 8)
+    assert isinstance(ci, tuple) and f"[{ci[0]:.3f}, {ci[1]:.3f}]" == "[0.250, 0.750]"
+    # equal as intervals only when mean and n agree too; as a plain pair, by its two ends
+    assert ci == Interval(0.5, 0.25, 0.75, 8) and ci != Interval(0.4, 0.25, 0.75, 8)
+    assert ci == (0.25, 0.75) and (0.25, 0.75) == ci and ci != (0.25, 0.7)
+    assert hash(ci) == hash(Interval(0.5, 0.25, 0.75, 8)) == hash((0.25, 0.75))
+    assert pickle.loads(pickle.dumps(ci)) == ci and copy.deepcopy(ci).n == 8
+    assert repr(ci) == "Interval(mean=0.5, low=0.25, high=0.75, n=8)"
+    with pytest.raises(FrozenInstanceError):
+        ci.n = 3  # type: ignore[misc]
+    with pytest.raises(IndexError):
+        ci[2]
+    nothing = Interval(None, None, None, 0)
+    assert tuple(nothing) == (None, None) and nothing.to_dict()["n"] == 0
+
+
+def test_bootstrap_takes_values_or_a_dict_of_question_values() -> None:
+    values = {"a": 1.0, "b": 0.0, "c": 0.5, "d": None}
+    assert bootstrap_ci(values, seed=3) == bootstrap_ci([1.0, 0.0, 0.5], seed=3)
+    assert bootstrap_ci(values, seed=3) == bootstrap_ci(values.values(), seed=3)
+    assert bootstrap_ci({}) == Interval(None, None, None, 0)
 
 
 def test_bootstrap_matches_a_reference_loop() -> None:

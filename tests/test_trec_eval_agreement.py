@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.retrieval.metrics import per_question, summarize
+from evidencedesk.retrieval.metrics import per_question, per_question_all, summarize
 from evidencedesk.retrieval.trec import read_qrels, read_run, write_qrels, write_run
 from evidencedesk.retrieval.trec_judge import evaluate_run, judge_trec_run
 
@@ -111,7 +111,7 @@ def test_no_relevant_queries_are_left_out_where_trec_eval_scores_zero(tmp_path: 
         ("recall@5", "recall_5"),
         ("ndcg@5:linear", "ndcg_cut_5"),
     ):
-        ours = per_question(judged, name)
+        ours = per_question_all(judged, name)
         for qid, row in reference.items():
             if qid in undefined:
                 assert ours[qid] is None

@@ -25,8 +25,15 @@ from evidencedesk.report.site import slug
 from evidencedesk.report.values import config_word, flips_text, num, pval, stat
 from evidencedesk.report.variants import SMALL_SLICE, by_tag, metric_stat
 from evidencedesk.results.rows import Costs
-from evidencedesk.results.types import CandidateResult, GateCheck, Results, VariantResult
+from evidencedesk.results.types import (
+    CandidateResult,
+    ConfigChange,
+    GateCheck,
+    Results,
+    VariantResult,
+)
 from evidencedesk.results.verdicts import evidence_of
+from evidencedesk.retrieval.evalreport import Config, capped_words
 from evidencedesk.retrieval.stats import TIE
 
 
@@ -122,6 +129,25 @@ def risk(cand: CandidateResult) -> tuple[str, str] | None:
     return head, body
 
 
+def _diff_rows(diff: tuple[ConfigChange, ...]) -> tuple[DiffRow, ...]:
+    """The config change as a reader says it. A candidate whose depth is below its final says
+    that its final list is capped by the depth, on the depth row (else the final row)."""
+    given = {d.field: d.candidate for d in diff}  # the candidate's values, over Config()'s
+    depth, final = int(given.get("depth", Config().depth)), int(given.get("final", Config().final))
+    capped_on = None
+    if depth < final:
+        capped_on = "depth" if "depth" in given else "final"
+    return tuple(
+        DiffRow(
+            d.field,
+            config_word(d.field, d.baseline),
+            config_word(d.field, d.candidate)
+            + (f" ({capped_words(depth, final)})" if d.field == capped_on else ""),
+        )
+        for d in diff
+    )
+
+
 def candidate_models(results: Results) -> tuple[Candidate, ...]:
     base = results.variant(results.baseline)
     labels = {m.name: m.label for m in results.settings.compared}
@@ -161,12 +187,7 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
             Candidate(
                 name=cand.name,
                 rationale=cand.rationale,
-                diff=tuple(
-                    DiffRow(
-                        d.field, config_word(d.field, d.baseline), config_word(d.field, d.candidate)
-                    )
-                    for d in cand.diff
-                ),  # fmt: skip
+                diff=_diff_rows(cand.diff),
                 metrics=metrics,
                 flips=Flips(
                     better=f.better,

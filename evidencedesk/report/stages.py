@@ -20,6 +20,8 @@ from evidencedesk.report.values import config_word, num, pval, stat
 from evidencedesk.report.variants import metric_stat
 from evidencedesk.results import rows as r
 from evidencedesk.results.settings import Settings
+from evidencedesk.retrieval.evalreport import Config, capped_words
+from evidencedesk.retrieval.experiments import sizing_grid
 
 SIZING_NOTE = (
     "Recall is measured at each row's own final size. 'Within noise' = MRR not distinguishable "
@@ -38,8 +40,27 @@ def price_list(settings: Settings) -> str:
     return f"{d.stage_one_ms:g} ms per query + {d.per_pair_ms:g} ms per scored pair"
 
 
+def left_out_cells(depths: tuple[int, ...], finals: tuple[int, ...]) -> str:
+    """The sizing note's sentence on the grid cells the sweep does not run (depth < final)."""
+    skipped = sizing_grid(depths, finals)[1]
+    if len(skipped) == 1:
+        ((d, f),) = skipped
+        return (
+            f" Depth {d} × final {f} is not run: its final list is capped by the depth "
+            f"({capped_words(d, f)}), so it is the same run as depth {d} × final {d}."
+        )
+    if skipped:
+        cells = "; ".join(f"depth {d} × final {f} ({capped_words(d, f)})" for d, f in skipped)
+        return (
+            f" Not run, since a final list is capped by the depth and each is the same run as "
+            f"its depth × depth cell: {cells}."
+        )
+    return ""
+
+
 def sizing(rows: tuple[r.SizingRow, ...], settings: Settings) -> Sizing:
     assert settings.design is not None  # noqa: S101 - sizing rows exist only with a design
+    design = settings.design
     return Sizing(
         reranker=settings.design.sizing_reranker,
         price_list=price_list(settings),
@@ -58,19 +79,26 @@ def sizing(rows: tuple[r.SizingRow, ...], settings: Settings) -> Sizing:
             )
             for x in rows
         ),
-        note=SIZING_NOTE,
+        note=SIZING_NOTE + left_out_cells(design.sizing_depths, design.sizing_finals),
     )
 
 
+def _change(changes: dict[str, object], base: Config) -> str:
+    """An ablation row's change as a reader says it; a capped final list says so."""
+    words = ", ".join(f"{k}={config_word(k, str(v))}" for k, v in changes.items())
+    cfg = base.replace(**changes)
+    return f"{words} ({capped_words(cfg.depth, cfg.final)})" if cfg.capped else words
+
+
 def ablations(a: r.Ablations, settings: Settings) -> Ablations:
+    assert settings.design is not None  # noqa: S101 - ablation rows exist only with a design
+    base = Config(**settings.design.ablation_base)
     return Ablations(
         base=a.base,
         metric_names=tuple(m.label for m in settings.columns),
         rows=tuple(
             AblationRow(
-                change="base"
-                if i == 0
-                else ", ".join(f"{k}={config_word(k, str(v))}" for k, v in x.changes.items()),
+                change="base" if i == 0 else _change(x.changes, base),
                 is_base=i == 0,
                 metrics=tuple(num(x.metrics[m.name]) for m in settings.columns),
                 mrr_delta=num(x.mrr_delta, signed=True),

@@ -23,7 +23,7 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.retrieval.metric_engine import of_judged
-from evidencedesk.retrieval.metrics import Judged, by_tag, per_question
+from evidencedesk.retrieval.metrics import Judged, by_tag, per_question_all
 from evidencedesk.retrieval.stats import (
     bootstrap_ci,
     holm,
@@ -39,7 +39,7 @@ def question_values(
     judged: Sequence[Judged], names: Sequence[str], averaging: str = "defined"
 ) -> dict[str, Values]:
     """Per metric name, question id -> value (None when undefined), in judged order: one pass
-    of the metric engine for every name (`per_question` of each name gives the same dicts).
+    of the metric engine for every name (`per_question_all` of each name gives the same dicts).
 
     `averaging` "trec_eval": a question with no relevant judgment counts 0, as trec_eval
     averages it, instead of being left out (Judged@k, a diagnostic, keeps its own rule)."""
@@ -225,8 +225,8 @@ def delta_interval(
     base: Sequence[Judged], other: Sequence[Judged], metric: str, seed: int
 ) -> tuple[float | None, float | None]:
     """The paired 95 % bootstrap interval of mean(other − base) on `metric`."""
-    ci = paired_bootstrap_ci(per_question(base, metric), per_question(other, metric), metric,
-                             seed=seed)  # fmt: skip
+    a, b = per_question_all(base, metric), per_question_all(other, metric)
+    ci = paired_bootstrap_ci(a, b, metric, seed=seed)
     return ci.low, ci.high
 
 

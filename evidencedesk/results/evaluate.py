@@ -54,6 +54,7 @@ from evidencedesk.retrieval.catalog import Scope
 from evidencedesk.retrieval.coverage import check_coverage
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
 from evidencedesk.retrieval.evidence import context_tokens
+from evidencedesk.retrieval.experiments import sizing_grid
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts
@@ -204,7 +205,7 @@ def _evaluate(
         return Evaluation(results, judged_by_name, built, labels)
 
     progress("sizing sweep")
-    cells = sum(d >= f for d in design.sizing_depths for f in design.sizing_finals)
+    cells = len(sizing_grid(design.sizing_depths, design.sizing_finals)[0])
     asked = Tally(progress, cells * len(labels)).asking(labels)  # one run per depth x final
     sizing = stages.sizing(parts, catalog, asked, settings, book)
     progress("ablations")

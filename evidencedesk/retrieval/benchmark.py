@@ -16,7 +16,7 @@ from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, per_question
+from evidencedesk.retrieval.metrics import Judged, per_question, per_question_all
 from evidencedesk.retrieval.parts import Parts
 from evidencedesk.retrieval.stats import Interval, Paired, bootstrap_ci, paired
 
@@ -88,7 +88,7 @@ class VariantResult:
             },
             "pairs_per_question": self.pairs_per_question,
             "tokens_per_question": self.tokens_per_question,
-            "reciprocal_rank": per_question(list(self.run.judged), "mrr"),
+            "reciprocal_rank": per_question_all(list(self.run.judged), "mrr"),
         }
 
 
@@ -134,8 +134,8 @@ def compare(
     reference: Sequence[Judged], judged: Sequence[Judged], seed: int
 ) -> tuple[Interval, Paired]:
     """A row's MRR interval and its flips against the reference row (both tables' rows)."""
-    rr = [v for v in per_question(list(judged), "mrr").values() if v is not None]
-    return bootstrap_ci(rr, seed=seed), paired(list(reference), list(judged), name="mrr")
+    interval = bootstrap_ci(per_question(list(judged), "mrr"), seed=seed)
+    return interval, paired(list(reference), list(judged), name="mrr")
 
 
 def cell(value: float | None) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from evidencedesk.project import Project
 from evidencedesk.retrieval.benchmark import cell, compare, flips_cell, interval_cell, layout
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, per_question, summarize
+from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
 METRICS = (
@@ -53,7 +53,7 @@ class RunRow:
                 "tied": self.tied,
                 "p": self.p,
             },
-            "reciprocal_rank": per_question(list(self.judged), "mrr"),
+            "reciprocal_rank": per_question_all(list(self.judged), "mrr"),
         }
 
 

@@ -2,9 +2,10 @@
 
 `Config()` is the baseline: hybrid first stage, no reranker, depth 10, three chunks to the prompt.
 With reranker ``"none"`` the depth changes nothing in the final list (stage one's top `final` are
-kept either way) except when the scope filter runs after ranking (``prefilter=False``); with a
-reranker it is the number of pairs scored per question, i.e. the cost. 10 is the usual small
-"rerank the top ten" setting and leaves room for the reranker to lift a chunk from rank 4-10.
+kept either way) except when the scope filter runs after ranking (``prefilter=False``) or the
+depth is below final (the final list is then capped by the depth); with a reranker it is the
+number of pairs scored per question, i.e. the cost. 10 is the usual small "rerank the top ten"
+setting and leaves room for the reranker to lift a chunk from rank 4-10.
 
 Costs are a **hypothetical price list**: the kit counts pairs and tokens and never times anything.
 This is the course page's module: `run_config`, `ablate` and `retrieval_gate` are defined here
@@ -34,6 +35,7 @@ __all__ = [
     "Costs",
     "Run",
     "ablate",
+    "capped_words",
     "retrieval_gate",
     "run_config",
 ]
@@ -45,9 +47,19 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def capped_words(depth: int, final: int) -> str:
+    """How a configuration whose depth is below final is named: "final 5, capped at depth 3"."""
+    return f"final {final}, capped at depth {depth}"
+
+
 @dataclass(frozen=True)
 class Config:
-    """One retrieval configuration. Invalid values raise with the valid ones listed."""
+    """One retrieval configuration. Invalid values raise with the valid ones listed.
+
+    A depth below final is legal: stage one fetches `depth` chunks, so the final list holds at
+    most `depth` of them (`capped`), and the metrics at cut-off `final` are taken over that
+    shorter list (precision@final still divides by final).
+    """
 
     first_stage: str = "hybrid"
     reranker: str = "none"
@@ -67,11 +79,6 @@ class Config:
                 raise EvidencedeskError(
                     f"config {name}: expected an integer of at least 1, found {value!r}"
                 )
-        if self.depth < self.final:
-            raise EvidencedeskError(
-                f"config depth: expected depth >= final (stage one must fetch at least the "
-                f"chunks that reach the prompt), found depth={self.depth}, final={self.final}"
-            )
         if self.max_words is not None and (not _is_int(self.max_words) or self.max_words < 1):
             raise EvidencedeskError(
                 f"config max_words: expected null (no cut) or an integer of at least 1, "
@@ -102,8 +109,15 @@ class Config:
             if getattr(self, name) != getattr(other, name)
         }
 
+    @property
+    def capped(self) -> bool:
+        """Whether the depth is below final: stage one fetches fewer chunks than `final`, so
+        the final list is capped by the depth (at most `depth` chunks reach the prompt)."""
+        return self.depth < self.final
+
     def label(self) -> str:
-        """A short human name, e.g. ``hybrid + pair (8 words) @10->3``."""
+        """A short human name, e.g. ``hybrid + pair (8 words) @10->3``; a capped final list
+        says so: ``hybrid + pair @3->5 (final 5, capped at depth 3)``."""
         name = self.first_stage
         if self.reranker != "none":
             name += f" + {self.reranker}"
@@ -112,6 +126,8 @@ class Config:
         name += f" @{self.depth}->{self.final}"
         if not self.prefilter:
             name += " post-filter"
+        if self.capped:
+            name += f" ({capped_words(self.depth, self.final)})"
         return name
 
     def to_dict(self) -> dict[str, Any]:

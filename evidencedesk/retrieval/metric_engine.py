@@ -5,7 +5,7 @@ Production code computes metric values only here: `metrics.summarize`, `per_ques
 `by_tag` (judged lists), `stats.paired` (judged lists), `trec_judge.question_values` and the
 streaming reader (TREC runs). The per-question functions of :mod:`.metrics` (`recall_at`,
 `ndcg_at`, ...) are the readable reference; the tests hold this engine equal to them, bit for
-bit, on every metric form (``tests/test_metrics.py``).
+bit, on every metric form (``tests/test_retrieval_metrics.py``).
 
 Bit for bit, because the arithmetic is the reference's: a DCG term is gain / log2(1 + rank)
 (a division, as in `metrics.dcg`), summed in rank order (`np.bincount` adds each bin's weights

@@ -6,14 +6,15 @@ it, and means leave it out (and say how many they left out). Relevant = grade >=
 re-exported here.
 
 The per-question functions (`recall_at`, `ndcg_at`, ...) are the definitions, written to be read;
-the means and per-question tables (`summarize`, `per_question`, `by_tag`) come from the one
-vectorised engine, :mod:`.metric_engine`, which the tests hold equal to these functions.
+the means and per-question tables (`summarize`, `per_question`, `per_question_all`, `by_tag`)
+come from the one vectorised engine, :mod:`.metric_engine`, which the tests hold equal to these
+functions.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -55,6 +56,7 @@ __all__ = [
     "paired_bootstrap_ci",
     "parse_metric",
     "per_question",
+    "per_question_all",
     "precision_at",
     "randomization_test",
     "recall_at",
@@ -267,21 +269,38 @@ def summarize(judged: Sequence[Judged], names: Iterable[str]) -> dict[str, Summa
     return out
 
 
-def per_question(judged: Sequence[Judged], name: str) -> dict[str, float | None]:
-    """Question id -> value (None when undefined), in judged order."""
+def per_question(judged: Sequence[Judged], name: str) -> dict[str, float]:
+    """Question id -> value for the questions that define the metric, in judged order.
+
+    Undefined questions are left out, as means leave them out, so ``sum(v.values()) / len(v)``
+    is the mean `summarize` reports. `per_question_all` keeps them, as None.
+    """
+    return {
+        qid: value for qid, value in per_question_all(judged, name).items() if value is not None
+    }
+
+
+def per_question_all(judged: Sequence[Judged], name: str) -> dict[str, float | None]:
+    """Question id -> value for every judged question, None where undefined, in judged order."""
     spec = parse_metric(name)
     values = of_judged(judged, [spec.name])[spec.name]
     return dict(zip((j.id for j in judged), values, strict=True))
 
 
 def by_tag(
-    judged: Sequence[Judged], name: str, values: Sequence[float | None] | None = None
+    judged: Sequence[Judged],
+    name: str,
+    values: Sequence[float | None] | Mapping[str, float | None] | None = None,
 ) -> dict[str, tuple[float | None, int]]:
     """Tag -> (mean over defined questions, number of defined questions); tags sorted.
-    `values`: each judged question's value of `name`, when the caller has them already."""
+    `values`: the questions' values of `name`, when the caller has them already -- one per
+    judged question in order, or question id -> value as `per_question` gives it (a question
+    it leaves out is undefined)."""
     spec = parse_metric(name)
     if values is None:
         values = of_judged(judged, [spec.name])[spec.name]
+    elif isinstance(values, Mapping):
+        values = [values.get(j.id) for j in judged]
     groups: dict[str, list[float | None]] = {}
     for j, value in zip(judged, values, strict=True):
         for tag in dict.fromkeys(j.tags):

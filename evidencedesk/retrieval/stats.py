@@ -107,21 +107,57 @@ class Summary(float):
         return {"name": self.name, "value": self.value, "n": self.n, "left_out": self.left_out}
 
 
-@dataclass(frozen=True)
-class Interval:
+class Interval(tuple[float | None, float | None]):
     """A mean with its percentile-bootstrap interval over ``n`` questions.
 
-    Unpacks as the interval alone, ``lo, hi = bootstrap_ci(values)`` (the course page's shape);
-    ``.mean`` and ``.n`` stay attributes.
+    It *is* the pair ``(low, high)``, the course page's shape: ``lo, hi = bootstrap_ci(values)``,
+    ``ci[0]``, ``ci[1]``, ``len(ci) == 2``; ``.mean``, ``.low``, ``.high`` and ``.n`` are
+    attributes. Built as ``Interval(mean, low, high, n)``. Two intervals are equal when all four
+    agree; against a plain tuple it compares as the pair. Frozen.
     """
 
     mean: float | None
-    low: float | None
-    high: float | None
     n: int
 
-    def __iter__(self) -> Iterator[float | None]:
-        return iter((self.low, self.high))
+    def __new__(cls, mean: float | None, low: float | None, high: float | None, n: int) -> Interval:
+        self = super().__new__(cls, (low, high))
+        object.__setattr__(self, "mean", mean)
+        object.__setattr__(self, "n", n)
+        return self
+
+    @property
+    def low(self) -> float | None:
+        return self[0]
+
+    @property
+    def high(self) -> float | None:
+        return self[1]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _fields(self) -> tuple[float | None, float | None, float | None, int]:
+        return (self.mean, self.low, self.high, self.n)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Interval):
+            return self._fields() == other._fields()
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return tuple.__hash__(self)  # the pair's: what compares equal hashes equal
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Interval, self._fields())
+
+    def __repr__(self) -> str:
+        return f"Interval(mean={self.mean!r}, low={self.low!r}, high={self.high!r}, n={self.n})"
 
     def to_dict(self) -> dict[str, Any]:
         return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n}
@@ -155,9 +191,13 @@ def _check(resamples: int, level: float) -> None:
 
 
 def bootstrap_ci(
-    values: Iterable[float | None], seed: int = 0, resamples: int = 10_000, level: float = 0.95
+    values: Iterable[float | None] | Mapping[str, float | None],
+    seed: int = 0,
+    resamples: int = 10_000,
+    level: float = 0.95,
 ) -> Interval:
-    """Seeded percentile bootstrap of the mean over questions (None values dropped).
+    """Seeded percentile bootstrap of the mean over questions (None values dropped); `values`
+    may also be question id -> value, as `metrics.per_question` gives them.
 
     Resamples are drawn as index matrices in chunks (``np.random.default_rng(seed)``); no Python
     loop per resample. The draws of one (n, seed, resamples) are kept and reused by every
@@ -168,6 +208,8 @@ def bootstrap_ci(
     and takes milliseconds, not seconds.
     """
     _check(resamples, level)
+    if isinstance(values, Mapping):
+        values = values.values()
     data = np.asarray([v for v in values if v is not None], dtype=np.float64)
     n = int(data.size)
     if n == 0:
@@ -224,7 +266,7 @@ Values = Sequence[_Scored] | Mapping[str, float | None]
 def _values(run: Values, name: str) -> dict[str, float | None]:
     if isinstance(run, Mapping):
         return dict(run)
-    # judged lists: the values from the one metric engine, as `metrics.per_question` gives them
+    # judged lists: the one metric engine's values, as `metrics.per_question_all` gives them
     return dict(zip((j.id for j in run), of_judged(run, [name])[name], strict=True))
 
 

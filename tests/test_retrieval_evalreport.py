@@ -1,4 +1,5 @@
-"""Experiments: Config validation, cost arithmetic, pool-limited recall, sweeps and ablations."""
+"""`retrieval.evalreport`: Config validation, cost arithmetic, pool-limited recall, ablations
+(the sizing sweep, `retrieval.experiments`, is tested in test_retrieval_experiments.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ import pytest
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval.catalog import Scope, load_catalog
-from evidencedesk.retrieval.evalreport import Config, Costs, ablate, run_config
-from evidencedesk.retrieval.experiments import sweep
+from evidencedesk.retrieval.evalreport import Config, Costs, ablate, capped_words, run_config
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.metrics import per_question
 from evidencedesk.retrieval.parts import Parts
@@ -48,7 +48,6 @@ def test_config_default_is_the_baseline():
     [
         ({"first_stage": "bm25"}, UnknownNameError, "expected one of: sparse, dense, hybrid"),
         ({"reranker": "cross"}, UnknownNameError, "expected one of: " + ", ".join(RERANKERS)),
-        ({"depth": 2}, EvidencedeskError, "expected depth >= final"),
         ({"final": 0}, EvidencedeskError, "config final: expected an integer of at least 1"),
         ({"depth": True}, EvidencedeskError, "config depth: expected an integer"),
         ({"max_words": 0}, EvidencedeskError, "config max_words: expected null"),
@@ -59,6 +58,32 @@ def test_config_rejects_invalid_values_listing_valid_ones(changes, error, fragme
     with pytest.raises(error) as info:
         Config(**changes)
     assert fragment in str(info.value)
+
+
+def test_a_depth_below_final_is_legal_and_says_it_is_capped():
+    cfg = Config(final=5).replace(depth=3)
+    assert (cfg.depth, cfg.final, cfg.capped) == (3, 5, True)
+    assert cfg.label() == "hybrid @3->5 (final 5, capped at depth 3)"
+    assert Config(reranker="pair", depth=1, final=3, prefilter=False).label() == (
+        "hybrid + pair @1->3 post-filter (final 3, capped at depth 1)"
+    )
+    assert not Config(depth=3, final=3).capped and Config(depth=3).label() == "hybrid @3->3"
+    assert capped_words(3, 5) == "final 5, capped at depth 3"
+
+
+def test_a_capped_final_list_is_the_depth_s_list(demo):
+    """Depth 3, final 5: the same three chunks as depth 3, final 3; three pairs scored; metrics
+    at cut-off 5 over a list of three (recall@5 = recall@3 of it, precision@5 = 3/5 of
+    precision@3)."""
+    capped = run(demo, Config(reranker="pair", depth=3, final=5))
+    same = run(demo, Config(reranker="pair", depth=3, final=3))
+    assert capped.final_ids == same.final_ids
+    assert max(len(ids) for ids in capped.final_ids.values()) == 3
+    assert capped.pairs_per_question == 3.0
+    assert capped.tokens_per_question == same.tokens_per_question
+    assert capped.value("recall@5") == same.value("recall@3")
+    assert capped.value("precision@5") == pytest.approx(same.value("precision@3") * 3 / 5)
+    assert capped.value("mrr") == same.value("mrr")
 
 
 def test_config_replace_and_changes_from():
@@ -150,16 +175,7 @@ def test_run_summary_names_and_json(demo):
     assert data["config"]["final"] == 5 and data["questions"] == len(demo[2])
 
 
-# --- sweep and ablation -------------------------------------------------------------------------
-
-
-def test_sweep_keeps_depth_at_least_final(demo):
-    rows = sweep([3, 10], [1, 3, 5], *demo, reranker="feature")
-    assert [(r.depth, r.final) for r in rows] == [(3, 1), (3, 3), (10, 1), (10, 3), (10, 5)]
-    for row in rows:
-        assert row.pairs_per_question == row.depth
-        assert row.latency_ms == Costs().latency(row.depth)
-    assert json.dumps([r.to_dict() for r in rows])
+# --- ablation -----------------------------------------------------------------------------------
 
 
 def test_ablation_rows(demo):
@@ -182,6 +198,14 @@ def test_ablation_rows(demo):
         assert row.metrics["mrr"] == row.run.value("mrr")
     assert rows[1].pairs_per_question == 10.0 and rows[2].pairs_per_question == 0.0
     assert json.dumps([r.to_dict() for r in rows])
+
+
+def test_an_ablation_below_the_base_s_final_runs_capped(demo):
+    rows = ablate(Config(reranker="pair", final=5), [("depth", 3)], *demo)
+    assert [r["change"] for r in rows] == ["(base)", "depth=3"]
+    assert rows[1].config == Config(reranker="pair", depth=3, final=5)
+    assert (rows[0].pairs_per_question, rows[1].pairs_per_question) == (10.0, 3.0)
+    assert max(len(ids) for ids in rows[1].run.final_ids.values()) == 3
 
 
 def test_ablation_rejects_an_empty_change(demo):

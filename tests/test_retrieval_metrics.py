@@ -22,6 +22,7 @@ from evidencedesk.retrieval.metrics import (
     metric_value,
     ndcg_at,
     per_question,
+    per_question_all,
     precision_at,
     recall_at,
     reciprocal_rank,
@@ -145,10 +146,19 @@ def test_all_forms_parse() -> None:
     assert result["ndcg@5:exp"].value == result["ndcg@5"].value
 
 
-def test_per_question_keeps_order_and_none() -> None:
-    rows = [judged("z", (2,), (2,)), Judged("u", (), False, (0,), ()), judged("a", (0, 2), (2,))]
-    assert per_question(rows, "mrr") == {"z": 1.0, "u": None, "a": 0.5}
-    assert list(per_question(rows, "mrr")) == ["z", "u", "a"]
+def test_per_question_leaves_undefined_out_and_per_question_all_keeps_them() -> None:
+    rows = [
+        judged("z", (2,), (2,)),
+        Judged("u", (), False, (0,), ()),
+        judged("m", (0, 0), (2,)),  # missed: 0, defined
+        judged("a", (0, 2), (2,)),
+    ]
+    values = per_question(rows, "mrr")
+    assert values == {"z": 1.0, "m": 0.0, "a": 0.5} and list(values) == ["z", "m", "a"]
+    assert sum(values.values()) / len(values) == 0.5 == summarize(rows, ["mrr"])["mrr"]
+    assert per_question_all(rows, "mrr") == {"z": 1.0, "u": None, "m": 0.0, "a": 0.5}
+    assert list(per_question_all(rows, "mrr")) == ["z", "u", "m", "a"]
+    assert per_question([Judged("u", (), False, (0,), ())], "recall@3") == {}
 
 
 def test_by_tag_counts_two_tag_questions_in_both_and_sorts() -> None:
@@ -159,6 +169,16 @@ def test_by_tag_counts_two_tag_questions_in_both_and_sorts() -> None:
         Judged("u", ("unanswerable",), False, (0,), ()),
     ]
     slices = by_tag(rows, "mrr")
+    # the values may be given: per judged question in order, or as per_question's dict, where a
+    # question left out is undefined
+    assert by_tag(rows, "mrr", [1.0, 0.5, 0.0, None]) == slices
+    assert by_tag(rows, "mrr", per_question(rows, "mrr")) == slices
+    assert by_tag(rows, "mrr", {"a": 1.0}) == {
+        "bangla": (1.0, 1),
+        "direct": (None, 0),
+        "paraphrase": (1.0, 1),
+        "unanswerable": (None, 0),
+    }
     assert list(slices) == ["bangla", "direct", "paraphrase", "unanswerable"]
     assert slices["bangla"] == (0.5, 2)
     assert slices["paraphrase"] == (1.0, 1)
@@ -317,9 +337,12 @@ def test_engine_equals_the_per_question_definitions_bit_for_bit(rows) -> None:
     for name in ENGINE_NAMES:
         reference = [metric_value(j, name) for j in questions]
         assert engine[name] == reference, name
-        assert per_question(questions, name) == dict(
+        assert per_question_all(questions, name) == dict(
             zip([j.id for j in questions], reference, strict=True)
         )
+        assert per_question(questions, name) == {
+            j.id: v for j, v in zip(questions, reference, strict=True) if v is not None
+        }
         kept = [v for v in reference if v is not None]
         mean = math.fsum(kept) / len(kept) if kept else None
         assert summarize(questions, [name])[name].value == mean
