@@ -2,15 +2,20 @@
 
 It recognises the BEIR layout (``corpus.jsonl``, ``queries.jsonl``, ``qrels/*.tsv``), TREC qrels
 and run files (by their columns, not their names alone), and folders of Markdown documents with
-front matter; what it cannot know it guesses and says so in a comment (the relevance threshold
-from the grades present, the baseline run = the first by name). Judgments are read with the
-build's own loaders, so a broken file stops `init` with the build's one-line error.
+front matter. Judgments and runs make a runs-only project (a corpus beside them is shown, not
+indexed; a comment says how to index it instead); documents without runs make a pipeline
+project. What it cannot know it guesses and marks GUESSED: the relevance threshold (trec_eval's
+1 unless a labels file says 2), with the share of the judged questions each threshold keeps,
+and the baseline run (the first by name). Judgments are read with the build's own loaders, so a
+broken file stops `init` with the build's one-line error. Only regular files are opened (a
+named pipe called ``x.md`` would block the survey).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +26,19 @@ from evidencedesk.limits import MAX_LINE_BYTES, check_input
 PROJECT_FILE = "evidencedesk.toml"
 SKIPPED_SUFFIXES = {".md", ".json", ".toml", ".jsonl", ".tsv", ".py", ".csv", ".html"}
 QUERY_FILES = ("queries.jsonl", "queries.tsv", "topics.tsv", "topics.jsonl")
+# a runs-only project's release gate, to switch on: a policy file's keys, with a start for each
+STARTER_GATE = [
+    "# A release gate (GO / REVIEW / BLOCK per run): write gate_policy.json, then uncomment:",
+    "# [gate]",
+    '# policy = "gate_policy.json"',
+    "# A start for gate_policy.json (docs/project-file.md explains each key):",
+    '#   {"k": 10, "min_recall": 0.5, "min_pass_rate": 0.5, "max_drop": 0.02,',
+    '#    "review_on_mrr_flips": true, "critical": []}',
+    "#   k: the top k the gate reads; min_recall / min_pass_rate: floors for recall@k and the",
+    "#   share of questions with a relevant result in the top k; max_drop: the largest drop",
+    "#   against the baseline run; critical: question ids that must keep passing.",
+    "",
+]
 
 
 @dataclass(frozen=True)
@@ -53,9 +71,18 @@ def _first_line(path: Path) -> str:
     return ""
 
 
+def _regular(path: Path) -> bool:
+    """A regular file (a FIFO, device or folder named like a document is never opened)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _is_run(path: Path) -> bool:
-    cols = _first_line(path).split()
-    return len(cols) == 6
+    from evidencedesk.retrieval.trec import looks_like_run  # numpy: only once a folder is read
+
+    return _regular(path) and looks_like_run(path)
 
 
 def _is_trec_qrels(path: Path) -> bool:
@@ -68,7 +95,7 @@ def _has_front_matter(path: Path) -> bool:
 
 
 def _files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    return sorted(p for p in folder.iterdir() if _regular(p) and not p.name.startswith("."))
 
 
 def _markdown_folders(folder: Path) -> tuple[Path, ...]:
@@ -76,7 +103,7 @@ def _markdown_folders(folder: Path) -> tuple[Path, ...]:
     found = []
     subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
     for candidate in [folder, *(p for p in subs if p.name not in ("notes", "site"))]:
-        docs = sorted(candidate.glob("*.md"))
+        docs = sorted(p for p in candidate.glob("*.md") if _regular(p))
         if docs and all(_has_front_matter(p) for p in docs):
             found.append(candidate)
     return tuple(found)
@@ -116,9 +143,9 @@ def survey(folder: Path) -> Survey:
         if p.suffix.lower() not in SKIPPED_SUFFIXES and p not in qrels and _is_run(p)
     ]
     run_files = [p for p in in_dir if _is_run(p)]
-    # `dir` takes every file in the folder, so it is used only when all of them are runs;
-    # otherwise the runs in it are listed one by one.
-    use_dir = bool(in_dir) and len(run_files) == len(in_dir)
+    # `dir` takes every run in the folder; the build skips a note or README beside them, and
+    # says so
+    use_dir = bool(run_files)
     runs = tuple(sorted(run_files + loose, key=lambda p: (p.stem, str(p))))
     policy = next(
         (p for n, p in top.items() if n.startswith("gate_policy") and n.endswith(".json")), None
@@ -144,20 +171,38 @@ def survey(folder: Path) -> Survey:
     )
 
 
-def grades_in(s: Survey) -> list[int]:
-    """Every grade in the judgments, read with the build's loaders."""
+def judgments_in(s: Survey) -> dict[str, dict[str, int]]:
+    """The judgments, read with the build's loaders."""
     from evidencedesk.retrieval.beir import read_beir_qrels
     from evidencedesk.retrieval.labels import load_labels
     from evidencedesk.retrieval.trec import read_qrels
 
     if s.labels is not None:
-        judged = [dict(label.grades) for label in load_labels(s.labels, None, 2)]
-    elif s.qrels is not None:
+        return {label.id: dict(label.grades) for label in load_labels(s.labels, None, 2)}
+    if s.qrels is not None:
         reader = read_beir_qrels if s.qrels.suffix.lower() == ".tsv" else read_qrels
-        judged = list(reader(s.qrels).values())
-    else:
-        judged = []
-    return sorted({g for docs in judged for g in docs.values()})
+        return reader(s.qrels)
+    return {}
+
+
+def kept_at(judgments: dict[str, dict[str, int]], threshold: int) -> int:
+    """The judged questions that keep a relevant judgment at `threshold`."""
+    return sum(any(g >= threshold for g in docs.values()) for docs in judgments.values() if docs)
+
+
+def _relevance_comment(judgments: dict[str, dict[str, int]], chosen: int, labels: bool) -> str:
+    judged = sum(1 for docs in judgments.values() if docs)
+    top = max((g for docs in judgments.values() for g in docs.values()), default=0)
+
+    def keeps(t: int) -> str:
+        n = kept_at(judgments, t)
+        return f"{n} ({round(100 * n / judged) if judged else 0} %)"
+
+    why = ("a labels file: grade 2 answers the question" if labels
+           else "trec_eval's default level, -l 1")  # fmt: skip
+    others = "; ".join(f">= {t} keeps {keeps(t)}" for t in range(1, top + 1) if t != chosen)
+    return (f"# GUESSED ({why}): relevant = grade >= {chosen} keeps {keeps(chosen)} of the "
+            f"{judged} judged questions" + (f"; {others}" if others else ""))  # fmt: skip
 
 
 def _q(text: str) -> str:
@@ -170,30 +215,39 @@ def render(s: Survey) -> str:
     def rel(path: Path) -> str:
         return Path(os.path.relpath(path, s.folder)).as_posix()
 
-    pipeline = s.corpus is not None or bool(s.markdown)
-    if s.labels is None and (s.queries is None or s.qrels is None):
+    has_documents = s.corpus is not None or bool(s.markdown)
+    # judgments and runs: the team's own runs are the variants (a corpus beside them is shown)
+    pipeline = has_documents and not (s.runs and s.labels is None)
+    if s.labels is None and s.qrels is None:
         raise ConfigError(
             s.folder,
-            "expected questions (labels.jsonl, or queries.jsonl/queries.tsv with qrels), "
-            "found " + ("a qrels file but no queries file" if s.qrels else "none"),
+            "expected questions (labels.jsonl, or qrels with queries.jsonl/queries.tsv for "
+            "their text), found none",
         )
-    if not pipeline and not s.runs:
+    if s.labels is None and s.queries is None and pipeline:
+        raise ConfigError(
+            s.folder,
+            "expected a queries file (queries.jsonl or queries.tsv) to go with the qrels: a "
+            "pipeline searches by the question text; add TREC runs for a runs-only project",
+        )
+    if not has_documents and not s.runs:
         raise ConfigError(
             s.folder,
             "expected documents (corpus.jsonl or Markdown with front matter) or TREC runs, "
             "found neither",
         )
-    grades = grades_in(s)
+    judgments = judgments_in(s)
+    grades = sorted({g for docs in judgments.values() for g in docs.values()})
     top = max(grades, default=0)
     if top < 1:
         raise ConfigError(
             s.labels or s.qrels, "expected at least one judgment with a grade above 0, found none"
         )
-    relevance = 1 if top == 1 else 2
+    relevance = 2 if s.labels is not None and top >= 2 else 1
     lines = [
         f"# Written by `evidencedesk init` from what it found in {s.folder.resolve().name}/.",
         "# Check every line marked GUESSED, then: evidencedesk validate --project <this folder>.",
-        '# Paths are relative to this file; README "Your own data" lists every key.',
+        '# Paths are relative to this file; docs/project-file.md lists every key.',
         "",
         "[project]",
         f"name = {_q(s.folder.resolve().name)}",
@@ -205,6 +259,13 @@ def render(s: Survey) -> str:
             "[documents]",
             f"corpus = {_q(rel(s.corpus))}          # BEIR corpus: one chunk per document",
         ]
+        if not pipeline:
+            lines += [
+                "index = false                 # shown on question pages; the runs are compared",
+                "# index = true: evidencedesk indexes the corpus and compares its built-in "
+                "searchers instead (a pipeline project; your runs join as extra variants, cut "
+                "to the top 3)",
+            ]
         if s.markdown:
             lines.append(
                 "# also found Markdown folders (not used; a project has one form): "
@@ -217,13 +278,16 @@ def render(s: Survey) -> str:
             "[documents]",
             f"folders = [{folders}]   # Markdown with front matter",
             'chunking = "paragraph"        # one chunk per paragraph; or "document"',
-            "",
         ]
+        if not pipeline:
+            lines += ["index = false                 # shown only; the runs are compared"]
+        lines.append("")
     lines.append("[questions]")
     if s.labels is not None:
         lines.append(f"labels = {_q(rel(s.labels))}   # graded chunk labels")
     else:
-        lines.append(f"queries = {_q(rel(s.queries))}")  # type: ignore[arg-type]
+        if s.queries is not None:
+            lines.append(f"queries = {_q(rel(s.queries))}   # the questions' text")
         fmt = "BEIR" if s.qrels.suffix.lower() == ".tsv" else "TREC"  # type: ignore[union-attr]
         lines.append(f"qrels = {_q(rel(s.qrels))}   # {fmt} qrels")  # type: ignore[arg-type]
         if s.other_qrels:
@@ -233,16 +297,15 @@ def render(s: Survey) -> str:
     if s.tags is not None:
         lines.append(f"tags = {_q(rel(s.tags))}")
     seen = ", ".join(map(str, grades))
-    why = "binary judgments" if top == 1 else "the usual cut on a graded scale"
     lines += [
-        f"relevance = {relevance}                  # GUESSED from the grades present ({seen}): "
-        f"relevant = grade >= {relevance}, {why}",
+        _relevance_comment(judgments, relevance, s.labels is not None),
+        f"relevance = {relevance}                  # grades present: {seen}",
         "",
     ]
     if s.runs:
         lines.append("[runs]")
         if s.runs_dir is not None:
-            lines.append(f"dir = {_q(rel(s.runs_dir))}   # every file in it is a TREC run")
+            lines.append(f"dir = {_q(rel(s.runs_dir))}   # every TREC run in it (other files are skipped)")
         loose = [p for p in s.runs if s.runs_dir is None or p.parent != s.runs_dir]
         if loose:
             lines.append("files = [" + ", ".join(_q(rel(p)) for p in loose) + "]")
@@ -261,6 +324,8 @@ def render(s: Survey) -> str:
         if s.baseline is not None:
             lines.append(f"baseline = {_q(rel(s.baseline))}")
         lines.append("")
+    elif not pipeline:
+        lines += STARTER_GATE
     if not pipeline:
         lines += ["# A runs-only project: no documents are indexed; each run is a variant.", ""]
     return "\n".join(lines).rstrip("\n") + "\n"

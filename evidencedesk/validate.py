@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
-from evidencedesk.paths import require
-from evidencedesk.project import DEMO_PROJECT, Project, load_project
+from evidencedesk.project import Project, find_project
+from evidencedesk.retrieval.coverage import Coverage
+from evidencedesk.retrieval.labels import QuestionCounts
+from evidencedesk.retrieval.trec import read_run
 
 __all__ = ["Found", "describe", "validate"]
 
@@ -24,28 +26,41 @@ class Found:
     """What a project holds, counted."""
 
     project: Project
+    first_line: str  # names the project read (`project.find_project`)
     documents: int
     chunks: int
-    questions: int
-    answerable: int
+    counts: QuestionCounts
     tags: tuple[tuple[str, int], ...]
-    runs: tuple[tuple[str, int], ...]  # name, questions it answers
+    runs: tuple[tuple[str, Coverage], ...]  # name, its ids' coverage of the judgments
     candidates: tuple[str, ...]
     policy: str | None
     saved_baseline: bool
+    notices: tuple[str, ...]  # what to know about the inputs (`report.notices`)
 
 
 def validate(path: Path | None = None) -> Found:
-    """Load every input of the project at `path` (default: the demo). Raises EvidencedeskError."""
+    """Load every input of the project at `path` (default: ``./evidencedesk.toml``, else the
+    demo) and check each run's ids against the judgments, as a build would. Raises
+    EvidencedeskError where a build would refuse."""
     from evidencedesk.baseline import load_baseline
     from evidencedesk.candidates import load_candidates
     from evidencedesk.gate import load_policy
+    from evidencedesk.report.notices import notice_text
+    from evidencedesk.results.collect import notices
+    from evidencedesk.results.settings import settings_for
+    from evidencedesk.retrieval.coverage import check_coverage
     from evidencedesk.retrieval.evalreport import Config
 
-    project = load_project(path or require(DEMO_PROJECT, "the demo project"))
+    project, first_line = find_project(path)
+    settings = settings_for(project, project.seed)
     catalog = project.load_catalog()
     labels = project.load_labels(catalog)
-    runs = project.load_runs()
+    qrels = {label.id: dict(label.grades) for label in labels}
+    complete = frozenset(catalog.ids()) if catalog is not None and project.labels else None
+    coverage = tuple(
+        (name, check_coverage(read_run(file), qrels, settings.judged_k, file, complete))
+        for name, file in project.runs
+    )
     cands = load_candidates(project.candidates, project.notes) if project.candidates else []
     for cand in cands:
         try:
@@ -61,7 +76,6 @@ def validate(path: Path | None = None) -> Found:
     for label in labels:
         for tag in label.tags:
             tags[tag] = tags.get(tag, 0) + 1
-    asked = {label.id for label in labels}
     policy_text = None
     if policy is not None:
         critical = ", ".join(policy.critical) or "none"
@@ -71,15 +85,19 @@ def validate(path: Path | None = None) -> Found:
         )
     return Found(
         project=project,
+        first_line=first_line,
         documents=len({c.doc_id for c in catalog.chunks}) if catalog is not None else 0,
         chunks=len(catalog) if catalog is not None else 0,
-        questions=len(labels),
-        answerable=sum(label.answerable for label in labels),
+        counts=project.question_counts(),
         tags=tuple(sorted(tags.items())),
-        runs=tuple((name, len(asked & set(run.qids))) for name, run in runs.items()),
+        runs=coverage,
         candidates=tuple(c.name for c in cands),
         policy=policy_text,
         saved_baseline=saved,
+        notices=tuple(
+            notice_text(n, project.kind, project.min_coverage)
+            for n in notices(project, (), catalog, settings, dict(coverage))
+        ),
     )
 
 
@@ -88,12 +106,15 @@ def _plural(n: int, word: str) -> str:
 
 
 def describe(found: Found) -> str:
-    """The report printed by ``evidencedesk validate``: one fact per line."""
+    """The report printed by ``evidencedesk validate``: the project read, then one fact per
+    line, each run's coverage of the judgments, and what to know about the inputs."""
+    from evidencedesk.report.notices import counts_sentence, share
+
     p = found.project
     kinds = {"markdown": "Markdown folders", "beir": "a BEIR corpus", "none": "no documents"}
     sources = ", ".join(p.relative(d) for d in p.documents) or "-"
     lines = [
-        f"project: {p.name} ({p.path})",
+        found.first_line,
         f"kind: {'pipeline (evidencedesk indexes the documents)' if p.kind == 'pipeline' else 'runs-only (each TREC run is a variant)'}",
         (
             f"documents: {kinds[p.documents_format]} ({sources}): "
@@ -102,12 +123,18 @@ def describe(found: Found) -> str:
             if p.documents_format != "none"
             else "documents: none (runs-only: questions, judgments and runs only)"
         ),
-        f"questions: {found.questions} ({found.answerable} with a relevant judgment; "
-        f"relevant = grade >= {p.relevance}, grades up to {p.max_grade})",
+        f"questions: {counts_sentence(found.counts, p.averaging)}; grades up to {p.max_grade}",
         "tags: " + (", ".join(f"{t} {n}" for t, n in found.tags) or "none"),
     ]
-    runs = [f"{name} ({n}/{found.questions} questions)" for name, n in found.runs]
-    lines.append("runs: " + (", ".join(runs) or "none"))
+    if not found.runs:
+        lines.append("runs: none")
+    for name, c in found.runs:
+        lines.append(
+            f"run {name}: answers {c.answered} of {c.judged_queries} judged queries "
+            f"({share(c.answered, c.judged_queries)}); {c.judged_anywhere} of the {c.top} "
+            f"documents of its top {c.k} are judged for some query "
+            f"({share(c.judged_anywhere, c.top)})"
+        )
     if p.baseline_run:
         lines.append(f"baseline run: {p.baseline_run}")
     lines.append(
@@ -121,5 +148,6 @@ def describe(found: Found) -> str:
     skipped: Sequence[tuple[str, str]] = p.skipped_stages()
     for stage, why in skipped:
         lines.append(f"skipped: {stage}: {why}")
+    lines += [f"warning: {text}" for text in found.notices]
     lines.append("ok: the project loads; nothing was built")
     return "\n".join(lines)

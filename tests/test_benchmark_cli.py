@@ -15,20 +15,18 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.paths import DATA, ROOT
-from evidencedesk.retrieval.benchmark import CAVEAT, benchmark_variants, format_table
+from evidencedesk.report.assemble import PIPELINE_CAVEATS
 from evidencedesk.retrieval.benchmark_cli import main
-from evidencedesk.retrieval.catalog import load_catalog
-from evidencedesk.retrieval.labels import load_labels
-from evidencedesk.retrieval.parts import Parts
 
-NAMES = [
+NAMES = [  # the baseline first, then the other variants in their order
+    "hybrid",
     "sparse",
     "dense",
-    "hybrid",
     "hybrid + overlap",
     "hybrid + feature",
     "hybrid + blend",
     "hybrid + pair (8 words)",
+    "bm25-title (external run)",
 ]
 
 
@@ -58,8 +56,9 @@ def test_gate_go_exits_0(tmp_path):
     lines = done.stdout.splitlines()
     assert lines[-1] == "GATE: GO"
     assert lines[-2] == "gate: hybrid vs baseline data/baseline_retrieval.json"
-    assert CAVEAT in lines
-    assert [line.split("  ")[0] for line in lines[4:11]] == NAMES
+    assert lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
+    assert f"note: {PIPELINE_CAVEATS['dense']}" in lines
+    assert [line.split("  ")[0] for line in lines[5:13]] == NAMES
 
 
 def test_forced_block_exits_1(tmp_path):
@@ -125,33 +124,15 @@ def test_json_output(tmp_path):
     done = cli("--json", "--gate", "--seed", "7")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["seed"] == 7 and data["questions"] == 24 and data["answerable"] == 21
-    assert [v["name"] for v in data["variants"]] == NAMES
+    assert data["seed"] == 7 and data["primary"] == data["flips_metric"] == "mrr"
+    assert (data["questions"]["queries"], data["questions"]["relevant"]) == (24, 21)
+    assert [v["name"] for v in data["variants"]] == [n.removesuffix(" (external run)") for n in NAMES]
     assert data["gate"]["verdict"] == "GO" and data["gate"]["lines"] == []
-    first = data["variants"][0]
-    assert first["flips"] == {"versus": "sparse", "better": [], "worse": [], "tied": 21, "p": 1.0}
-
-
-# --- in process ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def results():
-    catalog = load_catalog()
-    labels = load_labels(catalog=catalog)
-    return benchmark_variants(Parts.build(catalog), catalog, labels, seed=0), labels
-
-
-def test_benchmark_variants_rows(results):
-    rows, _ = results
-    assert [r.name for r in rows] == NAMES
-    assert [r.pairs_per_question for r in rows] == [0.0, 0.0, 0.0, 10.0, 10.0, 10.0, 10.0]
-    assert rows[0].better == () and rows[0].worse == ()
-    for row in rows:
-        ci = row.mrr_ci
-        assert ci.low <= row.mrr <= ci.high
-        assert len(row.better) + len(row.worse) + row.tied == 21
-    json.dumps([r.to_dict() for r in rows])
+    base, sparse = data["variants"][:2]
+    assert "flips" not in base and base["metrics"]["mrr"]["n"] == 21
+    assert sparse["flips"]["metric"] == "mrr"
+    flipped = len(sparse["flips"]["better"]) + len(sparse["flips"]["worse"])
+    assert flipped + sparse["flips"]["tied"] == 21
 
 
 def test_table_is_deterministic_for_a_seed(capsys):
@@ -162,11 +143,41 @@ def test_table_is_deterministic_for_a_seed(capsys):
     assert "bootstrap seed 3" in first
 
 
-def test_table_flags_toy_dense_and_stand_in_rerankers(results):
-    rows, labels = results
-    text = format_table(rows, labels, seed=0)
-    assert "toy hashed embedder" in text and "stand-ins for a cross-encoder" in text
-    assert "+3/-0 p=0.250" in text  # hybrid vs sparse on reciprocal rank
+def _site_results(project: Path | None, tmp_path: Path) -> dict:
+    from evidencedesk.report import cli as report_cli
+
+    args = ["build", "--out", str(tmp_path / "site"), "-q"]
+    assert report_cli.main(args + (["--project", str(project)] if project else [])) == 0
+    return json.loads((tmp_path / "site" / "results.json").read_text())
+
+
+@pytest.mark.parametrize("project", [None, "millbrook-library", "millbrook-library/runs-only"])
+def test_the_benchmark_and_the_site_give_the_same_numbers(project, tmp_path, capsys):
+    """One answer per question asked: the benchmark's primary metric, baseline, means,
+    intervals, flips and p-values are the site's, number by number."""
+    path = None if project is None else ROOT / "examples" / project
+    assert main(["--json"] + ([] if path is None else ["--project", str(path)])) == 0
+    bench = json.loads(capsys.readouterr().out)
+    site = _site_results(path, tmp_path)
+    assert bench["primary"] == site["settings"]["compared"][0]["name"]
+    assert bench["flips_metric"] == site["settings"]["flips_metric"]
+    assert bench["baseline"] == site["baseline"]
+    variants = {v["name"]: v for v in site["variants"]}
+    assert sorted(v["name"] for v in bench["variants"]) == sorted(variants)
+    compared = 0
+    for row in bench["variants"]:
+        theirs = variants[row["name"]]
+        for stat in theirs["metrics"]:
+            ours = row["metrics"][stat["metric"]]
+            assert (ours["mean"], ours["low"], ours["high"], ours["n"]) == (
+                stat["mean"], stat["low"], stat["high"], stat["n"]
+            ), (row["name"], stat["metric"])  # fmt: skip
+            compared += 1
+        if row["name"] != site["baseline"]:
+            flip = next(f for f in site["flips"] if f["a"] == site["baseline"]
+                        and f["b"] == row["name"] and f["family"] == "variants")  # fmt: skip
+            assert row["flips"] == {k: flip[k] for k in row["flips"]}
+    assert compared >= 2 * 4
 
 
 # --- any project, pipes -------------------------------------------------------------------------
@@ -181,15 +192,14 @@ def test_runs_only_project_agrees_with_trec_eval(capsys):
 
     assert main(["--project", str(EXAMPLE / "runs-only"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert [r["name"] for r in data["runs"]] == ["bm25", "rerank"]
-    assert data["runs"][0]["flips"]["better"] == [] and data["runs"][0]["flips"]["p"] == 1.0
+    assert [r["name"] for r in data["variants"]] == ["bm25", "rerank"]
     qrels = read_beir_qrels(EXAMPLE / "qrels" / "test.tsv")
     evaluator = pytrec_eval.RelevanceEvaluator(
         qrels, {"recall_10", "P_10", "recip_rank", "ndcg_cut_10"}, relevance_level=2
     )
     counted = [q for q, docs in qrels.items() if max(docs.values()) >= 2]
-    assert data["answerable"] == len(counted) == 30
-    for row in data["runs"]:
+    assert data["questions"]["relevant"] == len(counted) == 30
+    for row in data["variants"]:
         run: dict[str, dict[str, float]] = {}
         for line in (EXAMPLE / "runs" / f"{row['name']}.run").read_text().splitlines():
             qid, _, doc, _, score, _ = line.split()
@@ -202,7 +212,7 @@ def test_runs_only_project_agrees_with_trec_eval(capsys):
             ("ndcg@10:linear", "ndcg_cut_10"),
         ]:
             expected = sum(per_q.get(q, {}).get(theirs, 0.0) for q in counted) / len(counted)
-            assert row[ours] == pytest.approx(expected, abs=1e-9), (row["name"], ours)
+            assert row["metrics"][ours]["mean"] == pytest.approx(expected, abs=1e-9)
 
 
 def test_runs_only_table_and_gate(capsys):
@@ -210,21 +220,19 @@ def test_runs_only_table_and_gate(capsys):
         main(["--project", str(EXAMPLE / "runs-only"), "--gate", "--gate-variant", "rerank"]) == 0
     )
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("benchmark: Millbrook Public Library (runs only): 2 TREC runs, ")
-    assert lines[2].split() == [
-        "run",
-        "R@10",
-        "P@10",
-        "MRR",
-        "MRR",
-        "95%",
-        "CI",
-        "nDCG@10",
-        "flips",
-        "vs",
-        "bm25",
-    ]
-    assert [line.split()[0] for line in lines[4:6]] == ["bm25", "rerank"]
+    assert lines[0] == (
+        f"project: Millbrook Public Library (runs only) ({EXAMPLE / 'runs-only' / 'evidencedesk.toml'})"
+    )
+    assert lines[1] == (
+        "benchmark: Millbrook Public Library (runs only): 2 variants; 32 questions: 31 judged, "
+        "30 with a relevant judgment (grade ≥ 2); 1 without any judgment is left out; baseline "
+        "bm25; bootstrap seed 0"
+    )
+    assert lines[3].split("  ")[:1] + [c.strip() for c in lines[3].split("  ")[1:] if c] == [
+        "variant", "R@10", "P@10", "MRR", "nDCG@10 (linear gain)",
+        "nDCG@10 (linear gain) 95% CI", "Judged@10", "flips vs bm25", "p", "pairs/q",
+    ]  # fmt: skip
+    assert [line.split()[0] for line in lines[5:7]] == ["bm25", "rerank"]
     assert lines[-2:] == ["gate: rerank vs no saved baseline", "GATE: GO"]
 
 
@@ -251,16 +259,21 @@ def test_project_mistakes_exit_2_with_one_line(args, message, capsys):
 def test_pipeline_project_gets_the_built_in_variants(capsys):
     assert main(["--project", str(EXAMPLE), "--gate"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == (
-        "benchmark: 32 questions (30 answerable), final 3 chunks, reranker depth 10, "
-        "bootstrap seed 0"
+    assert lines[1] == (
+        "benchmark: Millbrook Public Library (example): 9 variants; 32 questions: 31 judged, 30 "
+        "with a relevant judgment (grade ≥ 2); 1 without any judgment is left out; baseline "
+        "hybrid; bootstrap seed 0"
     )
-    assert [line.split("  ")[0] for line in lines[4:11]] == NAMES
-    assert (
-        "external runs (bm25, rerank) are judged in the report (`evidencedesk build`), "
-        "not in this table." in lines
-    )
+    names = [line.split("  ")[0] for line in lines[5:14]]
+    assert names == [*NAMES[:-1], "bm25 (external run)", "rerank (external run)"]
     assert lines[-2:] == ["gate: hybrid vs no saved baseline", "GATE: GO"]
+
+
+def test_the_current_folder_s_project_is_the_one_read(tmp_path: Path) -> None:
+    """A CI job in the team's folder gates the team's project, not the demo."""
+    done = cli("--json", cwd=EXAMPLE / "runs-only")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["project"] == "Millbrook Public Library (runs only)"
 
 
 def test_a_closed_pipe_ends_with_141_and_no_traceback(tmp_path):

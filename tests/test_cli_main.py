@@ -160,8 +160,7 @@ def test_benchmark_into_head_ends_quietly(tmp_path: Path) -> None:
     assert done.returncode in (0, 141)
     assert done.stderr == ""
     assert done.stdout == (
-        "benchmark: 24 questions (21 answerable), final 3 chunks, reranker depth 10, "
-        "bootstrap seed 0\n"
+        "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)\n"
     )
 
 

@@ -205,7 +205,7 @@ grade_texts = (
 @FUZZ
 @given(grade_texts)
 def test_beir_qrels_grades_are_in_range_or_one_error(score: str) -> None:
-    """Any score text: an ASCII integer from -1 to 100, or a `LabelsError` at line 2."""
+    """Any score text: an ASCII integer from -100 to 100, or a `LabelsError` at line 2."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "qrels.tsv"
         path.write_text(f"query-id\tcorpus-id\tscore\nq1\td1\t{score}\n", encoding="utf-8")
@@ -214,7 +214,7 @@ def test_beir_qrels_grades_are_in_range_or_one_error(score: str) -> None:
         except LabelsError as exc:
             assert exc.line == 2
             return
-    assert -1 <= grade <= 100
+    assert -100 <= grade <= 100
     assert score.strip().lstrip("+-").isascii() and score.strip().lstrip("+-").isdigit()
 
 

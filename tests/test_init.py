@@ -59,35 +59,36 @@ def markdown_folder(tmp: Path) -> Path:
 
 
 LAYOUTS = {  # folder maker, the project file as TOML data, lines `validate` must print
-    "beir": (
+    "beir": (  # a corpus, qrels and the team's runs: the runs are compared, the corpus shown
         beir_folder,
         {
             "project": {"name": "beir", "seed": 0},
-            "documents": {"corpus": "corpus.jsonl"},
-            "questions": {"queries": "queries.jsonl", "qrels": "qrels/test.tsv", "relevance": 2},
-            "runs": {"dir": "runs"},
-            "report": {"candidates": "candidates.toml"},
+            "documents": {"corpus": "corpus.jsonl", "index": False},
+            "questions": {"queries": "queries.jsonl", "qrels": "qrels/test.tsv", "relevance": 1},
+            "runs": {"dir": "runs", "baseline": "bm25"},
             "gate": {"policy": "gate_policy.json"},
         },
         [
-            "kind: pipeline (evidencedesk indexes the documents)",
-            "documents: a BEIR corpus (corpus.jsonl): 42 documents, 42 chunks",
-            "questions: 32 (30 with a relevant judgment; relevant = grade >= 2, grades up to 3)",
-            "runs: bm25 (32/32 questions), rerank (32/32 questions)",
-            "candidates: 3 (sparse only, rerank feature, final 5)",
+            "kind: runs-only (each TREC run is a variant)",
+            "documents: a BEIR corpus (corpus.jsonl): 42 documents, 42 chunks, shown on question "
+            "pages, not indexed",
+            "questions: 32 questions: 31 judged, 31 with a relevant judgment (grade ≥ 1); 1 "
+            "without any judgment is left out; grades up to 3",
+            "baseline run: bm25",
         ],
     ),
     "trec": (
         trec_folder,
         {
             "project": {"name": "trec", "seed": 0},
-            "questions": {"queries": "topics.tsv", "qrels": "qrels.txt", "relevance": 2},
+            "questions": {"queries": "topics.tsv", "qrels": "qrels.txt", "relevance": 1},
             "runs": {"files": ["bm25.run", "rerank.run"], "baseline": "bm25"},
         },
         [
             "kind: runs-only (each TREC run is a variant)",
             "documents: none (runs-only: questions, judgments and runs only)",
-            "questions: 32 (30 with a relevant judgment; relevant = grade >= 2, grades up to 3)",
+            "questions: 32 questions: 31 judged, 31 with a relevant judgment (grade ≥ 1); 1 "
+            "without any judgment is left out; grades up to 3",
             "baseline run: bm25",
         ],
     ),
@@ -100,7 +101,8 @@ LAYOUTS = {  # folder maker, the project file as TOML data, lines `validate` mus
         },
         [
             "documents: Markdown folders (corpus, docs): 17 documents, 49 chunks",
-            "questions: 24 (21 with a relevant judgment; relevant = grade >= 2, grades up to 2)",
+            "questions: 24 questions, all judged, 21 with a relevant judgment (grade ≥ 2); "
+            "grades up to 2",
             "runs: none",
         ],
     ),
@@ -123,10 +125,9 @@ def test_init_writes_a_project_that_loads(
     ]
     text = (folder / "evidencedesk.toml").read_text(encoding="utf-8")
     assert tomllib.loads(text) == written
-    guessed = [line for line in text.splitlines() if "GUESSED" in line and "=" in line]
-    assert [line.split()[0] for line in guessed] == ["relevance"] + (
-        ["baseline"] if "baseline" in written.get("runs", {}) else []
-    )
+    guessed = [line for line in text.splitlines()[2:] if "GUESSED" in line]
+    assert [line.split(" (")[0] if line.startswith("#") else line.split()[0] for line in guessed] == [
+        "# GUESSED"] + (["baseline"] if "baseline" in written.get("runs", {}) else [])  # fmt: skip
     assert main(["validate", "--project", str(folder)]) == 0
     report = capsys.readouterr().out.splitlines()
     for line in found_lines:
@@ -134,21 +135,62 @@ def test_init_writes_a_project_that_loads(
     assert report[-1] == "ok: the project loads; nothing was built"
 
 
+def _kept(qrels: Path, threshold: int) -> int:
+    best: dict[str, int] = {}
+    for line in qrels.read_text(encoding="utf-8").splitlines():
+        qid, _, _, grade = line.split()
+        best[qid] = max(best.get(qid, -1), int(grade))
+    return sum(g >= threshold for g in best.values())
+
+
 @pytest.mark.parametrize(
-    ("grades", "relevance", "seen"),
+    ("grades", "seen"),
     [
-        ({"2": 1, "3": 1}, 1, "0, 1"),  # binary judgments: any positive grade is relevant
-        ({"3": 2}, 2, "0, 1, 2"),
-        (None, 2, "0, 1, 2, 3"),
+        ({"2": 1, "3": 1}, "0, 1"),  # binary judgments
+        ({"3": 2}, "0, 1, 2"),
+        (None, "0, 1, 2, 3"),
     ],
 )
-def test_the_relevance_guess_follows_the_grades_present(
-    tmp_path: Path, grades: dict[str, int] | None, relevance: int, seen: str
+def test_the_relevance_guess_is_trec_evals_with_the_share_each_choice_keeps(
+    tmp_path: Path, grades: dict[str, int] | None, seen: str
 ) -> None:
-    text = render(survey(trec_folder(tmp_path, grades)))
-    (line,) = [x for x in text.splitlines() if x.startswith("relevance = ")]
-    assert line.startswith(f"relevance = {relevance} ")
-    assert f"# GUESSED from the grades present ({seen}): relevant = grade >= {relevance}" in line
+    folder = trec_folder(tmp_path, grades)
+    lines = render(survey(folder)).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("relevance = "))
+    assert lines[at] == f"relevance = 1                  # grades present: {seen}"
+    top = int(seen[-1])
+    judged = _kept(folder / "qrels.txt", -100)
+    share = {t: f"{_kept(folder / 'qrels.txt', t)} ({round(100 * _kept(folder / 'qrels.txt', t) / judged)} %)"
+             for t in range(1, top + 1)}  # fmt: skip
+    others = "".join(f"; >= {t} keeps {share[t]}" for t in range(2, top + 1))
+    assert lines[at - 1] == (
+        f"# GUESSED (trec_eval's default level, -l 1): relevant = grade >= 1 keeps {share[1]} "
+        f"of the {judged} judged questions{others}"
+    )
+
+
+def test_a_labels_file_keeps_its_own_threshold(tmp_path: Path) -> None:
+    lines = render(survey(markdown_folder(tmp_path))).splitlines()
+    assert "relevance = 2                  # grades present: 0, 1, 2" in lines
+    assert any(line.startswith("# GUESSED (a labels file: grade 2 answers the question)")
+               for line in lines)  # fmt: skip
+
+
+def test_a_runs_only_project_gets_a_commented_starter_gate(tmp_path: Path) -> None:
+    text = render(survey(trec_folder(tmp_path)))
+    assert "# [gate]\n# policy = \"gate_policy.json\"\n" in text
+    start = text.index("#   {")
+    policy = json.loads("".join(line.lstrip("# ") for line in text[start:].splitlines()[:2]))
+    assert set(policy) == {"k", "min_recall", "min_pass_rate", "max_drop",
+                           "review_on_mrr_flips", "critical"}  # fmt: skip
+    assert "[gate]" not in tomllib.loads(text)  # commented out until the team writes the file
+
+
+def test_a_fifo_and_a_folder_named_like_documents_are_never_opened(tmp_path: Path) -> None:
+    folder = trec_folder(tmp_path)
+    os.mkfifo(folder / "waiting.md")  # opening it would block until a writer came
+    (folder / "zz.md").mkdir()
+    assert "relevance = 1" in render(survey(folder))  # returns: nothing blocked or crashed
 
 
 def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -201,12 +243,13 @@ def test_the_written_file_builds_a_site(tmp_path: Path) -> None:
     [
         (
             {},
-            "expected questions (labels.jsonl, or queries.jsonl/queries.tsv with qrels), found none",
+            "expected questions (labels.jsonl, or qrels with queries.jsonl/queries.tsv for "
+            "their text), found none",
         ),
         (
-            {"qrels.txt": "q1 0 d1 1\n"},
-            "expected questions (labels.jsonl, or queries.jsonl/queries.tsv with qrels), "
-            "found a qrels file but no queries file",
+            {"qrels.txt": "q1 0 d1 1\n", "corpus.jsonl": '{"_id": "d1", "text": "x"}\n'},
+            "expected a queries file (queries.jsonl or queries.tsv) to go with the qrels: a "
+            "pipeline searches by the question text; add TREC runs for a runs-only project",
         ),
         (
             {"qrels.txt": "q1 0 d1 1\n", "queries.tsv": "q1\twhat\n"},
@@ -252,13 +295,11 @@ def test_init_needs_a_folder(
     )
 
 
-def test_a_runs_folder_with_other_files_lists_its_runs_one_by_one(tmp_path: Path) -> None:
+def test_a_runs_folder_with_a_note_beside_the_runs_is_still_the_runs_folder(tmp_path: Path) -> None:
     folder = trec_folder(tmp_path)
     (folder / "runs").mkdir()
     for run in sorted(folder.glob("*.run")):
         run.rename(folder / "runs" / run.name)
-    (folder / "runs" / "notes.txt").write_text("how we made them\n", encoding="utf-8")
+    (folder / "runs" / "NOTES.txt").write_text("how we made them\n", encoding="utf-8")
     written = tomllib.loads(render(survey(folder)))
-    assert written["runs"] == {"files": ["runs/bm25.run", "runs/rerank.run"], "baseline": "bm25"}
-    (folder / "runs" / "notes.txt").unlink()
-    assert tomllib.loads(render(survey(folder)))["runs"] == {"dir": "runs", "baseline": "bm25"}
+    assert written["runs"] == {"dir": "runs", "baseline": "bm25"}  # the build skips NOTES.txt

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+from types import SimpleNamespace
 import hashlib
 import json
 import math
@@ -102,11 +103,11 @@ def test_the_whole_evaluation_runs_with_the_collector_paused(
 
     seen: list[bool] = []
 
-    def stages(*args: object) -> str:
+    def stages(*args: object) -> SimpleNamespace:
         seen.append(gc.isenabled())
         if fails:
             raise ValueError("a stage failed")
-        return "results"
+        return SimpleNamespace(results="results")
 
     monkeypatch.setattr(evaluate, "_evaluate", stages)
     before = gc.isenabled()

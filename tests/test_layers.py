@@ -45,7 +45,7 @@ evidencedesk.retrieval.pairfeatures
 evidencedesk.retrieval.stats evidencedesk.retrieval.ablation evidencedesk.retrieval.evidence
 evidencedesk.retrieval.citations evidencedesk.retrieval.evalreport evidencedesk.retrieval.experiments
 evidencedesk.retrieval.trec_judge evidencedesk.retrieval.trec_stream evidencedesk.retrieval.benchmark
-evidencedesk.retrieval.benchmark_runs evidencedesk.gate_input evidencedesk.gate evidencedesk.baseline
+evidencedesk.gate_input evidencedesk.gate evidencedesk.baseline
 evidencedesk.candidates evidencedesk.retrieval.metric_engine
 evidencedesk.retrieval.resampling
 """

@@ -62,9 +62,11 @@ def test_each_interval_is_computed_once(demo: tuple[Path, dict[str, int]]) -> No
     # slice intervals: 8 variants x 2 slice metrics (MRR, r@3) x the 7 tags that at least two
     # answerable questions carry (bangla, direct, exact_term, paraphrase, restricted, stale,
     # structured; "unanswerable" has none) = 112; candidates' slices take no interval.
-    assert demo[1]["bootstrap"] == 32 + 10 + 3 + 3 + 4 + 4 + 8 * 2 * 7
-    # one paired interval per candidate x reported metric, and one per ablation change (9)
-    assert demo[1]["paired"] == 9 * 4 + 9
+    # Judged@3: one interval per variant = 8 (the labels judge every chunk: no condensed lists)
+    assert demo[1]["bootstrap"] == 32 + 10 + 3 + 3 + 4 + 4 + 8 * 2 * 7 + 8
+    # one paired interval per candidate x reported metric, one per ablation change (9), and one
+    # per candidate for its Judged@3 against the baseline's (9)
+    assert demo[1]["paired"] == 9 * 4 + 9 + 9
 
 
 STATISTICS = {"bootstrap_ci", "paired", "paired_bootstrap_ci", "holm", "by_tag",

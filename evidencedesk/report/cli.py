@@ -163,12 +163,12 @@ def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
 
 
-def _project(path: Path | None) -> Project:
-    """The project (for its seed and the inputs `--out` must not touch)."""
-    from evidencedesk.paths import require
-    from evidencedesk.project import DEMO_PROJECT, load_project
+def _project(path: Path | None) -> tuple[Project, str]:
+    """The project (for its seed and the inputs `--out` must not touch): `path`, else
+    ./evidencedesk.toml, else the demo; and the line naming it (`project.find_project`)."""
+    from evidencedesk.project import find_project
 
-    return load_project(path or require(DEMO_PROJECT, "the demo project"))
+    return find_project(path)
 
 
 def _effective_seed(given: int | None, project: Project) -> int:
@@ -200,7 +200,7 @@ def prepare(
     target = outfolder.resolve(out)
     outfolder.check_target(target, out, outfolder.protected_places(None))
     outfolder.clean_strays(target)  # before anything can fail: a killed swap is undone
-    loaded = _project(project)
+    loaded, named = _project(project)
     places = outfolder.protected_places(loaded, [path for _, path in runs])
     outfolder.check_target(target, out, places)
     outfolder.check_replaceable(target, out)
@@ -214,19 +214,35 @@ def prepare(
         seed=_effective_seed(seed, loaded),
         fail_on=fail_on,  # type: ignore[arg-type]
         runs=runs,
-        project=project,
+        project=loaded.path,
         compare_to=compare_to,
         loaded=loaded,  # the build uses it: the project is read once
+        named=named,
     )
 
 
+def _warn(model: SiteModel, stderr: Stream | None) -> None:
+    """What to know about the inputs, one ``warning:`` line each (also with --quiet)."""
+    results = model.results
+    if results is None or stderr is None:
+        return
+    from evidencedesk.report.notices import notice_text
+
+    for n in results.inputs.notices:
+        text = notice_text(n, results.settings.kind, results.settings.min_coverage)
+        print(f"warning: {_one_line(text)}", file=stderr, flush=True)
+
+
 def build(
-    options: BuildOptions, factory: ModelFactory, stdout: Stream, quiet: bool = False
-) -> SiteModel:
+    options: BuildOptions, factory: ModelFactory, stdout: Stream, quiet: bool = False,
+    stderr: Stream | None = None,
+) -> SiteModel:  # fmt: skip
     from evidencedesk.report import render
     from evidencedesk.report.site import atomic_output, tree_size
 
     progress = Progress(stdout, mode_for(stdout, quiet))
+    if not quiet and options.named:
+        print(options.named, file=stdout, flush=True)
     try:
         with atomic_output(options.out) as tmp:  # the work folder exists before the long part
             model = factory(options, progress)
@@ -237,6 +253,7 @@ def build(
     finally:
         progress.close()
     out = Path(options.out).resolve()
+    _warn(model, stderr)
     if not quiet:
         print(f"wrote {len(pages)} pages ({_size(tree_size(out))}) in {progress.total():.1f} s",
               file=stdout)  # fmt: skip
@@ -318,7 +335,7 @@ def _main(
             options = prepare(args.out, args.project, args.seed, tuple(args.runs), args.fail_on,
                               args.compare_to)  # fmt: skip
             factory = model_factory or load_factory(args.model_factory)
-            model = build(options, factory, out_stream, args.quiet)
+            model = build(options, factory, out_stream, args.quiet, err_stream)
             kept.append(model)
     except EvidencedeskError as exc:
         print(f"error: {_one_line(str(exc))}", file=err_stream, flush=True)

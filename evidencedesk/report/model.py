@@ -463,8 +463,9 @@ class BuildOptions(Plain):
     project: Path | None = None
     compare_to: Path | None = None  # a previous build's results.json (or its site folder)
     # the evidencedesk.project.Project that `report.cli.prepare` loaded from `project`, so that
-    # the build reads the project once (None: the build loads it)
+    # the build reads the project once (None: the build loads it), and the line naming it
     loaded: object | None = field(default=None, compare=False, repr=False)
+    named: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
         seed = self.seed

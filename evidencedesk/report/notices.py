@@ -68,10 +68,12 @@ def notice_text(n: Notice, kind: str = "runs", min_coverage: float = 0.9) -> str
     if n.kind == "without_text":
         fate = ("left out: a pipeline searches by the question text" if kind == "pipeline"
                 else "evaluated and shown by their ids")  # fmt: skip
-        return (f"{where}: {n.count} of the {n.total} judged queries are not in the queries "
+        verb = "is" if n.count == 1 else "are"
+        return (f"{where}: {n.count} of the {n.total} judged queries {verb} not in the queries "
                 f"file{_ids(n.names, n.count)}: {fate}")  # fmt: skip
     if n.kind == "unjudged":
-        return (f"{where}: {n.count} of its {n.total} queries have no judgment"
+        verb = "has" if n.count == 1 else "have"
+        return (f"{where}: {n.count} of its {n.total} queries {verb} no judgment"
                 f"{_ids(n.names, n.count)}: left out, as trec_eval leaves them out")  # fmt: skip
     if n.kind == "partial_coverage":
         total = n.total or 0

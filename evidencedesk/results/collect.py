@@ -4,7 +4,7 @@ numbers both kinds share (the evaluation stages themselves live in `evaluate` an
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -34,6 +34,7 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.retrieval.catalog import Catalog, Scope
+from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.stats import flips_needed
@@ -104,15 +105,17 @@ def _inputs(
         command=_command(project, runs, settings.seed),
         demo=_is_demo(project),
         counts=project.question_counts(),
-        notices=notices(project, runs, catalog, settings, variants),
+        notices=notices(project, runs, catalog, settings,
+                        {v.name: v.coverage for v in variants if v.coverage is not None}),
     )
 
 
 def notices(
     project: Project, runs: RunPaths, catalog: Catalog | None, settings: Settings,
-    variants: Sequence[VariantResult],
+    coverage: Mapping[str, Coverage],
 ) -> tuple[Notice, ...]:  # fmt: skip
-    """What a reader must know about the inputs before reading a number (`types.Notice`)."""
+    """What a reader must know about the inputs before reading a number (`types.Notice`);
+    `coverage`: each external run's, by name."""
     found = [Notice("not_a_run", project.relative(p), None, 1, None, ())
              for p in project.skipped_files]  # fmt: skip
     if catalog is not None and catalog.empty:
@@ -128,10 +131,10 @@ def notices(
                             counts.queries, counts.unjudged_ids))  # fmt: skip
     where = {name: project.relative(path) for name, path in project.runs}
     where.update((name, f"--run {name}") for name, _ in runs)
-    for v in variants:
-        if v.coverage is not None and v.coverage.partial(settings.min_coverage):
-            found.append(Notice("partial_coverage", where[v.name], None, v.coverage.answered,
-                                v.coverage.judged_queries, (v.name,)))  # fmt: skip
+    for name, covered in coverage.items():
+        if covered.partial(settings.min_coverage):
+            found.append(Notice("partial_coverage", where[name], None, covered.answered,
+                                covered.judged_queries, (name,)))  # fmt: skip
     return tuple(found)
 
 

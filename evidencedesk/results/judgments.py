@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 
+from evidencedesk.results import compute
 from evidencedesk.results.compute import Book, comparisons, question_values
 from evidencedesk.results.rows import MetricStat
 from evidencedesk.results.settings import Metric
 from evidencedesk.results.types import Comparison, JudgedShare, ToLabel
 from evidencedesk.results.verdicts import evidence_of, unjudged_caveat
 from evidencedesk.retrieval.metrics import Judged, condense
-from evidencedesk.retrieval.stats import paired_bootstrap_ci
 
 TO_LABEL_CAP = 5000  # rows of to-label.tsv (the first ones change the most comparisons)
 
@@ -27,6 +27,7 @@ __all__ = [
     "TO_LABEL_CAP",
     "condensed_comparisons",
     "condensed_lists",
+    "fully_judged",
     "judged_metric",
     "judged_share",
     "judged_stat",
@@ -50,7 +51,7 @@ def judged_share(
     name = judged_metric(k).name
     a = question_values(base, [name])[name]
     b = question_values(candidate, [name])[name]
-    ci = paired_bootstrap_ci(a, b, name, seed=seed)
+    ci = compute.paired_bootstrap_ci(a, b, name, seed=seed)
     mean_a = _mean(a.values())
     mean_b = _mean(b.values())
     return JudgedShare(k, mean_a, mean_b, ci.mean, ci.low, ci.high, ci.n,
