@@ -59,7 +59,7 @@ def test_index_lists_every_document_and_the_dataset(demo_site: tuple[Path, str])
     index = (out / "index.html").read_text(encoding="utf-8")
     for doc in load_catalog().documents:
         assert doc.id in index
-    assert "24 labelled questions (21 answerable)" in index
+    assert "24 questions, all judged, 21 with a relevant judgment (grade ≥ 2)" in index
     assert "relevant = grade ≥ 2" in index
 
 

@@ -252,7 +252,8 @@ def test_a_pipe_closed_early_ends_quietly_with_the_site_written(tmp_path: Path) 
     proc.stdout.close()
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0, err
-    assert first.startswith(b"  benchmark ") and err == b""
+    assert first == b"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)\n"
+    assert err == b""
     pages = json.loads((out / "manifest.json").read_text("utf-8"))["pages"]
     assert len(pages) == 18 and all((out / page).is_file() for page in pages)
 
@@ -267,7 +268,8 @@ def test_on_a_terminal_progress_is_one_updating_line(tmp_path: Path) -> None:
     stdout = Terminal()
     assert cli.main(["build", "--out", str(tmp_path / "s")], model_factory=rf.fixture_model,
                     stdout=stdout) == 0  # fmt: skip
-    text = stdout.getvalue()
+    named, text = stdout.getvalue().split("\n", 1)  # the first line names the project read
+    assert named.startswith("project: the demo, ")
     assert "\r\x1b[K  render  pages written 18 / 18" in text
     progress, summary = text.rsplit("\r\x1b[K", 1)
     assert "\n" not in progress  # every stage drew over the same line

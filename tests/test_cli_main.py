@@ -106,14 +106,16 @@ def test_help_lists_the_options(
 def test_validate_the_demo_prints_what_it_holds(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("project: Kestrel Cycles (demo) (")
+    assert lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
     assert lines[1:8] == [
         "kind: pipeline (evidencedesk indexes the documents)",
         "documents: Markdown folders (corpus, docs): 17 documents, 49 chunks",
-        "questions: 24 (21 with a relevant judgment; relevant = grade >= 2, grades up to 2)",
+        "questions: 24 questions, all judged, 21 with a relevant judgment (grade ≥ 2); grades "
+        "up to 2",
         "tags: bangla 4, direct 10, exact_term 4, paraphrase 4, restricted 3, stale 3, "
         "structured 4, unanswerable 3",
-        "runs: bm25-title (24/24 questions)",
+        "run bm25-title: answers 24 of 24 judged queries (100 %); 70 of the 70 documents of its "
+        "top 3 are judged for some query (100 %)",
         "candidates: 9 (rerank overlap, rerank feature, rerank blend, pair cut to 8 words, "
         "no pre-filter, depth 3, depth 20, final 5, dense first stage)",
         "gate policy: gate_policy_retrieval.json (k=3, min_recall=0.75, min_pass_rate=0.8, "

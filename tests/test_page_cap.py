@@ -239,8 +239,8 @@ def test_the_compressed_files_are_deterministic(built: tuple[Results, Path]) -> 
     files = {**jsonio.site_files(results), **exports.site_exports(results, slug)}
     assert files == {**jsonio.site_files(results), **exports.site_exports(results, slug)}
     assert sorted(files) == [
-        "data/per-question.csv.gz", "data/qrels.txt.gz", "results-questions.json.gz",
-        "results.json",
+        "data/per-question.csv.gz", "data/qrels.txt.gz", "data/to-label.tsv",
+        "results-questions.json.gz", "results.json",
     ]  # fmt: skip
     for name, data in files.items():
         assert (site / name).read_bytes() == data, name

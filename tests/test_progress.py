@@ -55,24 +55,26 @@ def _build(project: Path, out: Path, stdout: io.StringIO, *extra: str) -> str:
 
 
 def test_on_a_terminal_the_line_counts_the_questions_judged(three_questions, tmp_path):
-    text = _build(three_questions, tmp_path / "site", Terminal())
+    named, text = _build(three_questions, tmp_path / "site", Terminal()).split("\n", 1)
+    assert named == f"project: synthetic ({three_questions})"
     assert "\r\x1b[K  benchmark  questions judged 3 / 3" in text
-    assert "\r\x1b[K  render  pages written 9 / 9" in text
+    assert "\r\x1b[K  render  pages written 10 / 10" in text
     drawn, summary = text.rsplit("\r\x1b[K", 1)
     assert "\n" not in drawn  # one line, redrawn
-    assert summary.startswith("wrote 9 pages (")
+    assert summary.startswith("wrote 10 pages (")
     assert summary.endswith(f"open {tmp_path / 'site' / 'index.html'}\n")
 
 
 def test_not_on_a_terminal_one_plain_line_per_stage(three_questions, tmp_path):
     text = _build(three_questions, tmp_path / "site", io.StringIO())
     assert "\r" not in text and "\x1b" not in text and "questions judged" not in text
-    lines = text.splitlines()
+    named, *lines = text.splitlines()
+    assert named == f"project: synthetic ({three_questions})"
     stages = [re.fullmatch(r"  (\S.*?) +\d+\.\d\d s", line) for line in lines[:5]]
     assert [m.group(1) for m in stages if m] == [
         "load inputs", "benchmark", "gate", "site model", "render",
     ]  # fmt: skip
-    assert lines[5].startswith("wrote 9 pages (")
+    assert lines[5].startswith("wrote 10 pages (")
     assert lines[6:] == [f"open {tmp_path / 'site' / 'index.html'}"]
 
 

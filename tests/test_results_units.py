@@ -155,7 +155,8 @@ def test_runs_and_qrels_are_trec_files() -> None:
     # in scope only (x9 is not allowed), questions in label order, ids sorted
     assert qrels_text(r) == "q1 0 d2 2\nq1 0 d3 1\nq2 0 d3 1\nq2 0 d5 2\nq3 0 d4 1\n"
     assert sorted(export_files(r, slug)) == [
-        "data/per-question.csv", "data/qrels.txt", "data/runs/base-run-" + slug("base run")[-8:] + ".run"
+        "data/per-question.csv", "data/qrels.txt", "data/runs/base-run-" + slug("base run")[-8:] + ".run",
+        "data/to-label.tsv",
     ]  # fmt: skip
 
 

@@ -77,7 +77,9 @@ def test_the_site_skips_pipeline_pages_and_says_why(project: Path, tmp_path: Pat
     assert 'href="sizing.html"' not in index
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["seed"] == 0
-    assert len([n for n in names if n.startswith("question-")]) == 50
+    # 50 queries, one without any judgment: counted, named and left out (no page)
+    assert len([n for n in names if n.startswith("question-")]) == 49
+    assert "1 of its 50 queries has no judgment (q050)" in index
     assert load_project(project).kind == "runs"
 
 

@@ -24,7 +24,10 @@ from evidencedesk.report.model import (
     Question,
     SiteModel,
     Skipped,
+    ToLabel,
+    ToLabelRow,
 )
+from evidencedesk.report.notices import counts_sentence, notice_text
 from evidencedesk.report.question_list import question_list
 from evidencedesk.report.questions import questions
 from evidencedesk.report.review import candidate_models
@@ -37,6 +40,7 @@ from evidencedesk.report.variants import (
     variant_models,
 )
 from evidencedesk.results import pages as choice
+from evidencedesk.results.exports import TO_LABEL
 from evidencedesk.results.since import Since
 from evidencedesk.results.types import Results
 from evidencedesk.retrieval.stats import LARGE
@@ -134,14 +138,16 @@ def meta(results: Results) -> Meta:
         for k, v in PIPELINE_CAVEATS.items()
         if settings.kind == "pipeline" and (k != "tuning" or inputs.demo)
     ]
-    answerable = sum(1 for q in inputs.questions if q.answerable)
+    compared = results.answerable
     caveats.insert(
         0,
         Caveat(
             "labels",
-            f"{len(inputs.questions)} labelled questions ({answerable} answerable): a one- or two-question difference is noise.",
+            f"{compared} questions with a relevant judgment decide every comparison: a one- or "
+            "two-question difference is noise.",
         ),
     )
+    counts = inputs.counts
     return Meta(
         title=f"evidencedesk report — {inputs.project}",
         project=inputs.project,
@@ -165,7 +171,30 @@ def meta(results: Results) -> Meta:
         large_sample=LARGE
         if any(m.n > LARGE for v in results.variants for m in v.metrics)
         else None,
+        counts="" if counts is None else counts_sentence(counts, settings.averaging),
+        notices=tuple(notice_text(n, settings.kind, settings.min_coverage)
+                      for n in inputs.notices),  # fmt: skip
+        judged_k=settings.judged_k,
+        averaging=settings.averaging,
     )
+
+
+TO_LABEL_PREVIEW = 30  # rows of to-label.tsv its page shows
+
+
+def to_label(results: Results) -> ToLabel | None:
+    """The to-label page's model (None when no compared top k holds an unjudged result)."""
+    if not results.to_label:
+        return None
+    text = {q.id: q.question for q in results.inputs.questions}
+    titles = {c.id: c.title for c in results.inputs.chunk_facts}
+    rows = tuple(
+        ToLabelRow(r.question, text.get(r.question, ""), r.document, titles.get(r.document, ""),
+                   r.rank, ", ".join(r.runs), r.splits)
+        for r in results.to_label[:TO_LABEL_PREVIEW]
+    )  # fmt: skip
+    return ToLabel(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
+                   results.to_label_total)  # fmt: skip
 
 
 def pages_to_keep(results: Results, keep: tuple[str, ...] | None = None) -> set[str] | None:
@@ -245,4 +274,5 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         bottom_line=bottom_line(results),
         since=None if since is None else since_view(since, results),
         question_list=question_list(results, {q.id for q in pages}),
+        to_label=to_label(results),
     )

@@ -62,6 +62,10 @@ class Meta(Plain):
     demo: bool = False
     # above this many questions intervals and randomization p come from large-sample formulas
     large_sample: int | None = None
+    counts: str = ""  # the questions counted, in the one wording (report.notices)
+    notices: tuple[str, ...] = ()  # what to know about the inputs before reading a number
+    judged_k: int = 10  # Judged@k's k (results.settings.judged_k)
+    averaging: str = "defined"  # [report] averaging
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,8 @@ class Variant(Plain):
     metrics: tuple[Stat, ...]  # r@1, r@3, mrr, ndcg@5 (Stat.name is the display label)
     pairs_per_question: Num
     tokens_per_question: Num
+    judged: Stat | None = None  # Judged@k with its interval
+    warning: str | None = None  # a run answering too few of the judged queries
 
     @property
     def slug(self) -> str:
@@ -244,6 +250,28 @@ class Recommendation(Plain):
 
 
 @dataclass(frozen=True)
+class JudgedView(Plain):
+    """A candidate's Judged@k against the baseline's, and the caveat when it is clearly lower."""
+
+    k: int
+    baseline: Num
+    candidate: Num
+    delta: Stat  # the paired difference, interval, n
+    caveat: str  # "" unless the candidate's top k is clearly less judged
+
+
+@dataclass(frozen=True)
+class CondensedView(Plain):
+    """The primary metric on condensed lists (unjudged results removed before scoring)."""
+
+    baseline: Stat
+    candidate: Stat
+    delta: Stat
+    agrees: bool  # it moved (or did not) as on the full lists
+    words: str  # what that says about the verdict
+
+
+@dataclass(frozen=True)
 class Candidate(Plain):
     name: str
     rationale: str
@@ -260,6 +288,9 @@ class Candidate(Plain):
     gate_baseline: str | None = None  # what max_drop and the flips rule compared with
     note_heading: str = "Reviewer's note"  # "" when the note opens with its own heading
     slice_small: int = 5  # slices of fewer questions are greyed (report.variants.SMALL_SLICE)
+    judged: JudgedView | None = None
+    condensed: CondensedView | None = None  # None: every result of both runs is judged
+    warnings: tuple[str, ...] = ()  # the runs it compares answer too few judged queries
 
     @property
     def slug(self) -> str:
@@ -426,6 +457,28 @@ class QuestionList(Plain):
 
 
 @dataclass(frozen=True)
+class ToLabelRow(Plain):
+    question: str
+    text: str  # the question's text ("" when the queries file has none)
+    document: str
+    title: str
+    rank: int
+    runs: str  # "bm25, rerank"
+    splits: int
+
+
+@dataclass(frozen=True)
+class ToLabel(Plain):
+    """The to-label page: what data/to-label.tsv holds, its first rows, and the round trip."""
+
+    file: str  # "data/to-label.tsv"
+    k: int
+    rows: tuple[ToLabelRow, ...]  # the first rows of the file
+    in_file: int  # rows the file holds
+    total: int  # unjudged pairs in all (the file holds at most its cap)
+
+
+@dataclass(frozen=True)
 class SiteModel(Plain):
     meta: Meta
     dataset: Dataset
@@ -447,6 +500,7 @@ class SiteModel(Plain):
     bottom_line: BottomLine | None = None  # the index's first screen; None in test models
     since: SinceView | None = None  # changes since the report given to --compare-to
     question_list: QuestionList | None = None  # None: no questions.html (test models)
+    to_label: ToLabel | None = None  # None: no unjudged pair in any compared top k
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
 

@@ -18,6 +18,7 @@ from evidencedesk.report.site import inside, slug
 from evidencedesk.results import jsonio
 from evidencedesk.results.exports import (
     RUNS,
+    TO_LABEL,
     exported_runs,
     per_question_file,
     qrels_file,
@@ -55,6 +56,9 @@ def downloads(model: SiteModel) -> list[tuple[str, str]]:
         (per_question_file(results),
          f"one row per question and variant: metrics, first relevant rank, tags{gz}"),
         (qrels_file(results), f"the judgments in scope, TREC qrels format{gz}"),
+        (TO_LABEL, "the unjudged pairs of the compared top lists, the most useful first, with "
+         "an empty grade column: see what to label next (to-label.html)" if results.to_label
+         else "empty: every result in the compared top lists is judged"),
         *moved,
         *runs,
     ]  # fmt: skip

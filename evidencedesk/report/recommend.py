@@ -47,6 +47,10 @@ class Facts:
     decision: v.Decision | None = None  # the computed verdict; None: judged from the flips alone
     evidence: tuple[tuple[str, v.Evidence], ...] = ()  # (label, evidence) per reported metric
     risk: tuple[str, str] | None = None  # (headline clause, Markdown paragraph) from the config
+    # the unjudged caveat (`review.unjudged_caveat`; "" when none) and how many unjudged pairs of
+    # the baseline's and this candidate's top k to-label.tsv lists
+    unjudged: str = ""
+    to_label: int = 0
 
 
 def md_escape(text: str) -> str:
@@ -209,6 +213,8 @@ def recommend(facts: Facts) -> Recommendation:
     line = headline(decision, evidence, _reason(facts), cost, needed)
     if facts.risk is not None:
         line += f" {facts.risk[0]}"
+    if facts.unjudged:
+        line += f" Caveat: {facts.unjudged}."
     kind = category(decision.verdict)
     lines = [
         f"- Flips: better on {len(facts.better)} ({_ids(facts.better)}), "
@@ -222,6 +228,13 @@ def recommend(facts: Facts) -> Recommendation:
     if facts.risk is not None:
         lines.append(f"- {facts.risk[1]}")
     lines.append(f"- {_interval(facts)}")
+    if facts.unjudged:
+        lines.append(
+            f"- Label before deciding: {facts.unjudged}. The {facts.to_label} unjudged pairs "
+            "of the baseline's and the candidates' top lists are in [to-label.tsv]"
+            "(data/to-label.tsv), the ones that change the most comparisons first ([what to "
+            "label next](to-label.html)); grade them, append them to the qrels and rebuild."
+        )
     take = what_it_takes(decision)
     if take:
         lines.append(f"- {take}")

@@ -134,6 +134,8 @@ def _page_list(model: SiteModel) -> list[Page]:
         for f, t, need in SECTION_PAGES
         if need is None or getattr(model, need) is not None
     ]
+    if model.to_label is not None:  # linked from the pages that read it, not from the nav
+        pages.append(("to-label.html", "to-label.html", "What to label next", {}))
     pages += [
         (f"candidate-{c.slug}.html", "candidate.html", c.name, {"c": c}) for c in model.candidates
     ]

@@ -12,10 +12,12 @@ from evidencedesk.gate import Verdict
 from evidencedesk.report.gate_view import rule_rows
 from evidencedesk.report.model import (
     Candidate,
+    CondensedView,
     CostRow,
     DiffRow,
     Flips,
     GateLine,
+    JudgedView,
     MetricPair,
     SliceCompare,
 )
@@ -23,12 +25,13 @@ from evidencedesk.report.question_list import LIST_PAGE
 from evidencedesk.report.recommend import INLINE_IDS, CostChange, Facts, md_escape, recommend
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import config_word, flips_text, num, pval, stat
-from evidencedesk.report.variants import SMALL_SLICE, by_tag, metric_stat
+from evidencedesk.report.variants import SMALL_SLICE, by_tag, coverage_warning, metric_stat
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import (
     CandidateResult,
     ConfigChange,
     GateCheck,
+    JudgedShare,
     Results,
     VariantResult,
 )
@@ -148,6 +151,52 @@ def _diff_rows(diff: tuple[ConfigChange, ...]) -> tuple[DiffRow, ...]:
     )
 
 
+def unjudged_caveat(share: JudgedShare) -> str:
+    """The headline's caveat for a candidate whose top k is clearly less judged."""
+    if not share.caveat or share.baseline is None or share.candidate is None:
+        return ""
+    theirs, ours = 1 - share.candidate, 1 - share.baseline
+    return (
+        f"its top {share.k} holds {round(100 * theirs)} % unjudged documents against "
+        f"{round(100 * ours)} % for the baseline; unjudged count as not relevant, so this "
+        "comparison can understate it"
+    )
+
+
+def judged_view(share: JudgedShare | None) -> JudgedView | None:
+    if share is None:
+        return None
+    label = f"Δ Judged@{share.k}"
+    return JudgedView(share.k, num(share.baseline), num(share.candidate),
+                      stat(label, share.delta, share.low, share.high, share.n, signed=True),
+                      unjudged_caveat(share))  # fmt: skip
+
+
+def condensed_view(cand: CandidateResult, label: str) -> CondensedView | None:
+    cmp = cand.condensed
+    if cmp is None:
+        return None
+    delta = stat(f"Δ {label}", cmp.delta, cmp.low, cmp.high, cmp.n, signed=True)
+    where = (f"On condensed lists (each list's unjudged results removed before scoring), "
+             f"{delta.name} = {delta.text} {delta.interval_text} over {cmp.n} questions")  # fmt: skip
+    if cand.condensed_agrees:
+        words = f"{where}: it moves as on the full lists, so the verdict holds where the judgments reach."
+    else:
+        words = (f"{where}: it does not move as on the full lists, so the holes in the judgments "
+                 "may decide this comparison; label the pairs of to-label.tsv before deciding.")  # fmt: skip
+    return CondensedView(metric_stat(cmp.baseline, label), metric_stat(cmp.candidate, label),
+                         delta, bool(cand.condensed_agrees), words)  # fmt: skip
+
+
+def run_warnings(results: Results, cand: CandidateResult) -> tuple[str, ...]:
+    """Coverage warnings of the runs a candidate's comparison reads: the baseline's and, in a
+    runs-only project, its own."""
+    names = [results.baseline] + ([cand.lists_of] if cand.lists_of else [])
+    found = (coverage_warning(results.variant(n), results.settings.min_coverage)
+             for n in dict.fromkeys(names))  # fmt: skip
+    return tuple(w for w in found if w)
+
+
 def candidate_models(results: Results) -> tuple[Candidate, ...]:
     base = results.variant(results.baseline)
     labels = {m.name: m.label for m in results.settings.compared}
@@ -182,6 +231,10 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
             decision=cand.decision,
             evidence=tuple((labels[c.metric], evidence_of(c)) for c in shown),
             risk=risk(cand),
+            metric=labels[head.metric] if head else labels[f.metric],
+            unjudged=unjudged_caveat(cand.judged) if cand.judged is not None else "",
+            to_label=sum(1 for r in results.to_label
+                         if cand.name in r.runs or results.baseline in r.runs),  # fmt: skip
         )
         out.append(
             Candidate(
@@ -214,6 +267,9 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
                 gate_baseline=cand.gate.baseline,
                 note_heading=note_heading(cand.note),
                 slice_small=SMALL_SLICE,
+                judged=judged_view(cand.judged),
+                condensed=condensed_view(cand, labels[results.settings.compared[0].name]),
+                warnings=run_warnings(results, cand),
             )
         )
     return tuple(out)

@@ -17,6 +17,7 @@ from evidencedesk.report.model import (
     SliceTable,
     Variant,
 )
+from evidencedesk.report.notices import coverage_sentence
 from evidencedesk.report.values import DASH, Stat, flips_text, fmt, num, pval, stat
 from evidencedesk.results.pages import grid_questions
 from evidencedesk.results.rows import MetricStat
@@ -47,8 +48,17 @@ def stat_of(v: VariantResult, metric: str) -> MetricStat:
     return next(s for s in v.metrics if s.metric == metric)
 
 
+def coverage_warning(v: VariantResult, min_coverage: float) -> str | None:
+    """The run's coverage in words, when it answers too few of the judged queries."""
+    if v.coverage is None or not v.coverage.partial(min_coverage):
+        return None
+    return f"Partial coverage: {coverage_sentence(v.name, v.coverage)}."
+
+
 def variant_models(results: Results) -> tuple[Variant, ...]:
-    columns = results.settings.columns
+    settings = results.settings
+    columns = settings.columns
+    judged = f"Judged@{settings.judged_k}"
     return tuple(
         Variant(
             name=v.name,
@@ -58,6 +68,8 @@ def variant_models(results: Results) -> tuple[Variant, ...]:
             metrics=tuple(metric_stat(stat_of(v, m.name), m.label) for m in columns),
             pairs_per_question=num(v.costs.pairs_per_question, 1),
             tokens_per_question=num(v.costs.tokens_per_question, 0),
+            judged=None if v.judged is None else metric_stat(v.judged, judged),
+            warning=coverage_warning(v, settings.min_coverage),
         )
         for v in results.variants
     )

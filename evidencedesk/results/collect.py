@@ -31,6 +31,7 @@ from evidencedesk.results.types import (
     Notice,
     Results,
     Skipped,
+    ToLabel,
     VariantResult,
 )
 from evidencedesk.retrieval.catalog import Catalog, Scope
@@ -85,6 +86,7 @@ def _inputs(
     project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
     settings: Settings, variants: Sequence[VariantResult],
     candidates: Sequence[CandidateResult] = (), hashes: Hashing | None = None,
+    to_label: Sequence[ToLabel] = (),
 ) -> Inputs:  # fmt: skip
     files, digest = hashes.result() if hashes is not None else input_hashes(project, runs)
     allowed = catalog.allowed(Scope()) if catalog is not None else None
@@ -93,6 +95,7 @@ def _inputs(
         ids = {c for lb in labels for c, g in lb.grades.items() if g > 0}
         ids |= {c for v in variants for r in v.lists for c in r.ids[:SHOWN]}
         ids |= {c for cand in candidates for r in cand.lists for c in r.ids[:SHOWN]}
+        ids |= {row.document for row in to_label}  # to-label.tsv gives their title and text
     return Inputs(
         project=project.name,
         files=files,
@@ -165,15 +168,18 @@ def results_of(
     policy: GatePolicy | None, sizing: tuple[SizingRow, ...] | None = None,
     ablations: Ablations | None = None, citations: tuple[CitationRow, ...] | None = None,
     evidence: EvidenceResult | None = None, hashes: Hashing | None = None,
+    to_label: tuple[tuple[ToLabel, ...], int] = ((), 0),
 ) -> Results:  # fmt: skip
     """The Results of either kind of project (the pipeline's sections are None for runs-only);
-    `hashes`: the input hashes started earlier (else they are computed here)."""
+    `hashes`: the input hashes started earlier (else they are computed here); `to_label`: the
+    pairs to label next and how many there are (`judgments.to_label`)."""
     answerable = answerable_count(base_judged)
     return Results(
         schema_version=SCHEMA_VERSION,
         version=__version__,
         settings=settings,
-        inputs=_inputs(project, runs, catalog, labels, settings, variants, candidates, hashes),
+        inputs=_inputs(project, runs, catalog, labels, settings, variants, candidates, hashes,
+                       to_label[0]),  # fmt: skip
         baseline=baseline,
         variants=tuple(variants),
         flips=compute.flips(variants, settings.flips_metric, baseline, candidates),
@@ -185,4 +191,6 @@ def results_of(
         citations=citations,
         evidence=evidence,
         policy=policy_facts(policy),
+        to_label=to_label[0],
+        to_label_total=to_label[1],
     )

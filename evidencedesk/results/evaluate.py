@@ -284,9 +284,9 @@ def _evaluate(
         )
     rows, total = to_label(base_run.judged, {n: r.judged for n, r in cand_runs.items()},
                            BASELINE, k)  # fmt: skip
-    results = replace(results_of(
+    results = results_of(
         project, runs, catalog, labels, settings, variants, BASELINE, base_run.judged,
         candidates, policy, sizing=sizing, ablations=ablations, citations=citations,
-        evidence=evidence,
-    ), to_label=rows, to_label_total=total)  # fmt: skip
+        evidence=evidence, to_label=(rows, total),
+    )  # fmt: skip
     return Evaluation(results, judged_by_name, built, labels)

@@ -15,6 +15,8 @@ from evidencedesk.results.pages import large
 from evidencedesk.results.types import Results
 
 PER_QUESTION = "data/per-question.csv"
+TO_LABEL = "data/to-label.tsv"
+SNIPPET = 200  # characters of a document's text to-label.tsv shows
 QRELS = "data/qrels.txt"
 RUNS = "data/runs"
 GZ = ".gz"
@@ -82,6 +84,31 @@ def qrels_text(results: Results) -> str:
     )
 
 
+def _cell(text: str) -> str:
+    """A TSV cell: tabs, newlines and runs of white space become one space."""
+    return " ".join(text.split())
+
+
+def to_label_text(results: Results) -> str:
+    """The unjudged pairs worth labelling first, one per line, the most useful first; the first
+    four columns are a qrels line once the grade is filled in (``query 0 document grade``)::
+
+        awk -F'\t' '!/^#/ && $4 != "" {print $1, $2, $3, $4}' to-label.tsv >> qrels.txt
+    """
+    questions = {q.id: q.question for q in results.inputs.questions}
+    facts = {c.id: c for c in results.inputs.chunk_facts}
+    lines = ["# query\titeration\tdocument\tgrade\tbest_rank\truns\tsplits\tquestion\ttitle\t"
+             "snippet"]  # fmt: skip
+    for row in results.to_label:
+        fact = facts.get(row.document)
+        title = _cell(fact.title) if fact is not None else ""
+        snippet = _cell(fact.text or "")[:SNIPPET] if fact is not None else ""
+        lines.append("\t".join([row.question, "0", row.document, "", str(row.rank),
+                                 ",".join(row.runs), str(row.splits),
+                                 _cell(questions.get(row.question, "")), title, snippet]))  # fmt: skip
+    return "".join(f"{line}\n" for line in lines)
+
+
 def exported_runs(results: Results) -> list[str]:
     """The variants whose whole lists the Results hold (a runs-only project's runs, judged at
     full depth, keep only their top lists: their files are the user's own, not repeated)."""
@@ -90,7 +117,8 @@ def exported_runs(results: Results) -> list[str]:
 
 def export_files(results: Results, slug: Callable[[str], str]) -> dict[str, str]:
     """Relative path -> text of every export; run files are named by `slug` of the variant."""
-    files = {PER_QUESTION: per_question_csv(results), QRELS: qrels_text(results)}
+    files = {PER_QUESTION: per_question_csv(results), QRELS: qrels_text(results),
+             TO_LABEL: to_label_text(results)}  # fmt: skip
     for name in exported_runs(results):
         files[f"{RUNS}/{slug(name)}.run"] = run_text(results, name, slug(name))
     return files

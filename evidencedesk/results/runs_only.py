@@ -142,8 +142,8 @@ def runs_only(
                            settings.judged_k)  # fmt: skip
     # above the page limit the ranked ids stay only for the questions that get a page: the runs
     # are the user's own files (never exported), every value stays for the list and the CSV
-    results = trim(replace(results_of(
+    results = trim(results_of(
         project, runs, catalog, labels, settings, variants, baseline, base_run.judged,
-        candidates, policy, hashes=hashes,
-    ), to_label=rows, to_label_total=total))  # fmt: skip
+        candidates, policy, hashes=hashes, to_label=(rows, total),
+    ))  # fmt: skip
     return results, {name: run.judged for name, run in read.items()}
