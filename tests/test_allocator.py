@@ -14,8 +14,8 @@ from evidencedesk import allocator
 from evidencedesk.project import load_project
 from evidencedesk.report import cli as report_cli
 from evidencedesk.results import inputs
-from evidencedesk.retrieval.coverage import coverage
 from evidencedesk.retrieval import benchmark_cli, trec
+from evidencedesk.retrieval.coverage import coverage
 from tests.project_fixtures import make_runs_only_project
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-from types import SimpleNamespace
 import hashlib
 import json
 import math
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -20,9 +20,9 @@ from evidencedesk.project import load_project
 from evidencedesk.results import jsonio
 from evidencedesk.results.collect import Hashing
 from evidencedesk.results.inputs import input_hashes
-from evidencedesk.retrieval.coverage import coverage
 from evidencedesk.results.progress import paused_gc
 from evidencedesk.results.types import QuestionFact, RankedList
+from evidencedesk.retrieval.coverage import coverage
 from tests.project_fixtures import make_runs_only_project
 
 

@@ -352,6 +352,7 @@ class RankedItem(Plain):
     snippet: str = ""  # the start of the chunk's text; HIDDEN_TEXT when withheld; "" if unknown
     hidden: bool = False
     label_grade: int | None = None  # the label's higher grade when the metrics used a lower one
+    judged: bool = True  # False: no judgment grades it (it counts as not relevant)
 
 
 @dataclass(frozen=True)

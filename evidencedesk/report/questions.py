@@ -70,17 +70,22 @@ def snippet(text: str, title: str = "") -> str:
 
 
 def ranked_item(
-    rank: int, cid: str, grade: int, fact: ChunkFact | None, labelled: dict[str, int]
-) -> RankedItem:
+    rank: int, cid: str, grade: int, fact: ChunkFact | None, labelled: dict[str, int],
+    judged: bool = True,
+) -> RankedItem:  # fmt: skip
     """A list entry with its title, snippet, marks and, when the metrics counted it lower (out
-    of scope), the grade its label gives."""
+    of scope), the grade its label gives. A negative judgment (TREC's junk grades) is shown as
+    its value, which every metric counts as 0; `judged` False: no judgment grades it."""
     label = labelled.get(cid)
     label_grade = label if label is not None and label > grade else None
+    if label is not None and label < 0 and grade == 0:
+        grade = label
     if fact is None:
-        return RankedItem(rank, cid, grade, (), label_grade=label_grade)
+        return RankedItem(rank, cid, grade, (), label_grade=label_grade, judged=judged)
     hidden = fact.text is None
     text = HIDDEN_TEXT if hidden else snippet(fact.text or "", fact.title)
-    return RankedItem(rank, cid, grade, _marks(fact), fact.title, text, hidden, label_grade)
+    return RankedItem(rank, cid, grade, _marks(fact), fact.title, text, hidden, label_grade,
+                      judged)  # fmt: skip
 
 
 def _items(
@@ -93,9 +98,12 @@ def _items(
     """The page entries of `r` (its top `depth`), made once per page (`made`: by list, since a
     candidate that is a variant's run shares its lists)."""
     if id(r) not in made:
+        flags = r.judged or (True,) * len(r.ids)
         made[id(r)] = tuple(
-            ranked_item(rank, cid, g, facts.get(cid), labelled)
-            for rank, (cid, g) in enumerate(zip(r.ids[:depth], r.grades[:depth], strict=False), 1)
+            ranked_item(rank, cid, g, facts.get(cid), labelled, f)
+            for rank, (cid, g, f) in enumerate(
+                zip(r.ids[:depth], r.grades[:depth], flags[:depth], strict=False), 1
+            )
         )
     return made[id(r)]
 
