@@ -25,7 +25,13 @@ from evidencedesk.report.site import slug
 from evidencedesk.report.values import config_word, flips_text, num, pval, stat
 from evidencedesk.report.variants import SMALL_SLICE, by_tag, metric_stat
 from evidencedesk.results.rows import Costs
-from evidencedesk.results.types import CandidateResult, GateCheck, Results, VariantResult
+from evidencedesk.results.types import (
+    CandidateResult,
+    ConfigChange,
+    GateCheck,
+    Results,
+    VariantResult,
+)
 from evidencedesk.results.verdicts import evidence_of
 from evidencedesk.retrieval.stats import TIE
 
@@ -122,6 +128,14 @@ def risk(cand: CandidateResult) -> tuple[str, str] | None:
     return head, body
 
 
+def diff_rows(diff: tuple[ConfigChange, ...]) -> tuple[DiffRow, ...]:
+    """A candidate's config change as the page words it."""
+    return tuple(
+        DiffRow(d.field, config_word(d.field, d.baseline), config_word(d.field, d.candidate))
+        for d in diff
+    )
+
+
 def candidate_models(results: Results) -> tuple[Candidate, ...]:
     base = results.variant(results.baseline)
     labels = {m.name: m.label for m in results.settings.compared}
@@ -161,12 +175,7 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
             Candidate(
                 name=cand.name,
                 rationale=cand.rationale,
-                diff=tuple(
-                    DiffRow(
-                        d.field, config_word(d.field, d.baseline), config_word(d.field, d.candidate)
-                    )
-                    for d in cand.diff
-                ),  # fmt: skip
+                diff=diff_rows(cand.diff),
                 metrics=metrics,
                 flips=Flips(
                     better=f.better,
