@@ -114,8 +114,8 @@ def test_validate_the_demo_prints_what_it_holds(capsys: pytest.CaptureFixture[st
         "tags: bangla 4, direct 10, exact_term 4, paraphrase 4, restricted 3, stale 3, "
         "structured 4, unanswerable 3",
         "runs: bm25-title (24/24 questions)",
-        "candidates: 9 (rerank overlap, rerank feature, rerank blend, pair cut to 8 words, "
-        "no pre-filter, depth 3, depth 20, final 5, dense first stage)",
+        "candidates: 10 (rerank overlap, rerank feature, rerank blend, pair cut to 8 words, "
+        "no pre-filter, depth 3, depth 20, final 5, dense first stage, dense: MiniLM)",
         "gate policy: gate_policy_retrieval.json (k=3, min_recall=0.75, min_pass_rate=0.8, "
         "critical: rc01, st01, rs01, rc02)",
     ]

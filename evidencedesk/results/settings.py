@@ -122,6 +122,8 @@ class Settings:
     restricted_text: Literal["show", "hide"] = "show"
     # where the questions come from: a labels file (it says which are unanswerable) or qrels
     questions_from: Literal["labels", "qrels"] = "labels"
+    # [searchers] dense: the embedder of the dense searcher (and so of the hybrid)
+    dense: Literal["toy", "minilm"] = "toy"
 
     @property
     def slices(self) -> tuple[Metric, ...]:
@@ -158,4 +160,5 @@ def settings_for(project: Any, seed: int) -> Settings:
         design=None if runs_only else PIPELINE_DESIGN,
         restricted_text=project.restricted_text,
         questions_from="labels" if project.labels is not None else "qrels",
+        dense=getattr(project, "dense", "toy"),
     )

@@ -32,6 +32,7 @@ from evidencedesk.project import Project, load_project
 from evidencedesk.retrieval.benchmark import (
     BASELINE,
     CAVEAT,
+    MINILM_CAVEAT,
     POLICY,
     VARIANTS,
     benchmark_variants,
@@ -165,17 +166,18 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
         catalog, labels = found, project.load_labels(found)
     gate_variant = _pick(args.gate_variant, "hybrid", [name for name, _ in VARIANTS])
     policy = load_policy(policy_path, labels) if policy_path is not None else None
-    parts = Parts.build(catalog)
+    dense = project.dense if project is not None else "toy"
+    parts = Parts.build(catalog, dense=dense)
     results = benchmark_variants(parts, catalog, labels, seed=seed)
     by_name = {r.name: r for r in results}
     payload: dict[str, Any] = {
         "seed": seed,
         "questions": len(labels),
         "answerable": sum(label.answerable for label in labels),
-        "caveat": CAVEAT,
+        "caveat": MINILM_CAVEAT if dense == "minilm" else CAVEAT,
         "variants": [r.to_dict() for r in results],
     }
-    text = format_table(results, labels, seed)
+    text = format_table(results, labels, seed, dense)
     if project is not None and project.runs:
         names = ", ".join(name for name, _ in project.runs)
         text += (
