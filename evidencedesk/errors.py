@@ -51,3 +51,23 @@ class UnknownNameError(EvidencedeskError, ValueError):
         super().__init__(
             f"unknown {kind} {name!r}; expected one of: {', '.join(map(str, self.choices))}"
         )
+
+
+class MissingExtraError(EvidencedeskError):
+    """A component of an optional extra was named, but the extra's packages are not installed."""
+
+    def __init__(self, what: str, extra: str, missing: tuple[str, ...] | list[str]):
+        self.what = what
+        self.extra = extra
+        self.missing = tuple(missing)
+        self.install = f"pip install 'evidencedesk[{extra}]'"
+        super().__init__(
+            f"{what} needs the optional extra {extra!r}, and {', '.join(self.missing)} "
+            f"{'is' if len(self.missing) == 1 else 'are'} not installed; install it with: "
+            f"{self.install}"
+        )
+
+    def not_run(self) -> str:
+        """The one line a component that was not run shows instead of its numbers."""
+        lacks = ", ".join(self.missing)
+        return f"not run: install evidencedesk[{self.extra}] — {self.install} (missing: {lacks})"

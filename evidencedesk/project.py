@@ -67,6 +67,7 @@ class Project:
     documents: tuple[Path, ...] = ()  # Markdown folders, or one BEIR corpus.jsonl
     documents_format: Literal["markdown", "beir", "none"] = "none"
     chunking: str = "paragraph"
+    dense: str = "toy"  # [searchers] dense: the dense searcher's embedder (toy or minilm)
     labels: Path | None = None
     queries: Path | None = None
     qrels: Path | None = None

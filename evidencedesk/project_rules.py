@@ -23,6 +23,7 @@ from evidencedesk.project_schema import (
     QuestionsSection,
     ReportSection,
     RunsSection,
+    SearchersSection,
     Section,
     runs_in_folder,
 )
@@ -61,6 +62,7 @@ class ProjectFile(Section):
 
     project: ProjectSection = ProjectSection()
     documents: DocumentsSection = DocumentsSection()
+    searchers: SearchersSection = SearchersSection()
     questions: QuestionsSection = QuestionsSection()
     runs: RunsSection = RunsSection()
     report: ReportSection = ReportSection()
@@ -177,7 +179,8 @@ class ProjectFile(Section):
             "primary",
             "averaging",
         }  # decides what the site shows, so it applies here too
-        for name, section in (("report", self.report), ("extras", self.extras)):
+        sections = (("searchers", self.searchers), ("report", self.report), ("extras", self.extras))
+        for name, section in sections:
             pipeline_keys = [k for k in _given(section) if k not in shown_only]
             if pipeline_keys:
                 raise rule(
@@ -208,6 +211,7 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         documents=documents,
         documents_format=fmt,
         chunking=docs.chunking,
+        dense=model.searchers.dense,
         labels=questions.labels,
         queries=questions.queries,
         qrels=qrels,

@@ -43,6 +43,10 @@ DEFAULT_METRICS = {
     "pipeline": ("mrr", "recall@3", "ndcg@5"),
     "runs": ("ndcg@10:linear", "recall@10", "precision@10", "mrr"),
 }
+# [searchers] dense: the dense searcher's embedder -- the toy, or the real MiniLM bi-encoder
+# (optional extra `minilm`); the same tuple as `retrieval.lifecycle.DENSE_EMBEDDERS`, which
+# this layer may not import (a test holds them equal)
+DENSE_EMBEDDERS = ("toy", "minilm")
 MAX_RUNS = 100  # every pair of variants gets a flip-matrix cell: the site grows as runs squared
 
 
@@ -175,6 +179,12 @@ class DocumentsSection(Section):
     index: bool = key(True, "bool", "true or false (false: do not run the built-in searchers)")
 
 
+class SearchersSection(Section):
+    dense: Literal[DENSE_EMBEDDERS] = key(  # type: ignore[valid-type]
+        "toy", "choice", "the dense searcher's embedder (minilm needs evidencedesk[minilm])"
+    )
+
+
 class QuestionsSection(Section):
     labels: Path | None = key(None, "file", "a labels.jsonl file", "labels file")
     queries: Path | None = key(
@@ -238,6 +248,7 @@ class ExtrasSection(Section):
 SECTIONS: dict[str, type[Section]] = {
     "project": ProjectSection,
     "documents": DocumentsSection,
+    "searchers": SearchersSection,
     "questions": QuestionsSection,
     "runs": RunsSection,
     "report": ReportSection,

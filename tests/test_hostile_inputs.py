@@ -304,8 +304,8 @@ CASES: tuple[Case, ...] = (
             '\n[[candidate]]\nname = "Rerank-Feature"\nchanges = { reranker = "pair" }\n',
         ),
         "candidates.toml",
-        50,
-        "candidate #10: expected each note to belong to one candidate, found 'Rerank-Feature' "
+        55,
+        "candidate #11: expected each note to belong to one candidate, found 'Rerank-Feature' "
         "and 'rerank feature' both using",
     ),
     # front matter that lost its closing line must not run on to a later '---' rule

@@ -186,7 +186,7 @@ def test_the_installed_wheel_builds_the_same_sites_from_any_folder(
         assert out.splitlines()[-1] == f"open {away / name / 'index.html'}"
     assert differences(away / "demo-wheel", away / "demo-checkout") == []
     assert differences(away / "example-wheel", away / "example-checkout") == []
-    assert len(list((away / "demo-wheel").glob("candidate-*.html"))) == 9  # the demo's nine
+    assert len(list((away / "demo-wheel").glob("candidate-*.html"))) == 10  # the demo's ten
 
 
 def test_the_installed_command_reports_its_version(venv: Path, tmp_path: Path) -> None:

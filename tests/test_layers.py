@@ -47,7 +47,7 @@ evidencedesk.retrieval.citations evidencedesk.retrieval.evalreport evidencedesk.
 evidencedesk.retrieval.trec_judge evidencedesk.retrieval.trec_stream evidencedesk.retrieval.benchmark
 evidencedesk.gate_input evidencedesk.gate evidencedesk.baseline
 evidencedesk.candidates evidencedesk.retrieval.metric_engine
-evidencedesk.retrieval.resampling
+evidencedesk.retrieval.resampling evidencedesk.retrieval.minilm
 """
 _FRONT = """
 evidencedesk evidencedesk.cli evidencedesk.__main__ evidencedesk.scaffold evidencedesk.validate

@@ -108,7 +108,7 @@ def test_one_page_per_candidate_and_per_question(built: tuple[Path, Path, Path])
         re.findall(r"^\[\[candidate\]\]", (root / "candidates.toml").read_text(), re.M)
     )
     questions = len((root / "labels.jsonl").read_text(encoding="utf-8").splitlines())
-    assert len(list(out.glob("candidate-*.html"))) == candidates == 9 + len(CANDIDATE_NAMES)
+    assert len(list(out.glob("candidate-*.html"))) == candidates == 10 + len(CANDIDATE_NAMES)
     assert len(list(out.glob("question-*.html"))) == questions == 24
 
 
@@ -144,7 +144,7 @@ def test_names_differing_only_in_case_are_refused_cleanly(
     done = cli(root, out)
     assert done.returncode == 2
     assert done.stderr == (
-        f"error: {root / 'candidates.toml'}:55: candidate #11: expected unique candidate names, "
+        f"error: {root / 'candidates.toml'}:60: candidate #12: expected unique candidate names, "
         "found 'depth' twice\n"
     )
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

@@ -107,7 +107,7 @@ def test_the_demo_counts_each_stages_runs_times_its_24_questions():
         "benchmark": (192, 192),  # 7 built-in variants + 1 external run
         "sizing sweep": (264, 264),  # 11 depth x final cells with depth >= final
         "ablations": (240, 240),  # the base + 9 single-field changes
-        "gate": (96, 96),  # 4 candidates whose config no variant ran
+        "gate": (120, 120),  # 5 candidates whose config no variant ran
     }
     assert all(s[0] == (0, s[-1][1]) for s in seen.steps.values() if s)
 

@@ -133,7 +133,7 @@ def test_unknown_key(project_dir: Path) -> None:
 def test_unknown_section(project_dir: Path) -> None:
     assert _error(project_dir, VALID + "\n[output]\nsite = 'x'\n") == (
         f"{project_dir}/evidencedesk.toml:10: unknown section [output]; expected one of: "
-        "[project], [documents], [questions], [runs], [report], [gate], [extras]"
+        "[project], [documents], [searchers], [questions], [runs], [report], [gate], [extras]"
     )
 
 

@@ -56,17 +56,17 @@ def results(demo: tuple[Path, dict[str, int]]) -> Results:
 def test_each_interval_is_computed_once(demo: tuple[Path, dict[str, int]]) -> None:
     # 8 variants (7 built-in + the bm25-title run) x 4 reported metrics = 32;
     # sizing: 11 (depth, final) rows, one of them (10, 3) is "hybrid + feature" again = 10;
-    # candidates, their own means: 5 of 9 equal a variant (nothing new); "depth 3" and
-    # "depth 20" equal sizing rows (MRR known, 3 metrics new each); "final 5" and
-    # "no pre-filter" 4 + 4.
+    # candidates, their own means: 5 of 10 equal a variant (nothing new); "depth 3" and
+    # "depth 20" equal sizing rows (MRR known, 3 metrics new each); "final 5",
+    # "no pre-filter" and "dense: MiniLM" 4 + 4 + 4.
     # slice intervals: 8 variants x 2 slice metrics (MRR, r@3) x the 7 tags that at least two
     # answerable questions carry (bangla, direct, exact_term, paraphrase, restricted, stale,
     # structured; "unanswerable" has none) = 112; candidates' slices take no interval.
     # Judged@3: one interval per variant = 8 (the labels judge every chunk: no condensed lists)
-    assert demo[1]["bootstrap"] == 32 + 10 + 3 + 3 + 4 + 4 + 8 * 2 * 7 + 8
+    assert demo[1]["bootstrap"] == 32 + 10 + 3 + 3 + 4 + 4 + 4 + 8 * 2 * 7 + 8
     # one paired interval per candidate x reported metric, one per ablation change (9), and one
-    # per candidate for its Judged@3 against the baseline's (9)
-    assert demo[1]["paired"] == 9 * 4 + 9 + 9
+    # per candidate for its Judged@3 against the baseline's (10)
+    assert demo[1]["paired"] == 10 * 4 + 9 + 10
 
 
 STATISTICS = {"bootstrap_ci", "paired", "paired_bootstrap_ci", "holm", "by_tag",

@@ -46,7 +46,7 @@ def test_config_default_is_the_baseline():
 @pytest.mark.parametrize(
     ("changes", "error", "fragment"),
     [
-        ({"first_stage": "bm25"}, UnknownNameError, "expected one of: sparse, dense, hybrid"),
+        ({"first_stage": "bm25"}, UnknownNameError, "one of: sparse, dense, hybrid, minilm"),
         ({"reranker": "cross"}, UnknownNameError, "expected one of: " + ", ".join(RERANKERS)),
         ({"final": 0}, EvidencedeskError, "config final: expected an integer of at least 1"),
         ({"depth": True}, EvidencedeskError, "config depth: expected an integer"),

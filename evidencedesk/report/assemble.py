@@ -21,6 +21,8 @@ from evidencedesk.report.model import (
     DocumentRow,
     InputFile,
     Meta,
+    ModelFacts,
+    NotRun,
     Question,
     SiteModel,
     Skipped,
@@ -30,7 +32,7 @@ from evidencedesk.report.model import (
 from evidencedesk.report.notices import counts_sentence, notice_text
 from evidencedesk.report.question_list import question_list
 from evidencedesk.report.questions import questions
-from evidencedesk.report.review import candidate_models
+from evidencedesk.report.review import candidate_models, diff_rows
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.values import flips_text
 from evidencedesk.report.variants import (
@@ -43,11 +45,13 @@ from evidencedesk.results import pages as choice
 from evidencedesk.results.exports import TO_LABEL
 from evidencedesk.results.since import Since
 from evidencedesk.results.types import Results
+from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.stats import LARGE
 
 PIPELINE_CAVEATS = {
     "dense": "The dense searcher is a toy: hashed word and character-trigram features in a fixed "
     "vector, not a trained bi-encoder. It shows how the kit measures, not how good dense retrieval is.",
+    "minilm": minilm.CAVEAT,
     "rerankers": "The rerankers (overlap, feature, pair, blend) are hand-written lexical stand-ins for "
     "a cross-encoder: they read words, not meaning, and cannot see a paraphrase.",
     "tuning": "The feature scorer's weights and the gate's thresholds were chosen while looking at "
@@ -133,10 +137,17 @@ def baseline_first(results: Results, rows: tuple[BenchmarkRow, ...]) -> tuple[Be
 def meta(results: Results) -> Meta:
     inputs, settings = results.inputs, results.settings
     # the tuning caveat is the demo's: its weights and thresholds were chosen on its labels
+    # each component's caveat only where it appears: the toy unless [searchers] dense = "minilm",
+    # MiniLM when it ran (as a searcher or a reranker); both under the pages' "dense" key
+    shown = {
+        "dense": settings.dense == "toy",
+        "minilm": bool(results.models),
+        "tuning": inputs.demo,
+    }
     caveats = [
-        Caveat(k, v)
+        Caveat("dense" if k == "minilm" else k, v)
         for k, v in PIPELINE_CAVEATS.items()
-        if settings.kind == "pipeline" and (k != "tuning" or inputs.demo)
+        if settings.kind == "pipeline" and shown.get(k, True)
     ]
     compared = results.answerable
     caveats.insert(
@@ -176,6 +187,7 @@ def meta(results: Results) -> Meta:
                       for n in inputs.notices),  # fmt: skip
         judged_k=settings.judged_k,
         averaging=settings.averaging,
+        models=tuple(ModelFacts(m.name, m.facts) for m in results.models),
     )
 
 
@@ -275,4 +287,8 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         since=None if since is None else since_view(since, results),
         question_list=question_list(results, {q.id for q in pages}),
         to_label=to_label(results),
+        not_run=tuple(
+            NotRun(c.name, c.rationale, diff_rows(c.diff), c.reason, c.note)
+            for c in results.not_run
+        ),
     )

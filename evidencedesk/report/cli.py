@@ -259,6 +259,9 @@ def build(
               file=stdout)  # fmt: skip
         for c in model.candidates:
             print(f"  {c.decision:<15} gate {c.verdict:<6} {c.name}", file=stdout)
+        for skipped in model.not_run:  # never silent: the one line its page shows
+            name = "".join(ch for ch in skipped.name if ch.isprintable())
+            print(f"  {'NOT RUN':<15} {'':<11} {name}: {skipped.reason}", file=stdout)
         if model.omitted_questions:
             print(f"  {model.omitted_questions} question pages left out", file=stdout)
     print(f"open {out / 'index.html'}", file=stdout, flush=True)

@@ -36,6 +36,14 @@ class Skipped(Plain):
 
 
 @dataclass(frozen=True)
+class ModelFacts(Plain):
+    """A real model that ran, for the methods page: its name and (what, value) lines."""
+
+    name: str
+    facts: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class InputFile(Plain):
     path: str  # relative to the project, so builds in different checkouts match
     sha256: str
@@ -66,6 +74,7 @@ class Meta(Plain):
     notices: tuple[str, ...] = ()  # what to know about the inputs before reading a number
     judged_k: int = 10  # Judged@k's k (results.settings.judged_k)
     averaging: str = "defined"  # [report] averaging
+    models: tuple[ModelFacts, ...] = ()  # the real models that ran (methods page)
 
 
 @dataclass(frozen=True)
@@ -192,6 +201,21 @@ class DiffRow(Plain):
     field: str
     baseline: str
     candidate: str
+
+
+@dataclass(frozen=True)
+class NotRun(Plain):
+    """A candidate not run on this machine (an optional extra is absent): its one line."""
+
+    name: str
+    rationale: str
+    diff: tuple[DiffRow, ...]
+    reason: str
+    note_markdown: str | None = None
+
+    @property
+    def slug(self) -> str:
+        return slug(self.name)
 
 
 @dataclass(frozen=True)
@@ -502,6 +526,7 @@ class SiteModel(Plain):
     since: SinceView | None = None  # changes since the report given to --compare-to
     question_list: QuestionList | None = None  # None: no questions.html (test models)
     to_label: ToLabel | None = None  # None: no unjudged pair in any compared top k
+    not_run: tuple[NotRun, ...] = ()  # candidates whose optional extra is not installed
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
 

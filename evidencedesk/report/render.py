@@ -139,6 +139,10 @@ def _page_list(model: SiteModel) -> list[Page]:
     pages += [
         (f"candidate-{c.slug}.html", "candidate.html", c.name, {"c": c}) for c in model.candidates
     ]
+    pages += [
+        (f"candidate-{c.slug}.html", "candidate_not_run.html", c.name, {"c": c})
+        for c in model.not_run
+    ]
     pages += [(f"question-{q.slug}.html", "question.html", q.id, {"q": q}) for q in model.questions]
     seen: set[str] = set()
     for file, _, title, _ in pages:

@@ -132,7 +132,7 @@ def risk(cand: CandidateResult) -> tuple[str, str] | None:
     return head, body
 
 
-def _diff_rows(diff: tuple[ConfigChange, ...]) -> tuple[DiffRow, ...]:
+def diff_rows(diff: tuple[ConfigChange, ...]) -> tuple[DiffRow, ...]:
     """The config change as a reader says it. A candidate whose depth is below its final says
     that its final list is capped by the depth, on the depth row (else the final row)."""
     given = {d.field: d.candidate for d in diff}  # the candidate's values, over Config()'s
@@ -240,7 +240,7 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
             Candidate(
                 name=cand.name,
                 rationale=cand.rationale,
-                diff=_diff_rows(cand.diff),
+                diff=diff_rows(cand.diff),
                 metrics=metrics,
                 flips=Flips(
                     better=f.better,

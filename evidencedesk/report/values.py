@@ -6,6 +6,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from evidencedesk.retrieval import minilm
+
 DASH = "—"
 
 
@@ -81,6 +83,8 @@ def flips_text(better: int, worse: int) -> str:
 
 # config values as a reader says them (a diff shows no Python literals)
 WORDS = {
+    ("first_stage", "minilm"): f"minilm ({minilm.DESCRIPTION})",
+    ("reranker", "minilm"): f"minilm ({minilm.DESCRIPTION})",
     ("max_words", "None"): "whole chunk (no cut)",
     ("prefilter", "True"): "yes: filter before ranking",
     ("prefilter", "False"): "no: filter after ranking",

@@ -23,25 +23,34 @@ from evidencedesk.results.pages import grid_questions
 from evidencedesk.results.rows import MetricStat
 from evidencedesk.results.settings import Metric
 from evidencedesk.results.types import Flip, Results, TagValue, VariantResult
+from evidencedesk.retrieval import minilm
 
 
 def metric_stat(s: MetricStat, label: str) -> Stat:
     return stat(label, s.mean, s.low, s.high, s.n, s.left_out)
 
 
-def caveat_of(v: VariantResult) -> str | None:
-    """What a reader must know about a built-in variant's components."""
+def caveat_of(v: VariantResult, dense: str = "toy") -> str | None:
+    """What a reader must know about a built-in variant's components (`dense`: the dense
+    searcher's embedder, toy or minilm)."""
     cfg = v.config
     if cfg is None:
         return None
-    caveat = (
-        "includes the toy dense searcher" if cfg["first_stage"] in ("dense", "hybrid") else None
-    )
-    if cfg["reranker"] != "none":
-        caveat = "stand-in lexical reranker" + (
-            " over the toy dense searcher" if cfg["first_stage"] != "sparse" else ""
-        )
-    return caveat
+    first, reranker = cfg["first_stage"], cfg["reranker"]
+    real = first == "minilm" or (dense == "minilm" and first in ("dense", "hybrid"))
+    if real and reranker == "minilm":
+        return f"MiniLM searcher and reranker: {minilm.DESCRIPTION}"
+    searcher = None
+    if real:
+        searcher = f"the MiniLM searcher ({minilm.DESCRIPTION})"
+    elif first in ("dense", "hybrid"):
+        searcher = "the toy dense searcher"
+    over = f" over {searcher}" if searcher else ""
+    if reranker == "minilm":
+        return f"MiniLM reranker ({minilm.DESCRIPTION}){over}"
+    if reranker != "none":
+        return f"stand-in lexical reranker{over}"
+    return None if searcher is None else f"includes {searcher}"
 
 
 def stat_of(v: VariantResult, metric: str) -> MetricStat:
@@ -64,7 +73,7 @@ def variant_models(results: Results) -> tuple[Variant, ...]:
             name=v.name,
             kind="external" if v.kind == "external" else "builtin",
             description=v.description,
-            caveat=caveat_of(v),
+            caveat=caveat_of(v, results.settings.dense),
             metrics=tuple(metric_stat(stat_of(v, m.name), m.label) for m in columns),
             pairs_per_question=num(v.costs.pairs_per_question, 1),
             tokens_per_question=num(v.costs.tokens_per_question, 0),

@@ -28,7 +28,9 @@ from evidencedesk.results.types import (
     CandidateResult,
     InputHash,
     Inputs,
+    ModelFacts,
     Notice,
+    NotRun,
     Results,
     Skipped,
     ToLabel,
@@ -169,6 +171,7 @@ def results_of(
     ablations: Ablations | None = None, citations: tuple[CitationRow, ...] | None = None,
     evidence: EvidenceResult | None = None, hashes: Hashing | None = None,
     to_label: tuple[tuple[ToLabel, ...], int] = ((), 0),
+    not_run: Sequence[NotRun] = (), models: Sequence[ModelFacts] = (),
 ) -> Results:  # fmt: skip
     """The Results of either kind of project (the pipeline's sections are None for runs-only);
     `hashes`: the input hashes started earlier (else they are computed here); `to_label`: the
@@ -193,4 +196,6 @@ def results_of(
         policy=policy_facts(policy),
         to_label=to_label[0],
         to_label_total=to_label[1],
+        not_run=tuple(not_run),
+        models=tuple(models),
     )

@@ -8,13 +8,13 @@ listed by `Project.skipped_stages` (the site shows that list).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evidencedesk.baseline import Kind, load_baseline
-from evidencedesk.candidates import load_candidates
-from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.candidates import Candidate, load_candidates
+from evidencedesk.errors import ConfigError, EvidencedeskError, MissingExtraError
 from evidencedesk.gate import load_policy
 from evidencedesk.gate_input import Reference
 from evidencedesk.project import Project
@@ -46,9 +46,12 @@ from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
     ConfigChange,
+    ModelFacts,
+    NotRun,
     Results,
 )
 from evidencedesk.results.verdicts import judge
+from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.benchmark import VARIANTS
 from evidencedesk.retrieval.catalog import Scope
 from evidencedesk.retrieval.coverage import check_coverage
@@ -57,7 +60,7 @@ from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.experiments import sizing_grid
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
-from evidencedesk.retrieval.parts import Parts
+from evidencedesk.retrieval.parts import Parts, uses_minilm
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
 BASELINE = "hybrid"
@@ -67,6 +70,8 @@ BUILTIN_DESCRIPTIONS = {
     "dense": "toy hashed embedder, cosine",
     "hybrid": "reciprocal-rank fusion of sparse and dense (the baseline, Config())",
 }
+# [searchers] dense = "minilm": the dense variant is the real model
+MINILM_DESCRIPTIONS = BUILTIN_DESCRIPTIONS | {"dense": f"{minilm.DESCRIPTION}; cosine"}
 
 
 def _config_of(candidate_file: Path | None, name: str, changes: dict[str, object]) -> Config:
@@ -154,7 +159,8 @@ def _evaluate(
     assert design is not None  # noqa: S101 - settings_for gives pipeline projects a design
 
     progress("benchmark")
-    parts = Parts.build(catalog)
+    parts = Parts.build(catalog, dense=project.dense)  # minilm without its extra: one line, exit 2
+    descriptions = MINILM_DESCRIPTIONS if project.dense == "minilm" else BUILTIN_DESCRIPTIONS
     trecs = external_runs(project, runs, BUILTIN_NAMES)
     tally = Tally(progress, (len(VARIANTS) + len(trecs)) * len(labels))
     asked = tally.asking(labels)
@@ -163,7 +169,7 @@ def _evaluate(
     variants = [
         replace(
             compute.variant_result(
-                run.config, name, "builtin", BUILTIN_DESCRIPTIONS.get(name, run.config.label()),
+                run.config, name, "builtin", descriptions.get(name, run.config.label()),
                 run.config.to_dict(), run.judged, _run_costs(run, settings), settings, book,
             ),
             judged=judged_stat(book, run.config, run.judged, k),
@@ -201,7 +207,8 @@ def _evaluate(
     judged_by_name.update(external)
     if benchmark_only:
         results = results_of(project, runs, catalog, labels, settings, variants, BASELINE,
-                             base_run.judged, (), policy)  # fmt: skip
+                             base_run.judged, (), policy, models=_models(built.values(),
+                                                                         project.dense))  # fmt: skip
         return Evaluation(results, judged_by_name, built, labels)
 
     progress("sizing sweep")
@@ -228,6 +235,8 @@ def _evaluate(
         ref_name = f"the baseline run {BASELINE}"
     cand_runs: dict[str, Run] = {}
     configs = {c.name: _config_of(project.candidates, c.name, c.changes) for c in cands}
+    not_run = _not_run(cands, configs, project.dense)
+    cands = [c for c in cands if c.name not in {n.name for n in not_run}]
     new = sum(cfg not in already_run for cfg in configs.values())
     asked = Tally(progress, new * len(labels)).asking(labels)
     for cand in cands:
@@ -284,9 +293,31 @@ def _evaluate(
         )
     rows, total = to_label(base_run.judged, {n: r.judged for n, r in cand_runs.items()},
                            BASELINE, k)  # fmt: skip
+    models = _models([*built.values(), *cand_runs.values()], project.dense)
     results = results_of(
         project, runs, catalog, labels, settings, variants, BASELINE, base_run.judged,
         candidates, policy, sizing=sizing, ablations=ablations, citations=citations,
-        evidence=evidence, to_label=(rows, total),
+        evidence=evidence, to_label=(rows, total), not_run=not_run, models=models,
     )  # fmt: skip
     return Evaluation(results, judged_by_name, built, labels)
+
+
+def _models(ran: Iterable[Run], dense: str) -> tuple[ModelFacts, ...]:
+    """The real models the runs used (the methods page states their facts)."""
+    if any(uses_minilm(r.config, dense) for r in ran):
+        return (ModelFacts(minilm.NAME, minilm.facts()),)
+    return ()
+
+
+def _not_run(cands: list[Candidate], configs: dict[str, Config], dense: str) -> tuple[NotRun, ...]:
+    """The candidates that name the MiniLM model on a machine without its extra: each is shown
+    with one line saying what to install, and nothing else of it is computed."""
+    lacking = minilm.missing_packages()
+    if not lacking:
+        return ()
+    reason = MissingExtraError(minilm.NAME, minilm.EXTRA, lacking).not_run()
+    return tuple(
+        NotRun(c.name, c.rationale, _diff(configs[c.name]), reason, c.note)
+        for c in cands
+        if uses_minilm(configs[c.name], dense)
+    )

@@ -113,8 +113,9 @@ def _asked_about(labels: Sequence[Label], change: Change) -> Label | None:
 
 
 def _freshness(
-    catalog: Catalog, labels: Sequence[Label], update: Path, old_index: Searcher, k: int
-) -> tuple[Rows, str]:
+    catalog: Catalog, labels: Sequence[Label], update: Path, old_index: Searcher, k: int,
+    dense: str = "toy",
+) -> tuple[Rows, str]:  # fmt: skip
     new, change = replace_document(catalog, chunk_document(load_document(update)))
     label = _asked_about(labels, change)
     if label is None:
@@ -122,7 +123,8 @@ def _freshness(
     q = label.question
     a = served_by_question(old_index, [q], None, k)[q]
     b = served_by_question(old_index, [q], new.allowed(Scope()), k)[q]
-    c = served_by_question(build_searchers(new)[FIRST_STAGE], [q], new.allowed(Scope()), k)[q]
+    rebuilt = build_searchers(new, dense)[FIRST_STAGE]
+    c = served_by_question(rebuilt, [q], new.allowed(Scope()), k)[q]
     stale = [x for x in a if x in change.superseded]
     series = {catalog.get(x).series for x in change.superseded}
     still = [x for x in b if new.get(x).series in series]
@@ -158,7 +160,7 @@ def _freshness(
 
 
 def _deletion(
-    catalog: Catalog, labels: Sequence[Label], old_index: Searcher, k: int
+    catalog: Catalog, labels: Sequence[Label], old_index: Searcher, k: int, dense: str = "toy"
 ) -> tuple[Rows, str]:
     victim = next((d.id for d in catalog.documents if d.status == "superseded"), None)
     asked = next((lb for lb in labels if any(c.startswith(f"{victim}:") for c in lb.grades)), None)
@@ -168,7 +170,7 @@ def _deletion(
     q = asked.question
     a = served_by_question(old_index, [q], None, k)[q]
     b = served_by_question(old_index, [q], new.allowed(Scope()), k)[q]
-    c = served_by_question(build_searchers(new)[FIRST_STAGE], [q], None, k)[q]
+    c = served_by_question(build_searchers(new, dense)[FIRST_STAGE], [q], None, k)[q]
     still = any(x in change.removed for x in a)
     rows = _rows(
         [
@@ -196,11 +198,12 @@ def _deletion(
 
 
 def _tenants(
-    catalog: Catalog, labels: Sequence[Label], tenancy_file: Path, folder: Path, known: set[str]
-) -> tuple[TenantRow, ...]:
+    catalog: Catalog, labels: Sequence[Label], tenancy_file: Path, folder: Path, known: set[str],
+    dense: str = "toy",
+) -> tuple[TenantRow, ...]:  # fmt: skip
     world = Catalog.from_documents(list(catalog.documents) + load_documents([folder]))
     tenancy = Tenancy.load(tenancy_file, known_docs=known | {d.id for d in world.documents})
-    rows = leak_table(build_searchers(world), world, tenancy, labels, Scope(), k=5)
+    rows = leak_table(build_searchers(world, dense), world, tenancy, labels, Scope(), k=5)
     out = []
     for tenant in tenancy.tenants:
         mine = [r for r in rows if r.tenant == tenant]
@@ -222,22 +225,24 @@ def evidence(
     tenancy_file: Path | None,
     tenant_folder: Path | None,
     k: int = 5,
+    dense: str = "toy",
 ) -> EvidenceResult:
-    """`index` is the baseline's first stage, built before any change: the "old index"."""
+    """`index` is the baseline's first stage, built before any change: the "old index";
+    `dense`: the dense embedder of every index rebuilt here (the project's)."""
     kept, merges, held = _duplicates(catalog, labels, dups)
     where = " and the dups folder" if dups else ""
     notes = [f"Duplicates: every answerable question's top 20 (sparse) over the catalog{where}."]
     freshness: Rows = ()
     if update is not None:
-        freshness, note = _freshness(catalog, labels, update, index, k)
+        freshness, note = _freshness(catalog, labels, update, index, k, dense)
         notes.append(note)
-    deletion, note = _deletion(catalog, labels, index, k)
+    deletion, note = _deletion(catalog, labels, index, k, dense)
     notes.append(note)
     tenants: tuple[TenantRow, ...] = ()
     if tenancy_file is not None and tenant_folder is not None:
         known = {d.id for d in catalog.documents}
         known |= {d.id for d in load_documents([dups])} if dups else set()
-        tenants = _tenants(catalog, labels, tenancy_file, tenant_folder, known)
+        tenants = _tenants(catalog, labels, tenancy_file, tenant_folder, known, dense)
         notes.append(
             "Tenants: every question asked as every tenant with sparse, dense and hybrid (top 5); "
             "counts add up over the three searchers. The control asks without the tenant filter."

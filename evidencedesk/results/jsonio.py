@@ -29,6 +29,7 @@ from evidencedesk.errors import InputError
 from evidencedesk.results.exports import gzipped
 from evidencedesk.results.pages import PAGE_LIMIT, large
 from evidencedesk.results.progress import paused_gc
+from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
     CandidateResult,
@@ -52,8 +53,9 @@ ADDED: dict[type, frozenset[str]] = {
     CandidateResult: frozenset({"lists", "lists_of", "judged", "condensed", "condensed_agrees"}),
     VariantResult: frozenset({"coverage", "judged"}),
     Inputs: frozenset({"counts", "notices"}),
-    Results: frozenset({"to_label", "to_label_total"}),
+    Results: frozenset({"to_label", "to_label_total", "not_run", "models"}),
     RankedList: frozenset({"judged"}),
+    Settings: frozenset({"dense"}),
 }
 
 

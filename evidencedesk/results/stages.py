@@ -109,4 +109,4 @@ def evidence_rows(
 ) -> EvidenceResult:
     update = markdown_files(project.updates)[0] if project.updates is not None else None
     return evidence(catalog, labels, base_run, parts.first("hybrid"), project.dups, update,
-                    project.tenants, project.tenant_documents)  # fmt: skip
+                    project.tenants, project.tenant_documents, dense=project.dense)  # fmt: skip

@@ -226,6 +226,27 @@ class CandidateResult:
 
 
 @dataclass(frozen=True)
+class NotRun:
+    """A candidate this machine could not run: it names a model of an optional extra whose
+    packages are not installed. Shown with the one line of `reason`; no number is made up."""
+
+    name: str
+    rationale: str
+    diff: tuple[ConfigChange, ...]
+    reason: str  # "not run: … is not installed; install it with: pip install '…'"
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """A real model that ran (the methods page): its name and (what, value) lines -- model,
+    licence, precision, files with their versions and sha256, runtime."""
+
+    name: str
+    facts: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class ChunkFact:
     """A chunk the results refer to: title, text (None when withheld) and marks."""
 
@@ -351,6 +372,8 @@ class Results:
     # the unjudged pairs worth labelling first (at most `TO_LABEL_CAP`), and how many there are
     to_label: tuple[ToLabel, ...] = ()
     to_label_total: int = 0
+    not_run: tuple[NotRun, ...] = ()  # candidates whose optional extra is not installed
+    models: tuple[ModelFacts, ...] = ()  # the real models that ran (none: toy and stand-ins only)
 
     def variant(self, name: str) -> VariantResult:
         return next(v for v in self.variants if v.name == name)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol, runtime_checkable
 
+import numpy as np
+
 from evidencedesk.chunking import Chunk
 
 
@@ -26,6 +28,18 @@ class Searcher(Protocol):
     def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
         """Top `k`. `allowed=None`: no filter; an empty set: nothing. Filter before ranking."""
         ...
+
+
+class Embedder(Protocol):
+    """What `searchers.DenseSearcher` ranks with: one L2-normalised float64 row per text
+    (`dense.ToyEmbedder`, `minilm.MiniLMEmbedder`)."""
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, text: str) -> np.ndarray: ...
+
+    def embed_many(self, texts: list[str]) -> np.ndarray: ...
 
 
 @runtime_checkable

@@ -141,7 +141,7 @@ def _silent(_: str) -> None:
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
-    from evidencedesk.report.assemble import PIPELINE_CAVEATS
+    from evidencedesk.report.assemble import meta
     from evidencedesk.report.benchmark_text import benchmark_json, benchmark_text
     from evidencedesk.results.evaluate import evaluation
 
@@ -152,12 +152,8 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     results, labels = found.results, found.labels
     policy = load_policy(policy_path, labels) if policy_path is not None else None
     payload = benchmark_json(results)
-    caveats: tuple[str, ...] = ()
-    if results.settings.kind == "pipeline":
-        caveats = tuple(
-            f"note: {text}" for key, text in PIPELINE_CAVEATS.items()
-            if key != "tuning" or results.inputs.demo
-        )  # fmt: skip
+    # the site's caveats of what the variants are (the toy or MiniLM, the stand-ins, tuning)
+    caveats = tuple(f"note: {c.text}" for c in meta(results).caveats if c.key != "labels")
     text = "\n".join([first_line, benchmark_text(results, caveats)])
     names = [v.name for v in results.variants]
     gate_variant = _pick(args.gate_variant, results.baseline, names)

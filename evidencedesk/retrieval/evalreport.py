@@ -40,7 +40,7 @@ __all__ = [
     "run_config",
 ]
 
-FIRST_STAGES = ("sparse", "dense", "hybrid")
+FIRST_STAGES = ("sparse", "dense", "hybrid", "minilm")  # minilm: the optional extra's model
 
 
 def _is_int(value: object) -> bool:

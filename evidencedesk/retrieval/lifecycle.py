@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.errors import ConfigError, EvidencedeskError, UnknownNameError
 from evidencedesk.paths import DATA, TENANT_DOCS
+from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.cache import LazySearcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
@@ -23,6 +24,7 @@ from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, Spar
 from evidencedesk.textfile import read_text
 
 __all__ = [
+    "DENSE_EMBEDDERS",
     "TENANT_DOCS",
     "TENANTS_FILE",
     "Change",
@@ -31,7 +33,9 @@ __all__ = [
     "Tenancy",
     "boundary_leaks",
     "build_searchers",
+    "check_dense",
     "delete_document",
+    "dense_searcher",
     "leak_table",
     "replace_document",
     "served",
@@ -39,18 +43,44 @@ __all__ = [
 ]
 
 TENANTS_FILE = DATA / "tenants.json"
+# the dense searcher's embedders: the toy (`dense`), the real MiniLM bi-encoder (`minilm`,
+# optional extra); `project_schema.DENSE_EMBEDDERS` is the same tuple ([searchers] dense)
+DENSE_EMBEDDERS = ("toy", "minilm")
 
 
-def build_searchers(catalog: Catalog) -> dict[str, Searcher]:
+def build_searchers(catalog: Catalog, dense: str = "toy") -> dict[str, Searcher]:
     """Index every chunk of the catalog (scope is applied at query time).
 
-    The dense index is built on its first search: it costs ten times BM25's build, and several
-    callers (the freshness, deletion and dedupe checks) only use ``"sparse"``.
+    `dense` is the dense searcher's embedder (`DENSE_EMBEDDERS`): the toy, or ``"minilm"``
+    (the real model of the optional extra; without it this raises `MissingExtraError` before
+    anything is indexed). The dense index is built on its first search: it costs ten times
+    BM25's build, and several callers (the freshness, deletion and dedupe checks) only use
+    ``"sparse"``.
     """
     chunks = catalog.chunks  # the snapshot both indexes are built from, now or on first search
+    check_dense(dense)
     sparse = SparseSearcher(chunks)
-    dense = LazySearcher("dense", lambda: DenseSearcher(chunks))
-    return {"sparse": sparse, "dense": dense, "hybrid": HybridSearcher(sparse, dense)}
+    lazy = LazySearcher("dense", lambda: dense_searcher(chunks, dense))
+    return {"sparse": sparse, "dense": lazy, "hybrid": HybridSearcher(sparse, lazy)}
+
+
+def check_dense(embedder: str) -> None:
+    """An unknown embedder lists the valid ones; ``"minilm"`` without its extra names the
+    packages to install."""
+    if embedder not in DENSE_EMBEDDERS:
+        raise UnknownNameError("dense embedder", embedder, DENSE_EMBEDDERS)
+    if embedder == "minilm":
+        minilm.require()
+
+
+def dense_searcher(
+    chunks: tuple[Chunk, ...], embedder: str = "toy", name: str = "dense"
+) -> Searcher:
+    """A `DenseSearcher` over `chunks` with the named embedder (`DENSE_EMBEDDERS`)."""
+    check_dense(embedder)
+    if embedder == "minilm":
+        return DenseSearcher(chunks, minilm.default_embedder(), name)
+    return DenseSearcher(chunks, name=name)
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from typing import Any, Protocol
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval.base import Candidate, Reranker, Searcher
-from evidencedesk.retrieval.cache import cached_searchers
+from evidencedesk.retrieval.cache import CachedSearcher, LazySearcher, cached_searchers
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evidence import context_tokens
-from evidencedesk.retrieval.lifecycle import build_searchers
+from evidencedesk.retrieval.lifecycle import build_searchers, dense_searcher
 from evidencedesk.retrieval.metrics import Judged, judge_run
 from evidencedesk.retrieval.searchers import HybridSearcher, TwoStage
 
@@ -27,6 +27,7 @@ __all__ = [
     "Within",
     "prompt_tokens",
     "summary_names",
+    "uses_minilm",
 ]
 
 
@@ -52,8 +53,21 @@ class Parts:
     scorer: Any = None
 
     @classmethod
-    def build(cls, catalog: Catalog, scorer: Any = None) -> Parts:
-        return cls(searchers=cached_searchers(build_searchers(catalog)), scorer=scorer)
+    def build(cls, catalog: Catalog, scorer: Any = None, dense: str = "toy") -> Parts:
+        """The first stages of `lifecycle.build_searchers(catalog, dense)`, cached, and
+        ``"minilm"``: the MiniLM searcher (the dense one itself when `dense` is ``"minilm"``;
+        else built on its first search, so a build that never names it never loads it)."""
+        searchers = cached_searchers(build_searchers(catalog, dense))
+        if dense == "minilm":
+            searchers["minilm"] = searchers["dense"]
+        else:
+            chunks = catalog.chunks
+            lazy = LazySearcher("minilm", lambda: dense_searcher(chunks, "minilm", "minilm"))
+            # asked for at least what the dense searcher is asked for (the hybrid's pool)
+            searchers["minilm"] = CachedSearcher(
+                lazy, least=getattr(searchers["dense"], "least", 1)
+            )
+        return cls(searchers=searchers, scorer=scorer)
 
     @classmethod
     def of(cls, parts: Parts | Mapping[str, Searcher]) -> Parts:
@@ -82,6 +96,13 @@ class Parts:
         if name not in self.searchers:
             raise UnknownNameError("first stage", name, tuple(self.searchers))
         return self.searchers[name]
+
+
+def uses_minilm(cfg: Any, dense: str = "toy") -> bool:
+    """Whether a configuration runs the MiniLM model: as its first stage (``minilm``, or
+    ``dense``/``hybrid`` when the dense embedder is MiniLM) or as its reranker."""
+    first = cfg.first_stage == "minilm" or (dense == "minilm" and cfg.first_stage != "sparse")
+    return first or cfg.reranker == "minilm"
 
 
 def summary_names(final: int) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 """Second-stage rerankers (SPEC §5): reorder a first stage's candidates.
 
-Every reranker here is a **stand-in**: `LexicalPairScorer` and `OverlapScorer` are hand-made word
-features, not trained cross-encoders. `HubPairScorer` plugs a real sentence-transformers
+Every reranker here but ``minilm`` is a **stand-in**: `LexicalPairScorer` and `OverlapScorer` are
+hand-made word features, not trained cross-encoders. `HubPairScorer` plugs a real sentence-transformers
 ``CrossEncoder`` into the ``pair`` slot (optional extra ``models``).
 
 Named rerankers (`RERANKERS`, resolved by `make_reranker`):
@@ -12,6 +12,9 @@ Named rerankers (`RERANKERS`, resolved by `make_reranker`):
 - ``pair``: `PairReranker` around the configured scorer (default `LexicalPairScorer`, so with the
   default it orders exactly like ``feature``; the slot exists for a real cross-encoder).
 - ``blend``: reciprocal-rank fusion of the first-stage order and the ``pair`` order.
+- ``minilm``: `PairReranker` around `BiEncoderPairScorer`, the real MiniLM-L6-v2 int8 (ONNX)
+  model of the optional extra ``minilm``: a bi-encoder, not a cross-encoder (cosine of the
+  query's and the passage's embeddings); not a stand-in.
 
 Every reranker has ``name``, ``pairs_scored`` (cumulative (query, passage) pairs scored: the cost),
 ``ties_at_top`` and ``reset()``. **ties_at_top** counts the `rerank` calls (over two or more
@@ -31,6 +34,7 @@ from evidencedesk.chunking import Chunk
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval.base import Candidate, Reranker, renumber
 from evidencedesk.retrieval.hybrid import RRF_K, rrf
+from evidencedesk.retrieval.minilm import BiEncoderPairScorer
 from evidencedesk.retrieval.scorers import (
     DEFAULT_CROSS_ENCODER,
     HubPairScorer,
@@ -45,6 +49,7 @@ from evidencedesk.retrieval.scorers import (
 __all__ = [
     "DEFAULT_CROSS_ENCODER",
     "RERANKERS",
+    "BiEncoderPairScorer",
     "BlendReranker",
     "FeatureReranker",
     "HubPairScorer",
@@ -61,7 +66,7 @@ __all__ = [
     "split_passage",
 ]
 
-RERANKERS = ("none", "overlap", "feature", "pair", "blend")
+RERANKERS = ("none", "overlap", "feature", "pair", "blend", "minilm")
 
 
 class RerankerError(EvidencedeskError, ValueError):
@@ -289,4 +294,6 @@ def make_reranker(
     if name in ("pair", "blend"):
         pair = PairReranker(LexicalPairScorer() if scorer is None else scorer, max_words, "pair")
         return pair if name == "pair" else BlendReranker(pair)
+    if name == "minilm":
+        return PairReranker(BiEncoderPairScorer(), max_words, "minilm")
     raise UnknownNameError("reranker", name, RERANKERS)

@@ -4,8 +4,8 @@ Every searcher answers ``search(query, k, allowed) -> list[Candidate]`` (rank fr
 chunk). ``allowed=None`` means no filter; an empty set means nothing; the filter is applied
 before ranking. The dense and hybrid searchers also answer ``search_many(queries, k, allowed)``,
 the same lists for many questions at once (`cache.CachedSearcher.prefetch` asks it). This module is the one import path of the four classes (the course page imports
-them from here). The toy embedder lives in `dense`, reciprocal-rank fusion (shared with the
-``blend`` reranker) in `hybrid`.
+them from here). The toy embedder lives in `dense`, the real MiniLM embedder (optional extra
+``minilm``) in `minilm`, reciprocal-rank fusion (shared with the ``blend`` reranker) in `hybrid`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.base import Candidate, Reranker, Searcher, renumber
+from evidencedesk.retrieval.base import Candidate, Embedder, Reranker, Searcher, renumber
 from evidencedesk.retrieval.dense import ToyEmbedder
 from evidencedesk.retrieval.hybrid import RRF_K, rrf
 from evidencedesk.retrieval.masks import AllowedMasks, top_k
@@ -93,15 +93,21 @@ class SparseSearcher:
 
 
 class DenseSearcher:
-    """Cosine over toy embeddings; returns the top k allowed chunks whatever their score."""
+    """Cosine over embeddings (the toy's by default, or any `Embedder` of unit rows with at most
+    512 dimensions, such as `minilm.MiniLMEmbedder`); returns the top k allowed chunks whatever
+    their score."""
 
     name = "dense"
 
     def __init__(
-        self, chunks: tuple[Chunk, ...] | list[Chunk], embedder: ToyEmbedder | None = None
+        self,
+        chunks: tuple[Chunk, ...] | list[Chunk],
+        embedder: Embedder | None = None,
+        name: str = "dense",
     ):
         self.chunks = tuple(chunks)
-        self.embedder = embedder or ToyEmbedder()
+        self.embedder: Embedder = embedder or ToyEmbedder()
+        self.name = name
         self.matrix = self.embedder.embed_many([index_text(c) for c in self.chunks])
         self._by_slot = np.ascontiguousarray(self.matrix.T)  # one row per feature slot
         # `search_many`'s float32 copy of it, for the last scope asked: (mask, columns)
@@ -150,7 +156,8 @@ class DenseSearcher:
         m = columns.shape[1]
         out: list[list[Candidate]] = []
         for start in range(0, len(queries), BLOCK):
-            # rows equal `embed`'s: every entry and partial sum is a multiple of 0.5 (exact)
+            # rows equal `embed`'s: the toy's entries and partial sums are multiples of 0.5
+            # (exact); a MiniLM row does not depend on the batch it was computed in
             vectors = self.embedder.embed_many(list(queries[start : start + BLOCK]))
             approx = vectors.astype(np.float32) @ columns
             if m > k:  # each row's k-th highest, then every column within MARGIN of it
