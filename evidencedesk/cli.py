@@ -117,19 +117,29 @@ def benchmark(args: Sequence[str]) -> int:
     return bench.main(list(args), prog=f"{PROG} benchmark")
 
 
-def _shell(path: Path) -> str:
-    import shlex
+def _print(lines: Sequence[str]) -> None:
+    """Lines holding data on stdout: inert (`evidencedesk.inert.printable`), a closed pipe
+    dropped, a failing stdout (a full disk) one `StreamError`."""
+    from evidencedesk.inert import printable
+    from evidencedesk.report.console import PipeSafe
 
-    return shlex.quote(str(path))
+    out = PipeSafe(sys.stdout, "stdout")
+    for line in lines:
+        out.write(printable(line) + "\n")
+    out.flush()
 
 
 def init(args: argparse.Namespace) -> int:
+    from evidencedesk.inert import shell_command
     from evidencedesk.scaffold import init as write_project
 
     written = write_project(args.dir, force=args.force)
-    print(f"wrote {written}")
-    print("check it:  " + f"{PROG} validate --project {_shell(args.dir)}")
-    print("build it:  " + f"{PROG} build --project {_shell(args.dir)} --out site")
+    folder = str(args.dir)
+    _print([
+        f"wrote {written}",
+        "check it:  " + shell_command([PROG, "validate", "--project", folder]),
+        "build it:  " + shell_command([PROG, "build", "--project", folder, "--out", "site"]),
+    ])  # fmt: skip
     return 0
 
 
@@ -137,7 +147,7 @@ def validate(args: argparse.Namespace) -> int:
     from evidencedesk.validate import describe
     from evidencedesk.validate import validate as check
 
-    print(describe(check(args.project)))
+    _print(describe(check(args.project)).split("\n"))
     return 0
 
 
@@ -151,7 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return {"init": init, "validate": validate}[parsed.command](parsed)
     except EvidencedeskError as exc:
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        from evidencedesk.inert import printable
+        from evidencedesk.report.console import PipeSafe
+
+        PipeSafe(sys.stderr, "stderr", strict=False).write(f"error: {printable(str(exc))}\n")
         return 2
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.inert import printable
 from evidencedesk.paths import require
 from evidencedesk.project import DEMO_PROJECT, Project, load_project
 
@@ -122,4 +123,4 @@ def describe(found: Found) -> str:
     for stage, why in skipped:
         lines.append(f"skipped: {stage}: {why}")
     lines.append("ok: the project loads; nothing was built")
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)  # names from data: inert on a terminal

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evidencedesk.inert import printable
 from evidencedesk.project import Project
 from evidencedesk.retrieval.benchmark import cell, compare, flips_cell, interval_cell, layout
 from evidencedesk.retrieval.labels import Label
@@ -91,11 +92,12 @@ def run_rows(project: Project, labels: Sequence[Label], seed: int) -> list[RunRo
 def format_runs_table(
     rows: Sequence[RunRow], labels: Sequence[Label], project: Project, seed: int
 ) -> str:
-    """The plain-text table, numbers right-aligned, then how to read it."""
+    """The plain-text table, numbers right-aligned, then how to read it (names from data inert:
+    a run named with a newline or an escape sequence stays on its row, visibly escaped)."""
     answerable = sum(label.answerable for label in labels)
-    ref = rows[0].name
+    ref = printable(rows[0].name)
     head = (
-        f"benchmark: {project.name}: {len(rows)} TREC runs, {len(labels)} questions "
+        f"benchmark: {printable(project.name)}: {len(rows)} TREC runs, {len(labels)} questions "
         f"({answerable} with a relevant judgment, relevant = grade >= {project.relevance}), "
         f"bootstrap seed {seed}"
     )
@@ -110,7 +112,7 @@ def format_runs_table(
     for i, r in enumerate(rows):
         v = [cell(r.values[m]) for m, _ in METRICS]
         flips = flips_cell(i == 0, r.better, r.worse, r.p)
-        table.append([r.name, v[0], v[1], v[2], interval_cell(r.mrr_ci), v[3], flips])
+        table.append([printable(r.name), v[0], v[1], v[2], interval_cell(r.mrr_ci), v[3], flips])
     body = layout(columns, table)
     tail = (
         "runs judged at their full depth; R@10, P@10, MRR and linear nDCG@10 match trec_eval's "
