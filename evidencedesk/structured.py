@@ -18,8 +18,9 @@ refuse with one error naming the file and the line (a JSON-lines reader passes t
 `gunzip` bounds what a ``.gz`` input may expand to (`limits.max_expanded_bytes`) and turns a
 corrupt or cut-short stream into the same kind of one-line error.
 
-The checks cost one regular-expression pass over the text (strings emptied, the rest counted);
-finding the line of a problem re-reads the text token by token, which only a refused file pays.
+The checks cost two `bytes.translate` passes over the text and a numpy count of its brackets
+outside strings; finding the line of a problem re-reads the text token by token, which only a
+refused file (or one that looks like it) pays.
 """
 
 from __future__ import annotations
@@ -40,9 +41,6 @@ __all__ = ["gunzip", "parse_json", "parse_toml", "read_json"]
 
 _JSON_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _STRING = re.compile(_JSON_STRING)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_LONG_NUMBER = re.compile(f"[0-9]{{{MAX_DIGITS + 1}}}")
-_BIG_EXPONENT = re.compile(r"[eE]\+?0*[1-9][0-9]{2}")  # 1e100 and up: perhaps not finite
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _RAW_SURROGATE = re.compile("[\ud800-\udfff]")
 _TOML_SKIP = (
@@ -112,23 +110,48 @@ def _too_deep(text: str, skip: str) -> int | None:
     return None
 
 
-def _deepest(brackets: str) -> int:
-    """How deep a string of brackets nests (counted with numpy: a large file has millions)."""
+def _table(keep: dict[bytes, bytes]) -> bytes:
+    """A `bytes.translate` table: each byte of a key to its value, every other byte to a blank."""
+    table = bytearray(b" " * 256)
+    for chars, into in keep.items():
+        for char in chars:
+            table[char] = into[0]
+    return bytes(table)
+
+
+_NUMBERS = _table({b"0123456789": b"0", b"eE": b"e", b"+": b"+"})
+_STRUCTURE = bytes(c for c in range(256) if c not in b'"[]{}')  # deleted: all but these
+
+
+def _nesting(data: bytes) -> int:
+    """How deep the JSON `data` nests, strings left out (with numpy: a large file has millions
+    of brackets and strings)."""
+    if data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+        return 0
     import numpy as np
 
-    codes = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
-    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1).astype(np.int32)
-    return int(np.cumsum(steps).max(initial=0))
+    # an escaped quote is not the end of a string (escapes pair from the left: a pair of
+    # backslashes is one escape, so those go first)
+    if b"\\\\" in data:
+        data = data.replace(b"\\\\", b"")
+    if b'\\"' in data:
+        data = data.replace(b'\\"', b"")
+    codes = np.frombuffer(data.translate(None, _STRUCTURE), dtype=np.uint8)
+    quote = codes == ord('"')
+    inside = np.bitwise_xor.accumulate(quote.view(np.uint8)).view(bool)  # after an odd count
+    outside = ~inside & ~quote
+    steps = ((codes == ord("[")) | (codes == ord("{"))).astype(np.int32)
+    steps -= ((codes == ord("]")) | (codes == ord("}"))).astype(np.int32)
+    return int(np.cumsum(steps[outside]).max(initial=0))
 
 
-def _structure_problem(text: str, bare: str) -> tuple[int, str] | None:
-    """(offset, message) of too deep a nesting or too long a number, or None; `bare` is the
-    text with its strings emptied."""
-    brackets = _NOT_BRACKET.sub("", bare)
-    if len(brackets) > MAX_DEPTH and _deepest(brackets) > MAX_DEPTH:
+def _structure_problem(text: str, numbers: bytes, data: bytes) -> tuple[int, str] | None:
+    """(offset, message) of too deep a nesting or too long a number, or None; `numbers` is
+    the text's bytes with digits as 0 (strings included: a hit is checked token by token)."""
+    if _nesting(data) > MAX_DEPTH:
         at = _too_deep(text, _JSON_STRING)
         return (at or 0), f"expected JSON nested at most {MAX_DEPTH} levels deep, found deeper"
-    if _LONG_NUMBER.search(bare):
+    if b"0" * (MAX_DIGITS + 1) in numbers:
         for match in _tokens(text, _JSON_STRING, "[0-9]+"):
             digits = match.group()
             if len(digits) > MAX_DIGITS:
@@ -167,12 +190,13 @@ def _duplicate(text: str) -> tuple[int, str, int]:
     return 0, "a key twice", 1
 
 
-def _surrogate(text: str) -> tuple[int, str] | None:
-    """(offset, escape) of the first string holding a lone surrogate, or None."""
-    raw = _RAW_SURROGATE.search(text)
+def _surrogate(text: str, data: bytes) -> tuple[int, str] | None:
+    """(offset, escape) of the first string holding a lone surrogate, or None; `data` is the
+    text's bytes (a surrogate, passed through, starts with 0xED)."""
+    raw = _RAW_SURROGATE.search(text) if b"\xed" in data else None
     if raw is not None:
         return raw.start(), f"\\u{ord(raw.group()):04x}"
-    if _SURROGATE_ESCAPE.search(text) is None:
+    if "\\u" not in text or _SURROGATE_ESCAPE.search(text) is None:
         return None
     for match in _STRING.finditer(text):
         token = match.group()
@@ -206,14 +230,13 @@ def parse_json(
             at = _line(text, offset)
         return error(path, message, at)
 
-    bare = text
-    if text.count("[") + text.count("{") > MAX_DEPTH or _LONG_NUMBER.search(text):
-        bare = _STRING.sub('""', text)  # what is left is structure and numbers
-        problem = _structure_problem(text, bare)
-        if problem is not None:
-            raise fail(problem[1], problem[0])
+    data = text.encode("utf-8", "surrogatepass")
+    numbers = data.translate(_NUMBERS)  # one pass of C over the bytes finds what may be wrong
+    problem = _structure_problem(text, numbers, data)
+    if problem is not None:
+        raise fail(problem[1], problem[0])
     try:
-        if _BIG_EXPONENT.search(bare):
+        if b"e000" in numbers or b"e+000" in numbers:  # 1e400 and up: perhaps not finite
             value = json.loads(text, object_pairs_hook=_object, parse_constant=_constant,
                                parse_float=_finite)  # fmt: skip
         else:
@@ -233,7 +256,7 @@ def parse_json(
                    found.start() if found else None) from None  # fmt: skip
     except (RecursionError, ValueError) as exc:  # guards: the checks above come first
         raise fail(f"expected {expected}, found {_cut(str(exc))}") from None
-    lone = _surrogate(text)
+    lone = _surrogate(text, data)
     if lone is not None:
         raise fail(f"expected UTF-8 text, found a lone surrogate {lone[1]}", lone[0])
     return value

@@ -119,6 +119,11 @@ def test_every_toml_loader_refuses_with_the_line(tmp_path: Path, loader: str, pr
         ('{"s": "[[[[' + "[" * MAX_DEPTH + '"}', None),  # brackets in a string are text
         ('{"s": "' + "9" * (MAX_DIGITS + 1) + '"}', None),  # so are digits
         ('{"s": "\\\\ud800"}', None),  # an escaped backslash, then text
+        ('{"s": "\\"' + "[" * (MAX_DEPTH + 1) + '"}', None),  # after an escaped quote: text
+        (
+            '{"s": "\\\\", "t": ' + DEEP + "}",
+            "1: expected JSON nested at most 64 levels deep, found deeper",
+        ),  # an escaped backslash ends nothing: the string ends, the list is real
         ('{"s": "\\ud83d\\ude00"}', None),  # a surrogate pair: one character
         ('{"a": 1e300, "b": -1e-400}', None),
         (
