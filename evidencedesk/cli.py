@@ -12,6 +12,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.version import __version__
@@ -62,6 +63,16 @@ def _about(name: str) -> str:
     return textwrap.fill(DESCRIPTION[name], width=88)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, its messages printed inert (an argument holding an escape sequence)."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        from evidencedesk.inert import printable
+
+        lines = message.split("\n")
+        super()._print_message("\n".join(printable(line) for line in lines), file)
+
+
 def _sub(sub: argparse._SubParsersAction, name: str, help_: str) -> argparse.ArgumentParser:
     return sub.add_parser(
         name,
@@ -73,14 +84,14 @@ def _sub(sub: argparse._SubParsersAction, name: str, help_: str) -> argparse.Arg
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog=PROG,
         description=_about("main"),
         epilog=_epilog("main"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
     # build and benchmark are dispatched before parsing (their own parsers own the options);
     # these entries only list them in `evidencedesk --help`.
     sub.add_parser("build", help="run the experiments and write the static site", add_help=False)

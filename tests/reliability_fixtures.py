@@ -52,6 +52,16 @@ def build_in_process(
     return code, out.getvalue() if isinstance(out, io.StringIO) else "", err.getvalue()
 
 
+def fixture_site(tmp_path: Path) -> Path:
+    """A site built from the small fixture model (`tests.report_fixtures`) in ``tmp_path/site``."""
+    from tests import report_fixtures as rf
+
+    out = tmp_path / "site"
+    code, _, err = build_in_process("--out", str(out), factory=rf.fixture_model)
+    assert code == 0, err
+    return out
+
+
 def make_scratch(base: Path, questions: int = 8, runs: Sequence[str] = ()) -> Scratch:
     """A project of `questions` questions and two runs (more runs: `runs`, copied from the
     second), built into ``site`` beside the decoy."""

@@ -20,7 +20,13 @@ import pytest
 import evidencedesk
 from evidencedesk.report.cli import KEPT, REPLACED, WRITTEN
 from tests import report_fixtures as rf
-from tests.reliability_fixtures import Scratch, build_in_process, copy_scratch, make_scratch
+from tests.reliability_fixtures import (
+    Scratch,
+    build_in_process,
+    copy_scratch,
+    fixture_site,
+    make_scratch,
+)
 from tests.test_output_folder import tree_hash
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,10 +44,7 @@ def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None,
 
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
-    out = tmp_path / "site"
-    code, _, err = build_in_process("--out", str(out), factory=rf.fixture_model)
-    assert code == 0, err
-    return out
+    return fixture_site(tmp_path)
 
 
 def _close(fd: int) -> None:

@@ -29,7 +29,13 @@ from evidencedesk.report.site import slug
 from evidencedesk.retrieval import benchmark_cli
 from evidencedesk.writing import write_file
 from tests import report_fixtures as rf
-from tests.reliability_fixtures import Scratch, build_in_process, copy_scratch, make_scratch
+from tests.reliability_fixtures import (
+    Scratch,
+    build_in_process,
+    copy_scratch,
+    fixture_site,
+    make_scratch,
+)
 from tests.test_output_folder import tree_hash
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,10 +150,7 @@ def test_save_baseline_replaces_a_saved_baseline_atomically(
 # -- a rebuild keeps what the manifest does not list -------------------------------------------------
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
-    out = tmp_path / "site"
-    code, _, err = build_in_process("--out", str(out), factory=rf.fixture_model)
-    assert code == 0, err
-    return out
+    return fixture_site(tmp_path)
 
 
 def _manifest(site: Path) -> dict:  # type: ignore[type-arg]

@@ -176,8 +176,13 @@ def _link(source: Path, target: Path) -> None:
     except OSError:  # no hard links on this file system: a copy (a link stays a link)
         if source.is_symlink():
             os.symlink(os.readlink(source), target)
-        else:
+        elif source.is_file():
             shutil.copy2(source, target, follow_symlinks=False)
+        else:  # a named pipe or a device: copying it would read it (and might block forever)
+            raise OutputFolderError(
+                source, "expected files, folders and links in the previous site, found a special "
+                "file that cannot be carried into the new one; move it away and build again"
+            ) from None  # fmt: skip
 
 
 def check_replaceable(out: Path, shown: str) -> None:
