@@ -221,3 +221,14 @@ def test_build_checks_its_arguments(
 def test_load_results_refuses_what_is_not_a_path() -> None:
     with pytest.raises(evidencedesk.EvidencedeskError, match="path: expected a path, found int"):
         evidencedesk.load_results(3)  # type: ignore[arg-type]
+
+
+def test_a_stdout_failing_while_a_bad_input_is_reported_does_not_hide_it(site: Path) -> None:
+    before = tree_hash(site)
+    stdout = FailingAt("  benchmark", OSError(errno.ENOSPC, "No space left on device"))
+    code, _, err = build_in_process("--out", str(site), factory=rf.failing_model, stdout=stdout)
+    assert (code, err) == (
+        2,
+        "error: data/labels.jsonl:3: expected a JSON object, found 'not json'\n",
+    )
+    assert tree_hash(site) == before

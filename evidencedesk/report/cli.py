@@ -19,6 +19,7 @@ command before ``build`` in usage lines.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
 import os
@@ -303,8 +304,11 @@ def build(
             pages_of = getattr(render, "_page_list", None)
             progress.expect_pages(len(pages_of(model)) if pages_of else None)
             pages = render.render_site(model, tmp, on_page=progress.page)
-    finally:
-        progress.close()
+    except BaseException:
+        with contextlib.suppress(StreamError):  # the error in flight is the one to report
+            progress.close()
+        raise
+    progress.close()
     out = Path(options.out).resolve()
     if not quiet:
         _say(stdout, f"wrote {len(pages)} pages ({_size(tree_size(out))}) in "
