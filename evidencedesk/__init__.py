@@ -6,7 +6,9 @@ From a notebook::
     results = evidencedesk.build(project="my-project", out="site")   # writes the site too
     again = evidencedesk.load_results("site/results.json")           # the same Results
 
-Both raise `EvidencedeskError` on bad input (the command line turns it into one line, exit 2).
+Both raise `EvidencedeskError` on bad input, and only that (the command line turns it into one
+line, exit 2): `build` checks its arguments as ``evidencedesk build`` checks its options (the same
+messages), and the output folder follows the same contract (docs/output-folder.md).
 """
 
 from __future__ import annotations
@@ -39,16 +41,24 @@ def build(
     `runs` adds external TREC runs by name (like ``--run NAME=PATH``); `compare_to`, a previous
     build's results.json or site folder, adds the site's "since last report" section (like
     ``--compare-to PATH``; the comparison itself is `evidencedesk.results.since.since(previous,
-    results)`). Nothing is printed.
+    results)`). Nothing is printed. A run name the command line could not take (empty, or
+    holding ``=``) is refused with its message (``argument --run: expected NAME=PATH, …``), as
+    is a seed outside 0 to 2**32 - 1.
     """
     from evidencedesk.report.cli import build as build_site
-    from evidencedesk.report.cli import prepare
+    from evidencedesk.report.cli import prepare, run_specs
+    from evidencedesk.report.model import SEED_MAX
     from evidencedesk.report.pipeline import build_model
 
-    extra = tuple((name, Path(path)) for name, path in (runs or {}).items())
+    extra = run_specs(runs)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed <= SEED_MAX):  # fmt: skip
+        raise EvidencedeskError(
+            f"argument --seed: expected a whole number from 0 to {SEED_MAX}, found {seed!r}"
+        )
     previous = None if compare_to is None else Path(compare_to)
-    options = prepare(os.fspath(out), None if project is None else Path(project), seed, extra,
-                      compare_to=previous)  # fmt: skip
+    options = prepare(_path_text(out, "out"), None if project is None else Path(project), seed,
+                      extra, compare_to=previous)  # fmt: skip
     model = build_site(options, build_model, io.StringIO(), quiet=True)
     if model.results is None:  # the pipeline always attaches them; a guard, not a branch
         raise EvidencedeskError("internal: the build produced no Results")
@@ -59,5 +69,11 @@ def load_results(path: str | os.PathLike[str]) -> Results:
     """Read a build's ``results.json`` (or the site folder holding it) back into Results."""
     from evidencedesk.results.jsonio import load
 
-    where = Path(path)
-    return load(where / "results.json" if where.is_dir() else where)
+    where = Path(_path_text(path, "path"))
+    return load(where / "results.json" if where.is_dir() else where)  # only ResultsFileError
+
+
+def _path_text(value: object, name: str) -> str:
+    if not isinstance(value, str | os.PathLike):
+        raise EvidencedeskError(f"{name}: expected a path, found {type(value).__name__}")
+    return str(os.fspath(value))

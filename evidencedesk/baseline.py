@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -32,8 +30,9 @@ from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, summarize
 from evidencedesk.retrieval.parts import summary_names
-from evidencedesk.textfile import read_text
+from evidencedesk.structured import read_json
 from evidencedesk.validation import Source, Style, rule
+from evidencedesk.writing import write_file
 
 __all__ = [
     "BASELINE_SCHEMA",
@@ -135,8 +134,19 @@ def _write(
         labels_hash=labels_hash(labels),
     )
     data = baseline.model_dump(mode="json", by_alias=True, exclude={"config", "run"} - set(what))
-    Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    write_file(path, text.encode("utf-8"), "baseline", is_saved_baseline, "a saved baseline")
     return baseline
+
+
+def is_saved_baseline(path: Path) -> bool:
+    """True if `path` holds a baseline evidencedesk saved (a JSON object of a baseline schema):
+    the only file ``--save-baseline`` replaces."""
+    try:
+        raw, _ = read_json(path, ConfigError, "baseline")
+    except ConfigError:
+        return False
+    return isinstance(raw, dict) and raw.get("schema") in SCHEMAS
 
 
 def save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseline:
@@ -153,34 +163,6 @@ def save_run_baseline(
     top = cut(judged, k)
     summary = {n: s.value for n, s in summarize(top, list(summary_names(k))).items()}
     return _write(path, {"run": name}, shape(top, k, k), summary, labels)
-
-
-class _NotFinite(ValueError):
-    def __init__(self, token: str):
-        super().__init__(token)
-        self.token = token
-
-
-def _refuse(token: str) -> float:
-    # NaN compares false with everything: a NaN summary would silently pass every max_drop check
-    raise _NotFinite(token)
-
-
-def _finite(token: str) -> float:
-    value = float(token)
-    if not math.isfinite(value):  # 1e400 parses to inf
-        raise _NotFinite(token)
-    return value
-
-
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-
-
-def _line_of_token(text: str, token: str) -> int | None:
-    """The line of the first `token` outside a JSON string (strings hold no raw newlines)."""
-    blank = _JSON_STRING.sub(lambda m: '"' + " " * (len(m.group()) - 2) + '"', text)
-    found = re.search(rf"(?<![\w.+-]){re.escape(token)}(?![\w.])", blank)
-    return blank.count("\n", 0, found.start()) + 1 if found else None
 
 
 def _key(loc: Loc) -> str:
@@ -203,17 +185,11 @@ def load_baseline(path: str | Path, labels: Sequence[Label], kind: Kind | None =
     path = Path(path)
     if not path.exists():
         raise ConfigError(path, f"expected a saved baseline, found no file; {HINT}")
-    source = Source(path, read_text(path, ConfigError, "baseline"), STYLE)
-    try:
-        raw = json.loads(source.text, parse_constant=_refuse, parse_float=_finite)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(path, f"expected JSON, found {exc.msg}", exc.lineno) from None
-    except _NotFinite as exc:
-        raise source.error(
-            (),
-            f"expected finite numbers, found {exc.token}",
-            _line_of_token(source.text, exc.token),
-        ) from None
+    try:  # NaN compares false with everything: it would pass every max_drop check
+        raw, text = read_json(path, ConfigError, "baseline")
+    except ConfigError as exc:
+        raise ConfigError(exc.path, exc.detail + STYLE.suffix, exc.line) from None
+    source = Source(path, text, STYLE)
     schema = raw.get("schema") if isinstance(raw, dict) else None
     if schema not in SCHEMAS:  # another version's file: say so before its keys
         raise source.error(

@@ -131,6 +131,13 @@ def parse_document(text: str, path: str | Path = "<string>") -> Document:
                 f"unknown front-matter key {key!r}; expected one of: {', '.join(KNOWN_KEYS)}",
                 number + 1,
             )
+        if key in line_of:  # the last value would win silently: "restricted" then "public"
+            raise DocumentError(
+                path,
+                f"expected each front-matter key once, found {key!r} again (first on line "
+                f"{line_of[key]})",
+                number + 1,
+            )
         meta[key] = value.strip().strip('"')
         line_of[key] = number + 1
     for key in REQUIRED_KEYS:

@@ -12,6 +12,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.version import __version__
@@ -62,6 +63,16 @@ def _about(name: str) -> str:
     return textwrap.fill(DESCRIPTION[name], width=88)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, its messages printed inert (an argument holding an escape sequence)."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        from evidencedesk.inert import printable
+
+        lines = message.split("\n")
+        super()._print_message("\n".join(printable(line) for line in lines), file)
+
+
 def _sub(sub: argparse._SubParsersAction, name: str, help_: str) -> argparse.ArgumentParser:
     return sub.add_parser(
         name,
@@ -73,14 +84,14 @@ def _sub(sub: argparse._SubParsersAction, name: str, help_: str) -> argparse.Arg
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog=PROG,
         description=_about("main"),
         epilog=_epilog("main"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
     # build and benchmark are dispatched before parsing (their own parsers own the options);
     # these entries only list them in `evidencedesk --help`.
     sub.add_parser("build", help="run the experiments and write the static site", add_help=False)
@@ -117,19 +128,29 @@ def benchmark(args: Sequence[str]) -> int:
     return bench.main(list(args), prog=f"{PROG} benchmark")
 
 
-def _shell(path: Path) -> str:
-    import shlex
+def _print(lines: Sequence[str]) -> None:
+    """Lines holding data on stdout: inert (`evidencedesk.inert.printable`), a closed pipe
+    dropped, a failing stdout (a full disk) one `StreamError`."""
+    from evidencedesk.inert import printable
+    from evidencedesk.report.console import PipeSafe
 
-    return shlex.quote(str(path))
+    out = PipeSafe(sys.stdout, "stdout")
+    for line in lines:
+        out.write(printable(line) + "\n")
+    out.flush()
 
 
 def init(args: argparse.Namespace) -> int:
+    from evidencedesk.inert import shell_command
     from evidencedesk.scaffold import init as write_project
 
     written = write_project(args.dir, force=args.force)
-    print(f"wrote {written}")
-    print("check it:  " + f"{PROG} validate --project {_shell(args.dir)}")
-    print("build it:  " + f"{PROG} build --project {_shell(args.dir)} --out site")
+    folder = str(args.dir)
+    _print([
+        f"wrote {written}",
+        "check it:  " + shell_command([PROG, "validate", "--project", folder]),
+        "build it:  " + shell_command([PROG, "build", "--project", folder, "--out", "site"]),
+    ])  # fmt: skip
     return 0
 
 
@@ -137,7 +158,7 @@ def validate(args: argparse.Namespace) -> int:
     from evidencedesk.validate import describe
     from evidencedesk.validate import validate as check
 
-    print(describe(check(args.project)))
+    _print(describe(check(args.project)).split("\n"))
     return 0
 
 
@@ -151,7 +172,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return {"init": init, "validate": validate}[parsed.command](parsed)
     except EvidencedeskError as exc:
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        from evidencedesk.inert import printable
+        from evidencedesk.report.console import PipeSafe
+
+        PipeSafe(sys.stderr, "stderr", strict=False).write(f"error: {printable(str(exc))}\n")
         return 2
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -71,3 +72,29 @@ class MissingExtraError(EvidencedeskError):
         """The one line a component that was not run shows instead of its numbers."""
         lacks = ", ".join(self.missing)
         return f"not run: install evidencedesk[{self.extra}] — {self.install} (missing: {lacks})"
+
+
+class OutputError(InputError):
+    """A file or folder evidencedesk was asked to write is not one it may write (or cannot be
+    written): ``path: expected …, found …``. Nothing was written."""
+
+
+class BuildLockedError(OutputError):
+    """Another build holds the output folder's lock."""
+
+
+class StreamError(EvidencedeskError):
+    """Standard output (or error) could not be written: a full disk, an I/O error.
+
+    A reader that went away (a closed pipe) is not one: that output is dropped.
+    """
+
+    def __init__(self, name: str, exc: OSError):
+        self.name = name
+        self.reason = exc.strerror or str(exc)
+        code = errno.errorcode.get(exc.errno or 0)
+        super().__init__(f"{name}: cannot write: {self.reason}{f' ({code})' if code else ''}")
+
+
+class EnvironmentValueError(InputError):
+    """An environment variable evidencedesk reads (SOURCE_DATE_EPOCH) holds a value it refuses."""

@@ -32,7 +32,7 @@ from evidencedesk.gate_input import GateInput, Reference
 from evidencedesk.keylines import Loc, value_line
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
-from evidencedesk.textfile import read_text
+from evidencedesk.structured import read_json
 from evidencedesk.validation import Source, Style, rule
 
 __all__ = ["GateCheck", "GatePolicy", "GateResult", "Verdict", "decide", "load_policy"]
@@ -93,7 +93,8 @@ def _is_a(ids: Sequence[str], noun: str, negation: str = "") -> str:
 def load_policy(path: str | Path, labels: Sequence[Label] | None = None) -> GatePolicy:
     """Read and validate a policy; with `labels`, every critical id must be an answerable question."""
     path = Path(path)
-    source = Source(path, read_text(path, ConfigError, "policy file"), POLICY_STYLE)
+    _, text = read_json(path, ConfigError, "policy file")  # a key twice, NaN, …: refused here
+    source = Source(path, text, POLICY_STYLE)
     try:
         policy = GatePolicy.model_validate_json(source.text)
     except ValidationError as exc:

@@ -55,6 +55,8 @@ def check_input(path: str | Path, error: type[InputError], what: str = "file") -
         info = os.stat(path)
     except OSError as exc:
         raise error(path, f"expected a readable {what}, found {exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL byte or a lone surrogate in the name: no file can have it
+        raise error(path, f"expected a file name the file system can hold, found {exc}") from None
     if not stat.S_ISREG(info.st_mode):
         raise error(path, f"expected a regular {what}, found {_kind(info.st_mode)}")
     limit = max_input_bytes()
@@ -81,3 +83,20 @@ def shown(value: str) -> str:
     if len(value) <= SHOWN_CHARS:
         return repr(value)
     return f"{value[:SHOWN_CHARS]!r}… ({len(value)} characters)"
+
+
+# Structured inputs (JSON, TOML: `evidencedesk.structured`). No input of evidencedesk nests
+# deeper than 8 levels or writes a number of more than 20 digits; the limits refuse, with a line,
+# what would otherwise be a RecursionError or Python's own 4,300-digit ValueError.
+MAX_DEPTH = 64  # arrays and objects (tables) inside one another
+MAX_DIGITS = 100  # digits of one number
+# A .gz input may expand to at most this many times its size (never under MIN_GZIP_EXPANSION,
+# never beyond the per-file limit). Deflate cannot pass ~1,032 to 1, which is what a gzip bomb
+# reaches; the per-question file of a synthetic project whose lists are all alike reaches ~74.
+MAX_GZIP_RATIO = 250
+MIN_GZIP_EXPANSION = 64 << 20
+
+
+def max_expanded_bytes(compressed: int) -> int:
+    """How many bytes a .gz input of `compressed` bytes may expand to."""
+    return min(max_input_bytes(), max(MIN_GZIP_EXPANSION, MAX_GZIP_RATIO * compressed))

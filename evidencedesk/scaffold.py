@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from evidencedesk.errors import ConfigError
 from evidencedesk.limits import MAX_LINE_BYTES, check_input
+from evidencedesk.writing import write_file
 
 PROJECT_FILE = "evidencedesk.toml"
 SKIPPED_SUFFIXES = {".md", ".json", ".toml", ".jsonl", ".tsv", ".py", ".csv", ".html"}
@@ -341,15 +341,9 @@ def init(folder: Path, force: bool = False) -> Path:
     if target.exists():
         check_input(target, ConfigError, "project file")  # never write through a folder or FIFO
     text = render(survey(folder))
-    # Write beside the target and rename: an interrupted init leaves the old file or none.
-    handle, tmp = tempfile.mkstemp(prefix=".evidencedesk-", suffix=".toml", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # written atomically; an existing project file is replaced only with --force, as asked
+    write_file(target, text.encode("utf-8"), "project file", replaces=lambda _: force,
+               replaceable="an evidencedesk.toml to replace (--force)")  # fmt: skip
     return target
 
 

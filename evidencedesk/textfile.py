@@ -29,6 +29,16 @@ def _bad_utf8(
     )
 
 
+def read_bytes(path: str | Path, error: type[InputError], what: str = "file") -> bytes:
+    """The bytes of `path`, checked like `read_text` (a regular file within the limit)."""
+    size = check_input(path, error, what)
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(size + 1)  # bounded even if the file grows while we read it
+    except OSError as exc:
+        raise _unreadable(path, error, what, exc) from None
+
+
 def read_text(
     path: str | Path, error: type[InputError], what: str = "file", *, max_line: bool = False
 ) -> str:
@@ -39,12 +49,7 @@ def read_text(
     N``. With `max_line`, a line longer than `MAX_LINE_BYTES` is refused at its line.
     """
     path = Path(path)
-    size = check_input(path, error, what)
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(size + 1)  # bounded even if the file grows while we read it
-    except OSError as exc:
-        raise _unreadable(path, error, what, exc) from None
+    raw = read_bytes(path, error, what)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.inert import printable
 from evidencedesk.project import Project, find_project
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import QuestionCounts
@@ -150,4 +151,4 @@ def describe(found: Found) -> str:
         lines.append(f"skipped: {stage}: {why}")
     lines += [f"warning: {text}" for text in found.notices]
     lines.append("ok: the project loads; nothing was built")
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)  # names from data: inert on a terminal

@@ -15,7 +15,6 @@ import datetime
 import json
 import re
 import sys
-import tomllib
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from pydantic_core import PydanticCustomError
 
 from evidencedesk.errors import ConfigError
 from evidencedesk.keylines import Loc, json_line, toml_line
+from evidencedesk.structured import parse_toml
 from evidencedesk.textfile import read_text
 
 __all__ = [
@@ -62,21 +62,11 @@ def rule(at: Loc, message: str) -> PydanticCustomError:
     return PydanticCustomError(RULE, "{message}", {"message": message, "at": at})
 
 
-_TOML_AT = re.compile(r"\(at line (\d+), column \d+\)")
-
-
 def read_toml(path: Path, what: str) -> tuple[dict[str, Any], str]:
-    """A TOML file's tables and its text; a syntax error is one `ConfigError` with its line."""
+    """A TOML file's tables and its text, parsed by `evidencedesk.structured.parse_toml` (a
+    syntax error, too deep a nesting, too long a number, NaN: one `ConfigError` with its line)."""
     text = read_text(path, ConfigError, what)
-    try:
-        return tomllib.loads(text), text
-    except tomllib.TOMLDecodeError as exc:
-        match = _TOML_AT.search(str(exc))
-        raise ConfigError(
-            path,
-            f"expected valid TOML, found a syntax error ({_TOML_AT.sub('', str(exc)).strip()})",
-            int(match.group(1)) if match else None,
-        ) from None
+    return parse_toml(text, path, ConfigError), text
 
 
 # -- how a found value is shown --------------------------------------------------------------------

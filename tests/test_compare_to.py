@@ -156,7 +156,7 @@ def _tree(folder: Path) -> dict[str, bytes]:
     ("content", "message"),
     [
         (None, "bad.json: "),  # missing
-        ("not json", "bad.json:1: expected JSON, found Expecting value"),
+        ("not json", "bad.json:1: expected JSON, found invalid JSON (Expecting value)"),
         ('{"schema_version": 99}', "bad.json: key schema_version: expected 1, found 99"),
     ],
 )

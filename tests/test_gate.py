@@ -99,7 +99,8 @@ def test_demo_policy_names_four_answerable_critical_questions(policy, demo):
         ),
         (
             '{"k": 3,',
-            "policy.json:1: expected valid JSON, found EOF while parsing a value at line 1",
+            "policy.json:1: expected JSON, found invalid JSON (Expecting property name enclosed in "
+            "double quotes)",
         ),
         ("[1, 2]", "policy.json: expected a JSON object of policy keys, found list"),
         (

@@ -25,7 +25,7 @@ LAYERS = ("inputs", "retrieval", "evaluation", "report", "front end")
 # Reading and checking input files: no searching, no metric.
 _INPUTS = """
 evidencedesk.version evidencedesk.metric_names evidencedesk.errors evidencedesk.limits evidencedesk.textfile evidencedesk.keylines
-evidencedesk.allocator
+evidencedesk.allocator evidencedesk.inert evidencedesk.writing evidencedesk.structured
 evidencedesk.validation evidencedesk.slugs evidencedesk.paths evidencedesk.chunking evidencedesk.project
 evidencedesk.project_rules evidencedesk.project_schema evidencedesk.retrieval
 evidencedesk.retrieval.catalog evidencedesk.retrieval.labels evidencedesk.retrieval.beir

@@ -221,8 +221,8 @@ def test_a_split_results_json_without_its_questions_file_is_one_error(
     with pytest.raises(jsonio.ResultsFileError) as err:
         jsonio.load(tmp_path / "results.json")
     assert str(err.value).startswith(
-        f"{tmp_path / 'results.json'}: results-questions.json.gz: expected gzip-compressed JSON, "
-        "found "
+        f"{tmp_path / 'results.json'}: results-questions.json.gz: expected a gzip-compressed JSON "
+        "file, found corrupt data "
     )
     (tmp_path / "results-questions.json.gz").write_bytes(gzip.compress(b'{"inputs.questions":[]}'))
     with pytest.raises(jsonio.ResultsFileError) as err:

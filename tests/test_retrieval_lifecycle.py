@@ -162,7 +162,7 @@ def test_unknown_tenant_gets_nothing(world) -> None:  # type: ignore[no-untyped-
         ('{"tenants": []}', 'tenants.json: expected {"tenants": {"<tenant>": ["<doc id>", ...]}}'),
         (
             '{"tenants": {"a": ["kc-x"], "a": []}}',
-            "tenants.json: expected each tenant once, found 'a' twice",
+            'tenants.json:1: expected each key once per object, found "a" twice in "tenants"',
         ),
         (
             '{"tenants": {"a": ["kc-x"], "b": ["kc-x"]}}',

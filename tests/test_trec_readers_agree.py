@@ -116,3 +116,11 @@ def test_both_qrels_readers_split_odd_white_space_alike(tmp_path: Path, odd: byt
     with pytest.raises(LabelsError) as caught:
         read_qrels(path)
     assert str(caught.value) == f"{path}:2: expected 4 columns, found 5"
+
+
+def test_a_latin_1_tag_is_the_line_readers_utf_8_error(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"q1 Q0 d1 1 2.0 caf\xe9\nq1 Q0 d2 2 1.0 caf\xe9\n")
+    with pytest.raises(RunFileError) as caught:
+        read_run(path)
+    assert str(caught.value) == f"{path}:1: expected UTF-8 text, found byte 0xe9"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+from evidencedesk.inert import shell_command
 from evidencedesk.report import stages
 from evidencedesk.report.bottom_line import bottom_line
 from evidencedesk.report.gate_view import gate_page
@@ -47,6 +48,8 @@ from evidencedesk.results.since import Since
 from evidencedesk.results.types import Results
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.stats import LARGE
+
+REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's command, quoted
 
 PIPELINE_CAVEATS = {
     "dense": "The dense searcher is a toy: hashed word and character-trigram features in a fixed "
@@ -171,9 +174,9 @@ def meta(results: Results) -> Meta:
         skipped=tuple(Skipped(s.stage, s.reason) for s in inputs.skipped),
         inputs=tuple(InputFile(f.path, f.sha256) for f in inputs.files),
         price_list=stages.price_list(settings),
-        reproduce=" ".join(["python -m evidencedesk.report build", *inputs.command])
+        reproduce=shell_command([*REPRODUCE, *inputs.command])
         if inputs.command
-        else f"python -m evidencedesk.report build --seed {settings.seed}",
+        else shell_command([*REPRODUCE, "--seed", str(settings.seed)]),
         grade_caption=grade_words(results)[0],
         relevance_text=grade_words(results)[1],
         kind=settings.kind,

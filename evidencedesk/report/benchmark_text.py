@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evidencedesk.inert import printable
 from evidencedesk.report.notices import counts_sentence
 from evidencedesk.report.values import fmt, p_text
 from evidencedesk.results.types import Results, VariantResult
@@ -45,12 +46,13 @@ def benchmark_text(results: Results, caveats: tuple[str, ...] = ()) -> str:
     primary = settings.compared[0]
     flips_label = settings.metric(settings.flips_metric).label
     counts = results.inputs.counts
-    head = f"benchmark: {results.inputs.project}: {len(results.variants)} variants"
+    head = f"benchmark: {printable(results.inputs.project)}: {len(results.variants)} variants"
     if counts is not None:
         head += f"; {counts_sentence(counts, settings.averaging)}"
-    head += f"; baseline {results.baseline}; bootstrap seed {settings.seed}"
+    head += f"; baseline {printable(results.baseline)}; bootstrap seed {settings.seed}"
     columns = ["variant", *(m.label for m in settings.columns), f"{primary.label} 95% CI",
-               f"Judged@{settings.judged_k}", f"flips vs {results.baseline}", "p", "pairs/q"]  # fmt: skip
+               f"Judged@{settings.judged_k}", f"flips vs {printable(results.baseline)}", "p",
+               "pairs/q"]  # fmt: skip
     rows = []
     for v in _ordered(results):
         stats = {s.metric: s for s in v.metrics}
@@ -65,7 +67,7 @@ def benchmark_text(results: Results, caveats: tuple[str, ...] = ()) -> str:
             flips, p = f"+{len(f.better)}/-{len(f.worse)}", p_text(f.p)
         pairs = v.costs.pairs_per_question
         rows.append([
-            v.name + (" (external run)" if v.kind == "external" and v.config is None
+            printable(v.name) + (" (external run)" if v.kind == "external" and v.config is None
                       and settings.kind == "pipeline" else ""),
             *(_cell(stats[m.name].mean) for m in settings.columns),
             interval,
@@ -78,7 +80,8 @@ def benchmark_text(results: Results, caveats: tuple[str, ...] = ()) -> str:
         f"{primary.label} interval: seeded percentile bootstrap over questions; Judged@"
         f"{settings.judged_k}: the share of each top {settings.judged_k} that the judgments "
         f"grade at all; flips: questions whose {flips_label} is higher (+) or lower (-) than in "
-        f"the baseline '{results.baseline}'; p: exact two-sided sign test over those questions."
+        f"the baseline '{printable(results.baseline)}'; p: exact two-sided sign test over those "
+        "questions."
     )
     return "\n".join([head, "", *_layout(columns, rows), "", tail, *caveats])
 

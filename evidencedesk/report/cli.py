@@ -1,10 +1,13 @@
 """``python -m evidencedesk.report build``: run every experiment, render the site atomically.
 
-Exit statuses: 0 the site was written (also when stdout was a pipe closed early); 1 written, but a
-candidate's gate verdict failed ``--fail-on``; 2 bad input, a refused ``--out`` or an OS error
-(one ``error: ...`` line, no traceback); 3 an unexpected internal error (traceback printed);
-130 / 143 interrupted by SIGINT / SIGTERM. Whenever the status is not 0 or 1, the previous site is
-left as it was.
+Exit statuses: 0 the site was written (also when stdout was a pipe closed early, or closed);
+1 written, but a candidate's gate verdict failed ``--fail-on`` (nothing else gives 1); 2 bad
+input, a refused ``--out``, another build writing the same folder, or an OS error — of a file,
+of stdout (a full disk), of the current folder (deleted) — (one ``error: ...`` line, no
+traceback); 3 an unexpected internal error (traceback printed); 130 / 143 interrupted by SIGINT /
+SIGTERM. The last words of a failure say what became of the site: before the swap "the previous
+site was left as it was" (`KEPT`), after it (only writing the summary to stdout can fail there)
+that the new site replaced it (`REPLACED`). A closed stderr changes no status.
 
 The model comes from ``evidencedesk.report.pipeline.build_model(options, progress)``. Tests (and
 other front ends) inject another factory: ``main(argv, model_factory=f)`` in-process, or the
@@ -16,6 +19,7 @@ command before ``build`` in usage lines.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
 import os
@@ -26,10 +30,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from evidencedesk.allocator import reuse_freed_memory
-from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.errors import ConfigError, EvidencedeskError, InputError, StreamError
+from evidencedesk.inert import printable
 from evidencedesk.report import outfolder
 from evidencedesk.report.console import PipeSafe, Progress, Stream, mode_for
 from evidencedesk.report.model import SEED_MAX, BuildOptions, SiteModel
+from evidencedesk.report.site import Outcome
 
 if TYPE_CHECKING:  # imported when a build needs it (start-up time of --help and errors)
     from evidencedesk.project import Project
@@ -38,6 +44,8 @@ ModelFactory = Callable[[BuildOptions, Callable[[str], None]], SiteModel]
 FAILING = {"never": (), "review": ("REVIEW", "BLOCK"), "block": ("BLOCK",)}
 PROG = "python -m evidencedesk.report"
 KEPT = "the previous site was left as it was"
+REPLACED = "the new site is complete and replaced the previous one"
+WRITTEN = "the new site is complete"
 
 DESCRIPTION = """\
 Run the benchmark, the sizing sweep, the ablations, the citation and evidence checks and the
@@ -53,13 +61,17 @@ the site then says which verdicts changed, which metrics moved outside their pre
 which questions newly fail or pass, and which labels changed.
 
 exit statuses:
-  0    the site was written (also when stdout is a pipe closed early, e.g. | head)
-  1    the site was written, but a candidate's verdict failed --fail-on
-  2    bad input (also a --compare-to file that is not a readable results.json), a refused
-       --out or an OS error (one line on stderr); previous site kept
+  0    the site was written (also when stdout is closed or a pipe closed early, e.g. | head)
+  1    the site was written, but a candidate's verdict failed --fail-on (only then)
+  2    bad input (also a --compare-to file that is not a readable results.json), a bad
+       SOURCE_DATE_EPOCH, a refused --out, another build writing the same --out (its pid is
+       named), or an OS error (a file, stdout on a full disk, a deleted current folder): one
+       line on stderr; previous site kept, unless the line says the new site replaced it
   3    internal error (traceback printed); previous site kept
   130  interrupted (Ctrl-C); previous site kept
-  143  terminated (SIGTERM); previous site kept"""
+  143  terminated (SIGTERM); previous site kept
+A rebuild keeps every file of the previous site that its manifest.json does not list (and says
+so); one build at a time writes a folder (docs/output-folder.md)."""
 
 
 class UsageError(EvidencedeskError):
@@ -86,6 +98,25 @@ def _run_spec(text: str) -> tuple[str, Path]:
     if not sep or not name.strip() or not path.strip():
         raise argparse.ArgumentTypeError(f"expected NAME=PATH, found {text!r}")
     return name.strip(), Path(path.strip())
+
+
+def run_specs(runs: object) -> tuple[tuple[str, Path], ...]:
+    """The ``--run NAME=PATH`` pairs of a name -> path mapping (the notebook API's `runs`),
+    checked as the command line checks ``--run``: the same `UsageError` for the same input."""
+    if runs is None:
+        return ()
+    if not isinstance(runs, dict):
+        raise UsageError(f"runs: expected a dict of run name -> path, found {type(runs).__name__}")
+    specs = []
+    for name, path in runs.items():
+        text = f"{name}={os.fspath(path) if isinstance(path, os.PathLike) else path}"
+        if not isinstance(name, str) or "=" in name or not isinstance(path, str | os.PathLike):
+            raise UsageError(f"argument --run: expected NAME=PATH, found {text!r}")
+        try:
+            specs.append(_run_spec(text))
+        except argparse.ArgumentTypeError as exc:
+            raise UsageError(f"argument --run: {exc}") from None
+    return tuple(specs)
 
 
 def _seed(text: str) -> int:
@@ -194,9 +225,14 @@ def prepare(
     """The checks made before any work: `out` may be replaced, the project loads, the seed,
     and `compare_to` reads back as a previous build's Results.
 
-    Raises `EvidencedeskError` (a refused `--out`, bad input) or `OSError`; nothing is written
-    except that a swap an earlier, killed build left half done is completed first.
+    Raises `EvidencedeskError` (a refused `--out`, bad input, a deleted current folder, a bad
+    SOURCE_DATE_EPOCH) or `OSError`; nothing is written except that a swap an earlier, killed
+    build left half done is completed first.
     """
+    from evidencedesk.report.render import build_date
+
+    _check_current_folder()
+    build_date()  # SOURCE_DATE_EPOCH is read when the pages are written: refused before any work
     target = outfolder.resolve(out)
     outfolder.check_target(target, out, outfolder.protected_places(None))
     outfolder.clean_strays(target)  # before anything can fail: a killed swap is undone
@@ -230,62 +266,112 @@ def _warn(model: SiteModel, stderr: Stream | None) -> None:
 
     for n in results.inputs.notices:
         text = notice_text(n, results.settings.kind, results.settings.min_coverage)
-        print(f"warning: {_one_line(text)}", file=stderr, flush=True)
+        _say(stderr, f"warning: {_one_line(text)}")
+
+
+def _check_current_folder() -> None:
+    """A deleted current folder is named as what it is (else every relative path fails)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        raise InputError(
+            "the current folder", "expected a folder that exists (relative paths are read from "
+            "it), found that it was deleted; change to an existing folder and build again"
+        ) from None  # fmt: skip
+
+
+def _say(stream: Stream, line: str) -> None:
+    """One line of output holding data: control characters escaped, never a leading ``::``."""
+    print(printable(line), file=stream)
+
+
+def _kept_line(kept: Sequence[str]) -> str:
+    """``kept 1 file evidencedesk did not write (reviewer-notes.txt)``: the previous site's
+    entries its manifest.json does not list, carried into the new one (folders end in /)."""
+    shown = ", ".join(kept[:3]) + (", …" if len(kept) > 3 else "")
+    folders = any(k.endswith("/") for k in kept)
+    what = (
+        ("entry" if folders else "file") if len(kept) == 1 else ("entries" if folders else "files")
+    )
+    return f"kept {len(kept)} {what} evidencedesk did not write ({shown})"
 
 
 def build(
-    options: BuildOptions, factory: ModelFactory, stdout: Stream, quiet: bool = False,
+    options: BuildOptions,
+    factory: ModelFactory,
+    stdout: Stream,
+    quiet: bool = False,
+    outcome: Outcome | None = None,
     stderr: Stream | None = None,
-) -> SiteModel:  # fmt: skip
+) -> SiteModel:
+    """Build the model and write the site atomically; print the summary (after the swap:
+    `outcome.replaced` tells a failure there from one before)."""
     from evidencedesk.report import render
     from evidencedesk.report.site import atomic_output, tree_size
 
+    outcome = Outcome() if outcome is None else outcome
     progress = Progress(stdout, mode_for(stdout, quiet))
     if not quiet and options.named:
-        print(options.named, file=stdout, flush=True)
-    try:
-        with atomic_output(options.out) as tmp:  # the work folder exists before the long part
+        _say(stdout, options.named)
+        stdout.flush()
+    try:  # the work folder (and the lock) exist before the long part
+        with atomic_output(options.out, str(options.out), outcome) as tmp:
             model = factory(options, progress)
             progress("render")
             pages_of = getattr(render, "_page_list", None)
             progress.expect_pages(len(pages_of(model)) if pages_of else None)
             pages = render.render_site(model, tmp, on_page=progress.page)
-    finally:
-        progress.close()
+    except BaseException:
+        with contextlib.suppress(StreamError):  # the error in flight is the one to report
+            progress.close()
+        raise
+    progress.close()
     out = Path(options.out).resolve()
     _warn(model, stderr)
     if not quiet:
-        print(f"wrote {len(pages)} pages ({_size(tree_size(out))}) in {progress.total():.1f} s",
-              file=stdout)  # fmt: skip
+        _say(stdout, f"wrote {len(pages)} pages ({_size(tree_size(out))}) in "
+                     f"{progress.total():.1f} s")  # fmt: skip
+        if outcome.kept:
+            _say(stdout, _kept_line(outcome.kept))
         for c in model.candidates:
-            print(f"  {c.decision:<15} gate {c.verdict:<6} {c.name}", file=stdout)
+            _say(stdout, f"  {c.decision:<15} gate {c.verdict:<6} {c.name}")
         for skipped in model.not_run:  # never silent: the one line its page shows
-            name = "".join(ch for ch in skipped.name if ch.isprintable())
-            print(f"  {'NOT RUN':<15} {'':<11} {name}: {skipped.reason}", file=stdout)
+            _say(stdout, f"  {'NOT RUN':<15} {'':<11} {skipped.name}: {skipped.reason}")
         if model.omitted_questions:
-            print(f"  {model.omitted_questions} question pages left out", file=stdout)
-    print(f"open {out / 'index.html'}", file=stdout, flush=True)
+            _say(stdout, f"  {model.omitted_questions} question pages left out")
+    _say(stdout, f"open {out / 'index.html'}")
+    stdout.flush()
     return model
 
 
-def _os_error(exc: OSError, out: str) -> str:
+def _last_words(outcome: Outcome) -> str:
+    if not outcome.replaced:
+        return KEPT
+    return REPLACED if outcome.previous else WRITTEN
+
+
+def _os_error(exc: OSError, out: str, outcome: Outcome) -> str:
     """One line with the file and the OS reason ("No space left on device")."""
     reason = exc.strerror or str(exc)
-    code = errno.errorcode.get(exc.errno or 0)
+    name = errno.errorcode.get(exc.errno or 0)
+    code = f" ({name})" if name else ""
     named = exc.filename2 if exc.filename2 is not None else exc.filename  # a copy's target
-    where = str(named) if named is not None else out
+    if named is None:  # nothing to blame it on: never the site folder by default
+        return f"error: {reason}{code} (the system named no file); {_last_words(outcome)}"
+    where = os.fsdecode(named) if isinstance(named, bytes) else str(named)
     try:  # a file of the unfinished site is named by where it was going to be
         target = outfolder.resolve(out)
         work = str(target.parent / f"{outfolder.work_prefix(target)}{os.getpid()}" / "site")
         if where == work or where.startswith(work + os.sep):
             where = str(target) + where[len(work) :]
-    except EvidencedeskError:
+    except (EvidencedeskError, OSError, ValueError):
         pass
-    return f"error: {where}: {reason}{f' ({code})' if code else ''}; {KEPT}"
+    return f"error: {where}: {reason}{code}; {_last_words(outcome)}"
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """An error message as one line: a line break in it (from data) is shown as ``\\n``."""
+    return printable(text.strip())
 
 
 def main(
@@ -300,18 +386,23 @@ def main(
     evidencedesk.report`` only) the process ends right here once the output is flushed,
     without freeing the build's objects one by one (1.4 s for a 50,000-question project; the
     site is written and closed by then, and evidencedesk registers no exit handler)."""
-    out_stream = PipeSafe(stdout or sys.stdout)
-    err_stream = PipeSafe(stderr or sys.stderr)
+    out_stream = PipeSafe(stdout or sys.stdout, "stdout")
+    err_stream = PipeSafe(stderr or sys.stderr, "stderr", strict=False)  # nowhere left to say it
     reuse_freed_memory()
     kept: list[SiteModel] = []  # the model outlives `_main`, so that `exit_process` can skip it
+    outcome = Outcome()
     try:
-        code = _main(argv, model_factory, out_stream, err_stream, prog, kept)
+        code = _main(argv, model_factory, out_stream, err_stream, prog, kept, outcome)
     except KeyboardInterrupt:  # also during start-up: imports, reading the project
-        print(f"error: build interrupted; {KEPT}", file=err_stream)
+        _say(err_stream, f"error: build interrupted; {_last_words(outcome)}")
         code = 130
-    finally:
+    try:
         out_stream.flush()
-        err_stream.flush()
+    except StreamError as exc:  # the last line is still in the buffer: it did not get out
+        if code in (0, 1):
+            _say(err_stream, f"error: {exc}; {_last_words(outcome)}")
+            code = 2
+    err_stream.flush()
     if exit_process:
         os._exit(code)
     return code
@@ -324,6 +415,7 @@ def _main(
     err_stream: PipeSafe,
     prog: str,
     kept: list[SiteModel],
+    outcome: Outcome,
 ) -> int:
     from evidencedesk.report.site import BuildTerminated, terminate_as_exception
 
@@ -338,24 +430,28 @@ def _main(
             options = prepare(args.out, args.project, args.seed, tuple(args.runs), args.fail_on,
                               args.compare_to)  # fmt: skip
             factory = model_factory or load_factory(args.model_factory)
-            model = build(options, factory, out_stream, args.quiet, err_stream)
+            model = build(options, factory, out_stream, args.quiet, outcome, err_stream)
             kept.append(model)
+    except StreamError as exc:
+        _say(err_stream, f"error: {exc}; {_last_words(outcome)}")
+        return 2
     except EvidencedeskError as exc:
-        print(f"error: {_one_line(str(exc))}", file=err_stream, flush=True)
+        after = f"; {_last_words(outcome)}" if outcome.replaced else ""
+        _say(err_stream, f"error: {_one_line(str(exc))}{after}")
         return 2
     except OSError as exc:
-        print(_one_line(_os_error(exc, getattr(args, "out", "site"))), file=err_stream)
+        _say(err_stream, _one_line(_os_error(exc, getattr(args, "out", "site"), outcome)))
         return 2
     except BuildTerminated:
-        print(f"error: build terminated; {KEPT}", file=err_stream)
+        _say(err_stream, f"error: build terminated; {_last_words(outcome)}")
         return 143
     except Exception:
         traceback.print_exc(file=err_stream)
-        print(f"error: internal error; {KEPT}", file=err_stream)
+        _say(err_stream, f"error: internal error; {_last_words(outcome)}")
         return 3
     failing = [c for c in model.candidates if c.verdict in FAILING[options.fail_on]]
     if failing:
         names = ", ".join(f"{c.name} ({c.verdict})" for c in failing)
-        print(f"gate: --fail-on {options.fail_on} failed for {names}", file=err_stream)
+        _say(err_stream, f"gate: --fail-on {options.fail_on} failed for {names}")
         return 1
     return 0

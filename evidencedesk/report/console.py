@@ -10,16 +10,25 @@ cleared before the summary. ``quiet``: nothing.
 `PipeSafe` wraps a stream: when the reader goes away (``build | head -2``) the first
 BrokenPipeError points the stream's file descriptor at /dev/null (the recipe of the Python
 documentation, so the interpreter's final flush cannot fail either) and every later write is
-dropped; the build itself carries on and writes the site.
+dropped; the build itself carries on and writes the site. A stream that was closed before the
+program started (``>&-``: Python gives None) drops every write the same way. Any other OS error
+(a full disk, an I/O error) is the `StreamError` ``stdout: cannot write: No space left on device
+(ENOSPC)``, raised at that write and at every later one (the descriptor is pointed at /dev/null
+too); a stream made with ``strict=False`` (stderr: there is nowhere left to say it) drops the
+rest instead. A character the stream's encoding cannot hold (an ASCII-only terminal) is written
+as a backslash escape instead of failing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import threading
 import time
 from typing import Literal, TextIO
+
+from evidencedesk.errors import StreamError
 
 Mode = Literal["lines", "tty", "quiet"]
 TICK = 0.25  # seconds between redraws of the terminal line
@@ -27,40 +36,65 @@ SLOW = 1.0  # a stage shows its running time on a terminal once it took this lon
 
 
 class PipeSafe(io.TextIOBase):
-    """A text stream whose writes never raise BrokenPipeError."""
+    """A text stream whose writes never raise BrokenPipeError (see the module)."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO | None, name: str = "stdout", strict: bool = True) -> None:
         self.stream = stream
-        self.broken = False
+        self.name = name
+        self.strict = strict
+        self.broken = stream is None  # a descriptor closed before start: nobody reads
+        self.failure: StreamError | None = None
 
     def gone(self) -> None:
         """The reader went away: drop every later write (the file descriptor -> /dev/null)."""
         self.broken = True
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, self.stream.fileno())
+            os.dup2(devnull, self.stream.fileno())  # type: ignore[union-attr]
             os.close(devnull)
         except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
             pass  # not a real file (a StringIO in tests): dropping writes is enough
 
+    def _failed(self, exc: OSError | ValueError) -> None:
+        if isinstance(exc, BrokenPipeError) or not isinstance(exc, OSError):
+            self.gone()  # the reader went away, or the stream was closed under us
+            return
+        self.gone()  # nothing more reaches it, and the interpreter's last flush cannot fail
+        if self.strict:
+            self.failure = StreamError(self.name, exc)
+            raise self.failure from None
+
     def write(self, text: str) -> int:
+        if self.failure is not None:
+            raise self.failure
         if not self.broken:
             try:
-                self.stream.write(text)
-            except BrokenPipeError:
-                self.gone()
+                self._write(text)
+            except (OSError, ValueError) as exc:
+                self._failed(exc)
         return len(text)
 
+    def _write(self, text: str) -> None:
+        if self.stream is None:
+            return
+        try:
+            self.stream.write(text)
+        except UnicodeEncodeError:  # e.g. an ASCII-only terminal: escapes instead of a crash
+            encoding = getattr(self.stream, "encoding", None) or "ascii"
+            self.stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
     def flush(self) -> None:
+        if self.failure is not None:
+            raise self.failure
         if not self.broken:
             try:
-                self.stream.flush()
-            except BrokenPipeError:
-                self.gone()
+                self.stream.flush()  # type: ignore[union-attr]
+            except (OSError, ValueError) as exc:
+                self._failed(exc)
 
     def isatty(self) -> bool:
         try:
-            return bool(self.stream.isatty())
+            return self.stream is not None and bool(self.stream.isatty())
         except (AttributeError, ValueError):
             return False
 
@@ -132,7 +166,7 @@ class Progress:
         if self.ticker is not None:
             self.ticker.join()
             self.ticker = None
-            with self.lock:
+            with self.lock, contextlib.suppress(StreamError):  # the summary's write says so
                 self.stream.write("\r\x1b[K")
                 self.stream.flush()
 
@@ -165,4 +199,7 @@ class Progress:
 
     def _tick(self) -> None:
         while not self.stop.wait(TICK):
-            self._draw()
+            try:
+                self._draw()
+            except StreamError:  # the build's next line of output says so
+                return

@@ -11,6 +11,11 @@ folder with other files.
 A symbolic link given as ``--out`` is followed: the folder it points to is replaced (atomically,
 see `evidencedesk.report.site.atomic_output`) and the link itself stays a link.
 
+A previous site's ``manifest.json`` lists every file its build wrote (``files``): a rebuild
+replaces only the files its manifest.json lists and keeps anything else (`carry_unlisted`). A
+build holds an exclusive lock on its output folder (`build_lock`): a second build into the same
+folder fails at once, naming the holder's pid. The whole contract is docs/output-folder.md.
+
 Each build works in a sibling folder ``.site-build-<name>-<pid>`` holding ``owner.json`` (the
 marker: generator, pid, host, out name), the new site in ``site/`` and, during the swap, the
 previous site in ``old/``. `clean_strays` removes only such folders whose marker evidencedesk
@@ -21,18 +26,31 @@ only ever renames back, never deletes).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
 import json
 import os
 import shutil
 import socket
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
-from evidencedesk.errors import InputError
+from evidencedesk.errors import BuildLockedError, OutputError
+from evidencedesk.structured import parse_json
+from evidencedesk.writing import write_file
 
 GENERATOR = "evidencedesk"
+MANIFEST = "manifest.json"
+# what every earlier version wrote beside its pages and downloads (their manifests list neither)
+LEGACY_FILES = frozenset({
+    "assets/style.css", "assets/sort.js", "assets/questions.js", "assets/plotly.min.js",
+    "data/question-list.js", "results.json", "results-questions.json.gz", "data/per-question.csv",
+    "data/per-question.csv.gz", "data/qrels.txt", "data/qrels.txt.gz",
+})  # fmt: skip
+LOCK_PREFIX = ".site-lock-"
 LEGACY_KEYS = frozenset({"seed", "version", "input_hash", "pages"})
 OWNER = "owner.json"
 README_ONLY = frozenset({"README.md"})
@@ -40,7 +58,7 @@ MAX_MARKER_BYTES = 64 << 20  # a manifest lists every page; 64 MiB is far beyond
 HOW = "choose a new or empty folder, or a previous site, for --out (e.g. --out site)"
 
 
-class OutputFolderError(InputError):
+class OutputFolderError(OutputError):
     """``--out`` names a folder evidencedesk must not replace."""
 
 
@@ -55,19 +73,116 @@ def work_prefix(out: Path) -> str:
     return f".site-build-{out.name}-"
 
 
+def _marker(path: Path, limit: int) -> dict[str, Any] | None:
+    """The JSON object in `path` (a regular file of at most `limit` bytes), else None."""
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        data = parse_json(path.read_bytes().decode("utf-8"), path, OutputFolderError)
+    except (OSError, ValueError, OutputFolderError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _manifest(folder: Path) -> dict[str, Any] | None:
+    """`folder`'s manifest.json if evidencedesk wrote it (this version's or a legacy one)."""
+    data = _marker(folder / MANIFEST, MAX_MARKER_BYTES)
+    if data is None or not (data.get("generator") == GENERATOR or LEGACY_KEYS <= data.keys()):
+        return None
+    return data
+
+
 def is_site(folder: Path) -> bool:
     """True if `folder` holds a manifest evidencedesk wrote (this version's or a legacy one)."""
-    manifest = folder / "manifest.json"
+    return _manifest(folder) is not None
+
+
+def _names(value: object) -> set[str]:
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
+
+
+def listed_files(folder: Path) -> frozenset[str]:
+    """The files (paths relative to `folder`, ``/``-separated) that the previous build wrote:
+    its manifest's ``files``; for a manifest of an earlier version, which had none, its pages,
+    its downloads and the files every earlier version wrote (`LEGACY_FILES`, ``data/runs/*.run``).
+    None of a folder that is not a site (empty, README-only)."""
+    data = _manifest(folder)
+    if data is None:
+        return frozenset()
+    if "files" in data:
+        return frozenset(_names(data["files"]) | {MANIFEST})
+    found = _names(data.get("pages")) | _names(data.get("downloads")) | LEGACY_FILES | {MANIFEST}
+    runs = folder / "data" / "runs"
+    if runs.is_dir() and not runs.is_symlink():
+        found |= {f"data/runs/{p.name}" for p in runs.iterdir() if p.name.endswith(".run")}
+    return frozenset(found)
+
+
+def carry_unlisted(out: Path, new: Path, shown: str) -> list[str]:
+    """Put every entry of the previous site `out` that its manifest does not list (a file a
+    user added, ``reviewer-notes.txt``; an empty folder) into the new site `new` — as a hard
+    link, so that `out` itself stays as it is until the swap — and return their paths: a
+    rebuild replaces only the files its manifest.json lists and keeps anything else.
+
+    An unlisted file where the new build wrote one (or a folder where it wrote a file, or the
+    other way round) is refused with an `OutputFolderError` before the swap: the new site would
+    replace a file evidencedesk did not write.
+    """
+    if not out.is_dir() or out.is_symlink():
+        return []
+    listed = listed_files(out)
+    kept: list[str] = []
+    for folder, dirs, files in os.walk(out):
+        dirs.sort()
+        here = Path(folder).relative_to(out)
+        for name in sorted(files) + [d for d in dirs if Path(folder, d).is_symlink()]:
+            rel = (here / name).as_posix()
+            if rel in listed:
+                continue
+            _conflict(new, rel, shown, want="file")
+            target = new / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _link(Path(folder, name), target)
+            kept.append(rel)
+        dirs[:] = [d for d in dirs if not Path(folder, d).is_symlink()]
+        for name in dirs:
+            rel = (here / name).as_posix()
+            _conflict(new, rel, shown, want="folder")
+            with os.scandir(Path(folder, name)) as entries:
+                empty = next(entries, None) is None
+            if empty and not (new / rel).exists():
+                (new / rel).mkdir(parents=True)
+                kept.append(f"{rel}/")  # an empty folder of the user's: kept as well
+    return sorted(kept)
+
+
+def _conflict(new: Path, rel: str, shown: str, want: str) -> None:
+    target = new / rel
+    if not os.path.lexists(target) or (want == "folder" and target.is_dir()):
+        return
+    raise OutputFolderError(
+        f"{shown.rstrip('/')}/{rel}",
+        "expected only what the previous build wrote (its manifest.json lists it) where the new "
+        f"site writes, found a {want} evidencedesk did not write; it is left as it is — move it "
+        "away and build again",
+    )
+
+
+def _link(source: Path, target: Path) -> None:
+    """`source` (a file, a link or a special file, never followed) at `target` too."""
     try:
-        info = manifest.lstat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_MARKER_BYTES:
-            return False
-        data = json.loads(manifest.read_bytes())
-    except (OSError, ValueError):
-        return False
-    if not isinstance(data, dict):
-        return False
-    return data.get("generator") == GENERATOR or LEGACY_KEYS <= data.keys()
+        os.link(source, target, follow_symlinks=False)
+    except OSError:  # no hard links on this file system: a copy (a link stays a link)
+        if source.is_symlink():
+            os.symlink(os.readlink(source), target)
+        elif source.is_file():
+            shutil.copy2(source, target, follow_symlinks=False)
+        else:  # a named pipe or a device: copying it would read it (and might block forever)
+            raise OutputFolderError(
+                source, "expected files, folders and links in the previous site, found a special "
+                "file that cannot be carried into the new one; move it away and build again"
+            ) from None  # fmt: skip
 
 
 def check_replaceable(out: Path, shown: str) -> None:
@@ -158,22 +273,20 @@ def check_target(out: Path, shown: str, places: list[tuple[Path, str]]) -> None:
             )
 
 
-def write_owner(work: Path, out: Path) -> None:
+def _owner_data(out: Path) -> bytes:
     data = {"generator": GENERATOR, "host": socket.gethostname(), "out": out.name,
             "pid": os.getpid()}  # fmt: skip
-    (work / OWNER).write_text(json.dumps(data, sort_keys=True) + "\n", encoding="utf-8")
+    return (json.dumps(data, sort_keys=True) + "\n").encode("utf-8")
+
+
+def write_owner(work: Path, out: Path) -> None:
+    write_file(work / OWNER, _owner_data(out), "work folder's marker")
 
 
 def _owner_pid(work: Path, out: Path) -> int | None:
     """The pid recorded in `work`'s marker, or None when the folder is not ours (or not here)."""
-    marker = work / OWNER
-    try:
-        if not stat.S_ISREG(marker.lstat().st_mode) or marker.lstat().st_size > 4096:
-            return None
-        data = json.loads(marker.read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("generator") != GENERATOR:
+    data = _marker(work / OWNER, 4096)
+    if data is None or data.get("generator") != GENERATOR:
         return None
     pid = data.get("pid")
     if data.get("out") != out.name or data.get("host") != socket.gethostname():
@@ -254,3 +367,112 @@ def claim_work(out: Path, shown: str) -> Path:
         shutil.rmtree(work, ignore_errors=True)
         raise
     return work
+
+
+def lock_path(out: Path) -> Path:
+    return out.parent / f"{LOCK_PREFIX}{out.name}"
+
+
+@contextlib.contextmanager
+def build_lock(out: Path, shown: str) -> Iterator[None]:
+    """Hold the exclusive lock on `out` for the rest of the build: ``fcntl.flock`` on the lock
+    file ``.site-lock-<name>`` beside `out` (created, holding this build's pid and host, and
+    removed when the build ends). It does not wait: a second build into the same folder fails
+    at once, naming the holder's pid (`BuildLockedError`). Where there is no ``fcntl`` (Windows)
+    builds are not locked."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    lock = lock_path(out)
+    while True:
+        fd = _open_lock(lock, shown)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise BuildLockedError(
+                shown,
+                f"expected no other build writing this folder, found one ({holder}) holding "
+                f"{lock.name}; wait for it to finish, or choose another --out",
+            ) from None
+        if _still_there(fd, lock):
+            break
+        os.close(fd)  # the previous holder removed the file after we opened it: open it anew
+    claimed = False
+    try:
+        _claim_lock(fd, lock, out, shown)
+        claimed = True
+        yield
+    finally:
+        if claimed:
+            with contextlib.suppress(OSError):
+                if _still_there(fd, lock):
+                    os.unlink(lock)  # while holding it: a later build creates a new one
+        os.close(fd)
+
+
+def _open_lock(lock: Path, shown: str) -> int:
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(lock, flags, 0o666)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):  # a link, a folder, a socket
+            raise OutputFolderError(
+                shown, f"expected no {lock.name} beside it but evidencedesk's lock file, found "
+                "something else; move it away or choose another --out"
+            ) from None  # fmt: skip
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OutputFolderError(
+            shown, f"expected no {lock.name} beside it but evidencedesk's lock file, found a "
+            "special file; move it away or choose another --out"
+        )  # fmt: skip
+    return fd
+
+
+def _still_there(fd: int, lock: Path) -> bool:
+    try:
+        named = os.stat(lock, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _read_lock(fd: int) -> bytes:
+    return os.pread(fd, 4097, 0)
+
+
+def _holder(fd: int) -> str:
+    """The holder's pid and host as its lock file says (while it writes them: unknown)."""
+    try:
+        data = parse_json(_read_lock(fd).decode("utf-8"), None, OutputFolderError)
+    except (OSError, ValueError, OutputFolderError):
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("pid"), int):
+        return "pid unknown"
+    host = data.get("host")
+    here = host == socket.gethostname() or not isinstance(host, str)
+    return f"pid {data['pid']}" + ("" if here else f" on {host}")
+
+
+def _claim_lock(fd: int, lock: Path, out: Path, shown: str) -> None:
+    """Write this build's marker into the lock file it holds; a non-empty file evidencedesk did
+    not write is refused, unchanged."""
+    found = _read_lock(fd)
+    if found.strip():
+        try:
+            data = parse_json(found.decode("utf-8"), None, OutputFolderError)
+        except (ValueError, OutputFolderError):
+            data = None
+        if not isinstance(data, dict) or data.get("generator") != GENERATOR:
+            raise OutputFolderError(
+                shown, f"expected no {lock.name} beside it but evidencedesk's lock file, "
+                "found a file evidencedesk did not write; move it away or choose another --out"
+            )  # fmt: skip
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, _owner_data(out), 0)

@@ -27,11 +27,14 @@ from evidencedesk.results.exports import (
 from evidencedesk.results.jsonio import QUESTIONS_FILE, RESULTS_JSON
 from evidencedesk.results.pages import large as results_large
 from evidencedesk.version import __version__
+from evidencedesk.writing import write_file
 
 
 def write_bytes(path: Path, data: bytes) -> None:
+    """One file of the site: new in the build's work folder (`evidencedesk.writing.write_file`
+    refuses a second write to one name, say two runs with one slug)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    write_file(path, data, "site file")
 
 
 def downloads(model: SiteModel) -> list[tuple[str, str]]:
@@ -92,7 +95,12 @@ def results_in_background(model: SiteModel, out: Path) -> list[Background]:
     ]
 
 
-def manifest(model: SiteModel, pages: list[str], date: str | None) -> str:
+def manifest(
+    model: SiteModel, pages: list[str], date: str | None, files: list[str] | None = None
+) -> str:
+    """manifest.json: the marker that lets a later build replace the folder, and in ``files``
+    every file the build wrote (itself included): a later build replaces only those and keeps
+    any other file in the folder (docs/output-folder.md)."""
     data: dict[str, Any] = {
         "generator": "evidencedesk",  # the marker that lets a later build replace this folder
         "seed": model.meta.seed,
@@ -105,4 +113,6 @@ def manifest(model: SiteModel, pages: list[str], date: str | None) -> str:
         data["downloads"] = [file for file, _ in downloads(model)]
     if date:
         data["date"] = date
+    if files is not None:
+        data["files"] = sorted({*files, "manifest.json"})
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

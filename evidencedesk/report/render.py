@@ -9,7 +9,6 @@ default link validation, which drops ``javascript:``, ``vbscript:``, ``file:`` a
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from evidencedesk import paths
-from evidencedesk.errors import EvidencedeskError
+from evidencedesk.errors import EnvironmentValueError, EvidencedeskError
 from evidencedesk.report import charts
 from evidencedesk.report.model import SiteModel
 from evidencedesk.report.outputs import (
@@ -33,13 +32,14 @@ from evidencedesk.report.outputs import (
 )
 from evidencedesk.report.parallel import Background
 from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
-from evidencedesk.report.site import inside, slug
+from evidencedesk.report.site import inside, slug, written_files
 from evidencedesk.results.exports import (
     PER_QUESTION,
     per_question_file,
 )
 from evidencedesk.results.pages import large as results_large
 from evidencedesk.results.progress import paused_gc
+from evidencedesk.slugs import check_unique
 from evidencedesk.version import __version__
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
@@ -107,17 +107,27 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
     return env
 
 
+MAX_EPOCH = 253402300799  # 9999-12-31 23:59:59 UTC: the last date "%Y-%m-%d" writes in 4 digits
+
+
 def build_date() -> str | None:
-    """The build date only when SOURCE_DATE_EPOCH is set (reproducible builds); else none."""
+    """The build date only when SOURCE_DATE_EPOCH is set (reproducible builds); else none.
+
+    A value that is not whole seconds from 0 to `MAX_EPOCH` is one `EnvironmentValueError`
+    (the CLI checks it before any work)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if not epoch:
         return None
-    try:
-        return time.strftime("%Y-%m-%d", time.gmtime(int(epoch)))
-    except ValueError as exc:
-        raise EvidencedeskError(
-            f"SOURCE_DATE_EPOCH: expected whole seconds, found {epoch!r}"
-        ) from exc
+    digits = epoch.strip()
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= len(str(MAX_EPOCH))
+            and int(digits) <= MAX_EPOCH):  # fmt: skip
+        shown = epoch if len(epoch) <= 40 else f"{epoch[:40]}…"
+        raise EnvironmentValueError(
+            "SOURCE_DATE_EPOCH",
+            f"expected whole seconds since 1970 from 0 to {MAX_EPOCH} (the year 9999), "
+            f"found {shown!r}",
+        )
+    return time.strftime("%Y-%m-%d", time.gmtime(int(digits)))
 
 
 def _write_page(path: Path, text: str) -> None:
@@ -129,6 +139,7 @@ Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra cont
 
 def _page_list(model: SiteModel) -> list[Page]:
     """Every page, checked for file-name collisions."""
+    _check_anchors(model)
     pages: list[Page] = [
         (f, f, t, {})
         for f, t, need in SECTION_PAGES
@@ -152,6 +163,18 @@ def _page_list(model: SiteModel) -> list[Page]:
             )
         seen.add(file)
     return pages
+
+
+def _check_anchors(model: SiteModel) -> None:
+    """Names that become anchors and file names (``#v-…``, ``#q-…``, ``#case-…``, data/runs/…)
+    are unique by their slug within their kind, also where no page is made for them."""
+    check_unique([v.name for v in model.variants], slug, "variants")
+    check_unique([c.name for c in model.candidates], slug, "candidates")
+    grid = model.flip_matrix.grid
+    questions = dict.fromkeys([*(q.id for q in model.questions), *(r.question for r in grid)])
+    check_unique(questions, slug, "question ids")
+    if model.citations is not None:
+        check_unique(dict.fromkeys(c.id for c in model.citations.cases), slug, "citation cases")
 
 
 def _charts(model: SiteModel) -> dict[str, Any]:
@@ -214,7 +237,8 @@ def _render_site(
         for job in background:
             job.stop()
         raise
-    _write_page(inside(out, "manifest.json"), manifest(model, files, build_date()))
+    written = written_files(out)  # everything but the manifest, which lists them
+    _write_page(inside(out, "manifest.json"), manifest(model, files, build_date(), written))
     return files
 
 
@@ -271,7 +295,8 @@ def _write_pages(
     folder = paths.require(templates or paths.TEMPLATES, "the report templates")
     for source, name in ASSETS.items():
         _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
-    shutil.copyfile(paths.require(PLOTLY_JS, "plotly.min.js"), inside(out, "assets/plotly.min.js"))
+    plotly_js = paths.require(PLOTLY_JS, "plotly.min.js").read_bytes()
+    write_bytes(inside(out, "assets/plotly.min.js"), plotly_js)
     files = [f for f, _, _, _ in pages]
     if model.question_list is not None:
         names = [c.name for c in model.candidates]

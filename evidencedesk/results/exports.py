@@ -13,6 +13,7 @@ from operator import itemgetter
 
 from evidencedesk.results.pages import large
 from evidencedesk.results.types import Results
+from evidencedesk.slugs import check_unique
 
 PER_QUESTION = "data/per-question.csv"
 TO_LABEL = "data/to-label.tsv"
@@ -116,9 +117,11 @@ def exported_runs(results: Results) -> list[str]:
 
 
 def export_files(results: Results, slug: Callable[[str], str]) -> dict[str, str]:
-    """Relative path -> text of every export; run files are named by `slug` of the variant."""
+    """Relative path -> text of every export; run files are named by `slug` of the variant (two
+    variants with one slug are refused: they would share a file)."""
     files = {PER_QUESTION: per_question_csv(results), QRELS: qrels_text(results),
              TO_LABEL: to_label_text(results)}  # fmt: skip
+    check_unique([v.name for v in results.variants], slug, "variants")
     for name in exported_runs(results):
         files[f"{RUNS}/{slug(name)}.run"] = run_text(results, name, slug(name))
     return files

@@ -16,9 +16,9 @@ the file and the fields. `load` puts them back: the same Results as before the s
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import json
 import math
+import os
 import re
 import types
 import typing
@@ -39,7 +39,9 @@ from evidencedesk.results.types import (
     Results,
     VariantResult,
 )
-from evidencedesk.textfile import read_text
+from evidencedesk.structured import gunzip, parse_json
+from evidencedesk.textfile import read_bytes, read_text
+from evidencedesk.writing import write_file
 
 
 class ResultsFileError(InputError):
@@ -169,9 +171,10 @@ def _site_files(results: Results) -> dict[str, bytes]:
 
 
 def write(results: Results, path: Path) -> None:
-    """results.json at `path` (and, above `PAGE_LIMIT` questions, `QUESTIONS_FILE` beside it)."""
+    """results.json at `path` (and, above `PAGE_LIMIT` questions, `QUESTIONS_FILE` beside it):
+    new files only (`evidencedesk.writing.write_file`)."""
     for name, data in site_files(results).items():
-        (path if name == RESULTS_JSON else path.parent / name).write_bytes(data)
+        write_file(path if name == RESULTS_JSON else path.parent / name, data, name)
 
 
 def _fail(where: str, expected: str, found: Any) -> ResultsFileError:
@@ -270,12 +273,16 @@ def _put_back(data: dict[str, Any], split: Any, questions: bytes | None) -> None
         raise _fail(SPLIT_KEY, f'{{"file": "{QUESTIONS_FILE}", "fields": [...]}}', split)
     if questions is None:
         raise ResultsFileError(None, f"expected {QUESTIONS_FILE} beside it, found none")
-    try:
-        moved = json.loads(gzip.decompress(questions).decode("utf-8"))
-    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    try:  # bounded: a gzip bomb is refused before it fills the memory
+        expanded = gunzip(questions, None, ResultsFileError, "JSON file")
+        moved = parse_json(expanded.decode("utf-8"), None, ResultsFileError)
+    except UnicodeDecodeError as exc:
         raise ResultsFileError(
-            None, f"{QUESTIONS_FILE}: expected gzip-compressed JSON, found {exc}"
-        ) from None
+            None, f"{QUESTIONS_FILE}: expected UTF-8 text, found byte 0x{exc.object[exc.start]:02x} "
+            f"at offset {exc.start}"
+        ) from None  # fmt: skip
+    except ResultsFileError as exc:
+        raise ResultsFileError(None, f"{QUESTIONS_FILE}: {exc.detail}", exc.line) from None
     fields = split.get("fields")
     if not isinstance(moved, dict) or fields != sorted(moved):
         shown = sorted(moved) if isinstance(moved, dict) else moved
@@ -336,10 +343,7 @@ def loads(text: str, questions: bytes | None = None) -> Results:
 
 
 def _loads(text: str, questions: bytes | None) -> Results:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultsFileError(None, f"expected JSON, found {exc.msg}", exc.lineno) from None
+    data = parse_json(text, None, ResultsFileError)  # NaN, 1e400, a key twice: refused here
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
         found = data.get("schema_version") if isinstance(data, dict) else data
         raise _fail("schema_version", str(SCHEMA_VERSION), found)
@@ -349,13 +353,26 @@ def _loads(text: str, questions: bytes | None) -> Results:
 
 
 def load(path: Path) -> Results:
-    """Results from a results.json (reading `QUESTIONS_FILE` beside it when it was split)."""
+    """Results from a results.json (reading `QUESTIONS_FILE` beside it when it was split).
+
+    Raises only `ResultsFileError` (an `EvidencedeskError`) naming the file, whatever the file
+    holds: bad JSON, a gzip bomb or a corrupt .gz, a lone surrogate, NaN, a file name the file
+    system cannot encode; anything else the decoding trips over is worded with its type.
+    """
     try:
         text = read_text(path, ResultsFileError, "results.json")
         beside = path.parent / QUESTIONS_FILE
-        questions = beside.read_bytes() if f'"{SPLIT_KEY}":' in text and beside.is_file() else None
+        questions = None
+        if f'"{SPLIT_KEY}":' in text and os.path.isfile(beside):
+            questions = read_bytes(beside, ResultsFileError, QUESTIONS_FILE)
         return loads(text, questions)
     except ResultsFileError as exc:
         if exc.path is not None:
             raise
         raise ResultsFileError(path, exc.detail, exc.line) from None
+    except RecursionError:
+        raise ResultsFileError(path, "expected a results.json evidencedesk wrote, found "
+                               "structures nested too deep") from None  # fmt: skip
+    except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
+        raise ResultsFileError(path, f"expected a results.json evidencedesk wrote, found "
+                               f"{type(exc).__name__}: {str(exc)[:80]}") from None  # fmt: skip

@@ -18,7 +18,9 @@ from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.trec import GRADES
+from evidencedesk.structured import parse_json
 from evidencedesk.textfile import iter_lines
+from evidencedesk.writing import write_file
 
 __all__ = [
     "MAX_GRADE",
@@ -73,12 +75,7 @@ def parse_grade(text: str, path: str | Path, number: int, error: type[InputError
 
 
 def _json_object(raw: str, path: Path, number: int, error: type[InputError]) -> dict[str, Any]:
-    try:
-        obj = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise error(
-            path, f"expected a JSON object, found invalid JSON ({exc.msg})", number
-        ) from None
+    obj = parse_json(raw, path, error, number, "a JSON object")
     if not isinstance(obj, dict):
         raise error(path, f"expected a JSON object, found {type(obj).__name__}", number)
     return obj
@@ -301,7 +298,9 @@ def labels_from_judgments(
 
 
 def _write_lines(path: str | Path, lines: Iterable[str]) -> None:
-    Path(path).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    """A new file of `lines` (never over an existing one: `evidencedesk.writing.write_file`)."""
+    data = "".join(f"{line}\n" for line in lines).encode("utf-8")
+    write_file(path, data, "BEIR file")
 
 
 def write_beir_corpus(path: str | Path, chunks: Iterable[Chunk]) -> None:

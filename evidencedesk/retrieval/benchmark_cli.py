@@ -13,8 +13,8 @@ before the table was written (as ``head`` does; no traceback).
 from __future__ import annotations
 
 import argparse
+import errno
 import json
-import os
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -24,11 +24,13 @@ from typing import Any
 
 from evidencedesk.allocator import reuse_freed_memory
 from evidencedesk.baseline import Kind, load_baseline, save_baseline, save_run_baseline
-from evidencedesk.errors import EvidencedeskError
+from evidencedesk.errors import EvidencedeskError, StreamError
 from evidencedesk.gate import GatePolicy, Verdict, decide, load_policy
 from evidencedesk.gate_input import GateInput, cut, gate_result, shape
+from evidencedesk.inert import inert_json, printable
 from evidencedesk.paths import ROOT
 from evidencedesk.project import Project, find_project
+from evidencedesk.report.console import PipeSafe
 from evidencedesk.retrieval.labels import Label
 
 EXIT_CODES = """exit status:
@@ -206,20 +208,26 @@ def _finish(
 
 
 def write_out(text: str) -> int:
-    """Print `text`; 141 (128 + SIGPIPE, the shell's status) when the reader has gone.
+    """Print `text` (names from data made inert: `evidencedesk.inert`); 141 (128 + SIGPIPE, the
+    shell's status) when the reader has gone or stdout was closed, 2 when it cannot be written
+    (a full disk: one line on stderr).
 
     Python ignores SIGPIPE, so a closed pipe surfaces as BrokenPipeError; stdout is then pointed
-    at /dev/null so that the interpreter's final flush cannot raise a second time.
+    at /dev/null so that the interpreter's final flush cannot raise a second time
+    (`report.console.PipeSafe`).
     """
+    out = PipeSafe(sys.stdout, "stdout")
     try:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return 141
-    return 0
+        out.write(text + "\n")
+        out.flush()
+    except StreamError as exc:
+        _error(str(exc))
+        return 2
+    return 141 if out.broken else 0
+
+
+def _error(message: str) -> None:
+    PipeSafe(sys.stderr, "stderr", strict=False).write(f"error: {printable(message)}\n")
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
@@ -228,7 +236,14 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     try:
         payload, text, status = run(args)
     except EvidencedeskError as exc:
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        _error(" ".join(str(exc).split()))
         return 2
-    out = json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) if args.json else text
+    except OSError as exc:  # writing --save-baseline: the file and the reason
+        code = errno.errorcode.get(exc.errno or 0)
+        _error(f"{exc.filename}: {exc.strerror or exc}" + (f" ({code})" if code else ""))
+        return 2
+    if args.json:
+        out = inert_json(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        out = "\n".join(printable(line) for line in text.split("\n"))
     return write_out(out) or status

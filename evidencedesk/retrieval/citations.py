@@ -14,7 +14,6 @@ and scores as supported. A high support score is necessary, not sufficient.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Container, Iterator, Mapping, Sequence
@@ -25,6 +24,7 @@ from typing import Any
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import InputError
 from evidencedesk.retrieval.tokens import NUMBER, content_words, is_identifier
+from evidencedesk.structured import parse_json
 from evidencedesk.textfile import read_text
 
 WORD_SHARE = 0.8
@@ -236,10 +236,7 @@ def _parse_line(raw: str, path: str | Path, n: int, known: Container[str] | None
     def fail(message: str) -> AnswersError:
         return AnswersError(path, message, n)
 
-    try:
-        obj = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise fail(f"expected a JSON object, found invalid JSON ({exc.msg})") from None
+    obj = parse_json(raw, path, AnswersError, n, "a JSON object")
     if not isinstance(obj, dict):
         raise fail(f"expected a JSON object, found {type(obj).__name__}")
     unknown = sorted(set(obj) - set(FIELDS))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
 from evidencedesk.paths import DATA, LABELS
+from evidencedesk.structured import parse_json
 from evidencedesk.textfile import iter_lines
 
 __all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels", "parse_labels"]
@@ -92,12 +92,8 @@ def _expect(cond: bool, path: Path | str, line: int, message: str) -> None:
 
 
 def _parse_line(raw: str, path: Path | str, number: int, max_grade: int) -> Label:
-    try:
-        obj = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise LabelsError(
-            path, f"expected a JSON object, found invalid JSON ({exc.msg})", number
-        ) from None
+    # a chunk graded twice on one line is refused here ("kc-x:c0" twice in "grades")
+    obj = parse_json(raw, path, LabelsError, number, "a JSON object")
     _expect(
         isinstance(obj, dict), path, number, f"expected a JSON object, found {type(obj).__name__}"
     )

@@ -7,7 +7,6 @@ shows what such an index would still hand out, which is why scope filters and re
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.cache import LazySearcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher
-from evidencedesk.textfile import read_text
+from evidencedesk.structured import read_json
 
 __all__ = [
     "DENSE_EMBEDDERS",
@@ -164,18 +163,6 @@ def served(
     )
 
 
-def _reject_duplicate_keys(path: Path):
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in seen:
-                raise ConfigError(path, f"expected each tenant once, found {key!r} twice")
-            seen[key] = value
-        return seen
-
-    return hook
-
-
 @dataclass(frozen=True)
 class Tenancy:
     """Which tenant owns which documents. A document with no owner goes to nobody."""
@@ -197,13 +184,7 @@ class Tenancy:
         cls, path: str | Path = TENANTS_FILE, known_docs: Iterable[str] | None = None
     ) -> Tenancy:
         path = Path(path)
-        text = read_text(path, ConfigError, "tenants file")
-        try:
-            raw = json.loads(text, object_pairs_hook=_reject_duplicate_keys(path))
-        except json.JSONDecodeError as exc:
-            raise ConfigError(
-                path, f"expected JSON, found invalid JSON ({exc.msg})", exc.lineno
-            ) from None
+        raw, _ = read_json(path, ConfigError, "tenants file")  # a tenant twice: refused there
         tenants = raw.get("tenants") if isinstance(raw, dict) else None
         if not isinstance(tenants, dict) or set(raw) != {"tenants"}:
             raise ConfigError(path, 'expected {"tenants": {"<tenant>": ["<doc id>", ...]}}')

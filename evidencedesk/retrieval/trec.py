@@ -29,6 +29,7 @@ from evidencedesk.retrieval.trec_arrays import (
 )
 from evidencedesk.retrieval.trec_keys import doc_hashes, has_duplicates, line_keys, query_salts
 from evidencedesk.textfile import read_text
+from evidencedesk.writing import write_file
 
 __all__ = [
     "Run",
@@ -171,37 +172,36 @@ def _check_id(kind: str, value: str) -> None:
 
 
 def write_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> None:
+    """Write ``qid 0 docid grade`` lines (`writing.write_file`: a new file, written atomically)."""
     lines: list[str] = []
     for qid, docs in qrels.items():
         _check_id("query id", qid)
         for doc, grade in docs.items():
             _check_id("document id", doc)
             lines.append(f"{qid} 0 {doc} {int(grade)}\n")
-    Path(path).write_text("".join(lines), encoding="utf-8")
+    write_file(path, "".join(lines).encode("utf-8"), "qrels file")
 
 
 def write_run(
     path: str | Path, run: Run | Mapping[str, Mapping[str, float]], tag: str | None = None
 ) -> None:
-    """Write ``qid Q0 docid rank score tag`` lines, ranks from 1 in reading order."""
+    """Write ``qid Q0 docid rank score tag`` lines, ranks from 1 in reading order
+    (`writing.write_file`: a new file, written atomically)."""
     if not isinstance(run, Run):
         run = Run.from_dict(run)
     tag = tag or run.tag or "evidencedesk"
     _check_id("run tag", tag)
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
-        for i, qid in enumerate(run.qids):
-            _check_id("query id", qid)
-            a, b = int(run.offsets[i]), int(run.offsets[i + 1])
-            docs = [d.decode("utf-8") for d in run.docs[a:b].tolist()]
-            for doc in docs:
-                _check_id("document id", doc)
-            scores = run.scores[a:b].tolist()
-            out.write(
-                "".join(
-                    f"{qid} Q0 {d} {r} {s!r} {tag}\n"
-                    for r, (d, s) in enumerate(zip(docs, scores, strict=True), start=1)
-                )
-            )
+    lines: list[str] = []
+    for i, qid in enumerate(run.qids):
+        _check_id("query id", qid)
+        a, b = int(run.offsets[i]), int(run.offsets[i + 1])
+        docs = [d.decode("utf-8") for d in run.docs[a:b].tolist()]
+        for doc in docs:
+            _check_id("document id", doc)
+        scores = run.scores[a:b].tolist()
+        lines += [f"{qid} Q0 {d} {r} {s!r} {tag}\n"
+                  for r, (d, s) in enumerate(zip(docs, scores, strict=True), start=1)]  # fmt: skip
+    write_file(path, "".join(lines).encode("utf-8"), "run file")
 
 
 # -- reading runs -----------------------------------------------------------------------------

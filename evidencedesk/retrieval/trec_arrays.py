@@ -80,6 +80,10 @@ def fast_columns(path: str | Path) -> Columns:
     parts = first.split()
     if len(parts) != 6:
         raise Bad
+    try:
+        parts[5].decode("utf-8")  # the run's tag: the line reader names a bad byte's line
+    except UnicodeDecodeError:
+        raise Bad from None
     options = arrow_options("\t" if b"\t" in first and b" " not in first.strip() else " ")
     try:
         if len(cuts) == 2:  # one range: parse in this thread, arrays in a worker

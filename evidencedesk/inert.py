@@ -1,0 +1,73 @@
+"""Inert text outside HTML: the shell commands evidencedesk prints, and data on a terminal or a log.
+
+`shell_command(words)` is the one way a command is printed (the site's "reproduce with …", the
+hints of ``evidencedesk init``): `shlex.join`, so a folder or run name holding a space, ``;`` or
+``$(…)`` stays one quoted word when the command is pasted into a shell. A word holding a control
+character is written in ANSI-C quotes (``$'a\\nb'``, read by bash and zsh), so that the command
+itself holds none.
+
+`inert_json(text)` does the same for JSON printed on a terminal (``\\u009b``: still JSON).
+
+`printable(line)` is the one way a line holding data reaches a terminal or a CI log: every
+control character (C0, DEL, C1), line or paragraph separator, bidirectional control and lone
+surrogate becomes a visible escape (``ESC`` -> ``\\x1b``, a newline -> ``\\n``), so that a name can
+neither move the cursor, recolour the terminal, retitle it (OSC) nor start a new line; and a line
+that would start with ``::`` (after blanks), which a GitHub Actions runner reads as a workflow
+command, has its first colon written ``\\x3a``. Backslashes are left as they are (Windows paths
+stay readable).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable
+
+__all__ = ["inert_json", "printable", "shell_command"]
+
+_CONTROL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_JSON_RAW = re.compile(  # what json.dumps leaves raw (it escapes C0 inside strings itself)
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(line: str) -> str:
+    """`line` with every control character escaped and no leading ``::`` (see the module)."""
+    if _CONTROL.search(line) is not None:
+        line = _CONTROL.sub(_escape, line)
+    body = line.lstrip()
+    if body.startswith("::"):
+        start = len(line) - len(body)
+        line = f"{line[:start]}\\x3a{line[start + 1 :]}"
+    return line
+
+
+def inert_json(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with the control characters that
+    JSON leaves raw (DEL, C1, separators, bidirectional controls) written as ``\\uXXXX``: the
+    same JSON, inert on a terminal. (They can only stand inside strings, where the escape is
+    valid; JSON escapes C0 itself.)"""
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _word(word: str) -> str:
+    if _CONTROL.search(word) is None:
+        return shlex.quote(word)
+    inner = re.sub(r"[\\']", lambda m: "\\" + m.group(), word)
+    return "$'" + _CONTROL.sub(_escape, inner) + "'"
+
+
+def shell_command(words: Iterable[str]) -> str:
+    """`words` as one line a POSIX shell reads back as exactly those words (see the module)."""
+    return " ".join(_word(str(word)) for word in words)
