@@ -1,5 +1,5 @@
-"""The index's bottom line and decision rows: exact sentences for hand-made verdict sets, and the
-demo's rows equal to its Results' numbers."""
+"""The index's bottom line: the tiles' numbers (results.summary) for hand-made verdict sets, the
+decision rows, and the demo's rows and tiles equal to its Results' numbers."""
 
 from __future__ import annotations
 
@@ -11,12 +11,16 @@ import pytest
 
 import evidencedesk
 from evidencedesk.report.bottom_line import bottom_line, change, cost_text
+from evidencedesk.report.model import GateTile
 from evidencedesk.report.question_list import LIST_DATA
+from evidencedesk.report.site import slug
+from evidencedesk.results import summary
 from evidencedesk.results.rows import Costs, MetricStat
 from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
+    DocumentFact,
     GateCheck,
     GateOutcome,
     Inputs,
@@ -25,6 +29,7 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.results.verdicts import Decision
+from evidencedesk.retrieval.labels import QuestionCounts
 
 
 @pytest.fixture(scope="module")
@@ -93,107 +98,110 @@ BLOCKED_2 = candidate(
     gate="BLOCK",
     checks=(CRITICAL,),
 )
-CASES = {
-    "no candidates": (
-        (),
-        "No candidate changes to decide on: the project defines none, so this report "
-        "describes its variants only.",
-        (),
-    ),
-    "all blocked": (
-        (BLOCKED_1, BLOCKED_2),
-        "All 2 candidates are blocked by the release gate; none can ship.",
-        (
-            "Blocked by the gate: pair cut to 8 words (recall@3 0.600 is below the minimum "
-            "0.750); dense first stage (critical question rc02 fails: no relevant chunk (grade ≥ 2) "
-            "in the final 3)."
-        ),
-    ),
-    "the only candidate, blocked": (
-        (BLOCKED_1,),
-        "The only candidate, pair cut to 8 words, is blocked by the release gate.",
-        ("Blocked by the gate: pair cut to 8 words (recall@3 0.600 is below the minimum 0.750).",),
-    ),
-    "one better": (
-        (BETTER, BLOCKED_1),
-        "1 of 2 candidates are proven better than the baseline hybrid: rerank feature.",
-        (
-            "Proven better: rerank feature (MRR +0.100 [+0.040, +0.160], +9/−0 questions; cost: "
-            "pairs/question 0 → 10 · tokens/question same · latency +375 % (hypothetical)).",
-            "Blocked by the gate: pair cut to 8 words (recall@3 0.600 is below the minimum 0.750).",
-        ),
-    ),
-    "only promising": (
-        (PROMISING,),
-        "The candidate rerank overlap is not proven better than the baseline hybrid.",
-        (
-            "Promising, not proven: rerank overlap (MRR +0.050 [−0.010, +0.120], +4/−0 "
-            "questions; at this flip rate p < 0.05 needs about 39 questions (now 20), 42 for an 80 % "
-            "chance).",
-        ),
-    ),
-}
+NO_CHANGE = candidate(
+    "final 5",
+    Decision("NO CLEAR CHANGE", "mrr", (), (), ()),
+    comparison("mrr", 0.01, -0.02, 0.04, 1, 0),
+)
+WORSE = candidate(
+    "sparse only",
+    Decision("WORSE", "mrr", (), ("mrr",), ()),
+    comparison("mrr", -0.2, -0.3, -0.1, 0, 7),
+    gate="REVIEW",
+)
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_the_bottom_line_reads_the_verdicts(case: str) -> None:
-    cands, headline, points = CASES[case]
-    if isinstance(points, str):
-        points = (points,)
-    line = bottom_line(results(*cands))
-    assert line.headline == headline
-    assert line.points == points
-    assert [r.name for r in line.rows] == [c.name for c in cands]
+def test_the_verdict_tile_counts_each_verdict_by_its_name() -> None:
+    line = bottom_line(results(PROMISING, BLOCKED_1, BETTER, BLOCKED_2, WORSE, NO_CHANGE))
+    v = line.verdicts
+    assert (v.better, v.worse, v.unclear) == (1, 1, 4)
+    assert [(c.key, c.count) for c in v.by_verdict] == [
+        ("BETTER", 1), ("PROMISING", 1), ("NO CLEAR CHANGE", 1), ("WORSE", 1), ("BLOCKED", 2)
+    ]  # fmt: skip
+    assert summary.verdict_counts(()) == summary.VerdictCounts(0, 0, 0, ())
 
 
-REVIEW_FLIPS = GateCheck("REVIEW", "review_on_mrr_flips", "mrr", None, None, ("q3", "q4"),
-                         None, None, (1,), 1.0)  # fmt: skip
+def test_the_gate_tile_counts_go_review_block_or_says_nothing_was_checked() -> None:
+    line = bottom_line(results(PROMISING, BLOCKED_1, WORSE, BLOCKED_2, NO_CHANGE))
+    assert line.gate == GateTile(checked=True, go=2, review=1, block=2)
+    unchecked = replace(PROMISING, gate=GateOutcome("GO", (), False))
+    assert summary.gate_counts(results(unchecked, policy=None)) is None
+    no_policy = bottom_line(results(unchecked, policy=None))
+    assert no_policy.gate == GateTile(checked=False)
+    assert [(r.gate, r.gated) for r in no_policy.rows] == [("GO", False)]
 
 
-def test_a_gate_review_and_a_missing_policy_are_said() -> None:
-    leans = candidate(
-        "sparse only",
-        Decision("LEANS WORSE", "mrr", (), (), ()),
-        comparison("mrr", -0.05, -0.13, 0.02, 1, 4),
-        gate="REVIEW",
-        checks=(REVIEW_FLIPS,),
-    )
-    leans_words = (
-        "Leans worse, not proven: sparse only (MRR −0.050 [−0.130, +0.020], +1/−4 questions)."
-    )
-    assert bottom_line(results(leans)).points == (
-        leans_words,
-        "The gate asks for a review of sparse only (mrr worse for 2 question(s) [q3, q4], better "
-        "for 1 (sign-test p=1.000)).",
-    )
-    unchecked = replace(leans, gate=GateOutcome("REVIEW", (), False))  # no policy: not evaluated
-    assert bottom_line(results(leans)).has_critical
-    assert not bottom_line(results(unchecked, policy=None)).has_critical
-    assert bottom_line(results(unchecked, policy=None)).points == (
-        leans_words,
-        "This project has no gate policy, so no release rule was checked.",
-    )
+# lower bounds of the primary metric's paired interval, worked by hand: BETTER +0.04,
+# PROMISING −0.01, NO_CHANGE −0.02, BLOCKED_2 −0.1, BLOCKED_1 −0.2, WORSE −0.3
+@pytest.mark.parametrize(
+    ("cands", "lead"),
+    [
+        ((PROMISING, BLOCKED_1, BETTER, WORSE), "rerank feature"),  # +0.04 beats −0.01
+        ((WORSE, BLOCKED_2, NO_CHANGE), "final 5"),  # −0.02: the least bad is still the lead
+        ((BLOCKED_1, WORSE), "pair cut to 8 words"),  # −0.2 over −0.3
+        ((), None),
+    ],
+)
+def test_the_best_lead_has_the_largest_lower_bound(
+    cands: tuple[CandidateResult, ...], lead: str | None
+) -> None:
+    got = summary.best_lead(results(*cands))
+    assert (got.candidate if got else None) == lead
 
 
-def test_a_runs_only_project_with_one_run_has_nothing_to_decide() -> None:
-    runs = replace(results(), settings=replace(SETTINGS, kind="runs"))
-    assert bottom_line(runs).headline == (
-        "No candidate changes to decide on: the project has no run besides its baseline hybrid, "
-        "so this report describes that run only."
-    )
-    assert bottom_line(runs).points == ()
+def test_equal_lower_bounds_go_to_the_larger_difference_then_the_name() -> None:
+    # the demo's case: four candidates whose intervals all start at +0.000
+    def at_zero(name: str, delta: float) -> CandidateResult:
+        return replace(PROMISING, name=name, comparisons=(
+            comparison("mrr", delta, 0.0, 2 * delta, 3, 0), *PROMISING.comparisons[1:]))  # fmt: skip
+
+    small, large, noise = at_zero("final 5", 0.01), at_zero("rerank overlap", 0.048), 2.6e-18
+    same = at_zero("rerank blend", 0.048)
+    assert summary.best_lead(results(small, large)).candidate == "rerank overlap"
+    assert summary.best_lead(results(large, same)).candidate == "rerank blend"  # by name
+    # a lower bound off by float noise (below stats.TIE) ties with 0
+    nudged = replace(small, comparisons=(comparison("mrr", 0.01, noise, 0.02, 1, 0),
+                                         *small.comparisons[1:]))  # fmt: skip
+    assert summary.best_lead(results(nudged, large)).candidate == "rerank overlap"
 
 
-def test_the_best_lead_is_the_promising_candidate_closest_to_proof() -> None:
-    far = replace(PROMISING, name="final 5",
-                  decision=replace(PROMISING.decision, for_p05=116, for_power=126))  # fmt: skip
-    line = bottom_line(results(far, PROMISING, BLOCKED_1))
-    assert line.headline == (
-        "No candidate is proven better than the baseline hybrid. "
-        "The best lead is rerank overlap (promising, not proven)."
-    )
-    assert line.points[0].startswith("Promising, not proven: rerank overlap (")
-    assert "; final 5 (MRR +0.050" in line.points[0]
+def test_no_lead_when_no_candidate_has_an_interval() -> None:
+    first = PROMISING.comparisons[0]
+    bare = replace(PROMISING, comparisons=(replace(first, low=None, high=None),
+                                           *PROMISING.comparisons[1:]))  # fmt: skip
+    assert summary.best_lead(results(bare)) is None
+    assert bottom_line(results(bare)).lead is None
+
+
+def test_the_lead_tile_keeps_its_numbers_apart() -> None:
+    lead = bottom_line(results(PROMISING, BETTER)).lead
+    assert lead is not None
+    assert (lead.candidate, lead.slug, lead.verdict, lead.gate, lead.gated) == (
+        "rerank feature", slug("rerank feature"), "BETTER", "GO", True)  # fmt: skip
+    d = lead.delta
+    assert (d.name, d.value, d.low, d.high, d.n) == ("Δ MRR", 0.1, 0.04, 0.16, 20)
+    assert (d.text, d.interval_text) == ("+0.100", "[+0.040, +0.160]")
+
+
+def test_the_data_tile_counts_the_questions_and_the_baselines_judged_share() -> None:
+    counts = QuestionCounts(32, 31, 30, 1, 0, 2)
+    judged = MetricStat("judged@10", 0.167, 0.144, 0.19, 30, 1)
+    r = results(PROMISING)
+    base = replace(r.variants[0], judged=judged)
+    r = replace(r, variants=(base,), answerable=30,
+                inputs=replace(r.inputs, counts=counts, chunks=49,
+                               documents=(DocumentFact("d1", "T", 3, "current", "public", "en"),)))  # fmt: skip
+    size = summary.data_size(r)
+    assert size == summary.DataSize(32, 31, 30, 1, 49, 10, judged)
+    tile = bottom_line(r).data
+    assert (tile.questions, tile.judged, tile.relevant, tile.documents, tile.chunks) == (
+        32, 31, 30, 1, 49)  # fmt: skip
+    assert tile.judged_share is not None
+    assert (tile.judged_share.name, tile.judged_share.text, tile.judged_share.interval_text,
+            tile.judged_share.n) == ("Judged@10", "0.167", "[0.144, 0.190]", 30)  # fmt: skip
+    # a results.json from before the questions were counted: the labels, judged unknown
+    old = summary.data_size(replace(r, inputs=replace(r.inputs, counts=None)))
+    assert (old.questions, old.judged) == (0, None)
 
 
 @pytest.mark.parametrize(
@@ -238,9 +246,23 @@ def test_the_demo_rows_are_the_results_numbers(demo_site: Path) -> None:
         overlap.cost
         == "pairs/question 0 → 10 · tokens/question same · latency +375 % (hypothetical)"
     )
+    lead = line.lead  # four intervals start at +0.000: the largest difference of them
+    assert lead is not None and (lead.candidate, lead.delta.text, lead.delta.interval_text) == (
+        "rerank overlap", "+0.048", "[+0.000, +0.119]")  # fmt: skip
+    assert (line.verdicts.better, line.verdicts.worse, line.verdicts.unclear) == (0, 0, 10)
+    assert (line.gate.go, line.gate.review, line.gate.block) == (7, 1, 2)
     page = (demo_site / "index.html").read_text("utf-8")
     assert page.index('id="bottom-line"') < page.index('id="verdicts"') < page.index('id="dataset"')
-    assert f"<strong>{line.headline}</strong>" in page
+    tiles = page[page.index('<div class="tiles">') : page.index('<section id="verdicts">')]
+    words = " ".join(re.sub(r"<[^>]+>", " ", tiles).split())
+    assert words == (
+        "Better than hybrid? 0 better 0 worse 10 unclear △ PROMISING × 3 = NO CLEAR CHANGE × 4 "
+        "± MIXED × 1 ✕ BLOCKED × 2 May it ship? (release gate) ✓ GO × 7 ! REVIEW × 1 ✕ BLOCK × 2 "
+        "Each rule, per candidate → Best lead rerank overlap Δ MRR +0.048 [+0.000, +0.119] n=21 "
+        "△ PROMISING ✓ GO What it rests on 24 questions 21 decide decide: those with a relevant "
+        "judgment · 24 judged 17 documents · 49 chunks Judged@3 of hybrid: 1.000 [1.000, 1.000]"
+    )
+    assert "<li>" not in page[page.index('id="bottom-line"') : page.index('<div class="tiles">')]
 
 
 def test_every_page_links_the_downloads_this_build_wrote(demo_site: Path) -> None:

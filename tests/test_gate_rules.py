@@ -71,7 +71,13 @@ def test_a_critical_question_that_gets_worse_while_passing_is_named(tmp_path: Pa
     assert cand["gate"]["verdict"] == "GO"  # q02 still has its answer in the top 3
     assert cand["decision"]["critical_worse"] == ["q02"]
     index = (out / "index.html").read_text("utf-8")
-    assert "critical question(s) worse: q02 (the gate still passes it)" in index  # bottom line
+    # the candidate's row names the question beside its gate badge, which still says GO
+    row = index[index.index("<tbody>", index.index('class="sortable decision-table')) :]
+    row = row[: row.index("</tr>")]
+    assert (
+        'title="critical question(s) worse under this candidate: q02">critical ▼ q02</span>' in row
+    )
+    assert '<span class="badge badge-go"><span aria-hidden="true">✓</span> GO</span>' in row
     page = (out / "question-q02.html").read_text("utf-8")
     assert '<span class="tag tag-critical">critical</span>' in page
     assert "a miss can hurt a rider. It got worse under:" in page

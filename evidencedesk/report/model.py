@@ -27,6 +27,7 @@ Verdict = Literal["GO", "REVIEW", "BLOCK"]
 class Caveat(Plain):
     key: str  # "dense", "rerankers", "labels", "tuning", ...
     text: str
+    words: str = ""  # the caveat in a few words, for the one-line mention on other pages
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,7 @@ class FlipCell(Plain):
     text: str  # "+4/−1"; "" on the diagonal
     holm_p: Num = Num(None, "—")  # p adjusted (Holm) across the comparisons of its table
     significant: bool = False  # Holm-adjusted p < 0.05
+    tied: int = 0  # questions compared that neither run wins (the shade reads the net share)
 
 
 @dataclass(frozen=True)
@@ -338,18 +340,67 @@ class CandidateRow(Plain):
     flips: str  # "+3/−0" on the flips metric
     cost: str  # "pairs/question +10.0 · tokens same · latency +375 % (hypothetical)"
     critical: tuple[str, ...]  # critical question ids worse under this candidate
+    gated: bool = True  # False: the project has no gate policy, so `gate` was never checked
+
+
+@dataclass(frozen=True)
+class VerdictTile(Plain):
+    """How many candidates got better (BETTER), worse (WORSE) or neither (every other verdict,
+    counted by verdict name in `by_verdict`)."""
+
+    better: int
+    worse: int
+    unclear: int
+    by_verdict: tuple[Count, ...]  # key: the verdict's name
+
+
+@dataclass(frozen=True)
+class GateTile(Plain):
+    """What the gate says: GO / REVIEW / BLOCK counts; `checked` False: no gate policy."""
+
+    checked: bool
+    go: int = 0
+    review: int = 0
+    block: int = 0
+
+
+@dataclass(frozen=True)
+class LeadTile(Plain):
+    """The best lead (`results.summary.best_lead`): its primary-metric difference from the
+    baseline (`delta.name` the metric's label; value, low, high and n as numbers)."""
+
+    candidate: str
+    slug: str
+    verdict: str
+    gate: str
+    gated: bool
+    delta: Stat
+
+
+@dataclass(frozen=True)
+class DataTile(Plain):
+    """What the numbers rest on (`results.summary.data_size`)."""
+
+    questions: int
+    judged: int | None  # None: not counted (an older results.json)
+    relevant: int  # the questions that decide every comparison
+    documents: int
+    chunks: int
+    baseline: str
+    judged_share: Stat | None  # the baseline's Judged@k (`name` "Judged@3"); None: not measured
 
 
 @dataclass(frozen=True)
 class BottomLine(Plain):
-    """The index's first screen (report.bottom_line)."""
+    """The index's first screen (report.bottom_line): four tiles, then one row per candidate."""
 
-    headline: str
-    points: tuple[str, ...]  # one sentence per verdict group present
+    verdicts: VerdictTile
+    gate: GateTile
+    lead: LeadTile | None  # None: no candidate has an interval on the primary metric
+    data: DataTile
     rows: tuple[CandidateRow, ...]
     metric: str  # the primary metric's label (the rows' Δ column)
     flips_metric: str  # the flips metric's label
-    has_critical: bool = True  # the gate policy names critical questions (else the column is "—")
 
 
 Mark = Literal["restricted", "superseded"]
@@ -364,6 +415,7 @@ class GradedChunk(Plain):
     text: str  # HIDDEN_TEXT for a restricted chunk when the project hides restricted text
     marks: tuple[Mark, ...] = ()  # shown as badges wherever the chunk appears
     hidden: bool = False  # the text was withheld ([report].restricted_text = "hide")
+    snippet: str = ""  # the start of `text` (report.questions.snippet); "" when `text` is short
 
 
 @dataclass(frozen=True)
@@ -377,6 +429,7 @@ class RankedItem(Plain):
     hidden: bool = False
     label_grade: int | None = None  # the label's higher grade when the metrics used a lower one
     judged: bool = True  # False: no judgment grades it (it counts as not relevant)
+    text: str = ""  # the whole text (at most FULL_TEXT characters) when the snippet is its start
 
 
 @dataclass(frozen=True)
@@ -388,6 +441,7 @@ class VariantList(Plain):
     rr_delta: Num  # vs the baseline
     not_shown: int = 0  # results beyond the ones listed on the page
     anchor: str = ""  # the list's id on the question page ("list-<slug>")
+    folded: int = 0  # items after this many are listed folded (a details element); 0: none
 
 
 Move = Literal["up", "down", "same", "new", "dropped"]
@@ -452,6 +506,7 @@ class Question(Plain):
     critical: str | None = None  # why the gate policy calls it critical; None: not critical
     critical_worse: tuple[str, ...] = ()  # candidates under which this critical question got worse
     candidates: tuple[SideBySide, ...] = ()  # one per candidate, in the candidates' order
+    graded_folded: bool = False  # many graded chunks: their table starts folded (GRADED_OPEN)
 
     @property
     def slug(self) -> str:

@@ -118,7 +118,7 @@ SMALL_SLICE = 5  # slices with fewer questions are greyed: "too few to read" (RE
 
 def flip_cell(f: Flip) -> FlipCell:
     return FlipCell(len(f.better), len(f.worse), pval(f.p), flips_text(len(f.better), len(f.worse)),
-                    pval(f.holm_p), f.holm_p < SIGNIFICANT)  # fmt: skip
+                    pval(f.holm_p), f.holm_p < SIGNIFICANT, f.tied)  # fmt: skip
 
 
 def flip_matrix(results: Results, keep: tuple[str, ...] | None = None) -> FlipMatrix:
