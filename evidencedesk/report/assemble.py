@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import replace
 
 from evidencedesk.inert import shell_command
+from evidencedesk.metric_names import definitions
 from evidencedesk.report import stages
 from evidencedesk.report.bottom_line import bottom_line
 from evidencedesk.report.gate_view import gate_page
@@ -19,6 +20,7 @@ from evidencedesk.report.model import (
     Caveat,
     Count,
     Dataset,
+    Definition,
     DocumentRow,
     InputFile,
     Meta,
@@ -191,6 +193,9 @@ def meta(results: Results) -> Meta:
         judged_k=settings.judged_k,
         averaging=settings.averaging,
         models=tuple(ModelFacts(m.name, m.facts) for m in results.models),
+        metric_definitions=tuple(
+            Definition(*d) for d in definitions(m.name for m in settings.metrics)
+        ),
     )
 
 

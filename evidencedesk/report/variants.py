@@ -6,6 +6,7 @@ rounds, labels and lays them out as `Num`/`Stat` values so templates never compu
 
 from __future__ import annotations
 
+from evidencedesk.metric_names import per_question_label
 from evidencedesk.report.model import (
     BenchmarkRow,
     FlipCell,
@@ -167,8 +168,7 @@ def flip_matrix(results: Results, keep: tuple[str, ...] | None = None) -> FlipMa
         grid_variants=tuple(v.name for v in others),
         grid=tuple(grid),
         grid_more=len(base_rr) - len(grid),
-        # per question, MRR is the reciprocal rank
-        metric="reciprocal rank" if metric == "mrr" else results.settings.metric(metric).label,
+        metric=per_question_label(metric),  # per question, MRR is the reciprocal rank
         baseline=results.baseline,
         candidates=candidates,
         pairs=tuple(pairs),
