@@ -28,6 +28,7 @@ from evidencedesk.report.outputs import (
     manifest,
     results_in_background,
     write_bytes,
+    write_claims,
     write_results,
 )
 from evidencedesk.report.parallel import Background
@@ -231,6 +232,7 @@ def _render_site(
         files = _write_pages(model, out, templates, on_page, env, pages)
         if not background:
             write_results(model, out)
+        write_claims(model, out)
         for job in background:
             job.wait()
     except BaseException:

@@ -272,11 +272,9 @@ def _evaluate(
                 comparisons=comparisons,
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=_run_costs(run, settings),
-                gate=(
-                    gate := gate_outcome(policy, run.judged, run.config.final, reference, ref_name)
-                ),
+                gate=gate_outcome(policy, run.judged, run.config.final, reference, ref_name),
                 note=cand.note,
-                decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
+                decision=judge(comparisons, settings.flips_metric, critical),
                 exposure=(
                     None
                     if run.config.prefilter

@@ -33,6 +33,7 @@ from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
     CandidateResult,
+    Comparison,
     Inputs,
     QuestionFact,
     RankedList,
@@ -53,11 +54,12 @@ class ResultsFileError(InputError):
 # must be present.
 ADDED: dict[type, frozenset[str]] = {
     CandidateResult: frozenset({"lists", "lists_of", "judged", "condensed", "condensed_agrees"}),
+    Comparison: frozenset({"sign_holm_p", "sd"}),
     VariantResult: frozenset({"coverage", "judged"}),
     Inputs: frozenset({"counts", "notices"}),
     Results: frozenset({"to_label", "to_label_total", "not_run", "models"}),
     RankedList: frozenset({"judged"}),
-    Settings: frozenset({"dense"}),
+    Settings: frozenset({"dense", "grade_names"}),
 }
 
 

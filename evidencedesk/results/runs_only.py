@@ -128,9 +128,9 @@ def runs_only(
                 comparisons=comparisons,
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=none,
-                gate=(gate := gate_outcome(policy, top, max(k, 1), reference, ref_name)),
+                gate=gate_outcome(policy, top, max(k, 1), reference, ref_name),
                 note=read_note(project.notes, name),
-                decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
+                decision=judge(comparisons, settings.flips_metric, critical),
                 lists_of=name,  # the run is a variant: its lists are stored there, once
                 judged=judged_share(base_run.judged, run.judged, settings.judged_k,
                                     settings.seed),  # fmt: skip

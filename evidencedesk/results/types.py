@@ -122,7 +122,13 @@ class Comparison:
     tied: int
     sign_p: float  # exact two-sided sign test over the untied questions
     randomization_p: float  # paired sign-flip permutation test of the mean difference
-    holm_p: float  # sign_p adjusted (Holm) across the candidates, per metric
+    # the randomization p adjusted (Holm) across the candidates, per metric: what decides
+    # whether the metric moved (results.verdicts)
+    holm_p: float
+    # the sign test's p adjusted the same way (shown beside the flips); the per-question
+    # differences' standard deviation (what it would take)
+    sign_holm_p: float = 1.0
+    sd: float | None = None
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,13 @@
-"""What it would take: how many labelled questions would make a promising candidate's sign test
-reach p < 0.05, at the observed flip rate, and an 80 %-power estimate.
+"""What it would take: how many labelled questions would make an encouraging, not proven
+candidate reach p < 0.05 -- from its paired differences (a paired test at the observed mean
+difference and spread: `questions_for_t`, with an 80 %-power estimate) and, beside it, from its
+flips (the sign test at the observed flip rate: `questions_for_p05`, `questions_for_power`).
 
-Both assume the share of questions that change and the split between better and worse stay as
-observed; the power figure is an estimate under that assumption, not a promise. Binomial tails
+Each assumes what was observed stays as observed (the mean and spread of the differences; the
+share of questions that change and the split between better and worse); the power figures are
+estimates under that assumption, not promises. The paired figure is the one to plan by: on
+large sets the sign test, which reads only the direction of each change, asks for far more
+questions than the differences need. Binomial tails
 are summed in floating point (log-gamma), fast enough for tens of thousands of questions.
 """
 
@@ -99,3 +104,28 @@ def questions_for_power(better: int, worse: int, n: int) -> int | None:
     p = better / changed
     m = _smallest(lambda m: power(m, p) >= POWER, 1)
     return None if m is None else max(n, math.ceil(m * n / changed))
+
+
+Z_POWER = 0.8416212335729143  # the one-sided 20 % normal quantile (80 % power)
+
+
+def questions_for_t(delta: float | None, sd: float | None, n: int) -> int | None:
+    """Total questions at which the observed mean paired difference `delta`, with the observed
+    standard deviation `sd` of the per-question differences, reaches two-sided p < 0.05 in a
+    paired test (normal approximation: |delta| * sqrt(N) / sd >= 1.96); at least `n`."""
+    if delta is None or sd is None or n <= 0 or delta == 0:
+        return None
+    if sd == 0:
+        return n
+    return max(n, math.ceil((Z * sd / abs(delta)) ** 2))
+
+
+def questions_for_t_power(delta: float | None, sd: float | None, n: int) -> int | None:
+    """Total questions for an 80 % chance of two-sided p < 0.05 in a paired test, if the mean
+    difference and its spread are what was observed: N = ((1.96 + 0.84) * sd / delta)^2 (an
+    estimate, like every power figure); at least `n`."""
+    if delta is None or sd is None or n <= 0 or delta == 0:
+        return None
+    if sd == 0:
+        return n
+    return max(n, math.ceil(((Z + Z_POWER) * sd / abs(delta)) ** 2))
