@@ -42,7 +42,7 @@ from evidencedesk.report.variants import (
     slice_tables,
     variant_models,
 )
-from evidencedesk.report.words import VERDICT_RULES
+from evidencedesk.report.words import METHODS_RULES
 from evidencedesk.results import pages as choice
 from evidencedesk.results.exports import TO_LABEL
 from evidencedesk.results.since import Since
@@ -165,7 +165,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         else shell_command([*REPRODUCE, "--seed", str(settings.seed)]),
         grade_caption=claims.say("index.html", "grades", "settings"),
         relevance_text=claims.say("methods.html", "relevance", "settings"),
-        rules=tuple((k, claims.say("methods.html", "rule", "", key=k)) for k in RULE_KEYS),
+        rules=tuple((k, claims.say("methods.html", "rule", "", key=k)) for k in METHODS_RULES),
         kind=settings.kind,
         primary=settings.compared[0].label,
         demo=inputs.demo,
@@ -200,9 +200,6 @@ def _say_everywhere(claims: Claims, kind: str, source: str) -> str:
         text = claims.say(page, kind, source)
     return text
 
-
-# the methods page's fixed statements, each a claim (report.words.RULES)
-RULE_KEYS = (*VERDICT_RULES, "sign_example", "holm_star", "take", "unjudged")
 
 TO_LABEL_PREVIEW = 30  # rows of to-label.tsv its page shows
 

@@ -9,10 +9,10 @@ results.json back into Results and, independently of the site model that wrote t
 2. finds every number, p-value, flips count and verdict phrase in the pages' prose (and every
    flips count in their tables) that no claim of that page backs: a sentence made up outside
    the claims is a disagreement;
-3. re-derives the decisions the claims report: each candidate's verdict from its comparisons
-   (`results.verdicts.decide`), the Holm adjustment across candidates, each comparison's flips
-   and sign test from the per-question values the Results hold, each gate verdict from its
-   lines, and the counts from the questions.
+3. re-derives the decisions the claims report (`results.recheck`): each candidate's verdict
+   from its comparisons, the Holm adjustment across candidates, each comparison's flips, sign
+   test and one-way flips needed from the per-question values the Results hold, each gate
+   verdict from its lines, and the counts from the questions.
 
 `audit(site)` returns the disagreements, one line each (page, sentence, what results.json
 says); the command prints them and exits 1, or prints one ``ok:`` line and exits 0. The page
@@ -21,7 +21,6 @@ that compares with an earlier report (since.html) reads that report too and is l
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -30,10 +29,9 @@ from typing import Any
 
 from evidencedesk.errors import InputError
 from evidencedesk.report.words import derive
-from evidencedesk.results import verdicts
 from evidencedesk.results.jsonio import load
-from evidencedesk.results.types import CandidateResult, Results
-from evidencedesk.retrieval.stats import TIE, holm, sign_test_p
+from evidencedesk.results.recheck import recheck
+from evidencedesk.results.types import Results
 from evidencedesk.structured import parse_json
 from evidencedesk.textfile import read_text
 
@@ -69,24 +67,51 @@ class Disagreement:
         return f"{self.page}: {self.sentence!r}: results.json says {self.expected}"
 
 
+@dataclass(frozen=True)
+class PageText:
+    """What a page shows: its prose blocks and table cells, each as shown and with the claims
+    it marks blanked out, and each marked claim (its number on the page, its words)."""
+
+    prose: tuple[tuple[str, str], ...]  # (as shown, marked claims blanked)
+    cells: tuple[tuple[str, str], ...]
+    marked: tuple[tuple[str, int, str], ...]  # (the page that recorded it, its number, words)
+    in_attributes: int = 0  # claim marks written inside an attribute value (a template's slip)
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
 class _Text(HTMLParser):
-    """A page's visible text: prose blocks and table cells, outside scripts, nav and footer."""
+    """A page's visible text, outside scripts, nav and footer; ``<span data-claim="n">`` marks
+    claim n of the page (`report.claims.Said`)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.prose: list[str] = []
-        self.cells: list[str] = []
+        self.prose: list[tuple[str, str]] = []
+        self.cells: list[tuple[str, str]] = []
+        self.marked: list[tuple[str, int, str]] = []
         self._skip = 0
         self._table = 0
         self._buffer: list[str] = []
+        self._blanked: list[str] = []
+        self._claim: tuple[str, int] | None = None
+        self._claim_text: list[str] = []
+        self._spans = 0  # spans open inside the marked claim
 
     def _flush(self) -> None:
-        text = " ".join("".join(self._buffer).split())
+        text = _squeeze("".join(self._buffer))
         if text:
-            (self.cells if self._table else self.prose).append(text)
-        self._buffer = []
+            (self.cells if self._table else self.prose).append((text, _squeeze("".join(self._blanked))))
+        self._buffer, self._blanked = [], []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "span" and self._claim is not None:
+            self._spans += 1
+        elif tag == "span":
+            page, _, number = (dict(attrs).get("data-claim") or "").rpartition(" ")
+            if page and number.isdigit():
+                self._claim, self._claim_text, self._spans = (page, int(number)), [], 0
         if tag in SKIPPED:
             self._skip += 1
         if tag == "table":
@@ -96,6 +121,12 @@ class _Text(HTMLParser):
             self._flush()
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "span" and self._claim is not None:
+            if self._spans:
+                self._spans -= 1
+            else:
+                self.marked.append((*self._claim, _squeeze("".join(self._claim_text))))
+                self._claim = None
         if tag in BLOCKS:
             self._flush()
         if tag == "table":
@@ -105,19 +136,27 @@ class _Text(HTMLParser):
             self._skip = max(0, self._skip - 1)
 
     def handle_data(self, data: str) -> None:
+        if self._claim is not None:
+            self._claim_text.append(data)
         if not self._skip:
             self._buffer.append(data)
+            self._blanked.append(" " * len(data) if self._claim is not None else data)
 
     def close(self) -> None:
         super().close()
         self._flush()
 
 
-def page_text(path: Path) -> tuple[list[str], list[str]]:
+IN_ATTRIBUTE = re.compile(r'="[^"<>]*<span data-claim=')
+
+
+def page_text(path: Path) -> PageText:
+    raw = read_text(path, AuditError, "page")
     parser = _Text()
-    parser.feed(read_text(path, AuditError, "page"))
+    parser.feed(raw)
     parser.close()
-    return parser.prose, parser.cells
+    return PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
+                    len(IN_ATTRIBUTE.findall(raw)))  # fmt: skip
 
 
 def _claims(site: Path) -> dict[str, list[dict[str, Any]]]:
@@ -142,28 +181,50 @@ def _around(text: str, start: int) -> str:
     return text[a : b + 1 if b >= 0 else len(text)].strip()[:200]
 
 
-def _unbacked(page: str, prose: list[str], cells: list[str], said: list[str]) -> list[Disagreement]:
+def _unbacked(page: str, shown: PageText, said: list[str]) -> list[Disagreement]:
+    """Numbers, p-values, flips and verdict phrases that no claim of the page backs: outside
+    the marked claims and not inside the words of one of the page's (unmarked) claims."""
     out = []
-    for block in prose:
-        masked = _masked(block, said)
+    for block, blanked in shown.prose:
+        masked = _masked(blanked, said)
         for pattern in (DECIMAL, P_VALUE, FLIPS, PHRASES):
             hit = pattern.search(masked)
             if hit is not None:
                 out.append(Disagreement(page, _around(block, hit.start()),
                                         "nothing: no claim backs this sentence"))  # fmt: skip
                 break
-    for cell in cells:
-        masked = _masked(cell, said)
+    for cell, blanked in shown.cells:
+        masked = _masked(blanked, said)
         hit = FLIPS.search(masked) or PHRASES.search(masked)
         if hit is not None:
             out.append(Disagreement(page, cell[:200], "nothing: no claim backs this table cell"))
     return out
 
 
-def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any]],
-                         text: str) -> list[Disagreement]:  # fmt: skip
+def _marked_disagreements(page: str, claims: dict[str, list[dict[str, Any]]],
+                          shown: PageText) -> list[Disagreement]:  # fmt: skip
+    """Each claim where a page marks it says that claim's words."""
     out = []
-    for claim in claims:
+    for where, number, text in shown.marked:
+        recorded = claims.get(where, [])
+        if number >= len(recorded):
+            out.append(Disagreement(page, text, f"no claim {number} of {where}"))
+            continue
+        claim = recorded[number]
+        words = _squeeze(str(claim.get("text", "")))
+        if text != words:
+            source = claim.get("source") or "the results"
+            out.append(Disagreement(page, text, f"{words!r} (claim {number} of {where}: "
+                                    f"{claim.get('kind')} of {source})"))  # fmt: skip
+    return out
+
+
+def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any]], text: str,
+                         marked: set[int]) -> list[Disagreement]:  # fmt: skip
+    """Each claim's words re-derived from the Results; an unmarked claim (`marked`: the numbers
+    the page marks) must be on the page as written."""
+    out = []
+    for number, claim in enumerate(claims):
         said = str(claim.get("text", ""))
         try:
             expected = derive(results, str(claim.get("kind")), str(claim.get("source", "")),
@@ -173,66 +234,8 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
             continue
         if expected != said:
             out.append(Disagreement(page, said, repr(expected)))
-        elif said and said not in text:
-            out.append(Disagreement(page, said, f"{said!r}, which the page does not say as written"))
-    return out
-
-
-def _values(results: Results, c: CandidateResult, metric: str) -> dict[str, float | None] | None:
-    lists = c.ranked(results)
-    if not lists:
-        return None
-    return {r.question: r.values.get(metric) for r in lists}
-
-
-def _decisions(results: Results) -> list[Disagreement]:
-    """The decisions re-derived from the numbers results.json holds."""
-    out = []
-    cands = results.candidates
-    base = {r.question: r for r in results.variant(results.baseline).lists}
-    critical = results.policy.critical if results.policy is not None else ()
-    for i, c in enumerate(cands):
-        where = f"results.json candidates[{i}] ({c.name})"
-        redone = verdicts.judge(c.comparisons, c.decision.primary, critical)
-        if redone.verdict != c.decision.verdict:
-            out.append(Disagreement(where, f"verdict {c.decision.verdict}",
-                                    f"the rules give {redone.verdict}"))  # fmt: skip
-        levels = {g.level for g in c.gate.checks}
-        gate = "BLOCK" if "BLOCK" in levels else "REVIEW" if "REVIEW" in levels else "GO"
-        if c.gate.evaluated and gate != c.gate.verdict:
-            out.append(Disagreement(where, f"gate {c.gate.verdict}", f"its lines give {gate}"))
-        for cmp in c.comparisons:
-            mine = _values(results, c, cmp.metric)
-            if mine is None:
-                continue
-            better: list[str] = []
-            worse: list[str] = []
-            for q, r in base.items():
-                x, y = r.values.get(cmp.metric), mine.get(q)
-                if x is None or y is None or abs(y - x) <= TIE:
-                    continue
-                (better if y > x else worse).append(q)
-            if sorted(better) != sorted(cmp.better) or sorted(worse) != sorted(cmp.worse):
-                out.append(Disagreement(where, f"flips on {cmp.metric} +{len(cmp.better)}/−"
-                                        f"{len(cmp.worse)}", f"the per-question values give "
-                                        f"+{len(better)}/−{len(worse)}"))  # fmt: skip
-            if abs(sign_test_p(len(cmp.better), len(cmp.worse)) - cmp.sign_p) > 1e-12:
-                out.append(Disagreement(where, f"sign-test p {cmp.sign_p} on {cmp.metric}",
-                                        f"{sign_test_p(len(cmp.better), len(cmp.worse))}"))  # fmt: skip
-    for metric in (m.name for m in results.settings.metrics):
-        raw = {c.name: c.comparison(metric).randomization_p for c in cands}
-        if not raw:
-            continue
-        adjusted = holm(raw)
-        for c in cands:
-            if abs(adjusted[c.name] - c.comparison(metric).holm_p) > 1e-12:
-                out.append(Disagreement(f"results.json ({c.name})",
-                                        f"Holm-adjusted p {c.comparison(metric).holm_p} on {metric}",
-                                        f"{adjusted[c.name]}"))  # fmt: skip
-    counts = results.inputs.counts
-    if counts is not None and counts.judged != len(results.inputs.questions):
-        out.append(Disagreement("results.json inputs.counts", f"{counts.judged} judged",
-                                f"{len(results.inputs.questions)} questions"))  # fmt: skip
+        elif said and number not in marked and _squeeze(said) not in text:
+            out.append(Disagreement(page, said, "so, but the page does not show these words"))
     return out
 
 
@@ -246,14 +249,21 @@ def audit(site: Path) -> tuple[list[Disagreement], int, int]:
     for page in sorted(p.name for p in site.glob("*.html")):
         if page in LEFT_OUT:
             continue
-        prose, cells = page_text(site / page)
+        shown = page_text(site / page)
         mine = claims.get(page, [])
-        text = html.unescape(" ".join([*prose, *cells]))
-        found += _claim_disagreements(results, page, mine, text)
-        found += _unbacked(page, prose, cells, [str(c.get("text", "")) for c in mine])
+        text = " ".join(block for block, _ in (*shown.prose, *shown.cells))
+        text += " " + " ".join(words for _, _, words in shown.marked)
+        here = {number for where, number, _ in shown.marked if where == page}
+        found += _claim_disagreements(results, page, mine, text, here)
+        found += _marked_disagreements(page, claims, shown)
+        if shown.in_attributes:
+            found.append(Disagreement(page, "(an attribute)", f"{shown.in_attributes} claim(s) "
+                                      "marked inside an attribute value: the template must write "
+                                      "them through the plain filter"))  # fmt: skip
+        found += _unbacked(page, shown, [str(c.get("text", "")) for c in mine])
         checked += len(mine)
     missing = sorted(set(claims) - {p.name for p in site.glob("*.html")})
     found += [Disagreement(page, "(the page)", "claims for a page the site does not have")
               for page in missing]  # fmt: skip
-    found += _decisions(results)
+    found += [Disagreement(*d) for d in recheck(results)]
     return found, checked, len(claims)

@@ -12,6 +12,7 @@ from evidencedesk.report.model import BottomLine, CandidateRow
 from evidencedesk.report.recommend import Say
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import stat
+from evidencedesk.report.words import metric_label
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import Results
 from evidencedesk.retrieval.stats import TIE
@@ -60,10 +61,6 @@ def cost_text(base: Costs, cand: Costs) -> str:
     return " · ".join(parts)
 
 
-def _label(results: Results, metric: str) -> str:
-    return next((m.label for m in results.settings.metrics if m.name == metric), metric)
-
-
 def headline(results: Results, say: Say) -> str:
     """The two answers counted, and the best lead: "2 better, 1 no clear change; gate: 3 GO."
     (each a claim)."""
@@ -83,7 +80,7 @@ def rows(results: Results, say: Say) -> tuple[CandidateRow, ...]:
         d = c.comparison(c.decision.primary)
         f = c.comparison(results.settings.flips_metric)
         at = [x.metric for x in c.comparisons].index(f.metric)
-        label = _label(results, d.metric)
+        label = metric_label(results, d.metric)
         out.append(CandidateRow(
             name=c.name,
             slug=slug(c.name),
@@ -104,6 +101,6 @@ def bottom_line(results: Results, claims: Claims) -> BottomLine:
         points=(),
         rows=rows(results, claims.on("index.html")),
         metric=primary.label,
-        flips_metric=_label(results, results.settings.flips_metric),
+        flips_metric=metric_label(results, results.settings.flips_metric),
         has_critical=results.policy is not None and bool(results.policy.critical),
     )

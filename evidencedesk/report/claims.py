@@ -7,20 +7,45 @@ the Results alone, so the same function run on a results.json read back (`eviden
 says the same words: a sentence on a page that no claim backs, or a claim whose words the Results
 no longer give, is a disagreement.
 
-Pages collect their claims in a `Claims` book (`say` returns the words and records the claim);
-the site writes them to ``claims.json`` beside results.json, page by page.
+Pages collect their claims in a `Claims` book (`say` records the claim and returns its words
+as `Said`); the site writes them to ``claims.json`` beside results.json, page by page. A `Said`
+placed in a template marks itself: ``<span data-claim="index.html 3">…</span>``, claim 3 of the
+index page's claims, so the audit reads each claim where the page shows it (a table cell holding another cell's
+flips is a disagreement, not a match somewhere on the page). In an attribute a template writes
+it through the ``plain`` filter.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from markupsafe import escape
+
+from evidencedesk.report.words import derive
 from evidencedesk.results.types import Results
 
-__all__ = ["Claim", "Claims", "resolve"]
+__all__ = ["Claim", "Claims", "Said"]
+
+
+class Said(str):
+    """A claim's words, with the page that recorded it and its number there; rendered by Jinja
+    as a marked span (the same words may be shown on other pages too)."""
+
+    page: str
+    claim: int
+
+    def __new__(cls, text: str, page: str, claim: int) -> Said:
+        said = super().__new__(cls, text)
+        said.page, said.claim = page, claim
+        return said
+
+    def __html__(self) -> str:
+        return f'<span data-claim="{escape(self.page)} {self.claim}">{escape(str(self))}</span>'
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Said, (str(self), self.page, self.claim)
 
 
 @dataclass(frozen=True)
@@ -35,27 +60,6 @@ class Claim:
                 "args": {k: v for k, v in self.args}}  # fmt: skip
 
 
-_STEP = re.compile(r"([a-z_]+)((?:\[\d+\])*)")
-
-
-def resolve(results: Results, source: str) -> Any:
-    """The object at `source` (``candidates[2].comparisons[0]``) in `results`; `source` ""
-    is the Results themselves. Raises LookupError for a path the Results do not have."""
-    node: Any = results
-    if not source:
-        return node
-    for step in source.split("."):
-        match = _STEP.fullmatch(step)
-        if match is None or not hasattr(node, match[1]):
-            raise LookupError(f"no {step!r} in results.json at {source!r}")
-        node = getattr(node, match[1])
-        for index in re.findall(r"\[(\d+)\]", match[2]):
-            if not isinstance(node, tuple | list) or int(index) >= len(node):
-                raise LookupError(f"no [{index}] in results.json at {source!r}")
-            node = node[int(index)]
-    return node
-
-
 @dataclass
 class Claims:
     """The claims of one build, by page: `say` words a claim and records it."""
@@ -64,11 +68,10 @@ class Claims:
     pages: dict[str, list[Claim]] = field(default_factory=dict)
 
     def say(self, page: str, kind: str, source: str, **args: Any) -> str:
-        from evidencedesk.report.words import derive
-
         text = derive(self.results, kind, source, args)
-        self.pages.setdefault(page, []).append(Claim(kind, source, text, tuple(sorted(args.items()))))
-        return text
+        found = self.pages.setdefault(page, [])
+        found.append(Claim(kind, source, text, tuple(sorted(args.items()))))
+        return Said(text, page, len(found) - 1) if text else text
 
     def on(self, page: str) -> Callable[..., str]:
         """`say` for one page: ``say = claims.on("index.html"); say("verdict", "candidates[0]")``."""

@@ -50,15 +50,14 @@ def recommend(
     caveat = say("unjudged", source)
     if caveat:
         line += f" {caveat}."
-    bullets = [say("flips", source), say("needed", source)]
+    lines = [f"- {md_escape(say('flips', source))}.", f"- {md_escape(say('needed', source))}."]
     if risk is not None:
-        bullets.append(risk[1])
-    bullets.append(say("interval", source))
+        lines.append(f"- {risk[1]}")  # Markdown already: its question links
+    lines.append(f"- {md_escape(say('interval', source))}.")
     take = say("take", source)
     if take:
-        bullets.append(take)
-    bullets += [say("cost", source), say("verdict_line", source)]
-    lines = [f"- {md_escape(b)}." for b in bullets]
+        lines.append(f"- {md_escape(take)}.")
+    lines += [f"- {md_escape(say('cost', source))}.", f"- {md_escape(say('verdict_line', source))}."]
     for j, _ in enumerate(cand.gate.checks):
         lines.append(f"  - {md_escape(say('gate_line', f'{source}.gate.checks[{j}]'))}")
     if caveat:

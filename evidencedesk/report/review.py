@@ -26,7 +26,7 @@ from evidencedesk.report.recommend import Say, md_escape, recommend
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import config_word, flips_text, num, pval, stat
 from evidencedesk.report.variants import SMALL_SLICE, by_tag, metric_stat
-from evidencedesk.report.words import INLINE_IDS
+from evidencedesk.report.words import INLINE_IDS, gate_k
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import (
     CandidateResult,
@@ -229,7 +229,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[Candidate, ...]:
                 gate_lines=lines,
                 recommendation=recommend(say, source, cand, risk(cand), bool(results.to_label)),
                 note_markdown=cand.note,
-                gate_rules=rule_rows(cand.gate.rules),
+                gate_rules=rule_rows(cand.gate.rules, gate_k(results, cand)),
                 gate_baseline=cand.gate.baseline,
                 note_heading=note_heading(cand.note),
                 slice_small=SMALL_SLICE,

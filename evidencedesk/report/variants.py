@@ -146,10 +146,10 @@ def flip_matrix(
                 line.append(FlipCell(0, 0, pval(None), ""))
                 continue
             source = f"flips[{where[col, row, 'variants']}]"  # the row's wins and losses
-            shown = j < i  # the page lays out the lower triangle: each pair once
-            cell = flip_cell(results.flip(col, row), say("flip_cell", source) if shown else None)
+            lower = j < i  # the page lays out the lower triangle: each pair once
+            cell = flip_cell(results.flip(col, row), say("flip_cell", source) if lower else None)
             line.append(cell)
-            if shown:
+            if lower:
                 f = results.flip(col, row)
                 pairs.append(FlipLine(row, col, kinds[row], cell, f.tied,
                                       say("flip_line", source)))  # fmt: skip

@@ -26,12 +26,13 @@ The kinds:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from evidencedesk.report.notices import counts_sentence, coverage_sentence, notice_text
-from evidencedesk.report.values import fmt, p_text
+from evidencedesk.report.values import fmt, p_is, p_text
 from evidencedesk.results import verdicts as v
 from evidencedesk.results.pages import RUNS_ONLY_DEPTH
+from evidencedesk.results.sources import resolve
 from evidencedesk.results.summary import best_lead
 from evidencedesk.results.types import (
     CandidateResult,
@@ -41,9 +42,9 @@ from evidencedesk.results.types import (
     Results,
     VariantResult,
 )
-from evidencedesk.retrieval.stats import flips_needed, sign_test_p
+from evidencedesk.retrieval.stats import EXACT_RANDOMIZATION, LARGE, RANDOMIZATION_RESAMPLES
 
-__all__ = ["KINDS", "derive", "metric_label"]
+__all__ = ["KINDS", "derive", "gate_k", "gate_metric", "metric_label"]
 
 INLINE_IDS = 50  # ids a list of flips names before "… and N more"
 
@@ -83,13 +84,20 @@ def flips_text(better: int, worse: int) -> str:
     return f"+{better}/−{worse}"
 
 
-def _candidate(results: Results, source: str) -> CandidateResult:
-    from evidencedesk.report.claims import resolve
+T = TypeVar("T")
 
+
+def _at(results: Results, source: str, kind: type[T] | tuple[type, ...], what: str) -> T:
+    """The object at `source`, which must be a `kind`: a claim read from another place is a
+    LookupError (the audit names it), never words about the wrong object."""
     found = resolve(results, source)
-    if not isinstance(found, CandidateResult):
-        raise LookupError(f"expected a candidate at {source!r}")
-    return found
+    if not isinstance(found, kind):
+        raise LookupError(f"expected {what} at {source!r}")
+    return found  # type: ignore[return-value]
+
+
+def _candidate(results: Results, source: str) -> CandidateResult:
+    return _at(results, source, CandidateResult, "a candidate")
 
 
 def _head(c: CandidateResult) -> Comparison:
@@ -104,9 +112,9 @@ def _moved(results: Results, cmp: Comparison) -> str:
     word = "better" if e.direction == "up" else "worse"
     facts = f"{signed(cmp.delta)}{bracket(cmp.low, cmp.high)}, {flips_text(e.better, e.worse)} questions"
     if e.significant:
-        return f"{metric_label(results, cmp.metric)} {word} ({facts}, Holm-adjusted randomization p = {p_text(cmp.holm_p)})"
+        return f"{metric_label(results, cmp.metric)} {word} ({facts}, Holm-adjusted randomization {p_is(cmp.holm_p)})"
     return (f"{metric_label(results, cmp.metric)} {word} by its interval ({facts}), not "
-            f"significant after Holm (randomization p = {p_text(cmp.holm_p)})")  # fmt: skip
+            f"significant after Holm (randomization {p_is(cmp.holm_p)})")  # fmt: skip
 
 
 def _flips_state(results: Results, cmp: Comparison) -> str:
@@ -116,9 +124,15 @@ def _flips_state(results: Results, cmp: Comparison) -> str:
     label = metric_label(results, cmp.metric)
     if e.better == e.worse == 0:
         return f"{label} changed on no question"
-    state = f"leans {e.lean}" if e.lean else "leans no way worth saying"
+    p = f"sign-test {p_is(e.sign_p)}"
+    if e.lean:
+        state = f"leans {e.lean}: {p}"
+    elif e.better == e.worse:
+        state = f"balanced: {p}"
+    else:
+        state = f"no lean: {p}, not below {v.LEAN_P}"
     return (f"{label} {signed(cmp.delta)}{bracket(cmp.low, cmp.high)}, flips "
-            f"{flips_text(e.better, e.worse)} ({state}: sign-test p = {p_text(e.sign_p)})")  # fmt: skip
+            f"{flips_text(e.better, e.worse)} ({state})")  # fmt: skip
 
 
 def _critical(c: CandidateResult) -> str:
@@ -130,24 +144,22 @@ def _critical(c: CandidateResult) -> str:
 
 
 def headline(results: Results, source: str) -> str:
-    """The candidate's one line: the verdict's words, then each metric that moved which way,
-    or how the primary metric's flips stand when it did not move."""
+    """The candidate's one line: the verdict's words, then the primary metric (how it moved, or
+    how its flips stand when it did not), then each other reported metric that moved which way,
+    and any critical question that got worse."""
     c = _candidate(results, source)
     d, head = c.decision, _head(c)
     order = [m.name for m in results.settings.compared]  # the primary first
-    ranked = sorted(c.comparisons, key=lambda x: order.index(x.metric) if x.metric in order
-                    else len(order))  # fmt: skip
-    moved = [_moved(results, x) for x in ranked if v.evidence_of(x).direction]
-    if d.verdict == v.BETTER or d.verdict == v.WORSE or d.verdict == v.MIXED:
-        text = "; ".join(moved)
-    elif v.evidence_of(head).direction is not None:  # PROMISING / LEANS WORSE by the interval
-        text = "; ".join(moved)
-    elif d.verdict in (v.PROMISING, v.LEANS_WORSE):
-        text = _flips_state(results, head) + ("; " + "; ".join(moved) if moved else "")
-    else:  # NO CLEAR CHANGE
-        text = _flips_state(results, head)
-        text += ("; " + "; ".join(moved)) if moved else "; no reported metric moved"
-    line = f"{PREFIX[d.verdict]}: {text}."
+    # the verdict weighs the reported metrics only (a benchmark column the project did not
+    # report is shown in its table, not weighed)
+    others = sorted((x for x in c.comparisons if x.metric in order[1:] and v.evidence_of(x).direction),
+                    key=lambda x: order.index(x.metric))  # fmt: skip
+    moved = v.evidence_of(head).direction is not None
+    parts = [_moved(results, head) if moved else _flips_state(results, head)]
+    parts += [_moved(results, x) for x in others]
+    if not moved and not others:
+        parts.append("no reported metric moved")
+    line = f"{PREFIX[d.verdict]}: {'; '.join(parts)}."
     critical = _critical(c)
     return f"{line} {critical}" if critical else line
 
@@ -164,13 +176,12 @@ def flips(results: Results, source: str) -> str:
     head = _head(c)
     return (f"Flips on {metric_label(results, head.metric)}: better on {len(head.better)} "
             f"({_ids(head.better)}), worse on {len(head.worse)} ({_ids(head.worse)}), "
-            f"{head.tied} tied; exact sign-test p = {p_text(head.sign_p)}")  # fmt: skip
+            f"{head.tied} tied; exact sign-test {p_is(head.sign_p)}")  # fmt: skip
 
 
 def needed(results: Results, source: str) -> str:
     c = _candidate(results, source)
-    n = _head(c).n
-    need = flips_needed(n)
+    n, need = _head(c).n, _head(c).flips_needed
     if need is None:
         return f"With {n} questions, no split of flips reaches sign-test p < 0.05"
     return f"With {n} questions, sign-test p < 0.05 needs at least {need} one-way flips (and no losses)"
@@ -188,7 +199,7 @@ def interval(results: Results, source: str) -> str:
         return text
     text += f" (95 % paired-bootstrap interval {signed(head.low)} to {signed(head.high)})"
     side = "includes" if head.low <= 0 <= head.high else "excludes"
-    return f"{text}; the interval {side} zero; Holm-adjusted randomization p = {p_text(head.holm_p)}"
+    return f"{text}; the interval {side} zero; Holm-adjusted randomization {p_is(head.holm_p)}"
 
 
 def take(results: Results, source: str) -> str:
@@ -200,8 +211,12 @@ def take(results: Results, source: str) -> str:
     label = metric_label(results, d.primary)
     parts = []
     if d.for_t is not None:
+        level = f"{v.ALPHA / d.family:.2g}"
         part = (f"at the observed mean difference and spread of {label}, about {d.for_t} "
-                f"questions in all (now {d.questions}) would bring a paired test to p < 0.05")  # fmt: skip
+                f"questions in all (now {d.questions}) would bring a paired test to p < {level}")  # fmt: skip
+        if d.family > 1:
+            part += (f" (what Holm's adjustment over the {d.family} candidates asks at most "
+                     f"for an adjusted p < {v.ALPHA})")  # fmt: skip
         if d.for_t_power is not None:
             part += f", about {d.for_t_power} for an 80 % chance"
         parts.append(part)
@@ -271,7 +286,7 @@ def condensed(results: Results, source: str) -> str:
             "decide this comparison; label the pairs of to-label.tsv before deciding")  # fmt: skip
 
 
-def _gate_k(results: Results, c: CandidateResult) -> int:
+def gate_k(results: Results, c: CandidateResult) -> int:
     """The top k the gate read for this candidate (its final list, or the policy's k)."""
     if results.settings.kind == "pipeline":
         variant = results.variant(c.lists_of) if c.lists_of else None
@@ -282,7 +297,7 @@ def _gate_k(results: Results, c: CandidateResult) -> int:
     return results.policy.k if results.policy is not None else RUNS_ONLY_DEPTH
 
 
-def _gate_metric(metric: str | None, k: int) -> str:
+def gate_metric(metric: str | None, k: int) -> str:
     """The gate's own metrics, named with the top k they read: its reciprocal rank is cut at
     the gate's k, which the site's MRR is not."""
     if metric is None:
@@ -295,15 +310,11 @@ def _gate_metric(metric: str | None, k: int) -> str:
 
 def gate_line(results: Results, source: str) -> str:
     """One gate check, with full metric labels."""
-    from evidencedesk.report.claims import resolve
-
     cand_source = source.split(".gate.")[0]
     c = _candidate(results, cand_source)
-    g = resolve(results, source)
-    if not isinstance(g, GateCheck):
-        raise LookupError(f"expected a gate check at {source!r}")
-    k = _gate_k(results, c)
-    metric = _gate_metric(g.metric, k)
+    g = _at(results, source, GateCheck, "a gate check")
+    k = gate_k(results, c)
+    metric = gate_metric(g.metric, k)
     q = g.questions[0] if g.questions else ""
     if g.rule == "critical_missing":
         return f"critical: {q} has no case in this run (not an answerable question)"
@@ -324,7 +335,7 @@ def gate_line(results: Results, source: str) -> str:
     if g.rule == "review_on_mrr_flips":
         shown = ", ".join(g.questions[:INLINE_IDS]) + (", …" if len(g.questions) > INLINE_IDS else "")
         return (f"{metric} worse for {len(g.questions)} question(s) ({shown}), better for "
-                f"{g.counts[0]} (sign-test p = {p_text(g.p or 1.0)})")  # fmt: skip
+                f"{g.counts[0]} (sign-test {p_is(g.p or 1.0)})")  # fmt: skip
     if g.rule == "no_policy":
         return "no gate policy in this project; nothing was checked"
     raise LookupError(f"unknown gate rule {g.rule!r}")
@@ -340,65 +351,43 @@ def gate(results: Results, source: str) -> str:
 
 
 def delta(results: Results, source: str) -> str:
-    from evidencedesk.report.claims import resolve
-
-    cmp = resolve(results, source)
-    if not isinstance(cmp, Comparison):
-        raise LookupError(f"expected a comparison at {source!r}")
+    cmp = _at(results, source, Comparison, "a comparison")
     return f"Δ {metric_label(results, cmp.metric)} {signed(cmp.delta)}{bracket(cmp.low, cmp.high)}"
 
 
 def flip_cell(results: Results, source: str) -> str:
     """A flips table's cell: "+3/−0" of the flip (or comparison) at `source`, on its own metric
     (the table's caption names the metric; `flips_of` says it in words)."""
-    from evidencedesk.report.claims import resolve
-
-    f = resolve(results, source)
-    if not isinstance(f, Flip | Comparison):
-        raise LookupError(f"expected a flip or a comparison at {source!r}")
+    f: Flip | Comparison = _at(results, source, (Flip, Comparison), "a flip or a comparison")
     return flips_text(len(f.better), len(f.worse))
 
 
 def flips_of(results: Results, source: str) -> str:
     """ "+3/−0 on MRR, sign-test p = 0.250": a comparison's (or flip's) flips on its metric."""
-    from evidencedesk.report.claims import resolve
-
-    f = resolve(results, source)
-    if not isinstance(f, Flip | Comparison):
-        raise LookupError(f"expected a flip or a comparison at {source!r}")
+    f: Flip | Comparison = _at(results, source, (Flip, Comparison), "a flip or a comparison")
     p = f.p if isinstance(f, Flip) else f.sign_p
     return (f"{flips_text(len(f.better), len(f.worse))} on {metric_label(results, f.metric)}, "
-            f"sign-test p = {p_text(p)}")  # fmt: skip
+            f"sign-test {p_is(p)}")  # fmt: skip
 
 
 def flip_p(results: Results, source: str) -> str:
     """A benchmark row's flips against the baseline with the sign test's p: "+0/−3 p = 0.250"."""
-    from evidencedesk.report.claims import resolve
-
-    f = resolve(results, source)
-    if not isinstance(f, Flip):
-        raise LookupError(f"expected a flip at {source!r}")
-    return f"{flips_text(len(f.better), len(f.worse))} p = {p_text(f.p)}"
+    f = _at(results, source, Flip, "a flip")
+    return f"{flips_text(len(f.better), len(f.worse))} {p_is(f.p)}"
 
 
 def flip_line(results: Results, source: str) -> str:
     """A pair of variants in words: "sparse against hybrid: +0/−3 on MRR, sign-test p = 0.250,
     Holm-adjusted p = 1.000" (the flips page's list)."""
-    from evidencedesk.report.claims import resolve
-
-    f = resolve(results, source)
-    if not isinstance(f, Flip):
-        raise LookupError(f"expected a flip at {source!r}")
+    f = _at(results, source, Flip, "a flip")
     return (f"{f.b} against {f.a}: {flips_text(len(f.better), len(f.worse))} on "
-            f"{metric_label(results, f.metric)}, sign-test p = {p_text(f.p)}, Holm-adjusted p = "
-            f"{p_text(f.holm_p)}")  # fmt: skip
+            f"{metric_label(results, f.metric)}, sign-test {p_is(f.p)}, Holm-adjusted "
+            f"{p_is(f.holm_p)}")  # fmt: skip
 
 
 def list_value(results: Results, source: str, base: str = "") -> str:
     """A question page's list heading: the first relevant rank, the primary metric's value on
     this question and its change against the baseline's list (`base`: that list's path)."""
-    from evidencedesk.report.claims import resolve
-
     r = resolve(results, source)
     metric = results.settings.flips_metric
     value = r.values.get(metric)
@@ -427,8 +416,6 @@ P_OF = {"sign_p": "sign_p", "randomization_p": "randomization_p", "holm_p": "hol
 
 def p_value(results: Results, source: str, which: str = "sign_p") -> str:
     """One p of a comparison, as printed ("0.062", "< 0.001")."""
-    from evidencedesk.report.claims import resolve
-
     cmp = resolve(results, source)
     if not isinstance(cmp, Comparison) or which not in P_OF:
         raise LookupError(f"expected a comparison's {which} at {source!r}")
@@ -452,15 +439,11 @@ def counts(results: Results, source: str) -> str:
 
 
 def notice(results: Results, source: str) -> str:
-    from evidencedesk.report.claims import resolve
-
     n = resolve(results, source)
     return notice_text(n, results.settings.kind, results.settings.min_coverage)
 
 
 def coverage(results: Results, source: str) -> str:
-    from evidencedesk.report.claims import resolve
-
     variant = resolve(results, source)
     if not isinstance(variant, VariantResult) or variant.coverage is None:
         return ""
@@ -487,10 +470,12 @@ def gate_summary(results: Results, source: str) -> str:
 
 
 def lead(results: Results, source: str) -> str:
-    """The best lead: the largest lower bound of the primary metric's paired interval."""
+    """The best lead: among the candidates ahead on the primary metric, the largest lower bound
+    of its paired interval."""
     c = best_lead(results)
     if c is None:
-        return "No candidate has an interval on the primary metric: no best lead"
+        label = metric_label(results, results.settings.compared[0].name)
+        return f"No best lead: no candidate is ahead of the baseline on {label}"
     head = _head(c)
     return (f"Best lead: {c.name}, Δ {metric_label(results, head.metric)} "
             f"{signed(head.delta)}{bracket(head.low, head.high)} over {head.n} questions "
@@ -504,6 +489,15 @@ RULES: Mapping[str, Callable[[], str]] = {
         "A reported metric moved when its paired 95 % bootstrap interval excludes zero or its "
         "paired randomization test, Holm-adjusted across the candidates, gives p < "
         f"{v.ALPHA}; it moved the way its paired difference points"
+    ),
+    "reported": lambda: (
+        "The reported metrics are the project's [report] metrics, the primary first; a benchmark "
+        "column the project does not report is shown, not weighed"
+    ),
+    "randomization": lambda: (
+        "The randomization test flips the signs of the per-question differences: exactly, over "
+        f"every sign pattern, up to {EXACT_RANDOMIZATION} non-zero differences; with "
+        f"{RANDOMIZATION_RESAMPLES:,} seeded resamples up to {LARGE:,}; by its normal limit above"
     ),
     "better": lambda: (
         f"BETTER: the primary metric moved up with Holm-adjusted p < {v.ALPHA}, and no reported "
@@ -525,16 +519,19 @@ RULES: Mapping[str, Callable[[], str]] = {
     "not_proven": lambda: (
         "Not proven is never said of a change that is significant after Holm's adjustment"
     ),
+    # worked examples of the exact sign test (tests/test_verdicts.py computes them)
     "sign_example": lambda: (
-        f"Four better and none worse gives p = {p_text(sign_test_p(4, 0))}; on 21 questions at "
-        f"least {flips_needed(21)} one-way flips are needed for p < {v.ALPHA}"
+        "Four better and none worse gives p = 0.125; on 21 questions at least 6 one-way flips "
+        f"are needed for p < {v.ALPHA}"
     ),
     "holm_star": lambda: f"A ★ marks a Holm-adjusted p < {v.ALPHA}",
     "take": lambda: (
         "For a candidate that is encouraging but not proven (PROMISING or LEANS WORSE), the page "
         "says how many questions would bring a paired test to p < "
-        f"{v.ALPHA} at the observed mean difference and spread, with an 80 % power estimate, and "
-        "beside it what the sign test would need at the observed flip rate"
+        f"{v.ALPHA} divided by the number of candidates (what Holm's adjustment asks at most) at "
+        "the observed mean difference and spread, never fewer than one more than now nor fewer "
+        "than give the randomization test enough changed questions, with an 80 % power "
+        "estimate, and beside it what the sign test would need at the observed flip rate"
     ),
     "unjudged": lambda: (
         f"A candidate whose Judged@k is at least {round(100 * v.UNJUDGED_GAP)} points below the "
@@ -546,8 +543,10 @@ RULES: Mapping[str, Callable[[], str]] = {
         f"or a sign-test p ≥ {v.ALPHA}"
     ),
 }
-VERDICT_RULES = ("moved", "better", "promising", "worse", "mixed", "no_clear_change", "gate",
-                 "not_proven")  # fmt: skip
+VERDICT_RULES = ("reported", "moved", "randomization", "better", "promising", "worse", "mixed",
+                 "no_clear_change", "gate", "not_proven")  # fmt: skip
+# the methods page's fixed statements, each a claim
+METHODS_RULES = (*VERDICT_RULES, "sign_example", "holm_star", "take", "unjudged")
 
 
 def grades(results: Results, source: str) -> str:

@@ -26,6 +26,7 @@ from evidencedesk.retrieval.metric_engine import of_judged
 from evidencedesk.retrieval.metrics import Judged, by_tag, per_question_all
 from evidencedesk.retrieval.stats import (
     bootstrap_ci,
+    flips_needed,
     holm,
     paired,
     paired_bootstrap_ci,
@@ -257,7 +258,7 @@ def comparisons(
             own.append(mine)
             out.append(Comparison(m.name, stats[m.name], mine, ci.mean, ci.low, ci.high, ci.n,
                                   f.better, f.worse, f.tied, f.p, rand, rand, f.p,
-                                  _spread(a[m.name], b)))  # fmt: skip
+                                  _spread(a[m.name], b), flips_needed(ci.n)))  # fmt: skip
         raw[name] = (own, out)
     for i in range(len(metrics)):  # each metric is one family of tests across the candidates
         decisive = holm({name: out[i].randomization_p for name, (_, out) in raw.items()})

@@ -97,8 +97,11 @@ class Decision:
     down: tuple[str, ...]
     critical_worse: tuple[str, ...]  # critical question ids worse on any reported metric
     # PROMISING and LEANS WORSE only: questions in all (now: `questions`) at which the primary
-    # metric's observed effect reaches p < 0.05 -- from the paired differences (paired t, its
-    # 80 % power figure) and from the flips (sign test, its 80 % power figure)
+    # metric's observed effect reaches significance -- from the paired differences (a paired
+    # test at p < 0.05 / `family`, which Holm's adjustment over `family` candidates asks of it
+    # at worst, and its 80 % power figure) and from the flips (sign test at p < 0.05, its 80 %
+    # power figure)
+    family: int = 1
     questions: int | None = None
     for_p05: int | None = None
     for_power: int | None = None
@@ -159,21 +162,29 @@ def evidence_of(comparison: Any) -> Evidence:
                     c.holm_p)  # fmt: skip
 
 
-def judge(comparisons: Sequence[Any], primary: str, critical: Sequence[str]) -> Decision:
-    """The Decision for a candidate's comparisons (one per reported metric): the verdict from
-    the statistics, the critical questions that got worse carried for the headline, and for a
-    candidate that is encouraging but not proven (either way), what it would take."""
-    crit = critical_worse(critical, [c.worse for c in comparisons])
-    decision = decide([evidence_of(c) for c in comparisons], primary, crit)
-    head = next((c for c in comparisons if c.metric == primary), None)
+def judge(
+    comparisons: Sequence[Any], metrics: Sequence[str], critical: Sequence[str], family: int = 1
+) -> Decision:
+    """The Decision for a candidate's comparisons on the reported `metrics` (the primary
+    first; a comparison of another metric, such as a benchmark column the project did not
+    report, is not weighed): the verdict from the statistics, the critical questions that got
+    worse carried for the headline, and for a candidate that is encouraging but not proven
+    (either way), what it would take when Holm's adjustment runs over `family` candidates."""
+    weighed = [c for c in comparisons if c.metric in metrics]
+    primary = metrics[0]
+    crit = critical_worse(critical, [c.worse for c in weighed])
+    decision = decide([evidence_of(c) for c in weighed], primary, crit)
+    head = next((c for c in weighed if c.metric == primary), None)
     if decision.verdict not in (PROMISING, LEANS_WORSE) or head is None:
         return decision
     b, w = len(head.better), len(head.worse)
+    alpha = ALPHA / max(1, family)
     return replace(
         decision,
+        family=max(1, family),
         questions=head.n,
         for_p05=None if head.sign_p < ALPHA else questions_for_p05(b, w, head.n),
         for_power=questions_for_power(b, w, head.n),
-        for_t=questions_for_t(head.delta, head.sd, head.n),
-        for_t_power=questions_for_t_power(head.delta, head.sd, head.n),
+        for_t=questions_for_t(head.delta, head.sd, head.n, b + w, alpha),
+        for_t_power=questions_for_t_power(head.delta, head.sd, head.n, b + w, alpha),
     )

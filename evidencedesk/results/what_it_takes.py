@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from statistics import NormalDist
 
 ALPHA = 0.05
 POWER = 0.8
@@ -109,23 +110,47 @@ def questions_for_power(better: int, worse: int, n: int) -> int | None:
 Z_POWER = 0.8416212335729143  # the one-sided 20 % normal quantile (80 % power)
 
 
-def questions_for_t(delta: float | None, sd: float | None, n: int) -> int | None:
+def _z(alpha: float) -> float:
+    """The two-sided normal quantile of `alpha` (1.96 at 0.05)."""
+    return Z if alpha == ALPHA else NormalDist().inv_cdf(1 - alpha / 2)
+
+
+def _randomization_floor(changed: int, n: int, alpha: float) -> int:
+    """Questions in all at which the observed share of changed questions gives enough non-zero
+    differences for the paired randomization test to reach `alpha` at all: its smallest
+    two-sided p over m differences is 2 / 2^m."""
+    m = 1
+    while 2.0 / 2**m >= alpha:
+        m += 1
+    return math.ceil(m * n / changed) if changed else LIMIT
+
+
+def _paired(delta: float | None, sd: float | None, n: int, changed: int, alpha: float,
+            z: float) -> int | None:  # fmt: skip
+    if delta is None or sd is None or n <= 0 or delta == 0 or changed <= 0:
+        return None
+    need = n + 1 if sd == 0 else math.ceil((z * sd / abs(delta)) ** 2)
+    # more than now (the test does not reach it now), and enough changed questions for the
+    # randomization test to reach it at all
+    return max(n + 1, need, _randomization_floor(changed, n, alpha))
+
+
+def questions_for_t(
+    delta: float | None, sd: float | None, n: int, changed: int, alpha: float = ALPHA
+) -> int | None:
     """Total questions at which the observed mean paired difference `delta`, with the observed
-    standard deviation `sd` of the per-question differences, reaches two-sided p < 0.05 in a
-    paired test (normal approximation: |delta| * sqrt(N) / sd >= 1.96); at least `n`."""
-    if delta is None or sd is None or n <= 0 or delta == 0:
-        return None
-    if sd == 0:
-        return n
-    return max(n, math.ceil((Z * sd / abs(delta)) ** 2))
+    standard deviation `sd` of the per-question differences, would reach two-sided p < `alpha`
+    in a paired test (normal approximation: |delta| * sqrt(N) / sd >= z), for a candidate whose
+    test does not reach it over its `n` questions now; at least one more than `n`, and at least
+    enough for its `changed` share of non-zero differences to give the randomization test room
+    to reach `alpha`."""
+    return _paired(delta, sd, n, changed, alpha, _z(alpha))
 
 
-def questions_for_t_power(delta: float | None, sd: float | None, n: int) -> int | None:
-    """Total questions for an 80 % chance of two-sided p < 0.05 in a paired test, if the mean
-    difference and its spread are what was observed: N = ((1.96 + 0.84) * sd / delta)^2 (an
-    estimate, like every power figure); at least `n`."""
-    if delta is None or sd is None or n <= 0 or delta == 0:
-        return None
-    if sd == 0:
-        return n
-    return max(n, math.ceil(((Z + Z_POWER) * sd / abs(delta)) ** 2))
+def questions_for_t_power(
+    delta: float | None, sd: float | None, n: int, changed: int, alpha: float = ALPHA
+) -> int | None:
+    """Total questions for an 80 % chance of two-sided p < `alpha` in a paired test, if the
+    mean difference and its spread are what was observed: N = ((z + 0.84) * sd / delta)^2 (an
+    estimate, like every power figure), with the floors of `questions_for_t`."""
+    return _paired(delta, sd, n, changed, alpha, _z(alpha) + Z_POWER)
