@@ -214,7 +214,7 @@ def make_model(
     )  # fmt: skip
     meta = Meta(
         title=f"Kestrel Cycles retrieval review{probe}", project="evidencedesk", seed=seed, version="0.1.0",
-        input_hash="ab" * 32, relevance="relevant = grade ≥ 2", baseline="sparse",
+        input_hash="ab" * 32, relevance="relevant = grade ≥ 2", baseline="sparse", primary="MRR",
         caveats=(Caveat("dense", "The dense searcher is a toy embedder."),
                  Caveat("rerankers", f"The rerankers are stand-ins.{probe}")),
         skipped=(Skipped("notes", "no data/notes/ folder"),),
@@ -227,7 +227,8 @@ def make_model(
         52, len(qids), len(qids) - 1, tuple(Count(t, 2) for t in TAGS), (Count("1", 9), Count("2", 25)),
     )  # fmt: skip
     return SiteModel(meta, dataset, variants, bench, FlipMatrix(names, cells, names[1:], grid),
-                     slices, candidates, questions, sizing, ablations, citations, evidence)  # fmt: skip
+                     slices, candidates, questions, ("R@1", "R@3", "MRR", "nDCG@5 (exp gain)"),
+                     sizing, ablations, citations, evidence)  # fmt: skip
 
 
 def fixture_model(options: BuildOptions, progress: Callable[[str], None]) -> SiteModel:

@@ -58,6 +58,7 @@ class Meta(Plain):
     input_hash: str
     relevance: str  # "relevant = grade ≥ 2"
     baseline: str  # the baseline variant's name
+    primary: str  # the primary metric's label (flips, sign test, verdict); no default
     caveats: tuple[Caveat, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     inputs: tuple[InputFile, ...] = ()
@@ -66,7 +67,6 @@ class Meta(Plain):
     grade_caption: str = ""  # the project's grade scale, in words
     relevance_text: str = ""  # the methods page's relevance sentence
     kind: str = "pipeline"  # "runs": no built-in searchers, rerankers or latency to caveat
-    primary: str = "MRR"  # the primary metric's label (flips, sign test, verdict)
     demo: bool = False
     # above this many questions intervals and randomization p come from large-sample formulas
     large_sample: int | None = None
@@ -535,14 +535,14 @@ class SiteModel(Plain):
     slices: tuple[SliceTable, ...]
     candidates: tuple[Candidate, ...]
     questions: tuple[Question, ...]  # the questions that get a page
+    # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
+    benchmark_columns: tuple[str, str, str, str]
     sizing: Sizing | None = None  # None: skipped, see meta.skipped
     ablations: Ablations | None = None
     citations: Citations | None = None
     evidence: Evidence | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
     page_rule: str = ""  # which questions get a page when some are left out (results.pages)
-    # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
-    benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5 (exp gain)")
     gate: GatePage | None = None  # None: no gate policy (no gate.html)
     bottom_line: BottomLine | None = None  # the index's first screen; None in test models
     since: SinceView | None = None  # changes since the report given to --compare-to

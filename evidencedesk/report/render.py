@@ -183,9 +183,7 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     names = [s.name for s in model.variants[0].metrics] if model.variants else []
     # the index charts the primary metric (the one flips and verdicts are decided on)
     primary = model.meta.primary
-    headline = (
-        names.index(primary) if primary in names else names.index("MRR") if "MRR" in names else 0
-    )
+    headline = names.index(primary) if primary in names else 0
     cand_names = [m.delta.name for m in model.candidates[0].metrics] if model.candidates else []
     out: dict[str, Any] = {
         "headline": charts.interval_chart(model.variants, headline, "index-intervals"),
