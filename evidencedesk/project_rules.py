@@ -222,6 +222,7 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         qrels_format=None if qrels is None else _qrels_format(qrels),
         tags=questions.tags,
         relevance=questions.relevance,
+        grade_names=questions.grades or (),
         candidates=report.candidates,
         notes=report.notes,
         policy=gate.policy,

@@ -10,6 +10,7 @@ Errors are worded by `evidencedesk.validation`: ``[section].key: expected …, f
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -115,6 +116,22 @@ def _runs(value: object, root: Path, expected: str) -> tuple[tuple[str, Path], .
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
+def _grades(value: object, expected: str) -> tuple[tuple[int, str], ...]:
+    """``{0 = "not relevant", 1 = "relevant"}``: each grade (an integer key from -100 to 100)
+    with a non-empty name, highest grade first."""
+    if not isinstance(value, dict) or not value:
+        raise invalid(f"expected {expected}, found {found_toml(value)}")
+    out = []
+    for grade, name in value.items():
+        if not re.fullmatch(r"-?[0-9]{1,3}", grade) or not -100 <= int(grade) <= 100:
+            raise invalid(f"expected grades from -100 to 100 as keys, found {grade!r}")
+        if not isinstance(name, str) or not name.strip() or len(name) > 80:
+            raise invalid(f"expected a name of at most 80 characters for grade {grade}, found "
+                          f"{found_toml(name)}")  # fmt: skip
+        out.append((int(grade), " ".join(name.split())))
+    return tuple(sorted(out, reverse=True))
+
+
 def _metrics(value: object, expected: str) -> tuple[str, ...]:
     """A list of metric names, each any name `metric_names` declares (evidencedesk's, or
     trec_eval's, ir_measures' or ranx's for the same metric), given once; kept canonical."""
@@ -166,6 +183,8 @@ class Section(BaseModel):
             return _runs(value, root, expected)
         if kind == "metrics":
             return _metrics(value, expected)
+        if kind == "grades":
+            return _grades(value, expected)
         return value
 
 
@@ -201,6 +220,9 @@ class QuestionsSection(Section):
     tags: Path | None = key(None, "file", "a tags .jsonl or .tsv file", "tags file")
     relevance: int = key(
         DEFAULT_RELEVANCE, "int", "an integer grade (relevant = grade >= relevance)"
+    )
+    grades: tuple[tuple[int, str], ...] | None = key(
+        None, "grades", 'a table of grade -> name, e.g. {0 = "not relevant", 1 = "relevant"}'
     )
 
 

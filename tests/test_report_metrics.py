@@ -1,5 +1,5 @@
-"""Metrics chosen per project ([report] metrics / primary), and a verdict that reads them all:
-nDCG@10 significantly worse while MRR flips balance is never "same quality"."""
+"""Metrics chosen per project ([report] metrics / primary), and a headline that names every
+reported metric that moved: nDCG@10 significantly worse while MRR's flips balance is said."""
 
 from __future__ import annotations
 
@@ -48,9 +48,10 @@ def test_runs_only_defaults_ndcg10_linear_primary(tmp_path: Path) -> None:
     assert settings.flips_metric == "ndcg@10:linear"
     (c,) = model.candidates
     assert c.decision == "WORSE"
-    assert c.recommendation.headline.startswith("Worse: nDCG@10 (linear gain) worse (−0.")
-    assert "1 up / 11 down" in c.recommendation.headline
-    assert "same quality" not in c.recommendation.headline
+    assert c.recommendation.headline == (
+        "Worse: nDCG@10 (linear gain) worse (−0.095 [−0.166, −0.006], +1/−11 questions, "
+        "Holm-adjusted randomization p = 0.028)."
+    )
     assert (len(c.flips.better), len(c.flips.worse)) == (1, 11)
 
 
@@ -58,11 +59,13 @@ def test_mrr_primary_names_ndcg_and_its_direction_while_mrr_flips_balance(tmp_pa
     project = _project(tmp_path, 'metrics = ["mrr", "ndcg@10:linear"]\nprimary = "mrr"')
     model = build_model(BuildOptions(project=project), lambda stage: None)
     (c,) = model.candidates
-    head = c.recommendation.headline
-    assert c.decision == "WORSE"
-    assert head.startswith("Worse: nDCG@10 (linear gain) worse (−0.")
-    assert head.endswith("1 up / 11 down) while MRR flips balance (+1/−1, p=1.000).")
-    assert "same quality" not in head
+    # the primary did not move: no clear change, and the headline names what did move
+    assert c.decision == "NO CLEAR CHANGE"
+    assert c.recommendation.headline == (
+        "No clear change: MRR +0.000 [−0.125, +0.125], flips +1/−1 (balanced: sign-test p = "
+        "1.000); nDCG@10 (linear gain) worse (−0.095 [−0.166, −0.006], +1/−11 questions, "
+        "Holm-adjusted randomization p = 0.028)."
+    )
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,7 @@ class Meta(Plain):
     input_hash: str
     relevance: str  # "relevant = grade ≥ 2"
     baseline: str  # the baseline variant's name
+    primary: str  # the primary metric's label (flips, sign test, verdict); no default
     caveats: tuple[Caveat, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     inputs: tuple[InputFile, ...] = ()
@@ -74,11 +75,11 @@ class Meta(Plain):
     grade_caption: str = ""  # the project's grade scale, in words
     relevance_text: str = ""  # the methods page's relevance sentence
     kind: str = "pipeline"  # "runs": no built-in searchers, rerankers or latency to caveat
-    primary: str = "MRR"  # the primary metric's label (flips, sign test, verdict)
     demo: bool = False
     # above this many questions intervals and randomization p come from large-sample formulas
     large_sample: int | None = None
     counts: str = ""  # the questions counted, in the one wording (report.notices)
+    rules: tuple[tuple[str, str], ...] = ()  # (key, words) of the methods' fixed statements
     notices: tuple[str, ...] = ()  # what to know about the inputs before reading a number
     judged_k: int = 10  # Judged@k's k (results.settings.judged_k)
     averaging: str = "defined"  # [report] averaging
@@ -161,12 +162,14 @@ class FlipLine(Plain):
     kind: str  # "candidate" | "variant" | "external run"
     cell: FlipCell  # run's better / worse against `against`
     tied: int = 0
+    words: str = ""  # the line in words, a claim ("sparse against hybrid: +0/−3, …")
 
 
 @dataclass(frozen=True)
 class GridRow(Plain):
     question: str  # question id
     deltas: tuple[Num, ...]  # reciprocal-rank change vs the baseline, one per grid variant
+    defined: bool = True  # False: no relevant judgment, so no value to change (cells "—")
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,8 @@ class FlipMatrix(Plain):
     candidates: tuple[FlipLine, ...] = ()  # each candidate against the baseline
     pairs: tuple[FlipLine, ...] = ()  # each pair of variants once (the triangle as a list)
     grid_more: int = 0  # questions left out of `grid` (above the page limit: results.pages)
+    legend: str = ""  # what the grid's cells mean, a claim
+    star: str = ""  # what the ★ marks, a claim (report.words.RULES)
 
 
 @dataclass(frozen=True)
@@ -233,6 +238,8 @@ class MetricPair(Plain):
     baseline: Stat
     candidate: Stat
     delta: Stat  # paired-bootstrap interval of candidate − baseline (signed texts)
+    flips: str = ""  # this metric's own flips "+3/−0" (a claim: never another metric's)
+    sign_p: str = ""  # this metric's own sign-test p (a claim)
 
 
 @dataclass(frozen=True)
@@ -249,6 +256,17 @@ class Flips(Plain):
     # filtered to the rest (`more`: the better and worse lists' links); 0: every id inline
     inline: int = 0
     more: tuple[str, str] = ("", "")
+    words: FlipWords | None = None  # the p-values and flips-needed line as claims
+
+
+@dataclass(frozen=True)
+class FlipWords(Plain):
+    """A candidate's flips section in words, each a claim (report.claims)."""
+
+    sign_p: str
+    randomization_p: str
+    holm_p: str  # the randomization p, Holm-adjusted across the candidates: what decides
+    needed: str
 
 
 @dataclass(frozen=True)
@@ -292,6 +310,7 @@ class JudgedView(Plain):
     candidate: Num
     delta: Stat  # the paired difference, interval, n
     caveat: str  # "" unless the candidate's top k is clearly less judged
+    words: str = ""  # "0.940 → 0.780 (Δ −0.160 [−0.21, −0.11])", a claim
 
 
 @dataclass(frozen=True)
@@ -325,6 +344,8 @@ class Candidate(Plain):
     judged: JudgedView | None = None
     condensed: CondensedView | None = None  # None: every result of both runs is judged
     warnings: tuple[str, ...] = ()  # the runs it compares answer too few judged queries
+    keyfacts: tuple[str, ...] = ()  # the header's primary difference and flips, as claims
+    badges: tuple[str, str] = ("", "")  # the verdict's and the gate's words, as claims
 
     @property
     def slug(self) -> str:
@@ -398,6 +419,7 @@ class VariantList(Plain):
     rr_delta: Num  # vs the baseline
     not_shown: int = 0  # results beyond the ones listed on the page
     anchor: str = ""  # the list's id on the question page ("list-<slug>")
+    words: str = ""  # "first answer at 2 · MRR 0.500 · Δ −0.500", a claim
 
 
 Move = Literal["up", "down", "same", "new", "dropped"]
@@ -523,19 +545,21 @@ class SiteModel(Plain):
     slices: tuple[SliceTable, ...]
     candidates: tuple[Candidate, ...]
     questions: tuple[Question, ...]  # the questions that get a page
+    # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
+    benchmark_columns: tuple[str, str, str, str]
     sizing: Sizing | None = None  # None: skipped, see meta.skipped
     ablations: Ablations | None = None
     citations: Citations | None = None
     evidence: Evidence | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
     page_rule: str = ""  # which questions get a page when some are left out (results.pages)
-    # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
-    benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5 (exp gain)")
     gate: GatePage | None = None  # None: no gate policy (no gate.html)
     bottom_line: BottomLine | None = None  # the index's first screen; None in test models
     since: SinceView | None = None  # changes since the report given to --compare-to
     question_list: QuestionList | None = None  # None: no questions.html (test models)
     to_label: ToLabel | None = None  # None: no unjudged pair in any compared top k
+    # every claim of every page (report.claims): written as claims.json for `evidencedesk audit`
+    claims: object | None = field(default=None, compare=False, repr=False)
     not_run: tuple[NotRun, ...] = ()  # candidates whose optional extra is not installed
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)

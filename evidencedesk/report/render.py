@@ -28,6 +28,7 @@ from evidencedesk.report.outputs import (
     manifest,
     results_in_background,
     write_bytes,
+    write_claims,
     write_results,
 )
 from evidencedesk.report.parallel import Background
@@ -102,6 +103,7 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["md"] = render_markdown
+    env.filters["plain"] = str  # a claim's words without its mark (report.claims.Said), for attributes
     env.filters["delta_class"] = delta_class
     env.globals["flip_class"] = flip_class
     return env
@@ -181,9 +183,7 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     names = [s.name for s in model.variants[0].metrics] if model.variants else []
     # the index charts the primary metric (the one flips and verdicts are decided on)
     primary = model.meta.primary
-    headline = (
-        names.index(primary) if primary in names else names.index("MRR") if "MRR" in names else 0
-    )
+    headline = names.index(primary) if primary in names else 0
     cand_names = [m.delta.name for m in model.candidates[0].metrics] if model.candidates else []
     out: dict[str, Any] = {
         "headline": charts.interval_chart(model.variants, headline, "index-intervals"),
@@ -231,6 +231,7 @@ def _render_site(
         files = _write_pages(model, out, templates, on_page, env, pages)
         if not background:
             write_results(model, out)
+        write_claims(model, out)
         for job in background:
             job.wait()
     except BaseException:

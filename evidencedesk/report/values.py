@@ -42,6 +42,11 @@ def p_text(value: float) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def p_is(value: float) -> str:
+    """ "p = 0.062", or "p < 0.001" below that (never "p = < 0.001" nor "p = 0.000")."""
+    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
+
+
 def pval(value: float | None) -> Num:
     return Num(value, DASH if value is None else p_text(value))
 

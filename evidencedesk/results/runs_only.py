@@ -106,7 +106,7 @@ def runs_only(
     )):  # fmt: skip
         condensed = condensed_comparisons(
             base_run.condensed, runs_condensed, primary, book,
-            {n: compared[n][1][0] for n in others},
+            {n: compared[n][1] for n in others},
         )  # fmt: skip
 
     # the baseline run is the gate's baseline unless a saved baseline file is given
@@ -117,6 +117,7 @@ def runs_only(
         reference = Reference.of_judged(base_cut, max(k, 1), k, {"run": baseline})
         ref_name = f"the baseline run {baseline}"
     candidates = []
+    family = len(others)  # the candidates Holm adjusts over
     for name, run in others.items():
         own, comparisons = compared[name]
         top = cut(run.judged, k)
@@ -130,9 +131,9 @@ def runs_only(
                 comparisons=comparisons,
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=none,
-                gate=(gate := gate_outcome(policy, top, max(k, 1), reference, ref_name)),
+                gate=gate_outcome(policy, top, max(k, 1), reference, ref_name),
                 note=read_note(project.notes, name),
-                decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
+                decision=judge(comparisons, [m.name for m in settings.compared], critical, family),
                 lists_of=name,  # the run is a variant: its lists are stored there, once
                 judged=judged_share(base_run.judged, run.judged, settings.judged_k,
                                     settings.seed),  # fmt: skip

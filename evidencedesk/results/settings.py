@@ -119,6 +119,8 @@ class Settings:
     # it counts 0 ([report] averaging)
     averaging: Literal["defined", "trec_eval"] = "defined"
     max_depth: int | None = None  # [runs] max_depth: results per query evaluated (trec_eval -M)
+    # [questions] grades: what each grade means, highest first (empty: neutral "grade 2" words)
+    grade_names: tuple[tuple[int, str], ...] = ()
     # [searchers] dense: the embedder of the dense searcher (and so of the hybrid)
     dense: Literal["toy", "minilm"] = "toy"
 
@@ -163,5 +165,6 @@ def settings_for(project: Any, seed: int) -> Settings:
         min_coverage=project.min_coverage,
         averaging=project.averaging,
         max_depth=project.max_depth,
+        grade_names=tuple(getattr(project, "grade_names", ())),
         dense=getattr(project, "dense", "toy"),
     )

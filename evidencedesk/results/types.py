@@ -123,7 +123,16 @@ class Comparison:
     tied: int
     sign_p: float  # exact two-sided sign test over the untied questions
     randomization_p: float  # paired sign-flip permutation test of the mean difference
-    holm_p: float  # sign_p adjusted (Holm) across the candidates, per metric
+    # the randomization p adjusted (Holm) across the candidates, per metric: what decides
+    # whether the metric moved (results.verdicts)
+    holm_p: float
+    # the sign test's p adjusted the same way (shown beside the flips); the per-question
+    # differences' standard deviation (what it would take)
+    sign_holm_p: float = 1.0
+    sd: float | None = None
+    # one-way flips (and no losses) the exact sign test needs for p < 0.05 over these `n`
+    # questions; None when no split of `n` reaches it
+    flips_needed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -204,7 +213,7 @@ class CandidateResult:
     costs: Costs
     gate: GateOutcome
     note: str | None  # the human-written Markdown note
-    decision: Decision  # the one verdict (results.verdicts), from the gate and every metric
+    decision: Decision  # the verdict (results.verdicts), from the statistics alone
     # prefilter = false only: marked chunks in the candidate lists before the scope filter
     exposure: tuple[Exposure, ...] | None = None
     # the candidate's final list per question (like VariantResult.lists); empty when the same
