@@ -49,10 +49,12 @@ def shape_of(seed: int) -> Shape:
     )
 
 
-def metrics_for(primary: str) -> list[str]:
-    """The primary first, then two others it does not repeat."""
+def metrics_for(primary: str, seed: int = 0) -> list[str]:
+    """The primary first, then two others it does not repeat, and on some seeds the whole-list
+    measures a TREC team reports (MAP, R-precision, bpref)."""
     others = [m for m in ("mrr", "recall@10", "ndcg@10:linear") if m != primary]
-    return [primary, *others[:2]]
+    extra = [("map", "bpref"), (), ("Rprec",)][seed % 3]
+    return [primary, *others[:2], *extra]
 
 
 def generated(root: Path, seed: int, questions: int = 40) -> tuple[Path, Shape]:
@@ -104,7 +106,7 @@ def generated(root: Path, seed: int, questions: int = 40) -> tuple[Path, Shape]:
         named = ", ".join(f'{g} = "grade {g} of {max(shape.scale)}"' for g in shape.scale)
         toml.append(f"grades = {{{named}}}")
     toml += ["", "[runs]", 'dir = "runs"', 'baseline = "base"', "", "[report]",
-             f"metrics = {json.dumps(metrics_for(shape.primary))}", ""]
+             f"metrics = {json.dumps(metrics_for(shape.primary, seed))}", ""]
     if shape.policy:
         policy = {"k": 10, "min_recall": 0.2, "min_pass_rate": 0.2, "max_drop": 0.05,
                   "critical": list(shape.critical)}  # fmt: skip

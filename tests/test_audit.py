@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli as main_cli
+from evidencedesk.metric_names import canonical
 from evidencedesk.report import cli
 from evidencedesk.report.audit import audit
 from tests.generated_projects import generated, shape_of
@@ -67,7 +68,7 @@ def test_generated_projects_agree(seed: int, tmp_path: Path) -> None:
     found, claims, _ = audit(site)
     assert [d.line() for d in found] == [], shape
     results = json.loads((site / "results.json").read_text("utf-8"))
-    assert results["settings"]["compared"][0]["name"] == shape.primary
+    assert results["settings"]["compared"][0]["name"] == canonical(shape.primary)
     assert len(results["candidates"]) == shape.candidates
     assert claims > 0
 

@@ -59,7 +59,7 @@ def test_each_interval_is_computed_once(demo: tuple[Path, dict[str, int]]) -> No
     # candidates, their own means: 5 of 10 equal a variant (nothing new); "depth 3" and
     # "depth 20" equal sizing rows (MRR known, 3 metrics new each); "final 5",
     # "no pre-filter" and "dense: MiniLM" 4 + 4 + 4.
-    # slice intervals: 8 variants x 2 slice metrics (MRR, r@3) x the 7 tags that at least two
+    # slice intervals: 8 variants x 2 slice metrics (MRR, R@3) x the 7 tags that at least two
     # answerable questions carry (bangla, direct, exact_term, paraphrase, restricted, stale,
     # structured; "unanswerable" has none) = 112; candidates' slices take no interval.
     # Judged@3: one interval per variant = 8 (the labels judge every chunk: no condensed lists)
@@ -97,7 +97,7 @@ def test_results_json_holds_settings_version_and_hashes(
     assert data["schema_version"] == 1
     assert data["settings"]["seed"] == 0 and data["settings"]["relevance"] == 2
     assert [(m["name"], m["label"]) for m in data["settings"]["columns"]] == [
-        ("recall@1", "r@1"), ("recall@3", "r@3"), ("mrr", "MRR"), ("ndcg@5", "nDCG@5 (exp gain)")
+        ("recall@1", "R@1"), ("recall@3", "R@3"), ("mrr", "MRR"), ("ndcg@5", "nDCG@5 (exp gain)")
     ]  # fmt: skip
     manifest = json.loads((demo[0] / "manifest.json").read_text("utf-8"))
     assert data["version"] == manifest["version"]

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import replace
 
 from evidencedesk.inert import shell_command
+from evidencedesk.metric_names import definitions
 from evidencedesk.report import stages
 from evidencedesk.report.bottom_line import bottom_line
 from evidencedesk.report.claims import Claims
@@ -20,6 +21,7 @@ from evidencedesk.report.model import (
     Caveat,
     Count,
     Dataset,
+    Definition,
     DocumentRow,
     InputFile,
     Meta,
@@ -178,6 +180,9 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         judged_k=settings.judged_k,
         averaging=settings.averaging,
         models=tuple(ModelFacts(m.name, m.facts) for m in results.models),
+        metric_definitions=tuple(
+            Definition(*d) for d in definitions(m.name for m in settings.metrics)
+        ),
     )
 
 

@@ -44,6 +44,14 @@ class ModelFacts(Plain):
 
 
 @dataclass(frozen=True)
+class Definition(Plain):
+    """A term of the methods page and what it means."""
+
+    term: str
+    text: str
+
+
+@dataclass(frozen=True)
 class InputFile(Plain):
     path: str  # relative to the project, so builds in different checkouts match
     sha256: str
@@ -76,6 +84,8 @@ class Meta(Plain):
     judged_k: int = 10  # Judged@k's k (results.settings.judged_k)
     averaging: str = "defined"  # [report] averaging
     models: tuple[ModelFacts, ...] = ()  # the real models that ran (methods page)
+    # the reported metrics' definitions, from their declarations (`metric_names.definitions`)
+    metric_definitions: tuple[Definition, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+from evidencedesk import metric_names
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.gate_view import rule_rows
 from evidencedesk.report.model import (
@@ -141,7 +142,7 @@ def diff_rows(diff: tuple[ConfigChange, ...]) -> tuple[DiffRow, ...]:
 def judged_view(say: Say, source: str, share: JudgedShare | None) -> JudgedView | None:
     if share is None:
         return None
-    label = f"Δ Judged@{share.k}"
+    label = f"Δ {metric_names.label(f'judged@{share.k}')}"
     return JudgedView(share.k, num(share.baseline), num(share.candidate),
                       stat(label, share.delta, share.low, share.high, share.n, signed=True),
                       say("unjudged", source), say("judged", source))  # fmt: skip

@@ -6,6 +6,7 @@ rounds, labels and lays them out as `Num`/`Stat` values so templates never compu
 
 from __future__ import annotations
 
+from evidencedesk.metric_names import label, per_question_label
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import (
     BenchmarkRow,
@@ -68,7 +69,7 @@ def coverage_warning(v: VariantResult, min_coverage: float) -> str | None:
 def variant_models(results: Results) -> tuple[Variant, ...]:
     settings = results.settings
     columns = settings.columns
-    judged = f"Judged@{settings.judged_k}"
+    judged = label(f"judged@{settings.judged_k}")
     return tuple(
         Variant(
             name=v.name,
@@ -179,8 +180,7 @@ def flip_matrix(
         grid_variants=tuple(v.name for v in others),
         grid=tuple(grid),
         grid_more=len(base_rr) - len(grid),
-        # per question, MRR is the reciprocal rank
-        metric="reciprocal rank" if metric == "mrr" else results.settings.metric(metric).label,
+        metric=per_question_label(metric),  # per question, MRR is the reciprocal rank
         baseline=results.baseline,
         candidates=candidates,
         pairs=tuple(pairs),

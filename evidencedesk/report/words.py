@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from evidencedesk.metric_names import label
 from evidencedesk.report.notices import counts_sentence, coverage_sentence, notice_text
 from evidencedesk.report.values import fmt, p_is, p_text
 from evidencedesk.results import verdicts as v
@@ -302,10 +303,9 @@ def gate_metric(metric: str | None, k: int) -> str:
     the gate's k, which the site's MRR is not."""
     if metric is None:
         return ""
-    if metric == "mrr":
+    if metric == "mrr":  # the declared MRR@k, in words that say why it is not the site's MRR
         return f"MRR@{k} (reciprocal rank within the gate's top {k})"
-    kind, _, cut = metric.partition("@")
-    return f"{'R' if kind == 'recall' else kind}@{cut}"
+    return label(metric)
 
 
 def gate_line(results: Results, source: str) -> str:

@@ -36,7 +36,7 @@ __all__ = [
 
 
 def judged_metric(k: int) -> Metric:
-    return Metric(f"judged@{k}", f"Judged@{k}")
+    return Metric.of(f"judged@{k}")
 
 
 def judged_stat(book: Book, key: Hashable, judged: Sequence[Judged], k: int) -> MetricStat:

@@ -10,6 +10,7 @@ from evidencedesk.baseline import Baseline
 from evidencedesk.candidates import read_note
 from evidencedesk.gate import GatePolicy
 from evidencedesk.gate_input import Reference, cut
+from evidencedesk.metric_names import reads_whole_list
 from evidencedesk.project import Project
 from evidencedesk.results import compute
 from evidencedesk.results.collect import Hashing, results_of
@@ -57,14 +58,15 @@ def runs_only(
     book = Book(settings.seed, settings.averaging)
     qrels = {lb.id: dict(lb.grades) for lb in labels}
     k = policy.k if policy is not None else RUNS_ONLY_DEPTH
-    depth = judged_depth([m.name for m in (*settings.metrics, *settings.slices)], k,
-                         settings.judged_k)  # fmt: skip
+    names = [m.name for m in (*settings.metrics, *settings.slices)]
+    depth = judged_depth(names, k, settings.judged_k)
+    graded = reads_whole_list(names)  # AP, R-prec, nDCG, bpref: through the last graded result
     tally = Tally(progress, (len(project.runs) + len(runs)) * len(labels))
 
     def judge_run(trec: TrecRun) -> tuple[list[Judged], list[Judged] | None]:
         # counted run by run: one vector pass each; the condensed lists ride along
         judged = judge_trec_run_condensed(trec, qrels, labels, settings.max_depth,
-                                          project.relevance, depth)  # fmt: skip
+                                          project.relevance, depth, graded)  # fmt: skip
         tally.add(len(labels))
         return judged
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from evidencedesk.metric_names import canonical
 from evidencedesk.results.rows import (
     Ablations,
     CitationRow,
@@ -227,7 +228,9 @@ class CandidateResult:
     condensed_agrees: bool | None = None
 
     def comparison(self, metric: str) -> Comparison:
-        return next(c for c in self.comparisons if c.metric == metric)
+        """The comparison on `metric`: its canonical name or any other it answers to (``AP``)."""
+        found = next((c for c in self.comparisons if c.metric == metric), None)
+        return found or next(c for c in self.comparisons if c.metric == canonical(metric))
 
     def ranked(self, results: Results) -> tuple[RankedList, ...]:
         """The candidate's lists: its own, or those of the variant `lists_of` names."""
