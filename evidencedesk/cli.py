@@ -31,6 +31,11 @@ EXIT = {
         BAD_INPUT + " (also: the file exists and --force was not given; nothing is written)",
     ],
     "validate": ["  0    the project loads", BAD_INPUT],
+    "audit": [
+        "  0    every claim of every page agrees with results.json",
+        "  1    disagreements: one line each (page, sentence, what results.json says)",
+        BAD_INPUT + " (no results.json or claims.json in SITE)",
+    ],
 }
 DESCRIPTION = {
     "main": (
@@ -45,6 +50,13 @@ DESCRIPTION = {
         "evidencedesk.toml saying what was found and what was guessed (the relevance threshold "
         "from the grades present, the baseline run), then print the commands that check and "
         "build it. An existing evidencedesk.toml is never replaced without --force."
+    ),
+    "audit": (
+        "Read a built site's results.json and every page, re-derive each claim a page makes "
+        "(numbers, intervals and whether they include zero, flips, p-values, verdicts and "
+        "badges, gate lines, counts), find every number or verdict phrase no claim backs, and "
+        "re-derive the verdicts, Holm adjustments, flips and sign tests from the per-question "
+        "values. Prints one line per disagreement."
     ),
     "validate": (
         "Load and check a project the way a build would (documents, questions and judgments, "
@@ -113,6 +125,8 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help="an evidencedesk.toml project file or its folder (default: the demo)",
     )
+    a = _sub(sub, "audit", "hold every sentence of a built site to its results.json")
+    a.add_argument("site", type=Path, metavar="SITE", help="a built site's folder")
     return p
 
 
@@ -162,6 +176,20 @@ def validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def audit(args: argparse.Namespace) -> int:
+    from evidencedesk.inert import printable
+    from evidencedesk.report.audit import audit as check
+
+    found, claims, pages = check(args.site)
+    for d in found:
+        print(printable(d.line()))
+    if found:
+        print(f"audit: {len(found)} disagreement(s) with results.json")
+        return 1
+    print(f"ok: {claims} claims on {pages} pages agree with results.json")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "build":
@@ -170,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return benchmark(args[1:])
     parsed = parser().parse_args(args)
     try:
-        return {"init": init, "validate": validate}[parsed.command](parsed)
+        return {"init": init, "validate": validate, "audit": audit}[parsed.command](parsed)
     except EvidencedeskError as exc:
         from evidencedesk.inert import printable
         from evidencedesk.report.console import PipeSafe

@@ -45,13 +45,29 @@ class ConfigError(InputError):
 class UnknownNameError(EvidencedeskError, ValueError):
     """A name (reranker, metric, searcher, ...) that is not one of the valid choices."""
 
-    def __init__(self, kind: str, name: object, choices: list[str] | tuple[str, ...]):
+    def __init__(
+        self,
+        kind: str,
+        name: object,
+        choices: list[str] | tuple[str, ...],
+        suggestions: tuple[str, ...] = (),
+    ):
         self.kind = kind
         self.name = name
         self.choices = tuple(choices)
+        self.suggestions = suggestions  # the closest valid names, when the kind has them
+        close = f"{self.hint} " if suggestions else ""
         super().__init__(
-            f"unknown {kind} {name!r}; expected one of: {', '.join(map(str, self.choices))}"
+            f"unknown {kind} {name!r}; {close}expected one of: {', '.join(map(str, self.choices))}"
         )
+
+    @property
+    def hint(self) -> str:
+        """ "did you mean a, b or c?" of the suggestions ("" without any)."""
+        if not self.suggestions:
+            return ""
+        *first, last = self.suggestions
+        return f"did you mean {', '.join(first) + ' or ' if first else ''}{last}?"
 
 
 class MissingExtraError(EvidencedeskError):

@@ -74,6 +74,7 @@ class Project:
     qrels_format: Literal["trec", "beir"] | None = None
     tags: Path | None = None
     relevance: int = DEFAULT_RELEVANCE
+    grade_names: tuple[tuple[int, str], ...] = ()  # [questions] grades: what each grade means
     max_grade: int = 2
     candidates: Path | None = None
     notes: Path | None = None
@@ -256,6 +257,8 @@ class Project:
                 value = [rel(p) for p in value]
             elif f.name == "runs":
                 value = [[name, rel(p)] for name, p in value]
+            elif f.name == "grade_names":
+                value = {str(g): name for g, name in value}
             elif f.name == "skipped_files":
                 value = [rel(p) for p in value]
             elif isinstance(value, Path):

@@ -12,7 +12,9 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
+from evidencedesk.errors import UnknownNameError
 from evidencedesk.limits import DEFAULT_MAX_INPUT_MB
+from evidencedesk.metric_names import canonical
 from evidencedesk.project_schema import (
     DEFAULT_METRICS,
     MAX_RUNS,
@@ -122,11 +124,13 @@ class ProjectFile(Section):
         self._check_runs()
         if report.primary is not None:
             reported = report.metrics or DEFAULT_METRICS[self.kind()]
-            if report.primary.lower() not in reported:
+            primary = _canonical(report.primary)
+            if primary not in reported:
+                read = f" ({primary})" if primary not in (None, report.primary) else ""
                 raise rule(
                     ("report", "primary"),
                     f"expected one of the reported metrics ({', '.join(reported)}), "
-                    f"found {report.primary!r}",
+                    f"found {report.primary!r}{read}",
                 )
         if report.notes is not None and report.candidates is None:
             raise rule(("report", "notes"), "expected 'notes' only together with 'candidates'")
@@ -218,6 +222,7 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         qrels_format=None if qrels is None else _qrels_format(qrels),
         tags=questions.tags,
         relevance=questions.relevance,
+        grade_names=questions.grades or (),
         candidates=report.candidates,
         notes=report.notes,
         policy=gate.policy,
@@ -238,5 +243,13 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         max_input_mb=model.project.max_input_mb or DEFAULT_MAX_INPUT_MB,
         restricted_text=report.restricted_text,
         report_metrics=report.metrics,
-        primary=report.primary.lower() if report.primary else None,
+        primary=_canonical(report.primary) if report.primary else None,
     )
+
+
+def _canonical(name: str) -> str | None:
+    """A metric name's canonical form; None for a name no metric answers to."""
+    try:
+        return canonical(name)
+    except UnknownNameError:
+        return None

@@ -10,6 +10,7 @@ Errors are worded by `evidencedesk.validation`: ``[section].key: expected …, f
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -23,10 +24,10 @@ from pydantic import (
 )
 
 from evidencedesk.chunking import STRATEGIES
-from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.errors import ConfigError, UnknownNameError
 from evidencedesk.keylines import Loc
 from evidencedesk.limits import check_input
-from evidencedesk.metric_names import DIAGNOSTIC, METRIC_FORMS, split_metric
+from evidencedesk.metric_names import METRIC_FORMS, read_metric
 from evidencedesk.textfile import list_folder
 from evidencedesk.validation import Source, Style, expected_key, found_toml, invalid, read_toml
 
@@ -115,25 +116,46 @@ def _runs(value: object, root: Path, expected: str) -> tuple[tuple[str, Path], .
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
+def _grades(value: object, expected: str) -> tuple[tuple[int, str], ...]:
+    """``{0 = "not relevant", 1 = "relevant"}``: each grade (an integer key from -100 to 100)
+    with a non-empty name, highest grade first."""
+    if not isinstance(value, dict) or not value:
+        raise invalid(f"expected {expected}, found {found_toml(value)}")
+    out = []
+    for grade, name in value.items():
+        if not re.fullmatch(r"-?[0-9]{1,3}", grade) or not -100 <= int(grade) <= 100:
+            raise invalid(f"expected grades from -100 to 100 as keys, found {grade!r}")
+        if not isinstance(name, str) or not name.strip() or len(name) > 80:
+            raise invalid(f"expected a name of at most 80 characters for grade {grade}, found "
+                          f"{found_toml(name)}")  # fmt: skip
+        out.append((int(grade), " ".join(name.split())))
+    return tuple(sorted(out, reverse=True))
+
+
 def _metrics(value: object, expected: str) -> tuple[str, ...]:
-    """A list of metric names, each one `metrics.parse_metric` reads, given once."""
+    """A list of metric names, each any name `metric_names` declares (evidencedesk's, or
+    trec_eval's, ir_measures' or ranx's for the same metric), given once; kept canonical."""
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise invalid(f"expected {expected}, found {found_toml(value)}")
-    names = tuple(v.strip().lower() for v in value)
-    for name in names:
+    names = []
+    for text in value:
         try:
-            kind = split_metric(name)[0]
-        except EvidencedeskError:
-            kind = ""
-        if kind in ("", *DIAGNOSTIC):
+            found = read_metric(text)
+        except UnknownNameError as error:
+            hint = f"; {error.hint}" if error.suggestions else ""
             raise invalid(
-                f"expected metric names ({', '.join(METRIC_FORMS)}), found {name!r}"
-                + (" (a diagnostic the site shows for every run, not a quality metric)"
-                   if kind else "")
+                f"expected metric names ({', '.join(METRIC_FORMS)}, or trec_eval's, "
+                f"ir_measures' or ranx's name for one: docs/metrics.md), found {text!r}{hint}"
             ) from None
+        if found.measure.diagnostic:
+            raise invalid(
+                f"expected metric names ({', '.join(METRIC_FORMS)}), found {text!r} (a "
+                "diagnostic the site shows for every run, not a quality metric)"
+            )
+        names.append(found.canonical)
     if len(set(names)) != len(names):
         raise invalid(f"expected each metric once, found {found_toml(value)}")
-    return names
+    return tuple(names)
 
 
 # -- the sections -----------------------------------------------------------------------------------
@@ -161,6 +183,8 @@ class Section(BaseModel):
             return _runs(value, root, expected)
         if kind == "metrics":
             return _metrics(value, expected)
+        if kind == "grades":
+            return _grades(value, expected)
         return value
 
 
@@ -197,6 +221,9 @@ class QuestionsSection(Section):
     relevance: int = key(
         DEFAULT_RELEVANCE, "int", "an integer grade (relevant = grade >= relevance)"
     )
+    grades: tuple[tuple[int, str], ...] | None = key(
+        None, "grades", 'a table of grade -> name, e.g. {0 = "not relevant", 1 = "relevant"}'
+    )
 
 
 class RunsSection(Section):
@@ -222,7 +249,7 @@ class ReportSection(Section):
         "show", "choice", "whether restricted text appears in the site"
     )
     metrics: tuple[str, ...] | None = key(
-        None, "metrics", "a non-empty list of metric names (mrr, recall@k, ndcg@k:linear, …)"
+        None, "metrics", "a non-empty list of metric names (mrr, recall@k, map, ndcg@k:linear, …)"
     )
     primary: Text | None = key(None, "str", "one of the reported metrics")
     averaging: Literal[AVERAGING] = key(  # type: ignore[valid-type]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.inert import printable
+from evidencedesk.metric_names import reading_note
 from evidencedesk.project import Project, find_project
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import QuestionCounts
@@ -37,6 +38,10 @@ class Found:
     policy: str | None
     saved_baseline: bool
     notices: tuple[str, ...]  # what to know about the inputs (`report.notices`)
+    # the compared metrics, primary first, as the site labels them, and how a name other tools
+    # spell differently reads here (`metric_names.reading_note`)
+    metrics: tuple[str, ...] = ()
+    metric_notes: tuple[str, ...] = ()
 
 
 def validate(path: Path | None = None) -> Found:
@@ -99,6 +104,10 @@ def validate(path: Path | None = None) -> Found:
             notice_text(n, project.kind, project.min_coverage)
             for n in notices(project, (), catalog, settings, dict(coverage))
         ),
+        metrics=tuple(m.label for m in settings.compared),
+        metric_notes=tuple(
+            note for m in settings.compared if (note := reading_note(m.name)) is not None
+        ),
     )
 
 
@@ -146,6 +155,9 @@ def describe(found: Found) -> str:
     if p.policy is not None:
         saved = p.relative(p.baseline) if found.saved_baseline else "none"  # type: ignore[arg-type]
         lines.append(f"saved baseline: {saved}")
+    if found.metrics:
+        lines.append(f"metrics: {', '.join(found.metrics)} (the first is the primary)")
+    lines += [f"note: {text}" for text in found.metric_notes]
     skipped: Sequence[tuple[str, str]] = p.skipped_stages()
     for stage, why in skipped:
         lines.append(f"skipped: {stage}: {why}")

@@ -40,3 +40,23 @@ def tiny_chunks() -> list[Chunk]:
             visibility="restricted",
         ),
     ]
+
+
+@pytest.fixture(scope="session")
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo built once for the whole session (read it, never write into it)."""
+    import io
+
+    from evidencedesk.report import cli
+
+    out = tmp_path_factory.mktemp("demo-session") / "site"
+    code = cli.main(["build", "--out", str(out), "-q"], stdout=io.StringIO(), stderr=io.StringIO())
+    assert code == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def demo_results(demo_site: Path):  # type: ignore[no-untyped-def]
+    from evidencedesk.results.jsonio import load
+
+    return load(demo_site / "results.json")

@@ -30,6 +30,7 @@ from evidencedesk.report.model import (
     FlipCell,
     FlipMatrix,
     Flips,
+    FlipWords,
     GateLine,
     GradedChunk,
     GridRow,
@@ -39,6 +40,7 @@ from evidencedesk.report.model import (
     Question,
     QuestionFlip,
     RankedItem,
+    Recommendation,
     SiteModel,
     Skipped,
     SliceCell,
@@ -48,7 +50,7 @@ from evidencedesk.report.model import (
     Variant,
     VariantList,
 )  # fmt: skip
-from evidencedesk.report.recommend import CostChange, Facts, recommend, sign_test
+from evidencedesk.report.recommend import category, md_escape
 from evidencedesk.report.sections import (
     AblationRow,
     Ablations,
@@ -64,6 +66,8 @@ from evidencedesk.report.sections import (
     TenantRow,
 )  # fmt: skip
 from evidencedesk.report.values import num, pval, stat
+from evidencedesk.report.words import METHODS_RULES, RULES
+from evidencedesk.retrieval.stats import sign_test_p as sign_test
 
 XSS = '<script>alert(1)</script>"><img src=x onerror=alert(1)> [click](javascript:alert(1))'
 METRICS = ("R@1", "R@3", "MRR", "nDCG@5")
@@ -91,12 +95,13 @@ def _candidate(name: str, verdict: str, better: Sequence[str], worse: Sequence[s
     )
     lines = {"GO": (), "REVIEW": (("REVIEW", "mrr worse for 2 question(s), better for 1"),),
              "BLOCK": (("BLOCK", f"critical case rc07 failed{probe}"),)}[verdict]  # fmt: skip
-    facts = Facts(
-        candidate=name, verdict=verdict, gate_lines=lines, better=tuple(better),
-        worse=tuple(worse), questions=21, delta=d, low=d - 0.08, high=d + 0.07,
-        costs=(CostChange("scored pairs", 0.0, pairs),),
-    )  # fmt: skip
     b, w = len(better), len(worse)
+    decision = {"GO": "BETTER", "REVIEW": "NO CLEAR CHANGE", "BLOCK": "WORSE"}[verdict]
+    headline = f"{decision.capitalize()}: {name} (a hand-made candidate{probe})."
+    body = "\n".join([
+        f"- Flips: better on {b} ({md_escape(', '.join(better))}), worse on {w}.",
+        *(f"  - {md_escape(level)}: {md_escape(text)}" for level, text in lines),
+    ]) + "\n"  # fmt: skip
     return Candidate(
         name=name,
         rationale=f"Rerank the first stage to lift exact terms.{probe}",
@@ -111,6 +116,7 @@ def _candidate(name: str, verdict: str, better: Sequence[str], worse: Sequence[s
             pval(0.375),
             6,
             f"+{b}/−{w}",
+            words=FlipWords(f"{sign_test(b, w):.3f}", "0.110", "0.375", "6 one-way flips"),
         ),  # fmt: skip
         slices=tuple(SliceCompare(t, 2, num(0.5), num(0.5 + d), num(d, signed=True)) for t in TAGS),
         cost=(
@@ -121,7 +127,9 @@ def _candidate(name: str, verdict: str, better: Sequence[str], worse: Sequence[s
         ),
         verdict=verdict,  # type: ignore[arg-type]
         gate_lines=tuple(GateLine(level, text) for level, text in lines),
-        recommendation=recommend(facts),
+        recommendation=Recommendation(category(decision), headline, body, decision),
+        keyfacts=(f"Δ MRR {d:+.3f}", f"+{b}/−{w} on MRR"),
+        badges=(decision, verdict),
         note_markdown=f"Checked by hand.{probe}\n\n<b>raw</b> [bad](javascript:alert(1))",
     )
 
@@ -206,11 +214,12 @@ def make_model(
     )  # fmt: skip
     meta = Meta(
         title=f"Kestrel Cycles retrieval review{probe}", project="evidencedesk", seed=seed, version="0.1.0",
-        input_hash="ab" * 32, relevance="relevant = grade ≥ 2", baseline="sparse",
+        input_hash="ab" * 32, relevance="relevant = grade ≥ 2", baseline="sparse", primary="MRR",
         caveats=(Caveat("dense", "The dense searcher is a toy embedder."),
                  Caveat("rerankers", f"The rerankers are stand-ins.{probe}")),
         skipped=(Skipped("notes", "no data/notes/ folder"),),
         inputs=(InputFile("data/labels.jsonl", "cd" * 32),), price_list="4 ms + 1.5 ms per pair",
+        rules=tuple((k, RULES[k]()) for k in METHODS_RULES),
     )  # fmt: skip
     dataset = Dataset(
         (DocumentRow("kc-returns", f"Returns{probe}", 3, "current", "public", "en"),
@@ -218,7 +227,8 @@ def make_model(
         52, len(qids), len(qids) - 1, tuple(Count(t, 2) for t in TAGS), (Count("1", 9), Count("2", 25)),
     )  # fmt: skip
     return SiteModel(meta, dataset, variants, bench, FlipMatrix(names, cells, names[1:], grid),
-                     slices, candidates, questions, sizing, ablations, citations, evidence)  # fmt: skip
+                     slices, candidates, questions, ("R@1", "R@3", "MRR", "nDCG@5 (exp gain)"),
+                     sizing, ablations, citations, evidence)  # fmt: skip
 
 
 def fixture_model(options: BuildOptions, progress: Callable[[str], None]) -> SiteModel:

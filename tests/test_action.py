@@ -132,3 +132,36 @@ def test_the_action_downloads_the_previous_artifact_and_the_workflow_finds_it() 
     assert "actions: read" in workflow
     assert "gh run list" in workflow and "--branch main" in workflow
     assert "previous-run-id: ${{ steps.previous.outputs.run-id }}" in workflow
+
+
+@pytest.mark.parametrize("planted", [False, True])
+def test_the_audit_step_holds_the_built_site_to_its_results(
+    demo_site: Path, tmp_path: Path, planted: bool
+) -> None:
+    """After the upload, the audit step fails the job when a sentence of the site disagrees
+    with its results.json (here: a verdict badge edited on the index)."""
+    import shutil
+
+    site = tmp_path / "site"
+    shutil.copytree(demo_site, site)
+    if planted:
+        index = (site / "index.html").read_text("utf-8")
+        (site / "index.html").write_text(index.replace(">LEANS WORSE</span>", ">BETTER</span>", 1),
+                                         "utf-8")  # fmt: skip
+    assert "if: inputs.audit == 'true' && (steps.build.outputs.status == '0' ||" in ACTION
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step_script("Audit the site")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "OUT": "site", "PYTHONPATH": str(ROOT),
+             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"},
+    )  # fmt: skip
+    assert done.returncode == (1 if planted else 0), done.stdout + done.stderr
+    last = done.stdout.splitlines()[-1]
+    if planted:
+        assert done.stdout.splitlines() == [
+            "index.html: 'BETTER': results.json says 'LEANS WORSE' (claim 33 of index.html: "
+            "verdict of candidates[3])",
+            "audit: 1 disagreement(s) with results.json",
+        ]
+    else:
+        assert last.startswith("ok: ") and last.endswith(" agree with results.json")

@@ -12,6 +12,7 @@ import pytest
 from evidencedesk.paths import DATA
 from evidencedesk.report import cli
 from evidencedesk.retrieval.catalog import load_catalog
+from tests.page_text import visible
 
 
 def build(out: Path, *extra: str) -> tuple[int, str, str]:
@@ -51,7 +52,7 @@ def test_progress_lines_and_summary(demo_site: tuple[Path, str]) -> None:
     assert re.search(r"^wrote \d+ pages \(\d", stdout, re.M)
     assert f"open {out.resolve() / 'index.html'}" in stdout
     # each candidate: its verdict (the badge), then the gate's word
-    assert re.search(r"^  BLOCKED +gate BLOCK +pair cut to 8 words$", stdout, re.M)
+    assert re.search(r"^  LEANS WORSE +gate BLOCK +pair cut to 8 words$", stdout, re.M)
 
 
 def test_the_document_page_lists_every_document_and_the_index_the_dataset(
@@ -185,7 +186,7 @@ def test_evidence_page_tells_the_lifecycle_story(demo_site: tuple[Path, str]) ->
 
     out, _ = demo_site
     text = html.unescape(
-        re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (out / "evidence.html").read_text("utf-8")))
+        visible((out / "evidence.html").read_text("utf-8"))
     )
     assert "kc-returns-v4.md replaces kc-returns-v3; asked 'st02'" in text
     assert "serves 2 chunk(s) of the replaced version" in text

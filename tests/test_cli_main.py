@@ -46,7 +46,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
             ["build"],
             [
                 "0    the site was written",
-                "1    the site was written, but a candidate's verdict failed --fail-on",
+                "1    the site was written, but a candidate's gate verdict failed --fail-on",
                 "2    bad input",
                 "3    internal error",
                 "130  interrupted (Ctrl-C)",

@@ -10,8 +10,9 @@ list exactly that change and what it causes, worked out by hand:
 - the change: q1's ``a`` goes from grade 2 to 0. Then under ``cand`` q1's only relevant document
   is at rank 11: it newly fails (nothing relevant in the first k = 10), its recall@10, P@10 and
   nDCG@10 drop to 0 and its reciprocal rank to 1/11, so all four of ``cand``'s means leave their
-  single-point intervals; the gate's critical question q1 fails, so ``cand`` goes from
-  NO CLEAR CHANGE (gate GO) to BLOCKED (gate BLOCK). Under ``base`` q1 still finds ``b`` at
+  single-point intervals; the gate's critical question q1 fails, so ``cand``'s gate goes from
+  GO to BLOCK while its verdict (from the statistics: one question of four) stays NO CLEAR
+  CHANGE. Under ``base`` q1 still finds ``b`` at
   rank 1: it still passes, its MRR and nDCG stay 1, recall@10 stays 1 (1 of 1), P@10 goes
   0.2 -> 0.1, which the previous interval of base's P@10 (lowest resample mean 0.1) still holds.
 """
@@ -98,7 +99,7 @@ def test_one_label_changed_lists_exactly_that_change(builds: dict[str, Path]) ->
     assert s.files == (FileChange("qrels.txt", "changed"),)
     assert s.grades == (GradeChange("q1", "q1a", 2, 0),)
     assert (s.questions_added, s.questions_removed) == ((), ())
-    assert s.verdicts == (VerdictChange("cand", "NO CLEAR CHANGE", "BLOCKED", "GO", "BLOCK"),)
+    assert s.verdicts == (VerdictChange("cand", "NO CLEAR CHANGE", "NO CLEAR CHANGE", "GO", "BLOCK"),)
     rank_11 = (3 + 1 / 11) / 4
     moves = {(m.run, m.metric): (m.before, m.low, m.high, m.after) for m in s.metrics}
     assert sorted(moves) == [("cand", "mrr"), ("cand", "ndcg@10:linear"),
@@ -121,7 +122,7 @@ def test_the_site_shows_the_changes_and_what_it_compared_with(builds: dict[str, 
         assert ("<strong>1 input file changed · 1 label grade changed · 1 verdict changed · 4 "
                 "metrics moved beyond their interval · 1 question newly fails</strong>") in html  # fmt: skip
         assert "q1a: grade 2 → grade 0" in html
-        assert "<strong>cand</strong>: NO CLEAR CHANGE → BLOCKED (gate GO → BLOCK)" in html
+        assert "<strong>cand</strong>: still NO CLEAR CHANGE (gate GO → BLOCK)" in html
         assert "now fails in cand" in html
         assert "MRR 1.000 → 0.773 (previous interval [1.000, 1.000])" in html
     assert "Questions that newly pass" not in page

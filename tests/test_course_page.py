@@ -306,7 +306,7 @@ def test_block_13_the_benchmark_command_as_written() -> None:
     done = run([sys.executable, *benchmark[1:]])
     out = done.stdout.splitlines()
     # the site's own benchmark table: the baseline first, flips against it on the primary metric
-    header = (r"variant +r@1 +r@3 +MRR +nDCG@5 \(exp gain\) +MRR 95% CI +Judged@3 "
+    header = (r"variant +R@1 +R@3 +MRR +nDCG@5 \(exp gain\) +MRR 95% CI +Judged@3 "
               r"+flips vs hybrid +p +pairs/q")  # fmt: skip
     assert any(re.fullmatch(header, line) for line in out)
     verdict = match(r"GATE: (GO|REVIEW|BLOCK)", out[-1]).group(1)

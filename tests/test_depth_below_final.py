@@ -8,8 +8,6 @@ the sizing grid (left out of the sweep: it repeats its depth x depth row) — th
 from __future__ import annotations
 
 import dataclasses
-import html
-import re
 import shutil
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from evidencedesk.results.settings import (
     Settings,
 )
 from evidencedesk.results.types import ConfigChange
+from tests.page_text import visible
 
 
 def diff(*changes: tuple[str, str, str]) -> tuple[ConfigChange, ...]:
@@ -105,7 +104,7 @@ def test_the_sizing_note_names_the_cells_the_sweep_leaves_out(depths, finals, se
 
 
 def _text(path: Path) -> str:
-    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", path.read_text("utf-8"))))
+    return visible(path.read_text("utf-8"), unescape=True)
 
 
 def test_the_built_site_says_it_on_the_candidate_and_sizing_pages(tmp_path: Path) -> None:

@@ -69,3 +69,19 @@ def test_every_project_file_key_is_documented() -> None:
     for section, keys in demo.items():
         for key in keys:
             assert key in documented[section], f"[{section}].{key}"
+
+
+def test_the_readme_docs_and_methods_page_state_the_rules_in_the_same_words(demo_site: Path) -> None:
+    from evidencedesk.report.words import METHODS_RULES, RULES, VERDICT_RULES
+    from tests.page_text import visible
+
+    verdicts = (ROOT / "docs" / "verdicts.md").read_text("utf-8")
+    methods = visible((demo_site / "methods.html").read_text("utf-8"), unescape=True)
+    flat = " ".join(README.split())
+    for key in METHODS_RULES:
+        words = RULES[key]() + "."
+        assert words in " ".join(verdicts.split()), key
+        assert words in methods, key
+    for key in ("moved", "better", "promising", "worse", "mixed", "no_clear_change", "gate"):
+        assert f"- {RULES[key]()}." in flat, key
+    assert set(VERDICT_RULES) <= set(METHODS_RULES)

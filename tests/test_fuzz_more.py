@@ -268,6 +268,7 @@ FITTING = {
     "dirs": st.lists(st.sampled_from(["docs", "runs"]), max_size=2),
     "int": st.integers(-1, 3),
     "float": st.sampled_from([0.0, 0.5, 1.0, 1.5, -0.1]),
+    "grades": st.sampled_from([{"0": "no", "1": "yes"}, {"x": "bad"}, {}, {"2": ""}]),
     "bool": st.booleans(),
     "str": safe_text,
     "choice": st.sampled_from(["paragraph", "heading", "x", "show", "hide", "trec_eval"]),

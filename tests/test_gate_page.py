@@ -3,7 +3,6 @@ marked, a test report's summary line; the policy in the project's own words."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 import evidencedesk
 from evidencedesk.report.gate_view import rule_rows, summary
 from evidencedesk.results.types import RuleValue
+from tests.page_text import visible
 
 RULES = (
     RuleValue("critical", None, 3.0, 4.0, None, "BLOCK", None),
@@ -41,12 +41,12 @@ def test_margin_is_observed_minus_the_limit(
 ) -> None:
     rule = RULES[index]
     assert rule.margin == pytest.approx(margin) if margin is not None else rule.margin is None
-    row = rule_rows((rule,))[0]
+    row = rule_rows((rule,), 3)[0]
     assert (row.margin, row.breached) == (text, breached)
 
 
 def test_rows_and_summary_read_like_a_test_report() -> None:
-    rows = rule_rows(RULES)
+    rows = rule_rows(RULES, 3)
     assert [r.status for r in rows] == [
         "BLOCK", "pass", "BLOCK", "REVIEW", "pass", "REVIEW",
         "not evaluated: no baseline to compare with",
@@ -64,24 +64,25 @@ def gate_html(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def _text(html: str) -> str:
-    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    return visible(html, unescape=True)
 
 
 def test_the_demo_gate_page(gate_html: str) -> None:
     text = _text(gate_html)
     # the policy with each rule's threshold and what breaching it does, in the project's words
     assert (
-        "min_pass_rate 0.800 the share of answerable questions with a relevant chunk (grade ≥ 2) "
-        "in the final list ✕ BLOCK"
+        "min_pass_rate 0.800 the share of answerable questions with a relevant result (grade ≥ 2) "
+        "in each candidate's final list (k = its final) ✕ BLOCK"
     ) in text
     assert "rc02 : safety:" in text  # the critical questions with their reasons
     # the blocked candidate: observed vs threshold with its margin, the breach marked
     section = _text(gate_html.split('id="gate-pair-cut-to-8-words')[1].split("</section>")[0])
     assert "1 of 6 rules pass · 2 BLOCK · 3 REVIEW." in section
-    assert "min_recall recall@3 0.667 ≥ 0.750 −0.083 BLOCK ✕ BLOCK fail" in section
+    assert "min_recall R@3 0.667 ≥ 0.750 −0.083 BLOCK ✕ BLOCK fail" in section
+    # the gate's reciprocal rank reads its top 3: named so, never the site's "MRR"
     assert (
-        "max_drop mrr drop 0.127 (0.690 → 0.563) drop ≤ 0.020 −0.107 REVIEW ! REVIEW fail"
-        in section
+        "max_drop MRR@3 (reciprocal rank within the gate's top 3) drop 0.127 (0.690 → 0.563) "
+        "drop ≤ 0.020 −0.107 REVIEW ! REVIEW fail" in section
     )
     assert "critical 4 of 4 pass all pass none fail BLOCK ✓ pass" in section
     # pair cut (5), dense first stage (5) and dense: MiniLM (1: MRR worse for 7, better for 6)

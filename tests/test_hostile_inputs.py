@@ -292,7 +292,7 @@ CASES: tuple[Case, ...] = (
             + "]",  # fmt: skip
         ),
         TOML,
-        18,
+        19,
         "[runs].files: expected at most 100 runs ('dir' and 'files' together; every pair of "
         "variants is compared), found 101",
     ),
@@ -339,7 +339,7 @@ CASES: tuple[Case, ...] = (
         "restricted-text-unknown-value",
         replace(TOML, 'notes = "notes"', 'notes = "notes"\nrestricted_text = "redact"'),
         TOML,
-        23,
+        24,
         "[report].restricted_text: expected one of: show, hide, found a string 'redact'",
     ),
 )

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
-from evidencedesk.report import recommend, review
+from evidencedesk.report import review, words
 from evidencedesk.report.assemble import present
 from evidencedesk.report.question_list import links_of
 from evidencedesk.report.site import slug
@@ -158,15 +158,15 @@ def test_the_more_link_opens_the_list_filtered_to_the_candidate(
     [
         ((), "none"),
         (("a", "b"), "a, b"),
-        (("a", "b", "c"), "a, b, … and 1 more (see the flips on the candidate page)"),
-        (("a_1", "b", "c", "d"), "a\\_1, b, … and 2 more (see the flips on the candidate page)"),
+        (("a", "b", "c"), "a, b, … and 1 more (see the flips on this page)"),
+        (("a_1", "b", "c", "d"), "a_1, b, … and 2 more (see the flips on this page)"),
     ],
 )
 def test_the_recommendation_names_at_most_inline_ids(
     monkeypatch: pytest.MonkeyPatch, ids: tuple[str, ...], text: str
 ) -> None:
-    monkeypatch.setattr(recommend, "INLINE_IDS", 2)
-    assert recommend._ids(ids) == text
+    monkeypatch.setattr(words, "INLINE_IDS", 2)
+    assert words._ids(ids) == text
 
 
 def test_without_critical_questions_the_rule_does_not_name_them(

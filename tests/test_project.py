@@ -126,7 +126,7 @@ def test_unknown_key(project_dir: Path) -> None:
     text = VALID.replace("qrels = ", "qrel = ")
     assert _error(project_dir, text) == (
         f"{project_dir}/evidencedesk.toml:3: [questions].qrel: unknown key; "
-        "expected one of: labels, queries, qrels, tags, relevance"
+        "expected one of: labels, queries, qrels, tags, relevance, grades"
     )
 
 

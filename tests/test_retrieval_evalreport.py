@@ -8,6 +8,7 @@ import json
 import pytest
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
+from evidencedesk.retrieval import metrics
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config, Costs, ablate, capped_words, run_config
 from evidencedesk.retrieval.labels import load_labels
@@ -227,3 +228,13 @@ def test_tokens_per_question_is_the_estimate_of_each_final_list() -> None:
         lists = [[catalog.get(c) for c in ids] for ids in run.final_ids.values()]
         want = sum(context_tokens(chunks) for chunks in lists) / len(labels)
         assert run.tokens_per_question == want and want > 0
+
+
+def test_a_run_value_takes_any_name_of_a_metric_and_computes_the_ones_it_lacks(demo):
+    r = run(demo, Config())
+    assert r.value("MRR") == r.value("recip_rank") == r.value("RR") == r.value("mrr")
+    assert r.value("P_3") == r.value("precision@3")
+    assert "map" not in r.summary  # computed from the judged lists on demand
+    assert r.value("AP") == r.value("map") == metrics.summarize(r.judged, ["map"])["map"].value
+    with pytest.raises(UnknownNameError, match="did you mean map or map@10"):
+        r.value("mapp")

@@ -14,7 +14,10 @@ from evidencedesk.retrieval.metric_engine import lines_of, of_judged
 from evidencedesk.retrieval.metrics import (
     METRIC_FORMS,
     Judged,
+    average_precision,
+    bpref,
     by_tag,
+    condense,
     dcg,
     gain,
     hit_at,
@@ -24,6 +27,7 @@ from evidencedesk.retrieval.metrics import (
     per_question,
     per_question_all,
     precision_at,
+    r_precision,
     recall_at,
     reciprocal_rank,
     summarize,
@@ -70,6 +74,69 @@ def test_gain_and_dcg() -> None:
             ndcg_at(EXAMPLE, 5, bad)
 
 
+def test_worked_example_ap_rprec_mrr_at_k_and_ndcg_over_the_whole_list() -> None:
+    # relevant at ranks 2 and 5, R = 2: AP = (1/2 + 2/5) / 2; AP@k divides by R, not min(R, k)
+    assert average_precision(EXAMPLE) == 0.45
+    assert [average_precision(EXAMPLE, k) for k in (1, 2, 4, 5)] == [0.0, 0.25, 0.25, 0.45]
+    assert r_precision(EXAMPLE) == 0.5  # one of the top R = 2 is relevant
+    assert [reciprocal_rank(EXAMPLE, k) for k in (1, 2, 10)] == [0.0, 0.5, 0.5]
+    # a longer list than the pool: the whole list's nDCG reads rank 6 too, nDCG@5 does not
+    longer = Judged("ex", (), True, (0, 2, 1, 0, 0, 2), (2, 2, 1))
+    by_hand = (3 / math.log2(3) + 1 / math.log2(4) + 3 / math.log2(7)) / (
+        3 + 3 / math.log2(3) + 1 / math.log2(4)
+    )
+    assert ndcg_at(longer, None) == pytest.approx(by_hand, abs=1e-15)
+    assert ndcg_at(longer, 5) == pytest.approx(
+        (3 / math.log2(3) + 0.5) / (3 + 3 / math.log2(3) + 0.5), abs=1e-15
+    )
+    assert metric_value(longer, "ndcg") == ndcg_at(longer, None)
+    assert metric_value(longer, "ndcg:linear") == ndcg_at(longer, None, "linear")
+    assert metric_value(longer, "AP") == metric_value(longer, "map") == average_precision(longer)
+
+
+@pytest.mark.parametrize(
+    ("judged_flags", "negative", "expected"),
+    [
+        # ranks 1, 3, 4 judged non-relevant (N = 3, R = 2): rank 2 scores 1 - 1/2, rank 5 0
+        (None, None, 0.25),
+        # ranks 1 and 4 unjudged: they count neither way: rank 2 scores 1, rank 5 1 - 1/2
+        ((False, True, True, False, True), None, 0.75),
+        # rank 1 graded below 0: skipped as trec_eval skips it: rank 2 1, rank 5 1 - 2/2
+        (None, (True, False, False, False, False), 0.5),
+    ],
+)
+def test_bpref_by_hand(judged_flags, negative, expected: float) -> None:  # type: ignore[no-untyped-def]
+    j = Judged("ex", (), True, (0, 2, 1, 0, 2), (2, 2, 1), judged=judged_flags,
+               nonrelevant=3, negative=negative)  # fmt: skip
+    assert bpref(j) == expected
+    assert of_judged([j], ["bpref"]) == {"bpref": [expected]}
+
+
+def test_bpref_without_judged_non_relevant_documents_is_one_per_relevant_found() -> None:
+    j = Judged("q", (), True, (0, 2, 0), (2, 2), judged=(False, True, False), nonrelevant=0)
+    assert bpref(j) == 0.5  # one of two relevant found, nothing judged non-relevant above it
+    # N smaller than the judged non-relevant results the list holds: N is at least those
+    short = Judged("q", (), True, (0, 2), (2,), nonrelevant=0)
+    assert bpref(short) == 0.0 == of_judged([short], ["bpref"])["bpref"][0]
+
+
+def test_bpref_needs_the_number_of_judged_non_relevant_documents() -> None:
+    with pytest.raises(ValueError, match="Judged.nonrelevant"):
+        bpref(EXAMPLE)
+    with pytest.raises(ValueError, match="judged non-relevant documents for bpref"):
+        of_judged([EXAMPLE], ["bpref"])
+    assert bpref(Judged("u", (), False, (0,), ())) is None  # undefined before N is read
+
+
+def test_condense_keeps_the_negative_flags_of_the_results_it_keeps() -> None:
+    j = Judged("q", (), True, (0, 0, 2, 0), (2,), ids=("a", "b", "c", "d"),
+               judged=(False, True, True, True), nonrelevant=2,
+               negative=(False, True, False, False))  # fmt: skip
+    kept = condense(j)
+    assert (kept.ids, kept.negative, kept.judged) == (("b", "c", "d"), (True, False, False), None)
+    assert bpref(kept) == bpref(j) == 1.0  # bpref ignores unjudged results: the same either way
+
+
 # -- undefined is None, not zero --------------------------------------------------------------
 
 
@@ -82,6 +149,12 @@ def test_unanswerable_question_is_undefined_for_every_metric() -> None:
         reciprocal_rank(unanswerable),
         ndcg_at(unanswerable, 3),
         ndcg_at(unanswerable, 3, "linear"),
+        ndcg_at(unanswerable, None),
+        reciprocal_rank(unanswerable, 2),
+        average_precision(unanswerable),
+        average_precision(unanswerable, 2),
+        r_precision(unanswerable),
+        bpref(unanswerable),
     ):
         assert value is None
 
@@ -130,7 +203,7 @@ def test_bad_cutoff(k: int) -> None:
 
 
 def test_unknown_metric_name_lists_the_valid_forms() -> None:
-    for bad in ("map", "recall", "recall@0", "mrr@3", "ndcg@5:burges", "recall@3:linear"):
+    for bad in ("mapp", "recall", "recall@0", "mrr@0", "ndcg@5:burges", "recall@3:linear"):
         with pytest.raises(UnknownNameError) as info:
             summarize([EXAMPLE], [bad])
         assert isinstance(info.value, ValueError)
@@ -139,11 +212,22 @@ def test_unknown_metric_name_lists_the_valid_forms() -> None:
 
 
 def test_all_forms_parse() -> None:
-    names = ["recall@3", "precision@3", "hit@3", "mrr", "ndcg@5", "ndcg@5:linear", "ndcg@5:exp"]
+    names = ["recall@3", "precision@3", "hit@3", "mrr", "ndcg@5", "ndcg@5:linear", "ndcg@5:exp",
+             "mrr@1", "map", "map@2", "rprec", "ndcg", "ndcg:linear"]  # fmt: skip
     result = summarize([EXAMPLE], names)
     assert list(result) == names
     assert result["hit@3"].value == 1.0
     assert result["ndcg@5:exp"].value == result["ndcg@5"].value
+    assert [result[n].value for n in ("mrr@1", "map", "map@2", "rprec")] == [0.0, 0.45, 0.25, 0.5]
+
+
+def test_other_tools_names_are_keys_of_their_own_summaries() -> None:
+    # a notebook keyed by the names it asked for, valued as evidencedesk's own names
+    theirs = summarize([EXAMPLE], ["AP", "map_cut_2", "Rprec", "recip_rank", "P_5", "ndcg_cut_5"])
+    ours = summarize([EXAMPLE], ["map", "map@2", "rprec", "mrr", "precision@5", "ndcg@5:linear"])
+    assert [s.value for s in theirs.values()] == [s.value for s in ours.values()]
+    assert list(theirs) == ["AP", "map_cut_2", "Rprec", "recip_rank", "P_5", "ndcg_cut_5"]
+    assert per_question([EXAMPLE], "RR@1") == {"ex": 0.0}
 
 
 def test_per_question_leaves_undefined_out_and_per_question_all_keeps_them() -> None:
@@ -262,6 +346,16 @@ def test_judge_run_uses_allowed_pool_and_label_grades() -> None:
     assert first.tags == ("direct",) and first.answerable
     assert reciprocal_rank(first) == 0.5 and recall_at(first, 2) == 1.0
     assert reciprocal_rank(rows[1]) is None
+    # a labels file grades every chunk: N = the allowed chunks without a relevant grade
+    assert (first.nonrelevant, first.negative, first.judged) == (2, None, None)
+
+
+def test_judge_run_keeps_negative_grades_apart_for_bpref() -> None:
+    label = _Label("q1", "where?", ("direct",), True, {"d:c0": -2, "d:c1": 2})
+    (row,) = judge_run(_Searcher(), _Catalog(), [label], k=3)
+    assert row.grades == (0, 2, 0) and row.negative == (True, False, False)
+    assert row.nonrelevant == 1  # d:c2 only: d:c0 is graded below 0, d:c1 relevant
+    assert bpref(row) == 1.0  # the -2 above the relevant chunk counts neither way
 
 
 # -- properties -------------------------------------------------------------------------------
@@ -317,21 +411,28 @@ def test_recall_is_monotone_in_k(j: Judged) -> None:
 # -- the one engine against the per-question definitions --------------------------------------
 
 ENGINE_NAMES = ["recall@1", "recall@3", "precision@2", "precision@5", "hit@1", "hit@4", "mrr",
-                "ndcg@1", "ndcg@3", "ndcg@5:linear", "ndcg@10:exp"]  # fmt: skip
-_grades = st.lists(st.integers(-1, 4), max_size=12)
+                "ndcg@1", "ndcg@3", "ndcg@5:linear", "ndcg@10:exp", "mrr@1", "mrr@3", "map",
+                "map@2", "map@5", "rprec", "ndcg", "ndcg:linear", "bpref", "judged@3"]  # fmt: skip
+_grades = st.lists(st.integers(-2, 4), max_size=12)
+_flags = st.lists(st.booleans(), min_size=12, max_size=12)
 
 
 @given(
-    st.lists(st.tuples(_grades, _grades, st.integers(1, 3), st.lists(st.sampled_from("abc"))),
+    st.lists(st.tuples(_grades, _grades, st.integers(1, 3), st.lists(st.sampled_from("abc")),
+                       _flags, st.integers(0, 6)),
              max_size=12)
 )  # fmt: skip
 def test_engine_equals_the_per_question_definitions_bit_for_bit(rows) -> None:
-    # the reference is `MetricSpec.of` (recall_at, ndcg_at, ...); the engine must give the same
-    # float, not a close one: the site's numbers and results.json come from it
+    # the reference is `MetricSpec.of` (recall_at, ndcg_at, bpref, ...); the engine must give
+    # the same float, not a close one: the site's numbers and results.json come from it. Lists
+    # hold unjudged results and results graded below 0 (read as 0, skipped by bpref)
     questions = [
-        Judged(f"q{i}", tuple(tags), True, tuple(grades), tuple(sorted(pool, reverse=True)),
-               relevant=relevant)
-        for i, (grades, pool, relevant, tags) in enumerate(rows)
+        Judged(f"q{i}", tuple(tags), True, tuple(max(g, 0) for g in grades),
+               tuple(sorted((g for g in pool if g > 0), reverse=True)), relevant=relevant,
+               judged=tuple(judged[: len(grades)]) if not all(judged[: len(grades)]) else None,
+               nonrelevant=nonrelevant,
+               negative=tuple(g < 0 for g in grades) if any(g < 0 for g in grades) else None)
+        for i, (grades, pool, relevant, tags, judged, nonrelevant) in enumerate(rows)
     ]  # fmt: skip
     engine = of_judged(questions, ENGINE_NAMES)
     for name in ENGINE_NAMES:

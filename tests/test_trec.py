@@ -386,6 +386,7 @@ def test_judging_a_run_of_chunk_ids_against_labels(tmp_path: Path) -> None:
         (2, 1),
         ("kc-returns-v2:c0", "kc-returns-v3:c0", "hb-frames:c3"),
         judged=(True, True, False),  # the labels grade no hb-frames chunk for rc02
+        nonrelevant=1,  # bpref's N: kc-returns-v2:c0, graded 1 below the threshold 2
     )
     assert judged[1].grades == () and judged[1].pool == (2,)  # not answered: a miss, not skipped
     assert judged[2].answerable is False and judged[2].pool == ()

@@ -1,8 +1,10 @@
 """Our numbers against trec_eval's (via pytrec_eval) on a few hundred random graded queries.
 
-trec_eval ``ndcg_cut`` uses linear gain (the grade itself), so it is compared with our
-``ndcg@k:linear``; binary measures use ``relevance_level=2``. Scores have many ties, so the
-tie-breaking order (document id descending) is checked too.
+trec_eval ``ndcg_cut`` and ``ndcg`` use linear gain (the grade itself), so they are compared with
+our ``ndcg@k:linear`` and ``ndcg:linear`` (our exponential gain against trec_eval's linear nDCG
+over grades replaced by 2^grade - 1); binary measures use ``relevance_level=2`` (and 1). Scores
+have many ties, so the tie-breaking order (document id descending) is checked too. Every declared
+metric is compared on runs with unjudged documents and grades -2 to 4, question by question.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import pytest
 
 from evidencedesk.retrieval.metrics import per_question, per_question_all, summarize
 from evidencedesk.retrieval.trec import read_qrels, read_run, write_qrels, write_run
-from evidencedesk.retrieval.trec_judge import evaluate_run, judge_trec_run
+from evidencedesk.retrieval.trec_judge import evaluate_run, judge_trec_run, question_values
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -124,3 +126,111 @@ def test_no_relevant_queries_are_left_out_where_trec_eval_scores_zero(tmp_path: 
         ):
             assert summary.value == pytest.approx(sum(defined) / len(defined), abs=1e-9)
             assert (summary.n, summary.left_out) == (len(defined), len(undefined))
+
+
+# -- every declared metric, grades -2..4, relevance 1 and 2 -------------------------------------
+
+# ours -> pytrec_eval's measure, per question
+EVERY = {
+    "recall@5": "recall_5", "precision@10": "P_10", "hit@5": "success_5", "mrr": "recip_rank",
+    "map": "map", "map@5": "map_cut_5", "map@10": "map_cut_10", "rprec": "Rprec",
+    "bpref": "bpref", "ndcg:linear": "ndcg", "ndcg@10:linear": "ndcg_cut_10",
+}  # fmt: skip
+EVERY_MEASURES = {"recall.5", "P.10", "success.5", "recip_rank", "map", "map_cut.5,10", "Rprec",
+                  "bpref", "ndcg", "ndcg_cut.10"}  # fmt: skip
+
+
+def graded_collection(seed: int, n_queries: int = 250):  # type: ignore[no-untyped-def]
+    """Runs with many tied scores, unjudged documents, judged documents never retrieved and
+    grades -2 to 4. A query whose judgments are all below 0 gets one judged 0: trec_eval's
+    form_res_rels sizes an array by the largest grade + 1 and crashes on such a query."""
+    rng = random.Random(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(n_queries):
+        docs = list(dict.fromkeys(f"d{rng.randrange(300)}" for _ in range(rng.randint(1, 50))))
+        judged = rng.sample(docs, k=rng.randint(0, len(docs)))
+        judged += [f"u{q}-{i}" for i in range(rng.randint(0, 6))]
+        grades = {d: rng.randint(-2, 4) for d in judged}
+        if grades and max(grades.values()) < 0:
+            grades[f"z{q}"] = 0
+        if grades:
+            qrels[f"q{q}"] = grades
+        run[f"q{q}"] = {d: float(rng.randint(0, 6)) / 2 for d in docs}
+    return qrels, run
+
+
+def _read_back(folder: Path, qrels, run):  # type: ignore[no-untyped-def]
+    write_qrels(folder / "qrels.txt", qrels)
+    write_run(folder / "run.txt", run, "rand")
+    return read_qrels(folder / "qrels.txt"), read_run(folder / "run.txt")
+
+
+def _top(run: dict[str, dict[str, float]], k: int) -> dict[str, dict[str, float]]:
+    """Each list cut to its top k in trec_eval's order (score descending, then document id
+    descending): the list MRR@k reads."""
+    return {q: dict(sorted(docs.items(), key=lambda d: (d[1], d[0]), reverse=True)[:k])
+            for q, docs in run.items()}  # fmt: skip
+
+
+def _agree(ours: dict[str, float | None], theirs: dict[str, dict[str, float]], measure: str,
+           relevant_in: dict[str, bool]) -> int:  # fmt: skip
+    """Our value equals pytrec_eval's to 1e-12 on every question that defines it, and is
+    undefined exactly where the question has no relevant judgment; how many were compared."""
+    compared = 0
+    for qid, row in theirs.items():
+        if not relevant_in[qid]:
+            assert ours[qid] is None, (qid, measure)
+            continue
+        assert ours[qid] == pytest.approx(row[measure], abs=1e-12, rel=0), (qid, measure)
+        compared += 1
+    return compared
+
+
+@pytest.mark.parametrize(("seed", "relevance"), [(21, 1), (22, 2), (23, 1), (24, 2)])
+def test_every_metric_equals_pytrec_eval_per_question_to_1e_12(
+    tmp_path: Path, seed: int, relevance: int
+) -> None:
+    qrels, run = graded_collection(seed)
+    qrels_back, run_back = _read_back(tmp_path, qrels, run)
+    judged = judge_trec_run(run_back, qrels_back, relevant=relevance)
+    questions, streamed = question_values(run_back, qrels_back, list(EVERY), relevance)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, EVERY_MEASURES, relevance_level=relevance)
+    reference = theirs.evaluate({q: r for q, r in run.items() if q in qrels})
+    relevant_in = {q: any(g >= relevance for g in qrels[q].values()) for q in reference}
+    assert sum(relevant_in.values()) >= 150 and not all(relevant_in.values())
+    for ours, measure in EVERY.items():
+        values = per_question_all(judged, ours)
+        assert _agree(values, reference, measure, relevant_in) == sum(relevant_in.values())
+        # the streaming path (per-question arrays, no Judged lists) gives the same floats
+        column = dict(zip(questions, streamed[ours].tolist(), strict=True))
+        assert all(column[q] == v or (v is None and column[q] != column[q])
+                   for q, v in values.items()), ours  # fmt: skip
+    # exponential gain: trec_eval's linear nDCG over qrels graded 2^grade - 1
+    exp_qrels = {q: {d: 2**g - 1 if g > 0 else g for d, g in docs.items()}
+                 for q, docs in qrels.items()}  # fmt: skip
+    exp = pytrec_eval.RelevanceEvaluator(exp_qrels, {"ndcg", "ndcg_cut.10"}).evaluate(
+        {q: r for q, r in run.items() if q in qrels}
+    )
+    assert _agree(per_question_all(judged, "ndcg"), exp, "ndcg", relevant_in)
+    assert _agree(per_question_all(judged, "ndcg@10"), exp, "ndcg_cut_10", relevant_in)
+    # MRR@k: trec_eval's recip_rank of each list cut to its top k (trec_eval -M k)
+    for k in (1, 3, 10):
+        cut = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}, relevance_level=relevance)
+        at_k = cut.evaluate({q: r for q, r in _top(run, k).items() if q in qrels})
+        assert _agree(per_question_all(judged, f"RR@{k}"), at_k, "recip_rank", relevant_in)
+
+
+def test_a_long_run_judged_to_its_head_keeps_every_whole_list_metric(tmp_path: Path) -> None:
+    # judged to depth 3 with `graded`, each list is kept through its last graded result: AP,
+    # R-precision, nDCG and bpref over the whole list are what the whole list gives
+    qrels, run = graded_collection(31, n_queries=120)
+    qrels_back, run_back = _read_back(tmp_path, qrels, run)
+    names = ["map", "rprec", "ndcg", "ndcg:linear", "bpref", "mrr", "recall@3"]
+    whole = judge_trec_run(run_back, qrels_back, relevant=2)
+    head = judge_trec_run(run_back, qrels_back, relevant=2, depth=3, graded=True)
+    assert sum(len(j.grades) for j in head) < sum(len(j.grades) for j in whole)
+    for name in names:
+        assert per_question_all(head, name) == per_question_all(whole, name), name
+    first_only = judge_trec_run(run_back, qrels_back, relevant=2, depth=3)
+    assert per_question_all(first_only, "map") != per_question_all(whole, "map")

@@ -11,7 +11,9 @@ decimals trec_eval prints:
   not answer counts as an empty list, as ``-c`` counts it;
 - ``-c -M100`` (out.test.aqcM): ``[runs] max_depth = 100``;
 - ``-l2`` on qrels.rel_level (out.test.aql): ``[questions] relevance = 2``;
-- the qrels with comment lines (qrels.test.with-comments) give the same numbers.
+- the qrels with comment lines (qrels.test.with-comments) give the same numbers;
+- the project file may name the measures as trec_eval does (``map_cut_10``, ``Rprec``, ``P_10``,
+  ``ndcg``): each reads as one evidencedesk metric, shown by its label.
 """
 
 from __future__ import annotations
@@ -30,9 +32,14 @@ CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 # trec_eval's name -> ours: every measure of all_trec that evidencedesk computes
 MEASURES = {
     "recip_rank": "mrr",
+    "map": "map",
+    "Rprec": "rprec",
+    "bpref": "bpref",
+    "ndcg": "ndcg:linear",
     **{f"P_{k}": f"precision@{k}" for k in CUTS},
     **{f"recall_{k}": f"recall@{k}" for k in CUTS},
     **{f"ndcg_cut_{k}": f"ndcg@{k}:linear" for k in CUTS},
+    **{f"map_cut_{k}": f"map@{k}" for k in CUTS},
     **{f"success_{k}": f"hit@{k}" for k in (1, 5, 10)},
 }
 
@@ -47,7 +54,12 @@ def expected(name: str) -> dict[str, dict[str, float]]:
     return out
 
 
-def build(tmp: Path, qrels: str, runs: dict[str, str], questions: str = "", more: str = "") -> dict:
+def build(
+    tmp: Path, qrels: str, runs: dict[str, str], questions: str = "", more: str = "",
+    report: str = "",
+) -> dict:  # fmt: skip
+    """The runs-only build's results.json; `report` is the [report] table (default: every
+    measure of `MEASURES`, by our names)."""
     root = tmp / "project"
     (root / "runs").mkdir(parents=True)
     shutil.copy(DATA / qrels, root / "qrels.txt")
@@ -56,7 +68,8 @@ def build(tmp: Path, qrels: str, runs: dict[str, str], questions: str = "", more
     metrics = ", ".join(json.dumps(m) for m in dict.fromkeys(MEASURES.values()))
     (root / "evidencedesk.toml").write_text(
         f'[questions]\nqrels = "qrels.txt"\n{questions}\n[runs]\ndir = "runs"\n'
-        f'baseline = "{next(iter(runs))}"\n{more}\n[report]\nmetrics = [{metrics}]\n',
+        f'baseline = "{next(iter(runs))}"\n{more}\n[report]\n'
+        f"{report or f'metrics = [{metrics}]'}\n",
         encoding="utf-8",
     )
     out = tmp / "site"
@@ -130,3 +143,21 @@ def test_qrels_with_comment_lines_give_the_same_numbers(tmp_path: Path, quicktes
     ours = next(v for v in commented["variants"] if v["name"] == "test")
     theirs = next(v for v in quicktest["variants"] if v["name"] == "test")
     assert ours["metrics"] == theirs["metrics"]
+
+
+def test_the_project_file_takes_trec_evals_names(tmp_path: Path) -> None:
+    # trec_eval's own spellings, as a team moving from it writes them; its ``ndcg`` is linear
+    # gain: evidencedesk reads ``ndcg`` with its own default (exp), so the file says ndcg:linear
+    names = ["map", "map_cut_10", "Rprec", "bpref", "P_10", "recip_rank", "ndcg:linear"]
+    results = build(tmp_path, "qrels.test", {"test": "results.test"},
+                    report=f'metrics = {json.dumps(names)}\nprimary = "AP"')  # fmt: skip
+    compared = [(m["name"], m["label"]) for m in results["settings"]["compared"]]
+    assert compared == [("map", "MAP"), ("map@10", "MAP@10"), ("rprec", "R-prec"),
+                        ("bpref", "bpref"), ("precision@10", "P@10"), ("mrr", "MRR"),
+                        ("ndcg:linear", "nDCG (linear gain)")]  # fmt: skip
+    theirs = expected("out.test.aq")
+    variant = next(v for v in results["variants"] if v["name"] == "test")
+    means = {s["metric"]: s["mean"] for s in variant["metrics"]}
+    for measure, ours in (("map", "map"), ("map_cut_10", "map@10"), ("Rprec", "rprec"),
+                          ("bpref", "bpref"), ("ndcg", "ndcg:linear")):  # fmt: skip
+        assert means[ours] == pytest.approx(theirs[measure]["all"], abs=5e-5), measure

@@ -1,113 +1,177 @@
-"""One verdict per candidate: the rules by hand, and badge vs sentence over a grid of results."""
+"""The verdict answers "did it get better?" from the statistics alone: the rules by hand, and a
+property test holding the badge, the headline and the gate line to them over synthetic
+comparisons on a project whose primary metric is not MRR."""
 
 from __future__ import annotations
 
-import itertools
+import re
+from dataclasses import replace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from evidencedesk.report.recommend import PREFIX, headline
+import evidencedesk
+from evidencedesk.report import words
 from evidencedesk.results import verdicts as v
-from evidencedesk.results.verdicts import Evidence, decide
+from evidencedesk.results.types import Comparison, Results
+from evidencedesk.results.verdicts import Evidence, decide, judge
+from evidencedesk.retrieval.stats import flips_needed, sign_test_p
+from tests.generated_projects import generated
 
-NDCG = Evidence("ndcg@10:linear", -0.014, -0.024, -0.004, 54, 99, 0.0004, 0.0012)
-MRR = Evidence("mrr", -0.011, -0.030, 0.008, 39, 54, 0.146, 0.292)
+UP = Evidence("mrr", 0.05, 0.01, 0.09, 9, 0, 0.004, 0.02)  # interval and Holm agree: up
+INTERVAL_ONLY = Evidence("mrr", 0.05, 0.01, 0.09, 5, 0, 0.06, 0.30)
+LEAN = Evidence("mrr", 0.03, -0.01, 0.07, 4, 0, 0.125, 0.25)  # the course page's 4 to 0
+NOISE = Evidence("mrr", 0.02, -0.02, 0.06, 18, 13, 0.473, 0.48)
+FLAT = Evidence("mrr", 0.0, -0.02, 0.02, 3, 3, 1.0, 1.0)
 
 
-def test_metrics_that_disagree_are_named_with_their_direction() -> None:
-    d = decide([NDCG, MRR], "mrr", "GO")
-    assert (d.verdict, d.up, d.down) == ("WORSE", (), ("ndcg@10:linear",))
-    text = headline(d, (("nDCG@10 (linear gain)", NDCG), ("MRR", MRR)))
-    assert text == (
-        "Worse: nDCG@10 (linear gain) worse (−0.014 [−0.024, −0.004], 54 up / 99 down) "
-        "while MRR flips lean worse (+39/−54, p=0.146)."
-    )
-    assert "same quality" not in text
+def mirror(e: Evidence) -> Evidence:
+    return Evidence(e.metric, None if e.delta is None else -e.delta,
+                    None if e.high is None else -e.high, None if e.low is None else -e.low,
+                    e.worse, e.better, e.sign_p, e.holm_p)  # fmt: skip
+
+
+def other(e: Evidence, metric: str = "ndcg@5") -> Evidence:
+    return replace(e, metric=metric)
 
 
 @pytest.mark.parametrize(
-    ("evidence", "gate", "critical", "verdict"),
+    ("evidence", "verdict"),
     [
-        ([Evidence("mrr", 0.05, 0.01, 0.09, 9, 0, 0.004, 0.02)], "GO", (), "BETTER"),
-        ([Evidence("mrr", 0.05, 0.01, 0.09, 9, 0, 0.004, 0.02)], "REVIEW", (), "PROMISING"),
-        ([Evidence("mrr", 0.05, 0.01, 0.09, 9, 0, 0.004, 0.02)], "GO", ("rc02",), "MIXED"),
-        ([Evidence("mrr", 0.05, 0.01, 0.09, 9, 0, 0.004, 0.02)], "BLOCK", (), "BLOCKED"),
-        # the interval excludes zero but Holm does not confirm the primary: not proven
-        ([Evidence("mrr", 0.05, 0.01, 0.09, 5, 0, 0.06, 0.30)], "GO", (), "PROMISING"),
-        ([Evidence("mrr", 0.0, -0.02, 0.02, 3, 3, 1.0, 1.0)], "GO", (), "NO CLEAR CHANGE"),
-        ([Evidence("mrr", -0.03, -0.09, 0.01, 1, 4, 0.375, 0.75)], "GO", (), "LEANS WORSE"),
-        ([Evidence("mrr", 0.01, -0.01, 0.03, 2, 1, 1.0, 1.0),
-          Evidence("ndcg@5", 0.02, 0.004, 0.06, 4, 0, 0.125, 1.0)], "GO", (), "PROMISING"),
-        ([Evidence("mrr", 0.03, 0.01, 0.05, 5, 0, 0.06, 0.1),
-          Evidence("ndcg@5", -0.02, -0.04, -0.01, 0, 4, 0.125, 1.0)], "GO", (), "MIXED"),
+        ([UP], "BETTER"),
+        ([INTERVAL_ONLY], "PROMISING"),  # moved by its interval, not confirmed after Holm
+        ([LEAN], "PROMISING"),  # did not move; flips lean better at p = 0.125 < 0.2
+        ([NOISE], "NO CLEAR CHANGE"),  # +18/−13, p = 0.473: no lean
+        ([FLAT], "NO CLEAR CHANGE"),
+        ([mirror(UP)], "WORSE"),
+        ([mirror(INTERVAL_ONLY)], "LEANS WORSE"),
+        ([mirror(LEAN)], "LEANS WORSE"),
+        ([UP, other(mirror(UP))], "MIXED"),
+        ([FLAT, other(UP)], "NO CLEAR CHANGE"),  # only a metric other than the primary moved
+        ([LEAN, other(mirror(INTERVAL_ONLY))], "NO CLEAR CHANGE"),  # leans, but one moved down
+        ([UP, other(LEAN)], "BETTER"),
+        ([Evidence("mrr", 0.05, None, None, 9, 0, 0.004, 0.02)], "BETTER"),  # Holm alone moves it
+        ([Evidence("mrr", None, None, None, 0, 0, 1.0, 1.0)], "NO CLEAR CHANGE"),
     ],
 )  # fmt: skip
-def test_rules_by_hand(evidence: list[Evidence], gate: str, critical: tuple[str, ...],
-                       verdict: str) -> None:  # fmt: skip
-    assert decide(evidence, "mrr", gate, critical).verdict == verdict
+def test_rules_by_hand(evidence: list[Evidence], verdict: str) -> None:
+    assert decide(evidence, "mrr").verdict == verdict
 
 
-def test_critical_questions_that_got_worse_are_named_even_when_passing() -> None:
-    e = Evidence("mrr", 0.0, -0.02, 0.02, 2, 1, 1.0, 1.0)
-    d = decide([e], "mrr", "GO", ("rc02",))
-    assert headline(d, (("MRR", e),)).endswith(
-        "Critical question(s) worse: rc02 (the gate still passes it)."
-    )
+def test_a_critical_question_is_carried_never_weighed() -> None:
+    d = decide([UP], "mrr", ("rc02",))
+    assert (d.verdict, d.critical_worse) == ("BETTER", ("rc02",))
 
 
-# the grid: each metric no change / noise / lean / interval-only / Holm-only / both, either way
-SHAPES = [
-    (0.0, 0.0, 0.0, 0, 0, 1.0, 1.0),
-    (0.01, -0.02, 0.04, 3, 2, 1.0, 1.0),
-    (0.03, -0.01, 0.07, 6, 1, 0.125, 0.5),
-    (0.03, 0.005, 0.07, 4, 0, 0.125, 0.5),
-    (0.02, -0.01, 0.05, 9, 0, 0.004, 0.02),
-    (0.05, 0.01, 0.09, 12, 1, 0.003, 0.01),
-]
+def evidence_st(metric: str) -> st.SearchStrategy[Evidence]:
+    @st.composite
+    def build(draw: st.DrawFn) -> Evidence:
+        delta = draw(st.floats(-0.3, 0.3, allow_nan=False))
+        half = draw(st.floats(0.0, 0.3, allow_nan=False))
+        better, worse = draw(st.integers(0, 40)), draw(st.integers(0, 40))
+        p = sign_test_p(better, worse)
+        holm = draw(st.floats(0.0, 1.0, allow_nan=False))
+        return Evidence(metric, delta, delta - half, delta + half, better, worse, p, holm)
+
+    return build()
 
 
-def _shape(metric: str, shape: tuple[float, float, float, int, int, float, float],
-           sign: int) -> Evidence:  # fmt: skip
-    d, lo, hi, b, w, p, holm = shape
-    if sign > 0:
-        return Evidence(metric, d, lo, hi, b, w, p, holm)
-    return Evidence(metric, -d, -hi, -lo, w, b, p, holm)
-
-
-GRID = [
-    (m, n, gate, crit)
-    for m, n in itertools.product([(s, sign) for s in SHAPES for sign in (1, -1)], repeat=2)
-    for gate in ("GO", "REVIEW", "BLOCK")
-    for crit in ((), ("rc02",))
-]
-
-
-@pytest.mark.parametrize(("mrr", "ndcg", "gate", "crit"), GRID)
-def test_badge_and_sentence_never_disagree(
-    mrr: tuple[tuple[float, ...], int], ndcg: tuple[tuple[float, ...], int], gate: str,
-    crit: tuple[str, ...],
-) -> None:  # fmt: skip
-    ev = [_shape("mrr", mrr[0], mrr[1]), _shape("ndcg@10", ndcg[0], ndcg[1])]  # type: ignore[arg-type]
-    d = decide(ev, "mrr", gate, crit)
-    text = headline(d, (("MRR", ev[0]), ("nDCG@10", ev[1])), "a rule failed")
-    moved = {e.metric: e.direction for e in ev if e.direction}
-    assert d.verdict in v.VERDICTS
-    assert text.startswith(PREFIX[d.verdict] + ":")
-    assert ("same quality" in text) == (d.verdict == "NO CLEAR CHANGE")
-    assert (d.verdict == "BLOCKED") == (gate == "BLOCK")
-    if d.verdict == "NO CLEAR CHANGE":
-        assert not moved
-    if d.verdict != "BLOCKED":
-        for label, e in (("MRR", ev[0]), ("nDCG@10", ev[1])):
-            if e.direction:
-                word = "better" if e.direction == "up" else "worse"
-                assert f"{label} {word} (" in text
-        if set(moved.values()) == {"up", "down"}:
-            assert d.verdict == "MIXED"
-        if d.verdict == "WORSE":
-            assert "down" in moved.values() and "up" not in moved.values()
+@given(st.lists(st.sampled_from(["mrr", "ndcg@5", "recall@3"]), min_size=1, max_size=3,
+                unique=True).flatmap(lambda ms: st.tuples(*[evidence_st(m) for m in ms])))  # fmt: skip
+def test_every_verdict_follows_its_rule(evidence: tuple[Evidence, ...]) -> None:
+    primary = evidence[0].metric
+    head = evidence[0]
+    d = decide(evidence, primary)
+    up = {e.metric for e in evidence if e.direction == "up"}
+    down = {e.metric for e in evidence if e.direction == "down"}
+    assert (d.verdict == "MIXED") == bool(up and down)
     if d.verdict == "BETTER":
-        assert gate == "GO" and not crit and moved.get("mrr") == "up"
-        assert ev[0].holm_p < 0.05 and "down" not in moved.values()
-    if crit:
-        assert "rc02" in text
+        assert head.direction == "up" and head.significant and not down
+    if d.verdict == "WORSE":
+        assert head.direction == "down" and head.significant and not up
+    if d.verdict == "PROMISING":  # never of a Holm-significant change
+        assert not down and not head.significant
+        assert head.direction == "up" or (head.direction is None and head.sign_p < v.LEAN_P
+                                          and head.better > head.worse)  # fmt: skip
+    if d.verdict == "LEANS WORSE":
+        assert not up and not head.significant
+        assert head.direction == "down" or (head.direction is None and head.sign_p < v.LEAN_P
+                                            and head.worse > head.better)  # fmt: skip
+    if head.significant and head.direction == "up" and not down:
+        assert d.verdict == "BETTER"
+
+
+@pytest.fixture(scope="module")
+def ndcg_results(tmp_path_factory: pytest.TempPathFactory) -> Results:
+    """Generated project 1 (primary nDCG@10 with linear gain, a gate policy), read back."""
+    root = tmp_path_factory.mktemp("verdicts")
+    toml, _ = generated(root, 1)
+    return evidencedesk.build(project=toml, out=root / "site")
+
+
+def comparison_st(base: Comparison) -> st.SearchStrategy[Comparison]:
+    @st.composite
+    def build(draw: st.DrawFn) -> Comparison:
+        delta = draw(st.floats(-0.3, 0.3, allow_nan=False).map(lambda x: round(x, 4)))
+        half = draw(st.floats(0.0, 0.3, allow_nan=False).map(lambda x: round(x, 4)))
+        b, w = draw(st.integers(0, 20)), draw(st.integers(0, 20))
+        holm = draw(st.sampled_from([0.0004, 0.01, 0.049, 0.05, 0.2, 0.7, 1.0]))
+        return replace(base, delta=delta, low=delta - half, high=delta + half,
+                       better=tuple(f"b{i}" for i in range(b)), worse=tuple(f"w{i}" for i in range(w)),
+                       tied=base.n - b - w, sign_p=sign_test_p(b, w), randomization_p=holm,
+                       holm_p=holm, sd=0.2, flips_needed=flips_needed(base.n))  # fmt: skip
+
+    return build()
+
+
+LEANS = re.compile(r"leans (better|worse): sign-test p = (\d\.\d{3})")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_badge_headline_and_gate_line_follow_the_rules(ndcg_results: Results, data: st.DataObject) -> None:
+    results = ndcg_results
+    cand = results.candidates[0]
+    reported = [m.name for m in results.settings.compared]
+    comparisons = tuple(data.draw(comparison_st(c)) if c.metric in reported else c
+                        for c in cand.comparisons)  # fmt: skip
+    gate = data.draw(st.sampled_from(["GO", "REVIEW", "BLOCK"]))
+    decision = judge(comparisons, reported, results.policy.critical, len(results.candidates))  # type: ignore[union-attr]
+    changed = replace(cand, comparisons=comparisons, decision=decision,
+                      gate=replace(cand.gate, verdict=gate))  # fmt: skip
+    results = replace(results, candidates=(changed, *results.candidates[1:]))
+    source = "candidates[0]"
+    headline = words.headline(results, source)
+    head = changed.comparison(reported[0])
+    # the badge and the headline say one verdict; the gate is its own answer and turns nothing
+    assert words.verdict(results, source) == decision.verdict
+    assert headline.startswith(words.PREFIX[decision.verdict] + ":")
+    assert words.gate(results, source) == gate
+    assert words.verdict_line(results, source) == (
+        f"Verdict: {decision.verdict} (did it get better?); gate: {gate} (may it ship?)"
+    )
+    assert judge(comparisons, reported, (), len(results.candidates)).verdict == decision.verdict
+    # "not proven" never of a Holm-significant primary; a lean only below the documented level
+    if v.evidence_of(head).significant:
+        assert "not proven" not in headline
+    for _, p in LEANS.findall(headline):
+        assert float(p) < v.LEAN_P
+    # every metric the headline names is reported, by its full label; the primary comes first
+    labels = [m.label for m in results.settings.compared]
+    assert headline.split(": ", 1)[1].startswith(labels[0])
+    assert "MRR@" not in headline and "(exp gain)" not in headline
+    # the interval bullet's zero clause is the primary's own
+    side = "includes" if head.low <= 0 <= head.high else "excludes"  # type: ignore[operator]
+    assert f"; the interval {side} zero;" in words.interval(results, source)
+    for line in (words.gate_line(results, f"{source}.gate.checks[{j}]")
+                 for j in range(len(cand.gate.checks))):  # fmt: skip
+        assert "mrr" not in line and "MRR " not in line  # the gate's RR is named with its k
+
+
+def test_the_worked_examples_of_the_methods_page_are_computed() -> None:
+    assert sign_test_p(4, 0) == 0.125 and flips_needed(21) == 6
+    assert words.RULES["sign_example"]() == (
+        "Four better and none worse gives p = 0.125; on 21 questions at least 6 one-way flips "
+        "are needed for p < 0.05"
+    )

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from evidencedesk.report.recommend import what_it_takes
-from evidencedesk.results.verdicts import Decision
 from evidencedesk.results.what_it_takes import (
     power,
     questions_for_p05,
     questions_for_power,
+    questions_for_t,
+    questions_for_t_power,
     sign_p,
 )
 from evidencedesk.retrieval.stats import sign_test_p
@@ -38,12 +38,38 @@ def test_power_of_one_way_flips_is_the_flips_needed_step() -> None:
     assert power(10, 0.7) == pytest.approx(0.3**10 + 7 * 0.3**9 + 3 * 0.7**9 + 0.7**10)
 
 
-def test_the_sentence_states_the_estimate_and_its_assumption() -> None:
-    d = Decision("PROMISING", "mrr", (), (), (), questions=21, for_p05=39, for_power=42)
-    assert what_it_takes(d) == (
-        "What it would take: at the observed flip rate, about 18 more labelled questions (39 in "
-        "all) would bring the sign test to p < 0.05; for an 80 % chance of p < 0.05, about 21 "
-        "more (42 in all) — an estimate that assumes the share of questions that change and the "
-        "split between better and worse stay as observed."
-    )
-    assert what_it_takes(Decision("MIXED", "mrr", (), (), ())) == ""
+@pytest.mark.parametrize(
+    ("delta", "sd", "n", "changed", "alpha", "for_t", "for_power"),
+    [
+        # N = (1.96 * 0.2 / 0.05)^2 = 61.46 -> 62; ((1.96 + 0.8416) * 0.2 / 0.05)^2 = 125.6 -> 126
+        (0.05, 0.2, 21, 10, 0.05, 62, 126),
+        (-0.05, 0.2, 21, 10, 0.05, 62, 126),  # the direction does not matter
+        # the normal approximation is there already, but the test is not (a PROMISING candidate):
+        # at least one question more than now
+        (0.5, 0.2, 21, 21, 0.05, 22, 22),
+        (0.05, 0.0, 21, 21, 0.05, 22, 22),  # every difference the same: no spread to average away
+        # 4 changed questions of 21 (+4/−0, randomization p = 0.125): the test's smallest p over
+        # m differences is 2/2^m, below 0.05 from m = 6; at 4 per 21 that is 6 * 21 / 4 = 31.5 -> 32
+        # questions, though (1.96 * 0.2 / 0.095)^2 = 17.0 says fewer
+        (0.095, 0.2, 21, 4, 0.05, 32, 35),
+        # Holm over 6 candidates: p < 0.05 / 6 = 0.0083, z = 2.638: (2.638 * 0.2 / 0.05)^2 =
+        # 111.4 -> 112; with 80 % power ((2.638 + 0.8416) * 0.2 / 0.05)^2 = 193.7 -> 194
+        (0.05, 0.2, 21, 10, 0.05 / 6, 112, 194),
+        (0.0, 0.2, 21, 10, 0.05, None, None),  # no difference: no number of questions finds one
+        (None, 0.2, 21, 10, 0.05, None, None),
+    ],
+)  # fmt: skip
+def test_the_paired_estimate_reads_the_mean_difference_and_its_spread(
+    delta: float | None, sd: float, n: int, changed: int, alpha: float, for_t: int | None,
+    for_power: int | None,
+) -> None:  # fmt: skip
+    assert questions_for_t(delta, sd, n, changed, alpha) == for_t
+    assert questions_for_t_power(delta, sd, n, changed, alpha) == for_power
+
+
+def test_on_222_questions_the_paired_estimate_asks_far_fewer_than_the_sign_test() -> None:
+    # +92/−83 of 222 (a lean the sign test reads as noise): scaled up, the flips reach p < 0.05
+    # at 1,915 questions; a paired mean difference of 0.02 with spread 0.17 at
+    # (1.96 * 0.17 / 0.02)^2 = 277.6 -> 278
+    assert questions_for_p05(92, 83, 222) == 1915
+    assert questions_for_t(0.02, 0.17, 222, 175) == 278

@@ -4,14 +4,13 @@ unjudged queries gets its own scale in captions and methods, "no judgments" (nev
 
 from __future__ import annotations
 
-import html
 import io
-import re
 from pathlib import Path
 
 import pytest
 
 from evidencedesk.report import cli
+from tests.page_text import visible
 from tests.synthetic_runs import write_project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +39,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def text(page: Path) -> str:
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page.read_text("utf-8"))).split())
+    return visible(page.read_text("utf-8"), unescape=True)
 
 
 def test_no_demo_sentence_appears_on_any_page(site: Path) -> None:
@@ -55,11 +54,13 @@ def test_no_demo_sentence_appears_on_any_page(site: Path) -> None:
 
 def test_captions_and_methods_describe_the_projects_scale(site: Path) -> None:
     index = text(site / "index.html")
-    assert "Labelled (question, chunk) pairs by grade (0–4); relevant = grade ≥ 1." in index
+    # the project names no grades: neutral words, never the demo's "answer" / "useful context"
+    assert "Grades 0–4 (the project names none); relevant = grade ≥ 1" in index
+    assert "useful context" not in index and "answers" not in index
     methods = text(site / "methods.html")
     assert (
-        "relevant = grade ≥ 1: a chunk is relevant when its grade is at least 1 (the grades in "
-        "these judgments run 0–4); lower grades and unjudged chunks are not relevant." in methods
+        "A result is relevant when its grade is at least 1 (the grades in these judgments run "
+        "0–4); lower grades are not relevant, and unjudged results count as not relevant." in methods
     )
     raw = (site / "question-q1.html").read_text("utf-8")
     assert (

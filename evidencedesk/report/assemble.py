@@ -11,14 +11,17 @@ from collections import Counter
 from dataclasses import replace
 
 from evidencedesk.inert import shell_command
+from evidencedesk.metric_names import definitions
 from evidencedesk.report import stages
 from evidencedesk.report.bottom_line import bottom_line
+from evidencedesk.report.claims import Claims
 from evidencedesk.report.gate_view import gate_page
 from evidencedesk.report.model import (
     BenchmarkRow,
     Caveat,
     Count,
     Dataset,
+    Definition,
     DocumentRow,
     InputFile,
     Meta,
@@ -30,18 +33,18 @@ from evidencedesk.report.model import (
     ToLabel,
     ToLabelRow,
 )
-from evidencedesk.report.notices import counts_sentence, notice_text
 from evidencedesk.report.question_list import question_list
 from evidencedesk.report.questions import questions
 from evidencedesk.report.review import candidate_models, diff_rows
 from evidencedesk.report.since_view import since_view
-from evidencedesk.report.values import flips_text
+from evidencedesk.report.site import slug
 from evidencedesk.report.variants import (
     benchmark_rows,
     flip_matrix,
     slice_tables,
     variant_models,
 )
+from evidencedesk.report.words import METHODS_RULES
 from evidencedesk.results import pages as choice
 from evidencedesk.results.exports import TO_LABEL
 from evidencedesk.results.since import Since
@@ -90,29 +93,6 @@ def dataset(results: Results) -> Dataset:
     )
 
 
-DEMO_SCALE_CAPTION = "Labelled (question, chunk) pairs: 2 answers, 1 useful context."
-DEMO_SCALE_RELEVANCE = (
-    "a chunk is relevant when its grade is at least 2 (answers the question); grade 1 is useful "
-    "context, 0 or missing is not useful."
-)
-
-
-def grade_words(results: Results) -> tuple[str, str]:
-    """The grade table's caption and the methods page's relevance sentence, from the project's
-    grades and relevance threshold (the demo's 0-2 scale keeps its own words)."""
-    rel = results.settings.relevance
-    grades = sorted({g for q in results.inputs.questions for g in q.grades.values()})
-    if rel == 2 and set(grades) <= {0, 1, 2}:
-        return DEMO_SCALE_CAPTION, DEMO_SCALE_RELEVANCE
-    span = f"{grades[0]}–{grades[-1]}" if grades else "none"
-    caption = f"Labelled (question, chunk) pairs by grade ({span}); relevant = grade ≥ {rel}."
-    sentence = (
-        f"a chunk is relevant when its grade is at least {rel} (the grades in these judgments run "
-        f"{span}); lower grades and unjudged chunks are not relevant."
-    )
-    return caption, sentence
-
-
 def statuses(results: Results, pages: tuple[Question, ...]) -> tuple[Question, ...]:
     """ "unanswerable" only where the labels say so (a labels file); "no judgments" for a
     question the qrels never judged; "no relevant judgment" for one judged below relevance."""
@@ -132,21 +112,29 @@ def statuses(results: Results, pages: tuple[Question, ...]) -> tuple[Question, .
     return tuple(out)
 
 
-def baseline_first(results: Results, rows: tuple[BenchmarkRow, ...]) -> tuple[BenchmarkRow, ...]:
+def baseline_first(
+    results: Results, rows: tuple[BenchmarkRow, ...], claims: Claims
+) -> tuple[BenchmarkRow, ...]:
     """The baseline's row first, every other row's flips against the baseline (not against
-    whichever variant happens to come first)."""
+    whichever variant happens to come first), on the flips metric, with the sign test's p; the
+    table shows on the index and the benchmark page, so both pages make the claim."""
     base = results.baseline
+    where = {(f.a, f.b, f.family): i for i, f in enumerate(results.flips)}
     out = []
     for row in rows:
         flips = "—"
         if row.variant != base:
-            f = results.flip(base, row.variant)
-            flips = f"{flips_text(len(f.better), len(f.worse))} p={f.p:.3f}"
+            source = f"flips[{where[base, row.variant, 'variants']}]"
+            for page in ("index.html", "benchmark.html"):
+                flips = claims.say(page, "flip_p", source)
         out.append(replace(row, flips=flips))
     return tuple(sorted(out, key=lambda r: r.variant != base))
 
 
-def meta(results: Results) -> Meta:
+def meta(results: Results, claims: Claims | None = None) -> Meta:
+    """The pages' shared facts; `claims`: the book their claims go in (a throwaway one when the
+    caller only wants the facts, as the benchmark command does)."""
+    claims = claims or Claims(results)
     inputs, settings = results.inputs, results.settings
     # the tuning caveat is the demo's: its weights and thresholds were chosen on its labels
     # each component's caveat only where it appears: the toy unless [searchers] dense = "minilm",
@@ -187,21 +175,45 @@ def meta(results: Results) -> Meta:
         reproduce=shell_command([*REPRODUCE, *inputs.command])
         if inputs.command
         else shell_command([*REPRODUCE, "--seed", str(settings.seed)]),
-        grade_caption=grade_words(results)[0],
-        relevance_text=grade_words(results)[1],
+        grade_caption=claims.say("index.html", "grades", "settings"),
+        relevance_text=claims.say("methods.html", "relevance", "settings"),
+        rules=tuple((k, claims.say("methods.html", "rule", "", key=k)) for k in METHODS_RULES),
         kind=settings.kind,
         primary=settings.compared[0].label,
         demo=inputs.demo,
         large_sample=LARGE
         if any(m.n > LARGE for v in results.variants for m in v.metrics)
         else None,
-        counts="" if counts is None else counts_sentence(counts, settings.averaging),
-        notices=tuple(notice_text(n, settings.kind, settings.min_coverage)
-                      for n in inputs.notices),  # fmt: skip
+        counts=_say_everywhere(claims, "counts", "inputs.counts") if counts is not None else "",
+        notices=tuple(_say_everywhere(claims, "notice", f"inputs.notices[{i}]")
+                      for i in range(len(inputs.notices))),  # fmt: skip
         judged_k=settings.judged_k,
         averaging=settings.averaging,
         models=tuple(ModelFacts(m.name, m.facts) for m in results.models),
+        metric_definitions=tuple(
+            Definition(*d) for d in definitions(m.name for m in settings.metrics)
+        ),
     )
+
+
+# the pages that show the counts and the notices (templates: index, benchmark, methods, slices,
+# candidates)
+COUNT_PAGES = ("index.html", "benchmark.html", "methods.html", "slices.html")
+
+
+NOTICE_PAGES = ("index.html", "benchmark.html")  # the pages that list the input notices
+
+
+def _say_everywhere(claims: Claims, kind: str, source: str) -> str:
+    """A claim every page that shows it makes: the counts (`COUNT_PAGES` and every candidate's
+    page), the notices (`NOTICE_PAGES`)."""
+    text = ""
+    pages: list[str] = list(NOTICE_PAGES)
+    if kind == "counts":
+        pages = [*COUNT_PAGES, *(f"candidate-{slug(c.name)}.html" for c in claims.results.candidates)]
+    for page in pages:
+        text = claims.say(page, kind, source)
+    return text
 
 
 TO_LABEL_PREVIEW = 30  # rows of to-label.tsv its page shows
@@ -270,22 +282,25 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
     the same Results always give the same model."""
     settings = results.settings
     chosen = choice.chosen(results)  # once: the pages and the flips grid
+    claims = Claims(results)
     pages = statuses(
-        results, mark_critical(results, questions(results, pages_to_keep(results, chosen)))
+        results, mark_critical(results, questions(results, pages_to_keep(results, chosen), claims))
     )
     variants = variant_models(results)
     labels = tuple(m.label for m in settings.columns)
-    candidates = candidate_models(results)
+    candidates = candidate_models(results, claims)
     return SiteModel(
-        meta=meta(results),
+        meta=meta(results, claims),
         dataset=dataset(results),
         variants=variants,
-        benchmark=baseline_first(results, benchmark_rows(results, variants)),
-        flip_matrix=flip_matrix(results, chosen),
+        benchmark=baseline_first(results, benchmark_rows(results, variants), claims),
+        flip_matrix=flip_matrix(results, chosen, claims),
         slices=slice_tables(results, settings.slices),
         candidates=candidates,
         questions=pages,
-        sizing=stages.sizing(results.sizing, settings) if results.sizing is not None else None,
+        sizing=stages.sizing(results.sizing, settings,
+                             claims.say("sizing.html", "rule", "", key="noise"))
+        if results.sizing is not None else None,
         ablations=(
             stages.ablations(results.ablations, settings) if results.ablations is not None else None
         ),
@@ -296,7 +311,7 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         benchmark_columns=(labels[0], labels[1], labels[2], labels[3]),
         results=results,
         gate=gate_page(results, {c.name: c.slug for c in candidates}),
-        bottom_line=bottom_line(results),
+        bottom_line=bottom_line(results, claims),
         since=None if since is None else since_view(since, results),
         question_list=question_list(results, {q.id for q in pages}),
         to_label=to_label(results),
@@ -304,4 +319,5 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
             NotRun(c.name, c.rationale, diff_rows(c.diff), c.reason, c.note)
             for c in results.not_run
         ),
+        claims=claims,
     )

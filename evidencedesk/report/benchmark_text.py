@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from evidencedesk.inert import printable
+from evidencedesk.metric_names import label
 from evidencedesk.report.notices import counts_sentence
 from evidencedesk.report.values import fmt, p_text
 from evidencedesk.results.types import Results, VariantResult
@@ -51,7 +52,7 @@ def benchmark_text(results: Results, caveats: tuple[str, ...] = ()) -> str:
         head += f"; {counts_sentence(counts, settings.averaging)}"
     head += f"; baseline {printable(results.baseline)}; bootstrap seed {settings.seed}"
     columns = ["variant", *(m.label for m in settings.columns), f"{primary.label} 95% CI",
-               f"Judged@{settings.judged_k}", f"flips vs {printable(results.baseline)}", "p",
+               label(f"judged@{settings.judged_k}"), f"flips vs {printable(results.baseline)}", "p",
                "pairs/q"]  # fmt: skip
     rows = []
     for v in _ordered(results):

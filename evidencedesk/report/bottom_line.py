@@ -3,29 +3,33 @@
 The tiles answer the questions a reviewer asks before reading on (how many candidates got
 better, what the gate says, which candidate leads, what the data is), each from
 `results.summary`; the rows hold each candidate's verdict, gate, primary-metric difference,
-flips and cost. Numbers stay separate fields (no sentence is built here): the words are the
+flips and cost. Every number a tile shows is a claim (`report.claims`); the words are the
 candidate pages'. Formatting only.
 """
 
 from __future__ import annotations
 
+from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import (
     BottomLine,
     CandidateRow,
-    Count,
     DataTile,
     GateTile,
     LeadTile,
+    Tally,
     VerdictTile,
 )
+from evidencedesk.report.recommend import Say
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import flips_text, stat
+from evidencedesk.report.values import stat
+from evidencedesk.report.words import metric_label
 from evidencedesk.results import summary
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import Results
 from evidencedesk.retrieval.stats import TIE
 
 NOT_KNOWN = "not known"
+PAGE = "index.html"
 
 
 def change(base: float, cand: float, unit: str = "") -> str:
@@ -59,24 +63,21 @@ def cost_text(base: Costs, cand: Costs) -> str:
     return " · ".join(parts)
 
 
-def _label(results: Results, metric: str) -> str:
-    return next((m.label for m in results.settings.metrics if m.name == metric), metric)
-
-
-def rows(results: Results) -> tuple[CandidateRow, ...]:
+def rows(results: Results, say: Say) -> tuple[CandidateRow, ...]:
     base = results.variant(results.baseline).costs
     out = []
-    for c in results.candidates:
+    for i, c in enumerate(results.candidates):
         d = c.comparison(c.decision.primary)
         f = c.comparison(results.settings.flips_metric)
-        label = _label(results, d.metric)
+        at = [x.metric for x in c.comparisons].index(f.metric)
+        label = metric_label(results, d.metric)
         out.append(CandidateRow(
             name=c.name,
             slug=slug(c.name),
-            verdict=c.decision.verdict,
-            gate=c.gate.verdict,
+            verdict=say("verdict", f"candidates[{i}]"),
+            gate=say("gate", f"candidates[{i}]"),
             delta=stat(f"Δ {label}", d.delta, d.low, d.high, d.n, signed=True),
-            flips=flips_text(len(f.better), len(f.worse)),
+            flips=say("flip_cell", f"candidates[{i}].comparisons[{at}]"),
             cost=cost_text(base, c.costs),
             critical=c.decision.critical_worse,
             gated=c.gate.evaluated,
@@ -84,49 +85,57 @@ def rows(results: Results) -> tuple[CandidateRow, ...]:
     return tuple(out)
 
 
-def verdict_tile(results: Results) -> VerdictTile:
+def headline(results: Results, say: Say) -> str:
+    """The two answers counted, and the best lead: "2 better, 1 no clear change; gate: 3 GO.
+    Best lead: …" (each a claim); "" with no candidate (the tiles say so)."""
+    if not results.candidates:
+        return ""
+    return f"{say('summary', '')}; {say('gate_summary', '')}. {say('lead', '')}."
+
+
+def verdict_tile(results: Results, say: Say) -> VerdictTile:
     counts = summary.verdict_counts(results.candidates)
-    by_verdict = tuple(Count(name, n) for name, n in counts.by_verdict)
-    return VerdictTile(counts.better, counts.worse, counts.unclear, by_verdict)
+    by_verdict = tuple(Tally(name, say("tally", "", of=name)) for name, _ in counts.by_verdict)
+    return VerdictTile(say("tally", "", of="better"), say("tally", "", of="worse"),
+                       say("tally", "", of="unclear"), by_verdict)  # fmt: skip
 
 
-def gate_tile(results: Results) -> GateTile:
-    counts = summary.gate_counts(results)
-    if counts is None:
+def gate_tile(results: Results, say: Say) -> GateTile:
+    if summary.gate_counts(results) is None:
         return GateTile(checked=False)
-    return GateTile(True, counts.go, counts.review, counts.block)
+    return GateTile(True, say("tally", "", of="GO"), say("tally", "", of="REVIEW"),
+                    say("tally", "", of="BLOCK"))  # fmt: skip
 
 
-def lead_tile(results: Results) -> LeadTile | None:
+def lead_tile(results: Results, say: Say) -> LeadTile | None:
     lead = summary.best_lead(results)
     if lead is None:
         return None
-    c = next(c for c in results.candidates if c.name == lead.candidate)
-    delta = stat(f"Δ {_label(results, lead.metric)}", lead.delta, lead.low, lead.high, lead.n,
-                 signed=True)  # fmt: skip
-    return LeadTile(c.name, slug(c.name), c.decision.verdict, c.gate.verdict, c.gate.evaluated,
-                    delta)  # fmt: skip
+    i, c = next((i, c) for i, c in enumerate(results.candidates) if c.name == lead.candidate)
+    j = [x.metric for x in c.comparisons].index(lead.metric)
+    return LeadTile(c.name, slug(c.name), say("verdict", f"candidates[{i}]"),
+                    say("gate", f"candidates[{i}]"), c.gate.evaluated,
+                    say("delta", f"candidates[{i}].comparisons[{j}]"), lead.n)  # fmt: skip
 
 
-def data_tile(results: Results) -> DataTile:
+def data_tile(results: Results, say: Say) -> DataTile:
     size = summary.data_size(results)
-    share = size.baseline_judged
-    judged = None
-    if share is not None:
-        judged = stat(f"Judged@{size.judged_k}", share.mean, share.low, share.high, share.n,
-                      share.left_out)  # fmt: skip
+    at = [v.name for v in results.variants].index(results.baseline)
+    judged = say("variant_judged", f"variants[{at}]") if size.baseline_judged is not None else ""
     return DataTile(size.questions, size.judged, size.relevant, size.documents, size.chunks,
                     results.baseline, judged)  # fmt: skip
 
 
-def bottom_line(results: Results) -> BottomLine:
+def bottom_line(results: Results, claims: Claims) -> BottomLine:
+    say = claims.on(PAGE)
     primary = results.settings.compared[0]
     return BottomLine(
-        verdicts=verdict_tile(results),
-        gate=gate_tile(results),
-        lead=lead_tile(results),
-        data=data_tile(results),
-        rows=rows(results),
+        headline=headline(results, say),
+        verdicts=verdict_tile(results, say),
+        gate=gate_tile(results, say),
+        lead=lead_tile(results, say),
+        data=data_tile(results, say),
+        rows=rows(results, say),
         metric=primary.label,
-        flips_metric=_label(results, results.settings.flips_metric),
+        flips_metric=metric_label(results, results.settings.flips_metric),
     )

@@ -62,7 +62,7 @@ which questions newly fail or pass, and which labels changed.
 
 exit statuses:
   0    the site was written (also when stdout is closed or a pipe closed early, e.g. | head)
-  1    the site was written, but a candidate's verdict failed --fail-on (only then)
+  1    the site was written, but a candidate's gate verdict failed --fail-on (only then)
   2    bad input (also a --compare-to file that is not a readable results.json), a bad
        SOURCE_DATE_EPOCH, a refused --out, another build writing the same --out (its pid is
        named), or an OS error (a file, stdout on a full disk, a deleted current folder): one
@@ -137,7 +137,8 @@ def add_build_arguments(b: argparse.ArgumentParser) -> None:
         "--seed", type=_seed, default=None, metavar="N", help="seed of every resampling (see below)"
     )
     b.add_argument("--fail-on", choices=tuple(FAILING), default="never",
-                   help="exit 1 when a candidate's verdict is this bad (default: never)")  # fmt: skip
+                   help="exit 1 when a candidate's gate verdict (may it ship?) is this bad: "
+                   "block = BLOCK, review = REVIEW or BLOCK (default: never)")  # fmt: skip
     b.add_argument("--run", dest="runs", action="append", type=_run_spec, default=[],
                    metavar="NAME=PATH", help="an external TREC run to judge (repeatable)")  # fmt: skip
     b.add_argument("--project", type=Path, default=None, metavar="PATH",
@@ -334,7 +335,7 @@ def build(
         if outcome.kept:
             _say(stdout, _kept_line(outcome.kept))
         for c in model.candidates:
-            _say(stdout, f"  {c.decision:<15} gate {c.verdict:<6} {c.name}")
+            _say(stdout, f"  {c.decision:<15} gate {c.badges[1] or c.verdict:<6} {c.name}")
         for skipped in model.not_run:  # never silent: the one line its page shows
             _say(stdout, f"  {'NOT RUN':<15} {'':<11} {skipped.name}: {skipped.reason}")
         if model.omitted_questions:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evidencedesk.report.values import Plain, fmt
+from evidencedesk.report.words import gate_k, gate_metric
 from evidencedesk.results.types import PolicyFacts, Results, RuleValue
 
 # what breaching each policy key does (evidencedesk.gate.decide)
@@ -16,13 +17,16 @@ ON_BREACH = {
     "max_drop": "REVIEW",
     "review_on_mrr_flips": "REVIEW",
 }
-MEANING = {  # {rel}: the project's relevance threshold
-    "critical": "each critical question has a relevant chunk (grade ≥ {rel}) in the final list",
-    "min_recall": "recall@k is at least the minimum",
-    "min_pass_rate": "the share of answerable questions with a relevant chunk (grade ≥ {rel}) in "
-    "the final list",
-    "max_drop": "recall@k and MRR drop at most this much against the gate's baseline",
-    "review_on_mrr_flips": "MRR is not worse for more questions than it is better",
+MEANING = {  # {rel}: the project's relevance threshold; {within}: the list the gate reads
+    "critical": "each critical question has a relevant result (grade ≥ {rel}) in {within}",
+    "min_recall": "R@k (recall within {within}) is at least the minimum",
+    "min_pass_rate": "the share of answerable questions with a relevant result (grade ≥ {rel}) "
+    "in {within}",
+    "max_drop": "R@k and MRR@k (recall and reciprocal rank within {within}; the gate's MRR@k is "
+    "not the site's MRR, which reads the whole list) drop at most this much against the gate's "
+    "baseline",
+    "review_on_mrr_flips": "MRR@k (reciprocal rank within {within}) is not worse for more "
+    "questions than it is better",
 }
 
 
@@ -104,9 +108,11 @@ def _margin(r: RuleValue) -> str:
     return fmt(m, signed=True)
 
 
-def rule_rows(rules: tuple[RuleValue, ...]) -> tuple[RuleRow, ...]:
+def rule_rows(rules: tuple[RuleValue, ...], k: int) -> tuple[RuleRow, ...]:
+    """The rows of a candidate's gate rules; `k`: the top k the gate read (its metrics are named
+    with it)."""
     return tuple(
-        RuleRow(r.rule, r.metric or "", _observed(r), _threshold(r), ON_BREACH[r.rule],
+        RuleRow(r.rule, gate_metric(r.metric, k), _observed(r), _threshold(r), ON_BREACH[r.rule],
                 f"not evaluated: {r.why}" if r.status == "not evaluated" else r.status,
                 _margin(r), r.status in ("REVIEW", "BLOCK"))
         for r in rules
@@ -124,16 +130,17 @@ def summary(rules: tuple[RuleValue, ...]) -> str:
     return " · ".join(parts)
 
 
-def _policy_rows(p: PolicyFacts, relevance: int) -> tuple[PolicyRow, ...]:
+def _policy_rows(p: PolicyFacts, relevance: int, within: str) -> tuple[PolicyRow, ...]:
     values = {
         "critical": ", ".join(p.critical) or "none",
-        "min_recall": f"{fmt(p.min_recall)} (recall@{p.k})",
+        "min_recall": fmt(p.min_recall),
         "min_pass_rate": fmt(p.min_pass_rate),
         "max_drop": fmt(p.max_drop),
         "review_on_mrr_flips": "on" if p.review_on_mrr_flips else "off",
     }
     return tuple(
-        PolicyRow(k, v, MEANING[k].format(rel=relevance), ON_BREACH[k]) for k, v in values.items()
+        PolicyRow(k, v, MEANING[k].format(rel=relevance, within=within), ON_BREACH[k])
+        for k, v in values.items()
     )
 
 
@@ -144,9 +151,11 @@ def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
         return None
     names = {c.gate.baseline for c in results.candidates if c.gate.baseline}
     baseline = ", ".join(sorted(names)) or "nothing (no saved baseline file and no baseline run)"
+    within = (f"the top {policy.k}" if results.settings.kind == "runs"
+              else "each candidate's final list (k = its final)")  # fmt: skip
     return GatePage(
         baseline=baseline,
-        policy=_policy_rows(policy, results.settings.relevance),
+        policy=_policy_rows(policy, results.settings.relevance, within),
         critical=tuple(
             CriticalRow(q, policy.notes.get(q, "no reason given in the policy"))
             for q in policy.critical
@@ -156,7 +165,7 @@ def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
                 c.name,
                 slugs[c.name],
                 c.gate.verdict,
-                rule_rows(c.gate.rules),
+                rule_rows(c.gate.rules, gate_k(results, c)),
                 summary(c.gate.rules),
             )
             for c in results.candidates

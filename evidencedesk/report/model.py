@@ -45,6 +45,14 @@ class ModelFacts(Plain):
 
 
 @dataclass(frozen=True)
+class Definition(Plain):
+    """A term of the methods page and what it means."""
+
+    term: str
+    text: str
+
+
+@dataclass(frozen=True)
 class InputFile(Plain):
     path: str  # relative to the project, so builds in different checkouts match
     sha256: str
@@ -59,6 +67,7 @@ class Meta(Plain):
     input_hash: str
     relevance: str  # "relevant = grade ≥ 2"
     baseline: str  # the baseline variant's name
+    primary: str  # the primary metric's label (flips, sign test, verdict); no default
     caveats: tuple[Caveat, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     inputs: tuple[InputFile, ...] = ()
@@ -67,15 +76,17 @@ class Meta(Plain):
     grade_caption: str = ""  # the project's grade scale, in words
     relevance_text: str = ""  # the methods page's relevance sentence
     kind: str = "pipeline"  # "runs": no built-in searchers, rerankers or latency to caveat
-    primary: str = "MRR"  # the primary metric's label (flips, sign test, verdict)
     demo: bool = False
     # above this many questions intervals and randomization p come from large-sample formulas
     large_sample: int | None = None
     counts: str = ""  # the questions counted, in the one wording (report.notices)
+    rules: tuple[tuple[str, str], ...] = ()  # (key, words) of the methods' fixed statements
     notices: tuple[str, ...] = ()  # what to know about the inputs before reading a number
     judged_k: int = 10  # Judged@k's k (results.settings.judged_k)
     averaging: str = "defined"  # [report] averaging
     models: tuple[ModelFacts, ...] = ()  # the real models that ran (methods page)
+    # the reported metrics' definitions, from their declarations (`metric_names.definitions`)
+    metric_definitions: tuple[Definition, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,6 +103,14 @@ class DocumentRow(Plain):
 class Count(Plain):
     key: str
     count: int
+
+
+@dataclass(frozen=True)
+class Tally(Plain):
+    """A count the site claims (report.claims): `count` is the claim's words."""
+
+    key: str
+    count: str
 
 
 @dataclass(frozen=True)
@@ -153,12 +172,14 @@ class FlipLine(Plain):
     kind: str  # "candidate" | "variant" | "external run"
     cell: FlipCell  # run's better / worse against `against`
     tied: int = 0
+    words: str = ""  # the line in words, a claim ("sparse against hybrid: +0/−3, …")
 
 
 @dataclass(frozen=True)
 class GridRow(Plain):
     question: str  # question id
     deltas: tuple[Num, ...]  # reciprocal-rank change vs the baseline, one per grid variant
+    defined: bool = True  # False: no relevant judgment, so no value to change (cells "—")
 
 
 @dataclass(frozen=True)
@@ -172,6 +193,9 @@ class FlipMatrix(Plain):
     candidates: tuple[FlipLine, ...] = ()  # each candidate against the baseline
     pairs: tuple[FlipLine, ...] = ()  # each pair of variants once (the triangle as a list)
     grid_more: int = 0  # questions left out of `grid` (above the page limit: results.pages)
+    legend: str = ""  # what the grid's cells mean, a claim
+    star: str = ""  # what the ★ marks, a claim (report.words.RULES)
+    shades: str = ""  # what each shade means, a claim (report.words.RULES)
 
 
 @dataclass(frozen=True)
@@ -225,6 +249,8 @@ class MetricPair(Plain):
     baseline: Stat
     candidate: Stat
     delta: Stat  # paired-bootstrap interval of candidate − baseline (signed texts)
+    flips: str = ""  # this metric's own flips "+3/−0" (a claim: never another metric's)
+    sign_p: str = ""  # this metric's own sign-test p (a claim)
 
 
 @dataclass(frozen=True)
@@ -241,6 +267,17 @@ class Flips(Plain):
     # filtered to the rest (`more`: the better and worse lists' links); 0: every id inline
     inline: int = 0
     more: tuple[str, str] = ("", "")
+    words: FlipWords | None = None  # the p-values and flips-needed line as claims
+
+
+@dataclass(frozen=True)
+class FlipWords(Plain):
+    """A candidate's flips section in words, each a claim (report.claims)."""
+
+    sign_p: str
+    randomization_p: str
+    holm_p: str  # the randomization p, Holm-adjusted across the candidates: what decides
+    needed: str
 
 
 @dataclass(frozen=True)
@@ -284,6 +321,7 @@ class JudgedView(Plain):
     candidate: Num
     delta: Stat  # the paired difference, interval, n
     caveat: str  # "" unless the candidate's top k is clearly less judged
+    words: str = ""  # "0.940 → 0.780 (Δ −0.160 [−0.21, −0.11])", a claim
 
 
 @dataclass(frozen=True)
@@ -317,6 +355,8 @@ class Candidate(Plain):
     judged: JudgedView | None = None
     condensed: CondensedView | None = None  # None: every result of both runs is judged
     warnings: tuple[str, ...] = ()  # the runs it compares answer too few judged queries
+    keyfacts: tuple[str, ...] = ()  # the header's primary difference and flips, as claims
+    badges: tuple[str, str] = ("", "")  # the verdict's and the gate's words, as claims
 
     @property
     def slug(self) -> str:
@@ -348,10 +388,10 @@ class VerdictTile(Plain):
     """How many candidates got better (BETTER), worse (WORSE) or neither (every other verdict,
     counted by verdict name in `by_verdict`)."""
 
-    better: int
-    worse: int
-    unclear: int
-    by_verdict: tuple[Count, ...]  # key: the verdict's name
+    better: str  # each count a claim (report.claims)
+    worse: str
+    unclear: str
+    by_verdict: tuple[Tally, ...]  # key: the verdict's name
 
 
 @dataclass(frozen=True)
@@ -359,22 +399,23 @@ class GateTile(Plain):
     """What the gate says: GO / REVIEW / BLOCK counts; `checked` False: no gate policy."""
 
     checked: bool
-    go: int = 0
-    review: int = 0
-    block: int = 0
+    go: str = ""  # each count a claim (report.claims)
+    review: str = ""
+    block: str = ""
 
 
 @dataclass(frozen=True)
 class LeadTile(Plain):
     """The best lead (`results.summary.best_lead`): its primary-metric difference from the
-    baseline (`delta.name` the metric's label; value, low, high and n as numbers)."""
+    baseline with its interval (a claim: "Δ MRR +0.048 [+0.000, +0.119]") over `n` questions."""
 
     candidate: str
     slug: str
     verdict: str
     gate: str
     gated: bool
-    delta: Stat
+    delta: str
+    n: int
 
 
 @dataclass(frozen=True)
@@ -387,13 +428,15 @@ class DataTile(Plain):
     documents: int
     chunks: int
     baseline: str
-    judged_share: Stat | None  # the baseline's Judged@k (`name` "Judged@3"); None: not measured
+    judged_share: str  # the baseline's Judged@k with its interval, a claim; "": not measured
 
 
 @dataclass(frozen=True)
 class BottomLine(Plain):
-    """The index's first screen (report.bottom_line): four tiles, then one row per candidate."""
+    """The index's first screen (report.bottom_line): one line counting both answers and naming
+    the best lead, four tiles, then one row per candidate."""
 
+    headline: str  # "1 better, 2 no clear change; gate: 3 GO. Best lead: …" (claims)
     verdicts: VerdictTile
     gate: GateTile
     lead: LeadTile | None  # None: no candidate has an interval on the primary metric
@@ -442,6 +485,7 @@ class VariantList(Plain):
     not_shown: int = 0  # results beyond the ones listed on the page
     anchor: str = ""  # the list's id on the question page ("list-<slug>")
     folded: int = 0  # items after this many are listed folded (a details element); 0: none
+    words: str = ""  # "first answer at 2 · MRR 0.500 · Δ −0.500", a claim
 
 
 Move = Literal["up", "down", "same", "new", "dropped"]
@@ -568,19 +612,21 @@ class SiteModel(Plain):
     slices: tuple[SliceTable, ...]
     candidates: tuple[Candidate, ...]
     questions: tuple[Question, ...]  # the questions that get a page
+    # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
+    benchmark_columns: tuple[str, str, str, str]
     sizing: Sizing | None = None  # None: skipped, see meta.skipped
     ablations: Ablations | None = None
     citations: Citations | None = None
     evidence: Evidence | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
     page_rule: str = ""  # which questions get a page when some are left out (results.pages)
-    # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
-    benchmark_columns: tuple[str, str, str, str] = ("R@1", "R@3", "MRR", "nDCG@5 (exp gain)")
     gate: GatePage | None = None  # None: no gate policy (no gate.html)
     bottom_line: BottomLine | None = None  # the index's first screen; None in test models
     since: SinceView | None = None  # changes since the report given to --compare-to
     question_list: QuestionList | None = None  # None: no questions.html (test models)
     to_label: ToLabel | None = None  # None: no unjudged pair in any compared top k
+    # every claim of every page (report.claims): written as claims.json for `evidencedesk audit`
+    claims: object | None = field(default=None, compare=False, repr=False)
     not_run: tuple[NotRun, ...] = ()  # candidates whose optional extra is not installed
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)

@@ -82,6 +82,18 @@ def write_results(model: SiteModel, out: Path) -> list[str]:
     return list(files)
 
 
+CLAIMS_JSON = "claims.json"  # every claim of every page, for `evidencedesk audit`
+
+
+def write_claims(model: SiteModel, out: Path) -> None:
+    """claims.json: each page's claims (report.claims), sorted keys, as results.json is."""
+    claims = model.claims
+    if claims is None or not hasattr(claims, "to_dict"):
+        return
+    text = json.dumps(claims.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    write_files(out, {CLAIMS_JSON: text.encode("utf-8")})
+
+
 def results_in_background(model: SiteModel, out: Path) -> list[Background]:
     """Above the page limit, results.json (with its per-question file) and the data/ exports
     are written by two forked processes while this one renders the pages (report.parallel);

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import (
     HIDDEN_TEXT,
     AlignedItem,
@@ -235,7 +236,9 @@ def side_by_side(
     )
 
 
-def questions(results: Results, keep: set[str] | None = None) -> tuple[Question, ...]:
+def questions(
+    results: Results, keep: set[str] | None = None, claims: Claims | None = None
+) -> tuple[Question, ...]:
     """One page model per question (all of them, or only the ids in `keep`): every variant's
     list and, per candidate, its side-by-side diff against the baseline.
 
@@ -245,6 +248,7 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
     facts = {f.id: f for f in results.inputs.chunk_facts}
     metric = results.settings.flips_metric
     by_variant = [{r.question: r for r in v.lists} for v in results.variants]
+    at = [{r.question: j for j, r in enumerate(v.lists)} for v in results.variants]
     by_cand = [{r.question: r for r in c.ranked(results)} for c in results.candidates]
     moves = [_Moves.of(c, metric) for c in results.candidates]
     labels = [(m.name, m.label) for m in results.settings.metrics]
@@ -264,12 +268,16 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
         base_rr = base_r.values[metric] if base_r else None
         lists, flips = [], []
         made: dict[int, tuple[RankedItem, ...]] = {}  # a list shared by a variant and candidate
-        for v, index in zip(results.variants, by_variant, strict=True):
+        say = claims.on(f"question-{slug(label.id)}.html") if claims is not None else None
+        base_at = at[base_index].get(label.id)
+        base_source = "" if base_at is None else f"variants[{base_index}].lists[{base_at}]"
+        for vi, (v, index) in enumerate(zip(results.variants, by_variant, strict=True)):
             r = index.get(label.id)
             if r is None:
                 continue
             rr = r.values[metric]
             delta = None if rr is None or base_rr is None else rr - base_rr
+            source = f"variants[{vi}].lists[{at[vi][label.id]}]"
             lists.append(
                 VariantList(
                     v.name,
@@ -280,6 +288,7 @@ def questions(results: Results, keep: set[str] | None = None) -> tuple[Question,
                     max(0, r.size - depth),
                     list_anchor(v.name),
                     LIST_OPEN if min(r.size, depth) > LIST_OPEN else 0,
+                    say("list_value", source, base=base_source) if say is not None else "",
                 )
             )
             if delta is not None and abs(delta) > TIE and v.name != results.baseline:

@@ -28,11 +28,13 @@ from evidencedesk.report.outputs import (
     manifest,
     results_in_background,
     write_bytes,
+    write_claims,
     write_results,
 )
 from evidencedesk.report.parallel import Background
 from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug, written_files
+from evidencedesk.report.values import DELTA_STEPS, FLIP_STEPS
 from evidencedesk.results.exports import (
     PER_QUESTION,
     per_question_file,
@@ -78,8 +80,6 @@ def render_markdown(text: str | None) -> Markup:
 
 # shading by the size of a change: light below the first step, medium below the second, dark
 # from it (style.css: up1-up3 blue for better, down1-down3 orange for worse)
-DELTA_STEPS = (0.25, 0.5)  # a metric's change, e.g. a reciprocal rank from 1 to 0.5 is dark
-FLIP_STEPS = (0.15, 0.3)  # the net share of the compared questions that flipped one way
 
 
 def _shade(signed: float, size: float, steps: tuple[float, float]) -> str:
@@ -114,6 +114,7 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["md"] = render_markdown
+    env.filters["plain"] = str  # a claim's words without its mark (report.claims.Said), for attributes
     env.filters["delta_class"] = delta_class
     env.globals["flip_class"] = flip_class
     return env
@@ -197,9 +198,7 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     names = [s.name for s in model.variants[0].metrics] if model.variants else []
     # the index charts the primary metric (the one flips and verdicts are decided on)
     primary = model.meta.primary
-    headline = (
-        names.index(primary) if primary in names else names.index("MRR") if "MRR" in names else 0
-    )
+    headline = names.index(primary) if primary in names else 0
     cand_names = [m.delta.name for m in model.candidates[0].metrics] if model.candidates else []
     out: dict[str, Any] = {
         "headline": charts.interval_chart(model.variants, headline, "index-intervals"),
@@ -247,6 +246,7 @@ def _render_site(
         files = _write_pages(model, out, templates, on_page, env, pages)
         if not background:
             write_results(model, out)
+        write_claims(model, out)
         for job in background:
             job.wait()
     except BaseException:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from evidencedesk.gate import GateCheck as GateRule
-from evidencedesk.gate import Verdict
+from evidencedesk import metric_names
+from evidencedesk.report.claims import Claims
 from evidencedesk.report.gate_view import rule_rows
 from evidencedesk.report.model import (
     Candidate,
@@ -16,26 +16,26 @@ from evidencedesk.report.model import (
     CostRow,
     DiffRow,
     Flips,
+    FlipWords,
     GateLine,
     JudgedView,
     MetricPair,
     SliceCompare,
 )
 from evidencedesk.report.question_list import LIST_PAGE
-from evidencedesk.report.recommend import INLINE_IDS, CostChange, Facts, md_escape, recommend
+from evidencedesk.report.recommend import Say, md_escape, recommend
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import config_word, flips_text, num, pval, stat
-from evidencedesk.report.variants import SMALL_SLICE, by_tag, coverage_warning, metric_stat
+from evidencedesk.report.variants import SMALL_SLICE, by_tag, metric_stat
+from evidencedesk.report.words import INLINE_IDS, gate_k
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import (
     CandidateResult,
     ConfigChange,
-    GateCheck,
     JudgedShare,
     Results,
     VariantResult,
 )
-from evidencedesk.results.verdicts import evidence_of
 from evidencedesk.retrieval.evalreport import Config, capped_words
 from evidencedesk.retrieval.stats import TIE
 
@@ -43,13 +43,6 @@ from evidencedesk.retrieval.stats import TIE
 def list_filter(words: str) -> str:
     """The question list opened filtered by `words` (questions.html#q=…)."""
     return f"{LIST_PAGE}#q={quote(words, safe='')}"
-
-
-def gate_text(check: GateCheck) -> str:
-    """A gate check's wording (the gate's own, `evidencedesk.gate.GateCheck.text`)."""
-    return GateRule(Verdict(check.level), check.rule, check.metric, check.observed,
-                    check.threshold, check.questions, check.reference, check.k, check.counts,
-                    check.p).text()  # fmt: skip
 
 
 def _change(base: float | None, cand: float | None, unit: str = "") -> str:
@@ -74,24 +67,19 @@ def note_heading(note: str | None) -> str:
     return "" if first.startswith(("reviewer's note", "note")) else "Reviewer's note"
 
 
-def _costs(base: Costs, cand: Costs) -> tuple[tuple[CostRow, ...], tuple[CostChange, ...]]:
+def _costs(base: Costs, cand: Costs) -> tuple[CostRow, ...]:
     bp, cp = base.pairs_per_question, cand.pairs_per_question
     bt, ct = base.tokens_per_question, cand.tokens_per_question
     rows = [
         CostRow("scored pairs / question", num(bp, 1), num(cp, 1), _change(bp, cp)),
         CostRow("tokens / question (estimate)", num(bt, 0), num(ct, 0), _change(bt, ct)),
     ]
-    changes = []
-    if bp is not None and cp is not None:  # unknown costs are not "the same cost"
-        changes.append(CostChange("scored pairs", bp, cp))
-    if bt is not None and ct is not None:
-        changes.append(CostChange("prompt tokens", bt, ct))  # the table's numbers, unrounded
     if base.latency_ms is not None and cand.latency_ms is not None:
         bl, cl = base.latency_ms, cand.latency_ms
         rows.append(
             CostRow("latency, hypothetical (ms)", num(bl, 1), num(cl, 1), _change(bl, cl, " ms"))
         )
-    return tuple(rows), tuple(changes)
+    return tuple(rows)
 
 
 def _slices(base: VariantResult, cand: CandidateResult, metric: str) -> tuple[SliceCompare, ...]:
@@ -151,91 +139,64 @@ def diff_rows(diff: tuple[ConfigChange, ...]) -> tuple[DiffRow, ...]:
     )
 
 
-def unjudged_caveat(share: JudgedShare) -> str:
-    """The headline's caveat for a candidate whose top k is clearly less judged."""
-    if not share.caveat or share.baseline is None or share.candidate is None:
-        return ""
-    theirs, ours = 1 - share.candidate, 1 - share.baseline
-    return (
-        f"its top {share.k} holds {round(100 * theirs)} % unjudged documents against "
-        f"{round(100 * ours)} % for the baseline; unjudged count as not relevant, so this "
-        "comparison can understate it"
-    )
-
-
-def judged_view(share: JudgedShare | None) -> JudgedView | None:
+def judged_view(say: Say, source: str, share: JudgedShare | None) -> JudgedView | None:
     if share is None:
         return None
-    label = f"Δ Judged@{share.k}"
+    label = f"Δ {metric_names.label(f'judged@{share.k}')}"
     return JudgedView(share.k, num(share.baseline), num(share.candidate),
                       stat(label, share.delta, share.low, share.high, share.n, signed=True),
-                      unjudged_caveat(share))  # fmt: skip
+                      say("unjudged", source), say("judged", source))  # fmt: skip
 
 
-def condensed_view(cand: CandidateResult, label: str) -> CondensedView | None:
+def condensed_view(say: Say, source: str, cand: CandidateResult, label: str) -> CondensedView | None:
     cmp = cand.condensed
     if cmp is None:
         return None
     delta = stat(f"Δ {label}", cmp.delta, cmp.low, cmp.high, cmp.n, signed=True)
-    where = (f"On condensed lists (each list's unjudged results removed before scoring), "
-             f"{delta.name} = {delta.text} {delta.interval_text} over {cmp.n} questions")  # fmt: skip
-    if cand.condensed_agrees:
-        words = f"{where}: it moves as on the full lists, so the verdict holds where the judgments reach."
-    else:
-        words = (f"{where}: it does not move as on the full lists, so the holes in the judgments "
-                 "may decide this comparison; label the pairs of to-label.tsv before deciding.")  # fmt: skip
     return CondensedView(metric_stat(cmp.baseline, label), metric_stat(cmp.candidate, label),
-                         delta, bool(cand.condensed_agrees), words)  # fmt: skip
+                         delta, bool(cand.condensed_agrees), say("condensed", source))  # fmt: skip
 
 
-def run_warnings(results: Results, cand: CandidateResult) -> tuple[str, ...]:
+def run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[str, ...]:
     """Coverage warnings of the runs a candidate's comparison reads: the baseline's and, in a
     runs-only project, its own."""
     names = [results.baseline] + ([cand.lists_of] if cand.lists_of else [])
-    found = (coverage_warning(results.variant(n), results.settings.min_coverage)
-             for n in dict.fromkeys(names))  # fmt: skip
-    return tuple(w for w in found if w)
+    index = {v.name: i for i, v in enumerate(results.variants)}
+    out = []
+    for name in dict.fromkeys(names):
+        variant = results.variant(name)
+        if variant.coverage is not None and variant.coverage.partial(results.settings.min_coverage):
+            out.append(say("coverage", f"variants[{index[name]}]"))
+    return tuple(out)
 
 
-def candidate_models(results: Results) -> tuple[Candidate, ...]:
+def candidate_models(results: Results, claims: Claims) -> tuple[Candidate, ...]:
     base = results.variant(results.baseline)
     labels = {m.name: m.label for m in results.settings.compared}
     out = []
-    for cand in results.candidates:
+    bench = claims.on("benchmark.html")  # the difference tables: each metric's own flips
+    for i, cand in enumerate(results.candidates):
+        say = claims.on(f"candidate-{slug(cand.name)}.html")
+        bench("verdict", f"candidates[{i}]")  # its badge in each difference table
+        source = f"candidates[{i}]"
+        at = {c.metric: j for j, c in enumerate(cand.comparisons)}
         shown = [cand.comparison(m.name) for m in results.settings.compared]
         metrics = tuple(
             MetricPair(
                 baseline=metric_stat(c.baseline, labels[c.metric]),
                 candidate=metric_stat(c.candidate, labels[c.metric]),
                 delta=stat(f"Δ {labels[c.metric]}", c.delta, c.low, c.high, c.n, signed=True),
+                flips=bench("flip_cell", f"{source}.comparisons[{at[c.metric]}]"),
+                sign_p=bench("p", f"{source}.comparisons[{at[c.metric]}]", which="sign_p"),
             )
             for c in shown
         )
-        head = shown[0] if shown else None
-        cost_rows, cost_changes = _costs(base.costs, cand.costs)
-        lines = tuple(GateLine(c.level, gate_text(c)) for c in cand.gate.checks)
+        cost_rows = _costs(base.costs, cand.costs)
+        lines = tuple(GateLine(g.level, say("gate_line", f"{source}.gate.checks[{j}]"))
+                      for j, g in enumerate(cand.gate.checks))  # fmt: skip
         f = cand.comparison(results.settings.flips_metric)
-        facts = Facts(
-            candidate=cand.name,
-            verdict=cand.gate.verdict,
-            gate_lines=tuple((g.level, g.text) for g in lines),
-            better=f.better,
-            worse=f.worse,
-            p=f.sign_p,
-            questions=results.answerable,
-            flips_needed=results.flips_needed,
-            delta=head.delta if head else None,
-            low=head.low if head else None,
-            high=head.high if head else None,
-            costs=cost_changes,
-            decision=cand.decision,
-            evidence=tuple((labels[c.metric], evidence_of(c)) for c in shown),
-            risk=risk(cand),
-            metric=labels[head.metric] if head else labels[f.metric],
-            unjudged=unjudged_caveat(cand.judged) if cand.judged is not None else "",
-            to_label=sum(1 for r in results.to_label
-                         if cand.name in r.runs or results.baseline in r.runs),  # fmt: skip
-        )
+        flips_source = f"{source}.comparisons[{at[f.metric]}]"
+        head_source = f"{source}.comparisons[{at[cand.decision.primary]}]"
         out.append(
             Candidate(
                 name=cand.name,
@@ -256,20 +217,28 @@ def candidate_models(results: Results) -> tuple[Candidate, ...]:
                         list_filter(f'"better {cand.name}"'),
                         list_filter(f'"worse {cand.name}"'),
                     ),
+                    words=FlipWords(
+                        say("p", flips_source, which="sign_p"),
+                        say("p", flips_source, which="randomization_p"),
+                        say("p", flips_source, which="holm_p"),
+                        say("needed", source),
+                    ),
                 ),
                 slices=_slices(base, cand, f.metric),
                 cost=cost_rows,
                 verdict=cand.gate.verdict,  # type: ignore[arg-type]
                 gate_lines=lines,
-                recommendation=recommend(facts),
+                recommendation=recommend(say, source, cand, risk(cand), bool(results.to_label)),
                 note_markdown=cand.note,
-                gate_rules=rule_rows(cand.gate.rules),
+                gate_rules=rule_rows(cand.gate.rules, gate_k(results, cand)),
                 gate_baseline=cand.gate.baseline,
                 note_heading=note_heading(cand.note),
                 slice_small=SMALL_SLICE,
-                judged=judged_view(cand.judged),
-                condensed=condensed_view(cand, labels[results.settings.compared[0].name]),
-                warnings=run_warnings(results, cand),
+                judged=judged_view(say, source, cand.judged),
+                condensed=condensed_view(say, source, cand, labels[results.settings.compared[0].name]),
+                warnings=run_warnings(results, say, cand),
+                keyfacts=(say("delta", head_source), say("flips_of", flips_source)),
+                badges=(say("verdict", source), say("gate", source)),
             )
         )
     return tuple(out)

@@ -23,10 +23,7 @@ from evidencedesk.results.settings import Settings
 from evidencedesk.retrieval.evalreport import Config, capped_words
 from evidencedesk.retrieval.experiments import sizing_grid
 
-SIZING_NOTE = (
-    "Recall is measured at each row's own final size. 'Within noise' = MRR not distinguishable "
-    "from the best row (at most a two-question gap, or sign-test p ≥ 0.05)."
-)
+SIZING_NOTE = "Recall is measured at each row's own final size. "
 CITATION_LIMIT = (
     "The support check compares words and numbers; it cannot see negation. An answer that "
     "says the opposite of its cited chunk with the same words scores perfectly and is wrong."
@@ -58,7 +55,8 @@ def left_out_cells(depths: tuple[int, ...], finals: tuple[int, ...]) -> str:
     return ""
 
 
-def sizing(rows: tuple[r.SizingRow, ...], settings: Settings) -> Sizing:
+def sizing(rows: tuple[r.SizingRow, ...], settings: Settings, noise: str = "") -> Sizing:
+    """The sweep's model; `noise`: the "within noise" rule's words (a claim of sizing.html)."""
     assert settings.design is not None  # noqa: S101 - sizing rows exist only with a design
     design = settings.design
     return Sizing(
@@ -79,7 +77,8 @@ def sizing(rows: tuple[r.SizingRow, ...], settings: Settings) -> Sizing:
             )
             for x in rows
         ),
-        note=SIZING_NOTE + left_out_cells(design.sizing_depths, design.sizing_finals),
+        note=SIZING_NOTE + (f"{noise}." if noise else "")
+        + left_out_cells(design.sizing_depths, design.sizing_finals),
     )
 
 

@@ -6,6 +6,8 @@ rounds, labels and lays them out as `Num`/`Stat` values so templates never compu
 
 from __future__ import annotations
 
+from evidencedesk.metric_names import label, per_question_label
+from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import (
     BenchmarkRow,
     FlipCell,
@@ -67,7 +69,7 @@ def coverage_warning(v: VariantResult, min_coverage: float) -> str | None:
 def variant_models(results: Results) -> tuple[Variant, ...]:
     settings = results.settings
     columns = settings.columns
-    judged = f"Judged@{settings.judged_k}"
+    judged = label(f"judged@{settings.judged_k}")
     return tuple(
         Variant(
             name=v.name,
@@ -116,12 +118,16 @@ SIGNIFICANT = 0.05  # a flip cell is marked when its Holm-adjusted p is below th
 SMALL_SLICE = 5  # slices with fewer questions are greyed: "too few to read" (README, Slices)
 
 
-def flip_cell(f: Flip) -> FlipCell:
-    return FlipCell(len(f.better), len(f.worse), pval(f.p), flips_text(len(f.better), len(f.worse)),
+def flip_cell(f: Flip, text: str | None = None) -> FlipCell:
+    """A flips table's cell; `text`: its claim's words (report.claims), else the flips alone."""
+    return FlipCell(len(f.better), len(f.worse), pval(f.p),
+                    text if text is not None else flips_text(len(f.better), len(f.worse)),
                     pval(f.holm_p), f.holm_p < SIGNIFICANT, f.tied)  # fmt: skip
 
 
-def flip_matrix(results: Results, keep: tuple[str, ...] | None = None) -> FlipMatrix:
+def flip_matrix(
+    results: Results, keep: tuple[str, ...] | None = None, claims: Claims | None = None
+) -> FlipMatrix:
     """The baseline first, then the other variants in benchmark order: the lower triangle of
     `cells` (row against an earlier column) is each pair once, its first column the baseline.
     The question grid lists every question, or above the page limit the ids in `keep`
@@ -130,6 +136,9 @@ def flip_matrix(results: Results, keep: tuple[str, ...] | None = None) -> FlipMa
     kinds = {
         v.name: "external run" if v.kind == "external" else "variant" for v in results.variants
     }
+    claims = claims or Claims(results)
+    say = claims.on("flips.html")
+    where = {(f.a, f.b, f.family): i for i, f in enumerate(results.flips)}
     cells, pairs = [], []
     for i, row in enumerate(names):
         line = []
@@ -137,14 +146,18 @@ def flip_matrix(results: Results, keep: tuple[str, ...] | None = None) -> FlipMa
             if row == col:
                 line.append(FlipCell(0, 0, pval(None), ""))
                 continue
-            cell = flip_cell(results.flip(col, row))  # the row's wins and losses against col
+            source = f"flips[{where[col, row, 'variants']}]"  # the row's wins and losses
+            lower = j < i  # the page lays out the lower triangle: each pair once
+            cell = flip_cell(results.flip(col, row), say("flip_cell", source) if lower else None)
             line.append(cell)
-            if j < i:
+            if lower:
                 f = results.flip(col, row)
-                pairs.append(FlipLine(row, col, kinds[row], cell, f.tied))
+                pairs.append(FlipLine(row, col, kinds[row], cell, f.tied,
+                                      say("flip_line", source)))  # fmt: skip
         cells.append(tuple(line))
     candidates = tuple(
-        FlipLine(f.b, f.a, "candidate", flip_cell(f), f.tied)
+        FlipLine(f.b, f.a, "candidate",
+                 flip_cell(f, say("flip_cell", f"flips[{where[f.a, f.b, f.family]}]")), f.tied)
         for f in results.flips
         if f.family == "candidates"
     )
@@ -160,18 +173,20 @@ def flip_matrix(results: Results, keep: tuple[str, ...] | None = None) -> FlipMa
         for rr in other_rr:
             x = rr.get(qid)
             deltas.append(num(None if x is None or b is None else x - b, signed=True))
-        grid.append(GridRow(question=qid, deltas=tuple(deltas)))
+        grid.append(GridRow(question=qid, deltas=tuple(deltas), defined=b is not None))
     return FlipMatrix(
         variants=tuple(names),
         cells=tuple(cells),
         grid_variants=tuple(v.name for v in others),
         grid=tuple(grid),
         grid_more=len(base_rr) - len(grid),
-        # per question, MRR is the reciprocal rank
-        metric="reciprocal rank" if metric == "mrr" else results.settings.metric(metric).label,
+        metric=per_question_label(metric),  # per question, MRR is the reciprocal rank
         baseline=results.baseline,
         candidates=candidates,
         pairs=tuple(pairs),
+        legend=say("grid_legend", ""),
+        star=say("rule", "", key="holm_star"),
+        shades=say("rule", "", key="shades"),
     )
 
 

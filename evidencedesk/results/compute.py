@@ -26,6 +26,7 @@ from evidencedesk.retrieval.metric_engine import of_judged
 from evidencedesk.retrieval.metrics import Judged, by_tag, per_question_all
 from evidencedesk.retrieval.stats import (
     bootstrap_ci,
+    flips_needed,
     holm,
     paired,
     paired_bootstrap_ci,
@@ -217,7 +218,7 @@ def flips(
     for c in candidates:
         cmp = c.comparison(metric)
         out.append(Flip(baseline or "", c.name, metric, cmp.better, cmp.worse, cmp.tied,
-                        cmp.sign_p, "candidates", cmp.holm_p))  # fmt: skip
+                        cmp.sign_p, "candidates", cmp.sign_holm_p))  # fmt: skip
     return tuple(out)
 
 
@@ -256,13 +257,24 @@ def comparisons(
             mine = book.stat(key, judged, m.name, b)
             own.append(mine)
             out.append(Comparison(m.name, stats[m.name], mine, ci.mean, ci.low, ci.high, ci.n,
-                                  f.better, f.worse, f.tied, f.p, rand, f.p))  # fmt: skip
+                                  f.better, f.worse, f.tied, f.p, rand, rand, f.p,
+                                  _spread(a[m.name], b), flips_needed(ci.n)))  # fmt: skip
         raw[name] = (own, out)
-    for i in range(len(metrics)):
-        adjusted = holm({name: out[i].sign_p for name, (_, out) in raw.items()})
+    for i in range(len(metrics)):  # each metric is one family of tests across the candidates
+        decisive = holm({name: out[i].randomization_p for name, (_, out) in raw.items()})
+        signs = holm({name: out[i].sign_p for name, (_, out) in raw.items()})
         for name, (_, out) in raw.items():
-            out[i] = replace(out[i], holm_p=adjusted[name])
+            out[i] = replace(out[i], holm_p=decisive[name], sign_holm_p=signs[name])
     return {name: (tuple(own), tuple(out)) for name, (own, out) in raw.items()}
+
+
+def _spread(a: Values, b: Values) -> float | None:
+    """The sample standard deviation of the per-question differences b - a (None below two)."""
+    d = [y - x for x, y in ((a.get(q), b.get(q)) for q in a) if x is not None and y is not None]
+    if len(d) < 2:
+        return None
+    mean = math.fsum(d) / len(d)
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in d) / (len(d) - 1))
 
 
 def in_noise(best: Sequence[Judged], other: Sequence[Judged], metric: str = "mrr") -> bool:

@@ -256,9 +256,10 @@ def _evaluate(
         condensed = condensed_comparisons(
             condensed_lists(base_run.judged),
             {n: condensed_lists(r.judged) for n, r in cand_runs.items()},
-            primary, book, {n: compared[n][1][0] for n in cand_runs},
+            primary, book, {n: compared[n][1] for n in cand_runs},
         )  # fmt: skip
     candidates = []
+    family = len(cands)  # the candidates Holm adjusts over
     for cand in cands:
         run = cand_runs[cand.name]
         own, comparisons = compared[cand.name]
@@ -272,11 +273,9 @@ def _evaluate(
                 comparisons=comparisons,
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=_run_costs(run, settings),
-                gate=(
-                    gate := gate_outcome(policy, run.judged, run.config.final, reference, ref_name)
-                ),
+                gate=gate_outcome(policy, run.judged, run.config.final, reference, ref_name),
                 note=cand.note,
-                decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
+                decision=judge(comparisons, [m.name for m in settings.compared], critical, family),
                 exposure=(
                     None
                     if run.config.prefilter

@@ -33,12 +33,14 @@ from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
     CandidateResult,
+    Comparison,
     Inputs,
     QuestionFact,
     RankedList,
     Results,
     VariantResult,
 )
+from evidencedesk.results.verdicts import Decision
 from evidencedesk.structured import gunzip, parse_json
 from evidencedesk.textfile import read_bytes, read_text
 from evidencedesk.writing import write_file
@@ -53,11 +55,13 @@ class ResultsFileError(InputError):
 # must be present.
 ADDED: dict[type, frozenset[str]] = {
     CandidateResult: frozenset({"lists", "lists_of", "judged", "condensed", "condensed_agrees"}),
+    Comparison: frozenset({"sign_holm_p", "sd", "flips_needed"}),
+    Decision: frozenset({"family", "for_t", "for_t_power"}),
     VariantResult: frozenset({"coverage", "judged"}),
     Inputs: frozenset({"counts", "notices"}),
     Results: frozenset({"to_label", "to_label_total", "not_run", "models"}),
     RankedList: frozenset({"judged"}),
-    Settings: frozenset({"dense"}),
+    Settings: frozenset({"dense", "grade_names"}),
 }
 
 

@@ -36,7 +36,7 @@ __all__ = [
 
 
 def judged_metric(k: int) -> Metric:
-    return Metric(f"judged@{k}", f"Judged@{k}")
+    return Metric.of(f"judged@{k}")
 
 
 def judged_stat(book: Book, key: Hashable, judged: Sequence[Judged], k: int) -> MetricStat:
@@ -77,17 +77,18 @@ def condensed_comparisons(
     runs: Mapping[str, Sequence[Judged]],
     primary: Metric,
     book: Book,
-    full: Mapping[str, Comparison],
+    full: Mapping[str, Sequence[Comparison]],
 ) -> dict[str, tuple[Comparison, bool]]:
     """Per candidate: the primary metric's comparison on condensed lists (Holm across the
-    candidates, as on full lists) and whether it moved as the full lists' comparison `full`
-    did (up, down, or not at all)."""
+    candidates, as on full lists) and whether it moved as the primary metric's comparison on
+    the full lists (among the candidate's comparisons `full`) did: up, down, or not at all."""
     stats = [book.stat(("condensed", "baseline"), base, primary.name)]
     found = comparisons(stats, base, {n: (("condensed", n), j) for n, j in runs.items()},
                         [primary], book)  # fmt: skip
     out = {}
     for name, (_, (cmp,)) in found.items():
-        agrees = evidence_of(cmp).direction == evidence_of(full[name]).direction
+        head = next(c for c in full[name] if c.metric == primary.name)
+        agrees = evidence_of(cmp).direction == evidence_of(head).direction
         out[name] = (cmp, agrees)
     return out
 

@@ -10,6 +10,7 @@ from evidencedesk.baseline import Baseline
 from evidencedesk.candidates import read_note
 from evidencedesk.gate import GatePolicy
 from evidencedesk.gate_input import Reference, cut
+from evidencedesk.metric_names import reads_whole_list
 from evidencedesk.project import Project
 from evidencedesk.results import compute
 from evidencedesk.results.collect import Hashing, results_of
@@ -57,14 +58,15 @@ def runs_only(
     book = Book(settings.seed, settings.averaging)
     qrels = {lb.id: dict(lb.grades) for lb in labels}
     k = policy.k if policy is not None else RUNS_ONLY_DEPTH
-    depth = judged_depth([m.name for m in (*settings.metrics, *settings.slices)], k,
-                         settings.judged_k)  # fmt: skip
+    names = [m.name for m in (*settings.metrics, *settings.slices)]
+    depth = judged_depth(names, k, settings.judged_k)
+    graded = reads_whole_list(names)  # AP, R-prec, nDCG, bpref: through the last graded result
     tally = Tally(progress, (len(project.runs) + len(runs)) * len(labels))
 
     def judge_run(trec: TrecRun) -> tuple[list[Judged], list[Judged] | None]:
         # counted run by run: one vector pass each; the condensed lists ride along
         judged = judge_trec_run_condensed(trec, qrels, labels, settings.max_depth,
-                                          project.relevance, depth)  # fmt: skip
+                                          project.relevance, depth, graded)  # fmt: skip
         tally.add(len(labels))
         return judged
 
@@ -104,7 +106,7 @@ def runs_only(
     )):  # fmt: skip
         condensed = condensed_comparisons(
             base_run.condensed, runs_condensed, primary, book,
-            {n: compared[n][1][0] for n in others},
+            {n: compared[n][1] for n in others},
         )  # fmt: skip
 
     # the baseline run is the gate's baseline unless a saved baseline file is given
@@ -115,6 +117,7 @@ def runs_only(
         reference = Reference.of_judged(base_cut, max(k, 1), k, {"run": baseline})
         ref_name = f"the baseline run {baseline}"
     candidates = []
+    family = len(others)  # the candidates Holm adjusts over
     for name, run in others.items():
         own, comparisons = compared[name]
         top = cut(run.judged, k)
@@ -128,9 +131,9 @@ def runs_only(
                 comparisons=comparisons,
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=none,
-                gate=(gate := gate_outcome(policy, top, max(k, 1), reference, ref_name)),
+                gate=gate_outcome(policy, top, max(k, 1), reference, ref_name),
                 note=read_note(project.notes, name),
-                decision=judge(comparisons, settings.flips_metric, gate.verdict, critical),
+                decision=judge(comparisons, [m.name for m in settings.compared], critical, family),
                 lists_of=name,  # the run is a variant: its lists are stored there, once
                 judged=judged_share(base_run.judged, run.judged, settings.judged_k,
                                     settings.seed),  # fmt: skip

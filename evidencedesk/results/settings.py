@@ -10,28 +10,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evidencedesk.metric_names import split_metric
+from evidencedesk.metric_names import read_metric, split_metric
 from evidencedesk.project_schema import DEFAULT_METRICS
 from evidencedesk.retrieval.evalreport import Config
 
-JUDGED_K = 10  # the top k Judged@k reads of a run when the primary metric has no cut-off (MRR)
+# the top k Judged@k reads of a run when the primary metric has no cut-off (MRR, MAP, R-prec,
+# nDCG over the whole list, bpref); a pipeline's final list instead (Config().final)
+JUDGED_K = 10
 
 Kind = Literal["pipeline", "runs"]
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A reported metric: its `metrics.summarize` name and its display label."""
+    """A reported metric: its canonical name (`metric_names.canonical`) and its display label
+    (`metric_names.label`: every nDCG names its gain, MRR@k its cut-off)."""
 
-    name: str  # "mrr", "recall@3", "ndcg@10:linear"
-    label: str  # "MRR", "r@3", "nDCG@10 (linear gain)"
+    name: str  # "mrr", "recall@3", "ndcg@10:linear", "map"
+    label: str  # "MRR", "R@3", "nDCG@10 (linear gain)", "MAP"
+
+    @classmethod
+    def of(cls, name: str) -> Metric:
+        """The metric any declared name stands for (``AP``, ``P_10``, ``ndcg_cut_10``, …)."""
+        found = read_metric(name)
+        return cls(found.canonical, found.label)
 
     @property
     def gain(self) -> str | None:
-        """The nDCG gain variant ("exp" unless the name says ":linear"); None for other metrics."""
-        if not self.name.startswith("ndcg@"):
-            return None
-        return self.name.partition(":")[2] or "exp"
+        """The nDCG gain variant ("exp" or "linear"); None for other metrics."""
+        return read_metric(self.name).measure.gain
 
 
 @dataclass(frozen=True)
@@ -48,45 +55,22 @@ class Design:
     ablation_changes: tuple[dict[str, Any], ...]
 
 
-PIPELINE_COLUMNS = (
-    Metric("recall@1", "r@1"),
-    Metric("recall@3", "r@3"),
-    Metric("mrr", "MRR"),
-    Metric("ndcg@5", "nDCG@5 (exp gain)"),
-)
-RUNS_COLUMNS = (
-    Metric("recall@10", "R@10"),
-    Metric("precision@10", "P@10"),
-    Metric("mrr", "MRR"),
-    Metric("ndcg@10:linear", "nDCG@10 (linear gain)"),
-)
+PIPELINE_COLUMNS = tuple(map(Metric.of, ("recall@1", "recall@3", "mrr", "ndcg@5")))
+RUNS_COLUMNS = tuple(map(Metric.of, ("recall@10", "precision@10", "mrr", "ndcg@10:linear")))
 # candidate comparisons, the first is the headline metric (flips, sign test, Holm)
-# every nDCG label names its gain: exponential (2^grade - 1) and linear (trec_eval) differ
-COMPARED = (
-    Metric("mrr", "MRR"),
-    Metric("recall@3", "recall@3"),
-    Metric("ndcg@5", "nDCG@5 (exp gain)"),
-)
-LABELS = {m.name: m.label for m in (*COMPARED, *RUNS_COLUMNS)}
+COMPARED = tuple(map(Metric.of, ("mrr", "recall@3", "ndcg@5")))
 
 
 def label(name: str) -> str:
-    """A metric's display label: "mrr" -> "MRR", "precision@10" -> "P@10", "ndcg@10:linear" ->
-    "nDCG@10 (linear gain)" (every nDCG names its gain)."""
-    if name in LABELS:
-        return LABELS[name]
-    kind, _, rest = name.partition("@")
-    short = {"recall": "R", "precision": "P", "hit": "hit", "ndcg": "nDCG"}.get(kind, kind)
-    cut, _, gain = rest.partition(":")
-    if kind == "ndcg":
-        return f"nDCG@{cut} ({gain or 'exp'} gain)"
-    return f"{short}@{cut}"
+    """A metric's display label, from its declaration (`metric_names.label`)."""
+    return read_metric(name).label
 
 
 def reported(names: tuple[str, ...], primary: str | None) -> tuple[Metric, ...]:
-    """The compared metrics, the primary first."""
-    first = primary or names[0]
-    return tuple(Metric(n, label(n)) for n in (first, *[n for n in names if n != first]))
+    """The compared metrics (any declared names, kept canonical), the primary first."""
+    metrics = [Metric.of(n) for n in names]
+    first = Metric.of(primary) if primary else metrics[0]
+    return (first, *[m for m in metrics if m.name != first.name])
 
 
 ABLATION_METRICS = PIPELINE_COLUMNS
@@ -135,6 +119,8 @@ class Settings:
     # it counts 0 ([report] averaging)
     averaging: Literal["defined", "trec_eval"] = "defined"
     max_depth: int | None = None  # [runs] max_depth: results per query evaluated (trec_eval -M)
+    # [questions] grades: what each grade means, highest first (empty: neutral "grade 2" words)
+    grade_names: tuple[tuple[int, str], ...] = ()
     # [searchers] dense: the embedder of the dense searcher (and so of the hybrid)
     dense: Literal["toy", "minilm"] = "toy"
 
@@ -143,7 +129,7 @@ class Settings:
         """Slice tables: the primary metric first (a candidate's slices are its first), then MRR
         and the second benchmark column, each once."""
         seen: dict[str, Metric] = {}
-        for m in (self.compared[0], Metric("mrr", "MRR"), self.columns[1]):
+        for m in (self.compared[0], Metric.of("mrr"), self.columns[1]):
             seen.setdefault(m.name, m)
         return tuple(seen.values())
 
@@ -177,10 +163,12 @@ def settings_for(project: Any, seed: int) -> Settings:
         design=None if runs_only else PIPELINE_DESIGN,
         restricted_text=project.restricted_text,
         questions_from="labels" if project.labels is not None else "qrels",
-        # without a cut-off, a pipeline's final list (Config().final, 3), a run's top 10
+        # a primary without a cut-off (mrr, map, rprec, ndcg, bpref): a pipeline's final list
+        # (Config().final, 3), a run's top 10
         judged_k=split_metric(compared[0].name)[1] or (JUDGED_K if runs_only else Config().final),
         min_coverage=project.min_coverage,
         averaging=project.averaging,
         max_depth=project.max_depth,
+        grade_names=tuple(getattr(project, "grade_names", ())),
         dense=getattr(project, "dense", "toy"),
     )

@@ -17,13 +17,13 @@ from evidencedesk.results.types import CandidateResult, Results
 from evidencedesk.retrieval.stats import TIE
 
 GATE_VERDICTS = ("GO", "REVIEW", "BLOCK")
-BEST_FIRST = tuple(reversed(v.VERDICTS))  # BETTER, PROMISING, ..., BLOCKED
+BEST_FIRST = tuple(reversed(v.VERDICTS))  # BETTER, PROMISING, ..., WORSE
 
 
 @dataclass(frozen=True)
 class VerdictCounts:
     """Candidates by verdict: `better` = BETTER, `worse` = WORSE, `unclear` = every other
-    verdict; `by_verdict` counts each verdict that occurs, BETTER first, BLOCKED last."""
+    verdict; `by_verdict` counts each verdict that occurs, BETTER first, WORSE last."""
 
     better: int
     worse: int
@@ -93,13 +93,14 @@ def _ties(value: float | None) -> int:
 
 
 def best_lead(results: Results) -> Lead | None:
-    """The candidate whose primary-metric paired interval has the largest lower bound (the gain
-    we are surest of); equal bounds go to the larger difference, then to the first name in
-    alphabetical order. None when no candidate has an interval."""
+    """Among the candidates ahead of the baseline on the primary metric (a positive paired
+    difference), the one whose paired interval has the largest lower bound (the gain we are
+    surest of); equal bounds go to the larger difference, then to the first name in
+    alphabetical order. None when no candidate is ahead with an interval."""
     leads = []
     for c in results.candidates:
         d = c.comparison(c.decision.primary)
-        if d.low is not None and d.high is not None:
+        if d.low is not None and d.high is not None and d.delta is not None and d.delta > TIE:
             leads.append(Lead(c.name, d.metric, d.delta, d.low, d.high, d.n))
     if not leads:
         return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from evidencedesk.metric_names import canonical
 from evidencedesk.results.rows import (
     Ablations,
     CitationRow,
@@ -122,7 +123,16 @@ class Comparison:
     tied: int
     sign_p: float  # exact two-sided sign test over the untied questions
     randomization_p: float  # paired sign-flip permutation test of the mean difference
-    holm_p: float  # sign_p adjusted (Holm) across the candidates, per metric
+    # the randomization p adjusted (Holm) across the candidates, per metric: what decides
+    # whether the metric moved (results.verdicts)
+    holm_p: float
+    # the sign test's p adjusted the same way (shown beside the flips); the per-question
+    # differences' standard deviation (what it would take)
+    sign_holm_p: float = 1.0
+    sd: float | None = None
+    # one-way flips (and no losses) the exact sign test needs for p < 0.05 over these `n`
+    # questions; None when no split of `n` reaches it
+    flips_needed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -203,7 +213,7 @@ class CandidateResult:
     costs: Costs
     gate: GateOutcome
     note: str | None  # the human-written Markdown note
-    decision: Decision  # the one verdict (results.verdicts), from the gate and every metric
+    decision: Decision  # the verdict (results.verdicts), from the statistics alone
     # prefilter = false only: marked chunks in the candidate lists before the scope filter
     exposure: tuple[Exposure, ...] | None = None
     # the candidate's final list per question (like VariantResult.lists); empty when the same
@@ -218,7 +228,9 @@ class CandidateResult:
     condensed_agrees: bool | None = None
 
     def comparison(self, metric: str) -> Comparison:
-        return next(c for c in self.comparisons if c.metric == metric)
+        """The comparison on `metric`: its canonical name or any other it answers to (``AP``)."""
+        found = next((c for c in self.comparisons if c.metric == metric), None)
+        return found or next(c for c in self.comparisons if c.metric == canonical(metric))
 
     def ranked(self, results: Results) -> tuple[RankedList, ...]:
         """The candidate's lists: its own, or those of the variant `lists_of` names."""

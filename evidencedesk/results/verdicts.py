@@ -1,17 +1,23 @@
-"""One verdict per candidate, from the gate and the evidence on every reported metric together.
+"""Two questions, two answers: the verdict says whether a candidate got better, from the
+statistics alone; the gate (`evidencedesk.gate`) says whether it may ship. Neither turns the
+other.
 
-Rules, in this order (the README and the methods page state them the same way):
+A reported metric *moved* when its paired 95 % bootstrap interval excludes zero or its paired
+randomization test, Holm-adjusted across the candidates, gives p < 0.05 (`ALPHA`); it moved the
+way its paired difference points. On the primary metric (the first reported one):
 
-- the gate blocks -> BLOCKED;
-- a metric *moved* when its paired-bootstrap interval excludes zero or its Holm-adjusted sign-test
-  p < 0.05; some moved up and some down -> MIXED; only down -> WORSE;
-- only up -> BETTER when the gate is GO, no critical question got worse and the primary metric's
-  Holm-adjusted p < 0.05 with more questions better than worse; else PROMISING;
-- nothing moved -> PROMISING when the primary metric's flips lean better by more than two
-  questions, LEANS WORSE when they lean worse by more than two, else NO CLEAR CHANGE;
-- a critical question that got worse never leaves a PROMISING or BETTER verdict: it makes it MIXED.
+- BETTER: the primary moved up with Holm-adjusted p < 0.05, and no reported metric moved down;
+- PROMISING ("encouraging, not proven"): nothing moved down, and the primary moved up by its
+  interval alone (Holm-adjusted p >= 0.05), or it did not move but its flips lean better with an
+  exact sign-test p below `LEAN_P` (0.2);
+- WORSE and LEANS WORSE: the mirror images (nothing moved up);
+- MIXED: some reported metric moved up and another down;
+- NO CLEAR CHANGE: anything else (no metric moved, the flips lean no way worth saying; or only
+  a metric other than the primary moved).
 
-"No clear change" therefore only ever means that no reported metric moved.
+A critical question of the gate policy that got worse (on any reported metric) is named in the
+headline and decided by the gate; it never changes the verdict. The methods page, the README and
+docs/verdicts.md state these rules in the same words.
 """
 
 from __future__ import annotations
@@ -20,17 +26,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from evidencedesk.results.what_it_takes import questions_for_p05, questions_for_power
+from evidencedesk.results.what_it_takes import (
+    questions_for_p05,
+    questions_for_power,
+    questions_for_t,
+    questions_for_t_power,
+)
 
 ALPHA = 0.05
-LEAN = 2  # a flips gap of at most two questions is not a lean either way
+LEAN_P = 0.2  # flips lean a way worth saying only when the exact sign test gives p below this
 # a candidate's Judged@k this far below the baseline's (a share), with its paired interval
 # below zero, carries the unjudged caveat: the comparison can understate it
 UNJUDGED_GAP = 0.05
 
-BLOCKED, WORSE, LEANS_WORSE, MIXED = "BLOCKED", "WORSE", "LEANS WORSE", "MIXED"
+WORSE, LEANS_WORSE, MIXED = "WORSE", "LEANS WORSE", "MIXED"
 NO_CLEAR_CHANGE, PROMISING, BETTER = "NO CLEAR CHANGE", "PROMISING", "BETTER"
-VERDICTS = (BLOCKED, WORSE, LEANS_WORSE, MIXED, NO_CLEAR_CHANGE, PROMISING, BETTER)
+VERDICTS = (WORSE, LEANS_WORSE, MIXED, NO_CLEAR_CHANGE, PROMISING, BETTER)
 
 
 @dataclass(frozen=True)
@@ -44,18 +55,38 @@ class Evidence:
     better: int
     worse: int
     sign_p: float
-    holm_p: float
+    holm_p: float  # the randomization test's p, Holm-adjusted across the candidates
 
     @property
-    def direction(self) -> str | None:
-        """ "up" / "down" when the metric moved (interval excludes 0 or Holm p < 0.05), else None."""
+    def significant(self) -> bool:
+        """Holm-adjusted randomization p < 0.05 with a difference to point a way."""
+        return self.holm_p < ALPHA and self.delta is not None and self.delta != 0
+
+    @property
+    def by_interval(self) -> str | None:
+        """ "up" / "down" when the paired interval excludes zero, else None."""
         if self.low is not None and self.low > 0:
             return "up"
         if self.high is not None and self.high < 0:
             return "down"
-        if self.holm_p < ALPHA and self.better != self.worse:
-            return "up" if self.better > self.worse else "down"
         return None
+
+    @property
+    def direction(self) -> str | None:
+        """ "up" / "down" when the metric moved (interval excludes 0 or Holm p < 0.05)."""
+        found = self.by_interval
+        if found is not None:
+            return found
+        if self.significant:
+            return "up" if self.delta > 0 else "down"  # type: ignore[operator]
+        return None
+
+    @property
+    def lean(self) -> str | None:
+        """ "better" / "worse" when the flips lean that way with sign-test p < `LEAN_P`."""
+        if self.sign_p >= LEAN_P or self.better == self.worse:
+            return None
+        return "better" if self.better > self.worse else "worse"
 
 
 @dataclass(frozen=True)
@@ -65,49 +96,49 @@ class Decision:
     up: tuple[str, ...]  # metrics that moved up, in reported order
     down: tuple[str, ...]
     critical_worse: tuple[str, ...]  # critical question ids worse on any reported metric
-    # PROMISING only: questions in all (now: `questions`) at which the primary metric's observed
-    # flips reach sign-test p < 0.05, and for an 80 % power estimate (results.what_it_takes)
+    # PROMISING and LEANS WORSE only: questions in all (now: `questions`) at which the primary
+    # metric's observed effect reaches significance -- from the paired differences (a paired
+    # test at p < 0.05 / `family`, which Holm's adjustment over `family` candidates asks of it
+    # at worst, and its 80 % power figure) and from the flips (sign test at p < 0.05, its 80 %
+    # power figure)
+    family: int = 1
     questions: int | None = None
     for_p05: int | None = None
     for_power: int | None = None
+    for_t: int | None = None
+    for_t_power: int | None = None
+
+
+def _verdict(evidence: Sequence[Evidence], head: Evidence | None) -> str:
+    up = [e for e in evidence if e.direction == "up"]
+    down = [e for e in evidence if e.direction == "down"]
+    if up and down:
+        return MIXED
+    if head is None:
+        return NO_CLEAR_CHANGE
+    if head.direction == "up" and not down:
+        return BETTER if head.significant else PROMISING
+    if head.direction == "down" and not up:
+        return WORSE if head.significant else LEANS_WORSE
+    if head.direction is None and head.lean == "better" and not down:
+        return PROMISING
+    if head.direction is None and head.lean == "worse" and not up:
+        return LEANS_WORSE
+    return NO_CLEAR_CHANGE
 
 
 def decide(
-    evidence: Sequence[Evidence],
-    primary: str,
-    gate: str,
-    critical_worse: Sequence[str] = (),
+    evidence: Sequence[Evidence], primary: str, critical_worse: Sequence[str] = ()
 ) -> Decision:
-    """The candidate's verdict (see the module's rules)."""
-    up = tuple(e.metric for e in evidence if e.direction == "up")
-    down = tuple(e.metric for e in evidence if e.direction == "down")
-    crit = tuple(critical_worse)
+    """The candidate's verdict (the module's rules); `critical_worse` is carried, not weighed."""
     head = next((e for e in evidence if e.metric == primary), None)
-    verdict = _verdict(up, down, head, gate, crit)
-    return Decision(verdict, primary, up, down, crit)
-
-
-def _verdict(
-    up: tuple[str, ...], down: tuple[str, ...], head: Evidence | None, gate: str,
-    crit: tuple[str, ...],
-) -> str:  # fmt: skip
-    if gate == "BLOCK":
-        return BLOCKED
-    if up and down:
-        return MIXED
-    if down:
-        return WORSE
-    if up:
-        proven = head is not None and head.metric in up and head.holm_p < ALPHA
-        if proven and gate == "GO" and not crit:
-            return BETTER
-        return MIXED if crit else PROMISING
-    gap = 0 if head is None else head.better - head.worse
-    if gap > LEAN:
-        return MIXED if crit else PROMISING
-    if gap < -LEAN:
-        return LEANS_WORSE
-    return NO_CLEAR_CHANGE
+    return Decision(
+        _verdict(evidence, head),
+        primary,
+        tuple(e.metric for e in evidence if e.direction == "up"),
+        tuple(e.metric for e in evidence if e.direction == "down"),
+        tuple(critical_worse),
+    )
 
 
 def unjudged_caveat(baseline: float | None, candidate: float | None, high: float | None) -> bool:
@@ -131,15 +162,29 @@ def evidence_of(comparison: Any) -> Evidence:
                     c.holm_p)  # fmt: skip
 
 
-def judge(comparisons: Sequence[Any], primary: str, gate: str, critical: Sequence[str]) -> Decision:
-    """The Decision for a candidate's comparisons (one per reported metric) and gate verdict."""
-    crit = critical_worse(critical, [c.worse for c in comparisons])
-    decision = decide([evidence_of(c) for c in comparisons], primary, gate, crit)
-    head = next((c for c in comparisons if c.metric == primary), None)
-    if decision.verdict != PROMISING or head is None or len(head.better) <= len(head.worse):
-        return decision
-    if head.sign_p < ALPHA:  # already significant before Holm: more questions is not the point
+def judge(
+    comparisons: Sequence[Any], metrics: Sequence[str], critical: Sequence[str], family: int = 1
+) -> Decision:
+    """The Decision for a candidate's comparisons on the reported `metrics` (the primary
+    first; a comparison of another metric, such as a benchmark column the project did not
+    report, is not weighed): the verdict from the statistics, the critical questions that got
+    worse carried for the headline, and for a candidate that is encouraging but not proven
+    (either way), what it would take when Holm's adjustment runs over `family` candidates."""
+    weighed = [c for c in comparisons if c.metric in metrics]
+    primary = metrics[0]
+    crit = critical_worse(critical, [c.worse for c in weighed])
+    decision = decide([evidence_of(c) for c in weighed], primary, crit)
+    head = next((c for c in weighed if c.metric == primary), None)
+    if decision.verdict not in (PROMISING, LEANS_WORSE) or head is None:
         return decision
     b, w = len(head.better), len(head.worse)
-    return replace(decision, questions=head.n, for_p05=questions_for_p05(b, w, head.n),
-                   for_power=questions_for_power(b, w, head.n))  # fmt: skip
+    alpha = ALPHA / max(1, family)
+    return replace(
+        decision,
+        family=max(1, family),
+        questions=head.n,
+        for_p05=None if head.sign_p < ALPHA else questions_for_p05(b, w, head.n),
+        for_power=questions_for_power(b, w, head.n),
+        for_t=questions_for_t(head.delta, head.sd, head.n, b + w, alpha),
+        for_t_power=questions_for_t_power(head.delta, head.sd, head.n, b + w, alpha),
+    )

@@ -1,8 +1,13 @@
-"""What it would take: how many labelled questions would make a promising candidate's sign test
-reach p < 0.05, at the observed flip rate, and an 80 %-power estimate.
+"""What it would take: how many labelled questions would make an encouraging, not proven
+candidate reach p < 0.05 -- from its paired differences (a paired test at the observed mean
+difference and spread: `questions_for_t`, with an 80 %-power estimate) and, beside it, from its
+flips (the sign test at the observed flip rate: `questions_for_p05`, `questions_for_power`).
 
-Both assume the share of questions that change and the split between better and worse stay as
-observed; the power figure is an estimate under that assumption, not a promise. Binomial tails
+Each assumes what was observed stays as observed (the mean and spread of the differences; the
+share of questions that change and the split between better and worse); the power figures are
+estimates under that assumption, not promises. The paired figure is the one to plan by: on
+large sets the sign test, which reads only the direction of each change, asks for far more
+questions than the differences need. Binomial tails
 are summed in floating point (log-gamma), fast enough for tens of thousands of questions.
 """
 
@@ -10,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from statistics import NormalDist
 
 ALPHA = 0.05
 POWER = 0.8
@@ -99,3 +105,52 @@ def questions_for_power(better: int, worse: int, n: int) -> int | None:
     p = better / changed
     m = _smallest(lambda m: power(m, p) >= POWER, 1)
     return None if m is None else max(n, math.ceil(m * n / changed))
+
+
+Z_POWER = 0.8416212335729143  # the one-sided 20 % normal quantile (80 % power)
+
+
+def _z(alpha: float) -> float:
+    """The two-sided normal quantile of `alpha` (1.96 at 0.05)."""
+    return Z if alpha == ALPHA else NormalDist().inv_cdf(1 - alpha / 2)
+
+
+def _randomization_floor(changed: int, n: int, alpha: float) -> int:
+    """Questions in all at which the observed share of changed questions gives enough non-zero
+    differences for the paired randomization test to reach `alpha` at all: its smallest
+    two-sided p over m differences is 2 / 2^m."""
+    m = 1
+    while 2.0 / 2**m >= alpha:
+        m += 1
+    return math.ceil(m * n / changed) if changed else LIMIT
+
+
+def _paired(delta: float | None, sd: float | None, n: int, changed: int, alpha: float,
+            z: float) -> int | None:  # fmt: skip
+    if delta is None or sd is None or n <= 0 or delta == 0 or changed <= 0:
+        return None
+    need = n + 1 if sd == 0 else math.ceil((z * sd / abs(delta)) ** 2)
+    # more than now (the test does not reach it now), and enough changed questions for the
+    # randomization test to reach it at all
+    return max(n + 1, need, _randomization_floor(changed, n, alpha))
+
+
+def questions_for_t(
+    delta: float | None, sd: float | None, n: int, changed: int, alpha: float = ALPHA
+) -> int | None:
+    """Total questions at which the observed mean paired difference `delta`, with the observed
+    standard deviation `sd` of the per-question differences, would reach two-sided p < `alpha`
+    in a paired test (normal approximation: |delta| * sqrt(N) / sd >= z), for a candidate whose
+    test does not reach it over its `n` questions now; at least one more than `n`, and at least
+    enough for its `changed` share of non-zero differences to give the randomization test room
+    to reach `alpha`."""
+    return _paired(delta, sd, n, changed, alpha, _z(alpha))
+
+
+def questions_for_t_power(
+    delta: float | None, sd: float | None, n: int, changed: int, alpha: float = ALPHA
+) -> int | None:
+    """Total questions for an 80 % chance of two-sided p < `alpha` in a paired test, if the
+    mean difference and its spread are what was observed: N = ((z + 0.84) * sd / delta)^2 (an
+    estimate, like every power figure), with the floors of `questions_for_t`."""
+    return _paired(delta, sd, n, changed, alpha, _z(alpha) + Z_POWER)

@@ -25,7 +25,7 @@ from evidencedesk.retrieval.ablation import AblationRow, ablation_row, as_change
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, summarize
+from evidencedesk.retrieval.metrics import Judged, parse_metric, summarize
 from evidencedesk.retrieval.parts import ConfigSearcher, Parts, summary_names
 from evidencedesk.retrieval.rerankers import RERANKERS, make_reranker
 
@@ -173,10 +173,15 @@ class Run:
     final_ids: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def value(self, name: str) -> float | None:
-        """A summary value (``None`` when no question defines it)."""
-        if name not in self.summary:
-            raise UnknownNameError("run metric", name, tuple(self.summary))
-        return _value(self.summary[name])
+        """A summary value (``None`` when no question defines it), under any name of its metric
+        (``MRR``, ``recip_rank``); a declared metric the summary lacks (``map``, ``bpref``) is
+        computed from the judged lists."""
+        if name in self.summary:
+            return _value(self.summary[name])
+        found = parse_metric(name)  # an unknown name: an UnknownNameError with the closest
+        if found.canonical in self.summary:
+            return _value(self.summary[found.canonical])
+        return summarize(self.judged, [name])[name].value
 
     def latency_ms(self, costs: Costs | None = None) -> float:
         return (costs or Costs()).latency(self.pairs_per_question)

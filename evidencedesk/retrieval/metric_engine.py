@@ -1,5 +1,6 @@
-"""The one metric engine: every question's recall@k, precision@k, hit@k, MRR and nDCG@k at once,
-as numpy arrays over flat judged lists.
+"""The one metric engine: every question's value of any declared metric (recall@k, precision@k,
+hit@k, MRR and MRR@k, AP and AP@k, R-precision, nDCG with or without a cut-off, bpref, Judged@k)
+at once, as numpy arrays over flat judged lists.
 
 Production code computes metric values only here: `metrics.summarize`, `per_question` and
 `by_tag` (judged lists), `stats.paired` (judged lists), `trec_judge.question_values` and the
@@ -9,7 +10,9 @@ bit, on every metric form (``tests/test_retrieval_metrics.py``).
 
 Bit for bit, because the arithmetic is the reference's: a DCG term is gain / log2(1 + rank)
 (a division, as in `metrics.dcg`), summed in rank order (`np.bincount` adds each bin's weights
-in input order, as Python's `sum` does), and the exp gain 2^g - 1 is exact in float64.
+in input order, as Python's `sum` does), and the exp gain 2^g - 1 is exact in float64. AP's
+terms (hits / rank) and bpref's (1 - min(n, R) / min(N, R)) are divisions of whole numbers,
+correctly rounded in both, summed in rank order the same way.
 """
 
 from __future__ import annotations
@@ -42,9 +45,9 @@ class Lines:
     """Judged lists of `n` questions as flat arrays.
 
     Each question's returned results are contiguous, in rank order (blocks may come in any
-    question order); they may be only the results with a positive grade, with their ranks in the
-    whole list (an ungraded result adds nothing to any metric). `pool_q`/`pool_g` hold the
-    grades of each ideal list in any order; `relevant` each question's relevance threshold.
+    question order); they may be only the judged results, with their ranks in the whole list (an
+    unjudged result adds nothing to any metric). `pool_q`/`pool_g` hold the grades of each ideal
+    list in any order; `relevant` each question's relevance threshold.
     """
 
     n: int
@@ -59,6 +62,10 @@ class Lines:
     # not only the graded ones)
     judged: np.ndarray | None = None
     size: np.ndarray | None = None
+    # bpref: per returned result, judged and graded 0 up to the threshold (not below 0); per
+    # question, how many documents the judgments grade so (N; -1 where not known)
+    nonrel: np.ndarray | None = None
+    n_nonrel: np.ndarray | None = None
 
 
 def _flat(parts: Iterable[Sequence[int]], sizes: np.ndarray) -> np.ndarray:
@@ -96,16 +103,23 @@ def _convert(judged: Sequence[JudgedLike]) -> Lines:
     starts = np.cumsum(sizes) - sizes
     rank = np.arange(line_q.size, dtype=np.int64) - np.repeat(starts, sizes)
     flags = (getattr(j, "judged", None) or (True,) * len(j.grades) for j in judged)
+    negative = (getattr(j, "negative", None) or (False,) * len(j.grades) for j in judged)
+    grade = _flat((j.grades for j in judged), sizes)
+    relevant = np.fromiter((j.relevant for j in judged), dtype=np.int64, count=n)
+    known = _flat(flags, sizes).astype(bool)
+    nonrelevant = (getattr(j, "nonrelevant", None) for j in judged)
     return Lines(
         n,
         line_q,
         rank,
-        _flat((j.grades for j in judged), sizes),
+        grade,
         np.repeat(np.arange(n, dtype=np.int64), pool_sizes),
         _flat((j.pool for j in judged), pool_sizes),
-        np.fromiter((j.relevant for j in judged), dtype=np.int64, count=n),
-        _flat(flags, sizes).astype(bool),
+        relevant,
+        known,
         np.fromiter((getattr(j, "size", len(j.grades)) for j in judged), np.int64, count=n),
+        known & ~_flat(negative, sizes).astype(bool) & (grade < relevant[line_q]),
+        np.fromiter((-1 if v is None else v for v in nonrelevant), np.int64, count=n),
     )
 
 
@@ -118,37 +132,83 @@ def _dcg(q: np.ndarray, rank: np.ndarray, grade: np.ndarray, variant: str, n: in
     return np.bincount(q, weights=_gains(grade, variant) / np.log2(rank + 2.0), minlength=n)
 
 
+def _in_block(q: np.ndarray) -> np.ndarray:
+    """Each line's 0-based position within its question's block (blocks are contiguous)."""
+    if not q.size:
+        return np.zeros(0, dtype=np.int64)
+    first = np.r_[True, q[1:] != q[:-1]]
+    starts = np.flatnonzero(first)
+    return np.arange(q.size, dtype=np.int64) - np.repeat(starts, np.diff(np.r_[starts, q.size]))
+
+
+def _first(q: np.ndarray) -> np.ndarray:
+    """Whether each line is the first of its question's block."""
+    return np.r_[True, q[1:] != q[:-1]] if q.size else np.zeros(0, dtype=bool)
+
+
+def _bpref(lines: Lines, rel: np.ndarray, n_rel: np.ndarray) -> np.ndarray:
+    if lines.nonrel is None or lines.n_nonrel is None:
+        raise ValueError("bpref needs the judged non-relevant results, found only graded lines")
+    n, q = lines.n, lines.line_q
+    if ((lines.n_nonrel < 0) & (n_rel > 0)).any():
+        missing = int(np.flatnonzero((lines.n_nonrel < 0) & (n_rel > 0))[0])
+        raise ValueError(
+            f"expected the number of judged non-relevant documents for bpref, found None for "
+            f"question {missing}"
+        )
+    # judged non-relevant results ranked above each line, within its question
+    seen = np.cumsum(lines.nonrel) - lines.nonrel
+    above = seen - seen[np.flatnonzero(_first(q))][np.cumsum(_first(q)) - 1] if q.size else seen
+    # N counts at least the judged non-relevant results the list holds, as in `metrics.bpref`
+    at_least = np.maximum(lines.n_nonrel, np.bincount(q[lines.nonrel], minlength=n))
+    r, cap = n_rel[q[rel]], np.minimum(at_least, n_rel)[q[rel]]
+    share = np.divide(np.minimum(above[rel], r), cap, out=np.zeros(r.size), where=cap > 0)
+    terms = np.where(above[rel] == 0, 1.0, 1.0 - share)
+    return np.divide(np.bincount(q[rel], weights=terms, minlength=n), n_rel,
+                     out=np.zeros(n), where=n_rel > 0)  # fmt: skip
+
+
 def column(lines: Lines, kind: str, k: int | None, variant: str = "exp") -> np.ndarray:
-    """One float per question of the metric (`kind`, `k`, `variant`); NaN where undefined (no
-    relevant grade in the question's ideal list)."""
+    """One float per question of the metric (`kind`, `k`, `variant`; k None: the whole list);
+    NaN where undefined (no relevant grade in the question's ideal list)."""
     n, q, rank = lines.n, lines.line_q, lines.rank
     rel = lines.grade >= lines.relevant[q]
     n_rel = np.bincount(lines.pool_q[lines.pool_g >= lines.relevant[lines.pool_q]], minlength=n)
+    top = np.ones(q.size, dtype=bool) if k is None else rank < k
     if kind == "judged":
         if lines.judged is None or lines.size is None:
             raise ValueError("Judged@k needs every returned result, found only graded lines")
         assert k is not None
-        top = np.minimum(lines.size, k)
-        seen = np.bincount(q[lines.judged & (rank < k)], minlength=n)
-        values = np.divide(seen, top, out=np.full(n, np.nan), where=top > 0)
+        shown = np.minimum(lines.size, k)
+        seen = np.bincount(q[lines.judged & top], minlength=n)
+        values = np.divide(seen, shown, out=np.full(n, np.nan), where=shown > 0)
     elif kind == "mrr":
-        lq, rk = q[rel], rank[rel]
-        first = np.r_[True, lq[1:] != lq[:-1]] if lq.size else np.zeros(0, dtype=bool)
+        lq, rk = q[rel & top], rank[rel & top]
+        first = _first(lq)
         values = np.zeros(n)
         values[lq[first]] = 1.0 / (rk[first] + 1.0)
+    elif kind == "map":
+        lq, rk = q[rel & top], rank[rel & top]
+        precision = (_in_block(lq) + 1) / (rk + 1)  # hits so far / rank, at each relevant result
+        values = np.divide(np.bincount(lq, weights=precision, minlength=n), n_rel,
+                           out=np.zeros(n), where=n_rel > 0)  # fmt: skip
+    elif kind == "rprec":
+        hits = np.bincount(q[rel & (rank < n_rel[q])], minlength=n)
+        values = np.divide(hits, n_rel, out=np.zeros(n), where=n_rel > 0)
+    elif kind == "bpref":
+        values = _bpref(lines, rel, n_rel)
     elif kind == "ndcg":
-        assert k is not None  # split_metric gives every kind but mrr a cut-off
-        top = rank < k
         gained = _dcg(q[top], rank[top], lines.grade[top], variant, n)
         order = np.lexsort((-lines.pool_g, lines.pool_q))  # each ideal list best first
         pq, pg = lines.pool_q[order], lines.pool_g[order]
         prank = np.arange(pq.size) - np.searchsorted(pq, pq)
-        best = prank < k
+        best = np.ones(pq.size, dtype=bool) if k is None else prank < k
         ideal = _dcg(pq[best], prank[best], pg[best], variant, n)
         values = np.divide(gained, ideal, out=np.zeros(n), where=n_rel > 0)
     else:
-        assert k is not None
-        hits = np.bincount(q[rel & (rank < k)], minlength=n)
+        if k is None:  # the registry gives these kinds a cut-off
+            raise ValueError(f"expected a cut-off for {kind}, found none")
+        hits = np.bincount(q[rel & top], minlength=n)
         if kind == "recall":
             values = np.divide(hits, n_rel, out=np.zeros(n), where=n_rel > 0)
         elif kind == "precision":
@@ -160,7 +220,7 @@ def column(lines: Lines, kind: str, k: int | None, variant: str = "exp") -> np.n
 
 
 def values_of(lines: Lines, name: str) -> np.ndarray:
-    """`column` of a metric name (``recall@10``, ``mrr``, ``ndcg@10:linear``, ...)."""
+    """`column` of a metric name (``recall@10``, ``mrr``, ``ndcg@10:linear``, ``AP``, ...)."""
     return column(lines, *split_metric(name))
 
 

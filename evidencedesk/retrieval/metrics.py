@@ -5,6 +5,9 @@ it, and means leave it out (and say how many they left out). Relevant = grade >=
 (2 by default). The statistics (`Summary`, intervals, paired tests) live in :mod:`.stats` and are
 re-exported here.
 
+Every metric is declared once, with its names in trec_eval, ir_measures and ranx, in
+:mod:`evidencedesk.metric_names`; `parse_metric` reads any of those names.
+
 The per-question functions (`recall_at`, `ndcg_at`, ...) are the definitions, written to be read;
 the means and per-question tables (`summarize`, `per_question`, `per_question_all`, `by_tag`)
 come from the one vectorised engine, :mod:`.metric_engine`, which the tests hold equal to these
@@ -18,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from evidencedesk.metric_names import METRIC_FORMS, split_metric
+from evidencedesk.metric_names import METRIC_FORMS, read_metric
 from evidencedesk.retrieval.metric_engine import of_judged
 from evidencedesk.retrieval.stats import (
     Interval,
@@ -40,7 +43,9 @@ __all__ = [
     "MetricSpec",
     "Paired",
     "Summary",
+    "average_precision",
     "bootstrap_ci",
+    "bpref",
     "by_tag",
     "condense",
     "dcg",
@@ -58,6 +63,7 @@ __all__ = [
     "per_question",
     "per_question_all",
     "precision_at",
+    "r_precision",
     "randomization_test",
     "recall_at",
     "reciprocal_rank",
@@ -82,6 +88,12 @@ class Judged:
     counts as not relevant, like a judged 0, but the honest reading of a comparison needs to
     know how many there are); None when every returned result is judged (a labels file grades
     every chunk: a missing grade there means 0).
+
+    ``nonrelevant``: how many documents the judgments grade below the relevance threshold (0 up
+    to ``relevant - 1``; a negative grade is not counted): bpref's N, None when not known (bpref
+    is then refused). ``negative``: per returned result, whether its grade was negative before
+    it was read as 0 (TREC's -2 "junk"); bpref skips such a result, as trec_eval reads a
+    negative grade as "in the pool, not judged"; None when none was.
     """
 
     id: str
@@ -93,6 +105,8 @@ class Judged:
     relevant: int = RELEVANT
     returned: int | None = None
     judged: tuple[bool, ...] | None = None
+    nonrelevant: int | None = None
+    negative: tuple[bool, ...] | None = None
 
     @property
     def size(self) -> int:
@@ -112,16 +126,20 @@ class Judged:
         return parse_metric(name).of(self)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "tags": list(self.tags),
-            "answerable": self.answerable,
-            "grades": list(self.grades),
-            "pool": list(self.pool),
-            "ids": list(self.ids),
-            "relevant": self.relevant,
-        } | ({} if self.returned is None else {"returned": self.returned}) | (
-            {} if self.judged is None else {"judged": list(self.judged)}
+        return (
+            {
+                "id": self.id,
+                "tags": list(self.tags),
+                "answerable": self.answerable,
+                "grades": list(self.grades),
+                "pool": list(self.pool),
+                "ids": list(self.ids),
+                "relevant": self.relevant,
+            }
+            | ({} if self.returned is None else {"returned": self.returned})
+            | ({} if self.judged is None else {"judged": list(self.judged)})
+            | ({} if self.nonrelevant is None else {"nonrelevant": self.nonrelevant})
+            | ({} if self.negative is None else {"negative": list(self.negative)})
         )
 
 
@@ -165,14 +183,77 @@ def judged_at(j: Judged, k: int) -> float | None:
     return sum(flags) / top
 
 
-def reciprocal_rank(j: Judged) -> float | None:
-    """1 / rank of the first relevant result, 0 if none returned; None when undefined."""
+def reciprocal_rank(j: Judged, k: int | None = None) -> float | None:
+    """1 / rank of the first relevant result, 0 if none returned (with `k`: none in the top k,
+    MRR@k); None when undefined."""
+    top = _top(j, k)
     if not j.defined:
         return None
-    for rank, g in enumerate(j.grades, start=1):
+    for rank, g in enumerate(top, start=1):
         if g >= j.relevant:
             return 1.0 / rank
     return 0.0
+
+
+def _top(j: Judged, k: int | None) -> tuple[int, ...]:
+    """The grades a metric with cut-off `k` reads (all of them when k is None)."""
+    if k is None:
+        return j.grades
+    _check_k(k)
+    return j.grades[:k]
+
+
+def average_precision(j: Judged, k: int | None = None) -> float | None:
+    """AP: the precision at the rank of each relevant result returned (within the top k, with
+    `k`), summed, / every relevant document in the pool (trec_eval's ``map`` and
+    ``map_cut_k``: R, not min(R, k)); None when undefined."""
+    top = _top(j, k)
+    if not j.defined:
+        return None
+    hits, total = 0, 0.0
+    for rank, g in enumerate(top, start=1):
+        if g >= j.relevant:
+            hits += 1
+            total += hits / rank
+    return total / j.n_relevant
+
+
+def r_precision(j: Judged) -> float | None:
+    """Relevant results in the top R / R, R the relevant documents in the pool; None when
+    undefined."""
+    if not j.defined:
+        return None
+    r = j.n_relevant
+    return sum(1 for g in j.grades[:r] if g >= j.relevant) / r
+
+
+def bpref(j: Judged) -> float | None:
+    """bpref (Buckley & Voorhees 2004), as trec_eval computes it: each relevant result returned
+    scores 1 - min(n, R) / min(N, R), n the judged non-relevant results ranked above it (1 when
+    n is 0), summed, / R. Unjudged results, and results graded below 0, count neither way; N is
+    ``j.nonrelevant``. None when undefined; a ValueError when N is not known."""
+    if not j.defined:
+        return None
+    if j.nonrelevant is None:
+        raise ValueError(
+            f"{j.id}: expected the number of judged non-relevant documents (Judged.nonrelevant) "
+            "for bpref, found None"
+        )
+    judged = j.judged if j.judged is not None else (True,) * len(j.grades)
+    negative = j.negative if j.negative is not None else (False,) * len(j.grades)
+    nonrel = [known and not below_zero and g < j.relevant
+              for g, known, below_zero in zip(j.grades, judged, negative, strict=True)]  # fmt: skip
+    r = j.n_relevant
+    # N counts at least the judged non-relevant results the list holds (trec_eval's N always
+    # does: it counts them in the same qrels)
+    cap = min(max(j.nonrelevant, sum(nonrel)), r)
+    above, total = 0, 0.0
+    for g, judged_nonrel in zip(j.grades, nonrel, strict=True):
+        if g >= j.relevant:
+            total += 1.0 if above == 0 else 1.0 - min(above, r) / cap
+        elif judged_nonrel:
+            above += 1
+    return total / r
 
 
 def gain(grade: int, variant: str = "exp") -> float:
@@ -189,14 +270,15 @@ def dcg(grades: Iterable[int], variant: str = "exp") -> float:
     return sum(gain(g, variant) / math.log2(1 + rank) for rank, g in enumerate(grades, start=1))
 
 
-def ndcg_at(j: Judged, k: int, variant: str = "exp") -> float | None:
-    """DCG of the top k / DCG of the ideal list ``pool[:k]``; None when undefined."""
-    _check_k(k)
+def ndcg_at(j: Judged, k: int | None, variant: str = "exp") -> float | None:
+    """DCG of the top k / DCG of the ideal list ``pool[:k]`` (k None: of the whole list / of the
+    whole pool, trec_eval's ``ndcg``); None when undefined."""
+    top = _top(j, k)
     gain(0, variant)  # validate the variant even for undefined questions
     if not j.defined:
         return None
     ideal = dcg(sorted(j.pool, reverse=True)[:k], variant)
-    return dcg(j.grades[:k], variant) / ideal
+    return dcg(top, variant) / ideal
 
 
 def condense(j: Judged) -> Judged:
@@ -208,8 +290,10 @@ def condense(j: Judged) -> Judged:
     if j.returned is not None:
         raise ValueError(f"expected a whole list to condense, found the head of {j.returned}")
     keep = [i for i, flag in enumerate(j.judged) if flag]
+    negative = None if j.negative is None else tuple(j.negative[i] for i in keep)
     return replace(j, grades=tuple(j.grades[i] for i in keep),
-                   ids=tuple(j.ids[i] for i in keep) if j.ids else (), judged=None)  # fmt: skip
+                   ids=tuple(j.ids[i] for i in keep) if j.ids else (), judged=None,
+                   negative=negative if negative and any(negative) else None)  # fmt: skip
 
 
 # -- names ------------------------------------------------------------------------------------
@@ -217,32 +301,51 @@ def condense(j: Judged) -> Judged:
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """A parsed metric name: kind (recall, precision, hit, mrr, ndcg), cut-off, nDCG gain."""
+    """A parsed metric name: the name as given, its kind (recall, precision, hit, mrr, map, rprec,
+    ndcg, bpref, judged), cut-off (None: the whole list) and nDCG gain."""
 
     name: str
     kind: str
     k: int | None = None
     variant: str = "exp"
 
+    @property
+    def canonical(self) -> str:
+        """evidencedesk's own form of the name (``AP`` -> ``map``)."""
+        return read_metric(self.name).canonical
+
+    @property
+    def label(self) -> str:
+        return read_metric(self.name).label
+
     def of(self, j: Judged) -> float | None:
         if self.kind == "mrr":
-            return reciprocal_rank(j)
-        assert self.k is not None
+            return reciprocal_rank(j, self.k)
+        if self.kind == "map":
+            return average_precision(j, self.k)
         if self.kind == "ndcg":
             return ndcg_at(j, self.k, self.variant)
+        if self.kind == "rprec":
+            return r_precision(j)
+        if self.kind == "bpref":
+            return bpref(j)
         fn: Callable[[Judged, int], float | None] = {
             "recall": recall_at,
             "precision": precision_at,
             "hit": hit_at,
             "judged": judged_at,
         }[self.kind]
+        if self.k is None:  # the registry gives these kinds a cut-off
+            raise ValueError(f"expected a cut-off for {self.name!r}, found none")
         return fn(j, self.k)
 
 
 def parse_metric(name: str) -> MetricSpec:
-    """``recall@k``, ``precision@k``, ``hit@k``, ``mrr``, ``ndcg@k[:linear|:exp]``."""
-    kind, k, variant = split_metric(name)
-    return MetricSpec(name, kind) if kind == "mrr" else MetricSpec(name, kind, k, variant)
+    """Any name `evidencedesk.metric_names` declares: evidencedesk's (``recall@k``, ``mrr``,
+    ``map@k``, ``ndcg@k:linear``, ``bpref``, ...) or trec_eval's, ir_measures' and ranx's for
+    the same metric (``P_10``, ``AP``, ``ndcg_cut_10``, ``RR@10``, ...)."""
+    found = read_metric(name)
+    return MetricSpec(name, found.kind, found.k, found.gain)
 
 
 def metric_value(j: Judged, name: str | MetricSpec) -> float | None:
@@ -340,31 +443,41 @@ def judge_run(
 ) -> list[Judged]:
     """Ask every labelled question within the scope's allowed chunks; judge the top k.
 
-    A negative grade counts as 0 (not relevant); a label whose grades are not `complete`
-    (qrels) marks the results it does not grade as unjudged (`Judged.judged`)."""
+    A negative grade counts as 0 (not relevant; `Judged.negative` keeps that it was negative);
+    a label whose grades are not `complete` (qrels) marks the results it does not grade as
+    unjudged (`Judged.judged`). bpref's N (`Judged.nonrelevant`): the allowed chunks graded
+    below the relevance threshold -- with a complete labels file every allowed chunk without
+    a relevant (or negative) grade."""
     _check_k(k)
     allowed = catalog.allowed(scope)
     judged: list[Judged] = []
     for label in labels:
         found = searcher.search(label.question, k, allowed)
-        pool = sorted(
-            (g for cid, g in label.grades.items() if cid in allowed and g > 0), reverse=True
-        )
+        relevant = getattr(label, "relevant_grade", RELEVANT)
+        grades = {cid: g for cid, g in label.grades.items() if cid in allowed}
+        pool = sorted((g for g in grades.values() if g > 0), reverse=True)
         ids = tuple(c.chunk.id for c in found)
+        raw = tuple(label.grade_of(c.chunk) for c in found)
         flags = None
-        if not getattr(label, "complete", True):
+        complete = getattr(label, "complete", True)
+        if complete:  # every allowed chunk is judged; a missing grade is 0
+            below = len(allowed) - sum(1 for g in grades.values() if g >= relevant or g < 0)
+        else:
             flags = tuple(i in label.grades for i in ids)
             flags = None if all(flags) else flags
+            below = sum(1 for g in grades.values() if 0 <= g < relevant)
         judged.append(
             Judged(
                 id=label.id,
                 tags=tuple(label.tags),
                 answerable=bool(label.answerable),
-                grades=tuple(max(label.grade_of(c.chunk), 0) for c in found),
+                grades=tuple(max(g, 0) for g in raw),
                 pool=tuple(pool),
                 ids=ids,
-                relevant=getattr(label, "relevant_grade", RELEVANT),
+                relevant=relevant,
                 judged=flags,
+                nonrelevant=below,
+                negative=tuple(g < 0 for g in raw) if any(g < 0 for g in raw) else None,
             )
         )
     return judged

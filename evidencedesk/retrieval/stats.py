@@ -369,9 +369,14 @@ def _pattern_sums(d: np.ndarray) -> np.ndarray:
     return (bits * 2 - 1) @ d
 
 
+EXACT_RANDOMIZATION = 20  # non-zero differences up to which every sign pattern is counted
+RANDOMIZATION_RESAMPLES = 10_000
+
+
 def randomization_test(
-    a: Values, b: Values, name: str = "mrr", seed: int = 0, resamples: int = 10_000
-) -> float:
+    a: Values, b: Values, name: str = "mrr", seed: int = 0,
+    resamples: int = RANDOMIZATION_RESAMPLES,
+) -> float:  # fmt: skip
     """Two-sided paired sign-flip permutation test of mean(b - a).
 
     Exact (all 2^m sign patterns) when at most 20 differences are non-zero, else seeded Monte
@@ -390,7 +395,7 @@ def randomization_test(
     if m > LARGE:
         z = observed / math.sqrt(float(np.dot(d, d)))
         return min(1.0, 2.0 * NormalDist().cdf(-z))
-    if m <= 20:  # meet in the middle: 2^(m/2) x 2^(m/2) sums
+    if m <= EXACT_RANDOMIZATION:  # meet in the middle: 2^(m/2) x 2^(m/2) sums
         half = m // 2
         totals = _pattern_sums(d[:half])[:, None] + _pattern_sums(d[half:])[None, :]
         return int(np.count_nonzero(np.abs(totals) >= observed - tol)) / float(1 << m)

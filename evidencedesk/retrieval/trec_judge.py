@@ -2,8 +2,8 @@
 
 :func:`judge_trec_run` builds :class:`Judged` lists (for drill-down pages, slices and paired
 statistics); :func:`question_values` and :func:`evaluate_run` give the per-question values and
-means of recall@k, precision@k, hit@k, MRR and nDCG@k straight from the run's arrays, without
-Judged lists. Both reach the values through the one metric engine (:mod:`.metric_engine`).
+means of every declared metric straight from the run's arrays, without Judged lists. Both reach
+the values through the one metric engine (:mod:`.metric_engine`).
 
 The questions are the labelled ones when labels are given, else every query in the qrels or the
 run (sorted). A labelled question the run does not answer counts as an empty list (like
@@ -60,6 +60,14 @@ class _Arrays:
     pool_g: np.ndarray  # its grade
     judged: np.ndarray  # every judged run line (any grade), ascending
     judged_grade: np.ndarray  # its grade (negative grades included)
+    every_q: np.ndarray  # question index of every judgment, whatever its grade
+    every_g: np.ndarray  # its grade
+
+    def nonrelevant(self, relevant: int) -> np.ndarray:
+        """Per question, the judgments graded 0 up to `relevant` - 1: bpref's N (a negative
+        grade is "in the pool, not judged" there, as trec_eval reads it)."""
+        below = (self.every_g >= 0) & (self.every_g < relevant)
+        return np.bincount(self.every_q[below], minlength=len(self.questions))
 
     def line_grades(self, n_lines: int) -> np.ndarray:
         """The grade of every run line (0: not judged, or judged 0 or below)."""
@@ -71,6 +79,12 @@ class _Arrays:
         """Whether each run line has a judgment."""
         flags = np.zeros(n_lines, dtype=bool)
         flags[self.judged] = True
+        return flags
+
+    def line_negative(self, n_lines: int) -> np.ndarray:
+        """Whether each run line's judgment is below 0."""
+        flags = np.zeros(n_lines, dtype=bool)
+        flags[self.judged[self.judged_grade < 0]] = True
         return flags
 
 
@@ -123,7 +137,7 @@ def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[st
         lines, grade = cand[exact], every_g[answered][src[exact]]
     keep = grade > 0
     return _Arrays(questions, run_q, lines[keep], grade[keep], every_q[positive],
-                   every_g[positive], lines, grade)  # fmt: skip
+                   every_g[positive], lines, grade, every_q, every_g)  # fmt: skip
 
 
 def _questions(run: Run, qrels: Mapping[str, Any], labels: Sequence[Any] | None) -> list[str]:
@@ -145,16 +159,21 @@ def _labels_and_qrels(
     return qrels, labels
 
 
-def _ends(run: Run, arrays: _Arrays, relevant: int, depth: int) -> np.ndarray:
+def _ends(run: Run, arrays: _Arrays, relevant: int, depth: int, graded: bool) -> np.ndarray:
     """Per run query: where its judged head ends -- its top `depth`, and on through its first
-    relevant result (MRR and the first relevant rank need it), within its list."""
+    relevant result (MRR and the first relevant rank need it), or with `graded` through its last
+    positively graded one (AP, R-precision, nDCG and bpref over the whole list), within its
+    list."""
     starts, stops = run.offsets[:-1], run.offsets[1:]
     ends = np.minimum(stops, starts + depth)
-    hits = arrays.lines[arrays.grade >= relevant]
+    hits = arrays.lines if graded else arrays.lines[arrays.grade >= relevant]
     if hits.size:
         query = np.searchsorted(run.offsets, hits, side="right") - 1
-        first = np.r_[True, query[1:] != query[:-1]]
-        ends[query[first]] = np.maximum(ends[query[first]], hits[first] + 1)
+        if graded:
+            mark = np.r_[query[1:] != query[:-1], True]  # each query's last graded line
+        else:
+            mark = np.r_[True, query[1:] != query[:-1]]  # its first relevant one
+        ends[query[mark]] = np.maximum(ends[query[mark]], hits[mark] + 1)
     return ends
 
 
@@ -175,16 +194,22 @@ def _distinct(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _kept(
-    run: Run, grades: np.ndarray, judged: np.ndarray, spans: list[tuple[int, int, int | None]]
+    run: Run,
+    grades: np.ndarray,
+    judged: np.ndarray,
+    negative: np.ndarray,
+    spans: list[tuple[int, int, int | None]],
 ) -> tuple[
     Callable[[int], tuple[str, ...]],
     Callable[[int], tuple[int, ...]],
     Callable[[int], tuple[bool, ...] | None],
+    Callable[[int], tuple[bool, ...] | None],
 ]:
-    """Each span's document ids, grades and judged flags as tuples, decoded in one pass: one
-    str per distinct document id, shared by every list that returns it (a run of 50,000
-    questions x 1,000 documents holds 50 million ids but far fewer distinct documents). A span
-    whose results are all judged has None for flags (`Judged.judged`)."""
+    """Each span's document ids, grades, judged flags and negative flags as tuples, decoded in
+    one pass: one str per distinct document id, shared by every list that returns it (a run of
+    50,000 questions x 1,000 documents holds 50 million ids but far fewer distinct documents).
+    A span whose results are all judged has None for judged flags (`Judged.judged`), one with no
+    negative grade None for negative flags (`Judged.negative`)."""
     starts = np.fromiter((a for a, _, _ in spans), dtype=np.int64, count=len(spans))
     sizes = np.fromiter((b - a for a, b, _ in spans), dtype=np.int64, count=len(spans))
     bounds = np.r_[0, np.cumsum(sizes)].tolist()
@@ -194,10 +219,12 @@ def _kept(
     ids = names[inverse].tolist()
     kept = grades[lines].tolist()
     flags = judged[lines]
-    unjudged = np.bincount(
-        np.repeat(np.arange(len(spans)), sizes)[~flags], minlength=len(spans)
-    ).tolist()
+    span_of = np.repeat(np.arange(len(spans)), sizes)
+    unjudged = np.bincount(span_of[~flags], minlength=len(spans)).tolist()
     flag_list = flags.tolist()
+    below = negative[lines]
+    negatives = np.bincount(span_of[below], minlength=len(spans)).tolist()
+    below_list = below.tolist()
 
     def ids_of(i: int) -> tuple[str, ...]:
         return tuple(ids[bounds[i] : bounds[i + 1]])
@@ -208,7 +235,10 @@ def _kept(
     def judged_of(i: int) -> tuple[bool, ...] | None:
         return tuple(flag_list[bounds[i] : bounds[i + 1]]) if unjudged[i] else None
 
-    return ids_of, grades_of, judged_of
+    def negative_of(i: int) -> tuple[bool, ...] | None:
+        return tuple(below_list[bounds[i] : bounds[i + 1]]) if negatives[i] else None
+
+    return ids_of, grades_of, judged_of, negative_of
 
 
 def _judge(
@@ -218,14 +248,18 @@ def _judge(
     k: int | None,
     relevant: int,
     depth: int | None,
+    graded: bool = False,
     complete: Collection[str] | None = None,
+    nonrelevant: list[int] | None = None,
 ) -> list[Judged]:
+    """The Judged lists of `run`'s questions; `nonrelevant` (bpref's N per question) defaults
+    to the qrels' judgments graded 0 up to `relevant` - 1."""
     questions = arrays.questions
     order = np.lexsort((-arrays.pool_g, arrays.pool_q))
     pool_g = arrays.pool_g[order]
     pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
     run_index = {q: i for i, q in enumerate(run.qids)}
-    ends = None if depth is None else _ends(run, arrays, relevant, max(depth, 0)).tolist()
+    ends = None if depth is None else _ends(run, arrays, relevant, max(depth, 0), graded).tolist()
     spans: list[tuple[int, int, int | None]] = []  # each question's kept lines, its length
     for q in questions:
         a = b = 0
@@ -243,7 +277,11 @@ def _judge(
     if complete is not None and n:  # the judgments cover these ids: a missing grade is 0
         covered = fixed_width(pa.array(sorted(complete), pa.string()))
         flags |= np.isin(doc_hashes(run.docs), doc_hashes(covered))
-    ids_of, grades_of, judged_of = _kept(run, arrays.line_grades(n), flags, spans)
+    if nonrelevant is None:
+        nonrelevant = arrays.nonrelevant(relevant).tolist()
+    ids_of, grades_of, judged_of, negative_of = _kept(
+        run, arrays.line_grades(n), flags, arrays.line_negative(n), spans
+    )
     out: list[Judged] = []
     for i, (q, (_, _, returned)) in enumerate(zip(questions, spans, strict=True)):
         pool = tuple(pool_g[pool_bounds[i] : pool_bounds[i + 1]].tolist())
@@ -261,9 +299,27 @@ def _judge(
                 relevant=relevant,
                 returned=returned,
                 judged=judged_of(i),
+                nonrelevant=nonrelevant[i],
+                negative=negative_of(i),
             )
         )
     return out
+
+
+def _complete_nonrelevant(
+    arrays: _Arrays,
+    qrels: Mapping[str, Mapping[str, int]],
+    relevant: int,
+    complete: Collection[str],
+) -> list[int]:
+    """bpref's N per question when the judgments cover every id of `complete` (a labels file):
+    the judgments graded 0 up to `relevant` - 1, and every id of `complete` they do not grade
+    (a missing grade is 0)."""
+    counts = arrays.nonrelevant(relevant).tolist()
+    return [
+        count + len(complete) - sum(1 for d in qrels.get(q, {}) if d in complete)
+        for q, count in zip(arrays.questions, counts, strict=True)
+    ]
 
 
 def _condensed(run: Run, arrays: _Arrays) -> tuple[Run, _Arrays]:
@@ -279,7 +335,7 @@ def _condensed(run: Run, arrays: _Arrays) -> tuple[Run, _Arrays]:
     positive = arrays.judged_grade > 0
     condensed = _Arrays(arrays.questions, arrays.run_q, every[positive],
                         arrays.judged_grade[positive], arrays.pool_q, arrays.pool_g, every,
-                        arrays.judged_grade)  # fmt: skip
+                        arrays.judged_grade, arrays.every_q, arrays.every_g)  # fmt: skip
     return kept, condensed
 
 
@@ -291,21 +347,29 @@ def judge_trec_run(
     relevant: int = RELEVANT,
     depth: int | None = None,
     complete: Collection[str] | None = None,
+    graded: bool = False,
 ) -> list[Judged]:
     """One :class:`Judged` per question (the top ``k`` of its ranked list; all when None).
 
     ``depth`` keeps only each list's head: its top ``depth`` and on through its first relevant
-    result, with ``returned`` set to the list's length. Every metric whose cut-off is at most
-    ``depth``, MRR and the first relevant rank are then what the whole list gives, for a
-    fraction of the memory (a run of 1,000 documents a question judged for @10 metrics).
+    result (with ``graded``, through its last positively graded result), with ``returned`` set
+    to the list's length. Every metric whose cut-off is at most ``depth``, MRR and the first
+    relevant rank (with ``graded`` also AP, R-precision, nDCG and bpref over the whole list:
+    `metric_names.reads_whole_list`) are then what the whole list gives, for a fraction of the
+    memory (a run of 1,000 documents a question judged for @10 metrics).
     Tags and ``answerable`` come from the labels when given; otherwise no tags, and answerable
     means "has a relevant judgment". ``Judged.judged`` marks the results the qrels grade, and
     with ``complete`` also every result among those ids (a labels file grades every chunk: a
-    missing grade there is 0, not a hole).
+    missing grade there is 0, not a hole); ``Judged.nonrelevant`` (bpref's N) counts the
+    judgments graded 0 up to ``relevant`` - 1, and with ``complete`` every id of it the qrels
+    do not grade.
     """
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
     arrays = _arrays(run, qrels, _questions(run, qrels, labels))
-    return _judge(run, arrays, labels, k, relevant, depth, complete)
+    nonrelevant = None
+    if complete is not None:
+        nonrelevant = _complete_nonrelevant(arrays, qrels, relevant, complete)
+    return _judge(run, arrays, labels, k, relevant, depth, graded, complete, nonrelevant)
 
 
 def judge_trec_run_condensed(
@@ -315,20 +379,21 @@ def judge_trec_run_condensed(
     k: int | None = None,
     relevant: int = RELEVANT,
     depth: int | None = None,
+    graded: bool = False,
 ) -> tuple[list[Judged], list[Judged]]:
     """`judge_trec_run`'s lists and the same run judged on condensed lists:
     each list with its unjudged results removed before the metrics read it (Sakai 2007; what
-    ``trec_eval -J`` computes). ``k`` cuts the original list before condensing, ``depth`` the
-    condensed one after; the run is matched against the qrels once for both."""
+    ``trec_eval -J`` computes). ``k`` cuts the original list before condensing, ``depth`` (and
+    ``graded``) the condensed one after; the run is matched against the qrels once for both."""
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
     arrays = _arrays(run, qrels, _questions(run, qrels, labels))
-    full = _judge(run, arrays, labels, k, relevant, depth)
+    full = _judge(run, arrays, labels, k, relevant, depth, graded)
     if k is not None:  # only the judged lines within each list's top k
         top = arrays.judged - run.offsets[np.searchsorted(run.offsets, arrays.judged, "right") - 1]
         arrays = replace(arrays, judged=arrays.judged[top < k],
                          judged_grade=arrays.judged_grade[top < k])  # fmt: skip
     kept, condensed_arrays = _condensed(run, arrays)
-    return full, _judge(kept, condensed_arrays, labels, None, relevant, depth)
+    return full, _judge(kept, condensed_arrays, labels, None, relevant, depth, graded)
 
 
 def question_values(
@@ -345,13 +410,16 @@ def question_values(
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
     questions = _questions(run, qrels, labels)
     a = _arrays(run, qrels, questions)
-    query = np.searchsorted(run.offsets, a.lines, side="right") - 1
-    line_q, rank = a.run_q[query], a.lines - run.offsets[query]
+    query = np.searchsorted(run.offsets, a.judged, side="right") - 1
+    line_q, rank = a.run_q[query], a.judged - run.offsets[query]
     keep = line_q >= 0
     nq = len(questions)
-    # only the graded lines: a line the qrels do not grade adds nothing to any metric
-    lines = Lines(nq, line_q[keep], rank[keep], a.grade[keep], a.pool_q, a.pool_g,
-                  np.full(nq, relevant, dtype=np.int64))  # fmt: skip
+    raw = a.judged_grade[keep]
+    # only the judged lines: a line the qrels do not grade adds nothing to any metric (bpref
+    # reads the judged non-relevant ones too)
+    lines = Lines(nq, line_q[keep], rank[keep], np.maximum(raw, 0), a.pool_q, a.pool_g,
+                  np.full(nq, relevant, dtype=np.int64),
+                  nonrel=(raw >= 0) & (raw < relevant), n_nonrel=a.nonrelevant(relevant))  # fmt: skip
     return questions, {s.name: column(lines, s.kind, s.k, s.variant) for s in specs}
 
 

@@ -1,0 +1,186 @@
+"""`evidencedesk audit SITE`: every site the suite builds agrees with its results.json, and each
+kind of false sentence the site once made, planted into a built site, is named."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evidencedesk import cli as main_cli
+from evidencedesk.metric_names import canonical
+from evidencedesk.report import cli
+from evidencedesk.report.audit import audit
+from tests.generated_projects import generated, shape_of
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "millbrook-library"
+SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
+
+
+def build(project: Path | None, out: Path) -> Path:
+    args = ["build", "--out", str(out), "-q"] + ([] if project is None else ["--project", str(project)])
+    code = cli.main(args, stdout=io.StringIO(), stderr=io.StringIO())
+    assert code == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def ndcg_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Generated project 1: primary nDCG@10 (linear gain), grades 0-3 named, relevance 1, a
+    gate policy with critical questions, six candidates (one better, one worse, one damaged)."""
+    root = tmp_path_factory.mktemp("gen1")
+    toml, shape = generated(root, 1)
+    assert (shape.primary, shape.policy, shape.candidates) == ("ndcg@10:linear", True, 6)
+    return build(toml, root / "site")
+
+
+def planted(site: Path, tmp_path: Path, page: str, old: str, new: str) -> Path:
+    """A copy of `site` whose `page` says `new` where it said `old` (once)."""
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    text = (copy / page).read_text("utf-8")
+    assert old in text, f"{old!r} is not on {page}"
+    (copy / page).write_text(text.replace(old, new, 1), "utf-8")
+    return copy
+
+
+def test_the_demo_agrees(demo_site: Path) -> None:
+    found, claims, pages = audit(demo_site)
+    assert found == []
+    assert claims > 500 and pages >= 30
+
+
+@pytest.mark.parametrize("which", ["pipeline", "runs-only"])
+def test_the_example_projects_agree(which: str, tmp_path: Path) -> None:
+    project = EXAMPLES if which == "pipeline" else EXAMPLES / "runs-only"
+    found, claims, _ = audit(build(project, tmp_path / "site"))
+    assert found == []
+    assert claims > 50
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_generated_projects_agree(seed: int, tmp_path: Path) -> None:
+    toml, shape = generated(tmp_path, seed)
+    site = build(toml, tmp_path / "site")
+    found, claims, _ = audit(site)
+    assert [d.line() for d in found] == [], shape
+    results = json.loads((site / "results.json").read_text("utf-8"))
+    assert results["settings"]["compared"][0]["name"] == canonical(shape.primary)
+    assert len(results["candidates"]) == shape.candidates
+    assert claims > 0
+
+
+def test_the_generated_shapes_cover_what_teams_bring() -> None:
+    shapes = [shape_of(s) for s in SEEDS]
+    assert {s.primary for s in shapes} == {"mrr", "ndcg@10:linear", "ndcg@5:exp", "recall@10",
+                                           "precision@5"}  # fmt: skip
+    assert {s.scale for s in shapes} == {(0, 1), (0, 1, 2), (0, 1, 2, 3), (0, 1, 2, 3, 4),
+                                         (-2, 0, 1, 2)}  # fmt: skip
+    assert {s.relevance for s in shapes} == {1, 2}
+    assert {s.policy for s in shapes} == {True, False}
+    assert any(s.critical for s in shapes) and any(s.unjudged for s in shapes)
+    assert {1, 12} <= {s.candidates for s in [shape_of(s) for s in range(12)]}
+
+
+# each kind of false sentence the site once made, planted where the site says the true one;
+# the audit names it with what results.json says instead
+NOT_SHOWN = "results.json says so, but the page does not show these words"
+NOBODY = "results.json says nothing: no claim backs this sentence"
+BETTER = ("nDCG@10 (linear gain) better (+0.157 [+0.090, +0.225], +25/−8 questions, Holm-adjusted "
+          "randomization p = 0.001); MRR better by its interval (+0.148 [+0.046, +0.253], +11/−2 "
+          "questions), not significant after Holm (randomization p = 0.072); R@10 better (+0.132 "
+          "[+0.071, +0.208], +15/−0 questions, Holm-adjusted randomization p < 0.001).")
+INTERVAL = ("= +0.157 over 34 questions (95 % paired-bootstrap interval +0.090 to +0.225); the "
+            "interval excludes zero; Holm-adjusted randomization p = 0.001")
+NOISE = ("nDCG@10 (linear gain) +0.037 [−0.048, +0.122], flips +18/−16 ({}); no reported metric "
+         "moved. Critical question(s) worse: q003, q011 — the gate decides (GO).")
+GRADES = "Grades: 3 = grade 3 of 3, 2 = grade 2 of 3, 1 = {}, 0 = grade 0 of 3; relevant = grade ≥ 1"
+LEGEND = ("Blue cells gained, orange cells lost, blank cells {}; — marks the 4 question(s) with no "
+          "relevant judgment, which have no nDCG@10 (linear gain) to change")
+PLANTS = {
+    # the recommendation quotes the primary metric's numbers as another metric's
+    "wrong metric": ("candidate-cand02.html", "Δ nDCG@10 (linear gain) = +0.157", "Δ MRR = +0.157", [
+        f"candidate-cand02.html: 'Δ nDCG@10 (linear gain) {INTERVAL}': {NOT_SHOWN}",
+        f"candidate-cand02.html: 'Δ MRR {INTERVAL}.': {NOBODY}",
+    ]),
+    # a significant win read as unproven
+    "not proven": ("candidate-cand02.html", "Better: nDCG@10", "Promising, not proven: nDCG@10", [
+        f"candidate-cand02.html: 'Promising, not proven: {BETTER}': results.json says 'Better: "
+        f"{BETTER}' (claim 4 of candidate-cand02.html: headline of candidates[3])".replace(
+            "candidates[3]", "candidates[1]"),
+    ]),
+    # a lean on noise (+18/−16, p = 0.864)
+    "lean on noise": ("candidate-cand04.html", "no lean: sign-test p = 0.864, not below 0.2",
+                      "leans better: sign-test p = 0.864", [
+        "candidate-cand04.html: 'No clear change: " + NOISE.format("leans better: sign-test p = "
+        "0.864") + "': results.json says 'No clear change: " + NOISE.format("no lean: sign-test p "
+        "= 0.864, not below 0.2") + "' (claim 4 of candidate-cand04.html: headline of "
+        "candidates[3])",
+    ]),
+    # the Δ R@10 table showing the primary metric's flips
+    "another metric's flips": ("benchmark.html", '<span data-claim="benchmark.html 5">+5/−10</span>',
+                               '<span data-claim="benchmark.html 5">+16/−18</span>', [
+        "benchmark.html: '+16/−18': results.json says '+5/−10' (claim 5 of benchmark.html: "
+        "flip_cell of candidates[0].comparisons[0])",
+    ]),
+    # the gate's reciprocal rank within its top k called the site's MRR, lower-case
+    "gate mrr": ("candidate-cand01.html", "MRR@10 (reciprocal rank within the gate's top 10) dropped",
+                 "mrr dropped", [
+        "candidate-cand01.html: \"mrr dropped 0.077 against the gate's baseline (0.790 → 0.713), "
+        f"more than the allowed 0.050\": {NOBODY}",
+    ]),
+    # demo words for another project's grades
+    "demo grade words": ("index.html", "1 = grade 1 of 3", "1 = useful context", [
+        f"index.html: '{GRADES.format('useful context')}': results.json says "
+        f"'{GRADES.format('grade 1 of 3')}' (claim 0 of index.html: grades of settings)",
+    ]),
+    "demo grade sentence": ("methods.html", "<h2", "<p>Here grade 1 is useful context.</p><h2", [
+        f"methods.html: 'Here grade 1 is useful context.': {NOBODY}",
+    ]),
+    "p = 0.000": ("index.html", ">+25/−8 p = 0.005<", ">+25/−8 p = 0.000<", [
+        f"index.html: '+25/−8 p = 0.005': {NOT_SHOWN}",
+        "index.html: '+25/−8 p = 0.000': results.json says '+25/−8 p = 0.005' (claim 46 of "
+        "benchmark.html: flip_p of flips[1])",
+    ]),
+    # questions with no relevant judgment said to be unchanged
+    "blank cells did not move": ("flips.html", "blank cells are unchanged", "blank cells did not move", [
+        f"flips.html: '{LEGEND.format('did not move')}': results.json says "
+        f"'{LEGEND.format('are unchanged')}' (claim 48 of flips.html: grid_legend of the results)",
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(PLANTS))
+def test_a_planted_false_sentence_is_named(ndcg_site: Path, tmp_path: Path, case: str) -> None:
+    page, old, new, expected = PLANTS[case]
+    found, _, _ = audit(planted(ndcg_site, tmp_path, page, old, new))
+    assert [d.line() for d in found] == expected
+
+
+def test_a_changed_number_in_results_json_is_named(ndcg_site: Path, tmp_path: Path) -> None:
+    """A verdict, a Holm p and a flips count edited in results.json: the words no longer follow
+    from it, and the decisions no longer follow from its numbers."""
+    site = planted(ndcg_site, tmp_path, "results.json", '"verdict": "BETTER"', '"verdict": "WORSE"')
+    lines = [d.line() for d in audit(site)[0]]
+    assert "results.json candidates[1] (cand02): 'verdict WORSE': results.json says the rules " \
+        "give BETTER" in lines  # fmt: skip
+    assert "index.html: 'BETTER': results.json says 'WORSE'" in lines
+
+
+def test_the_command_exits_1_with_one_line_per_disagreement(
+    ndcg_site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main_cli.main(["audit", str(ndcg_site)]) == 0
+    assert capsys.readouterr().out.startswith("ok: ")
+    page, old, new, expected = PLANTS["another metric's flips"]
+    assert main_cli.main(["audit", str(planted(ndcg_site, tmp_path, page, old, new))]) == 1
+    assert capsys.readouterr().out == expected[0] + "\naudit: 1 disagreement(s) with results.json\n"
+
+
+def test_a_folder_that_is_not_a_site_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main_cli.main(["audit", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {tmp_path / 'results.json'}")
