@@ -159,7 +159,7 @@ def test_the_audit_step_holds_the_built_site_to_its_results(
     last = done.stdout.splitlines()[-1]
     if planted:
         assert done.stdout.splitlines() == [
-            "index.html: 'BETTER': results.json says 'LEANS WORSE' (claim 21 of index.html: "
+            "index.html: 'BETTER': results.json says 'LEANS WORSE' (claim 33 of index.html: "
             "verdict of candidates[3])",
             "audit: 1 disagreement(s) with results.json",
         ]

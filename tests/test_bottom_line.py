@@ -1,5 +1,5 @@
-"""The index's bottom line and decision rows: exact sentences for hand-made verdict sets, and the
-demo's rows equal to its Results' numbers."""
+"""The index's bottom line: the tiles' numbers (results.summary) for hand-made verdict sets, the
+decision rows, and the demo's rows and tiles equal to its Results' numbers."""
 
 from __future__ import annotations
 
@@ -12,12 +12,16 @@ import pytest
 import evidencedesk
 from evidencedesk.report.bottom_line import bottom_line, change, cost_text
 from evidencedesk.report.claims import Claims
+from evidencedesk.report.model import GateTile
 from evidencedesk.report.question_list import LIST_DATA
+from evidencedesk.report.site import slug
+from evidencedesk.results import summary
 from evidencedesk.results.rows import Costs, MetricStat
 from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
+    DocumentFact,
     GateCheck,
     GateOutcome,
     Inputs,
@@ -26,6 +30,8 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.results.verdicts import Decision
+from evidencedesk.retrieval.labels import QuestionCounts
+from tests.page_text import visible
 
 SETTINGS = Settings(0, 2, "pipeline", PIPELINE_COLUMNS, COMPARED, "mrr", None)
 BASE_COSTS = Costs(0.0, 200.0, 4.0)
@@ -79,12 +85,124 @@ WORSE = candidate(
     gate="BLOCK",
     checks=(MIN_RECALL,),
 )
+NO_CHANGE = candidate(
+    "final 5",
+    Decision("NO CLEAR CHANGE", "mrr", (), (), ()),
+    comparison("mrr", 0.01, -0.02, 0.04, 1, 0),
+)
+LEANS = candidate(
+    "sparse only",
+    Decision("LEANS WORSE", "mrr", (), ("mrr",), ()),
+    comparison("mrr", -0.2, -0.3, -0.1, 0, 7),
+    gate="REVIEW",
+)
+BLOCKED_BETTER = candidate(  # better, and blocked by the gate: two answers, each counted
+    "dense first stage",
+    Decision("BETTER", "mrr", ("mrr",), (), ("rc02",)),
+    comparison("mrr", 0.08, 0.02, 0.14, 8, 1, 0.04, 0.01),
+    gate="BLOCK",
+    checks=(MIN_RECALL,),
+)
+
+
+def line_of(*cands: CandidateResult, policy: PolicyFacts | None = POLICY):  # type: ignore[no-untyped-def]
+    r = results(*cands, policy=policy)
+    return bottom_line(r, Claims(r))
+
+
+def test_the_verdict_tile_counts_each_verdict_by_its_name() -> None:
+    v = line_of(PROMISING, WORSE, BETTER, BLOCKED_BETTER, LEANS, NO_CHANGE).verdicts
+    assert (v.better, v.worse, v.unclear) == ("2", "1", "3")
+    assert [(c.key, c.count) for c in v.by_verdict] == [
+        ("BETTER", "2"), ("PROMISING", "1"), ("NO CLEAR CHANGE", "1"), ("LEANS WORSE", "1"),
+        ("WORSE", "1"),
+    ]  # fmt: skip
+    assert summary.verdict_counts(()) == summary.VerdictCounts(0, 0, 0, ())
+
+
+def test_the_gate_tile_counts_go_review_block_or_says_nothing_was_checked() -> None:
+    assert line_of(PROMISING, WORSE, LEANS, BLOCKED_BETTER, NO_CHANGE).gate == GateTile(
+        checked=True, go="2", review="1", block="2")  # fmt: skip
+    unchecked = replace(PROMISING, gate=GateOutcome("REVIEW", (), False))
+    assert summary.gate_counts(results(unchecked, policy=None)) is None
+    no_policy = line_of(unchecked, policy=None)
+    assert no_policy.gate == GateTile(checked=False)
+    assert [(r.gate, r.gated) for r in no_policy.rows] == [("no gate policy — nothing checked", False)]
+
+
+# lower bounds of the primary metric's paired interval, worked by hand: BETTER +0.04,
+# BLOCKED_BETTER +0.02, PROMISING +0.01, NO_CHANGE −0.02 (ahead by +0.01), WORSE −0.2 and LEANS
+# −0.3 (behind: never a lead)
+@pytest.mark.parametrize(
+    ("cands", "lead"),
+    [
+        ((PROMISING, WORSE, BETTER, LEANS), "rerank feature"),  # +0.04 beats +0.01
+        ((PROMISING, BLOCKED_BETTER), "dense first stage"),  # the gate does not choose the lead
+        ((LEANS, NO_CHANGE), "final 5"),  # ahead, though its interval holds 0
+        ((WORSE, LEANS), None),  # no candidate ahead of the baseline
+        ((), None),
+    ],
+)
+def test_the_best_lead_has_the_largest_lower_bound_among_those_ahead(
+    cands: tuple[CandidateResult, ...], lead: str | None
+) -> None:
+    got = summary.best_lead(results(*cands))
+    assert (got.candidate if got else None) == lead
+
+
+def test_equal_lower_bounds_go_to_the_larger_difference_then_the_name() -> None:
+    # the demo's case: several candidates whose intervals all start at +0.000
+    def at_zero(name: str, delta: float) -> CandidateResult:
+        return replace(PROMISING, name=name, comparisons=(
+            comparison("mrr", delta, 0.0, 2 * delta, 3, 0), *PROMISING.comparisons[1:]))  # fmt: skip
+
+    small, large, noise = at_zero("final 5", 0.01), at_zero("rerank overlap", 0.048), 2.6e-18
+    same = at_zero("rerank blend", 0.048)
+    assert summary.best_lead(results(small, large)).candidate == "rerank overlap"
+    assert summary.best_lead(results(large, same)).candidate == "rerank blend"  # by name
+    # a lower bound off by float noise (below stats.TIE) ties with 0
+    nudged = replace(small, comparisons=(comparison("mrr", 0.01, noise, 0.02, 1, 0),
+                                         *small.comparisons[1:]))  # fmt: skip
+    assert summary.best_lead(results(nudged, large)).candidate == "rerank overlap"
+
+
+def test_no_lead_when_no_candidate_has_an_interval() -> None:
+    first = PROMISING.comparisons[0]
+    bare = replace(PROMISING, comparisons=(replace(first, low=None, high=None),
+                                           *PROMISING.comparisons[1:]))  # fmt: skip
+    assert summary.best_lead(results(bare)) is None
+    assert line_of(bare).lead is None
+
+
+def test_the_lead_tile_says_its_difference_as_a_claim() -> None:
+    lead = line_of(PROMISING, BETTER).lead
+    assert lead is not None
+    assert (lead.candidate, lead.slug, lead.verdict, lead.gate, lead.gated, lead.delta, lead.n) == (
+        "rerank feature", slug("rerank feature"), "BETTER", "GO", True,
+        "Δ MRR +0.100 [+0.040, +0.160]", 20)  # fmt: skip
+
+
+def test_the_data_tile_counts_the_questions_and_the_baselines_judged_share() -> None:
+    counts = QuestionCounts(32, 31, 30, 1, 0, 2)
+    judged = MetricStat("judged@10", 0.167, 0.144, 0.19, 30, 1)
+    r = results(PROMISING)
+    base = replace(r.variants[0], judged=judged)
+    r = replace(r, variants=(base,), answerable=30,
+                inputs=replace(r.inputs, counts=counts, chunks=49,
+                               documents=(DocumentFact("d1", "T", 3, "current", "public", "en"),)))  # fmt: skip
+    size = summary.data_size(r)
+    assert size == summary.DataSize(32, 31, 30, 1, 49, 10, judged)
+    tile = bottom_line(r, Claims(r)).data
+    assert (tile.questions, tile.judged, tile.relevant, tile.documents, tile.chunks) == (
+        32, 31, 30, 1, 49)  # fmt: skip
+    assert tile.judged_share == "Judged@10 of hybrid: 0.167 [0.144, 0.190]"
+    # a results.json from before the questions were counted: the labels, judged unknown
+    old = summary.data_size(replace(r, inputs=replace(r.inputs, counts=None)))
+    assert (old.questions, old.judged) == (0, None)
+
+
 CASES = {
-    "no candidates": (
-        (), POLICY,
-        "No candidate changes to decide on: the project defines none, so this report "
-        "describes its variants only.",
-    ),
+    "no candidates": ((), POLICY, ""),
     "better and worse": (
         (BETTER, WORSE), POLICY,
         "1 better, 1 worse; gate: 1 GO, 1 BLOCK. Best lead: rerank feature, Δ MRR +0.100 "
@@ -109,17 +227,9 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_bottom_line_counts_both_answers(case: str) -> None:
     cands, policy, headline = CASES[case]
-    line = bottom_line(results(*cands, policy=policy), Claims(results(*cands, policy=policy)))
+    line = line_of(*cands, policy=policy)
     assert line.headline == headline
     assert [r.name for r in line.rows] == [c.name for c in cands]
-
-
-def test_a_runs_only_project_with_one_run_has_nothing_to_decide() -> None:
-    runs = replace(results(), settings=replace(SETTINGS, kind="runs"))
-    assert bottom_line(runs, Claims(runs)).headline == (
-        "No candidate changes to decide on: the project has no run besides its baseline hybrid, "
-        "so this report describes that run only."
-    )
 
 
 @pytest.mark.parametrize(
@@ -164,9 +274,22 @@ def test_the_demo_rows_are_the_results_numbers(demo_site: Path) -> None:
         overlap.cost
         == "pairs/question 0 → 10 · tokens/question same · latency +375 % (hypothetical)"
     )
+    lead = line.lead  # intervals that start at +0.000: the largest difference of them
+    assert lead is not None and (lead.candidate, lead.delta) == (
+        "rerank overlap", "Δ MRR +0.048 [+0.000, +0.119]")  # fmt: skip
+    assert (line.verdicts.better, line.verdicts.worse, line.verdicts.unclear) == ("0", "0", "10")
+    assert (line.gate.go, line.gate.review, line.gate.block) == ("7", "1", "2")
     page = (demo_site / "index.html").read_text("utf-8")
     assert page.index('id="bottom-line"') < page.index('id="verdicts"') < page.index('id="dataset"')
-    assert f"<strong>{line.headline}</strong>" in page
+    tiles = page[page.index('<div class="tiles">') : page.index('<section id="verdicts">')]
+    assert visible(tiles) == (
+        "Better than hybrid? 0 better 0 worse 10 unclear = NO CLEAR CHANGE × 9 ▽ LEANS WORSE × 1 "
+        "May it ship? (release gate) ✓ GO × 7 ! REVIEW × 1 ✕ BLOCK × 2 Each rule, per candidate → "
+        "Best lead rerank overlap Δ MRR +0.048 [+0.000, +0.119] n=21 = NO CLEAR CHANGE ✓ GO What "
+        "it rests on 24 questions 21 decide decide: those with a relevant judgment · 24 judged 17 "
+        "documents · 49 chunks Judged@3 of hybrid: 1.000 [1.000, 1.000]"
+    )
+    assert "<li>" not in page[page.index('id="bottom-line"') : page.index('<div class="tiles">')]
 
 
 def test_every_page_links_the_downloads_this_build_wrote(demo_site: Path) -> None:

@@ -55,11 +55,16 @@ def test_progress_lines_and_summary(demo_site: tuple[Path, str]) -> None:
     assert re.search(r"^  LEANS WORSE +gate BLOCK +pair cut to 8 words$", stdout, re.M)
 
 
-def test_index_lists_every_document_and_the_dataset(demo_site: tuple[Path, str]) -> None:
+def test_the_document_page_lists_every_document_and_the_index_the_dataset(
+    demo_site: tuple[Path, str],
+) -> None:
     out, _ = demo_site
     index = (out / "index.html").read_text(encoding="utf-8")
+    documents = (out / "documents.html").read_text(encoding="utf-8")
     for doc in load_catalog().documents:
-        assert doc.id in index
+        assert f'<code class="id" title="{doc.id}">{doc.id}</code>' in documents
+        assert doc.id not in index  # the index links the list, it does not embed it
+    assert '<a href="documents.html">17 documents</a>' in index
     assert "24 questions, all judged, 21 with a relevant judgment (grade ≥ 2)" in index
     assert "relevant = grade ≥ 2" in index
 

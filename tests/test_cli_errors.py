@@ -255,7 +255,7 @@ def test_a_pipe_closed_early_ends_quietly_with_the_site_written(tmp_path: Path) 
     assert first == b"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)\n"
     assert err == b""
     pages = json.loads((out / "manifest.json").read_text("utf-8"))["pages"]
-    assert len(pages) == 18 and all((out / page).is_file() for page in pages)
+    assert len(pages) == 19 and all((out / page).is_file() for page in pages)
 
 
 # -- progress and help ----------------------------------------------------------------------------
@@ -270,10 +270,10 @@ def test_on_a_terminal_progress_is_one_updating_line(tmp_path: Path) -> None:
                     stdout=stdout) == 0  # fmt: skip
     named, text = stdout.getvalue().split("\n", 1)  # the first line names the project read
     assert named.startswith("project: the demo, ")
-    assert "\r\x1b[K  render  pages written 18 / 18" in text
+    assert "\r\x1b[K  render  pages written 19 / 19" in text
     progress, summary = text.rsplit("\r\x1b[K", 1)
     assert "\n" not in progress  # every stage drew over the same line
-    assert summary.startswith("wrote 18 pages (") and summary.endswith(
+    assert summary.startswith("wrote 19 pages (") and summary.endswith(
         f"open {tmp_path / 's' / 'index.html'}\n"
     )
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from evidencedesk.report import cli
 from evidencedesk.report.model import BuildOptions
 from evidencedesk.report.pipeline import build_model
+from tests.page_text import unmarked
 from tests.synthetic_runs import write_project
 
 QIDS = tuple(f"q{n:02d}" for n in range(1, 13))
@@ -79,8 +80,13 @@ def test_a_critical_question_that_gets_worse_while_passing_is_named(tmp_path: Pa
     assert cand["gate"]["verdict"] == "GO"  # q02 still has its answer in the top 3
     assert cand["decision"]["critical_worse"] == ["q02"]
     index = (out / "index.html").read_text("utf-8")
-    # the decision row's critical column
-    assert '<td><a class="qid" href="question-q02.html">q02</a></td>' in index
+    # the candidate's row names the question beside its gate badge, which still says GO
+    row = index[index.index("<tbody>", index.index('class="sortable decision-table')) :]
+    row = unmarked(row[: row.index("</tr>")])
+    assert (
+        'title="critical question(s) worse under this candidate: q02">critical ▼ q02</span>' in row
+    )
+    assert '<span class="badge badge-go"><span aria-hidden="true">✓</span> GO</span>' in row
     (cand_page,) = out.glob("candidate-drop*.html")
     assert "Critical question(s) worse: q02 — the gate decides (GO)." in cand_page.read_text("utf-8")
     page = (out / "question-q02.html").read_text("utf-8")

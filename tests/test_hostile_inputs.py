@@ -429,14 +429,16 @@ def test_an_unreadable_folder_is_one_line_with_the_os_reason(
 def test_the_demo_marks_restricted_and_superseded_chunks(built: Built) -> None:
     rs01 = (built.out / "question-rs01.html").read_text(encoding="utf-8")
     mark = ' <span class="mark mark-restricted">restricted</span>'
-    assert f"<code>kc-internal-goodwill:c1</code>{mark}<br>" in rs01  # graded-chunks table
-    scope = ' <span class="muted out-of-scope">labelled 1, counts 0: out of scope</span>'
-    assert f"<td><code>kc-internal-goodwill:c1</code>{mark}{scope}<br>" in rs01  # a ranked list
+    goodwill = '<code class="id" title="kc-internal-goodwill:c1">kc-internal-goodwill:c1</code>'
+    assert f"<td>{goodwill}{mark}<span" in rs01  # graded-chunks table
+    scope = '<span class="muted out-of-scope">labelled 1, counts 0: out of scope</span>'
+    assert f'<td class="passage"><span class="pid">{goodwill}{mark} ' in rs01  # a ranked list
+    assert f"</span></span>{scope}" in rs01
     assert "staff may exchange an opened helmet" in rs01.lower()  # shown, with the mark
     st01 = (built.out / "question-st01.html").read_text(encoding="utf-8")
     assert (
-        '<td><code>kc-returns-v2:c1</code> <span class="mark mark-superseded">superseded</span>'
-        in st01
+        '<code class="id" title="kc-returns-v2:c1">kc-returns-v2:c1</code> '
+        '<span class="mark mark-superseded">superseded</span>' in st01
     )
     unmarked = (built.out / "question-rc01.html").read_text(encoding="utf-8")
     assert 'class="mark' not in unmarked

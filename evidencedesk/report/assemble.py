@@ -64,6 +64,15 @@ PIPELINE_CAVEATS = {
     "these labels: gains measured on them are optimistic until checked on unseen questions.",
 }
 
+# each caveat in a few words: the one line that points to them from pages other than the
+# index and the methods page, which give them in full
+CAVEAT_WORDS = {
+    "dense": "the dense searcher is a toy",
+    "minilm": "MiniLM is a bi-encoder, not a cross-encoder",
+    "rerankers": "the rerankers are lexical stand-ins",
+    "tuning": "tuned on these labels",
+}
+
 
 def dataset(results: Results) -> Dataset:
     inputs = results.inputs
@@ -136,7 +145,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         "tuning": inputs.demo,
     }
     caveats = [
-        Caveat("dense" if k == "minilm" else k, v)
+        Caveat("dense" if k == "minilm" else k, v, CAVEAT_WORDS[k])
         for k, v in PIPELINE_CAVEATS.items()
         if settings.kind == "pipeline" and shown.get(k, True)
     ]
@@ -147,6 +156,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
             "labels",
             f"{compared} questions with a relevant judgment decide every comparison: a one- or "
             "two-question difference is noise.",
+            f"{compared} questions decide",
         ),
     )
     counts = inputs.counts

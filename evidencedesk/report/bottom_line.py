@@ -1,33 +1,35 @@
-"""Results -> the index's first screen: the bottom line and one decision row per candidate.
+"""Results -> the index's first screen: four tiles and one decision row per candidate.
 
-The bottom line counts the two answers apart -- the verdicts (did they get better?) and the gate
-(may they ship?) -- and names the best lead, the candidate with the largest lower bound of the
-primary metric's paired interval; each is a claim (report.claims). Formatting only.
+The tiles answer the questions a reviewer asks before reading on (how many candidates got
+better, what the gate says, which candidate leads, what the data is), each from
+`results.summary`; the rows hold each candidate's verdict, gate, primary-metric difference,
+flips and cost. Every number a tile shows is a claim (`report.claims`); the words are the
+candidate pages'. Formatting only.
 """
 
 from __future__ import annotations
 
 from evidencedesk.report.claims import Claims
-from evidencedesk.report.model import BottomLine, CandidateRow
+from evidencedesk.report.model import (
+    BottomLine,
+    CandidateRow,
+    DataTile,
+    GateTile,
+    LeadTile,
+    Tally,
+    VerdictTile,
+)
 from evidencedesk.report.recommend import Say
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import stat
 from evidencedesk.report.words import metric_label
+from evidencedesk.results import summary
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import Results
 from evidencedesk.retrieval.stats import TIE
 
 NOT_KNOWN = "not known"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _names(items: list[str]) -> str:
-    if len(items) <= 2:
-        return " and ".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+PAGE = "index.html"
 
 
 def change(base: float, cand: float, unit: str = "") -> str:
@@ -61,18 +63,6 @@ def cost_text(base: Costs, cand: Costs) -> str:
     return " · ".join(parts)
 
 
-def headline(results: Results, say: Say) -> str:
-    """The two answers counted, and the best lead: "2 better, 1 no clear change; gate: 3 GO."
-    (each a claim)."""
-    if not results.candidates:
-        if results.settings.kind == "runs":  # each run besides the baseline is a candidate
-            return (f"No candidate changes to decide on: the project has no run besides its "
-                    f"baseline {results.baseline}, so this report describes that run only.")  # fmt: skip
-        return ("No candidate changes to decide on: the project defines none, so this report "
-                "describes its variants only.")  # fmt: skip
-    return f"{say('summary', '')}; {say('gate_summary', '')}. {say('lead', '')}."
-
-
 def rows(results: Results, say: Say) -> tuple[CandidateRow, ...]:
     base = results.variant(results.baseline).costs
     out = []
@@ -90,17 +80,62 @@ def rows(results: Results, say: Say) -> tuple[CandidateRow, ...]:
             flips=say("flip_cell", f"candidates[{i}].comparisons[{at}]"),
             cost=cost_text(base, c.costs),
             critical=c.decision.critical_worse,
+            gated=c.gate.evaluated,
         ))  # fmt: skip
     return tuple(out)
 
 
+def headline(results: Results, say: Say) -> str:
+    """The two answers counted, and the best lead: "2 better, 1 no clear change; gate: 3 GO.
+    Best lead: …" (each a claim); "" with no candidate (the tiles say so)."""
+    if not results.candidates:
+        return ""
+    return f"{say('summary', '')}; {say('gate_summary', '')}. {say('lead', '')}."
+
+
+def verdict_tile(results: Results, say: Say) -> VerdictTile:
+    counts = summary.verdict_counts(results.candidates)
+    by_verdict = tuple(Tally(name, say("tally", "", of=name)) for name, _ in counts.by_verdict)
+    return VerdictTile(say("tally", "", of="better"), say("tally", "", of="worse"),
+                       say("tally", "", of="unclear"), by_verdict)  # fmt: skip
+
+
+def gate_tile(results: Results, say: Say) -> GateTile:
+    if summary.gate_counts(results) is None:
+        return GateTile(checked=False)
+    return GateTile(True, say("tally", "", of="GO"), say("tally", "", of="REVIEW"),
+                    say("tally", "", of="BLOCK"))  # fmt: skip
+
+
+def lead_tile(results: Results, say: Say) -> LeadTile | None:
+    lead = summary.best_lead(results)
+    if lead is None:
+        return None
+    i, c = next((i, c) for i, c in enumerate(results.candidates) if c.name == lead.candidate)
+    j = [x.metric for x in c.comparisons].index(lead.metric)
+    return LeadTile(c.name, slug(c.name), say("verdict", f"candidates[{i}]"),
+                    say("gate", f"candidates[{i}]"), c.gate.evaluated,
+                    say("delta", f"candidates[{i}].comparisons[{j}]"), lead.n)  # fmt: skip
+
+
+def data_tile(results: Results, say: Say) -> DataTile:
+    size = summary.data_size(results)
+    at = [v.name for v in results.variants].index(results.baseline)
+    judged = say("variant_judged", f"variants[{at}]") if size.baseline_judged is not None else ""
+    return DataTile(size.questions, size.judged, size.relevant, size.documents, size.chunks,
+                    results.baseline, judged)  # fmt: skip
+
+
 def bottom_line(results: Results, claims: Claims) -> BottomLine:
+    say = claims.on(PAGE)
     primary = results.settings.compared[0]
     return BottomLine(
-        headline=headline(results, claims.on("index.html")),
-        points=(),
-        rows=rows(results, claims.on("index.html")),
+        headline=headline(results, say),
+        verdicts=verdict_tile(results, say),
+        gate=gate_tile(results, say),
+        lead=lead_tile(results, say),
+        data=data_tile(results, say),
+        rows=rows(results, say),
         metric=primary.label,
         flips_metric=metric_label(results, results.settings.flips_metric),
-        has_critical=results.policy is not None and bool(results.policy.critical),
     )

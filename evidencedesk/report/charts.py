@@ -38,14 +38,17 @@ def _layout(fig: go.Figure, height: int, x_title: str, y_title: str = "") -> Non
     fig.update_layout(
         template="none",
         height=height,
-        margin={"l": 190, "r": 30, "t": 30, "b": 60},
+        # labels size their own margin (automargin), so a phone keeps the plot's width
+        margin={"l": 10, "r": 40, "t": 30, "b": 60},
         font={"family": FONT, "size": 13, "color": INK},
         paper_bgcolor="white",
         plot_bgcolor="white",
         showlegend=False,
         hoverlabel={"font": {"family": FONT}},
     )
-    fig.update_xaxes(title_text=x_title, gridcolor="#e5e7eb", zerolinecolor="#9ca3af")
+    # axis titles short and a size smaller: a phone's plot is a third of a laptop's
+    fig.update_xaxes(title_text=x_title, title_font_size=12, gridcolor="#e5e7eb",
+                     zerolinecolor="#9ca3af", automargin=True)  # fmt: skip
     fig.update_yaxes(title_text=y_title, gridcolor="#e5e7eb", automargin=True)
 
 
@@ -82,7 +85,7 @@ def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) ->
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}, n=%{customdata[2]}<extra></extra>",
         )
     )
-    _layout(fig, _height(len(shown)), f"{_esc(label)} (mean over questions, 95 % interval)")
+    _layout(fig, _height(len(shown)), f"{_esc(label)}, mean (95 % interval)")
     fig.update_yaxes(autorange="reversed")
     return to_fragment(fig, name)
 
@@ -133,7 +136,7 @@ def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str
     )
     fig.add_vline(x=0, line_color=INK, line_width=1, line_dash="dash")
     _layout(
-        fig, _height(len(labels)), f"{_esc(label)}, candidate − baseline (paired 95 % interval)"
+        fig, _height(len(labels)), f"{_esc(label)}: candidate − baseline<br>(paired 95 % interval)"
     )
     fig.update_yaxes(autorange="reversed")
     return to_fragment(fig, name)
@@ -154,9 +157,10 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
     )
 
     def side(counts: list[int], name: str, color: str, sign: str) -> go.Bar:
+        # the count sits outside its bar, never clipped by the axis ("+33" stays "+33")
         return go.Bar(x=counts, y=labels, orientation="h", name=name, marker={"color": color},
                       customdata=hover, hovertemplate=template, textposition="outside",
-                      text=[f"{sign}{abs(n)}" if n else "" for n in counts])  # fmt: skip
+                      cliponaxis=False, text=[f"{sign}{abs(n)}" if n else "" for n in counts])  # fmt: skip
 
     fig = go.Figure(
         [
@@ -168,10 +172,14 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
     _layout(
         fig,
         _height(len(lines)),
-        f"questions worse (left) and better (right) than {_esc(matrix.baseline)}",
+        # short, so that a phone's narrow plot does not cut it: the caption says the rest
+        "questions: ← worse · better →",
     )
     fig.update_layout(barmode="relative")
-    fig.update_xaxes(range=[-bound - 1.5, bound + 1.5], zeroline=True)
+    # room beyond the longest bar for its label, also on a phone's narrow plot: a quarter of
+    # the longest bar and 1.5 questions more
+    pad = 1.5 + 0.25 * bound
+    fig.update_xaxes(range=[-bound - pad, bound + pad], zeroline=True)
     fig.update_yaxes(autorange="reversed")
     return to_fragment(fig, name)
 
@@ -206,6 +214,7 @@ def sizing_chart(sizing: Sizing, name: str) -> str:
                 text=[f"chosen: {r.depth}×{r.final}" if r.smallest_in_noise else "" for r in mine],
                 textposition="top center",
                 textfont={"size": 12, "color": INK},
+                cliponaxis=False,
                 name=f"final {f}",
                 legendgroup=f"final {f}",
                 offsetgroup=str(k),
@@ -275,7 +284,7 @@ def sizing_chart(sizing: Sizing, name: str) -> str:
     fig.update_yaxes(title_text="MRR (95 % interval)", range=[0, 1.1], row=1, col=1)
     fig.update_yaxes(title_text="tokens / question", row=2, col=1)
     fig.update_xaxes(title_text="", row=1, col=1)
-    fig.update_xaxes(title_text="depth, with scored pairs and hypothetical latency per question",
+    fig.update_xaxes(title_text="depth<br>(scored pairs, hypothetical latency)",
                      row=2, col=1, type="category")  # fmt: skip
     fig.update_xaxes(type="category", categoryorder="array",
                      categoryarray=[ticks[d] for d in depths])  # fmt: skip
@@ -309,8 +318,8 @@ def ablation_chart(ablations: Ablations, name: str) -> str:
         )
     )
     fig.add_vline(x=0, line_color=INK, line_width=1)
-    _layout(fig, _height(len(rows)), "MRR change vs the base config (paired 95 % interval)")
-    fig.update_layout(margin={"l": 170, "r": 30, "t": 20, "b": 60})
+    _layout(fig, _height(len(rows)), "MRR change vs the base config<br>(paired 95 % interval)")
+    fig.update_layout(margin={"l": 10, "r": 40, "t": 20, "b": 60})
     fig.update_xaxes(range=[-bound, bound])
     fig.update_yaxes(autorange="reversed", automargin=True)
     return to_fragment(fig, name)

@@ -27,6 +27,7 @@ Verdict = Literal["GO", "REVIEW", "BLOCK"]
 class Caveat(Plain):
     key: str  # "dense", "rerankers", "labels", "tuning", ...
     text: str
+    words: str = ""  # the caveat in a few words, for the one-line mention on other pages
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,14 @@ class Count(Plain):
 
 
 @dataclass(frozen=True)
+class Tally(Plain):
+    """A count the site claims (report.claims): `count` is the claim's words."""
+
+    key: str
+    count: str
+
+
+@dataclass(frozen=True)
 class Dataset(Plain):
     documents: tuple[DocumentRow, ...]
     chunks: int
@@ -151,6 +160,7 @@ class FlipCell(Plain):
     text: str  # "+4/−1"; "" on the diagonal
     holm_p: Num = Num(None, "—")  # p adjusted (Holm) across the comparisons of its table
     significant: bool = False  # Holm-adjusted p < 0.05
+    tied: int = 0  # questions compared that neither run wins (the shade reads the net share)
 
 
 @dataclass(frozen=True)
@@ -185,6 +195,7 @@ class FlipMatrix(Plain):
     grid_more: int = 0  # questions left out of `grid` (above the page limit: results.pages)
     legend: str = ""  # what the grid's cells mean, a claim
     star: str = ""  # what the ★ marks, a claim (report.words.RULES)
+    shades: str = ""  # what each shade means, a claim (report.words.RULES)
 
 
 @dataclass(frozen=True)
@@ -369,18 +380,70 @@ class CandidateRow(Plain):
     flips: str  # "+3/−0" on the flips metric
     cost: str  # "pairs/question +10.0 · tokens same · latency +375 % (hypothetical)"
     critical: tuple[str, ...]  # critical question ids worse under this candidate
+    gated: bool = True  # False: the project has no gate policy, so `gate` was never checked
+
+
+@dataclass(frozen=True)
+class VerdictTile(Plain):
+    """How many candidates got better (BETTER), worse (WORSE) or neither (every other verdict,
+    counted by verdict name in `by_verdict`)."""
+
+    better: str  # each count a claim (report.claims)
+    worse: str
+    unclear: str
+    by_verdict: tuple[Tally, ...]  # key: the verdict's name
+
+
+@dataclass(frozen=True)
+class GateTile(Plain):
+    """What the gate says: GO / REVIEW / BLOCK counts; `checked` False: no gate policy."""
+
+    checked: bool
+    go: str = ""  # each count a claim (report.claims)
+    review: str = ""
+    block: str = ""
+
+
+@dataclass(frozen=True)
+class LeadTile(Plain):
+    """The best lead (`results.summary.best_lead`): its primary-metric difference from the
+    baseline with its interval (a claim: "Δ MRR +0.048 [+0.000, +0.119]") over `n` questions."""
+
+    candidate: str
+    slug: str
+    verdict: str
+    gate: str
+    gated: bool
+    delta: str
+    n: int
+
+
+@dataclass(frozen=True)
+class DataTile(Plain):
+    """What the numbers rest on (`results.summary.data_size`)."""
+
+    questions: int
+    judged: int | None  # None: not counted (an older results.json)
+    relevant: int  # the questions that decide every comparison
+    documents: int
+    chunks: int
+    baseline: str
+    judged_share: str  # the baseline's Judged@k with its interval, a claim; "": not measured
 
 
 @dataclass(frozen=True)
 class BottomLine(Plain):
-    """The index's first screen (report.bottom_line)."""
+    """The index's first screen (report.bottom_line): one line counting both answers and naming
+    the best lead, four tiles, then one row per candidate."""
 
-    headline: str
-    points: tuple[str, ...]  # one sentence per verdict group present
+    headline: str  # "1 better, 2 no clear change; gate: 3 GO. Best lead: …" (claims)
+    verdicts: VerdictTile
+    gate: GateTile
+    lead: LeadTile | None  # None: no candidate has an interval on the primary metric
+    data: DataTile
     rows: tuple[CandidateRow, ...]
     metric: str  # the primary metric's label (the rows' Δ column)
     flips_metric: str  # the flips metric's label
-    has_critical: bool = True  # the gate policy names critical questions (else the column is "—")
 
 
 Mark = Literal["restricted", "superseded"]
@@ -395,6 +458,7 @@ class GradedChunk(Plain):
     text: str  # HIDDEN_TEXT for a restricted chunk when the project hides restricted text
     marks: tuple[Mark, ...] = ()  # shown as badges wherever the chunk appears
     hidden: bool = False  # the text was withheld ([report].restricted_text = "hide")
+    snippet: str = ""  # the start of `text` (report.questions.snippet); "" when `text` is short
 
 
 @dataclass(frozen=True)
@@ -408,6 +472,7 @@ class RankedItem(Plain):
     hidden: bool = False
     label_grade: int | None = None  # the label's higher grade when the metrics used a lower one
     judged: bool = True  # False: no judgment grades it (it counts as not relevant)
+    text: str = ""  # the whole text (at most FULL_TEXT characters) when the snippet is its start
 
 
 @dataclass(frozen=True)
@@ -419,6 +484,7 @@ class VariantList(Plain):
     rr_delta: Num  # vs the baseline
     not_shown: int = 0  # results beyond the ones listed on the page
     anchor: str = ""  # the list's id on the question page ("list-<slug>")
+    folded: int = 0  # items after this many are listed folded (a details element); 0: none
     words: str = ""  # "first answer at 2 · MRR 0.500 · Δ −0.500", a claim
 
 
@@ -484,6 +550,7 @@ class Question(Plain):
     critical: str | None = None  # why the gate policy calls it critical; None: not critical
     critical_worse: tuple[str, ...] = ()  # candidates under which this critical question got worse
     candidates: tuple[SideBySide, ...] = ()  # one per candidate, in the candidates' order
+    graded_folded: bool = False  # many graded chunks: their table starts folded (GRADED_OPEN)
 
     @property
     def slug(self) -> str:

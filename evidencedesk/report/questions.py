@@ -33,6 +33,9 @@ from evidencedesk.results.types import SHOWN, CandidateResult, ChunkFact, Ranked
 from evidencedesk.retrieval.stats import TIE
 
 SNIPPET = 160  # characters of a chunk's text shown beside it in a ranked list
+FULL_TEXT = 4000  # characters of its whole text behind the snippet (a long document is cut)
+GRADED_OPEN = 5  # a question with more graded chunks shows their table folded
+LIST_OPEN = 10  # a ranked list shows its top 10 open, the rest folded below them
 
 
 def _marks(fact: ChunkFact | None) -> tuple[Mark, ...]:
@@ -42,18 +45,44 @@ def _marks(fact: ChunkFact | None) -> tuple[Mark, ...]:
 def graded_chunk(cid: str, grade: int, fact: ChunkFact | None) -> GradedChunk:
     if fact is None:
         return GradedChunk(cid, grade, "", "", (), False)
-    hidden = fact.text is None
-    return GradedChunk(cid, grade, fact.title, HIDDEN_TEXT if hidden else fact.text or "",
-                       _marks(fact), hidden)  # fmt: skip
+    if fact.text is None:
+        return GradedChunk(cid, grade, fact.title, HIDDEN_TEXT, _marks(fact), True)
+    start, whole = passage(fact.text, fact.title)
+    return GradedChunk(cid, grade, fact.title, whole or fact.text, _marks(fact), False,
+                       start if whole else "")  # fmt: skip
 
 
 _HEADING = re.compile(r"^#+\s*(.*?)\s*$")
 _RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")  # a Markdown table's |---|---| line
 
 
+def _cut(flat: str, limit: int) -> str:
+    """`flat` cut at a word before `limit` characters, with "…"; whole when it fits."""
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0] or flat[:limit]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def passage(text: str, title: str = "") -> tuple[str, str]:
+    """A chunk's snippet and, when the snippet is only its start, its whole text (cut at
+    `FULL_TEXT` characters, line breaks kept) to read behind it; "" when the snippet is all."""
+    flat = _flat(text, title)
+    if len(flat) <= SNIPPET:
+        return flat, ""
+    whole = text.strip()
+    return _cut(flat, SNIPPET), whole if len(whole) <= FULL_TEXT else _cut(whole, FULL_TEXT)
+
+
 def snippet(text: str, title: str = "") -> str:
     """The start of a chunk's text on one line, cut at a word before `SNIPPET` characters;
     Markdown headings become "Heading · ", a heading that repeats the title is left out."""
+    return _cut(_flat(text, title), SNIPPET)
+
+
+def _flat(text: str, title: str) -> str:
+    """The text on one line: Markdown headings as "Heading · " (one repeating the title left
+    out), a table's |---| rules dropped."""
     parts = []
     for line in text.splitlines():
         heading = _HEADING.match(line)
@@ -63,11 +92,7 @@ def snippet(text: str, title: str = "") -> str:
             parts.append(line)
         elif heading.group(1) and heading.group(1) != title:
             parts.append(heading.group(1) + " ·")
-    flat = " ".join(" ".join(parts).split()).removesuffix(" ·")
-    if len(flat) <= SNIPPET:
-        return flat
-    cut = flat[:SNIPPET].rsplit(" ", 1)[0] or flat[:SNIPPET]
-    return cut.rstrip(" ,;:.") + "…"
+    return " ".join(" ".join(parts).split()).removesuffix(" ·")
 
 
 def ranked_item(
@@ -84,9 +109,9 @@ def ranked_item(
     if fact is None:
         return RankedItem(rank, cid, grade, (), label_grade=label_grade, judged=judged)
     hidden = fact.text is None
-    text = HIDDEN_TEXT if hidden else snippet(fact.text or "", fact.title)
-    return RankedItem(rank, cid, grade, _marks(fact), fact.title, text, hidden, label_grade,
-                      judged)  # fmt: skip
+    start, whole = (HIDDEN_TEXT, "") if hidden else passage(fact.text or "", fact.title)
+    return RankedItem(rank, cid, grade, _marks(fact), fact.title, start, hidden, label_grade,
+                      judged, whole)  # fmt: skip
 
 
 def _items(
@@ -262,6 +287,7 @@ def questions(
                     num(delta, signed=True),
                     max(0, r.size - depth),
                     list_anchor(v.name),
+                    LIST_OPEN if min(r.size, depth) > LIST_OPEN else 0,
                     say("list_value", source, base=base_source) if say is not None else "",
                 )
             )
@@ -286,6 +312,7 @@ def questions(
                 lists=tuple(lists),
                 flips=tuple(flips),
                 candidates=tuple(diffs),
+                graded_folded=len(graded) > GRADED_OPEN,
             )
         )
     return tuple(pages)

@@ -34,12 +34,14 @@ from evidencedesk.report.outputs import (
 from evidencedesk.report.parallel import Background
 from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug, written_files
+from evidencedesk.report.values import DELTA_STEPS, FLIP_STEPS
 from evidencedesk.results.exports import (
     PER_QUESTION,
     per_question_file,
 )
 from evidencedesk.results.pages import large as results_large
 from evidencedesk.results.progress import paused_gc
+from evidencedesk.retrieval.stats import TIE
 from evidencedesk.slugs import check_unique
 from evidencedesk.version import __version__
 
@@ -76,20 +78,29 @@ def render_markdown(text: str | None) -> Markup:
     return Markup(_MD.render(text or ""))  # noqa: S704 - markdown-it escapes, html disabled
 
 
+# shading by the size of a change: light below the first step, medium below the second, dark
+# from it (style.css: up1-up3 blue for better, down1-down3 orange for worse)
+
+
+def _shade(signed: float, size: float, steps: tuple[float, float]) -> str:
+    return ("up" if signed > 0 else "down") + str(1 + sum(size >= s for s in steps))
+
+
 def delta_class(value: float | None) -> str:
-    """CSS class of a signed change: blue for better, orange for worse, plain otherwise."""
-    if value is None or value == 0:
+    """CSS class of a signed change by its size (`DELTA_STEPS`); "d0" for none."""
+    if value is None or abs(value) <= TIE:
         return "d0"
-    size = "2" if abs(value) >= 0.5 else "1"
-    return ("up" if value > 0 else "down") + size
+    return _shade(value, abs(value), DELTA_STEPS)
 
 
-def flip_class(better: int, worse: int) -> str:
-    """CSS class of a flip-matrix cell from its net count (display only)."""
+def flip_class(better: int, worse: int, tied: int = 0) -> str:
+    """CSS class of a flip count by its net share of the questions compared (`FLIP_STEPS`):
+    +3/−0 with 18 tied is light (14 %), however small its p; significance is the ★, not the
+    shade."""
     net = better - worse
     if net == 0:
         return "d0"
-    return ("up" if net > 0 else "down") + ("2" if abs(net) >= 3 else "1")
+    return _shade(net, abs(net) / (better + worse + tied), FLIP_STEPS)
 
 
 def environment(templates: Path | None = None) -> jinja2.Environment:
@@ -137,6 +148,7 @@ def _write_page(path: Path, text: str) -> None:
 
 
 Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra context
+DOCUMENTS_SHOWN = 1000  # rows of the documents page (a 5,000-document corpus lists its first)
 
 
 def _page_list(model: SiteModel) -> list[Page]:
@@ -149,6 +161,9 @@ def _page_list(model: SiteModel) -> list[Page]:
     ]
     if model.to_label is not None:  # linked from the pages that read it, not from the nav
         pages.append(("to-label.html", "to-label.html", "What to label next", {}))
+    if model.dataset.documents:  # linked from the index, not from the nav; at most DOCUMENTS_SHOWN
+        shown = {"documents_shown": model.dataset.documents[:DOCUMENTS_SHOWN]}
+        pages.append(("documents.html", "documents.html", "Documents", shown))
     pages += [
         (f"candidate-{c.slug}.html", "candidate.html", c.name, {"c": c}) for c in model.candidates
     ]

@@ -42,6 +42,12 @@ def p_text(value: float) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
+# the shades of the flips tables (report.render): a metric's change (a reciprocal rank from 1 to
+# 0.5 is dark) and the net share of the compared questions that flipped one way
+DELTA_STEPS = (0.25, 0.5)
+FLIP_STEPS = (0.15, 0.3)
+
+
 def p_is(value: float) -> str:
     """ "p = 0.062", or "p < 0.001" below that (never "p = < 0.001" nor "p = 0.000")."""
     return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"

@@ -122,7 +122,7 @@ def flip_cell(f: Flip, text: str | None = None) -> FlipCell:
     """A flips table's cell; `text`: its claim's words (report.claims), else the flips alone."""
     return FlipCell(len(f.better), len(f.worse), pval(f.p),
                     text if text is not None else flips_text(len(f.better), len(f.worse)),
-                    pval(f.holm_p), f.holm_p < SIGNIFICANT)  # fmt: skip
+                    pval(f.holm_p), f.holm_p < SIGNIFICANT, f.tied)  # fmt: skip
 
 
 def flip_matrix(
@@ -186,6 +186,7 @@ def flip_matrix(
         pairs=tuple(pairs),
         legend=say("grid_legend", ""),
         star=say("rule", "", key="holm_star"),
+        shades=say("rule", "", key="shades"),
     )
 
 

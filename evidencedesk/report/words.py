@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from evidencedesk.metric_names import label
 from evidencedesk.report.notices import counts_sentence, coverage_sentence, notice_text
-from evidencedesk.report.values import fmt, p_is, p_text
+from evidencedesk.report.values import DELTA_STEPS, FLIP_STEPS, fmt, p_is, p_text
 from evidencedesk.results import verdicts as v
 from evidencedesk.results.pages import RUNS_ONLY_DEPTH
 from evidencedesk.results.sources import resolve
@@ -471,15 +471,42 @@ def gate_summary(results: Results, source: str) -> str:
 
 def lead(results: Results, source: str) -> str:
     """The best lead: among the candidates ahead on the primary metric, the largest lower bound
-    of its paired interval."""
-    c = best_lead(results)
-    if c is None:
+    of its paired interval (`results.summary.best_lead`)."""
+    found = best_lead(results)
+    if found is None:
         label = metric_label(results, results.settings.compared[0].name)
         return f"No best lead: no candidate is ahead of the baseline on {label}"
-    head = _head(c)
-    return (f"Best lead: {c.name}, Δ {metric_label(results, head.metric)} "
-            f"{signed(head.delta)}{bracket(head.low, head.high)} over {head.n} questions "
+    c = next(c for c in results.candidates if c.name == found.candidate)
+    return (f"Best lead: {c.name}, Δ {metric_label(results, found.metric)} "
+            f"{signed(found.delta)}{bracket(found.low, found.high)} over {found.n} questions "
             f"({c.decision.verdict.lower()})")  # fmt: skip
+
+
+TALLIES = ("better", "worse", "unclear")
+
+
+def tally(results: Results, source: str, of: str = "") -> str:
+    """A count of the index's tiles: candidates `of` "better" (BETTER), "worse" (WORSE),
+    "unclear" (every other verdict), of one verdict, or of one gate word."""
+    verdicts = [c.decision.verdict for c in results.candidates]
+    if of in TALLIES:
+        better, worse = verdicts.count(v.BETTER), verdicts.count(v.WORSE)
+        return str({"better": better, "worse": worse, "unclear": len(verdicts) - better - worse}[of])
+    if of in v.VERDICTS:
+        return str(verdicts.count(of))
+    if of in GATE_WORDS:
+        return str([c.gate.verdict for c in results.candidates].count(of))
+    raise LookupError(f"nothing to count as {of!r}")
+
+
+def variant_judged(results: Results, source: str) -> str:
+    """A variant's Judged@k with its interval: "Judged@10 of bm25: 0.167 [0.120, 0.210]"."""
+    variant = _at(results, source, VariantResult, "a variant")
+    share = variant.judged
+    if share is None:
+        return ""
+    return (f"{label(f'judged@{results.settings.judged_k}')} of {variant.name}: {fmt(share.mean)}"
+            f"{'' if share.low is None or share.high is None else f' [{fmt(share.low)}, {fmt(share.high)}]'}")  # fmt: skip
 
 
 # the fixed statements of the methods: the verdict and gate rules in the words the README and
@@ -525,6 +552,12 @@ RULES: Mapping[str, Callable[[], str]] = {
         f"are needed for p < {v.ALPHA}"
     ),
     "holm_star": lambda: f"A ★ marks a Holm-adjusted p < {v.ALPHA}",
+    "shades": lambda: (
+        f"A pair's cell is light when its net flips are under {round(100 * FLIP_STEPS[0])} % of the "
+        f"questions compared, medium under {round(100 * FLIP_STEPS[1])} %, dark from "
+        f"{round(100 * FLIP_STEPS[1])} %; a question's cell is light when its change is under "
+        f"{DELTA_STEPS[0]}, medium under {DELTA_STEPS[1]}, dark from {DELTA_STEPS[1]}"
+    ),
     "take": lambda: (
         "For a candidate that is encouraging but not proven (PROMISING or LEANS WORSE), the page "
         "says how many questions would bring a paired test to p < "
@@ -609,6 +642,8 @@ KINDS: Mapping[str, Callable[..., str]] = {
     "summary": summary,
     "gate_summary": gate_summary,
     "lead": lead,
+    "tally": tally,
+    "variant_judged": variant_judged,
     "rule": rule,
     "grades": grades,
     "relevance": relevance,

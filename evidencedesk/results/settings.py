@@ -126,8 +126,12 @@ class Settings:
 
     @property
     def slices(self) -> tuple[Metric, ...]:
-        """Slice tables: MRR and the second benchmark column."""
-        return (Metric.of("mrr"), self.columns[1])
+        """Slice tables: the primary metric first (a candidate's slices are its first), then MRR
+        and the second benchmark column, each once."""
+        seen: dict[str, Metric] = {}
+        for m in (self.compared[0], Metric.of("mrr"), self.columns[1]):
+            seen.setdefault(m.name, m)
+        return tuple(seen.values())
 
     @property
     def metrics(self) -> tuple[Metric, ...]:

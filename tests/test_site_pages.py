@@ -1,0 +1,178 @@
+"""The reviewer's site, page by page (no browser): shades by the size of a change, passages cut
+to a snippet with their whole text behind it, the document list on its own capped page, one
+line where a section would be empty, and slices led by the primary metric."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from evidencedesk.report import render
+from evidencedesk.report.questions import FULL_TEXT, SNIPPET, passage
+from evidencedesk.report.render import delta_class, flip_class, render_site
+from evidencedesk.results.settings import PIPELINE_COLUMNS, RUNS_COLUMNS, Settings, reported
+from tests import report_fixtures as rf
+from tests.long_passages import LONG, built_site
+from tests.test_site_polish import built, text_of
+
+NO_TAGS = (
+    "No tags in this project: add a tags file (<code>[questions] tags</code> in "
+    "evidencedesk.toml) to see slices."
+)
+
+
+# -- shades: the size of the change, never its significance ---------------------------------
+@pytest.mark.parametrize(
+    ("value", "shade"),
+    [(None, "d0"), (0.0, "d0"), (1e-13, "d0"), (0.167, "up1"), (-0.249, "down1"),
+     (0.25, "up2"), (-0.333, "down2"), (0.5, "up3"), (-1.0, "down3"), (0.667, "up3")],
+)  # fmt: skip
+def test_a_change_is_shaded_by_its_size(value: float | None, shade: str) -> None:
+    assert delta_class(value) == shade
+
+
+@pytest.mark.parametrize(
+    ("better", "worse", "tied", "shade"),
+    [
+        (3, 0, 18, "up1"),  # 3 of 21 = 14 %, however small its p: light
+        (0, 5, 16, "down2"),  # 5 of 21 = 24 %
+        (4, 5, 12, "down1"),  # net 1 of 21
+        (6, 7, 8, "down1"),  # many flips both ways, net 1: light
+        (33, 1, 3, "up3"),  # net 32 of 37 = 86 %
+        (3, 0, 7, "up3"),  # 3 of 10 = 30 %: dark
+        (2, 2, 10, "d0"),
+    ],
+)
+def test_a_flip_count_is_shaded_by_its_net_share(
+    better: int, worse: int, tied: int, shade: str
+) -> None:
+    assert flip_class(better, worse, tied) == shade
+
+
+# -- passages ---------------------------------------------------------------------------------
+def test_a_short_passage_is_its_own_snippet() -> None:
+    assert passage("# Returns\n\nThirty days.", "Returns") == ("Thirty days.", "")
+
+
+def test_a_long_passage_has_a_snippet_and_its_whole_text_behind_it() -> None:
+    text = "First paragraph " + "word " * 60 + "\n\nSecond paragraph ends here."
+    start, whole = passage(text)
+    assert len(start) <= SNIPPET + 1 and start.endswith("…") and start.startswith("First")
+    assert whole == text.strip()  # line breaks kept: the page shows the paragraphs
+
+
+def test_a_very_long_passage_is_cut_at_a_word() -> None:
+    text = "abstract " * 1000  # 9,000 characters
+    start, whole = passage(text)
+    assert whole == ("abstract " * 444).strip() + "…"  # 444 × 9 = 3,996 characters, then a word
+    assert len(whole) <= FULL_TEXT + 1
+
+
+def test_the_long_question_page_lists_first_and_folds_the_rest() -> None:
+    html = (built_site("long") / "question-q01.html").read_text("utf-8")
+    lists, graded = html.index('<section id="lists">'), html.index('<section id="graded">')
+    assert lists < html.index('<section id="candidates">') < graded
+    # each list: its top 10 open, ranks 11-20 in a details element, 5 more not listed
+    assert html.count("<summary>Ranks 11–20</summary>") == 2
+    assert html.count("5 more results not listed.") == 2
+    # the graded table (30 passages) is folded; every passage's whole text sits behind a summary
+    fold = html[graded:]
+    assert (
+        f"<summary>The {LONG} documents the judgments grade for this question, best first" in fold
+    )
+    assert fold.count('<details class="ptext">') == LONG
+    assert html.count('<details class="ptext">') == LONG + 2 * 20
+    # ids cut by CSS keep the whole id in their title
+    first = "doi:10.5555/collection.abstracts.2024.00000-revised-version"
+    assert f'<code class="id" title="{first}">{first}</code>' in html
+
+
+def test_no_tags_is_said_in_one_line_where_tables_would_be_empty() -> None:
+    site = built_site("long")
+    index = (site / "index.html").read_text("utf-8")
+    dataset = index[index.index('<section id="dataset">') :]
+    assert f'<h3>Tags</h3>\n<p class="empty-why">{NO_TAGS}</p>' in dataset
+    slices = (site / "slices.html").read_text("utf-8")
+    assert f'<p class="empty-why">{NO_TAGS}</p>' in slices and "<table" not in slices
+    candidate = (site / "candidate-cand.html").read_text("utf-8")
+    section = candidate[candidate.index('<section id="slices">') :]
+    assert section[: section.index("</section>")].count("<table") == 0
+    assert NO_TAGS in section
+
+
+# -- documents on their own page --------------------------------------------------------------
+def test_the_document_list_is_its_own_capped_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = rf.make_model()
+    total = len(model.dataset.documents)
+    monkeypatch.setattr(render, "DOCUMENTS_SHOWN", 1)
+    render_site(model, tmp_path / "s")
+    page = text_of(tmp_path / "s" / "documents.html")
+    assert f"The first 1 of the {total} documents, in the corpus's order" in page
+    assert f"… and {total - 1} more documents, not listed here." in page
+    first = model.dataset.documents[0].id
+    assert page.count(first) == 1
+    index = (tmp_path / "s" / "index.html").read_text("utf-8")
+    assert '<a href="documents.html">' in index and first not in index
+
+
+def test_a_project_without_documents_has_no_document_page(tmp_path: Path) -> None:
+    model = rf.make_model()
+    model = replace(model, dataset=replace(model.dataset, documents=()))
+    pages = render_site(model, tmp_path / "s")
+    assert "documents.html" not in pages
+    assert "documents.html" not in (tmp_path / "s" / "index.html").read_text("utf-8")
+
+
+# -- slices: the primary metric first ---------------------------------------------------------
+@pytest.mark.parametrize(
+    ("kind", "names", "primary", "slices"),
+    [
+        ("pipeline", ("mrr", "recall@3", "ndcg@5"), None, ("mrr", "recall@3")),
+        ("runs", ("ndcg@10:linear", "recall@10", "precision@10", "mrr"), None,
+         ("ndcg@10:linear", "mrr", "precision@10")),
+        ("runs", ("mrr", "precision@10"), "precision@10", ("precision@10", "mrr")),
+    ],
+)  # fmt: skip
+def test_slices_start_with_the_primary_metric(
+    kind: str, names: tuple[str, ...], primary: str | None, slices: tuple[str, ...]
+) -> None:
+    columns = RUNS_COLUMNS if kind == "runs" else PIPELINE_COLUMNS
+    compared = reported(names, primary)
+    settings = Settings(0, 2, kind, columns, compared, compared[0].name, None)  # type: ignore[arg-type]
+    assert tuple(m.name for m in settings.slices) == slices
+
+
+def test_the_runs_only_slices_and_candidate_show_the_primary_metric() -> None:
+    site = built_site("runs-only")
+    slices = (site / "slices.html").read_text("utf-8")
+    assert re.findall(r"<h2>(.*?)</h2>", slices) == ["nDCG@10 (linear gain)", "MRR", "P@10"]
+    candidate = (site / "candidate-rerank.html").read_text("utf-8")
+    section = candidate[candidate.index('<section id="slices">') :]
+    section = section[: section.index("</section>")]
+    assert "<h2>Slices: nDCG@10 (linear gain) by tag</h2>" in section
+    tags = re.findall(r'<th scope="row"><span class="tag">(\w+)</span>', section)
+    assert tags == ["direct", "exact_term", "number", "paraphrase", "unanswerable"]
+
+
+# -- say things once ----------------------------------------------------------------------------
+def test_the_demo_says_its_caveats_in_full_on_the_index_and_in_a_line_elsewhere() -> None:
+    site = built("demo")
+    toy = "The dense searcher is a toy: hashed word and character-trigram features"
+    assert (site / "index.html").read_text("utf-8").count(toy) == 1
+    assert (site / "methods.html").read_text("utf-8").count(toy) == 1
+    line = (
+        '<p class="caveat-line"><strong>Read with care:</strong> the dense searcher is a toy · '
+        "MiniLM is a bi-encoder, not a cross-encoder · the rerankers are lexical stand-ins · "
+        'tuned on these labels (<a href="methods.html#caveats">each in full</a>).</p>'
+    )
+    for name in ("candidate-rerank-overlap-b089019e.html", "ablations.html"):
+        page = (site / name).read_text("utf-8")
+        assert line in page and toy not in page, name
+    for name in ("flips.html", "gate.html", "question-rc02.html", "benchmark.html"):
+        page = (site / name).read_text("utf-8")
+        assert page.count('class="caveat-line"') == 1 and toy not in page, name
