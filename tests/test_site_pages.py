@@ -176,3 +176,24 @@ def test_the_demo_says_its_caveats_in_full_on_the_index_and_in_a_line_elsewhere(
     for name in ("flips.html", "gate.html", "question-rc02.html", "benchmark.html"):
         page = (site / name).read_text("utf-8")
         assert page.count('class="caveat-line"') == 1 and toy not in page, name
+
+
+def test_document_attributes_appear_only_where_the_documents_differ_in_them(
+    demo_site: Path, tmp_path: Path
+) -> None:
+    """The demo's front matter varies status, visibility and language: three columns; a BEIR
+    corpus has none of them (every document "current", "public", "und"): no such column."""
+    import evidencedesk
+
+    demo = (demo_site / "documents.html").read_text("utf-8")
+    head = demo[demo.index("<thead>") : demo.index("</thead>")]
+    assert [h for h in ("Status", "Visibility", "Language") if f">{h}</th>" in head] == [
+        "Status", "Visibility", "Language"]  # fmt: skip
+    assert "<td>superseded</td>" in demo and "<td>bn</td>" in demo
+    evidencedesk.build(project=Path(__file__).resolve().parents[1] / "examples" / "millbrook-library",
+                       out=tmp_path / "mb")  # fmt: skip
+    beir = (tmp_path / "mb" / "documents.html").read_text("utf-8")
+    head = beir[beir.index("<thead>") : beir.index("</thead>")]
+    assert ">Status</th>" not in head and ">Language</th>" not in head and "<td>und</td>" not in beir
+    assert "The documents carry no status, visibility or language that differs between them." in \
+        " ".join(beir.split())  # fmt: skip

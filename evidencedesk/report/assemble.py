@@ -74,12 +74,16 @@ CAVEAT_WORDS = {
 }
 
 
+ATTRIBUTES = ("status", "visibility", "language")  # a document's front-matter fields
+
+
 def dataset(results: Results) -> Dataset:
     inputs = results.inputs
     docs = tuple(
         DocumentRow(d.id, d.title, d.chunks, d.status, d.visibility, d.language)
         for d in inputs.documents
     )
+    attributes = tuple(a for a in ATTRIBUTES if len({getattr(d, a) for d in docs}) > 1)
     labels = inputs.questions
     tags = Counter(t for label in labels for t in label.tags)
     grades = Counter(g for label in labels for g in label.grades.values())
@@ -90,6 +94,7 @@ def dataset(results: Results) -> Dataset:
         answerable=sum(1 for label in labels if label.answerable),
         tags=tuple(Count(t, tags[t]) for t in sorted(tags)),
         grades=tuple(Count(str(g), grades[g]) for g in sorted(grades)),
+        attributes=attributes,
     )
 
 

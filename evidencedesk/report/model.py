@@ -121,6 +121,9 @@ class Dataset(Plain):
     answerable: int
     tags: tuple[Count, ...]  # a two-tag question counts in both
     grades: tuple[Count, ...]  # key "0" / "1" / "2"
+    # the document attributes the documents page shows: those whose values differ between
+    # documents ("status", "visibility", "language"); a BEIR corpus has none
+    attributes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
