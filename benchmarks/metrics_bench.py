@@ -11,7 +11,7 @@ installed, with ranx (``Qrels.from_file``, ``Run.from_file``, ``evaluate``) and 
 plain Python reader into dicts, ``RelevanceEvaluator.evaluate``, then the means), all in this
 process. evidencedesk is timed twice: first with glibc malloc's defaults (the row "malloc
 defaults"), then with the thresholds the command line raises at start
-(``evidencedesk.allocator.reuse_freed_memory``: freed arrays' pages are reused instead of faulted
+(``evidencedesk.cli.process.reuse_freed_memory``: freed arrays' pages are reused instead of faulted
 in again); the ratios use the second, the path a build takes. The floor is pyarrow's CSV reader on
 the same file, alone (``read_csv`` with the six column names and single-space delimiter, every
 column, types inferred: what a user would write); the ratios to it and to pytrec_eval are printed,
@@ -36,9 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
-from evidencedesk.allocator import reuse_freed_memory
+from evidencedesk.cli.process import reuse_freed_memory
+from evidencedesk.files.trec import Run, read_qrels, read_run, write_qrels
 from evidencedesk.retrieval.stats import bootstrap_ci
-from evidencedesk.retrieval.trec import Run, read_qrels, read_run, write_qrels
 from evidencedesk.retrieval.trec_judge import evaluate_run
 
 DEFAULTS = "evidencedesk, malloc defaults"  # measured first, before the command line's setting

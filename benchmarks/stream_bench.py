@@ -67,8 +67,8 @@ def generate(folder: Path, gigabytes: float, depth: int, seed: int = 0) -> tuple
 
 def measure(run: Path, qrels: Path, block_mb: int) -> None:
     """In a fresh process: read the qrels, stream the run, print one JSON line."""
-    from evidencedesk.limits import set_max_input_mb
-    from evidencedesk.retrieval.trec import read_qrels
+    from evidencedesk.files.limits import set_max_input_mb
+    from evidencedesk.files.trec import read_qrels
     from evidencedesk.retrieval.trec_stream import stream_values
 
     set_max_input_mb(1 << 20)  # streaming holds one block, not the file: lift the per-file limit

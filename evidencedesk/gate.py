@@ -28,12 +28,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.gate_input import GateInput, Reference
-from evidencedesk.keylines import Loc, value_line
+from evidencedesk.files.keylines import Loc, value_line
+from evidencedesk.files.structured import read_json
+from evidencedesk.files.validation import Source, Style, rule
+from evidencedesk.retrieval.gate_input import GateInput, Reference
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
-from evidencedesk.structured import read_json
-from evidencedesk.validation import Source, Style, rule
 
 __all__ = ["GateCheck", "GatePolicy", "GateResult", "Verdict", "decide", "load_policy"]
 
@@ -42,7 +42,7 @@ EPS = 1e-9
 
 class GatePolicy(BaseModel):
     """The gate's policy file (JSON). Unknown keys and wrong types are errors, worded by
-    `evidencedesk.validation` (``key 'min_recall': expected a number, found "high"``)."""
+    `evidencedesk.files.validation` (``key 'min_recall': expected a number, found "high"``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from evidencedesk.files.trec import write_run
 from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.searchers import SparseSearcher
-from evidencedesk.retrieval.trec import write_run
 
 OUT = DATA / "runs" / "bm25-title.run"
 

@@ -47,7 +47,7 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo built once for the whole session (read it, never write into it)."""
     import io
 
-    from evidencedesk.report import cli
+    from evidencedesk import cli
 
     out = tmp_path_factory.mktemp("demo-session") / "site"
     code = cli.main(["build", "--out", str(out), "-q"], stdout=io.StringIO(), stderr=io.StringIO())

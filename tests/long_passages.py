@@ -15,7 +15,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from evidencedesk.report import cli
+from evidencedesk import cli
 from tests.synthetic_runs import write_project
 
 WORDS = (

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evidencedesk.report import cli
+from evidencedesk import cli
 from tests.project_fixtures import make_runs_only_project
 from tests.test_output_folder import tree_hash
 

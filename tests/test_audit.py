@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk import cli
 from evidencedesk import cli as main_cli
 from evidencedesk.metric_names import canonical
-from evidencedesk.report import cli
 from evidencedesk.report.audit import audit
 from tests.generated_projects import generated, shape_of
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk import cli
 from evidencedesk.paths import DATA
-from evidencedesk.report import cli
 from evidencedesk.retrieval.catalog import load_catalog
 from tests.page_text import visible
 

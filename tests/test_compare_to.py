@@ -36,6 +36,7 @@ from evidencedesk.results.since import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
+WITH_MODEL = str(Path(__file__).resolve().parent / "with_model.py")  # a test model's build
 QUESTIONS = ("q1", "q2", "q3", "q4")
 
 
@@ -143,7 +144,8 @@ def test_identical_builds_say_no_changes(builds: dict[str, Path]) -> None:
 
 def _report(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "evidencedesk.report", "build", *map(str, args)],
+        [sys.executable, *([WITH_MODEL] if "--model-factory" in args else ["-m", "evidencedesk.report"]),
+         "build", *map(str, args)],
         capture_output=True, text=True, cwd=cwd, timeout=300,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )  # fmt: skip

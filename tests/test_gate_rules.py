@@ -7,7 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from evidencedesk.report import cli
+from evidencedesk import cli
 from evidencedesk.report.model import BuildOptions
 from evidencedesk.report.pipeline import build_model
 from tests.page_text import unmarked

@@ -4,7 +4,7 @@ Same contract and helpers as `tests/test_bad_input.py`: each case copies a prist
 breaks one thing, runs ``python -m evidencedesk.report build --project <copy> --out <site>`` in a
 subprocess and expects exit 2, exactly one ``error: <file>[:<line>]: …`` line, no traceback and
 the previous site byte for byte. Cases that could hang (FIFOs, devices) and a few others run in
-a real subprocess; the rest call the same entry point, `evidencedesk.report.cli.main`, in-process
+a real subprocess; the rest call the same entry point, `evidencedesk.cli.build.main`, in-process
 (each subprocess spends seconds importing). Every case fails while loading, so only the fixture
 builds a site (the demo, once): that build also shows the restricted and superseded marks.
 """
@@ -20,16 +20,16 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk import limits
+from evidencedesk import cli as report_cli
 from evidencedesk.chunking import parse_document
 from evidencedesk.errors import ConfigError, DocumentError, LabelsError
-from evidencedesk.project import load_project
-from evidencedesk.report import cli as report_cli
+from evidencedesk.files import limits
 from evidencedesk.report.model import HIDDEN_TEXT
 from evidencedesk.report.questions import questions
 from evidencedesk.results import compute
 from evidencedesk.results.inputs import chunk_facts
 from evidencedesk.results.inputs import questions as question_facts
+from evidencedesk.results.project import load_project
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import Inputs, Results
@@ -414,7 +414,7 @@ def test_an_unreadable_folder_is_one_line_with_the_os_reason(
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 
-    monkeypatch.setattr("evidencedesk.textfile.os.scandir", scandir)
+    monkeypatch.setattr("evidencedesk.files.text.os.scandir", scandir)
     err = io.StringIO()
     argv = ["build", "--project", str(root / TOML), "--out", str(built.out)]
     status = report_cli.main(argv, stdout=io.StringIO(), stderr=err)

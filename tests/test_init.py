@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.cli import main
+from evidencedesk.cli.init import render, survey
 from evidencedesk.paths import DATA
-from evidencedesk.scaffold import render, survey
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "millbrook-library"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk import limits
 from evidencedesk.errors import InputError
+from evidencedesk.files import limits
 
 
 def test_regular_file_size_is_returned(tmp_path: Path) -> None:

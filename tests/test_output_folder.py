@@ -24,6 +24,7 @@ from evidencedesk.report.model import BuildOptions, SiteModel
 from tests import report_fixtures as rf
 
 ROOT = Path(__file__).resolve().parents[1]
+WITH_MODEL = str(Path(__file__).resolve().parent / "with_model.py")  # a test model's build
 HOW = "choose a new or empty folder, or a previous site, for --out (e.g. --out site)"
 TRIPWIRE = "model-was-built"
 PROJECT = "team/demo-copy"
@@ -51,7 +52,7 @@ def tree_hash(root: Path) -> str:
 
 
 def cli(cwd: Path, *args: str, factory: str = "tests.test_output_folder:tripwire_model"):
-    command = [sys.executable, "-m", "evidencedesk.report", "build", *args]
+    command = [sys.executable, WITH_MODEL, "build", *args]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(command + ["--model-factory", factory], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip

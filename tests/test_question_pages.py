@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
+from evidencedesk.errors import ResultsFileError
 from evidencedesk.report.assemble import present
 from evidencedesk.report.model import RankedItem
 from evidencedesk.report.question_list import (
@@ -279,7 +280,7 @@ def test_a_results_file_from_before_candidate_lists_still_loads(
     assert all(c.lists == () and c.lists_of is None for c in loaded.candidates)
     del data["candidates"][0]["exposure"]  # not an added key: still required
     old.write_text(json.dumps(data), "utf-8")
-    with pytest.raises(jsonio.ResultsFileError) as info:
+    with pytest.raises(ResultsFileError) as info:
         jsonio.load(old)
     assert str(info.value) == f"{old}: key candidates[0].exposure: expected a value, found null"
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from evidencedesk.report import cli
+from evidencedesk import cli
+from evidencedesk.errors import ResultsFileError
 from evidencedesk.report.assemble import present
 from evidencedesk.report.render import render_site
 from evidencedesk.results import compute, jsonio
@@ -243,7 +244,7 @@ def test_a_bad_results_file_is_one_line_naming_the_key(
     edit(data)
     bad = tmp_path / "results.json"
     bad.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(jsonio.ResultsFileError) as info:
+    with pytest.raises(ResultsFileError) as info:
         jsonio.load(bad)
     assert str(info.value) == f"{bad}: {message}"
 

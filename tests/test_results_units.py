@@ -8,17 +8,17 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide
-from evidencedesk.gate_input import Reference, shape
-from evidencedesk.project import load_project
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.site import slug
 from evidencedesk.results import compute, jsonio
 from evidencedesk.results.exports import export_files, per_question_csv, qrels_text, run_text
 from evidencedesk.results.inputs import questions
+from evidencedesk.results.project import load_project
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Metric, Settings, settings_for
 from evidencedesk.results.since import QuestionChange, since
 from evidencedesk.results.types import Inputs, Results
+from evidencedesk.retrieval.gate_input import Reference, shape
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
 from tests.project_fixtures import make_runs_only_project

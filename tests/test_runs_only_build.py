@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from evidencedesk.project import load_project
-from evidencedesk.report import cli
+from evidencedesk import cli
+from evidencedesk.files.trec import read_qrels
 from evidencedesk.report.model import BuildOptions
 from evidencedesk.report.pipeline import build_model
-from evidencedesk.retrieval.trec import read_qrels
+from evidencedesk.results.project import load_project
 from tests.project_fixtures import make_runs_only_project
 
 MEASURES = {

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import cli
+from evidencedesk import cli
 from evidencedesk.report.model import BuildOptions
 from evidencedesk.report.pipeline import build_model
 from evidencedesk.report.review import _change, note_heading

@@ -18,16 +18,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.results.inputs import judged_depth
-from evidencedesk.retrieval import trec_arrays, trec_keys, trec_parts
-from evidencedesk.retrieval.metrics import Judged, metric_value, summarize
-from evidencedesk.retrieval.trec import (
+from evidencedesk.files import trec_arrays, trec_keys, trec_parts
+from evidencedesk.files.trec import (
     Run,
     read_qrels,
     read_run,
     write_qrels,
     write_run,
 )
+from evidencedesk.results.inputs import judged_depth
+from evidencedesk.retrieval.metrics import Judged, metric_value, summarize
 from evidencedesk.retrieval.trec_judge import evaluate_run, judge_trec_run, qrels_from_labels
 from evidencedesk.retrieval.trec_stream import stream_values
 from tests.project_fixtures import make_runs_only_project

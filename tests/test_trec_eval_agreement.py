@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk.files.trec import read_qrels, read_run, write_qrels, write_run
 from evidencedesk.retrieval.metrics import per_question, per_question_all, summarize
-from evidencedesk.retrieval.trec import read_qrels, read_run, write_qrels, write_run
 from evidencedesk.retrieval.trec_judge import evaluate_run, judge_trec_run, question_values
 
 pytrec_eval = pytest.importorskip("pytrec_eval")

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.limits import MAX_LINE_BYTES
-from evidencedesk.retrieval import trec, trec_arrays
-from evidencedesk.retrieval.trec import read_qrels, read_run
+from evidencedesk.files import trec, trec_arrays
+from evidencedesk.files.limits import MAX_LINE_BYTES
+from evidencedesk.files.trec import read_qrels, read_run
 
 ODD = [
     b"\x0b",  # vertical tab: white space to the line reader, part of an id to pyarrow

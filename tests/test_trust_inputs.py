@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import cli
+from evidencedesk import cli
 from tests.synthetic_runs import write_project
 
 QRELS = {"19335": {"d1": 2, "d2": 0}, "19336": {"d3": 1, "d4": 0}, "19337": {"d5": 2}}
@@ -244,8 +244,8 @@ def _random_collection(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, 
 @pytest.mark.parametrize("seed", range(5))
 def test_judged_at_k_equals_ir_measures(seed: int) -> None:
     ir_measures = pytest.importorskip("ir_measures")
+    from evidencedesk.files.trec import Run
     from evidencedesk.retrieval.metrics import per_question
-    from evidencedesk.retrieval.trec import Run
     from evidencedesk.retrieval.trec_judge import judge_trec_run
 
     qrels, run = _random_collection(seed)
@@ -263,8 +263,8 @@ def test_judged_at_k_equals_ir_measures(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(5))
 def test_condensed_lists_equal_pytrec_eval_on_the_hand_condensed_run(seed: int) -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")
+    from evidencedesk.files.trec import Run
     from evidencedesk.retrieval.metrics import per_question
-    from evidencedesk.retrieval.trec import Run
     from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
 
     qrels, run = _random_collection(seed)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import cli
+from evidencedesk import cli
 from tests.page_text import visible
 from tests.synthetic_runs import write_project
 

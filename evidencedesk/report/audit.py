@@ -27,13 +27,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from evidencedesk.errors import InputError
+from evidencedesk.errors import AuditError
+from evidencedesk.files.structured import parse_json
+from evidencedesk.files.text import read_text
 from evidencedesk.report.words import derive
 from evidencedesk.results.jsonio import load
 from evidencedesk.results.recheck import recheck
 from evidencedesk.results.types import Results
-from evidencedesk.structured import parse_json
-from evidencedesk.textfile import read_text
 
 __all__ = ["Disagreement", "audit"]
 
@@ -53,8 +53,6 @@ PHRASES = re.compile(
 )
 
 
-class AuditError(InputError):
-    """A site the audit cannot read (no results.json or claims.json)."""
 
 
 @dataclass(frozen=True)

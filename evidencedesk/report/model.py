@@ -646,7 +646,7 @@ class BuildOptions(Plain):
     runs: tuple[tuple[str, Path], ...] = ()
     project: Path | None = None
     compare_to: Path | None = None  # a previous build's results.json (or its site folder)
-    # the evidencedesk.project.Project that `report.cli.prepare` loaded from `project`, so that
+    # the evidencedesk.results.project.Project that `report.cli.prepare` loaded from `project`, so that
     # the build reads the project once (None: the build loads it), and the line naming it
     loaded: object | None = field(default=None, compare=False, repr=False)
     named: str = field(default="", compare=False, repr=False)

@@ -38,9 +38,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from evidencedesk.errors import BuildLockedError, OutputError
-from evidencedesk.structured import parse_json
-from evidencedesk.writing import write_file
+from evidencedesk.errors import BuildLockedError, OutputFolderError
+from evidencedesk.files.structured import parse_json
+from evidencedesk.files.writing import write_file
 
 GENERATOR = "evidencedesk"
 MANIFEST = "manifest.json"
@@ -58,8 +58,6 @@ MAX_MARKER_BYTES = 64 << 20  # a manifest lists every page; 64 MiB is far beyond
 HOW = "choose a new or empty folder, or a previous site, for --out (e.g. --out site)"
 
 
-class OutputFolderError(OutputError):
-    """``--out`` names a folder evidencedesk must not replace."""
 
 
 def resolve(out: str | Path) -> Path:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from evidencedesk import paths
 from evidencedesk.gate import GatePolicy
-from evidencedesk.project import Project
 from evidencedesk.results import compute
 from evidencedesk.results.gate_stage import policy_facts
 from evidencedesk.results.inputs import (
@@ -20,6 +19,7 @@ from evidencedesk.results.inputs import (
     input_hashes,
     questions,
 )
+from evidencedesk.results.project import Project
 from evidencedesk.results.rows import Ablations, CitationRow, EvidenceResult, SizingRow
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import (

@@ -13,12 +13,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evidencedesk.baseline import Kind, load_baseline
-from evidencedesk.candidates import Candidate, load_candidates
 from evidencedesk.errors import ConfigError, EvidencedeskError, MissingExtraError
 from evidencedesk.gate import load_policy
-from evidencedesk.gate_input import Reference
-from evidencedesk.project import Project
 from evidencedesk.results import compute, stages
+from evidencedesk.results.candidates import Candidate, load_candidates
 from evidencedesk.results.collect import results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.exposure import exposure
@@ -37,7 +35,8 @@ from evidencedesk.results.judgments import (
     judged_stat,
     to_label,
 )
-from evidencedesk.results.progress import Progress, Tally, paused_gc
+from evidencedesk.results.progress import Progress, Tally
+from evidencedesk.results.project import Project
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.runs_only import runs_only, saved_name
 from evidencedesk.results.settings import Settings, settings_for
@@ -58,6 +57,7 @@ from evidencedesk.retrieval.coverage import check_coverage
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.experiments import sizing_grid
+from evidencedesk.retrieval.gate_input import Reference
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts, uses_minilm
@@ -113,12 +113,7 @@ class Evaluation:
 
 
 def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -> Results:
-    """Every number of the report, computed once.
-
-    The cyclic garbage collector is held off throughout (`paused_gc`): every stage builds
-    millions of small objects (candidates, judged lists, per-question values) that reference
-    counting frees, and each collection would walk the whole heap again — a quarter of a
-    5,000-question pipeline build's time."""
+    """Every number of the report, computed once."""
     return evaluation(project, seed, runs, progress).results
 
 
@@ -129,8 +124,7 @@ def evaluation(
     project's benchmark stage alone (the variants and their flips, no sizing, ablations,
     citations, evidence or candidates: what ``evidencedesk benchmark`` prints), the same
     numbers the full build gives those variants."""
-    with paused_gc():
-        return _evaluate(project, seed, runs, progress, benchmark_only)
+    return _evaluate(project, seed, runs, progress, benchmark_only)
 
 
 def _evaluate(

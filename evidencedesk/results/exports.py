@@ -11,9 +11,9 @@ import io
 from collections.abc import Callable
 from operator import itemgetter
 
+from evidencedesk.files.slugs import check_unique
 from evidencedesk.results.pages import large
 from evidencedesk.results.types import Results
-from evidencedesk.slugs import check_unique
 
 PER_QUESTION = "data/per-question.csv"
 TO_LABEL = "data/to-label.tsv"

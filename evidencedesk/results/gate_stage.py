@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evidencedesk.gate import GatePolicy, decide
-from evidencedesk.gate_input import GateInput, Reference, shape
 from evidencedesk.results.types import GateCheck, GateOutcome, PolicyFacts, RuleValue
+from evidencedesk.retrieval.gate_input import GateInput, Reference, shape
 from evidencedesk.retrieval.metrics import Judged
 
 NO_POLICY = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,

@@ -12,19 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evidencedesk.allocator import release_freed_memory
 from evidencedesk.errors import ConfigError
+from evidencedesk.files.project_schema import MAX_RUNS
+from evidencedesk.files.text import read_text
+from evidencedesk.files.trec import Run as TrecRun
+from evidencedesk.files.trec import read_run
 from evidencedesk.metric_names import split_metric
-from evidencedesk.project import Project
-from evidencedesk.project_schema import MAX_RUNS
+from evidencedesk.results.project import Project
 from evidencedesk.results.types import SHOWN, ChunkFact, DocumentFact, InputHash, QuestionFact
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
-from evidencedesk.retrieval.trec import Run as TrecRun
-from evidencedesk.retrieval.trec import read_run
-from evidencedesk.textfile import read_text
 
 RunPaths = Sequence[tuple[str, Path]]  # ("--run NAME=PATH" options)
 
@@ -114,7 +113,6 @@ def judged_external_runs(
         out[name] = JudgedRun(trec.tag, tuple(judged),
                               None if condensed is None else tuple(condensed), found)  # fmt: skip
         del trec
-    release_freed_memory()  # the runs' arrays are gone: malloc gives their pages back
     return out
 
 

@@ -15,12 +15,12 @@ from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
+from evidencedesk.files.structured import parse_json
+from evidencedesk.files.text import iter_lines
+from evidencedesk.files.trec import GRADES
+from evidencedesk.files.writing import write_file
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.trec import GRADES
-from evidencedesk.structured import parse_json
-from evidencedesk.textfile import iter_lines
-from evidencedesk.writing import write_file
 
 __all__ = [
     "MAX_GRADE",
@@ -52,7 +52,7 @@ class Query(NamedTuple):
 def read_lines(
     path: str | Path, error: type[InputError], what: str = "file"
 ) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with their 1-based numbers, streamed (`evidencedesk.textfile.iter_lines`)."""
+    """Non-blank lines with their 1-based numbers, streamed (`evidencedesk.files.text.iter_lines`)."""
     return ((n, s) for n, s in iter_lines(path, error, what) if s.strip())
 
 
@@ -298,7 +298,7 @@ def labels_from_judgments(
 
 
 def _write_lines(path: str | Path, lines: Iterable[str]) -> None:
-    """A new file of `lines` (never over an existing one: `evidencedesk.writing.write_file`)."""
+    """A new file of `lines` (never over an existing one: `evidencedesk.files.writing.write_file`)."""
     data = "".join(f"{line}\n" for line in lines).encode("utf-8")
     write_file(path, data, "BEIR file")
 

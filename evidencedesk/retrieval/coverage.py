@@ -20,9 +20,11 @@ import numpy as np
 import pyarrow as pa
 
 from evidencedesk.errors import RunFileError
-from evidencedesk.project_schema import MIN_COVERAGE  # below it, a run's coverage is warned about
-from evidencedesk.retrieval.trec import Run
-from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width
+from evidencedesk.files.project_schema import (
+    MIN_COVERAGE,  # below it, a run's coverage is warned about
+)
+from evidencedesk.files.trec import Run
+from evidencedesk.files.trec_keys import doc_hashes, fixed_width
 
 __all__ = ["Coverage", "MIN_COVERAGE", "check_coverage", "coverage", "id_rewrite"]
 

@@ -20,10 +20,10 @@ from typing import Any
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.gate import GatePolicy, GateResult, decide
-from evidencedesk.gate_input import Reference, gate_result
 from evidencedesk.retrieval.ablation import AblationRow, ablation_row, as_change, change_name
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
+from evidencedesk.retrieval.gate_input import Reference, gate_result
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, parse_metric, summarize
 from evidencedesk.retrieval.parts import ConfigSearcher, Parts, summary_names

@@ -10,9 +10,9 @@ from typing import Any
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
+from evidencedesk.files.structured import parse_json
+from evidencedesk.files.text import iter_lines
 from evidencedesk.paths import DATA, LABELS
-from evidencedesk.structured import parse_json
-from evidencedesk.textfile import iter_lines
 
 __all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels", "parse_labels"]
 

@@ -31,7 +31,7 @@ from operator import itemgetter
 from typing import Any
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.errors import EvidencedeskError, UnknownNameError
+from evidencedesk.errors import RerankerError, UnknownNameError
 from evidencedesk.retrieval.base import Candidate, Reranker, renumber
 from evidencedesk.retrieval.hybrid import RRF_K, rrf
 from evidencedesk.retrieval.minilm import BiEncoderPairScorer
@@ -69,8 +69,6 @@ __all__ = [
 RERANKERS = ("none", "overlap", "feature", "pair", "blend", "minilm")
 
 
-class RerankerError(EvidencedeskError, ValueError):
-    """A reranker was configured or fed wrongly (bad max_words, a scorer returning junk)."""
 
 
 def _check_max_words(max_words: int | None) -> int | None:

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from evidencedesk.files.trec_keys import doc_hashes, fixed_width, query_salts
 from evidencedesk.retrieval.metric_engine import Lines, column
 from evidencedesk.retrieval.metrics import RELEVANT, Judged, Summary, parse_metric
-from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width, query_salts
 
 if TYPE_CHECKING:
-    from evidencedesk.retrieval.trec import Run
+    from evidencedesk.files.trec import Run
 
 __all__ = [
     "evaluate_run",

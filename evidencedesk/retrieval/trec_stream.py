@@ -11,7 +11,7 @@ with its line. Queries are judged in the order they come and the result is sorte
 so the numbers equal :func:`.trec_judge.evaluate_run` on the whole file (a test holds them to
 it). On any parse error the file is read again line by line, streaming, to name the bad line.
 The input limits apply as to every reader (a regular file only; the per-file limit, 4 GB by
-default, is raised with `evidencedesk.limits.set_max_input_mb` for a larger run).
+default, is raised with `evidencedesk.files.limits.set_max_input_mb` for a larger run).
 """
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from evidencedesk.errors import RunFileError
-from evidencedesk.limits import check_input
-from evidencedesk.retrieval.metrics import RELEVANT, Summary
-from evidencedesk.retrieval.trec import Run, _sorted_run
-from evidencedesk.retrieval.trec_arrays import (
+from evidencedesk.files.limits import check_input
+from evidencedesk.files.trec import Run, _sorted_run
+from evidencedesk.files.trec_arrays import (
     Bad,
     arrow_options,
     check_line,
     duplicate,
     table_columns,
 )
+from evidencedesk.retrieval.metrics import RELEVANT, Summary
 from evidencedesk.retrieval.trec_judge import question_values, summaries
 
 __all__ = ["StreamResult", "stream_values"]

@@ -1,8 +1,8 @@
 """How the project file's keys combine: one form of documents and of questions, the runs, the
 kind of project. `ProjectFile` is the whole file as one pydantic model (its sections come from
-`evidencedesk.project_schema`); its model validator checks the combinations, so every error goes
-through `evidencedesk.validation`. `resolve` turns a valid file into the `Project` fields; the
-relevance check needs the judgments and is done in `evidencedesk.project.load_project`.
+`evidencedesk.files.project_schema`); its model validator checks the combinations, so every error goes
+through `evidencedesk.files.validation`. `resolve` turns a valid file into the `Project` fields; the
+relevance check needs the judgments and is done in `evidencedesk.results.project.load_project`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from typing import Any, Literal
 from pydantic import model_validator
 
 from evidencedesk.errors import UnknownNameError
-from evidencedesk.limits import DEFAULT_MAX_INPUT_MB
-from evidencedesk.metric_names import canonical
-from evidencedesk.project_schema import (
+from evidencedesk.files.limits import DEFAULT_MAX_INPUT_MB
+from evidencedesk.files.project_schema import (
     DEFAULT_METRICS,
     MAX_RUNS,
     DocumentsSection,
@@ -29,7 +28,8 @@ from evidencedesk.project_schema import (
     Section,
     runs_in_folder,
 )
-from evidencedesk.validation import rule
+from evidencedesk.files.validation import rule
+from evidencedesk.metric_names import canonical
 
 
 def _qrels_format(path: Path) -> Literal["trec", "beir"]:

@@ -2,7 +2,7 @@
 
 The file is validated by pydantic models (`CandidatesFile`, `Entry`, `Changes`: strict types,
 unknown keys refused, each candidate's changes must make a valid `Config`); errors are worded by
-`evidencedesk.validation` as ``candidate #2 (name).changes.depth: expected …, found …``.
+`evidencedesk.files.validation` as ``candidate #2 (name).changes.depth: expected …, found …``.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
-from evidencedesk.keylines import Loc
+from evidencedesk.files.keylines import Loc
+from evidencedesk.files.slugs import plain_slug
+from evidencedesk.files.text import read_text
+from evidencedesk.files.validation import Source, Style, found_toml, invalid, read_toml, rule
 from evidencedesk.retrieval.evalreport import Config
-from evidencedesk.slugs import plain_slug
-from evidencedesk.textfile import read_text
-from evidencedesk.validation import Source, Style, found_toml, invalid, read_toml, rule
 
 CONFIG_FIELDS = ("first_stage", "reranker", "depth", "final", "max_words", "prefilter")
 

@@ -85,7 +85,7 @@ def shown(value: str) -> str:
     return f"{value[:SHOWN_CHARS]!r}… ({len(value)} characters)"
 
 
-# Structured inputs (JSON, TOML: `evidencedesk.structured`). No input of evidencedesk nests
+# Structured inputs (JSON, TOML: `evidencedesk.files.structured`). No input of evidencedesk nests
 # deeper than 8 levels or writes a number of more than 20 digits; the limits refuse, with a line,
 # what would otherwise be a RecursionError or Python's own 4,300-digit ValueError.
 MAX_DEPTH = 64  # arrays and objects (tables) inside one another

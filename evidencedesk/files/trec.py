@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from evidencedesk.allocator import release_freed_memory
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.limits import MAX_LINE_BYTES, check_input, line_too_long, shown
-from evidencedesk.retrieval.trec_arrays import (
+from evidencedesk.files.limits import MAX_LINE_BYTES, check_input, line_too_long, shown
+from evidencedesk.files.text import read_text
+from evidencedesk.files.trec_arrays import (
     NUMBER,
     Bad,
     Columns,
@@ -27,9 +27,8 @@ from evidencedesk.retrieval.trec_arrays import (
     fast_qrels,
     slow_columns,
 )
-from evidencedesk.retrieval.trec_keys import doc_hashes, has_duplicates, line_keys, query_salts
-from evidencedesk.textfile import read_text
-from evidencedesk.writing import write_file
+from evidencedesk.files.trec_keys import doc_hashes, has_duplicates, line_keys, query_salts
+from evidencedesk.files.writing import write_file
 
 __all__ = [
     "Run",
@@ -304,17 +303,13 @@ def _sorted_run(columns: Columns, slow: bool) -> Run:
 def read_run(path: str | Path) -> Run:
     """Read a TREC run; errors name file:line and what was expected.
 
-    Only a regular file within the per-file limit is opened (`evidencedesk.limits`); lines
+    Only a regular file within the per-file limit is opened (`evidencedesk.files.limits`); lines
     longer than ``MAX_LINE_BYTES`` are refused.
     """
     check_input(path, RunFileError)
     try:
         try:
-            columns = fast_columns(path)
-            # the parsed parts, joined, are gone: the reading threads' malloc arenas need not
-            # keep their pages while the run is sorted and judged (`allocator`)
-            release_freed_memory()
-            return _sorted_run(columns, slow=False)
+            return _sorted_run(fast_columns(path), slow=False)
         except Bad:
             return _sorted_run(slow_columns(path), slow=True)
     except OSError as exc:

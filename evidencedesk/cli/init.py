@@ -13,15 +13,20 @@ named pipe called ``x.md`` would block the survey).
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.limits import MAX_LINE_BYTES, check_input
-from evidencedesk.writing import write_file
+from evidencedesk.files.limits import MAX_LINE_BYTES, check_input
+from evidencedesk.files.writing import write_file
+
+if TYPE_CHECKING:
+    from evidencedesk.cli import Streams
 
 PROJECT_FILE = "evidencedesk.toml"
 SKIPPED_SUFFIXES = {".md", ".json", ".toml", ".jsonl", ".tsv", ".py", ".csv", ".html"}
@@ -80,7 +85,7 @@ def _regular(path: Path) -> bool:
 
 
 def _is_run(path: Path) -> bool:
-    from evidencedesk.retrieval.trec import looks_like_run  # numpy: only once a folder is read
+    from evidencedesk.files.trec import looks_like_run  # numpy: only once a folder is read
 
     return _regular(path) and looks_like_run(path)
 
@@ -173,9 +178,9 @@ def survey(folder: Path) -> Survey:
 
 def judgments_in(s: Survey) -> dict[str, dict[str, int]]:
     """The judgments, read with the build's loaders."""
+    from evidencedesk.files.trec import read_qrels
     from evidencedesk.retrieval.beir import read_beir_qrels
     from evidencedesk.retrieval.labels import load_labels
-    from evidencedesk.retrieval.trec import read_qrels
 
     if s.labels is not None:
         return {label.id: dict(label.grades) for label in load_labels(s.labels, None, 2)}
@@ -348,3 +353,42 @@ def init(folder: Path, force: bool = False) -> Path:
 
 
 __all__ = ["Survey", "init", "render", "survey"]
+
+
+HELP = "write a commented evidencedesk.toml for a folder of your files"
+DESCRIPTION = (
+    "Look at a folder (BEIR corpus.jsonl, queries.jsonl and qrels/*.tsv; TREC qrels and run "
+    "files; folders of Markdown documents with front matter) and write a commented "
+    "evidencedesk.toml saying what was found and what was guessed (the relevance threshold "
+    "from the grades present, the baseline run), then print the commands that check and "
+    "build it. An existing evidencedesk.toml is never replaced without --force."
+)
+EXIT = (
+    "0    evidencedesk.toml was written",
+    '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr (also: '
+    "the file exists and --force was not given; nothing is written)",
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "dir",
+        nargs="?",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="the folder to look at and write evidencedesk.toml into (default: .)",
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing evidencedesk.toml")
+
+
+def run(args: argparse.Namespace, streams: Streams) -> int:
+    from evidencedesk.inert import shell_command
+
+    written = init(args.dir, force=args.force)
+    folder = str(args.dir)
+    streams.say(f"wrote {written}")
+    streams.say("check it:  " + shell_command([streams.prog, "validate", "--project", folder]))
+    streams.say("build it:  " + shell_command([streams.prog, "build", "--project", folder,
+                                              "--out", "site"]))  # fmt: skip
+    return 0
