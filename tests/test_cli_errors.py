@@ -79,7 +79,7 @@ def test_an_argument_error_is_one_line(tmp_path: Path, args: tuple[str, ...], me
 def test_a_missing_subcommand_is_one_line() -> None:
     done = run()
     assert done.returncode == 2 and done.stderr == (
-        "error: the following arguments are required: command "
+        "error: the following arguments are required: COMMAND "
         "(see python -m evidencedesk.report --help)\n"
     )
 
@@ -302,9 +302,12 @@ def test_help_has_a_description_the_options_and_the_exit_codes() -> None:
     assert "``" not in text and "--model-factory" not in text
 
 
-def test_another_command_can_reuse_the_parser() -> None:
+def test_the_one_parser_names_every_command_under_its_program() -> None:
     usage = cli.parser("evidencedesk").format_usage()
-    assert usage.startswith("usage: evidencedesk [-h] {build}")
+    assert usage == "usage: evidencedesk [-h] [--version] COMMAND ...\n"
+    listed = cli.parser("evidencedesk").format_help()
+    assert [c for c in cli.COMMANDS if f"    {c} " not in listed] == []
+    assert cli.COMMANDS == ("build", "benchmark", "init", "validate", "audit")
     err = io.StringIO()
     assert cli.main(["build", "--seed", "x"], prog="evidencedesk", stderr=err) == 2
     assert err.getvalue() == (

@@ -90,7 +90,7 @@ def test_a_deleted_current_folder_is_named_as_such(tmp_path: Path) -> None:
     gone = tmp_path / "gone"
     gone.mkdir()
     proc = subprocess.Popen(
-        ["bash", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "$0" -m evidencedesk.report build '
+        ["bash", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "$0" "{WITH_MODEL}" build '
          f'--out site {" ".join(FACTORY)}', sys.executable],
         env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,

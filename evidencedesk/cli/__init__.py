@@ -210,10 +210,18 @@ def _run(args: list[str], streams: Streams) -> int:
         if status == 3:
             traceback.print_exc(file=streams.err)
             streams.error("error: internal error")
-        elif isinstance(exc, KeyboardInterrupt):
-            streams.error("error: interrupted")
+        elif isinstance(exc, KeyboardInterrupt):  # before the command ran: loading modules
+            streams.error(f"error: {_interrupted(args)}")
         elif isinstance(exc, OSError):
             streams.error(f"error: {os_error_text(exc)}")
         else:
             streams.error(f"error: {str(exc).strip()}")
         return status
+
+
+def _interrupted(args: Sequence[str]) -> str:
+    """What Ctrl-C before the command started means: a command's own words (`INTERRUPTED`:
+    build's says the previous site was kept) or just that it was interrupted."""
+    name = next((a for a in args if not a.startswith("-")), "")
+    module = sys.modules.get(f"evidencedesk.cli.{name}") if name in COMMANDS else None
+    return str(getattr(module, "INTERRUPTED", "interrupted"))

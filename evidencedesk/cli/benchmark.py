@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from evidencedesk.baseline import Kind, load_baseline, save_baseline, save_run_baseline
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.gate import GatePolicy, Verdict, decide, load_policy
+from evidencedesk.gate import GatePolicy, Verdict, decide_gate, load_policy
 from evidencedesk.inert import inert_json, printable
 from evidencedesk.paths import ROOT
 from evidencedesk.results.project import Project, find_project
@@ -190,7 +190,7 @@ def _finish(
             load_baseline(baseline_path, labels, gated.kind) if baseline_path is not None else None
         )
         reference = saved.reference() if saved is not None else None
-        result = decide(policy, gated.shaped(policy.k), reference)
+        result = decide_gate(policy, gated.shaped(policy.k), reference)
         payload["gate"] = {"variant": gated.variant, **result.to_dict()}
         versus = (
             "no saved baseline" if baseline_path is None else f"baseline {_shown(baseline_path)}"

@@ -36,6 +36,7 @@ FAILING = {"never": (), "review": ("REVIEW", "BLOCK"), "block": ("BLOCK",)}
 KEPT = "the previous site was left as it was"
 REPLACED = "the new site is complete and replaced the previous one"
 WRITTEN = "the new site is complete"
+INTERRUPTED = f"build interrupted; {KEPT}"  # Ctrl-C before the build started
 SEED_MAX = 2**32 - 1  # report.model.SEED_MAX (not imported: --help stays fast)
 
 HELP = "run the experiments and write the static site"
