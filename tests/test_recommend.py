@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report.model import BuildOptions, Candidate
+from evidencedesk.report.model import BuildOptions, CandidatePage
 from evidencedesk.report.pipeline import build_model
 from evidencedesk.report.recommend import md_escape
 from evidencedesk.report.render import render_markdown
@@ -56,7 +56,7 @@ def split(tmp: Path, better: int, worse: int, n: int, candidates: int = 1) -> Pa
     return write_project(tmp, qrels, runs, report='metrics = ["mrr", "ndcg@10:linear"]')
 
 
-def candidates(project: Path) -> tuple[Candidate, ...]:
+def candidates(project: Path) -> tuple[CandidatePage, ...]:
     return build_model(BuildOptions(project=project), lambda stage: None).candidates
 
 

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from evidencedesk.report.model import Candidate, FlipMatrix, Variant
-from evidencedesk.report.sections import Ablations, Sizing, SizingRow
+from evidencedesk.report.model import CandidatePage, FlipMatrix, Variant
+from evidencedesk.report.sections import AblationSection, SizingLine, SizingSection
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Stat
 
@@ -90,7 +90,7 @@ def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) ->
     return to_fragment(fig, name)
 
 
-def forest_chart(candidates: Sequence[Candidate], metric_index: int, name: str) -> str:
+def forest_chart(candidates: Sequence[CandidatePage], metric_index: int, name: str) -> str:
     """Per candidate, the paired difference from the baseline with its interval and a zero line."""
     shown = [c for c in candidates if metric_index < len(c.metrics)]
     deltas = [c.metrics[metric_index].delta for c in shown]
@@ -98,7 +98,7 @@ def forest_chart(candidates: Sequence[Candidate], metric_index: int, name: str) 
     return _forest([_esc(c.name) for c in shown], deltas, label, name)
 
 
-def metric_forest(candidate: Candidate, name: str) -> str:
+def metric_forest(candidate: CandidatePage, name: str) -> str:
     """One candidate's paired differences on every metric."""
     deltas = [m.delta for m in candidate.metrics]
     return _forest([_esc(d.name) for d in deltas], deltas, "difference", name)
@@ -184,14 +184,14 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
     return to_fragment(fig, name)
 
 
-def _depth_tick(r: SizingRow) -> str:
+def _depth_tick(r: SizingLine) -> str:
     """ "depth 10<br>10 pairs · 19 ms": the x axis carries the cost of each depth."""
     pairs = "" if r.pairs.value is None else f"<br>{r.pairs.value:g} pairs"
     latency = "" if r.latency.value is None else f" · {r.latency.value:g} ms"
     return f"depth {r.depth}{pairs}{latency}"
 
 
-def sizing_chart(sizing: Sizing, name: str) -> str:
+def sizing_chart(sizing: SizingSection, name: str) -> str:
     """MRR (the metric the marked setting is chosen on) with its interval and tokens per question,
     per depth (scored pairs and hypothetical latency under each depth) and final size."""
     rows = sizing.rows
@@ -291,7 +291,7 @@ def sizing_chart(sizing: Sizing, name: str) -> str:
     return to_fragment(fig, name)
 
 
-def ablation_chart(ablations: Ablations, name: str) -> str:
+def ablation_chart(ablations: AblationSection, name: str) -> str:
     """MRR change of each single-field change against the base config, with its paired 95 %
     interval (where known); labels sit outside the bars and the axis leaves room for them."""
     rows = [r for r in ablations.rows if not r.is_base]

@@ -14,7 +14,12 @@ from typing import Literal
 
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report.gate_view import GatePage, RuleRow
-from evidencedesk.report.sections import Ablations, Citations, Evidence, Sizing
+from evidencedesk.report.sections import (
+    AblationSection,
+    CitationSection,
+    EvidenceSection,
+    SizingSection,
+)
 from evidencedesk.report.since_view import SinceView
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
@@ -339,7 +344,7 @@ class CondensedView(Plain):
 
 
 @dataclass(frozen=True)
-class Candidate(Plain):
+class CandidatePage(Plain):
     name: str
     rationale: str
     diff: tuple[DiffRow, ...]
@@ -613,14 +618,14 @@ class SiteModel(Plain):
     benchmark: tuple[BenchmarkRow, ...]
     flip_matrix: FlipMatrix
     slices: tuple[SliceTable, ...]
-    candidates: tuple[Candidate, ...]
+    candidates: tuple[CandidatePage, ...]
     questions: tuple[Question, ...]  # the questions that get a page
     # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
     benchmark_columns: tuple[str, str, str, str]
-    sizing: Sizing | None = None  # None: skipped, see meta.skipped
-    ablations: Ablations | None = None
-    citations: Citations | None = None
-    evidence: Evidence | None = None
+    sizing: SizingSection | None = None  # None: skipped, see meta.skipped
+    ablations: AblationSection | None = None
+    citations: CitationSection | None = None
+    evidence: EvidenceSection | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
     page_rule: str = ""  # which questions get a page when some are left out (results.pages)
     gate: GatePage | None = None  # None: no gate policy (no gate.html)

@@ -11,7 +11,7 @@ from evidencedesk import metric_names
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.gate_view import rule_rows
 from evidencedesk.report.model import (
-    Candidate,
+    CandidatePage,
     CondensedView,
     CostRow,
     DiffRow,
@@ -170,7 +170,7 @@ def run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[str
     return tuple(out)
 
 
-def candidate_models(results: Results, claims: Claims) -> tuple[Candidate, ...]:
+def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, ...]:
     base = results.variant(results.baseline)
     labels = {m.name: m.label for m in results.settings.compared}
     out = []
@@ -198,7 +198,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[Candidate, ...]:
         flips_source = f"{source}.comparisons[{at[f.metric]}]"
         head_source = f"{source}.comparisons[{at[cand.decision.primary]}]"
         out.append(
-            Candidate(
+            CandidatePage(
                 name=cand.name,
                 rationale=cand.rationale,
                 diff=diff_rows(cand.diff),
