@@ -26,7 +26,7 @@ CONFIG_FIELDS = ("first_stage", "reranker", "depth", "final", "max_words", "pref
 
 
 @dataclass(frozen=True)
-class Candidate:
+class CandidateChange:
     """A named change to the baseline config, with why it is proposed."""
 
     name: str
@@ -154,7 +154,7 @@ def _style(raw: dict[str, Any]) -> Style:
     return Style("toml", label, unknown)
 
 
-def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidate]:
+def load_candidates(path: str | Path, notes: str | Path | None) -> list[CandidateChange]:
     """Read and check the candidates: keys, types, and that each one's changes make a `Config`."""
     path = Path(path)
     raw, text = read_toml(path, "candidates file")
@@ -163,7 +163,7 @@ def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidat
         entries = CandidatesFile.model_validate(raw).candidate
     except ValidationError as exc:
         raise source.invalid(exc, CandidatesFile) from None
-    candidates: list[Candidate] = []
+    candidates: list[CandidateChange] = []
     seen: set[str] = set()
     slugs: dict[str, str] = {}  # note slug -> the first candidate name that has it
     for index, entry in enumerate(entries):
@@ -184,7 +184,7 @@ def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidat
         changes = entry.changes.given()
         order = raw["candidate"][index].get("changes", {})  # the file's order, for display
         candidates.append(
-            Candidate(
+            CandidateChange(
                 name=name,
                 rationale=entry.rationale,
                 changes={k: changes[k] for k in order},

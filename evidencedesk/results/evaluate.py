@@ -16,7 +16,7 @@ from evidencedesk.baseline import Kind, load_baseline
 from evidencedesk.errors import ConfigError, EvidencedeskError, MissingExtraError
 from evidencedesk.gate import load_policy
 from evidencedesk.results import compute, stages
-from evidencedesk.results.candidates import Candidate, load_candidates
+from evidencedesk.results.candidates import CandidateChange, load_candidates
 from evidencedesk.results.collect import results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.exposure import exposure
@@ -49,7 +49,7 @@ from evidencedesk.results.types import (
     NotRun,
     Results,
 )
-from evidencedesk.results.verdicts import judge
+from evidencedesk.results.verdicts import decide_verdict
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.benchmark import VARIANTS
 from evidencedesk.retrieval.catalog import Scope
@@ -269,7 +269,7 @@ def _evaluate(
                 costs=_run_costs(run, settings),
                 gate=gate_outcome(policy, run.judged, run.config.final, reference, ref_name),
                 note=cand.note,
-                decision=judge(comparisons, [m.name for m in settings.compared], critical, family),
+                decision=decide_verdict(comparisons, [m.name for m in settings.compared], critical, family),
                 exposure=(
                     None
                     if run.config.prefilter
@@ -302,7 +302,7 @@ def _models(ran: Iterable[Run], dense: str) -> tuple[ModelFacts, ...]:
     return ()
 
 
-def _not_run(cands: list[Candidate], configs: dict[str, Config], dense: str) -> tuple[NotRun, ...]:
+def _not_run(cands: list[CandidateChange], configs: dict[str, Config], dense: str) -> tuple[NotRun, ...]:
     """The candidates that name the MiniLM model on a machine without its extra: each is shown
     with one line saying what to install, and nothing else of it is computed."""
     lacking = minilm.missing_packages()
