@@ -107,7 +107,7 @@ class Baseline(BaseModel):
         return {qid: q.rr for qid, q in self.questions.items()}
 
     def reference(self) -> Reference:
-        """What the gate compares a run with (`evalreport.retrieval_gate`, `gate.decide`)."""
+        """What the gate compares a run with (`evalreport.retrieval_gate`, `gate.decide_gate`)."""
         what = self.config if self.config is not None else {"run": self.run}
         return Reference(self.k, self.summary, self.rr(), what)
 

@@ -11,7 +11,7 @@ Decisions (one reason line each):
 No reason: GO. Baselines are files (`data/baseline_retrieval.json`) written by
 ``python -m evidencedesk.retrieval.benchmark --save-baseline`` and read by `evidencedesk.baseline`.
 
-This module holds the policy and the decision (`decide`); `gate_input` shapes a run (and what it
+This module holds the policy and the decision (`decide_gate`); `gate_input` shapes a run (and what it
 is compared with) for it. `evalreport.retrieval_gate` applies the gate to a run, beside
 `run_config` that makes the runs (the course page imports it from there). The layers import one
 way: metrics <- gate_input <- gate <- evalreport <- baseline.
@@ -35,7 +35,7 @@ from evidencedesk.retrieval.gate_input import GateInput, Reference
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
 
-__all__ = ["GateCheck", "GatePolicy", "GateResult", "Verdict", "decide", "load_policy"]
+__all__ = ["GateCheck", "GatePolicy", "GateResult", "Verdict", "decide_gate", "load_policy"]
 
 EPS = 1e-9
 
@@ -197,7 +197,7 @@ def _f(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def decide(policy: GatePolicy, shaped: GateInput, reference: Reference | None = None) -> GateResult:
+def decide_gate(policy: GatePolicy, shaped: GateInput, reference: Reference | None = None) -> GateResult:
     """The verdict for a shaped run, comparing with `reference` when given."""
     block, review = Verdict.BLOCK, Verdict.REVIEW
     checks: list[GateCheck] = []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide
+from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide_gate
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.site import slug
 from evidencedesk.results import compute, jsonio
@@ -174,7 +174,7 @@ POLICY = GatePolicy(k=3, min_recall=0.9, min_pass_rate=0.9, max_drop=0.01,
 def test_decide_gives_structured_checks_and_the_same_lines() -> None:
     now = shape(LISTS, 3, 3)
     before = Reference(3, {"recall@3": 1.0, "mrr": 1.0}, {"q1": 1.0, "q2": 1.0}, {})
-    result = decide(POLICY, now, before)
+    result = decide_gate(POLICY, now, before)
     assert [(c.level, c.rule) for c in result.checks] == [
         (Verdict.BLOCK, "critical_missing"),
         (Verdict.BLOCK, "min_recall"),

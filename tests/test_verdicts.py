@@ -15,7 +15,7 @@ import evidencedesk
 from evidencedesk.report import words
 from evidencedesk.results import verdicts as v
 from evidencedesk.results.types import Comparison, Results
-from evidencedesk.results.verdicts import Evidence, decide, judge
+from evidencedesk.results.verdicts import Evidence, decide_verdict, verdict_of_evidence
 from evidencedesk.retrieval.stats import flips_needed, sign_test_p
 from tests.generated_projects import generated
 
@@ -56,11 +56,11 @@ def other(e: Evidence, metric: str = "ndcg@5") -> Evidence:
     ],
 )  # fmt: skip
 def test_rules_by_hand(evidence: list[Evidence], verdict: str) -> None:
-    assert decide(evidence, "mrr").verdict == verdict
+    assert verdict_of_evidence(evidence, "mrr").verdict == verdict
 
 
 def test_a_critical_question_is_carried_never_weighed() -> None:
-    d = decide([UP], "mrr", ("rc02",))
+    d = verdict_of_evidence([UP], "mrr", ("rc02",))
     assert (d.verdict, d.critical_worse) == ("BETTER", ("rc02",))
 
 
@@ -82,7 +82,7 @@ def evidence_st(metric: str) -> st.SearchStrategy[Evidence]:
 def test_every_verdict_follows_its_rule(evidence: tuple[Evidence, ...]) -> None:
     primary = evidence[0].metric
     head = evidence[0]
-    d = decide(evidence, primary)
+    d = verdict_of_evidence(evidence, primary)
     up = {e.metric for e in evidence if e.direction == "up"}
     down = {e.metric for e in evidence if e.direction == "down"}
     assert (d.verdict == "MIXED") == bool(up and down)
@@ -137,7 +137,7 @@ def test_badge_headline_and_gate_line_follow_the_rules(ndcg_results: Results, da
     comparisons = tuple(data.draw(comparison_st(c)) if c.metric in reported else c
                         for c in cand.comparisons)  # fmt: skip
     gate = data.draw(st.sampled_from(["GO", "REVIEW", "BLOCK"]))
-    decision = judge(comparisons, reported, results.policy.critical, len(results.candidates))  # type: ignore[union-attr]
+    decision = decide_verdict(comparisons, reported, results.policy.critical, len(results.candidates))  # type: ignore[union-attr]
     changed = replace(cand, comparisons=comparisons, decision=decision,
                       gate=replace(cand.gate, verdict=gate))  # fmt: skip
     results = replace(results, candidates=(changed, *results.candidates[1:]))
@@ -151,7 +151,7 @@ def test_badge_headline_and_gate_line_follow_the_rules(ndcg_results: Results, da
     assert words.verdict_line(results, source) == (
         f"Verdict: {decision.verdict} (did it get better?); gate: {gate} (may it ship?)"
     )
-    assert judge(comparisons, reported, (), len(results.candidates)).verdict == decision.verdict
+    assert decide_verdict(comparisons, reported, (), len(results.candidates)).verdict == decision.verdict
     # "not proven" never of a Holm-significant primary; a lean only below the documented level
     if v.evidence_of(head).significant:
         assert "not proven" not in headline

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evidencedesk.gate import GatePolicy, decide
+from evidencedesk.gate import GatePolicy, decide_gate
 from evidencedesk.results.types import GateCheck, GateOutcome, PolicyFacts, RuleValue
 from evidencedesk.retrieval.gate_input import GateInput, Reference, shape
 from evidencedesk.retrieval.metrics import Judged
@@ -78,7 +78,7 @@ def gate_outcome(
     if policy is None:
         return NO_POLICY
     shaped = shape(judged, final, policy.k)
-    result = decide(policy, shaped, reference)
+    result = decide_gate(policy, shaped, reference)
     checks = tuple(
         GateCheck(c.level.value, c.rule, c.metric, c.observed, c.threshold, tuple(c.questions),
                   c.reference, c.k, tuple(c.counts), c.p)

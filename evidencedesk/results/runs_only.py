@@ -29,7 +29,7 @@ from evidencedesk.results.project import Project
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import SHOWN, CandidateResult, Comparison, ConfigChange, Results
-from evidencedesk.results.verdicts import judge
+from evidencedesk.results.verdicts import decide_verdict
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.coverage import Coverage, check_coverage
 from evidencedesk.retrieval.gate_input import Reference, cut
@@ -133,7 +133,7 @@ def runs_only(
                 costs=none,
                 gate=gate_outcome(policy, top, max(k, 1), reference, ref_name),
                 note=read_note(project.notes, name),
-                decision=judge(comparisons, [m.name for m in settings.compared], critical, family),
+                decision=decide_verdict(comparisons, [m.name for m in settings.compared], critical, family),
                 lists_of=name,  # the run is a variant: its lists are stored there, once
                 judged=judged_share(base_run.judged, run.judged, settings.judged_k,
                                     settings.seed),  # fmt: skip

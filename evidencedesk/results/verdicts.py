@@ -127,7 +127,7 @@ def _verdict(evidence: Sequence[Evidence], head: Evidence | None) -> str:
     return NO_CLEAR_CHANGE
 
 
-def decide(
+def verdict_of_evidence(
     evidence: Sequence[Evidence], primary: str, critical_worse: Sequence[str] = ()
 ) -> Decision:
     """The candidate's verdict (the module's rules); `critical_worse` is carried, not weighed."""
@@ -162,7 +162,7 @@ def evidence_of(comparison: Any) -> Evidence:
                     c.holm_p)  # fmt: skip
 
 
-def judge(
+def decide_verdict(
     comparisons: Sequence[Any], metrics: Sequence[str], critical: Sequence[str], family: int = 1
 ) -> Decision:
     """The Decision for a candidate's comparisons on the reported `metrics` (the primary
@@ -173,7 +173,7 @@ def judge(
     weighed = [c for c in comparisons if c.metric in metrics]
     primary = metrics[0]
     crit = critical_worse(critical, [c.worse for c in weighed])
-    decision = decide([evidence_of(c) for c in weighed], primary, crit)
+    decision = verdict_of_evidence([evidence_of(c) for c in weighed], primary, crit)
     head = next((c for c in weighed if c.metric == primary), None)
     if decision.verdict not in (PROMISING, LEANS_WORSE) or head is None:
         return decision
