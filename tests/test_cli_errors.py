@@ -306,7 +306,7 @@ def test_the_one_parser_names_every_command_under_its_program() -> None:
     usage = cli.parser("evidencedesk").format_usage()
     assert usage == "usage: evidencedesk [-h] [--version] COMMAND ...\n"
     listed = cli.parser("evidencedesk").format_help()
-    assert [c for c in cli.COMMANDS if f"    {c} " not in listed] == []
+    assert [c for c in cli.COMMANDS if f"\n    {c}" not in listed] == []
     assert cli.COMMANDS == ("build", "benchmark", "init", "validate", "audit")
     err = io.StringIO()
     assert cli.main(["build", "--seed", "x"], prog="evidencedesk", stderr=err) == 2
