@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.files.trec import read_run
 from evidencedesk.inert import printable
 from evidencedesk.metric_names import reading_note
@@ -60,7 +59,6 @@ def validate(path: Path | None = None) -> Found:
     from evidencedesk.results.collect import notices
     from evidencedesk.results.settings import settings_for
     from evidencedesk.retrieval.coverage import check_coverage
-    from evidencedesk.retrieval.evalreport import Config
 
     project, first_line = find_project(path)
     settings = settings_for(project, project.seed)
@@ -73,11 +71,6 @@ def validate(path: Path | None = None) -> Found:
         for name, file in project.runs
     )
     cands = load_candidates(project.candidates, project.notes) if project.candidates else []
-    for cand in cands:
-        try:
-            Config().replace(**cand.changes)
-        except (EvidencedeskError, TypeError, ValueError) as exc:
-            raise ConfigError(project.candidates, f"candidate {cand.name!r}: {exc}") from None
     policy = load_policy(project.policy, labels) if project.policy else None
     saved = project.baseline is not None and project.baseline.is_file()
     if saved:

@@ -9,11 +9,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.files.keylines import Loc
@@ -22,8 +29,6 @@ from evidencedesk.files.text import read_text
 from evidencedesk.files.validation import Source, Style, found_toml, invalid, read_toml, rule
 from evidencedesk.retrieval.evalreport import Config
 
-CONFIG_FIELDS = ("first_stage", "reranker", "depth", "final", "max_words", "prefilter")
-
 
 @dataclass(frozen=True)
 class CandidateChange:
@@ -31,8 +36,9 @@ class CandidateChange:
 
     name: str
     rationale: str
-    changes: dict[str, Any] = field(default_factory=dict, compare=False)
+    changes: dict[str, Any] = field(default_factory=dict, compare=False)  # as the file gave them
     note: str | None = None
+    config: Config = field(default_factory=Config, compare=False)  # the baseline with `changes`
 
     @property
     def note_slug(self) -> str:
@@ -72,20 +78,14 @@ def read_note(folder: Path | None, name: str) -> str | None:
     return read_text(path, ConfigError, "Markdown note")
 
 
-class Changes(BaseModel):
-    """The config fields a candidate changes; together they must make a valid `Config`."""
+class _Changes(BaseModel):
+    """The config fields a candidate changes (`Changes` declares them from `Config` itself);
+    together they must make a valid `Config`: checked here, once."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    first_stage: str = "hybrid"
-    reranker: str = "none"
-    depth: int = 10
-    final: int = 3
-    max_words: int | None = None
-    prefilter: bool = True
-
     @model_validator(mode="after")
-    def _makes_a_config(self) -> Changes:
+    def _makes_a_config(self) -> _Changes:
         try:
             Config().replace(**self.given())
         except (EvidencedeskError, TypeError, ValueError) as exc:
@@ -93,9 +93,16 @@ class Changes(BaseModel):
         return self
 
     def given(self) -> dict[str, Any]:
-        return {
-            name: getattr(self, name) for name in CONFIG_FIELDS if name in self.model_fields_set
-        }
+        return {name: getattr(self, name) for name in Config.field_names()
+                if name in self.model_fields_set}  # fmt: skip
+
+
+if TYPE_CHECKING:
+    Changes = _Changes
+else:  # one field per Config field, with its type and default: never a second list of them
+    _hints = get_type_hints(Config)
+    Changes = create_model("Changes", __base__=_Changes,
+                           **{f.name: (_hints[f.name], f.default) for f in fields(Config)})
 
 
 class Entry(BaseModel):
@@ -189,6 +196,7 @@ def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidat
                 rationale=entry.rationale,
                 changes={k: changes[k] for k in order},
                 note=note,
+                config=Config().replace(**changes),
             )
         )
     return candidates

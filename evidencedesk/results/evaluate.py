@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from evidencedesk.baseline import Kind, load_baseline
-from evidencedesk.errors import ConfigError, EvidencedeskError, MissingExtraError
+from evidencedesk.errors import MissingExtraError
 from evidencedesk.gate import load_policy
 from evidencedesk.results import compute, stages
 from evidencedesk.results.candidates import CandidateChange, load_candidates
@@ -72,13 +71,6 @@ BUILTIN_DESCRIPTIONS = {
 }
 # [searchers] dense = "minilm": the dense variant is the real model
 MINILM_DESCRIPTIONS = BUILTIN_DESCRIPTIONS | {"dense": f"{minilm.DESCRIPTION}; cosine"}
-
-
-def _config_of(candidate_file: Path | None, name: str, changes: dict[str, object]) -> Config:
-    try:
-        return Config().replace(**changes)
-    except (EvidencedeskError, TypeError, ValueError) as exc:
-        raise ConfigError(candidate_file, f"candidate {name!r}: {exc}") from None
 
 
 def _diff(cfg: Config) -> tuple[ConfigChange, ...]:
@@ -228,7 +220,7 @@ def _evaluate(
         reference = Reference.of_run(base_run, policy.k)
         ref_name = f"the baseline run {BASELINE}"
     cand_runs: dict[str, Run] = {}
-    configs = {c.name: _config_of(project.candidates, c.name, c.changes) for c in cands}
+    configs = {c.name: c.config for c in cands}
     not_run = _not_run(cands, configs, project.dense)
     cands = [c for c in cands if c.name not in {n.name for n in not_run}]
     new = sum(cfg not in already_run for cfg in configs.values())
