@@ -15,10 +15,8 @@ from evidencedesk.retrieval.beir import (
     read_beir_qrels,
     read_queries,
     read_tags,
-    write_beir_corpus,
-    write_beir_qrels,
-    write_beir_queries,
 )
+from tests.beir_files import write_beir_corpus, write_beir_qrels, write_beir_queries
 from tests.conftest import make_chunk
 
 GRADED = {"q1": {"d1": 3, "d2": 2, "d3": 1, "d4": 0}, "q2": {"d2": 2, "d5": 1}, "q3": {"d4": 1}}

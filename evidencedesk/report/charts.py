@@ -25,7 +25,6 @@ BLUE = "#2166ac"
 ORANGE = "#b35806"
 GREY = "#6b7280"
 INK = "#1f2937"
-DIVERGING = [[0.0, ORANGE], [0.25, "#f1a340"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"], [1.0, BLUE]]
 CONFIG = {"displaylogo": False, "responsive": True}
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 

@@ -73,7 +73,6 @@ def reported(names: tuple[str, ...], primary: str | None) -> tuple[Metric, ...]:
     return (first, *[m for m in metrics if m.name != first.name])
 
 
-ABLATION_METRICS = PIPELINE_COLUMNS
 PIPELINE_DESIGN = Design(
     baseline={},
     stage_one_ms=4.0,

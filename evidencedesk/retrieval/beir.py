@@ -7,9 +7,8 @@ and line of the first thing it cannot use.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -18,7 +17,6 @@ from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import iter_lines
 from evidencedesk.files.trec import GRADES
-from evidencedesk.files.writing import write_file
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
 
@@ -32,9 +30,6 @@ __all__ = [
     "read_beir_qrels",
     "read_queries",
     "read_tags",
-    "write_beir_corpus",
-    "write_beir_qrels",
-    "write_beir_queries",
 ]
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
@@ -295,24 +290,3 @@ def labels_from_judgments(
         merged = tuple(dict.fromkeys([*own, *extra.get(qid, ())]))
         labels.append(Label(qid, question, merged, answerable, grades, relevance, complete))
     return labels
-
-
-def _write_lines(path: str | Path, lines: Iterable[str]) -> None:
-    """A new file of `lines` (never over an existing one: `evidencedesk.files.writing.write_file`)."""
-    data = "".join(f"{line}\n" for line in lines).encode("utf-8")
-    write_file(path, data, "BEIR file")
-
-
-def write_beir_corpus(path: str | Path, chunks: Iterable[Chunk]) -> None:
-    rows = ({"_id": c.id, "title": c.title, "text": c.text} for c in chunks)
-    _write_lines(path, (json.dumps(row, ensure_ascii=False) for row in rows))
-
-
-def write_beir_queries(path: str | Path, queries: Iterable[Sequence[Any]]) -> None:
-    rows = ({"_id": q, "text": t, **({"tags": list(g)} if g else {})} for q, t, g in queries)
-    _write_lines(path, (json.dumps(row, ensure_ascii=False) for row in rows))
-
-
-def write_beir_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> None:
-    rows = (f"{q}\t{d}\t{g}" for q, docs in qrels.items() for d, g in docs.items())
-    _write_lines(path, ["\t".join(QRELS_HEADER), *rows])

@@ -14,7 +14,7 @@ from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import iter_lines
 from evidencedesk.paths import DATA, LABELS
 
-__all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels", "parse_labels"]
+__all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels"]
 
 TAGS = (
     "direct",
@@ -155,17 +155,6 @@ def _parse_line(raw: str, path: Path | str, number: int, max_grade: int) -> Labe
         f"found answerable={str(answerable).lower()} with {sum(g >= RELEVANT for g in grades.values())} grade-{RELEVANT} chunk(s)",
     )
     return Label(qid, question, tuple(tags), answerable, dict(grades))
-
-
-def parse_labels(
-    text: str,
-    path: Path | str = "<labels>",
-    known_chunks: Container[str] | None = None,
-    max_grade: int = 2,
-) -> list[Label]:
-    """Labels from the text of a ``labels.jsonl`` file (`path` only names it in errors)."""
-    lines = enumerate(text.split("\n"), start=1)
-    return _parse_lines(lines, path, known_chunks, max_grade)
 
 
 def _parse_lines(
