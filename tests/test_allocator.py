@@ -180,3 +180,40 @@ def test_python_m_report_ends_the_process_once_the_output_is_flushed(
     package = Path(report_cli.__file__).parents[1]
     for script in ("__main__.py", "report/__main__.py", "retrieval/benchmark.py"):
         assert "exit_process=True)" in (package / script).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("value", "applied"),
+    [
+        (None, ("malloc", "trim", "collector", "fork")),
+        ("all", ("malloc", "trim", "collector", "fork")),
+        ("none", ()),
+        (" Malloc, collector ", ("malloc", "collector")),
+        ("fork", ("fork",)),
+    ],
+)
+def test_the_environment_chooses_the_process_settings(value: str | None, applied: tuple) -> None:
+    env = {} if value is None else {allocator.TUNING_ENV: value}
+    assert allocator.Tuning.from_env(env).names() == applied
+
+
+def test_an_unknown_process_setting_is_one_line_listing_the_valid_ones(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(allocator.TUNING_ENV, "malloc,gc")
+    assert report_cli.main(["build", "--project", "no-such-folder/evidencedesk.toml"]) == 2
+    assert capsys.readouterr().err == (
+        "error: EVIDENCEDESK_TUNING: expected 'all', 'none' or a comma-separated list of malloc, "
+        "trim, collector, fork, found 'gc'\n"
+    )
+
+
+@pytest.mark.parametrize("command", ["build", "benchmark"])
+def test_with_no_process_settings_the_command_leaves_malloc_alone(
+    monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(allocator, "reuse_freed_memory", lambda: calls.append("set") or True)
+    monkeypatch.setenv(allocator.TUNING_ENV, "none")
+    assert report_cli.main([command, "--project", "no-such-folder/evidencedesk.toml"]) == 2
+    assert calls == []

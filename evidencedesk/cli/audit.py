@@ -31,10 +31,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, streams: Streams) -> int:
-    from evidencedesk.cli.process import paused_collector
+    from evidencedesk.cli.process import Tuning
     from evidencedesk.report.audit import audit
 
-    with paused_collector():  # results.json's objects, read back
+    with Tuning.from_env().paused():  # results.json's objects, read back
         found, claims, pages = audit(args.site)
     for d in found:
         streams.say(d.line())

@@ -204,10 +204,11 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
     """Print the table (names from data made inert: `evidencedesk.inert`); 141 (128 + SIGPIPE,
     the shell's status) when the reader has gone or stdout was closed. A failure is raised for
     `cli.main`'s one map (an OSError writing --save-baseline names the file and the reason)."""
-    from evidencedesk.cli.process import paused_collector, reuse_freed_memory
+    from evidencedesk.cli.process import Tuning
 
-    reuse_freed_memory()
-    with paused_collector():
+    tuning = Tuning.from_env()
+    tuning.start()
+    with tuning.paused():
         payload, text, status = work(args)
     if args.json:
         out = inert_json(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))

@@ -160,11 +160,13 @@ def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple
     """Prepare, build and write the site with the command line's process tuning; print the
     summary. Returns the model and the --fail-on level."""
     from evidencedesk.cli.console import Progress, mode_for
-    from evidencedesk.cli.process import forked, paused_collector, reuse_freed_memory, trimming
+    from evidencedesk.cli.process import Tuning, forked
     from evidencedesk.report.build import build_site, prepare
+    from evidencedesk.report.render import at_once
     from evidencedesk.report.site import tree_size
 
-    reuse_freed_memory()
+    tuning = Tuning.from_env()
+    tuning.start()
     options = prepare(args.out, args.project, args.seed, tuple(args.runs), args.fail_on,
                       args.compare_to)  # fmt: skip
     progress = Progress(streams.out, mode_for(streams.out, args.quiet))
@@ -172,9 +174,9 @@ def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple
         streams.say(options.named)
         streams.out.flush()
     try:
-        with paused_collector():
-            model, pages = build_site(options, streams.model_factory, trimming(progress), outcome,
-                                      background=forked)  # fmt: skip
+        with tuning.paused():
+            model, pages = build_site(options, streams.model_factory, tuning.progress(progress),
+                                      outcome, background=forked if tuning.fork else at_once)  # fmt: skip
     except BaseException:
         with contextlib.suppress(StreamError):  # the error in flight is the one to report
             progress.close()

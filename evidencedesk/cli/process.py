@@ -1,7 +1,8 @@
 """What the command line does to its own process to build large projects faster; the library
 (files, retrieval, results, report) does none of it, and a notebook's `evidencedesk.build()` runs
-without it. Each is switched on by the command line only, and measured in `benchmarks/`
-(`benchmarks/process_tuning.py`: the same 50,000-question build with and without each).
+without it. The command line switches them on (`Tuning`; ``EVIDENCEDESK_TUNING=none`` leaves the
+process as Python starts it, ``EVIDENCEDESK_TUNING=malloc,collector`` applies only those), and
+`benchmarks/process_tuning.py` times one build with all of them, with none, and without each.
 
 - **malloc** (`reuse_freed_memory`, once at start; `release_freed_memory` at each stage's start,
   through `trimming`): large arrays come from malloc's heap and freed memory stays there for the
@@ -37,18 +38,24 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import gc
 import os
 import pickle
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 
-from evidencedesk.errors import EvidencedeskError
+from evidencedesk.errors import EvidencedeskError, UsageError
 
 __all__ = [
     "ENV",
+    "TUNINGS",
+    "TUNING_ENV",
     "Background",
+    "Tuning",
     "forked",
     "paused_collector",
     "release_freed_memory",
@@ -205,3 +212,46 @@ class Background:
 def forked(job: Callable[[], object]) -> Background:
     """`report.render.render_site`'s `background` for the command line: `job` in a forked child."""
     return Background(job)
+
+
+TUNING_ENV = "EVIDENCEDESK_TUNING"
+TUNINGS = ("malloc", "trim", "collector", "fork")
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Which of the process settings a command applies (all of them unless `TUNING_ENV` says)."""
+
+    malloc: bool = True  # `reuse_freed_memory` at start
+    trim: bool = True  # `release_freed_memory` at each stage's start
+    collector: bool = True  # `paused_collector` around the work
+    fork: bool = True  # large sites: part of the files written by forked children
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> Tuning:
+        text = env.get(TUNING_ENV, "all").strip().lower()
+        if text in ("", "all"):
+            return cls()
+        if text == "none":
+            return cls(False, False, False, False)
+        names = [name.strip() for name in text.split(",") if name.strip()]
+        unknown = [name for name in names if name not in TUNINGS]
+        if unknown:
+            raise UsageError(
+                f"{TUNING_ENV}: expected 'all', 'none' or a comma-separated list of "
+                f"{', '.join(TUNINGS)}, found {unknown[0]!r}"
+            )
+        return cls(**{name: name in names for name in TUNINGS})
+
+    def start(self) -> None:
+        if self.malloc:
+            reuse_freed_memory()
+
+    def progress(self, progress: Callable[[str], None]) -> Callable[[str], None]:
+        return trimming(progress) if self.trim else progress
+
+    def paused(self) -> AbstractContextManager[None]:
+        return paused_collector() if self.collector else contextlib.nullcontext()
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(self) if getattr(self, f.name))
