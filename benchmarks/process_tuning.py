@@ -7,7 +7,8 @@ none, and with each one left out (`evidencedesk.cli.process.Tuning`, ``EVIDENCED
 Generates (or, with ``--keep DIR``, reuses) the project of `benchmarks/runs_only_scale.py` and
 builds it with the real command line in a fresh process per build, the settings chosen through
 the environment. Prints each build's wall clock and peak memory (median of ``--repeat``) and its
-ratio to the build with every setting: a setting pays when leaving it out is slower (or, for
+ratio to the build with every setting (after one untimed build that generates the project and
+brings its files into the page cache): a setting pays when leaving it out is slower (or, for
 ``trim``, takes more memory). The sites are the same bytes in every case (the settings change
 how the process runs, not what it computes; the script checks results.json's hash).
 """
@@ -49,7 +50,9 @@ def main() -> None:
     base = Path(args.keep or tempfile.mkdtemp(prefix="evidencedesk-tuning-"))
     sites = Path(tempfile.mkdtemp(prefix="evidencedesk-tuning-sites-"))
     rows = []
-    try:
+    try:  # a first build, not timed: the project generated (or found) and its files in cache
+        build_once(base, args.questions, args.depth, args.runs, reuse=args.keep is not None,
+                   out=sites, quiet=True)  # fmt: skip
         for label, value in settings():
             builds = [build_once(base, args.questions, args.depth, args.runs, reuse=True,
                                  out=sites, env={"EVIDENCEDESK_TUNING": value}, quiet=True)
