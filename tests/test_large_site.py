@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from evidencedesk.cli.process import paused_collector
+from evidencedesk.errors import EvidencedeskError
 from evidencedesk.results import jsonio
 from evidencedesk.results.collect import Hashing
 from evidencedesk.results.inputs import input_hashes
@@ -161,3 +162,21 @@ def test_plain_gives_the_generic_walks_json_with_sorted_keys(value: Any) -> None
 def test_plain_refuses_a_number_json_cannot_hold(bad: float) -> None:
     with pytest.raises(ValueError, match="expected a finite number in the results, found"):
         jsonio.plain(RankedList("q1", (), (), 0, None, {"mrr": bad}))
+
+
+def test_an_evaluation_s_memos_end_with_it(tmp_path: Path) -> None:
+    """The bootstrap's draws (up to 768 MB) and the token memos are the build's, not the
+    process's: nothing is kept once `evaluate` returns, or fails."""
+    from evidencedesk.results.evaluate import evaluate
+    from evidencedesk.retrieval import parts, resampling, tokens
+
+    project = load_project(make_runs_only_project(tmp_path))
+    evaluate(project, 0, (), lambda stage: None)
+    assert len(resampling._DRAWS) == 0 and len(parts._TOKENS) == 0
+    assert tokens._tokens_cached.cache_info().currsize == 0
+    resampling.draws(40, 0, 100)  # a memo left from elsewhere ...
+    broken = load_project(make_runs_only_project(tmp_path / "broken"))
+    next(broken.root.glob("runs/*")).write_text("not a run\n")
+    with pytest.raises(EvidencedeskError):
+        evaluate(broken, 0, (), lambda stage: None)
+    assert len(resampling._DRAWS) == 0  # ... is gone with the failed build too

@@ -51,6 +51,7 @@ from evidencedesk.results.types import (
 from evidencedesk.results.verdicts import decide_verdict
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.benchmark import VARIANTS
+from evidencedesk.retrieval.caches import forget_all
 from evidencedesk.retrieval.catalog import Scope
 from evidencedesk.retrieval.coverage import check_coverage
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
@@ -116,7 +117,10 @@ def evaluation(
     project's benchmark stage alone (the variants and their flips, no sizing, ablations,
     citations, evidence or candidates: what ``evidencedesk benchmark`` prints), the same
     numbers the full build gives those variants."""
-    return _evaluate(project, seed, runs, progress, benchmark_only)
+    try:
+        return _evaluate(project, seed, runs, progress, benchmark_only)
+    finally:  # the memos of this evaluation, not of the process
+        forget_all()
 
 
 def _evaluate(

@@ -81,6 +81,11 @@ def _words_without_numbers(text: str) -> frozenset[str]:
     return frozenset(content_words(NUMBER.sub(" ", text)))
 
 
+def forget_words() -> None:
+    """Drop the kept word sets (`retrieval.caches.forget_all`)."""
+    _words_without_numbers.cache_clear()
+
+
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     both = len(a & b)
     either = len(a) + len(b) - both  # len(a | b), without building the union

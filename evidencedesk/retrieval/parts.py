@@ -176,3 +176,8 @@ def prompt_tokens(text: str) -> int:
             _TOKENS.clear()  # a crude bound on memory; results do not depend on it
         found = _TOKENS[text] = context_tokens([text])
     return found
+
+
+def forget_token_counts() -> None:
+    """Drop the kept token counts (`retrieval.caches.forget_all`)."""
+    _TOKENS.clear()
