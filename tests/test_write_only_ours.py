@@ -411,8 +411,8 @@ CONTRACT = (
 
 
 @pytest.mark.parametrize("phrase", CONTRACT)
-def test_readme_docs_and_code_state_the_contract_in_the_same_words(phrase: str) -> None:
-    for source in (ROOT / "README.md", ROOT / "docs" / "output-folder.md",
+def test_the_docs_and_code_state_the_contract_in_the_same_words(phrase: str) -> None:
+    for source in (ROOT / "docs" / "output-folder.md", ROOT / "docs" / "guarantees.md",
                    ROOT / "evidencedesk" / "report" / "outfolder.py"):  # fmt: skip
         assert phrase in _words(source.read_text(encoding="utf-8")).replace("\\n", ""), source
 
