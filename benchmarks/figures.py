@@ -1,4 +1,4 @@
-"""The one table of figures (README "Speed and scale"): runs the benchmarks, each in processes
+"""The one table of figures (README "Current figures"): runs the benchmarks, each in processes
 of its own, and prints their figures as one Markdown table, the targets beside them.
 
     python benchmarks/figures.py [--quick] [--keep DIR] [--write README.md]
@@ -10,7 +10,9 @@ of its own, and prints their figures as one Markdown table, the targets beside t
 - `large_build.py`: the pipeline build of 5,000 questions over 20,000 chunks, and its 1x / 2x /
   4x series;
 - `process_tuning.py`: the 12,500-question runs-only build with every process setting and with
-  none.
+  none;
+- `minilm_bench.py`: the MiniLM int8 embedder's passages per second (when the extra is
+  installed), and the demo build of the quick start.
 
 ``--quick`` runs each at a small size (to try the script: the figures mean little).
 ``--keep DIR`` keeps the generated projects in DIR and reuses them next time (the 50,000-question
@@ -25,8 +27,11 @@ import argparse
 import datetime
 import json
 import os
+import re
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -37,6 +42,33 @@ def run(script: str, *args: str) -> dict:
     done = subprocess.run([sys.executable, str(HERE / script), *args, "--json"], check=True,
                           capture_output=True, text=True)  # fmt: skip
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def demo_build() -> dict:
+    """The demo site, as the quick start builds it: wall clock of the whole command."""
+    with tempfile.TemporaryDirectory(prefix="evidencedesk-demo-") as folder:
+        out = Path(folder) / "site"
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "evidencedesk.report", "build", "--out", str(out)],
+                       check=True, capture_output=True, text=True)  # fmt: skip
+        seconds = time.perf_counter() - start
+        files = [p for p in out.rglob("*") if p.is_file()]
+        pages = sum(p.suffix == ".html" for p in files)
+        return {"seconds": seconds, "pages": pages, "bytes": sum(p.stat().st_size for p in files),
+                "load": os.getloadavg()[0]}  # fmt: skip
+
+
+def minilm(passages: int) -> dict:
+    """Passages per second of the MiniLM int8 embedder (`minilm_bench.py`'s own lines)."""
+    done = subprocess.run([sys.executable, str(HERE / "minilm_bench.py"), "--passages",
+                           str(passages), "--agreement", "20"], capture_output=True, text=True)  # fmt: skip
+    rates = [float(r) for r in re.findall(r"MiniLM int8 +([0-9.]+)/s", done.stdout)]
+    loaded = re.search(r"loaded in ([0-9.]+) s", done.stdout)
+    if done.returncode != 0 or len(rates) < 2 or loaded is None:
+        return {"missing": (done.stdout + done.stderr).strip().splitlines()[-1:],
+                "load": os.getloadavg()[0]}  # fmt: skip
+    return {"demo": rates[0], "synthetic": rates[1], "passages": passages,
+            "load_seconds": float(loaded[1]), "load": os.getloadavg()[0]}  # fmt: skip
 
 
 def measure(quick: bool, keep: Path | None) -> dict[str, dict]:
@@ -50,6 +82,8 @@ def measure(quick: bool, keep: Path | None) -> dict[str, dict]:
         "scale": run("runs_only_scale.py", *scale, *kept),
         "large": run("large_build.py", *large),
         "tuning": run("process_tuning.py", *tuning, *kept),
+        "minilm": minilm(200 if quick else 2000),
+        "demo": demo_build(),
     }
 
 
@@ -87,6 +121,14 @@ def table(found: dict[str, dict]) -> str:
                 f"questions | {t['all']['seconds']:.1f} s with the process settings | "
                 f"{t['none']['seconds']:.1f} s without: "
                 f"**{t['none']['seconds'] / t['all']['seconds']:.2f}×** | |")  # fmt: skip
+    mini = found["minilm"]
+    if "missing" not in mini:
+        rows.append(f"| `minilm_bench.py`: MiniLM int8, one thread | {mini['demo']:.1f} passages/s "
+                    f"on the demo's chunks, {mini['synthetic']:.1f}/s on {mini['passages']:,} "
+                    f"synthetic; loads in {mini['load_seconds']:.1f} s | | |")  # fmt: skip
+    d = found["demo"]
+    rows.append(f"| the demo: `python -m evidencedesk.report build` | {d['seconds']:.1f} s, "
+                f"{d['pages']} pages, {d['bytes'] / 1e6:.1f} MB | | |")  # fmt: skip
     load = max(found[k]["load"] for k in found)
     day = datetime.datetime.now(datetime.UTC).date().isoformat()
     rows.append("")

@@ -1,4 +1,4 @@
-"""Build a large pipeline project: 5,000 questions over 20,000 chunks (issues 7 and 17).
+"""Build a large pipeline project: 5,000 questions over 20,000 chunks.
 
 Generates (seeded) a project in a temporary folder -- Markdown documents with front matter in
 ``corpus/`` (10 paragraphs each, one chunk per paragraph), ``labels.jsonl`` with tags and graded

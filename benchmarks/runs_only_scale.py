@@ -1,4 +1,4 @@
-"""Build a runs-only project of 50,000 questions x 1,000 documents x 3 runs (issue 17's scale).
+"""Build a runs-only project of 50,000 questions x 1,000 documents x 3 runs.
 
 Generates (seeded, with numpy byte matrices, so that 150 million run lines take a minute, not
 half an hour) queries, graded qrels (0-3) and TREC runs in a temporary folder, then
