@@ -135,11 +135,11 @@ def _write(
     )
     data = baseline.model_dump(mode="json", by_alias=True, exclude={"config", "run"} - set(what))
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    write_file(path, text.encode("utf-8"), "baseline", is_saved_baseline, "a saved baseline")
+    write_file(path, text.encode("utf-8"), "baseline", _is_saved_baseline, "a saved baseline")
     return baseline
 
 
-def is_saved_baseline(path: Path) -> bool:
+def _is_saved_baseline(path: Path) -> bool:
     """True if `path` holds a baseline evidencedesk saved (a JSON object of a baseline schema):
     the only file ``--save-baseline`` replaces."""
     try:

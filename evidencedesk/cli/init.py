@@ -176,7 +176,7 @@ def survey(folder: Path) -> Survey:
     )
 
 
-def judgments_in(s: Survey) -> dict[str, dict[str, int]]:
+def _judgments_in(s: Survey) -> dict[str, dict[str, int]]:
     """The judgments, read with the build's loaders."""
     from evidencedesk.files.trec import read_qrels
     from evidencedesk.retrieval.beir import read_beir_qrels
@@ -190,7 +190,7 @@ def judgments_in(s: Survey) -> dict[str, dict[str, int]]:
     return {}
 
 
-def kept_at(judgments: dict[str, dict[str, int]], threshold: int) -> int:
+def _kept_at(judgments: dict[str, dict[str, int]], threshold: int) -> int:
     """The judged questions that keep a relevant judgment at `threshold`."""
     return sum(any(g >= threshold for g in docs.values()) for docs in judgments.values() if docs)
 
@@ -200,7 +200,7 @@ def _relevance_comment(judgments: dict[str, dict[str, int]], chosen: int, labels
     top = max((g for docs in judgments.values() for g in docs.values()), default=0)
 
     def keeps(t: int) -> str:
-        n = kept_at(judgments, t)
+        n = _kept_at(judgments, t)
         return f"{n} ({round(100 * n / judged) if judged else 0} %)"
 
     why = ("a labels file: grade 2 answers the question" if labels
@@ -241,7 +241,7 @@ def render(s: Survey) -> str:
             "expected documents (corpus.jsonl or Markdown with front matter) or TREC runs, "
             "found neither",
         )
-    judgments = judgments_in(s)
+    judgments = _judgments_in(s)
     grades = sorted({g for docs in judgments.values() for g in docs.values()})
     top = max(grades, default=0)
     if top < 1:

@@ -40,7 +40,7 @@ def _qrels_format(path: Path) -> Literal["trec", "beir"]:
     return "beir" if first.startswith("query-id\t") else "trec"
 
 
-def collect_runs(runs: RunsSection) -> tuple[tuple[str, Path], ...]:
+def _collect_runs(runs: RunsSection) -> tuple[tuple[str, Path], ...]:
     """The runs of ``dir`` then ``files``; a name given twice for the same file counts once."""
     found = (runs_in_folder(runs.dir)[0] if runs.dir is not None else ()) + runs.files
     seen: dict[str, Path] = {}
@@ -148,7 +148,7 @@ class ProjectFile(Section):
 
     def _check_runs(self) -> None:
         runs_cfg = self.runs
-        runs = collect_runs(runs_cfg)
+        runs = _collect_runs(runs_cfg)
         names = [name for name, _ in runs]
         if len(runs) > MAX_RUNS:
             raise rule(
@@ -227,7 +227,7 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         notes=report.notes,
         policy=gate.policy,
         baseline=gate.baseline,
-        runs=collect_runs(runs_cfg),
+        runs=_collect_runs(runs_cfg),
         runs_dir=runs_cfg.dir,
         skipped_files=runs_in_folder(runs_cfg.dir)[1] if runs_cfg.dir is not None else (),
         baseline_run=runs_cfg.baseline,

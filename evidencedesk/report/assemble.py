@@ -117,7 +117,7 @@ def statuses(results: Results, pages: tuple[Question, ...]) -> tuple[Question, .
     return tuple(out)
 
 
-def baseline_first(
+def _baseline_first(
     results: Results, rows: tuple[BenchmarkRow, ...], claims: Claims
 ) -> tuple[BenchmarkRow, ...]:
     """The baseline's row first, every other row's flips against the baseline (not against
@@ -239,7 +239,7 @@ def to_label(results: Results) -> ToLabel | None:
                    results.to_label_total)  # fmt: skip
 
 
-def pages_to_keep(results: Results, keep: tuple[str, ...] | None = None) -> set[str] | None:
+def _pages_to_keep(results: Results, keep: tuple[str, ...] | None = None) -> set[str] | None:
     """None (every question) up to PAGE_LIMIT; beyond it the ids `results.pages.chosen` picks
     (at most PAGE_CAP: critical, then baseline failures, then the largest changes); `keep`:
     those ids when already chosen."""
@@ -261,7 +261,7 @@ def page_rule(results: Results) -> str:
     )
 
 
-def mark_critical(results: Results, pages: tuple[Question, ...]) -> tuple[Question, ...]:
+def _mark_critical(results: Results, pages: tuple[Question, ...]) -> tuple[Question, ...]:
     """Question pages of the policy's critical ids say so, and under which candidates they got
     worse (on any reported metric, even while the gate still passes)."""
     if results.policy is None:
@@ -289,7 +289,7 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
     chosen = choice.chosen(results)  # once: the pages and the flips grid
     claims = Claims(results)
     pages = statuses(
-        results, mark_critical(results, questions(results, pages_to_keep(results, chosen), claims))
+        results, _mark_critical(results, questions(results, _pages_to_keep(results, chosen), claims))
     )
     variants = variant_models(results)
     labels = tuple(m.label for m in settings.columns)
@@ -298,7 +298,7 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         meta=meta(results, claims),
         dataset=dataset(results),
         variants=variants,
-        benchmark=baseline_first(results, benchmark_rows(results, variants), claims),
+        benchmark=_baseline_first(results, benchmark_rows(results, variants), claims),
         flip_matrix=flip_matrix(results, chosen, claims),
         slices=slice_tables(results, settings.slices),
         candidates=candidates,

@@ -51,7 +51,7 @@ def _layout(fig: go.Figure, height: int, x_title: str, y_title: str = "") -> Non
     fig.update_yaxes(title_text=y_title, gridcolor="#e5e7eb", automargin=True)
 
 
-def to_fragment(fig: go.Figure, name: str) -> str:
+def _to_fragment(fig: go.Figure, name: str) -> str:
     """The figure as a ``<div>`` + inline script with the fixed id ``chart-<slug>``."""
     text = fig.to_html(
         include_plotlyjs=False,
@@ -86,7 +86,7 @@ def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) ->
     )
     _layout(fig, _height(len(shown)), f"{_esc(label)}, mean (95 % interval)")
     fig.update_yaxes(autorange="reversed")
-    return to_fragment(fig, name)
+    return _to_fragment(fig, name)
 
 
 def forest_chart(candidates: Sequence[CandidatePage], metric_index: int, name: str) -> str:
@@ -138,7 +138,7 @@ def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str
         fig, _height(len(labels)), f"{_esc(label)}: candidate − baseline<br>(paired 95 % interval)"
     )
     fig.update_yaxes(autorange="reversed")
-    return to_fragment(fig, name)
+    return _to_fragment(fig, name)
 
 
 def flip_bars(matrix: FlipMatrix, name: str) -> str:
@@ -180,7 +180,7 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
     pad = 1.5 + 0.25 * bound
     fig.update_xaxes(range=[-bound - pad, bound + pad], zeroline=True)
     fig.update_yaxes(autorange="reversed")
-    return to_fragment(fig, name)
+    return _to_fragment(fig, name)
 
 
 def _depth_tick(r: SizingLine) -> str:
@@ -287,7 +287,7 @@ def sizing_chart(sizing: SizingSection, name: str) -> str:
                      row=2, col=1, type="category")  # fmt: skip
     fig.update_xaxes(type="category", categoryorder="array",
                      categoryarray=[ticks[d] for d in depths])  # fmt: skip
-    return to_fragment(fig, name)
+    return _to_fragment(fig, name)
 
 
 def ablation_chart(ablations: AblationSection, name: str) -> str:
@@ -321,4 +321,4 @@ def ablation_chart(ablations: AblationSection, name: str) -> str:
     fig.update_layout(margin={"l": 10, "r": 40, "t": 20, "b": 60})
     fig.update_xaxes(range=[-bound, bound])
     fig.update_yaxes(autorange="reversed", automargin=True)
-    return to_fragment(fig, name)
+    return _to_fragment(fig, name)

@@ -100,7 +100,7 @@ def _names(value: object) -> set[str]:
     return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
 
 
-def listed_files(folder: Path) -> frozenset[str]:
+def _listed_files(folder: Path) -> frozenset[str]:
     """The files (paths relative to `folder`, ``/``-separated) that the previous build wrote:
     its manifest's ``files``; for a manifest of an earlier version, which had none, its pages,
     its downloads and the files every earlier version wrote (`LEGACY_FILES`, ``data/runs/*.run``).
@@ -129,7 +129,7 @@ def carry_unlisted(out: Path, new: Path, shown: str) -> list[str]:
     """
     if not out.is_dir() or out.is_symlink():
         return []
-    listed = listed_files(out)
+    listed = _listed_files(out)
     kept: list[str] = []
     for folder, dirs, files in os.walk(out):
         dirs.sort()

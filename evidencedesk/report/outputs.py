@@ -68,7 +68,7 @@ def downloads(model: SiteModel) -> list[tuple[str, str]]:
     ]  # fmt: skip
 
 
-def write_files(out: Path, files: dict[str, bytes]) -> None:
+def _write_files(out: Path, files: dict[str, bytes]) -> None:
     for name, data in files.items():
         write_bytes(inside(out, name), data)
 
@@ -79,7 +79,7 @@ def write_results(model: SiteModel, out: Path) -> list[str]:
     if model.results is None:
         return []
     files = {**jsonio.site_files(model.results), **site_exports(model.results, slug)}
-    write_files(out, files)
+    _write_files(out, files)
     return list(files)
 
 
@@ -92,7 +92,7 @@ def write_claims(model: SiteModel, out: Path) -> None:
     if claims is None or not hasattr(claims, "to_dict"):
         return
     text = json.dumps(claims.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    write_files(out, {CLAIMS_JSON: text.encode("utf-8")})
+    _write_files(out, {CLAIMS_JSON: text.encode("utf-8")})
 
 
 def results_in_background(model: SiteModel, out: Path, background: Callable[..., Any]) -> list[Any]:
@@ -103,8 +103,8 @@ def results_in_background(model: SiteModel, out: Path, background: Callable[...,
     if results is None or not results_large(results):
         return []
     return [
-        background(lambda: write_files(out, jsonio.site_files(results))),
-        background(lambda: write_files(out, site_exports(results, slug))),
+        background(lambda: _write_files(out, jsonio.site_files(results))),
+        background(lambda: _write_files(out, site_exports(results, slug))),
     ]
 
 

@@ -55,11 +55,11 @@ def caveat_of(v: VariantResult, dense: str = "toy") -> str | None:
     return None if searcher is None else f"includes {searcher}"
 
 
-def stat_of(v: VariantResult, metric: str) -> MetricStat:
+def _stat_of(v: VariantResult, metric: str) -> MetricStat:
     return next(s for s in v.metrics if s.metric == metric)
 
 
-def coverage_warning(v: VariantResult, min_coverage: float) -> str | None:
+def _coverage_warning(v: VariantResult, min_coverage: float) -> str | None:
     """The run's coverage in words, when it answers too few of the judged queries."""
     if v.coverage is None or not v.coverage.partial(min_coverage):
         return None
@@ -76,11 +76,11 @@ def variant_models(results: Results) -> tuple[Variant, ...]:
             kind="external" if v.kind == "external" else "builtin",
             description=v.description,
             caveat=caveat_of(v, results.settings.dense),
-            metrics=tuple(metric_stat(stat_of(v, m.name), m.label) for m in columns),
+            metrics=tuple(metric_stat(_stat_of(v, m.name), m.label) for m in columns),
             pairs_per_question=num(v.costs.pairs_per_question, 1),
             tokens_per_question=num(v.costs.tokens_per_question, 0),
             judged=None if v.judged is None else metric_stat(v.judged, judged),
-            warning=coverage_warning(v, settings.min_coverage),
+            warning=_coverage_warning(v, settings.min_coverage),
         )
         for v in results.variants
     )

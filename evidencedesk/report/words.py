@@ -414,7 +414,7 @@ P_OF = {"sign_p": "sign_p", "randomization_p": "randomization_p", "holm_p": "hol
         "sign_holm_p": "sign_holm_p"}  # fmt: skip
 
 
-def p_value(results: Results, source: str, which: str = "sign_p") -> str:
+def _p_value(results: Results, source: str, which: str = "sign_p") -> str:
     """One p of a comparison, as printed ("0.062", "< 0.001")."""
     cmp = resolve(results, source)
     if not isinstance(cmp, Comparison) or which not in P_OF:
@@ -634,7 +634,7 @@ KINDS: Mapping[str, Callable[..., str]] = {
     "flip_p": flip_p,
     "grid_legend": grid_legend,
     "list_value": list_value,
-    "p": p_value,
+    "p": _p_value,
     "judged": judged,
     "counts": counts,
     "notice": notice,

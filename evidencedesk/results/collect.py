@@ -159,7 +159,7 @@ def _command(project: Project, runs: RunPaths, seed: int) -> tuple[str, ...]:
     return tuple(args)
 
 
-def answerable_count(judged: Sequence[Judged]) -> int:
+def _answerable_count(judged: Sequence[Judged]) -> int:
     return sum(1 for j in judged if j.n_relevant > 0)
 
 
@@ -176,7 +176,7 @@ def results_of(
     """The Results of either kind of project (the pipeline's sections are None for runs-only);
     `hashes`: the input hashes started earlier (else they are computed here); `to_label`: the
     pairs to label next and how many there are (`judgments.to_label`)."""
-    answerable = answerable_count(base_judged)
+    answerable = _answerable_count(base_judged)
     return Results(
         schema_version=SCHEMA_VERSION,
         version=__version__,

@@ -25,7 +25,7 @@ def _status(checks: Sequence[GateCheck], rule: str, metric: str | None = None) -
     return hit[0].level if hit else "pass"
 
 
-def rule_values(
+def _rule_values(
     policy: GatePolicy, shaped: GateInput, reference: Reference | None,
     checks: Sequence[GateCheck], no_reference: str = NO_BASELINE,
 ) -> tuple[RuleValue, ...]:  # fmt: skip
@@ -84,7 +84,7 @@ def gate_outcome(
                   c.reference, c.k, tuple(c.counts), c.p)
         for c in result.checks
     )  # fmt: skip
-    rules = rule_values(policy, shaped, reference, checks)
+    rules = _rule_values(policy, shaped, reference, checks)
     return GateOutcome(result.verdict.value, checks, True, rules,
                        baseline if reference is not None else None)  # fmt: skip
 

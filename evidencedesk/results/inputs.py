@@ -37,7 +37,7 @@ def run_note(path: Path) -> str | None:
     return " ".join(text.strip().split("\n\n", 1)[0].split()) or None
 
 
-def check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collection[str],
+def _check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collection[str],
                    source: str = "") -> None:  # fmt: skip
     """Refuse a run named like a built-in variant or like an earlier run (`source`: "--run x: ").
 
@@ -54,7 +54,7 @@ def check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collecti
 
 
 def check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = ()) -> None:
-    """The project's runs, then the ``--run`` ones, through the one `check_run_name`."""
+    """The project's runs, then the ``--run`` ones, through the one `_check_run_name`."""
     total = len(project.runs) + len(runs)
     if total > MAX_RUNS:
         raise ConfigError(
@@ -63,10 +63,10 @@ def check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = (
         )
     used: set[str] = set()
     for name, path in project.runs:
-        check_run_name(name, path, builtin, used)
+        _check_run_name(name, path, builtin, used)
         used.add(name)
     for name, path in runs:
-        check_run_name(name, path, builtin, used, f"--run {name}: ")
+        _check_run_name(name, path, builtin, used, f"--run {name}: ")
         used.add(name)
 
 

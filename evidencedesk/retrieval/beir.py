@@ -44,14 +44,14 @@ class Query(NamedTuple):
     tags: tuple[str, ...] = ()
 
 
-def read_lines(
+def _read_lines(
     path: str | Path, error: type[InputError], what: str = "file"
 ) -> Iterator[tuple[int, str]]:
     """Non-blank lines with their 1-based numbers, streamed (`evidencedesk.files.text.iter_lines`)."""
     return ((n, s) for n, s in iter_lines(path, error, what) if s.strip())
 
 
-def parse_grade(text: str, path: str | Path, number: int, error: type[InputError]) -> int | None:
+def _parse_grade(text: str, path: str | Path, number: int, error: type[InputError]) -> int | None:
     """The integer grade in `text` (`MIN_GRADE`..`MAX_GRADE`), or None when `text` is not an
     integer at all."""
     if not _GRADE.fullmatch(text):
@@ -107,7 +107,7 @@ def read_beir_corpus(path: str | Path) -> Catalog:
     chunks: list[Chunk] = []
     empty: list[tuple[str, int]] = []
     seen: dict[str, int] = {}
-    for number, raw in read_lines(path, DocumentError, "BEIR corpus file"):
+    for number, raw in _read_lines(path, DocumentError, "BEIR corpus file"):
         obj = _json_object(raw, path, number, DocumentError)
         doc_id = _ident(obj, ("_id", "id"), path, number, DocumentError)
         if doc_id in seen:
@@ -155,7 +155,7 @@ def read_queries(path: str | Path) -> list[Query]:
     queries: list[Query] = []
     seen: dict[str, int] = {}
     tsv = path.suffix.lower() in (".tsv", ".txt")
-    for number, raw in read_lines(path, LabelsError, "queries file"):
+    for number, raw in _read_lines(path, LabelsError, "queries file"):
         if tsv:
             qid, sep, text = raw.partition("\t")
             if not sep or not qid.strip() or not text.strip():
@@ -191,7 +191,7 @@ def read_beir_qrels(path: str | Path) -> Qrels:
     path = Path(path)
     qrels: Qrels = {}
     first: dict[tuple[str, str], int] = {}
-    for index, (number, raw) in enumerate(read_lines(path, LabelsError, "qrels file")):
+    for index, (number, raw) in enumerate(_read_lines(path, LabelsError, "qrels file")):
         fields = raw.split("\t")
         if index == 0 and tuple(f.strip() for f in fields) == QRELS_HEADER:
             continue
@@ -207,7 +207,7 @@ def read_beir_qrels(path: str | Path) -> Qrels:
                 number,
             )
         qid, docid, score = (f.strip() for f in fields)
-        grade = parse_grade(score, path, number, LabelsError)
+        grade = _parse_grade(score, path, number, LabelsError)
         if grade is None:
             where = "a header 'query-id<TAB>corpus-id<TAB>score' or " if index == 0 else ""
             raise LabelsError(
@@ -230,7 +230,7 @@ def read_tags(path: str | Path) -> dict[str, tuple[str, ...]]:
     path = Path(path)
     tags: dict[str, tuple[str, ...]] = {}
     tsv = path.suffix.lower() in (".tsv", ".txt")
-    for index, (number, raw) in enumerate(read_lines(path, LabelsError, "tags file")):
+    for index, (number, raw) in enumerate(_read_lines(path, LabelsError, "tags file")):
         if tsv:
             qid, sep, rest = raw.partition("\t")
             if index == 0 and (qid.strip(), rest.strip()) in (("query-id", "tags"), ("id", "tags")):
