@@ -42,7 +42,6 @@ from evidencedesk.report.model import (
     RankedItem,
     Recommendation,
     SiteModel,
-    Skipped,
     SliceCell,
     SliceCompare,
     SliceRow,
@@ -65,6 +64,7 @@ from evidencedesk.report.sections import (
 from evidencedesk.report.values import num, pval, stat
 from evidencedesk.report.words import METHODS_RULES, RULES
 from evidencedesk.results.rows import HeldBack, Merge, TenantRow
+from evidencedesk.results.types import Skipped
 from evidencedesk.retrieval.stats import sign_test_p as sign_test
 
 XSS = '<script>alert(1)</script>"><img src=x onerror=alert(1)> [click](javascript:alert(1))'

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING
 
 from evidencedesk.errors import ConfigError
 from evidencedesk.files.limits import MAX_LINE_BYTES, check_input
+from evidencedesk.files.project_schema import PROJECT_FILE
 from evidencedesk.files.writing import write_file
 
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
 
-PROJECT_FILE = "evidencedesk.toml"
 SKIPPED_SUFFIXES = {".md", ".json", ".toml", ".jsonl", ".tsv", ".py", ".csv", ".html"}
 QUERY_FILES = ("queries.jsonl", "queries.tsv", "topics.tsv", "topics.jsonl")
 # a runs-only project's release gate, to switch on: a policy file's keys, with a start for each

@@ -51,11 +51,11 @@ _TOML_NUMBER = (
     f"|0[xob]_?[0-9a-fA-F](?:_?[0-9a-fA-F]){{{MAX_DIGITS},}})"
 )
 _TOML_AT = re.compile(r"\(at line (\d+), column \d+\)|\(at end of document\)")
-SHOWN = 40  # characters of a refused value shown in a message
+SHOWN_CHARACTERS = 40  # characters of a refused value shown in a message
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= SHOWN else f"{text[:SHOWN]}…"
+    return text if len(text) <= SHOWN_CHARACTERS else f"{text[:SHOWN_CHARACTERS]}…"
 
 
 class _Duplicate(Exception):

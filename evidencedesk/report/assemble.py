@@ -25,12 +25,10 @@ from evidencedesk.report.model import (
     DocumentRow,
     InputFile,
     Meta,
-    ModelFacts,
-    NotRun,
+    NotRunPage,
     Question,
     SiteModel,
-    Skipped,
-    ToLabel,
+    ToLabelPage,
     ToLabelRow,
 )
 from evidencedesk.report.question_list import question_list
@@ -174,7 +172,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         relevance=f"relevant = grade ≥ {settings.relevance}",
         baseline=results.baseline,
         caveats=tuple(caveats),
-        skipped=tuple(Skipped(s.stage, s.reason) for s in inputs.skipped),
+        skipped=inputs.skipped,
         inputs=tuple(InputFile(f.path, f.sha256) for f in inputs.files),
         price_list=stages.price_list(settings),
         reproduce=shell_command([*REPRODUCE, *inputs.command])
@@ -194,7 +192,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
                       for i in range(len(inputs.notices))),  # fmt: skip
         judged_k=settings.judged_k,
         averaging=settings.averaging,
-        models=tuple(ModelFacts(m.name, m.facts) for m in results.models),
+        models=results.models,
         metric_definitions=tuple(
             Definition(*d) for d in definitions(m.name for m in settings.metrics)
         ),
@@ -224,7 +222,7 @@ def _say_everywhere(claims: Claims, kind: str, source: str) -> str:
 TO_LABEL_PREVIEW = 30  # rows of to-label.tsv its page shows
 
 
-def to_label(results: Results) -> ToLabel | None:
+def to_label(results: Results) -> ToLabelPage | None:
     """The to-label page's model (None when no compared top k holds an unjudged result)."""
     if not results.to_label:
         return None
@@ -235,7 +233,7 @@ def to_label(results: Results) -> ToLabel | None:
                    r.rank, ", ".join(r.runs), r.splits)
         for r in results.to_label[:TO_LABEL_PREVIEW]
     )  # fmt: skip
-    return ToLabel(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
+    return ToLabelPage(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
                    results.to_label_total)  # fmt: skip
 
 
@@ -321,7 +319,7 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         question_list=question_list(results, {q.id for q in pages}),
         to_label=to_label(results),
         not_run=tuple(
-            NotRun(c.name, c.rationale, diff_rows(c.diff), c.reason, c.note)
+            NotRunPage(c.name, c.rationale, diff_rows(c.diff), c.reason, c.note)
             for c in results.not_run
         ),
         claims=claims,

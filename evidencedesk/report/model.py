@@ -23,9 +23,9 @@ from evidencedesk.report.sections import (
 from evidencedesk.report.since_view import SinceView
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
-from evidencedesk.results.types import Results
+from evidencedesk.results.types import ModelFacts, Results, Skipped
 
-Verdict = Literal["GO", "REVIEW", "BLOCK"]
+GateLevel = Literal["GO", "REVIEW", "BLOCK"]
 
 
 @dataclass(frozen=True)
@@ -33,20 +33,6 @@ class Caveat(Plain):
     key: str  # "dense", "rerankers", "labels", "tuning", ...
     text: str
     words: str = ""  # the caveat in a few words, for the one-line mention on other pages
-
-
-@dataclass(frozen=True)
-class Skipped(Plain):
-    stage: str  # "sizing", "ablations", "citations", "evidence"
-    reason: str
-
-
-@dataclass(frozen=True)
-class ModelFacts(Plain):
-    """A real model that ran, for the methods page: its name and (what, value) lines."""
-
-    name: str
-    facts: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -111,7 +97,7 @@ class Count(Plain):
 
 
 @dataclass(frozen=True)
-class Tally(Plain):
+class ClaimedCount(Plain):
     """A count the site claims (report.claims): `count` is the claim's words."""
 
     key: str
@@ -238,7 +224,7 @@ class DiffRow(Plain):
 
 
 @dataclass(frozen=True)
-class NotRun(Plain):
+class NotRunPage(Plain):
     """A candidate not run on this machine (an optional extra is absent): its one line."""
 
     name: str
@@ -352,7 +338,7 @@ class CandidatePage(Plain):
     flips: Flips
     slices: tuple[SliceCompare, ...]
     cost: tuple[CostRow, ...]
-    verdict: Verdict
+    verdict: GateLevel
     gate_lines: tuple[GateLine, ...]
     recommendation: Recommendation
     note_markdown: str | None = None
@@ -399,7 +385,7 @@ class VerdictTile(Plain):
     better: str  # each count a claim (report.claims)
     worse: str
     unclear: str
-    by_verdict: tuple[Tally, ...]  # key: the verdict's name
+    by_verdict: tuple[ClaimedCount, ...]  # key: the verdict's name
 
 
 @dataclass(frozen=True)
@@ -600,7 +586,7 @@ class ToLabelRow(Plain):
 
 
 @dataclass(frozen=True)
-class ToLabel(Plain):
+class ToLabelPage(Plain):
     """The to-label page: what data/to-label.tsv holds, its first rows, and the round trip."""
 
     file: str  # "data/to-label.tsv"
@@ -632,10 +618,10 @@ class SiteModel(Plain):
     bottom_line: BottomLine | None = None  # the index's first screen; None in test models
     since: SinceView | None = None  # changes since the report given to --compare-to
     question_list: QuestionList | None = None  # None: no questions.html (test models)
-    to_label: ToLabel | None = None  # None: no unjudged pair in any compared top k
+    to_label: ToLabelPage | None = None  # None: no unjudged pair in any compared top k
     # every claim of every page (report.claims): written as claims.json for `evidencedesk audit`
     claims: object | None = field(default=None, compare=False, repr=False)
-    not_run: tuple[NotRun, ...] = ()  # candidates whose optional extra is not installed
+    not_run: tuple[NotRunPage, ...] = ()  # candidates whose optional extra is not installed
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
 

@@ -15,7 +15,7 @@ from evidencedesk.results.types import GateCheck, GateOutcome, PolicyFacts, Rule
 from evidencedesk.retrieval.gate_input import GateInput, Reference, shape
 from evidencedesk.retrieval.metrics import Judged
 
-NO_POLICY = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,
+NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,
                                              None, (), None),), False)  # fmt: skip
 NO_BASELINE = "no baseline to compare with (no saved baseline file)"
 
@@ -76,7 +76,7 @@ def gate_outcome(
     """The gate on judged final lists of size `final`, against a run's or a saved Reference
     (`baseline` names it: a run's name or the saved baseline file)."""
     if policy is None:
-        return NO_POLICY
+        return NO_POLICY_OUTCOME
     shaped = shape(judged, final, policy.k)
     result = decide_gate(policy, shaped, reference)
     checks = tuple(

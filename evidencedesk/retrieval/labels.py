@@ -13,6 +13,7 @@ from evidencedesk.errors import LabelsError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import iter_lines
 from evidencedesk.paths import DATA, LABELS
+from evidencedesk.retrieval.metrics import RELEVANT
 
 __all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels"]
 
@@ -26,7 +27,6 @@ TAGS = (
     "restricted",
     "unanswerable",
 )
-RELEVANT = 2
 FIELDS = ("id", "question", "tags", "answerable", "grades")
 
 
