@@ -1,6 +1,6 @@
 """Input limits: every reader opens only regular files, and refuses files or lines beyond a size.
 
-The limits are documented in the README ("Limits"). The per-file limit can be raised for one
+The limits are documented in docs/input-limits.md. The per-file limit can be raised for one
 build with the project key ``[project].max_input_mb`` (or `set_max_input_mb`); the per-line limit
 protects line-oriented readers from a file that is one enormous line.
 """

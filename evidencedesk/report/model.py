@@ -626,7 +626,7 @@ class SiteModel(Plain):
     results: Results | None = field(default=None, compare=False, repr=False)
 
 
-SEED_MAX = 2**32 - 1  # seeds are 0..2**32-1 (README, "The report site"): one range for CLI and API
+SEED_MAX = 2**32 - 1  # seeds are 0..2**32-1 (docs/cli.md): one range for CLI and API
 
 
 @dataclass(frozen=True)

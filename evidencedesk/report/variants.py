@@ -115,7 +115,7 @@ def _values(v: VariantResult, metric: str) -> dict[str, float | None]:
 
 
 SIGNIFICANT = 0.05  # a flip cell is marked when its Holm-adjusted p is below this
-SMALL_SLICE = 5  # slices with fewer questions are greyed: "too few to read" (README, Slices)
+SMALL_SLICE = 5  # slices with fewer questions are greyed: "too few to read" (docs/statistics.md)
 
 
 def flip_cell(f: Flip, text: str | None = None) -> FlipCell:

@@ -509,8 +509,8 @@ def variant_judged(results: Results, source: str) -> str:
             f"{'' if share.low is None or share.high is None else f' [{fmt(share.low)}, {fmt(share.high)}]'}")  # fmt: skip
 
 
-# the fixed statements of the methods: the verdict and gate rules in the words the README and
-# docs/verdicts.md use (a test holds them to the same words), and worked examples
+# the fixed statements of the methods: the verdict and gate rules in the words docs/verdicts.md
+# uses (a test holds them to the same words), and worked examples
 RULES: Mapping[str, Callable[[], str]] = {
     "moved": lambda: (
         "A reported metric moved when its paired 95 % bootstrap interval excludes zero or its "

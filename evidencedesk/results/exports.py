@@ -1,6 +1,6 @@
 """Files a machine can read beside results.json: the per-question CSV, each variant's final
 lists as a TREC run and the judgments as TREC qrels, so that anyone can recompute the numbers
-with trec_eval (see README, "results.json"). Above `PAGE_LIMIT` questions the per-question CSV
+with trec_eval (see docs/results-schema.md). Above `PAGE_LIMIT` questions the per-question CSV
 and the qrels are written gzip-compressed (``.gz``, no time stamp: the same bytes every build)."""
 
 from __future__ import annotations

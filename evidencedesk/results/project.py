@@ -7,10 +7,9 @@ Two kinds of project share one site:
 - ``runs``: no corpus (or ``[documents].index = false``): each external TREC run is a variant,
   compared with ``[runs].baseline``; stages that need the pipeline are skipped.
 
-The schema (sections, keys, types: pydantic models) lives in `evidencedesk.files.project_schema`, how
-keys combine in `evidencedesk.files.project_rules`; errors are worded by `evidencedesk.files.validation`. See
-the README section
-"Your own data" for an annotated example. The demo is itself a project: `DEMO_PROJECT`.
+The schema (sections, keys, types: pydantic models) lives in `evidencedesk.files.project_schema`,
+how keys combine in `evidencedesk.files.project_rules`; errors are worded by
+`evidencedesk.files.validation`. docs/project-file.md has an annotated example. The demo is itself a project: `DEMO_PROJECT`.
 """
 
 from __future__ import annotations

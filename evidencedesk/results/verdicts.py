@@ -16,8 +16,8 @@ way its paired difference points. On the primary metric (the first reported one)
   a metric other than the primary moved).
 
 A critical question of the gate policy that got worse (on any reported metric) is named in the
-headline and decided by the gate; it never changes the verdict. The methods page, the README and
-docs/verdicts.md state these rules in the same words.
+headline and decided by the gate; it never changes the verdict. The methods page and docs/verdicts.md
+state these rules in the same words.
 """
 
 from __future__ import annotations
