@@ -197,7 +197,9 @@ def _f(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def decide_gate(policy: GatePolicy, shaped: GateInput, reference: Reference | None = None) -> GateResult:
+def decide_gate(
+    policy: GatePolicy, shaped: GateInput, reference: Reference | None = None
+) -> GateResult:
     """The verdict for a shaped run, comparing with `reference` when given."""
     block, review = Verdict.BLOCK, Verdict.REVIEW
     checks: list[GateCheck] = []

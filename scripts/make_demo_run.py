@@ -25,7 +25,9 @@ OUT = DATA / "runs" / "bm25-title.run"
 
 def main(out: Path = OUT) -> None:
     catalog = load_catalog()
-    boosted = [dataclasses.replace(c, title=f"{c.title} {c.title} {c.title}") for c in catalog.chunks]
+    boosted = [
+        dataclasses.replace(c, title=f"{c.title} {c.title} {c.title}") for c in catalog.chunks
+    ]
     searcher = SparseSearcher(boosted, k1=0.9, b=0.4)
     run = {}
     for label in load_labels(catalog=catalog):

@@ -133,8 +133,10 @@ def _wrapped(text: str) -> str:
 
 
 def _epilog(before: str, statuses: Sequence[str]) -> str:
-    return (before + "\n\n" if before else "") + "exit status:\n" + "\n".join(
-        f"  {line}" for line in statuses
+    return (
+        (before + "\n\n" if before else "")
+        + "exit status:\n"
+        + "\n".join(f"  {line}" for line in statuses)
     )
 
 

@@ -252,7 +252,7 @@ def render(s: Survey) -> str:
     lines = [
         f"# Written by `evidencedesk init` from what it found in {s.folder.resolve().name}/.",
         "# Check every line marked GUESSED, then: evidencedesk validate --project <this folder>.",
-        '# Paths are relative to this file; docs/project-file.md lists every key.',
+        "# Paths are relative to this file; docs/project-file.md lists every key.",
         "",
         "[project]",
         f"name = {_q(s.folder.resolve().name)}",
@@ -310,7 +310,9 @@ def render(s: Survey) -> str:
     if s.runs:
         lines.append("[runs]")
         if s.runs_dir is not None:
-            lines.append(f"dir = {_q(rel(s.runs_dir))}   # every TREC run in it (other files are skipped)")
+            lines.append(
+                f"dir = {_q(rel(s.runs_dir))}   # every TREC run in it (other files are skipped)"
+            )
         loose = [p for p in s.runs if s.runs_dir is None or p.parent != s.runs_dir]
         if loose:
             lines.append("files = [" + ", ".join(_q(rel(p)) for p in loose) + "]")

@@ -223,7 +223,6 @@ def looks_like_run(path: str | Path) -> bool:
     return False
 
 
-
 def _block_order(qcode: np.ndarray) -> np.ndarray | None:
     """A permutation grouping the lines by query code (None when they already are)."""
     if qcode.size < 2 or bool(np.all(qcode[1:] >= qcode[:-1])):

@@ -188,8 +188,10 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         if any(m.n > LARGE for v in results.variants for m in v.metrics)
         else None,
         counts=_say_everywhere(claims, "counts", "inputs.counts") if counts is not None else "",
-        notices=tuple(_say_everywhere(claims, "notice", f"inputs.notices[{i}]")
-                      for i in range(len(inputs.notices))),  # fmt: skip
+        notices=tuple(
+            _say_everywhere(claims, "notice", f"inputs.notices[{i}]")
+            for i in range(len(inputs.notices))
+        ),  # fmt: skip
         judged_k=settings.judged_k,
         averaging=settings.averaging,
         models=results.models,
@@ -213,7 +215,10 @@ def _say_everywhere(claims: Claims, kind: str, source: str) -> str:
     text = ""
     pages: list[str] = list(NOTICE_PAGES)
     if kind == "counts":
-        pages = [*COUNT_PAGES, *(f"candidate-{slug(c.name)}.html" for c in claims.results.candidates)]
+        pages = [
+            *COUNT_PAGES,
+            *(f"candidate-{slug(c.name)}.html" for c in claims.results.candidates),
+        ]
     for page in pages:
         text = claims.say(page, kind, source)
     return text
@@ -287,7 +292,8 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
     chosen = choice.chosen(results)  # once: the pages and the flips grid
     claims = Claims(results)
     pages = statuses(
-        results, _mark_critical(results, questions(results, _pages_to_keep(results, chosen), claims))
+        results,
+        _mark_critical(results, questions(results, _pages_to_keep(results, chosen), claims)),
     )
     variants = variant_models(results)
     labels = tuple(m.label for m in settings.columns)
@@ -301,9 +307,11 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         slices=slice_tables(results, settings.slices),
         candidates=candidates,
         questions=pages,
-        sizing=stages.sizing(results.sizing, settings,
-                             claims.say("sizing.html", "rule", "", key="noise"))
-        if results.sizing is not None else None,
+        sizing=stages.sizing(
+            results.sizing, settings, claims.say("sizing.html", "rule", "", key="noise")
+        )
+        if results.sizing is not None
+        else None,
         ablations=(
             stages.ablations(results.ablations, settings) if results.ablations is not None else None
         ),

@@ -53,8 +53,6 @@ PHRASES = re.compile(
 )
 
 
-
-
 @dataclass(frozen=True)
 class Disagreement:
     page: str
@@ -100,7 +98,9 @@ class _Text(HTMLParser):
     def _flush(self) -> None:
         text = _squeeze("".join(self._buffer))
         if text:
-            (self.cells if self._table else self.prose).append((text, _squeeze("".join(self._blanked))))
+            (self.cells if self._table else self.prose).append(
+                (text, _squeeze("".join(self._blanked)))
+            )
         self._buffer, self._blanked = [], []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:

@@ -95,7 +95,9 @@ def headline(results: Results, say: Say) -> str:
 
 def _verdict_tile(results: Results, say: Say) -> VerdictTile:
     counts = summary.verdict_counts(results.candidates)
-    by_verdict = tuple(ClaimedCount(name, say("tally", "", of=name)) for name, _ in counts.by_verdict)
+    by_verdict = tuple(
+        ClaimedCount(name, say("tally", "", of=name)) for name, _ in counts.by_verdict
+    )
     return VerdictTile(say("tally", "", of="better"), say("tally", "", of="worse"),
                        say("tally", "", of="unclear"), by_verdict)  # fmt: skip
 

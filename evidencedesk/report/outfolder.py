@@ -58,8 +58,6 @@ MAX_MARKER_BYTES = 64 << 20  # a manifest lists every page; 64 MiB is far beyond
 HOW = "choose a new or empty folder, or a previous site, for --out (e.g. --out site)"
 
 
-
-
 def resolve(out: str | Path) -> Path:
     """The folder a build writes: absolute, every symbolic link followed."""
     if not str(out).strip():

@@ -112,7 +112,9 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["md"] = render_markdown
-    env.filters["plain"] = str  # a claim's words without its mark (report.claims.Said), for attributes
+    env.filters["plain"] = (
+        str  # a claim's words without its mark (report.claims.Said), for attributes
+    )
     env.filters["delta_class"] = delta_class
     env.globals["flip_class"] = flip_class
     return env

@@ -148,7 +148,9 @@ def _judged_view(say: Say, source: str, share: JudgedShare | None) -> JudgedView
                       say("unjudged", source), say("judged", source))  # fmt: skip
 
 
-def _condensed_view(say: Say, source: str, cand: CandidateResult, label: str) -> CondensedView | None:
+def _condensed_view(
+    say: Say, source: str, cand: CandidateResult, label: str
+) -> CondensedView | None:
     cmp = cand.condensed
     if cmp is None:
         return None
@@ -235,7 +237,9 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
                 note_heading=note_heading(cand.note),
                 slice_small=SMALL_SLICE,
                 judged=_judged_view(say, source, cand.judged),
-                condensed=_condensed_view(say, source, cand, labels[results.settings.compared[0].name]),
+                condensed=_condensed_view(
+                    say, source, cand, labels[results.settings.compared[0].name]
+                ),
                 warnings=_run_warnings(results, say, cand),
                 keyfacts=(say("delta", head_source), say("flips_of", flips_source)),
                 badges=(say("verdict", source), say("gate", source)),

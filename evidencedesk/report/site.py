@@ -66,8 +66,6 @@ def inside(root: Path, relative: str) -> Path:
     return target
 
 
-
-
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:
     raise BuildTerminated(f"terminated by signal {signum}")
 

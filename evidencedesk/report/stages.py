@@ -74,7 +74,8 @@ def sizing(rows: tuple[r.SizingRow, ...], settings: Settings, noise: str = "") -
             )
             for x in rows
         ),
-        note=SIZING_NOTE + (f"{noise}." if noise else "")
+        note=SIZING_NOTE
+        + (f"{noise}." if noise else "")
         + left_out_cells(design.sizing_depths, design.sizing_finals),
     )
 
@@ -130,7 +131,9 @@ def citations(rows: tuple[r.CitationRow, ...]) -> CitationSection:
 
 
 def _states(rows: tuple[r.StateRow, ...]) -> tuple[StateLine, ...]:
-    return tuple(StateLine(x.state, ", ".join(x.served) or "nothing", x.stale, x.note) for x in rows)
+    return tuple(
+        StateLine(x.state, ", ".join(x.served) or "nothing", x.stale, x.note) for x in rows
+    )
 
 
 def evidence(e: r.EvidenceResult) -> EvidenceSection:

@@ -156,8 +156,13 @@ def flip_matrix(
                                       say("flip_line", source)))  # fmt: skip
         cells.append(tuple(line))
     candidates = tuple(
-        FlipLine(f.b, f.a, "candidate",
-                 flip_cell(f, say("flip_cell", f"flips[{where[f.a, f.b, f.family]}]")), f.tied)
+        FlipLine(
+            f.b,
+            f.a,
+            "candidate",
+            flip_cell(f, say("flip_cell", f"flips[{where[f.a, f.b, f.family]}]")),
+            f.tied,
+        )
         for f in results.flips
         if f.family == "candidates"
     )

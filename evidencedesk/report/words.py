@@ -333,7 +333,9 @@ def gate_line(results: Results, source: str) -> str:
         return (f"{metric} dropped {fmt(before - now)} against the gate's baseline "
                 f"({fmt(before)} → {fmt(now)}), more than the allowed {fmt(g.threshold)}")  # fmt: skip
     if g.rule == "review_on_mrr_flips":
-        shown = ", ".join(g.questions[:INLINE_IDS]) + (", …" if len(g.questions) > INLINE_IDS else "")
+        shown = ", ".join(g.questions[:INLINE_IDS]) + (
+            ", …" if len(g.questions) > INLINE_IDS else ""
+        )
         return (f"{metric} worse for {len(g.questions)} question(s) ({shown}), better for "
                 f"{g.counts[0]} (sign-test {p_is(g.p or 1.0)})")  # fmt: skip
     if g.rule == "no_policy":
@@ -491,7 +493,9 @@ def tally(results: Results, source: str, of: str = "") -> str:
     verdicts = [c.decision.verdict for c in results.candidates]
     if of in TALLIES:
         better, worse = verdicts.count(v.BETTER), verdicts.count(v.WORSE)
-        return str({"better": better, "worse": worse, "unclear": len(verdicts) - better - worse}[of])
+        return str(
+            {"better": better, "worse": worse, "unclear": len(verdicts) - better - worse}[of]
+        )
     if of in v.VERDICTS:
         return str(verdicts.count(of))
     if of in GATE_WORDS:

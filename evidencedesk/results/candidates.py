@@ -101,8 +101,11 @@ if TYPE_CHECKING:
     Changes = _Changes
 else:  # one field per Config field, with its type and default: never a second list of them
     _hints = get_type_hints(Config)
-    Changes = create_model("Changes", __base__=_Changes,
-                           **{f.name: (_hints[f.name], f.default) for f in fields(Config)})
+    Changes = create_model(
+        "Changes",
+        __base__=_Changes,
+        **{f.name: (_hints[f.name], f.default) for f in fields(Config)},
+    )
 
 
 class Entry(BaseModel):

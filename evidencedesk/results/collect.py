@@ -110,8 +110,13 @@ def _inputs(
         command=_command(project, runs, settings.seed),
         demo=_is_demo(project),
         counts=project.question_counts(),
-        notices=notices(project, runs, catalog, settings,
-                        {v.name: v.coverage for v in variants if v.coverage is not None}),
+        notices=notices(
+            project,
+            runs,
+            catalog,
+            settings,
+            {v.name: v.coverage for v in variants if v.coverage is not None},
+        ),
     )
 
 
@@ -181,8 +186,9 @@ def results_of(
         schema_version=SCHEMA_VERSION,
         version=__version__,
         settings=settings,
-        inputs=_inputs(project, runs, catalog, labels, settings, variants, candidates, hashes,
-                       to_label[0]),  # fmt: skip
+        inputs=_inputs(
+            project, runs, catalog, labels, settings, variants, candidates, hashes, to_label[0]
+        ),  # fmt: skip
         baseline=baseline,
         variants=tuple(variants),
         flips=compute.flips(variants, settings.flips_metric, baseline, candidates),

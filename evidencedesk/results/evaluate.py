@@ -265,7 +265,9 @@ def _evaluate(
                 costs=_run_costs(run, settings),
                 gate=gate_outcome(policy, run.judged, run.config.final, reference, ref_name),
                 note=cand.note,
-                decision=decide_verdict(comparisons, [m.name for m in settings.compared], critical, family),
+                decision=decide_verdict(
+                    comparisons, [m.name for m in settings.compared], critical, family
+                ),
                 exposure=(
                     None
                     if run.config.prefilter
@@ -298,7 +300,9 @@ def _models(ran: Iterable[Run], dense: str) -> tuple[ModelFacts, ...]:
     return ()
 
 
-def _not_run(cands: list[CandidateChange], configs: dict[str, Config], dense: str) -> tuple[NotRun, ...]:
+def _not_run(
+    cands: list[CandidateChange], configs: dict[str, Config], dense: str
+) -> tuple[NotRun, ...]:
     """The candidates that name the MiniLM model on a machine without its extra: each is shown
     with one line saying what to install, and nothing else of it is computed."""
     lacking = minilm.missing_packages()

@@ -125,6 +125,8 @@ def to_label(
             returning = tuple(name for name in runs if d in unjudged.get(name, {}))
             splits = sum((d in base_top) != (d in in_top.get(c, set())) for c in candidates)
             rank = min(unjudged[name][d] for name in returning)
-            rows.append((-splits, rank, -len(returning), n, d, ToLabel(q, d, rank, returning, splits)))
+            rows.append(
+                (-splits, rank, -len(returning), n, d, ToLabel(q, d, rank, returning, splits))
+            )
     rows.sort(key=lambda row: row[:5])
     return tuple(row[5] for row in rows[:cap]), len(rows)

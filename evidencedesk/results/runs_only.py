@@ -133,10 +133,13 @@ def runs_only(
                 costs=none,
                 gate=gate_outcome(policy, top, max(k, 1), reference, ref_name),
                 note=read_note(project.notes, name),
-                decision=decide_verdict(comparisons, [m.name for m in settings.compared], critical, family),
+                decision=decide_verdict(
+                    comparisons, [m.name for m in settings.compared], critical, family
+                ),
                 lists_of=name,  # the run is a variant: its lists are stored there, once
-                judged=judged_share(base_run.judged, run.judged, settings.judged_k,
-                                    settings.seed),  # fmt: skip
+                judged=judged_share(
+                    base_run.judged, run.judged, settings.judged_k, settings.seed
+                ),  # fmt: skip
                 condensed=None if cond is None else cond[0],
                 condensed_agrees=None if cond is None else cond[1],
             )

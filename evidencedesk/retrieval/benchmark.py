@@ -29,5 +29,10 @@ if __name__ == "__main__":
 
     from evidencedesk.cli import main
 
-    sys.exit(main(["benchmark", *sys.argv[1:]], prog="python -m evidencedesk.retrieval.benchmark",
-                  exit_process=True))
+    sys.exit(
+        main(
+            ["benchmark", *sys.argv[1:]],
+            prog="python -m evidencedesk.retrieval.benchmark",
+            exit_process=True,
+        )
+    )

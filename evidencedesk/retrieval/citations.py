@@ -36,8 +36,6 @@ REQUIRED = ("id", "question_id", "case", "answer", "shown")
 SCORES = ("coverage", "resolve", "support")
 
 
-
-
 def _citation_ids(inner: str) -> list[str] | None:
     """Ids in one bracket (``a:c1, b:c2``), or None if it is not a citation."""
     parts = [p.strip() for p in re.split(r"[,;]", inner)]

@@ -36,9 +36,7 @@ class AllowedMasks:
         return mask
 
 
-def top_k(
-    scores: np.ndarray, usable: np.ndarray, k: int, chunks: tuple[Chunk, ...]
-) -> list[Hit]:
+def top_k(scores: np.ndarray, usable: np.ndarray, k: int, chunks: tuple[Chunk, ...]) -> list[Hit]:
     """Highest scores first; ties go to the earlier chunk in catalog order (stable)."""
     if k <= 0:
         return []

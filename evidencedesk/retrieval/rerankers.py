@@ -69,8 +69,6 @@ __all__ = [
 RERANKERS = ("none", "overlap", "feature", "pair", "blend", "minilm")
 
 
-
-
 def _check_max_words(max_words: int | None) -> int | None:
     if max_words is not None and (
         isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1
