@@ -179,7 +179,7 @@ def test_python_m_report_ends_the_process_once_the_output_is_flushed(
     assert codes == [2]
     package = Path(report_cli.__file__).parents[1]
     for script in ("__main__.py", "report/__main__.py", "retrieval/benchmark.py"):
-        assert "exit_process=True)" in (package / script).read_text(encoding="utf-8")
+        assert "exit_process=True" in (package / script).read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(

@@ -212,11 +212,11 @@ def test_gate_check_text(check: GateCheck, text: str) -> None:
 
 
 def test_gate_outcome_reads_judged_lists_against_a_run_or_no_policy() -> None:
-    from evidencedesk.results.gate_stage import NO_POLICY, gate_outcome
+    from evidencedesk.results.gate_stage import NO_POLICY_OUTCOME, gate_outcome
 
     same = gate_outcome(POLICY, LISTS, 3, Reference.of_judged(LISTS, 3, 3, {}))
     # compared with itself nothing dropped and nothing flipped: only the absolute floors remain
     assert [c.rule for c in same.checks] == ["critical_missing", "min_recall", "min_pass_rate"]
     assert (same.verdict, same.evaluated, same.checks[1].observed) == ("BLOCK", True, 0.5)
-    assert gate_outcome(None, LISTS, 3, None) == NO_POLICY
-    assert (NO_POLICY.verdict, NO_POLICY.evaluated) == ("REVIEW", False)
+    assert gate_outcome(None, LISTS, 3, None) == NO_POLICY_OUTCOME
+    assert (NO_POLICY_OUTCOME.verdict, NO_POLICY_OUTCOME.evaluated) == ("REVIEW", False)
