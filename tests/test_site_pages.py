@@ -16,7 +16,7 @@ from evidencedesk.report.render import delta_class, flip_class, render_site
 from evidencedesk.results.settings import PIPELINE_COLUMNS, RUNS_COLUMNS, Settings, reported
 from tests import report_fixtures as rf
 from tests.long_passages import LONG, built_site
-from tests.test_site_polish import built, text_of
+from tests.test_site_polish import text_of
 
 NO_TAGS = (
     "No tags in this project: add a tags file (<code>[questions] tags</code> in "
@@ -160,8 +160,10 @@ def test_the_runs_only_slices_and_candidate_show_the_primary_metric() -> None:
 
 
 # -- say things once ----------------------------------------------------------------------------
-def test_the_demo_says_its_caveats_in_full_on_the_index_and_in_a_line_elsewhere() -> None:
-    site = built("demo")
+def test_the_demo_says_its_caveats_in_full_on_the_index_and_in_a_line_elsewhere(
+    demo_site: Path,
+) -> None:
+    site = demo_site
     toy = "The dense searcher is a toy: hashed word and character-trigram features"
     assert (site / "index.html").read_text("utf-8").count(toy) == 1
     assert (site / "methods.html").read_text("utf-8").count(toy) == 1
