@@ -6,10 +6,12 @@ traceback). Each CLI case runs in a subprocess, as CI would run it.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -36,17 +38,27 @@ NAMES = [  # the baseline first, then the other variants in their order
 ]
 
 
-def cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "evidencedesk.retrieval.benchmark", *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=env,
-        cwd=cwd or ROOT,
-        timeout=300,
-    )
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args: str | Path, cwd: Path | None = None) -> Done:
+    """``python -m evidencedesk.retrieval.benchmark ARGS`` run from `cwd` (the checkout by
+    default), in-process: the module runs ``evidencedesk.cli.main(["benchmark", *ARGS])``. The
+    module itself, in a process of its own: `test_a_closed_pipe_ends_with_141_and_no_traceback`."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd or ROOT)
+    try:
+        status = evidencedesk_cli.main(["benchmark", *map(str, args)], stdout=stdout,
+                                       stderr=stderr,
+                                       prog="python -m evidencedesk.retrieval.benchmark")  # fmt: skip
+    finally:
+        os.chdir(here)
+    return Done(status, stdout.getvalue(), stderr.getvalue())
 
 
 def policy_file(tmp_path: Path, policy: dict) -> Path:
