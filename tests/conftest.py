@@ -125,6 +125,42 @@ def _tree_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
+def _shared_root(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A folder every xdist worker of this run sees (the run's base temporary folder is their
+    parent), or this process's own without xdist."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return tmp_path_factory.getbasetemp().parent / name
+    return tmp_path_factory.mktemp(name)
+
+
+def _build_generated(root: Path, seed: int) -> None:
+    from evidencedesk import cli
+    from tests.generated_projects import generated
+
+    toml, _ = generated(root / "project", seed)
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(root / "site"), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+
+
+@pytest.fixture(scope="session")
+def generated_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[int], Path]]:
+    """`generated_site(seed)`: generated project `seed` (tests/generated_projects.py) built once
+    for the whole run, shared like `demo_build` -- its site (read it, never write into it)."""
+    made: dict[int, tuple[Path, str]] = {}
+
+    def site(seed: int) -> Path:
+        if seed not in made:
+            root = _shared_root(tmp_path_factory, f"generated-{seed}-session")
+            _once(root, lambda r: _build_generated(r, seed))
+            made[seed] = (root / "site", _tree_digest(root / "site"))
+        return made[seed][0]
+
+    yield site
+    for folder, before in made.values():
+        assert _tree_digest(folder) == before, f"a test wrote into the shared site {folder}"
+
+
 @pytest.fixture(scope="session")
 def demo_build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoBuild]:
     """The demo built once for the whole run (read it, never write into it: copy it first).
@@ -132,10 +168,7 @@ def demo_build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoBuild]:
     Under pytest-xdist every worker reads the same build, made by whichever worker asks first
     (the run's base temporary folder is shared by its workers). At the end of the session the
     site must be byte for byte as built: a test that wrote into it fails here."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = tmp_path_factory.getbasetemp().parent / "demo-session"
-    else:
-        root = tmp_path_factory.mktemp("demo-session")
+    root = _shared_root(tmp_path_factory, "demo-session")
     _once(root, _build_demo)
     site = root / "site"
     before = _tree_digest(site)
