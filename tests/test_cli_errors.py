@@ -27,6 +27,7 @@ from evidencedesk import cli
 from evidencedesk.report import outfolder, render
 from evidencedesk.report.model import BuildOptions, SiteModel
 from tests import report_fixtures as rf
+from tests.reliability_fixtures import fixture_site
 
 ROOT = Path(__file__).resolve().parents[1]
 WITH_MODEL = str(Path(__file__).resolve().parent / "with_model.py")  # a test model's build
@@ -50,10 +51,8 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def built(tmp_path: Path) -> Path:
-    out = tmp_path / "site"
-    assert cli.main(["build", "--out", str(out)], model_factory=rf.fixture_model,
-                    stdout=io.StringIO()) == 0  # fmt: skip
-    return out
+    """The fixture model's site in ``tmp_path/site`` (a copy of this process's one build)."""
+    return fixture_site(tmp_path)
 
 
 ARGUMENT_ERRORS = [
