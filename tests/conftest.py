@@ -161,6 +161,37 @@ def generated_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callabl
         assert _tree_digest(folder) == before, f"a test wrote into the shared site {folder}"
 
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "millbrook-library"
+EXAMPLE_PROJECTS = {"pipeline": EXAMPLES, "runs-only": EXAMPLES / "runs-only"}
+
+
+def _build_example(root: Path, which: str) -> None:
+    from evidencedesk import cli
+
+    err = io.StringIO()
+    argv = ["build", "--project", str(EXAMPLE_PROJECTS[which]), "--out", str(root / "site"), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+
+
+@pytest.fixture(scope="session")
+def example_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Path]]:
+    """`example_site("pipeline")` (examples/millbrook-library) or `example_site("runs-only")`
+    (its runs-only project), each built once for the whole run, shared like `demo_build` -- its
+    site (read it, never write into it)."""
+    made: dict[str, tuple[Path, str]] = {}
+
+    def site(which: str) -> Path:
+        if which not in made:
+            root = _shared_root(tmp_path_factory, f"example-{which}-session")
+            _once(root, lambda r: _build_example(r, which))
+            made[which] = (root / "site", _tree_digest(root / "site"))
+        return made[which][0]
+
+    yield site
+    for folder, before in made.values():
+        assert _tree_digest(folder) == before, f"a test wrote into the shared site {folder}"
+
+
 @pytest.fixture(scope="session")
 def demo_build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoBuild]:
     """The demo built once for the whole run (read it, never write into it: copy it first).

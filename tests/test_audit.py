@@ -3,7 +3,6 @@ kind of false sentence the site once made, planted into a built site, is named."
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from collections.abc import Callable
@@ -11,21 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk import cli
 from evidencedesk import cli as main_cli
 from evidencedesk.metric_names import canonical
 from evidencedesk.report.audit import audit
 from tests.generated_projects import shape_of
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "millbrook-library"
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
-
-
-def build(project: Path | None, out: Path) -> Path:
-    args = ["build", "--out", str(out), "-q"] + ([] if project is None else ["--project", str(project)])
-    code = cli.main(args, stdout=io.StringIO(), stderr=io.StringIO())
-    assert code == 0
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +45,8 @@ def test_the_demo_agrees(demo_site: Path) -> None:
 
 
 @pytest.mark.parametrize("which", ["pipeline", "runs-only"])
-def test_the_example_projects_agree(which: str, tmp_path: Path) -> None:
-    project = EXAMPLES if which == "pipeline" else EXAMPLES / "runs-only"
-    found, claims, _ = audit(build(project, tmp_path / "site"))
+def test_the_example_projects_agree(which: str, example_site: Callable[[str], Path]) -> None:
+    found, claims, _ = audit(example_site(which))  # the session's build (tests/conftest.py)
     assert found == []
     assert claims > 50
 

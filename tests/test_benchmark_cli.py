@@ -161,24 +161,17 @@ def test_table_is_deterministic_for_a_seed(capsys):
     assert "bootstrap seed 3" in first
 
 
-def _site_results(project: Path, tmp_path: Path) -> dict:
-    args = ["build", "--out", str(tmp_path / "site"), "-q", "--project", str(project)]
-    assert evidencedesk_cli.main(args) == 0
-    return json.loads((tmp_path / "site" / "results.json").read_text())
-
-
 @pytest.mark.parametrize("project", [None, "millbrook-library", "millbrook-library/runs-only"])
-def test_the_benchmark_and_the_site_give_the_same_numbers(project, tmp_path, capsys, demo_site):
+def test_the_benchmark_and_the_site_give_the_same_numbers(project, capsys, demo_site, example_site):
     """One answer per question asked: the benchmark's primary metric, baseline, means,
-    intervals, flips and p-values are the site's, number by number (the demo's site: the
-    session's build, tests/conftest.py)."""
+    intervals, flips and p-values are the site's, number by number (the sites: the session's
+    builds, tests/conftest.py)."""
     path = None if project is None else ROOT / "examples" / project
     assert main(["--json"] + ([] if path is None else ["--project", str(path)])) == 0
     bench = json.loads(capsys.readouterr().out)
-    if path is None:
-        site = json.loads((demo_site / "results.json").read_text())
-    else:
-        site = _site_results(path, tmp_path)
+    folder = {None: lambda: demo_site, "millbrook-library": lambda: example_site("pipeline"),
+              "millbrook-library/runs-only": lambda: example_site("runs-only")}[project]()  # fmt: skip
+    site = json.loads((folder / "results.json").read_text())
     assert bench["primary"] == site["settings"]["compared"][0]["name"]
     assert bench["flips_metric"] == site["settings"]["flips_metric"]
     assert bench["baseline"] == site["baseline"]

@@ -26,11 +26,13 @@ SCREEN = 900  # the viewport height the page-height rule counts screens in
 
 
 @pytest.fixture(scope="module")
-def site_of(demo_site: Path) -> Callable[[str], Path]:
-    """The built site by name: "demo" (the session's, tests/conftest.py), "long" or
-    "runs-only" (tests/long_passages.py)."""
+def site_of(demo_site: Path, example_site: Callable[[str], Path]) -> Callable[[str], Path]:
+    """The built site by name: "demo" and "runs-only" (the session's, tests/conftest.py) or
+    "long" (tests/long_passages.py)."""
     _require_browser()
-    return lambda which: demo_site if which == "demo" else built_site(which)
+    sites = {"demo": lambda: demo_site, "runs-only": lambda: example_site("runs-only"),
+             "long": lambda: built_site("long")}  # fmt: skip
+    return lambda which: sites[which]()
 
 
 def _open(browser, path: Path, width: int, height: int = SCREEN):  # type: ignore[no-untyped-def]

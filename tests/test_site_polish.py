@@ -4,16 +4,14 @@ polish list, each asserted on numbers worked by hand or on the rendered demo / e
 from __future__ import annotations
 
 import atexit
-import io
 import re
 import shutil
 import tempfile
-from functools import cache
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from evidencedesk import cli
 from evidencedesk.report.model import BuildOptions
 from evidencedesk.report.pipeline import build_model
 from evidencedesk.report.review import _change, note_heading
@@ -26,20 +24,6 @@ from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.stats import bootstrap_ci
 from tests.page_text import unmarked, visible
 from tests.synthetic_runs import write_project
-
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "examples" / "millbrook-library" / "evidencedesk.toml"
-
-
-@cache
-def built_example() -> Path:
-    """The example project built once per test process (the demo is the session's `demo_site`,
-    tests/conftest.py)."""
-    out = Path(tempfile.mkdtemp(prefix="ed-example-")) / "site"
-    atexit.register(shutil.rmtree, out.parent, True)
-    args = ["build", "--out", str(out), "--quiet", "--project", str(EXAMPLE)]
-    assert cli.main(args, stdout=io.StringIO()) == 0
-    return out
 
 
 def text_of(page: Path) -> str:
@@ -186,8 +170,10 @@ def test_candidate_slice_rows_below_the_threshold_are_never_highlighted(demo_sit
 
 
 @pytest.mark.parametrize("which", ["demo", "example"])
-def test_no_polish_item_left_on_candidate_pages(which: str, demo_site: Path) -> None:
-    site = demo_site if which == "demo" else built_example()
+def test_no_polish_item_left_on_candidate_pages(
+    which: str, demo_site: Path, example_site: Callable[[str], Path]
+) -> None:
+    site = demo_site if which == "demo" else example_site("pipeline")
     for page in sorted(site.glob("candidate-*.html")):
         text = text_of(page)
         assert "line(s)" not in text, page.name
