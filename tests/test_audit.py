@@ -3,38 +3,29 @@ kind of false sentence the site once made, planted into a built site, is named."
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from evidencedesk import cli
 from evidencedesk import cli as main_cli
 from evidencedesk.metric_names import canonical
 from evidencedesk.report.audit import audit
-from tests.generated_projects import generated, shape_of
+from tests.generated_projects import shape_of
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "millbrook-library"
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
 
 
-def build(project: Path | None, out: Path) -> Path:
-    args = ["build", "--out", str(out), "-q"] + ([] if project is None else ["--project", str(project)])
-    code = cli.main(args, stdout=io.StringIO(), stderr=io.StringIO())
-    assert code == 0
-    return out
-
-
 @pytest.fixture(scope="module")
-def ndcg_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def ndcg_site(generated_site: Callable[[int], Path]) -> Path:
     """Generated project 1: primary nDCG@10 (linear gain), grades 0-3 named, relevance 1, a
-    gate policy with critical questions, six candidates (one better, one worse, one damaged)."""
-    root = tmp_path_factory.mktemp("gen1")
-    toml, shape = generated(root, 1)
+    gate policy with critical questions, six candidates (one better, one worse, one damaged);
+    built once for the run (tests/conftest.py)."""
+    shape = shape_of(1)
     assert (shape.primary, shape.policy, shape.candidates) == ("ndcg@10:linear", True, 6)
-    return build(toml, root / "site")
+    return generated_site(1)
 
 
 def planted(site: Path, tmp_path: Path, page: str, old: str, new: str) -> Path:
@@ -54,17 +45,16 @@ def test_the_demo_agrees(demo_site: Path) -> None:
 
 
 @pytest.mark.parametrize("which", ["pipeline", "runs-only"])
-def test_the_example_projects_agree(which: str, tmp_path: Path) -> None:
-    project = EXAMPLES if which == "pipeline" else EXAMPLES / "runs-only"
-    found, claims, _ = audit(build(project, tmp_path / "site"))
+def test_the_example_projects_agree(which: str, example_site: Callable[[str], Path]) -> None:
+    found, claims, _ = audit(example_site(which))  # the session's build (tests/conftest.py)
     assert found == []
     assert claims > 50
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_generated_projects_agree(seed: int, tmp_path: Path) -> None:
-    toml, shape = generated(tmp_path, seed)
-    site = build(toml, tmp_path / "site")
+def test_generated_projects_agree(seed: int, generated_site: Callable[[int], Path]) -> None:
+    shape = shape_of(seed)
+    site = generated_site(seed)  # built once for the run: project 1 is also ndcg_site's
     found, claims, _ = audit(site)
     assert [d.line() for d in found] == [], shape
     results = json.loads((site / "results.json").read_text("utf-8"))

@@ -6,10 +6,12 @@ traceback). Each CLI case runs in a subprocess, as CI would run it.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -36,17 +38,27 @@ NAMES = [  # the baseline first, then the other variants in their order
 ]
 
 
-def cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "evidencedesk.retrieval.benchmark", *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=env,
-        cwd=cwd or ROOT,
-        timeout=300,
-    )
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args: str | Path, cwd: Path | None = None) -> Done:
+    """``python -m evidencedesk.retrieval.benchmark ARGS`` run from `cwd` (the checkout by
+    default), in-process: the module runs ``evidencedesk.cli.main(["benchmark", *ARGS])``. The
+    module itself, in a process of its own: `test_a_closed_pipe_ends_with_141_and_no_traceback`."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd or ROOT)
+    try:
+        status = evidencedesk_cli.main(["benchmark", *map(str, args)], stdout=stdout,
+                                       stderr=stderr,
+                                       prog="python -m evidencedesk.retrieval.benchmark")  # fmt: skip
+    finally:
+        os.chdir(here)
+    return Done(status, stdout.getvalue(), stderr.getvalue())
 
 
 def policy_file(tmp_path: Path, policy: dict) -> Path:
@@ -149,21 +161,17 @@ def test_table_is_deterministic_for_a_seed(capsys):
     assert "bootstrap seed 3" in first
 
 
-def _site_results(project: Path | None, tmp_path: Path) -> dict:
-
-    args = ["build", "--out", str(tmp_path / "site"), "-q"]
-    assert evidencedesk_cli.main(args + (["--project", str(project)] if project else [])) == 0
-    return json.loads((tmp_path / "site" / "results.json").read_text())
-
-
 @pytest.mark.parametrize("project", [None, "millbrook-library", "millbrook-library/runs-only"])
-def test_the_benchmark_and_the_site_give_the_same_numbers(project, tmp_path, capsys):
+def test_the_benchmark_and_the_site_give_the_same_numbers(project, capsys, demo_site, example_site):
     """One answer per question asked: the benchmark's primary metric, baseline, means,
-    intervals, flips and p-values are the site's, number by number."""
+    intervals, flips and p-values are the site's, number by number (the sites: the session's
+    builds, tests/conftest.py)."""
     path = None if project is None else ROOT / "examples" / project
     assert main(["--json"] + ([] if path is None else ["--project", str(path)])) == 0
     bench = json.loads(capsys.readouterr().out)
-    site = _site_results(path, tmp_path)
+    folder = {None: lambda: demo_site, "millbrook-library": lambda: example_site("pipeline"),
+              "millbrook-library/runs-only": lambda: example_site("runs-only")}[project]()  # fmt: skip
+    site = json.loads((folder / "results.json").read_text())
     assert bench["primary"] == site["settings"]["compared"][0]["name"]
     assert bench["flips_metric"] == site["settings"]["flips_metric"]
     assert bench["baseline"] == site["baseline"]

@@ -1,8 +1,10 @@
 """The build command's edges (issues 11 and 16): arguments, seeds, OS errors, Ctrl-C, pipes,
-progress and help. Each case through the real CLI where a process boundary matters (exit code,
-exactly one stderr line, no traceback, the previous site unchanged byte for byte); OS errors the
-test machine cannot produce for real (root ignores permissions) are raised in-process with their
-real OSError types.
+progress and help. Each case through the real CLI (exit code, exactly one stderr line, no
+traceback, the previous site unchanged byte for byte): in a subprocess where the process itself
+is tested (a resource limit, a signal, a closed pipe, the interpreter's own usage line), else
+in-process through `evidencedesk.cli.main`, what ``python -m evidencedesk.report`` runs. OS errors
+the test machine cannot produce for real (root ignores permissions) are raised in-process with
+their real OSError types.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from evidencedesk import cli
 from evidencedesk.report import outfolder, render
 from evidencedesk.report.model import BuildOptions, SiteModel
 from tests import report_fixtures as rf
+from tests.reliability_fixtures import fixture_site
 
 ROOT = Path(__file__).resolve().parents[1]
 WITH_MODEL = str(Path(__file__).resolve().parent / "with_model.py")  # a test model's build
@@ -48,10 +51,8 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def built(tmp_path: Path) -> Path:
-    out = tmp_path / "site"
-    assert cli.main(["build", "--out", str(out)], model_factory=rf.fixture_model,
-                    stdout=io.StringIO()) == 0  # fmt: skip
-    return out
+    """The fixture model's site in ``tmp_path/site`` (a copy of this process's one build)."""
+    return fixture_site(tmp_path)
 
 
 ARGUMENT_ERRORS = [
@@ -67,13 +68,22 @@ ARGUMENT_ERRORS = [
 ]  # fmt: skip
 
 
+def in_process(*args: str, factory=None) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    """``python -m evidencedesk.report ARGS`` in this process (`cli.main`, what the module runs):
+    (status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main(list(args), model_factory=factory, stdout=out, stderr=err,
+                      prog="python -m evidencedesk.report")  # fmt: skip
+    return status, out.getvalue(), err.getvalue()
+
+
 @pytest.mark.parametrize(("args", "message"), ARGUMENT_ERRORS)
 def test_an_argument_error_is_one_line(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
-    done = run("build", "--out", str(tmp_path / "site"), *args)
-    assert done.returncode == 2
+    status, stdout, stderr = in_process("build", "--out", str(tmp_path / "site"), *args)
+    assert status == 2
     usage = "python -m evidencedesk.report build --help"
-    assert done.stderr == f"error: {message} (see {usage})\n"
-    assert done.stdout == "" and not (tmp_path / "site").exists()
+    assert stderr == f"error: {message} (see {usage})\n"
+    assert stdout == "" and not (tmp_path / "site").exists()
 
 
 def test_a_missing_subcommand_is_one_line() -> None:
@@ -104,19 +114,20 @@ def test_the_project_seed_is_the_default_and_reaches_the_site(
 ) -> None:
     project = seeded_project(tmp_path, "7")
     out = tmp_path / "site"
-    done = run("build", "--project", str(project), "--out", str(out), *given,
-               "--model-factory", "tests.report_fixtures:fixture_model")  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    status, _, stderr = in_process("build", "--project", str(project), "--out", str(out), *given,
+                                   factory=rf.fixture_model)  # fmt: skip
+    assert status == 0, stderr
     assert json.loads((out / "manifest.json").read_text("utf-8"))["seed"] == expected
     assert f"seed {expected}" in (out / "index.html").read_text("utf-8")
 
 
 def test_a_project_seed_out_of_range_is_one_line(tmp_path: Path) -> None:
     project = seeded_project(tmp_path, "-1")
-    done = run("build", "--project", str(project), "--out", str(tmp_path / "site"))
-    assert done.returncode == 2 and done.stderr.count("\n") == 1
-    assert done.stderr.startswith(f"error: {project}") and "seed" in done.stderr
-    assert "-1" in done.stderr and not (tmp_path / "site").exists()
+    status, _, stderr = in_process("build", "--project", str(project), "--out",
+                                   str(tmp_path / "site"))  # fmt: skip
+    assert status == 2 and stderr.count("\n") == 1
+    assert stderr.startswith(f"error: {project}") and "seed" in stderr
+    assert "-1" in stderr and not (tmp_path / "site").exists()
 
 
 def test_build_options_refuse_a_seed_out_of_range() -> None:

@@ -5,7 +5,9 @@ comparisons on a project whose primary metric is not MRR."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,7 +19,6 @@ from evidencedesk.results import verdicts as v
 from evidencedesk.results.types import Comparison, Results
 from evidencedesk.results.verdicts import Evidence, decide_verdict, verdict_of_evidence
 from evidencedesk.retrieval.stats import flips_needed, sign_test_p
-from tests.generated_projects import generated
 
 UP = Evidence("mrr", 0.05, 0.01, 0.09, 9, 0, 0.004, 0.02)  # interval and Holm agree: up
 INTERVAL_ONLY = Evidence("mrr", 0.05, 0.01, 0.09, 5, 0, 0.06, 0.30)
@@ -103,11 +104,10 @@ def test_every_verdict_follows_its_rule(evidence: tuple[Evidence, ...]) -> None:
 
 
 @pytest.fixture(scope="module")
-def ndcg_results(tmp_path_factory: pytest.TempPathFactory) -> Results:
-    """Generated project 1 (primary nDCG@10 with linear gain, a gate policy), read back."""
-    root = tmp_path_factory.mktemp("verdicts")
-    toml, _ = generated(root, 1)
-    return evidencedesk.build(project=toml, out=root / "site")
+def ndcg_results(generated_site: Callable[[int], Path]) -> Results:
+    """Generated project 1 (primary nDCG@10 with linear gain, a gate policy), read back from the
+    run's one build of it (tests/conftest.py)."""
+    return evidencedesk.load_results(generated_site(1) / "results.json")
 
 
 def comparison_st(base: Comparison) -> st.SearchStrategy[Comparison]:
