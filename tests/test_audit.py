@@ -79,17 +79,27 @@ def test_the_generated_shapes_cover_what_teams_bring() -> None:
 # the audit names it with what results.json says instead
 NOT_SHOWN = "results.json says so, but the page does not show these words"
 NOBODY = "results.json says nothing: no claim backs this sentence"
-BETTER = ("nDCG@10 (linear gain) better (+0.157 [+0.090, +0.225], +25/−8 questions, Holm-adjusted "
-          "randomization p = 0.001); MRR better by its interval (+0.148 [+0.046, +0.253], +11/−2 "
-          "questions), not significant after Holm (randomization p = 0.072); R@10 better (+0.132 "
-          "[+0.071, +0.208], +15/−0 questions, Holm-adjusted randomization p < 0.001).")
-INTERVAL = ("= +0.157 over 34 questions (95 % paired-bootstrap interval +0.090 to +0.225); the "
-            "interval excludes zero; Holm-adjusted randomization p = 0.001")
-NOISE = ("nDCG@10 (linear gain) +0.037 [−0.048, +0.122], flips +18/−16 ({}); no reported metric "
-         "moved. Critical question(s) worse: q003, q011 — the gate decides (GO).")
-GRADES = "Grades: 3 = grade 3 of 3, 2 = grade 2 of 3, 1 = {}, 0 = grade 0 of 3; relevant = grade ≥ 1"
-LEGEND = ("Blue cells gained, orange cells lost, blank cells {}; — marks the 4 question(s) with no "
-          "relevant judgment, which have no nDCG@10 (linear gain) to change")
+BETTER = (
+    "nDCG@10 (linear gain) better (+0.157 [+0.090, +0.225], +25/−8 questions, Holm-adjusted "
+    "randomization p = 0.001); MRR better by its interval (+0.148 [+0.046, +0.253], +11/−2 "
+    "questions), not significant after Holm (randomization p = 0.072); R@10 better (+0.132 "
+    "[+0.071, +0.208], +15/−0 questions, Holm-adjusted randomization p < 0.001)."
+)
+INTERVAL = (
+    "= +0.157 over 34 questions (95 % paired-bootstrap interval +0.090 to +0.225); the "
+    "interval excludes zero; Holm-adjusted randomization p = 0.001"
+)
+NOISE = (
+    "nDCG@10 (linear gain) +0.037 [−0.048, +0.122], flips +18/−16 ({}); no reported metric "
+    "moved. Critical question(s) worse: q003, q011 — the gate decides (GO)."
+)
+GRADES = (
+    "Grades: 3 = grade 3 of 3, 2 = grade 2 of 3, 1 = {}, 0 = grade 0 of 3; relevant = grade ≥ 1"
+)
+LEGEND = (
+    "Blue cells gained, orange cells lost, blank cells {}; — marks the 4 question(s) with no "
+    "relevant judgment, which have no nDCG@10 (linear gain) to change"
+)
 PLANTS = {
     # the recommendation quotes the primary metric's numbers as another metric's
     "wrong metric": ("candidate-cand02.html", "Δ nDCG@10 (linear gain) = +0.157", "Δ MRR = +0.157", [
@@ -170,7 +180,9 @@ def test_the_command_exits_1_with_one_line_per_disagreement(
     assert capsys.readouterr().out == expected[0] + "\naudit: 1 disagreement(s) with results.json\n"
 
 
-def test_a_folder_that_is_not_a_site_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_folder_that_is_not_a_site_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main_cli.main(["audit", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"error: {tmp_path / 'results.json'}")

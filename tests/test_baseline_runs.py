@@ -185,8 +185,10 @@ def test_the_build_gates_against_the_saved_baseline_not_the_baseline_run(project
     status = cli.main(["build", "--project", str(project), "--out",
                               str(project.parent / "site"), "--fail-on", "block"],
                              stdout=out, stderr=err)  # fmt: skip
-    partial = "answers 2 of the 4 judged queries (50 %), below [runs].min_coverage 90 %: the " \
+    partial = (
+        "answers 2 of the 4 judged queries (50 %), below [runs].min_coverage 90 %: the "
         "others count as empty lists"
+    )
     assert (status, err.getvalue().splitlines()) == (1, [
         f"warning: runs/bad.run: the run bad {partial}",
         f"warning: runs/base.run: the run base {partial}",

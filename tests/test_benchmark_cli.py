@@ -74,7 +74,9 @@ def test_gate_go_exits_0(tmp_path):
     lines = done.stdout.splitlines()
     assert lines[-1] == "GATE: GO"
     assert lines[-2] == "gate: hybrid vs baseline data/baseline_retrieval.json"
-    assert lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
+    assert (
+        lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
+    )
     assert f"note: {PIPELINE_CAVEATS['dense']}" in lines
     assert [line.split("  ")[0] for line in lines[5:13]] == NAMES
 
@@ -144,7 +146,9 @@ def test_json_output(tmp_path):
     data = json.loads(done.stdout)
     assert data["seed"] == 7 and data["primary"] == data["flips_metric"] == "mrr"
     assert (data["questions"]["queries"], data["questions"]["relevant"]) == (24, 21)
-    assert [v["name"] for v in data["variants"]] == [n.removesuffix(" (external run)") for n in NAMES]
+    assert [v["name"] for v in data["variants"]] == [
+        n.removesuffix(" (external run)") for n in NAMES
+    ]
     assert data["gate"]["verdict"] == "GO" and data["gate"]["lines"] == []
     base, sparse = data["variants"][:2]
     assert "flips" not in base and base["metrics"]["mrr"]["n"] == 21

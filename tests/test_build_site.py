@@ -109,9 +109,7 @@ def test_same_seed_same_bytes_and_project_file_equals_default(
     assert tree(tmp_path / "again") == tree(out)
 
 
-def test_another_seed_changes_the_intervals_only(
-    demo_site: Path, tmp_path: Path
-) -> None:
+def test_another_seed_changes_the_intervals_only(demo_site: Path, tmp_path: Path) -> None:
     out = demo_site
     assert build(tmp_path / "s1", "--seed", "1")[0] == 0
     before, after = tree(out), tree(tmp_path / "s1")
@@ -179,9 +177,7 @@ def test_evidence_page_tells_the_lifecycle_story(demo_site: Path) -> None:
     import html
 
     out = demo_site
-    text = html.unescape(
-        visible((out / "evidence.html").read_text("utf-8"))
-    )
+    text = html.unescape(visible((out / "evidence.html").read_text("utf-8")))
     assert "kc-returns-v4.md replaces kc-returns-v3; asked 'st02'" in text
     assert "serves 2 chunk(s) of the replaced version" in text
     assert "the old version is hidden and the new one is not indexed: no answer from it" in text

@@ -267,7 +267,9 @@ def test_a_pipe_closed_early_ends_quietly_with_the_site_written(tmp_path: Path) 
     proc.stdout.close()
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0, err
-    assert first == b"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)\n"
+    assert (
+        first == b"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)\n"
+    )
     assert err == b""
     pages = json.loads((out / "manifest.json").read_text("utf-8"))["pages"]
     assert len(pages) == 19 and all((out / page).is_file() for page in pages)

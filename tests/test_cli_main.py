@@ -104,7 +104,9 @@ def test_help_lists_the_options(
 def test_validate_the_demo_prints_what_it_holds(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
+    assert (
+        lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
+    )
     assert lines[1:8] == [
         "kind: pipeline (evidencedesk indexes the documents)",
         "documents: Markdown folders (corpus, docs): 17 documents, 49 chunks",

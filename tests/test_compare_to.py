@@ -99,7 +99,9 @@ def test_one_label_changed_lists_exactly_that_change(builds: dict[str, Path]) ->
     assert s.files == (FileChange("qrels.txt", "changed"),)
     assert s.grades == (GradeChange("q1", "q1a", 2, 0),)
     assert (s.questions_added, s.questions_removed) == ((), ())
-    assert s.verdicts == (VerdictChange("cand", "NO CLEAR CHANGE", "NO CLEAR CHANGE", "GO", "BLOCK"),)
+    assert s.verdicts == (
+        VerdictChange("cand", "NO CLEAR CHANGE", "NO CLEAR CHANGE", "GO", "BLOCK"),
+    )
     rank_11 = (3 + 1 / 11) / 4
     moves = {(m.run, m.metric): (m.before, m.low, m.high, m.after) for m in s.metrics}
     assert sorted(moves) == [("cand", "mrr"), ("cand", "ndcg@10:linear"),

@@ -122,7 +122,9 @@ def test_every_reported_metric_has_flips_tests_and_holm(results: Results, metric
     # test's decides; the sign test's is shown beside the flips)
     for raw, adjusted in (("randomization_p", "holm_p"), ("sign_p", "sign_holm_p")):
         ordered = sorted(tests, key=lambda t: getattr(t, raw))
-        assert [getattr(t, adjusted) for t in ordered] == sorted(getattr(t, adjusted) for t in ordered)
+        assert [getattr(t, adjusted) for t in ordered] == sorted(
+            getattr(t, adjusted) for t in ordered
+        )
         assert all(getattr(t, adjusted) <= min(1.0, len(tests) * getattr(t, raw)) for t in tests)
 
 

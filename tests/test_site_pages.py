@@ -195,6 +195,8 @@ def test_document_attributes_appear_only_where_the_documents_differ_in_them(
     assert "<td>superseded</td>" in demo and "<td>bn</td>" in demo
     beir = (example_site("pipeline") / "documents.html").read_text("utf-8")
     head = beir[beir.index("<thead>") : beir.index("</thead>")]
-    assert ">Status</th>" not in head and ">Language</th>" not in head and "<td>und</td>" not in beir
+    assert (
+        ">Status</th>" not in head and ">Language</th>" not in head and "<td>und</td>" not in beir
+    )
     assert "The documents carry no status, visibility or language that differs between them." in \
         " ".join(beir.split())  # fmt: skip

@@ -633,8 +633,11 @@ def test_devices_fifos_and_folders_are_refused_by_type(tmp_path: Path) -> None:
             "1000000000",
             "qrels.txt:2: expected a grade from -100 to 100 in column 4, found '1000000000'",
         ),  # fmt: skip
-        ("9" * 5000, "qrels.txt:2: expected a grade from -100 to 100 in column 4, found "
-         f"'{'9' * 40}'… (5000 characters)"),  # a long value is named, not echoed
+        (
+            "9" * 5000,
+            "qrels.txt:2: expected a grade from -100 to 100 in column 4, found "
+            f"'{'9' * 40}'… (5000 characters)",
+        ),  # a long value is named, not echoed
         ("-101", "qrels.txt:2: expected a grade from -100 to 100 in column 4, found '-101'"),
         ("101", "qrels.txt:2: expected a grade from -100 to 100 in column 4, found '101'"),
         ("２", "qrels.txt:2: expected an integer grade in column 4, found '２'"),

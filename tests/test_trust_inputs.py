@@ -190,7 +190,9 @@ def test_an_empty_document_is_a_warning_where_it_is_only_shown(tmp_path: Path) -
     ])  # fmt: skip
 
 
-def test_an_empty_document_is_an_error_where_it_would_be_indexed(tmp_path: Path, previous: Path) -> None:
+def test_an_empty_document_is_an_error_where_it_would_be_indexed(
+    tmp_path: Path, previous: Path
+) -> None:
     project = _corpus_project(tmp_path / "p", index=True)
     before = tree(previous)
     code, _, err = build(project, previous)
@@ -211,7 +213,9 @@ def test_trec_eval_averaging_counts_a_judged_query_without_a_relevant_one_as_zer
                                 relevance=1, report=f'averaging = "{averaging}"')  # fmt: skip
         assert build(project, tmp_path / f"site-{averaging}")[0] == 0
         data = json.loads((tmp_path / f"site-{averaging}" / "results.json").read_text("utf-8"))
-        results[averaging] = {s["metric"]: (s["mean"], s["n"]) for s in data["variants"][0]["metrics"]}
+        results[averaging] = {
+            s["metric"]: (s["mean"], s["n"]) for s in data["variants"][0]["metrics"]
+        }
     assert results["defined"]["mrr"] == (1.0, 1)  # q2 is left out
     assert results["trec_eval"]["mrr"] == (0.5, 2)  # trec_eval: (1 + 0) / 2
     pytrec_eval = pytest.importorskip("pytrec_eval")

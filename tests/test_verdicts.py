@@ -128,16 +128,22 @@ def comparison_st(base: Comparison) -> st.SearchStrategy[Comparison]:
 LEANS = re.compile(r"leans (better|worse): sign-test p = (\d\.\d{3})")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
-def test_badge_headline_and_gate_line_follow_the_rules(ndcg_results: Results, data: st.DataObject) -> None:
+def test_badge_headline_and_gate_line_follow_the_rules(
+    ndcg_results: Results, data: st.DataObject
+) -> None:
     results = ndcg_results
     cand = results.candidates[0]
     reported = [m.name for m in results.settings.compared]
     comparisons = tuple(data.draw(comparison_st(c)) if c.metric in reported else c
                         for c in cand.comparisons)  # fmt: skip
     gate = data.draw(st.sampled_from(["GO", "REVIEW", "BLOCK"]))
-    decision = decide_verdict(comparisons, reported, results.policy.critical, len(results.candidates))  # type: ignore[union-attr]
+    decision = decide_verdict(
+        comparisons, reported, results.policy.critical, len(results.candidates)
+    )  # type: ignore[union-attr]
     changed = replace(cand, comparisons=comparisons, decision=decision,
                       gate=replace(cand.gate, verdict=gate))  # fmt: skip
     results = replace(results, candidates=(changed, *results.candidates[1:]))
@@ -151,7 +157,10 @@ def test_badge_headline_and_gate_line_follow_the_rules(ndcg_results: Results, da
     assert words.verdict_line(results, source) == (
         f"Verdict: {decision.verdict} (did it get better?); gate: {gate} (may it ship?)"
     )
-    assert decide_verdict(comparisons, reported, (), len(results.candidates)).verdict == decision.verdict
+    assert (
+        decide_verdict(comparisons, reported, (), len(results.candidates)).verdict
+        == decision.verdict
+    )
     # "not proven" never of a Holm-significant primary; a lean only below the documented level
     if v.evidence_of(head).significant:
         assert "not proven" not in headline

@@ -61,7 +61,8 @@ def test_captions_and_methods_describe_the_projects_scale(site: Path) -> None:
     methods = text(site / "methods.html")
     assert (
         "A result is relevant when its grade is at least 1 (the grades in these judgments run "
-        "0–4); lower grades are not relevant, and unjudged results count as not relevant." in methods
+        "0–4); lower grades are not relevant, and unjudged results count as not relevant."
+        in methods
     )
     raw = (site / "question-q1.html").read_text("utf-8")
     assert (
@@ -112,5 +113,3 @@ def test_questions_from_qrels_are_never_called_unanswerable(
     assert '<span class="tag tag-ext">no relevant judgment</span>' in q30
     assert not (site / "question-q31.html").exists()
     assert 'tag-ext">unanswerable<' not in q30
-
-

@@ -426,7 +426,12 @@ def test_the_docs_quote_the_codes_own_messages(
     from evidencedesk.report import build as report_build
 
     out = tmp_path / "site"
-    messages = [cli_build.KEPT, cli_build.REPLACED, cli_build.WRITTEN, cli_build._kept_line(["reviewer-notes.txt"])]
+    messages = [
+        cli_build.KEPT,
+        cli_build.REPLACED,
+        cli_build.WRITTEN,
+        cli_build._kept_line(["reviewer-notes.txt"]),
+    ]
     with outfolder.build_lock(out, "site"), pytest.raises(BuildLockedError) as locked:
         with outfolder.build_lock(out, "site"):
             pass
