@@ -6,8 +6,8 @@
 Generates a seeded graded run and qrels (30 judgments a query, at least one relevant) as TREC
 files in a temporary folder (or ``--keep DIR``, never the repository). The file is written the
 way real runs arrive: the queries in no particular order (not sorted by id), each query's lines
-shuffled, and scores with two decimals, so that many documents tie and every reader must sort
-(trec_eval's order: score down, then document id).
+in rank order, and scores with two decimals, so that many documents tie, the tied ones in random
+order: every reader must put them in trec_eval's order (score down, then document id).
 
 Each tool then runs in a fresh Python process per repeat, and its wall clock is timed from the
 outside -- interpreter start, imports and page faults included, as a user running it sees it:
@@ -70,8 +70,11 @@ def generate(folder: Path, queries: int, docs: int, seed: int) -> tuple[Path, Pa
             rank = np.empty(docs, dtype=np.int64)
             rank[ranked] = np.arange(1, docs + 1)
             qid = f"q{q}"
+            # written in rank order (score down), as retrieval systems write runs, with the
+            # documents of a tied score in random order
+            written = np.lexsort((rng.random(docs), -scores))
             out.write("".join(f"{qid} Q0 {names[i]} {rank[i]} {scores[i]:.2f} bench\n"
-                              for i in rng.permutation(docs).tolist()))  # fmt: skip
+                              for i in written.tolist()))  # fmt: skip
             by_rank = [names[i] for i in ranked.tolist()]
             picks = np.unique(np.minimum(rng.geometric(0.02, size=20), docs) - 1)
             judged = {by_rank[i]: int(rng.integers(0, 4)) for i in picks.tolist()}
