@@ -24,7 +24,6 @@ the figures are only worth reading from a machine with nothing else running.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import re
@@ -130,10 +129,9 @@ def table(found: dict[str, dict]) -> str:
     rows.append(f"| the demo: `python -m evidencedesk.report build` | {d['seconds']:.1f} s, "
                 f"{d['pages']} pages, {d['bytes'] / 1e6:.1f} MB | | |")  # fmt: skip
     load = max(found[k]["load"] for k in found)
-    day = datetime.datetime.now(datetime.UTC).date().isoformat()
     rows.append("")
-    rows.append(f"Measured {day} on {os.cpu_count()} cores (load average at most {load:.1f} "
-                f"when a benchmark ended) by `python benchmarks/figures.py`.")  # fmt: skip
+    rows.append(f"Measured on {os.cpu_count()} cores (load average at most {load:.1f} when a "
+                "benchmark ended) by `python benchmarks/figures.py`.")  # fmt: skip
     return "\n".join(rows)
 
 
