@@ -18,10 +18,10 @@ import resource
 import time
 from pathlib import Path
 
-from evidencedesk.project import Project, load_project
+from evidencedesk.files.trec import Run
 from evidencedesk.results.inputs import judged_depth, judged_external_runs
+from evidencedesk.results.project import Project, load_project
 from evidencedesk.results.settings import settings_for
-from evidencedesk.retrieval.trec import Run
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
 

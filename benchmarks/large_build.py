@@ -1,4 +1,4 @@
-"""Build a large pipeline project: 5,000 questions over 20,000 chunks (issues 7 and 17).
+"""Build a large pipeline project: 5,000 questions over 20,000 chunks.
 
 Generates (seeded) a project in a temporary folder -- Markdown documents with front matter in
 ``corpus/`` (10 paragraphs each, one chunk per paragraph), ``labels.jsonl`` with tags and graded
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import shutil
@@ -173,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--chunks", type=int, default=20_000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--keep", type=Path, default=None, help="keep the projects and sites here")
+    p.add_argument("--json", action="store_true", help="print one JSON object at the end")
     args = p.parse_args(argv)
     base = Path(args.keep or tempfile.mkdtemp(prefix="evidencedesk-large-"))
     base.mkdir(parents=True, exist_ok=True)
@@ -202,6 +204,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)
+    if args.json:
+        keys = ("questions", "seconds", "cpu", "site_bytes", "files", "pages", "page_bytes")
+        print(json.dumps({"load": os.getloadavg()[0],
+                          "builds": [dict(zip(keys, row, strict=True)) for row in rows]}))  # fmt: skip
+        return 0
     print("\nquestions  build (s)  x first  CPU (s)  x first  site (MB)  files  question pages"
           "  their MB  rest (MB)")  # fmt: skip
     for n, seconds, cpu, size, files, pages, qbytes in rows:

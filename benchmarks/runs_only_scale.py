@@ -1,4 +1,4 @@
-"""Build a runs-only project of 50,000 questions x 1,000 documents x 3 runs (issue 17's scale).
+"""Build a runs-only project of 50,000 questions x 1,000 documents x 3 runs.
 
 Generates (seeded, with numpy byte matrices, so that 150 million run lines take a minute, not
 half an hour) queries, graded qrels (0-3) and TREC runs in a temporary folder, then
@@ -19,7 +19,9 @@ project's folder.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import re
 import resource
 import shutil
@@ -140,41 +142,44 @@ class Build:
 
 def build_once(
     base: Path, questions: int, depth: int, runs: int, reuse: bool = False,
-    out: Path | None = None,
+    out: Path | None = None, env: dict[str, str] | None = None, quiet: bool = False,
 ) -> Build:  # fmt: skip
+    """One build of the project ``project-<questions>`` in `base` (generated unless `reuse`
+    finds it), with the real command line in a fresh process (`env`: its environment)."""
     root = base / f"project-{questions}"
     project = root / "evidencedesk.toml"
     started = time.perf_counter()
     if reuse and project.is_file() and len(list((root / "runs").glob("*.run"))) == runs:
-        print(f"reusing the project generated earlier in {root}", flush=True)
+        if not quiet:
+            print(f"reusing the project generated earlier in {root}", flush=True)
     else:
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
         project = write_project(root, questions, depth, runs)
     size = sum(p.stat().st_size for p in (root / "runs").iterdir())
-    print(
-        f"{questions} questions x {depth} documents x {runs} runs "
-        f"({size / 1e6:.0f} MB of runs) ready in {time.perf_counter() - started:.1f} s",
-        flush=True,
-    )
+    if not quiet:
+        print(f"{questions} questions x {depth} documents x {runs} runs "
+              f"({size / 1e6:.0f} MB of runs) ready in {time.perf_counter() - started:.1f} s",
+              flush=True)  # fmt: skip
     site_dir = (out or base) / f"site-{questions}"
     shutil.rmtree(site_dir, ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
     command = [sys.executable, "-m", "evidencedesk.report", "build"]
     done = subprocess.run([*command, "--project", str(project), "--out", str(site_dir)],
-                          check=True, stdout=subprocess.PIPE, text=True)  # fmt: skip
+                          check=True, stdout=subprocess.PIPE, text=True,
+                          env=None if env is None else {**os.environ, **env})  # fmt: skip
     seconds = time.perf_counter() - started
-    print(done.stdout, end="", flush=True)
+    if not quiet:
+        print(done.stdout, end="", flush=True)
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest child
     site, files = tree_size(site_dir)
     if peak <= before:
         peak = before  # an earlier, larger child: the figure is an upper bound then
-    print(
-        f"== {questions} questions: build {seconds:.1f} s wall clock, peak memory "
-        f"{peak / 2**20:.2f} GiB, site {site / 1e6:.1f} MB in {files} files ==",
-        flush=True,
-    )
+    if not quiet:
+        print(f"== {questions} questions: build {seconds:.1f} s wall clock, peak memory "
+              f"{peak / 2**20:.2f} GiB, site {site / 1e6:.1f} MB in {files} files ==",
+              flush=True)  # fmt: skip
     return Build(questions, seconds, peak / 2**20, site, files, stage_times(done.stdout))
 
 
@@ -209,6 +214,7 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=None, help="write the sites here (default: beside the projects)"
     )
+    parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     args = parser.parse_args()
     base = Path(args.keep or tempfile.mkdtemp(prefix="evidencedesk-runs-only-"))
     sizes = [args.questions // 4, args.questions // 2, args.questions]
@@ -216,12 +222,16 @@ def main() -> None:
     try:
         for n in sizes if args.scaling else sizes[-1:]:
             rows.append(build_once(base, n, args.depth, args.runs, args.keep is not None,
-                                   args.out))  # fmt: skip
+                                   args.out, quiet=args.json))  # fmt: skip
             if args.keep is None:
                 shutil.rmtree(base / f"project-{n}", ignore_errors=True)
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)
+    if args.json:
+        print(json.dumps({"load": os.getloadavg()[0],
+                          "builds": [dataclasses.asdict(r) for r in rows]}))  # fmt: skip
+        return
     print()
     print(table(rows))
 

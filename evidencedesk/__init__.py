@@ -13,7 +13,6 @@ messages), and the output folder follows the same contract (docs/output-folder.m
 
 from __future__ import annotations
 
-import io
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,21 +44,13 @@ def build(
     holding ``=``) is refused with its message (``argument --run: expected NAME=PATH, …``), as
     is a seed outside 0 to 2**32 - 1.
     """
-    from evidencedesk.report.cli import build as build_site
-    from evidencedesk.report.cli import prepare, run_specs
-    from evidencedesk.report.model import SEED_MAX
-    from evidencedesk.report.pipeline import build_model
+    from evidencedesk.report.build import build_site, check_seed, prepare, run_specs
 
     extra = run_specs(runs)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
-                             or not 0 <= seed <= SEED_MAX):  # fmt: skip
-        raise EvidencedeskError(
-            f"argument --seed: expected a whole number from 0 to {SEED_MAX}, found {seed!r}"
-        )
     previous = None if compare_to is None else Path(compare_to)
-    options = prepare(_path_text(out, "out"), None if project is None else Path(project), seed,
-                      extra, compare_to=previous)  # fmt: skip
-    model = build_site(options, build_model, io.StringIO(), quiet=True)
+    options = prepare(_path_text(out, "out"), None if project is None else Path(project),
+                      check_seed(seed), extra, compare_to=previous)  # fmt: skip
+    model, _ = build_site(options)
     if model.results is None:  # the pipeline always attaches them; a guard, not a branch
         raise EvidencedeskError("internal: the build produced no Results")
     return model.results

@@ -1,7 +1,7 @@
-"""``python -m evidencedesk``: the ``evidencedesk`` command."""
+"""``python -m evidencedesk``: the ``evidencedesk`` command (`evidencedesk.cli`)."""
 
 import sys
 
 from evidencedesk.cli import main
 
-sys.exit(main())
+sys.exit(main(exit_process=True))

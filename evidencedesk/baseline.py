@@ -9,7 +9,7 @@ older versions read it) and ``…/2``, which adds ``run`` in the config's place.
 other labels, of an unknown schema, or of the other kind of project (a config's baseline for a
 runs-only project, a run's for a pipeline project) is refused. The file is validated by the
 `Baseline` model (strict types, unknown keys refused, a config that makes a valid `Config`);
-errors are worded by `evidencedesk.validation` (``key 'questions.rc01.rr': expected a number,
+errors are worded by `evidencedesk.files.validation` (``key 'questions.rc01.rr': expected a number,
 found …``).
 """
 
@@ -24,15 +24,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
-from evidencedesk.gate_input import GateInput, Reference, cut, gate_result, shape
-from evidencedesk.keylines import Loc, json_line
+from evidencedesk.files.keylines import Loc, json_line
+from evidencedesk.files.structured import read_json
+from evidencedesk.files.validation import Source, Style, rule
+from evidencedesk.files.writing import write_file
 from evidencedesk.retrieval.evalreport import Config, Run
+from evidencedesk.retrieval.gate_input import GateInput, Reference, cut, gate_result, shape
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, summarize
 from evidencedesk.retrieval.parts import summary_names
-from evidencedesk.structured import read_json
-from evidencedesk.validation import Source, Style, rule
-from evidencedesk.writing import write_file
 
 __all__ = [
     "BASELINE_SCHEMA",
@@ -107,7 +107,7 @@ class Baseline(BaseModel):
         return {qid: q.rr for qid, q in self.questions.items()}
 
     def reference(self) -> Reference:
-        """What the gate compares a run with (`evalreport.retrieval_gate`, `gate.decide`)."""
+        """What the gate compares a run with (`evalreport.retrieval_gate`, `gate.decide_gate`)."""
         what = self.config if self.config is not None else {"run": self.run}
         return Reference(self.k, self.summary, self.rr(), what)
 
@@ -135,11 +135,11 @@ def _write(
     )
     data = baseline.model_dump(mode="json", by_alias=True, exclude={"config", "run"} - set(what))
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    write_file(path, text.encode("utf-8"), "baseline", is_saved_baseline, "a saved baseline")
+    write_file(path, text.encode("utf-8"), "baseline", _is_saved_baseline, "a saved baseline")
     return baseline
 
 
-def is_saved_baseline(path: Path) -> bool:
+def _is_saved_baseline(path: Path) -> bool:
     """True if `path` holds a baseline evidencedesk saved (a JSON object of a baseline schema):
     the only file ``--save-baseline`` replaces."""
     try:

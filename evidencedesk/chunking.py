@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import DocumentError, UnknownNameError
-from evidencedesk.textfile import read_text
+from evidencedesk.files.text import read_text
 
 STATUSES = ("current", "superseded")
 VISIBILITIES = ("public", "restricted")

@@ -114,3 +114,31 @@ class StreamError(EvidencedeskError):
 
 class EnvironmentValueError(InputError):
     """An environment variable evidencedesk reads (SOURCE_DATE_EPOCH) holds a value it refuses."""
+
+
+class OutputFolderError(OutputError):
+    """``--out`` names a folder evidencedesk must not replace."""
+
+
+class AuditError(InputError):
+    """A site the audit cannot read (no results.json or claims.json)."""
+
+
+class RerankerError(EvidencedeskError, ValueError):
+    """A reranker was configured or fed wrongly (bad max_words, a scorer returning junk)."""
+
+
+class AnswersError(InputError):
+    """``answers.jsonl`` is malformed."""
+
+
+class ResultsFileError(InputError):
+    """A results.json that cannot be read back as Results."""
+
+
+class UsageError(EvidencedeskError):
+    """A command-line argument (or a notebook argument the command line would refuse)."""
+
+
+class BuildTerminated(BaseException):
+    """SIGTERM arrived during the build (raised from the signal handler)."""

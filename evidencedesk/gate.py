@@ -11,7 +11,7 @@ Decisions (one reason line each):
 No reason: GO. Baselines are files (`data/baseline_retrieval.json`) written by
 ``python -m evidencedesk.retrieval.benchmark --save-baseline`` and read by `evidencedesk.baseline`.
 
-This module holds the policy and the decision (`decide`); `gate_input` shapes a run (and what it
+This module holds the policy and the decision (`decide_gate`); `gate_input` shapes a run (and what it
 is compared with) for it. `evalreport.retrieval_gate` applies the gate to a run, beside
 `run_config` that makes the runs (the course page imports it from there). The layers import one
 way: metrics <- gate_input <- gate <- evalreport <- baseline.
@@ -28,21 +28,21 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.gate_input import GateInput, Reference
-from evidencedesk.keylines import Loc, value_line
+from evidencedesk.files.keylines import Loc, value_line
+from evidencedesk.files.structured import read_json
+from evidencedesk.files.validation import Source, Style, rule
+from evidencedesk.retrieval.gate_input import GateInput, Reference
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
-from evidencedesk.structured import read_json
-from evidencedesk.validation import Source, Style, rule
 
-__all__ = ["GateCheck", "GatePolicy", "GateResult", "Verdict", "decide", "load_policy"]
+__all__ = ["GateCheck", "GatePolicy", "GateResult", "Verdict", "decide_gate", "load_policy"]
 
 EPS = 1e-9
 
 
 class GatePolicy(BaseModel):
     """The gate's policy file (JSON). Unknown keys and wrong types are errors, worded by
-    `evidencedesk.validation` (``key 'min_recall': expected a number, found "high"``)."""
+    `evidencedesk.files.validation` (``key 'min_recall': expected a number, found "high"``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
@@ -197,7 +197,9 @@ def _f(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def decide(policy: GatePolicy, shaped: GateInput, reference: Reference | None = None) -> GateResult:
+def decide_gate(
+    policy: GatePolicy, shaped: GateInput, reference: Reference | None = None
+) -> GateResult:
     """The verdict for a shaped run, comparing with `reference` when given."""
     block, review = Verdict.BLOCK, Verdict.REVIEW
     checks: list[GateCheck] = []

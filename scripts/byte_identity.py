@@ -55,14 +55,28 @@ def build_all() -> dict[str, dict[str, str]]:
         scratch = Path(tmp)
         for name, project in projects(scratch).items():
             out = scratch / "sites" / name
-            command = [sys.executable, "-m", "evidencedesk.report", "build", "--out", str(out), "-q"]
+            command = [
+                sys.executable,
+                "-m",
+                "evidencedesk.report",
+                "build",
+                "--out",
+                str(out),
+                "-q",
+            ]
             if project is not None:
                 command += ["--project", str(project)]
             # the examples' reproduce command names the project folder relative to its parent
-            cwd = ROOT if project is None else (project if project.is_dir() else project.parent).parent
+            cwd = (
+                ROOT
+                if project is None
+                else (project if project.is_dir() else project.parent).parent
+            )
             done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
             if done.returncode != 0:
-                raise SystemExit(f"{name}: the build exited {done.returncode}: {done.stderr.strip()}")
+                raise SystemExit(
+                    f"{name}: the build exited {done.returncode}: {done.stderr.strip()}"
+                )
             found[name] = hashes(out)
             print(f"{name}: {len(found[name])} files", flush=True)
     return found

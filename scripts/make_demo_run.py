@@ -14,18 +14,20 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from evidencedesk.files.trec import write_run
 from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.searchers import SparseSearcher
-from evidencedesk.retrieval.trec import write_run
 
 OUT = DATA / "runs" / "bm25-title.run"
 
 
 def main(out: Path = OUT) -> None:
     catalog = load_catalog()
-    boosted = [dataclasses.replace(c, title=f"{c.title} {c.title} {c.title}") for c in catalog.chunks]
+    boosted = [
+        dataclasses.replace(c, title=f"{c.title} {c.title} {c.title}") for c in catalog.chunks
+    ]
     searcher = SparseSearcher(boosted, k1=0.9, b=0.4)
     run = {}
     for label in load_labels(catalog=catalog):

@@ -1,5 +1,12 @@
 from __future__ import annotations
 
+import hashlib
+import io
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -42,17 +49,172 @@ def tiny_chunks() -> list[Chunk]:
     ]
 
 
+class _Counter:
+    """Wraps a statistics function and counts its calls."""
+
+    def __init__(self, fn):  # type: ignore[no-untyped-def]
+        self.fn, self.calls = fn, 0
+
+    def __call__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        return self.fn(*args, **kwargs)
+
+
+@dataclass(frozen=True)
+class DemoBuild:
+    """The demo as ``evidencedesk build --out <site>`` built it: the site, what the build printed
+    (progress lines and summary, not a terminal) and how many bootstrap intervals it computed."""
+
+    site: Path
+    stdout: str
+    calls: dict[str, int]  # {"bootstrap": ..., "paired": ...}
+
+
+def _build_demo(root: Path) -> None:
+    """Build the demo into ``root/site``; its stdout and call counts go beside it."""
+    from evidencedesk import cli
+    from evidencedesk.results import compute
+
+    out, err = io.StringIO(), io.StringIO()
+    boot, pair = _Counter(compute.bootstrap_ci), _Counter(compute.paired_bootstrap_ci)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(compute, "bootstrap_ci", boot)
+        mp.setattr(compute, "paired_bootstrap_ci", pair)
+        code = cli.main(["build", "--out", str(root / "site")], stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    (root / "stdout.txt").write_text(out.getvalue(), encoding="utf-8")
+    calls = {"bootstrap": boot.calls, "paired": pair.calls}
+    (root / "calls.json").write_text(json.dumps(calls), encoding="utf-8")
+
+
+def _once(root: Path, make: Callable[[Path], None], timeout: float = 900) -> None:
+    """Run `make(root)` once for every process sharing `root` (the xdist workers of one run):
+    the first to create ``root/lock`` makes it, the others wait for ``root/done``."""
+    root.mkdir(parents=True, exist_ok=True)
+    done = root / "done"
+    try:
+        fd = os.open(root / "lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        deadline = time.monotonic() + timeout
+        while not done.exists():
+            if time.monotonic() > deadline:
+                pytest.fail(f"{root}: another test process did not finish building in {timeout} s")
+            time.sleep(0.05)
+    else:
+        os.close(fd)
+        outcome = "ok"
+        try:
+            make(root)
+        except BaseException as exc:
+            outcome = f"failed: {type(exc).__name__}: {exc}"
+            raise
+        finally:
+            (root / "done.tmp").write_text(outcome, encoding="utf-8")
+            os.replace(root / "done.tmp", done)  # whole, or not there at all
+    outcome = done.read_text(encoding="utf-8")
+    if outcome != "ok":
+        pytest.fail(f"{root}: the shared build {outcome}")
+
+
+def _tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _shared_root(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A folder every xdist worker of this run sees (the run's base temporary folder is their
+    parent), or this process's own without xdist."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return tmp_path_factory.getbasetemp().parent / name
+    return tmp_path_factory.mktemp(name)
+
+
+def _build_generated(root: Path, seed: int) -> None:
+    from evidencedesk import cli
+    from tests.generated_projects import generated
+
+    toml, _ = generated(root / "project", seed)
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(root / "site"), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+
+
 @pytest.fixture(scope="session")
-def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo built once for the whole session (read it, never write into it)."""
-    import io
+def generated_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[int], Path]]:
+    """`generated_site(seed)`: generated project `seed` (tests/generated_projects.py) built once
+    for the whole run, shared like `demo_build` -- its site (read it, never write into it)."""
+    made: dict[int, tuple[Path, str]] = {}
 
-    from evidencedesk.report import cli
+    def site(seed: int) -> Path:
+        if seed not in made:
+            root = _shared_root(tmp_path_factory, f"generated-{seed}-session")
+            _once(root, lambda r: _build_generated(r, seed))
+            made[seed] = (root / "site", _tree_digest(root / "site"))
+        return made[seed][0]
 
-    out = tmp_path_factory.mktemp("demo-session") / "site"
-    code = cli.main(["build", "--out", str(out), "-q"], stdout=io.StringIO(), stderr=io.StringIO())
-    assert code == 0
-    return out
+    yield site
+    for folder, before in made.values():
+        assert _tree_digest(folder) == before, f"a test wrote into the shared site {folder}"
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "millbrook-library"
+EXAMPLE_PROJECTS = {"pipeline": EXAMPLES, "runs-only": EXAMPLES / "runs-only"}
+
+
+def _build_example(root: Path, which: str) -> None:
+    from evidencedesk import cli
+
+    err = io.StringIO()
+    argv = ["build", "--project", str(EXAMPLE_PROJECTS[which]), "--out", str(root / "site"), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+
+
+@pytest.fixture(scope="session")
+def example_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Path]]:
+    """`example_site("pipeline")` (examples/millbrook-library) or `example_site("runs-only")`
+    (its runs-only project), each built once for the whole run, shared like `demo_build` -- its
+    site (read it, never write into it)."""
+    made: dict[str, tuple[Path, str]] = {}
+
+    def site(which: str) -> Path:
+        if which not in made:
+            root = _shared_root(tmp_path_factory, f"example-{which}-session")
+            _once(root, lambda r: _build_example(r, which))
+            made[which] = (root / "site", _tree_digest(root / "site"))
+        return made[which][0]
+
+    yield site
+    for folder, before in made.values():
+        assert _tree_digest(folder) == before, f"a test wrote into the shared site {folder}"
+
+
+@pytest.fixture(scope="session")
+def demo_build(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoBuild]:
+    """The demo built once for the whole run (read it, never write into it: copy it first).
+
+    Under pytest-xdist every worker reads the same build, made by whichever worker asks first
+    (the run's base temporary folder is shared by its workers). At the end of the session the
+    site must be byte for byte as built: a test that wrote into it fails here."""
+    root = _shared_root(tmp_path_factory, "demo-session")
+    _once(root, _build_demo)
+    site = root / "site"
+    before = _tree_digest(site)
+    yield DemoBuild(
+        site,
+        (root / "stdout.txt").read_text(encoding="utf-8"),
+        json.loads((root / "calls.json").read_text(encoding="utf-8")),
+    )
+    assert _tree_digest(site) == before, f"a test wrote into the shared demo site {site}"
+
+
+@pytest.fixture(scope="session")
+def demo_site(demo_build: DemoBuild) -> Path:
+    """The shared demo site (`demo_build`): read it, never write into it."""
+    return demo_build.site
 
 
 @pytest.fixture(scope="session")

@@ -93,7 +93,9 @@ def generated(root: Path, seed: int, questions: int = 40) -> tuple[Path, Shape]:
             good = [d for d, g in sorted(qrels.get(q, {}).items()) if g >= shape.relevance]
             ranked = [d for d in rng.sample(docs, 20) if d not in good]
             for d in good:
-                place = rng.randrange(0, 12) if rng.random() > 0.5 + strength else rng.randrange(0, 3)
+                place = (
+                    rng.randrange(0, 12) if rng.random() > 0.5 + strength else rng.randrange(0, 3)
+                )
                 ranked.insert(min(place, len(ranked)), d)
             ranked = list(dict.fromkeys(ranked))[:15]
             for rank, d in enumerate(ranked, start=1):
@@ -105,8 +107,16 @@ def generated(root: Path, seed: int, questions: int = 40) -> tuple[Path, Shape]:
     if shape.names:
         named = ", ".join(f'{g} = "grade {g} of {max(shape.scale)}"' for g in shape.scale)
         toml.append(f"grades = {{{named}}}")
-    toml += ["", "[runs]", 'dir = "runs"', 'baseline = "base"', "", "[report]",
-             f"metrics = {json.dumps(metrics_for(shape.primary, seed))}", ""]
+    toml += [
+        "",
+        "[runs]",
+        'dir = "runs"',
+        'baseline = "base"',
+        "",
+        "[report]",
+        f"metrics = {json.dumps(metrics_for(shape.primary, seed))}",
+        "",
+    ]
     if shape.policy:
         policy = {"k": 10, "min_recall": 0.2, "min_pass_rate": 0.2, "max_drop": 0.05,
                   "critical": list(shape.critical)}  # fmt: skip

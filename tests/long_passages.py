@@ -15,7 +15,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from evidencedesk.report import cli
+from evidencedesk import cli
 from tests.synthetic_runs import write_project
 
 WORDS = (
@@ -66,16 +66,14 @@ def write_long_passages(root: Path) -> Path:
     return toml
 
 
-RUNS_ONLY = Path(__file__).resolve().parent.parent / "examples" / "millbrook-library" / "runs-only"
-
-
 @cache
 def built_site(which: str) -> Path:
-    """This project ("long") or the runs-only example ("runs-only") built once per test process
-    (the page and browser tests share it)."""
+    """This project ("long") built once per test process (the page and browser tests share it;
+    the runs-only example is the session's `example_site("runs-only")`, tests/conftest.py)."""
+    assert which == "long", which
     root = Path(tempfile.mkdtemp(prefix=f"ed-{which}-"))
     atexit.register(shutil.rmtree, root, True)
-    project = write_long_passages(root / "project") if which == "long" else RUNS_ONLY
+    project = write_long_passages(root / "project")
     out = root / "site"
     args = ["build", "--project", str(project), "--out", str(out), "--quiet"]
     assert cli.main(args, stdout=io.StringIO(), stderr=io.StringIO()) == 0

@@ -8,14 +8,17 @@ decoy, and the site — so a test compares the world before and after in one ass
 
 from __future__ import annotations
 
+import atexit
+import functools
 import hashlib
 import io
 import shutil
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evidencedesk.report import cli
+from evidencedesk import cli
 from tests.project_fixtures import make_runs_only_project
 from tests.test_output_folder import tree_hash
 
@@ -52,13 +55,24 @@ def build_in_process(
     return code, out.getvalue() if isinstance(out, io.StringIO) else "", err.getvalue()
 
 
-def fixture_site(tmp_path: Path) -> Path:
-    """A site built from the small fixture model (`tests.report_fixtures`) in ``tmp_path/site``."""
+@functools.cache
+def _fixture_site_built() -> Path:
+    """The fixture model's site, built once per test process (`fixture_site` copies it)."""
     from tests import report_fixtures as rf
 
-    out = tmp_path / "site"
-    code, _, err = build_in_process("--out", str(out), factory=rf.fixture_model)
+    root = Path(tempfile.mkdtemp(prefix="ed-fixture-site-"))
+    atexit.register(shutil.rmtree, root, True)
+    code, _, err = build_in_process("--out", str(root / "site"), factory=rf.fixture_model)
     assert code == 0, err
+    return root / "site"
+
+
+def fixture_site(tmp_path: Path) -> Path:
+    """A site built from the small fixture model (`tests.report_fixtures`) in ``tmp_path/site``:
+    a copy, byte for byte, of the one build this process made of it (a previous site is known
+    by its manifest.json, not by where it was built)."""
+    out = tmp_path / "site"
+    shutil.copytree(_fixture_site_built(), out, symlinks=True)
     return out
 
 

@@ -20,7 +20,7 @@ from evidencedesk.report import render
 from evidencedesk.report.model import (
     BenchmarkRow,
     BuildOptions,
-    Candidate,
+    CandidatePage,
     Caveat,
     CostRow,
     Count,
@@ -42,7 +42,6 @@ from evidencedesk.report.model import (
     RankedItem,
     Recommendation,
     SiteModel,
-    Skipped,
     SliceCell,
     SliceCompare,
     SliceRow,
@@ -52,21 +51,20 @@ from evidencedesk.report.model import (
 )  # fmt: skip
 from evidencedesk.report.recommend import category, md_escape
 from evidencedesk.report.sections import (
-    AblationRow,
-    Ablations,
+    AblationLine,
+    AblationSection,
     CitationCase,
-    Citations,
-    CompressionRow,
-    Evidence,
-    HeldBack,
-    Merge,
-    Sizing,
-    SizingRow,
-    StateRow,
-    TenantRow,
+    CitationSection,
+    CompressionLine,
+    EvidenceSection,
+    SizingLine,
+    SizingSection,
+    StateLine,
 )  # fmt: skip
 from evidencedesk.report.values import num, pval, stat
 from evidencedesk.report.words import METHODS_RULES, RULES
+from evidencedesk.results.rows import HeldBack, Merge, TenantRow
+from evidencedesk.results.types import Skipped
 from evidencedesk.retrieval.stats import sign_test_p as sign_test
 
 XSS = '<script>alert(1)</script>"><img src=x onerror=alert(1)> [click](javascript:alert(1))'
@@ -83,7 +81,7 @@ def _stats(rng: random.Random, base: float) -> tuple:
 
 
 def _candidate(name: str, verdict: str, better: Sequence[str], worse: Sequence[str],
-               probe: str, rng: random.Random, pairs: float) -> Candidate:  # fmt: skip
+               probe: str, rng: random.Random, pairs: float) -> CandidatePage:  # fmt: skip
     d = 0.03 * (len(better) - len(worse))
     metrics = tuple(
         MetricPair(
@@ -102,7 +100,7 @@ def _candidate(name: str, verdict: str, better: Sequence[str], worse: Sequence[s
         f"- Flips: better on {b} ({md_escape(', '.join(better))}), worse on {w}.",
         *(f"  - {md_escape(level)}: {md_escape(text)}" for level, text in lines),
     ]) + "\n"  # fmt: skip
-    return Candidate(
+    return CandidatePage(
         name=name,
         rationale=f"Rerank the first stage to lift exact terms.{probe}",
         diff=(DiffRow("reranker", "none", f"feature{probe}"), DiffRow("depth", "3", "10")),
@@ -186,29 +184,29 @@ def make_model(
         )
         for i, q in enumerate(qids)
     )  # fmt: skip
-    sizing = Sizing("feature", "4 ms per query + 1.5 ms per scored pair (hypothetical)", tuple(
-        SizingRow(d, f, num(min(1.0, 0.5 + 0.01 * d + 0.05 * f)), stat("MRR", 0.6 + 0.005 * d, 0.5, 0.7, 5, 1),
+    sizing = SizingSection("feature", "4 ms per query + 1.5 ms per scored pair (hypothetical)", tuple(
+        SizingLine(d, f, num(min(1.0, 0.5 + 0.01 * d + 0.05 * f)), stat("MRR", 0.6 + 0.005 * d, 0.5, 0.7, 5, 1),
                   num(float(d), 1), num(70.0 * f, 0), num(4 + 1.5 * d, 1, unit=" ms"),
                   d >= 10, d == 10 and f == 3, d == 20 and f == 5)
         for d in (3, 10, 20) for f in (3, 5)), note="")  # fmt: skip
-    ablations = Ablations("hybrid, no reranker, depth 3, final 3", ("R@3", "MRR", "nDCG@5"), (
-        AblationRow("base", True, (num(0.6), num(0.6), num(0.65)), num(0.0, signed=True), (), (), pval(None), num(0.0, 1)),
-        AblationRow(f"reranker=feature{probe}", False, (num(0.7), num(0.66), num(0.7)), num(0.06, signed=True), qids[:3], (), pval(0.25), num(3.0, 1)),
-        AblationRow("first_stage=dense", False, (num(0.4), num(0.45), num(0.5)), num(-0.15, signed=True), (), qids[:4], pval(0.125), num(0.0, 1)),
+    ablations = AblationSection("hybrid, no reranker, depth 3, final 3", ("R@3", "MRR", "nDCG@5"), (
+        AblationLine("base", True, (num(0.6), num(0.6), num(0.65)), num(0.0, signed=True), (), (), pval(None), num(0.0, 1)),
+        AblationLine(f"reranker=feature{probe}", False, (num(0.7), num(0.66), num(0.7)), num(0.06, signed=True), qids[:3], (), pval(0.25), num(3.0, 1)),
+        AblationLine("first_stage=dense", False, (num(0.4), num(0.45), num(0.5)), num(-0.15, signed=True), (), qids[:4], pval(0.125), num(0.0, 1)),
     ))  # fmt: skip
-    citations = Citations(tuple(
+    citations = CitationSection(tuple(
         CitationCase(f"a{i}{probe}", f"case {i}{probe}", f"Returns take 30 days [kc-returns:c0].{probe}",
                      num(1.0), num(0.5 * (i % 3)), num(1.0 if i != 4 else 1.0), f"note{probe}")
         for i in range(1, 7)), "The word check cannot see negation: 'cannot be returned' and 'can be returned' share their words.")  # fmt: skip
-    evidence = Evidence(
+    evidence = EvidenceSection(
         kept=48, merges=(Merge("kc-returns:c1", ("kc-faq:c3",)),),
         held_back=(HeldBack("kc-returns:c1", f"partner:c0{probe}", "30 days vs 14 days"),),
-        compression=(CompressionRow("best sentence per chunk", num(640, 0), num(210, 0), 20, 21, qids[:1]),),
-        freshness=(StateRow("before replace", "v2 (store credit)", False, ""),
-                   StateRow("replaced, index not rebuilt", "v2 still served", True, f"stale{probe}"),
-                   StateRow("rebuilt", "v3 (30 days)", False, "")),
-        deletion=(StateRow("deleted, not rebuilt", "recall notice still served", True, ""),
-                  StateRow("rebuilt", "nothing", False, "")),
+        compression=(CompressionLine("best sentence per chunk", num(640, 0), num(210, 0), 20, 21, qids[:1]),),
+        freshness=(StateLine("before replace", "v2 (store credit)", False, ""),
+                   StateLine("replaced, index not rebuilt", "v2 still served", True, f"stale{probe}"),
+                   StateLine("rebuilt", "v3 (30 days)", False, "")),
+        deletion=(StateLine("deleted, not rebuilt", "recall notice still served", True, ""),
+                  StateLine("rebuilt", "nothing", False, "")),
         tenants=(TenantRow("kestrel", True, 24, 0, ()), TenantRow("harbor", True, 24, 0, ()),
                  TenantRow(f"control{probe}", False, 24, 7, ("hb-returns:c0",))),
     )  # fmt: skip

@@ -1,4 +1,4 @@
-"""The command line's malloc settings (evidencedesk.allocator)."""
+"""The command line's malloc settings (evidencedesk.cli.process)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk import allocator
-from evidencedesk.project import load_project
-from evidencedesk.report import cli as report_cli
-from evidencedesk.results import inputs
-from evidencedesk.retrieval import benchmark_cli, trec
-from evidencedesk.retrieval.coverage import coverage
-from tests.project_fixtures import make_runs_only_project
+from evidencedesk import cli as report_cli
+from evidencedesk.cli import process as allocator
 
 
 class FakeLibc:
@@ -75,18 +70,37 @@ def test_freed_memory_is_trimmed_with_no_pad(answer: int, released: bool) -> Non
     assert libc.calls == [(0, 0)]
 
 
-def test_the_runs_memory_is_released_once_all_are_judged(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    project = load_project(make_runs_only_project(tmp_path))
+def test_each_stage_starts_by_giving_freed_memory_back(monkeypatch: pytest.MonkeyPatch) -> None:
     events: list[str] = []
-    monkeypatch.setattr(inputs, "release_freed_memory", lambda: events.append("release") or True)
-    found = inputs.judged_external_runs(
-        project, [], lambda run: events.append("judge") or ([], None),
-        lambda run, path: events.append("check") or coverage(run, {}, 10),
-    )  # fmt: skip
-    assert len(found) == len(project.runs) >= 2
-    assert events == ["check", "judge"] * len(project.runs) + ["release"]
+
+    class Progress:
+        def __call__(self, stage: str) -> None:
+            events.append(stage)
+
+        def step(self, n: int) -> None:
+            events.append(f"step {n}")
+
+    monkeypatch.setattr(allocator, "release_freed_memory", lambda: events.append("release") or True)
+    progress = allocator.trimming(Progress())
+    progress("load inputs")
+    progress.step(3)  # type: ignore[attr-defined]
+    progress("evaluate")
+    assert events == ["release", "load inputs", "step 3", "release", "evaluate"]
+
+
+def test_the_library_never_tunes_the_process() -> None:
+    """malloc, the collector and fork belong to the command line (`cli.process`) alone."""
+    package = Path(allocator.__file__).parents[1]
+    tuned = ("malloc_trim", "mallopt", "gc.disable", "gc.freeze", "os.fork", "release_freed_memory",
+             "reuse_freed_memory", "paused_collector")  # fmt: skip
+    found = sorted(
+        f"{path.relative_to(package)}: {word}"
+        for path in package.rglob("*.py")
+        if path.parent.name != "cli"
+        for word in tuned
+        if word in path.read_text(encoding="utf-8")
+    )
+    assert found == []
 
 
 def _on_glibc() -> bool:
@@ -104,7 +118,7 @@ _FAULTS = textwrap.dedent(
     """
     import resource, sys
     import numpy as np
-    from evidencedesk.allocator import reuse_freed_memory
+    from evidencedesk.cli.process import reuse_freed_memory
     if sys.argv[1] == "set":
         assert reuse_freed_memory()
     np.ones(12_000_000)
@@ -128,36 +142,16 @@ def test_on_glibc_a_freed_array_s_pages_are_reused(monkeypatch: pytest.MonkeyPat
     assert faults["set"] < faults["default"] / 4
 
 
-@pytest.mark.parametrize(
-    ("main", "argv"),
-    [
-        (report_cli.main, ["build", "--project", "no-such-folder/evidencedesk.toml"]),
-        (benchmark_cli.main, ["--project", "no-such-folder/evidencedesk.toml"]),
-    ],
-)
+@pytest.mark.parametrize("command", ["build", "benchmark"])
 def test_the_command_line_applies_the_settings_first(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], main, argv
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
     calls: list[str] = []
-    module = sys.modules[main.__module__]
-    monkeypatch.setattr(module, "reuse_freed_memory", lambda: calls.append("set") or True)
-    assert main(argv) == 2  # the bad project is still reported as usual
+    monkeypatch.setattr(allocator, "reuse_freed_memory", lambda: calls.append("set") or True)
+    argv = [command, "--project", "no-such-folder/evidencedesk.toml"]
+    assert report_cli.main(argv) == 2  # the bad project is still reported as usual
     assert calls == ["set"]
     assert "error: " in capsys.readouterr().err
-
-
-def test_read_run_gives_back_the_parsed_parts_once_they_are_joined(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    calls: list[str] = []
-    monkeypatch.setattr(trec, "release_freed_memory", lambda: calls.append("release") or True)
-    path = tmp_path / "r.txt"
-    path.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n")
-    assert trec.read_run(path).ranked("q1") == [("d1", 2.0), ("d2", 1.0)]
-    assert calls == ["release"]
-    path.write_text("q1 Q0 d1 1 2.0 t\nq1\tQ0 d2 2 1.0 t\n")  # mixed whitespace: the line reader
-    assert trec.read_run(path).ranked("q1") == [("d1", 2.0), ("d2", 1.0)]
-    assert calls == ["release"]  # nothing was parsed in threads
 
 
 class _Exited(Exception):
@@ -183,5 +177,43 @@ def test_python_m_report_ends_the_process_once_the_output_is_flushed(
     # without exit_process (every other caller) main returns as before
     assert report_cli.main(["build", "--project", "no-such-folder/evidencedesk.toml"]) == 2
     assert codes == [2]
-    main_py = (Path(report_cli.__file__).parent / "__main__.py").read_text(encoding="utf-8")
-    assert "main(exit_process=True)" in main_py
+    package = Path(report_cli.__file__).parents[1]
+    for script in ("__main__.py", "report/__main__.py", "retrieval/benchmark.py"):
+        assert "exit_process=True" in (package / script).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("value", "applied"),
+    [
+        (None, ("malloc", "trim", "collector", "fork")),
+        ("all", ("malloc", "trim", "collector", "fork")),
+        ("none", ()),
+        (" Malloc, collector ", ("malloc", "collector")),
+        ("fork", ("fork",)),
+    ],
+)
+def test_the_environment_chooses_the_process_settings(value: str | None, applied: tuple) -> None:
+    env = {} if value is None else {allocator.TUNING_ENV: value}
+    assert allocator.Tuning.from_env(env).names() == applied
+
+
+def test_an_unknown_process_setting_is_one_line_listing_the_valid_ones(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(allocator.TUNING_ENV, "malloc,gc")
+    assert report_cli.main(["build", "--project", "no-such-folder/evidencedesk.toml"]) == 2
+    assert capsys.readouterr().err == (
+        "error: EVIDENCEDESK_TUNING: expected 'all', 'none' or a comma-separated list of malloc, "
+        "trim, collector, fork, found 'gc'\n"
+    )
+
+
+@pytest.mark.parametrize("command", ["build", "benchmark"])
+def test_with_no_process_settings_the_command_leaves_malloc_alone(
+    monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(allocator, "reuse_freed_memory", lambda: calls.append("set") or True)
+    monkeypatch.setenv(allocator.TUNING_ENV, "none")
+    assert report_cli.main([command, "--project", "no-such-folder/evidencedesk.toml"]) == 2
+    assert calls == []

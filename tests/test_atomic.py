@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report.cli import main
-from evidencedesk.report.outfolder import OutputFolderError
+from evidencedesk.cli import main
+from evidencedesk.errors import OutputFolderError
 from evidencedesk.report.site import atomic_output, clean_strays
 from tests import report_fixtures as rf
 
 ROOT = Path(__file__).resolve().parents[1]
+WITH_MODEL = str(Path(__file__).resolve().parent / "with_model.py")  # a test model's build
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -66,7 +67,7 @@ def test_failure_while_rendering_leaves_the_previous_site(built: Path) -> None:
 def _start(out: Path, delay: str = "0.3") -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONPATH=str(ROOT), EVIDENCEDESK_TEST_PAGE_DELAY=delay)
     return subprocess.Popen(
-        [sys.executable, "-m", "evidencedesk.report", "build", "--out", str(out),
+        [sys.executable, WITH_MODEL, "build", "--out", str(out),
          "--model-factory", "tests.report_fixtures:slow_render_model"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip

@@ -3,38 +3,29 @@ kind of false sentence the site once made, planted into a built site, is named."
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from evidencedesk import cli as main_cli
 from evidencedesk.metric_names import canonical
-from evidencedesk.report import cli
 from evidencedesk.report.audit import audit
-from tests.generated_projects import generated, shape_of
+from tests.generated_projects import shape_of
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "millbrook-library"
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
 
 
-def build(project: Path | None, out: Path) -> Path:
-    args = ["build", "--out", str(out), "-q"] + ([] if project is None else ["--project", str(project)])
-    code = cli.main(args, stdout=io.StringIO(), stderr=io.StringIO())
-    assert code == 0
-    return out
-
-
 @pytest.fixture(scope="module")
-def ndcg_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def ndcg_site(generated_site: Callable[[int], Path]) -> Path:
     """Generated project 1: primary nDCG@10 (linear gain), grades 0-3 named, relevance 1, a
-    gate policy with critical questions, six candidates (one better, one worse, one damaged)."""
-    root = tmp_path_factory.mktemp("gen1")
-    toml, shape = generated(root, 1)
+    gate policy with critical questions, six candidates (one better, one worse, one damaged);
+    built once for the run (tests/conftest.py)."""
+    shape = shape_of(1)
     assert (shape.primary, shape.policy, shape.candidates) == ("ndcg@10:linear", True, 6)
-    return build(toml, root / "site")
+    return generated_site(1)
 
 
 def planted(site: Path, tmp_path: Path, page: str, old: str, new: str) -> Path:
@@ -54,17 +45,16 @@ def test_the_demo_agrees(demo_site: Path) -> None:
 
 
 @pytest.mark.parametrize("which", ["pipeline", "runs-only"])
-def test_the_example_projects_agree(which: str, tmp_path: Path) -> None:
-    project = EXAMPLES if which == "pipeline" else EXAMPLES / "runs-only"
-    found, claims, _ = audit(build(project, tmp_path / "site"))
+def test_the_example_projects_agree(which: str, example_site: Callable[[str], Path]) -> None:
+    found, claims, _ = audit(example_site(which))  # the session's build (tests/conftest.py)
     assert found == []
     assert claims > 50
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_generated_projects_agree(seed: int, tmp_path: Path) -> None:
-    toml, shape = generated(tmp_path, seed)
-    site = build(toml, tmp_path / "site")
+def test_generated_projects_agree(seed: int, generated_site: Callable[[int], Path]) -> None:
+    shape = shape_of(seed)
+    site = generated_site(seed)  # built once for the run: project 1 is also ndcg_site's
     found, claims, _ = audit(site)
     assert [d.line() for d in found] == [], shape
     results = json.loads((site / "results.json").read_text("utf-8"))
@@ -89,17 +79,27 @@ def test_the_generated_shapes_cover_what_teams_bring() -> None:
 # the audit names it with what results.json says instead
 NOT_SHOWN = "results.json says so, but the page does not show these words"
 NOBODY = "results.json says nothing: no claim backs this sentence"
-BETTER = ("nDCG@10 (linear gain) better (+0.157 [+0.090, +0.225], +25/−8 questions, Holm-adjusted "
-          "randomization p = 0.001); MRR better by its interval (+0.148 [+0.046, +0.253], +11/−2 "
-          "questions), not significant after Holm (randomization p = 0.072); R@10 better (+0.132 "
-          "[+0.071, +0.208], +15/−0 questions, Holm-adjusted randomization p < 0.001).")
-INTERVAL = ("= +0.157 over 34 questions (95 % paired-bootstrap interval +0.090 to +0.225); the "
-            "interval excludes zero; Holm-adjusted randomization p = 0.001")
-NOISE = ("nDCG@10 (linear gain) +0.037 [−0.048, +0.122], flips +18/−16 ({}); no reported metric "
-         "moved. Critical question(s) worse: q003, q011 — the gate decides (GO).")
-GRADES = "Grades: 3 = grade 3 of 3, 2 = grade 2 of 3, 1 = {}, 0 = grade 0 of 3; relevant = grade ≥ 1"
-LEGEND = ("Blue cells gained, orange cells lost, blank cells {}; — marks the 4 question(s) with no "
-          "relevant judgment, which have no nDCG@10 (linear gain) to change")
+BETTER = (
+    "nDCG@10 (linear gain) better (+0.157 [+0.090, +0.225], +25/−8 questions, Holm-adjusted "
+    "randomization p = 0.001); MRR better by its interval (+0.148 [+0.046, +0.253], +11/−2 "
+    "questions), not significant after Holm (randomization p = 0.072); R@10 better (+0.132 "
+    "[+0.071, +0.208], +15/−0 questions, Holm-adjusted randomization p < 0.001)."
+)
+INTERVAL = (
+    "= +0.157 over 34 questions (95 % paired-bootstrap interval +0.090 to +0.225); the "
+    "interval excludes zero; Holm-adjusted randomization p = 0.001"
+)
+NOISE = (
+    "nDCG@10 (linear gain) +0.037 [−0.048, +0.122], flips +18/−16 ({}); no reported metric "
+    "moved. Critical question(s) worse: q003, q011 — the gate decides (GO)."
+)
+GRADES = (
+    "Grades: 3 = grade 3 of 3, 2 = grade 2 of 3, 1 = {}, 0 = grade 0 of 3; relevant = grade ≥ 1"
+)
+LEGEND = (
+    "Blue cells gained, orange cells lost, blank cells {}; — marks the 4 question(s) with no "
+    "relevant judgment, which have no nDCG@10 (linear gain) to change"
+)
 PLANTS = {
     # the recommendation quotes the primary metric's numbers as another metric's
     "wrong metric": ("candidate-cand02.html", "Δ nDCG@10 (linear gain) = +0.157", "Δ MRR = +0.157", [
@@ -180,7 +180,9 @@ def test_the_command_exits_1_with_one_line_per_disagreement(
     assert capsys.readouterr().out == expected[0] + "\naudit: 1 disagreement(s) with results.json\n"
 
 
-def test_a_folder_that_is_not_a_site_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_folder_that_is_not_a_site_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main_cli.main(["audit", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"error: {tmp_path / 'results.json'}")

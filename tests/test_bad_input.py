@@ -1,26 +1,35 @@
 """Bad input through the real CLI: exit 2, one ``error:`` line naming file (and line), old site kept.
 
-A module fixture copies ``data/`` to a temporary folder and builds the demo site once into
-``out/site``; every case copies that pristine project, breaks one input file, runs
-``python -m evidencedesk.report build --project <copy> --out out/site`` in a subprocess and checks
-the contract of SPEC §11: exit status 2, exactly one line on stderr of the form
-``error: <file>[:<line>]: <expected …>``, no traceback anywhere, the site byte for byte as it was
-and nothing left next to it. The qrels cases use a small generated runs-only project
+A module fixture copies ``data/`` to a temporary folder and puts the session's demo site
+(tests/conftest.py) into ``out/site``; every case copies that pristine project, breaks one input
+file, runs the build command (``python -m evidencedesk.report build --project <copy> --out
+out/site``) and checks the contract of SPEC §11: exit status 2, exactly one line on stderr of the
+form ``error: <file>[:<line>]: <expected …>``, no traceback anywhere, the site byte for byte as
+it was and nothing left next to it. The command runs in-process (`evidencedesk.cli.main`, the
+function ``python -m evidencedesk.report`` calls; a subprocess spends a second importing); one
+case (``process=True``) runs it in a real subprocess, so the exit status and the one line are
+also those of the interpreter. The qrels cases use a small generated runs-only project
 (`tests.project_fixtures.make_runs_only_project`) and the same site folder.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from evidencedesk import cli as report_cli
+from evidencedesk.files import limits
 from tests.project_fixtures import make_runs_only_project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -93,6 +102,7 @@ class Case:
     phrase: str  # what the message must say (the expectation, or the part that is found)
     project: str = "demo"  # "demo" (a copy of data/) or "qrels" (a generated runs-only project)
     args: tuple[str, ...] = ()  # extra CLI arguments; "{root}" is the case's project folder
+    process: bool = False  # True: in a real subprocess (the interpreter's status and stderr)
 
 
 LABEL_RC02 = '{"id": "rc02", "question": "My derailleur is stamped RD2-24. What should I do?"'
@@ -106,6 +116,7 @@ CASES: tuple[Case, ...] = (
         WARRANTY,
         1,
         "expected a front-matter header starting with '---' on line 1, found '# Warranty'",
+        process=True,
     ),
     Case(
         "document-unclosed-front-matter",
@@ -424,15 +435,58 @@ def cli(project: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str
     return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
 
 
+class Hung(Exception):
+    """An in-process build that did not return in time (a FIFO opened, a device read)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: int) -> Iterator[None]:
+    """Raise `Hung` in this thread after `seconds` (SIGALRM): an in-process case that blocks
+    fails instead of hanging the run, as the subprocess's timeout did. Off the main thread (where
+    no signal handler can be set) it only runs the block."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise Hung(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def build(project: Path, out: Path, *args: str, process: bool = False) -> tuple[int, str, str]:
+    """``python -m evidencedesk.report build --project <project>/evidencedesk.toml --out <out>
+    ARGS``: (status, stdout, stderr). In-process by default (`evidencedesk.cli.main`, what the
+    module runs); with `process`, in a real subprocess."""
+    if process:
+        done = cli(project, out, *args)
+        return done.returncode, done.stdout, done.stderr
+    stdout, stderr = io.StringIO(), io.StringIO()
+    argv = ["build", "--project", str(project / "evidencedesk.toml"), "--out", str(out), *args]
+    try:
+        with time_limit(120):
+            status = report_cli.main(argv, stdout=stdout, stderr=stderr,
+                                     prog="python -m evidencedesk.report")  # fmt: skip
+    finally:  # a project's [project].max_input_mb must not shrink the limit for later tests
+        limits.set_max_input_mb(limits.DEFAULT_MAX_INPUT_MB)
+    return status, stdout.getvalue(), stderr.getvalue()
+
+
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+def built(tmp_path_factory: pytest.TempPathFactory, demo_site: Path) -> Built:
+    """The pristine projects, and a copy of the session's demo site as the previous site."""
     base = tmp_path_factory.mktemp("bad-input")
     demo = base / "pristine" / "demo"
     shutil.copytree(DATA, demo)
     qrels = make_runs_only_project(base / "pristine", questions=20, runs=2).parent
     out = base / "out" / "site"
-    done = cli(demo, out)
-    assert done.returncode == 0, done.stderr
+    shutil.copytree(demo_site, out)
     return Built({"demo": demo, "qrels": qrels}, base / "cases", out, snapshot(out))
 
 
@@ -448,12 +502,12 @@ def test_bad_input_is_one_clean_line_and_keeps_the_site(built: Built, case: Case
     case.mutate(root)
     args = [a.replace("{root}", str(root)) for a in case.args]
 
-    done = cli(root, built.out, *args)
+    status, stdout, stderr = build(root, built.out, *args, process=case.process)
 
-    assert "Traceback" not in done.stdout + done.stderr
-    assert done.returncode == 2, done.stderr
-    lines = done.stderr.splitlines()
-    assert len(lines) == 1, done.stderr
+    assert "Traceback" not in stdout + stderr
+    assert status == 2, stderr
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
     where = f"error: {root / case.file}" + (f":{case.line}" if case.line is not None else "")
     assert lines[0].startswith(where + ": "), lines[0]
     assert case.phrase in lines[0]

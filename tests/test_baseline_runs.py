@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk import cli
 from evidencedesk.baseline import (
     BASELINE_SCHEMA,
     RUN_BASELINE_SCHEMA,
@@ -19,15 +20,19 @@ from evidencedesk.baseline import (
 )
 from evidencedesk.errors import ConfigError
 from evidencedesk.paths import DATA
-from evidencedesk.project import load_project
-from evidencedesk.report import cli as report_cli
 from evidencedesk.results.evaluate import evaluate
-from evidencedesk.retrieval.benchmark_cli import main
+from evidencedesk.results.project import load_project
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 from tests.synthetic_runs import write_project
+
+
+def main(argv: list[str], **kwargs: object) -> int:
+    """`evidencedesk benchmark ARGV…`, in this process."""
+    return cli.main(["benchmark", *argv], **kwargs)  # type: ignore[arg-type]
+
 
 RELEVANT = {"q1": {"d1": 2}, "q2": {"d2": 2}, "q3": {"d3": 2}, "q4": {"d4": 2}}
 RUNS = {
@@ -177,11 +182,13 @@ def test_the_build_gates_against_the_saved_baseline_not_the_baseline_run(project
         ("REVIEW", "review_on_mrr_flips", "mrr", None, None),
     ]  # against the base run as it is now, only the critical question would fail
     out, err = io.StringIO(), io.StringIO()
-    status = report_cli.main(["build", "--project", str(project), "--out",
+    status = cli.main(["build", "--project", str(project), "--out",
                               str(project.parent / "site"), "--fail-on", "block"],
                              stdout=out, stderr=err)  # fmt: skip
-    partial = "answers 2 of the 4 judged queries (50 %), below [runs].min_coverage 90 %: the " \
+    partial = (
+        "answers 2 of the 4 judged queries (50 %), below [runs].min_coverage 90 %: the "
         "others count as empty lists"
+    )
     assert (status, err.getvalue().splitlines()) == (1, [
         f"warning: runs/bad.run: the run bad {partial}",
         f"warning: runs/base.run: the run base {partial}",

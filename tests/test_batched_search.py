@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import pytest
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.base import Candidate
+from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.cache import CachedSearcher, cached_searchers
 from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher
 
@@ -45,7 +45,7 @@ QUERIES = [
 ]
 
 
-def rows(found: Sequence[Candidate]) -> list[tuple[int, float, str]]:
+def rows(found: Sequence[Hit]) -> list[tuple[int, float, str]]:
     return [(c.rank, c.score, c.chunk.id) for c in found]
 
 
@@ -122,7 +122,7 @@ def test_prefetch_fills_the_cache_once_per_question(chunks: list[Chunk]) -> None
     class NoBatch:
         name = "plain"
 
-        def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+        def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
             raise AssertionError("prefetch must not search one by one")
 
     CachedSearcher(NoBatch()).prefetch(QUERIES, 10, None)  # no search_many: nothing to do

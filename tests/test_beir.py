@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.errors import DocumentError, LabelsError
+from evidencedesk.files.trec import read_qrels, read_run, write_qrels, write_run
 from evidencedesk.retrieval.beir import (
     Query,
     labels_from_judgments,
@@ -14,11 +15,8 @@ from evidencedesk.retrieval.beir import (
     read_beir_qrels,
     read_queries,
     read_tags,
-    write_beir_corpus,
-    write_beir_qrels,
-    write_beir_queries,
 )
-from evidencedesk.retrieval.trec import read_qrels, read_run, write_qrels, write_run
+from tests.beir_files import write_beir_corpus, write_beir_qrels, write_beir_queries
 from tests.conftest import make_chunk
 
 GRADED = {"q1": {"d1": 3, "d2": 2, "d3": 1, "d4": 0}, "q2": {"d2": 2, "d5": 1}, "q3": {"d4": 1}}

@@ -6,17 +6,25 @@ traceback). Each CLI case runs in a subprocess, as CI would run it.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from evidencedesk import cli as evidencedesk_cli
 from evidencedesk.paths import DATA, ROOT
 from evidencedesk.report.assemble import PIPELINE_CAVEATS
-from evidencedesk.retrieval.benchmark_cli import main
+
+
+def main(argv: list[str], **kwargs: object) -> int:
+    """`evidencedesk benchmark ARGV…`, in this process."""
+    return evidencedesk_cli.main(["benchmark", *argv], **kwargs)  # type: ignore[arg-type]
+
 
 NAMES = [  # the baseline first, then the other variants in their order
     "hybrid",
@@ -30,17 +38,27 @@ NAMES = [  # the baseline first, then the other variants in their order
 ]
 
 
-def cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "evidencedesk.retrieval.benchmark", *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=env,
-        cwd=cwd or ROOT,
-        timeout=300,
-    )
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args: str | Path, cwd: Path | None = None) -> Done:
+    """``python -m evidencedesk.retrieval.benchmark ARGS`` run from `cwd` (the checkout by
+    default), in-process: the module runs ``evidencedesk.cli.main(["benchmark", *ARGS])``. The
+    module itself, in a process of its own: `test_a_closed_pipe_ends_with_141_and_no_traceback`."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd or ROOT)
+    try:
+        status = evidencedesk_cli.main(["benchmark", *map(str, args)], stdout=stdout,
+                                       stderr=stderr,
+                                       prog="python -m evidencedesk.retrieval.benchmark")  # fmt: skip
+    finally:
+        os.chdir(here)
+    return Done(status, stdout.getvalue(), stderr.getvalue())
 
 
 def policy_file(tmp_path: Path, policy: dict) -> Path:
@@ -56,7 +74,9 @@ def test_gate_go_exits_0(tmp_path):
     lines = done.stdout.splitlines()
     assert lines[-1] == "GATE: GO"
     assert lines[-2] == "gate: hybrid vs baseline data/baseline_retrieval.json"
-    assert lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
+    assert (
+        lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
+    )
     assert f"note: {PIPELINE_CAVEATS['dense']}" in lines
     assert [line.split("  ")[0] for line in lines[5:13]] == NAMES
 
@@ -126,7 +146,9 @@ def test_json_output(tmp_path):
     data = json.loads(done.stdout)
     assert data["seed"] == 7 and data["primary"] == data["flips_metric"] == "mrr"
     assert (data["questions"]["queries"], data["questions"]["relevant"]) == (24, 21)
-    assert [v["name"] for v in data["variants"]] == [n.removesuffix(" (external run)") for n in NAMES]
+    assert [v["name"] for v in data["variants"]] == [
+        n.removesuffix(" (external run)") for n in NAMES
+    ]
     assert data["gate"]["verdict"] == "GO" and data["gate"]["lines"] == []
     base, sparse = data["variants"][:2]
     assert "flips" not in base and base["metrics"]["mrr"]["n"] == 21
@@ -143,22 +165,17 @@ def test_table_is_deterministic_for_a_seed(capsys):
     assert "bootstrap seed 3" in first
 
 
-def _site_results(project: Path | None, tmp_path: Path) -> dict:
-    from evidencedesk.report import cli as report_cli
-
-    args = ["build", "--out", str(tmp_path / "site"), "-q"]
-    assert report_cli.main(args + (["--project", str(project)] if project else [])) == 0
-    return json.loads((tmp_path / "site" / "results.json").read_text())
-
-
 @pytest.mark.parametrize("project", [None, "millbrook-library", "millbrook-library/runs-only"])
-def test_the_benchmark_and_the_site_give_the_same_numbers(project, tmp_path, capsys):
+def test_the_benchmark_and_the_site_give_the_same_numbers(project, capsys, demo_site, example_site):
     """One answer per question asked: the benchmark's primary metric, baseline, means,
-    intervals, flips and p-values are the site's, number by number."""
+    intervals, flips and p-values are the site's, number by number (the sites: the session's
+    builds, tests/conftest.py)."""
     path = None if project is None else ROOT / "examples" / project
     assert main(["--json"] + ([] if path is None else ["--project", str(path)])) == 0
     bench = json.loads(capsys.readouterr().out)
-    site = _site_results(path, tmp_path)
+    folder = {None: lambda: demo_site, "millbrook-library": lambda: example_site("pipeline"),
+              "millbrook-library/runs-only": lambda: example_site("runs-only")}[project]()  # fmt: skip
+    site = json.loads((folder / "results.json").read_text())
     assert bench["primary"] == site["settings"]["compared"][0]["name"]
     assert bench["flips_metric"] == site["settings"]["flips_metric"]
     assert bench["baseline"] == site["baseline"]

@@ -127,7 +127,9 @@ def test_the_gate_tile_counts_go_review_block_or_says_nothing_was_checked() -> N
     assert summary.gate_counts(results(unchecked, policy=None)) is None
     no_policy = line_of(unchecked, policy=None)
     assert no_policy.gate == GateTile(checked=False)
-    assert [(r.gate, r.gated) for r in no_policy.rows] == [("no gate policy — nothing checked", False)]
+    assert [(r.gate, r.gated) for r in no_policy.rows] == [
+        ("no gate policy — nothing checked", False)
+    ]
 
 
 # lower bounds of the primary metric's paired interval, worked by hand: BETTER +0.04,

@@ -1,4 +1,4 @@
-"""Bounded, strict loaders: one JSON/TOML entry point (`evidencedesk.structured`) with a depth
+"""Bounded, strict loaders: one JSON/TOML entry point (`evidencedesk.files.structured`) with a depth
 limit, a digit limit, duplicate keys refused and NaN refused, used by every loader; a bounded
 gzip; front matter and labels that refuse a repeated key; results files that raise only
 `EvidencedeskError`.
@@ -18,20 +18,20 @@ from typing import Any
 import pytest
 
 import evidencedesk
-from evidencedesk import limits
 from evidencedesk.baseline import load_baseline
-from evidencedesk.candidates import load_candidates
 from evidencedesk.chunking import load_document
 from evidencedesk.errors import ConfigError, EvidencedeskError, InputError
+from evidencedesk.files import limits
+from evidencedesk.files.limits import MAX_DEPTH, MAX_DIGITS
+from evidencedesk.files.structured import parse_json, parse_toml
 from evidencedesk.gate import load_policy
-from evidencedesk.limits import MAX_DEPTH, MAX_DIGITS
-from evidencedesk.project import load_project
 from evidencedesk.results import jsonio
+from evidencedesk.results.candidates import load_candidates
+from evidencedesk.results.project import load_project
 from evidencedesk.retrieval.beir import read_beir_corpus, read_queries, read_tags
 from evidencedesk.retrieval.citations import load_answers
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.lifecycle import Tenancy
-from evidencedesk.structured import parse_json, parse_toml
 from tests.reliability_fixtures import Scratch, build_in_process, copy_scratch, make_scratch
 from tests.test_results_units import tiny_results
 

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from tests.test_browser import _open, _require_browser, browser  # noqa: F401 - the fixture
-from tests.test_site_polish import built
 
 PAGES = ["index.html", "candidate-rerank-feature-50853d0e.html", "flips.html", "question-rc02.html"]
 
@@ -33,9 +32,9 @@ OVERFLOW = """() => {
 
 
 @pytest.fixture(scope="module")
-def site() -> Path:
+def site(demo_site: Path) -> Path:
     _require_browser()
-    return built("demo")
+    return demo_site
 
 
 def _page(browser, path: Path, width: int):  # type: ignore[no-untyped-def]  # noqa: F811

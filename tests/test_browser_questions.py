@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-import evidencedesk
 from evidencedesk.report.site import slug
 from evidencedesk.results.types import Results
 from tests.test_browser import _require_browser, browser
@@ -19,10 +18,10 @@ __all__ = ["browser"]  # the harness's module-scoped Chromium fixture, used belo
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Path]:
+def demo(demo_results: Results, demo_site: Path) -> tuple[Results, Path]:
+    """The session's demo build (tests/conftest.py): its Results and its site."""
     _require_browser()
-    out = tmp_path_factory.mktemp("browser-questions") / "site"
-    return evidencedesk.build(out=out), out
+    return demo_results, demo_site
 
 
 def _open_plain(browser, url: str, width: int = 1400, script: bool = True):  # type: ignore[no-untyped-def]

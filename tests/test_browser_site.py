@@ -12,22 +12,27 @@ tests/test_site_pages.py (tests/long_passages.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.long_passages import built_site
 from tests.test_browser import _require_browser, browser
-from tests.test_site_polish import built
 
 __all__ = ["browser"]  # the harness's module-scoped Chromium fixture, used below
 
 SCREEN = 900  # the viewport height the page-height rule counts screens in
 
 
-def _site(which: str) -> Path:
+@pytest.fixture(scope="module")
+def site_of(demo_site: Path, example_site: Callable[[str], Path]) -> Callable[[str], Path]:
+    """The built site by name: "demo" and "runs-only" (the session's, tests/conftest.py) or
+    "long" (tests/long_passages.py)."""
     _require_browser()
-    return built("demo") if which == "demo" else built_site(which)
+    sites = {"demo": lambda: demo_site, "runs-only": lambda: example_site("runs-only"),
+             "long": lambda: built_site("long")}  # fmt: skip
+    return lambda which: sites[which]()
 
 
 def _open(browser, path: Path, width: int, height: int = SCREEN):  # type: ignore[no-untyped-def]
@@ -112,8 +117,8 @@ def _ratio(seen: dict[str, object]) -> float:
 
 
 @pytest.mark.parametrize("which", ["demo", "runs-only", "long"])
-def test_every_flip_cell_reads_at_4_5_to_1(browser, which: str) -> None:  # type: ignore[no-untyped-def]
-    page, problems = _open(browser, _site(which) / "flips.html", 1400)
+def test_every_flip_cell_reads_at_4_5_to_1(browser, site_of, which: str) -> None:  # type: ignore[no-untyped-def]
+    page, problems = _open(browser, site_of(which) / "flips.html", 1400)
     try:
         seen = page.evaluate(COLOURS, "main")
     finally:
@@ -125,8 +130,8 @@ def test_every_flip_cell_reads_at_4_5_to_1(browser, which: str) -> None:  # type
     assert problems == []
 
 
-def test_the_darkest_cells_carry_their_numbers_in_white(browser) -> None:  # type: ignore[no-untyped-def]
-    page, _ = _open(browser, _site("demo") / "flips.html", 1400)
+def test_the_darkest_cells_carry_their_numbers_in_white(browser, site_of) -> None:  # type: ignore[no-untyped-def]
+    page, _ = _open(browser, site_of("demo") / "flips.html", 1400)
     try:
         seen = page.evaluate(COLOURS, "table.grid")
     finally:
@@ -183,8 +188,8 @@ PHONE_PAGES = {
 @pytest.mark.parametrize(
     ("which", "name"), [(w, n) for w, names in PHONE_PAGES.items() for n in names]
 )
-def test_nothing_is_wider_than_a_phone(browser, which: str, name: str) -> None:  # type: ignore[no-untyped-def]
-    page, problems = _open(browser, _site(which) / name, 390, 844)
+def test_nothing_is_wider_than_a_phone(browser, site_of, which: str, name: str) -> None:  # type: ignore[no-untyped-def]
+    page, problems = _open(browser, site_of(which) / name, 390, 844)
     try:
         got = page.evaluate(OVERFLOW)
     finally:
@@ -198,11 +203,11 @@ def test_nothing_is_wider_than_a_phone(browser, which: str, name: str) -> None: 
     assert problems == []
 
 
-def test_the_phone_menu_opens_every_page_without_a_script(browser) -> None:  # type: ignore[no-untyped-def]
+def test_the_phone_menu_opens_every_page_without_a_script(browser, site_of) -> None:  # type: ignore[no-untyped-def]
     context = browser.new_context(viewport={"width": 390, "height": 844}, java_script_enabled=False)
     try:
         page = context.new_page()
-        page.goto((_site("demo") / "flips.html").as_uri(), wait_until="load")
+        page.goto((site_of("demo") / "flips.html").as_uri(), wait_until="load")
         menu = page.locator(".nav-menu")
         assert menu.locator("summary").inner_text().startswith("Flips")  # the page you are on
         assert not page.locator(".nav-links a").first.is_visible()
@@ -221,8 +226,8 @@ def test_the_phone_menu_opens_every_page_without_a_script(browser) -> None:  # t
 
 # -- the flips chart's labels --------------------------------------------------------------------
 @pytest.mark.parametrize("width", [1400, 390])
-def test_the_flips_bar_labels_are_never_clipped(browser, width: int) -> None:  # type: ignore[no-untyped-def]
-    page, problems = _open(browser, _site("long") / "flips.html", width)
+def test_the_flips_bar_labels_are_never_clipped(browser, site_of, width: int) -> None:  # type: ignore[no-untyped-def]
+    page, problems = _open(browser, site_of("long") / "flips.html", width)
     try:
         labels = page.evaluate(
             """() => [...document.querySelectorAll('#chart-flip-matrix text.bartext')].map(t => {
@@ -240,8 +245,8 @@ def test_the_flips_bar_labels_are_never_clipped(browser, width: int) -> None:  #
 
 
 # -- a question with 30 long passages ------------------------------------------------------------
-def test_a_question_with_30_long_passages_fits_in_three_screens(browser) -> None:  # type: ignore[no-untyped-def]
-    page, problems = _open(browser, _site("long") / "question-q01.html", 1400, SCREEN)
+def test_a_question_with_30_long_passages_fits_in_three_screens(browser, site_of) -> None:  # type: ignore[no-untyped-def]
+    page, problems = _open(browser, site_of("long") / "question-q01.html", 1400, SCREEN)
     try:
         height = page.evaluate("() => document.documentElement.scrollHeight")
         lists = page.evaluate("() => document.querySelector('#lists').getBoundingClientRect().top")

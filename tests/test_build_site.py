@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk import cli
 from evidencedesk.paths import DATA
-from evidencedesk.report import cli
 from evidencedesk.retrieval.catalog import load_catalog
+from tests.conftest import DemoBuild
 from tests.page_text import visible
 
 
@@ -29,16 +30,8 @@ def tree(root: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.fixture(scope="module")
-def demo_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    out = tmp_path_factory.mktemp("demo") / "site"
-    status, stdout, stderr = build(out)
-    assert status == 0, stderr
-    return out, stdout
-
-
-def test_progress_lines_and_summary(demo_site: tuple[Path, str]) -> None:
-    out, stdout = demo_site
+def test_progress_lines_and_summary(demo_build: DemoBuild) -> None:
+    out, stdout = demo_build.site, demo_build.stdout
     stages = [line.split()[0] for line in stdout.splitlines() if re.match(r"^  \S.* s$", line)]
     assert stages[:7] == [
         "load",
@@ -56,9 +49,9 @@ def test_progress_lines_and_summary(demo_site: tuple[Path, str]) -> None:
 
 
 def test_the_document_page_lists_every_document_and_the_index_the_dataset(
-    demo_site: tuple[Path, str],
+    demo_site: Path,
 ) -> None:
-    out, _ = demo_site
+    out = demo_site
     index = (out / "index.html").read_text(encoding="utf-8")
     documents = (out / "documents.html").read_text(encoding="utf-8")
     for doc in load_catalog().documents:
@@ -69,8 +62,8 @@ def test_the_document_page_lists_every_document_and_the_index_the_dataset(
     assert "relevant = grade ≥ 2" in index
 
 
-def test_every_page_is_written(demo_site: tuple[Path, str]) -> None:
-    out, _ = demo_site
+def test_every_page_is_written(demo_site: Path) -> None:
+    out = demo_site
     names = {p.name for p in out.iterdir()}
     for page in (
         "index",
@@ -90,8 +83,8 @@ def test_every_page_is_written(demo_site: tuple[Path, str]) -> None:
     assert (out / "manifest.json").is_file()
 
 
-def test_the_external_run_is_a_variant_everywhere(demo_site: tuple[Path, str]) -> None:
-    out, _ = demo_site
+def test_the_external_run_is_a_variant_everywhere(demo_site: Path) -> None:
+    out = demo_site
     benchmark = (out / "benchmark.html").read_text(encoding="utf-8")
     flips = (out / "flips.html").read_text(encoding="utf-8")
     slices = (out / "slices.html").read_text(encoding="utf-8")
@@ -100,26 +93,24 @@ def test_the_external_run_is_a_variant_everywhere(demo_site: tuple[Path, str]) -
     assert flips.count("bm25-title") >= 2 and slices.count("bm25-title") >= 2
 
 
-def test_pages_name_the_toy_and_the_stand_ins(demo_site: tuple[Path, str]) -> None:
-    out, _ = demo_site
+def test_pages_name_the_toy_and_the_stand_ins(demo_site: Path) -> None:
+    out = demo_site
     for page in ["index.html", "benchmark.html", *[p.name for p in out.glob("candidate-*.html")]]:
         text = (out / page).read_text(encoding="utf-8")
         assert "toy" in text and "stand-in" in text, page
 
 
 def test_same_seed_same_bytes_and_project_file_equals_default(
-    demo_site: tuple[Path, str], tmp_path: Path
+    demo_site: Path, tmp_path: Path
 ) -> None:
-    out, _ = demo_site
+    out = demo_site
     status, _, _ = build(tmp_path / "again", "--project", str(DATA / "evidencedesk.toml"))
     assert status == 0
     assert tree(tmp_path / "again") == tree(out)
 
 
-def test_another_seed_changes_the_intervals_only(
-    demo_site: tuple[Path, str], tmp_path: Path
-) -> None:
-    out, _ = demo_site
+def test_another_seed_changes_the_intervals_only(demo_site: Path, tmp_path: Path) -> None:
+    out = demo_site
     assert build(tmp_path / "s1", "--seed", "1")[0] == 0
     before, after = tree(out), tree(tmp_path / "s1")
     assert before.keys() == after.keys()
@@ -127,9 +118,10 @@ def test_another_seed_changes_the_intervals_only(
 
 
 def test_a_corrupt_labels_file_leaves_the_previous_site_untouched(
-    demo_site: tuple[Path, str], tmp_path: Path
+    demo_site: Path, tmp_path: Path
 ) -> None:
-    out, _ = demo_site
+    out = tmp_path / "site"  # a copy: the refused build must leave this previous site alone
+    shutil.copytree(demo_site, out)
     snapshot = tree(out)
     data = tmp_path / "data"
     shutil.copytree(DATA, data)
@@ -170,10 +162,10 @@ def test_without_the_demo_data_the_message_says_where_it_looked(tmp_path: Path) 
     assert not (tmp_path / "site").exists()
 
 
-def test_every_link_of_the_demo_site_resolves(demo_site: tuple[Path, str]) -> None:
+def test_every_link_of_the_demo_site_resolves(demo_site: Path) -> None:
     from tests.test_render import check_links
 
-    out, _ = demo_site
+    out = demo_site
     assert check_links(out) > 500
     for path in out.rglob("*.html"):
         assert not re.search(
@@ -181,13 +173,11 @@ def test_every_link_of_the_demo_site_resolves(demo_site: tuple[Path, str]) -> No
         )
 
 
-def test_evidence_page_tells_the_lifecycle_story(demo_site: tuple[Path, str]) -> None:
+def test_evidence_page_tells_the_lifecycle_story(demo_site: Path) -> None:
     import html
 
-    out, _ = demo_site
-    text = html.unescape(
-        visible((out / "evidence.html").read_text("utf-8"))
-    )
+    out = demo_site
+    text = html.unescape(visible((out / "evidence.html").read_text("utf-8")))
     assert "kc-returns-v4.md replaces kc-returns-v3; asked 'st02'" in text
     assert "serves 2 chunk(s) of the replaced version" in text
     assert "the old version is hidden and the new one is not indexed: no answer from it" in text
@@ -207,9 +197,10 @@ def test_evidence_page_tells_the_lifecycle_story(demo_site: tuple[Path, str]) ->
     ],
 )
 def test_project_file_errors_exit_2_with_one_line(
-    demo_site: tuple[Path, str], tmp_path: Path, edit: tuple[str, str], expected: str
+    demo_site: Path, tmp_path: Path, edit: tuple[str, str], expected: str
 ) -> None:
-    out, _ = demo_site
+    out = tmp_path / "site"  # a copy: the refused build must leave this previous site alone
+    shutil.copytree(demo_site, out)
     snapshot = tree(out)
     data = tmp_path / "data"
     shutil.copytree(DATA, data)

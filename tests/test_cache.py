@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from evidencedesk.retrieval.base import Candidate
+from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.cache import CachedSearcher, LazySearcher, cached_searchers
 from evidencedesk.retrieval.catalog import Catalog, Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config, run_config
@@ -34,7 +34,7 @@ def labels(catalog: Catalog) -> list[Label]:
     return load_labels(catalog=catalog)
 
 
-def same(a: Sequence[Candidate], b: Sequence[Candidate]) -> bool:
+def same(a: Sequence[Hit], b: Sequence[Hit]) -> bool:
     return [(c.rank, c.score, c.chunk.id) for c in a] == [(c.rank, c.score, c.chunk.id) for c in b]
 
 
@@ -92,7 +92,7 @@ def test_the_wrapped_searcher_gets_one_canonical_scope_object(catalog: Catalog) 
     class Spy:
         name = "spy"
 
-        def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+        def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
             seen.append(id(allowed))
             return []
 
@@ -141,9 +141,9 @@ def test_least_and_exact_up_to_bound_what_is_asked_and_kept(catalog: Catalog) ->
     class Spy:
         name = "spy"
 
-        def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+        def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
             asked.append(k)
-            return [Candidate(r, 1.0 / r, catalog.chunks[0]) for r in range(1, k + 1)]
+            return [Hit(r, 1.0 / r, catalog.chunks[0]) for r in range(1, k + 1)]
 
     cached = CachedSearcher(Spy(), least=50, exact_up_to=60)
     first = cached.search("q", 10, None)  # asked for the least, 50; answers the top 10

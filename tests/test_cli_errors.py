@@ -1,8 +1,10 @@
 """The build command's edges (issues 11 and 16): arguments, seeds, OS errors, Ctrl-C, pipes,
-progress and help. Each case through the real CLI where a process boundary matters (exit code,
-exactly one stderr line, no traceback, the previous site unchanged byte for byte); OS errors the
-test machine cannot produce for real (root ignores permissions) are raised in-process with their
-real OSError types.
+progress and help. Each case through the real CLI (exit code, exactly one stderr line, no
+traceback, the previous site unchanged byte for byte): in a subprocess where the process itself
+is tested (a resource limit, a signal, a closed pipe, the interpreter's own usage line), else
+in-process through `evidencedesk.cli.main`, what ``python -m evidencedesk.report`` runs. OS errors
+the test machine cannot produce for real (root ignores permissions) are raised in-process with
+their real OSError types.
 """
 
 from __future__ import annotations
@@ -21,17 +23,22 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import cli, outfolder, render
+from evidencedesk import cli
+from evidencedesk.report import outfolder, render
 from evidencedesk.report.model import BuildOptions, SiteModel
 from tests import report_fixtures as rf
+from tests.reliability_fixtures import fixture_site
 
 ROOT = Path(__file__).resolve().parents[1]
+WITH_MODEL = str(Path(__file__).resolve().parent / "with_model.py")  # a test model's build
 KEPT = "the previous site was left as it was"
 SEEDS = "expected a whole number from 0 to 4294967295"
 
 
 def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, **kw):  # type: ignore[no-untyped-def]
-    command = [sys.executable, "-m", "evidencedesk.report", *args]
+    # a test's hand-made model runs through tests/with_model.py (the package has no such option)
+    entry = [WITH_MODEL] if "--model-factory" in args else ["-m", "evidencedesk.report"]
+    command = [sys.executable, *entry, *args]
     env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=120, check=False, **kw)  # fmt: skip
@@ -44,10 +51,8 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def built(tmp_path: Path) -> Path:
-    out = tmp_path / "site"
-    assert cli.main(["build", "--out", str(out)], model_factory=rf.fixture_model,
-                    stdout=io.StringIO()) == 0  # fmt: skip
-    return out
+    """The fixture model's site in ``tmp_path/site`` (a copy of this process's one build)."""
+    return fixture_site(tmp_path)
 
 
 ARGUMENT_ERRORS = [
@@ -63,19 +68,28 @@ ARGUMENT_ERRORS = [
 ]  # fmt: skip
 
 
+def in_process(*args: str, factory=None) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    """``python -m evidencedesk.report ARGS`` in this process (`cli.main`, what the module runs):
+    (status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main(list(args), model_factory=factory, stdout=out, stderr=err,
+                      prog="python -m evidencedesk.report")  # fmt: skip
+    return status, out.getvalue(), err.getvalue()
+
+
 @pytest.mark.parametrize(("args", "message"), ARGUMENT_ERRORS)
 def test_an_argument_error_is_one_line(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
-    done = run("build", "--out", str(tmp_path / "site"), *args)
-    assert done.returncode == 2
+    status, stdout, stderr = in_process("build", "--out", str(tmp_path / "site"), *args)
+    assert status == 2
     usage = "python -m evidencedesk.report build --help"
-    assert done.stderr == f"error: {message} (see {usage})\n"
-    assert done.stdout == "" and not (tmp_path / "site").exists()
+    assert stderr == f"error: {message} (see {usage})\n"
+    assert stdout == "" and not (tmp_path / "site").exists()
 
 
 def test_a_missing_subcommand_is_one_line() -> None:
     done = run()
     assert done.returncode == 2 and done.stderr == (
-        "error: the following arguments are required: command "
+        "error: the following arguments are required: COMMAND "
         "(see python -m evidencedesk.report --help)\n"
     )
 
@@ -100,19 +114,20 @@ def test_the_project_seed_is_the_default_and_reaches_the_site(
 ) -> None:
     project = seeded_project(tmp_path, "7")
     out = tmp_path / "site"
-    done = run("build", "--project", str(project), "--out", str(out), *given,
-               "--model-factory", "tests.report_fixtures:fixture_model")  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    status, _, stderr = in_process("build", "--project", str(project), "--out", str(out), *given,
+                                   factory=rf.fixture_model)  # fmt: skip
+    assert status == 0, stderr
     assert json.loads((out / "manifest.json").read_text("utf-8"))["seed"] == expected
     assert f"seed {expected}" in (out / "index.html").read_text("utf-8")
 
 
 def test_a_project_seed_out_of_range_is_one_line(tmp_path: Path) -> None:
     project = seeded_project(tmp_path, "-1")
-    done = run("build", "--project", str(project), "--out", str(tmp_path / "site"))
-    assert done.returncode == 2 and done.stderr.count("\n") == 1
-    assert done.stderr.startswith(f"error: {project}") and "seed" in done.stderr
-    assert "-1" in done.stderr and not (tmp_path / "site").exists()
+    status, _, stderr = in_process("build", "--project", str(project), "--out",
+                                   str(tmp_path / "site"))  # fmt: skip
+    assert status == 2 and stderr.count("\n") == 1
+    assert stderr.startswith(f"error: {project}") and "seed" in stderr
+    assert "-1" in stderr and not (tmp_path / "site").exists()
 
 
 def test_build_options_refuse_a_seed_out_of_range() -> None:
@@ -242,7 +257,7 @@ def slow_stages_model(options: BuildOptions, progress: Callable[[str], None]) ->
 def test_a_pipe_closed_early_ends_quietly_with_the_site_written(tmp_path: Path) -> None:
     out = tmp_path / "site"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "evidencedesk.report", "build", "--out", str(out),
+        [sys.executable, WITH_MODEL, "build", "--out", str(out),
          "--model-factory", "tests.test_cli_errors:slow_stages_model"],
         cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -252,7 +267,9 @@ def test_a_pipe_closed_early_ends_quietly_with_the_site_written(tmp_path: Path) 
     proc.stdout.close()
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0, err
-    assert first == b"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)\n"
+    assert (
+        first == b"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)\n"
+    )
     assert err == b""
     pages = json.loads((out / "manifest.json").read_text("utf-8"))["pages"]
     assert len(pages) == 19 and all((out / page).is_file() for page in pages)
@@ -298,9 +315,12 @@ def test_help_has_a_description_the_options_and_the_exit_codes() -> None:
     assert "``" not in text and "--model-factory" not in text
 
 
-def test_another_command_can_reuse_the_parser() -> None:
+def test_the_one_parser_names_every_command_under_its_program() -> None:
     usage = cli.parser("evidencedesk").format_usage()
-    assert usage.startswith("usage: evidencedesk [-h] {build}")
+    assert usage == "usage: evidencedesk [-h] [--version] COMMAND ...\n"
+    listed = cli.parser("evidencedesk").format_help()
+    assert [c for c in cli.COMMANDS if f"\n    {c}" not in listed] == []
+    assert cli.COMMANDS == ("build", "benchmark", "init", "validate", "audit")
     err = io.StringIO()
     assert cli.main(["build", "--seed", "x"], prog="evidencedesk", stderr=err) == 2
     assert err.getvalue() == (

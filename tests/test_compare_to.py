@@ -19,14 +19,14 @@ list exactly that change and what it causes, worked out by hand:
 
 from __future__ import annotations
 
+import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import evidencedesk
+from evidencedesk.cli import main
 from evidencedesk.results.since import (
     FileChange,
     GradeChange,
@@ -34,8 +34,8 @@ from evidencedesk.results.since import (
     VerdictChange,
     since,
 )
+from tests import report_fixtures as rf
 
-ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ("q1", "q2", "q3", "q4")
 
 
@@ -99,7 +99,9 @@ def test_one_label_changed_lists_exactly_that_change(builds: dict[str, Path]) ->
     assert s.files == (FileChange("qrels.txt", "changed"),)
     assert s.grades == (GradeChange("q1", "q1a", 2, 0),)
     assert (s.questions_added, s.questions_removed) == ((), ())
-    assert s.verdicts == (VerdictChange("cand", "NO CLEAR CHANGE", "NO CLEAR CHANGE", "GO", "BLOCK"),)
+    assert s.verdicts == (
+        VerdictChange("cand", "NO CLEAR CHANGE", "NO CLEAR CHANGE", "GO", "BLOCK"),
+    )
     rank_11 = (3 + 1 / 11) / 4
     moves = {(m.run, m.metric): (m.before, m.low, m.high, m.after) for m in s.metrics}
     assert sorted(moves) == [("cand", "mrr"), ("cand", "ndcg@10:linear"),
@@ -141,12 +143,13 @@ def test_identical_builds_say_no_changes(builds: dict[str, Path]) -> None:
     assert 'id="since"' not in (builds["before"] / "index.html").read_text("utf-8")
 
 
-def _report(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "evidencedesk.report", "build", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+def _report(*args: str | Path) -> tuple[int, str]:
+    """``python -m evidencedesk.report build ARGS`` with the fixture model, in-process (the
+    module runs `evidencedesk.cli.main`): (status, stderr)."""
+    err = io.StringIO()
+    status = main(["build", *map(str, args)], model_factory=rf.fixture_model, stdout=io.StringIO(),
+                  stderr=err, prog="python -m evidencedesk.report")  # fmt: skip
+    return status, err.getvalue()
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
@@ -168,12 +171,11 @@ def test_a_bad_compare_file_is_one_line_and_keeps_the_site(
     if content is not None:
         bad.write_text(content)
     site = tmp_path / "site"
-    factory = "tests.report_fixtures:fixture_model"
-    first = _report("--out", site, "--model-factory", factory, "-q", cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
+    first, err = _report("--out", site, "-q")
+    assert first == 0, err
     kept = _tree(site)
-    done = _report("--out", site, "--model-factory", factory, "--compare-to", bad, cwd=tmp_path)
-    assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: {bad}"), done.stderr
-    assert message in done.stderr and "Traceback" not in done.stderr
+    status, stderr = _report("--out", site, "--compare-to", bad)
+    assert status == 2
+    assert stderr.count("\n") == 1 and stderr.startswith(f"error: {bad}"), stderr
+    assert message in stderr and "Traceback" not in stderr
     assert _tree(site) == kept

@@ -1,4 +1,4 @@
-"""The course page's calls, written as its reader writes them (README "From the course page").
+"""The course page's calls, written as its reader writes them (docs/course-api.md, its table).
 
 One test per row of the contract: import as the page does, call, use the result as the page
 does. Values are the hand-worked ones (SPEC §4's worked example, exact sign tests); on the demo

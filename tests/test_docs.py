@@ -1,4 +1,7 @@
-"""The README documents what the code offers (sqlite-utils style: docs complete, commands true)."""
+"""The README and docs/ document what the code offers (sqlite-utils style: docs complete,
+commands true): every command-line option in docs/cli.md under its command, every reranker in
+docs/pipeline.md, every metric form in the README's table and docs/metrics.md, every project-file
+key in docs/project-file.md, and the verdict rules in the code's own words."""
 
 from __future__ import annotations
 
@@ -8,25 +11,49 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import cli
-from evidencedesk.retrieval import benchmark_cli
+from evidencedesk import cli
+from evidencedesk.files.project_schema import SECTIONS
 from evidencedesk.retrieval.metrics import METRIC_FORMS
 from evidencedesk.retrieval.rerankers import RERANKERS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
+
+
+def doc(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def section(text: str, heading: str) -> str:
+    """The body of the section `heading` (a ``## `` line), up to the next ``## `` heading."""
+    parts = re.split(rf"^## {re.escape(heading)}\n", text, maxsplit=1, flags=re.M)
+    assert len(parts) == 2, f"no section '## {heading}'"
+    return re.split(r"^## ", parts[1], maxsplit=1, flags=re.M)[0]
 
 
 def options(parser) -> set[str]:  # type: ignore[no-untyped-def]
-    found = set()
-    for action in parser._actions:  # noqa: SLF001 - argparse has no public listing
-        if action.help == "==SUPPRESS==":
-            continue
-        found |= {o for o in action.option_strings if o.startswith("--") and o != "--help"}
-        if hasattr(action, "choices") and isinstance(action.choices, dict):
-            for sub in action.choices.values():
-                found |= options(sub)
-    return found
+    """The long options of one parser (not of its sub-commands), --help left out."""
+    return {
+        o
+        for action in parser._actions  # noqa: SLF001 - argparse has no public listing
+        if action.help != "==SUPPRESS=="
+        for o in action.option_strings
+        if o.startswith("--") and o != "--help"
+    }
+
+
+def commands() -> dict[str, object]:
+    """Sub-command name -> its parser."""
+    for action in cli.parser()._actions:  # noqa: SLF001
+        if isinstance(getattr(action, "choices", None), dict):
+            return dict(action.choices)
+    raise AssertionError("the parser has no sub-commands")
+
+
+def named(option: str, text: str) -> bool:
+    """`option` written as code in `text` (`--out`, `--out FOLDER`, `--fail-on {…}`)."""
+    return re.search(rf"`{re.escape(option)}[\s`=]", text) is not None
 
 
 def test_quick_start_is_two_commands_and_ci_runs_the_same_tests() -> None:
@@ -40,48 +67,135 @@ def test_quick_start_is_two_commands_and_ci_runs_the_same_tests() -> None:
     assert "python -m pip install -q -e '.[test]'" in ci and "\npython -m pytest" in ci
 
 
-@pytest.mark.parametrize("option", sorted(options(cli.parser())))
-def test_every_report_option_is_documented(option: str) -> None:
-    assert option in README
+CLI = doc("cli.md")
+OPTIONS = [(name, o) for name, sub in commands().items() for o in sorted(options(sub))]
 
 
-@pytest.mark.parametrize("option", sorted(options(benchmark_cli.parser())))
-def test_every_benchmark_option_is_documented(option: str) -> None:
-    assert option in README
+def test_every_command_has_its_section_in_the_cli_page() -> None:
+    for name in commands():
+        assert f"evidencedesk {name}" in section(CLI, name), name
+
+
+@pytest.mark.parametrize(("command", "option"), OPTIONS)
+def test_every_command_line_option_is_documented_under_its_command(
+    command: str, option: str
+) -> None:
+    assert named(option, section(CLI, command)), f"{command} {option}"
+
+
+def test_the_top_level_options_are_documented() -> None:
+    for option in options(cli.parser()):
+        assert named(option, CLI), option
+
+
+def test_an_undocumented_option_would_fail() -> None:
+    assert not named("--no-such-option", CLI)
+    assert not named("--out", "write it to --outside")  # prose is not an option
 
 
 @pytest.mark.parametrize("name", RERANKERS)
 def test_every_reranker_is_documented(name: str) -> None:
-    assert f"`{name}`" in README
+    assert f"| `{name}` |" in section(doc("pipeline.md"), "Rerankers"), name
 
 
 @pytest.mark.parametrize("form", METRIC_FORMS)
 def test_every_metric_form_is_documented(form: str) -> None:
-    assert f"`{form}`" in README or f"(= `{form}`)" in README
+    for text in (README, doc("metrics.md")):
+        assert f"| `{form}`" in text or f"(= `{form}`)" in text or f"(`{form}`)" in text, form
+
+
+def _documented_keys() -> tuple[dict[str, set[str]], dict[str, object]]:
+    """The keys of the annotated project file in docs/project-file.md (the commented-out ones
+    too, `# corpus = …`), and the TOML of its active lines."""
+    block = re.search(r"```toml\n(.+?)```", section(doc("project-file.md"), "Every key"), re.S)
+    assert block is not None
+    keys: dict[str, set[str]] = {}
+    current = None
+    for line in block.group(1).splitlines():
+        head = re.match(r"\[(\w+)\]", line)
+        if head:
+            current = head.group(1)
+            keys.setdefault(current, set())
+            continue
+        key = re.match(r"(?:# )?(\w+) = ", line)
+        if key and current is not None:
+            keys[current].add(key.group(1))
+    parsed = tomllib.loads(re.sub(r"#.*", "", block.group(1)))
+    return keys, parsed
 
 
 def test_every_project_file_key_is_documented() -> None:
-    example = README.split("## Your own data", 1)[1]
-    block = re.search(r"```toml\n(.+?)```", example, re.S)
-    assert block is not None
-    documented = tomllib.loads(re.sub(r"#.*", "", block.group(1)))
+    keys, parsed = _documented_keys()
+    schema = {name: set(model.model_fields) for name, model in SECTIONS.items()}
+    assert keys == schema  # every key the schema has, and no key it does not
+    assert set(parsed) == set(SECTIONS)  # the annotated file is TOML, every section in it
+    table = section(doc("project-file.md"), "Every key")
+    for name, fields in schema.items():
+        for key in sorted(fields):
+            assert f"`[{name}] {key}`" in table or re.search(rf"`\[{name}\] [^|]*`{key}`", table), (
+                f"[{name}] {key} has no row"
+            )
     demo = tomllib.loads((ROOT / "data" / "evidencedesk.toml").read_text(encoding="utf-8"))
-    for section, keys in demo.items():
-        for key in keys:
-            assert key in documented[section], f"[{section}].{key}"
+    for name, given in demo.items():
+        assert set(given) <= keys[name], name
 
 
-def test_the_readme_docs_and_methods_page_state_the_rules_in_the_same_words(demo_site: Path) -> None:
+def test_every_docs_page_is_linked_from_the_readme() -> None:
+    pages = sorted(p.name for p in DOCS.glob("*.md"))
+    assert pages and [p for p in pages if f"(docs/{p})" not in README] == []
+
+
+def test_the_readme_holds_one_table_of_figures() -> None:
+    assert README.count("<!-- figures:start -->") == README.count("<!-- figures:end -->") == 1
+    figures = README.split("<!-- figures:start -->")[1].split("<!-- figures:end -->")[0]
+    rows = [line for line in figures.strip().splitlines() if line.startswith("|")]
+    assert len(rows) > 2 and rows[1].startswith("|---")
+    # the table is the only one: no other page keeps figures of the benchmarks' runs
+    for page in DOCS.glob("*.md"):
+        assert "figures:start" not in page.read_text(encoding="utf-8"), page.name
+
+
+# issue numbers ("issue 17", "#23"; the code's "candidate #7" is a message), run names ("run H"),
+# rounds and dates of runs
+DIARY = re.compile(
+    r"\bissues? #?\d+[a-z]?\b|(?<![\w`/])(?<!candidate )#\d+\b|\brun [A-I]\b"
+    r"|\blast stop\b|\b(?i:this|last|previous) round\b|\b20\d\d-\d\d-\d\d\b"
+)
+
+
+def test_the_docs_are_a_manual_not_a_diary() -> None:
+    for page in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        found = DIARY.findall(page.read_text(encoding="utf-8"))
+        assert found == [], f"{page.name}: {found}"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    ["measured in run H", "issue 17's last round", "as in #23", "issues 15q and 7",
+     "on 2026-11-30 at 21:35", "This round had no quiet machine", "the last stop"],
+)  # fmt: skip
+def test_the_diary_check_catches_a_run_log(entry: str) -> None:
+    assert DIARY.search(entry), entry
+
+
+def test_the_diary_check_passes_the_codes_messages() -> None:
+    assert not DIARY.search("candidates.toml:38: candidate #7 (depth 20).changes.depth")
+    assert not DIARY.search("`#vs-<slug>` and `question-rc02.html#vs-depth-3`, a rerun of it")
+
+
+def test_the_readme_docs_and_methods_page_state_the_rules_in_the_same_words(
+    demo_site: Path,
+) -> None:
     from evidencedesk.report.words import METHODS_RULES, RULES, VERDICT_RULES
     from tests.page_text import visible
 
-    verdicts = (ROOT / "docs" / "verdicts.md").read_text("utf-8")
+    verdicts = " ".join(doc("verdicts.md").split())
     methods = visible((demo_site / "methods.html").read_text("utf-8"), unescape=True)
-    flat = " ".join(README.split())
     for key in METHODS_RULES:
         words = RULES[key]() + "."
-        assert words in " ".join(verdicts.split()), key
+        assert words in verdicts, key
         assert words in methods, key
+    # the verdict rules as the page's list, each one bullet in the code's words
     for key in ("moved", "better", "promising", "worse", "mixed", "no_clear_change", "gate"):
-        assert f"- {RULES[key]()}." in flat, key
+        assert f"- {RULES[key]()}." in verdicts, key
     assert set(VERDICT_RULES) <= set(METHODS_RULES)

@@ -14,15 +14,16 @@ candidate's page and the probe question's page: no dialog fires and no page erro
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
+from evidencedesk.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"
@@ -142,10 +143,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     plant_probes(root)
     out = base / "site"
     run_option = f"{RUN_OPTION_NAME}={root / 'runs' / 'bm25-title.run'}"
-    command = [sys.executable, "-m", "evidencedesk.report", "build", "--project",
-               str(root / "evidencedesk.toml"), "--out", str(out), "--run", run_option]  # fmt: skip
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    argv = ["build", "--project", str(root / "evidencedesk.toml"), "--out", str(out),
+            "--run", run_option]  # fmt: skip
+    err = io.StringIO()  # the build command in-process: what `python -m evidencedesk.report` runs
+    status = main(argv, stdout=io.StringIO(), stderr=err, prog="python -m evidencedesk.report")
+    assert status == 0, err.getvalue()
     return out
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from evidencedesk.gate import load_policy
 from evidencedesk.paths import ROOT
-from evidencedesk.project import load_project
+from evidencedesk.results.project import load_project
 
 EXAMPLE = ROOT / "examples" / "millbrook-library"
 

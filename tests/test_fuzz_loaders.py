@@ -15,9 +15,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evidencedesk.candidates import load_candidates
 from evidencedesk.chunking import load_document
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.results.candidates import load_candidates
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.lifecycle import Tenancy
 

@@ -18,16 +18,16 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evidencedesk import limits
 from evidencedesk.baseline import BASELINE_SCHEMA, labels_hash, load_baseline
 from evidencedesk.errors import LabelsError
+from evidencedesk.files import limits
+from evidencedesk.files.project_schema import SECTIONS
+from evidencedesk.files.trec import read_qrels, read_run
 from evidencedesk.gate import load_policy
-from evidencedesk.project import load_project
-from evidencedesk.project_schema import SECTIONS
+from evidencedesk.results.project import load_project
 from evidencedesk.retrieval.beir import read_beir_corpus, read_beir_qrels, read_queries, read_tags
 from evidencedesk.retrieval.citations import load_answers
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.trec import read_qrels, read_run
 from tests.test_fuzz_loaders import only_our_errors
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))  # raise it for a longer hunt

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-import evidencedesk
 from evidencedesk.report.gate_view import rule_rows, summary
 from evidencedesk.results.types import RuleValue
 from tests.page_text import visible
@@ -57,10 +56,8 @@ def test_rows_and_summary_read_like_a_test_report() -> None:
 
 
 @pytest.fixture(scope="module")
-def gate_html(tmp_path_factory: pytest.TempPathFactory) -> str:
-    out = tmp_path_factory.mktemp("gate") / "site"
-    evidencedesk.build(out=out)
-    return (Path(out) / "gate.html").read_text("utf-8")
+def gate_html(demo_site: Path) -> str:
+    return (demo_site / "gate.html").read_text("utf-8")
 
 
 def _text(html: str) -> str:

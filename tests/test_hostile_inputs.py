@@ -1,12 +1,14 @@
 """Hostile and careless inputs (issue 11) through the real CLI: typed, bounded, in-range reads.
 
 Same contract and helpers as `tests/test_bad_input.py`: each case copies a pristine project,
-breaks one thing, runs ``python -m evidencedesk.report build --project <copy> --out <site>`` in a
-subprocess and expects exit 2, exactly one ``error: <file>[:<line>]: …`` line, no traceback and
-the previous site byte for byte. Cases that could hang (FIFOs, devices) and a few others run in
-a real subprocess; the rest call the same entry point, `evidencedesk.report.cli.main`, in-process
-(each subprocess spends seconds importing). Every case fails while loading, so only the fixture
-builds a site (the demo, once): that build also shows the restricted and superseded marks.
+breaks one thing, runs the build command (``python -m evidencedesk.report build --project <copy>
+--out <site>``) and expects exit 2, exactly one ``error: <file>[:<line>]: …`` line, no traceback
+and the previous site byte for byte. The command runs in-process (`evidencedesk.cli.main`, what
+the module runs), under a time limit so that a FIFO opened by mistake fails the case instead of
+hanging the run; the device case runs in a real subprocess (reading /dev/zero would not end,
+and no signal stops a read in C: the subprocess's timeout does). Every case fails while
+loading, so the previous site is the session's demo site (tests/conftest.py), copied; it also
+shows the restricted and superseded marks.
 """
 
 from __future__ import annotations
@@ -20,16 +22,16 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk import limits
+from evidencedesk import cli as report_cli
 from evidencedesk.chunking import parse_document
 from evidencedesk.errors import ConfigError, DocumentError, LabelsError
-from evidencedesk.project import load_project
-from evidencedesk.report import cli as report_cli
+from evidencedesk.files import limits
 from evidencedesk.report.model import HIDDEN_TEXT
 from evidencedesk.report.questions import questions
 from evidencedesk.results import compute
 from evidencedesk.results.inputs import chunk_facts
 from evidencedesk.results.inputs import questions as question_facts
+from evidencedesk.results.project import load_project
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import Inputs, Results
@@ -38,7 +40,7 @@ from evidencedesk.retrieval.catalog import load_catalog, load_documents
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.metrics import Judged
 from tests.project_fixtures import make_runs_only_project
-from tests.test_bad_input import DATA, REPO, cli, replace, snapshot
+from tests.test_bad_input import DATA, REPO, build, replace, snapshot
 
 Mutation = Callable[[Path], None]
 MILLBROOK = REPO / "examples" / "millbrook-library"
@@ -63,6 +65,20 @@ def append(rel: str, text: str) -> Mutation:
     def mutate(root: Path) -> None:
         with (root / rel).open("a", encoding="utf-8") as out:
             out.write(text)
+
+    return mutate
+
+
+def grow_to(rel: str, size: int) -> Mutation:
+    """Append words to `rel` until it is exactly `size` bytes (the limit checks the size)."""
+
+    def mutate(root: Path) -> None:
+        path = root / rel
+        missing = size - path.stat().st_size
+        assert missing > 1, f"{rel} is already {path.stat().st_size} bytes"
+        with path.open("a", encoding="utf-8") as out:
+            out.write(("\n" + "Frames. " * (missing // 8 + 1))[:missing])
+        assert path.stat().st_size == size
 
     return mutate
 
@@ -110,7 +126,6 @@ CASES: tuple[Case, ...] = (
         "corpus/zz-pipe.md",
         None,
         "expected a regular Markdown document, found a named pipe (FIFO)",
-        process=True,
     ),
     Case(
         "corpus-symlink-to-dev-zero",
@@ -126,7 +141,6 @@ CASES: tuple[Case, ...] = (
         "labels.jsonl",
         None,
         "expected a regular labels file, found a named pipe (FIFO)",
-        process=True,
     ),
     Case(
         "runs-folder-fifo",
@@ -134,7 +148,6 @@ CASES: tuple[Case, ...] = (
         "runs/zz-pipe.run",
         None,
         "expected a regular TREC run file, found a named pipe (FIFO)",
-        process=True,
     ),
     Case(
         "answers-fifo",
@@ -142,14 +155,13 @@ CASES: tuple[Case, ...] = (
         "answers.jsonl",
         None,
         "expected a regular answers file, found a named pipe (FIFO)",
-        process=True,
     ),
     # sizes: per file (raisable per project) and per line
     Case(
         "document-over-max-input-mb",
         both(
             replace(TOML, "seed = 0", "seed = 0\nmax_input_mb = 1"),
-            append(WARRANTY, "\n" + ("Frames. " * 140_000) + "\n"),
+            grow_to(WARRANTY, (1 << 20) + 1),  # one byte over the 1 MiB limit
         ),
         WARRANTY,
         None,
@@ -254,7 +266,6 @@ CASES: tuple[Case, ...] = (
         "baseline_retrieval.json",
         14,
         "expected finite numbers, found NaN",
-        process=True,
     ),
     Case(
         "baseline-infinite-question-value",
@@ -272,7 +283,6 @@ CASES: tuple[Case, ...] = (
         "expected a run name other than the built-in variants (sparse, dense, hybrid, "
         "hybrid + overlap, hybrid + feature, hybrid + blend, hybrid + pair (8 words)), "
         "found 'hybrid'",
-        process=True,
     ),
     Case(
         "run-option-named-hybrid",
@@ -354,15 +364,14 @@ class Built:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+def built(tmp_path_factory: pytest.TempPathFactory, demo_site: Path) -> Built:
     base = tmp_path_factory.mktemp("hostile")
     demo = base / "pristine" / "demo"
     shutil.copytree(DATA, demo)
     millbrook = base / "pristine" / "millbrook"
     shutil.copytree(MILLBROOK, millbrook)
     out = base / "out" / "site"
-    done = cli(demo, out)
-    assert done.returncode == 0, done.stderr
+    shutil.copytree(demo_site, out)  # the previous site: the session's demo build, copied
     return Built({"demo": demo, "millbrook": millbrook}, base / "cases", out, snapshot(out))
 
 
@@ -373,17 +382,7 @@ def test_hostile_input_is_one_clean_line_and_keeps_the_site(built: Built, case: 
     case.mutate(root)
     args = [a.replace("{root}", str(root)) for a in case.args]
 
-    if case.process:
-        done = cli(root, built.out, *args)
-        status, stdout, stderr = done.returncode, done.stdout, done.stderr
-    else:  # the same entry point in-process: a subprocess costs seconds of imports per case
-        out, err = io.StringIO(), io.StringIO()
-        argv = ["build", "--project", str(root / TOML), "--out", str(built.out), *args]
-        try:
-            status = report_cli.main(argv, stdout=out, stderr=err)
-        finally:  # a case's [project].max_input_mb must not shrink the limit for later tests
-            limits.set_max_input_mb(limits.DEFAULT_MAX_INPUT_MB)
-        stdout, stderr = out.getvalue(), err.getvalue()
+    status, stdout, stderr = build(root, built.out, *args, process=case.process)
 
     assert "Traceback" not in stdout + stderr
     assert status == 2, stderr
@@ -414,7 +413,7 @@ def test_an_unreadable_folder_is_one_line_with_the_os_reason(
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 
-    monkeypatch.setattr("evidencedesk.textfile.os.scandir", scandir)
+    monkeypatch.setattr("evidencedesk.files.text.os.scandir", scandir)
     err = io.StringIO()
     argv = ["build", "--project", str(root / TOML), "--out", str(built.out)]
     status = report_cli.main(argv, stdout=io.StringIO(), stderr=err)

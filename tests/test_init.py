@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.cli import main
+from evidencedesk.cli.init import render, survey
 from evidencedesk.paths import DATA
-from evidencedesk.scaffold import render, survey
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "millbrook-library"
@@ -178,7 +178,7 @@ def test_a_labels_file_keeps_its_own_threshold(tmp_path: Path) -> None:
 
 def test_a_runs_only_project_gets_a_commented_starter_gate(tmp_path: Path) -> None:
     text = render(survey(trec_folder(tmp_path)))
-    assert "# [gate]\n# policy = \"gate_policy.json\"\n" in text
+    assert '# [gate]\n# policy = "gate_policy.json"\n' in text
     start = text.index("#   {")
     policy = json.loads("".join(line.lstrip("# ") for line in text[start:].splitlines()[:2]))
     assert set(policy) == {"k", "min_recall", "min_pass_rate", "max_drop",

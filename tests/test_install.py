@@ -118,7 +118,7 @@ def test_the_wheel_carries_templates_assets_and_the_demo(wheel: Path) -> None:
     ):
         assert any(n.startswith(f"evidencedesk/{needed}") for n in names), needed
     assert not any(n.startswith("evidencedesk/examples") or "__pycache__" in n for n in names)
-    assert "evidencedesk/cli.py" in names
+    assert "evidencedesk/cli/__init__.py" in names
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "evidencedesk = evidencedesk.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
 

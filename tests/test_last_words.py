@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
-from evidencedesk.report.cli import KEPT, REPLACED, WRITTEN
+from evidencedesk.cli.build import KEPT, REPLACED, WRITTEN
 from tests import report_fixtures as rf
 from tests.reliability_fixtures import (
     Scratch,
@@ -30,12 +30,14 @@ from tests.reliability_fixtures import (
 from tests.test_output_folder import tree_hash
 
 ROOT = Path(__file__).resolve().parents[1]
+WITH_MODEL = str(Path(__file__).resolve().parent / "with_model.py")  # a test model's build
 FACTORY = ("--model-factory", "tests.report_fixtures:fixture_model")
 
 
 def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None,
         **popen: object) -> subprocess.CompletedProcess[str]:  # fmt: skip
-    command = [sys.executable, "-m", "evidencedesk.report", "build", *args]
+    entry = [WITH_MODEL] if "--model-factory" in args else ["-m", "evidencedesk.report"]
+    command = [sys.executable, *entry, "build", *args]
     environment = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **popen}
     return subprocess.run(command, cwd=cwd, env=environment, text=True, timeout=300,
@@ -88,7 +90,7 @@ def test_a_deleted_current_folder_is_named_as_such(tmp_path: Path) -> None:
     gone = tmp_path / "gone"
     gone.mkdir()
     proc = subprocess.Popen(
-        ["bash", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "$0" -m evidencedesk.report build '
+        ["bash", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "$0" "{WITH_MODEL}" build '
          f'--out site {" ".join(FACTORY)}', sys.executable],
         env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,

@@ -1,5 +1,7 @@
-"""The import-layer contract: every module of the package has a layer, imports only its own layer
-or lower ones, and no two modules import each other, however indirectly.
+"""The import-layer contract, derived from the folders: the package's sub-folders are its layers
+(files -> retrieval -> results -> report -> cli), every module imports only its own layer or lower
+ones, a module of the package root sits at the highest layer it imports, and no two modules
+import each other, however indirectly.
 
 Imports are read with `ast`, so an import inside a function counts as much as one at the top;
 what does not count is an import under ``if TYPE_CHECKING:`` (annotations only, never run) or
@@ -20,50 +22,18 @@ import evidencedesk
 PACKAGE = Path(evidencedesk.__file__).parent
 ROOT = PACKAGE.parent
 
-LAYERS = ("inputs", "retrieval", "evaluation", "report", "front end")
-
-# Reading and checking input files: no searching, no metric.
-_INPUTS = """
-evidencedesk.version evidencedesk.metric_names evidencedesk.errors evidencedesk.limits evidencedesk.textfile evidencedesk.keylines
-evidencedesk.allocator evidencedesk.inert evidencedesk.writing evidencedesk.structured
-evidencedesk.validation evidencedesk.slugs evidencedesk.paths evidencedesk.chunking evidencedesk.project
-evidencedesk.project_rules evidencedesk.project_schema evidencedesk.retrieval
-evidencedesk.retrieval.catalog evidencedesk.retrieval.labels evidencedesk.retrieval.beir
-evidencedesk.retrieval.trec evidencedesk.retrieval.trec_arrays evidencedesk.retrieval.trec_keys
-evidencedesk.retrieval.trec_parts evidencedesk.retrieval.coverage
-"""
-# Searching, judging and the statistics of one comparison; the course page's modules. The gate is
-# here, not in evaluation: the course page calls `evalreport.retrieval_gate`, so `evalreport`
-# needs `gate`. The candidates and baseline loaders are here too: each checks that its configs
-# make a valid `evalreport.Config` (and the baseline holds a `Run`'s numbers).
-_RETRIEVAL = """
-evidencedesk.retrieval.base evidencedesk.retrieval.tokens evidencedesk.retrieval.dense
-evidencedesk.retrieval.hybrid evidencedesk.retrieval.masks evidencedesk.retrieval.searchers
-evidencedesk.retrieval.cache evidencedesk.retrieval.lifecycle evidencedesk.retrieval.parts
-evidencedesk.retrieval.scorers evidencedesk.retrieval.rerankers evidencedesk.retrieval.metrics
-evidencedesk.retrieval.pairfeatures
-evidencedesk.retrieval.stats evidencedesk.retrieval.ablation evidencedesk.retrieval.evidence
-evidencedesk.retrieval.citations evidencedesk.retrieval.evalreport evidencedesk.retrieval.experiments
-evidencedesk.retrieval.trec_judge evidencedesk.retrieval.trec_stream evidencedesk.retrieval.benchmark
-evidencedesk.gate_input evidencedesk.gate evidencedesk.baseline
-evidencedesk.candidates evidencedesk.retrieval.metric_engine
-evidencedesk.retrieval.resampling evidencedesk.retrieval.minilm
-"""
-_FRONT = """
-evidencedesk evidencedesk.cli evidencedesk.__main__ evidencedesk.scaffold evidencedesk.validate
-evidencedesk.report.cli evidencedesk.report.__main__ evidencedesk.retrieval.benchmark_cli
-"""
+# The folders are the layers, bottom to top; imports point down (or stay in their folder).
+LAYERS = ("files", "retrieval", "results", "report", "cli")
+FRONT = "evidencedesk.__main__"  # `python -m evidencedesk`: a script, the top of the house
 
 
-def _layer_of(module: str) -> str:
-    for layer, names in (("inputs", _INPUTS), ("retrieval", _RETRIEVAL), ("front end", _FRONT)):
-        if module in names.split():
-            return layer
-    if module == "evidencedesk.results" or module.startswith("evidencedesk.results."):
-        return "evaluation"
-    if module == "evidencedesk.report" or module.startswith("evidencedesk.report."):
-        return "report"
-    raise KeyError(module)
+def _folder_layer(module: str) -> int | None:
+    """The layer of a module inside one of the layer folders; None for a module of the package
+    root (whose layer is derived from what it imports: `layer_of`)."""
+    parts = module.split(".")
+    if len(parts) >= 2 and parts[1] in LAYERS:
+        return LAYERS.index(parts[1])
+    return None
 
 
 def _modules() -> dict[str, Path]:
@@ -159,16 +129,34 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def test_every_module_has_a_layer() -> None:
-    missing = []
-    for name in MODULES:
-        try:
-            _layer_of(name)
-        except KeyError:
-            missing.append(name)
-    assert missing == []
-    listed = set((_INPUTS + _RETRIEVAL + _FRONT).split())
-    assert listed - set(MODULES) == set()  # no stale names in the table
+def layer_of(module: str, seen: frozenset[str] = frozenset()) -> int:
+    """A layer folder's module: its folder's layer. A module of the package root (the course
+    page's `chunking`, `gate`, `baseline`, `paths`; the shared `errors`, `version`, `inert`,
+    `metric_names`; the notebook API `evidencedesk`): the highest layer it imports, -1 when it
+    imports none of the package (below every folder); a script (``__main__``) is the top."""
+    if module == FRONT or module.endswith(".__main__"):
+        return len(LAYERS)  # `python -m …`: a script runs the front end, wherever it lives
+    found = _folder_layer(module)
+    if found is not None:
+        return found
+    below = [layer_of(m, seen | {module}) for m in GRAPH[module] if m not in seen]
+    return max(below, default=-1)
+
+
+def _name(layer: int) -> str:
+    return LAYERS[layer] if 0 <= layer < len(LAYERS) else ("shared" if layer < 0 else "script")
+
+
+def test_the_layers_are_folders() -> None:
+    folders = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file())
+    assert folders == sorted(LAYERS)
+    # the package root holds only the course page's modules, the shared ones and the front door
+    root = sorted(m for m in MODULES if m.count(".") == 1 and _folder_layer(m) is None)
+    assert root == [
+        "evidencedesk.__main__", "evidencedesk.baseline", "evidencedesk.chunking",
+        "evidencedesk.errors", "evidencedesk.gate", "evidencedesk.inert",
+        "evidencedesk.metric_names", "evidencedesk.paths", "evidencedesk.version",
+    ]  # fmt: skip
 
 
 def test_no_import_cycles() -> None:
@@ -177,12 +165,26 @@ def test_no_import_cycles() -> None:
 
 def test_imports_go_down_the_layers_only() -> None:
     upward = [
-        f"{a} ({_layer_of(a)}) imports {b} ({_layer_of(b)})"
+        f"{a} ({_name(layer_of(a))}) imports {b} ({_name(layer_of(b))})"
         for a in sorted(GRAPH)
         for b in sorted(GRAPH[a])
-        if LAYERS.index(_layer_of(b)) > LAYERS.index(_layer_of(a))
+        if layer_of(b) > layer_of(a)
     ]
     assert upward == []
+
+
+def test_the_shared_modules_import_nothing_above_them() -> None:
+    """errors, version, inert and metric_names import no layer: every layer may use them."""
+    shared = ["evidencedesk.errors", "evidencedesk.inert", "evidencedesk.metric_names",
+              "evidencedesk.paths", "evidencedesk.version"]  # fmt: skip
+    assert [m for m in shared if layer_of(m) >= 0] == []
+
+
+def test_the_course_modules_sit_where_their_imports_put_them() -> None:
+    """The course page's root modules, placed by their imports: chunking reads files; the gate
+    and the saved baseline judge runs (retrieval)."""
+    assert {m: _name(layer_of(f"evidencedesk.{m}")) for m in ("chunking", "gate", "baseline")} == {
+        "chunking": "files", "gate": "retrieval", "baseline": "retrieval"}  # fmt: skip
 
 
 # -- the checker itself, on small hand-made sources --------------------------------------------

@@ -3,23 +3,27 @@
 Every refused target is refused before any work: exit 2, exactly one stderr line saying why and
 how to proceed, no traceback, and the whole scratch tree unchanged byte for byte (the model
 factory used here would leave a file behind if it ever ran). Accepted targets are built with the
-small fixture model.
+small fixture model. The build command runs in-process (`evidencedesk.cli.main`, what ``python
+-m evidencedesk.report`` runs) from the case's current folder; nothing here is about the process.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
-import subprocess
-import sys
+import stat
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from evidencedesk.cli import main
 from evidencedesk.paths import DATA
+from evidencedesk.report.build import ModelFactory
 from evidencedesk.report.model import BuildOptions, SiteModel
 from tests import report_fixtures as rf
 
@@ -35,11 +39,16 @@ def tripwire_model(options: BuildOptions, progress: Callable[[str], None]) -> Si
     return rf.fixture_model(options, progress)
 
 
+# caches the test tools themselves write while the suite runs (hypothesis's example database
+# lives in the checkout's .hypothesis/, and other xdist workers write it meanwhile)
+TOOL_CACHES = {"__pycache__", ".pytest_cache", ".hypothesis"}
+
+
 def tree_hash(root: Path) -> str:
-    """sha256 over every path, link target and file content below `root` (bytecode caches aside)."""
+    """sha256 over every path, link target and file content below `root` (tool caches aside)."""
     digest = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in {"__pycache__", ".pytest_cache"})
+        dirnames[:] = sorted(d for d in dirnames if d not in TOOL_CACHES)
         for name in sorted(dirnames + filenames):
             path = Path(dirpath, name)
             digest.update(str(path.relative_to(root)).encode() + b"\0")
@@ -50,11 +59,45 @@ def tree_hash(root: Path) -> str:
     return digest.hexdigest()
 
 
-def cli(cwd: Path, *args: str, factory: str = "tests.test_output_folder:tripwire_model"):
-    command = [sys.executable, "-m", "evidencedesk.report", "build", *args]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(command + ["--model-factory", factory], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def tree_state(root: Path) -> list[tuple[str, int, int, int, str]]:
+    """Every path below `root` with its mode, size, modification time (ns) and link target (tool
+    caches aside; a folder by its entries, not its times, which a cache beside them changes): any
+    write, creation, removal or rename changes it. For the checkout and its 1 GB .venv, where
+    reading every byte (`tree_hash`) took seconds."""
+    state = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in TOOL_CACHES)
+        for name in sorted(dirnames + filenames):
+            path = Path(dirpath, name)
+            info = path.lstat()
+            target = os.readlink(path) if path.is_symlink() else ""
+            if stat.S_ISDIR(info.st_mode):  # its entries are listed below it; its times are not
+                state.append((str(path.relative_to(root)), info.st_mode, 0, 0, ""))
+                continue
+            state.append((str(path.relative_to(root)), info.st_mode, info.st_size,
+                          info.st_mtime_ns, target))  # fmt: skip
+    return state
+
+
+def cli(cwd: Path, *args: str, factory: ModelFactory = tripwire_model) -> Done:
+    """``python -m evidencedesk.report build ARGS`` run from `cwd`, its site model made by
+    `factory`: in-process, the current folder changed for the call and changed back."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        status = main(["build", *args], model_factory=factory, stdout=stdout, stderr=stderr,
+                      prog="python -m evidencedesk.report")  # fmt: skip
+    finally:
+        os.chdir(here)
+    return Done(status, stdout.getvalue(), stderr.getvalue())
 
 
 @pytest.fixture
@@ -110,14 +153,15 @@ REFUSED = [
 )
 def test_refused_target_changes_nothing(scratch: Path, case: str, cwd: str, out: str,
                                         extra: tuple[str, ...], says: str) -> None:  # fmt: skip
-    watched = ROOT if case == "checkout" else scratch
-    before = tree_hash(watched)
+    # the checkout by every entry's metadata (its .venv is 1 GB), the scratch tree byte for byte
+    state = (lambda: tree_state(ROOT)) if case == "checkout" else (lambda: tree_hash(scratch))
+    before = state()
     done = cli(scratch / cwd, "--out", out, *extra)
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
     assert says in done.stderr and done.stderr.rstrip().endswith(HOW)
     assert "Traceback" not in done.stderr and done.stdout == ""
-    assert tree_hash(watched) == before
+    assert state() == before
     assert not (scratch / cwd / TRIPWIRE).exists()
 
 
@@ -146,7 +190,7 @@ def test_readme_only_folder_is_replaced_and_look_alikes_are_left_alone(scratch: 
         folder.mkdir()
         (folder / "mine.txt").write_text("a user's folder", encoding="utf-8")
     hashes = [tree_hash(f) for f in look_alikes]
-    done = cli(scratch / "cwd", "--out", "site", factory="tests.report_fixtures:fixture_model")
+    done = cli(scratch / "cwd", "--out", "site", factory=rf.fixture_model)
     assert done.returncode == 0, done.stderr
     assert (site / "README.md").read_text("utf-8") == "# site/\nkept in git\n"
     assert manifest(site)["generator"] == "evidencedesk"
@@ -163,7 +207,7 @@ def test_a_legacy_site_is_replaced_and_a_symlinked_out_stays_a_link(scratch: Pat
     (real / "index.html").write_text("old", encoding="utf-8")
     (scratch / "cwd" / "site").symlink_to("real")
     for _ in range(2):  # the second build replaces a site of this version through the link
-        done = cli(scratch / "cwd", "--out", "site", factory="tests.report_fixtures:fixture_model")
+        done = cli(scratch / "cwd", "--out", "site", factory=rf.fixture_model)
         assert done.returncode == 0, done.stderr
         assert (scratch / "cwd" / "site").is_symlink()
         assert os.readlink(scratch / "cwd" / "site") == "real"
@@ -174,6 +218,6 @@ def test_a_legacy_site_is_replaced_and_a_symlinked_out_stays_a_link(scratch: Pat
 
 def test_a_site_inside_the_project_folder_is_allowed(scratch: Path) -> None:
     done = cli(scratch / "cwd", "--project", f"../{PROJECT}", "--out", f"../{PROJECT}/site",
-               factory="tests.report_fixtures:fixture_model")  # fmt: skip
+               factory=rf.fixture_model)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert (scratch / PROJECT / "site" / "index.html").is_file()

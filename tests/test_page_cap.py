@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
+from evidencedesk.errors import ResultsFileError
 from evidencedesk.report import review, words
 from evidencedesk.report.assemble import present
 from evidencedesk.report.question_list import links_of
@@ -212,20 +213,20 @@ def test_a_split_results_json_without_its_questions_file_is_one_error(
     built: tuple[Results, Path], tmp_path: Path
 ) -> None:
     (tmp_path / "results.json").write_bytes((built[1] / "results.json").read_bytes())
-    with pytest.raises(jsonio.ResultsFileError) as err:
+    with pytest.raises(ResultsFileError) as err:
         jsonio.load(tmp_path / "results.json")
     assert str(err.value) == (
         f"{tmp_path / 'results.json'}: expected results-questions.json.gz beside it, found none"
     )
     (tmp_path / "results-questions.json.gz").write_bytes(b"not gzip")
-    with pytest.raises(jsonio.ResultsFileError) as err:
+    with pytest.raises(ResultsFileError) as err:
         jsonio.load(tmp_path / "results.json")
     assert str(err.value).startswith(
         f"{tmp_path / 'results.json'}: results-questions.json.gz: expected a gzip-compressed JSON "
         "file, found corrupt data "
     )
     (tmp_path / "results-questions.json.gz").write_bytes(gzip.compress(b'{"inputs.questions":[]}'))
-    with pytest.raises(jsonio.ResultsFileError) as err:
+    with pytest.raises(ResultsFileError) as err:
         jsonio.load(tmp_path / "results.json")
     assert str(err.value).startswith(
         f"{tmp_path / 'results.json'}: key per_question.fields: expected the fields of "
@@ -309,7 +310,8 @@ def test_a_data_file_error_in_the_forked_writer_is_one_line(
     import io
     import os
 
-    from evidencedesk.report import cli, outputs
+    from evidencedesk import cli
+    from evidencedesk.report import outputs
 
     def full(*args: object) -> dict[str, bytes]:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "site" / "x.gz"))

@@ -14,15 +14,17 @@ case (``Depth`` / ``depth``) are refused by the candidates loader: a clean exit 
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
 import shutil
-import subprocess
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from evidencedesk.cli import main
 from evidencedesk.report.site import slug
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,10 +46,25 @@ def toml_string(text: str) -> str:
     return json.dumps(text)  # a JSON string is a valid TOML basic string (\u0000 included)
 
 
-def cli(project: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "evidencedesk.report", "build", "--project",
-               str(project / "evidencedesk.toml"), "--out", str(out), *args]  # fmt: skip
-    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stderr: str
+
+
+def cli(project: Path, out: Path, *args: str) -> Done:
+    """``python -m evidencedesk.report build --project … --out OUT ARGS`` from the checkout, in
+    this process (`evidencedesk.cli.main`, what the module runs): a name that escaped the site
+    would land beside the checkout, where `test_every_file_stays_inside_the_site` looks."""
+    argv = ["build", "--project", str(project / "evidencedesk.toml"), "--out", str(out), *args]
+    err = io.StringIO()
+    here = os.getcwd()
+    os.chdir(REPO)
+    try:
+        status = main(argv, stdout=io.StringIO(), stderr=err, prog="python -m evidencedesk.report")
+    finally:
+        os.chdir(here)
+    return Done(status, err.getvalue())
 
 
 def copy_demo(root: Path) -> Path:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.project import DEMO_PROJECT, load_project
-from evidencedesk.report import cli
+from evidencedesk import cli
 from evidencedesk.results import progress as progress_module
 from evidencedesk.results.evaluate import evaluate
 from evidencedesk.results.progress import Tally
+from evidencedesk.results.project import DEMO_PROJECT, load_project
 from evidencedesk.retrieval.labels import Label
 from tests.synthetic_runs import write_project
 

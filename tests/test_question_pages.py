@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
+from evidencedesk.errors import ResultsFileError
 from evidencedesk.report.assemble import present
 from evidencedesk.report.model import RankedItem
 from evidencedesk.report.question_list import (
@@ -27,9 +28,9 @@ from tests.synthetic_runs import write_project
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Path]:
-    out = tmp_path_factory.mktemp("questions") / "site"
-    return evidencedesk.build(out=out), out
+def demo(demo_results: Results, demo_site: Path) -> tuple[Results, Path]:
+    """The session's demo build (tests/conftest.py): its Results and its site."""
+    return demo_results, demo_site
 
 
 class Lists(HTMLParser):
@@ -264,7 +265,9 @@ def test_candidate_lists_are_stored_once(demo: tuple[Results, Path]) -> None:
     assert own["depth 3"] == (None, 24) and own["final 5"] == (None, 24)
     final5 = next(c for c in results.candidates if c.name == "final 5")
     assert max(len(r.ids) for r in final5.lists) == 5
-    assert jsonio.load(out / "results.json") == results
+    # the stored lists come back whole: the file, read and written again, is the same bytes
+    # (build()'s own Results equal the file's: tests/test_notebook_api.py)
+    assert jsonio.dumps(results) == (out / "results.json").read_text("utf-8")
 
 
 def test_a_results_file_from_before_candidate_lists_still_loads(
@@ -279,7 +282,7 @@ def test_a_results_file_from_before_candidate_lists_still_loads(
     assert all(c.lists == () and c.lists_of is None for c in loaded.candidates)
     del data["candidates"][0]["exposure"]  # not an added key: still required
     old.write_text(json.dumps(data), "utf-8")
-    with pytest.raises(jsonio.ResultsFileError) as info:
+    with pytest.raises(ResultsFileError) as info:
         jsonio.load(old)
     assert str(info.value) == f"{old}: key candidates[0].exposure: expected a value, found null"
 

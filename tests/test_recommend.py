@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report.model import BuildOptions, Candidate
+from evidencedesk.report.model import BuildOptions, CandidatePage
 from evidencedesk.report.pipeline import build_model
 from evidencedesk.report.recommend import md_escape
 from evidencedesk.report.render import render_markdown
@@ -50,13 +50,15 @@ def split(tmp: Path, better: int, worse: int, n: int, candidates: int = 1) -> Pa
     first; reported: MRR, then nDCG@10 (linear gain)."""
     qs = qids(n)
     base = {q: second(q) if i < better else first(q) for i, q in enumerate(qs)}
-    cand = {q: first(q) if i < better or i >= better + worse else second(q) for i, q in enumerate(qs)}
+    cand = {
+        q: first(q) if i < better or i >= better + worse else second(q) for i, q in enumerate(qs)
+    }
     runs = {"base": base, **{f"cand{j}": cand for j in range(1, candidates + 1)}}
     qrels = {q: {f"{q}a": 2} for q in qs}
     return write_project(tmp, qrels, runs, report='metrics = ["mrr", "ndcg@10:linear"]')
 
 
-def candidates(project: Path) -> tuple[Candidate, ...]:
+def candidates(project: Path) -> tuple[CandidatePage, ...]:
     return build_model(BuildOptions(project=project), lambda stage: None).candidates
 
 
@@ -87,19 +89,25 @@ def test_a_significant_win_reads_better_with_or_without_a_policy(tmp_path: Path)
 def test_the_recommendation_quotes_the_primary_metric_by_its_own_name(tmp_path: Path) -> None:
     """The interval bullet is nDCG@10's (the primary), named so, and its zero clause is its own."""
     (c,) = candidates(bi_encoder(tmp_path, None))
-    assert md_escape(
-        "Δ nDCG@10 (linear gain) = +0.431 over 20 questions (95 % paired-bootstrap interval "
-        "+0.380 to +0.456); the interval excludes zero; Holm-adjusted randomization p < 0.001"
-    ) in c.recommendation.markdown
+    assert (
+        md_escape(
+            "Δ nDCG@10 (linear gain) = +0.431 over 20 questions (95 % paired-bootstrap interval "
+            "+0.380 to +0.456); the interval excludes zero; Holm-adjusted randomization p < 0.001"
+        )
+        in c.recommendation.markdown
+    )
     assert "Δ MRR" not in c.recommendation.markdown
     # the gains came from unjudged fillers moving down: on condensed lists nothing moves, and
     # the recommendation says so
-    assert md_escape(
-        "On condensed lists (each list's unjudged results removed before scoring), Δ nDCG@10 "
-        "(linear gain) = +0.000 [+0.000, +0.000] over 20 questions: it does not move as on the "
-        "full lists, so the holes in the judgments may decide this comparison; label the pairs of "
-        "to-label.tsv before deciding"
-    ) in c.recommendation.markdown
+    assert (
+        md_escape(
+            "On condensed lists (each list's unjudged results removed before scoring), Δ nDCG@10 "
+            "(linear gain) = +0.000 [+0.000, +0.000] over 20 questions: it does not move as on the "
+            "full lists, so the holes in the judgments may decide this comparison; label the pairs of "
+            "to-label.tsv before deciding"
+        )
+        in c.recommendation.markdown
+    )
 
 
 @pytest.mark.parametrize(
@@ -136,26 +144,35 @@ def test_what_it_would_take_reads_the_paired_differences_and_holm(tmp_path: Path
     """4 to 0 of 21: the paired test's smallest p over 4 differences is 2/16 = 0.125, so at 4 per
     21 it needs 6 changed questions, 32 in all; with two candidates, Holm asks p < 0.025."""
     (one,) = candidates(split(tmp_path / "one", 4, 0, 21))
-    assert md_escape(
-        "What it would take: at the observed mean difference and spread of MRR, about 32 "
-        "questions in all (now 21) would bring a paired test to p < 0.05, about 36 for an 80 % "
-        "chance; at the observed flip rate, the sign test needs about 29 (32 for an 80 % chance) "
-        "— estimates that assume what was observed stays as observed"
-    ) in one.recommendation.markdown
+    assert (
+        md_escape(
+            "What it would take: at the observed mean difference and spread of MRR, about 32 "
+            "questions in all (now 21) would bring a paired test to p < 0.05, about 36 for an 80 % "
+            "chance; at the observed flip rate, the sign test needs about 29 (32 for an 80 % chance) "
+            "— estimates that assume what was observed stays as observed"
+        )
+        in one.recommendation.markdown
+    )
     two = candidates(split(tmp_path / "two", 4, 0, 21, candidates=2))
-    assert md_escape(
-        "about 37 questions in all (now 21) would bring a paired test to p < 0.025 (what Holm's "
-        "adjustment over the 2 candidates asks at most for an adjusted p < 0.05), about 43 for "
-        "an 80 % chance"
-    ) in two[0].recommendation.markdown
+    assert (
+        md_escape(
+            "about 37 questions in all (now 21) would bring a paired test to p < 0.025 (what Holm's "
+            "adjustment over the 2 candidates asks at most for an adjusted p < 0.05), about 43 for "
+            "an 80 % chance"
+        )
+        in two[0].recommendation.markdown
+    )
 
 
 def test_the_two_answers_are_said_apart_and_nothing_says_ship(tmp_path: Path) -> None:
     (c,) = candidates(split(tmp_path, 0, 4, 21))
-    assert md_escape(
-        "Verdict: LEANS WORSE (did it get better?); gate: no gate policy — nothing checked (may "
-        "it ship?)"
-    ) in c.recommendation.markdown
+    assert (
+        md_escape(
+            "Verdict: LEANS WORSE (did it get better?); gate: no gate policy — nothing checked (may "
+            "it ship?)"
+        )
+        in c.recommendation.markdown
+    )
     assert not SHIP.search(c.recommendation.headline + c.recommendation.markdown)
     assert "<li>Flips on MRR: better on 0 (none), worse on 4 (q01, q02, q03, q04), 17 tied; " \
         "exact sign-test p = 0.125.</li>" in render_markdown(c.recommendation.markdown)  # fmt: skip

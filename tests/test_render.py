@@ -12,8 +12,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from evidencedesk.cli import main
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.report.cli import main
 from evidencedesk.report.render import SECTION_PAGES, render_markdown, render_site
 from evidencedesk.report.site import inside, slug
 from tests import report_fixtures as rf

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk import cli
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.project import load_project
-from evidencedesk.report import cli
 from evidencedesk.report.model import BuildOptions
 from evidencedesk.report.pipeline import build_model
+from evidencedesk.results.project import load_project
 from tests.synthetic_runs import write_project
 
 QIDS = tuple(f"q{n:02d}" for n in range(1, 13))

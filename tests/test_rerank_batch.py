@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from evidencedesk.retrieval import pairfeatures, scorers
-from evidencedesk.retrieval.base import Candidate
+from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config, run_config
 from evidencedesk.retrieval.labels import load_labels
@@ -182,7 +182,7 @@ class FakeModel:
         return [float(len(p) % 7) for _, p in pairs]  # ties now and then
 
 
-def trace(out: list[Candidate]) -> list[tuple[int, float, str]]:
+def trace(out: list[Hit]) -> list[tuple[int, float, str]]:
     return [(c.rank, c.score, c.chunk.id) for c in out]
 
 
@@ -256,7 +256,7 @@ def test_two_stage_prime_gives_the_same_searches_with_one_stage_one_pass(
         def __init__(self) -> None:
             self.inner, self.asked = SparseSearcher(tiny_chunks), 0
 
-        def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+        def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
             self.asked += 1
             return self.inner.search(query, k, allowed)
 
@@ -308,14 +308,14 @@ def test_priming_an_empty_stage_or_empty_lists_scores_nothing() -> None:
     assert model.seen == [] and reranker.pairs_scored == 0
     chunk = make_chunk("a:c0", "text")
     with pytest.raises(ValueError, match="zip"):
-        reranker.prime(["q", "r"], [[Candidate(1, 0.0, chunk)]])
+        reranker.prime(["q", "r"], [[Hit(1, 0.0, chunk)]])
 
     # a scorer failing while priming leaves nothing primed: the next rerank asks it again
     class Short:
         def predict(self, pairs: list[tuple[str, str]]) -> list[float]:
             return [0.0]
 
-    two = [Candidate(1, 0.0, chunk), Candidate(2, 0.0, make_chunk("b:c0", "other"))]
+    two = [Hit(1, 0.0, chunk), Hit(2, 0.0, make_chunk("b:c0", "other"))]
     short = PairReranker(Short())
     for call in (lambda: short.prime(["q"], [two]), lambda: short.rerank("q", two)):
         with pytest.raises(RerankerError, match="expected 2 scores from the scorer, found 1"):

@@ -8,44 +8,27 @@ import csv
 import filecmp
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import pytrec_eval
 
-from evidencedesk.report import cli
+from evidencedesk import cli
+from evidencedesk.errors import ResultsFileError
 from evidencedesk.report.assemble import present
 from evidencedesk.report.render import render_site
-from evidencedesk.results import compute, jsonio
+from evidencedesk.results import jsonio
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import Results
+from tests.conftest import DemoBuild
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-class Counter:
-    """Wraps a statistics function and counts its calls."""
-
-    def __init__(self, fn):  # type: ignore[no-untyped-def]
-        self.fn, self.calls = fn, 0
-
-    def __call__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        self.calls += 1
-        return self.fn(*args, **kwargs)
-
-
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, int]]]:
-    """One demo build, counting the bootstrap calls it makes."""
-    out = tmp_path_factory.mktemp("demo") / "site"
-    boot, pair = Counter(compute.bootstrap_ci), Counter(compute.paired_bootstrap_ci)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(compute, "bootstrap_ci", boot)
-        mp.setattr(compute, "paired_bootstrap_ci", pair)
-        status = cli.main(["build", "--out", str(out), "--quiet"], stdout=io.StringIO())
-    assert status == 0
-    yield out, {"bootstrap": boot.calls, "paired": pair.calls}
+def demo(demo_build: DemoBuild) -> tuple[Path, dict[str, int]]:
+    """The session's one demo build (tests/conftest.py), with the bootstrap calls it made."""
+    return demo_build.site, demo_build.calls
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +122,9 @@ def test_every_reported_metric_has_flips_tests_and_holm(results: Results, metric
     # test's decides; the sign test's is shown beside the flips)
     for raw, adjusted in (("randomization_p", "holm_p"), ("sign_p", "sign_holm_p")):
         ordered = sorted(tests, key=lambda t: getattr(t, raw))
-        assert [getattr(t, adjusted) for t in ordered] == sorted(getattr(t, adjusted) for t in ordered)
+        assert [getattr(t, adjusted) for t in ordered] == sorted(
+            getattr(t, adjusted) for t in ordered
+        )
         assert all(getattr(t, adjusted) <= min(1.0, len(tests) * getattr(t, raw)) for t in tests)
 
 
@@ -243,7 +228,7 @@ def test_a_bad_results_file_is_one_line_naming_the_key(
     edit(data)
     bad = tmp_path / "results.json"
     bad.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(jsonio.ResultsFileError) as info:
+    with pytest.raises(ResultsFileError) as info:
         jsonio.load(bad)
     assert str(info.value) == f"{bad}: {message}"
 

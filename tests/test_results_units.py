@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide
-from evidencedesk.gate_input import Reference, shape
-from evidencedesk.project import load_project
+from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide_gate
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.site import slug
 from evidencedesk.results import compute, jsonio
 from evidencedesk.results.exports import export_files, per_question_csv, qrels_text, run_text
 from evidencedesk.results.inputs import questions
+from evidencedesk.results.project import load_project
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Metric, Settings, settings_for
 from evidencedesk.results.since import QuestionChange, since
 from evidencedesk.results.types import Inputs, Results
+from evidencedesk.retrieval.gate_input import Reference, shape
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
 from tests.project_fixtures import make_runs_only_project
@@ -174,7 +174,7 @@ POLICY = GatePolicy(k=3, min_recall=0.9, min_pass_rate=0.9, max_drop=0.01,
 def test_decide_gives_structured_checks_and_the_same_lines() -> None:
     now = shape(LISTS, 3, 3)
     before = Reference(3, {"recall@3": 1.0, "mrr": 1.0}, {"q1": 1.0, "q2": 1.0}, {})
-    result = decide(POLICY, now, before)
+    result = decide_gate(POLICY, now, before)
     assert [(c.level, c.rule) for c in result.checks] == [
         (Verdict.BLOCK, "critical_missing"),
         (Verdict.BLOCK, "min_recall"),
@@ -212,11 +212,11 @@ def test_gate_check_text(check: GateCheck, text: str) -> None:
 
 
 def test_gate_outcome_reads_judged_lists_against_a_run_or_no_policy() -> None:
-    from evidencedesk.results.gate_stage import NO_POLICY, gate_outcome
+    from evidencedesk.results.gate_stage import NO_POLICY_OUTCOME, gate_outcome
 
     same = gate_outcome(POLICY, LISTS, 3, Reference.of_judged(LISTS, 3, 3, {}))
     # compared with itself nothing dropped and nothing flipped: only the absolute floors remain
     assert [c.rule for c in same.checks] == ["critical_missing", "min_recall", "min_pass_rate"]
     assert (same.verdict, same.evaluated, same.checks[1].observed) == ("BLOCK", True, 0.5)
-    assert gate_outcome(None, LISTS, 3, None) == NO_POLICY
-    assert (NO_POLICY.verdict, NO_POLICY.evaluated) == ("REVIEW", False)
+    assert gate_outcome(None, LISTS, 3, None) == NO_POLICY_OUTCOME
+    assert (NO_POLICY_OUTCOME.verdict, NO_POLICY_OUTCOME.evaluated) == ("REVIEW", False)

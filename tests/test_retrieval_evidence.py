@@ -10,7 +10,7 @@ import pytest
 
 from evidencedesk.errors import InputError
 from evidencedesk.paths import ANSWERS, CORPUS, DOCS, DUPS
-from evidencedesk.retrieval.base import Candidate
+from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evidence import (
     AnswersError,
@@ -113,7 +113,7 @@ def test_context_tokens_and_budget(demo) -> None:  # type: ignore[no-untyped-def
 def test_pick_spans_picks_the_best_sentence(demo) -> None:  # type: ignore[no-untyped-def]
     catalog, _, _, _ = demo
     shipping = catalog.get("kc-shipping:c1")
-    [span] = pick_spans("How long does express delivery take?", [Candidate(1, 0.0, shipping)])
+    [span] = pick_spans("How long does express delivery take?", [Hit(1, 0.0, shipping)])
     assert span.chunk_id == "kc-shipping:c1"
     assert span.text.startswith("Express delivery arrives within 2 business days")
     assert not span.text.startswith("#") and span.overlap == 2

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
-from evidencedesk.retrieval.base import Candidate, Reranker
+from evidencedesk.retrieval.base import Hit, Reranker
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.rerankers import (
@@ -105,7 +105,7 @@ def test_ties_keep_first_stage_order_and_are_counted(demo) -> None:  # type: ign
 
 def test_eight_word_cut_removes_the_identifier(demo) -> None:  # type: ignore[no-untyped-def]
     catalog, labels, _, _ = demo
-    cand = Candidate(1, 0.0, catalog.get(RECALL_CHUNK))
+    cand = Hit(1, 0.0, catalog.get(RECALL_CHUNK))
     full, cut = PairReranker(LexicalPairScorer()), PairReranker(LexicalPairScorer(), max_words=8)
     assert "RD2-24" in full.passage(cand)
     assert "RD2-24" not in cut.passage(cand) and len(cut.passage(cand).split()) == 8
@@ -146,7 +146,7 @@ def test_named_rerankers_and_blend_fuses_both_orders(demo) -> None:  # type: ign
     # blend of first stage [a, b] and a reranker that flips them: a tie, first stage wins
     a, b = make_chunk("a:c0", "short"), make_chunk("b:c0", "a much longer passage")
     flip = BlendReranker(PairReranker(FakeModel()))
-    out = flip.rerank("q", [Candidate(1, 9.0, a), Candidate(2, 1.0, b)])
+    out = flip.rerank("q", [Hit(1, 9.0, a), Hit(2, 1.0, b)])
     assert [c.chunk.id for c in out] == ["a:c0", "b:c0"] and flip.ties_at_top == 1
     assert flip.pairs_scored == 2
     flip.reset()
@@ -171,7 +171,7 @@ def test_scorer_returning_the_wrong_count_is_an_error() -> None:
 
     chunk = make_chunk("a:c0", "text")
     with pytest.raises(RerankerError, match="expected 2 scores from the scorer, found 1"):
-        PairReranker(Short()).rerank("q", [Candidate(1, 0, chunk), Candidate(2, 0, chunk)])
+        PairReranker(Short()).rerank("q", [Hit(1, 0, chunk), Hit(2, 0, chunk)])
 
 
 def test_hub_scorer_plumbing_with_a_fake_model(demo) -> None:  # type: ignore[no-untyped-def]

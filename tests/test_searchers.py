@@ -5,7 +5,7 @@ import pytest
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.retrieval import dense as dense_module
-from evidencedesk.retrieval.base import Candidate
+from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.dense import ToyEmbedder
 from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.retrieval.hybrid import rrf
@@ -73,10 +73,10 @@ def test_toy_embedder_is_deterministic_and_normalised() -> None:
 
 
 def test_rrf_fuses_by_reciprocal_rank(tiny_chunks: list[Chunk]) -> None:
-    from evidencedesk.retrieval.base import Candidate
+    from evidencedesk.retrieval.base import Hit
 
-    one = [Candidate(1, 9.0, tiny_chunks[0]), Candidate(2, 5.0, tiny_chunks[1])]
-    two = [Candidate(1, 0.9, tiny_chunks[1]), Candidate(2, 0.5, tiny_chunks[2])]
+    one = [Hit(1, 9.0, tiny_chunks[0]), Hit(2, 5.0, tiny_chunks[1])]
+    two = [Hit(1, 0.9, tiny_chunks[1]), Hit(2, 0.5, tiny_chunks[2])]
     fused = rrf([one, two], 3, rrf_k=60)
     assert [c.chunk.id for c in fused] == ["b:c0", "a:c0", "c:c0"]
     assert fused[0].score == pytest.approx(1 / 62 + 1 / 61)
@@ -161,7 +161,7 @@ def test_dense_scores_over_nonzero_slots_equal_the_full_product(tiny_chunks: lis
         assert order == [tiny_chunks[i].id for i in stable]
 
 
-def reference_rrf(rankings: list[list[Candidate]], k: int, rrf_k: int = 60) -> list[Candidate]:
+def reference_rrf(rankings: list[list[Hit]], k: int, rrf_k: int = 60) -> list[Hit]:
     """Reciprocal-rank fusion as first written: a default of 0.0 per chunk, a negated key."""
     scores: dict[str, float] = {}
     chunks: dict[str, Chunk] = {}
@@ -170,7 +170,7 @@ def reference_rrf(rankings: list[list[Candidate]], k: int, rrf_k: int = 60) -> l
             scores[cand.chunk.id] = scores.get(cand.chunk.id, 0.0) + 1.0 / (rrf_k + cand.rank)
             chunks.setdefault(cand.chunk.id, cand.chunk)
     order = sorted(scores, key=lambda cid: -scores[cid])
-    return [Candidate(r, scores[cid], chunks[cid]) for r, cid in enumerate(order[:k], start=1)]
+    return [Hit(r, scores[cid], chunks[cid]) for r, cid in enumerate(order[:k], start=1)]
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -182,9 +182,9 @@ def test_rrf_equals_the_reference_with_ties(seed: int) -> None:
     rankings = []
     for _ in range(rng.randint(1, 3)):
         picked = rng.sample(pool, rng.randint(0, 20))
-        rankings.append([Candidate(r, 0.0, c) for r, c in enumerate(picked, start=1)])
+        rankings.append([Hit(r, 0.0, c) for r, c in enumerate(picked, start=1)])
     # mirrored lists tie every chunk that is in both at the same total
-    rankings.append(list(reversed([Candidate(r, 0.0, c) for r, c in enumerate(pool[:8], 1)])))
+    rankings.append(list(reversed([Hit(r, 0.0, c) for r, c in enumerate(pool[:8], 1)])))
     for k in (1, 5, 50):
         got, want = rrf(rankings, k), reference_rrf(rankings, k)
         assert [(c.rank, c.score, c.chunk.id) for c in got] == [

@@ -5,6 +5,7 @@ line where a section would be empty, and slices led by the primary metric."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from evidencedesk.report.render import delta_class, flip_class, render_site
 from evidencedesk.results.settings import PIPELINE_COLUMNS, RUNS_COLUMNS, Settings, reported
 from tests import report_fixtures as rf
 from tests.long_passages import LONG, built_site
-from tests.test_site_polish import built, text_of
+from tests.test_site_polish import text_of
 
 NO_TAGS = (
     "No tags in this project: add a tags file (<code>[questions] tags</code> in "
@@ -147,8 +148,10 @@ def test_slices_start_with_the_primary_metric(
     assert tuple(m.name for m in settings.slices) == slices
 
 
-def test_the_runs_only_slices_and_candidate_show_the_primary_metric() -> None:
-    site = built_site("runs-only")
+def test_the_runs_only_slices_and_candidate_show_the_primary_metric(
+    example_site: Callable[[str], Path],
+) -> None:
+    site = example_site("runs-only")
     slices = (site / "slices.html").read_text("utf-8")
     assert re.findall(r"<h2>(.*?)</h2>", slices) == ["nDCG@10 (linear gain)", "MRR", "P@10"]
     candidate = (site / "candidate-rerank.html").read_text("utf-8")
@@ -160,8 +163,10 @@ def test_the_runs_only_slices_and_candidate_show_the_primary_metric() -> None:
 
 
 # -- say things once ----------------------------------------------------------------------------
-def test_the_demo_says_its_caveats_in_full_on_the_index_and_in_a_line_elsewhere() -> None:
-    site = built("demo")
+def test_the_demo_says_its_caveats_in_full_on_the_index_and_in_a_line_elsewhere(
+    demo_site: Path,
+) -> None:
+    site = demo_site
     toy = "The dense searcher is a toy: hashed word and character-trigram features"
     assert (site / "index.html").read_text("utf-8").count(toy) == 1
     assert (site / "methods.html").read_text("utf-8").count(toy) == 1
@@ -179,21 +184,19 @@ def test_the_demo_says_its_caveats_in_full_on_the_index_and_in_a_line_elsewhere(
 
 
 def test_document_attributes_appear_only_where_the_documents_differ_in_them(
-    demo_site: Path, tmp_path: Path
+    demo_site: Path, example_site: Callable[[str], Path]
 ) -> None:
     """The demo's front matter varies status, visibility and language: three columns; a BEIR
     corpus has none of them (every document "current", "public", "und"): no such column."""
-    import evidencedesk
-
     demo = (demo_site / "documents.html").read_text("utf-8")
     head = demo[demo.index("<thead>") : demo.index("</thead>")]
     assert [h for h in ("Status", "Visibility", "Language") if f">{h}</th>" in head] == [
         "Status", "Visibility", "Language"]  # fmt: skip
     assert "<td>superseded</td>" in demo and "<td>bn</td>" in demo
-    evidencedesk.build(project=Path(__file__).resolve().parents[1] / "examples" / "millbrook-library",
-                       out=tmp_path / "mb")  # fmt: skip
-    beir = (tmp_path / "mb" / "documents.html").read_text("utf-8")
+    beir = (example_site("pipeline") / "documents.html").read_text("utf-8")
     head = beir[beir.index("<thead>") : beir.index("</thead>")]
-    assert ">Status</th>" not in head and ">Language</th>" not in head and "<td>und</td>" not in beir
+    assert (
+        ">Status</th>" not in head and ">Language</th>" not in head and "<td>und</td>" not in beir
+    )
     assert "The documents carry no status, visibility or language that differs between them." in \
         " ".join(beir.split())  # fmt: skip

@@ -4,16 +4,14 @@ polish list, each asserted on numbers worked by hand or on the rendered demo / e
 from __future__ import annotations
 
 import atexit
-import io
 import re
 import shutil
 import tempfile
-from functools import cache
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import cli
 from evidencedesk.report.model import BuildOptions
 from evidencedesk.report.pipeline import build_model
 from evidencedesk.report.review import _change, note_heading
@@ -26,22 +24,6 @@ from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.stats import bootstrap_ci
 from tests.page_text import unmarked, visible
 from tests.synthetic_runs import write_project
-
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "examples" / "millbrook-library" / "evidencedesk.toml"
-
-
-@cache
-def built(which: str) -> Path:
-    """The demo ("demo") or the example project ("example") built once per test process (the
-    browser layout tests share it)."""
-    out = Path(tempfile.mkdtemp(prefix=f"ed-{which}-")) / "site"
-    atexit.register(shutil.rmtree, out.parent, True)
-    args = ["build", "--out", str(out), "--quiet"]
-    if which == "example":
-        args += ["--project", str(EXAMPLE)]
-    assert cli.main(args, stdout=io.StringIO()) == 0
-    return out
 
 
 def text_of(page: Path) -> str:
@@ -155,9 +137,9 @@ def test_slices_below_the_threshold_are_greyed(n: int, small: bool, interval: st
     assert (cell.n, cell.small, cell.interval, cell.value.text) == (n, small, interval, "0.750")
 
 
-def test_demo_slice_page_shows_intervals_greys_small_slices_and_explains_n() -> None:
-    html = (built("demo") / "slices.html").read_text("utf-8")
-    page = text_of(built("demo") / "slices.html")
+def test_demo_slice_page_shows_intervals_greys_small_slices_and_explains_n(demo_site: Path) -> None:
+    html = (demo_site / "slices.html").read_text("utf-8")
+    page = text_of(demo_site / "slices.html")
     # hybrid's MRR on "direct": 10 questions, not greyed; "restricted": 2, greyed
     row = re.search(r'<tr><th scope="row">hybrid</th>(.*?)</tr>', html).group(1)  # type: ignore[union-attr]
     cells = re.findall(r"<td ([^>]*)>(.*?)</td>", row)
@@ -172,8 +154,8 @@ def test_demo_slice_page_shows_intervals_greys_small_slices_and_explains_n() -> 
     assert "restricted 2 of 3, unanswerable 0 of 3" in page
 
 
-def test_candidate_slice_rows_below_the_threshold_are_never_highlighted() -> None:
-    page = (built("demo") / "candidate-rerank-feature-50853d0e.html").read_text("utf-8")
+def test_candidate_slice_rows_below_the_threshold_are_never_highlighted(demo_site: Path) -> None:
+    page = (demo_site / "candidate-rerank-feature-50853d0e.html").read_text("utf-8")
     rows = re.findall(
         r'<tr class="small-n"><th scope="row"><span class="tag">(\w+)</span>(.*?)</tr>', page
     )
@@ -188,8 +170,11 @@ def test_candidate_slice_rows_below_the_threshold_are_never_highlighted() -> Non
 
 
 @pytest.mark.parametrize("which", ["demo", "example"])
-def test_no_polish_item_left_on_candidate_pages(which: str) -> None:
-    for page in sorted(built(which).glob("candidate-*.html")):
+def test_no_polish_item_left_on_candidate_pages(
+    which: str, demo_site: Path, example_site: Callable[[str], Path]
+) -> None:
+    site = demo_site if which == "demo" else example_site("pipeline")
+    for page in sorted(site.glob("candidate-*.html")):
         text = text_of(page)
         assert "line(s)" not in text, page.name
         assert "−0 %" not in text and "+0 %" not in text, page.name
@@ -202,8 +187,8 @@ def test_no_polish_item_left_on_candidate_pages(which: str) -> None:
             assert f">{literal}<" not in diff, (page.name, literal)
 
 
-def test_demo_candidate_pages_say_their_words() -> None:
-    site = built("demo")
+def test_demo_candidate_pages_say_their_words(demo_site: Path) -> None:
+    site = demo_site
     feature = text_of(site / "candidate-rerank-feature-50853d0e.html")
     assert "Gate GO, no lines raised" in feature
     assert "tokens / question (estimate) 221 220 −0.2 %" in feature
@@ -219,23 +204,23 @@ def test_demo_candidate_pages_say_their_words() -> None:
     assert "Latency is hypothetical: 4 ms per query + 1.5 ms per scored pair." in dense
 
 
-def test_one_caveat_list_on_the_methods_page() -> None:
-    page = (built("demo") / "methods.html").read_text("utf-8")
+def test_one_caveat_list_on_the_methods_page(demo_site: Path) -> None:
+    page = (demo_site / "methods.html").read_text("utf-8")
     assert page.count('class="caveats"') == 0
     assert page.count("The dense searcher is a toy") == 1
     assert page.count("hand-written lexical stand-ins") == 1
     assert page.count("one- or two-question") == 1
 
 
-def test_a_status_tag_is_not_printed_twice() -> None:
-    head = (built("demo") / "question-un01.html").read_text("utf-8")
+def test_a_status_tag_is_not_printed_twice(demo_site: Path) -> None:
+    head = (demo_site / "question-un01.html").read_text("utf-8")
     head = head[head.index('<p class="eyebrow">') :]
     head = head[: head.index("</p>")]
     assert head.count(">unanswerable<") == 1 and head.count(">restricted<") == 1
 
 
-def test_charts_have_a_fallback_that_points_the_right_way() -> None:
-    site = built("demo")
+def test_charts_have_a_fallback_that_points_the_right_way(demo_site: Path) -> None:
+    site = demo_site
     for name in ("index.html", "flips.html", "sizing.html", "ablations.html", "benchmark.html"):
         html = (site / name).read_text("utf-8")
         charts = html.count('<figure class="chart">')
@@ -252,8 +237,8 @@ def _unescaped(page: Path) -> str:
     return re.sub(r"\\u([0-9a-f]{4})", lambda m: chr(int(m.group(1), 16)), text)
 
 
-def test_sizing_chart_plots_mrr_tokens_and_latency_in_ms() -> None:
-    html = _unescaped(built("demo") / "sizing.html")
+def test_sizing_chart_plots_mrr_tokens_and_latency_in_ms(demo_site: Path) -> None:
+    html = _unescaped(demo_site / "sizing.html")
     assert '"title":{"text":"MRR (95 % interval)"}' in html
     assert '"title":{"text":"tokens / question"}' in html
     assert "depth 3<br>3 pairs · 8.5 ms" in html and "depth 20<br>20 pairs · 34 ms" in html
@@ -261,10 +246,10 @@ def test_sizing_chart_plots_mrr_tokens_and_latency_in_ms() -> None:
     assert "recall at final" not in html.split("<table")[0]  # not the chart's axis any more
 
 
-def test_ablation_bars_carry_their_interval() -> None:
-    html = (built("demo") / "ablations.html").read_text("utf-8")
+def test_ablation_bars_carry_their_interval(demo_site: Path) -> None:
+    html = (demo_site / "ablations.html").read_text("utf-8")
     assert '"error_x":{' in html
-    page = text_of(built("demo") / "ablations.html")
+    page = text_of(demo_site / "ablations.html")
     assert "Paired 95 % interval" in page
     assert "prefilter=no: filter after ranking" in page and "prefilter=False" not in page
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk.files.trec import read_qrels, read_run, write_qrels, write_run
 from evidencedesk.retrieval.metrics import per_question, per_question_all, summarize
-from evidencedesk.retrieval.trec import read_qrels, read_run, write_qrels, write_run
-from evidencedesk.retrieval.trec_judge import evaluate_run, judge_trec_run, question_values
+from evidencedesk.retrieval.trec_judge import judge_trec_run
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -78,18 +78,16 @@ def test_per_query_agreement_to_1e_9(collection) -> None:
             assert ours[qid] == pytest.approx(row[theirs], abs=1e-9, rel=0), (qid, ours_name)
 
 
-def test_mean_agreement_both_paths(collection) -> None:
+def test_means_equal_trec_eval_s(collection) -> None:
     qrels, run, qrels_back, run_back = collection
     reference = trec_eval(qrels, run)
     names = {"mrr": "recip_rank", "recall@5": "recall_5", "precision@10": "P_10"}
     names["ndcg@10:linear"] = "ndcg_cut_10"
-    fast = evaluate_run(run_back, qrels_back, list(names))
-    slow = summarize(judge_trec_run(run_back, qrels_back), list(names))
+    means = summarize(judge_trec_run(run_back, qrels_back), list(names))
     for ours, theirs in names.items():
         expected = sum(row[theirs] for row in reference.values()) / len(reference)
-        assert fast[ours].value == pytest.approx(expected, abs=1e-9, rel=0)
-        assert slow[ours].value == pytest.approx(expected, abs=1e-9, rel=0)
-        assert fast[ours].left_out == slow[ours].left_out == 0
+        assert means[ours].value == pytest.approx(expected, abs=1e-9, rel=0)
+        assert means[ours].left_out == 0
 
 
 def test_no_relevant_queries_are_left_out_where_trec_eval_scores_zero(tmp_path: Path) -> None:
@@ -120,12 +118,9 @@ def test_no_relevant_queries_are_left_out_where_trec_eval_scores_zero(tmp_path: 
             else:
                 assert ours[qid] == pytest.approx(row[theirs], abs=1e-9, rel=0)
         defined = [row[theirs] for q, row in reference.items() if q not in undefined]
-        for summary in (
-            evaluate_run(run_back, qrels_back, [name])[name],
-            summarize(judged, [name])[name],
-        ):
-            assert summary.value == pytest.approx(sum(defined) / len(defined), abs=1e-9)
-            assert (summary.n, summary.left_out) == (len(defined), len(undefined))
+        summary = summarize(judged, [name])[name]
+        assert summary.value == pytest.approx(sum(defined) / len(defined), abs=1e-9)
+        assert (summary.n, summary.left_out) == (len(defined), len(undefined))
 
 
 # -- every declared metric, grades -2..4, relevance 1 and 2 -------------------------------------
@@ -194,7 +189,6 @@ def test_every_metric_equals_pytrec_eval_per_question_to_1e_12(
     qrels, run = graded_collection(seed)
     qrels_back, run_back = _read_back(tmp_path, qrels, run)
     judged = judge_trec_run(run_back, qrels_back, relevant=relevance)
-    questions, streamed = question_values(run_back, qrels_back, list(EVERY), relevance)
     theirs = pytrec_eval.RelevanceEvaluator(qrels, EVERY_MEASURES, relevance_level=relevance)
     reference = theirs.evaluate({q: r for q, r in run.items() if q in qrels})
     relevant_in = {q: any(g >= relevance for g in qrels[q].values()) for q in reference}
@@ -202,10 +196,6 @@ def test_every_metric_equals_pytrec_eval_per_question_to_1e_12(
     for ours, measure in EVERY.items():
         values = per_question_all(judged, ours)
         assert _agree(values, reference, measure, relevant_in) == sum(relevant_in.values())
-        # the streaming path (per-question arrays, no Judged lists) gives the same floats
-        column = dict(zip(questions, streamed[ours].tolist(), strict=True))
-        assert all(column[q] == v or (v is None and column[q] != column[q])
-                   for q, v in values.items()), ours  # fmt: skip
     # exponential gain: trec_eval's linear nDCG over qrels graded 2^grade - 1
     exp_qrels = {q: {d: 2**g - 1 if g > 0 else g for d, g in docs.items()}
                  for q, docs in qrels.items()}  # fmt: skip

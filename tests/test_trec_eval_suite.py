@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import cli
+from evidencedesk import cli
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -128,7 +128,7 @@ def test_max_depth_is_read_from_the_runs_section(tmp_path: Path) -> None:
         '[questions]\nqrels = "qrels.txt"\n[runs]\ndir = "runs"\nbaseline = "trunc"\n'
         "max_depth = 100\n", encoding="utf-8",
     )  # fmt: skip
-    from evidencedesk.project import load_project
+    from evidencedesk.results.project import load_project
 
     assert load_project(root).max_depth == 100
 

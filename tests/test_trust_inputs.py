@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import cli
+from evidencedesk import cli
 from tests.synthetic_runs import write_project
 
 QRELS = {"19335": {"d1": 2, "d2": 0}, "19336": {"d3": 1, "d4": 0}, "19337": {"d5": 2}}
@@ -190,7 +190,9 @@ def test_an_empty_document_is_a_warning_where_it_is_only_shown(tmp_path: Path) -
     ])  # fmt: skip
 
 
-def test_an_empty_document_is_an_error_where_it_would_be_indexed(tmp_path: Path, previous: Path) -> None:
+def test_an_empty_document_is_an_error_where_it_would_be_indexed(
+    tmp_path: Path, previous: Path
+) -> None:
     project = _corpus_project(tmp_path / "p", index=True)
     before = tree(previous)
     code, _, err = build(project, previous)
@@ -211,7 +213,9 @@ def test_trec_eval_averaging_counts_a_judged_query_without_a_relevant_one_as_zer
                                 relevance=1, report=f'averaging = "{averaging}"')  # fmt: skip
         assert build(project, tmp_path / f"site-{averaging}")[0] == 0
         data = json.loads((tmp_path / f"site-{averaging}" / "results.json").read_text("utf-8"))
-        results[averaging] = {s["metric"]: (s["mean"], s["n"]) for s in data["variants"][0]["metrics"]}
+        results[averaging] = {
+            s["metric"]: (s["mean"], s["n"]) for s in data["variants"][0]["metrics"]
+        }
     assert results["defined"]["mrr"] == (1.0, 1)  # q2 is left out
     assert results["trec_eval"]["mrr"] == (0.5, 2)  # trec_eval: (1 + 0) / 2
     pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -244,8 +248,8 @@ def _random_collection(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, 
 @pytest.mark.parametrize("seed", range(5))
 def test_judged_at_k_equals_ir_measures(seed: int) -> None:
     ir_measures = pytest.importorskip("ir_measures")
+    from evidencedesk.files.trec import Run
     from evidencedesk.retrieval.metrics import per_question
-    from evidencedesk.retrieval.trec import Run
     from evidencedesk.retrieval.trec_judge import judge_trec_run
 
     qrels, run = _random_collection(seed)
@@ -263,8 +267,8 @@ def test_judged_at_k_equals_ir_measures(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(5))
 def test_condensed_lists_equal_pytrec_eval_on_the_hand_condensed_run(seed: int) -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")
+    from evidencedesk.files.trec import Run
     from evidencedesk.retrieval.metrics import per_question
-    from evidencedesk.retrieval.trec import Run
     from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
 
     qrels, run = _random_collection(seed)

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evidencedesk.keylines import json_line, toml_line, value_line
-from evidencedesk.validation import Source, Style, expected_key, found_json, found_toml
+from evidencedesk.files.keylines import json_line, toml_line, value_line
+from evidencedesk.files.validation import Source, Style, expected_key, found_json, found_toml
 
 TOML = """# a comment [not] a table
 [project]

@@ -5,7 +5,9 @@ comparisons on a project whose primary metric is not MRR."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,9 +17,8 @@ import evidencedesk
 from evidencedesk.report import words
 from evidencedesk.results import verdicts as v
 from evidencedesk.results.types import Comparison, Results
-from evidencedesk.results.verdicts import Evidence, decide, judge
+from evidencedesk.results.verdicts import Evidence, decide_verdict, verdict_of_evidence
 from evidencedesk.retrieval.stats import flips_needed, sign_test_p
-from tests.generated_projects import generated
 
 UP = Evidence("mrr", 0.05, 0.01, 0.09, 9, 0, 0.004, 0.02)  # interval and Holm agree: up
 INTERVAL_ONLY = Evidence("mrr", 0.05, 0.01, 0.09, 5, 0, 0.06, 0.30)
@@ -56,11 +57,11 @@ def other(e: Evidence, metric: str = "ndcg@5") -> Evidence:
     ],
 )  # fmt: skip
 def test_rules_by_hand(evidence: list[Evidence], verdict: str) -> None:
-    assert decide(evidence, "mrr").verdict == verdict
+    assert verdict_of_evidence(evidence, "mrr").verdict == verdict
 
 
 def test_a_critical_question_is_carried_never_weighed() -> None:
-    d = decide([UP], "mrr", ("rc02",))
+    d = verdict_of_evidence([UP], "mrr", ("rc02",))
     assert (d.verdict, d.critical_worse) == ("BETTER", ("rc02",))
 
 
@@ -82,7 +83,7 @@ def evidence_st(metric: str) -> st.SearchStrategy[Evidence]:
 def test_every_verdict_follows_its_rule(evidence: tuple[Evidence, ...]) -> None:
     primary = evidence[0].metric
     head = evidence[0]
-    d = decide(evidence, primary)
+    d = verdict_of_evidence(evidence, primary)
     up = {e.metric for e in evidence if e.direction == "up"}
     down = {e.metric for e in evidence if e.direction == "down"}
     assert (d.verdict == "MIXED") == bool(up and down)
@@ -103,11 +104,10 @@ def test_every_verdict_follows_its_rule(evidence: tuple[Evidence, ...]) -> None:
 
 
 @pytest.fixture(scope="module")
-def ndcg_results(tmp_path_factory: pytest.TempPathFactory) -> Results:
-    """Generated project 1 (primary nDCG@10 with linear gain, a gate policy), read back."""
-    root = tmp_path_factory.mktemp("verdicts")
-    toml, _ = generated(root, 1)
-    return evidencedesk.build(project=toml, out=root / "site")
+def ndcg_results(generated_site: Callable[[int], Path]) -> Results:
+    """Generated project 1 (primary nDCG@10 with linear gain, a gate policy), read back from the
+    run's one build of it (tests/conftest.py)."""
+    return evidencedesk.load_results(generated_site(1) / "results.json")
 
 
 def comparison_st(base: Comparison) -> st.SearchStrategy[Comparison]:
@@ -128,16 +128,22 @@ def comparison_st(base: Comparison) -> st.SearchStrategy[Comparison]:
 LEANS = re.compile(r"leans (better|worse): sign-test p = (\d\.\d{3})")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
-def test_badge_headline_and_gate_line_follow_the_rules(ndcg_results: Results, data: st.DataObject) -> None:
+def test_badge_headline_and_gate_line_follow_the_rules(
+    ndcg_results: Results, data: st.DataObject
+) -> None:
     results = ndcg_results
     cand = results.candidates[0]
     reported = [m.name for m in results.settings.compared]
     comparisons = tuple(data.draw(comparison_st(c)) if c.metric in reported else c
                         for c in cand.comparisons)  # fmt: skip
     gate = data.draw(st.sampled_from(["GO", "REVIEW", "BLOCK"]))
-    decision = judge(comparisons, reported, results.policy.critical, len(results.candidates))  # type: ignore[union-attr]
+    decision = decide_verdict(
+        comparisons, reported, results.policy.critical, len(results.candidates)
+    )  # type: ignore[union-attr]
     changed = replace(cand, comparisons=comparisons, decision=decision,
                       gate=replace(cand.gate, verdict=gate))  # fmt: skip
     results = replace(results, candidates=(changed, *results.candidates[1:]))
@@ -151,7 +157,10 @@ def test_badge_headline_and_gate_line_follow_the_rules(ndcg_results: Results, da
     assert words.verdict_line(results, source) == (
         f"Verdict: {decision.verdict} (did it get better?); gate: {gate} (may it ship?)"
     )
-    assert judge(comparisons, reported, (), len(results.candidates)).verdict == decision.verdict
+    assert (
+        decide_verdict(comparisons, reported, (), len(results.candidates)).verdict
+        == decision.verdict
+    )
     # "not proven" never of a Holm-significant primary; a lean only below the documented level
     if v.evidence_of(head).significant:
         assert "not proven" not in headline

@@ -5,11 +5,12 @@ unjudged queries gets its own scale in captions and methods, "no judgments" (nev
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import cli
+from evidencedesk import cli
 from tests.page_text import visible
 from tests.synthetic_runs import write_project
 
@@ -60,7 +61,8 @@ def test_captions_and_methods_describe_the_projects_scale(site: Path) -> None:
     methods = text(site / "methods.html")
     assert (
         "A result is relevant when its grade is at least 1 (the grades in these judgments run "
-        "0–4); lower grades are not relevant, and unjudged results count as not relevant." in methods
+        "0–4); lower grades are not relevant, and unjudged results count as not relevant."
+        in methods
     )
     raw = (site / "question-q1.html").read_text("utf-8")
     assert (
@@ -96,19 +98,18 @@ def test_index_charts_the_primary_metric_of_a_runs_only_project(site: Path) -> N
     assert "MRR per variant." not in index
 
 
-def test_questions_from_qrels_are_never_called_unanswerable(tmp_path: Path) -> None:
+def test_questions_from_qrels_are_never_called_unanswerable(
+    example_site: Callable[[str], Path],
+) -> None:
     """Millbrook's pipeline project reads queries + qrels: its question without a relevant
     judgment is "no relevant judgment", its unjudged one is counted and left out (its own tag
     `unanswerable` stays a tag)."""
     import evidencedesk
 
-    results = evidencedesk.build(
-        project=ROOT / "examples" / "millbrook-library", out=tmp_path / "s"
-    )
+    site = example_site("pipeline")  # the session's build of it (tests/conftest.py)
+    results = evidencedesk.load_results(site / "results.json")
     assert results.settings.questions_from == "qrels"
-    q30 = (tmp_path / "s" / "question-q30.html").read_text("utf-8")
+    q30 = (site / "question-q30.html").read_text("utf-8")
     assert '<span class="tag tag-ext">no relevant judgment</span>' in q30
-    assert not (tmp_path / "s" / "question-q31.html").exists()
+    assert not (site / "question-q31.html").exists()
     assert 'tag-ext">unanswerable<' not in q30
-
-

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk import cli
 from evidencedesk.errors import EvidencedeskError, OutputError
+from evidencedesk.files.writing import write_file
 from evidencedesk.report import outfolder
 from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.report.site import slug
-from evidencedesk.retrieval import benchmark_cli
-from evidencedesk.writing import write_file
 from tests import report_fixtures as rf
 from tests.reliability_fixtures import (
     Scratch,
@@ -39,6 +39,7 @@ from tests.reliability_fixtures import (
 from tests.test_output_folder import tree_hash
 
 ROOT = Path(__file__).resolve().parents[1]
+WITH_MODEL = str(Path(__file__).resolve().parent / "with_model.py")  # a test model's build
 DATA = ROOT / "data"
 
 
@@ -104,7 +105,7 @@ def test_an_os_error_names_the_file_not_its_temporary(tmp_path: Path) -> None:
 
 # -- the saved baseline -----------------------------------------------------------------------------
 def _save(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = benchmark_cli.main(["--save-baseline", "--baseline", str(path)])
+    code = cli.main(["benchmark", "--save-baseline", "--baseline", str(path)])
     return code, capsys.readouterr().err
 
 
@@ -290,7 +291,7 @@ def tripwire_model(options: BuildOptions, progress: Callable[[str], None]) -> Si
 
 
 def _command(out: Path, factory: str) -> list[str]:
-    return [sys.executable, "-m", "evidencedesk.report", "build", "--out", str(out),
+    return [sys.executable, WITH_MODEL, "build", "--out", str(out),
             "--model-factory", f"tests.test_write_only_ours:{factory}"]  # fmt: skip
 
 
@@ -366,7 +367,7 @@ def test_the_lock_is_held_for_the_whole_build_in_process(site: Path) -> None:
 def test_an_os_error_while_writing_a_page_names_the_page(
     site: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evidencedesk import writing
+    from evidencedesk.files import writing
 
     original = writing._temporary
 
@@ -410,8 +411,8 @@ CONTRACT = (
 
 
 @pytest.mark.parametrize("phrase", CONTRACT)
-def test_readme_docs_and_code_state_the_contract_in_the_same_words(phrase: str) -> None:
-    for source in (ROOT / "README.md", ROOT / "docs" / "output-folder.md",
+def test_the_docs_and_code_state_the_contract_in_the_same_words(phrase: str) -> None:
+    for source in (ROOT / "docs" / "output-folder.md", ROOT / "docs" / "guarantees.md",
                    ROOT / "evidencedesk" / "report" / "outfolder.py"):  # fmt: skip
         assert phrase in _words(source.read_text(encoding="utf-8")).replace("\\n", ""), source
 
@@ -419,12 +420,18 @@ def test_readme_docs_and_code_state_the_contract_in_the_same_words(phrase: str) 
 def test_the_docs_quote_the_codes_own_messages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from evidencedesk.cli import build as cli_build
     from evidencedesk.errors import BuildLockedError, StreamError
-    from evidencedesk.report import cli
-    from evidencedesk.slugs import check_unique
+    from evidencedesk.files.slugs import check_unique
+    from evidencedesk.report import build as report_build
 
     out = tmp_path / "site"
-    messages = [cli.KEPT, cli.REPLACED, cli.WRITTEN, cli._kept_line(["reviewer-notes.txt"])]
+    messages = [
+        cli_build.KEPT,
+        cli_build.REPLACED,
+        cli_build.WRITTEN,
+        cli_build._kept_line(["reviewer-notes.txt"]),
+    ]
     with outfolder.build_lock(out, "site"), pytest.raises(BuildLockedError) as locked:
         with outfolder.build_lock(out, "site"):
             pass
@@ -442,14 +449,14 @@ def test_the_docs_quote_the_codes_own_messages(
         check_unique(["a", "b"], lambda name: "x-1234abcd", "variants")
     messages.append(f"error: {twins.value}")
     full = StreamError("stdout", OSError(28, "No space left on device"))
-    messages.append(f"error: {full}; {cli.REPLACED}")
+    messages.append(f"error: {full}; {cli_build.REPLACED}")
 
     def gone() -> str:
         raise FileNotFoundError(2, "No such file or directory")
 
     monkeypatch.setattr(os, "getcwd", gone)
     with pytest.raises(EvidencedeskError) as deleted:
-        cli._check_current_folder()
+        report_build._check_current_folder()
     messages.append(f"error: {deleted.value}")
     doc = _words((ROOT / "docs" / "output-folder.md").read_text(encoding="utf-8"))
     assert [m for m in messages if _words(m) not in doc] == []

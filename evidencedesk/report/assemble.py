@@ -25,12 +25,10 @@ from evidencedesk.report.model import (
     DocumentRow,
     InputFile,
     Meta,
-    ModelFacts,
-    NotRun,
+    NotRunPage,
     Question,
     SiteModel,
-    Skipped,
-    ToLabel,
+    ToLabelPage,
     ToLabelRow,
 )
 from evidencedesk.report.question_list import question_list
@@ -117,7 +115,7 @@ def statuses(results: Results, pages: tuple[Question, ...]) -> tuple[Question, .
     return tuple(out)
 
 
-def baseline_first(
+def _baseline_first(
     results: Results, rows: tuple[BenchmarkRow, ...], claims: Claims
 ) -> tuple[BenchmarkRow, ...]:
     """The baseline's row first, every other row's flips against the baseline (not against
@@ -174,7 +172,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         relevance=f"relevant = grade ≥ {settings.relevance}",
         baseline=results.baseline,
         caveats=tuple(caveats),
-        skipped=tuple(Skipped(s.stage, s.reason) for s in inputs.skipped),
+        skipped=inputs.skipped,
         inputs=tuple(InputFile(f.path, f.sha256) for f in inputs.files),
         price_list=stages.price_list(settings),
         reproduce=shell_command([*REPRODUCE, *inputs.command])
@@ -190,11 +188,13 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         if any(m.n > LARGE for v in results.variants for m in v.metrics)
         else None,
         counts=_say_everywhere(claims, "counts", "inputs.counts") if counts is not None else "",
-        notices=tuple(_say_everywhere(claims, "notice", f"inputs.notices[{i}]")
-                      for i in range(len(inputs.notices))),  # fmt: skip
+        notices=tuple(
+            _say_everywhere(claims, "notice", f"inputs.notices[{i}]")
+            for i in range(len(inputs.notices))
+        ),  # fmt: skip
         judged_k=settings.judged_k,
         averaging=settings.averaging,
-        models=tuple(ModelFacts(m.name, m.facts) for m in results.models),
+        models=results.models,
         metric_definitions=tuple(
             Definition(*d) for d in definitions(m.name for m in settings.metrics)
         ),
@@ -215,7 +215,10 @@ def _say_everywhere(claims: Claims, kind: str, source: str) -> str:
     text = ""
     pages: list[str] = list(NOTICE_PAGES)
     if kind == "counts":
-        pages = [*COUNT_PAGES, *(f"candidate-{slug(c.name)}.html" for c in claims.results.candidates)]
+        pages = [
+            *COUNT_PAGES,
+            *(f"candidate-{slug(c.name)}.html" for c in claims.results.candidates),
+        ]
     for page in pages:
         text = claims.say(page, kind, source)
     return text
@@ -224,7 +227,7 @@ def _say_everywhere(claims: Claims, kind: str, source: str) -> str:
 TO_LABEL_PREVIEW = 30  # rows of to-label.tsv its page shows
 
 
-def to_label(results: Results) -> ToLabel | None:
+def to_label(results: Results) -> ToLabelPage | None:
     """The to-label page's model (None when no compared top k holds an unjudged result)."""
     if not results.to_label:
         return None
@@ -235,11 +238,11 @@ def to_label(results: Results) -> ToLabel | None:
                    r.rank, ", ".join(r.runs), r.splits)
         for r in results.to_label[:TO_LABEL_PREVIEW]
     )  # fmt: skip
-    return ToLabel(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
+    return ToLabelPage(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
                    results.to_label_total)  # fmt: skip
 
 
-def pages_to_keep(results: Results, keep: tuple[str, ...] | None = None) -> set[str] | None:
+def _pages_to_keep(results: Results, keep: tuple[str, ...] | None = None) -> set[str] | None:
     """None (every question) up to PAGE_LIMIT; beyond it the ids `results.pages.chosen` picks
     (at most PAGE_CAP: critical, then baseline failures, then the largest changes); `keep`:
     those ids when already chosen."""
@@ -261,7 +264,7 @@ def page_rule(results: Results) -> str:
     )
 
 
-def mark_critical(results: Results, pages: tuple[Question, ...]) -> tuple[Question, ...]:
+def _mark_critical(results: Results, pages: tuple[Question, ...]) -> tuple[Question, ...]:
     """Question pages of the policy's critical ids say so, and under which candidates they got
     worse (on any reported metric, even while the gate still passes)."""
     if results.policy is None:
@@ -289,7 +292,8 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
     chosen = choice.chosen(results)  # once: the pages and the flips grid
     claims = Claims(results)
     pages = statuses(
-        results, mark_critical(results, questions(results, pages_to_keep(results, chosen), claims))
+        results,
+        _mark_critical(results, questions(results, _pages_to_keep(results, chosen), claims)),
     )
     variants = variant_models(results)
     labels = tuple(m.label for m in settings.columns)
@@ -298,14 +302,16 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         meta=meta(results, claims),
         dataset=dataset(results),
         variants=variants,
-        benchmark=baseline_first(results, benchmark_rows(results, variants), claims),
+        benchmark=_baseline_first(results, benchmark_rows(results, variants), claims),
         flip_matrix=flip_matrix(results, chosen, claims),
         slices=slice_tables(results, settings.slices),
         candidates=candidates,
         questions=pages,
-        sizing=stages.sizing(results.sizing, settings,
-                             claims.say("sizing.html", "rule", "", key="noise"))
-        if results.sizing is not None else None,
+        sizing=stages.sizing(
+            results.sizing, settings, claims.say("sizing.html", "rule", "", key="noise")
+        )
+        if results.sizing is not None
+        else None,
         ablations=(
             stages.ablations(results.ablations, settings) if results.ablations is not None else None
         ),
@@ -321,7 +327,7 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         question_list=question_list(results, {q.id for q in pages}),
         to_label=to_label(results),
         not_run=tuple(
-            NotRun(c.name, c.rationale, diff_rows(c.diff), c.reason, c.note)
+            NotRunPage(c.name, c.rationale, diff_rows(c.diff), c.reason, c.note)
             for c in results.not_run
         ),
         claims=claims,

@@ -27,13 +27,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from evidencedesk.errors import InputError
+from evidencedesk.errors import AuditError
+from evidencedesk.files.structured import parse_json
+from evidencedesk.files.text import read_text
 from evidencedesk.report.words import derive
 from evidencedesk.results.jsonio import load
 from evidencedesk.results.recheck import recheck
 from evidencedesk.results.types import Results
-from evidencedesk.structured import parse_json
-from evidencedesk.textfile import read_text
 
 __all__ = ["Disagreement", "audit"]
 
@@ -51,10 +51,6 @@ PHRASES = re.compile(
     r"\bgrades? \d+ (?:is|=|means)\b|\bp\s*=\s*0\.000\b",
     re.IGNORECASE,
 )
-
-
-class AuditError(InputError):
-    """A site the audit cannot read (no results.json or claims.json)."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +98,9 @@ class _Text(HTMLParser):
     def _flush(self) -> None:
         text = _squeeze("".join(self._buffer))
         if text:
-            (self.cells if self._table else self.prose).append((text, _squeeze("".join(self._blanked))))
+            (self.cells if self._table else self.prose).append(
+                (text, _squeeze("".join(self._blanked)))
+            )
         self._buffer, self._blanked = [], []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:

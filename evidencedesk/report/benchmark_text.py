@@ -95,8 +95,10 @@ def benchmark_json(results: Results) -> dict[str, Any]:
         row: dict[str, Any] = {
             "name": v.name,
             "kind": v.kind,
-            "metrics": {s.metric: {"mean": s.mean, "low": s.low, "high": s.high, "n": s.n}
-                        for s in v.metrics},  # fmt: skip
+            "metrics": {
+                s.metric: {"mean": s.mean, "low": s.low, "high": s.high, "n": s.n}
+                for s in v.metrics
+            },  # fmt: skip
             "judged": None if v.judged is None else v.judged.mean,
             "pairs_per_question": v.costs.pairs_per_question,
         }

@@ -13,10 +13,10 @@ from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import (
     BottomLine,
     CandidateRow,
+    ClaimedCount,
     DataTile,
     GateTile,
     LeadTile,
-    Tally,
     VerdictTile,
 )
 from evidencedesk.report.recommend import Say
@@ -93,21 +93,23 @@ def headline(results: Results, say: Say) -> str:
     return f"{say('summary', '')}; {say('gate_summary', '')}. {say('lead', '')}."
 
 
-def verdict_tile(results: Results, say: Say) -> VerdictTile:
+def _verdict_tile(results: Results, say: Say) -> VerdictTile:
     counts = summary.verdict_counts(results.candidates)
-    by_verdict = tuple(Tally(name, say("tally", "", of=name)) for name, _ in counts.by_verdict)
+    by_verdict = tuple(
+        ClaimedCount(name, say("tally", "", of=name)) for name, _ in counts.by_verdict
+    )
     return VerdictTile(say("tally", "", of="better"), say("tally", "", of="worse"),
                        say("tally", "", of="unclear"), by_verdict)  # fmt: skip
 
 
-def gate_tile(results: Results, say: Say) -> GateTile:
+def _gate_tile(results: Results, say: Say) -> GateTile:
     if summary.gate_counts(results) is None:
         return GateTile(checked=False)
     return GateTile(True, say("tally", "", of="GO"), say("tally", "", of="REVIEW"),
                     say("tally", "", of="BLOCK"))  # fmt: skip
 
 
-def lead_tile(results: Results, say: Say) -> LeadTile | None:
+def _lead_tile(results: Results, say: Say) -> LeadTile | None:
     lead = summary.best_lead(results)
     if lead is None:
         return None
@@ -118,7 +120,7 @@ def lead_tile(results: Results, say: Say) -> LeadTile | None:
                     say("delta", f"candidates[{i}].comparisons[{j}]"), lead.n)  # fmt: skip
 
 
-def data_tile(results: Results, say: Say) -> DataTile:
+def _data_tile(results: Results, say: Say) -> DataTile:
     size = summary.data_size(results)
     at = [v.name for v in results.variants].index(results.baseline)
     judged = say("variant_judged", f"variants[{at}]") if size.baseline_judged is not None else ""
@@ -131,10 +133,10 @@ def bottom_line(results: Results, claims: Claims) -> BottomLine:
     primary = results.settings.compared[0]
     return BottomLine(
         headline=headline(results, say),
-        verdicts=verdict_tile(results, say),
-        gate=gate_tile(results, say),
-        lead=lead_tile(results, say),
-        data=data_tile(results, say),
+        verdicts=_verdict_tile(results, say),
+        gate=_gate_tile(results, say),
+        lead=_lead_tile(results, say),
+        data=_data_tile(results, say),
         rows=rows(results, say),
         metric=primary.label,
         flips_metric=metric_label(results, results.settings.flips_metric),

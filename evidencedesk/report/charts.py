@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from evidencedesk.report.model import Candidate, FlipMatrix, Variant
-from evidencedesk.report.sections import Ablations, Sizing, SizingRow
+from evidencedesk.report.model import CandidatePage, FlipMatrix, Variant
+from evidencedesk.report.sections import AblationSection, SizingLine, SizingSection
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Stat
 
@@ -25,7 +25,6 @@ BLUE = "#2166ac"
 ORANGE = "#b35806"
 GREY = "#6b7280"
 INK = "#1f2937"
-DIVERGING = [[0.0, ORANGE], [0.25, "#f1a340"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"], [1.0, BLUE]]
 CONFIG = {"displaylogo": False, "responsive": True}
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 
@@ -52,7 +51,7 @@ def _layout(fig: go.Figure, height: int, x_title: str, y_title: str = "") -> Non
     fig.update_yaxes(title_text=y_title, gridcolor="#e5e7eb", automargin=True)
 
 
-def to_fragment(fig: go.Figure, name: str) -> str:
+def _to_fragment(fig: go.Figure, name: str) -> str:
     """The figure as a ``<div>`` + inline script with the fixed id ``chart-<slug>``."""
     text = fig.to_html(
         include_plotlyjs=False,
@@ -87,10 +86,10 @@ def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) ->
     )
     _layout(fig, _height(len(shown)), f"{_esc(label)}, mean (95 % interval)")
     fig.update_yaxes(autorange="reversed")
-    return to_fragment(fig, name)
+    return _to_fragment(fig, name)
 
 
-def forest_chart(candidates: Sequence[Candidate], metric_index: int, name: str) -> str:
+def forest_chart(candidates: Sequence[CandidatePage], metric_index: int, name: str) -> str:
     """Per candidate, the paired difference from the baseline with its interval and a zero line."""
     shown = [c for c in candidates if metric_index < len(c.metrics)]
     deltas = [c.metrics[metric_index].delta for c in shown]
@@ -98,7 +97,7 @@ def forest_chart(candidates: Sequence[Candidate], metric_index: int, name: str) 
     return _forest([_esc(c.name) for c in shown], deltas, label, name)
 
 
-def metric_forest(candidate: Candidate, name: str) -> str:
+def metric_forest(candidate: CandidatePage, name: str) -> str:
     """One candidate's paired differences on every metric."""
     deltas = [m.delta for m in candidate.metrics]
     return _forest([_esc(d.name) for d in deltas], deltas, "difference", name)
@@ -139,7 +138,7 @@ def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str
         fig, _height(len(labels)), f"{_esc(label)}: candidate − baseline<br>(paired 95 % interval)"
     )
     fig.update_yaxes(autorange="reversed")
-    return to_fragment(fig, name)
+    return _to_fragment(fig, name)
 
 
 def flip_bars(matrix: FlipMatrix, name: str) -> str:
@@ -181,17 +180,17 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
     pad = 1.5 + 0.25 * bound
     fig.update_xaxes(range=[-bound - pad, bound + pad], zeroline=True)
     fig.update_yaxes(autorange="reversed")
-    return to_fragment(fig, name)
+    return _to_fragment(fig, name)
 
 
-def _depth_tick(r: SizingRow) -> str:
+def _depth_tick(r: SizingLine) -> str:
     """ "depth 10<br>10 pairs · 19 ms": the x axis carries the cost of each depth."""
     pairs = "" if r.pairs.value is None else f"<br>{r.pairs.value:g} pairs"
     latency = "" if r.latency.value is None else f" · {r.latency.value:g} ms"
     return f"depth {r.depth}{pairs}{latency}"
 
 
-def sizing_chart(sizing: Sizing, name: str) -> str:
+def sizing_chart(sizing: SizingSection, name: str) -> str:
     """MRR (the metric the marked setting is chosen on) with its interval and tokens per question,
     per depth (scored pairs and hypothetical latency under each depth) and final size."""
     rows = sizing.rows
@@ -288,10 +287,10 @@ def sizing_chart(sizing: Sizing, name: str) -> str:
                      row=2, col=1, type="category")  # fmt: skip
     fig.update_xaxes(type="category", categoryorder="array",
                      categoryarray=[ticks[d] for d in depths])  # fmt: skip
-    return to_fragment(fig, name)
+    return _to_fragment(fig, name)
 
 
-def ablation_chart(ablations: Ablations, name: str) -> str:
+def ablation_chart(ablations: AblationSection, name: str) -> str:
     """MRR change of each single-field change against the base config, with its paired 95 %
     interval (where known); labels sit outside the bars and the axis leaves room for them."""
     rows = [r for r in ablations.rows if not r.is_base]
@@ -322,4 +321,4 @@ def ablation_chart(ablations: Ablations, name: str) -> str:
     fig.update_layout(margin={"l": 10, "r": 40, "t": 20, "b": 60})
     fig.update_xaxes(range=[-bound, bound])
     fig.update_yaxes(autorange="reversed", automargin=True)
-    return to_fragment(fig, name)
+    return _to_fragment(fig, name)

@@ -9,7 +9,7 @@ from evidencedesk.report.values import Plain, fmt
 from evidencedesk.report.words import gate_k, gate_metric
 from evidencedesk.results.types import PolicyFacts, Results, RuleValue
 
-# what breaching each policy key does (evidencedesk.gate.decide)
+# what breaching each policy key does (evidencedesk.gate.decide_gate)
 ON_BREACH = {
     "critical": "BLOCK",
     "min_recall": "BLOCK",

@@ -14,13 +14,18 @@ from typing import Literal
 
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report.gate_view import GatePage, RuleRow
-from evidencedesk.report.sections import Ablations, Citations, Evidence, Sizing
+from evidencedesk.report.sections import (
+    AblationSection,
+    CitationSection,
+    EvidenceSection,
+    SizingSection,
+)
 from evidencedesk.report.since_view import SinceView
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
-from evidencedesk.results.types import Results
+from evidencedesk.results.types import ModelFacts, Results, Skipped
 
-Verdict = Literal["GO", "REVIEW", "BLOCK"]
+GateLevel = Literal["GO", "REVIEW", "BLOCK"]
 
 
 @dataclass(frozen=True)
@@ -28,20 +33,6 @@ class Caveat(Plain):
     key: str  # "dense", "rerankers", "labels", "tuning", ...
     text: str
     words: str = ""  # the caveat in a few words, for the one-line mention on other pages
-
-
-@dataclass(frozen=True)
-class Skipped(Plain):
-    stage: str  # "sizing", "ablations", "citations", "evidence"
-    reason: str
-
-
-@dataclass(frozen=True)
-class ModelFacts(Plain):
-    """A real model that ran, for the methods page: its name and (what, value) lines."""
-
-    name: str
-    facts: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -106,7 +97,7 @@ class Count(Plain):
 
 
 @dataclass(frozen=True)
-class Tally(Plain):
+class ClaimedCount(Plain):
     """A count the site claims (report.claims): `count` is the claim's words."""
 
     key: str
@@ -233,7 +224,7 @@ class DiffRow(Plain):
 
 
 @dataclass(frozen=True)
-class NotRun(Plain):
+class NotRunPage(Plain):
     """A candidate not run on this machine (an optional extra is absent): its one line."""
 
     name: str
@@ -339,7 +330,7 @@ class CondensedView(Plain):
 
 
 @dataclass(frozen=True)
-class Candidate(Plain):
+class CandidatePage(Plain):
     name: str
     rationale: str
     diff: tuple[DiffRow, ...]
@@ -347,7 +338,7 @@ class Candidate(Plain):
     flips: Flips
     slices: tuple[SliceCompare, ...]
     cost: tuple[CostRow, ...]
-    verdict: Verdict
+    verdict: GateLevel
     gate_lines: tuple[GateLine, ...]
     recommendation: Recommendation
     note_markdown: str | None = None
@@ -394,7 +385,7 @@ class VerdictTile(Plain):
     better: str  # each count a claim (report.claims)
     worse: str
     unclear: str
-    by_verdict: tuple[Tally, ...]  # key: the verdict's name
+    by_verdict: tuple[ClaimedCount, ...]  # key: the verdict's name
 
 
 @dataclass(frozen=True)
@@ -595,7 +586,7 @@ class ToLabelRow(Plain):
 
 
 @dataclass(frozen=True)
-class ToLabel(Plain):
+class ToLabelPage(Plain):
     """The to-label page: what data/to-label.tsv holds, its first rows, and the round trip."""
 
     file: str  # "data/to-label.tsv"
@@ -613,29 +604,29 @@ class SiteModel(Plain):
     benchmark: tuple[BenchmarkRow, ...]
     flip_matrix: FlipMatrix
     slices: tuple[SliceTable, ...]
-    candidates: tuple[Candidate, ...]
+    candidates: tuple[CandidatePage, ...]
     questions: tuple[Question, ...]  # the questions that get a page
     # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
     benchmark_columns: tuple[str, str, str, str]
-    sizing: Sizing | None = None  # None: skipped, see meta.skipped
-    ablations: Ablations | None = None
-    citations: Citations | None = None
-    evidence: Evidence | None = None
+    sizing: SizingSection | None = None  # None: skipped, see meta.skipped
+    ablations: AblationSection | None = None
+    citations: CitationSection | None = None
+    evidence: EvidenceSection | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
     page_rule: str = ""  # which questions get a page when some are left out (results.pages)
     gate: GatePage | None = None  # None: no gate policy (no gate.html)
     bottom_line: BottomLine | None = None  # the index's first screen; None in test models
     since: SinceView | None = None  # changes since the report given to --compare-to
     question_list: QuestionList | None = None  # None: no questions.html (test models)
-    to_label: ToLabel | None = None  # None: no unjudged pair in any compared top k
+    to_label: ToLabelPage | None = None  # None: no unjudged pair in any compared top k
     # every claim of every page (report.claims): written as claims.json for `evidencedesk audit`
     claims: object | None = field(default=None, compare=False, repr=False)
-    not_run: tuple[NotRun, ...] = ()  # candidates whose optional extra is not installed
+    not_run: tuple[NotRunPage, ...] = ()  # candidates whose optional extra is not installed
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
 
 
-SEED_MAX = 2**32 - 1  # seeds are 0..2**32-1 (README, "The report site"): one range for CLI and API
+SEED_MAX = 2**32 - 1  # seeds are 0..2**32-1 (docs/cli.md): one range for CLI and API
 
 
 @dataclass(frozen=True)
@@ -646,7 +637,7 @@ class BuildOptions(Plain):
     runs: tuple[tuple[str, Path], ...] = ()
     project: Path | None = None
     compare_to: Path | None = None  # a previous build's results.json (or its site folder)
-    # the evidencedesk.project.Project that `report.cli.prepare` loaded from `project`, so that
+    # the evidencedesk.results.project.Project that `report.cli.prepare` loaded from `project`, so that
     # the build reads the project once (None: the build loads it), and the line naming it
     loaded: object | None = field(default=None, compare=False, repr=False)
     named: str = field(default="", compare=False, repr=False)

@@ -38,9 +38,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from evidencedesk.errors import BuildLockedError, OutputError
-from evidencedesk.structured import parse_json
-from evidencedesk.writing import write_file
+from evidencedesk.errors import BuildLockedError, OutputFolderError
+from evidencedesk.files.structured import parse_json
+from evidencedesk.files.writing import write_file
 
 GENERATOR = "evidencedesk"
 MANIFEST = "manifest.json"
@@ -56,10 +56,6 @@ OWNER = "owner.json"
 README_ONLY = frozenset({"README.md"})
 MAX_MARKER_BYTES = 64 << 20  # a manifest lists every page; 64 MiB is far beyond 100,000 pages
 HOW = "choose a new or empty folder, or a previous site, for --out (e.g. --out site)"
-
-
-class OutputFolderError(OutputError):
-    """``--out`` names a folder evidencedesk must not replace."""
 
 
 def resolve(out: str | Path) -> Path:
@@ -102,7 +98,7 @@ def _names(value: object) -> set[str]:
     return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
 
 
-def listed_files(folder: Path) -> frozenset[str]:
+def _listed_files(folder: Path) -> frozenset[str]:
     """The files (paths relative to `folder`, ``/``-separated) that the previous build wrote:
     its manifest's ``files``; for a manifest of an earlier version, which had none, its pages,
     its downloads and the files every earlier version wrote (`LEGACY_FILES`, ``data/runs/*.run``).
@@ -131,7 +127,7 @@ def carry_unlisted(out: Path, new: Path, shown: str) -> list[str]:
     """
     if not out.is_dir() or out.is_symlink():
         return []
-    listed = listed_files(out)
+    listed = _listed_files(out)
     kept: list[str] = []
     for folder, dirs, files in os.walk(out):
         dirs.sort()

@@ -2,18 +2,20 @@
 exports, the list of downloads the pages link and ``manifest.json``.
 
 Up to the page limit `write_results` writes them after the pages; above it
-`results_in_background` has two forked processes write them while the pages render
-(`evidencedesk.report.parallel`): the same files, the same bytes.
+`results_in_background` hands them to the render's `background` as two jobs (the command line
+runs them in forked processes while the pages render: `cli.process.forked`): the same files,
+the same bytes.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from evidencedesk.files.writing import write_file
 from evidencedesk.report.model import SiteModel
-from evidencedesk.report.parallel import Background
 from evidencedesk.report.site import inside, slug
 from evidencedesk.results import jsonio
 from evidencedesk.results.exports import (
@@ -27,11 +29,10 @@ from evidencedesk.results.exports import (
 from evidencedesk.results.jsonio import QUESTIONS_FILE, RESULTS_JSON
 from evidencedesk.results.pages import large as results_large
 from evidencedesk.version import __version__
-from evidencedesk.writing import write_file
 
 
 def write_bytes(path: Path, data: bytes) -> None:
-    """One file of the site: new in the build's work folder (`evidencedesk.writing.write_file`
+    """One file of the site: new in the build's work folder (`evidencedesk.files.writing.write_file`
     refuses a second write to one name, say two runs with one slug)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     write_file(path, data, "site file")
@@ -67,7 +68,7 @@ def downloads(model: SiteModel) -> list[tuple[str, str]]:
     ]  # fmt: skip
 
 
-def write_files(out: Path, files: dict[str, bytes]) -> None:
+def _write_files(out: Path, files: dict[str, bytes]) -> None:
     for name, data in files.items():
         write_bytes(inside(out, name), data)
 
@@ -78,7 +79,7 @@ def write_results(model: SiteModel, out: Path) -> list[str]:
     if model.results is None:
         return []
     files = {**jsonio.site_files(model.results), **site_exports(model.results, slug)}
-    write_files(out, files)
+    _write_files(out, files)
     return list(files)
 
 
@@ -91,19 +92,19 @@ def write_claims(model: SiteModel, out: Path) -> None:
     if claims is None or not hasattr(claims, "to_dict"):
         return
     text = json.dumps(claims.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    write_files(out, {CLAIMS_JSON: text.encode("utf-8")})
+    _write_files(out, {CLAIMS_JSON: text.encode("utf-8")})
 
 
-def results_in_background(model: SiteModel, out: Path) -> list[Background]:
+def results_in_background(model: SiteModel, out: Path, background: Callable[..., Any]) -> list[Any]:
     """Above the page limit, results.json (with its per-question file) and the data/ exports
-    are written by two forked processes while this one renders the pages (report.parallel);
+    are handed to `background` (`report.render.Launch`) as two jobs while the pages render;
     none up to it (then `write_results` writes them after the pages)."""
     results = model.results
     if results is None or not results_large(results):
         return []
     return [
-        Background(lambda: write_files(out, jsonio.site_files(results))),
-        Background(lambda: write_files(out, site_exports(results, slug))),
+        background(lambda: _write_files(out, jsonio.site_files(results))),
+        background(lambda: _write_files(out, site_exports(results, slug))),
     ]
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from evidencedesk.paths import require
-from evidencedesk.project import DEMO_PROJECT, Project, load_project
 from evidencedesk.report.assemble import present
 from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.results.evaluate import evaluate
 from evidencedesk.results.jsonio import load
-from evidencedesk.results.progress import Progress, paused_gc
+from evidencedesk.results.progress import Progress
+from evidencedesk.results.project import DEMO_PROJECT, Project, load_project
 from evidencedesk.results.since import since
 
 
@@ -32,5 +32,4 @@ def build_model(options: BuildOptions, progress: Progress) -> SiteModel:
     results = evaluate(project, options.seed, options.runs, progress)
     progress("site model")
     previous = None if options.compare_to is None else load(results_file(options.compare_to))
-    with paused_gc():  # formatting 50,000 questions' rows on top of their Results
-        return present(results, None if previous is None else since(previous, results))
+    return present(results, None if previous is None else since(previous, results))

@@ -25,7 +25,7 @@ LIST_PAGE = "questions.html"
 LIST_DATA = "data/question-list.js"  # every row, for the list's script
 
 
-def question_file(qid: str) -> str:
+def _question_file(qid: str) -> str:
     return f"question-{slug(qid)}.html"
 
 
@@ -56,7 +56,7 @@ class QuestionLinks:
         if anchors is None:
             return f"{LIST_PAGE}#q={quote(qid, safe='')}" if self.listed else ""
         anchor = diff_anchor(candidate) if candidate else list_anchor(variant) if variant else ""
-        return question_file(qid) + (f"#{anchor}" if anchor in anchors else "")
+        return _question_file(qid) + (f"#{anchor}" if anchor in anchors else "")
 
     def to(self, variant: str | None = None, candidate: str | None = None) -> Callable[[str], str]:
         """`href` with the run or candidate fixed (for the templates' `qlist` macro)."""
@@ -121,7 +121,7 @@ def list_script(ql: QuestionList, candidates: Sequence[str]) -> str:
                 [index[c] for c in r.better],
                 [index[c] for c in r.worse],
                 None if r.passed is None else int(r.passed),
-                question_file(r.id) if r.has_page else "",
+                _question_file(r.id) if r.has_page else "",
             ]
             for r in ql.rows
         ],  # fmt: skip

@@ -42,7 +42,7 @@ def _marks(fact: ChunkFact | None) -> tuple[Mark, ...]:
     return tuple(fact.marks) if fact is not None else ()  # type: ignore[arg-type]
 
 
-def graded_chunk(cid: str, grade: int, fact: ChunkFact | None) -> GradedChunk:
+def _graded_chunk(cid: str, grade: int, fact: ChunkFact | None) -> GradedChunk:
     if fact is None:
         return GradedChunk(cid, grade, "", "", (), False)
     if fact.text is None:
@@ -95,7 +95,7 @@ def _flat(text: str, title: str) -> str:
     return " ".join(" ".join(parts).split()).removesuffix(" ·")
 
 
-def ranked_item(
+def _ranked_item(
     rank: int, cid: str, grade: int, fact: ChunkFact | None, labelled: dict[str, int],
     judged: bool = True,
 ) -> RankedItem:  # fmt: skip
@@ -126,7 +126,7 @@ def _items(
     if id(r) not in made:
         flags = r.judged or (True,) * len(r.ids)
         made[id(r)] = tuple(
-            ranked_item(rank, cid, g, facts.get(cid), labelled, f)
+            _ranked_item(rank, cid, g, facts.get(cid), labelled, f)
             for rank, (cid, g, f) in enumerate(
                 zip(r.ids[:depth], r.grades[:depth], flags[:depth], strict=False), 1
             )
@@ -191,7 +191,7 @@ class _Moves:
         return "better" if qid in self.better else "worse" if qid in self.worse else ""
 
 
-def side_by_side(
+def _side_by_side(
     results: Results,
     cand: CandidateResult,
     qid: str,
@@ -260,7 +260,7 @@ def questions(
         if keep is not None and label.id not in keep:
             continue
         graded = [
-            graded_chunk(cid, grade, facts.get(cid))
+            _graded_chunk(cid, grade, facts.get(cid))
             for cid, grade in sorted(label.grades.items(), key=lambda kv: (-kv[1], kv[0]))
             if grade > 0
         ]
@@ -300,7 +300,7 @@ def questions(
         for cand, index, moved in zip(results.candidates, by_cand, moves, strict=True):
             cand_r = index.get(label.id)
             cand_items = _items(cand_r, facts, label.grades, made, depth) if cand_r else ()
-            diffs.append(side_by_side(results, cand, label.id, base_r, base_items, cand_r,
+            diffs.append(_side_by_side(results, cand, label.id, base_r, base_items, cand_r,
                                       cand_items, moved, label.id in critical, labels, depth))  # fmt: skip
         pages.append(
             Question(

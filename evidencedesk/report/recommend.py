@@ -57,7 +57,10 @@ def recommend(
     take = say("take", source)
     if take:
         lines.append(f"- {md_escape(take)}.")
-    lines += [f"- {md_escape(say('cost', source))}.", f"- {md_escape(say('verdict_line', source))}."]
+    lines += [
+        f"- {md_escape(say('cost', source))}.",
+        f"- {md_escape(say('verdict_line', source))}.",
+    ]
     for j, _ in enumerate(cand.gate.checks):
         lines.append(f"  - {md_escape(say('gate_line', f'{source}.gate.checks[{j}]'))}")
     if caveat:

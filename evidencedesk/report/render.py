@@ -12,7 +12,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import jinja2
 import plotly
@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from evidencedesk import paths
 from evidencedesk.errors import EnvironmentValueError, EvidencedeskError
+from evidencedesk.files.slugs import check_unique
 from evidencedesk.report import charts
 from evidencedesk.report.model import SiteModel
 from evidencedesk.report.outputs import (
@@ -31,7 +32,6 @@ from evidencedesk.report.outputs import (
     write_claims,
     write_results,
 )
-from evidencedesk.report.parallel import Background
 from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug, written_files
 from evidencedesk.report.values import DELTA_STEPS, FLIP_STEPS
@@ -40,9 +40,7 @@ from evidencedesk.results.exports import (
     per_question_file,
 )
 from evidencedesk.results.pages import large as results_large
-from evidencedesk.results.progress import paused_gc
 from evidencedesk.retrieval.stats import TIE
-from evidencedesk.slugs import check_unique
 from evidencedesk.version import __version__
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
@@ -114,7 +112,9 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["md"] = render_markdown
-    env.filters["plain"] = str  # a claim's words without its mark (report.claims.Said), for attributes
+    env.filters["plain"] = (
+        str  # a claim's words without its mark (report.claims.Said), for attributes
+    )
     env.filters["delta_class"] = delta_class
     env.globals["flip_class"] = flip_class
     return env
@@ -151,7 +151,7 @@ Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra cont
 DOCUMENTS_SHOWN = 1000  # rows of the documents page (a 5,000-document corpus lists its first)
 
 
-def _page_list(model: SiteModel) -> list[Page]:
+def page_list(model: SiteModel) -> list[Page]:
     """Every page, checked for file-name collisions."""
     _check_anchors(model)
     pages: list[Page] = [
@@ -221,36 +221,55 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     return out
 
 
+class Job(Protocol):
+    """A job started by a `Launch`: `wait()` for it (raising what it raised), `stop()` it."""
+
+    def wait(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+Launch = Callable[[Callable[[], object]], Job]
+
+
+class _Done:
+    def wait(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
+
+
+def at_once(job: Callable[[], object]) -> Job:
+    """The library's `Launch`: the job runs now, in this process (the command line passes
+    `cli.process.forked` instead)."""
+    job()
+    return _Done()
+
+
 def render_site(
     model: SiteModel,
     out: Path,
     templates: Path | None = None,
     on_page: Callable[[str], None] | None = None,
+    background: Launch = at_once,
 ) -> list[str]:
     """Write every page, the assets, results.json with its data/ exports (when the model has
-    Results) and ``manifest.json`` into `out`; return the page files."""
-    with paused_gc():  # a large site's pages and JSON on top of its Results
-        return _render_site(model, out, templates, on_page)
-
-
-def _render_site(
-    model: SiteModel,
-    out: Path,
-    templates: Path | None,
-    on_page: Callable[[str], None] | None,
-) -> list[str]:
+    Results) and ``manifest.json`` into `out`; return the page files. Above the page limit
+    results.json, the data/ exports and every other question page are handed to `background`
+    while the rest is written (the same files, the same bytes, whichever `Launch` runs them)."""
     env = environment(templates)
-    pages = _page_list(model)
-    background = results_in_background(model, out)
+    pages = page_list(model)
+    started = results_in_background(model, out, background)
     try:
-        files = _write_pages(model, out, templates, on_page, env, pages)
-        if not background:
+        files = _write_pages(model, out, templates, on_page, env, pages, background)
+        if not started:
             write_results(model, out)
         write_claims(model, out)
-        for job in background:
+        for job in started:
             job.wait()
     except BaseException:
-        for job in background:
+        for job in started:
             job.stop()
         raise
     written = written_files(out)  # everything but the manifest, which lists them
@@ -265,6 +284,7 @@ def _write_pages(
     on_page: Callable[[str], None] | None,
     env: jinja2.Environment,
     pages: list[Page],
+    background: Launch,
 ) -> list[str]:
     links = links_of(model.questions, model.question_list is not None)
     nav = [(f, t) for f, _, t, _ in pages if f in {s[0] for s in SECTION_PAGES}]
@@ -292,11 +312,11 @@ def _write_pages(
             if report and on_page is not None:
                 on_page(file)
 
-    # above the page limit a forked process renders every other question page (report.parallel)
+    # above the page limit every other question page is handed to `background`
     large = model.results is not None and results_large(model.results)
     questions = [i for i, p in enumerate(pages) if p[1] == "question.html"]
-    theirs = set(questions[1::2]) if large else set()
-    child = Background(lambda: write([pages[i] for i in sorted(theirs)], False)) if theirs else None
+    theirs = set(questions[1::2]) if large and background is not at_once else set()
+    child = background(lambda: write([pages[i] for i in sorted(theirs)], False)) if theirs else None
     try:
         write([p for i, p in enumerate(pages) if i not in theirs], True)
         if child is not None:

@@ -11,7 +11,7 @@ from evidencedesk import metric_names
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.gate_view import rule_rows
 from evidencedesk.report.model import (
-    Candidate,
+    CandidatePage,
     CondensedView,
     CostRow,
     DiffRow,
@@ -40,7 +40,7 @@ from evidencedesk.retrieval.evalreport import Config, capped_words
 from evidencedesk.retrieval.stats import TIE
 
 
-def list_filter(words: str) -> str:
+def _list_filter(words: str) -> str:
     """The question list opened filtered by `words` (questions.html#q=…)."""
     return f"{LIST_PAGE}#q={quote(words, safe='')}"
 
@@ -139,7 +139,7 @@ def diff_rows(diff: tuple[ConfigChange, ...]) -> tuple[DiffRow, ...]:
     )
 
 
-def judged_view(say: Say, source: str, share: JudgedShare | None) -> JudgedView | None:
+def _judged_view(say: Say, source: str, share: JudgedShare | None) -> JudgedView | None:
     if share is None:
         return None
     label = f"Δ {metric_names.label(f'judged@{share.k}')}"
@@ -148,7 +148,9 @@ def judged_view(say: Say, source: str, share: JudgedShare | None) -> JudgedView 
                       say("unjudged", source), say("judged", source))  # fmt: skip
 
 
-def condensed_view(say: Say, source: str, cand: CandidateResult, label: str) -> CondensedView | None:
+def _condensed_view(
+    say: Say, source: str, cand: CandidateResult, label: str
+) -> CondensedView | None:
     cmp = cand.condensed
     if cmp is None:
         return None
@@ -157,7 +159,7 @@ def condensed_view(say: Say, source: str, cand: CandidateResult, label: str) -> 
                          delta, bool(cand.condensed_agrees), say("condensed", source))  # fmt: skip
 
 
-def run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[str, ...]:
+def _run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[str, ...]:
     """Coverage warnings of the runs a candidate's comparison reads: the baseline's and, in a
     runs-only project, its own."""
     names = [results.baseline] + ([cand.lists_of] if cand.lists_of else [])
@@ -170,7 +172,7 @@ def run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[str
     return tuple(out)
 
 
-def candidate_models(results: Results, claims: Claims) -> tuple[Candidate, ...]:
+def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, ...]:
     base = results.variant(results.baseline)
     labels = {m.name: m.label for m in results.settings.compared}
     out = []
@@ -198,7 +200,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[Candidate, ...]:
         flips_source = f"{source}.comparisons[{at[f.metric]}]"
         head_source = f"{source}.comparisons[{at[cand.decision.primary]}]"
         out.append(
-            Candidate(
+            CandidatePage(
                 name=cand.name,
                 rationale=cand.rationale,
                 diff=diff_rows(cand.diff),
@@ -214,8 +216,8 @@ def candidate_models(results: Results, claims: Claims) -> tuple[Candidate, ...]:
                     text=flips_text(len(f.better), len(f.worse)),
                     inline=INLINE_IDS,
                     more=(
-                        list_filter(f'"better {cand.name}"'),
-                        list_filter(f'"worse {cand.name}"'),
+                        _list_filter(f'"better {cand.name}"'),
+                        _list_filter(f'"worse {cand.name}"'),
                     ),
                     words=FlipWords(
                         say("p", flips_source, which="sign_p"),
@@ -234,9 +236,11 @@ def candidate_models(results: Results, claims: Claims) -> tuple[Candidate, ...]:
                 gate_baseline=cand.gate.baseline,
                 note_heading=note_heading(cand.note),
                 slice_small=SMALL_SLICE,
-                judged=judged_view(say, source, cand.judged),
-                condensed=condensed_view(say, source, cand, labels[results.settings.compared[0].name]),
-                warnings=run_warnings(results, say, cand),
+                judged=_judged_view(say, source, cand.judged),
+                condensed=_condensed_view(
+                    say, source, cand, labels[results.settings.compared[0].name]
+                ),
+                warnings=_run_warnings(results, say, cand),
                 keyfacts=(say("delta", head_source), say("flips_of", flips_source)),
                 badges=(say("verdict", source), say("gate", source)),
             )

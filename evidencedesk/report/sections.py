@@ -1,14 +1,17 @@
-"""Site-model sections that need the full pipeline (skipped for a runs-only project)."""
+"""Site-model sections that need the full pipeline (skipped for a runs-only project): the
+page-shaped form (formatted `Num`s, `Stat`s) of `results.rows`; where a row needs no formatting
+(merges, held-back pairs, tenants) the section holds the Results row itself."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from evidencedesk.report.values import Num, Plain, Stat
+from evidencedesk.results.rows import HeldBack, Merge, TenantRow
 
 
 @dataclass(frozen=True)
-class SizingRow(Plain):
+class SizingLine(Plain):
     depth: int
     final: int
     recall: Num  # recall at `final`
@@ -22,18 +25,18 @@ class SizingRow(Plain):
 
 
 @dataclass(frozen=True)
-class Sizing(Plain):
+class SizingSection(Plain):
     reranker: str
     price_list: str
-    rows: tuple[SizingRow, ...]
+    rows: tuple[SizingLine, ...]
     note: str = ""
 
 
 @dataclass(frozen=True)
-class AblationRow(Plain):
+class AblationLine(Plain):
     change: str  # "reranker=feature"; the base row says "base"
     is_base: bool
-    metrics: tuple[Num, ...]  # one per Ablations.metric_names
+    metrics: tuple[Num, ...]  # one per AblationSection.metric_names
     mrr_delta: Num
     better: tuple[str, ...]
     worse: tuple[str, ...]
@@ -43,10 +46,10 @@ class AblationRow(Plain):
 
 
 @dataclass(frozen=True)
-class Ablations(Plain):
+class AblationSection(Plain):
     base: str  # a description of the base config
     metric_names: tuple[str, ...]
-    rows: tuple[AblationRow, ...]
+    rows: tuple[AblationLine, ...]
 
 
 @dataclass(frozen=True)
@@ -61,26 +64,13 @@ class CitationCase(Plain):
 
 
 @dataclass(frozen=True)
-class Citations(Plain):
+class CitationSection(Plain):
     cases: tuple[CitationCase, ...]
     limit: str  # the negation limit, stated
 
 
 @dataclass(frozen=True)
-class Merge(Plain):
-    kept: str
-    merged: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class HeldBack(Plain):
-    first: str
-    second: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class CompressionRow(Plain):
+class CompressionLine(Plain):
     setting: str  # "spans", "budget 120 tokens", ...
     tokens_before: Num
     tokens_after: Num
@@ -90,7 +80,7 @@ class CompressionRow(Plain):
 
 
 @dataclass(frozen=True)
-class StateRow(Plain):
+class StateLine(Plain):
     state: str  # freshness / deletion state ("old index, not rebuilt", ...)
     served: str  # what is served
     stale: bool  # serves text it should not
@@ -98,21 +88,12 @@ class StateRow(Plain):
 
 
 @dataclass(frozen=True)
-class TenantRow(Plain):
-    tenant: str
-    filtered: bool  # False for the control row
-    questions: int
-    leaks: int
-    leaked: tuple[str, ...]  # chunk ids
-
-
-@dataclass(frozen=True)
-class Evidence(Plain):
+class EvidenceSection(Plain):
     kept: int
     merges: tuple[Merge, ...]
     held_back: tuple[HeldBack, ...]
-    compression: tuple[CompressionRow, ...]
-    freshness: tuple[StateRow, ...]
-    deletion: tuple[StateRow, ...]
+    compression: tuple[CompressionLine, ...]
+    freshness: tuple[StateLine, ...]
+    deletion: tuple[StateLine, ...]
     tenants: tuple[TenantRow, ...]
     notes: tuple[str, ...] = ()

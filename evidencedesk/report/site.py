@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from evidencedesk.errors import EvidencedeskError
+from evidencedesk.errors import BuildTerminated, EvidencedeskError
+from evidencedesk.files.slugs import plain_slug
 from evidencedesk.report.outfolder import (
     build_lock,
     carry_unlisted,
@@ -40,7 +41,6 @@ from evidencedesk.report.outfolder import (
     protected_places,
     resolve,
 )
-from evidencedesk.slugs import plain_slug
 
 MAX_SLUG = 64
 
@@ -64,10 +64,6 @@ def inside(root: Path, relative: str) -> Path:
     if target != base and base not in target.parents:
         raise EvidencedeskError(f"output file {relative!r} would leave the site folder")
     return target
-
-
-class BuildTerminated(BaseException):
-    """SIGTERM arrived during the build (raised from the signal handler)."""
 
 
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from evidencedesk.report.sections import (
-    AblationRow,
-    Ablations,
+    AblationLine,
+    AblationSection,
     CitationCase,
-    Citations,
-    CompressionRow,
-    Evidence,
-    HeldBack,
-    Merge,
-    Sizing,
-    SizingRow,
-    StateRow,
-    TenantRow,
+    CitationSection,
+    CompressionLine,
+    EvidenceSection,
+    SizingLine,
+    SizingSection,
+    StateLine,
 )
 from evidencedesk.report.values import config_word, num, pval, stat
 from evidencedesk.report.variants import metric_stat
@@ -55,15 +52,15 @@ def left_out_cells(depths: tuple[int, ...], finals: tuple[int, ...]) -> str:
     return ""
 
 
-def sizing(rows: tuple[r.SizingRow, ...], settings: Settings, noise: str = "") -> Sizing:
+def sizing(rows: tuple[r.SizingRow, ...], settings: Settings, noise: str = "") -> SizingSection:
     """The sweep's model; `noise`: the "within noise" rule's words (a claim of sizing.html)."""
     assert settings.design is not None  # noqa: S101 - sizing rows exist only with a design
     design = settings.design
-    return Sizing(
+    return SizingSection(
         reranker=settings.design.sizing_reranker,
         price_list=price_list(settings),
         rows=tuple(
-            SizingRow(
+            SizingLine(
                 depth=x.depth,
                 final=x.final,
                 recall=num(x.recall),
@@ -77,7 +74,8 @@ def sizing(rows: tuple[r.SizingRow, ...], settings: Settings, noise: str = "") -
             )
             for x in rows
         ),
-        note=SIZING_NOTE + (f"{noise}." if noise else "")
+        note=SIZING_NOTE
+        + (f"{noise}." if noise else "")
         + left_out_cells(design.sizing_depths, design.sizing_finals),
     )
 
@@ -89,14 +87,14 @@ def _change(changes: dict[str, object], base: Config) -> str:
     return f"{words} ({capped_words(cfg.depth, cfg.final)})" if cfg.capped else words
 
 
-def ablations(a: r.Ablations, settings: Settings) -> Ablations:
+def ablations(a: r.Ablations, settings: Settings) -> AblationSection:
     assert settings.design is not None  # noqa: S101 - ablation rows exist only with a design
     base = Config(**settings.design.ablation_base)
-    return Ablations(
+    return AblationSection(
         base=a.base,
         metric_names=tuple(m.label for m in settings.columns),
         rows=tuple(
-            AblationRow(
+            AblationLine(
                 change="base" if i == 0 else _change(x.changes, base),
                 is_base=i == 0,
                 metrics=tuple(num(x.metrics[m.name]) for m in settings.columns),
@@ -114,8 +112,8 @@ def ablations(a: r.Ablations, settings: Settings) -> Ablations:
     )
 
 
-def citations(rows: tuple[r.CitationRow, ...]) -> Citations:
-    return Citations(
+def citations(rows: tuple[r.CitationRow, ...]) -> CitationSection:
+    return CitationSection(
         cases=tuple(
             CitationCase(
                 id=x.id,
@@ -132,17 +130,19 @@ def citations(rows: tuple[r.CitationRow, ...]) -> Citations:
     )
 
 
-def _states(rows: tuple[r.StateRow, ...]) -> tuple[StateRow, ...]:
-    return tuple(StateRow(x.state, ", ".join(x.served) or "nothing", x.stale, x.note) for x in rows)
+def _states(rows: tuple[r.StateRow, ...]) -> tuple[StateLine, ...]:
+    return tuple(
+        StateLine(x.state, ", ".join(x.served) or "nothing", x.stale, x.note) for x in rows
+    )
 
 
-def evidence(e: r.EvidenceResult) -> Evidence:
-    return Evidence(
+def evidence(e: r.EvidenceResult) -> EvidenceSection:
+    return EvidenceSection(
         kept=e.kept,
-        merges=tuple(Merge(m.kept, m.merged) for m in e.merges),
-        held_back=tuple(HeldBack(h.first, h.second, h.reason) for h in e.held_back),
+        merges=e.merges,
+        held_back=e.held_back,
         compression=tuple(
-            CompressionRow(
+            CompressionLine(
                 c.setting,
                 num(c.tokens_before, 0),
                 num(c.tokens_after, 0),
@@ -154,8 +154,6 @@ def evidence(e: r.EvidenceResult) -> Evidence:
         ),  # fmt: skip
         freshness=_states(e.freshness),
         deletion=_states(e.deletion),
-        tenants=tuple(
-            TenantRow(t.tenant, t.filtered, t.questions, t.leaks, t.leaked) for t in e.tenants
-        ),
+        tenants=e.tenants,
         notes=e.notes,
     )

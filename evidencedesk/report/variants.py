@@ -55,11 +55,11 @@ def caveat_of(v: VariantResult, dense: str = "toy") -> str | None:
     return None if searcher is None else f"includes {searcher}"
 
 
-def stat_of(v: VariantResult, metric: str) -> MetricStat:
+def _stat_of(v: VariantResult, metric: str) -> MetricStat:
     return next(s for s in v.metrics if s.metric == metric)
 
 
-def coverage_warning(v: VariantResult, min_coverage: float) -> str | None:
+def _coverage_warning(v: VariantResult, min_coverage: float) -> str | None:
     """The run's coverage in words, when it answers too few of the judged queries."""
     if v.coverage is None or not v.coverage.partial(min_coverage):
         return None
@@ -76,11 +76,11 @@ def variant_models(results: Results) -> tuple[Variant, ...]:
             kind="external" if v.kind == "external" else "builtin",
             description=v.description,
             caveat=caveat_of(v, results.settings.dense),
-            metrics=tuple(metric_stat(stat_of(v, m.name), m.label) for m in columns),
+            metrics=tuple(metric_stat(_stat_of(v, m.name), m.label) for m in columns),
             pairs_per_question=num(v.costs.pairs_per_question, 1),
             tokens_per_question=num(v.costs.tokens_per_question, 0),
             judged=None if v.judged is None else metric_stat(v.judged, judged),
-            warning=coverage_warning(v, settings.min_coverage),
+            warning=_coverage_warning(v, settings.min_coverage),
         )
         for v in results.variants
     )
@@ -115,7 +115,7 @@ def _values(v: VariantResult, metric: str) -> dict[str, float | None]:
 
 
 SIGNIFICANT = 0.05  # a flip cell is marked when its Holm-adjusted p is below this
-SMALL_SLICE = 5  # slices with fewer questions are greyed: "too few to read" (README, Slices)
+SMALL_SLICE = 5  # slices with fewer questions are greyed: "too few to read" (docs/statistics.md)
 
 
 def flip_cell(f: Flip, text: str | None = None) -> FlipCell:
@@ -156,8 +156,13 @@ def flip_matrix(
                                       say("flip_line", source)))  # fmt: skip
         cells.append(tuple(line))
     candidates = tuple(
-        FlipLine(f.b, f.a, "candidate",
-                 flip_cell(f, say("flip_cell", f"flips[{where[f.a, f.b, f.family]}]")), f.tied)
+        FlipLine(
+            f.b,
+            f.a,
+            "candidate",
+            flip_cell(f, say("flip_cell", f"flips[{where[f.a, f.b, f.family]}]")),
+            f.tied,
+        )
         for f in results.flips
         if f.family == "candidates"
     )

@@ -333,7 +333,9 @@ def gate_line(results: Results, source: str) -> str:
         return (f"{metric} dropped {fmt(before - now)} against the gate's baseline "
                 f"({fmt(before)} → {fmt(now)}), more than the allowed {fmt(g.threshold)}")  # fmt: skip
     if g.rule == "review_on_mrr_flips":
-        shown = ", ".join(g.questions[:INLINE_IDS]) + (", …" if len(g.questions) > INLINE_IDS else "")
+        shown = ", ".join(g.questions[:INLINE_IDS]) + (
+            ", …" if len(g.questions) > INLINE_IDS else ""
+        )
         return (f"{metric} worse for {len(g.questions)} question(s) ({shown}), better for "
                 f"{g.counts[0]} (sign-test {p_is(g.p or 1.0)})")  # fmt: skip
     if g.rule == "no_policy":
@@ -414,7 +416,7 @@ P_OF = {"sign_p": "sign_p", "randomization_p": "randomization_p", "holm_p": "hol
         "sign_holm_p": "sign_holm_p"}  # fmt: skip
 
 
-def p_value(results: Results, source: str, which: str = "sign_p") -> str:
+def _p_value(results: Results, source: str, which: str = "sign_p") -> str:
     """One p of a comparison, as printed ("0.062", "< 0.001")."""
     cmp = resolve(results, source)
     if not isinstance(cmp, Comparison) or which not in P_OF:
@@ -491,7 +493,9 @@ def tally(results: Results, source: str, of: str = "") -> str:
     verdicts = [c.decision.verdict for c in results.candidates]
     if of in TALLIES:
         better, worse = verdicts.count(v.BETTER), verdicts.count(v.WORSE)
-        return str({"better": better, "worse": worse, "unclear": len(verdicts) - better - worse}[of])
+        return str(
+            {"better": better, "worse": worse, "unclear": len(verdicts) - better - worse}[of]
+        )
     if of in v.VERDICTS:
         return str(verdicts.count(of))
     if of in GATE_WORDS:
@@ -509,8 +513,8 @@ def variant_judged(results: Results, source: str) -> str:
             f"{'' if share.low is None or share.high is None else f' [{fmt(share.low)}, {fmt(share.high)}]'}")  # fmt: skip
 
 
-# the fixed statements of the methods: the verdict and gate rules in the words the README and
-# docs/verdicts.md use (a test holds them to the same words), and worked examples
+# the fixed statements of the methods: the verdict and gate rules in the words docs/verdicts.md
+# uses (a test holds them to the same words), and worked examples
 RULES: Mapping[str, Callable[[], str]] = {
     "moved": lambda: (
         "A reported metric moved when its paired 95 % bootstrap interval excludes zero or its "
@@ -634,7 +638,7 @@ KINDS: Mapping[str, Callable[..., str]] = {
     "flip_p": flip_p,
     "grid_legend": grid_legend,
     "list_value": list_value,
-    "p": p_value,
+    "p": _p_value,
     "judged": judged,
     "counts": counts,
     "notice": notice,

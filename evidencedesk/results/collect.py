@@ -10,7 +10,6 @@ from pathlib import Path
 
 from evidencedesk import paths
 from evidencedesk.gate import GatePolicy
-from evidencedesk.project import Project
 from evidencedesk.results import compute
 from evidencedesk.results.gate_stage import policy_facts
 from evidencedesk.results.inputs import (
@@ -20,6 +19,7 @@ from evidencedesk.results.inputs import (
     input_hashes,
     questions,
 )
+from evidencedesk.results.project import Project
 from evidencedesk.results.rows import Ablations, CitationRow, EvidenceResult, SizingRow
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import (
@@ -110,8 +110,13 @@ def _inputs(
         command=_command(project, runs, settings.seed),
         demo=_is_demo(project),
         counts=project.question_counts(),
-        notices=notices(project, runs, catalog, settings,
-                        {v.name: v.coverage for v in variants if v.coverage is not None}),
+        notices=notices(
+            project,
+            runs,
+            catalog,
+            settings,
+            {v.name: v.coverage for v in variants if v.coverage is not None},
+        ),
     )
 
 
@@ -159,7 +164,7 @@ def _command(project: Project, runs: RunPaths, seed: int) -> tuple[str, ...]:
     return tuple(args)
 
 
-def answerable_count(judged: Sequence[Judged]) -> int:
+def _answerable_count(judged: Sequence[Judged]) -> int:
     return sum(1 for j in judged if j.n_relevant > 0)
 
 
@@ -176,13 +181,14 @@ def results_of(
     """The Results of either kind of project (the pipeline's sections are None for runs-only);
     `hashes`: the input hashes started earlier (else they are computed here); `to_label`: the
     pairs to label next and how many there are (`judgments.to_label`)."""
-    answerable = answerable_count(base_judged)
+    answerable = _answerable_count(base_judged)
     return Results(
         schema_version=SCHEMA_VERSION,
         version=__version__,
         settings=settings,
-        inputs=_inputs(project, runs, catalog, labels, settings, variants, candidates, hashes,
-                       to_label[0]),  # fmt: skip
+        inputs=_inputs(
+            project, runs, catalog, labels, settings, variants, candidates, hashes, to_label[0]
+        ),  # fmt: skip
         baseline=baseline,
         variants=tuple(variants),
         flips=compute.flips(variants, settings.flips_metric, baseline, candidates),

@@ -23,7 +23,7 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.retrieval.metric_engine import of_judged
-from evidencedesk.retrieval.metrics import Judged, by_tag, per_question_all
+from evidencedesk.retrieval.metrics import Judged, by_tag, mean_defined, per_question_all
 from evidencedesk.retrieval.stats import (
     bootstrap_ci,
     flips_needed,
@@ -84,10 +84,8 @@ class Book:
         if (key, metric) not in self._stats:
             if values is None:
                 values = question_values(judged, [metric], self.averaging)[metric]
-            kept = [v for v in values.values() if v is not None]
-            mean = math.fsum(kept) / len(kept) if kept else None  # as `summarize` takes it
-            n, left = len(kept), len(values) - len(kept)
-            ci = bootstrap_ci(kept, seed=self.seed)
+            mean, n, left = mean_defined(list(values.values()))
+            ci = bootstrap_ci([v for v in values.values() if v is not None], seed=self.seed)
             self._stats[key, metric] = MetricStat(metric, mean, ci.low, ci.high, n, left)
         return self._stats[key, metric]
 

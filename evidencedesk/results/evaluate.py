@@ -10,15 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from evidencedesk.baseline import Kind, load_baseline
-from evidencedesk.candidates import Candidate, load_candidates
-from evidencedesk.errors import ConfigError, EvidencedeskError, MissingExtraError
+from evidencedesk.errors import MissingExtraError
 from evidencedesk.gate import load_policy
-from evidencedesk.gate_input import Reference
-from evidencedesk.project import Project
 from evidencedesk.results import compute, stages
+from evidencedesk.results.candidates import CandidateChange, load_candidates
 from evidencedesk.results.collect import results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.exposure import exposure
@@ -37,7 +34,8 @@ from evidencedesk.results.judgments import (
     judged_stat,
     to_label,
 )
-from evidencedesk.results.progress import Progress, Tally, paused_gc
+from evidencedesk.results.progress import Progress, Tally
+from evidencedesk.results.project import Project
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.runs_only import runs_only, saved_name
 from evidencedesk.results.settings import Settings, settings_for
@@ -50,14 +48,16 @@ from evidencedesk.results.types import (
     NotRun,
     Results,
 )
-from evidencedesk.results.verdicts import judge
+from evidencedesk.results.verdicts import decide_verdict
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.benchmark import VARIANTS
+from evidencedesk.retrieval.caches import forget_all
 from evidencedesk.retrieval.catalog import Scope
 from evidencedesk.retrieval.coverage import check_coverage
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.experiments import sizing_grid
+from evidencedesk.retrieval.gate_input import Reference
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts, uses_minilm
@@ -72,13 +72,6 @@ BUILTIN_DESCRIPTIONS = {
 }
 # [searchers] dense = "minilm": the dense variant is the real model
 MINILM_DESCRIPTIONS = BUILTIN_DESCRIPTIONS | {"dense": f"{minilm.DESCRIPTION}; cosine"}
-
-
-def _config_of(candidate_file: Path | None, name: str, changes: dict[str, object]) -> Config:
-    try:
-        return Config().replace(**changes)
-    except (EvidencedeskError, TypeError, ValueError) as exc:
-        raise ConfigError(candidate_file, f"candidate {name!r}: {exc}") from None
 
 
 def _diff(cfg: Config) -> tuple[ConfigChange, ...]:
@@ -113,12 +106,7 @@ class Evaluation:
 
 
 def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -> Results:
-    """Every number of the report, computed once.
-
-    The cyclic garbage collector is held off throughout (`paused_gc`): every stage builds
-    millions of small objects (candidates, judged lists, per-question values) that reference
-    counting frees, and each collection would walk the whole heap again — a quarter of a
-    5,000-question pipeline build's time."""
+    """Every number of the report, computed once."""
     return evaluation(project, seed, runs, progress).results
 
 
@@ -129,8 +117,10 @@ def evaluation(
     project's benchmark stage alone (the variants and their flips, no sizing, ablations,
     citations, evidence or candidates: what ``evidencedesk benchmark`` prints), the same
     numbers the full build gives those variants."""
-    with paused_gc():
+    try:
         return _evaluate(project, seed, runs, progress, benchmark_only)
+    finally:  # the memos of this evaluation, not of the process
+        forget_all()
 
 
 def _evaluate(
@@ -234,7 +224,7 @@ def _evaluate(
         reference = Reference.of_run(base_run, policy.k)
         ref_name = f"the baseline run {BASELINE}"
     cand_runs: dict[str, Run] = {}
-    configs = {c.name: _config_of(project.candidates, c.name, c.changes) for c in cands}
+    configs = {c.name: c.config for c in cands}
     not_run = _not_run(cands, configs, project.dense)
     cands = [c for c in cands if c.name not in {n.name for n in not_run}]
     new = sum(cfg not in already_run for cfg in configs.values())
@@ -275,7 +265,9 @@ def _evaluate(
                 costs=_run_costs(run, settings),
                 gate=gate_outcome(policy, run.judged, run.config.final, reference, ref_name),
                 note=cand.note,
-                decision=judge(comparisons, [m.name for m in settings.compared], critical, family),
+                decision=decide_verdict(
+                    comparisons, [m.name for m in settings.compared], critical, family
+                ),
                 exposure=(
                     None
                     if run.config.prefilter
@@ -308,7 +300,9 @@ def _models(ran: Iterable[Run], dense: str) -> tuple[ModelFacts, ...]:
     return ()
 
 
-def _not_run(cands: list[Candidate], configs: dict[str, Config], dense: str) -> tuple[NotRun, ...]:
+def _not_run(
+    cands: list[CandidateChange], configs: dict[str, Config], dense: str
+) -> tuple[NotRun, ...]:
     """The candidates that name the MiniLM model on a machine without its extra: each is shown
     with one line saying what to install, and nothing else of it is computed."""
     lacking = minilm.missing_packages()

@@ -1,6 +1,6 @@
 """Files a machine can read beside results.json: the per-question CSV, each variant's final
 lists as a TREC run and the judgments as TREC qrels, so that anyone can recompute the numbers
-with trec_eval (see README, "results.json"). Above `PAGE_LIMIT` questions the per-question CSV
+with trec_eval (see docs/results-schema.md). Above `PAGE_LIMIT` questions the per-question CSV
 and the qrels are written gzip-compressed (``.gz``, no time stamp: the same bytes every build)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import io
 from collections.abc import Callable
 from operator import itemgetter
 
+from evidencedesk.files.slugs import check_unique
 from evidencedesk.results.pages import large
 from evidencedesk.results.types import Results
-from evidencedesk.slugs import check_unique
 
 PER_QUESTION = "data/per-question.csv"
 TO_LABEL = "data/to-label.tsv"
@@ -90,7 +90,7 @@ def _cell(text: str) -> str:
     return " ".join(text.split())
 
 
-def to_label_text(results: Results) -> str:
+def _to_label_text(results: Results) -> str:
     """The unjudged pairs worth labelling first, one per line, the most useful first; the first
     four columns are a qrels line once the grade is filled in (``query 0 document grade``)::
 
@@ -120,7 +120,7 @@ def export_files(results: Results, slug: Callable[[str], str]) -> dict[str, str]
     """Relative path -> text of every export; run files are named by `slug` of the variant (two
     variants with one slug are refused: they would share a file)."""
     files = {PER_QUESTION: per_question_csv(results), QRELS: qrels_text(results),
-             TO_LABEL: to_label_text(results)}  # fmt: skip
+             TO_LABEL: _to_label_text(results)}  # fmt: skip
     check_unique([v.name for v in results.variants], slug, "variants")
     for name in exported_runs(results):
         files[f"{RUNS}/{slug(name)}.run"] = run_text(results, name, slug(name))

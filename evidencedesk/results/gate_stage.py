@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evidencedesk.gate import GatePolicy, decide
-from evidencedesk.gate_input import GateInput, Reference, shape
+from evidencedesk.gate import GatePolicy, decide_gate
 from evidencedesk.results.types import GateCheck, GateOutcome, PolicyFacts, RuleValue
+from evidencedesk.retrieval.gate_input import GateInput, Reference, shape
 from evidencedesk.retrieval.metrics import Judged
 
-NO_POLICY = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,
+NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,
                                              None, (), None),), False)  # fmt: skip
 NO_BASELINE = "no baseline to compare with (no saved baseline file)"
 
@@ -25,7 +25,7 @@ def _status(checks: Sequence[GateCheck], rule: str, metric: str | None = None) -
     return hit[0].level if hit else "pass"
 
 
-def rule_values(
+def _rule_values(
     policy: GatePolicy, shaped: GateInput, reference: Reference | None,
     checks: Sequence[GateCheck], no_reference: str = NO_BASELINE,
 ) -> tuple[RuleValue, ...]:  # fmt: skip
@@ -76,15 +76,15 @@ def gate_outcome(
     """The gate on judged final lists of size `final`, against a run's or a saved Reference
     (`baseline` names it: a run's name or the saved baseline file)."""
     if policy is None:
-        return NO_POLICY
+        return NO_POLICY_OUTCOME
     shaped = shape(judged, final, policy.k)
-    result = decide(policy, shaped, reference)
+    result = decide_gate(policy, shaped, reference)
     checks = tuple(
         GateCheck(c.level.value, c.rule, c.metric, c.observed, c.threshold, tuple(c.questions),
                   c.reference, c.k, tuple(c.counts), c.p)
         for c in result.checks
     )  # fmt: skip
-    rules = rule_values(policy, shaped, reference, checks)
+    rules = _rule_values(policy, shaped, reference, checks)
     return GateOutcome(result.verdict.value, checks, True, rules,
                        baseline if reference is not None else None)  # fmt: skip
 

@@ -12,19 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evidencedesk.allocator import release_freed_memory
 from evidencedesk.errors import ConfigError
+from evidencedesk.files.project_schema import MAX_RUNS
+from evidencedesk.files.text import read_text
+from evidencedesk.files.trec import Run as TrecRun
+from evidencedesk.files.trec import read_run
 from evidencedesk.metric_names import split_metric
-from evidencedesk.project import Project
-from evidencedesk.project_schema import MAX_RUNS
+from evidencedesk.results.project import Project
 from evidencedesk.results.types import SHOWN, ChunkFact, DocumentFact, InputHash, QuestionFact
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
-from evidencedesk.retrieval.trec import Run as TrecRun
-from evidencedesk.retrieval.trec import read_run
-from evidencedesk.textfile import read_text
 
 RunPaths = Sequence[tuple[str, Path]]  # ("--run NAME=PATH" options)
 
@@ -38,7 +37,7 @@ def run_note(path: Path) -> str | None:
     return " ".join(text.strip().split("\n\n", 1)[0].split()) or None
 
 
-def check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collection[str],
+def _check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collection[str],
                    source: str = "") -> None:  # fmt: skip
     """Refuse a run named like a built-in variant or like an earlier run (`source`: "--run x: ").
 
@@ -55,7 +54,7 @@ def check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collecti
 
 
 def check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = ()) -> None:
-    """The project's runs, then the ``--run`` ones, through the one `check_run_name`."""
+    """The project's runs, then the ``--run`` ones, through the one `_check_run_name`."""
     total = len(project.runs) + len(runs)
     if total > MAX_RUNS:
         raise ConfigError(
@@ -64,10 +63,10 @@ def check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = (
         )
     used: set[str] = set()
     for name, path in project.runs:
-        check_run_name(name, path, builtin, used)
+        _check_run_name(name, path, builtin, used)
         used.add(name)
     for name, path in runs:
-        check_run_name(name, path, builtin, used, f"--run {name}: ")
+        _check_run_name(name, path, builtin, used, f"--run {name}: ")
         used.add(name)
 
 
@@ -114,7 +113,6 @@ def judged_external_runs(
         out[name] = JudgedRun(trec.tag, tuple(judged),
                               None if condensed is None else tuple(condensed), found)  # fmt: skip
         del trec
-    release_freed_memory()  # the runs' arrays are gone: malloc gives their pages back
     return out
 
 

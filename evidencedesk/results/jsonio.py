@@ -25,10 +25,12 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from evidencedesk.errors import InputError
+from evidencedesk.errors import ResultsFileError
+from evidencedesk.files.structured import gunzip, parse_json
+from evidencedesk.files.text import read_bytes, read_text
+from evidencedesk.files.writing import write_file
 from evidencedesk.results.exports import gzipped
 from evidencedesk.results.pages import PAGE_LIMIT, large
-from evidencedesk.results.progress import paused_gc
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
@@ -41,14 +43,6 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.results.verdicts import Decision
-from evidencedesk.structured import gunzip, parse_json
-from evidencedesk.textfile import read_bytes, read_text
-from evidencedesk.writing import write_file
-
-
-class ResultsFileError(InputError):
-    """A results.json that cannot be read back as Results."""
-
 
 # Fields added to schema 1 after it was first written: a file from an earlier build may lack
 # them and reads as the field's default (so a previous report still loads); every other field
@@ -155,8 +149,7 @@ def _moved(data: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
 def site_files(results: Results) -> dict[str, bytes]:
     """File name -> bytes of the site's results: results.json alone up to `PAGE_LIMIT`
     questions; above, results.json with its per-question fields moved into `QUESTIONS_FILE`."""
-    with paused_gc():
-        return _site_files(results)
+    return _site_files(results)
 
 
 def _site_files(results: Results) -> dict[str, bytes]:
@@ -176,7 +169,7 @@ def _site_files(results: Results) -> dict[str, bytes]:
 
 def write(results: Results, path: Path) -> None:
     """results.json at `path` (and, above `PAGE_LIMIT` questions, `QUESTIONS_FILE` beside it):
-    new files only (`evidencedesk.writing.write_file`)."""
+    new files only (`evidencedesk.files.writing.write_file`)."""
     for name, data in site_files(results).items():
         write_file(path if name == RESULTS_JSON else path.parent / name, data, name)
 
@@ -342,8 +335,7 @@ def _ranked_from(data: Any) -> RankedList | None:
 
 def loads(text: str, questions: bytes | None = None) -> Results:
     """Results from results.json's text (and, for a split file, `QUESTIONS_FILE`'s bytes)."""
-    with paused_gc():  # hundreds of thousands of small objects (see results.progress)
-        return _loads(text, questions)
+    return _loads(text, questions)
 
 
 def _loads(text: str, questions: bytes | None) -> Results:

@@ -19,7 +19,7 @@ from evidencedesk.results.rows import MetricStat
 from evidencedesk.results.settings import Metric
 from evidencedesk.results.types import Comparison, JudgedShare, ToLabel
 from evidencedesk.results.verdicts import evidence_of, unjudged_caveat
-from evidencedesk.retrieval.metrics import Judged, condense
+from evidencedesk.retrieval.metrics import Judged, condense, mean_defined
 
 TO_LABEL_CAP = 5000  # rows of to-label.tsv (the first ones change the most comparisons)
 
@@ -52,15 +52,10 @@ def judged_share(
     a = question_values(base, [name])[name]
     b = question_values(candidate, [name])[name]
     ci = compute.paired_bootstrap_ci(a, b, name, seed=seed)
-    mean_a = _mean(a.values())
-    mean_b = _mean(b.values())
+    mean_a = mean_defined(list(a.values()))[0]
+    mean_b = mean_defined(list(b.values()))[0]
     return JudgedShare(k, mean_a, mean_b, ci.mean, ci.low, ci.high, ci.n,
                        unjudged_caveat(mean_a, mean_b, ci.high))  # fmt: skip
-
-
-def _mean(values: object) -> float | None:
-    kept = [v for v in values if v is not None]  # type: ignore[attr-defined]
-    return sum(kept) / len(kept) if kept else None
 
 
 def fully_judged(*runs: Sequence[Judged]) -> bool:
@@ -125,6 +120,8 @@ def to_label(
             returning = tuple(name for name in runs if d in unjudged.get(name, {}))
             splits = sum((d in base_top) != (d in in_top.get(c, set())) for c in candidates)
             rank = min(unjudged[name][d] for name in returning)
-            rows.append((-splits, rank, -len(returning), n, d, ToLabel(q, d, rank, returning, splits)))
+            rows.append(
+                (-splits, rank, -len(returning), n, d, ToLabel(q, d, rank, returning, splits))
+            )
     rows.sort(key=lambda row: row[:5])
     return tuple(row[5] for row in rows[:cap]), len(rows)

@@ -71,7 +71,7 @@ def passes(results: Results) -> dict[str, bool | None]:
     }
 
 
-def largest_change(results: Results) -> dict[str, float]:
+def _largest_change(results: Results) -> dict[str, float]:
     """Per question: the largest absolute change of the primary metric under any candidate
     (questions no candidate changes are left out)."""
     metric = results.settings.compared[0].name
@@ -94,7 +94,7 @@ def chosen(results: Results) -> tuple[str, ...] | None:
         return None
     critical = set(results.policy.critical) if results.policy is not None else set()
     passed = passes(results)
-    change = largest_change(results)
+    change = _largest_change(results)
     ranked = []
     for q in ids:
         if q in critical:

@@ -8,18 +8,10 @@ is told "questions judged done / total" during the stages that judge questions: 
 `Tally` counts them and calls ``step`` at most ten times a second, and always at the end, so the
 count costs the judging nothing measurable; `Tally.asking` hands a run its labels through a view
 that counts each question as it is asked (no change to the retrieval code's loops).
-
-`paused_gc()` holds Python's cyclic garbage collector off while a stage builds many small objects
-on top of a large heap (the statistics, the site model and the render of a 50,000-question
-project): each collection would walk every object the Results hold, and did so often enough to
-double the time of writing results.json. Reference counting still frees everything; cycles made
-meanwhile are collected when the block ends.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol, overload, runtime_checkable
@@ -27,18 +19,6 @@ from typing import Protocol, overload, runtime_checkable
 from evidencedesk.retrieval.labels import Label
 
 Progress = Callable[[str], None]  # told each stage's name as it starts
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """The cyclic garbage collector off for the block (as it was before, after it)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 EVERY = 0.1  # seconds between two `step` calls (the last one is always made)

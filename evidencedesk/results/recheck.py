@@ -1,7 +1,7 @@
 """The decisions of a Results re-derived from the numbers it holds (`evidencedesk audit`).
 
 `recheck(results)` recomputes, independently of the build that wrote them: each candidate's
-Decision from its comparisons (`verdicts.judge`), each gate verdict from its lines, each
+Decision from its comparisons (`verdicts.decide_verdict`), each gate verdict from its lines, each
 comparison's flips from the per-question values of the lists, its exact sign test and the
 one-way flips its `n` needs, the Holm adjustment of the randomization p across the candidates
 (per metric), and the judged-question count. It returns one (where, what the Results say, what
@@ -62,7 +62,7 @@ def recheck(results: Results) -> list[Found]:
     reported = [m.name for m in results.settings.compared]
     for i, c in enumerate(cands):
         where = f"results.json candidates[{i}] ({c.name})"
-        redone = verdicts.judge(c.comparisons, reported, critical, len(cands))
+        redone = verdicts.decide_verdict(c.comparisons, reported, critical, len(cands))
         if redone.verdict != c.decision.verdict:
             out.append((where, f"verdict {c.decision.verdict}", f"the rules give {redone.verdict}"))
         elif redone != c.decision:

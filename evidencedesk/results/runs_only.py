@@ -7,12 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from evidencedesk.baseline import Baseline
-from evidencedesk.candidates import read_note
+from evidencedesk.files.trec import Run as TrecRun
 from evidencedesk.gate import GatePolicy
-from evidencedesk.gate_input import Reference, cut
 from evidencedesk.metric_names import reads_whole_list
-from evidencedesk.project import Project
 from evidencedesk.results import compute
+from evidencedesk.results.candidates import read_note
 from evidencedesk.results.collect import Hashing, results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome
@@ -26,15 +25,16 @@ from evidencedesk.results.judgments import (
 )
 from evidencedesk.results.pages import RUNS_ONLY_DEPTH, trim
 from evidencedesk.results.progress import Progress, Tally
+from evidencedesk.results.project import Project
 from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import SHOWN, CandidateResult, Comparison, ConfigChange, Results
-from evidencedesk.results.verdicts import judge
+from evidencedesk.results.verdicts import decide_verdict
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.coverage import Coverage, check_coverage
+from evidencedesk.retrieval.gate_input import Reference, cut
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
-from evidencedesk.retrieval.trec import Run as TrecRun
 from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
 
 
@@ -133,10 +133,13 @@ def runs_only(
                 costs=none,
                 gate=gate_outcome(policy, top, max(k, 1), reference, ref_name),
                 note=read_note(project.notes, name),
-                decision=judge(comparisons, [m.name for m in settings.compared], critical, family),
+                decision=decide_verdict(
+                    comparisons, [m.name for m in settings.compared], critical, family
+                ),
                 lists_of=name,  # the run is a variant: its lists are stored there, once
-                judged=judged_share(base_run.judged, run.judged, settings.judged_k,
-                                    settings.seed),  # fmt: skip
+                judged=judged_share(
+                    base_run.judged, run.judged, settings.judged_k, settings.seed
+                ),  # fmt: skip
                 condensed=None if cond is None else cond[0],
                 condensed_agrees=None if cond is None else cond[1],
             )

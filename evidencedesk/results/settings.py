@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from evidencedesk.files.project_schema import DEFAULT_METRICS
 from evidencedesk.metric_names import read_metric, split_metric
-from evidencedesk.project_schema import DEFAULT_METRICS
 from evidencedesk.retrieval.evalreport import Config
 
 # the top k Judged@k reads of a run when the primary metric has no cut-off (MRR, MAP, R-prec,
@@ -73,7 +73,6 @@ def reported(names: tuple[str, ...], primary: str | None) -> tuple[Metric, ...]:
     return (first, *[m for m in metrics if m.name != first.name])
 
 
-ABLATION_METRICS = PIPELINE_COLUMNS
 PIPELINE_DESIGN = Design(
     baseline={},
     stage_one_ms=4.0,
@@ -146,7 +145,7 @@ class Settings:
 
 
 def settings_for(project: Any, seed: int) -> Settings:
-    """Settings of `project` (an `evidencedesk.project.Project`) with the resolved `seed`."""
+    """Settings of `project` (an `evidencedesk.results.project.Project`) with the resolved `seed`."""
     runs_only = project.kind == "runs" or project.documents_format == "none"
     names = (
         getattr(project, "report_metrics", None)

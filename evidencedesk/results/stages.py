@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from evidencedesk.project import Project
 from evidencedesk.results.compute import Book, delta_interval, in_noise
 from evidencedesk.results.evidence import evidence
+from evidencedesk.results.project import Project
 from evidencedesk.results.rows import (
     AblationRow,
     Ablations,

@@ -16,8 +16,8 @@ way its paired difference points. On the primary metric (the first reported one)
   a metric other than the primary moved).
 
 A critical question of the gate policy that got worse (on any reported metric) is named in the
-headline and decided by the gate; it never changes the verdict. The methods page, the README and
-docs/verdicts.md state these rules in the same words.
+headline and decided by the gate; it never changes the verdict. The methods page and docs/verdicts.md
+state these rules in the same words.
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from evidencedesk.results.what_it_takes import (
+    ALPHA,
     questions_for_p05,
     questions_for_power,
     questions_for_t,
     questions_for_t_power,
 )
 
-ALPHA = 0.05
 LEAN_P = 0.2  # flips lean a way worth saying only when the exact sign test gives p below this
 # a candidate's Judged@k this far below the baseline's (a share), with its paired interval
 # below zero, carries the unjudged caveat: the comparison can understate it
@@ -127,7 +127,7 @@ def _verdict(evidence: Sequence[Evidence], head: Evidence | None) -> str:
     return NO_CLEAR_CHANGE
 
 
-def decide(
+def verdict_of_evidence(
     evidence: Sequence[Evidence], primary: str, critical_worse: Sequence[str] = ()
 ) -> Decision:
     """The candidate's verdict (the module's rules); `critical_worse` is carried, not weighed."""
@@ -162,7 +162,7 @@ def evidence_of(comparison: Any) -> Evidence:
                     c.holm_p)  # fmt: skip
 
 
-def judge(
+def decide_verdict(
     comparisons: Sequence[Any], metrics: Sequence[str], critical: Sequence[str], family: int = 1
 ) -> Decision:
     """The Decision for a candidate's comparisons on the reported `metrics` (the primary
@@ -173,7 +173,7 @@ def judge(
     weighed = [c for c in comparisons if c.metric in metrics]
     primary = metrics[0]
     crit = critical_worse(critical, [c.worse for c in weighed])
-    decision = decide([evidence_of(c) for c in weighed], primary, crit)
+    decision = verdict_of_evidence([evidence_of(c) for c in weighed], primary, crit)
     head = next((c for c in weighed if c.metric == primary), None)
     if decision.verdict not in (PROMISING, LEANS_WORSE) or head is None:
         return decision

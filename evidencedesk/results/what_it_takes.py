@@ -8,7 +8,8 @@ share of questions that change and the split between better and worse); the powe
 estimates under that assumption, not promises. The paired figure is the one to plan by: on
 large sets the sign test, which reads only the direction of each change, asks for far more
 questions than the differences need. Binomial tails
-are summed in floating point (log-gamma), fast enough for tens of thousands of questions.
+are summed in floating point (`stats.binomial_pmf`, `stats.sign_test_p_float`: log-gamma), fast
+enough for the search over up to a million questions.
 """
 
 from __future__ import annotations
@@ -17,33 +18,18 @@ import math
 from collections.abc import Callable
 from statistics import NormalDist
 
-ALPHA = 0.05
+from evidencedesk.retrieval.stats import binomial_pmf, sign_test_p_float
+
+ALPHA = 0.05  # the significance level of every test the report states (`verdicts` too)
 POWER = 0.8
 LIMIT = 1_000_000  # questions; beyond this the answer is "none within reach"
-
-
-def _pmf(k: int, m: int, p: float) -> float:
-    if p <= 0.0:
-        return 1.0 if k == 0 else 0.0
-    if p >= 1.0:
-        return 1.0 if k == m else 0.0
-    log = math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)
-    return math.exp(log + k * math.log(p) + (m - k) * math.log1p(-p))
-
-
-def sign_p(better: int, worse: int) -> float:
-    """Two-sided exact sign-test p (floating point)."""
-    m, low = better + worse, min(better, worse)
-    if m == 0:
-        return 1.0
-    return min(1.0, 2 * math.fsum(_pmf(k, m, 0.5) for k in range(low + 1)))
 
 
 def _critical(m: int) -> int:
     """The largest k with sign-test p(k, m - k) < ALPHA; -1 when no split rejects."""
     cum, k = 0.0, -1
     while k + 1 <= m // 2:
-        cum += _pmf(k + 1, m, 0.5)
+        cum += binomial_pmf(k + 1, m, 0.5)
         if 2 * cum >= ALPHA:
             break
         k += 1
@@ -64,8 +50,8 @@ def power(m: int, p: float) -> float:
     kl = _critical(m)
     if kl < 0:
         return 0.0
-    lower = math.fsum(_pmf(k, m, p) for k in range(kl + 1))
-    upper = math.fsum(_pmf(k, m, p) for k in range(m - kl, m + 1))
+    lower = math.fsum(binomial_pmf(k, m, p) for k in range(kl + 1))
+    upper = math.fsum(binomial_pmf(k, m, p) for k in range(m - kl, m + 1))
     return min(1.0, lower + upper)
 
 
@@ -92,7 +78,7 @@ def questions_for_p05(better: int, worse: int, n: int) -> int | None:
         return None
 
     def ok(total: int) -> bool:
-        return sign_p(round(better * total / n), round(worse * total / n)) < ALPHA
+        return sign_test_p_float(round(better * total / n), round(worse * total / n)) < ALPHA
 
     return _smallest(ok, n)
 

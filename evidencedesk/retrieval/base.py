@@ -10,7 +10,7 @@ import numpy as np
 from evidencedesk.chunking import Chunk
 
 
-class Candidate(NamedTuple):
+class Hit(NamedTuple):
     """One retrieved chunk: rank from 1, the searcher's score, the chunk."""
 
     rank: int
@@ -25,7 +25,7 @@ class Candidate(NamedTuple):
 class Searcher(Protocol):
     name: str
 
-    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
         """Top `k`. `allowed=None`: no filter; an empty set: nothing. Filter before ranking."""
         ...
 
@@ -50,10 +50,10 @@ class Reranker(Protocol):
     @property
     def pairs_scored(self) -> int: ...
 
-    def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    def rerank(self, query: str, candidates: Sequence[Hit]) -> list[Hit]:
         """Reorder first-stage candidates; ranks renumbered from 1."""
         ...
 
 
-def renumber(scored: Sequence[tuple[float, Chunk]]) -> list[Candidate]:
-    return [Candidate(i, float(score), chunk) for i, (score, chunk) in enumerate(scored, start=1)]
+def renumber(scored: Sequence[tuple[float, Chunk]]) -> list[Hit]:
+    return [Hit(i, float(score), chunk) for i, (score, chunk) in enumerate(scored, start=1)]

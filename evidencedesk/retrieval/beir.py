@@ -7,20 +7,18 @@ and line of the first thing it cannot use.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
+from evidencedesk.files.structured import parse_json
+from evidencedesk.files.text import iter_lines
+from evidencedesk.files.trec import GRADES
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.trec import GRADES
-from evidencedesk.structured import parse_json
-from evidencedesk.textfile import iter_lines
-from evidencedesk.writing import write_file
 
 __all__ = [
     "MAX_GRADE",
@@ -32,9 +30,6 @@ __all__ = [
     "read_beir_qrels",
     "read_queries",
     "read_tags",
-    "write_beir_corpus",
-    "write_beir_qrels",
-    "write_beir_queries",
 ]
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
@@ -49,14 +44,14 @@ class Query(NamedTuple):
     tags: tuple[str, ...] = ()
 
 
-def read_lines(
+def _read_lines(
     path: str | Path, error: type[InputError], what: str = "file"
 ) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with their 1-based numbers, streamed (`evidencedesk.textfile.iter_lines`)."""
+    """Non-blank lines with their 1-based numbers, streamed (`evidencedesk.files.text.iter_lines`)."""
     return ((n, s) for n, s in iter_lines(path, error, what) if s.strip())
 
 
-def parse_grade(text: str, path: str | Path, number: int, error: type[InputError]) -> int | None:
+def _parse_grade(text: str, path: str | Path, number: int, error: type[InputError]) -> int | None:
     """The integer grade in `text` (`MIN_GRADE`..`MAX_GRADE`), or None when `text` is not an
     integer at all."""
     if not _GRADE.fullmatch(text):
@@ -112,7 +107,7 @@ def read_beir_corpus(path: str | Path) -> Catalog:
     chunks: list[Chunk] = []
     empty: list[tuple[str, int]] = []
     seen: dict[str, int] = {}
-    for number, raw in read_lines(path, DocumentError, "BEIR corpus file"):
+    for number, raw in _read_lines(path, DocumentError, "BEIR corpus file"):
         obj = _json_object(raw, path, number, DocumentError)
         doc_id = _ident(obj, ("_id", "id"), path, number, DocumentError)
         if doc_id in seen:
@@ -160,7 +155,7 @@ def read_queries(path: str | Path) -> list[Query]:
     queries: list[Query] = []
     seen: dict[str, int] = {}
     tsv = path.suffix.lower() in (".tsv", ".txt")
-    for number, raw in read_lines(path, LabelsError, "queries file"):
+    for number, raw in _read_lines(path, LabelsError, "queries file"):
         if tsv:
             qid, sep, text = raw.partition("\t")
             if not sep or not qid.strip() or not text.strip():
@@ -196,7 +191,7 @@ def read_beir_qrels(path: str | Path) -> Qrels:
     path = Path(path)
     qrels: Qrels = {}
     first: dict[tuple[str, str], int] = {}
-    for index, (number, raw) in enumerate(read_lines(path, LabelsError, "qrels file")):
+    for index, (number, raw) in enumerate(_read_lines(path, LabelsError, "qrels file")):
         fields = raw.split("\t")
         if index == 0 and tuple(f.strip() for f in fields) == QRELS_HEADER:
             continue
@@ -212,7 +207,7 @@ def read_beir_qrels(path: str | Path) -> Qrels:
                 number,
             )
         qid, docid, score = (f.strip() for f in fields)
-        grade = parse_grade(score, path, number, LabelsError)
+        grade = _parse_grade(score, path, number, LabelsError)
         if grade is None:
             where = "a header 'query-id<TAB>corpus-id<TAB>score' or " if index == 0 else ""
             raise LabelsError(
@@ -235,7 +230,7 @@ def read_tags(path: str | Path) -> dict[str, tuple[str, ...]]:
     path = Path(path)
     tags: dict[str, tuple[str, ...]] = {}
     tsv = path.suffix.lower() in (".tsv", ".txt")
-    for index, (number, raw) in enumerate(read_lines(path, LabelsError, "tags file")):
+    for index, (number, raw) in enumerate(_read_lines(path, LabelsError, "tags file")):
         if tsv:
             qid, sep, rest = raw.partition("\t")
             if index == 0 and (qid.strip(), rest.strip()) in (("query-id", "tags"), ("id", "tags")):
@@ -295,24 +290,3 @@ def labels_from_judgments(
         merged = tuple(dict.fromkeys([*own, *extra.get(qid, ())]))
         labels.append(Label(qid, question, merged, answerable, grades, relevance, complete))
     return labels
-
-
-def _write_lines(path: str | Path, lines: Iterable[str]) -> None:
-    """A new file of `lines` (never over an existing one: `evidencedesk.writing.write_file`)."""
-    data = "".join(f"{line}\n" for line in lines).encode("utf-8")
-    write_file(path, data, "BEIR file")
-
-
-def write_beir_corpus(path: str | Path, chunks: Iterable[Chunk]) -> None:
-    rows = ({"_id": c.id, "title": c.title, "text": c.text} for c in chunks)
-    _write_lines(path, (json.dumps(row, ensure_ascii=False) for row in rows))
-
-
-def write_beir_queries(path: str | Path, queries: Iterable[Sequence[Any]]) -> None:
-    rows = ({"_id": q, "text": t, **({"tags": list(g)} if g else {})} for q, t, g in queries)
-    _write_lines(path, (json.dumps(row, ensure_ascii=False) for row in rows))
-
-
-def write_beir_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> None:
-    rows = (f"{q}\t{d}\t{g}" for q, docs in qrels.items() for d, g in docs.items())
-    _write_lines(path, ["\t".join(QRELS_HEADER), *rows])

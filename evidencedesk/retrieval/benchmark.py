@@ -1,9 +1,8 @@
 """The benchmark's variants (SPEC §8): the built-in configurations every pipeline project runs.
 
 The command (``python -m evidencedesk.retrieval.benchmark``, ``evidencedesk benchmark``: options,
-the gate, exit statuses) is `evidencedesk.retrieval.benchmark_cli`, a front end that prints the
-site's own benchmark table (`report.benchmark_text`); this module only hands ``python -m`` over
-to it.
+the gate, exit statuses) is `evidencedesk.cli.benchmark`, which prints the site's own benchmark
+table (`report.benchmark_text`); this module only hands ``python -m`` over to it.
 """
 
 from __future__ import annotations
@@ -23,11 +22,17 @@ VARIANTS: tuple[tuple[str, Config], ...] = (
 )
 
 
-# `python -m evidencedesk.retrieval.benchmark` (SPEC §8) runs the command, which lives in
-# `benchmark_cli` (a front end); only a script run imports it, so the library stays below it.
+# `python -m evidencedesk.retrieval.benchmark` (SPEC §8) runs ``evidencedesk benchmark``; only a
+# script run imports the command line, so the library stays below it.
 if __name__ == "__main__":
     import sys
 
-    from evidencedesk.retrieval import benchmark_cli
+    from evidencedesk.cli import main
 
-    sys.exit(benchmark_cli.main())
+    sys.exit(
+        main(
+            ["benchmark", *sys.argv[1:]],
+            prog="python -m evidencedesk.retrieval.benchmark",
+            exit_process=True,
+        )
+    )

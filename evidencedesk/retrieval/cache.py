@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evidencedesk.retrieval.base import Candidate, Searcher
+from evidencedesk.retrieval.base import Hit, Searcher
 from evidencedesk.retrieval.searchers import HybridSearcher, search_many
 
 __all__ = ["CachedSearcher", "LazySearcher", "cached_searchers"]
@@ -54,7 +54,7 @@ class CachedSearcher:
         self.exact_up_to = exact_up_to
         self.scopes: list[frozenset[str]] = []  # canonical allowed sets, in order first seen
         self._last: tuple[frozenset[str] | None, int] = (None, _NO_FILTER)
-        self._results: dict[tuple[str, int], tuple[int, tuple[Candidate, ...]]] = {}
+        self._results: dict[tuple[str, int], tuple[int, tuple[Hit, ...]]] = {}
         self.hits = 0
         self.misses = 0
 
@@ -76,7 +76,7 @@ class CachedSearcher:
         self._last = (allowed, number)
         return self.scopes[number], number
 
-    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
         if k <= 0:
             return []
         scope, number = self.canonical(allowed)
@@ -113,7 +113,7 @@ class CachedSearcher:
 
     def search_many(
         self, queries: Sequence[str], k: int, allowed: frozenset[str] | None
-    ) -> list[list[Candidate]]:
+    ) -> list[list[Hit]]:
         """``[search(q, k, allowed) for q in queries]``, the missing ones fetched together."""
         self.prefetch(queries, k, allowed)
         return [self.search(q, k, allowed) for q in queries]
@@ -142,7 +142,7 @@ class LazySearcher:
             self._inner, self._build = self._build(), None
         return self._inner
 
-    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
         return self.inner.search(query, k, allowed)
 
     def __getattr__(self, name: str) -> Any:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from evidencedesk.chunking import Chunk, Document, chunk_document, load_document
 from evidencedesk.errors import DocumentError
+from evidencedesk.files.text import list_folder
 from evidencedesk.paths import CORPUS, DATA, DOCS
-from evidencedesk.textfile import list_folder
 
 __all__ = ["CORPUS", "DATA", "DOCS", "Catalog", "Scope", "load_catalog", "load_documents"]
 

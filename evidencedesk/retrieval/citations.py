@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.errors import InputError
+from evidencedesk.errors import AnswersError
+from evidencedesk.files.structured import parse_json
+from evidencedesk.files.text import read_text
 from evidencedesk.retrieval.tokens import NUMBER, content_words, is_identifier
-from evidencedesk.structured import parse_json
-from evidencedesk.textfile import read_text
 
 WORD_SHARE = 0.8
 CHUNK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*:c\d+$")
@@ -34,10 +34,6 @@ _BOUNDARY = re.compile(r"[.!?।](?:\s*\[[^\[\]]*\])*(?=\s|$)")
 FIELDS = ("id", "question_id", "case", "answer", "shown", "note", "expect")
 REQUIRED = ("id", "question_id", "case", "answer", "shown")
 SCORES = ("coverage", "resolve", "support")
-
-
-class AnswersError(InputError):
-    """``answers.jsonl`` is malformed."""
 
 
 def _citation_ids(inner: str) -> list[str] | None:

@@ -20,9 +20,11 @@ import numpy as np
 import pyarrow as pa
 
 from evidencedesk.errors import RunFileError
-from evidencedesk.project_schema import MIN_COVERAGE  # below it, a run's coverage is warned about
-from evidencedesk.retrieval.trec import Run
-from evidencedesk.retrieval.trec_keys import doc_hashes, fixed_width
+from evidencedesk.files.project_schema import (
+    MIN_COVERAGE,  # below it, a run's coverage is warned about
+)
+from evidencedesk.files.trec import Run
+from evidencedesk.files.trec_keys import doc_hashes, fixed_width
 
 __all__ = ["Coverage", "MIN_COVERAGE", "check_coverage", "coverage", "id_rewrite"]
 
@@ -80,7 +82,9 @@ def _hashes(ids: Iterable[str]) -> np.ndarray:
     return doc_hashes(fixed_width(pa.array(list(ids), pa.string())))
 
 
-def _every(judgments: Mapping[str, Mapping[str, int]], complete: Collection[str] | None) -> set[str]:
+def _every(
+    judgments: Mapping[str, Mapping[str, int]], complete: Collection[str] | None
+) -> set[str]:
     """Every id the judgments grade for some query (with `complete`: every id they cover)."""
     every = {d for docs in judgments.values() for d in docs}
     return every | set(complete) if complete is not None else every
@@ -109,7 +113,9 @@ def _common_suffix(ids: Sequence[str]) -> str:
     return os.path.commonprefix([i[::-1] for i in ids])[::-1]
 
 
-def id_rewrite(ids: Sequence[str], judged: Collection[str], what: str) -> tuple[str, int, int] | None:
+def id_rewrite(
+    ids: Sequence[str], judged: Collection[str], what: str
+) -> tuple[str, int, int] | None:
     """The simplest rewrite of `ids` that makes most of them ids of `judged`: (its words, how
     many of the tried ids it matches, how many were tried), or None when none matches at least
     half of them. `what` names the ids ("query", "document")."""
@@ -126,10 +132,12 @@ def id_rewrite(ids: Sequence[str], judged: Collection[str], what: str) -> tuple[
     ]
     for n in range(1, min(AFFIXES, len(mine_pre)) + 1):
         cut = mine_pre[:n]
-        options.append((f"removing the prefix {cut!r} from {theirs}", lambda i, c=cut: i[len(c):]))
+        options.append((f"removing the prefix {cut!r} from {theirs}", lambda i, c=cut: i[len(c) :]))
     for n in range(1, min(AFFIXES, len(mine_suf)) + 1):
         cut = mine_suf[-n:]
-        options.append((f"removing the suffix {cut!r} from {theirs}", lambda i, c=cut: i[: -len(c)]))
+        options.append(
+            (f"removing the suffix {cut!r} from {theirs}", lambda i, c=cut: i[: -len(c)])
+        )
     pres = [their_pre[:n] for n in range(min(AFFIXES, len(their_pre)) + 1)]
     sufs = [their_suf[len(their_suf) - n :] for n in range(min(AFFIXES, len(their_suf)) + 1)]
     for pre, suf in itertools.product(pres, sufs):
@@ -141,7 +149,9 @@ def id_rewrite(ids: Sequence[str], judged: Collection[str], what: str) -> tuple[
             else f"writing {theirs} as {pre!r} + id + {suf!r}"
         )  # fmt: skip
         options.append((words, lambda i, p=pre, s=suf: f"{p}{i}{s}"))
-    for n, m in itertools.product(range(min(AFFIXES, len(mine_pre)) + 1), range(min(AFFIXES, len(mine_suf)) + 1)):
+    for n, m in itertools.product(
+        range(min(AFFIXES, len(mine_pre)) + 1), range(min(AFFIXES, len(mine_suf)) + 1)
+    ):
         if n and m:
             pre, suf = mine_pre[:n], mine_suf[len(mine_suf) - m :]
             options.append((f"removing {pre!r} before and {suf!r} after {theirs}",

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
-from evidencedesk.gate import GatePolicy, GateResult, decide
-from evidencedesk.gate_input import Reference, gate_result
+from evidencedesk.gate import GatePolicy, GateResult, decide_gate
 from evidencedesk.retrieval.ablation import AblationRow, ablation_row, as_change, change_name
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
+from evidencedesk.retrieval.gate_input import Reference, gate_result
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, parse_metric, summarize
 from evidencedesk.retrieval.parts import ConfigSearcher, Parts, summary_names
@@ -309,9 +309,9 @@ def _reference(base: Any, k: int) -> Reference | None:
 
 
 def retrieval_gate(policy: GatePolicy, run: Run, base: Any = None) -> GateResult:
-    """Apply `policy` to `run` (`evidencedesk.gate.decide`), comparing with `base` when given.
+    """Apply `policy` to `run` (`evidencedesk.gate.decide_gate`), comparing with `base` when given.
 
     `base` is a run (e.g. ``run_config(Config(), ...)``, compared directly, its recall taken at
     the policy's k) or a saved baseline (``baseline.load_baseline``).
     """
-    return decide(policy, gate_result(run, policy.k), _reference(base, policy.k))
+    return decide_gate(policy, gate_result(run, policy.k), _reference(base, policy.k))

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.base import Candidate
+from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.citations import (
     Answer,
     AnswersError,
@@ -68,7 +68,7 @@ CHARS_PER_TOKEN = 4
 
 
 def _chunk(item: Any) -> Chunk:
-    return item.chunk if isinstance(item, Candidate) else item
+    return item.chunk if isinstance(item, Hit) else item
 
 
 def facts(text: str) -> frozenset[str]:
@@ -79,6 +79,11 @@ def facts(text: str) -> frozenset[str]:
 @lru_cache(maxsize=1 << 16)  # dedupe asks about the same chunks for every question
 def _words_without_numbers(text: str) -> frozenset[str]:
     return frozenset(content_words(NUMBER.sub(" ", text)))
+
+
+def forget_words() -> None:
+    """Drop the kept word sets (`retrieval.caches.forget_all`)."""
+    _words_without_numbers.cache_clear()
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -103,7 +108,7 @@ class Dedupe:
         }
 
 
-def dedupe(found: Sequence[Candidate | Chunk], threshold: float = DEDUPE_THRESHOLD) -> Dedupe:
+def dedupe(found: Sequence[Hit | Chunk], threshold: float = DEDUPE_THRESHOLD) -> Dedupe:
     """Merge near-duplicates; hold back same-words-different-numbers pairs.
 
     Two chunk texts are *similar* when the Jaccard overlap of their content words, numbers
@@ -142,7 +147,7 @@ def edges_first(chunks: Sequence[Any]) -> list[Any]:
 def _text(item: Any) -> str:
     if isinstance(item, str):
         return item
-    if isinstance(item, Candidate):
+    if isinstance(item, Hit):
         return item.chunk.text
     return item.text
 
@@ -288,7 +293,7 @@ class CompressionReport:
 
 
 def compress(
-    labels: Sequence[Label], found_by_question: Mapping[str, Sequence[Candidate | Chunk]]
+    labels: Sequence[Label], found_by_question: Mapping[str, Sequence[Hit | Chunk]]
 ) -> CompressionReport:
     """Pick spans for every answerable labelled question with an entry in `found_by_question`."""
     before = after = 0

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.base import Candidate
+from evidencedesk.retrieval.base import Hit
 
 RRF_K = 60
 
 
-def rrf(rankings: list[list[Candidate]], k: int, rrf_k: int = RRF_K) -> list[Candidate]:
+def rrf(rankings: list[list[Hit]], k: int, rrf_k: int = RRF_K) -> list[Hit]:
     """Reciprocal-rank fusion: score = sum of 1 / (rrf_k + rank). Ties: first seen wins."""
     scores: dict[str, float] = {}
     chunks: dict[str, Chunk] = {}
@@ -22,4 +22,4 @@ def rrf(rankings: list[list[Candidate]], k: int, rrf_k: int = RRF_K) -> list[Can
                 chunks[cid] = cand.chunk
     # sorted is stable, also with reverse=True: first seen wins ties
     order = sorted(scores, key=scores.__getitem__, reverse=True)[:k]
-    return [Candidate(r, scores[cid], chunks[cid]) for r, cid in enumerate(order, start=1)]
+    return [Hit(r, scores[cid], chunks[cid]) for r, cid in enumerate(order, start=1)]

@@ -10,11 +10,12 @@ from typing import Any
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
+from evidencedesk.files.structured import parse_json
+from evidencedesk.files.text import iter_lines
 from evidencedesk.paths import DATA, LABELS
-from evidencedesk.structured import parse_json
-from evidencedesk.textfile import iter_lines
+from evidencedesk.retrieval.metrics import RELEVANT
 
-__all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels", "parse_labels"]
+__all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels"]
 
 TAGS = (
     "direct",
@@ -26,7 +27,6 @@ TAGS = (
     "restricted",
     "unanswerable",
 )
-RELEVANT = 2
 FIELDS = ("id", "question", "tags", "answerable", "grades")
 
 
@@ -155,17 +155,6 @@ def _parse_line(raw: str, path: Path | str, number: int, max_grade: int) -> Labe
         f"found answerable={str(answerable).lower()} with {sum(g >= RELEVANT for g in grades.values())} grade-{RELEVANT} chunk(s)",
     )
     return Label(qid, question, tuple(tags), answerable, dict(grades))
-
-
-def parse_labels(
-    text: str,
-    path: Path | str = "<labels>",
-    known_chunks: Container[str] | None = None,
-    max_grade: int = 2,
-) -> list[Label]:
-    """Labels from the text of a ``labels.jsonl`` file (`path` only names it in errors)."""
-    lines = enumerate(text.split("\n"), start=1)
-    return _parse_lines(lines, path, known_chunks, max_grade)
 
 
 def _parse_lines(

@@ -14,13 +14,14 @@ from typing import Any
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import ConfigError, EvidencedeskError, UnknownNameError
+from evidencedesk.files.project_schema import DENSE_EMBEDDERS
+from evidencedesk.files.structured import read_json
 from evidencedesk.paths import DATA, TENANT_DOCS
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.cache import LazySearcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher
-from evidencedesk.structured import read_json
 
 __all__ = [
     "DENSE_EMBEDDERS",
@@ -42,9 +43,6 @@ __all__ = [
 ]
 
 TENANTS_FILE = DATA / "tenants.json"
-# the dense searcher's embedders: the toy (`dense`), the real MiniLM bi-encoder (`minilm`,
-# optional extra); `project_schema.DENSE_EMBEDDERS` is the same tuple ([searchers] dense)
-DENSE_EMBEDDERS = ("toy", "minilm")
 
 
 def build_searchers(catalog: Catalog, dense: str = "toy") -> dict[str, Searcher]:

@@ -7,7 +7,7 @@ from collections import OrderedDict
 import numpy as np
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.base import Candidate
+from evidencedesk.retrieval.base import Hit
 
 
 class AllowedMasks:
@@ -36,9 +36,7 @@ class AllowedMasks:
         return mask
 
 
-def top_k(
-    scores: np.ndarray, usable: np.ndarray, k: int, chunks: tuple[Chunk, ...]
-) -> list[Candidate]:
+def top_k(scores: np.ndarray, usable: np.ndarray, k: int, chunks: tuple[Chunk, ...]) -> list[Hit]:
     """Highest scores first; ties go to the earlier chunk in catalog order (stable)."""
     if k <= 0:
         return []
@@ -51,4 +49,4 @@ def top_k(
         threshold = np.partition(scores[idx], idx.size - k)[idx.size - k]
         idx = idx[scores[idx] >= threshold]
     order = idx[np.argsort(-scores[idx], kind="stable")][:k]
-    return [Candidate(r, float(scores[i]), chunks[i]) for r, i in enumerate(order, start=1)]
+    return [Hit(r, float(scores[i]), chunks[i]) for r, i in enumerate(order, start=1)]

@@ -2,10 +2,9 @@
 hit@k, MRR and MRR@k, AP and AP@k, R-precision, nDCG with or without a cut-off, bpref, Judged@k)
 at once, as numpy arrays over flat judged lists.
 
-Production code computes metric values only here: `metrics.summarize`, `per_question` and
-`by_tag` (judged lists), `stats.paired` (judged lists), `trec_judge.question_values` and the
-streaming reader (TREC runs). The per-question functions of :mod:`.metrics` (`recall_at`,
-`ndcg_at`, ...) are the readable reference; the tests hold this engine equal to them, bit for
+Production code computes metric values only here (`metrics.summarize`, `per_question`,
+`by_tag`, `stats.paired`: all over judged lists). The per-question functions of :mod:`.metrics`
+(`recall_at`, `ndcg_at`, ...) are the readable reference; the tests hold this engine equal to them, bit for
 bit, on every metric form (``tests/test_retrieval_metrics.py``).
 
 Bit for bit, because the arithmetic is the reference's: a DCG term is gain / log2(1 + rank)

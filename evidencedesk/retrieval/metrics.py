@@ -60,6 +60,7 @@ __all__ = [
     "paired",
     "paired_bootstrap_ci",
     "parse_metric",
+    "mean_defined",
     "per_question",
     "per_question_all",
     "precision_at",
@@ -356,7 +357,9 @@ def metric_value(j: Judged, name: str | MetricSpec) -> float | None:
 # -- aggregates -------------------------------------------------------------------------------
 
 
-def _mean(values: Sequence[float | None]) -> tuple[float | None, int, int]:
+def mean_defined(values: Sequence[float | None]) -> tuple[float | None, int, int]:
+    """The one mean of the kit: over the defined values (None left out), summed exactly
+    (`math.fsum`); with how many counted and how many were left out."""
     kept = [v for v in values if v is not None]
     return (math.fsum(kept) / len(kept) if kept else None), len(kept), len(values) - len(kept)
 
@@ -367,7 +370,7 @@ def summarize(judged: Sequence[Judged], names: Iterable[str]) -> dict[str, Summa
     values = of_judged(judged, [spec.name for spec in specs])
     out: dict[str, Summary] = {}
     for spec in specs:
-        value, n, left = _mean(values[spec.name])
+        value, n, left = mean_defined(values[spec.name])
         out[spec.name] = Summary(spec.name, value, n, left)
     return out
 
@@ -410,7 +413,7 @@ def by_tag(
             groups.setdefault(tag, []).append(value)
     result: dict[str, tuple[float | None, int]] = {}
     for tag in sorted(groups):
-        value, n, _ = _mean(groups[tag])
+        value, n, _ = mean_defined(groups[tag])
         result[tag] = (value, n)
     return result
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
-from evidencedesk.retrieval.base import Candidate, Reranker, Searcher
+from evidencedesk.retrieval.base import Hit, Reranker, Searcher
 from evidencedesk.retrieval.cache import CachedSearcher, LazySearcher, cached_searchers
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evidence import context_tokens
@@ -128,11 +128,11 @@ class ConfigSearcher(TwoStage):
         super().__init__(first, reranker, cfg.depth, cfg.final, cfg.prefilter)
         self.cfg = cfg
         self.name = cfg.label()
-        self.shown: list[list[Candidate]] = []
+        self.shown: list[list[Hit]] = []
 
     def search(
         self, query: str, k: int | None = None, allowed: frozenset[str] | None = None
-    ) -> list[Candidate]:
+    ) -> list[Hit]:
         out = super().search(query, k, allowed)
         self.shown.append(out)
         return out
@@ -176,3 +176,8 @@ def prompt_tokens(text: str) -> int:
             _TOKENS.clear()  # a crude bound on memory; results do not depend on it
         found = _TOKENS[text] = context_tokens([text])
     return found
+
+
+def forget_token_counts() -> None:
+    """Drop the kept token counts (`retrieval.caches.forget_all`)."""
+    _TOKENS.clear()

@@ -31,8 +31,8 @@ from operator import itemgetter
 from typing import Any
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.errors import EvidencedeskError, UnknownNameError
-from evidencedesk.retrieval.base import Candidate, Reranker, renumber
+from evidencedesk.errors import RerankerError, UnknownNameError
+from evidencedesk.retrieval.base import Hit, Reranker, renumber
 from evidencedesk.retrieval.hybrid import RRF_K, rrf
 from evidencedesk.retrieval.minilm import BiEncoderPairScorer
 from evidencedesk.retrieval.scorers import (
@@ -69,10 +69,6 @@ __all__ = [
 RERANKERS = ("none", "overlap", "feature", "pair", "blend", "minilm")
 
 
-class RerankerError(EvidencedeskError, ValueError):
-    """A reranker was configured or fed wrongly (bad max_words, a scorer returning junk)."""
-
-
 def _check_max_words(max_words: int | None) -> int | None:
     if max_words is not None and (
         isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1
@@ -97,7 +93,7 @@ _SCORES: dict[type, dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[float, ..
     cls: {} for cls in _PURE
 }
 _MEMO_LIMIT = 400_000
-_CHUNK = itemgetter(2)  # a Candidate's chunk
+_CHUNK = itemgetter(2)  # a Hit's chunk
 
 
 class PairReranker:
@@ -129,7 +125,7 @@ class PairReranker:
         self.ties_at_top = 0
         self._primed.clear()
 
-    def passage(self, candidate: Candidate) -> str:
+    def passage(self, candidate: Hit) -> str:
         """The exact text the scorer sees for this candidate."""
         chunk = candidate.chunk
         return format_passage(chunk.title, chunk.text, self.max_words)
@@ -151,7 +147,7 @@ class PairReranker:
             )
         return [float(s) for s in raw]
 
-    def prime(self, queries: Sequence[str], lists: Sequence[Sequence[Candidate]]) -> None:
+    def prime(self, queries: Sequence[str], lists: Sequence[Sequence[Hit]]) -> None:
         """Score the pairs of every (query, candidate list) not scored yet in ONE `predict` call
         (the built-in scorers' is vectorised); `rerank` then finds them. Counts nothing: a list's
         pairs are counted when it is reranked, as without priming. A built-in scorer's scores
@@ -185,7 +181,7 @@ class PairReranker:
             else:
                 self._primed[key] = [chunks, kept, uses]
 
-    def score(self, query: str, candidates: Sequence[Candidate]) -> list[float]:
+    def score(self, query: str, candidates: Sequence[Hit]) -> list[float]:
         """Raw scores, one per candidate, in the given order; counts the pairs."""
         if not candidates:
             return []
@@ -209,13 +205,13 @@ class PairReranker:
             memo[key] = (chunks, tuple(scores))
         return scores
 
-    def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    def rerank(self, query: str, candidates: Sequence[Hit]) -> list[Hit]:
         scores = self.score(query, candidates)
         if _tied_at_top(scores):
             self.ties_at_top += 1
         order = sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: ties keep order
         # `renumber` without its float(): the scores are floats already
-        return [Candidate(r, scores[i], candidates[i].chunk) for r, i in enumerate(order, 1)]
+        return [Hit(r, scores[i], candidates[i].chunk) for r, i in enumerate(order, 1)]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, max_words={self.max_words})"
@@ -259,11 +255,11 @@ class BlendReranker:
         self.inner.reset()
         self.ties_at_top = 0
 
-    def prime(self, queries: Sequence[str], lists: Sequence[Sequence[Candidate]]) -> None:
+    def prime(self, queries: Sequence[str], lists: Sequence[Sequence[Hit]]) -> None:
         """The inner reranker's `prime`: it reranks the same chunks."""
         self.inner.prime(queries, lists)
 
-    def rerank(self, query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    def rerank(self, query: str, candidates: Sequence[Hit]) -> list[Hit]:
         if not candidates:
             return []
         first = renumber([(c.score, c.chunk) for c in candidates])

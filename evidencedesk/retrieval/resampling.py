@@ -32,6 +32,11 @@ _DRAWS: OrderedDict[tuple[int, int, int], Draws] = OrderedDict()
 _DRAW_BYTES = 768 << 20  # the kept draws' memory bound (10,000 resamples of 5,000: 300 MB)
 
 
+def forget_draws() -> None:
+    """Drop the kept draws (`retrieval.caches.forget_all`: at the end of a build)."""
+    _DRAWS.clear()
+
+
 def draws(n: int, seed: int, resamples: int) -> Draws:
     """The resamples of `bootstrap_ci` for (n, seed, resamples), drawn once and kept.
 

@@ -1,6 +1,6 @@
 """The searchers (SPEC §3): BM25, the toy dense searcher, their RRF fusion, and two-stage retrieval.
 
-Every searcher answers ``search(query, k, allowed) -> list[Candidate]`` (rank from 1, score,
+Every searcher answers ``search(query, k, allowed) -> list[Hit]`` (rank from 1, score,
 chunk). ``allowed=None`` means no filter; an empty set means nothing; the filter is applied
 before ranking. The dense and hybrid searchers also answer ``search_many(queries, k, allowed)``,
 the same lists for many questions at once (`cache.CachedSearcher.prefetch` asks it). This module is the one import path of the four classes (the course page imports
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.base import Candidate, Embedder, Reranker, Searcher, renumber
+from evidencedesk.retrieval.base import Embedder, Hit, Reranker, Searcher, renumber
 from evidencedesk.retrieval.dense import ToyEmbedder
 from evidencedesk.retrieval.hybrid import RRF_K, rrf
 from evidencedesk.retrieval.masks import AllowedMasks, top_k
@@ -81,7 +81,7 @@ class SparseSearcher:
                 total[hit[0]] += hit[1]
         return total
 
-    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
         mask = self._masks.mask(allowed)
         if mask is not None and not mask.any():
             return []
@@ -127,7 +127,7 @@ class DenseSearcher:
             total += q[slot] * self._by_slot[slot]
         return total
 
-    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
         mask = self._masks.mask(allowed)
         if mask is not None and not mask.any():
             return []
@@ -138,7 +138,7 @@ class DenseSearcher:
 
     def search_many(
         self, queries: Sequence[str], k: int, allowed: frozenset[str] | None
-    ) -> list[list[Candidate]]:
+    ) -> list[list[Hit]]:
         """``[search(q, k, allowed) for q in queries]``, equal to it score for score, faster.
 
         One float32 matrix product per `BLOCK` questions gives every chunk's score within
@@ -154,7 +154,7 @@ class DenseSearcher:
         usable = None if mask is None else np.flatnonzero(mask)
         columns = self._columns(mask)  # float32, one column per usable chunk
         m = columns.shape[1]
-        out: list[list[Candidate]] = []
+        out: list[list[Hit]] = []
         for start in range(0, len(queries), BLOCK):
             # rows equal `embed`'s: the toy's entries and partial sums are multiples of 0.5
             # (exact); a MiniLM row does not depend on the batch it was computed in
@@ -180,7 +180,7 @@ class DenseSearcher:
             self._last_columns = (mask, kept)
         return kept
 
-    def _rank(self, q: np.ndarray, chosen: np.ndarray, k: int) -> list[Candidate]:
+    def _rank(self, q: np.ndarray, chosen: np.ndarray, k: int) -> list[Hit]:
         """The top k of `chosen` (catalog order), scored exactly as `scores` scores them."""
         slots = np.flatnonzero(q)
         terms = np.zeros((slots.size + 1, chosen.size), dtype=np.float64)
@@ -192,7 +192,7 @@ class DenseSearcher:
         order = np.argsort(-scores, kind="stable")[:k]
         chunks = self.chunks
         return [
-            Candidate(r, score, chunks[i])
+            Hit(r, score, chunks[i])
             for r, (score, i) in enumerate(
                 zip(scores[order].tolist(), chosen[order].tolist(), strict=True), start=1
             )
@@ -207,7 +207,7 @@ class HybridSearcher:
     def __init__(self, sparse: Searcher, dense: Searcher, pool: int = 50, rrf_k: int = RRF_K):
         self.sparse, self.dense, self.pool, self.rrf_k = sparse, dense, pool, rrf_k
 
-    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Candidate]:
+    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
         if k <= 0 or (allowed is not None and not allowed):
             return []
         depth = max(k, self.pool)
@@ -219,7 +219,7 @@ class HybridSearcher:
 
     def search_many(
         self, queries: Sequence[str], k: int, allowed: frozenset[str] | None
-    ) -> list[list[Candidate]]:
+    ) -> list[list[Hit]]:
         """``[search(q, k, allowed) for q in queries]``, each side asked for all at once."""
         if k <= 0 or (allowed is not None and not allowed):
             return [[] for _ in queries]
@@ -231,7 +231,7 @@ class HybridSearcher:
 
 def search_many(
     searcher: Searcher, queries: Sequence[str], k: int, allowed: frozenset[str] | None
-) -> list[list[Candidate]]:
+) -> list[list[Hit]]:
     """The searcher's own `search_many` when it has one, else one `search` per question."""
     many = getattr(searcher, "search_many", None)
     if callable(many):
@@ -266,7 +266,7 @@ class TwoStage:
         rr = "none" if reranker is None else reranker.name
         self.name = f"{first.name}+{rr}@{depth}->{final}"
         # `prime`'s stage-one lists: (the allowed set they are for, question -> list)
-        self._primed: tuple[frozenset[str] | None, dict[str, list[Candidate]]] = (None, {})
+        self._primed: tuple[frozenset[str] | None, dict[str, list[Hit]]] = (None, {})
 
     @property
     def pairs_scored(self) -> int:
@@ -274,7 +274,7 @@ class TwoStage:
 
     def search(
         self, query: str, k: int | None = None, allowed: frozenset[str] | None = None
-    ) -> list[Candidate]:
+    ) -> list[Hit]:
         keep = self.final if k is None else min(k, self.final)
         primed_for, primed = self._primed
         found = primed.get(query) if allowed is primed_for else None

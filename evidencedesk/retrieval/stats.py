@@ -35,8 +35,10 @@ __all__ = [
     "paired",
     "paired_bootstrap_ci",
     "randomization_test",
+    "binomial_pmf",
     "sign_test_fraction",
     "sign_test_p",
+    "sign_test_p_float",
 ]
 
 TIE = 1e-12  # differences this small are ties (float noise, not a change)
@@ -331,6 +333,26 @@ def sign_test_p(better: int, worse: int) -> float:
         kept += 1
     exact = sum(itertools.islice(_tail_terms(m, low), kept))
     return min(1.0, float(Fraction(2 * exact, 2**m)))
+
+
+def binomial_pmf(k: int, m: int, p: float) -> float:
+    """P(X = k) for X ~ Binomial(m, p), in floating point (log-gamma)."""
+    if p <= 0.0:
+        return 1.0 if k == 0 else 0.0
+    if p >= 1.0:
+        return 1.0 if k == m else 0.0
+    log = math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)
+    return math.exp(log + k * math.log(p) + (m - k) * math.log1p(-p))
+
+
+def sign_test_p_float(better: int, worse: int) -> float:
+    """`sign_test_p` summed in floating point (log-gamma terms, agreeing to about 1e-9): for
+    planning searches that try many totals up to a million questions (`what_it_takes`), where
+    the exact integer terms would take seconds each. Never for a reported p."""
+    m, low = better + worse, min(better, worse)
+    if m == 0:
+        return 1.0
+    return min(1.0, 2 * math.fsum(binomial_pmf(k, m, 0.5) for k in range(low + 1)))
 
 
 def paired(a: Values, b: Values, name: str = "mrr") -> Paired:

@@ -49,6 +49,11 @@ def _tokens_cached(text: str) -> tuple[str, ...]:
     )
 
 
+def forget_tokens() -> None:
+    """Drop the kept tokenisations (`retrieval.caches.forget_all`)."""
+    _tokens_cached.cache_clear()
+
+
 def tokenize(text: str) -> list[str]:
     """Case-folded Unicode tokens (identifiers like ``rd2-24`` kept whole)."""
     return list(_tokens_cached(text))

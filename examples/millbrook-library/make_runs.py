@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evidencedesk.retrieval.base import Candidate
+from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.beir import read_beir_corpus, read_queries
 from evidencedesk.retrieval.rerankers import FeatureReranker
 from evidencedesk.retrieval.searchers import SparseSearcher
@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 DEPTH = 20
 
 
-def trec_lines(qid: str, found: list[Candidate], tag: str) -> list[str]:
+def trec_lines(qid: str, found: list[Hit], tag: str) -> list[str]:
     lines, previous = [], None
     for rank, candidate in enumerate(found, start=1):
         score = round(candidate.score, 6)

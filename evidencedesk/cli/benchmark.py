@@ -1,4 +1,4 @@
-"""The benchmark command: ``python -m evidencedesk.retrieval.benchmark`` and ``evidencedesk benchmark``.
+"""``evidencedesk benchmark`` (and ``python -m evidencedesk.retrieval.benchmark``).
 
 ``[--project PATH] [--gate] [--seed N] [--json] [--policy PATH] [--baseline PATH]
 [--save-baseline] [--gate-variant NAME]``. Without ``--project`` it benchmarks the demo; a
@@ -13,47 +13,41 @@ before the table was written (as ``head`` does; no traceback).
 from __future__ import annotations
 
 import argparse
-import errno
 import json
-import sys
-import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evidencedesk.allocator import reuse_freed_memory
 from evidencedesk.baseline import Kind, load_baseline, save_baseline, save_run_baseline
-from evidencedesk.errors import EvidencedeskError, StreamError
-from evidencedesk.gate import GatePolicy, Verdict, decide, load_policy
-from evidencedesk.gate_input import GateInput, cut, gate_result, shape
+from evidencedesk.errors import EvidencedeskError
+from evidencedesk.gate import GatePolicy, Verdict, decide_gate, load_policy
 from evidencedesk.inert import inert_json, printable
 from evidencedesk.paths import ROOT
-from evidencedesk.project import Project, find_project
-from evidencedesk.report.console import PipeSafe
+from evidencedesk.results.project import Project, find_project
+from evidencedesk.retrieval.gate_input import GateInput, cut, gate_result, shape
 from evidencedesk.retrieval.labels import Label
 
-EXIT_CODES = """exit status:
-  0    the table was printed; with --gate the verdict was GO or REVIEW
-  1    --gate and the verdict was BLOCK
-  2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr
-  141  the reader closed the pipe early (as head -1 does); nothing else went wrong"""
+if TYPE_CHECKING:
+    from evidencedesk.cli import Streams
+
+HELP = "print the benchmark table (and the gate)"
+DESCRIPTION = (
+    "Benchmark retrieval on a project's labelled questions and print one table: for the demo or "
+    "a pipeline project the built-in variants (sparse, dense, hybrid, hybrid + each stand-in "
+    "reranker, an 8-word cut) with recall, MRR and its seeded 95% interval, nDCG and flips "
+    "against the first row; for a runs-only project one row per TREC run against its baseline "
+    "run. --gate ends with the release gate's verdict."
+)
+EXIT = (
+    "0    the table was printed; with --gate the verdict was GO or REVIEW",
+    "1    --gate and the verdict was BLOCK",
+    '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr',
+    "141  the reader closed the pipe early (as head -1 does); nothing else went wrong",
+)
 
 
-def parser(prog: str = "python -m evidencedesk.retrieval.benchmark") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=prog,
-        description=textwrap.fill(
-            "Benchmark retrieval on a project's labelled questions and print one table: for the "
-            "demo or a pipeline project the built-in variants (sparse, dense, hybrid, hybrid + "
-            "each stand-in reranker, an 8-word cut) with recall, MRR and its seeded 95% "
-            "interval, nDCG and flips against the first row; for a runs-only project one row "
-            "per TREC run against its baseline run. --gate ends with the release gate's verdict.",
-            width=88,
-        ),
-        epilog=EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--project",
         type=Path,
@@ -85,7 +79,6 @@ def parser(prog: str = "python -m evidencedesk.retrieval.benchmark") -> argparse
         help="which variant (or run) the gate judges (default: hybrid, the baseline Config(); "
         "for a runs-only project its baseline run)",
     )
-    return p
 
 
 def _shown(path: Path) -> str:
@@ -141,7 +134,7 @@ def _silent(_: str) -> None:
     """The evaluation's progress: the benchmark prints only its table."""
 
 
-def run(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
+def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
     from evidencedesk.report.assemble import meta
     from evidencedesk.report.benchmark_text import benchmark_json, benchmark_text
@@ -197,7 +190,7 @@ def _finish(
             load_baseline(baseline_path, labels, gated.kind) if baseline_path is not None else None
         )
         reference = saved.reference() if saved is not None else None
-        result = decide(policy, gated.shaped(policy.k), reference)
+        result = decide_gate(policy, gated.shaped(policy.k), reference)
         payload["gate"] = {"variant": gated.variant, **result.to_dict()}
         versus = (
             "no saved baseline" if baseline_path is None else f"baseline {_shown(baseline_path)}"
@@ -207,43 +200,20 @@ def _finish(
     return payload, text, status
 
 
-def write_out(text: str) -> int:
-    """Print `text` (names from data made inert: `evidencedesk.inert`); 141 (128 + SIGPIPE, the
-    shell's status) when the reader has gone or stdout was closed, 2 when it cannot be written
-    (a full disk: one line on stderr).
+def run(args: argparse.Namespace, streams: Streams) -> int:
+    """Print the table (names from data made inert: `evidencedesk.inert`); 141 (128 + SIGPIPE,
+    the shell's status) when the reader has gone or stdout was closed. A failure is raised for
+    `cli.main`'s one map (an OSError writing --save-baseline names the file and the reason)."""
+    from evidencedesk.cli.process import Tuning
 
-    Python ignores SIGPIPE, so a closed pipe surfaces as BrokenPipeError; stdout is then pointed
-    at /dev/null so that the interpreter's final flush cannot raise a second time
-    (`report.console.PipeSafe`).
-    """
-    out = PipeSafe(sys.stdout, "stdout")
-    try:
-        out.write(text + "\n")
-        out.flush()
-    except StreamError as exc:
-        _error(str(exc))
-        return 2
-    return 141 if out.broken else 0
-
-
-def _error(message: str) -> None:
-    PipeSafe(sys.stderr, "stderr", strict=False).write(f"error: {printable(message)}\n")
-
-
-def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
-    args = (parser(prog) if prog else parser()).parse_args(argv)
-    reuse_freed_memory()
-    try:
-        payload, text, status = run(args)
-    except EvidencedeskError as exc:
-        _error(" ".join(str(exc).split()))
-        return 2
-    except OSError as exc:  # writing --save-baseline: the file and the reason
-        code = errno.errorcode.get(exc.errno or 0)
-        _error(f"{exc.filename}: {exc.strerror or exc}" + (f" ({code})" if code else ""))
-        return 2
+    tuning = Tuning.from_env()
+    tuning.start()
+    with tuning.paused():
+        payload, text, status = work(args)
     if args.json:
         out = inert_json(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
     else:
         out = "\n".join(printable(line) for line in text.split("\n"))
-    return write_out(out) or status
+    streams.out.write(out + "\n")
+    streams.out.flush()
+    return 141 if streams.out.broken else status

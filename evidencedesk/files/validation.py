@@ -3,7 +3,7 @@
 The project file, ``candidates.toml``, the gate policy and the saved baseline are each validated by
 a pydantic model (strict types, unknown keys forbidden). `Source.invalid` turns the first
 validation error into one `ConfigError`: ``file:line: <key>: expected …, found …``, the line found
-from the key's path in the file's text (`evidencedesk.keylines`), the key
+from the key's path in the file's text (`evidencedesk.files.keylines`), the key
 worded by the file's `Style` (``[questions].relevance``, ``candidate #2 (name).changes.depth``,
 ``key 'k'``). Checks made after the model (against the judgments, the labels) use `Source.error`,
 so every message of these files has the same shape.
@@ -26,9 +26,9 @@ from pydantic import BaseModel, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.keylines import Loc, json_line, toml_line
-from evidencedesk.structured import parse_toml
-from evidencedesk.textfile import read_text
+from evidencedesk.files.keylines import Loc, json_line, toml_line
+from evidencedesk.files.structured import parse_toml
+from evidencedesk.files.text import read_text
 
 __all__ = [
     "Source",
@@ -63,7 +63,7 @@ def rule(at: Loc, message: str) -> PydanticCustomError:
 
 
 def read_toml(path: Path, what: str) -> tuple[dict[str, Any], str]:
-    """A TOML file's tables and its text, parsed by `evidencedesk.structured.parse_toml` (a
+    """A TOML file's tables and its text, parsed by `evidencedesk.files.structured.parse_toml` (a
     syntax error, too deep a nesting, too long a number, NaN: one `ConfigError` with its line)."""
     text = read_text(path, ConfigError, what)
     return parse_toml(text, path, ConfigError), text

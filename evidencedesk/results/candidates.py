@@ -2,37 +2,43 @@
 
 The file is validated by pydantic models (`CandidatesFile`, `Entry`, `Changes`: strict types,
 unknown keys refused, each candidate's changes must make a valid `Config`); errors are worded by
-`evidencedesk.validation` as ``candidate #2 (name).changes.depth: expected …, found …``.
+`evidencedesk.files.validation` as ``candidate #2 (name).changes.depth: expected …, found …``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
-from evidencedesk.keylines import Loc
+from evidencedesk.files.keylines import Loc
+from evidencedesk.files.slugs import plain_slug
+from evidencedesk.files.text import read_text
+from evidencedesk.files.validation import Source, Style, found_toml, invalid, read_toml, rule
 from evidencedesk.retrieval.evalreport import Config
-from evidencedesk.slugs import plain_slug
-from evidencedesk.textfile import read_text
-from evidencedesk.validation import Source, Style, found_toml, invalid, read_toml, rule
-
-CONFIG_FIELDS = ("first_stage", "reranker", "depth", "final", "max_words", "prefilter")
 
 
 @dataclass(frozen=True)
-class Candidate:
+class CandidateChange:
     """A named change to the baseline config, with why it is proposed."""
 
     name: str
     rationale: str
-    changes: dict[str, Any] = field(default_factory=dict, compare=False)
+    changes: dict[str, Any] = field(default_factory=dict, compare=False)  # as the file gave them
     note: str | None = None
+    config: Config = field(default_factory=Config, compare=False)  # the baseline with `changes`
 
     @property
     def note_slug(self) -> str:
@@ -72,20 +78,14 @@ def read_note(folder: Path | None, name: str) -> str | None:
     return read_text(path, ConfigError, "Markdown note")
 
 
-class Changes(BaseModel):
-    """The config fields a candidate changes; together they must make a valid `Config`."""
+class _Changes(BaseModel):
+    """The config fields a candidate changes (`Changes` declares them from `Config` itself);
+    together they must make a valid `Config`: checked here, once."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    first_stage: str = "hybrid"
-    reranker: str = "none"
-    depth: int = 10
-    final: int = 3
-    max_words: int | None = None
-    prefilter: bool = True
-
     @model_validator(mode="after")
-    def _makes_a_config(self) -> Changes:
+    def _makes_a_config(self) -> _Changes:
         try:
             Config().replace(**self.given())
         except (EvidencedeskError, TypeError, ValueError) as exc:
@@ -93,9 +93,19 @@ class Changes(BaseModel):
         return self
 
     def given(self) -> dict[str, Any]:
-        return {
-            name: getattr(self, name) for name in CONFIG_FIELDS if name in self.model_fields_set
-        }
+        return {name: getattr(self, name) for name in Config.field_names()
+                if name in self.model_fields_set}  # fmt: skip
+
+
+if TYPE_CHECKING:
+    Changes = _Changes
+else:  # one field per Config field, with its type and default: never a second list of them
+    _hints = get_type_hints(Config)
+    Changes = create_model(
+        "Changes",
+        __base__=_Changes,
+        **{f.name: (_hints[f.name], f.default) for f in fields(Config)},
+    )
 
 
 class Entry(BaseModel):
@@ -154,7 +164,7 @@ def _style(raw: dict[str, Any]) -> Style:
     return Style("toml", label, unknown)
 
 
-def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidate]:
+def load_candidates(path: str | Path, notes: str | Path | None) -> list[CandidateChange]:
     """Read and check the candidates: keys, types, and that each one's changes make a `Config`."""
     path = Path(path)
     raw, text = read_toml(path, "candidates file")
@@ -163,7 +173,7 @@ def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidat
         entries = CandidatesFile.model_validate(raw).candidate
     except ValidationError as exc:
         raise source.invalid(exc, CandidatesFile) from None
-    candidates: list[Candidate] = []
+    candidates: list[CandidateChange] = []
     seen: set[str] = set()
     slugs: dict[str, str] = {}  # note slug -> the first candidate name that has it
     for index, entry in enumerate(entries):
@@ -184,11 +194,12 @@ def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidat
         changes = entry.changes.given()
         order = raw["candidate"][index].get("changes", {})  # the file's order, for display
         candidates.append(
-            Candidate(
+            CandidateChange(
                 name=name,
                 rationale=entry.rationale,
                 changes={k: changes[k] for k in order},
                 note=note,
+                config=Config().replace(**changes),
             )
         )
     return candidates

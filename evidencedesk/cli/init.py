@@ -13,17 +13,22 @@ named pipe called ``x.md`` would block the survey).
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.limits import MAX_LINE_BYTES, check_input
-from evidencedesk.writing import write_file
+from evidencedesk.files.limits import MAX_LINE_BYTES, check_input
+from evidencedesk.files.project_schema import PROJECT_FILE
+from evidencedesk.files.writing import write_file
 
-PROJECT_FILE = "evidencedesk.toml"
+if TYPE_CHECKING:
+    from evidencedesk.cli import Streams
+
 SKIPPED_SUFFIXES = {".md", ".json", ".toml", ".jsonl", ".tsv", ".py", ".csv", ".html"}
 QUERY_FILES = ("queries.jsonl", "queries.tsv", "topics.tsv", "topics.jsonl")
 # a runs-only project's release gate, to switch on: a policy file's keys, with a start for each
@@ -80,7 +85,7 @@ def _regular(path: Path) -> bool:
 
 
 def _is_run(path: Path) -> bool:
-    from evidencedesk.retrieval.trec import looks_like_run  # numpy: only once a folder is read
+    from evidencedesk.files.trec import looks_like_run  # numpy: only once a folder is read
 
     return _regular(path) and looks_like_run(path)
 
@@ -171,11 +176,11 @@ def survey(folder: Path) -> Survey:
     )
 
 
-def judgments_in(s: Survey) -> dict[str, dict[str, int]]:
+def _judgments_in(s: Survey) -> dict[str, dict[str, int]]:
     """The judgments, read with the build's loaders."""
+    from evidencedesk.files.trec import read_qrels
     from evidencedesk.retrieval.beir import read_beir_qrels
     from evidencedesk.retrieval.labels import load_labels
-    from evidencedesk.retrieval.trec import read_qrels
 
     if s.labels is not None:
         return {label.id: dict(label.grades) for label in load_labels(s.labels, None, 2)}
@@ -185,7 +190,7 @@ def judgments_in(s: Survey) -> dict[str, dict[str, int]]:
     return {}
 
 
-def kept_at(judgments: dict[str, dict[str, int]], threshold: int) -> int:
+def _kept_at(judgments: dict[str, dict[str, int]], threshold: int) -> int:
     """The judged questions that keep a relevant judgment at `threshold`."""
     return sum(any(g >= threshold for g in docs.values()) for docs in judgments.values() if docs)
 
@@ -195,7 +200,7 @@ def _relevance_comment(judgments: dict[str, dict[str, int]], chosen: int, labels
     top = max((g for docs in judgments.values() for g in docs.values()), default=0)
 
     def keeps(t: int) -> str:
-        n = kept_at(judgments, t)
+        n = _kept_at(judgments, t)
         return f"{n} ({round(100 * n / judged) if judged else 0} %)"
 
     why = ("a labels file: grade 2 answers the question" if labels
@@ -236,7 +241,7 @@ def render(s: Survey) -> str:
             "expected documents (corpus.jsonl or Markdown with front matter) or TREC runs, "
             "found neither",
         )
-    judgments = judgments_in(s)
+    judgments = _judgments_in(s)
     grades = sorted({g for docs in judgments.values() for g in docs.values()})
     top = max(grades, default=0)
     if top < 1:
@@ -247,7 +252,7 @@ def render(s: Survey) -> str:
     lines = [
         f"# Written by `evidencedesk init` from what it found in {s.folder.resolve().name}/.",
         "# Check every line marked GUESSED, then: evidencedesk validate --project <this folder>.",
-        '# Paths are relative to this file; docs/project-file.md lists every key.',
+        "# Paths are relative to this file; docs/project-file.md lists every key.",
         "",
         "[project]",
         f"name = {_q(s.folder.resolve().name)}",
@@ -305,7 +310,9 @@ def render(s: Survey) -> str:
     if s.runs:
         lines.append("[runs]")
         if s.runs_dir is not None:
-            lines.append(f"dir = {_q(rel(s.runs_dir))}   # every TREC run in it (other files are skipped)")
+            lines.append(
+                f"dir = {_q(rel(s.runs_dir))}   # every TREC run in it (other files are skipped)"
+            )
         loose = [p for p in s.runs if s.runs_dir is None or p.parent != s.runs_dir]
         if loose:
             lines.append("files = [" + ", ".join(_q(rel(p)) for p in loose) + "]")
@@ -348,3 +355,42 @@ def init(folder: Path, force: bool = False) -> Path:
 
 
 __all__ = ["Survey", "init", "render", "survey"]
+
+
+HELP = "write a commented evidencedesk.toml for a folder of your files"
+DESCRIPTION = (
+    "Look at a folder (BEIR corpus.jsonl, queries.jsonl and qrels/*.tsv; TREC qrels and run "
+    "files; folders of Markdown documents with front matter) and write a commented "
+    "evidencedesk.toml saying what was found and what was guessed (the relevance threshold "
+    "from the grades present, the baseline run), then print the commands that check and "
+    "build it. An existing evidencedesk.toml is never replaced without --force."
+)
+EXIT = (
+    "0    evidencedesk.toml was written",
+    '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr (also: '
+    "the file exists and --force was not given; nothing is written)",
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "dir",
+        nargs="?",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="the folder to look at and write evidencedesk.toml into (default: .)",
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing evidencedesk.toml")
+
+
+def run(args: argparse.Namespace, streams: Streams) -> int:
+    from evidencedesk.inert import shell_command
+
+    written = init(args.dir, force=args.force)
+    folder = str(args.dir)
+    streams.say(f"wrote {written}")
+    streams.say("check it:  " + shell_command([streams.prog, "validate", "--project", folder]))
+    streams.say("build it:  " + shell_command([streams.prog, "build", "--project", folder,
+                                              "--out", "site"]))  # fmt: skip
+    return 0

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from evidencedesk.allocator import release_freed_memory
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.limits import MAX_LINE_BYTES, check_input, line_too_long, shown
-from evidencedesk.retrieval.trec_arrays import (
+from evidencedesk.files.limits import MAX_LINE_BYTES, check_input, line_too_long, shown
+from evidencedesk.files.text import read_text
+from evidencedesk.files.trec_arrays import (
     NUMBER,
     Bad,
     Columns,
@@ -27,9 +27,8 @@ from evidencedesk.retrieval.trec_arrays import (
     fast_qrels,
     slow_columns,
 )
-from evidencedesk.retrieval.trec_keys import doc_hashes, has_duplicates, line_keys, query_salts
-from evidencedesk.textfile import read_text
-from evidencedesk.writing import write_file
+from evidencedesk.files.trec_keys import doc_hashes, has_duplicates, line_keys, query_salts
+from evidencedesk.files.writing import write_file
 
 __all__ = [
     "Run",
@@ -224,7 +223,6 @@ def looks_like_run(path: str | Path) -> bool:
     return False
 
 
-
 def _block_order(qcode: np.ndarray) -> np.ndarray | None:
     """A permutation grouping the lines by query code (None when they already are)."""
     if qcode.size < 2 or bool(np.all(qcode[1:] >= qcode[:-1])):
@@ -239,10 +237,16 @@ def _block_order(qcode: np.ndarray) -> np.ndarray | None:
     return np.argsort(qcode, kind="stable")
 
 
-def _desc_rank(docs: np.ndarray) -> np.ndarray:
-    """An integer per document id that sorts ascending where the ids sort descending."""
-    _, inverse = np.unique(docs, return_inverse=True)
-    return -inverse.ravel()
+def _desc_keys(docs: np.ndarray) -> tuple[np.ndarray, ...]:
+    """np.lexsort keys (least significant first) that sort ascending where the ids sort
+    descending: the ids' zero-padded 8-byte words, big-endian, complemented (bytes compare as
+    their words do); other widths by rank."""
+    width = docs.dtype.itemsize
+    if docs.dtype.kind != "S" or width % 8:
+        _, inverse = np.unique(docs, return_inverse=True)
+        return (-inverse.ravel(),)
+    words = np.ascontiguousarray(docs).view(">u8").reshape(docs.size, width // 8)
+    return tuple(~words[:, w].astype(np.uint64) for w in range(width // 8 - 1, -1, -1))
 
 
 def _score_order(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
@@ -250,11 +254,9 @@ def _score_order(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
     any order (:func:`_tie_order` puts them right)."""
     if not bool(np.any((qcode[1:] == qcode[:-1]) & (scores[:-1] < scores[1:]))):
         return None
-    # one integer key, query in the high bits, the score's rank in the low 32 (np.lexsort is
-    # several times slower)
-    rank = np.empty(scores.size, dtype=np.uint64)
-    rank[np.argsort(-scores)] = np.arange(scores.size, dtype=np.uint64)
-    return np.argsort((qcode.astype(np.uint64) << np.uint64(32)) | rank)
+    # one lexsort: half the time of ranking the scores and sorting a combined integer key on a
+    # run whose lines are shuffled (10 million lines: 1.6 s against 3.5 s)
+    return np.lexsort((-scores, qcode))
 
 
 def _tie_order(
@@ -269,10 +271,13 @@ def _tie_order(
     ties = (qcode[1:] == qcode[:-1]) & (scores[:-1] == scores[1:])
     if bool(np.all(docs[:-1][ties] > docs[1:][ties])):
         return None
-    pairs = np.flatnonzero(ties)  # line i ties with line i + 1
-    idx = np.union1d(pairs, pairs + 1)
-    tie_run = np.cumsum(~np.isin(idx - 1, pairs))  # a new tie unless it ties with the line above
-    return idx, idx[np.lexsort((_desc_rank(docs[idx]), tie_run))]
+    follows = np.zeros(qcode.size, dtype=bool)  # the line ties with the line above
+    follows[1:] = ties
+    in_tie = follows.copy()
+    in_tie[:-1] |= ties
+    idx = np.flatnonzero(in_tie)
+    tie_run = np.cumsum(~follows[idx])  # a new tie unless it ties with the line above
+    return idx, idx[np.lexsort((*_desc_keys(docs[idx]), tie_run))]
 
 
 def _sorted_run(columns: Columns, slow: bool) -> Run:
@@ -304,17 +309,13 @@ def _sorted_run(columns: Columns, slow: bool) -> Run:
 def read_run(path: str | Path) -> Run:
     """Read a TREC run; errors name file:line and what was expected.
 
-    Only a regular file within the per-file limit is opened (`evidencedesk.limits`); lines
+    Only a regular file within the per-file limit is opened (`evidencedesk.files.limits`); lines
     longer than ``MAX_LINE_BYTES`` are refused.
     """
     check_input(path, RunFileError)
     try:
         try:
-            columns = fast_columns(path)
-            # the parsed parts, joined, are gone: the reading threads' malloc arenas need not
-            # keep their pages while the run is sorted and judged (`allocator`)
-            release_freed_memory()
-            return _sorted_run(columns, slow=False)
+            return _sorted_run(fast_columns(path), slow=False)
         except Bad:
             return _sorted_run(slow_columns(path), slow=True)
     except OSError as exc:

@@ -4,7 +4,7 @@ characters than ``[a-z0-9]`` becomes one ``-``, no ``-`` at either end.
 Two file-name contracts build on it and keep their existing names: a page of the site
 (`evidencedesk.report.site.slug`: at most 64 characters and a hash of the original when the rule
 changed it, so ``Foo`` and ``foo`` never share a page) and a candidate's note
-(`evidencedesk.candidates.note_slug`: what the user names the note file, so no hash).
+(`evidencedesk.results.candidates.note_slug`: what the user names the note file, so no hash).
 
 An 8-hex hash can be made to collide (a birthday search takes a second), and a name can be
 written to equal another name's slug: `check_unique` refuses two names of one kind (variants,

@@ -1,7 +1,7 @@
 """JSON and TOML inputs: the one entry point that parses them, bounded and strict.
 
 Every loader of a JSON, JSON-lines or TOML input parses through `parse_json` or `parse_toml`
-(`read_json`: a file's text through `evidencedesk.textfile.read_text`, then `parse_json`), which
+(`read_json`: a file's text through `evidencedesk.files.text.read_text`, then `parse_json`), which
 refuse with one error naming the file and the line (a JSON-lines reader passes the line):
 
 - nesting deeper than `limits.MAX_DEPTH` arrays and objects (tables) — Python's parsers would
@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import InputError
-from evidencedesk.limits import MAX_DEPTH, MAX_DIGITS, MAX_GZIP_RATIO, max_expanded_bytes
-from evidencedesk.textfile import read_text
+from evidencedesk.files.limits import MAX_DEPTH, MAX_DIGITS, MAX_GZIP_RATIO, max_expanded_bytes
+from evidencedesk.files.text import read_text
 
 __all__ = ["gunzip", "parse_json", "parse_toml", "read_json"]
 
@@ -51,11 +51,11 @@ _TOML_NUMBER = (
     f"|0[xob]_?[0-9a-fA-F](?:_?[0-9a-fA-F]){{{MAX_DIGITS},}})"
 )
 _TOML_AT = re.compile(r"\(at line (\d+), column \d+\)|\(at end of document\)")
-SHOWN = 40  # characters of a refused value shown in a message
+SHOWN_CHARACTERS = 40  # characters of a refused value shown in a message
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= SHOWN else f"{text[:SHOWN]}…"
+    return text if len(text) <= SHOWN_CHARACTERS else f"{text[:SHOWN_CHARACTERS]}…"
 
 
 class _Duplicate(Exception):

@@ -8,17 +8,21 @@ and a project that does not validate fails with the same one-line error a build 
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.files.trec import read_run
 from evidencedesk.inert import printable
 from evidencedesk.metric_names import reading_note
-from evidencedesk.project import Project, find_project
+from evidencedesk.results.project import Project, find_project
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import QuestionCounts
-from evidencedesk.retrieval.trec import read_run
+
+if TYPE_CHECKING:
+    from evidencedesk.cli import Streams
 
 __all__ = ["Found", "describe", "validate"]
 
@@ -49,13 +53,12 @@ def validate(path: Path | None = None) -> Found:
     demo) and check each run's ids against the judgments, as a build would. Raises
     EvidencedeskError where a build would refuse."""
     from evidencedesk.baseline import load_baseline
-    from evidencedesk.candidates import load_candidates
     from evidencedesk.gate import load_policy
     from evidencedesk.report.notices import notice_text
+    from evidencedesk.results.candidates import load_candidates
     from evidencedesk.results.collect import notices
     from evidencedesk.results.settings import settings_for
     from evidencedesk.retrieval.coverage import check_coverage
-    from evidencedesk.retrieval.evalreport import Config
 
     project, first_line = find_project(path)
     settings = settings_for(project, project.seed)
@@ -68,11 +71,6 @@ def validate(path: Path | None = None) -> Found:
         for name, file in project.runs
     )
     cands = load_candidates(project.candidates, project.notes) if project.candidates else []
-    for cand in cands:
-        try:
-            Config().replace(**cand.changes)
-        except (EvidencedeskError, TypeError, ValueError) as exc:
-            raise ConfigError(project.candidates, f"candidate {cand.name!r}: {exc}") from None
     policy = load_policy(project.policy, labels) if project.policy else None
     saved = project.baseline is not None and project.baseline.is_file()
     if saved:
@@ -164,3 +162,31 @@ def describe(found: Found) -> str:
     lines += [f"warning: {text}" for text in found.notices]
     lines.append("ok: the project loads; nothing was built")
     return "\n".join(printable(line) for line in lines)  # names from data: inert on a terminal
+
+
+HELP = "load and check a project, print what it holds, build nothing"
+DESCRIPTION = (
+    "Load and check a project the way a build would (documents, questions and judgments, "
+    "runs, candidates, gate policy, saved baseline) and print what was found: kind, "
+    "documents and chunks, questions, tags, runs, candidates, policy. Builds nothing."
+)
+EXIT = (
+    "0    the project loads",
+    '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr',
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--project",
+        type=Path,
+        default=None,
+        help="an evidencedesk.toml project file or its folder (default: ./evidencedesk.toml, "
+        "else the demo)",
+    )
+
+
+def run(args: argparse.Namespace, streams: Streams) -> int:
+    for line in describe(validate(args.project)).split("\n"):
+        streams.say(line)
+    return 0

@@ -1,10 +1,10 @@
 """The project file's sections as pydantic models: keys, types, ranges, paths that must exist.
 
-One model per section (strict types, unknown keys forbidden); `evidencedesk.project_rules` puts
+One model per section (strict types, unknown keys forbidden); `evidencedesk.files.project_rules` puts
 them together and checks how keys combine. Path keys are resolved against the project folder
 (the validation context's ``root``) and checked to exist; files are checked by
-`evidencedesk.limits.check_input` (a FIFO or an oversized file is refused by type or size).
-Errors are worded by `evidencedesk.validation`: ``[section].key: expected …, found …``.
+`evidencedesk.files.limits.check_input` (a FIFO or an oversized file is refused by type or size).
+Errors are worded by `evidencedesk.files.validation`: ``[section].key: expected …, found …``.
 """
 
 from __future__ import annotations
@@ -25,11 +25,18 @@ from pydantic import (
 
 from evidencedesk.chunking import STRATEGIES
 from evidencedesk.errors import ConfigError, UnknownNameError
-from evidencedesk.keylines import Loc
-from evidencedesk.limits import check_input
+from evidencedesk.files.keylines import Loc
+from evidencedesk.files.limits import check_input
+from evidencedesk.files.text import list_folder
+from evidencedesk.files.validation import (
+    Source,
+    Style,
+    expected_key,
+    found_toml,
+    invalid,
+    read_toml,
+)
 from evidencedesk.metric_names import METRIC_FORMS, read_metric
-from evidencedesk.textfile import list_folder
-from evidencedesk.validation import Source, Style, expected_key, found_toml, invalid, read_toml
 
 PROJECT_FILE = "evidencedesk.toml"
 DEFAULT_RELEVANCE = 2
@@ -316,7 +323,7 @@ def runs_in_folder(folder: Path) -> tuple[tuple[tuple[str, Path], ...], tuple[Pa
     line does not read as a run line (`trec.looks_like_run`: a NOTES.txt, a README) is skipped
     and listed; a named pipe, device or socket is refused by type (it would hang or never end).
     """
-    from evidencedesk.retrieval.trec import looks_like_run  # numpy: only where runs are read
+    from evidencedesk.files.trec import looks_like_run  # numpy: only where runs are read
 
     files: list[Path] = []
     skipped: list[Path] = []

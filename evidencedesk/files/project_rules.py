@@ -1,8 +1,8 @@
 """How the project file's keys combine: one form of documents and of questions, the runs, the
 kind of project. `ProjectFile` is the whole file as one pydantic model (its sections come from
-`evidencedesk.project_schema`); its model validator checks the combinations, so every error goes
-through `evidencedesk.validation`. `resolve` turns a valid file into the `Project` fields; the
-relevance check needs the judgments and is done in `evidencedesk.project.load_project`.
+`evidencedesk.files.project_schema`); its model validator checks the combinations, so every error goes
+through `evidencedesk.files.validation`. `resolve` turns a valid file into the `Project` fields; the
+relevance check needs the judgments and is done in `evidencedesk.results.project.load_project`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from typing import Any, Literal
 from pydantic import model_validator
 
 from evidencedesk.errors import UnknownNameError
-from evidencedesk.limits import DEFAULT_MAX_INPUT_MB
-from evidencedesk.metric_names import canonical
-from evidencedesk.project_schema import (
+from evidencedesk.files.limits import DEFAULT_MAX_INPUT_MB
+from evidencedesk.files.project_schema import (
     DEFAULT_METRICS,
     MAX_RUNS,
     DocumentsSection,
@@ -29,7 +28,8 @@ from evidencedesk.project_schema import (
     Section,
     runs_in_folder,
 )
-from evidencedesk.validation import rule
+from evidencedesk.files.validation import rule
+from evidencedesk.metric_names import canonical
 
 
 def _qrels_format(path: Path) -> Literal["trec", "beir"]:
@@ -40,7 +40,7 @@ def _qrels_format(path: Path) -> Literal["trec", "beir"]:
     return "beir" if first.startswith("query-id\t") else "trec"
 
 
-def collect_runs(runs: RunsSection) -> tuple[tuple[str, Path], ...]:
+def _collect_runs(runs: RunsSection) -> tuple[tuple[str, Path], ...]:
     """The runs of ``dir`` then ``files``; a name given twice for the same file counts once."""
     found = (runs_in_folder(runs.dir)[0] if runs.dir is not None else ()) + runs.files
     seen: dict[str, Path] = {}
@@ -148,7 +148,7 @@ class ProjectFile(Section):
 
     def _check_runs(self) -> None:
         runs_cfg = self.runs
-        runs = collect_runs(runs_cfg)
+        runs = _collect_runs(runs_cfg)
         names = [name for name, _ in runs]
         if len(runs) > MAX_RUNS:
             raise rule(
@@ -227,7 +227,7 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         notes=report.notes,
         policy=gate.policy,
         baseline=gate.baseline,
-        runs=collect_runs(runs_cfg),
+        runs=_collect_runs(runs_cfg),
         runs_dir=runs_cfg.dir,
         skipped_files=runs_in_folder(runs_cfg.dir)[1] if runs_cfg.dir is not None else (),
         baseline_run=runs_cfg.baseline,

@@ -27,8 +27,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from evidencedesk.errors import RunFileError
-from evidencedesk.limits import MAX_LINE_BYTES, line_too_long, shown
-from evidencedesk.retrieval.trec_parts import (
+from evidencedesk.files.limits import MAX_LINE_BYTES, line_too_long, shown
+from evidencedesk.files.trec_parts import (
     Bad,
     Columns,
     Part,

@@ -1,6 +1,6 @@
 """Reading a user's files: one place that turns OS, type, size and encoding trouble into one error.
 
-Every reader goes through here, so every input is checked by `evidencedesk.limits.check_input`
+Every reader goes through here, so every input is checked by `evidencedesk.files.limits.check_input`
 before it is opened: a named pipe, a device or a socket is refused by type (opening a FIFO would
 block the build forever; ``/dev/zero`` would never end), and a file over the per-file limit is
 refused by size. Line-oriented readers use `iter_lines`, which streams and refuses a line over
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from evidencedesk.errors import InputError
-from evidencedesk.limits import MAX_LINE_BYTES, check_input, line_too_long
+from evidencedesk.files.limits import MAX_LINE_BYTES, check_input, line_too_long
 
 
 def _unreadable(path: str | Path, error: type[InputError], what: str, exc: OSError) -> InputError:

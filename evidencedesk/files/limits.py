@@ -1,6 +1,6 @@
 """Input limits: every reader opens only regular files, and refuses files or lines beyond a size.
 
-The limits are documented in the README ("Limits"). The per-file limit can be raised for one
+The limits are documented in docs/input-limits.md. The per-file limit can be raised for one
 build with the project key ``[project].max_input_mb`` (or `set_max_input_mb`); the per-line limit
 protects line-oriented readers from a file that is one enormous line.
 """
@@ -85,7 +85,7 @@ def shown(value: str) -> str:
     return f"{value[:SHOWN_CHARS]!r}… ({len(value)} characters)"
 
 
-# Structured inputs (JSON, TOML: `evidencedesk.structured`). No input of evidencedesk nests
+# Structured inputs (JSON, TOML: `evidencedesk.files.structured`). No input of evidencedesk nests
 # deeper than 8 levels or writes a number of more than 20 digits; the limits refuse, with a line,
 # what would otherwise be a RecursionError or Python's own 4,300-digit ValueError.
 MAX_DEPTH = 64  # arrays and objects (tables) inside one another

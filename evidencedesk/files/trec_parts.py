@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from evidencedesk.limits import MAX_LINE_BYTES
-from evidencedesk.retrieval.trec_keys import (
+from evidencedesk.files.limits import MAX_LINE_BYTES
+from evidencedesk.files.trec_keys import (
     doc_hashes,
     fixed_width,
     line_keys,

@@ -1,6 +1,6 @@
 """A run shaped for the release gate (`GateInput`), and what it is compared with (`Reference`).
 
-`gate.decide` reads these; `evalreport.retrieval_gate` shapes a run and its base with them, and
+`gate.decide_gate` reads these; `evalreport.retrieval_gate` shapes a run and its base with them, and
 `baseline.Baseline.reference()` turns a saved baseline into a `Reference`. Judged lists need no
 pipeline config: `shape` and `Reference.of_judged` take them with their final size (a TREC run's
 lists first `cut` to the gate's k).

@@ -7,10 +7,9 @@ Two kinds of project share one site:
 - ``runs``: no corpus (or ``[documents].index = false``): each external TREC run is a variant,
   compared with ``[runs].baseline``; stages that need the pipeline are skipped.
 
-The schema (sections, keys, types: pydantic models) lives in `evidencedesk.project_schema`, how
-keys combine in `evidencedesk.project_rules`; errors are worded by `evidencedesk.validation`. See
-the README section
-"Your own data" for an annotated example. The demo is itself a project: `DEMO_PROJECT`.
+The schema (sections, keys, types: pydantic models) lives in `evidencedesk.files.project_schema`,
+how keys combine in `evidencedesk.files.project_rules`; errors are worded by
+`evidencedesk.files.validation`. docs/project-file.md has an annotated example. The demo is itself a project: `DEMO_PROJECT`.
 """
 
 from __future__ import annotations
@@ -24,16 +23,18 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from evidencedesk.errors import ConfigError, DocumentError, LabelsError
-from evidencedesk.limits import DEFAULT_MAX_INPUT_MB, set_max_input_mb
-from evidencedesk.paths import DATA, require
-from evidencedesk.project_rules import ProjectFile, resolve
-from evidencedesk.project_schema import (
+from evidencedesk.files.limits import DEFAULT_MAX_INPUT_MB, set_max_input_mb
+from evidencedesk.files.project_rules import ProjectFile, resolve
+from evidencedesk.files.project_schema import (
     DEFAULT_RELEVANCE,
     MIN_COVERAGE,
     PROJECT_FILE,
     ProjectSection,
     read_project_toml,
 )
+from evidencedesk.files.text import list_folder
+from evidencedesk.files.trec import Run, read_qrels, read_run
+from evidencedesk.paths import DATA, require
 from evidencedesk.retrieval.beir import (
     Query,
     labels_from_judgments,
@@ -44,8 +45,6 @@ from evidencedesk.retrieval.beir import (
 )
 from evidencedesk.retrieval.catalog import Catalog, load_catalog, markdown_files
 from evidencedesk.retrieval.labels import Label, QuestionCounts, load_labels
-from evidencedesk.retrieval.trec import Run, read_qrels, read_run
-from evidencedesk.textfile import list_folder
 
 __all__ = ["DEMO_PROJECT", "Project", "find_project", "load_project"]
 
@@ -194,7 +193,7 @@ class Project:
         return labels
 
     def load_runs(self) -> dict[str, Run]:
-        """name -> `Run` read with `evidencedesk.retrieval.trec.read_run`, in project order."""
+        """name -> `Run` read with `evidencedesk.files.trec.read_run`, in project order."""
         return {name: read_run(path) for name, path in self.runs}
 
     # -- describing ------------------------------------------------------------------------------

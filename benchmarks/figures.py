@@ -1,0 +1,160 @@
+"""The one table of figures (README "Current figures"): runs the benchmarks, each in processes
+of its own, and prints their figures as one Markdown table, the targets beside them.
+
+    python benchmarks/figures.py [--quick] [--keep DIR] [--write README.md]
+
+- `metrics_bench.py`: read + judge + four means of a 10,000-query x 1,000-document run, each
+  tool in a fresh process, against the pyarrow read (the floor) and pytrec_eval;
+- `runs_only_scale.py`: the runs-only build of 50,000 questions x 1,000 documents x 3 runs
+  (wall clock of the command, peak memory, site size);
+- `large_build.py`: the pipeline build of 5,000 questions over 20,000 chunks, and its 1x / 2x /
+  4x series;
+- `process_tuning.py`: the 12,500-question runs-only build with every process setting and with
+  none;
+- `minilm_bench.py`: the MiniLM int8 embedder's passages per second (when the extra is
+  installed), and the demo build of the quick start.
+
+``--quick`` runs each at a small size (to try the script: the figures mean little).
+``--keep DIR`` keeps the generated projects in DIR and reuses them next time (the 50,000-question
+runs take 5 GB and minutes to generate). ``--write FILE`` replaces the table between the lines
+``<!-- figures:start -->`` and ``<!-- figures:end -->`` of FILE. The load average is printed:
+the figures are only worth reading from a machine with nothing else running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+START, END = "<!-- figures:start -->", "<!-- figures:end -->"
+
+
+def run(script: str, *args: str) -> dict:
+    done = subprocess.run([sys.executable, str(HERE / script), *args, "--json"], check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def demo_build() -> dict:
+    """The demo site, as the quick start builds it: wall clock of the whole command."""
+    with tempfile.TemporaryDirectory(prefix="evidencedesk-demo-") as folder:
+        out = Path(folder) / "site"
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "evidencedesk.report", "build", "--out", str(out)],
+                       check=True, capture_output=True, text=True)  # fmt: skip
+        seconds = time.perf_counter() - start
+        files = [p for p in out.rglob("*") if p.is_file()]
+        pages = sum(p.suffix == ".html" for p in files)
+        return {"seconds": seconds, "pages": pages, "bytes": sum(p.stat().st_size for p in files),
+                "load": os.getloadavg()[0]}  # fmt: skip
+
+
+def minilm(passages: int) -> dict:
+    """Passages per second of the MiniLM int8 embedder (`minilm_bench.py`'s own lines)."""
+    done = subprocess.run([sys.executable, str(HERE / "minilm_bench.py"), "--passages",
+                           str(passages), "--agreement", "20"], capture_output=True, text=True)  # fmt: skip
+    rates = [float(r) for r in re.findall(r"MiniLM int8 +([0-9.]+)/s", done.stdout)]
+    loaded = re.search(r"loaded in ([0-9.]+) s", done.stdout)
+    if done.returncode != 0 or len(rates) < 2 or loaded is None:
+        return {"missing": (done.stdout + done.stderr).strip().splitlines()[-1:],
+                "load": os.getloadavg()[0]}  # fmt: skip
+    return {"demo": rates[0], "synthetic": rates[1], "passages": passages,
+            "load_seconds": float(loaded[1]), "load": os.getloadavg()[0]}  # fmt: skip
+
+
+def measure(quick: bool, keep: Path | None) -> dict[str, dict]:
+    kept = [] if keep is None else ["--keep", str(keep)]
+    metrics = ["--queries", "1000", "--docs", "200", "--repeat", "1"] if quick else []
+    scale = ["--questions", "2000", "--depth", "100"] if quick else ["--questions", "50000"]
+    large = ["--questions", "100", "200", "400", "--chunks", "2000"] if quick else []
+    tuning = ["--questions", "1000", "--depth", "100"] if quick else []
+    return {
+        "metrics": run("metrics_bench.py", *metrics),
+        "scale": run("runs_only_scale.py", *scale, *kept),
+        "large": run("large_build.py", *large),
+        "tuning": run("process_tuning.py", *tuning, *kept),
+        "minilm": minilm(200 if quick else 2000),
+        "demo": demo_build(),
+    }
+
+
+def table(found: dict[str, dict]) -> str:
+    m, tools = found["metrics"], found["metrics"]["tools"]
+    ours = tools["evidencedesk"]["seconds"]
+    floor = tools["pyarrow read only"]["seconds"]
+    rows = [
+        "| benchmark (`benchmarks/`) | evidencedesk | beside it, same run | target |",
+        "|---|---:|---|---|",
+        f"| `metrics_bench.py`: read + judge + 4 means, {m['queries']:,} × {m['docs']:,} "
+        f"| {ours:.2f} s | pyarrow read alone {floor:.2f} s: **{ours / floor:.2f}×** | ≤ 2× |",
+    ]
+    if "pytrec_eval" in tools:
+        theirs = tools["pytrec_eval"]["seconds"]
+        rows.append(f"| same | {ours:.2f} s | pytrec_eval {theirs:.2f} s: "
+                    f"**{theirs / ours:.2f}×** evidencedesk's time | ≥ 4× |")  # fmt: skip
+    (n1, s1), _, (n4, s4) = m["scaling"]
+    rows.append(f"| same, {n1:,} → {n4:,} queries | {s1:.2f} → {s4:.2f} s: "
+                f"**{s4 / s1:.2f}×** | | ≤ 4.5× |")  # fmt: skip
+    untuned = tools["evidencedesk, no process settings"]["seconds"]
+    rows.append(f"| same, without the process settings | {untuned:.2f} s | | |")
+    for b in found["scale"]["builds"]:
+        rows.append(f"| `runs_only_scale.py`: runs-only build, {b['questions']:,} questions × 3 "
+                    f"runs | {b['seconds']:.1f} s, {b['peak_gib']:.2f} GiB, site "
+                    f"{b['site_bytes'] / 1e6:.1f} MB | | ≤ 60 s, ≤ 4 GB, ≤ 50 MB |")  # fmt: skip
+    large = found["large"]["builds"]
+    first, last = large[0], large[-1]
+    rows.append(f"| `large_build.py`: pipeline build, {last['questions']:,} questions | "
+                f"{last['seconds']:.1f} s | {first['questions']:,} questions {first['seconds']:.1f}"
+                f" s: **{last['seconds'] / first['seconds']:.2f}×** at "
+                f"{last['questions'] // first['questions']}× | ≤ 60 s, ≤ 4.5× |")  # fmt: skip
+    t = {b["setting"]: b for b in found["tuning"]["builds"]}
+    rows.append(f"| `process_tuning.py`: runs-only build, {found['tuning']['questions']:,} "
+                f"questions | {t['all']['seconds']:.1f} s with the process settings | "
+                f"{t['none']['seconds']:.1f} s without: "
+                f"**{t['none']['seconds'] / t['all']['seconds']:.2f}×** | |")  # fmt: skip
+    mini = found["minilm"]
+    if "missing" not in mini:
+        rows.append(f"| `minilm_bench.py`: MiniLM int8, one thread | {mini['demo']:.1f} passages/s "
+                    f"on the demo's chunks, {mini['synthetic']:.1f}/s on {mini['passages']:,} "
+                    f"synthetic; loads in {mini['load_seconds']:.1f} s | | |")  # fmt: skip
+    d = found["demo"]
+    rows.append(f"| the demo: `python -m evidencedesk.report build` | {d['seconds']:.1f} s, "
+                f"{d['pages']} pages, {d['bytes'] / 1e6:.1f} MB | | |")  # fmt: skip
+    load = max(found[k]["load"] for k in found)
+    rows.append("")
+    rows.append(f"Measured on {os.cpu_count()} cores (load average at most {load:.1f} when a "
+                "benchmark ended) by `python benchmarks/figures.py`.")  # fmt: skip
+    return "\n".join(rows)
+
+
+def write(path: Path, text: str) -> None:
+    doc = path.read_text(encoding="utf-8")
+    if START not in doc or END not in doc:
+        sys.exit(f"{path}: expected the lines {START} and {END}, found them missing")
+    head, rest = doc.split(START, 1)
+    _, tail = rest.split(END, 1)
+    path.write_text(f"{head}{START}\n{text}\n{END}{tail}", encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
+    parser.add_argument("--keep", type=Path, default=None, help="keep and reuse projects here")
+    parser.add_argument("--write", type=Path, default=None, help="replace the table in FILE")
+    args = parser.parse_args()
+    text = table(measure(args.quick, args.keep))
+    print(text)
+    if args.write is not None:
+        write(args.write, text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""``evidencedesk audit SITE``: hold every sentence of a built site to its results.json
+(`report.audit`); one line per disagreement."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evidencedesk.cli import Streams
+
+HELP = "hold every sentence of a built site to its results.json"
+DESCRIPTION = (
+    "Read a built site's results.json and every page, re-derive each claim a page makes "
+    "(numbers, intervals and whether they include zero, flips, p-values, verdicts and "
+    "badges, gate lines, counts), find every number or verdict phrase no claim backs, and "
+    "re-derive the verdicts, Holm adjustments, flips and sign tests from the per-question "
+    "values. Prints one line per disagreement."
+)
+EXIT = (
+    "0    every claim of every page agrees with results.json",
+    "1    disagreements: one line each (page, sentence, what results.json says)",
+    '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr (no '
+    "results.json or claims.json in SITE)",
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("site", type=Path, metavar="SITE", help="a built site's folder")
+
+
+def run(args: argparse.Namespace, streams: Streams) -> int:
+    from evidencedesk.cli.process import Tuning
+    from evidencedesk.report.audit import audit
+
+    with Tuning.from_env().paused():  # results.json's objects, read back
+        found, claims, pages = audit(args.site)
+    for d in found:
+        streams.say(d.line())
+    if found:
+        streams.say(f"audit: {len(found)} disagreement(s) with results.json")
+        return 1
+    streams.say(f"ok: {claims} claims on {pages} pages agree with results.json")
+    return 0
