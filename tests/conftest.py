@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -143,22 +144,30 @@ def _build_generated(root: Path, seed: int) -> None:
     assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
 
 
-@pytest.fixture(scope="session")
-def generated_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[int], Path]]:
-    """`generated_site(seed)`: generated project `seed` (tests/generated_projects.py) built once
-    for the whole run, shared like `demo_build` -- its site (read it, never write into it)."""
-    made: dict[int, tuple[Path, str]] = {}
+def _shared_sites(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path, Any], None]
+) -> Iterator[Callable[[Any], Path]]:
+    """Sites built once for the whole run by `build(root, key)`, one per key asked for, shared
+    like `demo_build` (read them, never write into them: checked when the run ends)."""
+    made: dict[Any, tuple[Path, str]] = {}
 
-    def site(seed: int) -> Path:
-        if seed not in made:
-            root = _shared_root(tmp_path_factory, f"generated-{seed}-session")
-            _once(root, lambda r: _build_generated(r, seed))
-            made[seed] = (root / "site", _tree_digest(root / "site"))
-        return made[seed][0]
+    def site(key: Any) -> Path:
+        if key not in made:
+            root = _shared_root(tmp_path_factory, f"{name}-{key}-session")
+            _once(root, lambda r: build(r, key))
+            made[key] = (root / "site", _tree_digest(root / "site"))
+        return made[key][0]
 
     yield site
     for folder, before in made.values():
         assert _tree_digest(folder) == before, f"a test wrote into the shared site {folder}"
+
+
+@pytest.fixture(scope="session")
+def generated_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[int], Path]]:
+    """`generated_site(seed)`: generated project `seed` (tests/generated_projects.py) built once
+    for the whole run -- its site."""
+    yield from _shared_sites(tmp_path_factory, "generated", _build_generated)
 
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "millbrook-library"
@@ -176,20 +185,8 @@ def _build_example(root: Path, which: str) -> None:
 @pytest.fixture(scope="session")
 def example_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Path]]:
     """`example_site("pipeline")` (examples/millbrook-library) or `example_site("runs-only")`
-    (its runs-only project), each built once for the whole run, shared like `demo_build` -- its
-    site (read it, never write into it)."""
-    made: dict[str, tuple[Path, str]] = {}
-
-    def site(which: str) -> Path:
-        if which not in made:
-            root = _shared_root(tmp_path_factory, f"example-{which}-session")
-            _once(root, lambda r: _build_example(r, which))
-            made[which] = (root / "site", _tree_digest(root / "site"))
-        return made[which][0]
-
-    yield site
-    for folder, before in made.values():
-        assert _tree_digest(folder) == before, f"a test wrote into the shared site {folder}"
+    (its runs-only project), each built once for the whole run -- its site."""
+    yield from _shared_sites(tmp_path_factory, "example", _build_example)
 
 
 @pytest.fixture(scope="session")
