@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evidencedesk.errors import BuildTerminated, EvidencedeskError, StreamError
+from evidencedesk.files.limits import SEED_MAX
 
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
@@ -37,7 +38,6 @@ KEPT = "the previous site was left as it was"
 REPLACED = "the new site is complete and replaced the previous one"
 WRITTEN = "the new site is complete"
 INTERRUPTED = f"build interrupted; {KEPT}"  # Ctrl-C before the build started
-SEED_MAX = 2**32 - 1  # report.model.SEED_MAX (not imported: --help stays fast)
 
 HELP = "run the experiments and write the static site"
 DESCRIPTION = """\

@@ -14,6 +14,7 @@ from pathlib import Path
 from evidencedesk.errors import InputError
 
 DEFAULT_MAX_INPUT_MB = 4096  # a 50,000-question x 1,000-document TREC run is about 1.8 GB
+SEED_MAX = 2**32 - 1  # seeds are 0..2**32-1: one range for the project file, the CLI and the API
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: no real run, qrels, labels or JSONL line comes near it
 _state = {"max_bytes": DEFAULT_MAX_INPUT_MB << 20}
 

@@ -26,7 +26,7 @@ from pydantic import (
 from evidencedesk.chunking import STRATEGIES
 from evidencedesk.errors import ConfigError, UnknownNameError
 from evidencedesk.files.keylines import Loc
-from evidencedesk.files.limits import check_input
+from evidencedesk.files.limits import SEED_MAX, check_input
 from evidencedesk.files.text import list_folder
 from evidencedesk.files.validation import (
     Source,
@@ -197,7 +197,7 @@ class Section(BaseModel):
 
 class ProjectSection(Section):
     name: Text | None = key(None, "str", "a non-empty string")
-    seed: int = key(0, "int", "an integer (the default --seed)", ge=0, le=2**32 - 1)
+    seed: int = key(0, "int", "an integer (the default --seed)", ge=0, le=SEED_MAX)
     max_input_mb: int | None = key(
         None, "int", "a whole number of MB, the largest input file read", ge=1, le=1 << 20
     )

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evidencedesk.errors import ConfigError, InputError, UsageError
+from evidencedesk.files.limits import SEED_MAX
 from evidencedesk.report import outfolder
-from evidencedesk.report.model import SEED_MAX, BuildOptions, SiteModel
+from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.report.render import Launch, at_once
 from evidencedesk.report.site import Outcome
 

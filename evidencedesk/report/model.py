@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.files.limits import SEED_MAX
 from evidencedesk.report.gate_view import GatePage, RuleRow
 from evidencedesk.report.sections import (
     AblationSection,
@@ -624,9 +625,6 @@ class SiteModel(Plain):
     not_run: tuple[NotRunPage, ...] = ()  # candidates whose optional extra is not installed
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
-
-
-SEED_MAX = 2**32 - 1  # seeds are 0..2**32-1 (docs/cli.md): one range for CLI and API
 
 
 @dataclass(frozen=True)
