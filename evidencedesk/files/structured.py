@@ -34,7 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import InputError
-from evidencedesk.files.limits import MAX_DEPTH, MAX_DIGITS, MAX_GZIP_RATIO, max_expanded_bytes
+from evidencedesk.files.limits import (
+    MAX_DEPTH,
+    MAX_DIGITS,
+    MAX_GZIP_RATIO,
+    SHOWN_CHARS,
+    max_expanded_bytes,
+)
 from evidencedesk.files.text import read_text
 
 __all__ = ["gunzip", "parse_json", "parse_toml", "read_json"]
@@ -51,11 +57,10 @@ _TOML_NUMBER = (
     f"|0[xob]_?[0-9a-fA-F](?:_?[0-9a-fA-F]){{{MAX_DIGITS},}})"
 )
 _TOML_AT = re.compile(r"\(at line (\d+), column \d+\)|\(at end of document\)")
-SHOWN_CHARACTERS = 40  # characters of a refused value shown in a message
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= SHOWN_CHARACTERS else f"{text[:SHOWN_CHARACTERS]}…"
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}…"
 
 
 class _Duplicate(Exception):
