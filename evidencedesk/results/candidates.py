@@ -80,17 +80,9 @@ def read_note(folder: Path | None, name: str) -> str | None:
 
 class _Changes(BaseModel):
     """The config fields a candidate changes (`Changes` declares them from `Config` itself);
-    together they must make a valid `Config`: checked here, once."""
+    `load_candidates` makes them into the candidate's `Config`, once."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    @model_validator(mode="after")
-    def _makes_a_config(self) -> _Changes:
-        try:
-            Config().replace(**self.given())
-        except (EvidencedeskError, TypeError, ValueError) as exc:
-            raise rule((), str(exc)) from None
-        return self
 
     def given(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in Config.field_names()
@@ -192,6 +184,10 @@ def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidat
             )
         slugs.setdefault(note_slug(name), name)
         changes = entry.changes.given()
+        try:
+            config = Config().replace(**changes)
+        except (EvidencedeskError, TypeError, ValueError) as exc:
+            raise source.error((*at, "changes"), str(exc)) from None
         order = raw["candidate"][index].get("changes", {})  # the file's order, for display
         candidates.append(
             CandidateChange(
@@ -199,7 +195,7 @@ def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidat
                 rationale=entry.rationale,
                 changes={k: changes[k] for k in order},
                 note=note,
-                config=Config().replace(**changes),
+                config=config,
             )
         )
     return candidates
