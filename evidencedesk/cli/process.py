@@ -215,7 +215,6 @@ def forked(job: Callable[[], object]) -> Background:
 
 
 TUNING_ENV = "EVIDENCEDESK_TUNING"
-TUNINGS = ("malloc", "trim", "collector", "fork")
 
 
 @dataclass(frozen=True)
@@ -233,7 +232,7 @@ class Tuning:
         if text in ("", "all"):
             return cls()
         if text == "none":
-            return cls(False, False, False, False)
+            return cls(**dict.fromkeys(TUNINGS, False))
         names = [name.strip() for name in text.split(",") if name.strip()]
         unknown = [name for name in names if name not in TUNINGS]
         if unknown:
@@ -254,4 +253,7 @@ class Tuning:
         return paused_collector() if self.collector else contextlib.nullcontext()
 
     def names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(self) if getattr(self, f.name))
+        return tuple(name for name in TUNINGS if getattr(self, name))
+
+
+TUNINGS = tuple(f.name for f in dataclasses.fields(Tuning))  # their names, in order
