@@ -745,3 +745,56 @@ def test_duplicate_check_sorts_halves_and_confirms_on_ids(groups, docs, keys, ex
         )
         is expected
     )
+
+
+_JUDGE_OPTIONS = [{}, {"k": 3}, {"depth": 2}, {"depth": 2, "graded": True},
+                  {"relevant": 1, "k": 5, "depth": 1}]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("options", "condensed"),
+    [*((o, False) for o in _JUDGE_OPTIONS), *((o, True) for o in _JUDGE_OPTIONS),
+     ({"complete": True}, False)],  # the condensed judge takes no complete ids
+)  # fmt: skip
+def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bool) -> None:
+    # the metrics read the arrays the judge makes in its vectorised pass (`JudgedLists.lines`);
+    # they must be exactly what converting its per-question lists gives, field by field
+    from dataclasses import fields
+
+    from evidencedesk.retrieval.metric_engine import JudgedLists, _convert, lines_of
+    from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
+
+    rng = random.Random(7)
+    run_data = {
+        f"q{q}": {
+            f"d{rng.randrange(60)}": float(rng.randint(0, 5)) for _ in range(rng.randint(1, 12))
+        }
+        for q in range(40)
+        if q % 9
+    }
+    qrels = {
+        f"q{q}": {
+            f"d{rng.randrange(60)}": rng.choice((-1, 0, 1, 2, 3)) for _ in range(rng.randint(0, 8))
+        }
+        for q in range(40)
+        if q % 7
+    }
+    run = Run.from_dict(run_data)
+    whole = judge_trec_run(run, qrels)  # the fixture holds negative grades and unjudged results
+    assert any(j.negative for j in whole) and any(j.judged for j in whole)
+    options = dict(options)
+    if options.pop("complete", False):
+        options["complete"] = frozenset(f"d{i}" for i in range(30))
+    if condensed:
+        judged_lists = judge_trec_run_condensed(run, qrels, **options)
+    else:
+        judged_lists = (judge_trec_run(run, qrels, **options),)
+    for judged in judged_lists:
+        assert isinstance(judged, JudgedLists) and lines_of(judged) is judged.lines
+        expected = _convert(list(judged))
+        for field in fields(expected):
+            made, want = getattr(judged.lines, field.name), getattr(expected, field.name)
+            if isinstance(want, np.ndarray):
+                assert made.dtype == want.dtype and np.array_equal(made, want), field.name
+            else:
+                assert made == want, field.name

@@ -91,6 +91,11 @@ class JudgedRun:
     coverage: Coverage
 
 
+def _frozen(judged: Sequence[Judged]) -> tuple[Judged, ...]:
+    """`judged` as a tuple; a tuple already (`metric_engine.JudgedLists`) as it is."""
+    return judged if isinstance(judged, tuple) else tuple(judged)
+
+
 def judged_external_runs(
     project: Project,
     runs: RunPaths,
@@ -110,8 +115,9 @@ def judged_external_runs(
             trec = read_run(path)
         found = check(trec, path)
         judged, condensed = judge(trec)
-        out[name] = JudgedRun(trec.tag, tuple(judged),
-                              None if condensed is None else tuple(condensed), found)  # fmt: skip
+        # kept as they come: the judge's lists carry the arrays the metrics read
+        out[name] = JudgedRun(trec.tag, _frozen(judged),
+                              None if condensed is None else _frozen(condensed), found)  # fmt: skip
         del trec
     return out
 

@@ -63,7 +63,7 @@ def runs_only(
     graded = reads_whole_list(names)  # AP, R-prec, nDCG, bpref: through the last graded result
     tally = Tally(progress, (len(project.runs) + len(runs)) * len(labels))
 
-    def judge_run(trec: TrecRun) -> tuple[list[Judged], list[Judged] | None]:
+    def judge_run(trec: TrecRun) -> tuple[Sequence[Judged], Sequence[Judged] | None]:
         # counted run by run: one vector pass each; the condensed lists ride along
         judged = judge_trec_run_condensed(trec, qrels, labels, settings.max_depth,
                                           project.relevance, depth, graded)  # fmt: skip

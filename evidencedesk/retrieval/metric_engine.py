@@ -25,7 +25,7 @@ import numpy as np
 
 from evidencedesk.metric_names import split_metric
 
-__all__ = ["Lines", "as_values", "column", "lines_of", "of_judged", "values_of"]
+__all__ = ["JudgedLists", "Lines", "as_values", "column", "lines_of", "of_judged", "values_of"]
 
 
 class JudgedLike(Protocol):
@@ -72,6 +72,20 @@ def _flat(parts: Iterable[Sequence[int]], sizes: np.ndarray) -> np.ndarray:
     return np.fromiter(itertools.chain.from_iterable(parts), dtype=np.int64, count=total)
 
 
+class JudgedLists(tuple[Any, ...]):
+    """Judged questions that carry their flat arrays: what the vectorised judge
+    (`trec_judge.judge_trec_run`) returns. It makes the arrays the metrics read in the same pass
+    as the questions the pages show, from the run's own arrays, so `lines_of` reads them as they
+    are; the questions (a tuple of them) are those arrays in per-question form."""
+
+    lines: Lines
+
+    def __new__(cls, judged: Iterable[Any], lines: Lines) -> JudgedLists:
+        made = super().__new__(cls, judged)
+        made.lines = lines
+        return made
+
+
 _RECENT: list[tuple[tuple[int, ...], Sequence[Any], Lines]] = []  # the last few conversions
 _KEEP = 6
 
@@ -82,8 +96,11 @@ def lines_of(judged: Sequence[JudgedLike]) -> Lines:
     Judged questions are frozen, so the same objects in the same order give the same arrays: the
     last few conversions are kept (with the objects, so that their ids stay theirs), and the
     statistics of one run -- means, intervals, slices, paired tests, each metric in turn -- turn
-    its lists into arrays once, not once a call.
+    its lists into arrays once, not once a call. Lists the vectorised judge made
+    (`JudgedLists`) already carry their arrays.
     """
+    if isinstance(judged, JudgedLists):
+        return judged.lines
     key = tuple(map(id, judged))
     for seen, _, lines in _RECENT:
         if seen == key:

@@ -1,10 +1,13 @@
-"""Judging TREC runs against qrels or our labels.
+"""Judging TREC runs against qrels or our labels: the one judge path, vectorised.
 
-:func:`judge_trec_run` builds the :class:`Judged` lists every number of a build comes from
-(drill-down pages, slices, paired statistics, the gate), matching the run and the qrels in one
-vectorised pass; their values come from the one metric engine (:mod:`.metric_engine`). Building
-the lists is most of the cost (about 0.4 s for 5,000 questions of 1,000 documents, the values
-0.06 s): the lists are what the pages show, so there is no second path that skips them.
+:func:`judge_trec_run` matches the run and the qrels in one vectorised pass and makes, from the
+run's own arrays, both things a build needs: the flat arrays every value is computed from (a
+`metric_engine.Lines`, handed to the one metric engine as they are) and the per-question
+:class:`Judged` lists the drill-down pages, condensed lists and the gate show. The two
+come from the same arrays in the same pass (`metric_engine.JudgedLists` carries both): a run's
+values never wait for its lists to be turned back into arrays (only a list cut afterwards, such
+as the gate's top k, is converted, by `metric_engine.lines_of`, to the same arrays; a test holds
+the two equal field by field).
 
 The questions are the labelled ones when labels are given, else every query in the qrels or the
 run (sorted). A labelled question the run does not answer counts as an empty list (like
@@ -16,7 +19,7 @@ from the labels' ``grades`` when no qrels are given. Negative grades count as 0.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from evidencedesk.files.trec_keys import doc_hashes, fixed_width, query_salts
+from evidencedesk.retrieval.metric_engine import JudgedLists, Lines
 from evidencedesk.retrieval.metrics import RELEVANT, Judged
 
 if TYPE_CHECKING:
@@ -189,52 +193,79 @@ def _distinct(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ordered[first].view(docs.dtype), inverse
 
 
+@dataclass(frozen=True, eq=False)
+class _Kept:
+    """Every question's kept lines, flat and in question order: each as the metric engine reads
+    it (`metric_engine.Lines`), and each question's ids, grades and flags as tuples."""
+
+    bounds: list[int]  # question i's lines are [bounds[i], bounds[i + 1])
+    line_q: np.ndarray
+    rank: np.ndarray
+    grade: np.ndarray
+    judged: np.ndarray
+    negative: np.ndarray
+    ids: list[str]
+    grades: list[int]
+    judged_flags: list[bool]
+    negative_flags: list[bool]
+    unjudged: list[int]  # per question: how many of its kept lines are not judged
+    negatives: list[int]  # and how many have a negative grade
+
+    def ids_of(self, i: int) -> tuple[str, ...]:
+        return tuple(self.ids[self.bounds[i] : self.bounds[i + 1]])
+
+    def grades_of(self, i: int) -> tuple[int, ...]:
+        return tuple(self.grades[self.bounds[i] : self.bounds[i + 1]])
+
+    def judged_of(self, i: int) -> tuple[bool, ...] | None:
+        """None when all of them are judged (`Judged.judged`)."""
+        if not self.unjudged[i]:
+            return None
+        return tuple(self.judged_flags[self.bounds[i] : self.bounds[i + 1]])
+
+    def negative_of(self, i: int) -> tuple[bool, ...] | None:
+        """None when none of them has a negative grade (`Judged.negative`)."""
+        if not self.negatives[i]:
+            return None
+        return tuple(self.negative_flags[self.bounds[i] : self.bounds[i + 1]])
+
+
+def _decoded(distinct: np.ndarray) -> list[str]:
+    """The ids as str: one UTF-8 decode of all of them, joined by NUL (no id holds one: the
+    readers refuse NUL bytes), instead of one decode an id."""
+    if not distinct.size:
+        return []
+    return b"\x00".join(distinct.tolist()).decode("utf-8").split("\x00")
+
+
 def _kept(
     run: Run,
     grades: np.ndarray,
     judged: np.ndarray,
     negative: np.ndarray,
     spans: list[tuple[int, int, int | None]],
-) -> tuple[
-    Callable[[int], tuple[str, ...]],
-    Callable[[int], tuple[int, ...]],
-    Callable[[int], tuple[bool, ...] | None],
-    Callable[[int], tuple[bool, ...] | None],
-]:
-    """Each span's document ids, grades, judged flags and negative flags as tuples, decoded in
-    one pass: one str per distinct document id, shared by every list that returns it (a run of
-    50,000 questions x 1,000 documents holds 50 million ids but far fewer distinct documents).
-    A span whose results are all judged has None for judged flags (`Judged.judged`), one with no
-    negative grade None for negative flags (`Judged.negative`)."""
+) -> _Kept:
+    """Each span's document ids, grades, judged flags and negative flags, decoded in one pass:
+    one str per distinct document id, shared by every list that returns it (a run of 50,000
+    questions x 1,000 documents holds 50 million ids but far fewer distinct documents)."""
     starts = np.fromiter((a for a, _, _ in spans), dtype=np.int64, count=len(spans))
     sizes = np.fromiter((b - a for a, b, _ in spans), dtype=np.int64, count=len(spans))
-    bounds = np.r_[0, np.cumsum(sizes)].tolist()
-    lines = np.repeat(starts - bounds[:-1], sizes) + np.arange(bounds[-1], dtype=np.int64)
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    line_q = np.repeat(np.arange(len(spans), dtype=np.int64), sizes)
+    rank = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], sizes)
+    lines = np.repeat(starts, sizes) + rank
     distinct, inverse = _distinct(run.docs[lines])
-    names = np.array([d.decode("utf-8") for d in distinct.tolist()], dtype=object)
-    ids = names[inverse].tolist()
-    kept = grades[lines].tolist()
-    flags = judged[lines]
-    span_of = np.repeat(np.arange(len(spans)), sizes)
-    unjudged = np.bincount(span_of[~flags], minlength=len(spans)).tolist()
-    flag_list = flags.tolist()
-    below = negative[lines]
-    negatives = np.bincount(span_of[below], minlength=len(spans)).tolist()
-    below_list = below.tolist()
-
-    def ids_of(i: int) -> tuple[str, ...]:
-        return tuple(ids[bounds[i] : bounds[i + 1]])
-
-    def grades_of(i: int) -> tuple[int, ...]:
-        return tuple(kept[bounds[i] : bounds[i + 1]])
-
-    def judged_of(i: int) -> tuple[bool, ...] | None:
-        return tuple(flag_list[bounds[i] : bounds[i + 1]]) if unjudged[i] else None
-
-    def negative_of(i: int) -> tuple[bool, ...] | None:
-        return tuple(below_list[bounds[i] : bounds[i + 1]]) if negatives[i] else None
-
-    return ids_of, grades_of, judged_of, negative_of
+    names = np.array(_decoded(distinct), dtype=object)
+    kept, flags, below = grades[lines], judged[lines], negative[lines]
+    return _Kept(
+        offsets.tolist(), line_q, rank, kept, flags, below,
+        ids=names[inverse].tolist(),
+        grades=kept.tolist(),
+        judged_flags=flags.tolist(),
+        negative_flags=below.tolist(),
+        unjudged=np.bincount(line_q[~flags], minlength=len(spans)).tolist(),
+        negatives=np.bincount(line_q[below], minlength=len(spans)).tolist(),
+    )  # fmt: skip
 
 
 def _judge(
@@ -247,27 +278,32 @@ def _judge(
     graded: bool = False,
     complete: Collection[str] | None = None,
     nonrelevant: list[int] | None = None,
-) -> list[Judged]:
+) -> JudgedLists:
     """The Judged lists of `run`'s questions; `nonrelevant` (bpref's N per question) defaults
     to the qrels' judgments graded 0 up to `relevant` - 1."""
     questions = arrays.questions
     order = np.lexsort((-arrays.pool_g, arrays.pool_q))
     pool_g = arrays.pool_g[order]
     pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
-    run_index = {q: i for i, q in enumerate(run.qids)}
-    ends = None if depth is None else _ends(run, arrays, relevant, max(depth, 0), graded).tolist()
-    spans: list[tuple[int, int, int | None]] = []  # each question's kept lines, its length
-    for q in questions:
-        a = b = 0
-        r = run_index.get(q)
-        if r is not None:
-            a, b = int(run.offsets[r]), int(run.offsets[r + 1])
-        if k is not None:
-            b = min(b, a + k)
-        returned = None
-        if ends is not None and r is not None and ends[r] < b:
-            returned, b = b - a, ends[r]
-        spans.append((a, b, returned))
+    # each question's kept lines [a, b) and, when its head was kept, the list's length
+    asked = arrays.run_q
+    r_of = np.full(len(questions), -1, dtype=np.int64)
+    r_of[asked[asked >= 0]] = np.flatnonzero(asked >= 0)
+    found = r_of >= 0
+    a = np.where(found, run.offsets[:-1][r_of], 0)
+    b = np.where(found, run.offsets[1:][r_of], 0)
+    if k is not None:
+        b = np.minimum(b, a + k)
+    lengths = np.full(len(questions), -1, dtype=np.int64)
+    if depth is not None:
+        ends = _ends(run, arrays, relevant, max(depth, 0), graded)[r_of]
+        head = found & (ends < b)
+        lengths[head] = (b - a)[head]
+        b = np.where(head, ends, b)
+    spans: list[tuple[int, int, int | None]] = [
+        (start, stop, None if length < 0 else length)
+        for start, stop, length in zip(a.tolist(), b.tolist(), lengths.tolist(), strict=True)
+    ]
     n = run.n_lines
     flags = arrays.line_judged(n)
     if complete is not None and n:  # the judgments cover these ids: a missing grade is 0
@@ -275,12 +311,11 @@ def _judge(
         flags |= np.isin(doc_hashes(run.docs), doc_hashes(covered))
     if nonrelevant is None:
         nonrelevant = arrays.nonrelevant(relevant).tolist()
-    ids_of, grades_of, judged_of, negative_of = _kept(
-        run, arrays.line_grades(n), flags, arrays.line_negative(n), spans
-    )
+    kept = _kept(run, arrays.line_grades(n), flags, arrays.line_negative(n), spans)
+    pools, pool_at = pool_g.tolist(), pool_bounds.tolist()
     out: list[Judged] = []
     for i, (q, (_, _, returned)) in enumerate(zip(questions, spans, strict=True)):
-        pool = tuple(pool_g[pool_bounds[i] : pool_bounds[i + 1]].tolist())
+        pool = tuple(pools[pool_at[i] : pool_at[i + 1]])
         label = labels[i] if labels is not None else None
         out.append(
             Judged(
@@ -289,17 +324,32 @@ def _judge(
                 answerable=bool(label.answerable)
                 if label is not None
                 else any(g >= relevant for g in pool),
-                grades=grades_of(i),
+                grades=kept.grades_of(i),
                 pool=pool,
-                ids=ids_of(i),
+                ids=kept.ids_of(i),
                 relevant=relevant,
                 returned=returned,
-                judged=judged_of(i),
+                judged=kept.judged_of(i),
                 nonrelevant=nonrelevant[i],
-                negative=negative_of(i),
+                negative=kept.negative_of(i),
             )
         )
-    return out
+    n_pool = np.diff(pool_bounds)
+    returned_sizes = [b - a if r is None else r for a, b, r in spans]
+    lines = Lines(
+        n=len(questions),
+        line_q=kept.line_q,
+        rank=kept.rank,
+        grade=kept.grade,
+        pool_q=np.repeat(np.arange(len(questions), dtype=np.int64), n_pool),
+        pool_g=pool_g,
+        relevant=np.full(len(questions), relevant, dtype=np.int64),
+        judged=kept.judged,
+        size=np.array(returned_sizes, dtype=np.int64),
+        nonrel=kept.judged & ~kept.negative & (kept.grade < relevant),
+        n_nonrel=np.array(nonrelevant, dtype=np.int64),
+    )
+    return JudgedLists(out, lines)
 
 
 def _complete_nonrelevant(
@@ -344,7 +394,7 @@ def judge_trec_run(
     depth: int | None = None,
     complete: Collection[str] | None = None,
     graded: bool = False,
-) -> list[Judged]:
+) -> JudgedLists:
     """One :class:`Judged` per question (the top ``k`` of its ranked list; all when None).
 
     ``depth`` keeps only each list's head: its top ``depth`` and on through its first relevant
@@ -376,7 +426,7 @@ def judge_trec_run_condensed(
     relevant: int = RELEVANT,
     depth: int | None = None,
     graded: bool = False,
-) -> tuple[list[Judged], list[Judged]]:
+) -> tuple[JudgedLists, JudgedLists]:
     """`judge_trec_run`'s lists and the same run judged on condensed lists:
     each list with its unjudged results removed before the metrics read it (Sakai 2007; what
     ``trec_eval -J`` computes). ``k`` cuts the original list before condensing, ``depth`` (and
