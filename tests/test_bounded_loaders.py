@@ -202,11 +202,11 @@ def _split_results(tmp_path: Path, questions: bytes) -> Path:
     [
         (b"PK\x03\x04 a zip, not a gzip", "expected a gzip-compressed JSON file, found corrupt "
          "data (Error -3 while decompressing data: incorrect header check)"),
-        (gzip.compress(b"{}")[:-4], "expected a complete gzip-compressed JSON file, found one cut short"),
-        (gzip.compress(b"{}") + b"junk", "expected one gzip stream in the JSON file, found 4 more "
+        (gzip.compress(b"{}", mtime=0)[:-4], "expected a complete gzip-compressed JSON file, found one cut short"),
+        (gzip.compress(b"{}", mtime=0) + b"junk", "expected one gzip stream in the JSON file, found 4 more "
          "bytes after it"),
-        (gzip.compress(b"\xff"), "expected UTF-8 text, found byte 0xff at offset 0"),
-        (gzip.compress(b'{"a": 1, "a": 2}'), 'expected each key once per object, found "a" twice'),
+        (gzip.compress(b"\xff", mtime=0), "expected UTF-8 text, found byte 0xff at offset 0"),
+        (gzip.compress(b'{"a": 1, "a": 2}', mtime=0), 'expected each key once per object, found "a" twice'),
     ],
 )  # fmt: skip
 def test_a_broken_per_question_file_is_one_error(
