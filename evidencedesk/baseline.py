@@ -8,9 +8,11 @@ config; what every earlier version wrote, and still what a pipeline baseline is 
 older versions read it) and ``…/2``, which adds ``run`` in the config's place. A baseline made on
 other labels, of an unknown schema, or of the other kind of project (a config's baseline for a
 runs-only project, a run's for a pipeline project) is refused. The file is validated by the
-`Baseline` model (strict types, unknown keys refused, a config that makes a valid `Config`);
-errors are worded by `evidencedesk.files.validation` (``key 'questions.rc01.rr': expected a number,
-found …``).
+`Baseline` model (strict types, unknown keys refused); its config table is made into the
+`Baseline.config` `Config` there, once (fields it leaves out take `Config()`'s values), and is
+written back as `Config.to_dict()` (`Baseline.to_json`). Errors are worded by
+`evidencedesk.files.validation` (``key 'questions.rc01.rr': expected a number, found …``; a table
+that makes no valid `Config` in `Config`'s own words: ``key 'config': unknown reranker …``).
 """
 
 from __future__ import annotations
@@ -19,14 +21,22 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    ValidationError,
+    model_validator,
+)
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.files.keylines import Loc, json_line
 from evidencedesk.files.structured import read_json
-from evidencedesk.files.validation import Source, Style, rule
+from evidencedesk.files.validation import Source, Style, found_json, invalid, rule
 from evidencedesk.files.writing import write_file
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.gate_input import GateInput, Reference, cut, gate_result, shape
@@ -70,13 +80,31 @@ class QuestionResult(BaseModel):
     recall: float | None
 
 
+def _config_of(value: object) -> Config:
+    """The file's config table as the `Config` it describes, made once as the file is validated
+    (fields it leaves out take `Config()`'s values); a table that makes none is refused in
+    `Config`'s own words."""
+    if isinstance(value, Config):  # a baseline built in Python, from a run's config
+        return value
+    if not isinstance(value, dict):
+        raise invalid(f"expected an object, found {found_json(value)}")
+    try:
+        return Config().replace(**value)
+    except (EvidencedeskError, TypeError, ValueError) as exc:
+        raise invalid(str(exc)) from None
+
+
+# read from the file's table (or taken as it is), written as `Config.to_dict()`
+_SavedConfig = Annotated[Config, PlainValidator(_config_of), PlainSerializer(Config.to_dict)]
+
+
 class Baseline(BaseModel):
     """A saved baseline: its config (or run name), summary, per-question results, labels' hash."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     schema_: str = Field(alias="schema")
-    config: dict[str, Any] | None = None
+    config: _SavedConfig | None = None
     run: str | None = Field(None, min_length=1, json_schema_extra={"expected": "a run's name"})
     k: int = Field(ge=1)
     summary: dict[str, float | None]
@@ -92,11 +120,6 @@ class Baseline(BaseModel):
         if self.run is not None and self.schema_ != RUN_BASELINE_SCHEMA:
             raise rule(("run",), f"expected schema {RUN_BASELINE_SCHEMA!r} for a baseline run, "
                                  f"found {self.schema_!r}")  # fmt: skip
-        try:
-            if self.config is not None:
-                Config().replace(**self.config)
-        except (EvidencedeskError, TypeError, ValueError) as exc:
-            raise rule(("config",), str(exc)) from None
         return self
 
     @property
@@ -108,19 +131,27 @@ class Baseline(BaseModel):
 
     def reference(self) -> Reference:
         """What the gate compares a run with (`evalreport.retrieval_gate`, `gate.decide_gate`)."""
-        what = self.config if self.config is not None else {"run": self.run}
-        return Reference(self.k, self.summary, self.rr(), what)
+        return Reference(self.k, self.summary, self.rr(), config=self.config, run=self.run)
+
+    def to_json(self) -> str:
+        """The file's text: pretty JSON in the keys' order, the config as `Config.to_dict()` (or
+        the run's name), a trailing newline; a baseline read from a file that `save_baseline` or
+        `save_run_baseline` wrote gives back that file's bytes."""
+        unused = {"config"} if self.config is None else {"run"}
+        data = self.model_dump(mode="json", by_alias=True, exclude=unused)
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def _write(
-    path: str | Path, what: dict[str, Any], shaped: GateInput,
-    summary: dict[str, float | None], labels: Sequence[Label],
+    path: str | Path, shaped: GateInput, summary: dict[str, float | None],
+    labels: Sequence[Label], *, config: Config | None = None, run: str | None = None,
 ) -> Baseline:  # fmt: skip
-    """The baseline as pretty JSON, questions in label order, trailing newline; the oldest
-    schema that can hold it (a config: /1, so that earlier versions read it; a run: /2)."""
+    """The baseline of `config` or `run`, questions in label order; the oldest schema that can
+    hold it (a config: /1, so that earlier versions read it; a run: /2)."""
     baseline = Baseline(
-        schema=BASELINE_SCHEMA if "config" in what else RUN_BASELINE_SCHEMA,
-        **what,
+        schema=BASELINE_SCHEMA if run is None else RUN_BASELINE_SCHEMA,
+        config=config,
+        run=run,
         k=shaped.k,
         summary=summary,
         questions={
@@ -133,8 +164,7 @@ def _write(
         },
         labels_hash=labels_hash(labels),
     )
-    data = baseline.model_dump(mode="json", by_alias=True, exclude={"config", "run"} - set(what))
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    text = baseline.to_json()
     write_file(path, text.encode("utf-8"), "baseline", _is_saved_baseline, "a saved baseline")
     return baseline
 
@@ -152,7 +182,7 @@ def _is_saved_baseline(path: Path) -> bool:
 def save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseline:
     """Write a pipeline `run` (its config, final lists and summary) as the baseline."""
     summary = {name: run.value(name) for name in run.summary}
-    return _write(path, {"config": run.config.to_dict()}, gate_result(run), summary, labels)
+    return _write(path, gate_result(run), summary, labels, config=run.config)
 
 
 def save_run_baseline(
@@ -162,7 +192,7 @@ def save_run_baseline(
     gate's final list) as the baseline: ``"run": name`` where a pipeline's config would be."""
     top = cut(judged, k)
     summary = {n: s.value for n, s in summarize(top, list(summary_names(k))).items()}
-    return _write(path, {"run": name}, shape(top, k, k), summary, labels)
+    return _write(path, shape(top, k, k), summary, labels, run=name)
 
 
 def _key(loc: Loc) -> str:

@@ -240,6 +240,6 @@ def decide_gate(
     measured = {
         "measured": shaped.to_dict(),
         "policy": policy.model_dump(mode="json"),
-        "baseline": None if reference is None else reference.config,
+        "baseline": None if reference is None else reference.what(),
     }
     return GateResult(verdict, tuple(c.line() for c in checks), measured, tuple(checks))

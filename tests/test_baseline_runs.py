@@ -90,8 +90,10 @@ def test_a_runs_only_baseline_is_the_run_cut_to_k(project):
     }
     back = load_baseline(path, labels, "runs")
     assert back == saved and back.kind == "runs" and back.config is None
+    assert back.to_json().encode("utf-8") == path.read_bytes()  # load -> save: the same bytes
     reference = back.reference()
-    assert reference.config == {"run": "base"} and reference.k == 2
+    assert (reference.config, reference.run, reference.k) == (None, "base", 2)
+    assert reference.what() == {"run": "base"}  # what the gate shows: no made-up config
     assert dict(reference.rr) == {"q1": 1.0, "q2": 0.5, "q3": 0.0, "q4": 0.0}
 
 
@@ -101,8 +103,8 @@ def test_an_old_format_pipeline_baseline_still_loads():
     assert json.loads(path.read_text("utf-8"))["schema"] == BASELINE_SCHEMA  # written by /1
     for kind in (None, "pipeline"):
         saved = load_baseline(path, labels, kind)  # type: ignore[arg-type]
-        assert saved.kind == "pipeline" and saved.run is None
-        assert saved.reference().config == Config().to_dict()
+        assert saved.kind == "pipeline" and saved.run is None and saved.config == Config()
+        assert (saved.reference().config, saved.reference().run) == (Config(), None)
 
 
 def test_a_pipeline_baseline_for_a_runs_only_project_is_one_clear_line(project, capsys):

@@ -150,6 +150,10 @@ def test_json_output(tmp_path):
         n.removesuffix(" (external run)") for n in NAMES
     ]
     assert data["gate"]["verdict"] == "GO" and data["gate"]["lines"] == []
+    assert data["gate"]["baseline"] == {  # the saved baseline's Config, as its fields
+        "first_stage": "hybrid", "reranker": "none", "depth": 10, "final": 3, "max_words": None,
+        "prefilter": True,
+    }  # fmt: skip
     base, sparse = data["variants"][:2]
     assert "flips" not in base and base["metrics"]["mrr"]["n"] == 21
     assert sparse["flips"]["metric"] == "mrr"

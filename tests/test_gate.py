@@ -160,7 +160,7 @@ def test_policy_model_is_frozen_and_strict():
 def test_saved_baseline_is_current_config_on_current_labels(baseline, demo):
     """The committed baseline is `Config()` and matches what the code measures today."""
     now = run(demo, Config())
-    assert baseline.config == Config().to_dict()
+    assert baseline.config == Config()
     assert baseline.labels_hash == labels_hash(demo[2])
     assert baseline.rr() == per_question_all(list(now.judged), "mrr")
     assert baseline.summary == {name: now.value(name) for name in now.summary}
@@ -169,8 +169,39 @@ def test_saved_baseline_is_current_config_on_current_labels(baseline, demo):
 def test_baseline_round_trip(tmp_path, demo):
     path = tmp_path / "base.json"
     saved = save_baseline(path, run(demo, Config(reranker="feature")), demo[2])
-    assert load_baseline(path, demo[2]) == saved
+    loaded = load_baseline(path, demo[2])
+    assert loaded == saved and loaded.config == Config(reranker="feature")
     assert json.loads(path.read_text(encoding="utf-8"))["schema"] == BASELINE_SCHEMA
+    assert loaded.to_json().encode("utf-8") == path.read_bytes()  # load -> save: the same bytes
+
+
+def test_the_committed_baseline_is_written_back_byte_for_byte(baseline):
+    assert baseline.to_json().encode("utf-8") == BASELINE.read_bytes()
+
+
+DEFAULTS = {"first_stage": "hybrid", "reranker": "none", "depth": 10, "final": 3,
+            "max_words": None, "prefilter": True}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("table", "expected"),
+    [
+        ({"reranker": "feature", "depth": 10}, Config(reranker="feature", depth=10)),
+        ({}, Config()),
+        ({"prefilter": False, "max_words": 8, "first_stage": "sparse"},
+         Config(first_stage="sparse", max_words=8, prefilter=False)),
+    ],
+)  # fmt: skip
+def test_a_config_table_is_read_as_its_config(tmp_path, demo, table, expected):
+    """A hand-written table becomes one `Config` as the file is read; fields it leaves out take
+    `Config()`'s values, and it is written back whole, in the fields' order."""
+    path = _saved_demo_baseline(tmp_path, lambda b: b.update(config=table))
+    loaded = load_baseline(path, demo[2])
+    assert isinstance(loaded.config, Config) and loaded.config == expected
+    assert json.loads(loaded.to_json())["config"] == {**DEFAULTS, **table}
+    assert list(json.loads(loaded.to_json())["config"]) == list(DEFAULTS)
+    assert loaded.reference().config == expected and loaded.reference().what() == {
+        **DEFAULTS, **table}  # fmt: skip
 
 
 def test_baseline_made_on_other_labels_is_refused(tmp_path, demo):
@@ -233,6 +264,20 @@ def _saved_demo_baseline(tmp_path: Path, change) -> Path:
             lambda b: b["config"].update(reranker="cross-encoder"),
             "base.json:3: key 'config': unknown reranker 'cross-encoder'; expected one of: none, "
             "overlap, feature, pair, blend, minilm",
+        ),
+        (
+            lambda b: b.update(config="hybrid"),
+            "base.json:3: key 'config': expected an object, found \"hybrid\"",
+        ),
+        (
+            lambda b: b["config"].update(depth="10"),
+            "base.json:3: key 'config': config depth: expected an integer of at least 1, "
+            "found '10'",
+        ),
+        (  # two faults: the reader meets the config's first
+            lambda b: (b["config"].update(rerank="pair"), b["questions"]["rc02"].update(rr="1")),
+            "base.json:3: key 'config': unknown config field 'rerank'; expected one of: "
+            "first_stage, reranker, depth, final, max_words, prefilter",
         ),
         (
             lambda b: b.update(made_by="hand"),

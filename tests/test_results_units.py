@@ -18,6 +18,7 @@ from evidencedesk.results.rows import Costs
 from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Metric, Settings, settings_for
 from evidencedesk.results.since import QuestionChange, since
 from evidencedesk.results.types import Inputs, Results
+from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.retrieval.gate_input import Reference, shape
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
@@ -173,7 +174,7 @@ POLICY = GatePolicy(k=3, min_recall=0.9, min_pass_rate=0.9, max_drop=0.01,
 
 def test_decide_gives_structured_checks_and_the_same_lines() -> None:
     now = shape(LISTS, 3, 3)
-    before = Reference(3, {"recall@3": 1.0, "mrr": 1.0}, {"q1": 1.0, "q2": 1.0}, {})
+    before = Reference(3, {"recall@3": 1.0, "mrr": 1.0}, {"q1": 1.0, "q2": 1.0}, run="old")
     result = decide_gate(POLICY, now, before)
     assert [(c.level, c.rule) for c in result.checks] == [
         (Verdict.BLOCK, "critical_missing"),
@@ -196,6 +197,27 @@ def test_decide_gives_structured_checks_and_the_same_lines() -> None:
 
 
 @pytest.mark.parametrize(
+    ("what", "shown"),
+    [
+        ({"run": "bm25"}, {"run": "bm25"}),
+        ({"config": Config(reranker="pair", max_words=8)},
+         {"first_stage": "hybrid", "reranker": "pair", "depth": 10, "final": 3, "max_words": 8,
+          "prefilter": True}),
+    ],
+)  # fmt: skip
+def test_a_reference_is_a_config_or_a_run_and_the_gate_shows_which(what, shown) -> None:
+    reference = Reference(3, {"recall@3": 1.0, "mrr": 1.0}, {"q1": 1.0}, **what)
+    assert reference.what() == shown
+    assert decide_gate(POLICY, shape(LISTS, 3, 3), reference).to_dict()["baseline"] == shown
+
+
+@pytest.mark.parametrize("what", [{}, {"config": Config(), "run": "bm25"}])
+def test_a_reference_of_neither_or_both_is_refused(what) -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        Reference(3, {}, {}, **what)
+
+
+@pytest.mark.parametrize(
     ("check", "text"),
     [
         (GateCheck(Verdict.BLOCK, "critical", questions=("rc02",), k=3),
@@ -214,7 +236,7 @@ def test_gate_check_text(check: GateCheck, text: str) -> None:
 def test_gate_outcome_reads_judged_lists_against_a_run_or_no_policy() -> None:
     from evidencedesk.results.gate_stage import NO_POLICY_OUTCOME, gate_outcome
 
-    same = gate_outcome(POLICY, LISTS, 3, Reference.of_judged(LISTS, 3, 3, {}))
+    same = gate_outcome(POLICY, LISTS, 3, Reference.of_judged(LISTS, 3, 3, "same"))
     # compared with itself nothing dropped and nothing flipped: only the absolute floors remain
     assert [c.rule for c in same.checks] == ["critical_missing", "min_recall", "min_pass_rate"]
     assert (same.verdict, same.evaluated, same.checks[1].observed) == ("BLOCK", True, 0.5)

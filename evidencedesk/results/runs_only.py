@@ -114,7 +114,7 @@ def runs_only(
         reference, ref_name = saved.reference(), saved_name(project)
     else:
         base_cut = cut(base_run.judged, k)
-        reference = Reference.of_judged(base_cut, max(k, 1), k, {"run": baseline})
+        reference = Reference.of_judged(base_cut, max(k, 1), k, baseline)
         ref_name = f"the baseline run {baseline}"
     candidates = []
     family = len(others)  # the candidates Holm adjusts over

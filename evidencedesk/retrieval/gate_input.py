@@ -3,25 +3,21 @@
 `gate.decide_gate` reads these; `evalreport.retrieval_gate` shapes a run and its base with them, and
 `baseline.Baseline.reference()` turns a saved baseline into a `Reference`. Judged lists need no
 pipeline config: `shape` and `Reference.of_judged` take them with their final size (a TREC run's
-lists first `cut` to the gate's k).
+lists first `cut` to the gate's k). A `Reference` is a pipeline's (its `Config`) or a named run's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
 
+if TYPE_CHECKING:  # annotations only: evalreport imports this module to gate its runs
+    from evidencedesk.retrieval.evalreport import Config
+
 __all__ = ["GateInput", "JudgedRun", "Reference", "cut", "gate_result", "shape"]
-
-
-class _Config(Protocol):
-    @property
-    def final(self) -> int: ...
-
-    def to_dict(self) -> dict[str, Any]: ...
 
 
 class JudgedRun(Protocol):
@@ -31,7 +27,7 @@ class JudgedRun(Protocol):
     @property
     def judged(self) -> Sequence[Judged]: ...
     @property
-    def config(self) -> _Config: ...
+    def config(self) -> Config: ...
 
 
 @dataclass(frozen=True)
@@ -94,23 +90,37 @@ def shape(judged_lists: Sequence[Judged], final: int, k: int) -> GateInput:
 @dataclass(frozen=True)
 class Reference:
     """What a run is compared with: a saved baseline's or a base run's summary, per-question
-    reciprocal ranks, config, and the k its recall was measured at."""
+    reciprocal ranks and the k its recall was measured at; it is a pipeline's (`config`) or a
+    named run's (`run`: a TREC run, a runs-only project's saved baseline), exactly one."""
 
     k: int
     summary: Mapping[str, float | None]
     rr: Mapping[str, float | None]
-    config: Mapping[str, Any]
+    config: Config | None = None
+    run: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.config is None) == (self.run is None):
+            raise ValueError("a Reference is a pipeline's (config) or a run's (run), exactly one")
+
+    def what(self) -> dict[str, Any]:
+        """What the reference is, as the gate shows it: the config's fields, or ``{"run": name}``."""
+        return {"run": self.run} if self.config is None else self.config.to_dict()
 
     @classmethod
     def of_run(cls, run: JudgedRun, k: int) -> Reference:
-        """A run as the reference, measured at the policy's k (so its recall@k always exists)."""
-        return cls.of_judged(run.judged, run.config.final, k, run.config.to_dict())
+        """A pipeline run as the reference, measured at the policy's k (so its recall@k always
+        exists)."""
+        return cls._of(shape(run.judged, run.config.final, k), config=run.config)
 
     @classmethod
-    def of_judged(
-        cls, judged: Sequence[Judged], final: int, k: int, config: Mapping[str, Any]
+    def of_judged(cls, judged: Sequence[Judged], final: int, k: int, run: str) -> Reference:
+        """The judged final lists of the run named `run` as the reference, measured at `k`."""
+        return cls._of(shape(judged, final, k), run=run)
+
+    @classmethod
+    def _of(
+        cls, shaped: GateInput, config: Config | None = None, run: str | None = None
     ) -> Reference:
-        """Judged final lists as the reference, measured at `k`."""
-        shaped = shape(judged, final, k)
-        summary = {f"recall@{k}": shaped.recall, "mrr": shaped.mrr}
-        return cls(k, summary, shaped.rr, config)
+        summary = {f"recall@{shaped.k}": shaped.recall, "mrr": shaped.mrr}
+        return cls(shaped.k, summary, shaped.rr, config, run)
