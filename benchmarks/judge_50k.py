@@ -6,7 +6,9 @@ Times `results.inputs.judged_external_runs` with the build's own judge (`judge_t
 `judged_depth` of the project's settings and the gate's k of 10), one run read, judged and let go
 at a time, and prints the seconds per run, the total and the peak memory of this process
 (``resource.getrusage``, max RSS). Labels are loaded first and not timed (the build loads them
-before its benchmark stage). Point it at the project that ``python benchmarks/runs_only_scale.py
+before its benchmark stage). It runs in this process as Python starts it, with no process
+tuning: what ``evidencedesk build`` does by default, not with ``--tune`` (the
+`runs_only_scale.py` build). Point it at the project that ``python benchmarks/runs_only_scale.py
 --questions 50000 --keep DIR`` generates (50,000 questions x 1,000 documents x 3 runs, 5.4 GB);
 the project is only read.
 """
@@ -40,7 +42,8 @@ def main() -> None:
     settings = settings_for(project, 0)
     qrels = {lb.id: dict(lb.grades) for lb in labels}
     depth = judged_depth([m.name for m in (*settings.metrics, *settings.slices)], 10)
-    print(f"{len(labels):,} questions, {len(project.runs)} runs, judged depth {depth}")
+    print(f"{len(labels):,} questions, {len(project.runs)} runs, judged depth {depth} "
+          "(evidencedesk, default: no process tuning)")  # fmt: skip
     print(f"peak memory after loading the labels: {peak_gib():.2f} GiB", flush=True)
     for attempt in range(1, args.repeat + 1):
         total, runs = read_and_judge(project, labels, qrels, depth)

@@ -3,8 +3,10 @@
 Generates (seeded) a project in a temporary folder -- Markdown documents with front matter in
 ``corpus/`` (10 paragraphs each, one chunk per paragraph), ``labels.jsonl`` with tags and graded
 labels (0-2; some questions unanswerable), ``candidates.toml`` with a few candidates and a gate
-policy, no baseline -- builds it with the real CLI (``--project``) and prints the CLI's time per
-stage and the site's size. The same corpus is built with 1x, 2x and 4x the questions (1,250,
+policy, no baseline -- builds it with the real CLI, ``evidencedesk build --project P --tune``
+(every process setting: the targets of docs/scale.md are met with them; ``--tune none`` builds
+as the command does by default, with none), and prints the CLI's time per stage and the site's
+size. The same corpus is built with 1x, 2x and 4x the questions (1,250,
 2,500 and 5,000 by default) and the ratio of each build time to the first is printed: the
 pipeline's cost should grow linearly with the questions (4x the questions <= 4.5x the time).
 Each build's CPU time (user + system, of the build process) is printed beside its wall time:
@@ -13,7 +15,7 @@ Above 500 questions only questions that flip or fail in some candidate get a pag
 says how many were left out.
 
     python benchmarks/large_build.py [--questions 1250 2500 5000] [--chunks 20000] [--seed 0]
-                                     [--keep DIR]
+                                     [--keep DIR] [--tune all]
 """
 
 from __future__ import annotations
@@ -156,11 +158,11 @@ def _cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def build(project: Path, out: Path) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds, the CLI's output) of one build."""
+def build(project: Path, out: Path, tune: str = "all") -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, the CLI's output) of one build with ``--tune TUNE``."""
     started, cpu = time.perf_counter(), _cpu()
     command = [sys.executable, "-m", "evidencedesk.report", "build",
-               "--project", str(project), "--out", str(out)]  # fmt: skip
+               "--project", str(project), "--out", str(out), "--tune", tune]  # fmt: skip
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     if done.returncode not in (0, 1):
@@ -174,6 +176,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--chunks", type=int, default=20_000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--keep", type=Path, default=None, help="keep the projects and sites here")
+    p.add_argument(
+        "--tune",
+        default="all",
+        metavar="SETTINGS",
+        help="the build's --tune (default: all; none: as the command runs by default)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object at the end")
     args = p.parse_args(argv)
     base = Path(args.keep or tempfile.mkdtemp(prefix="evidencedesk-large-"))
@@ -191,12 +199,13 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
             shutil.copytree(corpus_root, root)
             project = write_project(root, docs, n, args.seed)
-            seconds, cpu, stdout = build(project, root / "site")
+            seconds, cpu, stdout = build(project, root / "site", args.tune)
             size, files = tree_size(root / "site")
             question_pages = list((root / "site").glob("question-*.html"))
             pages = len(question_pages)
             qbytes = sum(q.stat().st_size for q in question_pages)
-            print(f"\n== {n} questions: build {seconds:.1f} s (CPU {cpu:.1f} s), site "
+            print(f"\n== {n} questions, evidencedesk build --tune {args.tune}: build "
+                  f"{seconds:.1f} s (CPU {cpu:.1f} s), site "
                   f"{size / 1e6:.1f} MB, {files} files, {pages} question pages "
                   f"({qbytes / 1e6:.1f} MB) ==")  # fmt: skip
             print(stdout.rstrip())
@@ -206,10 +215,11 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(base, ignore_errors=True)
     if args.json:
         keys = ("questions", "seconds", "cpu", "site_bytes", "files", "pages", "page_bytes")
-        print(json.dumps({"load": os.getloadavg()[0],
+        print(json.dumps({"load": os.getloadavg()[0], "tune": args.tune,
                           "builds": [dict(zip(keys, row, strict=True)) for row in rows]}))  # fmt: skip
         return 0
-    print("\nquestions  build (s)  x first  CPU (s)  x first  site (MB)  files  question pages"
+    print(f"\nevidencedesk build --tune {args.tune}")
+    print("questions  build (s)  x first  CPU (s)  x first  site (MB)  files  question pages"
           "  their MB  rest (MB)")  # fmt: skip
     for n, seconds, cpu, size, files, pages, qbytes in rows:
         print(f"{n:>9}  {seconds:>9.1f}  {seconds / rows[0][1]:>7.2f}  {cpu:>7.1f}  "

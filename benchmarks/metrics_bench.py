@@ -12,21 +12,23 @@ order: every reader must put them in trec_eval's order (score down, then documen
 Each tool then runs in a fresh Python process per repeat, and its wall clock is timed from the
 outside -- interpreter start, imports and page faults included, as a user running it sees it:
 
-- **evidencedesk**: what a runs-only build does with a run -- `files.trec.read_run`,
+- **evidencedesk --tune**: what a runs-only build does with a run -- `files.trec.read_run`,
   `read_qrels`, `retrieval.trec_judge.judge_trec_run` to the build's `judged_depth` (the
-  Judged lists every page, flip and interval comes from), then `metrics.summarize` -- with the
-  process settings the command line applies (`cli.process.Tuning`);
-- **evidencedesk, no process settings**: the same with ``EVIDENCEDESK_TUNING=none``;
+  Judged lists every page, flip and interval comes from), then `metrics.summarize` -- with every
+  process setting the command line applies when asked (``EVIDENCEDESK_TUNING=all``, what
+  ``--tune`` applies: `cli.process.Tuning`);
+- **evidencedesk, default**: the same with ``EVIDENCEDESK_TUNING=none``, the process as Python
+  starts it (the command line's default);
 - **pyarrow read only** (the floor): ``pyarrow.csv.read_csv`` of the run with its six column
   names, nothing else -- what reading the file costs at the least;
 - **pytrec_eval** (when installed): a plain Python reader into dicts, ``RelevanceEvaluator``,
   the means; **ranx** (when installed): ``Qrels.from_file``, ``Run.from_file``, ``evaluate``.
 
-It prints the median of ``--repeat`` per tool, the ratios evidencedesk / floor (target <= 2) and
-pytrec_eval / evidencedesk (target >= 4), whether the means agree, evidencedesk's time on the
-first quarter, half and all of the queries (target: 4x the queries in <= 4.5x the time), and
-each process's peak memory. ``--json`` prints one JSON object instead (`benchmarks/figures.py`
-reads it).
+It prints the median of ``--repeat`` per tool, the ratios evidencedesk --tune / floor (target
+<= 2) and pytrec_eval / evidencedesk --tune (target >= 4), whether the means agree, evidencedesk
+--tune's time on the first quarter, half and all of the queries (target: 4x the queries in <=
+4.5x the time), and each process's peak memory. ``--json`` prints one JSON object instead
+(`benchmarks/figures.py` reads it).
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ RANX = ["recall@100-l2", "precision@10-l2", "mrr-l2", "ndcg@10"]  # binary ones 
 TREC_EVAL = {"recall_100": "recall.100", "P_10": "P.10", "recip_rank": "recip_rank",
              "ndcg_cut_10": "ndcg_cut.10"}  # fmt: skip
 JUDGMENTS = 30  # a query
-EVIDENCEDESK = "evidencedesk"
-UNTUNED = "evidencedesk, no process settings"
+EVIDENCEDESK = "evidencedesk --tune"  # EVIDENCEDESK_TUNING=all in its child
+UNTUNED = "evidencedesk, default"  # EVIDENCEDESK_TUNING=none: no process tuning
 FLOOR = "pyarrow read only"
 TOOLS = (EVIDENCEDESK, UNTUNED, FLOOR, "pytrec_eval", "ranx")
 
@@ -217,24 +219,25 @@ def measure(folder: Path, args: argparse.Namespace) -> dict[str, object]:
 def report(found: dict[str, object]) -> str:
     tools: dict = found["tools"]  # type: ignore[assignment]
     ours = tools[EVIDENCEDESK]["seconds"]
-    lines = ["", f"| tool (fresh process each) | seconds | x evidencedesk | {' | '.join(OURS)} |",
+    lines = ["", f"| tool (fresh process each) | seconds | x {EVIDENCEDESK} | {' | '.join(OURS)} |",
              "|---|---:|---:|" + "---:|" * len(OURS)]  # fmt: skip
     for name, row in tools.items():
         cells = " | ".join(f"{row['means'][m]:.6f}" if m in row["means"] else ""
                            for m in OURS)  # fmt: skip
         lines.append(f"| {name} | {row['seconds']:.2f} | {row['seconds'] / ours:.2f} | {cells} |")
-    lines.append(f"\nevidencedesk / pyarrow read: {ours / tools[FLOOR]['seconds']:.2f}x "
+    lines.append(f"\n{EVIDENCEDESK} / pyarrow read: {ours / tools[FLOOR]['seconds']:.2f}x "
                  "(target <= 2)")  # fmt: skip
     if "pytrec_eval" in tools:
-        lines.append(f"pytrec_eval / evidencedesk: {tools['pytrec_eval']['seconds'] / ours:.2f}x "
+        lines.append(f"pytrec_eval / {EVIDENCEDESK}: {tools['pytrec_eval']['seconds'] / ours:.2f}x "
                      "(target >= 4)")  # fmt: skip
         agree = all(abs(tools["pytrec_eval"]["means"][m] - tools[EVIDENCEDESK]["means"][m]) < 1e-9
                     for m in OURS)  # fmt: skip
         lines.append(f"the four means equal pytrec_eval's (to 1e-9): {'yes' if agree else 'NO'}")
     scaling = found["scaling"]
-    lines.append("\nqueries  evidencedesk (s)  x the first")
+    lines.append(f"\nqueries  {EVIDENCEDESK} (s)  x the first")
     for n, seconds in scaling:  # type: ignore[attr-defined]
-        lines.append(f"{n:>7}  {seconds:>16.2f}  {seconds / scaling[0][1]:>11.2f}")  # type: ignore[index]
+        width = len(EVIDENCEDESK) + 4  # the column's title: "<name> (s)"
+        lines.append(f"{n:>7}  {seconds:>{width}.2f}  {seconds / scaling[0][1]:>11.2f}")  # type: ignore[index]
     lines.append(f"\nload average when it ended: {found['load']:.2f} (2 cores)")
     return "\n".join(lines)
 

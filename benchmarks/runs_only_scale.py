@@ -2,7 +2,9 @@
 
 Generates (seeded, with numpy byte matrices, so that 150 million run lines take a minute, not
 half an hour) queries, graded qrels (0-3) and TREC runs in a temporary folder, then
-builds the site with the real CLI and prints the time per stage (the CLI's own lines), the total
+builds the site with the real CLI as ``evidencedesk build --tune`` (every process setting: the
+targets of docs/scale.md are met with them; ``--tune none`` builds as the command does by
+default, with none) and prints the time per stage (the CLI's own lines), the total
 wall-clock time, the peak memory of the build process (``resource.getrusage`` of the child, max
 RSS) and the site's size and file count. ``--scaling`` also builds at 1/4 and 1/2 of the
 questions (1x / 2x / 4x) and prints, measured in the same run, each size's total and per-stage
@@ -13,7 +15,7 @@ the same DIR reuses them (generating 5.4 GB of runs takes minutes); the sites ar
 project's folder.
 
     python benchmarks/runs_only_scale.py [--questions 50000] [--depth 1000] [--runs 3]
-                                         [--scaling] [--keep DIR] [--out DIR]
+                                         [--scaling] [--keep DIR] [--out DIR] [--tune all]
 """
 
 from __future__ import annotations
@@ -142,10 +144,11 @@ class Build:
 
 def build_once(
     base: Path, questions: int, depth: int, runs: int, reuse: bool = False,
-    out: Path | None = None, env: dict[str, str] | None = None, quiet: bool = False,
+    out: Path | None = None, tune: str = "all", quiet: bool = False,
 ) -> Build:  # fmt: skip
     """One build of the project ``project-<questions>`` in `base` (generated unless `reuse`
-    finds it), with the real command line in a fresh process (`env`: its environment)."""
+    finds it), with the real command line in a fresh process: ``evidencedesk build --tune
+    TUNE`` (``none``: the command's default, the process as Python starts it)."""
     root = base / f"project-{questions}"
     project = root / "evidencedesk.toml"
     started = time.perf_counter()
@@ -166,9 +169,8 @@ def build_once(
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
     command = [sys.executable, "-m", "evidencedesk.report", "build"]
-    done = subprocess.run([*command, "--project", str(project), "--out", str(site_dir)],
-                          check=True, stdout=subprocess.PIPE, text=True,
-                          env=None if env is None else {**os.environ, **env})  # fmt: skip
+    command += ["--project", str(project), "--out", str(site_dir), "--tune", tune]
+    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - started
     if not quiet:
         print(done.stdout, end="", flush=True)
@@ -177,7 +179,8 @@ def build_once(
     if peak <= before:
         peak = before  # an earlier, larger child: the figure is an upper bound then
     if not quiet:
-        print(f"== {questions} questions: build {seconds:.1f} s wall clock, peak memory "
+        print(f"== {questions} questions, evidencedesk build --tune {tune}: build "
+              f"{seconds:.1f} s wall clock, peak memory "
               f"{peak / 2**20:.2f} GiB, site {site / 1e6:.1f} MB in {files} files ==",
               flush=True)  # fmt: skip
     return Build(questions, seconds, peak / 2**20, site, files, stage_times(done.stdout))
@@ -214,6 +217,12 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=None, help="write the sites here (default: beside the projects)"
     )
+    parser.add_argument(
+        "--tune",
+        default="all",
+        metavar="SETTINGS",
+        help="the build's --tune (default: all; none: as the command runs by default)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     args = parser.parse_args()
     base = Path(args.keep or tempfile.mkdtemp(prefix="evidencedesk-runs-only-"))
@@ -222,17 +231,17 @@ def main() -> None:
     try:
         for n in sizes if args.scaling else sizes[-1:]:
             rows.append(build_once(base, n, args.depth, args.runs, args.keep is not None,
-                                   args.out, quiet=args.json))  # fmt: skip
+                                   args.out, tune=args.tune, quiet=args.json))  # fmt: skip
             if args.keep is None:
                 shutil.rmtree(base / f"project-{n}", ignore_errors=True)
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)
     if args.json:
-        print(json.dumps({"load": os.getloadavg()[0],
+        print(json.dumps({"load": os.getloadavg()[0], "tune": args.tune,
                           "builds": [dataclasses.asdict(r) for r in rows]}))  # fmt: skip
         return
-    print()
+    print(f"\nevidencedesk build --tune {args.tune}")
     print(table(rows))
 
 

@@ -1,17 +1,26 @@
-"""The command line's malloc settings (evidencedesk.cli.process)."""
+"""The command line's process tuning (evidencedesk.cli.process): malloc's thresholds and trim,
+the paused collector, forked writers, and how a command opts in (``--tune``,
+``EVIDENCEDESK_TUNING``; none by default)."""
 
 from __future__ import annotations
 
 import ctypes
+import gc
+import io
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from evidencedesk import cli as report_cli
 from evidencedesk.cli import process as allocator
+from evidencedesk.errors import EvidencedeskError
+from evidencedesk.results import pages
+from tests.synthetic_runs import write_project
 
 
 class FakeLibc:
@@ -31,32 +40,19 @@ class FakeLibc:
         self.malloc_trim = malloc_trim
 
 
-def test_both_thresholds_are_raised_mmap_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(allocator.ENV, raising=False)
+def test_both_thresholds_are_raised_mmap_first() -> None:
     libc = FakeLibc([1, 1])
     assert allocator.reuse_freed_memory(libc) is True  # type: ignore[arg-type]
     assert libc.calls == [(-3, 2**31 - 1), (-1, 2**31 - 1)]
 
 
-def test_a_refused_mmap_threshold_stops_there(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(allocator.ENV, raising=False)
+def test_a_refused_mmap_threshold_stops_there() -> None:
     libc = FakeLibc([0, 1])
     assert allocator.reuse_freed_memory(libc) is False  # type: ignore[arg-type]
     assert libc.calls == [(-3, 2**31 - 1)]
 
 
-@pytest.mark.parametrize("value", ["default", " Default "])
-def test_the_environment_can_keep_mallocs_defaults(
-    monkeypatch: pytest.MonkeyPatch, value: str
-) -> None:
-    monkeypatch.setenv(allocator.ENV, value)
-    libc = FakeLibc([1, 1])
-    assert allocator.reuse_freed_memory(libc) is False  # type: ignore[arg-type]
-    assert libc.calls == []
-
-
 def test_off_linux_nothing_is_changed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(allocator.ENV, raising=False)
     monkeypatch.setattr(sys, "platform", "darwin")
     assert allocator._glibc() is None
     assert allocator.reuse_freed_memory() is False
@@ -130,8 +126,7 @@ _FAULTS = textwrap.dedent(
 
 
 @pytest.mark.skipif(not _on_glibc(), reason="glibc only")
-def test_on_glibc_a_freed_array_s_pages_are_reused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(allocator.ENV, raising=False)
+def test_on_glibc_a_freed_array_s_pages_are_reused() -> None:
     faults = {}
     for mode in ("set", "default"):
         done = subprocess.run(
@@ -140,18 +135,6 @@ def test_on_glibc_a_freed_array_s_pages_are_reused(monkeypatch: pytest.MonkeyPat
         faults[mode] = int(done.stdout)
     assert faults["default"] > 20  # each of its pages (or huge pages) faulted in again
     assert faults["set"] < faults["default"] / 4
-
-
-@pytest.mark.parametrize("command", ["build", "benchmark"])
-def test_the_command_line_applies_the_settings_first(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: str
-) -> None:
-    calls: list[str] = []
-    monkeypatch.setattr(allocator, "reuse_freed_memory", lambda: calls.append("set") or True)
-    argv = [command, "--project", "no-such-folder/evidencedesk.toml"]
-    assert report_cli.main(argv) == 2  # the bad project is still reported as usual
-    assert calls == ["set"]
-    assert "error: " in capsys.readouterr().err
 
 
 class _Exited(Exception):
@@ -182,38 +165,213 @@ def test_python_m_report_ends_the_process_once_the_output_is_flushed(
         assert "exit_process=True" in (package / script).read_text(encoding="utf-8")
 
 
+EVERY = ("malloc", "trim", "collector", "fork")
+
+
 @pytest.mark.parametrize(
-    ("value", "applied"),
+    ("text", "applied"),
     [
-        (None, ("malloc", "trim", "collector", "fork")),
-        ("all", ("malloc", "trim", "collector", "fork")),
+        ("all", EVERY),
+        (" ALL ", EVERY),
         ("none", ()),
         (" Malloc, collector ", ("malloc", "collector")),
-        ("fork", ("fork",)),
+        ("fork,malloc", ("malloc", "fork")),  # in Tuning's order, whatever the list's
+        ("trim", ("trim",)),
     ],
 )
-def test_the_environment_chooses_the_process_settings(value: str | None, applied: tuple) -> None:
-    env = {} if value is None else {allocator.TUNING_ENV: value}
+def test_one_parser_reads_the_settings(text: str, applied: tuple[str, ...]) -> None:
+    assert allocator.Tuning.parse(text).names() == applied
+
+
+def test_the_names_are_tunings_fields_and_the_default_is_none() -> None:
+    assert allocator.TUNINGS == EVERY
+    assert allocator.Tuning().names() == ()
+
+
+EXPECTED = "expected 'all', 'none' or a comma-separated list of malloc, trim, collector, fork"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("malloc,gc", "'gc'"),
+        ("malloc,,trim", "''"),
+        ("all,fork", "'all'"),
+        ("", "''"),
+        ("x" * 50, f"{'x' * 40!r}… (50 characters)"),
+    ],
+)
+def test_an_unknown_setting_names_the_valid_ones(text: str, found: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        allocator.Tuning.parse(text)
+    assert str(caught.value) == f"{EXPECTED}, found {found}"
+
+
+@pytest.mark.parametrize(
+    ("env", "applied"),
+    [
+        ({}, ()),  # unset: none, the default
+        ({allocator.TUNING_ENV: ""}, ()),
+        ({allocator.TUNING_ENV: "  "}, ()),
+        ({allocator.TUNING_ENV: "all"}, EVERY),
+        ({allocator.TUNING_ENV: "collector"}, ("collector",)),
+    ],
+)
+def test_the_environment_opts_in(env: dict[str, str], applied: tuple[str, ...]) -> None:
     assert allocator.Tuning.from_env(env).names() == applied
 
 
-def test_an_unknown_process_setting_is_one_line_listing_the_valid_ones(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+# What each command applied, seen from inside its work: malloc's thresholds set at start, freed
+# memory given back when a stage starts, the collector off, the writers forked.
+@dataclass
+class Seen:
+    calls: list[str] = field(default_factory=list)
+    collector_on: list[bool] = field(default_factory=list)
+
+    def applied(self) -> tuple[str, ...]:
+        on = {*self.calls, *(["collector"] if self.collector_on == [False] else [])}
+        return tuple(name for name in EVERY if name in on)
+
+
+@pytest.fixture
+def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Seen:
+    """Each command's work replaced by a spy (the build stops where the site would be built)."""
+    from evidencedesk.cli import benchmark
+    from evidencedesk.report import audit
+    from evidencedesk.report import build as report_build
+
+    record = Seen()
+    monkeypatch.delenv(allocator.TUNING_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)  # no ./evidencedesk.toml: the demo project
+    monkeypatch.setattr(allocator, "reuse_freed_memory", lambda: record.calls.append("malloc"))
+    monkeypatch.setattr(allocator, "release_freed_memory", lambda: record.calls.append("trim"))
+
+    def build_site(options: object, factory: object, progress: Callable[[str], None],
+                   outcome: object, background: object) -> None:  # fmt: skip
+        record.collector_on.append(gc.isenabled())
+        progress("evaluate")  # a stage starts
+        if background is allocator.forked:
+            record.calls.append("fork")
+        raise EvidencedeskError("stopped where the site would be built")
+
+    def work(args: object) -> tuple[dict[str, object], str, int]:
+        record.collector_on.append(gc.isenabled())
+        return {}, "the table", 0
+
+    def audit_site(site: Path) -> tuple[list[object], int, int]:
+        record.collector_on.append(gc.isenabled())
+        return [], 3, 1
+
+    monkeypatch.setattr(report_build, "build_site", build_site)
+    monkeypatch.setattr(benchmark, "work", work)
+    monkeypatch.setattr(audit, "audit", audit_site)
+    assert gc.isenabled()  # the collector is on as Python starts it; each case starts from there
+    return record
+
+
+def run_command(command: str, options: list[str]) -> None:
+    argv = {"build": ["build", "--out", "site", *options], "benchmark": ["benchmark", *options],
+            "audit": ["audit", "site", *options]}[command]  # fmt: skip
+    out, err = io.StringIO(), io.StringIO()
+    status = report_cli.main(argv, stdout=out, stderr=err)
+    if command == "build":
+        assert (status, err.getvalue()) == (2, "error: stopped where the site would be built\n")
+    else:
+        assert (status, err.getvalue()) == (0, "")
+
+
+# what each command can apply: the build all four; the benchmark malloc and the collector (it has
+# no stages to trim between, no site to fork for); the audit the collector
+APPLIES = {"build": EVERY, "benchmark": ("malloc", "collector"), "audit": ("collector",)}
+
+
+@pytest.mark.parametrize("command", list(APPLIES))
+@pytest.mark.parametrize(
+    ("options", "env", "asked"),
+    [
+        ([], None, ()),  # the default: the process as Python starts it
+        (["--tune"], None, EVERY),
+        (["--tune", "collector"], None, ("collector",)),
+        (["--tune=malloc,trim"], None, ("malloc", "trim")),
+        ([], "all", EVERY),  # the environment's opt-in
+        ([], "fork, collector", ("collector", "fork")),
+        (["--tune", "fork"], "all", ("fork",)),  # the command line wins
+        (["--tune", "none"], "all", ()),
+        (["--tune"], "gc", EVERY),  # ... and the environment is then not read at all
+    ],
+)
+def test_a_command_applies_what_it_was_asked_for_and_nothing_by_default(
+    seen: Seen, monkeypatch: pytest.MonkeyPatch, command: str, options: list[str],
+    env: str | None, asked: tuple[str, ...],
+) -> None:  # fmt: skip
+    if env is not None:
+        monkeypatch.setenv(allocator.TUNING_ENV, env)
+    run_command(command, options)
+    assert seen.collector_on == [("collector" not in asked)]
+    assert seen.applied() == tuple(name for name in asked if name in APPLIES[command])
+    assert gc.isenabled()  # and the collector is on again afterwards
+
+
+@pytest.mark.parametrize("command", list(APPLIES))
+def test_an_unknown_setting_of_the_option_is_one_usage_line(
+    command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv(allocator.TUNING_ENV, "malloc,gc")
-    assert report_cli.main(["build", "--project", "no-such-folder/evidencedesk.toml"]) == 2
+    argv = {"build": ["build"], "benchmark": ["benchmark"], "audit": ["audit", "site"]}[command]
+    assert report_cli.main([*argv, "--tune", "malloc,gc"]) == 2
+    assert capsys.readouterr() == ("", f"error: argument --tune: {EXPECTED}, found 'gc' "
+                                       f"(see evidencedesk {command} --help)\n")  # fmt: skip
+
+
+def test_audit_reads_a_value_right_after_the_option_as_settings(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``audit --tune SITE`` would take SITE for the settings: it is refused, naming it."""
+    assert report_cli.main(["audit", "--tune", "site"]) == 2
     assert capsys.readouterr().err == (
-        "error: EVIDENCEDESK_TUNING: expected 'all', 'none' or a comma-separated list of malloc, "
-        "trim, collector, fork, found 'gc'\n"
+        f"error: argument --tune: {EXPECTED}, found 'site' (see evidencedesk audit --help)\n"
     )
 
 
-@pytest.mark.parametrize("command", ["build", "benchmark"])
-def test_with_no_process_settings_the_command_leaves_malloc_alone(
-    monkeypatch: pytest.MonkeyPatch, command: str
+@pytest.mark.parametrize("command", list(APPLIES))
+def test_an_unknown_setting_in_the_environment_is_one_line(
+    command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    calls: list[str] = []
-    monkeypatch.setattr(allocator, "reuse_freed_memory", lambda: calls.append("set") or True)
-    monkeypatch.setenv(allocator.TUNING_ENV, "none")
-    assert report_cli.main([command, "--project", "no-such-folder/evidencedesk.toml"]) == 2
-    assert calls == []
+    monkeypatch.setenv(allocator.TUNING_ENV, "malloc,gc")
+    argv = {"build": ["build", "--project", "no-such-folder/evidencedesk.toml"],
+            "benchmark": ["benchmark", "--project", "no-such-folder/evidencedesk.toml"],
+            "audit": ["audit", "no-such-site"]}[command]  # fmt: skip
+    assert report_cli.main(argv) == 2
+    assert capsys.readouterr().err == f"error: EVIDENCEDESK_TUNING: {EXPECTED}, found 'gc'\n"
+
+
+@pytest.mark.parametrize("command", list(APPLIES))
+def test_help_shows_the_option_and_its_default(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        report_cli.parser().parse_args([command, "--help"])
+    assert stop.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help to the terminal
+    assert "[--tune [SETTINGS]]" in text
+    assert ("--tune [SETTINGS] tune this process for a large project: every setting, or a "
+            "comma-separated list of malloc, trim, collector, fork (default: none, unless "
+            "EVIDENCEDESK_TUNING names some)") in text  # fmt: skip
+
+
+def test_a_large_site_is_the_same_bytes_with_forked_writers(tmp_path: Path) -> None:
+    """Above the page limit ``--tune`` forks writers: the same files, byte for byte, as the
+    default build writes in one process."""
+    qids = [f"q{i:03d}" for i in range(pages.PAGE_LIMIT + 4)]
+    base = {q: [f"rel-{q}", "x", "y"] for q in qids}
+    better = {q: ["x", f"rel-{q}"] if i % 3 else [f"rel-{q}"] for i, q in enumerate(qids)}
+    project = write_project(tmp_path / "p", {q: {f"rel-{q}": 2} for q in qids},
+                            {"base": base, "better": better})  # fmt: skip
+    trees = {}
+    for name, options in (("default", []), ("tuned", ["--tune"])):
+        out = tmp_path / name / "site"
+        argv = ["build", "--project", str(project), "--out", str(out), "--quiet", *options]
+        assert report_cli.main(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+        trees[name] = {str(f.relative_to(out)): f.read_bytes()
+                       for f in sorted(out.rglob("*")) if f.is_file()}  # fmt: skip
+    assert len(trees["default"]) > 20
+    assert trees["tuned"] == trees["default"]

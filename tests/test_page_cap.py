@@ -301,11 +301,13 @@ def test_a_large_question_page_lists_the_top_ten(tmp_path: Path) -> None:
     assert page.count("+ not in top 10") == 10 and page.count("− not in top 10") == 10
 
 
+@pytest.mark.parametrize("tune", [[], ["--tune"]])
 def test_a_data_file_error_in_the_forked_writer_is_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tune: list[str]
 ) -> None:
-    """Above the page limit the data files are written by forked processes (report.parallel):
-    an OS error there is the CLI's usual one line, exit 2, and no site is left half written."""
+    """Above the page limit ``--tune`` has the data files written by forked processes (the
+    default writes them in the build's own): an OS error there is the CLI's usual one line,
+    exit 2, and no site is left half written."""
     import errno
     import io
     import os
@@ -318,7 +320,8 @@ def test_a_data_file_error_in_the_forked_writer_is_one_line(
 
     monkeypatch.setattr(outputs, "site_exports", full)
     err = io.StringIO()
-    argv = ["build", "--project", str(project(tmp_path / "p")), "--out", str(tmp_path / "site")]
+    argv = ["build", "--project", str(project(tmp_path / "p")), "--out", str(tmp_path / "site"),
+            *tune]  # fmt: skip
     assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 2
     assert err.getvalue() == (
         f"error: {tmp_path / 'site' / 'x.gz'}: No space left on device (ENOSPC); "

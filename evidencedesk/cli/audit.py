@@ -27,14 +27,17 @@ EXIT = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from evidencedesk.cli.process import add_tune_argument
+
     p.add_argument("site", type=Path, metavar="SITE", help="a built site's folder")
+    add_tune_argument(p)
 
 
 def run(args: argparse.Namespace, streams: Streams) -> int:
     from evidencedesk.cli.process import Tuning
     from evidencedesk.report.audit import audit
 
-    with Tuning.from_env().paused():  # results.json's objects, read back
+    with Tuning.chosen(args).paused():  # results.json's objects, read back
         found, claims, pages = audit(args.site)
     for d in found:
         streams.say(d.line())

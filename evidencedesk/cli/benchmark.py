@@ -1,8 +1,8 @@
 """``evidencedesk benchmark`` (and ``python -m evidencedesk.retrieval.benchmark``).
 
 ``[--project PATH] [--gate] [--seed N] [--json] [--policy PATH] [--baseline PATH]
-[--save-baseline] [--gate-variant NAME]``. Without ``--project`` it benchmarks the demo; a
-pipeline project gets the built-in variants over its own documents, a runs-only project a table
+[--save-baseline] [--gate-variant NAME] [--tune [SETTINGS]]``. Without ``--project`` it
+benchmarks the demo; a pipeline project gets the built-in variants over its own documents, a runs-only project a table
 of its TREC runs (`benchmark_runs`); ``--gate`` ends with the release gate's verdict.
 
 Exit status: 0 for GO and REVIEW (and without ``--gate``), 1 for BLOCK, 2 for bad input (one
@@ -48,6 +48,8 @@ EXIT = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from evidencedesk.cli.process import add_tune_argument
+
     p.add_argument(
         "--project",
         type=Path,
@@ -79,6 +81,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="which variant (or run) the gate judges (default: hybrid, the baseline Config(); "
         "for a runs-only project its baseline run)",
     )
+    add_tune_argument(p)
 
 
 def _shown(path: Path) -> str:
@@ -206,7 +209,7 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
     `cli.main`'s one map (an OSError writing --save-baseline names the file and the reason)."""
     from evidencedesk.cli.process import Tuning
 
-    tuning = Tuning.from_env()
+    tuning = Tuning.chosen(args)
     tuning.start()
     with tuning.paused():
         payload, text, status = work(args)

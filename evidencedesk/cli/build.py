@@ -11,8 +11,9 @@ site was left as it was" (`KEPT`), after it (only writing the summary to stdout 
 that the new site replaced it (`REPLACED`). A closed stderr changes no status.
 
 The work is the library's (`report.build.prepare` and `report.build.build_site`); this command
-adds what owns the process (`cli.process`: malloc thresholds, the collector held off, forked
-writers, memory given back between stages) and the words.
+adds the words and, with ``--tune`` (or ``EVIDENCEDESK_TUNING``), what owns the process
+(`cli.process`: malloc thresholds, the collector held off, forked writers, memory given back
+between stages).
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ def _seed(text: str) -> int:
 
 
 def add_arguments(b: argparse.ArgumentParser) -> None:
+    from evidencedesk.cli.process import add_tune_argument
+
     b.add_argument("--out", default="site", metavar="FOLDER", help="output folder (default: site)")
     b.add_argument(
         "--seed", type=_seed, default=None, metavar="N", help="seed of every resampling (see below)"
@@ -101,6 +104,7 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
                    "changed since that report")  # fmt: skip
     b.add_argument("-q", "--quiet", action="store_true",
                    help="print only errors and the final line")  # fmt: skip
+    add_tune_argument(b)
 
 
 def _size(n: int) -> str:
@@ -157,7 +161,7 @@ def _warn(model: SiteModel, streams: Streams) -> None:
 
 
 def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple[SiteModel, str]:
-    """Prepare, build and write the site with the command line's process tuning; print the
+    """Prepare, build and write the site (with the process tuning --tune asks for); print the
     summary. Returns the model and the --fail-on level."""
     from evidencedesk.cli.console import Progress, mode_for
     from evidencedesk.cli.process import Tuning, forked
@@ -165,7 +169,7 @@ def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple
     from evidencedesk.report.render import at_once
     from evidencedesk.report.site import tree_size
 
-    tuning = Tuning.from_env()
+    tuning = Tuning.chosen(args)
     tuning.start()
     options = prepare(args.out, args.project, args.seed, tuple(args.runs), args.fail_on,
                       args.compare_to)  # fmt: skip

@@ -1,18 +1,26 @@
-"""What the command line does to its own process to build large projects faster; the library
-(files, retrieval, results, report) does none of it, and a notebook's `evidencedesk.build()` runs
-without it. The command line switches them on (`Tuning`; ``EVIDENCEDESK_TUNING=none`` leaves the
-process as Python starts it, ``EVIDENCEDESK_TUNING=malloc,collector`` applies only those), and
-`benchmarks/process_tuning.py` times one build with all of them, with none, and without each.
+"""What the command line can do to its own process to build large projects faster, when asked;
+the library (files, retrieval, results, report) does none of it, and a notebook's
+`evidencedesk.build()` runs without it.
 
-- **malloc** (`reuse_freed_memory`, once at start; `release_freed_memory` at each stage's start,
-  through `trimming`): large arrays come from malloc's heap and freed memory stays there for the
-  next array, and is given back once a stage is done with it;
-- **the cyclic garbage collector off** for the build (`paused_collector`): the statistics, the
-  site model and the render build millions of small objects on top of a large heap, and each
-  collection walked all of them (reference counting still frees everything; cycles made
-  meanwhile are collected at the end);
-- **forked writers** (`forked`): above the page limit results.json, the data/ exports and half
-  of the question pages are written by forked children while the parent renders the rest
+By default a command runs in the process as Python starts it. ``--tune`` (`add_tune_argument`,
+shared by ``build``, ``benchmark`` and ``audit``) applies every setting, ``--tune
+malloc,collector`` only those; ``EVIDENCEDESK_TUNING`` (`TUNING_ENV`, the same values) opts in
+from the environment, as a CI job may, and the option wins over it. One parser reads both
+(`Tuning.parse`); the names are `Tuning`'s fields. The settings are off by default because each
+changes how the process behaves (malloc keeps freed memory, cycles wait for the end, children
+are forked) and their gain is a large project's: `benchmarks/process_tuning.py` times one build
+with all of them, with none, and without each.
+
+- **malloc** (`reuse_freed_memory`, once at start): large arrays come from malloc's heap and
+  freed memory stays there for the next array;
+- **trim** (`release_freed_memory` at each stage's start, through `trimming`): the memory kept
+  is given back once a stage is done with it;
+- **collector** (`paused_collector`): the cyclic garbage collector off for the work: the
+  statistics, the site model and the render build millions of small objects on top of a large
+  heap, and each collection walked all of them (reference counting still frees everything;
+  cycles made meanwhile are collected at the end);
+- **fork** (`forked`): above the page limit results.json, the data/ exports and half of the
+  question pages are written by forked children while the parent renders the rest
   (`report.render.render_site`'s `background`); each file is written by exactly one process, so
   the bytes are those of a sequential build.
 
@@ -27,15 +35,16 @@ evaluation. With both thresholds raised, a freed block stays in malloc's heap an
 reuses its pages; the process's peak memory is still what its largest moment holds (plus what
 the heap's holes keep), and the memory goes back to the system when the process ends.
 
-`reuse_freed_memory` does nothing (and returns False) off glibc -- macOS, Windows, musl -- or
-when ``EVIDENCEDESK_MALLOC=default`` is set. Kept memory is memory the process still holds, so it
-is given back at each stage's start (glibc's ``malloc_trim``), when the last stage's arrays are
-gone; within a stage nothing is given back (the next run's arrays reuse the pages of the last
-one's: giving them back after each run made the next one fault every page in again).
+`reuse_freed_memory` does nothing (and returns False) off glibc -- macOS, Windows, musl. Kept
+memory is memory the process still holds, so with ``trim`` it is given back at each stage's
+start (glibc's ``malloc_trim``), when the last stage's arrays are gone; within a stage nothing
+is given back (the next run's arrays reuse the pages of the last one's: giving them back after
+each run made the next one fault every page in again).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import ctypes
 import dataclasses
@@ -49,13 +58,15 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from evidencedesk.errors import EvidencedeskError, UsageError
+from evidencedesk.files.limits import shown
 
 __all__ = [
-    "ENV",
     "TUNINGS",
     "TUNING_ENV",
+    "TUNE_OPTION",
     "Background",
     "Tuning",
+    "add_tune_argument",
     "forked",
     "paused_collector",
     "release_freed_memory",
@@ -66,7 +77,6 @@ __all__ = [
 M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
 M_MMAP_THRESHOLD = -3
 THRESHOLD = 2**31 - 1  # bytes, both thresholds; mallopt takes a C int: its largest value
-ENV = "EVIDENCEDESK_MALLOC"  # "default": leave malloc as it is
 
 
 def _glibc() -> ctypes.CDLL | None:
@@ -87,8 +97,6 @@ def reuse_freed_memory(libc: ctypes.CDLL | None = None) -> bool:
 
     `libc` is for tests (a stand-in with a ``mallopt``); by default the process's own C library.
     """
-    if os.environ.get(ENV, "").strip().lower() == "default":
-        return False
     libc = libc if libc is not None else _glibc()
     if libc is None:
         return False
@@ -214,33 +222,51 @@ def forked(job: Callable[[], object]) -> Background:
     return Background(job)
 
 
-TUNING_ENV = "EVIDENCEDESK_TUNING"
+TUNING_ENV = "EVIDENCEDESK_TUNING"  # the environment's opt-in: the values of --tune
+TUNE_OPTION = "--tune"
 
 
 @dataclass(frozen=True)
 class Tuning:
-    """Which of the process settings a command applies (all of them unless `TUNING_ENV` says)."""
+    """Which of the process settings a command applies: none unless asked (`chosen`)."""
 
-    malloc: bool = True  # `reuse_freed_memory` at start
-    trim: bool = True  # `release_freed_memory` at each stage's start
-    collector: bool = True  # `paused_collector` around the work
-    fork: bool = True  # large sites: part of the files written by forked children
+    malloc: bool = False  # `reuse_freed_memory` at start
+    trim: bool = False  # `release_freed_memory` at each stage's start
+    collector: bool = False  # `paused_collector` around the work
+    fork: bool = False  # large sites: part of the files written by forked children
+
+    @classmethod
+    def parse(cls, text: str) -> Tuning:
+        """``all``, ``none`` or a comma-separated list of `TUNINGS` (any case, spaces around
+        the names); ValueError saying what was expected and what was found."""
+        words = text.strip().lower()
+        if words in ("all", "none"):
+            return cls(**dict.fromkeys(TUNINGS, words == "all"))
+        names = [name.strip() for name in words.split(",")]
+        unknown = [name for name in names if name not in TUNINGS]
+        if unknown:
+            raise ValueError(
+                f"expected 'all', 'none' or a comma-separated list of {', '.join(TUNINGS)}, "
+                f"found {shown(unknown[0])}"
+            )
+        return cls(**{name: name in names for name in TUNINGS})
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Tuning:
-        text = env.get(TUNING_ENV, "all").strip().lower()
-        if text in ("", "all"):
+        """`TUNING_ENV`'s settings; unset or empty: none."""
+        text = env.get(TUNING_ENV, "")
+        if not text.strip():
             return cls()
-        if text == "none":
-            return cls(**dict.fromkeys(TUNINGS, False))
-        names = [name.strip() for name in text.split(",") if name.strip()]
-        unknown = [name for name in names if name not in TUNINGS]
-        if unknown:
-            raise UsageError(
-                f"{TUNING_ENV}: expected 'all', 'none' or a comma-separated list of "
-                f"{', '.join(TUNINGS)}, found {unknown[0]!r}"
-            )
-        return cls(**{name: name in names for name in TUNINGS})
+        try:
+            return cls.parse(text)
+        except ValueError as exc:
+            raise UsageError(f"{TUNING_ENV}: {exc}") from None
+
+    @classmethod
+    def chosen(cls, args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> Tuning:
+        """A command's settings: its ``--tune`` when given (it wins), else `from_env`."""
+        tune: Tuning | None = getattr(args, "tune", None)
+        return tune if tune is not None else cls.from_env(env)
 
     def start(self) -> None:
         if self.malloc:
@@ -257,3 +283,20 @@ class Tuning:
 
 
 TUNINGS = tuple(f.name for f in dataclasses.fields(Tuning))  # their names, in order
+
+
+def _tune_value(text: str) -> Tuning:
+    try:
+        return Tuning.parse(text)
+    except ValueError as exc:  # argparse prints this one's words: "argument --tune: expected …"
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_tune_argument(parser: argparse.ArgumentParser) -> None:
+    """``--tune [SETTINGS]``: alone every setting, else those listed (``args.tune``, a `Tuning`;
+    None when absent: `Tuning.chosen` then reads `TUNING_ENV`)."""
+    parser.add_argument(
+        TUNE_OPTION, nargs="?", const="all", default=None, type=_tune_value, metavar="SETTINGS",
+        help=f"tune this process for a large project: every setting, or a comma-separated list "
+        f"of {', '.join(TUNINGS)} (default: none, unless {TUNING_ENV} names some)",
+    )  # fmt: skip
