@@ -10,17 +10,22 @@ from typing import Any
 from evidencedesk.errors import DocumentError, UnknownNameError
 from evidencedesk.files.text import read_text
 
-STATUSES = ("current", "superseded")
-VISIBILITIES = ("public", "restricted")
+STATUSES = ("current", "superseded")  # the values of a document's `status` front-matter key
+VISIBILITIES = ("public", "restricted")  # the values of a document's `visibility` front-matter key
+# how documents are cut into chunks: one per paragraph, or the whole document as one
 STRATEGIES = ("paragraph", "document")
-REQUIRED_KEYS = ("id", "title")
+REQUIRED_KEYS = ("id", "title")  # front-matter keys every document must have
+# every front-matter key a document may have; any other is refused
 KNOWN_KEYS = ("id", "title", "version", "status", "visibility", "language", "series")
+# a document id: an ASCII letter or digit, then letters, digits, `.`, `_` or `-`
 DOC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _VERSION_SUFFIX = re.compile(r"-v\d+$")
 
 
 @dataclass(frozen=True)
 class Document:
+    """A Markdown document as read: its front-matter fields, its body, and the file it came from."""
+
     id: str
     title: str
     version: int

@@ -48,11 +48,14 @@ __all__ = [
     "suggestions",
 ]
 
+# the rule for a question with no relevant judgment, shared by the metrics it applies to
 UNDEFINED = (
     "a question with no relevant judgment is undefined (None), not 0: it is left out of the "
     'mean and counted as left out; [report] averaging = "trec_eval" counts it 0'
 )
+# the gain and discount of nDCG's exponential form
 EXP_GAIN = "gain 2^grade − 1, discount log2(1 + rank)"
+# the gain and discount of nDCG's linear form (`:linear`)
 LINEAR_GAIN = "gain = grade, discount log2(1 + rank)"
 # trec_eval and ir_measures give every judged grade its gain; ranx drops the ones below its
 # relevance level
@@ -61,6 +64,7 @@ IDEAL = (
     "list, as here; ranx leaves out the grades below its relevance level (the two differ when "
     "the relevance threshold is above 1)"
 )
+# how the tools' nDCG differs from the exponential form
 EXP_TOOLS = (
     "trec_eval's ndcg and ndcg_cut, ir_measures' nDCG and ranx's ndcg use linear gain "
     "(:linear); ranx's ndcg_burges is this one"
@@ -104,6 +108,7 @@ class Measure:
         return tuple(n for _, n in _named(self))
 
 
+# every quality metric the kit computes, declared once with its names in each tool
 MEASURES: tuple[Measure, ...] = (
     Measure(
         "recall",

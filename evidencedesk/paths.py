@@ -20,7 +20,8 @@ from pathlib import Path
 
 from evidencedesk.errors import EvidencedeskError
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent  # the folder of the package's own modules
+# the EVIDENCEDESK_ROOT folder that holds data/ and templates/, when the environment sets one
 OVERRIDE = os.environ.get("EVIDENCEDESK_ROOT") or None
 
 
@@ -40,15 +41,18 @@ def _root() -> Path:
     return _installed() or PACKAGE_DIR.parent
 
 
+# the folder holding data/ and templates/: EVIDENCEDESK_ROOT, the installed package, or the checkout
 ROOT = _root()
-DATA = ROOT / "data"
-TEMPLATES = ROOT / "templates"
+DATA = ROOT / "data"  # the demo project's folder
+TEMPLATES = ROOT / "templates"  # the jinja2 templates and the stylesheet of the site
+# the demo's knowledge-base documents (returns, shipping, service, recalls …)
 CORPUS = DATA / "corpus"
-DOCS = DATA / "docs"
-DUPS = DATA / "dups"
+DOCS = DATA / "docs"  # the demo's structured documents (size chart, spec sheet, service schedule)
+DUPS = DATA / "dups"  # the demo's near-duplicate documents (the evidence checks' dedupe)
+# the demo tenants' documents (the evidence checks' tenant isolation)
 TENANT_DOCS = DATA / "tenants"
-LABELS = DATA / "labels.jsonl"
-ANSWERS = DATA / "answers.jsonl"
+LABELS = DATA / "labels.jsonl"  # the demo's labelled questions
+ANSWERS = DATA / "answers.jsonl"  # the demo's generated answers, scored by the citation checks
 
 
 def require(path: Path, what: str) -> Path:

@@ -32,8 +32,10 @@ if TYPE_CHECKING:
     from evidencedesk.cli.console import PipeSafe
     from evidencedesk.report.build import ModelFactory
 
-PROG = "evidencedesk"
+PROG = "evidencedesk"  # the program name the help, the errors and the printed commands use
+# the sub-commands, in the order the help lists them; each is a module of this package
 COMMANDS = ("build", "benchmark", "init", "validate", "audit")
+# the exit status line for bad input, shared by every command's help
 BAD_INPUT = '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'
 
 # the one map from what went wrong to the exit status (the build adds 1: a gate failed --fail-on)
@@ -45,12 +47,14 @@ EXIT_STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (Exception, 3),
 )
 
+# what `evidencedesk --help` says the tool does
 DESCRIPTION = (
     "Honest retrieval evaluation: run retrieval variants or your own TREC runs over labelled "
     "questions, compare them with intervals, flips and exact tests, apply a release gate, and "
     "write a static HTML report that opens from disk. Start with 'evidencedesk init DIR' in a "
     "folder of your files, then 'evidencedesk build --project DIR'."
 )
+# the exit statuses `evidencedesk --help` lists
 EXIT = (
     "0    success",
     "1    a gate verdict failed (build --fail-on, benchmark --gate)",

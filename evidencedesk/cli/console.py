@@ -30,6 +30,7 @@ from typing import Literal, TextIO
 
 from evidencedesk.errors import StreamError
 
+# how progress is shown: one line per stage, a redrawn terminal line, or nothing
 Mode = Literal["lines", "tty", "quiet"]
 TICK = 0.25  # seconds between redraws of the terminal line
 SLOW = 1.0  # a stage shows its running time on a terminal once it took this long
@@ -104,6 +105,7 @@ Stream = TextIO | PipeSafe
 
 
 def mode_for(stream: Stream, quiet: bool) -> Mode:
+    """The progress mode: quiet when asked, a redrawn line on a terminal, else one line a stage."""
     if quiet:
         return "quiet"
     return "tty" if stream.isatty() else "lines"

@@ -29,7 +29,9 @@ from evidencedesk.files.writing import write_file
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
 
+# suffixes of the folder's loose files that `init` never takes for a TREC run
 SKIPPED_SUFFIXES = {".md", ".json", ".toml", ".jsonl", ".tsv", ".py", ".csv", ".html"}
+# query file names `init` looks for beside the qrels, in this order
 QUERY_FILES = ("queries.jsonl", "queries.tsv", "topics.tsv", "topics.jsonl")
 # a runs-only project's release gate, to switch on: a policy file's keys, with a start for each
 STARTER_GATE = [
@@ -357,7 +359,9 @@ def init(folder: Path, force: bool = False) -> Path:
 __all__ = ["Survey", "init", "render", "survey"]
 
 
+# the one-line summary of `evidencedesk init` in the command list
 HELP = "write a commented evidencedesk.toml for a folder of your files"
+# what `evidencedesk init --help` says the command does
 DESCRIPTION = (
     "Look at a folder (BEIR corpus.jsonl, queries.jsonl and qrels/*.tsv; TREC qrels and run "
     "files; folders of Markdown documents with front matter) and write a commented "
@@ -365,6 +369,7 @@ DESCRIPTION = (
     "from the grades present, the baseline run), then print the commands that check and "
     "build it. An existing evidencedesk.toml is never replaced without --force."
 )
+# the exit statuses `evidencedesk init --help` lists
 EXIT = (
     "0    evidencedesk.toml was written",
     '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr (also: '
@@ -373,6 +378,7 @@ EXIT = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the options of `evidencedesk init` (DIR, --force) to its parser."""
     p.add_argument(
         "dir",
         nargs="?",
@@ -385,6 +391,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, streams: Streams) -> int:
+    """Run `evidencedesk init`: write evidencedesk.toml, print how to check and build it."""
     from evidencedesk.inert import shell_command
 
     written = init(args.dir, force=args.force)

@@ -164,12 +164,15 @@ def describe(found: Found) -> str:
     return "\n".join(printable(line) for line in lines)  # names from data: inert on a terminal
 
 
+# the one-line summary of `evidencedesk validate` in the command list
 HELP = "load and check a project, print what it holds, build nothing"
+# what `evidencedesk validate --help` says the command does
 DESCRIPTION = (
     "Load and check a project the way a build would (documents, questions and judgments, "
     "runs, candidates, gate policy, saved baseline) and print what was found: kind, "
     "documents and chunks, questions, tags, runs, candidates, policy. Builds nothing."
 )
+# the exit statuses `evidencedesk validate --help` lists
 EXIT = (
     "0    the project loads",
     '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr',
@@ -177,6 +180,7 @@ EXIT = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the options of `evidencedesk validate` (--project) to its parser."""
     p.add_argument(
         "--project",
         type=Path,
@@ -187,6 +191,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, streams: Streams) -> int:
+    """Run `evidencedesk validate`: load the project as a build would and print what it holds."""
     for line in describe(validate(args.project)).split("\n"):
         streams.say(line)
     return 0

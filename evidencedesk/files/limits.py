@@ -95,7 +95,7 @@ MAX_DIGITS = 100  # digits of one number
 # never beyond the per-file limit). Deflate cannot pass ~1,032 to 1, which is what a gzip bomb
 # reaches; the per-question file of a synthetic project whose lists are all alike reaches ~74.
 MAX_GZIP_RATIO = 250
-MIN_GZIP_EXPANSION = 64 << 20
+MIN_GZIP_EXPANSION = 64 << 20  # bytes a .gz input may always expand to, however small it is
 
 
 def max_expanded_bytes(compressed: int) -> int:

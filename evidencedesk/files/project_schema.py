@@ -38,10 +38,11 @@ from evidencedesk.files.validation import (
 )
 from evidencedesk.metric_names import METRIC_FORMS, read_metric
 
-PROJECT_FILE = "evidencedesk.toml"
-DEFAULT_RELEVANCE = 2
+PROJECT_FILE = "evidencedesk.toml"  # the project file's name, looked for in a project folder
+DEFAULT_RELEVANCE = 2  # the default `[questions] relevance`: relevant = grade >= 2
+# files in `[runs] dir` with these suffixes are skipped, never read as runs
 RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml")
-RESTRICTED_TEXT = ("show", "hide")
+RESTRICTED_TEXT = ("show", "hide")  # the values of `[report] restricted_text`
 # "defined": a judged question with no relevant judgment is left out of every mean (the metrics
 # are undefined there); "trec_eval": it counts 0, as trec_eval averages it
 AVERAGING = ("defined", "trec_eval")
@@ -100,6 +101,7 @@ def _folders(value: object, root: Path, expected: str) -> tuple[Path, ...]:
     return tuple(folders)
 
 
+# how a `[runs] files` entry that names its run is written
 RUN_TABLE = '{name = "...", path = "..."}'
 
 
@@ -120,6 +122,7 @@ def _runs(value: object, root: Path, expected: str) -> tuple[tuple[str, Path], .
     return tuple(runs)
 
 
+# a string with its surrounding spaces stripped, refused when nothing is left
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
@@ -196,6 +199,8 @@ class Section(BaseModel):
 
 
 class ProjectSection(Section):
+    """The `[project]` section: the project's name, its seed and the largest input file read."""
+
     name: Text | None = key(None, "str", "a non-empty string")
     seed: int = key(0, "int", "an integer (the default --seed)", ge=0, le=SEED_MAX)
     max_input_mb: int | None = key(
@@ -204,6 +209,8 @@ class ProjectSection(Section):
 
 
 class DocumentsSection(Section):
+    """The `[documents]` section: Markdown folders or a BEIR corpus, chunking, indexing."""
+
     folders: tuple[Path, ...] | None = key(None, "dirs", "a list of folders of Markdown documents")
     corpus: Path | None = key(None, "file", "a BEIR corpus.jsonl file", "BEIR corpus file")
     chunking: Literal[STRATEGIES] = key("paragraph", "choice", "a chunking strategy")  # type: ignore[valid-type]
@@ -211,12 +218,16 @@ class DocumentsSection(Section):
 
 
 class SearchersSection(Section):
+    """The `[searchers]` section: which embedder the dense searcher uses."""
+
     dense: Literal[DENSE_EMBEDDERS] = key(  # type: ignore[valid-type]
         "toy", "choice", "the dense searcher's embedder (minilm needs evidencedesk[minilm])"
     )
 
 
 class QuestionsSection(Section):
+    """The `[questions]` section: labels or queries and qrels, tags, relevance, grade names."""
+
     labels: Path | None = key(None, "file", "a labels.jsonl file", "labels file")
     queries: Path | None = key(
         None, "file", "a queries.jsonl (BEIR) or queries.tsv file", "queries file"
@@ -234,6 +245,8 @@ class QuestionsSection(Section):
 
 
 class RunsSection(Section):
+    """The `[runs]` section: the TREC runs, the baseline run, coverage warning, depth evaluated."""
+
     dir: Path | None = key(None, "dir", "a folder of TREC run files")
     files: tuple[tuple[str, Path], ...] = key(
         (), "runs", f"a list of run paths or {RUN_TABLE} tables"
@@ -250,6 +263,8 @@ class RunsSection(Section):
 
 
 class ReportSection(Section):
+    """The `[report]` section: candidates, notes, restricted text, metrics, primary, averaging."""
+
     candidates: Path | None = key(None, "file", "a candidates.toml file", "candidates file")
     notes: Path | None = key(None, "dir", "a folder of candidate notes (<candidate>.md)")
     restricted_text: Literal[RESTRICTED_TEXT] = key(  # type: ignore[valid-type]
@@ -265,11 +280,15 @@ class ReportSection(Section):
 
 
 class GateSection(Section):
+    """The `[gate]` section: the gate policy file and the saved baseline."""
+
     policy: Path | None = key(None, "file", "a gate policy JSON file", "policy file")
     baseline: Path | None = key(None, "file", "a saved baseline JSON file", "baseline")
 
 
 class ExtrasSection(Section):
+    """The `[extras]` section: answers, tenants and the folders the evidence checks read."""
+
     answers: Path | None = key(None, "file", "an answers.jsonl file", "answers file")
     tenants: Path | None = key(None, "file", "a tenants.json file", "tenants file")
     tenant_documents: Path | None = key(None, "dir", "a folder of the tenants' Markdown documents")
@@ -279,6 +298,7 @@ class ExtrasSection(Section):
     )
 
 
+# section name -> its model, in the order the project file documents them
 SECTIONS: dict[str, type[Section]] = {
     "project": ProjectSection,
     "documents": DocumentsSection,
@@ -301,12 +321,14 @@ def label(loc: Loc) -> str:
 
 
 def unknown(loc: Loc, valid: Sequence[str]) -> str:
+    """The error line for an unknown section or key of the project file, listing the valid ones."""
     if len(loc) == 1:
         listed = ", ".join(f"[{s}]" for s in valid)
         return f"unknown section [{loc[0]}]; expected one of: {listed}"
     return f"{label(loc)}: unknown key; expected one of: {', '.join(valid)}"
 
 
+# how project-file errors name a key (`[section].key`) and word an unknown one
 STYLE = Style("toml", label, unknown)
 
 

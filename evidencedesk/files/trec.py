@@ -39,7 +39,7 @@ __all__ = [
     "write_run",
 ]
 
-Qrels = dict[str, dict[str, int]]
+Qrels = dict[str, dict[str, int]]  # question id -> document id -> grade, as a qrels file gives them
 
 
 @dataclass(frozen=True, eq=False)

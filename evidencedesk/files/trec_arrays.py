@@ -54,6 +54,7 @@ __all__ = [
     "table_columns",
 ]
 
+# the six columns of a run line, as an error message names them
 RUN_FORM = "'qid Q0 docid rank score tag'"
 # ASCII only: Python's float() also takes full-width and Arabic-Indic digits and "1_0"
 NUMBER = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
@@ -237,6 +238,7 @@ def check_line(path: str | Path, line: bytes, number: int) -> tuple[list[bytes],
 
 
 def duplicate(path: str | Path, doc: bytes, number: int) -> RunFileError:
+    """The error for a document a run lists twice for one question, at its line."""
     text = doc.decode("utf-8")
     return RunFileError(
         path, f"expected each document once per query, found {shown(text)} again", number

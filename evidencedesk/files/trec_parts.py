@@ -41,8 +41,9 @@ __all__ = [
     "table_columns",
 ]
 
-STRETCHES = 4096  # a run with more stretches of equal query ids than this (and than one per 64
-# lines) is joined in file order
+# a run with more stretches of equal query ids than this (and than one per 64 lines) is joined in
+# file order
+STRETCHES = 4096
 GROUP = 16  # record batches (of up to MAX_LINE_BYTES of text each) turned into arrays at once
 
 # qids (sorted bytes), the query code of every line, doc ids (fixed-width bytes), scores, tag,

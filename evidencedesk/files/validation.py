@@ -41,6 +41,7 @@ __all__ = [
     "rule",
 ]
 
+# pydantic error types of our own: a field's "expected …" message, a rule across fields
 FIELD, RULE = "evidencedesk_field", "evidencedesk_rule"
 
 

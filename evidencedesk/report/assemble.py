@@ -52,6 +52,8 @@ from evidencedesk.retrieval.stats import LARGE
 
 REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's command, quoted
 
+# the caveat of each pipeline stand-in (the toy embedder, MiniLM, the lexical rerankers, tuning on
+# these labels)
 PIPELINE_CAVEATS = {
     "dense": "The dense searcher is a toy: hashed word and character-trigram features in a fixed "
     "vector, not a trained bi-encoder. It shows how the kit measures, not how good dense retrieval is.",
@@ -76,6 +78,7 @@ ATTRIBUTES = ("status", "visibility", "language")  # a document's front-matter f
 
 
 def dataset(results: Results) -> Dataset:
+    """What the index and documents page say of the data: documents, chunk, question, tag counts."""
     inputs = results.inputs
     docs = tuple(
         DocumentRow(d.id, d.title, d.chunks, d.status, d.visibility, d.language)

@@ -37,15 +37,20 @@ from evidencedesk.results.types import Results
 
 __all__ = ["Disagreement", "audit"]
 
-CLAIMS = "claims.json"
+CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
 LEFT_OUT = ("since.html",)  # compares with another report's results
+# elements whose text is not prose the audit reads (scripts, navigation, code …)
 SKIPPED = {"script", "style", "nav", "footer", "pre", "code", "svg", "template"}
+# elements that end a block of prose (each block is read as one sentence group)
 BLOCKS = {"p", "li", "dd", "dt", "h1", "h2", "h3", "h4", "caption", "figcaption", "summary",
           "blockquote", "td", "th", "div", "section", "aside", "header"}  # fmt: skip
 # what a sentence may say only inside a claim
 DECIMAL = re.compile(r"[+−-]?\d+\.\d{2,}")
+# a p-value a sentence may state only inside a claim
 P_VALUE = re.compile(r"\bp\s*(?:=|<|>|≤|≥)\s*\d")
+# a flips count ("+3/−1") a sentence or table cell may state only inside a claim
 FLIPS = re.compile(r"\+\d+/[−-]\d+")
+# verdict and grade phrases a sentence may state only inside a claim
 PHRASES = re.compile(
     r"not proven|\bleans? (?:better|worse|no way)|did not move|useful context|"
     r"\bgrades? \d+ (?:is|=|means)\b|\bp\s*=\s*0\.000\b",
@@ -55,6 +60,8 @@ PHRASES = re.compile(
 
 @dataclass(frozen=True)
 class Disagreement:
+    """A sentence results.json does not back: its page, its words, what results.json says."""
+
     page: str
     sentence: str
     expected: str
@@ -145,10 +152,12 @@ class _Text(HTMLParser):
         self._flush()
 
 
+# a claim mark written inside an attribute value (a template's slip the audit reports)
 IN_ATTRIBUTE = re.compile(r'="[^"<>]*<span data-claim=')
 
 
 def page_text(path: Path) -> PageText:
+    """What the page at `path` shows: its prose, its table cells and the claims it marks."""
     raw = read_text(path, AuditError, "page")
     parser = _Text()
     parser.feed(raw)

@@ -28,8 +28,8 @@ from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import Results
 from evidencedesk.retrieval.stats import TIE
 
-NOT_KNOWN = "not known"
-PAGE = "index.html"
+NOT_KNOWN = "not known"  # a candidate's cost when no measure of it is known (TREC runs)
+PAGE = "index.html"  # the page the bottom line's claims are recorded on
 
 
 def change(base: float, cand: float, unit: str = "") -> str:
@@ -64,6 +64,7 @@ def cost_text(base: Costs, cand: Costs) -> str:
 
 
 def rows(results: Results, say: Say) -> tuple[CandidateRow, ...]:
+    """The index's candidate rows: verdict, gate, primary-metric difference, flips and cost."""
     base = results.variant(results.baseline).costs
     out = []
     for i, c in enumerate(results.candidates):
@@ -129,6 +130,7 @@ def _data_tile(results: Results, say: Say) -> DataTile:
 
 
 def bottom_line(results: Results, claims: Claims) -> BottomLine:
+    """The index's first screen: the headline, four tiles and a row per candidate, all claims."""
     say = claims.on(PAGE)
     primary = results.settings.compared[0]
     return BottomLine(

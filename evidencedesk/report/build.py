@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # imported when a build needs it (start-up time of --help and
 
 __all__ = ["ModelFactory", "build_site", "check_seed", "prepare", "run_spec", "run_specs"]
 
+# what makes the site model from the build's options and its progress callback (tests pass their
+# own)
 ModelFactory = Callable[[BuildOptions, Callable[[str], None]], SiteModel]
 
 

@@ -21,11 +21,13 @@ from evidencedesk.report.sections import AblationSection, SizingLine, SizingSect
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Stat
 
-BLUE = "#2166ac"
-ORANGE = "#b35806"
-GREY = "#6b7280"
-INK = "#1f2937"
+BLUE = "#2166ac"  # the colour of better changes and of the built-in variants
+ORANGE = "#b35806"  # the colour of worse changes
+GREY = "#6b7280"  # the colour of no change and of TREC runs
+INK = "#1f2937"  # the colour of the charts' text and zero lines
+# plotly's options for every chart: no logo, resized with the page
 CONFIG = {"displaylogo": False, "responsive": True}
+# the charts' font: the system fonts the stylesheet uses
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 
 

@@ -50,6 +50,8 @@ class Said(str):
 
 @dataclass(frozen=True)
 class Claim:
+    """One sentence a page says about a number: its kind, the results.json path it reads, words."""
+
     kind: str  # one of words.KINDS
     source: str  # the results.json path it reads ("" for the whole Results)
     text: str

@@ -32,6 +32,8 @@ MEANING = {  # {rel}: the project's relevance threshold; {within}: the list the 
 
 @dataclass(frozen=True)
 class RuleRow(Plain):
+    """One policy rule of a candidate: the observed value, the threshold, what breaching it does."""
+
     rule: str
     metric: str
     observed: str
@@ -44,6 +46,8 @@ class RuleRow(Plain):
 
 @dataclass(frozen=True)
 class PolicyRow(Plain):
+    """One key of the gate policy: its value, what it checks, what breaching it does."""
+
     key: str
     value: str
     meaning: str
@@ -52,12 +56,16 @@ class PolicyRow(Plain):
 
 @dataclass(frozen=True)
 class CriticalRow(Plain):
+    """A critical question of the gate policy and why it is critical."""
+
     id: str
     reason: str
 
 
 @dataclass(frozen=True)
 class GateCandidate(Plain):
+    """One candidate's gate verdict and its policy rules, on the gate page."""
+
     name: str
     slug: str
     verdict: str
@@ -67,6 +75,8 @@ class GateCandidate(Plain):
 
 @dataclass(frozen=True)
 class GatePage(Plain):
+    """The gate page: the baseline compared with, the policy, critical questions, each candidate."""
+
     baseline: str  # what max_drop and the flips rule compare with, or why nothing
     policy: tuple[PolicyRow, ...]
     critical: tuple[CriticalRow, ...]

@@ -26,11 +26,13 @@ from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
 from evidencedesk.results.types import ModelFacts, Results, Skipped
 
-GateLevel = Literal["GO", "REVIEW", "BLOCK"]
+GateLevel = Literal["GO", "REVIEW", "BLOCK"]  # a gate verdict
 
 
 @dataclass(frozen=True)
 class Caveat(Plain):
+    """A caveat of the report (toy embedder, lexical rerankers …), in full and in a few words."""
+
     key: str  # "dense", "rerankers", "labels", "tuning", ...
     text: str
     words: str = ""  # the caveat in a few words, for the one-line mention on other pages
@@ -46,12 +48,16 @@ class Definition(Plain):
 
 @dataclass(frozen=True)
 class InputFile(Plain):
+    """An input file of the build and its sha256, as the methods page lists them."""
+
     path: str  # relative to the project, so builds in different checkouts match
     sha256: str
 
 
 @dataclass(frozen=True)
 class Meta(Plain):
+    """What every page's header, footer and the methods page say about the build and its inputs."""
+
     title: str
     project: str
     seed: int
@@ -83,6 +89,8 @@ class Meta(Plain):
 
 @dataclass(frozen=True)
 class DocumentRow(Plain):
+    """One row of the documents page: a document's id, title, chunk count and attributes."""
+
     id: str
     title: str
     chunks: int
@@ -93,6 +101,8 @@ class DocumentRow(Plain):
 
 @dataclass(frozen=True)
 class Count(Plain):
+    """A tag or a grade with its count: questions with the tag, label grades of that value."""
+
     key: str
     count: int
 
@@ -107,6 +117,8 @@ class ClaimedCount(Plain):
 
 @dataclass(frozen=True)
 class Dataset(Plain):
+    """What the index and documents page say of the data: documents, chunk, question, tag counts."""
+
     documents: tuple[DocumentRow, ...]
     chunks: int
     questions: int
@@ -120,6 +132,8 @@ class Dataset(Plain):
 
 @dataclass(frozen=True)
 class Variant(Plain):
+    """One variant (a built-in searcher or a TREC run) with its metrics and costs."""
+
     name: str
     kind: Literal["builtin", "external"]
     description: str
@@ -137,6 +151,8 @@ class Variant(Plain):
 
 @dataclass(frozen=True)
 class BenchmarkRow(Plain):
+    """One row of the benchmark table: four metric columns, flips against the first row, cost."""
+
     variant: str
     kind: str
     r1: Num
@@ -149,6 +165,8 @@ class BenchmarkRow(Plain):
 
 @dataclass(frozen=True)
 class FlipCell(Plain):
+    """One cell of a flips table: column variant against row variant, its p-values and shade."""
+
     better: int  # questions where the column variant beats the row variant
     worse: int
     p: Num
@@ -172,6 +190,8 @@ class FlipLine(Plain):
 
 @dataclass(frozen=True)
 class GridRow(Plain):
+    """One question's row of the flips grid: its reciprocal-rank change under each variant."""
+
     question: str  # question id
     deltas: tuple[Num, ...]  # reciprocal-rank change vs the baseline, one per grid variant
     defined: bool = True  # False: no relevant judgment, so no value to change (cells "—")
@@ -179,6 +199,8 @@ class GridRow(Plain):
 
 @dataclass(frozen=True)
 class FlipMatrix(Plain):
+    """The flips page: flips between every pair of variants, and the per-question grid."""
+
     variants: tuple[str, ...]
     cells: tuple[tuple[FlipCell, ...], ...]  # [row][column]
     grid_variants: tuple[str, ...]
@@ -195,6 +217,8 @@ class FlipMatrix(Plain):
 
 @dataclass(frozen=True)
 class SliceCell(Plain):
+    """One cell of a slices table: a variant's metric over one tag's questions, its interval."""
+
     value: Num
     n: int
     interval: str = "—"  # the 95 % bootstrap interval over the tag's questions
@@ -203,12 +227,16 @@ class SliceCell(Plain):
 
 @dataclass(frozen=True)
 class SliceRow(Plain):
+    """One variant's row of a slices table: a cell per tag."""
+
     variant: str
     cells: tuple[SliceCell, ...]  # one per SliceTable.tags
 
 
 @dataclass(frozen=True)
 class SliceTable(Plain):
+    """The slices page's table for one metric: every variant by tag."""
+
     metric: str
     tags: tuple[str, ...]
     rows: tuple[SliceRow, ...]
@@ -219,6 +247,8 @@ class SliceTable(Plain):
 
 @dataclass(frozen=True)
 class DiffRow(Plain):
+    """One row of a candidate's config diff: a field's value in the baseline and the candidate."""
+
     field: str
     baseline: str
     candidate: str
@@ -241,6 +271,8 @@ class NotRunPage(Plain):
 
 @dataclass(frozen=True)
 class MetricPair(Plain):
+    """One metric on a candidate page: baseline, candidate and the paired difference."""
+
     baseline: Stat
     candidate: Stat
     delta: Stat  # paired-bootstrap interval of candidate − baseline (signed texts)
@@ -250,6 +282,8 @@ class MetricPair(Plain):
 
 @dataclass(frozen=True)
 class Flips(Plain):
+    """A candidate's flips: the questions better and worse, the tests' p, the flips needed."""
+
     better: tuple[str, ...]  # question ids
     worse: tuple[str, ...]
     tied: int
@@ -277,6 +311,8 @@ class FlipWords(Plain):
 
 @dataclass(frozen=True)
 class SliceCompare(Plain):
+    """One tag on a candidate page: baseline and candidate over the tag's questions."""
+
     tag: str
     n: int
     baseline: Num
@@ -287,6 +323,8 @@ class SliceCompare(Plain):
 
 @dataclass(frozen=True)
 class CostRow(Plain):
+    """One row of a candidate's cost table: a measure for baseline and candidate, and the change."""
+
     measure: str  # "scored pairs / question", "tokens / question", "latency (hypothetical)"
     baseline: Num
     candidate: Num
@@ -295,12 +333,16 @@ class CostRow(Plain):
 
 @dataclass(frozen=True)
 class GateLine(Plain):
+    """One line of a candidate's gate section: its level and its words."""
+
     level: str  # GO / REVIEW / BLOCK
     text: str
 
 
 @dataclass(frozen=True)
 class Recommendation(Plain):
+    """A candidate's written recommendation: its verdict's CSS word, headline and Markdown body."""
+
     category: str  # the verdict as a CSS word: blocked, worse, leans-worse, mixed, ...
     headline: str  # starts with the verdict's words
     markdown: str
@@ -332,6 +374,8 @@ class CondensedView(Plain):
 
 @dataclass(frozen=True)
 class CandidatePage(Plain):
+    """A candidate page: diff, metrics, flips, slices, cost, gate and recommendation."""
+
     name: str
     rationale: str
     diff: tuple[DiffRow, ...]
@@ -441,12 +485,16 @@ class BottomLine(Plain):
     flips_metric: str  # the flips metric's label
 
 
+# a badge of a chunk that the metrics treat differently (restricted, superseded)
 Mark = Literal["restricted", "superseded"]
+# what a restricted chunk shows when the project hides restricted text
 HIDDEN_TEXT = "(restricted text not shown)"
 
 
 @dataclass(frozen=True)
 class GradedChunk(Plain):
+    """One graded chunk of a question page: its grade, title, text and badges."""
+
     chunk_id: str
     grade: int
     title: str
@@ -458,6 +506,8 @@ class GradedChunk(Plain):
 
 @dataclass(frozen=True)
 class RankedItem(Plain):
+    """One result of a ranked list on a question page: its rank, chunk, grade and snippet."""
+
     rank: int
     chunk_id: str
     grade: int  # the grade the metrics used (0 for a chunk out of scope)
@@ -472,6 +522,8 @@ class RankedItem(Plain):
 
 @dataclass(frozen=True)
 class VariantList(Plain):
+    """One variant's ranked list for a question: its first relevant rank and reciprocal rank."""
+
     variant: str
     items: tuple[RankedItem, ...]
     first_answer: int | None  # rank of the first relevant chunk
@@ -483,6 +535,7 @@ class VariantList(Plain):
     words: str = ""  # "first answer at 2 · MRR 0.500 · Δ −0.500", a claim
 
 
+# how a chunk moved between the baseline's list and a candidate's
 Move = Literal["up", "down", "same", "new", "dropped"]
 
 
@@ -500,6 +553,8 @@ class AlignedItem(Plain):
 
 @dataclass(frozen=True)
 class QuestionMetric(Plain):
+    """One metric of a question under the baseline and a candidate, with the change."""
+
     label: str
     baseline: Num
     candidate: Num
@@ -526,6 +581,8 @@ class SideBySide(Plain):
 
 @dataclass(frozen=True)
 class QuestionFlip(Plain):
+    """A variant under which a question got better or worse (linking its list on the page)."""
+
     variant: str
     direction: Literal["better", "worse"]
     anchor: str = ""  # the variant's list on the question page
@@ -533,6 +590,8 @@ class QuestionFlip(Plain):
 
 @dataclass(frozen=True)
 class Question(Plain):
+    """A question page: the question, its graded chunks, every variant's list, each candidate."""
+
     id: str
     question: str
     tags: tuple[str, ...]
@@ -568,6 +627,8 @@ class QuestionRow(Plain):
 
 @dataclass(frozen=True)
 class QuestionList(Plain):
+    """The question list (questions.html): a row per question, and the pass rule that marks them."""
+
     rows: tuple[QuestionRow, ...]  # every question, in the labels' order
     depth: int  # pass = the baseline has a relevant chunk in its top `depth`
     pass_rule: str  # that rule in words
@@ -577,6 +638,8 @@ class QuestionList(Plain):
 
 @dataclass(frozen=True)
 class ToLabelRow(Plain):
+    """One row of the to-label page: an unjudged (question, document) pair, its rank, its runs."""
+
     question: str
     text: str  # the question's text ("" when the queries file has none)
     document: str
@@ -599,6 +662,8 @@ class ToLabelPage(Plain):
 
 @dataclass(frozen=True)
 class SiteModel(Plain):
+    """Everything the templates show, page by page: the one object the site is rendered from."""
+
     meta: Meta
     dataset: Dataset
     variants: tuple[Variant, ...]
@@ -629,6 +694,8 @@ class SiteModel(Plain):
 
 @dataclass(frozen=True)
 class BuildOptions(Plain):
+    """What a build is asked for: output folder, seed, --fail-on, runs, project, --compare-to."""
+
     out: Path = Path("site")
     seed: int = 0
     fail_on: Literal["never", "review", "block"] = "never"

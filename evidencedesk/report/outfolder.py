@@ -42,19 +42,23 @@ from evidencedesk.errors import BuildLockedError, OutputFolderError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.writing import write_file
 
-GENERATOR = "evidencedesk"
-MANIFEST = "manifest.json"
+GENERATOR = "evidencedesk"  # the `generator` a manifest or marker evidencedesk wrote carries
+MANIFEST = "manifest.json"  # the file of a site that lists every file its build wrote
 # what every earlier version wrote beside its pages and downloads (their manifests list neither)
 LEGACY_FILES = frozenset({
     "assets/style.css", "assets/sort.js", "assets/questions.js", "assets/plotly.min.js",
     "data/question-list.js", "results.json", "results-questions.json.gz", "data/per-question.csv",
     "data/per-question.csv.gz", "data/qrels.txt", "data/qrels.txt.gz",
 })  # fmt: skip
+# the start of the name of a build's lock file, beside the output folder
 LOCK_PREFIX = ".site-lock-"
+# the keys of the manifest earlier versions wrote (no `generator`)
 LEGACY_KEYS = frozenset({"seed", "version", "input_hash", "pages"})
-OWNER = "owner.json"
+OWNER = "owner.json"  # the marker of a build's work folder (generator, pid, host, out name)
+# what the repository's `site/` holds before a first build, which `--out` may replace
 README_ONLY = frozenset({"README.md"})
 MAX_MARKER_BYTES = 64 << 20  # a manifest lists every page; 64 MiB is far beyond 100,000 pages
+# the advice that ends every refusal of `--out`
 HOW = "choose a new or empty folder, or a previous site, for --out (e.g. --out site)"
 
 
@@ -66,6 +70,7 @@ def resolve(out: str | Path) -> Path:
 
 
 def work_prefix(out: Path) -> str:
+    """The start of the name of the work folders of builds into `out` (the pid follows)."""
     return f".site-build-{out.name}-"
 
 
@@ -276,6 +281,7 @@ def _owner_data(out: Path) -> bytes:
 
 
 def write_owner(work: Path, out: Path) -> None:
+    """Write the marker (`OWNER`) that makes `work` this process's work folder for `out`."""
     write_file(work / OWNER, _owner_data(out), "work folder's marker")
 
 
@@ -366,6 +372,7 @@ def claim_work(out: Path, shown: str) -> Path:
 
 
 def lock_path(out: Path) -> Path:
+    """The lock file that one build into `out` holds at a time, beside the folder."""
     return out.parent / f"{LOCK_PREFIX}{out.name}"
 
 

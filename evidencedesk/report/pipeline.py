@@ -26,6 +26,7 @@ def results_file(path: Path) -> Path:
 
 
 def build_model(options: BuildOptions, progress: Progress) -> SiteModel:
+    """The site model of a build: load the project (once), evaluate it, and present the Results."""
     project = options.loaded  # read once, by the CLI's checks before the build
     if not isinstance(project, Project):
         project = load_project(options.project or require(DEMO_PROJECT, "the demo project"))

@@ -21,7 +21,7 @@ from evidencedesk.results.pages import pass_depth, passes
 from evidencedesk.results.types import Results
 
 STATIC_ROWS = 500  # question-list rows written into the page (readable without JavaScript)
-LIST_PAGE = "questions.html"
+LIST_PAGE = "questions.html"  # the question list's page
 LIST_DATA = "data/question-list.js"  # every row, for the list's script
 
 

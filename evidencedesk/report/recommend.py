@@ -21,6 +21,7 @@ from evidencedesk.results.types import CandidateResult
 __all__ = ["category", "md_escape", "recommend"]
 
 _MD_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~&\"'=:])")
+# a page's claim recorder (`report.claims`): the words of a claim kind for a results.json source
 Say = Callable[..., str]
 
 
@@ -34,6 +35,7 @@ def category(verdict: str) -> str:
     return verdict.lower().replace(" ", "-")
 
 
+# verdicts whose recommendation warns that a third-decimal difference is not a result
 CAUTIOUS = (v.NO_CLEAR_CHANGE, v.PROMISING, v.MIXED, v.LEANS_WORSE)
 
 

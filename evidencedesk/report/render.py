@@ -43,6 +43,7 @@ from evidencedesk.results.pages import large as results_large
 from evidencedesk.retrieval.stats import TIE
 from evidencedesk.version import __version__
 
+# the plotly.js bundle the site copies into assets/ (the pages open offline)
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 # template file -> assets/ name
 ASSETS = {"style.css": "style.css", "sort.js": "sort.js", "questions.js": "questions.js"}
@@ -63,6 +64,7 @@ SECTION_PAGES = (  # (file, nav title, model attribute that must be present or N
 
 
 def markdown() -> MarkdownIt:
+    """The Markdown parser of notes and recommendations: CommonMark, no raw HTML, no images."""
     md = MarkdownIt("commonmark", {"html": False})
     md.disable("image")
     return md
@@ -102,6 +104,7 @@ def flip_class(better: int, worse: int, tied: int = 0) -> str:
 
 
 def environment(templates: Path | None = None) -> jinja2.Environment:
+    """The site's jinja2 environment: autoescaped, strict on undefined names, with its filters."""
     folder = paths.require(templates or paths.TEMPLATES, "the report templates")
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(folder)),
@@ -229,6 +232,7 @@ class Job(Protocol):
     def stop(self) -> None: ...
 
 
+# runs a job (writing the pages, a chart) and returns it to wait for: now, or in the background
 Launch = Callable[[Callable[[], object]], Job]
 
 

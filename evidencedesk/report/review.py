@@ -173,6 +173,7 @@ def _run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[st
 
 
 def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, ...]:
+    """Every candidate page's model, each number on it a claim."""
     base = results.variant(results.baseline)
     labels = {m.name: m.label for m in results.settings.compared}
     out = []

@@ -12,6 +12,8 @@ from evidencedesk.results.rows import HeldBack, Merge, TenantRow
 
 @dataclass(frozen=True)
 class SizingLine(Plain):
+    """One sizing row: a (depth, final) setting's recall, MRR, cost, and whether within noise."""
+
     depth: int
     final: int
     recall: Num  # recall at `final`
@@ -26,6 +28,8 @@ class SizingLine(Plain):
 
 @dataclass(frozen=True)
 class SizingSection(Plain):
+    """The sizing page: its reranker and price list, and a row per (depth, final) setting."""
+
     reranker: str
     price_list: str
     rows: tuple[SizingLine, ...]
@@ -34,6 +38,8 @@ class SizingSection(Plain):
 
 @dataclass(frozen=True)
 class AblationLine(Plain):
+    """One ablations row: a change to the base config, its metrics, MRR change, flips and p."""
+
     change: str  # "reranker=feature"; the base row says "base"
     is_base: bool
     metrics: tuple[Num, ...]  # one per AblationSection.metric_names
@@ -47,6 +53,8 @@ class AblationLine(Plain):
 
 @dataclass(frozen=True)
 class AblationSection(Plain):
+    """The ablations page: the base config, the metric columns and one row per change."""
+
     base: str  # a description of the base config
     metric_names: tuple[str, ...]
     rows: tuple[AblationLine, ...]
@@ -54,6 +62,8 @@ class AblationSection(Plain):
 
 @dataclass(frozen=True)
 class CitationCase(Plain):
+    """One answer on the citations page: what it tests, its coverage, resolve and support."""
+
     id: str
     tests: str  # what the case tests
     answer: str
@@ -65,12 +75,16 @@ class CitationCase(Plain):
 
 @dataclass(frozen=True)
 class CitationSection(Plain):
+    """The citations page: the scored answers and the support check's negation limit."""
+
     cases: tuple[CitationCase, ...]
     limit: str  # the negation limit, stated
 
 
 @dataclass(frozen=True)
 class CompressionLine(Plain):
+    """One compression setting: tokens before and after, questions that lost their evidence."""
+
     setting: str  # "spans", "budget 120 tokens", ...
     tokens_before: Num
     tokens_after: Num
@@ -81,6 +95,8 @@ class CompressionLine(Plain):
 
 @dataclass(frozen=True)
 class StateLine(Plain):
+    """One row of the freshness or deletion table: an index state and what it serves."""
+
     state: str  # freshness / deletion state ("old index, not rebuilt", ...)
     served: str  # what is served
     stale: bool  # serves text it should not
@@ -89,6 +105,8 @@ class StateLine(Plain):
 
 @dataclass(frozen=True)
 class EvidenceSection(Plain):
+    """The evidence page: dedupe, compression, freshness, deletion and tenant isolation."""
+
     kept: int
     merges: tuple[Merge, ...]
     held_back: tuple[HeldBack, ...]

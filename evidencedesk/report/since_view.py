@@ -16,6 +16,8 @@ SHOWN_ON_INDEX = 5  # items per group on the index; the rest on since.html
 
 @dataclass(frozen=True)
 class SinceItem(Plain):
+    """One change on since.html: what changed (a question, candidate, run or file) and how."""
+
     subject: str  # a question id, a candidate, a run or a file
     text: str
     question: bool = False  # subject is a question id (linked to its page)
@@ -23,6 +25,8 @@ class SinceItem(Plain):
 
 @dataclass(frozen=True)
 class SinceGroup(Plain):
+    """One group of since.html (inputs, verdicts, metrics, questions) and what counts in it."""
+
     key: str  # "inputs", "verdicts", "metrics", "fail", "pass"
     title: str
     rule: str  # what counts as a change in this group
@@ -31,6 +35,8 @@ class SinceGroup(Plain):
 
 @dataclass(frozen=True)
 class SinceView(Plain):
+    """What changed since the --compare-to report: the groups with changes, a count, a summary."""
+
     previous: str  # "evidencedesk 0.9.0, inputs sha256 ab12…, project demo"
     notes: tuple[str, ...]  # same inputs; another seed
     groups: tuple[SinceGroup, ...]  # only groups with items
@@ -39,6 +45,7 @@ class SinceView(Plain):
     shown: int = SHOWN_ON_INDEX
 
 
+# the summary when the comparison finds nothing changed
 NO_CHANGES = (
     "No changes: the same verdicts, no metric outside its previous interval, no question "
     "newly failing or passing, and the same labels."
@@ -86,6 +93,7 @@ def _first(since: Since) -> str:
 
 
 def since_view(since: Since, results: Results) -> SinceView:
+    """The since page's model: every group of changes in words, notes on inputs and seed."""
     labels = {m.name: m.label for m in results.settings.metrics}
     groups = [
         SinceGroup("inputs", "Inputs and labels",

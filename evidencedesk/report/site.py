@@ -42,7 +42,7 @@ from evidencedesk.report.outfolder import (
     resolve,
 )
 
-MAX_SLUG = 64
+MAX_SLUG = 64  # the longest slug kept as it is; a longer one is cut and given a hash
 
 
 def slug(name: str) -> str:
@@ -171,4 +171,5 @@ def written_files(root: Path) -> list[str]:
 
 
 def tree_size(root: Path) -> int:
+    """The bytes of every file under `root` (the size a build reports)."""
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())

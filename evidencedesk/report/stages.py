@@ -20,7 +20,9 @@ from evidencedesk.results.settings import Settings
 from evidencedesk.retrieval.evalreport import Config, capped_words
 from evidencedesk.retrieval.experiments import sizing_grid
 
+# the sizing page's note on how recall is read
 SIZING_NOTE = "Recall is measured at each row's own final size. "
+# the citations page's statement of what the support check cannot see
 CITATION_LIMIT = (
     "The support check compares words and numbers; it cannot see negation. An answer that "
     "says the opposite of its cited chunk with the same words scores perfectly and is wrong."
@@ -28,6 +30,7 @@ CITATION_LIMIT = (
 
 
 def price_list(settings: Settings) -> str:
+    """The sizing page's price list: ms per query plus ms per scored pair ("" without a design)."""
     d = settings.design
     if d is None:
         return ""
@@ -88,6 +91,7 @@ def _change(changes: dict[str, object], base: Config) -> str:
 
 
 def ablations(a: r.Ablations, settings: Settings) -> AblationSection:
+    """The ablations page's model: a row per change, with its MRR change and interval."""
     assert settings.design is not None  # noqa: S101 - ablation rows exist only with a design
     base = Config(**settings.design.ablation_base)
     return AblationSection(
@@ -113,6 +117,7 @@ def ablations(a: r.Ablations, settings: Settings) -> AblationSection:
 
 
 def citations(rows: tuple[r.CitationRow, ...]) -> CitationSection:
+    """The citations page's model: each scored answer and the negation limit."""
     return CitationSection(
         cases=tuple(
             CitationCase(
@@ -137,6 +142,7 @@ def _states(rows: tuple[r.StateRow, ...]) -> tuple[StateLine, ...]:
 
 
 def evidence(e: r.EvidenceResult) -> EvidenceSection:
+    """The evidence page's model, from the evidence checks' results."""
     return EvidenceSection(
         kept=e.kept,
         merges=e.merges,

@@ -8,10 +8,12 @@ from typing import Any
 
 from evidencedesk.retrieval import minilm
 
-DASH = "—"
+DASH = "—"  # what an undefined number shows
 
 
 class Plain:
+    """A site-model object, with a JSON-ready view of itself (`to_dict`)."""
+
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)  # type: ignore[call-overload]
 
@@ -33,6 +35,7 @@ class Num(Plain):
 
 
 def num(value: float | None, digits: int = 3, signed: bool = False, unit: str = "") -> Num:
+    """A number with its display text by the one rounding rule, a unit after it when given."""
     text = fmt(value, digits, signed)
     return Num(value, text if value is None or not unit else f"{text}{unit}")
 
@@ -45,6 +48,7 @@ def p_text(value: float) -> str:
 # the shades of the flips tables (report.render): a metric's change (a reciprocal rank from 1 to
 # 0.5 is dark) and the net share of the compared questions that flipped one way
 DELTA_STEPS = (0.25, 0.5)
+# the shade steps of a flip count: the net share of the compared questions that flipped one way
 FLIP_STEPS = (0.15, 0.3)
 
 
@@ -54,6 +58,7 @@ def p_is(value: float) -> str:
 
 
 def pval(value: float | None) -> Num:
+    """A p-value with its display text ("0.062", "< 0.001", "—" when undefined)."""
     return Num(value, DASH if value is None else p_text(value))
 
 
@@ -81,6 +86,7 @@ def stat(
     digits: int = 3,
     signed: bool = False,
 ) -> Stat:
+    """A named mean with its interval and question counts, and their display texts."""
     interval = DASH
     if low is not None and high is not None:
         interval = f"[{fmt(low, digits, signed)}, {fmt(high, digits, signed)}]"
@@ -103,6 +109,7 @@ WORDS = {
 
 
 def config_word(field: str, value: str) -> str:
+    """A config value as a reader says it ("whole chunk (no cut)", "yes", "not set")."""
     if (field, value) in WORDS:
         return WORDS[field, value]
     return {"None": "not set", "True": "yes", "False": "no"}.get(value, value)

@@ -29,6 +29,7 @@ from evidencedesk.retrieval import minilm
 
 
 def metric_stat(s: MetricStat, label: str) -> Stat:
+    """A Results mean with its interval as the site shows it, under `label`."""
     return stat(label, s.mean, s.low, s.high, s.n, s.left_out)
 
 
@@ -67,6 +68,7 @@ def _coverage_warning(v: VariantResult, min_coverage: float) -> str | None:
 
 
 def variant_models(results: Results) -> tuple[Variant, ...]:
+    """Every variant as the site shows it: metrics, costs, Judged@k, coverage warning."""
     settings = results.settings
     columns = settings.columns
     judged = label(f"judged@{settings.judged_k}")
@@ -87,6 +89,7 @@ def variant_models(results: Results) -> tuple[Variant, ...]:
 
 
 def benchmark_rows(results: Results, variants: tuple[Variant, ...]) -> tuple[BenchmarkRow, ...]:
+    """The benchmark table's rows: four metric columns, flips against the first row, pairs."""
     first = results.variants[0].name
     rows = []
     for v in variants:
@@ -196,10 +199,12 @@ def flip_matrix(
 
 
 def by_tag(v: VariantResult, metric: str) -> dict[str, tuple[float | None, int]]:
+    """A variant's mean and question count per tag on `metric`."""
     return {t.tag: (t.mean, t.n) for t in v.slices if t.metric == metric}
 
 
 def slice_cell(t: TagValue | None) -> SliceCell:
+    """A slices-table cell of one tag's value (a dash, greyed, when the variant has none)."""
     if t is None:
         return SliceCell(num(None), 0, DASH, True)
     interval = DASH if t.low is None or t.high is None else f"[{fmt(t.low)}, {fmt(t.high)}]"
@@ -207,6 +212,7 @@ def slice_cell(t: TagValue | None) -> SliceCell:
 
 
 def slice_tables(results: Results, metrics: tuple[Metric, ...]) -> tuple[SliceTable, ...]:
+    """The slices page's tables: for each metric, every variant by tag, few-question tags greyed."""
     counts: dict[str, int] = {}
     for q in results.inputs.questions:
         for tag in dict.fromkeys(q.tags):

@@ -49,6 +49,7 @@ __all__ = ["KINDS", "derive", "gate_k", "gate_metric", "metric_label"]
 
 INLINE_IDS = 50  # ids a list of flips names before "… and N more"
 
+# the start of a candidate's headline for each verdict
 PREFIX = {
     v.WORSE: "Worse",
     v.LEANS_WORSE: "Leans worse, not proven",
@@ -57,7 +58,8 @@ PREFIX = {
     v.PROMISING: "Promising, not proven",
     v.BETTER: "Better",
 }
-GATE_WORDS = {"GO": "GO", "REVIEW": "REVIEW", "BLOCK": "BLOCK"}
+GATE_WORDS = {"GO": "GO", "REVIEW": "REVIEW", "BLOCK": "BLOCK"}  # the words of each gate verdict
+# what a gate line or badge says when the project has no gate policy
 NO_POLICY = "no gate policy — nothing checked"
 
 
@@ -71,6 +73,7 @@ def metric_label(results: Results, metric: str) -> str:
 
 
 def signed(x: float | None) -> str:
+    """A number with its sign, by the one rounding rule ("+0.048", "−0.012", "—")."""
     return fmt(x, signed=True)
 
 
@@ -82,10 +85,11 @@ def bracket(low: float | None, high: float | None) -> str:
 
 
 def flips_text(better: int, worse: int) -> str:
+    """A flips count as the site writes it: "+3/−1"."""
     return f"+{better}/−{worse}"
 
 
-T = TypeVar("T")
+T = TypeVar("T")  # the kind of object `_at` is asked to find at a source
 
 
 def _at(results: Results, source: str, kind: type[T] | tuple[type, ...], what: str) -> T:
@@ -181,6 +185,7 @@ def flips(results: Results, source: str) -> str:
 
 
 def needed(results: Results, source: str) -> str:
+    """The flips-needed line: the one-way flips sign-test p < 0.05 needs over these questions."""
     c = _candidate(results, source)
     n, need = _head(c).n, _head(c).flips_needed
     if need is None:
@@ -244,6 +249,7 @@ def _change(measure: str, base: float | None, cand: float | None) -> str | None:
 
 
 def cost(results: Results, source: str) -> str:
+    """The cost line: how scored pairs, prompt tokens and latency change against the baseline."""
     c = _candidate(results, source)
     base = results.variant(results.baseline).costs
     known = [(m, b, x) for m, b, x in (
@@ -258,12 +264,14 @@ def cost(results: Results, source: str) -> str:
 
 
 def verdict_line(results: Results, source: str) -> str:
+    """The verdict line: the verdict (did it get better?) and the gate (may it ship?)."""
     c = _candidate(results, source)
     gate = c.gate.verdict if c.gate.evaluated else NO_POLICY
     return f"Verdict: {c.decision.verdict} (did it get better?); gate: {gate} (may it ship?)"
 
 
 def unjudged(results: Results, source: str) -> str:
+    """The unjudged caveat: its top k holds clearly more unjudged documents than the baseline's."""
     c = _candidate(results, source)
     share = c.judged
     if share is None or not share.caveat or share.baseline is None or share.candidate is None:
@@ -274,6 +282,7 @@ def unjudged(results: Results, source: str) -> str:
 
 
 def condensed(results: Results, source: str) -> str:
+    """The condensed-lists line: the primary metric without unjudged results, and if it agrees."""
     c = _candidate(results, source)
     cmp = c.condensed
     if cmp is None:
@@ -344,15 +353,18 @@ def gate_line(results: Results, source: str) -> str:
 
 
 def verdict(results: Results, source: str) -> str:
+    """A candidate's verdict badge."""
     return _candidate(results, source).decision.verdict
 
 
 def gate(results: Results, source: str) -> str:
+    """A candidate's gate badge (or that there is no gate policy)."""
     c = _candidate(results, source)
     return GATE_WORDS[c.gate.verdict] if c.gate.evaluated else NO_POLICY
 
 
 def delta(results: Results, source: str) -> str:
+    """A comparison's difference with its interval: "Δ MRR +0.048 [+0.000, +0.119]"."""
     cmp = _at(results, source, Comparison, "a comparison")
     return f"Δ {metric_label(results, cmp.metric)} {signed(cmp.delta)}{bracket(cmp.low, cmp.high)}"
 
@@ -412,6 +424,7 @@ def grid_legend(results: Results, source: str) -> str:
     return text
 
 
+# the p-values a `p` claim may name, each the Comparison field it reads
 P_OF = {"sign_p": "sign_p", "randomization_p": "randomization_p", "holm_p": "holm_p",
         "sign_holm_p": "sign_holm_p"}  # fmt: skip
 
@@ -435,23 +448,27 @@ def judged(results: Results, source: str) -> str:
 
 
 def counts(results: Results, source: str) -> str:
+    """The inputs' counts sentence: the questions counted, judged and left out."""
     if results.inputs.counts is None:
         return ""
     return counts_sentence(results.inputs.counts, results.settings.averaging)
 
 
 def notice(results: Results, source: str) -> str:
+    """One input notice in words (not a run, an empty document, partial coverage …)."""
     n = resolve(results, source)
     return notice_text(n, results.settings.kind, results.settings.min_coverage)
 
 
 def coverage(results: Results, source: str) -> str:
+    """A run's partial-coverage warning ("" when it answers enough of the judged queries)."""
     variant = resolve(results, source)
     if not isinstance(variant, VariantResult) or variant.coverage is None:
         return ""
     return f"Partial coverage: {coverage_sentence(variant.name, variant.coverage)}."
 
 
+# the order in which the index's summary counts the verdicts, best first
 SUMMARY_ORDER = (v.BETTER, v.PROMISING, v.MIXED, v.NO_CLEAR_CHANGE, v.LEANS_WORSE, v.WORSE)
 
 
@@ -484,6 +501,7 @@ def lead(results: Results, source: str) -> str:
             f"({c.decision.verdict.lower()})")  # fmt: skip
 
 
+# the index's three verdict tiles: BETTER, WORSE, and every other verdict
 TALLIES = ("better", "worse", "unclear")
 
 
@@ -580,6 +598,7 @@ RULES: Mapping[str, Callable[[], str]] = {
         f"or a sign-test p ≥ {v.ALPHA}"
     ),
 }
+# the verdict and gate rules docs/verdicts.md states, each a key of `RULES`
 VERDICT_RULES = ("reported", "moved", "randomization", "better", "promising", "worse", "mixed",
                  "no_clear_change", "gate", "not_proven")  # fmt: skip
 # the methods page's fixed statements, each a claim
@@ -615,9 +634,11 @@ def relevance(results: Results, source: str) -> str:
 
 
 def rule(results: Results, source: str, key: str = "") -> str:
+    """A fixed statement of the methods (`RULES[key]`), recorded as a claim like any other."""
     return RULES[key]()
 
 
+# claim kind -> the function that words it from the Results (`derive`)
 KINDS: Mapping[str, Callable[..., str]] = {
     "headline": headline,
     "flips": flips,

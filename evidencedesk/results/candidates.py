@@ -93,6 +93,7 @@ if TYPE_CHECKING:
     Changes = _Changes
 else:  # one field per Config field, with its type and default: never a second list of them
     _hints = get_type_hints(Config)
+    # a candidate's `changes` table of candidates.toml: one optional field per Config field
     Changes = create_model(
         "Changes",
         __base__=_Changes,

@@ -33,6 +33,7 @@ from evidencedesk.retrieval.stats import (
     randomization_test,
 )
 
+# question id -> one metric's value (None: undefined for that question)
 Values = Mapping[str, float | None]
 
 
@@ -91,6 +92,7 @@ class Book:
 
 
 def first_relevant(j: Judged) -> int | None:
+    """The rank of the first relevant result of a judged list (None: none is relevant)."""
     return next((r for r, g in enumerate(j.grades, start=1) if g >= j.relevant), None)
 
 
@@ -163,6 +165,7 @@ def variant_result(
     book: Book,
     keep: int | None = None,
 ) -> VariantResult:
+    """One variant's Results: metrics with intervals, costs, per-question lists and slices."""
     judged = list(judged)
     metrics = settings.metrics
     # every question's value of every metric and slice metric, in one pass of the engine
@@ -181,6 +184,7 @@ def variant_result(
 
 
 def values_of(variant: VariantResult, metric: str) -> dict[str, float | None]:
+    """Question id -> a variant's value of `metric` on that question."""
     return {r.question: r.values[metric] for r in variant.lists}
 
 

@@ -63,8 +63,9 @@ from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts, uses_minilm
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
-BASELINE = "hybrid"
+BASELINE = "hybrid"  # the built-in variant the candidates and the others are compared with
 BUILTIN_NAMES = tuple(name for name, _ in VARIANTS)  # no external run may take one of these
+# the benchmark page's description of each built-in variant
 BUILTIN_DESCRIPTIONS = {
     "sparse": "BM25 over Unicode-aware tokens",
     "dense": "toy hashed embedder, cosine",

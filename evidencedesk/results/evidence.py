@@ -35,9 +35,10 @@ from evidencedesk.retrieval.lifecycle import (
     served_by_question,
 )
 
-FIRST_STAGE = "hybrid"
+FIRST_STAGE = "hybrid"  # the searcher the freshness and deletion checks rebuild and query
+# why dedupe keeps both of a held-back pair
 HELD_BACK = "same words, different numbers: different claims, both kept"
-Rows = tuple[StateRow, ...]
+Rows = tuple[StateRow, ...]  # the rows of the freshness or the deletion table
 
 
 def _duplicates(

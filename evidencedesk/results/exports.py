@@ -15,12 +15,12 @@ from evidencedesk.files.slugs import check_unique
 from evidencedesk.results.pages import large
 from evidencedesk.results.types import Results
 
-PER_QUESTION = "data/per-question.csv"
-TO_LABEL = "data/to-label.tsv"
+PER_QUESTION = "data/per-question.csv"  # the per-question values of every run, beside the pages
+TO_LABEL = "data/to-label.tsv"  # the unjudged pairs worth labelling first, beside the pages
 SNIPPET = 200  # characters of a document's text to-label.tsv shows
-QRELS = "data/qrels.txt"
-RUNS = "data/runs"
-GZ = ".gz"
+QRELS = "data/qrels.txt"  # the judgments the metrics used, as a TREC qrels file
+RUNS = "data/runs"  # the folder of every run's ranked lists, as TREC run files
+GZ = ".gz"  # the suffix of a download written gzipped (a large project)
 
 
 GZIP_LEVEL = 1  # at 50,000 questions: 14.9 MB in 0.7 s, where level 6 gives 12.1 MB in 2.7 s

@@ -15,8 +15,10 @@ from evidencedesk.results.types import GateCheck, GateOutcome, PolicyFacts, Rule
 from evidencedesk.retrieval.gate_input import GateInput, Reference, shape
 from evidencedesk.retrieval.metrics import Judged
 
+# the gate outcome without a policy: REVIEW, one no_policy line, not evaluated
 NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,
                                              None, (), None),), False)  # fmt: skip
+# what the gate compares with when there is no saved baseline
 NO_BASELINE = "no baseline to compare with (no saved baseline file)"
 
 
@@ -90,6 +92,7 @@ def gate_outcome(
 
 
 def policy_facts(policy: GatePolicy | None) -> PolicyFacts | None:
+    """The gate policy's values as the Results record them (None: no policy)."""
     if policy is None:
         return None
     return PolicyFacts(policy.k, policy.min_recall, policy.min_pass_rate, policy.max_drop,

@@ -163,6 +163,7 @@ def input_hashes(
 
 
 def documents(catalog: Catalog | None) -> tuple[DocumentFact, ...]:
+    """Every document of the catalog with its chunk count (none in a runs-only project)."""
     if catalog is None:
         return ()
     per_doc = Counter(c.doc_id for c in catalog.chunks)

@@ -115,7 +115,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-RESULTS_JSON = "results.json"
+RESULTS_JSON = "results.json"  # the Results' file in a site
 QUESTIONS_FILE = "results-questions.json.gz"  # the per-question part, above PAGE_LIMIT
 SPLIT_KEY = "per_question"  # results.json's key naming QUESTIONS_FILE and the fields it holds
 

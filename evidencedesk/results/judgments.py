@@ -36,6 +36,7 @@ __all__ = [
 
 
 def judged_metric(k: int) -> Metric:
+    """The Judged@k metric: the share of a run's top k that the judgments grade."""
     return Metric.of(f"judged@{k}")
 
 
@@ -59,6 +60,7 @@ def judged_share(
 
 
 def fully_judged(*runs: Sequence[Judged]) -> bool:
+    """Whether every result of these runs is judged (so condensed lists would change nothing)."""
     return all(j.judged is None for run in runs for j in run)
 
 

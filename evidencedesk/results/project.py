@@ -48,10 +48,11 @@ from evidencedesk.retrieval.labels import Label, QuestionCounts, load_labels
 
 __all__ = ["DEMO_PROJECT", "Project", "find_project", "load_project"]
 
-DEMO_PROJECT = DATA / "evidencedesk.toml"
+DEMO_PROJECT = DATA / "evidencedesk.toml"  # the demo's project file
 LABEL_GRADES = 2  # labels.jsonl grades are 0-2 (SPEC §1); use qrels for other scales
 EXAMPLES = 3  # ids a notice names
 TREC_EVAL_RELEVANCE = 1  # the relevance threshold of a qrels project that names none
+# the pipeline-only stages, skipped (with a reason) in a runs-only project
 PIPELINE_STAGES = ("sizing", "ablations", "citations", "evidence")
 
 

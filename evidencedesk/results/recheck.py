@@ -55,6 +55,7 @@ def _lists(results: Results, c: CandidateResult) -> dict[str, dict[str, float | 
 
 
 def recheck(results: Results) -> list[Found]:
+    """Every recorded decision its own numbers do not give again (verdicts, gates, flips, Holm)."""
     out: list[Found] = []
     cands = results.candidates
     base = {r.question: dict(r.values) for r in results.variant(results.baseline).lists}

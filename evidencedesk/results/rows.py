@@ -29,6 +29,8 @@ class Costs:
 
 @dataclass(frozen=True)
 class SizingRow:
+    """One sizing-sweep setting (depth, final): recall, MRR, costs, whether within noise."""
+
     depth: int
     final: int
     recall: float | None  # recall at the row's own final size
@@ -41,6 +43,8 @@ class SizingRow:
 
 @dataclass(frozen=True)
 class AblationRow:
+    """One ablation: a change to the base config, its metrics, MRR change, flips, p, interval."""
+
     changes: dict[str, Any]  # {} for the base row
     metrics: dict[str, float | None]
     mrr_delta: float | None
@@ -56,12 +60,16 @@ class AblationRow:
 
 @dataclass(frozen=True)
 class Ablations:
+    """The ablation study: the base config's label and one row per change (the base first)."""
+
     base: str  # the base config's label
     rows: tuple[AblationRow, ...]
 
 
 @dataclass(frozen=True)
 class CitationRow:
+    """One scored answer of the citation checks: its coverage, resolve and support."""
+
     id: str
     case: str
     answer: str
@@ -73,12 +81,16 @@ class CitationRow:
 
 @dataclass(frozen=True)
 class Merge:
+    """A dedupe merge: the chunk kept and the near-duplicates merged into it."""
+
     kept: str
     merged: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class HeldBack:
+    """Two similar chunks with different numbers, both kept and held back for a human."""
+
     first: str
     second: str
     reason: str
@@ -86,6 +98,8 @@ class HeldBack:
 
 @dataclass(frozen=True)
 class CompressionRow:
+    """One context-compression setting: tokens before and after, questions that kept evidence."""
+
     setting: str
     tokens_before: int
     tokens_after: int
@@ -96,6 +110,8 @@ class CompressionRow:
 
 @dataclass(frozen=True)
 class StateRow:
+    """One index state of the freshness or deletion check: the chunks served, whether stale."""
+
     state: str
     served: tuple[str, ...]  # chunk ids served
     stale: bool
@@ -104,6 +120,8 @@ class StateRow:
 
 @dataclass(frozen=True)
 class TenantRow:
+    """One tenant's isolation check, filtered or not: questions asked, other tenants' chunks."""
+
     tenant: str
     filtered: bool
     questions: int
@@ -113,6 +131,8 @@ class TenantRow:
 
 @dataclass(frozen=True)
 class EvidenceResult:
+    """The evidence checks: dedupe, compression, freshness, deletion and tenant isolation."""
+
     kept: int
     merges: tuple[Merge, ...]
     held_back: tuple[HeldBack, ...]

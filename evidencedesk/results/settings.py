@@ -18,6 +18,7 @@ from evidencedesk.retrieval.evalreport import Config
 # nDCG over the whole list, bpref); a pipeline's final list instead (Config().final)
 JUDGED_K = 10
 
+# the kind of project: built-in searchers over documents, or TREC runs only
 Kind = Literal["pipeline", "runs"]
 
 
@@ -55,7 +56,9 @@ class Design:
     ablation_changes: tuple[dict[str, Any], ...]
 
 
+# the benchmark table's four metric columns in a pipeline project
 PIPELINE_COLUMNS = tuple(map(Metric.of, ("recall@1", "recall@3", "mrr", "ndcg@5")))
+# the benchmark table's four metric columns in a runs-only project
 RUNS_COLUMNS = tuple(map(Metric.of, ("recall@10", "precision@10", "mrr", "ndcg@10:linear")))
 # candidate comparisons, the first is the headline metric (flips, sign test, Holm)
 COMPARED = tuple(map(Metric.of, ("mrr", "recall@3", "ndcg@5")))
@@ -73,6 +76,7 @@ def reported(names: tuple[str, ...], primary: str | None) -> tuple[Metric, ...]:
     return (first, *[m for m in metrics if m.name != first.name])
 
 
+# the pipeline project's design: the hypothetical prices, the sizing grid and the ablations
 PIPELINE_DESIGN = Design(
     baseline={},
     stage_one_ms=4.0,

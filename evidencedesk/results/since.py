@@ -29,17 +29,22 @@ from dataclasses import dataclass
 from evidencedesk.results.pages import pass_depth, passed, run_pass_depth
 from evidencedesk.results.types import Results
 
+# how far outside its previous interval a mean must lie to count as moved (float noise is not)
 TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
 class FileChange:
+    """A project file that changed, was added or was removed since the previous report."""
+
     path: str  # relative to the project
     change: str  # "changed" | "added" | "removed"
 
 
 @dataclass(frozen=True)
 class GradeChange:
+    """A label grade that changed since the previous report."""
+
     question: str
     chunk: str
     before: int | None  # None: not labelled before
@@ -48,6 +53,8 @@ class GradeChange:
 
 @dataclass(frozen=True)
 class VerdictChange:
+    """A candidate whose verdict or gate verdict changed, or that was added or removed."""
+
     candidate: str
     before: str | None  # the candidate's verdict (results.verdicts); None: not in that report
     after: str | None
@@ -57,6 +64,8 @@ class VerdictChange:
 
 @dataclass(frozen=True)
 class MetricMove:
+    """A run's mean that now lies outside the previous report's 95 % interval."""
+
     run: str  # a variant's or a candidate's name
     metric: str
     before: float  # the previous mean
@@ -67,12 +76,16 @@ class MetricMove:
 
 @dataclass(frozen=True)
 class QuestionChange:
+    """A question that newly fails (or newly passes), and the runs in which it does."""
+
     question: str
     runs: tuple[str, ...]  # the runs in which it newly fails (or newly passes)
 
 
 @dataclass(frozen=True)
 class Since:
+    """What changed since a previous report: inputs, labels, verdicts, metrics and questions."""
+
     previous_version: str  # the evidencedesk version that wrote the previous results
     previous_input_hash: str
     previous_project: str

@@ -28,6 +28,7 @@ from evidencedesk.retrieval.parts import Parts
 
 
 def price_list(settings: Settings) -> PriceList:
+    """The hypothetical price list of the pipeline's design (ms per query, ms per scored pair)."""
     design = settings.design
     assert design is not None  # noqa: S101 - pipeline stages run only with a design
     return PriceList(design.stage_one_ms, design.per_pair_ms)
@@ -36,6 +37,7 @@ def price_list(settings: Settings) -> PriceList:
 def sizing(
     parts: Parts, catalog: Catalog, labels: Sequence[Label], settings: Settings, book: Book
 ) -> tuple[SizingRow, ...]:
+    """The sizing sweep of the design, marking the cheapest setting within noise of the best."""
     design = settings.design
     assert design is not None  # noqa: S101 - pipeline stages run only with a design
     rows = sweep(design.sizing_depths, design.sizing_finals, parts, catalog, labels,
@@ -66,6 +68,7 @@ def sizing(
 def ablations(
     parts: Parts, catalog: Catalog, labels: Sequence[Label], settings: Settings
 ) -> Ablations:
+    """The ablations of the design: each change against the base, with its MRR interval."""
     design = settings.design
     assert design is not None  # noqa: S101 - pipeline stages run only with a design
     base = Config(**design.ablation_base)
@@ -96,6 +99,7 @@ def ablations(
 
 
 def citations(answers_path: Path, catalog: Catalog) -> tuple[CitationRow, ...]:
+    """The citation checks: every answer of answers.jsonl scored against the catalog."""
     answers = load_answers(answers_path, known_chunks=catalog.by_id)
     rows = []
     for a in answers:
@@ -107,6 +111,7 @@ def citations(answers_path: Path, catalog: Catalog) -> tuple[CitationRow, ...]:
 def evidence_rows(
     project: Project, catalog: Catalog, labels: Sequence[Label], base_run: Run, parts: Parts
 ) -> EvidenceResult:
+    """The evidence checks on the baseline: dedupe, compression, freshness, deletion, tenants."""
     update = markdown_files(project.updates)[0] if project.updates is not None else None
     return evidence(catalog, labels, base_run, parts.first("hybrid"), project.dups, update,
                     project.tenants, project.tenant_documents, dense=project.dense)  # fmt: skip

@@ -16,7 +16,7 @@ from evidencedesk.results.rows import MetricStat
 from evidencedesk.results.types import CandidateResult, Results
 from evidencedesk.retrieval.stats import TIE
 
-GATE_VERDICTS = ("GO", "REVIEW", "BLOCK")
+GATE_VERDICTS = ("GO", "REVIEW", "BLOCK")  # the gate verdicts, in the order the index counts them
 BEST_FIRST = tuple(reversed(v.VERDICTS))  # BETTER, PROMISING, ..., WORSE
 
 
@@ -68,6 +68,7 @@ class DataSize:
 
 
 def verdict_counts(candidates: Sequence[CandidateResult]) -> VerdictCounts:
+    """The candidates counted by verdict: better, worse, unclear, and each verdict that occurs."""
     verdicts = [c.decision.verdict for c in candidates]
     better, worse = verdicts.count(v.BETTER), verdicts.count(v.WORSE)
     return VerdictCounts(
@@ -108,6 +109,7 @@ def best_lead(results: Results) -> Lead | None:
 
 
 def data_size(results: Results) -> DataSize:
+    """What the numbers rest on: questions, judgments, documents, chunks, baseline's Judged@k."""
     inputs, counts = results.inputs, results.inputs.counts
     return DataSize(
         questions=counts.queries if counts is not None else len(inputs.questions),

@@ -25,7 +25,7 @@ from evidencedesk.results.verdicts import Decision
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import QuestionCounts
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1  # the version of results.json's layout; a file of another version is refused
 SHOWN = 20  # ranked results a question page lists per variant (all that a long run keeps)
 
 
@@ -58,6 +58,8 @@ class TagValue:
 
 @dataclass(frozen=True)
 class VariantResult:
+    """One variant (built-in searcher or TREC run): metrics, costs, ranked lists and slices."""
+
     name: str
     kind: str  # "builtin" | "external"
     description: str
@@ -179,6 +181,8 @@ class RuleValue:
 
 @dataclass(frozen=True)
 class GateOutcome:
+    """A candidate's gate verdict: its lines, every policy rule's value, what it compared with."""
+
     verdict: str  # "GO" | "REVIEW" | "BLOCK"
     checks: tuple[GateCheck, ...]
     evaluated: bool  # False: no gate policy in the project
@@ -188,6 +192,8 @@ class GateOutcome:
 
 @dataclass(frozen=True)
 class ConfigChange:
+    """A Config field whose value differs between the baseline and a candidate."""
+
     field: str
     baseline: str
     candidate: str
@@ -204,6 +210,8 @@ class Exposure:
 
 @dataclass(frozen=True)
 class CandidateResult:
+    """One candidate against the baseline: diff, comparisons, gate, verdict and lists."""
+
     name: str
     rationale: str
     diff: tuple[ConfigChange, ...]
@@ -270,6 +278,8 @@ class ChunkFact:
 
 @dataclass(frozen=True)
 class QuestionFact:
+    """One question: its text, tags, label grades and the judgments the metrics use."""
+
     id: str
     question: str
     tags: tuple[str, ...]
@@ -280,6 +290,8 @@ class QuestionFact:
 
 @dataclass(frozen=True)
 class DocumentFact:
+    """One document of the catalog: its id, title, chunk count, status, visibility and language."""
+
     id: str
     title: str
     chunks: int
@@ -303,6 +315,7 @@ class Notice:
     names: tuple[str, ...]  # the ids or run names it is about (a few)
 
 
+# the kinds of input notice
 NOTICES = ("not_a_run", "empty_document", "without_text", "unjudged", "partial_coverage")
 
 
@@ -321,12 +334,16 @@ class ToLabel:
 
 @dataclass(frozen=True)
 class InputHash:
+    """An input file of the project and its sha256 (what a rerun must read to match)."""
+
     path: str  # relative to the project
     sha256: str
 
 
 @dataclass(frozen=True)
 class Skipped:
+    """A pipeline stage that did not run, and why."""
+
     stage: str
     reason: str
 
@@ -365,6 +382,8 @@ class PolicyFacts:
 
 @dataclass(frozen=True)
 class Results:
+    """Everything one evaluation computed (results.json): settings, inputs, variants, candidates."""
+
     schema_version: int
     version: str  # the evidencedesk version that computed them
     settings: Settings

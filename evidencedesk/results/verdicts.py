@@ -39,8 +39,11 @@ LEAN_P = 0.2  # flips lean a way worth saying only when the exact sign test give
 # below zero, carries the unjudged caveat: the comparison can understate it
 UNJUDGED_GAP = 0.05
 
+# verdicts that say a candidate got worse or is mixed
 WORSE, LEANS_WORSE, MIXED = "WORSE", "LEANS WORSE", "MIXED"
+# verdicts that say a candidate did not change or got better
 NO_CLEAR_CHANGE, PROMISING, BETTER = "NO CLEAR CHANGE", "PROMISING", "BETTER"
+# every verdict, worst first
 VERDICTS = (WORSE, LEANS_WORSE, MIXED, NO_CLEAR_CHANGE, PROMISING, BETTER)
 
 
@@ -91,6 +94,8 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Decision:
+    """A candidate's verdict from its statistics, with what moved and the questions needed."""
+
     verdict: str  # one of VERDICTS
     primary: str  # the primary metric's name
     up: tuple[str, ...]  # metrics that moved up, in reported order

@@ -21,7 +21,7 @@ from statistics import NormalDist
 from evidencedesk.retrieval.stats import binomial_pmf, sign_test_p_float
 
 ALPHA = 0.05  # the significance level of every test the report states (`verdicts` too)
-POWER = 0.8
+POWER = 0.8  # the power the "questions needed" figures aim at
 LIMIT = 1_000_000  # questions; beyond this the answer is "none within reach"
 
 

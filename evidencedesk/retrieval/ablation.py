@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # annotations only: evalreport imports this module to build i
 
 __all__ = ["ABLATION_KEYS", "AblationRow", "ablation_row", "as_change", "change_name"]
 
+# the keys an ablation row answers to as a mapping (the course page's `row["change"]`)
 ABLATION_KEYS = (
     "change",
     "config",
@@ -89,6 +90,7 @@ class AblationRow(Mapping[str, Any]):
 
 
 def change_name(changes: Mapping[str, Any]) -> str:
+    """An ablation's change in words: "reranker=none, depth=3", or "base" for no change."""
     if not changes:
         return "base"
     return ", ".join(f"{k}={v}" for k, v in changes.items())
@@ -97,6 +99,7 @@ def change_name(changes: Mapping[str, Any]) -> str:
 def ablation_row(
     name: str, changes: Mapping[str, Any], run: Run, base: Run, costs: Costs
 ) -> AblationRow:
+    """One ablation row: the run with `changes` against the base run on MRR, flips and costs."""
     mine, theirs = run.value("mrr"), base.value("mrr")
     delta = None if mine is None or theirs is None else mine - theirs
     flips = paired(list(base.judged), list(run.judged), name="mrr")

@@ -23,6 +23,8 @@ class Hit(NamedTuple):
 
 @runtime_checkable
 class Searcher(Protocol):
+    """A first-stage searcher: the top k chunks for a query, filtered before ranking."""
+
     name: str
 
     def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
@@ -44,6 +46,8 @@ class Embedder(Protocol):
 
 @runtime_checkable
 class Reranker(Protocol):
+    """A second stage that reorders the first stage's candidates and counts the pairs it scored."""
+
     # read-only properties: callers only read them (`BlendReranker.pairs_scored` is computed)
     @property
     def name(self) -> str: ...
@@ -56,4 +60,5 @@ class Reranker(Protocol):
 
 
 def renumber(scored: Sequence[tuple[float, Chunk]]) -> list[Hit]:
+    """Hits ranked from 1 in the order of `scored` (score, chunk) pairs."""
     return [Hit(i, float(score), chunk) for i, (score, chunk) in enumerate(scored, start=1)]

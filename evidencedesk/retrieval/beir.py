@@ -32,13 +32,15 @@ __all__ = [
     "read_tags",
 ]
 
-QRELS_HEADER = ("query-id", "corpus-id", "score")
-Qrels = dict[str, dict[str, int]]
+QRELS_HEADER = ("query-id", "corpus-id", "score")  # the header line of a BEIR qrels .tsv file
+Qrels = dict[str, dict[str, int]]  # query id -> document id -> grade, as BEIR qrels give them
 MIN_GRADE, MAX_GRADE = GRADES  # qrels grades; a negative one is judged not relevant
 _GRADE = re.compile(r"[+-]?[0-9]{1,4}")  # ASCII digits only: int() would take "２" or "1_0"
 
 
 class Query(NamedTuple):
+    """A question from a queries file: its id, its text and its tags."""
+
     id: str
     text: str
     tags: tuple[str, ...] = ()

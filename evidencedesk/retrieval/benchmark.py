@@ -11,6 +11,7 @@ from evidencedesk.retrieval.evalreport import Config
 
 __all__ = ["VARIANTS"]
 
+# the benchmark's built-in variants: a name and its Config each
 VARIANTS: tuple[tuple[str, Config], ...] = (
     ("sparse", Config(first_stage="sparse")),
     ("dense", Config(first_stage="dense")),

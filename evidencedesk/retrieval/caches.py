@@ -13,6 +13,7 @@ __all__ = ["forget_all"]
 
 
 def forget_all() -> None:
+    """Drop every memo the retrieval kit kept in a build (draws, tokens, words, token counts)."""
     forget_draws()
     forget_tokens()
     forget_words()

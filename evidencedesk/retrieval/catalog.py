@@ -109,6 +109,7 @@ def markdown_files(folder: str | Path) -> list[Path]:
 
 
 def load_documents(folders: Iterable[str | Path]) -> list[Document]:
+    """Every Markdown document of `folders`, folder by folder, each folder once."""
     documents: list[Document] = []
     seen: set[Path] = set()
     for folder in folders:
@@ -124,4 +125,5 @@ def load_documents(folders: Iterable[str | Path]) -> list[Document]:
 def load_catalog(
     strategy: str = "paragraph", folders: Iterable[str | Path] = (CORPUS, DOCS)
 ) -> Catalog:
+    """The catalog of the documents in `folders` (the demo's by default), chunked by `strategy`."""
     return Catalog.from_documents(load_documents(folders), strategy)

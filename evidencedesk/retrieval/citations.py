@@ -27,12 +27,17 @@ from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import read_text
 from evidencedesk.retrieval.tokens import NUMBER, content_words, is_identifier
 
+# the share of a sentence's other content words the cited chunk must hold to support it
 WORD_SHARE = 0.8
+# a chunk id as an answer cites it: a document id, then `:c` and the chunk's number
 CHUNK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*:c\d+$")
-BRACKET = re.compile(r"\[([^\[\]]*)\]")
+BRACKET = re.compile(r"\[([^\[\]]*)\]")  # an inline citation: the chunk ids between square brackets
 _BOUNDARY = re.compile(r"[.!?।](?:\s*\[[^\[\]]*\])*(?=\s|$)")
+# every field an answers.jsonl line may have
 FIELDS = ("id", "question_id", "case", "answer", "shown", "note", "expect")
+# the fields every answers.jsonl line must have
 REQUIRED = ("id", "question_id", "case", "answer", "shown")
+# the three citation scores, in the order they are reported
 SCORES = ("coverage", "resolve", "support")
 
 
@@ -187,6 +192,7 @@ class CitationScores(Mapping[str, float | None]):
 
 
 def citation_scores(checks: Sequence[SentenceCheck]) -> CitationScores:
+    """The citation scores of an answer from its sentences' checks."""
     return CitationScores(
         sentences=len(checks),
         cited=sum(bool(c.cites) for c in checks),
@@ -278,6 +284,7 @@ def _parse_line(raw: str, path: str | Path, n: int, known: Container[str] | None
 def parse_answers(
     text: str, path: str | Path = "<answers>", known_chunks: Container[str] | None = None
 ) -> list[Answer]:
+    """The answers of an answers.jsonl text, each checked; ids unique, at least one answer."""
     answers: list[Answer] = []
     seen: dict[str, int] = {}
     for n, raw in enumerate(text.splitlines(), start=1):

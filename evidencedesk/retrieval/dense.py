@@ -14,7 +14,7 @@ import numpy as np
 
 from evidencedesk.retrieval.tokens import content_words
 
-DIM = 512
+DIM = 512  # the width of the toy embedder's hashed feature vector
 
 
 @lru_cache(maxsize=1 << 20)

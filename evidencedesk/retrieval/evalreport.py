@@ -40,7 +40,8 @@ __all__ = [
     "run_config",
 ]
 
-FIRST_STAGES = ("sparse", "dense", "hybrid", "minilm")  # minilm: the optional extra's model
+# the first-stage searchers a Config may name (minilm: the optional extra's model)
+FIRST_STAGES = ("sparse", "dense", "hybrid", "minilm")
 
 
 def _is_int(value: object) -> bool:

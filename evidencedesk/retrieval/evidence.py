@@ -62,9 +62,10 @@ __all__ = [
     "split_sentences",
 ]
 
+# the content-word overlap (Jaccard) from which two chunk texts are near-duplicates
 DEDUPE_THRESHOLD = 0.8
-TOKENS_PER_WORD = 1.3
-CHARS_PER_TOKEN = 4
+TOKENS_PER_WORD = 1.3  # estimated prompt tokens per whitespace-separated word
+CHARS_PER_TOKEN = 4  # estimated characters per prompt token
 
 
 def _chunk(item: Any) -> Chunk:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from evidencedesk.chunking import Chunk
 from evidencedesk.retrieval.base import Hit
 
-RRF_K = 60
+RRF_K = 60  # the constant k of reciprocal-rank fusion: a result at rank r scores 1 / (k + r)
 
 
 def rrf(rankings: list[list[Hit]], k: int, rrf_k: int = RRF_K) -> list[Hit]:

@@ -17,6 +17,7 @@ from evidencedesk.retrieval.metrics import RELEVANT
 
 __all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels"]
 
+# the question tags of the demo set, each a kind of question its slices compare
 TAGS = (
     "direct",
     "paraphrase",
@@ -27,11 +28,14 @@ TAGS = (
     "restricted",
     "unanswerable",
 )
+# every field a labels.jsonl line may have
 FIELDS = ("id", "question", "tags", "answerable", "grades")
 
 
 @dataclass(frozen=True)
 class Label:
+    """A labelled question: its text, tags, whether answerable, and each chunk's grade."""
+
     id: str
     question: str
     tags: tuple[str, ...]

@@ -42,7 +42,7 @@ __all__ = [
     "served_by_question",
 ]
 
-TENANTS_FILE = DATA / "tenants.json"
+TENANTS_FILE = DATA / "tenants.json"  # the demo's tenants and the documents each may see
 
 
 def build_searchers(catalog: Catalog, dense: str = "toy") -> dict[str, Searcher]:

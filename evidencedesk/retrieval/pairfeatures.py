@@ -32,7 +32,7 @@ import numpy as np
 
 from evidencedesk.retrieval.tokens import STOPWORDS, is_identifier, tokenize
 
-SEPARATOR = " || "
+SEPARATOR = " || "  # what joins a passage's title to its text in a (query, passage) pair
 SHIFT = np.int64(1 << 32)  # an adjacent pair (a, b) of word ids is the code a * 2^32 + b
 MAX_WORDS = 1 << 31  # the vocabulary starts again before ids reach this (codes stay in int64)
 LIMIT = 200_000  # kept texts before everything kept starts again (results do not change)

@@ -66,6 +66,7 @@ __all__ = [
     "split_passage",
 ]
 
+# every reranker name a config may give
 RERANKERS = ("none", "overlap", "feature", "pair", "blend", "minilm")
 
 

@@ -28,7 +28,9 @@ from evidencedesk.errors import EvidencedeskError
 from evidencedesk.retrieval.pairfeatures import ANALYSER, SEPARATOR, shares, split_passage
 from evidencedesk.retrieval.tokens import content_words, is_identifier
 
+# the sentence-transformers cross-encoder the optional `models` extra loads by default
 DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L6-v2"
+# what an error says to install when sentence-transformers is missing
 INSTALL_HINT = "install the optional extra: pip install 'evidencedesk[models]'"
 
 

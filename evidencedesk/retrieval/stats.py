@@ -262,6 +262,7 @@ class _Scored(JudgedLike, Protocol):
     def id(self) -> str: ...
 
 
+# a run's per-question values: its judged questions, or question id -> value
 Values = Sequence[_Scored] | Mapping[str, float | None]
 
 
@@ -392,6 +393,7 @@ def _pattern_sums(d: np.ndarray) -> np.ndarray:
 
 
 EXACT_RANDOMIZATION = 20  # non-zero differences up to which every sign pattern is counted
+# the seeded sign-flip draws of a randomization test beyond EXACT_RANDOMIZATION differences
 RANDOMIZATION_RESAMPLES = 10_000
 
 

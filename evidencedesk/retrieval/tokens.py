@@ -29,13 +29,16 @@ def _mark_ranges() -> str:
 
 
 _WORD = rf"[^\W_][\w{_mark_ranges()}]*"
+# a token: words joined by `-` or `.` stay one ("rd2-24", "v1.2")
 TOKEN = re.compile(rf"{_WORD}(?:[-.]{_WORD})*")
-WORD_RE = re.compile(_WORD)
-NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+WORD_RE = re.compile(_WORD)  # one word: a letter or digit, then letters, digits and combining marks
+NUMBER = re.compile(r"\d+(?:[.,]\d+)?")  # a number, with one decimal point or comma
+# a token that is an identifier (a part or batch code): letters and digits mixed
 IDENTIFIER = re.compile(
     r"^(?=.*\d)(?=.*[^\W\d_])[\w]+(?:-[\w]+)+$|^(?=.*\d)(?=.*[a-z])[a-z0-9]{3,}$"
 )
 
+# English function words left out of content words
 STOPWORDS = frozenset(
     """a an and are as at be by can do does for from has have how i if in is it its my of on or
     our so that the their there this to was what when where which who why will with you your""".split()

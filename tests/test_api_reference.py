@@ -1,0 +1,221 @@
+"""scripts/api_reference.py writes docs/api.md, every public name of the package with the first
+sentence of its docstring or comment. A small hand-made package shows the exact page and the exact
+"no description" lines; the real tree's page must be current and every public name described."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "api_reference", ROOT / "scripts" / "api_reference.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("api_reference", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+script = _script()
+
+SHELF = '''\
+"""Shelves of a small library. Each shelf holds books, e.g. novels.
+
+Not the first paragraph.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    HIDDEN = 1
+
+LIMIT = 3  # books per shelf | at most
+# the shelf a new book goes to
+# when none is named. Not this sentence.
+DEFAULT = "front"
+UNSAID = 0
+_PRIVATE = 1  # not listed
+LOW, HIGH = 0, 9  # the grade range
+WIDTH: int = 2  # type: ignore[misc]
+Pair = tuple[int, int]  # a (row, column) place  # noqa: UP006
+
+
+def shelve(book: str) -> str:
+    """Put `book` on the shelf, i.e. at its end. Returns its place."""
+    return book + os.sep
+
+
+def fetch(place: str) -> str:
+    return place
+
+
+class Shelf:
+    """A shelf:
+    its books in order."""
+
+    size = 3  # a class attribute: not listed
+
+    def count(self) -> int:
+        """A method: not listed."""
+        return 0
+
+
+def _helper() -> None:
+    """Private."""
+'''
+
+EXPECTED = """\
+## evidencedesk
+
+A toy package for the reference.
+
+No public names.
+
+## evidencedesk.cli
+
+| name | kind | what it is |
+|---|---|---|
+| `main` | function | Run the command line. |
+
+## evidencedesk.shelf
+
+Shelves of a small library.
+
+| name | kind | what it is |
+|---|---|---|
+| `LIMIT` | constant | books per shelf \\| at most |
+| `DEFAULT` | constant | the shelf a new book goes to when none is named. |
+| `UNSAID` | constant |  |
+| `LOW` | constant | the grade range |
+| `HIGH` | constant | the grade range |
+| `WIDTH` | constant |  |
+| `Pair` | constant | a (row, column) place |
+| `shelve` | function | Put `book` on the shelf, i.e. at its end. |
+| `fetch` | function |  |
+| `Shelf` | class | A shelf: its books in order. |
+"""
+
+UNDESCRIBED = [
+    "3 public names have no description (a docstring, or a comment on or above the assignment):",
+    "evidencedesk/shelf.py:20: UNSAID",
+    "evidencedesk/shelf.py:23: WIDTH",
+    "evidencedesk/shelf.py:32: fetch",
+]
+
+
+@pytest.fixture()
+def package(tmp_path: Path) -> Path:
+    """A package `evidencedesk` in `tmp_path`: a docstring-only __init__, cli/ and shelf.py."""
+    folder = tmp_path / "evidencedesk"
+    (folder / "cli").mkdir(parents=True)
+    (folder / "__init__.py").write_text('"""A toy package for the reference."""\n', "utf-8")
+    (folder / "cli" / "__init__.py").write_text(
+        'def main() -> int:\n    """Run the command line."""\n    return 0\n', "utf-8"
+    )
+    (folder / "shelf.py").write_text(SHELF, "utf-8")
+    (folder / "notes.txt").write_text("not a module\n", "utf-8")
+    return tmp_path
+
+
+def test_the_page_of_a_small_package(package: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert script.main(["--root", str(package)]) == 0
+    assert capsys.readouterr().out == script.PREAMBLE + "\n" + EXPECTED
+
+
+def test_check_names_each_public_name_without_a_description(
+    package: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "api.md"
+    assert script.main(["--root", str(package), "--write", str(page)]) == 0
+    assert page.read_text("utf-8") == script.PREAMBLE + "\n" + EXPECTED
+    assert script.main(["--root", str(package), "--check", str(page)]) == 1
+    assert capsys.readouterr().out.splitlines() == UNDESCRIBED
+
+
+def test_check_names_the_sections_of_an_out_of_date_page(
+    package: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shelf = package / "evidencedesk" / "shelf.py"
+    described = (
+        SHELF.replace("UNSAID = 0", "UNSAID = 0  # said now")
+        .replace("WIDTH: int = 2  # type: ignore[misc]", "# how wide\nWIDTH: int = 2")
+        .replace("    return place", '    """Take the book at `place`."""\n    return place')
+    )
+    shelf.write_text(described, "utf-8")
+    page = tmp_path / "api.md"
+    page.write_text(script.PREAMBLE + "\n" + EXPECTED, "utf-8")
+    assert script.main(["--root", str(package), "--check", str(page)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{page} is out of date (sections that differ: evidencedesk.shelf); "
+        f"run python scripts/api_reference.py --write {page}"
+    ]
+    assert script.main(["--root", str(package), "--write", str(page)]) == 0
+    assert "| `fetch` | function | Take the book at `place`. |" in page.read_text("utf-8")
+    assert script.main(["--root", str(package), "--check", str(page)]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_check_says_a_missing_page_is_to_be_written(
+    package: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (package / "evidencedesk" / "shelf.py").unlink()
+    missing = tmp_path / "docs" / "api.md"
+    assert script.main(["--root", str(package), "--check", str(missing)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{missing}: cannot read it (No such file or directory); "
+        f"run python scripts/api_reference.py --write {missing}"
+    ]
+
+
+def test_a_module_that_does_not_parse_is_one_line_and_status_2(
+    package: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (package / "evidencedesk" / "broken.py").write_text("X = 1\ndef f(:\n", "utf-8")
+    assert script.main(["--root", str(package)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("error: evidencedesk/broken.py:2: ")
+    assert len(captured.err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        (None, ""),
+        ("One line.", "One line."),
+        ("No full stop", "No full stop"),
+        ("Wrapped over\n  two lines. Then more.", "Wrapped over two lines."),
+        ("A file, e.g. runs.txt, is read. Then more.", "A file, e.g. runs.txt, is read."),
+        ("Version 1.2 of `a.b` holds. Then more.", "Version 1.2 of `a.b` holds."),
+        ("Is it? Yes.", "Is it?"),
+        ("Ends at ``. ! ?`` and a space. More.", "Ends at ``. ! ?`` and a space."),
+        ("Head, no stop\n\nSecond paragraph. More.", "Head, no stop"),
+        ("Head, no stop\n   \nSecond paragraph.", "Head, no stop"),
+    ],
+)
+def test_the_first_sentence(text: str | None, first: str) -> None:
+    assert script.first_sentence(text) == first
+
+
+def test_docs_api_is_current_and_every_public_name_is_described(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # run `python scripts/api_reference.py --write docs/api.md` after adding, renaming or
+    # describing a public name; a name without a docstring or comment is listed as file:line: name
+    monkeypatch.chdir(ROOT)
+    problems = script.check(Path("docs/api.md"), script.modules(ROOT))
+    assert problems == [], "\n".join(problems)
