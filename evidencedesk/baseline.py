@@ -57,7 +57,7 @@ __all__ = [
 
 BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/1"  # a pipeline config's baseline
 RUN_BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/2"  # adds `run`: a runs-only baseline
-SCHEMAS = (BASELINE_SCHEMA, RUN_BASELINE_SCHEMA)
+_SCHEMAS = (BASELINE_SCHEMA, RUN_BASELINE_SCHEMA)
 Kind = Literal["pipeline", "runs"]  # the kind of project a baseline is loaded for
 
 
@@ -176,7 +176,7 @@ def _is_saved_baseline(path: Path) -> bool:
         raw, _ = read_json(path, ConfigError, "baseline")
     except ConfigError:
         return False
-    return isinstance(raw, dict) and raw.get("schema") in SCHEMAS
+    return isinstance(raw, dict) and raw.get("schema") in _SCHEMAS
 
 
 def save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseline:
@@ -199,11 +199,11 @@ def _key(loc: Loc) -> str:
     return f"key {'.'.join(map(str, loc))!r}" if loc else ""
 
 
-HINT = "rebuild it with --save-baseline"
-STYLE = Style("json", _key, root="a JSON object", suffix=f"; {HINT}")
+_HINT = "rebuild it with --save-baseline"
+STYLE = Style("json", _key, root="a JSON object", suffix=f"; {_HINT}")
 
 
-WHAT = {
+_WHAT = {
     "pipeline": "a pipeline config (this project runs its own retrieval)",
     "runs": "a run (this is a runs-only project)",
 }
@@ -214,14 +214,14 @@ def load_baseline(path: str | Path, labels: Sequence[Label], kind: Kind | None =
     `kind`, one of the other kind of project."""
     path = Path(path)
     if not path.exists():
-        raise ConfigError(path, f"expected a saved baseline, found no file; {HINT}")
+        raise ConfigError(path, f"expected a saved baseline, found no file; {_HINT}")
     try:  # NaN compares false with everything: it would pass every max_drop check
         raw, text = read_json(path, ConfigError, "baseline")
     except ConfigError as exc:
         raise ConfigError(exc.path, exc.detail + STYLE.suffix, exc.line) from None
     source = Source(path, text, STYLE)
     schema = raw.get("schema") if isinstance(raw, dict) else None
-    if schema not in SCHEMAS:  # another version's file: say so before its keys
+    if schema not in _SCHEMAS:  # another version's file: say so before its keys
         raise source.error(
             (),
             f"expected schema {BASELINE_SCHEMA!r} or {RUN_BASELINE_SCHEMA!r}, found "
@@ -236,7 +236,7 @@ def load_baseline(path: str | Path, labels: Sequence[Label], kind: Kind | None =
         made = "a pipeline config" if baseline.run is None else f"the run {baseline.run!r}"
         raise source.error(
             (),
-            f"expected the baseline of {WHAT[kind]}, found the baseline of {made}",
+            f"expected the baseline of {_WHAT[kind]}, found the baseline of {made}",
             json_line(source.text, ("config" if baseline.run is None else "run",)),
         )
     mine = labels_hash(labels)

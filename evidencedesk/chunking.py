@@ -10,15 +10,15 @@ from typing import Any
 from evidencedesk.errors import DocumentError, UnknownNameError
 from evidencedesk.files.text import read_text
 
-STATUSES = ("current", "superseded")  # the values of a document's `status` front-matter key
-VISIBILITIES = ("public", "restricted")  # the values of a document's `visibility` front-matter key
+_STATUSES = ("current", "superseded")  # the values of a document's `status` front-matter key
+_VISIBILITIES = ("public", "restricted")  # the values of a document's `visibility` front-matter key
 # how documents are cut into chunks: one per paragraph, or the whole document as one
 STRATEGIES = ("paragraph", "document")
-REQUIRED_KEYS = ("id", "title")  # front-matter keys every document must have
+_REQUIRED_KEYS = ("id", "title")  # front-matter keys every document must have
 # every front-matter key a document may have; any other is refused
-KNOWN_KEYS = ("id", "title", "version", "status", "visibility", "language", "series")
+_KNOWN_KEYS = ("id", "title", "version", "status", "visibility", "language", "series")
 # a document id: an ASCII letter or digit, then letters, digits, `.`, `_` or `-`
-DOC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_DOC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _VERSION_SUFFIX = re.compile(r"-v\d+$")
 
 
@@ -130,10 +130,10 @@ def parse_document(text: str, path: str | Path = "<string>") -> Document:
             raise DocumentError(
                 path, f"expected 'key: value' in the front matter, found {raw[:60]!r}", number + 1
             )
-        if key not in KNOWN_KEYS:
+        if key not in _KNOWN_KEYS:
             raise DocumentError(
                 path,
-                f"unknown front-matter key {key!r}; expected one of: {', '.join(KNOWN_KEYS)}",
+                f"unknown front-matter key {key!r}; expected one of: {', '.join(_KNOWN_KEYS)}",
                 number + 1,
             )
         if key in line_of:  # the last value would win silently: "restricted" then "public"
@@ -145,27 +145,27 @@ def parse_document(text: str, path: str | Path = "<string>") -> Document:
             )
         meta[key] = value.strip().strip('"')
         line_of[key] = number + 1
-    for key in REQUIRED_KEYS:
+    for key in _REQUIRED_KEYS:
         if not meta.get(key):
             raise DocumentError(path, f"expected front-matter key {key!r}, found none")
-    if not DOC_ID.match(meta["id"]):
+    if not _DOC_ID.match(meta["id"]):
         raise DocumentError(
             path,
             f"expected a document id of letters, digits, '.', '_' or '-', found {meta['id']!r}",
             line_of["id"],
         )
     status = meta.get("status", "current")
-    if status not in STATUSES:
+    if status not in _STATUSES:
         raise DocumentError(
             path,
-            f"unknown status {status!r}; expected one of: {', '.join(STATUSES)}",
+            f"unknown status {status!r}; expected one of: {', '.join(_STATUSES)}",
             line_of["status"],
         )
     visibility = meta.get("visibility", "public")
-    if visibility not in VISIBILITIES:
+    if visibility not in _VISIBILITIES:
         raise DocumentError(
             path,
-            f"unknown visibility {visibility!r}; expected one of: {', '.join(VISIBILITIES)}",
+            f"unknown visibility {visibility!r}; expected one of: {', '.join(_VISIBILITIES)}",
             line_of["visibility"],
         )
     try:

@@ -37,7 +37,7 @@ from evidencedesk.retrieval.metrics import paired
 
 __all__ = ["GateCheck", "GatePolicy", "GateResult", "Verdict", "decide_gate", "load_policy"]
 
-EPS = 1e-9
+_EPS = 1e-9
 
 
 class GatePolicy(BaseModel):
@@ -80,7 +80,7 @@ def _unknown(loc: Loc, valid: Sequence[str]) -> str:
     return f"unknown key {'.'.join(map(str, loc))!r}; expected one of: {', '.join(valid)}"
 
 
-POLICY_STYLE = Style("json", _key, _unknown, root="a JSON object of policy keys")
+_POLICY_STYLE = Style("json", _key, _unknown, root="a JSON object of policy keys")
 
 
 def _is_a(ids: Sequence[str], noun: str, negation: str = "") -> str:
@@ -94,7 +94,7 @@ def load_policy(path: str | Path, labels: Sequence[Label] | None = None) -> Gate
     """Read and validate a policy; with `labels`, every critical id must be an answerable question."""
     path = Path(path)
     _, text = read_json(path, ConfigError, "policy file")  # a key twice, NaN, …: refused here
-    source = Source(path, text, POLICY_STYLE)
+    source = Source(path, text, _POLICY_STYLE)
     try:
         policy = GatePolicy.model_validate_json(source.text)
     except ValidationError as exc:
@@ -209,9 +209,9 @@ def decide_gate(
         elif not shaped.cases[qid]:
             checks.append(GateCheck(block, "critical", questions=(qid,), k=shaped.final))
     name = f"recall@{policy.k}"
-    if shaped.recall is None or shaped.recall < policy.min_recall - EPS:
+    if shaped.recall is None or shaped.recall < policy.min_recall - _EPS:
         checks.append(GateCheck(block, "min_recall", name, shaped.recall, policy.min_recall))
-    if shaped.pass_rate is None or shaped.pass_rate < policy.min_pass_rate - EPS:
+    if shaped.pass_rate is None or shaped.pass_rate < policy.min_pass_rate - _EPS:
         passed = sum(shaped.cases.values())
         checks.append(
             GateCheck(block, "min_pass_rate", None, shaped.pass_rate, policy.min_pass_rate,
@@ -223,7 +223,7 @@ def decide_gate(
             if before is None and metric == name:
                 checks.append(GateCheck(review, "baseline_missing_metric", name, k=reference.k))
                 continue
-            if before is not None and now is not None and before - now > policy.max_drop + EPS:
+            if before is not None and now is not None and before - now > policy.max_drop + _EPS:
                 checks.append(
                     GateCheck(review, "max_drop", metric, now, policy.max_drop, reference=before)
                 )

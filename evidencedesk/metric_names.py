@@ -49,23 +49,23 @@ __all__ = [
 ]
 
 # the rule for a question with no relevant judgment, shared by the metrics it applies to
-UNDEFINED = (
+_UNDEFINED = (
     "a question with no relevant judgment is undefined (None), not 0: it is left out of the "
     'mean and counted as left out; [report] averaging = "trec_eval" counts it 0'
 )
 # the gain and discount of nDCG's exponential form
-EXP_GAIN = "gain 2^grade − 1, discount log2(1 + rank)"
+_EXP_GAIN = "gain 2^grade − 1, discount log2(1 + rank)"
 # the gain and discount of nDCG's linear form (`:linear`)
-LINEAR_GAIN = "gain = grade, discount log2(1 + rank)"
+_LINEAR_GAIN = "gain = grade, discount log2(1 + rank)"
 # trec_eval and ir_measures give every judged grade its gain; ranx drops the ones below its
 # relevance level
-IDEAL = (
+_IDEAL = (
     "trec_eval and ir_measures give every judged grade its gain, in the list and in the ideal "
     "list, as here; ranx leaves out the grades below its relevance level (the two differ when "
     "the relevance threshold is above 1)"
 )
 # how the tools' nDCG differs from the exponential form
-EXP_TOOLS = (
+_EXP_TOOLS = (
     "trec_eval's ndcg and ndcg_cut, ir_measures' nDCG and ranx's ndcg use linear gain "
     "(:linear); ranx's ndcg_burges is this one"
 )
@@ -98,7 +98,7 @@ class Measure:
     ir_measures: str | None = None
     ranx: str | None = None
     convention: str = ""  # where the tools' conventions differ, in words
-    undefined: str = UNDEFINED
+    undefined: str = _UNDEFINED
     question_label: str | None = None  # the per-question value's name (MRR's: reciprocal rank)
     reads: str = "top k"
     diagnostic: bool = False  # never a quality metric ([report] metrics refuses it)
@@ -216,8 +216,8 @@ MEASURES: tuple[Measure, ...] = (
         cutoff=True,
         gain="exp",
         definition="DCG of the top {k} ÷ DCG of the ideal list (every judged document, best "
-        f"first) cut at {{k}}; {EXP_GAIN}",
-        convention=EXP_TOOLS,
+        f"first) cut at {{k}}; {_EXP_GAIN}",
+        convention=_EXP_TOOLS,
         aliases=("ndcg@{k}:exp",),
         ir_measures="nDCG(dcg='exp-log2')@{k}",
         ranx="ndcg_burges@{k}",
@@ -229,8 +229,8 @@ MEASURES: tuple[Measure, ...] = (
         cutoff=True,
         gain="linear",
         definition="DCG of the top {k} ÷ DCG of the ideal list (every judged document, best "
-        f"first) cut at {{k}}; {LINEAR_GAIN}",
-        convention=IDEAL,
+        f"first) cut at {{k}}; {_LINEAR_GAIN}",
+        convention=_IDEAL,
         aliases=("ndcg_cut.{k}",),
         trec_eval="ndcg_cut_{k}",
         ir_measures="nDCG@{k}",
@@ -243,8 +243,8 @@ MEASURES: tuple[Measure, ...] = (
         gain="exp",
         reads="whole",
         definition="DCG of the whole list ÷ DCG of the whole ideal list (every judged document, "
-        f"best first); {EXP_GAIN}",
-        convention=EXP_TOOLS,
+        f"best first); {_EXP_GAIN}",
+        convention=_EXP_TOOLS,
         aliases=("ndcg:exp",),
         ir_measures="nDCG(dcg='exp-log2')",
         ranx="ndcg_burges",
@@ -256,8 +256,8 @@ MEASURES: tuple[Measure, ...] = (
         gain="linear",
         reads="whole",
         definition="DCG of the whole list ÷ DCG of the whole ideal list (every judged document, "
-        f"best first); {LINEAR_GAIN}",
-        convention=IDEAL,
+        f"best first); {_LINEAR_GAIN}",
+        convention=_IDEAL,
         trec_eval="ndcg",
         ir_measures="nDCG",
         ranx="ndcg",
@@ -499,7 +499,7 @@ def definitions(names: Iterable[str]) -> tuple[tuple[str, str], ...]:
         text += f". Other tools: {tools}." if tools else "."
         if one.convention:
             text += f" Conventions: {one.convention.replace('{k}', 'k')}."
-        if m.undefined != UNDEFINED:  # the common rule has its own entry on the methods page
+        if m.undefined != _UNDEFINED:  # the common rule has its own entry on the methods page
             text += f" It is {m.undefined.replace('{k}', 'k')}."
         out.append((", ".join(c.label for c in cuts), text))
     return tuple(out)

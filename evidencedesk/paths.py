@@ -22,7 +22,7 @@ from evidencedesk.errors import EvidencedeskError
 
 PACKAGE_DIR = Path(__file__).resolve().parent  # the folder of the package's own modules
 # the EVIDENCEDESK_ROOT folder that holds data/ and templates/, when the environment sets one
-OVERRIDE = os.environ.get("EVIDENCEDESK_ROOT") or None
+_OVERRIDE = os.environ.get("EVIDENCEDESK_ROOT") or None
 
 
 def _installed() -> Path | None:
@@ -36,8 +36,8 @@ def _installed() -> Path | None:
 
 
 def _root() -> Path:
-    if OVERRIDE is not None:
-        return Path(OVERRIDE)
+    if _OVERRIDE is not None:
+        return Path(_OVERRIDE)
     return _installed() or PACKAGE_DIR.parent
 
 
@@ -52,14 +52,14 @@ DUPS = DATA / "dups"  # the demo's near-duplicate documents (the evidence checks
 # the demo tenants' documents (the evidence checks' tenant isolation)
 TENANT_DOCS = DATA / "tenants"
 LABELS = DATA / "labels.jsonl"  # the demo's labelled questions
-ANSWERS = DATA / "answers.jsonl"  # the demo's generated answers, scored by the citation checks
+_ANSWERS = DATA / "answers.jsonl"  # the demo's generated answers, scored by the citation checks
 
 
 def require(path: Path, what: str) -> Path:
     """Return `path` if it exists, else say where evidencedesk looked and why there."""
     if not path.exists():
-        if OVERRIDE is not None:
-            where = f"EVIDENCEDESK_ROOT={OVERRIDE} is set; unset it to use the installed copy"
+        if _OVERRIDE is not None:
+            where = f"EVIDENCEDESK_ROOT={_OVERRIDE} is set; unset it to use the installed copy"
         else:
             where = (
                 "evidencedesk reads data/ and templates/ from inside its installed package or, "

@@ -18,7 +18,7 @@ import pytest
 
 from evidencedesk import cli as evidencedesk_cli
 from evidencedesk.paths import DATA, ROOT
-from evidencedesk.report.assemble import PIPELINE_CAVEATS
+from evidencedesk.report.assemble import _PIPELINE_CAVEATS
 
 
 def main(argv: list[str], **kwargs: object) -> int:
@@ -77,7 +77,7 @@ def test_gate_go_exits_0(tmp_path):
     assert (
         lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
     )
-    assert f"note: {PIPELINE_CAVEATS['dense']}" in lines
+    assert f"note: {_PIPELINE_CAVEATS['dense']}" in lines
     assert [line.split("  ")[0] for line in lines[5:13]] == NAMES
 
 

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
-from evidencedesk.report.bottom_line import bottom_line, change, cost_text
+from evidencedesk.report.bottom_line import _cost_text, bottom_line, change
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import GateTile
 from evidencedesk.report.question_list import LIST_DATA
 from evidencedesk.report.site import slug
 from evidencedesk.results import summary
 from evidencedesk.results.rows import Costs, MetricStat
-from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Settings
+from evidencedesk.results.settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
@@ -33,7 +33,7 @@ from evidencedesk.results.verdicts import Decision
 from evidencedesk.retrieval.labels import QuestionCounts
 from tests.page_text import visible
 
-SETTINGS = Settings(0, 2, "pipeline", PIPELINE_COLUMNS, COMPARED, "mrr", None)
+SETTINGS = Settings(0, 2, "pipeline", _PIPELINE_COLUMNS, _COMPARED, "mrr", None)
 BASE_COSTS = Costs(0.0, 200.0, 4.0)
 
 
@@ -247,7 +247,7 @@ def test_the_bottom_line_counts_both_answers(case: str) -> None:
 def test_cost_change_is_not_known_for_an_external_run_never_same(
     base: Costs, cand: Costs, text: str
 ) -> None:
-    assert cost_text(base, cand) == text
+    assert _cost_text(base, cand) == text
 
 
 @pytest.mark.parametrize(

@@ -222,7 +222,7 @@ def test_a_broken_per_question_file_is_one_error(
 def test_a_gzip_bomb_is_refused_before_it_expands(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(limits, "MIN_GZIP_EXPANSION", 1 << 20)  # so the bomb need be only 1 MB
+    monkeypatch.setattr(limits, "_MIN_GZIP_EXPANSION", 1 << 20)  # so the bomb need be only 1 MB
     bomb = gzip.compress(b" " * ((1 << 20) + 1), compresslevel=9)
     assert len(bomb) * limits.MAX_GZIP_RATIO < 1 << 20  # the ratio allows less than the floor
     path = _split_results(tmp_path, bomb)

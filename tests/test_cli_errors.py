@@ -176,7 +176,7 @@ def test_an_unwritable_output_folder_is_exit_2_before_the_model(
     built: Path, monkeypatch, code: int, reason: str
 ) -> None:  # type: ignore[no-untyped-def]
     before = snapshot(built)
-    monkeypatch.setattr(outfolder, "write_owner", raising(code, str(built.parent)))
+    monkeypatch.setattr(outfolder, "_write_owner", raising(code, str(built.parent)))
     rc, err = build_in_process(built, rf.crashing_model)  # the model is never reached
     name = errno.errorcode[code]
     assert (rc, err) == (2, f"error: {built.parent}: {reason} ({name}); {KEPT}\n")
@@ -319,8 +319,8 @@ def test_the_one_parser_names_every_command_under_its_program() -> None:
     usage = cli.parser("evidencedesk").format_usage()
     assert usage == "usage: evidencedesk [-h] [--version] COMMAND ...\n"
     listed = cli.parser("evidencedesk").format_help()
-    assert [c for c in cli.COMMANDS if f"\n    {c}" not in listed] == []
-    assert cli.COMMANDS == ("build", "benchmark", "init", "validate", "audit")
+    assert [c for c in cli._COMMANDS if f"\n    {c}" not in listed] == []
+    assert cli._COMMANDS == ("build", "benchmark", "init", "validate", "audit")
     err = io.StringIO()
     assert cli.main(["build", "--seed", "x"], prog="evidencedesk", stderr=err) == 2
     assert err.getvalue() == (

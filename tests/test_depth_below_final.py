@@ -16,12 +16,12 @@ import pytest
 import evidencedesk
 from evidencedesk.paths import DATA
 from evidencedesk.report.review import diff_rows
-from evidencedesk.report.stages import ablations, left_out_cells
+from evidencedesk.report.stages import _left_out_cells, ablations
 from evidencedesk.results import rows as r
 from evidencedesk.results.settings import (
-    COMPARED,
-    PIPELINE_COLUMNS,
-    PIPELINE_DESIGN,
+    _COMPARED,
+    _PIPELINE_COLUMNS,
+    _PIPELINE_DESIGN,
     Settings,
 )
 from evidencedesk.results.types import ConfigChange
@@ -51,12 +51,12 @@ def test_a_candidate_s_config_change_says_the_final_list_is_capped(changes, show
 
 
 def _settings(ablation_base: dict[str, object]) -> Settings:
-    design = dataclasses.replace(PIPELINE_DESIGN, ablation_base=ablation_base)
-    return Settings(0, 2, "pipeline", PIPELINE_COLUMNS, COMPARED, "mrr", design)
+    design = dataclasses.replace(_PIPELINE_DESIGN, ablation_base=ablation_base)
+    return Settings(0, 2, "pipeline", _PIPELINE_COLUMNS, _COMPARED, "mrr", design)
 
 
 def _row(changes: dict[str, object]) -> r.AblationRow:
-    metrics = {m.name: 0.5 for m in PIPELINE_COLUMNS}
+    metrics = {m.name: 0.5 for m in _PIPELINE_COLUMNS}
     return r.AblationRow(changes, metrics, 0.0, (), (), 21, 1.0, r.Costs(3.0, 200.0, 8.5))
 
 
@@ -100,7 +100,7 @@ def test_an_ablation_row_says_the_final_list_is_capped(base, changes, shown) -> 
     ],
 )
 def test_the_sizing_note_names_the_cells_the_sweep_leaves_out(depths, finals, sentence) -> None:
-    assert left_out_cells(depths, finals) == sentence
+    assert _left_out_cells(depths, finals) == sentence
 
 
 def _text(path: Path) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
-from evidencedesk.files.project_schema import SECTIONS
+from evidencedesk.files.project_schema import _SECTIONS
 from evidencedesk.retrieval.metrics import METRIC_FORMS
 from evidencedesk.retrieval.rerankers import RERANKERS
 
@@ -126,9 +126,9 @@ def _documented_keys() -> tuple[dict[str, set[str]], dict[str, object]]:
 
 def test_every_project_file_key_is_documented() -> None:
     keys, parsed = _documented_keys()
-    schema = {name: set(model.model_fields) for name, model in SECTIONS.items()}
+    schema = {name: set(model.model_fields) for name, model in _SECTIONS.items()}
     assert keys == schema  # every key the schema has, and no key it does not
-    assert set(parsed) == set(SECTIONS)  # the annotated file is TOML, every section in it
+    assert set(parsed) == set(_SECTIONS)  # the annotated file is TOML, every section in it
     table = section(doc("project-file.md"), "Every key")
     for name, fields in schema.items():
         for key in sorted(fields):
@@ -186,7 +186,7 @@ def test_the_diary_check_passes_the_codes_messages() -> None:
 def test_the_readme_docs_and_methods_page_state_the_rules_in_the_same_words(
     demo_site: Path,
 ) -> None:
-    from evidencedesk.report.words import METHODS_RULES, RULES, VERDICT_RULES
+    from evidencedesk.report.words import _VERDICT_RULES, METHODS_RULES, RULES
     from tests.page_text import visible
 
     verdicts = " ".join(doc("verdicts.md").split())
@@ -198,4 +198,4 @@ def test_the_readme_docs_and_methods_page_state_the_rules_in_the_same_words(
     # the verdict rules as the page's list, each one bullet in the code's words
     for key in ("moved", "better", "promising", "worse", "mixed", "no_clear_change", "gate"):
         assert f"- {RULES[key]()}." in verdicts, key
-    assert set(VERDICT_RULES) <= set(METHODS_RULES)
+    assert set(_VERDICT_RULES) <= set(METHODS_RULES)

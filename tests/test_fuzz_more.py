@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from evidencedesk.baseline import BASELINE_SCHEMA, labels_hash, load_baseline
 from evidencedesk.errors import LabelsError
 from evidencedesk.files import limits
-from evidencedesk.files.project_schema import SECTIONS
+from evidencedesk.files.project_schema import _SECTIONS
 from evidencedesk.files.trec import read_qrels, read_run
 from evidencedesk.gate import load_policy
 from evidencedesk.results.project import load_project
@@ -281,7 +281,7 @@ FITTING = {
 
 def section(name: str) -> st.SearchStrategy[dict[str, Any]]:
     """A section with some of its real keys, values mostly of the right kind, rarely a junk key."""
-    kinds = {k: f.json_schema_extra["kind"] for k, f in SECTIONS[name].model_fields.items()}  # type: ignore[index]
+    kinds = {k: f.json_schema_extra["kind"] for k, f in _SECTIONS[name].model_fields.items()}  # type: ignore[index]
     real = st.fixed_dictionaries(
         {},
         optional={
@@ -301,7 +301,7 @@ def on_valid(sections: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {n: VALID.get(n, {}) | sections.get(n, {}) for n in VALID.keys() | sections.keys()}
 
 
-random_sections = st.fixed_dictionaries({}, optional={name: section(name) for name in SECTIONS})
+random_sections = st.fixed_dictionaries({}, optional={name: section(name) for name in _SECTIONS})
 project_sections = random_sections | random_sections.map(on_valid)
 
 

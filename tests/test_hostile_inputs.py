@@ -33,7 +33,7 @@ from evidencedesk.results.inputs import chunk_facts
 from evidencedesk.results.inputs import questions as question_facts
 from evidencedesk.results.project import load_project
 from evidencedesk.results.rows import Costs
-from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Settings
+from evidencedesk.results.settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import Inputs, Results
 from evidencedesk.retrieval.beir import labels_from_judgments, read_beir_qrels
 from evidencedesk.retrieval.catalog import load_catalog, load_documents
@@ -458,7 +458,9 @@ def _question_pages(restricted_text: str) -> dict[str, tuple]:
         )  # fmt: skip
         for lab in labels
     )
-    settings = Settings(0, 2, "pipeline", PIPELINE_COLUMNS, COMPARED, "mrr", None, restricted_text)
+    settings = Settings(
+        0, 2, "pipeline", _PIPELINE_COLUMNS, _COMPARED, "mrr", None, restricted_text
+    )
     variant = compute.variant_result("k", "hybrid", "builtin", "", None, judged,
                                      Costs(None, None, None), settings, compute.Book(0))  # fmt: skip
     ids = {c for lab in labels for c in lab.grades} | {c for j in judged for c in j.ids}
@@ -505,9 +507,9 @@ def test_max_input_mb_applies_per_project_and_resets(tmp_path: Path) -> None:
     toml.write_text(toml.read_text().replace("seed = 0", "seed = 0\nmax_input_mb = 7"))
     try:
         assert load_project(toml).max_input_mb == 7
-        assert limits.max_input_bytes() == 7 << 20
+        assert limits._max_input_bytes() == 7 << 20
         load_project(DATA / TOML)  # no key: back to the default, not the last project's value
-        assert limits.max_input_bytes() == limits.DEFAULT_MAX_INPUT_MB << 20
+        assert limits._max_input_bytes() == limits.DEFAULT_MAX_INPUT_MB << 20
     finally:
         limits.set_max_input_mb(limits.DEFAULT_MAX_INPUT_MB)
 

@@ -41,7 +41,7 @@ def test_hashing_reads_block_by_block_and_waits_while_held(
 ) -> None:
     from evidencedesk.results import inputs
 
-    monkeypatch.setattr(inputs, "HASH_BLOCK", 7)  # 100 bytes: 15 blocks
+    monkeypatch.setattr(inputs, "_HASH_BLOCK", 7)  # 100 bytes: 15 blocks
     path = tmp_path / "run.txt"
     path.write_bytes(bytes(range(100)))
     (tmp_path / "empty.txt").write_bytes(b"")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
-from evidencedesk.cli.build import KEPT, REPLACED, WRITTEN
+from evidencedesk.cli.build import _KEPT, _REPLACED, _WRITTEN
 from tests import report_fixtures as rf
 from tests.reliability_fixtures import (
     Scratch,
@@ -71,7 +71,9 @@ def test_a_full_stdout_before_the_swap_keeps_the_site(site: Path) -> None:
     with open("/dev/full", "w") as full:
         done = run("--out", str(site), "--seed", "5", *FACTORY, stdout=full)
     assert done.returncode == 2
-    assert done.stderr == f"error: stdout: cannot write: No space left on device (ENOSPC); {KEPT}\n"
+    assert (
+        done.stderr == f"error: stdout: cannot write: No space left on device (ENOSPC); {_KEPT}\n"
+    )
     assert tree_hash(site) == before
 
 
@@ -81,7 +83,7 @@ def test_a_full_stdout_after_the_swap_says_the_site_was_replaced(site: Path) -> 
         done = run("--out", str(site), "--seed", "5", "--quiet", *FACTORY, stdout=full)
     assert done.returncode == 2
     assert done.stderr == (
-        f"error: stdout: cannot write: No space left on device (ENOSPC); {REPLACED}\n"
+        f"error: stdout: cannot write: No space left on device (ENOSPC); {_REPLACED}\n"
     )
     assert tree_hash(site) != before and (site / "index.html").is_file()
 
@@ -131,9 +133,9 @@ class FailingAt(io.StringIO):
 @pytest.mark.parametrize(
     ("line", "raised", "status", "words"),
     [
-        ("  gate ", OSError(errno.EIO, "Input/output error"), 2, KEPT),  # a progress line
-        ("open ", OSError(errno.ENOSPC, "No space left on device"), 2, REPLACED),  # after the swap
-        ("open ", KeyboardInterrupt(), 130, REPLACED),
+        ("  gate ", OSError(errno.EIO, "Input/output error"), 2, _KEPT),  # a progress line
+        ("open ", OSError(errno.ENOSPC, "No space left on device"), 2, _REPLACED),  # after the swap
+        ("open ", KeyboardInterrupt(), 130, _REPLACED),
         ("open ", BrokenPipeError(errno.EPIPE, "Broken pipe"), 0, None),
     ],
 )
@@ -152,7 +154,7 @@ def test_the_last_words_say_what_became_of_the_site(
     else:
         name = errno.errorcode[raised.errno]  # type: ignore[attr-defined]
         assert err == f"error: stdout: cannot write: {raised.strerror} ({name}); {words}\n"  # type: ignore[attr-defined]
-    assert (tree_hash(site) == before) == (words == KEPT)
+    assert (tree_hash(site) == before) == (words == _KEPT)
 
 
 def test_a_first_build_that_fails_after_its_swap_says_the_site_was_written(tmp_path: Path) -> None:
@@ -160,7 +162,7 @@ def test_a_first_build_that_fails_after_its_swap_says_the_site_was_written(tmp_p
     code, _, err = build_in_process("--out", str(tmp_path / "new"), factory=rf.fixture_model,
                                     stdout=stdout)  # fmt: skip
     assert (code, err) == (2, f"error: stdout: cannot write: No space left on device (ENOSPC); "
-                              f"{WRITTEN}\n")  # fmt: skip
+                              f"{_WRITTEN}\n")  # fmt: skip
 
 
 def test_an_os_error_with_no_file_is_never_blamed_on_the_site(site: Path) -> None:
@@ -169,7 +171,7 @@ def test_an_os_error_with_no_file_is_never_blamed_on_the_site(site: Path) -> Non
 
     code, _, err = build_in_process("--out", str(site), factory=model)
     assert (code, err) == (2, f"error: Too many open files (EMFILE) (the system named no file); "
-                              f"{KEPT}\n")  # fmt: skip
+                              f"{_KEPT}\n")  # fmt: skip
 
 
 # -- the notebook API checks like the CLI ---------------------------------------------------------------

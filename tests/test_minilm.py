@@ -24,7 +24,7 @@ from evidencedesk import cli
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import EvidencedeskError, MissingExtraError
 from evidencedesk.files import project_schema
-from evidencedesk.report.variants import caveat_of
+from evidencedesk.report.variants import _caveat_of
 from evidencedesk.results.jsonio import load
 from evidencedesk.retrieval import lifecycle, minilm
 from evidencedesk.retrieval.catalog import Catalog, load_catalog
@@ -186,7 +186,7 @@ def test_each_variant_names_its_components(first_stage, reranker, dense, caveat)
     class V:
         config = {"first_stage": first_stage, "reranker": reranker}
 
-    assert caveat_of(V(), dense) == caveat  # type: ignore[arg-type]
+    assert _caveat_of(V(), dense) == caveat  # type: ignore[arg-type]
 
 
 def test_the_schema_and_the_searchers_know_the_same_embedders() -> None:

@@ -248,7 +248,7 @@ def test_the_compressed_files_are_deterministic(built: tuple[Results, Path]) -> 
         if name.endswith(".gz"):
             assert data[:4] == b"\x1f\x8b\x08\x00" and data[4:8] == b"\x00\x00\x00\x00", name
     qrels = gzip.decompress(files["data/qrels.txt.gz"]).decode("utf-8")
-    assert qrels == exports.qrels_text(results) and qrels.startswith("q000 0 rel-q000 2\n")
+    assert qrels == exports._qrels_text(results) and qrels.startswith("q000 0 rel-q000 2\n")
 
 
 def test_the_flips_grid_lists_the_chosen_questions(built: tuple[Results, Path]) -> None:

@@ -117,7 +117,7 @@ def _labels(n: int) -> list[Label]:
 
 
 def test_tally_counts_each_question_once_it_is_asked(monkeypatch):
-    monkeypatch.setattr(progress_module, "EVERY", 0.0)  # every question, not ten a second
+    monkeypatch.setattr(progress_module, "_EVERY", 0.0)  # every question, not ten a second
     seen = Recorder()
     seen("benchmark")
     tally = Tally(seen, 6)

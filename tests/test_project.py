@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.paths import ANSWERS, CORPUS, DATA, DOCS, DUPS, LABELS, TENANT_DOCS
+from evidencedesk.paths import _ANSWERS, CORPUS, DATA, DOCS, DUPS, LABELS, TENANT_DOCS
 from evidencedesk.results.project import DEMO_PROJECT, Project, load_project
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.labels import QuestionCounts, load_labels
@@ -20,7 +20,7 @@ def test_demo_project_points_at_the_default_files() -> None:
     assert project.path == DEMO_PROJECT and project.root == DATA
     assert project.kind == "pipeline" and project.documents_format == "markdown"
     assert project.documents == (CORPUS, DOCS)
-    assert (project.labels, project.answers, project.dups) == (LABELS, ANSWERS, DUPS)
+    assert (project.labels, project.answers, project.dups) == (LABELS, _ANSWERS, DUPS)
     assert (project.tenants, project.tenant_documents) == (TENANTS_FILE, TENANT_DOCS)
     assert (project.candidates, project.notes) == (DATA / "candidates.toml", DATA / "notes")
     assert project.policy == DATA / "gate_policy_retrieval.json"

@@ -14,13 +14,13 @@ import pytest
 
 from evidencedesk.cli import main
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.report.render import SECTION_PAGES, render_markdown, render_site
+from evidencedesk.report.render import _SECTION_PAGES, render_markdown, render_site
 from evidencedesk.report.site import inside, slug
 from tests import report_fixtures as rf
 
 # test models have no policy, no --compare-to and no question list
 OPTIONAL = ("gate.html", "since.html", "questions.html")
-ALL_SECTIONS = [f for f, _, _ in SECTION_PAGES if f not in OPTIONAL]
+ALL_SECTIONS = [f for f, _, _ in _SECTION_PAGES if f not in OPTIONAL]
 
 
 class Page(HTMLParser):

@@ -11,11 +11,17 @@ from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide_gate
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.site import slug
 from evidencedesk.results import compute, jsonio
-from evidencedesk.results.exports import export_files, per_question_csv, qrels_text, run_text
+from evidencedesk.results.exports import _per_question_csv, _qrels_text, _run_text, export_files
 from evidencedesk.results.inputs import questions
 from evidencedesk.results.project import load_project
 from evidencedesk.results.rows import Costs
-from evidencedesk.results.settings import COMPARED, PIPELINE_COLUMNS, Metric, Settings, settings_for
+from evidencedesk.results.settings import (
+    _COMPARED,
+    _PIPELINE_COLUMNS,
+    Metric,
+    Settings,
+    settings_for,
+)
 from evidencedesk.results.since import QuestionChange, since
 from evidencedesk.results.types import Inputs, Results
 from evidencedesk.retrieval.evalreport import Config
@@ -66,7 +72,7 @@ LISTS = (
 
 
 def tiny_results() -> Results:
-    settings = Settings(0, 2, "pipeline", PIPELINE_COLUMNS, COMPARED, "mrr", None)
+    settings = Settings(0, 2, "pipeline", _PIPELINE_COLUMNS, _COMPARED, "mrr", None)
     variant = compute.variant_result("k", "base run", "builtin", "", None, LISTS,
                                      Costs(None, None, None), settings, compute.Book(0))  # fmt: skip
     labels = [
@@ -81,7 +87,7 @@ def tiny_results() -> Results:
 
 
 def test_one_pass_of_question_values_gives_what_each_metric_s_own_pass_gives() -> None:
-    names = [m.name for m in (*PIPELINE_COLUMNS, *COMPARED)]
+    names = [m.name for m in (*_PIPELINE_COLUMNS, *_COMPARED)]
     values = compute.question_values(LISTS, [*names, names[0]])  # a repeated name: one column
     assert list(values) == list(dict.fromkeys(names))
     for name in names:
@@ -95,7 +101,7 @@ def test_one_pass_of_question_values_gives_what_each_metric_s_own_pass_gives() -
         assert (given.mean, given.n, given.left_out) == (summary.value, summary.n, summary.left_out)
     assert compute.Book(0).stat("k", LISTS, "mrr", values["mrr"]).n == 2
     assert compute.Book(0).stat("k", LISTS, "mrr", values["mrr"]).left_out == 1
-    metrics = list(PIPELINE_COLUMNS)
+    metrics = list(_PIPELINE_COLUMNS)
     assert compute.ranked_lists(LISTS, metrics, 2, values) == compute.ranked_lists(
         LISTS, metrics, 2
     )
@@ -137,7 +143,7 @@ def test_since_reads_each_run_s_pass_at_its_own_final_list() -> None:
 
 
 def test_per_question_csv_has_every_metric_and_the_first_relevant_rank() -> None:
-    assert per_question_csv(tiny_results()).splitlines() == [
+    assert _per_question_csv(tiny_results()).splitlines() == [
         "question,variant,recall@1,recall@3,mrr,ndcg@5,first_relevant_rank,tags",
         # nDCG@5, exp gains 2^g - 1: (3/log2(3) + 1/log2(4)) / (3/log2(2) + 1/log2(3))
         "q1,base run,0.0,1.0,0.5,0.6590018048024133,2,direct",
@@ -149,12 +155,12 @@ def test_per_question_csv_has_every_metric_and_the_first_relevant_rank() -> None
 
 def test_runs_and_qrels_are_trec_files() -> None:
     r = tiny_results()
-    assert run_text(r, "base run", "base-run").splitlines() == [
+    assert _run_text(r, "base run", "base-run").splitlines() == [
         "q1 Q0 d1 1 3 base-run", "q1 Q0 d2 2 2 base-run", "q1 Q0 d3 3 1 base-run",
         "q2 Q0 d3 1 1 base-run", "q3 Q0 d4 1 1 base-run",
     ]  # fmt: skip
     # in scope only (x9 is not allowed), questions in label order, ids sorted
-    assert qrels_text(r) == "q1 0 d2 2\nq1 0 d3 1\nq2 0 d3 1\nq2 0 d5 2\nq3 0 d4 1\n"
+    assert _qrels_text(r) == "q1 0 d2 2\nq1 0 d3 1\nq2 0 d3 1\nq2 0 d5 2\nq3 0 d4 1\n"
     assert sorted(export_files(r, slug)) == [
         "data/per-question.csv", "data/qrels.txt", "data/runs/base-run-" + slug("base run")[-8:] + ".run",
         "data/to-label.tsv",
@@ -234,11 +240,11 @@ def test_gate_check_text(check: GateCheck, text: str) -> None:
 
 
 def test_gate_outcome_reads_judged_lists_against_a_run_or_no_policy() -> None:
-    from evidencedesk.results.gate_stage import NO_POLICY_OUTCOME, gate_outcome
+    from evidencedesk.results.gate_stage import _NO_POLICY_OUTCOME, gate_outcome
 
     same = gate_outcome(POLICY, LISTS, 3, Reference.of_judged(LISTS, 3, 3, "same"))
     # compared with itself nothing dropped and nothing flipped: only the absolute floors remain
     assert [c.rule for c in same.checks] == ["critical_missing", "min_recall", "min_pass_rate"]
     assert (same.verdict, same.evaluated, same.checks[1].observed) == ("BLOCK", True, 0.5)
-    assert gate_outcome(None, LISTS, 3, None) == NO_POLICY_OUTCOME
-    assert (NO_POLICY_OUTCOME.verdict, NO_POLICY_OUTCOME.evaluated) == ("REVIEW", False)
+    assert gate_outcome(None, LISTS, 3, None) == _NO_POLICY_OUTCOME
+    assert (_NO_POLICY_OUTCOME.verdict, _NO_POLICY_OUTCOME.evaluated) == ("REVIEW", False)

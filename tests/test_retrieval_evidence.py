@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.errors import InputError
-from evidencedesk.paths import ANSWERS, CORPUS, DOCS, DUPS
+from evidencedesk.paths import _ANSWERS, CORPUS, DOCS, DUPS
 from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evidence import (
@@ -167,7 +167,7 @@ def test_compression_reports_tokens_and_cut_off_questions(demo) -> None:  # type
 
 def test_the_six_answer_cases_score_what_their_notes_claim(demo) -> None:  # type: ignore[no-untyped-def]
     catalog, labels, _, _ = demo
-    answers = load_answers(ANSWERS, known_chunks=catalog)
+    answers = load_answers(_ANSWERS, known_chunks=catalog)
     assert [a.case for a in answers] and set(a.case for a in answers) == CASES
     assert {a.question_id for a in answers} <= {q.id for q in labels}
     for answer in answers:

@@ -14,7 +14,7 @@ import pytest
 from evidencedesk.report import render
 from evidencedesk.report.questions import FULL_TEXT, SNIPPET, passage
 from evidencedesk.report.render import delta_class, flip_class, render_site
-from evidencedesk.results.settings import PIPELINE_COLUMNS, RUNS_COLUMNS, Settings, reported
+from evidencedesk.results.settings import _PIPELINE_COLUMNS, _RUNS_COLUMNS, Settings, reported
 from tests import report_fixtures as rf
 from tests.long_passages import LONG, built_site
 from tests.test_site_polish import text_of
@@ -142,7 +142,7 @@ def test_a_project_without_documents_has_no_document_page(tmp_path: Path) -> Non
 def test_slices_start_with_the_primary_metric(
     kind: str, names: tuple[str, ...], primary: str | None, slices: tuple[str, ...]
 ) -> None:
-    columns = RUNS_COLUMNS if kind == "runs" else PIPELINE_COLUMNS
+    columns = _RUNS_COLUMNS if kind == "runs" else _PIPELINE_COLUMNS
     compared = reported(names, primary)
     settings = Settings(0, 2, kind, columns, compared, compared[0].name, None)  # type: ignore[arg-type]
     assert tuple(m.name for m in settings.slices) == slices

@@ -16,7 +16,7 @@ from evidencedesk.report.model import BuildOptions
 from evidencedesk.report.pipeline import build_model
 from evidencedesk.report.review import _change, note_heading
 from evidencedesk.report.values import config_word
-from evidencedesk.report.variants import SMALL_SLICE, slice_cell
+from evidencedesk.report.variants import SMALL_SLICE, _slice_cell
 from evidencedesk.results.compute import Book, tag_values
 from evidencedesk.results.settings import Metric
 from evidencedesk.results.types import TagValue
@@ -133,7 +133,7 @@ def test_tag_values_carry_the_bootstrap_interval_of_the_tag_questions() -> None:
 )
 def test_slices_below_the_threshold_are_greyed(n: int, small: bool, interval: str) -> None:
     assert SMALL_SLICE == 5
-    cell = slice_cell(TagValue("mrr", "direct", 0.75, n, 0.5, 1.0))
+    cell = _slice_cell(TagValue("mrr", "direct", 0.75, n, 0.5, 1.0))
     assert (cell.n, cell.small, cell.interval, cell.value.text) == (n, small, interval, "0.750")
 
 

@@ -79,7 +79,7 @@ def test_sign_test_tail_sum_equals_the_fraction_at_small_n(
     better: int, worse: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     exact = float(stats.sign_test_fraction(better, worse))
-    monkeypatch.setattr(stats, "EXACT_SIGN", 0)  # every count takes the truncated tail sum
+    monkeypatch.setattr(stats, "_EXACT_SIGN", 0)  # every count takes the truncated tail sum
     assert sign_test_p(better, worse) == pytest.approx(exact, rel=2.3e-16, abs=0.0)
 
 
@@ -87,7 +87,7 @@ def test_sign_test_tail_sum_equals_the_fraction_at_small_n(
     ("better", "worse"), [(2100, 1900), (2600, 2400), (3000, 3001), (4000, 50), (20, 9000)]
 )
 def test_sign_test_above_the_exact_limit_matches_the_fraction(better: int, worse: int) -> None:
-    assert better + worse > stats.EXACT_SIGN
+    assert better + worse > stats._EXACT_SIGN
     exact = float(stats.sign_test_fraction(better, worse))
     assert sign_test_p(better, worse) == pytest.approx(exact, rel=2.3e-16, abs=0.0)
 

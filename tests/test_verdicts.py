@@ -152,7 +152,7 @@ def test_badge_headline_and_gate_line_follow_the_rules(
     head = changed.comparison(reported[0])
     # the badge and the headline say one verdict; the gate is its own answer and turns nothing
     assert words.verdict(results, source) == decision.verdict
-    assert headline.startswith(words.PREFIX[decision.verdict] + ":")
+    assert headline.startswith(words._PREFIX[decision.verdict] + ":")
     assert words.gate(results, source) == gate
     assert words.verdict_line(results, source) == (
         f"Verdict: {decision.verdict} (did it get better?); gate: {gate} (may it ship?)"

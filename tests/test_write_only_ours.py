@@ -329,7 +329,7 @@ def test_a_second_build_into_the_same_folder_fails_at_once_naming_the_holder(
 
 
 def test_a_lock_file_evidencedesk_did_not_write_is_refused_unchanged(site: Path) -> None:
-    lock = outfolder.lock_path(site)
+    lock = outfolder._lock_path(site)
     lock.write_text("someone else's notes\n", encoding="utf-8")
     before = tree_hash(site.parent)
     code, _, err = build_in_process("--out", str(site), factory=rf.fixture_model)
@@ -342,10 +342,10 @@ def test_a_lock_file_evidencedesk_did_not_write_is_refused_unchanged(site: Path)
 
 
 def test_a_lock_left_by_a_killed_build_is_taken_over(site: Path) -> None:
-    outfolder.lock_path(site).write_text('{"generator": "evidencedesk", "pid": 999999}\n')
+    outfolder._lock_path(site).write_text('{"generator": "evidencedesk", "pid": 999999}\n')
     code, _, err = build_in_process("--out", str(site), factory=rf.fixture_model)
     assert (code, err) == (0, "")
-    assert not outfolder.lock_path(site).exists()
+    assert not outfolder._lock_path(site).exists()
 
 
 def test_the_lock_is_held_for_the_whole_build_in_process(site: Path) -> None:
@@ -427,9 +427,9 @@ def test_the_docs_quote_the_codes_own_messages(
 
     out = tmp_path / "site"
     messages = [
-        cli_build.KEPT,
-        cli_build.REPLACED,
-        cli_build.WRITTEN,
+        cli_build._KEPT,
+        cli_build._REPLACED,
+        cli_build._WRITTEN,
         cli_build._kept_line(["reviewer-notes.txt"]),
     ]
     with outfolder.build_lock(out, "site"), pytest.raises(BuildLockedError) as locked:
@@ -449,7 +449,7 @@ def test_the_docs_quote_the_codes_own_messages(
         check_unique(["a", "b"], lambda name: "x-1234abcd", "variants")
     messages.append(f"error: {twins.value}")
     full = StreamError("stdout", OSError(28, "No space left on device"))
-    messages.append(f"error: {full}; {cli_build.REPLACED}")
+    messages.append(f"error: {full}; {cli_build._REPLACED}")
 
     def gone() -> str:
         raise FileNotFoundError(2, "No such file or directory")

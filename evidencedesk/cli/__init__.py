@@ -32,14 +32,14 @@ if TYPE_CHECKING:
     from evidencedesk.cli.console import PipeSafe
     from evidencedesk.report.build import ModelFactory
 
-PROG = "evidencedesk"  # the program name the help, the errors and the printed commands use
+_PROG = "evidencedesk"  # the program name the help, the errors and the printed commands use
 # the sub-commands, in the order the help lists them; each is a module of this package
-COMMANDS = ("build", "benchmark", "init", "validate", "audit")
+_COMMANDS = ("build", "benchmark", "init", "validate", "audit")
 # the exit status line for bad input, shared by every command's help
-BAD_INPUT = '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'
+_BAD_INPUT = '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'
 
 # the one map from what went wrong to the exit status (the build adds 1: a gate failed --fail-on)
-EXIT_STATUS: tuple[tuple[type[BaseException], int], ...] = (
+_EXIT_STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (KeyboardInterrupt, 130),
     (BuildTerminated, 143),
     (EvidencedeskError, 2),
@@ -58,14 +58,14 @@ DESCRIPTION = (
 EXIT = (
     "0    success",
     "1    a gate verdict failed (build --fail-on, benchmark --gate)",
-    BAD_INPUT,
+    _BAD_INPUT,
     "(each command's --help lists all of its statuses, e.g. 141 for a closed pipe)",
 )
 
 
 def status_of(exc: BaseException) -> int:
-    """The exit status for `exc` (`EXIT_STATUS`)."""
-    return next(code for kind, code in EXIT_STATUS if isinstance(exc, kind))
+    """The exit status for `exc` (`_EXIT_STATUS`)."""
+    return next(code for kind, code in _EXIT_STATUS if isinstance(exc, kind))
 
 
 def os_error_text(exc: OSError) -> str:
@@ -88,7 +88,7 @@ class Streams:
 
     out: PipeSafe
     err: PipeSafe
-    prog: str = PROG
+    prog: str = _PROG
     model_factory: ModelFactory | None = None
 
     def say(self, line: str) -> None:
@@ -103,7 +103,7 @@ class Streams:
         self.err.write(printable(line) + "\n")
 
 
-class Parser(argparse.ArgumentParser):
+class _Parser(argparse.ArgumentParser):
     """argparse, its messages printed inert (an argument holding an escape sequence), and an
     argument error one ``error: …`` line (no usage block) raised as `UsageError`: exit 2."""
 
@@ -144,13 +144,13 @@ def _epilog(before: str, statuses: Sequence[str]) -> str:
     )
 
 
-def parser(prog: str = PROG) -> Parser:
+def parser(prog: str = _PROG) -> _Parser:
     """The one parser tree: ``evidencedesk COMMAND …``."""
-    p = Parser(prog=prog, description=_wrapped(DESCRIPTION), epilog=_epilog("", EXIT),
+    p = _Parser(prog=prog, description=_wrapped(DESCRIPTION), epilog=_epilog("", EXIT),
                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
-    for name in COMMANDS:
+    p.add_argument("--version", action="version", version=f"{_PROG} {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
+    for name in _COMMANDS:
         module = _command(name)
         c = sub.add_parser(
             name,
@@ -169,7 +169,7 @@ def main(
     model_factory: ModelFactory | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
-    prog: str = PROG,
+    prog: str = _PROG,
     exit_process: bool = False,
 ) -> int:
     """Run one command; return its exit status. `model_factory` replaces the build's pipeline
@@ -229,5 +229,5 @@ def _interrupted(args: Sequence[str]) -> str:
     """What Ctrl-C before the command started means: a command's own words (`INTERRUPTED`:
     build's says the previous site was kept) or just that it was interrupted."""
     name = next((a for a in args if not a.startswith("-")), "")
-    module = sys.modules.get(f"evidencedesk.cli.{name}") if name in COMMANDS else None
+    module = sys.modules.get(f"evidencedesk.cli.{name}") if name in _COMMANDS else None
     return str(getattr(module, "INTERRUPTED", "interrupted"))

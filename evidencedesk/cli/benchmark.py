@@ -122,7 +122,7 @@ def _pick(name: str | None, default: str, valid: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True)
-class Gated:
+class _Gated:
     """What --save-baseline and --gate need of either kind of project: no pipeline `Config` is
     made up for a TREC run (its judged lists are shaped for the gate directly)."""
 
@@ -157,7 +157,7 @@ def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     gate_variant = _pick(args.gate_variant, results.baseline, names)
     if results.settings.kind == "pipeline":
         gated, base = found.runs[gate_variant], found.runs[results.baseline]
-        how = Gated("pipeline", gate_variant, lambda k: gate_result(gated, k),
+        how = _Gated("pipeline", gate_variant, lambda k: gate_result(gated, k),
                     lambda path: save_baseline(path, base, labels), "hybrid, Config()")  # fmt: skip
         return _finish(args, payload, text, how, labels, policy, baseline_path)
     # The gate's final list is the policy's top k; a baseline saved without --gate is cut the same
@@ -167,7 +167,7 @@ def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     k = sizing.k if sizing is not None else 10
     judged = cut(found.judged[gate_variant], k)  # the gate's final list: the top k
     reference = results.baseline
-    how = Gated("runs", gate_variant, lambda at: shape(judged, k, at),
+    how = _Gated("runs", gate_variant, lambda at: shape(judged, k, at),
                 lambda path: save_run_baseline(path, reference, found.judged[reference], k, labels),
                 f"the run {reference!r}")  # fmt: skip
     return _finish(args, payload, text, how, labels, policy, baseline_path)
@@ -177,7 +177,7 @@ def _finish(
     args: argparse.Namespace,
     payload: dict[str, Any],
     text: str,
-    gated: Gated,
+    gated: _Gated,
     labels: Sequence[Label],
     policy: GatePolicy | None,
     baseline_path: Path | None,

@@ -7,8 +7,8 @@ input, a refused ``--out``, another build writing the same folder, or an OS erro
 of stdout (a full disk), of the current folder (deleted) — (one ``error: ...`` line, no
 traceback); 3 an unexpected internal error (traceback printed); 130 / 143 interrupted by SIGINT /
 SIGTERM. The last words of a failure say what became of the site: before the swap "the previous
-site was left as it was" (`KEPT`), after it (only writing the summary to stdout can fail there)
-that the new site replaced it (`REPLACED`). A closed stderr changes no status.
+site was left as it was" (`_KEPT`), after it (only writing the summary to stdout can fail there)
+that the new site replaced it (`_REPLACED`). A closed stderr changes no status.
 
 The work is the library's (`report.build.prepare` and `report.build.build_site`); this command
 adds the words and, with ``--tune`` (or ``EVIDENCEDESK_TUNING``), what owns the process
@@ -34,11 +34,11 @@ if TYPE_CHECKING:
     from evidencedesk.report.model import SiteModel
     from evidencedesk.report.site import Outcome
 
-FAILING = {"never": (), "review": ("REVIEW", "BLOCK"), "block": ("BLOCK",)}
-KEPT = "the previous site was left as it was"
-REPLACED = "the new site is complete and replaced the previous one"
-WRITTEN = "the new site is complete"
-INTERRUPTED = f"build interrupted; {KEPT}"  # Ctrl-C before the build started
+_FAILING = {"never": (), "review": ("REVIEW", "BLOCK"), "block": ("BLOCK",)}
+_KEPT = "the previous site was left as it was"
+_REPLACED = "the new site is complete and replaced the previous one"
+_WRITTEN = "the new site is complete"
+INTERRUPTED = f"build interrupted; {_KEPT}"  # Ctrl-C before the build started
 
 HELP = "run the experiments and write the static site"
 DESCRIPTION = """\
@@ -91,7 +91,7 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
     b.add_argument(
         "--seed", type=_seed, default=None, metavar="N", help="seed of every resampling (see below)"
     )
-    b.add_argument("--fail-on", choices=tuple(FAILING), default="never",
+    b.add_argument("--fail-on", choices=tuple(_FAILING), default="never",
                    help="exit 1 when a candidate's gate verdict (may it ship?) is this bad: "
                    "block = BLOCK, review = REVIEW or BLOCK (default: never)")  # fmt: skip
     b.add_argument("--run", dest="runs", action="append", type=_run_spec, default=[],
@@ -124,8 +124,8 @@ def _kept_line(kept: Sequence[str]) -> str:
 
 def _last_words(outcome: Outcome) -> str:
     if not outcome.replaced:
-        return KEPT
-    return REPLACED if outcome.previous else WRITTEN
+        return _KEPT
+    return _REPLACED if outcome.previous else _WRITTEN
 
 
 def _os_error(exc: OSError, out: str, outcome: Outcome) -> str:
@@ -232,7 +232,7 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
         traceback.print_exc(file=streams.err)
         streams.error(f"error: internal error; {_last_words(outcome)}")
         return status_of(exc)
-    failing = [c for c in model.candidates if c.verdict in FAILING[fail_on]]
+    failing = [c for c in model.candidates if c.verdict in _FAILING[fail_on]]
     if failing:
         names = ", ".join(f"{c.name} ({c.verdict})" for c in failing)
         streams.error(f"gate: --fail-on {fail_on} failed for {names}")

@@ -31,9 +31,9 @@ from typing import Literal, TextIO
 from evidencedesk.errors import StreamError
 
 # how progress is shown: one line per stage, a redrawn terminal line, or nothing
-Mode = Literal["lines", "tty", "quiet"]
-TICK = 0.25  # seconds between redraws of the terminal line
-SLOW = 1.0  # a stage shows its running time on a terminal once it took this long
+_Mode = Literal["lines", "tty", "quiet"]
+_TICK = 0.25  # seconds between redraws of the terminal line
+_SLOW = 1.0  # a stage shows its running time on a terminal once it took this long
 
 
 class PipeSafe(io.TextIOBase):
@@ -104,7 +104,7 @@ class PipeSafe(io.TextIOBase):
 Stream = TextIO | PipeSafe
 
 
-def mode_for(stream: Stream, quiet: bool) -> Mode:
+def mode_for(stream: Stream, quiet: bool) -> _Mode:
     """The progress mode: quiet when asked, a redrawn line on a terminal, else one line a stage."""
     if quiet:
         return "quiet"
@@ -115,7 +115,7 @@ class Progress:
     """Called with each stage name as it starts; `step` counts judged questions, `page` rendered
     pages (a `evidencedesk.results.progress.Steps`)."""
 
-    def __init__(self, stream: Stream, mode: Mode = "lines") -> None:
+    def __init__(self, stream: Stream, mode: _Mode = "lines") -> None:
         self.stream, self.mode = stream, mode
         self.stage: str | None = None
         self.started = self.first = time.perf_counter()
@@ -187,7 +187,7 @@ class Progress:
             if self.pages:
                 of = f" / {self.total_pages}" if self.total_pages is not None else ""
                 text += f"  pages written {self.pages}{of}"
-            if seconds >= SLOW:
+            if seconds >= _SLOW:
                 text += f"  {seconds:.0f} s"
             return text
 
@@ -200,7 +200,7 @@ class Progress:
                 self.stream.flush()
 
     def _tick(self) -> None:
-        while not self.stop.wait(TICK):
+        while not self.stop.wait(_TICK):
             try:
                 self._draw()
             except StreamError:  # the build's next line of output says so

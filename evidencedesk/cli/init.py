@@ -30,11 +30,11 @@ if TYPE_CHECKING:
     from evidencedesk.cli import Streams
 
 # suffixes of the folder's loose files that `init` never takes for a TREC run
-SKIPPED_SUFFIXES = {".md", ".json", ".toml", ".jsonl", ".tsv", ".py", ".csv", ".html"}
+_SKIPPED_SUFFIXES = {".md", ".json", ".toml", ".jsonl", ".tsv", ".py", ".csv", ".html"}
 # query file names `init` looks for beside the qrels, in this order
-QUERY_FILES = ("queries.jsonl", "queries.tsv", "topics.tsv", "topics.jsonl")
+_QUERY_FILES = ("queries.jsonl", "queries.tsv", "topics.tsv", "topics.jsonl")
 # a runs-only project's release gate, to switch on: a policy file's keys, with a start for each
-STARTER_GATE = [
+_STARTER_GATE = [
     "# A release gate (GO / REVIEW / BLOCK per run): write gate_policy.json, then uncomment:",
     "# [gate]",
     '# policy = "gate_policy.json"',
@@ -136,7 +136,7 @@ def survey(folder: Path) -> Survey:
         found = "nothing" if not folder.exists() else "a file"
         raise ConfigError(folder, f"expected a folder to look at, found {found}")
     top = {p.name: p for p in _files(folder)}
-    queries = next((top[n] for n in QUERY_FILES if n in top), None)
+    queries = next((top[n] for n in _QUERY_FILES if n in top), None)
     qrels = _qrels(folder)
     runs_dir = folder / "runs"
     in_dir = (
@@ -147,7 +147,7 @@ def survey(folder: Path) -> Survey:
     loose = [
         p
         for p in top.values()
-        if p.suffix.lower() not in SKIPPED_SUFFIXES and p not in qrels and _is_run(p)
+        if p.suffix.lower() not in _SKIPPED_SUFFIXES and p not in qrels and _is_run(p)
     ]
     run_files = [p for p in in_dir if _is_run(p)]
     # `dir` takes every run in the folder; the build skips a note or README beside them, and
@@ -334,7 +334,7 @@ def render(s: Survey) -> str:
             lines.append(f"baseline = {_q(rel(s.baseline))}")
         lines.append("")
     elif not pipeline:
-        lines += STARTER_GATE
+        lines += _STARTER_GATE
     if not pipeline:
         lines += ["# A runs-only project: no documents are indexed; each run is a variant.", ""]
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -74,9 +74,9 @@ __all__ = [
     "trimming",
 ]
 
-M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
-M_MMAP_THRESHOLD = -3
-THRESHOLD = 2**31 - 1  # bytes, both thresholds; mallopt takes a C int: its largest value
+_M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
+_M_MMAP_THRESHOLD = -3
+_THRESHOLD = 2**31 - 1  # bytes, both thresholds; mallopt takes a C int: its largest value
 
 
 def _glibc() -> ctypes.CDLL | None:
@@ -93,7 +93,7 @@ def _glibc() -> ctypes.CDLL | None:
 
 
 def reuse_freed_memory(libc: ctypes.CDLL | None = None) -> bool:
-    """Raise glibc's mmap and trim thresholds to `THRESHOLD`; True when both were set.
+    """Raise glibc's mmap and trim thresholds to `_THRESHOLD`; True when both were set.
 
     `libc` is for tests (a stand-in with a ``mallopt``); by default the process's own C library.
     """
@@ -104,7 +104,9 @@ def reuse_freed_memory(libc: ctypes.CDLL | None = None) -> bool:
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
     # the mmap threshold first: setting either one stops glibc's own adjustment of the other
-    return bool(mallopt(M_MMAP_THRESHOLD, THRESHOLD)) and bool(mallopt(M_TRIM_THRESHOLD, THRESHOLD))
+    return bool(mallopt(_M_MMAP_THRESHOLD, _THRESHOLD)) and bool(
+        mallopt(_M_TRIM_THRESHOLD, _THRESHOLD)
+    )
 
 
 def release_freed_memory(libc: ctypes.CDLL | None = None) -> bool:

@@ -19,7 +19,7 @@ MAX_LINE_BYTES = 1 << 20  # 1 MiB: no real run, qrels, labels or JSONL line come
 _state = {"max_bytes": DEFAULT_MAX_INPUT_MB << 20}
 
 
-def max_input_bytes() -> int:
+def _max_input_bytes() -> int:
     """The per-file limit in force, in bytes."""
     return _state["max_bytes"]
 
@@ -60,7 +60,7 @@ def check_input(path: str | Path, error: type[InputError], what: str = "file") -
         raise error(path, f"expected a file name the file system can hold, found {exc}") from None
     if not stat.S_ISREG(info.st_mode):
         raise error(path, f"expected a regular {what}, found {_kind(info.st_mode)}")
-    limit = max_input_bytes()
+    limit = _max_input_bytes()
     if info.st_size > limit:
         raise error(
             path,
@@ -95,9 +95,9 @@ MAX_DIGITS = 100  # digits of one number
 # never beyond the per-file limit). Deflate cannot pass ~1,032 to 1, which is what a gzip bomb
 # reaches; the per-question file of a synthetic project whose lists are all alike reaches ~74.
 MAX_GZIP_RATIO = 250
-MIN_GZIP_EXPANSION = 64 << 20  # bytes a .gz input may always expand to, however small it is
+_MIN_GZIP_EXPANSION = 64 << 20  # bytes a .gz input may always expand to, however small it is
 
 
 def max_expanded_bytes(compressed: int) -> int:
     """How many bytes a .gz input of `compressed` bytes may expand to."""
-    return min(max_input_bytes(), max(MIN_GZIP_EXPANSION, MAX_GZIP_RATIO * compressed))
+    return min(_max_input_bytes(), max(_MIN_GZIP_EXPANSION, MAX_GZIP_RATIO * compressed))

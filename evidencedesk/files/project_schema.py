@@ -41,11 +41,11 @@ from evidencedesk.metric_names import METRIC_FORMS, read_metric
 PROJECT_FILE = "evidencedesk.toml"  # the project file's name, looked for in a project folder
 DEFAULT_RELEVANCE = 2  # the default `[questions] relevance`: relevant = grade >= 2
 # files in `[runs] dir` with these suffixes are skipped, never read as runs
-RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml")
-RESTRICTED_TEXT = ("show", "hide")  # the values of `[report] restricted_text`
+_RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml")
+_RESTRICTED_TEXT = ("show", "hide")  # the values of `[report] restricted_text`
 # "defined": a judged question with no relevant judgment is left out of every mean (the metrics
 # are undefined there); "trec_eval": it counts 0, as trec_eval averages it
-AVERAGING = ("defined", "trec_eval")
+_AVERAGING = ("defined", "trec_eval")
 MIN_COVERAGE = 0.9  # retrieval.coverage.MIN_COVERAGE, without importing numpy here
 # [report] metrics by default; the first is the primary metric (flips, sign test, verdict)
 DEFAULT_METRICS = {
@@ -102,7 +102,7 @@ def _folders(value: object, root: Path, expected: str) -> tuple[Path, ...]:
 
 
 # how a `[runs] files` entry that names its run is written
-RUN_TABLE = '{name = "...", path = "..."}'
+_RUN_TABLE = '{name = "...", path = "..."}'
 
 
 def _runs(value: object, root: Path, expected: str) -> tuple[tuple[str, Path], ...]:
@@ -113,7 +113,7 @@ def _runs(value: object, root: Path, expected: str) -> tuple[tuple[str, Path], .
         if isinstance(item, dict):
             name = item.get("name")
             if set(item) - {"name", "path"} or not isinstance(name, str) or not name.strip():
-                raise invalid(f"expected {RUN_TABLE}, found keys {', '.join(sorted(item))}")
+                raise invalid(f"expected {_RUN_TABLE}, found keys {', '.join(sorted(item))}")
             path = _file(item.get("path"), root, "a TREC run file", "TREC run file")
             runs.append((name.strip(), path))
         else:
@@ -249,7 +249,7 @@ class RunsSection(Section):
 
     dir: Path | None = key(None, "dir", "a folder of TREC run files")
     files: tuple[tuple[str, Path], ...] = key(
-        (), "runs", f"a list of run paths or {RUN_TABLE} tables"
+        (), "runs", f"a list of run paths or {_RUN_TABLE} tables"
     )
     baseline: Text | None = key(None, "str", "the name of one of the runs")
     min_coverage: float = key(
@@ -267,14 +267,14 @@ class ReportSection(Section):
 
     candidates: Path | None = key(None, "file", "a candidates.toml file", "candidates file")
     notes: Path | None = key(None, "dir", "a folder of candidate notes (<candidate>.md)")
-    restricted_text: Literal[RESTRICTED_TEXT] = key(  # type: ignore[valid-type]
+    restricted_text: Literal[_RESTRICTED_TEXT] = key(  # type: ignore[valid-type]
         "show", "choice", "whether restricted text appears in the site"
     )
     metrics: tuple[str, ...] | None = key(
         None, "metrics", "a non-empty list of metric names (mrr, recall@k, map, ndcg@k:linear, …)"
     )
     primary: Text | None = key(None, "str", "one of the reported metrics")
-    averaging: Literal[AVERAGING] = key(  # type: ignore[valid-type]
+    averaging: Literal[_AVERAGING] = key(  # type: ignore[valid-type]
         "defined", "choice", "how means treat a question with no relevant judgment"
     )
 
@@ -299,7 +299,7 @@ class ExtrasSection(Section):
 
 
 # section name -> its model, in the order the project file documents them
-SECTIONS: dict[str, type[Section]] = {
+_SECTIONS: dict[str, type[Section]] = {
     "project": ProjectSection,
     "documents": DocumentsSection,
     "searchers": SearchersSection,
@@ -350,7 +350,7 @@ def runs_in_folder(folder: Path) -> tuple[tuple[tuple[str, Path], ...], tuple[Pa
     files: list[Path] = []
     skipped: list[Path] = []
     for p in list_folder(folder, ConfigError, "folder of TREC runs"):
-        if p.name.startswith(".") or p.suffix.lower() in RUN_SUFFIXES_SKIPPED or p.is_dir():
+        if p.name.startswith(".") or p.suffix.lower() in _RUN_SUFFIXES_SKIPPED or p.is_dir():
             continue
         check_input(p, ConfigError, "TREC run file")
         (files if looks_like_run(p) else skipped).append(p)

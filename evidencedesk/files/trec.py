@@ -206,7 +206,7 @@ def write_run(
 # -- reading runs -----------------------------------------------------------------------------
 
 
-SNIFF_BYTES = 64 << 10  # how much of a file `looks_like_run` reads
+_SNIFF_BYTES = 64 << 10  # how much of a file `looks_like_run` reads
 
 
 def looks_like_run(path: str | Path) -> bool:
@@ -215,7 +215,7 @@ def looks_like_run(path: str | Path) -> bool:
     note or a README left beside them. A run that looks like one and is damaged further down
     is still read, and refused with its line."""
     with open(path, "rb") as handle:
-        head = handle.read(SNIFF_BYTES)
+        head = handle.read(_SNIFF_BYTES)
     for line in head.removeprefix(b"\xef\xbb\xbf").split(b"\n"):
         parts = line.split()
         if parts and not parts[0].startswith(b"#"):

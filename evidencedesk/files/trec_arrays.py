@@ -2,7 +2,7 @@
 
 The fast path reads the file with pyarrow's streaming CSV reader (single-space or single-tab
 separated, as search engines write runs), three typed columns, in 1 MiB blocks; a run of
-`MIN_RANGE` bytes or more in byte ranges cut at newlines, one thread each, and the blocks turn
+`_MIN_RANGE` bytes or more in byte ranges cut at newlines, one thread each, and the blocks turn
 into arrays in :mod:`.trec_parts`. Anything it does not accept -- a parse error,
 mixed whitespace, a missing or non-finite score, a line longer than its block (the per-line
 limit), a duplicate document -- sends the file to :func:`slow_columns`, which reads it line by
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 # the six columns of a run line, as an error message names them
-RUN_FORM = "'qid Q0 docid rank score tag'"
+_RUN_FORM = "'qid Q0 docid rank score tag'"
 # ASCII only: Python's float() also takes full-width and Arabic-Indic digits and "1_0"
 NUMBER = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 
@@ -102,14 +102,14 @@ def fast_columns(path: str | Path) -> Columns:
 
 
 THREADS = max(1, min(4, os.cpu_count() or 1))  # threads that read a large run's byte ranges
-MIN_RANGE = 64 << 20  # bytes: a smaller run is one range
+_MIN_RANGE = 64 << 20  # bytes: a smaller run is one range
 
 
 def _cuts(mm: mmap.mmap, size: int) -> list[int]:
     """Where the file's byte ranges start and end: up to `THREADS` ranges of at least
-    `MIN_RANGE` bytes, each cut just after a newline."""
+    `_MIN_RANGE` bytes, each cut just after a newline."""
     cuts = [0]
-    n = min(THREADS, size // MIN_RANGE)
+    n = min(THREADS, size // _MIN_RANGE)
     for i in range(1, n):
         at = mm.find(b"\n", max(cuts[-1], size * i // n))
         if at < 0 or at + 1 >= size:
@@ -267,7 +267,7 @@ def slow_columns(path: str | Path) -> Columns:
         docs[parts[2]] = score
         tag = tag or parts[5]
     if not seen:
-        raise RunFileError(path, f"expected lines {RUN_FORM}, found an empty file")
+        raise RunFileError(path, f"expected lines {_RUN_FORM}, found an empty file")
     qids = sorted(seen)
     index = {q: i for i, q in enumerate(qids)}
     codes = np.repeat(

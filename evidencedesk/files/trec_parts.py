@@ -43,8 +43,8 @@ __all__ = [
 
 # a run with more stretches of equal query ids than this (and than one per 64 lines) is joined in
 # file order
-STRETCHES = 4096
-GROUP = 16  # record batches (of up to MAX_LINE_BYTES of text each) turned into arrays at once
+_STRETCHES = 4096
+_GROUP = 16  # record batches (of up to MAX_LINE_BYTES of text each) turned into arrays at once
 
 # qids (sorted bytes), the query code of every line, doc ids (fixed-width bytes), scores, tag,
 # and the lines' (query, document) `line_keys` (None: not computed yet)
@@ -134,7 +134,7 @@ def join_parts(parts: list[Part], tag: bytes) -> Columns:
     lengths = np.concatenate([p.lengths for p in parts])
     n_lines = int(lengths.sum())
     columns = ("docs", "keys", "scores")
-    if len(heads) > max(STRETCHES, n_lines // 64) or bool(np.all(stretch[1:] >= stretch[:-1])):
+    if len(heads) > max(_STRETCHES, n_lines // 64) or bool(np.all(stretch[1:] >= stretch[:-1])):
         codes = np.repeat(stretch, lengths)  # numpy widens ids to the widest part's
         docs, keys, scores = (np.concatenate([getattr(p, c) for p in parts]) for c in columns)
         return qids, codes, docs, scores, tag, keys
@@ -157,12 +157,12 @@ def table_columns(table: pa.Table, tag: bytes) -> Columns:
 
 
 def _groups(reader: pacsv.CSVStreamingReader) -> Iterator[pa.Table]:
-    """The parsed blocks, `GROUP` at a time (the last group may be smaller)."""
+    """The parsed blocks, `_GROUP` at a time (the last group may be smaller)."""
     group: list[pa.RecordBatch] = []
     for batch in itertools.chain(reader, [None]):
         if batch is not None:
             group.append(batch)
-        if group and (batch is None or len(group) == GROUP):
+        if group and (batch is None or len(group) == _GROUP):
             yield pa.Table.from_batches(group)
             group = []
 

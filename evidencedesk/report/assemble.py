@@ -50,11 +50,11 @@ from evidencedesk.results.types import Results
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.stats import LARGE
 
-REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's command, quoted
+_REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's command, quoted
 
 # the caveat of each pipeline stand-in (the toy embedder, MiniLM, the lexical rerankers, tuning on
 # these labels)
-PIPELINE_CAVEATS = {
+_PIPELINE_CAVEATS = {
     "dense": "The dense searcher is a toy: hashed word and character-trigram features in a fixed "
     "vector, not a trained bi-encoder. It shows how the kit measures, not how good dense retrieval is.",
     "minilm": minilm.CAVEAT,
@@ -66,7 +66,7 @@ PIPELINE_CAVEATS = {
 
 # each caveat in a few words: the one line that points to them from pages other than the
 # index and the methods page, which give them in full
-CAVEAT_WORDS = {
+_CAVEAT_WORDS = {
     "dense": "the dense searcher is a toy",
     "minilm": "MiniLM is a bi-encoder, not a cross-encoder",
     "rerankers": "the rerankers are lexical stand-ins",
@@ -74,7 +74,7 @@ CAVEAT_WORDS = {
 }
 
 
-ATTRIBUTES = ("status", "visibility", "language")  # a document's front-matter fields
+_ATTRIBUTES = ("status", "visibility", "language")  # a document's front-matter fields
 
 
 def dataset(results: Results) -> Dataset:
@@ -84,7 +84,7 @@ def dataset(results: Results) -> Dataset:
         DocumentRow(d.id, d.title, d.chunks, d.status, d.visibility, d.language)
         for d in inputs.documents
     )
-    attributes = tuple(a for a in ATTRIBUTES if len({getattr(d, a) for d in docs}) > 1)
+    attributes = tuple(a for a in _ATTRIBUTES if len({getattr(d, a) for d in docs}) > 1)
     labels = inputs.questions
     tags = Counter(t for label in labels for t in label.tags)
     grades = Counter(g for label in labels for g in label.grades.values())
@@ -151,8 +151,8 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         "tuning": inputs.demo,
     }
     caveats = [
-        Caveat("dense" if k == "minilm" else k, v, CAVEAT_WORDS[k])
-        for k, v in PIPELINE_CAVEATS.items()
+        Caveat("dense" if k == "minilm" else k, v, _CAVEAT_WORDS[k])
+        for k, v in _PIPELINE_CAVEATS.items()
         if settings.kind == "pipeline" and shown.get(k, True)
     ]
     compared = results.answerable
@@ -178,9 +178,9 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         skipped=inputs.skipped,
         inputs=tuple(InputFile(f.path, f.sha256) for f in inputs.files),
         price_list=stages.price_list(settings),
-        reproduce=shell_command([*REPRODUCE, *inputs.command])
+        reproduce=shell_command([*_REPRODUCE, *inputs.command])
         if inputs.command
-        else shell_command([*REPRODUCE, "--seed", str(settings.seed)]),
+        else shell_command([*_REPRODUCE, "--seed", str(settings.seed)]),
         grade_caption=claims.say("index.html", "grades", "settings"),
         relevance_text=claims.say("methods.html", "relevance", "settings"),
         rules=tuple((k, claims.say("methods.html", "rule", "", key=k)) for k in METHODS_RULES),
@@ -206,20 +206,20 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
 
 # the pages that show the counts and the notices (templates: index, benchmark, methods, slices,
 # candidates)
-COUNT_PAGES = ("index.html", "benchmark.html", "methods.html", "slices.html")
+_COUNT_PAGES = ("index.html", "benchmark.html", "methods.html", "slices.html")
 
 
-NOTICE_PAGES = ("index.html", "benchmark.html")  # the pages that list the input notices
+_NOTICE_PAGES = ("index.html", "benchmark.html")  # the pages that list the input notices
 
 
 def _say_everywhere(claims: Claims, kind: str, source: str) -> str:
-    """A claim every page that shows it makes: the counts (`COUNT_PAGES` and every candidate's
-    page), the notices (`NOTICE_PAGES`)."""
+    """A claim every page that shows it makes: the counts (`_COUNT_PAGES` and every candidate's
+    page), the notices (`_NOTICE_PAGES`)."""
     text = ""
-    pages: list[str] = list(NOTICE_PAGES)
+    pages: list[str] = list(_NOTICE_PAGES)
     if kind == "counts":
         pages = [
-            *COUNT_PAGES,
+            *_COUNT_PAGES,
             *(f"candidate-{slug(c.name)}.html" for c in claims.results.candidates),
         ]
     for page in pages:
@@ -227,7 +227,7 @@ def _say_everywhere(claims: Claims, kind: str, source: str) -> str:
     return text
 
 
-TO_LABEL_PREVIEW = 30  # rows of to-label.tsv its page shows
+_TO_LABEL_PREVIEW = 30  # rows of to-label.tsv its page shows
 
 
 def to_label(results: Results) -> ToLabelPage | None:
@@ -239,7 +239,7 @@ def to_label(results: Results) -> ToLabelPage | None:
     rows = tuple(
         ToLabelRow(r.question, text.get(r.question, ""), r.document, titles.get(r.document, ""),
                    r.rank, ", ".join(r.runs), r.splits)
-        for r in results.to_label[:TO_LABEL_PREVIEW]
+        for r in results.to_label[:_TO_LABEL_PREVIEW]
     )  # fmt: skip
     return ToLabelPage(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
                    results.to_label_total)  # fmt: skip

@@ -37,21 +37,21 @@ from evidencedesk.results.types import Results
 
 __all__ = ["Disagreement", "audit"]
 
-CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
-LEFT_OUT = ("since.html",)  # compares with another report's results
+_CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
+_LEFT_OUT = ("since.html",)  # compares with another report's results
 # elements whose text is not prose the audit reads (scripts, navigation, code …)
-SKIPPED = {"script", "style", "nav", "footer", "pre", "code", "svg", "template"}
+_SKIPPED = {"script", "style", "nav", "footer", "pre", "code", "svg", "template"}
 # elements that end a block of prose (each block is read as one sentence group)
-BLOCKS = {"p", "li", "dd", "dt", "h1", "h2", "h3", "h4", "caption", "figcaption", "summary",
+_BLOCKS = {"p", "li", "dd", "dt", "h1", "h2", "h3", "h4", "caption", "figcaption", "summary",
           "blockquote", "td", "th", "div", "section", "aside", "header"}  # fmt: skip
 # what a sentence may say only inside a claim
-DECIMAL = re.compile(r"[+−-]?\d+\.\d{2,}")
+_DECIMAL = re.compile(r"[+−-]?\d+\.\d{2,}")
 # a p-value a sentence may state only inside a claim
-P_VALUE = re.compile(r"\bp\s*(?:=|<|>|≤|≥)\s*\d")
+_P_VALUE = re.compile(r"\bp\s*(?:=|<|>|≤|≥)\s*\d")
 # a flips count ("+3/−1") a sentence or table cell may state only inside a claim
-FLIPS = re.compile(r"\+\d+/[−-]\d+")
+_FLIPS = re.compile(r"\+\d+/[−-]\d+")
 # verdict and grade phrases a sentence may state only inside a claim
-PHRASES = re.compile(
+_PHRASES = re.compile(
     r"not proven|\bleans? (?:better|worse|no way)|did not move|useful context|"
     r"\bgrades? \d+ (?:is|=|means)\b|\bp\s*=\s*0\.000\b",
     re.IGNORECASE,
@@ -71,7 +71,7 @@ class Disagreement:
 
 
 @dataclass(frozen=True)
-class PageText:
+class _PageText:
     """What a page shows: its prose blocks and table cells, each as shown and with the claims
     it marks blanked out, and each marked claim (its number on the page, its words)."""
 
@@ -117,12 +117,12 @@ class _Text(HTMLParser):
             page, _, number = (dict(attrs).get("data-claim") or "").rpartition(" ")
             if page and number.isdigit():
                 self._claim, self._claim_text, self._spans = (page, int(number)), [], 0
-        if tag in SKIPPED:
+        if tag in _SKIPPED:
             self._skip += 1
         if tag == "table":
             self._flush()
             self._table += 1
-        if tag in BLOCKS or tag == "br":
+        if tag in _BLOCKS or tag == "br":
             self._flush()
 
     def handle_endtag(self, tag: str) -> None:
@@ -132,12 +132,12 @@ class _Text(HTMLParser):
             else:
                 self.marked.append((*self._claim, _squeeze("".join(self._claim_text))))
                 self._claim = None
-        if tag in BLOCKS:
+        if tag in _BLOCKS:
             self._flush()
         if tag == "table":
             self._flush()
             self._table = max(0, self._table - 1)
-        if tag in SKIPPED:
+        if tag in _SKIPPED:
             self._skip = max(0, self._skip - 1)
 
     def handle_data(self, data: str) -> None:
@@ -153,21 +153,21 @@ class _Text(HTMLParser):
 
 
 # a claim mark written inside an attribute value (a template's slip the audit reports)
-IN_ATTRIBUTE = re.compile(r'="[^"<>]*<span data-claim=')
+_IN_ATTRIBUTE = re.compile(r'="[^"<>]*<span data-claim=')
 
 
-def page_text(path: Path) -> PageText:
+def _page_text(path: Path) -> _PageText:
     """What the page at `path` shows: its prose, its table cells and the claims it marks."""
     raw = read_text(path, AuditError, "page")
     parser = _Text()
     parser.feed(raw)
     parser.close()
-    return PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
-                    len(IN_ATTRIBUTE.findall(raw)))  # fmt: skip
+    return _PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
+                    len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
 
 
 def _claims(site: Path) -> dict[str, list[dict[str, Any]]]:
-    path = site / CLAIMS
+    path = site / _CLAIMS
     data = parse_json(read_text(path, AuditError, "claims file"), path, AuditError)
     if not isinstance(data, dict):
         raise AuditError(path, "expected an object of page -> claims, found something else")
@@ -188,13 +188,13 @@ def _around(text: str, start: int) -> str:
     return text[a : b + 1 if b >= 0 else len(text)].strip()[:200]
 
 
-def _unbacked(page: str, shown: PageText, said: list[str]) -> list[Disagreement]:
+def _unbacked(page: str, shown: _PageText, said: list[str]) -> list[Disagreement]:
     """Numbers, p-values, flips and verdict phrases that no claim of the page backs: outside
     the marked claims and not inside the words of one of the page's (unmarked) claims."""
     out = []
     for block, blanked in shown.prose:
         masked = _masked(blanked, said)
-        for pattern in (DECIMAL, P_VALUE, FLIPS, PHRASES):
+        for pattern in (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES):
             hit = pattern.search(masked)
             if hit is not None:
                 out.append(Disagreement(page, _around(block, hit.start()),
@@ -202,14 +202,14 @@ def _unbacked(page: str, shown: PageText, said: list[str]) -> list[Disagreement]
                 break
     for cell, blanked in shown.cells:
         masked = _masked(blanked, said)
-        hit = FLIPS.search(masked) or PHRASES.search(masked)
+        hit = _FLIPS.search(masked) or _PHRASES.search(masked)
         if hit is not None:
             out.append(Disagreement(page, cell[:200], "nothing: no claim backs this table cell"))
     return out
 
 
 def _marked_disagreements(page: str, claims: dict[str, list[dict[str, Any]]],
-                          shown: PageText) -> list[Disagreement]:  # fmt: skip
+                          shown: _PageText) -> list[Disagreement]:  # fmt: skip
     """Each claim where a page marks it says that claim's words."""
     out = []
     for where, number, text in shown.marked:
@@ -254,9 +254,9 @@ def audit(site: Path) -> tuple[list[Disagreement], int, int]:
     found: list[Disagreement] = []
     checked = 0
     for page in sorted(p.name for p in site.glob("*.html")):
-        if page in LEFT_OUT:
+        if page in _LEFT_OUT:
             continue
-        shown = page_text(site / page)
+        shown = _page_text(site / page)
         mine = claims.get(page, [])
         text = " ".join(block for block, _ in (*shown.prose, *shown.cells))
         text += " " + " ".join(words for _, _, words in shown.marked)

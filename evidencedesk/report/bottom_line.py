@@ -28,7 +28,7 @@ from evidencedesk.results.rows import Costs
 from evidencedesk.results.types import Results
 from evidencedesk.retrieval.stats import TIE
 
-NOT_KNOWN = "not known"  # a candidate's cost when no measure of it is known (TREC runs)
+_NOT_KNOWN = "not known"  # a candidate's cost when no measure of it is known (TREC runs)
 PAGE = "index.html"  # the page the bottom line's claims are recorded on
 
 
@@ -42,7 +42,7 @@ def change(base: float, cand: float, unit: str = "") -> str:
     return (f"{pct:+.1f} %" if abs(pct) < 1 else f"{pct:+.0f} %").replace("-", "−")
 
 
-def cost_text(base: Costs, cand: Costs) -> str:
+def _cost_text(base: Costs, cand: Costs) -> str:
     """Each known cost's change against the baseline (the candidate page's own wording);
     "not known" when the run's costs are unknown (an external run), never "same"."""
     parts = []
@@ -57,7 +57,7 @@ def cost_text(base: Costs, cand: Costs) -> str:
         text = change(b, c, unit)
         parts.append(f"{name} {text}" + (" (hypothetical)" if name == "latency" else ""))
     if not parts:
-        return NOT_KNOWN
+        return _NOT_KNOWN
     if all(p.split(" ")[1] == "same" for p in parts):
         return "same cost"
     return " · ".join(parts)
@@ -79,7 +79,7 @@ def rows(results: Results, say: Say) -> tuple[CandidateRow, ...]:
             gate=say("gate", f"candidates[{i}]"),
             delta=stat(f"Δ {label}", d.delta, d.low, d.high, d.n, signed=True),
             flips=say("flip_cell", f"candidates[{i}].comparisons[{at}]"),
-            cost=cost_text(base, c.costs),
+            cost=_cost_text(base, c.costs),
             critical=c.decision.critical_worse,
             gated=c.gate.evaluated,
         ))  # fmt: skip

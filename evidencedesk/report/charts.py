@@ -21,14 +21,14 @@ from evidencedesk.report.sections import AblationSection, SizingLine, SizingSect
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Stat
 
-BLUE = "#2166ac"  # the colour of better changes and of the built-in variants
-ORANGE = "#b35806"  # the colour of worse changes
-GREY = "#6b7280"  # the colour of no change and of TREC runs
-INK = "#1f2937"  # the colour of the charts' text and zero lines
+_BLUE = "#2166ac"  # the colour of better changes and of the built-in variants
+_ORANGE = "#b35806"  # the colour of worse changes
+_GREY = "#6b7280"  # the colour of no change and of TREC runs
+_INK = "#1f2937"  # the colour of the charts' text and zero lines
 # plotly's options for every chart: no logo, resized with the page
-CONFIG = {"displaylogo": False, "responsive": True}
+_CONFIG = {"displaylogo": False, "responsive": True}
 # the charts' font: the system fonts the stylesheet uses
-FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
+_FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 
 
 def _esc(text: str) -> str:
@@ -41,11 +41,11 @@ def _layout(fig: go.Figure, height: int, x_title: str, y_title: str = "") -> Non
         height=height,
         # labels size their own margin (automargin), so a phone keeps the plot's width
         margin={"l": 10, "r": 40, "t": 30, "b": 60},
-        font={"family": FONT, "size": 13, "color": INK},
+        font={"family": _FONT, "size": 13, "color": _INK},
         paper_bgcolor="white",
         plot_bgcolor="white",
         showlegend=False,
-        hoverlabel={"font": {"family": FONT}},
+        hoverlabel={"font": {"family": _FONT}},
     )
     # axis titles short and a size smaller: a phone's plot is a third of a laptop's
     fig.update_xaxes(title_text=x_title, title_font_size=12, gridcolor="#e5e7eb",
@@ -59,7 +59,7 @@ def _to_fragment(fig: go.Figure, name: str) -> str:
         include_plotlyjs=False,
         full_html=False,
         div_id=f"chart-{slug(name)}",
-        config=CONFIG,
+        config=_CONFIG,
         default_width="100%",
         default_height=f"{fig.layout.height or 400}px",
     )
@@ -80,7 +80,7 @@ def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) ->
             x=[s.value for s in stats],
             y=[_esc(v.name) for v in shown],
             mode="markers",
-            marker={"size": 10, "color": [GREY if v.kind == "external" else BLUE for v in shown]},
+            marker={"size": 10, "color": [_GREY if v.kind == "external" else _BLUE for v in shown]},
             error_x=_error_bars(stats),
             customdata=[[s.text, s.interval_text, s.n] for s in stats],
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}, n=%{customdata[2]}<extra></extra>",
@@ -114,7 +114,7 @@ def _error_bars(stats: Sequence[Stat]) -> dict[str, object]:
         "arrayminus": [
             None if s.low is None or s.value is None else s.value - s.low for s in stats
         ],
-        "color": INK,
+        "color": _INK,
         "thickness": 1.5,
     }
 
@@ -122,7 +122,7 @@ def _error_bars(stats: Sequence[Stat]) -> dict[str, object]:
 def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str:
     # blue = better, orange = worse (colour-blind safe), grey = no change
     colours = [
-        BLUE if (d.value or 0) > 0 else ORANGE if (d.value or 0) < 0 else GREY for d in deltas
+        _BLUE if (d.value or 0) > 0 else _ORANGE if (d.value or 0) < 0 else _GREY for d in deltas
     ]
     fig = go.Figure(
         go.Scatter(
@@ -135,7 +135,7 @@ def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
         )
     )
-    fig.add_vline(x=0, line_color=INK, line_width=1, line_dash="dash")
+    fig.add_vline(x=0, line_color=_INK, line_width=1, line_dash="dash")
     _layout(
         fig, _height(len(labels)), f"{_esc(label)}: candidate − baseline<br>(paired 95 % interval)"
     )
@@ -165,8 +165,8 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
 
     fig = go.Figure(
         [
-            side([x.cell.better for x in lines], "better", BLUE, "+"),
-            side([-x.cell.worse for x in lines], "worse", ORANGE, "−"),
+            side([x.cell.better for x in lines], "better", _BLUE, "+"),
+            side([-x.cell.worse for x in lines], "worse", _ORANGE, "−"),
         ]
     )
     bound = max([max(x.cell.better, x.cell.worse) for x in lines] + [1])
@@ -202,7 +202,7 @@ def sizing_chart(sizing: SizingSection, name: str) -> str:
     ticks = {d: _depth_tick(first[d]) for d in depths}
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         row_heights=[0.62, 0.38])  # fmt: skip
-    palette = [GREY, BLUE, ORANGE, INK, "#67a9cf", "#f1a340"]
+    palette = [_GREY, _BLUE, _ORANGE, _INK, "#67a9cf", "#f1a340"]
     symbols = ["circle", "square", "diamond", "triangle-up", "cross", "x"]
     for k, f in enumerate(finals):
         mine = [r for r in rows if r.final == f]
@@ -214,7 +214,7 @@ def sizing_chart(sizing: SizingSection, name: str) -> str:
                 mode="markers+text",
                 text=[f"chosen: {r.depth}×{r.final}" if r.smallest_in_noise else "" for r in mine],
                 textposition="top center",
-                textfont={"size": 12, "color": INK},
+                textfont={"size": 12, "color": _INK},
                 cliponaxis=False,
                 name=f"final {f}",
                 legendgroup=f"final {f}",
@@ -225,7 +225,7 @@ def sizing_chart(sizing: SizingSection, name: str) -> str:
                     "symbol": symbols[k % len(symbols)],
                     "line": {
                         "width": [3 if r.smallest_in_noise else 0 for r in mine],
-                        "color": INK,
+                        "color": _INK,
                     },
                 },
                 error_y={
@@ -307,7 +307,7 @@ def ablation_chart(ablations: AblationSection, name: str) -> str:
             x=values,
             y=[_esc(r.change) for r in rows],
             orientation="h",
-            marker={"color": [BLUE if (v or 0) >= 0 else ORANGE for v in values]},
+            marker={"color": [_BLUE if (v or 0) >= 0 else _ORANGE for v in values]},
             error_x=_error_bars([s for s in stats if s is not None])
             if all(s is not None for s in stats)
             else None,
@@ -318,7 +318,7 @@ def ablation_chart(ablations: AblationSection, name: str) -> str:
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
         )
     )
-    fig.add_vline(x=0, line_color=INK, line_width=1)
+    fig.add_vline(x=0, line_color=_INK, line_width=1)
     _layout(fig, _height(len(rows)), "MRR change vs the base config<br>(paired 95 % interval)")
     fig.update_layout(margin={"l": 10, "r": 40, "t": 20, "b": 60})
     fig.update_xaxes(range=[-bound, bound])

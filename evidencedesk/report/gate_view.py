@@ -10,14 +10,14 @@ from evidencedesk.report.words import gate_k, gate_metric
 from evidencedesk.results.types import PolicyFacts, Results, RuleValue
 
 # what breaching each policy key does (evidencedesk.gate.decide_gate)
-ON_BREACH = {
+_ON_BREACH = {
     "critical": "BLOCK",
     "min_recall": "BLOCK",
     "min_pass_rate": "BLOCK",
     "max_drop": "REVIEW",
     "review_on_mrr_flips": "REVIEW",
 }
-MEANING = {  # {rel}: the project's relevance threshold; {within}: the list the gate reads
+_MEANING = {  # {rel}: the project's relevance threshold; {within}: the list the gate reads
     "critical": "each critical question has a relevant result (grade ≥ {rel}) in {within}",
     "min_recall": "R@k (recall within {within}) is at least the minimum",
     "min_pass_rate": "the share of answerable questions with a relevant result (grade ≥ {rel}) "
@@ -45,7 +45,7 @@ class RuleRow(Plain):
 
 
 @dataclass(frozen=True)
-class PolicyRow(Plain):
+class _PolicyRow(Plain):
     """One key of the gate policy: its value, what it checks, what breaching it does."""
 
     key: str
@@ -55,7 +55,7 @@ class PolicyRow(Plain):
 
 
 @dataclass(frozen=True)
-class CriticalRow(Plain):
+class _CriticalRow(Plain):
     """A critical question of the gate policy and why it is critical."""
 
     id: str
@@ -63,7 +63,7 @@ class CriticalRow(Plain):
 
 
 @dataclass(frozen=True)
-class GateCandidate(Plain):
+class _GateCandidate(Plain):
     """One candidate's gate verdict and its policy rules, on the gate page."""
 
     name: str
@@ -78,9 +78,9 @@ class GatePage(Plain):
     """The gate page: the baseline compared with, the policy, critical questions, each candidate."""
 
     baseline: str  # what max_drop and the flips rule compare with, or why nothing
-    policy: tuple[PolicyRow, ...]
-    critical: tuple[CriticalRow, ...]
-    candidates: tuple[GateCandidate, ...]
+    policy: tuple[_PolicyRow, ...]
+    critical: tuple[_CriticalRow, ...]
+    candidates: tuple[_GateCandidate, ...]
 
 
 def _observed(r: RuleValue) -> str:
@@ -122,7 +122,7 @@ def rule_rows(rules: tuple[RuleValue, ...], k: int) -> tuple[RuleRow, ...]:
     """The rows of a candidate's gate rules; `k`: the top k the gate read (its metrics are named
     with it)."""
     return tuple(
-        RuleRow(r.rule, gate_metric(r.metric, k), _observed(r), _threshold(r), ON_BREACH[r.rule],
+        RuleRow(r.rule, gate_metric(r.metric, k), _observed(r), _threshold(r), _ON_BREACH[r.rule],
                 f"not evaluated: {r.why}" if r.status == "not evaluated" else r.status,
                 _margin(r), r.status in ("REVIEW", "BLOCK"))
         for r in rules
@@ -140,7 +140,7 @@ def summary(rules: tuple[RuleValue, ...]) -> str:
     return " · ".join(parts)
 
 
-def _policy_rows(p: PolicyFacts, relevance: int, within: str) -> tuple[PolicyRow, ...]:
+def _policy_rows(p: PolicyFacts, relevance: int, within: str) -> tuple[_PolicyRow, ...]:
     values = {
         "critical": ", ".join(p.critical) or "none",
         "min_recall": fmt(p.min_recall),
@@ -149,7 +149,7 @@ def _policy_rows(p: PolicyFacts, relevance: int, within: str) -> tuple[PolicyRow
         "review_on_mrr_flips": "on" if p.review_on_mrr_flips else "off",
     }
     return tuple(
-        PolicyRow(k, v, MEANING[k].format(rel=relevance, within=within), ON_BREACH[k])
+        _PolicyRow(k, v, _MEANING[k].format(rel=relevance, within=within), _ON_BREACH[k])
         for k, v in values.items()
     )
 
@@ -167,11 +167,11 @@ def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
         baseline=baseline,
         policy=_policy_rows(policy, results.settings.relevance, within),
         critical=tuple(
-            CriticalRow(q, policy.notes.get(q, "no reason given in the policy"))
+            _CriticalRow(q, policy.notes.get(q, "no reason given in the policy"))
             for q in policy.critical
         ),
         candidates=tuple(
-            GateCandidate(
+            _GateCandidate(
                 c.name,
                 slugs[c.name],
                 c.gate.verdict,

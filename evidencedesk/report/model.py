@@ -26,7 +26,7 @@ from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
 from evidencedesk.results.types import ModelFacts, Results, Skipped
 
-GateLevel = Literal["GO", "REVIEW", "BLOCK"]  # a gate verdict
+_GateLevel = Literal["GO", "REVIEW", "BLOCK"]  # a gate verdict
 
 
 @dataclass(frozen=True)
@@ -383,7 +383,7 @@ class CandidatePage(Plain):
     flips: Flips
     slices: tuple[SliceCompare, ...]
     cost: tuple[CostRow, ...]
-    verdict: GateLevel
+    verdict: _GateLevel
     gate_lines: tuple[GateLine, ...]
     recommendation: Recommendation
     note_markdown: str | None = None
@@ -536,7 +536,7 @@ class VariantList(Plain):
 
 
 # how a chunk moved between the baseline's list and a candidate's
-Move = Literal["up", "down", "same", "new", "dropped"]
+_Move = Literal["up", "down", "same", "new", "dropped"]
 
 
 @dataclass(frozen=True)
@@ -546,7 +546,7 @@ class AlignedItem(Plain):
     chunk: RankedItem  # rank = the candidate's rank, or the baseline's for a dropped chunk
     base_rank: int | None  # None: new in the candidate's list
     cand_rank: int | None  # None: dropped from it
-    move: Move
+    move: _Move
     by: int  # ranks moved (0 unless up or down)
     move_text: str  # "▲ up 2", "▼ down 1", "= same rank", "+ new", "− dropped"
 

@@ -42,30 +42,30 @@ from evidencedesk.errors import BuildLockedError, OutputFolderError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.writing import write_file
 
-GENERATOR = "evidencedesk"  # the `generator` a manifest or marker evidencedesk wrote carries
-MANIFEST = "manifest.json"  # the file of a site that lists every file its build wrote
+_GENERATOR = "evidencedesk"  # the `generator` a manifest or marker evidencedesk wrote carries
+_MANIFEST = "manifest.json"  # the file of a site that lists every file its build wrote
 # what every earlier version wrote beside its pages and downloads (their manifests list neither)
-LEGACY_FILES = frozenset({
+_LEGACY_FILES = frozenset({
     "assets/style.css", "assets/sort.js", "assets/questions.js", "assets/plotly.min.js",
     "data/question-list.js", "results.json", "results-questions.json.gz", "data/per-question.csv",
     "data/per-question.csv.gz", "data/qrels.txt", "data/qrels.txt.gz",
 })  # fmt: skip
 # the start of the name of a build's lock file, beside the output folder
-LOCK_PREFIX = ".site-lock-"
+_LOCK_PREFIX = ".site-lock-"
 # the keys of the manifest earlier versions wrote (no `generator`)
-LEGACY_KEYS = frozenset({"seed", "version", "input_hash", "pages"})
-OWNER = "owner.json"  # the marker of a build's work folder (generator, pid, host, out name)
+_LEGACY_KEYS = frozenset({"seed", "version", "input_hash", "pages"})
+_OWNER = "owner.json"  # the marker of a build's work folder (generator, pid, host, out name)
 # what the repository's `site/` holds before a first build, which `--out` may replace
-README_ONLY = frozenset({"README.md"})
-MAX_MARKER_BYTES = 64 << 20  # a manifest lists every page; 64 MiB is far beyond 100,000 pages
+_README_ONLY = frozenset({"README.md"})
+_MAX_MARKER_BYTES = 64 << 20  # a manifest lists every page; 64 MiB is far beyond 100,000 pages
 # the advice that ends every refusal of `--out`
-HOW = "choose a new or empty folder, or a previous site, for --out (e.g. --out site)"
+_HOW = "choose a new or empty folder, or a previous site, for --out (e.g. --out site)"
 
 
 def resolve(out: str | Path) -> Path:
     """The folder a build writes: absolute, every symbolic link followed."""
     if not str(out).strip():
-        raise OutputFolderError("--out", f"expected a folder name, found an empty string; {HOW}")
+        raise OutputFolderError("--out", f"expected a folder name, found an empty string; {_HOW}")
     return Path(os.path.realpath(os.path.abspath(out)))
 
 
@@ -88,13 +88,13 @@ def _marker(path: Path, limit: int) -> dict[str, Any] | None:
 
 def _manifest(folder: Path) -> dict[str, Any] | None:
     """`folder`'s manifest.json if evidencedesk wrote it (this version's or a legacy one)."""
-    data = _marker(folder / MANIFEST, MAX_MARKER_BYTES)
-    if data is None or not (data.get("generator") == GENERATOR or LEGACY_KEYS <= data.keys()):
+    data = _marker(folder / _MANIFEST, _MAX_MARKER_BYTES)
+    if data is None or not (data.get("generator") == _GENERATOR or _LEGACY_KEYS <= data.keys()):
         return None
     return data
 
 
-def is_site(folder: Path) -> bool:
+def _is_site(folder: Path) -> bool:
     """True if `folder` holds a manifest evidencedesk wrote (this version's or a legacy one)."""
     return _manifest(folder) is not None
 
@@ -106,14 +106,14 @@ def _names(value: object) -> set[str]:
 def _listed_files(folder: Path) -> frozenset[str]:
     """The files (paths relative to `folder`, ``/``-separated) that the previous build wrote:
     its manifest's ``files``; for a manifest of an earlier version, which had none, its pages,
-    its downloads and the files every earlier version wrote (`LEGACY_FILES`, ``data/runs/*.run``).
+    its downloads and the files every earlier version wrote (`_LEGACY_FILES`, ``data/runs/*.run``).
     None of a folder that is not a site (empty, README-only)."""
     data = _manifest(folder)
     if data is None:
         return frozenset()
     if "files" in data:
-        return frozenset(_names(data["files"]) | {MANIFEST})
-    found = _names(data.get("pages")) | _names(data.get("downloads")) | LEGACY_FILES | {MANIFEST}
+        return frozenset(_names(data["files"]) | {_MANIFEST})
+    found = _names(data.get("pages")) | _names(data.get("downloads")) | _LEGACY_FILES | {_MANIFEST}
     runs = folder / "data" / "runs"
     if runs.is_dir() and not runs.is_symlink():
         found |= {f"data/runs/{p.name}" for p in runs.iterdir() if p.name.endswith(".run")}
@@ -193,17 +193,17 @@ def check_replaceable(out: Path, shown: str) -> None:
     except FileNotFoundError:
         return
     if not stat.S_ISDIR(info.st_mode):
-        raise OutputFolderError(shown, f"expected a folder for the site, found a file; {HOW}")
+        raise OutputFolderError(shown, f"expected a folder for the site, found a file; {_HOW}")
     names = sorted(entry.name for entry in os.scandir(out))
-    if not names or is_site(out):
+    if not names or _is_site(out):
         return
-    if set(names) == README_ONLY and stat.S_ISREG((out / "README.md").lstat().st_mode):
+    if set(names) == _README_ONLY and stat.S_ISREG((out / "README.md").lstat().st_mode):
         return  # the README is carried into the new site (a link would not be: refused)
     examples = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
     raise OutputFolderError(
         shown,
         "expected an absent or empty folder or a previous evidencedesk site (manifest.json), "
-        f"found a folder with other files ({examples}); it is left as it is — {HOW}",
+        f"found a folder with other files ({examples}); it is left as it is — {_HOW}",
     )
 
 
@@ -255,13 +255,13 @@ def check_target(out: Path, shown: str, places: list[tuple[Path, str]]) -> None:
     """Refuse `/`, a file, a path under a file, and any protected place `out` equals or holds."""
     if out == Path(out.anchor):
         raise OutputFolderError(
-            shown, f"expected a folder of its own, found the root folder; {HOW}"
+            shown, f"expected a folder of its own, found the root folder; {_HOW}"
         )
     for parent in out.parents:
         if os.path.lexists(parent):
             if not parent.is_dir():
                 raise OutputFolderError(
-                    shown, f"expected a folder path, found that {parent} is a file; {HOW}"
+                    shown, f"expected a folder path, found that {parent} is a file; {_HOW}"
                 )
             break
     for place, what in places:
@@ -270,25 +270,25 @@ def check_target(out: Path, shown: str, places: list[tuple[Path, str]]) -> None:
             raise OutputFolderError(
                 shown,
                 f"expected a folder of its own for the site, found {relation}{what} ({place}), "
-                f"which evidencedesk never replaces; {HOW}",
+                f"which evidencedesk never replaces; {_HOW}",
             )
 
 
 def _owner_data(out: Path) -> bytes:
-    data = {"generator": GENERATOR, "host": socket.gethostname(), "out": out.name,
+    data = {"generator": _GENERATOR, "host": socket.gethostname(), "out": out.name,
             "pid": os.getpid()}  # fmt: skip
     return (json.dumps(data, sort_keys=True) + "\n").encode("utf-8")
 
 
-def write_owner(work: Path, out: Path) -> None:
-    """Write the marker (`OWNER`) that makes `work` this process's work folder for `out`."""
-    write_file(work / OWNER, _owner_data(out), "work folder's marker")
+def _write_owner(work: Path, out: Path) -> None:
+    """Write the marker (`_OWNER`) that makes `work` this process's work folder for `out`."""
+    write_file(work / _OWNER, _owner_data(out), "work folder's marker")
 
 
 def _owner_pid(work: Path, out: Path) -> int | None:
     """The pid recorded in `work`'s marker, or None when the folder is not ours (or not here)."""
-    data = _marker(work / OWNER, 4096)
-    if data is None or data.get("generator") != GENERATOR:
+    data = _marker(work / _OWNER, 4096)
+    if data is None or data.get("generator") != _GENERATOR:
         return None
     pid = data.get("pid")
     if data.get("out") != out.name or data.get("host") != socket.gethostname():
@@ -337,7 +337,7 @@ def _restore_legacy(entry: Path, out: Path) -> None:
     pid = entry.name.removeprefix(f".site-old-{out.name}-")
     if pid == entry.name or not pid.isdigit() or os.path.lexists(out) or entry.is_symlink():
         return
-    if entry.is_dir() and is_site(entry) and not _alive(int(pid)):
+    if entry.is_dir() and _is_site(entry) and not _alive(int(pid)):
         entry.rename(out)
 
 
@@ -364,16 +364,16 @@ def claim_work(out: Path, shown: str) -> Path:
         _undo(work, out)
     work.mkdir()
     try:
-        write_owner(work, out)
+        _write_owner(work, out)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     return work
 
 
-def lock_path(out: Path) -> Path:
+def _lock_path(out: Path) -> Path:
     """The lock file that one build into `out` holds at a time, beside the folder."""
-    return out.parent / f"{LOCK_PREFIX}{out.name}"
+    return out.parent / f"{_LOCK_PREFIX}{out.name}"
 
 
 @contextlib.contextmanager
@@ -388,7 +388,7 @@ def build_lock(out: Path, shown: str) -> Iterator[None]:
     except ImportError:  # pragma: no cover - Windows
         yield
         return
-    lock = lock_path(out)
+    lock = _lock_path(out)
     while True:
         fd = _open_lock(lock, shown)
         try:
@@ -472,7 +472,7 @@ def _claim_lock(fd: int, lock: Path, out: Path, shown: str) -> None:
             data = parse_json(found.decode("utf-8"), None, OutputFolderError)
         except (ValueError, OutputFolderError):
             data = None
-        if not isinstance(data, dict) or data.get("generator") != GENERATOR:
+        if not isinstance(data, dict) or data.get("generator") != _GENERATOR:
             raise OutputFolderError(
                 shown, f"expected no {lock.name} beside it but evidencedesk's lock file, "
                 "found a file evidencedesk did not write; move it away or choose another --out"

@@ -83,7 +83,7 @@ def write_results(model: SiteModel, out: Path) -> list[str]:
     return list(files)
 
 
-CLAIMS_JSON = "claims.json"  # every claim of every page, for `evidencedesk audit`
+_CLAIMS_JSON = "claims.json"  # every claim of every page, for `evidencedesk audit`
 
 
 def write_claims(model: SiteModel, out: Path) -> None:
@@ -92,7 +92,7 @@ def write_claims(model: SiteModel, out: Path) -> None:
     if claims is None or not hasattr(claims, "to_dict"):
         return
     text = json.dumps(claims.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    _write_files(out, {CLAIMS_JSON: text.encode("utf-8")})
+    _write_files(out, {_CLAIMS_JSON: text.encode("utf-8")})
 
 
 def results_in_background(model: SiteModel, out: Path, background: Callable[..., Any]) -> list[Any]:

@@ -4,7 +4,7 @@
 page's list of that run; shown for a candidate, to its side-by-side diff there; a question
 without a page (beyond the page limit and cap, results.pages) to its row in the question list. The list itself is one
 lean row per question (tags, critical, which candidates change it, the baseline's pass/fail),
-written into the page for the first `STATIC_ROWS` and, for the list's script, as a data file.
+written into the page for the first `_STATIC_ROWS` and, for the list's script, as a data file.
 Formatting only: pass/fail reads the baseline's stored rank of its first relevant chunk.
 """
 
@@ -20,7 +20,7 @@ from evidencedesk.report.site import slug
 from evidencedesk.results.pages import pass_depth, passes
 from evidencedesk.results.types import Results
 
-STATIC_ROWS = 500  # question-list rows written into the page (readable without JavaScript)
+_STATIC_ROWS = 500  # question-list rows written into the page (readable without JavaScript)
 LIST_PAGE = "questions.html"  # the question list's page
 LIST_DATA = "data/question-list.js"  # every row, for the list's script
 
@@ -101,7 +101,7 @@ def question_list(results: Results, pages: Collection[str]) -> QuestionList:
             "—: the question has no relevant judgment"
         ),
         metric=results.settings.metric(metric).label,
-        static_rows=min(len(rows), STATIC_ROWS),
+        static_rows=min(len(rows), _STATIC_ROWS),
     )
 
 
@@ -111,7 +111,7 @@ def list_script(ql: QuestionList, candidates: Sequence[str]) -> str:
     index = {name: i for i, name in enumerate(candidates)}
     data = {
         "candidates": [[name, diff_anchor(name)] for name in candidates],
-        "shown": STATIC_ROWS,
+        "shown": _STATIC_ROWS,
         "rows": [
             [
                 r.id,

@@ -36,7 +36,7 @@ def category(verdict: str) -> str:
 
 
 # verdicts whose recommendation warns that a third-decimal difference is not a result
-CAUTIOUS = (v.NO_CLEAR_CHANGE, v.PROMISING, v.MIXED, v.LEANS_WORSE)
+_CAUTIOUS = (v.NO_CLEAR_CHANGE, v.PROMISING, v.MIXED, v.LEANS_WORSE)
 
 
 def recommend(
@@ -74,7 +74,7 @@ def recommend(
     condensed = say("condensed", source)
     if condensed:
         lines.append(f"- {md_escape(condensed)}.")
-    if cand.decision.verdict in CAUTIOUS:
+    if cand.decision.verdict in _CAUTIOUS:
         lines += [
             "",
             "Differences in the third decimal of a mean are not a result; decide on the flips "

@@ -44,10 +44,10 @@ from evidencedesk.retrieval.stats import TIE
 from evidencedesk.version import __version__
 
 # the plotly.js bundle the site copies into assets/ (the pages open offline)
-PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+_PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 # template file -> assets/ name
-ASSETS = {"style.css": "style.css", "sort.js": "sort.js", "questions.js": "questions.js"}
-SECTION_PAGES = (  # (file, nav title, model attribute that must be present or None)
+_ASSETS = {"style.css": "style.css", "sort.js": "sort.js", "questions.js": "questions.js"}
+_SECTION_PAGES = (  # (file, nav title, model attribute that must be present or None)
     ("index.html", "Overview", None),
     ("benchmark.html", "Benchmark & intervals", None),
     ("flips.html", "Flips", None),
@@ -123,24 +123,24 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
     return env
 
 
-MAX_EPOCH = 253402300799  # 9999-12-31 23:59:59 UTC: the last date "%Y-%m-%d" writes in 4 digits
+_MAX_EPOCH = 253402300799  # 9999-12-31 23:59:59 UTC: the last date "%Y-%m-%d" writes in 4 digits
 
 
 def build_date() -> str | None:
     """The build date only when SOURCE_DATE_EPOCH is set (reproducible builds); else none.
 
-    A value that is not whole seconds from 0 to `MAX_EPOCH` is one `EnvironmentValueError`
+    A value that is not whole seconds from 0 to `_MAX_EPOCH` is one `EnvironmentValueError`
     (the CLI checks it before any work)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if not epoch:
         return None
     digits = epoch.strip()
-    if not (digits.isascii() and digits.isdigit() and len(digits) <= len(str(MAX_EPOCH))
-            and int(digits) <= MAX_EPOCH):  # fmt: skip
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= len(str(_MAX_EPOCH))
+            and int(digits) <= _MAX_EPOCH):  # fmt: skip
         shown = epoch if len(epoch) <= 40 else f"{epoch[:40]}…"
         raise EnvironmentValueError(
             "SOURCE_DATE_EPOCH",
-            f"expected whole seconds since 1970 from 0 to {MAX_EPOCH} (the year 9999), "
+            f"expected whole seconds since 1970 from 0 to {_MAX_EPOCH} (the year 9999), "
             f"found {shown!r}",
         )
     return time.strftime("%Y-%m-%d", time.gmtime(int(digits)))
@@ -159,7 +159,7 @@ def page_list(model: SiteModel) -> list[Page]:
     _check_anchors(model)
     pages: list[Page] = [
         (f, f, t, {})
-        for f, t, need in SECTION_PAGES
+        for f, t, need in _SECTION_PAGES
         if need is None or getattr(model, need) is not None
     ]
     if model.to_label is not None:  # linked from the pages that read it, not from the nav
@@ -224,7 +224,7 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     return out
 
 
-class Job(Protocol):
+class _Job(Protocol):
     """A job started by a `Launch`: `wait()` for it (raising what it raised), `stop()` it."""
 
     def wait(self) -> None: ...
@@ -233,7 +233,7 @@ class Job(Protocol):
 
 
 # runs a job (writing the pages, a chart) and returns it to wait for: now, or in the background
-Launch = Callable[[Callable[[], object]], Job]
+Launch = Callable[[Callable[[], object]], _Job]
 
 
 class _Done:
@@ -244,7 +244,7 @@ class _Done:
         return None
 
 
-def at_once(job: Callable[[], object]) -> Job:
+def at_once(job: Callable[[], object]) -> _Job:
     """The library's `Launch`: the job runs now, in this process (the command line passes
     `cli.process.forked` instead)."""
     job()
@@ -291,7 +291,7 @@ def _write_pages(
     background: Launch,
 ) -> list[str]:
     links = links_of(model.questions, model.question_list is not None)
-    nav = [(f, t) for f, _, t, _ in pages if f in {s[0] for s in SECTION_PAGES}]
+    nav = [(f, t) for f, _, t, _ in pages if f in {s[0] for s in _SECTION_PAGES}]
     date = build_date()
     common = {
         "model": model,
@@ -333,9 +333,9 @@ def _write_pages(
         if on_page is not None:
             on_page(pages[i][0])
     folder = paths.require(templates or paths.TEMPLATES, "the report templates")
-    for source, name in ASSETS.items():
+    for source, name in _ASSETS.items():
         _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
-    plotly_js = paths.require(PLOTLY_JS, "plotly.min.js").read_bytes()
+    plotly_js = paths.require(_PLOTLY_JS, "plotly.min.js").read_bytes()
     write_bytes(inside(out, "assets/plotly.min.js"), plotly_js)
     files = [f for f, _, _, _ in pages]
     if model.question_list is not None:

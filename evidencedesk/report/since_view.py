@@ -11,11 +11,11 @@ from evidencedesk.report.values import Plain, fmt
 from evidencedesk.results.since import Since
 from evidencedesk.results.types import Results
 
-SHOWN_ON_INDEX = 5  # items per group on the index; the rest on since.html
+_SHOWN_ON_INDEX = 5  # items per group on the index; the rest on since.html
 
 
 @dataclass(frozen=True)
-class SinceItem(Plain):
+class _SinceItem(Plain):
     """One change on since.html: what changed (a question, candidate, run or file) and how."""
 
     subject: str  # a question id, a candidate, a run or a file
@@ -24,13 +24,13 @@ class SinceItem(Plain):
 
 
 @dataclass(frozen=True)
-class SinceGroup(Plain):
+class _SinceGroup(Plain):
     """One group of since.html (inputs, verdicts, metrics, questions) and what counts in it."""
 
     key: str  # "inputs", "verdicts", "metrics", "fail", "pass"
     title: str
     rule: str  # what counts as a change in this group
-    items: tuple[SinceItem, ...]
+    items: tuple[_SinceItem, ...]
 
 
 @dataclass(frozen=True)
@@ -39,14 +39,14 @@ class SinceView(Plain):
 
     previous: str  # "evidencedesk 0.9.0, inputs sha256 ab12…, project demo"
     notes: tuple[str, ...]  # same inputs; another seed
-    groups: tuple[SinceGroup, ...]  # only groups with items
+    groups: tuple[_SinceGroup, ...]  # only groups with items
     changes: int  # 0: nothing changed
     summary: str  # "2 verdicts changed · 1 metric moved · ..." or "No changes ..."
-    shown: int = SHOWN_ON_INDEX
+    shown: int = _SHOWN_ON_INDEX
 
 
 # the summary when the comparison finds nothing changed
-NO_CHANGES = (
+_NO_CHANGES = (
     "No changes: the same verdicts, no metric outside its previous interval, no question "
     "newly failing or passing, and the same labels."
 )
@@ -66,14 +66,14 @@ def _verdict(before: str | None, after: str | None, gb: str | None, ga: str | No
     return f"{text} ({gate})"
 
 
-def _inputs(s: Since) -> tuple[SinceItem, ...]:
-    items = [SinceItem(f.path, f"file {f.change}") for f in s.files]
+def _inputs(s: Since) -> tuple[_SinceItem, ...]:
+    items = [_SinceItem(f.path, f"file {f.change}") for f in s.files]
     items += [
-        SinceItem(g.question, f"{g.chunk}: {_grade(g.before)} → {_grade(g.after)}", True)
+        _SinceItem(g.question, f"{g.chunk}: {_grade(g.before)} → {_grade(g.after)}", True)
         for g in s.grades
     ]
-    items += [SinceItem(q, "new question", True) for q in s.questions_added]
-    items += [SinceItem(q, "question removed") for q in s.questions_removed]
+    items += [_SinceItem(q, "new question", True) for q in s.questions_added]
+    items += [_SinceItem(q, "question removed") for q in s.questions_removed]
     return tuple(items)
 
 
@@ -96,28 +96,28 @@ def since_view(since: Since, results: Results) -> SinceView:
     """The since page's model: every group of changes in words, notes on inputs and seed."""
     labels = {m.name: m.label for m in results.settings.metrics}
     groups = [
-        SinceGroup("inputs", "Inputs and labels",
+        _SinceGroup("inputs", "Inputs and labels",
                    "project files whose sha256 changed, every label grade that changed",
                    _inputs(since)),
-        SinceGroup("verdicts", "Verdicts",
+        _SinceGroup("verdicts", "Verdicts",
                    "each candidate's verdict and gate verdict against the previous report",
-                   tuple(SinceItem(c.candidate, _verdict(c.before, c.after, c.gate_before,
+                   tuple(_SinceItem(c.candidate, _verdict(c.before, c.after, c.gate_before,
                                                          c.gate_after))
                          for c in since.verdicts)),
-        SinceGroup("metrics", "Metrics beyond their previous interval",
+        _SinceGroup("metrics", "Metrics beyond their previous interval",
                    "the new mean lies outside the previous report's 95 % interval of the same "
                    "run and metric",
-                   tuple(SinceItem(m.run, f"{labels.get(m.metric, m.metric)} {fmt(m.before)} → "
+                   tuple(_SinceItem(m.run, f"{labels.get(m.metric, m.metric)} {fmt(m.before)} → "
                                    f"{fmt(m.after)} (previous interval [{fmt(m.low)}, "
                                    f"{fmt(m.high)}])")
                          for m in since.metrics)),
-        SinceGroup("fail", "Questions that newly fail",
+        _SinceGroup("fail", "Questions that newly fail",
                    f"a relevant result within the first {_first(since)} before, none now",
-                   tuple(SinceItem(q.question, f"now fails in {_runs(q.runs)}", True)
+                   tuple(_SinceItem(q.question, f"now fails in {_runs(q.runs)}", True)
                          for q in since.newly_fail)),
-        SinceGroup("pass", "Questions that newly pass",
+        _SinceGroup("pass", "Questions that newly pass",
                    f"no relevant result within the first {_first(since)} before, one now",
-                   tuple(SinceItem(q.question, f"now passes in {_runs(q.runs)}", True)
+                   tuple(_SinceItem(q.question, f"now passes in {_runs(q.runs)}", True)
                          for q in since.newly_pass)),
     ]  # fmt: skip
     shown = tuple(g for g in groups if g.items)
@@ -157,5 +157,5 @@ def since_view(since: Since, results: Results) -> SinceView:
         notes=tuple(notes),
         groups=shown,
         changes=since.changes,
-        summary=" · ".join(counts) if counts else NO_CHANGES,
+        summary=" · ".join(counts) if counts else _NO_CHANGES,
     )

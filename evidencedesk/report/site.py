@@ -42,16 +42,16 @@ from evidencedesk.report.outfolder import (
     resolve,
 )
 
-MAX_SLUG = 64  # the longest slug kept as it is; a longer one is cut and given a hash
+_MAX_SLUG = 64  # the longest slug kept as it is; a longer one is cut and given a hash
 
 
 def slug(name: str) -> str:
     """A file-name-safe, collision-resistant slug of `name` (deterministic)."""
     base = plain_slug(name)
-    if base == name and base and len(base) <= MAX_SLUG:
+    if base == name and base and len(base) <= _MAX_SLUG:
         return base
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    base = base[: MAX_SLUG - 9].strip("-") or "x"
+    base = base[: _MAX_SLUG - 9].strip("-") or "x"
     return f"{base}-{digest}"
 
 

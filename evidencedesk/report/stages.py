@@ -21,9 +21,9 @@ from evidencedesk.retrieval.evalreport import Config, capped_words
 from evidencedesk.retrieval.experiments import sizing_grid
 
 # the sizing page's note on how recall is read
-SIZING_NOTE = "Recall is measured at each row's own final size. "
+_SIZING_NOTE = "Recall is measured at each row's own final size. "
 # the citations page's statement of what the support check cannot see
-CITATION_LIMIT = (
+_CITATION_LIMIT = (
     "The support check compares words and numbers; it cannot see negation. An answer that "
     "says the opposite of its cited chunk with the same words scores perfectly and is wrong."
 )
@@ -37,7 +37,7 @@ def price_list(settings: Settings) -> str:
     return f"{d.stage_one_ms:g} ms per query + {d.per_pair_ms:g} ms per scored pair"
 
 
-def left_out_cells(depths: tuple[int, ...], finals: tuple[int, ...]) -> str:
+def _left_out_cells(depths: tuple[int, ...], finals: tuple[int, ...]) -> str:
     """The sizing note's sentence on the grid cells the sweep does not run (depth < final)."""
     skipped = sizing_grid(depths, finals)[1]
     if len(skipped) == 1:
@@ -77,9 +77,9 @@ def sizing(rows: tuple[r.SizingRow, ...], settings: Settings, noise: str = "") -
             )
             for x in rows
         ),
-        note=SIZING_NOTE
+        note=_SIZING_NOTE
         + (f"{noise}." if noise else "")
-        + left_out_cells(design.sizing_depths, design.sizing_finals),
+        + _left_out_cells(design.sizing_depths, design.sizing_finals),
     )
 
 
@@ -131,7 +131,7 @@ def citations(rows: tuple[r.CitationRow, ...]) -> CitationSection:
             )
             for x in rows
         ),
-        limit=CITATION_LIMIT,
+        limit=_CITATION_LIMIT,
     )
 
 

@@ -99,7 +99,7 @@ def flips_text(better: int, worse: int) -> str:
 
 
 # config values as a reader says them (a diff shows no Python literals)
-WORDS = {
+_WORDS = {
     ("first_stage", "minilm"): f"minilm ({minilm.DESCRIPTION})",
     ("reranker", "minilm"): f"minilm ({minilm.DESCRIPTION})",
     ("max_words", "None"): "whole chunk (no cut)",
@@ -110,6 +110,6 @@ WORDS = {
 
 def config_word(field: str, value: str) -> str:
     """A config value as a reader says it ("whole chunk (no cut)", "yes", "not set")."""
-    if (field, value) in WORDS:
-        return WORDS[field, value]
+    if (field, value) in _WORDS:
+        return _WORDS[field, value]
     return {"None": "not set", "True": "yes", "False": "no"}.get(value, value)

@@ -33,7 +33,7 @@ def metric_stat(s: MetricStat, label: str) -> Stat:
     return stat(label, s.mean, s.low, s.high, s.n, s.left_out)
 
 
-def caveat_of(v: VariantResult, dense: str = "toy") -> str | None:
+def _caveat_of(v: VariantResult, dense: str = "toy") -> str | None:
     """What a reader must know about a built-in variant's components (`dense`: the dense
     searcher's embedder, toy or minilm)."""
     cfg = v.config
@@ -77,7 +77,7 @@ def variant_models(results: Results) -> tuple[Variant, ...]:
             name=v.name,
             kind="external" if v.kind == "external" else "builtin",
             description=v.description,
-            caveat=caveat_of(v, results.settings.dense),
+            caveat=_caveat_of(v, results.settings.dense),
             metrics=tuple(metric_stat(_stat_of(v, m.name), m.label) for m in columns),
             pairs_per_question=num(v.costs.pairs_per_question, 1),
             tokens_per_question=num(v.costs.tokens_per_question, 0),
@@ -117,7 +117,7 @@ def _values(v: VariantResult, metric: str) -> dict[str, float | None]:
     return {r.question: r.values[metric] for r in v.lists}
 
 
-SIGNIFICANT = 0.05  # a flip cell is marked when its Holm-adjusted p is below this
+_SIGNIFICANT = 0.05  # a flip cell is marked when its Holm-adjusted p is below this
 SMALL_SLICE = 5  # slices with fewer questions are greyed: "too few to read" (docs/statistics.md)
 
 
@@ -125,7 +125,7 @@ def flip_cell(f: Flip, text: str | None = None) -> FlipCell:
     """A flips table's cell; `text`: its claim's words (report.claims), else the flips alone."""
     return FlipCell(len(f.better), len(f.worse), pval(f.p),
                     text if text is not None else flips_text(len(f.better), len(f.worse)),
-                    pval(f.holm_p), f.holm_p < SIGNIFICANT, f.tied)  # fmt: skip
+                    pval(f.holm_p), f.holm_p < _SIGNIFICANT, f.tied)  # fmt: skip
 
 
 def flip_matrix(
@@ -203,7 +203,7 @@ def by_tag(v: VariantResult, metric: str) -> dict[str, tuple[float | None, int]]
     return {t.tag: (t.mean, t.n) for t in v.slices if t.metric == metric}
 
 
-def slice_cell(t: TagValue | None) -> SliceCell:
+def _slice_cell(t: TagValue | None) -> SliceCell:
     """A slices-table cell of one tag's value (a dash, greyed, when the variant has none)."""
     if t is None:
         return SliceCell(num(None), 0, DASH, True)
@@ -223,7 +223,7 @@ def slice_tables(results: Results, metrics: tuple[Metric, ...]) -> tuple[SliceTa
         per_variant = [{t.tag: t for t in v.slices if t.metric == m.name} for v in results.variants]
         tags = sorted({t for table in per_variant for t in table})
         rows = tuple(
-            SliceRow(variant=v.name, cells=tuple(slice_cell(table.get(t)) for t in tags))
+            SliceRow(variant=v.name, cells=tuple(_slice_cell(table.get(t)) for t in tags))
             for v, table in zip(results.variants, per_variant, strict=True)
         )
         here = by_tag(base, m.name)

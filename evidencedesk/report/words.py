@@ -50,7 +50,7 @@ __all__ = ["KINDS", "derive", "gate_k", "gate_metric", "metric_label"]
 INLINE_IDS = 50  # ids a list of flips names before "… and N more"
 
 # the start of a candidate's headline for each verdict
-PREFIX = {
+_PREFIX = {
     v.WORSE: "Worse",
     v.LEANS_WORSE: "Leans worse, not proven",
     v.MIXED: "Mixed",
@@ -58,9 +58,9 @@ PREFIX = {
     v.PROMISING: "Promising, not proven",
     v.BETTER: "Better",
 }
-GATE_WORDS = {"GO": "GO", "REVIEW": "REVIEW", "BLOCK": "BLOCK"}  # the words of each gate verdict
+_GATE_WORDS = {"GO": "GO", "REVIEW": "REVIEW", "BLOCK": "BLOCK"}  # the words of each gate verdict
 # what a gate line or badge says when the project has no gate policy
-NO_POLICY = "no gate policy — nothing checked"
+_NO_POLICY = "no gate policy — nothing checked"
 
 
 def metric_label(results: Results, metric: str) -> str:
@@ -144,7 +144,7 @@ def _critical(c: CandidateResult) -> str:
     ids = c.decision.critical_worse
     if not ids:
         return ""
-    gate = c.gate.verdict if c.gate.evaluated else NO_POLICY
+    gate = c.gate.verdict if c.gate.evaluated else _NO_POLICY
     return f"Critical question(s) worse: {', '.join(ids)} — the gate decides ({gate})."
 
 
@@ -164,7 +164,7 @@ def headline(results: Results, source: str) -> str:
     parts += [_moved(results, x) for x in others]
     if not moved and not others:
         parts.append("no reported metric moved")
-    line = f"{PREFIX[d.verdict]}: {'; '.join(parts)}."
+    line = f"{_PREFIX[d.verdict]}: {'; '.join(parts)}."
     critical = _critical(c)
     return f"{line} {critical}" if critical else line
 
@@ -266,7 +266,7 @@ def cost(results: Results, source: str) -> str:
 def verdict_line(results: Results, source: str) -> str:
     """The verdict line: the verdict (did it get better?) and the gate (may it ship?)."""
     c = _candidate(results, source)
-    gate = c.gate.verdict if c.gate.evaluated else NO_POLICY
+    gate = c.gate.verdict if c.gate.evaluated else _NO_POLICY
     return f"Verdict: {c.decision.verdict} (did it get better?); gate: {gate} (may it ship?)"
 
 
@@ -360,7 +360,7 @@ def verdict(results: Results, source: str) -> str:
 def gate(results: Results, source: str) -> str:
     """A candidate's gate badge (or that there is no gate policy)."""
     c = _candidate(results, source)
-    return GATE_WORDS[c.gate.verdict] if c.gate.evaluated else NO_POLICY
+    return _GATE_WORDS[c.gate.verdict] if c.gate.evaluated else _NO_POLICY
 
 
 def delta(results: Results, source: str) -> str:
@@ -425,16 +425,16 @@ def grid_legend(results: Results, source: str) -> str:
 
 
 # the p-values a `p` claim may name, each the Comparison field it reads
-P_OF = {"sign_p": "sign_p", "randomization_p": "randomization_p", "holm_p": "holm_p",
+_P_OF = {"sign_p": "sign_p", "randomization_p": "randomization_p", "holm_p": "holm_p",
         "sign_holm_p": "sign_holm_p"}  # fmt: skip
 
 
 def _p_value(results: Results, source: str, which: str = "sign_p") -> str:
     """One p of a comparison, as printed ("0.062", "< 0.001")."""
     cmp = resolve(results, source)
-    if not isinstance(cmp, Comparison) or which not in P_OF:
+    if not isinstance(cmp, Comparison) or which not in _P_OF:
         raise LookupError(f"expected a comparison's {which} at {source!r}")
-    return p_text(getattr(cmp, P_OF[which]))
+    return p_text(getattr(cmp, _P_OF[which]))
 
 
 def judged(results: Results, source: str) -> str:
@@ -469,20 +469,20 @@ def coverage(results: Results, source: str) -> str:
 
 
 # the order in which the index's summary counts the verdicts, best first
-SUMMARY_ORDER = (v.BETTER, v.PROMISING, v.MIXED, v.NO_CLEAR_CHANGE, v.LEANS_WORSE, v.WORSE)
+_SUMMARY_ORDER = (v.BETTER, v.PROMISING, v.MIXED, v.NO_CLEAR_CHANGE, v.LEANS_WORSE, v.WORSE)
 
 
 def summary(results: Results, source: str) -> str:
     """ "2 better, 1 worse, 1 no clear change" from the verdicts (did they get better?)."""
     found = [c.decision.verdict for c in results.candidates]
-    parts = [f"{found.count(x)} {x.lower()}" for x in SUMMARY_ORDER if x in found]
+    parts = [f"{found.count(x)} {x.lower()}" for x in _SUMMARY_ORDER if x in found]
     return ", ".join(parts) if parts else "no candidate"
 
 
 def gate_summary(results: Results, source: str) -> str:
     """ "gate: 3 GO, 1 BLOCK", or that there is no policy (may they ship?)."""
     if results.policy is None:
-        return f"gate: {NO_POLICY}"
+        return f"gate: {_NO_POLICY}"
     found = [c.gate.verdict for c in results.candidates]
     parts = [f"{found.count(x)} {x}" for x in ("GO", "REVIEW", "BLOCK") if x in found]
     return "gate: " + (", ".join(parts) if parts else "no candidate")
@@ -502,21 +502,21 @@ def lead(results: Results, source: str) -> str:
 
 
 # the index's three verdict tiles: BETTER, WORSE, and every other verdict
-TALLIES = ("better", "worse", "unclear")
+_TALLIES = ("better", "worse", "unclear")
 
 
 def tally(results: Results, source: str, of: str = "") -> str:
     """A count of the index's tiles: candidates `of` "better" (BETTER), "worse" (WORSE),
     "unclear" (every other verdict), of one verdict, or of one gate word."""
     verdicts = [c.decision.verdict for c in results.candidates]
-    if of in TALLIES:
+    if of in _TALLIES:
         better, worse = verdicts.count(v.BETTER), verdicts.count(v.WORSE)
         return str(
             {"better": better, "worse": worse, "unclear": len(verdicts) - better - worse}[of]
         )
     if of in v.VERDICTS:
         return str(verdicts.count(of))
-    if of in GATE_WORDS:
+    if of in _GATE_WORDS:
         return str([c.gate.verdict for c in results.candidates].count(of))
     raise LookupError(f"nothing to count as {of!r}")
 
@@ -562,7 +562,7 @@ RULES: Mapping[str, Callable[[], str]] = {
     "no_clear_change": lambda: "NO CLEAR CHANGE: anything else",
     "gate": lambda: (
         "The gate answers whether it may ship: GO, REVIEW or BLOCK from the gate policy, or "
-        f"{NO_POLICY}; a critical question that got worse is named in the headline and decided "
+        f"{_NO_POLICY}; a critical question that got worse is named in the headline and decided "
         "by the gate, never by the verdict"
     ),
     "not_proven": lambda: (
@@ -599,10 +599,10 @@ RULES: Mapping[str, Callable[[], str]] = {
     ),
 }
 # the verdict and gate rules docs/verdicts.md states, each a key of `RULES`
-VERDICT_RULES = ("reported", "moved", "randomization", "better", "promising", "worse", "mixed",
+_VERDICT_RULES = ("reported", "moved", "randomization", "better", "promising", "worse", "mixed",
                  "no_clear_change", "gate", "not_proven")  # fmt: skip
 # the methods page's fixed statements, each a claim
-METHODS_RULES = (*VERDICT_RULES, "sign_example", "holm_star", "take", "unjudged")
+METHODS_RULES = (*_VERDICT_RULES, "sign_example", "holm_star", "take", "unjudged")
 
 
 def grades(results: Results, source: str) -> str:

@@ -1,6 +1,6 @@
 """``candidates.toml``: the retrieval changes the report reviews, and their optional notes.
 
-The file is validated by pydantic models (`CandidatesFile`, `Entry`, `Changes`: strict types,
+The file is validated by pydantic models (`_CandidatesFile`, `_Entry`, `Changes`: strict types,
 unknown keys refused, each candidate's changes must make a valid `Config`); errors are worded by
 `evidencedesk.files.validation` as ``candidate #2 (name).changes.depth: expected …, found …``.
 """
@@ -101,7 +101,7 @@ else:  # one field per Config field, with its type and default: never a second l
     )
 
 
-class Entry(BaseModel):
+class _Entry(BaseModel):
     """One ``[[candidate]]`` table."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
@@ -118,15 +118,15 @@ class Entry(BaseModel):
         return name
 
 
-class CandidatesFile(BaseModel):
+class _CandidatesFile(BaseModel):
     """The whole ``candidates.toml``: one or more ``[[candidate]]`` tables and nothing else."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    candidate: list[Entry] = []
+    candidate: list[_Entry] = []
 
     @model_validator(mode="after")
-    def _at_least_one(self) -> CandidatesFile:
+    def _at_least_one(self) -> _CandidatesFile:
         if not self.candidate:
             raise rule((), "expected at least one [[candidate]] table, found none")
         return self
@@ -163,9 +163,9 @@ def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidat
     raw, text = read_toml(path, "candidates file")
     source = Source(path, text, _style(raw))
     try:
-        entries = CandidatesFile.model_validate(raw).candidate
+        entries = _CandidatesFile.model_validate(raw).candidate
     except ValidationError as exc:
-        raise source.invalid(exc, CandidatesFile) from None
+        raise source.invalid(exc, _CandidatesFile) from None
     candidates: list[CandidateChange] = []
     seen: set[str] = set()
     slugs: dict[str, str] = {}  # note slug -> the first candidate name that has it

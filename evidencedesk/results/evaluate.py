@@ -63,16 +63,16 @@ from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts, uses_minilm
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
-BASELINE = "hybrid"  # the built-in variant the candidates and the others are compared with
-BUILTIN_NAMES = tuple(name for name, _ in VARIANTS)  # no external run may take one of these
+_BASELINE = "hybrid"  # the built-in variant the candidates and the others are compared with
+_BUILTIN_NAMES = tuple(name for name, _ in VARIANTS)  # no external run may take one of these
 # the benchmark page's description of each built-in variant
-BUILTIN_DESCRIPTIONS = {
+_BUILTIN_DESCRIPTIONS = {
     "sparse": "BM25 over Unicode-aware tokens",
     "dense": "toy hashed embedder, cosine",
     "hybrid": "reciprocal-rank fusion of sparse and dense (the baseline, Config())",
 }
 # [searchers] dense = "minilm": the dense variant is the real model
-MINILM_DESCRIPTIONS = BUILTIN_DESCRIPTIONS | {"dense": f"{minilm.DESCRIPTION}; cosine"}
+_MINILM_DESCRIPTIONS = _BUILTIN_DESCRIPTIONS | {"dense": f"{minilm.DESCRIPTION}; cosine"}
 
 
 def _diff(cfg: Config) -> tuple[ConfigChange, ...]:
@@ -144,15 +144,15 @@ def _evaluate(
         results, lists = runs_only(project, runs, catalog, labels, policy, saved, settings,
                                    progress)  # fmt: skip
         return Evaluation(results, lists, {}, labels)
-    check_run_names(project, runs, BUILTIN_NAMES)  # before the slow stages, not after
+    check_run_names(project, runs, _BUILTIN_NAMES)  # before the slow stages, not after
     book = Book(settings.seed, settings.averaging)
     design = settings.design
     assert design is not None  # noqa: S101 - settings_for gives pipeline projects a design
 
     progress("benchmark")
     parts = Parts.build(catalog, dense=project.dense)  # minilm without its extra: one line, exit 2
-    descriptions = MINILM_DESCRIPTIONS if project.dense == "minilm" else BUILTIN_DESCRIPTIONS
-    trecs = external_runs(project, runs, BUILTIN_NAMES)
+    descriptions = _MINILM_DESCRIPTIONS if project.dense == "minilm" else _BUILTIN_DESCRIPTIONS
+    trecs = external_runs(project, runs, _BUILTIN_NAMES)
     tally = Tally(progress, (len(VARIANTS) + len(trecs)) * len(labels))
     asked = tally.asking(labels)
     built = {name: run_config(cfg, parts, catalog, asked) for name, cfg in VARIANTS}
@@ -193,11 +193,11 @@ def _evaluate(
                                    costs, settings, book),
             coverage=found, judged=judged_stat(book, ("run", name), judged, k),
         ))  # fmt: skip
-    base_run = built[BASELINE]
+    base_run = built[_BASELINE]
     judged_by_name: dict[str, Sequence[Judged]] = {n: r.judged for n, r in built.items()}
     judged_by_name.update(external)
     if benchmark_only:
-        results = results_of(project, runs, catalog, labels, settings, variants, BASELINE,
+        results = results_of(project, runs, catalog, labels, settings, variants, _BASELINE,
                              base_run.judged, (), policy, models=_models(built.values(),
                                                                          project.dense))  # fmt: skip
         return Evaluation(results, judged_by_name, built, labels)
@@ -223,7 +223,7 @@ def _evaluate(
         reference = saved.reference()
     elif policy is not None:
         reference = Reference.of_run(base_run, policy.k)
-        ref_name = f"the baseline run {BASELINE}"
+        ref_name = f"the baseline run {_BASELINE}"
     cand_runs: dict[str, Run] = {}
     configs = {c.name: c.config for c in cands}
     not_run = _not_run(cands, configs, project.dense)
@@ -233,7 +233,7 @@ def _evaluate(
     for cand in cands:
         cfg = configs[cand.name]
         cand_runs[cand.name] = already_run.get(cfg) or run_config(cfg, parts, catalog, asked)
-    base = variants[[n for n, _ in VARIANTS].index(BASELINE)]
+    base = variants[[n for n, _ in VARIANTS].index(_BASELINE)]
     compared = compute.comparisons(
         base.metrics,
         base_run.judged,
@@ -284,10 +284,10 @@ def _evaluate(
             )
         )
     rows, total = to_label(base_run.judged, {n: r.judged for n, r in cand_runs.items()},
-                           BASELINE, k)  # fmt: skip
+                           _BASELINE, k)  # fmt: skip
     models = _models([*built.values(), *cand_runs.values()], project.dense)
     results = results_of(
-        project, runs, catalog, labels, settings, variants, BASELINE, base_run.judged,
+        project, runs, catalog, labels, settings, variants, _BASELINE, base_run.judged,
         candidates, policy, sizing=sizing, ablations=ablations, citations=citations,
         evidence=evidence, to_label=(rows, total), not_run=not_run, models=models,
     )  # fmt: skip

@@ -35,9 +35,9 @@ from evidencedesk.retrieval.lifecycle import (
     served_by_question,
 )
 
-FIRST_STAGE = "hybrid"  # the searcher the freshness and deletion checks rebuild and query
+_FIRST_STAGE = "hybrid"  # the searcher the freshness and deletion checks rebuild and query
 # why dedupe keeps both of a held-back pair
-HELD_BACK = "same words, different numbers: different claims, both kept"
+_HELD_BACK = "same words, different numbers: different claims, both kept"
 Rows = tuple[StateRow, ...]  # the rows of the freshness or the deletion table
 
 
@@ -72,7 +72,7 @@ def _duplicates(
     merges = tuple(
         Merge(k, tuple(sorted(v))) for k, v in sorted(groups.items(), key=lambda kv: order[kv[0]])
     )
-    return len(seen - gone), merges, tuple(HeldBack(a, b, HELD_BACK) for a, b in sorted(held))
+    return len(seen - gone), merges, tuple(HeldBack(a, b, _HELD_BACK) for a, b in sorted(held))
 
 
 def _compression(
@@ -124,7 +124,7 @@ def _freshness(
     q = label.question
     a = served_by_question(old_index, [q], None, k)[q]
     b = served_by_question(old_index, [q], new.allowed(Scope()), k)[q]
-    rebuilt = build_searchers(new, dense)[FIRST_STAGE]
+    rebuilt = build_searchers(new, dense)[_FIRST_STAGE]
     c = served_by_question(rebuilt, [q], new.allowed(Scope()), k)[q]
     stale = [x for x in a if x in change.superseded]
     series = {catalog.get(x).series for x in change.superseded}
@@ -171,7 +171,7 @@ def _deletion(
     q = asked.question
     a = served_by_question(old_index, [q], None, k)[q]
     b = served_by_question(old_index, [q], new.allowed(Scope()), k)[q]
-    c = served_by_question(build_searchers(new, dense)[FIRST_STAGE], [q], None, k)[q]
+    c = served_by_question(build_searchers(new, dense)[_FIRST_STAGE], [q], None, k)[q]
     still = any(x in change.removed for x in a)
     rows = _rows(
         [

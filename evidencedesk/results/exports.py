@@ -18,27 +18,27 @@ from evidencedesk.results.types import Results
 PER_QUESTION = "data/per-question.csv"  # the per-question values of every run, beside the pages
 TO_LABEL = "data/to-label.tsv"  # the unjudged pairs worth labelling first, beside the pages
 SNIPPET = 200  # characters of a document's text to-label.tsv shows
-QRELS = "data/qrels.txt"  # the judgments the metrics used, as a TREC qrels file
+_QRELS = "data/qrels.txt"  # the judgments the metrics used, as a TREC qrels file
 RUNS = "data/runs"  # the folder of every run's ranked lists, as TREC run files
-GZ = ".gz"  # the suffix of a download written gzipped (a large project)
+_GZ = ".gz"  # the suffix of a download written gzipped (a large project)
 
 
-GZIP_LEVEL = 1  # at 50,000 questions: 14.9 MB in 0.7 s, where level 6 gives 12.1 MB in 2.7 s
+_GZIP_LEVEL = 1  # at 50,000 questions: 14.9 MB in 0.7 s, where level 6 gives 12.1 MB in 2.7 s
 
 
 def gzipped(data: bytes) -> bytes:
     """`data` gzip-compressed, deterministically (no time stamp, no file name in the header)."""
-    return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+    return gzip.compress(data, compresslevel=_GZIP_LEVEL, mtime=0)
 
 
 def per_question_file(results: Results) -> str:
     """Where the site has the per-question CSV (compressed above `PAGE_LIMIT` questions)."""
-    return PER_QUESTION + GZ if large(results) else PER_QUESTION
+    return PER_QUESTION + _GZ if large(results) else PER_QUESTION
 
 
 def qrels_file(results: Results) -> str:
     """Where the site has the qrels (compressed above `PAGE_LIMIT` questions)."""
-    return QRELS + GZ if large(results) else QRELS
+    return _QRELS + _GZ if large(results) else _QRELS
 
 
 def _number(value: float | None) -> str:
@@ -46,7 +46,7 @@ def _number(value: float | None) -> str:
     return "" if value is None else repr(value)
 
 
-def per_question_csv(results: Results) -> str:
+def _per_question_csv(results: Results) -> str:
     """One row per (question, variant): every reported metric, first relevant rank, tags."""
     metrics = [m.name for m in results.settings.metrics]
     tags = {q.id: " ".join(q.tags) for q in results.inputs.questions}
@@ -65,7 +65,7 @@ def per_question_csv(results: Results) -> str:
     return out.getvalue()
 
 
-def run_text(results: Results, name: str, tag: str) -> str:
+def _run_text(results: Results, name: str, tag: str) -> str:
     """A variant's final lists as a TREC run (``qid Q0 docid rank score tag``); the score is
     the reversed rank, so every tool keeps the list's order."""
     lines = []
@@ -76,7 +76,7 @@ def run_text(results: Results, name: str, tag: str) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
-def qrels_text(results: Results) -> str:
+def _qrels_text(results: Results) -> str:
     """The judgments the metrics use (in scope), ``qid 0 docid grade``, questions in label order."""
     return "".join(
         f"{q.id} 0 {cid} {grade}\n"
@@ -119,11 +119,11 @@ def exported_runs(results: Results) -> list[str]:
 def export_files(results: Results, slug: Callable[[str], str]) -> dict[str, str]:
     """Relative path -> text of every export; run files are named by `slug` of the variant (two
     variants with one slug are refused: they would share a file)."""
-    files = {PER_QUESTION: per_question_csv(results), QRELS: qrels_text(results),
+    files = {PER_QUESTION: _per_question_csv(results), _QRELS: _qrels_text(results),
              TO_LABEL: _to_label_text(results)}  # fmt: skip
     check_unique([v.name for v in results.variants], slug, "variants")
     for name in exported_runs(results):
-        files[f"{RUNS}/{slug(name)}.run"] = run_text(results, name, slug(name))
+        files[f"{RUNS}/{slug(name)}.run"] = _run_text(results, name, slug(name))
     return files
 
 
@@ -133,7 +133,7 @@ def site_exports(results: Results, slug: Callable[[str], str]) -> dict[str, byte
     out = {}
     for name, text in export_files(results, slug).items():
         data = text.encode("utf-8")
-        if large(results) and name in (PER_QUESTION, QRELS):
-            name, data = name + GZ, gzipped(data)
+        if large(results) and name in (PER_QUESTION, _QRELS):
+            name, data = name + _GZ, gzipped(data)
         out[name] = data
     return out

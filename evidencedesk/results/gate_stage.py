@@ -16,10 +16,10 @@ from evidencedesk.retrieval.gate_input import GateInput, Reference, shape
 from evidencedesk.retrieval.metrics import Judged
 
 # the gate outcome without a policy: REVIEW, one no_policy line, not evaluated
-NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,
+_NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,
                                              None, (), None),), False)  # fmt: skip
 # what the gate compares with when there is no saved baseline
-NO_BASELINE = "no baseline to compare with (no saved baseline file)"
+_NO_BASELINE = "no baseline to compare with (no saved baseline file)"
 
 
 def _status(checks: Sequence[GateCheck], rule: str, metric: str | None = None) -> str:
@@ -29,7 +29,7 @@ def _status(checks: Sequence[GateCheck], rule: str, metric: str | None = None) -
 
 def _rule_values(
     policy: GatePolicy, shaped: GateInput, reference: Reference | None,
-    checks: Sequence[GateCheck], no_reference: str = NO_BASELINE,
+    checks: Sequence[GateCheck], no_reference: str = _NO_BASELINE,
 ) -> tuple[RuleValue, ...]:  # fmt: skip
     """Each policy key on this candidate (the gate page's and the candidate page's table)."""
     recall = f"recall@{policy.k}"
@@ -78,7 +78,7 @@ def gate_outcome(
     """The gate on judged final lists of size `final`, against a run's or a saved Reference
     (`baseline` names it: a run's name or the saved baseline file)."""
     if policy is None:
-        return NO_POLICY_OUTCOME
+        return _NO_POLICY_OUTCOME
     shaped = shape(judged, final, policy.k)
     result = decide_gate(policy, shaped, reference)
     checks = tuple(

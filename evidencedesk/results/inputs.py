@@ -131,14 +131,14 @@ def judged_depth(metrics: Iterable[str], *cutoffs: int) -> int:
     return max([SHOWN, *ks, *cutoffs])
 
 
-HASH_BLOCK = 4 << 20  # bytes hashed between two looks at `may_run`
+_HASH_BLOCK = 4 << 20  # bytes hashed between two looks at `may_run`
 
 
 def _sha256(path: Path, may_run: threading.Event | None = None) -> str:
     """The file's sha256, read block by block (a 2 GB run is not held in memory to hash it);
     before each block, waits while `may_run` is clear."""
     digest = hashlib.sha256()
-    block = bytearray(HASH_BLOCK)
+    block = bytearray(_HASH_BLOCK)
     view = memoryview(block)
     with path.open("rb") as handle:
         while True:

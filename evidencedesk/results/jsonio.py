@@ -47,7 +47,7 @@ from evidencedesk.results.verdicts import Decision
 # Fields added to schema 1 after it was first written: a file from an earlier build may lack
 # them and reads as the field's default (so a previous report still loads); every other field
 # must be present.
-ADDED: dict[type, frozenset[str]] = {
+_ADDED: dict[type, frozenset[str]] = {
     CandidateResult: frozenset({"lists", "lists_of", "judged", "condensed", "condensed_agrees"}),
     Comparison: frozenset({"sign_holm_p", "sd", "flips_needed"}),
     Decision: frozenset({"family", "for_t", "for_t_power"}),
@@ -117,7 +117,7 @@ def plain(value: Any) -> Any:
 
 RESULTS_JSON = "results.json"  # the Results' file in a site
 QUESTIONS_FILE = "results-questions.json.gz"  # the per-question part, above PAGE_LIMIT
-SPLIT_KEY = "per_question"  # results.json's key naming QUESTIONS_FILE and the fields it holds
+_SPLIT_KEY = "per_question"  # results.json's key naming QUESTIONS_FILE and the fields it holds
 
 
 def _text(data: Any, compact: bool) -> str:
@@ -160,7 +160,7 @@ def _site_files(results: Results) -> dict[str, bytes]:
     for name, holder, key in _moved(data):
         moved[name] = holder[key]
         holder[key] = []
-    data[SPLIT_KEY] = {"fields": sorted(moved), "file": QUESTIONS_FILE}
+    data[_SPLIT_KEY] = {"fields": sorted(moved), "file": QUESTIONS_FILE}
     return {
         RESULTS_JSON: _text(dict(sorted(data.items())), True).encode("utf-8"),
         QUESTIONS_FILE: gzipped(_text(dict(sorted(moved.items())), True).encode("utf-8")),
@@ -241,7 +241,7 @@ def _decode(tp: Any, data: Any, where: str) -> Any:
         kwargs = {}
         for f in dataclasses.fields(tp):
             if f.name not in data:
-                if f.name in ADDED.get(tp, ()):
+                if f.name in _ADDED.get(tp, ()):
                     continue
                 raise _fail(f"{where}.{f.name}", "a value", None)
             kwargs[f.name] = _decode(hints[f.name], data[f.name], f"{where}.{f.name}")
@@ -267,7 +267,7 @@ _STEP = re.compile(r"([a-z_]+)((?:\[\d+\])*)$")
 def _put_back(data: dict[str, Any], split: Any, questions: bytes | None) -> None:
     """Fill the fields `split` names (results.json's ``per_question``) from `questions`."""
     if not isinstance(split, dict) or split.get("file") != QUESTIONS_FILE:
-        raise _fail(SPLIT_KEY, f'{{"file": "{QUESTIONS_FILE}", "fields": [...]}}', split)
+        raise _fail(_SPLIT_KEY, f'{{"file": "{QUESTIONS_FILE}", "fields": [...]}}', split)
     if questions is None:
         raise ResultsFileError(None, f"expected {QUESTIONS_FILE} beside it, found none")
     try:  # bounded: a gzip bomb is refused before it fills the memory
@@ -283,14 +283,14 @@ def _put_back(data: dict[str, Any], split: Any, questions: bytes | None) -> None
     fields = split.get("fields")
     if not isinstance(moved, dict) or fields != sorted(moved):
         shown = sorted(moved) if isinstance(moved, dict) else moved
-        raise _fail(f"{SPLIT_KEY}.fields", f"the fields of {QUESTIONS_FILE}", shown)
+        raise _fail(f"{_SPLIT_KEY}.fields", f"the fields of {QUESTIONS_FILE}", shown)
     for name, value in moved.items():
         holder: Any = data
         steps = name.split(".")
         for n, step in enumerate(steps):
             match = _STEP.match(step)
             if match is None or not isinstance(holder, dict) or match[1] not in holder:
-                raise _fail(f"{SPLIT_KEY}.fields", "paths of results.json fields", name)
+                raise _fail(f"{_SPLIT_KEY}.fields", "paths of results.json fields", name)
             indexes = [int(i) for i in re.findall(r"\d+", match[2])]
             if n == len(steps) - 1 and not indexes:
                 holder[match[1]] = value
@@ -298,10 +298,10 @@ def _put_back(data: dict[str, Any], split: Any, questions: bytes | None) -> None
             holder = holder[match[1]]
             for i in indexes:
                 if not isinstance(holder, list) or i >= len(holder):
-                    raise _fail(f"{SPLIT_KEY}.fields", "paths of results.json fields", name)
+                    raise _fail(f"{_SPLIT_KEY}.fields", "paths of results.json fields", name)
                 holder = holder[i]
         else:
-            raise _fail(f"{SPLIT_KEY}.fields", "paths of results.json fields", name)
+            raise _fail(f"{_SPLIT_KEY}.fields", "paths of results.json fields", name)
 
 
 _RANKED_KEYS = frozenset(f.name for f in dataclasses.fields(RankedList))
@@ -343,8 +343,8 @@ def _loads(text: str, questions: bytes | None) -> Results:
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
         found = data.get("schema_version") if isinstance(data, dict) else data
         raise _fail("schema_version", str(SCHEMA_VERSION), found)
-    if SPLIT_KEY in data:
-        _put_back(data, data.pop(SPLIT_KEY), questions)
+    if _SPLIT_KEY in data:
+        _put_back(data, data.pop(_SPLIT_KEY), questions)
     return _decode(Results, data, "")
 
 
@@ -359,7 +359,7 @@ def load(path: Path) -> Results:
         text = read_text(path, ResultsFileError, "results.json")
         beside = path.parent / QUESTIONS_FILE
         questions = None
-        if f'"{SPLIT_KEY}":' in text and os.path.isfile(beside):
+        if f'"{_SPLIT_KEY}":' in text and os.path.isfile(beside):
             questions = read_bytes(beside, ResultsFileError, QUESTIONS_FILE)
         return loads(text, questions)
     except ResultsFileError as exc:

@@ -21,7 +21,7 @@ from evidencedesk.retrieval.labels import Label
 Progress = Callable[[str], None]  # told each stage's name as it starts
 
 
-EVERY = 0.1  # seconds between two `step` calls (the last one is always made)
+_EVERY = 0.1  # seconds between two `step` calls (the last one is always made)
 
 
 @runtime_checkable
@@ -48,7 +48,7 @@ class Tally:
             return
         self.done += questions
         now = time.perf_counter()
-        if self.done >= self.total or now - self.last >= EVERY:
+        if self.done >= self.total or now - self.last >= _EVERY:
             self.last = now
             self.step(self.done, self.total)
 

@@ -49,11 +49,11 @@ from evidencedesk.retrieval.labels import Label, QuestionCounts, load_labels
 __all__ = ["DEMO_PROJECT", "Project", "find_project", "load_project"]
 
 DEMO_PROJECT = DATA / "evidencedesk.toml"  # the demo's project file
-LABEL_GRADES = 2  # labels.jsonl grades are 0-2 (SPEC §1); use qrels for other scales
+_LABEL_GRADES = 2  # labels.jsonl grades are 0-2 (SPEC §1); use qrels for other scales
 EXAMPLES = 3  # ids a notice names
-TREC_EVAL_RELEVANCE = 1  # the relevance threshold of a qrels project that names none
+_TREC_EVAL_RELEVANCE = 1  # the relevance threshold of a qrels project that names none
 # the pipeline-only stages, skipped (with a reason) in a runs-only project
-PIPELINE_STAGES = ("sizing", "ablations", "citations", "evidence")
+_PIPELINE_STAGES = ("sizing", "ablations", "citations", "evidence")
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ class Project:
         """qid -> {chunk or document id: grade}, read once."""
         if "judgments" not in self._cache:
             if self.labels is not None:
-                found = load_labels(self.labels, None, LABEL_GRADES)
+                found = load_labels(self.labels, None, _LABEL_GRADES)
                 self._cache["judgments"] = {lab.id: dict(lab.grades) for lab in found}
             elif self.qrels_format == "beir":
                 self._cache["judgments"] = read_beir_qrels(self._given(self.qrels, "qrels"))
@@ -205,7 +205,7 @@ class Project:
                 "runs-only project: no corpus is indexed, so there is no pipeline to "
                 "size, ablate or inspect"
             )
-            return tuple((stage, why) for stage in PIPELINE_STAGES)
+            return tuple((stage, why) for stage in _PIPELINE_STAGES)
         skipped = []
         if self.answers is None:
             skipped.append(("citations", "no [extras].answers file in the project"))
@@ -305,7 +305,7 @@ def load_project(path: str | Path) -> Project:
     fields = resolve(model, path)
     given = "relevance" in model.questions.model_fields_set
     if not given and model.questions.labels is None:
-        fields["relevance"] = TREC_EVAL_RELEVANCE  # qrels: trec_eval's default level (-l 1)
+        fields["relevance"] = _TREC_EVAL_RELEVANCE  # qrels: trec_eval's default level (-l 1)
     result = Project(**fields)
     grades = sorted({g for docs_ in result.judgments().values() for g in docs_.values()})
     top = max(grades, default=0)

@@ -16,7 +16,7 @@ from evidencedesk.retrieval.evalreport import Config
 
 # the top k Judged@k reads of a run when the primary metric has no cut-off (MRR, MAP, R-prec,
 # nDCG over the whole list, bpref); a pipeline's final list instead (Config().final)
-JUDGED_K = 10
+_JUDGED_K = 10
 
 # the kind of project: built-in searchers over documents, or TREC runs only
 Kind = Literal["pipeline", "runs"]
@@ -57,11 +57,11 @@ class Design:
 
 
 # the benchmark table's four metric columns in a pipeline project
-PIPELINE_COLUMNS = tuple(map(Metric.of, ("recall@1", "recall@3", "mrr", "ndcg@5")))
+_PIPELINE_COLUMNS = tuple(map(Metric.of, ("recall@1", "recall@3", "mrr", "ndcg@5")))
 # the benchmark table's four metric columns in a runs-only project
-RUNS_COLUMNS = tuple(map(Metric.of, ("recall@10", "precision@10", "mrr", "ndcg@10:linear")))
+_RUNS_COLUMNS = tuple(map(Metric.of, ("recall@10", "precision@10", "mrr", "ndcg@10:linear")))
 # candidate comparisons, the first is the headline metric (flips, sign test, Holm)
-COMPARED = tuple(map(Metric.of, ("mrr", "recall@3", "ndcg@5")))
+_COMPARED = tuple(map(Metric.of, ("mrr", "recall@3", "ndcg@5")))
 
 
 def label(name: str) -> str:
@@ -77,7 +77,7 @@ def reported(names: tuple[str, ...], primary: str | None) -> tuple[Metric, ...]:
 
 
 # the pipeline project's design: the hypothetical prices, the sizing grid and the ablations
-PIPELINE_DESIGN = Design(
+_PIPELINE_DESIGN = Design(
     baseline={},
     stage_one_ms=4.0,
     per_pair_ms=1.5,
@@ -160,15 +160,15 @@ def settings_for(project: Any, seed: int) -> Settings:
         seed=seed,
         relevance=project.relevance,
         kind="runs" if runs_only else "pipeline",
-        columns=RUNS_COLUMNS if runs_only else PIPELINE_COLUMNS,
+        columns=_RUNS_COLUMNS if runs_only else _PIPELINE_COLUMNS,
         compared=compared,
         flips_metric=compared[0].name,
-        design=None if runs_only else PIPELINE_DESIGN,
+        design=None if runs_only else _PIPELINE_DESIGN,
         restricted_text=project.restricted_text,
         questions_from="labels" if project.labels is not None else "qrels",
         # a primary without a cut-off (mrr, map, rprec, ndcg, bpref): a pipeline's final list
         # (Config().final, 3), a run's top 10
-        judged_k=split_metric(compared[0].name)[1] or (JUDGED_K if runs_only else Config().final),
+        judged_k=split_metric(compared[0].name)[1] or (_JUDGED_K if runs_only else Config().final),
         min_coverage=project.min_coverage,
         averaging=project.averaging,
         max_depth=project.max_depth,

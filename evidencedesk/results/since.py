@@ -30,7 +30,7 @@ from evidencedesk.results.pages import pass_depth, passed, run_pass_depth
 from evidencedesk.results.types import Results
 
 # how far outside its previous interval a mean must lie to count as moved (float noise is not)
-TOLERANCE = 1e-12
+_TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class VerdictChange:
 
 
 @dataclass(frozen=True)
-class MetricMove:
+class _MetricMove:
     """A run's mean that now lies outside the previous report's 95 % interval."""
 
     run: str  # a variant's or a candidate's name
@@ -99,7 +99,7 @@ class Since:
     questions_added: tuple[str, ...]
     questions_removed: tuple[str, ...]
     verdicts: tuple[VerdictChange, ...]  # changed, added or removed candidates only
-    metrics: tuple[MetricMove, ...]
+    metrics: tuple[_MetricMove, ...]
     newly_fail: tuple[QuestionChange, ...]
     newly_pass: tuple[QuestionChange, ...]
 
@@ -163,7 +163,7 @@ def _runs(results: Results) -> Iterator[tuple[str, dict[str, tuple]]]:
             yield c.name, {m.metric: (m.mean, m.low, m.high) for m in c.metrics}
 
 
-def _metrics(previous: Results, current: Results) -> tuple[MetricMove, ...]:
+def _metrics(previous: Results, current: Results) -> tuple[_MetricMove, ...]:
     before = dict(_runs(previous))
     out = []
     for run, stats in _runs(current):
@@ -172,8 +172,8 @@ def _metrics(previous: Results, current: Results) -> tuple[MetricMove, ...]:
             if old is None or mean is None or None in old:
                 continue
             was, low, high = old
-            if mean < low - TOLERANCE or mean > high + TOLERANCE:
-                out.append(MetricMove(run, metric, was, low, high, mean))
+            if mean < low - _TOLERANCE or mean > high + _TOLERANCE:
+                out.append(_MetricMove(run, metric, was, low, high, mean))
     return tuple(out)
 
 

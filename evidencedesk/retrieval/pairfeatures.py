@@ -33,15 +33,15 @@ import numpy as np
 from evidencedesk.retrieval.tokens import STOPWORDS, is_identifier, tokenize
 
 SEPARATOR = " || "  # what joins a passage's title to its text in a (query, passage) pair
-SHIFT = np.int64(1 << 32)  # an adjacent pair (a, b) of word ids is the code a * 2^32 + b
-MAX_WORDS = 1 << 31  # the vocabulary starts again before ids reach this (codes stay in int64)
+_SHIFT = np.int64(1 << 32)  # an adjacent pair (a, b) of word ids is the code a * 2^32 + b
+_MAX_WORDS = 1 << 31  # the vocabulary starts again before ids reach this (codes stay in int64)
 LIMIT = 200_000  # kept texts before everything kept starts again (results do not change)
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
-class QueryText:
+class _QueryText:
     """A query's sorted distinct content-word ids and adjacent-pair codes."""
 
     words: np.ndarray
@@ -49,7 +49,7 @@ class QueryText:
 
 
 @dataclass(frozen=True)
-class PassageText:
+class _PassageText:
     """A passage's content-word ids in order: of ``title\\ntext``, and of the title."""
 
     words: np.ndarray
@@ -94,8 +94,8 @@ class Analyser:
         self.vocabulary: dict[str, int] = {}
         self.identifier = np.zeros(0, dtype=bool)  # per token id: is it an identifier
         self.stop = np.zeros(0, dtype=bool)  # per token id: is it a stop word
-        self.queries: dict[str, QueryText] = {}
-        self.passages: dict[str, PassageText] = {}
+        self.queries: dict[str, _QueryText] = {}
+        self.passages: dict[str, _PassageText] = {}
 
     def ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """(every text's content-word ids end to end, the number of the text of each): the
@@ -117,20 +117,20 @@ class Analyser:
         content = ~self.stop[ids]
         return ids[content], owner[content]
 
-    def query_texts(self, queries: Sequence[str]) -> list[QueryText]:
+    def query_texts(self, queries: Sequence[str]) -> list[_QueryText]:
         kept = self.queries
         new = [q for q in dict.fromkeys(queries) if q not in kept]
         if new:
             ids, owner = self.ids(new)
             joined = owner[:-1] == owner[1:]  # adjacent within one query
-            codes = ids[:-1][joined] * SHIFT + ids[1:][joined]
+            codes = ids[:-1][joined] * _SHIFT + ids[1:][joined]
             words = _each_distinct(owner, ids, len(new))
             bigrams = _each_distinct(owner[:-1][joined], codes, len(new))
             for query, w, b in zip(new, words, bigrams, strict=True):
-                kept[query] = QueryText(w, b)
+                kept[query] = _QueryText(w, b)
         return [kept[q] for q in queries]
 
-    def passage_texts(self, passages: Sequence[str]) -> list[PassageText]:
+    def passage_texts(self, passages: Sequence[str]) -> list[_PassageText]:
         kept = self.passages
         new = [p for p in dict.fromkeys(passages) if p not in kept]
         if new:
@@ -139,13 +139,13 @@ class Analyser:
             bodies = _pieces(*self.ids([f"{title}\n{text}" for title, text in split]), len(new))
             titles = _pieces(*self.ids([title for title, _ in split]), len(new))
             for passage, body, title in zip(new, bodies, titles, strict=True):
-                kept[passage] = PassageText(body, title)
+                kept[passage] = _PassageText(body, title)
         return [kept[p] for p in passages]
 
     def counts(self, pairs: Sequence[tuple[str, str]]) -> Counts:
         """The counts of every pair, one numpy pass over the stage."""
         if len(self.queries) + len(self.passages) >= self.limit or (
-            len(self.vocabulary) >= MAX_WORDS
+            len(self.vocabulary) >= _MAX_WORDS
         ):
             self.clear()  # only between calls: the ids of one call come from one vocabulary
         queries, passages = zip(*pairs, strict=True) if pairs else ((), ())
@@ -171,12 +171,12 @@ class Analyser:
         known = _distinct(q_codes)
         u = np.int64(len(known) + 1)
         starts = np.zeros(int(v), dtype=bool)  # the words that start some query's pair
-        starts[q_codes // SHIFT] = True
+        starts[q_codes // _SHIFT] = True
         ends = np.zeros(int(v), dtype=bool)  # the words that end one
-        ends[q_codes % SHIFT] = True
+        ends[q_codes % _SHIFT] = True
         maybe = (owner[:-1] == owner[1:]) & starts[body[:-1]] & ends[body[1:]]
         first = np.flatnonzero(maybe)  # could be a query's pair, within one passage
-        codes = body[first] * SHIFT + body[first + 1]
+        codes = body[first] * _SHIFT + body[first + 1]
         number, hit = _find(known, codes)
         keys = _keys(owner[first], number, hit, u)
         in_pairs = _present(keys, p_of[b_pair] * u + np.searchsorted(known, q_codes[b_at]))

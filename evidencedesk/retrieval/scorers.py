@@ -31,7 +31,7 @@ from evidencedesk.retrieval.tokens import content_words, is_identifier
 # the sentence-transformers cross-encoder the optional `models` extra loads by default
 DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L6-v2"
 # what an error says to install when sentence-transformers is missing
-INSTALL_HINT = "install the optional extra: pip install 'evidencedesk[models]'"
+_INSTALL_HINT = "install the optional extra: pip install 'evidencedesk[models]'"
 
 
 @runtime_checkable
@@ -278,7 +278,7 @@ class HubPairScorer:
         except ImportError:
             raise EvidencedeskError(
                 f"HubPairScorer {name!r} needs the sentence-transformers package, which is not "
-                f"installed; {INSTALL_HINT}"
+                f"installed; {_INSTALL_HINT}"
             ) from None
         try:
             return CrossEncoder(name)

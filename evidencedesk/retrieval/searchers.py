@@ -28,7 +28,7 @@ BLOCK = 256  # questions per matrix product in `DenseSearcher.search_many` (256 
 # how far below the k-th approximate (float32) score `search_many` rescores exactly: float32
 # rounding of the unit vectors and of any summation order of 512 products is below
 # 512 * 2^-24 + 2 * 2^-24 < 3.1e-5, so twice that error and the 12-decimal rounding fit in it
-MARGIN = 1e-4
+_MARGIN = 1e-4
 
 
 def index_text(chunk: Chunk) -> str:
@@ -143,7 +143,7 @@ class DenseSearcher:
 
         One float32 matrix product per `BLOCK` questions gives every chunk's score within
         3.1e-5 (float32 rounding, any summation order, unit vectors of 512 slots). Only the
-        chunks within `MARGIN` (1e-4) of the k-th highest of those are then scored as `scores`
+        chunks within `_MARGIN` (1e-4) of the k-th highest of those are then scored as `scores`
         scores them -- the same float64 products added in the same slot order -- and ranked as
         `search` ranks them; every chunk left out is more than 1e-4 - 6.2e-5 below the k-th
         exact score, so after the 12-decimal rounding it cannot reach the top k or tie with it.
@@ -162,7 +162,7 @@ class DenseSearcher:
             approx = vectors.astype(np.float32) @ columns
             if m > k:  # each row's k-th highest, then every column within MARGIN of it
                 kth = np.partition(approx, m - k, axis=1)[:, m - k]
-                rows, cols = np.nonzero(approx >= (kth - np.float32(MARGIN))[:, None])
+                rows, cols = np.nonzero(approx >= (kth - np.float32(_MARGIN))[:, None])
             else:
                 rows, cols = np.nonzero(np.ones(approx.shape, dtype=bool))
             chosen = cols if usable is None else usable[cols]  # ascending within each row

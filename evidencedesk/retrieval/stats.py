@@ -284,7 +284,7 @@ def aligned(a: Values, b: Values, name: str = "mrr") -> list[tuple[str, float, f
     return out
 
 
-EXACT_SIGN = 2_000  # untied questions up to which sign_test_p rounds the exact Fraction
+_EXACT_SIGN = 2_000  # untied questions up to which sign_test_p rounds the exact Fraction
 
 
 def _tail_terms(m: int, low: int) -> Iterator[int]:
@@ -312,7 +312,7 @@ def sign_test_fraction(better: int, worse: int) -> Fraction:
 def sign_test_p(better: int, worse: int) -> float:
     """The exact sign-test p as a float.
 
-    Up to `EXACT_SIGN` untied questions it is the exact `Fraction`, rounded once. Above, the
+    Up to `_EXACT_SIGN` untied questions it is the exact `Fraction`, rounded once. Above, the
     integer terms are summed from the largest (C(m, min)) down, and the sum stops once the rest
     cannot reach 2^-64 of it (past the largest term each next one is the previous times
     i / (m - i + 1), a ratio that keeps falling, so the rest is below a geometric series; where
@@ -322,7 +322,7 @@ def sign_test_p(better: int, worse: int) -> float:
     if better < 0 or worse < 0:
         raise ValueError(f"expected non-negative counts, found {better}, {worse}")
     m, low = better + worse, min(better, worse)
-    if m <= EXACT_SIGN:
+    if m <= _EXACT_SIGN:
         return float(sign_test_fraction(better, worse))
     kept, share, total = 1, 1.0, 1.0  # terms kept; the last one and their sum over C(m, low)
     for i in range(low, 0, -1):

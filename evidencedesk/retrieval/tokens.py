@@ -30,11 +30,13 @@ def _mark_ranges() -> str:
 
 _WORD = rf"[^\W_][\w{_mark_ranges()}]*"
 # a token: words joined by `-` or `.` stay one ("rd2-24", "v1.2")
-TOKEN = re.compile(rf"{_WORD}(?:[-.]{_WORD})*")
-WORD_RE = re.compile(_WORD)  # one word: a letter or digit, then letters, digits and combining marks
+_TOKEN = re.compile(rf"{_WORD}(?:[-.]{_WORD})*")
+_WORD_RE = re.compile(
+    _WORD
+)  # one word: a letter or digit, then letters, digits and combining marks
 NUMBER = re.compile(r"\d+(?:[.,]\d+)?")  # a number, with one decimal point or comma
 # a token that is an identifier (a part or batch code): letters and digits mixed
-IDENTIFIER = re.compile(
+_IDENTIFIER = re.compile(
     r"^(?=.*\d)(?=.*[^\W\d_])[\w]+(?:-[\w]+)+$|^(?=.*\d)(?=.*[a-z])[a-z0-9]{3,}$"
 )
 
@@ -48,7 +50,7 @@ STOPWORDS = frozenset(
 @lru_cache(maxsize=1 << 17)  # every chunk's index text of a 20,000-chunk catalog, and more
 def _tokens_cached(text: str) -> tuple[str, ...]:
     return tuple(
-        sys.intern(t) for t in TOKEN.findall(unicodedata.normalize("NFC", text).casefold())
+        sys.intern(t) for t in _TOKEN.findall(unicodedata.normalize("NFC", text).casefold())
     )
 
 
@@ -69,4 +71,4 @@ def content_words(text: str) -> list[str]:
 
 def is_identifier(token: str) -> bool:
     """A token that mixes letters and digits (``rd2-24``, ``x7``): a code, not a word."""
-    return bool(IDENTIFIER.match(token))
+    return bool(_IDENTIFIER.match(token))
