@@ -73,6 +73,9 @@ def labels_hash(labels: Sequence[Label]) -> str:
 
 
 class QuestionResult(BaseModel):
+    """One question of a saved baseline: whether its critical case passed, its reciprocal rank
+    and recall at the baseline's k (None where undefined)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     passed: bool
@@ -200,6 +203,7 @@ def _key(loc: Loc) -> str:
 
 
 _HINT = "rebuild it with --save-baseline"
+# how a baseline file's errors are worded: JSON keys, and the hint to rebuild it
 STYLE = Style("json", _key, root="a JSON object", suffix=f"; {_HINT}")
 
 

@@ -104,7 +104,7 @@ def _front_matter_end(lines: list[str], path: str | Path) -> int:
     raise DocumentError(path, "expected a closing '---' after the front matter, found none")
 
 
-def parse_document(text: str, path: str | Path = "<string>") -> Document:
+def _parse_document(text: str, path: str | Path = "<string>") -> Document:
     """Parse a document's text; `path` is only used in error messages."""
     lines = text.splitlines()
     if not lines or not text.strip():
@@ -192,7 +192,7 @@ def parse_document(text: str, path: str | Path = "<string>") -> Document:
 
 def load_document(path: str | Path) -> Document:
     """Read one Markdown document with front matter; errors name the file."""
-    return parse_document(read_text(path, DocumentError, "Markdown document"), Path(path))
+    return _parse_document(read_text(path, DocumentError, "Markdown document"), Path(path))
 
 
 def _is_heading_only(block: str) -> bool:

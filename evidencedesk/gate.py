@@ -123,6 +123,8 @@ def load_policy(path: str | Path, labels: Sequence[Label] | None = None) -> Gate
 
 
 class Verdict(StrEnum):
+    """The gate's answer to "may it ship?": GO, REVIEW or BLOCK."""
+
     GO = "GO"
     REVIEW = "REVIEW"
     BLOCK = "BLOCK"

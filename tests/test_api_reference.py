@@ -219,3 +219,78 @@ def test_docs_api_is_current_and_every_public_name_is_described(
     monkeypatch.chdir(ROOT)
     problems = script.check(Path("docs/api.md"), script.modules(ROOT))
     assert problems == [], "\n".join(problems)
+
+
+def _exported(source: str) -> set[str]:
+    """The names a module's ``__all__`` declares (its API, whoever uses it)."""
+    import ast
+
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return {e.value for e in node.value.elts if isinstance(e, ast.Constant)}  # type: ignore[attr-defined]
+    return set()
+
+
+def _public_helpers(root: Path) -> list[str]:
+    """``file:line: name`` of each public function or constant of the package under `root` that
+    only its own module uses: not another module of the package, a template, a benchmark, script
+    or example, not named in the README or a docs page written by hand, and not declared in its
+    module's ``__all__``. A public class that only tests build is a type of the API."""
+    import re
+
+    def read(folder: str, suffixes: tuple[str, ...]) -> list[str]:
+        return [p.read_text(encoding="utf-8") for p in sorted((root / folder).rglob("*"))
+                if p.is_file() and p.suffix in suffixes and p.name != "api.md"]  # fmt: skip
+
+    readme = root / "README.md"
+    docs = read("docs", (".md",)) + (
+        [readme.read_text(encoding="utf-8")] if readme.is_file() else []
+    )
+    named = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(docs)))
+    users = "\n".join(
+        text for folder in ("benchmarks", "scripts", "examples", "templates")
+        for text in read(folder, (".py", ".html", ".css", ".js", ".md"))
+    )  # fmt: skip
+    found = script.modules(root)
+    sources = {m.path: (root / m.path).read_text(encoding="utf-8") for m in found}
+    helpers = []
+    for module in found:
+        exported = _exported(sources[module.path])
+        for name in module.names:
+            if name.name in named or name.name in exported or name.kind == "class":
+                continue
+            word = re.compile(rf"\b{re.escape(name.name)}\b")
+            used = word.search(users) or any(
+                word.search(text) for path, text in sources.items() if path != module.path
+            )
+            if not used:
+                helpers.append(f"{module.path}:{name.line}: {name.name}")
+    return helpers
+
+
+def test_a_name_only_its_own_module_uses_is_private() -> None:
+    # a helper starts with `_` (rename it, and run scripts/api_reference.py --write docs/api.md)
+    assert _public_helpers(ROOT) == []
+
+
+def test_the_private_names_check_on_a_small_package(tmp_path: Path) -> None:
+    package = tmp_path / "evidencedesk"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""A package."""\n')
+    (package / "a.py").write_text(
+        '"""A."""\n\n__all__ = ["declared"]\nLIMIT = 3  # a helper constant\n\n\n'
+        'def helper():\n    """Only this module calls it."""\n    return LIMIT\n\n\n'
+        'def shared():\n    """b calls it."""\n\n\ndef declared():\n    """Declared."""\n\n\n'
+        'def documented():\n    """Named in docs/."""\n\n\ndef _private():\n    """Private."""\n\n\n'
+        'class Row:\n    """A type."""\n'
+    )
+    (package / "b.py").write_text('"""B."""\nfrom evidencedesk.a import shared\n')
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text("Call `documented()`.\n")
+    (tmp_path / "docs" / "api.md").write_text("`helper` (the generated page does not count)\n")
+    assert _public_helpers(tmp_path) == [
+        "evidencedesk/a.py:4: LIMIT",
+        "evidencedesk/a.py:7: helper",
+    ]

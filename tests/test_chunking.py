@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.chunking import chunk_document, load_document, parse_document
+from evidencedesk.chunking import _parse_document, chunk_document, load_document
 from evidencedesk.errors import DocumentError, UnknownNameError
 from evidencedesk.retrieval.catalog import Catalog, Scope, load_catalog
 from tests.conftest import write_doc
@@ -14,7 +14,7 @@ HEADER = "id: kc-x\ntitle: X page\nversion: 2\nstatus: current\nvisibility: publ
 
 def test_heading_travels_with_its_paragraph_and_a_table_stays_whole() -> None:
     body = "# Title\n\nFirst para.\n\n## Sizes\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nLast para."
-    doc = parse_document(f"---\n{HEADER}\n---\n{body}")
+    doc = _parse_document(f"---\n{HEADER}\n---\n{body}")
     chunks = chunk_document(doc)
     assert [c.id for c in chunks] == ["kc-x:c0", "kc-x:c1", "kc-x:c2"]
     assert chunks[0].text == "# Title\nFirst para."
@@ -25,14 +25,14 @@ def test_heading_travels_with_its_paragraph_and_a_table_stays_whole() -> None:
 
 
 def test_document_strategy_and_unknown_strategy() -> None:
-    doc = parse_document(f"---\n{HEADER}\n---\nOne.\n\nTwo.")
+    doc = _parse_document(f"---\n{HEADER}\n---\nOne.\n\nTwo.")
     assert [c.text for c in chunk_document(doc, "document")] == ["One.\n\nTwo."]
     with pytest.raises(UnknownNameError, match="expected one of: paragraph, document"):
         chunk_document(doc, "sentence")
 
 
 def test_series_defaults_to_id_without_version_suffix() -> None:
-    doc = parse_document("---\nid: kc-returns-v3\ntitle: R\n---\nText.")
+    doc = _parse_document("---\nid: kc-returns-v3\ntitle: R\n---\nText.")
     assert doc.series == "kc-returns"
 
 

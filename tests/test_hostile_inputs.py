@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli as report_cli
-from evidencedesk.chunking import parse_document
+from evidencedesk.chunking import _parse_document
 from evidencedesk.errors import ConfigError, DocumentError, LabelsError
 from evidencedesk.files import limits
 from evidencedesk.report.model import HIDDEN_TEXT
@@ -569,12 +569,12 @@ def test_labels_bad_utf8_names_line_and_file_offset(tmp_path: Path) -> None:
 )
 def test_front_matter_ends_at_the_first_line_that_is_not_a_key(text: str, message: str) -> None:
     with pytest.raises(DocumentError) as info:
-        parse_document(text, "doc.md")
+        _parse_document(text, "doc.md")
     assert str(info.value) == message
 
 
 def test_front_matter_may_hold_comments() -> None:
-    doc = parse_document("---\n# who wrote it\nid: a\ntitle: A\n---\nText: with a colon.\n")
+    doc = _parse_document("---\n# who wrote it\nid: a\ntitle: A\n---\nText: with a colon.\n")
     assert (doc.id, doc.title, doc.body) == ("a", "A", "Text: with a colon.")
 
 

@@ -14,7 +14,7 @@ import pytest
 from evidencedesk.report.model import BuildOptions, CandidatePage
 from evidencedesk.report.pipeline import build_model
 from evidencedesk.report.recommend import md_escape
-from evidencedesk.report.render import render_markdown
+from evidencedesk.report.render import _render_markdown
 from tests.synthetic_runs import write_project
 
 SHIP = re.compile(r"(?<!not )(?<!may it )\bship\b", re.I)  # "ship" only as the gate's question
@@ -175,7 +175,7 @@ def test_the_two_answers_are_said_apart_and_nothing_says_ship(tmp_path: Path) ->
     )
     assert not SHIP.search(c.recommendation.headline + c.recommendation.markdown)
     assert "<li>Flips on MRR: better on 0 (none), worse on 4 (q01, q02, q03, q04), 17 tied; " \
-        "exact sign-test p = 0.125.</li>" in render_markdown(c.recommendation.markdown)  # fmt: skip
+        "exact sign-test p = 0.125.</li>" in _render_markdown(c.recommendation.markdown)  # fmt: skip
 
 
 @pytest.mark.parametrize(

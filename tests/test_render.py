@@ -14,7 +14,7 @@ import pytest
 
 from evidencedesk.cli import main
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.report.render import _SECTION_PAGES, render_markdown, render_site
+from evidencedesk.report.render import _SECTION_PAGES, _render_markdown, render_site
 from evidencedesk.report.site import inside, slug
 from tests import report_fixtures as rf
 
@@ -175,14 +175,14 @@ def test_text_from_data_is_escaped(probed: Path) -> None:
     ],
 )
 def test_markdown_drops_unsafe_links_raw_html_and_images(source: str) -> None:
-    html = str(render_markdown(source)).lower()
+    html = str(_render_markdown(source)).lower()
     assert 'href="javascript' not in html and 'href="vbscript' not in html
     assert 'href="data:' not in html and "<script" not in html and '<a href="javascript' not in html
     assert "<img" not in html
 
 
 def test_markdown_keeps_ordinary_links() -> None:
-    assert '<a href="methods.html">methods</a>' in str(render_markdown("[methods](methods.html)"))
+    assert '<a href="methods.html">methods</a>' in str(_render_markdown("[methods](methods.html)"))
 
 
 def test_two_builds_are_byte_identical(tmp_path: Path) -> None:

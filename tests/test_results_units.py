@@ -11,7 +11,7 @@ from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide_gate
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.site import slug
 from evidencedesk.results import compute, jsonio
-from evidencedesk.results.exports import _per_question_csv, _qrels_text, _run_text, export_files
+from evidencedesk.results.exports import _export_files, _per_question_csv, _qrels_text, _run_text
 from evidencedesk.results.inputs import questions
 from evidencedesk.results.project import load_project
 from evidencedesk.results.rows import Costs
@@ -161,7 +161,7 @@ def test_runs_and_qrels_are_trec_files() -> None:
     ]  # fmt: skip
     # in scope only (x9 is not allowed), questions in label order, ids sorted
     assert _qrels_text(r) == "q1 0 d2 2\nq1 0 d3 1\nq2 0 d3 1\nq2 0 d5 2\nq3 0 d4 1\n"
-    assert sorted(export_files(r, slug)) == [
+    assert sorted(_export_files(r, slug)) == [
         "data/per-question.csv", "data/qrels.txt", "data/runs/base-run-" + slug("base run")[-8:] + ".run",
         "data/to-label.tsv",
     ]  # fmt: skip

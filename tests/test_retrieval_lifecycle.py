@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.chunking import chunk_document, parse_document
+from evidencedesk.chunking import _parse_document, chunk_document
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.paths import CORPUS, DOCS, DUPS, TENANT_DOCS
 from evidencedesk.retrieval.catalog import Scope, load_catalog
@@ -44,7 +44,7 @@ def texts(catalog, ids):  # type: ignore[no-untyped-def]
 def test_freshness_three_states() -> None:
     old = load_catalog()
     old_index = build_searchers(old)["sparse"]
-    new_chunks = chunk_document(parse_document(V4))
+    new_chunks = chunk_document(_parse_document(V4))
     new, change = replace_document(old, new_chunks)
     assert change.added == ("kc-returns-v4:c0",)
     assert "kc-returns-v3:c0" in change.superseded

@@ -17,7 +17,7 @@ import evidencedesk
 from evidencedesk.report import words
 from evidencedesk.results import verdicts as v
 from evidencedesk.results.types import Comparison, Results
-from evidencedesk.results.verdicts import Evidence, decide_verdict, verdict_of_evidence
+from evidencedesk.results.verdicts import Evidence, _verdict_of_evidence, decide_verdict
 from evidencedesk.retrieval.stats import flips_needed, sign_test_p
 
 UP = Evidence("mrr", 0.05, 0.01, 0.09, 9, 0, 0.004, 0.02)  # interval and Holm agree: up
@@ -57,11 +57,11 @@ def other(e: Evidence, metric: str = "ndcg@5") -> Evidence:
     ],
 )  # fmt: skip
 def test_rules_by_hand(evidence: list[Evidence], verdict: str) -> None:
-    assert verdict_of_evidence(evidence, "mrr").verdict == verdict
+    assert _verdict_of_evidence(evidence, "mrr").verdict == verdict
 
 
 def test_a_critical_question_is_carried_never_weighed() -> None:
-    d = verdict_of_evidence([UP], "mrr", ("rc02",))
+    d = _verdict_of_evidence([UP], "mrr", ("rc02",))
     assert (d.verdict, d.critical_worse) == ("BETTER", ("rc02",))
 
 
@@ -83,7 +83,7 @@ def evidence_st(metric: str) -> st.SearchStrategy[Evidence]:
 def test_every_verdict_follows_its_rule(evidence: tuple[Evidence, ...]) -> None:
     primary = evidence[0].metric
     head = evidence[0]
-    d = verdict_of_evidence(evidence, primary)
+    d = _verdict_of_evidence(evidence, primary)
     up = {e.metric for e in evidence if e.direction == "up"}
     down = {e.metric for e in evidence if e.direction == "down"}
     assert (d.verdict == "MIXED") == bool(up and down)

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
 
+# the one-line summary of `evidencedesk audit` in the command list
 HELP = "hold every sentence of a built site to its results.json"
+# what `evidencedesk audit --help` says the command does
 DESCRIPTION = (
     "Read a built site's results.json and every page, re-derive each claim a page makes "
     "(numbers, intervals and whether they include zero, flips, p-values, verdicts and "
@@ -18,6 +20,7 @@ DESCRIPTION = (
     "re-derive the verdicts, Holm adjustments, flips and sign tests from the per-question "
     "values. Prints one line per disagreement."
 )
+# the exit statuses `evidencedesk audit --help` lists, one line each
 EXIT = (
     "0    every claim of every page agrees with results.json",
     "1    disagreements: one line each (page, sentence, what results.json says)",
@@ -27,6 +30,7 @@ EXIT = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the options of `evidencedesk audit` (SITE, --tune) to its parser."""
     from evidencedesk.cli.process import add_tune_argument
 
     p.add_argument("site", type=Path, metavar="SITE", help="a built site's folder")
@@ -34,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, streams: Streams) -> int:
+    """Run `evidencedesk audit`: re-derive every claim of SITE; 0 when all agree."""
     from evidencedesk.cli.process import Tuning
     from evidencedesk.report.audit import audit
 

@@ -31,7 +31,9 @@ from evidencedesk.retrieval.labels import Label
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
 
+# the one-line summary of `evidencedesk benchmark` in the command list
 HELP = "print the benchmark table (and the gate)"
+# what `evidencedesk benchmark --help` says the command does
 DESCRIPTION = (
     "Benchmark retrieval on a project's labelled questions and print one table: for the demo or "
     "a pipeline project the built-in variants (sparse, dense, hybrid, hybrid + each stand-in "
@@ -39,6 +41,7 @@ DESCRIPTION = (
     "against the first row; for a runs-only project one row per TREC run against its baseline "
     "run. --gate ends with the release gate's verdict."
 )
+# the exit statuses `evidencedesk benchmark --help` lists, one line each
 EXIT = (
     "0    the table was printed; with --gate the verdict was GO or REVIEW",
     "1    --gate and the verdict was BLOCK",
@@ -48,6 +51,7 @@ EXIT = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the options of `evidencedesk benchmark` (--gate, --seed, --json, ...) to its parser."""
     from evidencedesk.cli.process import add_tune_argument
 
     p.add_argument(

@@ -40,13 +40,16 @@ _REPLACED = "the new site is complete and replaced the previous one"
 _WRITTEN = "the new site is complete"
 INTERRUPTED = f"build interrupted; {_KEPT}"  # Ctrl-C before the build started
 
+# the one-line summary of `evidencedesk build` in the command list
 HELP = "run the experiments and write the static site"
+# what `evidencedesk build --help` says the command does
 DESCRIPTION = """\
 Run the benchmark, the sizing sweep, the ablations, the citation and evidence checks and the \
 release gate for every candidate of a project (./evidencedesk.toml when there is one, else the \
 demo project, without --project), then write a static, linked HTML site into the output folder. \
 The output folder is replaced only when it is absent, empty or a previous evidencedesk site, and \
 only once the new site is complete; the same inputs and seed give a byte-identical site."""
+# the notes `evidencedesk build --help` ends with: the seed, --compare-to, a rebuild
 NOTES = f"""\
 seed: a whole number from 0 to {SEED_MAX}; default: [project].seed of the project file, else 0.
 compare-to: a previous build's results.json or site folder (e.g. the last published CI artifact);
@@ -54,6 +57,7 @@ the site then says which verdicts changed, which metrics moved outside their pre
 which questions newly fail or pass, and which labels changed.
 A rebuild keeps every file of the previous site that its manifest.json does not list (and says
 so); one build at a time writes a folder (docs/output-folder.md)."""
+# the exit statuses `evidencedesk build --help` lists, one line each
 EXIT = (
     "0    the site was written (also when stdout is closed or a pipe closed early, e.g. | head)",
     "1    the site was written, but a candidate's gate verdict failed --fail-on (only then)",
@@ -85,6 +89,7 @@ def _seed(text: str) -> int:
 
 
 def add_arguments(b: argparse.ArgumentParser) -> None:
+    """Add the options of `evidencedesk build` to its parser."""
     from evidencedesk.cli.process import add_tune_argument
 
     b.add_argument("--out", default="site", metavar="FOLDER", help="output folder (default: site)")
@@ -205,6 +210,7 @@ def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple
 
 
 def run(args: argparse.Namespace, streams: Streams) -> int:
+    """Run `evidencedesk build`: evaluate, write the site, say how it went; the exit status."""
     from evidencedesk.cli import status_of
     from evidencedesk.report.site import Outcome, terminate_as_exception
 

@@ -225,7 +225,7 @@ def forked(job: Callable[[], object]) -> Background:
 
 
 TUNING_ENV = "EVIDENCEDESK_TUNING"  # the environment's opt-in: the values of --tune
-TUNE_OPTION = "--tune"
+TUNE_OPTION = "--tune"  # the option that opts a command in (`add_tune_argument`)
 
 
 @dataclass(frozen=True)

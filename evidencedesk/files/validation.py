@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 # pydantic error types of our own: a field's "expected …" message, a rule across fields
-FIELD, RULE = "evidencedesk_field", "evidencedesk_rule"
+_FIELD, _RULE = "evidencedesk_field", "evidencedesk_rule"
 
 
 def expected_key(
@@ -55,12 +55,12 @@ def expected_key(
 
 def invalid(message: str) -> PydanticCustomError:
     """A field validator's complaint, worded in full (``expected …, found …``)."""
-    return PydanticCustomError(FIELD, "{message}", {"message": message})
+    return PydanticCustomError(_FIELD, "{message}", {"message": message})
 
 
 def rule(at: Loc, message: str) -> PydanticCustomError:
     """A model validator's complaint about how keys combine, pinned to the key at `at`."""
-    return PydanticCustomError(RULE, "{message}", {"message": message, "at": at})
+    return PydanticCustomError(_RULE, "{message}", {"message": message, "at": at})
 
 
 def read_toml(path: Path, what: str) -> tuple[dict[str, Any], str]:
@@ -220,7 +220,7 @@ class Source:
         `model` is the model that raised it; `prefix` is where that model sits in the file.
         """
         errors = exc.errors(include_url=False)
-        keys = [e for e in errors if e["type"] != RULE] or errors
+        keys = [e for e in errors if e["type"] != _RULE] or errors
 
         def position(error: Any) -> int:  # the reader meets the earliest line first
             line = self.line((*prefix, *error["loc"]))
@@ -232,9 +232,9 @@ class Source:
         kind, message, ctx = first["type"], first["msg"], first.get("ctx") or {}
         value = first.get("input")
         _, field = _walk(model, inner)
-        if kind == RULE:
+        if kind == _RULE:
             return self.error((*loc, *ctx["at"]), ctx["message"])
-        if kind == FIELD:
+        if kind == _FIELD:
             return self.error(loc, ctx["message"])
         if kind == "json_invalid":
             match = re.search(r"at line (\d+)", message)

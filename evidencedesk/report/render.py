@@ -73,7 +73,7 @@ def markdown() -> MarkdownIt:
 _MD = markdown()
 
 
-def render_markdown(text: str | None) -> Markup:
+def _render_markdown(text: str | None) -> Markup:
     """Markdown from data or generated text, as safe HTML (raw HTML shown as text)."""
     return Markup(_MD.render(text or ""))  # noqa: S704 - markdown-it escapes, html disabled
 
@@ -114,7 +114,7 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["md"] = render_markdown
+    env.filters["md"] = _render_markdown
     env.filters["plain"] = (
         str  # a claim's words without its mark (report.claims.Said), for attributes
     )

@@ -1,6 +1,6 @@
 """``candidates.toml``: the retrieval changes the report reviews, and their optional notes.
 
-The file is validated by pydantic models (`_CandidatesFile`, `_Entry`, `Changes`: strict types,
+The file is validated by pydantic models (`_CandidatesFile`, `_Entry`, `_ChangesTable`: strict types,
 unknown keys refused, each candidate's changes must make a valid `Config`); errors are worded by
 `evidencedesk.files.validation` as ``candidate #2 (name).changes.depth: expected …, found …``.
 """
@@ -79,7 +79,7 @@ def read_note(folder: Path | None, name: str) -> str | None:
 
 
 class _Changes(BaseModel):
-    """The config fields a candidate changes (`Changes` declares them from `Config` itself);
+    """The config fields a candidate changes (`_ChangesTable` declares them from `Config` itself);
     `load_candidates` makes them into the candidate's `Config`, once."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
@@ -90,11 +90,11 @@ class _Changes(BaseModel):
 
 
 if TYPE_CHECKING:
-    Changes = _Changes
+    _ChangesTable = _Changes
 else:  # one field per Config field, with its type and default: never a second list of them
     _hints = get_type_hints(Config)
     # a candidate's `changes` table of candidates.toml: one optional field per Config field
-    Changes = create_model(
+    _ChangesTable = create_model(
         "Changes",
         __base__=_Changes,
         **{f.name: (_hints[f.name], f.default) for f in fields(Config)},
@@ -108,7 +108,7 @@ class _Entry(BaseModel):
 
     name: str
     rationale: str = ""
-    changes: Changes = Changes()
+    changes: _ChangesTable = _ChangesTable()
 
     @field_validator("name")
     @classmethod

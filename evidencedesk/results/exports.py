@@ -116,7 +116,7 @@ def exported_runs(results: Results) -> list[str]:
     return [v.name for v in results.variants if all(r.size == len(r.ids) for r in v.lists)]
 
 
-def export_files(results: Results, slug: Callable[[str], str]) -> dict[str, str]:
+def _export_files(results: Results, slug: Callable[[str], str]) -> dict[str, str]:
     """Relative path -> text of every export; run files are named by `slug` of the variant (two
     variants with one slug are refused: they would share a file)."""
     files = {PER_QUESTION: _per_question_csv(results), _QRELS: _qrels_text(results),
@@ -128,10 +128,10 @@ def export_files(results: Results, slug: Callable[[str], str]) -> dict[str, str]
 
 
 def site_exports(results: Results, slug: Callable[[str], str]) -> dict[str, bytes]:
-    """Relative path -> bytes of every export as the site writes it: `export_files`, with the
+    """Relative path -> bytes of every export as the site writes it: `_export_files`, with the
     per-question CSV and the qrels gzip-compressed above `PAGE_LIMIT` questions."""
     out = {}
-    for name, text in export_files(results, slug).items():
+    for name, text in _export_files(results, slug).items():
         data = text.encode("utf-8")
         if large(results) and name in (PER_QUESTION, _QRELS):
             name, data = name + _GZ, gzipped(data)

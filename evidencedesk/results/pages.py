@@ -22,7 +22,7 @@ PAGE_CAP = 1000  # above PAGE_LIMIT, at most this many question pages
 RUNS_ONLY_DEPTH = 10  # the gate's k in a runs-only project without a policy (results.runs_only)
 LEAN_DEPTH = 10  # above PAGE_LIMIT a question page lists this many results per list (or the k)
 
-CRITICAL, FAILS, CHANGES = 0, 1, 2  # the choosing rule's tiers, in order
+CRITICAL, _FAILS, _CHANGES = 0, 1, 2  # the choosing rule's tiers, in order
 
 
 def large(results: Results) -> bool:
@@ -100,9 +100,9 @@ def chosen(results: Results) -> tuple[str, ...] | None:
         if q in critical:
             ranked.append((CRITICAL, 0.0, q))
         elif passed.get(q) is False:
-            ranked.append((FAILS, 0.0, q))
+            ranked.append((_FAILS, 0.0, q))
         elif q in change:
-            ranked.append((CHANGES, -change[q], q))
+            ranked.append((_CHANGES, -change[q], q))
     return tuple(q for _, _, q in sorted(ranked)[:PAGE_CAP])
 
 

@@ -132,7 +132,7 @@ def _verdict(evidence: Sequence[Evidence], head: Evidence | None) -> str:
     return NO_CLEAR_CHANGE
 
 
-def verdict_of_evidence(
+def _verdict_of_evidence(
     evidence: Sequence[Evidence], primary: str, critical_worse: Sequence[str] = ()
 ) -> Decision:
     """The candidate's verdict (the module's rules); `critical_worse` is carried, not weighed."""
@@ -178,7 +178,7 @@ def decide_verdict(
     weighed = [c for c in comparisons if c.metric in metrics]
     primary = metrics[0]
     crit = critical_worse(critical, [c.worse for c in weighed])
-    decision = verdict_of_evidence([evidence_of(c) for c in weighed], primary, crit)
+    decision = _verdict_of_evidence([evidence_of(c) for c in weighed], primary, crit)
     head = next((c for c in weighed if c.metric == primary), None)
     if decision.verdict not in (PROMISING, LEANS_WORSE) or head is None:
         return decision

@@ -72,8 +72,8 @@ __all__ = [
     "summarize",
 ]
 
-RELEVANT = 2
-VARIANTS = ("exp", "linear")
+RELEVANT = 2  # the default relevance threshold: grade 2 answers the question
+VARIANTS = ("exp", "linear")  # the nDCG gains `gain` takes
 
 
 @dataclass(frozen=True)
@@ -350,6 +350,7 @@ def parse_metric(name: str) -> MetricSpec:
 
 
 def metric_value(j: Judged, name: str | MetricSpec) -> float | None:
+    """One question's value of a metric by the readable definitions (None when undefined)."""
     spec = name if isinstance(name, MetricSpec) else parse_metric(name)
     return spec.of(j)
 
