@@ -20,7 +20,7 @@ import resource
 import time
 from pathlib import Path
 
-from evidencedesk.files.trec import Run
+from evidencedesk.files.trec import TrecRun
 from evidencedesk.results.inputs import judged_depth, judged_external_runs
 from evidencedesk.results.project import Project, load_project
 from evidencedesk.results.settings import settings_for
@@ -56,7 +56,7 @@ def read_and_judge(project: Project, labels: list, qrels: dict, depth: int) -> t
     seconds: list[float] = []
     start = time.perf_counter()
 
-    def judge(trec: Run) -> list:
+    def judge(trec: TrecRun) -> list:
         judged = judge_trec_run(trec, qrels, labels, relevant=project.relevance, depth=depth)
         now = time.perf_counter()
         seconds.append(now - start - sum(seconds))

@@ -21,7 +21,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import (
     BaseModel,
@@ -35,6 +35,7 @@ from pydantic import (
 
 from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.files.keylines import Loc, json_line
+from evidencedesk.files.project_schema import ProjectKind
 from evidencedesk.files.structured import read_json
 from evidencedesk.files.validation import Source, Style, found_json, invalid, rule
 from evidencedesk.files.writing import write_file
@@ -58,7 +59,6 @@ __all__ = [
 BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/1"  # a pipeline config's baseline
 RUN_BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/2"  # adds `run`: a runs-only baseline
 _SCHEMAS = (BASELINE_SCHEMA, RUN_BASELINE_SCHEMA)
-Kind = Literal["pipeline", "runs"]  # the kind of project a baseline is loaded for
 
 
 def labels_hash(labels: Sequence[Label]) -> str:
@@ -126,7 +126,7 @@ class Baseline(BaseModel):
         return self
 
     @property
-    def kind(self) -> Kind:
+    def kind(self) -> ProjectKind:
         return "pipeline" if self.config is not None else "runs"
 
     def rr(self) -> dict[str, float | None]:
@@ -213,7 +213,9 @@ _WHAT = {
 }
 
 
-def load_baseline(path: str | Path, labels: Sequence[Label], kind: Kind | None = None) -> Baseline:
+def load_baseline(
+    path: str | Path, labels: Sequence[Label], kind: ProjectKind | None = None
+) -> Baseline:
     """Read a baseline; refuse a wrong schema, one made on other labels or, given the project's
     `kind`, one of the other kind of project."""
     path = Path(path)

@@ -233,7 +233,7 @@ def decide_gate(
             flips = paired(dict(reference.rr), shaped.rr, name="mrr")
             if len(flips.worse) > len(flips.better):
                 checks.append(
-                    GateCheck(review, "review_on_mrr_flips", "mrr", questions=flips.worse,
+                    GateCheck(review, "review_on_mrr_flips", "mrr", questions=tuple(flips.worse),
                               counts=(len(flips.better),), p=flips.p)
                 )  # fmt: skip
     # blocks first, then reviews (the order of the lines)

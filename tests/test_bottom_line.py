@@ -10,19 +10,19 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
+from evidencedesk.gate import GateCheck, Verdict
 from evidencedesk.report.bottom_line import _cost_text, bottom_line, change
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import GateTile
 from evidencedesk.report.question_list import LIST_DATA
 from evidencedesk.report.site import slug
 from evidencedesk.results import summary
-from evidencedesk.results.rows import Costs, MetricStat
+from evidencedesk.results.rows import MetricStat, RunCosts
 from evidencedesk.results.settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
     DocumentFact,
-    GateCheck,
     GateOutcome,
     Inputs,
     PolicyFacts,
@@ -34,7 +34,7 @@ from evidencedesk.retrieval.labels import QuestionCounts
 from tests.page_text import visible
 
 SETTINGS = Settings(0, 2, "pipeline", _PIPELINE_COLUMNS, _COMPARED, "mrr", None)
-BASE_COSTS = Costs(0.0, 200.0, 4.0)
+BASE_COSTS = RunCosts(0.0, 200.0, 4.0)
 
 
 def stat(metric: str, mean: float) -> MetricStat:
@@ -49,7 +49,7 @@ def comparison(metric: str, delta: float, low: float, high: float, better: int, 
 
 
 def candidate(name: str, decision: Decision, mrr: Comparison, gate: str = "GO",
-              checks: tuple[GateCheck, ...] = (), costs: Costs = BASE_COSTS) -> CandidateResult:  # fmt: skip
+              checks: tuple[GateCheck, ...] = (), costs: RunCosts = BASE_COSTS) -> CandidateResult:  # fmt: skip
     others = tuple(comparison(m, 0.0, -0.05, 0.05, 0, 0) for m in ("recall@3", "ndcg@5"))
     return CandidateResult(name, "", (), (), (mrr, *others), (), costs,
                            GateOutcome(gate, checks, True), None, decision)  # fmt: skip
@@ -65,12 +65,12 @@ def results(*cands: CandidateResult, policy: PolicyFacts | None = POLICY) -> Res
                    None, None, policy)  # fmt: skip
 
 
-MIN_RECALL = GateCheck("BLOCK", "min_recall", "recall@3", 0.6, 0.75, (), None, None, (), None)
+MIN_RECALL = GateCheck(Verdict.BLOCK, "min_recall", "recall@3", 0.6, 0.75)
 BETTER = candidate(
     "rerank feature",
     Decision("BETTER", "mrr", ("mrr",), (), ()),
     comparison("mrr", 0.1, 0.04, 0.16, 9, 0, 0.004, 0.008),
-    costs=Costs(10.0, 200.0, 19.0),
+    costs=RunCosts(10.0, 200.0, 19.0),
 )
 PROMISING = candidate(
     "rerank overlap",
@@ -237,15 +237,15 @@ def test_the_bottom_line_counts_both_answers(case: str) -> None:
 @pytest.mark.parametrize(
     ("base", "cand", "text"),
     [
-        (Costs(0.0, 200.0, 4.0), Costs(10.0, 200.0, 19.0),
+        (RunCosts(0.0, 200.0, 4.0), RunCosts(10.0, 200.0, 19.0),
          "pairs/question 0 → 10 · tokens/question same · latency +375 % (hypothetical)"),
-        (Costs(0.0, 200.0, None), Costs(0.0, 199.5, None), "pairs/question same · tokens/question −0.2 %"),
-        (Costs(0.0, 200.0, 4.0), Costs(0.0, 200.0, 4.0), "same cost"),
-        (Costs(None, None, None), Costs(None, None, None), "not known"),  # external runs
+        (RunCosts(0.0, 200.0, None), RunCosts(0.0, 199.5, None), "pairs/question same · tokens/question −0.2 %"),
+        (RunCosts(0.0, 200.0, 4.0), RunCosts(0.0, 200.0, 4.0), "same cost"),
+        (RunCosts(None, None, None), RunCosts(None, None, None), "not known"),  # external runs
     ],
 )  # fmt: skip
 def test_cost_change_is_not_known_for_an_external_run_never_same(
-    base: Costs, cand: Costs, text: str
+    base: RunCosts, cand: RunCosts, text: str
 ) -> None:
     assert _cost_text(base, cand) == text
 

@@ -55,9 +55,9 @@ def _settings(ablation_base: dict[str, object]) -> Settings:
     return Settings(0, 2, "pipeline", _PIPELINE_COLUMNS, _COMPARED, "mrr", design)
 
 
-def _row(changes: dict[str, object]) -> r.AblationRow:
+def _row(changes: dict[str, object]) -> r.AblationResult:
     metrics = {m.name: 0.5 for m in _PIPELINE_COLUMNS}
-    return r.AblationRow(changes, metrics, 0.0, (), (), 21, 1.0, r.Costs(3.0, 200.0, 8.5))
+    return r.AblationResult(changes, metrics, 0.0, (), (), 21, 1.0, r.RunCosts(3.0, 200.0, 8.5))
 
 
 @pytest.mark.parametrize(

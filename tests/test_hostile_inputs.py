@@ -32,7 +32,7 @@ from evidencedesk.results import compute
 from evidencedesk.results.inputs import chunk_facts
 from evidencedesk.results.inputs import questions as question_facts
 from evidencedesk.results.project import load_project
-from evidencedesk.results.rows import Costs
+from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import Inputs, Results
 from evidencedesk.retrieval.beir import labels_from_judgments, read_beir_qrels
@@ -462,7 +462,7 @@ def _question_pages(restricted_text: str) -> dict[str, tuple]:
         0, 2, "pipeline", _PIPELINE_COLUMNS, _COMPARED, "mrr", None, restricted_text
     )
     variant = compute.variant_result("k", "hybrid", "builtin", "", None, judged,
-                                     Costs(None, None, None), settings, compute.Book(0))  # fmt: skip
+                                     RunCosts(None, None, None), settings, compute.Book(0))  # fmt: skip
     ids = {c for lab in labels for c in lab.grades} | {c for j in judged for c in j.ids}
     facts = chunk_facts(catalog, ids, restricted_text == "hide")
     inputs = Inputs("t", (), "", (), (), 0, question_facts(labels, None), facts)

@@ -18,7 +18,7 @@ from evidencedesk.errors import ResultsFileError
 from evidencedesk.report.assemble import present
 from evidencedesk.report.render import render_site
 from evidencedesk.results import jsonio
-from evidencedesk.results.rows import Costs
+from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.types import Results
 from tests.conftest import DemoBuild
 
@@ -246,7 +246,7 @@ def test_a_runs_only_project_round_trips_and_keeps_only_top_lists(tmp_path: Path
     assert {len(r.ids) for r in lists} <= {20} | {r.size for r in lists if r.size < 20}
     assert any(r.size == 30 for r in lists)
     assert not (out / "data" / "runs").exists()  # the runs are the project's own files
-    assert all(v.costs == Costs(None, None, None) for v in loaded.variants)
+    assert all(v.costs == RunCosts(None, None, None) for v in loaded.variants)
     again = tmp_path / "again"
     render_site(present(loaded), again)
     files = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())

@@ -14,7 +14,7 @@ from evidencedesk.results import compute, jsonio
 from evidencedesk.results.exports import _export_files, _per_question_csv, _qrels_text, _run_text
 from evidencedesk.results.inputs import questions
 from evidencedesk.results.project import load_project
-from evidencedesk.results.rows import Costs
+from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.settings import (
     _COMPARED,
     _PIPELINE_COLUMNS,
@@ -74,7 +74,7 @@ LISTS = (
 def tiny_results() -> Results:
     settings = Settings(0, 2, "pipeline", _PIPELINE_COLUMNS, _COMPARED, "mrr", None)
     variant = compute.variant_result("k", "base run", "builtin", "", None, LISTS,
-                                     Costs(None, None, None), settings, compute.Book(0))  # fmt: skip
+                                     RunCosts(None, None, None), settings, compute.Book(0))  # fmt: skip
     labels = [
         Label("q1", "first?", ("direct",), True, {"d2": 2, "d3": 1, "x9": 2}),
         Label("q2", "second?", ("direct", "stale"), True, {"d5": 2, "d3": 1}),

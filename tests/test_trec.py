@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from evidencedesk.errors import LabelsError, RunFileError
 from evidencedesk.files import trec_arrays, trec_keys, trec_parts
 from evidencedesk.files.trec import (
-    Run,
+    TrecRun,
     read_qrels,
     read_run,
     write_qrels,
@@ -82,7 +82,7 @@ def test_run_round_trip_property(tmp_path_factory, data) -> None:
     write_run(path, data, "t")
     run = read_run(path)
     assert run.to_dict() == data
-    assert run.to_dict() == Run.from_dict(data).to_dict()
+    assert run.to_dict() == TrecRun.from_dict(data).to_dict()
     for qid in run.qids:  # score descending, ties by document id descending
         pairs = [(s, d) for d, s in run.ranked(qid)]
         assert pairs == sorted(pairs, key=lambda p: (p[0], p[1].encode()), reverse=True)
@@ -143,9 +143,9 @@ def test_any_line_order_reads_like_from_dict(tmp_path_factory, data) -> None:
     for q, d, s in rows:
         expected.setdefault(q, {})[d] = s
     run = read_run(path)
-    assert run.to_dict() == Run.from_dict(expected).to_dict()
+    assert run.to_dict() == TrecRun.from_dict(expected).to_dict()
     assert [list(v) for v in run.to_dict().values()] == [
-        list(v) for v in Run.from_dict(expected).to_dict().values()
+        list(v) for v in TrecRun.from_dict(expected).to_dict().values()
     ]
 
 
@@ -183,9 +183,9 @@ def test_a_run_read_in_many_blocks_reads_like_one_block(
         joined = [(parts[0][c].decode(), d.decode()) for c, d in zip(codes, ids, strict=True)]
         assert joined == sorted(in_file, key=lambda line: line[0].encode())
     blocks = read_run(path)
-    assert blocks.to_dict() == whole.to_dict() == Run.from_dict(data).to_dict()
+    assert blocks.to_dict() == whole.to_dict() == TrecRun.from_dict(data).to_dict()
     assert [list(v) for v in blocks.to_dict().values()] == [
-        list(v) for v in Run.from_dict(data).to_dict().values()
+        list(v) for v in TrecRun.from_dict(data).to_dict().values()
     ]
     assert np.array_equal(blocks.keys, whole.keys)
     # a duplicate far from its first line, parts apart, is still named by its line
@@ -238,7 +238,7 @@ def test_slow_reader_reads_what_the_fast_one_reads(tmp_path: Path) -> None:
     with pytest.raises(trec_arrays.Bad):
         trec_arrays.fast_columns(tmp_path / "tabs.txt")
     slow = read_run(tmp_path / "tabs.txt")
-    assert slow.to_dict() == whole.to_dict() == Run.from_dict(data).to_dict()
+    assert slow.to_dict() == whole.to_dict() == TrecRun.from_dict(data).to_dict()
     assert np.array_equal(slow.offsets, whole.offsets)
     assert np.array_equal(slow.keys, whole.keys)
 
@@ -398,7 +398,7 @@ def test_judging_a_run_of_chunk_ids_against_labels(tmp_path: Path) -> None:
 
 
 def test_without_labels_questions_are_the_union_and_unjudged_ones_are_left_out() -> None:
-    run = Run.from_dict({"a": {"x": 1.0, "y": 0.5}, "b": {"x": 1.0}})
+    run = TrecRun.from_dict({"a": {"x": 1.0, "y": 0.5}, "b": {"x": 1.0}})
     qrels = {"a": {"y": 2, "z": -1}, "c": {"w": 2}}
     judged = judge_trec_run(run, qrels)
     assert [(j.id, j.grades, j.pool) for j in judged] == [
@@ -427,7 +427,7 @@ def test_each_mean_is_the_mean_of_the_per_question_definitions(seed: int) -> Non
                 f"extra-{q}-{i}" for i in range(rng.randint(0, 3))
             ]
             qrels[f"q{q}"] = {d: rng.choice((0, 1, 2, 3)) for d in pool}
-    run = Run.from_dict(run_data)
+    run = TrecRun.from_dict(run_data)
     for relevant in (1, 2, 3):
         # the reference: each question's value from the per-question definitions in `metrics`
         judged = judge_trec_run(run, qrels, relevant=relevant)
@@ -443,7 +443,7 @@ def test_ids_of_any_length_are_judged_whatever_the_longest_id() -> None:
     # "d1" is one 8-byte word; in a run whose longest id takes four words it must still match
     # the qrels' "d1" (an array of one-word ids): padding words do not change an id's hash
     long_id = "a-document-id-of-27-bytes.x"
-    run = Run.from_dict({"q1": {long_id: 3.0, "d1": 2.0, "d2": 1.0}, "q2": {"d1": 1.0}})
+    run = TrecRun.from_dict({"q1": {long_id: 3.0, "d1": 2.0, "d2": 1.0}, "q2": {"d1": 1.0}})
     qrels = {"q1": {"d1": 2, "d2": 1}, "q2": {"d1": 2}}
     assert [j.grades for j in judge_trec_run(run, qrels)] == [(0, 2, 1), (2,)]
     assert summarize(judge_trec_run(run, qrels), ["mrr"])["mrr"].value == (1 / 2 + 1) / 2
@@ -462,7 +462,7 @@ def test_a_query_s_salt_comes_from_its_own_id() -> None:
     assert trec_keys.query_salts([]).size == 0
     same = trec_keys.line_keys(np.array([1]), trec_keys.doc_hashes(np.array([b"q1"])), salts[:1])
     assert same.tolist() != [0]
-    run = Run.from_dict({"q1": {"q1": 1.0, "d": 0.5}})  # a run's keys, made here or read
+    run = TrecRun.from_dict({"q1": {"q1": 1.0, "d": 0.5}})  # a run's keys, made here or read
     assert run.keys is not None
     assert run.keys[0] == same[0]
 
@@ -483,7 +483,7 @@ def test_distinct_ids_map_back_like_numpy_unique(width: int) -> None:
 def test_judged_to_a_depth_keeps_every_value_of_the_whole_list() -> None:
     # q1: first relevant at rank 7, beyond depth 3 -> kept through rank 7; q2: relevant at rank 2
     # -> the top 3; q3: nothing relevant -> the top 3; q4: a list shorter than the depth
-    run = Run.from_dict(
+    run = TrecRun.from_dict(
         {
             "q1": {f"a{i}": 10.0 - i for i in range(10)},
             "q2": {f"b{i}": 10.0 - i for i in range(10)},
@@ -673,7 +673,7 @@ def test_negative_grades_are_judged_not_relevant(tmp_path: Path) -> None:
     path = write(tmp_path, "q1 0 d1 -1\nq1 0 d2 100\nq1 0 d3 0\nq1 0 d4 -2\n", "qrels.txt")
     qrels = read_qrels(path)
     assert qrels == {"q1": {"d1": -1, "d2": 100, "d3": 0, "d4": -2}}
-    run = Run.from_dict({"q1": {"d1": 3.0, "d2": 2.0, "d5": 1.0, "d4": 0.5}})
+    run = TrecRun.from_dict({"q1": {"d1": 3.0, "d2": 2.0, "d5": 1.0, "d4": 0.5}})
     (judged,) = judge_trec_run(run, qrels)
     # -1 and -2 count as 0 and leave the pool, but they are judged; d5 is not
     assert (judged.grades, judged.pool) == ((0, 100, 0, 0), (100,))
@@ -779,7 +779,7 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
         for q in range(40)
         if q % 7
     }
-    run = Run.from_dict(run_data)
+    run = TrecRun.from_dict(run_data)
     whole = judge_trec_run(run, qrels)  # the fixture holds negative grades and unjudged results
     assert any(j.negative for j in whole) and any(j.judged for j in whole)
     options = dict(options)

@@ -248,12 +248,12 @@ def _random_collection(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, 
 @pytest.mark.parametrize("seed", range(5))
 def test_judged_at_k_equals_ir_measures(seed: int) -> None:
     ir_measures = pytest.importorskip("ir_measures")
-    from evidencedesk.files.trec import Run
+    from evidencedesk.files.trec import TrecRun
     from evidencedesk.retrieval.metrics import per_question
     from evidencedesk.retrieval.trec_judge import judge_trec_run
 
     qrels, run = _random_collection(seed)
-    judged = judge_trec_run(Run.from_dict(run), qrels, relevant=1)
+    judged = judge_trec_run(TrecRun.from_dict(run), qrels, relevant=1)
     theirs = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(
         [ir_measures.Judged @ 5, ir_measures.Judged @ 10],
         [ir_measures.Qrel(q, d, g) for q, docs in qrels.items() for d, g in docs.items()],
@@ -267,12 +267,12 @@ def test_judged_at_k_equals_ir_measures(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(5))
 def test_condensed_lists_equal_pytrec_eval_on_the_hand_condensed_run(seed: int) -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    from evidencedesk.files.trec import Run
+    from evidencedesk.files.trec import TrecRun
     from evidencedesk.retrieval.metrics import per_question
     from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
 
     qrels, run = _random_collection(seed)
-    _, condensed = judge_trec_run_condensed(Run.from_dict(run), qrels, relevant=1)
+    _, condensed = judge_trec_run_condensed(TrecRun.from_dict(run), qrels, relevant=1)
     by_hand = {q: {d: s for d, s in docs.items() if d in qrels[q]} for q, docs in run.items()}
     theirs = pytrec_eval.RelevanceEvaluator(
         {q: {d: max(g, 0) for d, g in docs.items()} for q, docs in qrels.items()},

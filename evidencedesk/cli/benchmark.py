@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evidencedesk.baseline import Kind, load_baseline, save_baseline, save_run_baseline
+from evidencedesk.baseline import load_baseline, save_baseline, save_run_baseline
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.files.project_schema import ProjectKind
 from evidencedesk.gate import GatePolicy, Verdict, decide_gate, load_policy
 from evidencedesk.inert import inert_json, printable
 from evidencedesk.paths import ROOT
@@ -130,7 +131,7 @@ class _Gated:
     """What --save-baseline and --gate need of either kind of project: no pipeline `Config` is
     made up for a TREC run (its judged lists are shaped for the gate directly)."""
 
-    kind: Kind
+    kind: ProjectKind
     variant: str  # the variant (or run) the gate judges
     shaped: Callable[[int], GateInput]  # its final lists shaped for the gate, recall at k
     save: Callable[[Path], object]  # writes the baseline variant (or run) as the saved baseline

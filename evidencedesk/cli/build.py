@@ -168,7 +168,7 @@ def _warn(model: SiteModel, streams: Streams) -> None:
 def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple[SiteModel, str]:
     """Prepare, build and write the site (with the process tuning --tune asks for); print the
     summary. Returns the model and the --fail-on level."""
-    from evidencedesk.cli.console import Progress, mode_for
+    from evidencedesk.cli.console import ConsoleProgress, mode_for
     from evidencedesk.cli.process import Tuning, forked
     from evidencedesk.report.build import build_site, prepare
     from evidencedesk.report.render import at_once
@@ -178,7 +178,7 @@ def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple
     tuning.start()
     options = prepare(args.out, args.project, args.seed, tuple(args.runs), args.fail_on,
                       args.compare_to)  # fmt: skip
-    progress = Progress(streams.out, mode_for(streams.out, args.quiet))
+    progress = ConsoleProgress(streams.out, mode_for(streams.out, args.quiet))
     if not args.quiet and options.named:
         streams.say(options.named)
         streams.out.flush()

@@ -1,6 +1,6 @@
 """What the build prints while it runs: progress lines, and output that survives a closed pipe.
 
-`Progress` has three modes. ``lines`` (stdout is not a terminal, e.g. CI or a pipe): one plain
+`ConsoleProgress` has three modes. ``lines`` (stdout is not a terminal, e.g. CI or a pipe): one plain
 line per finished stage with its seconds, as the tests and logs expect. ``tty``: one line that
 is rewritten in place (``\\r``) with the current stage, its elapsed seconds once it took a second,
 and its count: "questions judged / total" while the evaluation judges questions (`step`, told by
@@ -111,7 +111,7 @@ def mode_for(stream: Stream, quiet: bool) -> _Mode:
     return "tty" if stream.isatty() else "lines"
 
 
-class Progress:
+class ConsoleProgress:
     """Called with each stage name as it starts; `step` counts judged questions, `page` rendered
     pages (a `evidencedesk.results.progress.Steps`)."""
 

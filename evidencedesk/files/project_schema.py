@@ -58,6 +58,9 @@ DEFAULT_METRICS = {
 DENSE_EMBEDDERS = ("toy", "minilm")
 MAX_RUNS = 100  # every pair of variants gets a flip-matrix cell: the site grows as runs squared
 
+# a project runs its own retrieval over a corpus ("pipeline") or brings only TREC runs ("runs")
+ProjectKind = Literal["pipeline", "runs"]
+
 
 def key(default: Any, kind: str, expected: str, what: str = "file", **limits: Any) -> Any:
     """A project key: its `kind` (str, int, bool, choice, file, dir, dirs, runs), the words after

@@ -1,7 +1,7 @@
 """TREC interop: qrels (``qid 0 docid grade``) and runs (``qid Q0 docid rank score tag``).
 
 Runs are read with pyarrow's streaming CSV reader (:mod:`.trec_arrays`, in threads over byte
-ranges for a large run; a line-by-line pass names the bad line when it fails) into a :class:`Run`: arrays of document ids and scores, grouped by query (queries sorted by id, like trec_eval) with per-query
+ranges for a large run; a line-by-line pass names the bad line when it fails) into a :class:`TrecRun`: arrays of document ids and scores, grouped by query (queries sorted by id, like trec_eval) with per-query
 offsets. Each query is ordered by score descending, ties broken by document id descending -- the
 order trec_eval uses -- so that our numbers and trec_eval's agree on tied scores too. The rank
 column is ignored, as trec_eval ignores it. Judging lives in :mod:`.trec_judge`.
@@ -31,7 +31,7 @@ from evidencedesk.files.trec_keys import doc_hashes, has_duplicates, line_keys, 
 from evidencedesk.files.writing import write_file
 
 __all__ = [
-    "Run",
+    "TrecRun",
     "looks_like_run",
     "read_qrels",
     "read_run",
@@ -43,7 +43,7 @@ Qrels = dict[str, dict[str, int]]  # question id -> document id -> grade, as a q
 
 
 @dataclass(frozen=True, eq=False)
-class Run:
+class TrecRun:
     """A ranked run: query ``i`` owns ``docs[offsets[i]:offsets[i+1]]`` (bytes ids, best first)."""
 
     qids: tuple[str, ...]
@@ -81,7 +81,7 @@ class Run:
         return {q: dict(self.ranked(q)) for q in self.qids}
 
     @classmethod
-    def from_dict(cls, run: Mapping[str, Mapping[str, float]], tag: str = "") -> Run:
+    def from_dict(cls, run: Mapping[str, Mapping[str, float]], tag: str = "") -> TrecRun:
         """Build from {qid: {docid: score}}; orders like :func:`read_run`."""
         qids = sorted(run, key=lambda q: q.encode("utf-8"))
         docs: list[bytes] = []
@@ -182,12 +182,12 @@ def write_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> Non
 
 
 def write_run(
-    path: str | Path, run: Run | Mapping[str, Mapping[str, float]], tag: str | None = None
+    path: str | Path, run: TrecRun | Mapping[str, Mapping[str, float]], tag: str | None = None
 ) -> None:
     """Write ``qid Q0 docid rank score tag`` lines, ranks from 1 in reading order
     (`writing.write_file`: a new file, written atomically)."""
-    if not isinstance(run, Run):
-        run = Run.from_dict(run)
+    if not isinstance(run, TrecRun):
+        run = TrecRun.from_dict(run)
     tag = tag or run.tag or "evidencedesk"
     _check_id("run tag", tag)
     lines: list[str] = []
@@ -280,7 +280,7 @@ def _tie_order(
     return idx, idx[np.lexsort((*_desc_keys(docs[idx]), tie_run))]
 
 
-def _sorted_run(columns: Columns, slow: bool) -> Run:
+def _sorted_run(columns: Columns, slow: bool) -> TrecRun:
     qids, qcode, docs, scores, tag, keys = columns
     order = _block_order(qcode)
     if order is not None:
@@ -303,10 +303,10 @@ def _sorted_run(columns: Columns, slow: bool) -> Run:
         raise Bad  # the slow reader names the line
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
     names = tuple(q.decode("utf-8") for q in qids)
-    return Run(names, offsets, docs, scores, tag.decode("utf-8"), keys)
+    return TrecRun(names, offsets, docs, scores, tag.decode("utf-8"), keys)
 
 
-def read_run(path: str | Path) -> Run:
+def read_run(path: str | Path) -> TrecRun:
     """Read a TREC run; errors name file:line and what was expected.
 
     Only a regular file within the per-file limit is opened (`evidencedesk.files.limits`); lines

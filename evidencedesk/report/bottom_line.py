@@ -24,7 +24,7 @@ from evidencedesk.report.site import slug
 from evidencedesk.report.values import stat
 from evidencedesk.report.words import metric_label
 from evidencedesk.results import summary
-from evidencedesk.results.rows import Costs
+from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.types import Results
 from evidencedesk.retrieval.stats import TIE
 
@@ -42,7 +42,7 @@ def change(base: float, cand: float, unit: str = "") -> str:
     return (f"{pct:+.1f} %" if abs(pct) < 1 else f"{pct:+.0f} %").replace("-", "−")
 
 
-def _cost_text(base: Costs, cand: Costs) -> str:
+def _cost_text(base: RunCosts, cand: RunCosts) -> str:
     """Each known cost's change against the baseline (the candidate page's own wording);
     "not known" when the run's costs are unknown (an external run), never "same"."""
     parts = []

@@ -28,7 +28,7 @@ from evidencedesk.report.site import slug
 from evidencedesk.report.values import config_word, flips_text, num, pval, stat
 from evidencedesk.report.variants import SMALL_SLICE, by_tag, metric_stat
 from evidencedesk.report.words import INLINE_IDS, gate_k
-from evidencedesk.results.rows import Costs
+from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.types import (
     CandidateResult,
     ConfigChange,
@@ -67,7 +67,7 @@ def note_heading(note: str | None) -> str:
     return "" if first.startswith(("reviewer's note", "note")) else "Reviewer's note"
 
 
-def _costs(base: Costs, cand: Costs) -> tuple[CostRow, ...]:
+def _costs(base: RunCosts, cand: RunCosts) -> tuple[CostRow, ...]:
     bp, cp = base.pairs_per_question, cand.pairs_per_question
     bt, ct = base.tokens_per_question, cand.tokens_per_question
     rows = [

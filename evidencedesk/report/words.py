@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from evidencedesk.gate import GateCheck
 from evidencedesk.metric_names import label
 from evidencedesk.report.notices import counts_sentence, coverage_sentence, notice_text
 from evidencedesk.report.values import DELTA_STEPS, FLIP_STEPS, fmt, p_is, p_text
@@ -39,7 +40,6 @@ from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
     Flip,
-    GateCheck,
     Results,
     VariantResult,
 )

@@ -12,7 +12,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 
 from evidencedesk.metric_names import DIAGNOSTIC, split_metric
-from evidencedesk.results.rows import Costs, MetricStat
+from evidencedesk.results.rows import MetricStat, RunCosts
 from evidencedesk.results.settings import Metric, Settings
 from evidencedesk.results.types import (
     CandidateResult,
@@ -34,12 +34,12 @@ from evidencedesk.retrieval.stats import (
 )
 
 # question id -> one metric's value (None: undefined for that question)
-Values = Mapping[str, float | None]
+_QuestionValues = Mapping[str, float | None]
 
 
 def question_values(
     judged: Sequence[Judged], names: Sequence[str], averaging: str = "defined"
-) -> dict[str, Values]:
+) -> dict[str, _QuestionValues]:
     """Per metric name, question id -> value (None when undefined), in judged order: one pass
     of the metric engine for every name (`per_question_all` of each name gives the same dicts).
 
@@ -78,7 +78,11 @@ class Book:
         return (s.low, s.high) if s.n >= 2 else (None, None)
 
     def stat(
-        self, key: Hashable, judged: Sequence[Judged], metric: str, values: Values | None = None
+        self,
+        key: Hashable,
+        judged: Sequence[Judged],
+        metric: str,
+        values: _QuestionValues | None = None,
     ) -> MetricStat:
         """The metric's mean and interval over `judged` (`values`: its `question_values`, when
         the caller has them already)."""
@@ -100,7 +104,7 @@ def ranked_lists(
     judged: Sequence[Judged],
     metrics: Sequence[Metric],
     keep: int | None = None,
-    values: Mapping[str, Values] | None = None,
+    values: Mapping[str, _QuestionValues] | None = None,
 ) -> tuple[RankedList, ...]:
     """Per-question values and lists; `keep` cuts long lists (the values use the whole list).
     `values`: the `question_values` of the metrics, when the caller has them already."""
@@ -133,7 +137,7 @@ def tag_values(
     metrics: Sequence[Metric],
     book: Book | None = None,
     key: Hashable = None,
-    values: Mapping[str, Values] | None = None,
+    values: Mapping[str, _QuestionValues] | None = None,
 ) -> tuple[TagValue, ...]:
     """Each metric's mean by tag; with a `book`, also its 95 % bootstrap interval over the tag's
     questions (only tags that at least two questions define need a bootstrap call). `values`:
@@ -160,7 +164,7 @@ def variant_result(
     description: str,
     config: dict[str, object] | None,
     judged: Sequence[Judged],
-    costs: Costs,
+    costs: RunCosts,
     settings: Settings,
     book: Book,
     keep: int | None = None,
@@ -270,7 +274,7 @@ def comparisons(
     return {name: (tuple(own), tuple(out)) for name, (own, out) in raw.items()}
 
 
-def _spread(a: Values, b: Values) -> float | None:
+def _spread(a: _QuestionValues, b: _QuestionValues) -> float | None:
     """The sample standard deviation of the per-question differences b - a (None below two)."""
     d = [y - x for x, y in ((a.get(q), b.get(q)) for q in a) if x is not None and y is not None]
     if len(d) < 2:

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from evidencedesk.baseline import Kind, load_baseline
+from evidencedesk.baseline import load_baseline
 from evidencedesk.errors import MissingExtraError
+from evidencedesk.files.project_schema import ProjectKind
 from evidencedesk.gate import load_policy
 from evidencedesk.results import compute, stages
 from evidencedesk.results.candidates import CandidateChange, load_candidates
@@ -36,7 +37,7 @@ from evidencedesk.results.judgments import (
 )
 from evidencedesk.results.progress import Progress, Tally
 from evidencedesk.results.project import Project
-from evidencedesk.results.rows import Costs
+from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.runs_only import runs_only, saved_name
 from evidencedesk.results.settings import Settings, settings_for
 from evidencedesk.results.types import (
@@ -82,12 +83,12 @@ def _diff(cfg: Config) -> tuple[ConfigChange, ...]:
     )
 
 
-def _run_costs(run: Run, settings: Settings) -> Costs:
+def _run_costs(run: Run, settings: Settings) -> RunCosts:
     design = settings.design
     latency = None
     if design is not None:
         latency = design.stage_one_ms + design.per_pair_ms * run.pairs_per_question
-    return Costs(run.pairs_per_question, run.tokens_per_question, latency)
+    return RunCosts(run.pairs_per_question, run.tokens_per_question, latency)
 
 
 def _same_variant(run: Run, built: dict[str, Run]) -> str | None:
@@ -133,7 +134,7 @@ def _evaluate(
     labels = project.load_labels(catalog)
     cands = load_candidates(project.candidates, project.notes) if project.candidates else []
     policy = load_policy(project.policy, labels) if project.policy else None
-    kind: Kind = "runs" if settings.kind == "runs" or catalog is None else "pipeline"
+    kind: ProjectKind = "runs" if settings.kind == "runs" or catalog is None else "pipeline"
     saved = (
         load_baseline(project.baseline, labels, kind)  # the baseline of this kind of project
         if project.baseline and project.baseline.is_file()
@@ -187,7 +188,7 @@ def _evaluate(
         note = next((n for rn, p in project.runs if rn == name and (n := run_note(p))), None)
         if note:
             description = f"{note} — {description}"
-        costs = Costs(None, tokens / max(len(judged), 1), None)
+        costs = RunCosts(None, tokens / max(len(judged), 1), None)
         variants.append(replace(
             compute.variant_result(("run", name), name, "external", description, None, judged,
                                    costs, settings, book),

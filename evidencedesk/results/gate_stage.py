@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evidencedesk.gate import GatePolicy, decide_gate
-from evidencedesk.results.types import GateCheck, GateOutcome, PolicyFacts, RuleValue
+from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide_gate
+from evidencedesk.results.types import GateOutcome, PolicyFacts, RuleValue
 from evidencedesk.retrieval.gate_input import GateInput, Reference, shape
 from evidencedesk.retrieval.metrics import Judged
 
 # the gate outcome without a policy: REVIEW, one no_policy line, not evaluated
-_NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck("REVIEW", "no_policy", None, None, None, (), None,
-                                             None, (), None),), False)  # fmt: skip
+_NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck(Verdict.REVIEW, "no_policy"),), False)
 # what the gate compares with when there is no saved baseline
 _NO_BASELINE = "no baseline to compare with (no saved baseline file)"
 
@@ -81,11 +80,7 @@ def gate_outcome(
         return _NO_POLICY_OUTCOME
     shaped = shape(judged, final, policy.k)
     result = decide_gate(policy, shaped, reference)
-    checks = tuple(
-        GateCheck(c.level.value, c.rule, c.metric, c.observed, c.threshold, tuple(c.questions),
-                  c.reference, c.k, tuple(c.counts), c.p)
-        for c in result.checks
-    )  # fmt: skip
+    checks = tuple(result.checks)  # the gate's own check rows: the Results hold them as they are
     rules = _rule_values(policy, shaped, reference, checks)
     return GateOutcome(result.verdict.value, checks, True, rules,
                        baseline if reference is not None else None)  # fmt: skip

@@ -15,8 +15,7 @@ from typing import Any
 from evidencedesk.errors import ConfigError
 from evidencedesk.files.project_schema import MAX_RUNS
 from evidencedesk.files.text import read_text
-from evidencedesk.files.trec import Run as TrecRun
-from evidencedesk.files.trec import read_run
+from evidencedesk.files.trec import TrecRun, read_run
 from evidencedesk.metric_names import split_metric
 from evidencedesk.results.project import Project
 from evidencedesk.results.types import SHOWN, ChunkFact, DocumentFact, InputHash, QuestionFact

@@ -16,6 +16,7 @@ the file and the fields. `load` puts them back: the same Results as before the s
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import math
 import os
@@ -227,6 +228,11 @@ def _decode(tp: Any, data: Any, where: str) -> Any:
         if value_type in (str, int) and all(type(v) is value_type for v in data.values()):
             return dict(data)  # a question's grades: nothing to convert
         return {k: _decode(value_type, v, f"{where}.{k}") for k, v in data.items()}
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):  # the gate's levels (`gate.Verdict`)
+        try:
+            return tp(data)
+        except ValueError:
+            raise _fail(where, f"one of {tuple(m.value for m in tp)}", data) from None
     if tp is RankedList:
         ranked = _ranked_from(data)
         if ranked is not None:

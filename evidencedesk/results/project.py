@@ -33,7 +33,7 @@ from evidencedesk.files.project_schema import (
     read_project_toml,
 )
 from evidencedesk.files.text import list_folder
-from evidencedesk.files.trec import Run, read_qrels, read_run
+from evidencedesk.files.trec import TrecRun, read_qrels, read_run
 from evidencedesk.paths import DATA, require
 from evidencedesk.retrieval.beir import (
     Query,
@@ -193,8 +193,8 @@ class Project:
             labels = [lab for lab in labels if lab.question]
         return labels
 
-    def load_runs(self) -> dict[str, Run]:
-        """name -> `Run` read with `evidencedesk.files.trec.read_run`, in project order."""
+    def load_runs(self) -> dict[str, TrecRun]:
+        """name -> `TrecRun` read with `evidencedesk.files.trec.read_run`, in project order."""
         return {name: read_run(path) for name, path in self.runs}
 
     # -- describing ------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ class MetricStat:
 
 
 @dataclass(frozen=True)
-class Costs:
+class RunCosts:
     """What a run costs per question; None where it is not known (an external run)."""
 
     pairs_per_question: float | None
@@ -35,14 +35,14 @@ class SizingRow:
     final: int
     recall: float | None  # recall at the row's own final size
     mrr: MetricStat
-    costs: Costs
+    costs: RunCosts
     within_noise: bool  # MRR not distinguishable from the best row (see the sizing note)
     smallest_in_noise: bool
     best: bool
 
 
 @dataclass(frozen=True)
-class AblationRow:
+class AblationResult:
     """One ablation: a change to the base config, its metrics, MRR change, flips, p, interval."""
 
     changes: dict[str, Any]  # {} for the base row
@@ -52,7 +52,7 @@ class AblationRow:
     worse: tuple[str, ...]
     tied: int
     p: float
-    costs: Costs
+    costs: RunCosts
     # the paired 95 % bootstrap interval of mrr_delta (None on the base row)
     mrr_low: float | None = None
     mrr_high: float | None = None
@@ -63,7 +63,7 @@ class Ablations:
     """The ablation study: the base config's label and one row per change (the base first)."""
 
     base: str  # the base config's label
-    rows: tuple[AblationRow, ...]
+    rows: tuple[AblationResult, ...]
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from evidencedesk.baseline import Baseline
-from evidencedesk.files.trec import Run as TrecRun
+from evidencedesk.files.trec import TrecRun
 from evidencedesk.gate import GatePolicy
 from evidencedesk.metric_names import reads_whole_list
 from evidencedesk.results import compute
@@ -26,7 +26,7 @@ from evidencedesk.results.judgments import (
 from evidencedesk.results.pages import RUNS_ONLY_DEPTH, trim
 from evidencedesk.results.progress import Progress, Tally
 from evidencedesk.results.project import Project
-from evidencedesk.results.rows import Costs
+from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import SHOWN, CandidateResult, Comparison, ConfigChange, Results
 from evidencedesk.results.verdicts import decide_verdict
@@ -74,7 +74,7 @@ def runs_only(
         return check_coverage(trec, qrels, settings.judged_k, path)
 
     read = judged_external_runs(project, runs, judge_run, check, hashes.held)
-    none = Costs(None, None, None)
+    none = RunCosts(None, None, None)
     variants = [
         replace(
             compute.variant_result(("run", name), name, "external",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evidencedesk.files.project_schema import DEFAULT_METRICS
+from evidencedesk.files.project_schema import DEFAULT_METRICS, ProjectKind
 from evidencedesk.metric_names import read_metric, split_metric
 from evidencedesk.retrieval.evalreport import Config
 
@@ -19,7 +19,6 @@ from evidencedesk.retrieval.evalreport import Config
 _JUDGED_K = 10
 
 # the kind of project: built-in searchers over documents, or TREC runs only
-Kind = Literal["pipeline", "runs"]
 
 
 @dataclass(frozen=True)
@@ -105,7 +104,7 @@ class Settings:
 
     seed: int
     relevance: int  # relevant = grade >= relevance
-    kind: Kind
+    kind: ProjectKind
     columns: tuple[Metric, ...]  # the benchmark's four columns
     compared: tuple[Metric, ...]  # candidate vs baseline, the first is the headline metric
     flips_metric: str  # the per-question flips (matrix, sign test, Holm): "mrr"

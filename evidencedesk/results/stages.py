@@ -10,11 +10,11 @@ from evidencedesk.results.compute import Book, delta_interval, in_noise
 from evidencedesk.results.evidence import evidence
 from evidencedesk.results.project import Project
 from evidencedesk.results.rows import (
-    AblationRow,
+    AblationResult,
     Ablations,
     CitationRow,
-    Costs,
     EvidenceResult,
+    RunCosts,
     SizingRow,
 )
 from evidencedesk.results.settings import Settings
@@ -56,7 +56,7 @@ def sizing(
             final=r.final,
             recall=r.recall,
             mrr=book.stat(run.config, run.judged, "mrr"),
-            costs=Costs(r.pairs_per_question, r.tokens_per_question, r.latency_ms),
+            costs=RunCosts(r.pairs_per_question, r.tokens_per_question, r.latency_ms),
             within_noise=ok,
             smallest_in_noise=r is cheapest,
             best=r is best,
@@ -81,7 +81,7 @@ def ablations(
     return Ablations(
         base=base.label(),
         rows=tuple(
-            AblationRow(
+            AblationResult(
                 changes=dict(r.changes),
                 metrics={m.name: r.run.value(m.name) for m in settings.columns},
                 mrr_delta=r.mrr_delta,
@@ -89,7 +89,7 @@ def ablations(
                 worse=r.worse,
                 tied=r.tied,
                 p=r.p,
-                costs=Costs(r.pairs_per_question, r.tokens_per_question, r.latency_ms),
+                costs=RunCosts(r.pairs_per_question, r.tokens_per_question, r.latency_ms),
                 mrr_low=low,
                 mrr_high=high,
             )

@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from evidencedesk.gate import GateCheck
 from evidencedesk.metric_names import canonical
 from evidencedesk.results.rows import (
     Ablations,
     CitationRow,
-    Costs,
     EvidenceResult,
     MetricStat,
+    RunCosts,
     SizingRow,
 )
 from evidencedesk.results.settings import Settings
@@ -65,7 +66,7 @@ class VariantResult:
     description: str
     config: dict[str, Any] | None  # Config fields of a built-in variant; None for a TREC run
     metrics: tuple[MetricStat, ...]  # one per reported metric (Settings.metrics)
-    costs: Costs
+    costs: RunCosts
     lists: tuple[RankedList, ...]
     slices: tuple[TagValue, ...]
     # a TREC run's ids against the judgments (None: a built-in searcher, whose ids are the
@@ -138,22 +139,6 @@ class Comparison:
 
 
 @dataclass(frozen=True)
-class GateCheck:
-    """One gate line as data (`evidencedesk.gate.GateCheck` fields)."""
-
-    level: str  # "BLOCK" | "REVIEW"
-    rule: str
-    metric: str | None
-    observed: float | None
-    threshold: float | None
-    questions: tuple[str, ...]
-    reference: float | None
-    k: int | None
-    counts: tuple[int, ...]
-    p: float | None
-
-
-@dataclass(frozen=True)
 class RuleValue:
     """One policy rule on one candidate: observed value against its threshold, or why not."""
 
@@ -218,7 +203,7 @@ class CandidateResult:
     metrics: tuple[MetricStat, ...]  # the candidate's own means, one per reported metric
     comparisons: tuple[Comparison, ...]  # one per reported metric (Settings.metrics)
     slices: tuple[TagValue, ...]  # the candidate's headline metric by tag
-    costs: Costs
+    costs: RunCosts
     gate: GateOutcome
     note: str | None  # the human-written Markdown note
     decision: Decision  # the verdict (results.verdicts), from the statistics alone

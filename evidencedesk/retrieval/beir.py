@@ -16,7 +16,7 @@ from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import iter_lines
-from evidencedesk.files.trec import GRADES
+from evidencedesk.files.trec import GRADES, Qrels
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
 
@@ -33,7 +33,6 @@ __all__ = [
 ]
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")  # the header line of a BEIR qrels .tsv file
-Qrels = dict[str, dict[str, int]]  # query id -> document id -> grade, as BEIR qrels give them
 MIN_GRADE, MAX_GRADE = GRADES  # qrels grades; a negative one is judged not relevant
 _GRADE = re.compile(r"[+-]?[0-9]{1,4}")  # ASCII digits only: int() would take "２" or "1_0"
 

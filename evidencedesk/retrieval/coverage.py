@@ -23,7 +23,7 @@ from evidencedesk.errors import RunFileError
 from evidencedesk.files.project_schema import (
     MIN_COVERAGE,  # below it, a run's coverage is warned about
 )
-from evidencedesk.files.trec import Run
+from evidencedesk.files.trec import TrecRun
 from evidencedesk.files.trec_keys import doc_hashes, fixed_width
 
 __all__ = ["Coverage", "MIN_COVERAGE", "check_coverage", "coverage", "id_rewrite"]
@@ -67,7 +67,7 @@ class Coverage:
         }
 
 
-def _top_lines(run: Run, queries: Sequence[int], k: int) -> np.ndarray:
+def _top_lines(run: TrecRun, queries: Sequence[int], k: int) -> np.ndarray:
     """The line numbers of the top k of each of the run's queries `queries` (indices)."""
     if not queries:
         return np.zeros(0, dtype=np.int64)
@@ -91,7 +91,7 @@ def _every(
 
 
 def coverage(
-    run: Run, judgments: Mapping[str, Mapping[str, int]], k: int,
+    run: TrecRun, judgments: Mapping[str, Mapping[str, int]], k: int,
     complete: Collection[str] | None = None,
 ) -> Coverage:  # fmt: skip
     """`run`'s `Coverage` against `judgments` (query id -> {document id: grade}); `complete`:
@@ -179,7 +179,7 @@ def _hint(ids: Sequence[str], judged: Collection[str], what: str) -> str:
 
 
 def check_coverage(
-    run: Run, judgments: Mapping[str, Mapping[str, int]], k: int, path: str | Path,
+    run: TrecRun, judgments: Mapping[str, Mapping[str, int]], k: int, path: str | Path,
     complete: Collection[str] | None = None,
 ) -> Coverage:  # fmt: skip
     """`coverage`, after refusing a run that answers no judged query or whose top-k documents

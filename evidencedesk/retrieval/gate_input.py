@@ -17,10 +17,10 @@ from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
 if TYPE_CHECKING:  # annotations only: evalreport imports this module to gate its runs
     from evidencedesk.retrieval.evalreport import Config
 
-__all__ = ["GateInput", "JudgedRun", "Reference", "cut", "gate_result", "shape"]
+__all__ = ["GateInput", "ConfigRun", "Reference", "cut", "gate_result", "shape"]
 
 
-class JudgedRun(Protocol):
+class ConfigRun(Protocol):
     """What the gate reads of a run (`evalreport.Run` is one)."""
 
     # read-only properties, so that a frozen dataclass satisfies them
@@ -54,7 +54,7 @@ class GateInput:
         }
 
 
-def gate_result(run: JudgedRun, k: int | None = None) -> GateInput:
+def gate_result(run: ConfigRun, k: int | None = None) -> GateInput:
     """passed = a relevant chunk (at the judged lists' threshold) is in the final list (answerable questions only)."""
     final = run.config.final
     return shape(run.judged, final, final if k is None else k)
@@ -108,7 +108,7 @@ class Reference:
         return {"run": self.run} if self.config is None else self.config.to_dict()
 
     @classmethod
-    def of_run(cls, run: JudgedRun, k: int) -> Reference:
+    def of_run(cls, run: ConfigRun, k: int) -> Reference:
         """A pipeline run as the reference, measured at the policy's k (so its recall@k always
         exists)."""
         return cls._of(shape(run.judged, run.config.final, k), config=run.config)

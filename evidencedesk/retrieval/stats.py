@@ -263,17 +263,17 @@ class _Scored(JudgedLike, Protocol):
 
 
 # a run's per-question values: its judged questions, or question id -> value
-Values = Sequence[_Scored] | Mapping[str, float | None]
+_Values = Sequence[_Scored] | Mapping[str, float | None]
 
 
-def _values(run: Values, name: str) -> dict[str, float | None]:
+def _values(run: _Values, name: str) -> dict[str, float | None]:
     if isinstance(run, Mapping):
         return dict(run)
     # judged lists: the one metric engine's values, as `metrics.per_question_all` gives them
     return dict(zip((j.id for j in run), of_judged(run, [name])[name], strict=True))
 
 
-def aligned(a: Values, b: Values, name: str = "mrr") -> list[tuple[str, float, float]]:
+def aligned(a: _Values, b: _Values, name: str = "mrr") -> list[tuple[str, float, float]]:
     """(question id, value in a, value in b) for questions defined in both, in a's order."""
     va, vb = _values(a, name), _values(b, name)
     out: list[tuple[str, float, float]] = []
@@ -356,7 +356,7 @@ def sign_test_p_float(better: int, worse: int) -> float:
     return min(1.0, 2 * math.fsum(binomial_pmf(k, m, 0.5) for k in range(low + 1)))
 
 
-def paired(a: Values, b: Values, name: str = "mrr") -> Paired:
+def paired(a: _Values, b: _Values, name: str = "mrr") -> Paired:
     """Which questions b wins / loses against a, ties, and the exact sign-test p."""
     better: list[str] = []
     worse: list[str] = []
@@ -375,8 +375,8 @@ def paired(a: Values, b: Values, name: str = "mrr") -> Paired:
 
 
 def paired_bootstrap_ci(
-    a: Values,
-    b: Values,
+    a: _Values,
+    b: _Values,
     name: str = "mrr",
     seed: int = 0,
     resamples: int = 10_000,
@@ -398,7 +398,7 @@ RANDOMIZATION_RESAMPLES = 10_000
 
 
 def randomization_test(
-    a: Values, b: Values, name: str = "mrr", seed: int = 0,
+    a: _Values, b: _Values, name: str = "mrr", seed: int = 0,
     resamples: int = RANDOMIZATION_RESAMPLES,
 ) -> float:  # fmt: skip
     """Two-sided paired sign-flip permutation test of mean(b - a).

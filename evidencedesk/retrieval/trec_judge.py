@@ -31,7 +31,7 @@ from evidencedesk.retrieval.metric_engine import JudgedLists, Lines
 from evidencedesk.retrieval.metrics import RELEVANT, Judged
 
 if TYPE_CHECKING:
-    from evidencedesk.files.trec import Run
+    from evidencedesk.files.trec import TrecRun
 
 __all__ = [
     "judge_trec_run",
@@ -100,7 +100,7 @@ def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
     return cand[large[(keys[cand] >> np.uint64(40)).view(np.int64)]]
 
 
-def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
+def _arrays(run: TrecRun, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
     index = {q: i for i, q in enumerate(questions)}
     run_q = np.array([index.get(q, -1) for q in run.qids], dtype=np.int64)
     run_index = {q: i for i, q in enumerate(run.qids)}
@@ -124,7 +124,7 @@ def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[st
         judged = fixed_width(every_d.filter(pa.array(answered)))
         salts = query_salts([q.encode("utf-8") for q in run.qids])
         h_pool = doc_hashes(judged) ^ salts[every_r[answered]]  # the keys `line_keys` gives
-        keys = run.keys  # a Run fills its (query, doc) key hashes on creation
+        keys = run.keys  # a TrecRun fills its (query, doc) key hashes on creation
         assert keys is not None
         cand = _candidates(keys, h_pool)
         cand_r = np.searchsorted(run.offsets, cand, side="right") - 1
@@ -140,7 +140,7 @@ def _arrays(run: Run, qrels: Mapping[str, Mapping[str, int]], questions: list[st
                    every_g[positive], lines, grade, every_q, every_g)  # fmt: skip
 
 
-def _questions(run: Run, qrels: Mapping[str, Any], labels: Sequence[Any] | None) -> list[str]:
+def _questions(run: TrecRun, qrels: Mapping[str, Any], labels: Sequence[Any] | None) -> list[str]:
     if labels is not None:
         return [label.id for label in labels]
     return sorted(set(qrels) | set(run.qids), key=lambda q: q.encode("utf-8"))
@@ -159,7 +159,7 @@ def _labels_and_qrels(
     return qrels, labels
 
 
-def _ends(run: Run, arrays: _Arrays, relevant: int, depth: int, graded: bool) -> np.ndarray:
+def _ends(run: TrecRun, arrays: _Arrays, relevant: int, depth: int, graded: bool) -> np.ndarray:
     """Per run query: where its judged head ends -- its top `depth`, and on through its first
     relevant result (MRR and the first relevant rank need it), or with `graded` through its last
     positively graded one (AP, R-precision, nDCG and bpref over the whole list), within its
@@ -239,7 +239,7 @@ def _decoded(distinct: np.ndarray) -> list[str]:
 
 
 def _kept(
-    run: Run,
+    run: TrecRun,
     grades: np.ndarray,
     judged: np.ndarray,
     negative: np.ndarray,
@@ -269,7 +269,7 @@ def _kept(
 
 
 def _judge(
-    run: Run,
+    run: TrecRun,
     arrays: _Arrays,
     labels: Sequence[Any] | None,
     k: int | None,
@@ -368,7 +368,7 @@ def _complete_nonrelevant(
     ]
 
 
-def _condensed(run: Run, arrays: _Arrays) -> tuple[Run, _Arrays]:
+def _condensed(run: TrecRun, arrays: _Arrays) -> tuple[TrecRun, _Arrays]:
     """The run with its unjudged lines removed (Sakai's condensed lists; trec_eval -J), and its
     judged lines, which are now every line."""
     lines = arrays.judged
@@ -386,7 +386,7 @@ def _condensed(run: Run, arrays: _Arrays) -> tuple[Run, _Arrays]:
 
 
 def judge_trec_run(
-    run: Run,
+    run: TrecRun,
     qrels: Mapping[str, Mapping[str, int]] | None = None,
     labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
     k: int | None = None,
@@ -419,7 +419,7 @@ def judge_trec_run(
 
 
 def judge_trec_run_condensed(
-    run: Run,
+    run: TrecRun,
     qrels: Mapping[str, Mapping[str, int]] | None = None,
     labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
     k: int | None = None,
