@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import mmap
 import os
@@ -798,3 +799,31 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
                 assert made.dtype == want.dtype and np.array_equal(made, want), field.name
             else:
                 assert made == want, field.name
+
+
+@pytest.mark.parametrize("width", [8, 5])
+def test_ties_of_every_size_take_their_documents_in_descending_order(width: int) -> None:
+    # two-line ties are swapped in place and longer ones sorted: the result must be what sorting
+    # each (query, score) group by document id descending gives, lines outside ties untouched
+    from evidencedesk.files.trec import _tie_order
+
+    rng = np.random.default_rng(width)
+    qcode = np.repeat(np.arange(300), rng.integers(1, 12, 300))
+    scores = np.round(rng.random(qcode.size) * 3, 0)  # four score values: ties of 1 to 11 lines
+    order = np.lexsort((-scores, qcode))
+    qcode, scores = qcode[order], scores[order]
+    names = rng.permutation(10_000)[: qcode.size]
+    docs = np.array([b"d%0*d" % (width - 1, n % 10 ** (width - 1)) for n in names], f"S{width}")
+    fix = _tie_order(qcode, scores, docs)
+    assert fix is not None
+    fixed = docs.copy()
+    fixed[fix[0]] = docs[fix[1]]
+    expected = []
+    for _, group in itertools.groupby(range(qcode.size), key=lambda i: (qcode[i], scores[i])):
+        expected += sorted((docs[i] for i in group), reverse=True)
+    assert fixed.tolist() == expected
+    sizes = np.diff(
+        np.flatnonzero(np.r_[True, (qcode[1:] != qcode[:-1]) | (scores[1:] != scores[:-1]), True])
+    )
+    assert {1, 2, 3, 4}.issubset(set(sizes.tolist()))  # every kind of tie is there
+    assert _tie_order(qcode, scores, fixed) is None  # and once in order, nothing moves
