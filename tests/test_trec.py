@@ -827,3 +827,18 @@ def test_ties_of_every_size_take_their_documents_in_descending_order(width: int)
     )
     assert {1, 2, 3, 4}.issubset(set(sizes.tolist()))  # every kind of tie is there
     assert _tie_order(qcode, scores, fixed) is None  # and once in order, nothing moves
+
+
+def test_judged_lists_keep_their_arrays_when_pickled_and_convert_when_remade() -> None:
+    import pickle
+
+    from evidencedesk.retrieval.metric_engine import JudgedLists
+
+    run = TrecRun.from_dict({"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}})
+    judged = judge_trec_run(run, {"q1": {"b": 2}, "q2": {"c": 1, "d": 2}})
+    back = pickle.loads(pickle.dumps(judged))
+    assert isinstance(back, JudgedLists) and back == judged
+    assert back.lines.grade.tolist() == [0, 2, 1] and back.lines.rank.tolist() == [0, 1, 0]
+    remade = JudgedLists(list(judged))  # as dataclasses.asdict and copy remake a tuple's type
+    assert remade.lines.grade.tolist() == [0, 2, 1]
+    assert remade.lines.pool_g.tolist() == judged.lines.pool_g.tolist() == [2, 2, 1]

@@ -76,14 +76,25 @@ class JudgedLists(tuple[Any, ...]):
     """Judged questions that carry their flat arrays: what the vectorised judge
     (`trec_judge.judge_trec_run`) returns. It makes the arrays the metrics read in the same pass
     as the questions the pages show, from the run's own arrays, so `lines_of` reads them as they
-    are; the questions (a tuple of them) are those arrays in per-question form."""
+    are; the questions (a tuple of them) are those arrays in per-question form. It pickles with
+    its arrays, and one made from questions alone (``JudgedLists(judged)``, as
+    `dataclasses.asdict` and `copy` remake a tuple's type) converts them when first read."""
 
-    lines: Lines
+    _lines: Lines | None
 
-    def __new__(cls, judged: Iterable[Any], lines: Lines) -> JudgedLists:
+    def __new__(cls, judged: Iterable[Any], lines: Lines | None = None) -> JudgedLists:
         made = super().__new__(cls, judged)
-        made.lines = lines
+        made._lines = lines
         return made
+
+    @property
+    def lines(self) -> Lines:
+        if self._lines is None:
+            self._lines = _convert(self)
+        return self._lines
+
+    def __reduce__(self) -> tuple[type[JudgedLists], tuple[tuple[Any, ...], Lines | None]]:
+        return type(self), (tuple(self), self._lines)
 
 
 _RECENT: list[tuple[tuple[int, ...], Sequence[Any], Lines]] = []  # the last few conversions
