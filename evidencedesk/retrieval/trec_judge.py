@@ -53,7 +53,7 @@ class _Arrays:
     line the qrels grade at all, whatever the grade (Judged@k, condensed lists)."""
 
     questions: list[str]
-    run_q: np.ndarray  # question index of every run query (-1: not a question)
+    asked: np.ndarray  # per question, the index of its run query (-1: the run does not answer it)
     lines: np.ndarray  # run lines with a positive grade, ascending
     grade: np.ndarray  # their grades
     pool_q: np.ndarray  # question index of every positive judgment
@@ -101,8 +101,6 @@ def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
 
 
 def _arrays(run: TrecRun, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
-    index = {q: i for i, q in enumerate(questions)}
-    run_q = np.array([index.get(q, -1) for q in run.qids], dtype=np.int64)
     run_index = {q: i for i, q in enumerate(run.qids)}
     # every judgment of every question, in question order: each question's ids and grades
     # joined by C-level chains
@@ -113,9 +111,8 @@ def _arrays(run: TrecRun, qrels: Mapping[str, Mapping[str, int]], questions: lis
     )
     every_q = np.repeat(np.arange(len(questions), dtype=np.int64), sizes)
     positive = every_g > 0
-    # the judgment's run query (-1: the run does not answer it)
     asked = np.fromiter((run_index.get(q, -1) for q in questions), np.int64, len(questions))
-    every_r = asked[every_q]
+    every_r = asked[every_q]  # the judgment's run query (-1: the run does not answer it)
     lines = np.zeros(0, dtype=np.int64)
     grade = np.zeros(0, dtype=np.int64)
     answered = every_r >= 0
@@ -136,7 +133,7 @@ def _arrays(run: TrecRun, qrels: Mapping[str, Mapping[str, int]], questions: lis
         exact &= judged[src] == run.docs[cand]
         lines, grade = cand[exact], every_g[answered][src[exact]]
     keep = grade > 0
-    return _Arrays(questions, run_q, lines[keep], grade[keep], every_q[positive],
+    return _Arrays(questions, asked, lines[keep], grade[keep], every_q[positive],
                    every_g[positive], lines, grade, every_q, every_g)  # fmt: skip
 
 
@@ -243,15 +240,16 @@ def _kept(
     grades: np.ndarray,
     judged: np.ndarray,
     negative: np.ndarray,
-    spans: list[tuple[int, int, int | None]],
+    starts: np.ndarray,
+    stops: np.ndarray,
 ) -> _Kept:
-    """Each span's document ids, grades, judged flags and negative flags, decoded in one pass:
-    one str per distinct document id, shared by every list that returns it (a run of 50,000
-    questions x 1,000 documents holds 50 million ids but far fewer distinct documents)."""
-    starts = np.fromiter((a for a, _, _ in spans), dtype=np.int64, count=len(spans))
-    sizes = np.fromiter((b - a for a, b, _ in spans), dtype=np.int64, count=len(spans))
+    """The document ids, grades, judged flags and negative flags of each question's run lines
+    [start, stop), decoded in one pass: one str per distinct document id, shared by every list
+    that returns it (a run of 50,000 questions x 1,000 documents holds 50 million ids but far
+    fewer distinct documents)."""
+    sizes = stops - starts
     offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-    line_q = np.repeat(np.arange(len(spans), dtype=np.int64), sizes)
+    line_q = np.repeat(np.arange(starts.size, dtype=np.int64), sizes)
     rank = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], sizes)
     lines = np.repeat(starts, sizes) + rank
     distinct, inverse = _distinct(run.docs[lines])
@@ -263,8 +261,8 @@ def _kept(
         grades=kept.tolist(),
         judged_flags=flags.tolist(),
         negative_flags=below.tolist(),
-        unjudged=np.bincount(line_q[~flags], minlength=len(spans)).tolist(),
-        negatives=np.bincount(line_q[below], minlength=len(spans)).tolist(),
+        unjudged=np.bincount(line_q[~flags], minlength=starts.size).tolist(),
+        negatives=np.bincount(line_q[below], minlength=starts.size).tolist(),
     )  # fmt: skip
 
 
@@ -285,25 +283,21 @@ def _judge(
     order = np.lexsort((-arrays.pool_g, arrays.pool_q))
     pool_g = arrays.pool_g[order]
     pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
-    # each question's kept lines [a, b) and, when its head was kept, the list's length
-    asked = arrays.run_q
-    r_of = np.full(len(questions), -1, dtype=np.int64)
-    r_of[asked[asked >= 0]] = np.flatnonzero(asked >= 0)
-    found = r_of >= 0
-    a = np.where(found, run.offsets[:-1][r_of], 0)
-    b = np.where(found, run.offsets[1:][r_of], 0)
+    # each question's kept lines [a, b), and its list's length `size` (longer than b - a when
+    # only its head was kept)
+    asked = arrays.asked
+    found = asked >= 0
+    a = np.where(found, run.offsets[:-1][asked], 0)
+    b = np.where(found, run.offsets[1:][asked], 0)
     if k is not None:
         b = np.minimum(b, a + k)
-    lengths = np.full(len(questions), -1, dtype=np.int64)
+    size = b - a
+    head = np.zeros(len(questions), dtype=bool)
     if depth is not None:
-        ends = _ends(run, arrays, relevant, max(depth, 0), graded)[r_of]
+        ends = _ends(run, arrays, relevant, max(depth, 0), graded)[asked]
         head = found & (ends < b)
-        lengths[head] = (b - a)[head]
         b = np.where(head, ends, b)
-    spans: list[tuple[int, int, int | None]] = [
-        (start, stop, None if length < 0 else length)
-        for start, stop, length in zip(a.tolist(), b.tolist(), lengths.tolist(), strict=True)
-    ]
+    returned = [s if h else None for s, h in zip(size.tolist(), head.tolist(), strict=True)]
     n = run.n_lines
     flags = arrays.line_judged(n)
     if complete is not None and n:  # the judgments cover these ids: a missing grade is 0
@@ -311,41 +305,39 @@ def _judge(
         flags |= np.isin(doc_hashes(run.docs), doc_hashes(covered))
     if nonrelevant is None:
         nonrelevant = arrays.nonrelevant(relevant).tolist()
-    kept = _kept(run, arrays.line_grades(n), flags, arrays.line_negative(n), spans)
+    kept = _kept(run, arrays.line_grades(n), flags, arrays.line_negative(n), a, b)
     pools, pool_at = pool_g.tolist(), pool_bounds.tolist()
+    pool_q = np.repeat(np.arange(len(questions), dtype=np.int64), np.diff(pool_bounds))
+    has_relevant = np.bincount(pool_q[pool_g >= relevant], minlength=len(questions)) > 0
+    answers = has_relevant.tolist()
     out: list[Judged] = []
-    for i, (q, (_, _, returned)) in enumerate(zip(questions, spans, strict=True)):
-        pool = tuple(pools[pool_at[i] : pool_at[i + 1]])
+    for i, q in enumerate(questions):
         label = labels[i] if labels is not None else None
         out.append(
             Judged(
                 id=q,
                 tags=tuple(label.tags) if label is not None else (),
-                answerable=bool(label.answerable)
-                if label is not None
-                else any(g >= relevant for g in pool),
+                answerable=bool(label.answerable) if label is not None else answers[i],
                 grades=kept.grades_of(i),
-                pool=pool,
+                pool=tuple(pools[pool_at[i] : pool_at[i + 1]]),
                 ids=kept.ids_of(i),
                 relevant=relevant,
-                returned=returned,
+                returned=returned[i],
                 judged=kept.judged_of(i),
                 nonrelevant=nonrelevant[i],
                 negative=kept.negative_of(i),
             )
         )
-    n_pool = np.diff(pool_bounds)
-    returned_sizes = [b - a if r is None else r for a, b, r in spans]
     lines = Lines(
         n=len(questions),
         line_q=kept.line_q,
         rank=kept.rank,
         grade=kept.grade,
-        pool_q=np.repeat(np.arange(len(questions), dtype=np.int64), n_pool),
+        pool_q=pool_q,
         pool_g=pool_g,
         relevant=np.full(len(questions), relevant, dtype=np.int64),
         judged=kept.judged,
-        size=np.array(returned_sizes, dtype=np.int64),
+        size=size,
         nonrel=kept.judged & ~kept.negative & (kept.grade < relevant),
         n_nonrel=np.array(nonrelevant, dtype=np.int64),
     )
@@ -379,7 +371,7 @@ def _condensed(run: TrecRun, arrays: _Arrays) -> tuple[TrecRun, _Arrays]:
     kept = type(run)(run.qids, offsets, run.docs[lines], run.scores[lines], run.tag, keys)
     every = np.arange(lines.size, dtype=np.int64)
     positive = arrays.judged_grade > 0
-    condensed = _Arrays(arrays.questions, arrays.run_q, every[positive],
+    condensed = _Arrays(arrays.questions, arrays.asked, every[positive],
                         arrays.judged_grade[positive], arrays.pool_q, arrays.pool_g, every,
                         arrays.judged_grade, arrays.every_q, arrays.every_g)  # fmt: skip
     return kept, condensed
