@@ -22,6 +22,7 @@ import textwrap
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
 _PROG = "evidencedesk"  # the program name the help, the errors and the printed commands use
 # the sub-commands, in the order the help lists them; each is a module of this package
 _COMMANDS = ("build", "benchmark", "init", "validate", "audit")
-# the exit status line for bad input, shared by every command's help
-_BAD_INPUT = '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'
+# the exit status line for bad input, shared by the commands' help (some add what else is bad)
+BAD_INPUT = '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'
 
 # the one map from what went wrong to the exit status (the build adds 1: a gate failed --fail-on)
 _EXIT_STATUS: tuple[tuple[type[BaseException], int], ...] = (
@@ -58,7 +59,7 @@ DESCRIPTION = (
 EXIT = (
     "0    success",
     "1    a gate verdict failed (build --fail-on, benchmark --gate)",
-    _BAD_INPUT,
+    BAD_INPUT,
     "(each command's --help lists all of its statuses, e.g. 141 for a closed pipe)",
 )
 
@@ -66,6 +67,15 @@ EXIT = (
 def status_of(exc: BaseException) -> int:
     """The exit status for `exc` (`_EXIT_STATUS`)."""
     return next(code for kind, code in _EXIT_STATUS if isinstance(exc, kind))
+
+
+def add_project_argument(parser: argparse.ArgumentParser) -> None:
+    """``--project PATH``, the one option of every command that reads a project."""
+    parser.add_argument(
+        "--project", type=Path, default=None, metavar="PATH",
+        help="an evidencedesk.toml project file or its folder (default: ./evidencedesk.toml "
+        "when there is one, else the demo)",
+    )  # fmt: skip
 
 
 def os_error_text(exc: OSError) -> str:

@@ -7,6 +7,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evidencedesk.cli import BAD_INPUT
+
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
 
@@ -24,8 +26,7 @@ DESCRIPTION = (
 EXIT = (
     "0    every claim of every page agrees with results.json",
     "1    disagreements: one line each (page, sentence, what results.json says)",
-    '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr (no '
-    "results.json or claims.json in SITE)",
+    f"{BAD_INPUT} (no results.json or claims.json in SITE)",
 )
 
 

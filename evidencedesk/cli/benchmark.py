@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evidencedesk.baseline import load_baseline, save_baseline, save_run_baseline
+from evidencedesk.cli import BAD_INPUT, add_project_argument
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.files.project_schema import ProjectKind
 from evidencedesk.gate import GatePolicy, Verdict, decide_gate, load_policy
@@ -46,7 +47,7 @@ DESCRIPTION = (
 EXIT = (
     "0    the table was printed; with --gate the verdict was GO or REVIEW",
     "1    --gate and the verdict was BLOCK",
-    '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr',
+    BAD_INPUT,
     "141  the reader closed the pipe early (as head -1 does); nothing else went wrong",
 )
 
@@ -55,13 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the options of `evidencedesk benchmark` (--gate, --seed, --json, ...) to its parser."""
     from evidencedesk.cli.process import add_tune_argument
 
-    p.add_argument(
-        "--project",
-        type=Path,
-        default=None,
-        help="an evidencedesk.toml project file or its folder (default: ./evidencedesk.toml "
-        "when there is one, else the demo)",
-    )
+    add_project_argument(p)
     p.add_argument("--gate", action="store_true", help="end with the release gate's verdict")
     p.add_argument(
         "--seed", type=int, default=None, help="bootstrap seed (default: the project's, 0)"

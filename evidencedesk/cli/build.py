@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evidencedesk.cli import add_project_argument
 from evidencedesk.errors import BuildTerminated, EvidencedeskError, StreamError
 from evidencedesk.files.limits import SEED_MAX
 
@@ -101,9 +102,7 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
                    "block = BLOCK, review = REVIEW or BLOCK (default: never)")  # fmt: skip
     b.add_argument("--run", dest="runs", action="append", type=_run_spec, default=[],
                    metavar="NAME=PATH", help="an external TREC run to judge (repeatable)")  # fmt: skip
-    b.add_argument("--project", type=Path, default=None, metavar="PATH",
-                   help="an evidencedesk.toml project file or its folder (default: "
-                   "./evidencedesk.toml, else the demo)")  # fmt: skip
+    add_project_argument(b)
     b.add_argument("--compare-to", type=Path, default=None, metavar="PATH",
                    help="a previous build's results.json (or its site folder): add what "
                    "changed since that report")  # fmt: skip

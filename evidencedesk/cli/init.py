@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evidencedesk.cli import BAD_INPUT
 from evidencedesk.errors import ConfigError
 from evidencedesk.files.limits import MAX_LINE_BYTES, check_input
 from evidencedesk.files.project_schema import PROJECT_FILE
@@ -372,8 +373,7 @@ DESCRIPTION = (
 # the exit statuses `evidencedesk init --help` lists
 EXIT = (
     "0    evidencedesk.toml was written",
-    '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr (also: '
-    "the file exists and --force was not given; nothing is written)",
+    f"{BAD_INPUT} (also: the file exists and --force was not given; nothing is written)",
 )
 
 

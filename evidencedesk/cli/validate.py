@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evidencedesk.cli import BAD_INPUT, add_project_argument
 from evidencedesk.files.trec import read_run
 from evidencedesk.inert import printable
 from evidencedesk.metric_names import reading_note
@@ -175,19 +176,13 @@ DESCRIPTION = (
 # the exit statuses `evidencedesk validate --help` lists
 EXIT = (
     "0    the project loads",
-    '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr',
+    BAD_INPUT,
 )
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the options of `evidencedesk validate` (--project) to its parser."""
-    p.add_argument(
-        "--project",
-        type=Path,
-        default=None,
-        help="an evidencedesk.toml project file or its folder (default: ./evidencedesk.toml, "
-        "else the demo)",
-    )
+    add_project_argument(p)
 
 
 def run(args: argparse.Namespace, streams: Streams) -> int:
