@@ -225,7 +225,7 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
         return status_of(BuildTerminated())
     except StreamError as exc:
         streams.error(f"error: {exc}; {_last_words(outcome)}")
-        return 2
+        return status_of(exc)
     except EvidencedeskError as exc:
         after = f"; {_last_words(outcome)}" if outcome.replaced else ""
         streams.error(f"error: {str(exc).strip()}{after}")
