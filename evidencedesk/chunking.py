@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import DocumentError, UnknownNameError
+from evidencedesk.files.limits import SHOWN_CHARS
 from evidencedesk.files.text import read_text
 
 _STATUSES = ("current", "superseded")  # the values of a document's `status` front-matter key
@@ -114,7 +115,8 @@ def _parse_document(text: str, path: str | Path = "<string>") -> Document:
     if lines[0].strip() != "---":
         raise DocumentError(
             path,
-            f"expected a front-matter header starting with '---' on line 1, found {lines[0][:40]!r}",
+            "expected a front-matter header starting with '---' on line 1, found "
+            f"{lines[0][:SHOWN_CHARS]!r}",
             1,
         )
     end = _front_matter_end(lines, path)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from evidencedesk.cli import add_project_argument
 from evidencedesk.errors import BuildTerminated, EvidencedeskError, StreamError
-from evidencedesk.files.limits import SEED_MAX
+from evidencedesk.files.limits import SEED_EXPECTED, SEED_MAX, SHOWN_CHARS, is_seed
 
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
@@ -79,12 +79,12 @@ def _run_spec(text: str) -> tuple[str, Path]:
 
 
 def _seed(text: str) -> int:
-    expected = f"expected a whole number from 0 to {SEED_MAX}, found {text[:40]!r}"
+    expected = f"{SEED_EXPECTED}, found {text[:SHOWN_CHARS]!r}"
     try:
         value = int(text.strip(), 10)
     except ValueError:
         raise argparse.ArgumentTypeError(expected) from None
-    if not 0 <= value <= SEED_MAX:
+    if not is_seed(value):
         raise argparse.ArgumentTypeError(expected)
     return value
 

@@ -10,13 +10,20 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TypeGuard
 
 from evidencedesk.errors import InputError
 
 DEFAULT_MAX_INPUT_MB = 4096  # a 50,000-question x 1,000-document TREC run is about 1.8 GB
 SEED_MAX = 2**32 - 1  # seeds are 0..2**32-1: one range for the project file, the CLI and the API
+SEED_EXPECTED = f"expected a whole number from 0 to {SEED_MAX}"  # what a bad seed's error says
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: no real run, qrels, labels or JSONL line comes near it
 _state = {"max_bytes": DEFAULT_MAX_INPUT_MB << 20}
+
+
+def is_seed(value: object) -> TypeGuard[int]:
+    """Whether `value` is a seed: a whole number (not a bool) from 0 to `SEED_MAX`."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= SEED_MAX
 
 
 def _max_input_bytes() -> int:

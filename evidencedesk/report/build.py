@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evidencedesk.errors import ConfigError, InputError, UsageError
-from evidencedesk.files.limits import SEED_MAX
+from evidencedesk.files.limits import SEED_EXPECTED, is_seed
 from evidencedesk.report import outfolder
 from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.report.render import Launch, at_once
@@ -62,11 +62,8 @@ def run_specs(runs: object) -> tuple[tuple[str, Path], ...]:
 
 def check_seed(seed: object) -> int | None:
     """A seed given to the notebook API, checked as ``--seed`` is (None: the project's)."""
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
-                             or not 0 <= seed <= SEED_MAX):  # fmt: skip
-        raise UsageError(
-            f"argument --seed: expected a whole number from 0 to {SEED_MAX}, found {seed!r}"
-        )
+    if seed is not None and not is_seed(seed):
+        raise UsageError(f"argument --seed: {SEED_EXPECTED}, found {seed!r}")
     return seed
 
 
@@ -74,11 +71,8 @@ def _effective_seed(given: int | None, project: Project) -> int:
     if given is not None:
         return given
     seed = getattr(project, "seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
-        raise ConfigError(
-            project.path, f"[project].seed: expected a whole number from 0 to {SEED_MAX}, "
-            f"found {seed!r}"
-        )  # fmt: skip
+    if not is_seed(seed):
+        raise ConfigError(project.path, f"[project].seed: {SEED_EXPECTED}, found {seed!r}")
     return seed
 
 

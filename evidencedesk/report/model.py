@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.files.limits import SEED_MAX
+from evidencedesk.files.limits import SEED_EXPECTED, is_seed
 from evidencedesk.report.gate_view import GatePage, RuleRow
 from evidencedesk.report.sections import (
     AblationSection,
@@ -702,14 +702,11 @@ class BuildOptions(Plain):
     runs: tuple[tuple[str, Path], ...] = ()
     project: Path | None = None
     compare_to: Path | None = None  # a previous build's results.json (or its site folder)
-    # the evidencedesk.results.project.Project that `report.cli.prepare` loaded from `project`, so that
+    # the evidencedesk.results.project.Project that `report.build.prepare` loaded from `project`, so that
     # the build reads the project once (None: the build loads it), and the line naming it
     loaded: object | None = field(default=None, compare=False, repr=False)
     named: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        seed = self.seed
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
-            raise EvidencedeskError(
-                f"seed: expected a whole number from 0 to {SEED_MAX}, found {seed!r}"
-            )
+        if not is_seed(self.seed):
+            raise EvidencedeskError(f"seed: {SEED_EXPECTED}, found {self.seed!r}")

@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from evidencedesk import paths
 from evidencedesk.errors import EnvironmentValueError, EvidencedeskError
+from evidencedesk.files.limits import SHOWN_CHARS
 from evidencedesk.files.slugs import check_unique
 from evidencedesk.report import charts
 from evidencedesk.report.model import SiteModel
@@ -137,7 +138,7 @@ def build_date() -> str | None:
     digits = epoch.strip()
     if not (digits.isascii() and digits.isdigit() and len(digits) <= len(str(_MAX_EPOCH))
             and int(digits) <= _MAX_EPOCH):  # fmt: skip
-        shown = epoch if len(epoch) <= 40 else f"{epoch[:40]}…"
+        shown = epoch if len(epoch) <= SHOWN_CHARS else f"{epoch[:SHOWN_CHARS]}…"
         raise EnvironmentValueError(
             "SOURCE_DATE_EPOCH",
             f"expected whole seconds since 1970 from 0 to {_MAX_EPOCH} (the year 9999), "
