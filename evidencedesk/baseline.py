@@ -33,7 +33,7 @@ from pydantic import (
     model_validator,
 )
 
-from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.errors import ConfigError
 from evidencedesk.files.keylines import Loc, json_line
 from evidencedesk.files.project_schema import ProjectKind
 from evidencedesk.files.structured import read_json
@@ -92,8 +92,8 @@ def _config_of(value: object) -> Config:
     if not isinstance(value, dict):
         raise invalid(f"expected an object, found {found_json(value)}")
     try:
-        return Config().replace(**value)
-    except (EvidencedeskError, TypeError, ValueError) as exc:
+        return Config.from_changes(value)
+    except ValueError as exc:
         raise invalid(str(exc)) from None
 
 

@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from evidencedesk.errors import ConfigError, EvidencedeskError
+from evidencedesk.errors import ConfigError
 from evidencedesk.files.keylines import Loc
 from evidencedesk.files.slugs import plain_slug
 from evidencedesk.files.text import read_text
@@ -186,8 +186,8 @@ def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidat
         slugs.setdefault(note_slug(name), name)
         changes = entry.changes.given()
         try:
-            config = Config().replace(**changes)
-        except (EvidencedeskError, TypeError, ValueError) as exc:
+            config = Config.from_changes(changes)
+        except ValueError as exc:
             raise source.error((*at, "changes"), str(exc)) from None
         order = raw["candidate"][index].get("changes", {})  # the file's order, for display
         candidates.append(

@@ -102,6 +102,15 @@ class Config:
                 raise UnknownNameError("config field", name, self.field_names())
         return replace(self, **changes)
 
+    @classmethod
+    def from_changes(cls, changes: Mapping[str, Any]) -> Config:
+        """The baseline `Config()` with `changes` (a file's table); a ValueError in `Config`'s
+        own words when they make no valid config (an unknown field, a bad type or value)."""
+        try:
+            return cls().replace(**changes)
+        except (EvidencedeskError, TypeError, ValueError) as exc:
+            raise ValueError(str(exc)) from None
+
     def changes_from(self, other: Config) -> dict[str, Any]:
         """The fields where this config differs from `other`, with this config's values."""
         return {
