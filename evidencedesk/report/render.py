@@ -116,9 +116,8 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["md"] = _render_markdown
-    env.filters["plain"] = (
-        str  # a claim's words without its mark (report.claims.Said), for attributes
-    )
+    # a claim's words without its mark (report.claims.Said), for attributes
+    env.filters["plain"] = str
     env.filters["delta_class"] = delta_class
     env.globals["flip_class"] = flip_class
     return env
