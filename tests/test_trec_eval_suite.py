@@ -97,8 +97,10 @@ def check(results: dict, run: str, theirs: dict[str, dict[str, float]]) -> int:
 
 @pytest.fixture(scope="module")
 def quicktest(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    # "trunc" answers 2 of the 3 judged queries: accepted with a lowered [runs].min_coverage
     return build(tmp_path_factory.mktemp("quicktest"), "qrels.test",
-                 {"test": "results.test", "trunc": "results.trunc"})  # fmt: skip
+                 {"test": "results.test", "trunc": "results.trunc"},
+                 more="min_coverage = 0.6\n")  # fmt: skip
 
 
 def test_every_supported_measure_matches_trec_eval_q(quicktest: dict) -> None:
@@ -110,12 +112,13 @@ def test_a_query_the_run_leaves_out_counts_as_trec_eval_c_counts_it(quicktest: d
     trunc = next(v for v in quicktest["variants"] if v["name"] == "trunc")
     assert next(r for r in trunc["lists"] if r["question"] == "302")["size"] == 0
     assert check(quicktest, "trunc", expected("out.test.aqc")) == len(MEASURES) * 4
-    notice = quicktest["inputs"]["notices"][0]  # answered 2 of 3 judged queries: a warning
-    assert (notice["kind"], notice["count"], notice["total"]) == ("partial_coverage", 2, 3)
+    coverage = trunc["coverage"]  # answered 2 of 3 judged queries, at or above min_coverage
+    assert (coverage["answered"], coverage["judged_queries"]) == (2, 3)
 
 
 def test_max_depth_is_trec_evals_M(tmp_path: Path) -> None:
-    results = build(tmp_path, "qrels.test", {"trunc": "results.trunc"}, more="max_depth = 100\n")
+    results = build(tmp_path, "qrels.test", {"trunc": "results.trunc"},
+                    more="max_depth = 100\nmin_coverage = 0.6\n")  # fmt: skip
     check(results, "trunc", expected("out.test.aqcM"))
 
 

@@ -86,21 +86,39 @@ def test_validate_refuses_what_the_build_refuses(tmp_path: Path, capsys) -> None
     assert err.startswith(f"error: {project.parent / 'runs/cand.run'}: expected query ids that ")
 
 
-def test_a_run_covering_60_percent_is_a_warning_on_every_page_that_uses_it(tmp_path: Path) -> None:
+def test_a_run_covering_60_percent_is_refused_with_the_key_that_accepts_it(
+    tmp_path: Path, previous: Path
+) -> None:
     qrels = {f"q{n}": {f"d{n}": 1} for n in range(5)}
     base = {q: [f"d{n}"] for n, q in enumerate(qrels)}
     part = {q: ids for q, ids in list(base.items())[:3]}  # 3 of the 5 judged queries
     project = write_project(tmp_path / "p", qrels, {"base": base, "part": part}, relevance=1)
+    before = tree(previous)
+    code, _, err = build(project, previous)
+    line = ("runs/part.run: expected the run to answer at least 90 % of the judged queries "
+            "([runs].min_coverage), found 3 of 5 (60 %; unanswered: 'q3', 'q4'); if the others "
+            "are meant to count as empty lists, set [runs].min_coverage = 0.60 in the project "
+            "file")  # fmt: skip
+    assert (code, err.splitlines()) == (2, [f"error: {project.parent / line}"])
+    assert tree(previous) == before
+    stderr = io.StringIO()
+    assert cli.main(["validate", "--project", str(project)], stdout=io.StringIO(),
+                    stderr=stderr) == 2  # fmt: skip
+    assert stderr.getvalue() == f"error: {project.parent / line}\n"
+
+
+def test_a_partial_run_whose_other_ids_are_written_another_way_gets_the_rewrite(
+    tmp_path: Path,
+) -> None:
+    qrels = {f"q{n}": {f"d{n}": 1} for n in range(5)}
+    base = {q: [f"d{n}"] for n, q in enumerate(qrels)}
+    part = {("Q" + q[1:] if n > 2 else q): ids for n, (q, ids) in enumerate(base.items())}
+    project = write_project(tmp_path / "p", qrels, {"base": base, "part": part}, relevance=1)
     code, _, err = build(project, tmp_path / "site")
-    line = ("runs/part.run: the run part answers 3 of the 5 judged queries (60 %), below "
-            "[runs].min_coverage 90 %: the others count as empty lists")  # fmt: skip
-    assert (code, err.splitlines()) == (0, [f"warning: {line}"])
-    site = tmp_path / "site"
-    assert line in (site / "index.html").read_text("utf-8")
-    warning = ("Partial coverage: the run part answers 3 of the 5 judged queries (60 %); the "
-               "others count as empty lists.")  # fmt: skip
-    assert warning in (site / "benchmark.html").read_text("utf-8")
-    assert warning in (site / "candidate-part.html").read_text("utf-8")
+    assert (code, err) == (2, f"error: {project.parent / 'runs/part.run'}: expected the run to "
+                              "answer at least 90 % of the judged queries ([runs].min_coverage), "
+                              "found 3 of 5 (60 %; unanswered: 'q3', 'q4'); reading the run's "
+                              "query ids without regard to case would match 2 of 2\n")  # fmt: skip
 
 
 def test_min_coverage_sets_the_threshold(tmp_path: Path) -> None:
@@ -139,15 +157,42 @@ def test_a_runs_only_project_needs_no_queries_file(tmp_path: Path) -> None:
     ]  # fmt: skip
 
 
-def test_judged_queries_outside_the_queries_file_are_kept_and_counted(tmp_path: Path) -> None:
+def test_judged_queries_outside_the_queries_file_are_left_out_and_counted(
+    tmp_path: Path,
+) -> None:
+    qrels = {**QRELS, "19338": {"d9": 2}}  # judged, but not among the questions the team asked
+    lists = {"19335": ["d1"], "19336": ["d3"], "19337": ["d9"]}  # 19337's d5 not found
+    project = write_project(tmp_path / "p", qrels, {"base": BASE, "cand": lists}, relevance=1,
+                            questions=("19335", "19336", "19337"))  # fmt: skip
+    code, _, err = build(project, tmp_path / "site")
+    assert (code, err.splitlines()) == (0, [
+        "warning: 1 judged query is not in queries.jsonl (19338): left out ([questions] "
+        "evaluate_unlisted = true evaluates them)"
+    ])  # fmt: skip
+    results = json.loads((tmp_path / "site" / "results.json").read_text("utf-8"))
+    assert [q["id"] for q in results["inputs"]["questions"]] == ["19335", "19336", "19337"]
+    cand = next(v for v in results["variants"] if v["name"] == "cand")
+    mrr = next(s for s in cand["metrics"] if s["metric"] == "mrr")
+    assert (mrr["mean"], mrr["n"]) == (pytest.approx(2 / 3), 3)  # 1, 1, 0 over the asked three
+    qrels_out = (tmp_path / "site" / "data" / "qrels.txt").read_text("utf-8")
+    assert "19338" not in qrels_out  # the export holds exactly the judgments used
+    assert results["inputs"]["counts"]["judged"] == 3
+
+
+def test_evaluate_unlisted_evaluates_judged_queries_outside_the_queries_file(
+    tmp_path: Path,
+) -> None:
     project = write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": BASE}, relevance=1,
                             questions=("19335", "19336"))  # fmt: skip
+    text = project.read_text().replace("relevance = 1", "relevance = 1\nevaluate_unlisted = true")
+    project.write_text(text)
     code, _, err = build(project, tmp_path / "site")
-    assert code == 0
-    assert err.splitlines() == [
+    assert (code, err.splitlines()) == (0, [
         "warning: qrels.txt: 1 of the 3 judged queries is not in the queries file (19337): "
-        "evaluated and shown by their ids"
-    ]
+        "evaluated and shown by their ids ([questions] evaluate_unlisted)"
+    ])  # fmt: skip
+    results = json.loads((tmp_path / "site" / "results.json").read_text("utf-8"))
+    assert [q["id"] for q in results["inputs"]["questions"]] == ["19335", "19336", "19337"]
 
 
 def test_a_note_in_the_runs_folder_is_skipped_with_one_line(tmp_path: Path) -> None:

@@ -47,6 +47,8 @@ class Found:
     # spell differently reads here (`metric_names.reading_note`)
     metrics: tuple[str, ...] = ()
     metric_notes: tuple[str, ...] = ()
+    # name, how many documents of its top k the corpus holds, of how many (with a corpus only)
+    in_corpus: tuple[tuple[str, int, int], ...] = ()
 
 
 def validate(path: Path | None = None) -> Found:
@@ -59,7 +61,12 @@ def validate(path: Path | None = None) -> Found:
     from evidencedesk.results.candidates import load_candidates
     from evidencedesk.results.collect import notices
     from evidencedesk.results.settings import settings_for
-    from evidencedesk.retrieval.coverage import check_coverage
+    from evidencedesk.retrieval.coverage import (
+        check_coverage,
+        check_judged_shares,
+        corpus_share,
+        unjudged_top,
+    )
 
     project, first_line = find_project(path)
     settings = settings_for(project, project.seed)
@@ -67,10 +74,20 @@ def validate(path: Path | None = None) -> Found:
     labels = project.load_labels(catalog)
     qrels = {label.id: dict(label.grades) for label in labels}
     complete = frozenset(catalog.ids()) if catalog is not None and project.labels else None
-    coverage = tuple(
-        (name, check_coverage(read_run(file), qrels, settings.judged_k, file, complete))
-        for name, file in project.runs
-    )
+    corpus = frozenset(catalog.ids()) if catalog is not None else None
+    k = settings.judged_k
+    checked: dict[str, tuple[Path, Coverage, list[str]]] = {}
+    held: list[tuple[str, int, int]] = []
+    for name, file in project.runs:
+        trec = read_run(file)
+        found = check_coverage(trec, qrels, k, file, complete,
+                               min_coverage=project.min_coverage, corpus=corpus)  # fmt: skip
+        checked[name] = (file, found, unjudged_top(trec, qrels, k, complete))
+        if corpus is not None:
+            held.append((name, *corpus_share(trec, qrels, k, corpus, complete)))
+    if corpus is None:
+        check_judged_shares(checked, qrels, complete)
+    coverage = tuple((name, found) for name, (_, found, _) in checked.items())
     cands = load_candidates(project.candidates, project.notes) if project.candidates else []
     policy = load_policy(project.policy, labels) if project.policy else None
     saved = project.baseline is not None and project.baseline.is_file()
@@ -101,12 +118,13 @@ def validate(path: Path | None = None) -> Found:
         saved_baseline=saved,
         notices=tuple(
             notice_text(n, project.kind, project.min_coverage)
-            for n in notices(project, (), catalog, settings, dict(coverage))
+            for n in notices(project, catalog, labels)
         ),
         metrics=tuple(m.label for m in settings.compared),
         metric_notes=tuple(
             note for m in settings.compared if (note := reading_note(m.name)) is not None
         ),
+        in_corpus=tuple(held),
     )
 
 
@@ -137,12 +155,17 @@ def describe(found: Found) -> str:
     ]
     if not found.runs:
         lines.append("runs: none")
+    held = {name: (n, top) for name, n, top in found.in_corpus}
     for name, c in found.runs:
+        in_corpus = ""
+        if name in held:
+            n, top = held[name]
+            in_corpus = f", {n} of them are in the corpus ({share(n, top)})"
         lines.append(
             f"run {name}: answers {c.answered} of {c.judged_queries} judged queries "
             f"({share(c.answered, c.judged_queries)}); {c.judged_anywhere} of the {c.top} "
             f"documents of its top {c.k} are judged for some query "
-            f"({share(c.judged_anywhere, c.top)})"
+            f"({share(c.judged_anywhere, c.top)}){in_corpus}"
         )
     if p.baseline_run:
         lines.append(f"baseline run: {p.baseline_run}")

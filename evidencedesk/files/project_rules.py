@@ -117,6 +117,18 @@ class ProjectFile(Section):
                     "expected a queries file to go with 'qrels' (a pipeline searches by the "
                     "question text; a runs-only project may leave it out), found none",
                 )
+        if questions.evaluate_unlisted and questions.queries is None:
+            raise rule(
+                ("questions", "evaluate_unlisted"),
+                "expected 'evaluate_unlisted' only with a 'queries' file (without one, the "
+                "judged queries are the questions)",
+            )
+        if questions.evaluate_unlisted and self.kind() == "pipeline":
+            raise rule(
+                ("questions", "evaluate_unlisted"),
+                "expected 'evaluate_unlisted' only in a runs-only project (a pipeline searches "
+                "by the question text, which unlisted queries lack)",
+            )
         if questions.queries is not None and questions.qrels is None:
             raise rule(
                 ("questions", "qrels"), "expected a qrels file to go with 'queries', found none"
@@ -223,6 +235,7 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         tags=questions.tags,
         relevance=questions.relevance,
         grade_names=questions.grades or (),
+        evaluate_unlisted=questions.evaluate_unlisted,
         candidates=report.candidates,
         notes=report.notes,
         policy=gate.policy,

@@ -245,10 +245,16 @@ class QuestionsSection(Section):
     grades: tuple[tuple[int, str], ...] | None = key(
         None, "grades", 'a table of grade -> name, e.g. {0 = "not relevant", 1 = "relevant"}'
     )
+    # the questions are the queries file's judged queries; judged ids it does not list are
+    # left out (counted in one notice) unless this key evaluates them too (runs-only projects)
+    evaluate_unlisted: bool = key(
+        False, "bool", "true or false: also evaluate judged queries the queries file does not list"
+    )
 
 
 class RunsSection(Section):
-    """The `[runs]` section: the TREC runs, the baseline run, coverage warning, depth evaluated."""
+    """The `[runs]` section: the TREC runs, files ignored, the baseline run, the coverage a run
+    needs, depth evaluated."""
 
     dir: Path | None = key(None, "dir", "a folder of TREC run files")
     files: tuple[tuple[str, Path], ...] = key(
@@ -257,7 +263,7 @@ class RunsSection(Section):
     baseline: Text | None = key(None, "str", "the name of one of the runs")
     min_coverage: float = key(
         MIN_COVERAGE, "float", "a share from 0 to 1 of the judged queries a run must answer "
-        "before the report warns", ge=0, le=1,
+        "(and of its top documents the corpus must hold)", ge=0, le=1,
     )  # fmt: skip
     max_depth: int | None = key(
         None, "int", "a whole number of results per query to evaluate (trec_eval -M)", ge=1,

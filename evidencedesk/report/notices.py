@@ -65,19 +65,23 @@ def notice_text(n: Notice, kind: str = "runs", min_coverage: float = 0.9) -> str
     if n.kind == "empty_document":
         return (f"{where}: {_n(n.count, 'document')} with neither title nor text"
                 f"{_ids(n.names, n.count)}: shown, never indexed")  # fmt: skip
-    if n.kind == "without_text":
-        fate = ("left out: a pipeline searches by the question text" if kind == "pipeline"
-                else "evaluated and shown by their ids")  # fmt: skip
+    if n.kind == "without_text":  # runs-only, [questions] evaluate_unlisted = true
         verb = "is" if n.count == 1 else "are"
         return (f"{where}: {n.count} of the {n.total} judged queries {verb} not in the queries "
-                f"file{_ids(n.names, n.count)}: {fate}")  # fmt: skip
+                f"file{_ids(n.names, n.count)}: evaluated and shown by their ids "
+                f"([questions] evaluate_unlisted)")  # fmt: skip
+    if n.kind == "unlisted":  # where: the queries file
+        verb = "is" if n.count == 1 else "are"
+        evaluate = "" if kind == "pipeline" else " ([questions] evaluate_unlisted = true evaluates them)"
+        return (f"{_n(n.count, 'judged query', 'judged queries')} {verb} not in {n.path}"
+                f"{_ids(n.names, n.count)}: left out{evaluate}")  # fmt: skip
+    if n.kind == "judged_not_in_corpus":
+        verb = "is" if n.count == 1 else "are"
+        return (f"{where}: {n.count} of the {n.total} judged documents {verb} not in the corpus"
+                f"{_ids(n.names, n.count)}: their judgments count in every metric, no page "
+                "can show them")  # fmt: skip
     if n.kind == "unjudged":
         verb = "has" if n.count == 1 else "have"
         return (f"{where}: {n.count} of its {n.total} queries {verb} no judgment"
                 f"{_ids(n.names, n.count)}: left out, as trec_eval leaves them out")  # fmt: skip
-    if n.kind == "partial_coverage":
-        total = n.total or 0
-        return (f"{where}: the run {n.names[0]} answers {n.count} of the {total} judged queries "
-                f"({share(n.count, total)}), below [runs].min_coverage "
-                f"{share(round(min_coverage * 100), 100)}: the others count as empty lists")  # fmt: skip
     raise ValueError(f"unknown notice kind {n.kind!r}")

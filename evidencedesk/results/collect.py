@@ -3,8 +3,10 @@ numbers both kinds share (the evaluation stages themselves live in `evaluate` an
 
 from __future__ import annotations
 
+import bisect
+import difflib
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -37,7 +39,6 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.retrieval.catalog import Catalog, Scope
-from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.stats import flips_needed
@@ -91,7 +92,9 @@ def _inputs(
     to_label: Sequence[ToLabel] = (),
 ) -> Inputs:  # fmt: skip
     files, digest = hashes.result() if hashes is not None else input_hashes(project, runs)
-    allowed = catalog.allowed(Scope()) if catalog is not None else None
+    # a pipeline's metrics read the judgments in scope; a runs-only project's read them all
+    pipeline = project.kind == "pipeline"
+    allowed = catalog.allowed(Scope()) if catalog is not None and pipeline else None
     ids: set[str] = set()
     if catalog is not None:  # the chunks the site names (a runs-only project has no catalog)
         ids = {c for lb in labels for c, g in lb.grades.items() if g > 0}
@@ -110,22 +113,38 @@ def _inputs(
         command=_command(project, runs, settings.seed),
         demo=_is_demo(project),
         counts=project.question_counts(),
-        notices=notices(
-            project,
-            runs,
-            catalog,
-            settings,
-            {v.name: v.coverage for v in variants if v.coverage is not None},
-        ),
+        notices=notices(project, catalog, labels),
     )
 
 
+def _nearest(doc: str, ordered: Sequence[str]) -> str:
+    """The id of `ordered` (sorted) nearest to `doc`: of its sorted neighbours, the most alike."""
+    at = bisect.bisect_left(ordered, doc)
+    near = ordered[max(0, at - 2) : at + 2]
+    return max(near, key=lambda c: difflib.SequenceMatcher(None, doc, c).ratio())
+
+
+def _not_in_corpus(
+    project: Project, catalog: Catalog | None, labels: Sequence[Label]
+) -> list[Notice]:
+    """Judged documents a runs-only project's corpus does not hold: their judgments count in
+    every metric (a run may return them), but no question page can show them."""
+    if catalog is None or project.kind != "runs" or project.qrels is None:
+        return []
+    judged = sorted({d for lb in labels for d in lb.grades})
+    missing = [d for d in judged if d not in catalog]
+    if not missing:
+        return []
+    ordered = sorted(catalog.ids())
+    names = tuple(f"{d} (nearest: {_nearest(d, ordered)})" for d in missing[:3])
+    return [Notice("judged_not_in_corpus", project.relative(project.qrels), None, len(missing),
+                   len(judged), names)]  # fmt: skip
+
+
 def notices(
-    project: Project, runs: RunPaths, catalog: Catalog | None, settings: Settings,
-    coverage: Mapping[str, Coverage],
-) -> tuple[Notice, ...]:  # fmt: skip
-    """What a reader must know about the inputs before reading a number (`types.Notice`);
-    `coverage`: each external run's, by name."""
+    project: Project, catalog: Catalog | None, labels: Sequence[Label]
+) -> tuple[Notice, ...]:
+    """What a reader must know about the inputs before reading a number (`types.Notice`)."""
     found = [Notice("not_a_run", project.relative(p), None, 1, None, ())
              for p in project.skipped_files]  # fmt: skip
     if catalog is not None and catalog.empty:
@@ -133,18 +152,15 @@ def notices(
         found.append(Notice("empty_document", project.relative(project.documents[0]),
                             catalog.empty[0][1], len(catalog.empty), len(catalog), ids))  # fmt: skip
     counts = project.question_counts()
-    if counts.without_text and project.qrels is not None:
-        found.append(Notice("without_text", project.relative(project.qrels), None,
+    if counts.without_text and project.queries is not None and project.evaluate_unlisted:
+        found.append(Notice("without_text", project.relative(project.qrels or project.queries), None,
                             counts.without_text, counts.judged, counts.without_text_ids))  # fmt: skip
+    elif counts.without_text and project.queries is not None:
+        found.append(Notice("unlisted", project.relative(project.queries), None,
+                            counts.without_text, None, counts.without_text_ids))  # fmt: skip
     if counts.unjudged and project.queries is not None:
         found.append(Notice("unjudged", project.relative(project.queries), None, counts.unjudged,
                             counts.queries, counts.unjudged_ids))  # fmt: skip
-    where = {name: project.relative(path) for name, path in project.runs}
-    where.update((name, f"--run {name}") for name, _ in runs)
-    for name, covered in coverage.items():
-        if covered.partial(settings.min_coverage):
-            found.append(Notice("partial_coverage", where[name], None, covered.answered,
-                                covered.judged_queries, (name,)))  # fmt: skip
     return tuple(found)
 
 

@@ -176,7 +176,8 @@ def _evaluate(
     external: dict[str, Sequence[Judged]] = {}
     for name, trec in trecs.items():
         path = dict((*project.runs, *runs))[name]
-        found = check_coverage(trec, qrels, k, path, complete)
+        found = check_coverage(trec, qrels, k, path, complete, min_coverage=settings.min_coverage,
+                               corpus=catalog.ids())  # fmt: skip
         judged = judge_trec_run(trec, qrels, labels, k=final, relevant=project.relevance,
                                 complete=complete)  # fmt: skip
         external[name] = judged

@@ -75,6 +75,7 @@ class Project:
     tags: Path | None = None
     relevance: int = DEFAULT_RELEVANCE
     grade_names: tuple[tuple[int, str], ...] = ()  # [questions] grades: what each grade means
+    evaluate_unlisted: bool = False  # [questions] evaluate_unlisted: judged ids not in queries
     max_grade: int = 2
     candidates: Path | None = None
     notes: Path | None = None
@@ -84,7 +85,7 @@ class Project:
     runs_dir: Path | None = None
     skipped_files: tuple[Path, ...] = ()  # files in `runs_dir` that do not read as runs
     baseline_run: str | None = None
-    min_coverage: float = MIN_COVERAGE  # [runs] min_coverage: below it, a run is warned about
+    min_coverage: float = MIN_COVERAGE  # [runs] min_coverage: below it, a run is refused
     max_depth: int | None = None  # [runs] max_depth: results per query evaluated (trec_eval -M)
     averaging: Literal["defined", "trec_eval"] = "defined"  # [report] averaging
     answers: Path | None = None
@@ -150,11 +151,13 @@ class Project:
             return QuestionCounts(n, n, relevant, 0, 0, self.relevance)
         listed = [q.id for q in self._queries()]
         judged = [qid for qid, docs in judgments.items() if docs]
-        relevant = sum(any(g >= self.relevance for g in judgments[q].values()) for q in judged)
         unjudged = [q for q in listed if q not in judgments or not judgments[q]]
         # without a queries file, every judged id is a question with no text of its own
         known = set(listed)
         without_text = [] if self.queries is None else [q for q in judged if q not in known]
+        if not self.evaluate_unlisted:  # the questions are the ones the queries file lists
+            judged = [q for q in judged if q in known] if self.queries is not None else judged
+        relevant = sum(any(g >= self.relevance for g in judgments[q].values()) for q in judged)
         return QuestionCounts(len(known | set(judged)), len(judged), relevant, len(unjudged),
                               len(without_text), self.relevance, tuple(unjudged[:EXAMPLES]),
                               tuple(without_text[:EXAMPLES]))  # fmt: skip
@@ -164,8 +167,9 @@ class Project:
 
         From qrels: the judged queries (`beir.labels_from_judgments`), grades from the
         judgments, ``answerable`` = has a grade >= relevance, tags from the queries file and
-        the tags file. In a pipeline project every judged id must be a chunk of `catalog`, and a
-        judged query the queries file does not give a text for is left out (nothing to search).
+        the tags file. With a queries file, only the judged queries it lists, unless
+        ``[questions] evaluate_unlisted`` (runs-only) adds the others. In a pipeline project
+        every judged id must be a chunk of `catalog`.
         """
         extra = read_tags(self.tags) if self.tags is not None else None
         if self.labels is not None:
@@ -189,8 +193,11 @@ class Project:
                     )
         labels = labels_from_judgments(from_file, qrels, self.relevance, extra, self.qrels,
                                        self.tags)  # fmt: skip
-        if self.kind == "pipeline":
-            labels = [lab for lab in labels if lab.question]
+        if self.queries is not None and not self.evaluate_unlisted:
+            # the question set is what the team asked: judged ids the queries file does not
+            # list are left out of every number (`question_counts` counts them)
+            listed = {q.id for q in from_file}
+            labels = [lab for lab in labels if lab.id in listed]
         return labels
 
     def load_runs(self) -> dict[str, TrecRun]:

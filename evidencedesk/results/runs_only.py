@@ -31,7 +31,12 @@ from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import SHOWN, CandidateResult, Comparison, ConfigChange, Results
 from evidencedesk.results.verdicts import decide_verdict
 from evidencedesk.retrieval.catalog import Catalog
-from evidencedesk.retrieval.coverage import Coverage, check_coverage
+from evidencedesk.retrieval.coverage import (
+    Coverage,
+    check_coverage,
+    check_judged_shares,
+    unjudged_top,
+)
 from evidencedesk.retrieval.gate_input import Reference, cut
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
@@ -70,10 +75,18 @@ def runs_only(
         tally.add(len(labels))
         return judged
 
+    corpus = frozenset(catalog.ids()) if catalog is not None else None
+    unjudged: dict[str, tuple[Path, Coverage, list[str]]] = {}
+
     def check(trec: TrecRun, path: Path) -> Coverage:
-        return check_coverage(trec, qrels, settings.judged_k, path)
+        found = check_coverage(trec, qrels, settings.judged_k, path,
+                               min_coverage=settings.min_coverage, corpus=corpus)  # fmt: skip
+        unjudged[str(path)] = (path, found, unjudged_top(trec, qrels, settings.judged_k))
+        return found
 
     read = judged_external_runs(project, runs, judge_run, check, hashes.held)
+    if corpus is None:
+        check_judged_shares(unjudged, qrels)
     none = RunCosts(None, None, None)
     variants = [
         replace(

@@ -289,8 +289,8 @@ class DocumentFact:
 class Notice:
     """Something about the inputs a reader must know before reading a number (worded by
     `report.notices`): a file in the runs folder that is not a run, an empty document,
-    judged queries without text, queries without any judgment, a run that answers only part of
-    the judged queries."""
+    judged queries the queries file does not list (evaluated or left out), queries without any
+    judgment, judged documents the corpus does not hold."""
 
     kind: str  # one of NOTICES
     path: str  # the file it is about, relative to the project
@@ -301,7 +301,8 @@ class Notice:
 
 
 # the kinds of input notice
-_NOTICES = ("not_a_run", "empty_document", "without_text", "unjudged", "partial_coverage")
+_NOTICES = ("not_a_run", "empty_document", "without_text", "unlisted", "unjudged",
+            "judged_not_in_corpus")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,19 @@ A run whose query ids never match the qrels' (``q19335`` against ``19335``), or 
 ids are never judged (``Skinner_1932`` against ``<ent:Skinner_1932>``), would otherwise get a
 confident row of zeros. `check_coverage` refuses such a run with one line: the coverage, three
 example ids from each side, and the rewrite that would make them match when a simple one does
-(a prefix or suffix, case, surrounding brackets, a ``.0``). A run that answers only part of the
-judged queries is kept, and its `Coverage` says so (the report warns where it is used).
+(zero padding, a prefix or suffix, case, surrounding brackets, a ``.0``). The same line refuses a
+run that answers fewer of the judged queries than ``[runs].min_coverage``, a run whose top-k
+documents the corpus (when one is given) does not hold beyond the share that key allows, and,
+without a corpus, a run whose judged share is far below the other runs' where a rewrite of its
+unjudged ids would make them judged ids (`check_judged_shares`).
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import statistics
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +26,22 @@ import pyarrow as pa
 
 from evidencedesk.errors import RunFileError
 from evidencedesk.files.project_schema import (
-    MIN_COVERAGE,  # below it, a run's coverage is warned about
+    MIN_COVERAGE,  # below it, a run's ids are refused
 )
 from evidencedesk.files.trec import TrecRun
 from evidencedesk.files.trec_keys import doc_hashes, fixed_width
 
-__all__ = ["Coverage", "MIN_COVERAGE", "check_coverage", "coverage", "id_rewrite"]
+__all__ = [
+    "FAR_BELOW",
+    "Coverage",
+    "MIN_COVERAGE",
+    "check_coverage",
+    "check_judged_shares",
+    "corpus_share",
+    "coverage",
+    "id_rewrite",
+    "unjudged_top",
+]
 
 _SAMPLE = 2000  # ids a rewrite is tried on
 EXAMPLES = 3  # ids of each side an error names
@@ -129,7 +144,13 @@ def id_rewrite(
     lowered = {j.lower(): j for j in judged}
     options: list[tuple[str, object]] = [
         (f"reading {theirs} without regard to case", lambda i: lowered.get(i.lower(), i)),
+        (f"removing leading zeros from {theirs}", lambda i: i.lstrip("0") or "0"),
     ]
+    digits = Counter(len(t) for t in targets if t.isdigit())
+    if digits:  # the judged ids' usual width: a run that wrote "42" where they say "000042"
+        width = digits.most_common(1)[0][0]
+        options.append((f"zero-padding {theirs} to {width} digits",
+                        lambda i, w=width: i.zfill(w) if i.isdigit() else i))  # fmt: skip
     for n in range(1, min(_AFFIXES, len(mine_pre)) + 1):
         cut = mine_pre[:n]
         options.append((f"removing the prefix {cut!r} from {theirs}", lambda i, c=cut: i[len(c) :]))
@@ -178,15 +199,59 @@ def _hint(ids: Sequence[str], judged: Collection[str], what: str) -> str:
     return f"; {words} would match {hits} of {tried}"
 
 
+def _top_docs(run: TrecRun, judged: Collection[str], k: int) -> tuple[np.ndarray, list[str]]:
+    """The line numbers of the top k of the run's queries among `judged`, and their ids."""
+    answered = [i for i, q in enumerate(run.qids) if q in judged]
+    lines = _top_lines(run, answered, k)
+    return lines, [d.decode("utf-8") for d in run.docs[lines].tolist()]
+
+
+def _judged_queries(
+    judgments: Mapping[str, Mapping[str, int]], complete: Collection[str] | None
+) -> set[str]:
+    return set(judgments) if complete is not None else {q for q, d in judgments.items() if d}
+
+
+def corpus_share(
+    run: TrecRun, judgments: Mapping[str, Mapping[str, int]], k: int, corpus: Collection[str],
+    complete: Collection[str] | None = None,
+) -> tuple[int, int]:  # fmt: skip
+    """How many of the documents in the run's top k (of the judged queries it answers) the
+    corpus holds, and how many documents that top k has."""
+    lines, _ = _top_docs(run, _judged_queries(judgments, complete), k)
+    if not lines.size:
+        return 0, 0
+    held = np.isin(doc_hashes(run.docs[lines]), np.unique(_hashes(corpus)))
+    return int(held.sum()), int(lines.size)
+
+
+def unjudged_top(
+    run: TrecRun, judgments: Mapping[str, Mapping[str, int]], k: int,
+    complete: Collection[str] | None = None,
+) -> list[str]:  # fmt: skip
+    """The documents of the run's top k (of the judged queries it answers) that the judgments
+    grade for no query, in run order, each once (at most `_SAMPLE`)."""
+    every = _every(judgments, complete)
+    _, docs = _top_docs(run, _judged_queries(judgments, complete), k)
+    return list(itertools.islice(dict.fromkeys(d for d in docs if d not in every), _SAMPLE))
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.0f} %"
+
+
 def check_coverage(
     run: TrecRun, judgments: Mapping[str, Mapping[str, int]], k: int, path: str | Path,
-    complete: Collection[str] | None = None,
+    complete: Collection[str] | None = None, *, min_coverage: float,
+    corpus: Collection[str] | None = None,
 ) -> Coverage:  # fmt: skip
-    """`coverage`, after refusing a run that answers no judged query or whose top-k documents
-    the judgments never grade: one `RunFileError` naming the run file, the coverage, example
-    ids from each side and the likely fix."""
+    """`coverage`, after refusing a run that answers no judged query or fewer of them than
+    `min_coverage` (``[runs].min_coverage``), whose top-k documents the judgments never grade,
+    or whose top-k documents `corpus` (the project's document ids, when it has a corpus) does
+    not hold beyond the share `min_coverage` allows: one `RunFileError` naming the run file,
+    the coverage, example ids from each side and the likely fix."""
     found = coverage(run, judgments, k, complete)
-    judged = sorted(judgments if complete is not None else (q for q, d in judgments.items() if d))
+    judged = sorted(_judged_queries(judgments, complete))
     if found.answered == 0:
         raise RunFileError(
             path,
@@ -195,9 +260,22 @@ def check_coverage(
             f"{_examples(run.qids)}; judgments: {_examples(judged)})"
             + _hint(run.qids, set(judged), "query"),
         )
+    if found.partial(min_coverage):
+        asked = set(run.qids)
+        missing = [q for q in judged if q not in asked]
+        stray = [q for q in run.qids if q not in set(judged)]
+        fix = _hint(stray, set(missing), "query") or (
+            f"; if the others are meant to count as empty lists, set [runs].min_coverage = "
+            f"{found.query_share:.2f} in the project file"
+        )
+        raise RunFileError(
+            path,
+            f"expected the run to answer at least {_percent(min_coverage)} of the judged queries "
+            f"([runs].min_coverage), found {found.answered} of {found.judged_queries} "
+            f"({_percent(found.query_share)}; unanswered: {_examples(missing)})" + fix,
+        )
     if found.judged_anywhere == 0:
-        answered = [i for i, q in enumerate(run.qids) if q in set(judged)]
-        docs = [d.decode("utf-8") for d in run.docs[_top_lines(run, answered, k)].tolist()]
+        _, docs = _top_docs(run, set(judged), k)
         every = _every(judgments, complete)
         raise RunFileError(
             path,
@@ -205,4 +283,49 @@ def check_coverage(
             f"documents in the run's top {k} graded for any query (run: {_examples(docs)}; "
             f"judgments: {_examples(sorted(every))})" + _hint(docs, every, "document"),
         )
+    if corpus is not None:
+        _, docs = _top_docs(run, set(judged), k)
+        held = set(corpus)
+        unknown = [d for d in docs if d not in held]
+        if len(unknown) > (1 - min_coverage) * len(docs) + 1e-9:
+            raise RunFileError(
+                path,
+                f"expected document ids of the corpus, found {len(unknown)} of the {len(docs)} "
+                f"documents in the run's top {k} not in it ({_percent(len(unknown) / len(docs))}, "
+                f"above the {_percent(1 - min_coverage)} [runs].min_coverage allows) (run: "
+                f"{_examples(unknown)}; corpus: {_examples(sorted(held))})"
+                + _hint(unknown, held, "document"),
+            )
     return found
+
+
+FAR_BELOW = 0.5  # a run judged at under this fraction of the other runs' median share is odd
+
+
+def check_judged_shares(
+    runs: Mapping[str, tuple[Path, Coverage, Sequence[str]]],
+    judgments: Mapping[str, Mapping[str, int]], complete: Collection[str] | None = None,
+) -> None:  # fmt: skip
+    """Without a corpus to hold a run's document ids against: refuse a run whose top-k share
+    judged for some query is under `FAR_BELOW` times the median of the other runs' and whose
+    unjudged ids (`unjudged_top`, per run name with its path and `Coverage`) would be judged
+    ids after a simple rewrite (`id_rewrite`) -- the mark of ids written another way, not of
+    a run that finds documents the assessors never saw."""
+    every = _every(judgments, complete)
+    for name, (path, found, unjudged) in runs.items():
+        others = [c.anywhere_share for n, (_, c, _) in runs.items() if n != name]
+        if not others or not unjudged:
+            continue
+        typical = statistics.median(others)
+        if found.anywhere_share >= FAR_BELOW * typical:
+            continue
+        hint = _hint(unjudged, every, "document")
+        if hint:
+            raise RunFileError(
+                path,
+                f"expected document ids written like the judgments', found "
+                f"{_percent(found.anywhere_share)} of the {found.top} documents in the run's top "
+                f"{found.k} judged for some query, against {_percent(typical)} for the other "
+                f"runs (run: {_examples(unjudged)}; judgments: {_examples(sorted(every))})"
+                + hint,
+            )
