@@ -126,7 +126,7 @@ def test_unknown_key(project_dir: Path) -> None:
     text = VALID.replace("qrels = ", "qrel = ")
     assert _error(project_dir, text) == (
         f"{project_dir}/evidencedesk.toml:3: [questions].qrel: unknown key; "
-        "expected one of: labels, queries, qrels, tags, relevance, grades"
+        "expected one of: labels, queries, qrels, tags, relevance, grades, evaluate_unlisted"
     )
 
 
@@ -166,7 +166,8 @@ def test_default_threshold_of_qrels_is_trec_evals(project_dir: Path) -> None:
     (project_dir / "qrels.txt").write_text("q1 0 d1 1\nq2 0 d3 0\nq3 0 d4 2\n")
     project = load_project_text(project_dir, VALID.replace("relevance = 2\n", ""))
     assert project.relevance == 1  # trec_eval's -l default: grade 1 is relevant
-    assert project.question_counts().relevant == 2  # q1 and q3
+    # q1; q3's grade 2 counts only for the threshold: the queries file does not list q3
+    assert project.question_counts().relevant == 1
 
 
 def test_default_threshold_without_any_relevant_grade(project_dir: Path) -> None:

@@ -11,7 +11,7 @@ condensed lists: Sakai 2007, ``trec_eval -J``), and which pairs would close them
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 
 from evidencedesk.results import compute
 from evidencedesk.results.compute import Book, comparisons, question_values
@@ -99,13 +99,14 @@ def _unjudged(j: Judged, k: int) -> dict[str, int]:
 
 def to_label(
     baseline: Sequence[Judged], candidates: Mapping[str, Sequence[Judged]], baseline_name: str,
-    k: int, cap: int = TO_LABEL_CAP,
+    k: int, cap: int = TO_LABEL_CAP, corpus: Collection[str] | None = None,
 ) -> tuple[tuple[ToLabel, ...], int]:  # fmt: skip
     """The unjudged (question, document) pairs of the baseline's and the candidates' top k, the
     ones that change the most comparisons first: pairs that split most baseline-candidate
     comparisons (in one run's top k, not in the other's), then the best rank, then the most runs
     returning them; ties by question order and document id. At most `cap` rows, and how many
-    pairs there are in all."""
+    pairs there are in all. With `corpus` (the project's document ids), a document it does not
+    hold is never listed: nobody could read it to label it."""
     runs = {baseline_name: baseline, **candidates}
     by_question = {name: {j.id: j for j in judged} for name, judged in runs.items()}
     order = {j.id: n for n, j in enumerate(baseline)}
@@ -113,7 +114,8 @@ def to_label(
     for q, n in order.items():
         tops = {name: lists[q] for name, lists in by_question.items() if q in lists}
         unjudged = {name: _unjudged(j, k) for name, j in tops.items()}
-        pairs = sorted({d for found in unjudged.values() for d in found})
+        pairs = sorted({d for found in unjudged.values() for d in found
+                        if corpus is None or d in corpus})  # fmt: skip
         if not pairs:
             continue
         in_top = {name: set(j.ids[:k]) for name, j in tops.items()}

@@ -158,7 +158,7 @@ def runs_only(
             )
         )
     rows, total = to_label(base_run.judged, {n: r.judged for n, r in others.items()}, baseline,
-                           settings.judged_k)  # fmt: skip
+                           settings.judged_k, corpus=corpus)  # fmt: skip
     # above the page limit the ranked ids stay only for the questions that get a page: the runs
     # are the user's own files (never exported), every value stays for the list and the CSV
     results = trim(results_of(
