@@ -121,13 +121,21 @@ def test_a_vertical_tab_splits_an_id_as_trec_eval_splits_it(tmp_path: Path) -> N
     assert _outcome(path, False) == (("q1",), [0, 1], ["d1"], [1.0], "2.0")
 
 
-@pytest.mark.parametrize("odd", [b"\x0b", b"\x0c", b"\t", b"\r"])
+@pytest.mark.parametrize("odd", [b"\x0b", b"\x0c", b"\t"])
 def test_both_qrels_readers_split_odd_white_space_alike(tmp_path: Path, odd: bytes) -> None:
     path = tmp_path / "qrels.txt"
     path.write_bytes(b"q1 0 d1 1\nq1 0 d" + odd + b"2 0\n")
     with pytest.raises(LabelsError) as caught:
         read_qrels(path)
     assert str(caught.value) == f"{path}:2: expected 4 columns, found 5"
+
+
+def test_a_carriage_return_ends_a_qrels_line_as_it_ends_a_run_line(tmp_path: Path) -> None:
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(b"q1 0 d1 1\nq1 0 d\r2 0\n")
+    with pytest.raises(LabelsError) as caught:
+        read_qrels(path)
+    assert str(caught.value) == f"{path}:2: expected 4 columns, found 3"
 
 
 def test_a_latin_1_tag_is_the_line_readers_utf_8_error(tmp_path: Path) -> None:

@@ -195,12 +195,59 @@ def test_evaluate_unlisted_evaluates_judged_queries_outside_the_queries_file(
     assert [q["id"] for q in results["inputs"]["questions"]] == ["19335", "19336", "19337"]
 
 
-def test_a_note_in_the_runs_folder_is_skipped_with_one_line(tmp_path: Path) -> None:
+def test_a_file_named_like_a_run_that_does_not_parse_is_an_error(
+    tmp_path: Path, previous: Path
+) -> None:
     project = write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": BASE}, relevance=1)
     (project.parent / "runs" / "NOTES.txt").write_text("how we made these runs\n")
+    before = tree(previous)
+    code, _, err = build(project, previous)
+    assert (code, err) == (2, f"error: {project.parent / 'runs/NOTES.txt'}:1: expected 6 "
+                              "columns, found 5\n")  # fmt: skip
+    assert tree(previous) == before
+    # listed in [runs] ignore, it is skipped on purpose, without a word
+    text = project.read_text().replace('dir = "runs"', 'dir = "runs"\nignore = ["NOTES.*"]')
+    project.write_text(text)
+    assert build(project, tmp_path / "site")[::2] == (0, "")
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("broken.run", b"19335 Q0 d1 1 t\n", ":1: expected 6 columns, found 5"),
+        ("empty.trec", b"", ": expected lines 'qid Q0 docid rank score tag', found an empty file"),
+        ("header.tsv", b"qid Q0 docid rank score tag\n",
+         ":1: expected a numeric score in column 5, found 'score'"),
+        ("comments.txt", b"# written by bm25s\n\n",
+         ": expected lines 'qid Q0 docid rank score tag', found only blank and comment lines"),
+        ("bm25.run.gz", b"\x1f\x8b\x08\x00rest",
+         ":1: expected an uncompressed TREC run, found gzip-compressed data (decompress it "
+         "first, e.g. gzip -d)"),
+    ],
+)  # fmt: skip
+def test_a_run_file_that_is_broken_empty_or_compressed_is_never_skipped(
+    tmp_path: Path, previous: Path, name: str, data: bytes, message: str
+) -> None:
+    project = write_project(tmp_path / "p", QRELS, {"base": BASE}, relevance=1)
+    (project.parent / "runs" / name).write_bytes(data)
+    before = tree(previous)
+    code, _, err = build(project, previous)
+    assert (code, err) == (2, f"error: {project.parent / 'runs' / name}{message}\n")
+    assert tree(previous) == before
+    stderr = io.StringIO()
+    assert cli.main(["validate", "--project", str(project)], stdout=io.StringIO(),
+                    stderr=stderr) == 2  # fmt: skip
+    assert stderr.getvalue() == err
+
+
+def test_a_file_without_a_runs_name_that_is_not_a_run_is_skipped_with_one_line(
+    tmp_path: Path,
+) -> None:
+    project = write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": BASE}, relevance=1)
+    (project.parent / "runs" / "README").write_text("how we made these runs\n")
     code, _, err = build(project, tmp_path / "site")
     assert (code, err.splitlines()) == (0, [
-        "warning: runs/NOTES.txt: skipped: not a TREC run (its first line is not 'qid Q0 docid "
+        "warning: runs/README: skipped: not a TREC run (its first line is not 'qid Q0 docid "
         "rank score tag')"
     ])  # fmt: skip
 

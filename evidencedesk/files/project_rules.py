@@ -42,7 +42,7 @@ def _qrels_format(path: Path) -> Literal["trec", "beir"]:
 
 def _collect_runs(runs: RunsSection) -> tuple[tuple[str, Path], ...]:
     """The runs of ``dir`` then ``files``; a name given twice for the same file counts once."""
-    found = (runs_in_folder(runs.dir)[0] if runs.dir is not None else ()) + runs.files
+    found = (runs_in_folder(runs.dir, runs.ignore)[0] if runs.dir is not None else ()) + runs.files
     seen: dict[str, Path] = {}
     for name, path in found:
         if name in seen and seen[name] != path:
@@ -160,6 +160,8 @@ class ProjectFile(Section):
 
     def _check_runs(self) -> None:
         runs_cfg = self.runs
+        if runs_cfg.ignore and runs_cfg.dir is None:
+            raise rule(("runs", "ignore"), "expected 'ignore' only with a runs folder ('dir')")
         runs = _collect_runs(runs_cfg)
         names = [name for name, _ in runs]
         if len(runs) > MAX_RUNS:
@@ -242,7 +244,9 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         baseline=gate.baseline,
         runs=_collect_runs(runs_cfg),
         runs_dir=runs_cfg.dir,
-        skipped_files=runs_in_folder(runs_cfg.dir)[1] if runs_cfg.dir is not None else (),
+        skipped_files=(
+            runs_in_folder(runs_cfg.dir, runs_cfg.ignore)[1] if runs_cfg.dir is not None else ()
+        ),
         baseline_run=runs_cfg.baseline,
         min_coverage=runs_cfg.min_coverage,
         max_depth=runs_cfg.max_depth,

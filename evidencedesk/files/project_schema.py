@@ -9,6 +9,7 @@ Errors are worded by `evidencedesk.files.validation`: ``[section].key: expected 
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -42,6 +43,10 @@ PROJECT_FILE = "evidencedesk.toml"  # the project file's name, looked for in a p
 DEFAULT_RELEVANCE = 2  # the default `[questions] relevance`: relevant = grade >= 2
 # files in `[runs] dir` with these suffixes are skipped, never read as runs
 _RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml")
+# files in `[runs] dir` with these suffixes (or these and a compressed suffix) are runs: one that
+# does not parse is an error, never skipped (a candidate whose writer broke must not vanish)
+RUN_SUFFIXES = (".run", ".trec", ".txt", ".tsv")
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 _RESTRICTED_TEXT = ("show", "hide")  # the values of `[report] restricted_text`
 # "defined": a judged question with no relevant judgment is left out of every mean (the metrics
 # are undefined there); "trec_eval": it counts 0, as trec_eval averages it
@@ -145,6 +150,16 @@ def _grades(value: object, expected: str) -> tuple[tuple[int, str], ...]:
     return tuple(sorted(out, reverse=True))
 
 
+def _names(value: object, expected: str) -> tuple[str, ...]:
+    """A list of file names or glob patterns (``NOTES.txt``, ``*.log``), each a non-empty
+    string without a path separator."""
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and v.strip() and "/" not in v and "\\" not in v for v in value
+    ):
+        raise invalid(f"expected {expected}, found {found_toml(value)}")
+    return tuple(value)
+
+
 def _metrics(value: object, expected: str) -> tuple[str, ...]:
     """A list of metric names, each any name `metric_names` declares (evidencedesk's, or
     trec_eval's, ir_measures' or ranx's for the same metric), given once; kept canonical."""
@@ -198,6 +213,8 @@ class Section(BaseModel):
             return _metrics(value, expected)
         if kind == "grades":
             return _grades(value, expected)
+        if kind == "names":
+            return _names(value, expected)
         return value
 
 
@@ -259,6 +276,9 @@ class RunsSection(Section):
     dir: Path | None = key(None, "dir", "a folder of TREC run files")
     files: tuple[tuple[str, Path], ...] = key(
         (), "runs", f"a list of run paths or {_RUN_TABLE} tables"
+    )
+    ignore: tuple[str, ...] = key(
+        (), "names", 'a list of file names or patterns in the runs folder, e.g. ["NOTES.txt"]'
     )
     baseline: Text | None = key(None, "str", "the name of one of the runs")
     min_coverage: float = key(
@@ -347,12 +367,25 @@ def read_project_toml(path: Path) -> tuple[dict[str, Any], Source]:
     return raw, Source(path, text, STYLE)
 
 
-def runs_in_folder(folder: Path) -> tuple[tuple[tuple[str, Path], ...], tuple[Path, ...]]:
+def _run_like(name: str) -> bool:
+    """Whether a file's name says it is a run: `RUN_SUFFIXES`, compressed or not."""
+    lower = name.lower()
+    for compressed in _COMPRESSED_SUFFIXES:
+        lower = lower.removesuffix(compressed)
+    return lower.endswith(RUN_SUFFIXES)
+
+
+def runs_in_folder(
+    folder: Path, ignore: Sequence[str] = ()
+) -> tuple[tuple[tuple[str, Path], ...], tuple[Path, ...]]:
     """Every TREC run file in `folder`, sorted by name, and the files skipped as not runs.
 
-    Hidden files, .md/.json/.toml notes and sub-folders are passed over; a file whose first
-    line does not read as a run line (`trec.looks_like_run`: a NOTES.txt, a README) is skipped
-    and listed; a named pipe, device or socket is refused by type (it would hang or never end).
+    Hidden files, .md/.json/.toml notes, sub-folders and the names matching a pattern of
+    `ignore` (``[runs] ignore``) are passed over. A file with a run's name (`RUN_SUFFIXES`,
+    compressed or not) is a run, whatever it holds: one that does not parse is refused where it
+    is read, naming its line. Any other file is a run when its first line reads as a run line
+    (`trec.looks_like_run`), else skipped and listed (a README). A named pipe, device or socket
+    is refused by type (it would hang or never end).
     """
     from evidencedesk.files.trec import looks_like_run  # numpy: only where runs are read
 
@@ -361,6 +394,18 @@ def runs_in_folder(folder: Path) -> tuple[tuple[tuple[str, Path], ...], tuple[Pa
     for p in list_folder(folder, ConfigError, "folder of TREC runs"):
         if p.name.startswith(".") or p.suffix.lower() in _RUN_SUFFIXES_SKIPPED or p.is_dir():
             continue
+        if any(fnmatch.fnmatchcase(p.name, pattern) for pattern in ignore):
+            continue
         check_input(p, ConfigError, "TREC run file")
-        (files if looks_like_run(p) else skipped).append(p)
-    return tuple((p.stem, p) for p in files), tuple(skipped)
+        (files if _run_like(p.name) or looks_like_run(p) else skipped).append(p)
+    return tuple((_run_name(p), p) for p in files), tuple(skipped)
+
+
+def _run_name(path: Path) -> str:
+    """A run's name: its file name without the run suffix (and the compressed one)."""
+    name = path.name
+    for compressed in _COMPRESSED_SUFFIXES:
+        if name.lower().endswith(compressed):
+            name = name[: -len(compressed)]
+            break
+    return Path(name).stem

@@ -27,7 +27,13 @@ from evidencedesk.files.trec_arrays import (
     fast_qrels,
     slow_columns,
 )
-from evidencedesk.files.trec_keys import doc_hashes, has_duplicates, line_keys, query_salts
+from evidencedesk.files.trec_keys import (
+    doc_hashes,
+    has_duplicates,
+    id_problem,
+    line_keys,
+    query_salts,
+)
 from evidencedesk.files.writing import write_file
 
 __all__ = [
@@ -109,6 +115,13 @@ def _text(path: str | Path, error: type[LabelsError] | type[RunFileError]) -> st
     return read_text(path, error)
 
 
+# where a line of a qrels or run file ends: LF, CRLF, or a CR alone (an old Mac's)
+_LINE_END = re.compile(r"\r\n|\r|\n")
+# what separates the columns of a TREC line, as trec_eval and the run reader split them (ASCII
+# white space; CR and LF end the line); the
+# BEIR qrels reader splits at tabs, and both refuse an id holding any other (`id_problem`)
+_ID_SPACE = re.compile(r"[ \t\v\f]+")
+
 # judged grades; a negative one (TREC Web's -2 "junk", -1) is judged not relevant: it counts as
 # 0 in every metric and is shown as its value
 GRADES = (-100, 100)
@@ -129,10 +142,11 @@ def read_qrels(path: str | Path) -> Qrels:
     except OSError as exc:
         raise LabelsError(path, f"expected a readable file, found {exc.strerror or exc}") from None
     qrels: Qrels = {}
-    for number, line in enumerate(_text(path, LabelsError).split("\n"), start=1):
+    for number, line in enumerate(_LINE_END.split(_text(path, LabelsError)), start=1):
         if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_LINE_BYTES:
             raise LabelsError(path, line_too_long(len(line.encode("utf-8"))), number)
-        parts = line.split()
+        parts = _ID_SPACE.split(line.strip(" \t\v\f"))
+        parts = [] if parts == [""] else parts
         if not parts or parts[0].startswith("#"):
             continue
         if len(parts) != 4:
@@ -150,10 +164,9 @@ def read_qrels(path: str | Path) -> Qrels:
                 f"{shown(grade)}",
                 number,
             )
-        if "\0" in qid or "\0" in doc:
-            raise LabelsError(
-                path, f"expected ids without NUL bytes, found {line.strip()!r}", number
-            )
+        problem = id_problem(qid, "query") or id_problem(doc, "document")
+        if problem is not None:
+            raise LabelsError(path, problem, number)
         docs = qrels.setdefault(qid, {})
         if doc in docs:
             raise LabelsError(
@@ -166,17 +179,21 @@ def read_qrels(path: str | Path) -> Qrels:
 
 
 def _check_id(kind: str, value: str) -> None:
-    if not value or any(c.isspace() for c in value):
-        raise ValueError(f"expected a {kind} without whitespace, found {value!r}")
+    """Refuse an id the file would not read back as itself (`id_problem`; a run tag: white space)."""
+    problem = id_problem(value, kind) if kind != "run tag" else None
+    if problem is None and (not value or any(c.isspace() for c in value)):
+        problem = f"expected a {kind} without whitespace, found {value!r}"
+    if problem is not None:
+        raise ValueError(problem)
 
 
 def write_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> None:
     """Write ``qid 0 docid grade`` lines (`writing.write_file`: a new file, written atomically)."""
     lines: list[str] = []
     for qid, docs in qrels.items():
-        _check_id("query id", qid)
+        _check_id("query", qid)
         for doc, grade in docs.items():
-            _check_id("document id", doc)
+            _check_id("document", doc)
             lines.append(f"{qid} 0 {doc} {int(grade)}\n")
     write_file(path, "".join(lines).encode("utf-8"), "qrels file")
 
@@ -192,11 +209,11 @@ def write_run(
     _check_id("run tag", tag)
     lines: list[str] = []
     for i, qid in enumerate(run.qids):
-        _check_id("query id", qid)
+        _check_id("query", qid)
         a, b = int(run.offsets[i]), int(run.offsets[i + 1])
         docs = [d.decode("utf-8") for d in run.docs[a:b].tolist()]
         for doc in docs:
-            _check_id("document id", doc)
+            _check_id("document", doc)
         scores = run.scores[a:b].tolist()
         lines += [f"{qid} Q0 {d} {r} {s!r} {tag}\n"
                   for r, (d, s) in enumerate(zip(docs, scores, strict=True), start=1)]  # fmt: skip
@@ -315,6 +332,26 @@ def _sorted_run(columns: Columns, slow: bool) -> TrecRun:
     return TrecRun(names, offsets, docs, scores, tag.decode("utf-8"), keys)
 
 
+# the first bytes of a compressed file, and the program that decompresses it
+_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"),
+               (b"\x28\xb5\x2f\xfd", "zstd"))  # fmt: skip
+
+
+def _refuse_compressed(path: str | Path) -> None:
+    """A compressed run is refused by name of its format: read as text, its first line would
+    say only that a byte is not UTF-8."""
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    for magic, program in _COMPRESSED:
+        if head.startswith(magic):
+            raise RunFileError(
+                path,
+                f"expected an uncompressed TREC run, found {program}-compressed data "
+                f"(decompress it first, e.g. {program} -d)",
+                1,
+            )
+
+
 def read_run(path: str | Path) -> TrecRun:
     """Read a TREC run; errors name file:line and what was expected.
 
@@ -323,6 +360,7 @@ def read_run(path: str | Path) -> TrecRun:
     """
     check_input(path, RunFileError)
     try:
+        _refuse_compressed(path)
         try:
             return _sorted_run(fast_columns(path), slow=False)
         except Bad:

@@ -28,6 +28,7 @@ import pyarrow.csv as pacsv
 
 from evidencedesk.errors import RunFileError
 from evidencedesk.files.limits import MAX_LINE_BYTES, line_too_long, shown
+from evidencedesk.files.trec_keys import id_problem
 from evidencedesk.files.trec_parts import (
     Bad,
     Columns,
@@ -220,6 +221,10 @@ def check_line(path: str | Path, line: bytes, number: int) -> tuple[list[bytes],
             raise RunFileError(
                 path, f"expected column {column} without NUL bytes, found {shown(found)}", number
             )
+    for column, kind in ((0, "query"), (2, "document")):
+        problem = id_problem(parts[column].decode("utf-8"), kind)
+        if problem is not None:
+            raise RunFileError(path, problem, number)
     text = parts[4].decode("utf-8")
     if not NUMBER.fullmatch(parts[4]):
         if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
@@ -249,7 +254,8 @@ def slow_columns(path: str | Path) -> Columns:
     """Line by line: the first bad line as a :class:`RunFileError`, or the columns."""
     with open(path, "rb") as handle:
         raw = handle.read()
-    raw = raw.removeprefix(b"\xef\xbb\xbf")
+    # CR-only and CRLF line ends are line ends too (a CR-only file read at LF alone is one line)
+    raw = raw.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     seen: dict[bytes, dict[bytes, float]] = {}
     tag = b""
     start, number = 0, 0
@@ -267,7 +273,8 @@ def slow_columns(path: str | Path) -> Columns:
         docs[parts[2]] = score
         tag = tag or parts[5]
     if not seen:
-        raise RunFileError(path, f"expected lines {_RUN_FORM}, found an empty file")
+        found = "an empty file" if not raw.strip() else "only blank and comment lines"
+        raise RunFileError(path, f"expected lines {_RUN_FORM}, found {found}")
     qids = sorted(seen)
     index = {q: i for i, q in enumerate(qids)}
     codes = np.repeat(

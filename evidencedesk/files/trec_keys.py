@@ -9,6 +9,7 @@ judged keys up among them; equal hashes are always confirmed on the ids.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,6 +18,7 @@ import pyarrow as pa
 
 __all__ = [
     "doc_hashes",
+    "id_problem",
     "doc_words",
     "fixed_width",
     "has_duplicates",
@@ -24,6 +26,19 @@ __all__ = [
     "offsets_of",
     "query_salts",
 ]
+
+def id_problem(value: str, kind: str) -> str | None:
+    """Why `value` cannot be a `kind` ("query", "document") id of a TREC file, as an error's
+    ``expected …, found …``; None when it can. An id must read back as itself from the TREC
+    exports: no white space or control character anywhere (trec_eval splits a line at white
+    space), and a query id must not start with ``#`` (the line would read as a comment)."""
+    if kind == "query" and value.startswith("#"):
+        return f"expected a query id not starting with '#' (a comment in a TREC file), found {value!r}"
+    if any(c.isspace() or unicodedata.category(c) == "Cc" for c in value):
+        return (f"expected a {kind} id without white space or control characters, found "
+                f"{value!r}")  # fmt: skip
+    return None
+
 
 _M = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 _TAIL = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)

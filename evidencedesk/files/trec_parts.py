@@ -78,7 +78,7 @@ def block_part(table: pa.Table) -> Part:
     if not np.isfinite(scores).all():
         raise Bad
     queries, ids = table["q"].combine_chunks(), table["d"].combine_chunks()
-    if not (_utf8(queries) and _utf8(ids)):
+    if not (_plain(queries) and _plain(ids)):
         raise Bad  # the line reader names the line
     bounds, heads = stretches(queries)  # heads: bytes
     docs = fixed_width(ids)
@@ -98,9 +98,15 @@ def stretches(ids: pa.Array) -> tuple[np.ndarray, list[Any]]:
     return np.r_[starts, n], ids.take(pa.array(starts)).to_pylist()
 
 
-def _utf8(ids: pa.Array) -> bool:
-    """Whether binary ids are UTF-8 text: at once when every byte is ASCII (a numpy pass over
-    the bytes), else by Arrow's own check (a cast to text)."""
+# white space and control characters beyond ASCII (str.isspace's and category Cc), which the
+# line reader refuses in an id (`trec_keys.id_problem`)
+_ODD_CHARS = r"[\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\p{Cc}]"
+
+
+def _plain(ids: pa.Array) -> bool:
+    """Whether binary ids are UTF-8 text without white space or control characters beyond
+    ASCII (the byte checks of `_Range` refuse the ASCII ones): at once when every byte is
+    ASCII (a numpy pass over the bytes), else by Arrow's own check (a cast to text)."""
     offsets = offsets_of(ids)
     data = ids.buffers()[2]
     if data is None or offsets[-1] == offsets[0]:
@@ -108,10 +114,10 @@ def _utf8(ids: pa.Array) -> bool:
     if np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]].max() < 0x80:
         return True
     try:
-        ids.cast(pa.string())
+        text = ids.cast(pa.string())
     except pa.ArrowInvalid:
         return False
-    return True
+    return not pc.any(pc.match_substring_regex(text, _ODD_CHARS)).as_py()
 
 
 def join_parts(parts: list[Part], tag: bytes) -> Columns:
@@ -184,12 +190,21 @@ def read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
 _CR, _LF, _TAB, _SPACE = 13, 10, 9, 32
 
 
+# the control bytes a run or qrels file may not hold: \v and \f (white space pyarrow does not
+# split at) and every other one but \t, \n and \r (an id may not hold one:
+# `trec_keys.id_problem`)
+_CONTROL = np.zeros(256, dtype=bool)
+_CONTROL[:32] = True
+_CONTROL[[_TAB, _LF, _CR]] = False
+_CONTROL[127] = True
+
+
 def odd_space(data: np.ndarray, delimiter: int) -> bool:
     """Whether these bytes hold white space that the line reader (and trec_eval, which split
     a line at any white space) would read differently from pyarrow, which splits only at
     `delimiter`: a vertical tab, a form feed, a carriage return not ending a line, or the
-    other of tab and space."""
-    if ((data - np.uint8(11)) < 2).any():  # \v, \f (uint8 arithmetic wraps below 11)
+    other of tab and space; or a control byte, which no id may hold (`_CONTROL`)."""
+    if _CONTROL[data].any():  # one table look-up per byte
         return True
     if (data == (_TAB if delimiter == _SPACE else _SPACE)).any():
         return True

@@ -17,6 +17,7 @@ from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import iter_lines
 from evidencedesk.files.trec import GRADES, Qrels
+from evidencedesk.files.trec_keys import id_problem
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
 
@@ -78,8 +79,11 @@ def _json_object(raw: str, path: Path, number: int, error: type[InputError]) -> 
 
 
 def _ident(
-    obj: dict[str, Any], keys: Sequence[str], path: Path, n: int, err: type[InputError]
-) -> str:
+    obj: dict[str, Any], keys: Sequence[str], path: Path, n: int, err: type[InputError],
+    kind: str = "query",
+) -> str:  # fmt: skip
+    """The id under the first of `keys` in `obj`: a non-empty string (or an integer) that a
+    TREC file reads back as itself (`trec_keys.id_problem`: `kind` is "query" or "document")."""
     key = next((k for k in keys if k in obj), None)
     if key is None:
         raise err(path, f"expected field {' or '.join(map(repr, keys))}, found none", n)
@@ -88,6 +92,9 @@ def _ident(
         value = str(value)
     if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value):
         raise err(path, f"expected {key!r} to be a non-empty id without spaces, found {value!r}", n)
+    problem = id_problem(value, kind)
+    if problem is not None:
+        raise err(path, f"{key!r}: {problem}", n)
     return value
 
 
@@ -110,7 +117,7 @@ def read_beir_corpus(path: str | Path) -> Catalog:
     seen: dict[str, int] = {}
     for number, raw in _read_lines(path, DocumentError, "BEIR corpus file"):
         obj = _json_object(raw, path, number, DocumentError)
-        doc_id = _ident(obj, ("_id", "id"), path, number, DocumentError)
+        doc_id = _ident(obj, ("_id", "id"), path, number, DocumentError, "document")
         if doc_id in seen:
             raise DocumentError(
                 path,
@@ -163,6 +170,9 @@ def read_queries(path: str | Path) -> list[Query]:
                 raise LabelsError(
                     path, f"expected 'query id<TAB>query text', found {raw[:60]!r}", number
                 )
+            problem = id_problem(qid.strip(), "query")
+            if problem is not None:
+                raise LabelsError(path, problem, number)
             query = Query(qid.strip(), text.strip())
         else:
             obj = _json_object(raw, path, number, LabelsError)
@@ -208,6 +218,10 @@ def read_beir_qrels(path: str | Path) -> Qrels:
                 number,
             )
         qid, docid, score = (f.strip() for f in fields)
+        for value, kind in ((qid, "query"), (docid, "document")):
+            problem = id_problem(value, kind)
+            if problem is not None:
+                raise LabelsError(path, problem, number)
         grade = _parse_grade(score, path, number, LabelsError)
         if grade is None:
             where = "a header 'query-id<TAB>corpus-id<TAB>score' or " if index == 0 else ""

@@ -12,6 +12,7 @@ from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import iter_lines
+from evidencedesk.files.trec_keys import id_problem
 from evidencedesk.paths import DATA, LABELS
 from evidencedesk.retrieval.metrics import RELEVANT
 
@@ -136,6 +137,11 @@ def _parse_line(raw: str, path: Path | str, number: int, max_grade: int) -> Labe
         number,
         f"expected 'grades' to be an object of chunk id -> grade, found {type(grades).__name__}",
     )
+    # an id the TREC exports would not read back as itself
+    problem = id_problem(qid, "query") or next(
+        (p for c in grades if (p := id_problem(c, "document")) is not None), None
+    )
+    _expect(problem is None, path, number, str(problem))
     for chunk_id, grade in grades.items():
         _expect(
             isinstance(grade, int) and not isinstance(grade, bool) and 0 <= grade <= max_grade,
