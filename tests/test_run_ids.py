@@ -8,6 +8,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from evidencedesk import cli
 from tests.synthetic_runs import write_project
 from tests.test_trust_inputs import build, tree
@@ -108,3 +110,123 @@ def test_without_a_corpus_a_run_finding_unjudged_documents_is_kept(tmp_path: Pat
     project = write_project(tmp_path / "p", qrels, {"base": base, "cand": cand}, relevance=1)
     code, _, err = build(project, tmp_path / "site")
     assert (code, err) == (0, "")
+
+
+# -- line ends and ids that would not round-trip through the TREC exports -----------------------
+
+
+def test_a_cr_only_run_is_read_line_by_line(tmp_path: Path) -> None:
+    project = write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": BASE}, relevance=1)
+    run = project.parent / "runs" / "cand.run"
+    run.write_bytes(run.read_bytes().replace(b"\n", b"\r"))  # saved with old Mac line ends
+    code, _, err = build(project, tmp_path / "site")
+    assert (code, err) == (0, "")
+    results = json.loads((tmp_path / "site" / "results.json").read_text("utf-8"))
+    base, cand = ({s["metric"]: s["mean"] for s in v["metrics"]} for v in results["variants"])
+    assert cand == base and cand["mrr"] == 1.0  # all twelve lines read, not the first one
+    assert [r["size"] for r in results["variants"][1]["lists"]] == [3, 3, 3, 3]
+
+
+@pytest.mark.parametrize("ending", [b"\r", b"\r\n"])
+def test_every_qrels_and_queries_reader_reads_cr_line_ends(tmp_path: Path, ending: bytes) -> None:
+    from evidencedesk.files.trec import read_qrels
+    from evidencedesk.retrieval.beir import read_beir_qrels, read_queries
+
+    trec = tmp_path / "qrels.txt"
+    trec.write_bytes(b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n".replace(b"\n", ending))
+    beir = tmp_path / "qrels.tsv"
+    beir.write_bytes(b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\nq2\td3\t2\n"
+                     .replace(b"\n", ending))  # fmt: skip
+    expected = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
+    assert read_qrels(trec) == read_beir_qrels(beir) == expected
+    queries = tmp_path / "queries.jsonl"
+    queries.write_bytes(b'{"_id": "q1", "text": "a"}\n{"_id": "q2", "text": "b"}\n'
+                        .replace(b"\n", ending))  # fmt: skip
+    assert [q.id for q in read_queries(queries)] == ["q1", "q2"]
+
+
+def test_an_error_in_a_cr_only_qrels_file_names_its_line(tmp_path: Path) -> None:
+    from evidencedesk.errors import LabelsError
+    from evidencedesk.retrieval.beir import read_beir_qrels
+
+    path = tmp_path / "qrels.tsv"
+    path.write_bytes(b"q1\td1\t1\rq1\td2\r")
+    with pytest.raises(LabelsError) as caught:
+        read_beir_qrels(path)
+    assert str(caught.value) == (
+        f"{path}:2: expected 'query-id<TAB>corpus-id<TAB>score', found 'q1\\td2'"
+    )
+
+
+HASH_ID = "expected a query id not starting with '#' (a comment in a TREC file), found '#q1'"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("queries.jsonl", '{"_id": "#q1", "text": "a"}\n', f"queries.jsonl:1: '_id': {HASH_ID}"),
+        ("queries.tsv", "#q1\ta question\n", f"queries.tsv:1: {HASH_ID}"),
+        ("qrels.tsv", "#q1\td1\t1\n", f"qrels.tsv:1: {HASH_ID}"),
+        ("qrels.txt", "q1 0 d\u00a01 1\n", "qrels.txt:1: expected a document id without white "
+         "space or control characters, found 'd\\xa01'"),
+        ("qrels.txt", "q1 0 d\x1b1 1\n", "qrels.txt:1: expected a document id without white "
+         "space or control characters, found 'd\\x1b1'"),
+        ("corpus.jsonl", '{"_id": "d\\u001b1", "text": "x"}\n', "corpus.jsonl:1: '_id': "
+         "expected a document id without white space or control characters, found 'd\\x1b1'"),
+        ("labels.jsonl", '{"id": "q1", "question": "a", "grades": {"d\\t1": 2}}\n',
+         "labels.jsonl:1: expected a document id without white space or control characters, "
+         "found 'd\\t1'"),
+        ("labels.jsonl", '{"id": "#q1", "question": "a", "grades": {"d1": 2}}\n',
+         f"labels.jsonl:1: {HASH_ID}"),
+        ("run.txt", "q1 Q0 d1 1 2.0 t\nq1 Q0 d\u00a02 2 1.0 t\n", "run.txt:2: expected a "
+         "document id without white space or control characters, found 'd\\xa02'"),
+        ("run.txt", "q1 Q0 d\x011 1 2.0 t\n", "run.txt:1: expected a document id without white "
+         "space or control characters, found 'd\\x011'"),
+    ],
+)  # fmt: skip
+def test_an_id_the_trec_exports_would_not_read_back_is_refused_where_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, data: str, message: str
+) -> None:
+    from evidencedesk.errors import InputError
+    from evidencedesk.files.trec import read_qrels, read_run
+    from evidencedesk.retrieval.beir import read_beir_corpus, read_beir_qrels, read_queries
+    from evidencedesk.retrieval.labels import load_labels
+
+    readers = {"queries": read_queries, "qrels.tsv": read_beir_qrels, "qrels.txt": read_qrels,
+               "corpus": read_beir_corpus, "labels": load_labels, "run": read_run}  # fmt: skip
+    reader = next(r for key, r in readers.items() if name.startswith(key) or name == key)
+    monkeypatch.chdir(tmp_path)
+    Path(name).write_text(data, "utf-8")
+    with pytest.raises(InputError) as caught:
+        reader(name)
+    assert str(caught.value) == message
+
+
+def test_a_hash_query_id_is_refused_by_the_build_and_the_previous_site_kept(
+    tmp_path: Path,
+) -> None:
+    previous = tmp_path / "site"
+    good = write_project(tmp_path / "good", QRELS, {"base": BASE, "cand": BASE}, relevance=1)
+    assert build(good, previous)[0] == 0
+    before = tree(previous)
+    qrels = {"#q1" if q == "q1" else q: docs for q, docs in QRELS.items()}
+    project = write_project(tmp_path / "p", qrels, {"base": BASE, "cand": BASE}, relevance=1)
+    code, _, err = build(project, previous)
+    assert (code, err) == (2, f"error: {project.parent / 'queries.jsonl'}:1: '_id': {HASH_ID}\n")
+    assert tree(previous) == before
+
+
+def test_judged_documents_the_corpus_lacks_are_a_warning_with_the_nearest_ids(
+    tmp_path: Path,
+) -> None:
+    corpus = [d for d in CORPUS if d != "8"]  # "8" is judged (grade 0) for q4
+    project = with_corpus(write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": BASE},
+                                        relevance=1), corpus)  # fmt: skip
+    code, _, err = build(project, tmp_path / "site")
+    line = ("qrels.txt: 1 of the 8 judged documents is not in the corpus (8 (nearest: 7)): their "
+            "judgments count in every metric, no page can show them")  # fmt: skip
+    assert (code, err.splitlines()) == (0, [f"warning: {line}"])
+    assert "q4 0 8 0\n" in (tmp_path / "site" / "data" / "qrels.txt").read_text("utf-8")
+    out = io.StringIO()
+    assert cli.main(["validate", "--project", str(project)], stdout=out, stderr=io.StringIO()) == 0
+    assert f"warning: {line}" in out.getvalue().splitlines()

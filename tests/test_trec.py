@@ -291,14 +291,14 @@ def test_run_errors_name_file_line_and_expectation(
 )
 def test_ids_read_as_bytes_are_checked_as_utf8(ids: list[bytes], text: bool) -> None:
     # (and, beyond ASCII, for white space and control characters: test_run_ids)
-    assert trec_parts._plain(pa.array(ids, pa.binary())) is text
+    assert trec_parts.plain_ids(pa.array(ids, pa.binary())) is text
 
 
 def test_only_the_bytes_of_a_slice_of_ids_are_checked(tmp_path: Path) -> None:
     arr = pa.array([b"d\xff", "কাগজ".encode(), b"d1"], pa.binary())
-    assert trec_parts._plain(arr) is False
-    assert trec_parts._plain(arr.slice(1)) is True
-    assert trec_parts._plain(arr.slice(2)) is True
+    assert trec_parts.plain_ids(arr) is False
+    assert trec_parts.plain_ids(arr.slice(1)) is True
+    assert trec_parts.plain_ids(arr.slice(2)) is True
     # a bad byte in a query id, read in byte ranges: the line reader names its line
     path = tmp_path / "r.txt"
     path.write_bytes(

@@ -64,7 +64,8 @@ def read_text(
 def iter_lines(
     path: str | Path, error: type[InputError], what: str = "file"
 ) -> Iterator[tuple[int, str]]:
-    """Stream ``(line number, text)`` for every line of `path`, without its line ending.
+    """Stream ``(line number, text)`` for every line of `path`, without its line ending (LF,
+    CRLF or a CR alone).
 
     Checks `path` like `read_text`; a line over `MAX_LINE_BYTES` (line ending not counted) is
     refused at its line, its length measured without keeping it in memory; bad UTF-8 is refused
@@ -109,7 +110,13 @@ def iter_lines(
             if number == 1:
                 text = text.removeprefix("\ufeff")
             offset += len(raw)
-            yield number, text
+            # a CR alone ends a line too (a file saved with old Mac line ends is one "line" to
+            # readline): each piece is a line of its own, numbered as an editor numbers it
+            first, *more = text.split("\r")
+            yield number, first
+            for piece in more:
+                number += 1
+                yield number, piece
 
 
 def list_folder(folder: str | Path, error: type[InputError], what: str = "folder") -> list[Path]:

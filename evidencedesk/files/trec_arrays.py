@@ -36,6 +36,7 @@ from evidencedesk.files.trec_parts import (
     block_part,
     join_parts,
     odd_space,
+    plain_ids,
     read_range,
     stretches,
     table_columns,
@@ -176,6 +177,8 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
         table.num_rows == 0
         or not pc.all(pc.match_substring_regex(table["g"], r"^-?[0-9]{1,3}$")).as_py()
         or pc.any(pc.starts_with(table["q"], "#")).as_py()  # a comment line: the loop skips it
+        or not plain_ids(table["q"].combine_chunks())  # the loop names the odd id's line
+        or not plain_ids(table["d"].combine_chunks())
     ):
         raise Bad
     length = pc.add(pc.add(pc.utf8_length(table["q"]), pc.utf8_length(table["z"])), 3)

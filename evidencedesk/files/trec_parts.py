@@ -34,6 +34,7 @@ __all__ = [
     "Columns",
     "Part",
     "block_part",
+    "plain_ids",
     "join_parts",
     "read_parts",
     "read_range",
@@ -78,7 +79,7 @@ def block_part(table: pa.Table) -> Part:
     if not np.isfinite(scores).all():
         raise Bad
     queries, ids = table["q"].combine_chunks(), table["d"].combine_chunks()
-    if not (_plain(queries) and _plain(ids)):
+    if not (plain_ids(queries) and plain_ids(ids)):
         raise Bad  # the line reader names the line
     bounds, heads = stretches(queries)  # heads: bytes
     docs = fixed_width(ids)
@@ -103,8 +104,8 @@ def stretches(ids: pa.Array) -> tuple[np.ndarray, list[Any]]:
 _ODD_CHARS = r"[\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\p{Cc}]"
 
 
-def _plain(ids: pa.Array) -> bool:
-    """Whether binary ids are UTF-8 text without white space or control characters beyond
+def plain_ids(ids: pa.Array) -> bool:
+    """Whether binary (or text) ids are UTF-8 text without white space or control characters beyond
     ASCII (the byte checks of `_Range` refuse the ASCII ones): at once when every byte is
     ASCII (a numpy pass over the bytes), else by Arrow's own check (a cast to text)."""
     offsets = offsets_of(ids)

@@ -118,9 +118,10 @@ def _inputs(
 
 
 def _nearest(doc: str, ordered: Sequence[str]) -> str:
-    """The id of `ordered` (sorted) nearest to `doc`: of its sorted neighbours, the most alike."""
+    """The id of `ordered` (sorted) nearest to `doc`: of its sorted neighbours, the most alike
+    (on a tie, the nearer in sort order, the one before first)."""
     at = bisect.bisect_left(ordered, doc)
-    near = ordered[max(0, at - 2) : at + 2]
+    near = [ordered[i] for i in (at - 1, at, at - 2, at + 1) if 0 <= i < len(ordered)]
     return max(near, key=lambda c: difflib.SequenceMatcher(None, doc, c).ratio())
 
 
@@ -161,6 +162,7 @@ def notices(
     if counts.unjudged and project.queries is not None:
         found.append(Notice("unjudged", project.relative(project.queries), None, counts.unjudged,
                             counts.queries, counts.unjudged_ids))  # fmt: skip
+    found += _not_in_corpus(project, catalog, labels)
     return tuple(found)
 
 

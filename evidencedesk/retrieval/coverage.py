@@ -14,6 +14,7 @@ unjudged ids would make them judged ids (`check_judged_shares`).
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import statistics
 from collections import Counter
@@ -266,7 +267,7 @@ def check_coverage(
         stray = [q for q in run.qids if q not in set(judged)]
         fix = _hint(stray, set(missing), "query") or (
             f"; if the others are meant to count as empty lists, set [runs].min_coverage = "
-            f"{found.query_share:.2f} in the project file"
+            f"{math.floor(found.query_share * 100) / 100:.2f} in the project file"  # accepts it
         )
         raise RunFileError(
             path,
