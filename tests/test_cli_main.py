@@ -115,7 +115,7 @@ def test_validate_the_demo_prints_what_it_holds(capsys: pytest.CaptureFixture[st
         "tags: bangla 4, direct 10, exact_term 4, paraphrase 4, restricted 3, stale 3, "
         "structured 4, unanswerable 3",
         "run bm25-title: answers 24 of 24 judged queries (100 %); 70 of the 70 documents of its "
-        "top 3 are judged for some query (100 %)",
+        "top 3 are judged for some query (100 %), 70 of them are in the corpus (100 %)",
         "candidates: 10 (rerank overlap, rerank feature, rerank blend, pair cut to 8 words, "
         "no pre-filter, depth 3, depth 20, final 5, dense first stage, dense: MiniLM)",
         "gate policy: gate_policy_retrieval.json (k=3, min_recall=0.75, min_pass_rate=0.8, "

@@ -45,7 +45,7 @@ DEFAULT_RELEVANCE = 2  # the default `[questions] relevance`: relevant = grade >
 _RUN_SUFFIXES_SKIPPED = (".md", ".json", ".toml")
 # files in `[runs] dir` with these suffixes (or these and a compressed suffix) are runs: one that
 # does not parse is an error, never skipped (a candidate whose writer broke must not vanish)
-RUN_SUFFIXES = (".run", ".trec", ".txt", ".tsv")
+_RUN_LIKE_SUFFIXES = (".run", ".trec", ".txt", ".tsv")
 _COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 _RESTRICTED_TEXT = ("show", "hide")  # the values of `[report] restricted_text`
 # "defined": a judged question with no relevant judgment is left out of every mean (the metrics
@@ -368,11 +368,11 @@ def read_project_toml(path: Path) -> tuple[dict[str, Any], Source]:
 
 
 def _run_like(name: str) -> bool:
-    """Whether a file's name says it is a run: `RUN_SUFFIXES`, compressed or not."""
+    """Whether a file's name says it is a run: `_RUN_LIKE_SUFFIXES`, compressed or not."""
     lower = name.lower()
     for compressed in _COMPRESSED_SUFFIXES:
         lower = lower.removesuffix(compressed)
-    return lower.endswith(RUN_SUFFIXES)
+    return lower.endswith(_RUN_LIKE_SUFFIXES)
 
 
 def runs_in_folder(
@@ -381,7 +381,7 @@ def runs_in_folder(
     """Every TREC run file in `folder`, sorted by name, and the files skipped as not runs.
 
     Hidden files, .md/.json/.toml notes, sub-folders and the names matching a pattern of
-    `ignore` (``[runs] ignore``) are passed over. A file with a run's name (`RUN_SUFFIXES`,
+    `ignore` (``[runs] ignore``) are passed over. A file with a run's name (`_RUN_LIKE_SUFFIXES`,
     compressed or not) is a run, whatever it holds: one that does not parse is refused where it
     is read, naming its line. Any other file is a run when its first line reads as a run line
     (`trec.looks_like_run`), else skipped and listed (a README). A named pipe, device or socket
