@@ -142,7 +142,7 @@ PLANTS = {
     ]),
     "p = 0.000": ("index.html", ">+25/−8 p = 0.005<", ">+25/−8 p = 0.000<", [
         f"index.html: '+25/−8 p = 0.005': {NOT_SHOWN}",
-        "index.html: '+25/−8 p = 0.000': results.json says '+25/−8 p = 0.005' (claim 46 of "
+        "index.html: '+25/−8 p = 0.000': results.json says '+25/−8 p = 0.005' (claim 45 of "
         "benchmark.html: flip_p of flips[1])",
     ]),
     # questions with no relevant judgment said to be unchanged

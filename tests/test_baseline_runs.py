@@ -57,7 +57,9 @@ BAD_LINES = [
 def project(tmp_path: Path) -> Path:
     path = write_project(tmp_path / "p", RELEVANT, RUNS, policy=POLICY)
     # "bad" answers 2 of the 4 questions on purpose: the others count as empty lists
-    text = path.read_text("utf-8").replace('baseline = "base"', 'baseline = "base"\nmin_coverage = 0.5')
+    text = path.read_text("utf-8").replace(
+        'baseline = "base"', 'baseline = "base"\nmin_coverage = 0.5'
+    )
     path.write_text(text, "utf-8")
     return path
 

@@ -103,7 +103,9 @@ def test_a_runs_only_projects_exports_keep_judged_documents_the_corpus_lacks(
     assert _recompute(site, results) > 0
     (notice,) = [n for n in results["inputs"]["notices"] if n["kind"] == "judged_not_in_corpus"]
     assert (notice["path"], notice["count"], notice["names"]) == (
-        "qrels.txt", 1, ["d013 (nearest: d012)"]
+        "qrels.txt",
+        1,
+        ["d013 (nearest: d012)"],
     )
 
 

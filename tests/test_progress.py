@@ -85,7 +85,7 @@ def test_quiet_prints_only_the_final_line(three_questions, tmp_path, stream):
 
 
 def test_runs_only_counts_every_runs_questions(tmp_path):
-    lists = {"q1": ["d1"], "q2": ["d2"], "q3": ["d9"], "q4": []}
+    lists = {"q1": ["d1"], "q2": ["d2"], "q3": ["d9"], "q4": ["d8"]}
     project = write_project(
         tmp_path,
         {"q1": {"d1": 2}, "q2": {"d2": 2}, "q3": {"d3": 2}, "q4": {"d4": 2}},

@@ -27,13 +27,16 @@ __all__ = [
     "query_salts",
 ]
 
+
 def id_problem(value: str, kind: str) -> str | None:
     """Why `value` cannot be a `kind` ("query", "document") id of a TREC file, as an error's
     ``expected …, found …``; None when it can. An id must read back as itself from the TREC
     exports: no white space or control character anywhere (trec_eval splits a line at white
     space), and a query id must not start with ``#`` (the line would read as a comment)."""
     if kind == "query" and value.startswith("#"):
-        return f"expected a query id not starting with '#' (a comment in a TREC file), found {value!r}"
+        return (
+            f"expected a query id not starting with '#' (a comment in a TREC file), found {value!r}"
+        )
     if any(c.isspace() or unicodedata.category(c) == "Cc" for c in value):
         return (f"expected a {kind} id without white space or control characters, found "
                 f"{value!r}")  # fmt: skip

@@ -34,8 +34,8 @@ __all__ = [
     "Columns",
     "Part",
     "block_part",
-    "plain_ids",
     "join_parts",
+    "plain_ids",
     "read_parts",
     "read_range",
     "stretches",
@@ -101,7 +101,9 @@ def stretches(ids: pa.Array) -> tuple[np.ndarray, list[Any]]:
 
 # white space and control characters beyond ASCII (str.isspace's and category Cc), which the
 # line reader refuses in an id (`trec_keys.id_problem`)
-_ODD_CHARS = r"[\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\p{Cc}]"
+_ODD_CHARS = (
+    r"[\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\p{Cc}]"
+)
 
 
 def plain_ids(ids: pa.Array) -> bool:

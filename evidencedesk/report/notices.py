@@ -72,7 +72,9 @@ def notice_text(n: Notice, kind: str = "runs", min_coverage: float = 0.9) -> str
                 f"([questions] evaluate_unlisted)")  # fmt: skip
     if n.kind == "unlisted":  # where: the queries file
         verb = "is" if n.count == 1 else "are"
-        evaluate = "" if kind == "pipeline" else " ([questions] evaluate_unlisted = true evaluates them)"
+        evaluate = (
+            "" if kind == "pipeline" else " ([questions] evaluate_unlisted = true evaluates them)"
+        )
         return (f"{_n(n.count, 'judged query', 'judged queries')} {verb} not in {n.path}"
                 f"{_ids(n.names, n.count)}: left out{evaluate}")  # fmt: skip
     if n.kind == "judged_not_in_corpus":

@@ -286,7 +286,7 @@ def check_coverage(
         )
     if corpus is not None:
         _, docs = _top_docs(run, set(judged), k)
-        held = set(corpus)
+        held = corpus if isinstance(corpus, (set, frozenset)) else frozenset(corpus)
         unknown = [d for d in docs if d not in held]
         if len(unknown) > (1 - min_coverage) * len(docs) + 1e-9:
             raise RunFileError(
@@ -327,6 +327,5 @@ def check_judged_shares(
                 f"expected document ids written like the judgments', found "
                 f"{_percent(found.anywhere_share)} of the {found.top} documents in the run's top "
                 f"{found.k} judged for some query, against {_percent(typical)} for the other "
-                f"runs (run: {_examples(unjudged)}; judgments: {_examples(sorted(every))})"
-                + hint,
+                f"runs (run: {_examples(unjudged)}; judgments: {_examples(sorted(every))})" + hint,
             )
