@@ -230,3 +230,30 @@ def test_judged_documents_the_corpus_lacks_are_a_warning_with_the_nearest_ids(
     out = io.StringIO()
     assert cli.main(["validate", "--project", str(project)], stdout=out, stderr=io.StringIO()) == 0
     assert f"warning: {line}" in out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("[runs]", '[runs]\nignore = "NOTES.txt"'), "evidencedesk.toml:10: [runs].ignore: "
+         "expected a list of file names or patterns in the runs folder, e.g. [\"NOTES.txt\"], "
+         "found a string 'NOTES.txt'"),
+        (('dir = "runs"\n', 'files = ["runs/base.run"]\nignore = ["x"]\n'), "evidencedesk.toml:11: "
+         "[runs].ignore: expected 'ignore' only with a runs folder ('dir')"),
+        (('relevance = 1', 'relevance = 1\nevaluate_unlisted = "yes"'), "evidencedesk.toml:8: "
+         "[questions].evaluate_unlisted: expected true or false: also evaluate judged queries the "
+         "queries file does not list, found a string 'yes'"),
+        (('queries = "queries.jsonl"\n', 'evaluate_unlisted = true\n'), "evidencedesk.toml:5: "
+         "[questions].evaluate_unlisted: expected 'evaluate_unlisted' only with a 'queries' file "
+         "(without one, the judged queries are the questions)"),
+    ],
+)  # fmt: skip
+def test_the_new_keys_are_checked_with_one_line(
+    tmp_path: Path, change: tuple[str, str], message: str
+) -> None:
+    project = write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": BASE}, relevance=1)
+    project.write_text(project.read_text().replace(*change))
+    stderr = io.StringIO()
+    assert cli.main(["validate", "--project", str(project)], stdout=io.StringIO(),
+                    stderr=stderr) == 2  # fmt: skip
+    assert stderr.getvalue() == f"error: {project.parent / message}\n"
