@@ -276,6 +276,7 @@ FITTING = {
                         max_size=3),
     "runs": st.lists(st.just("runs/one.run") | st.fixed_dictionaries(
         {"name": safe_text, "path": st.just("runs/one.run")}), max_size=2),
+    "names": st.lists(st.sampled_from(["NOTES.txt", "*.log", "a/b", ""]), max_size=2),
 }  # fmt: skip
 
 
