@@ -3,10 +3,10 @@
 Names that become file names are candidate names (``candidate-<slug>.html``), question ids
 (``question-<slug>.html``) and run names. A copy of ``data/`` gets candidates named ``../evil``,
 ``a/b``, ``a-b`` (slugs like ``a/b``), ``/abs``, one with a NUL (``"x\\u0000y"``: tomllib accepts the
-escape) and one of 300 characters; questions with ids ``../../evil``, ``a/b``, ``..``, ``x\\u0000y``
-and ``Q1`` / ``q1`` (the labels loader accepts any non-empty string as an id, and ids are
-case-sensitive, so those pages must be slugged apart); and external runs named ``../x`` and ``a/b``
-through ``--run``. After the build: every file is inside the out folder, the folder's parent holds
+escape) and one of 300 characters; questions with ids ``../../evil``, ``a/b``, ``..``, ``x\\y``
+and ``Q1`` / ``q1`` (the labels loader accepts any id a TREC file reads back -- no white space or
+control character, so no NUL -- and ids are case-sensitive, so those pages must be slugged
+apart); and external runs named ``../x`` and ``a/b`` through ``--run``. After the build: every file is inside the out folder, the folder's parent holds
 nothing else, nothing named ``evil`` appeared anywhere, there is one page per candidate and per
 question, and every local link resolves to a file of the site. Candidate names that differ only in
 case (``Depth`` / ``depth``) are refused by the candidates loader: a clean exit 2, old site kept.
@@ -35,7 +35,7 @@ QUESTION_IDS = {  # old id -> new id (none is critical, in answers.jsonl or in t
     "sp01": "../../evil",
     "sp02": "a/b",
     "sz01": "..",
-    "sv01": "x\x00y",
+    "sv01": "x\\y",
     "bn02": "Q1",
     "pp01": "q1",
 }
@@ -90,6 +90,12 @@ def rename_questions(root: Path) -> None:
         row["id"] = QUESTION_IDS.get(row["id"], row["id"])
         lines.append(json.dumps(row, ensure_ascii=False))
     (root / "labels.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # the demo's run answers the same questions by their new ids (it must answer nine in ten)
+    run = root / "runs" / "bm25-title.run"
+    run.write_text("".join(
+        " ".join([QUESTION_IDS.get(qid, qid), *rest]) + "\n"
+        for qid, *rest in map(str.split, run.read_text(encoding="utf-8").splitlines())
+    ), encoding="utf-8")  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -118,8 +118,8 @@ def _text(path: str | Path, error: type[LabelsError] | type[RunFileError]) -> st
 # where a line of a qrels or run file ends: LF, CRLF, or a CR alone (an old Mac's)
 _LINE_END = re.compile(r"\r\n|\r|\n")
 # what separates the columns of a TREC line, as trec_eval and the run reader split them (ASCII
-# white space; CR and LF end the line); the
-# BEIR qrels reader splits at tabs, and both refuse an id holding any other (`id_problem`)
+# white space; CR and LF end the line); the BEIR qrels reader splits at tabs, and both refuse
+# an id holding any other white space (`id_problem`)
 _ID_SPACE = re.compile(r"[ \t\v\f]+")
 
 # judged grades; a negative one (TREC Web's -2 "junk", -1) is judged not relevant: it counts as

@@ -18,10 +18,10 @@ import pyarrow as pa
 
 __all__ = [
     "doc_hashes",
-    "id_problem",
     "doc_words",
     "fixed_width",
     "has_duplicates",
+    "id_problem",
     "line_keys",
     "offsets_of",
     "query_salts",
