@@ -68,14 +68,15 @@ def policy_file(tmp_path: Path, policy: dict) -> Path:
 
 
 def test_gate_go_exits_0(tmp_path):
+    (tmp_path / ".git").mkdir()  # a repository's root: the project search stops here
     done = cli("--gate", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     lines = done.stdout.splitlines()
     assert lines[-1] == "GATE: GO"
     assert lines[-2] == "gate: hybrid vs baseline data/baseline_retrieval.json"
-    assert (
-        lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
+    assert lines[0] == (
+        f"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in {tmp_path})"
     )
     assert f"note: {_PIPELINE_CAVEATS['dense']}" in lines
     assert [line.split("  ")[0] for line in lines[5:13]] == NAMES

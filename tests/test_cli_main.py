@@ -101,12 +101,14 @@ def test_help_lists_the_options(
         assert option in options_part
 
 
-def test_validate_the_demo_prints_what_it_holds(capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_the_demo_prints_what_it_holds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".git").mkdir()  # a repository's root: the project search stops here
+    monkeypatch.chdir(tmp_path)
     assert main(["validate"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert (
-        lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
-    )
+    assert lines[0] == f"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in {tmp_path})"
     assert lines[1:8] == [
         "kind: pipeline (evidencedesk indexes the documents)",
         "documents: Markdown folders (corpus, docs): 17 documents, 49 chunks",
@@ -156,6 +158,7 @@ def test_build_is_the_report_build(tmp_path: Path) -> None:
 
 
 def test_benchmark_into_head_ends_quietly(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # a repository's root: the project search stops here
     done = subprocess.run(
         ["bash", "-o", "pipefail", "-c", f"{sys.executable} -m evidencedesk benchmark | head -1"],
         capture_output=True,
@@ -167,7 +170,7 @@ def test_benchmark_into_head_ends_quietly(tmp_path: Path) -> None:
     assert done.returncode in (0, 141)
     assert done.stderr == ""
     assert done.stdout == (
-        "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)\n"
+        f"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in {tmp_path})\n"
     )
 
 

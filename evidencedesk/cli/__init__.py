@@ -158,8 +158,9 @@ def parser(prog: str = _PROG) -> _Parser:
     """The one parser tree: ``evidencedesk COMMAND …``."""
     p = _Parser(prog=prog, description=_wrapped(DESCRIPTION), epilog=_epilog("", EXIT),
                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    p.add_argument("--version", action="version", version=f"{_PROG} {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
+    p.add_argument("-V", "--version", action="version", version=f"{_PROG} {__version__}")
+    # not required: a bare `evidencedesk` prints this help (exit 0), as git and pip do
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in _COMMANDS:
         module = _command(name)
         c = sub.add_parser(
@@ -206,14 +207,21 @@ def main(
 
 
 def _run(args: list[str], streams: Streams) -> int:
+    if args in (["-V"], ["--version"]):  # answered before the parser imports every command
+        streams.out.write(f"{_PROG} {__version__}\n")
+        return 0
     try:
         try:
-            parsed = parser(streams.prog).parse_args(args)
+            tree = parser(streams.prog)
+            parsed = tree.parse_args(args)
         except BrokenPipeError:  # `build --help | head -1`: the reader has all it wanted
             streams.out.gone()
             return 0
         except SystemExit as stop:  # --help and --version: argparse printed them
             return int(stop.code or 0)
+        if parsed.command is None:  # bare `evidencedesk`: the help, not an error
+            streams.out.write(tree.format_help())
+            return 0
         command = _command(parsed.command)
         return int(command.run(parsed, streams))
     except UsageError as exc:
