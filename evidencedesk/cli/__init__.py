@@ -73,8 +73,9 @@ def add_project_argument(parser: argparse.ArgumentParser) -> None:
     """``--project PATH``, the one option of every command that reads a project."""
     parser.add_argument(
         "--project", type=Path, default=None, metavar="PATH",
-        help="an evidencedesk.toml project file or its folder (default: ./evidencedesk.toml "
-        "when there is one, else the demo)",
+        help="an evidencedesk.toml project file or its folder (default: the nearest "
+        "evidencedesk.toml of this folder and its parents up to a repository root, else the "
+        "demo)",
     )  # fmt: skip
 
 

@@ -47,8 +47,8 @@ HELP = "run the experiments and write the static site"
 # what `evidencedesk build --help` says the command does
 DESCRIPTION = """\
 Run the benchmark, the sizing sweep, the ablations, the citation and evidence checks and the \
-release gate for every candidate of a project (./evidencedesk.toml when there is one, else the \
-demo project, without --project), then write a static, linked HTML site into the output folder. \
+release gate for every candidate of a project (without --project: the nearest evidencedesk.toml \
+of this folder and its parents, up to a repository root, else the demo project), then write a static, linked HTML site into the output folder. \
 The output folder is replaced only when it is absent, empty or a previous evidencedesk site, and \
 only once the new site is complete; the same inputs and seed give a byte-identical site."""
 # the notes `evidencedesk build --help` ends with: the seed, --compare-to, a rebuild
