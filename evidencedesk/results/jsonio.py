@@ -38,6 +38,7 @@ from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
     Inputs,
+    PolicyFacts,
     QuestionFact,
     RankedList,
     Results,
@@ -57,6 +58,7 @@ _ADDED: dict[type, frozenset[str]] = {
     Results: frozenset({"to_label", "to_label_total", "not_run", "models"}),
     RankedList: frozenset({"judged"}),
     Settings: frozenset({"dense", "grade_names"}),
+    PolicyFacts: frozenset({"flips_min_net", "flips_max_p"}),
 }
 
 

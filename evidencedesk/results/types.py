@@ -363,6 +363,8 @@ class PolicyFacts:
     review_on_mrr_flips: bool
     critical: tuple[str, ...]
     notes: dict[str, str]  # critical id -> why it is critical
+    flips_min_net: int = 1  # the flips rule's evidence (`gate.flips_fire`); 1 and 1.0: none asked
+    flips_max_p: float = 1.0
 
 
 @dataclass(frozen=True)
