@@ -55,7 +55,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
             ["benchmark"],
             [
                 "0    the table was printed",
-                "1    --gate and the verdict was BLOCK",
+                "1    --gate and a BLOCK (as build --fail-on block exits)",
                 "2    bad input",
                 "141  the reader closed the pipe early",
             ],

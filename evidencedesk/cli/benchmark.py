@@ -5,7 +5,10 @@
 benchmarks the demo; a pipeline project gets the built-in variants over its own documents, a runs-only project a table
 of its TREC runs (`benchmark_runs`); ``--gate`` ends with the release gate's verdict.
 
-Exit status: 0 for GO and REVIEW (and without ``--gate``), 1 for BLOCK, 2 for bad input (one
+``--gate`` decides the build's candidates (the build's evaluation: `_gate_candidates`), so that
+it agrees with ``build --fail-on block``; ``--gate-variant NAME`` gates one variant instead.
+
+Exit status: 0 for GO and REVIEW (and without ``--gate``), 1 for a BLOCK, 2 for bad input (one
 ``error: …`` line on stderr, no traceback), 141 when the reader of the output closed the pipe
 before the table was written (as ``head`` does; no traceback).
 """
@@ -44,12 +47,13 @@ DESCRIPTION = (
     "a pipeline project the built-in variants (sparse, dense, hybrid, hybrid + each stand-in "
     "reranker, an 8-word cut) with recall, MRR and its seeded 95% interval, nDCG and flips "
     "against the first row; for a runs-only project one row per TREC run against its baseline "
-    "run. --gate ends with the release gate's verdict."
+    "run. --gate gates every candidate as 'build --fail-on' does (the same policy and saved "
+    "baseline) and ends with the worst verdict."
 )
 # the exit statuses `evidencedesk benchmark --help` lists, one line each
 EXIT = (
-    "0    the table was printed; with --gate the verdict was GO or REVIEW",
-    "1    --gate and the verdict was BLOCK",
+    "0    the table was printed; with --gate no candidate (or --gate-variant) was BLOCK",
+    "1    --gate and a BLOCK (as build --fail-on block exits)",
     BAD_INPUT,
     "141  the reader closed the pipe early (as head -1 does); nothing else went wrong",
 )
@@ -60,7 +64,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from evidencedesk.cli.process import add_tune_argument
 
     add_project_argument(p)
-    p.add_argument("--gate", action="store_true", help="end with the release gate's verdict")
+    p.add_argument("--gate", action="store_true",
+                   help="gate every candidate as build --fail-on does; end with the worst verdict")  # fmt: skip
     p.add_argument(
         "--seed", type=int, default=None, help="bootstrap seed (default: the project's, 0)"
     )
@@ -81,8 +86,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--gate-variant",
         default=None,
         metavar="NAME",
-        help="which variant (or run) the gate judges (default: hybrid, the baseline Config(); "
-        "for a runs-only project its baseline run)",
+        help="gate this one variant (or run) instead of the candidates, against the saved "
+        "baseline",
     )
     add_tune_argument(p)
 
@@ -164,8 +169,8 @@ def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     text = "\n".join([first_line, benchmark_text(results, caveats)])
     if candidates:
         if args.save_baseline:  # save first (below), then gate against what was saved
-            text, _, _ = _finish(args, payload, text, _saver(found, project, args, labels),
-                                 labels, None, baseline_path)  # fmt: skip
+            payload, text, _ = _finish(args, payload, text, _saver(found, project, args, labels),
+                                       labels, None, baseline_path)  # fmt: skip
             found = evaluation(gated_project, seed, (), _silent)
         if baseline_path is not None:  # a --baseline that is missing or made on other labels
             load_baseline(baseline_path, labels, found.results.settings.kind)  # type: ignore[arg-type]
