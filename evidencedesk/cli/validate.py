@@ -58,6 +58,7 @@ def validate(path: Path | None = None) -> Found:
     from evidencedesk.report.notices import notice_text
     from evidencedesk.results.candidates import load_candidates
     from evidencedesk.results.collect import notices
+    from evidencedesk.results.evaluate import model_warnings
     from evidencedesk.results.settings import settings_for
     from evidencedesk.retrieval.coverage import check_coverage
 
@@ -102,7 +103,7 @@ def validate(path: Path | None = None) -> Found:
         notices=tuple(
             notice_text(n, project.kind, project.min_coverage)
             for n in notices(project, (), catalog, settings, dict(coverage))
-        ),
+        ) + model_warnings(project, catalog, labels, cands),  # MiniLM on another script's texts
         metrics=tuple(m.label for m in settings.compared),
         metric_notes=tuple(
             note for m in settings.compared if (note := reading_note(m.name)) is not None

@@ -38,6 +38,7 @@ from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
     Inputs,
+    ModelFacts,
     PolicyFacts,
     QuestionFact,
     RankedList,
@@ -59,6 +60,7 @@ _ADDED: dict[type, frozenset[str]] = {
     RankedList: frozenset({"judged"}),
     Settings: frozenset({"dense", "grade_names"}),
     PolicyFacts: frozenset({"flips_min_net", "flips_max_p"}),
+    ModelFacts: frozenset({"warning"}),
 }
 
 

@@ -249,6 +249,9 @@ class ModelFacts:
 
     name: str
     facts: tuple[tuple[str, str], ...]
+    # one line when the project's texts are mostly in a script the model was not trained for
+    # (`retrieval.minilm.language_warning`): printed by the build, shown wherever the model is
+    warning: str | None = None
 
 
 @dataclass(frozen=True)
