@@ -1,5 +1,5 @@
 """The command line: ``evidencedesk`` and ``python -m evidencedesk``, one parser tree for
-``build``, ``benchmark``, ``init``, ``validate`` and ``audit``, one map from error to exit
+``build``, ``benchmark``, ``run``, ``init``, ``validate`` and ``audit``, one map from error to exit
 status, one console module (`cli.console`). This folder is the only code that owns the process:
 it prints, exits and tunes the interpreter (`cli.process`); the library below it does none of
 that.
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 _PROG = "evidencedesk"  # the program name the help, the errors and the printed commands use
 # the sub-commands, in the order the help lists them; each is a module of this package
-_COMMANDS = ("build", "benchmark", "init", "validate", "audit")
+_COMMANDS = ("build", "benchmark", "run", "init", "validate", "audit")
 # the exit status line for bad input, shared by the commands' help (some add what else is bad)
 BAD_INPUT = '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'
 
