@@ -37,7 +37,13 @@ from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
 
 __all__ = [
-    "GateCheck", "GatePolicy", "GateResult", "Verdict", "decide_gate", "flips_fire", "load_policy",
+    "GateCheck",
+    "GatePolicy",
+    "GateResult",
+    "Verdict",
+    "decide_gate",
+    "flips_fire",
+    "load_policy",
 ]
 
 _EPS = 1e-9
@@ -65,7 +71,10 @@ class GatePolicy(BaseModel):
         1, ge=1, description="review on MRR flips only when worse minus better is at least this"
     )
     flips_max_p: float = Field(
-        1.0, gt=0.0, le=1.0, description="review on MRR flips only when the sign-test p is at most this"
+        1.0,
+        gt=0.0,
+        le=1.0,
+        description="review on MRR flips only when the sign-test p is at most this",
     )
     notes: dict[str, str] = Field(
         default_factory=dict, description="critical id -> why it is critical"

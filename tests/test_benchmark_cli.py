@@ -79,7 +79,11 @@ def test_gate_decides_the_build_s_candidates(tmp_path):
     assert gate[0] == (
         "10 candidate(s), as the build gates them, vs the saved baseline baseline_retrieval.json"
     )
-    assert gate[1:4] == ["  GO      rerank overlap", "  GO      rerank feature", "  GO      rerank blend"]
+    assert gate[1:4] == [
+        "  GO      rerank overlap",
+        "  GO      rerank feature",
+        "  GO      rerank blend",
+    ]
     assert gate[4:6] == [
         "  BLOCK   pair cut to 8 words",
         "          block: recall@3 0.667 is below the minimum 0.750",

@@ -108,7 +108,9 @@ def test_validate_the_demo_prints_what_it_holds(
     monkeypatch.chdir(tmp_path)
     assert main(["validate"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == f"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in {tmp_path})"
+    assert (
+        lines[0] == f"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in {tmp_path})"
+    )
     assert lines[1:8] == [
         "kind: pipeline (evidencedesk indexes the documents)",
         "documents: Markdown folders (corpus, docs): 17 documents, 49 chunks",

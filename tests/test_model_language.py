@@ -102,7 +102,9 @@ def test_the_build_warns_and_the_pages_say_so(tmp_path: Path) -> None:
         assert f"Warning: {WARNING}." in visible((site / page).read_text("utf-8"), unescape=True)
     facts = dict(map(tuple, results["models"][0]["facts"]))  # results.json: what ran
     assert facts["language"].startswith("English: trained on English sentence pairs")
-    short = "MiniLM is a bi-encoder, not a cross-encoder; it was not trained on this project's script"
+    short = (
+        "MiniLM is a bi-encoder, not a cross-encoder; it was not trained on this project's script"
+    )
     for page in ("benchmark.html", "ablations.html", "flips.html"):  # the caveat in a few words
         text = visible((site / page).read_text("utf-8"), unescape=True)
         assert short in text, page

@@ -28,7 +28,9 @@ def main(*args: str) -> tuple[int, str, str]:
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -38,9 +40,7 @@ def repo(tmp_path: Path) -> Path:
     return make_runs_only_project(tmp_path, questions=6, runs=2).parent
 
 
-def test_a_project_in_a_parent_folder_is_found(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_project_in_a_parent_folder_is_found(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(repo / "runs")  # `cd runs && evidencedesk validate`
     code, out, err = main("validate")
     assert code == 0, err

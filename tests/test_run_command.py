@@ -44,7 +44,8 @@ def project(root: Path, index: bool = True) -> Path:
     (root / "evidencedesk.toml").write_text(
         '[project]\nname = "tiny"\n\n[documents]\ncorpus = "corpus.jsonl"\n'
         + ("" if index else "index = false\n")
-        + '\n[questions]\nqueries = "queries.jsonl"\nqrels = "qrels.tsv"\n' + runs
+        + '\n[questions]\nqueries = "queries.jsonl"\nqrels = "qrels.tsv"\n'
+        + runs
     )
     return root / "evidencedesk.toml"
 
@@ -83,9 +84,13 @@ def test_a_sparse_run_of_a_tiny_corpus(tmp_path: Path) -> None:
     scores = [float(line[4]) for line in lines]
     assert scores[0] > scores[1] and scores[2] > scores[3]
     assert read_run(out).qids == ("q1", "q2")  # evidencedesk reads back what it wrote
-    assert out.with_suffix(".md").read_text().startswith(
-        "Written by evidencedesk run: the sparse searcher (BM25 over Unicode-aware tokens), the "
-        "top 2 of 3 passages (corpus.jsonl) for each of 2 questions, tag evidencedesk-sparse; "
+    assert (
+        out.with_suffix(".md")
+        .read_text()
+        .startswith(
+            "Written by evidencedesk run: the sparse searcher (BM25 over Unicode-aware tokens), the "
+            "top 2 of 3 passages (corpus.jsonl) for each of 2 questions, tag evidencedesk-sparse; "
+        )
     )
 
 
@@ -132,8 +137,11 @@ def test_a_file_it_did_not_write_is_kept(tmp_path: Path) -> None:
     [
         (["--depth", "0"], "argument --depth: expected a whole number of at least 1, found '0'"),
         (["--tag", "a b"], "argument --tag: expected a tag without whitespace, found 'a b'"),
-        (["--searcher", "bm25"], "argument --searcher: invalid choice: 'bm25' (choose from "
-                                 "'sparse', 'dense', 'hybrid', 'minilm')"),
+        (
+            ["--searcher", "bm25"],
+            "argument --searcher: invalid choice: 'bm25' (choose from "
+            "'sparse', 'dense', 'hybrid', 'minilm')",
+        ),
     ],
 )
 def test_bad_options_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:

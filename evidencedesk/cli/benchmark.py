@@ -86,8 +86,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--gate-variant",
         default=None,
         metavar="NAME",
-        help="gate this one variant (or run) instead of the candidates, against the saved "
-        "baseline",
+        help="gate this one variant (or run) instead of the candidates, against the saved baseline",
     )
     add_tune_argument(p)
 
@@ -173,7 +172,7 @@ def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
                                        labels, None, baseline_path)  # fmt: skip
             found = evaluation(gated_project, seed, (), _silent)
         if baseline_path is not None:  # a --baseline that is missing or made on other labels
-            load_baseline(baseline_path, labels, found.results.settings.kind)  # type: ignore[arg-type]
+            load_baseline(baseline_path, labels, found.results.settings.kind)
         return _gate_candidates(found.results, payload, text)
     return _finish(args, payload, text, _saver(found, project, args, labels, policy), labels,
                    policy, baseline_path)  # fmt: skip

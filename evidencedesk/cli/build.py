@@ -180,9 +180,9 @@ def _warn(model: SiteModel, streams: Streams) -> None:
     for n in results.inputs.notices:
         text = notice_text(n, results.settings.kind, results.settings.min_coverage)
         streams.error(f"warning: {text.strip()}")
-    for model in results.models:  # a model used on texts it was not trained for
-        if model.warning is not None:
-            streams.error(f"warning: {model.warning}")
+    for facts in results.models:  # a model used on texts it was not trained for
+        if facts.warning is not None:
+            streams.error(f"warning: {facts.warning}")
 
 
 def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple[SiteModel, str]:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from evidencedesk.cli import Streams
 
 # the searchers a run can be written from, as `--searcher` names them
-SEARCHERS = ("sparse", "dense", "hybrid", "minilm")
+_SEARCHERS = ("sparse", "dense", "hybrid", "minilm")
 _DEPTH = 100  # results per question by default: what BEIR and most TREC tracks judge
 _PROGRESS_STEPS = 10  # progress lines per run (one every tenth of the questions)
 # the first words of every note this command writes: the mark that the run beside it is ours
@@ -71,7 +71,7 @@ def _tag(text: str) -> str:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the options of `evidencedesk run` to its parser."""
     add_project_argument(p)
-    p.add_argument("--searcher", choices=SEARCHERS, required=True,
+    p.add_argument("--searcher", choices=_SEARCHERS, required=True,
                    help="the built-in searcher: dense and hybrid follow [searchers] dense")  # fmt: skip
     p.add_argument("--depth", type=_depth, default=_DEPTH, metavar="N",
                    help=f"results per question (default: {_DEPTH})")  # fmt: skip

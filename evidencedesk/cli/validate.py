@@ -103,7 +103,8 @@ def validate(path: Path | None = None) -> Found:
         notices=tuple(
             notice_text(n, project.kind, project.min_coverage)
             for n in notices(project, (), catalog, settings, dict(coverage))
-        ) + model_warnings(project, catalog, labels, cands),  # MiniLM on another script's texts
+        )
+        + model_warnings(project, catalog, labels, cands),  # MiniLM on another script's texts
         metrics=tuple(m.label for m in settings.compared),
         metric_notes=tuple(
             note for m in settings.compared if (note := reading_note(m.name)) is not None

