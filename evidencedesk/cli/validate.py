@@ -50,7 +50,7 @@ class Found:
 
 
 def validate(path: Path | None = None) -> Found:
-    """Load every input of the project at `path` (default: ``./evidencedesk.toml``, else the
+    """Load every input of the project at `path` (default: the nearest ``evidencedesk.toml``, else the
     demo) and check each run's ids against the judgments, as a build would. Raises
     EvidencedeskError where a build would refuse."""
     from evidencedesk.baseline import load_baseline
