@@ -175,3 +175,12 @@ def test_the_run_stands_beside_the_team_s_own_in_a_runs_only_project(tmp_path: P
                          "built-in-bm25": "TREC run (tag 'evidencedesk-sparse'), judged at its "
                          "full depth"}  # fmt: skip
     assert [c["name"] for c in results["candidates"]] == ["built-in-bm25"]
+
+
+def test_a_note_name_is_not_a_run_name(tmp_path: Path) -> None:
+    toml = project(tmp_path / "p")
+    out = tmp_path / "p" / "run.md"
+    code, _, stderr = main("run", "--project", str(toml), "--searcher", "sparse", "--out", str(out))
+    assert (code, stderr) == (2, f"error: {out}: expected a run file name, found a .md name (the "
+                                 "run's note is <name>.md beside the run)\n")  # fmt: skip
+    assert not out.exists()
