@@ -1,6 +1,7 @@
 """How fast ``evidencedesk run`` writes a run: passages per second on a generated corpus.
 
-Generates (seeded) a BEIR project of 5,000 passages and 200 questions in a temporary folder,
+Generates (seeded) a BEIR project of 5,000 passages (30 to 90 words of the demo corpus each, as
+``benchmarks/minilm_bench.py`` makes them) and 200 questions in a temporary folder,
 runs the real command, ``evidencedesk run --searcher S --depth 100``, once per built-in searcher,
 and prints for each the wall and CPU seconds and the passages per second (the corpus indexed and
 searched by every question, divided by the wall time), and the questions per second:
@@ -26,29 +27,31 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-_WORDS = 2_000  # the generated vocabulary
-_PASSAGE_WORDS = (40, 120)  # words per passage, drawn uniformly
-
-
-def _word(rng: random.Random) -> str:
-    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9)))
+sys.path.insert(0, str(REPO))
 
 
 def write_project(root: Path, passages: int, questions: int, seed: int) -> Path:
-    """A BEIR project: corpus.jsonl, queries.jsonl (a few words of a passage each), qrels."""
+    """A BEIR project: corpus.jsonl (`minilm_bench.synthetic`'s passages: the demo corpus's own
+    words, so token lengths look like real passages'), queries.jsonl (six words of a passage
+    each) and qrels judging that passage."""
+    from benchmarks.minilm_bench import synthetic
+    from evidencedesk.retrieval.catalog import load_catalog
+    from evidencedesk.retrieval.searchers import index_text
+    from evidencedesk.retrieval.tokens import tokenize
+
+    demo = [index_text(c) for c in load_catalog().chunks]
+    words = sorted({w for text in demo for w in tokenize(text) if w.isalpha()})
+    texts = synthetic(words, passages, seed)
     rng = random.Random(seed)
-    vocabulary = [_word(rng) for _ in range(_WORDS)]
-    docs = []
     with (root / "corpus.jsonl").open("w", encoding="utf-8") as f:
-        for i in range(passages):
-            words = [rng.choice(vocabulary) for _ in range(rng.randint(*_PASSAGE_WORDS))]
-            docs.append(words)
-            f.write(json.dumps({"_id": f"d{i}", "title": " ".join(words[:4]),
-                                "text": " ".join(words)}) + "\n")  # fmt: skip
+        for i, text in enumerate(texts):
+            title, body = text.split("\n", 1)
+            f.write(json.dumps({"_id": f"d{i}", "title": title, "text": body}) + "\n")
     asked = rng.sample(range(passages), questions)
     with (root / "queries.jsonl").open("w", encoding="utf-8") as f:
         for n, i in enumerate(asked):
-            f.write(json.dumps({"_id": f"q{n}", "text": " ".join(rng.sample(docs[i], 6))}) + "\n")
+            picked = rng.sample(texts[i].split(), 6)
+            f.write(json.dumps({"_id": f"q{n}", "text": " ".join(picked)}) + "\n")
     with (root / "qrels.tsv").open("w", encoding="utf-8") as f:
         f.write("query-id\tcorpus-id\tscore\n")
         f.writelines(f"q{n}\td{i}\t1\n" for n, i in enumerate(asked))
