@@ -108,3 +108,15 @@ def test_the_build_warns_and_the_pages_say_so(tmp_path: Path) -> None:
     for page in ("benchmark.html", "ablations.html", "flips.html"):  # the caveat in a few words
         text = visible((site / page).read_text("utf-8"), unescape=True)
         assert short in text, page
+
+
+def test_a_minilm_run_warns_too(tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime")
+    project = arabic_project(tmp_path / "arabic", dense="toy")
+    out = tmp_path / "arabic" / "minilm.run"
+    code, _, err = main("run", "--project", str(project), "--searcher", "minilm", "--out", str(out))
+    assert code == 0, err
+    assert err.splitlines()[0] == f"warning: {WARNING}"
+    code, _, err = main("run", "--project", str(project), "--searcher", "sparse", "--out",
+                        str(tmp_path / "arabic" / "bm25.run"))  # fmt: skip
+    assert code == 0 and "warning" not in err  # BM25 reads whole words in any script

@@ -24,6 +24,7 @@ from evidencedesk.errors import ConfigError
 
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
+    from evidencedesk.retrieval.base import Searcher
 
 # the searchers a run can be written from, as `--searcher` names them
 _SEARCHERS = ("sparse", "dense", "hybrid", "minilm")
@@ -90,6 +91,32 @@ def _is_note(path: Path) -> bool:
         return False
 
 
+def _search(
+    searcher: Searcher, questions: list[tuple[str, str]], depth: int, allowed: frozenset[str],
+    streams: Streams,
+) -> dict[str, dict[str, float]]:  # fmt: skip
+    """qid -> {document id: score} of the top `depth`, with a progress line every tenth."""
+    step = max(1, len(questions) // _PROGRESS_STEPS)
+    found: dict[str, dict[str, float]] = {}
+    for i, (qid, text) in enumerate(questions, start=1):
+        hits = searcher.search(text, depth, allowed)
+        found[qid] = {hit.chunk.id: float(hit.score) for hit in hits}
+        if i % step == 0 or i == len(questions):
+            streams.error(f"  questions searched {i} / {len(questions)}")
+    return found
+
+
+def _refuse_what_is_not_ours(out: Path, note: Path, owned: bool) -> None:
+    """Before any search: a run or note there that this command did not write is refused, in
+    `files.writing.write_file`'s words (it refuses and writes nothing)."""
+    from evidencedesk.files.writing import write_file
+
+    if os.path.lexists(note) and not owned:
+        write_file(note, b"", "run's note", _is_note, _NOTE_WHAT)
+    if os.path.lexists(out) and not owned:
+        write_file(out, b"", "run file", None, _RUN_WHAT)
+
+
 def run(args: argparse.Namespace, streams: Streams) -> int:
     """Run `evidencedesk run`: search, write the run and its note, say what was written."""
     from evidencedesk.files.trec import write_run
@@ -116,22 +143,19 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
     if not questions:
         raise ConfigError(project.path, "expected questions with a text to search, found none")
     owned = _is_note(note)  # decided before anything is written (or searched)
-    if os.path.lexists(note) and not owned:  # refused in write_file's words; nothing written
-        write_file(note, b"", "run's note", _is_note, _NOTE_WHAT)
-    if os.path.lexists(out) and not owned:  # the same for the run file
-        write_file(out, b"", "run file", None, _RUN_WHAT)
+    _refuse_what_is_not_ours(out, note, owned)
+    embedder = "minilm" if name == "minilm" else project.dense
+    if embedder == "minilm" and name != "sparse":  # the model on texts it was not trained for
+        warning = minilm.language_warning((f"{c.title}\n{c.text}" for c in catalog.chunks),
+                                          (text for _, text in questions))  # fmt: skip
+        if warning is not None:
+            streams.error(f"warning: {warning}")
     searcher = (dense_searcher(catalog.chunks, "minilm", "minilm") if name == "minilm"
                 else build_searchers(catalog, project.dense)[name])  # fmt: skip
     allowed = catalog.allowed(Scope())
     streams.error(f"  searching {len(questions)} questions over {len(allowed)} passages with the "
                   f"{name} searcher (the index is built on the first)")  # fmt: skip
-    step = max(1, len(questions) // _PROGRESS_STEPS)
-    found: dict[str, dict[str, float]] = {}
-    for i, (qid, text) in enumerate(questions, start=1):
-        found[qid] = {hit.chunk.id: float(hit.score) for hit in searcher.search(text, args.depth,
-                                                                                 allowed)}  # fmt: skip
-        if i % step == 0 or i == len(questions):
-            streams.error(f"  questions searched {i} / {len(questions)}")
+    found = _search(searcher, questions, args.depth, allowed, streams)
     tag = args.tag or f"evidencedesk-{name}"
     write_run(out, found, tag, lambda _: owned, _RUN_WHAT)
     what = {
