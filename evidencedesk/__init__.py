@@ -33,7 +33,8 @@ def build(
     runs: dict[str, str | os.PathLike[str]] | None = None,
     compare_to: str | os.PathLike[str] | None = None,
 ) -> Results:
-    """Evaluate a project (default: the demo), write its site into `out`, return the Results.
+    """Evaluate a project (default: the nearest evidencedesk.toml, else the demo, as the command
+    finds it), write its site into `out`, return the Results.
 
     The same build as ``evidencedesk build``: `out` is replaced only when it is absent, empty or
     a previous evidencedesk site, atomically; `seed` defaults to ``[project].seed``, else 0;

@@ -6,7 +6,8 @@ Decisions (one reason line each):
 - recall@k or the pass rate below the policy's floor -> BLOCK (floors are absolute promises);
 - recall@k or MRR dropped versus the saved baseline by more than ``max_drop`` -> REVIEW;
 - MRR worse for more questions than it got better (per-question reciprocal rank against the
-  baseline, exact sign test) -> REVIEW, when ``review_on_mrr_flips``.
+  baseline, exact sign test) -> REVIEW, when ``review_on_mrr_flips``; ``flips_min_net`` and
+  ``flips_max_p`` can ask for more evidence first (a net count, a sign-test p: `flips_fire`).
 
 No reason: GO. Baselines are files (`data/baseline_retrieval.json`) written by
 ``python -m evidencedesk.retrieval.benchmark --save-baseline`` and read by `evidencedesk.baseline`.
@@ -35,7 +36,15 @@ from evidencedesk.retrieval.gate_input import GateInput, Reference
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
 
-__all__ = ["GateCheck", "GatePolicy", "GateResult", "Verdict", "decide_gate", "load_policy"]
+__all__ = [
+    "GateCheck",
+    "GatePolicy",
+    "GateResult",
+    "Verdict",
+    "decide_gate",
+    "flips_fire",
+    "load_policy",
+]
 
 _EPS = 1e-9
 
@@ -56,6 +65,17 @@ class GatePolicy(BaseModel):
     )
     critical: tuple[str, ...] = Field(default=(), description="question ids that must pass")
     review_on_mrr_flips: bool = True
+    # the evidence the flips rule asks for before it reviews (docs/gate.md); the defaults keep the
+    # course page's rule: review whenever MRR is worse for more questions than it is better
+    flips_min_net: int = Field(
+        1, ge=1, description="review on MRR flips only when worse minus better is at least this"
+    )
+    flips_max_p: float = Field(
+        1.0,
+        gt=0.0,
+        le=1.0,
+        description="review on MRR flips only when the sign-test p is at most this",
+    )
     notes: dict[str, str] = Field(
         default_factory=dict, description="critical id -> why it is critical"
     )
@@ -199,6 +219,12 @@ def _f(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def flips_fire(policy: GatePolicy, worse: int, better: int, p: float) -> bool:
+    """Whether the MRR-flips rule reviews: `worse` questions lost against `better` won, by at
+    least ``flips_min_net`` net and with an exact sign-test p of at most ``flips_max_p``."""
+    return worse - better >= policy.flips_min_net and p <= policy.flips_max_p + _EPS
+
+
 def decide_gate(
     policy: GatePolicy, shaped: GateInput, reference: Reference | None = None
 ) -> GateResult:
@@ -231,7 +257,7 @@ def decide_gate(
                 )
         if policy.review_on_mrr_flips:
             flips = paired(dict(reference.rr), shaped.rr, name="mrr")
-            if len(flips.worse) > len(flips.better):
+            if flips_fire(policy, len(flips.worse), len(flips.better), flips.p):
                 checks.append(
                     GateCheck(review, "review_on_mrr_flips", "mrr", questions=tuple(flips.worse),
                               counts=(len(flips.better),), p=flips.p)

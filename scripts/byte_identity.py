@@ -64,14 +64,12 @@ def build_all() -> dict[str, dict[str, str]]:
                 str(out),
                 "-q",
             ]
-            if project is not None:
-                command += ["--project", str(project)]
-            # the examples' reproduce command names the project folder relative to its parent
-            cwd = (
-                ROOT
-                if project is None
-                else (project if project.is_dir() else project.parent).parent
-            )
+            # the reproduce command holds --project as typed: the project folder's name, typed
+            # in its parent, so that a scratch folder's random name stays out of the sites
+            folder = None if project is None else project if project.is_dir() else project.parent
+            if folder is not None:
+                command += ["--project", folder.name]
+            cwd = ROOT if folder is None else folder.parent
             done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
             if done.returncode != 0:
                 raise SystemExit(

@@ -67,15 +67,38 @@ def policy_file(tmp_path: Path, policy: dict) -> Path:
     return path
 
 
-def test_gate_go_exits_0(tmp_path):
+def test_gate_decides_the_build_s_candidates(tmp_path):
+    """--gate gates what `build --fail-on` gates: the demo's candidates, one of them BLOCK."""
+    (tmp_path / ".git").mkdir()  # a repository's root: the project search stops here
     done = cli("--gate", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # as `build --fail-on block` exits on the demo
     assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "GATE: BLOCK"
+    gate = done.stdout.split("\n\ngate: ")[1].splitlines()
+    assert gate[0] == (
+        "10 candidate(s), as the build gates them, vs the saved baseline baseline_retrieval.json"
+    )
+    assert gate[1:4] == [
+        "  GO      rerank overlap",
+        "  GO      rerank feature",
+        "  GO      rerank blend",
+    ]
+    assert gate[4:6] == [
+        "  BLOCK   pair cut to 8 words",
+        "          block: recall@3 0.667 is below the minimum 0.750",
+    ]
+
+
+def test_gate_variant_gates_one_variant(tmp_path):
+    (tmp_path / ".git").mkdir()
+    done = cli("--gate", "--gate-variant", "hybrid", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[-1] == "GATE: GO"
     assert lines[-2] == "gate: hybrid vs baseline data/baseline_retrieval.json"
-    assert (
-        lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
+    assert lines[0] == (
+        f"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in {tmp_path})"
     )
     assert f"note: {_PIPELINE_CAVEATS['dense']}" in lines
     assert [line.split("  ")[0] for line in lines[5:13]] == NAMES
@@ -84,7 +107,7 @@ def test_gate_go_exits_0(tmp_path):
 def test_forced_block_exits_1(tmp_path):
     """An impossible floor (every answerable question fully recalled) blocks the baseline."""
     path = policy_file(tmp_path, {"min_recall": 1.0, "min_pass_rate": 1.0})
-    done = cli("--gate", "--policy", path)
+    done = cli("--gate", "--policy", path, "--gate-variant", "hybrid")
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     tail = done.stdout.splitlines()[-3:]
@@ -135,13 +158,13 @@ def test_save_baseline_reproduces_the_committed_file(tmp_path):
     """Same inputs -> byte-identical baseline: the committed file is what the code writes."""
     out = tmp_path / "baseline.json"
     done = cli("--save-baseline", "--baseline", out, "--gate")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # the demo's candidates hold a BLOCK
     assert out.read_bytes() == (DATA / "baseline_retrieval.json").read_bytes()
     assert f"baseline saved: {out}" in done.stdout
 
 
 def test_json_output(tmp_path):
-    done = cli("--json", "--gate", "--seed", "7")
+    done = cli("--json", "--gate", "--gate-variant", "hybrid", "--seed", "7")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["seed"] == 7 and data["primary"] == data["flips_metric"] == "mrr"
@@ -277,6 +300,26 @@ def test_project_mistakes_exit_2_with_one_line(args, message, capsys):
     assert (out.out, out.err) == ("", message)
 
 
+def test_json_gate_of_the_candidates(tmp_path):
+    done = cli("--json", "--gate", "--baseline", DATA / "baseline_retrieval.json")
+    assert done.returncode == 1, done.stderr
+    gate = json.loads(done.stdout)["gate"]
+    assert gate["verdict"] == "BLOCK"
+    assert gate["baseline"] == ["the saved baseline baseline_retrieval.json"]
+    assert gate["candidates"][3] == {
+        "name": "pair cut to 8 words", "verdict": "BLOCK",
+        "lines": [
+            "block: recall@3 0.667 is below the minimum 0.750",
+            "block: pass rate 0.714 (15/21) is below the minimum 0.800",
+            "review: recall@3 dropped 0.167 vs baseline (0.833 -> 0.667), more than the allowed "
+            "0.020",
+            "review: mrr dropped 0.127 vs baseline (0.690 -> 0.563), more than the allowed 0.020",
+            "review: mrr worse for 5 question(s) [sp01, st03, dr02, dr03, dr04], better for 0 "
+            "(sign-test p=0.062)",
+        ],
+    }  # fmt: skip
+
+
 def test_pipeline_project_gets_the_built_in_variants(capsys):
     assert main(["--project", str(EXAMPLE), "--gate"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -287,7 +330,9 @@ def test_pipeline_project_gets_the_built_in_variants(capsys):
     )
     names = [line.split("  ")[0] for line in lines[5:14]]
     assert names == [*NAMES[:-1], "bm25 (external run)", "rerank (external run)"]
-    assert lines[-2:] == ["gate: hybrid vs no saved baseline", "GATE: GO"]
+    gate = "\n".join(lines).split("\n\ngate: ")[1].splitlines()
+    assert gate[0] == "3 candidate(s), as the build gates them, vs the baseline run hybrid"
+    assert lines[-1] == "GATE: REVIEW"  # REVIEW, never BLOCK: exit 0, as the build's
 
 
 def test_the_current_folder_s_project_is_the_one_read(tmp_path: Path) -> None:
@@ -323,7 +368,8 @@ def test_runs_only_baseline_saved_without_gate_is_cut_at_the_policys_k(tmp_path,
     assert main(["--project", project, "--save-baseline", "--baseline", str(saved)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (f"baseline saved: {saved} (the run 'bm25')")
     assert json.loads(saved.read_text())["k"] == 3  # gate_policy.json's k
-    assert main(["--project", project, "--gate", "--baseline", str(saved)]) == 0
+    assert main(["--project", project, "--gate", "--gate-variant", "bm25", "--baseline",
+                 str(saved)]) == 0  # fmt: skip
     assert capsys.readouterr().out.splitlines()[-2:] == [
         f"gate: bm25 vs baseline {saved}",
         "GATE: GO",

@@ -104,9 +104,25 @@ def test_same_seed_same_bytes_and_project_file_equals_default(
     demo_site: Path, tmp_path: Path
 ) -> None:
     out = demo_site
-    status, _, _ = build(tmp_path / "again", "--project", str(DATA / "evidencedesk.toml"))
+    assert build(tmp_path / "same", "--seed", "0")[0] == 0  # what the demo build was given
+    assert tree(tmp_path / "same") == tree(out)
+    typed = str(DATA / "evidencedesk.toml")
+    status, _, _ = build(tmp_path / "again", "--project", typed)
     assert status == 0
-    assert tree(tmp_path / "again") == tree(out)
+    # the same site, but for the reproduce command, which names the project as it was typed
+    before, after = tree(out), tree(tmp_path / "again")
+    assert before.keys() == after.keys()
+    default = b"python -m evidencedesk.report build --seed 0"
+    named = f"python -m evidencedesk.report build --project {typed} --seed 0".encode()
+    for name in before.keys() - {"manifest.json", "results.json"}:  # they hash / hold it
+        assert after[name].replace(named, default) == before[name], name
+    import json
+
+    results = [json.loads(t["results.json"]) for t in (before, after)]
+    assert results[0]["inputs"]["command"] == ["--seed", "0"]
+    assert results[1]["inputs"]["command"] == ["--project", typed, "--seed", "0"]
+    results[1]["inputs"]["command"] = ["--seed", "0"]
+    assert results[0] == results[1]
 
 
 def test_another_seed_changes_the_intervals_only(demo_site: Path, tmp_path: Path) -> None:

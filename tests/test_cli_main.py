@@ -55,7 +55,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
             ["benchmark"],
             [
                 "0    the table was printed",
-                "1    --gate and the verdict was BLOCK",
+                "1    --gate and a BLOCK (as build --fail-on block exits)",
                 "2    bad input",
                 "141  the reader closed the pipe early",
             ],
@@ -101,11 +101,15 @@ def test_help_lists_the_options(
         assert option in options_part
 
 
-def test_validate_the_demo_prints_what_it_holds(capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_the_demo_prints_what_it_holds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".git").mkdir()  # a repository's root: the project search stops here
+    monkeypatch.chdir(tmp_path)
     assert main(["validate"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert (
-        lines[0] == "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)"
+        lines[0] == f"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in {tmp_path})"
     )
     assert lines[1:8] == [
         "kind: pipeline (evidencedesk indexes the documents)",
@@ -156,6 +160,7 @@ def test_build_is_the_report_build(tmp_path: Path) -> None:
 
 
 def test_benchmark_into_head_ends_quietly(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # a repository's root: the project search stops here
     done = subprocess.run(
         ["bash", "-o", "pipefail", "-c", f"{sys.executable} -m evidencedesk benchmark | head -1"],
         capture_output=True,
@@ -167,7 +172,7 @@ def test_benchmark_into_head_ends_quietly(tmp_path: Path) -> None:
     assert done.returncode in (0, 141)
     assert done.stderr == ""
     assert done.stdout == (
-        "project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in this folder)\n"
+        f"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in {tmp_path})\n"
     )
 
 

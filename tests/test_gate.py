@@ -95,7 +95,8 @@ def test_demo_policy_names_four_answerable_critical_questions(policy, demo):
         (
             '{\n  "k": 3,\n  "min_recal": 0.5\n}',
             "policy.json:3: unknown key 'min_recal'; expected one of: k, min_recall, "
-            "min_pass_rate, max_drop, critical, review_on_mrr_flips, notes",
+            "min_pass_rate, max_drop, critical, review_on_mrr_flips, flips_min_net, "
+            "flips_max_p, notes",
         ),
         (
             '{"k": 3,',

@@ -52,7 +52,7 @@ def test_rows_and_summary_read_like_a_test_report() -> None:
     ]  # fmt: skip
     assert rows[3].observed == "drop 0.127 (0.690 → 0.563)"
     assert rows[4].observed == "no drop (0.850 → 0.900)"
-    assert summary(RULES) == "2 of 6 rules pass · 2 BLOCK · 2 REVIEW · 1 not evaluated"
+    assert summary(RULES) == "2 of 7 rules pass · 2 BLOCK · 2 REVIEW · 1 not evaluated"
 
 
 @pytest.fixture(scope="module")

@@ -81,12 +81,14 @@ def test_inert_json_stays_json() -> None:
     assert json.loads(inert_json(text)) == {"name": "a\x9bb\u2028"}
 
 
-def test_the_footers_reproduce_command_is_quoted(tmp_path: Path) -> None:
+def test_the_footers_reproduce_command_is_quoted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "my proj;$(touch pwned)"
     make_runs_only_project(tmp_path, questions=6, runs=2).parent.rename(folder)
     out = tmp_path / "site"
-    code, _, err = build_in_process("--project", str(folder / "evidencedesk.toml"),
-                                    "--out", str(out))  # fmt: skip
+    monkeypatch.chdir(tmp_path)  # the project path as typed, relative: so it is reproduced
+    code, _, err = build_in_process("--project", folder.name, "--out", str(out))
     assert code == 0 and all(line.startswith("warning: ") for line in err.splitlines())
     footer = re.search(r"reproduce with <code>(.*?)</code>", (out / "index.html").read_text())
     assert footer is not None

@@ -182,7 +182,10 @@ def test_a_runs_only_project_gets_a_commented_starter_gate(tmp_path: Path) -> No
     start = text.index("#   {")
     policy = json.loads("".join(line.lstrip("# ") for line in text[start:].splitlines()[:2]))
     assert set(policy) == {"k", "min_recall", "min_pass_rate", "max_drop",
-                           "review_on_mrr_flips", "critical"}  # fmt: skip
+                           "review_on_mrr_flips", "flips_max_p", "critical"}  # fmt: skip
+    assert (
+        policy["flips_max_p"] == 0.2
+    )  # the flips rule asks for evidence (tests/test_gate_agreement.py)
     assert "[gate]" not in tomllib.loads(text)  # commented out until the team writes the file
 
 

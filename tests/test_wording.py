@@ -86,7 +86,8 @@ def test_unjudged_queries_are_counted_named_and_left_out_never_unanswerable(site
 
 def test_reproduce_command_names_the_project_and_seed(site: Path) -> None:
     methods = text(site / "methods.html")
-    assert "python -m evidencedesk.report build --project cranfield-like --seed 0" in methods
+    typed = site.parent / "cranfield-like" / "evidencedesk.toml"  # --project as the build got it
+    assert f"python -m evidencedesk.report build --project {typed} --seed 0" in methods
     index = text(site / "index.html")
     assert "0 chunks" not in index and "0 documents" not in index
     assert "Flips vs baseline base" in index

@@ -1,5 +1,5 @@
 """The command line: ``evidencedesk`` and ``python -m evidencedesk``, one parser tree for
-``build``, ``benchmark``, ``init``, ``validate`` and ``audit``, one map from error to exit
+``build``, ``benchmark``, ``run``, ``init``, ``validate`` and ``audit``, one map from error to exit
 status, one console module (`cli.console`). This folder is the only code that owns the process:
 it prints, exits and tunes the interpreter (`cli.process`); the library below it does none of
 that.
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 _PROG = "evidencedesk"  # the program name the help, the errors and the printed commands use
 # the sub-commands, in the order the help lists them; each is a module of this package
-_COMMANDS = ("build", "benchmark", "init", "validate", "audit")
+_COMMANDS = ("build", "benchmark", "run", "init", "validate", "audit")
 # the exit status line for bad input, shared by the commands' help (some add what else is bad)
 BAD_INPUT = '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'
 
@@ -73,8 +73,9 @@ def add_project_argument(parser: argparse.ArgumentParser) -> None:
     """``--project PATH``, the one option of every command that reads a project."""
     parser.add_argument(
         "--project", type=Path, default=None, metavar="PATH",
-        help="an evidencedesk.toml project file or its folder (default: ./evidencedesk.toml "
-        "when there is one, else the demo)",
+        help="an evidencedesk.toml project file or its folder (default: the nearest "
+        "evidencedesk.toml of this folder and its parents up to a repository root, else the "
+        "demo)",
     )  # fmt: skip
 
 
@@ -158,8 +159,9 @@ def parser(prog: str = _PROG) -> _Parser:
     """The one parser tree: ``evidencedesk COMMAND …``."""
     p = _Parser(prog=prog, description=_wrapped(DESCRIPTION), epilog=_epilog("", EXIT),
                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    p.add_argument("--version", action="version", version=f"{_PROG} {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
+    p.add_argument("-V", "--version", action="version", version=f"{_PROG} {__version__}")
+    # not required: a bare `evidencedesk` prints this help (exit 0), as git and pip do
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in _COMMANDS:
         module = _command(name)
         c = sub.add_parser(
@@ -206,14 +208,21 @@ def main(
 
 
 def _run(args: list[str], streams: Streams) -> int:
+    if args in (["-V"], ["--version"]):  # answered before the parser imports every command
+        streams.out.write(f"{_PROG} {__version__}\n")
+        return 0
     try:
         try:
-            parsed = parser(streams.prog).parse_args(args)
+            tree = parser(streams.prog)
+            parsed = tree.parse_args(args)
         except BrokenPipeError:  # `build --help | head -1`: the reader has all it wanted
             streams.out.gone()
             return 0
         except SystemExit as stop:  # --help and --version: argparse printed them
             return int(stop.code or 0)
+        if parsed.command is None:  # bare `evidencedesk`: the help, not an error
+            streams.out.write(tree.format_help())
+            return 0
         command = _command(parsed.command)
         return int(command.run(parsed, streams))
     except UsageError as exc:

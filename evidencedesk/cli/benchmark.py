@@ -5,7 +5,10 @@
 benchmarks the demo; a pipeline project gets the built-in variants over its own documents, a runs-only project a table
 of its TREC runs (`benchmark_runs`); ``--gate`` ends with the release gate's verdict.
 
-Exit status: 0 for GO and REVIEW (and without ``--gate``), 1 for BLOCK, 2 for bad input (one
+``--gate`` decides the build's candidates (the build's evaluation: `_gate_candidates`), so that
+it agrees with ``build --fail-on block``; ``--gate-variant NAME`` gates one variant instead.
+
+Exit status: 0 for GO and REVIEW (and without ``--gate``), 1 for a BLOCK, 2 for bad input (one
 ``error: …`` line on stderr, no traceback), 141 when the reader of the output closed the pipe
 before the table was written (as ``head`` does; no traceback).
 """
@@ -13,6 +16,7 @@ before the table was written (as ``head`` does; no traceback).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,6 +36,8 @@ from evidencedesk.retrieval.labels import Label
 
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
+    from evidencedesk.results.evaluate import Evaluation
+    from evidencedesk.results.types import Results
 
 # the one-line summary of `evidencedesk benchmark` in the command list
 HELP = "print the benchmark table (and the gate)"
@@ -41,12 +47,13 @@ DESCRIPTION = (
     "a pipeline project the built-in variants (sparse, dense, hybrid, hybrid + each stand-in "
     "reranker, an 8-word cut) with recall, MRR and its seeded 95% interval, nDCG and flips "
     "against the first row; for a runs-only project one row per TREC run against its baseline "
-    "run. --gate ends with the release gate's verdict."
+    "run. --gate gates every candidate as 'build --fail-on' does (the same policy and saved "
+    "baseline) and ends with the worst verdict."
 )
 # the exit statuses `evidencedesk benchmark --help` lists, one line each
 EXIT = (
-    "0    the table was printed; with --gate the verdict was GO or REVIEW",
-    "1    --gate and the verdict was BLOCK",
+    "0    the table was printed; with --gate no candidate (or --gate-variant) was BLOCK",
+    "1    --gate and a BLOCK (as build --fail-on block exits)",
     BAD_INPUT,
     "141  the reader closed the pipe early (as head -1 does); nothing else went wrong",
 )
@@ -57,7 +64,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from evidencedesk.cli.process import add_tune_argument
 
     add_project_argument(p)
-    p.add_argument("--gate", action="store_true", help="end with the release gate's verdict")
+    p.add_argument("--gate", action="store_true",
+                   help="gate every candidate as build --fail-on does; end with the worst verdict")  # fmt: skip
     p.add_argument(
         "--seed", type=int, default=None, help="bootstrap seed (default: the project's, 0)"
     )
@@ -78,8 +86,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--gate-variant",
         default=None,
         metavar="NAME",
-        help="which variant (or run) the gate judges (default: hybrid, the baseline Config(); "
-        "for a runs-only project its baseline run)",
+        help="gate this one variant (or run) instead of the candidates, against the saved baseline",
     )
     add_tune_argument(p)
 
@@ -146,20 +153,43 @@ def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     project, first_line = find_project(args.project)
     seed = args.seed if args.seed is not None else project.seed
     policy_path, baseline_path = _gate_inputs(args, project)
-    found = evaluation(project, seed, (), _silent, benchmark_only=True)
+    # --gate without --gate-variant decides the build's candidates: the build's own evaluation
+    # (its gate stage included) with the same policy and saved baseline, so that the two agree
+    candidates = policy_path is not None and args.gate_variant is None
+    gated_project = dataclasses.replace(project, policy=policy_path, baseline=baseline_path)
+    found = evaluation(gated_project if candidates and not args.save_baseline else project,
+                       seed, (), _silent,
+                       benchmark_only=not candidates or args.save_baseline)  # fmt: skip
     results, labels = found.results, found.labels
     policy = load_policy(policy_path, labels) if policy_path is not None else None
     payload = benchmark_json(results)
     # the site's caveats of what the variants are (the toy or MiniLM, the stand-ins, tuning)
     caveats = tuple(f"note: {c.text}" for c in meta(results).caveats if c.key != "labels")
     text = "\n".join([first_line, benchmark_text(results, caveats)])
+    if candidates:
+        if args.save_baseline:  # save first (below), then gate against what was saved
+            payload, text, _ = _finish(args, payload, text, _saver(found, project, args, labels),
+                                       labels, None, baseline_path)  # fmt: skip
+            found = evaluation(gated_project, seed, (), _silent)
+        if baseline_path is not None:  # a --baseline that is missing or made on other labels
+            load_baseline(baseline_path, labels, found.results.settings.kind)
+        return _gate_candidates(found.results, payload, text)
+    return _finish(args, payload, text, _saver(found, project, args, labels, policy), labels,
+                   policy, baseline_path)  # fmt: skip
+
+
+def _saver(
+    found: Evaluation, project: Project, args: argparse.Namespace, labels: Sequence[Label],
+    policy: GatePolicy | None = None,
+) -> _Gated:  # fmt: skip
+    """What --save-baseline writes and --gate --gate-variant judges, for either kind."""
+    results = found.results
     names = [v.name for v in results.variants]
     gate_variant = _pick(args.gate_variant, results.baseline, names)
     if results.settings.kind == "pipeline":
         gated, base = found.runs[gate_variant], found.runs[results.baseline]
-        how = _Gated("pipeline", gate_variant, lambda k: gate_result(gated, k),
-                    lambda path: save_baseline(path, base, labels), "hybrid, Config()")  # fmt: skip
-        return _finish(args, payload, text, how, labels, policy, baseline_path)
+        return _Gated("pipeline", gate_variant, lambda k: gate_result(gated, k),
+                      lambda path: save_baseline(path, base, labels), "hybrid, Config()")  # fmt: skip
     # The gate's final list is the policy's top k; a baseline saved without --gate is cut the same
     # way, so that a later --gate compares like with like (10, as the report does, without one).
     policy_file = args.policy or project.policy
@@ -167,10 +197,41 @@ def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     k = sizing.k if sizing is not None else 10
     judged = cut(found.judged[gate_variant], k)  # the gate's final list: the top k
     reference = results.baseline
-    how = _Gated("runs", gate_variant, lambda at: shape(judged, k, at),
-                lambda path: save_run_baseline(path, reference, found.judged[reference], k, labels),
-                f"the run {reference!r}")  # fmt: skip
-    return _finish(args, payload, text, how, labels, policy, baseline_path)
+    return _Gated("runs", gate_variant, lambda at: shape(judged, k, at),
+                  lambda path: save_run_baseline(path, reference, found.judged[reference], k,
+                                                 labels), f"the run {reference!r}")  # fmt: skip
+
+
+# the gate verdicts from the best to the worst: --gate ends with the worst of the candidates'
+_LEVELS = (Verdict.GO.value, Verdict.REVIEW.value, Verdict.BLOCK.value)
+
+
+def _gate_candidates(
+    results: Results, payload: dict[str, Any], text: str
+) -> tuple[dict[str, Any], str, int]:
+    """--gate: every candidate of the build, gated as the build gates it (`results.gate_stage`);
+    exit 1 when one is BLOCK, as ``build --fail-on block`` does."""
+    cands = results.candidates
+    names = sorted({c.gate.baseline for c in cands if c.gate.baseline})
+    versus = ", ".join(names) or "no baseline (no saved baseline file and no baseline run)"
+    lines = [f"gate: {len(cands)} candidate(s), as the build gates them, vs {versus}"]
+    for c in cands:
+        lines.append(f"  {c.gate.verdict:<6}  {c.name}")
+        lines += [f"          {check.line()}" for check in c.gate.checks]
+    worst = max((c.gate.verdict for c in cands), key=_LEVELS.index, default=Verdict.GO.value)
+    if not cands:
+        lines.append("  (no candidates: nothing for build --fail-on to fail on)")
+    lines.append(f"GATE: {worst}")
+    payload["gate"] = {
+        "verdict": worst,
+        "baseline": names,  # what the candidates were compared with (one name, or none)
+        "candidates": [
+            {"name": c.name, "verdict": c.gate.verdict,
+             "lines": [check.line() for check in c.gate.checks]}
+            for c in cands
+        ],
+    }  # fmt: skip
+    return payload, text + "\n\n" + "\n".join(lines), 1 if worst == Verdict.BLOCK.value else 0
 
 
 def _finish(

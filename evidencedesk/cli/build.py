@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import traceback
 from collections.abc import Sequence
@@ -46,8 +47,8 @@ HELP = "run the experiments and write the static site"
 # what `evidencedesk build --help` says the command does
 DESCRIPTION = """\
 Run the benchmark, the sizing sweep, the ablations, the citation and evidence checks and the \
-release gate for every candidate of a project (./evidencedesk.toml when there is one, else the \
-demo project, without --project), then write a static, linked HTML site into the output folder. \
+release gate for every candidate of a project (without --project: the nearest evidencedesk.toml \
+of this folder and its parents, up to a repository root, else the demo project), then write a static, linked HTML site into the output folder. \
 The output folder is replaced only when it is absent, empty or a previous evidencedesk site, and \
 only once the new site is complete; the same inputs and seed give a byte-identical site."""
 # the notes `evidencedesk build --help` ends with: the seed, --compare-to, a rebuild
@@ -111,6 +112,23 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
     add_tune_argument(b)
 
 
+def _typed(args: argparse.Namespace, seed: int) -> tuple[str, ...]:
+    """The arguments of this build that decide its site, as typed (the footer's reproduce
+    command): --project and every --run and --compare-to path as given, so that the command
+    works pasted where it was typed; --seed always (the effective one). --out, --fail-on,
+    --quiet and --tune change no byte of the site and are left out: the same site built into
+    another folder stays byte-identical."""
+    words: list[str] = []
+    if args.project is not None:
+        words += ["--project", str(args.project)]
+    words += ["--seed", str(seed)]
+    for name, path in args.runs:
+        words += ["--run", f"{name}={path}"]
+    if args.compare_to is not None:
+        words += ["--compare-to", str(args.compare_to)]
+    return tuple(words)
+
+
 def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
 
@@ -162,6 +180,9 @@ def _warn(model: SiteModel, streams: Streams) -> None:
     for n in results.inputs.notices:
         text = notice_text(n, results.settings.kind, results.settings.min_coverage)
         streams.error(f"warning: {text.strip()}")
+    for facts in results.models:  # a model used on texts it was not trained for
+        if facts.warning is not None:
+            streams.error(f"warning: {facts.warning}")
 
 
 def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple[SiteModel, str]:
@@ -177,6 +198,7 @@ def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple
     tuning.start()
     options = prepare(args.out, args.project, args.seed, tuple(args.runs), args.fail_on,
                       args.compare_to)  # fmt: skip
+    options = dataclasses.replace(options, command=_typed(args, options.seed))
     progress = ConsoleProgress(streams.out, mode_for(streams.out, args.quiet))
     if not args.quiet and options.named:
         streams.say(options.named)

@@ -26,6 +26,7 @@ from evidencedesk.errors import ConfigError
 from evidencedesk.files.limits import MAX_LINE_BYTES, check_input
 from evidencedesk.files.project_schema import PROJECT_FILE
 from evidencedesk.files.writing import write_file
+from evidencedesk.results.verdicts import LEAN_P
 
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
@@ -41,10 +42,12 @@ _STARTER_GATE = [
     '# policy = "gate_policy.json"',
     "# A start for gate_policy.json (docs/project-file.md explains each key):",
     '#   {"k": 10, "min_recall": 0.5, "min_pass_rate": 0.5, "max_drop": 0.02,',
-    '#    "review_on_mrr_flips": true, "critical": []}',
+    f'#    "review_on_mrr_flips": true, "flips_max_p": {LEAN_P}, "critical": []}}',
     "#   k: the top k the gate reads; min_recall / min_pass_rate: floors for recall@k and the",
     "#   share of questions with a relevant result in the top k; max_drop: the largest drop",
-    "#   against the baseline run; critical: question ids that must keep passing.",
+    "#   against the baseline run; review_on_mrr_flips with flips_max_p: review when MRR got",
+    f"#   worse for more questions than better with a sign-test p of at most {LEAN_P} (8 worse",
+    "#   against 7 better, p = 1.000, is noise); critical: question ids that must keep passing.",
     "",
 ]
 

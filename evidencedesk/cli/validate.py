@@ -52,7 +52,7 @@ class Found:
 
 
 def validate(path: Path | None = None) -> Found:
-    """Load every input of the project at `path` (default: ``./evidencedesk.toml``, else the
+    """Load every input of the project at `path` (default: the nearest ``evidencedesk.toml``, else the
     demo) and check each run's ids against the judgments, as a build would. Raises
     EvidencedeskError where a build would refuse."""
     from evidencedesk.baseline import load_baseline
@@ -60,6 +60,7 @@ def validate(path: Path | None = None) -> Found:
     from evidencedesk.report.notices import notice_text
     from evidencedesk.results.candidates import load_candidates
     from evidencedesk.results.collect import notices
+    from evidencedesk.results.evaluate import model_warnings
     from evidencedesk.results.settings import settings_for
     from evidencedesk.retrieval.coverage import (
         check_coverage,
@@ -119,7 +120,8 @@ def validate(path: Path | None = None) -> Found:
         notices=tuple(
             notice_text(n, project.kind, project.min_coverage)
             for n in notices(project, catalog, labels)
-        ),
+        )
+        + model_warnings(project, catalog, labels, cands),  # MiniLM on another script's texts
         metrics=tuple(m.label for m in settings.compared),
         metric_notes=tuple(
             note for m in settings.compared if (note := reading_note(m.name)) is not None

@@ -10,7 +10,7 @@ column is ignored, as trec_eval ignores it. Judging lives in :mod:`.trec_judge`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -199,10 +199,12 @@ def write_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> Non
 
 
 def write_run(
-    path: str | Path, run: TrecRun | Mapping[str, Mapping[str, float]], tag: str | None = None
-) -> None:
+    path: str | Path, run: TrecRun | Mapping[str, Mapping[str, float]], tag: str | None = None,
+    replaces: Callable[[Path], bool] | None = None, replaceable: str | None = None,
+) -> None:  # fmt: skip
     """Write ``qid Q0 docid rank score tag`` lines, ranks from 1 in reading order
-    (`writing.write_file`: a new file, written atomically)."""
+    (`writing.write_file`: a new file, written atomically; an existing one only when
+    `replaces` says it is ours, `replaceable` wording what may be there)."""
     if not isinstance(run, TrecRun):
         run = TrecRun.from_dict(run)
     tag = tag or run.tag or "evidencedesk"
@@ -217,7 +219,7 @@ def write_run(
         scores = run.scores[a:b].tolist()
         lines += [f"{qid} Q0 {d} {r} {s!r} {tag}\n"
                   for r, (d, s) in enumerate(zip(docs, scores, strict=True), start=1)]  # fmt: skip
-    write_file(path, "".join(lines).encode("utf-8"), "run file")
+    write_file(path, "".join(lines).encode("utf-8"), "run file", replaces, replaceable)
 
 
 # -- reading runs -----------------------------------------------------------------------------

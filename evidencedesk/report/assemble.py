@@ -150,11 +150,15 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         "minilm": bool(results.models),
         "tuning": inputs.demo,
     }
+    # MiniLM's caveat adds its language warning (`ModelFacts.warning`) where the texts need it
+    warned = " ".join(f"Warning: {m.warning}." for m in results.models if m.warning)
     caveats = [
-        Caveat("dense" if k == "minilm" else k, v, _CAVEAT_WORDS[k])
+        Caveat("dense" if k == "minilm" else k, f"{v} {warned}" if k == "minilm" and warned
+               else v, _CAVEAT_WORDS[k] + ("; it was not trained on this project's script"
+                                           if k == "minilm" and warned else ""))
         for k, v in _PIPELINE_CAVEATS.items()
         if settings.kind == "pipeline" and shown.get(k, True)
-    ]
+    ]  # fmt: skip
     compared = results.answerable
     caveats.insert(
         0,

@@ -96,8 +96,8 @@ def prepare(
     compare_to: Path | None = None,
 ) -> BuildOptions:
     """The checks made before any work: `out` may be replaced, the project loads (`project`,
-    else ./evidencedesk.toml, else the demo), the seed, and `compare_to` reads back as a
-    previous build's Results."""
+    else the nearest evidencedesk.toml of the current folder and its parents, else the demo),
+    the seed, and `compare_to` reads back as a previous build's Results."""
     from evidencedesk.report.render import build_date
     from evidencedesk.results.project import find_project
 

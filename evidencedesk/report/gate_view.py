@@ -99,14 +99,31 @@ def _observed(r: RuleValue) -> str:
     return fmt(r.observed)
 
 
-def _threshold(r: RuleValue) -> str:
+def _flips_pass(p: PolicyFacts | None) -> str:
+    """When the MRR-flips rule passes, in the policy's terms (`gate.flips_fire` negated)."""
+    net = 1 if p is None else p.flips_min_net
+    words = "worse ≤ better" if net == 1 else f"worse − better < {net}"
+    if p is not None and p.flips_max_p < 1.0:
+        words += f" or sign-test p > {fmt(p.flips_max_p)}"
+    return words
+
+
+def _flips_value(p: PolicyFacts) -> str:
+    """The flips rule in the policy table: off, on, or on with the evidence it asks for."""
+    if not p.review_on_mrr_flips:
+        return "off"
+    asks = p.flips_min_net > 1 or p.flips_max_p < 1.0
+    return f"on (passes when {_flips_pass(p)})" if asks else "on"
+
+
+def _threshold(r: RuleValue, policy: PolicyFacts | None) -> str:
     if r.rule == "critical":
         return "all pass"
     if r.rule in ("min_recall", "min_pass_rate"):
         return f"≥ {fmt(r.threshold)}"
     if r.rule == "max_drop":
         return f"drop ≤ {fmt(r.threshold)}"
-    return "worse ≤ better"
+    return _flips_pass(policy)
 
 
 def _margin(r: RuleValue) -> str:
@@ -118,11 +135,14 @@ def _margin(r: RuleValue) -> str:
     return fmt(m, signed=True)
 
 
-def rule_rows(rules: tuple[RuleValue, ...], k: int) -> tuple[RuleRow, ...]:
+def rule_rows(
+    rules: tuple[RuleValue, ...], k: int, policy: PolicyFacts | None = None
+) -> tuple[RuleRow, ...]:
     """The rows of a candidate's gate rules; `k`: the top k the gate read (its metrics are named
-    with it)."""
+    with it); `policy`: the evidence its flips rule asks for (None: the defaults)."""
     return tuple(
-        RuleRow(r.rule, gate_metric(r.metric, k), _observed(r), _threshold(r), _ON_BREACH[r.rule],
+        RuleRow(r.rule, gate_metric(r.metric, k), _observed(r), _threshold(r, policy),
+                _ON_BREACH[r.rule],
                 f"not evaluated: {r.why}" if r.status == "not evaluated" else r.status,
                 _margin(r), r.status in ("REVIEW", "BLOCK"))
         for r in rules
@@ -130,9 +150,10 @@ def rule_rows(rules: tuple[RuleValue, ...], k: int) -> tuple[RuleRow, ...]:
 
 
 def summary(rules: tuple[RuleValue, ...]) -> str:
-    """A test report's last line: "4 of 6 rules pass · 1 BLOCK · 1 not evaluated"."""
+    """A test report's last line: "4 of 6 rules pass · 1 BLOCK · 1 not evaluated", counting
+    every row listed (the counts after the first add up to the rows that did not pass)."""
     evaluated = [r for r in rules if r.status != "not evaluated"]
-    parts = [f"{sum(r.status == 'pass' for r in evaluated)} of {len(evaluated)} rules pass"]
+    parts = [f"{sum(r.status == 'pass' for r in evaluated)} of {len(rules)} rules pass"]
     parts += [f"{n} {level}" for level in ("BLOCK", "REVIEW")
               if (n := sum(r.status == level for r in evaluated))]  # fmt: skip
     if len(evaluated) < len(rules):
@@ -146,7 +167,7 @@ def _policy_rows(p: PolicyFacts, relevance: int, within: str) -> tuple[_PolicyRo
         "min_recall": fmt(p.min_recall),
         "min_pass_rate": fmt(p.min_pass_rate),
         "max_drop": fmt(p.max_drop),
-        "review_on_mrr_flips": "on" if p.review_on_mrr_flips else "off",
+        "review_on_mrr_flips": _flips_value(p),
     }
     return tuple(
         _PolicyRow(k, v, _MEANING[k].format(rel=relevance, within=within), _ON_BREACH[k])
@@ -175,7 +196,7 @@ def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
                 c.name,
                 slugs[c.name],
                 c.gate.verdict,
-                rule_rows(c.gate.rules, gate_k(results, c)),
+                rule_rows(c.gate.rules, gate_k(results, c), policy),
                 summary(c.gate.rules),
             )
             for c in results.candidates

@@ -706,6 +706,10 @@ class BuildOptions(Plain):
     # the build reads the project once (None: the build loads it), and the line naming it
     loaded: object | None = field(default=None, compare=False, repr=False)
     named: str = field(default="", compare=False, repr=False)
+    # the arguments typed after `build` that decide the site (--project as typed, --seed, each
+    # --run and --compare-to as typed): the footer's reproduce command; None (the notebook API):
+    # the Results' own (`Inputs.command`)
+    command: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not is_seed(self.seed):

@@ -8,6 +8,7 @@ with ``options.compare_to`` also what changed since that previous build (`result
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from evidencedesk.paths import require
@@ -31,6 +32,9 @@ def build_model(options: BuildOptions, progress: Progress) -> SiteModel:
     if not isinstance(project, Project):
         project = load_project(options.project or require(DEMO_PROJECT, "the demo project"))
     results = evaluate(project, options.seed, options.runs, progress)
+    if options.command is not None:  # the command as the user typed it, for the footer
+        inputs = dataclasses.replace(results.inputs, command=options.command)
+        results = dataclasses.replace(results, inputs=inputs)
     progress("site model")
     previous = None if options.compare_to is None else load(results_file(options.compare_to))
     return present(results, None if previous is None else since(previous, results))

@@ -53,7 +53,7 @@ from evidencedesk.results.verdicts import decide_verdict
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.benchmark import VARIANTS
 from evidencedesk.retrieval.caches import forget_all
-from evidencedesk.retrieval.catalog import Scope
+from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.coverage import check_coverage
 from evidencedesk.retrieval.evalreport import Config, Run, run_config
 from evidencedesk.retrieval.evidence import context_tokens
@@ -200,8 +200,8 @@ def _evaluate(
     judged_by_name.update(external)
     if benchmark_only:
         results = results_of(project, runs, catalog, labels, settings, variants, _BASELINE,
-                             base_run.judged, (), policy, models=_models(built.values(),
-                                                                         project.dense))  # fmt: skip
+                             base_run.judged, (), policy,
+                             models=_models(built.values(), project.dense, catalog, labels))  # fmt: skip
         return Evaluation(results, judged_by_name, built, labels)
 
     progress("sizing sweep")
@@ -287,7 +287,7 @@ def _evaluate(
         )
     rows, total = to_label(base_run.judged, {n: r.judged for n, r in cand_runs.items()},
                            _BASELINE, k)  # fmt: skip
-    models = _models([*built.values(), *cand_runs.values()], project.dense)
+    models = _models([*built.values(), *cand_runs.values()], project.dense, catalog, labels)
     results = results_of(
         project, runs, catalog, labels, settings, variants, _BASELINE, base_run.judged,
         candidates, policy, sizing=sizing, ablations=ablations, citations=citations,
@@ -296,11 +296,32 @@ def _evaluate(
     return Evaluation(results, judged_by_name, built, labels)
 
 
-def _models(ran: Iterable[Run], dense: str) -> tuple[ModelFacts, ...]:
-    """The real models the runs used (the methods page states their facts)."""
+def _models(
+    ran: Iterable[Run], dense: str, catalog: Catalog, labels: Sequence[Label]
+) -> tuple[ModelFacts, ...]:
+    """The real models the runs used (the methods page states their facts), each with the
+    warning when the texts are not in the language it was trained for."""
     if any(uses_minilm(r.config, dense) for r in ran):
-        return (ModelFacts(minilm.NAME, minilm.facts()),)
+        return (ModelFacts(minilm.NAME, minilm.facts(), _language(catalog, labels)),)
     return ()
+
+
+def _language(catalog: Catalog, labels: Sequence[Label]) -> str | None:
+    """MiniLM's `minilm.language_warning` on the project's chunks and questions."""
+    documents = (f"{c.title}\n{c.text}" for c in catalog.chunks)
+    return minilm.language_warning(documents, (lab.question for lab in labels))
+
+
+def model_warnings(
+    project: Project, catalog: Catalog | None, labels: Sequence[Label],
+    candidates: Sequence[CandidateChange],
+) -> tuple[str, ...]:  # fmt: skip
+    """What `validate` warns about the models a build of this project would run: MiniLM (as the
+    dense searcher, or in a candidate) on texts mostly in another script than its language's."""
+    uses = project.dense == "minilm" or any(uses_minilm(c.config, project.dense)
+                                            for c in candidates)  # fmt: skip
+    warning = _language(catalog, labels) if uses and catalog is not None else None
+    return () if warning is None else (warning,)
 
 
 def _not_run(

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide_gate
 from evidencedesk.results.types import GateOutcome, PolicyFacts, RuleValue
 from evidencedesk.retrieval.gate_input import GateInput, Reference, shape
-from evidencedesk.retrieval.metrics import Judged
+from evidencedesk.retrieval.metrics import Judged, paired
 
 # the gate outcome without a policy: REVIEW, one no_policy line, not evaluated
 _NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck(Verdict.REVIEW, "no_policy"),), False)
@@ -59,9 +59,10 @@ def _rule_values(
     elif reference is None:
         out.append(RuleValue("review_on_mrr_flips", "mrr", None, None, None, "not evaluated",
                              no_reference))  # fmt: skip
-    else:
-        flips = [c for c in checks if c.rule == "review_on_mrr_flips"]
-        worse = float(len(flips[0].questions)) if flips else None
+    else:  # observed: the questions MRR lost, when they outnumber the ones it won (reviewed
+        # or not: the policy's flips_min_net and flips_max_p may ask for more evidence)
+        flips = paired(dict(reference.rr), shaped.rr, name="mrr")
+        worse = float(len(flips.worse)) if len(flips.worse) > len(flips.better) else None
         out.append(RuleValue("review_on_mrr_flips", "mrr", worse, None, None,
                              _status(checks, "review_on_mrr_flips"), None))  # fmt: skip
     return tuple(out)
@@ -91,4 +92,5 @@ def policy_facts(policy: GatePolicy | None) -> PolicyFacts | None:
     if policy is None:
         return None
     return PolicyFacts(policy.k, policy.min_recall, policy.min_pass_rate, policy.max_drop,
-                       policy.review_on_mrr_flips, tuple(policy.critical), dict(policy.notes))  # fmt: skip
+                       policy.review_on_mrr_flips, tuple(policy.critical), dict(policy.notes),
+                       policy.flips_min_net, policy.flips_max_p)  # fmt: skip

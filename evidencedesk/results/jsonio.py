@@ -38,6 +38,8 @@ from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
     Inputs,
+    ModelFacts,
+    PolicyFacts,
     QuestionFact,
     RankedList,
     Results,
@@ -57,6 +59,8 @@ _ADDED: dict[type, frozenset[str]] = {
     Results: frozenset({"to_label", "to_label_total", "not_run", "models"}),
     RankedList: frozenset({"judged"}),
     Settings: frozenset({"dense", "grade_names"}),
+    PolicyFacts: frozenset({"flips_min_net", "flips_max_p"}),
+    ModelFacts: frozenset({"warning"}),
 }
 
 

