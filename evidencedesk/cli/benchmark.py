@@ -13,6 +13,7 @@ before the table was written (as ``head`` does; no traceback).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -143,9 +144,13 @@ def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     from evidencedesk.report.benchmark_text import benchmark_json, benchmark_text
     from evidencedesk.results.evaluate import evaluation
 
-    project, first_line = find_project(args.project)
+    project, first_line = find_project(args.project, saving=args.save_baseline)
     seed = args.seed if args.seed is not None else project.seed
     policy_path, baseline_path = _gate_inputs(args, project)
+    if args.save_baseline:
+        # the baseline about to be replaced is not read: stale (other labels) or missing, it is
+        # what --save-baseline refreshes
+        project = dataclasses.replace(project, baseline=None, _cache=project._cache)
     found = evaluation(project, seed, (), _silent, benchmark_only=True)
     results, labels = found.results, found.labels
     policy = load_policy(policy_path, labels) if policy_path is not None else None

@@ -90,6 +90,14 @@ def _file(value: object, root: Path, expected: str, what: str) -> Path:
     return path
 
 
+def _saved(value: object, root: Path, expected: str, what: str, saving: bool) -> Path:
+    """A file evidencedesk writes and later reads (the saved baseline): it must exist, except
+    while it is being (re)written -- ``--save-baseline`` makes a missing one."""
+    if not saving:
+        return _file(value, root, expected, what)
+    return _path(value, root, lambda p: p.parent.is_dir() and not p.is_dir(), f"{expected} path")
+
+
 def _folders(value: object, root: Path, expected: str) -> tuple[Path, ...]:
     if not isinstance(value, list) or not value:
         raise invalid(
@@ -188,6 +196,8 @@ class Section(BaseModel):
         root = Path((info.context or {}).get("root", "."))
         if kind == "file":
             return _file(value, root, expected, what)
+        if kind == "saved":
+            return _saved(value, root, expected, what, bool((info.context or {}).get("saving")))
         if kind == "dir":
             return _path(value, root, Path.is_dir, expected)
         if kind == "dirs":
@@ -286,7 +296,7 @@ class GateSection(Section):
     """The `[gate]` section: the gate policy file and the saved baseline."""
 
     policy: Path | None = key(None, "file", "a gate policy JSON file", "policy file")
-    baseline: Path | None = key(None, "file", "a saved baseline JSON file", "baseline")
+    baseline: Path | None = key(None, "saved", "a saved baseline JSON file", "baseline")
 
 
 class ExtrasSection(Section):

@@ -267,27 +267,30 @@ class Project:
         return out
 
 
-def find_project(given: str | Path | None) -> tuple[Project, str]:
+def find_project(given: str | Path | None, saving: bool = False) -> tuple[Project, str]:
     """The project a command reads, and the first line of its output naming it: `given`; else
-    ``./evidencedesk.toml`` when the current folder has one; else the demo, which says so."""
+    ``./evidencedesk.toml`` when the current folder has one; else the demo, which says so.
+    `saving`: as `load_project`'s."""
     if given is None and Path(PROJECT_FILE).is_file():
         given = Path(PROJECT_FILE)
     if given is None:
-        project = load_project(require(DEMO_PROJECT, "the demo project"))
+        project = load_project(require(DEMO_PROJECT, "the demo project"), saving)
         return project, f"project: the demo, {project.name} (no {PROJECT_FILE} in this folder)"
-    project = load_project(given)
+    project = load_project(given, saving)
     return project, f"project: {project.name} ({project.path})"
 
 
-def load_project(path: str | Path) -> Project:
-    """Read and validate a project file; every problem is one `ConfigError` naming file and key."""
+def load_project(path: str | Path, saving: bool = False) -> Project:
+    """Read and validate a project file; every problem is one `ConfigError` naming file and key.
+    `saving`: the saved baseline is about to be (re)written, so ``[gate].baseline`` may name a
+    file that does not exist yet (``--save-baseline``)."""
     path = Path(path).absolute()
     if path.is_dir():
         path = path / "evidencedesk.toml"
     # the limit is per project: a key left out means the default, whatever was built before
     set_max_input_mb(DEFAULT_MAX_INPUT_MB)
     raw, source = read_project_toml(path)
-    context = {"root": path.parent}
+    context = {"root": path.parent, "saving": saving}
     section = raw.get("project")
     if isinstance(section, dict) and "max_input_mb" in section:
         # the limit applies to the files the other keys name, so it is read first
