@@ -100,7 +100,7 @@ LAYOUTS = {  # folder maker, the project file as TOML data, lines `validate` mus
             "questions": {"labels": "labels.jsonl", "relevance": 2},
         },
         [
-            "documents: Markdown folders (corpus, docs): 17 documents, 49 chunks",
+            "documents: Markdown folders (corpus, docs): 20 documents, 60 chunks",
             "questions: 24 questions, all judged, 21 with a relevant judgment (grade ≥ 2); "
             "grades up to 2",
             "runs: none",
