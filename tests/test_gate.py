@@ -5,8 +5,8 @@ The demo policy (`data/gate_policy_retrieval.json`) names four critical question
 - rc01 — the identifier question: its answer chunk names batch RD2-24 only after the 8th word;
 - st01 — the stale-policy question: the superseded returns v2 (store credit only) outranks the
   current v3 refund rule when nothing filters it out;
-- rs01 — the restricted-note question: an internal goodwill note ranks first unfiltered; the
-  public helmet rule must reach the prompt;
+- rs01 — the restricted-note question: the old helmet and returns policies and two staff notes
+  rank above its answers unfiltered; the public helmet rule must reach the prompt;
 - rc02 — safety: the recall's action ("stop riding") must reach the prompt; a miss can hurt a rider.
 """
 
