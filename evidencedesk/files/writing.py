@@ -24,7 +24,21 @@ from pathlib import Path
 
 from evidencedesk.errors import OutputError
 
-__all__ = ["write_file"]
+__all__ = ["text_cell", "write_file"]
+
+# the first characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection):
+# a text cell starting with one of them is written with a leading apostrophe
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def text_cell(text: str, limit: int | None = None) -> str:
+    """A text cell of a TSV or CSV export (a title, a question, a name): every run of white
+    space (tabs, newlines, line separators) becomes one space, so that no cell adds a column or
+    a line; cut to `limit` characters; and a cell that would start a formula gets a leading
+    ``'``, as OWASP's CSV-injection guidance says. Ids and numbers are written as they are."""
+    cell = " ".join(text.split())[:limit]
+    return "'" + cell if cell.startswith(_FORMULA_STARTS) else cell
+
 
 # what os.link raises where the file system has no hard links
 _NO_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK,
