@@ -303,3 +303,50 @@ def test_a_runs_folder_with_a_note_beside_the_runs_is_still_the_runs_folder(tmp_
     (folder / "runs" / "NOTES.txt").write_text("how we made them\n", encoding="utf-8")
     written = tomllib.loads(render(survey(folder)))
     assert written["runs"] == {"dir": "runs", "baseline": "bm25"}  # the build skips NOTES.txt
+
+
+HOSTILE_NAMES = [
+    'proj\n[gate]\npolicy = "x.json"\n#',  # a dataset unpacked from someone else's archive
+    'a "quoted" #name [x]',
+    "ctrl\x1b[31m\x7f\r\t\x00end",
+    "bidi \u202e\u2066 zero\u200b width \u2028 sep \u0085 nel \ufeff",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_names_init_writes_cannot_add_a_line_or_a_table(tmp_path: Path, name: str) -> None:
+    """The project folder's and a Markdown folder's names (a comment and two strings) and a second
+    qrels file's name (a comment): the file reads back as exactly the tables init meant."""
+    if "\x00" in name:  # no file system holds a NUL in a name: the rest of it is tried
+        name = name.replace("\x00", "")
+    folder = markdown_folder(tmp_path)
+    hostile = tmp_path / name
+    folder.rename(hostile)
+    (hostile / "corpus").rename(hostile / name)
+    assert main(["init", str(hostile)]) == 0
+    text = (hostile / "evidencedesk.toml").read_text(encoding="utf-8")
+    assert tomllib.loads(text) == {
+        "project": {"name": name, "seed": 0},
+        "documents": {"folders": sorted([name, "docs"]), "chunking": "paragraph"},
+        "questions": {"labels": "labels.jsonl", "relevance": 2},
+    }
+    assert [line for line in text.splitlines() if line.startswith("[")] == [
+        "[project]", "[documents]", "[questions]"
+    ]  # fmt: skip
+    # one line per line: no written character is a line break, a control or a bidi override
+    assert all(ch == "\n" or ch.isprintable() or ch == " " for ch in text), text
+    assert main(["validate", "--project", str(hostile)]) == 0
+
+    trec = trec_folder(tmp_path)
+    second = trec / f"qrels {name}.txt"
+    shutil.copy(trec / "qrels.txt", second)
+    assert main(["init", str(trec)]) == 0
+    written = (trec / "evidencedesk.toml").read_text(encoding="utf-8")
+    tables = tomllib.loads(written)
+    assert set(tables) == {"project", "questions", "runs"}
+    chosen, other = sorted(["qrels.txt", second.name])
+    assert tables["questions"]["qrels"] == chosen
+    (comment,) = [line for line in written.splitlines() if line.startswith("# other qrels")]
+    assert tomllib.loads(f"x = {comment.removeprefix('# other qrels found (pick one): ')}") == {
+        "x": other
+    }

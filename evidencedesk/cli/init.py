@@ -14,9 +14,9 @@ named pipe called ``x.md`` would block the survey).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -213,8 +213,28 @@ def _relevance_comment(judgments: dict[str, dict[str, int]], chosen: int, labels
             f"{judged} judged questions" + (f"; {others}" if others else ""))  # fmt: skip
 
 
+# the characters a written name shows as an escape: controls, format characters (bidi overrides,
+# zero-width characters) and line and paragraph separators -- none of them can end a line of the
+# file, close its string or reorder what an editor shows
+_ESCAPED = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
 def _q(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+    """`text` as a TOML basic string, on one line: ``"`` and ``\\`` escaped, every control,
+    format or separator character written as ``\\uXXXX``, and a byte that is not UTF-8 (a lone
+    surrogate from the file system) as U+FFFD, which TOML can hold. Names from the folder are
+    written only so, in comments too."""
+    out = ['"']
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif "\ud800" <= ch <= "\udfff":
+            out.append("\ufffd")
+        elif unicodedata.category(ch) in _ESCAPED:
+            out.append(f"\\u{ord(ch):04X}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08X}")
+        else:
+            out.append(ch)
+    return "".join(out) + '"'
 
 
 def render(s: Survey) -> str:
@@ -253,7 +273,7 @@ def render(s: Survey) -> str:
         )
     relevance = 2 if s.labels is not None and top >= 2 else 1
     lines = [
-        f"# Written by `evidencedesk init` from what it found in {s.folder.resolve().name}/.",
+        f"# Written by `evidencedesk init` from what it found in {_q(s.folder.resolve().name)}.",
         "# Check every line marked GUESSED, then: evidencedesk validate --project <this folder>.",
         "# Paths are relative to this file; docs/project-file.md lists every key.",
         "",
@@ -277,7 +297,7 @@ def render(s: Survey) -> str:
         if s.markdown:
             lines.append(
                 "# also found Markdown folders (not used; a project has one form): "
-                + ", ".join(rel(p) for p in s.markdown)
+                + ", ".join(_q(rel(p)) for p in s.markdown)
             )
         lines.append("")
     elif s.markdown:
@@ -300,7 +320,7 @@ def render(s: Survey) -> str:
         lines.append(f"qrels = {_q(rel(s.qrels))}   # {fmt} qrels")  # type: ignore[arg-type]
         if s.other_qrels:
             lines.append(
-                "# other qrels found (pick one): " + ", ".join(rel(p) for p in s.other_qrels)
+                "# other qrels found (pick one): " + ", ".join(_q(rel(p)) for p in s.other_qrels)
             )
     if s.tags is not None:
         lines.append(f"tags = {_q(rel(s.tags))}")
