@@ -140,5 +140,9 @@ class UsageError(EvidencedeskError):
     """A command-line argument (or a notebook argument the command line would refuse)."""
 
 
+class CutoffError(EvidencedeskError, ValueError):
+    """A metric name whose cut-off is beyond `files.limits.MAX_CUTOFF` (``recall@10**23``)."""
+
+
 class BuildTerminated(BaseException):
     """SIGTERM arrived during the build (raised from the signal handler)."""

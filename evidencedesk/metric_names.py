@@ -26,7 +26,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evidencedesk.errors import UnknownNameError
+from evidencedesk.errors import CutoffError, UnknownNameError
+from evidencedesk.files.limits import MAX_CUTOFF, shown
 
 __all__ = [
     "DIAGNOSTIC",
@@ -425,6 +426,10 @@ def read_metric(name: object) -> MetricName:
     found = _lookup(_normal(name)) if isinstance(name, str) else None
     if found is None:
         raise UnknownNameError("metric", name, METRIC_FORMS, suggestions(name))
+    if found[1] is not None and found[1] > MAX_CUTOFF:
+        raise CutoffError(
+            f"expected a metric cut-off from 1 to {MAX_CUTOFF}, found {found[1]} in {shown(str(name))}"
+        )
     return MetricName(*found)
 
 

@@ -271,7 +271,7 @@ def _saved_demo_baseline(tmp_path: Path, change) -> Path:
         ),
         (
             lambda b: b["config"].update(depth="10"),
-            "base.json:3: key 'config': config depth: expected an integer of at least 1, "
+            "base.json:3: key 'config': config depth: expected an integer from 1 to 1000000, "
             "found '10'",
         ),
         (  # two faults: the reader meets the config's first

@@ -265,14 +265,14 @@ CASES: tuple[Case, ...] = (
         replace("baseline_retrieval.json", '"recall@3": 0.7857142857142857', '"recall@3": NaN'),
         "baseline_retrieval.json",
         14,
-        "expected finite numbers, found NaN",
+        "key 'recall@3': expected finite numbers, found NaN",
     ),
     Case(
         "baseline-infinite-question-value",
         replace("baseline_retrieval.json", '"rr": 0.5', '"rr": 1e400'),
         "baseline_retrieval.json",
         29,
-        "expected finite numbers, found 1e400",
+        "key 'rr': expected finite numbers, found 1e400",
     ),
     # a run named like a built-in variant: the runs folder and --run share one check
     Case(
@@ -351,6 +351,48 @@ CASES: tuple[Case, ...] = (
         TOML,
         24,
         "[report].restricted_text: expected one of: show, hide, found a string 'redact'",
+    ),
+    # numbers beyond any list: bounded where they are read (an OverflowError and exit 3 before)
+    Case(
+        "metric-cut-off-of-23-digits",
+        replace(
+            TOML, 'notes = "notes"', 'notes = "notes"\nmetrics = ["mrr", "recall@' + "9" * 23 + '"]'
+        ),
+        TOML,
+        24,
+        "[report].metrics: expected a metric cut-off from 1 to 1000000, found " + "9" * 23,
+    ),
+    Case(
+        "runs-only-metric-cut-off-of-23-digits",
+        append(
+            "runs-only/evidencedesk.toml", '\n[report]\nmetrics = ["recall@' + "9" * 23 + '"]\n'
+        ),
+        "runs-only/evidencedesk.toml",
+        29,
+        "[report].metrics: expected a metric cut-off from 1 to 1000000, found " + "9" * 23,
+        project="millbrook",
+        args=("--project", "{root}/runs-only"),
+    ),
+    Case(
+        "gate-policy-k-of-10-to-the-23",
+        replace("gate_policy_retrieval.json", '"k": 3,', '"k": 1' + "0" * 23 + ","),
+        "gate_policy_retrieval.json",
+        2,
+        "key 'k': expected a value <= 1000000, found 1" + "0" * 23,
+    ),
+    Case(
+        "candidate-depth-of-10-to-the-23",
+        replace("candidates.toml", "depth = 20 }", "depth = 1" + "0" * 23 + " }"),
+        "candidates.toml",
+        38,
+        "config depth: expected an integer from 1 to 1000000, found 1" + "0" * 23,
+    ),
+    Case(
+        "gate-policy-nan-names-its-key",
+        replace("gate_policy_retrieval.json", '"max_drop": 0.02,', '"max_drop": NaN,'),
+        "gate_policy_retrieval.json",
+        5,
+        "key 'max_drop': expected finite numbers, found NaN",
     ),
 )
 

@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from evidencedesk.chunking import STRATEGIES
-from evidencedesk.errors import ConfigError, UnknownNameError
+from evidencedesk.errors import ConfigError, CutoffError, UnknownNameError
 from evidencedesk.files.keylines import Loc
 from evidencedesk.files.limits import SEED_MAX, check_input
 from evidencedesk.files.text import list_folder
@@ -162,6 +162,8 @@ def _metrics(value: object, expected: str) -> tuple[str, ...]:
     for text in value:
         try:
             found = read_metric(text)
+        except CutoffError as error:
+            raise invalid(str(error)) from None
         except UnknownNameError as error:
             hint = f"; {error.hint}" if error.suggestions else ""
             raise invalid(
