@@ -69,6 +69,19 @@ def append(rel: str, text: str) -> Mutation:
     return mutate
 
 
+def typo_in_the_baseline_run(root: Path) -> None:
+    """The runs-only example reading its runs from a folder, its baseline run's first score
+    written ``0x1p3``: skipped as not a run, the project's baseline names it."""
+    runs = root / "runs-only" / "runs"
+    runs.mkdir()
+    text = (root / "runs" / "bm25.run").read_text("utf-8")
+    (runs / "bm25.run").write_text(text.replace("5.098770", "0x1p3", 1), "utf-8")
+    shutil.copy(root / "runs" / "rerank.run", runs / "rerank.run")
+    toml = root / "runs-only" / "evidencedesk.toml"
+    files = toml.read_text("utf-8").split("files = [")[1].split("]")[0]
+    toml.write_text(toml.read_text("utf-8").replace(f"files = [{files}]", 'dir = "runs"'), "utf-8")
+
+
 def grow_to(rel: str, size: int) -> Mutation:
     """Append words to `rel` until it is exactly `size` bytes (the limit checks the size)."""
 
@@ -386,6 +399,16 @@ CASES: tuple[Case, ...] = (
         "candidates.toml",
         38,
         "config depth: expected an integer from 1 to 1000000, found 1" + "0" * 23,
+    ),
+    # a run skipped as "not a run" for its first line, named as the baseline: its own line
+    Case(
+        "baseline-run-with-a-typo-on-line-1",
+        typo_in_the_baseline_run,
+        "runs-only/runs/bm25.run",
+        1,
+        "expected a numeric score in column 5, found '0x1p3'",
+        project="millbrook",
+        args=("--project", "{root}/runs-only"),
     ),
     Case(
         "gate-policy-nan-names-its-key",

@@ -350,3 +350,43 @@ def test_names_init_writes_cannot_add_a_line_or_a_table(tmp_path: Path, name: st
     assert tomllib.loads(f"x = {comment.removeprefix('# other qrels found (pick one): ')}") == {
         "x": other
     }
+
+
+def test_a_file_init_cannot_read_is_named_with_the_os_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A read that fails (EIO names no file) while init looks at first lines: the one line names
+    the file being read, and nothing is written."""
+    import errno
+
+    from evidencedesk.files import trec
+
+    folder = markdown_folder(tmp_path)
+    broken = folder / "corpus" / "kc-shipping.md"
+    real_open = Path.open
+
+    class Failing:
+        def __enter__(self) -> Failing:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def read(self, *args: object) -> bytes:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    def fake_open(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        return Failing() if self == broken else real_open(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "open", fake_open)
+    assert main(["init", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {broken}: Input/output error (EIO)\n"
+    assert not (folder / "evidencedesk.toml").exists()
+
+    monkeypatch.setattr(Path, "open", real_open)
+    run = folder / "a.run"
+    run.write_text("q1 Q0 d1 1 1.0 a\n", encoding="utf-8")
+    monkeypatch.setattr(trec, "open", lambda *a, **k: Failing(), raising=False)
+    assert main(["init", str(folder)]) == 2
+    assert capsys.readouterr().err == f"error: {run}: Input/output error (EIO)\n"

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from evidencedesk.cli import BAD_INPUT
 from evidencedesk.errors import ConfigError
-from evidencedesk.files.limits import MAX_LINE_BYTES, check_input
+from evidencedesk.files.limits import MAX_LINE_BYTES, check_input, naming
 from evidencedesk.files.project_schema import PROJECT_FILE
 from evidencedesk.files.writing import write_file
 
@@ -71,7 +71,7 @@ class Survey:
 
 def _first_line(path: Path) -> str:
     """The first non-blank line of a file, read no further than the per-line limit."""
-    with path.open("rb") as handle:
+    with naming(path), path.open("rb") as handle:
         head = handle.read(MAX_LINE_BYTES)
     for raw in head.decode("utf-8", "replace").splitlines():
         if raw.strip():
@@ -90,7 +90,8 @@ def _regular(path: Path) -> bool:
 def _is_run(path: Path) -> bool:
     from evidencedesk.files.trec import looks_like_run  # numpy: only once a folder is read
 
-    return _regular(path) and looks_like_run(path)
+    with naming(path):
+        return _regular(path) and looks_like_run(path)
 
 
 def _is_trec_qrels(path: Path) -> bool:
@@ -103,15 +104,18 @@ def _has_front_matter(path: Path) -> bool:
 
 
 def _files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if _regular(p) and not p.name.startswith("."))
+    with naming(folder):
+        return sorted(p for p in folder.iterdir() if _regular(p) and not p.name.startswith("."))
 
 
 def _markdown_folders(folder: Path) -> tuple[Path, ...]:
     """The folder and its sub-folders whose every ``*.md`` starts with front matter."""
     found = []
-    subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    with naming(folder):
+        subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
     for candidate in [folder, *(p for p in subs if p.name not in ("notes", "site"))]:
-        docs = sorted(p for p in candidate.glob("*.md") if _regular(p))
+        with naming(candidate):
+            docs = sorted(p for p in candidate.glob("*.md") if _regular(p))
         if docs and all(_has_front_matter(p) for p in docs):
             found.append(candidate)
     return tuple(found)

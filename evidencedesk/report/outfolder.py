@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import BuildLockedError, OutputFolderError
+from evidencedesk.files.limits import naming
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.writing import write_file
 
@@ -406,7 +407,16 @@ def build_lock(out: Path, shown: str) -> Iterator[None]:
         os.close(fd)  # the previous holder removed the file after we opened it: open it anew
     claimed = False
     try:
-        _claim_lock(fd, lock, out, shown)
+        try:
+            with naming(lock):
+                _claim_lock(fd, lock, out, shown)
+        except OSError:
+            # the marker could not be written (a full disk): the file is ours, empty or our
+            # marker, and would be left behind -- removed, while still held
+            with contextlib.suppress(OSError):
+                if _still_there(fd, lock):
+                    os.unlink(lock)
+            raise
         claimed = True
         yield
     finally:
