@@ -144,5 +144,10 @@ class CutoffError(EvidencedeskError, ValueError):
     """A metric name whose cut-off is beyond `files.limits.MAX_CUTOFF` (``recall@10**23``)."""
 
 
+class ModelLoadError(EvidencedeskError):
+    """An installed model's file its package cannot load (corrupt, cut short): names the package,
+    the file and what to reinstall."""
+
+
 class BuildTerminated(BaseException):
     """SIGTERM arrived during the build (raised from the signal handler)."""
