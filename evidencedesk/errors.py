@@ -141,7 +141,7 @@ class UsageError(EvidencedeskError):
 
 
 class CutoffError(EvidencedeskError, ValueError):
-    """A metric name whose cut-off is beyond `files.limits.MAX_CUTOFF` (``recall@10**23``)."""
+    """A metric name whose cut-off is beyond `metric_names.MAX_CUTOFF` (``recall@10**23``)."""
 
 
 class ModelLoadError(EvidencedeskError):

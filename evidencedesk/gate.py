@@ -29,9 +29,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evidencedesk.errors import ConfigError
 from evidencedesk.files.keylines import Loc, value_line
-from evidencedesk.files.limits import MAX_CUTOFF
 from evidencedesk.files.structured import read_json
 from evidencedesk.files.validation import Source, Style, rule
+from evidencedesk.metric_names import MAX_CUTOFF
 from evidencedesk.retrieval.gate_input import GateInput, Reference
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired

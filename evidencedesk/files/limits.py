@@ -17,9 +17,6 @@ from typing import TypeGuard
 from evidencedesk.errors import InputError
 
 DEFAULT_MAX_INPUT_MB = 4096  # a 50,000-question x 1,000-document TREC run is about 1.8 GB
-# the largest cut-off, gate k, depth or final size a file may name: results per question (a run
-# holds far fewer; 10**23 would overflow the metric engine's arrays)
-MAX_CUTOFF = 1_000_000
 SEED_MAX = 2**32 - 1  # seeds are 0..2**32-1: one range for the project file, the CLI and the API
 SEED_EXPECTED = f"expected a whole number from 0 to {SEED_MAX}"  # what a bad seed's error says
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: no real run, qrels, labels or JSONL line comes near it

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
-from evidencedesk.files.limits import MAX_CUTOFF
 from evidencedesk.gate import GatePolicy, GateResult, decide_gate
+from evidencedesk.metric_names import MAX_CUTOFF
 from evidencedesk.retrieval.ablation import AblationRow, ablation_row, as_change, change_name
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
