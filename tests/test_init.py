@@ -390,3 +390,27 @@ def test_a_file_init_cannot_read_is_named_with_the_os_reason(
     monkeypatch.setattr(trec, "open", lambda *a, **k: Failing(), raising=False)
     assert main(["init", str(folder)]) == 2
     assert capsys.readouterr().err == f"error: {run}: Input/output error (EIO)\n"
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_init_force_never_writes_through_a_symbolic_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dangling: bool
+) -> None:
+    """An earlier round's case: ``evidencedesk.toml`` a link to another file (or to nothing);
+    --force replaces only a project file, never a link or what it points at."""
+    folder = markdown_folder(tmp_path)
+    precious = tmp_path / "precious.toml"
+    if not dangling:
+        precious.write_text("precious = 1\n", encoding="utf-8")
+    link = folder / "evidencedesk.toml"
+    link.symlink_to(precious)
+    assert main(["init", str(folder), "--force"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {link}: expected no file or an evidencedesk.toml to replace (--force) "
+        "(evidencedesk writes only files it owns), found a symbolic link; it is left as it is — "
+        "move it away or choose another path for the project file\n"
+    )
+    assert link.is_symlink() and os.readlink(link) == str(precious)
+    assert precious.exists() is not dangling
+    if not dangling:
+        assert precious.read_text(encoding="utf-8") == "precious = 1\n"
