@@ -10,6 +10,8 @@ import io
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evidencedesk.files.writing import text_cell
 from evidencedesk.report.site import slug
@@ -32,6 +34,7 @@ FORMULA = ("=", "+", "-", "@", "\t", "\r")
         ("\r\n@x", "'@x"),
         ("a\tb\nc\r\nd\u2028e", "a b c d e"),  # no cell adds a column or a line
         ("plain text", "plain text"),
+        ("name\udc80.run", "name\ufffd.run"),  # a file name's byte that is not UTF-8
         ("a-b = c", "a-b = c"),  # only the first character matters
         ("", ""),
     ],
@@ -124,3 +127,38 @@ def test_pandas_reads_each_export_as_the_header_s_table() -> None:
     for table in (tsv, per_question):
         for column in table.columns:
             assert not any(str(v).startswith(FORMULA[:4]) for v in table[column]), column
+
+
+# -- any text at all: hypothesis -----------------------------------------------------------------
+
+# every category: controls, format (bidi, zero-width), separators, surrogates, combining marks
+ANY_TEXT = st.text(st.characters(codec=None, categories=None), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(names=st.lists(ANY_TEXT, min_size=1, max_size=4), text=ANY_TEXT)
+def test_any_name_or_text_keeps_both_exports_tables_of_the_header_s_columns(
+    names: list[str], text: str
+) -> None:
+    r = hostile_results()
+    variant = replace(r.variants[0], name=names[0])
+    facts = (ChunkFact("d-2", text, text, ()), ChunkFact("d3", text, None, ()))
+    to_label = (ToLabel("q1", "d-2", 1, tuple(names), 2), ToLabel("q2", "d3", 3, (names[0],), 1))
+    questions = tuple(replace(q, question=text, tags=tuple(names)) for q in r.inputs.questions)
+    inputs = replace(r.inputs, questions=questions, chunk_facts=facts)
+    r = replace(r, baseline=names[0], variants=(variant,), inputs=inputs, to_label=to_label)
+    files = _export_files(r, slug)
+    for data in files.values():
+        data.encode("utf-8")  # every export can be written as UTF-8
+    tsv = files[TO_LABEL]
+    assert len(tsv.splitlines()) == 3 and tsv.count("\n") == 3
+    rows = list(csv.reader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert [len(row) for row in rows] == [10, 10, 10]
+    assert rows[1][7] == text_cell(text) and rows[1][5] == ",".join(map(text_cell, names))
+    _no_formula(rows[1:], {5, 7, 8, 9})
+    per_question = files[PER_QUESTION]
+    assert len(per_question.splitlines()) == 4
+    table = list(csv.reader(io.StringIO(per_question)))
+    assert [len(row) for row in table] == [8, 8, 8, 8]
+    assert [row[1] for row in table[1:]] == [text_cell(names[0])] * 3
+    _no_formula(table[1:], {1, 7})

@@ -9,9 +9,12 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evidencedesk.cli import main
 from evidencedesk.cli.init import render, survey
@@ -414,3 +417,16 @@ def test_init_force_never_writes_through_a_symbolic_link(
     assert precious.exists() is not dangling
     if not dangling:
         assert precious.read_text(encoding="utf-8") == "precious = 1\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(st.characters(codec=None, categories=None), max_size=40))
+def test_any_name_init_quotes_reads_back_as_itself_on_one_line(name: str) -> None:
+    from evidencedesk.cli.init import _q
+
+    written = _q(name)
+    # no control, format (bidi, zero-width) or separator character is written as itself
+    assert not [ch for ch in written if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs")]
+    # a lone surrogate (a byte that is not UTF-8) is the one thing TOML cannot hold: U+FFFD
+    expected = "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in name)
+    assert tomllib.loads(f"x = {written}\n# {written}\n") == {"x": expected}

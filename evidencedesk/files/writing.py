@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import stat
 from collections.abc import Callable
@@ -31,12 +32,17 @@ __all__ = ["text_cell", "write_file"]
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
+_LONE = re.compile("[\ud800-\udfff]")  # a lone surrogate: text no UTF-8 file can hold
+
+
 def text_cell(text: str, limit: int | None = None) -> str:
     """A text cell of a TSV or CSV export (a title, a question, a name): every run of white
     space (tabs, newlines, line separators) becomes one space, so that no cell adds a column or
-    a line; cut to `limit` characters; and a cell that would start a formula gets a leading
-    ``'``, as OWASP's CSV-injection guidance says. Ids and numbers are written as they are."""
-    cell = " ".join(text.split())[:limit]
+    a line; a lone surrogate (a file name's byte that is not UTF-8) becomes U+FFFD, so that the
+    file can be written as UTF-8; cut to `limit` characters; and a cell that would start a
+    formula gets a leading ``'``, as OWASP's CSV-injection guidance says. Ids and numbers are
+    written as they are."""
+    cell = " ".join(_LONE.sub("\ufffd", text).split())[:limit]
     return "'" + cell if cell.startswith(_FORMULA_STARTS) else cell
 
 
