@@ -36,12 +36,13 @@ _LONE = re.compile("[\ud800-\udfff]")  # a lone surrogate: text no UTF-8 file ca
 
 
 def text_cell(text: str, limit: int | None = None) -> str:
-    """A text cell of a TSV or CSV export (a title, a question, a name): every run of white
-    space (tabs, newlines, line separators) becomes one space, so that no cell adds a column or
-    a line; a lone surrogate (a file name's byte that is not UTF-8) becomes U+FFFD, so that the
-    file can be written as UTF-8; cut to `limit` characters; and a cell that would start a
+    """A text cell of a TSV or CSV export that no spreadsheet runs and that adds no column or line.
+
+    Every run of white space in `text` (tabs, newlines, line separators) becomes one space; a
+    lone surrogate (a file name's byte that is not UTF-8) becomes U+FFFD, so that the file can be
+    written as UTF-8; the cell is cut to `limit` characters; and a cell that would start a
     formula gets a leading ``'``, as OWASP's CSV-injection guidance says. Ids and numbers are
-    written as they are."""
+    written as they are, not through here."""
     cell = " ".join(_LONE.sub("\ufffd", text).split())[:limit]
     return "'" + cell if cell.startswith(_FORMULA_STARTS) else cell
 
