@@ -140,5 +140,14 @@ class UsageError(EvidencedeskError):
     """A command-line argument (or a notebook argument the command line would refuse)."""
 
 
+class CutoffError(EvidencedeskError, ValueError):
+    """A metric name whose cut-off is beyond `metric_names.MAX_CUTOFF` (``recall@10**23``)."""
+
+
+class ModelLoadError(EvidencedeskError):
+    """An installed model's file its package cannot load (corrupt, cut short): names the package,
+    the file and what to reinstall."""
+
+
 class BuildTerminated(BaseException):
     """SIGTERM arrived during the build (raised from the signal handler)."""

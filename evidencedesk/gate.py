@@ -32,6 +32,7 @@ from evidencedesk.errors import ConfigError
 from evidencedesk.files.keylines import Loc, value_line
 from evidencedesk.files.structured import read_json
 from evidencedesk.files.validation import Source, Style, rule
+from evidencedesk.metric_names import MAX_CUTOFF
 from evidencedesk.retrieval.gate_input import GateInput, Reference
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import paired
@@ -55,7 +56,9 @@ class GatePolicy(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    k: int = Field(3, ge=1, description="recall is measured at k (the prompt's chunk count)")
+    k: int = Field(
+        3, ge=1, le=MAX_CUTOFF, description="recall is measured at k (the prompt's chunk count)"
+    )
     min_recall: float = Field(0.0, ge=0.0, le=1.0, description="floor for recall@k -> BLOCK")
     min_pass_rate: float = Field(
         0.0, ge=0.0, le=1.0, description="floor for the share of answerable questions passed"

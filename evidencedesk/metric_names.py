@@ -26,7 +26,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evidencedesk.errors import UnknownNameError
+from evidencedesk.errors import CutoffError, UnknownNameError
+
+# the largest cut-off, gate k, depth or final size a file may name: results per question (a run
+# holds far fewer; 10**23 would overflow the metric engine's arrays)
+MAX_CUTOFF = 1_000_000
 
 __all__ = [
     "DIAGNOSTIC",
@@ -425,6 +429,10 @@ def read_metric(name: object) -> MetricName:
     found = _lookup(_normal(name)) if isinstance(name, str) else None
     if found is None:
         raise UnknownNameError("metric", name, METRIC_FORMS, suggestions(name))
+    if found[1] is not None and found[1] > MAX_CUTOFF:
+        raise CutoffError(
+            f"expected a metric cut-off from 1 to {MAX_CUTOFF}, found {found[1]} in {str(name)[:60]!r}"
+        )
     return MetricName(*found)
 
 

@@ -12,6 +12,7 @@ run, so the external-run path is exercised by the demo. Re-run after changing th
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 from evidencedesk.files.trec import write_run
@@ -34,7 +35,12 @@ def main(out: Path = OUT) -> None:
         found = searcher.search(label.question, 10, None)
         run[label.id] = {c.chunk.id: round(c.score, 4) for c in found}
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_run(out, run, tag="bm25-title")
+    # write_run makes only new files: the refreshed run is written beside the old one and
+    # replaces it in one rename, so an interrupted refresh leaves the previous run
+    fresh = out.with_name(f".{out.name}.new")
+    fresh.unlink(missing_ok=True)
+    write_run(fresh, run, tag="bm25-title")
+    os.replace(fresh, out)
     print(f"wrote {out}")
 
 

@@ -113,8 +113,8 @@ def test_forced_block_exits_1(tmp_path):
     tail = done.stdout.splitlines()[-3:]
     assert tail == [
         "GATE: BLOCK",
-        "  block: recall@3 0.833 is below the minimum 1.000",
-        "  block: pass rate 0.857 (18/21) is below the minimum 1.000",
+        "  block: recall@3 0.786 is below the minimum 1.000",
+        "  block: pass rate 0.810 (17/21) is below the minimum 1.000",
     ]
 
 
@@ -125,7 +125,7 @@ def test_review_exits_0(tmp_path):
     assert done.returncode == 0, done.stderr
     gate = done.stdout.split("\n\ngate: ")[1].splitlines()
     assert gate[1] == "GATE: REVIEW"
-    assert gate[2].startswith("  review: recall@3 dropped 0.167 vs baseline")
+    assert gate[2].startswith("  review: recall@3 dropped 0.119 vs baseline (0.786 -> 0.667)")
 
 
 @pytest.mark.parametrize(
@@ -374,3 +374,45 @@ def test_runs_only_baseline_saved_without_gate_is_cut_at_the_policys_k(tmp_path,
         f"gate: bm25 vs baseline {saved}",
         "GATE: GO",
     ]
+
+
+def test_save_baseline_refreshes_a_stale_or_missing_baseline(tmp_path):
+    """The documented recovery after a label edit: --save-baseline does not read the baseline it
+    replaces (stale: made on other labels; or deleted), and writes the new one in one rename."""
+    import shutil
+
+    project = tmp_path / "data"
+    shutil.copytree(DATA, project)
+    labels = project / "labels.jsonl"
+    edited = labels.read_text(encoding="utf-8").replace('"kc-faq-bn:c1": 1}', '"kc-faq-bn:c1": 0}')
+    assert edited != labels.read_text(encoding="utf-8")
+    labels.write_text(edited, encoding="utf-8")
+    saved = project / "baseline_retrieval.json"
+    before = saved.read_bytes()
+
+    stale = cli("--project", project, "--gate")
+    assert stale.returncode == 2 and "Traceback" not in stale.stderr
+    assert stale.stderr.startswith(f"error: {saved}: baseline was made on other labels (hash ")
+    assert stale.stderr.endswith("; rebuild it with --save-baseline\n")
+
+    refreshed = cli("--project", project, "--save-baseline", "--gate")
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert saved.read_bytes() != before
+    assert f"baseline saved: {saved} (hybrid, Config())" in refreshed.stdout
+    assert cli("--project", project, "--gate").returncode == 0  # the refreshed one reads
+    written = saved.read_bytes()
+
+    saved.unlink()
+    remade = cli("--project", project, "--save-baseline")
+    assert remade.returncode == 0, remade.stderr
+    assert saved.read_bytes() == written  # the same labels give the same file
+    # nothing but the baseline itself was left in the folder (no temporary file)
+    assert sorted(p.name for p in project.iterdir()) == sorted(p.name for p in DATA.iterdir())
+
+    # without --save-baseline a missing baseline is still an error naming the key
+    saved.unlink()
+    missing = cli("--project", project)
+    assert missing.returncode == 2
+    assert "[gate].baseline: expected a saved baseline JSON file at 'baseline_retrieval.json'" in (
+        missing.stderr
+    )

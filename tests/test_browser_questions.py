@@ -52,7 +52,7 @@ def test_typing_filters_the_question_list(browser, demo: tuple[Results, Path]) -
     assert _ids(page) == ["rc02"]
     assert page.locator("#question-status").inner_text() == "1 of 24 questions"
     page.locator("#question-filter").fill("fail")
-    assert _ids(page) == ["st02", "rs02", "pp02"]
+    assert _ids(page) == ["st02", "st03", "rs02", "pp02"]  # failing in the baseline
     page.locator("#question-filter").fill("")
     page.locator("#question-list thead th").first.click()  # sort by id, ascending
     assert _ids(page)[:3] == ["bn01", "bn02", "bn03"]

@@ -57,7 +57,7 @@ def test_the_document_page_lists_every_document_and_the_index_the_dataset(
     for doc in load_catalog().documents:
         assert f'<code class="id" title="{doc.id}">{doc.id}</code>' in documents
         assert doc.id not in index  # the index links the list, it does not embed it
-    assert '<a href="documents.html">17 documents</a>' in index
+    assert '<a href="documents.html">20 documents</a>' in index
     assert "24 questions, all judged, 21 with a relevant judgment (grade ≥ 2)" in index
     assert "relevant = grade ≥ 2" in index
 
@@ -195,10 +195,10 @@ def test_evidence_page_tells_the_lifecycle_story(demo_site: Path) -> None:
     out = demo_site
     text = html.unescape(visible((out / "evidence.html").read_text("utf-8")))
     assert "kc-returns-v4.md replaces kc-returns-v3; asked 'st02'" in text
-    assert "serves 2 chunk(s) of the replaced version" in text
+    assert "serves 3 superseded chunk(s), 0 of them of the replaced version" in text
     assert "the old version is hidden and the new one is not indexed: no answer from it" in text
     assert "kc-returns-v4:c0" in text and "serves the new version" in text
-    assert "still serves deleted kc-returns-v2" in text and "gone from the index" in text
+    assert "still serves deleted kc-helmets-v1" in text and "gone from the index" in text
     assert "Kept Merged into it kc-returns-v3:c0 kc-faq-returns:c0" in text
     assert "kc-faq-returns:c0 kc-partner-returns:c0 same words, different numbers" in text
     assert re.search(r"kestrel tenant filter 24 0 none kestrel none \(control\) 24 \d+ hb-", text)

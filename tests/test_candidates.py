@@ -131,7 +131,7 @@ def test_notes_and_pages_share_one_slug_rule(name: str, plain: str) -> None:
         ),
         (
             "[[candidate]]\nname = 'a'\nchanges = { final = 0 }",
-            "c.toml:3: candidate #1 (a).changes: config final: expected an integer of at least 1, "
+            "c.toml:3: candidate #1 (a).changes: config final: expected an integer from 1 to 1000000, "
             "found 0",
         ),
         (

@@ -326,3 +326,19 @@ def test_the_one_parser_names_every_command_under_its_program() -> None:
     assert err.getvalue() == (
         f"error: argument --seed: {SEEDS}, found 'x' (see evidencedesk build --help)\n"
     )
+
+
+def test_a_full_disk_at_the_lock_names_it_and_leaves_no_lock_file(built: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The lock's marker cannot be written (ENOSPC from a write names no file): the one line
+    names the lock file, and the empty lock file the build made is removed."""
+    before = snapshot(built)
+
+    def full(*args: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(outfolder.os, "pwrite", full)
+    rc, err = build_in_process(built, rf.crashing_model)  # the model is never reached
+    lock = built.parent / ".site-lock-site"
+    assert (rc, err) == (2, f"error: {lock}: No space left on device (ENOSPC); {KEPT}\n")
+    assert snapshot(built) == before
+    assert [p.name for p in built.parent.iterdir()] == ["site"]

@@ -113,7 +113,7 @@ def test_validate_the_demo_prints_what_it_holds(
     )
     assert lines[1:8] == [
         "kind: pipeline (evidencedesk indexes the documents)",
-        "documents: Markdown folders (corpus, docs): 17 documents, 49 chunks",
+        "documents: Markdown folders (corpus, docs): 20 documents, 60 chunks",
         "questions: 24 questions, all judged, 21 with a relevant judgment (grade ≥ 2); grades "
         "up to 2",
         "tags: bangla 4, direct 10, exact_term 4, paraphrase 4, restricted 3, stale 3, "

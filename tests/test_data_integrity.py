@@ -243,3 +243,69 @@ def test_corpus_and_docs_have_around_fifty_chunks(catalog):
     assert 40 <= len(catalog) <= 60
     docs = {c.doc_id for c in catalog.chunks}
     assert len(docs) >= 12
+
+
+def _outranked_answers(catalog, labels):
+    """(question, answer chunk, marked chunks above it) where, in the baseline's unfiltered first
+    stage (hybrid, the whole index), restricted or superseded chunks outrank a current answer
+    that the filtered first stage puts in the final list -- and enough of them to push it out
+    of the top `depth`, so that filtering after ranking loses it."""
+    from evidencedesk.retrieval import lifecycle
+    from evidencedesk.retrieval.evalreport import Config
+
+    cfg = Config()
+    hybrid = lifecycle.build_searchers(catalog)["hybrid"]
+    allowed = catalog.allowed(Scope())
+    found = []
+    for label in labels:
+        filtered = [c.chunk.id for c in hybrid.search(label.question, cfg.final, allowed)]
+        unfiltered = [c.chunk.id for c in hybrid.search(label.question, cfg.depth, None)]
+        for answer in (c for c in filtered if label.grade_of(c) >= 2):
+            if answer not in unfiltered:
+                marked = [c for c in unfiltered if c not in allowed]
+                found.append((label.id, answer, marked))
+    return found
+
+
+def test_marked_chunks_outrank_a_current_answer_so_that_filtering_after_ranking_loses_it(
+    catalog, labels
+):
+    # the situation, not a number: some question's current answer is pushed out of the top
+    # `depth` by superseded versions and a restricted note sharing its words
+    lost = _outranked_answers(catalog, labels)
+    assert lost, "no current answer is outranked out of the depth by marked chunks"
+    for _, answer, marked in lost:
+        assert catalog.get(answer).status == "current"
+        chunks = [catalog.get(c) for c in marked]
+        assert any(c.status == "superseded" for c in chunks)
+        assert any(c.visibility == "restricted" for c in chunks)
+        # older versions of more than one policy among them
+        assert len({c.series for c in chunks if c.status == "superseded"}) >= 2
+
+
+def test_without_the_pre_filter_marked_chunks_reach_the_list_and_an_answer_is_lost(catalog, labels):
+    from evidencedesk.retrieval import lifecycle
+    from evidencedesk.retrieval.evalreport import Config, run_config
+
+    searchers = lifecycle.build_searchers(catalog)
+    base = run_config(Config(), searchers, catalog, labels)
+    late = run_config(Config(prefilter=False), searchers, catalog, labels)
+    allowed = catalog.allowed(Scope())
+    cfg = Config(prefilter=False)
+    by_id = {label.id: label for label in labels}
+    lost = []
+    for qid, ids in base.final_ids.items():
+        label = by_id[qid]
+        before_filter = [
+            c.chunk.id for c in searchers["hybrid"].search(label.question, cfg.depth, None)
+        ]
+        answers = {c for c in ids if label.grade_of(c) >= 2}
+        if answers - set(late.final_ids[qid]):
+            # restricted or superseded chunks were in the list before the late filter ...
+            assert [c for c in before_filter if c not in allowed], qid
+            # ... none after it, and the final list is shorter than the baseline's
+            assert set(late.final_ids[qid]) <= allowed
+            assert len(late.final_ids[qid]) < len(ids)
+            lost.append(qid)
+    assert lost
+    assert late.value("recall@3") < base.value("recall@3")

@@ -264,6 +264,7 @@ project_values = (
 FITTING = {
     "file": st.sampled_from(["labels.jsonl", "queries.jsonl", "qrels.txt", "qrels.tsv",
                              "corpus.jsonl", "runs/one.run"]),
+    "saved": st.sampled_from(["baseline.json", "labels.jsonl", "missing.json", "runs"]),
     "dir": st.sampled_from(["runs", "docs"]),
     "dirs": st.lists(st.sampled_from(["docs", "runs"]), max_size=2),
     "int": st.integers(-1, 3),

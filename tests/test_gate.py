@@ -5,8 +5,8 @@ The demo policy (`data/gate_policy_retrieval.json`) names four critical question
 - rc01 — the identifier question: its answer chunk names batch RD2-24 only after the 8th word;
 - st01 — the stale-policy question: the superseded returns v2 (store credit only) outranks the
   current v3 refund rule when nothing filters it out;
-- rs01 — the restricted-note question: an internal goodwill note ranks first unfiltered; the
-  public helmet rule must reach the prompt;
+- rs01 — the restricted-note question: the old helmet and returns policies and two staff notes
+  rank above its answers unfiltered; the public helmet rule must reach the prompt;
 - rc02 — safety: the recall's action ("stop riding") must reach the prompt; a miss can hurt a rider.
 """
 
@@ -272,7 +272,7 @@ def _saved_demo_baseline(tmp_path: Path, change) -> Path:
         ),
         (
             lambda b: b["config"].update(depth="10"),
-            "base.json:3: key 'config': config depth: expected an integer of at least 1, "
+            "base.json:3: key 'config': config depth: expected an integer from 1 to 1000000, "
             "found '10'",
         ),
         (  # two faults: the reader meets the config's first
@@ -310,8 +310,8 @@ def test_gate_result_has_one_case_per_answerable_question(demo):
     shaped = gate_result(run(demo, Config()))
     answerable = [label.id for label in demo[2] if label.answerable]
     assert list(shaped.cases) == answerable
-    assert [q for q, ok in shaped.cases.items() if not ok] == ["st02", "rs02", "pp02"]
-    assert shaped.pass_rate == pytest.approx(18 / 21)
+    assert [q for q, ok in shaped.cases.items() if not ok] == ["st02", "st03", "rs02", "pp02"]
+    assert shaped.pass_rate == pytest.approx(17 / 21)
     assert shaped.recall == run(demo, Config()).value("recall@3")
 
 
@@ -326,7 +326,7 @@ def test_baseline_against_itself_is_go(policy, baseline, demo):
 
 def test_eight_word_pair_cut_is_blocked(policy, baseline, demo):
     """The 8-word cut blinds the pair scorer (it reads only title and heading). On the demo data
-    it BLOCKs on the floors and loses five questions' reciprocal rank. The identifier questions
+    it BLOCKs on the floors and loses four questions' reciprocal rank. The identifier questions
     rc01/rc02 survive it: their recall chunks all share one title, so the cut scores them equal
     and ties keep the hybrid order, which already had the answers on top."""
     result = retrieval_gate(policy, run(demo, Config(reranker="pair", max_words=8)), baseline)
@@ -336,8 +336,8 @@ def test_eight_word_pair_cut_is_blocked(policy, baseline, demo):
         "block: pass rate 0.714 (15/21) is below the minimum 0.800",
     )
     assert (
-        "review: mrr worse for 5 question(s) [sp01, st03, dr02, dr03, dr04], better for 0 "
-        "(sign-test p=0.062)"
+        "review: mrr worse for 4 question(s) [sp01, dr02, dr03, dr04], better for 0 "
+        "(sign-test p=0.125)"
     ) in result.lines
     assert not any(line.startswith("block: critical") for line in result.lines)
 
@@ -350,16 +350,21 @@ def test_dense_first_stage_is_blocked_by_the_identifier_question(policy, baselin
 
 
 def test_dropping_the_prefilter(policy, baseline, demo):
-    """At depth 10 the post-filter still leaves at least three in-scope chunks among the hybrid
-    candidates, and BM25/cosine scores do not depend on the scope, so the final lists are the
-    baseline's: GO. At depth 3 the restricted goodwill note takes a candidate slot for rs01 and
-    pushes its second answer (returns v3 exceptions) out: recall@3 drops 0.024 -> REVIEW."""
+    """At depth 10 the old helmet and returns policies and the two restricted notes take nine
+    of rs01's ten candidate slots above its second answer (returns v3 exceptions), which the late
+    filter then cannot bring back: rs01's recall@3 falls from 1 to 1/2, the mean by 0.5/21 =
+    0.024 > max_drop -> REVIEW. At depth 3 marked chunks fill the whole candidate list of st01
+    and rs01, both critical -> BLOCK."""
     at_10 = retrieval_gate(policy, run(demo, Config(prefilter=False)), baseline)
-    assert at_10.verdict is Verdict.GO
+    assert at_10.verdict is Verdict.REVIEW
+    assert at_10.lines == (
+        "review: recall@3 dropped 0.024 vs baseline (0.786 -> 0.762), more than the allowed 0.020",
+    )
     at_3 = retrieval_gate(policy, run(demo, Config(prefilter=False, depth=3)), baseline)
-    assert at_3.verdict is Verdict.REVIEW
-    assert at_3.lines == (
-        "review: recall@3 dropped 0.024 vs baseline (0.833 -> 0.810), more than the allowed 0.020",
+    assert at_3.verdict is Verdict.BLOCK
+    assert at_3.lines[:2] == (
+        "block: critical: st01 failed (no relevant chunk in the final 3)",
+        "block: critical: rs01 failed (no relevant chunk in the final 3)",
     )
 
 

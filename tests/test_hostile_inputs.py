@@ -69,6 +69,19 @@ def append(rel: str, text: str) -> Mutation:
     return mutate
 
 
+def typo_in_the_baseline_run(root: Path) -> None:
+    """The runs-only example reading its runs from a folder, its baseline run's first score
+    written ``0x1p3``: skipped as not a run, the project's baseline names it."""
+    runs = root / "runs-only" / "runs"
+    runs.mkdir()
+    text = (root / "runs" / "bm25.run").read_text("utf-8")
+    (runs / "bm25.run").write_text(text.replace("5.098770", "0x1p3", 1), "utf-8")
+    shutil.copy(root / "runs" / "rerank.run", runs / "rerank.run")
+    toml = root / "runs-only" / "evidencedesk.toml"
+    files = toml.read_text("utf-8").split("files = [")[1].split("]")[0]
+    toml.write_text(toml.read_text("utf-8").replace(f"files = [{files}]", 'dir = "runs"'), "utf-8")
+
+
 def grow_to(rel: str, size: int) -> Mutation:
     """Append words to `rel` until it is exactly `size` bytes (the limit checks the size)."""
 
@@ -262,17 +275,17 @@ CASES: tuple[Case, ...] = (
     # NaN / inf in the saved baseline (a NaN compares false: it would skip max_drop)
     Case(
         "baseline-nan-summary",
-        replace("baseline_retrieval.json", '"recall@3": 0.8333333333333334', '"recall@3": NaN'),
+        replace("baseline_retrieval.json", '"recall@3": 0.7857142857142857', '"recall@3": NaN'),
         "baseline_retrieval.json",
         14,
-        "expected finite numbers, found NaN",
+        "key 'recall@3': expected finite numbers, found NaN",
     ),
     Case(
         "baseline-infinite-question-value",
         replace("baseline_retrieval.json", '"rr": 0.5', '"rr": 1e400'),
         "baseline_retrieval.json",
         29,
-        "expected finite numbers, found 1e400",
+        "key 'rr': expected finite numbers, found 1e400",
     ),
     # a run named like a built-in variant: the runs folder and --run share one check
     Case(
@@ -351,6 +364,58 @@ CASES: tuple[Case, ...] = (
         TOML,
         24,
         "[report].restricted_text: expected one of: show, hide, found a string 'redact'",
+    ),
+    # numbers beyond any list: bounded where they are read (an OverflowError and exit 3 before)
+    Case(
+        "metric-cut-off-of-23-digits",
+        replace(
+            TOML, 'notes = "notes"', 'notes = "notes"\nmetrics = ["mrr", "recall@' + "9" * 23 + '"]'
+        ),
+        TOML,
+        24,
+        "[report].metrics: expected a metric cut-off from 1 to 1000000, found " + "9" * 23,
+    ),
+    Case(
+        "runs-only-metric-cut-off-of-23-digits",
+        append(
+            "runs-only/evidencedesk.toml", '\n[report]\nmetrics = ["recall@' + "9" * 23 + '"]\n'
+        ),
+        "runs-only/evidencedesk.toml",
+        29,
+        "[report].metrics: expected a metric cut-off from 1 to 1000000, found " + "9" * 23,
+        project="millbrook",
+        args=("--project", "{root}/runs-only"),
+    ),
+    Case(
+        "gate-policy-k-of-10-to-the-23",
+        replace("gate_policy_retrieval.json", '"k": 3,', '"k": 1' + "0" * 23 + ","),
+        "gate_policy_retrieval.json",
+        2,
+        "key 'k': expected a value <= 1000000, found 1" + "0" * 23,
+    ),
+    Case(
+        "candidate-depth-of-10-to-the-23",
+        replace("candidates.toml", "depth = 20 }", "depth = 1" + "0" * 23 + " }"),
+        "candidates.toml",
+        38,
+        "config depth: expected an integer from 1 to 1000000, found 1" + "0" * 23,
+    ),
+    # a run skipped as "not a run" for its first line, named as the baseline: its own line
+    Case(
+        "baseline-run-with-a-typo-on-line-1",
+        typo_in_the_baseline_run,
+        "runs-only/runs/bm25.run",
+        1,
+        "expected a numeric score in column 5, found '0x1p3'",
+        project="millbrook",
+        args=("--project", "{root}/runs-only"),
+    ),
+    Case(
+        "gate-policy-nan-names-its-key",
+        replace("gate_policy_retrieval.json", '"max_drop": 0.02,', '"max_drop": NaN,'),
+        "gate_policy_retrieval.json",
+        5,
+        "key 'max_drop': expected finite numbers, found NaN",
     ),
 )
 
@@ -431,7 +496,8 @@ def test_the_demo_marks_restricted_and_superseded_chunks(built: Built) -> None:
     goodwill = '<code class="id" title="kc-internal-goodwill:c1">kc-internal-goodwill:c1</code>'
     assert f"<td>{goodwill}{mark}<span" in rs01  # graded-chunks table
     scope = '<span class="muted out-of-scope">labelled 1, counts 0: out of scope</span>'
-    assert f'<td class="passage"><span class="pid">{goodwill}{mark} ' in rs01  # a ranked list
+    desk = '<code class="id" title="kc-internal-returns-desk:c1">kc-internal-returns-desk:c1</code>'
+    assert f'<td class="passage"><span class="pid">{desk}{mark} ' in rs01  # a ranked list
     assert f"</span></span>{scope}" in rs01
     assert "staff may exchange an opened helmet" in rs01.lower()  # shown, with the mark
     st01 = (built.out / "question-st01.html").read_text(encoding="utf-8")

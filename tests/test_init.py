@@ -9,9 +9,12 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evidencedesk.cli import main
 from evidencedesk.cli.init import render, survey
@@ -100,7 +103,7 @@ LAYOUTS = {  # folder maker, the project file as TOML data, lines `validate` mus
             "questions": {"labels": "labels.jsonl", "relevance": 2},
         },
         [
-            "documents: Markdown folders (corpus, docs): 17 documents, 49 chunks",
+            "documents: Markdown folders (corpus, docs): 20 documents, 60 chunks",
             "questions: 24 questions, all judged, 21 with a relevant judgment (grade ≥ 2); "
             "grades up to 2",
             "runs: none",
@@ -306,3 +309,127 @@ def test_a_runs_folder_with_a_note_beside_the_runs_is_still_the_runs_folder(tmp_
     (folder / "runs" / "NOTES.txt").write_text("how we made them\n", encoding="utf-8")
     written = tomllib.loads(render(survey(folder)))
     assert written["runs"] == {"dir": "runs", "baseline": "bm25"}  # the build skips NOTES.txt
+
+
+HOSTILE_NAMES = [
+    'proj\n[gate]\npolicy = "x.json"\n#',  # a dataset unpacked from someone else's archive
+    'a "quoted" #name [x]',
+    "ctrl\x1b[31m\x7f\r\t\x00end",
+    "bidi \u202e\u2066 zero\u200b width \u2028 sep \u0085 nel \ufeff",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_names_init_writes_cannot_add_a_line_or_a_table(tmp_path: Path, name: str) -> None:
+    """The project folder's and a Markdown folder's names (a comment and two strings) and a second
+    qrels file's name (a comment): the file reads back as exactly the tables init meant."""
+    if "\x00" in name:  # no file system holds a NUL in a name: the rest of it is tried
+        name = name.replace("\x00", "")
+    folder = markdown_folder(tmp_path)
+    hostile = tmp_path / name
+    folder.rename(hostile)
+    (hostile / "corpus").rename(hostile / name)
+    assert main(["init", str(hostile)]) == 0
+    text = (hostile / "evidencedesk.toml").read_text(encoding="utf-8")
+    assert tomllib.loads(text) == {
+        "project": {"name": name, "seed": 0},
+        "documents": {"folders": sorted([name, "docs"]), "chunking": "paragraph"},
+        "questions": {"labels": "labels.jsonl", "relevance": 2},
+    }
+    assert [line for line in text.splitlines() if line.startswith("[")] == [
+        "[project]", "[documents]", "[questions]"
+    ]  # fmt: skip
+    # one line per line: no written character is a line break, a control or a bidi override
+    assert all(ch == "\n" or ch.isprintable() or ch == " " for ch in text), text
+    assert main(["validate", "--project", str(hostile)]) == 0
+
+    trec = trec_folder(tmp_path)
+    second = trec / f"qrels {name}.txt"
+    shutil.copy(trec / "qrels.txt", second)
+    assert main(["init", str(trec)]) == 0
+    written = (trec / "evidencedesk.toml").read_text(encoding="utf-8")
+    tables = tomllib.loads(written)
+    assert set(tables) == {"project", "questions", "runs"}
+    chosen, other = sorted(["qrels.txt", second.name])
+    assert tables["questions"]["qrels"] == chosen
+    (comment,) = [line for line in written.splitlines() if line.startswith("# other qrels")]
+    assert tomllib.loads(f"x = {comment.removeprefix('# other qrels found (pick one): ')}") == {
+        "x": other
+    }
+
+
+def test_a_file_init_cannot_read_is_named_with_the_os_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A read that fails (EIO names no file) while init looks at first lines: the one line names
+    the file being read, and nothing is written."""
+    import errno
+
+    from evidencedesk.files import trec
+
+    folder = markdown_folder(tmp_path)
+    broken = folder / "corpus" / "kc-shipping.md"
+    real_open = Path.open
+
+    class Failing:
+        def __enter__(self) -> Failing:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def read(self, *args: object) -> bytes:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    def fake_open(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        return Failing() if self == broken else real_open(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "open", fake_open)
+    assert main(["init", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {broken}: Input/output error (EIO)\n"
+    assert not (folder / "evidencedesk.toml").exists()
+
+    monkeypatch.setattr(Path, "open", real_open)
+    run = folder / "a.run"
+    run.write_text("q1 Q0 d1 1 1.0 a\n", encoding="utf-8")
+    monkeypatch.setattr(trec, "open", lambda *a, **k: Failing(), raising=False)
+    assert main(["init", str(folder)]) == 2
+    assert capsys.readouterr().err == f"error: {run}: Input/output error (EIO)\n"
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_init_force_never_writes_through_a_symbolic_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dangling: bool
+) -> None:
+    """An earlier round's case: ``evidencedesk.toml`` a link to another file (or to nothing);
+    --force replaces only a project file, never a link or what it points at."""
+    folder = markdown_folder(tmp_path)
+    precious = tmp_path / "precious.toml"
+    if not dangling:
+        precious.write_text("precious = 1\n", encoding="utf-8")
+    link = folder / "evidencedesk.toml"
+    link.symlink_to(precious)
+    assert main(["init", str(folder), "--force"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {link}: expected no file or an evidencedesk.toml to replace (--force) "
+        "(evidencedesk writes only files it owns), found a symbolic link; it is left as it is — "
+        "move it away or choose another path for the project file\n"
+    )
+    assert link.is_symlink() and os.readlink(link) == str(precious)
+    assert precious.exists() is not dangling
+    if not dangling:
+        assert precious.read_text(encoding="utf-8") == "precious = 1\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(st.characters(codec=None, categories=None), max_size=40))
+def test_any_name_init_quotes_reads_back_as_itself_on_one_line(name: str) -> None:
+    from evidencedesk.cli.init import _q
+
+    written = _q(name)
+    # no control, format (bidi, zero-width) or separator character is written as itself
+    assert not [ch for ch in written if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs")]
+    # a lone surrogate (a byte that is not UTF-8) is the one thing TOML cannot hold: U+FFFD
+    expected = "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in name)
+    assert tomllib.loads(f"x = {written}\n# {written}\n") == {"x": expected}

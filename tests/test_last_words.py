@@ -1,5 +1,5 @@
 """Honest last words: a failure after the swap says the site was replaced; a closed stdout is not
-exit 1, a closed stderr does not turn 2 into 1; a full stdout, a deleted current folder and an
+exit 0 (nothing it says gets out: exit 2, as a full one), a closed stderr does not turn 2 into 1; a full stdout, a deleted current folder and an
 ASCII-only terminal are named as what they are; the notebook API checks like the CLI.
 
 The process-level cases run the real command in a subprocess (a closed descriptor, /dev/full,
@@ -53,10 +53,15 @@ def _close(fd: int) -> None:
     os.close(fd)
 
 
-def test_a_closed_stdout_is_exit_0_with_the_site_written(tmp_path: Path) -> None:
-    done = run("--out", str(tmp_path / "site"), *FACTORY, preexec_fn=lambda: _close(1))
-    assert (done.returncode, done.stderr) == (0, "")
-    assert (tmp_path / "site" / "index.html").is_file()
+def test_a_closed_stdout_is_exit_2_and_keeps_the_site(site: Path) -> None:
+    """``build >&-``: nothing the build says can get out, so it stops at its first line as a
+    shell's own commands do (``echo x >&-`` fails), naming stdout; the previous site stays."""
+    before = tree_hash(site)
+    done = run("--out", str(site), "--seed", "5", *FACTORY, preexec_fn=lambda: _close(1))
+    assert (done.returncode, done.stderr) == (
+        2, f"error: stdout: cannot write: Bad file descriptor (EBADF); {_KEPT}\n"
+    )  # fmt: skip
+    assert tree_hash(site) == before
 
 
 def test_a_closed_stderr_keeps_exit_2(site: Path) -> None:

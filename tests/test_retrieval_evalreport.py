@@ -49,7 +49,7 @@ def test_config_default_is_the_baseline():
     [
         ({"first_stage": "bm25"}, UnknownNameError, "one of: sparse, dense, hybrid, minilm"),
         ({"reranker": "cross"}, UnknownNameError, "expected one of: " + ", ".join(RERANKERS)),
-        ({"final": 0}, EvidencedeskError, "config final: expected an integer of at least 1"),
+        ({"final": 0}, EvidencedeskError, "config final: expected an integer from 1 to 1000000"),
         ({"depth": True}, EvidencedeskError, "config depth: expected an integer"),
         ({"max_words": 0}, EvidencedeskError, "config max_words: expected null"),
         ({"prefilter": "yes"}, EvidencedeskError, "config prefilter: expected true"),

@@ -17,6 +17,7 @@ from evidencedesk.retrieval.metrics import (
     average_precision,
     bpref,
     by_tag,
+    by_tag_all,
     condense,
     dcg,
     gain,
@@ -257,17 +258,19 @@ def test_by_tag_counts_two_tag_questions_in_both_and_sorts() -> None:
     # question left out is undefined
     assert by_tag(rows, "mrr", [1.0, 0.5, 0.0, None]) == slices
     assert by_tag(rows, "mrr", per_question(rows, "mrr")) == slices
-    assert by_tag(rows, "mrr", {"a": 1.0}) == {
+    # a tag with no defined question is left out; by_tag_all keeps it as (None, 0)
+    assert by_tag(rows, "mrr", {"a": 1.0}) == {"bangla": (1.0, 1), "paraphrase": (1.0, 1)}
+    assert by_tag_all(rows, "mrr", {"a": 1.0}) == {
         "bangla": (1.0, 1),
         "direct": (None, 0),
         "paraphrase": (1.0, 1),
         "unanswerable": (None, 0),
     }
-    assert list(slices) == ["bangla", "direct", "paraphrase", "unanswerable"]
+    assert list(slices) == ["bangla", "direct", "paraphrase"]
     assert slices["bangla"] == (0.5, 2)
     assert slices["paraphrase"] == (1.0, 1)
     assert slices["direct"] == (0.5, 1)
-    assert slices["unanswerable"] == (None, 0)
+    assert by_tag_all(rows, "mrr")["unanswerable"] == (None, 0)
 
 
 def test_judged_to_dict() -> None:

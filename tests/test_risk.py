@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from evidencedesk.report.review import risk
 from evidencedesk.results.exposure import exposure
 from evidencedesk.results.types import Exposure
@@ -43,7 +45,9 @@ def test_exposure_lists_marked_chunks_an_unfiltered_stage_one_returns() -> None:
 
 def test_the_risk_is_stated_even_when_nothing_changed() -> None:
     cand = SimpleNamespace(exposure=(Exposure("q1", "memo:c0", ("restricted",)),
-                                     Exposure("q-2", "old:c1", ("superseded",))))  # fmt: skip
+                                     Exposure("q-2", "old:c1", ("superseded",))),
+                           diff=(SimpleNamespace(field="prefilter"),),
+                           comparisons=(SimpleNamespace(worse=()),), lists=())  # fmt: skip
     statement = risk(cand)  # type: ignore[arg-type]
     assert statement is not None
     head, body = statement
@@ -56,6 +60,7 @@ def test_the_risk_is_stated_even_when_nothing_changed() -> None:
         in body
     )
     assert "[q\\-2](question-q-2.html)" in body and "[q1](question-q1.html)" in body
+    assert "costs answers" not in body  # nothing got worse: no cost is claimed
     assert risk(SimpleNamespace(exposure=None)) is None  # type: ignore[arg-type]
 
 
@@ -69,3 +74,46 @@ def test_the_demo_s_candidate_without_the_pre_filter_states_its_risk(demo_result
     head, body = risk(cand)  # type: ignore[misc]
     assert page.recommendation.headline.endswith(head)
     assert body in page.recommendation.markdown
+
+
+def _cand(
+    worse: tuple[str, ...], sizes: dict[str, int], fields: tuple[str, ...] = ("prefilter",)
+) -> SimpleNamespace:
+    return SimpleNamespace(
+        exposure=(
+            Exposure("q1", "memo:c0", ("restricted",)),
+            Exposure("q2", "old:c1", ("superseded",)),
+        ),
+        diff=tuple(SimpleNamespace(field=f) for f in fields),
+        comparisons=(SimpleNamespace(worse=worse),),
+        lists=tuple(SimpleNamespace(question=q, size=n) for q, n in sizes.items()),
+    )
+
+
+COST = "Here it also costs answers: on 1 question(s) ([q1](question-q1.html)) those chunks"
+
+
+@pytest.mark.parametrize(
+    ("cand", "costs"),
+    [
+        (_cand(("q1",), {"q1": 2, "q2": 3}), True),  # worse, exposed, a shorter final list
+        (_cand((), {"q1": 2, "q2": 3}), False),  # nothing worse: no cost claimed
+        (_cand(("q1",), {"q1": 3, "q2": 3}), False),  # worse, but the list kept its size
+        (_cand(("q3",), {"q3": 2}), False),  # worse where no marked chunk came
+        (_cand(("q1",), {"q1": 2}, ("prefilter", "depth")), False),  # two changes: not the filter's
+    ],
+)
+def test_the_cost_in_answers_is_said_only_when_the_late_filter_lost_one(cand, costs) -> None:  # type: ignore[no-untyped-def]
+    _, body = risk(cand)  # type: ignore[misc]
+    assert (COST in body) is costs
+    if costs:
+        assert body.endswith(
+            "outranked a chunk that answers the question and pushed it out of the first stage's "
+            "list; the late filter then removed them, leaving a shorter final list without it."
+        )
+
+
+def test_the_demo_s_candidate_without_the_pre_filter_says_it_cost_an_answer(demo_results) -> None:  # type: ignore[no-untyped-def]
+    cand = next(c for c in demo_results.candidates if c.name == "no pre-filter")
+    _, body = risk(cand)  # type: ignore[misc]
+    assert "Here it also costs answers: on 1 question(s) ([rs01](question-rs01.html))" in body

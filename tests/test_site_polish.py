@@ -191,7 +191,7 @@ def test_demo_candidate_pages_say_their_words(demo_site: Path) -> None:
     site = demo_site
     feature = text_of(site / "candidate-rerank-feature-50853d0e.html")
     assert "Gate GO, no lines raised" in feature
-    assert "tokens / question (estimate) 221 220 −0.2 %" in feature
+    assert "tokens / question (estimate) 220 220 −0.2 %" in feature
     assert feature.count("Reviewer's note") == 1  # the note's own bold heading, not a second h3
     prefilter = text_of(site / "candidate-no-pre-filter-2a5dbc26.html")
     assert "prefilter yes: filter before ranking no: filter after ranking" in prefilter
@@ -199,7 +199,7 @@ def test_demo_candidate_pages_say_their_words(demo_site: Path) -> None:
     assert "max_words whole chunk (no cut) 8" in cut
     dense = text_of(site / "candidate-dense-first-stage-e9138755.html")
     # the sentence and the table use the same token numbers: 221 -> 213 is −3 % in both
-    assert "tokens / question (estimate) 221 213 −3 %" in dense
+    assert "tokens / question (estimate) 220 213 −3 %" in dense
     assert "3 % fewer prompt tokens" in dense
     assert "Latency is hypothetical: 4 ms per query + 1.5 ms per scored pair." in dense
 

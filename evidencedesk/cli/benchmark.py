@@ -150,9 +150,13 @@ def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     from evidencedesk.report.benchmark_text import benchmark_json, benchmark_text
     from evidencedesk.results.evaluate import evaluation
 
-    project, first_line = find_project(args.project)
+    project, first_line = find_project(args.project, saving=args.save_baseline)
     seed = args.seed if args.seed is not None else project.seed
     policy_path, baseline_path = _gate_inputs(args, project)
+    if args.save_baseline:
+        # the baseline about to be replaced is not read: stale (other labels) or missing, it is
+        # what --save-baseline refreshes
+        project = dataclasses.replace(project, baseline=None, _cache=project._cache)
     # --gate without --gate-variant decides the build's candidates: the build's own evaluation
     # (its gate stage included) with the same policy and saved baseline, so that the two agree
     candidates = policy_path is not None and args.gate_variant is None

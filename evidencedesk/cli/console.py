@@ -11,7 +11,9 @@ cleared before the summary. ``quiet``: nothing.
 BrokenPipeError points the stream's file descriptor at /dev/null (the recipe of the Python
 documentation, so the interpreter's final flush cannot fail either) and every later write is
 dropped; the build itself carries on and writes the site. A stream that was closed before the
-program started (``>&-``: Python gives None) drops every write the same way. Any other OS error
+program started (``>&-``: Python gives None) is the `StreamError` ``stdout: cannot write: Bad
+file descriptor (EBADF)`` at its first write, as a shell's own commands fail (``echo x >&-``);
+a closed stderr drops every write instead. Any other OS error
 (a full disk, an I/O error) is the `StreamError` ``stdout: cannot write: No space left on device
 (ENOSPC)``, raised at that write and at every later one (the descriptor is pointed at /dev/null
 too); a stream made with ``strict=False`` (stderr: there is nowhere left to say it) drops the
@@ -22,6 +24,7 @@ as a backslash escape instead of failing.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import threading
@@ -45,6 +48,8 @@ class PipeSafe(io.TextIOBase):
         self.strict = strict
         self.broken = stream is None  # a descriptor closed before start: nobody reads
         self.failure: StreamError | None = None
+        if stream is None and strict:  # nothing written can get out: an error, not a drop
+            self.failure = StreamError(name, OSError(errno.EBADF, os.strerror(errno.EBADF)))
 
     def gone(self) -> None:
         """The reader went away: drop every later write (the file descriptor -> /dev/null)."""

@@ -14,16 +14,16 @@ named pipe called ``x.md`` would block the survey).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evidencedesk.cli import BAD_INPUT
 from evidencedesk.errors import ConfigError
-from evidencedesk.files.limits import MAX_LINE_BYTES, check_input
+from evidencedesk.files.limits import MAX_LINE_BYTES, check_input, naming
 from evidencedesk.files.project_schema import PROJECT_FILE
 from evidencedesk.files.writing import write_file
 from evidencedesk.results.verdicts import LEAN_P
@@ -74,7 +74,7 @@ class Survey:
 
 def _first_line(path: Path) -> str:
     """The first non-blank line of a file, read no further than the per-line limit."""
-    with path.open("rb") as handle:
+    with naming(path), path.open("rb") as handle:
         head = handle.read(MAX_LINE_BYTES)
     for raw in head.decode("utf-8", "replace").splitlines():
         if raw.strip():
@@ -93,7 +93,8 @@ def _regular(path: Path) -> bool:
 def _is_run(path: Path) -> bool:
     from evidencedesk.files.trec import looks_like_run  # numpy: only once a folder is read
 
-    return _regular(path) and looks_like_run(path)
+    with naming(path):
+        return _regular(path) and looks_like_run(path)
 
 
 def _is_trec_qrels(path: Path) -> bool:
@@ -106,15 +107,18 @@ def _has_front_matter(path: Path) -> bool:
 
 
 def _files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if _regular(p) and not p.name.startswith("."))
+    with naming(folder):
+        return sorted(p for p in folder.iterdir() if _regular(p) and not p.name.startswith("."))
 
 
 def _markdown_folders(folder: Path) -> tuple[Path, ...]:
     """The folder and its sub-folders whose every ``*.md`` starts with front matter."""
     found = []
-    subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    with naming(folder):
+        subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
     for candidate in [folder, *(p for p in subs if p.name not in ("notes", "site"))]:
-        docs = sorted(p for p in candidate.glob("*.md") if _regular(p))
+        with naming(candidate):
+            docs = sorted(p for p in candidate.glob("*.md") if _regular(p))
         if docs and all(_has_front_matter(p) for p in docs):
             found.append(candidate)
     return tuple(found)
@@ -216,8 +220,28 @@ def _relevance_comment(judgments: dict[str, dict[str, int]], chosen: int, labels
             f"{judged} judged questions" + (f"; {others}" if others else ""))  # fmt: skip
 
 
+# the characters a written name shows as an escape: controls, format characters (bidi overrides,
+# zero-width characters) and line and paragraph separators -- none of them can end a line of the
+# file, close its string or reorder what an editor shows
+_ESCAPED = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
 def _q(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+    """`text` as a TOML basic string, on one line: ``"`` and ``\\`` escaped, every control,
+    format or separator character written as ``\\uXXXX``, and a byte that is not UTF-8 (a lone
+    surrogate from the file system) as U+FFFD, which TOML can hold. Names from the folder are
+    written only so, in comments too."""
+    out = ['"']
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif "\ud800" <= ch <= "\udfff":
+            out.append("\ufffd")
+        elif unicodedata.category(ch) in _ESCAPED:
+            out.append(f"\\u{ord(ch):04X}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08X}")
+        else:
+            out.append(ch)
+    return "".join(out) + '"'
 
 
 def render(s: Survey) -> str:
@@ -256,7 +280,7 @@ def render(s: Survey) -> str:
         )
     relevance = 2 if s.labels is not None and top >= 2 else 1
     lines = [
-        f"# Written by `evidencedesk init` from what it found in {s.folder.resolve().name}/.",
+        f"# Written by `evidencedesk init` from what it found in {_q(s.folder.resolve().name)}.",
         "# Check every line marked GUESSED, then: evidencedesk validate --project <this folder>.",
         "# Paths are relative to this file; docs/project-file.md lists every key.",
         "",
@@ -280,7 +304,7 @@ def render(s: Survey) -> str:
         if s.markdown:
             lines.append(
                 "# also found Markdown folders (not used; a project has one form): "
-                + ", ".join(rel(p) for p in s.markdown)
+                + ", ".join(_q(rel(p)) for p in s.markdown)
             )
         lines.append("")
     elif s.markdown:
@@ -303,7 +327,7 @@ def render(s: Survey) -> str:
         lines.append(f"qrels = {_q(rel(s.qrels))}   # {fmt} qrels")  # type: ignore[arg-type]
         if s.other_qrels:
             lines.append(
-                "# other qrels found (pick one): " + ", ".join(rel(p) for p in s.other_qrels)
+                "# other qrels found (pick one): " + ", ".join(_q(rel(p)) for p in s.other_qrels)
             )
     if s.tags is not None:
         lines.append(f"tags = {_q(rel(s.tags))}")

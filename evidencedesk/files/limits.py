@@ -7,8 +7,10 @@ protects line-oriented readers from a file that is one enormous line.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeGuard
 
@@ -75,6 +77,18 @@ def check_input(path: str | Path, error: type[InputError], what: str = "file") -
             " (raise [project].max_input_mb to read it)",
         )
     return info.st_size
+
+
+@contextlib.contextmanager
+def naming(path: str | Path) -> Iterator[None]:
+    """Inside it, an OS error that names no file (a ``read`` or ``write`` failing: EIO, ENOSPC)
+    is raised again naming `path`, so that its one line says where."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.filename2 is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
 
 
 def line_too_long(length: int) -> str:

@@ -172,6 +172,7 @@ class ProjectFile(Section):
             )
         baseline = runs_cfg.baseline
         if baseline is not None and baseline not in names:
+            _read_skipped_run(runs_cfg.dir, baseline)
             valid = ", ".join(names) or "none (no runs given)"
             raise rule(
                 ("runs", "baseline"),
@@ -206,6 +207,20 @@ class ProjectFile(Section):
                     "expected no pipeline settings in a runs-only project (no corpus is "
                     "indexed), found one",
                 )
+
+
+def _read_skipped_run(folder: Path | None, name: str) -> None:
+    """A file of the runs folder named like the baseline run but skipped as not a run (its first
+    line does not read as a run line: a typo such as ``0x1p3`` as a score) is read with the
+    strict reader, whose error names the file, the line and what is wrong there, rather than
+    the baseline key."""
+    if folder is None:
+        return
+    from evidencedesk.files.trec import read_run  # numpy: only where runs are read
+
+    for path in runs_in_folder(folder)[1]:
+        if path.stem == name:
+            read_run(path)
 
 
 def _given(section: Section) -> list[str]:

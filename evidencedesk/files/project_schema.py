@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from evidencedesk.chunking import STRATEGIES
-from evidencedesk.errors import ConfigError, UnknownNameError
+from evidencedesk.errors import ConfigError, CutoffError, UnknownNameError
 from evidencedesk.files.keylines import Loc
 from evidencedesk.files.limits import SEED_MAX, check_input
 from evidencedesk.files.text import list_folder
@@ -93,6 +93,14 @@ def _file(value: object, root: Path, expected: str, what: str) -> Path:
     path = _path(value, root, _exists_not_dir, expected)
     check_input(path, ConfigError, what)
     return path
+
+
+def _saved(value: object, root: Path, expected: str, what: str, saving: bool) -> Path:
+    """A file evidencedesk writes and later reads (the saved baseline): it must exist, except
+    while it is being (re)written -- ``--save-baseline`` makes a missing one."""
+    if not saving:
+        return _file(value, root, expected, what)
+    return _path(value, root, lambda p: p.parent.is_dir() and not p.is_dir(), f"{expected} path")
 
 
 def _folders(value: object, root: Path, expected: str) -> tuple[Path, ...]:
@@ -169,6 +177,8 @@ def _metrics(value: object, expected: str) -> tuple[str, ...]:
     for text in value:
         try:
             found = read_metric(text)
+        except CutoffError as error:
+            raise invalid(str(error)) from None
         except UnknownNameError as error:
             hint = f"; {error.hint}" if error.suggestions else ""
             raise invalid(
@@ -203,6 +213,8 @@ class Section(BaseModel):
         root = Path((info.context or {}).get("root", "."))
         if kind == "file":
             return _file(value, root, expected, what)
+        if kind == "saved":
+            return _saved(value, root, expected, what, bool((info.context or {}).get("saving")))
         if kind == "dir":
             return _path(value, root, Path.is_dir, expected)
         if kind == "dirs":
@@ -312,7 +324,7 @@ class GateSection(Section):
     """The `[gate]` section: the gate policy file and the saved baseline."""
 
     policy: Path | None = key(None, "file", "a gate policy JSON file", "policy file")
-    baseline: Path | None = key(None, "file", "a saved baseline JSON file", "baseline")
+    baseline: Path | None = key(None, "saved", "a saved baseline JSON file", "baseline")
 
 
 class ExtrasSection(Section):

@@ -40,6 +40,7 @@ from evidencedesk.files.limits import (
     MAX_GZIP_RATIO,
     SHOWN_CHARS,
     max_expanded_bytes,
+    shown,
 )
 from evidencedesk.files.text import read_text
 
@@ -217,6 +218,26 @@ def _surrogate(text: str, data: bytes) -> tuple[int, str] | None:
     return None
 
 
+# the key a value follows directly (``"max_drop": NaN``, ``max_drop = nan``), at the end of the
+# text before the value: a value inside an array has none
+_JSON_KEY = re.compile(r'("(?:[^"\\\n]|\\.){1,200}")\s*:\s*\Z')
+_TOML_KEY = re.compile(r'(?m)^[ \t]*([A-Za-z0-9_.-]{1,200}|"[^"\n]{1,200}")[ \t]*=[ \t]*\Z')
+
+
+def _key_before(text: str, offset: int, pattern: re.Pattern[str]) -> str:
+    """``key 'name': `` for the key the value at `offset` follows directly, else nothing."""
+    hit = pattern.search(text[max(0, offset - 400) : offset])
+    if hit is None:
+        return ""
+    name = hit.group(1)
+    if name.startswith('"'):
+        try:
+            name = json.loads(name)
+        except ValueError:
+            name = name.strip('"')
+    return f"key {shown(name)}: "
+
+
 def parse_json(
     text: str,
     path: str | Path | None,
@@ -257,7 +278,8 @@ def parse_json(
     except _NotFinite as exc:
         found = next(_tokens(text, _JSON_STRING, rf"(?<![\w.+-]){re.escape(exc.token)}(?![\w.])"),
                      None)  # fmt: skip
-        raise fail(f"expected finite numbers, found {_cut(exc.token)}",
+        key = _key_before(text, found.start(), _JSON_KEY) if found else ""
+        raise fail(f"{key}expected finite numbers, found {_cut(exc.token)}",
                    found.start() if found else None) from None  # fmt: skip
     except (RecursionError, ValueError) as exc:  # guards: the checks above come first
         raise fail(f"expected {expected}, found {_cut(str(exc))}") from None
@@ -307,7 +329,8 @@ def parse_toml(text: str, path: str | Path, error: type[InputError]) -> dict[str
     except _NotFinite as exc:
         token = rf"(?<![\w.+-]){re.escape(exc.token)}(?![\w.])(?!\s*=)"
         found = next(_tokens(text, _TOML_SKIP, token), None)
-        raise error(path, f"expected finite numbers, found {_cut(exc.token)}",
+        key = _key_before(text, found.start(), _TOML_KEY) if found else ""
+        raise error(path, f"{key}expected finite numbers, found {_cut(exc.token)}",
                     _line(text, found.start()) if found else None) from None  # fmt: skip
     except (RecursionError, ValueError) as exc:  # guards: the checks above come first
         raise error(path, f"expected valid TOML, found {_cut(str(exc))}") from None

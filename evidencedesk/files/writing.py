@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import stat
 from collections.abc import Callable
@@ -24,7 +25,27 @@ from pathlib import Path
 
 from evidencedesk.errors import OutputError
 
-__all__ = ["write_file"]
+__all__ = ["text_cell", "write_file"]
+
+# the first characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection):
+# a text cell starting with one of them is written with a leading apostrophe
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+_LONE = re.compile("[\ud800-\udfff]")  # a lone surrogate: text no UTF-8 file can hold
+
+
+def text_cell(text: str, limit: int | None = None) -> str:
+    """A text cell of a TSV or CSV export that no spreadsheet runs and that adds no column or line.
+
+    Every run of white space in `text` (tabs, newlines, line separators) becomes one space; a
+    lone surrogate (a file name's byte that is not UTF-8) becomes U+FFFD, so that the file can be
+    written as UTF-8; the cell is cut to `limit` characters; and a cell that would start a
+    formula gets a leading ``'``, as OWASP's CSV-injection guidance says. Ids and numbers are
+    written as they are, not through here."""
+    cell = " ".join(_LONE.sub("\ufffd", text).split())[:limit]
+    return "'" + cell if cell.startswith(_FORMULA_STARTS) else cell
+
 
 # what os.link raises where the file system has no hard links
 _NO_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK,

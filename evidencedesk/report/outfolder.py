@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import BuildLockedError, OutputFolderError
+from evidencedesk.files.limits import naming
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.writing import write_file
 
@@ -150,7 +151,7 @@ def carry_unlisted(out: Path, new: Path, shown: str) -> list[str]:
         for name in dirs:
             rel = (here / name).as_posix()
             _conflict(new, rel, shown, want="folder")
-            with os.scandir(Path(folder, name)) as entries:
+            with naming(Path(folder, name)), os.scandir(Path(folder, name)) as entries:
                 empty = next(entries, None) is None
             if empty and not (new / rel).exists():
                 (new / rel).mkdir(parents=True)
@@ -194,7 +195,8 @@ def check_replaceable(out: Path, shown: str) -> None:
         return
     if not stat.S_ISDIR(info.st_mode):
         raise OutputFolderError(shown, f"expected a folder for the site, found a file; {_HOW}")
-    names = sorted(entry.name for entry in os.scandir(out))
+    with naming(out), os.scandir(out) as entries:
+        names = sorted(entry.name for entry in entries)
     if not names or _is_site(out):
         return
     if set(names) == _README_ONLY and stat.S_ISREG((out / "README.md").lstat().st_mode):
@@ -316,7 +318,9 @@ def clean_strays(out: Path) -> list[Path]:
     if not out.parent.is_dir():
         return removed
     prefix = work_prefix(out)
-    for entry in sorted(out.parent.iterdir()):
+    with naming(out.parent):
+        entries = sorted(out.parent.iterdir())
+    for entry in entries:
         _restore_legacy(entry, out)
         if not entry.name.startswith(prefix) or entry.is_symlink() or not entry.is_dir():
             continue
@@ -406,7 +410,16 @@ def build_lock(out: Path, shown: str) -> Iterator[None]:
         os.close(fd)  # the previous holder removed the file after we opened it: open it anew
     claimed = False
     try:
-        _claim_lock(fd, lock, out, shown)
+        try:
+            with naming(lock):
+                _claim_lock(fd, lock, out, shown)
+        except OSError:
+            # the marker could not be written (a full disk): the file is ours, empty or our
+            # marker, and would be left behind -- removed, while still held
+            with contextlib.suppress(OSError):
+                if _still_there(fd, lock):
+                    os.unlink(lock)
+            raise
         claimed = True
         yield
     finally:

@@ -117,7 +117,28 @@ def risk(cand: CandidateResult) -> tuple[str, str] | None:
         + (f" ({links})" if links else "")
         + " before the late filter removed them: one filter bug away from the prompt."
     )
+    lost = _lost_to_the_late_filter(cand)
+    if lost:
+        lost_links = ", ".join(f"[{md_escape(q)}](question-{slug(q)}.html)" for q in lost)
+        body += (
+            f" Here it also costs answers: on {len(lost)} question(s) ({lost_links}) those chunks "
+            "outranked a chunk that answers the question and pushed it out of the first stage's "
+            "list; the late filter then removed them, leaving a shorter final list without it."
+        )
     return head, body
+
+
+def _lost_to_the_late_filter(cand: CandidateResult) -> tuple[str, ...]:
+    """The questions answers were lost on by filtering after ranking: the candidate changes only
+    that, does worse there (on any reported metric), marked chunks reached the question's list
+    and the late filter left it shorter than the baseline's final size."""
+    if cand.exposure is None or [d.field for d in cand.diff] != ["prefilter"]:
+        return ()
+    exposed = {e.question for e in cand.exposure}
+    worse = {q for c in cand.comparisons for q in c.worse}
+    final = Config().final
+    short = {r.question for r in cand.lists if r.size < final}
+    return tuple(sorted(worse & exposed & short))
 
 
 def diff_rows(diff: tuple[ConfigChange, ...]) -> tuple[DiffRow, ...]:

@@ -30,6 +30,7 @@ from pathlib import Path
 from types import FrameType
 
 from evidencedesk.errors import BuildTerminated, EvidencedeskError
+from evidencedesk.files.limits import naming
 from evidencedesk.files.slugs import plain_slug
 from evidencedesk.report.outfolder import (
     build_lock,
@@ -172,4 +173,5 @@ def written_files(root: Path) -> list[str]:
 
 def tree_size(root: Path) -> int:
     """The bytes of every file under `root` (the size a build reports)."""
-    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+    with naming(root):
+        return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())

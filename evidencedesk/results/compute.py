@@ -23,7 +23,7 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.retrieval.metric_engine import of_judged
-from evidencedesk.retrieval.metrics import Judged, by_tag, mean_defined, per_question_all
+from evidencedesk.retrieval.metrics import Judged, by_tag_all, mean_defined, per_question_all
 from evidencedesk.retrieval.stats import (
     bootstrap_ci,
     flips_needed,
@@ -147,7 +147,7 @@ def tag_values(
     out = []
     for m in metrics:
         column = values[m.name]
-        by = by_tag(judged, m.name, [column[j.id] for j in judged])
+        by = by_tag_all(judged, m.name, [column[j.id] for j in judged])
         for tag, (mean, n) in by.items():
             low = high = None
             if book is not None and n >= 2:

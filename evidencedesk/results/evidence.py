@@ -127,6 +127,8 @@ def _freshness(
     rebuilt = build_searchers(new, dense)[_FIRST_STAGE]
     c = served_by_question(rebuilt, [q], new.allowed(Scope()), k)[q]
     stale = [x for x in a if x in change.superseded]
+    # older versions still in the index are as stale as the one just replaced
+    superseded = [x for x in a if x in change.superseded or new.get(x).status == "superseded"]
     series = {catalog.get(x).series for x in change.superseded}
     still = [x for x in b if new.get(x).series in series]
     fresh = any(x in change.added for x in c)
@@ -135,10 +137,11 @@ def _freshness(
             (
                 "old index, no filter",
                 a,
-                bool(stale),
-                f"serves {len(stale)} chunk(s) of the replaced version"
-                if stale
-                else "serves nothing of the replaced version",
+                bool(superseded),
+                f"serves {len(superseded)} superseded chunk(s), {len(stale)} of them of the "
+                "replaced version"
+                if superseded
+                else "serves nothing superseded",
             ),
             (
                 "old index, new scope",

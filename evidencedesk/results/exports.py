@@ -12,6 +12,7 @@ from collections.abc import Callable
 from operator import itemgetter
 
 from evidencedesk.files.slugs import check_unique
+from evidencedesk.files.writing import text_cell
 from evidencedesk.results.pages import large
 from evidencedesk.results.types import Results
 
@@ -49,7 +50,7 @@ def _number(value: float | None) -> str:
 def _per_question_csv(results: Results) -> str:
     """One row per (question, variant): every reported metric, first relevant rank, tags."""
     metrics = [m.name for m in results.settings.metrics]
-    tags = {q.id: " ".join(q.tags) for q in results.inputs.questions}
+    tags = {q.id: text_cell(" ".join(q.tags)) for q in results.inputs.questions}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["question", "variant", *metrics, "first_relevant_rank", "tags"])
@@ -58,7 +59,7 @@ def _per_question_csv(results: Results) -> str:
             for i, v in enumerate(results.variants) for r in v.lists]  # fmt: skip
     rows.sort(key=itemgetter(0, 1, 2))  # label order, then id, then variant order
     writer.writerows(
-        [q, name, *[_number(r.values[m]) for m in metrics],
+        [q, text_cell(name), *[_number(r.values[m]) for m in metrics],
          "" if r.first_relevant is None else str(r.first_relevant), tags.get(q, "")]
         for _, q, _, name, r in rows
     )  # fmt: skip
@@ -85,11 +86,6 @@ def _qrels_text(results: Results) -> str:
     )
 
 
-def _cell(text: str) -> str:
-    """A TSV cell: tabs, newlines and runs of white space become one space."""
-    return " ".join(text.split())
-
-
 def _to_label_text(results: Results) -> str:
     """The unjudged pairs worth labelling first, one per line, the most useful first; the first
     four columns are a qrels line once the grade is filled in (``query 0 document grade``)::
@@ -102,11 +98,11 @@ def _to_label_text(results: Results) -> str:
              "snippet"]  # fmt: skip
     for row in results.to_label:
         fact = facts.get(row.document)
-        title = _cell(fact.title) if fact is not None else ""
-        snippet = _cell(fact.text or "")[:SNIPPET] if fact is not None else ""
+        title = text_cell(fact.title) if fact is not None else ""
+        snippet = text_cell(fact.text or "", SNIPPET) if fact is not None else ""
         lines.append("\t".join([row.question, "0", row.document, "", str(row.rank),
-                                 ",".join(row.runs), str(row.splits),
-                                 _cell(questions.get(row.question, "")), title, snippet]))  # fmt: skip
+                                 ",".join(map(text_cell, row.runs)), str(row.splits),
+                                 text_cell(questions.get(row.question, "")), title, snippet]))  # fmt: skip
     return "".join(f"{line}\n" for line in lines)
 
 

@@ -299,32 +299,34 @@ def _find_project_file(start: Path) -> tuple[Path | None, Path]:
     return None, Path(start.anchor)
 
 
-def find_project(given: str | Path | None) -> tuple[Project, str]:
+def find_project(given: str | Path | None, saving: bool = False) -> tuple[Project, str]:
     """The project a command reads, and the first line of its output naming it: `given`; else
     the nearest ``evidencedesk.toml`` of the current folder and its parents (`_find_project_file`);
-    else the demo, and the line says where it looked."""
+    else the demo, and the line says where it looked. `saving`: as `load_project`'s."""
     if given is None:
         cwd = Path.cwd()
         found, stop = _find_project_file(cwd)
         if found is None:
-            project = load_project(require(DEMO_PROJECT, "the demo project"))
+            project = load_project(require(DEMO_PROJECT, "the demo project"), saving)
             where = f"{cwd}" if stop == cwd else f"{cwd} or its parents up to {stop}"
             return project, f"project: the demo, {project.name} (no {PROJECT_FILE} in {where})"
         check_input(found, ConfigError, "project file")  # a folder, FIFO or dangling link: named
         given = found
-    project = load_project(given)
+    project = load_project(given, saving)
     return project, f"project: {project.name} ({project.path})"
 
 
-def load_project(path: str | Path) -> Project:
-    """Read and validate a project file; every problem is one `ConfigError` naming file and key."""
+def load_project(path: str | Path, saving: bool = False) -> Project:
+    """Read and validate a project file; every problem is one `ConfigError` naming file and key.
+    `saving`: the saved baseline is about to be (re)written, so ``[gate].baseline`` may name a
+    file that does not exist yet (``--save-baseline``)."""
     path = Path(path).absolute()
     if path.is_dir():
         path = path / "evidencedesk.toml"
     # the limit is per project: a key left out means the default, whatever was built before
     set_max_input_mb(DEFAULT_MAX_INPUT_MB)
     raw, source = read_project_toml(path)
-    context = {"root": path.parent}
+    context = {"root": path.parent, "saving": saving}
     section = raw.get("project")
     if isinstance(section, dict) and "max_input_mb" in section:
         # the limit applies to the files the other keys name, so it is read first

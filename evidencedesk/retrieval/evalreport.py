@@ -20,6 +20,7 @@ from typing import Any
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.gate import GatePolicy, GateResult, decide_gate
+from evidencedesk.metric_names import MAX_CUTOFF
 from evidencedesk.retrieval.ablation import AblationRow, ablation_row, as_change, change_name
 from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
@@ -76,14 +77,15 @@ class Config:
             raise UnknownNameError("reranker", self.reranker, RERANKERS)
         for name in ("depth", "final"):
             value = getattr(self, name)
-            if not _is_int(value) or value < 1:
+            if not _is_int(value) or not 1 <= value <= MAX_CUTOFF:
                 raise EvidencedeskError(
-                    f"config {name}: expected an integer of at least 1, found {value!r}"
+                    f"config {name}: expected an integer from 1 to {MAX_CUTOFF}, found {value!r}"
                 )
-        if self.max_words is not None and (not _is_int(self.max_words) or self.max_words < 1):
+        words = self.max_words
+        if words is not None and (not _is_int(words) or not 1 <= words <= MAX_CUTOFF):
             raise EvidencedeskError(
-                f"config max_words: expected null (no cut) or an integer of at least 1, "
-                f"found {self.max_words!r}"
+                f"config max_words: expected null (no cut) or an integer from 1 to {MAX_CUTOFF}, "
+                f"found {words!r}"
             )
         if not isinstance(self.prefilter, bool):
             raise EvidencedeskError(

@@ -47,6 +47,7 @@ __all__ = [
     "bootstrap_ci",
     "bpref",
     "by_tag",
+    "by_tag_all",
     "condense",
     "dcg",
     "flips_needed",
@@ -398,11 +399,27 @@ def by_tag(
     judged: Sequence[Judged],
     name: str,
     values: Sequence[float | None] | Mapping[str, float | None] | None = None,
-) -> dict[str, tuple[float | None, int]]:
+) -> dict[str, tuple[float, int]]:
     """Tag -> (mean over defined questions, number of defined questions); tags sorted.
-    `values`: the questions' values of `name`, when the caller has them already -- one per
-    judged question in order, or question id -> value as `per_question` gives it (a question
-    it leaves out is undefined)."""
+
+    Undefined questions are left out, as in `per_question`, and so is a tag none of whose
+    questions defines the metric (an ``unanswerable`` tag under MRR): every slice has a number.
+    `by_tag_all` keeps such a tag, as (None, 0). `values`: the questions' values of `name`, when
+    the caller has them already -- one per judged question in order, or question id -> value as
+    `per_question` gives it (a question it leaves out is undefined)."""
+    return {
+        tag: (mean, n)
+        for tag, (mean, n) in by_tag_all(judged, name, values).items()
+        if mean is not None
+    }
+
+
+def by_tag_all(
+    judged: Sequence[Judged],
+    name: str,
+    values: Sequence[float | None] | Mapping[str, float | None] | None = None,
+) -> dict[str, tuple[float | None, int]]:
+    """Tag -> (mean over defined questions or None, number of defined questions) for every tag."""
     spec = parse_metric(name)
     if values is None:
         values = of_judged(judged, [spec.name])[spec.name]

