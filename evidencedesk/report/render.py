@@ -35,6 +35,7 @@ from evidencedesk.report.outputs import (
 )
 from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug, written_files
+from evidencedesk.report.summary import SUMMARY, summary_markdown
 from evidencedesk.report.values import DELTA_STEPS, FLIP_STEPS
 from evidencedesk.results.exports import (
     PER_QUESTION,
@@ -270,6 +271,7 @@ def render_site(
         if not started:
             write_results(model, out)
         write_claims(model, out)
+        _write_page(inside(out, SUMMARY), summary_markdown(model))
         for job in started:
             job.wait()
     except BaseException:
