@@ -16,10 +16,10 @@ that would start with ``::`` (after blanks), which a GitHub Actions runner reads
 command, has its first colon written ``\\x3a``. Backslashes are left as they are (Windows paths
 stay readable).
 
-`visible(text)` is the one way an invisible character of data is shown, on a page and on a
-terminal: a zero-width space, joiner or non-joiner, word joiner, byte-order mark or soft hyphen
-becomes ``⟨U+200B⟩``, so that ``q001`` and ``q001`` + U+200B never look alike (`printable`
-applies it too).
+`visible(name)` is the one way an invisible character of an id or a name is shown, on a page
+and on a terminal: a zero-width space, joiner or non-joiner, word joiner, byte-order mark or soft
+hyphen becomes ``⟨U+200B⟩``, so that ``q001`` and ``q001`` + U+200B never look alike. Prose keeps
+them (a zero-width non-joiner is part of Bengali and Persian words), so `printable` does not.
 """
 
 from __future__ import annotations
@@ -58,9 +58,7 @@ def visible(text: str) -> str:
 
 
 def printable(line: str) -> str:
-    """`line` with every control character escaped, every invisible one shown (`visible`) and
-    no leading ``::`` (see the module)."""
-    line = visible(line)
+    """`line` with every control character escaped and no leading ``::`` (see the module)."""
     if _CONTROL.search(line) is not None:
         line = _CONTROL.sub(_escape, line)
     body = line.lstrip()

@@ -11,15 +11,16 @@ Markdown from data must stay text wherever the summary is read (GitHub, GitLab, 
 name or id stands alone in a code span (`_code`: no link, image, HTML, emphasis, mention or
 issue reference is read inside one, and a ``|`` is escaped where it would end a table cell); a
 sentence has every character that opens or ends markup backslash-escaped (`_words`), which
-CommonMark reads as that character and nothing else. Control, bidirectional and
-zero-width characters are shown as visible escapes in both (`inert.printable`).
+CommonMark reads as that character and nothing else. Control and bidirectional
+characters are shown as visible escapes in both (`inert.printable`), and a name's invisible
+characters too (`inert.visible`).
 """
 
 from __future__ import annotations
 
 import re
 
-from evidencedesk.inert import printable
+from evidencedesk.inert import printable, visible
 from evidencedesk.report.model import BottomLine, SiteModel
 
 SUMMARY = "summary.md"  # the summary's file in the site
@@ -34,35 +35,38 @@ _TICKS = re.compile("`+")
 
 
 def _plain(text: str) -> str:
-    """Text on one line: its control (a newline too), bidirectional and invisible characters
+    """Text on one line: its control (a newline too) and bidirectional characters
     shown as escapes."""
     return printable(str(text))
 
 
 def _code(text: str, cell: bool = False) -> str:
     """A name or id from data as one code span (inside a table cell: `cell`, its ``|`` escaped)."""
-    shown = _plain(text) or "(empty)"
+    shown = _plain(visible(text)) or "(empty)"
     fence = "`" * (1 + max((len(t) for t in _TICKS.findall(shown)), default=0))
     pad = " " if shown[0] in "` " or shown[-1] in "` " else ""
     span = f"{fence}{pad}{shown}{pad}{fence}"
     return span.replace("|", "\\|") if cell else span
 
 
-def _words(text: str) -> str:
+def _words(text: str, opens: bool = False) -> str:
     """Words that may hold data, as Markdown text and nothing else: each character that opens
-    or ends markup backslash-escaped (CommonMark reads an escaped character as that character)."""
+    or ends markup backslash-escaped (CommonMark reads an escaped character as that character);
+    `opens`: they open a heading or a list item, so their first character may not start a block."""
     text = _AUTOLINK.sub(lambda m: "\\" + m.group(), _MARKUP.sub(r"\\\1", _plain(text)))
-    start = _LINE_START.match(text)
+    start = _LINE_START.match(text) if opens else None
     if start is None:
         return text
     if start.group()[0].isdigit():  # "1." or "1)" starts an ordered list: escape its mark
-        return f"{start.group()}\\{text[start.end():]}"
+        return f"{start.group()}\\{text[start.end() :]}"
     return f"\\{text}"
 
 
 def _bottom_line(b: BottomLine, model: SiteModel) -> list[str]:
     if not b.rows:
-        return [f"No candidate changes to decide on: only the baseline {_code(model.meta.baseline)}."]
+        return [
+            f"No candidate changes to decide on: only the baseline {_code(model.meta.baseline)}."
+        ]
     verdicts = ", ".join(f"{v.count} {_words(v.key)}" for v in b.verdicts.by_verdict)
     gate = (
         f"{b.gate.go} GO, {b.gate.review} REVIEW, {b.gate.block} BLOCK"
@@ -96,8 +100,8 @@ def _table(b: BottomLine, model: SiteModel) -> list[str]:
         )
     lines.append("")
     lines.append(
-        f"Verdict: the statistics against the baseline {_code(model.meta.baseline)}; "
-        "gate: the release policy. Flips: questions better / worse."
+        f"Verdict: did it get better than the baseline {_code(model.meta.baseline)} (the "
+        "statistics)? Gate: may it ship (the release policy)? Flips: questions better / worse."
     )
     return lines
 
@@ -119,7 +123,7 @@ def _failing_rules(model: SiteModel) -> list[str]:
 
 
 def _warnings(model: SiteModel) -> list[str]:
-    lines = [f"- {_words(n)}" for n in model.meta.notices]
+    lines = [f"- {_words(n, opens=True)}" for n in model.meta.notices]
     for c in model.candidates:
         found = [*c.warnings]
         if c.judged is not None and c.judged.caveat:
@@ -134,7 +138,7 @@ def _warnings(model: SiteModel) -> list[str]:
 def summary_markdown(model: SiteModel) -> str:
     """The Markdown summary of a site model (see the module): bottom line, candidate rows,
     failing gate rules, warnings, and where the full site is."""
-    lines = [f"# {_words(model.meta.title)}", ""]
+    lines = [f"# {_words(model.meta.title, opens=True)}", ""]
     if model.bottom_line is not None:
         lines += _bottom_line(model.bottom_line, model)
         lines += _table(model.bottom_line, model)
