@@ -3,7 +3,9 @@
 jinja2 with ``autoescape=True`` and ``StrictUndefined``; Markdown through markdown-it-py's
 CommonMark preset with raw HTML off, images off (no page may load from the network) and the
 default link validation, which drops ``javascript:``, ``vbscript:``, ``file:`` and most
-``data:`` URLs. plotly.js is copied once from the installed plotly package into ``assets/``.
+``data:`` URLs. plotly.js is plotly's partial "basic" bundle (the scatter and bar traces the
+charts draw; `PLOTLY_BUNDLE`), vendored in templates/ with its licence and copied once into
+``assets/``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import jinja2
-import plotly
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
@@ -45,10 +46,17 @@ from evidencedesk.results.pages import large as results_large
 from evidencedesk.retrieval.stats import TIE
 from evidencedesk.version import __version__
 
-# the plotly.js bundle the site copies into assets/ (the pages open offline)
-_PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+# the plotly.js the site copies into assets/ (the pages open offline): the npm package
+# plotly.js-basic-dist-min 4.1.1 (trace types bar, pie and scatter: the charts draw scatter and
+# bar), vendored in templates/ beside its MIT licence; docs/site.md says how to update it
+PLOTLY_BUNDLE = "plotly-basic.min.js"
 # template file -> assets/ name
-_ASSETS = {"style.css": "style.css", "sort.js": "sort.js", "questions.js": "questions.js"}
+_ASSETS = {
+    "style.css": "style.css",
+    "sort.js": "sort.js",
+    "questions.js": "questions.js",
+    "plotly-basic.LICENSE.txt": "plotly-LICENSE.txt",
+}
 _SECTION_PAGES = (  # (file, nav title, model attribute that must be present or None)
     ("index.html", "Overview", None),
     ("benchmark.html", "Benchmark & intervals", None),
@@ -337,7 +345,7 @@ def _write_pages(
     folder = paths.require(templates or paths.TEMPLATES, "the report templates")
     for source, name in _ASSETS.items():
         _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
-    plotly_js = paths.require(_PLOTLY_JS, "plotly.min.js").read_bytes()
+    plotly_js = paths.require(folder / PLOTLY_BUNDLE, "the plotly.js bundle").read_bytes()
     write_bytes(inside(out, "assets/plotly.min.js"), plotly_js)
     files = [f for f, _, _, _ in pages]
     if model.question_list is not None:
