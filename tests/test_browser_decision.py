@@ -73,8 +73,9 @@ def test_the_decision_lies_inside_the_window(
     assert found["scroll"] <= found["inner"], found
 
 
-def _four_runs(root: Path) -> Path:
-    """A runs-only project: 3 questions, a baseline and 3 candidate runs of 20 results each."""
+def _four_runs(root: Path, prefix: str = "") -> Path:
+    """A runs-only project: 3 questions, a baseline and 3 better candidate runs of 20 results,
+    the candidates' names starting with `prefix`."""
     (root / "runs").mkdir(parents=True)
     qids = ["q1", "q2", "q3"]
     (root / "queries.jsonl").write_text(
@@ -83,9 +84,9 @@ def _four_runs(root: Path) -> Path:
     (root / "qrels.txt").write_text(
         "".join(f"{q} 0 d{q}-{k} {g}\n" for q in qids for k, g in ((1, 2), (5, 1), (9, 2))), "utf-8"
     )
-    for r, name in enumerate(("base", "alpha", "beta", "gamma")):
+    for r, name in enumerate(("base", *(prefix + n for n in ("alpha", "beta", "gamma")))):
         lines = [
-            f"{q} Q0 d{q}-{(k + r) % 20 + 1} {k + 1} {100 - k} {name}\n"
+            f"{q} Q0 d{q}-{(k + 3 - r) % 20 + 1} {k + 1} {100 - k} {name}\n"
             for q in qids
             for k in range(20)
         ]
@@ -180,3 +181,73 @@ def test_every_text_of_a_runs_only_site_reads_at_4_5_to_1(
 ) -> None:  # type: ignore[no-untyped-def]
     _require_browser()
     assert _low_contrast(browser, generated_site(1), 1400) == {}
+
+
+# the box (left, top) of each character of the first text matching `pattern` (a regex) inside
+# `selector`, in the text's own order: on each line the lefts increase when drawn left to right
+DRAWN = """([selector, pattern]) => {
+  const root = document.querySelector(selector);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const re = new RegExp(pattern);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, m = re.exec(node.textContent);
+    if (!m) continue;
+    const xs = [];
+    for (let i = m.index; i < m.index + m[0].length; i++) {
+      const range = document.createRange();
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const box = range.getBoundingClientRect();
+      xs.push([box.left, Math.round(box.top)]);
+    }
+    return [m[0], xs];
+  }
+  return null;
+}"""
+
+
+@pytest.fixture(scope="module")
+def overridden(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The four-run project built twice: its candidates named with a right-to-left override
+    (U+202E) in front, and plainly (the control)."""
+    _require_browser()
+    sites = []
+    for prefix in ("\u202e", ""):
+        root = tmp_path_factory.mktemp("bidi")
+        toml = _four_runs(root / "project", prefix)
+        argv = ["build", "--project", str(toml), "--out", str(root / "site"), "-q"]
+        assert cli.main(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+        sites.append(root / "site")
+    return sites[0], sites[1]
+
+
+@pytest.mark.parametrize(
+    ("page_name", "selector", "pattern"),
+    [
+        ("index.html", "p.bottom-line", r"Δ [^,]+ [+−]\d\.\d+ \[[^\]]+\]"),  # after the lead's name
+        ("index.html", "table.decision-table tbody", r"[+−]\d\.\d+"),
+        ("flips.html", "table.flip-lines tbody", r"\+\d+/−\d+"),
+    ],
+)
+def test_an_override_in_a_run_name_stays_inside_it(
+    browser,  # noqa: F811 - the fixture
+    overridden: tuple[Path, Path],
+    page_name: str,
+    selector: str,
+    pattern: str,
+) -> None:  # type: ignore[no-untyped-def]
+    """The page's own numbers after a name holding U+202E are drawn as on the control page: left
+    to right, not turned around ("741.0+")."""
+    drawn = []
+    for site in overridden:
+        page = browser.new_page(viewport={"width": 1400, "height": SCREEN})
+        try:
+            page.goto((site / page_name).as_uri(), wait_until="load")
+            drawn.append(page.evaluate(DRAWN, [selector, pattern]))
+        finally:
+            page.close()
+    (text, boxes), (control_text, control_boxes) = drawn
+    assert text == control_text
+    for found in (boxes, control_boxes):
+        for line in {top for _, top in found}:
+            lefts = [left for left, top in found if top == line]
+            assert lefts == sorted(lefts) and len(set(lefts)) == len(lefts), (text, found)

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from evidencedesk import paths
-from evidencedesk.report.render import PLOTLY_BUNDLE
+from evidencedesk.report.render import _PLOTLY_BUNDLE
 
-BUNDLE = paths.TEMPLATES / PLOTLY_BUNDLE
+BUNDLE = paths.TEMPLATES / _PLOTLY_BUNDLE
 _NEW_PLOT = re.compile(r'Plotly\.newPlot\(\s*"[^"]+",\s*')
 
 

@@ -8,7 +8,7 @@ model (made from the Results by `report.assemble`), so the summary computes noth
 nothing a page does not.
 
 Markdown from data must stay text wherever the summary is read (GitHub, GitLab, a terminal): a
-name or id stands alone in a code span (`_code`: no link, image, HTML, emphasis, mention or
+name or id stands alone in a code span (`md_code`: no link, image, HTML, emphasis, mention or
 issue reference is read inside one, and a ``|`` is escaped where it would end a table cell); a
 sentence has every character that opens or ends markup backslash-escaped (`_words`), which
 CommonMark reads as that character and nothing else. Control and bidirectional
@@ -40,8 +40,9 @@ def _plain(text: str) -> str:
     return printable(str(text))
 
 
-def _code(text: str, cell: bool = False) -> str:
-    """A name or id from data as one code span (inside a table cell: `cell`, its ``|`` escaped)."""
+def md_code(text: str, cell: bool = False) -> str:
+    """A name or id from data as one Markdown code span (inside a table cell: `cell`, its ``|``
+    escaped): nothing in it is read as Markdown (see the module)."""
     shown = _plain(visible(text)) or "(empty)"
     fence = "`" * (1 + max((len(t) for t in _TICKS.findall(shown)), default=0))
     pad = " " if shown[0] in "` " or shown[-1] in "` " else ""
@@ -65,7 +66,7 @@ def _words(text: str, opens: bool = False) -> str:
 def _bottom_line(b: BottomLine, model: SiteModel) -> list[str]:
     if not b.rows:
         return [
-            f"No candidate changes to decide on: only the baseline {_code(model.meta.baseline)}."
+            f"No candidate changes to decide on: only the baseline {md_code(model.meta.baseline)}."
         ]
     verdicts = ", ".join(f"{v.count} {_words(v.key)}" for v in b.verdicts.by_verdict)
     gate = (
@@ -77,7 +78,7 @@ def _bottom_line(b: BottomLine, model: SiteModel) -> list[str]:
     lead = (
         "**Best lead:** none"
         if b.lead is None
-        else f"**Best lead:** {_code(b.lead.candidate)}, {_words(b.lead.delta)} over {b.lead.n} "
+        else f"**Best lead:** {md_code(b.lead.candidate)}, {_words(b.lead.delta)} over {b.lead.n} "
         f"questions ({_words(b.lead.verdict)})"
     )
     return [f"{line}  ", lead]
@@ -95,12 +96,12 @@ def _table(b: BottomLine, model: SiteModel) -> list[str]:
         gate = _words(r.gate) if r.gated else "not checked"
         delta = f"{r.delta.text} {r.delta.interval_text} n={r.delta.n}"
         lines.append(
-            f"| {_code(r.name, cell=True)} | {_words(r.verdict)} | {gate} | {_words(delta)} "
+            f"| {md_code(r.name, cell=True)} | {_words(r.verdict)} | {gate} | {_words(delta)} "
             f"| {_words(r.flips)} |"
         )
     lines.append("")
     lines.append(
-        f"Verdict: did it get better than the baseline {_code(model.meta.baseline)} (the "
+        f"Verdict: did it get better than the baseline {md_code(model.meta.baseline)} (the "
         "statistics)? Gate: may it ship (the release policy)? Flips: questions better / worse."
     )
     return lines
@@ -116,7 +117,7 @@ def _failing_rules(model: SiteModel) -> list[str]:
                 continue
             metric = f" ({_words(r.metric)})" if r.metric else ""
             lines.append(
-                f"- {_code(c.name)} {_words(r.status)}: `{r.rule}`{metric} "
+                f"- {md_code(c.name)} {_words(r.status)}: `{r.rule}`{metric} "
                 f"{_words(r.observed)}, needs {_words(r.threshold)}"
             )
     return ["", "## Gate: failing rules", "", *(lines or ["None: every evaluated rule passes."])]
@@ -130,8 +131,8 @@ def _warnings(model: SiteModel) -> list[str]:
             found.append(c.judged.caveat)
         if c.condensed is not None and not c.condensed.agrees:
             found.append(c.condensed.words)
-        lines += [f"- {_code(c.name)}: {_words(w)}" for w in found]
-    lines += [f"- {_code(n.name)}: {_words(n.reason)}" for n in model.not_run]
+        lines += [f"- {md_code(c.name)}: {_words(w)}" for w in found]
+    lines += [f"- {md_code(n.name)}: {_words(n.reason)}" for n in model.not_run]
     return ["", "## Warnings", "", *(lines or ["None about coverage or judgments."])]
 
 
