@@ -16,10 +16,11 @@ that would start with ``::`` (after blanks), which a GitHub Actions runner reads
 command, has its first colon written ``\\x3a``. Backslashes are left as they are (Windows paths
 stay readable).
 
-`visible(name)` is the one way an invisible character of an id or a name is shown, on a page
-and on a terminal: a zero-width space, joiner or non-joiner, word joiner, byte-order mark or soft
-hyphen becomes ``⟨U+200B⟩``, so that ``q001`` and ``q001`` + U+200B never look alike. Prose keeps
-them (a zero-width non-joiner is part of Bengali and Persian words), so `printable` does not.
+`visible(text)` is the one way an invisible character is shown, on a page (ids) and on a
+terminal (`printable` applies it): a zero-width space, word joiner, byte-order mark, soft hyphen
+or invisible operator becomes ``⟨U+200B⟩``, so that ``q001`` and ``q001`` + U+200B never look
+alike; a zero-width joiner or non-joiner too, unless it follows a character outside ASCII, where
+it shapes a word (Bengali, Persian, an emoji sequence) and is left as it is.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ _JSON_RAW = re.compile(  # what json.dumps leaves raw (it escapes C0 inside stri
 )
 # characters that draw nothing: zero-width space, non-joiner, joiner, word joiner, the invisible
 # operators, the byte-order mark (zero-width no-break space), soft hyphen, Mongolian vowel separator
-_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]")
+_INVISIBLE = re.compile(
+    "[\u00ad\u180e\u200b\u2060-\u2064\ufeff]|(?:(?<=[\x00-\x7f])|^)[\u200c\u200d]"
+)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -58,7 +61,9 @@ def visible(text: str) -> str:
 
 
 def printable(line: str) -> str:
-    """`line` with every control character escaped and no leading ``::`` (see the module)."""
+    """`line` with every control character escaped, every invisible one shown (`visible`) and no
+    leading ``::`` (see the module)."""
+    line = visible(line)
     if _CONTROL.search(line) is not None:
         line = _CONTROL.sub(_escape, line)
     body = line.lstrip()
