@@ -47,7 +47,7 @@ def test_every_trace_type_the_demo_draws_is_in_the_bundle(demo_site: Path) -> No
     for page in drawn:
         assert '<script src="assets/plotly.min.js"></script>' in (demo_site / page).read_text()
     assert (demo_site / "assets" / "plotly.min.js").read_bytes() == BUNDLE.read_bytes()
-    assert (demo_site / "assets" / "plotly-LICENSE.txt").read_text("utf-8").startswith("MIT")
+    assert (demo_site / "assets" / "plotly-license.txt").read_text("utf-8").startswith("MIT")
     assert [p.name for p in demo_site.rglob("*.js") if "plotly" in p.name] == ["plotly.min.js"]
 
 

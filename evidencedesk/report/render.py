@@ -57,7 +57,7 @@ _ASSETS = {
     "style.css": "style.css",
     "sort.js": "sort.js",
     "questions.js": "questions.js",
-    "plotly-basic.LICENSE.txt": "plotly-LICENSE.txt",
+    "plotly-basic.LICENSE.txt": "plotly-license.txt",
 }
 _SECTION_PAGES = (  # (file, nav title, model attribute that must be present or None)
     ("index.html", "Overview", None),
