@@ -198,3 +198,24 @@ def test_the_summary_command_names_a_missing_summary(tmp_path: Path) -> None:
         f"error: {tmp_path}/summary.md: expected a readable summary written by evidencedesk "
         "build, found No such file or directory\n"
     )
+
+
+def test_the_audit_holds_the_summary_to_results_json(demo_site: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from evidencedesk.report.audit import audit
+
+    site = tmp_path / "site"
+    shutil.copytree(demo_site, site)
+    text = (site / "summary.md").read_text("utf-8")
+    row = "| `pair cut to 8 words` | LEANS WORSE | BLOCK |"
+    (site / "summary.md").write_text(text.replace(row, "| `pair cut to 8 words` | BETTER | GO |"),
+                                     "utf-8")  # fmt: skip
+    found, _, _ = audit(site)
+    assert [d.line() for d in found] == [
+        "summary.md: '| `pair cut to 8 words` | BETTER | GO | −0.127 \\\\[−0.246, −0.032\\\\] n=21 "
+        "| +0/−5 |': results.json says | `pair cut to 8 words` | LEANS WORSE | BLOCK | −0.127 "
+        "\\[−0.246, −0.032\\] n=21 | +0/−5 |"
+    ]
+    (site / "summary.md").unlink()  # a site built before summaries: nothing to hold
+    assert audit(site)[0] == []

@@ -5,7 +5,8 @@ It says what the index's first screen says -- the bottom line, one row per candi
 gate, the primary metric's difference with its interval, flips), each failing gate rule, the
 coverage and judgment warnings -- and where the full site is. Every word comes from the site
 model (made from the Results by `report.assemble`), so the summary computes nothing and says
-nothing a page does not.
+nothing a page does not; `evidencedesk audit` holds it to results.json line by line
+(`summary_disagreements`).
 
 Markdown from data must stay text wherever the summary is read (GitHub, GitLab, a terminal): a
 name or id stands alone in a code span (`md_code`: no link, image, HTML, emphasis, mention or
@@ -19,9 +20,14 @@ characters too (`inert.visible`).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+from evidencedesk.errors import AuditError
+from evidencedesk.files.text import read_text
 from evidencedesk.inert import printable, visible
+from evidencedesk.report.assemble import present
 from evidencedesk.report.model import BottomLine, SiteModel
+from evidencedesk.results.types import Results
 
 SUMMARY = "summary.md"  # the summary's file in the site
 # what opens or ends Markdown inside a line: links and images, autolinks and HTML, entities,
@@ -154,3 +160,18 @@ def summary_markdown(model: SiteModel) -> str:
         f"Seed {model.meta.seed}, inputs `{model.meta.input_hash[:12]}`.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def summary_disagreements(site: Path, results: Results) -> list[tuple[str, str, str]]:
+    """``summary.md`` held to `results` (`evidencedesk audit`): each line that is not the line
+    the Results give, as (file, line, the line results.json gives); none for a site without a
+    summary (one built before summaries were written)."""
+    path = site / SUMMARY
+    if not path.exists():
+        return []
+    shown = read_text(path, AuditError, "summary").splitlines()
+    expected = summary_markdown(present(results)).splitlines()
+    found = [(SUMMARY, a, b) for a, b in zip(shown, expected, strict=False) if a != b]
+    if len(shown) != len(expected):
+        found.append((SUMMARY, f"({len(shown)} lines)", f"{len(expected)} lines"))
+    return found
