@@ -124,6 +124,11 @@ class AuditError(InputError):
     """A site the audit cannot read (no results.json or claims.json)."""
 
 
+class SiteFileError(InputError):
+    """A built site's file that a command reads (summary.md, results.json for an export) is
+    missing or unreadable."""
+
+
 class RerankerError(EvidencedeskError, ValueError):
     """A reranker was configured or fed wrongly (bad max_words, a scorer returning junk)."""
 

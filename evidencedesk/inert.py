@@ -15,6 +15,12 @@ neither move the cursor, recolour the terminal, retitle it (OSC) nor start a new
 that would start with ``::`` (after blanks), which a GitHub Actions runner reads as a workflow
 command, has its first colon written ``\\x3a``. Backslashes are left as they are (Windows paths
 stay readable).
+
+`visible(text)` is the one way an invisible character is shown, on a page (ids) and on a
+terminal (`printable` applies it): a zero-width space, word joiner, byte-order mark, soft hyphen
+or invisible operator becomes ``⟨U+200B⟩``, so that ``q001`` and ``q001`` + U+200B never look
+alike; a zero-width joiner or non-joiner too, unless it follows a character outside ASCII, where
+it shapes a word (Bengali, Persian, an emoji sequence) and is left as it is.
 """
 
 from __future__ import annotations
@@ -23,13 +29,18 @@ import re
 import shlex
 from collections.abc import Iterable
 
-__all__ = ["inert_json", "printable", "shell_command"]
+__all__ = ["inert_json", "printable", "shell_command", "visible"]
 
 _CONTROL = re.compile(
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 _JSON_RAW = re.compile(  # what json.dumps leaves raw (it escapes C0 inside strings itself)
     "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+# characters that draw nothing: zero-width space, non-joiner, joiner, word joiner, the invisible
+# operators, the byte-order mark (zero-width no-break space), soft hyphen, Mongolian vowel separator
+_INVISIBLE = re.compile(
+    "[\u00ad\u180e\u200b\u2060-\u2064\ufeff]|(?:(?<=[\x00-\x7f])|^)[\u200c\u200d]"
 )
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -42,8 +53,17 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
+def visible(text: str) -> str:
+    """`text` with each invisible character shown as ``⟨U+XXXX⟩`` (see the module)."""
+    if _INVISIBLE.search(text) is None:
+        return text
+    return _INVISIBLE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
+
+
 def printable(line: str) -> str:
-    """`line` with every control character escaped and no leading ``::`` (see the module)."""
+    """`line` with every control character escaped, every invisible one shown (`visible`) and no
+    leading ``::`` (see the module)."""
+    line = visible(line)
     if _CONTROL.search(line) is not None:
         line = _CONTROL.sub(_escape, line)
     body = line.lstrip()

@@ -60,7 +60,9 @@
     th.setAttribute("scope", "row");
     th.appendChild(link(r[PAGE], r[ID], "qid"));
     tr.appendChild(th);
-    tr.appendChild(el("td", "", r[TEXT]));
+    var text = el("td", "", r[TEXT]);
+    text.dir = "auto";  // a right-to-left question reads right-aligned, isolated from its row
+    tr.appendChild(text);
     var tags = el("td");
     r[TAGS].forEach(function (t) {
       tags.appendChild(el("span", "tag", t));

@@ -38,3 +38,17 @@
     });
   });
 })();
+/* A link to a list or a candidate's side-by-side on a question page (#list-…, #vs-…) opens the
+   disclosure that holds it; without JavaScript the reader opens it by its name. */
+(function () {
+  "use strict";
+  function reveal() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id && document.getElementById(id);
+    if (!target) return;
+    var held = target.closest("details") || target.querySelector(":scope > details");
+    if (held) held.open = true;
+  }
+  reveal();
+  window.addEventListener("hashchange", reveal);
+})();

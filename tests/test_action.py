@@ -50,7 +50,7 @@ def test_the_build_step_records_the_status_and_succeeds(
 
 
 def test_the_action_installs_from_its_own_checkout_and_uploads_the_out_folder() -> None:
-    assert 'python -m pip install --disable-pip-version-check -q "$ACTION_PATH"' in ACTION
+    assert 'python -m pip install --disable-pip-version-check -q "$package"' in ACTION
     assert "ACTION_PATH: ${{ github.action_path }}" in ACTION
     assert "path: ${{ inputs.out }}\n" in ACTION
     assert step_script("Fail the job on a failed verdict or a build error").endswith(
@@ -165,3 +165,78 @@ def test_the_audit_step_holds_the_built_site_to_its_results(
         ]
     else:
         assert last.startswith("ok: ") and last.endswith(" agree with results.json")
+
+
+def _run_step(name: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The step called `name`, run by bash as the runner runs it, in `cwd` with `env` added."""
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step_script(name)],
+        cwd=cwd, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT),
+             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", **env},
+    )  # fmt: skip
+
+
+def test_the_summary_step_appends_the_summary_and_sets_the_output(
+    demo_site: Path, tmp_path: Path
+) -> None:
+    """The job summary gets the site's summary.md and a line linking the run, after what other
+    steps wrote; the step output `summary` holds the same text between a random delimiter."""
+    import re
+    import shutil
+
+    shutil.copytree(demo_site, tmp_path / "site")
+    job_summary, output = tmp_path / "step_summary", tmp_path / "github_output"
+    job_summary.write_text("# an earlier step\n", encoding="utf-8")
+    url = "https://github.com/o/r/actions/runs/7"
+    step = ACTION.split("    - name: Write the job summary\n")[1].split("\n    - name:")[0]
+    assert "if: steps.build.outputs.status == '0' || steps.build.outputs.status == '1'" in step
+    assert "continue-on-error: true" in step  # a failed summary still lets the site upload
+    assert ACTION.index("name: Write the job summary") < ACTION.index("name: Upload the site")
+    done = _run_step("Write the job summary", tmp_path,
+                     {"OUT": "site", "RUN_URL": url, "GITHUB_STEP_SUMMARY": str(job_summary),
+                      "GITHUB_OUTPUT": str(output)})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = (demo_site / "summary.md").read_text("utf-8").rstrip("\n") + (
+        f"\n\nThe full site: the artifact of [this workflow run]({url})."
+    )
+    assert job_summary.read_text("utf-8") == f"# an earlier step\n{text}\n"
+    found = re.fullmatch(r"summary<<(EVIDENCEDESK_[0-9a-f]{32})\n(.*)\n\1\n", output.read_text("utf-8"),
+                         re.DOTALL)  # fmt: skip
+    assert found is not None and found.group(2) == text
+    assert "value: ${{ steps.summary.outputs.summary }}" in ACTION
+
+
+@pytest.mark.parametrize(
+    ("extras", "package", "status"),
+    [("", "{action}", 0), ("minilm", "{action}[minilm]", 0),
+     ("minilm,pandas", "{action}[minilm,pandas]", 0), ("minilm]; rm -rf ~", None, 2)],
+)  # fmt: skip
+def test_the_install_step_installs_the_extras(
+    tmp_path: Path, extras: str, package: str | None, status: int
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "python"  # records what pip would be asked to install
+    shim.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{tmp_path}/args"\n')
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    action = str(tmp_path / "action checkout")
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c",
+         step_script("Install evidencedesk from this action's checkout")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+             "ACTION_PATH": action, "EXTRAS": extras},
+    )  # fmt: skip
+    assert done.returncode == status, done.stderr
+    if package is None:
+        assert not (tmp_path / "args").exists()
+        assert done.stdout == (
+            "::error::extras: expected extra names separated by commas (letters, digits, '.', "
+            "'_', '-'), found other characters\n"
+        )
+    else:
+        assert (tmp_path / "args").read_text().splitlines() == [
+            "-m", "pip", "install", "--disable-pip-version-check", "-q",
+            package.format(action=action),
+        ]  # fmt: skip

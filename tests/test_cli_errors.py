@@ -320,7 +320,16 @@ def test_the_one_parser_names_every_command_under_its_program() -> None:
     assert usage == "usage: evidencedesk [-h] [-V] COMMAND ...\n"
     listed = cli.parser("evidencedesk").format_help()
     assert [c for c in cli._COMMANDS if f"\n    {c}" not in listed] == []
-    assert cli._COMMANDS == ("build", "benchmark", "run", "init", "validate", "audit")
+    assert cli._COMMANDS == (
+        "build",
+        "benchmark",
+        "run",
+        "init",
+        "validate",
+        "audit",
+        "summary",
+        "export",
+    )
     err = io.StringIO()
     assert cli.main(["build", "--seed", "x"], prog="evidencedesk", stderr=err) == 2
     assert err.getvalue() == (

@@ -216,6 +216,8 @@ def test_a_site_of_an_earlier_version_keeps_what_it_did_not_list(site: Path) -> 
     manifest = _manifest(site)
     del manifest["files"]  # an earlier version's manifest: pages and downloads only
     (site / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    for added in ("summary.md", "assets/plotly-license.txt"):  # files no earlier version wrote
+        (site / added).unlink()
     (site / "reviewer-notes.txt").write_text("x", encoding="utf-8")
     (site / "old-page.html").write_text("an earlier version's page?", encoding="utf-8")
     code, out, _ = build_in_process("--out", str(site), factory=rf.fixture_model)

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 _PROG = "evidencedesk"  # the program name the help, the errors and the printed commands use
 # the sub-commands, in the order the help lists them; each is a module of this package
-_COMMANDS = ("build", "benchmark", "run", "init", "validate", "audit")
+_COMMANDS = ("build", "benchmark", "run", "init", "validate", "audit", "summary", "export")
 # the exit status line for bad input, shared by the commands' help (some add what else is bad)
 BAD_INPUT = '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'
 

@@ -30,6 +30,7 @@ from typing import Any
 from evidencedesk.errors import AuditError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import read_text
+from evidencedesk.report.summary import summary_disagreements
 from evidencedesk.report.words import derive
 from evidencedesk.results.jsonio import load
 from evidencedesk.results.recheck import recheck
@@ -272,5 +273,6 @@ def audit(site: Path) -> tuple[list[Disagreement], int, int]:
     missing = sorted(set(claims) - {p.name for p in site.glob("*.html")})
     found += [Disagreement(page, "(the page)", "claims for a page the site does not have")
               for page in missing]  # fmt: skip
+    found += [Disagreement(*d) for d in summary_disagreements(site, results)]
     found += [Disagreement(*d) for d in recheck(results)]
     return found, checked, len(claims)

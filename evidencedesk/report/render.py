@@ -3,26 +3,29 @@
 jinja2 with ``autoescape=True`` and ``StrictUndefined``; Markdown through markdown-it-py's
 CommonMark preset with raw HTML off, images off (no page may load from the network) and the
 default link validation, which drops ``javascript:``, ``vbscript:``, ``file:`` and most
-``data:`` URLs. plotly.js is copied once from the installed plotly package into ``assets/``.
+``data:`` URLs. plotly.js is plotly's partial "basic" bundle (the scatter and bar traces the
+charts draw; `_PLOTLY_BUNDLE`), vendored in templates/ with its licence and copied once into
+``assets/``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 import jinja2
-import plotly
 from markdown_it import MarkdownIt
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from evidencedesk import paths
 from evidencedesk.errors import EnvironmentValueError, EvidencedeskError
 from evidencedesk.files.limits import SHOWN_CHARS
 from evidencedesk.files.slugs import check_unique
+from evidencedesk.inert import visible
 from evidencedesk.report import charts
 from evidencedesk.report.model import SiteModel
 from evidencedesk.report.outputs import (
@@ -35,6 +38,7 @@ from evidencedesk.report.outputs import (
 )
 from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug, written_files
+from evidencedesk.report.summary import SUMMARY, summary_markdown
 from evidencedesk.report.values import DELTA_STEPS, FLIP_STEPS
 from evidencedesk.results.exports import (
     PER_QUESTION,
@@ -44,10 +48,17 @@ from evidencedesk.results.pages import large as results_large
 from evidencedesk.retrieval.stats import TIE
 from evidencedesk.version import __version__
 
-# the plotly.js bundle the site copies into assets/ (the pages open offline)
-_PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+# the plotly.js the site copies into assets/ (the pages open offline): the npm package
+# plotly.js-basic-dist-min 4.1.1 (trace types bar, pie and scatter: the charts draw scatter and
+# bar), vendored in templates/ beside its MIT licence; docs/site.md says how to update it
+_PLOTLY_BUNDLE = "plotly-basic.min.js"
 # template file -> assets/ name
-_ASSETS = {"style.css": "style.css", "sort.js": "sort.js", "questions.js": "questions.js"}
+_ASSETS = {
+    "style.css": "style.css",
+    "sort.js": "sort.js",
+    "questions.js": "questions.js",
+    "plotly-basic.LICENSE.txt": "plotly-license.txt",
+}
 _SECTION_PAGES = (  # (file, nav title, model attribute that must be present or None)
     ("index.html", "Overview", None),
     ("benchmark.html", "Benchmark & intervals", None),
@@ -104,8 +115,55 @@ def flip_class(better: int, worse: int, tied: int = 0) -> str:
     return _shade(net, abs(net) / (better + worse + tied), FLIP_STEPS)
 
 
-def environment(templates: Path | None = None) -> jinja2.Environment:
-    """The site's jinja2 environment: autoescaped, strict on undefined names, with its filters."""
+# what can turn text around: right-to-left letters (Hebrew, Arabic, Syriac, Thaana, NKo, ...,
+# their presentation forms and the astral right-to-left blocks) and the explicit bidirectional
+# controls (marks, embeddings, overrides, isolates)
+_BIDI = re.compile(
+    "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u061c\u200f\u202a-\u202e\u2066-\u2069"
+    "\U00010800-\U00010fff\U0001e800-\U0001efff]"
+)
+_FSI, _PDI = "\u2068", "\u2069"  # first-strong isolate ... pop directional isolate
+
+
+def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[Any], Markup]]:
+    """The environment's `finalize` and its ``isolate`` filter: text from data that holds a
+    right-to-left letter or a bidirectional control is isolated, so that it cannot reorder the
+    page's own words (an override in a run name turning the number after it around). A plain
+    string is wrapped in the isolate characters FSI ... PDI (valid in an attribute too; what
+    ``dir="auto"`` does); in a claim's words (`report.claims.Said`: a sentence of ours holding
+    names), and in a sentence a template passes through ``isolate``, each of `names` (the run and
+    candidate names) holding such a character is wrapped in ``<bdi>``. Text without one is left
+    as it is."""
+    isolated = sorted((n for n in names if _BIDI.search(n)), key=len, reverse=True)
+    inside = re.compile("|".join(re.escape(str(escape(n))) for n in isolated)) if isolated else None
+
+    def names_isolated(html: str) -> Markup:
+        if inside is None or not _BIDI.search(html):
+            return Markup(html)  # noqa: S704 - escaped by its maker
+        return Markup(inside.sub(lambda m: f"<bdi>{m.group()}</bdi>", html))  # noqa: S704
+
+    def finalize(value: Any) -> Any:
+        if type(value) is str:
+            return Markup(f"{_FSI}{escape(value)}{_PDI}") if _BIDI.search(value) else value
+        if isinstance(value, str) and hasattr(value, "__html__") and not isinstance(value, Markup):
+            return names_isolated(value.__html__())  # a claim's words
+        return value
+
+    def isolate(value: Any) -> Markup:
+        """A sentence of ours holding names, for text (never an attribute)."""
+        return names_isolated(str(escape(value)))
+
+    return finalize, isolate
+
+
+def _shown_id(text: str) -> str:
+    """An id as a page shows it: its invisible characters visible (``q001⟨U+200B⟩``)."""
+    return visible(text)
+
+
+def environment(templates: Path | None = None, names: tuple[str, ...] = ()) -> jinja2.Environment:
+    """The site's jinja2 environment: autoescaped, strict on undefined names, with its filters;
+    text from data isolated (`_isolating`, `names`: the run and candidate names)."""
     folder = paths.require(templates or paths.TEMPLATES, "the report templates")
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(folder)),
@@ -115,6 +173,8 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.finalize, env.filters["isolate"] = _isolating(names)
+    env.filters["shown_id"] = _shown_id
     env.filters["md"] = _render_markdown
     # a claim's words without its mark (report.claims.Said), for attributes
     env.filters["plain"] = str
@@ -262,7 +322,9 @@ def render_site(
     Results) and ``manifest.json`` into `out`; return the page files. Above the page limit
     results.json, the data/ exports and every other question page are handed to `background`
     while the rest is written (the same files, the same bytes, whichever `Launch` runs them)."""
-    env = environment(templates)
+    names = (*(v.name for v in model.variants), *(c.name for c in model.candidates),
+             *(c.name for c in model.not_run), model.meta.baseline)  # fmt: skip
+    env = environment(templates, names)
     pages = page_list(model)
     started = results_in_background(model, out, background)
     try:
@@ -270,6 +332,7 @@ def render_site(
         if not started:
             write_results(model, out)
         write_claims(model, out)
+        _write_page(inside(out, SUMMARY), summary_markdown(model))
         for job in started:
             job.wait()
     except BaseException:
@@ -335,7 +398,7 @@ def _write_pages(
     folder = paths.require(templates or paths.TEMPLATES, "the report templates")
     for source, name in _ASSETS.items():
         _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
-    plotly_js = paths.require(_PLOTLY_JS, "plotly.min.js").read_bytes()
+    plotly_js = paths.require(folder / _PLOTLY_BUNDLE, "the plotly.js bundle").read_bytes()
     write_bytes(inside(out, "assets/plotly.min.js"), plotly_js)
     files = [f for f, _, _, _ in pages]
     if model.question_list is not None:

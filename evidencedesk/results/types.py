@@ -371,6 +371,22 @@ class PolicyFacts:
     flips_max_p: float = 1.0
 
 
+# the columns of `Results.to_dataframe()`
+FRAME_COLUMNS = ("run", "role", "metric", "mean", "low", "high", "n", "left_out", "delta",
+                 "delta_low", "delta_high")  # fmt: skip
+
+
+def _frame(rows: list[tuple[Any, ...]], columns: tuple[str, ...], what: str) -> Any:
+    """`rows` as a pandas DataFrame of `columns`; pandas absent: the extra named."""
+    from evidencedesk.errors import MissingExtraError
+
+    try:
+        import pandas
+    except ImportError:
+        raise MissingExtraError(what, "pandas", ("pandas",)) from None
+    return pandas.DataFrame.from_records(rows, columns=list(columns))
+
+
 @dataclass(frozen=True)
 class Results:
     """Everything one evaluation computed (results.json): settings, inputs, variants, candidates."""
@@ -399,6 +415,39 @@ class Results:
 
     def variant(self, name: str) -> VariantResult:
         return next(v for v in self.variants if v.name == name)
+
+    def mean_rows(self) -> list[tuple[Any, ...]]:
+        """One row per run and metric, in `FRAME_COLUMNS`' order: every variant (its role
+        "baseline" or "variant"), then every candidate with its paired difference from the
+        baseline and that difference's 95 % interval (None for a variant)."""
+        rows: list[tuple[Any, ...]] = []
+        for v in self.variants:
+            role = "baseline" if v.name == self.baseline else "variant"
+            rows += [(v.name, role, m.metric, m.mean, m.low, m.high, m.n, m.left_out,
+                      None, None, None) for m in v.metrics]  # fmt: skip
+        for c in self.candidates:
+            for m in c.metrics:
+                d = c.comparison(m.metric)
+                rows.append((c.name, "candidate", m.metric, m.mean, m.low, m.high, m.n,
+                             m.left_out, d.delta, d.low, d.high))  # fmt: skip
+        return rows
+
+    def to_dataframe(self) -> Any:
+        """`mean_rows` as a pandas DataFrame of `FRAME_COLUMNS` (run, role, metric, mean, low,
+        high, n, left_out, delta, delta_low, delta_high). Needs the pandas extra."""
+        return _frame(self.mean_rows(), FRAME_COLUMNS, "Results.to_dataframe()")
+
+    def questions_to_dataframe(self) -> Any:
+        """Every question's value of every reported metric in every run: a pandas DataFrame, one
+        row per run, question and metric (run, question, metric, value; None where the metric is
+        undefined). A candidate that is the same run as a variant is listed once, as the
+        variant. Needs the pandas extra."""
+        runs = [(v.name, v.lists) for v in self.variants]
+        runs += [(c.name, c.lists) for c in self.candidates if c.lists_of is None]
+        rows = [(name, r.question, metric, value) for name, lists in runs for r in lists
+                for metric, value in r.values.items()]  # fmt: skip
+        return _frame(rows, ("run", "question", "metric", "value"),
+                      "Results.questions_to_dataframe()")  # fmt: skip
 
     def flip(self, a: str, b: str, family: str = "variants") -> Flip:
         return next(f for f in self.flips if f.a == a and f.b == b and f.family == family)
