@@ -22,6 +22,7 @@ from evidencedesk.results.types import SHOWN, ChunkFact, DocumentFact, InputHash
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metric_engine import JudgedLists
 from evidencedesk.retrieval.metrics import Judged
 
 RunPaths = Sequence[tuple[str, Path]]  # ("--run NAME=PATH" options)
@@ -85,14 +86,15 @@ class JudgedRun:
     condensed (None when not asked for), and its ids' coverage of the judgments."""
 
     tag: str
-    judged: tuple[Judged, ...]
-    condensed: tuple[Judged, ...] | None
+    judged: Sequence[Judged]
+    condensed: Sequence[Judged] | None
     coverage: Coverage
 
 
-def _frozen(judged: Sequence[Judged]) -> tuple[Judged, ...]:
-    """`judged` as a tuple; a tuple already (`metric_engine.JudgedLists`) as it is."""
-    return judged if isinstance(judged, tuple) else tuple(judged)
+def _frozen(judged: Sequence[Judged]) -> Sequence[Judged]:
+    """`judged` as a tuple; the judge's own lists (`metric_engine.JudgedLists`, frozen, with
+    the arrays the metrics read) as they are."""
+    return judged if isinstance(judged, tuple | JudgedLists) else tuple(judged)
 
 
 def judged_external_runs(
