@@ -481,6 +481,25 @@ def test_distinct_ids_map_back_like_numpy_unique(width: int) -> None:
     assert distinct[inverse].tolist() == docs.tolist()  # and every id maps back to itself
 
 
+@pytest.mark.parametrize("hashes", ["real", "all equal", "pairs equal"])
+def test_distinct_ids_by_hash_confirm_equal_hashes_on_the_ids(
+    hashes: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ids of 16 bytes are told apart by their 64-bit hashes; a hash two different ids share
+    # (forced here) must not merge them: such a sort falls back to the ids' bytes
+    from evidencedesk.retrieval import trec_judge
+
+    real = trec_keys.doc_hashes
+    if hashes == "all equal":
+        monkeypatch.setattr(trec_judge, "doc_hashes", lambda d: np.zeros(d.size, np.uint64))
+    elif hashes == "pairs equal":
+        monkeypatch.setattr(trec_judge, "doc_hashes", lambda d: real(d) >> np.uint64(63))
+    docs = np.array([b"document-%07d" % i for i in (5, 3, 5, 9, 3, 3, 1)], dtype="S16")
+    distinct, inverse = trec_judge._distinct(docs)
+    assert sorted(distinct.tolist()) == [b"document-%07d" % i for i in (1, 3, 5, 9)]
+    assert distinct[inverse].tolist() == docs.tolist()
+
+
 def test_judged_to_a_depth_keeps_every_value_of_the_whole_list() -> None:
     # q1: first relevant at rank 7, beyond depth 3 -> kept through rank 7; q2: relevant at rank 2
     # -> the top 3; q3: nothing relevant -> the top 3; q4: a list shorter than the depth

@@ -176,18 +176,27 @@ def _ends(run: TrecRun, arrays: _Arrays, relevant: int, depth: int, graded: bool
 
 def _distinct(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(docs, return_inverse=True)`` up to the order of the distinct ids: one sort of
-    the ids as 8-byte words when they are one word wide (numpy sorts bytes strings, and finds
-    unique values, several times slower)."""
-    if docs.dtype.itemsize != 8 or docs.size == 0:
+    a 64-bit word per id -- the id itself when it is one word wide, else its `doc_hashes`
+    hash, with every pair of equal hashes confirmed on the ids' bytes (numpy sorts bytes
+    strings, and finds unique values, several times slower)."""
+    if docs.size == 0 or docs.dtype.itemsize % 8:
         distinct, inverse = np.unique(docs, return_inverse=True)
         return distinct, inverse.ravel()
-    words = np.ascontiguousarray(docs).view(np.uint64)
+    if docs.dtype.itemsize == 8:
+        words = np.ascontiguousarray(docs).view(np.uint64)
+    else:
+        words = doc_hashes(docs)
     order = np.argsort(words)
     ordered = words[order]
     first = np.r_[True, ordered[1:] != ordered[:-1]]
+    if docs.dtype.itemsize != 8:
+        same = np.flatnonzero(~first)  # equal hashes: the ids must be equal too
+        if same.size and not np.array_equal(docs[order[same]], docs[order[same - 1]]):
+            distinct, inverse = np.unique(docs, return_inverse=True)  # a collision: by bytes
+            return distinct, inverse.ravel()
     inverse = np.empty(docs.size, dtype=np.intp)
     inverse[order] = np.cumsum(first) - 1
-    return ordered[first].view(docs.dtype), inverse
+    return docs[order[first]], inverse
 
 
 @dataclass(frozen=True, eq=False)
