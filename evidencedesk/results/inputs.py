@@ -93,8 +93,10 @@ class JudgedRun:
 
 def _frozen(judged: Sequence[Judged]) -> Sequence[Judged]:
     """`judged` as a tuple; the judge's own lists (`metric_engine.JudgedLists`, frozen, with
-    the arrays the metrics read) as they are."""
-    return judged if isinstance(judged, tuple | JudgedLists) else tuple(judged)
+    the arrays the metrics read) built now, so that the run they come from can be let go."""
+    if isinstance(judged, JudgedLists):
+        return judged.built()
+    return judged if isinstance(judged, tuple) else tuple(judged)
 
 
 def judged_external_runs(

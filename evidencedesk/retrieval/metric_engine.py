@@ -115,6 +115,12 @@ class JudgedLists(Sequence[Any]):
             self._lines = _convert(self)
         return self._lines
 
+    def built(self) -> JudgedLists:
+        """Itself, with its per-question lists made now: what they are made from (the run's
+        arrays) can then be let go (a build judges a run and drops it before the next)."""
+        self._all()
+        return self
+
     def __len__(self) -> int:
         return self._n
 
