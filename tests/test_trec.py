@@ -826,6 +826,8 @@ def test_means_come_from_the_arrays_without_building_the_lists() -> None:
     means = summarize(judged, ["mrr", "precision@2"])
     assert (means["mrr"].value, means["precision@2"].value) == (0.25, 0.25)
     assert judged._items is None and len(judged) == 2
+    again = judge_trec_run(run, {"q1": {"b": 2, "c": 1}, "q2": {"a": 2}})
+    assert again.built() is again and again._make is None and again == judged  # made now
     assert [j.ids for j in judged] == [("a", "b", "c"), ("c",)]
     assert judged == tuple(judged) and judged[1].grades == (0,) and judged._make is None
 
