@@ -91,11 +91,12 @@ class JudgedRun:
     coverage: Coverage
 
 
-def _frozen(judged: Sequence[Judged]) -> Sequence[Judged]:
+def _frozen(judged: Sequence[Judged], now: bool = True) -> Sequence[Judged]:
     """`judged` as a tuple; the judge's own lists (`metric_engine.JudgedLists`, frozen, with
-    the arrays the metrics read) built now, so that the run they come from can be let go."""
+    the arrays the metrics read) built `now`, so that the run they come from can be let go
+    (condensed lists come from the judged lines alone: made only if a comparison reads them)."""
     if isinstance(judged, JudgedLists):
-        return judged.built()
+        return judged.built() if now else judged
     return judged if isinstance(judged, tuple) else tuple(judged)
 
 
@@ -120,7 +121,8 @@ def judged_external_runs(
         judged, condensed = judge(trec)
         # kept as they come: the judge's lists carry the arrays the metrics read
         out[name] = JudgedRun(trec.tag, _frozen(judged),
-                              None if condensed is None else _frozen(condensed), found)  # fmt: skip
+                              None if condensed is None else _frozen(condensed, now=False),
+                              found)  # fmt: skip
         del trec
     return out
 
