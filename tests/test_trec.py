@@ -482,6 +482,25 @@ def test_distinct_ids_map_back_like_numpy_unique(width: int) -> None:
     assert distinct[inverse].tolist() == docs.tolist()  # and every id maps back to itself
 
 
+@pytest.mark.parametrize("hashes", ["real", "all equal", "pairs equal"])
+def test_distinct_ids_by_hash_confirm_equal_hashes_on_the_ids(
+    hashes: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ids of 16 bytes are told apart by their 64-bit hashes; a hash two different ids share
+    # (forced here) must not merge them: such a sort falls back to the ids' bytes
+    from evidencedesk.retrieval import trec_judge
+
+    real = trec_keys.doc_hashes
+    if hashes == "all equal":
+        monkeypatch.setattr(trec_judge, "doc_hashes", lambda d: np.zeros(d.size, np.uint64))
+    elif hashes == "pairs equal":
+        monkeypatch.setattr(trec_judge, "doc_hashes", lambda d: real(d) >> np.uint64(63))
+    docs = np.array([b"document-%07d" % i for i in (5, 3, 5, 9, 3, 3, 1)], dtype="S16")
+    distinct, inverse = trec_judge._distinct(docs)
+    assert sorted(distinct.tolist()) == [b"document-%07d" % i for i in (1, 3, 5, 9)]
+    assert distinct[inverse].tolist() == docs.tolist()
+
+
 def test_judged_to_a_depth_keeps_every_value_of_the_whole_list() -> None:
     # q1: first relevant at rank 7, beyond depth 3 -> kept through rank 7; q2: relevant at rank 2
     # -> the top 3; q3: nothing relevant -> the top 3; q4: a list shorter than the depth
@@ -759,11 +778,10 @@ _JUDGE_OPTIONS = [{}, {"k": 3}, {"depth": 2}, {"depth": 2, "graded": True},
      ({"complete": True}, False)],  # the condensed judge takes no complete ids
 )  # fmt: skip
 def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bool) -> None:
-    # the metrics read the arrays the judge makes in its vectorised pass (`JudgedLists.lines`);
-    # they must be exactly what converting its per-question lists gives, field by field
-    from dataclasses import fields
-
-    from evidencedesk.retrieval.metric_engine import JudgedLists, _convert, lines_of
+    # the metrics read the arrays the judge makes in its vectorised pass (`JudgedLists.lines`:
+    # only the judged lines, an unjudged one adds nothing); every metric's value must be
+    # exactly, bit for bit, what converting its per-question lists gives
+    from evidencedesk.retrieval.metric_engine import JudgedLists, _convert, lines_of, values_of
     from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
 
     rng = random.Random(7)
@@ -794,12 +812,33 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
     for judged in judged_lists:
         assert isinstance(judged, JudgedLists) and lines_of(judged) is judged.lines
         expected = _convert(list(judged))
-        for field in fields(expected):
-            made, want = getattr(judged.lines, field.name), getattr(expected, field.name)
-            if isinstance(want, np.ndarray):
-                assert made.dtype == want.dtype and np.array_equal(made, want), field.name
-            else:
-                assert made == want, field.name
+        assert judged.lines.n == expected.n == len(judged)
+        assert np.array_equal(judged.lines.size, expected.size)
+        for name in _EVERY_METRIC_FORM:
+            made, want = values_of(judged.lines, name), values_of(expected, name)
+            assert made.tobytes() == want.tobytes(), name
+
+
+def test_means_come_from_the_arrays_without_building_the_lists() -> None:
+    # the documented path (read, judge, summarize) never builds the per-question lists: a run
+    # nobody drills into never has its ids decoded; the first read of a question builds them all
+    run = TrecRun.from_dict({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"c": 1.0}})
+    judged = judge_trec_run(run, {"q1": {"b": 2, "c": 1}, "q2": {"a": 2}})
+    means = summarize(judged, ["mrr", "precision@2"])
+    assert (means["mrr"].value, means["precision@2"].value) == (0.25, 0.25)
+    assert judged._items is None and len(judged) == 2
+    again = judge_trec_run(run, {"q1": {"b": 2, "c": 1}, "q2": {"a": 2}})
+    assert again.built() is again and again._make is None and again == judged  # made now
+    assert [j.ids for j in judged] == [("a", "b", "c"), ("c",)]
+    assert judged == tuple(judged) and judged[1].grades == (0,) and judged._make is None
+
+
+_EVERY_METRIC_FORM = [
+    *(f"{kind}@{k}" for kind in ("recall", "precision", "hit", "mrr", "map", "judged")
+      for k in (1, 2, 5)),
+    *(f"ndcg@{k}:{gain}" for k in (1, 3, 10) for gain in ("exp", "linear")),
+    "mrr", "map", "rprec", "ndcg", "ndcg:linear", "bpref",
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("width", [8, 5])
@@ -839,7 +878,8 @@ def test_judged_lists_keep_their_arrays_when_pickled_and_convert_when_remade() -
     judged = judge_trec_run(run, {"q1": {"b": 2}, "q2": {"c": 1, "d": 2}})
     back = pickle.loads(pickle.dumps(judged))
     assert isinstance(back, JudgedLists) and back == judged
-    assert back.lines.grade.tolist() == [0, 2, 1] and back.lines.rank.tolist() == [0, 1, 0]
-    remade = JudgedLists(list(judged))  # as dataclasses.asdict and copy remake a tuple's type
+    # the judge's arrays hold the judged lines only (b at rank 1, c at rank 0)
+    assert back.lines.grade.tolist() == [2, 1] and back.lines.rank.tolist() == [1, 0]
+    remade = JudgedLists(list(judged))  # made from questions alone: converted when first read
     assert remade.lines.grade.tolist() == [0, 2, 1]
     assert remade.lines.pool_g.tolist() == judged.lines.pool_g.tolist() == [2, 2, 1]

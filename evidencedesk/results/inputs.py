@@ -23,6 +23,7 @@ from evidencedesk.results.types import SHOWN, ChunkFact, DocumentFact, InputHash
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metric_engine import JudgedLists
 from evidencedesk.retrieval.metrics import Judged
 
 RunPaths = Sequence[tuple[str, Path]]  # ("--run NAME=PATH" options)
@@ -86,13 +87,17 @@ class JudgedRun:
     condensed (None when not asked for), and its ids' coverage of the judgments."""
 
     tag: str
-    judged: tuple[Judged, ...]
-    condensed: tuple[Judged, ...] | None
+    judged: Sequence[Judged]
+    condensed: Sequence[Judged] | None
     coverage: Coverage
 
 
-def _frozen(judged: Sequence[Judged]) -> tuple[Judged, ...]:
-    """`judged` as a tuple; a tuple already (`metric_engine.JudgedLists`) as it is."""
+def _frozen(judged: Sequence[Judged], now: bool = True) -> Sequence[Judged]:
+    """`judged` as a tuple; the judge's own lists (`metric_engine.JudgedLists`, frozen, with
+    the arrays the metrics read) built `now`, so that the run they come from can be let go
+    (condensed lists come from the judged lines alone: made only if a comparison reads them)."""
+    if isinstance(judged, JudgedLists):
+        return judged.built() if now else judged
     return judged if isinstance(judged, tuple) else tuple(judged)
 
 
@@ -117,7 +122,8 @@ def judged_external_runs(
         judged, condensed = judge(trec)
         # kept as they come: the judge's lists carry the arrays the metrics read
         out[name] = JudgedRun(trec.tag, _frozen(judged),
-                              None if condensed is None else _frozen(condensed), found)  # fmt: skip
+                              None if condensed is None else _frozen(condensed, now=False),
+                              found)  # fmt: skip
         del trec
     return out
 

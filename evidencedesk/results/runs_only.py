@@ -53,7 +53,7 @@ def saved_name(project: Project) -> str | None:
 def runs_only(
     project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
     policy: GatePolicy | None, saved: Baseline | None, settings: Settings, progress: Progress,
-) -> tuple[Results, dict[str, tuple[Judged, ...]]]:  # fmt: skip
+) -> tuple[Results, dict[str, Sequence[Judged]]]:  # fmt: skip
     """Every TREC run is a variant, judged at its full depth (or `Settings.max_depth`, as
     ``trec_eval -M``); each is a candidate against the project's baseline run. A run is checked
     against the judgments before it is judged (`coverage.check_coverage`). The gate reads each

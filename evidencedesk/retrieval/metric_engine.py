@@ -17,9 +17,9 @@ correctly rounded in both, summed in rank order the same way.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 import numpy as np
 
@@ -72,20 +72,42 @@ def _flat(parts: Iterable[Sequence[int]], sizes: np.ndarray) -> np.ndarray:
     return np.fromiter(itertools.chain.from_iterable(parts), dtype=np.int64, count=total)
 
 
-class JudgedLists(tuple[Any, ...]):
+class JudgedLists(Sequence[Any]):
     """Judged questions that carry their flat arrays: what the vectorised judge
-    (`trec_judge.judge_trec_run`) returns. It makes the arrays the metrics read in the same pass
-    as the questions the pages show, from the run's own arrays, so `lines_of` reads them as they
-    are; the questions (a tuple of them) are those arrays in per-question form. It pickles with
-    its arrays, and one made from questions alone (``JudgedLists(judged)``, as
-    `dataclasses.asdict` and `copy` remake a tuple's type) converts them when first read."""
+    (`trec_judge.judge_trec_run`) returns. The judge makes the arrays the metrics read
+    (`lines`) at once, and the per-question :class:`~evidencedesk.retrieval.metrics.Judged`
+    lists only when something reads them (an item, an iteration, a comparison): `summarize`
+    and every other mean read the arrays alone, so a run nobody drills into never has its
+    10 million ids decoded. It reads like a tuple of the questions (length, items, slices,
+    equality with a tuple), pickles with its arrays, and one made from questions alone
+    (``JudgedLists(judged)``, as `copy` remakes it) converts them when first read."""
 
-    _lines: Lines | None
+    __slots__ = ("_items", "_lines", "_make", "_n")
 
-    def __new__(cls, judged: Iterable[Any], lines: Lines | None = None) -> JudgedLists:
-        made = super().__new__(cls, judged)
-        made._lines = lines
-        return made
+    def __init__(
+        self,
+        judged: Iterable[Any] = (),
+        lines: Lines | None = None,
+        *,
+        make: Callable[[], Iterable[Any]] | None = None,
+        n: int | None = None,
+    ) -> None:
+        if make is None:
+            self._items: tuple[Any, ...] | None = tuple(judged)
+            self._n = len(self._items)
+        else:
+            if n is None:
+                raise ValueError("expected the number of questions with `make`, found none")
+            self._items, self._n = None, n
+        self._make = make
+        self._lines = lines
+
+    def _all(self) -> tuple[Any, ...]:
+        if self._items is None:
+            assert self._make is not None
+            self._items = tuple(self._make())
+            self._make = None  # what it held (the run's arrays) is no longer needed
+        return self._items
 
     @property
     def lines(self) -> Lines:
@@ -93,8 +115,40 @@ class JudgedLists(tuple[Any, ...]):
             self._lines = _convert(self)
         return self._lines
 
+    def built(self) -> JudgedLists:
+        """Itself, with its per-question lists made now: what they are made from (the run's
+        arrays) can then be let go (a build judges a run and drops it before the next)."""
+        self._all()
+        return self
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Any, ...]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, JudgedLists):
+            return self._all() == other._all()
+        if isinstance(other, tuple):
+            return self._all() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return f"JudgedLists({self._all()!r})"
+
     def __reduce__(self) -> tuple[type[JudgedLists], tuple[tuple[Any, ...], Lines | None]]:
-        return type(self), (tuple(self), self._lines)
+        return type(self), (self._all(), self._lines)
 
 
 _RECENT: list[tuple[tuple[int, ...], Sequence[Any], Lines]] = []  # the last few conversions

@@ -33,6 +33,7 @@ import importlib
 import importlib.metadata
 import importlib.resources
 import importlib.util
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -304,12 +305,18 @@ class MiniLMEmbedder:
         self.batch_size = batch_size
         self.limit = limit
         self._rows: dict[str, np.ndarray] = {}
+        # one caller at a time: a build embeds a MiniLM candidate's chunks on a thread of their
+        # own (`parts.Parts.build`'s `warm`) while the pair scorer may share this embedder
+        self._lock = threading.Lock()
 
     def embed(self, text: str) -> np.ndarray:
         return self.embed_many([text])[0]
 
     def embed_many(self, texts: Sequence[str]) -> np.ndarray:
-        texts = [str(t) for t in texts]
+        with self._lock:
+            return self._embed_many([str(t) for t in texts])
+
+    def _embed_many(self, texts: list[str]) -> np.ndarray:
         known = self._rows
         todo = [t for t in dict.fromkeys(texts) if t not in known]
         if len(todo) > self.batch_size:  # batches of similar token length: little padding

@@ -7,11 +7,14 @@ stays the page's calls.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from evidencedesk.chunking import Chunk
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
+from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.base import Hit, Reranker, Searcher
 from evidencedesk.retrieval.cache import CachedSearcher, LazySearcher, cached_searchers
 from evidencedesk.retrieval.catalog import Catalog, Scope
@@ -45,6 +48,36 @@ class Stages(Protocol):
     def label(self) -> str: ...
 
 
+class _Warming:
+    """The MiniLM searcher of `chunks`, built on a daemon thread (a build that stops early
+    does not wait for it); `result` waits for it and raises what building it raised."""
+
+    def __init__(self, chunks: tuple[Chunk, ...]) -> None:
+        self._chunks = chunks
+        self._searcher: Searcher | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="minilm-warm", daemon=True)
+
+    @classmethod
+    def start(cls, chunks: tuple[Chunk, ...]) -> _Warming:
+        made = cls(chunks)
+        made._thread.start()
+        return made
+
+    def _run(self) -> None:
+        try:
+            self._searcher = dense_searcher(self._chunks, "minilm", "minilm")
+        except BaseException as exc:  # handed to the thread that asks for the searcher
+            self._error = exc
+
+    def result(self) -> Searcher:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._searcher is not None
+        return self._searcher
+
+
 @dataclass(frozen=True)
 class Parts:
     """The searchers built once for a catalog (and the pair scorer for ``pair``), reused by runs."""
@@ -53,16 +86,27 @@ class Parts:
     scorer: Any = None
 
     @classmethod
-    def build(cls, catalog: Catalog, scorer: Any = None, dense: str = "toy") -> Parts:
+    def build(
+        cls, catalog: Catalog, scorer: Any = None, dense: str = "toy", warm: bool = False
+    ) -> Parts:
         """The first stages of `lifecycle.build_searchers(catalog, dense)`, cached, and
         ``"minilm"``: the MiniLM searcher (the dense one itself when `dense` is ``"minilm"``;
-        else built on its first search, so a build that never names it never loads it)."""
+        else built on its first search, so a build that never names it never loads it).
+
+        `warm`: a config will search with MiniLM, so load the model and embed the chunks now, on
+        a thread of their own (onnxruntime leaves the interpreter free), while the stages before
+        that config run; its first search waits for them. The searcher is made by the same call
+        either way (the chunks embedded in the same batches), so its rows are the same."""
         searchers = cached_searchers(build_searchers(catalog, dense))
         if dense == "minilm":
             searchers["minilm"] = searchers["dense"]
         else:
             chunks = catalog.chunks
-            lazy = LazySearcher("minilm", lambda: dense_searcher(chunks, "minilm", "minilm"))
+            make = _Warming.start(chunks) if warm and not minilm.missing_packages() else None
+            lazy = LazySearcher(
+                "minilm",
+                make.result if make else lambda: dense_searcher(chunks, "minilm", "minilm"),
+            )
             # asked for at least what the dense searcher is asked for (the hybrid's pool)
             searchers["minilm"] = CachedSearcher(
                 lazy, least=getattr(searchers["dense"], "least", 1)

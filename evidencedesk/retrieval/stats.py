@@ -43,8 +43,10 @@ __all__ = [
 
 TIE = 1e-12  # differences this small are ties (float noise, not a change)
 # values above which a bootstrap interval and a randomization p come from their large-sample
-# limits instead of 10,000 resamples (at 50,000 questions, resampling takes 5 to 20 s an interval)
-LARGE = 10_000
+# limits instead of 10,000 resamples: from 3,000 values on, the limit is within the resampling
+# noise of 10,000 resamples (tests/test_stats.py holds it there at 3,000 skewed values), and
+# resampling was a third of a 10,000-question build's time
+LARGE = 3_000
 
 
 class Summary(float):

@@ -176,31 +176,35 @@ def _ends(run: TrecRun, arrays: _Arrays, relevant: int, depth: int, graded: bool
 
 def _distinct(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(docs, return_inverse=True)`` up to the order of the distinct ids: one sort of
-    the ids as 8-byte words when they are one word wide (numpy sorts bytes strings, and finds
-    unique values, several times slower)."""
-    if docs.dtype.itemsize != 8 or docs.size == 0:
+    a 64-bit word per id -- the id itself when it is one word wide, else its `doc_hashes`
+    hash, with every pair of equal hashes confirmed on the ids' bytes (numpy sorts bytes
+    strings, and finds unique values, several times slower)."""
+    if docs.size == 0 or docs.dtype.itemsize % 8:
         distinct, inverse = np.unique(docs, return_inverse=True)
         return distinct, inverse.ravel()
-    words = np.ascontiguousarray(docs).view(np.uint64)
+    if docs.dtype.itemsize == 8:
+        words = np.ascontiguousarray(docs).view(np.uint64)
+    else:
+        words = doc_hashes(docs)
     order = np.argsort(words)
     ordered = words[order]
     first = np.r_[True, ordered[1:] != ordered[:-1]]
+    if docs.dtype.itemsize != 8:
+        same = np.flatnonzero(~first)  # equal hashes: the ids must be equal too
+        if same.size and not np.array_equal(docs[order[same]], docs[order[same - 1]]):
+            distinct, inverse = np.unique(docs, return_inverse=True)  # a collision: by bytes
+            return distinct, inverse.ravel()
     inverse = np.empty(docs.size, dtype=np.intp)
     inverse[order] = np.cumsum(first) - 1
-    return ordered[first].view(docs.dtype), inverse
+    return docs[order[first]], inverse
 
 
 @dataclass(frozen=True, eq=False)
 class _Kept:
-    """Every question's kept lines, flat and in question order: each as the metric engine reads
-    it (`metric_engine.Lines`), and each question's ids, grades and flags as tuples."""
+    """Every question's kept lines, flat and in question order: each question's ids, grades
+    and flags as Python values, for its `Judged` list."""
 
     bounds: list[int]  # question i's lines are [bounds[i], bounds[i + 1])
-    line_q: np.ndarray
-    rank: np.ndarray
-    grade: np.ndarray
-    judged: np.ndarray
-    negative: np.ndarray
     ids: list[str]
     grades: list[int]
     judged_flags: list[bool]
@@ -250,13 +254,12 @@ def _kept(
     sizes = stops - starts
     offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
     line_q = np.repeat(np.arange(starts.size, dtype=np.int64), sizes)
-    rank = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], sizes)
-    lines = np.repeat(starts, sizes) + rank
+    lines = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1], dtype=np.int64)
     distinct, inverse = _distinct(run.docs[lines])
     names = np.array(_decoded(distinct), dtype=object)
     kept, flags, below = grades[lines], judged[lines], negative[lines]
     return _Kept(
-        offsets.tolist(), line_q, rank, kept, flags, below,
+        offsets.tolist(),
         ids=names[inverse].tolist(),
         grades=kept.tolist(),
         judged_flags=flags.tolist(),
@@ -264,6 +267,60 @@ def _kept(
         unjudged=np.bincount(line_q[~flags], minlength=starts.size).tolist(),
         negatives=np.bincount(line_q[below], minlength=starts.size).tolist(),
     )  # fmt: skip
+
+
+def _placed(at: np.ndarray, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of `lines` stands in the ascending `at`, and which of them stand there."""
+    if not at.size:
+        return np.zeros(0, dtype=np.int64), np.zeros(lines.size, dtype=bool)
+    pos = np.minimum(np.searchsorted(at, lines), at.size - 1)
+    found = at[pos] == lines
+    return pos[found], found
+
+
+def _judged_lines(
+    run: TrecRun,
+    arrays: _Arrays,
+    flags: np.ndarray,
+    bounds: tuple[np.ndarray, np.ndarray],
+    size: np.ndarray,
+    relevant: int,
+    nonrelevant: list[int],
+    pool: tuple[np.ndarray, np.ndarray],
+) -> Lines:
+    """The arrays every metric reads: each question's judged lines within its kept range
+    [a, b), with their ranks in the whole list. An unjudged line adds nothing to any metric
+    (its grade is 0, and Judged@k and bpref count judged lines only), so a run of 10 million
+    lines judged 30 a query keeps about as many entries as the qrels have."""
+    a, b = bounds
+    n = len(arrays.questions)
+    sel = np.flatnonzero(flags)
+    question_of = np.full(len(run.qids), -1, dtype=np.int64)
+    found = arrays.asked >= 0
+    question_of[arrays.asked[found]] = np.flatnonzero(found)
+    q = question_of[np.searchsorted(run.offsets, sel, side="right") - 1]
+    safe = np.maximum(q, 0)
+    keep = (q >= 0) & (sel >= a[safe]) & (sel < b[safe])
+    sel, q = sel[keep], q[keep]
+    grade = np.zeros(sel.size, dtype=np.int64)
+    pos, hit = _placed(sel, arrays.lines)
+    grade[pos] = arrays.grade[hit]
+    negative = np.zeros(sel.size, dtype=bool)
+    pos, _ = _placed(sel, arrays.judged[arrays.judged_grade < 0])
+    negative[pos] = True
+    return Lines(
+        n=n,
+        line_q=q,
+        rank=sel - a[q],
+        grade=grade,
+        pool_q=pool[0],
+        pool_g=pool[1],
+        relevant=np.full(n, relevant, dtype=np.int64),
+        judged=np.ones(sel.size, dtype=bool),
+        size=size,
+        nonrel=~negative & (grade < relevant),
+        n_nonrel=np.array(nonrelevant, dtype=np.int64),
+    )
 
 
 def _judge(
@@ -278,11 +335,13 @@ def _judge(
     nonrelevant: list[int] | None = None,
 ) -> JudgedLists:
     """The Judged lists of `run`'s questions; `nonrelevant` (bpref's N per question) defaults
-    to the qrels' judgments graded 0 up to `relevant` - 1."""
+    to the qrels' judgments graded 0 up to `relevant` - 1. The arrays the metrics read are made
+    now; the per-question lists when first read (`JudgedLists`)."""
     questions = arrays.questions
     order = np.lexsort((-arrays.pool_g, arrays.pool_q))
     pool_g = arrays.pool_g[order]
     pool_bounds = np.searchsorted(arrays.pool_q[order], np.arange(len(questions) + 1))
+    pool_q = np.repeat(np.arange(len(questions), dtype=np.int64), np.diff(pool_bounds))
     # each question's kept lines [a, b), and its list's length `size` (longer than b - a when
     # only its head was kept)
     asked = arrays.asked
@@ -297,7 +356,6 @@ def _judge(
         ends = _ends(run, arrays, relevant, max(depth, 0), graded)[asked]
         head = found & (ends < b)
         b = np.where(head, ends, b)
-    returned = [s if h else None for s, h in zip(size.tolist(), head.tolist(), strict=True)]
     n = run.n_lines
     flags = arrays.line_judged(n)
     if complete is not None and n:  # the judgments cover these ids: a missing grade is 0
@@ -305,43 +363,35 @@ def _judge(
         flags |= np.isin(doc_hashes(run.docs), doc_hashes(covered))
     if nonrelevant is None:
         nonrelevant = arrays.nonrelevant(relevant).tolist()
-    kept = _kept(run, arrays.line_grades(n), flags, arrays.line_negative(n), a, b)
-    pools, pool_at = pool_g.tolist(), pool_bounds.tolist()
-    pool_q = np.repeat(np.arange(len(questions), dtype=np.int64), np.diff(pool_bounds))
+    lines = _judged_lines(run, arrays, flags, (a, b), size, relevant, nonrelevant,
+                          (pool_q, pool_g))  # fmt: skip
     has_relevant = np.bincount(pool_q[pool_g >= relevant], minlength=len(questions)) > 0
-    answers = has_relevant.tolist()
-    out: list[Judged] = []
-    for i, q in enumerate(questions):
-        label = labels[i] if labels is not None else None
-        out.append(
-            Judged(
-                id=q,
-                tags=tuple(label.tags) if label is not None else (),
-                answerable=bool(label.answerable) if label is not None else answers[i],
-                grades=kept.grades_of(i),
-                pool=tuple(pools[pool_at[i] : pool_at[i + 1]]),
-                ids=kept.ids_of(i),
-                relevant=relevant,
-                returned=returned[i],
-                judged=kept.judged_of(i),
-                nonrelevant=nonrelevant[i],
-                negative=kept.negative_of(i),
+
+    def make() -> list[Judged]:
+        kept = _kept(run, arrays.line_grades(n), flags, arrays.line_negative(n), a, b)
+        returned = [s if h else None for s, h in zip(size.tolist(), head.tolist(), strict=True)]
+        pools, pool_at, answers = pool_g.tolist(), pool_bounds.tolist(), has_relevant.tolist()
+        out: list[Judged] = []
+        for i, q in enumerate(questions):
+            label = labels[i] if labels is not None else None
+            out.append(
+                Judged(
+                    id=q,
+                    tags=tuple(label.tags) if label is not None else (),
+                    answerable=bool(label.answerable) if label is not None else answers[i],
+                    grades=kept.grades_of(i),
+                    pool=tuple(pools[pool_at[i] : pool_at[i + 1]]),
+                    ids=kept.ids_of(i),
+                    relevant=relevant,
+                    returned=returned[i],
+                    judged=kept.judged_of(i),
+                    nonrelevant=nonrelevant[i],
+                    negative=kept.negative_of(i),
+                )
             )
-        )
-    lines = Lines(
-        n=len(questions),
-        line_q=kept.line_q,
-        rank=kept.rank,
-        grade=kept.grade,
-        pool_q=pool_q,
-        pool_g=pool_g,
-        relevant=np.full(len(questions), relevant, dtype=np.int64),
-        judged=kept.judged,
-        size=size,
-        nonrel=kept.judged & ~kept.negative & (kept.grade < relevant),
-        n_nonrel=np.array(nonrelevant, dtype=np.int64),
-    )
-    return JudgedLists(out, lines)
+        return out
+
+    return JudgedLists(lines=lines, make=make, n=len(questions))
 
 
 def _complete_nonrelevant(
