@@ -1,5 +1,6 @@
 """The command line: ``evidencedesk`` and ``python -m evidencedesk``, one parser tree for
-``build``, ``benchmark``, ``run``, ``init``, ``validate`` and ``audit``, one map from error to exit
+``build``, ``benchmark``, ``run``, ``init``, ``validate``, ``audit``, ``summary`` and ``export``,
+one map from error to exit
 status, one console module (`cli.console`). This folder is the only code that owns the process:
 it prints, exits and tunes the interpreter (`cli.process`); the library below it does none of
 that.
@@ -7,7 +8,8 @@ that.
 ``python -m evidencedesk.report build …`` and ``python -m evidencedesk.retrieval.benchmark …``
 (SPEC) are the same commands through thin shims.
 
-Each command module (`cli.build`, `cli.benchmark`, `cli.init`, `cli.validate`, `cli.audit`)
+Each command module (`cli.build`, `cli.benchmark`, `cli.run`, `cli.init`, `cli.validate`,
+`cli.audit`, `cli.summary`, `cli.export`)
 has a one-line `HELP`, a `DESCRIPTION`, its exit statuses (`EXIT`), `add_arguments(parser)` and
 `run(args, streams) -> int`. An argument argparse refuses is one ``error: …`` line naming the
 command's ``--help``, exit 2, as bad input is.
