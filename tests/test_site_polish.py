@@ -299,4 +299,4 @@ def test_methods_page_names_the_large_sample_method_only_when_it_was_used(
     assert model.meta.large_sample == LARGE
     render_site(model, tmp_path / "site")
     methods = (tmp_path / "site" / "methods.html").read_text("utf-8")
-    assert "Above 10,000 questions (as here) the interval is read off" in methods
+    assert "Above 3,000 questions (as here) the interval is read off" in methods
