@@ -200,6 +200,15 @@ _CONTROL = np.zeros(256, dtype=bool)
 _CONTROL[:32] = True
 _CONTROL[[_TAB, _LF, _CR]] = False
 _CONTROL[127] = True
+# per delimiter, every byte `odd_space` or the NUL check may object to: a control byte, the other
+# of tab and space, a carriage return; a block holding none of them (nearly every block) is
+# passed in one table look-up a byte
+_SUSPECT = {
+    delimiter: _CONTROL
+    | (np.arange(256) == (_TAB if delimiter == _SPACE else _SPACE))
+    | (np.arange(256) == _CR)
+    for delimiter in (_SPACE, _TAB)
+}
 
 
 def odd_space(data: np.ndarray, delimiter: int) -> bool:
@@ -245,7 +254,10 @@ class _Range(io.RawIOBase):
         got = (self._file.readinto(memoryview(buffer)[:size]) or 0) if size > 0 else 0
         if got:
             data = np.frombuffer(buffer, dtype=np.uint8, count=got)
-            if not data.all() or odd_space(data, self._delimiter):
+            suspect = _SUSPECT.get(self._delimiter)
+            if (suspect is None or suspect[data].any()) and (
+                not data.all() or odd_space(data, self._delimiter)
+            ):
                 self.refused, self._left = True, 0
                 return 0
         self._left -= got
