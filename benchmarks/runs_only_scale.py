@@ -6,7 +6,8 @@ builds the site with the real CLI as ``evidencedesk build --tune`` (every proces
 targets of docs/scale.md are met with them; ``--tune none`` builds as the command does by
 default, with none) and prints the time per stage (the CLI's own lines), the total
 wall-clock time, the peak memory of the build process (``resource.getrusage`` of the child, max
-RSS) and the site's size and file count. ``--scaling`` also builds at 1/4 and 1/2 of the
+RSS) and the site's size and file count, and beside it the time a fresh process takes to read the
+project's runs with pyarrow's ``read_csv`` alone (the floor; target: the build within 2x). ``--scaling`` also builds at 1/4 and 1/2 of the
 questions (1x / 2x / 4x) and prints, measured in the same run, each size's total and per-stage
 times with their ratio to the 1x build (the stages after the read, "gate" + "site model" +
 "render", also on their own). With ``--keep DIR`` the projects stay in DIR and a later run with
@@ -136,6 +137,11 @@ class Build:
     site_bytes: int
     files: int
     stages: dict[str, float]
+    floor: float = 0.0  # reading its runs alone (`read_floor`), measured in the same run
+
+    @property
+    def over_floor(self) -> float:
+        return self.seconds / self.floor if self.floor else float("nan")
 
     @property
     def after_read(self) -> float:
@@ -183,21 +189,44 @@ def build_once(
               f"{seconds:.1f} s wall clock, peak memory "
               f"{peak / 2**20:.2f} GiB, site {site / 1e6:.1f} MB in {files} files ==",
               flush=True)  # fmt: skip
-    return Build(questions, seconds, peak / 2**20, site, files, stage_times(done.stdout))
+    floor = read_floor(root / "runs")
+    if not quiet:
+        print(f"   reading its runs alone (pyarrow read_csv, a fresh process): {floor:.1f} s; "
+              f"the build: {seconds / floor:.2f}x that (target <= 2)", flush=True)  # fmt: skip
+    return Build(questions, seconds, peak / 2**20, site, files, stage_times(done.stdout), floor)
+
+
+_FLOOR = """
+import sys, pyarrow.csv as pacsv
+names = ["q", "q0", "doc", "rank", "score", "tag"]
+for path in sys.argv[1:]:
+    pacsv.read_csv(path, read_options=pacsv.ReadOptions(column_names=names),
+                   parse_options=pacsv.ParseOptions(delimiter=" "))
+"""
+
+
+def read_floor(runs: Path) -> float:
+    """Seconds a fresh process takes to read every run with pyarrow's ``read_csv`` and nothing
+    else (one run at a time, as the build reads them): the floor a build is measured against."""
+    started = time.perf_counter()
+    paths = sorted(str(p) for p in runs.glob("*.run"))
+    subprocess.run([sys.executable, "-c", _FLOOR, *paths], check=True)
+    return time.perf_counter() - started
 
 
 def table(rows: list[Build]) -> str:
     """Every build's figures, and each one's ratio to the first (the 1x build)."""
     first = rows[0]
     head = ["questions", "total s", "x 1st", *(f"{s} s" for s in STAGES), "after read s",
-            "x 1st", "peak GiB", "site MB", "files"]  # fmt: skip
+            "x 1st", "peak GiB", "site MB", "files", "read s", "x read"]  # fmt: skip
     lines = ["  ".join(head)]
     for b in rows:
         cells = [f"{b.questions:>9}", f"{b.seconds:>7.1f}", f"{b.seconds / first.seconds:>5.2f}",
                  *(f"{b.stages.get(s, float('nan')):>{len(s) + 2}.1f}" for s in STAGES),
                  f"{b.after_read:>12.1f}",
                  f"{b.after_read / first.after_read if first.after_read else float('nan'):>5.2f}",
-                 f"{b.peak_gib:>8.2f}", f"{b.site_bytes / 1e6:>7.1f}", f"{b.files:>5}"]  # fmt: skip
+                 f"{b.peak_gib:>8.2f}", f"{b.site_bytes / 1e6:>7.1f}", f"{b.files:>5}",
+                 f"{b.floor:>6.1f}", f"{b.over_floor:>6.2f}"]  # fmt: skip
         lines.append("  ".join(cells))
     return "\n".join(lines)
 
