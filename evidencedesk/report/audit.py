@@ -30,6 +30,7 @@ from typing import Any
 from evidencedesk.errors import AuditError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import read_text
+from evidencedesk.report.oracle import Finding, oracle_findings
 from evidencedesk.report.summary import summary_disagreements
 from evidencedesk.report.words import derive
 from evidencedesk.results.jsonio import load
@@ -247,12 +248,13 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
     return out
 
 
-def audit(site: Path) -> tuple[list[Disagreement], int, int]:
-    """The disagreements of the site at `site` with its results.json, and how many claims on
-    how many pages were checked. Raises an EvidencedeskError for a site it cannot read."""
+def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
+    """The disagreements of the site at `site` with its results.json and with the oracle's
+    recomputation from its exports (`report.oracle`), and how many claims on how many pages
+    were checked. Raises an EvidencedeskError for a site it cannot read."""
     results = load(site / "results.json")
     claims = _claims(site)
-    found: list[Disagreement] = []
+    found: list[Disagreement | Finding] = []
     checked = 0
     for page in sorted(p.name for p in site.glob("*.html")):
         if page in _LEFT_OUT:
@@ -275,4 +277,5 @@ def audit(site: Path) -> tuple[list[Disagreement], int, int]:
               for page in missing]  # fmt: skip
     found += [Disagreement(*d) for d in summary_disagreements(site, results)]
     found += [Disagreement(*d) for d in recheck(results)]
+    found += oracle_findings(site, results)
     return found, checked, len(claims)

@@ -45,7 +45,7 @@ from evidencedesk.report.site import slug
 from evidencedesk.results.types import CandidateResult, MetricStat, Results
 from evidencedesk.retrieval.metrics import Judged, metric_value
 
-__all__ = ["Finding", "VERDICT_RULES", "oracle_findings"]
+__all__ = ["Finding", "Moves", "VERDICT_RULES", "oracle_findings", "verdict_of"]
 
 # The documented constants of docs/statistics.md, restated here on purpose: an oracle that
 # imported them from the build would share a wrong one (tests/test_audit_oracle.py holds them
@@ -249,8 +249,9 @@ def _per_question(site: Path, results: Results, found: list[Finding]) -> _Source
 
 
 class _Draws:
-    """The bootstrap's resample indices per n, drawn once per audit (every interval over n
-    values of one seed draws the same resamples)."""
+    """The bootstrap's resample indices per n, drawn once per audit: every interval over n values
+    of one seed draws the same resamples. Kept up to `_KEPT_CELLS` indices (the oldest n goes
+    first), so a large project's audit holds one matrix, not one per n."""
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
@@ -260,12 +261,16 @@ class _Draws:
         if n not in self._kept:
             rng = np.random.default_rng(self.seed)
             rows = max(1, CELLS // n)
-            chunks = []
-            for start in range(0, RESAMPLES, rows):
-                size = min(rows, RESAMPLES - start)
-                chunks.append(rng.integers(0, n, size=(size, n), dtype=np.int32))
-            self._kept = {n: chunks}  # one n at a time: memory stays one matrix
+            self._kept[n] = [
+                rng.integers(0, n, size=(min(rows, RESAMPLES - start), n), dtype=np.int32)
+                for start in range(0, RESAMPLES, rows)
+            ]
+            while sum(RESAMPLES * k for k in self._kept) > _KEPT_CELLS and len(self._kept) > 1:
+                del self._kept[next(iter(self._kept))]
         return self._kept[n]
+
+
+_KEPT_CELLS = 1 << 25  # resample indices kept at once (int32: 128 MB)
 
 
 def _interval(data: Sequence[float], draws: _Draws) -> tuple[float | None, float | None]:
@@ -297,7 +302,11 @@ def _sign_p(better: int, worse: int) -> float:
     m = better + worse
     if m == 0:
         return 1.0
-    tail = sum(math.comb(m, i) for i in range(min(better, worse) + 1))
+    low = min(better, worse)
+    term = tail = math.comb(m, low)
+    for i in range(low, 0, -1):  # C(m, i - 1) = C(m, i) * i / (m - i + 1), exactly
+        term = term * i // (m - i + 1)
+        tail += term
     return float(min(Fraction(1), Fraction(2 * tail, 2**m)))
 
 
@@ -419,7 +428,8 @@ def _comparisons(
     seed = results.settings.seed
     tested: dict[tuple[str, str], _Tested] = {}
     for i, c in enumerate(results.candidates):
-        source = f"{sources.source[results.baseline]} against {sources.source[c.name]}"
+        base_from, from_ = sources.source[results.baseline], sources.source[c.name]
+        source = base_from if base_from == from_ else f"{base_from} against {from_}"
         for j, cmp in enumerate(c.comparisons):
             pair = _pair(base.get(cmp.metric, {}), sources.values[c.name].get(cmp.metric, {}))
             low, high = _interval(pair.d, draws)
@@ -579,8 +589,8 @@ def _verdicts(
         moves = _moves(c, reported, tested)
         _check(found, f"results.json candidates[{i}].decision ({c.name})", [
             ("verdict", c.decision.verdict, verdict_of(moves)),
-            ("up", list(c.decision.up), list(moves.up)),
-            ("down", list(c.decision.down), list(moves.down))],
+            ("up", sorted(c.decision.up), sorted(moves.up)),
+            ("down", sorted(c.decision.down), sorted(moves.down))],
             "docs/verdicts.md's rules")  # fmt: skip
 
 
