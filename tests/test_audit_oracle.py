@@ -231,11 +231,15 @@ def _moves(**given: Any) -> Moves:
         (_moves(lean_better=True), "PROMISING"),
         (_moves(up=("map",), lean_better=True), "PROMISING"),
         (_moves(down=("mrr",), primary_down_by_p=True, primary_still=False), "WORSE"),
-        (_moves(down=("mrr",), primary_down_by_interval=True, primary_still=False),
-         "LEANS WORSE"),  # fmt: skip
+        (
+            _moves(down=("mrr",), primary_down_by_interval=True, primary_still=False),
+            "LEANS WORSE",
+        ),  # fmt: skip
         (_moves(lean_worse=True), "LEANS WORSE"),
-        (_moves(up=("map",), down=("mrr",), primary_down_by_p=True, primary_still=False),
-         "MIXED"),  # fmt: skip
+        (
+            _moves(up=("map",), down=("mrr",), primary_down_by_p=True, primary_still=False),
+            "MIXED",
+        ),  # fmt: skip
         (_moves(up=("map",)), "NO CLEAR CHANGE"),  # a secondary metric alone decides nothing
         (_moves(down=("map",), lean_better=True), "NO CLEAR CHANGE"),
         (_moves(up=("map",), lean_worse=True), "NO CLEAR CHANGE"),
@@ -282,10 +286,10 @@ def test_the_restated_constants_are_the_documented_ones() -> None:
     from evidencedesk.results import verdicts
     from evidencedesk.retrieval import resampling, stats
 
-    assert oracle.LARGE == stats.LARGE == 3_000
-    assert oracle.CELLS == resampling.CELLS
-    assert oracle.TIE == stats.TIE
-    assert oracle.EXACT_SIGNS == stats.EXACT_RANDOMIZATION == 20
-    assert oracle.RESAMPLES == stats.RANDOMIZATION_RESAMPLES == 10_000
-    assert oracle.LEAN == verdicts.LEAN_P
-    assert oracle.ALPHA == verdicts.ALPHA
+    assert oracle._LARGE == stats.LARGE == 3_000
+    assert oracle._CELLS == resampling.CELLS
+    assert oracle._TIE == stats.TIE
+    assert oracle._EXACT_SIGNS == stats.EXACT_RANDOMIZATION == 20
+    assert oracle._RESAMPLES == stats.RANDOMIZATION_RESAMPLES == 10_000
+    assert oracle._LEAN == verdicts.LEAN_P
+    assert oracle._ALPHA == verdicts.ALPHA

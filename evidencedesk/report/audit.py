@@ -13,6 +13,10 @@ results.json back into Results and, independently of the site model that wrote t
    from its comparisons, the Holm adjustment across candidates, each comparison's flips, sign
    test and one-way flips needed from the per-question values the Results hold, each gate
    verdict from its lines, and the counts from the questions.
+4. recomputes, independently of the build's code (`report.oracle`), every variant's means from
+   the exported runs and qrels, every interval, p-value and Holm adjustment from the
+   per-question values, and every verdict by a second, table-driven reading of
+   docs/verdicts.md.
 
 `audit(site)` returns the disagreements, one line each (page, sentence, what results.json
 says); the command prints them and exits 1, or prints one ``ok:`` line and exits 0. The page

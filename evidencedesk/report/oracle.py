@@ -12,7 +12,7 @@ computation with the build.
   per-question values those lists carry.
 - **Intervals and p-values** from those per-question values and results.json's seed, by a
   second implementation written here from docs/statistics.md: the percentile bootstrap drawn
-  as documented (``default_rng(seed)``, ``integers(0, n)`` in chunks of ``CELLS // n`` rows,
+  as documented (``default_rng(seed)``, ``integers(0, n)`` in chunks of ``_CELLS // n`` rows,
   each resample's mean summed in draw order, numpy's quantile), the randomization test (every
   sign pattern, seeded sign draws, or the normal limit), the exact sign test, Holm within each
   family (the candidates against the baseline on one metric; every unordered pair of variants
@@ -50,15 +50,15 @@ __all__ = ["Finding", "Moves", "VERDICT_RULES", "oracle_findings", "verdict_of"]
 # The documented constants of docs/statistics.md, restated here on purpose: an oracle that
 # imported them from the build would share a wrong one (tests/test_audit_oracle.py holds them
 # equal to the build's).
-TOLERANCE = 1e-9  # how far a recomputed number may differ from results.json's
-TIE = 1e-12  # per-question differences this small are ties
-LARGE = 3_000  # values above which intervals and randomization p use their large-sample limits
-CELLS = 1 << 18  # resample-matrix cells per chunk of draws
-RESAMPLES = 10_000  # bootstrap resamples, and the randomization test's seeded sign draws
-EXACT_SIGNS = 20  # non-zero differences up to which every sign pattern is counted
-LEVEL = 0.95  # the intervals' coverage
-ALPHA = 0.05  # a Holm-adjusted p below it is significant
-LEAN = 0.2  # a sign-test p below it is a lean
+_TOLERANCE = 1e-9  # how far a recomputed number may differ from results.json's
+_TIE = 1e-12  # per-question differences this small are ties
+_LARGE = 3_000  # values above which intervals and randomization p use their large-sample limits
+_CELLS = 1 << 18  # resample-matrix cells per chunk of draws
+_RESAMPLES = 10_000  # bootstrap resamples, and the randomization test's seeded sign draws
+_EXACT_SIGNS = 20  # non-zero differences up to which every sign pattern is counted
+_LEVEL = 0.95  # the intervals' coverage
+_ALPHA = 0.05  # a Holm-adjusted p below it is significant
+_LEAN = 0.2  # a sign-test p below it is a lean
 
 _Values = dict[str, float | None]  # question id -> a metric's value (None: undefined)
 
@@ -260,12 +260,12 @@ class _Draws:
     def of(self, n: int) -> list[np.ndarray]:
         if n not in self._kept:
             rng = np.random.default_rng(self.seed)
-            rows = max(1, CELLS // n)
+            rows = max(1, _CELLS // n)
             self._kept[n] = [
-                rng.integers(0, n, size=(min(rows, RESAMPLES - start), n), dtype=np.int32)
-                for start in range(0, RESAMPLES, rows)
+                rng.integers(0, n, size=(min(rows, _RESAMPLES - start), n), dtype=np.int32)
+                for start in range(0, _RESAMPLES, rows)
             ]
-            while sum(RESAMPLES * k for k in self._kept) > _KEPT_CELLS and len(self._kept) > 1:
+            while sum(_RESAMPLES * k for k in self._kept) > _KEPT_CELLS and len(self._kept) > 1:
                 del self._kept[next(iter(self._kept))]
         return self._kept[n]
 
@@ -283,8 +283,8 @@ def _interval(data: Sequence[float], draws: _Draws) -> tuple[float | None, float
         return mean, mean
     values = np.asarray(data, dtype=np.float64)
     lo_b, hi_b = min(data), max(data)
-    tail = (1.0 - LEVEL) / 2.0
-    if n > LARGE:  # the Cornish-Fisher expansion of the bootstrap distribution
+    tail = (1.0 - _LEVEL) / 2.0
+    if n > _LARGE:  # the Cornish-Fisher expansion of the bootstrap distribution
         sd = math.sqrt(math.fsum((v - mean) ** 2 for v in data) / n)
         if sd == 0.0:
             return mean, mean
@@ -312,16 +312,16 @@ def _sign_p(better: int, worse: int) -> float:
 
 def _randomization_p(d: Sequence[float], seed: int) -> float:
     """The two-sided paired sign-flip test of the mean difference (docs/statistics.md)."""
-    diffs = np.asarray([x for x in d if abs(x) > TIE], dtype=np.float64)
+    diffs = np.asarray([x for x in d if abs(x) > _TIE], dtype=np.float64)
     m = int(diffs.size)
     if m == 0:
         return 1.0
     observed = abs(float(diffs.sum()))
     tol = 1e-9 * float(np.abs(diffs).sum())  # float noise in a sum of m terms
-    if m > LARGE:
+    if m > _LARGE:
         z = observed / math.sqrt(float(np.dot(diffs, diffs)))
         return min(1.0, 2.0 * (1.0 - NormalDist().cdf(z)))
-    if m <= EXACT_SIGNS:  # every sign pattern, 65,536 at a time
+    if m <= _EXACT_SIGNS:  # every sign pattern, 65,536 at a time
         count, total = 0, 1 << m
         for start in range(0, total, 1 << 16):
             patterns = np.arange(start, min(total, start + (1 << 16)))
@@ -329,12 +329,12 @@ def _randomization_p(d: Sequence[float], seed: int) -> float:
             count += int(np.count_nonzero(np.abs(signs @ diffs) >= observed - tol))
         return count / total
     rng = np.random.default_rng(seed)
-    count, rows = 0, max(1, CELLS // m)
-    for start in range(0, RESAMPLES, rows):
-        size = min(rows, RESAMPLES - start)
+    count, rows = 0, max(1, _CELLS // m)
+    for start in range(0, _RESAMPLES, rows):
+        size = min(rows, _RESAMPLES - start)
         signs = rng.integers(0, 2, size=(size, m), dtype=np.int8) * 2 - 1
         count += int(np.count_nonzero(np.abs(signs @ diffs) >= observed - tol))
-    return (count + 1) / (RESAMPLES + 1)
+    return (count + 1) / (_RESAMPLES + 1)
 
 
 def _holm(ps: Mapping[str, float]) -> dict[str, float]:
@@ -359,8 +359,8 @@ class _Pair:
 
 def _pair(a: _Values, b: _Values) -> _Pair:
     d = tuple(y - x for q, x in a.items() if x is not None and (y := b.get(q)) is not None)
-    better = sum(1 for v in d if v > TIE)
-    worse = sum(1 for v in d if v < -TIE)
+    better = sum(1 for v in d if v > _TIE)
+    worse = sum(1 for v in d if v < -_TIE)
     return _Pair(d, better, worse)
 
 
@@ -370,7 +370,7 @@ def _pair(a: _Values, b: _Values) -> _Pair:
 def _same(site: float | None, mine: float | None) -> bool:
     if site is None or mine is None:
         return site is None and mine is None
-    return abs(site - mine) <= TOLERANCE
+    return abs(site - mine) <= _TOLERANCE
 
 
 def _show(value: object) -> str:
@@ -546,7 +546,7 @@ VERDICT_RULES: tuple[tuple[Callable[[Moves], bool], str], ...] = (
 def _moved(low: float | None, high: float | None, delta: float, holm_p: float) -> tuple[int, bool]:
     """(+1 up, -1 down or 0, whether by Holm's p): a metric moved when its interval excludes
     zero or its Holm-adjusted randomization p < 0.05, the way its paired difference points."""
-    by_p = holm_p < ALPHA and delta != 0
+    by_p = holm_p < _ALPHA and delta != 0
     by_interval = (low is not None and low > 0) or (high is not None and high < 0)
     if not (by_p or by_interval):
         return 0, False
@@ -572,7 +572,7 @@ def _moves(c: CandidateResult, reported: Sequence[str], tested: Mapping[tuple[st
     primary = reported[0]
     way, by_p = how[primary]
     t = tested[c.name, primary][0]
-    lean = t.sign_p < LEAN
+    lean = t.sign_p < _LEAN
     return Moves(tuple(up), tuple(down), way > 0 and by_p, way > 0 and not by_p,
                  way < 0 and by_p, way < 0 and not by_p, way == 0,
                  lean and t.pair.better > t.pair.worse, lean and t.pair.worse > t.pair.better)  # fmt: skip
