@@ -127,16 +127,21 @@ def _run(site: Path, variant: str) -> dict[str, list[str]] | None:
     return {q: [doc for _, doc in sorted(rows)] for q, rows in ranked.items()}
 
 
-def _csv(site: Path, metrics: Sequence[str]) -> dict[str, dict[str, _Values]]:
-    """Variant -> metric -> question id -> value, from the per-question CSV, in its row order."""
+def _csv(
+    site: Path, metrics: Sequence[str]
+) -> tuple[dict[str, dict[str, _Values]], dict[str, tuple[str, ...]]]:
+    """Variant -> metric -> question id -> value, from the per-question CSV, in its row order;
+    and each question's tags."""
     text = _read(site, "data/per-question.csv")
     if text is None:
         raise AuditError(
             site / "data/per-question.csv", "expected the per-question values, found none"
         )
     out: dict[str, dict[str, _Values]] = {}
+    tags: dict[str, tuple[str, ...]] = {}
     for number, row in enumerate(csv.DictReader(io.StringIO(text)), start=2):
-        variant = row["variant"][1:] if row["variant"].startswith("'") else row["variant"]
+        tags[row["question"]] = tuple(_cell(row.get("tags") or "").split())
+        variant = _cell(row["variant"])
         columns = out.setdefault(variant, {m: {} for m in metrics})
         for m in metrics:
             cell = row.get(m)
@@ -148,7 +153,13 @@ def _csv(site: Path, metrics: Sequence[str]) -> dict[str, dict[str, _Values]]:
                     f"{m}: expected a number, found {cell!r}",
                     number,
                 ) from None
-    return out
+    return out, tags
+
+
+def _cell(text: str) -> str:
+    """A CSV text cell as written before the leading ``'`` that keeps a spreadsheet from
+    running it (docs/results-schema.md)."""
+    return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@") else text
 
 
 # -- the per-question values ------------------------------------------------------------------
@@ -206,13 +217,14 @@ class _Sources:
 
     values: dict[str, dict[str, _Values]]
     source: dict[str, str]
+    tags: dict[str, tuple[str, ...]]  # question id -> its tags (the per-question CSV's)
 
 
 def _per_question(site: Path, results: Results, found: list[Finding]) -> _Sources:
     """The per-question values the oracle computes with; CSV rows that disagree with them are
     findings."""
     names = [m.name for m in results.settings.metrics]
-    table = _csv(site, names)
+    table, tags = _csv(site, names)
     qrels = _qrels(site)
     values: dict[str, dict[str, _Values]] = {}
     source: dict[str, str] = {}
@@ -242,7 +254,7 @@ def _per_question(site: Path, results: Results, found: list[Finding]) -> _Source
         else:
             values[c.name] = {m: {r.question: r.values.get(m) for r in c.lists} for m in names}
             source[c.name] = "results.json's per-question values"
-    return _Sources(values, source)
+    return _Sources(values, source, tags)
 
 
 # -- statistics, from docs/statistics.md ------------------------------------------------------
@@ -402,11 +414,29 @@ def _stat_pairs(
 
 
 def _means(results: Results, sources: _Sources, draws: _Draws, found: list[Finding]) -> None:
-    for i, v in enumerate(results.variants):
-        for j, stat in enumerate(v.metrics):
-            place = f"results.json variants[{i}].metrics[{j}] ({v.name}, {stat.metric})"
-            pairs = _stat_pairs(stat, sources.values[v.name].get(stat.metric, {}), draws)
-            _check(found, place, pairs, sources.source[v.name])
+    """Every variant's and candidate's means with their intervals, and their slices by tag."""
+    runs = [("variants", i, v.name, v.metrics, v.slices) for i, v in enumerate(results.variants)]
+    runs += [("candidates", i, c.name, c.metrics, c.slices)
+             for i, c in enumerate(results.candidates)]  # fmt: skip
+    for key, i, name, metrics, slices in runs:
+        mine = sources.values[name]
+        for j, stat in enumerate(metrics):
+            place = f"results.json {key}[{i}].metrics[{j}] ({name}, {stat.metric})"
+            _check(found, place, _stat_pairs(stat, mine.get(stat.metric, {}), draws),
+                   sources.source[name])  # fmt: skip
+        for j, tv in enumerate(slices):
+            tagged = [
+                v for q, v in mine.get(tv.metric, {}).items() if tv.tag in sources.tags.get(q, ())
+            ]
+            defined = [v for v in tagged if v is not None]
+            low, high = _interval(defined, draws) if len(defined) >= 2 else (None, None)
+            if key == "candidates":  # a candidate's slices carry no interval
+                low = high = None
+            mean = math.fsum(defined) / len(defined) if defined else None
+            place = f"results.json {key}[{i}].slices[{j}] ({name}, {tv.metric}, tag {tv.tag})"
+            _check(found, place, [("mean", tv.mean, mean), ("n", tv.n, len(defined)),
+                                  ("low", tv.low, low), ("high", tv.high, high)],
+                   f"{sources.source[name]} and the tags of data/per-question.csv")  # fmt: skip
 
 
 @dataclass(frozen=True)
