@@ -333,13 +333,11 @@ def _randomization_p(d: Sequence[float], seed: int) -> float:
     if m > _LARGE:
         z = observed / math.sqrt(float(np.dot(diffs, diffs)))
         return min(1.0, 2.0 * (1.0 - NormalDist().cdf(z)))
-    if m <= _EXACT_SIGNS:  # every sign pattern, 65,536 at a time
-        count, total = 0, 1 << m
-        for start in range(0, total, 1 << 16):
-            patterns = np.arange(start, min(total, start + (1 << 16)))
-            signs = ((patterns[:, None] >> np.arange(m)) & 1) * 2 - 1
-            count += int(np.count_nonzero(np.abs(signs @ diffs) >= observed - tol))
-        return count / total
+    if m <= _EXACT_SIGNS:  # every sign pattern: the sums of s * d, one difference at a time
+        sums = np.zeros(1)
+        for x in diffs:
+            sums = np.concatenate([sums + x, sums - x])
+        return int(np.count_nonzero(np.abs(sums) >= observed - tol)) / float(1 << m)
     rng = np.random.default_rng(seed)
     count, rows = 0, max(1, _CELLS // m)
     for start in range(0, _RESAMPLES, rows):
