@@ -262,19 +262,24 @@ def _per_question(site: Path, results: Results, found: list[Finding]) -> _Source
 
 class _Draws:
     """The bootstrap's resample indices per n, drawn once per audit: every interval over n values
-    of one seed draws the same resamples. Kept up to `_KEPT_CELLS` indices (the oldest n goes
+    of one seed draws the same resamples, and the same values give the same interval (kept in
+    `ends`). Kept up to `_KEPT_CELLS` indices (the oldest n goes
     first), so a large project's audit holds one matrix, not one per n."""
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
         self._kept: dict[int, list[np.ndarray]] = {}
+        self.ends: dict[bytes, list[float]] = {}  # the values' bytes -> their percentiles
 
     def of(self, n: int) -> list[np.ndarray]:
         if n not in self._kept:
             rng = np.random.default_rng(self.seed)
             rows = max(1, _CELLS // n)
+            small = np.uint16 if n <= 1 << 16 else np.int32  # kept small; drawn as int32
             self._kept[n] = [
-                rng.integers(0, n, size=(min(rows, _RESAMPLES - start), n), dtype=np.int32)
+                rng.integers(0, n, size=(min(rows, _RESAMPLES - start), n), dtype=np.int32).astype(
+                    small
+                )
                 for start in range(0, _RESAMPLES, rows)
             ]
             while sum(_RESAMPLES * k for k in self._kept) > _KEPT_CELLS and len(self._kept) > 1:
@@ -282,7 +287,7 @@ class _Draws:
         return self._kept[n]
 
 
-_KEPT_CELLS = 1 << 25  # resample indices kept at once (int32: 128 MB)
+_KEPT_CELLS = 1 << 26  # resample indices kept at once (128 MB as 16-bit integers)
 
 
 def _interval(data: Sequence[float], draws: _Draws) -> tuple[float | None, float | None]:
@@ -304,8 +309,11 @@ def _interval(data: Sequence[float], draws: _Draws) -> tuple[float | None, float
         ends = [mean + sd / math.sqrt(n) * (z + skew * (z * z - 1) / (6 * math.sqrt(n)))
                 for z in (NormalDist().inv_cdf(tail), NormalDist().inv_cdf(1 - tail))]  # fmt: skip
     else:
-        means = np.concatenate([values[idx].sum(axis=1) / n for idx in draws.of(n)])
-        ends = [float(e) for e in np.quantile(means, (tail, 1.0 - tail))]
+        key = values.tobytes()  # a candidate that is a variant's run asks again: answer once
+        if key not in draws.ends:
+            means = np.concatenate([values[idx].sum(axis=1) / n for idx in draws.of(n)])
+            draws.ends[key] = [float(e) for e in np.quantile(means, (tail, 1.0 - tail))]
+        ends = draws.ends[key]
     return min(max(ends[0], lo_b), hi_b), min(max(ends[1], lo_b), hi_b)
 
 
