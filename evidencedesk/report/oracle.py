@@ -226,22 +226,26 @@ def _per_question(site: Path, results: Results, found: list[Finding]) -> _Source
     names = [m.name for m in results.settings.metrics]
     table, tags = _csv(site, names)
     qrels = _qrels(site)
+    qrels_name = "data/qrels.txt.gz" if (site / "data/qrels.txt.gz").is_file() else "data/qrels.txt"
+    csv_name = "data/per-question.csv" + (
+        ".gz" if (site / "data/per-question.csv.gz").is_file() else ""
+    )
     values: dict[str, dict[str, _Values]] = {}
     source: dict[str, str] = {}
     for v in results.variants:
         shown = table.get(v.name, {m: {} for m in names})
         run = _run(site, v.name)
         if run is None:
-            values[v.name], source[v.name] = shown, "data/per-question.csv"
+            values[v.name], source[v.name] = shown, csv_name
             continue
         mine = _kernel_values(run, list(shown[names[0]]), qrels, results)
         values[v.name] = mine
-        source[v.name] = f"data/runs/{slug(v.name)}.run and data/qrels.txt"
+        source[v.name] = f"data/runs/{slug(v.name)}.run and {qrels_name}"
         wrong = [(q, m) for m in names for q in mine[m] if not _same(shown[m].get(q), mine[m][q])]
         if wrong:  # one line per run: the first value that differs, and how many do
             q, m = wrong[0]
             more = f" ({len(wrong)} values differ)" if len(wrong) > 1 else ""
-            found.append(Finding(f"data/per-question.csv ({v.name}, {q})", m,
+            found.append(Finding(f"{csv_name} ({v.name}, {q})", m,
                                  _show(shown[m].get(q)),
                                  f"{_show(mine[m][q])} from {source[v.name]}{more}"))  # fmt: skip
     for c in results.candidates:
@@ -250,7 +254,7 @@ def _per_question(site: Path, results: Results, found: list[Finding]) -> _Source
         elif all(r.size == len(r.ids) for r in c.lists):
             lists = {r.question: r.ids for r in c.lists}
             values[c.name] = _kernel_values(lists, list(lists), qrels, results)
-            source[c.name] = "results.json's lists and data/qrels.txt"
+            source[c.name] = f"results.json's lists and {qrels_name}"
         else:
             values[c.name] = {m: {r.question: r.values.get(m) for r in c.lists} for m in names}
             source[c.name] = "results.json's per-question values"
