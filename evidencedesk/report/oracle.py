@@ -586,9 +586,9 @@ VERDICT_RULES: tuple[tuple[Callable[[Moves], bool], str], ...] = (
 def _moved(low: float | None, high: float | None, delta: float, holm_p: float) -> tuple[int, bool]:
     """(+1 up, -1 down or 0, whether by Holm's p): a metric moved when its interval excludes
     zero or its Holm-adjusted randomization p < 0.05, the way its paired difference points."""
-    by_p = holm_p < _ALPHA and delta != 0
+    by_p = holm_p < _ALPHA
     by_interval = (low is not None and low > 0) or (high is not None and high < 0)
-    if not (by_p or by_interval):
+    if delta == 0 or not (by_p or by_interval):  # no difference points any way
         return 0, False
     return (1 if delta > 0 else -1), by_p
 
@@ -598,7 +598,11 @@ def verdict_of(moves: Moves) -> str:
     return next(verdict for holds, verdict in VERDICT_RULES if holds(moves))
 
 
-def _moves(c: CandidateResult, reported: Sequence[str], tested: Mapping[tuple[str, str], tuple[_Tested, float, float]]) -> Moves:  # fmt: skip
+_Tests = Mapping[tuple[str, str], tuple[_Tested, float, float]]  # see `_comparisons`
+
+
+def _moves(c: CandidateResult, reported: Sequence[str], tested: _Tests) -> Moves:
+    """What the verdict rules read of candidate `c`, from the oracle's own tests."""
     up, down = [], []
     how: dict[str, tuple[int, bool]] = {}
     for metric in reported:
@@ -618,10 +622,8 @@ def _moves(c: CandidateResult, reported: Sequence[str], tested: Mapping[tuple[st
                  lean and t.pair.better > t.pair.worse, lean and t.pair.worse > t.pair.better)  # fmt: skip
 
 
-def _verdicts(
-    results: Results, tested: Mapping[tuple[str, str], tuple[_Tested, float, float]],
-    found: list[Finding],
-) -> None:  # fmt: skip
+def _verdicts(results: Results, tested: _Tests, found: list[Finding]) -> None:
+    """Each candidate's verdict, and the metrics it says moved, by `VERDICT_RULES`."""
     reported = [m.name for m in results.settings.compared]
     for i, c in enumerate(results.candidates):
         if any((c.name, m) not in tested for m in reported):
