@@ -484,6 +484,13 @@ def _comparisons(
                 ("worse", len(cmp.worse), pair.worse),
                 ("sign_p", cmp.sign_p, t.sign_p), ("randomization_p", cmp.randomization_p,
                                                    t.randomization_p)], source)  # fmt: skip
+            for side, stat, mine in (
+                ("baseline", cmp.baseline, base),
+                ("candidate", cmp.candidate, sources.values[c.name]),
+            ):  # the means beside the delta
+                _check(found, f"{place[:-1]}, {side})",
+                       _stat_pairs(stat, mine.get(cmp.metric, {}), draws),
+                       base_from if side == "baseline" else from_)  # fmt: skip
     out: dict[tuple[str, str], tuple[_Tested, float, float]] = {}
     for metric in {m for _, m in tested}:  # one Holm family per metric: the candidates
         family = {name: t for (name, m), t in tested.items() if m == metric}
