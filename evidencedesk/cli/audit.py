@@ -20,12 +20,14 @@ DESCRIPTION = (
     "(numbers, intervals and whether they include zero, flips, p-values, verdicts and "
     "badges, gate lines, counts), find every number or verdict phrase no claim backs, and "
     "re-derive the verdicts, Holm adjustments, flips and sign tests from the per-question "
-    "values. Prints one line per disagreement."
+    "values, and recompute every mean from the exported runs and qrels and every interval, "
+    "p-value, Holm adjustment and verdict from the per-question values, independently of the "
+    "build. Prints one line per disagreement."
 )
 # the exit statuses `evidencedesk audit --help` lists, one line each
 EXIT = (
     "0    every claim of every page agrees with results.json",
-    "1    disagreements: one line each (page, sentence, what results.json says)",
+    "1    disagreements: one line each (page or file, what the site says, what the audit finds)",
     f"{BAD_INPUT} (no results.json or claims.json in SITE)",
 )
 

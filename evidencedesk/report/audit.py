@@ -13,6 +13,10 @@ results.json back into Results and, independently of the site model that wrote t
    from its comparisons, the Holm adjustment across candidates, each comparison's flips, sign
    test and one-way flips needed from the per-question values the Results hold, each gate
    verdict from its lines, and the counts from the questions.
+4. recomputes, independently of the build's code (`report.oracle`), every variant's means from
+   the exported runs and qrels, every interval, p-value and Holm adjustment from the
+   per-question values, and every verdict by a second, table-driven reading of
+   docs/verdicts.md.
 
 `audit(site)` returns the disagreements, one line each (page, sentence, what results.json
 says); the command prints them and exits 1, or prints one ``ok:`` line and exits 0. The page
@@ -30,6 +34,7 @@ from typing import Any
 from evidencedesk.errors import AuditError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import read_text
+from evidencedesk.report.oracle import Finding, oracle_findings
 from evidencedesk.report.summary import summary_disagreements
 from evidencedesk.report.words import derive
 from evidencedesk.results.jsonio import load
@@ -247,12 +252,13 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
     return out
 
 
-def audit(site: Path) -> tuple[list[Disagreement], int, int]:
-    """The disagreements of the site at `site` with its results.json, and how many claims on
-    how many pages were checked. Raises an EvidencedeskError for a site it cannot read."""
+def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
+    """The disagreements of the site at `site` with its results.json and with the oracle's
+    recomputation from its exports (`report.oracle`), and how many claims on how many pages
+    were checked. Raises an EvidencedeskError for a site it cannot read."""
     results = load(site / "results.json")
     claims = _claims(site)
-    found: list[Disagreement] = []
+    found: list[Disagreement | Finding] = []
     checked = 0
     for page in sorted(p.name for p in site.glob("*.html")):
         if page in _LEFT_OUT:
@@ -275,4 +281,5 @@ def audit(site: Path) -> tuple[list[Disagreement], int, int]:
               for page in missing]  # fmt: skip
     found += [Disagreement(*d) for d in summary_disagreements(site, results)]
     found += [Disagreement(*d) for d in recheck(results)]
+    found += oracle_findings(site, results)
     return found, checked, len(claims)
