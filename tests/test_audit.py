@@ -186,3 +186,17 @@ def test_a_folder_that_is_not_a_site_is_one_line(
     assert main_cli.main(["audit", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"error: {tmp_path / 'results.json'}")
+
+
+def test_text_from_data_is_not_read_as_a_claim(demo_site: Path, tmp_path: Path) -> None:
+    """A document title (data: rendered with dir="auto") saying "not proven" and a number makes
+    no claim; the same words in the report's own prose are unbacked."""
+    title = '<td dir="auto">Stores and opening hours'
+    words = " (termination is not proven; MRR rose by 0.100, p = 0.001)"
+    site = planted(demo_site, tmp_path / "data", "documents.html", title, title + words)
+    assert audit(site)[0] == []
+    lede = '<p class="lede">The 20 documents of the corpus'
+    site = planted(demo_site, tmp_path / "prose", "documents.html", lede, lede + words)
+    found = [d.line() for d in audit(site)[0]]
+    assert len(found) >= 1 and all(line.startswith("documents.html: ") for line in found)
+    assert any("not proven" in line for line in found)

@@ -47,6 +47,9 @@ _CLAIMS = "claims.json"  # the file beside the pages that holds every page's cla
 _LEFT_OUT = ("since.html",)  # compares with another report's results
 # elements whose text is not prose the audit reads (scripts, navigation, code …)
 _SKIPPED = {"script", "style", "nav", "footer", "pre", "code", "svg", "template"}
+# elements that never hold text and have no end tag
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+         "track", "wbr"}  # fmt: skip
 # elements that end a block of prose (each block is read as one sentence group)
 _BLOCKS = {"p", "li", "dd", "dt", "h1", "h2", "h3", "h4", "caption", "figcaption", "summary",
           "blockquote", "td", "th", "div", "section", "aside", "header"}  # fmt: skip
@@ -93,7 +96,10 @@ def _squeeze(text: str) -> str:
 
 class _Text(HTMLParser):
     """A page's visible text, outside scripts, nav and footer; ``<span data-claim="n">`` marks
-    claim n of the page (`report.claims.Said`)."""
+    claim n of the page (`report.claims.Said`). Text from data -- a question, a document's
+    title, snippet or text, each rendered in an element with ``dir="auto"`` -- is the team's
+    words, not the report's: it is not read as prose (an abstract saying "not proven" backs
+    no claim and makes none)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -101,6 +107,8 @@ class _Text(HTMLParser):
         self.cells: list[tuple[str, str]] = []
         self.marked: list[tuple[str, int, str]] = []
         self._skip = 0
+        self._open: list[tuple[str, bool]] = []  # open elements: (tag, holds data text)
+        self._data = 0  # open elements holding data text
         self._table = 0
         self._buffer: list[str] = []
         self._blanked: list[str] = []
@@ -125,6 +133,10 @@ class _Text(HTMLParser):
                 self._claim, self._claim_text, self._spans = (page, int(number)), [], 0
         if tag in _SKIPPED:
             self._skip += 1
+        if tag not in _VOID:
+            data = dict(attrs).get("dir") == "auto"
+            self._open.append((tag, data))
+            self._data += data
         if tag == "table":
             self._flush()
             self._table += 1
@@ -145,11 +157,17 @@ class _Text(HTMLParser):
             self._table = max(0, self._table - 1)
         if tag in _SKIPPED:
             self._skip = max(0, self._skip - 1)
+        if any(name == tag for name, _ in self._open):  # close it and what it left open
+            while self._open:
+                name, data = self._open.pop()
+                self._data -= data
+                if name == tag:
+                    break
 
     def handle_data(self, data: str) -> None:
         if self._claim is not None:
             self._claim_text.append(data)
-        if not self._skip:
+        if not self._skip and not self._data:
             self._buffer.append(data)
             self._blanked.append(" " * len(data) if self._claim is not None else data)
 
