@@ -129,6 +129,20 @@ def test_validate_the_demo_prints_what_it_holds(
     assert lines[-1] == "ok: the project loads; nothing was built"
 
 
+def test_validate_counts_the_candidates_a_runs_only_build_compares(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # a runs-only build compares every run but the baseline run: validate says the same
+    from evidencedesk.results.jsonio import load
+
+    project = Path(__file__).resolve().parents[1] / "examples" / "millbrook-library" / "runs-only"
+    assert main(["validate", "--project", str(project)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "baseline run: bm25" in lines and "candidates: 1 (rerank)" in lines
+    assert main(["build", "--project", str(project), "--out", str(tmp_path / "s"), "-q"]) == 0
+    assert [c.name for c in load(tmp_path / "s" / "results.json").candidates] == ["rerank"]
+
+
 def test_validate_gives_the_builds_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -90,6 +90,11 @@ def validate(path: Path | None = None) -> Found:
         check_judged_shares(checked, qrels, complete)
     coverage = tuple((name, found) for name, (_, found, _) in checked.items())
     cands = load_candidates(project.candidates, project.notes) if project.candidates else []
+    names = tuple(c.name for c in cands)
+    if (settings.kind == "runs" or catalog is None) and project.runs:
+        # a runs-only build compares every run but the baseline run with it, as its candidates
+        baseline = project.baseline_run or project.runs[0][0]
+        names = tuple(name for name, _ in project.runs if name != baseline)
     policy = load_policy(project.policy, labels) if project.policy else None
     saved = project.baseline is not None and project.baseline.is_file()
     if saved:
@@ -114,7 +119,7 @@ def validate(path: Path | None = None) -> Found:
         counts=project.question_counts(),
         tags=tuple(sorted(tags.items())),
         runs=coverage,
-        candidates=tuple(c.name for c in cands),
+        candidates=names,
         policy=policy_text,
         saved_baseline=saved,
         notices=tuple(
