@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import re
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from evidencedesk.gate import load_policy
 from evidencedesk.paths import ROOT
@@ -63,3 +67,23 @@ def test_make_runs_regenerates_the_committed_runs(tmp_path: Path) -> None:
     module.main(tmp_path)
     for name in ("bm25", "rerank"):
         assert (tmp_path / f"{name}.run").read_bytes() == (EXAMPLE / "runs" / f"{name}.run").read_bytes()  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("which", "said"),
+    [("demo", "id, title, chunks, status, visibility, language of each"),
+     ("pipeline", "id, title and chunks of each")],
+)  # fmt: skip
+def test_the_index_describes_the_columns_the_documents_page_shows(
+    which: str, said: str, demo_site: Path, example_site: Callable[[str], Path]
+) -> None:
+    # the index promised status, visibility and language even where the documents page shows
+    # none of them (the example's documents carry no such attribute)
+    site = demo_site if which == "demo" else example_site(which)
+    assert f"{said}, on their own page" in (site / "index.html").read_text("utf-8")
+    heads = re.findall(
+        r'<th scope="col"[^>]*>([^<]+)', (site / "documents.html").read_text("utf-8")
+    )
+    assert [h.lower() for h in heads] == [
+        w.strip() for w in said.replace(" and ", ", ").removesuffix(" of each").split(",")
+    ]

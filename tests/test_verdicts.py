@@ -179,8 +179,9 @@ def test_badge_headline_and_gate_line_follow_the_rules(
 
 
 def test_the_worked_examples_of_the_methods_page_are_computed() -> None:
-    assert sign_test_p(4, 0) == 0.125 and flips_needed(21) == 6
+    assert sign_test_p(4, 0) == 0.125 and round(sign_test_p(6, 0), 3) == 0.031
+    assert flips_needed(21) == flips_needed(702) == 6 and sign_test_p(5, 0) > 0.05
     assert words.RULES["sign_example"]() == (
-        "Four better and none worse gives p = 0.125; on 21 questions at least 6 one-way flips "
-        "are needed for p < 0.05"
+        "Four better and none worse gives p = 0.125; six better and none worse, p = 0.031, is "
+        "the fewest one-way flips that give p < 0.05"
     )

@@ -568,10 +568,11 @@ RULES: Mapping[str, Callable[[], str]] = {
     "not_proven": lambda: (
         "Not proven is never said of a change that is significant after Holm's adjustment"
     ),
-    # worked examples of the exact sign test (tests/test_verdicts.py computes them)
+    # worked examples of the exact sign test (tests/test_verdicts.py computes them); true of any
+    # project (the least one-way flips do not depend on how many questions are asked)
     "sign_example": lambda: (
-        "Four better and none worse gives p = 0.125; on 21 questions at least 6 one-way flips "
-        f"are needed for p < {v.ALPHA}"
+        "Four better and none worse gives p = 0.125; six better and none worse, p = 0.031, is "
+        f"the fewest one-way flips that give p < {v.ALPHA}"
     ),
     "holm_star": lambda: f"A ★ marks a Holm-adjusted p < {v.ALPHA}",
     "shades": lambda: (
