@@ -63,6 +63,13 @@ _RUNS_COLUMNS = tuple(map(Metric.of, ("recall@10", "precision@10", "mrr", "ndcg@
 _COMPARED = tuple(map(Metric.of, ("mrr", "recall@3", "ndcg@5")))
 
 
+def _columns(default: tuple[Metric, ...], primary: Metric) -> tuple[Metric, ...]:
+    """The benchmark's columns: the four of the project's kind, and the primary metric after
+    them when it is not one of them (MAP, R@100, MRR@10, ...): every variant's mean and
+    interval of the metric the verdicts are decided on is then charted and tabled."""
+    return default if primary in default else (*default, primary)
+
+
 def label(name: str) -> str:
     """A metric's display label, from its declaration (`metric_names.label`)."""
     return read_metric(name).label
@@ -105,7 +112,7 @@ class Settings:
     seed: int
     relevance: int  # relevant = grade >= relevance
     kind: ProjectKind
-    columns: tuple[Metric, ...]  # the benchmark's four columns
+    columns: tuple[Metric, ...]  # the benchmark's four columns, and the primary when not one
     compared: tuple[Metric, ...]  # candidate vs baseline, the first is the headline metric
     flips_metric: str  # the per-question flips (matrix, sign test, Holm): "mrr"
     design: Design | None  # None for runs-only projects
@@ -159,7 +166,7 @@ def settings_for(project: Any, seed: int) -> Settings:
         seed=seed,
         relevance=project.relevance,
         kind="runs" if runs_only else "pipeline",
-        columns=_RUNS_COLUMNS if runs_only else _PIPELINE_COLUMNS,
+        columns=_columns(_RUNS_COLUMNS if runs_only else _PIPELINE_COLUMNS, compared[0]),
         compared=compared,
         flips_metric=compared[0].name,
         design=None if runs_only else _PIPELINE_DESIGN,
