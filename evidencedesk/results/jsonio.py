@@ -123,6 +123,7 @@ def plain(value: Any) -> Any:
 RESULTS_JSON = "results.json"  # the Results' file in a site
 QUESTIONS_FILE = "results-questions.json.gz"  # the per-question part, above PAGE_LIMIT
 _SPLIT_KEY = "per_question"  # results.json's key naming QUESTIONS_FILE and the fields it holds
+_SAME = "same_as"  # QUESTIONS_FILE: a field whose list equals an earlier field's names that one
 
 
 def _text(data: Any, compact: bool) -> str:
@@ -161,9 +162,14 @@ def _site_files(results: Results) -> dict[str, bytes]:
     data = plain(results)
     if not large(results):
         return {RESULTS_JSON: _text(data, False).encode("utf-8")}
-    moved = {}
+    moved: dict[str, Any] = {}
     for name, holder, key in _moved(data):
-        moved[name] = holder[key]
+        value = holder[key]
+        # a list equal to one moved before is stored once: the flips and each comparison hold
+        # the same question ids (a runs-only candidate is a run's flips), a 5,000-question
+        # project's file held each list up to four times
+        first = next((n for n, v in moved.items() if type(v) is list and v and v == value), None)
+        moved[name] = {_SAME: first} if first is not None else value
         holder[key] = []
     data[_SPLIT_KEY] = {"fields": sorted(moved), "file": QUESTIONS_FILE}
     return {
@@ -295,6 +301,11 @@ def _put_back(data: dict[str, Any], split: Any, questions: bytes | None) -> None
         shown = sorted(moved) if isinstance(moved, dict) else moved
         raise _fail(f"{_SPLIT_KEY}.fields", f"the fields of {QUESTIONS_FILE}", shown)
     for name, value in moved.items():
+        if type(value) is dict and value.keys() == {_SAME}:
+            first = moved.get(value[_SAME]) if type(value[_SAME]) is str else None
+            if type(first) is not list:
+                raise _fail(f"{QUESTIONS_FILE}: {name}", "a list or the path of a list", value)
+            value = first
         holder: Any = data
         steps = name.split(".")
         for n, step in enumerate(steps):
