@@ -1,7 +1,7 @@
 """results.json: the whole `Results` as JSON, and back.
 
-Written with sorted keys, two-space indent (compact, with no spaces, above `PAGE_LIMIT`
-questions, where the indent alone is half the file), UTF-8 and Python's shortest round-trip float
+Written with sorted keys, compact (one line, no spaces: an indent was two fifths of a site's
+results.json), UTF-8 and Python's shortest round-trip float
 text (``repr``), so the same Results give the same bytes and loading gives the same numbers exactly.
 Reading decodes field by field from the dataclasses' type hints; a file that does not match
 raises `ResultsFileError` naming the field.
@@ -10,7 +10,8 @@ Above `PAGE_LIMIT` questions a site splits the file (`site_files`): the per-ques
 (`MOVED`: the questions, every ranked list, every flipped and compared id) move into
 `QUESTIONS_FILE` beside it, gzip-compressed with no time stamp (the same Results, the same
 bytes), and results.json holds them as empty lists plus a top-level ``"per_question"`` key naming
-the file and the fields. `load` puts them back: the same Results as before the split.
+the file and the fields (a list equal to an earlier field's stored once, as
+``{"same_as": path}``). `load` puts them back: the same Results as before the split.
 """
 
 from __future__ import annotations
@@ -126,16 +127,16 @@ _SPLIT_KEY = "per_question"  # results.json's key naming QUESTIONS_FILE and the 
 _SAME = "same_as"  # QUESTIONS_FILE: a field whose list equals an earlier field's names that one
 
 
-def _text(data: Any, compact: bool) -> str:
-    """`data` (from `plain`: keys already sorted) as JSON text."""
-    if compact:
-        return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n"
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def _text(data: Any) -> str:
+    """`data` (from `plain`: keys already sorted) as compact JSON text: one line, no spaces (an
+    indent was two fifths of a site's results.json; `jq .` or `python -m json.tool` shows it
+    indented)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def dumps(results: Results) -> str:
-    """The whole Results as one JSON text (compact above `PAGE_LIMIT` questions)."""
-    return _text(plain(results), len(results.inputs.questions) > PAGE_LIMIT)
+    """The whole Results as one compact JSON text."""
+    return _text(plain(results))
 
 
 def _moved(data: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
@@ -161,7 +162,7 @@ def site_files(results: Results) -> dict[str, bytes]:
 def _site_files(results: Results) -> dict[str, bytes]:
     data = plain(results)
     if not large(results):
-        return {RESULTS_JSON: _text(data, False).encode("utf-8")}
+        return {RESULTS_JSON: _text(data).encode("utf-8")}
     moved: dict[str, Any] = {}
     for name, holder, key in _moved(data):
         value = holder[key]
@@ -173,8 +174,8 @@ def _site_files(results: Results) -> dict[str, bytes]:
         holder[key] = []
     data[_SPLIT_KEY] = {"fields": sorted(moved), "file": QUESTIONS_FILE}
     return {
-        RESULTS_JSON: _text(dict(sorted(data.items())), True).encode("utf-8"),
-        QUESTIONS_FILE: gzipped(_text(dict(sorted(moved.items())), True).encode("utf-8")),
+        RESULTS_JSON: _text(dict(sorted(data.items()))).encode("utf-8"),
+        QUESTIONS_FILE: gzipped(_text(dict(sorted(moved.items()))).encode("utf-8")),
     }
 
 
