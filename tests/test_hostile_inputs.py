@@ -502,8 +502,7 @@ def test_the_demo_marks_restricted_and_superseded_chunks(built: Built) -> None:
     assert "staff may exchange an opened helmet" in rs01.lower()  # shown, with the mark
     st01 = (built.out / "question-st01.html").read_text(encoding="utf-8")
     assert (
-        '<code>kc-returns-v2:c1</code> '
-        '<span class="mark mark-superseded">superseded</span>' in st01
+        '<code>kc-returns-v2:c1</code> <span class="mark mark-superseded">superseded</span>' in st01
     )
     unmarked = (built.out / "question-rc01.html").read_text(encoding="utf-8")
     assert 'class="mark' not in unmarked

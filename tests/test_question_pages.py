@@ -134,9 +134,9 @@ def test_a_demo_candidates_question_page_shows_its_list(demo: tuple[Results, Pat
     assert page.lists[f"vs-{slug('dense first stage')}"] == []
     html = (out / "question-rc02.html").read_text("utf-8")
     section = html.split(f'id="vs-{slug("dense first stage")}"')[1].split("</section>")[0]
-    assert "<p>Its list is dense's (<a href=\"#list-dense\">above</a>), each chunk marked" in section
+    assert '<p>Its list is dense\'s (<a href="#list-dense">above</a>), each chunk marked' in section
     listed = html.split('id="list-dense"')[1].split("</details>\n<details")[0]
-    assert '<td>2</td><td>▲ up 1</td>' in listed and '<td>—</td><td>− dropped from 2</td>' in listed
+    assert "<td>2</td><td>▲ up 1</td>" in listed and "<td>—</td><td>− dropped from 2</td>" in listed
     # worked from the demo's lists: hybrid [c0, c2, c1], dense first stage [c0, c1, spec-sheet:c2]
     assert ids(results, "rc02", variant="hybrid") == [
         "kc-recall-rd2-24:c0", "kc-recall-rd2-24:c2", "kc-recall-rd2-24:c1"

@@ -32,7 +32,7 @@ from evidencedesk.files.structured import gunzip, parse_json
 from evidencedesk.files.text import read_bytes, read_text
 from evidencedesk.files.writing import write_file
 from evidencedesk.results.exports import gzipped
-from evidencedesk.results.pages import PAGE_LIMIT, large
+from evidencedesk.results.pages import large
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
