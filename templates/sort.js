@@ -38,8 +38,9 @@
     });
   });
 })();
-/* A link to a list or a candidate's side-by-side on a question page (#list-…, #vs-…) opens the
-   disclosure that holds it; without JavaScript the reader opens it by its name. */
+/* A link to a list, a candidate's side-by-side or a chunk's text on a question page (#list-…,
+   #vs-…, #t-…) opens every disclosure that holds it; without JavaScript the reader opens it by
+   its name. */
 (function () {
   "use strict";
   function reveal() {
@@ -47,7 +48,7 @@
     var target = id && document.getElementById(id);
     if (!target) return;
     var held = target.closest("details") || target.querySelector(":scope > details");
-    if (held) held.open = true;
+    for (; held; held = held.parentElement && held.parentElement.closest("details")) held.open = true;
   }
   reveal();
   window.addEventListener("hashchange", reveal);

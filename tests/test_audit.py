@@ -163,7 +163,7 @@ def test_a_planted_false_sentence_is_named(ndcg_site: Path, tmp_path: Path, case
 def test_a_changed_number_in_results_json_is_named(ndcg_site: Path, tmp_path: Path) -> None:
     """A verdict, a Holm p and a flips count edited in results.json: the words no longer follow
     from it, and the decisions no longer follow from its numbers."""
-    site = planted(ndcg_site, tmp_path, "results.json", '"verdict": "BETTER"', '"verdict": "WORSE"')
+    site = planted(ndcg_site, tmp_path, "results.json", '"verdict":"BETTER"', '"verdict":"WORSE"')
     lines = [d.line() for d in audit(site)[0]]
     assert "results.json candidates[1] (cand02): 'verdict WORSE': results.json says the rules " \
         "give BETTER" in lines  # fmt: skip

@@ -177,7 +177,7 @@ def test_a_labels_line_grading_a_chunk_twice_is_refused(tmp_path: Path) -> None:
 # -- results files ----------------------------------------------------------------------------------
 def test_a_nan_interval_in_results_json_is_refused_at_its_line(tmp_path: Path) -> None:
     text = jsonio.dumps(tiny_results())
-    at = text.index('"high": ') + len('"high": ')
+    at = text.index('"high":') + len('"high":')  # compact: the whole file is line 1
     end = text.index(",", at)
     broken = text[:at] + "NaN" + text[end:]
     path = tmp_path / "results.json"

@@ -148,10 +148,13 @@ def test_a_link_to_a_folded_side_by_side_opens_it(browser, four_runs: Path) -> N
         target = page.evaluate("() => document.querySelector('section.vs').id")
         page.goto((four_runs / "question-q1.html").as_uri() + f"#{target}", wait_until="load")
         folded = page.evaluate(f"() => document.querySelector('#{target} details.vs-fold').open")
-        visible = page.locator(f"#{target} .vs-list").is_visible()
+        visible = page.locator(f"#{target} .vs-metrics").is_visible()
+        # a runs-only candidate is a run: its rows are that run's list, which the section links
+        page.locator(f"#{target} a", has_text="above").click()
+        listed = page.locator("table.moves").first.is_visible()
     finally:
         page.close()
-    assert folded and visible
+    assert folded and visible and listed
 
 
 def _low_contrast(browser, site: Path, width: int) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]  # noqa: F811

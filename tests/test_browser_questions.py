@@ -96,12 +96,22 @@ def test_the_side_by_side_diff_shows_the_candidate(
     section = page.locator(f"#{anchor}")
     assert section.is_visible()
     assert section.locator("h3").inner_text().startswith(f"{name} ▼ worse on MRR")
+    # the same run as the variant dense: its rows are dense's list, once, which the section links
+    assert section.locator("a", has_text="above").get_attribute("href") == "#list-dense"
+    assert section.locator(".vs-list").count() == 0
+    section.locator("a", has_text="above").click()
+    listed = page.locator("table.moves[data-list='dense']").first
+    assert listed.is_visible()  # the link opened dense's list
     want = list(next(r for r in results.variant("dense").lists if r.question == "rc02").ids)
-    shown = section.locator("tr[data-cand-rank]")
+    shown = page.locator("table[data-list='dense'] tbody tr:not(.move-dropped)")
     assert [shown.nth(i).get_attribute("data-chunk") for i in range(shown.count())] == want
-    assert section.locator("tr.move-dropped").get_attribute("data-chunk") == "kc-recall-rd2-24:c2"
+    dropped = page.locator("table[data-list='dense'] tr.move-dropped")
+    assert dropped.get_attribute("data-chunk") == "kc-recall-rd2-24:c2"
+    assert [c.strip() for c in listed.locator("tbody td:nth-child(2)").all_inner_texts()] == [
+        "= same rank", "▲ up 1", "+ new"
+    ]  # fmt: skip
     # chunk ids stay whole: one line each, however narrow the page
-    heights = section.locator(".vs-list td code").evaluate_all(
+    heights = listed.locator("td code").evaluate_all(
         "els => els.map(e => e.getClientRects().length)"
     )
     assert heights and set(heights) == {1}

@@ -493,17 +493,16 @@ def test_an_unreadable_folder_is_one_line_with_the_os_reason(
 def test_the_demo_marks_restricted_and_superseded_chunks(built: Built) -> None:
     rs01 = (built.out / "question-rs01.html").read_text(encoding="utf-8")
     mark = ' <span class="mark mark-restricted">restricted</span>'
-    goodwill = '<code class="id" title="kc-internal-goodwill:c1">kc-internal-goodwill:c1</code>'
+    goodwill = '<code title="kc-internal-goodwill:c1">kc-internal-goodwill:c1</code>'
     assert f"<td>{goodwill}{mark}<span" in rs01  # graded-chunks table
     scope = '<span class="muted out-of-scope">labelled 1, counts 0: out of scope</span>'
-    desk = '<code class="id" title="kc-internal-returns-desk:c1">kc-internal-returns-desk:c1</code>'
-    assert f'<td class="passage"><span class="pid">{desk}{mark} ' in rs01  # a ranked list
+    desk = '<code title="kc-internal-returns-desk:c1">kc-internal-returns-desk:c1</code>'
+    assert f'<td><span class="pid">{desk}{mark} ' in rs01  # a ranked list
     assert f"</span></span>{scope}" in rs01
     assert "staff may exchange an opened helmet" in rs01.lower()  # shown, with the mark
     st01 = (built.out / "question-st01.html").read_text(encoding="utf-8")
     assert (
-        '<code class="id" title="kc-returns-v2:c1">kc-returns-v2:c1</code> '
-        '<span class="mark mark-superseded">superseded</span>' in st01
+        '<code>kc-returns-v2:c1</code> <span class="mark mark-superseded">superseded</span>' in st01
     )
     unmarked = (built.out / "question-rc01.html").read_text(encoding="utf-8")
     assert 'class="mark' not in unmarked

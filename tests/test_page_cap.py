@@ -204,7 +204,13 @@ def test_results_json_is_split_and_loads_back_from_both_files(
     moved = json.loads(gzip.decompress((site / "results-questions.json.gz").read_bytes()))
     assert sorted(moved) == sorted(fields)
     assert [q["id"] for q in moved["inputs.questions"]] == QIDS
-    assert moved["candidates[0].comparisons[2].better"] == ["q503", "q504", "q505", "q506"]
+    # a list equal to one moved before is stored once: the candidate's comparison on the flips
+    # metric names the same ids as its flips
+    assert moved["flips[0].better"] == ["q503", "q504", "q505", "q506"]
+    assert moved["candidates[0].comparisons[2].better"] == {"same_as": "flips[0].better"}
+    assert results.candidates[0].comparisons[2].better == ("q503", "q504", "q505", "q506")
+    stored = [json.dumps(v) for v in moved.values() if isinstance(v, list) and v]
+    assert len(stored) == len(set(stored))  # no list twice
     assert jsonio.load(site / "results.json") == results
     assert jsonio.dumps(jsonio.load(site / "results.json")) == jsonio.dumps(results)
 
@@ -231,6 +237,22 @@ def test_a_split_results_json_without_its_questions_file_is_one_error(
     assert str(err.value).startswith(
         f"{tmp_path / 'results.json'}: key per_question.fields: expected the fields of "
         'results-questions.json.gz, found ["inputs.questions"]'
+    )
+
+
+def test_a_same_as_that_names_no_list_is_one_error(
+    built: tuple[Results, Path], tmp_path: Path
+) -> None:
+    (tmp_path / "results.json").write_bytes((built[1] / "results.json").read_bytes())
+    moved = json.loads(gzip.decompress((built[1] / "results-questions.json.gz").read_bytes()))
+    moved["candidates[0].comparisons[2].better"] = {"same_as": "flips[99].better"}
+    (tmp_path / "results-questions.json.gz").write_bytes(gzip.compress(json.dumps(moved).encode()))
+    with pytest.raises(ResultsFileError) as err:
+        jsonio.load(tmp_path / "results.json")
+    assert str(err.value) == (
+        f"{tmp_path / 'results.json'}: key results-questions.json.gz: "
+        "candidates[0].comparisons[2].better: expected a list or the path of a list, found "
+        '{"same_as": "flips[99].better"}'
     )
 
 
@@ -296,7 +318,10 @@ def test_a_large_question_page_lists_the_top_ten(tmp_path: Path) -> None:
     results = evidencedesk.build(project=project, out=tmp_path / "site")
     assert [len(r.ids) for r in results.variant("base").lists[:2]] == [10, 0]
     page = (tmp_path / "site" / "question-q000.html").read_text("utf-8")
-    assert page.count("<tr data-chunk=") == 20  # two lists of 10
+    # two lists of 10; cand is the variant's run, so its list also shows the 10 of base it
+    # dropped from its top 10
+    assert page.count("<tr data-chunk=") == 30
+    assert page.count('class="move-dropped"') == 10
     assert page.count("20 more results not listed.") == 2
     assert page.count("+ not in top 10") == 10 and page.count("− not in top 10") == 10
 

@@ -12,7 +12,7 @@ import pytest
 from evidencedesk import cli
 from evidencedesk.results import progress as progress_module
 from evidencedesk.results.evaluate import evaluate
-from evidencedesk.results.progress import Tally
+from evidencedesk.results.progress import COMPARED, JUDGED, Tally
 from evidencedesk.results.project import DEMO_PROJECT, load_project
 from evidencedesk.retrieval.labels import Label
 from tests.synthetic_runs import write_project
@@ -24,18 +24,23 @@ class Terminal(io.StringIO):
 
 
 class Recorder:
-    """A `Steps` progress: the stages in order and every (done, total) told during each."""
+    """A `Steps` progress: the stages in order, every (done, total) of questions judged told
+    during each (`steps`) and every (done, total) of anything else (`counts`, by stage and what)."""
 
     def __init__(self) -> None:
         self.stages: list[str] = []
         self.steps: dict[str, list[tuple[int, int]]] = {}
+        self.counts: dict[tuple[str, str], list[tuple[int, int]]] = {}
 
     def __call__(self, stage: str) -> None:
         self.stages.append(stage)
         self.steps[stage] = []
 
-    def step(self, done: int, total: int) -> None:
-        self.steps[self.stages[-1]].append((done, total))
+    def step(self, done: int, total: int, what: str = JUDGED) -> None:
+        if what == JUDGED:
+            self.steps[self.stages[-1]].append((done, total))
+        else:
+            self.counts.setdefault((self.stages[-1], what), []).append((done, total))
 
 
 @pytest.fixture
@@ -97,6 +102,17 @@ def test_runs_only_counts_every_runs_questions(tmp_path):
     # 3 runs x 4 questions, told at the start and after each run (at most ten times a second)
     assert seen.steps["benchmark"][0] == (0, 12) and seen.steps["benchmark"][-1] == (12, 12)
     assert seen.steps["load inputs"] == seen.steps["gate"] == []
+    # the gate stage compares the two runs that are not the baseline, each counted once done
+    assert seen.counts == {("gate", COMPARED): [(0, 2), (1, 2), (2, 2)]}
+
+
+def test_on_a_terminal_the_gate_counts_its_candidates(tmp_path):
+    lists = {"q1": ["d1"], "q2": ["d2"]}
+    project = write_project(tmp_path / "p", {"q1": {"d1": 2}, "q2": {"d2": 2}},
+                            {"base": lists, "other": lists, "third": lists})  # fmt: skip
+    text = _build(project, tmp_path / "site", Terminal())
+    assert "\r\x1b[K  benchmark  questions judged 6 / 6" in text
+    assert "\r\x1b[K  gate  candidates compared 2 / 2" in text
 
 
 def test_the_demo_counts_each_stages_runs_times_its_24_questions():
@@ -109,6 +125,10 @@ def test_the_demo_counts_each_stages_runs_times_its_24_questions():
         "ablations": (240, 240),  # the base + 9 single-field changes
         "gate": (120, 120),  # 5 candidates whose config no variant ran
     }
+    # then all 10 candidates compared with the baseline (told at most ten times a second)
+    compared = seen.counts[("gate", COMPARED)]
+    assert compared[0] == (0, 10) and compared[-1] == (10, 10)
+    assert [d for d, _ in compared] == sorted(set(d for d, _ in compared))
     assert all(s[0] == (0, s[-1][1]) for s in seen.steps.values() if s)
 
 
@@ -147,3 +167,19 @@ def test_a_plain_callable_is_told_stages_only():
     assert tally.asking(labels) is labels  # no counting view, nothing to tell
     tally.add(2)
     assert stages == []
+
+
+def test_counting_counts_each_item_once_the_loop_moves_past_it(monkeypatch):
+    monkeypatch.setattr(progress_module, "_EVERY", 0.0)
+    seen = Recorder()
+    seen("gate")
+    items = Tally(seen, 2, COMPARED).counting({"a": 1, "b": 2})
+    assert dict(items) == {"a": 1, "b": 2} and len(items) == 2  # reading counts nothing
+    assert seen.counts[("gate", COMPARED)] == [(0, 2)]
+    told = []
+    for name, value in items.items():
+        told.append((name, value, seen.counts[("gate", COMPARED)][-1]))
+    assert told == [("a", 1, (0, 2)), ("b", 2, (1, 2))]
+    assert seen.counts[("gate", COMPARED)] == [(0, 2), (1, 2), (2, 2)]
+    plain = {"a": 1}
+    assert Tally([].append, 1, COMPARED).counting(plain) is plain  # nothing to tell

@@ -56,7 +56,7 @@ class Lists(HTMLParser):
                 self.lists.setdefault(self._current or "", [])
         if tag == "tr" and self._current and a.get("data-chunk"):
             self._row = None
-            if self._current.startswith("list-") or a.get("data-cand-rank"):
+            if "move-dropped" not in (a.get("class") or ""):  # a dropped row: not in the list
                 self.lists[self._current].append(a["data-chunk"] or "")
                 self._row = a["data-chunk"]
         if tag == "span" and self._current and self._row and "mark" in (a.get("class") or ""):
@@ -127,9 +127,16 @@ def test_snippet_is_one_line_cut_at_a_word(text: str, title: str, expected: str)
 def test_a_demo_candidates_question_page_shows_its_list(demo: tuple[Results, Path]) -> None:
     results, out = demo
     page = parse(out / "question-rc02.html")
-    for name in ("depth 3", "dense first stage"):  # its own lists / the same run as `dense`
-        want = ids(results, "rc02", candidate=name)
-        assert page.lists[f"vs-{slug(name)}"] == want
+    # its own lists: side by side in its section; the same run as `dense`: shown once, in dense's
+    # list (each row's change against the baseline there), which its section links
+    assert page.lists[f"vs-{slug('depth 3')}"] == ids(results, "rc02", candidate="depth 3")
+    assert page.lists["list-dense"] == ids(results, "rc02", candidate="dense first stage")
+    assert page.lists[f"vs-{slug('dense first stage')}"] == []
+    html = (out / "question-rc02.html").read_text("utf-8")
+    section = html.split(f'id="vs-{slug("dense first stage")}"')[1].split("</section>")[0]
+    assert '<p>Its list is dense\'s (<a href="#list-dense">above</a>), each chunk marked' in section
+    listed = html.split('id="list-dense"')[1].split("</details>\n<details")[0]
+    assert "<td>2</td><td>▲ up 1</td>" in listed and "<td>—</td><td>− dropped from 2</td>" in listed
     # worked from the demo's lists: hybrid [c0, c2, c1], dense first stage [c0, c1, spec-sheet:c2]
     assert ids(results, "rc02", variant="hybrid") == [
         "kc-recall-rd2-24:c0", "kc-recall-rd2-24:c2", "kc-recall-rd2-24:c1"
@@ -176,7 +183,12 @@ def test_every_flip_link_lands_on_that_runs_list(demo: tuple[Results, Path]) -> 
         assert (out / file).is_file(), href
         page = pages.setdefault(file, parse(out / file))
         assert anchor in page.ids, href
-        assert page.lists[anchor] == ids(results, qid, **{kind: name}), href
+        shown = page.lists[anchor]
+        cand = next((c for c in results.candidates if c.name == name), None)
+        if kind == "candidate" and cand is not None and cand.lists_of is not None:
+            assert shown == [], href  # the same run as a variant: listed there, once
+            shown = page.lists[f"list-{slug(cand.lists_of)}"]
+        assert shown == ids(results, qid, **{kind: name}), href
         checked += 1
     assert checked == len(flips)
     # the candidate pages' better / worse links are exactly these hrefs
@@ -329,5 +341,6 @@ def test_beyond_the_page_limit_only_flips_and_fails_get_pages(tmp_path: Path) ->
     assert links.href(qids[0], variant="cand") == f"questions.html#q={qids[0]}"
     assert links.href(qids[-5], candidate="cand") == f"question-{qids[-5]}.html#vs-cand"
     page = parse(site / f"question-{qids[-5]}.html")
-    assert page.lists["vs-cand"] == [f"rel-{qids[-5]}", "x"]
+    assert page.lists["vs-cand"] == []  # the same run as the variant cand: listed there, once
+    assert page.lists["list-cand"] == [f"rel-{qids[-5]}", "x"]
     assert page.lists["list-base"] == ["x", f"rel-{qids[-5]}"]

@@ -89,7 +89,9 @@ def test_results_json_holds_settings_version_and_hashes(
     assert "results.json" in manifest["downloads"] and "data/qrels.txt" in manifest["downloads"]
     # sorted keys: the file is its own canonical form
     text = (demo[0] / "results.json").read_text("utf-8")
-    assert text == json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    assert (
+        text == json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n"
+    )
 
 
 def test_an_external_run_has_no_pair_cost(results: Results) -> None:

@@ -56,3 +56,33 @@ def test_every_trace_type_a_runs_only_site_draws_is_in_the_bundle(
 ) -> None:
     drawn = _drawn(generated_site(1))
     assert drawn and set().union(*drawn.values()) <= _in_bundle()
+
+
+_ROW = re.compile(r'<tr data-chunk="([^"]+)"[^>]*>(.*?)</tr>', re.S)
+
+
+def test_a_question_page_holds_each_text_once_and_links_it(demo_site: Path) -> None:
+    """Each chunk's whole text is written once per question page (in the baseline's list, else
+    the first list returning it, as ``id="t<n>"``); every other row's "text" link lands on it."""
+    pages = sorted(demo_site.glob("question-*.html"))
+    linked = 0
+    for page in pages:
+        text = page.read_text("utf-8")
+        homes: dict[str, list[str]] = {}
+        links: list[tuple[str, str]] = []
+        for chunk, row in _ROW.findall(text):
+            homes.setdefault(chunk, []).extend(
+                re.findall(r'<details class="ptext" id="(t\d+)">', row)
+            )
+            links += [
+                (chunk, t) for t in re.findall(r'<a class="to-text" href="#(t\d+)">text</a>', row)
+            ]
+        assert all(len(ids) <= 1 for ids in homes.values()), page.name  # never twice
+        for chunk, target in links:
+            assert homes[chunk] == [target], (page.name, chunk)  # the link lands on its text
+        linked += len(links)
+    assert linked == 483  # the demo's eight lists return the same chunks again and again
+    st03 = (demo_site / "question-st03.html").read_text("utf-8")
+    base = st03.split('id="list-hybrid"')[1].split("</details>\n<details")[0]
+    assert 'class="to-text"' not in base  # the baseline's list, open first, has every text
+    assert base.count('<details class="ptext" id="t') == 3

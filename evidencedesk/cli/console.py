@@ -3,7 +3,8 @@
 `ConsoleProgress` has three modes. ``lines`` (stdout is not a terminal, e.g. CI or a pipe): one plain
 line per finished stage with its seconds, as the tests and logs expect. ``tty``: one line that
 is rewritten in place (``\\r``) with the current stage, its elapsed seconds once it took a second,
-and its count: "questions judged / total" while the evaluation judges questions (`step`, told by
+and its count: "questions judged / total" while the evaluation judges questions and "candidates
+compared / total" while the gate stage compares them (`step`, told by
 `evidencedesk.results.progress.Tally`), "pages written / total" while pages are rendered; it is
 cleared before the summary. ``quiet``: nothing.
 
@@ -32,6 +33,7 @@ import time
 from typing import Literal, TextIO
 
 from evidencedesk.errors import StreamError
+from evidencedesk.results.progress import JUDGED
 
 # how progress is shown: one line per stage, a redrawn terminal line, or nothing
 _Mode = Literal["lines", "tty", "quiet"]
@@ -126,7 +128,7 @@ class ConsoleProgress:
         self.started = self.first = time.perf_counter()
         self.pages = 0
         self.total_pages: int | None = None
-        self.judged: tuple[int, int] | None = None  # questions judged, of how many
+        self.judged: tuple[int, int, str] | None = None  # done, of how many, of what
         self.drawn = ""
         self.lock = threading.Lock()
         self.stop = threading.Event()
@@ -141,11 +143,11 @@ class ConsoleProgress:
             self.stage, self.started = stage, time.perf_counter()
             self.pages, self.judged = 0, None
 
-    def step(self, done: int, total: int) -> None:
-        """`done` of the stage's `total` questions are judged (drawn by the ticker; the last
-        count at once, so that a fast stage still shows its total)."""
+    def step(self, done: int, total: int, what: str = JUDGED) -> None:
+        """`done` of the stage's `total` `what` (questions judged, candidates compared): drawn
+        by the ticker; the last count at once, so that a fast stage still shows its total."""
         with self.lock:
-            self.judged = (done, total)
+            self.judged = (done, total, what)
         if self.mode == "tty" and done >= total:
             self._draw()
 
@@ -188,7 +190,8 @@ class ConsoleProgress:
             seconds = time.perf_counter() - self.started
             text = f"  {self.stage}"
             if self.judged is not None:
-                text += f"  questions judged {self.judged[0]} / {self.judged[1]}"
+                done, total, what = self.judged
+                text += f"  {what} {done} / {total}"
             if self.pages:
                 of = f" / {self.total_pages}" if self.total_pages is not None else ""
                 text += f"  pages written {self.pages}{of}"

@@ -577,6 +577,8 @@ class SideBySide(Plain):
     cand_first: int | None
     not_shown: int = 0  # candidate results beyond SHOWN
     critical_worse: bool = False  # a critical question that got worse under this candidate
+    # the variant whose list on the page is this candidate's run: the rows show there, once
+    listed: str | None = None
 
 
 @dataclass(frozen=True)

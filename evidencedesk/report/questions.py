@@ -233,6 +233,7 @@ def _side_by_side(
         cand_first=cand_r.first_relevant if cand_r else None,
         not_shown=max(0, cand_r.size - depth) if cand_r else 0,
         critical_worse=critical and qid in moves.critical_worse,
+        listed=cand.lists_of if cand_r is not None else None,
     )
 
 

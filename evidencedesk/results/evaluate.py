@@ -35,7 +35,7 @@ from evidencedesk.results.judgments import (
     judged_stat,
     to_label,
 )
-from evidencedesk.results.progress import Progress, Tally
+from evidencedesk.results.progress import COMPARED, Progress, Tally
 from evidencedesk.results.project import Project
 from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.runs_only import runs_only, saved_name
@@ -242,7 +242,9 @@ def _evaluate(
     compared = compute.comparisons(
         base.metrics,
         base_run.judged,
-        {n: (r.config, r.judged) for n, r in cand_runs.items()},
+        Tally(progress, len(cand_runs), COMPARED).counting(
+            {n: (r.config, r.judged) for n, r in cand_runs.items()}
+        ),
         settings.metrics,
         book,
     )

@@ -1,7 +1,7 @@
 """results.json: the whole `Results` as JSON, and back.
 
-Written with sorted keys, two-space indent (compact, with no spaces, above `PAGE_LIMIT`
-questions, where the indent alone is half the file), UTF-8 and Python's shortest round-trip float
+Written with sorted keys, compact (one line, no spaces: an indent was two fifths of a site's
+results.json), UTF-8 and Python's shortest round-trip float
 text (``repr``), so the same Results give the same bytes and loading gives the same numbers exactly.
 Reading decodes field by field from the dataclasses' type hints; a file that does not match
 raises `ResultsFileError` naming the field.
@@ -10,7 +10,8 @@ Above `PAGE_LIMIT` questions a site splits the file (`site_files`): the per-ques
 (`MOVED`: the questions, every ranked list, every flipped and compared id) move into
 `QUESTIONS_FILE` beside it, gzip-compressed with no time stamp (the same Results, the same
 bytes), and results.json holds them as empty lists plus a top-level ``"per_question"`` key naming
-the file and the fields. `load` puts them back: the same Results as before the split.
+the file and the fields (a list equal to an earlier field's stored once, as
+``{"same_as": path}``). `load` puts them back: the same Results as before the split.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from evidencedesk.files.structured import gunzip, parse_json
 from evidencedesk.files.text import read_bytes, read_text
 from evidencedesk.files.writing import write_file
 from evidencedesk.results.exports import gzipped
-from evidencedesk.results.pages import PAGE_LIMIT, large
+from evidencedesk.results.pages import large
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
@@ -123,18 +124,19 @@ def plain(value: Any) -> Any:
 RESULTS_JSON = "results.json"  # the Results' file in a site
 QUESTIONS_FILE = "results-questions.json.gz"  # the per-question part, above PAGE_LIMIT
 _SPLIT_KEY = "per_question"  # results.json's key naming QUESTIONS_FILE and the fields it holds
+_SAME = "same_as"  # QUESTIONS_FILE: a field whose list equals an earlier field's names that one
 
 
-def _text(data: Any, compact: bool) -> str:
-    """`data` (from `plain`: keys already sorted) as JSON text."""
-    if compact:
-        return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n"
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def _text(data: Any) -> str:
+    """`data` (from `plain`: keys already sorted) as compact JSON text: one line, no spaces (an
+    indent was two fifths of a site's results.json; `jq .` or `python -m json.tool` shows it
+    indented)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def dumps(results: Results) -> str:
-    """The whole Results as one JSON text (compact above `PAGE_LIMIT` questions)."""
-    return _text(plain(results), len(results.inputs.questions) > PAGE_LIMIT)
+    """The whole Results as one compact JSON text."""
+    return _text(plain(results))
 
 
 def _moved(data: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
@@ -160,15 +162,20 @@ def site_files(results: Results) -> dict[str, bytes]:
 def _site_files(results: Results) -> dict[str, bytes]:
     data = plain(results)
     if not large(results):
-        return {RESULTS_JSON: _text(data, False).encode("utf-8")}
-    moved = {}
+        return {RESULTS_JSON: _text(data).encode("utf-8")}
+    moved: dict[str, Any] = {}
     for name, holder, key in _moved(data):
-        moved[name] = holder[key]
+        value = holder[key]
+        # a list equal to one moved before is stored once: the flips and each comparison hold
+        # the same question ids (a runs-only candidate is a run's flips), a 5,000-question
+        # project's file held each list up to four times
+        first = next((n for n, v in moved.items() if type(v) is list and v and v == value), None)
+        moved[name] = {_SAME: first} if first is not None else value
         holder[key] = []
     data[_SPLIT_KEY] = {"fields": sorted(moved), "file": QUESTIONS_FILE}
     return {
-        RESULTS_JSON: _text(dict(sorted(data.items())), True).encode("utf-8"),
-        QUESTIONS_FILE: gzipped(_text(dict(sorted(moved.items())), True).encode("utf-8")),
+        RESULTS_JSON: _text(dict(sorted(data.items()))).encode("utf-8"),
+        QUESTIONS_FILE: gzipped(_text(dict(sorted(moved.items()))).encode("utf-8")),
     }
 
 
@@ -295,6 +302,11 @@ def _put_back(data: dict[str, Any], split: Any, questions: bytes | None) -> None
         shown = sorted(moved) if isinstance(moved, dict) else moved
         raise _fail(f"{_SPLIT_KEY}.fields", f"the fields of {QUESTIONS_FILE}", shown)
     for name, value in moved.items():
+        if type(value) is dict and value.keys() == {_SAME}:
+            first = moved.get(value[_SAME]) if type(value[_SAME]) is str else None
+            if type(first) is not list:
+                raise _fail(f"{QUESTIONS_FILE}: {name}", "a list or the path of a list", value)
+            value = first
         holder: Any = data
         steps = name.split(".")
         for n, step in enumerate(steps):

@@ -24,7 +24,7 @@ from evidencedesk.results.judgments import (
     to_label,
 )
 from evidencedesk.results.pages import RUNS_ONLY_DEPTH, trim
-from evidencedesk.results.progress import Progress, Tally
+from evidencedesk.results.progress import COMPARED, Progress, Tally
 from evidencedesk.results.project import Project
 from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.settings import Settings
@@ -107,7 +107,9 @@ def runs_only(
     compared = compute.comparisons(
         base.metrics,
         base_run.judged,
-        {n: (("run", n), r.judged) for n, r in others.items()},
+        Tally(progress, len(others), COMPARED).counting(
+            {n: (("run", n), r.judged) for n, r in others.items()}
+        ),
         settings.metrics,
         book,
     )
