@@ -14,7 +14,13 @@ from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import pyarrow as pa
+
+from evidencedesk.errors import PackageLoadError
+
+try:
+    import pyarrow as pa
+except Exception as exc:  # a broken install: one line naming what to reinstall
+    raise PackageLoadError("pyarrow", exc) from None
 
 from evidencedesk.inert import look_alike, visible
 
