@@ -192,9 +192,10 @@ def read_qrels(path: str | Path) -> Qrels:
 
 
 def _check_id(kind: str, value: str) -> None:
-    """Refuse an id the file would not read back as itself (`id_problem`; a run tag: white space)."""
+    """Refuse an id the file would not read back as itself (`id_problem`; a run tag: ASCII white
+    space, where the readers split columns and lines; a tag they read is written back)."""
     problem = id_problem(value, kind) if kind != "run tag" else None
-    if problem is None and (not value or any(c.isspace() for c in value)):
+    if problem is None and (not value or re.search(r"[ \t\n\r\v\f]", value)):
         problem = f"expected a {kind} without whitespace, found {value!r}"
     if problem is not None:
         raise ValueError(problem)
