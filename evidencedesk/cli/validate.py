@@ -118,7 +118,7 @@ def validate(path: Path | None = None) -> Found:
         policy=policy_text,
         saved_baseline=saved,
         notices=tuple(
-            notice_text(n, project.kind, project.min_coverage)
+            notice_text(n, project.kind)
             for n in notices(project, catalog, labels)
         )
         + model_warnings(project, catalog, labels, cands),  # MiniLM on another script's texts
