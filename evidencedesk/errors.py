@@ -154,5 +154,19 @@ class ModelLoadError(EvidencedeskError):
     the file and what to reinstall."""
 
 
+class PackageLoadError(EvidencedeskError):
+    """A package evidencedesk imports (pyarrow, plotly) that is missing or does not load (a
+    broken install): names the package, what failed and what to reinstall."""
+
+    def __init__(self, package: str, exc: BaseException):
+        self.package = package
+        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+        super().__init__(
+            f"{package}: expected an installed package that imports, found one that does not "
+            f"({type(exc).__name__}: {detail}); reinstall it: pip install --force-reinstall "
+            f"{package}"
+        )
+
+
 class BuildTerminated(BaseException):
     """SIGTERM arrived during the build (raised from the signal handler)."""

@@ -21,15 +21,21 @@ terminal (`printable` applies it): a zero-width space, word joiner, byte-order m
 or invisible operator becomes ``⟨U+200B⟩``, so that ``q001`` and ``q001`` + U+200B never look
 alike; a zero-width joiner or non-joiner too, unless it follows a character outside ASCII, where
 it shapes a word (Bengali, Persian, an emoji sequence) and is left as it is.
+
+`look_alike(text)` is the form in which two ids are compared for looking alike: NFKC, without any
+of those invisible characters (the shaping joiners included). Two ids with the same form but
+different characters (``q001`` and ``q001`` + U+200B, ``é`` composed and decomposed, ``ｑ001``
+and ``q001``) are refused where they are read (`files.trec_keys.alike_problem`).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["inert_json", "printable", "shell_command", "visible"]
+__all__ = ["inert_json", "look_alike", "printable", "shell_command", "visible"]
 
 _CONTROL = re.compile(
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
@@ -37,11 +43,13 @@ _CONTROL = re.compile(
 _JSON_RAW = re.compile(  # what json.dumps leaves raw (it escapes C0 inside strings itself)
     "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
-# characters that draw nothing: zero-width space, non-joiner, joiner, word joiner, the invisible
-# operators, the byte-order mark (zero-width no-break space), soft hyphen, Mongolian vowel separator
-_INVISIBLE = re.compile(
-    "[\u00ad\u180e\u200b\u2060-\u2064\ufeff]|(?:(?<=[\x00-\x7f])|^)[\u200c\u200d]"
-)
+# characters that draw nothing: zero-width space, word joiner, the invisible operators, the
+# byte-order mark (zero-width no-break space), soft hyphen, Mongolian vowel separator; and the
+# zero-width non-joiner and joiner, which draw nothing but may shape the letters around them
+_DRAW_NOTHING = "\u00ad\u180e\u200b\u2060-\u2064\ufeff"
+_JOINERS = "\u200c\u200d"
+_INVISIBLE = re.compile(f"[{_DRAW_NOTHING}]|(?:(?<=[\x00-\x7f])|^)[{_JOINERS}]")
+_ALIKE_DROPS = re.compile(f"[{_DRAW_NOTHING}{_JOINERS}]")  # what `look_alike` leaves out
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -58,6 +66,13 @@ def visible(text: str) -> str:
     if _INVISIBLE.search(text) is None:
         return text
     return _INVISIBLE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
+
+
+def look_alike(text: str) -> str:
+    """The form in which `text` is compared with other ids: NFKC without invisible characters."""
+    if text.isascii():
+        return text
+    return _ALIKE_DROPS.sub("", unicodedata.normalize("NFKC", _ALIKE_DROPS.sub("", text)))
 
 
 def printable(line: str) -> str:

@@ -2,7 +2,8 @@
    Every row comes from data/question-list.js (a script, so it loads from file:// too); the page
    itself holds the first rows for readers without JavaScript. At most `shown` rows are drawn at
    a time, so a list of 50,000 questions stays fast. Text is set with textContent: never parsed
-   as HTML. "questions.html#q=<words>" opens the list filtered by those words; a "quoted phrase" matches
+   as HTML; an id shows its invisible characters (visible), and ids and names are isolated
+   (dir="auto"), as the page's first rows show them. "questions.html#q=<words>" opens the list filtered by those words; a "quoted phrase" matches
    as typed. */
 (function () {
   "use strict";
@@ -16,6 +17,17 @@
   var cands = data.candidates; // [name, anchor]
   var ID = 0, TEXT = 1, TAGS = 2, CRITICAL = 3, BETTER = 4, WORSE = 5, PASS = 6, PAGE = 7;
 
+  // what evidencedesk.inert.visible shows as "⟨U+200B⟩": the characters that draw nothing, and a
+  // zero-width (non-)joiner at the start or after an ASCII character (elsewhere it shapes a word)
+  var INVISIBLE = /([\u0000-\u007f]|^)([\u200c\u200d])|[\u00ad\u180e\u200b\u2060-\u2064\ufeff]/g;
+  function code(c) {
+    return "\u27e8U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) + "\u27e9";
+  }
+  function visible(s) {
+    return s.replace(INVISIBLE, function (m, before, joiner) {
+      return joiner ? before + code(joiner) : code(m);
+    });
+  }
   function passWord(v) { return v === 1 ? "pass" : v === 0 ? "fail" : ""; }
   var rows = data.rows.map(function (r, i) {
     var words = [r[ID], r[TEXT], r[TAGS].join(" "), r[CRITICAL] ? "critical" : "", passWord(r[PASS])];
@@ -40,10 +52,10 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  function link(href, text, cls) {
-    if (!href) return el("span", cls, text);
-    var a = el("a", cls, text);
-    a.setAttribute("href", href);
+  function link(href, text, cls) {  // text from data: isolated, so it cannot reorder its row
+    var a = el(href ? "a" : "span", cls, text);
+    if (href) a.setAttribute("href", href);
+    a.dir = "auto";
     return a;
   }
   function flips(cell, list, word, arrow, page) {
@@ -58,7 +70,7 @@
     var tr = document.createElement("tr");
     var th = el("th");
     th.setAttribute("scope", "row");
-    th.appendChild(link(r[PAGE], r[ID], "qid"));
+    th.appendChild(link(r[PAGE], visible(r[ID]), "qid"));
     tr.appendChild(th);
     var text = el("td", "", r[TEXT]);
     text.dir = "auto";  // a right-to-left question reads right-aligned, isolated from its row

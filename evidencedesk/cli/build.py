@@ -178,7 +178,7 @@ def _warn(model: SiteModel, streams: Streams) -> None:
     from evidencedesk.report.notices import notice_text
 
     for n in results.inputs.notices:
-        text = notice_text(n, results.settings.kind, results.settings.min_coverage)
+        text = notice_text(n, results.settings.kind)
         streams.error(f"warning: {text.strip()}")
     for facts in results.models:  # a model used on texts it was not trained for
         if facts.warning is not None:

@@ -14,6 +14,7 @@ named pipe called ``x.md`` would block the survey).
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import stat
 import unicodedata
@@ -65,6 +66,7 @@ class Survey:
     other_qrels: tuple[Path, ...] = ()
     runs_dir: Path | None = None
     runs: tuple[Path, ...] = ()
+    not_runs: tuple[Path, ...] = ()  # files in the runs folder that are not runs: `ignore`
     tags: Path | None = None
     candidates: Path | None = None
     notes: Path | None = None
@@ -158,8 +160,9 @@ def survey(folder: Path) -> Survey:
         if p.suffix.lower() not in _SKIPPED_SUFFIXES and p not in qrels and _is_run(p)
     ]
     run_files = [p for p in in_dir if _is_run(p)]
-    # `dir` takes every run in the folder; the build skips a note or README beside them, and
-    # says so
+    # `dir` reads every file in the folder but notes (.md, .json, .toml) and hidden ones, and a
+    # file named like a run (a README.txt) that does not parse is an error: the others go under
+    # `ignore`
     use_dir = bool(run_files)
     runs = tuple(sorted(run_files + loose, key=lambda p: (p.stem, str(p))))
     policy = next(
@@ -178,6 +181,7 @@ def survey(folder: Path) -> Survey:
         other_qrels=qrels[1:],
         runs_dir=runs_dir if use_dir else None,
         runs=runs,
+        not_runs=tuple(p for p in in_dir if p not in run_files) if use_dir else (),
         tags=top.get("tags.tsv"),
         candidates=top.get("candidates.toml"),
         notes=folder / "notes" if (folder / "notes").is_dir() else None,
@@ -224,6 +228,14 @@ def _relevance_comment(judgments: dict[str, dict[str, int]], chosen: int, labels
 # zero-width characters) and line and paragraph separators -- none of them can end a line of the
 # file, close its string or reorder what an editor shows
 _ESCAPED = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def _pattern(name: str) -> str:
+    """A file name as an ``ignore`` pattern that matches it: ``[``, ``*`` and ``?`` escaped
+    (`glob.escape`), and ``?`` for a character the key refuses (a backslash) or TOML cannot
+    hold (a byte that is not UTF-8)."""
+    escaped = glob.escape(name)
+    return "".join("?" if c == "\\" or "\ud800" <= c <= "\udfff" else c for c in escaped)
 
 
 def _q(text: str) -> str:
@@ -341,8 +353,12 @@ def render(s: Survey) -> str:
         lines.append("[runs]")
         if s.runs_dir is not None:
             lines.append(
-                f"dir = {_q(rel(s.runs_dir))}   # every TREC run in it (other files are skipped)"
+                f"dir = {_q(rel(s.runs_dir))}   # every file in it is a TREC run, but notes "
+                "(.md, .json, .toml)" + (" and those under ignore" if s.not_runs else "")
             )
+            if s.not_runs:
+                names = ", ".join(_q(_pattern(p.name)) for p in s.not_runs)
+                lines.append(f"ignore = [{names}]   # files in it that are not TREC runs")
         loose = [p for p in s.runs if s.runs_dir is None or p.parent != s.runs_dir]
         if loose:
             lines.append("files = [" + ", ".join(_q(rel(p)) for p in loose) + "]")

@@ -122,10 +122,7 @@ def validate(path: Path | None = None) -> Found:
         candidates=names,
         policy=policy_text,
         saved_baseline=saved,
-        notices=tuple(
-            notice_text(n, project.kind, project.min_coverage)
-            for n in notices(project, catalog, labels)
-        )
+        notices=tuple(notice_text(n, project.kind) for n in notices(project, catalog, labels))
         + model_warnings(project, catalog, labels, cands),  # MiniLM on another script's texts
         metrics=tuple(m.label for m in settings.compared),
         metric_notes=tuple(

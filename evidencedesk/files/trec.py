@@ -9,6 +9,7 @@ column is ignored, as trec_eval ignores it. Judging lives in :mod:`.trec_judge`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,7 +29,10 @@ from evidencedesk.files.trec_arrays import (
     slow_columns,
 )
 from evidencedesk.files.trec_keys import (
+    alike_earlier,
+    alike_problem,
     doc_hashes,
+    has_alike,
     has_duplicates,
     id_problem,
     line_keys,
@@ -136,12 +140,17 @@ def read_qrels(path: str | Path) -> Qrels:
     """
     check_input(path, LabelsError)
     try:
-        return fast_qrels(path, *GRADES)
+        fast = fast_qrels(path, *GRADES)
+        if not has_alike(fast) and not has_alike(
+            list(itertools.chain.from_iterable(fast.values()))
+        ):
+            return fast
     except Bad:
-        pass  # the line loop below names the first bad line
+        pass  # the line loop below names the first bad line (or look-alike id)
     except OSError as exc:
         raise LabelsError(path, f"expected a readable file, found {exc.strerror or exc}") from None
     qrels: Qrels = {}
+    alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # query ids, document ids
     for number, line in enumerate(_LINE_END.split(_text(path, LabelsError)), start=1):
         if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_LINE_BYTES:
             raise LabelsError(path, line_too_long(len(line.encode("utf-8"))), number)
@@ -167,6 +176,10 @@ def read_qrels(path: str | Path) -> Qrels:
         problem = id_problem(qid, "query") or id_problem(doc, "document")
         if problem is not None:
             raise LabelsError(path, problem, number)
+        for key, kind, seen in ((qid, "query", alike[0]), (doc, "document", alike[1])):
+            earlier = alike_earlier(key, number, seen)
+            if earlier is not None:
+                raise LabelsError(path, alike_problem(kind, key, *earlier), number)
         docs = qrels.setdefault(qid, {})
         if doc in docs:
             raise LabelsError(
@@ -179,9 +192,10 @@ def read_qrels(path: str | Path) -> Qrels:
 
 
 def _check_id(kind: str, value: str) -> None:
-    """Refuse an id the file would not read back as itself (`id_problem`; a run tag: white space)."""
+    """Refuse an id the file would not read back as itself (`id_problem`; a run tag: ASCII white
+    space, where the readers split columns and lines; a tag they read is written back)."""
     problem = id_problem(value, kind) if kind != "run tag" else None
-    if problem is None and (not value or any(c.isspace() for c in value)):
+    if problem is None and (not value or re.search(r"[ \t\n\r\v\f]", value)):
         problem = f"expected a {kind} without whitespace, found {value!r}"
     if problem is not None:
         raise ValueError(problem)

@@ -22,13 +22,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
-from evidencedesk.errors import RunFileError
+from evidencedesk.errors import PackageLoadError, RunFileError
+
+try:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+except Exception as exc:  # a broken install: one line naming what to reinstall
+    raise PackageLoadError("pyarrow", exc) from None
+
 from evidencedesk.files.limits import MAX_LINE_BYTES, line_too_long, shown
-from evidencedesk.files.trec_keys import id_problem
+from evidencedesk.files.trec_keys import alike_earlier, alike_problem, has_alike, id_problem
 from evidencedesk.files.trec_parts import (
     Bad,
     Columns,
@@ -100,7 +105,20 @@ def fast_columns(path: str | Path) -> Columns:
         raise Bad from None
     if any(q.startswith(b"#") for q in columns[0]):
         raise Bad  # a comment line: the line reader skips it
+    if _has_alike_ids(columns[0], columns[2]):
+        raise Bad  # the line reader names the look-alike id's line
     return columns
+
+
+def _has_alike_ids(qids: list[bytes], docs: np.ndarray) -> bool:
+    """Whether two query ids or two document ids of a run look alike (`trec_keys.has_alike`);
+    the document ids are compared only when one of their bytes is outside ASCII."""
+    if not all(q.isascii() for q in qids) and has_alike([q.decode("utf-8") for q in qids]):
+        return True
+    raw = np.ascontiguousarray(docs).view(np.uint8)
+    if raw.size == 0 or int(raw.max()) < 0x80:
+        return False
+    return has_alike([d.decode("utf-8") for d in np.unique(docs).tolist()])
 
 
 THREADS = max(1, min(4, os.cpu_count() or 1))  # threads that read a large run's byte ranges
@@ -260,6 +278,7 @@ def slow_columns(path: str | Path) -> Columns:
     # CR-only and CRLF line ends are line ends too (a CR-only file read at LF alone is one line)
     raw = raw.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     seen: dict[bytes, dict[bytes, float]] = {}
+    alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # query ids, document ids
     tag = b""
     start, number = 0, 0
     while start < len(raw):
@@ -270,6 +289,11 @@ def slow_columns(path: str | Path) -> Columns:
         if checked is None:
             continue
         parts, score = checked
+        for column, kind, ids in ((0, "query", alike[0]), (2, "document", alike[1])):
+            value = parts[column].decode("utf-8")
+            earlier = alike_earlier(value, number, ids)
+            if earlier is not None:
+                raise RunFileError(path, alike_problem(kind, value, *earlier), number)
         docs = seen.setdefault(parts[0], {})
         if parts[2] in docs:
             raise duplicate(path, parts[2], number)

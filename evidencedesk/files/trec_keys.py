@@ -10,16 +10,27 @@ judged keys up among them; equal hashes are always confirmed on the ids.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import pyarrow as pa
+
+from evidencedesk.errors import PackageLoadError
+
+try:
+    import pyarrow as pa
+except Exception as exc:  # a broken install: one line naming what to reinstall
+    raise PackageLoadError("pyarrow", exc) from None
+
+from evidencedesk.inert import look_alike, visible
 
 __all__ = [
+    "alike_earlier",
+    "alike_problem",
     "doc_hashes",
     "doc_words",
     "fixed_width",
+    "has_alike",
     "has_duplicates",
     "id_problem",
     "line_keys",
@@ -41,6 +52,38 @@ def id_problem(value: str, kind: str) -> str | None:
         return (f"expected a {kind} id without white space or control characters, found "
                 f"{value!r}")  # fmt: skip
     return None
+
+
+def alike_earlier(
+    value: str, line: int, seen: dict[str, tuple[str, int]]
+) -> tuple[str, int] | None:
+    """The earlier id (and its line) of one file that `value` looks like -- the same but for
+    invisible characters or Unicode normalisation (`inert.look_alike`) -- or None; `seen` (the
+    file's ids so far, by their look-alike form) records `value` at `line`."""
+    earlier = seen.setdefault(look_alike(value), (value, line))
+    return earlier if earlier[0] != value else None
+
+
+def has_alike(ids: Collection[str]) -> bool:
+    """Whether two distinct ids among `ids` look alike (`alike_earlier`): a readers' fast path
+    asks, and its line loop names the line. Ids all in ASCII never do (one scan)."""
+    if all(value.isascii() for value in ids):
+        return False
+    seen: dict[str, tuple[str, int]] = {}
+    return any(alike_earlier(value, 0, seen) is not None for value in ids)
+
+
+def alike_problem(kind: str, value: str, earlier: str, line: int) -> str:
+    """The ``expected …, found …`` of a `kind` id that looks like one on an earlier `line`: both
+    shown with their invisible characters (`inert.visible`), or as escapes when even those
+    look the same (a composed and a decomposed accent)."""
+    one, other = visible(value), visible(earlier)
+    if unicodedata.normalize("NFC", one) == unicodedata.normalize("NFC", other):
+        one, other = ascii(value)[1:-1], ascii(earlier)[1:-1]
+    return (
+        f"expected {kind} ids that differ in more than invisible characters or Unicode "
+        f"normalisation, found '{one}' and '{other}' (line {line})"
+    )
 
 
 _M = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))

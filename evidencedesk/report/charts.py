@@ -13,8 +13,13 @@ import html
 import re
 from collections.abc import Sequence
 
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
+from evidencedesk.errors import PackageLoadError
+
+try:
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+except Exception as exc:  # a broken install: one line naming what to reinstall
+    raise PackageLoadError("plotly", exc) from None
 
 from evidencedesk.report.model import CandidatePage, FlipMatrix, Variant
 from evidencedesk.report.sections import AblationSection, SizingLine, SizingSection

@@ -9,7 +9,7 @@ from evidencedesk.results.types import Notice
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import QuestionCounts
 
-__all__ = ["counts_sentence", "coverage_sentence", "notice_text", "share"]
+__all__ = ["answers_part", "counts_sentence", "coverage_sentence", "notice_text", "share"]
 
 
 def _n(count: int, word: str, plural: str | None = None) -> str:
@@ -51,12 +51,19 @@ def coverage_sentence(name: str, c: Coverage) -> str:
     )
 
 
+def answers_part(c: Coverage | None) -> bool:
+    """Whether a run answers fewer than all of the judged queries: a run below
+    ``[runs].min_coverage`` is refused, so only one that a lowered threshold lets through,
+    whose pages then say that the others count as empty lists (`coverage_sentence`)."""
+    return c is not None and c.answered < c.judged_queries
+
+
 def _ids(names: tuple[str, ...], count: int) -> str:
     shown = ", ".join(names)
     return f" ({shown}{', …' if count > len(names) else ''})" if names else ""
 
 
-def notice_text(n: Notice, kind: str = "runs", min_coverage: float = 0.9) -> str:
+def notice_text(n: Notice, kind: str = "runs") -> str:
     """One notice as one line, starting with the file it is about. `kind`: the project's
     ("pipeline" searches by the question text; "runs" shows judged ids without text)."""
     where = n.path if n.line is None else f"{n.path}:{n.line}"

@@ -22,6 +22,7 @@ from evidencedesk.report.model import (
     MetricPair,
     SliceCompare,
 )
+from evidencedesk.report.notices import answers_part
 from evidencedesk.report.question_list import LIST_PAGE
 from evidencedesk.report.recommend import Say, md_escape, recommend
 from evidencedesk.report.site import slug
@@ -181,14 +182,14 @@ def _condensed_view(
 
 
 def _run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[str, ...]:
-    """Coverage warnings of the runs a candidate's comparison reads: the baseline's and, in a
-    runs-only project, its own."""
+    """Coverage warnings of the runs a candidate's comparison reads, the baseline's and, in a
+    runs-only project, its own: each that answers fewer than all judged queries (`answers_part`)."""
     names = [results.baseline] + ([cand.lists_of] if cand.lists_of else [])
     index = {v.name: i for i, v in enumerate(results.variants)}
     out = []
     for name in dict.fromkeys(names):
         variant = results.variant(name)
-        if variant.coverage is not None and variant.coverage.partial(results.settings.min_coverage):
+        if answers_part(variant.coverage):
             out.append(say("coverage", f"variants[{index[name]}]"))
     return tuple(out)
 

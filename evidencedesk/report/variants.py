@@ -19,7 +19,7 @@ from evidencedesk.report.model import (
     SliceTable,
     Variant,
 )
-from evidencedesk.report.notices import coverage_sentence
+from evidencedesk.report.notices import answers_part, coverage_sentence
 from evidencedesk.report.values import DASH, Stat, flips_text, fmt, num, pval, stat
 from evidencedesk.results.pages import grid_questions
 from evidencedesk.results.rows import MetricStat
@@ -60,9 +60,10 @@ def _stat_of(v: VariantResult, metric: str) -> MetricStat:
     return next(s for s in v.metrics if s.metric == metric)
 
 
-def _coverage_warning(v: VariantResult, min_coverage: float) -> str | None:
-    """The run's coverage in words, when it answers too few of the judged queries."""
-    if v.coverage is None or not v.coverage.partial(min_coverage):
+def _coverage_warning(v: VariantResult) -> str | None:
+    """The run's coverage in words, when it answers fewer than all of the judged queries (a
+    lowered ``[runs].min_coverage`` let it through): the others count as empty lists."""
+    if v.coverage is None or not answers_part(v.coverage):
         return None
     return f"Partial coverage: {coverage_sentence(v.name, v.coverage)}."
 
@@ -82,7 +83,7 @@ def variant_models(results: Results) -> tuple[Variant, ...]:
             pairs_per_question=num(v.costs.pairs_per_question, 1),
             tokens_per_question=num(v.costs.tokens_per_question, 0),
             judged=None if v.judged is None else metric_stat(v.judged, judged),
-            warning=_coverage_warning(v, settings.min_coverage),
+            warning=_coverage_warning(v),
         )
         for v in results.variants
     )

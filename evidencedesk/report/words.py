@@ -457,7 +457,7 @@ def counts(results: Results, source: str) -> str:
 def notice(results: Results, source: str) -> str:
     """One input notice in words (not a run, an empty document, partial coverage …)."""
     n = resolve(results, source)
-    return notice_text(n, results.settings.kind, results.settings.min_coverage)
+    return notice_text(n, results.settings.kind)
 
 
 def coverage(results: Results, source: str) -> str:

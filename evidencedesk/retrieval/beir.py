@@ -17,7 +17,7 @@ from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import iter_lines
 from evidencedesk.files.trec import GRADES, Qrels
-from evidencedesk.files.trec_keys import id_problem
+from evidencedesk.files.trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
 
@@ -115,6 +115,7 @@ def read_beir_corpus(path: str | Path) -> Catalog:
     chunks: list[Chunk] = []
     empty: list[tuple[str, int]] = []
     seen: dict[str, int] = {}
+    alike: dict[str, tuple[str, int]] = {}
     for number, raw in _read_lines(path, DocumentError, "BEIR corpus file"):
         obj = _json_object(raw, path, number, DocumentError)
         doc_id = _ident(obj, ("_id", "id"), path, number, DocumentError, "document")
@@ -125,6 +126,9 @@ def read_beir_corpus(path: str | Path) -> Catalog:
                 number,
             )
         seen[doc_id] = number
+        earlier = alike_earlier(doc_id, number, alike)
+        if earlier is not None:
+            raise DocumentError(path, alike_problem("document", doc_id, *earlier), number)
         title, text = obj.get("title", ""), obj.get("text")
         if title is None:
             title = ""
@@ -162,6 +166,7 @@ def read_queries(path: str | Path) -> list[Query]:
     path = Path(path)
     queries: list[Query] = []
     seen: dict[str, int] = {}
+    alike: dict[str, tuple[str, int]] = {}
     tsv = path.suffix.lower() in (".tsv", ".txt")
     for number, raw in _read_lines(path, LabelsError, "queries file"):
         if tsv:
@@ -191,6 +196,9 @@ def read_queries(path: str | Path) -> list[Query]:
                 number,
             )
         seen[query.id] = number
+        earlier = alike_earlier(query.id, number, alike)
+        if earlier is not None:
+            raise LabelsError(path, alike_problem("query", query.id, *earlier), number)
         queries.append(query)
     if not queries:
         raise LabelsError(path, "expected at least one query, found none")
@@ -202,6 +210,7 @@ def read_beir_qrels(path: str | Path) -> Qrels:
     path = Path(path)
     qrels: Qrels = {}
     first: dict[tuple[str, str], int] = {}
+    alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # query ids, document ids
     for index, (number, raw) in enumerate(_read_lines(path, LabelsError, "qrels file")):
         fields = raw.split("\t")
         if index == 0 and tuple(f.strip() for f in fields) == QRELS_HEADER:
@@ -218,10 +227,13 @@ def read_beir_qrels(path: str | Path) -> Qrels:
                 number,
             )
         qid, docid, score = (f.strip() for f in fields)
-        for value, kind in ((qid, "query"), (docid, "document")):
+        for value, kind, ids in ((qid, "query", alike[0]), (docid, "document", alike[1])):
             problem = id_problem(value, kind)
             if problem is not None:
                 raise LabelsError(path, problem, number)
+            earlier = alike_earlier(value, number, ids)
+            if earlier is not None:
+                raise LabelsError(path, alike_problem(kind, value, *earlier), number)
         grade = _parse_grade(score, path, number, LabelsError)
         if grade is None:
             where = "a header 'query-id<TAB>corpus-id<TAB>score' or " if index == 0 else ""

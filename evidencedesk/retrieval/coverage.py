@@ -23,9 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
-from evidencedesk.errors import RunFileError
+from evidencedesk.errors import PackageLoadError, RunFileError
+
+try:
+    import pyarrow as pa
+except Exception as exc:  # a broken install: one line naming what to reinstall
+    raise PackageLoadError("pyarrow", exc) from None
+
 from evidencedesk.files.project_schema import (
     MIN_COVERAGE,  # below it, a run's ids are refused
 )

@@ -12,7 +12,7 @@ from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import iter_lines
-from evidencedesk.files.trec_keys import id_problem
+from evidencedesk.files.trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.paths import DATA, LABELS
 from evidencedesk.retrieval.metrics import RELEVANT
 
@@ -175,6 +175,7 @@ def _parse_lines(
 ) -> list[Label]:
     labels: list[Label] = []
     seen: dict[str, int] = {}
+    alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # question ids, chunk ids
     for number, raw in lines:
         if not raw.strip():
             continue
@@ -186,6 +187,13 @@ def _parse_lines(
                 number,
             )
         seen[label.id] = number
+        for value, kind, ids in (
+            (label.id, "question", alike[0]),
+            *((chunk_id, "chunk", alike[1]) for chunk_id in label.grades),
+        ):
+            earlier = alike_earlier(value, number, ids)
+            if earlier is not None:
+                raise LabelsError(path, alike_problem(kind, value, *earlier), number)
         if known_chunks is not None:
             for chunk_id in label.grades:
                 _expect(

@@ -24,7 +24,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
+
+from evidencedesk.errors import PackageLoadError
+
+try:
+    import pyarrow as pa
+except Exception as exc:  # a broken install: one line naming what to reinstall
+    raise PackageLoadError("pyarrow", exc) from None
 
 from evidencedesk.files.trec_keys import doc_hashes, fixed_width, query_salts
 from evidencedesk.retrieval.metric_engine import JudgedLists, Lines
