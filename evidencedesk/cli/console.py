@@ -33,7 +33,6 @@ import time
 from typing import Literal, TextIO
 
 from evidencedesk.errors import StreamError
-from evidencedesk.results.progress import JUDGED
 
 # how progress is shown: one line per stage, a redrawn terminal line, or nothing
 _Mode = Literal["lines", "tty", "quiet"]
@@ -143,9 +142,16 @@ class ConsoleProgress:
             self.stage, self.started = stage, time.perf_counter()
             self.pages, self.judged = 0, None
 
-    def step(self, done: int, total: int, what: str = JUDGED) -> None:
-        """`done` of the stage's `total` `what` (questions judged, candidates compared): drawn
-        by the ticker; the last count at once, so that a fast stage still shows its total."""
+    def step(self, done: int, total: int, what: str | None = None) -> None:
+        """`done` of the stage's `total` `what` (questions judged, the default; candidates
+        compared): drawn by the ticker; the last count at once, so that a fast stage still shows
+        its total."""
+        if what is None:
+            # imported here: the console is made before any command runs, and -V, --help and a
+            # Ctrl-C during start-up must not wait for numpy and the results layer
+            from evidencedesk.results.progress import JUDGED
+
+            what = JUDGED
         with self.lock:
             self.judged = (done, total, what)
         if self.mode == "tty" and done >= total:
