@@ -87,14 +87,13 @@ GENERATED_1 = (
     "## Warnings\n"
     "\n"
     "- queries.jsonl: 2 of its 40 queries have no judgment (q039, q040): left out, as trec\\_eval leaves them out\n"
-    "- runs/cand03.run: the run cand03 answers 28 of the 38 judged queries (74 %), below \\[runs\\].min\\_coverage 90 %: the others count as empty lists\n"
     "- `cand02`: On condensed lists (each list's unjudged results removed before scoring), Δ nDCG\\@10 (linear gain) = +0.003 \\[−0.025, +0.031\\] over 34 questions: it does not move as on the full lists, so the holes in the judgments may decide this comparison; label the pairs of to-label.tsv before deciding\n"
     "- `cand03`: Partial coverage: the run cand03 answers 28 of the 38 judged queries (74 %); the others count as empty lists.\n"
     "- `cand05`: On condensed lists (each list's unjudged results removed before scoring), Δ nDCG\\@10 (linear gain) = +0.013 \\[−0.019, +0.047\\] over 34 questions: it does not move as on the full lists, so the holes in the judgments may decide this comparison; label the pairs of to-label.tsv before deciding\n"
     "\n"
     "## The full report\n"
     "\n"
-    "The static site this file sits in: open `index.html` (it works offline); each candidate has its page, the gate its rules on `gate.html`. Seed 0, inputs `cff7640684d0`.\n"
+    "The static site this file sits in: open `index.html` (it works offline); each candidate has its page, the gate its rules on `gate.html`. Seed 0, inputs `953a99f424e4`.\n"
 )
 
 # run names that are Markdown, HTML, a table break, code fences, mentions and an autolink, and
@@ -148,10 +147,10 @@ def test_hostile_names_stay_text(hostile_site: Path) -> None:
         "| `a\\|b\\|c` | WORSE | REVIEW | −0.210 \\[−0.325, −0.088\\] n=34 | +8/−25 |",
         "| `\\u202eevil⟨U+200B⟩` | NO CLEAR CHANGE | REVIEW | −0.064 \\[−0.156, +0.026\\] n=34 | +15/−19 |",
     ]  # fmt: skip
-    # a sentence holding a name: its markup escaped
+    # a sentence holding a name: its markup escaped (a code span needs none outside a table)
     assert (
-        "- runs/a\\|b\\|c.run: the run a\\|b\\|c answers 28 of the 38 judged queries (74 %), below "
-        "\\[runs\\].min\\_coverage 90 %: the others count as empty lists"
+        "- `a|b|c`: Partial coverage: the run a\\|b\\|c answers 28 of the 38 judged queries "
+        "(74 %); the others count as empty lists."
     ) in text.splitlines()
     assert "\u202e" not in text and "\u200b" not in text
     html = _rendered(text)
