@@ -3,16 +3,18 @@ of its own, and prints their figures as one Markdown table, the targets beside t
 
     python benchmarks/figures.py [--quick] [--keep DIR] [--write README.md]
 
-- `metrics_bench.py`: read + judge + four means of a 10,000-query x 1,000-document run, each
-  tool in a fresh process, against the pyarrow read (the floor) and pytrec_eval;
+- `metrics_bench.py`: the documented calls (read, judge whole lists, four means) on a
+  10,000-query x 1,000-document run, each tool in a fresh process, interleaved, against the
+  pyarrow read (the floor) and pytrec_eval;
 - `runs_only_scale.py`: the runs-only build of 50,000 questions x 1,000 documents x 3 runs
-  (wall clock of the command, peak memory, site size);
+  (wall clock of the command, peak memory, site size), beside reading its runs alone;
 - `large_build.py`: the pipeline build of 5,000 questions over 20,000 chunks, and its 1x / 2x /
   4x series;
 - `process_tuning.py`: the 12,500-question runs-only build with every process setting
   (``--tune``) and with none (the command line's default);
 - `minilm_bench.py`: the MiniLM int8 embedder's passages per second (when the extra is
-  installed), and the demo build of the quick start.
+  installed); `minilm_build.py`: the demo build with the extra against the same build without
+  it; the demo build of the quick start; `site_size.py`: the weight of three sites.
 
 ``--quick`` runs each at a small size (to try the script: the figures mean little).
 ``--keep DIR`` keeps the generated projects in DIR and reuses them next time (the 50,000-question
@@ -73,6 +75,31 @@ def minilm(passages: int) -> dict:
             "load_seconds": float(loaded[1]), "load": os.getloadavg()[0]}  # fmt: skip
 
 
+def lines_of(script: str, *args: str) -> list[str]:
+    """What a benchmark that prints a table (and no JSON) printed, line by line."""
+    done = subprocess.run([sys.executable, str(HERE / script), *args], check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    return done.stdout.splitlines()
+
+
+def site_sizes(quick: bool) -> dict:
+    """`site_size.py`'s sizes: the demo, 50 and 5,000 questions (MB)."""
+    rows = lines_of("site_size.py", *(["--depth", "20"] if quick else []))
+    found = {}
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        if len(cells) > 2 and cells[1].endswith(" MB"):
+            found[cells[0]] = float(cells[1].removesuffix(" MB"))
+    return {"sizes": found, "load": os.getloadavg()[0]}
+
+
+def minilm_build(quick: bool) -> dict:
+    """`minilm_build.py`: the demo build with and without the [minilm] extra, and the ratio."""
+    rows = lines_of("minilm_build.py", "--repeat", "1" if quick else "5")
+    seconds = [float(m[1]) for r in rows if (m := re.search(r"([0-9.]+) s", r))]
+    return {"with": seconds[0], "without": seconds[1], "load": os.getloadavg()[0]}
+
+
 def measure(quick: bool, keep: Path | None) -> dict[str, dict]:
     kept = [] if keep is None else ["--keep", str(keep)]
     metrics = ["--queries", "1000", "--docs", "200", "--repeat", "1"] if quick else []
@@ -85,7 +112,9 @@ def measure(quick: bool, keep: Path | None) -> dict[str, dict]:
         "large": run("large_build.py", *large),
         "tuning": run("process_tuning.py", *tuning, *kept),
         "minilm": minilm(200 if quick else 2000),
+        "minilm_build": minilm_build(quick),
         "demo": demo_build(),
+        "sizes": site_sizes(quick),
     }
 
 
@@ -135,6 +164,14 @@ def table(found: dict[str, dict]) -> str:
     d = found["demo"]
     rows.append(f"| the demo: `python -m evidencedesk.report build` | {d['seconds']:.1f} s, "
                 f"{d['pages']} pages, {d['bytes'] / 1e6:.1f} MB | | |")  # fmt: skip
+    b = found["minilm_build"]
+    rows.append(f"| `minilm_build.py`: the demo build with the `[minilm]` extra | {b['with']:.2f} s "
+                f"| without it {b['without']:.2f} s: **{b['with'] / b['without']:.2f}×** "
+                "| ≤ 1.3× |")  # fmt: skip
+    z = found["sizes"]["sizes"]
+    rows.append("| `site_size.py`: site weight (plotly.js basic bundle) | "
+                + ", ".join(f"{k} {v:.2f} MB" for k, v in z.items())
+                + " | | ≤ 3 MB, ≤ 3 MB, ≤ 25 MB |")  # fmt: skip
     load = max(found[k]["load"] for k in found)
     rows.append("")
     rows.append(f"Measured on {os.cpu_count()} cores (load average at most {load:.1f} when a "
