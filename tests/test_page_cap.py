@@ -353,3 +353,31 @@ def test_a_data_file_error_in_the_forked_writer_is_one_line(
         "the previous site was left as it was\n"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p"]
+
+
+def test_above_the_page_limit_unjudged_results_still_read_unjudged(tmp_path: Path) -> None:
+    # issue 37's class 1: above 500 questions the lists kept for the pages lost their judged
+    # flags, so every unjudged document of a question page read as graded 0
+    import io
+
+    from evidencedesk import cli
+    from tests.generated_projects import generated
+
+    toml, _ = generated(tmp_path / "project", 2, questions=520)
+    site = tmp_path / "site"
+    argv = ["build", "--project", str(toml), "--out", str(site), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    results = jsonio.load(site / "results.json")
+    kept = [r for v in results.variants for r in v.lists if r.ids]
+    assert kept and all(r.judged is None or len(r.judged) == len(r.ids) for r in kept)
+    unjudged = [
+        (r.question, i)
+        for r in kept
+        if r.judged
+        for i, f in zip(r.ids, r.judged, strict=True)
+        if not f
+    ]
+    assert unjudged  # the generated runs return documents the qrels never grade
+    question, _ = unjudged[0]
+    page = (site / f"question-{slug(question)}.html").read_text("utf-8")
+    assert "<i>unjudged</i>" in page

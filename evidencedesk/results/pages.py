@@ -117,9 +117,18 @@ def grid_questions(results: Results, keep: tuple[str, ...] | None) -> tuple[str,
 
 
 def _lean(lists: tuple[RankedList, ...], keep: set[str], depth: int) -> tuple[RankedList, ...]:
-    # built directly (dataclasses.replace is ten times slower: 150,000 lists at 50,000 questions)
+    # built directly (dataclasses.replace is ten times slower: 150,000 lists at 50,000 questions);
+    # a kept list keeps its judged flags, or an unjudged result would read as graded 0
     return tuple(
-        RankedList(r.question, r.ids[:depth], r.grades[:depth], r.size, r.first_relevant, r.values)
+        RankedList(
+            r.question,
+            r.ids[:depth],
+            r.grades[:depth],
+            r.size,
+            r.first_relevant,
+            r.values,
+            None if r.judged is None else r.judged[:depth],
+        )  # fmt: skip
         if r.question in keep
         else RankedList(r.question, (), (), r.size, r.first_relevant, r.values)
         for r in lists
