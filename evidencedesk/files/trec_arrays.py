@@ -23,15 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from evidencedesk.errors import PackageLoadError, RunFileError
-
-try:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pacsv
-except Exception as exc:  # a broken install: one line naming what to reinstall
-    raise PackageLoadError("pyarrow", exc) from None
-
+from evidencedesk.errors import RunFileError
+from evidencedesk.files.arrow import pa, pacsv, pc
 from evidencedesk.files.limits import MAX_LINE_BYTES, line_too_long, shown
 from evidencedesk.files.trec_keys import alike_earlier, alike_problem, has_alike, id_problem
 from evidencedesk.files.trec_parts import (

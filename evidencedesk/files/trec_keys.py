@@ -15,13 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from evidencedesk.errors import PackageLoadError
-
-try:
-    import pyarrow as pa
-except Exception as exc:  # a broken install: one line naming what to reinstall
-    raise PackageLoadError("pyarrow", exc) from None
-
+from evidencedesk.files.arrow import pa
 from evidencedesk.inert import look_alike, visible
 
 __all__ = [

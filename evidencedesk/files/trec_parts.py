@@ -17,15 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from evidencedesk.errors import PackageLoadError
-
-try:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pacsv
-except Exception as exc:  # a broken install: one line naming what to reinstall
-    raise PackageLoadError("pyarrow", exc) from None
-
+from evidencedesk.files.arrow import pa, pacsv, pc
 from evidencedesk.files.limits import MAX_LINE_BYTES
 from evidencedesk.files.trec_keys import (
     doc_hashes,

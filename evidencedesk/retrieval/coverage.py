@@ -24,13 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evidencedesk.errors import PackageLoadError, RunFileError
-
-try:
-    import pyarrow as pa
-except Exception as exc:  # a broken install: one line naming what to reinstall
-    raise PackageLoadError("pyarrow", exc) from None
-
+from evidencedesk.errors import RunFileError
+from evidencedesk.files.arrow import pa
 from evidencedesk.files.project_schema import (
     MIN_COVERAGE,  # below it, a run's ids are refused
 )

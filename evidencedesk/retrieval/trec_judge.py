@@ -25,13 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evidencedesk.errors import PackageLoadError
-
-try:
-    import pyarrow as pa
-except Exception as exc:  # a broken install: one line naming what to reinstall
-    raise PackageLoadError("pyarrow", exc) from None
-
+from evidencedesk.files.arrow import pa
 from evidencedesk.files.trec_keys import doc_hashes, fixed_width, query_salts
 from evidencedesk.retrieval.metric_engine import JudgedLists, Lines
 from evidencedesk.retrieval.metrics import RELEVANT, Judged
