@@ -61,6 +61,7 @@ def validate(path: Path | None = None) -> Found:
     from evidencedesk.results.candidates import load_candidates
     from evidencedesk.results.collect import notices
     from evidencedesk.results.evaluate import model_warnings
+    from evidencedesk.results.inputs import baseline_run
     from evidencedesk.results.settings import settings_for
     from evidencedesk.retrieval.coverage import (
         check_coverage,
@@ -93,7 +94,7 @@ def validate(path: Path | None = None) -> Found:
     names = tuple(c.name for c in cands)
     if (settings.kind == "runs" or catalog is None) and project.runs:
         # a runs-only build compares every run but the baseline run with it, as its candidates
-        baseline = project.baseline_run or project.runs[0][0]
+        baseline = baseline_run(project)
         names = tuple(name for name, _ in project.runs if name != baseline)
     policy = load_policy(project.policy, labels) if project.policy else None
     saved = project.baseline is not None and project.baseline.is_file()

@@ -54,6 +54,12 @@ def _check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collect
         raise ConfigError(path, f"{source}expected a new variant name, found {name!r} already used")
 
 
+def baseline_run(project: Project, runs: RunPaths = ()) -> str:
+    """A runs-only project's baseline run: ``[runs].baseline``, else the first run (the
+    project's, then the ``--run`` ones); every other run is a candidate compared with it."""
+    return project.baseline_run or [*project.runs, *runs][0][0]
+
+
 def check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = ()) -> None:
     """The project's runs, then the ``--run`` ones, through the one `_check_run_name`."""
     total = len(project.runs) + len(runs)

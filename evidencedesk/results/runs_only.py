@@ -15,7 +15,12 @@ from evidencedesk.results.candidates import read_note
 from evidencedesk.results.collect import Hashing, results_of
 from evidencedesk.results.compute import Book
 from evidencedesk.results.gate_stage import gate_outcome
-from evidencedesk.results.inputs import RunPaths, judged_depth, judged_external_runs
+from evidencedesk.results.inputs import (
+    RunPaths,
+    baseline_run,
+    judged_depth,
+    judged_external_runs,
+)
 from evidencedesk.results.judgments import (
     condensed_comparisons,
     fully_judged,
@@ -98,7 +103,7 @@ def runs_only(
         )
         for name, run in read.items()  # keep: the user's run files hold the rest
     ]  # fmt: skip
-    baseline = project.baseline_run or variants[0].name
+    baseline = baseline_run(project, runs)
     base = next(v for v in variants if v.name == baseline)
     progress("gate")
     critical = policy.critical if policy is not None else ()
