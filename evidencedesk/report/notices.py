@@ -9,7 +9,14 @@ from evidencedesk.results.types import Notice
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import QuestionCounts
 
-__all__ = ["answers_part", "counts_sentence", "coverage_sentence", "notice_text", "share"]
+__all__ = [
+    "answers_part",
+    "counts_sentence",
+    "coverage_sentence",
+    "notice_text",
+    "partial_coverage",
+    "share",
+]
 
 
 def _n(count: int, word: str, plural: str | None = None) -> str:
@@ -49,6 +56,11 @@ def coverage_sentence(name: str, c: Coverage) -> str:
         f"the run {name} answers {c.answered} of the {c.judged_queries} judged queries "
         f"({share(c.answered, c.judged_queries)}); the others count as empty lists"
     )
+
+
+def partial_coverage(name: str, c: Coverage) -> str:
+    """The warning a run that answers part of the judged queries carries on its pages."""
+    return f"Partial coverage: {coverage_sentence(name, c)}."
 
 
 def answers_part(c: Coverage | None) -> bool:

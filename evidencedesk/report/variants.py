@@ -19,7 +19,7 @@ from evidencedesk.report.model import (
     SliceTable,
     Variant,
 )
-from evidencedesk.report.notices import answers_part, coverage_sentence
+from evidencedesk.report.notices import answers_part, partial_coverage
 from evidencedesk.report.values import DASH, Stat, flips_text, fmt, num, pval, stat
 from evidencedesk.results.pages import grid_questions
 from evidencedesk.results.rows import MetricStat
@@ -65,7 +65,7 @@ def _coverage_warning(v: VariantResult) -> str | None:
     lowered ``[runs].min_coverage`` let it through): the others count as empty lists."""
     if v.coverage is None or not answers_part(v.coverage):
         return None
-    return f"Partial coverage: {coverage_sentence(v.name, v.coverage)}."
+    return partial_coverage(v.name, v.coverage)
 
 
 def variant_models(results: Results) -> tuple[Variant, ...]:

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from evidencedesk.gate import GateCheck
 from evidencedesk.metric_names import label
-from evidencedesk.report.notices import counts_sentence, coverage_sentence, notice_text
+from evidencedesk.report.notices import counts_sentence, notice_text, partial_coverage
 from evidencedesk.report.values import DELTA_STEPS, FLIP_STEPS, fmt, p_is, p_text
 from evidencedesk.results import verdicts as v
 from evidencedesk.results.pages import RUNS_ONLY_DEPTH
@@ -465,7 +465,7 @@ def coverage(results: Results, source: str) -> str:
     variant = resolve(results, source)
     if not isinstance(variant, VariantResult) or variant.coverage is None:
         return ""
-    return f"Partial coverage: {coverage_sentence(variant.name, variant.coverage)}."
+    return partial_coverage(variant.name, variant.coverage)
 
 
 # the order in which the index's summary counts the verdicts, best first
