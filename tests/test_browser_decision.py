@@ -151,6 +151,8 @@ def test_a_link_to_a_folded_side_by_side_opens_it(browser, four_runs: Path) -> N
         visible = page.locator(f"#{target} .vs-metrics").is_visible()
         # a runs-only candidate is a run: its rows are that run's list, which the section links
         page.locator(f"#{target} a", has_text="above").click()
+        # the browser opens the <details> holding the target after the click returns: wait for it
+        page.locator("table.moves").first.wait_for(state="visible", timeout=5000)
         listed = page.locator("table.moves").first.is_visible()
     finally:
         page.close()

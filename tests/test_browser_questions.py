@@ -101,6 +101,9 @@ def test_the_side_by_side_diff_shows_the_candidate(
     assert section.locator(".vs-list").count() == 0
     section.locator("a", has_text="above").click()
     listed = page.locator("table.moves[data-list='dense']").first
+    # the browser opens the closed <details> holding the fragment's target when it scrolls to it,
+    # after the click returns: wait for it (a timeout fails the test), then check it
+    listed.wait_for(state="visible", timeout=5000)
     assert listed.is_visible()  # the link opened dense's list
     want = list(next(r for r in results.variant("dense").lists if r.question == "rc02").ids)
     shown = page.locator("table[data-list='dense'] tbody tr:not(.move-dropped)")
