@@ -70,7 +70,7 @@ def answers_part(c: Coverage | None) -> bool:
     return c is not None and c.answered < c.judged_queries
 
 
-def _ids(names: tuple[str, ...], count: int) -> str:
+def _listed_ids(names: tuple[str, ...], count: int) -> str:
     shown = ", ".join(names)
     return f" ({shown}{', …' if count > len(names) else ''})" if names else ""
 
@@ -83,11 +83,11 @@ def notice_text(n: Notice, kind: str = "runs") -> str:
         return f"{where}: skipped: not a TREC run (its first line is not 'qid Q0 docid rank score tag')"
     if n.kind == "empty_document":
         return (f"{where}: {_n(n.count, 'document')} with neither title nor text"
-                f"{_ids(n.names, n.count)}: shown, never indexed")  # fmt: skip
+                f"{_listed_ids(n.names, n.count)}: shown, never indexed")  # fmt: skip
     if n.kind == "without_text":  # runs-only, [questions] evaluate_unlisted = true
         verb = "is" if n.count == 1 else "are"
         return (f"{where}: {n.count} of the {n.total} judged queries {verb} not in the queries "
-                f"file{_ids(n.names, n.count)}: evaluated and shown by their ids "
+                f"file{_listed_ids(n.names, n.count)}: evaluated and shown by their ids "
                 f"([questions] evaluate_unlisted)")  # fmt: skip
     if n.kind == "unlisted":  # where: the queries file
         verb = "is" if n.count == 1 else "are"
@@ -95,14 +95,14 @@ def notice_text(n: Notice, kind: str = "runs") -> str:
             "" if kind == "pipeline" else " ([questions] evaluate_unlisted = true evaluates them)"
         )
         return (f"{_n(n.count, 'judged query', 'judged queries')} {verb} not in {n.path}"
-                f"{_ids(n.names, n.count)}: left out{evaluate}")  # fmt: skip
+                f"{_listed_ids(n.names, n.count)}: left out{evaluate}")  # fmt: skip
     if n.kind == "judged_not_in_corpus":
         verb = "is" if n.count == 1 else "are"
         return (f"{where}: {n.count} of the {n.total} judged documents {verb} not in the corpus"
-                f"{_ids(n.names, n.count)}: their judgments count in every metric, no page "
+                f"{_listed_ids(n.names, n.count)}: their judgments count in every metric, no page "
                 "can show them")  # fmt: skip
     if n.kind == "unjudged":
         verb = "has" if n.count == 1 else "have"
         return (f"{where}: {n.count} of its {n.total} queries {verb} no judgment"
-                f"{_ids(n.names, n.count)}: left out, as trec_eval leaves them out")  # fmt: skip
+                f"{_listed_ids(n.names, n.count)}: left out, as trec_eval leaves them out")  # fmt: skip
     raise ValueError(f"unknown notice kind {n.kind!r}")

@@ -168,7 +168,7 @@ class Analyser:
         # adjacent pairs: numbered by their place among the stage's distinct query pairs
         q_codes, b_starts, b_lengths = _csr([x.bigrams for x in q])
         b_pair, b_at = _expand(b_starts, b_lengths, q_of)
-        known = _distinct(q_codes)
+        known = _distinct_values(q_codes)
         u = np.int64(len(known) + 1)
         starts = np.zeros(int(v), dtype=bool)  # the words that start some query's pair
         starts[q_codes // _SHIFT] = True
@@ -204,7 +204,7 @@ def _pieces(values: np.ndarray, owner: np.ndarray, n: int) -> list[np.ndarray]:
     return [values[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
-def _distinct(values: np.ndarray) -> np.ndarray:
+def _distinct_values(values: np.ndarray) -> np.ndarray:
     """The sorted distinct values (`np.unique`'s answer, by a plain sort)."""
     values = np.sort(values)
     keep = np.ones(len(values), dtype=bool)
