@@ -12,7 +12,7 @@ from pathlib import Path
 
 from evidencedesk import paths
 from evidencedesk.gate import GatePolicy
-from evidencedesk.results import compute
+from evidencedesk.results.compute import flips
 from evidencedesk.results.gate_stage import policy_facts
 from evidencedesk.results.inputs import (
     RunPaths,
@@ -209,7 +209,7 @@ def results_of(
         ),  # fmt: skip
         baseline=baseline,
         variants=tuple(variants),
-        flips=compute.flips(variants, settings.flips_metric, baseline, candidates),
+        flips=flips(variants, settings.flips_metric, baseline, candidates),
         flips_needed=flips_needed(answerable),
         answerable=answerable,
         candidates=tuple(candidates),

@@ -14,8 +14,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Collection, Hashable, Mapping, Sequence
 
-from evidencedesk.results import compute
-from evidencedesk.results.compute import Book, comparisons, question_values
+from evidencedesk.results.compute import Book, comparisons, paired_bootstrap_ci, question_values
 from evidencedesk.results.rows import MetricStat
 from evidencedesk.results.settings import Metric
 from evidencedesk.results.types import Comparison, JudgedShare, ToLabel
@@ -53,7 +52,7 @@ def judged_share(
     name = judged_metric(k).name
     a = question_values(base, [name])[name]
     b = question_values(candidate, [name])[name]
-    ci = compute.paired_bootstrap_ci(a, b, name, seed=seed)
+    ci = paired_bootstrap_ci(a, b, name, seed=seed)
     mean_a = mean_defined(list(a.values()))[0]
     mean_b = mean_defined(list(b.values()))[0]
     return JudgedShare(k, mean_a, mean_b, ci.mean, ci.low, ci.high, ci.n,

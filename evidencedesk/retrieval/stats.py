@@ -21,8 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from evidencedesk.retrieval.metric_engine import JudgedLike, of_judged
-from evidencedesk.retrieval.resampling import CELLS as _CELLS
-from evidencedesk.retrieval.resampling import draws, percentiles
+from evidencedesk.retrieval.resampling import CELLS, draws, percentiles
 
 __all__ = [
     "Interval",
@@ -427,7 +426,7 @@ def randomization_test(
         return int(np.count_nonzero(np.abs(totals) >= observed - tol)) / float(1 << m)
     rng = np.random.default_rng(seed)
     count = 0
-    rows = max(1, _CELLS // m)
+    rows = max(1, CELLS // m)
     for start in range(0, resamples, rows):
         size = min(rows, resamples - start)
         signs = rng.integers(0, 2, size=(size, m), dtype=np.int8) * 2 - 1
