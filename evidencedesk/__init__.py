@@ -59,7 +59,7 @@ def build(
 
 def load_results(path: str | os.PathLike[str]) -> Results:
     """Read a build's ``results.json`` (or the site folder holding it) back into Results."""
-    from evidencedesk.results.jsonio import load
+    from evidencedesk.results.serialize import load
 
     where = Path(_path_text(path, "path"))
     return load(where / "results.json" if where.is_dir() else where)  # only ResultsFileError

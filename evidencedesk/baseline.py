@@ -34,13 +34,12 @@ from pydantic import (
 )
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.files.keylines import Loc, json_line
-from evidencedesk.files.project_schema import ProjectKind
+from evidencedesk.files.project_file import ProjectKind
 from evidencedesk.files.structured import read_json
-from evidencedesk.files.validation import Source, Style, found_json, invalid, rule
+from evidencedesk.files.validation import Loc, Source, Style, found_json, invalid, json_line, rule
 from evidencedesk.files.writing import write_file
+from evidencedesk.gate import GateInput, Reference, cut, gate_result, shape
 from evidencedesk.retrieval.evalreport import Config, Run
-from evidencedesk.retrieval.gate_input import GateInput, Reference, cut, gate_result, shape
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, summarize
 from evidencedesk.retrieval.parts import summary_names

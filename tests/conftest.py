@@ -216,6 +216,6 @@ def demo_site(demo_build: DemoBuild) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_results(demo_site: Path):  # type: ignore[no-untyped-def]
-    from evidencedesk.results.jsonio import load
+    from evidencedesk.results.serialize import load
 
     return load(demo_site / "results.json")

@@ -18,15 +18,21 @@ from collections.abc import Callable, Sequence
 from evidencedesk.errors import LabelsError
 from evidencedesk.report import render
 from evidencedesk.report.model import (
+    AblationLine,
+    AblationSection,
     BenchmarkRow,
     BuildOptions,
     CandidatePage,
     Caveat,
+    CitationCase,
+    CitationSection,
+    CompressionLine,
     CostRow,
     Count,
     Dataset,
     DiffRow,
     DocumentRow,
+    EvidenceSection,
     FlipCell,
     FlipMatrix,
     Flips,
@@ -42,29 +48,20 @@ from evidencedesk.report.model import (
     RankedItem,
     Recommendation,
     SiteModel,
+    SizingLine,
+    SizingSection,
     SliceCell,
     SliceCompare,
     SliceRow,
     SliceTable,
+    StateLine,
     Variant,
     VariantList,
-)  # fmt: skip
-from evidencedesk.report.recommend import category, md_escape
-from evidencedesk.report.sections import (
-    AblationLine,
-    AblationSection,
-    CitationCase,
-    CitationSection,
-    CompressionLine,
-    EvidenceSection,
-    SizingLine,
-    SizingSection,
-    StateLine,
-)  # fmt: skip
+)  # fmt: skip  # fmt: skip
+from evidencedesk.report.review import category, md_escape
 from evidencedesk.report.values import num, pval, stat
 from evidencedesk.report.words import METHODS_RULES, RULES
-from evidencedesk.results.rows import HeldBack, Merge, TenantRow
-from evidencedesk.results.types import Skipped
+from evidencedesk.results.types import HeldBack, Merge, Skipped, TenantRow
 from evidencedesk.retrieval.stats import sign_test_p as sign_test
 
 XSS = '<script>alert(1)</script>"><img src=x onerror=alert(1)> [click](javascript:alert(1))'

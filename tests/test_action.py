@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk.results import serialize
+
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = (ROOT / "action.yml").read_text(encoding="utf-8")
 
@@ -100,12 +102,11 @@ def _run_build_step(tmp_path: Path, previous: str) -> tuple[subprocess.Completed
 
 
 def test_a_previous_run_id_passes_its_results_json_to_compare_to(tmp_path: Path) -> None:
-    from evidencedesk.results import jsonio
     from tests.test_results_units import tiny_results
 
     previous = tmp_path / "site-previous"
     previous.mkdir()
-    (previous / "results.json").write_text(jsonio.dumps(tiny_results()), encoding="utf-8")
+    (previous / "results.json").write_text(serialize.dumps(tiny_results()), encoding="utf-8")
     _, args = _run_build_step(tmp_path, "4242")
     assert "--compare-to\nsite-previous/results.json\n" in args
 

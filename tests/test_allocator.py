@@ -19,7 +19,7 @@ import pytest
 from evidencedesk import cli as report_cli
 from evidencedesk.cli import process as allocator
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.results import pages
+from evidencedesk.results import plan
 from tests.synthetic_runs import write_project
 
 
@@ -361,7 +361,7 @@ def test_help_shows_the_option_and_its_default(
 def test_a_large_site_is_the_same_bytes_with_forked_writers(tmp_path: Path) -> None:
     """Above the page limit ``--tune`` forks writers: the same files, byte for byte, as the
     default build writes in one process."""
-    qids = [f"q{i:03d}" for i in range(pages.PAGE_LIMIT + 4)]
+    qids = [f"q{i:03d}" for i in range(plan.PAGE_LIMIT + 4)]
     base = {q: [f"rel-{q}", "x", "y"] for q in qids}
     better = {q: ["x", f"rel-{q}"] if i % 3 else [f"rel-{q}"] for i, q in enumerate(qids)}
     project = write_project(tmp_path / "p", {q: {f"rel-{q}": 2} for q in qids},

@@ -21,7 +21,7 @@ from evidencedesk import cli as main_cli
 from evidencedesk.report import oracle
 from evidencedesk.report.audit import audit
 from evidencedesk.report.oracle import Moves, oracle_findings, verdict_of
-from evidencedesk.results.jsonio import load
+from evidencedesk.results.serialize import load
 from tests.generated_projects import generated
 
 FIXTURES = Path(__file__).parent / "data" / "audit-oracle.txt"
@@ -282,7 +282,6 @@ def test_the_oracle_imports_none_of_the_builds_computation() -> None:
         "evidencedesk.results.verdicts",
         "evidencedesk.retrieval.metric_engine",
         "evidencedesk.retrieval.stats",
-        "evidencedesk.retrieval.resampling",
         "evidencedesk.results.recheck",
         "evidencedesk.results.compute",
     }
@@ -296,10 +295,10 @@ def test_the_restated_constants_are_the_documented_ones() -> None:
     """The oracle restates docs/statistics.md's numbers instead of importing them; they must be
     the numbers the build uses (this test may import the build)."""
     from evidencedesk.results import verdicts
-    from evidencedesk.retrieval import resampling, stats
+    from evidencedesk.retrieval import stats
 
     assert oracle._LARGE == stats.LARGE == 3_000
-    assert oracle._CELLS == resampling.CELLS
+    assert oracle._CELLS == stats.CELLS
     assert oracle._TIE == stats.TIE
     assert oracle._EXACT_SIGNS == stats.EXACT_RANDOMIZATION == 20
     assert oracle._RESAMPLES == stats.RANDOMIZATION_RESAMPLES == 10_000

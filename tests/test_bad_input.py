@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli as report_cli
-from evidencedesk.files import limits
+from evidencedesk.files import text as file_text
 from tests.project_fixtures import make_runs_only_project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -474,7 +474,7 @@ def build(project: Path, out: Path, *args: str, process: bool = False) -> tuple[
             status = report_cli.main(argv, stdout=stdout, stderr=stderr,
                                      prog="python -m evidencedesk.report")  # fmt: skip
     finally:  # a project's [project].max_input_mb must not shrink the limit for later tests
-        limits.set_max_input_mb(limits.DEFAULT_MAX_INPUT_MB)
+        file_text.set_max_input_mb(file_text.DEFAULT_MAX_INPUT_MB)
     return status, stdout.getvalue(), stderr.getvalue()
 
 

@@ -15,9 +15,8 @@ from collections.abc import Sequence
 import pytest
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.cache import CachedSearcher, cached_searchers
-from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher
+from evidencedesk.retrieval.searchers import DenseSearcher, Hit, HybridSearcher, SparseSearcher
 
 WORDS = [
     f"{a}{b}" for a in ("ka", "lo", "mi", "ren", "dun", "xo") for b in ("ta", "vi", "ul", "pe")

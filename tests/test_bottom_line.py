@@ -14,10 +14,9 @@ from evidencedesk.gate import GateCheck, Verdict
 from evidencedesk.report.bottom_line import _cost_text, bottom_line, change
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import GateTile
-from evidencedesk.report.question_list import LIST_DATA
+from evidencedesk.report.questions import LIST_DATA
 from evidencedesk.report.site import slug
-from evidencedesk.results import summary
-from evidencedesk.results.rows import MetricStat, RunCosts
+from evidencedesk.results import plan
 from evidencedesk.results.settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import (
     CandidateResult,
@@ -25,8 +24,10 @@ from evidencedesk.results.types import (
     DocumentFact,
     GateOutcome,
     Inputs,
+    MetricStat,
     PolicyFacts,
     Results,
+    RunCosts,
     VariantResult,
 )
 from evidencedesk.results.verdicts import Decision
@@ -117,14 +118,14 @@ def test_the_verdict_tile_counts_each_verdict_by_its_name() -> None:
         ("BETTER", "2"), ("PROMISING", "1"), ("NO CLEAR CHANGE", "1"), ("LEANS WORSE", "1"),
         ("WORSE", "1"),
     ]  # fmt: skip
-    assert summary.verdict_counts(()) == summary.VerdictCounts(0, 0, 0, ())
+    assert plan.verdict_counts(()) == plan.VerdictCounts(0, 0, 0, ())
 
 
 def test_the_gate_tile_counts_go_review_block_or_says_nothing_was_checked() -> None:
     assert line_of(PROMISING, WORSE, LEANS, BLOCKED_BETTER, NO_CHANGE).gate == GateTile(
         checked=True, go="2", review="1", block="2")  # fmt: skip
     unchecked = replace(PROMISING, gate=GateOutcome("REVIEW", (), False))
-    assert summary.gate_counts(results(unchecked, policy=None)) is None
+    assert plan.gate_counts(results(unchecked, policy=None)) is None
     no_policy = line_of(unchecked, policy=None)
     assert no_policy.gate == GateTile(checked=False)
     assert [(r.gate, r.gated) for r in no_policy.rows] == [
@@ -148,7 +149,7 @@ def test_the_gate_tile_counts_go_review_block_or_says_nothing_was_checked() -> N
 def test_the_best_lead_has_the_largest_lower_bound_among_those_ahead(
     cands: tuple[CandidateResult, ...], lead: str | None
 ) -> None:
-    got = summary.best_lead(results(*cands))
+    got = plan.best_lead(results(*cands))
     assert (got.candidate if got else None) == lead
 
 
@@ -160,19 +161,19 @@ def test_equal_lower_bounds_go_to_the_larger_difference_then_the_name() -> None:
 
     small, large, noise = at_zero("final 5", 0.01), at_zero("rerank overlap", 0.048), 2.6e-18
     same = at_zero("rerank blend", 0.048)
-    assert summary.best_lead(results(small, large)).candidate == "rerank overlap"
-    assert summary.best_lead(results(large, same)).candidate == "rerank blend"  # by name
+    assert plan.best_lead(results(small, large)).candidate == "rerank overlap"
+    assert plan.best_lead(results(large, same)).candidate == "rerank blend"  # by name
     # a lower bound off by float noise (below stats.TIE) ties with 0
     nudged = replace(small, comparisons=(comparison("mrr", 0.01, noise, 0.02, 1, 0),
                                          *small.comparisons[1:]))  # fmt: skip
-    assert summary.best_lead(results(nudged, large)).candidate == "rerank overlap"
+    assert plan.best_lead(results(nudged, large)).candidate == "rerank overlap"
 
 
 def test_no_lead_when_no_candidate_has_an_interval() -> None:
     first = PROMISING.comparisons[0]
     bare = replace(PROMISING, comparisons=(replace(first, low=None, high=None),
                                            *PROMISING.comparisons[1:]))  # fmt: skip
-    assert summary.best_lead(results(bare)) is None
+    assert plan.best_lead(results(bare)) is None
     assert line_of(bare).lead is None
 
 
@@ -192,14 +193,14 @@ def test_the_data_tile_counts_the_questions_and_the_baselines_judged_share() -> 
     r = replace(r, variants=(base,), answerable=30,
                 inputs=replace(r.inputs, counts=counts, chunks=49,
                                documents=(DocumentFact("d1", "T", 3, "current", "public", "en"),)))  # fmt: skip
-    size = summary.data_size(r)
-    assert size == summary.DataSize(32, 31, 30, 1, 49, 10, judged)
+    size = plan.data_size(r)
+    assert size == plan.DataSize(32, 31, 30, 1, 49, 10, judged)
     tile = bottom_line(r, Claims(r)).data
     assert (tile.questions, tile.judged, tile.relevant, tile.documents, tile.chunks) == (
         32, 31, 30, 1, 49)  # fmt: skip
     assert tile.judged_share == "Judged@10 of hybrid: 0.167 [0.144, 0.190]"
     # a results.json from before the questions were counted: the labels, judged unknown
-    old = summary.data_size(replace(r, inputs=replace(r.inputs, counts=None)))
+    old = plan.data_size(replace(r, inputs=replace(r.inputs, counts=None)))
     assert (old.questions, old.judged) == (0, None)
 
 

@@ -21,13 +21,13 @@ import evidencedesk
 from evidencedesk.baseline import load_baseline
 from evidencedesk.chunking import load_document
 from evidencedesk.errors import ConfigError, EvidencedeskError, InputError
-from evidencedesk.files import limits
-from evidencedesk.files.limits import MAX_DEPTH, MAX_DIGITS
+from evidencedesk.files import text as file_text
 from evidencedesk.files.structured import parse_json, parse_toml
+from evidencedesk.files.text import MAX_DEPTH, MAX_DIGITS
 from evidencedesk.gate import load_policy
-from evidencedesk.results import jsonio
+from evidencedesk.results import serialize
 from evidencedesk.results.candidates import load_candidates
-from evidencedesk.results.project import load_project
+from evidencedesk.results.inputs import load_project
 from evidencedesk.retrieval.beir import read_beir_corpus, read_queries, read_tags
 from evidencedesk.retrieval.citations import load_answers
 from evidencedesk.retrieval.labels import load_labels
@@ -176,7 +176,7 @@ def test_a_labels_line_grading_a_chunk_twice_is_refused(tmp_path: Path) -> None:
 
 # -- results files ----------------------------------------------------------------------------------
 def test_a_nan_interval_in_results_json_is_refused_at_its_line(tmp_path: Path) -> None:
-    text = jsonio.dumps(tiny_results())
+    text = serialize.dumps(tiny_results())
     at = text.index('"high":') + len('"high":')  # compact: the whole file is line 1
     end = text.index(",", at)
     broken = text[:at] + "NaN" + text[end:]
@@ -193,9 +193,9 @@ def test_a_nan_interval_in_results_json_is_refused_at_its_line(tmp_path: Path) -
 
 def _split_results(tmp_path: Path, questions: bytes) -> Path:
     path = tmp_path / "results.json"
-    split = {"fields": [], "file": jsonio.QUESTIONS_FILE}
+    split = {"fields": [], "file": serialize.QUESTIONS_FILE}
     path.write_text(json.dumps({"schema_version": 1, "per_question": split}), encoding="utf-8")
-    (tmp_path / jsonio.QUESTIONS_FILE).write_bytes(questions)
+    (tmp_path / serialize.QUESTIONS_FILE).write_bytes(questions)
     return path
 
 
@@ -218,21 +218,21 @@ def test_a_broken_per_question_file_is_one_error(
     with pytest.raises(EvidencedeskError) as info:
         evidencedesk.load_results(path)
     line = ":1" if "each key" in found else ""
-    assert str(info.value) == f"{path}{line}: {jsonio.QUESTIONS_FILE}: {found}"
+    assert str(info.value) == f"{path}{line}: {serialize.QUESTIONS_FILE}: {found}"
 
 
 def test_a_gzip_bomb_is_refused_before_it_expands(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(limits, "_MIN_GZIP_EXPANSION", 1 << 20)  # so the bomb need be only 1 MB
+    monkeypatch.setattr(file_text, "_MIN_GZIP_EXPANSION", 1 << 20)  # so the bomb need be only 1 MB
     bomb = gzip.compress(b" " * ((1 << 20) + 1), compresslevel=9)
-    assert len(bomb) * limits.MAX_GZIP_RATIO < 1 << 20  # the ratio allows less than the floor
+    assert len(bomb) * file_text.MAX_GZIP_RATIO < 1 << 20  # the ratio allows less than the floor
     path = _split_results(tmp_path, bomb)
     with pytest.raises(EvidencedeskError) as info:
         evidencedesk.load_results(path)
     assert str(info.value) == (
-        f"{path}: {jsonio.QUESTIONS_FILE}: expected a gzip-compressed JSON file that expands to "
-        f"at most 1 MB ({limits.MAX_GZIP_RATIO} times its size, within the per-file limit), "
+        f"{path}: {serialize.QUESTIONS_FILE}: expected a gzip-compressed JSON file that expands to "
+        f"at most 1 MB ({file_text.MAX_GZIP_RATIO} times its size, within the per-file limit), "
         "found more"
     )
 
@@ -241,8 +241,8 @@ def test_a_gzip_bomb_is_refused_before_it_expands(
     "content",
     [b"\xff\xfe", b"", b"[]", b"{}", b'{"schema_version": 1}', b'{"schema_version": 1, "x": 1}',
      b'{"schema_version": 1, "per_question": 3}', DEEP.encode(), b'{"schema_version": "\\ud800"}',
-     json.dumps({**json.loads(jsonio.dumps(tiny_results())), "variants": [{"name": []}]}).encode(),
-     json.dumps({**json.loads(jsonio.dumps(tiny_results())), "flips": {"a": 1}}).encode()],
+     json.dumps({**json.loads(serialize.dumps(tiny_results())), "variants": [{"name": []}]}).encode(),
+     json.dumps({**json.loads(serialize.dumps(tiny_results())), "flips": {"a": 1}}).encode()],
 )  # fmt: skip
 def test_load_results_raises_only_evidencedesk_errors(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "results.json"

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.files.slugs import plain_slug
+from evidencedesk.files.writing import plain_slug
 from evidencedesk.paths import DATA
 from evidencedesk.report.site import slug as page_slug
 from evidencedesk.results.candidates import load_candidates, note_slug

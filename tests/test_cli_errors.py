@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
-from evidencedesk.report import outfolder, render
+from evidencedesk.report import render, site
 from evidencedesk.report.model import BuildOptions, SiteModel
 from tests import report_fixtures as rf
 from tests.reliability_fixtures import fixture_site
@@ -175,7 +175,7 @@ def test_an_unwritable_output_folder_is_exit_2_before_the_model(
     built: Path, monkeypatch, code: int, reason: str
 ) -> None:  # type: ignore[no-untyped-def]
     before = snapshot(built)
-    monkeypatch.setattr(outfolder, "_write_owner", raising(code, str(built.parent)))
+    monkeypatch.setattr(site, "_write_owner", raising(code, str(built.parent)))
     rc, err = build_in_process(built, rf.crashing_model)  # the model is never reached
     name = errno.errorcode[code]
     assert (rc, err) == (2, f"error: {built.parent}: {reason} ({name}); {KEPT}\n")
@@ -345,7 +345,7 @@ def test_a_full_disk_at_the_lock_names_it_and_leaves_no_lock_file(built: Path, m
     def full(*args: object) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(outfolder.os, "pwrite", full)
+    monkeypatch.setattr(site.os, "pwrite", full)
     rc, err = build_in_process(built, rf.crashing_model)  # the model is never reached
     lock = built.parent / ".site-lock-site"
     assert (rc, err) == (2, f"error: {lock}: No space left on device (ENOSPC); {KEPT}\n")

@@ -17,7 +17,7 @@ import evidencedesk
 from evidencedesk.paths import DATA
 from evidencedesk.report.review import diff_rows
 from evidencedesk.report.stages import _left_out_cells, ablations
-from evidencedesk.results import rows as r
+from evidencedesk.results import types as r
 from evidencedesk.results.settings import (
     _COMPARED,
     _PIPELINE_COLUMNS,

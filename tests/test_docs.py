@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
-from evidencedesk.files.project_schema import _SECTIONS
+from evidencedesk.files.project_file import _SECTIONS
 from evidencedesk.retrieval.metrics import METRIC_FORMS
 from evidencedesk.retrieval.rerankers import RERANKERS
 

@@ -28,7 +28,7 @@ from evidencedesk.files.trec import TrecRun, read_qrels, read_run, write_qrels, 
 from evidencedesk.inert import printable, visible
 from evidencedesk.report.render import _BIDI, environment
 from evidencedesk.report.site import slug
-from evidencedesk.results.exports import TO_LABEL, _export_files
+from evidencedesk.results.serialize import TO_LABEL, _export_files
 from evidencedesk.results.types import ToLabel
 from evidencedesk.retrieval.labels import load_labels
 from tests.test_results_units import tiny_results

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 
 from evidencedesk.baseline import BASELINE_SCHEMA, labels_hash, load_baseline
 from evidencedesk.errors import LabelsError
-from evidencedesk.files import limits
-from evidencedesk.files.project_schema import _SECTIONS
+from evidencedesk.files import text as file_text
+from evidencedesk.files.project_file import _SECTIONS
 from evidencedesk.files.trec import read_qrels, read_run
 from evidencedesk.gate import load_policy
-from evidencedesk.results.project import load_project
+from evidencedesk.results.inputs import load_project
 from evidencedesk.retrieval.beir import read_beir_corpus, read_beir_qrels, read_queries, read_tags
 from evidencedesk.retrieval.citations import load_answers
 from evidencedesk.retrieval.labels import Label
@@ -319,7 +319,7 @@ def with_project_files(text: bytes) -> Callable[[Path], object]:
             project.load_labels(catalog)
             return project.load_runs()
         finally:  # a fuzzed [project].max_input_mb must not shrink the limit for later tests
-            limits.set_max_input_mb(limits.DEFAULT_MAX_INPUT_MB)
+            file_text.set_max_input_mb(file_text.DEFAULT_MAX_INPUT_MB)
 
     return load
 

@@ -27,11 +27,10 @@ from evidencedesk.baseline import (
     save_baseline,
 )
 from evidencedesk.errors import ConfigError
-from evidencedesk.gate import GatePolicy, GateResult, Verdict, load_policy
+from evidencedesk.gate import GatePolicy, GateResult, Verdict, gate_result, load_policy
 from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.evalreport import Config, Run, retrieval_gate, run_config
-from evidencedesk.retrieval.gate_input import gate_result
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
 from evidencedesk.retrieval.parts import Parts

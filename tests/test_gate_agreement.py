@@ -13,11 +13,10 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.cli.init import _STARTER_GATE
-from evidencedesk.gate import GatePolicy, Verdict, decide_gate
+from evidencedesk.gate import GateInput, GatePolicy, Reference, Verdict, decide_gate
 from evidencedesk.paths import DATA
 from evidencedesk.report.gate_view import rule_rows, summary
 from evidencedesk.results.types import PolicyFacts, RuleValue
-from evidencedesk.retrieval.gate_input import GateInput, Reference
 from tests.project_fixtures import make_runs_only_project
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "millbrook-library"

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from evidencedesk import cli
+from evidencedesk.report.build import _build_model
 from evidencedesk.report.model import BuildOptions
-from evidencedesk.report.pipeline import build_model
 from tests.page_text import unmarked
 from tests.synthetic_runs import write_project
 
@@ -26,7 +26,7 @@ def _project(tmp_path: Path, **policy: object) -> Path:
 
 
 def test_a_drop_beyond_max_drop_is_review_with_the_drop_line(tmp_path: Path) -> None:
-    model = build_model(BuildOptions(project=_project(tmp_path)), lambda stage: None)
+    model = _build_model(BuildOptions(project=_project(tmp_path)), lambda stage: None)
     (c,) = model.candidates
     assert c.verdict == "REVIEW"
     # the gate's reciprocal rank reads its top k: it is named so, never the site's "MRR"

@@ -25,16 +25,14 @@ import pytest
 from evidencedesk import cli as report_cli
 from evidencedesk.chunking import _parse_document
 from evidencedesk.errors import ConfigError, DocumentError, LabelsError
-from evidencedesk.files import limits
+from evidencedesk.files import text as file_text
 from evidencedesk.report.model import HIDDEN_TEXT
 from evidencedesk.report.questions import questions
 from evidencedesk.results import compute
-from evidencedesk.results.inputs import chunk_facts
+from evidencedesk.results.inputs import chunk_facts, load_project
 from evidencedesk.results.inputs import questions as question_facts
-from evidencedesk.results.project import load_project
-from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.settings import _COMPARED, _PIPELINE_COLUMNS, Settings
-from evidencedesk.results.types import Inputs, Results
+from evidencedesk.results.types import Inputs, Results, RunCosts
 from evidencedesk.retrieval.beir import labels_from_judgments, read_beir_qrels
 from evidencedesk.retrieval.catalog import load_catalog, load_documents
 from evidencedesk.retrieval.labels import load_labels
@@ -44,7 +42,7 @@ from tests.test_bad_input import DATA, REPO, build, replace, snapshot
 
 Mutation = Callable[[Path], None]
 MILLBROOK = REPO / "examples" / "millbrook-library"
-BIG_LINE = 1 << 20  # limits.MAX_LINE_BYTES
+BIG_LINE = 1 << 20  # file_text.MAX_LINE_BYTES
 
 
 def fifo(rel: str) -> Mutation:
@@ -572,11 +570,11 @@ def test_max_input_mb_applies_per_project_and_resets(tmp_path: Path) -> None:
     toml.write_text(toml.read_text().replace("seed = 0", "seed = 0\nmax_input_mb = 7"))
     try:
         assert load_project(toml).max_input_mb == 7
-        assert limits._max_input_bytes() == 7 << 20
+        assert file_text._max_input_bytes() == 7 << 20
         load_project(DATA / TOML)  # no key: back to the default, not the last project's value
-        assert limits._max_input_bytes() == limits.DEFAULT_MAX_INPUT_MB << 20
+        assert file_text._max_input_bytes() == file_text.DEFAULT_MAX_INPUT_MB << 20
     finally:
-        limits.set_max_input_mb(limits.DEFAULT_MAX_INPUT_MB)
+        file_text.set_max_input_mb(file_text.DEFAULT_MAX_INPUT_MB)
 
 
 @pytest.mark.parametrize(

@@ -18,11 +18,11 @@ import pytest
 
 from evidencedesk.cli.process import paused_collector
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.results import jsonio
-from evidencedesk.results.collect import Hashing
-from evidencedesk.results.inputs import input_hashes
-from evidencedesk.results.project import load_project
+from evidencedesk.results import serialize
+from evidencedesk.results.compute import Hashing
+from evidencedesk.results.inputs import input_hashes, load_project
 from evidencedesk.results.types import QuestionFact, RankedList
+from evidencedesk.retrieval import stats
 from evidencedesk.retrieval.coverage import coverage
 from tests.project_fixtures import make_runs_only_project
 
@@ -90,7 +90,7 @@ def test_a_hashing_error_is_raised_where_the_result_is_asked(
     def broken(*args: object) -> None:
         raise PermissionError(13, "Permission denied", "runs/base.run")
 
-    monkeypatch.setattr("evidencedesk.results.collect.input_hashes", broken)
+    monkeypatch.setattr("evidencedesk.results.compute.input_hashes", broken)
     hashing = Hashing(project, ())
     with pytest.raises(PermissionError, match="Permission denied"):
         hashing.result()
@@ -135,7 +135,7 @@ def test_the_paused_collector_is_restored(enabled: bool) -> None:
 
 
 def _walk(value: Any) -> Any:
-    """The generic walk `jsonio.plain` replaced (field order; json.dumps sorted the keys)."""
+    """The generic walk `serialize.plain` replaced (field order; json.dumps sorted the keys)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _walk(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple | list):
@@ -154,29 +154,29 @@ def _walk(value: Any) -> Any:
     ],
 )
 def test_plain_gives_the_generic_walks_json_with_sorted_keys(value: Any) -> None:
-    fast = jsonio.plain(value)
+    fast = serialize.plain(value)
     assert json.dumps(fast) == json.dumps(_walk(value), sort_keys=True)
 
 
 @pytest.mark.parametrize("bad", [math.inf, math.nan])
 def test_plain_refuses_a_number_json_cannot_hold(bad: float) -> None:
     with pytest.raises(ValueError, match="expected a finite number in the results, found"):
-        jsonio.plain(RankedList("q1", (), (), 0, None, {"mrr": bad}))
+        serialize.plain(RankedList("q1", (), (), 0, None, {"mrr": bad}))
 
 
 def test_an_evaluation_s_memos_end_with_it(tmp_path: Path) -> None:
     """The bootstrap's draws (up to 768 MB) and the token memos are the build's, not the
     process's: nothing is kept once `evaluate` returns, or fails."""
     from evidencedesk.results.evaluate import evaluate
-    from evidencedesk.retrieval import parts, resampling, tokens
+    from evidencedesk.retrieval import parts, tokens
 
     project = load_project(make_runs_only_project(tmp_path))
     evaluate(project, 0, (), lambda stage: None)
-    assert len(resampling._DRAWS) == 0 and len(parts._TOKENS) == 0
+    assert len(stats._DRAWS) == 0 and len(parts._TOKENS) == 0
     assert tokens._tokens_cached.cache_info().currsize == 0
-    resampling.draws(40, 0, 100)  # a memo left from elsewhere ...
+    stats.draws(40, 0, 100)  # a memo left from elsewhere ...
     broken = load_project(make_runs_only_project(tmp_path / "broken"))
     next(broken.root.glob("runs/*")).write_text("not a run\n")
     with pytest.raises(EvidencedeskError):
         evaluate(broken, 0, (), lambda stage: None)
-    assert len(resampling._DRAWS) == 0  # ... is gone with the failed build too
+    assert len(stats._DRAWS) == 0  # ... is gone with the failed build too

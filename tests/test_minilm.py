@@ -23,9 +23,9 @@ import pytest
 from evidencedesk import cli
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import EvidencedeskError, MissingExtraError
-from evidencedesk.files import project_schema
+from evidencedesk.files import project_file
 from evidencedesk.report.variants import _caveat_of
-from evidencedesk.results.jsonio import load
+from evidencedesk.results.serialize import load
 from evidencedesk.retrieval import lifecycle, minilm
 from evidencedesk.retrieval.catalog import Catalog, load_catalog
 from evidencedesk.retrieval.evalreport import Config, run_config
@@ -190,7 +190,7 @@ def test_each_variant_names_its_components(first_stage, reranker, dense, caveat)
 
 
 def test_the_schema_and_the_searchers_know_the_same_embedders() -> None:
-    assert project_schema.DENSE_EMBEDDERS == lifecycle.DENSE_EMBEDDERS == ("toy", "minilm")
+    assert project_file.DENSE_EMBEDDERS == lifecycle.DENSE_EMBEDDERS == ("toy", "minilm")
     with pytest.raises(
         EvidencedeskError, match="unknown dense embedder 'bert'; expected one of: toy, minilm"
     ):

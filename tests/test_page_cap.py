@@ -1,4 +1,4 @@
-"""The page cap: above PAGE_LIMIT questions at most PAGE_CAP question pages, chosen by
+"""The page cap: above PAGE_LIMIT questions at most PAGE_CAP question plan, chosen by
 `results.pages.chosen` (critical, then baseline failures, then the largest change of the
 primary metric, ties by id); results.json keeps ranked ids only for those questions."""
 
@@ -15,15 +15,15 @@ import pytest
 
 import evidencedesk
 from evidencedesk.errors import ResultsFileError
-from evidencedesk.report import review, words
+from evidencedesk.report import render, review, words
 from evidencedesk.report.assemble import present
-from evidencedesk.report.question_list import links_of
+from evidencedesk.report.questions import links_of
 from evidencedesk.report.site import slug
-from evidencedesk.results import exports, jsonio, pages
+from evidencedesk.results import plan, serialize
 from evidencedesk.results.types import Results
 from tests.synthetic_runs import write_project
 
-N = pages.PAGE_LIMIT + 10
+N = plan.PAGE_LIMIT + 10
 QIDS = [f"q{i:03d}" for i in range(N)]
 # q500 critical (unchanged, passes); q501, q502 failed by the baseline; q504 moves its answer
 # from rank 3 to 1, q503/q505/q506 from 2 to 1 (one change, ties by id), q507 from 1 to 2 under
@@ -50,7 +50,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Path]:
     root = tmp_path_factory.mktemp("cap")
     out = root / "site"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pages, "PAGE_CAP", 5)
+        mp.setattr(plan, "PAGE_CAP", 5)
         mp.setattr(review, "INLINE_IDS", 3)
         results = evidencedesk.build(project=project(root / "p"), out=out)
     return results, out
@@ -63,16 +63,16 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Path]:
 def test_the_choosing_rule(
     built: tuple[Results, Path], monkeypatch: pytest.MonkeyPatch, cap: int, expected: list[str]
 ) -> None:
-    monkeypatch.setattr(pages, "PAGE_CAP", cap)
-    assert pages.chosen(built[0]) == tuple(expected)
+    monkeypatch.setattr(plan, "PAGE_CAP", cap)
+    assert plan.chosen(built[0]) == tuple(expected)
 
 
 def test_up_to_the_page_limit_every_question(
     built: tuple[Results, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pages, "PAGE_LIMIT", N)
-    assert pages.chosen(built[0]) is None
-    assert pages.trim(built[0]) is built[0]
+    monkeypatch.setattr(plan, "PAGE_LIMIT", N)
+    assert plan.chosen(built[0]) is None
+    assert plan.trim(built[0]) is built[0]
 
 
 def test_the_capped_build_writes_the_chosen_pages(built: tuple[Results, Path]) -> None:
@@ -115,7 +115,7 @@ def test_results_json_keeps_ids_only_for_the_chosen(built: tuple[Results, Path])
     results, site = built
     text = (site / "results.json").read_text("utf-8")
     assert text.startswith('{"ablations":null,"answerable":510,') and text.count("\n") == 1
-    loaded = jsonio.load(site / "results.json")
+    loaded = serialize.load(site / "results.json")
     assert loaded == results
     for variant in loaded.variants:
         with_ids = {r.question for r in variant.lists if r.ids}
@@ -184,7 +184,7 @@ def test_results_json_is_split_and_loads_back_from_both_files(
     built: tuple[Results, Path],
 ) -> None:
     """Above the page limit the per-question fields move into results-questions.json.gz; the
-    documented results.json keeps every other field, and `jsonio.load` reads both back."""
+    documented results.json keeps every other field, and `serialize.load` reads both back."""
     results, site = built
     data = json.loads((site / "results.json").read_text("utf-8"))
     fields = [
@@ -211,8 +211,8 @@ def test_results_json_is_split_and_loads_back_from_both_files(
     assert results.candidates[0].comparisons[2].better == ("q503", "q504", "q505", "q506")
     stored = [json.dumps(v) for v in moved.values() if isinstance(v, list) and v]
     assert len(stored) == len(set(stored))  # no list twice
-    assert jsonio.load(site / "results.json") == results
-    assert jsonio.dumps(jsonio.load(site / "results.json")) == jsonio.dumps(results)
+    assert serialize.load(site / "results.json") == results
+    assert serialize.dumps(serialize.load(site / "results.json")) == serialize.dumps(results)
 
 
 def test_a_split_results_json_without_its_questions_file_is_one_error(
@@ -220,20 +220,20 @@ def test_a_split_results_json_without_its_questions_file_is_one_error(
 ) -> None:
     (tmp_path / "results.json").write_bytes((built[1] / "results.json").read_bytes())
     with pytest.raises(ResultsFileError) as err:
-        jsonio.load(tmp_path / "results.json")
+        serialize.load(tmp_path / "results.json")
     assert str(err.value) == (
         f"{tmp_path / 'results.json'}: expected results-questions.json.gz beside it, found none"
     )
     (tmp_path / "results-questions.json.gz").write_bytes(b"not gzip")
     with pytest.raises(ResultsFileError) as err:
-        jsonio.load(tmp_path / "results.json")
+        serialize.load(tmp_path / "results.json")
     assert str(err.value).startswith(
         f"{tmp_path / 'results.json'}: results-questions.json.gz: expected a gzip-compressed JSON "
         "file, found corrupt data "
     )
     (tmp_path / "results-questions.json.gz").write_bytes(gzip.compress(b'{"inputs.questions":[]}'))
     with pytest.raises(ResultsFileError) as err:
-        jsonio.load(tmp_path / "results.json")
+        serialize.load(tmp_path / "results.json")
     assert str(err.value).startswith(
         f"{tmp_path / 'results.json'}: key per_question.fields: expected the fields of "
         'results-questions.json.gz, found ["inputs.questions"]'
@@ -248,7 +248,7 @@ def test_a_same_as_that_names_no_list_is_one_error(
     moved["candidates[0].comparisons[2].better"] = {"same_as": "flips[99].better"}
     (tmp_path / "results-questions.json.gz").write_bytes(gzip.compress(json.dumps(moved).encode()))
     with pytest.raises(ResultsFileError) as err:
-        jsonio.load(tmp_path / "results.json")
+        serialize.load(tmp_path / "results.json")
     assert str(err.value) == (
         f"{tmp_path / 'results.json'}: key results-questions.json.gz: "
         "candidates[0].comparisons[2].better: expected a list or the path of a list, found "
@@ -259,8 +259,8 @@ def test_a_same_as_that_names_no_list_is_one_error(
 def test_the_compressed_files_are_deterministic(built: tuple[Results, Path]) -> None:
     """The same Results give the same bytes: gzip without a time stamp or a file name."""
     results, site = built
-    files = {**jsonio.site_files(results), **exports.site_exports(results, slug)}
-    assert files == {**jsonio.site_files(results), **exports.site_exports(results, slug)}
+    files = {**serialize.site_files(results), **serialize.site_exports(results, slug)}
+    assert files == {**serialize.site_files(results), **serialize.site_exports(results, slug)}
     assert sorted(files) == [
         "data/per-question.csv.gz", "data/qrels.txt.gz", "data/to-label.tsv",
         "results-questions.json.gz", "results.json",
@@ -270,7 +270,7 @@ def test_the_compressed_files_are_deterministic(built: tuple[Results, Path]) -> 
         if name.endswith(".gz"):
             assert data[:4] == b"\x1f\x8b\x08\x00" and data[4:8] == b"\x00\x00\x00\x00", name
     qrels = gzip.decompress(files["data/qrels.txt.gz"]).decode("utf-8")
-    assert qrels == exports._qrels_text(results) and qrels.startswith("q000 0 rel-q000 2\n")
+    assert qrels == serialize._qrels_text(results) and qrels.startswith("q000 0 rel-q000 2\n")
 
 
 def test_the_flips_grid_lists_the_chosen_questions(built: tuple[Results, Path]) -> None:
@@ -300,9 +300,9 @@ def test_large_question_pages_list_fewer_results(
     """Up to the page limit a page lists 20 results per list; above, 10 (or the gate's k)."""
     results = built[0]
     assert results.policy is not None
-    monkeypatch.setattr(pages, "PAGE_LIMIT", limit)
+    monkeypatch.setattr(plan, "PAGE_LIMIT", limit)
     policy = dataclasses.replace(results.policy, k=k)
-    assert pages.page_depth(dataclasses.replace(results, policy=policy)) == depth
+    assert plan.page_depth(dataclasses.replace(results, policy=policy)) == depth
 
 
 def test_a_large_question_page_lists_the_top_ten(tmp_path: Path) -> None:
@@ -338,12 +338,11 @@ def test_a_data_file_error_in_the_forked_writer_is_one_line(
     import os
 
     from evidencedesk import cli
-    from evidencedesk.report import outputs
 
     def full(*args: object) -> dict[str, bytes]:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "site" / "x.gz"))
 
-    monkeypatch.setattr(outputs, "site_exports", full)
+    monkeypatch.setattr(render, "site_exports", full)
     err = io.StringIO()
     argv = ["build", "--project", str(project(tmp_path / "p")), "--out", str(tmp_path / "site"),
             *tune]  # fmt: skip
@@ -367,7 +366,7 @@ def test_above_the_page_limit_unjudged_results_still_read_unjudged(tmp_path: Pat
     site = tmp_path / "site"
     argv = ["build", "--project", str(toml), "--out", str(site), "-q"]
     assert cli.main(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
-    results = jsonio.load(site / "results.json")
+    results = serialize.load(site / "results.json")
     kept = [r for v in results.variants for r in v.lists if r.ids]
     assert kept and all(r.judged is None or len(r.judged) == len(r.ids) for r in kept)
     unjudged = [

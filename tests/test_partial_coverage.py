@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report.notices import answers_part, notice_text
+from evidencedesk.report.words import answers_part, notice_text
 from evidencedesk.retrieval.coverage import Coverage
 from tests.test_bad_input import build
 

@@ -11,7 +11,7 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.paths import ROOT
-from evidencedesk.results.jsonio import load
+from evidencedesk.results.serialize import load
 from evidencedesk.results.settings import _RUNS_COLUMNS, Metric, _columns
 
 EXAMPLE = ROOT / "examples" / "millbrook-library"

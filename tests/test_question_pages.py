@@ -13,16 +13,17 @@ import evidencedesk
 from evidencedesk.errors import ResultsFileError
 from evidencedesk.report.assemble import present
 from evidencedesk.report.model import RankedItem
-from evidencedesk.report.question_list import (
+from evidencedesk.report.questions import (
     LIST_DATA,
     QuestionLinks,
+    aligned,
     links_of,
     list_script,
+    snippet,
 )
-from evidencedesk.report.questions import aligned, snippet
 from evidencedesk.report.site import slug
-from evidencedesk.results import jsonio
-from evidencedesk.results.pages import PAGE_LIMIT
+from evidencedesk.results import serialize
+from evidencedesk.results.plan import PAGE_LIMIT
 from evidencedesk.results.types import Results
 from tests.synthetic_runs import write_project
 
@@ -286,7 +287,7 @@ def test_candidate_lists_are_stored_once(demo: tuple[Results, Path]) -> None:
     assert max(len(r.ids) for r in final5.lists) == 5
     # the stored lists come back whole: the file, read and written again, is the same bytes
     # (build()'s own Results equal the file's: tests/test_notebook_api.py)
-    assert jsonio.dumps(results) == (out / "results.json").read_text("utf-8")
+    assert serialize.dumps(results) == (out / "results.json").read_text("utf-8")
 
 
 def test_a_results_file_from_before_candidate_lists_still_loads(
@@ -297,12 +298,12 @@ def test_a_results_file_from_before_candidate_lists_still_loads(
         del c["lists"], c["lists_of"]
     old = tmp_path / "results.json"
     old.write_text(json.dumps(data), "utf-8")
-    loaded = jsonio.load(old)
+    loaded = serialize.load(old)
     assert all(c.lists == () and c.lists_of is None for c in loaded.candidates)
     del data["candidates"][0]["exposure"]  # not an added key: still required
     old.write_text(json.dumps(data), "utf-8")
     with pytest.raises(ResultsFileError) as info:
-        jsonio.load(old)
+        serialize.load(old)
     assert str(info.value) == f"{old}: key candidates[0].exposure: expected a value, found null"
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk.report.build import _build_model
 from evidencedesk.report.model import BuildOptions, CandidatePage
-from evidencedesk.report.pipeline import build_model
-from evidencedesk.report.recommend import md_escape
 from evidencedesk.report.render import _render_markdown
+from evidencedesk.report.review import md_escape
 from tests.synthetic_runs import write_project
 
 SHIP = re.compile(r"(?<!not )(?<!may it )\bship\b", re.I)  # "ship" only as the gate's question
@@ -59,7 +59,7 @@ def split(tmp: Path, better: int, worse: int, n: int, candidates: int = 1) -> Pa
 
 
 def candidates(project: Path) -> tuple[CandidatePage, ...]:
-    return build_model(BuildOptions(project=project), lambda stage: None).candidates
+    return _build_model(BuildOptions(project=project), lambda stage: None).candidates
 
 
 BI_HEADLINE = (

@@ -11,9 +11,9 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.report.build import _build_model
 from evidencedesk.report.model import BuildOptions
-from evidencedesk.report.pipeline import build_model
-from evidencedesk.results.project import load_project
+from evidencedesk.results.inputs import load_project
 from tests.synthetic_runs import write_project
 
 QIDS = tuple(f"q{n:02d}" for n in range(1, 13))
@@ -40,7 +40,7 @@ def _project(tmp_path: Path, report: str = "") -> Path:
 
 
 def test_runs_only_defaults_ndcg10_linear_primary(tmp_path: Path) -> None:
-    model = build_model(BuildOptions(project=_project(tmp_path)), lambda stage: None)
+    model = _build_model(BuildOptions(project=_project(tmp_path)), lambda stage: None)
     settings = model.results.settings  # type: ignore[union-attr]
     assert [m.name for m in settings.compared] == [
         "ndcg@10:linear", "recall@10", "precision@10", "mrr"
@@ -57,7 +57,7 @@ def test_runs_only_defaults_ndcg10_linear_primary(tmp_path: Path) -> None:
 
 def test_mrr_primary_names_ndcg_and_its_direction_while_mrr_flips_balance(tmp_path: Path) -> None:
     project = _project(tmp_path, 'metrics = ["mrr", "ndcg@10:linear"]\nprimary = "mrr"')
-    model = build_model(BuildOptions(project=project), lambda stage: None)
+    model = _build_model(BuildOptions(project=project), lambda stage: None)
     (c,) = model.candidates
     # the primary did not move: no clear change, and the headline names what did move
     assert c.decision == "NO CLEAR CHANGE"
@@ -164,7 +164,7 @@ def test_validate_shows_the_metrics_by_label_and_notes_a_name_read_otherwise(
 
 
 def test_a_notebook_finds_a_comparison_under_any_of_its_metrics_names(tmp_path: Path) -> None:
-    model = build_model(BuildOptions(project=_project(tmp_path, TREC_NAMES)), lambda stage: None)
+    model = _build_model(BuildOptions(project=_project(tmp_path, TREC_NAMES)), lambda stage: None)
     (candidate,) = model.results.candidates  # type: ignore[union-attr]
     assert candidate.comparison("AP") is candidate.comparison("map")
     assert candidate.comparison("Rprec").metric == "rprec"

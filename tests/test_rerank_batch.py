@@ -9,13 +9,11 @@ import random
 import numpy as np
 import pytest
 
-from evidencedesk.retrieval import pairfeatures, scorers
-from evidencedesk.retrieval.base import Hit
+from evidencedesk.retrieval import scorers
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config, run_config
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.lifecycle import build_searchers
-from evidencedesk.retrieval.pairfeatures import Analyser
 from evidencedesk.retrieval.parts import Parts
 from evidencedesk.retrieval.rerankers import (
     BlendReranker,
@@ -26,7 +24,8 @@ from evidencedesk.retrieval.rerankers import (
     RerankerError,
     make_reranker,
 )
-from evidencedesk.retrieval.searchers import SparseSearcher, TwoStage
+from evidencedesk.retrieval.scorers import Analyser
+from evidencedesk.retrieval.searchers import Hit, SparseSearcher, TwoStage
 from tests.conftest import make_chunk
 
 FIELDS = (
@@ -145,13 +144,13 @@ def test_predict_counts_each_new_pair_once_in_one_vectorised_call(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[int] = []
-    counts = pairfeatures.Analyser.counts
+    counts = scorers.Analyser.counts
 
-    def spy(self: Analyser, pairs: list[tuple[str, str]]) -> pairfeatures.Counts:
+    def spy(self: Analyser, pairs: list[tuple[str, str]]) -> scorers.Counts:
         calls.append(len(pairs))
         return counts(self, pairs)
 
-    monkeypatch.setattr(pairfeatures.Analyser, "counts", spy)
+    monkeypatch.setattr(scorers.Analyser, "counts", spy)
     scorers._KNOWN.clear()
     pairs = random_pairs(7, 300)
     distinct = len(set(pairs))

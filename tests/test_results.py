@@ -17,9 +17,8 @@ from evidencedesk import cli
 from evidencedesk.errors import ResultsFileError
 from evidencedesk.report.assemble import present
 from evidencedesk.report.render import render_site
-from evidencedesk.results import jsonio
-from evidencedesk.results.rows import RunCosts
-from evidencedesk.results.types import Results
+from evidencedesk.results import serialize
+from evidencedesk.results.types import Results, RunCosts
 from tests.conftest import DemoBuild
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,7 +32,7 @@ def demo(demo_build: DemoBuild) -> tuple[Path, dict[str, int]]:
 
 @pytest.fixture(scope="module")
 def results(demo: tuple[Path, dict[str, int]]) -> Results:
-    return jsonio.load(demo[0] / "results.json")
+    return serialize.load(demo[0] / "results.json")
 
 
 def test_each_interval_is_computed_once(demo: tuple[Path, dict[str, int]]) -> None:
@@ -144,7 +143,7 @@ def test_results_json_round_trips_to_the_same_site(
     demo: tuple[Path, dict[str, int]], results: Results, tmp_path: Path
 ) -> None:
     text = (demo[0] / "results.json").read_text("utf-8")
-    assert jsonio.dumps(results) == text
+    assert serialize.dumps(results) == text
     again = tmp_path / "again"
     render_site(present(results), again)
     left, right = demo[0], again
@@ -231,7 +230,7 @@ def test_a_bad_results_file_is_one_line_naming_the_key(
     bad = tmp_path / "results.json"
     bad.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ResultsFileError) as info:
-        jsonio.load(bad)
+        serialize.load(bad)
     assert str(info.value) == f"{bad}: {message}"
 
 
@@ -242,7 +241,7 @@ def test_a_runs_only_project_round_trips_and_keeps_only_top_lists(tmp_path: Path
     out = tmp_path / "site"
     argv = ["build", "--project", str(project), "--out", str(out), "--quiet"]
     assert cli.main(argv, stdout=io.StringIO()) == 0
-    loaded = jsonio.load(out / "results.json")
+    loaded = serialize.load(out / "results.json")
     assert loaded.settings.kind == "runs" and loaded.sizing is None
     lists = [r for v in loaded.variants for r in v.lists]
     assert {len(r.ids) for r in lists} <= {20} | {r.size for r in lists if r.size < 20}

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide_gate
+from evidencedesk.gate import GateCheck, GatePolicy, Reference, Verdict, decide_gate, shape
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.site import slug
-from evidencedesk.results import compute, jsonio
-from evidencedesk.results.exports import _export_files, _per_question_csv, _qrels_text, _run_text
-from evidencedesk.results.inputs import questions
-from evidencedesk.results.project import load_project
-from evidencedesk.results.rows import RunCosts
+from evidencedesk.results import compute, serialize
+from evidencedesk.results.inputs import load_project, questions
+from evidencedesk.results.serialize import _export_files, _per_question_csv, _qrels_text, _run_text
 from evidencedesk.results.settings import (
     _COMPARED,
     _PIPELINE_COLUMNS,
@@ -23,9 +21,8 @@ from evidencedesk.results.settings import (
     settings_for,
 )
 from evidencedesk.results.since import QuestionChange, since
-from evidencedesk.results.types import Inputs, Results
+from evidencedesk.results.types import Inputs, Results, RunCosts
 from evidencedesk.retrieval.evalreport import Config
-from evidencedesk.retrieval.gate_input import Reference, shape
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
 from tests.project_fixtures import make_runs_only_project
@@ -88,7 +85,7 @@ def tiny_results() -> Results:
 
 def test_one_pass_of_question_values_gives_what_each_metric_s_own_pass_gives() -> None:
     names = [m.name for m in (*_PIPELINE_COLUMNS, *_COMPARED)]
-    values = compute.question_values(LISTS, [*names, names[0]])  # a repeated name: one column
+    values = compute._question_values(LISTS, [*names, names[0]])  # a repeated name: one column
     assert list(values) == list(dict.fromkeys(names))
     for name in names:
         assert values[name] == per_question_all(LISTS, name)
@@ -169,9 +166,9 @@ def test_runs_and_qrels_are_trec_files() -> None:
 
 def test_the_json_codec_round_trips_exactly() -> None:
     r = tiny_results()
-    text = jsonio.dumps(r)
-    assert jsonio.loads(text) == r
-    assert jsonio.dumps(jsonio.loads(text)) == text
+    text = serialize.dumps(r)
+    assert serialize.loads(text) == r
+    assert serialize.dumps(serialize.loads(text)) == text
 
 
 POLICY = GatePolicy(k=3, min_recall=0.9, min_pass_rate=0.9, max_drop=0.01,

@@ -10,7 +10,6 @@ import pytest
 
 from evidencedesk.errors import InputError
 from evidencedesk.paths import _ANSWERS, CORPUS, DOCS, DUPS
-from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evidence import (
     AnswersError,
@@ -28,7 +27,7 @@ from evidencedesk.retrieval.evidence import (
     split_sentences,
 )
 from evidencedesk.retrieval.labels import load_labels
-from evidencedesk.retrieval.searchers import SparseSearcher
+from evidencedesk.retrieval.searchers import Hit, SparseSearcher
 from tests.conftest import make_chunk
 
 POLICY, FAQ, PARTNER = "kc-returns-v3:c0", "kc-faq-returns:c0", "kc-partner-returns:c0"

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from evidencedesk.retrieval.catalog import load_catalog
-from evidencedesk.retrieval.evalreport import Config, Costs, run_config
-from evidencedesk.retrieval.experiments import sizing_grid, sweep
+from evidencedesk.retrieval.evalreport import Config, Costs, run_config, sizing_grid, sweep
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.parts import Parts
 

@@ -8,7 +8,6 @@ import sys
 import pytest
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
-from evidencedesk.retrieval.base import Hit, Reranker
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.rerankers import (
@@ -23,7 +22,14 @@ from evidencedesk.retrieval.rerankers import (
     RerankerError,
     make_reranker,
 )
-from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher, TwoStage
+from evidencedesk.retrieval.searchers import (
+    DenseSearcher,
+    Hit,
+    HybridSearcher,
+    Reranker,
+    SparseSearcher,
+    TwoStage,
+)
 from tests.conftest import make_chunk
 
 RECALL_CHUNK = "kc-recall-rd2-24:c0"

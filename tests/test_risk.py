@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from evidencedesk.report.review import risk
-from evidencedesk.results.exposure import exposure
+from evidencedesk.results.inputs import exposure
 from evidencedesk.results.types import Exposure
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.parts import Parts

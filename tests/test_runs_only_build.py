@@ -12,9 +12,9 @@ import pytrec_eval
 
 from evidencedesk import cli
 from evidencedesk.files.trec import read_qrels
+from evidencedesk.report.build import _build_model
 from evidencedesk.report.model import BuildOptions
-from evidencedesk.report.pipeline import build_model
-from evidencedesk.results.project import load_project
+from evidencedesk.results.inputs import load_project
 from tests.project_fixtures import make_runs_only_project
 
 MEASURES = {
@@ -49,7 +49,7 @@ def trec_eval_means(project_file: Path, run_name: str) -> dict[str, float]:
 
 
 def test_benchmark_numbers_equal_trec_eval(project: Path) -> None:
-    model = build_model(BuildOptions(project=project), lambda stage: None)
+    model = _build_model(BuildOptions(project=project), lambda stage: None)
     assert model.benchmark_columns == ("R@10", "P@10", "MRR", "nDCG@10 (linear gain)")
     assert [v.name for v in model.variants] == ["base", "better", "worse"]
     for variant in model.variants:

@@ -5,12 +5,17 @@ import pytest
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.retrieval import dense as dense_module
-from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.dense import ToyEmbedder
 from evidencedesk.retrieval.evalreport import Config
-from evidencedesk.retrieval.hybrid import rrf
 from evidencedesk.retrieval.parts import ConfigSearcher
-from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher, TwoStage
+from evidencedesk.retrieval.searchers import (
+    DenseSearcher,
+    Hit,
+    HybridSearcher,
+    SparseSearcher,
+    TwoStage,
+    rrf,
+)
 from evidencedesk.retrieval.tokens import is_identifier, tokenize
 
 
@@ -73,7 +78,7 @@ def test_toy_embedder_is_deterministic_and_normalised() -> None:
 
 
 def test_rrf_fuses_by_reciprocal_rank(tiny_chunks: list[Chunk]) -> None:
-    from evidencedesk.retrieval.base import Hit
+    from evidencedesk.retrieval.searchers import Hit
 
     one = [Hit(1, 9.0, tiny_chunks[0]), Hit(2, 5.0, tiny_chunks[1])]
     two = [Hit(1, 0.9, tiny_chunks[1]), Hit(2, 0.5, tiny_chunks[2])]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk.report.build import _build_model
 from evidencedesk.report.model import BuildOptions
-from evidencedesk.report.pipeline import build_model
 from evidencedesk.report.review import _change, note_heading
 from evidencedesk.report.values import config_word
 from evidencedesk.report.variants import SMALL_SLICE, _slice_cell
@@ -60,7 +60,7 @@ def holm_model():  # type: ignore[no-untyped-def]
     runs = {"base": _run_first(0), "b": _run_first(10), "c": _run_first(7), "d": _run_first(6)}
     qrels = {q: {f"{q}-rel": 2} for q in QIDS}
     project = write_project(root, qrels, runs, report='metrics = ["mrr"]\nprimary = "mrr"')
-    return build_model(BuildOptions(project=project), lambda stage: None)
+    return _build_model(BuildOptions(project=project), lambda stage: None)
 
 
 def test_holm_marks_only_the_pairs_that_survive_the_correction(holm_model) -> None:  # type: ignore[no-untyped-def]

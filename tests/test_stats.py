@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencedesk.retrieval import metrics, resampling, stats
+from evidencedesk.retrieval import metrics, stats
 from evidencedesk.retrieval.metrics import (
     Interval,
     Judged,
@@ -315,16 +315,16 @@ def test_bootstrap_equals_the_every_resample_reference(
 
 
 def test_bootstrap_draws_are_kept_per_size_and_seed() -> None:
-    resampling._DRAWS.clear()
+    stats._DRAWS.clear()
     a, b = _sample("rr", 300, 1), _sample("delta", 300, 2)
     bootstrap_ci(a, seed=5)
-    kept = resampling._DRAWS[300, 5, 10_000]
+    kept = stats._DRAWS[300, 5, 10_000]
     assert bootstrap_ci(b, seed=5) == bootstrap_ci(b, seed=5)  # the same draws, reused
-    assert resampling._DRAWS[300, 5, 10_000] is kept and len(resampling._DRAWS) == 1
+    assert stats._DRAWS[300, 5, 10_000] is kept and len(stats._DRAWS) == 1
     assert (kept.index.dtype, kept.counts.dtype) == (np.uint16, np.float32)
     assert kept.counts.sum(axis=1).tolist() == [300.0] * 10_000  # each resample draws n values
     bootstrap_ci(a, seed=6)
-    assert list(resampling._DRAWS) == [(300, 5, 10_000), (300, 6, 10_000)]
+    assert list(stats._DRAWS) == [(300, 5, 10_000), (300, 6, 10_000)]
 
 
 @settings(max_examples=40, deadline=None)

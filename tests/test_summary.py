@@ -176,7 +176,7 @@ def test_hostile_names_stay_text(hostile_site: Path) -> None:
     ],
 )  # fmt: skip
 def test_words_from_data_are_escaped(words: str, markdown: str) -> None:
-    from evidencedesk.report.summary import _words
+    from evidencedesk.report.exports import _words
 
     assert _words(words, opens=True) == markdown
     rendered = _rendered(f"- {markdown}\n")

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.files import trec_arrays, trec_keys, trec_parts
+from evidencedesk.files import trec_arrays, trec_keys
 from evidencedesk.files.trec import (
     TrecRun,
     read_qrels,
@@ -169,11 +169,11 @@ def test_a_run_read_in_many_blocks_reads_like_one_block(
     path.write_text("".join(lines))
     whole = read_run(path)
     monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
-    monkeypatch.setattr(trec_parts, "_GROUP", 2)
+    monkeypatch.setattr(trec_arrays, "_GROUP", 2)
     monkeypatch.setattr(trec_arrays, "THREADS", threads)
     monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
     # stretches of equal query ids are joined in query order, unless there are too many
-    monkeypatch.setattr(trec_parts, "_STRETCHES", stretches)
+    monkeypatch.setattr(trec_arrays, "_STRETCHES", stretches)
     parts = trec_arrays.fast_columns(path)
     assert len(parts[1]) == len(lines)
     grouped = bool(np.all(parts[1][1:] >= parts[1][:-1]))
@@ -291,14 +291,14 @@ def test_run_errors_name_file_line_and_expectation(
 )
 def test_ids_read_as_bytes_are_checked_as_utf8(ids: list[bytes], text: bool) -> None:
     # (and, beyond ASCII, for white space and control characters: test_run_ids)
-    assert trec_parts.plain_ids(pa.array(ids, pa.binary())) is text
+    assert trec_arrays.plain_ids(pa.array(ids, pa.binary())) is text
 
 
 def test_only_the_bytes_of_a_slice_of_ids_are_checked(tmp_path: Path) -> None:
     arr = pa.array([b"d\xff", "কাগজ".encode(), b"d1"], pa.binary())
-    assert trec_parts.plain_ids(arr) is False
-    assert trec_parts.plain_ids(arr.slice(1)) is True
-    assert trec_parts.plain_ids(arr.slice(2)) is True
+    assert trec_arrays.plain_ids(arr) is False
+    assert trec_arrays.plain_ids(arr.slice(1)) is True
+    assert trec_arrays.plain_ids(arr.slice(2)) is True
     # a bad byte in a query id, read in byte ranges: the line reader names its line
     path = tmp_path / "r.txt"
     path.write_bytes(
@@ -595,7 +595,7 @@ def test_a_nul_byte_late_in_a_run_read_in_ranges_names_its_line(
     path = tmp_path / "r.txt"
     path.write_text("".join(lines))
     monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
-    monkeypatch.setattr(trec_parts, "_GROUP", 2)
+    monkeypatch.setattr(trec_arrays, "_GROUP", 2)
     monkeypatch.setattr(trec_arrays, "THREADS", threads)
     monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:

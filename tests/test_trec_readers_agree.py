@@ -15,7 +15,7 @@ import pytest
 
 from evidencedesk.errors import LabelsError, RunFileError
 from evidencedesk.files import trec, trec_arrays
-from evidencedesk.files.limits import MAX_LINE_BYTES
+from evidencedesk.files.text import MAX_LINE_BYTES
 from evidencedesk.files.trec import read_qrels, read_run
 
 ODD = [

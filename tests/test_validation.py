@@ -10,8 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evidencedesk.files.keylines import json_line, toml_line, value_line
-from evidencedesk.files.validation import Source, Style, expected_key, found_json, found_toml
+from evidencedesk.files.validation import (
+    Source,
+    Style,
+    _toml_line,
+    expected_key,
+    found_json,
+    found_toml,
+    json_line,
+    value_line,
+)
 
 TOML = """# a comment [not] a table
 [project]
@@ -57,7 +65,7 @@ final = 5
     ],
 )
 def test_toml_line(loc: tuple, line: int | None) -> None:
-    assert toml_line(TOML, loc) == line
+    assert _toml_line(TOML, loc) == line
 
 
 JSON = '{\n  "k": 3,\n  "notes": {\n    "k": "a note"\n  },\n  "critical": ["rc01", "zz"]\n}\n'
@@ -166,5 +174,5 @@ locs = st.lists(st.sampled_from(["a", "b", "x", "y", "z", "q", 0, 1]), max_size=
 @given(toml_ish, locs)
 def test_key_lines_are_lines_of_the_text_or_none(text: str, loc: tuple) -> None:
     lines = len(text.splitlines())
-    for found in (toml_line(text, loc), json_line(text, loc)):
+    for found in (_toml_line(text, loc), json_line(text, loc)):
         assert found is None or 1 <= found <= lines

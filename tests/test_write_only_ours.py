@@ -25,7 +25,7 @@ import pytest
 from evidencedesk import cli
 from evidencedesk.errors import EvidencedeskError, OutputError
 from evidencedesk.files.writing import write_file
-from evidencedesk.report import outfolder
+from evidencedesk.report import site as report_site
 from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.report.site import slug
 from tests import report_fixtures as rf
@@ -331,7 +331,7 @@ def test_a_second_build_into_the_same_folder_fails_at_once_naming_the_holder(
 
 
 def test_a_lock_file_evidencedesk_did_not_write_is_refused_unchanged(site: Path) -> None:
-    lock = outfolder._lock_path(site)
+    lock = report_site._lock_path(site)
     lock.write_text("someone else's notes\n", encoding="utf-8")
     before = tree_hash(site.parent)
     code, _, err = build_in_process("--out", str(site), factory=rf.fixture_model)
@@ -344,10 +344,10 @@ def test_a_lock_file_evidencedesk_did_not_write_is_refused_unchanged(site: Path)
 
 
 def test_a_lock_left_by_a_killed_build_is_taken_over(site: Path) -> None:
-    outfolder._lock_path(site).write_text('{"generator": "evidencedesk", "pid": 999999}\n')
+    report_site._lock_path(site).write_text('{"generator": "evidencedesk", "pid": 999999}\n')
     code, _, err = build_in_process("--out", str(site), factory=rf.fixture_model)
     assert (code, err) == (0, "")
-    assert not outfolder._lock_path(site).exists()
+    assert not report_site._lock_path(site).exists()
 
 
 def test_the_lock_is_held_for_the_whole_build_in_process(site: Path) -> None:
@@ -387,7 +387,7 @@ def test_an_os_error_while_writing_a_page_names_the_page(
 
 
 def test_exports_refuse_two_variants_with_one_slug() -> None:
-    from evidencedesk.results.exports import _export_files
+    from evidencedesk.results.serialize import _export_files
     from tests.test_results_units import tiny_results
 
     results = tiny_results()
@@ -415,7 +415,7 @@ CONTRACT = (
 @pytest.mark.parametrize("phrase", CONTRACT)
 def test_the_docs_and_code_state_the_contract_in_the_same_words(phrase: str) -> None:
     for source in (ROOT / "docs" / "output-folder.md", ROOT / "docs" / "guarantees.md",
-                   ROOT / "evidencedesk" / "report" / "outfolder.py"):  # fmt: skip
+                   ROOT / "evidencedesk" / "report" / "site.py"):  # fmt: skip
         assert phrase in _words(source.read_text(encoding="utf-8")).replace("\\n", ""), source
 
 
@@ -424,7 +424,7 @@ def test_the_docs_quote_the_codes_own_messages(
 ) -> None:
     from evidencedesk.cli import build as cli_build
     from evidencedesk.errors import BuildLockedError, StreamError
-    from evidencedesk.files.slugs import check_unique
+    from evidencedesk.files.writing import check_unique
     from evidencedesk.report import build as report_build
 
     out = tmp_path / "site"
@@ -434,14 +434,14 @@ def test_the_docs_quote_the_codes_own_messages(
         cli_build._WRITTEN,
         cli_build._kept_line(["reviewer-notes.txt"]),
     ]
-    with outfolder.build_lock(out, "site"), pytest.raises(BuildLockedError) as locked:
-        with outfolder.build_lock(out, "site"):
+    with report_site._build_lock(out, "site"), pytest.raises(BuildLockedError) as locked:
+        with report_site._build_lock(out, "site"):
             pass
     messages.append(f"error: {locked.value}".replace(f"pid {os.getpid()}", "pid 4242"))
     (tmp_path / "new").mkdir()
     (tmp_path / "new" / "candidate-x.html").write_text("")
     with pytest.raises(OutputError) as taken:
-        outfolder._conflict(tmp_path / "new", "candidate-x.html", "site", "file")
+        report_site._conflict(tmp_path / "new", "candidate-x.html", "site", "file")
     messages.append(f"error: {taken.value}")
     (tmp_path / "labels.jsonl").write_text("{}")
     with pytest.raises(OutputError) as baseline:

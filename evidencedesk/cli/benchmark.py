@@ -26,12 +26,20 @@ from typing import TYPE_CHECKING, Any
 from evidencedesk.baseline import load_baseline, save_baseline, save_run_baseline
 from evidencedesk.cli import BAD_INPUT, add_project_argument
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.files.project_schema import ProjectKind
-from evidencedesk.gate import GatePolicy, Verdict, decide_gate, load_policy
+from evidencedesk.files.project_file import ProjectKind
+from evidencedesk.gate import (
+    GateInput,
+    GatePolicy,
+    Verdict,
+    cut,
+    decide_gate,
+    gate_result,
+    load_policy,
+    shape,
+)
 from evidencedesk.inert import inert_json, printable
 from evidencedesk.paths import ROOT
-from evidencedesk.results.project import Project, find_project
-from evidencedesk.retrieval.gate_input import GateInput, cut, gate_result, shape
+from evidencedesk.results.inputs import Project, find_project
 from evidencedesk.retrieval.labels import Label
 
 if TYPE_CHECKING:

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 
 from evidencedesk.cli import add_project_argument
 from evidencedesk.errors import BuildTerminated, EvidencedeskError, StreamError
-from evidencedesk.files.limits import SEED_EXPECTED, SEED_MAX, SHOWN_CHARS, is_seed
+from evidencedesk.files.text import SEED_EXPECTED, SEED_MAX, SHOWN_CHARS, is_seed
+from evidencedesk.report import site
 
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
@@ -154,15 +155,14 @@ def _os_error(exc: OSError, out: str, outcome: Outcome) -> str:
     """One line with the file and the OS reason; a file of the unfinished site is named by
     where it was going to be, never the work folder."""
     from evidencedesk.cli import os_error_text
-    from evidencedesk.report import outfolder
 
     text = os_error_text(exc)
     named = exc.filename2 if exc.filename2 is not None else exc.filename
     if named is not None:
         where = os.fsdecode(named) if isinstance(named, bytes) else str(named)
         try:
-            target = outfolder.resolve(out)
-            work = str(target.parent / f"{outfolder.work_prefix(target)}{os.getpid()}" / "site")
+            target = site.resolve(out)
+            work = str(target.parent / f"{site.work_prefix(target)}{os.getpid()}" / "site")
             if where == work or where.startswith(work + os.sep):
                 text = str(target) + text[len(work) :]
         except (EvidencedeskError, OSError, ValueError):
@@ -175,7 +175,7 @@ def _warn(model: SiteModel, streams: Streams) -> None:
     results = model.results
     if results is None:
         return
-    from evidencedesk.report.notices import notice_text
+    from evidencedesk.report.words import notice_text
 
     for n in results.inputs.notices:
         text = notice_text(n, results.settings.kind)

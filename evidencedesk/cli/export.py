@@ -31,7 +31,7 @@ EXIT = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the options of `evidencedesk export` (SITE, --format) to its parser."""
-    from evidencedesk.report.tables import FORMATS
+    from evidencedesk.report.exports import FORMATS
 
     p.add_argument("site", type=Path, metavar="SITE", help="a built site's folder")
     p.add_argument("--format", choices=FORMATS, default="markdown",
@@ -40,9 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, streams: Streams) -> int:
     """Run `evidencedesk export`: print SITE's tables in the chosen format."""
-    from evidencedesk.report.pipeline import results_file
-    from evidencedesk.report.tables import export_tables
-    from evidencedesk.results.jsonio import load
+    from evidencedesk.report.build import results_file
+    from evidencedesk.report.exports import export_tables
+    from evidencedesk.results.serialize import load
 
     text = export_tables(load(results_file(args.site)), args.format)
     for line in text.splitlines():

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 
 from evidencedesk.cli import BAD_INPUT
 from evidencedesk.errors import ConfigError
-from evidencedesk.files.limits import MAX_LINE_BYTES, check_input, naming
-from evidencedesk.files.project_schema import PROJECT_FILE
+from evidencedesk.files.project_file import PROJECT_FILE
+from evidencedesk.files.text import MAX_LINE_BYTES, check_input, naming
 from evidencedesk.files.writing import write_file
 from evidencedesk.results.verdicts import LEAN_P
 

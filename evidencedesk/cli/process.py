@@ -58,7 +58,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from evidencedesk.errors import EvidencedeskError, UsageError
-from evidencedesk.files.limits import shown
+from evidencedesk.files.text import shown
 
 __all__ = [
     "TUNINGS",

@@ -24,7 +24,7 @@ from evidencedesk.errors import ConfigError
 
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
-    from evidencedesk.retrieval.base import Searcher
+    from evidencedesk.retrieval.searchers import Searcher
 
 # the searchers a run can be written from, as `--searcher` names them
 _SEARCHERS = ("sparse", "dense", "hybrid", "minilm")
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
     """Run `evidencedesk run`: search, write the run and its note, say what was written."""
     from evidencedesk.files.trec import write_run
     from evidencedesk.files.writing import write_file
-    from evidencedesk.results.project import find_project
+    from evidencedesk.results.inputs import find_project
     from evidencedesk.retrieval import minilm
     from evidencedesk.retrieval.catalog import Scope
     from evidencedesk.retrieval.lifecycle import build_searchers, dense_searcher

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
     """Run `evidencedesk summary`: print SITE/summary.md line by line (inert)."""
     from evidencedesk.errors import SiteFileError
     from evidencedesk.files.text import read_text
-    from evidencedesk.report.summary import SUMMARY
+    from evidencedesk.report.exports import SUMMARY
 
     text = read_text(args.site / SUMMARY, SiteFileError, "summary written by evidencedesk build")
     for line in text.splitlines():

@@ -18,7 +18,7 @@ from evidencedesk.cli import BAD_INPUT, add_project_argument
 from evidencedesk.files.trec import read_run
 from evidencedesk.inert import printable
 from evidencedesk.metric_names import reading_note
-from evidencedesk.results.project import Project, find_project
+from evidencedesk.results.inputs import Project, find_project
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import QuestionCounts
 
@@ -57,9 +57,9 @@ def validate(path: Path | None = None) -> Found:
     EvidencedeskError where a build would refuse."""
     from evidencedesk.baseline import load_baseline
     from evidencedesk.gate import load_policy
-    from evidencedesk.report.notices import notice_text
+    from evidencedesk.report.words import notice_text
     from evidencedesk.results.candidates import load_candidates
-    from evidencedesk.results.collect import notices
+    from evidencedesk.results.compute import notices
     from evidencedesk.results.evaluate import model_warnings
     from evidencedesk.results.inputs import baseline_run
     from evidencedesk.results.settings import settings_for
@@ -140,7 +140,7 @@ def _plural(n: int, word: str) -> str:
 def describe(found: Found) -> str:
     """The report printed by ``evidencedesk validate``: the project read, then one fact per
     line, each run's coverage of the judgments, and what to know about the inputs."""
-    from evidencedesk.report.notices import counts_sentence, share
+    from evidencedesk.report.words import counts_sentence, share
 
     p = found.project
     kinds = {"markdown": "Markdown folders", "beir": "a BEIR corpus", "none": "no documents"}

@@ -34,15 +34,15 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import InputError
-from evidencedesk.files.limits import (
+from evidencedesk.files.text import (
     MAX_DEPTH,
     MAX_DIGITS,
     MAX_GZIP_RATIO,
     SHOWN_CHARS,
     max_expanded_bytes,
+    read_text,
     shown,
 )
-from evidencedesk.files.text import read_text
 
 __all__ = ["gunzip", "parse_json", "parse_toml", "read_json"]
 

@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.files.limits import MAX_LINE_BYTES, check_input, line_too_long, shown
-from evidencedesk.files.text import read_text
+from evidencedesk.files.text import MAX_LINE_BYTES, check_input, line_too_long, read_text, shown
 from evidencedesk.files.trec_arrays import (
     NUMBER,
     Bad,
@@ -371,7 +370,7 @@ def _refuse_compressed(path: str | Path) -> None:
 def read_run(path: str | Path) -> TrecRun:
     """Read a TREC run; errors name file:line and what was expected.
 
-    Only a regular file within the per-file limit is opened (`evidencedesk.files.limits`); lines
+    Only a regular file within the per-file limit is opened (`evidencedesk.files.text`); lines
     longer than ``MAX_LINE_BYTES`` are refused.
     """
     check_input(path, RunFileError)

@@ -5,6 +5,9 @@ array); its hash is a splitmix64 step per word (:func:`doc_hashes`), the same in
 width. A line's (query, document) key is the document's hash xor a salt of its query
 (:func:`query_salts`, :func:`line_keys`): the duplicate check sorts the keys and judging looks the
 judged keys up among them; equal hashes are always confirmed on the ids.
+
+pyarrow is imported here, in one place for the package: a broken install is one line naming what
+to reinstall (`errors.PackageLoadError`), whichever module needs it first.
 """
 
 from __future__ import annotations
@@ -15,10 +18,20 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from evidencedesk.files.arrow import pa
+from evidencedesk.errors import PackageLoadError
 from evidencedesk.inert import look_alike, visible
 
+try:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+except Exception as exc:  # a broken install: one line naming what to reinstall
+    raise PackageLoadError("pyarrow", exc) from None
+
 __all__ = [
+    "pa",
+    "pacsv",
+    "pc",
     "alike_earlier",
     "alike_problem",
     "doc_hashes",

@@ -3,10 +3,17 @@
 The project file, ``candidates.toml``, the gate policy and the saved baseline are each validated by
 a pydantic model (strict types, unknown keys forbidden). `Source.invalid` turns the first
 validation error into one `ConfigError`: ``file:line: <key>: expected …, found …``, the line found
-from the key's path in the file's text (`evidencedesk.files.keylines`), the key
+from the key's path in the file's text (`evidencedesk.files.validation`), the key
 worded by the file's `Style` (``[questions].relevance``, ``candidate #2 (name).changes.depth``,
 ``key 'k'``). Checks made after the model (against the judgments, the labels) use `Source.error`,
 so every message of these files has the same shape.
+
+Where a key is written in a TOML or JSON file, for error messages that name its line.
+
+`_toml_line` follows tables, dotted keys, arrays of tables (``[[candidate]]`` #n) and their
+sub-tables, and skips the inside of multi-line arrays; `json_line` follows nested object keys.
+Both answer with the line of the deepest part of the key they find (None when there is none):
+a key that is missing points at its section.
 """
 
 from __future__ import annotations
@@ -26,20 +33,111 @@ from pydantic import BaseModel, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.files.keylines import Loc, json_line, toml_line
 from evidencedesk.files.structured import parse_toml
 from evidencedesk.files.text import read_text
 
-__all__ = [
-    "Source",
-    "Style",
-    "expected_key",
-    "found_json",
-    "found_toml",
-    "invalid",
-    "read_toml",
-    "rule",
-]
+Loc = tuple[str | int, ...]  # a key's path: section, key, list index, nested key …
+
+
+_KEY_PART = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([A-Za-z0-9_-]+)')
+
+
+_ARRAY_HEADER = re.compile(r"^\[\[\s*([^\]]+?)\s*\]\]")
+
+
+_HEADER = re.compile(r"^\[\s*([^\]]+?)\s*\]")
+
+
+_ASSIGN = re.compile(r"""^((?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_.\s-])+?)\s*=""")
+
+
+def _keys(dotted: str) -> tuple[str, ...]:
+    return tuple(a or b or c for a, b, c in _KEY_PART.findall(dotted))
+
+
+def _depth_change(text: str) -> int:
+    """Open minus closed brackets outside strings and comments (multi-line arrays, tables)."""
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            break
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        i += 1
+    return depth
+
+
+def _within(
+    name: tuple[str, ...], arrays: dict[tuple[str | int, ...], int]
+) -> tuple[str | int, ...]:
+    """``[candidate.changes]`` under ``[[candidate]]`` is in the array's last table."""
+    path: tuple[str | int, ...] = ()
+    for depth, part in enumerate(name, start=1):
+        path = (*path, part)
+        if path in arrays and depth < len(name):
+            path = (*path, arrays[path])
+    return path
+
+
+def _toml_line(text: str, loc: Loc) -> int | None:
+    """The line of the longest start of `loc` that the file writes (a table header or a key)."""
+    header: tuple[str | int, ...] = ()
+    arrays: dict[tuple[str | int, ...], int] = {}
+    best: tuple[int, int] | None = None  # (prefix length, line)
+    depth = 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        path: tuple[str | int, ...] | None = None
+        if depth == 0:
+            if match := _ARRAY_HEADER.match(line):
+                name = _within(_keys(match.group(1)), arrays)
+                arrays[name] = arrays.get(name, -1) + 1
+                header = path = (*name, arrays[name])
+            elif match := _HEADER.match(line):
+                header = path = _within(_keys(match.group(1)), arrays)
+            elif match := _ASSIGN.match(line):
+                path = (*header, *_keys(match.group(1)))
+                depth += _depth_change(line[match.end() :])
+        else:
+            depth = max(0, depth + _depth_change(line))
+        if path and tuple(loc[: len(path)]) == path and (best is None or len(path) > best[0]):
+            best = (len(path), number)
+    return None if best is None else best[1]
+
+
+def json_line(text: str, loc: Loc) -> int | None:
+    """The line of the deepest key of `loc` found, each key searched after the one before."""
+    position, line = 0, None
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        found = re.compile(re.escape(json.dumps(part, ensure_ascii=False)) + r"\s*:").search(
+            text, position
+        )
+        if found is None:
+            break
+        position, line = found.end(), text.count("\n", 0, found.start()) + 1
+    return line
+
+
+def value_line(text: str, value: object) -> int | None:
+    """The first line holding `value` spelled as JSON (a question id in a list, say)."""
+    needle = json.dumps(value, ensure_ascii=False)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number
+    return None
+
 
 # pydantic error types of our own: a field's "expected …" message, a rule across fields
 _FIELD, _RULE = "evidencedesk_field", "evidencedesk_rule"
@@ -103,6 +201,8 @@ _TYPE_WORDS = {
     "dict_type": "an object",
     "model_type": "an object",
 }
+
+
 _ANNOTATION_WORDS = {
     int: "an integer",
     float: "a number",
@@ -112,6 +212,8 @@ _ANNOTATION_WORDS = {
     list: "a list",
     tuple: "a list",
 }
+
+
 _BOUNDS = {
     "greater_than_equal": ("ge", ">="),
     "greater_than": ("gt", ">"),
@@ -201,7 +303,7 @@ class Source:
 
     def line(self, loc: Loc) -> int | None:
         if self.style.syntax == "toml":
-            return toml_line(self.text, loc)
+            return _toml_line(self.text, loc)
         return json_line(self.text, loc)
 
     def error(self, loc: Loc, message: str, line: int | None = None) -> ConfigError:
@@ -277,3 +379,15 @@ class Source:
         return self.error(
             loc, f"expected {_expected(field, kind, message)}, found {self.style.found(value)}"
         )
+
+
+__all__ = [
+    "Source",
+    "Style",
+    "expected_key",
+    "found_json",
+    "found_toml",
+    "invalid",
+    "read_toml",
+    "rule",
+]

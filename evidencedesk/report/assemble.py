@@ -31,8 +31,7 @@ from evidencedesk.report.model import (
     ToLabelPage,
     ToLabelRow,
 )
-from evidencedesk.report.question_list import question_list
-from evidencedesk.report.questions import questions
+from evidencedesk.report.questions import question_list, questions
 from evidencedesk.report.review import candidate_models, diff_rows
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.site import slug
@@ -43,8 +42,8 @@ from evidencedesk.report.variants import (
     variant_models,
 )
 from evidencedesk.report.words import METHODS_RULES
-from evidencedesk.results import pages as choice
-from evidencedesk.results.exports import TO_LABEL
+from evidencedesk.results import plan as choice
+from evidencedesk.results.serialize import TO_LABEL
 from evidencedesk.results.since import Since
 from evidencedesk.results.types import Results
 from evidencedesk.retrieval import minilm

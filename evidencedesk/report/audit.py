@@ -34,11 +34,11 @@ from typing import Any
 from evidencedesk.errors import AuditError
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import read_text
+from evidencedesk.report.exports import summary_disagreements
 from evidencedesk.report.oracle import Finding, oracle_findings
-from evidencedesk.report.summary import summary_disagreements
 from evidencedesk.report.words import derive
-from evidencedesk.results.jsonio import load
 from evidencedesk.results.recheck import recheck
+from evidencedesk.results.serialize import load
 from evidencedesk.results.types import Results
 
 __all__ = ["Disagreement", "audit"]

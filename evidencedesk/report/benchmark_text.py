@@ -13,8 +13,8 @@ from typing import Any
 
 from evidencedesk.inert import printable
 from evidencedesk.metric_names import label
-from evidencedesk.report.notices import counts_sentence
 from evidencedesk.report.values import fmt, p_text
+from evidencedesk.report.words import counts_sentence
 from evidencedesk.results.types import Results, VariantResult
 
 __all__ = ["benchmark_json", "benchmark_text"]

@@ -19,13 +19,12 @@ from evidencedesk.report.model import (
     LeadTile,
     VerdictTile,
 )
-from evidencedesk.report.recommend import Say
+from evidencedesk.report.review import Say
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import stat
 from evidencedesk.report.words import metric_label
-from evidencedesk.results import summary
-from evidencedesk.results.rows import RunCosts
-from evidencedesk.results.types import Results
+from evidencedesk.results import plan
+from evidencedesk.results.types import Results, RunCosts
 from evidencedesk.retrieval.stats import TIE
 
 _NOT_KNOWN = "not known"  # a candidate's cost when no measure of it is known (TREC runs)
@@ -95,7 +94,7 @@ def headline(results: Results, say: Say) -> str:
 
 
 def _verdict_tile(results: Results, say: Say) -> VerdictTile:
-    counts = summary.verdict_counts(results.candidates)
+    counts = plan.verdict_counts(results.candidates)
     by_verdict = tuple(
         ClaimedCount(name, say("tally", "", of=name)) for name, _ in counts.by_verdict
     )
@@ -104,14 +103,14 @@ def _verdict_tile(results: Results, say: Say) -> VerdictTile:
 
 
 def _gate_tile(results: Results, say: Say) -> GateTile:
-    if summary.gate_counts(results) is None:
+    if plan.gate_counts(results) is None:
         return GateTile(checked=False)
     return GateTile(True, say("tally", "", of="GO"), say("tally", "", of="REVIEW"),
                     say("tally", "", of="BLOCK"))  # fmt: skip
 
 
 def _lead_tile(results: Results, say: Say) -> LeadTile | None:
-    lead = summary.best_lead(results)
+    lead = plan.best_lead(results)
     if lead is None:
         return None
     i, c = next((i, c) for i, c in enumerate(results.candidates) if c.name == lead.candidate)
@@ -122,7 +121,7 @@ def _lead_tile(results: Results, say: Say) -> LeadTile | None:
 
 
 def _data_tile(results: Results, say: Say) -> DataTile:
-    size = summary.data_size(results)
+    size = plan.data_size(results)
     at = [v.name for v in results.variants].index(results.baseline)
     judged = say("variant_judged", f"variants[{at}]") if size.baseline_judged is not None else ""
     return DataTile(size.questions, size.judged, size.relevant, size.documents, size.chunks,

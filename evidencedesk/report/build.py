@@ -6,27 +6,60 @@ and the notebook API (`evidencedesk.build`) both call these; neither prints nor 
 folder, a bad ``SOURCE_DATE_EPOCH``) or `OSError`, and writes nothing except that a swap an
 earlier, killed build left half done is completed first. `build_site` replaces the output folder
 only once the new site is complete (`report.site.atomic_output`, docs/output-folder.md).
+
+The build's one data flow: project + options -> Settings -> evaluation -> Results -> present.
+
+`_build_model(options, progress)` is what ``python -m evidencedesk.report build`` calls: it
+evaluates the project (`evidencedesk.results.evaluate`, every statistic computed once) and
+presents the Results as the plain-data site model (`evidencedesk.report.assemble.present`);
+with ``options.compare_to`` also what changed since that previous build (`results.since`).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evidencedesk.errors import ConfigError, InputError, UsageError
-from evidencedesk.files.limits import SEED_EXPECTED, is_seed
-from evidencedesk.report import outfolder
+from evidencedesk.files.text import SEED_EXPECTED, is_seed
+from evidencedesk.paths import require
+from evidencedesk.report import site
+from evidencedesk.report.assemble import present
 from evidencedesk.report.model import BuildOptions, SiteModel
 from evidencedesk.report.render import Launch, at_once
 from evidencedesk.report.site import Outcome
+from evidencedesk.results.evaluate import evaluate
+from evidencedesk.results.inputs import DEMO_PROJECT, Project, load_project
+from evidencedesk.results.progress import Progress
+from evidencedesk.results.serialize import load
+from evidencedesk.results.since import since
 
-if TYPE_CHECKING:  # imported when a build needs it (start-up time of --help and errors)
-    from evidencedesk.results.project import Project
+if TYPE_CHECKING:
+    from evidencedesk.results.inputs import Project
 
-__all__ = ["ModelFactory", "build_site", "check_seed", "prepare", "run_spec", "run_specs"]
+
+def results_file(path: Path) -> Path:
+    """A results.json, or the site folder that holds one (``--compare-to site-previous``)."""
+    return path / "results.json" if path.is_dir() else path
+
+
+def _build_model(options: BuildOptions, progress: Progress) -> SiteModel:
+    """The site model of a build: load the project (once), evaluate it, and present the Results."""
+    project = options.loaded  # read once, by the CLI's checks before the build
+    if not isinstance(project, Project):
+        project = load_project(options.project or require(DEMO_PROJECT, "the demo project"))
+    results = evaluate(project, options.seed, options.runs, progress)
+    if options.command is not None:  # the command as the user typed it, for the footer
+        inputs = dataclasses.replace(results.inputs, command=options.command)
+        results = dataclasses.replace(results, inputs=inputs)
+    progress("site model")
+    previous = None if options.compare_to is None else load(results_file(options.compare_to))
+    return present(results, None if previous is None else since(previous, results))
+
 
 # what makes the site model from the build's options and its progress callback (tests pass their
 # own)
@@ -99,20 +132,19 @@ def prepare(
     else the nearest evidencedesk.toml of the current folder and its parents, else the demo),
     the seed, and `compare_to` reads back as a previous build's Results."""
     from evidencedesk.report.render import build_date
-    from evidencedesk.results.project import find_project
+    from evidencedesk.results.inputs import find_project
 
     _check_current_folder()
     build_date()  # SOURCE_DATE_EPOCH is read when the pages are written: refused before any work
-    target = outfolder.resolve(out)
-    outfolder.check_target(target, out, outfolder.protected_places(None))
-    outfolder.clean_strays(target)  # before anything can fail: a killed swap is undone
+    target = site.resolve(out)
+    site.check_target(target, out, site.protected_places(None))
+    site.clean_strays(target)  # before anything can fail: a killed swap is undone
     loaded, named = find_project(project)
-    places = outfolder.protected_places(loaded, [path for _, path in runs])
-    outfolder.check_target(target, out, places)
-    outfolder.check_replaceable(target, out)
+    places = site.protected_places(loaded, [path for _, path in runs])
+    site.check_target(target, out, places)
+    site.check_replaceable(target, out)
     if compare_to is not None:
-        from evidencedesk.report.pipeline import results_file
-        from evidencedesk.results.jsonio import load
+        from evidencedesk.results.serialize import load
 
         load(results_file(compare_to))  # a missing, broken or other-schema file: one line, exit 2
     return BuildOptions(
@@ -143,10 +175,9 @@ def build_site(
     each stage (and ``page`` each page, when it has one); `outcome` records whether the swap
     happened; `background` is the render's `Launch`."""
     from evidencedesk.report import render
-    from evidencedesk.report.pipeline import build_model
     from evidencedesk.report.site import atomic_output
 
-    factory = factory or build_model
+    factory = factory or _build_model
     outcome = Outcome() if outcome is None else outcome
     on_page = getattr(progress, "page", None)
     expect = getattr(progress, "expect_pages", None)
@@ -157,3 +188,6 @@ def build_site(
             expect(len(render.page_list(model)))
         pages = render.render_site(model, tmp, on_page=on_page, background=background)
     return model, pages
+
+
+__all__ = ["ModelFactory", "build_site", "check_seed", "prepare", "run_spec", "run_specs"]

@@ -21,8 +21,14 @@ try:
 except Exception as exc:  # a broken install: one line naming what to reinstall
     raise PackageLoadError("plotly", exc) from None
 
-from evidencedesk.report.model import CandidatePage, FlipMatrix, Variant
-from evidencedesk.report.sections import AblationSection, SizingLine, SizingSection
+from evidencedesk.report.model import (
+    AblationSection,
+    CandidatePage,
+    FlipMatrix,
+    SizingLine,
+    SizingSection,
+    Variant,
+)
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Stat
 

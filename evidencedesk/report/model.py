@@ -4,6 +4,10 @@ Every object is a frozen dataclass holding only str / int / float / bool / None,
 model objects. Numbers arrive pre-formatted (`Num`, `Stat`), so templates only lay data out: they
 never compute a metric, a p-value or a rounding decision. `to_dict()` gives a JSON-ready view.
 Page file names are derived from names with `slug()` (see `evidencedesk.report.site`).
+
+Site-model sections that need the full pipeline (skipped for a runs-only project): the
+page-shaped form (formatted `Num`s, `Stat`s) of `results.rows`; where a row needs no formatting
+(merges, held-back pairs, tenants) the section holds the Results row itself.
 """
 
 from __future__ import annotations
@@ -13,18 +17,120 @@ from pathlib import Path
 from typing import Literal
 
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.files.limits import SEED_EXPECTED, is_seed
+from evidencedesk.files.text import SEED_EXPECTED, is_seed
 from evidencedesk.report.gate_view import GatePage, RuleRow
-from evidencedesk.report.sections import (
-    AblationSection,
-    CitationSection,
-    EvidenceSection,
-    SizingSection,
-)
 from evidencedesk.report.since_view import SinceView
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
-from evidencedesk.results.types import ModelFacts, Results, Skipped
+from evidencedesk.results.types import HeldBack, Merge, ModelFacts, Results, Skipped, TenantRow
+
+
+@dataclass(frozen=True)
+class SizingLine(Plain):
+    """One sizing row: a (depth, final) setting's recall, MRR, cost, and whether within noise."""
+
+    depth: int
+    final: int
+    recall: Num  # recall at `final`
+    mrr: Stat
+    pairs: Num
+    tokens: Num
+    latency: Num  # hypothetical milliseconds from the price list
+    within_noise: bool  # MRR inside the noise of the best setting
+    smallest_in_noise: bool  # the cheapest such setting (marked on the page)
+    best: bool
+
+
+@dataclass(frozen=True)
+class SizingSection(Plain):
+    """The sizing page: its reranker and price list, and a row per (depth, final) setting."""
+
+    reranker: str
+    price_list: str
+    rows: tuple[SizingLine, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class AblationLine(Plain):
+    """One ablations row: a change to the base config, its metrics, MRR change, flips and p."""
+
+    change: str  # "reranker=feature"; the base row says "base"
+    is_base: bool
+    metrics: tuple[Num, ...]  # one per AblationSection.metric_names
+    mrr_delta: Num
+    better: tuple[str, ...]
+    worse: tuple[str, ...]
+    p: Num
+    pairs: Num
+    delta: Stat | None = None  # mrr_delta with its paired 95 % interval (None on the base row)
+
+
+@dataclass(frozen=True)
+class AblationSection(Plain):
+    """The ablations page: the base config, the metric columns and one row per change."""
+
+    base: str  # a description of the base config
+    metric_names: tuple[str, ...]
+    rows: tuple[AblationLine, ...]
+
+
+@dataclass(frozen=True)
+class CitationCase(Plain):
+    """One answer on the citations page: what it tests, its coverage, resolve and support."""
+
+    id: str
+    tests: str  # what the case tests
+    answer: str
+    coverage: Num
+    resolve: Num
+    support: Num
+    note: str
+
+
+@dataclass(frozen=True)
+class CitationSection(Plain):
+    """The citations page: the scored answers and the support check's negation limit."""
+
+    cases: tuple[CitationCase, ...]
+    limit: str  # the negation limit, stated
+
+
+@dataclass(frozen=True)
+class CompressionLine(Plain):
+    """One compression setting: tokens before and after, questions that lost their evidence."""
+
+    setting: str  # "spans", "budget 120 tokens", ...
+    tokens_before: Num
+    tokens_after: Num
+    kept: int  # questions whose evidence survived
+    total: int
+    cut_off: tuple[str, ...]  # question ids that lost their evidence
+
+
+@dataclass(frozen=True)
+class StateLine(Plain):
+    """One row of the freshness or deletion table: an index state and what it serves."""
+
+    state: str  # freshness / deletion state ("old index, not rebuilt", ...)
+    served: str  # what is served
+    stale: bool  # serves text it should not
+    note: str
+
+
+@dataclass(frozen=True)
+class EvidenceSection(Plain):
+    """The evidence page: dedupe, compression, freshness, deletion and tenant isolation."""
+
+    kept: int
+    merges: tuple[Merge, ...]
+    held_back: tuple[HeldBack, ...]
+    compression: tuple[CompressionLine, ...]
+    freshness: tuple[StateLine, ...]
+    deletion: tuple[StateLine, ...]
+    tenants: tuple[TenantRow, ...]
+    notes: tuple[str, ...] = ()
+
 
 _GateLevel = Literal["GO", "REVIEW", "BLOCK"]  # a gate verdict
 
@@ -487,6 +593,8 @@ class BottomLine(Plain):
 
 # a badge of a chunk that the metrics treat differently (restricted, superseded)
 Mark = Literal["restricted", "superseded"]
+
+
 # what a restricted chunk shows when the project hides restricted text
 HIDDEN_TEXT = "(restricted text not shown)"
 
@@ -704,7 +812,7 @@ class BuildOptions(Plain):
     runs: tuple[tuple[str, Path], ...] = ()
     project: Path | None = None
     compare_to: Path | None = None  # a previous build's results.json (or its site folder)
-    # the evidencedesk.results.project.Project that `report.build.prepare` loaded from `project`, so that
+    # the evidencedesk.results.inputs.Project that `report.build.prepare` loaded from `project`, so that
     # the build reads the project once (None: the build loads it), and the line naming it
     loaded: object | None = field(default=None, compare=False, repr=False)
     named: str = field(default="", compare=False, repr=False)

@@ -6,10 +6,19 @@ default link validation, which drops ``javascript:``, ``vbscript:``, ``file:`` a
 ``data:`` URLs. plotly.js is plotly's partial "basic" bundle (the scatter and bar traces the
 charts draw; `_PLOTLY_BUNDLE`), vendored in templates/ with its licence and copied once into
 ``assets/``.
+
+The site's machine-readable files: results.json (split above the page limit), the data/
+exports, the list of downloads the pages link and ``manifest.json``.
+
+Up to the page limit `_write_results` writes them after the pages; above it
+`_results_in_background` hands them to the render's `background` as two jobs (the command line
+runs them in forked processes while the pages render: `cli.process.forked`): the same files,
+the same bytes.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -23,35 +32,140 @@ from markupsafe import Markup, escape
 
 from evidencedesk import paths
 from evidencedesk.errors import EnvironmentValueError, EvidencedeskError
-from evidencedesk.files.limits import SHOWN_CHARS
-from evidencedesk.files.slugs import check_unique
+from evidencedesk.files.text import SHOWN_CHARS
+from evidencedesk.files.writing import check_unique, write_file
 from evidencedesk.inert import visible
 from evidencedesk.report import charts
+from evidencedesk.report.exports import SUMMARY, summary_markdown
 from evidencedesk.report.model import SiteModel
-from evidencedesk.report.outputs import (
-    downloads,
-    manifest,
-    results_in_background,
-    write_bytes,
-    write_claims,
-    write_results,
-)
-from evidencedesk.report.question_list import LIST_DATA, links_of, list_script
+from evidencedesk.report.questions import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug, written_files
-from evidencedesk.report.summary import SUMMARY, summary_markdown
 from evidencedesk.report.values import DELTA_STEPS, FLIP_STEPS
-from evidencedesk.results.exports import (
+from evidencedesk.results import serialize
+from evidencedesk.results.plan import large as results_large
+from evidencedesk.results.serialize import (
     PER_QUESTION,
+    QUESTIONS_FILE,
+    RESULTS_JSON,
+    RUNS,
+    TO_LABEL,
+    exported_runs,
     per_question_file,
+    qrels_file,
+    site_exports,
 )
-from evidencedesk.results.pages import large as results_large
 from evidencedesk.retrieval.stats import TIE
 from evidencedesk.version import __version__
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    """One file of the site: new in the build's work folder (`evidencedesk.files.writing.write_file`
+    refuses a second write to one name, say two runs with one slug)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_file(path, data, "site file")
+
+
+def downloads(model: SiteModel) -> list[tuple[str, str]]:
+    """(file, what) of the machine-readable outputs; none for a model without Results."""
+    if model.results is None:
+        return []
+    results = model.results
+    runs = [
+        (f"{RUNS}/{slug(name)}.run", f"{name}: final lists, TREC run format")
+        for name in exported_runs(results)
+    ]
+    large = results_large(results)  # the per-question part split off, the exports compressed
+    gz = ", gzip-compressed" if large else ""
+    moved = [
+        (QUESTIONS_FILE, "the per-question part of results.json (questions, ranked lists, "
+         "flipped ids), gzip-compressed; evidencedesk.load_results reads both")
+    ] if large else []  # fmt: skip
+    return [
+        (RESULTS_JSON, "every number of this report (schema: docs/results-schema.md)"
+         if not large else "every number of this report, the per-question "
+         f"ones in {QUESTIONS_FILE} (schema: docs/results-schema.md)"),
+        (per_question_file(results),
+         f"one row per question and variant: metrics, first relevant rank, tags{gz}"),
+        (qrels_file(results), f"the judgments in scope, TREC qrels format{gz}"),
+        (TO_LABEL, "the unjudged pairs of the compared top lists, the most useful first, with "
+         "an empty grade column: see what to label next (to-label.html)" if results.to_label
+         else "empty: every result in the compared top lists is judged"),
+        *moved,
+        *runs,
+    ]  # fmt: skip
+
+
+def _write_files(out: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        _write_bytes(inside(out, name), data)
+
+
+def _write_results(model: SiteModel, out: Path) -> list[str]:
+    """results.json (split above the page limit) and the data/ exports of the model's Results;
+    the files written."""
+    if model.results is None:
+        return []
+    files = {**serialize.site_files(model.results), **site_exports(model.results, slug)}
+    _write_files(out, files)
+    return list(files)
+
+
+_CLAIMS_JSON = "claims.json"  # every claim of every page, for `evidencedesk audit`
+
+
+def _write_claims(model: SiteModel, out: Path) -> None:
+    """claims.json: each page's claims (report.claims), sorted keys, as results.json is."""
+    claims = model.claims
+    if claims is None or not hasattr(claims, "to_dict"):
+        return
+    text = json.dumps(claims.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    _write_files(out, {_CLAIMS_JSON: text.encode("utf-8")})
+
+
+def _results_in_background(
+    model: SiteModel, out: Path, background: Callable[..., Any]
+) -> list[Any]:
+    """Above the page limit, results.json (with its per-question file) and the data/ exports
+    are handed to `background` (`report.render.Launch`) as two jobs while the pages render;
+    none up to it (then `_write_results` writes them after the pages)."""
+    results = model.results
+    if results is None or not results_large(results):
+        return []
+    return [
+        background(lambda: _write_files(out, serialize.site_files(results))),
+        background(lambda: _write_files(out, site_exports(results, slug))),
+    ]
+
+
+def manifest(
+    model: SiteModel, pages: list[str], date: str | None, files: list[str] | None = None
+) -> str:
+    """manifest.json: the marker that lets a later build replace the folder, and in ``files``
+    every file the build wrote (itself included): a later build replaces only those and keeps
+    any other file in the folder (docs/output-folder.md)."""
+    data: dict[str, Any] = {
+        "generator": "evidencedesk",  # the marker that lets a later build replace this folder
+        "seed": model.meta.seed,
+        "version": __version__,
+        "input_hash": model.meta.input_hash,
+        "inputs": [{"path": i.path, "sha256": i.sha256} for i in model.meta.inputs],
+        "pages": pages,
+    }
+    if model.results is not None:
+        data["downloads"] = [file for file, _ in downloads(model)]
+    if date:
+        data["date"] = date
+    if files is not None:
+        data["files"] = sorted({*files, "manifest.json"})
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
 
 # the plotly.js the site copies into assets/ (the pages open offline): the npm package
 # plotly.js-basic-dist-min 4.1.1 (trace types bar, pie and scatter: the charts draw scatter and
 # bar), vendored in templates/ beside its MIT licence; docs/site.md says how to update it
 _PLOTLY_BUNDLE = "plotly-basic.min.js"
+
+
 # template file -> assets/ name
 _ASSETS = {
     "style.css": "style.css",
@@ -59,6 +173,8 @@ _ASSETS = {
     "questions.js": "questions.js",
     "plotly-basic.LICENSE.txt": "plotly-license.txt",
 }
+
+
 _SECTION_PAGES = (  # (file, nav title, model attribute that must be present or None)
     ("index.html", "Overview", None),
     ("benchmark.html", "Benchmark & intervals", None),
@@ -90,10 +206,6 @@ def _render_markdown(text: str | None) -> Markup:
     return Markup(_MD.render(text or ""))  # noqa: S704 - markdown-it escapes, html disabled
 
 
-# shading by the size of a change: light below the first step, medium below the second, dark
-# from it (style.css: up1-up3 blue for better, down1-down3 orange for worse)
-
-
 def _shade(signed: float, size: float, steps: tuple[float, float]) -> str:
     return ("up" if signed > 0 else "down") + str(1 + sum(size >= s for s in steps))
 
@@ -122,6 +234,8 @@ _BIDI = re.compile(
     "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u061c\u200f\u202a-\u202e\u2066-\u2069"
     "\U00010800-\U00010fff\U0001e800-\U0001efff]"
 )
+
+
 _FSI, _PDI = "\u2068", "\u2069"  # first-strong isolate ... pop directional isolate
 
 
@@ -207,10 +321,12 @@ def build_date() -> str | None:
 
 
 def _write_page(path: Path, text: str) -> None:
-    write_bytes(path, text.encode("utf-8"))
+    _write_bytes(path, text.encode("utf-8"))
 
 
 Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra context
+
+
 DOCUMENTS_SHOWN = 1000  # rows of the documents page (a 5,000-document corpus lists its first)
 
 
@@ -326,12 +442,12 @@ def render_site(
              *(c.name for c in model.not_run), model.meta.baseline)  # fmt: skip
     env = environment(templates, names)
     pages = page_list(model)
-    started = results_in_background(model, out, background)
+    started = _results_in_background(model, out, background)
     try:
         files = _write_pages(model, out, templates, on_page, env, pages, background)
         if not started:
-            write_results(model, out)
-        write_claims(model, out)
+            _write_results(model, out)
+        _write_claims(model, out)
         _write_page(inside(out, SUMMARY), summary_markdown(model))
         for job in started:
             job.wait()
@@ -399,7 +515,7 @@ def _write_pages(
     for source, name in _ASSETS.items():
         _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
     plotly_js = paths.require(folder / _PLOTLY_BUNDLE, "the plotly.js bundle").read_bytes()
-    write_bytes(inside(out, "assets/plotly.min.js"), plotly_js)
+    _write_bytes(inside(out, "assets/plotly.min.js"), plotly_js)
     files = [f for f, _, _, _ in pages]
     if model.question_list is not None:
         names = [c.name for c in model.candidates]

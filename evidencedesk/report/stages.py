@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evidencedesk.report.sections import (
+from evidencedesk.report.model import (
     AblationLine,
     AblationSection,
     CitationCase,
@@ -15,10 +15,9 @@ from evidencedesk.report.sections import (
 )
 from evidencedesk.report.values import config_word, num, pval, stat
 from evidencedesk.report.variants import metric_stat
-from evidencedesk.results import rows as r
+from evidencedesk.results import types as r
 from evidencedesk.results.settings import Settings
-from evidencedesk.retrieval.evalreport import Config, capped_words
-from evidencedesk.retrieval.experiments import sizing_grid
+from evidencedesk.retrieval.evalreport import Config, capped_words, sizing_grid
 
 # the sizing page's note on how recall is read
 _SIZING_NOTE = "Recall is measured at each row's own final size. "

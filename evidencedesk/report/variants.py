@@ -19,12 +19,11 @@ from evidencedesk.report.model import (
     SliceTable,
     Variant,
 )
-from evidencedesk.report.notices import answers_part, partial_coverage
 from evidencedesk.report.values import DASH, Stat, flips_text, fmt, num, pval, stat
-from evidencedesk.results.pages import grid_questions
-from evidencedesk.results.rows import MetricStat
+from evidencedesk.report.words import answers_part, partial_coverage
+from evidencedesk.results.plan import grid_questions
 from evidencedesk.results.settings import Metric
-from evidencedesk.results.types import Flip, Results, TagValue, VariantResult
+from evidencedesk.results.types import Flip, MetricStat, Results, TagValue, VariantResult
 from evidencedesk.retrieval import minilm
 
 

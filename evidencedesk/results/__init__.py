@@ -2,7 +2,7 @@
 
 One way through: `settings` (one object from the project and the options), `evaluate` (the
 named stage list that runs searches, judges lists and computes every statistic once), `types`
-(plain frozen dataclasses, numbers only, no display text), `jsonio` (results.json writing and
-loading) and `exports` (per-question CSV, TREC runs and qrels). `evidencedesk.report` only
+(plain frozen dataclasses, numbers only, no display text) and `serialize` (results.json
+writing and loading, the per-question CSV, TREC runs and qrels). `evidencedesk.report` only
 presents a `Results`; it computes no statistic.
 """

@@ -23,10 +23,9 @@ from pydantic import (
 )
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.files.keylines import Loc
-from evidencedesk.files.slugs import plain_slug
 from evidencedesk.files.text import read_text
-from evidencedesk.files.validation import Source, Style, found_toml, invalid, read_toml, rule
+from evidencedesk.files.validation import Loc, Source, Style, found_toml, invalid, read_toml, rule
+from evidencedesk.files.writing import plain_slug
 from evidencedesk.retrieval.evalreport import Config
 
 

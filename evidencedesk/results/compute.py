@@ -3,27 +3,82 @@
 `Book` memoizes every interval by (run key, metric): a candidate whose config equals a built-in
 variant's, or a sizing row equal to one, reuses the variant's interval instead of resampling
 again. All statistics come from `evidencedesk.retrieval.stats` through this module.
+
+The Results of either kind of project, from its evaluated parts: inputs facts, flips and the
+numbers both kinds share (the evaluation stages themselves live in `evaluate` and `runs_only`).
+
+How far the judgments reach, computed once: Judged@k of every run, each candidate's Judged@k
+against the baseline's, the primary metric on condensed lists, and the pairs to label next.
+
+An unjudged result counts as not relevant in every metric, so a candidate that finds documents
+the assessors never saw is penalised for the holes in the labels. These numbers say how large
+the holes are where the comparison looks (`JudgedShare`, with the caveat rule of
+`verdicts.unjudged_caveat`), whether the verdict survives them (the primary metric on
+condensed lists: Sakai 2007, ``trec_eval -J``), and which pairs would close them first
+(`to_label`).
 """
 
 from __future__ import annotations
 
+import bisect
+import difflib
+import heapq
 import math
-from collections.abc import Hashable, Mapping, Sequence
+import threading
+from collections.abc import Collection, Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 
+from evidencedesk import paths
+from evidencedesk.gate import GatePolicy
 from evidencedesk.metric_names import DIAGNOSTIC, split_metric
-from evidencedesk.results.rows import MetricStat, RunCosts
+from evidencedesk.results.gate_stage import policy_facts
+from evidencedesk.results.inputs import (
+    Project,
+    RunPaths,
+    chunk_facts,
+    documents,
+    input_hashes,
+    questions,
+)
 from evidencedesk.results.settings import Metric, Settings
 from evidencedesk.results.types import (
+    SCHEMA_VERSION,
+    SHOWN,
+    Ablations,
     CandidateResult,
+    CitationRow,
     Comparison,
+    EvidenceResult,
     Flip,
+    InputHash,
+    Inputs,
+    JudgedShare,
+    MetricStat,
+    ModelFacts,
+    Notice,
+    NotRun,
     RankedList,
+    Results,
+    RunCosts,
+    SizingRow,
+    Skipped,
     TagValue,
+    ToLabel,
     VariantResult,
 )
+from evidencedesk.results.verdicts import evidence_of, unjudged_caveat
+from evidencedesk.retrieval.catalog import Catalog, Scope
+from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metric_engine import of_judged
-from evidencedesk.retrieval.metrics import Judged, by_tag_all, mean_defined, per_question_all
+from evidencedesk.retrieval.metrics import (
+    Judged,
+    by_tag_all,
+    condense,
+    mean_defined,
+    per_question_all,
+)
 from evidencedesk.retrieval.stats import (
     bootstrap_ci,
     flips_needed,
@@ -32,12 +87,13 @@ from evidencedesk.retrieval.stats import (
     paired_bootstrap_ci,
     randomization_test,
 )
+from evidencedesk.version import __version__
 
 # question id -> one metric's value (None: undefined for that question)
 _QuestionValues = Mapping[str, float | None]
 
 
-def question_values(
+def _question_values(
     judged: Sequence[Judged], names: Sequence[str], averaging: str = "defined"
 ) -> dict[str, _QuestionValues]:
     """Per metric name, question id -> value (None when undefined), in judged order: one pass
@@ -84,11 +140,11 @@ class Book:
         metric: str,
         values: _QuestionValues | None = None,
     ) -> MetricStat:
-        """The metric's mean and interval over `judged` (`values`: its `question_values`, when
+        """The metric's mean and interval over `judged` (`values`: its `_question_values`, when
         the caller has them already)."""
         if (key, metric) not in self._stats:
             if values is None:
-                values = question_values(judged, [metric], self.averaging)[metric]
+                values = _question_values(judged, [metric], self.averaging)[metric]
             mean, n, left = mean_defined(list(values.values()))
             ci = bootstrap_ci([v for v in values.values() if v is not None], seed=self.seed)
             self._stats[key, metric] = MetricStat(metric, mean, ci.low, ci.high, n, left)
@@ -107,9 +163,9 @@ def ranked_lists(
     values: Mapping[str, _QuestionValues] | None = None,
 ) -> tuple[RankedList, ...]:
     """Per-question values and lists; `keep` cuts long lists (the values use the whole list).
-    `values`: the `question_values` of the metrics, when the caller has them already."""
+    `values`: the `_question_values` of the metrics, when the caller has them already."""
     if values is None:
-        values = question_values(judged, [m.name for m in metrics])
+        values = _question_values(judged, [m.name for m in metrics])
     return tuple(
         RankedList(
             j.id,
@@ -141,9 +197,9 @@ def tag_values(
 ) -> tuple[TagValue, ...]:
     """Each metric's mean by tag; with a `book`, also its 95 % bootstrap interval over the tag's
     questions (only tags that at least two questions define need a bootstrap call). `values`:
-    the `question_values` of the metrics, when the caller has them already."""
+    the `_question_values` of the metrics, when the caller has them already."""
     if values is None:
-        values = question_values(judged, [m.name for m in metrics])
+        values = _question_values(judged, [m.name for m in metrics])
     out = []
     for m in metrics:
         column = values[m.name]
@@ -173,7 +229,7 @@ def variant_result(
     judged = list(judged)
     metrics = settings.metrics
     # every question's value of every metric and slice metric, in one pass of the engine
-    values = question_values(judged, [m.name for m in (*metrics, *settings.slices)],
+    values = _question_values(judged, [m.name for m in (*metrics, *settings.slices)],
                              settings.averaging)  # fmt: skip
     return VariantResult(
         name=name,
@@ -250,11 +306,11 @@ def comparisons(
     stats = {s.metric: s for s in base_stats}
     # per-question values once per run (one pass for every metric); the tests take dicts
     names = [m.name for m in metrics]
-    a = question_values(base_judged, names, book.averaging)
+    a = _question_values(base_judged, names, book.averaging)
     raw: dict[str, tuple[list[MetricStat], list[Comparison]]] = {}
     for name, (key, judged) in runs.items():
         own, out = [], []
-        values = question_values(judged, names, book.averaging)
+        values = _question_values(judged, names, book.averaging)
         for m in metrics:
             b = values[m.name]
             ci = paired_bootstrap_ci(a[m.name], b, m.name, seed=book.seed)
@@ -289,3 +345,295 @@ def in_noise(best: Sequence[Judged], other: Sequence[Judged], metric: str = "mrr
         return True
     f = paired(list(best), list(other), metric)
     return len(f.better) - len(f.worse) >= -2 or f.p >= 0.05
+
+
+class Hashing:
+    """The input files' sha256 (`input_hashes`), computed in a background thread from the start
+    of an evaluation: hashlib releases the GIL on large blocks, so hashing gigabytes of runs
+    overlaps judging them instead of following it. Inside `held()` it waits (a run's read uses
+    every core; judging one uses one). `result()` waits for it and raises what hashing raised."""
+
+    def __init__(self, project: Project, runs: RunPaths) -> None:
+        self._may_run = threading.Event()
+        self._may_run.set()
+        self._args = (project, runs, self._may_run)
+        self._value: tuple[tuple[InputHash, ...], str] | None = None
+        self._error: BaseException | None = None
+        # a daemon: an interrupted build does not wait for the hashing to finish
+        self._thread = threading.Thread(target=self._run, name="input-hashes", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = input_hashes(*self._args)
+        except BaseException as exc:  # handed to result(), in the evaluating thread
+            self._error = exc
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Hashing waits (after its current block) until the block ends, however it ends."""
+        self._may_run.clear()
+        try:
+            yield
+        finally:
+            self._may_run.set()
+
+    def result(self) -> tuple[tuple[InputHash, ...], str]:
+        self._may_run.set()
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None  # noqa: S101 - set whenever no error was raised
+        return self._value
+
+
+def _inputs(
+    project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
+    settings: Settings, variants: Sequence[VariantResult],
+    candidates: Sequence[CandidateResult] = (), hashes: Hashing | None = None,
+    to_label: Sequence[ToLabel] = (),
+) -> Inputs:  # fmt: skip
+    files, digest = hashes.result() if hashes is not None else input_hashes(project, runs)
+    # a pipeline's metrics read the judgments in scope; a runs-only project's read them all
+    pipeline = project.kind == "pipeline"
+    allowed = catalog.allowed(Scope()) if catalog is not None and pipeline else None
+    ids: set[str] = set()
+    if catalog is not None:  # the chunks the site names (a runs-only project has no catalog)
+        ids = {c for lb in labels for c, g in lb.grades.items() if g > 0}
+        ids |= {c for v in variants for r in v.lists for c in r.ids[:SHOWN]}
+        ids |= {c for cand in candidates for r in cand.lists for c in r.ids[:SHOWN]}
+        ids |= {row.document for row in to_label}  # to-label.tsv gives their title and text
+    return Inputs(
+        project=project.name,
+        files=files,
+        input_hash=digest,
+        skipped=tuple(Skipped(s, r) for s, r in project.skipped_stages()),
+        documents=documents(catalog),
+        chunks=len(catalog) if catalog is not None else 0,
+        questions=questions(labels, allowed),
+        chunk_facts=chunk_facts(catalog, ids, settings.restricted_text == "hide"),
+        command=_command(project, runs, settings.seed),
+        demo=_is_demo(project),
+        counts=project.question_counts(),
+        notices=notices(project, catalog, labels),
+    )
+
+
+def _nearest(doc: str, ordered: Sequence[str]) -> str:
+    """The id of `ordered` (sorted) nearest to `doc`: of its sorted neighbours, the most alike
+    (on a tie, the nearer in sort order, the one before first)."""
+    at = bisect.bisect_left(ordered, doc)
+    near = [ordered[i] for i in (at - 1, at, at - 2, at + 1) if 0 <= i < len(ordered)]
+    return max(near, key=lambda c: difflib.SequenceMatcher(None, doc, c).ratio())
+
+
+def _not_in_corpus(
+    project: Project, catalog: Catalog | None, labels: Sequence[Label]
+) -> list[Notice]:
+    """Judged documents a runs-only project's corpus does not hold: their judgments count in
+    every metric (a run may return them), but no question page can show them."""
+    if catalog is None or project.kind != "runs" or project.qrels is None:
+        return []
+    judged = sorted({d for lb in labels for d in lb.grades})
+    missing = [d for d in judged if d not in catalog]
+    if not missing:
+        return []
+    ordered = sorted(catalog.ids())
+    names = tuple(f"{d} (nearest: {_nearest(d, ordered)})" for d in missing[:3])
+    return [Notice("judged_not_in_corpus", project.relative(project.qrels), None, len(missing),
+                   len(judged), names)]  # fmt: skip
+
+
+def notices(
+    project: Project, catalog: Catalog | None, labels: Sequence[Label]
+) -> tuple[Notice, ...]:
+    """What a reader must know about the inputs before reading a number (`types.Notice`)."""
+    found = [Notice("not_a_run", project.relative(p), None, 1, None, ())
+             for p in project.skipped_files]  # fmt: skip
+    if catalog is not None and catalog.empty:
+        ids = tuple(doc for doc, _ in catalog.empty[:3])
+        found.append(Notice("empty_document", project.relative(project.documents[0]),
+                            catalog.empty[0][1], len(catalog.empty), len(catalog), ids))  # fmt: skip
+    counts = project.question_counts()
+    if counts.without_text and project.queries is not None and project.evaluate_unlisted:
+        found.append(Notice("without_text", project.relative(project.qrels or project.queries), None,
+                            counts.without_text, counts.judged, counts.without_text_ids))  # fmt: skip
+    elif counts.without_text and project.queries is not None:
+        found.append(Notice("unlisted", project.relative(project.queries), None,
+                            counts.without_text, None, counts.without_text_ids))  # fmt: skip
+    if counts.unjudged and project.queries is not None:
+        found.append(Notice("unjudged", project.relative(project.queries), None, counts.unjudged,
+                            counts.queries, counts.unjudged_ids))  # fmt: skip
+    found += _not_in_corpus(project, catalog, labels)
+    return tuple(found)
+
+
+def _is_demo(project: Project) -> bool:
+    return Path(project.path).resolve() == (paths.DATA / "evidencedesk.toml").resolve()
+
+
+def _command(project: Project, runs: RunPaths, seed: int) -> tuple[str, ...]:
+    """The same build's arguments: --project (the project folder, as run from its parent; none
+    for the demo), --seed, and each --run by its file name (machine paths stay out of the site)."""
+    args: list[str] = []
+    if not _is_demo(project):
+        args += ["--project", Path(project.path).parent.name]
+    args += ["--seed", str(seed)]
+    for name, path in runs:
+        args += ["--run", f"{name}={Path(path).name}"]
+    return tuple(args)
+
+
+def _answerable_count(judged: Sequence[Judged]) -> int:
+    return sum(1 for j in judged if j.n_relevant > 0)
+
+
+def results_of(
+    project: Project, runs: RunPaths, catalog: Catalog | None, labels: Sequence[Label],
+    settings: Settings, variants: Sequence[VariantResult], baseline: str,
+    base_judged: Sequence[Judged], candidates: Sequence[CandidateResult],
+    policy: GatePolicy | None, sizing: tuple[SizingRow, ...] | None = None,
+    ablations: Ablations | None = None, citations: tuple[CitationRow, ...] | None = None,
+    evidence: EvidenceResult | None = None, hashes: Hashing | None = None,
+    to_label: tuple[tuple[ToLabel, ...], int] = ((), 0),
+    not_run: Sequence[NotRun] = (), models: Sequence[ModelFacts] = (),
+) -> Results:  # fmt: skip
+    """The Results of either kind of project (the pipeline's sections are None for runs-only);
+    `hashes`: the input hashes started earlier (else they are computed here); `to_label`: the
+    pairs to label next and how many there are (`judgments.to_label`)."""
+    answerable = _answerable_count(base_judged)
+    return Results(
+        schema_version=SCHEMA_VERSION,
+        version=__version__,
+        settings=settings,
+        inputs=_inputs(
+            project, runs, catalog, labels, settings, variants, candidates, hashes, to_label[0]
+        ),  # fmt: skip
+        baseline=baseline,
+        variants=tuple(variants),
+        flips=flips(variants, settings.flips_metric, baseline, candidates),
+        flips_needed=flips_needed(answerable),
+        answerable=answerable,
+        candidates=tuple(candidates),
+        sizing=sizing,
+        ablations=ablations,
+        citations=citations,
+        evidence=evidence,
+        policy=policy_facts(policy),
+        to_label=to_label[0],
+        to_label_total=to_label[1],
+        not_run=tuple(not_run),
+        models=tuple(models),
+    )
+
+
+TO_LABEL_CAP = 5000  # rows of to-label.tsv (the first ones change the most comparisons)
+
+
+def judged_metric(k: int) -> Metric:
+    """The Judged@k metric: the share of a run's top k that the judgments grade."""
+    return Metric.of(f"judged@{k}")
+
+
+def judged_stat(book: Book, key: Hashable, judged: Sequence[Judged], k: int) -> MetricStat:
+    """A run's Judged@k: its mean over the questions in the comparison, with the interval."""
+    return book.stat(key, judged, judged_metric(k).name)
+
+
+def judged_share(
+    base: Sequence[Judged], candidate: Sequence[Judged], k: int, seed: int
+) -> JudgedShare:
+    """The candidate's Judged@k against the baseline's, paired question by question."""
+    name = judged_metric(k).name
+    a = _question_values(base, [name])[name]
+    b = _question_values(candidate, [name])[name]
+    ci = paired_bootstrap_ci(a, b, name, seed=seed)
+    mean_a = mean_defined(list(a.values()))[0]
+    mean_b = mean_defined(list(b.values()))[0]
+    return JudgedShare(k, mean_a, mean_b, ci.mean, ci.low, ci.high, ci.n,
+                       unjudged_caveat(mean_a, mean_b, ci.high))  # fmt: skip
+
+
+def fully_judged(*runs: Sequence[Judged]) -> bool:
+    """Whether every result of these runs is judged (so condensed lists would change nothing)."""
+    return all(j.judged is None for run in runs for j in run)
+
+
+def condensed_lists(judged: Sequence[Judged]) -> tuple[Judged, ...]:
+    """Each whole list condensed (`metrics.condense`): a pipeline's final lists."""
+    return tuple(condense(j) for j in judged)
+
+
+def condensed_comparisons(
+    base: Sequence[Judged],
+    runs: Mapping[str, Sequence[Judged]],
+    primary: Metric,
+    book: Book,
+    full: Mapping[str, Sequence[Comparison]],
+) -> dict[str, tuple[Comparison, bool]]:
+    """Per candidate: the primary metric's comparison on condensed lists (Holm across the
+    candidates, as on full lists) and whether it moved as the primary metric's comparison on
+    the full lists (among the candidate's comparisons `full`) did: up, down, or not at all."""
+    stats = [book.stat(("condensed", "baseline"), base, primary.name)]
+    found = comparisons(stats, base, {n: (("condensed", n), j) for n, j in runs.items()},
+                        [primary], book)  # fmt: skip
+    out = {}
+    for name, (_, (cmp,)) in found.items():
+        head = next(c for c in full[name] if c.metric == primary.name)
+        agrees = evidence_of(cmp).direction == evidence_of(head).direction
+        out[name] = (cmp, agrees)
+    return out
+
+
+def _unjudged(j: Judged, k: int) -> dict[str, int]:
+    """The unjudged ids of a list's top k, with their rank."""
+    if j.judged is None:
+        return {}
+    return {i: r for r, (i, f) in enumerate(zip(j.ids[:k], j.judged[:k], strict=False), 1) if not f}
+
+
+def to_label(
+    baseline: Sequence[Judged], candidates: Mapping[str, Sequence[Judged]], baseline_name: str,
+    k: int, cap: int = TO_LABEL_CAP, corpus: Collection[str] | None = None,
+) -> tuple[tuple[ToLabel, ...], int]:  # fmt: skip
+    """The unjudged (question, document) pairs of the baseline's and the candidates' top k, the
+    ones that change the most comparisons first: pairs that split most baseline-candidate
+    comparisons (in one run's top k, not in the other's), then the best rank, then the most runs
+    returning them; ties by question order and document id. At most `cap` rows, and how many
+    pairs there are in all. With `corpus` (the project's document ids), a document it does not
+    hold is never listed: nobody could read it to label it."""
+    runs = {baseline_name: baseline, **candidates}
+    by_question = {name: {j.id: j for j in judged} for name, judged in runs.items()}
+    order = {j.id: n for n, j in enumerate(baseline)}
+    rows = []
+    for q, n in order.items():
+        tops = {name: lists[q] for name, lists in by_question.items() if q in lists}
+        unjudged = {name: _unjudged(j, k) for name, j in tops.items()}
+        pairs = sorted({d for found in unjudged.values() for d in found
+                        if corpus is None or d in corpus})  # fmt: skip
+        if not pairs:
+            continue
+        in_top = {name: set(j.ids[:k]) for name, j in tops.items()}
+        base_top = in_top.get(baseline_name, set())
+        for d in pairs:
+            returning = tuple(name for name in runs if d in unjudged.get(name, {}))
+            splits = sum((d in base_top) != (d in in_top.get(c, set())) for c in candidates)
+            rank = min(unjudged[name][d] for name in returning)
+            # (question order, document id) is unique: the order never reads past the id
+            rows.append((-splits, rank, -len(returning), n, d, q, returning))
+    # only the rows shown become ToLabel rows (a 10,000-question project has 100,000s of pairs)
+    best = heapq.nsmallest(cap, rows)
+    return tuple(ToLabel(q, d, rank, returning, -splits)
+                 for splits, rank, _, _, d, q, returning in best), len(rows)  # fmt: skip
+
+
+__all__ = [
+    "TO_LABEL_CAP",
+    "condensed_comparisons",
+    "condensed_lists",
+    "fully_judged",
+    "judged_metric",
+    "judged_share",
+    "judged_stat",
+    "to_label",
+]

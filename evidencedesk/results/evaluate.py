@@ -13,31 +13,30 @@ from dataclasses import dataclass, replace
 
 from evidencedesk.baseline import load_baseline
 from evidencedesk.errors import MissingExtraError
-from evidencedesk.files.project_schema import ProjectKind
-from evidencedesk.gate import load_policy
+from evidencedesk.files.project_file import ProjectKind
+from evidencedesk.gate import Reference, load_policy
 from evidencedesk.results import compute, stages
 from evidencedesk.results.candidates import CandidateChange, load_candidates
-from evidencedesk.results.collect import results_of
-from evidencedesk.results.compute import Book
-from evidencedesk.results.exposure import exposure
-from evidencedesk.results.gate_stage import gate_outcome
-from evidencedesk.results.inputs import (
-    RunPaths,
-    check_run_names,
-    external_runs,
-    run_note,
-)
-from evidencedesk.results.judgments import (
+from evidencedesk.results.compute import (
+    Book,
     condensed_comparisons,
     condensed_lists,
     fully_judged,
     judged_share,
     judged_stat,
+    results_of,
     to_label,
 )
+from evidencedesk.results.gate_stage import gate_outcome
+from evidencedesk.results.inputs import (
+    Project,
+    RunPaths,
+    check_run_names,
+    exposure,
+    external_runs,
+    run_note,
+)
 from evidencedesk.results.progress import COMPARED, Progress, Tally
-from evidencedesk.results.project import Project
-from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.runs_only import runs_only, saved_name
 from evidencedesk.results.settings import Settings, settings_for
 from evidencedesk.results.types import (
@@ -48,6 +47,7 @@ from evidencedesk.results.types import (
     ModelFacts,
     NotRun,
     Results,
+    RunCosts,
 )
 from evidencedesk.results.verdicts import decide_verdict
 from evidencedesk.retrieval import minilm
@@ -55,10 +55,8 @@ from evidencedesk.retrieval.benchmark import VARIANTS
 from evidencedesk.retrieval.caches import forget_all
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.coverage import check_coverage
-from evidencedesk.retrieval.evalreport import Config, Run, run_config
+from evidencedesk.retrieval.evalreport import Config, Run, run_config, sizing_grid
 from evidencedesk.retrieval.evidence import context_tokens
-from evidencedesk.retrieval.experiments import sizing_grid
-from evidencedesk.retrieval.gate_input import Reference
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts, uses_minilm

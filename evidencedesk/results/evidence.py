@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evidencedesk.chunking import chunk_document, load_document
-from evidencedesk.results.rows import (
+from evidencedesk.results.types import (
     CompressionRow,
     EvidenceResult,
     HeldBack,
@@ -20,7 +20,6 @@ from evidencedesk.results.rows import (
     StateRow,
     TenantRow,
 )
-from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope, load_documents
 from evidencedesk.retrieval.evalreport import Run
 from evidencedesk.retrieval.evidence import compress, dedupe
@@ -34,6 +33,7 @@ from evidencedesk.retrieval.lifecycle import (
     replace_document,
     served_by_question,
 )
+from evidencedesk.retrieval.searchers import Searcher
 
 _FIRST_STAGE = "hybrid"  # the searcher the freshness and deletion checks rebuild and query
 # why dedupe keeps both of a held-back pair

@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evidencedesk.gate import GateCheck, GatePolicy, Verdict, decide_gate
+from evidencedesk.gate import (
+    GateCheck,
+    GateInput,
+    GatePolicy,
+    Reference,
+    Verdict,
+    decide_gate,
+    shape,
+)
 from evidencedesk.results.types import GateOutcome, PolicyFacts, RuleValue
-from evidencedesk.retrieval.gate_input import GateInput, Reference, shape
 from evidencedesk.retrieval.metrics import Judged, paired
 
 # the gate outcome without a policy: REVIEW, one no_policy line, not evaluated

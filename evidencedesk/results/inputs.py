@@ -1,30 +1,413 @@
 """Inputs of an evaluation: external TREC runs (named, checked, read), input hashes and the facts
-about documents, questions and chunks that the Results carry for the pages."""
+about documents, questions and chunks that the Results carry for the pages.
+
+What the scope filter protects: for a candidate that filters after ranking (``prefilter =
+false``), the restricted and superseded chunks that reached its candidate lists before the filter.
+
+A risk read from the config, not from the metrics: it is stated whatever the metrics say.
+
+Places in results.json: a claim's `source` path (``candidates[2].comparisons[0]``) and the
+object it names in a Results.
+
+``evidencedesk.toml``: a project file that points the report at a team's own data.
+
+Two kinds of project share one site:
+
+- ``pipeline``: a corpus that evidencedesk indexes (Markdown folders or a BEIR ``corpus.jsonl``);
+  the built-in searchers, rerankers, sizing sweep and ablations run over it;
+- ``runs``: no corpus (or ``[documents].index = false``): each external TREC run is a variant,
+  compared with ``[runs].baseline``; stages that need the pipeline are skipped.
+
+The schema (sections, keys, types: pydantic models) lives in `evidencedesk.files.project_file`,
+how keys combine in `evidencedesk.files.project_file`; errors are worded by
+`evidencedesk.files.validation`. docs/project-file.md has an annotated example. The demo is itself a project: `DEMO_PROJECT`.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from evidencedesk.errors import ConfigError
-from evidencedesk.files.project_schema import MAX_RUNS
-from evidencedesk.files.text import read_text
-from evidencedesk.files.trec import TrecRun, read_run
+from pydantic import ValidationError
+
+from evidencedesk.errors import ConfigError, DocumentError, LabelsError
+from evidencedesk.files.project_file import (
+    DEFAULT_RELEVANCE,
+    MAX_RUNS,
+    MIN_COVERAGE,
+    PROJECT_FILE,
+    ProjectFile,
+    ProjectSection,
+    read_project_toml,
+    resolve,
+)
+from evidencedesk.files.text import (
+    DEFAULT_MAX_INPUT_MB,
+    check_input,
+    list_folder,
+    read_text,
+    set_max_input_mb,
+)
+from evidencedesk.files.trec import TrecRun, read_qrels, read_run
 from evidencedesk.metric_names import split_metric
-from evidencedesk.results.project import Project
-from evidencedesk.results.types import SHOWN, ChunkFact, DocumentFact, InputHash, QuestionFact
-from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.paths import DATA, require
+from evidencedesk.results.types import (
+    SHOWN,
+    ChunkFact,
+    DocumentFact,
+    Exposure,
+    InputHash,
+    QuestionFact,
+)
+from evidencedesk.retrieval.beir import (
+    Query,
+    labels_from_judgments,
+    read_beir_corpus,
+    read_beir_qrels,
+    read_queries,
+    read_tags,
+)
+from evidencedesk.retrieval.catalog import Catalog, load_catalog, markdown_files
 from evidencedesk.retrieval.coverage import Coverage
-from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.labels import Label, QuestionCounts, load_labels
 from evidencedesk.retrieval.metric_engine import JudgedLists
 from evidencedesk.retrieval.metrics import Judged
+from evidencedesk.retrieval.parts import Parts
+
+DEMO_PROJECT = DATA / "evidencedesk.toml"  # the demo's project file
+
+
+_LABEL_GRADES = 2  # labels.jsonl grades are 0-2 (SPEC §1); use qrels for other scales
+
+
+EXAMPLES = 3  # ids a notice names
+
+
+_TREC_EVAL_RELEVANCE = 1  # the relevance threshold of a qrels project that names none
+
+
+# the pipeline-only stages, skipped (with a reason) in a runs-only project
+_PIPELINE_STAGES = ("sizing", "ablations", "citations", "evidence")
+
+
+@dataclass(frozen=True)
+class Project:
+    """One validated project file. Paths are absolute; `to_dict` shows them relative to `root`."""
+
+    name: str
+    path: Path  # the project file
+    root: Path  # the folder of the project file; relative paths start here
+    kind: Literal["pipeline", "runs"]
+    documents: tuple[Path, ...] = ()  # Markdown folders, or one BEIR corpus.jsonl
+    documents_format: Literal["markdown", "beir", "none"] = "none"
+    chunking: str = "paragraph"
+    dense: str = "toy"  # [searchers] dense: the dense searcher's embedder (toy or minilm)
+    labels: Path | None = None
+    queries: Path | None = None
+    qrels: Path | None = None
+    qrels_format: Literal["trec", "beir"] | None = None
+    tags: Path | None = None
+    relevance: int = DEFAULT_RELEVANCE
+    grade_names: tuple[tuple[int, str], ...] = ()  # [questions] grades: what each grade means
+    evaluate_unlisted: bool = False  # [questions] evaluate_unlisted: judged ids not in queries
+    max_grade: int = 2
+    candidates: Path | None = None
+    notes: Path | None = None
+    policy: Path | None = None
+    baseline: Path | None = None
+    runs: tuple[tuple[str, Path], ...] = ()
+    runs_dir: Path | None = None
+    skipped_files: tuple[Path, ...] = ()  # files in `runs_dir` that do not read as runs
+    baseline_run: str | None = None
+    min_coverage: float = MIN_COVERAGE  # [runs] min_coverage: below it, a run is refused
+    max_depth: int | None = None  # [runs] max_depth: results per query evaluated (trec_eval -M)
+    averaging: Literal["defined", "trec_eval"] = "defined"  # [report] averaging
+    answers: Path | None = None
+    tenants: Path | None = None
+    tenant_documents: Path | None = None
+    dups: Path | None = None
+    updates: Path | None = None  # newer document versions for the freshness check
+    seed: int = 0
+    max_input_mb: int = DEFAULT_MAX_INPUT_MB
+    restricted_text: Literal["show", "hide"] = "show"
+    report_metrics: tuple[str, ...] | None = None  # [report] metrics; None: the kind's defaults
+    primary: str | None = None  # [report] primary; None: the first reported metric
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    # -- loading -------------------------------------------------------------------------------
+    def load_catalog(self) -> Catalog | None:
+        """The documents as a catalog (None without documents). A pipeline indexes every
+        document, so an empty one is an error there; a runs-only project only shows them."""
+        if self.documents_format == "beir":
+            catalog = read_beir_corpus(self.documents[0])
+            if catalog.empty and self.kind == "pipeline":
+                doc_id, line = catalog.empty[0]
+                raise DocumentError(
+                    self.documents[0], f"expected a title or some text in every document a "
+                    f"pipeline indexes, found both empty in {doc_id!r}", line,
+                )  # fmt: skip
+            return catalog
+        if self.documents_format == "markdown":
+            return load_catalog(self.chunking, self.documents)
+        return None
+
+    def _given(self, path: Path | None, key: str) -> Path:
+        """`[questions] key`, which the project rules require when there are no labels."""
+        if path is None:
+            raise ConfigError(self.path, f"expected [questions] labels or {key}, found neither")
+        return path
+
+    def judgments(self) -> dict[str, dict[str, int]]:
+        """qid -> {chunk or document id: grade}, read once."""
+        if "judgments" not in self._cache:
+            if self.labels is not None:
+                found = load_labels(self.labels, None, _LABEL_GRADES)
+                self._cache["judgments"] = {lab.id: dict(lab.grades) for lab in found}
+            elif self.qrels_format == "beir":
+                self._cache["judgments"] = read_beir_qrels(self._given(self.qrels, "qrels"))
+            else:
+                self._cache["judgments"] = read_qrels(self._given(self.qrels, "qrels"))
+        return self._cache["judgments"]
+
+    def _queries(self) -> list[Query]:
+        """The queries file's queries, read once ([] without one: ids come from the qrels)."""
+        if "queries" not in self._cache:
+            found = read_queries(self.queries) if self.queries is not None else []
+            self._cache["queries"] = found
+        return self._cache["queries"]
+
+    def question_counts(self) -> QuestionCounts:
+        """The project's questions counted (`retrieval.labels.QuestionCounts`)."""
+        judgments = self.judgments()
+        if self.labels is not None:
+            n = len(judgments)
+            relevant = sum(any(g >= self.relevance for g in d.values()) for d in judgments.values())
+            return QuestionCounts(n, n, relevant, 0, 0, self.relevance)
+        listed = [q.id for q in self._queries()]
+        judged = [qid for qid, docs in judgments.items() if docs]
+        unjudged = [q for q in listed if q not in judgments or not judgments[q]]
+        # without a queries file, every judged id is a question with no text of its own
+        known = set(listed)
+        without_text = [] if self.queries is None else [q for q in judged if q not in known]
+        if not self.evaluate_unlisted:  # the questions are the ones the queries file lists
+            judged = [q for q in judged if q in known] if self.queries is not None else judged
+        relevant = sum(any(g >= self.relevance for g in judgments[q].values()) for q in judged)
+        return QuestionCounts(len(known | set(judged)), len(judged), relevant, len(unjudged),
+                              len(without_text), self.relevance, tuple(unjudged[:EXAMPLES]),
+                              tuple(without_text[:EXAMPLES]))  # fmt: skip
+
+    def load_labels(self, catalog: Catalog | None = None) -> list[Label]:
+        """Labelled questions at this project's relevance threshold.
+
+        From qrels: the judged queries (`beir.labels_from_judgments`), grades from the
+        judgments, ``answerable`` = has a grade >= relevance, tags from the queries file and
+        the tags file. With a queries file, only the judged queries it lists, unless
+        ``[questions] evaluate_unlisted`` (runs-only) adds the others. In a pipeline project
+        every judged id must be a chunk of `catalog`.
+        """
+        extra = read_tags(self.tags) if self.tags is not None else None
+        if self.labels is not None:
+            check = catalog if self.kind == "pipeline" else None
+            found = load_labels(self.labels, check, self.max_grade)
+            queries = [(lab.id, lab.question, lab.tags) for lab in found]
+            grades = {lab.id: dict(lab.grades) for lab in found}
+            return labels_from_judgments(
+                queries, grades, self.relevance, extra, self.labels, self.tags, complete=True
+            )
+        from_file = self._queries()
+        qrels = self.judgments()
+        if self.kind == "pipeline" and catalog is not None:
+            for qid, docs in qrels.items():
+                missing = next((d for d in docs if d not in catalog), None)
+                if missing is not None:
+                    raise LabelsError(
+                        self.qrels,
+                        f"expected judged ids from the corpus, found {missing!r} (query {qid!r}) "
+                        "which is not a chunk or document id of the catalog",
+                    )
+        labels = labels_from_judgments(from_file, qrels, self.relevance, extra, self.qrels,
+                                       self.tags)  # fmt: skip
+        if self.queries is not None and not self.evaluate_unlisted:
+            # the question set is what the team asked: judged ids the queries file does not
+            # list are left out of every number (`question_counts` counts them)
+            listed = {q.id for q in from_file}
+            labels = [lab for lab in labels if lab.id in listed]
+        return labels
+
+    def load_runs(self) -> dict[str, TrecRun]:
+        """name -> `TrecRun` read with `evidencedesk.files.trec.read_run`, in project order."""
+        return {name: read_run(path) for name, path in self.runs}
+
+    # -- describing ------------------------------------------------------------------------------
+    def skipped_stages(self) -> tuple[tuple[str, str], ...]:
+        """(stage, reason) for every pipeline stage this project cannot run."""
+        if self.kind == "runs":
+            why = (
+                "runs-only project: no corpus is indexed, so there is no pipeline to "
+                "size, ablate or inspect"
+            )
+            return tuple((stage, why) for stage in _PIPELINE_STAGES)
+        skipped = []
+        if self.answers is None:
+            skipped.append(("citations", "no [extras].answers file in the project"))
+        if self.dups is None:
+            skipped.append(("dedupe", "no [extras].dups folder in the project"))
+        if self.tenants is None:
+            skipped.append(("tenants", "no [extras].tenants file in the project"))
+        if self.updates is None:
+            skipped.append(("freshness", "no [extras].updates folder in the project"))
+        return tuple(skipped)
+
+    def input_files(self) -> list[Path]:
+        """Every file the build reads (for the manifest hash), in a fixed order, each once."""
+        files: list[Path] = [self.path]
+        if self.documents_format == "markdown":
+            files += [p for folder in self.documents for p in markdown_files(folder)]
+        else:
+            files += list(self.documents)
+        files += [p for p in (self.labels, self.queries, self.qrels, self.tags) if p is not None]
+        if self.candidates is not None:
+            files.append(self.candidates)
+        if self.notes is not None:
+            files += [p for p in list_folder(self.notes, ConfigError, "notes folder")
+                      if p.suffix == ".md" and p.is_file()]  # fmt: skip
+        files += [p for p in (self.policy, self.baseline) if p is not None]
+        files += [path for _, path in self.runs]
+        files += [p.with_suffix(".md") for _, p in self.runs if p.with_suffix(".md").is_file()]
+        files += [p for p in (self.answers, self.tenants) if p is not None]
+        for folder in (self.tenant_documents, self.dups, self.updates):
+            if folder is not None:
+                files += markdown_files(folder)
+        return list(dict.fromkeys(files))
+
+    def relative(self, path: Path) -> str:
+        return Path(os.path.relpath(path, self.root)).as_posix()
+
+    def to_dict(self) -> dict[str, Any]:
+        def rel(p: Path | None) -> str | None:
+            return None if p is None else self.relative(p)
+
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if f.name.startswith("_") or f.name == "root":
+                continue
+            value = getattr(self, f.name)
+            if f.name == "path":
+                value = self.path.name
+            elif f.name == "documents":
+                value = [rel(p) for p in value]
+            elif f.name == "runs":
+                value = [[name, rel(p)] for name, p in value]
+            elif f.name == "grade_names":
+                value = {str(g): name for g, name in value}
+            elif f.name == "skipped_files":
+                value = [rel(p) for p in value]
+            elif isinstance(value, Path):
+                value = rel(value)
+            out[f.name] = value
+        return out
+
+
+def _search_stop(folder: Path) -> Path | None:
+    """The folder the upward search ends at when it starts in `folder`: the first one holding
+    ``.git`` (a repository's root: a project never reaches out of its repository), else None
+    (the search runs to the filesystem root)."""
+    return next((f for f in (folder, *folder.parents) if os.path.lexists(f / ".git")), None)
+
+
+def _find_project_file(start: Path) -> tuple[Path | None, Path]:
+    """The ``evidencedesk.toml`` the commands read without ``--project``, as pytest and ruff find
+    theirs: in `start`, then in each parent, up to and including the first folder holding
+    ``.git`` or the filesystem root. Returns the file found (None: none) and the folder the
+    search stopped at. Any entry of that name counts, also one that is not a readable regular
+    file (a folder, a FIFO, a dangling or looping link), so that it is refused by name rather
+    than passed over for the demo."""
+    start = start.absolute()
+    stop = _search_stop(start)
+    for folder in (start, *start.parents):
+        found = folder / PROJECT_FILE
+        if os.path.lexists(found):
+            return found, folder
+        if folder == stop:
+            return None, folder
+    return None, Path(start.anchor)
+
+
+def find_project(given: str | Path | None, saving: bool = False) -> tuple[Project, str]:
+    """The project a command reads, and the first line of its output naming it: `given`; else
+    the nearest ``evidencedesk.toml`` of the current folder and its parents (`_find_project_file`);
+    else the demo, and the line says where it looked. `saving`: as `load_project`'s."""
+    if given is None:
+        cwd = Path.cwd()
+        found, stop = _find_project_file(cwd)
+        if found is None:
+            project = load_project(require(DEMO_PROJECT, "the demo project"), saving)
+            where = f"{cwd}" if stop == cwd else f"{cwd} or its parents up to {stop}"
+            return project, f"project: the demo, {project.name} (no {PROJECT_FILE} in {where})"
+        check_input(found, ConfigError, "project file")  # a folder, FIFO or dangling link: named
+        given = found
+    project = load_project(given, saving)
+    return project, f"project: {project.name} ({project.path})"
+
+
+def load_project(path: str | Path, saving: bool = False) -> Project:
+    """Read and validate a project file; every problem is one `ConfigError` naming file and key.
+    `saving`: the saved baseline is about to be (re)written, so ``[gate].baseline`` may name a
+    file that does not exist yet (``--save-baseline``)."""
+    path = Path(path).absolute()
+    if path.is_dir():
+        path = path / "evidencedesk.toml"
+    # the limit is per project: a key left out means the default, whatever was built before
+    set_max_input_mb(DEFAULT_MAX_INPUT_MB)
+    raw, source = read_project_toml(path)
+    context = {"root": path.parent, "saving": saving}
+    section = raw.get("project")
+    if isinstance(section, dict) and "max_input_mb" in section:
+        # the limit applies to the files the other keys name, so it is read first
+        try:
+            limit = ProjectSection.model_validate(
+                {"max_input_mb": section["max_input_mb"]}, context=context
+            ).max_input_mb
+        except ValidationError as exc:
+            raise source.invalid(exc, ProjectSection, ("project",)) from None
+        set_max_input_mb(limit or DEFAULT_MAX_INPUT_MB)
+    try:
+        model = ProjectFile.model_validate(raw, context=context)
+    except ValidationError as exc:
+        raise source.invalid(exc, ProjectFile) from None
+    fields = resolve(model, path)
+    given = "relevance" in model.questions.model_fields_set
+    if not given and model.questions.labels is None:
+        fields["relevance"] = _TREC_EVAL_RELEVANCE  # qrels: trec_eval's default level (-l 1)
+    result = Project(**fields)
+    grades = sorted({g for docs_ in result.judgments().values() for g in docs_.values()})
+    top = max(grades, default=0)
+    if top < 1:
+        seen_grades = ", ".join(map(str, grades)) or "none"
+        raise source.error(
+            ("questions",),
+            f"expected at least one judgment with a positive grade, found none (grades seen in "
+            f"the judgments: {seen_grades})",
+        )
+    if not 1 <= result.relevance <= top:
+        default = "" if given else " (the default)"
+        hint = "; set relevance = 1 for binary judgments" if top == 1 else ""
+        seen_grades = ", ".join(map(str, grades)) or "none"
+        raise source.error(
+            ("questions", "relevance") if given else ("questions",),
+            f"expected a relevance threshold from 1 to {top} (grades seen in the judgments: "
+            f"{seen_grades}), found {result.relevance}{default}{hint}",
+        )
+    return dataclasses.replace(result, max_grade=top, _cache=result._cache)
+
 
 RunPaths = Sequence[tuple[str, Path]]  # ("--run NAME=PATH" options)
 
@@ -203,7 +586,7 @@ def questions(labels: Sequence[Label], allowed: Collection[str] | None) -> tuple
     )
 
 
-def marks_of(chunk: Any) -> tuple[str, ...]:
+def _marks_of(chunk: Any) -> tuple[str, ...]:
     """What a reader must be told about a chunk before reading or forwarding it."""
     if chunk is None:
         return ()
@@ -224,7 +607,24 @@ def chunk_facts(catalog: Catalog | None, ids: Iterable[str], hide: bool) -> tupl
     out = []
     for chunk in catalog.chunks:
         if chunk.id in wanted:
-            marks = marks_of(chunk)
+            marks = _marks_of(chunk)
             text = None if hide and "restricted" in marks else chunk.text
             out.append(ChunkFact(chunk.id, chunk.title, text, marks))
     return tuple(out)
+
+
+def exposure(parts: Parts, first_stage: str, depth: int,
+             labels: Sequence[Label]) -> tuple[Exposure, ...]:  # fmt: skip
+    """Each (question, chunk) where an unfiltered stage one put a marked chunk in the top
+    `depth`: what the pre-filter would have kept out of the candidate list."""
+    searcher = parts.first(first_stage)
+    out = []
+    for label in labels:
+        for cand in searcher.search(label.question, depth, None):
+            marks = _marks_of(cand.chunk)
+            if marks:
+                out.append(Exposure(label.id, cand.chunk.id, marks))
+    return tuple(out)
+
+
+__all__ = ["DEMO_PROJECT", "Project", "find_project", "load_project", "resolve"]

@@ -8,32 +8,39 @@ from pathlib import Path
 
 from evidencedesk.baseline import Baseline
 from evidencedesk.files.trec import TrecRun
-from evidencedesk.gate import GatePolicy
+from evidencedesk.gate import GatePolicy, Reference, cut
 from evidencedesk.metric_names import reads_whole_list
 from evidencedesk.results import compute
 from evidencedesk.results.candidates import read_note
-from evidencedesk.results.collect import Hashing, results_of
-from evidencedesk.results.compute import Book
+from evidencedesk.results.compute import (
+    Book,
+    Hashing,
+    condensed_comparisons,
+    fully_judged,
+    judged_share,
+    judged_stat,
+    results_of,
+    to_label,
+)
 from evidencedesk.results.gate_stage import gate_outcome
 from evidencedesk.results.inputs import (
+    Project,
     RunPaths,
     baseline_run,
     judged_depth,
     judged_external_runs,
 )
-from evidencedesk.results.judgments import (
-    condensed_comparisons,
-    fully_judged,
-    judged_share,
-    judged_stat,
-    to_label,
-)
-from evidencedesk.results.pages import RUNS_ONLY_DEPTH, trim
+from evidencedesk.results.plan import RUNS_ONLY_DEPTH, trim
 from evidencedesk.results.progress import COMPARED, Progress, Tally
-from evidencedesk.results.project import Project
-from evidencedesk.results.rows import RunCosts
 from evidencedesk.results.settings import Settings
-from evidencedesk.results.types import SHOWN, CandidateResult, Comparison, ConfigChange, Results
+from evidencedesk.results.types import (
+    SHOWN,
+    CandidateResult,
+    Comparison,
+    ConfigChange,
+    Results,
+    RunCosts,
+)
 from evidencedesk.results.verdicts import decide_verdict
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.coverage import (
@@ -42,7 +49,6 @@ from evidencedesk.retrieval.coverage import (
     check_judged_shares,
     unjudged_top,
 )
-from evidencedesk.retrieval.gate_input import Reference, cut
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evidencedesk.files.project_schema import DEFAULT_METRICS, ProjectKind
+from evidencedesk.files.project_file import DEFAULT_METRICS, ProjectKind
 from evidencedesk.metric_names import read_metric, split_metric
 from evidencedesk.retrieval.evalreport import Config
 
@@ -155,7 +155,7 @@ class Settings:
 
 
 def settings_for(project: Any, seed: int) -> Settings:
-    """Settings of `project` (an `evidencedesk.results.project.Project`) with the resolved `seed`."""
+    """Settings of `project` (an `evidencedesk.results.inputs.Project`) with the resolved `seed`."""
     runs_only = project.kind == "runs" or project.documents_format == "none"
     names = (
         getattr(project, "report_metrics", None)

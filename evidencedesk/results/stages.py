@@ -8,8 +8,9 @@ from pathlib import Path
 
 from evidencedesk.results.compute import Book, delta_interval, in_noise
 from evidencedesk.results.evidence import evidence
-from evidencedesk.results.project import Project
-from evidencedesk.results.rows import (
+from evidencedesk.results.inputs import Project
+from evidencedesk.results.settings import Settings
+from evidencedesk.results.types import (
     AblationResult,
     Ablations,
     CitationRow,
@@ -17,12 +18,10 @@ from evidencedesk.results.rows import (
     RunCosts,
     SizingRow,
 )
-from evidencedesk.results.settings import Settings
 from evidencedesk.retrieval.catalog import Catalog, markdown_files
 from evidencedesk.retrieval.citations import load_answers, score_answer
-from evidencedesk.retrieval.evalreport import Config, Run, ablate
+from evidencedesk.retrieval.evalreport import Config, Run, ablate, sweep
 from evidencedesk.retrieval.evalreport import Costs as PriceList
-from evidencedesk.retrieval.experiments import sweep
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.parts import Parts
 

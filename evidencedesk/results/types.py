@@ -1,32 +1,167 @@
 """The typed Results: plain frozen dataclasses of numbers, ids and input facts, no display text.
 
 Everything the site shows is computed once into these objects by `evidencedesk.results.evaluate`
-and presented by `evidencedesk.report`; `evidencedesk.results.jsonio` writes and reads them as
+and presented by `evidencedesk.report`; `evidencedesk.results.serialize` writes and reads them as
 ``results.json`` (field by field, documented in docs/results-schema.md). ``None`` is "undefined"
 or "not known", never zero.
+
+Rows of the pipeline-only sections of the Results: sizing, ablations, citations, evidence.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from evidencedesk.gate import GateCheck
 from evidencedesk.metric_names import canonical
-from evidencedesk.results.rows import (
-    Ablations,
-    CitationRow,
-    EvidenceResult,
-    MetricStat,
-    RunCosts,
-    SizingRow,
-)
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.verdicts import Decision
 from evidencedesk.retrieval.coverage import Coverage
 from evidencedesk.retrieval.labels import QuestionCounts
 
+
+@dataclass(frozen=True)
+class MetricStat:
+    """One run's mean of one metric with its 95 % bootstrap interval."""
+
+    metric: str
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int  # questions that define the metric
+    left_out: int  # questions where it is undefined (no relevant chunk)
+
+
+@dataclass(frozen=True)
+class RunCosts:
+    """What a run costs per question; None where it is not known (an external run)."""
+
+    pairs_per_question: float | None
+    tokens_per_question: float | None
+    latency_ms: float | None  # from the hypothetical price list; None without one
+
+
+@dataclass(frozen=True)
+class SizingRow:
+    """One sizing-sweep setting (depth, final): recall, MRR, costs, whether within noise."""
+
+    depth: int
+    final: int
+    recall: float | None  # recall at the row's own final size
+    mrr: MetricStat
+    costs: RunCosts
+    within_noise: bool  # MRR not distinguishable from the best row (see the sizing note)
+    smallest_in_noise: bool
+    best: bool
+
+
+@dataclass(frozen=True)
+class AblationResult:
+    """One ablation: a change to the base config, its metrics, MRR change, flips, p, interval."""
+
+    changes: dict[str, Any]  # {} for the base row
+    metrics: dict[str, float | None]
+    mrr_delta: float | None
+    better: tuple[str, ...]
+    worse: tuple[str, ...]
+    tied: int
+    p: float
+    costs: RunCosts
+    # the paired 95 % bootstrap interval of mrr_delta (None on the base row)
+    mrr_low: float | None = None
+    mrr_high: float | None = None
+
+
+@dataclass(frozen=True)
+class Ablations:
+    """The ablation study: the base config's label and one row per change (the base first)."""
+
+    base: str  # the base config's label
+    rows: tuple[AblationResult, ...]
+
+
+@dataclass(frozen=True)
+class CitationRow:
+    """One scored answer of the citation checks: its coverage, resolve and support."""
+
+    id: str
+    case: str
+    answer: str
+    coverage: float | None
+    resolve: float | None
+    support: float | None
+    note: str
+
+
+@dataclass(frozen=True)
+class Merge:
+    """A dedupe merge: the chunk kept and the near-duplicates merged into it."""
+
+    kept: str
+    merged: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HeldBack:
+    """Two similar chunks with different numbers, both kept and held back for a human."""
+
+    first: str
+    second: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CompressionRow:
+    """One context-compression setting: tokens before and after, questions that kept evidence."""
+
+    setting: str
+    tokens_before: int
+    tokens_after: int
+    kept: int
+    total: int
+    cut_off: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StateRow:
+    """One index state of the freshness or deletion check: the chunks served, whether stale."""
+
+    state: str
+    served: tuple[str, ...]  # chunk ids served
+    stale: bool
+    note: str
+
+
+@dataclass(frozen=True)
+class TenantRow:
+    """One tenant's isolation check, filtered or not: questions asked, other tenants' chunks."""
+
+    tenant: str
+    filtered: bool
+    questions: int
+    leaks: int
+    leaked: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EvidenceResult:
+    """The evidence checks: dedupe, compression, freshness, deletion and tenant isolation."""
+
+    kept: int
+    merges: tuple[Merge, ...]
+    held_back: tuple[HeldBack, ...]
+    compression: tuple[CompressionRow, ...]
+    freshness: tuple[StateRow, ...]
+    deletion: tuple[StateRow, ...]
+    tenants: tuple[TenantRow, ...]
+    notes: tuple[str, ...] = ()
+
+
 SCHEMA_VERSION = 1  # the version of results.json's layout; a file of another version is refused
+
+
 SHOWN = 20  # ranked results a question page lists per variant (all that a long run keeps)
 
 
@@ -451,3 +586,26 @@ class Results:
 
     def flip(self, a: str, b: str, family: str = "variants") -> Flip:
         return next(f for f in self.flips if f.a == a and f.b == b and f.family == family)
+
+
+# Places in results.json: a claim's `source` path (``candidates[2].comparisons[0]``) names an
+# object of the Results
+_STEP = re.compile(r"([a-z_]+)((?:\[\d+\])*)")
+
+
+def resolve(results: Results, source: str) -> Any:
+    """The object at `source` (``candidates[2].comparisons[0]``) in `results`; `source` ""
+    is the Results themselves. Raises LookupError for a path the Results do not have."""
+    node: Any = results
+    if not source:
+        return node
+    for step in source.split("."):
+        match = _STEP.fullmatch(step)
+        if match is None or not hasattr(node, match[1]):
+            raise LookupError(f"no {step!r} in results.json at {source!r}")
+        node = getattr(node, match[1])
+        for index in re.findall(r"\[(\d+)\]", match[2]):
+            if not isinstance(node, tuple | list) or int(index) >= len(node):
+                raise LookupError(f"no [{index}] in results.json at {source!r}")
+            node = node[int(index)]
+    return node

@@ -24,8 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evidencedesk.retrieval.base import Hit, Searcher
-from evidencedesk.retrieval.searchers import HybridSearcher, search_many
+from evidencedesk.retrieval.searchers import Hit, HybridSearcher, Searcher, search_many
 
 __all__ = ["CachedSearcher", "LazySearcher", "cached_searchers"]
 

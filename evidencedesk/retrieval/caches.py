@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from evidencedesk.retrieval.evidence import forget_words
 from evidencedesk.retrieval.parts import forget_token_counts
-from evidencedesk.retrieval.resampling import forget_draws
+from evidencedesk.retrieval.stats import forget_draws
 from evidencedesk.retrieval.tokens import forget_tokens
 
 __all__ = ["forget_all"]

@@ -25,12 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from evidencedesk.errors import RunFileError
-from evidencedesk.files.arrow import pa
-from evidencedesk.files.project_schema import (
+from evidencedesk.files.project_file import (
     MIN_COVERAGE,  # below it, a run's ids are refused
 )
 from evidencedesk.files.trec import TrecRun
-from evidencedesk.files.trec_keys import doc_hashes, fixed_width
+from evidencedesk.files.trec_keys import doc_hashes, fixed_width, pa
 
 __all__ = [
     "FAR_BELOW",

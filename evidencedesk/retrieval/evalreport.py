@@ -10,36 +10,55 @@ setting and leaves room for the reranker to lift a chunk from rank 4-10.
 Costs are a **hypothetical price list**: the kit counts pairs and tokens and never times anything.
 This is the course page's module: `run_config`, `ablate` and `retrieval_gate` are defined here
 (the gate's policy and rules are `evidencedesk.gate`); the sizing sweep is in `experiments`.
+
+One row of an ablation table: a change of the base configuration compared with the base.
+
+`evalreport.ablate` runs the configurations and builds these rows; `AblationRow` is both the
+attribute API the site reads and the mapping the course page reads (``row["change"]``).
+
+A run shaped for the release gate (`GateInput`), and what it is compared with (`Reference`).
+
+`gate.decide_gate` reads these; `evalreport.retrieval_gate` shapes a run and its base with them, and
+`baseline.Baseline.reference()` turns a saved baseline into a `Reference`. Judged lists need no
+pipeline config: `shape` and `Reference.of_judged` take them with their final size (a TREC run's
+lists first `cut` to the gate's k). A `Reference` is a pipeline's (its `Config`) or a named run's.
+
+The sizing sweep: every depth x final of a reranked configuration, with its cost.
+
+A cell whose depth is below its final is a legal configuration, but the sweep leaves it out: its
+final list is capped by the depth, so it is the same run as depth x final=depth (the same list,
+MRR, pairs and tokens; recall at a cut-off beyond the list's end is recall at the list's end),
+and a second row of it would only repeat that row under another name. `sizing_grid` says which
+cells run and which are left out, so that the report can name the ones it skipped.
+
+The single-field ablations (`ablate`) are in `evalreport`, the course page's module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
-from evidencedesk.gate import GatePolicy, GateResult, decide_gate
+from evidencedesk.gate import (
+    ConfigRun,
+    GateInput,
+    GatePolicy,
+    GateResult,
+    Reference,
+    cut,
+    decide_gate,
+    gate_result,
+    shape,
+)
 from evidencedesk.metric_names import MAX_CUTOFF
-from evidencedesk.retrieval.ablation import AblationRow, ablation_row, as_change, change_name
-from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
-from evidencedesk.retrieval.gate_input import Reference, gate_result
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, parse_metric, summarize
+from evidencedesk.retrieval.metrics import Judged, paired, parse_metric, summarize
 from evidencedesk.retrieval.parts import ConfigSearcher, Parts, summary_names
 from evidencedesk.retrieval.rerankers import RERANKERS, make_reranker
-
-__all__ = [
-    "FIRST_STAGES",
-    "Config",
-    "Costs",
-    "Run",
-    "ablate",
-    "capped_words",
-    "retrieval_gate",
-    "run_config",
-]
+from evidencedesk.retrieval.searchers import Searcher
 
 # the first-stage searchers a Config may name (minilm: the optional extra's model)
 FIRST_STAGES = ("sparse", "dense", "hybrid", "minilm")
@@ -274,9 +293,6 @@ def run_config(
     )
 
 
-# -- ablations --------------------------------------------------------------------------------
-
-
 def ablate(
     base: Config,
     changes: Sequence[Mapping[str, Any] | tuple[str, Any]],
@@ -303,9 +319,6 @@ def ablate(
     return rows
 
 
-# -- the gate ---------------------------------------------------------------------------------
-
-
 def _reference(base: Any, k: int) -> Reference | None:
     if base is None or isinstance(base, Reference):
         return base
@@ -327,3 +340,217 @@ def retrieval_gate(policy: GatePolicy, run: Run, base: Any = None) -> GateResult
     the policy's k) or a saved baseline (``baseline.load_baseline``).
     """
     return decide_gate(policy, gate_result(run, policy.k), _reference(base, policy.k))
+
+
+# the keys an ablation row answers to as a mapping (the course page's `row["change"]`)
+ABLATION_KEYS = (
+    "change",
+    "config",
+    "metrics",
+    "delta",
+    "better",
+    "worse",
+    "tied",
+    "p",
+    "pairs_per_question",
+    "tokens_per_question",
+    "latency_ms",
+    "run",
+)
+
+
+@dataclass(frozen=True)
+class AblationRow(Mapping[str, Any]):
+    """The base run (``changes == {}``, delta 0) or one change of it, compared with the base.
+
+    Also a read-only mapping (`ABLATION_KEYS`), as the course page reads it: ``row["change"]``
+    (``"(base)"``, ``"reranker=none"`` ...), ``row["delta"]`` (the MRR delta), ``row["run"]``.
+    """
+
+    name: str
+    changes: Mapping[str, Any]
+    config: Config
+    metrics: Mapping[str, float | None]
+    mrr_delta: float | None
+    better: tuple[str, ...]
+    worse: tuple[str, ...]
+    tied: int
+    p: float
+    pairs_per_question: float
+    tokens_per_question: float
+    latency_ms: float
+    run: Run
+
+    @property
+    def change(self) -> str:
+        return "(base)" if not self.changes else self.name
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in ABLATION_KEYS:
+            raise KeyError(f"{key!r}; expected one of: {', '.join(ABLATION_KEYS)}")
+        return self.mrr_delta if key == "delta" else getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(ABLATION_KEYS)
+
+    def __len__(self) -> int:
+        return len(ABLATION_KEYS)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "changes": dict(self.changes),
+            "config": self.config.to_dict(),
+            "metrics": dict(self.metrics),
+            "mrr_delta": self.mrr_delta,
+            "better": list(self.better),
+            "worse": list(self.worse),
+            "tied": self.tied,
+            "p": self.p,
+            "pairs_per_question": self.pairs_per_question,
+            "tokens_per_question": self.tokens_per_question,
+            "latency_ms": self.latency_ms,
+        }
+
+
+def change_name(changes: Mapping[str, Any]) -> str:
+    """An ablation's change in words: "reranker=none, depth=3", or "base" for no change."""
+    if not changes:
+        return "base"
+    return ", ".join(f"{k}={v}" for k, v in changes.items())
+
+
+def ablation_row(
+    name: str, changes: Mapping[str, Any], run: Run, base: Run, costs: Costs
+) -> AblationRow:
+    """One ablation row: the run with `changes` against the base run on MRR, flips and costs."""
+    mine, theirs = run.value("mrr"), base.value("mrr")
+    delta = None if mine is None or theirs is None else mine - theirs
+    flips = paired(list(base.judged), list(run.judged), name="mrr")
+    return AblationRow(
+        name=name,
+        changes=dict(changes),
+        config=run.config,
+        metrics={n: run.value(n) for n in run.summary},
+        mrr_delta=delta,
+        better=tuple(flips.better),
+        worse=tuple(flips.worse),
+        tied=flips.tied,
+        p=flips.p,
+        pairs_per_question=run.pairs_per_question,
+        tokens_per_question=run.tokens_per_question,
+        latency_ms=run.latency_ms(costs),
+        run=run,
+    )
+
+
+def as_change(number: int, change: Any) -> dict[str, Any]:
+    """A change as a dict: a mapping as given, or a ``(field, value)`` pair."""
+    if isinstance(change, tuple | list) and len(change) == 2 and isinstance(change[0], str):
+        return {change[0]: change[1]}
+    if isinstance(change, Mapping) and change:
+        return dict(change)
+    raise EvidencedeskError(
+        f"ablation change {number}: expected a (field, value) pair like ('reranker', 'feature') "
+        f"or a non-empty mapping like {{'reranker': 'feature'}}, found {change!r}"
+    )
+
+
+_Cell = tuple[int, int]  # (depth, final)
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """One (depth, final) cell of the sizing table; latency from the hypothetical price list."""
+
+    depth: int
+    final: int
+    recall: float | None
+    mrr: float | None
+    pairs_per_question: float
+    tokens_per_question: float
+    latency_ms: float
+    run: Run | None = field(default=None, compare=False, repr=False)  # for paired comparisons
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "depth": self.depth,
+            "final": self.final,
+            "recall": self.recall,
+            "recall_name": f"recall@{self.final}",
+            "mrr": self.mrr,
+            "pairs_per_question": self.pairs_per_question,
+            "tokens_per_question": self.tokens_per_question,
+            "latency_ms": self.latency_ms,
+        }
+
+
+def sizing_grid(depths: Iterable[int], finals: Iterable[int]) -> tuple[list[_Cell], list[_Cell]]:
+    """The (depth, final) cells the sweep runs (depth >= final, depth outer, in the order given)
+    and those it leaves out (depth < final: capped by the depth, a repeat of (depth, depth))."""
+    finals = list(finals)
+    cells = [(depth, final) for depth in depths for final in finals]
+    return [c for c in cells if c[0] >= c[1]], [c for c in cells if c[0] < c[1]]
+
+
+def sweep(
+    depths: Iterable[int],
+    finals: Iterable[int],
+    parts: Parts,
+    catalog: Catalog,
+    labels: Sequence[Label],
+    reranker: str = "feature",
+    costs: Costs | None = None,
+    base: Config | None = None,
+    scope: Scope | None = None,
+) -> list[SweepRow]:
+    """Every depth x final with depth >= final, in the order given (depth outer); the cells
+    with depth < final are left out (`sizing_grid`: each repeats its depth x depth cell).
+
+    The reranker defaults to ``"feature"``: without one, depth changes nothing but the fetch.
+    Latency comes from `costs`, a hypothetical price list; nothing is timed.
+    """
+    costs = costs or Costs()
+    base = (base or Config()).replace(reranker=reranker)
+    rows: list[SweepRow] = []
+    for depth, final in sizing_grid(depths, finals)[0]:
+        run = run_config(base.replace(depth=depth, final=final), parts, catalog, labels, scope)
+        rows.append(
+            SweepRow(
+                depth=depth,
+                final=final,
+                recall=run.value(f"recall@{final}"),
+                mrr=run.value("mrr"),
+                pairs_per_question=run.pairs_per_question,
+                tokens_per_question=run.tokens_per_question,
+                latency_ms=run.latency_ms(costs),
+                run=run,
+            )
+        )
+    return rows
+
+
+__all__ = [
+    "ABLATION_KEYS",
+    "AblationRow",
+    "Config",
+    "ConfigRun",
+    "Costs",
+    "FIRST_STAGES",
+    "GateInput",
+    "Reference",
+    "Run",
+    "SweepRow",
+    "ablate",
+    "ablation_row",
+    "as_change",
+    "capped_words",
+    "change_name",
+    "cut",
+    "gate_result",
+    "retrieval_gate",
+    "run_config",
+    "shape",
+    "sizing_grid",
+    "sweep",
+]

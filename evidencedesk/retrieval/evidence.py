@@ -18,7 +18,6 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.citations import (
     Answer,
     AnswersError,
@@ -33,6 +32,7 @@ from evidencedesk.retrieval.citations import (
     split_sentences,
 )
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.searchers import Hit
 from evidencedesk.retrieval.tokens import NUMBER, content_words, is_identifier
 
 __all__ = [

@@ -14,14 +14,13 @@ from typing import Any
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import ConfigError, EvidencedeskError, UnknownNameError
-from evidencedesk.files.project_schema import DENSE_EMBEDDERS
+from evidencedesk.files.project_file import DENSE_EMBEDDERS
 from evidencedesk.files.structured import read_json
 from evidencedesk.paths import DATA, TENANT_DOCS
 from evidencedesk.retrieval import minilm
-from evidencedesk.retrieval.base import Searcher
 from evidencedesk.retrieval.cache import LazySearcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
-from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, SparseSearcher
+from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, Searcher, SparseSearcher
 
 __all__ = [
     "DENSE_EMBEDDERS",

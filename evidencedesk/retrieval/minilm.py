@@ -43,7 +43,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from evidencedesk.errors import EvidencedeskError, MissingExtraError, ModelLoadError
-from evidencedesk.retrieval.pairfeatures import SEPARATOR
+from evidencedesk.retrieval.scorers import SEPARATOR
 
 __all__ = [
     "CAVEAT",

@@ -32,8 +32,6 @@ from typing import Any
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import RerankerError, UnknownNameError
-from evidencedesk.retrieval.base import Hit, Reranker, renumber
-from evidencedesk.retrieval.hybrid import RRF_K, rrf
 from evidencedesk.retrieval.minilm import BiEncoderPairScorer
 from evidencedesk.retrieval.scorers import (
     DEFAULT_CROSS_ENCODER,
@@ -45,6 +43,7 @@ from evidencedesk.retrieval.scorers import (
     format_passage,
     split_passage,
 )
+from evidencedesk.retrieval.searchers import RRF_K, Hit, Reranker, renumber, rrf
 
 __all__ = [
     "DEFAULT_CROSS_ENCODER",

@@ -6,25 +6,147 @@ before ranking. The dense and hybrid searchers also answer ``search_many(queries
 the same lists for many questions at once (`cache.CachedSearcher.prefetch` asks it). This module is the one import path of the four classes (the course page imports
 them from here). The toy embedder lives in `dense`, the real MiniLM embedder (optional extra
 ``minilm``) in `minilm`, reciprocal-rank fusion (shared with the ``blend`` reranker) in `hybrid`.
+
+The shapes every searcher and reranker shares.
+
+Reciprocal-rank fusion, shared by `searchers.HybridSearcher` and the ``blend`` reranker.
+
+Turning an allowed-id set into a boolean mask once, and taking a deterministic top k.
 """
 
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.base import Embedder, Hit, Reranker, Searcher, renumber
 from evidencedesk.retrieval.dense import ToyEmbedder
-from evidencedesk.retrieval.hybrid import RRF_K, rrf
-from evidencedesk.retrieval.masks import AllowedMasks, top_k
 from evidencedesk.retrieval.tokens import tokenize
 
-__all__ = ["DenseSearcher", "HybridSearcher", "SparseSearcher", "TwoStage", "index_text"]
+
+class Hit(NamedTuple):
+    """One retrieved chunk: rank from 1, the searcher's score, the chunk."""
+
+    rank: int
+    score: float
+    chunk: Chunk
+
+    def to_dict(self) -> dict[str, object]:
+        return {"rank": self.rank, "score": self.score, "chunk": self.chunk.id}
+
+
+@runtime_checkable
+class Searcher(Protocol):
+    """A first-stage searcher: the top k chunks for a query, filtered before ranking."""
+
+    name: str
+
+    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
+        """Top `k`. `allowed=None`: no filter; an empty set: nothing. Filter before ranking."""
+        ...
+
+
+class Embedder(Protocol):
+    """What `searchers.DenseSearcher` ranks with: one L2-normalised float64 row per text
+    (`dense.ToyEmbedder`, `minilm.MiniLMEmbedder`)."""
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, text: str) -> np.ndarray: ...
+
+    def embed_many(self, texts: list[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """A second stage that reorders the first stage's candidates and counts the pairs it scored."""
+
+    # read-only properties: callers only read them (`BlendReranker.pairs_scored` is computed)
+    @property
+    def name(self) -> str: ...
+    @property
+    def pairs_scored(self) -> int: ...
+
+    def rerank(self, query: str, candidates: Sequence[Hit]) -> list[Hit]:
+        """Reorder first-stage candidates; ranks renumbered from 1."""
+        ...
+
+
+def renumber(scored: Sequence[tuple[float, Chunk]]) -> list[Hit]:
+    """Hits ranked from 1 in the order of `scored` (score, chunk) pairs."""
+    return [Hit(i, float(score), chunk) for i, (score, chunk) in enumerate(scored, start=1)]
+
+
+RRF_K = 60  # the constant k of reciprocal-rank fusion: a result at rank r scores 1 / (k + r)
+
+
+def rrf(rankings: list[list[Hit]], k: int, rrf_k: int = RRF_K) -> list[Hit]:
+    """Reciprocal-rank fusion: score = sum of 1 / (rrf_k + rank). Ties: first seen wins."""
+    scores: dict[str, float] = {}
+    chunks: dict[str, Chunk] = {}
+    for ranking in rankings:
+        for cand in ranking:
+            cid = cand.chunk.id
+            if cid in scores:
+                scores[cid] += 1.0 / (rrf_k + cand.rank)
+            else:  # 0.0 + x is x: the same sums as starting every chunk at 0.0
+                scores[cid] = 1.0 / (rrf_k + cand.rank)
+                chunks[cid] = cand.chunk
+    # sorted is stable, also with reverse=True: first seen wins ties
+    order = sorted(scores, key=scores.__getitem__, reverse=True)[:k]
+    return [Hit(r, scores[cid], chunks[cid]) for r, cid in enumerate(order, start=1)]
+
+
+class AllowedMasks:
+    """Caches masks by allowed set: the same scope is asked for every question."""
+
+    def __init__(self, chunks: tuple[Chunk, ...], size: int = 16):
+        self._position = {c.id: i for i, c in enumerate(chunks)}
+        self._n = len(chunks)
+        self._cache: OrderedDict[frozenset[str], np.ndarray] = OrderedDict()
+        self._size = size
+
+    def mask(self, allowed: frozenset[str] | None) -> np.ndarray | None:
+        if allowed is None:
+            return None
+        allowed = frozenset(allowed)
+        cached = self._cache.get(allowed)
+        if cached is not None:
+            self._cache.move_to_end(allowed)
+            return cached
+        mask = np.zeros(self._n, dtype=bool)
+        positions = [self._position[c] for c in allowed if c in self._position]
+        mask[positions] = True
+        self._cache[allowed] = mask
+        if len(self._cache) > self._size:
+            self._cache.popitem(last=False)
+        return mask
+
+
+def _top_k(scores: np.ndarray, usable: np.ndarray, k: int, chunks: tuple[Chunk, ...]) -> list[Hit]:
+    """Highest scores first; ties go to the earlier chunk in catalog order (stable)."""
+    if k <= 0:
+        return []
+    idx = np.flatnonzero(usable)
+    if idx.size == 0:
+        return []
+    if idx.size > 4 * k:
+        # Keep only scores at or above the k-th largest, then sort those: the same order as a
+        # full stable sort (ties at the threshold are all kept, in catalog order).
+        threshold = np.partition(scores[idx], idx.size - k)[idx.size - k]
+        idx = idx[scores[idx] >= threshold]
+    order = idx[np.argsort(-scores[idx], kind="stable")][:k]
+    return [Hit(r, float(scores[i]), chunks[i]) for r, i in enumerate(order, start=1)]
+
 
 BLOCK = 256  # questions per matrix product in `DenseSearcher.search_many` (256 x chunks floats)
+
+
 # how far below the k-th approximate (float32) score `search_many` rescores exactly: float32
 # rounding of the unit vectors and of any summation order of 512 products is below
 # 512 * 2^-24 + 2 * 2^-24 < 3.1e-5, so twice that error and the 12-decimal rounding fit in it
@@ -89,7 +211,7 @@ class SparseSearcher:
         usable = scores > 0
         if mask is not None:
             usable &= mask
-        return top_k(scores, usable, k, self.chunks)
+        return _top_k(scores, usable, k, self.chunks)
 
 
 class DenseSearcher:
@@ -134,7 +256,7 @@ class DenseSearcher:
         # Rounding keeps ties (and so the order) identical across summation orders.
         scores = np.round(self.scores(query), 12)
         usable = np.ones(len(self.chunks), dtype=bool) if mask is None else mask
-        return top_k(scores, usable, k, self.chunks)
+        return _top_k(scores, usable, k, self.chunks)
 
     def search_many(
         self, queries: Sequence[str], k: int, allowed: frozenset[str] | None
@@ -297,3 +419,6 @@ class TwoStage:
         if callable(prime):
             prime(queries, lists)
         self._primed = (allowed, dict(zip(queries, lists, strict=True)))
+
+
+__all__ = ["DenseSearcher", "HybridSearcher", "SparseSearcher", "TwoStage", "index_text"]

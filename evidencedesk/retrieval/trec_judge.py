@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evidencedesk.files.arrow import pa
-from evidencedesk.files.trec_keys import doc_hashes, fixed_width, query_salts
+from evidencedesk.files.trec_keys import doc_hashes, fixed_width, pa, query_salts
 from evidencedesk.retrieval.metric_engine import JudgedLists, Lines
 from evidencedesk.retrieval.metrics import RELEVANT, Judged
 

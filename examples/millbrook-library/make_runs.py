@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evidencedesk.retrieval.base import Hit
 from evidencedesk.retrieval.beir import read_beir_corpus, read_queries
 from evidencedesk.retrieval.rerankers import FeatureReranker
-from evidencedesk.retrieval.searchers import SparseSearcher
+from evidencedesk.retrieval.searchers import Hit, SparseSearcher
 
 HERE = Path(__file__).resolve().parent
 DEPTH = 20
