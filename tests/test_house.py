@@ -137,7 +137,6 @@ def test_no_page_model_copies_a_results_row() -> None:
     assert twins() == []
 
 
-@pytest.mark.xfail(strict=True, reason="report/site.py's signal handlers: to move into cli/")
 def test_process_tuning_only_in_cli() -> None:
     assert tuning_outside_cli() == []
 

@@ -233,7 +233,8 @@ def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple
 def run(args: argparse.Namespace, streams: Streams) -> int:
     """Run `evidencedesk build`: evaluate, write the site, say how it went; the exit status."""
     from evidencedesk.cli import status_of
-    from evidencedesk.report.site import Outcome, terminate_as_exception
+    from evidencedesk.cli.process import terminate_as_exception
+    from evidencedesk.report.site import Outcome
 
     outcome = Outcome()
     try:

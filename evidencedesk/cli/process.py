@@ -53,11 +53,13 @@ import os
 import pickle
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from types import FrameType
 
-from evidencedesk.errors import EvidencedeskError, UsageError
+from evidencedesk.errors import BuildTerminated, EvidencedeskError, UsageError
 from evidencedesk.files.text import shown
 
 __all__ = [
@@ -302,3 +304,20 @@ def add_tune_argument(parser: argparse.ArgumentParser) -> None:
         help=f"tune this process for a large project: every setting, or a comma-separated list "
         f"of {', '.join(TUNINGS)} (default: none, unless {TUNING_ENV} names some)",
     )  # fmt: skip
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise BuildTerminated(f"terminated by signal {signum}")
+
+
+@contextlib.contextmanager
+def terminate_as_exception() -> Iterator[None]:
+    """Turn SIGTERM into `BuildTerminated` so clean-up code runs (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -4,16 +4,15 @@
 the name, a short hash of the original is appended, so ``Foo`` and ``foo`` (or ``a/b`` and
 ``a-b``) never share a file. `inside()` refuses any path that would leave the site folder.
 
-`atomic_output(out)` holds the output folder's lock (`outfolder.build_lock`), builds into
+`atomic_output(out)` holds the output folder's lock (`_build_lock`), builds into
 ``site/`` of a hidden sibling work folder ``.site-build-<name>-<pid>`` and, only when the body
 finished, links every entry of the previous site that its manifest does not list into the new
-one (`outfolder.carry_unlisted`: a file a user added survives the rebuild) and swaps it in (old
+one (`_carry_unlisted`: a file a user added survives the rebuild) and swaps it in (old
 site renamed to the work folder's ``old/``, new one renamed into place, work folder deleted) with
-SIGINT/SIGTERM blocked for the two renames. Any exception, KeyboardInterrupt or SIGTERM (see
-`terminate_as_exception`) before the swap leaves the previous folder untouched; `Outcome` says
-whether the swap happened. Which folders may be replaced, and how leftovers of a killed build are
-recognised and cleaned, is `evidencedesk.report.site`; the whole contract is
-docs/output-folder.md.
+SIGINT/SIGTERM blocked for the two renames. Any exception, KeyboardInterrupt or SIGTERM (the
+command line turns it into an exception: `cli.process.terminate_as_exception`) before the swap
+leaves the previous folder untouched; `Outcome` says whether the swap happened. The whole contract
+is docs/output-folder.md.
 
 The output folder contract: which folder ``--out`` may replace, and the build's own leftovers.
 
@@ -53,16 +52,13 @@ import shutil
 import signal
 import socket
 import stat
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from evidencedesk.errors import (
     BuildLockedError,
-    BuildTerminated,
     EvidencedeskError,
     OutputFolderError,
 )
@@ -559,23 +555,6 @@ def inside(root: Path, relative: str) -> Path:
     if target != base and base not in target.parents:
         raise EvidencedeskError(f"output file {relative!r} would leave the site folder")
     return target
-
-
-def _raise_terminated(signum: int, frame: FrameType | None) -> None:
-    raise BuildTerminated(f"terminated by signal {signum}")
-
-
-@contextlib.contextmanager
-def terminate_as_exception() -> Iterator[None]:
-    """Turn SIGTERM into `BuildTerminated` so clean-up code runs (main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager
