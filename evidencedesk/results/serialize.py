@@ -119,9 +119,14 @@ def _per_question_csv(results: Results) -> str:
 
 def _run_text(results: Results, name: str, tag: str) -> str:
     """A variant's final lists as a TREC run (``qid Q0 docid rank score tag``); the score is
-    the reversed rank, so every tool keeps the list's order."""
+    the reversed rank, so every tool keeps the list's order. Only the questions the qrels export
+    holds (those with a judgment): a question no judgment names has no value in any metric, and
+    a run and qrels over the same questions are what ranx reads without `make_comparable`."""
+    judged = {q.id for q in results.inputs.questions if q.judgments}
     lines = []
     for r in results.variant(name).lists:
+        if r.question not in judged:
+            continue
         size = len(r.ids)
         lines += [f"{r.question} Q0 {cid} {rank} {size - rank + 1} {tag}"
                   for rank, cid in enumerate(r.ids, start=1)]  # fmt: skip
