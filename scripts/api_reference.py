@@ -33,12 +33,13 @@ SHOWN_SECTIONS = 5  # an out-of-date page names this many of the sections that d
 PREAMBLE = """\
 # API reference
 
-Every public name of the package, by layer: one section per module, in path order, so that each
-layer's folder (`files`, `retrieval`, `results`, `report`, `cli`; see
+Every public name of the package, by layer: one section per public module, in path order, so
+that each layer's folder (`files`, `retrieval`, `results`, `report`, `cli`; see
 [architecture.md](architecture.md)) reads as one block. A row is a module's top-level function,
 class or assigned name (a `constant`, type aliases included) with the first sentence of its
 docstring, or of the comment on or directly above the assignment. A name that starts with `_` is
-private to its module and is not listed. The calls of the course page, with examples that the
+private to its module, and a module whose name starts with `_` is private to the package (the
+implementation behind the public modules): neither is listed. The calls of the course page, with examples that the
 tests run, are in [course-api.md](course-api.md).
 
 This page is generated from the source by `scripts/api_reference.py`, never edited by hand; after
@@ -187,14 +188,23 @@ def public_names(source: str) -> tuple[str, tuple[Name, ...]]:
     return first_sentence(ast.get_docstring(tree)), tuple(names.values())
 
 
-def modules(root: Path, package: str = PACKAGE) -> list[Module]:
-    """Every module of the package under `root`, in path order."""
+def is_private(dotted: str) -> bool:
+    """A module whose name, or a package above it, starts with one underscore (``_engine``):
+    the implementation behind the public modules, not listed."""
+    return any(part.startswith("_") and not part.startswith("__") for part in dotted.split("."))
+
+
+def modules(root: Path, package: str = PACKAGE, private: bool = False) -> list[Module]:
+    """Every public module of the package under `root` (and the private ones too with
+    `private`), in path order."""
     found = []
     for path in sorted(root.joinpath(package).rglob("*.py"), key=lambda p: p.parts):
         relative = path.relative_to(root)
         parts = list(relative.with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
+        if is_private(".".join(parts)) and not private:
+            continue
         try:
             summary, names = public_names(path.read_text(encoding="utf-8"))
         except SyntaxError as error:

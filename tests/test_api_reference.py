@@ -253,7 +253,7 @@ def _public_helpers(root: Path) -> list[str]:
         text for folder in ("benchmarks", "scripts", "examples", "templates")
         for text in read(folder, (".py", ".html", ".css", ".js", ".md"))
     )  # fmt: skip
-    found = script.modules(root)
+    found = script.modules(root, private=True)
     sources = {m.path: (root / m.path).read_text(encoding="utf-8") for m in found}
     helpers = []
     for module in found:
