@@ -41,7 +41,9 @@ from evidencedesk.files.trec_keys import (
     fixed_width,
     has_alike,
     id_problem,
+    indices_of,
     line_keys,
+    numbers_of,
     offsets_of,
     pa,
     pacsv,
@@ -85,8 +87,8 @@ def block_part(table: pa.Table) -> Part:
     is kept (a comparison of neighbours, not a hash of every line); a run whose queries come
     back later just has more stretches.
     """
-    scores = table["s"].to_numpy()
-    if not np.isfinite(scores).all():
+    scores = numbers_of(table["s"], np.float64)
+    if scores is None or not np.isfinite(scores).all():
         raise Bad
     queries, ids = table["q"].combine_chunks(), table["d"].combine_chunks()
     if not (plain_ids(queries) and plain_ids(ids)):
@@ -104,9 +106,10 @@ def stretches(ids: pa.Array) -> tuple[np.ndarray, list[Any]]:
     """Where each stretch of equal neighbouring ids starts (and, last, the array's length) and
     each stretch's id: a comparison of neighbours, not a hash of every line."""
     n = len(ids)
-    change = pc.not_equal(ids.slice(1), ids.slice(0, n - 1))
-    starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1]
-    return np.r_[starts, n], ids.take(pa.array(starts)).to_pylist()
+    change = pc.indices_nonzero(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)))
+    found = numbers_of(change, np.uint64)
+    starts = np.r_[0, (found if found is not None else np.zeros(0, np.uint64)).astype(np.int64) + 1]
+    return np.r_[starts, n], ids.take(indices_of(starts)).to_pylist()
 
 
 # white space and control characters beyond ASCII (str.isspace's and category Cc), which the
@@ -445,9 +448,10 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
         or not plain_ids(table["d"].combine_chunks())
     ):
         raise Bad
-    length = pc.add(pc.add(pc.utf8_length(table["q"]), pc.utf8_length(table["z"])), 3)
+    # the three separators added after the sum (a Python 3 would be an Arrow scalar: pandas)
+    length = pc.add(pc.utf8_length(table["q"]), pc.utf8_length(table["z"]))
     length = pc.add(pc.add(length, pc.binary_length(table["d"])), pc.binary_length(table["g"]))
-    if pc.max(length).as_py() > MAX_LINE_BYTES // 4:  # maybe over the line limit: measure it
+    if pc.max(length).as_py() + 3 > MAX_LINE_BYTES // 4:  # maybe over the line limit: measure it
         raise Bad
     grades = pc.cast(table["g"], pa.int64())
     if pc.min(grades).as_py() < low or pc.max(grades).as_py() > high:

@@ -7,7 +7,10 @@ width. A line's (query, document) key is the document's hash xor a salt of its q
 judged keys up among them; equal hashes are always confirmed on the ids.
 
 pyarrow is imported here, in one place for the package: a broken install is one line naming what
-to reinstall (`errors.PackageLoadError`), whichever module needs it first.
+to reinstall (`errors.PackageLoadError`), whichever module needs it first. Arrays cross between
+numpy and Arrow through their buffers (`numbers_of`, `indices_of`, `fixed_width_of`), never
+through ``pa.array``, ``pa.scalar`` or ``to_numpy``: those ask whether pandas is installed, and
+where it is, importing it costs more than reading the demo's runs.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ except Exception as exc:  # a broken install: one line naming what to reinstall
     raise PackageLoadError("pyarrow", exc) from None
 
 __all__ = [
+    "fixed_width_of",
+    "indices_of",
+    "numbers_of",
     "pa",
     "pacsv",
     "pc",
@@ -104,6 +110,33 @@ def offsets_of(arr: pa.Array) -> np.ndarray:
     return np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + len(arr) + 1]
 
 
+def numbers_of(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray | None:
+    """A numeric Arrow column as a numpy array of `dtype` (a read-only view of one chunk, or the
+    chunks joined); None when it holds a null."""
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if arr.null_count:
+        return None
+    return np.frombuffer(
+        arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * np.dtype(dtype).itemsize
+    )
+
+
+def indices_of(values: np.ndarray) -> pa.Array:
+    """Integer positions as an Arrow int64 array (for ``take``), from their buffer."""
+    data = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+def fixed_width_of(ids: Sequence[str | bytes]) -> np.ndarray:
+    """Ids as :func:`fixed_width` holds them (UTF-8, zero-padded to whole 8-byte words), from
+    Python strings or bytes."""
+    if not len(ids):
+        return np.empty(0, dtype="S8")
+    raw = [i.encode("utf-8") if isinstance(i, str) else i for i in ids]
+    words = -(-max(1, max(map(len, raw))) // 8)
+    return np.array(raw, dtype=f"S{8 * words}")
+
+
 def fixed_width(arr: pa.Array) -> np.ndarray:
     """An Arrow string array as a numpy fixed-width bytes array, without a Python loop.
 
@@ -173,7 +206,7 @@ def query_salts(qids: Sequence[bytes]) -> np.ndarray:
     run, so a block of lines gets its keys without knowing the run's other queries."""
     if not len(qids):
         return np.zeros(0, dtype=np.uint64)
-    return _mix(doc_hashes(fixed_width(pa.array(qids, pa.binary()))) ^ _M[1])
+    return _mix(doc_hashes(fixed_width_of(qids)) ^ _M[1])
 
 
 def line_keys(counts: np.ndarray, doc_hash: np.ndarray, salts: np.ndarray) -> np.ndarray:

@@ -71,7 +71,10 @@ def downloads(model: SiteModel) -> list[tuple[str, str]]:
         return []
     results = model.results
     runs = [
-        (f"{RUNS}/{slug(name)}.run", f"{name}: final lists of the judged questions, TREC run format")
+        (
+            f"{RUNS}/{slug(name)}.run",
+            f"{name}: final lists of the judged questions, TREC run format",
+        )
         for name in exported_runs(results)
     ]
     large = results_large(results)  # the per-question part split off, the exports compressed

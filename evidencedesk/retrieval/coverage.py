@@ -29,7 +29,7 @@ from evidencedesk.files.project_file import (
     MIN_COVERAGE,  # below it, a run's ids are refused
 )
 from evidencedesk.files.trec import TrecRun
-from evidencedesk.files.trec_keys import doc_hashes, fixed_width, pa
+from evidencedesk.files.trec_keys import doc_hashes, fixed_width_of
 
 __all__ = [
     "FAR_BELOW",
@@ -94,7 +94,7 @@ def _top_lines(run: TrecRun, queries: Sequence[int], k: int) -> np.ndarray:
 
 
 def _hashes(ids: Iterable[str]) -> np.ndarray:
-    return doc_hashes(fixed_width(pa.array(list(ids), pa.string())))
+    return doc_hashes(fixed_width_of(list(ids)))
 
 
 def _every(

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evidencedesk.files.trec_keys import doc_hashes, fixed_width, pa, query_salts
+from evidencedesk.files.trec_keys import doc_hashes, fixed_width_of, query_salts
 from evidencedesk.retrieval.metric_engine import JudgedLists, Lines
 from evidencedesk.retrieval.metrics import RELEVANT, Judged
 
@@ -116,8 +116,8 @@ def _arrays(run: TrecRun, qrels: Mapping[str, Mapping[str, int]], questions: lis
     grade = np.zeros(0, dtype=np.int64)
     answered = every_r >= 0
     if answered.any() and run.n_lines:
-        every_d = pa.array(list(itertools.chain.from_iterable(judgments)), pa.string())
-        judged = fixed_width(every_d.filter(pa.array(answered)))
+        every_d = list(itertools.chain.from_iterable(judgments))
+        judged = fixed_width_of(list(itertools.compress(every_d, answered.tolist())))
         salts = query_salts([q.encode("utf-8") for q in run.qids])
         h_pool = doc_hashes(judged) ^ salts[every_r[answered]]  # the keys `line_keys` gives
         keys = run.keys  # a TrecRun fills its (query, doc) key hashes on creation
@@ -358,7 +358,7 @@ def _judge(
     n = run.n_lines
     flags = arrays.line_judged(n)
     if complete is not None and n:  # the judgments cover these ids: a missing grade is 0
-        covered = fixed_width(pa.array(sorted(complete), pa.string()))
+        covered = fixed_width_of(sorted(complete))
         flags |= np.isin(doc_hashes(run.docs), doc_hashes(covered))
     if nonrelevant is None:
         nonrelevant = arrays.nonrelevant(relevant).tolist()
