@@ -230,6 +230,7 @@ def test_a_kind_registered_through_the_registry_is_computed() -> None:
         ((*KINDS.values(), Kind("toy", _toy, None)), "a reference and a column function for "  # type: ignore[arg-type]
          "the metric kind 'toy'"),
         ((*KINDS.values(), Kind("toy", _toy, _toy_column)), "found ['toy']"),
+        ((Kind("toy", _toy, _toy_column, takes=("cut",)),), "to take k and gain, found ('cut',)"),
     ],
 )  # fmt: skip
 def test_a_bad_registry_fails(kinds: tuple[Kind, ...], message: str) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any, Protocol
 
 import numpy as np
@@ -358,15 +359,19 @@ class Kind:
         return values
 
 
-def registry(kinds: Iterable[Kind], measures: Iterable[Measure]) -> dict[str, Kind]:
-    """Kind -> its `Kind`, checked: every kind a measure declares has a reference and a column,
-    each kind is registered once, and none is registered that no measure declares. Run at
-    import on `MEASURES`, so a measure declared without either fails the import."""
+def registry(kinds: Iterable[Kind], measures: Iterable[Measure]) -> Mapping[str, Kind]:
+    """Kind -> its `Kind` (read-only), checked: every kind a measure declares has a reference
+    and a column, each kind is registered once, and none is registered that no measure declares.
+    Run at import on `MEASURES`, so a measure declared without either fails the import."""
     out: dict[str, Kind] = {}
     for entry in kinds:
         if entry.kind in out:
             raise ValueError(
                 f"expected each metric kind registered once, found {entry.kind!r} twice"
+            )
+        if not set(entry.takes) <= {"k", "gain"}:
+            raise ValueError(
+                f"expected the metric kind {entry.kind!r} to take k and gain, found {entry.takes}"
             )
         if not callable(entry.reference) or not callable(entry.column):
             raise ValueError(
@@ -384,7 +389,7 @@ def registry(kinds: Iterable[Kind], measures: Iterable[Measure]) -> dict[str, Ki
     unused = [kind for kind in out if kind not in declared]
     if unused:
         raise ValueError(f"expected every registered kind declared in MEASURES, found {unused}")
-    return out
+    return MappingProxyType(out)
 
 
 # every kind of metric, its reference beside its column: adding a metric is its declaration in
