@@ -37,7 +37,7 @@ __all__ = [
     "MEASURES",
     "METRIC_FORMS",
     "Measure",
-    "MetricName",
+    "Metric",
     "canonical",
     "definition",
     "definitions",
@@ -303,48 +303,76 @@ METRIC_FORMS = tuple(m.form.replace("{k}", "k") for m in MEASURES if not m.diagn
 
 
 @dataclass(frozen=True)
-class MetricName:
-    """A metric name read: its declaration and its cut-off (None for a metric without one)."""
+class Metric:
+    """A metric, read: the one metric type of the kit. Its canonical name (`canonical`) and its
+    display label (every nDCG names its gain, MRR@k its cut-off) are its fields, as results.json
+    keeps them; everything else (its declaration, cut-off, kind, gain) is read back from the
+    name. `read_metric` makes one from any accepted spelling."""
 
-    measure: Measure
-    k: int | None
+    name: str  # "mrr", "recall@3", "ndcg@10:linear", "map"
+    label: str  # "MRR", "R@3", "nDCG@10 (linear gain)", "MAP"
 
-    def _fill(self, text: str) -> str:
-        return text.replace("{k}", str(self.k)) if self.k is not None else text
+    @classmethod
+    def of(cls, name: object) -> Metric:
+        """The metric any declared name stands for (``AP``, ``P_10``, ``ndcg_cut_10``, …)."""
+        return read_metric(name)
+
+    @property
+    def _read(self) -> tuple[Measure, int | None]:
+        found = _declared(self.name)
+        if found is None:
+            raise UnknownNameError("metric", self.name, METRIC_FORMS, suggestions(self.name))
+        return found
+
+    @property
+    def measure(self) -> Measure:
+        """Its declaration in `MEASURES`."""
+        return self._read[0]
+
+    @property
+    def k(self) -> int | None:
+        """Its cut-off; None for a metric without one (the whole list)."""
+        return self._read[1]
 
     @property
     def kind(self) -> str:
         return self.measure.kind
 
     @property
-    def gain(self) -> str:
-        """The nDCG gain; "exp" for a metric without one (what `metric_engine.column` takes)."""
-        return self.measure.gain or "exp"
+    def gain(self) -> str | None:
+        """The nDCG gain ("exp" or "linear"); None for other metrics."""
+        return self.measure.gain
 
     @property
     def canonical(self) -> str:
-        return self._fill(self.measure.form)
-
-    @property
-    def label(self) -> str:
-        return self._fill(self.measure.label)
+        return _fill(self.measure.form, self.k)
 
     @property
     def question_label(self) -> str:
-        return self._fill(self.measure.question_label or self.measure.label)
+        return _fill(self.measure.question_label or self.measure.label, self.k)
 
     @property
     def definition(self) -> str:
-        return self._fill(self.measure.definition)
+        return _fill(self.measure.definition, self.k)
 
     @property
     def convention(self) -> str:
-        return self._fill(self.measure.convention)
+        return _fill(self.measure.convention, self.k)
 
     @property
     def tool_names(self) -> tuple[tuple[str, str], ...]:
         """(tool, name) of each tool that has this metric, with this cut-off."""
-        return tuple((tool, self._fill(n)) for tool, n in _named(self.measure))
+        return tuple((tool, _fill(n, self.k)) for tool, n in _named(self.measure))
+
+
+def _fill(text: str, k: int | None) -> str:
+    """A declaration's text with its cut-off filled in (left as ``{k}`` without one)."""
+    return text.replace("{k}", str(k)) if k is not None else text
+
+
+def _made(m: Measure, k: int | None) -> Metric:
+    """The metric of a declaration and a cut-off."""
+    return Metric(_fill(m.form, k), _fill(m.label, k))
 
 
 def _normal(text: str) -> str:
@@ -386,6 +414,13 @@ def _lookup(text: str) -> tuple[Measure, int | None] | None:
     return m, k
 
 
+@functools.lru_cache(maxsize=4096)
+def _declared(name: str) -> tuple[Measure, int | None] | None:
+    """(declaration, cut-off) of a name as written: what a `Metric` reads back from its name
+    on every property, so kept per name."""
+    return _lookup(_normal(name))
+
+
 @functools.lru_cache(maxsize=1)
 def shadowed() -> tuple[tuple[str, str], ...]:
     """(form, tool name) of each tool name spelled like another metric's own form or alias:
@@ -422,7 +457,7 @@ def suggestions(name: object, n: int = 3) -> tuple[str, ...]:
     return tuple(out.values())[:n]
 
 
-def read_metric(name: object) -> MetricName:
+def read_metric(name: object) -> Metric:
     """The declared metric a name stands for (case, white space and quotes ignored): any
     measure's form, alias or tool name (``map``, ``AP``, ``P_10``, ``ndcg_cut_10``, ``RR@10``,
     …); anything else is an `UnknownNameError` listing the forms and the closest names."""
@@ -433,14 +468,14 @@ def read_metric(name: object) -> MetricName:
         raise CutoffError(
             f"expected a metric cut-off from 1 to {MAX_CUTOFF}, found {found[1]} in {str(name)[:60]!r}"
         )
-    return MetricName(*found)
+    return _made(*found)
 
 
 def split_metric(name: object) -> tuple[str, int | None, str]:
     """(kind, cut-off, nDCG gain) of a metric name, as the metric engine takes them (the gain is
     "exp" for a metric without one); an unknown name is an `UnknownNameError`."""
     found = read_metric(name)
-    return found.kind, found.k, found.gain
+    return found.kind, found.k, found.gain or "exp"
 
 
 def canonical(name: str) -> str:
@@ -461,7 +496,7 @@ def reading_note(name: str) -> str | None:
             continue
         hits = [(tool, hit) for tool, n in _named(m) if (hit := _pattern(n).match(text))]
         if hits:
-            theirs = MetricName(m, int(hits[0][1].group(1)) if m.cutoff else None)
+            theirs = _made(m, int(hits[0][1].group(1)) if m.cutoff else None)
             whose = [t + ("'" if t.endswith("s") else "'s") for t, _ in hits]
             who = ", ".join(whose[:-1]) + (" and " if len(whose) > 1 else "") + whose[-1]
             return (
@@ -492,21 +527,23 @@ def definition(name: str) -> tuple[str, str]:
 def definitions(names: Iterable[str]) -> tuple[tuple[str, str], ...]:
     """(term, text) per declared metric among `names`, in first-use order: one entry per
     measure, its cut-offs named together (``R@1, R@3``: "… the top k … (k = 1, 3)")."""
-    groups: dict[Measure, list[MetricName]] = {}
+    groups: dict[Measure, list[Metric]] = {}
     for n in names:
         read = read_metric(n)
         if read not in groups.setdefault(read.measure, []):
             groups[read.measure].append(read)
     out = []
     for m, cuts in groups.items():
-        one = cuts[0] if len(cuts) == 1 else MetricName(m, None)
-        text = one.definition.replace("{k}", "k")
+        k = cuts[0].k if len(cuts) == 1 else None  # several cut-offs: the declaration's "k"
+        text = _fill(m.definition, k).replace("{k}", "k")
         if len(cuts) > 1:
             text += f" (k = {', '.join(str(c.k) for c in cuts)})"
-        tools = ", ".join(f"{tool} {n.replace('{k}', 'k')}" for tool, n in one.tool_names)
+        named = ((tool, _fill(n, k)) for tool, n in _named(m))
+        tools = ", ".join(f"{tool} {n.replace('{k}', 'k')}" for tool, n in named)
         text += f". Other tools: {tools}." if tools else "."
-        if one.convention:
-            text += f" Conventions: {one.convention.replace('{k}', 'k')}."
+        convention = _fill(m.convention, k)
+        if convention:
+            text += f" Conventions: {convention.replace('{k}', 'k')}."
         if m.undefined != _UNDEFINED:  # the common rule has its own entry on the methods page
             text += f" It is {m.undefined.replace('{k}', 'k')}."
         out.append((", ".join(c.label for c in cuts), text))

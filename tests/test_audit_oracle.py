@@ -303,7 +303,7 @@ def test_the_restated_constants_are_the_documented_ones() -> None:
     assert oracle._EXACT_SIGNS == stats.EXACT_RANDOMIZATION == 20
     assert oracle._RESAMPLES == stats.RANDOMIZATION_RESAMPLES == 10_000
     assert oracle._LEAN == verdicts.LEAN_P
-    assert oracle._ALPHA == verdicts.ALPHA
+    assert oracle._ALPHA == verdicts.ALPHA == stats.ALPHA
 
 
 @pytest.mark.parametrize("n", [2, 15, 25, 400, 3_001])
@@ -313,15 +313,15 @@ def test_the_oracles_statistics_equal_the_builds_in_every_regime(n: int) -> None
     import the build)."""
     import numpy as np
 
-    from evidencedesk.retrieval import stats
+    from evidencedesk.retrieval import metrics
 
     rng = np.random.default_rng(n)
     a = {f"q{i}": float(v) for i, v in enumerate(rng.random(n))}
     b = {q: v + float(d) for (q, v), d in zip(a.items(), rng.normal(0.05, 0.2, n), strict=True)}
     d = [b[q] - a[q] for q in a]
-    ci = stats.paired_bootstrap_ci(a, b, seed=7)
+    ci = metrics.paired_bootstrap_ci(a, b, seed=7)
     low, high = oracle._interval(d, oracle._Draws(seed=7))
     assert low == pytest.approx(ci.low, abs=1e-9) and high == pytest.approx(ci.high, abs=1e-9)
     assert oracle._randomization_p(d, seed=7) == pytest.approx(
-        stats.randomization_test(a, b, seed=7), abs=1e-9
+        metrics.randomization_test(a, b, seed=7), abs=1e-9
     )

@@ -31,7 +31,7 @@ from evidencedesk.retrieval.metrics import (
 
 def test_reexported_from_metrics() -> None:
     assert metrics.bootstrap_ci is stats.bootstrap_ci
-    assert metrics.paired is stats.paired
+    assert metrics.sign_test_p is stats.sign_test_p
 
 
 # -- sign test --------------------------------------------------------------------------------
@@ -63,11 +63,11 @@ def test_reexported_from_metrics() -> None:
 )
 def test_sign_test_by_hand(better: int, worse: int, expected: float) -> None:
     assert sign_test_p(better, worse) == expected
-    assert stats.sign_test_fraction(better, worse) == Fraction(expected)
+    assert stats._sign_test_exact(better, worse) == Fraction(expected)
 
 
 def test_sign_test_is_exact_for_large_counts() -> None:
-    assert stats.sign_test_fraction(60, 0) == Fraction(2, 2**60)
+    assert stats._sign_test_exact(60, 0) == Fraction(2, 2**60)
     assert sign_test_p(60, 0) == 2.0**-59
 
 
@@ -78,7 +78,7 @@ def test_sign_test_is_exact_for_large_counts() -> None:
 def test_sign_test_tail_sum_equals_the_fraction_at_small_n(
     better: int, worse: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    exact = float(stats.sign_test_fraction(better, worse))
+    exact = float(stats._sign_test_exact(better, worse))
     monkeypatch.setattr(stats, "_EXACT_SIGN", 0)  # every count takes the truncated tail sum
     assert sign_test_p(better, worse) == pytest.approx(exact, rel=2.3e-16, abs=0.0)
 
@@ -88,7 +88,7 @@ def test_sign_test_tail_sum_equals_the_fraction_at_small_n(
 )
 def test_sign_test_above_the_exact_limit_matches_the_fraction(better: int, worse: int) -> None:
     assert better + worse > stats._EXACT_SIGN
-    exact = float(stats.sign_test_fraction(better, worse))
+    exact = float(stats._sign_test_exact(better, worse))
     assert sign_test_p(better, worse) == pytest.approx(exact, rel=2.3e-16, abs=0.0)
 
 

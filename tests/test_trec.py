@@ -781,7 +781,8 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
     # the metrics read the arrays the judge makes in its vectorised pass (`JudgedLists.lines`:
     # only the judged lines, an unjudged one adds nothing); every metric's value must be
     # exactly, bit for bit, what converting its per-question lists gives
-    from evidencedesk.retrieval.metric_engine import JudgedLists, _convert, lines_of, values_of
+    from evidencedesk.retrieval.metric_engine import JudgedLists, _convert, lines_of
+    from evidencedesk.retrieval.metrics import values_of
     from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
 
     rng = random.Random(7)

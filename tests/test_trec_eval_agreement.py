@@ -123,16 +123,7 @@ def test_no_relevant_queries_are_left_out_where_trec_eval_scores_zero(tmp_path: 
         assert (summary.n, summary.left_out) == (len(defined), len(undefined))
 
 
-# -- every declared metric, grades -2..4, relevance 1 and 2 -------------------------------------
-
-# ours -> pytrec_eval's measure, per question
-EVERY = {
-    "recall@5": "recall_5", "precision@10": "P_10", "hit@5": "success_5", "mrr": "recip_rank",
-    "map": "map", "map@5": "map_cut_5", "map@10": "map_cut_10", "rprec": "Rprec",
-    "bpref": "bpref", "ndcg:linear": "ndcg", "ndcg@10:linear": "ndcg_cut_10",
-}  # fmt: skip
-EVERY_MEASURES = {"recall.5", "P.10", "success.5", "recip_rank", "map", "map_cut.5,10", "Rprec",
-                  "bpref", "ndcg", "ndcg_cut.10"}  # fmt: skip
+# -- grades -2..4, relevance 1 and 2 (every registered metric trec_eval has: test_every_metric) --
 
 
 def graded_collection(seed: int, n_queries: int = 250):  # type: ignore[no-untyped-def]
@@ -183,19 +174,14 @@ def _agree(ours: dict[str, float | None], theirs: dict[str, dict[str, float]], m
 
 
 @pytest.mark.parametrize(("seed", "relevance"), [(21, 1), (22, 2), (23, 1), (24, 2)])
-def test_every_metric_equals_pytrec_eval_per_question_to_1e_12(
+def test_exp_gain_ndcg_and_mrr_at_k_equal_pytrec_eval_per_question_to_1e_12(
     tmp_path: Path, seed: int, relevance: int
 ) -> None:
+    # the registered metrics trec_eval has no name for, through trec_eval's own measures
     qrels, run = graded_collection(seed)
     qrels_back, run_back = _read_back(tmp_path, qrels, run)
     judged = judge_trec_run(run_back, qrels_back, relevant=relevance)
-    theirs = pytrec_eval.RelevanceEvaluator(qrels, EVERY_MEASURES, relevance_level=relevance)
-    reference = theirs.evaluate({q: r for q, r in run.items() if q in qrels})
-    relevant_in = {q: any(g >= relevance for g in qrels[q].values()) for q in reference}
-    assert sum(relevant_in.values()) >= 150 and not all(relevant_in.values())
-    for ours, measure in EVERY.items():
-        values = per_question_all(judged, ours)
-        assert _agree(values, reference, measure, relevant_in) == sum(relevant_in.values())
+    relevant_in = {q: any(g >= relevance for g in qrels[q].values()) for q in qrels}
     # exponential gain: trec_eval's linear nDCG over qrels graded 2^grade - 1
     exp_qrels = {q: {d: 2**g - 1 if g > 0 else g for d, g in docs.items()}
                  for q, docs in qrels.items()}  # fmt: skip

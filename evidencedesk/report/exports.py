@@ -44,7 +44,7 @@ from evidencedesk.report.model import BottomLine, SiteModel
 from evidencedesk.report.values import fmt
 from evidencedesk.report.words import metric_label
 from evidencedesk.results.types import FRAME_COLUMNS, Comparison, MetricStat, Results
-from evidencedesk.results.what_it_takes import ALPHA
+from evidencedesk.retrieval.stats import ALPHA
 
 SUMMARY = "summary.md"  # the summary's file in the site
 

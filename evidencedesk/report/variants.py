@@ -6,7 +6,7 @@ rounds, labels and lays them out as `Num`/`Stat` values so templates never compu
 
 from __future__ import annotations
 
-from evidencedesk.metric_names import label, per_question_label
+from evidencedesk.metric_names import Metric, label, per_question_label
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import (
     BenchmarkRow,
@@ -22,7 +22,6 @@ from evidencedesk.report.model import (
 from evidencedesk.report.values import DASH, Stat, flips_text, fmt, num, pval, stat
 from evidencedesk.report.words import answers_part, partial_coverage
 from evidencedesk.results.plan import grid_questions
-from evidencedesk.results.settings import Metric
 from evidencedesk.results.types import Flip, MetricStat, Results, TagValue, VariantResult
 from evidencedesk.retrieval import minilm
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from evidencedesk import paths
 from evidencedesk.gate import GatePolicy
-from evidencedesk.metric_names import DIAGNOSTIC, split_metric
+from evidencedesk.metric_names import DIAGNOSTIC, Metric, split_metric
 from evidencedesk.results.gate_stage import policy_facts
 from evidencedesk.results.inputs import (
     Project,
@@ -42,7 +42,7 @@ from evidencedesk.results.inputs import (
     input_hashes,
     questions,
 )
-from evidencedesk.results.settings import Metric, Settings
+from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import (
     SCHEMA_VERSION,
     SHOWN,
@@ -71,21 +71,21 @@ from evidencedesk.results.types import (
 from evidencedesk.results.verdicts import evidence_of, unjudged_caveat
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metric_engine import of_judged
 from evidencedesk.retrieval.metrics import (
     Judged,
     by_tag_all,
     condense,
     mean_defined,
+    of_judged,
+    paired,
+    paired_bootstrap_ci,
     per_question_all,
+    randomization_test,
 )
 from evidencedesk.retrieval.stats import (
     bootstrap_ci,
     flips_needed,
     holm,
-    paired,
-    paired_bootstrap_ci,
-    randomization_test,
 )
 from evidencedesk.version import __version__
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from evidencedesk.files.project_file import DEFAULT_METRICS, ProjectKind
-from evidencedesk.metric_names import read_metric, split_metric
+from evidencedesk.metric_names import Metric, read_metric, split_metric
 from evidencedesk.retrieval.evalreport import Config
 
 # the top k Judged@k reads of a run when the primary metric has no cut-off (MRR, MAP, R-prec,
@@ -19,26 +19,6 @@ from evidencedesk.retrieval.evalreport import Config
 _JUDGED_K = 10
 
 # the kind of project: built-in searchers over documents, or TREC runs only
-
-
-@dataclass(frozen=True)
-class Metric:
-    """A reported metric: its canonical name (`metric_names.canonical`) and its display label
-    (`metric_names.label`: every nDCG names its gain, MRR@k its cut-off)."""
-
-    name: str  # "mrr", "recall@3", "ndcg@10:linear", "map"
-    label: str  # "MRR", "R@3", "nDCG@10 (linear gain)", "MAP"
-
-    @classmethod
-    def of(cls, name: str) -> Metric:
-        """The metric any declared name stands for (``AP``, ``P_10``, ``ndcg_cut_10``, …)."""
-        found = read_metric(name)
-        return cls(found.canonical, found.label)
-
-    @property
-    def gain(self) -> str | None:
-        """The nDCG gain variant ("exp" or "linear"); None for other metrics."""
-        return read_metric(self.name).measure.gain
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from evidencedesk.results.what_it_takes import (
-    ALPHA,
     questions_for_p05,
     questions_for_power,
     questions_for_t,
     questions_for_t_power,
 )
+from evidencedesk.retrieval.stats import ALPHA
 
 LEAN_P = 0.2  # flips lean a way worth saying only when the exact sign test gives p below this
 # a candidate's Judged@k this far below the baseline's (a share), with its paired interval

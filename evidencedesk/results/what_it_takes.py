@@ -8,7 +8,7 @@ share of questions that change and the split between better and worse); the powe
 estimates under that assumption, not promises. The paired figure is the one to plan by: on
 large sets the sign test, which reads only the direction of each change, asks for far more
 questions than the differences need. Binomial tails
-are summed in floating point (`stats.binomial_pmf`, `stats.sign_test_p_float`: log-gamma), fast
+are summed in floating point (`stats.binomial_pmf`, `stats.sign_test_p`'s estimate: log-gamma), fast
 enough for the search over up to a million questions.
 """
 
@@ -18,9 +18,8 @@ import math
 from collections.abc import Callable
 from statistics import NormalDist
 
-from evidencedesk.retrieval.stats import binomial_pmf, sign_test_p_float
+from evidencedesk.retrieval.stats import ALPHA, binomial_pmf, sign_test_p
 
-ALPHA = 0.05  # the significance level of every test the report states (`verdicts` too)
 _POWER = 0.8  # the power the "questions needed" figures aim at
 LIMIT = 1_000_000  # questions; beyond this the answer is "none within reach"
 
@@ -78,7 +77,9 @@ def questions_for_p05(better: int, worse: int, n: int) -> int | None:
         return None
 
     def ok(total: int) -> bool:
-        return sign_test_p_float(round(better * total / n), round(worse * total / n)) < ALPHA
+        return (
+            sign_test_p(round(better * total / n), round(worse * total / n), estimate=True) < ALPHA
+        )
 
     return _smallest(ok, n)
 

@@ -10,11 +10,11 @@ from typing import Any
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
+from evidencedesk.files.project_file import DEFAULT_RELEVANCE
 from evidencedesk.files.structured import parse_json
 from evidencedesk.files.text import iter_lines
 from evidencedesk.files.trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.paths import DATA, LABELS
-from evidencedesk.retrieval.metrics import RELEVANT
 
 __all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels"]
 
@@ -42,7 +42,7 @@ class Label:
     tags: tuple[str, ...]
     answerable: bool
     grades: Mapping[str, int] = field(default_factory=dict, compare=False)
-    relevant_grade: int = RELEVANT
+    relevant_grade: int = DEFAULT_RELEVANCE
     # True: the grades cover every chunk, a missing one is grade 0 (a labels file); False: a
     # missing grade is unjudged (qrels, which judge a pool of documents, not the collection)
     complete: bool = True
@@ -149,7 +149,7 @@ def _parse_line(raw: str, path: Path | str, number: int, max_grade: int) -> Labe
             number,
             f"expected grade 0-{max_grade} for {chunk_id!r}, found {grade!r}",
         )
-    has_answer = any(g >= RELEVANT for g in grades.values())
+    has_answer = any(g >= DEFAULT_RELEVANCE for g in grades.values())
     answerable = obj.get("answerable", has_answer)
     _expect(
         isinstance(answerable, bool),
@@ -161,8 +161,8 @@ def _parse_line(raw: str, path: Path | str, number: int, max_grade: int) -> Labe
         answerable == has_answer,
         path,
         number,
-        f"expected an answerable question to have a grade-{RELEVANT} chunk and an unanswerable one none; "
-        f"found answerable={str(answerable).lower()} with {sum(g >= RELEVANT for g in grades.values())} grade-{RELEVANT} chunk(s)",
+        f"expected an answerable question to have a grade-{DEFAULT_RELEVANCE} chunk and an unanswerable one none; "
+        f"found answerable={str(answerable).lower()} with {sum(g >= DEFAULT_RELEVANCE for g in grades.values())} grade-{DEFAULT_RELEVANCE} chunk(s)",
     )
     return Label(qid, question, tuple(tags), answerable, dict(grades))
 

@@ -1,11 +1,12 @@
-"""The one metric engine: every question's value of any declared metric (recall@k, precision@k,
+"""The one metric engine: every question's value of a metric kind (recall@k, precision@k,
 hit@k, MRR and MRR@k, AP and AP@k, R-precision, nDCG with or without a cut-off, bpref, Judged@k)
-at once, as numpy arrays over flat judged lists.
+at once, as numpy arrays over flat judged lists: one column function per kind, each
+(lines, k, gain) -> one float per question.
 
-Production code computes metric values only here (`metrics.summarize`, `per_question`,
-`by_tag`, `stats.paired`: all over judged lists). The per-question functions of :mod:`.metrics`
-(`recall_at`, `ndcg_at`, ...) are the readable reference; the tests hold this engine equal to them, bit for
-bit, on every metric form (``tests/test_retrieval_metrics.py``).
+Production code computes metric values only here, through the registry `metrics.KINDS`, which
+names each kind's column beside its readable reference in :mod:`.metrics` (`recall_at`,
+`ndcg_at`, ...); the tests hold every column equal to its reference, bit for bit, on every
+registered kind (``tests/test_every_metric.py``).
 
 Bit for bit, because the arithmetic is the reference's: a DCG term is gain / log2(1 + rank)
 (a division, as in `metrics.dcg`), summed in rank order (`np.bincount` adds each bin's weights
@@ -23,9 +24,22 @@ from typing import Any, Protocol, overload
 
 import numpy as np
 
-from evidencedesk.metric_names import split_metric
-
-__all__ = ["JudgedLists", "Lines", "as_values", "column", "lines_of", "of_judged", "values_of"]
+__all__ = [
+    "JudgedLists",
+    "Lines",
+    "ap_column",
+    "as_values",
+    "bpref_column",
+    "defined",
+    "hit_column",
+    "judged_column",
+    "lines_of",
+    "ndcg_column",
+    "precision_column",
+    "recall_column",
+    "rprec_column",
+    "rr_column",
+]
 
 
 class JudgedLike(Protocol):
@@ -204,13 +218,13 @@ def _convert(judged: Sequence[JudgedLike]) -> Lines:
     )
 
 
-def _gains(grades: np.ndarray, variant: str) -> np.ndarray:
+def _gains(grades: np.ndarray, gain: str) -> np.ndarray:
     g = grades.astype(np.float64)
-    return np.exp2(g) - 1.0 if variant == "exp" else g
+    return np.exp2(g) - 1.0 if gain == "exp" else g
 
 
-def _dcg(q: np.ndarray, rank: np.ndarray, grade: np.ndarray, variant: str, n: int) -> np.ndarray:
-    return np.bincount(q, weights=_gains(grade, variant) / np.log2(rank + 2.0), minlength=n)
+def _dcg(q: np.ndarray, rank: np.ndarray, grade: np.ndarray, gain: str, n: int) -> np.ndarray:
+    return np.bincount(q, weights=_gains(grade, gain) / np.log2(rank + 2.0), minlength=n)
 
 
 def _in_block(q: np.ndarray) -> np.ndarray:
@@ -227,10 +241,106 @@ def _first(q: np.ndarray) -> np.ndarray:
     return np.r_[True, q[1:] != q[:-1]] if q.size else np.zeros(0, dtype=bool)
 
 
-def _bpref(lines: Lines, rel: np.ndarray, n_rel: np.ndarray) -> np.ndarray:
+def _relevant(lines: Lines) -> np.ndarray:
+    """Whether each returned result is relevant (its grade reaches its question's threshold)."""
+    relevant: np.ndarray = lines.grade >= lines.relevant[lines.line_q]
+    return relevant
+
+
+def _n_relevant(lines: Lines) -> np.ndarray:
+    """Per question: R, the relevant grades of its ideal list."""
+    pool_rel = lines.pool_g >= lines.relevant[lines.pool_q]
+    return np.bincount(lines.pool_q[pool_rel], minlength=lines.n)
+
+
+def _top(lines: Lines, k: int | None) -> np.ndarray:
+    """Whether each returned result is in its list's top k (every one when k is None)."""
+    return np.ones(lines.line_q.size, dtype=bool) if k is None else lines.rank < k
+
+
+def _cut(k: int | None, kind: str) -> int:
+    if k is None:  # the registry gives these kinds a cut-off
+        raise ValueError(f"expected a cut-off for {kind}, found none")
+    return k
+
+
+def defined(lines: Lines) -> np.ndarray:
+    """Per question: whether it defines a quality metric (its ideal list holds a relevant
+    grade); every column is NaN where it does not."""
+    return _n_relevant(lines) > 0
+
+
+def _over_r(values: np.ndarray, n_rel: np.ndarray) -> np.ndarray:
+    """Per question, `values` ÷ R (0 where R is 0: that question is undefined anyway)."""
+    out: np.ndarray = np.divide(values, n_rel, out=np.zeros(n_rel.size), where=n_rel > 0)
+    return out
+
+
+def _hits(lines: Lines, k: int) -> np.ndarray:
+    return np.bincount(lines.line_q[_relevant(lines) & _top(lines, k)], minlength=lines.n)
+
+
+def recall_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
+    """Relevant in the top k / R (`metrics.recall_at`)."""
+    n_rel = _n_relevant(lines)
+    hits = _hits(lines, _cut(k, "recall"))
+    return _over_r(hits, n_rel)
+
+
+def precision_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
+    """Relevant in the top k / k (`metrics.precision_at`)."""
+    cut = _cut(k, "precision")
+    return _hits(lines, cut) / cut
+
+
+def hit_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
+    """1 when a relevant result is in the top k (`metrics.hit_at`)."""
+    return (_hits(lines, _cut(k, "hit")) > 0).astype(np.float64)
+
+
+def judged_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
+    """The judged share of the top min(k, list length) (`metrics.judged_at`); NaN for an empty
+    list."""
+    if lines.judged is None or lines.size is None:
+        raise ValueError("Judged@k needs every returned result, found only graded lines")
+    shown = np.minimum(lines.size, _cut(k, "judged"))
+    seen = np.bincount(lines.line_q[lines.judged & _top(lines, k)], minlength=lines.n)
+    values: np.ndarray = np.divide(seen, shown, out=np.full(lines.n, np.nan), where=shown > 0)
+    return values
+
+
+def rr_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
+    """1 / the rank of the first relevant result in the top k, or of the list (`metrics.
+    reciprocal_rank`)."""
+    kept = _relevant(lines) & _top(lines, k)
+    lq, rk = lines.line_q[kept], lines.rank[kept]
+    first = _first(lq)
+    values = np.zeros(lines.n)
+    values[lq[first]] = 1.0 / (rk[first] + 1.0)
+    return values
+
+
+def ap_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
+    """Average precision of the top k, or of the list, over R (`metrics.average_precision`)."""
+    n_rel = _n_relevant(lines)
+    kept = _relevant(lines) & _top(lines, k)
+    lq, rk = lines.line_q[kept], lines.rank[kept]
+    precision = (_in_block(lq) + 1) / (rk + 1)  # hits so far / rank, at each relevant result
+    return _over_r(np.bincount(lq, weights=precision, minlength=lines.n), n_rel)
+
+
+def rprec_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
+    """Relevant in the top R / R (`metrics.r_precision`)."""
+    n_rel, q = _n_relevant(lines), lines.line_q
+    hits = np.bincount(q[_relevant(lines) & (lines.rank < n_rel[q])], minlength=lines.n)
+    return _over_r(hits, n_rel)
+
+
+def bpref_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
+    """bpref, as trec_eval computes it (`metrics.bpref`)."""
     if lines.nonrel is None or lines.n_nonrel is None:
         raise ValueError("bpref needs the judged non-relevant results, found only graded lines")
-    n, q = lines.n, lines.line_q
+    n, q, rel, n_rel = lines.n, lines.line_q, _relevant(lines), _n_relevant(lines)
     if ((lines.n_nonrel < 0) & (n_rel > 0)).any():
         missing = int(np.flatnonzero((lines.n_nonrel < 0) & (n_rel > 0))[0])
         raise ValueError(
@@ -245,72 +355,22 @@ def _bpref(lines: Lines, rel: np.ndarray, n_rel: np.ndarray) -> np.ndarray:
     r, cap = n_rel[q[rel]], np.minimum(at_least, n_rel)[q[rel]]
     share = np.divide(np.minimum(above[rel], r), cap, out=np.zeros(r.size), where=cap > 0)
     terms = np.where(above[rel] == 0, 1.0, 1.0 - share)
-    return np.divide(np.bincount(q[rel], weights=terms, minlength=n), n_rel,
-                     out=np.zeros(n), where=n_rel > 0)  # fmt: skip
+    return _over_r(np.bincount(q[rel], weights=terms, minlength=n), n_rel)
 
 
-def column(lines: Lines, kind: str, k: int | None, variant: str = "exp") -> np.ndarray:
-    """One float per question of the metric (`kind`, `k`, `variant`; k None: the whole list);
-    NaN where undefined (no relevant grade in the question's ideal list)."""
-    n, q, rank = lines.n, lines.line_q, lines.rank
-    rel = lines.grade >= lines.relevant[q]
-    n_rel = np.bincount(lines.pool_q[lines.pool_g >= lines.relevant[lines.pool_q]], minlength=n)
-    top = np.ones(q.size, dtype=bool) if k is None else rank < k
-    if kind == "judged":
-        if lines.judged is None or lines.size is None:
-            raise ValueError("Judged@k needs every returned result, found only graded lines")
-        assert k is not None
-        shown = np.minimum(lines.size, k)
-        seen = np.bincount(q[lines.judged & top], minlength=n)
-        values = np.divide(seen, shown, out=np.full(n, np.nan), where=shown > 0)
-    elif kind == "mrr":
-        lq, rk = q[rel & top], rank[rel & top]
-        first = _first(lq)
-        values = np.zeros(n)
-        values[lq[first]] = 1.0 / (rk[first] + 1.0)
-    elif kind == "map":
-        lq, rk = q[rel & top], rank[rel & top]
-        precision = (_in_block(lq) + 1) / (rk + 1)  # hits so far / rank, at each relevant result
-        values = np.divide(np.bincount(lq, weights=precision, minlength=n), n_rel,
-                           out=np.zeros(n), where=n_rel > 0)  # fmt: skip
-    elif kind == "rprec":
-        hits = np.bincount(q[rel & (rank < n_rel[q])], minlength=n)
-        values = np.divide(hits, n_rel, out=np.zeros(n), where=n_rel > 0)
-    elif kind == "bpref":
-        values = _bpref(lines, rel, n_rel)
-    elif kind == "ndcg":
-        gained = _dcg(q[top], rank[top], lines.grade[top], variant, n)
-        order = np.lexsort((-lines.pool_g, lines.pool_q))  # each ideal list best first
-        pq, pg = lines.pool_q[order], lines.pool_g[order]
-        prank = np.arange(pq.size) - np.searchsorted(pq, pq)
-        best = np.ones(pq.size, dtype=bool) if k is None else prank < k
-        ideal = _dcg(pq[best], prank[best], pg[best], variant, n)
-        values = np.divide(gained, ideal, out=np.zeros(n), where=n_rel > 0)
-    else:
-        if k is None:  # the registry gives these kinds a cut-off
-            raise ValueError(f"expected a cut-off for {kind}, found none")
-        hits = np.bincount(q[rel & top], minlength=n)
-        if kind == "recall":
-            values = np.divide(hits, n_rel, out=np.zeros(n), where=n_rel > 0)
-        elif kind == "precision":
-            values = hits / k
-        else:
-            values = (hits > 0).astype(np.float64)
-    values[n_rel == 0] = np.nan
+def ndcg_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
+    """DCG of the top k, or of the list, over the ideal list's (`metrics.ndcg_at`)."""
+    n, q, rank, top = lines.n, lines.line_q, lines.rank, _top(lines, k)
+    gained = _dcg(q[top], rank[top], lines.grade[top], gain, n)
+    order = np.lexsort((-lines.pool_g, lines.pool_q))  # each ideal list best first
+    pq, pg = lines.pool_q[order], lines.pool_g[order]
+    prank = np.arange(pq.size) - np.searchsorted(pq, pq)
+    best = np.ones(pq.size, dtype=bool) if k is None else prank < k
+    ideal = _dcg(pq[best], prank[best], pg[best], gain, n)
+    values: np.ndarray = np.divide(gained, ideal, out=np.zeros(n), where=_n_relevant(lines) > 0)
     return values
-
-
-def values_of(lines: Lines, name: str) -> np.ndarray:
-    """`column` of a metric name (``recall@10``, ``mrr``, ``ndcg@10:linear``, ``AP``, ...)."""
-    return column(lines, *split_metric(name))
 
 
 def as_values(column: np.ndarray) -> list[float | None]:
     """A column as Python values, None where undefined (NaN)."""
     return [None if v != v else v for v in column.tolist()]
-
-
-def of_judged(judged: Sequence[Any], names: Iterable[str]) -> dict[str, list[float | None]]:
-    """Per metric name, every question's value (None when undefined), in judged order."""
-    lines = lines_of(judged)
-    return {name: as_values(values_of(lines, name)) for name in names}

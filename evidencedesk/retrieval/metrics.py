@@ -2,16 +2,19 @@
 
 A question whose pool holds no relevant chunk is *undefined*: every metric returns ``None`` for
 it, and means leave it out (and say how many they left out). Relevant = grade >= ``Judged.relevant``
-(2 by default). The statistics (`Summary`, intervals, paired tests) live in :mod:`.stats` and are
-re-exported here.
+(`DEFAULT_RELEVANCE`, 2, by default). The statistics (`Summary`, intervals, the sign test) live in
+:mod:`.stats` and are re-exported here; the paired comparisons of two runs (`paired`,
+`paired_bootstrap_ci`, `randomization_test`) take judged lists or per-question values.
 
 Every metric is declared once, with its names in trec_eval, ir_measures and ranx, in
-:mod:`evidencedesk.metric_names`; `parse_metric` reads any of those names.
+:mod:`evidencedesk.metric_names`; `parse_metric` reads any of those names into a `Metric`.
 
-The per-question functions (`recall_at`, `ndcg_at`, ...) are the definitions, written to be read;
-the means and per-question tables (`summarize`, `per_question`, `per_question_all`, `by_tag`)
-come from the one vectorised engine, :mod:`.metric_engine`, which the tests hold equal to these
-functions.
+`KINDS` is the one registry from a metric's kind to what computes it: its readable reference
+(`recall_at`, `ndcg_at`, ...: the definitions, written to be read, one judged list at a time)
+and its vectorised column (:mod:`.metric_engine`: every question at once). `metric_value`
+dispatches to the reference; the means and per-question tables (`summarize`, `per_question`,
+`per_question_all`, `by_tag`, the paired tests) to the column, which the tests hold equal to the
+reference bit for bit (``tests/test_every_metric.py``, every registered kind).
 """
 
 from __future__ import annotations
@@ -19,30 +22,54 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any, Protocol
 
-from evidencedesk.metric_names import METRIC_FORMS, read_metric
-from evidencedesk.retrieval.metric_engine import of_judged
+import numpy as np
+
+from evidencedesk.errors import UnknownNameError
+from evidencedesk.files.project_file import DEFAULT_RELEVANCE
+from evidencedesk.metric_names import MEASURES, METRIC_FORMS, Measure, Metric, read_metric
+from evidencedesk.retrieval.metric_engine import (
+    JudgedLike,
+    Lines,
+    ap_column,
+    as_values,
+    bpref_column,
+    defined,
+    hit_column,
+    judged_column,
+    lines_of,
+    ndcg_column,
+    precision_column,
+    recall_column,
+    rprec_column,
+    rr_column,
+)
 from evidencedesk.retrieval.stats import (
+    RANDOMIZATION_RESAMPLES,
     Interval,
     Paired,
     Summary,
     bootstrap_ci,
     flips_needed,
     holm,
-    paired,
-    paired_bootstrap_ci,
-    randomization_test,
+    randomization_p,
+    sign_flips,
     sign_test_p,
 )
 
 __all__ = [
+    "GAINS",
+    "KINDS",
     "METRIC_FORMS",
     "Interval",
     "Judged",
-    "MetricSpec",
+    "Kind",
+    "Metric",
     "Paired",
     "Summary",
+    "aligned",
     "average_precision",
     "bootstrap_ci",
     "bpref",
@@ -56,12 +83,14 @@ __all__ = [
     "holm",
     "judged_at",
     "judge_run",
+    "kind_of",
+    "mean_defined",
     "metric_value",
     "ndcg_at",
+    "of_judged",
     "paired",
     "paired_bootstrap_ci",
     "parse_metric",
-    "mean_defined",
     "per_question",
     "per_question_all",
     "precision_at",
@@ -69,12 +98,13 @@ __all__ = [
     "randomization_test",
     "recall_at",
     "reciprocal_rank",
+    "registry",
     "sign_test_p",
     "summarize",
+    "values_of",
 ]
 
-RELEVANT = 2  # the default relevance threshold: grade 2 answers the question
-VARIANTS = ("exp", "linear")  # the nDCG gains `gain` takes
+GAINS = ("exp", "linear")  # the nDCG gains `gain` takes
 
 
 @dataclass(frozen=True)
@@ -104,7 +134,7 @@ class Judged:
     grades: tuple[int, ...]
     pool: tuple[int, ...]
     ids: tuple[str, ...] = ()
-    relevant: int = RELEVANT
+    relevant: int = DEFAULT_RELEVANCE
     returned: int | None = None
     judged: tuple[bool, ...] | None = None
     nonrelevant: int | None = None
@@ -123,9 +153,9 @@ class Judged:
         return self.n_relevant > 0
 
     def value(self, name: str) -> float | None:
-        """This question's value of the metric `name` (None when undefined); what lets
-        :mod:`.stats` pair judged lists without importing this module (which imports it)."""
-        return parse_metric(name).of(self)
+        """This question's value of the metric `name` by its reference (None when
+        undefined)."""
+        return metric_value(self, name)
 
     def to_dict(self) -> dict[str, Any]:
         return (
@@ -258,29 +288,32 @@ def bpref(j: Judged) -> float | None:
     return total / r
 
 
-def gain(grade: int, variant: str = "exp") -> float:
+def gain(grade: int, gain: str = "exp") -> float:
     """ "exp": 2^grade - 1 (textbook, default); "linear": grade (trec_eval ``ndcg_cut``)."""
-    if variant == "exp":
+    if gain == "exp":
         return float(2**grade - 1)
-    if variant == "linear":
+    if gain == "linear":
         return float(grade)
-    raise ValueError(f"unknown gain variant {variant!r}; expected one of: {', '.join(VARIANTS)}")
+    raise ValueError(f"unknown nDCG gain {gain!r}; expected one of: {', '.join(GAINS)}")
 
 
-def dcg(grades: Iterable[int], variant: str = "exp") -> float:
+def dcg(grades: Iterable[int], gain: str = "exp") -> float:
     """Sum of gain / log2(1 + rank), rank from 1."""
-    return sum(gain(g, variant) / math.log2(1 + rank) for rank, g in enumerate(grades, start=1))
+    return sum(_gain(g, gain) / math.log2(1 + rank) for rank, g in enumerate(grades, start=1))
 
 
-def ndcg_at(j: Judged, k: int | None, variant: str = "exp") -> float | None:
+_gain = gain  # `dcg` and `ndcg_at` name their argument `gain` too
+
+
+def ndcg_at(j: Judged, k: int | None, gain: str = "exp") -> float | None:
     """DCG of the top k / DCG of the ideal list ``pool[:k]`` (k None: of the whole list / of the
     whole pool, trec_eval's ``ndcg``); None when undefined."""
     top = _top(j, k)
-    gain(0, variant)  # validate the variant even for undefined questions
+    _gain(0, gain)  # validate the gain even for undefined questions
     if not j.defined:
         return None
-    ideal = dcg(sorted(j.pool, reverse=True)[:k], variant)
-    return dcg(top, variant) / ideal
+    ideal = dcg(sorted(j.pool, reverse=True)[:k], gain)
+    return dcg(top, gain) / ideal
 
 
 def condense(j: Judged) -> Judged:
@@ -298,62 +331,177 @@ def condense(j: Judged) -> Judged:
                    negative=negative if negative and any(negative) else None)  # fmt: skip
 
 
-# -- names ------------------------------------------------------------------------------------
+# -- the registry: each kind's reference and column --------------------------------------------
 
 
 @dataclass(frozen=True)
-class MetricSpec:
-    """A parsed metric name: the name as given, its kind (recall, precision, hit, mrr, map, rprec,
-    ndcg, bpref, judged), cut-off (None: the whole list) and nDCG gain."""
+class Kind:
+    """What computes one kind of metric (`Measure.kind`): its readable `reference`, one judged
+    list at a time (the definition, written to be read), and its vectorised `column`
+    (`metric_engine`: every question at once, equal to the reference bit for bit). `takes`: the
+    keyword arguments the reference takes besides the judged list (``k``, the cut-off, and
+    ``gain``, nDCG's); the column always takes (lines, k, gain)."""
 
-    name: str
     kind: str
-    k: int | None = None
-    variant: str = "exp"
+    reference: Callable[..., float | None]
+    column: Callable[[Lines, int | None, str], np.ndarray]
+    takes: tuple[str, ...] = ("k",)
 
-    @property
-    def canonical(self) -> str:
-        """evidencedesk's own form of the name (``AP`` -> ``map``)."""
-        return read_metric(self.name).canonical
+    def value(self, j: Judged, k: int | None, gain: str | None) -> float | None:
+        """One question's value by the reference (None when undefined)."""
+        given = {"k": k, "gain": gain or "exp"}
+        return self.reference(j, **{name: given[name] for name in self.takes})
 
-    @property
-    def label(self) -> str:
-        return read_metric(self.name).label
-
-    def of(self, j: Judged) -> float | None:
-        if self.kind == "mrr":
-            return reciprocal_rank(j, self.k)
-        if self.kind == "map":
-            return average_precision(j, self.k)
-        if self.kind == "ndcg":
-            return ndcg_at(j, self.k, self.variant)
-        if self.kind == "rprec":
-            return r_precision(j)
-        if self.kind == "bpref":
-            return bpref(j)
-        fn: Callable[[Judged, int], float | None] = {
-            "recall": recall_at,
-            "precision": precision_at,
-            "hit": hit_at,
-            "judged": judged_at,
-        }[self.kind]
-        if self.k is None:  # the registry gives these kinds a cut-off
-            raise ValueError(f"expected a cut-off for {self.name!r}, found none")
-        return fn(j, self.k)
+    def values(self, lines: Lines, k: int | None, gain: str | None) -> np.ndarray:
+        """Every question's value by the column (NaN where undefined)."""
+        values = self.column(lines, k, gain or "exp")
+        values[~defined(lines)] = np.nan
+        return values
 
 
-def parse_metric(name: str) -> MetricSpec:
+def registry(kinds: Iterable[Kind], measures: Iterable[Measure]) -> Mapping[str, Kind]:
+    """Kind -> its `Kind` (read-only), checked: every kind a measure declares has a reference
+    and a column, each kind is registered once, and none is registered that no measure declares.
+    Run at import on `MEASURES`, so a measure declared without either fails the import."""
+    out: dict[str, Kind] = {}
+    for entry in kinds:
+        if entry.kind in out:
+            raise ValueError(
+                f"expected each metric kind registered once, found {entry.kind!r} twice"
+            )
+        if not set(entry.takes) <= {"k", "gain"}:
+            raise ValueError(
+                f"expected the metric kind {entry.kind!r} to take k and gain, found {entry.takes}"
+            )
+        if not callable(entry.reference) or not callable(entry.column):
+            raise ValueError(
+                f"expected a reference and a column function for the metric kind {entry.kind!r}, "
+                f"found {entry.reference!r} and {entry.column!r}"
+            )
+        out[entry.kind] = entry
+    declared = dict.fromkeys(m.kind for m in measures)
+    missing = [kind for kind in declared if kind not in out]
+    if missing:
+        raise ValueError(
+            f"expected a reference and a column for every declared metric kind, found none for "
+            f"{', '.join(missing)}"
+        )
+    unused = [kind for kind in out if kind not in declared]
+    if unused:
+        raise ValueError(f"expected every registered kind declared in MEASURES, found {unused}")
+    return MappingProxyType(out)
+
+
+# every kind of metric, its reference beside its column: adding a metric is its declaration in
+# `metric_names.MEASURES` and one line here (with its two functions)
+KINDS = registry(
+    (
+        Kind("recall", recall_at, recall_column),
+        Kind("precision", precision_at, precision_column),
+        Kind("hit", hit_at, hit_column),
+        Kind("mrr", reciprocal_rank, rr_column),
+        Kind("map", average_precision, ap_column),
+        Kind("rprec", r_precision, rprec_column, takes=()),
+        Kind("ndcg", ndcg_at, ndcg_column, takes=("k", "gain")),
+        Kind("bpref", bpref, bpref_column, takes=()),
+        Kind("judged", judged_at, judged_column),
+    ),
+    MEASURES,
+)
+
+
+def kind_of(metric: Metric) -> Kind:
+    """The registered `Kind` that computes `metric`; an undeclared kind is an
+    `UnknownNameError` naming the registered ones."""
+    found = KINDS.get(metric.kind)
+    if found is None:
+        raise UnknownNameError("metric kind", metric.kind, tuple(KINDS))
+    return found
+
+
+def parse_metric(name: object) -> Metric:
     """Any name `evidencedesk.metric_names` declares: evidencedesk's (``recall@k``, ``mrr``,
     ``map@k``, ``ndcg@k:linear``, ``bpref``, ...) or trec_eval's, ir_measures' and ranx's for
     the same metric (``P_10``, ``AP``, ``ndcg_cut_10``, ``RR@10``, ...)."""
-    found = read_metric(name)
-    return MetricSpec(name, found.kind, found.k, found.gain)
+    return read_metric(name)
 
 
-def metric_value(j: Judged, name: str | MetricSpec) -> float | None:
+def metric_value(j: Judged, name: str | Metric) -> float | None:
     """One question's value of a metric by the readable definitions (None when undefined)."""
-    spec = name if isinstance(name, MetricSpec) else parse_metric(name)
-    return spec.of(j)
+    metric = name if isinstance(name, Metric) else read_metric(name)
+    return kind_of(metric).value(j, metric.k, metric.gain)
+
+
+def values_of(lines: Lines, name: str | Metric) -> np.ndarray:
+    """Every question's value of a metric (``recall@10``, ``mrr``, ``ndcg@10:linear``, ``AP``,
+    ...) by the vectorised engine, NaN where undefined."""
+    metric = name if isinstance(name, Metric) else read_metric(name)
+    return kind_of(metric).values(lines, metric.k, metric.gain)
+
+
+def of_judged(judged: Sequence[Any], names: Iterable[str]) -> dict[str, list[float | None]]:
+    """Per metric name, every question's value (None when undefined), in judged order: the
+    values every mean, table and paired test of the kit reads."""
+    lines = lines_of(judged)
+    return {name: as_values(values_of(lines, name)) for name in names}
+
+
+# -- pairing two runs --------------------------------------------------------------------------
+
+
+class _Scored(JudgedLike, Protocol):
+    """A judged question (`Judged`), seen through what pairing needs: also its id."""
+
+    @property
+    def id(self) -> str: ...
+
+
+# a run's per-question values: its judged questions, or question id -> value
+_Values = Sequence[_Scored] | Mapping[str, float | None]
+
+
+def _values(run: _Values, name: str) -> dict[str, float | None]:
+    if isinstance(run, Mapping):
+        return dict(run)
+    # judged lists: the one metric engine's values, as `per_question_all` gives them
+    return dict(zip((j.id for j in run), of_judged(run, [name])[name], strict=True))
+
+
+def aligned(a: _Values, b: _Values, name: str = "mrr") -> list[tuple[str, float, float]]:
+    """(question id, value in a, value in b) for questions defined in both, in a's order; `a`
+    and `b` are judged lists (`name` picks the values) or question id -> value."""
+    va, vb = _values(a, name), _values(b, name)
+    out: list[tuple[str, float, float]] = []
+    for qid, x in va.items():
+        y = vb.get(qid)
+        if x is not None and y is not None:
+            out.append((qid, float(x), float(y)))
+    return out
+
+
+def paired(a: _Values, b: _Values, name: str = "mrr") -> Paired:
+    """Which questions b wins / loses against a, ties, and the exact sign-test p."""
+    return sign_flips(aligned(a, b, name))
+
+
+def paired_bootstrap_ci(
+    a: _Values,
+    b: _Values,
+    name: str = "mrr",
+    seed: int = 0,
+    resamples: int = 10_000,
+    level: float = 0.95,
+) -> Interval:
+    """Interval of mean(b - a); each resample draws the same questions for both runs."""
+    return bootstrap_ci([y - x for _, x, y in aligned(a, b, name)], seed, resamples, level)
+
+
+def randomization_test(
+    a: _Values, b: _Values, name: str = "mrr", seed: int = 0,
+    resamples: int = RANDOMIZATION_RESAMPLES,
+) -> float:  # fmt: skip
+    """Two-sided paired sign-flip permutation test of mean(b - a) (`stats.randomization_p`)."""
+    return randomization_p([y - x for _, x, y in aligned(a, b, name)], seed, resamples)
 
 
 # -- aggregates -------------------------------------------------------------------------------
@@ -368,12 +516,11 @@ def mean_defined(values: Sequence[float | None]) -> tuple[float | None, int, int
 
 def summarize(judged: Sequence[Judged], names: Iterable[str]) -> dict[str, Summary]:
     """Per name: the mean over defined questions, how many counted, how many left out."""
-    specs = [parse_metric(n) for n in names]
-    values = of_judged(judged, [spec.name for spec in specs])
+    values = of_judged(judged, list(names))
     out: dict[str, Summary] = {}
-    for spec in specs:
-        value, n, left = mean_defined(values[spec.name])
-        out[spec.name] = Summary(spec.name, value, n, left)
+    for name, column in values.items():
+        value, n, left = mean_defined(column)
+        out[name] = Summary(name, value, n, left)
     return out
 
 
@@ -390,8 +537,7 @@ def per_question(judged: Sequence[Judged], name: str) -> dict[str, float]:
 
 def per_question_all(judged: Sequence[Judged], name: str) -> dict[str, float | None]:
     """Question id -> value for every judged question, None where undefined, in judged order."""
-    spec = parse_metric(name)
-    values = of_judged(judged, [spec.name])[spec.name]
+    values = of_judged(judged, [name])[name]
     return dict(zip((j.id for j in judged), values, strict=True))
 
 
@@ -420,9 +566,8 @@ def by_tag_all(
     values: Sequence[float | None] | Mapping[str, float | None] | None = None,
 ) -> dict[str, tuple[float | None, int]]:
     """Tag -> (mean over defined questions or None, number of defined questions) for every tag."""
-    spec = parse_metric(name)
     if values is None:
-        values = of_judged(judged, [spec.name])[spec.name]
+        values = of_judged(judged, [name])[name]
     elif isinstance(values, Mapping):
         values = [values.get(j.id) for j in judged]
     groups: dict[str, list[float | None]] = {}
@@ -474,7 +619,7 @@ def judge_run(
     judged: list[Judged] = []
     for label in labels:
         found = searcher.search(label.question, k, allowed)
-        relevant = getattr(label, "relevant_grade", RELEVANT)
+        relevant = getattr(label, "relevant_grade", DEFAULT_RELEVANCE)
         grades = {cid: g for cid, g in label.grades.items() if cid in allowed}
         pool = sorted((g for g in grades.values() if g > 0), reverse=True)
         ids = tuple(c.chunk.id for c in found)

@@ -1,10 +1,11 @@
-"""Means and honest comparison: a metric's `Summary`, seeded bootstrap intervals, paired flips
-with an exact sign test, a paired randomization test, Holm's adjustment and the number of one-way
-flips a label set needs.
+"""Means and honest comparison over per-question values: a metric's `Summary`, seeded
+bootstrap intervals, paired flips with the kit's one exact sign test (`sign_test_p`), a paired
+randomization test (`randomization_p`), Holm's adjustment, the number of one-way flips a label
+set needs, and the one significance level, `ALPHA`.
 
-Every function takes per-question values; the paired ones take either judged lists (a metric name
-picks the values) or ``{question id: value}`` dicts. ``None`` (undefined) values are dropped.
-Re-exported by :mod:`evidencedesk.retrieval.metrics`.
+Every function takes values (``None``, undefined, dropped); the paired comparisons of two runs
+by metric name, over judged lists, are :mod:`evidencedesk.retrieval.metrics`' (`paired`,
+`paired_bootstrap_ci`, `randomization_test`), which re-exports this module's names.
 
 The bootstrap's resamples, drawn once per (n, seed, resamples) and kept, and the percentiles
 of their means computed from the few resamples that decide them (`stats.bootstrap_ci` uses both).
@@ -16,15 +17,13 @@ import itertools
 import math
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import FrozenInstanceError, dataclass
 from fractions import Fraction
 from statistics import NormalDist
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
-
-from evidencedesk.retrieval.metric_engine import JudgedLike, of_judged
 
 CELLS = 1 << 18  # resample-matrix cells per chunk (cache-sized)
 
@@ -361,34 +360,7 @@ def _limit_interval(data: np.ndarray, mean: float, level: float) -> tuple[float,
     return min(max(ends[0], lo_b), hi_b), min(max(ends[1], lo_b), hi_b)
 
 
-class _Scored(JudgedLike, Protocol):
-    """A judged question (`metrics.Judged`), seen through what pairing needs: also its id."""
-
-    @property
-    def id(self) -> str: ...
-
-
-# a run's per-question values: its judged questions, or question id -> value
-_Values = Sequence[_Scored] | Mapping[str, float | None]
-
-
-def _values(run: _Values, name: str) -> dict[str, float | None]:
-    if isinstance(run, Mapping):
-        return dict(run)
-    # judged lists: the one metric engine's values, as `metrics.per_question_all` gives them
-    return dict(zip((j.id for j in run), of_judged(run, [name])[name], strict=True))
-
-
-def aligned(a: _Values, b: _Values, name: str = "mrr") -> list[tuple[str, float, float]]:
-    """(question id, value in a, value in b) for questions defined in both, in a's order."""
-    va, vb = _values(a, name), _values(b, name)
-    out: list[tuple[str, float, float]] = []
-    for qid, x in va.items():
-        y = vb.get(qid)
-        if x is not None and y is not None:
-            out.append((qid, float(x), float(y)))
-    return out
-
+ALPHA = 0.05  # the significance level of every test the report states (verdicts, flips, sizing)
 
 _EXACT_SIGN = 2_000  # untied questions up to which sign_test_p rounds the exact Fraction
 
@@ -404,10 +376,8 @@ def _tail_terms(m: int, low: int) -> Iterator[int]:
         yield term
 
 
-def sign_test_fraction(better: int, worse: int) -> Fraction:
+def _sign_test_exact(better: int, worse: int) -> Fraction:
     """Exact two-sided sign test over the untied questions: min(1, 2 * P(X <= min))."""
-    if better < 0 or worse < 0:
-        raise ValueError(f"expected non-negative counts, found {better}, {worse}")
     m = better + worse
     if m == 0:
         return Fraction(1)
@@ -415,8 +385,9 @@ def sign_test_fraction(better: int, worse: int) -> Fraction:
     return min(Fraction(1), 2 * tail)
 
 
-def sign_test_p(better: int, worse: int) -> float:
-    """The exact sign-test p as a float.
+def sign_test_p(better: int, worse: int, *, estimate: bool = False) -> float:
+    """The exact two-sided sign test's p over the untied questions, min(1, 2 * P(X <= min)),
+    as a float: the kit's one sign test.
 
     Up to `_EXACT_SIGN` untied questions it is the exact `Fraction`, rounded once. Above, the
     integer terms are summed from the largest (C(m, min)) down, and the sum stops once the rest
@@ -424,12 +395,21 @@ def sign_test_p(better: int, worse: int) -> float:
     i / (m - i + 1), a ratio that keeps falling, so the rest is below a geometric series; where
     to stop is found in floating point first). The p of 50,000 questions in about 0.1 s, equal
     to the rounded exact `Fraction` to within one unit in the last place (tested against it).
+
+    ``estimate=True``: the tail summed in floating point instead (log-gamma terms, agreeing to
+    about 1e-9), for planning searches that try many totals up to a million questions
+    (`what_it_takes`), where the exact integer terms would take seconds each. Never for a
+    reported p.
     """
     if better < 0 or worse < 0:
         raise ValueError(f"expected non-negative counts, found {better}, {worse}")
     m, low = better + worse, min(better, worse)
+    if estimate:
+        if m == 0:
+            return 1.0
+        return min(1.0, 2 * math.fsum(binomial_pmf(k, m, 0.5) for k in range(low + 1)))
     if m <= _EXACT_SIGN:
-        return float(sign_test_fraction(better, worse))
+        return float(_sign_test_exact(better, worse))
     kept, share, total = 1, 1.0, 1.0  # terms kept; the last one and their sum over C(m, low)
     for i in range(low, 0, -1):
         ratio = i / (m - i + 1)
@@ -452,44 +432,21 @@ def binomial_pmf(k: int, m: int, p: float) -> float:
     return math.exp(log + k * math.log(p) + (m - k) * math.log1p(-p))
 
 
-def sign_test_p_float(better: int, worse: int) -> float:
-    """`sign_test_p` summed in floating point (log-gamma terms, agreeing to about 1e-9): for
-    planning searches that try many totals up to a million questions (`what_it_takes`), where
-    the exact integer terms would take seconds each. Never for a reported p."""
-    m, low = better + worse, min(better, worse)
-    if m == 0:
-        return 1.0
-    return min(1.0, 2 * math.fsum(binomial_pmf(k, m, 0.5) for k in range(low + 1)))
-
-
-def paired(a: _Values, b: _Values, name: str = "mrr") -> Paired:
-    """Which questions b wins / loses against a, ties, and the exact sign-test p."""
+def sign_flips(rows: Iterable[tuple[str, float, float]]) -> Paired:
+    """Paired (question id, value in a, value in b) rows as flips: which questions b wins and
+    loses against a (a difference within `TIE` is a tie), and the exact sign-test p."""
     better: list[str] = []
     worse: list[str] = []
-    tied = 0
-    rows = aligned(a, b, name)
+    tied = n = 0
     for qid, x, y in rows:
+        n += 1
         if abs(y - x) <= TIE:
             tied += 1
         elif y > x:
             better.append(qid)
         else:
             worse.append(qid)
-    return Paired(
-        tuple(better), tuple(worse), tied, sign_test_p(len(better), len(worse)), len(rows)
-    )
-
-
-def paired_bootstrap_ci(
-    a: _Values,
-    b: _Values,
-    name: str = "mrr",
-    seed: int = 0,
-    resamples: int = 10_000,
-    level: float = 0.95,
-) -> Interval:
-    """Interval of mean(b - a); each resample draws the same questions for both runs."""
-    return bootstrap_ci([y - x for _, x, y in aligned(a, b, name)], seed, resamples, level)
+    return Paired(tuple(better), tuple(worse), tied, sign_test_p(len(better), len(worse)), n)
 
 
 def _pattern_sums(d: np.ndarray) -> np.ndarray:
@@ -505,11 +462,10 @@ EXACT_RANDOMIZATION = 20  # non-zero differences up to which every sign pattern 
 RANDOMIZATION_RESAMPLES = 10_000
 
 
-def randomization_test(
-    a: _Values, b: _Values, name: str = "mrr", seed: int = 0,
-    resamples: int = RANDOMIZATION_RESAMPLES,
-) -> float:  # fmt: skip
-    """Two-sided paired sign-flip permutation test of mean(b - a).
+def randomization_p(
+    differences: Iterable[float], seed: int = 0, resamples: int = RANDOMIZATION_RESAMPLES
+) -> float:
+    """Two-sided paired sign-flip permutation test of the mean of paired differences (b - a).
 
     Exact (all 2^m sign patterns) when at most 20 differences are non-zero, else seeded Monte
     Carlo with ``resamples`` draws and the (count + 1) / (resamples + 1) estimate; above `LARGE`
@@ -517,7 +473,7 @@ def randomization_test(
     and variance sum of d^2 under random signs): p = 2 * (1 - Phi(|sum d| / sqrt(sum d^2))).
     """
     _check(resamples, 0.5)
-    d = np.array([y - x for _, x, y in aligned(a, b, name)], dtype=np.float64)
+    d = np.array(list(differences), dtype=np.float64)
     d = d[np.abs(d) > TIE]
     m = int(d.size)
     if m == 0:
@@ -556,32 +512,29 @@ def holm(pvalues: Mapping[str, float]) -> dict[str, float]:
     return {key: adjusted[key] for key in pvalues}
 
 
-def flips_needed(n: int, alpha: float = 0.05) -> int | None:
+def flips_needed(n: int, alpha: float = ALPHA) -> int | None:
     """Smallest f <= n such that f better, 0 worse gives sign-test p < alpha; None if none does."""
     for f in range(1, n + 1):
-        if sign_test_fraction(f, 0) < Fraction(alpha):
+        if _sign_test_exact(f, 0) < Fraction(alpha):
             return f
     return None
 
 
 __all__ = [
+    "ALPHA",
     "CELLS",
     "Draws",
     "Interval",
     "Paired",
     "Summary",
-    "aligned",
     "binomial_pmf",
     "bootstrap_ci",
     "draws",
     "exact_means",
     "flips_needed",
     "holm",
-    "paired",
-    "paired_bootstrap_ci",
     "percentiles",
-    "randomization_test",
-    "sign_test_fraction",
+    "randomization_p",
+    "sign_flips",
     "sign_test_p",
-    "sign_test_p_float",
 ]

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from evidencedesk.files.project_file import DEFAULT_RELEVANCE
 from evidencedesk.files.trec_keys import doc_hashes, fixed_width_of, query_salts
 from evidencedesk.retrieval.metric_engine import JudgedLists, Lines
-from evidencedesk.retrieval.metrics import RELEVANT, Judged
+from evidencedesk.retrieval.metrics import Judged
 
 if TYPE_CHECKING:
     from evidencedesk.files.trec import TrecRun
@@ -431,7 +432,7 @@ def judge_trec_run(
     qrels: Mapping[str, Mapping[str, int]] | None = None,
     labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
     k: int | None = None,
-    relevant: int = RELEVANT,
+    relevant: int = DEFAULT_RELEVANCE,
     depth: int | None = None,
     complete: Collection[str] | None = None,
     graded: bool = False,
@@ -464,7 +465,7 @@ def judge_trec_run_condensed(
     qrels: Mapping[str, Mapping[str, int]] | None = None,
     labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
     k: int | None = None,
-    relevant: int = RELEVANT,
+    relevant: int = DEFAULT_RELEVANCE,
     depth: int | None = None,
     graded: bool = False,
 ) -> tuple[JudgedLists, JudgedLists]:
