@@ -19,8 +19,7 @@ import pytest
 from evidencedesk.cli.process import paused_collector
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.results import serialize
-from evidencedesk.results.compute import Hashing
-from evidencedesk.results.inputs import input_hashes, load_project
+from evidencedesk.results.inputs import Hashing, _hashed_files, _input_hashes, load_project
 from evidencedesk.results.types import QuestionFact, RankedList
 from evidencedesk.retrieval import stats
 from evidencedesk.retrieval.coverage import coverage
@@ -29,8 +28,8 @@ from tests.project_fixtures import make_runs_only_project
 
 def test_the_background_hashes_are_the_input_hashes(tmp_path: Path) -> None:
     project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
-    files, digest = Hashing(project, ()).result()
-    assert (files, digest) == input_hashes(project, ())
+    files, digest = Hashing(_hashed_files(project, ())).result()
+    assert (files, digest) == _input_hashes(_hashed_files(project, ()))
     assert [f.path for f in files] == ["evidencedesk.toml", "queries.jsonl", "qrels.txt",
                                        "runs/base.run", "runs/better.run"]  # fmt: skip
     assert all(len(f.sha256) == 64 for f in files)
@@ -64,7 +63,7 @@ def test_each_run_is_read_with_the_hashing_held(
     from evidencedesk.results import inputs
 
     project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
-    hashing = Hashing(project, ())
+    hashing = Hashing(_hashed_files(project, ()))
     events: list[str] = []
     real_read = inputs.read_run
 
@@ -74,12 +73,12 @@ def test_each_run_is_read_with_the_hashing_held(
 
     monkeypatch.setattr(inputs, "read_run", read)
     inputs.judged_external_runs(
-        project, [], lambda run: events.append("judge") or ([], None),
+        project.runs, lambda run: events.append("judge") or ([], None),
         lambda run, path: events.append("check") or coverage(run, {}, 10), hashing.held,
     )  # fmt: skip
     assert events == ["read, hashing may run: False", "check", "judge"] * 2
     assert hashing._may_run.is_set()
-    assert hashing.result() == input_hashes(project, ())
+    assert hashing.result() == _input_hashes(_hashed_files(project, ()))
 
 
 def test_a_hashing_error_is_raised_where_the_result_is_asked(
@@ -90,8 +89,8 @@ def test_a_hashing_error_is_raised_where_the_result_is_asked(
     def broken(*args: object) -> None:
         raise PermissionError(13, "Permission denied", "runs/base.run")
 
-    monkeypatch.setattr("evidencedesk.results.compute.input_hashes", broken)
-    hashing = Hashing(project, ())
+    monkeypatch.setattr("evidencedesk.results.inputs._input_hashes", broken)
+    hashing = Hashing(_hashed_files(project, ()))
     with pytest.raises(PermissionError, match="Permission denied"):
         hashing.result()
 
