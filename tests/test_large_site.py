@@ -19,7 +19,13 @@ import pytest
 from evidencedesk.cli.process import paused_collector
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.results import serialize
-from evidencedesk.results.inputs import Hashing, _hashed_files, _input_hashes, load_project
+from evidencedesk.results.inputs import (
+    DEMO_PROJECT,
+    Hashing,
+    _hashed_files,
+    _input_hashes,
+    load_project,
+)
 from evidencedesk.results.types import QuestionFact, RankedList
 from evidencedesk.retrieval import stats
 from evidencedesk.retrieval.coverage import coverage
@@ -163,19 +169,47 @@ def test_plain_refuses_a_number_json_cannot_hold(bad: float) -> None:
         serialize.plain(RankedList("q1", (), (), 0, None, {"mrr": bad}))
 
 
-def test_an_evaluation_s_memos_end_with_it(tmp_path: Path) -> None:
-    """The bootstrap's draws (up to 768 MB) and the token memos are the build's, not the
-    process's: nothing is kept once `evaluate` returns, or fails."""
+def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bootstrap's draws (up to 768 MB), the token memos, the pure scorers' scores and the
+    toy embedder's buckets are the build's, not the process's: held by the one `Memos` the
+    evaluation opens, and dropped once `evaluate` returns, or fails."""
     from evidencedesk.results.evaluate import evaluate
-    from evidencedesk.retrieval import parts, tokens
+    from evidencedesk.retrieval import memos
 
-    project = load_project(make_runs_only_project(tmp_path))
-    evaluate(project, 0, (), lambda stage: None)
-    assert len(stats._DRAWS) == 0 and len(parts._TOKENS) == 0
-    assert tokens._tokens_cached.cache_info().currsize == 0
-    stats.draws(40, 0, 100)  # a memo left from elsewhere ...
+    opened: dict[int, memos.Memos] = {}
+    tables: set[str] = set()
+    real = memos.Memos.table
+
+    def table(self: memos.Memos, name: str, make: Any) -> Any:
+        opened[id(self)] = self
+        tables.add(name)
+        return real(self, name, make)
+
+    monkeypatch.setattr(memos.Memos, "table", table)
+    evaluate(load_project(DEMO_PROJECT), 0, (), lambda stage: None)
+    assert len(opened) == 1  # one object holds every memo of the build
+    assert tables == {"draws", "feature buckets", "pair scores", "pair scores by pair",
+                      "token counts", "tokens",
+                      "word sets"}  # fmt: skip
+    assert [m.names() for m in opened.values()] == [()]  # dropped when the build ended
+    assert memos._SCOPE.get() is None
+    assert stats.draws(40, 0, 100) is not stats.draws(40, 0, 100)  # outside a build: no memo
     broken = load_project(make_runs_only_project(tmp_path / "broken"))
     next(broken.root.glob("runs/*")).write_text("not a run\n")
     with pytest.raises(EvidencedeskError):
         evaluate(broken, 0, (), lambda stage: None)
-    assert len(stats._DRAWS) == 0  # ... is gone with the failed build too
+    assert memos._SCOPE.get() is None  # closed with the failed build too
+
+
+def test_a_build_keeps_each_memo_in_its_own_table() -> None:
+    from evidencedesk.retrieval.memos import build_memos
+    from evidencedesk.retrieval.tokens import tokenize
+
+    with build_memos() as memos:
+        kept = stats.draws(40, 0, 100)
+        assert stats.draws(40, 0, 100) is kept
+        tokenize("RD2-24 valve")
+        with build_memos() as inner:  # a build inside a build keeps one set
+            assert inner is memos
+        assert memos.names() == ("draws", "tokens")
+    assert memos.names() == ()

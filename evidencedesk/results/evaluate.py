@@ -38,10 +38,10 @@ from evidencedesk.results.stages import (
 )
 from evidencedesk.results.types import ModelFacts, Results
 from evidencedesk.retrieval import minilm
-from evidencedesk.retrieval.caches import forget_all
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.evalreport import Run
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.memos import build_memos
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import uses_minilm
 
@@ -85,10 +85,8 @@ def evaluation(
     project's benchmark stage alone (the variants and their flips, no sizing, ablations,
     citations, evidence or candidates: what ``evidencedesk benchmark`` prints), the same
     numbers the full build gives those variants; `stages`: a pipeline project's stage list."""
-    try:
+    with build_memos():  # the memos of this evaluation, not of the process
         return _evaluate(project, seed, runs, progress, benchmark_only, stages)
-    finally:  # the memos of this evaluation, not of the process
-        forget_all()
 
 
 def _evaluate(
