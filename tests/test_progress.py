@@ -13,7 +13,8 @@ from evidencedesk import cli
 from evidencedesk.results import stages as progress_module
 from evidencedesk.results.evaluate import evaluate
 from evidencedesk.results.inputs import DEMO_PROJECT, load_project
-from evidencedesk.results.stages import COMPARED, JUDGED, Tally
+from evidencedesk.results.stages import _COMPARED as COMPARED
+from evidencedesk.results.stages import JUDGED, Tally
 from evidencedesk.retrieval.labels import Label
 from tests.synthetic_runs import write_project
 

@@ -5,7 +5,7 @@ variant's, or a sizing row equal to one, reuses the variant's interval instead o
 again. All statistics come from `evidencedesk.retrieval.stats` through this module.
 
 The Results of either kind of project, from its evaluated parts: inputs facts, flips and the
-numbers both kinds share (the evaluation stages themselves live in `evaluate` and `runs_only`).
+numbers both kinds share (the evaluation stages themselves live in `stages`, walked by `evaluate`).
 
 How far the judgments reach, computed once: Judged@k of every run, each candidate's Judged@k
 against the baseline's, the primary metric on condensed lists, and the pairs to label next.

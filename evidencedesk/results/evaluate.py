@@ -18,7 +18,6 @@ from evidencedesk.results.candidates import CandidateChange
 from evidencedesk.results.compute import Book, results_of
 from evidencedesk.results.inputs import Project, ProjectInputs, RunPaths, read_inputs
 from evidencedesk.results.plan import trim
-from evidencedesk.results.runs_only import RunsRead, runs_benchmark, runs_gate
 from evidencedesk.results.settings import Settings, settings_for
 from evidencedesk.results.stages import (
     BASELINE,
@@ -27,12 +26,15 @@ from evidencedesk.results.stages import (
     Evaluating,
     Gated,
     Progress,
+    RunsRead,
     Stage,
     ablations,
     benchmark,
     citations,
     evidence_checks,
     gate,
+    runs_benchmark,
+    runs_gate,
     sizing,
     walk,
 )

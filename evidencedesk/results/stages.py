@@ -5,8 +5,8 @@ kept under), its function, and the earlier stages whose outputs it needs. The fu
 with the `Evaluating` (the inputs read once, the `Settings`, the progress and the `Book` of this
 evaluation) and, by keyword, each output it needs (a name's spaces read as underscores:
 ``"sizing sweep"`` is handed as ``sizing_sweep``). `results.evaluate` holds the order
-(``STAGES`` for a pipeline, ``RUNS_ONLY_STAGES`` for runs only) and walks it; the pipeline's
-stages are here, the runs-only ones in `results.runs_only`.
+(``STAGES`` for a pipeline, ``RUNS_ONLY_STAGES`` for runs only) and walks it; both kinds' stages
+are here.
 
 `Progress` is any callable told each stage's name as it starts (a test may pass a lambda). An
 object that also has ``step(done, total, what)`` (`Steps`; the build's `cli.console` progress is
@@ -31,20 +31,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Protocol, TypeVar, overload, runtime_checkable
 
 from evidencedesk.errors import MissingExtraError
+from evidencedesk.files.trec import TrecRun
 from evidencedesk.gate import (
     GateCheck,
     GateInput,
     GatePolicy,
     Reference,
     Verdict,
+    cut,
     decide_gate,
     shape,
 )
+from evidencedesk.metric_names import reads_whole_list
 from evidencedesk.results import compute
-from evidencedesk.results.candidates import CandidateChange
+from evidencedesk.results.candidates import CandidateChange, read_note
 from evidencedesk.results.compute import (
     Book,
     condensed_comparisons,
@@ -57,7 +61,15 @@ from evidencedesk.results.compute import (
     to_label,
 )
 from evidencedesk.results.evidence import evidence
-from evidencedesk.results.inputs import ProjectInputs, exposure, read_runs
+from evidencedesk.results.inputs import (
+    JudgedRun,
+    ProjectInputs,
+    exposure,
+    judged_depth,
+    judged_external_runs,
+    read_runs,
+)
+from evidencedesk.results.plan import RUNS_ONLY_DEPTH
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.types import (
     SHOWN,
@@ -81,14 +93,19 @@ from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.benchmark import VARIANTS
 from evidencedesk.retrieval.catalog import Catalog, Scope, markdown_files
 from evidencedesk.retrieval.citations import load_answers, score_answer
-from evidencedesk.retrieval.coverage import check_coverage
+from evidencedesk.retrieval.coverage import (
+    Coverage,
+    check_coverage,
+    check_judged_shares,
+    unjudged_top,
+)
 from evidencedesk.retrieval.evalreport import Config, Run, ablate, run_config, sizing_grid, sweep
 from evidencedesk.retrieval.evalreport import Costs as PriceList
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, paired
 from evidencedesk.retrieval.parts import Parts, uses_minilm
-from evidencedesk.retrieval.trec_judge import judge_trec_run
+from evidencedesk.retrieval.trec_judge import judge_trec_run, judge_trec_run_condensed
 
 # -- progress ------------------------------------------------------------------------------------
 Progress = Callable[[str], None]  # told each stage's name as it starts
@@ -96,7 +113,7 @@ Progress = Callable[[str], None]  # told each stage's name as it starts
 
 _EVERY = 0.1  # seconds between two `step` calls (the last one is always made)
 JUDGED = "questions judged"  # what a stage that judges questions counts
-COMPARED = "candidates compared"  # what the gate stage counts once its candidates have run
+_COMPARED = "candidates compared"  # what the gate stage counts once its candidates have run
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
@@ -104,7 +121,7 @@ _V = TypeVar("_V")
 
 @runtime_checkable
 class Steps(Protocol):
-    """A `Progress` that also counts: ``step(done, total, what)``, `what` (`JUDGED`, `COMPARED`)
+    """A `Progress` that also counts: ``step(done, total, what)``, `what` (`JUDGED`, `_COMPARED`)
     of the stage done."""
 
     def __call__(self, stage: str) -> None: ...
@@ -584,7 +601,7 @@ def gate(evaluating: Evaluating, benchmark: Benchmark) -> Gated:
     compared = compute.comparisons(
         base.metrics,
         base_run.judged,
-        Tally(evaluating.progress, len(cand_runs), COMPARED).counting(
+        Tally(evaluating.progress, len(cand_runs), _COMPARED).counting(
             {n: (r.config, r.judged) for n, r in cand_runs.items()}
         ),
         settings.metrics,
@@ -638,3 +655,141 @@ def gate(evaluating: Evaluating, benchmark: Benchmark) -> Gated:
     label_next = to_label(base_run.judged, {n: r.judged for n, r in cand_runs.items()},
                           BASELINE, k)  # fmt: skip
     return Gated(tuple(candidates), cand_runs, not_run, label_next)
+
+
+# -- a runs-only project's stages: every TREC run is a variant (the benchmark) and each run but
+# the baseline run a candidate compared with it and gated (the gate) --------------------------
+_NO_COSTS = RunCosts(None, None, None)  # a TREC run's costs are not known
+
+
+@dataclass(frozen=True)
+class RunsRead:
+    """The runs-only benchmark's output: each run read and judged, and its Results row."""
+
+    runs: Mapping[str, JudgedRun]
+    variants: tuple[VariantResult, ...]
+
+
+def _gate_k(evaluating: Evaluating) -> int:
+    """The gate reads each run's top k: the policy's, else `RUNS_ONLY_DEPTH`."""
+    policy = evaluating.inputs.policy
+    return policy.k if policy is not None else RUNS_ONLY_DEPTH
+
+
+def runs_benchmark(evaluating: Evaluating) -> RunsRead:
+    """Every TREC run is a variant, judged at its full depth (or `Settings.max_depth`, as
+    ``trec_eval -M``). A run is checked against the judgments before it is judged
+    (`coverage.check_coverage`); its input hashing waits while it is read."""
+    inputs, settings, book = evaluating.inputs, evaluating.settings, evaluating.book
+    labels = inputs.labels
+    qrels = {lb.id: dict(lb.grades) for lb in labels}
+    names = [m.name for m in (*settings.metrics, *settings.slices)]
+    depth = judged_depth(names, _gate_k(evaluating), settings.judged_k)
+    graded = reads_whole_list(names)  # AP, R-prec, nDCG, bpref: through the last graded result
+    tally = Tally(evaluating.progress, len(inputs.runs) * len(labels))
+
+    def judge_run(trec: TrecRun) -> tuple[Sequence[Judged], Sequence[Judged] | None]:
+        # counted run by run: one vector pass each; the condensed lists ride along
+        judged = judge_trec_run_condensed(trec, qrels, labels, settings.max_depth,
+                                          inputs.relevance, depth, graded)  # fmt: skip
+        tally.add(len(labels))
+        return judged
+
+    catalog = inputs.catalog
+    corpus = frozenset(catalog.ids()) if catalog is not None else None
+    unjudged: dict[str, tuple[Path, Coverage, list[str]]] = {}
+
+    def check(trec: TrecRun, path: Path) -> Coverage:
+        found = check_coverage(trec, qrels, settings.judged_k, path,
+                               min_coverage=settings.min_coverage, corpus=corpus)  # fmt: skip
+        unjudged[str(path)] = (path, found, unjudged_top(trec, qrels, settings.judged_k))
+        return found
+
+    read = judged_external_runs(inputs.runs, judge_run, check, inputs.hashes.held)
+    if corpus is None:
+        check_judged_shares(unjudged, qrels)
+    variants = tuple(
+        replace(
+            compute.variant_result(("run", name), name, "external",
+                                   f"TREC run (tag {run.tag!r}), judged at its full depth",
+                                   None, run.judged, _NO_COSTS, settings, book, keep=SHOWN),
+            coverage=run.coverage,
+            judged=judged_stat(book, ("run", name), run.judged, settings.judged_k),
+        )
+        for name, run in read.items()  # keep: the user's run files hold the rest
+    )  # fmt: skip
+    return RunsRead(read, variants)
+
+
+def _runs_reference(evaluating: Evaluating, base_run: JudgedRun) -> tuple[Reference, str | None]:
+    """The gate's baseline: the saved baseline file when there is one, else the baseline run."""
+    inputs, k = evaluating.inputs, _gate_k(evaluating)
+    if inputs.saved is not None:
+        return inputs.saved.reference(), inputs.saved_name
+    baseline = inputs.baseline_run
+    assert baseline is not None  # noqa: S101 - a runs-only project has runs
+    base_cut = cut(base_run.judged, k)
+    return Reference.of_judged(base_cut, max(k, 1), k, baseline), f"the baseline run {baseline}"
+
+
+def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
+    """Each run but the baseline run is a candidate against it, gated on its top k."""
+    inputs, settings, book = evaluating.inputs, evaluating.settings, evaluating.book
+    baseline = inputs.baseline_run
+    base = next(v for v in benchmark.variants if v.name == baseline)
+    critical = inputs.policy.critical if inputs.policy is not None else ()
+    others = {n: r for n, r in benchmark.runs.items() if n != baseline}
+    base_run = benchmark.runs[str(baseline)]
+    compared = compute.comparisons(
+        base.metrics,
+        base_run.judged,
+        Tally(evaluating.progress, len(others), _COMPARED).counting(
+            {n: (("run", n), r.judged) for n, r in others.items()}
+        ),
+        settings.metrics,
+        book,
+    )
+    condensed: dict[str, tuple[Comparison, bool]] = {}
+    runs_condensed = {n: r.condensed for n, r in others.items() if r.condensed is not None}
+    if base_run.condensed is not None and not fully_judged(base_run.judged, *(
+        r.judged for r in others.values()
+    )):  # fmt: skip
+        condensed = condensed_comparisons(
+            base_run.condensed, runs_condensed, settings.compared[0], book,
+            {n: compared[n][1] for n in others},
+        )  # fmt: skip
+    reference, ref_name = _runs_reference(evaluating, base_run)
+    k = _gate_k(evaluating)
+    candidates = []
+    for name, run in others.items():
+        own, comparisons = compared[name]
+        cond = condensed.get(name)
+        candidates.append(
+            CandidateResult(
+                name=name,
+                rationale=f"the run {name!r} in place of the baseline run {baseline!r}",
+                diff=(ConfigChange("run", str(baseline), name),),
+                metrics=own,
+                comparisons=comparisons,
+                slices=compute.tag_values(run.judged, settings.slices[:1]),
+                costs=_NO_COSTS,
+                gate=gate_outcome(
+                    inputs.policy, cut(run.judged, k), max(k, 1), reference, ref_name
+                ),  # fmt: skip
+                note=read_note(inputs.notes, name),
+                decision=decide_verdict(  # Holm adjusts over the candidates
+                    comparisons, [m.name for m in settings.compared], critical, len(others)
+                ),
+                lists_of=name,  # the run is a variant: its lists are stored there, once
+                judged=judged_share(
+                    base_run.judged, run.judged, settings.judged_k, settings.seed
+                ),  # fmt: skip
+                condensed=None if cond is None else cond[0],
+                condensed_agrees=None if cond is None else cond[1],
+            )
+        )
+    catalog = inputs.catalog
+    corpus = frozenset(catalog.ids()) if catalog is not None else None
+    label_next = to_label(base_run.judged, {n: r.judged for n, r in others.items()},
+                          str(baseline), settings.judged_k, corpus=corpus)  # fmt: skip
+    return Gated(tuple(candidates), {}, (), label_next)
