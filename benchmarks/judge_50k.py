@@ -63,7 +63,7 @@ def read_and_judge(project: Project, labels: list, qrels: dict, depth: int) -> t
               f"peak memory so far {peak_gib():.2f} GiB", flush=True)  # fmt: skip
         return judged
 
-    judged_external_runs(project, [], judge)
+    judged_external_runs(project.runs, judge)
     return time.perf_counter() - start, len(seconds)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import pytest
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.cache import CachedSearcher, cached_searchers
+from evidencedesk.retrieval.search_cache import CachedSearcher, cached_searchers
 from evidencedesk.retrieval.searchers import DenseSearcher, Hit, HybridSearcher, SparseSearcher
 
 WORDS = [

@@ -19,8 +19,13 @@ import pytest
 from evidencedesk.cli.process import paused_collector
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.results import serialize
-from evidencedesk.results.compute import Hashing
-from evidencedesk.results.inputs import input_hashes, load_project
+from evidencedesk.results.inputs import (
+    DEMO_PROJECT,
+    Hashing,
+    _hashed_files,
+    _input_hashes,
+    load_project,
+)
 from evidencedesk.results.types import QuestionFact, RankedList
 from evidencedesk.retrieval import stats
 from evidencedesk.retrieval.coverage import coverage
@@ -29,8 +34,8 @@ from tests.project_fixtures import make_runs_only_project
 
 def test_the_background_hashes_are_the_input_hashes(tmp_path: Path) -> None:
     project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
-    files, digest = Hashing(project, ()).result()
-    assert (files, digest) == input_hashes(project, ())
+    files, digest = Hashing(_hashed_files(project, ())).result()
+    assert (files, digest) == _input_hashes(_hashed_files(project, ()))
     assert [f.path for f in files] == ["evidencedesk.toml", "queries.jsonl", "qrels.txt",
                                        "runs/base.run", "runs/better.run"]  # fmt: skip
     assert all(len(f.sha256) == 64 for f in files)
@@ -64,7 +69,7 @@ def test_each_run_is_read_with_the_hashing_held(
     from evidencedesk.results import inputs
 
     project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
-    hashing = Hashing(project, ())
+    hashing = Hashing(_hashed_files(project, ()))
     events: list[str] = []
     real_read = inputs.read_run
 
@@ -74,12 +79,12 @@ def test_each_run_is_read_with_the_hashing_held(
 
     monkeypatch.setattr(inputs, "read_run", read)
     inputs.judged_external_runs(
-        project, [], lambda run: events.append("judge") or ([], None),
+        project.runs, lambda run: events.append("judge") or ([], None),
         lambda run, path: events.append("check") or coverage(run, {}, 10), hashing.held,
     )  # fmt: skip
     assert events == ["read, hashing may run: False", "check", "judge"] * 2
     assert hashing._may_run.is_set()
-    assert hashing.result() == input_hashes(project, ())
+    assert hashing.result() == _input_hashes(_hashed_files(project, ()))
 
 
 def test_a_hashing_error_is_raised_where_the_result_is_asked(
@@ -90,8 +95,8 @@ def test_a_hashing_error_is_raised_where_the_result_is_asked(
     def broken(*args: object) -> None:
         raise PermissionError(13, "Permission denied", "runs/base.run")
 
-    monkeypatch.setattr("evidencedesk.results.compute.input_hashes", broken)
-    hashing = Hashing(project, ())
+    monkeypatch.setattr("evidencedesk.results.inputs._input_hashes", broken)
+    hashing = Hashing(_hashed_files(project, ()))
     with pytest.raises(PermissionError, match="Permission denied"):
         hashing.result()
 
@@ -164,19 +169,47 @@ def test_plain_refuses_a_number_json_cannot_hold(bad: float) -> None:
         serialize.plain(RankedList("q1", (), (), 0, None, {"mrr": bad}))
 
 
-def test_an_evaluation_s_memos_end_with_it(tmp_path: Path) -> None:
-    """The bootstrap's draws (up to 768 MB) and the token memos are the build's, not the
-    process's: nothing is kept once `evaluate` returns, or fails."""
+def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bootstrap's draws (up to 768 MB), the token memos, the pure scorers' scores and the
+    toy embedder's buckets are the build's, not the process's: held by the one `Memos` the
+    evaluation opens, and dropped once `evaluate` returns, or fails."""
     from evidencedesk.results.evaluate import evaluate
-    from evidencedesk.retrieval import parts, tokens
+    from evidencedesk.retrieval import memos
 
-    project = load_project(make_runs_only_project(tmp_path))
-    evaluate(project, 0, (), lambda stage: None)
-    assert len(stats._DRAWS) == 0 and len(parts._TOKENS) == 0
-    assert tokens._tokens_cached.cache_info().currsize == 0
-    stats.draws(40, 0, 100)  # a memo left from elsewhere ...
+    opened: dict[int, memos.Memos] = {}
+    tables: set[str] = set()
+    real = memos.Memos.table
+
+    def table(self: memos.Memos, name: str, make: Any) -> Any:
+        opened[id(self)] = self
+        tables.add(name)
+        return real(self, name, make)
+
+    monkeypatch.setattr(memos.Memos, "table", table)
+    evaluate(load_project(DEMO_PROJECT), 0, (), lambda stage: None)
+    assert len(opened) == 1  # one object holds every memo of the build
+    assert tables == {"draws", "feature buckets", "pair scores", "pair scores by pair",
+                      "token counts", "tokens",
+                      "word sets"}  # fmt: skip
+    assert [m.names() for m in opened.values()] == [()]  # dropped when the build ended
+    assert memos._SCOPE.get() is None
+    assert stats.draws(40, 0, 100) is not stats.draws(40, 0, 100)  # outside a build: no memo
     broken = load_project(make_runs_only_project(tmp_path / "broken"))
     next(broken.root.glob("runs/*")).write_text("not a run\n")
     with pytest.raises(EvidencedeskError):
         evaluate(broken, 0, (), lambda stage: None)
-    assert len(stats._DRAWS) == 0  # ... is gone with the failed build too
+    assert memos._SCOPE.get() is None  # closed with the failed build too
+
+
+def test_a_build_keeps_each_memo_in_its_own_table() -> None:
+    from evidencedesk.retrieval.memos import build_memos
+    from evidencedesk.retrieval.tokens import tokenize
+
+    with build_memos() as memos:
+        kept = stats.draws(40, 0, 100)
+        assert stats.draws(40, 0, 100) is kept
+        tokenize("RD2-24 valve")
+        with build_memos() as inner:  # a build inside a build keeps one set
+            assert inner is memos
+        assert memos.names() == ("draws", "tokens")
+    assert memos.names() == ()

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
-from evidencedesk.results import progress as progress_module
+from evidencedesk.results import stages as progress_module
 from evidencedesk.results.evaluate import evaluate
 from evidencedesk.results.inputs import DEMO_PROJECT, load_project
-from evidencedesk.results.progress import COMPARED, JUDGED, Tally
+from evidencedesk.results.stages import _COMPARED as COMPARED
+from evidencedesk.results.stages import JUDGED, Tally
 from evidencedesk.retrieval.labels import Label
 from tests.synthetic_runs import write_project
 

@@ -14,6 +14,7 @@ from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config, run_config
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.lifecycle import build_searchers
+from evidencedesk.retrieval.memos import build_memos
 from evidencedesk.retrieval.parts import Parts
 from evidencedesk.retrieval.rerankers import (
     BlendReranker,
@@ -151,15 +152,17 @@ def test_predict_counts_each_new_pair_once_in_one_vectorised_call(
         return counts(self, pairs)
 
     monkeypatch.setattr(scorers.Analyser, "counts", spy)
-    scorers._KNOWN.clear()
     pairs = random_pairs(7, 300)
     distinct = len(set(pairs))
-    first = LexicalPairScorer().predict(pairs)
-    assert calls == [len(pairs)]  # one call for the stage (a repeated pair is not looked up)
-    assert LexicalPairScorer().predict(pairs[:50]) == first[:50] and calls == [len(pairs)]
-    OverlapScorer().predict(pairs)  # another scorer: its own kept scores
-    assert calls == [len(pairs), len(pairs)]
-    assert len(scorers._KNOWN[LexicalPairScorer].data) == distinct
+    with build_memos() as memos:  # the scores are kept for the build
+        first = LexicalPairScorer().predict(pairs)
+        assert calls == [len(pairs)]  # one call for the stage (a repeated pair is not looked up)
+        assert LexicalPairScorer().predict(pairs[:50]) == first[:50] and calls == [len(pairs)]
+        OverlapScorer().predict(pairs)  # another scorer: its own kept scores
+        assert calls == [len(pairs), len(pairs)]
+        assert len(memos.table("pair scores by pair", dict)[LexicalPairScorer].data) == distinct
+    LexicalPairScorer().predict(pairs[:50])  # outside a build nothing is kept
+    assert calls == [len(pairs), len(pairs), 50]
 
 
 # -- priming a stage --------------------------------------------------------------------------
@@ -193,23 +196,20 @@ def test_primed_rerank_equals_unprimed_and_counts_once(
     demo, name: str, max_words: int | None
 ) -> None:  # type: ignore[no-untyped-def]
     catalog, labels, sparse, allowed = demo
-    from evidencedesk.retrieval import rerankers as module
-
     questions = [label.question for label in labels] + [labels[0].question]  # one asked twice
     lists = [sparse.search(q, 6, allowed) for q in questions]
-    module._SCORES[LexicalPairScorer].clear()
-    module._SCORES[OverlapScorer].clear()
-    plain = make_reranker(name, max_words=max_words)
-    assert plain is not None
-    expected = [trace(plain.rerank(q, found)) for q, found in zip(questions, lists, strict=True)]
-    module._SCORES[LexicalPairScorer].clear()
-    module._SCORES[OverlapScorer].clear()
-    scorers._KNOWN.clear()
-    primed = make_reranker(name, max_words=max_words)
-    assert primed is not None and hasattr(primed, "prime")
-    primed.prime(questions, lists)
-    assert primed.pairs_scored == 0  # priming counts nothing: reranking does
-    got = [trace(primed.rerank(q, found)) for q, found in zip(questions, lists, strict=True)]
+    with build_memos():  # each half with the scores of its own build
+        plain = make_reranker(name, max_words=max_words)
+        assert plain is not None
+        expected = [
+            trace(plain.rerank(q, found)) for q, found in zip(questions, lists, strict=True)
+        ]
+    with build_memos():
+        primed = make_reranker(name, max_words=max_words)
+        assert primed is not None and hasattr(primed, "prime")
+        primed.prime(questions, lists)
+        assert primed.pairs_scored == 0  # priming counts nothing: reranking does
+        got = [trace(primed.rerank(q, found)) for q, found in zip(questions, lists, strict=True)]
     assert got == expected
     assert (primed.pairs_scored, primed.ties_at_top) == (plain.pairs_scored, plain.ties_at_top)
     assert primed.pairs_scored == sum(map(len, lists))

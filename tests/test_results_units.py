@@ -237,7 +237,7 @@ def test_gate_check_text(check: GateCheck, text: str) -> None:
 
 
 def test_gate_outcome_reads_judged_lists_against_a_run_or_no_policy() -> None:
-    from evidencedesk.results.gate_stage import _NO_POLICY_OUTCOME, gate_outcome
+    from evidencedesk.results.stages import _NO_POLICY_OUTCOME, gate_outcome
 
     same = gate_outcome(POLICY, LISTS, 3, Reference.of_judged(LISTS, 3, 3, "same"))
     # compared with itself nothing dropped and nothing flipped: only the absolute floors remain

@@ -252,33 +252,31 @@ def test_lexical_scores_do_not_depend_on_what_was_scored_before() -> None:
 
 
 def test_kept_list_scores_equal_fresh_ones_and_still_count(demo) -> None:  # type: ignore[no-untyped-def]
-    """A built-in scorer's scores of one query's candidate list are kept (`_SCORES`) and reused
+    """A built-in scorer's scores of one query's candidate list are kept (the build's "pair
+    scores" memo) and reused
     by the next configuration that reranks the same list: the same order and scores as a fresh
     scorer, and the pairs are counted again (they are the configuration's cost)."""
-    from evidencedesk.retrieval import rerankers as module
-    from evidencedesk.retrieval import scorers
+    from evidencedesk.retrieval.memos import build_memos
 
     catalog, labels, sparse, allowed = demo
     question = labels["rc01"].question
     found = sparse.search(question, 8, allowed)
     for name, max_words in (("feature", None), ("overlap", 8), ("pair", None)):
-        module._SCORES[LexicalPairScorer].clear()
-        module._SCORES[OverlapScorer].clear()
-        scorers._KNOWN.clear()
-        fresh = make_reranker(name, max_words=max_words).rerank(question, found)  # type: ignore[union-attr]
-        again = make_reranker(name, max_words=max_words)
-        assert again is not None
-        kept = again.rerank(question, found)
-        assert [(c.rank, c.score, c.chunk.id) for c in kept] == [
-            (c.rank, c.score, c.chunk.id) for c in fresh
-        ]
-        assert again.pairs_scored == len(found)
-        assert again.rerank(question, found) == kept and again.pairs_scored == 2 * len(found)
+        with build_memos():
+            fresh = make_reranker(name, max_words=max_words).rerank(question, found)  # type: ignore[union-attr]
+            again = make_reranker(name, max_words=max_words)
+            assert again is not None
+            kept = again.rerank(question, found)
+            assert [(c.rank, c.score, c.chunk.id) for c in kept] == [
+                (c.rank, c.score, c.chunk.id) for c in fresh
+            ]
+            assert again.pairs_scored == len(found)
+            assert again.rerank(question, found) == kept and again.pairs_scored == 2 * len(found)
     # another window is another list: not taken from the 8-word one
-    module._SCORES[OverlapScorer].clear()
-    eight = make_reranker("overlap", max_words=8).rerank(question, found)  # type: ignore[union-attr]
-    whole = make_reranker("overlap").rerank(question, found)  # type: ignore[union-attr]
-    assert len(module._SCORES[OverlapScorer]) == 2 and eight != whole
+    with build_memos() as memos:
+        eight = make_reranker("overlap", max_words=8).rerank(question, found)  # type: ignore[union-attr]
+        whole = make_reranker("overlap").rerank(question, found)  # type: ignore[union-attr]
+        assert len(memos.table("pair scores", dict)[OverlapScorer]) == 2 and eight != whole
     # any other scorer (a real cross-encoder, a test double) is asked every time
     model = FakeModel()
     hub = PairReranker(HubPairScorer(model=model))

@@ -315,16 +315,21 @@ def test_bootstrap_equals_the_every_resample_reference(
 
 
 def test_bootstrap_draws_are_kept_per_size_and_seed() -> None:
-    stats._DRAWS.clear()
+    from collections import OrderedDict
+
+    from evidencedesk.retrieval.memos import build_memos
+
     a, b = _sample("rr", 300, 1), _sample("delta", 300, 2)
-    bootstrap_ci(a, seed=5)
-    kept = stats._DRAWS[300, 5, 10_000]
-    assert bootstrap_ci(b, seed=5) == bootstrap_ci(b, seed=5)  # the same draws, reused
-    assert stats._DRAWS[300, 5, 10_000] is kept and len(stats._DRAWS) == 1
-    assert (kept.index.dtype, kept.counts.dtype) == (np.uint16, np.float32)
-    assert kept.counts.sum(axis=1).tolist() == [300.0] * 10_000  # each resample draws n values
-    bootstrap_ci(a, seed=6)
-    assert list(stats._DRAWS) == [(300, 5, 10_000), (300, 6, 10_000)]
+    with build_memos() as memos:
+        draws = memos.table("draws", OrderedDict)
+        bootstrap_ci(a, seed=5)
+        kept = draws[300, 5, 10_000]
+        assert bootstrap_ci(b, seed=5) == bootstrap_ci(b, seed=5)  # the same draws, reused
+        assert draws[300, 5, 10_000] is kept and len(draws) == 1
+        assert (kept.index.dtype, kept.counts.dtype) == (np.uint16, np.float32)
+        assert kept.counts.sum(axis=1).tolist() == [300.0] * 10_000  # each resample draws n
+        bootstrap_ci(a, seed=6)
+        assert list(draws) == [(300, 5, 10_000), (300, 6, 10_000)]
 
 
 @settings(max_examples=40, deadline=None)

@@ -221,7 +221,7 @@ _LEVELS = (Verdict.GO.value, Verdict.REVIEW.value, Verdict.BLOCK.value)
 def _gate_candidates(
     results: Results, payload: dict[str, Any], text: str
 ) -> tuple[dict[str, Any], str, int]:
-    """--gate: every candidate of the build, gated as the build gates it (`results.gate_stage`);
+    """--gate: every candidate of the build, gated as the build gates it (`results.stages.gate_outcome`);
     exit 1 when one is BLOCK, as ``build --fail-on block`` does."""
     cands = results.candidates
     names = sorted({c.gate.baseline for c in cands if c.gate.baseline})

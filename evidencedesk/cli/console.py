@@ -5,7 +5,7 @@ line per finished stage with its seconds, as the tests and logs expect. ``tty``:
 is rewritten in place (``\\r``) with the current stage, its elapsed seconds once it took a second,
 and its count: "questions judged / total" while the evaluation judges questions and "candidates
 compared / total" while the gate stage compares them (`step`, told by
-`evidencedesk.results.progress.Tally`), "pages written / total" while pages are rendered; it is
+`evidencedesk.results.stages.Tally`), "pages written / total" while pages are rendered; it is
 cleared before the summary. ``quiet``: nothing.
 
 `PipeSafe` wraps a stream: when the reader goes away (``build | head -2``) the first
@@ -119,7 +119,7 @@ def mode_for(stream: Stream, quiet: bool) -> _Mode:
 
 class ConsoleProgress:
     """Called with each stage name as it starts; `step` counts judged questions, `page` rendered
-    pages (a `evidencedesk.results.progress.Steps`)."""
+    pages (a `evidencedesk.results.stages.Steps`)."""
 
     def __init__(self, stream: Stream, mode: _Mode = "lines") -> None:
         self.stream, self.mode = stream, mode
@@ -149,7 +149,7 @@ class ConsoleProgress:
         if what is None:
             # imported here: the console is made before any command runs, and -V, --help and a
             # Ctrl-C during start-up must not wait for numpy and the results layer
-            from evidencedesk.results.progress import JUDGED
+            from evidencedesk.results.stages import JUDGED
 
             what = JUDGED
         with self.lock:

@@ -59,9 +59,8 @@ def validate(path: Path | None = None) -> Found:
     from evidencedesk.gate import load_policy
     from evidencedesk.report.words import notice_text
     from evidencedesk.results.candidates import load_candidates
-    from evidencedesk.results.compute import notices
     from evidencedesk.results.evaluate import model_warnings
-    from evidencedesk.results.inputs import baseline_run
+    from evidencedesk.results.inputs import baseline_run, notices
     from evidencedesk.results.settings import settings_for
     from evidencedesk.retrieval.coverage import (
         check_coverage,

@@ -34,9 +34,9 @@ from evidencedesk.report.render import Launch, at_once
 from evidencedesk.report.site import Outcome
 from evidencedesk.results.evaluate import evaluate
 from evidencedesk.results.inputs import DEMO_PROJECT, Project, load_project
-from evidencedesk.results.progress import Progress
 from evidencedesk.results.serialize import load
 from evidencedesk.results.since import since
+from evidencedesk.results.stages import Progress
 
 if TYPE_CHECKING:
     from evidencedesk.results.inputs import Project

@@ -1,97 +1,66 @@
-"""The evaluation: Settings + inputs -> Results, every statistic computed once.
+"""The evaluation: a project -> its inputs read once and its Settings -> the stages -> Results.
 
-Pipeline projects (a corpus we can index) run, in this order and each announced through
-`progress`: benchmark, sizing sweep, ablations, citation cases, evidence checks, gate. Runs-only
-projects judge their TREC runs and run the gate. The stages a project cannot run, and why, are
-listed by `Project.skipped_stages` (the site shows that list).
+The project is read once (`inputs.read_inputs`) and nothing below sees it again: each stage is
+handed the `ProjectInputs`, the `Settings` and what the stages before it made (`stages.Stage`).
+A pipeline project (a corpus we can index) walks `STAGES`, a runs-only project
+`RUNS_ONLY_STAGES`, each stage announced through `progress` by its name. The stages a project
+cannot run, and why, are listed by `Project.skipped_stages` (the site shows that list). Adding a
+stage is its function (in `results.stages`) and one line in its list (docs/architecture.md,
+"Adding an evaluation stage").
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from evidencedesk.baseline import load_baseline
-from evidencedesk.errors import MissingExtraError
-from evidencedesk.files.project_file import ProjectKind
-from evidencedesk.gate import Reference, load_policy
-from evidencedesk.results import compute, stages
-from evidencedesk.results.candidates import CandidateChange, load_candidates
-from evidencedesk.results.compute import (
-    Book,
-    condensed_comparisons,
-    condensed_lists,
-    fully_judged,
-    judged_share,
-    judged_stat,
-    results_of,
-    to_label,
-)
-from evidencedesk.results.gate_stage import gate_outcome
-from evidencedesk.results.inputs import (
-    Project,
-    RunPaths,
-    check_run_names,
-    exposure,
-    external_runs,
-    run_note,
-)
-from evidencedesk.results.progress import COMPARED, Progress, Tally
-from evidencedesk.results.runs_only import runs_only, saved_name
+from evidencedesk.results.candidates import CandidateChange
+from evidencedesk.results.compute import Book, results_of
+from evidencedesk.results.inputs import Project, ProjectInputs, RunPaths, read_inputs
+from evidencedesk.results.plan import trim
 from evidencedesk.results.settings import Settings, settings_for
-from evidencedesk.results.types import (
-    SHOWN,
-    CandidateResult,
-    Comparison,
-    ConfigChange,
-    ModelFacts,
-    NotRun,
-    Results,
-    RunCosts,
+from evidencedesk.results.stages import (
+    BASELINE,
+    BUILTIN_NAMES,
+    Benchmark,
+    Evaluating,
+    Gated,
+    Progress,
+    RunsRead,
+    Stage,
+    ablations,
+    benchmark,
+    citations,
+    evidence_checks,
+    gate,
+    runs_benchmark,
+    runs_gate,
+    sizing,
+    walk,
 )
-from evidencedesk.results.verdicts import decide_verdict
+from evidencedesk.results.types import ModelFacts, Results
 from evidencedesk.retrieval import minilm
-from evidencedesk.retrieval.benchmark import VARIANTS
-from evidencedesk.retrieval.caches import forget_all
-from evidencedesk.retrieval.catalog import Catalog, Scope
-from evidencedesk.retrieval.coverage import check_coverage
-from evidencedesk.retrieval.evalreport import Config, Run, run_config, sizing_grid
-from evidencedesk.retrieval.evidence import context_tokens
+from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.evalreport import Run
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.memos import build_memos
 from evidencedesk.retrieval.metrics import Judged
-from evidencedesk.retrieval.parts import Parts, uses_minilm
-from evidencedesk.retrieval.trec_judge import judge_trec_run
+from evidencedesk.retrieval.parts import uses_minilm
 
-_BASELINE = "hybrid"  # the built-in variant the candidates and the others are compared with
-_BUILTIN_NAMES = tuple(name for name, _ in VARIANTS)  # no external run may take one of these
-# the benchmark page's description of each built-in variant
-_BUILTIN_DESCRIPTIONS = {
-    "sparse": "BM25 over Unicode-aware tokens",
-    "dense": "toy hashed embedder, cosine",
-    "hybrid": "reciprocal-rank fusion of sparse and dense (the baseline, Config())",
-}
-# [searchers] dense = "minilm": the dense variant is the real model
-_MINILM_DESCRIPTIONS = _BUILTIN_DESCRIPTIONS | {"dense": f"{minilm.DESCRIPTION}; cosine"}
-
-
-def _diff(cfg: Config) -> tuple[ConfigChange, ...]:
-    base = Config().to_dict()
-    return tuple(
-        ConfigChange(k, str(base[k]), str(v)) for k, v in cfg.to_dict().items() if base.get(k) != v
-    )
-
-
-def _run_costs(run: Run, settings: Settings) -> RunCosts:
-    design = settings.design
-    latency = None
-    if design is not None:
-        latency = design.stage_one_ms + design.per_pair_ms * run.pairs_per_question
-    return RunCosts(run.pairs_per_question, run.tokens_per_question, latency)
-
-
-def _same_variant(run: Run, built: dict[str, Run]) -> str | None:
-    """The built-in variant that is this candidate's run (its lists are stored there, once)."""
-    return next((name for name, r in built.items() if r is run), None)
+# a pipeline project's stages, in order: (name announced, function, earlier stages it needs)
+STAGES: tuple[Stage, ...] = (
+    Stage("benchmark", benchmark),
+    Stage("sizing sweep", sizing, ("benchmark",)),
+    Stage("ablations", ablations, ("benchmark",)),
+    Stage("citation cases", citations),
+    Stage("evidence checks", evidence_checks, ("benchmark",)),
+    Stage("gate", gate, ("benchmark",)),
+)
+# a runs-only project's: every run is a variant, every run but the baseline run a candidate
+RUNS_ONLY_STAGES: tuple[Stage, ...] = (
+    Stage("benchmark", runs_benchmark),
+    Stage("gate", runs_gate, ("benchmark",)),
+)
 
 
 @dataclass(frozen=True)
@@ -111,200 +80,83 @@ def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) ->
 
 
 def evaluation(
-    project: Project, seed: int, runs: RunPaths, progress: Progress, benchmark_only: bool = False
-) -> Evaluation:
+    project: Project, seed: int, runs: RunPaths, progress: Progress,
+    benchmark_only: bool = False, stages: Sequence[Stage] = STAGES,
+) -> Evaluation:  # fmt: skip
     """`evaluate`'s Results with the judged lists behind them; `benchmark_only`: a pipeline
     project's benchmark stage alone (the variants and their flips, no sizing, ablations,
     citations, evidence or candidates: what ``evidencedesk benchmark`` prints), the same
-    numbers the full build gives those variants."""
-    try:
-        return _evaluate(project, seed, runs, progress, benchmark_only)
-    finally:  # the memos of this evaluation, not of the process
-        forget_all()
+    numbers the full build gives those variants; `stages`: a pipeline project's stage list."""
+    with build_memos():  # the memos of this evaluation, not of the process
+        return _evaluate(project, seed, runs, progress, benchmark_only, stages)
 
 
 def _evaluate(
-    project: Project, seed: int, runs: RunPaths, progress: Progress, benchmark_only: bool
-) -> Evaluation:
+    project: Project, seed: int, runs: RunPaths, progress: Progress, benchmark_only: bool,
+    stages: Sequence[Stage],
+) -> Evaluation:  # fmt: skip
     settings = settings_for(project, seed)
     progress("load inputs")
-    catalog = project.load_catalog()
-    labels = project.load_labels(catalog)
-    cands = load_candidates(project.candidates, project.notes) if project.candidates else []
-    policy = load_policy(project.policy, labels) if project.policy else None
-    kind: ProjectKind = "runs" if settings.kind == "runs" or catalog is None else "pipeline"
-    saved = (
-        load_baseline(project.baseline, labels, kind)  # the baseline of this kind of project
-        if project.baseline and project.baseline.is_file()
-        else None
-    )
-    if settings.kind == "runs" or catalog is None:
-        check_run_names(project, runs)
-        results, lists = runs_only(project, runs, catalog, labels, policy, saved, settings,
-                                   progress)  # fmt: skip
-        return Evaluation(results, lists, {}, labels)
-    check_run_names(project, runs, _BUILTIN_NAMES)  # before the slow stages, not after
+    inputs = read_inputs(project, runs, settings.seed, BUILTIN_NAMES)
+    if inputs.kind == "runs":
+        done = _walk(RUNS_ONLY_STAGES, inputs, settings, progress)
+        return _runs_only_evaluation(inputs, settings, done)
+    walked = [s for s in stages if s.name == "benchmark"] if benchmark_only else stages
+    done = _walk(walked, inputs, settings, progress)
+    return _pipeline_evaluation(inputs, settings, done)
+
+
+def _walk(
+    stages: Sequence[Stage], inputs: ProjectInputs, settings: Settings, progress: Progress
+) -> dict[str, object]:
     book = Book(settings.seed, settings.averaging)
-    design = settings.design
-    assert design is not None  # noqa: S101 - settings_for gives pipeline projects a design
+    evaluating = Evaluating(inputs, settings, progress, book, tuple(s.name for s in stages))
+    return walk(stages, evaluating)
 
-    progress("benchmark")
-    # minilm without its extra: one line, exit 2; a candidate searching with MiniLM has its
-    # chunks embedded meanwhile, beside the stages before it (the benchmark alone runs none)
-    warm = not benchmark_only and any(c.config.first_stage == "minilm" for c in cands)
-    parts = Parts.build(catalog, dense=project.dense, warm=warm)
-    descriptions = _MINILM_DESCRIPTIONS if project.dense == "minilm" else _BUILTIN_DESCRIPTIONS
-    trecs = external_runs(project, runs, _BUILTIN_NAMES)
-    tally = Tally(progress, (len(VARIANTS) + len(trecs)) * len(labels))
-    asked = tally.asking(labels)
-    built = {name: run_config(cfg, parts, catalog, asked) for name, cfg in VARIANTS}
-    k = settings.judged_k
-    variants = [
-        replace(
-            compute.variant_result(
-                run.config, name, "builtin", descriptions.get(name, run.config.label()),
-                run.config.to_dict(), run.judged, _run_costs(run, settings), settings, book,
-            ),
-            judged=judged_stat(book, run.config, run.judged, k),
-        )
-        for name, run in built.items()
-    ]  # fmt: skip
-    final = Config().final
-    allowed = catalog.allowed(Scope())
-    qrels = {lb.id: {c: g for c, g in lb.grades.items() if c in allowed} for lb in labels}
-    # a labels file grades every chunk (a missing grade is 0): every catalog chunk is judged
-    complete = frozenset(catalog.ids()) if project.labels is not None else None
-    external: dict[str, Sequence[Judged]] = {}
-    for name, trec in trecs.items():
-        path = dict((*project.runs, *runs))[name]
-        found = check_coverage(trec, qrels, k, path, complete, min_coverage=settings.min_coverage,
-                               corpus=catalog.ids())  # fmt: skip
-        judged = judge_trec_run(trec, qrels, labels, k=final, relevant=project.relevance,
-                                complete=complete)  # fmt: skip
-        external[name] = judged
-        tally.add(len(labels))
-        tokens = sum(
-            context_tokens([catalog.get(i) for i in j.ids if i in catalog]) for j in judged
-        )
-        description = f"external TREC run (tag {trec.tag!r}), cut to the top {final} like the built-in variants"
-        note = next((n for rn, p in project.runs if rn == name and (n := run_note(p))), None)
-        if note:
-            description = f"{note} — {description}"
-        costs = RunCosts(None, tokens / max(len(judged), 1), None)
-        variants.append(replace(
-            compute.variant_result(("run", name), name, "external", description, None, judged,
-                                   costs, settings, book),
-            coverage=found, judged=judged_stat(book, ("run", name), judged, k),
-        ))  # fmt: skip
-    base_run = built[_BASELINE]
-    judged_by_name: dict[str, Sequence[Judged]] = {n: r.judged for n, r in built.items()}
-    judged_by_name.update(external)
-    if benchmark_only:
-        results = results_of(project, runs, catalog, labels, settings, variants, _BASELINE,
-                             base_run.judged, (), policy,
-                             models=_models(built.values(), project.dense, catalog, labels))  # fmt: skip
-        return Evaluation(results, judged_by_name, built, labels)
 
-    progress("sizing sweep")
-    cells = len(sizing_grid(design.sizing_depths, design.sizing_finals)[0])
-    asked = Tally(progress, cells * len(labels)).asking(labels)  # one run per depth x final
-    sizing = stages.sizing(parts, catalog, asked, settings, book)
-    progress("ablations")
-    asked = Tally(progress, (1 + len(design.ablation_changes)) * len(labels)).asking(labels)
-    ablations = stages.ablations(parts, catalog, asked, settings)
-    progress("citation cases")
-    citations = stages.citations(project.answers, catalog) if project.answers else None
-    progress("evidence checks")
-    evidence = stages.evidence_rows(project, catalog, labels, base_run, parts)
-
-    progress("gate")
-    critical = policy.critical if policy is not None else ()
-    already_run = {r.config: r for r in built.values()}  # runs are deterministic: reuse, not redo
-    # a saved baseline file is the gate's baseline; without one, the baseline run is
-    reference, ref_name = None, saved_name(project)
-    if saved is not None:
-        reference = saved.reference()
-    elif policy is not None:
-        reference = Reference.of_run(base_run, policy.k)
-        ref_name = f"the baseline run {_BASELINE}"
-    cand_runs: dict[str, Run] = {}
-    configs = {c.name: c.config for c in cands}
-    not_run = _not_run(cands, configs, project.dense)
-    cands = [c for c in cands if c.name not in {n.name for n in not_run}]
-    new = sum(cfg not in already_run for cfg in configs.values())
-    asked = Tally(progress, new * len(labels)).asking(labels)
-    for cand in cands:
-        cfg = configs[cand.name]
-        cand_runs[cand.name] = already_run.get(cfg) or run_config(cfg, parts, catalog, asked)
-    base = variants[[n for n, _ in VARIANTS].index(_BASELINE)]
-    compared = compute.comparisons(
-        base.metrics,
-        base_run.judged,
-        Tally(progress, len(cand_runs), COMPARED).counting(
-            {n: (r.config, r.judged) for n, r in cand_runs.items()}
-        ),
-        settings.metrics,
-        book,
-    )
-    primary = settings.compared[0]
-    condensed: dict[str, tuple[Comparison, bool]] = {}
-    if not fully_judged(base_run.judged, *(r.judged for r in cand_runs.values())):
-        condensed = condensed_comparisons(
-            condensed_lists(base_run.judged),
-            {n: condensed_lists(r.judged) for n, r in cand_runs.items()},
-            primary, book, {n: compared[n][1] for n in cand_runs},
-        )  # fmt: skip
-    candidates = []
-    family = len(cands)  # the candidates Holm adjusts over
-    for cand in cands:
-        run = cand_runs[cand.name]
-        own, comparisons = compared[cand.name]
-        cond = condensed.get(cand.name)
-        candidates.append(
-            CandidateResult(
-                name=cand.name,
-                rationale=cand.rationale,
-                diff=_diff(configs[cand.name]),
-                metrics=own,
-                comparisons=comparisons,
-                slices=compute.tag_values(run.judged, settings.slices[:1]),
-                costs=_run_costs(run, settings),
-                gate=gate_outcome(policy, run.judged, run.config.final, reference, ref_name),
-                note=cand.note,
-                decision=decide_verdict(
-                    comparisons, [m.name for m in settings.compared], critical, family
-                ),
-                exposure=(
-                    None
-                    if run.config.prefilter
-                    else exposure(parts, run.config.first_stage, run.config.depth, labels)
-                ),
-                lists=()
-                if _same_variant(run, built)
-                else compute.ranked_lists(run.judged, settings.metrics, SHOWN),
-                lists_of=_same_variant(run, built),
-                judged=judged_share(base_run.judged, run.judged, k, settings.seed),
-                condensed=None if cond is None else cond[0],
-                condensed_agrees=None if cond is None else cond[1],
-            )
-        )
-    rows, total = to_label(base_run.judged, {n: r.judged for n, r in cand_runs.items()},
-                           _BASELINE, k)  # fmt: skip
-    models = _models([*built.values(), *cand_runs.values()], project.dense, catalog, labels)
+def _pipeline_evaluation(
+    inputs: ProjectInputs, settings: Settings, done: Mapping[str, object]
+) -> Evaluation:
+    bench = done["benchmark"]
+    assert isinstance(bench, Benchmark)  # noqa: S101 - the first stage of a pipeline
+    gated = done.get("gate")
+    assert gated is None or isinstance(gated, Gated)  # noqa: S101 - the gate stage's output
+    ran = [*bench.built.values(), *(gated.runs.values() if gated is not None else ())]
     results = results_of(
-        project, runs, catalog, labels, settings, variants, _BASELINE, base_run.judged,
-        candidates, policy, sizing=sizing, ablations=ablations, citations=citations,
-        evidence=evidence, to_label=(rows, total), not_run=not_run, models=models,
+        inputs, settings, bench.variants, BASELINE, bench.base_run.judged,
+        gated.candidates if gated is not None else (),
+        sizing=done.get("sizing sweep"),  # type: ignore[arg-type]
+        ablations=done.get("ablations"),  # type: ignore[arg-type]
+        citations=done.get("citation cases"),  # type: ignore[arg-type]
+        evidence=done.get("evidence checks"),  # type: ignore[arg-type]
+        to_label=gated.to_label if gated is not None else ((), 0),
+        not_run=gated.not_run if gated is not None else (),
+        models=_models(ran, inputs.dense, inputs.catalog, inputs.labels),
     )  # fmt: skip
-    return Evaluation(results, judged_by_name, built, labels)
+    return Evaluation(results, bench.judged, bench.built, inputs.labels)
+
+
+def _runs_only_evaluation(
+    inputs: ProjectInputs, settings: Settings, done: Mapping[str, object]
+) -> Evaluation:
+    read, gated = done["benchmark"], done["gate"]
+    assert isinstance(read, RunsRead) and isinstance(gated, Gated)  # noqa: S101 - its stages'
+    baseline = str(inputs.baseline_run)
+    # above the page limit the ranked ids stay only for the questions that get a page: the runs
+    # are the user's own files (never exported), every value stays for the list and the CSV
+    results = trim(results_of(
+        inputs, settings, read.variants, baseline, read.runs[baseline].judged, gated.candidates,
+        to_label=gated.to_label,
+    ))  # fmt: skip
+    return Evaluation(results, {n: r.judged for n, r in read.runs.items()}, {}, inputs.labels)
 
 
 def _models(
-    ran: Iterable[Run], dense: str, catalog: Catalog, labels: Sequence[Label]
+    ran: Iterable[Run], dense: str, catalog: Catalog | None, labels: Sequence[Label]
 ) -> tuple[ModelFacts, ...]:
     """The real models the runs used (the methods page states their facts), each with the
     warning when the texts are not in the language it was trained for."""
-    if any(uses_minilm(r.config, dense) for r in ran):
+    if catalog is not None and any(uses_minilm(r.config, dense) for r in ran):
         return (ModelFacts(minilm.NAME, minilm.facts(), _language(catalog, labels)),)
     return ()
 
@@ -325,19 +177,3 @@ def model_warnings(
                                             for c in candidates)  # fmt: skip
     warning = _language(catalog, labels) if uses and catalog is not None else None
     return () if warning is None else (warning,)
-
-
-def _not_run(
-    cands: list[CandidateChange], configs: dict[str, Config], dense: str
-) -> tuple[NotRun, ...]:
-    """The candidates that name the MiniLM model on a machine without its extra: each is shown
-    with one line saying what to install, and nothing else of it is computed."""
-    lacking = minilm.missing_packages()
-    if not lacking:
-        return ()
-    reason = MissingExtraError(minilm.NAME, minilm.EXTRA, lacking).not_run()
-    return tuple(
-        NotRun(c.name, c.rationale, _diff(configs[c.name]), reason, c.note)
-        for c in cands
-        if uses_minilm(configs[c.name], dense)
-    )

@@ -25,19 +25,23 @@ how keys combine in `evidencedesk.files.project_file`; errors are worded by
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import difflib
 import hashlib
 import os
 import threading
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from evidencedesk import paths
+from evidencedesk.baseline import Baseline, load_baseline
 from evidencedesk.errors import ConfigError, DocumentError, LabelsError
 from evidencedesk.files.project_file import (
     DEFAULT_RELEVANCE,
@@ -57,14 +61,17 @@ from evidencedesk.files.text import (
     set_max_input_mb,
 )
 from evidencedesk.files.trec import TrecRun, read_qrels, read_run
+from evidencedesk.gate import GatePolicy, load_policy
 from evidencedesk.metric_names import split_metric
 from evidencedesk.paths import DATA, require
+from evidencedesk.results.candidates import CandidateChange, load_candidates
 from evidencedesk.results.types import (
     SHOWN,
     ChunkFact,
     DocumentFact,
     Exposure,
     InputHash,
+    Notice,
     QuestionFact,
 )
 from evidencedesk.retrieval.beir import (
@@ -412,7 +419,7 @@ def load_project(path: str | Path, saving: bool = False) -> Project:
 RunPaths = Sequence[tuple[str, Path]]  # ("--run NAME=PATH" options)
 
 
-def run_note(path: Path) -> str | None:
+def _run_note(path: Path) -> str | None:
     """The first paragraph of ``<run>.md`` beside a run file: how the run was made."""
     note = path.with_suffix(".md")
     if not note.is_file():
@@ -443,7 +450,7 @@ def baseline_run(project: Project, runs: RunPaths = ()) -> str:
     return project.baseline_run or [*project.runs, *runs][0][0]
 
 
-def check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = ()) -> None:
+def _check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = ()) -> None:
     """The project's runs, then the ``--run`` ones, through the one `_check_run_name`."""
     total = len(project.runs) + len(runs)
     if total > MAX_RUNS:
@@ -460,14 +467,9 @@ def check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = (
         used.add(name)
 
 
-def external_runs(
-    project: Project, runs: RunPaths, builtin: Sequence[str] = ()
-) -> dict[str, TrecRun]:
-    """The project's runs plus ``--run NAME=PATH`` ones; every name checked before any is read."""
-    check_run_names(project, runs, builtin)
-    found = project.load_runs()
-    found.update((name, read_run(path)) for name, path in runs)
-    return found
+def read_runs(runs: RunPaths) -> dict[str, TrecRun]:
+    """name -> `TrecRun` of every run (`ProjectInputs.runs`), read in order."""
+    return {name: read_run(path) for name, path in runs}
 
 
 @dataclass(frozen=True)
@@ -491,20 +493,18 @@ def _frozen(judged: Sequence[Judged], now: bool = True) -> Sequence[Judged]:
 
 
 def judged_external_runs(
-    project: Project,
     runs: RunPaths,
     judge: Callable[[TrecRun], tuple[Sequence[Judged], Sequence[Judged] | None]],
     check: Callable[[TrecRun, Path], Coverage],
     reading: Callable[[], AbstractContextManager[object]] = nullcontext,
 ) -> dict[str, JudgedRun]:
-    """name -> `JudgedRun` of the project's and the ``--run`` runs, each read, checked
-    (`check`: its coverage, or the error refusing it, before it is judged), judged and let go
-    before the next is read: a run of 50 million lines takes ~2 GB as arrays, its judged lists
-    (cut to `judged_depth`) a small part of that. Each read runs inside `reading()` (the build
-    holds its input hashing off meanwhile: the read uses every core)."""
-    check_run_names(project, runs)
+    """name -> `JudgedRun` of `runs` (`ProjectInputs.runs`: the project's and the ``--run``
+    ones), each read, checked (`check`: its coverage, or the error refusing it, before it is
+    judged), judged and let go before the next is read: a run of 50 million lines takes ~2 GB as
+    arrays, its judged lists (cut to `judged_depth`) a small part of that. Each read runs inside
+    `reading()` (the build holds its input hashing off meanwhile: the read uses every core)."""
     out: dict[str, JudgedRun] = {}
-    for name, path in [*project.runs, *runs]:
+    for name, path in runs:
         with reading():
             trec = read_run(path)
         found = check(trec, path)
@@ -548,16 +548,67 @@ def _sha256(path: Path, may_run: threading.Event | None = None) -> str:
             digest.update(view[:got])
 
 
-def input_hashes(
-    project: Project, runs: RunPaths, may_run: threading.Event | None = None
-) -> tuple[tuple[InputHash, ...], str]:
-    """Project-relative input paths with their sha256, and one short hash over all of them
-    (`may_run`: hashing waits while it is clear)."""
+def _hashed_files(project: Project, runs: RunPaths) -> tuple[tuple[str, Path], ...]:
+    """Every input file as the manifest names it (project-relative, or ``--run NAME``)."""
     files = [(project.relative(p), p) for p in project.input_files()]
     files += [(f"--run {name}", path) for name, path in runs]
+    return tuple(files)
+
+
+def _input_hashes(
+    files: Sequence[tuple[str, Path]], may_run: threading.Event | None = None
+) -> tuple[tuple[InputHash, ...], str]:
+    """The `_hashed_files` with their sha256, and one short hash over all of them (`may_run`:
+    hashing waits while it is clear)."""
     found = tuple(InputHash(rel, _sha256(p, may_run)) for rel, p in files if p.is_file())
     digest = hashlib.sha256("\n".join(f"{i.path} {i.sha256}" for i in found).encode()).hexdigest()
     return found, digest[:16]
+
+
+class Hashing:
+    """The input files' sha256 (`_input_hashes` of `_hashed_files`). `background`: computed in a
+    thread from the start of an evaluation (a runs-only project's: hashlib releases the GIL on
+    large blocks, so hashing gigabytes of runs overlaps judging them instead of following it);
+    else when `result()` first asks. Inside `held()` it waits (a run's read uses every core;
+    judging one uses one). `result()` waits for it and raises what hashing raised."""
+
+    def __init__(self, files: Sequence[tuple[str, Path]], background: bool = True) -> None:
+        self._may_run = threading.Event()
+        self._may_run.set()
+        self._files = files
+        self._value: tuple[tuple[InputHash, ...], str] | None = None
+        self._error: BaseException | None = None
+        # a daemon: an interrupted build does not wait for the hashing to finish
+        self._thread = threading.Thread(target=self._run, name="input-hashes", daemon=True)
+        if background:
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = _input_hashes(self._files, self._may_run)
+        except BaseException as exc:  # handed to result(), in the evaluating thread
+            self._error = exc
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Hashing waits (after its current block) until the block ends, however it ends."""
+        self._may_run.clear()
+        try:
+            yield
+        finally:
+            self._may_run.set()
+
+    def result(self) -> tuple[tuple[InputHash, ...], str]:
+        self._may_run.set()
+        if self._thread.ident is None and self._value is None and self._error is None:
+            # not started in the background: hashed now
+            self._run()
+        else:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None  # noqa: S101 - set whenever no error was raised
+        return self._value
 
 
 def documents(catalog: Catalog | None) -> tuple[DocumentFact, ...]:
@@ -625,6 +676,159 @@ def exposure(parts: Parts, first_stage: str, depth: int,
             if marks:
                 out.append(Exposure(label.id, cand.chunk.id, marks))
     return tuple(out)
+
+
+def _nearest(doc: str, ordered: Sequence[str]) -> str:
+    """The id of `ordered` (sorted) nearest to `doc`: of its sorted neighbours, the most alike
+    (on a tie, the nearer in sort order, the one before first)."""
+    at = bisect.bisect_left(ordered, doc)
+    near = [ordered[i] for i in (at - 1, at, at - 2, at + 1) if 0 <= i < len(ordered)]
+    return max(near, key=lambda c: difflib.SequenceMatcher(None, doc, c).ratio())
+
+
+def _not_in_corpus(
+    project: Project, catalog: Catalog | None, labels: Sequence[Label]
+) -> list[Notice]:
+    """Judged documents a runs-only project's corpus does not hold: their judgments count in
+    every metric (a run may return them), but no question page can show them."""
+    if catalog is None or project.kind != "runs" or project.qrels is None:
+        return []
+    judged = sorted({d for lb in labels for d in lb.grades})
+    missing = [d for d in judged if d not in catalog]
+    if not missing:
+        return []
+    ordered = sorted(catalog.ids())
+    names = tuple(f"{d} (nearest: {_nearest(d, ordered)})" for d in missing[:3])
+    return [Notice("judged_not_in_corpus", project.relative(project.qrels), None, len(missing),
+                   len(judged), names)]  # fmt: skip
+
+
+def notices(
+    project: Project, catalog: Catalog | None, labels: Sequence[Label]
+) -> tuple[Notice, ...]:
+    """What a reader must know about the inputs before reading a number (`types.Notice`)."""
+    found = [Notice("not_a_run", project.relative(p), None, 1, None, ())
+             for p in project.skipped_files]  # fmt: skip
+    if catalog is not None and catalog.empty:
+        ids = tuple(doc for doc, _ in catalog.empty[:3])
+        found.append(Notice("empty_document", project.relative(project.documents[0]),
+                            catalog.empty[0][1], len(catalog.empty), len(catalog), ids))  # fmt: skip
+    counts = project.question_counts()
+    if counts.without_text and project.queries is not None and project.evaluate_unlisted:
+        found.append(Notice("without_text", project.relative(project.qrels or project.queries), None,
+                            counts.without_text, counts.judged, counts.without_text_ids))  # fmt: skip
+    elif counts.without_text and project.queries is not None:
+        found.append(Notice("unlisted", project.relative(project.queries), None,
+                            counts.without_text, None, counts.without_text_ids))  # fmt: skip
+    if counts.unjudged and project.queries is not None:
+        found.append(Notice("unjudged", project.relative(project.queries), None, counts.unjudged,
+                            counts.queries, counts.unjudged_ids))  # fmt: skip
+    found += _not_in_corpus(project, catalog, labels)
+    return tuple(found)
+
+
+def _is_demo(project: Project) -> bool:
+    """The project is the demo (the site says so, and its command names no project)."""
+    return Path(project.path).resolve() == (paths.DATA / "evidencedesk.toml").resolve()
+
+
+def _command(project: Project, runs: RunPaths, seed: int) -> tuple[str, ...]:
+    """The same build's arguments: --project (the project folder, as run from its parent; none
+    for the demo), --seed, and each --run by its file name (machine paths stay out of the site)."""
+    args: list[str] = []
+    if not _is_demo(project):
+        args += ["--project", Path(project.path).parent.name]
+    args += ["--seed", str(seed)]
+    for name, path in runs:
+        args += ["--run", f"{name}={Path(path).name}"]
+    return tuple(args)
+
+
+@dataclass(frozen=True)
+class ProjectInputs:
+    """Everything an evaluation reads, read once (`read_inputs`), and the facts of the project
+    the Results state: the stages see this value and the `Settings`, never the `Project`."""
+
+    name: str  # the project's
+    kind: Literal["pipeline", "runs"]  # a project without documents evaluates its runs
+    catalog: Catalog | None
+    labels: tuple[Label, ...]
+    candidates: tuple[CandidateChange, ...]
+    policy: GatePolicy | None
+    saved: Baseline | None  # the saved baseline file's, when there is one
+    saved_name: str | None  # how the pages name it
+    # every run, merged once: the project's (in project order), then the ``--run`` ones
+    runs: tuple[tuple[str, Path], ...]
+    run_notes: Mapping[str, str]  # the project's runs' ``<run>.md`` first paragraphs
+    baseline_run: str | None  # a runs-only project's ([runs].baseline, else the first run)
+    dense: str  # [searchers] dense
+    relevance: int  # [questions] relevance
+    labels_file: bool  # labels.jsonl grades every chunk (a missing grade is 0)
+    notes: Path | None  # the candidates' notes folder
+    answers: Path | None
+    dups: Path | None
+    updates: Path | None
+    tenants: Path | None
+    tenant_documents: Path | None
+    hashes: Hashing
+    skipped: tuple[tuple[str, str], ...]  # `Project.skipped_stages`
+    command: tuple[str, ...]  # the same build's arguments
+    demo: bool
+    counts: QuestionCounts
+    notices: tuple[Notice, ...]
+
+
+def read_inputs(
+    project: Project, runs: RunPaths, seed: int, builtin: Sequence[str] = ()
+) -> ProjectInputs:
+    """Read every input of `project` and the ``--run`` `runs`, once: the documents, questions,
+    candidates, policy and saved baseline, then the run names checked (against the `builtin`
+    variants of a pipeline, before its slow stages); a runs-only project's input hashing starts
+    here, beside the reading and judging of its runs."""
+    catalog = project.load_catalog()
+    labels = tuple(project.load_labels(catalog))
+    cands = load_candidates(project.candidates, project.notes) if project.candidates else []
+    policy = load_policy(project.policy, list(labels)) if project.policy else None
+    kind: Literal["pipeline", "runs"] = (
+        "runs" if project.kind == "runs" or catalog is None else "pipeline"
+    )
+    saved, saved_name = None, None
+    if project.baseline and project.baseline.is_file():  # the baseline of this kind of project
+        saved = load_baseline(project.baseline, list(labels), kind)
+        saved_name = f"the saved baseline {project.baseline.name}"
+    _check_run_names(project, runs, builtin if kind == "pipeline" else ())
+    merged = (*project.runs, *runs)
+    return ProjectInputs(
+        name=project.name,
+        kind=kind,
+        catalog=catalog,
+        labels=labels,
+        candidates=tuple(cands),
+        policy=policy,
+        saved=saved,
+        saved_name=saved_name,
+        runs=merged,
+        run_notes={n: note for n, p in project.runs if (note := _run_note(p))}
+        if kind == "pipeline"
+        else {},
+        baseline_run=baseline_run(project, runs) if kind == "runs" and merged else None,
+        dense=project.dense,
+        relevance=project.relevance,
+        labels_file=project.labels is not None,
+        notes=project.notes,
+        answers=project.answers,
+        dups=project.dups,
+        updates=project.updates,
+        tenants=project.tenants,
+        tenant_documents=project.tenant_documents,
+        # gigabytes of runs: hashed while they are read and judged
+        hashes=Hashing(_hashed_files(project, runs), background=kind == "runs"),
+        skipped=project.skipped_stages(),
+        command=_command(project, runs, seed),
+        demo=_is_demo(project),
+        counts=project.question_counts(),
+        notices=notices(project, catalog, labels),
+    )
 
 
 __all__ = ["DEMO_PROJECT", "Project", "find_project", "load_project", "resolve"]

@@ -147,7 +147,7 @@ PAGE_LIMIT = 500  # up to this many questions, every question has a page
 PAGE_CAP = 1000  # above PAGE_LIMIT, at most this many question pages
 
 
-RUNS_ONLY_DEPTH = 10  # the gate's k in a runs-only project without a policy (results.runs_only)
+RUNS_ONLY_DEPTH = 10  # the gate's k in a runs-only project without a policy (stages.runs_gate)
 
 
 LEAN_DEPTH = 10  # above PAGE_LIMIT a question page lists this many results per list (or the k)

@@ -8,20 +8,26 @@ knows nothing about meaning, and every report that shows it says so.
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 
 import numpy as np
 
+from evidencedesk.retrieval.memos import memo
 from evidencedesk.retrieval.tokens import content_words
 
 DIM = 512  # the width of the toy embedder's hashed feature vector
 
 
-@lru_cache(maxsize=1 << 20)
 def _bucket(feature: str, dim: int) -> tuple[int, float]:
-    digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
-    value = int.from_bytes(digest, "little")
-    return value % dim, 1.0 if (value >> 63) & 1 else -1.0
+    """The slot and sign a feature hashes to, kept for the build (`memos.memo`)."""
+    kept: dict[tuple[str, int], tuple[int, float]] = memo("feature buckets", dict)
+    found = kept.get((feature, dim))
+    if found is None:
+        if len(kept) >= 1 << 20:
+            kept.clear()  # a crude bound on memory; the buckets do not depend on it
+        digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+        value = int.from_bytes(digest, "little")
+        found = kept[feature, dim] = (value % dim, 1.0 if (value >> 63) & 1 else -1.0)
+    return found
 
 
 class ToyEmbedder:

@@ -14,7 +14,6 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk
@@ -32,6 +31,7 @@ from evidencedesk.retrieval.citations import (
     split_sentences,
 )
 from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.memos import memo
 from evidencedesk.retrieval.searchers import Hit
 from evidencedesk.retrieval.tokens import NUMBER, content_words, is_identifier
 
@@ -77,14 +77,20 @@ def facts(text: str) -> frozenset[str]:
     return numbers(text) | frozenset(w for w in content_words(text) if is_identifier(w))
 
 
-@lru_cache(maxsize=1 << 16)  # dedupe asks about the same chunks for every question
+_KEEP_WORDS = (
+    1 << 16
+)  # word sets a build keeps (dedupe asks about the same chunks for every question)
+
+
 def _words_without_numbers(text: str) -> frozenset[str]:
-    return frozenset(content_words(NUMBER.sub(" ", text)))
-
-
-def forget_words() -> None:
-    """Drop the kept word sets (`retrieval.caches.forget_all`)."""
-    _words_without_numbers.cache_clear()
+    """The content words of `text` without its numbers, kept for the build (`memos.memo`)."""
+    kept: dict[str, frozenset[str]] = memo("word sets", dict)
+    found = kept.get(text)
+    if found is None:
+        if len(kept) >= _KEEP_WORDS:
+            kept.clear()  # a crude bound on memory; the sets do not depend on it
+        found = kept[text] = frozenset(content_words(NUMBER.sub(" ", text)))
+    return found
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:

@@ -18,8 +18,8 @@ from evidencedesk.files.project_file import DENSE_EMBEDDERS
 from evidencedesk.files.structured import read_json
 from evidencedesk.paths import DATA, TENANT_DOCS
 from evidencedesk.retrieval import minilm
-from evidencedesk.retrieval.cache import LazySearcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
+from evidencedesk.retrieval.search_cache import LazySearcher
 from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, Searcher, SparseSearcher
 
 __all__ = [

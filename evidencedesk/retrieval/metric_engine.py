@@ -24,6 +24,8 @@ from typing import Any, Protocol, overload
 
 import numpy as np
 
+from evidencedesk.retrieval.memos import memo
+
 __all__ = [
     "JudgedLists",
     "Lines",
@@ -165,28 +167,28 @@ class JudgedLists(Sequence[Any]):
         return type(self), (self._all(), self._lines)
 
 
-_RECENT: list[tuple[tuple[int, ...], Sequence[Any], Lines]] = []  # the last few conversions
-_KEEP = 6
+_KEEP = 6  # conversions a build keeps (its memo "judged lines"; none outside a build)
 
 
 def lines_of(judged: Sequence[JudgedLike]) -> Lines:
     """A sequence of judged questions (anything with `grades`, `pool` and `relevant`).
 
     Judged questions are frozen, so the same objects in the same order give the same arrays: the
-    last few conversions are kept (with the objects, so that their ids stay theirs), and the
+    last few conversions of a build are kept (`retrieval.memos`) (with the objects, so that their ids stay theirs), and the
     statistics of one run -- means, intervals, slices, paired tests, each metric in turn -- turn
     its lists into arrays once, not once a call. Lists the vectorised judge made
     (`JudgedLists`) already carry their arrays.
     """
     if isinstance(judged, JudgedLists):
         return judged.lines
+    recent: list[tuple[tuple[int, ...], Sequence[Any], Lines]] = memo("judged lines", list)
     key = tuple(map(id, judged))
-    for seen, _, lines in _RECENT:
+    for seen, _, lines in recent:
         if seen == key:
             return lines
     lines = _convert(judged)
-    _RECENT.insert(0, (key, tuple(judged), lines))
-    del _RECENT[_KEEP:]
+    recent.insert(0, (key, tuple(judged), lines))
+    del recent[_KEEP:]
     return lines
 
 

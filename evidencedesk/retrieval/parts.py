@@ -15,11 +15,12 @@ from typing import Any, Protocol
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval import minilm
-from evidencedesk.retrieval.cache import CachedSearcher, LazySearcher, cached_searchers
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.lifecycle import build_searchers, dense_searcher
+from evidencedesk.retrieval.memos import memo
 from evidencedesk.retrieval.metrics import Judged, judge_run
+from evidencedesk.retrieval.search_cache import CachedSearcher, LazySearcher, cached_searchers
 from evidencedesk.retrieval.searchers import Hit, HybridSearcher, Reranker, Searcher, TwoStage
 
 __all__ = [
@@ -207,20 +208,14 @@ class Within:
         return self._allowed
 
 
-_TOKENS: dict[str, int] = {}
-
-
 def prompt_tokens(text: str) -> int:
     """`evidence.context_tokens` of one chunk's text (a list's estimate is the sum over its
-    pieces), kept per text: every configuration shows mostly the same chunks."""
-    found = _TOKENS.get(text)
+    pieces), kept per text for the build (`memos.memo`): every configuration shows mostly the
+    same chunks."""
+    kept: dict[str, int] = memo("token counts", dict)
+    found = kept.get(text)
     if found is None:
-        if len(_TOKENS) >= 200_000:
-            _TOKENS.clear()  # a crude bound on memory; results do not depend on it
-        found = _TOKENS[text] = context_tokens([text])
+        if len(kept) >= 200_000:
+            kept.clear()  # a crude bound on memory; results do not depend on it
+        found = kept[text] = context_tokens([text])
     return found
-
-
-def forget_token_counts() -> None:
-    """Drop the kept token counts (`retrieval.caches.forget_all`)."""
-    _TOKENS.clear()

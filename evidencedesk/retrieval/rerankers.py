@@ -32,6 +32,7 @@ from typing import Any
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import RerankerError, UnknownNameError
+from evidencedesk.retrieval.memos import memo
 from evidencedesk.retrieval.minilm import BiEncoderPairScorer
 from evidencedesk.retrieval.scorers import (
     DEFAULT_CROSS_ENCODER,
@@ -89,9 +90,6 @@ def _tied_at_top(scores: Sequence[float]) -> bool:
 # by every configuration that reranks the same list -- no passage is formatted or looked up
 # again. A scorer of any other class (a real cross-encoder, a test double) is always called.
 _PURE = (LexicalPairScorer, OverlapScorer)
-_SCORES: dict[type, dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[float, ...]]]] = {
-    cls: {} for cls in _PURE
-}
 _MEMO_LIMIT = 400_000
 _CHUNK = itemgetter(2)  # a Hit's chunk
 
@@ -136,7 +134,10 @@ class PairReranker:
         return (self.max_words, query, tuple(map(id, chunks)))
 
     def _kept(self) -> dict[tuple[Any, ...], Any] | None:
-        return _SCORES[type(self.scorer)] if type(self.scorer) in _PURE else None
+        if type(self.scorer) not in _PURE:
+            return None
+        kept: dict[type, dict[tuple[Any, ...], Any]] = memo("pair scores", dict)
+        return kept.setdefault(type(self.scorer), {})
 
     def _predict(self, pairs: list[tuple[str, str]]) -> list[float]:
         raw = list(self.scorer.predict(pairs))
@@ -151,7 +152,7 @@ class PairReranker:
         """Score the pairs of every (query, candidate list) not scored yet in ONE `predict` call
         (the built-in scorers' is vectorised); `rerank` then finds them. Counts nothing: a list's
         pairs are counted when it is reranked, as without priming. A built-in scorer's scores
-        join the lists kept across configurations (`_SCORES`); any other scorer's are kept for
+        join the lists kept across configurations (the build's "pair scores" memo); any other scorer's are kept for
         as many `rerank` calls of the same list as were primed, then dropped (`reset` drops
         them too), so outside a primed stage it is asked every time, as before."""
         memo = self._kept()

@@ -48,6 +48,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from evidencedesk.errors import EvidencedeskError
+from evidencedesk.retrieval.memos import memo
 from evidencedesk.retrieval.tokens import STOPWORDS, content_words, is_identifier, tokenize
 
 SEPARATOR = " || "  # what joins a passage's title to its text in a (query, passage) pair
@@ -355,22 +356,21 @@ class _Memo:
         return value
 
 
-_KNOWN: dict[type, _Memo] = {}  # per scorer class: (query, passage) -> the score `predict` gave
-
-
 def _known(scorer: Any, pairs: Sequence[tuple[str, str]], compute: Any) -> list[float]:
     """`scorer`'s scores of `pairs`: the pairs scored before looked up, all the others scored
     in ONE `compute(pairs)` call, and kept. Every configuration of a build asks about mostly
-    the same pairs (the same questions and chunks at another depth or cut)."""
-    memo = _KNOWN.setdefault(type(scorer), _Memo(400_000))
-    kept = memo.data
+    the same pairs (the same questions and chunks at another depth or cut): kept for the
+    build (`memos.memo`), per scorer class, (query, passage) -> the score `predict` gave."""
+    by_class: dict[type, _Memo] = memo("pair scores by pair", dict)
+    table = by_class.setdefault(type(scorer), _Memo(400_000))
+    kept = table.data
     found = np.fromiter(map(kept.get, pairs, repeat(np.nan)), dtype=np.float64, count=len(pairs))
     missing = np.flatnonzero(np.isnan(found))
     if len(missing):
         todo = list(map(pairs.__getitem__, missing.tolist()))
         scores = compute(todo)
         found[missing] = scores
-        if len(kept) + len(todo) > memo.limit:
+        if len(kept) + len(todo) > table.limit:
             kept.clear()  # a crude bound on memory; results do not depend on it
         kept.update(zip(todo, scores.tolist(), strict=True))
     return found.tolist()

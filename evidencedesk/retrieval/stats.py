@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from evidencedesk.retrieval.memos import memo
+
 CELLS = 1 << 18  # resample-matrix cells per chunk (cache-sized)
 
 
@@ -41,15 +43,7 @@ class Draws:
         return int(self.index.nbytes + self.counts.nbytes)
 
 
-_DRAWS: OrderedDict[tuple[int, int, int], Draws] = OrderedDict()
-
-
 _DRAW_BYTES = 768 << 20  # the kept draws' memory bound (10,000 resamples of 5,000: 300 MB)
-
-
-def forget_draws() -> None:
-    """Drop the kept draws (`retrieval.caches.forget_all`: at the end of a build)."""
-    _DRAWS.clear()
 
 
 def draws(n: int, seed: int, resamples: int) -> Draws:
@@ -59,9 +53,11 @@ def draws(n: int, seed: int, resamples: int) -> Draws:
     ``integers(0, n)`` in chunks of `CELLS` cells, so every interval is unchanged.
     """
     key = (n, seed, resamples)
-    found = _DRAWS.get(key)
+    # kept for the build (`memos.memo`), least recently used first
+    kept: OrderedDict[tuple[int, int, int], Draws] = memo("draws", OrderedDict)
+    found = kept.get(key)
     if found is not None:
-        _DRAWS.move_to_end(key)
+        kept.move_to_end(key)
         return found
     rng = np.random.default_rng(seed)
     rows = max(1, CELLS // n)
@@ -75,9 +71,9 @@ def draws(n: int, seed: int, resamples: int) -> Draws:
         index[start:stop] = idx
         flat = (np.arange(stop - start)[:, None] * n + idx).ravel()
         counts[start:stop] = np.bincount(flat, minlength=(stop - start) * n).reshape(-1, n)
-    found = _DRAWS[key] = Draws(index, counts)
-    while sum(d.nbytes for d in _DRAWS.values()) > _DRAW_BYTES and len(_DRAWS) > 1:
-        _DRAWS.popitem(last=False)
+    found = kept[key] = Draws(index, counts)
+    while sum(d.nbytes for d in kept.values()) > _DRAW_BYTES and len(kept) > 1:
+        kept.popitem(last=False)
     return found
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from functools import lru_cache
+
+from evidencedesk.retrieval.memos import memo
 
 
 def _mark_ranges() -> str:
@@ -47,16 +48,20 @@ STOPWORDS = frozenset(
 )
 
 
-@lru_cache(maxsize=1 << 17)  # every chunk's index text of a 20,000-chunk catalog, and more
+_KEEP = 1 << 17  # tokenisations a build keeps: every chunk's index text of 20,000 chunks, and more
+
+
 def _tokens_cached(text: str) -> tuple[str, ...]:
-    return tuple(
-        sys.intern(t) for t in _TOKEN.findall(unicodedata.normalize("NFC", text).casefold())
-    )
-
-
-def forget_tokens() -> None:
-    """Drop the kept tokenisations (`retrieval.caches.forget_all`)."""
-    _tokens_cached.cache_clear()
+    """The tokens of `text`, kept for the build (`memos.memo`)."""
+    kept: dict[str, tuple[str, ...]] = memo("tokens", dict)
+    found = kept.get(text)
+    if found is None:
+        if len(kept) >= _KEEP:
+            kept.clear()  # a crude bound on memory; tokens do not depend on it
+        found = kept[text] = tuple(
+            sys.intern(t) for t in _TOKEN.findall(unicodedata.normalize("NFC", text).casefold())
+        )
+    return found
 
 
 def tokenize(text: str) -> list[str]:
