@@ -171,7 +171,7 @@ def test_plain_refuses_a_number_json_cannot_hold(bad: float) -> None:
 
 def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bootstrap's draws (up to 768 MB), the token memos, the pure scorers' scores and the
-    toy embedder's buckets are the build's, not the process's: held by the one `Memos` the
+    toy embedder's buckets and the metric engine's judged-lines conversions are the build's, not the process's: held by the one `Memos` the
     evaluation opens, and dropped once `evaluate` returns, or fails."""
     from evidencedesk.results.evaluate import evaluate
     from evidencedesk.retrieval import memos
@@ -188,7 +188,7 @@ def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(memos.Memos, "table", table)
     evaluate(load_project(DEMO_PROJECT), 0, (), lambda stage: None)
     assert len(opened) == 1  # one object holds every memo of the build
-    assert tables == {"draws", "feature buckets", "pair scores", "pair scores by pair",
+    assert tables == {"draws", "feature buckets", "judged lines", "pair scores", "pair scores by pair",
                       "token counts", "tokens",
                       "word sets"}  # fmt: skip
     assert [m.names() for m in opened.values()] == [()]  # dropped when the build ended

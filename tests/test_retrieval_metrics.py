@@ -431,8 +431,16 @@ def test_engine_worked_example_and_an_unsorted_pool() -> None:
         of_judged([EXAMPLE], ["ndcg@0"])
 
 
-def test_engine_converts_the_same_judged_objects_once() -> None:
+def test_engine_converts_the_same_judged_objects_once_in_a_build() -> None:
+    from evidencedesk.retrieval.memos import build_memos
+
     a = [judged("a", (0, 2), (2,)), judged("b", (2,), (2, 1))]
+    assert lines_of(a) is not lines_of(a)  # outside a build nothing is kept
+    with build_memos():
+        _in_a_build(a)
+
+
+def _in_a_build(a: list[Judged]) -> None:
     first = lines_of(a)
     assert lines_of(tuple(a)) is first  # the same objects in another container: no new arrays
     assert lines_of(a[:1]) is not first
