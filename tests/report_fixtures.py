@@ -24,15 +24,11 @@ from evidencedesk.report.model import (
     BuildOptions,
     CandidatePage,
     Caveat,
-    CitationCase,
     CitationSection,
-    CompressionLine,
     CostRow,
     Count,
     Dataset,
     DiffRow,
-    DocumentRow,
-    EvidenceSection,
     FlipCell,
     FlipMatrix,
     Flips,
@@ -48,20 +44,31 @@ from evidencedesk.report.model import (
     RankedItem,
     Recommendation,
     SiteModel,
-    SizingLine,
     SizingSection,
     SliceCell,
     SliceCompare,
     SliceRow,
     SliceTable,
-    StateLine,
     Variant,
     VariantList,
 )  # fmt: skip  # fmt: skip
 from evidencedesk.report.review import category, md_escape
 from evidencedesk.report.values import num, pval, stat
 from evidencedesk.report.words import METHODS_RULES, RULES
-from evidencedesk.results.types import HeldBack, Merge, Skipped, TenantRow
+from evidencedesk.results.types import (
+    CitationRow,
+    CompressionRow,
+    DocumentFact,
+    EvidenceResult,
+    HeldBack,
+    Merge,
+    MetricStat,
+    RunCosts,
+    SizingRow,
+    Skipped,
+    StateRow,
+    TenantRow,
+)
 from evidencedesk.retrieval.stats import sign_test_p as sign_test
 
 XSS = '<script>alert(1)</script>"><img src=x onerror=alert(1)> [click](javascript:alert(1))'
@@ -182,9 +189,8 @@ def make_model(
         for i, q in enumerate(qids)
     )  # fmt: skip
     sizing = SizingSection("feature", "4 ms per query + 1.5 ms per scored pair (hypothetical)", tuple(
-        SizingLine(d, f, num(min(1.0, 0.5 + 0.01 * d + 0.05 * f)), stat("MRR", 0.6 + 0.005 * d, 0.5, 0.7, 5, 1),
-                  num(float(d), 1), num(70.0 * f, 0), num(4 + 1.5 * d, 1, unit=" ms"),
-                  d >= 10, d == 10 and f == 3, d == 20 and f == 5)
+        SizingRow(d, f, min(1.0, 0.5 + 0.01 * d + 0.05 * f), MetricStat("mrr", 0.6 + 0.005 * d, 0.5, 0.7, 5, 1),
+                  RunCosts(float(d), 70.0 * f, 4 + 1.5 * d), d >= 10, d == 10 and f == 3, d == 20 and f == 5)
         for d in (3, 10, 20) for f in (3, 5)), note="")  # fmt: skip
     ablations = AblationSection("hybrid, no reranker, depth 3, final 3", ("R@3", "MRR", "nDCG@5"), (
         AblationLine("base", True, (num(0.6), num(0.6), num(0.65)), num(0.0, signed=True), (), (), pval(None), num(0.0, 1)),
@@ -192,18 +198,18 @@ def make_model(
         AblationLine("first_stage=dense", False, (num(0.4), num(0.45), num(0.5)), num(-0.15, signed=True), (), qids[:4], pval(0.125), num(0.0, 1)),
     ))  # fmt: skip
     citations = CitationSection(tuple(
-        CitationCase(f"a{i}{probe}", f"case {i}{probe}", f"Returns take 30 days [kc-returns:c0].{probe}",
-                     num(1.0), num(0.5 * (i % 3)), num(1.0 if i != 4 else 1.0), f"note{probe}")
+        CitationRow(f"a{i}{probe}", f"case {i}{probe}", f"Returns take 30 days [kc-returns:c0].{probe}",
+                    1.0, 0.5 * (i % 3), 1.0 if i != 4 else 1.0, f"note{probe}")
         for i in range(1, 7)), "The word check cannot see negation: 'cannot be returned' and 'can be returned' share their words.")  # fmt: skip
-    evidence = EvidenceSection(
+    evidence = EvidenceResult(
         kept=48, merges=(Merge("kc-returns:c1", ("kc-faq:c3",)),),
         held_back=(HeldBack("kc-returns:c1", f"partner:c0{probe}", "30 days vs 14 days"),),
-        compression=(CompressionLine("best sentence per chunk", num(640, 0), num(210, 0), 20, 21, qids[:1]),),
-        freshness=(StateLine("before replace", "v2 (store credit)", False, ""),
-                   StateLine("replaced, index not rebuilt", "v2 still served", True, f"stale{probe}"),
-                   StateLine("rebuilt", "v3 (30 days)", False, "")),
-        deletion=(StateLine("deleted, not rebuilt", "recall notice still served", True, ""),
-                  StateLine("rebuilt", "nothing", False, "")),
+        compression=(CompressionRow("best sentence per chunk", 640, 210, 20, 21, qids[:1]),),
+        freshness=(StateRow("before replace", ("v2 (store credit)",), False, ""),
+                   StateRow("replaced, index not rebuilt", ("v2 still served",), True, f"stale{probe}"),
+                   StateRow("rebuilt", ("v3 (30 days)",), False, "")),
+        deletion=(StateRow("deleted, not rebuilt", ("recall notice still served",), True, ""),
+                  StateRow("rebuilt", (), False, "")),
         tenants=(TenantRow("kestrel", True, 24, 0, ()), TenantRow("harbor", True, 24, 0, ()),
                  TenantRow(f"control{probe}", False, 24, 7, ("hb-returns:c0",))),
     )  # fmt: skip
@@ -217,8 +223,8 @@ def make_model(
         rules=tuple((k, RULES[k]()) for k in METHODS_RULES),
     )  # fmt: skip
     dataset = Dataset(
-        (DocumentRow("kc-returns", f"Returns{probe}", 3, "current", "public", "en"),
-         DocumentRow("kc-faq-bn", "প্রশ্ন ও উত্তর", 4, "current", "public", "bn")),
+        (DocumentFact("kc-returns", f"Returns{probe}", 3, "current", "public", "en"),
+         DocumentFact("kc-faq-bn", "প্রশ্ন ও উত্তর", 4, "current", "public", "bn")),
         52, len(qids), len(qids) - 1, tuple(Count(t, 2) for t in TAGS), (Count("1", 9), Count("2", 25)),
     )  # fmt: skip
     return SiteModel(meta, dataset, variants, bench, FlipMatrix(names, cells, names[1:], grid),

@@ -22,14 +22,13 @@ from evidencedesk.report.model import (
     Count,
     Dataset,
     Definition,
-    DocumentRow,
     InputFile,
     Meta,
     NotRunPage,
     Question,
     SiteModel,
+    ToLabelLine,
     ToLabelPage,
-    ToLabelRow,
 )
 from evidencedesk.report.questions import question_list, questions
 from evidencedesk.report.review import candidate_models, diff_rows
@@ -79,10 +78,7 @@ _ATTRIBUTES = ("status", "visibility", "language")  # a document's front-matter 
 def dataset(results: Results) -> Dataset:
     """What the index and documents page say of the data: documents, chunk, question, tag counts."""
     inputs = results.inputs
-    docs = tuple(
-        DocumentRow(d.id, d.title, d.chunks, d.status, d.visibility, d.language)
-        for d in inputs.documents
-    )
+    docs = inputs.documents
     attributes = tuple(a for a in _ATTRIBUTES if len({getattr(d, a) for d in docs}) > 1)
     labels = inputs.questions
     tags = Counter(t for label in labels for t in label.tags)
@@ -240,8 +236,7 @@ def to_label(results: Results) -> ToLabelPage | None:
     text = {q.id: q.question for q in results.inputs.questions}
     titles = {c.id: c.title for c in results.inputs.chunk_facts}
     rows = tuple(
-        ToLabelRow(r.question, text.get(r.question, ""), r.document, titles.get(r.document, ""),
-                   r.rank, ", ".join(r.runs), r.splits)
+        ToLabelLine(r, text.get(r.question, ""), titles.get(r.document, ""))
         for r in results.to_label[:_TO_LABEL_PREVIEW]
     )  # fmt: skip
     return ToLabelPage(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
@@ -322,7 +317,7 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
             stages.ablations(results.ablations, settings) if results.ablations is not None else None
         ),
         citations=stages.citations(results.citations) if results.citations is not None else None,
-        evidence=stages.evidence(results.evidence) if results.evidence is not None else None,
+        evidence=results.evidence,
         omitted_questions=len(results.inputs.questions) - len(pages),
         page_rule=page_rule(results) if len(pages) < len(results.inputs.questions) else "",
         benchmark_columns=(labels[0], labels[1], labels[2], labels[3]),

@@ -25,12 +25,12 @@ from evidencedesk.report.model import (
     AblationSection,
     CandidatePage,
     FlipMatrix,
-    SizingLine,
     SizingSection,
     Variant,
 )
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import Stat
+from evidencedesk.report.values import Stat, interval, number
+from evidencedesk.results.types import SizingRow
 
 _BLUE = "#2166ac"  # the colour of better changes and of the built-in variants
 _ORANGE = "#b35806"  # the colour of worse changes
@@ -196,10 +196,11 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
     return _to_fragment(fig, name)
 
 
-def _depth_tick(r: SizingLine) -> str:
+def _depth_tick(r: SizingRow) -> str:
     """ "depth 10<br>10 pairs · 19 ms": the x axis carries the cost of each depth."""
-    pairs = "" if r.pairs.value is None else f"<br>{r.pairs.value:g} pairs"
-    latency = "" if r.latency.value is None else f" · {r.latency.value:g} ms"
+    pairs_, latency_ = r.costs.pairs_per_question, r.costs.latency_ms
+    pairs = "" if pairs_ is None else f"<br>{pairs_:g} pairs"
+    latency = "" if latency_ is None else f" · {latency_:g} ms"
     return f"depth {r.depth}{pairs}{latency}"
 
 
@@ -221,7 +222,7 @@ def sizing_chart(sizing: SizingSection, name: str) -> str:
         fig.add_trace(
             go.Scatter(
                 x=[ticks[r.depth] for r in mine],
-                y=[r.mrr.value for r in mine],
+                y=[r.mrr.mean for r in mine],
                 mode="markers+text",
                 text=[f"chosen: {r.depth}×{r.final}" if r.smallest_in_noise else "" for r in mine],
                 textposition="top center",
@@ -246,19 +247,18 @@ def sizing_chart(sizing: SizingSection, name: str) -> str:
                     "thickness": 1.2,
                     "array": [
                         None
-                        if r.mrr.high is None or r.mrr.value is None
-                        else r.mrr.high - r.mrr.value
+                        if r.mrr.high is None or r.mrr.mean is None
+                        else r.mrr.high - r.mrr.mean
                         for r in mine
                     ],
                     "arrayminus": [
-                        None
-                        if r.mrr.low is None or r.mrr.value is None
-                        else r.mrr.value - r.mrr.low
+                        None if r.mrr.low is None or r.mrr.mean is None else r.mrr.mean - r.mrr.low
                         for r in mine
                     ],
                 },
                 customdata=[
-                    [r.depth, r.final, r.mrr.text, r.mrr.interval_text, r.recall.text] for r in mine
+                    [r.depth, r.final, number(r.mrr.mean), interval(r.mrr), number(r.recall)]
+                    for r in mine
                 ],
                 hovertemplate=(
                     "depth %{customdata[0]} × final %{customdata[1]}: MRR "
@@ -272,13 +272,15 @@ def sizing_chart(sizing: SizingSection, name: str) -> str:
         fig.add_trace(
             go.Bar(
                 x=[ticks[r.depth] for r in mine],
-                y=[r.tokens.value for r in mine],
+                y=[r.costs.tokens_per_question for r in mine],
                 name=f"final {f}",
                 legendgroup=f"final {f}",
                 showlegend=False,
                 marker={"color": colour},
                 offsetgroup=str(k),
-                customdata=[[r.depth, r.final, r.tokens.text] for r in mine],
+                customdata=[
+                    [r.depth, r.final, number(r.costs.tokens_per_question, 0)] for r in mine
+                ],
                 hovertemplate=(
                     "depth %{customdata[0]} × final %{customdata[1]}: "
                     "%{customdata[2]} tokens<extra></extra>"

@@ -22,23 +22,16 @@ from evidencedesk.report.gate_view import GatePage, RuleRow
 from evidencedesk.report.since_view import SinceView
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat
-from evidencedesk.results.types import HeldBack, Merge, ModelFacts, Results, Skipped, TenantRow
-
-
-@dataclass(frozen=True)
-class SizingLine(Plain):
-    """One sizing row: a (depth, final) setting's recall, MRR, cost, and whether within noise."""
-
-    depth: int
-    final: int
-    recall: Num  # recall at `final`
-    mrr: Stat
-    pairs: Num
-    tokens: Num
-    latency: Num  # hypothetical milliseconds from the price list
-    within_noise: bool  # MRR inside the noise of the best setting
-    smallest_in_noise: bool  # the cheapest such setting (marked on the page)
-    best: bool
+from evidencedesk.results.types import (
+    CitationRow,
+    DocumentFact,
+    EvidenceResult,
+    ModelFacts,
+    Results,
+    SizingRow,
+    Skipped,
+    ToLabel,
+)
 
 
 @dataclass(frozen=True)
@@ -47,7 +40,7 @@ class SizingSection(Plain):
 
     reranker: str
     price_list: str
-    rows: tuple[SizingLine, ...]
+    rows: tuple[SizingRow, ...]
     note: str = ""
 
 
@@ -76,60 +69,11 @@ class AblationSection(Plain):
 
 
 @dataclass(frozen=True)
-class CitationCase(Plain):
-    """One answer on the citations page: what it tests, its coverage, resolve and support."""
-
-    id: str
-    tests: str  # what the case tests
-    answer: str
-    coverage: Num
-    resolve: Num
-    support: Num
-    note: str
-
-
-@dataclass(frozen=True)
 class CitationSection(Plain):
     """The citations page: the scored answers and the support check's negation limit."""
 
-    cases: tuple[CitationCase, ...]
+    cases: tuple[CitationRow, ...]
     limit: str  # the negation limit, stated
-
-
-@dataclass(frozen=True)
-class CompressionLine(Plain):
-    """One compression setting: tokens before and after, questions that lost their evidence."""
-
-    setting: str  # "spans", "budget 120 tokens", ...
-    tokens_before: Num
-    tokens_after: Num
-    kept: int  # questions whose evidence survived
-    total: int
-    cut_off: tuple[str, ...]  # question ids that lost their evidence
-
-
-@dataclass(frozen=True)
-class StateLine(Plain):
-    """One row of the freshness or deletion table: an index state and what it serves."""
-
-    state: str  # freshness / deletion state ("old index, not rebuilt", ...)
-    served: str  # what is served
-    stale: bool  # serves text it should not
-    note: str
-
-
-@dataclass(frozen=True)
-class EvidenceSection(Plain):
-    """The evidence page: dedupe, compression, freshness, deletion and tenant isolation."""
-
-    kept: int
-    merges: tuple[Merge, ...]
-    held_back: tuple[HeldBack, ...]
-    compression: tuple[CompressionLine, ...]
-    freshness: tuple[StateLine, ...]
-    deletion: tuple[StateLine, ...]
-    tenants: tuple[TenantRow, ...]
-    notes: tuple[str, ...] = ()
 
 
 _GateLevel = Literal["GO", "REVIEW", "BLOCK"]  # a gate verdict
@@ -194,18 +138,6 @@ class Meta(Plain):
 
 
 @dataclass(frozen=True)
-class DocumentRow(Plain):
-    """One row of the documents page: a document's id, title, chunk count and attributes."""
-
-    id: str
-    title: str
-    chunks: int
-    status: str
-    visibility: str
-    language: str
-
-
-@dataclass(frozen=True)
 class Count(Plain):
     """A tag or a grade with its count: questions with the tag, label grades of that value."""
 
@@ -225,7 +157,7 @@ class ClaimedCount(Plain):
 class Dataset(Plain):
     """What the index and documents page say of the data: documents, chunk, question, tag counts."""
 
-    documents: tuple[DocumentRow, ...]
+    documents: tuple[DocumentFact, ...]
     chunks: int
     questions: int
     answerable: int
@@ -747,16 +679,13 @@ class QuestionList(Plain):
 
 
 @dataclass(frozen=True)
-class ToLabelRow(Plain):
-    """One row of the to-label page: an unjudged (question, document) pair, its rank, its runs."""
+class ToLabelLine(Plain):
+    """One row of the to-label page: an unjudged pair (`row`) with its question's and
+    document's text."""
 
-    question: str
+    row: ToLabel
     text: str  # the question's text ("" when the queries file has none)
-    document: str
-    title: str
-    rank: int
-    runs: str  # "bm25, rerank"
-    splits: int
+    title: str  # the document's title
 
 
 @dataclass(frozen=True)
@@ -765,7 +694,7 @@ class ToLabelPage(Plain):
 
     file: str  # "data/to-label.tsv"
     k: int
-    rows: tuple[ToLabelRow, ...]  # the first rows of the file
+    rows: tuple[ToLabelLine, ...]  # the first rows of the file
     in_file: int  # rows the file holds
     total: int  # unjudged pairs in all (the file holds at most its cap)
 
@@ -787,7 +716,7 @@ class SiteModel(Plain):
     sizing: SizingSection | None = None  # None: skipped, see meta.skipped
     ablations: AblationSection | None = None
     citations: CitationSection | None = None
-    evidence: EvidenceSection | None = None
+    evidence: EvidenceResult | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
     page_rule: str = ""  # which questions get a page when some are left out (results.pages)
     gate: GatePage | None = None  # None: no gate policy (no gate.html)

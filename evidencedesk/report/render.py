@@ -40,7 +40,7 @@ from evidencedesk.report.exports import SUMMARY, summary_markdown
 from evidencedesk.report.model import SiteModel
 from evidencedesk.report.questions import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug, written_files
-from evidencedesk.report.values import DELTA_STEPS, FLIP_STEPS
+from evidencedesk.report.values import DELTA_STEPS, FILTERS, FLIP_STEPS
 from evidencedesk.results import serialize
 from evidencedesk.results.plan import large as results_large
 from evidencedesk.results.serialize import (
@@ -288,6 +288,7 @@ def environment(templates: Path | None = None, names: tuple[str, ...] = ()) -> j
         keep_trailing_newline=True,
     )
     env.finalize, env.filters["isolate"] = _isolating(names)
+    env.filters.update(FILTERS)  # the one place a number becomes the page's text
     env.filters["shown_id"] = _shown_id
     env.filters["md"] = _render_markdown
     # a claim's words without its mark (report.claims.Said), for attributes

@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-from evidencedesk.report.model import (
-    AblationLine,
-    AblationSection,
-    CitationCase,
-    CitationSection,
-    CompressionLine,
-    EvidenceSection,
-    SizingLine,
-    SizingSection,
-    StateLine,
-)
+from evidencedesk.report.model import AblationLine, AblationSection, CitationSection, SizingSection
 from evidencedesk.report.values import config_word, num, pval, stat
-from evidencedesk.report.variants import metric_stat
 from evidencedesk.results import types as r
 from evidencedesk.results.settings import Settings
 from evidencedesk.retrieval.evalreport import Config, capped_words, sizing_grid
@@ -61,21 +50,7 @@ def sizing(rows: tuple[r.SizingRow, ...], settings: Settings, noise: str = "") -
     return SizingSection(
         reranker=settings.design.sizing_reranker,
         price_list=price_list(settings),
-        rows=tuple(
-            SizingLine(
-                depth=x.depth,
-                final=x.final,
-                recall=num(x.recall),
-                mrr=metric_stat(x.mrr, "MRR"),
-                pairs=num(x.costs.pairs_per_question, 1),
-                tokens=num(x.costs.tokens_per_question, 0),
-                latency=num(x.costs.latency_ms, 1),
-                within_noise=x.within_noise,
-                smallest_in_noise=x.smallest_in_noise,
-                best=x.best,
-            )
-            for x in rows
-        ),
+        rows=rows,
         note=_SIZING_NOTE
         + (f"{noise}." if noise else "")
         + _left_out_cells(design.sizing_depths, design.sizing_finals),
@@ -117,48 +92,4 @@ def ablations(a: r.Ablations, settings: Settings) -> AblationSection:
 
 def citations(rows: tuple[r.CitationRow, ...]) -> CitationSection:
     """The citations page's model: each scored answer and the negation limit."""
-    return CitationSection(
-        cases=tuple(
-            CitationCase(
-                id=x.id,
-                tests=x.case.replace("_", " "),
-                answer=x.answer,
-                coverage=num(x.coverage, 2),
-                resolve=num(x.resolve, 2),
-                support=num(x.support, 2),
-                note=x.note,
-            )
-            for x in rows
-        ),
-        limit=_CITATION_LIMIT,
-    )
-
-
-def _states(rows: tuple[r.StateRow, ...]) -> tuple[StateLine, ...]:
-    return tuple(
-        StateLine(x.state, ", ".join(x.served) or "nothing", x.stale, x.note) for x in rows
-    )
-
-
-def evidence(e: r.EvidenceResult) -> EvidenceSection:
-    """The evidence page's model, from the evidence checks' results."""
-    return EvidenceSection(
-        kept=e.kept,
-        merges=e.merges,
-        held_back=e.held_back,
-        compression=tuple(
-            CompressionLine(
-                c.setting,
-                num(c.tokens_before, 0),
-                num(c.tokens_after, 0),
-                c.kept,
-                c.total,
-                c.cut_off,
-            )
-            for c in e.compression
-        ),  # fmt: skip
-        freshness=_states(e.freshness),
-        deletion=_states(e.deletion),
-        tenants=e.tenants,
-        notes=e.notes,
-    )
+    return CitationSection(cases=rows, limit=_CITATION_LIMIT)

@@ -1,4 +1,10 @@
-"""Pre-formatted numbers for the site model: one rounding rule, applied before templates."""
+"""How a number becomes text on the site: one rounding rule, and the jinja filters that apply it.
+
+The filters (`FILTERS`: ``num``, ``p``, ``interval``, ``flips``) are registered once, in the
+renderer's environment (`report.render.environment`); a template hands them the Results row's
+own numbers, so a page model holds the row and never a copy of its numbers as text. They are the
+one choke point where a number turns into the page's text (a later change can record each one).
+"""
 
 from __future__ import annotations
 
@@ -87,15 +93,46 @@ def stat(
     signed: bool = False,
 ) -> Stat:
     """A named mean with its interval and question counts, and their display texts."""
-    interval = DASH
-    if low is not None and high is not None:
-        interval = f"[{fmt(low, digits, signed)}, {fmt(high, digits, signed)}]"
-    return Stat(name, value, low, high, n, left_out, fmt(value, digits, signed), interval)
+    shown = interval((low, high), digits, signed)
+    return Stat(name, value, low, high, n, left_out, fmt(value, digits, signed), shown)
 
 
 def flips_text(better: int, worse: int) -> str:
     """The one "+b/−w" flips formatter."""
     return f"+{better}/−{worse}"
+
+
+def number(value: float | None, digits: int = 3, signed: bool = False, unit: str = "") -> str:
+    """The ``num`` filter: a number's text by the one rounding rule (`num`), its unit after it."""
+    return num(value, digits, signed, unit).text
+
+
+def _p_value(value: float | None) -> str:
+    """The ``p`` filter: a p-value's text ("0.062", "< 0.001", "—" when undefined)."""
+    return pval(value).text
+
+
+def interval(value: Any, digits: int = 3, signed: bool = False) -> str:
+    """The ``interval`` filter: "[low, high]" of a row with ``low`` and ``high`` (a
+    `MetricStat`, a `Comparison`, ...) or of a (low, high) pair; "—" when either is undefined."""
+    low, high = value if isinstance(value, tuple) else (value.low, value.high)
+    if low is None or high is None:
+        return DASH
+    return f"[{fmt(low, digits, signed)}, {fmt(high, digits, signed)}]"
+
+
+def _count(side: int | tuple[str, ...]) -> int:
+    return side if isinstance(side, int) else len(side)
+
+
+def flips(value: Any) -> str:
+    """The ``flips`` filter: "+b/−w" of a row with ``better`` and ``worse`` (question ids or
+    counts)."""
+    return flips_text(_count(value.better), _count(value.worse))
+
+
+# the jinja filters that turn a number into the page's text (report.render.environment)
+FILTERS = {"num": number, "p": _p_value, "interval": interval, "flips": flips}
 
 
 # config values as a reader says them (a diff shows no Python literals)
