@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from evidencedesk.errors import LabelsError
+from evidencedesk.gate import GateLevel
 from evidencedesk.report import render
 from evidencedesk.report.model import (
     AblationLine,
@@ -57,9 +58,12 @@ from evidencedesk.report.values import num, pval, stat
 from evidencedesk.report.words import METHODS_RULES, RULES
 from evidencedesk.results.types import (
     CitationRow,
+    Comparison,
     CompressionRow,
+    ConfigChange,
     DocumentFact,
     EvidenceResult,
+    Flip,
     HeldBack,
     Merge,
     MetricStat,
@@ -67,6 +71,7 @@ from evidencedesk.results.types import (
     SizingRow,
     Skipped,
     StateRow,
+    TagValue,
     TenantRow,
 )
 from evidencedesk.retrieval.stats import sign_test_p as sign_test
@@ -84,20 +89,35 @@ def _stats(rng: random.Random, base: float) -> tuple:
     return tuple(out)
 
 
+def _flip(a: str, b: str, better: Sequence[str], worse: Sequence[str]) -> Flip:
+    return Flip(a, b, "mrr", tuple(better), tuple(worse), 0, 0.375, "variants", 0.375)
+
+
 def _candidate(name: str, verdict: str, better: Sequence[str], worse: Sequence[str],
                probe: str, rng: random.Random, pairs: float) -> CandidatePage:  # fmt: skip
     d = 0.03 * (len(better) - len(worse))
-    metrics = tuple(
-        MetricPair(
-            stat(m, 0.6, 0.45, 0.75, 5, 1),
-            stat(m, 0.6 + d, 0.45 + d, 0.75 + d, 5, 1),
-            stat(f"Δ {m}", d, d - 0.08, d + 0.07, 5, 1, signed=True),
+    b, w = len(better), len(worse)
+
+    def compared(m: str) -> Comparison:
+        return Comparison(
+            m,
+            MetricStat(m, 0.6, 0.45, 0.75, 5, 1),
+            MetricStat(m, 0.6 + d, 0.45 + d, 0.75 + d, 5, 1),
+            d,
+            d - 0.08,
+            d + 0.07,
+            5,
+            tuple(better),
+            tuple(worse),
+            6 - b - w,
+            sign_test(b, w),
+            0.11,
+            0.375,
         )
-        for m in ("MRR", "R@3", "nDCG@5")
-    )
+
+    metrics = tuple(MetricPair(compared(m), m) for m in ("MRR", "R@3", "nDCG@5"))
     lines = {"GO": (), "REVIEW": (("REVIEW", "mrr worse for 2 question(s), better for 1"),),
              "BLOCK": (("BLOCK", f"critical case rc07 failed{probe}"),)}[verdict]  # fmt: skip
-    b, w = len(better), len(worse)
     decision = {"GO": "BETTER", "REVIEW": "NO CLEAR CHANGE", "BLOCK": "WORSE"}[verdict]
     headline = f"{decision.capitalize()}: {name} (a hand-made candidate{probe})."
     body = "\n".join([
@@ -107,27 +127,27 @@ def _candidate(name: str, verdict: str, better: Sequence[str], worse: Sequence[s
     return CandidatePage(
         name=name,
         rationale=f"Rerank the first stage to lift exact terms.{probe}",
-        diff=(DiffRow("reranker", "none", f"feature{probe}"), DiffRow("depth", "3", "10")),
+        diff=(
+            DiffRow(ConfigChange("reranker", "none", f"feature{probe}")),
+            DiffRow(ConfigChange("depth", "3", "10")),
+        ),
         metrics=metrics,
         flips=Flips(
-            tuple(better),
-            tuple(worse),
-            6 - b - w,
-            pval(sign_test(b, w)),
-            pval(0.11),
-            pval(0.375),
+            compared("MRR"),
             6,
-            f"+{b}/−{w}",
             words=FlipWords(f"{sign_test(b, w):.3f}", "0.110", "0.375", "6 one-way flips"),
         ),  # fmt: skip
-        slices=tuple(SliceCompare(t, 2, num(0.5), num(0.5 + d), num(d, signed=True)) for t in TAGS),
+        slices=tuple(
+            SliceCompare(t, TagValue("mrr", t, 0.5, 2), TagValue("mrr", t, 0.5 + d, 2))
+            for t in TAGS
+        ),
         cost=(
             CostRow("scored pairs / question", num(0, 1), num(pairs, 1), "+10 pairs"),
             CostRow(
                 "latency (hypothetical)", num(4, 1, unit=" ms"), num(19, 1, unit=" ms"), "+15.0 ms"
             ),
         ),
-        verdict=verdict,  # type: ignore[arg-type]
+        gate_level=GateLevel(verdict),
         gate_lines=tuple(GateLine(level, text) for level, text in lines),
         recommendation=Recommendation(category(decision), headline, body, decision),
         keyfacts=(f"Δ MRR {d:+.3f}", f"+{b}/−{w} on MRR"),
@@ -160,8 +180,9 @@ def make_model(
         for i, v in enumerate(variants)
     )  # fmt: skip
     cells = tuple(
-        tuple(FlipCell(0, 0, pval(None), "") if r == c else
-              FlipCell(c, r, pval(1.0 if r == c else 0.375), f"+{c}/−{r}, p=0.375") for c in range(len(names)))
+        tuple(FlipCell(None, "") if r == c else
+              FlipCell(_flip(names[c], names[r], qids[:c], qids[:r]), f"+{c}/−{r}, p=0.375")
+              for c in range(len(names)))
         for r in range(len(names))
     )  # fmt: skip
     grid = tuple(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
-from evidencedesk.gate import GateCheck, Verdict
+from evidencedesk.gate import GateCheck, GateLevel
 from evidencedesk.report.bottom_line import _cost_text, bottom_line, change
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import GateTile
@@ -66,7 +66,7 @@ def results(*cands: CandidateResult, policy: PolicyFacts | None = POLICY) -> Res
                    None, None, policy)  # fmt: skip
 
 
-MIN_RECALL = GateCheck(Verdict.BLOCK, "min_recall", "recall@3", 0.6, 0.75)
+MIN_RECALL = GateCheck(GateLevel.BLOCK, "min_recall", "recall@3", 0.6, 0.75)
 BETTER = candidate(
     "rerank feature",
     Decision("BETTER", "mrr", ("mrr",), (), ()),

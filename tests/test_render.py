@@ -271,14 +271,14 @@ def test_candidate_page_leads_with_verdict_and_headline(site: Path) -> None:
         badge = c.decision.lower().replace(" ", "-")
         assert f'<h1><span class="badge badge-{badge}">' in head and c.decision in head
         # the gate's word: its line, not the badge ("GO, no lines raised", "REVIEW · 1 line")
-        assert f"<dt>Gate</dt><dd>{c.verdict}" in head
+        assert f"<dt>Gate</dt><dd>{c.gate_level}" in head
         assert c.recommendation.headline.split(":")[0] in head
 
 
 def test_model_is_plain_data() -> None:
     data = rf.make_model().to_dict()
     json.dumps(data)
-    assert data["candidates"][0]["verdict"] == "GO"
+    assert data["candidates"][0]["gate_level"] == "GO"
 
 
 def test_exit_statuses(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from evidencedesk.cli import add_project_argument
 from evidencedesk.errors import BuildTerminated, EvidencedeskError, StreamError
 from evidencedesk.files.text import SEED_EXPECTED, SEED_MAX, SHOWN_CHARS, is_seed
+from evidencedesk.gate import GateLevel
 from evidencedesk.report import site
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
     from evidencedesk.report.model import SiteModel
     from evidencedesk.report.site import Outcome
 
-_FAILING = {"never": (), "review": ("REVIEW", "BLOCK"), "block": ("BLOCK",)}
+# the gate levels each --fail-on exits 1 on
+_FAILING = {"never": (), "review": (GateLevel.REVIEW, GateLevel.BLOCK), "block": (GateLevel.BLOCK,)}
 _KEPT = "the previous site was left as it was"
 _REPLACED = "the new site is complete and replaced the previous one"
 _WRITTEN = "the new site is complete"
@@ -220,7 +222,7 @@ def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple
         if outcome.kept:
             streams.say(_kept_line(outcome.kept))
         for c in model.candidates:
-            streams.say(f"  {c.decision:<15} gate {c.badges[1] or c.verdict:<6} {c.name}")
+            streams.say(f"  {c.decision:<15} gate {c.badges[1] or c.gate_level:<6} {c.name}")
         for skipped in model.not_run:  # never silent: the one line its page shows
             streams.say(f"  {'NOT RUN':<15} {'':<11} {skipped.name}: {skipped.reason}")
         if model.omitted_questions:
@@ -259,9 +261,9 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
         traceback.print_exc(file=streams.err)
         streams.error(f"error: internal error; {_last_words(outcome)}")
         return status_of(exc)
-    failing = [c for c in model.candidates if c.verdict in _FAILING[fail_on]]
+    failing = [c for c in model.candidates if c.gate_level in _FAILING[fail_on]]
     if failing:
-        names = ", ".join(f"{c.name} ({c.verdict})" for c in failing)
+        names = ", ".join(f"{c.name} ({c.gate_level})" for c in failing)
         streams.error(f"gate: --fail-on {fail_on} failed for {names}")
         return 1
     return 0

@@ -327,9 +327,6 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         since=None if since is None else since_view(since, results),
         question_list=question_list(results, {q.id for q in pages}),
         to_label=to_label(results),
-        not_run=tuple(
-            NotRunPage(c.name, c.rationale, diff_rows(c.diff), c.reason, c.note)
-            for c in results.not_run
-        ),
+        not_run=tuple(NotRunPage(c, diff_rows(c.diff)) for c in results.not_run),
         claims=claims,
     )

@@ -25,11 +25,12 @@ from evidencedesk.report.model import (
     AblationSection,
     CandidatePage,
     FlipMatrix,
+    MetricPair,
     SizingSection,
     Variant,
 )
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import Stat, interval, number
+from evidencedesk.report.values import Stat, interval, number, p_value, stat
 from evidencedesk.results.types import SizingRow
 
 _BLUE = "#2166ac"  # the colour of better changes and of the built-in variants
@@ -105,15 +106,21 @@ def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) ->
 def forest_chart(candidates: Sequence[CandidatePage], metric_index: int, name: str) -> str:
     """Per candidate, the paired difference from the baseline with its interval and a zero line."""
     shown = [c for c in candidates if metric_index < len(c.metrics)]
-    deltas = [c.metrics[metric_index].delta for c in shown]
+    deltas = [_delta(c.metrics[metric_index]) for c in shown]
     label = deltas[0].name if deltas else "Δ"
     return _forest([_esc(c.name) for c in shown], deltas, label, name)
 
 
 def metric_forest(candidate: CandidatePage, name: str) -> str:
     """One candidate's paired differences on every metric."""
-    deltas = [m.delta for m in candidate.metrics]
+    deltas = [_delta(m) for m in candidate.metrics]
     return _forest([_esc(d.name) for d in deltas], deltas, "difference", name)
+
+
+def _delta(m: MetricPair) -> Stat:
+    """A metric's paired difference as the forest charts draw it: mean, interval, texts."""
+    c = m.row
+    return stat(f"Δ {m.label}", c.delta, c.low, c.high, c.n, signed=True)
 
 
 def _error_bars(stats: Sequence[Stat]) -> dict[str, object]:
@@ -162,7 +169,10 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
     lines = [x for x in matrix.pairs if x.against == matrix.baseline and x.run not in candidates]
     lines += list(matrix.candidates)
     labels = [_esc(f"{x.run} ★" if x.cell.significant else x.run) for x in lines]
-    hover = [[x.kind, x.cell.text, x.cell.p.text, x.cell.holm_p.text] for x in lines]
+    flips = [x.cell.row for x in lines]
+    hover = [[x.kind, x.cell.text, p_value(None if f is None else f.p),
+              p_value(None if f is None else f.holm_p)]
+             for x, f in zip(lines, flips, strict=True)]  # fmt: skip
     template = (
         "%{y} (%{customdata[0]}): %{customdata[1]}, sign-test p=%{customdata[2]},"
         " Holm p=%{customdata[3]}<extra></extra>"

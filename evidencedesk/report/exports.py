@@ -158,8 +158,8 @@ def _warnings(model: SiteModel) -> list[str]:
     lines = [f"- {_words(n, opens=True)}" for n in model.meta.notices]
     for c in model.candidates:
         found = [*c.warnings]
-        if c.judged is not None and c.judged.caveat:
-            found.append(c.judged.caveat)
+        if c.judged is not None and c.judged.caveat_words:
+            found.append(c.judged.caveat_words)
         if c.condensed is not None and not c.condensed.agrees:
             found.append(c.condensed.words)
         lines += [f"- {_md_code(c.name)}: {_words(w)}" for w in found]

@@ -18,18 +18,25 @@ from typing import Literal
 
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.files.text import SEED_EXPECTED, is_seed
+from evidencedesk.gate import GateLevel
 from evidencedesk.report.gate_view import GatePage, RuleRow
 from evidencedesk.report.since_view import SinceView
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import Num, Plain, Stat
+from evidencedesk.report.values import Num, Plain, Stat, config_word
 from evidencedesk.results.types import (
     CitationRow,
+    Comparison,
+    ConfigChange,
     DocumentFact,
     EvidenceResult,
+    Flip,
+    JudgedShare,
     ModelFacts,
+    NotRun,
     Results,
     SizingRow,
     Skipped,
+    TagValue,
     ToLabel,
 )
 
@@ -74,9 +81,6 @@ class CitationSection(Plain):
 
     cases: tuple[CitationRow, ...]
     limit: str  # the negation limit, stated
-
-
-_GateLevel = Literal["GO", "REVIEW", "BLOCK"]  # a gate verdict
 
 
 @dataclass(frozen=True)
@@ -203,15 +207,26 @@ class BenchmarkRow(Plain):
 
 @dataclass(frozen=True)
 class FlipCell(Plain):
-    """One cell of a flips table: column variant against row variant, its p-values and shade."""
+    """One cell of a flips table: the Results flips (`row`: the column variant against the row
+    variant) and the cell's words; None on the diagonal."""
 
-    better: int  # questions where the column variant beats the row variant
-    worse: int
-    p: Num
-    text: str  # "+4/−1"; "" on the diagonal
-    holm_p: Num = Num(None, "—")  # p adjusted (Holm) across the comparisons of its table
+    row: Flip | None
+    text: str  # "+4/−1", a claim; "" on the diagonal
     significant: bool = False  # Holm-adjusted p < 0.05
-    tied: int = 0  # questions compared that neither run wins (the shade reads the net share)
+
+    @property
+    def better(self) -> int:
+        """Questions where the column variant beats the row variant."""
+        return 0 if self.row is None else len(self.row.better)
+
+    @property
+    def worse(self) -> int:
+        return 0 if self.row is None else len(self.row.worse)
+
+    @property
+    def tied(self) -> int:
+        """Questions compared that neither run wins (the shade reads the net share)."""
+        return 0 if self.row is None else self.row.tied
 
 
 @dataclass(frozen=True)
@@ -285,51 +300,62 @@ class SliceTable(Plain):
 
 @dataclass(frozen=True)
 class DiffRow(Plain):
-    """One row of a candidate's config diff: a field's value in the baseline and the candidate."""
+    """One row of a candidate's config diff: the Results change (`row`) in a reader's words."""
 
-    field: str
-    baseline: str
-    candidate: str
+    row: ConfigChange
+    capped: str = ""  # "(final capped by depth …)" on the row that caps the final list
+
+    @property
+    def field(self) -> str:
+        return self.row.field
+
+    @property
+    def baseline(self) -> str:
+        return config_word(self.row.field, self.row.baseline)
+
+    @property
+    def candidate(self) -> str:
+        words = config_word(self.row.field, self.row.candidate)
+        return f"{words} ({self.capped})" if self.capped else words
 
 
 @dataclass(frozen=True)
 class NotRunPage(Plain):
     """A candidate not run on this machine (an optional extra is absent): its one line."""
 
-    name: str
-    rationale: str
+    row: NotRun
     diff: tuple[DiffRow, ...]
-    reason: str
-    note_markdown: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.row.name
+
+    @property
+    def reason(self) -> str:
+        return self.row.reason
 
     @property
     def slug(self) -> str:
-        return slug(self.name)
+        return slug(self.row.name)
 
 
 @dataclass(frozen=True)
 class MetricPair(Plain):
-    """One metric on a candidate page: baseline, candidate and the paired difference."""
+    """One metric on a candidate page: the Results comparison (`row`) under the metric's label."""
 
-    baseline: Stat
-    candidate: Stat
-    delta: Stat  # paired-bootstrap interval of candidate − baseline (signed texts)
-    flips: str = ""  # this metric's own flips "+3/−0" (a claim: never another metric's)
-    sign_p: str = ""  # this metric's own sign-test p (a claim)
+    row: Comparison
+    label: str
+    flips_claim: str = ""  # this metric's own flips "+3/−0" (a claim: never another metric's)
+    sign_p_claim: str = ""  # this metric's own sign-test p (a claim)
 
 
 @dataclass(frozen=True)
 class Flips(Plain):
-    """A candidate's flips: the questions better and worse, the tests' p, the flips needed."""
+    """A candidate's flips on the flips metric: the Results comparison (`row`), the flips this
+    label set needs and the tests' p-values in words."""
 
-    better: tuple[str, ...]  # question ids
-    worse: tuple[str, ...]
-    tied: int
-    sign_p: Num
-    randomization_p: Num
-    holm_p: Num
+    row: Comparison
     needed: int | None  # one-way flips this label set needs for p < 0.05
-    text: str  # "+4/−0"
     # a list longer than `inline` shows its first `inline` ids and links the question list
     # filtered to the rest (`more`: the better and worse lists' links); 0: every id inline
     inline: int = 0
@@ -341,22 +367,38 @@ class Flips(Plain):
 class FlipWords(Plain):
     """A candidate's flips section in words, each a claim (report.claims)."""
 
-    sign_p: str
-    randomization_p: str
-    holm_p: str  # the randomization p, Holm-adjusted across the candidates: what decides
+    sign_test: str  # the exact sign test's p
+    randomization_test: str  # the randomization test's p
+    holm_adjusted: str  # the randomization p, Holm-adjusted across the candidates: what decides
     needed: str
 
 
 @dataclass(frozen=True)
 class SliceCompare(Plain):
-    """One tag on a candidate page: baseline and candidate over the tag's questions."""
+    """One tag on a candidate page: the baseline's and the candidate's Results values over the
+    tag's questions (None: the run has none)."""
 
     tag: str
-    n: int
-    baseline: Num
-    candidate: Num
-    delta: Num
-    small: bool = False  # n below SMALL_SLICE: greyed, never highlighted
+    base: TagValue | None
+    cand: TagValue | None
+    small: bool = False  # fewer than SMALL_SLICE questions: greyed, never highlighted
+
+    @property
+    def n(self) -> int:
+        return 0 if self.base is None else self.base.n
+
+    @property
+    def before(self) -> float | None:
+        return None if self.base is None else self.base.mean
+
+    @property
+    def after(self) -> float | None:
+        return None if self.cand is None else self.cand.mean
+
+    @property
+    def delta(self) -> float | None:
+        before, after = self.before, self.after
+        return None if before is None or after is None else after - before
 
 
 @dataclass(frozen=True)
@@ -373,7 +415,7 @@ class CostRow(Plain):
 class GateLine(Plain):
     """One line of a candidate's gate section: its level and its words."""
 
-    level: str  # GO / REVIEW / BLOCK
+    level: GateLevel
     text: str
 
 
@@ -389,13 +431,11 @@ class Recommendation(Plain):
 
 @dataclass(frozen=True)
 class JudgedView(Plain):
-    """A candidate's Judged@k against the baseline's, and the caveat when it is clearly lower."""
+    """A candidate's Judged@k against the baseline's (`row`), and the caveat when it is clearly
+    lower."""
 
-    k: int
-    baseline: Num
-    candidate: Num
-    delta: Stat  # the paired difference, interval, n
-    caveat: str  # "" unless the candidate's top k is clearly less judged
+    row: JudgedShare
+    caveat_words: str  # "" unless the candidate's top k is clearly less judged
     words: str = ""  # "0.940 → 0.780 (Δ −0.160 [−0.21, −0.11])", a claim
 
 
@@ -403,9 +443,7 @@ class JudgedView(Plain):
 class CondensedView(Plain):
     """The primary metric on condensed lists (unjudged results removed before scoring)."""
 
-    baseline: Stat
-    candidate: Stat
-    delta: Stat
+    row: Comparison
     agrees: bool  # it moved (or did not) as on the full lists
     words: str  # what that says about the verdict
 
@@ -421,7 +459,7 @@ class CandidatePage(Plain):
     flips: Flips
     slices: tuple[SliceCompare, ...]
     cost: tuple[CostRow, ...]
-    verdict: _GateLevel
+    gate_level: GateLevel
     gate_lines: tuple[GateLine, ...]
     recommendation: Recommendation
     note_markdown: str | None = None
@@ -441,7 +479,7 @@ class CandidatePage(Plain):
 
     @property
     def decision(self) -> str:
-        """The candidate's one verdict, shown as its badge (`verdict` is the gate's)."""
+        """The candidate's one verdict, shown as its badge (`gate_level` is the gate's)."""
         return self.recommendation.verdict
 
 

@@ -379,7 +379,7 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     # the index charts the primary metric (the one flips and verdicts are decided on)
     primary = model.meta.primary
     headline = names.index(primary) if primary in names else 0
-    cand_names = [m.delta.name for m in model.candidates[0].metrics] if model.candidates else []
+    cand_names = [m.label for m in model.candidates[0].metrics] if model.candidates else []
     out: dict[str, Any] = {
         "headline": charts.interval_chart(model.variants, headline, "index-intervals"),
         "headline_label": names[headline] if names else "",

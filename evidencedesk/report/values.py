@@ -107,7 +107,7 @@ def number(value: float | None, digits: int = 3, signed: bool = False, unit: str
     return num(value, digits, signed, unit).text
 
 
-def _p_value(value: float | None) -> str:
+def p_value(value: float | None) -> str:
     """The ``p`` filter: a p-value's text ("0.062", "< 0.001", "—" when undefined)."""
     return pval(value).text
 
@@ -132,7 +132,7 @@ def flips(value: Any) -> str:
 
 
 # the jinja filters that turn a number into the page's text (report.render.environment)
-FILTERS = {"num": number, "p": _p_value, "interval": interval, "flips": flips}
+FILTERS = {"num": number, "p": p_value, "interval": interval, "flips": flips}
 
 
 # config values as a reader says them (a diff shows no Python literals)

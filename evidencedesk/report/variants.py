@@ -19,7 +19,7 @@ from evidencedesk.report.model import (
     SliceTable,
     Variant,
 )
-from evidencedesk.report.values import DASH, Stat, flips_text, fmt, num, pval, stat
+from evidencedesk.report.values import DASH, Stat, flips_text, fmt, num, stat
 from evidencedesk.report.words import answers_part, partial_coverage
 from evidencedesk.results.plan import grid_questions
 from evidencedesk.results.settings import Metric
@@ -27,7 +27,7 @@ from evidencedesk.results.types import Flip, MetricStat, Results, TagValue, Vari
 from evidencedesk.retrieval import minilm
 
 
-def metric_stat(s: MetricStat, label: str) -> Stat:
+def _metric_stat(s: MetricStat, label: str) -> Stat:
     """A Results mean with its interval as the site shows it, under `label`."""
     return stat(label, s.mean, s.low, s.high, s.n, s.left_out)
 
@@ -78,10 +78,10 @@ def variant_models(results: Results) -> tuple[Variant, ...]:
             kind="external" if v.kind == "external" else "builtin",
             description=v.description,
             caveat=_caveat_of(v, results.settings.dense),
-            metrics=tuple(metric_stat(_stat_of(v, m.name), m.label) for m in columns),
+            metrics=tuple(_metric_stat(_stat_of(v, m.name), m.label) for m in columns),
             pairs_per_question=num(v.costs.pairs_per_question, 1),
             tokens_per_question=num(v.costs.tokens_per_question, 0),
-            judged=None if v.judged is None else metric_stat(v.judged, judged),
+            judged=None if v.judged is None else _metric_stat(v.judged, judged),
             warning=_coverage_warning(v),
         )
         for v in results.variants
@@ -123,9 +123,8 @@ SMALL_SLICE = 5  # slices with fewer questions are greyed: "too few to read" (do
 
 def flip_cell(f: Flip, text: str | None = None) -> FlipCell:
     """A flips table's cell; `text`: its claim's words (report.claims), else the flips alone."""
-    return FlipCell(len(f.better), len(f.worse), pval(f.p),
-                    text if text is not None else flips_text(len(f.better), len(f.worse)),
-                    pval(f.holm_p), f.holm_p < _SIGNIFICANT, f.tied)  # fmt: skip
+    return FlipCell(f, text if text is not None else flips_text(len(f.better), len(f.worse)),
+                    f.holm_p < _SIGNIFICANT)  # fmt: skip
 
 
 def flip_matrix(
@@ -147,7 +146,7 @@ def flip_matrix(
         line = []
         for j, col in enumerate(names):
             if row == col:
-                line.append(FlipCell(0, 0, pval(None), ""))
+                line.append(FlipCell(None, ""))
                 continue
             source = f"flips[{where[col, row, 'variants']}]"  # the row's wins and losses
             lower = j < i  # the page lays out the lower triangle: each pair once

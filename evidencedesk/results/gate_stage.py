@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from evidencedesk.gate import (
     GateCheck,
     GateInput,
+    GateLevel,
     GatePolicy,
     Reference,
-    Verdict,
     decide_gate,
     shape,
 )
@@ -23,7 +23,7 @@ from evidencedesk.results.types import GateOutcome, PolicyFacts, RuleValue
 from evidencedesk.retrieval.metrics import Judged, paired
 
 # the gate outcome without a policy: REVIEW, one no_policy line, not evaluated
-_NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck(Verdict.REVIEW, "no_policy"),), False)
+_NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck(GateLevel.REVIEW, "no_policy"),), False)
 # what the gate compares with when there is no saved baseline
 _NO_BASELINE = "no baseline to compare with (no saved baseline file)"
 

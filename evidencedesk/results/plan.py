@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from evidencedesk.gate import GateLevel
 from evidencedesk.results import verdicts as v
 from evidencedesk.results.types import (
     SHOWN,
@@ -32,9 +33,6 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.retrieval.stats import TIE
-
-_GATE_VERDICTS = ("GO", "REVIEW", "BLOCK")  # the gate verdicts, in the order the index counts them
-
 
 _BEST_FIRST = tuple(reversed(v.VERDICTS))  # BETTER, PROMISING, ..., WORSE
 
@@ -103,7 +101,7 @@ def gate_counts(results: Results) -> _GateCounts | None:
     if results.policy is None:
         return None
     gates = [c.gate.verdict for c in results.candidates]
-    go, review, block = (gates.count(g) for g in _GATE_VERDICTS)
+    go, review, block = (gates.count(g) for g in GateLevel)  # the order the index counts them
     return _GateCounts(go, review, block)
 
 
