@@ -9,6 +9,7 @@ candidate pages'. Formatting only.
 
 from __future__ import annotations
 
+from evidencedesk.gate import GateLevel
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import (
     BottomLine,
@@ -98,15 +99,16 @@ def _verdict_tile(results: Results, say: Say) -> VerdictTile:
     by_verdict = tuple(
         ClaimedCount(name, say("tally", "", of=name)) for name, _ in counts.by_verdict
     )
-    return VerdictTile(say("tally", "", of="better"), say("tally", "", of="worse"),
-                       say("tally", "", of="unclear"), by_verdict)  # fmt: skip
+    tallies = tuple(ClaimedCount(k, say("tally", "", of=k)) for k in ("better", "worse", "unclear"))
+    return VerdictTile(tallies, by_verdict)
 
 
 def _gate_tile(results: Results, say: Say) -> GateTile:
     if plan.gate_counts(results) is None:
         return GateTile(checked=False)
-    return GateTile(True, say("tally", "", of="GO"), say("tally", "", of="REVIEW"),
-                    say("tally", "", of="BLOCK"))  # fmt: skip
+    return GateTile(
+        True, tuple(ClaimedCount(g.value, say("tally", "", of=g.value)) for g in GateLevel)
+    )
 
 
 def _lead_tile(results: Results, say: Say) -> LeadTile | None:
@@ -124,8 +126,7 @@ def _data_tile(results: Results, say: Say) -> DataTile:
     size = plan.data_size(results)
     at = [v.name for v in results.variants].index(results.baseline)
     judged = say("variant_judged", f"variants[{at}]") if size.baseline_judged is not None else ""
-    return DataTile(size.questions, size.judged, size.relevant, size.documents, size.chunks,
-                    results.baseline, judged)  # fmt: skip
+    return DataTile(size, results.baseline, judged)
 
 
 def bottom_line(results: Results, claims: Claims) -> BottomLine:

@@ -101,7 +101,7 @@ def _bottom_line(b: BottomLine, model: SiteModel) -> list[str]:
         ]
     verdicts = ", ".join(f"{v.count} {_words(v.key)}" for v in b.verdicts.by_verdict)
     gate = (
-        f"{b.gate.go} GO, {b.gate.review} REVIEW, {b.gate.block} BLOCK"
+        ", ".join(f"{t.count} {t.key}" for t in b.gate.levels)
         if b.gate.checked
         else "no gate policy, nothing checked"
     )

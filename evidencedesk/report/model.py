@@ -23,6 +23,7 @@ from evidencedesk.report.gate_view import GatePage, RuleRow
 from evidencedesk.report.since_view import SinceView
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Num, Plain, Stat, config_word
+from evidencedesk.results.plan import DataSize
 from evidencedesk.results.types import (
     CitationRow,
     Comparison,
@@ -500,23 +501,21 @@ class CandidateRow(Plain):
 
 @dataclass(frozen=True)
 class VerdictTile(Plain):
-    """How many candidates got better (BETTER), worse (WORSE) or neither (every other verdict,
-    counted by verdict name in `by_verdict`)."""
+    """How many candidates got better, worse or neither (`tallies`: keys "better", "worse",
+    "unclear"), and each verdict that occurs counted by its name (`by_verdict`); each count a
+    claim (report.claims)."""
 
-    better: str  # each count a claim (report.claims)
-    worse: str
-    unclear: str
+    tallies: tuple[ClaimedCount, ...]
     by_verdict: tuple[ClaimedCount, ...]  # key: the verdict's name
 
 
 @dataclass(frozen=True)
 class GateTile(Plain):
-    """What the gate says: GO / REVIEW / BLOCK counts; `checked` False: no gate policy."""
+    """What the gate says: each gate level counted (a claim), best first; `checked` False: no
+    gate policy."""
 
     checked: bool
-    go: str = ""  # each count a claim (report.claims)
-    review: str = ""
-    block: str = ""
+    levels: tuple[ClaimedCount, ...] = ()  # key: the gate level
 
 
 @dataclass(frozen=True)
@@ -535,13 +534,9 @@ class LeadTile(Plain):
 
 @dataclass(frozen=True)
 class DataTile(Plain):
-    """What the numbers rest on (`results.summary.data_size`)."""
+    """What the numbers rest on (`size`: `results.plan.data_size`)."""
 
-    questions: int
-    judged: int | None  # None: not counted (an older results.json)
-    relevant: int  # the questions that decide every comparison
-    documents: int
-    chunks: int
+    size: DataSize
     baseline: str
     judged_share: str  # the baseline's Judged@k with its interval, a claim; "": not measured
 
@@ -631,12 +626,16 @@ class AlignedItem(Plain):
 
 @dataclass(frozen=True)
 class QuestionMetric(Plain):
-    """One metric of a question under the baseline and a candidate, with the change."""
+    """One metric of a question: its value in the baseline's list and in a candidate's."""
 
     label: str
-    baseline: Num
-    candidate: Num
-    delta: Num
+    before: float | None  # None: undefined (no relevant judgment) or no list
+    after: float | None
+
+    @property
+    def delta(self) -> float | None:
+        before, after = self.before, self.after
+        return None if before is None or after is None else after - before
 
 
 @dataclass(frozen=True)

@@ -343,8 +343,7 @@ def _side_by_side(
     for name, label in labels:
         b = base_r.values.get(name) if base_r else None
         c = cand_r.values.get(name) if cand_r else None
-        delta = None if b is None or c is None else c - b
-        metrics.append(QuestionMetric(label, num(b), num(c), num(delta, signed=True)))
+        metrics.append(QuestionMetric(label, b, c))
     direction = moves.direction(qid)
     changed = (base_r.ids if base_r else ()) != (cand_r.ids if cand_r else ()) or bool(direction)
     return SideBySide(
