@@ -54,9 +54,10 @@ from evidencedesk.report.model import (
     VariantList,
 )  # fmt: skip  # fmt: skip
 from evidencedesk.report.review import category, md_escape
-from evidencedesk.report.values import num, pval, stat
+from evidencedesk.report.values import Stat
 from evidencedesk.report.words import METHODS_RULES, RULES
 from evidencedesk.results.types import (
+    AblationResult,
     CitationRow,
     Comparison,
     CompressionRow,
@@ -73,6 +74,7 @@ from evidencedesk.results.types import (
     StateRow,
     TagValue,
     TenantRow,
+    VariantResult,
 )
 from evidencedesk.retrieval.stats import sign_test_p as sign_test
 
@@ -85,8 +87,14 @@ def _stats(rng: random.Random, base: float) -> tuple:
     out = []
     for name in METRICS:
         v = min(1.0, max(0.0, base + rng.uniform(-0.1, 0.15)))
-        out.append(stat(name, v, max(0.0, v - 0.18), min(1.0, v + 0.14), n=5, left_out=1))
+        out.append(Stat(name, MetricStat(name, v, max(0.0, v - 0.18), min(1.0, v + 0.14), 5, 1)))
     return tuple(out)
+
+
+def _ablation(delta: float, better: Sequence[str], worse: Sequence[str], p: float,
+              pairs: float) -> AblationResult:  # fmt: skip
+    return AblationResult({}, {}, delta, tuple(better), tuple(worse), 0, p, RunCosts(pairs, None, None),
+                          delta - 0.05, delta + 0.05)  # fmt: skip
 
 
 def _flip(a: str, b: str, better: Sequence[str], worse: Sequence[str]) -> Flip:
@@ -142,10 +150,8 @@ def _candidate(name: str, verdict: str, better: Sequence[str], worse: Sequence[s
             for t in TAGS
         ),
         cost=(
-            CostRow("scored pairs / question", num(0, 1), num(pairs, 1), "+10 pairs"),
-            CostRow(
-                "latency (hypothetical)", num(4, 1, unit=" ms"), num(19, 1, unit=" ms"), "+15.0 ms"
-            ),
+            CostRow("scored pairs / question", 0, pairs, "+10 pairs"),
+            CostRow("latency (hypothetical)", 4, 19, "+15.0 ms"),
         ),
         gate_level=GateLevel(verdict),
         gate_lines=tuple(GateLine(level, text) for level, text in lines),
@@ -164,7 +170,8 @@ def make_model(
 ) -> SiteModel:
     rng = random.Random(seed)
     variants = tuple(
-        Variant(n, kind, f"{n} searcher{probe}", caveat, _stats(rng, base), num(p, 1), num(t, 0))  # type: ignore[arg-type]
+        Variant(VariantResult(n, kind, f"{n} searcher{probe}", None, (), RunCosts(p, t, None), (), ()),
+                caveat, _stats(rng, base))
         for n, kind, caveat, base, p, t in (
             ("sparse", "builtin", None, 0.55, 0.0, 210.0),
             ("dense", "builtin", "toy embedder: hashed n-grams, a stand-in for a bi-encoder", 0.4, 0.0, 205.0),
@@ -175,8 +182,7 @@ def make_model(
     names = tuple(v.name for v in variants)
     qids = tuple(question_ids)
     bench = tuple(
-        BenchmarkRow(v.name, v.kind, num(v.metrics[0].value), num(v.metrics[1].value), v.metrics[2],
-                     num(v.metrics[3].value), "—" if i == 0 else f"+{i}/−1", v.pairs_per_question)
+        BenchmarkRow(v, "—" if i == 0 else f"+{i}/−1")
         for i, v in enumerate(variants)
     )  # fmt: skip
     cells = tuple(
@@ -186,11 +192,11 @@ def make_model(
         for r in range(len(names))
     )  # fmt: skip
     grid = tuple(
-        GridRow(q, tuple(num(rng.choice((0.0, 0.5, -0.5, 0.667, -1.0)), signed=True) for _ in names[1:]))
+        GridRow(q, tuple(rng.choice((0.0, 0.5, -0.5, 0.667, -1.0)) for _ in names[1:]))
         for q in qids
     )  # fmt: skip
     slices = (SliceTable("MRR", TAGS + (f"tag{probe}",), tuple(
-        SliceRow(v.name, tuple(SliceCell(num(rng.random()), 2) for _ in range(len(TAGS) + 1)))
+        SliceRow(v.name, tuple(SliceCell(TagValue("mrr", "t", rng.random(), 2)) for _ in range(len(TAGS) + 1)))
         for v in variants)),)  # fmt: skip
     outcomes = (("GO", qids[:6], ()), ("REVIEW", qids[:4], ()), ("BLOCK", qids[:1], qids[1:3]))
     candidates = tuple(
@@ -203,7 +209,7 @@ def make_model(
             () if i == 5 else (GradedChunk(f"kc-returns:c{i}", 2, f"Returns{probe}", f"30 days.{probe}"),
                                GradedChunk("kc-returns-v2:c0", 1, "Returns v2", "Store credit only.")),
             tuple(VariantList(v, (RankedItem(1, "kc-x:c0", 0), RankedItem(2, f"kc-returns:c{i}", 2)),
-                              2, num(0.5), num(0.0 if j == 0 else 0.5, signed=True))
+                              2, 0.5, 0.0 if j == 0 else 0.5)
                   for j, v in enumerate(names)),
             (QuestionFlip(names[2], "better"), QuestionFlip(names[1], "worse")),
         )
@@ -214,9 +220,9 @@ def make_model(
                   RunCosts(float(d), 70.0 * f, 4 + 1.5 * d), d >= 10, d == 10 and f == 3, d == 20 and f == 5)
         for d in (3, 10, 20) for f in (3, 5)), note="")  # fmt: skip
     ablations = AblationSection("hybrid, no reranker, depth 3, final 3", ("R@3", "MRR", "nDCG@5"), (
-        AblationLine("base", True, (num(0.6), num(0.6), num(0.65)), num(0.0, signed=True), (), (), pval(None), num(0.0, 1)),
-        AblationLine(f"reranker=feature{probe}", False, (num(0.7), num(0.66), num(0.7)), num(0.06, signed=True), qids[:3], (), pval(0.25), num(3.0, 1)),
-        AblationLine("first_stage=dense", False, (num(0.4), num(0.45), num(0.5)), num(-0.15, signed=True), (), qids[:4], pval(0.125), num(0.0, 1)),
+        AblationLine(_ablation(0.0, (), (), 1.0, 0.0), "base", True, (0.6, 0.6, 0.65)),
+        AblationLine(_ablation(0.06, qids[:3], (), 0.25, 3.0), f"reranker=feature{probe}", False, (0.7, 0.66, 0.7)),
+        AblationLine(_ablation(-0.15, (), qids[:4], 0.125, 0.0), "first_stage=dense", False, (0.4, 0.45, 0.5)),
     ))  # fmt: skip
     citations = CitationSection(tuple(
         CitationRow(f"a{i}{probe}", f"case {i}{probe}", f"Returns take 30 days [kc-returns:c0].{probe}",

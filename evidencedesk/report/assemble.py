@@ -29,13 +29,13 @@ from evidencedesk.report.model import (
     SiteModel,
     ToLabelLine,
     ToLabelPage,
+    Variant,
 )
 from evidencedesk.report.questions import question_list, questions
 from evidencedesk.report.review import candidate_models, diff_rows
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.site import slug
 from evidencedesk.report.variants import (
-    benchmark_rows,
     flip_matrix,
     slice_tables,
     variant_models,
@@ -113,23 +113,24 @@ def statuses(results: Results, pages: tuple[Question, ...]) -> tuple[Question, .
     return tuple(out)
 
 
-def _baseline_first(
-    results: Results, rows: tuple[BenchmarkRow, ...], claims: Claims
+def _benchmark_rows(
+    results: Results, variants: tuple[Variant, ...], claims: Claims
 ) -> tuple[BenchmarkRow, ...]:
-    """The baseline's row first, every other row's flips against the baseline (not against
-    whichever variant happens to come first), on the flips metric, with the sign test's p; the
-    table shows on the index and the benchmark page, so both pages make the claim."""
+    """The benchmark table: the baseline's row first, every other row's flips against the
+    baseline (not against whichever variant happens to come first), on the flips metric, with
+    the sign test's p; the table shows on the index and the benchmark page, so both pages make
+    the claim."""
     base = results.baseline
     where = {(f.a, f.b, f.family): i for i, f in enumerate(results.flips)}
     out = []
-    for row in rows:
+    for v in variants:
         flips = "—"
-        if row.variant != base:
-            source = f"flips[{where[base, row.variant, 'variants']}]"
+        if v.name != base:
+            source = f"flips[{where[base, v.name, 'variants']}]"
             for page in ("index.html", "benchmark.html"):
                 flips = claims.say(page, "flip_p", source)
-        out.append(replace(row, flips=flips))
-    return tuple(sorted(out, key=lambda r: r.variant != base))
+        out.append(BenchmarkRow(v, flips))
+    return tuple(sorted(out, key=lambda r: r.variant.name != base))
 
 
 def meta(results: Results, claims: Claims | None = None) -> Meta:
@@ -303,7 +304,7 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         meta=meta(results, claims),
         dataset=dataset(results),
         variants=variants,
-        benchmark=_baseline_first(results, benchmark_rows(results, variants), claims),
+        benchmark=_benchmark_rows(results, variants, claims),
         flip_matrix=flip_matrix(results, chosen, claims),
         slices=slice_tables(results, settings.slices),
         candidates=candidates,

@@ -22,7 +22,6 @@ from evidencedesk.report.model import (
 )
 from evidencedesk.report.review import Say
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import stat
 from evidencedesk.report.words import metric_label
 from evidencedesk.results import plan
 from evidencedesk.results.types import Results, RunCosts
@@ -71,13 +70,12 @@ def rows(results: Results, say: Say) -> tuple[CandidateRow, ...]:
         d = c.comparison(c.decision.primary)
         f = c.comparison(results.settings.flips_metric)
         at = [x.metric for x in c.comparisons].index(f.metric)
-        label = metric_label(results, d.metric)
         out.append(CandidateRow(
             name=c.name,
             slug=slug(c.name),
             verdict=say("verdict", f"candidates[{i}]"),
             gate=say("gate", f"candidates[{i}]"),
-            delta=stat(f"Δ {label}", d.delta, d.low, d.high, d.n, signed=True),
+            primary=d,
             flips=say("flip_cell", f"candidates[{i}].comparisons[{at}]"),
             cost=_cost_text(base, c.costs),
             critical=c.decision.critical_worse,

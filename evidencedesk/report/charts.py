@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 from evidencedesk.errors import PackageLoadError
 
@@ -30,7 +32,7 @@ from evidencedesk.report.model import (
     Variant,
 )
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import Stat, interval, number, p_value, stat
+from evidencedesk.report.values import interval, number, p_value
 from evidencedesk.results.types import SizingRow
 
 _BLUE = "#2166ac"  # the colour of better changes and of the built-in variants
@@ -94,7 +96,7 @@ def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) ->
             mode="markers",
             marker={"size": 10, "color": [_GREY if v.kind == "external" else _BLUE for v in shown]},
             error_x=_error_bars(stats),
-            customdata=[[s.text, s.interval_text, s.n] for s in stats],
+            customdata=[[number(s.value), interval(s), s.n] for s in stats],
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}, n=%{customdata[2]}<extra></extra>",
         )
     )
@@ -117,14 +119,36 @@ def metric_forest(candidate: CandidatePage, name: str) -> str:
     return _forest([_esc(d.name) for d in deltas], deltas, "difference", name)
 
 
-def _delta(m: MetricPair) -> Stat:
-    """A metric's paired difference as the forest charts draw it: mean, interval, texts."""
+class _Point(Protocol):
+    """A value with its 95 % interval: a `Stat`, or a paired difference (`_Delta`)."""
+
+    @property
+    def value(self) -> float | None: ...
+
+    @property
+    def low(self) -> float | None: ...
+
+    @property
+    def high(self) -> float | None: ...
+
+
+@dataclass(frozen=True)
+class _Delta:
+    """A paired difference as the charts draw it (a `Comparison`'s, an ablation's)."""
+
+    name: str
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+def _delta(m: MetricPair) -> _Delta:
     c = m.row
-    return stat(f"Δ {m.label}", c.delta, c.low, c.high, c.n, signed=True)
+    return _Delta(f"Δ {m.label}", c.delta, c.low, c.high)
 
 
-def _error_bars(stats: Sequence[Stat]) -> dict[str, object]:
-    """Asymmetric x error bars from each Stat's interval (none where it is undefined)."""
+def _error_bars(stats: Sequence[_Point]) -> dict[str, object]:
+    """Asymmetric x error bars from each point's interval (none where it is undefined)."""
     return {
         "type": "data",
         "symmetric": False,
@@ -137,7 +161,7 @@ def _error_bars(stats: Sequence[Stat]) -> dict[str, object]:
     }
 
 
-def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str:
+def _forest(labels: list[str], deltas: list[_Delta], label: str, name: str) -> str:
     # blue = better, orange = worse (colour-blind safe), grey = no change
     colours = [
         _BLUE if (d.value or 0) > 0 else _ORANGE if (d.value or 0) < 0 else _GREY for d in deltas
@@ -149,7 +173,7 @@ def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str
             mode="markers",
             marker={"size": 10, "color": colours, "symbol": "diamond"},
             error_x=_error_bars(deltas),
-            customdata=[[d.text, d.interval_text] for d in deltas],
+            customdata=[[number(d.value, signed=True), interval(d, signed=True)] for d in deltas],
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
         )
     )
@@ -319,11 +343,11 @@ def ablation_chart(ablations: AblationSection, name: str) -> str:
     """MRR change of each single-field change against the base config, with its paired 95 %
     interval (where known); labels sit outside the bars and the axis leaves room for them."""
     rows = [r for r in ablations.rows if not r.is_base]
-    stats = [r.delta for r in rows]
-    values = [r.mrr_delta.value for r in rows]
+    stats = [_Delta("Δ MRR", r.row.mrr_delta, r.row.mrr_low, r.row.mrr_high) for r in rows]
+    values = [s.value for s in stats]
     reach = [abs(v or 0) for v in values]
-    reach += [abs(s.low) for s in stats if s is not None and s.low is not None]
-    reach += [abs(s.high) for s in stats if s is not None and s.high is not None]
+    reach += [abs(s.low) for s in stats if s.low is not None]
+    reach += [abs(s.high) for s in stats if s.high is not None]
     bound = max(reach + [0.05]) * 1.25
     fig = go.Figure(
         go.Bar(
@@ -331,12 +355,9 @@ def ablation_chart(ablations: AblationSection, name: str) -> str:
             y=[_esc(r.change) for r in rows],
             orientation="h",
             marker={"color": [_BLUE if (v or 0) >= 0 else _ORANGE for v in values]},
-            error_x=_error_bars([s for s in stats if s is not None])
-            if all(s is not None for s in stats)
-            else None,
+            error_x=_error_bars(stats),
             customdata=[
-                [r.mrr_delta.text, s.interval_text if s else "—"]
-                for r, s in zip(rows, stats, strict=True)
+                [number(s.value, signed=True), interval(s, signed=True)] for s in stats
             ],  # fmt: skip
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
         )

@@ -41,7 +41,7 @@ from evidencedesk.files.text import read_text
 from evidencedesk.inert import printable, visible
 from evidencedesk.report.assemble import present
 from evidencedesk.report.model import BottomLine, SiteModel
-from evidencedesk.report.values import fmt
+from evidencedesk.report.values import fmt, interval, number
 from evidencedesk.report.words import metric_label
 from evidencedesk.results.types import FRAME_COLUMNS, Comparison, MetricStat, Results
 from evidencedesk.results.what_it_takes import ALPHA
@@ -125,7 +125,8 @@ def _table(b: BottomLine, model: SiteModel) -> list[str]:
     lines = ["", head, "|---|---|---|---|---|"]
     for r in b.rows:
         gate = _words(r.gate) if r.gated else "not checked"
-        delta = f"{r.delta.text} {r.delta.interval_text} n={r.delta.n}"
+        d = r.primary
+        delta = f"{number(d.delta, signed=True)} {interval(d, signed=True)} n={d.n}"
         lines.append(
             f"| {_md_code(r.name, cell=True)} | {_words(r.verdict)} | {gate} | {_words(delta)} "
             f"| {_words(r.flips)} |"

@@ -1,13 +1,14 @@
 """The plain-data site model: the single contract between the statistics and the templates.
 
 Every object is a frozen dataclass holding only str / int / float / bool / None, tuples and other
-model objects. Numbers arrive pre-formatted (`Num`, `Stat`), so templates only lay data out: they
-never compute a metric, a p-value or a rounding decision. `to_dict()` gives a JSON-ready view.
+model objects. A page model references the Results row it shows and holds numbers, never their
+text: the templates format them through the registered filters (`report.values.FILTERS`), so
+they never compute a metric, a p-value or a rounding decision themselves. `to_dict()` gives a
+JSON-ready view.
 Page file names are derived from names with `slug()` (see `evidencedesk.report.site`).
 
-Site-model sections that need the full pipeline (skipped for a runs-only project): the
-page-shaped form (formatted `Num`s, `Stat`s) of `results.rows`; where a row needs no formatting
-(merges, held-back pairs, tenants) the section holds the Results row itself.
+Site-model sections that need the full pipeline (skipped for a runs-only project) hold the
+Results rows themselves (sizing, citations, evidence) or reference them (ablations).
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from evidencedesk.gate import GateLevel
 from evidencedesk.report.gate_view import GatePage, RuleRow
 from evidencedesk.report.since_view import SinceView
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import Num, Plain, Stat, config_word
+from evidencedesk.report.values import Plain, Stat, config_word
 from evidencedesk.results.plan import DataSize
 from evidencedesk.results.types import (
+    AblationResult,
     CitationRow,
     Comparison,
     ConfigChange,
@@ -39,6 +41,7 @@ from evidencedesk.results.types import (
     Skipped,
     TagValue,
     ToLabel,
+    VariantResult,
 )
 
 
@@ -54,17 +57,13 @@ class SizingSection(Plain):
 
 @dataclass(frozen=True)
 class AblationLine(Plain):
-    """One ablations row: a change to the base config, its metrics, MRR change, flips and p."""
+    """One ablations row: the Results row (`row`: its metrics, MRR change, flips, p, costs) and
+    its change to the base config in words."""
 
+    row: AblationResult
     change: str  # "reranker=feature"; the base row says "base"
     is_base: bool
-    metrics: tuple[Num, ...]  # one per AblationSection.metric_names
-    mrr_delta: Num
-    better: tuple[str, ...]
-    worse: tuple[str, ...]
-    p: Num
-    pairs: Num
-    delta: Stat | None = None  # mrr_delta with its paired 95 % interval (None on the base row)
+    values: tuple[float | None, ...]  # the row's metrics, one per AblationSection.metric_names
 
 
 @dataclass(frozen=True)
@@ -175,35 +174,35 @@ class Dataset(Plain):
 
 @dataclass(frozen=True)
 class Variant(Plain):
-    """One variant (a built-in searcher or a TREC run) with its metrics and costs."""
+    """One variant (a built-in searcher or a TREC run): its Results row, its metrics under
+    their labels, and what a reader must know of it."""
 
-    name: str
-    kind: Literal["builtin", "external"]
-    description: str
+    row: VariantResult
     caveat: str | None
     metrics: tuple[Stat, ...]  # r@1, r@3, mrr, ndcg@5 (Stat.name is the display label)
-    pairs_per_question: Num
-    tokens_per_question: Num
     judged: Stat | None = None  # Judged@k with its interval
     warning: str | None = None  # a run answering too few of the judged queries
 
     @property
+    def name(self) -> str:
+        return self.row.name
+
+    @property
+    def kind(self) -> Literal["builtin", "external"]:
+        return "external" if self.row.kind == "external" else "builtin"
+
+    @property
     def slug(self) -> str:
-        return slug(self.name)
+        return slug(self.row.name)
 
 
 @dataclass(frozen=True)
 class BenchmarkRow(Plain):
-    """One row of the benchmark table: four metric columns, flips against the first row, cost."""
+    """One row of the benchmark table: a variant's four metric columns and cost, its flips
+    against the baseline."""
 
-    variant: str
-    kind: str
-    r1: Num
-    r3: Num
-    mrr: Stat
-    ndcg5: Num
-    flips: str  # "+3/−1" against the first row, "—" on the first row
-    pairs: Num
+    variant: Variant
+    flips: str  # "+3/−1" against the baseline (a claim), "—" on the baseline's row
 
 
 @dataclass(frozen=True)
@@ -247,7 +246,7 @@ class GridRow(Plain):
     """One question's row of the flips grid: its reciprocal-rank change under each variant."""
 
     question: str  # question id
-    deltas: tuple[Num, ...]  # reciprocal-rank change vs the baseline, one per grid variant
+    deltas: tuple[float | None, ...]  # reciprocal-rank change vs the baseline, per grid variant
     defined: bool = True  # False: no relevant judgment, so no value to change (cells "—")
 
 
@@ -271,12 +270,27 @@ class FlipMatrix(Plain):
 
 @dataclass(frozen=True)
 class SliceCell(Plain):
-    """One cell of a slices table: a variant's metric over one tag's questions, its interval."""
+    """One cell of a slices table: a variant's Results value over one tag's questions (`row`:
+    its mean and 95 % bootstrap interval; None: the variant has none)."""
 
-    value: Num
-    n: int
-    interval: str = "—"  # the 95 % bootstrap interval over the tag's questions
+    row: TagValue | None
     small: bool = False  # n below SMALL_SLICE: greyed, "too few to read"
+
+    @property
+    def mean(self) -> float | None:
+        return None if self.row is None else self.row.mean
+
+    @property
+    def low(self) -> float | None:
+        return None if self.row is None else self.row.low
+
+    @property
+    def high(self) -> float | None:
+        return None if self.row is None else self.row.high
+
+    @property
+    def n(self) -> int:
+        return 0 if self.row is None else self.row.n
 
 
 @dataclass(frozen=True)
@@ -407,9 +421,10 @@ class CostRow(Plain):
     """One row of a candidate's cost table: a measure for baseline and candidate, and the change."""
 
     measure: str  # "scored pairs / question", "tokens / question", "latency (hypothetical)"
-    baseline: Num
-    candidate: Num
+    baseline: float | None
+    candidate: float | None
     change: str  # "−40 %", "+12.0 ms", "same"
+    digits: int = 1  # the decimals the two values show
 
 
 @dataclass(frozen=True)
@@ -492,7 +507,7 @@ class CandidateRow(Plain):
     slug: str
     verdict: str  # the candidate's one verdict (its badge)
     gate: str  # GO / REVIEW / BLOCK
-    delta: Stat  # the primary metric's paired difference, interval and n
+    primary: Comparison  # the primary metric's: its paired difference, interval and n
     flips: str  # "+3/−0" on the flips metric
     cost: str  # "pairs/question +10.0 · tokens same · latency +375 % (hypothetical)"
     critical: tuple[str, ...]  # critical question ids worse under this candidate
@@ -600,8 +615,8 @@ class VariantList(Plain):
     variant: str
     items: tuple[RankedItem, ...]
     first_answer: int | None  # rank of the first relevant chunk
-    rr: Num
-    rr_delta: Num  # vs the baseline
+    rr: float | None
+    rr_delta: float | None  # vs the baseline
     not_shown: int = 0  # results beyond the ones listed on the page
     anchor: str = ""  # the list's id on the question page ("list-<slug>")
     folded: int = 0  # items after this many are listed folded (a details element); 0: none

@@ -39,7 +39,6 @@ from evidencedesk.report.model import (
     VariantList,
 )
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import num
 from evidencedesk.results.plan import page_depth, pass_depth, passes
 from evidencedesk.results.types import SHOWN, CandidateResult, ChunkFact, RankedList, Results
 from evidencedesk.retrieval.stats import TIE
@@ -418,8 +417,8 @@ def questions(
                     v.name,
                     _items(r, facts, label.grades, made, depth),
                     r.first_relevant,
-                    num(rr),
-                    num(delta, signed=True),
+                    rr,
+                    delta,
                     max(0, r.size - depth),
                     _list_anchor(v.name),
                     LIST_OPEN if min(r.size, depth) > LIST_OPEN else 0,

@@ -37,7 +37,6 @@ from evidencedesk.report.model import (
 )
 from evidencedesk.report.questions import LIST_PAGE
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import num
 from evidencedesk.report.variants import SMALL_SLICE
 from evidencedesk.report.words import INLINE_IDS, answers_part, gate_k
 from evidencedesk.results import verdicts as v
@@ -149,14 +148,12 @@ def _costs(base: RunCosts, cand: RunCosts) -> tuple[CostRow, ...]:
     bp, cp = base.pairs_per_question, cand.pairs_per_question
     bt, ct = base.tokens_per_question, cand.tokens_per_question
     rows = [
-        CostRow("scored pairs / question", num(bp, 1), num(cp, 1), _change(bp, cp)),
-        CostRow("tokens / question (estimate)", num(bt, 0), num(ct, 0), _change(bt, ct)),
+        CostRow("scored pairs / question", bp, cp, _change(bp, cp)),
+        CostRow("tokens / question (estimate)", bt, ct, _change(bt, ct), digits=0),
     ]
     if base.latency_ms is not None and cand.latency_ms is not None:
         bl, cl = base.latency_ms, cand.latency_ms
-        rows.append(
-            CostRow("latency, hypothetical (ms)", num(bl, 1), num(cl, 1), _change(bl, cl, " ms"))
-        )
+        rows.append(CostRow("latency, hypothetical (ms)", bl, cl, _change(bl, cl, " ms")))
     return tuple(rows)
 
 

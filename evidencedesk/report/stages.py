@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evidencedesk.report.model import AblationLine, AblationSection, CitationSection, SizingSection
-from evidencedesk.report.values import config_word, num, pval, stat
+from evidencedesk.report.values import config_word
 from evidencedesk.results import types as r
 from evidencedesk.results.settings import Settings
 from evidencedesk.retrieval.evalreport import Config, capped_words, sizing_grid
@@ -73,17 +73,10 @@ def ablations(a: r.Ablations, settings: Settings) -> AblationSection:
         metric_names=tuple(m.label for m in settings.columns),
         rows=tuple(
             AblationLine(
+                row=x,
                 change="base" if i == 0 else _change(x.changes, base),
                 is_base=i == 0,
-                metrics=tuple(num(x.metrics[m.name]) for m in settings.columns),
-                mrr_delta=num(x.mrr_delta, signed=True),
-                better=x.better,
-                worse=x.worse,
-                p=pval(x.p),
-                pairs=num(x.costs.pairs_per_question, 1),
-                delta=None
-                if i == 0
-                else stat("Δ MRR", x.mrr_delta, x.mrr_low, x.mrr_high, signed=True),
+                values=tuple(x.metrics[m.name] for m in settings.columns),
             )
             for i, x in enumerate(a.rows)
         ),
