@@ -17,6 +17,7 @@ from evidencedesk.report.bottom_line import bottom_line
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.gate_view import gate_page
 from evidencedesk.report.model import (
+    PAGES,
     BenchmarkRow,
     Caveat,
     Count,
@@ -204,26 +205,15 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
     )
 
 
-# the pages that show the counts and the notices (templates: index, benchmark, methods, slices,
-# candidates)
-_COUNT_PAGES = ("index.html", "benchmark.html", "methods.html", "slices.html")
-
-
-_NOTICE_PAGES = ("index.html", "benchmark.html")  # the pages that list the input notices
-
-
 def _say_everywhere(claims: Claims, kind: str, source: str) -> str:
-    """A claim every page that shows it makes: the counts (`_COUNT_PAGES` and every candidate's
-    page), the notices (`_NOTICE_PAGES`)."""
+    """A claim every page that shows it makes (`SitePage.says`), a page per candidate included."""
     text = ""
-    pages: list[str] = list(_NOTICE_PAGES)
-    if kind == "counts":
-        pages = [
-            *_COUNT_PAGES,
-            *(f"candidate-{slug(c.name)}.html" for c in claims.results.candidates),
-        ]
-    for page in pages:
-        text = claims.say(page, kind, source)
+    for page in (p for p in PAGES if kind in p.says):
+        files = [page.file]
+        if page.each:  # only the candidates have a page per item that says them
+            files = [page.file.format(slug(c.name)) for c in claims.results.candidates]
+        for file in files:
+            text = claims.say(file, kind, source)
     return text
 
 

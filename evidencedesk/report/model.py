@@ -701,6 +701,11 @@ class Question(Plain):
     graded_folded: bool = False  # many graded chunks: their table starts folded (GRADED_OPEN)
 
     @property
+    def name(self) -> str:
+        """What its page is titled."""
+        return self.id
+
+    @property
     def slug(self) -> str:
         return slug(self.id)
 
@@ -781,6 +786,58 @@ class SiteModel(Plain):
     not_run: tuple[NotRunPage, ...] = ()  # candidates whose optional extra is not installed
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def documents(self) -> tuple[DocumentFact, ...]:
+        """The documents page's rows (none: no documents page)."""
+        return self.dataset.documents
+
+
+@dataclass(frozen=True)
+class SitePage:
+    """One page of the site, or a page per item (a candidate, a question): what the navigation,
+    the renderer (`report.render`) and the claims said on every page (`report.assemble`) read.
+
+    `shows` is the `SiteModel` attribute the page lays out ("": the page is always written); a
+    page whose attribute is None or empty is not written. With `each` (the template's name for
+    the item) the attribute is a tuple and each item gets the page ``file.format(item.slug)``,
+    titled by its name."""
+
+    file: str  # "flips.html"; "candidate-{}.html" for a page per item
+    template: str
+    title: str = ""  # the navigation's words; "" for a page per item (titled by the item)
+    shows: str = ""
+    nav: bool = True  # listed in every page's navigation
+    each: str = ""
+    # the claim kinds every page that shows them says (report.assemble): "counts" (the
+    # questions counted), "notice" (what to know about the inputs)
+    says: tuple[str, ...] = ()
+
+
+# every page of the site, in the order they are written and listed: a new page is its model's
+# builder (report.assemble.present), its template and one line here
+PAGES = (
+    SitePage("index.html", "index.html", "Overview", says=("counts", "notice")),
+    SitePage("benchmark.html", "benchmark.html", "Benchmark & intervals",
+             says=("counts", "notice")),
+    SitePage("flips.html", "flips.html", "Flips"),
+    SitePage("slices.html", "slices.html", "Slices", says=("counts",)),
+    SitePage("questions.html", "questions.html", "Questions", "question_list"),
+    SitePage("sizing.html", "sizing.html", "Sizing", "sizing"),
+    SitePage("ablations.html", "ablations.html", "Ablations", "ablations"),
+    SitePage("citations.html", "citations.html", "Citations", "citations"),
+    SitePage("evidence.html", "evidence.html", "Evidence", "evidence"),
+    SitePage("gate.html", "gate.html", "Gate", "gate"),
+    SitePage("since.html", "since.html", "Since last report", "since"),
+    SitePage("methods.html", "methods.html", "Methods", says=("counts",)),
+    # linked from the pages that read them, not from the navigation
+    SitePage("to-label.html", "to-label.html", "What to label next", "to_label", nav=False),
+    SitePage("documents.html", "documents.html", "Documents", "documents", nav=False),
+    SitePage("candidate-{}.html", "candidate.html", shows="candidates", nav=False, each="c",
+             says=("counts",)),
+    SitePage("candidate-{}.html", "candidate_not_run.html", shows="not_run", nav=False, each="c"),
+    SitePage("question-{}.html", "question.html", shows="questions", nav=False, each="q"),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

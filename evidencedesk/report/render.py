@@ -37,7 +37,7 @@ from evidencedesk.files.writing import check_unique, write_file
 from evidencedesk.inert import visible
 from evidencedesk.report import charts
 from evidencedesk.report.exports import SUMMARY, summary_markdown
-from evidencedesk.report.model import SiteModel
+from evidencedesk.report.model import PAGES, SiteModel, SitePage
 from evidencedesk.report.questions import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug, written_files
 from evidencedesk.report.values import DELTA_STEPS, FILTERS, FLIP_STEPS
@@ -173,22 +173,6 @@ _ASSETS = {
     "questions.js": "questions.js",
     "plotly-basic.LICENSE.txt": "plotly-license.txt",
 }
-
-
-_SECTION_PAGES = (  # (file, nav title, model attribute that must be present or None)
-    ("index.html", "Overview", None),
-    ("benchmark.html", "Benchmark & intervals", None),
-    ("flips.html", "Flips", None),
-    ("slices.html", "Slices", None),
-    ("questions.html", "Questions", "question_list"),
-    ("sizing.html", "Sizing", "sizing"),
-    ("ablations.html", "Ablations", "ablations"),
-    ("citations.html", "Citations", "citations"),
-    ("evidence.html", "Evidence", "evidence"),
-    ("gate.html", "Gate", "gate"),
-    ("since.html", "Since last report", "since"),
-    ("methods.html", "Methods", None),
-)
 
 
 def markdown() -> MarkdownIt:
@@ -331,27 +315,21 @@ Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra cont
 DOCUMENTS_SHOWN = 1000  # rows of the documents page (a 5,000-document corpus lists its first)
 
 
+def _pages_of(model: SiteModel, page: SitePage) -> list[Page]:
+    """The files `page` (a line of `PAGES`) writes for `model`: none when what it shows is None
+    or empty, one per item for a page per item."""
+    shown: Any = getattr(model, page.shows) if page.shows else model
+    if shown is None or (isinstance(shown, tuple) and not shown):
+        return []
+    if not page.each:
+        return [(page.file, page.template, page.title, {})]
+    return [(page.file.format(x.slug), page.template, x.name, {page.each: x}) for x in shown]
+
+
 def page_list(model: SiteModel) -> list[Page]:
-    """Every page, checked for file-name collisions."""
+    """Every page, in the order of `PAGES`, checked for file-name collisions."""
     _check_anchors(model)
-    pages: list[Page] = [
-        (f, f, t, {})
-        for f, t, need in _SECTION_PAGES
-        if need is None or getattr(model, need) is not None
-    ]
-    if model.to_label is not None:  # linked from the pages that read it, not from the nav
-        pages.append(("to-label.html", "to-label.html", "What to label next", {}))
-    if model.dataset.documents:  # linked from the index, not from the nav; at most DOCUMENTS_SHOWN
-        shown = {"documents_shown": model.dataset.documents[:DOCUMENTS_SHOWN]}
-        pages.append(("documents.html", "documents.html", "Documents", shown))
-    pages += [
-        (f"candidate-{c.slug}.html", "candidate.html", c.name, {"c": c}) for c in model.candidates
-    ]
-    pages += [
-        (f"candidate-{c.slug}.html", "candidate_not_run.html", c.name, {"c": c})
-        for c in model.not_run
-    ]
-    pages += [(f"question-{q.slug}.html", "question.html", q.id, {"q": q}) for q in model.questions]
+    pages = [p for page in PAGES for p in _pages_of(model, page)]
     seen: set[str] = set()
     for file, _, title, _ in pages:
         if file in seen:
@@ -471,11 +449,13 @@ def _write_pages(
     background: Launch,
 ) -> list[str]:
     links = links_of(model.questions, model.question_list is not None)
-    nav = [(f, t) for f, _, t, _ in pages if f in {s[0] for s in _SECTION_PAGES}]
+    listed = {p.file for p in PAGES if p.nav}
+    nav = [(f, t) for f, _, t, _ in pages if f in listed]
     date = build_date()
     common = {
         "model": model,
         "meta": model.meta,
+        "documents_shown": model.documents[:DOCUMENTS_SHOWN],
         "nav": nav,
         "charts": _charts(model),
         "qhref": links.href,  # qhref(qid, variant=..., candidate=...): see report.questions
