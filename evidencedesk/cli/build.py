@@ -30,16 +30,15 @@ from typing import TYPE_CHECKING
 from evidencedesk.cli import add_project_argument
 from evidencedesk.errors import BuildTerminated, EvidencedeskError, StreamError
 from evidencedesk.files.text import SEED_EXPECTED, SEED_MAX, SHOWN_CHARS, is_seed
-from evidencedesk.gate import GateLevel
 from evidencedesk.report import site
 
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
+    from evidencedesk.gate import GateLevel
     from evidencedesk.report.model import SiteModel
     from evidencedesk.report.site import Outcome
 
-# the gate levels each --fail-on exits 1 on
-_FAILING = {"never": (), "review": (GateLevel.REVIEW, GateLevel.BLOCK), "block": (GateLevel.BLOCK,)}
+_FAIL_ON = ("never", "review", "block")  # --fail-on's choices: the gate levels in `_failing`
 _KEPT = "the previous site was left as it was"
 _REPLACED = "the new site is complete and replaced the previous one"
 _WRITTEN = "the new site is complete"
@@ -101,7 +100,7 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
     b.add_argument(
         "--seed", type=_seed, default=None, metavar="N", help="seed of every resampling (see below)"
     )
-    b.add_argument("--fail-on", choices=tuple(_FAILING), default="never",
+    b.add_argument("--fail-on", choices=_FAIL_ON, default="never",
                    help="exit 1 when a candidate's gate verdict (may it ship?) is this bad: "
                    "block = BLOCK, review = REVIEW or BLOCK (default: never)")  # fmt: skip
     b.add_argument("--run", dest="runs", action="append", type=_run_spec, default=[],
@@ -145,6 +144,15 @@ def _kept_line(kept: Sequence[str]) -> str:
         ("entry" if folders else "file") if len(kept) == 1 else ("entries" if folders else "files")
     )
     return f"kept {len(kept)} {what} evidencedesk did not write ({shown})"
+
+
+def _failing(fail_on: str) -> tuple[GateLevel, ...]:
+    """The gate levels a build exits 1 on under ``--fail-on``."""
+    # late: gate.py loads numpy, and a Ctrl-C during start-up must stay one line
+    from evidencedesk.gate import GateLevel
+
+    levels = {"review": (GateLevel.REVIEW, GateLevel.BLOCK), "block": (GateLevel.BLOCK,)}
+    return levels.get(fail_on, ())
 
 
 def _last_words(outcome: Outcome) -> str:
@@ -261,7 +269,7 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
         traceback.print_exc(file=streams.err)
         streams.error(f"error: internal error; {_last_words(outcome)}")
         return status_of(exc)
-    failing = [c for c in model.candidates if c.gate_level in _FAILING[fail_on]]
+    failing = [c for c in model.candidates if c.gate_level in _failing(fail_on)]
     if failing:
         names = ", ".join(f"{c.name} ({c.gate_level})" for c in failing)
         streams.error(f"gate: --fail-on {fail_on} failed for {names}")
