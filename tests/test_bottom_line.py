@@ -11,7 +11,7 @@ import pytest
 
 import evidencedesk
 from evidencedesk.gate import GateCheck, GateLevel
-from evidencedesk.report.bottom_line import _cost_text, bottom_line, change
+from evidencedesk.report.assemble import _cost_text, bottom_line, change
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import ClaimedCount, GateTile
 from evidencedesk.report.questions import LIST_DATA

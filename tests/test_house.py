@@ -118,7 +118,6 @@ def tuning_outside_cli() -> list[str]:
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="93 modules: issue 36's merges are under way")
 def test_at_most_90_modules() -> None:
     assert len(TREES) <= MAX_MODULES, f"{len(TREES)} modules"
 

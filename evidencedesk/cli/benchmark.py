@@ -155,7 +155,7 @@ def _silent(_: str) -> None:
 def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
     from evidencedesk.report.assemble import meta
-    from evidencedesk.report.benchmark_text import benchmark_json, benchmark_text
+    from evidencedesk.report.exports import benchmark_json, benchmark_text
     from evidencedesk.results.evaluate import evaluation
 
     project, first_line = find_project(args.project, saving=args.save_baseline)

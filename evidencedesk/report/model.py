@@ -501,7 +501,7 @@ class CandidatePage(Plain):
 
 @dataclass(frozen=True)
 class CandidateRow(Plain):
-    """One candidate's row on the index (report.bottom_line)."""
+    """One candidate's row on the index (report.assemble.bottom_line)."""
 
     name: str
     slug: str
@@ -558,7 +558,7 @@ class DataTile(Plain):
 
 @dataclass(frozen=True)
 class BottomLine(Plain):
-    """The index's first screen (report.bottom_line): one line counting both answers and naming
+    """The index's first screen (report.assemble.bottom_line): one line counting both answers and naming
     the best lead, four tiles, then one row per candidate."""
 
     headline: str  # "1 better, 2 no clear change; gate: 3 GO. Best lead: …" (claims)
