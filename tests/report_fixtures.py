@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from evidencedesk.errors import LabelsError
 from evidencedesk.gate import GateLevel
 from evidencedesk.report import render
+from evidencedesk.report.candidate import category, md_escape
 from evidencedesk.report.model import (
     AblationLine,
     AblationSection,
@@ -53,7 +54,6 @@ from evidencedesk.report.model import (
     Variant,
     VariantList,
 )  # fmt: skip  # fmt: skip
-from evidencedesk.report.review import category, md_escape
 from evidencedesk.report.values import Stat
 from evidencedesk.report.words import METHODS_RULES, RULES
 from evidencedesk.results.types import (

@@ -16,7 +16,7 @@ import pytest
 import evidencedesk
 from evidencedesk.paths import DATA
 from evidencedesk.report.assemble import _left_out_cells, ablations
-from evidencedesk.report.review import diff_rows
+from evidencedesk.report.candidate import diff_rows
 from evidencedesk.results import types as r
 from evidencedesk.results.settings import (
     _COMPARED,

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.report import values
+from evidencedesk.report.benchmark import SMALL_SLICE, _slice_cell
 from evidencedesk.report.build import _build_model
+from evidencedesk.report.candidate import _change, note_heading
 from evidencedesk.report.model import BuildOptions
-from evidencedesk.report.review import _change, note_heading
 from evidencedesk.report.values import config_word
-from evidencedesk.report.variants import SMALL_SLICE, _slice_cell
 from evidencedesk.results.compute import Book, tag_values
 from evidencedesk.results.settings import Metric
 from evidencedesk.results.types import TagValue

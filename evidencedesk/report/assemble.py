@@ -20,6 +20,12 @@ from dataclasses import replace
 from evidencedesk.gate import GateLevel
 from evidencedesk.inert import shell_command
 from evidencedesk.metric_names import definitions
+from evidencedesk.report.benchmark import (
+    flip_matrix,
+    slice_tables,
+    variant_models,
+)
+from evidencedesk.report.candidate import Say, candidate_models, diff_rows
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.gate_view import gate_page
 from evidencedesk.report.model import (
@@ -50,15 +56,9 @@ from evidencedesk.report.model import (
     VerdictTile,
 )
 from evidencedesk.report.questions import question_list, questions
-from evidencedesk.report.review import Say, candidate_models, diff_rows
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import config_word
-from evidencedesk.report.variants import (
-    flip_matrix,
-    slice_tables,
-    variant_models,
-)
 from evidencedesk.report.words import METHODS_RULES, metric_label
 from evidencedesk.results import plan
 from evidencedesk.results import types as r

@@ -482,7 +482,7 @@ class CandidatePage(Plain):
     gate_rules: tuple[RuleRow, ...] = ()  # every policy key: observed vs threshold, or why not
     gate_baseline: str | None = None  # what max_drop and the flips rule compared with
     note_heading: str = "Reviewer's note"  # "" when the note opens with its own heading
-    slice_small: int = 5  # slices of fewer questions are greyed (report.variants.SMALL_SLICE)
+    slice_small: int = 5  # slices of fewer questions are greyed (report.benchmark.SMALL_SLICE)
     judged: JudgedView | None = None
     condensed: CondensedView | None = None  # None: every result of both runs is judged
     warnings: tuple[str, ...] = ()  # the runs it compares answer too few judged queries

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from urllib.parse import quote
 
 from evidencedesk.gate import GateLevel
+from evidencedesk.report.benchmark import SMALL_SLICE
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.gate_view import rule_rows
 from evidencedesk.report.model import (
@@ -37,7 +38,6 @@ from evidencedesk.report.model import (
 )
 from evidencedesk.report.questions import LIST_PAGE
 from evidencedesk.report.site import slug
-from evidencedesk.report.variants import SMALL_SLICE
 from evidencedesk.report.words import INLINE_IDS, answers_part, gate_k
 from evidencedesk.results import verdicts as v
 from evidencedesk.results.types import (
