@@ -21,14 +21,17 @@ from evidencedesk.results.settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
+    DataSize,
     DocumentFact,
     GateOutcome,
     Inputs,
     MetricStat,
+    Plan,
     PolicyFacts,
     Results,
     RunCosts,
     VariantResult,
+    VerdictCounts,
 )
 from evidencedesk.results.verdicts import Decision
 from evidencedesk.retrieval.labels import QuestionCounts
@@ -36,6 +39,13 @@ from tests.page_text import visible
 
 SETTINGS = Settings(0, 2, "pipeline", _PIPELINE_COLUMNS, _COMPARED, "mrr", None)
 BASE_COSTS = RunCosts(0.0, 200.0, 4.0)
+
+
+def _counted(r: Results) -> Plan:
+    """The plan's counts the bottom line reads (the pages' choice is not asked of these
+    hand-made Results)."""
+    return Plan(False, None, None, 0, 0, {}, plan.verdict_counts(r.candidates),
+                plan.gate_counts(r), plan.best_lead(r), plan.data_size(r))  # fmt: skip
 
 
 def stat(metric: str, mean: float) -> MetricStat:
@@ -108,7 +118,7 @@ BLOCKED_BETTER = candidate(  # better, and blocked by the gate: two answers, eac
 
 def line_of(*cands: CandidateResult, policy: PolicyFacts | None = POLICY):  # type: ignore[no-untyped-def]
     r = results(*cands, policy=policy)
-    return bottom_line(r, Claims(r))
+    return bottom_line(r, Claims(r), _counted(r))
 
 
 def test_the_verdict_tile_counts_each_verdict_by_its_name() -> None:
@@ -122,7 +132,7 @@ def test_the_verdict_tile_counts_each_verdict_by_its_name() -> None:
         ("BETTER", "2"), ("PROMISING", "1"), ("NO CLEAR CHANGE", "1"), ("LEANS WORSE", "1"),
         ("WORSE", "1"),
     ]  # fmt: skip
-    assert plan.verdict_counts(()) == plan.VerdictCounts(0, 0, 0, ())
+    assert plan.verdict_counts(()) == VerdictCounts(0, 0, 0, ())
 
 
 def test_the_gate_tile_counts_go_review_block_or_says_nothing_was_checked() -> None:
@@ -198,8 +208,8 @@ def test_the_data_tile_counts_the_questions_and_the_baselines_judged_share() -> 
                 inputs=replace(r.inputs, counts=counts, chunks=49,
                                documents=(DocumentFact("d1", "T", 3, "current", "public", "en"),)))  # fmt: skip
     size = plan.data_size(r)
-    assert size == plan.DataSize(32, 31, 30, 1, 49, 10, judged)
-    tile = bottom_line(r, Claims(r)).data
+    assert size == DataSize(32, 31, 30, 1, 49, 10, judged)
+    tile = bottom_line(r, Claims(r), _counted(r)).data
     assert tile.size == size
     assert tile.judged_share == "Judged@10 of hybrid: 0.167 [0.144, 0.190]"
     # a results.json from before the questions were counted: the labels, judged unknown
@@ -265,7 +275,7 @@ def test_change_never_says_minus_zero(base: float, cand: float, text: str) -> No
 
 def test_the_demo_rows_are_the_results_numbers(demo_site: Path) -> None:
     results = evidencedesk.load_results(demo_site / "results.json")
-    line = bottom_line(results, Claims(results))
+    line = bottom_line(results, Claims(results), _counted(results))
     assert len(line.rows) == len(results.candidates) == 10
     for row, c in zip(line.rows, results.candidates, strict=True):
         mrr = c.comparison("mrr")

@@ -65,7 +65,15 @@ from evidencedesk.results import types as r
 from evidencedesk.results.serialize import TO_LABEL
 from evidencedesk.results.settings import Settings
 from evidencedesk.results.since import Since
-from evidencedesk.results.types import Results, RunCosts
+from evidencedesk.results.types import (
+    DataSize,
+    GateCounts,
+    Lead,
+    Plan,
+    Results,
+    RunCosts,
+    VerdictCounts,
+)
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.evalreport import Config, capped_words, sizing_grid
 from evidencedesk.retrieval.stats import LARGE, TIE
@@ -255,14 +263,6 @@ def to_label(results: Results) -> ToLabelPage | None:
                    results.to_label_total)  # fmt: skip
 
 
-def _pages_to_keep(results: Results, keep: tuple[str, ...] | None = None) -> set[str] | None:
-    """None (every question) up to PAGE_LIMIT; beyond it the ids `results.pages.chosen` picks
-    (at most PAGE_CAP: critical, then baseline failures, then the largest changes); `keep`:
-    those ids when already chosen."""
-    keep = plan.chosen(results) if keep is None else keep
-    return None if keep is None else set(keep)
-
-
 def page_rule(results: Results) -> str:
     """The choosing rule of `results.pages.chosen`, in words (critical questions named only when
     the gate policy has some)."""
@@ -443,8 +443,7 @@ def _headline(results: Results, say: Say) -> str:
     return f"{say('summary', '')}; {say('gate_summary', '')}. {say('lead', '')}."
 
 
-def _verdict_tile(results: Results, say: Say) -> VerdictTile:
-    counts = plan.verdict_counts(results.candidates)
+def _verdict_tile(counts: VerdictCounts, say: Say) -> VerdictTile:
     by_verdict = tuple(
         ClaimedCount(name, say("tally", "", of=name)) for name, _ in counts.by_verdict
     )
@@ -452,16 +451,15 @@ def _verdict_tile(results: Results, say: Say) -> VerdictTile:
     return VerdictTile(tallies, by_verdict)
 
 
-def _gate_tile(results: Results, say: Say) -> GateTile:
-    if plan.gate_counts(results) is None:
+def _gate_tile(counts: GateCounts | None, say: Say) -> GateTile:
+    if counts is None:
         return GateTile(checked=False)
     return GateTile(
         True, tuple(ClaimedCount(g.value, say("tally", "", of=g.value)) for g in GateLevel)
     )
 
 
-def _lead_tile(results: Results, say: Say) -> LeadTile | None:
-    lead = plan.best_lead(results)
+def _lead_tile(results: Results, lead: Lead | None, say: Say) -> LeadTile | None:
     if lead is None:
         return None
     i, c = next((i, c) for i, c in enumerate(results.candidates) if c.name == lead.candidate)
@@ -471,23 +469,23 @@ def _lead_tile(results: Results, say: Say) -> LeadTile | None:
                     say("delta", f"candidates[{i}].comparisons[{j}]"), lead.n)  # fmt: skip
 
 
-def _data_tile(results: Results, say: Say) -> DataTile:
-    size = plan.data_size(results)
+def _data_tile(results: Results, size: DataSize, say: Say) -> DataTile:
     at = [v.name for v in results.variants].index(results.baseline)
     judged = say("variant_judged", f"variants[{at}]") if size.baseline_judged is not None else ""
     return DataTile(size, results.baseline, judged)
 
 
-def bottom_line(results: Results, claims: Claims) -> BottomLine:
-    """The index's first screen: the headline, four tiles and a row per candidate, all claims."""
+def bottom_line(results: Results, claims: Claims, shown: Plan) -> BottomLine:
+    """The index's first screen: the headline, four tiles (counted by the plan) and a row per
+    candidate, all claims."""
     say = claims.on(_INDEX)
     primary = results.settings.compared[0]
     return BottomLine(
         headline=_headline(results, say),
-        verdicts=_verdict_tile(results, say),
-        gate=_gate_tile(results, say),
-        lead=_lead_tile(results, say),
-        data=_data_tile(results, say),
+        verdicts=_verdict_tile(shown.verdicts, say),
+        gate=_gate_tile(shown.gates, say),
+        lead=_lead_tile(results, shown.lead, say),
+        data=_data_tile(results, shown.data, say),
         rows=_candidate_rows(results, say),
         metric=primary.label,
         flips_metric=metric_label(results, results.settings.flips_metric),
@@ -498,11 +496,12 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
     """The site model of `results` (and of what changed `since` a previous report, when given);
     the same Results always give the same model."""
     settings = results.settings
-    chosen = plan.chosen(results)  # once: the pages and the flips grid
+    shown = plan.decide(results)  # once: what the report shows, handed down
+    keep = None if shown.chosen is None else set(shown.chosen)
     claims = Claims(results)
     pages = statuses(
         results,
-        _mark_critical(results, questions(results, _pages_to_keep(results, chosen), claims)),
+        _mark_critical(results, questions(results, keep, claims, shown.page_depth)),
     )
     variants = variant_models(results)
     labels = tuple(m.label for m in settings.columns)
@@ -512,7 +511,7 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         dataset=dataset(results),
         variants=variants,
         benchmark=_benchmark_rows(results, variants, claims),
-        flip_matrix=flip_matrix(results, chosen, claims),
+        flip_matrix=flip_matrix(results, shown.grid, claims),
         slices=slice_tables(results, settings.slices),
         candidates=candidates,
         questions=pages,
@@ -529,10 +528,11 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         benchmark_columns=(labels[0], labels[1], labels[2], labels[3]),
         results=results,
         gate=gate_page(results, {c.name: c.slug for c in candidates}),
-        bottom_line=bottom_line(results, claims),
+        bottom_line=bottom_line(results, claims, shown),
         since=None if since is None else since_view(since, results),
-        question_list=question_list(results, {q.id for q in pages}),
+        question_list=question_list(results, {q.id for q in pages}, shown),
         to_label=to_label(results),
         not_run=tuple(NotRunPage(c, diff_rows(c.diff)) for c in results.not_run),
         claims=claims,
+        plan=shown,
     )

@@ -20,7 +20,6 @@ from evidencedesk.report.model import (
 )
 from evidencedesk.report.values import Stat, flips_text
 from evidencedesk.report.words import answers_part, partial_coverage
-from evidencedesk.results.plan import grid_questions
 from evidencedesk.results.settings import Metric
 from evidencedesk.results.types import Flip, MetricStat, Results, TagValue, VariantResult
 from evidencedesk.retrieval import minilm
@@ -93,12 +92,12 @@ def flip_cell(f: Flip, text: str | None = None) -> FlipCell:
 
 
 def flip_matrix(
-    results: Results, keep: tuple[str, ...] | None = None, claims: Claims | None = None
+    results: Results, shown: tuple[str, ...] | None = None, claims: Claims | None = None
 ) -> FlipMatrix:
     """The baseline first, then the other variants in benchmark order: the lower triangle of
     `cells` (row against an earlier column) is each pair once, its first column the baseline.
-    The question grid lists every question, or above the page limit the ids in `keep`
-    (`results.pages.chosen`)."""
+    The question grid lists every question (`shown` None), or the ids in `shown` (the plan's
+    grid: above the page limit the questions that get a page)."""
     names = [results.baseline] + [v.name for v in results.variants if v.name != results.baseline]
     kinds = {
         v.name: "external run" if v.kind == "external" else "variant" for v in results.variants
@@ -137,7 +136,6 @@ def flip_matrix(
     base_rr = _values(results.variant(results.baseline), metric)
     others = [results.variant(n) for n in names[1:]]
     other_rr = [_values(v, metric) for v in others]
-    shown = grid_questions(results, keep)  # every question, or the chosen ones
     rows = base_rr.items() if shown is None else ((q, base_rr.get(q)) for q in shown)
     grid = []
     for qid, b in rows:

@@ -24,18 +24,19 @@ from evidencedesk.report.gate_view import GatePage, RuleRow
 from evidencedesk.report.since_view import SinceView
 from evidencedesk.report.site import slug
 from evidencedesk.report.values import Plain, Stat, config_word
-from evidencedesk.results.plan import DataSize
 from evidencedesk.results.types import (
     AblationResult,
     CitationRow,
     Comparison,
     ConfigChange,
+    DataSize,
     DocumentFact,
     EvidenceResult,
     Flip,
     JudgedShare,
     ModelFacts,
     NotRun,
+    Plan,
     Results,
     SizingRow,
     Skipped,
@@ -549,7 +550,7 @@ class LeadTile(Plain):
 
 @dataclass(frozen=True)
 class DataTile(Plain):
-    """What the numbers rest on (`size`: `results.plan.data_size`)."""
+    """What the numbers rest on (`size`: the plan's `data`)."""
 
     size: DataSize
     baseline: str
@@ -786,6 +787,9 @@ class SiteModel(Plain):
     not_run: tuple[NotRunPage, ...] = ()  # candidates whose optional extra is not installed
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
+    # what the report shows, decided once from the Results (results.plan.decide); None in
+    # test models
+    plan: Plan | None = field(default=None, compare=False, repr=False)
 
     @property
     def documents(self) -> tuple[DocumentFact, ...]:

@@ -42,7 +42,6 @@ from evidencedesk.report.questions import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug, written_files
 from evidencedesk.report.values import DELTA_STEPS, FILTERS, FLIP_STEPS
 from evidencedesk.results import serialize
-from evidencedesk.results.plan import large as results_large
 from evidencedesk.results.serialize import (
     PER_QUESTION,
     QUESTIONS_FILE,
@@ -56,6 +55,12 @@ from evidencedesk.results.serialize import (
 )
 from evidencedesk.retrieval.stats import TIE
 from evidencedesk.version import __version__
+
+
+def _large(model: SiteModel) -> bool:
+    """Above the page limit (the model's plan): results.json split, the exports compressed, the
+    question pages written in two processes."""
+    return model.plan is not None and model.plan.large
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
@@ -74,7 +79,7 @@ def downloads(model: SiteModel) -> list[tuple[str, str]]:
         (f"{RUNS}/{slug(name)}.run", f"{name}: final lists, TREC run format")
         for name in exported_runs(results)
     ]
-    large = results_large(results)  # the per-question part split off, the exports compressed
+    large = _large(model)  # the per-question part split off, the exports compressed
     gz = ", gzip-compressed" if large else ""
     moved = [
         (QUESTIONS_FILE, "the per-question part of results.json (questions, ranked lists, "
@@ -129,7 +134,7 @@ def _results_in_background(
     are handed to `background` (`report.render.Launch`) as two jobs while the pages render;
     none up to it (then `_write_results` writes them after the pages)."""
     results = model.results
-    if results is None or not results_large(results):
+    if results is None or not _large(model):
         return []
     return [
         background(lambda: _write_files(out, serialize.site_files(results))),
@@ -477,7 +482,7 @@ def _write_pages(
                 on_page(file)
 
     # above the page limit every other question page is handed to `background`
-    large = model.results is not None and results_large(model.results)
+    large = model.results is not None and _large(model)
     questions = [i for i, p in enumerate(pages) if p[1] == "question.html"]
     theirs = set(questions[1::2]) if large and background is not at_once else set()
     child = background(lambda: write([pages[i] for i in sorted(theirs)], False)) if theirs else None
