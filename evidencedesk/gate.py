@@ -42,7 +42,7 @@ __all__ = [
     "GateCheck",
     "GatePolicy",
     "GateResult",
-    "Verdict",
+    "GateLevel",
     "decide_gate",
     "flips_fire",
     "load_policy",
@@ -253,8 +253,10 @@ def load_policy(path: str | Path, labels: Sequence[Label] | None = None) -> Gate
     return policy
 
 
-class Verdict(StrEnum):
-    """The gate's answer to "may it ship?": GO, REVIEW or BLOCK."""
+class GateLevel(StrEnum):
+    """The gate's answer to "may it ship?": GO, REVIEW or BLOCK (its *gate level*; the
+    statistics' answer, BETTER … WORSE, is the *verdict*: results.verdicts). Listed from the
+    best to the worst."""
 
     GO = "GO"
     REVIEW = "REVIEW"
@@ -265,7 +267,7 @@ class Verdict(StrEnum):
 class GateCheck:
     """One reason line of the gate as data; `text()` is its wording, never parsed back."""
 
-    level: Verdict  # BLOCK or REVIEW
+    level: GateLevel  # BLOCK or REVIEW
     rule: str  # a policy key, or "critical_missing" / "baseline_missing_metric" / "no_policy"
     metric: str | None = None
     observed: float | None = None
@@ -314,7 +316,7 @@ class GateCheck:
 class GateResult:
     """The verdict and one ``block: …`` / ``review: …`` line per reason (`checks` as data)."""
 
-    verdict: Verdict
+    verdict: GateLevel
     lines: tuple[str, ...] = ()
     measured: dict[str, Any] = field(default_factory=dict, compare=False)
     checks: tuple[GateCheck, ...] = field(default=(), compare=False)
@@ -340,7 +342,7 @@ def decide_gate(
     policy: GatePolicy, shaped: GateInput, reference: Reference | None = None
 ) -> GateResult:
     """The verdict for a shaped run, comparing with `reference` when given."""
-    block, review = Verdict.BLOCK, Verdict.REVIEW
+    block, review = GateLevel.BLOCK, GateLevel.REVIEW
     checks: list[GateCheck] = []
     for qid in policy.critical:
         if qid not in shaped.cases:
@@ -375,7 +377,7 @@ def decide_gate(
                 )  # fmt: skip
     # blocks first, then reviews (the order of the lines)
     checks.sort(key=lambda c: c.level != block)
-    verdict = block if any(c.level == block for c in checks) else review if checks else Verdict.GO
+    verdict = block if any(c.level == block for c in checks) else review if checks else GateLevel.GO
     measured = {
         "measured": shaped.to_dict(),
         "policy": policy.model_dump(mode="json"),

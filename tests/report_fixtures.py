@@ -16,7 +16,9 @@ import time
 from collections.abc import Callable, Sequence
 
 from evidencedesk.errors import LabelsError
+from evidencedesk.gate import GateLevel
 from evidencedesk.report import render
+from evidencedesk.report.candidate import category, md_escape
 from evidencedesk.report.model import (
     AblationLine,
     AblationSection,
@@ -24,15 +26,11 @@ from evidencedesk.report.model import (
     BuildOptions,
     CandidatePage,
     Caveat,
-    CitationCase,
     CitationSection,
-    CompressionLine,
     CostRow,
     Count,
     Dataset,
     DiffRow,
-    DocumentRow,
-    EvidenceSection,
     FlipCell,
     FlipMatrix,
     Flips,
@@ -48,20 +46,36 @@ from evidencedesk.report.model import (
     RankedItem,
     Recommendation,
     SiteModel,
-    SizingLine,
     SizingSection,
     SliceCell,
     SliceCompare,
     SliceRow,
     SliceTable,
-    StateLine,
     Variant,
     VariantList,
 )  # fmt: skip  # fmt: skip
-from evidencedesk.report.review import category, md_escape
-from evidencedesk.report.values import num, pval, stat
+from evidencedesk.report.values import Stat
 from evidencedesk.report.words import METHODS_RULES, RULES
-from evidencedesk.results.types import HeldBack, Merge, Skipped, TenantRow
+from evidencedesk.results.types import (
+    AblationResult,
+    CitationRow,
+    Comparison,
+    CompressionRow,
+    ConfigChange,
+    DocumentFact,
+    EvidenceResult,
+    Flip,
+    HeldBack,
+    Merge,
+    MetricStat,
+    RunCosts,
+    SizingRow,
+    Skipped,
+    StateRow,
+    TagValue,
+    TenantRow,
+    VariantResult,
+)
 from evidencedesk.retrieval.stats import sign_test_p as sign_test
 
 XSS = '<script>alert(1)</script>"><img src=x onerror=alert(1)> [click](javascript:alert(1))'
@@ -73,24 +87,45 @@ def _stats(rng: random.Random, base: float) -> tuple:
     out = []
     for name in METRICS:
         v = min(1.0, max(0.0, base + rng.uniform(-0.1, 0.15)))
-        out.append(stat(name, v, max(0.0, v - 0.18), min(1.0, v + 0.14), n=5, left_out=1))
+        out.append(Stat(name, MetricStat(name, v, max(0.0, v - 0.18), min(1.0, v + 0.14), 5, 1)))
     return tuple(out)
+
+
+def _ablation(delta: float, better: Sequence[str], worse: Sequence[str], p: float,
+              pairs: float) -> AblationResult:  # fmt: skip
+    return AblationResult({}, {}, delta, tuple(better), tuple(worse), 0, p, RunCosts(pairs, None, None),
+                          delta - 0.05, delta + 0.05)  # fmt: skip
+
+
+def _flip(a: str, b: str, better: Sequence[str], worse: Sequence[str]) -> Flip:
+    return Flip(a, b, "mrr", tuple(better), tuple(worse), 0, 0.375, "variants", 0.375)
 
 
 def _candidate(name: str, verdict: str, better: Sequence[str], worse: Sequence[str],
                probe: str, rng: random.Random, pairs: float) -> CandidatePage:  # fmt: skip
     d = 0.03 * (len(better) - len(worse))
-    metrics = tuple(
-        MetricPair(
-            stat(m, 0.6, 0.45, 0.75, 5, 1),
-            stat(m, 0.6 + d, 0.45 + d, 0.75 + d, 5, 1),
-            stat(f"Δ {m}", d, d - 0.08, d + 0.07, 5, 1, signed=True),
+    b, w = len(better), len(worse)
+
+    def compared(m: str) -> Comparison:
+        return Comparison(
+            m,
+            MetricStat(m, 0.6, 0.45, 0.75, 5, 1),
+            MetricStat(m, 0.6 + d, 0.45 + d, 0.75 + d, 5, 1),
+            d,
+            d - 0.08,
+            d + 0.07,
+            5,
+            tuple(better),
+            tuple(worse),
+            6 - b - w,
+            sign_test(b, w),
+            0.11,
+            0.375,
         )
-        for m in ("MRR", "R@3", "nDCG@5")
-    )
+
+    metrics = tuple(MetricPair(compared(m), m) for m in ("MRR", "R@3", "nDCG@5"))
     lines = {"GO": (), "REVIEW": (("REVIEW", "mrr worse for 2 question(s), better for 1"),),
              "BLOCK": (("BLOCK", f"critical case rc07 failed{probe}"),)}[verdict]  # fmt: skip
-    b, w = len(better), len(worse)
     decision = {"GO": "BETTER", "REVIEW": "NO CLEAR CHANGE", "BLOCK": "WORSE"}[verdict]
     headline = f"{decision.capitalize()}: {name} (a hand-made candidate{probe})."
     body = "\n".join([
@@ -100,27 +135,25 @@ def _candidate(name: str, verdict: str, better: Sequence[str], worse: Sequence[s
     return CandidatePage(
         name=name,
         rationale=f"Rerank the first stage to lift exact terms.{probe}",
-        diff=(DiffRow("reranker", "none", f"feature{probe}"), DiffRow("depth", "3", "10")),
+        diff=(
+            DiffRow(ConfigChange("reranker", "none", f"feature{probe}")),
+            DiffRow(ConfigChange("depth", "3", "10")),
+        ),
         metrics=metrics,
         flips=Flips(
-            tuple(better),
-            tuple(worse),
-            6 - b - w,
-            pval(sign_test(b, w)),
-            pval(0.11),
-            pval(0.375),
+            compared("MRR"),
             6,
-            f"+{b}/−{w}",
             words=FlipWords(f"{sign_test(b, w):.3f}", "0.110", "0.375", "6 one-way flips"),
         ),  # fmt: skip
-        slices=tuple(SliceCompare(t, 2, num(0.5), num(0.5 + d), num(d, signed=True)) for t in TAGS),
-        cost=(
-            CostRow("scored pairs / question", num(0, 1), num(pairs, 1), "+10 pairs"),
-            CostRow(
-                "latency (hypothetical)", num(4, 1, unit=" ms"), num(19, 1, unit=" ms"), "+15.0 ms"
-            ),
+        slices=tuple(
+            SliceCompare(t, TagValue("mrr", t, 0.5, 2), TagValue("mrr", t, 0.5 + d, 2))
+            for t in TAGS
         ),
-        verdict=verdict,  # type: ignore[arg-type]
+        cost=(
+            CostRow("scored pairs / question", 0, pairs, "+10 pairs"),
+            CostRow("latency (hypothetical)", 4, 19, "+15.0 ms"),
+        ),
+        gate_level=GateLevel(verdict),
         gate_lines=tuple(GateLine(level, text) for level, text in lines),
         recommendation=Recommendation(category(decision), headline, body, decision),
         keyfacts=(f"Δ MRR {d:+.3f}", f"+{b}/−{w} on MRR"),
@@ -137,7 +170,8 @@ def make_model(
 ) -> SiteModel:
     rng = random.Random(seed)
     variants = tuple(
-        Variant(n, kind, f"{n} searcher{probe}", caveat, _stats(rng, base), num(p, 1), num(t, 0))  # type: ignore[arg-type]
+        Variant(VariantResult(n, kind, f"{n} searcher{probe}", None, (), RunCosts(p, t, None), (), ()),
+                caveat, _stats(rng, base))
         for n, kind, caveat, base, p, t in (
             ("sparse", "builtin", None, 0.55, 0.0, 210.0),
             ("dense", "builtin", "toy embedder: hashed n-grams, a stand-in for a bi-encoder", 0.4, 0.0, 205.0),
@@ -148,21 +182,21 @@ def make_model(
     names = tuple(v.name for v in variants)
     qids = tuple(question_ids)
     bench = tuple(
-        BenchmarkRow(v.name, v.kind, num(v.metrics[0].value), num(v.metrics[1].value), v.metrics[2],
-                     num(v.metrics[3].value), "—" if i == 0 else f"+{i}/−1", v.pairs_per_question)
+        BenchmarkRow(v, "—" if i == 0 else f"+{i}/−1")
         for i, v in enumerate(variants)
     )  # fmt: skip
     cells = tuple(
-        tuple(FlipCell(0, 0, pval(None), "") if r == c else
-              FlipCell(c, r, pval(1.0 if r == c else 0.375), f"+{c}/−{r}, p=0.375") for c in range(len(names)))
+        tuple(FlipCell(None, "") if r == c else
+              FlipCell(_flip(names[c], names[r], qids[:c], qids[:r]), f"+{c}/−{r}, p=0.375")
+              for c in range(len(names)))
         for r in range(len(names))
     )  # fmt: skip
     grid = tuple(
-        GridRow(q, tuple(num(rng.choice((0.0, 0.5, -0.5, 0.667, -1.0)), signed=True) for _ in names[1:]))
+        GridRow(q, tuple(rng.choice((0.0, 0.5, -0.5, 0.667, -1.0)) for _ in names[1:]))
         for q in qids
     )  # fmt: skip
     slices = (SliceTable("MRR", TAGS + (f"tag{probe}",), tuple(
-        SliceRow(v.name, tuple(SliceCell(num(rng.random()), 2) for _ in range(len(TAGS) + 1)))
+        SliceRow(v.name, tuple(SliceCell(TagValue("mrr", "t", rng.random(), 2)) for _ in range(len(TAGS) + 1)))
         for v in variants)),)  # fmt: skip
     outcomes = (("GO", qids[:6], ()), ("REVIEW", qids[:4], ()), ("BLOCK", qids[:1], qids[1:3]))
     candidates = tuple(
@@ -175,35 +209,34 @@ def make_model(
             () if i == 5 else (GradedChunk(f"kc-returns:c{i}", 2, f"Returns{probe}", f"30 days.{probe}"),
                                GradedChunk("kc-returns-v2:c0", 1, "Returns v2", "Store credit only.")),
             tuple(VariantList(v, (RankedItem(1, "kc-x:c0", 0), RankedItem(2, f"kc-returns:c{i}", 2)),
-                              2, num(0.5), num(0.0 if j == 0 else 0.5, signed=True))
+                              2, 0.5, 0.0 if j == 0 else 0.5)
                   for j, v in enumerate(names)),
             (QuestionFlip(names[2], "better"), QuestionFlip(names[1], "worse")),
         )
         for i, q in enumerate(qids)
     )  # fmt: skip
     sizing = SizingSection("feature", "4 ms per query + 1.5 ms per scored pair (hypothetical)", tuple(
-        SizingLine(d, f, num(min(1.0, 0.5 + 0.01 * d + 0.05 * f)), stat("MRR", 0.6 + 0.005 * d, 0.5, 0.7, 5, 1),
-                  num(float(d), 1), num(70.0 * f, 0), num(4 + 1.5 * d, 1, unit=" ms"),
-                  d >= 10, d == 10 and f == 3, d == 20 and f == 5)
+        SizingRow(d, f, min(1.0, 0.5 + 0.01 * d + 0.05 * f), MetricStat("mrr", 0.6 + 0.005 * d, 0.5, 0.7, 5, 1),
+                  RunCosts(float(d), 70.0 * f, 4 + 1.5 * d), d >= 10, d == 10 and f == 3, d == 20 and f == 5)
         for d in (3, 10, 20) for f in (3, 5)), note="")  # fmt: skip
     ablations = AblationSection("hybrid, no reranker, depth 3, final 3", ("R@3", "MRR", "nDCG@5"), (
-        AblationLine("base", True, (num(0.6), num(0.6), num(0.65)), num(0.0, signed=True), (), (), pval(None), num(0.0, 1)),
-        AblationLine(f"reranker=feature{probe}", False, (num(0.7), num(0.66), num(0.7)), num(0.06, signed=True), qids[:3], (), pval(0.25), num(3.0, 1)),
-        AblationLine("first_stage=dense", False, (num(0.4), num(0.45), num(0.5)), num(-0.15, signed=True), (), qids[:4], pval(0.125), num(0.0, 1)),
+        AblationLine(_ablation(0.0, (), (), 1.0, 0.0), "base", True, (0.6, 0.6, 0.65)),
+        AblationLine(_ablation(0.06, qids[:3], (), 0.25, 3.0), f"reranker=feature{probe}", False, (0.7, 0.66, 0.7)),
+        AblationLine(_ablation(-0.15, (), qids[:4], 0.125, 0.0), "first_stage=dense", False, (0.4, 0.45, 0.5)),
     ))  # fmt: skip
     citations = CitationSection(tuple(
-        CitationCase(f"a{i}{probe}", f"case {i}{probe}", f"Returns take 30 days [kc-returns:c0].{probe}",
-                     num(1.0), num(0.5 * (i % 3)), num(1.0 if i != 4 else 1.0), f"note{probe}")
+        CitationRow(f"a{i}{probe}", f"case {i}{probe}", f"Returns take 30 days [kc-returns:c0].{probe}",
+                    1.0, 0.5 * (i % 3), 1.0 if i != 4 else 1.0, f"note{probe}")
         for i in range(1, 7)), "The word check cannot see negation: 'cannot be returned' and 'can be returned' share their words.")  # fmt: skip
-    evidence = EvidenceSection(
+    evidence = EvidenceResult(
         kept=48, merges=(Merge("kc-returns:c1", ("kc-faq:c3",)),),
         held_back=(HeldBack("kc-returns:c1", f"partner:c0{probe}", "30 days vs 14 days"),),
-        compression=(CompressionLine("best sentence per chunk", num(640, 0), num(210, 0), 20, 21, qids[:1]),),
-        freshness=(StateLine("before replace", "v2 (store credit)", False, ""),
-                   StateLine("replaced, index not rebuilt", "v2 still served", True, f"stale{probe}"),
-                   StateLine("rebuilt", "v3 (30 days)", False, "")),
-        deletion=(StateLine("deleted, not rebuilt", "recall notice still served", True, ""),
-                  StateLine("rebuilt", "nothing", False, "")),
+        compression=(CompressionRow("best sentence per chunk", 640, 210, 20, 21, qids[:1]),),
+        freshness=(StateRow("before replace", ("v2 (store credit)",), False, ""),
+                   StateRow("replaced, index not rebuilt", ("v2 still served",), True, f"stale{probe}"),
+                   StateRow("rebuilt", ("v3 (30 days)",), False, "")),
+        deletion=(StateRow("deleted, not rebuilt", ("recall notice still served",), True, ""),
+                  StateRow("rebuilt", (), False, "")),
         tenants=(TenantRow("kestrel", True, 24, 0, ()), TenantRow("harbor", True, 24, 0, ()),
                  TenantRow(f"control{probe}", False, 24, 7, ("hb-returns:c0",))),
     )  # fmt: skip
@@ -217,8 +250,8 @@ def make_model(
         rules=tuple((k, RULES[k]()) for k in METHODS_RULES),
     )  # fmt: skip
     dataset = Dataset(
-        (DocumentRow("kc-returns", f"Returns{probe}", 3, "current", "public", "en"),
-         DocumentRow("kc-faq-bn", "প্রশ্ন ও উত্তর", 4, "current", "public", "bn")),
+        (DocumentFact("kc-returns", f"Returns{probe}", 3, "current", "public", "en"),
+         DocumentFact("kc-faq-bn", "প্রশ্ন ও উত্তর", 4, "current", "public", "bn")),
         52, len(qids), len(qids) - 1, tuple(Count(t, 2) for t in TAGS), (Count("1", 9), Count("2", 25)),
     )  # fmt: skip
     return SiteModel(meta, dataset, variants, bench, FlipMatrix(names, cells, names[1:], grid),

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
-from evidencedesk.gate import GateCheck, Verdict
-from evidencedesk.report.bottom_line import _cost_text, bottom_line, change
+from evidencedesk.gate import GateCheck, GateLevel
+from evidencedesk.report.assemble import _cost_text, bottom_line, change
 from evidencedesk.report.claims import Claims
-from evidencedesk.report.model import GateTile
+from evidencedesk.report.model import ClaimedCount, GateTile
 from evidencedesk.report.questions import LIST_DATA
 from evidencedesk.report.site import slug
 from evidencedesk.results import plan
@@ -21,14 +21,17 @@ from evidencedesk.results.settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
+    DataSize,
     DocumentFact,
     GateOutcome,
     Inputs,
     MetricStat,
+    Plan,
     PolicyFacts,
     Results,
     RunCosts,
     VariantResult,
+    VerdictCounts,
 )
 from evidencedesk.results.verdicts import Decision
 from evidencedesk.retrieval.labels import QuestionCounts
@@ -36,6 +39,13 @@ from tests.page_text import visible
 
 SETTINGS = Settings(0, 2, "pipeline", _PIPELINE_COLUMNS, _COMPARED, "mrr", None)
 BASE_COSTS = RunCosts(0.0, 200.0, 4.0)
+
+
+def _counted(r: Results) -> Plan:
+    """The plan's counts the bottom line reads (the pages' choice is not asked of these
+    hand-made Results)."""
+    return Plan(False, None, None, 0, 0, {}, plan.verdict_counts(r.candidates),
+                plan.gate_counts(r), plan.best_lead(r), plan.data_size(r))  # fmt: skip
 
 
 def stat(metric: str, mean: float) -> MetricStat:
@@ -66,7 +76,7 @@ def results(*cands: CandidateResult, policy: PolicyFacts | None = POLICY) -> Res
                    None, None, policy)  # fmt: skip
 
 
-MIN_RECALL = GateCheck(Verdict.BLOCK, "min_recall", "recall@3", 0.6, 0.75)
+MIN_RECALL = GateCheck(GateLevel.BLOCK, "min_recall", "recall@3", 0.6, 0.75)
 BETTER = candidate(
     "rerank feature",
     Decision("BETTER", "mrr", ("mrr",), (), ()),
@@ -108,22 +118,26 @@ BLOCKED_BETTER = candidate(  # better, and blocked by the gate: two answers, eac
 
 def line_of(*cands: CandidateResult, policy: PolicyFacts | None = POLICY):  # type: ignore[no-untyped-def]
     r = results(*cands, policy=policy)
-    return bottom_line(r, Claims(r))
+    return bottom_line(r, Claims(r), _counted(r))
 
 
 def test_the_verdict_tile_counts_each_verdict_by_its_name() -> None:
     v = line_of(PROMISING, WORSE, BETTER, BLOCKED_BETTER, LEANS, NO_CHANGE).verdicts
-    assert (v.better, v.worse, v.unclear) == ("2", "1", "3")
+    assert [(c.key, c.count) for c in v.tallies] == [
+        ("better", "2"),
+        ("worse", "1"),
+        ("unclear", "3"),
+    ]
     assert [(c.key, c.count) for c in v.by_verdict] == [
         ("BETTER", "2"), ("PROMISING", "1"), ("NO CLEAR CHANGE", "1"), ("LEANS WORSE", "1"),
         ("WORSE", "1"),
     ]  # fmt: skip
-    assert plan.verdict_counts(()) == plan.VerdictCounts(0, 0, 0, ())
+    assert plan.verdict_counts(()) == VerdictCounts(0, 0, 0, ())
 
 
 def test_the_gate_tile_counts_go_review_block_or_says_nothing_was_checked() -> None:
     assert line_of(PROMISING, WORSE, LEANS, BLOCKED_BETTER, NO_CHANGE).gate == GateTile(
-        checked=True, go="2", review="1", block="2")  # fmt: skip
+        True, (ClaimedCount("GO", "2"), ClaimedCount("REVIEW", "1"), ClaimedCount("BLOCK", "2")))  # fmt: skip
     unchecked = replace(PROMISING, gate=GateOutcome("REVIEW", (), False))
     assert plan.gate_counts(results(unchecked, policy=None)) is None
     no_policy = line_of(unchecked, policy=None)
@@ -194,10 +208,9 @@ def test_the_data_tile_counts_the_questions_and_the_baselines_judged_share() -> 
                 inputs=replace(r.inputs, counts=counts, chunks=49,
                                documents=(DocumentFact("d1", "T", 3, "current", "public", "en"),)))  # fmt: skip
     size = plan.data_size(r)
-    assert size == plan.DataSize(32, 31, 30, 1, 49, 10, judged)
-    tile = bottom_line(r, Claims(r)).data
-    assert (tile.questions, tile.judged, tile.relevant, tile.documents, tile.chunks) == (
-        32, 31, 30, 1, 49)  # fmt: skip
+    assert size == DataSize(32, 31, 30, 1, 49, 10, judged)
+    tile = bottom_line(r, Claims(r), _counted(r)).data
+    assert tile.size == size
     assert tile.judged_share == "Judged@10 of hybrid: 0.167 [0.144, 0.190]"
     # a results.json from before the questions were counted: the labels, judged unknown
     old = plan.data_size(replace(r, inputs=replace(r.inputs, counts=None)))
@@ -262,14 +275,12 @@ def test_change_never_says_minus_zero(base: float, cand: float, text: str) -> No
 
 def test_the_demo_rows_are_the_results_numbers(demo_site: Path) -> None:
     results = evidencedesk.load_results(demo_site / "results.json")
-    line = bottom_line(results, Claims(results))
+    line = bottom_line(results, Claims(results), _counted(results))
     assert len(line.rows) == len(results.candidates) == 10
     for row, c in zip(line.rows, results.candidates, strict=True):
         mrr = c.comparison("mrr")
         assert (row.name, row.verdict, row.gate) == (c.name, c.decision.verdict, c.gate.verdict)
-        assert (row.delta.value, row.delta.low, row.delta.high, row.delta.n) == (
-            mrr.delta, mrr.low, mrr.high, mrr.n
-        )  # fmt: skip
+        assert row.primary == mrr  # the row references the Results comparison it shows
         assert row.flips == f"+{len(mrr.better)}/−{len(mrr.worse)}"
         assert row.critical == c.decision.critical_worse
     overlap = next(r for r in line.rows if r.name == "rerank overlap")
@@ -280,8 +291,12 @@ def test_the_demo_rows_are_the_results_numbers(demo_site: Path) -> None:
     lead = line.lead  # intervals that start at +0.000: the largest difference of them
     assert lead is not None and (lead.candidate, lead.delta) == (
         "rerank overlap", "Δ MRR +0.056 [+0.000, +0.135]")  # fmt: skip
-    assert (line.verdicts.better, line.verdicts.worse, line.verdicts.unclear) == ("0", "0", "10")
-    assert (line.gate.go, line.gate.review, line.gate.block) == ("6", "2", "2")
+    assert [c.count for c in line.verdicts.tallies] == ["0", "0", "10"]
+    assert [(c.key, c.count) for c in line.gate.levels] == [
+        ("GO", "6"),
+        ("REVIEW", "2"),
+        ("BLOCK", "2"),
+    ]
     page = (demo_site / "index.html").read_text("utf-8")
     assert page.index('id="bottom-line"') < page.index('id="verdicts"') < page.index('id="dataset"')
     tiles = page[page.index('<div class="tiles">') : page.index('<section id="verdicts">')]

@@ -15,8 +15,8 @@ import pytest
 
 import evidencedesk
 from evidencedesk.paths import DATA
-from evidencedesk.report.review import diff_rows
-from evidencedesk.report.stages import _left_out_cells, ablations
+from evidencedesk.report.assemble import _left_out_cells, ablations
+from evidencedesk.report.candidate import diff_rows
 from evidencedesk.results import types as r
 from evidencedesk.results.settings import (
     _COMPARED,

@@ -13,7 +13,7 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.cli.init import _STARTER_GATE
-from evidencedesk.gate import GateInput, GatePolicy, Reference, Verdict, decide_gate
+from evidencedesk.gate import GateInput, GateLevel, GatePolicy, Reference, decide_gate
 from evidencedesk.paths import DATA
 from evidencedesk.report.gate_view import rule_rows, summary
 from evidencedesk.results.types import PolicyFacts, RuleValue
@@ -109,14 +109,14 @@ def test_the_flips_rule_asks_for_the_evidence_the_policy_names(
 ) -> None:
     shaped, reference = _flips(worse, better)
     result = decide_gate(GatePolicy(**policy), shaped, reference)
-    assert (result.verdict is Verdict.REVIEW) == reviewed
+    assert (result.verdict is GateLevel.REVIEW) == reviewed
 
 
 def test_the_starter_policy_does_not_review_8_worse_against_7_better() -> None:
     starter = _starter()
     assert starter.flips_max_p == 0.2
     shaped, reference = _flips(8, 7, starter.k)
-    assert decide_gate(starter, shaped, reference).verdict is Verdict.GO
+    assert decide_gate(starter, shaped, reference).verdict is GateLevel.GO
     shaped, reference = _flips(8, 7)
     # the course page's policy (no evidence keys) keeps SPEC §8's rule, worded as it is there
     demo = GatePolicy.model_validate_json((DATA / "gate_policy_retrieval.json").read_text())

@@ -28,7 +28,7 @@ def _project(tmp_path: Path, **policy: object) -> Path:
 def test_a_drop_beyond_max_drop_is_review_with_the_drop_line(tmp_path: Path) -> None:
     model = _build_model(BuildOptions(project=_project(tmp_path)), lambda stage: None)
     (c,) = model.candidates
-    assert c.verdict == "REVIEW"
+    assert c.gate_level == "REVIEW"
     # the gate's reciprocal rank reads its top k: it is named so, never the site's "MRR"
     rr = "MRR@3 (reciprocal rank within the gate's top 3)"
     assert [g.text for g in c.gate_lines] == [

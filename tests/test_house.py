@@ -130,7 +130,6 @@ def test_no_public_class_is_defined_twice() -> None:
     assert classes_defined_twice() == []
 
 
-@pytest.mark.xfail(strict=True, reason="report/model.py's twins: page models to reference rows")
 def test_no_page_model_copies_a_results_row() -> None:
     assert twins() == []
 

@@ -24,7 +24,7 @@ from evidencedesk import cli
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import EvidencedeskError, MissingExtraError
 from evidencedesk.files import project_file
-from evidencedesk.report.variants import _caveat_of
+from evidencedesk.report.benchmark import _caveat_of
 from evidencedesk.results.serialize import load
 from evidencedesk.retrieval import lifecycle, minilm
 from evidencedesk.retrieval.catalog import Catalog, load_catalog

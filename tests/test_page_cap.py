@@ -15,7 +15,7 @@ import pytest
 
 import evidencedesk
 from evidencedesk.errors import ResultsFileError
-from evidencedesk.report import render, review, words
+from evidencedesk.report import candidate, render, words
 from evidencedesk.report.assemble import present
 from evidencedesk.report.questions import links_of
 from evidencedesk.report.site import slug
@@ -51,7 +51,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Results, Path]:
     out = root / "site"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(plan, "PAGE_CAP", 5)
-        mp.setattr(review, "INLINE_IDS", 3)
+        mp.setattr(candidate, "INLINE_IDS", 3)
         results = evidencedesk.build(project=project(root / "p"), out=out)
     return results, out
 
@@ -288,7 +288,7 @@ def test_the_flips_grid_lists_the_chosen_questions(built: tuple[Results, Path]) 
     )
     grid = present(results).flip_matrix  # the default cap: all eight, in question order
     assert [r.question for r in grid.grid] == sorted(ORDER) and grid.grid_more == N - 8
-    assert [d.text for d in grid.grid[sorted(ORDER).index("q504")].deltas] == ["+0.500", "+0.500"]
+    assert grid.grid[sorted(ORDER).index("q504")].deltas == (0.5, 0.5)
 
 
 @pytest.mark.parametrize(

@@ -151,9 +151,12 @@ def test_a_demo_candidates_question_page_shows_its_list(demo: tuple[Results, Pat
         ("kc-recall-rd2-24:c2", "− dropped"),
     ]
     assert dense.direction == "worse" and dense.critical_worse and dense.same_run == "dense"
-    assert [(m.label, m.baseline.text, m.candidate.text, m.delta.text) for m in dense.metrics][2] == (
-        "MRR", "0.500", "0.000", "−0.500"
-    )  # fmt: skip
+    assert [(m.label, m.before, m.after, m.delta) for m in dense.metrics][2] == (
+        "MRR",
+        0.5,
+        0.0,
+        -0.5,
+    )
     unchanged = next(d for d in model.candidates if d.candidate == "no pre-filter")
     assert not unchanged.changed and unchanged.rows == ()
     html = (out / "question-rc02.html").read_text("utf-8")

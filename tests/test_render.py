@@ -6,21 +6,25 @@ import dataclasses
 import io
 import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from evidencedesk import paths
 from evidencedesk.cli import main
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.report.render import _SECTION_PAGES, _render_markdown, render_site
+from evidencedesk.report import render
+from evidencedesk.report.model import PAGES, SitePage
+from evidencedesk.report.render import _render_markdown, page_list, render_site
 from evidencedesk.report.site import inside, slug
 from tests import report_fixtures as rf
 
 # test models have no policy, no --compare-to and no question list
 OPTIONAL = ("gate.html", "since.html", "questions.html")
-ALL_SECTIONS = [f for f, _, _ in _SECTION_PAGES if f not in OPTIONAL]
+ALL_SECTIONS = [p.file for p in PAGES if p.nav and p.file not in OPTIONAL]
 
 
 class Page(HTMLParser):
@@ -271,14 +275,14 @@ def test_candidate_page_leads_with_verdict_and_headline(site: Path) -> None:
         badge = c.decision.lower().replace(" ", "-")
         assert f'<h1><span class="badge badge-{badge}">' in head and c.decision in head
         # the gate's word: its line, not the badge ("GO, no lines raised", "REVIEW · 1 line")
-        assert f"<dt>Gate</dt><dd>{c.verdict}" in head
+        assert f"<dt>Gate</dt><dd>{c.gate_level}" in head
         assert c.recommendation.headline.split(":")[0] in head
 
 
 def test_model_is_plain_data() -> None:
     data = rf.make_model().to_dict()
     json.dumps(data)
-    assert data["candidates"][0]["verdict"] == "GO"
+    assert data["candidates"][0]["gate_level"] == "GO"
 
 
 def test_exit_statuses(tmp_path: Path) -> None:
@@ -308,3 +312,25 @@ def test_progress_and_summary(tmp_path: Path) -> None:
         assert re.search(rf"^\s+{stage}\s+\d+\.\d\d s$", text, re.M), stage
     assert re.search(r"wrote 19 pages \(\d", text)
     assert "gate BLOCK  no prefilter" in text and str(tmp_path / "s" / "index.html") in text
+
+
+def test_a_page_is_one_line_of_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Adding a page: its template and one `SitePage` line; the navigation and the renderer
+    read `PAGES`, so the new page is written and listed on every page."""
+    templates = tmp_path / "templates"
+    shutil.copytree(paths.TEMPLATES, templates)
+    (templates / "glossary.html").write_text(
+        '{% extends "base.html" %}{% block main %}<h1>Glossary</h1>'
+        "<p>{{ model.meta.baseline }}</p>{% endblock %}\n",
+        "utf-8",
+    )
+    line = SitePage("glossary.html", "glossary.html", "Glossary")
+    monkeypatch.setattr(render, "PAGES", (*PAGES[:-5], line, *PAGES[-5:]))
+    model = rf.make_model()
+    files = [f for f, _, _, _ in page_list(model)]
+    assert files.index("glossary.html") == files.index("methods.html") + 1
+    render_site(model, tmp_path / "site", templates)
+    page = (tmp_path / "site" / "glossary.html").read_text("utf-8")
+    assert "<h1>Glossary</h1><p>sparse</p>" in page
+    index = (tmp_path / "site" / "index.html").read_text("utf-8")
+    assert 'href="glossary.html"' in index

@@ -52,7 +52,7 @@ def test_runs_only_defaults_ndcg10_linear_primary(tmp_path: Path) -> None:
         "Worse: nDCG@10 (linear gain) worse (−0.095 [−0.166, −0.006], +1/−11 questions, "
         "Holm-adjusted randomization p = 0.028)."
     )
-    assert (len(c.flips.better), len(c.flips.worse)) == (1, 11)
+    assert (len(c.flips.row.better), len(c.flips.row.worse)) == (1, 11)
 
 
 def test_mrr_primary_names_ndcg_and_its_direction_while_mrr_flips_balance(tmp_path: Path) -> None:

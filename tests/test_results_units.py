@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.gate import GateCheck, GatePolicy, Reference, Verdict, decide_gate, shape
+from evidencedesk.gate import GateCheck, GateLevel, GatePolicy, Reference, decide_gate, shape
 from evidencedesk.report.since_view import since_view
 from evidencedesk.report.site import slug
 from evidencedesk.results import compute, serialize
@@ -180,12 +180,12 @@ def test_decide_gives_structured_checks_and_the_same_lines() -> None:
     before = Reference(3, {"recall@3": 1.0, "mrr": 1.0}, {"q1": 1.0, "q2": 1.0}, run="old")
     result = decide_gate(POLICY, now, before)
     assert [(c.level, c.rule) for c in result.checks] == [
-        (Verdict.BLOCK, "critical_missing"),
-        (Verdict.BLOCK, "min_recall"),
-        (Verdict.BLOCK, "min_pass_rate"),
-        (Verdict.REVIEW, "max_drop"),
-        (Verdict.REVIEW, "max_drop"),
-        (Verdict.REVIEW, "review_on_mrr_flips"),
+        (GateLevel.BLOCK, "critical_missing"),
+        (GateLevel.BLOCK, "min_recall"),
+        (GateLevel.BLOCK, "min_pass_rate"),
+        (GateLevel.REVIEW, "max_drop"),
+        (GateLevel.REVIEW, "max_drop"),
+        (GateLevel.REVIEW, "review_on_mrr_flips"),
     ]
     assert result.lines == (
         "block: critical: q9 has no case in this run (not an answerable question)",
@@ -223,11 +223,11 @@ def test_a_reference_of_neither_or_both_is_refused(what) -> None:
 @pytest.mark.parametrize(
     ("check", "text"),
     [
-        (GateCheck(Verdict.BLOCK, "critical", questions=("rc02",), k=3),
+        (GateCheck(GateLevel.BLOCK, "critical", questions=("rc02",), k=3),
          "critical: rc02 failed (no relevant chunk in the final 3)"),
-        (GateCheck(Verdict.REVIEW, "baseline_missing_metric", "recall@5", k=3),
+        (GateCheck(GateLevel.REVIEW, "baseline_missing_metric", "recall@5", k=3),
          "baseline has no recall@5 (it was saved at k=3)"),
-        (GateCheck(Verdict.REVIEW, "no_policy"),
+        (GateCheck(GateLevel.REVIEW, "no_policy"),
          "no gate policy in this project; nothing was checked"),
     ],
 )  # fmt: skip

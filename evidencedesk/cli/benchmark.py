@@ -29,8 +29,8 @@ from evidencedesk.errors import EvidencedeskError
 from evidencedesk.files.project_file import ProjectKind
 from evidencedesk.gate import (
     GateInput,
+    GateLevel,
     GatePolicy,
-    Verdict,
     cut,
     decide_gate,
     gate_result,
@@ -155,7 +155,7 @@ def _silent(_: str) -> None:
 def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
     from evidencedesk.report.assemble import meta
-    from evidencedesk.report.benchmark_text import benchmark_json, benchmark_text
+    from evidencedesk.report.exports import benchmark_json, benchmark_text
     from evidencedesk.results.evaluate import evaluation
 
     project, first_line = find_project(args.project, saving=args.save_baseline)
@@ -215,7 +215,7 @@ def _saver(
 
 
 # the gate verdicts from the best to the worst: --gate ends with the worst of the candidates'
-_LEVELS = (Verdict.GO.value, Verdict.REVIEW.value, Verdict.BLOCK.value)
+_LEVELS = (GateLevel.GO.value, GateLevel.REVIEW.value, GateLevel.BLOCK.value)
 
 
 def _gate_candidates(
@@ -230,7 +230,7 @@ def _gate_candidates(
     for c in cands:
         lines.append(f"  {c.gate.verdict:<6}  {c.name}")
         lines += [f"          {check.line()}" for check in c.gate.checks]
-    worst = max((c.gate.verdict for c in cands), key=_LEVELS.index, default=Verdict.GO.value)
+    worst = max((c.gate.verdict for c in cands), key=_LEVELS.index, default=GateLevel.GO.value)
     if not cands:
         lines.append("  (no candidates: nothing for build --fail-on to fail on)")
     lines.append(f"GATE: {worst}")
@@ -243,7 +243,7 @@ def _gate_candidates(
             for c in cands
         ],
     }  # fmt: skip
-    return payload, text + "\n\n" + "\n".join(lines), 1 if worst == Verdict.BLOCK.value else 0
+    return payload, text + "\n\n" + "\n".join(lines), 1 if worst == GateLevel.BLOCK.value else 0
 
 
 def _finish(
@@ -272,7 +272,7 @@ def _finish(
             "no saved baseline" if baseline_path is None else f"baseline {_shown(baseline_path)}"
         )
         text += f"\n\ngate: {gated.variant} vs {versus}\n{result.text()}"
-        status = 1 if result.verdict is Verdict.BLOCK else 0
+        status = 1 if result.verdict is GateLevel.BLOCK else 0
     return payload, text, status
 
 

@@ -34,10 +34,11 @@ from evidencedesk.report import site
 
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
+    from evidencedesk.gate import GateLevel
     from evidencedesk.report.model import SiteModel
     from evidencedesk.report.site import Outcome
 
-_FAILING = {"never": (), "review": ("REVIEW", "BLOCK"), "block": ("BLOCK",)}
+_FAIL_ON = ("never", "review", "block")  # --fail-on's choices: the gate levels in `_failing`
 _KEPT = "the previous site was left as it was"
 _REPLACED = "the new site is complete and replaced the previous one"
 _WRITTEN = "the new site is complete"
@@ -99,7 +100,7 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
     b.add_argument(
         "--seed", type=_seed, default=None, metavar="N", help="seed of every resampling (see below)"
     )
-    b.add_argument("--fail-on", choices=tuple(_FAILING), default="never",
+    b.add_argument("--fail-on", choices=_FAIL_ON, default="never",
                    help="exit 1 when a candidate's gate verdict (may it ship?) is this bad: "
                    "block = BLOCK, review = REVIEW or BLOCK (default: never)")  # fmt: skip
     b.add_argument("--run", dest="runs", action="append", type=_run_spec, default=[],
@@ -143,6 +144,15 @@ def _kept_line(kept: Sequence[str]) -> str:
         ("entry" if folders else "file") if len(kept) == 1 else ("entries" if folders else "files")
     )
     return f"kept {len(kept)} {what} evidencedesk did not write ({shown})"
+
+
+def _failing(fail_on: str) -> tuple[GateLevel, ...]:
+    """The gate levels a build exits 1 on under ``--fail-on``."""
+    # late: gate.py loads numpy, and a Ctrl-C during start-up must stay one line
+    from evidencedesk.gate import GateLevel
+
+    levels = {"review": (GateLevel.REVIEW, GateLevel.BLOCK), "block": (GateLevel.BLOCK,)}
+    return levels.get(fail_on, ())
 
 
 def _last_words(outcome: Outcome) -> str:
@@ -220,7 +230,7 @@ def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple
         if outcome.kept:
             streams.say(_kept_line(outcome.kept))
         for c in model.candidates:
-            streams.say(f"  {c.decision:<15} gate {c.badges[1] or c.verdict:<6} {c.name}")
+            streams.say(f"  {c.decision:<15} gate {c.badges[1] or c.gate_level:<6} {c.name}")
         for skipped in model.not_run:  # never silent: the one line its page shows
             streams.say(f"  {'NOT RUN':<15} {'':<11} {skipped.name}: {skipped.reason}")
         if model.omitted_questions:
@@ -260,9 +270,9 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
         traceback.print_exc(file=streams.err)
         streams.error(f"error: internal error; {_last_words(outcome)}")
         return status_of(exc)
-    failing = [c for c in model.candidates if c.verdict in _FAILING[fail_on]]
+    failing = [c for c in model.candidates if c.gate_level in _failing(fail_on)]
     if failing:
-        names = ", ".join(f"{c.name} ({c.verdict})" for c in failing)
+        names = ", ".join(f"{c.name} ({c.gate_level})" for c in failing)
         streams.error(f"gate: --fail-on {fail_on} failed for {names}")
         return 1
     return 0

@@ -2,7 +2,14 @@
 
 Shared by both kinds of project (pipeline and runs-only): meta (inputs and their hashes,
 caveats, skipped stages), the data set, the benchmark, the flip matrix, slices, candidates and
-the question pages (beyond `PAGE_LIMIT` questions at most `PAGE_CAP`, chosen by results.pages).
+the question pages (beyond `PAGE_LIMIT` questions at most `PAGE_CAP`, chosen by results.pages);
+the pipeline-only pages (sizing, ablations, citations; evidence shows its Results rows).
+
+The index's first screen (`bottom_line`): the tiles answer the questions a reviewer asks before
+reading on (how many candidates got better, what the gate says, which candidate leads, what the
+data is), each from `results.plan`; the rows hold each candidate's verdict, gate,
+primary-metric difference, flips and cost. Every number a tile shows is a claim
+(`report.claims`); the words are the candidate pages'.
 """
 
 from __future__ import annotations
@@ -10,44 +17,66 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+from evidencedesk.gate import GateLevel
 from evidencedesk.inert import shell_command
 from evidencedesk.metric_names import definitions
-from evidencedesk.report import stages
-from evidencedesk.report.bottom_line import bottom_line
-from evidencedesk.report.claims import Claims
-from evidencedesk.report.gate_view import gate_page
-from evidencedesk.report.model import (
-    BenchmarkRow,
-    Caveat,
-    Count,
-    Dataset,
-    Definition,
-    DocumentRow,
-    InputFile,
-    Meta,
-    NotRunPage,
-    Question,
-    SiteModel,
-    ToLabelPage,
-    ToLabelRow,
-)
-from evidencedesk.report.questions import question_list, questions
-from evidencedesk.report.review import candidate_models, diff_rows
-from evidencedesk.report.since_view import since_view
-from evidencedesk.report.site import slug
-from evidencedesk.report.variants import (
-    benchmark_rows,
+from evidencedesk.report.benchmark import (
     flip_matrix,
     slice_tables,
     variant_models,
 )
-from evidencedesk.report.words import METHODS_RULES
-from evidencedesk.results import plan as choice
+from evidencedesk.report.candidate import Say, candidate_models, diff_rows
+from evidencedesk.report.claims import Claims
+from evidencedesk.report.gate_view import gate_page
+from evidencedesk.report.model import (
+    PAGES,
+    AblationLine,
+    AblationSection,
+    BenchmarkRow,
+    BottomLine,
+    CandidateRow,
+    Caveat,
+    CitationSection,
+    ClaimedCount,
+    Count,
+    Dataset,
+    DataTile,
+    Definition,
+    GateTile,
+    InputFile,
+    LeadTile,
+    Meta,
+    NotRunPage,
+    Question,
+    SiteModel,
+    SizingSection,
+    ToLabelLine,
+    ToLabelPage,
+    Variant,
+    VerdictTile,
+)
+from evidencedesk.report.questions import question_list, questions
+from evidencedesk.report.since_view import since_view
+from evidencedesk.report.site import slug
+from evidencedesk.report.values import config_word
+from evidencedesk.report.words import METHODS_RULES, metric_label
+from evidencedesk.results import plan
+from evidencedesk.results import types as r
 from evidencedesk.results.serialize import TO_LABEL
+from evidencedesk.results.settings import Settings
 from evidencedesk.results.since import Since
-from evidencedesk.results.types import Results
+from evidencedesk.results.types import (
+    DataSize,
+    GateCounts,
+    Lead,
+    Plan,
+    Results,
+    RunCosts,
+    VerdictCounts,
+)
 from evidencedesk.retrieval import minilm
-from evidencedesk.retrieval.stats import LARGE
+from evidencedesk.retrieval.evalreport import Config, capped_words, sizing_grid
+from evidencedesk.retrieval.stats import LARGE, TIE
 
 _REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's command, quoted
 
@@ -79,10 +108,7 @@ _ATTRIBUTES = ("status", "visibility", "language")  # a document's front-matter 
 def dataset(results: Results) -> Dataset:
     """What the index and documents page say of the data: documents, chunk, question, tag counts."""
     inputs = results.inputs
-    docs = tuple(
-        DocumentRow(d.id, d.title, d.chunks, d.status, d.visibility, d.language)
-        for d in inputs.documents
-    )
+    docs = inputs.documents
     attributes = tuple(a for a in _ATTRIBUTES if len({getattr(d, a) for d in docs}) > 1)
     labels = inputs.questions
     tags = Counter(t for label in labels for t in label.tags)
@@ -117,23 +143,24 @@ def statuses(results: Results, pages: tuple[Question, ...]) -> tuple[Question, .
     return tuple(out)
 
 
-def _baseline_first(
-    results: Results, rows: tuple[BenchmarkRow, ...], claims: Claims
+def _benchmark_rows(
+    results: Results, variants: tuple[Variant, ...], claims: Claims
 ) -> tuple[BenchmarkRow, ...]:
-    """The baseline's row first, every other row's flips against the baseline (not against
-    whichever variant happens to come first), on the flips metric, with the sign test's p; the
-    table shows on the index and the benchmark page, so both pages make the claim."""
+    """The benchmark table: the baseline's row first, every other row's flips against the
+    baseline (not against whichever variant happens to come first), on the flips metric, with
+    the sign test's p; the table shows on the index and the benchmark page, so both pages make
+    the claim."""
     base = results.baseline
     where = {(f.a, f.b, f.family): i for i, f in enumerate(results.flips)}
     out = []
-    for row in rows:
+    for v in variants:
         flips = "—"
-        if row.variant != base:
-            source = f"flips[{where[base, row.variant, 'variants']}]"
+        if v.name != base:
+            source = f"flips[{where[base, v.name, 'variants']}]"
             for page in ("index.html", "benchmark.html"):
                 flips = claims.say(page, "flip_p", source)
-        out.append(replace(row, flips=flips))
-    return tuple(sorted(out, key=lambda r: r.variant != base))
+        out.append(BenchmarkRow(v, flips))
+    return tuple(sorted(out, key=lambda r: r.variant.name != base))
 
 
 def meta(results: Results, claims: Claims | None = None) -> Meta:
@@ -180,7 +207,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         caveats=tuple(caveats),
         skipped=inputs.skipped,
         inputs=tuple(InputFile(f.path, f.sha256) for f in inputs.files),
-        price_list=stages.price_list(settings),
+        price_list=price_list(settings),
         reproduce=shell_command([*_REPRODUCE, *inputs.command])
         if inputs.command
         else shell_command([*_REPRODUCE, "--seed", str(settings.seed)]),
@@ -207,26 +234,15 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
     )
 
 
-# the pages that show the counts and the notices (templates: index, benchmark, methods, slices,
-# candidates)
-_COUNT_PAGES = ("index.html", "benchmark.html", "methods.html", "slices.html")
-
-
-_NOTICE_PAGES = ("index.html", "benchmark.html")  # the pages that list the input notices
-
-
 def _say_everywhere(claims: Claims, kind: str, source: str) -> str:
-    """A claim every page that shows it makes: the counts (`_COUNT_PAGES` and every candidate's
-    page), the notices (`_NOTICE_PAGES`)."""
+    """A claim every page that shows it makes (`SitePage.says`), a page per candidate included."""
     text = ""
-    pages: list[str] = list(_NOTICE_PAGES)
-    if kind == "counts":
-        pages = [
-            *_COUNT_PAGES,
-            *(f"candidate-{slug(c.name)}.html" for c in claims.results.candidates),
-        ]
-    for page in pages:
-        text = claims.say(page, kind, source)
+    for page in (p for p in PAGES if kind in p.says):
+        files = [page.file]
+        if page.each:  # only the candidates have a page per item that says them
+            files = [page.file.format(slug(c.name)) for c in claims.results.candidates]
+        for file in files:
+            text = claims.say(file, kind, source)
     return text
 
 
@@ -240,20 +256,11 @@ def to_label(results: Results) -> ToLabelPage | None:
     text = {q.id: q.question for q in results.inputs.questions}
     titles = {c.id: c.title for c in results.inputs.chunk_facts}
     rows = tuple(
-        ToLabelRow(r.question, text.get(r.question, ""), r.document, titles.get(r.document, ""),
-                   r.rank, ", ".join(r.runs), r.splits)
+        ToLabelLine(r, text.get(r.question, ""), titles.get(r.document, ""))
         for r in results.to_label[:_TO_LABEL_PREVIEW]
     )  # fmt: skip
     return ToLabelPage(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
                    results.to_label_total)  # fmt: skip
-
-
-def _pages_to_keep(results: Results, keep: tuple[str, ...] | None = None) -> set[str] | None:
-    """None (every question) up to PAGE_LIMIT; beyond it the ids `results.pages.chosen` picks
-    (at most PAGE_CAP: critical, then baseline failures, then the largest changes); `keep`:
-    those ids when already chosen."""
-    keep = choice.chosen(results) if keep is None else keep
-    return None if keep is None else set(keep)
 
 
 def page_rule(results: Results) -> str:
@@ -265,7 +272,7 @@ def page_rule(results: Results) -> str:
     if not critical:
         order = "the questions the baseline fails first, then"
     return (
-        f"above {choice.PAGE_LIMIT:,} questions at most {choice.PAGE_CAP:,} get a page — "
+        f"above {plan.PAGE_LIMIT:,} questions at most {plan.PAGE_CAP:,} get a page — "
         f"{order} those whose {primary} changes most under some candidate (ties by id)"
     )
 
@@ -291,15 +298,210 @@ def _mark_critical(results: Results, pages: tuple[Question, ...]) -> tuple[Quest
     )
 
 
+# the sizing page's note on how recall is read
+_SIZING_NOTE = "Recall is measured at each row's own final size. "
+# the citations page's statement of what the support check cannot see
+_CITATION_LIMIT = (
+    "The support check compares words and numbers; it cannot see negation. An answer that "
+    "says the opposite of its cited chunk with the same words scores perfectly and is wrong."
+)
+
+
+def price_list(settings: Settings) -> str:
+    """The sizing page's price list: ms per query plus ms per scored pair ("" without a design)."""
+    d = settings.design
+    if d is None:
+        return ""
+    return f"{d.stage_one_ms:g} ms per query + {d.per_pair_ms:g} ms per scored pair"
+
+
+def _left_out_cells(depths: tuple[int, ...], finals: tuple[int, ...]) -> str:
+    """The sizing note's sentence on the grid cells the sweep does not run (depth < final)."""
+    skipped = sizing_grid(depths, finals)[1]
+    if len(skipped) == 1:
+        ((d, f),) = skipped
+        return (
+            f" Depth {d} × final {f} is not run: its final list is capped by the depth "
+            f"({capped_words(d, f)}), so it is the same run as depth {d} × final {d}."
+        )
+    if skipped:
+        cells = "; ".join(f"depth {d} × final {f} ({capped_words(d, f)})" for d, f in skipped)
+        return (
+            f" Not run, since a final list is capped by the depth and each is the same run as "
+            f"its depth × depth cell: {cells}."
+        )
+    return ""
+
+
+def sizing(rows: tuple[r.SizingRow, ...], settings: Settings, noise: str = "") -> SizingSection:
+    """The sweep's model; `noise`: the "within noise" rule's words (a claim of sizing.html)."""
+    assert settings.design is not None  # noqa: S101 - sizing rows exist only with a design
+    design = settings.design
+    return SizingSection(
+        reranker=settings.design.sizing_reranker,
+        price_list=price_list(settings),
+        rows=rows,
+        note=_SIZING_NOTE
+        + (f"{noise}." if noise else "")
+        + _left_out_cells(design.sizing_depths, design.sizing_finals),
+    )
+
+
+def _change(changes: dict[str, object], base: Config) -> str:
+    """An ablation row's change as a reader says it; a capped final list says so."""
+    words = ", ".join(f"{k}={config_word(k, str(v))}" for k, v in changes.items())
+    cfg = base.replace(**changes)
+    return f"{words} ({capped_words(cfg.depth, cfg.final)})" if cfg.capped else words
+
+
+def ablations(a: r.Ablations, settings: Settings) -> AblationSection:
+    """The ablations page's model: a row per change, with its MRR change and interval."""
+    assert settings.design is not None  # noqa: S101 - ablation rows exist only with a design
+    base = Config(**settings.design.ablation_base)
+    return AblationSection(
+        base=a.base,
+        metric_names=tuple(m.label for m in settings.columns),
+        rows=tuple(
+            AblationLine(
+                row=x,
+                change="base" if i == 0 else _change(x.changes, base),
+                is_base=i == 0,
+                values=tuple(x.metrics[m.name] for m in settings.columns),
+            )
+            for i, x in enumerate(a.rows)
+        ),
+    )
+
+
+def citations(rows: tuple[r.CitationRow, ...]) -> CitationSection:
+    """The citations page's model: each scored answer and the negation limit."""
+    return CitationSection(cases=rows, limit=_CITATION_LIMIT)
+
+
+_NOT_KNOWN = "not known"  # a candidate's cost when no measure of it is known (TREC runs)
+_INDEX = "index.html"  # the page the bottom line's claims are recorded on
+
+
+def change(base: float, cand: float, unit: str = "") -> str:
+    """ "same", "+375 %", "−0.2 %" (one decimal under 1 %, never "−0 %"), "0 → 10" from none."""
+    if abs(cand - base) <= TIE:
+        return "same"
+    if base == 0:
+        return f"0 → {cand:g}{unit}"
+    pct = (cand - base) / base * 100
+    return (f"{pct:+.1f} %" if abs(pct) < 1 else f"{pct:+.0f} %").replace("-", "−")
+
+
+def _cost_text(base: RunCosts, cand: RunCosts) -> str:
+    """Each known cost's change against the baseline (the candidate page's own wording);
+    "not known" when the run's costs are unknown (an external run), never "same"."""
+    parts = []
+    measures = (
+        ("pairs/question", base.pairs_per_question, cand.pairs_per_question, ""),
+        ("tokens/question", base.tokens_per_question, cand.tokens_per_question, ""),
+        ("latency", base.latency_ms, cand.latency_ms, " ms"),
+    )
+    for name, b, c, unit in measures:
+        if b is None or c is None:
+            continue
+        text = change(b, c, unit)
+        parts.append(f"{name} {text}" + (" (hypothetical)" if name == "latency" else ""))
+    if not parts:
+        return _NOT_KNOWN
+    if all(p.split(" ")[1] == "same" for p in parts):
+        return "same cost"
+    return " · ".join(parts)
+
+
+def _candidate_rows(results: Results, say: Say) -> tuple[CandidateRow, ...]:
+    """The index's candidate rows: verdict, gate, primary-metric difference, flips and cost."""
+    base = results.variant(results.baseline).costs
+    out = []
+    for i, c in enumerate(results.candidates):
+        d = c.comparison(c.decision.primary)
+        f = c.comparison(results.settings.flips_metric)
+        at = [x.metric for x in c.comparisons].index(f.metric)
+        out.append(CandidateRow(
+            name=c.name,
+            slug=slug(c.name),
+            verdict=say("verdict", f"candidates[{i}]"),
+            gate=say("gate", f"candidates[{i}]"),
+            primary=d,
+            flips=say("flip_cell", f"candidates[{i}].comparisons[{at}]"),
+            cost=_cost_text(base, c.costs),
+            critical=c.decision.critical_worse,
+            gated=c.gate.evaluated,
+        ))  # fmt: skip
+    return tuple(out)
+
+
+def _headline(results: Results, say: Say) -> str:
+    """The two answers counted, and the best lead: "2 better, 1 no clear change; gate: 3 GO.
+    Best lead: …" (each a claim); "" with no candidate (the tiles say so)."""
+    if not results.candidates:
+        return ""
+    return f"{say('summary', '')}; {say('gate_summary', '')}. {say('lead', '')}."
+
+
+def _verdict_tile(counts: VerdictCounts, say: Say) -> VerdictTile:
+    by_verdict = tuple(
+        ClaimedCount(name, say("tally", "", of=name)) for name, _ in counts.by_verdict
+    )
+    tallies = tuple(ClaimedCount(k, say("tally", "", of=k)) for k in ("better", "worse", "unclear"))
+    return VerdictTile(tallies, by_verdict)
+
+
+def _gate_tile(counts: GateCounts | None, say: Say) -> GateTile:
+    if counts is None:
+        return GateTile(checked=False)
+    return GateTile(
+        True, tuple(ClaimedCount(g.value, say("tally", "", of=g.value)) for g in GateLevel)
+    )
+
+
+def _lead_tile(results: Results, lead: Lead | None, say: Say) -> LeadTile | None:
+    if lead is None:
+        return None
+    i, c = next((i, c) for i, c in enumerate(results.candidates) if c.name == lead.candidate)
+    j = [x.metric for x in c.comparisons].index(lead.metric)
+    return LeadTile(c.name, slug(c.name), say("verdict", f"candidates[{i}]"),
+                    say("gate", f"candidates[{i}]"), c.gate.evaluated,
+                    say("delta", f"candidates[{i}].comparisons[{j}]"), lead.n)  # fmt: skip
+
+
+def _data_tile(results: Results, size: DataSize, say: Say) -> DataTile:
+    at = [v.name for v in results.variants].index(results.baseline)
+    judged = say("variant_judged", f"variants[{at}]") if size.baseline_judged is not None else ""
+    return DataTile(size, results.baseline, judged)
+
+
+def bottom_line(results: Results, claims: Claims, shown: Plan) -> BottomLine:
+    """The index's first screen: the headline, four tiles (counted by the plan) and a row per
+    candidate, all claims."""
+    say = claims.on(_INDEX)
+    primary = results.settings.compared[0]
+    return BottomLine(
+        headline=_headline(results, say),
+        verdicts=_verdict_tile(shown.verdicts, say),
+        gate=_gate_tile(shown.gates, say),
+        lead=_lead_tile(results, shown.lead, say),
+        data=_data_tile(results, shown.data, say),
+        rows=_candidate_rows(results, say),
+        metric=primary.label,
+        flips_metric=metric_label(results, results.settings.flips_metric),
+    )
+
+
 def present(results: Results, since: Since | None = None) -> SiteModel:
     """The site model of `results` (and of what changed `since` a previous report, when given);
     the same Results always give the same model."""
     settings = results.settings
-    chosen = choice.chosen(results)  # once: the pages and the flips grid
+    shown = plan.decide(results)  # once: what the report shows, handed down
+    keep = None if shown.chosen is None else set(shown.chosen)
     claims = Claims(results)
     pages = statuses(
         results,
-        _mark_critical(results, questions(results, _pages_to_keep(results, chosen), claims)),
+        _mark_critical(results, questions(results, keep, claims, shown.page_depth)),
     )
     variants = variant_models(results)
     labels = tuple(m.label for m in settings.columns)
@@ -308,33 +510,29 @@ def present(results: Results, since: Since | None = None) -> SiteModel:
         meta=meta(results, claims),
         dataset=dataset(results),
         variants=variants,
-        benchmark=_baseline_first(results, benchmark_rows(results, variants), claims),
-        flip_matrix=flip_matrix(results, chosen, claims),
+        benchmark=_benchmark_rows(results, variants, claims),
+        flip_matrix=flip_matrix(results, shown.grid, claims),
         slices=slice_tables(results, settings.slices),
         candidates=candidates,
         questions=pages,
-        sizing=stages.sizing(
-            results.sizing, settings, claims.say("sizing.html", "rule", "", key="noise")
-        )
+        sizing=sizing(results.sizing, settings, claims.say("sizing.html", "rule", "", key="noise"))
         if results.sizing is not None
         else None,
         ablations=(
-            stages.ablations(results.ablations, settings) if results.ablations is not None else None
+            ablations(results.ablations, settings) if results.ablations is not None else None
         ),
-        citations=stages.citations(results.citations) if results.citations is not None else None,
-        evidence=stages.evidence(results.evidence) if results.evidence is not None else None,
+        citations=citations(results.citations) if results.citations is not None else None,
+        evidence=results.evidence,
         omitted_questions=len(results.inputs.questions) - len(pages),
         page_rule=page_rule(results) if len(pages) < len(results.inputs.questions) else "",
         benchmark_columns=(labels[0], labels[1], labels[2], labels[3]),
         results=results,
         gate=gate_page(results, {c.name: c.slug for c in candidates}),
-        bottom_line=bottom_line(results, claims),
+        bottom_line=bottom_line(results, claims, shown),
         since=None if since is None else since_view(since, results),
-        question_list=question_list(results, {q.id for q in pages}),
+        question_list=question_list(results, {q.id for q in pages}, shown),
         to_label=to_label(results),
-        not_run=tuple(
-            NotRunPage(c.name, c.rationale, diff_rows(c.diff), c.reason, c.note)
-            for c in results.not_run
-        ),
+        not_run=tuple(NotRunPage(c, diff_rows(c.diff)) for c in results.not_run),
         claims=claims,
+        plan=shown,
     )

@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 from evidencedesk.errors import PackageLoadError
 
@@ -25,12 +27,13 @@ from evidencedesk.report.model import (
     AblationSection,
     CandidatePage,
     FlipMatrix,
-    SizingLine,
+    MetricPair,
     SizingSection,
     Variant,
 )
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import Stat
+from evidencedesk.report.values import interval, number, p_value
+from evidencedesk.results.types import SizingRow
 
 _BLUE = "#2166ac"  # the colour of better changes and of the built-in variants
 _ORANGE = "#b35806"  # the colour of worse changes
@@ -93,7 +96,7 @@ def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) ->
             mode="markers",
             marker={"size": 10, "color": [_GREY if v.kind == "external" else _BLUE for v in shown]},
             error_x=_error_bars(stats),
-            customdata=[[s.text, s.interval_text, s.n] for s in stats],
+            customdata=[[number(s.value), interval(s), s.n] for s in stats],
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}, n=%{customdata[2]}<extra></extra>",
         )
     )
@@ -105,19 +108,47 @@ def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) ->
 def forest_chart(candidates: Sequence[CandidatePage], metric_index: int, name: str) -> str:
     """Per candidate, the paired difference from the baseline with its interval and a zero line."""
     shown = [c for c in candidates if metric_index < len(c.metrics)]
-    deltas = [c.metrics[metric_index].delta for c in shown]
+    deltas = [_delta(c.metrics[metric_index]) for c in shown]
     label = deltas[0].name if deltas else "Δ"
     return _forest([_esc(c.name) for c in shown], deltas, label, name)
 
 
 def metric_forest(candidate: CandidatePage, name: str) -> str:
     """One candidate's paired differences on every metric."""
-    deltas = [m.delta for m in candidate.metrics]
+    deltas = [_delta(m) for m in candidate.metrics]
     return _forest([_esc(d.name) for d in deltas], deltas, "difference", name)
 
 
-def _error_bars(stats: Sequence[Stat]) -> dict[str, object]:
-    """Asymmetric x error bars from each Stat's interval (none where it is undefined)."""
+class _Point(Protocol):
+    """A value with its 95 % interval: a `Stat`, or a paired difference (`_Delta`)."""
+
+    @property
+    def value(self) -> float | None: ...
+
+    @property
+    def low(self) -> float | None: ...
+
+    @property
+    def high(self) -> float | None: ...
+
+
+@dataclass(frozen=True)
+class _Delta:
+    """A paired difference as the charts draw it (a `Comparison`'s, an ablation's)."""
+
+    name: str
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+def _delta(m: MetricPair) -> _Delta:
+    c = m.row
+    return _Delta(f"Δ {m.label}", c.delta, c.low, c.high)
+
+
+def _error_bars(stats: Sequence[_Point]) -> dict[str, object]:
+    """Asymmetric x error bars from each point's interval (none where it is undefined)."""
     return {
         "type": "data",
         "symmetric": False,
@@ -130,7 +161,7 @@ def _error_bars(stats: Sequence[Stat]) -> dict[str, object]:
     }
 
 
-def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str:
+def _forest(labels: list[str], deltas: list[_Delta], label: str, name: str) -> str:
     # blue = better, orange = worse (colour-blind safe), grey = no change
     colours = [
         _BLUE if (d.value or 0) > 0 else _ORANGE if (d.value or 0) < 0 else _GREY for d in deltas
@@ -142,7 +173,7 @@ def _forest(labels: list[str], deltas: list[Stat], label: str, name: str) -> str
             mode="markers",
             marker={"size": 10, "color": colours, "symbol": "diamond"},
             error_x=_error_bars(deltas),
-            customdata=[[d.text, d.interval_text] for d in deltas],
+            customdata=[[number(d.value, signed=True), interval(d, signed=True)] for d in deltas],
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
         )
     )
@@ -162,7 +193,10 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
     lines = [x for x in matrix.pairs if x.against == matrix.baseline and x.run not in candidates]
     lines += list(matrix.candidates)
     labels = [_esc(f"{x.run} ★" if x.cell.significant else x.run) for x in lines]
-    hover = [[x.kind, x.cell.text, x.cell.p.text, x.cell.holm_p.text] for x in lines]
+    flips = [x.cell.row for x in lines]
+    hover = [[x.kind, x.cell.text, p_value(None if f is None else f.p),
+              p_value(None if f is None else f.holm_p)]
+             for x, f in zip(lines, flips, strict=True)]  # fmt: skip
     template = (
         "%{y} (%{customdata[0]}): %{customdata[1]}, sign-test p=%{customdata[2]},"
         " Holm p=%{customdata[3]}<extra></extra>"
@@ -196,10 +230,11 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
     return _to_fragment(fig, name)
 
 
-def _depth_tick(r: SizingLine) -> str:
+def _depth_tick(r: SizingRow) -> str:
     """ "depth 10<br>10 pairs · 19 ms": the x axis carries the cost of each depth."""
-    pairs = "" if r.pairs.value is None else f"<br>{r.pairs.value:g} pairs"
-    latency = "" if r.latency.value is None else f" · {r.latency.value:g} ms"
+    pairs_, latency_ = r.costs.pairs_per_question, r.costs.latency_ms
+    pairs = "" if pairs_ is None else f"<br>{pairs_:g} pairs"
+    latency = "" if latency_ is None else f" · {latency_:g} ms"
     return f"depth {r.depth}{pairs}{latency}"
 
 
@@ -221,7 +256,7 @@ def sizing_chart(sizing: SizingSection, name: str) -> str:
         fig.add_trace(
             go.Scatter(
                 x=[ticks[r.depth] for r in mine],
-                y=[r.mrr.value for r in mine],
+                y=[r.mrr.mean for r in mine],
                 mode="markers+text",
                 text=[f"chosen: {r.depth}×{r.final}" if r.smallest_in_noise else "" for r in mine],
                 textposition="top center",
@@ -246,19 +281,18 @@ def sizing_chart(sizing: SizingSection, name: str) -> str:
                     "thickness": 1.2,
                     "array": [
                         None
-                        if r.mrr.high is None or r.mrr.value is None
-                        else r.mrr.high - r.mrr.value
+                        if r.mrr.high is None or r.mrr.mean is None
+                        else r.mrr.high - r.mrr.mean
                         for r in mine
                     ],
                     "arrayminus": [
-                        None
-                        if r.mrr.low is None or r.mrr.value is None
-                        else r.mrr.value - r.mrr.low
+                        None if r.mrr.low is None or r.mrr.mean is None else r.mrr.mean - r.mrr.low
                         for r in mine
                     ],
                 },
                 customdata=[
-                    [r.depth, r.final, r.mrr.text, r.mrr.interval_text, r.recall.text] for r in mine
+                    [r.depth, r.final, number(r.mrr.mean), interval(r.mrr), number(r.recall)]
+                    for r in mine
                 ],
                 hovertemplate=(
                     "depth %{customdata[0]} × final %{customdata[1]}: MRR "
@@ -272,13 +306,15 @@ def sizing_chart(sizing: SizingSection, name: str) -> str:
         fig.add_trace(
             go.Bar(
                 x=[ticks[r.depth] for r in mine],
-                y=[r.tokens.value for r in mine],
+                y=[r.costs.tokens_per_question for r in mine],
                 name=f"final {f}",
                 legendgroup=f"final {f}",
                 showlegend=False,
                 marker={"color": colour},
                 offsetgroup=str(k),
-                customdata=[[r.depth, r.final, r.tokens.text] for r in mine],
+                customdata=[
+                    [r.depth, r.final, number(r.costs.tokens_per_question, 0)] for r in mine
+                ],
                 hovertemplate=(
                     "depth %{customdata[0]} × final %{customdata[1]}: "
                     "%{customdata[2]} tokens<extra></extra>"
@@ -307,11 +343,11 @@ def ablation_chart(ablations: AblationSection, name: str) -> str:
     """MRR change of each single-field change against the base config, with its paired 95 %
     interval (where known); labels sit outside the bars and the axis leaves room for them."""
     rows = [r for r in ablations.rows if not r.is_base]
-    stats = [r.delta for r in rows]
-    values = [r.mrr_delta.value for r in rows]
+    stats = [_Delta("Δ MRR", r.row.mrr_delta, r.row.mrr_low, r.row.mrr_high) for r in rows]
+    values = [s.value for s in stats]
     reach = [abs(v or 0) for v in values]
-    reach += [abs(s.low) for s in stats if s is not None and s.low is not None]
-    reach += [abs(s.high) for s in stats if s is not None and s.high is not None]
+    reach += [abs(s.low) for s in stats if s.low is not None]
+    reach += [abs(s.high) for s in stats if s.high is not None]
     bound = max(reach + [0.05]) * 1.25
     fig = go.Figure(
         go.Bar(
@@ -319,12 +355,9 @@ def ablation_chart(ablations: AblationSection, name: str) -> str:
             y=[_esc(r.change) for r in rows],
             orientation="h",
             marker={"color": [_BLUE if (v or 0) >= 0 else _ORANGE for v in values]},
-            error_x=_error_bars([s for s in stats if s is not None])
-            if all(s is not None for s in stats)
-            else None,
+            error_x=_error_bars(stats),
             customdata=[
-                [r.mrr_delta.text, s.interval_text if s else "—"]
-                for r, s in zip(rows, stats, strict=True)
+                [number(s.value, signed=True), interval(s, signed=True)] for s in stats
             ],  # fmt: skip
             hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
         )

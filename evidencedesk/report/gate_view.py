@@ -31,20 +31,6 @@ _MEANING = {  # {rel}: the project's relevance threshold; {within}: the list the
 
 
 @dataclass(frozen=True)
-class RuleRow(Plain):
-    """One policy rule of a candidate: the observed value, the threshold, what breaching it does."""
-
-    rule: str
-    metric: str
-    observed: str
-    threshold: str
-    on_breach: str
-    status: str  # "pass", "REVIEW", "BLOCK" or "not evaluated: <why>"
-    margin: str = ""  # observed − the limit ("+0.050"; negative: breached); "—" when none
-    breached: bool = False  # the rule failed (REVIEW or BLOCK)
-
-
-@dataclass(frozen=True)
 class _PolicyRow(Plain):
     """One key of the gate policy: its value, what it checks, what breaching it does."""
 
@@ -68,7 +54,7 @@ class _GateCandidate(Plain):
 
     name: str
     slug: str
-    verdict: str
+    gate_level: str
     rules: tuple[RuleRow, ...]
     summary: str = ""  # "3 of 6 rules pass · 2 BLOCK · 1 not evaluated"
 
@@ -77,7 +63,7 @@ class _GateCandidate(Plain):
 class GatePage(Plain):
     """The gate page: the baseline compared with, the policy, critical questions, each candidate."""
 
-    baseline: str  # what max_drop and the flips rule compare with, or why nothing
+    compared_with: str  # what max_drop and the flips rule compare with, or why nothing
     policy: tuple[_PolicyRow, ...]
     critical: tuple[_CriticalRow, ...]
     candidates: tuple[_GateCandidate, ...]
@@ -135,18 +121,58 @@ def _margin(r: RuleValue) -> str:
     return fmt(m, signed=True)
 
 
+@dataclass(frozen=True)
+class RuleRow(Plain):
+    """One policy rule of a candidate (`row`) as the gate tables say it: the observed value,
+    the threshold, what breaching it does."""
+
+    row: RuleValue
+    k: int  # the top k the gate read: its metrics are named with it
+    policy: PolicyFacts | None = None  # the evidence its flips rule asks for (None: defaults)
+
+    @property
+    def rule(self) -> str:
+        return self.row.rule
+
+    @property
+    def metric(self) -> str:
+        return gate_metric(self.row.metric, self.k)
+
+    @property
+    def observed(self) -> str:
+        return _observed(self.row)
+
+    @property
+    def threshold(self) -> str:
+        return _threshold(self.row, self.policy)
+
+    @property
+    def on_breach(self) -> str:
+        return _ON_BREACH[self.row.rule]
+
+    @property
+    def status(self) -> str:
+        """ "pass", "REVIEW", "BLOCK" or "not evaluated: <why>"."""
+        r = self.row
+        return f"not evaluated: {r.why}" if r.status == "not evaluated" else r.status
+
+    @property
+    def margin(self) -> str:
+        """Observed − the limit ("+0.050"; negative: breached); "—" when none."""
+        return _margin(self.row)
+
+    @property
+    def breached(self) -> bool:
+        """The rule failed (REVIEW or BLOCK)."""
+        return self.row.status in ("REVIEW", "BLOCK")
+
+
 def rule_rows(
     rules: tuple[RuleValue, ...], k: int, policy: PolicyFacts | None = None
 ) -> tuple[RuleRow, ...]:
     """The rows of a candidate's gate rules; `k`: the top k the gate read (its metrics are named
     with it); `policy`: the evidence its flips rule asks for (None: the defaults)."""
-    return tuple(
-        RuleRow(r.rule, gate_metric(r.metric, k), _observed(r), _threshold(r, policy),
-                _ON_BREACH[r.rule],
-                f"not evaluated: {r.why}" if r.status == "not evaluated" else r.status,
-                _margin(r), r.status in ("REVIEW", "BLOCK"))
-        for r in rules
-    )  # fmt: skip
+    return tuple(RuleRow(r, k, policy) for r in rules)
 
 
 def summary(rules: tuple[RuleValue, ...]) -> str:
@@ -185,7 +211,7 @@ def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
     within = (f"the top {policy.k}" if results.settings.kind == "runs"
               else "each candidate's final list (k = its final)")  # fmt: skip
     return GatePage(
-        baseline=baseline,
+        compared_with=baseline,
         policy=_policy_rows(policy, results.settings.relevance, within),
         critical=tuple(
             _CriticalRow(q, policy.notes.get(q, "no reason given in the policy"))

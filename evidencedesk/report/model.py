@@ -1,13 +1,14 @@
 """The plain-data site model: the single contract between the statistics and the templates.
 
 Every object is a frozen dataclass holding only str / int / float / bool / None, tuples and other
-model objects. Numbers arrive pre-formatted (`Num`, `Stat`), so templates only lay data out: they
-never compute a metric, a p-value or a rounding decision. `to_dict()` gives a JSON-ready view.
+model objects. A page model references the Results row it shows and holds numbers, never their
+text: the templates format them through the registered filters (`report.values.FILTERS`), so
+they never compute a metric, a p-value or a rounding decision themselves. `to_dict()` gives a
+JSON-ready view.
 Page file names are derived from names with `slug()` (see `evidencedesk.report.site`).
 
-Site-model sections that need the full pipeline (skipped for a runs-only project): the
-page-shaped form (formatted `Num`s, `Stat`s) of `results.rows`; where a row needs no formatting
-(merges, held-back pairs, tenants) the section holds the Results row itself.
+Site-model sections that need the full pipeline (skipped for a runs-only project) hold the
+Results rows themselves (sizing, citations, evidence) or reference them (ablations).
 """
 
 from __future__ import annotations
@@ -18,27 +19,31 @@ from typing import Literal
 
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.files.text import SEED_EXPECTED, is_seed
+from evidencedesk.gate import GateLevel
 from evidencedesk.report.gate_view import GatePage, RuleRow
 from evidencedesk.report.since_view import SinceView
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import Num, Plain, Stat
-from evidencedesk.results.types import HeldBack, Merge, ModelFacts, Results, Skipped, TenantRow
-
-
-@dataclass(frozen=True)
-class SizingLine(Plain):
-    """One sizing row: a (depth, final) setting's recall, MRR, cost, and whether within noise."""
-
-    depth: int
-    final: int
-    recall: Num  # recall at `final`
-    mrr: Stat
-    pairs: Num
-    tokens: Num
-    latency: Num  # hypothetical milliseconds from the price list
-    within_noise: bool  # MRR inside the noise of the best setting
-    smallest_in_noise: bool  # the cheapest such setting (marked on the page)
-    best: bool
+from evidencedesk.report.values import Plain, Stat, config_word
+from evidencedesk.results.types import (
+    AblationResult,
+    CitationRow,
+    Comparison,
+    ConfigChange,
+    DataSize,
+    DocumentFact,
+    EvidenceResult,
+    Flip,
+    JudgedShare,
+    ModelFacts,
+    NotRun,
+    Plan,
+    Results,
+    SizingRow,
+    Skipped,
+    TagValue,
+    ToLabel,
+    VariantResult,
+)
 
 
 @dataclass(frozen=True)
@@ -47,23 +52,19 @@ class SizingSection(Plain):
 
     reranker: str
     price_list: str
-    rows: tuple[SizingLine, ...]
+    rows: tuple[SizingRow, ...]
     note: str = ""
 
 
 @dataclass(frozen=True)
 class AblationLine(Plain):
-    """One ablations row: a change to the base config, its metrics, MRR change, flips and p."""
+    """One ablations row: the Results row (`row`: its metrics, MRR change, flips, p, costs) and
+    its change to the base config in words."""
 
+    row: AblationResult
     change: str  # "reranker=feature"; the base row says "base"
     is_base: bool
-    metrics: tuple[Num, ...]  # one per AblationSection.metric_names
-    mrr_delta: Num
-    better: tuple[str, ...]
-    worse: tuple[str, ...]
-    p: Num
-    pairs: Num
-    delta: Stat | None = None  # mrr_delta with its paired 95 % interval (None on the base row)
+    values: tuple[float | None, ...]  # the row's metrics, one per AblationSection.metric_names
 
 
 @dataclass(frozen=True)
@@ -76,63 +77,11 @@ class AblationSection(Plain):
 
 
 @dataclass(frozen=True)
-class CitationCase(Plain):
-    """One answer on the citations page: what it tests, its coverage, resolve and support."""
-
-    id: str
-    tests: str  # what the case tests
-    answer: str
-    coverage: Num
-    resolve: Num
-    support: Num
-    note: str
-
-
-@dataclass(frozen=True)
 class CitationSection(Plain):
     """The citations page: the scored answers and the support check's negation limit."""
 
-    cases: tuple[CitationCase, ...]
+    cases: tuple[CitationRow, ...]
     limit: str  # the negation limit, stated
-
-
-@dataclass(frozen=True)
-class CompressionLine(Plain):
-    """One compression setting: tokens before and after, questions that lost their evidence."""
-
-    setting: str  # "spans", "budget 120 tokens", ...
-    tokens_before: Num
-    tokens_after: Num
-    kept: int  # questions whose evidence survived
-    total: int
-    cut_off: tuple[str, ...]  # question ids that lost their evidence
-
-
-@dataclass(frozen=True)
-class StateLine(Plain):
-    """One row of the freshness or deletion table: an index state and what it serves."""
-
-    state: str  # freshness / deletion state ("old index, not rebuilt", ...)
-    served: str  # what is served
-    stale: bool  # serves text it should not
-    note: str
-
-
-@dataclass(frozen=True)
-class EvidenceSection(Plain):
-    """The evidence page: dedupe, compression, freshness, deletion and tenant isolation."""
-
-    kept: int
-    merges: tuple[Merge, ...]
-    held_back: tuple[HeldBack, ...]
-    compression: tuple[CompressionLine, ...]
-    freshness: tuple[StateLine, ...]
-    deletion: tuple[StateLine, ...]
-    tenants: tuple[TenantRow, ...]
-    notes: tuple[str, ...] = ()
-
-
-_GateLevel = Literal["GO", "REVIEW", "BLOCK"]  # a gate verdict
 
 
 @dataclass(frozen=True)
@@ -194,18 +143,6 @@ class Meta(Plain):
 
 
 @dataclass(frozen=True)
-class DocumentRow(Plain):
-    """One row of the documents page: a document's id, title, chunk count and attributes."""
-
-    id: str
-    title: str
-    chunks: int
-    status: str
-    visibility: str
-    language: str
-
-
-@dataclass(frozen=True)
 class Count(Plain):
     """A tag or a grade with its count: questions with the tag, label grades of that value."""
 
@@ -225,7 +162,7 @@ class ClaimedCount(Plain):
 class Dataset(Plain):
     """What the index and documents page say of the data: documents, chunk, question, tag counts."""
 
-    documents: tuple[DocumentRow, ...]
+    documents: tuple[DocumentFact, ...]
     chunks: int
     questions: int
     answerable: int
@@ -238,48 +175,59 @@ class Dataset(Plain):
 
 @dataclass(frozen=True)
 class Variant(Plain):
-    """One variant (a built-in searcher or a TREC run) with its metrics and costs."""
+    """One variant (a built-in searcher or a TREC run): its Results row, its metrics under
+    their labels, and what a reader must know of it."""
 
-    name: str
-    kind: Literal["builtin", "external"]
-    description: str
+    row: VariantResult
     caveat: str | None
     metrics: tuple[Stat, ...]  # r@1, r@3, mrr, ndcg@5 (Stat.name is the display label)
-    pairs_per_question: Num
-    tokens_per_question: Num
     judged: Stat | None = None  # Judged@k with its interval
     warning: str | None = None  # a run answering too few of the judged queries
 
     @property
+    def name(self) -> str:
+        return self.row.name
+
+    @property
+    def kind(self) -> Literal["builtin", "external"]:
+        return "external" if self.row.kind == "external" else "builtin"
+
+    @property
     def slug(self) -> str:
-        return slug(self.name)
+        return slug(self.row.name)
 
 
 @dataclass(frozen=True)
 class BenchmarkRow(Plain):
-    """One row of the benchmark table: four metric columns, flips against the first row, cost."""
+    """One row of the benchmark table: a variant's four metric columns and cost, its flips
+    against the baseline."""
 
-    variant: str
-    kind: str
-    r1: Num
-    r3: Num
-    mrr: Stat
-    ndcg5: Num
-    flips: str  # "+3/−1" against the first row, "—" on the first row
-    pairs: Num
+    variant: Variant
+    flips: str  # "+3/−1" against the baseline (a claim), "—" on the baseline's row
 
 
 @dataclass(frozen=True)
 class FlipCell(Plain):
-    """One cell of a flips table: column variant against row variant, its p-values and shade."""
+    """One cell of a flips table: the Results flips (`row`: the column variant against the row
+    variant) and the cell's words; None on the diagonal."""
 
-    better: int  # questions where the column variant beats the row variant
-    worse: int
-    p: Num
-    text: str  # "+4/−1"; "" on the diagonal
-    holm_p: Num = Num(None, "—")  # p adjusted (Holm) across the comparisons of its table
+    row: Flip | None
+    text: str  # "+4/−1", a claim; "" on the diagonal
     significant: bool = False  # Holm-adjusted p < 0.05
-    tied: int = 0  # questions compared that neither run wins (the shade reads the net share)
+
+    @property
+    def better(self) -> int:
+        """Questions where the column variant beats the row variant."""
+        return 0 if self.row is None else len(self.row.better)
+
+    @property
+    def worse(self) -> int:
+        return 0 if self.row is None else len(self.row.worse)
+
+    @property
+    def tied(self) -> int:
+        """Questions compared that neither run wins (the shade reads the net share)."""
+        return 0 if self.row is None else self.row.tied
 
 
 @dataclass(frozen=True)
@@ -299,7 +247,7 @@ class GridRow(Plain):
     """One question's row of the flips grid: its reciprocal-rank change under each variant."""
 
     question: str  # question id
-    deltas: tuple[Num, ...]  # reciprocal-rank change vs the baseline, one per grid variant
+    deltas: tuple[float | None, ...]  # reciprocal-rank change vs the baseline, per grid variant
     defined: bool = True  # False: no relevant judgment, so no value to change (cells "—")
 
 
@@ -323,12 +271,27 @@ class FlipMatrix(Plain):
 
 @dataclass(frozen=True)
 class SliceCell(Plain):
-    """One cell of a slices table: a variant's metric over one tag's questions, its interval."""
+    """One cell of a slices table: a variant's Results value over one tag's questions (`row`:
+    its mean and 95 % bootstrap interval; None: the variant has none)."""
 
-    value: Num
-    n: int
-    interval: str = "—"  # the 95 % bootstrap interval over the tag's questions
+    row: TagValue | None
     small: bool = False  # n below SMALL_SLICE: greyed, "too few to read"
+
+    @property
+    def mean(self) -> float | None:
+        return None if self.row is None else self.row.mean
+
+    @property
+    def low(self) -> float | None:
+        return None if self.row is None else self.row.low
+
+    @property
+    def high(self) -> float | None:
+        return None if self.row is None else self.row.high
+
+    @property
+    def n(self) -> int:
+        return 0 if self.row is None else self.row.n
 
 
 @dataclass(frozen=True)
@@ -353,51 +316,62 @@ class SliceTable(Plain):
 
 @dataclass(frozen=True)
 class DiffRow(Plain):
-    """One row of a candidate's config diff: a field's value in the baseline and the candidate."""
+    """One row of a candidate's config diff: the Results change (`row`) in a reader's words."""
 
-    field: str
-    baseline: str
-    candidate: str
+    row: ConfigChange
+    capped: str = ""  # "(final capped by depth …)" on the row that caps the final list
+
+    @property
+    def field(self) -> str:
+        return self.row.field
+
+    @property
+    def baseline(self) -> str:
+        return config_word(self.row.field, self.row.baseline)
+
+    @property
+    def candidate(self) -> str:
+        words = config_word(self.row.field, self.row.candidate)
+        return f"{words} ({self.capped})" if self.capped else words
 
 
 @dataclass(frozen=True)
 class NotRunPage(Plain):
     """A candidate not run on this machine (an optional extra is absent): its one line."""
 
-    name: str
-    rationale: str
+    row: NotRun
     diff: tuple[DiffRow, ...]
-    reason: str
-    note_markdown: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.row.name
+
+    @property
+    def reason(self) -> str:
+        return self.row.reason
 
     @property
     def slug(self) -> str:
-        return slug(self.name)
+        return slug(self.row.name)
 
 
 @dataclass(frozen=True)
 class MetricPair(Plain):
-    """One metric on a candidate page: baseline, candidate and the paired difference."""
+    """One metric on a candidate page: the Results comparison (`row`) under the metric's label."""
 
-    baseline: Stat
-    candidate: Stat
-    delta: Stat  # paired-bootstrap interval of candidate − baseline (signed texts)
-    flips: str = ""  # this metric's own flips "+3/−0" (a claim: never another metric's)
-    sign_p: str = ""  # this metric's own sign-test p (a claim)
+    row: Comparison
+    label: str
+    flips_claim: str = ""  # this metric's own flips "+3/−0" (a claim: never another metric's)
+    sign_p_claim: str = ""  # this metric's own sign-test p (a claim)
 
 
 @dataclass(frozen=True)
 class Flips(Plain):
-    """A candidate's flips: the questions better and worse, the tests' p, the flips needed."""
+    """A candidate's flips on the flips metric: the Results comparison (`row`), the flips this
+    label set needs and the tests' p-values in words."""
 
-    better: tuple[str, ...]  # question ids
-    worse: tuple[str, ...]
-    tied: int
-    sign_p: Num
-    randomization_p: Num
-    holm_p: Num
+    row: Comparison
     needed: int | None  # one-way flips this label set needs for p < 0.05
-    text: str  # "+4/−0"
     # a list longer than `inline` shows its first `inline` ids and links the question list
     # filtered to the rest (`more`: the better and worse lists' links); 0: every id inline
     inline: int = 0
@@ -409,22 +383,38 @@ class Flips(Plain):
 class FlipWords(Plain):
     """A candidate's flips section in words, each a claim (report.claims)."""
 
-    sign_p: str
-    randomization_p: str
-    holm_p: str  # the randomization p, Holm-adjusted across the candidates: what decides
+    sign_test: str  # the exact sign test's p
+    randomization_test: str  # the randomization test's p
+    holm_adjusted: str  # the randomization p, Holm-adjusted across the candidates: what decides
     needed: str
 
 
 @dataclass(frozen=True)
 class SliceCompare(Plain):
-    """One tag on a candidate page: baseline and candidate over the tag's questions."""
+    """One tag on a candidate page: the baseline's and the candidate's Results values over the
+    tag's questions (None: the run has none)."""
 
     tag: str
-    n: int
-    baseline: Num
-    candidate: Num
-    delta: Num
-    small: bool = False  # n below SMALL_SLICE: greyed, never highlighted
+    base: TagValue | None
+    cand: TagValue | None
+    small: bool = False  # fewer than SMALL_SLICE questions: greyed, never highlighted
+
+    @property
+    def n(self) -> int:
+        return 0 if self.base is None else self.base.n
+
+    @property
+    def before(self) -> float | None:
+        return None if self.base is None else self.base.mean
+
+    @property
+    def after(self) -> float | None:
+        return None if self.cand is None else self.cand.mean
+
+    @property
+    def delta(self) -> float | None:
+        before, after = self.before, self.after
+        return None if before is None or after is None else after - before
 
 
 @dataclass(frozen=True)
@@ -432,16 +422,17 @@ class CostRow(Plain):
     """One row of a candidate's cost table: a measure for baseline and candidate, and the change."""
 
     measure: str  # "scored pairs / question", "tokens / question", "latency (hypothetical)"
-    baseline: Num
-    candidate: Num
+    baseline: float | None
+    candidate: float | None
     change: str  # "−40 %", "+12.0 ms", "same"
+    digits: int = 1  # the decimals the two values show
 
 
 @dataclass(frozen=True)
 class GateLine(Plain):
     """One line of a candidate's gate section: its level and its words."""
 
-    level: str  # GO / REVIEW / BLOCK
+    level: GateLevel
     text: str
 
 
@@ -457,13 +448,11 @@ class Recommendation(Plain):
 
 @dataclass(frozen=True)
 class JudgedView(Plain):
-    """A candidate's Judged@k against the baseline's, and the caveat when it is clearly lower."""
+    """A candidate's Judged@k against the baseline's (`row`), and the caveat when it is clearly
+    lower."""
 
-    k: int
-    baseline: Num
-    candidate: Num
-    delta: Stat  # the paired difference, interval, n
-    caveat: str  # "" unless the candidate's top k is clearly less judged
+    row: JudgedShare
+    caveat_words: str  # "" unless the candidate's top k is clearly less judged
     words: str = ""  # "0.940 → 0.780 (Δ −0.160 [−0.21, −0.11])", a claim
 
 
@@ -471,9 +460,7 @@ class JudgedView(Plain):
 class CondensedView(Plain):
     """The primary metric on condensed lists (unjudged results removed before scoring)."""
 
-    baseline: Stat
-    candidate: Stat
-    delta: Stat
+    row: Comparison
     agrees: bool  # it moved (or did not) as on the full lists
     words: str  # what that says about the verdict
 
@@ -489,14 +476,14 @@ class CandidatePage(Plain):
     flips: Flips
     slices: tuple[SliceCompare, ...]
     cost: tuple[CostRow, ...]
-    verdict: _GateLevel
+    gate_level: GateLevel
     gate_lines: tuple[GateLine, ...]
     recommendation: Recommendation
     note_markdown: str | None = None
     gate_rules: tuple[RuleRow, ...] = ()  # every policy key: observed vs threshold, or why not
     gate_baseline: str | None = None  # what max_drop and the flips rule compared with
     note_heading: str = "Reviewer's note"  # "" when the note opens with its own heading
-    slice_small: int = 5  # slices of fewer questions are greyed (report.variants.SMALL_SLICE)
+    slice_small: int = 5  # slices of fewer questions are greyed (report.benchmark.SMALL_SLICE)
     judged: JudgedView | None = None
     condensed: CondensedView | None = None  # None: every result of both runs is judged
     warnings: tuple[str, ...] = ()  # the runs it compares answer too few judged queries
@@ -509,19 +496,19 @@ class CandidatePage(Plain):
 
     @property
     def decision(self) -> str:
-        """The candidate's one verdict, shown as its badge (`verdict` is the gate's)."""
+        """The candidate's one verdict, shown as its badge (`gate_level` is the gate's)."""
         return self.recommendation.verdict
 
 
 @dataclass(frozen=True)
 class CandidateRow(Plain):
-    """One candidate's row on the index (report.bottom_line)."""
+    """One candidate's row on the index (report.assemble.bottom_line)."""
 
     name: str
     slug: str
     verdict: str  # the candidate's one verdict (its badge)
     gate: str  # GO / REVIEW / BLOCK
-    delta: Stat  # the primary metric's paired difference, interval and n
+    primary: Comparison  # the primary metric's: its paired difference, interval and n
     flips: str  # "+3/−0" on the flips metric
     cost: str  # "pairs/question +10.0 · tokens same · latency +375 % (hypothetical)"
     critical: tuple[str, ...]  # critical question ids worse under this candidate
@@ -530,23 +517,21 @@ class CandidateRow(Plain):
 
 @dataclass(frozen=True)
 class VerdictTile(Plain):
-    """How many candidates got better (BETTER), worse (WORSE) or neither (every other verdict,
-    counted by verdict name in `by_verdict`)."""
+    """How many candidates got better, worse or neither (`tallies`: keys "better", "worse",
+    "unclear"), and each verdict that occurs counted by its name (`by_verdict`); each count a
+    claim (report.claims)."""
 
-    better: str  # each count a claim (report.claims)
-    worse: str
-    unclear: str
+    tallies: tuple[ClaimedCount, ...]
     by_verdict: tuple[ClaimedCount, ...]  # key: the verdict's name
 
 
 @dataclass(frozen=True)
 class GateTile(Plain):
-    """What the gate says: GO / REVIEW / BLOCK counts; `checked` False: no gate policy."""
+    """What the gate says: each gate level counted (a claim), best first; `checked` False: no
+    gate policy."""
 
     checked: bool
-    go: str = ""  # each count a claim (report.claims)
-    review: str = ""
-    block: str = ""
+    levels: tuple[ClaimedCount, ...] = ()  # key: the gate level
 
 
 @dataclass(frozen=True)
@@ -565,20 +550,16 @@ class LeadTile(Plain):
 
 @dataclass(frozen=True)
 class DataTile(Plain):
-    """What the numbers rest on (`results.summary.data_size`)."""
+    """What the numbers rest on (`size`: the plan's `data`)."""
 
-    questions: int
-    judged: int | None  # None: not counted (an older results.json)
-    relevant: int  # the questions that decide every comparison
-    documents: int
-    chunks: int
+    size: DataSize
     baseline: str
     judged_share: str  # the baseline's Judged@k with its interval, a claim; "": not measured
 
 
 @dataclass(frozen=True)
 class BottomLine(Plain):
-    """The index's first screen (report.bottom_line): one line counting both answers and naming
+    """The index's first screen (report.assemble.bottom_line): one line counting both answers and naming
     the best lead, four tiles, then one row per candidate."""
 
     headline: str  # "1 better, 2 no clear change; gate: 3 GO. Best lead: …" (claims)
@@ -635,8 +616,8 @@ class VariantList(Plain):
     variant: str
     items: tuple[RankedItem, ...]
     first_answer: int | None  # rank of the first relevant chunk
-    rr: Num
-    rr_delta: Num  # vs the baseline
+    rr: float | None
+    rr_delta: float | None  # vs the baseline
     not_shown: int = 0  # results beyond the ones listed on the page
     anchor: str = ""  # the list's id on the question page ("list-<slug>")
     folded: int = 0  # items after this many are listed folded (a details element); 0: none
@@ -661,12 +642,16 @@ class AlignedItem(Plain):
 
 @dataclass(frozen=True)
 class QuestionMetric(Plain):
-    """One metric of a question under the baseline and a candidate, with the change."""
+    """One metric of a question: its value in the baseline's list and in a candidate's."""
 
     label: str
-    baseline: Num
-    candidate: Num
-    delta: Num
+    before: float | None  # None: undefined (no relevant judgment) or no list
+    after: float | None
+
+    @property
+    def delta(self) -> float | None:
+        before, after = self.before, self.after
+        return None if before is None or after is None else after - before
 
 
 @dataclass(frozen=True)
@@ -717,6 +702,11 @@ class Question(Plain):
     graded_folded: bool = False  # many graded chunks: their table starts folded (GRADED_OPEN)
 
     @property
+    def name(self) -> str:
+        """What its page is titled."""
+        return self.id
+
+    @property
     def slug(self) -> str:
         return slug(self.id)
 
@@ -747,16 +737,13 @@ class QuestionList(Plain):
 
 
 @dataclass(frozen=True)
-class ToLabelRow(Plain):
-    """One row of the to-label page: an unjudged (question, document) pair, its rank, its runs."""
+class ToLabelLine(Plain):
+    """One row of the to-label page: an unjudged pair (`row`) with its question's and
+    document's text."""
 
-    question: str
+    row: ToLabel
     text: str  # the question's text ("" when the queries file has none)
-    document: str
-    title: str
-    rank: int
-    runs: str  # "bm25, rerank"
-    splits: int
+    title: str  # the document's title
 
 
 @dataclass(frozen=True)
@@ -765,7 +752,7 @@ class ToLabelPage(Plain):
 
     file: str  # "data/to-label.tsv"
     k: int
-    rows: tuple[ToLabelRow, ...]  # the first rows of the file
+    rows: tuple[ToLabelLine, ...]  # the first rows of the file
     in_file: int  # rows the file holds
     total: int  # unjudged pairs in all (the file holds at most its cap)
 
@@ -787,7 +774,7 @@ class SiteModel(Plain):
     sizing: SizingSection | None = None  # None: skipped, see meta.skipped
     ablations: AblationSection | None = None
     citations: CitationSection | None = None
-    evidence: EvidenceSection | None = None
+    evidence: EvidenceResult | None = None
     omitted_questions: int = 0  # question pages not written (beyond 500 questions)
     page_rule: str = ""  # which questions get a page when some are left out (results.pages)
     gate: GatePage | None = None  # None: no gate policy (no gate.html)
@@ -800,6 +787,61 @@ class SiteModel(Plain):
     not_run: tuple[NotRunPage, ...] = ()  # candidates whose optional extra is not installed
     # the Results this model presents (written as results.json and data/); None in test models
     results: Results | None = field(default=None, compare=False, repr=False)
+    # what the report shows, decided once from the Results (results.plan.decide); None in
+    # test models
+    plan: Plan | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def documents(self) -> tuple[DocumentFact, ...]:
+        """The documents page's rows (none: no documents page)."""
+        return self.dataset.documents
+
+
+@dataclass(frozen=True)
+class SitePage:
+    """One page of the site, or a page per item (a candidate, a question): what the navigation,
+    the renderer (`report.render`) and the claims said on every page (`report.assemble`) read.
+
+    `shows` is the `SiteModel` attribute the page lays out ("": the page is always written); a
+    page whose attribute is None or empty is not written. With `each` (the template's name for
+    the item) the attribute is a tuple and each item gets the page ``file.format(item.slug)``,
+    titled by its name."""
+
+    file: str  # "flips.html"; "candidate-{}.html" for a page per item
+    template: str
+    title: str = ""  # the navigation's words; "" for a page per item (titled by the item)
+    shows: str = ""
+    nav: bool = True  # listed in every page's navigation
+    each: str = ""
+    # the claim kinds every page that shows them says (report.assemble): "counts" (the
+    # questions counted), "notice" (what to know about the inputs)
+    says: tuple[str, ...] = ()
+
+
+# every page of the site, in the order they are written and listed: a new page is its model's
+# builder (report.assemble.present), its template and one line here
+PAGES = (
+    SitePage("index.html", "index.html", "Overview", says=("counts", "notice")),
+    SitePage("benchmark.html", "benchmark.html", "Benchmark & intervals",
+             says=("counts", "notice")),
+    SitePage("flips.html", "flips.html", "Flips"),
+    SitePage("slices.html", "slices.html", "Slices", says=("counts",)),
+    SitePage("questions.html", "questions.html", "Questions", "question_list"),
+    SitePage("sizing.html", "sizing.html", "Sizing", "sizing"),
+    SitePage("ablations.html", "ablations.html", "Ablations", "ablations"),
+    SitePage("citations.html", "citations.html", "Citations", "citations"),
+    SitePage("evidence.html", "evidence.html", "Evidence", "evidence"),
+    SitePage("gate.html", "gate.html", "Gate", "gate"),
+    SitePage("since.html", "since.html", "Since last report", "since"),
+    SitePage("methods.html", "methods.html", "Methods", says=("counts",)),
+    # linked from the pages that read them, not from the navigation
+    SitePage("to-label.html", "to-label.html", "What to label next", "to_label", nav=False),
+    SitePage("documents.html", "documents.html", "Documents", "documents", nav=False),
+    SitePage("candidate-{}.html", "candidate.html", shows="candidates", nav=False, each="c",
+             says=("counts",)),
+    SitePage("candidate-{}.html", "candidate_not_run.html", shows="not_run", nav=False, each="c"),
+    SitePage("question-{}.html", "question.html", shows="questions", nav=False, each="q"),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,14 @@ from evidencedesk.report.model import (
     VariantList,
 )
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import num
-from evidencedesk.results.plan import page_depth, pass_depth, passes
-from evidencedesk.results.types import SHOWN, CandidateResult, ChunkFact, RankedList, Results
+from evidencedesk.results.types import (
+    SHOWN,
+    CandidateResult,
+    ChunkFact,
+    Plan,
+    RankedList,
+    Results,
+)
 from evidencedesk.retrieval.stats import TIE
 
 _STATIC_ROWS = 500  # question-list rows written into the page (readable without JavaScript)
@@ -100,8 +105,9 @@ def links_of(questions: Sequence[Question], listed: bool) -> QuestionLinks:
     return QuestionLinks(pages, listed)
 
 
-def question_list(results: Results, pages: Collection[str]) -> QuestionList:
-    """Every question as one lean row (`pages`: the ids that have a question page)."""
+def question_list(results: Results, pages: Collection[str], plan: Plan) -> QuestionList:
+    """Every question as one lean row (`pages`: the ids that have a question page), marked by
+    the plan's pass rule."""
     metric = results.settings.flips_metric
     better: dict[str, list[str]] = {}
     worse: dict[str, list[str]] = {}
@@ -112,14 +118,14 @@ def question_list(results: Results, pages: Collection[str]) -> QuestionList:
         for q in f.worse:
             worse.setdefault(q, []).append(c.name)
     critical = set(results.policy.critical) if results.policy is not None else set()
-    passed = passes(results)
+    passed = plan.passes
     rows = tuple(
         QuestionRow(q.id, q.question, tuple(q.tags), q.id in critical,
                     tuple(better.get(q.id, ())), tuple(worse.get(q.id, ())), passed.get(q.id),
                     q.id in pages)
         for q in results.inputs.questions
     )  # fmt: skip
-    depth = pass_depth(results)
+    depth = plan.pass_depth
     return QuestionList(
         rows=rows,
         depth=depth,
@@ -343,8 +349,7 @@ def _side_by_side(
     for name, label in labels:
         b = base_r.values.get(name) if base_r else None
         c = cand_r.values.get(name) if cand_r else None
-        delta = None if b is None or c is None else c - b
-        metrics.append(QuestionMetric(label, num(b), num(c), num(delta, signed=True)))
+        metrics.append(QuestionMetric(label, b, c))
     direction = moves.direction(qid)
     changed = (base_r.ids if base_r else ()) != (cand_r.ids if cand_r else ()) or bool(direction)
     return SideBySide(
@@ -373,10 +378,14 @@ def _side_by_side(
 
 
 def questions(
-    results: Results, keep: set[str] | None = None, claims: Claims | None = None
+    results: Results,
+    keep: set[str] | None = None,
+    claims: Claims | None = None,
+    depth: int = SHOWN,
 ) -> tuple[Question, ...]:
     """One page model per question (all of them, or only the ids in `keep`): every variant's
-    list and, per candidate, its side-by-side diff against the baseline.
+    list (its first `depth` results: the plan's page depth) and, per candidate, its
+    side-by-side diff against the baseline.
 
     Every chunk carries its marks (restricted, superseded); a restricted chunk whose text the
     project withholds shows `HIDDEN_TEXT`.
@@ -390,7 +399,6 @@ def questions(
     labels = [(m.name, m.label) for m in results.settings.metrics]
     base_index = next(i for i, v in enumerate(results.variants) if v.name == results.baseline)
     critical = set(results.policy.critical) if results.policy is not None else set()
-    depth = page_depth(results)  # SHOWN; fewer above the page limit
     pages = []
     for label in results.inputs.questions:
         if keep is not None and label.id not in keep:
@@ -419,8 +427,8 @@ def questions(
                     v.name,
                     _items(r, facts, label.grades, made, depth),
                     r.first_relevant,
-                    num(rr),
-                    num(delta, signed=True),
+                    rr,
+                    delta,
                     max(0, r.size - depth),
                     _list_anchor(v.name),
                     LIST_OPEN if min(r.size, depth) > LIST_OPEN else 0,

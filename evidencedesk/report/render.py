@@ -37,12 +37,11 @@ from evidencedesk.files.writing import check_unique, write_file
 from evidencedesk.inert import visible
 from evidencedesk.report import charts
 from evidencedesk.report.exports import SUMMARY, summary_markdown
-from evidencedesk.report.model import SiteModel
+from evidencedesk.report.model import PAGES, SiteModel, SitePage
 from evidencedesk.report.questions import LIST_DATA, links_of, list_script
 from evidencedesk.report.site import inside, slug, written_files
-from evidencedesk.report.values import DELTA_STEPS, FLIP_STEPS
+from evidencedesk.report.values import DELTA_STEPS, FILTERS, FLIP_STEPS
 from evidencedesk.results import serialize
-from evidencedesk.results.plan import large as results_large
 from evidencedesk.results.serialize import (
     PER_QUESTION,
     QUESTIONS_FILE,
@@ -56,6 +55,12 @@ from evidencedesk.results.serialize import (
 )
 from evidencedesk.retrieval.stats import TIE
 from evidencedesk.version import __version__
+
+
+def _large(model: SiteModel) -> bool:
+    """Above the page limit (the model's plan): results.json split, the exports compressed, the
+    question pages written in two processes."""
+    return model.plan is not None and model.plan.large
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
@@ -77,7 +82,7 @@ def downloads(model: SiteModel) -> list[tuple[str, str]]:
         )
         for name in exported_runs(results)
     ]
-    large = results_large(results)  # the per-question part split off, the exports compressed
+    large = _large(model)  # the per-question part split off, the exports compressed
     gz = ", gzip-compressed" if large else ""
     moved = [
         (QUESTIONS_FILE, "the per-question part of results.json (questions, ranked lists, "
@@ -132,7 +137,7 @@ def _results_in_background(
     are handed to `background` (`report.render.Launch`) as two jobs while the pages render;
     none up to it (then `_write_results` writes them after the pages)."""
     results = model.results
-    if results is None or not results_large(results):
+    if results is None or not _large(model):
         return []
     return [
         background(lambda: _write_files(out, serialize.site_files(results))),
@@ -176,22 +181,6 @@ _ASSETS = {
     "questions.js": "questions.js",
     "plotly-basic.LICENSE.txt": "plotly-license.txt",
 }
-
-
-_SECTION_PAGES = (  # (file, nav title, model attribute that must be present or None)
-    ("index.html", "Overview", None),
-    ("benchmark.html", "Benchmark & intervals", None),
-    ("flips.html", "Flips", None),
-    ("slices.html", "Slices", None),
-    ("questions.html", "Questions", "question_list"),
-    ("sizing.html", "Sizing", "sizing"),
-    ("ablations.html", "Ablations", "ablations"),
-    ("citations.html", "Citations", "citations"),
-    ("evidence.html", "Evidence", "evidence"),
-    ("gate.html", "Gate", "gate"),
-    ("since.html", "Since last report", "since"),
-    ("methods.html", "Methods", None),
-)
 
 
 def markdown() -> MarkdownIt:
@@ -291,6 +280,7 @@ def environment(templates: Path | None = None, names: tuple[str, ...] = ()) -> j
         keep_trailing_newline=True,
     )
     env.finalize, env.filters["isolate"] = _isolating(names)
+    env.filters.update(FILTERS)  # the one place a number becomes the page's text
     env.filters["shown_id"] = _shown_id
     env.filters["md"] = _render_markdown
     # a claim's words without its mark (report.claims.Said), for attributes
@@ -333,27 +323,21 @@ Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra cont
 DOCUMENTS_SHOWN = 1000  # rows of the documents page (a 5,000-document corpus lists its first)
 
 
+def _pages_of(model: SiteModel, page: SitePage) -> list[Page]:
+    """The files `page` (a line of `PAGES`) writes for `model`: none when what it shows is None
+    or empty, one per item for a page per item."""
+    shown: Any = getattr(model, page.shows) if page.shows else model
+    if shown is None or (isinstance(shown, tuple) and not shown):
+        return []
+    if not page.each:
+        return [(page.file, page.template, page.title, {})]
+    return [(page.file.format(x.slug), page.template, x.name, {page.each: x}) for x in shown]
+
+
 def page_list(model: SiteModel) -> list[Page]:
-    """Every page, checked for file-name collisions."""
+    """Every page, in the order of `PAGES`, checked for file-name collisions."""
     _check_anchors(model)
-    pages: list[Page] = [
-        (f, f, t, {})
-        for f, t, need in _SECTION_PAGES
-        if need is None or getattr(model, need) is not None
-    ]
-    if model.to_label is not None:  # linked from the pages that read it, not from the nav
-        pages.append(("to-label.html", "to-label.html", "What to label next", {}))
-    if model.dataset.documents:  # linked from the index, not from the nav; at most DOCUMENTS_SHOWN
-        shown = {"documents_shown": model.dataset.documents[:DOCUMENTS_SHOWN]}
-        pages.append(("documents.html", "documents.html", "Documents", shown))
-    pages += [
-        (f"candidate-{c.slug}.html", "candidate.html", c.name, {"c": c}) for c in model.candidates
-    ]
-    pages += [
-        (f"candidate-{c.slug}.html", "candidate_not_run.html", c.name, {"c": c})
-        for c in model.not_run
-    ]
-    pages += [(f"question-{q.slug}.html", "question.html", q.id, {"q": q}) for q in model.questions]
+    pages = [p for page in PAGES for p in _pages_of(model, page)]
     seen: set[str] = set()
     for file, _, title, _ in pages:
         if file in seen:
@@ -381,7 +365,7 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     # the index charts the primary metric (the one flips and verdicts are decided on)
     primary = model.meta.primary
     headline = names.index(primary) if primary in names else 0
-    cand_names = [m.delta.name for m in model.candidates[0].metrics] if model.candidates else []
+    cand_names = [m.label for m in model.candidates[0].metrics] if model.candidates else []
     out: dict[str, Any] = {
         "headline": charts.interval_chart(model.variants, headline, "index-intervals"),
         "headline_label": names[headline] if names else "",
@@ -473,11 +457,13 @@ def _write_pages(
     background: Launch,
 ) -> list[str]:
     links = links_of(model.questions, model.question_list is not None)
-    nav = [(f, t) for f, _, t, _ in pages if f in {s[0] for s in _SECTION_PAGES}]
+    listed = {p.file for p in PAGES if p.nav}
+    nav = [(f, t) for f, _, t, _ in pages if f in listed]
     date = build_date()
     common = {
         "model": model,
         "meta": model.meta,
+        "documents_shown": model.documents[:DOCUMENTS_SHOWN],
         "nav": nav,
         "charts": _charts(model),
         "qhref": links.href,  # qhref(qid, variant=..., candidate=...): see report.questions
@@ -499,7 +485,7 @@ def _write_pages(
                 on_page(file)
 
     # above the page limit every other question page is handed to `background`
-    large = model.results is not None and results_large(model.results)
+    large = model.results is not None and _large(model)
     questions = [i for i, p in enumerate(pages) if p[1] == "question.html"]
     theirs = set(questions[1::2]) if large and background is not at_once else set()
     child = background(lambda: write([pages[i] for i in sorted(theirs)], False)) if theirs else None

@@ -1,4 +1,10 @@
-"""Pre-formatted numbers for the site model: one rounding rule, applied before templates."""
+"""How a number becomes text on the site: one rounding rule, and the jinja filters that apply it.
+
+The filters (`FILTERS`: ``num``, ``p``, ``interval``, ``flips``) are registered once, in the
+renderer's environment (`report.render.environment`); a template hands them the Results row's
+own numbers, so a page model holds the row and never a copy of its numbers as text. They are the
+one choke point where a number turns into the page's text (a later change can record each one).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from evidencedesk.results.types import MetricStat
 from evidencedesk.retrieval import minilm
 
-DASH = "—"  # what an undefined number shows
+_DASH = "—"  # what an undefined number shows
 
 
 class Plain:
@@ -21,23 +28,9 @@ class Plain:
 def fmt(value: float | None, digits: int = 3, signed: bool = False) -> str:
     """The one rounding rule: fixed decimals, a true minus sign, an em dash for undefined."""
     if value is None:
-        return DASH
+        return _DASH
     text = f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
     return text.replace("-", "−")
-
-
-@dataclass(frozen=True)
-class Num(Plain):
-    """A number and its display text ("0.714", "+0.012", "—" when undefined)."""
-
-    value: float | None
-    text: str
-
-
-def num(value: float | None, digits: int = 3, signed: bool = False, unit: str = "") -> Num:
-    """A number with its display text by the one rounding rule, a unit after it when given."""
-    text = fmt(value, digits, signed)
-    return Num(value, text if value is None or not unit else f"{text}{unit}")
 
 
 def p_text(value: float) -> str:
@@ -57,45 +50,72 @@ def p_is(value: float) -> str:
     return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
 
 
-def pval(value: float | None) -> Num:
-    """A p-value with its display text ("0.062", "< 0.001", "—" when undefined)."""
-    return Num(value, DASH if value is None else p_text(value))
-
-
 @dataclass(frozen=True)
 class Stat(Plain):
-    """A mean with its 95 % interval over `n` questions (`left_out` undefined ones excluded)."""
+    """A Results mean with its 95 % interval (`row`) under the label the site gives its metric."""
 
     name: str
-    value: float | None
-    low: float | None
-    high: float | None
-    n: int
-    left_out: int
-    text: str
-    interval_text: str
+    row: MetricStat
 
+    @property
+    def value(self) -> float | None:
+        return self.row.mean
 
-def stat(
-    name: str,
-    value: float | None,
-    low: float | None = None,
-    high: float | None = None,
-    n: int = 0,
-    left_out: int = 0,
-    digits: int = 3,
-    signed: bool = False,
-) -> Stat:
-    """A named mean with its interval and question counts, and their display texts."""
-    interval = DASH
-    if low is not None and high is not None:
-        interval = f"[{fmt(low, digits, signed)}, {fmt(high, digits, signed)}]"
-    return Stat(name, value, low, high, n, left_out, fmt(value, digits, signed), interval)
+    @property
+    def low(self) -> float | None:
+        return self.row.low
+
+    @property
+    def high(self) -> float | None:
+        return self.row.high
+
+    @property
+    def n(self) -> int:
+        """Questions that define the metric."""
+        return self.row.n
+
+    @property
+    def left_out(self) -> int:
+        """Questions where it is undefined (excluded from the mean)."""
+        return self.row.left_out
 
 
 def flips_text(better: int, worse: int) -> str:
     """The one "+b/−w" flips formatter."""
     return f"+{better}/−{worse}"
+
+
+def number(value: float | None, digits: int = 3, signed: bool = False) -> str:
+    """The ``num`` filter: a number's text by the one rounding rule (`fmt`)."""
+    return fmt(value, digits, signed)
+
+
+def p_value(value: float | None) -> str:
+    """The ``p`` filter: a p-value's text ("0.062", "< 0.001", "—" when undefined)."""
+    return _DASH if value is None else p_text(value)
+
+
+def interval(value: Any, digits: int = 3, signed: bool = False) -> str:
+    """The ``interval`` filter: "[low, high]" of a row with ``low`` and ``high`` (a
+    `MetricStat`, a `Comparison`, ...) or of a (low, high) pair; "—" when either is undefined."""
+    low, high = value if isinstance(value, tuple) else (value.low, value.high)
+    if low is None or high is None:
+        return _DASH
+    return f"[{fmt(low, digits, signed)}, {fmt(high, digits, signed)}]"
+
+
+def _count(side: int | tuple[str, ...]) -> int:
+    return side if isinstance(side, int) else len(side)
+
+
+def flips(value: Any) -> str:
+    """The ``flips`` filter: "+b/−w" of a row with ``better`` and ``worse`` (question ids or
+    counts)."""
+    return flips_text(_count(value.better), _count(value.worse))
+
+
+# the jinja filters that turn a number into the page's text (report.render.environment)
+FILTERS = {"num": number, "p": p_value, "interval": interval, "flips": flips}
 
 
 # config values as a reader says them (a diff shows no Python literals)

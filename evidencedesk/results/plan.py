@@ -1,4 +1,8 @@
-"""Which questions get a page of their own, decided once from the Results' data.
+"""What the report shows, decided once from the Results' data: `decide` gives one `Plan`
+(results.types) that `report.assemble.present` makes once and hands down, so no page module asks
+again which questions get a page, how deep their lists are, which pass, or what the index counts.
+
+Which questions get a page of their own:
 
 Up to `PAGE_LIMIT` questions every question has a page. Above it, at most `PAGE_CAP`, in this
 order: the gate policy's critical questions, then the questions the baseline fails, then the
@@ -6,7 +10,7 @@ questions whose primary metric changes most (largest absolute change under any c
 ties by id. Every other question stays in the question list and the per-question CSV, and
 results.json keeps its ranked ids and grades only for the chosen questions (`trim`), each list
 cut to what a page shows (`page_depth`). The other caps of a large site are decided here too:
-the flips page's question grid lists the chosen questions only (`grid_questions`), and the
+the flips page's question grid lists the chosen questions only (`_grid_questions`), and the
 site's per-question files are gzip-compressed (`large`; results.jsonio, results.exports).
 
 The reviewer's four questions, answered from the Results as numbers (the index's tiles).
@@ -20,70 +24,25 @@ worded here, so each tile's sentence can be built (and audited) from these field
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from evidencedesk.gate import GateLevel
 from evidencedesk.results import verdicts as v
 from evidencedesk.results.types import (
     SHOWN,
     CandidateResult,
-    MetricStat,
+    DataSize,
+    GateCounts,
+    Lead,
+    Plan,
     RankedList,
     Results,
     VariantResult,
+    VerdictCounts,
 )
 from evidencedesk.retrieval.stats import TIE
 
-_GATE_VERDICTS = ("GO", "REVIEW", "BLOCK")  # the gate verdicts, in the order the index counts them
-
-
 _BEST_FIRST = tuple(reversed(v.VERDICTS))  # BETTER, PROMISING, ..., WORSE
-
-
-@dataclass(frozen=True)
-class VerdictCounts:
-    """Candidates by verdict: `better` = BETTER, `worse` = WORSE, `unclear` = every other
-    verdict; `by_verdict` counts each verdict that occurs, BETTER first, WORSE last."""
-
-    better: int
-    worse: int
-    unclear: int
-    by_verdict: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True)
-class _GateCounts:
-    """Candidates by gate verdict (only when the project has a gate policy)."""
-
-    go: int
-    review: int
-    block: int
-
-
-@dataclass(frozen=True)
-class _Lead:
-    """The best lead: a candidate and its primary metric's paired difference from the baseline
-    with the 95 % interval over `n` questions."""
-
-    candidate: str
-    metric: str  # the primary metric's name ("mrr", "ndcg@10:linear")
-    delta: float | None
-    low: float
-    high: float
-    n: int
-
-
-@dataclass(frozen=True)
-class DataSize:
-    """What the numbers rest on: the questions counted, the documents and chunks, and the share
-    of the baseline's top k that the judgments grade (its Judged@k)."""
-
-    questions: int  # every question the project names
-    judged: int | None  # with at least one judgment; None: a results.json that did not count
-    relevant: int  # with a relevant judgment: the questions every comparison is decided on
-    documents: int  # 0: a runs-only project without a corpus
-    chunks: int
-    judged_k: int
-    baseline_judged: MetricStat | None  # the baseline's Judged@k; None when not measured
 
 
 def verdict_counts(candidates: Sequence[CandidateResult]) -> VerdictCounts:
@@ -98,13 +57,13 @@ def verdict_counts(candidates: Sequence[CandidateResult]) -> VerdictCounts:
     )
 
 
-def gate_counts(results: Results) -> _GateCounts | None:
+def gate_counts(results: Results) -> GateCounts | None:
     """GO / REVIEW / BLOCK counts; None when the project has no gate policy (nothing checked)."""
     if results.policy is None:
         return None
     gates = [c.gate.verdict for c in results.candidates]
-    go, review, block = (gates.count(g) for g in _GATE_VERDICTS)
-    return _GateCounts(go, review, block)
+    go, review, block = (gates.count(g) for g in GateLevel)  # the order the index counts them
+    return GateCounts(go, review, block)
 
 
 def _ties(value: float | None) -> int:
@@ -112,7 +71,7 @@ def _ties(value: float | None) -> int:
     return 0 if value is None else round(value / TIE)
 
 
-def best_lead(results: Results) -> _Lead | None:
+def best_lead(results: Results) -> Lead | None:
     """Among the candidates ahead of the baseline on the primary metric (a positive paired
     difference), the one whose paired interval has the largest lower bound (the gain we are
     surest of); equal bounds go to the larger difference, then to the first name in
@@ -121,7 +80,7 @@ def best_lead(results: Results) -> _Lead | None:
     for c in results.candidates:
         d = c.comparison(c.decision.primary)
         if d.low is not None and d.high is not None and d.delta is not None and d.delta > TIE:
-            leads.append(_Lead(c.name, d.metric, d.delta, d.low, d.high, d.n))
+            leads.append(Lead(c.name, d.metric, d.delta, d.low, d.high, d.n))
     if not leads:
         return None
     return min(leads, key=lambda x: (-_ties(x.low), -_ties(x.delta), x.candidate))
@@ -237,7 +196,7 @@ def chosen(results: Results) -> tuple[str, ...] | None:
     return tuple(q for _, _, q in sorted(ranked)[:PAGE_CAP])
 
 
-def grid_questions(results: Results, keep: tuple[str, ...] | None) -> tuple[str, ...] | None:
+def _grid_questions(results: Results, keep: tuple[str, ...] | None) -> tuple[str, ...] | None:
     """The questions the flips page's question x variant grid lists, given `keep` =
     `chosen(results)`: None (every question) up to `PAGE_LIMIT`; above, the chosen questions,
     in the project's question order."""
@@ -277,3 +236,20 @@ def trim(results: Results) -> Results:
     variants = tuple(replace(v, lists=_lean(v.lists, kept, depth)) for v in results.variants)
     candidates = tuple(replace(c, lists=_lean(c.lists, kept, depth)) for c in results.candidates)
     return replace(results, variants=variants, candidates=candidates)
+
+
+def decide(results: Results) -> Plan:
+    """What the report shows, decided once (`report.assemble.present` hands it down)."""
+    pages = chosen(results)
+    return Plan(
+        large=large(results),
+        chosen=pages,
+        grid=_grid_questions(results, pages),
+        page_depth=page_depth(results),
+        pass_depth=pass_depth(results),
+        passes=passes(results),
+        verdicts=verdict_counts(results.candidates),
+        gates=gate_counts(results),
+        lead=best_lead(results),
+        data=data_size(results),
+    )

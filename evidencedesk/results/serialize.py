@@ -390,7 +390,7 @@ def _decode(tp: Any, data: Any, where: str) -> Any:
         if value_type in (str, int) and all(type(v) is value_type for v in data.values()):
             return dict(data)  # a question's grades: nothing to convert
         return {k: _decode(value_type, v, f"{where}.{k}") for k, v in data.items()}
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):  # the gate's levels (`gate.Verdict`)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):  # the gate's levels (`gate.GateLevel`)
         try:
             return tp(data)
         except ValueError:

@@ -39,9 +39,9 @@ from evidencedesk.files.trec import TrecRun
 from evidencedesk.gate import (
     GateCheck,
     GateInput,
+    GateLevel,
     GatePolicy,
     Reference,
-    Verdict,
     cut,
     decide_gate,
     shape,
@@ -263,7 +263,7 @@ _MINILM_DESCRIPTIONS = _BUILTIN_DESCRIPTIONS | {"dense": f"{minilm.DESCRIPTION};
 
 # -- the gate ------------------------------------------------------------------------------------
 # the gate outcome without a policy: REVIEW, one no_policy line, not evaluated
-_NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck(Verdict.REVIEW, "no_policy"),), False)
+_NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck(GateLevel.REVIEW, "no_policy"),), False)
 # what the gate compares with when there is no saved baseline
 _NO_BASELINE = "no baseline to compare with (no saved baseline file)"
 

@@ -523,6 +523,70 @@ def _frame(rows: list[tuple[Any, ...]], columns: tuple[str, ...], what: str) -> 
 
 
 @dataclass(frozen=True)
+class VerdictCounts:
+    """Candidates by verdict: `better` = BETTER, `worse` = WORSE, `unclear` = every other
+    verdict; `by_verdict` counts each verdict that occurs, BETTER first, WORSE last."""
+
+    better: int
+    worse: int
+    unclear: int
+    by_verdict: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class GateCounts:
+    """Candidates by gate verdict (only when the project has a gate policy)."""
+
+    go: int
+    review: int
+    block: int
+
+
+@dataclass(frozen=True)
+class Lead:
+    """The best lead: a candidate and its primary metric's paired difference from the baseline
+    with the 95 % interval over `n` questions."""
+
+    candidate: str
+    metric: str  # the primary metric's name ("mrr", "ndcg@10:linear")
+    delta: float | None
+    low: float
+    high: float
+    n: int
+
+
+@dataclass(frozen=True)
+class DataSize:
+    """What the numbers rest on: the questions counted, the documents and chunks, and the share
+    of the baseline's top k that the judgments grade (its Judged@k)."""
+
+    questions: int  # every question the project names
+    judged: int | None  # with at least one judgment; None: a results.json that did not count
+    relevant: int  # with a relevant judgment: the questions every comparison is decided on
+    documents: int  # 0: a runs-only project without a corpus
+    chunks: int
+    judged_k: int
+    baseline_judged: MetricStat | None  # the baseline's Judged@k; None when not measured
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the report shows, decided once from the Results (`results.plan.decide`): which
+    questions get a page and how deep, the flips grid, the pass rule and the index's counts."""
+
+    large: bool  # above plan.PAGE_LIMIT: capped pages and grid, lean lists, compressed files
+    chosen: tuple[str, ...] | None  # the questions that get a page; None: every question
+    grid: tuple[str, ...] | None  # the flips grid's questions; None: every question
+    page_depth: int  # results per list on a question page
+    pass_depth: int  # pass = a relevant result in the baseline's top pass_depth
+    passes: dict[str, bool | None]  # each question's pass (None: no relevant judgment)
+    verdicts: VerdictCounts
+    gates: GateCounts | None  # None: no gate policy (nothing checked)
+    lead: Lead | None  # None: no candidate ahead with an interval
+    data: DataSize
+
+
+@dataclass(frozen=True)
 class Results:
     """Everything one evaluation computed (results.json): settings, inputs, variants, candidates."""
 

@@ -2,7 +2,7 @@
 
 The command (``python -m evidencedesk.retrieval.benchmark``, ``evidencedesk benchmark``: options,
 the gate, exit statuses) is `evidencedesk.cli.benchmark`, which prints the site's own benchmark
-table (`report.benchmark_text`); this module only hands ``python -m`` over to it.
+table (`report.exports.benchmark_text`); this module only hands ``python -m`` over to it.
 """
 
 from __future__ import annotations

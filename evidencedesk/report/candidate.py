@@ -19,7 +19,8 @@ import re
 from collections.abc import Callable
 from urllib.parse import quote
 
-from evidencedesk import metric_names
+from evidencedesk.gate import GateLevel
+from evidencedesk.report.benchmark import SMALL_SLICE
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.gate_view import rule_rows
 from evidencedesk.report.model import (
@@ -37,8 +38,6 @@ from evidencedesk.report.model import (
 )
 from evidencedesk.report.questions import LIST_PAGE
 from evidencedesk.report.site import slug
-from evidencedesk.report.values import config_word, flips_text, num, pval, stat
-from evidencedesk.report.variants import SMALL_SLICE, by_tag, metric_stat
 from evidencedesk.report.words import INLINE_IDS, answers_part, gate_k
 from evidencedesk.results import verdicts as v
 from evidencedesk.results.types import (
@@ -149,27 +148,23 @@ def _costs(base: RunCosts, cand: RunCosts) -> tuple[CostRow, ...]:
     bp, cp = base.pairs_per_question, cand.pairs_per_question
     bt, ct = base.tokens_per_question, cand.tokens_per_question
     rows = [
-        CostRow("scored pairs / question", num(bp, 1), num(cp, 1), _change(bp, cp)),
-        CostRow("tokens / question (estimate)", num(bt, 0), num(ct, 0), _change(bt, ct)),
+        CostRow("scored pairs / question", bp, cp, _change(bp, cp)),
+        CostRow("tokens / question (estimate)", bt, ct, _change(bt, ct), digits=0),
     ]
     if base.latency_ms is not None and cand.latency_ms is not None:
         bl, cl = base.latency_ms, cand.latency_ms
-        rows.append(
-            CostRow("latency, hypothetical (ms)", num(bl, 1), num(cl, 1), _change(bl, cl, " ms"))
-        )
+        rows.append(CostRow("latency, hypothetical (ms)", bl, cl, _change(bl, cl, " ms")))
     return tuple(rows)
 
 
 def _slices(base: VariantResult, cand: CandidateResult, metric: str) -> tuple[SliceCompare, ...]:
-    b = by_tag(base, metric)
-    c = {t.tag: (t.mean, t.n) for t in cand.slices if t.metric == metric}
+    b = {t.tag: t for t in base.slices if t.metric == metric}
+    c = {t.tag: t for t in cand.slices if t.metric == metric}
     out = []
     for tag in sorted(set(b) | set(c)):
-        bv, n = b.get(tag, (None, 0))
-        cv, _ = c.get(tag, (None, 0))
-        delta = None if bv is None or cv is None else cv - bv
-        out.append(SliceCompare(tag, n, num(bv), num(cv), num(delta, signed=True),
-                                n < SMALL_SLICE))  # fmt: skip
+        before = b.get(tag)
+        out.append(SliceCompare(tag, before, c.get(tag),
+                                (0 if before is None else before.n) < SMALL_SLICE))  # fmt: skip
     return tuple(out)
 
 
@@ -228,34 +223,21 @@ def diff_rows(diff: tuple[ConfigChange, ...]) -> tuple[DiffRow, ...]:
     if depth < final:
         capped_on = "depth" if "depth" in given else "final"
     return tuple(
-        DiffRow(
-            d.field,
-            config_word(d.field, d.baseline),
-            config_word(d.field, d.candidate)
-            + (f" ({capped_words(depth, final)})" if d.field == capped_on else ""),
-        )
-        for d in diff
+        DiffRow(d, capped_words(depth, final) if d.field == capped_on else "") for d in diff
     )
 
 
 def _judged_view(say: Say, source: str, share: JudgedShare | None) -> JudgedView | None:
     if share is None:
         return None
-    label = f"Δ {metric_names.label(f'judged@{share.k}')}"
-    return JudgedView(share.k, num(share.baseline), num(share.candidate),
-                      stat(label, share.delta, share.low, share.high, share.n, signed=True),
-                      say("unjudged", source), say("judged", source))  # fmt: skip
+    return JudgedView(share, say("unjudged", source), say("judged", source))
 
 
-def _condensed_view(
-    say: Say, source: str, cand: CandidateResult, label: str
-) -> CondensedView | None:
+def _condensed_view(say: Say, source: str, cand: CandidateResult) -> CondensedView | None:
     cmp = cand.condensed
     if cmp is None:
         return None
-    delta = stat(f"Δ {label}", cmp.delta, cmp.low, cmp.high, cmp.n, signed=True)
-    return CondensedView(metric_stat(cmp.baseline, label), metric_stat(cmp.candidate, label),
-                         delta, bool(cand.condensed_agrees), say("condensed", source))  # fmt: skip
+    return CondensedView(cmp, bool(cand.condensed_agrees), say("condensed", source))
 
 
 def _run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[str, ...]:
@@ -285,11 +267,10 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
         shown = [cand.comparison(m.name) for m in results.settings.compared]
         metrics = tuple(
             MetricPair(
-                baseline=metric_stat(c.baseline, labels[c.metric]),
-                candidate=metric_stat(c.candidate, labels[c.metric]),
-                delta=stat(f"Δ {labels[c.metric]}", c.delta, c.low, c.high, c.n, signed=True),
-                flips=bench("flip_cell", f"{source}.comparisons[{at[c.metric]}]"),
-                sign_p=bench("p", f"{source}.comparisons[{at[c.metric]}]", which="sign_p"),
+                row=c,
+                label=labels[c.metric],
+                flips_claim=bench("flip_cell", f"{source}.comparisons[{at[c.metric]}]"),
+                sign_p_claim=bench("p", f"{source}.comparisons[{at[c.metric]}]", which="sign_p"),
             )
             for c in shown
         )
@@ -306,14 +287,8 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
                 diff=diff_rows(cand.diff),
                 metrics=metrics,
                 flips=Flips(
-                    better=f.better,
-                    worse=f.worse,
-                    tied=f.tied,
-                    sign_p=pval(f.sign_p),
-                    randomization_p=pval(f.randomization_p),
-                    holm_p=pval(f.holm_p),
+                    row=f,
                     needed=results.flips_needed,
-                    text=flips_text(len(f.better), len(f.worse)),
                     inline=INLINE_IDS,
                     more=(
                         _list_filter(f'"better {cand.name}"'),
@@ -328,7 +303,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
                 ),
                 slices=_slices(base, cand, f.metric),
                 cost=cost_rows,
-                verdict=cand.gate.verdict,  # type: ignore[arg-type]
+                gate_level=GateLevel(cand.gate.verdict),
                 gate_lines=lines,
                 recommendation=recommend(say, source, cand, risk(cand), bool(results.to_label)),
                 note_markdown=cand.note,
@@ -337,9 +312,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
                 note_heading=note_heading(cand.note),
                 slice_small=SMALL_SLICE,
                 judged=_judged_view(say, source, cand.judged),
-                condensed=_condensed_view(
-                    say, source, cand, labels[results.settings.compared[0].name]
-                ),
+                condensed=_condensed_view(say, source, cand),
                 warnings=_run_warnings(results, say, cand),
                 keyfacts=(say("delta", head_source), say("flips_of", flips_source)),
                 badges=(say("verdict", source), say("gate", source)),

@@ -1,7 +1,7 @@
 """Results -> the benchmark, interval, flip and slice parts of the site model.
 
-Formatting only: every number comes from the `Results` (`evidencedesk.results`); this module
-rounds, labels and lays them out as `Num`/`Stat` values so templates never compute.
+Every number comes from the `Results` (`evidencedesk.results`); this module labels the rows and
+lays them out, and the templates' filters (`report.values.FILTERS`) round them.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 from evidencedesk.metric_names import Metric, label, per_question_label
 from evidencedesk.report.claims import Claims
 from evidencedesk.report.model import (
-    BenchmarkRow,
     FlipCell,
     FlipLine,
     FlipMatrix,
@@ -19,16 +18,10 @@ from evidencedesk.report.model import (
     SliceTable,
     Variant,
 )
-from evidencedesk.report.values import DASH, Stat, flips_text, fmt, num, pval, stat
+from evidencedesk.report.values import Stat, flips_text
 from evidencedesk.report.words import answers_part, partial_coverage
-from evidencedesk.results.plan import grid_questions
 from evidencedesk.results.types import Flip, MetricStat, Results, TagValue, VariantResult
 from evidencedesk.retrieval import minilm
-
-
-def metric_stat(s: MetricStat, label: str) -> Stat:
-    """A Results mean with its interval as the site shows it, under `label`."""
-    return stat(label, s.mean, s.low, s.high, s.n, s.left_out)
 
 
 def _caveat_of(v: VariantResult, dense: str = "toy") -> str | None:
@@ -73,43 +66,14 @@ def variant_models(results: Results) -> tuple[Variant, ...]:
     judged = label(f"judged@{settings.judged_k}")
     return tuple(
         Variant(
-            name=v.name,
-            kind="external" if v.kind == "external" else "builtin",
-            description=v.description,
+            row=v,
             caveat=_caveat_of(v, results.settings.dense),
-            metrics=tuple(metric_stat(_stat_of(v, m.name), m.label) for m in columns),
-            pairs_per_question=num(v.costs.pairs_per_question, 1),
-            tokens_per_question=num(v.costs.tokens_per_question, 0),
-            judged=None if v.judged is None else metric_stat(v.judged, judged),
+            metrics=tuple(Stat(m.label, _stat_of(v, m.name)) for m in columns),
+            judged=None if v.judged is None else Stat(judged, v.judged),
             warning=_coverage_warning(v),
         )
         for v in results.variants
     )
-
-
-def benchmark_rows(results: Results, variants: tuple[Variant, ...]) -> tuple[BenchmarkRow, ...]:
-    """The benchmark table's rows: four metric columns, flips against the first row, pairs."""
-    first = results.variants[0].name
-    rows = []
-    for v in variants:
-        m = v.metrics
-        flips = "—"
-        if v.name != first:
-            f = results.flip(first, v.name)
-            flips = f"{flips_text(len(f.better), len(f.worse))} p={f.p:.3f}"
-        rows.append(
-            BenchmarkRow(
-                variant=v.name,
-                kind=v.kind,
-                r1=num(m[0].value),
-                r3=num(m[1].value),
-                mrr=m[2],
-                ndcg5=num(m[3].value),
-                flips=flips,
-                pairs=v.pairs_per_question,
-            )
-        )
-    return tuple(rows)
 
 
 def _values(v: VariantResult, metric: str) -> dict[str, float | None]:
@@ -122,18 +86,17 @@ SMALL_SLICE = 5  # slices with fewer questions are greyed: "too few to read" (do
 
 def flip_cell(f: Flip, text: str | None = None) -> FlipCell:
     """A flips table's cell; `text`: its claim's words (report.claims), else the flips alone."""
-    return FlipCell(len(f.better), len(f.worse), pval(f.p),
-                    text if text is not None else flips_text(len(f.better), len(f.worse)),
-                    pval(f.holm_p), f.holm_p < _SIGNIFICANT, f.tied)  # fmt: skip
+    return FlipCell(f, text if text is not None else flips_text(len(f.better), len(f.worse)),
+                    f.holm_p < _SIGNIFICANT)  # fmt: skip
 
 
 def flip_matrix(
-    results: Results, keep: tuple[str, ...] | None = None, claims: Claims | None = None
+    results: Results, shown: tuple[str, ...] | None = None, claims: Claims | None = None
 ) -> FlipMatrix:
     """The baseline first, then the other variants in benchmark order: the lower triangle of
     `cells` (row against an earlier column) is each pair once, its first column the baseline.
-    The question grid lists every question, or above the page limit the ids in `keep`
-    (`results.pages.chosen`)."""
+    The question grid lists every question (`shown` None), or the ids in `shown` (the plan's
+    grid: above the page limit the questions that get a page)."""
     names = [results.baseline] + [v.name for v in results.variants if v.name != results.baseline]
     kinds = {
         v.name: "external run" if v.kind == "external" else "variant" for v in results.variants
@@ -146,7 +109,7 @@ def flip_matrix(
         line = []
         for j, col in enumerate(names):
             if row == col:
-                line.append(FlipCell(0, 0, pval(None), ""))
+                line.append(FlipCell(None, ""))
                 continue
             source = f"flips[{where[col, row, 'variants']}]"  # the row's wins and losses
             lower = j < i  # the page lays out the lower triangle: each pair once
@@ -172,14 +135,13 @@ def flip_matrix(
     base_rr = _values(results.variant(results.baseline), metric)
     others = [results.variant(n) for n in names[1:]]
     other_rr = [_values(v, metric) for v in others]
-    shown = grid_questions(results, keep)  # every question, or the chosen ones
     rows = base_rr.items() if shown is None else ((q, base_rr.get(q)) for q in shown)
     grid = []
     for qid, b in rows:
         deltas = []
         for rr in other_rr:
             x = rr.get(qid)
-            deltas.append(num(None if x is None or b is None else x - b, signed=True))
+            deltas.append(None if x is None or b is None else x - b)
         grid.append(GridRow(question=qid, deltas=tuple(deltas), defined=b is not None))
     return FlipMatrix(
         variants=tuple(names),
@@ -204,10 +166,7 @@ def by_tag(v: VariantResult, metric: str) -> dict[str, tuple[float | None, int]]
 
 def _slice_cell(t: TagValue | None) -> SliceCell:
     """A slices-table cell of one tag's value (a dash, greyed, when the variant has none)."""
-    if t is None:
-        return SliceCell(num(None), 0, DASH, True)
-    interval = DASH if t.low is None or t.high is None else f"[{fmt(t.low)}, {fmt(t.high)}]"
-    return SliceCell(num(t.mean), t.n, interval, t.n < SMALL_SLICE)
+    return SliceCell(t, t is None or t.n < SMALL_SLICE)
 
 
 def slice_tables(results: Results, metrics: tuple[Metric, ...]) -> tuple[SliceTable, ...]:
