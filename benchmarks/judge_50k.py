@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from evidencedesk.files.trec import TrecRun
-from evidencedesk.results.inputs import Project, judged_depth, judged_external_runs, load_project
-from evidencedesk.results.settings import settings_for
+from evidencedesk.results._inputs import Project, judged_depth, judged_external_runs, load_project
+from evidencedesk.results._settings import settings_for
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
 

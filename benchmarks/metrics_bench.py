@@ -105,7 +105,7 @@ def generate(folder: Path, queries: int, docs: int, seed: int) -> tuple[Path, Pa
 
 # -- one tool, in the child process ---------------------------------------------------------------
 def evidencedesk_means(run_path: str, qrels_path: str) -> dict[str, float]:
-    from evidencedesk.cli.process import Tuning
+    from evidencedesk.cli._process import Tuning
     from evidencedesk.files.trec import read_qrels, read_run
     from evidencedesk.retrieval.metrics import summarize
     from evidencedesk.retrieval.trec_judge import judge_trec_run

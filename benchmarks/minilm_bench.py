@@ -36,13 +36,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from minilm_reference import INSTALL, Fp32MiniLM, available  # noqa: E402
 
 from evidencedesk.retrieval import minilm  # noqa: E402
+from evidencedesk.retrieval._dense import ToyEmbedder  # noqa: E402
+from evidencedesk.retrieval._tokens import tokenize  # noqa: E402
 from evidencedesk.retrieval.catalog import load_catalog  # noqa: E402
-from evidencedesk.retrieval.dense import ToyEmbedder  # noqa: E402
 from evidencedesk.retrieval.evalreport import Config, run_config  # noqa: E402
 from evidencedesk.retrieval.labels import load_labels  # noqa: E402
 from evidencedesk.retrieval.parts import Parts  # noqa: E402
 from evidencedesk.retrieval.searchers import DenseSearcher, SparseSearcher, index_text  # noqa: E402
-from evidencedesk.retrieval.tokens import tokenize  # noqa: E402
 
 
 def synthetic(words: list[str], n: int, seed: int) -> list[str]:

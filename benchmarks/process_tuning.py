@@ -1,6 +1,6 @@
 """What the command line's process settings buy: one runs-only build with all of them
 (``--tune``), with none (the default), and with each one left out (``--tune`` with the other
-names; `evidencedesk.cli.process.Tuning`).
+names; `evidencedesk.cli._process.Tuning`).
 
     python benchmarks/process_tuning.py [--questions 12500] [--depth 1000] [--runs 3]
                                         [--repeat 1] [--keep DIR] [--json]
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from runs_only_scale import build_once
 
-from evidencedesk.cli.process import TUNINGS
+from evidencedesk.cli._process import TUNINGS
 
 TUNED, DEFAULT = "--tune", "default (none)"  # the labels of the first two rows
 

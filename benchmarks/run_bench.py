@@ -35,9 +35,9 @@ def write_project(root: Path, passages: int, questions: int, seed: int) -> Path:
     words, so token lengths look like real passages'), queries.jsonl (six words of a passage
     each) and qrels judging that passage."""
     from benchmarks.minilm_bench import synthetic
+    from evidencedesk.retrieval._tokens import tokenize
     from evidencedesk.retrieval.catalog import load_catalog
     from evidencedesk.retrieval.searchers import index_text
-    from evidencedesk.retrieval.tokens import tokenize
 
     demo = [index_text(c) for c in load_catalog().chunks]
     words = sorted({w for text in demo for w in tokenize(text) if w.isalpha()})

@@ -45,7 +45,7 @@ def build(
     holding ``=``) is refused with its message (``argument --run: expected NAME=PATH, …``), as
     is a seed outside 0 to 2**32 - 1.
     """
-    from evidencedesk.report.build import build_site, check_seed, prepare, run_specs
+    from evidencedesk.report._build import build_site, check_seed, prepare, run_specs
 
     extra = run_specs(runs)
     previous = None if compare_to is None else Path(compare_to)
@@ -59,7 +59,7 @@ def build(
 
 def load_results(path: str | os.PathLike[str]) -> Results:
     """Read a build's ``results.json`` (or the site folder holding it) back into Results."""
-    from evidencedesk.results.serialize import load
+    from evidencedesk.results._serialize import load
 
     where = Path(_path_text(path, "path"))
     return load(where / "results.json" if where.is_dir() else where)  # only ResultsFileError

@@ -11,7 +11,7 @@ runs-only project, a run's for a pipeline project) is refused. The file is valid
 `Baseline` model (strict types, unknown keys refused); its config table is made into the
 `Baseline.config` `Config` there, once (fields it leaves out take `Config()`'s values), and is
 written back as `Config.to_dict()` (`Baseline.to_json`). Errors are worded by
-`evidencedesk.files.validation` (``key 'questions.rc01.rr': expected a number, found …``; a table
+`evidencedesk.files._validation` (``key 'questions.rc01.rr': expected a number, found …``; a table
 that makes no valid `Config` in `Config`'s own words: ``key 'config': unknown reranker …``).
 """
 
@@ -34,10 +34,10 @@ from pydantic import (
 )
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.files.project_file import ProjectKind
-from evidencedesk.files.structured import read_json
-from evidencedesk.files.validation import Loc, Source, Style, found_json, invalid, json_line, rule
-from evidencedesk.files.writing import write_file
+from evidencedesk.files._project_file import ProjectKind
+from evidencedesk.files._structured import read_json
+from evidencedesk.files._validation import Loc, Source, Style, found_json, invalid, json_line, rule
+from evidencedesk.files._writing import write_file
 from evidencedesk.gate import GateInput, Reference, cut, gate_result, shape
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.errors import DocumentError, UnknownNameError
-from evidencedesk.files.text import SHOWN_CHARS, read_text
+from evidencedesk.files._text import SHOWN_CHARS, read_text
 
 _STATUSES = ("current", "superseded")  # the values of a document's `status` front-matter key
 _VISIBILITIES = ("public", "restricted")  # the values of a document's `visibility` front-matter key

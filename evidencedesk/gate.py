@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from evidencedesk._metric_names import MAX_CUTOFF
 from evidencedesk.errors import ConfigError
-from evidencedesk.files.structured import read_json
-from evidencedesk.files.validation import Loc, Source, Style, rule, value_line
-from evidencedesk.metric_names import MAX_CUTOFF
+from evidencedesk.files._structured import read_json
+from evidencedesk.files._validation import Loc, Source, Style, rule, value_line
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, paired, per_question_all, summarize
 
@@ -160,7 +160,7 @@ _EPS = 1e-9
 
 class GatePolicy(BaseModel):
     """The gate's policy file (JSON). Unknown keys and wrong types are errors, worded by
-    `evidencedesk.files.validation` (``key 'min_recall': expected a number, found "high"``)."""
+    `evidencedesk.files._validation` (``key 'min_recall': expected a number, found "high"``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.files.writing import write_file
+from evidencedesk.files._writing import write_file
 from evidencedesk.retrieval.beir import QRELS_HEADER
 
 
 def _write_lines(path: str | Path, lines: Iterable[str]) -> None:
-    """A new file of `lines` (never over an existing one: `evidencedesk.files.writing.write_file`)."""
+    """A new file of `lines` (never over an existing one: `evidencedesk.files._writing.write_file`)."""
     data = "".join(f"{line}\n" for line in lines).encode("utf-8")
     write_file(path, data, "BEIR file")
 

@@ -74,7 +74,7 @@ class DemoBuild:
 def _build_demo(root: Path) -> None:
     """Build the demo into ``root/site``; its stdout and call counts go beside it."""
     from evidencedesk import cli
-    from evidencedesk.results import compute
+    from evidencedesk.results import _compute as compute
 
     out, err = io.StringIO(), io.StringIO()
     boot, pair = _Counter(compute.bootstrap_ci), _Counter(compute.paired_bootstrap_ci)
@@ -216,6 +216,6 @@ def demo_site(demo_build: DemoBuild) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_results(demo_site: Path):  # type: ignore[no-untyped-def]
-    from evidencedesk.results.serialize import load
+    from evidencedesk.results._serialize import load
 
     return load(demo_site / "results.json")

@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 
 from evidencedesk.errors import LabelsError
 from evidencedesk.gate import GateLevel
-from evidencedesk.report import render
-from evidencedesk.report.candidate import category, md_escape
-from evidencedesk.report.model import (
+from evidencedesk.report import _render as render
+from evidencedesk.report._candidate import category, md_escape
+from evidencedesk.report._model import (
     AblationLine,
     AblationSection,
     BenchmarkRow,
@@ -54,8 +54,8 @@ from evidencedesk.report.model import (
     Variant,
     VariantList,
 )  # fmt: skip  # fmt: skip
-from evidencedesk.report.values import Stat
-from evidencedesk.report.words import METHODS_RULES, RULES
+from evidencedesk.report._values import Stat
+from evidencedesk.report._words import METHODS_RULES, RULES
 from evidencedesk.results.types import (
     AblationResult,
     CitationRow,
@@ -76,7 +76,7 @@ from evidencedesk.results.types import (
     TenantRow,
     VariantResult,
 )
-from evidencedesk.retrieval.stats import sign_test_p as sign_test
+from evidencedesk.retrieval._stats import sign_test_p as sign_test
 
 XSS = '<script>alert(1)</script>"><img src=x onerror=alert(1)> [click](javascript:alert(1))'
 METRICS = ("R@1", "R@3", "MRR", "nDCG@5")

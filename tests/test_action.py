@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.results import serialize
+from evidencedesk.results import _serialize as serialize
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = (ROOT / "action.yml").read_text(encoding="utf-8")

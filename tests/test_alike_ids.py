@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk._inert import look_alike, visible
 from evidencedesk.errors import DocumentError, InputError, LabelsError, RunFileError
+from evidencedesk.files._trec_keys import alike_problem, has_alike
 from evidencedesk.files.trec import read_qrels, read_run
-from evidencedesk.files.trec_keys import alike_problem, has_alike
-from evidencedesk.inert import look_alike, visible
 from evidencedesk.retrieval.beir import read_beir_corpus, read_beir_qrels, read_queries
 from evidencedesk.retrieval.labels import load_labels
 from tests.project_fixtures import make_runs_only_project

@@ -1,4 +1,4 @@
-"""The command line's process tuning (evidencedesk.cli.process): malloc's thresholds and trim,
+"""The command line's process tuning (evidencedesk.cli._process): malloc's thresholds and trim,
 the paused collector, forked writers, and how a command opts in (``--tune``,
 ``EVIDENCEDESK_TUNING``; none by default)."""
 
@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli as report_cli
-from evidencedesk.cli import process as allocator
+from evidencedesk.cli import _process as allocator
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.results import plan
+from evidencedesk.results import _plan as plan
 from tests.synthetic_runs import write_project
 
 
@@ -114,7 +114,7 @@ _FAULTS = textwrap.dedent(
     """
     import resource, sys
     import numpy as np
-    from evidencedesk.cli.process import reuse_freed_memory
+    from evidencedesk.cli._process import reuse_freed_memory
     if sys.argv[1] == "set":
         assert reuse_freed_memory()
     np.ones(12_000_000)
@@ -236,9 +236,9 @@ class Seen:
 @pytest.fixture
 def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Seen:
     """Each command's work replaced by a spy (the build stops where the site would be built)."""
-    from evidencedesk.cli import benchmark
-    from evidencedesk.report import audit
-    from evidencedesk.report import build as report_build
+    from evidencedesk.cli import _benchmark as benchmark
+    from evidencedesk.report import _audit as audit
+    from evidencedesk.report import _build as report_build
 
     record = Seen()
     monkeypatch.delenv(allocator.TUNING_ENV, raising=False)

@@ -16,7 +16,7 @@ import pytest
 
 from evidencedesk.cli import main
 from evidencedesk.errors import OutputFolderError
-from evidencedesk.report.site import atomic_output, clean_strays
+from evidencedesk.report._site import atomic_output, clean_strays
 from tests import report_fixtures as rf
 
 ROOT = Path(__file__).resolve().parents[1]

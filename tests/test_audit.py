@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli as main_cli
-from evidencedesk.metric_names import canonical
-from evidencedesk.report.audit import audit
+from evidencedesk._metric_names import canonical
+from evidencedesk.report._audit import audit
 from tests.generated_projects import shape_of
 
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none

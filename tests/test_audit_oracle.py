@@ -1,4 +1,4 @@
-"""The audit's independent oracle (`evidencedesk.report.oracle`): clean sites of every shape agree
+"""The audit's independent oracle (`evidencedesk.report._oracle`): clean sites of every shape agree
 with it, every lie planted in tests/data/audit-oracle.txt is caught with its exact line, its
 statistics and verdict rules hold on hand-worked cases, and it imports none of the build's
 computation."""
@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from evidencedesk import cli as main_cli
-from evidencedesk.report import oracle
-from evidencedesk.report.audit import audit
-from evidencedesk.report.oracle import Moves, oracle_findings, verdict_of
-from evidencedesk.results.serialize import load
+from evidencedesk.report import _oracle as oracle
+from evidencedesk.report._audit import audit
+from evidencedesk.report._oracle import Moves, oracle_findings, verdict_of
+from evidencedesk.results._serialize import load
 from tests.generated_projects import generated
 
 FIXTURES = Path(__file__).parent / "data" / "audit-oracle.txt"
@@ -279,11 +279,11 @@ def _imports(path: Path) -> set[str]:
 
 def test_the_oracle_imports_none_of_the_builds_computation() -> None:
     forbidden = {
-        "evidencedesk.results.verdicts",
-        "evidencedesk.retrieval.metric_engine",
-        "evidencedesk.retrieval.stats",
-        "evidencedesk.results.recheck",
-        "evidencedesk.results.compute",
+        "evidencedesk.results._verdicts",
+        "evidencedesk.retrieval._metric_engine",
+        "evidencedesk.retrieval._stats",
+        "evidencedesk.results._recheck",
+        "evidencedesk.results._compute",
     }
     imported = _imports(ORACLE)
     assert "evidencedesk.retrieval.metrics.metric_value" in imported  # the readable kernels
@@ -294,8 +294,8 @@ def test_the_oracle_imports_none_of_the_builds_computation() -> None:
 def test_the_restated_constants_are_the_documented_ones() -> None:
     """The oracle restates docs/statistics.md's numbers instead of importing them; they must be
     the numbers the build uses (this test may import the build)."""
-    from evidencedesk.results import verdicts
-    from evidencedesk.retrieval import stats
+    from evidencedesk.results import _verdicts as verdicts
+    from evidencedesk.retrieval import _stats as stats
 
     assert oracle._LARGE == stats.LARGE == 3_000
     assert oracle._CELLS == stats.CELLS

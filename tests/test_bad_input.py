@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli as report_cli
-from evidencedesk.files import text as file_text
+from evidencedesk.files import _text as file_text
 from tests.project_fixtures import make_runs_only_project
 
 REPO = Path(__file__).resolve().parent.parent

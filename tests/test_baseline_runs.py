@@ -20,8 +20,8 @@ from evidencedesk.baseline import (
 )
 from evidencedesk.errors import ConfigError
 from evidencedesk.paths import DATA
-from evidencedesk.results.evaluate import evaluate
-from evidencedesk.results.inputs import load_project
+from evidencedesk.results._evaluate import evaluate
+from evidencedesk.results._inputs import load_project
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.retrieval.labels import load_labels

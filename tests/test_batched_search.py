@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import pytest
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.search_cache import CachedSearcher, cached_searchers
+from evidencedesk.retrieval._search_cache import CachedSearcher, cached_searchers
 from evidencedesk.retrieval.searchers import DenseSearcher, Hit, HybridSearcher, SparseSearcher
 
 WORDS = [
@@ -135,8 +135,8 @@ def reference_postings(
 
     import numpy as np
 
+    from evidencedesk.retrieval._tokens import tokenize
     from evidencedesk.retrieval.searchers import index_text
-    from evidencedesk.retrieval.tokens import tokenize
 
     postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
     lengths = np.zeros(len(chunks), dtype=np.float64)

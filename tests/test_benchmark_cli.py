@@ -18,7 +18,7 @@ import pytest
 
 from evidencedesk import cli as evidencedesk_cli
 from evidencedesk.paths import DATA, ROOT
-from evidencedesk.report.assemble import _PIPELINE_CAVEATS
+from evidencedesk.report._assemble import _PIPELINE_CAVEATS
 
 
 def main(argv: list[str], **kwargs: object) -> int:

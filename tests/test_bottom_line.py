@@ -11,13 +11,14 @@ import pytest
 
 import evidencedesk
 from evidencedesk.gate import GateCheck, GateLevel
-from evidencedesk.report.assemble import _cost_text, bottom_line, change
-from evidencedesk.report.claims import Claims
-from evidencedesk.report.model import ClaimedCount, GateTile
-from evidencedesk.report.questions import LIST_DATA
-from evidencedesk.report.site import slug
-from evidencedesk.results import plan
-from evidencedesk.results.settings import _COMPARED, _PIPELINE_COLUMNS, Settings
+from evidencedesk.report._assemble import _cost_text, bottom_line, change
+from evidencedesk.report._claims import Claims
+from evidencedesk.report._model import ClaimedCount, GateTile
+from evidencedesk.report._questions import LIST_DATA
+from evidencedesk.report._site import slug
+from evidencedesk.results import _plan as plan
+from evidencedesk.results._settings import _COMPARED, _PIPELINE_COLUMNS, Settings
+from evidencedesk.results._verdicts import Decision
 from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
@@ -33,7 +34,6 @@ from evidencedesk.results.types import (
     VariantResult,
     VerdictCounts,
 )
-from evidencedesk.results.verdicts import Decision
 from evidencedesk.retrieval.labels import QuestionCounts
 from tests.page_text import visible
 

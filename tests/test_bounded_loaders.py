@@ -1,4 +1,4 @@
-"""Bounded, strict loaders: one JSON/TOML entry point (`evidencedesk.files.structured`) with a depth
+"""Bounded, strict loaders: one JSON/TOML entry point (`evidencedesk.files._structured`) with a depth
 limit, a digit limit, duplicate keys refused and NaN refused, used by every loader; a bounded
 gzip; front matter and labels that refuse a repeated key; results files that raise only
 `EvidencedeskError`.
@@ -21,15 +21,15 @@ import evidencedesk
 from evidencedesk.baseline import load_baseline
 from evidencedesk.chunking import load_document
 from evidencedesk.errors import ConfigError, EvidencedeskError, InputError
-from evidencedesk.files import text as file_text
-from evidencedesk.files.structured import parse_json, parse_toml
-from evidencedesk.files.text import MAX_DEPTH, MAX_DIGITS
+from evidencedesk.files import _text as file_text
+from evidencedesk.files._structured import parse_json, parse_toml
+from evidencedesk.files._text import MAX_DEPTH, MAX_DIGITS
 from evidencedesk.gate import load_policy
-from evidencedesk.results import serialize
-from evidencedesk.results.candidates import load_candidates
-from evidencedesk.results.inputs import load_project
+from evidencedesk.results import _serialize as serialize
+from evidencedesk.results._candidates import load_candidates
+from evidencedesk.results._inputs import load_project
+from evidencedesk.retrieval._citations import load_answers
 from evidencedesk.retrieval.beir import read_beir_corpus, read_queries, read_tags
-from evidencedesk.retrieval.citations import load_answers
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.lifecycle import Tenancy
 from tests.reliability_fixtures import Scratch, build_in_process, copy_scratch, make_scratch

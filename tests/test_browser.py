@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report.render import render_site
+from evidencedesk.report._render import render_site
 from tests import report_fixtures as rf
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

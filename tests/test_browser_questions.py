@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report.site import slug
+from evidencedesk.report._site import slug
 from evidencedesk.results.types import Results
 from tests.test_browser import _require_browser, browser
 

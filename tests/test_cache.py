@@ -12,12 +12,12 @@ from collections.abc import Sequence
 
 import pytest
 
+from evidencedesk.retrieval._search_cache import CachedSearcher, LazySearcher, cached_searchers
 from evidencedesk.retrieval.catalog import Catalog, Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config, run_config
 from evidencedesk.retrieval.labels import Label, load_labels
 from evidencedesk.retrieval.lifecycle import build_searchers
 from evidencedesk.retrieval.parts import Parts
-from evidencedesk.retrieval.search_cache import CachedSearcher, LazySearcher, cached_searchers
 from evidencedesk.retrieval.searchers import DenseSearcher, Hit
 
 KS = (1, 3, 5, 10, 20, 50, 80)

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.files.writing import plain_slug
+from evidencedesk.files._writing import plain_slug
 from evidencedesk.paths import DATA
-from evidencedesk.report.site import slug as page_slug
-from evidencedesk.results.candidates import load_candidates, note_slug
+from evidencedesk.report._site import slug as page_slug
+from evidencedesk.results._candidates import load_candidates, note_slug
 
 REQUIRED = {
     "rerank overlap",

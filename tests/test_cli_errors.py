@@ -24,8 +24,9 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
-from evidencedesk.report import render, site
-from evidencedesk.report.model import BuildOptions, SiteModel
+from evidencedesk.report import _render as render
+from evidencedesk.report import _site as site
+from evidencedesk.report._model import BuildOptions, SiteModel
 from tests import report_fixtures as rf
 from tests.reliability_fixtures import fixture_site
 

@@ -15,7 +15,7 @@ import pytest
 from evidencedesk import __version__
 from evidencedesk.cli import main
 from evidencedesk.cli import main as report_main
-from evidencedesk.report import build as report_build
+from evidencedesk.report import _build as report_build
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -134,7 +134,7 @@ def test_validate_counts_the_candidates_a_runs_only_build_compares(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     # a runs-only build compares every run but the baseline run: validate says the same
-    from evidencedesk.results.serialize import load
+    from evidencedesk.results._serialize import load
 
     project = Path(__file__).resolve().parents[1] / "examples" / "millbrook-library" / "runs-only"
     assert main(["validate", "--project", str(project)]) == 0
@@ -239,19 +239,19 @@ def test_report_help_names_compare_to_and_its_exit_status(
 def test_a_build_reads_the_project_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI's checks load the project and the build uses that object (a 50,000-question
     project is not parsed twice)."""
-    import evidencedesk.results.inputs
+    import evidencedesk.results._inputs
     from tests.synthetic_runs import write_project
 
     project = write_project(tmp_path / "p", {"q1": {"d1": 2}, "q2": {"d2": 2}},
                             {"base": {"q1": ["d1"], "q2": ["x", "d2"]}})  # fmt: skip
     loads: list[Path] = []
-    real = evidencedesk.results.inputs.load_project
+    real = evidencedesk.results._inputs.load_project
 
     def counting(path: Path, *args: object, **kwargs: object) -> object:
         loads.append(Path(path))
         return real(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(evidencedesk.results.inputs, "load_project", counting)
+    monkeypatch.setattr(evidencedesk.results._inputs, "load_project", counting)
     monkeypatch.setattr(report_build, "load_project", counting)
     assert (
         report_main(["build", "--project", str(project), "--out", str(tmp_path / "site"), "-q"])

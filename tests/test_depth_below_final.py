@@ -15,10 +15,10 @@ import pytest
 
 import evidencedesk
 from evidencedesk.paths import DATA
-from evidencedesk.report.assemble import _left_out_cells, ablations
-from evidencedesk.report.candidate import diff_rows
+from evidencedesk.report._assemble import _left_out_cells, ablations
+from evidencedesk.report._candidate import diff_rows
 from evidencedesk.results import types as r
-from evidencedesk.results.settings import (
+from evidencedesk.results._settings import (
     _COMPARED,
     _PIPELINE_COLUMNS,
     _PIPELINE_DESIGN,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
-from evidencedesk.files.project_file import _SECTIONS
+from evidencedesk.files._project_file import _SECTIONS
 from evidencedesk.retrieval.metrics import METRIC_FORMS
 from evidencedesk.retrieval.rerankers import RERANKERS
 
@@ -186,7 +186,7 @@ def test_the_diary_check_passes_the_codes_messages() -> None:
 def test_the_readme_docs_and_methods_page_state_the_rules_in_the_same_words(
     demo_site: Path,
 ) -> None:
-    from evidencedesk.report.words import _VERDICT_RULES, METHODS_RULES, RULES
+    from evidencedesk.report._words import _VERDICT_RULES, METHODS_RULES, RULES
     from tests.page_text import visible
 
     verdicts = " ".join(doc("verdicts.md").split())

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evidencedesk._metric_names import MEASURES, Measure, read_metric
 from evidencedesk.errors import UnknownNameError
-from evidencedesk.metric_names import MEASURES, Measure, read_metric
-from evidencedesk.retrieval.metric_engine import Lines, lines_of, recall_column
+from evidencedesk.retrieval._metric_engine import Lines, lines_of, recall_column
 from evidencedesk.retrieval.metrics import (
     KINDS,
     Judged,

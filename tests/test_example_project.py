@@ -11,7 +11,7 @@ import pytest
 
 from evidencedesk.gate import load_policy
 from evidencedesk.paths import ROOT
-from evidencedesk.results.inputs import load_project
+from evidencedesk.results._inputs import load_project
 
 EXAMPLE = ROOT / "examples" / "millbrook-library"
 

@@ -13,7 +13,7 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.errors import MissingExtraError
-from evidencedesk.report.exports import export_tables
+from evidencedesk.report._exports import export_tables
 from evidencedesk.results.types import FRAME_COLUMNS, Results
 
 DEMO_LATEX = (

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencedesk.files.writing import text_cell
-from evidencedesk.report.site import slug
-from evidencedesk.results.serialize import PER_QUESTION, TO_LABEL, _export_files
+from evidencedesk.files._writing import text_cell
+from evidencedesk.report._site import slug
+from evidencedesk.results._serialize import PER_QUESTION, TO_LABEL, _export_files
 from evidencedesk.results.types import ChunkFact, Results, ToLabel
 from tests.test_results_units import tiny_results
 

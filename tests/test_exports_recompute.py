@@ -14,7 +14,7 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.paths import ROOT
-from evidencedesk.report.site import slug
+from evidencedesk.report._site import slug
 from tests.generated_projects import generated
 
 pytrec_eval = pytest.importorskip("pytrec_eval")

@@ -23,12 +23,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markupsafe import escape
 
+from evidencedesk._inert import printable, visible
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.files.trec import TrecRun, read_qrels, read_run, write_qrels, write_run
-from evidencedesk.inert import printable, visible
-from evidencedesk.report.render import _BIDI, environment
-from evidencedesk.report.site import slug
-from evidencedesk.results.serialize import TO_LABEL, _export_files
+from evidencedesk.report._render import _BIDI, environment
+from evidencedesk.report._site import slug
+from evidencedesk.results._serialize import TO_LABEL, _export_files
 from evidencedesk.results.types import ToLabel
 from evidencedesk.retrieval.labels import load_labels
 from tests.test_results_units import tiny_results

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from evidencedesk.chunking import load_document
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.results.candidates import load_candidates
+from evidencedesk.results._candidates import load_candidates
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.lifecycle import Tenancy
 

@@ -20,13 +20,13 @@ from hypothesis import strategies as st
 
 from evidencedesk.baseline import BASELINE_SCHEMA, labels_hash, load_baseline
 from evidencedesk.errors import LabelsError
-from evidencedesk.files import text as file_text
-from evidencedesk.files.project_file import _SECTIONS
+from evidencedesk.files import _text as file_text
+from evidencedesk.files._project_file import _SECTIONS
 from evidencedesk.files.trec import read_qrels, read_run
 from evidencedesk.gate import load_policy
-from evidencedesk.results.inputs import load_project
+from evidencedesk.results._inputs import load_project
+from evidencedesk.retrieval._citations import load_answers
 from evidencedesk.retrieval.beir import read_beir_corpus, read_beir_qrels, read_queries, read_tags
-from evidencedesk.retrieval.citations import load_answers
 from evidencedesk.retrieval.labels import Label
 from tests.test_fuzz_loaders import only_our_errors
 

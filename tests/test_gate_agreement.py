@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
-from evidencedesk.cli.init import _STARTER_GATE
+from evidencedesk.cli._init import _STARTER_GATE
 from evidencedesk.gate import GateInput, GateLevel, GatePolicy, Reference, decide_gate
 from evidencedesk.paths import DATA
-from evidencedesk.report.gate_view import rule_rows, summary
+from evidencedesk.report._gate_view import rule_rows, summary
 from evidencedesk.results.types import PolicyFacts, RuleValue
 from tests.project_fixtures import make_runs_only_project
 

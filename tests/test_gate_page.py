@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report.gate_view import rule_rows, summary
+from evidencedesk.report._gate_view import rule_rows, summary
 from evidencedesk.results.types import RuleValue
 from tests.page_text import visible
 

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from evidencedesk import cli
-from evidencedesk.report.build import _build_model
-from evidencedesk.report.model import BuildOptions
+from evidencedesk.report._build import _build_model
+from evidencedesk.report._model import BuildOptions
 from tests.page_text import unmarked
 from tests.synthetic_runs import write_project
 

@@ -25,13 +25,13 @@ import pytest
 from evidencedesk import cli as report_cli
 from evidencedesk.chunking import _parse_document
 from evidencedesk.errors import ConfigError, DocumentError, LabelsError
-from evidencedesk.files import text as file_text
-from evidencedesk.report.model import HIDDEN_TEXT
-from evidencedesk.report.questions import questions
-from evidencedesk.results import compute
-from evidencedesk.results.inputs import chunk_facts, load_project
-from evidencedesk.results.inputs import questions as question_facts
-from evidencedesk.results.settings import _COMPARED, _PIPELINE_COLUMNS, Settings
+from evidencedesk.files import _text as file_text
+from evidencedesk.report._model import HIDDEN_TEXT
+from evidencedesk.report._questions import questions
+from evidencedesk.results import _compute as compute
+from evidencedesk.results._inputs import chunk_facts, load_project
+from evidencedesk.results._inputs import questions as question_facts
+from evidencedesk.results._settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import Inputs, Results, RunCosts
 from evidencedesk.retrieval.beir import labels_from_judgments, read_beir_qrels
 from evidencedesk.retrieval.catalog import load_catalog, load_documents
@@ -476,7 +476,7 @@ def test_an_unreadable_folder_is_one_line_with_the_os_reason(
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 
-    monkeypatch.setattr("evidencedesk.files.text.os.scandir", scandir)
+    monkeypatch.setattr("evidencedesk.files._text.os.scandir", scandir)
     err = io.StringIO()
     argv = ["build", "--project", str(root / TOML), "--out", str(built.out)]
     status = report_cli.main(argv, stdout=io.StringIO(), stderr=err)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk._inert import inert_json, printable, shell_command
 from evidencedesk.cli import main as evidencedesk_main
-from evidencedesk.inert import inert_json, printable, shell_command
-from evidencedesk.report.model import BuildOptions, SiteModel
+from evidencedesk.report._model import BuildOptions, SiteModel
 from tests import report_fixtures as rf
 from tests.project_fixtures import make_runs_only_project
 from tests.reliability_fixtures import build_in_process

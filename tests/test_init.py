@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidencedesk.cli import main
-from evidencedesk.cli.init import render, survey
+from evidencedesk.cli._init import render, survey
 from evidencedesk.paths import DATA
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -426,7 +426,7 @@ def test_init_force_never_writes_through_a_symbolic_link(
 @settings(max_examples=300, deadline=None)
 @given(name=st.text(st.characters(codec=None, categories=None), max_size=40))
 def test_any_name_init_quotes_reads_back_as_itself_on_one_line(name: str) -> None:
-    from evidencedesk.cli.init import _q
+    from evidencedesk.cli._init import _q
 
     written = _q(name)
     # no control, format (bidi, zero-width) or separator character is written as itself

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.cli import main
-from evidencedesk.cli.init import render, survey
+from evidencedesk.cli._init import render, survey
 
 RUN = "q1 Q0 d1 1 2.0 {tag}\nq1 Q0 d2 2 1.0 {tag}\n"
 

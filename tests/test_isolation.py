@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from evidencedesk.inert import printable, visible
-from evidencedesk.report.claims import Said
-from evidencedesk.report.render import environment
+from evidencedesk._inert import printable, visible
+from evidencedesk.report._claims import Said
+from evidencedesk.report._render import environment
 
 EVIL = "\u202eevil"  # a run name holding a right-to-left override
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from evidencedesk.cli.process import paused_collector
+from evidencedesk.cli._process import paused_collector
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.results import serialize
-from evidencedesk.results.inputs import (
+from evidencedesk.results import _serialize as serialize
+from evidencedesk.results._inputs import (
     DEMO_PROJECT,
     Hashing,
     _hashed_files,
@@ -27,8 +27,8 @@ from evidencedesk.results.inputs import (
     load_project,
 )
 from evidencedesk.results.types import QuestionFact, RankedList
-from evidencedesk.retrieval import stats
-from evidencedesk.retrieval.coverage import coverage
+from evidencedesk.retrieval import _stats as stats
+from evidencedesk.retrieval._coverage import coverage
 from tests.project_fixtures import make_runs_only_project
 
 
@@ -44,7 +44,7 @@ def test_the_background_hashes_are_the_input_hashes(tmp_path: Path) -> None:
 def test_hashing_reads_block_by_block_and_waits_while_held(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evidencedesk.results import inputs
+    from evidencedesk.results import _inputs as inputs
 
     monkeypatch.setattr(inputs, "_HASH_BLOCK", 7)  # 100 bytes: 15 blocks
     path = tmp_path / "run.txt"
@@ -66,7 +66,7 @@ def test_hashing_reads_block_by_block_and_waits_while_held(
 def test_each_run_is_read_with_the_hashing_held(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evidencedesk.results import inputs
+    from evidencedesk.results import _inputs as inputs
 
     project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
     hashing = Hashing(_hashed_files(project, ()))
@@ -95,7 +95,7 @@ def test_a_hashing_error_is_raised_where_the_result_is_asked(
     def broken(*args: object) -> None:
         raise PermissionError(13, "Permission denied", "runs/base.run")
 
-    monkeypatch.setattr("evidencedesk.results.inputs._input_hashes", broken)
+    monkeypatch.setattr("evidencedesk.results._inputs._input_hashes", broken)
     hashing = Hashing(_hashed_files(project, ()))
     with pytest.raises(PermissionError, match="Permission denied"):
         hashing.result()
@@ -106,7 +106,7 @@ def test_the_library_leaves_the_collector_as_it_found_it(
     monkeypatch: pytest.MonkeyPatch, enabled: bool
 ) -> None:
     """Switching the collector is the command line's choice (`cli.process`), never evaluate's."""
-    from evidencedesk.results import evaluate
+    from evidencedesk.results import _evaluate as evaluate
 
     seen: list[bool] = []
 
@@ -173,8 +173,8 @@ def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.M
     """The bootstrap's draws (up to 768 MB), the token memos, the pure scorers' scores and the
     toy embedder's buckets and the metric engine's judged-lines conversions are the build's, not the process's: held by the one `Memos` the
     evaluation opens, and dropped once `evaluate` returns, or fails."""
-    from evidencedesk.results.evaluate import evaluate
-    from evidencedesk.retrieval import memos
+    from evidencedesk.results._evaluate import evaluate
+    from evidencedesk.retrieval import _memos as memos
 
     opened: dict[int, memos.Memos] = {}
     tables: set[str] = set()
@@ -202,8 +202,8 @@ def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_a_build_keeps_each_memo_in_its_own_table() -> None:
-    from evidencedesk.retrieval.memos import build_memos
-    from evidencedesk.retrieval.tokens import tokenize
+    from evidencedesk.retrieval._memos import build_memos
+    from evidencedesk.retrieval._tokens import tokenize
 
     with build_memos() as memos:
         kept = stats.draws(40, 0, 100)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import evidencedesk
-from evidencedesk.cli.build import _KEPT, _REPLACED, _WRITTEN
+from evidencedesk.cli._build import _KEPT, _REPLACED, _WRITTEN
 from tests import report_fixtures as rf
 from tests.reliability_fixtures import (
     Scratch,

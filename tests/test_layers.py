@@ -153,9 +153,9 @@ def test_the_layers_are_folders() -> None:
     # the package root holds only the course page's modules, the shared ones and the front door
     root = sorted(m for m in MODULES if m.count(".") == 1 and _folder_layer(m) is None)
     assert root == [
-        "evidencedesk.__main__", "evidencedesk.baseline", "evidencedesk.chunking",
-        "evidencedesk.errors", "evidencedesk.gate", "evidencedesk.inert",
-        "evidencedesk.metric_names", "evidencedesk.paths", "evidencedesk.version",
+        "evidencedesk.__main__", "evidencedesk._inert", "evidencedesk._metric_names",
+        "evidencedesk.baseline", "evidencedesk.chunking", "evidencedesk.errors",
+        "evidencedesk.gate", "evidencedesk.paths", "evidencedesk.version",
     ]  # fmt: skip
 
 
@@ -175,7 +175,7 @@ def test_imports_go_down_the_layers_only() -> None:
 
 def test_the_shared_modules_import_nothing_above_them() -> None:
     """errors, version, inert and metric_names import no layer: every layer may use them."""
-    shared = ["evidencedesk.errors", "evidencedesk.inert", "evidencedesk.metric_names",
+    shared = ["evidencedesk.errors", "evidencedesk._inert", "evidencedesk._metric_names",
               "evidencedesk.paths", "evidencedesk.version"]  # fmt: skip
     assert [m for m in shared if layer_of(m) >= 0] == []
 
@@ -194,11 +194,11 @@ def test_the_course_modules_sit_where_their_imports_put_them() -> None:
     ("source", "expected"),
     [
         ("import evidencedesk.errors", {"evidencedesk.errors"}),
-        ("from evidencedesk.retrieval import stats", {"evidencedesk.retrieval.stats"}),
-        ("from evidencedesk.retrieval.stats import TIE", {"evidencedesk.retrieval.stats"}),
+        ("from evidencedesk.retrieval import _stats", {"evidencedesk.retrieval._stats"}),
+        ("from evidencedesk.retrieval._stats import TIE", {"evidencedesk.retrieval._stats"}),
         ("def f():\n    from evidencedesk.gate import decide\n", {"evidencedesk.gate"}),
-        ("from . import tokens", {"evidencedesk.retrieval.tokens"}),
-        ("from .stats import TIE", {"evidencedesk.retrieval.stats"}),
+        ("from . import _tokens", {"evidencedesk.retrieval._tokens"}),
+        ("from ._stats import TIE", {"evidencedesk.retrieval._stats"}),
         (
             "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import evidencedesk.gate\n",
             set(),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.errors import InputError
-from evidencedesk.files import text as file_text
+from evidencedesk.files import _text as file_text
 
 
 def test_regular_file_size_is_returned(tmp_path: Path) -> None:

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.errors import UnknownNameError
-from evidencedesk.metric_names import (
+from evidencedesk._metric_names import (
     MEASURES,
     METRIC_FORMS,
     canonical,
@@ -28,6 +27,7 @@ from evidencedesk.metric_names import (
     shadowed,
     split_metric,
 )
+from evidencedesk.errors import UnknownNameError
 from evidencedesk.retrieval.metrics import parse_metric
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -23,9 +23,9 @@ import pytest
 from evidencedesk import cli
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import EvidencedeskError, MissingExtraError
-from evidencedesk.files import project_file
-from evidencedesk.report.benchmark import _caveat_of
-from evidencedesk.results.serialize import load
+from evidencedesk.files import _project_file as project_file
+from evidencedesk.report._benchmark import _caveat_of
+from evidencedesk.results._serialize import load
 from evidencedesk.retrieval import lifecycle, minilm
 from evidencedesk.retrieval.catalog import Catalog, load_catalog
 from evidencedesk.retrieval.evalreport import Config, run_config
@@ -293,7 +293,7 @@ def test_the_demo_without_the_extra_builds_and_shows_the_candidate_as_not_run(
 
 def test_importing_evidencedesk_and_a_build_without_minilm_never_import_onnxruntime() -> None:
     code = (
-        "import sys, evidencedesk, evidencedesk.cli.build, evidencedesk.results.evaluate\n"
+        "import sys, evidencedesk, evidencedesk.cli._build, evidencedesk.results._evaluate\n"
         "from evidencedesk import cli\n"
         "assert cli.main(['benchmark']) == 0\n"  # every built-in variant of the demo
         "print('onnxruntime' in sys.modules, 'tokenizers' in sys.modules)"

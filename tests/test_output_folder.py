@@ -23,8 +23,8 @@ import pytest
 
 from evidencedesk.cli import main
 from evidencedesk.paths import DATA
-from evidencedesk.report.build import ModelFactory
-from evidencedesk.report.model import BuildOptions, SiteModel
+from evidencedesk.report._build import ModelFactory
+from evidencedesk.report._model import BuildOptions, SiteModel
 from tests import report_fixtures as rf
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,11 +15,14 @@ import pytest
 
 import evidencedesk
 from evidencedesk.errors import ResultsFileError
-from evidencedesk.report import candidate, render, words
-from evidencedesk.report.assemble import present
-from evidencedesk.report.questions import links_of
-from evidencedesk.report.site import slug
-from evidencedesk.results import plan, serialize
+from evidencedesk.report import _candidate as candidate
+from evidencedesk.report import _render as render
+from evidencedesk.report import _words as words
+from evidencedesk.report._assemble import present
+from evidencedesk.report._questions import links_of
+from evidencedesk.report._site import slug
+from evidencedesk.results import _plan as plan
+from evidencedesk.results import _serialize as serialize
 from evidencedesk.results.types import Results
 from tests.synthetic_runs import write_project
 

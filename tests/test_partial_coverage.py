@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report.words import answers_part, notice_text
-from evidencedesk.retrieval.coverage import Coverage
+from evidencedesk.report._words import answers_part, notice_text
+from evidencedesk.retrieval._coverage import Coverage
 from tests.test_bad_input import build
 
 QRELS = "".join(f"q{n} 0 d{n} 1\n" for n in range(1, 5))

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.cli import main
-from evidencedesk.report.site import slug
+from evidencedesk.report._site import slug
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"

@@ -11,8 +11,8 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.paths import ROOT
-from evidencedesk.results.serialize import load
-from evidencedesk.results.settings import _RUNS_COLUMNS, Metric, _columns
+from evidencedesk.results._serialize import load
+from evidencedesk.results._settings import _RUNS_COLUMNS, Metric, _columns
 
 EXAMPLE = ROOT / "examples" / "millbrook-library"
 

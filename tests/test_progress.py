@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
-from evidencedesk.results import stages as progress_module
-from evidencedesk.results.evaluate import evaluate
-from evidencedesk.results.inputs import DEMO_PROJECT, load_project
-from evidencedesk.results.stages import _COMPARED as COMPARED
-from evidencedesk.results.stages import JUDGED, Tally
+from evidencedesk.results import _stages as progress_module
+from evidencedesk.results._evaluate import evaluate
+from evidencedesk.results._inputs import DEMO_PROJECT, load_project
+from evidencedesk.results._stages import _COMPARED as COMPARED
+from evidencedesk.results._stages import JUDGED, Tally
 from evidencedesk.retrieval.labels import Label
 from tests.synthetic_runs import write_project
 

@@ -8,7 +8,7 @@ import pytest
 
 from evidencedesk.errors import ConfigError
 from evidencedesk.paths import _ANSWERS, CORPUS, DATA, DOCS, DUPS, LABELS, TENANT_DOCS
-from evidencedesk.results.inputs import DEMO_PROJECT, Project, load_project
+from evidencedesk.results._inputs import DEMO_PROJECT, Project, load_project
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.labels import QuestionCounts, load_labels
 from evidencedesk.retrieval.lifecycle import TENANTS_FILE

@@ -127,7 +127,7 @@ def test_the_version_imports_no_heavy_module(flag: str) -> None:
         f"code = main([{flag!r}], stdout=out)\n"
         "heavy = ('numpy', 'pydantic', 'jinja2', 'plotly', 'pyarrow', 'onnxruntime',"
         " 'evidencedesk.results', 'evidencedesk.retrieval', 'evidencedesk.report',"
-        " 'evidencedesk.cli.build', 'evidencedesk.cli.benchmark')\n"
+        " 'evidencedesk.cli._build', 'evidencedesk.cli._benchmark')\n"
         "print(code, out.getvalue().strip(), sorted(m for m in sys.modules if m.startswith(heavy)))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

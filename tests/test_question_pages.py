@@ -11,9 +11,9 @@ import pytest
 
 import evidencedesk
 from evidencedesk.errors import ResultsFileError
-from evidencedesk.report.assemble import present
-from evidencedesk.report.model import RankedItem
-from evidencedesk.report.questions import (
+from evidencedesk.report._assemble import present
+from evidencedesk.report._model import RankedItem
+from evidencedesk.report._questions import (
     LIST_DATA,
     QuestionLinks,
     aligned,
@@ -21,9 +21,9 @@ from evidencedesk.report.questions import (
     list_script,
     snippet,
 )
-from evidencedesk.report.site import slug
-from evidencedesk.results import serialize
-from evidencedesk.results.plan import PAGE_LIMIT
+from evidencedesk.report._site import slug
+from evidencedesk.results import _serialize as serialize
+from evidencedesk.results._plan import PAGE_LIMIT
 from evidencedesk.results.types import Results
 from tests.synthetic_runs import write_project
 
@@ -259,7 +259,7 @@ def test_the_question_list_holds_every_question(demo: tuple[Results, Path]) -> N
 
 
 def test_the_list_script_keeps_markup_as_text() -> None:
-    from evidencedesk.report.model import QuestionList, QuestionRow
+    from evidencedesk.report._model import QuestionList, QuestionRow
 
     row = QuestionRow("q</script>", 'a <b>"x"</b>\u2028', ("t",), False, (), (), None, False)
     text = list_script(QuestionList((row,), 10, "", "MRR", 1), ())

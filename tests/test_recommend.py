@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report.build import _build_model
-from evidencedesk.report.candidate import md_escape
-from evidencedesk.report.model import BuildOptions, CandidatePage
-from evidencedesk.report.render import _render_markdown
+from evidencedesk.report._build import _build_model
+from evidencedesk.report._candidate import md_escape
+from evidencedesk.report._model import BuildOptions, CandidatePage
+from evidencedesk.report._render import _render_markdown
 from tests.synthetic_runs import write_project
 
 SHIP = re.compile(r"(?<!not )(?<!may it )\bship\b", re.I)  # "ship" only as the gate's question

@@ -16,10 +16,10 @@ import pytest
 from evidencedesk import paths
 from evidencedesk.cli import main
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.report import render
-from evidencedesk.report.model import PAGES, SitePage
-from evidencedesk.report.render import _render_markdown, page_list, render_site
-from evidencedesk.report.site import inside, slug
+from evidencedesk.report import _render as render
+from evidencedesk.report._model import PAGES, SitePage
+from evidencedesk.report._render import _render_markdown, page_list, render_site
+from evidencedesk.report._site import inside, slug
 from tests import report_fixtures as rf
 
 # test models have no policy, no --compare-to and no question list

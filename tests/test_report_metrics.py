@@ -11,9 +11,9 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.report.build import _build_model
-from evidencedesk.report.model import BuildOptions
-from evidencedesk.results.inputs import load_project
+from evidencedesk.report._build import _build_model
+from evidencedesk.report._model import BuildOptions
+from evidencedesk.results._inputs import load_project
 from tests.synthetic_runs import write_project
 
 QIDS = tuple(f"q{n:02d}" for n in range(1, 13))

@@ -9,12 +9,13 @@ import random
 import numpy as np
 import pytest
 
-from evidencedesk.retrieval import scorers
+from evidencedesk.retrieval import _scorers as scorers
+from evidencedesk.retrieval._memos import build_memos
+from evidencedesk.retrieval._scorers import Analyser
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config, run_config
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.lifecycle import build_searchers
-from evidencedesk.retrieval.memos import build_memos
 from evidencedesk.retrieval.parts import Parts
 from evidencedesk.retrieval.rerankers import (
     BlendReranker,
@@ -25,7 +26,6 @@ from evidencedesk.retrieval.rerankers import (
     RerankerError,
     make_reranker,
 )
-from evidencedesk.retrieval.scorers import Analyser
 from evidencedesk.retrieval.searchers import Hit, SparseSearcher, TwoStage
 from tests.conftest import make_chunk
 

@@ -15,9 +15,9 @@ import pytrec_eval
 
 from evidencedesk import cli
 from evidencedesk.errors import ResultsFileError
-from evidencedesk.report.assemble import present
-from evidencedesk.report.render import render_site
-from evidencedesk.results import serialize
+from evidencedesk.report._assemble import present
+from evidencedesk.report._render import render_site
+from evidencedesk.results import _serialize as serialize
 from evidencedesk.results.types import Results, RunCosts
 from tests.conftest import DemoBuild
 
@@ -201,7 +201,7 @@ def test_exports_recompute_to_the_same_numbers_with_trec_eval(
 
 
 def _slug(name: str) -> str:
-    from evidencedesk.report.site import slug
+    from evidencedesk.report._site import slug
 
     return slug(name)
 

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.gate import GateCheck, GateLevel, GatePolicy, Reference, decide_gate, shape
-from evidencedesk.report.since_view import since_view
-from evidencedesk.report.site import slug
-from evidencedesk.results import compute, serialize
-from evidencedesk.results.inputs import load_project, questions
-from evidencedesk.results.serialize import _export_files, _per_question_csv, _qrels_text, _run_text
-from evidencedesk.results.settings import (
+from evidencedesk.report._since_view import since_view
+from evidencedesk.report._site import slug
+from evidencedesk.results import _compute as compute
+from evidencedesk.results import _serialize as serialize
+from evidencedesk.results._inputs import load_project, questions
+from evidencedesk.results._serialize import _export_files, _per_question_csv, _qrels_text, _run_text
+from evidencedesk.results._settings import (
     _COMPARED,
     _PIPELINE_COLUMNS,
     Metric,
@@ -237,7 +238,7 @@ def test_gate_check_text(check: GateCheck, text: str) -> None:
 
 
 def test_gate_outcome_reads_judged_lists_against_a_run_or_no_policy() -> None:
-    from evidencedesk.results.stages import _NO_POLICY_OUTCOME, gate_outcome
+    from evidencedesk.results._stages import _NO_POLICY_OUTCOME, gate_outcome
 
     same = gate_outcome(POLICY, LISTS, 3, Reference.of_judged(LISTS, 3, 3, "same"))
     # compared with itself nothing dropped and nothing flipped: only the absolute floors remain

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evidencedesk.errors import UnknownNameError
-from evidencedesk.retrieval.metric_engine import lines_of
+from evidencedesk.retrieval._metric_engine import lines_of
 from evidencedesk.retrieval.metrics import (
     METRIC_FORMS,
     Judged,
@@ -432,7 +432,7 @@ def test_engine_worked_example_and_an_unsorted_pool() -> None:
 
 
 def test_engine_converts_the_same_judged_objects_once_in_a_build() -> None:
-    from evidencedesk.retrieval.memos import build_memos
+    from evidencedesk.retrieval._memos import build_memos
 
     a = [judged("a", (0, 2), (2,)), judged("b", (2,), (2, 1))]
     assert lines_of(a) is not lines_of(a)  # outside a build nothing is kept

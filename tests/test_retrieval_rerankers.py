@@ -256,7 +256,7 @@ def test_kept_list_scores_equal_fresh_ones_and_still_count(demo) -> None:  # typ
     scores" memo) and reused
     by the next configuration that reranks the same list: the same order and scores as a fresh
     scorer, and the pairs are counted again (they are the configuration's cost)."""
-    from evidencedesk.retrieval.memos import build_memos
+    from evidencedesk.retrieval._memos import build_memos
 
     catalog, labels, sparse, allowed = demo
     question = labels["rc01"].question
@@ -298,7 +298,7 @@ def test_kept_list_scores_equal_fresh_ones_and_still_count(demo) -> None:  # typ
 def test_passage_words_are_those_of_the_space_joined_passage(title: str, text: str) -> None:
     """The scorers tokenise "title\\ntext" (the indexes' string, cached) for "title text" and
     "title || text": the same words."""
-    from evidencedesk.retrieval.tokens import content_words
+    from evidencedesk.retrieval._tokens import content_words
 
     want = content_words(f"{title} {text}")
     assert content_words(f"{title}\n{text}") == want

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from evidencedesk.report.candidate import risk
-from evidencedesk.results.inputs import exposure
+from evidencedesk.report._candidate import risk
+from evidencedesk.results._inputs import exposure
 from evidencedesk.results.types import Exposure
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.parts import Parts
@@ -65,8 +65,8 @@ def test_the_risk_is_stated_even_when_nothing_changed() -> None:
 
 
 def test_the_demo_s_candidate_without_the_pre_filter_states_its_risk(demo_results) -> None:  # type: ignore[no-untyped-def]
-    from evidencedesk.report.candidate import candidate_models
-    from evidencedesk.report.claims import Claims
+    from evidencedesk.report._candidate import candidate_models
+    from evidencedesk.report._claims import Claims
 
     (page,) = [c for c in candidate_models(demo_results, Claims(demo_results))
                if c.name == "no pre-filter"]  # fmt: skip

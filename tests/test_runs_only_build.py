@@ -12,9 +12,9 @@ import pytrec_eval
 
 from evidencedesk import cli
 from evidencedesk.files.trec import read_qrels
-from evidencedesk.report.build import _build_model
-from evidencedesk.report.model import BuildOptions
-from evidencedesk.results.inputs import load_project
+from evidencedesk.report._build import _build_model
+from evidencedesk.report._model import BuildOptions
+from evidencedesk.results._inputs import load_project
 from tests.project_fixtures import make_runs_only_project
 
 MEASURES = {

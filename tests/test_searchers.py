@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval import dense as dense_module
-from evidencedesk.retrieval.dense import ToyEmbedder
+from evidencedesk.retrieval import _dense as dense_module
+from evidencedesk.retrieval._dense import ToyEmbedder
+from evidencedesk.retrieval._tokens import is_identifier, tokenize
 from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.retrieval.parts import ConfigSearcher
 from evidencedesk.retrieval.searchers import (
@@ -16,7 +17,6 @@ from evidencedesk.retrieval.searchers import (
     TwoStage,
     rrf,
 )
-from evidencedesk.retrieval.tokens import is_identifier, tokenize
 
 
 def test_bangla_word_with_vowel_signs_is_one_token() -> None:

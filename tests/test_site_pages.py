@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import render
-from evidencedesk.report.questions import FULL_TEXT, SNIPPET, passage
-from evidencedesk.report.render import delta_class, flip_class, render_site
-from evidencedesk.results.settings import _PIPELINE_COLUMNS, _RUNS_COLUMNS, Settings, reported
+from evidencedesk.report import _render as render
+from evidencedesk.report._questions import FULL_TEXT, SNIPPET, passage
+from evidencedesk.report._render import delta_class, flip_class, render_site
+from evidencedesk.results._settings import _PIPELINE_COLUMNS, _RUNS_COLUMNS, Settings, reported
 from tests import report_fixtures as rf
 from tests.long_passages import LONG, built_site
 from tests.test_site_polish import text_of

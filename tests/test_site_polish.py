@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report import values
-from evidencedesk.report.benchmark import SMALL_SLICE, _slice_cell
-from evidencedesk.report.build import _build_model
-from evidencedesk.report.candidate import _change, note_heading
-from evidencedesk.report.model import BuildOptions
-from evidencedesk.report.values import config_word
-from evidencedesk.results.compute import Book, tag_values
-from evidencedesk.results.settings import Metric
+from evidencedesk.report import _values as values
+from evidencedesk.report._benchmark import SMALL_SLICE, _slice_cell
+from evidencedesk.report._build import _build_model
+from evidencedesk.report._candidate import _change, note_heading
+from evidencedesk.report._model import BuildOptions
+from evidencedesk.report._values import config_word
+from evidencedesk.results._compute import Book, tag_values
+from evidencedesk.results._settings import Metric
 from evidencedesk.results.types import TagValue
+from evidencedesk.retrieval._stats import bootstrap_ci
 from evidencedesk.retrieval.metrics import Judged
-from evidencedesk.retrieval.stats import bootstrap_ci
 from tests.page_text import unmarked, visible
 from tests.synthetic_runs import write_project
 
@@ -88,7 +88,7 @@ def test_holm_marks_only_the_pairs_that_survive_the_correction(holm_model) -> No
 
 
 def test_holm_marks_reach_the_page(holm_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from evidencedesk.report.render import render_site
+    from evidencedesk.report._render import render_site
 
     render_site(holm_model, tmp_path / "site")
     html = (tmp_path / "site" / "flips.html").read_text("utf-8")
@@ -289,9 +289,9 @@ def test_methods_page_names_the_large_sample_method_only_when_it_was_used(
 ) -> None:  # type: ignore[no-untyped-def]
     from dataclasses import replace as swap
 
-    from evidencedesk.report.assemble import present
-    from evidencedesk.report.render import render_site
-    from evidencedesk.retrieval.stats import LARGE
+    from evidencedesk.report._assemble import present
+    from evidencedesk.report._render import render_site
+    from evidencedesk.retrieval._stats import LARGE
 
     results = holm_model.results
     assert present(results).meta.large_sample is None  # 10 questions: resampled

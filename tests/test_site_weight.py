@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from evidencedesk import paths
-from evidencedesk.report.render import _PLOTLY_BUNDLE
+from evidencedesk.report._render import _PLOTLY_BUNDLE
 
 BUNDLE = paths.TEMPLATES / _PLOTLY_BUNDLE
 _NEW_PLOT = re.compile(r'Plotly\.newPlot\(\s*"[^"]+",\s*')

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from evidencedesk.results.evaluate import RUNS_ONLY_STAGES, STAGES, evaluation
-from evidencedesk.results.inputs import DEMO_PROJECT, load_project
-from evidencedesk.results.stages import Benchmark, Evaluating, Stage, walk
+from evidencedesk.results._evaluate import RUNS_ONLY_STAGES, STAGES, evaluation
+from evidencedesk.results._inputs import DEMO_PROJECT, load_project
+from evidencedesk.results._stages import Benchmark, Evaluating, Stage, walk
 
 
 def test_the_pipeline_and_runs_only_lists_name_the_progress_lines() -> None:

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencedesk.retrieval import metrics, stats
+from evidencedesk.retrieval import _stats as stats
+from evidencedesk.retrieval import metrics
 from evidencedesk.retrieval.metrics import (
     Interval,
     Judged,
@@ -317,7 +318,7 @@ def test_bootstrap_equals_the_every_resample_reference(
 def test_bootstrap_draws_are_kept_per_size_and_seed() -> None:
     from collections import OrderedDict
 
-    from evidencedesk.retrieval.memos import build_memos
+    from evidencedesk.retrieval._memos import build_memos
 
     a, b = _sample("rr", 300, 1), _sample("delta", 300, 2)
     with build_memos() as memos:

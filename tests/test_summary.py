@@ -176,7 +176,7 @@ def test_hostile_names_stay_text(hostile_site: Path) -> None:
     ],
 )  # fmt: skip
 def test_words_from_data_are_escaped(words: str, markdown: str) -> None:
-    from evidencedesk.report.exports import _words
+    from evidencedesk.report._exports import _words
 
     assert _words(words, opens=True) == markdown
     rendered = _rendered(f"- {markdown}\n")
@@ -202,7 +202,7 @@ def test_the_summary_command_names_a_missing_summary(tmp_path: Path) -> None:
 def test_the_audit_holds_the_summary_to_results_json(demo_site: Path, tmp_path: Path) -> None:
     import shutil
 
-    from evidencedesk.report.audit import audit
+    from evidencedesk.report._audit import audit
 
     site = tmp_path / "site"
     shutil.copytree(demo_site, site)

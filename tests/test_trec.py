@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.files import trec_arrays, trec_keys
+from evidencedesk.files import _trec_arrays as trec_arrays
+from evidencedesk.files import _trec_keys as trec_keys
 from evidencedesk.files.trec import (
     TrecRun,
     read_qrels,
@@ -27,7 +28,7 @@ from evidencedesk.files.trec import (
     write_qrels,
     write_run,
 )
-from evidencedesk.results.inputs import judged_depth
+from evidencedesk.results._inputs import judged_depth
 from evidencedesk.retrieval.metrics import Judged, metric_value, summarize
 from evidencedesk.retrieval.trec_judge import judge_trec_run, qrels_from_labels
 from tests.project_fixtures import make_runs_only_project
@@ -781,7 +782,7 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
     # the metrics read the arrays the judge makes in its vectorised pass (`JudgedLists.lines`:
     # only the judged lines, an unjudged one adds nothing); every metric's value must be
     # exactly, bit for bit, what converting its per-question lists gives
-    from evidencedesk.retrieval.metric_engine import JudgedLists, _convert, lines_of
+    from evidencedesk.retrieval._metric_engine import JudgedLists, _convert, lines_of
     from evidencedesk.retrieval.metrics import values_of
     from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
 
@@ -873,7 +874,7 @@ def test_ties_of_every_size_take_their_documents_in_descending_order(width: int)
 def test_judged_lists_keep_their_arrays_when_pickled_and_convert_when_remade() -> None:
     import pickle
 
-    from evidencedesk.retrieval.metric_engine import JudgedLists
+    from evidencedesk.retrieval._metric_engine import JudgedLists
 
     run = TrecRun.from_dict({"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}})
     judged = judge_trec_run(run, {"q1": {"b": 2}, "q2": {"c": 1, "d": 2}})

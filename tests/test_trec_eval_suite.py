@@ -131,7 +131,7 @@ def test_max_depth_is_read_from_the_runs_section(tmp_path: Path) -> None:
         '[questions]\nqrels = "qrels.txt"\n[runs]\ndir = "runs"\nbaseline = "trunc"\n'
         "max_depth = 100\n", encoding="utf-8",
     )  # fmt: skip
-    from evidencedesk.results.inputs import load_project
+    from evidencedesk.results._inputs import load_project
 
     assert load_project(root).max_depth == 100
 

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.files import trec, trec_arrays
-from evidencedesk.files.text import MAX_LINE_BYTES
+from evidencedesk.files import _trec_arrays as trec_arrays
+from evidencedesk.files import trec
+from evidencedesk.files._text import MAX_LINE_BYTES
 from evidencedesk.files.trec import read_qrels, read_run
 
 ODD = [

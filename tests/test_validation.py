@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evidencedesk.files.validation import (
+from evidencedesk.files._validation import (
     Source,
     Style,
     _toml_line,

@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evidencedesk
-from evidencedesk.report import words
-from evidencedesk.results import verdicts as v
+from evidencedesk.report import _words as words
+from evidencedesk.results import _verdicts as v
+from evidencedesk.results._verdicts import Evidence, _verdict_of_evidence, decide_verdict
 from evidencedesk.results.types import Comparison, Results
-from evidencedesk.results.verdicts import Evidence, _verdict_of_evidence, decide_verdict
-from evidencedesk.retrieval.stats import flips_needed, sign_test_p
+from evidencedesk.retrieval._stats import flips_needed, sign_test_p
 
 UP = Evidence("mrr", 0.05, 0.01, 0.09, 9, 0, 0.004, 0.02)  # interval and Holm agree: up
 INTERVAL_ONLY = Evidence("mrr", 0.05, 0.01, 0.09, 5, 0, 0.06, 0.30)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from evidencedesk.results.what_it_takes import (
+from evidencedesk.results._what_it_takes import (
     power,
     questions_for_p05,
     questions_for_power,
     questions_for_t,
     questions_for_t_power,
 )
-from evidencedesk.retrieval.stats import sign_test_p
+from evidencedesk.retrieval._stats import sign_test_p
 
 
 @pytest.mark.parametrize(("b", "w"), [(0, 0), (4, 0), (6, 0), (3, 1), (5, 2), (39, 54), (99, 54)])

@@ -24,10 +24,10 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.errors import EvidencedeskError, OutputError
-from evidencedesk.files.writing import write_file
-from evidencedesk.report import site as report_site
-from evidencedesk.report.model import BuildOptions, SiteModel
-from evidencedesk.report.site import slug
+from evidencedesk.files._writing import write_file
+from evidencedesk.report import _site as report_site
+from evidencedesk.report._model import BuildOptions, SiteModel
+from evidencedesk.report._site import slug
 from tests import report_fixtures as rf
 from tests.reliability_fixtures import (
     Scratch,
@@ -369,7 +369,7 @@ def test_the_lock_is_held_for_the_whole_build_in_process(site: Path) -> None:
 def test_an_os_error_while_writing_a_page_names_the_page(
     site: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evidencedesk.files import writing
+    from evidencedesk.files import _writing as writing
 
     original = writing._temporary
 
@@ -387,7 +387,7 @@ def test_an_os_error_while_writing_a_page_names_the_page(
 
 
 def test_exports_refuse_two_variants_with_one_slug() -> None:
-    from evidencedesk.results.serialize import _export_files
+    from evidencedesk.results._serialize import _export_files
     from tests.test_results_units import tiny_results
 
     results = tiny_results()
@@ -415,17 +415,17 @@ CONTRACT = (
 @pytest.mark.parametrize("phrase", CONTRACT)
 def test_the_docs_and_code_state_the_contract_in_the_same_words(phrase: str) -> None:
     for source in (ROOT / "docs" / "output-folder.md", ROOT / "docs" / "guarantees.md",
-                   ROOT / "evidencedesk" / "report" / "site.py"):  # fmt: skip
+                   ROOT / "evidencedesk" / "report" / "_site.py"):  # fmt: skip
         assert phrase in _words(source.read_text(encoding="utf-8")).replace("\\n", ""), source
 
 
 def test_the_docs_quote_the_codes_own_messages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evidencedesk.cli import build as cli_build
+    from evidencedesk.cli import _build as cli_build
     from evidencedesk.errors import BuildLockedError, StreamError
-    from evidencedesk.files.writing import check_unique
-    from evidencedesk.report import build as report_build
+    from evidencedesk.files._writing import check_unique
+    from evidencedesk.report import _build as report_build
 
     out = tmp_path / "site"
     messages = [

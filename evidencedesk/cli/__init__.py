@@ -32,8 +32,8 @@ from evidencedesk.errors import BuildTerminated, EvidencedeskError, UsageError
 from evidencedesk.version import __version__
 
 if TYPE_CHECKING:
-    from evidencedesk.cli.console import PipeSafe
-    from evidencedesk.report.build import ModelFactory
+    from evidencedesk.cli._console import PipeSafe
+    from evidencedesk.report._build import ModelFactory
 
 _PROG = "evidencedesk"  # the program name the help, the errors and the printed commands use
 # the sub-commands, in the order the help lists them; each is a module of this package
@@ -106,12 +106,12 @@ class Streams:
 
     def say(self, line: str) -> None:
         """One line of output holding data: control characters escaped."""
-        from evidencedesk.inert import printable
+        from evidencedesk._inert import printable
 
         self.out.write(printable(line) + "\n")
 
     def error(self, line: str) -> None:
-        from evidencedesk.inert import printable
+        from evidencedesk._inert import printable
 
         self.err.write(printable(line) + "\n")
 
@@ -132,7 +132,7 @@ class _Parser(argparse.ArgumentParser):
         return found
 
     def _print_message(self, message: str, file: Any = None) -> None:
-        from evidencedesk.inert import printable
+        from evidencedesk._inert import printable
 
         lines = message.split("\n")
         super()._print_message("\n".join(printable(line) for line in lines), file)
@@ -141,7 +141,7 @@ class _Parser(argparse.ArgumentParser):
 def _command(name: str) -> ModuleType:
     import importlib
 
-    return importlib.import_module(f"evidencedesk.cli.{name}")
+    return importlib.import_module(f"evidencedesk.cli._{name}")
 
 
 def _wrapped(text: str) -> str:
@@ -190,13 +190,13 @@ def main(
     (tests, other front ends); `exit_process` (the ``python -m`` entry points) ends the process
     here once the output is flushed, without freeing the build's objects one by one (1.4 s for a
     50,000-question project; every file is written and closed by then)."""
-    from evidencedesk.cli.console import PipeSafe
+    from evidencedesk.cli._console import PipeSafe
 
     args = list(sys.argv[1:] if argv is None else argv)
     streams = Streams(PipeSafe(stdout or sys.stdout, "stdout"),
                       PipeSafe(stderr or sys.stderr, "stderr", strict=False), prog,
                       model_factory)  # fmt: skip
-    code = _run(args, streams)
+    code = _dispatch(args, streams)
     try:
         streams.out.flush()
     except EvidencedeskError as exc:  # the last line is still in the buffer: it did not get out
@@ -209,7 +209,7 @@ def main(
     return code
 
 
-def _run(args: list[str], streams: Streams) -> int:
+def _dispatch(args: list[str], streams: Streams) -> int:
     if args in (["-V"], ["--version"]):  # answered before the parser imports every command
         streams.out.write(f"{_PROG} {__version__}\n")
         return 0
@@ -250,5 +250,5 @@ def _interrupted(args: Sequence[str]) -> str:
     """What Ctrl-C before the command started means: a command's own words (`INTERRUPTED`:
     build's says the previous site was kept) or just that it was interrupted."""
     name = next((a for a in args if not a.startswith("-")), "")
-    module = sys.modules.get(f"evidencedesk.cli.{name}") if name in _COMMANDS else None
+    module = sys.modules.get(f"evidencedesk.cli._{name}") if name in _COMMANDS else None
     return str(getattr(module, "INTERRUPTED", "interrupted"))

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from evidencedesk.errors import LabelsError, RunFileError
-from evidencedesk.files.text import MAX_LINE_BYTES, check_input, line_too_long, read_text, shown
-from evidencedesk.files.trec_arrays import (
+from evidencedesk.files._text import MAX_LINE_BYTES, check_input, line_too_long, read_text, shown
+from evidencedesk.files._trec_arrays import (
     NUMBER,
     Bad,
     Columns,
@@ -27,7 +27,7 @@ from evidencedesk.files.trec_arrays import (
     fast_qrels,
     slow_columns,
 )
-from evidencedesk.files.trec_keys import (
+from evidencedesk.files._trec_keys import (
     alike_earlier,
     alike_problem,
     doc_hashes,
@@ -37,7 +37,7 @@ from evidencedesk.files.trec_keys import (
     line_keys,
     query_salts,
 )
-from evidencedesk.files.writing import write_file
+from evidencedesk.files._writing import write_file
 
 __all__ = [
     "TrecRun",
@@ -370,7 +370,7 @@ def _refuse_compressed(path: str | Path) -> None:
 def read_run(path: str | Path) -> TrecRun:
     """Read a TREC run; errors name file:line and what was expected.
 
-    Only a regular file within the per-file limit is opened (`evidencedesk.files.text`); lines
+    Only a regular file within the per-file limit is opened (`evidencedesk.files._text`); lines
     longer than ``MAX_LINE_BYTES`` are refused.
     """
     check_input(path, RunFileError)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from evidencedesk.results.plan import pass_depth, passed, run_pass_depth
+from evidencedesk.results._plan import pass_depth, passed, run_pass_depth
 from evidencedesk.results.types import Results
 
 # how far outside its previous interval a mean must lie to count as moved (float noise is not)

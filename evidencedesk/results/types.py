@@ -1,7 +1,7 @@
 """The typed Results: plain frozen dataclasses of numbers, ids and input facts, no display text.
 
-Everything the site shows is computed once into these objects by `evidencedesk.results.evaluate`
-and presented by `evidencedesk.report`; `evidencedesk.results.serialize` writes and reads them as
+Everything the site shows is computed once into these objects by `evidencedesk.results._evaluate`
+and presented by `evidencedesk.report`; `evidencedesk.results._serialize` writes and reads them as
 ``results.json`` (field by field, documented in docs/results-schema.md). ``None`` is "undefined"
 or "not known", never zero.
 
@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from evidencedesk._metric_names import canonical
 from evidencedesk.gate import GateCheck
-from evidencedesk.metric_names import canonical
-from evidencedesk.results.settings import Settings
-from evidencedesk.results.verdicts import Decision
-from evidencedesk.retrieval.coverage import Coverage
+from evidencedesk.results._settings import Settings
+from evidencedesk.results._verdicts import Decision
+from evidencedesk.retrieval._coverage import Coverage
 from evidencedesk.retrieval.labels import QuestionCounts
 
 

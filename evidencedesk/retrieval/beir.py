@@ -14,10 +14,10 @@ from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
-from evidencedesk.files.structured import parse_json
-from evidencedesk.files.text import iter_lines
+from evidencedesk.files._structured import parse_json
+from evidencedesk.files._text import iter_lines
+from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.files.trec import GRADES, Qrels
-from evidencedesk.files.trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
 
@@ -49,7 +49,7 @@ class Query(NamedTuple):
 def _read_lines(
     path: str | Path, error: type[InputError], what: str = "file"
 ) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with their 1-based numbers, streamed (`evidencedesk.files.text.iter_lines`)."""
+    """Non-blank lines with their 1-based numbers, streamed (`evidencedesk.files._text.iter_lines`)."""
     return ((n, s) for n, s in iter_lines(path, error, what) if s.strip())
 
 

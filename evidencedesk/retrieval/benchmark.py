@@ -1,7 +1,7 @@
 """The benchmark's variants (SPEC §8): the built-in configurations every pipeline project runs.
 
 The command (``python -m evidencedesk.retrieval.benchmark``, ``evidencedesk benchmark``: options,
-the gate, exit statuses) is `evidencedesk.cli.benchmark`, which prints the site's own benchmark
+the gate, exit statuses) is `evidencedesk.cli._benchmark`, which prints the site's own benchmark
 table (`report.exports.benchmark_text`); this module only hands ``python -m`` over to it.
 """
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from evidencedesk.chunking import Chunk, Document, chunk_document, load_document
 from evidencedesk.errors import DocumentError
-from evidencedesk.files.text import list_folder
+from evidencedesk.files._text import list_folder
 from evidencedesk.paths import CORPUS, DATA, DOCS
 
 __all__ = ["CORPUS", "DATA", "DOCS", "Catalog", "Scope", "load_catalog", "load_documents"]

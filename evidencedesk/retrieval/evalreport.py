@@ -40,6 +40,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from evidencedesk._metric_names import MAX_CUTOFF
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.gate import (
     ConfigRun,
@@ -52,7 +53,6 @@ from evidencedesk.gate import (
     gate_result,
     shape,
 )
-from evidencedesk.metric_names import MAX_CUTOFF
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, paired, parse_metric, summarize

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.citations import (
+from evidencedesk.retrieval._citations import (
     Answer,
     AnswersError,
     CitationScores,
@@ -30,10 +30,10 @@ from evidencedesk.retrieval.citations import (
     score_answer,
     split_sentences,
 )
+from evidencedesk.retrieval._memos import memo
+from evidencedesk.retrieval._tokens import NUMBER, content_words, is_identifier
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.memos import memo
 from evidencedesk.retrieval.searchers import Hit
-from evidencedesk.retrieval.tokens import NUMBER, content_words, is_identifier
 
 __all__ = [
     "DEDUPE_THRESHOLD",

@@ -10,10 +10,10 @@ from typing import Any
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
-from evidencedesk.files.project_file import DEFAULT_RELEVANCE
-from evidencedesk.files.structured import parse_json
-from evidencedesk.files.text import iter_lines
-from evidencedesk.files.trec_keys import alike_earlier, alike_problem, id_problem
+from evidencedesk.files._project_file import DEFAULT_RELEVANCE
+from evidencedesk.files._structured import parse_json
+from evidencedesk.files._text import iter_lines
+from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.paths import DATA, LABELS
 
 __all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels"]

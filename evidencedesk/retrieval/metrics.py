@@ -7,7 +7,7 @@ it, and means leave it out (and say how many they left out). Relevant = grade >=
 `paired_bootstrap_ci`, `randomization_test`) take judged lists or per-question values.
 
 Every metric is declared once, with its names in trec_eval, ir_measures and ranx, in
-:mod:`evidencedesk.metric_names`; `parse_metric` reads any of those names into a `Metric`.
+:mod:`evidencedesk._metric_names`; `parse_metric` reads any of those names into a `Metric`.
 
 `KINDS` is the one registry from a metric's kind to what computes it: its readable reference
 (`recall_at`, `ndcg_at`, ...: the definitions, written to be read, one judged list at a time)
@@ -27,10 +27,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from evidencedesk._metric_names import MEASURES, METRIC_FORMS, Measure, Metric, read_metric
 from evidencedesk.errors import UnknownNameError
-from evidencedesk.files.project_file import DEFAULT_RELEVANCE
-from evidencedesk.metric_names import MEASURES, METRIC_FORMS, Measure, Metric, read_metric
-from evidencedesk.retrieval.metric_engine import (
+from evidencedesk.files._project_file import DEFAULT_RELEVANCE
+from evidencedesk.retrieval._metric_engine import (
     JudgedLike,
     Lines,
     ap_column,
@@ -46,7 +46,7 @@ from evidencedesk.retrieval.metric_engine import (
     rprec_column,
     rr_column,
 )
-from evidencedesk.retrieval.stats import (
+from evidencedesk.retrieval._stats import (
     RANDOMIZATION_RESAMPLES,
     Interval,
     Paired,
@@ -420,7 +420,7 @@ def kind_of(metric: Metric) -> Kind:
 
 
 def parse_metric(name: object) -> Metric:
-    """Any name `evidencedesk.metric_names` declares: evidencedesk's (``recall@k``, ``mrr``,
+    """Any name `evidencedesk._metric_names` declares: evidencedesk's (``recall@k``, ``mrr``,
     ``map@k``, ``ndcg@k:linear``, ``bpref``, ...) or trec_eval's, ir_measures' and ranx's for
     the same metric (``P_10``, ``AP``, ``ndcg_cut_10``, ``RR@10``, ...)."""
     return read_metric(name)

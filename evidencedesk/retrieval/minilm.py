@@ -43,7 +43,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from evidencedesk.errors import EvidencedeskError, MissingExtraError, ModelLoadError
-from evidencedesk.retrieval.scorers import SEPARATOR
+from evidencedesk.retrieval._scorers import SEPARATOR
 
 __all__ = [
     "CAVEAT",

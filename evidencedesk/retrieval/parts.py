@@ -15,12 +15,12 @@ from typing import Any, Protocol
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval import minilm
+from evidencedesk.retrieval._memos import memo
+from evidencedesk.retrieval._search_cache import CachedSearcher, LazySearcher, cached_searchers
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.lifecycle import build_searchers, dense_searcher
-from evidencedesk.retrieval.memos import memo
 from evidencedesk.retrieval.metrics import Judged, judge_run
-from evidencedesk.retrieval.search_cache import CachedSearcher, LazySearcher, cached_searchers
 from evidencedesk.retrieval.searchers import Hit, HybridSearcher, Reranker, Searcher, TwoStage
 
 __all__ = [

@@ -32,9 +32,8 @@ from typing import Any
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import RerankerError, UnknownNameError
-from evidencedesk.retrieval.memos import memo
-from evidencedesk.retrieval.minilm import BiEncoderPairScorer
-from evidencedesk.retrieval.scorers import (
+from evidencedesk.retrieval._memos import memo
+from evidencedesk.retrieval._scorers import (
     DEFAULT_CROSS_ENCODER,
     HubPairScorer,
     LexicalFeatures,
@@ -44,6 +43,7 @@ from evidencedesk.retrieval.scorers import (
     format_passage,
     split_passage,
 )
+from evidencedesk.retrieval.minilm import BiEncoderPairScorer
 from evidencedesk.retrieval.searchers import RRF_K, Hit, Reranker, renumber, rrf
 
 __all__ = [

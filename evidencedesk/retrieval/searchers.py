@@ -24,8 +24,8 @@ from typing import NamedTuple, Protocol, runtime_checkable
 import numpy as np
 
 from evidencedesk.chunking import Chunk
-from evidencedesk.retrieval.dense import ToyEmbedder
-from evidencedesk.retrieval.tokens import tokenize
+from evidencedesk.retrieval._dense import ToyEmbedder
+from evidencedesk.retrieval._tokens import tokenize
 
 
 class Hit(NamedTuple):

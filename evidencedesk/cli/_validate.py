@@ -1,0 +1,219 @@
+"""``evidencedesk validate``: load and check a project the way a build would, build nothing.
+
+Every input the build reads goes through the build's own loaders (documents, questions and
+judgments, runs, candidates with their configs and notes, gate policy and saved baseline), so a
+project that validates fails a build only on problems that appear while computing (none known),
+and a project that does not validate fails with the same one-line error a build would give.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from evidencedesk._inert import printable
+from evidencedesk._metric_names import reading_note
+from evidencedesk.cli import BAD_INPUT, add_project_argument
+from evidencedesk.files.trec import read_run
+from evidencedesk.results._inputs import Project, find_project
+from evidencedesk.retrieval._coverage import Coverage
+from evidencedesk.retrieval.labels import QuestionCounts
+
+if TYPE_CHECKING:
+    from evidencedesk.cli import Streams
+
+__all__ = ["Found", "describe", "validate"]
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a project holds, counted."""
+
+    project: Project
+    first_line: str  # names the project read (`project.find_project`)
+    documents: int
+    chunks: int
+    counts: QuestionCounts
+    tags: tuple[tuple[str, int], ...]
+    runs: tuple[tuple[str, Coverage], ...]  # name, its ids' coverage of the judgments
+    candidates: tuple[str, ...]
+    policy: str | None
+    saved_baseline: bool
+    notices: tuple[str, ...]  # what to know about the inputs (`report.notices`)
+    # the compared metrics, primary first, as the site labels them, and how a name other tools
+    # spell differently reads here (`metric_names.reading_note`)
+    metrics: tuple[str, ...] = ()
+    metric_notes: tuple[str, ...] = ()
+    # name, how many documents of its top k the corpus holds, of how many (with a corpus only)
+    in_corpus: tuple[tuple[str, int, int], ...] = ()
+
+
+def validate(path: Path | None = None) -> Found:
+    """Load every input of the project at `path` (default: the nearest ``evidencedesk.toml``, else the
+    demo) and check each run's ids against the judgments, as a build would. Raises
+    EvidencedeskError where a build would refuse."""
+    from evidencedesk.baseline import load_baseline
+    from evidencedesk.gate import load_policy
+    from evidencedesk.report._words import notice_text
+    from evidencedesk.results._candidates import load_candidates
+    from evidencedesk.results._evaluate import model_warnings
+    from evidencedesk.results._inputs import baseline_run, notices
+    from evidencedesk.results._settings import settings_for
+    from evidencedesk.retrieval._coverage import (
+        check_coverage,
+        check_judged_shares,
+        corpus_share,
+        unjudged_top,
+    )
+
+    project, first_line = find_project(path)
+    settings = settings_for(project, project.seed)
+    catalog = project.load_catalog()
+    labels = project.load_labels(catalog)
+    qrels = {label.id: dict(label.grades) for label in labels}
+    complete = frozenset(catalog.ids()) if catalog is not None and project.labels else None
+    corpus = frozenset(catalog.ids()) if catalog is not None else None
+    k = settings.judged_k
+    checked: dict[str, tuple[Path, Coverage, list[str]]] = {}
+    held: list[tuple[str, int, int]] = []
+    for name, file in project.runs:
+        trec = read_run(file)
+        found = check_coverage(trec, qrels, k, file, complete,
+                               min_coverage=project.min_coverage, corpus=corpus)  # fmt: skip
+        checked[name] = (file, found, unjudged_top(trec, qrels, k, complete))
+        if corpus is not None:
+            held.append((name, *corpus_share(trec, qrels, k, corpus, complete)))
+    if corpus is None:
+        check_judged_shares(checked, qrels, complete)
+    coverage = tuple((name, found) for name, (_, found, _) in checked.items())
+    cands = load_candidates(project.candidates, project.notes) if project.candidates else []
+    names = tuple(c.name for c in cands)
+    if (settings.kind == "runs" or catalog is None) and project.runs:
+        # a runs-only build compares every run but the baseline run with it, as its candidates
+        baseline = baseline_run(project)
+        names = tuple(name for name, _ in project.runs if name != baseline)
+    policy = load_policy(project.policy, labels) if project.policy else None
+    saved = project.baseline is not None and project.baseline.is_file()
+    if saved:
+        kind = "runs" if catalog is None else "pipeline"
+        load_baseline(project.baseline, labels, kind)  # type: ignore[arg-type]
+    tags: dict[str, int] = {}
+    for label in labels:
+        for tag in label.tags:
+            tags[tag] = tags.get(tag, 0) + 1
+    policy_text = None
+    if policy is not None:
+        critical = ", ".join(policy.critical) or "none"
+        policy_text = (
+            f"{project.relative(project.policy)} (k={policy.k}, min_recall={policy.min_recall}, "  # type: ignore[arg-type]
+            f"min_pass_rate={policy.min_pass_rate}, critical: {critical})"
+        )
+    return Found(
+        project=project,
+        first_line=first_line,
+        documents=len({c.doc_id for c in catalog.chunks}) if catalog is not None else 0,
+        chunks=len(catalog) if catalog is not None else 0,
+        counts=project.question_counts(),
+        tags=tuple(sorted(tags.items())),
+        runs=coverage,
+        candidates=names,
+        policy=policy_text,
+        saved_baseline=saved,
+        notices=tuple(notice_text(n, project.kind) for n in notices(project, catalog, labels))
+        + model_warnings(project, catalog, labels, cands),  # MiniLM on another script's texts
+        metrics=tuple(m.label for m in settings.compared),
+        metric_notes=tuple(
+            note for m in settings.compared if (note := reading_note(m.name)) is not None
+        ),
+        in_corpus=tuple(held),
+    )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def describe(found: Found) -> str:
+    """The report printed by ``evidencedesk validate``: the project read, then one fact per
+    line, each run's coverage of the judgments, and what to know about the inputs."""
+    from evidencedesk.report._words import counts_sentence, share
+
+    p = found.project
+    kinds = {"markdown": "Markdown folders", "beir": "a BEIR corpus", "none": "no documents"}
+    sources = ", ".join(p.relative(d) for d in p.documents) or "-"
+    lines = [
+        found.first_line,
+        f"kind: {'pipeline (evidencedesk indexes the documents)' if p.kind == 'pipeline' else 'runs-only (each TREC run is a variant)'}",
+        (
+            f"documents: {kinds[p.documents_format]} ({sources}): "
+            f"{_plural(found.documents, 'document')}, {_plural(found.chunks, 'chunk')}"
+            + ("" if p.kind == "pipeline" else ", shown on question pages, not indexed")
+            if p.documents_format != "none"
+            else "documents: none (runs-only: questions, judgments and runs only)"
+        ),
+        f"questions: {counts_sentence(found.counts, p.averaging)}; grades up to {p.max_grade}",
+        "tags: " + (", ".join(f"{t} {n}" for t, n in found.tags) or "none"),
+    ]
+    if not found.runs:
+        lines.append("runs: none")
+    held = {name: (n, top) for name, n, top in found.in_corpus}
+    for name, c in found.runs:
+        in_corpus = ""
+        if name in held:
+            n, top = held[name]
+            in_corpus = f", {n} of them are in the corpus ({share(n, top)})"
+        lines.append(
+            f"run {name}: answers {c.answered} of {c.judged_queries} judged queries "
+            f"({share(c.answered, c.judged_queries)}); {c.judged_anywhere} of the {c.top} "
+            f"documents of its top {c.k} are judged for some query "
+            f"({share(c.judged_anywhere, c.top)}){in_corpus}"
+        )
+    if p.baseline_run:
+        lines.append(f"baseline run: {p.baseline_run}")
+    lines.append(
+        f"candidates: {len(found.candidates)}"
+        + (f" ({', '.join(found.candidates)})" if found.candidates else "")
+    )
+    lines.append(f"gate policy: {found.policy or 'none (every candidate gets REVIEW)'}")
+    if p.policy is not None:
+        saved = p.relative(p.baseline) if found.saved_baseline else "none"  # type: ignore[arg-type]
+        lines.append(f"saved baseline: {saved}")
+    if found.metrics:
+        lines.append(f"metrics: {', '.join(found.metrics)} (the first is the primary)")
+    lines += [f"note: {text}" for text in found.metric_notes]
+    skipped: Sequence[tuple[str, str]] = p.skipped_stages()
+    for stage, why in skipped:
+        lines.append(f"skipped: {stage}: {why}")
+    lines += [f"warning: {text}" for text in found.notices]
+    lines.append("ok: the project loads; nothing was built")
+    return "\n".join(printable(line) for line in lines)  # names from data: inert on a terminal
+
+
+# the one-line summary of `evidencedesk validate` in the command list
+HELP = "load and check a project, print what it holds, build nothing"
+# what `evidencedesk validate --help` says the command does
+DESCRIPTION = (
+    "Load and check a project the way a build would (documents, questions and judgments, "
+    "runs, candidates, gate policy, saved baseline) and print what was found: kind, "
+    "documents and chunks, questions, tags, runs, candidates, policy. Builds nothing."
+)
+# the exit statuses `evidencedesk validate --help` lists
+EXIT = (
+    "0    the project loads",
+    BAD_INPUT,
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the options of `evidencedesk validate` (--project) to its parser."""
+    add_project_argument(p)
+
+
+def run(args: argparse.Namespace, streams: Streams) -> int:
+    """Run `evidencedesk validate`: load the project as a build would and print what it holds."""
+    for line in describe(validate(args.project)).split("\n"):
+        streams.say(line)
+    return 0

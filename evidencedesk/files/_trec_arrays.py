@@ -1,0 +1,585 @@
+"""Reading a TREC run into arrays: pyarrow's CSV reader first, a line-by-line reader second.
+
+The fast path reads the file with pyarrow's streaming CSV reader (single-space or single-tab
+separated, as search engines write runs), three typed columns, in 1 MiB blocks; a run of
+`_MIN_RANGE` bytes or more in byte ranges cut at newlines, one thread each, and the blocks turn
+into arrays below. Anything it does not accept -- a parse error,
+mixed whitespace, a missing or non-finite score, a line longer than its block (the per-line
+limit), a duplicate document -- sends the file to :func:`slow_columns`, which reads it line by
+line and either names the first bad line (``file:line: expected ..., found ...``) or returns the
+same columns for an unusual but valid file.
+
+A run's arrays from pyarrow's parsed blocks: each group of blocks becomes a :class:`Part`
+(scores, stretches of equal query ids, fixed-width document ids and the lines' keys) and the parts
+of a run join into its columns (:func:`join_parts`). Anything the fast path cannot take raises
+:class:`Bad`, and the caller's line-by-line reader names the line.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import math
+import mmap
+import os
+import re
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evidencedesk.errors import RunFileError
+from evidencedesk.files._text import MAX_LINE_BYTES, line_too_long, shown
+from evidencedesk.files._trec_keys import (
+    alike_earlier,
+    alike_problem,
+    doc_hashes,
+    fixed_width,
+    has_alike,
+    id_problem,
+    indices_of,
+    line_keys,
+    numbers_of,
+    offsets_of,
+    pa,
+    pacsv,
+    pc,
+    query_salts,
+)
+
+# a run with more stretches of equal query ids than this (and than one per 64 lines) is joined in
+# file order
+_STRETCHES = 4096
+
+
+_GROUP = 16  # record batches (of up to MAX_LINE_BYTES of text each) turned into arrays at once
+
+
+# qids (sorted bytes), the query code of every line, doc ids (fixed-width bytes), scores, tag,
+# and the lines' (query, document) `line_keys` (None: not computed yet)
+Columns = tuple[list[bytes], np.ndarray, np.ndarray, np.ndarray, bytes, np.ndarray | None]
+
+
+class Bad(Exception):
+    """The fast path cannot take this file; the slow reader names the line or reads it."""
+
+
+@dataclass(frozen=True, eq=False)
+class Part:
+    """The arrays of consecutive lines of a run, in file order."""
+
+    heads: list[bytes]  # the query id of each stretch of lines with equal ids
+    lengths: np.ndarray  # each stretch's number of lines
+    docs: np.ndarray  # fixed-width document ids
+    keys: np.ndarray  # each line's (query, document) key: `line_keys`, its query's own salt
+    scores: np.ndarray
+    longest: int  # the longest query id plus the document ids' width, in bytes
+
+
+def block_part(table: pa.Table) -> Part:
+    """A parsed block's arrays; raises :class:`Bad` on a non-finite score.
+
+    A run holds each query's lines together, so only the first id of each stretch of equal ids
+    is kept (a comparison of neighbours, not a hash of every line); a run whose queries come
+    back later just has more stretches.
+    """
+    scores = numbers_of(table["s"], np.float64)
+    if scores is None or not np.isfinite(scores).all():
+        raise Bad
+    queries, ids = table["q"].combine_chunks(), table["d"].combine_chunks()
+    if not (plain_ids(queries) and plain_ids(ids)):
+        raise Bad  # the line reader names the line
+    bounds, heads = stretches(queries)  # heads: bytes
+    docs = fixed_width(ids)
+    longest = int(pc.max(pc.binary_length(queries)).as_py()) + docs.dtype.itemsize
+    lengths = np.diff(bounds)
+    # the keys here, in the reading thread: a query's salt comes from its own id
+    keys = line_keys(lengths, doc_hashes(docs), query_salts(heads))
+    return Part(heads, lengths, docs, keys, scores, longest)
+
+
+def stretches(ids: pa.Array) -> tuple[np.ndarray, list[Any]]:
+    """Where each stretch of equal neighbouring ids starts (and, last, the array's length) and
+    each stretch's id: a comparison of neighbours, not a hash of every line."""
+    n = len(ids)
+    change = pc.indices_nonzero(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)))
+    found = numbers_of(change, np.uint64)
+    starts = np.r_[0, (found if found is not None else np.zeros(0, np.uint64)).astype(np.int64) + 1]
+    return np.r_[starts, n], ids.take(indices_of(starts)).to_pylist()
+
+
+# white space and control characters beyond ASCII (str.isspace's and category Cc), which the
+# line reader refuses in an id (`trec_keys.id_problem`)
+_ODD_CHARS = (
+    r"[\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\p{Cc}]"
+)
+
+
+def plain_ids(ids: pa.Array) -> bool:
+    """Whether binary (or text) ids are UTF-8 text without white space or control characters beyond
+    ASCII (the byte checks of `_Range` refuse the ASCII ones): at once when every byte is
+    ASCII (a numpy pass over the bytes), else by Arrow's own check (a cast to text)."""
+    offsets = offsets_of(ids)
+    data = ids.buffers()[2]
+    if data is None or offsets[-1] == offsets[0]:
+        return True
+    if np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]].max() < 0x80:
+        return True
+    try:
+        text = ids.cast(pa.string())
+    except pa.ArrowInvalid:
+        return False
+    return not pc.any(pc.match_substring_regex(text, _ODD_CHARS)).as_py()
+
+
+def join_parts(parts: list[Part], tag: bytes) -> Columns:
+    """The columns of a run from its parts, grouped by query when that is cheap; raises
+    :class:`Bad` when it has no line or a line may be over the limit (pyarrow's block bounds
+    lines only roughly: measure).
+
+    A run holds each query's lines in a few stretches, so its parts are joined stretch by
+    stretch in query order (stable: a query's stretches keep file order) -- the copy that joins
+    the parts also groups the lines, instead of a second gather of every column. A run whose
+    queries change on most lines is joined in file order and grouped by the caller.
+    """
+    parts = [p for p in parts if p.scores.size]
+    if not parts or max(p.longest for p in parts) > MAX_LINE_BYTES - 16:
+        raise Bad
+    heads = [h for p in parts for h in p.heads]
+    qids = sorted(set(heads))  # byte order, as trec_eval sorts
+    index = {q: i for i, q in enumerate(qids)}
+    stretch = np.fromiter((index[q] for q in heads), dtype=np.int64, count=len(heads))
+    lengths = np.concatenate([p.lengths for p in parts])
+    n_lines = int(lengths.sum())
+    columns = ("docs", "keys", "scores")
+    if len(heads) > max(_STRETCHES, n_lines // 64) or bool(np.all(stretch[1:] >= stretch[:-1])):
+        codes = np.repeat(stretch, lengths)  # numpy widens ids to the widest part's
+        docs, keys, scores = (np.concatenate([getattr(p, c) for p in parts]) for c in columns)
+        return qids, codes, docs, scores, tag, keys
+    owner = np.repeat(np.arange(len(parts)), [len(p.heads) for p in parts]).tolist()
+    ends = np.concatenate([np.cumsum(p.lengths) for p in parts]).tolist()
+    order = np.argsort(stretch, kind="stable").tolist()
+    spans = [(parts[owner[i]], ends[i] - int(lengths[i]), ends[i]) for i in order]
+    docs, keys, scores = (
+        np.concatenate([getattr(p, c)[a:b] for p, a, b in spans]) for c in columns
+    )
+    codes = np.repeat(stretch[order], lengths[order])
+    return qids, codes, docs, scores, tag, keys
+
+
+def table_columns(table: pa.Table, tag: bytes) -> Columns:
+    """Columns of a parsed table; raises :class:`Bad` on an empty table or a non-finite score."""
+    if table.num_rows == 0:
+        raise Bad
+    return join_parts([block_part(table)], tag)
+
+
+def _groups(reader: pacsv.CSVStreamingReader) -> Iterator[pa.Table]:
+    """The parsed blocks, `_GROUP` at a time (the last group may be smaller)."""
+    group: list[pa.RecordBatch] = []
+    for batch in itertools.chain(reader, [None]):
+        if batch is not None:
+            group.append(batch)
+        if group and (batch is None or len(group) == _GROUP):
+            yield pa.Table.from_batches(group)
+            group = []
+
+
+def read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
+    """The parsed blocks as :class:`Part` s: pyarrow parses the next blocks (without the GIL)
+    while a worker thread turns the last ones into arrays; at most two groups wait for it."""
+    done: list[Part] = []
+    waiting: deque[Future[Part]] = deque()
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        for table in _groups(reader):
+            waiting.append(worker.submit(block_part, table))
+            while len(waiting) > 2 or (waiting and waiting[0].done()):
+                done.append(waiting.popleft().result())  # raises the worker's Bad
+        done.extend(f.result() for f in waiting)
+    return done
+
+
+_CR, _LF, _TAB, _SPACE = 13, 10, 9, 32
+
+
+# the control bytes a run or qrels file may not hold: \v and \f (white space pyarrow does not
+# split at) and every other one but \t, \n and \r (an id may not hold one:
+# `trec_keys.id_problem`)
+_CONTROL = np.zeros(256, dtype=bool)
+
+
+_CONTROL[:32] = True
+
+
+_CONTROL[[_TAB, _LF, _CR]] = False
+
+
+_CONTROL[127] = True
+
+
+# per delimiter, every byte `_odd_space` or the NUL check may object to: a control byte, the other
+# of tab and space, a carriage return; a block holding none of them (nearly every block) is
+# passed in one table look-up a byte
+_SUSPECT = {
+    delimiter: _CONTROL
+    | (np.arange(256) == (_TAB if delimiter == _SPACE else _SPACE))
+    | (np.arange(256) == _CR)
+    for delimiter in (_SPACE, _TAB)
+}
+
+
+def _odd_space(data: np.ndarray, delimiter: int) -> bool:
+    """Whether these bytes hold white space that the line reader (and trec_eval, which split
+    a line at any white space) would read differently from pyarrow, which splits only at
+    `delimiter`: a vertical tab, a form feed, a carriage return not ending a line, or the
+    other of tab and space; or a control byte, which no id may hold (`_CONTROL`)."""
+    if _CONTROL[data].any():  # one table look-up per byte
+        return True
+    if (data == (_TAB if delimiter == _SPACE else _SPACE)).any():
+        return True
+    cr = data == _CR
+    if not cr.any():
+        return False
+    # CRLF files read alike (the line reader strips the \r); a \r anywhere else does not
+    return bool(cr[-1] or np.count_nonzero(cr[:-1] & (data[1:] == _LF)) != np.count_nonzero(cr))
+
+
+class _Range(io.RawIOBase):
+    """Bytes `start` to `stop` of a file, read as a file of their own (not a memory map, whose
+    pages would count in the process's memory once read, and fault in one by one).
+
+    Every byte read is checked for NUL (numpy's fixed-width ids would drop a trailing one) and
+    for white space pyarrow and the line reader would split differently (`_odd_space`): on the
+    first, the range ends early and `refused` is set, and the caller sends the file to the
+    line-by-line reader -- the check rides along the read, in each range's thread, instead of
+    a pass of its own over the file.
+    """
+
+    def __init__(self, path: str | Path, start: int, stop: int, delimiter: int) -> None:
+        super().__init__()
+        self._file = open(path, "rb")  # noqa: SIM115 -- closed with the range
+        self._file.seek(start)
+        self._left = stop - start
+        self._delimiter = delimiter
+        self.refused = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        size = min(len(buffer), self._left)
+        got = (self._file.readinto(memoryview(buffer)[:size]) or 0) if size > 0 else 0
+        if got:
+            data = np.frombuffer(buffer, dtype=np.uint8, count=got)
+            suspect = _SUSPECT.get(self._delimiter)
+            if (suspect is None or suspect[data].any()) and (
+                not data.all() or _odd_space(data, self._delimiter)
+            ):
+                self.refused, self._left = True, 0
+                return 0
+        self._left -= got
+        return got
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def read_range(
+    path: str | Path, start: int, stop: int, options: dict[str, Any], worker: bool = False
+) -> list[Part]:
+    """One byte range's parts, parsed and turned into arrays in the calling thread (or, with
+    `worker`, in a worker thread while this one parses: :func:`read_parts`); raises
+    :class:`Bad` when the range holds a NUL byte or odd white space (`_odd_space`)."""
+    delimiter = ord(options["parse_options"].delimiter)
+    with (
+        _Range(path, start, stop, delimiter) as raw,
+        pacsv.open_csv(pa.PythonFile(raw, "r"), **options) as reader,
+    ):
+        done = read_parts(reader) if worker else [block_part(t) for t in _groups(reader)]
+    if raw.refused:
+        raise Bad
+    return done
+
+
+# the six columns of a run line, as an error message names them
+_RUN_FORM = "'qid Q0 docid rank score tag'"
+
+
+# ASCII only: Python's float() also takes full-width and Arabic-Indic digits and "1_0"
+NUMBER = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def _first_line(mm: mmap.mmap) -> bytes:
+    start = 3 if mm[:3] == b"\xef\xbb\xbf" else 0
+    for line in iter(lambda: mm.readline(), b""):
+        if line.strip():
+            return line[start:] if start else line
+        start = 0
+    return b""
+
+
+def fast_columns(path: str | Path) -> Columns:
+    """The run's columns through pyarrow; raises :class:`Bad` when the file needs the slow path."""
+    with open(path, "rb") as handle:
+        size = handle.seek(0, 2)
+        if size == 0:
+            raise Bad
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            first = _first_line(mm)
+            cuts = _cuts(mm, size)
+    parts = first.split()
+    if len(parts) != 6:
+        raise Bad
+    try:
+        parts[5].decode("utf-8")  # the run's tag: the line reader names a bad byte's line
+    except UnicodeDecodeError:
+        raise Bad from None
+    options = arrow_options("\t" if b"\t" in first and b" " not in first.strip() else " ")
+    try:
+        if len(cuts) == 2:  # one range: parse in this thread, arrays in a worker
+            columns = join_parts(read_range(path, 0, size, options, worker=True), parts[5])
+        else:
+            ranges = list(itertools.pairwise(cuts))  # a range per thread, each parsed and
+            with ThreadPoolExecutor(max_workers=len(ranges)) as pool:  # turned into arrays
+                found = list(pool.map(lambda r: read_range(path, r[0], r[1], options), ranges))
+            columns = join_parts([p for range_parts in found for p in range_parts], parts[5])
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise Bad from None
+    if any(q.startswith(b"#") for q in columns[0]):
+        raise Bad  # a comment line: the line reader skips it
+    if _has_alike_ids(columns[0], columns[2]):
+        raise Bad  # the line reader names the look-alike id's line
+    return columns
+
+
+def _has_alike_ids(qids: list[bytes], docs: np.ndarray) -> bool:
+    """Whether two query ids or two document ids of a run look alike (`trec_keys.has_alike`);
+    the document ids are compared only when one of their bytes is outside ASCII."""
+    if not all(q.isascii() for q in qids) and has_alike([q.decode("utf-8") for q in qids]):
+        return True
+    raw = np.ascontiguousarray(docs).view(np.uint8)
+    if raw.size == 0 or int(raw.max()) < 0x80:
+        return False
+    return has_alike([d.decode("utf-8") for d in np.unique(docs).tolist()])
+
+
+THREADS = max(1, min(4, os.cpu_count() or 1))  # threads that read a large run's byte ranges
+
+
+_MIN_RANGE = 64 << 20  # bytes: a smaller run is one range
+
+
+def _cuts(mm: mmap.mmap, size: int) -> list[int]:
+    """Where the file's byte ranges start and end: up to `THREADS` ranges of at least
+    `_MIN_RANGE` bytes, each cut just after a newline."""
+    cuts = [0]
+    n = min(THREADS, size // _MIN_RANGE)
+    for i in range(1, n):
+        at = mm.find(b"\n", max(cuts[-1], size * i // n))
+        if at < 0 or at + 1 >= size:
+            break
+        cuts.append(at + 1)
+    return [*cuts, size]
+
+
+def arrow_options(delimiter: str, block_size: int | None = None) -> dict[str, Any]:
+    """pyarrow CSV options for a run: three typed columns, no quoting, no null markers.
+
+    Arrow refuses a line that straddles more than two blocks, which sends the file to the slow
+    path, where the line reader measures it. Blocks of half the line limit therefore refuse every
+    line over the limit, whichever of its columns is long (a row may reach into one next block:
+    with blocks of the whole limit, lines of up to twice the limit were read when the excess was
+    in a column no check measures, such as the run tag).
+    """
+    return {
+        "read_options": pacsv.ReadOptions(
+            column_names=list("qzdrst"), block_size=block_size or MAX_LINE_BYTES // 2
+        ),
+        "parse_options": pacsv.ParseOptions(
+            delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
+        ),
+        "convert_options": pacsv.ConvertOptions(
+            include_columns=["q", "d", "s"],
+            # bytes, not text: `block_part` checks UTF-8 only where a byte is not ASCII (the
+            # parse itself took 15-25 % longer validating every id)
+            column_types={"q": pa.binary(), "d": pa.binary(), "s": pa.float64()},
+            null_values=[],
+            strings_can_be_null=False,
+        ),
+    }
+
+
+def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int]]:
+    """Qrels through pyarrow (grades ``-?[0-9]{1,3}`` within [low, high], each document once per
+    query); raises :class:`Bad` for anything else, and the caller's line loop names it."""
+    with open(path, "rb") as handle:
+        if handle.seek(0, 2) == 0:
+            raise Bad
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            data = np.frombuffer(mm, dtype=np.uint8)
+            refused = not data.all() or _odd_space(data, ord(" "))
+            del data  # the map closes only once no array views it
+            if refused:
+                raise Bad
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=list("qzdg"), block_size=MAX_LINE_BYTES),
+            parse_options=pacsv.ParseOptions(
+                delimiter=" ", quote_char=False, double_quote=False, escape_char=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.string() for c in "qzdg"},
+                strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise Bad from None
+    if (
+        table.num_rows == 0
+        or not pc.all(pc.match_substring_regex(table["g"], r"^-?[0-9]{1,3}$")).as_py()
+        or pc.any(pc.starts_with(table["q"], "#")).as_py()  # a comment line: the loop skips it
+        or not plain_ids(table["q"].combine_chunks())  # the loop names the odd id's line
+        or not plain_ids(table["d"].combine_chunks())
+    ):
+        raise Bad
+    # the three separators added after the sum (a Python 3 would be an Arrow scalar: pandas)
+    length = pc.add(pc.utf8_length(table["q"]), pc.utf8_length(table["z"]))
+    length = pc.add(pc.add(length, pc.binary_length(table["d"])), pc.binary_length(table["g"]))
+    if pc.max(length).as_py() + 3 > MAX_LINE_BYTES // 4:  # maybe over the line limit: measure it
+        raise Bad
+    grades = pc.cast(table["g"], pa.int64())
+    if pc.min(grades).as_py() < low or pc.max(grades).as_py() > high:
+        raise Bad
+    # one dict update per stretch of lines with equal query ids, not one per line
+    bounds, heads = stretches(table["q"].combine_chunks())
+    starts = bounds.tolist()
+    docs, values = table["d"].to_pylist(), grades.to_pylist()
+    qrels: dict[str, dict[str, int]] = {}
+    for q, a, b in zip(heads, starts, starts[1:], strict=False):
+        qrels.setdefault(q, {}).update(zip(docs[a:b], values[a:b], strict=True))
+    if sum(map(len, qrels.values())) != table.num_rows:
+        raise Bad  # a document twice for one query
+    return qrels
+
+
+def check_line(path: str | Path, line: bytes, number: int) -> tuple[list[bytes], float] | None:
+    """The columns and score of one run line (None for a blank or comment line), or its
+    RunFileError. As trec_eval reads a run: a line whose first non-blank character is ``#`` is
+    a comment, and columns after the sixth (the run tag) are ignored."""
+    if len(line) > MAX_LINE_BYTES:
+        raise RunFileError(path, line_too_long(len(line)), number)
+    parts = line.split()
+    if not parts or parts[0].startswith(b"#"):
+        return None
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RunFileError(
+            path, f"expected UTF-8 text, found byte 0x{line[exc.start]:02x}", number
+        ) from None
+    if len(parts) < 6:
+        raise RunFileError(path, f"expected 6 columns, found {len(parts)}", number)
+    parts = parts[:6]
+    for column, part in enumerate(parts, start=1):
+        if b"\0" in part:
+            found = part.decode("utf-8")
+            raise RunFileError(
+                path, f"expected column {column} without NUL bytes, found {shown(found)}", number
+            )
+    for column, kind in ((0, "query"), (2, "document")):
+        problem = id_problem(parts[column].decode("utf-8"), kind)
+        if problem is not None:
+            raise RunFileError(path, problem, number)
+    text = parts[4].decode("utf-8")
+    if not NUMBER.fullmatch(parts[4]):
+        if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise RunFileError(
+                path, f"expected a finite score in column 5, found {shown(text)}", number
+            )
+        raise RunFileError(
+            path, f"expected a numeric score in column 5, found {shown(text)}", number
+        )
+    score = float(parts[4])
+    if not math.isfinite(score):
+        raise RunFileError(
+            path, f"expected a finite score in column 5, found {shown(text)}", number
+        )
+    return parts, score
+
+
+def duplicate(path: str | Path, doc: bytes, number: int) -> RunFileError:
+    """The error for a document a run lists twice for one question, at its line."""
+    text = doc.decode("utf-8")
+    return RunFileError(
+        path, f"expected each document once per query, found {shown(text)} again", number
+    )
+
+
+def slow_columns(path: str | Path) -> Columns:
+    """Line by line: the first bad line as a :class:`RunFileError`, or the columns."""
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    # CR-only and CRLF line ends are line ends too (a CR-only file read at LF alone is one line)
+    raw = raw.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    seen: dict[bytes, dict[bytes, float]] = {}
+    alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # query ids, document ids
+    tag = b""
+    start, number = 0, 0
+    while start < len(raw):
+        stop = raw.find(b"\n", start)
+        stop = len(raw) if stop < 0 else stop
+        line, start, number = raw[start:stop], stop + 1, number + 1
+        checked = check_line(path, line, number)
+        if checked is None:
+            continue
+        parts, score = checked
+        for column, kind, ids in ((0, "query", alike[0]), (2, "document", alike[1])):
+            value = parts[column].decode("utf-8")
+            earlier = alike_earlier(value, number, ids)
+            if earlier is not None:
+                raise RunFileError(path, alike_problem(kind, value, *earlier), number)
+        docs = seen.setdefault(parts[0], {})
+        if parts[2] in docs:
+            raise duplicate(path, parts[2], number)
+        docs[parts[2]] = score
+        tag = tag or parts[5]
+    if not seen:
+        found = "an empty file" if not raw.strip() else "only blank and comment lines"
+        raise RunFileError(path, f"expected lines {_RUN_FORM}, found {found}")
+    qids = sorted(seen)
+    index = {q: i for i, q in enumerate(qids)}
+    codes = np.repeat(
+        np.array([index[q] for q in seen], dtype=np.int64), [len(d) for d in seen.values()]
+    )
+    all_docs = [d for q in seen.values() for d in q]
+    scores = np.array([s for q in seen.values() for s in q.values()], dtype=np.float64)
+    width = -(-max(map(len, all_docs)) // 8) * 8
+    return qids, codes, np.array(all_docs, dtype=f"S{width}"), scores, tag, None
+
+
+__all__ = [
+    "Bad",
+    "Columns",
+    "Part",
+    "arrow_options",
+    "block_part",
+    "check_line",
+    "fast_columns",
+    "fast_qrels",
+    "join_parts",
+    "pa",
+    "pacsv",
+    "pc",
+    "plain_ids",
+    "read_parts",
+    "read_range",
+    "slow_columns",
+    "stretches",
+    "table_columns",
+]

@@ -1,0 +1,232 @@
+"""Document ids as 8-byte words, and the hashes that judge and check a run without a hash table.
+
+An id is held zero-padded to whole 8-byte words (:func:`fixed_width`, straight from an Arrow string
+array); its hash is a splitmix64 step per word (:func:`doc_hashes`), the same in arrays of any
+width. A line's (query, document) key is the document's hash xor a salt of its query
+(:func:`query_salts`, :func:`line_keys`): the duplicate check sorts the keys and judging looks the
+judged keys up among them; equal hashes are always confirmed on the ids.
+
+pyarrow is imported here, in one place for the package: a broken install is one line naming what
+to reinstall (`errors.PackageLoadError`), whichever module needs it first. Arrays cross between
+numpy and Arrow through their buffers (`numbers_of`, `indices_of`, `fixed_width_of`), never
+through ``pa.array``, ``pa.scalar`` or ``to_numpy``: those ask whether pandas is installed, and
+where it is, importing it costs more than reading the demo's runs.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from evidencedesk._inert import look_alike, visible
+from evidencedesk.errors import PackageLoadError
+
+try:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+except Exception as exc:  # a broken install: one line naming what to reinstall
+    raise PackageLoadError("pyarrow", exc) from None
+
+__all__ = [
+    "fixed_width_of",
+    "indices_of",
+    "numbers_of",
+    "pa",
+    "pacsv",
+    "pc",
+    "alike_earlier",
+    "alike_problem",
+    "doc_hashes",
+    "doc_words",
+    "fixed_width",
+    "has_alike",
+    "has_duplicates",
+    "id_problem",
+    "line_keys",
+    "offsets_of",
+    "query_salts",
+]
+
+
+def id_problem(value: str, kind: str) -> str | None:
+    """Why `value` cannot be a `kind` ("query", "document") id of a TREC file, as an error's
+    ``expected …, found …``; None when it can. An id must read back as itself from the TREC
+    exports: no white space or control character anywhere (trec_eval splits a line at white
+    space), and a query id must not start with ``#`` (the line would read as a comment)."""
+    if kind == "query" and value.startswith("#"):
+        return (
+            f"expected a query id not starting with '#' (a comment in a TREC file), found {value!r}"
+        )
+    if any(c.isspace() or unicodedata.category(c) == "Cc" for c in value):
+        return (f"expected a {kind} id without white space or control characters, found "
+                f"{value!r}")  # fmt: skip
+    return None
+
+
+def alike_earlier(
+    value: str, line: int, seen: dict[str, tuple[str, int]]
+) -> tuple[str, int] | None:
+    """The earlier id (and its line) of one file that `value` looks like -- the same but for
+    invisible characters or Unicode normalisation (`inert.look_alike`) -- or None; `seen` (the
+    file's ids so far, by their look-alike form) records `value` at `line`."""
+    earlier = seen.setdefault(look_alike(value), (value, line))
+    return earlier if earlier[0] != value else None
+
+
+def has_alike(ids: Collection[str]) -> bool:
+    """Whether two distinct ids among `ids` look alike (`alike_earlier`): a readers' fast path
+    asks, and its line loop names the line. Ids all in ASCII never do (one scan)."""
+    if all(value.isascii() for value in ids):
+        return False
+    seen: dict[str, tuple[str, int]] = {}
+    return any(alike_earlier(value, 0, seen) is not None for value in ids)
+
+
+def alike_problem(kind: str, value: str, earlier: str, line: int) -> str:
+    """The ``expected …, found …`` of a `kind` id that looks like one on an earlier `line`: both
+    shown with their invisible characters (`inert.visible`), or as escapes when even those
+    look the same (a composed and a decomposed accent)."""
+    one, other = visible(value), visible(earlier)
+    if unicodedata.normalize("NFC", one) == unicodedata.normalize("NFC", other):
+        one, other = ascii(value)[1:-1], ascii(earlier)[1:-1]
+    return (
+        f"expected {kind} ids that differ in more than invisible characters or Unicode "
+        f"normalisation, found '{one}' and '{other}' (line {line})"
+    )
+
+
+_M = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+_TAIL = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
+
+
+def offsets_of(arr: pa.Array) -> np.ndarray:
+    """The ``len(arr) + 1`` offsets of an Arrow string or binary array's values in its data
+    buffer (a view, no copy)."""
+    kind = np.int64 if arr.type in (pa.large_string(), pa.large_binary()) else np.int32
+    return np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + len(arr) + 1]
+
+
+def numbers_of(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray | None:
+    """A numeric Arrow column as a numpy array of `dtype` (a read-only view of one chunk, or the
+    chunks joined); None when it holds a null."""
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if arr.null_count:
+        return None
+    return np.frombuffer(
+        arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * np.dtype(dtype).itemsize
+    )
+
+
+def indices_of(values: np.ndarray) -> pa.Array:
+    """Integer positions as an Arrow int64 array (for ``take``), from their buffer."""
+    data = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+def fixed_width_of(ids: Sequence[str | bytes]) -> np.ndarray:
+    """Ids as :func:`fixed_width` holds them (UTF-8, zero-padded to whole 8-byte words), from
+    Python strings or bytes."""
+    if not len(ids):
+        return np.empty(0, dtype="S8")
+    raw = [i.encode("utf-8") if isinstance(i, str) else i for i in ids]
+    words = -(-max(1, max(map(len, raw))) // 8)
+    return np.array(raw, dtype=f"S{8 * words}")
+
+
+def fixed_width(arr: pa.Array) -> np.ndarray:
+    """An Arrow string array as a numpy fixed-width bytes array, without a Python loop.
+
+    The width is rounded up to whole 8-byte words: each word is one unaligned 8-byte load per
+    string from its bytes, cut at the string's end, so that :func:`doc_words` is a plain view.
+    """
+    n = len(arr)
+    if n == 0:
+        return np.empty(0, dtype="S8")
+    offsets = offsets_of(arr)
+    lens = np.diff(offsets)
+    words = -(-max(1, int(lens.max())) // 8)
+    first, last = int(offsets[0]), int(offsets[-1])
+    padded = np.zeros(last - first + 8 * words + 8, dtype=np.uint8)  # loads past the end read 0
+    if last > first:
+        padded[: last - first] = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[first:last]
+    load = np.ndarray((padded.size - 7,), dtype=np.uint64, buffer=padded, strides=(1,))
+    starts = offsets[:-1].astype(np.int64) - first
+    out = np.empty((n, words), dtype=np.uint64)
+    for c in range(words):
+        word = load[starts + 8 * c]
+        word &= _TAIL[np.clip(lens - 8 * c, 0, 8)]
+        out[:, c] = word
+    return out.view(f"S{8 * words}").ravel()
+
+
+def doc_words(docs: np.ndarray) -> np.ndarray:
+    """Byte strings as (n, words) uint64 words in native byte order, zero padded."""
+    size = docs.dtype.itemsize
+    width = -(-size // 8)
+    docs = np.ascontiguousarray(docs)
+    if size == width * 8:
+        return docs.view(np.uint64).reshape(docs.size, width)
+    mat = np.zeros((docs.size, width * 8), dtype=np.uint8)
+    mat[:, :size] = docs.view(np.uint8).reshape(docs.size, size)
+    return mat.view(np.uint64)
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    h ^= h >> np.uint64(30)
+    h *= _M[1]
+    h ^= h >> np.uint64(27)
+    h *= _M[2]
+    h ^= h >> np.uint64(31)
+    return h
+
+
+def doc_hashes(docs: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of every document id (splitmix64 steps over its 8-byte words).
+
+    The zero words that pad an id to the array's width are skipped (an id has no NUL byte, so
+    only padding is zero): an id hashes alike in arrays of any width.
+    """
+    words = doc_words(docs)
+    h = np.full(docs.size, _M[0], dtype=np.uint64)
+    for c in range(words.shape[1]):
+        if c == 0:
+            h = _mix(h ^ words[:, 0])
+        else:
+            h = np.where(words[:, c] != 0, _mix(h ^ words[:, c]), h)
+    return h
+
+
+def query_salts(qids: Sequence[bytes]) -> np.ndarray:
+    """A 64-bit salt per query id, from the id's own bytes (its `doc_hashes`, mixed once more so
+    that a query and a document of the same name do not cancel): the same in every part of every
+    run, so a block of lines gets its keys without knowing the run's other queries."""
+    if not len(qids):
+        return np.zeros(0, dtype=np.uint64)
+    return _mix(doc_hashes(fixed_width_of(qids)) ^ _M[1])
+
+
+def line_keys(counts: np.ndarray, doc_hash: np.ndarray, salts: np.ndarray) -> np.ndarray:
+    """The (query, document) key of lines grouped by query (query ``i`` owns the next
+    ``counts[i]`` lines and has ``salts[i]``): the document's hash xor its query's salt."""
+    keys = np.repeat(salts, counts)
+    keys ^= doc_hash  # in place: one array of the lines' length, not two
+    return keys
+
+
+def has_duplicates(group: np.ndarray, docs: np.ndarray, keys: np.ndarray) -> bool:
+    """Whether some (group, doc) key occurs twice (`group` ascending, `keys` their `line_keys`):
+    each half of the groups' keys sorted in its own thread (numpy sorts without the GIL), equal
+    neighbours confirmed on the ids."""
+    cut = int(np.searchsorted(group, group[group.size // 2])) if group.size else 0
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        halves = list(pool.map(np.sort, (keys[:cut], keys[cut:])))
+    repeated = [h[1:][h[1:] == h[:-1]] for h in halves]
+    if not any(r.size for r in repeated):
+        return False
+    suspects = np.flatnonzero(np.isin(keys, np.concatenate(repeated)))
+    pairs = list(zip(group[suspects].tolist(), docs[suspects].tolist(), strict=True))
+    return len(set(pairs)) < len(pairs)  # a true duplicate, not a hash collision

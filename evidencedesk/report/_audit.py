@@ -1,0 +1,303 @@
+"""``evidencedesk audit SITE``: every sentence of a built site held to its results.json.
+
+The site writes each page's typed claims to ``claims.json`` (`report.claims`). The audit reads
+results.json back into Results and, independently of the site model that wrote the pages:
+
+1. re-derives every claim's words from the Results (`report.words.derive`) and compares them
+   with the claim's and with the page's text: a changed number, label, interval, zero clause,
+   flips count, p-value, verdict or gate line is a disagreement;
+2. finds every number, p-value, flips count and verdict phrase in the pages' prose (and every
+   flips count in their tables) that no claim of that page backs: a sentence made up outside
+   the claims is a disagreement;
+3. re-derives the decisions the claims report (`results.recheck`): each candidate's verdict
+   from its comparisons, the Holm adjustment across candidates, each comparison's flips, sign
+   test and one-way flips needed from the per-question values the Results hold, each gate
+   verdict from its lines, and the counts from the questions.
+4. recomputes, independently of the build's code (`report.oracle`), every variant's means from
+   the exported runs and qrels, every interval, p-value and Holm adjustment from the
+   per-question values, and every verdict by a second, table-driven reading of
+   docs/verdicts.md.
+
+`audit(site)` returns the disagreements, one line each (page, sentence, what results.json
+says); the command prints them and exits 1, or prints one ``ok:`` line and exits 0. The page
+that compares with an earlier report (since.html) reads that report too and is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+from evidencedesk.errors import AuditError
+from evidencedesk.files._structured import parse_json
+from evidencedesk.files._text import read_text
+from evidencedesk.report._exports import summary_disagreements
+from evidencedesk.report._oracle import Finding, oracle_findings
+from evidencedesk.report._words import derive
+from evidencedesk.results._recheck import recheck
+from evidencedesk.results._serialize import load
+from evidencedesk.results.types import Results
+
+__all__ = ["Disagreement", "audit"]
+
+_CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
+_LEFT_OUT = ("since.html",)  # compares with another report's results
+# elements whose text is not prose the audit reads (scripts, navigation, code …)
+_SKIPPED = {"script", "style", "nav", "footer", "pre", "code", "svg", "template"}
+# elements that never hold text and have no end tag
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+         "track", "wbr"}  # fmt: skip
+# elements that end a block of prose (each block is read as one sentence group)
+_BLOCKS = {"p", "li", "dd", "dt", "h1", "h2", "h3", "h4", "caption", "figcaption", "summary",
+          "blockquote", "td", "th", "div", "section", "aside", "header"}  # fmt: skip
+# what a sentence may say only inside a claim
+_DECIMAL = re.compile(r"[+−-]?\d+\.\d{2,}")
+# a p-value a sentence may state only inside a claim
+_P_VALUE = re.compile(r"\bp\s*(?:=|<|>|≤|≥)\s*\d")
+# a flips count ("+3/−1") a sentence or table cell may state only inside a claim
+_FLIPS = re.compile(r"\+\d+/[−-]\d+")
+# verdict and grade phrases a sentence may state only inside a claim
+_PHRASES = re.compile(
+    r"not proven|\bleans? (?:better|worse|no way)|did not move|useful context|"
+    r"\bgrades? \d+ (?:is|=|means)\b|\bp\s*=\s*0\.000\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A sentence results.json does not back: its page, its words, what results.json says."""
+
+    page: str
+    sentence: str
+    expected: str
+
+    def line(self) -> str:
+        return f"{self.page}: {self.sentence!r}: results.json says {self.expected}"
+
+
+@dataclass(frozen=True)
+class _PageText:
+    """What a page shows: its prose blocks and table cells, each as shown and with the claims
+    it marks blanked out, and each marked claim (its number on the page, its words)."""
+
+    prose: tuple[tuple[str, str], ...]  # (as shown, marked claims blanked)
+    cells: tuple[tuple[str, str], ...]
+    marked: tuple[tuple[str, int, str], ...]  # (the page that recorded it, its number, words)
+    in_attributes: int = 0  # claim marks written inside an attribute value (a template's slip)
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+class _Text(HTMLParser):
+    """A page's visible text, outside scripts, nav and footer; ``<span data-claim="n">`` marks
+    claim n of the page (`report.claims.Said`). Text from data -- a question, a document's
+    title, snippet or text, each rendered in an element with ``dir="auto"`` -- is the team's
+    words, not the report's: it is not read as prose (an abstract saying "not proven" backs
+    no claim and makes none)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.prose: list[tuple[str, str]] = []
+        self.cells: list[tuple[str, str]] = []
+        self.marked: list[tuple[str, int, str]] = []
+        self._skip = 0
+        self._open: list[tuple[str, bool]] = []  # open elements: (tag, holds data text)
+        self._data = 0  # open elements holding data text
+        self._table = 0
+        self._buffer: list[str] = []
+        self._blanked: list[str] = []
+        self._claim: tuple[str, int] | None = None
+        self._claim_text: list[str] = []
+        self._spans = 0  # spans open inside the marked claim
+
+    def _flush(self) -> None:
+        text = _squeeze("".join(self._buffer))
+        if text:
+            (self.cells if self._table else self.prose).append(
+                (text, _squeeze("".join(self._blanked)))
+            )
+        self._buffer, self._blanked = [], []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "span" and self._claim is not None:
+            self._spans += 1
+        elif tag == "span":
+            page, _, number = (dict(attrs).get("data-claim") or "").rpartition(" ")
+            if page and number.isdigit():
+                self._claim, self._claim_text, self._spans = (page, int(number)), [], 0
+        if tag in _SKIPPED:
+            self._skip += 1
+        if tag not in _VOID:
+            data = dict(attrs).get("dir") == "auto"
+            self._open.append((tag, data))
+            self._data += data
+        if tag == "table":
+            self._flush()
+            self._table += 1
+        if tag in _BLOCKS or tag == "br":
+            self._flush()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "span" and self._claim is not None:
+            if self._spans:
+                self._spans -= 1
+            else:
+                self.marked.append((*self._claim, _squeeze("".join(self._claim_text))))
+                self._claim = None
+        if tag in _BLOCKS:
+            self._flush()
+        if tag == "table":
+            self._flush()
+            self._table = max(0, self._table - 1)
+        if tag in _SKIPPED:
+            self._skip = max(0, self._skip - 1)
+        if any(name == tag for name, _ in self._open):  # close it and what it left open
+            while self._open:
+                name, data = self._open.pop()
+                self._data -= data
+                if name == tag:
+                    break
+
+    def handle_data(self, data: str) -> None:
+        if self._claim is not None:
+            self._claim_text.append(data)
+        if not self._skip and not self._data:
+            self._buffer.append(data)
+            self._blanked.append(" " * len(data) if self._claim is not None else data)
+
+    def close(self) -> None:
+        super().close()
+        self._flush()
+
+
+# a claim mark written inside an attribute value (a template's slip the audit reports)
+_IN_ATTRIBUTE = re.compile(r'="[^"<>]*<span data-claim=')
+
+
+def _page_text(path: Path) -> _PageText:
+    """What the page at `path` shows: its prose, its table cells and the claims it marks."""
+    raw = read_text(path, AuditError, "page")
+    parser = _Text()
+    parser.feed(raw)
+    parser.close()
+    return _PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
+                    len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
+
+
+def _claims(site: Path) -> dict[str, list[dict[str, Any]]]:
+    path = site / _CLAIMS
+    data = parse_json(read_text(path, AuditError, "claims file"), path, AuditError)
+    if not isinstance(data, dict):
+        raise AuditError(path, "expected an object of page -> claims, found something else")
+    return data
+
+
+def _masked(text: str, said: list[str]) -> str:
+    """`text` with every occurrence of what the claims said blanked out (longest first)."""
+    for words in sorted(said, key=len, reverse=True):
+        if words:
+            text = text.replace(words, " " * len(words))
+    return text
+
+
+def _around(text: str, start: int) -> str:
+    a = max(0, text.rfind(". ", 0, start) + 2 if text.rfind(". ", 0, start) >= 0 else 0)
+    b = text.find(". ", start)
+    return text[a : b + 1 if b >= 0 else len(text)].strip()[:200]
+
+
+def _unbacked(page: str, shown: _PageText, said: list[str]) -> list[Disagreement]:
+    """Numbers, p-values, flips and verdict phrases that no claim of the page backs: outside
+    the marked claims and not inside the words of one of the page's (unmarked) claims."""
+    out = []
+    for block, blanked in shown.prose:
+        masked = _masked(blanked, said)
+        for pattern in (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES):
+            hit = pattern.search(masked)
+            if hit is not None:
+                out.append(Disagreement(page, _around(block, hit.start()),
+                                        "nothing: no claim backs this sentence"))  # fmt: skip
+                break
+    for cell, blanked in shown.cells:
+        masked = _masked(blanked, said)
+        hit = _FLIPS.search(masked) or _PHRASES.search(masked)
+        if hit is not None:
+            out.append(Disagreement(page, cell[:200], "nothing: no claim backs this table cell"))
+    return out
+
+
+def _marked_disagreements(page: str, claims: dict[str, list[dict[str, Any]]],
+                          shown: _PageText) -> list[Disagreement]:  # fmt: skip
+    """Each claim where a page marks it says that claim's words."""
+    out = []
+    for where, number, text in shown.marked:
+        recorded = claims.get(where, [])
+        if number >= len(recorded):
+            out.append(Disagreement(page, text, f"no claim {number} of {where}"))
+            continue
+        claim = recorded[number]
+        words = _squeeze(str(claim.get("text", "")))
+        if text != words:
+            source = claim.get("source") or "the results"
+            out.append(Disagreement(page, text, f"{words!r} (claim {number} of {where}: "
+                                    f"{claim.get('kind')} of {source})"))  # fmt: skip
+    return out
+
+
+def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any]], text: str,
+                         marked: set[int]) -> list[Disagreement]:  # fmt: skip
+    """Each claim's words re-derived from the Results; an unmarked claim (`marked`: the numbers
+    the page marks) must be on the page as written."""
+    out = []
+    for number, claim in enumerate(claims):
+        said = str(claim.get("text", ""))
+        try:
+            expected = derive(results, str(claim.get("kind")), str(claim.get("source", "")),
+                              dict(claim.get("args") or {}))  # fmt: skip
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
+            out.append(Disagreement(page, said, f"no such claim ({exc})"))
+            continue
+        if expected != said:
+            out.append(Disagreement(page, said, repr(expected)))
+        elif said and number not in marked and _squeeze(said) not in text:
+            out.append(Disagreement(page, said, "so, but the page does not show these words"))
+    return out
+
+
+def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
+    """The disagreements of the site at `site` with its results.json and with the oracle's
+    recomputation from its exports (`report.oracle`), and how many claims on how many pages
+    were checked. Raises an EvidencedeskError for a site it cannot read."""
+    results = load(site / "results.json")
+    claims = _claims(site)
+    found: list[Disagreement | Finding] = []
+    checked = 0
+    for page in sorted(p.name for p in site.glob("*.html")):
+        if page in _LEFT_OUT:
+            continue
+        shown = _page_text(site / page)
+        mine = claims.get(page, [])
+        text = " ".join(block for block, _ in (*shown.prose, *shown.cells))
+        text += " " + " ".join(words for _, _, words in shown.marked)
+        here = {number for where, number, _ in shown.marked if where == page}
+        found += _claim_disagreements(results, page, mine, text, here)
+        found += _marked_disagreements(page, claims, shown)
+        if shown.in_attributes:
+            found.append(Disagreement(page, "(an attribute)", f"{shown.in_attributes} claim(s) "
+                                      "marked inside an attribute value: the template must write "
+                                      "them through the plain filter"))  # fmt: skip
+        found += _unbacked(page, shown, [str(c.get("text", "")) for c in mine])
+        checked += len(mine)
+    missing = sorted(set(claims) - {p.name for p in site.glob("*.html")})
+    found += [Disagreement(page, "(the page)", "claims for a page the site does not have")
+              for page in missing]  # fmt: skip
+    found += [Disagreement(*d) for d in summary_disagreements(site, results)]
+    found += [Disagreement(*d) for d in recheck(results)]
+    found += oracle_findings(site, results)
+    return found, checked, len(claims)

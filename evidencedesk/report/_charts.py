@@ -1,0 +1,370 @@
+"""Plotly figures as HTML fragments: deterministic, offline, colour-blind-safe.
+
+Each fragment has a fixed ``div_id`` derived from the chart name (plotly's default is a random
+uuid, which would break byte-identical builds), loads no plotly.js (the page loads the shared
+local copy) and uses the blue–orange palette: blue = better, orange = worse. Text from data is
+HTML-escaped before it reaches plotly, which would otherwise interpret a few tags in labels.
+Every chart is followed on its page by a table of the same numbers.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from evidencedesk.errors import PackageLoadError
+
+try:
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+except Exception as exc:  # a broken install: one line naming what to reinstall
+    raise PackageLoadError("plotly", exc) from None
+
+from evidencedesk.report._model import (
+    AblationSection,
+    CandidatePage,
+    FlipMatrix,
+    MetricPair,
+    SizingSection,
+    Variant,
+)
+from evidencedesk.report._site import slug
+from evidencedesk.report._values import interval, number, p_value
+from evidencedesk.results.types import SizingRow
+
+_BLUE = "#2166ac"  # the colour of better changes and of the built-in variants
+_ORANGE = "#b35806"  # the colour of worse changes
+_GREY = "#6b7280"  # the colour of no change and of TREC runs
+_INK = "#1f2937"  # the colour of the charts' text and zero lines
+# plotly's options for every chart: no logo, resized with the page
+_CONFIG = {"displaylogo": False, "responsive": True}
+# the charts' font: the system fonts the stylesheet uses
+_FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
+
+
+def _esc(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def _layout(fig: go.Figure, height: int, x_title: str, y_title: str = "") -> None:
+    fig.update_layout(
+        template="none",
+        height=height,
+        # labels size their own margin (automargin), so a phone keeps the plot's width
+        margin={"l": 10, "r": 40, "t": 30, "b": 60},
+        font={"family": _FONT, "size": 13, "color": _INK},
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        showlegend=False,
+        hoverlabel={"font": {"family": _FONT}},
+    )
+    # axis titles short and a size smaller: a phone's plot is a third of a laptop's
+    fig.update_xaxes(title_text=x_title, title_font_size=12, gridcolor="#e5e7eb",
+                     zerolinecolor="#9ca3af", automargin=True)  # fmt: skip
+    fig.update_yaxes(title_text=y_title, gridcolor="#e5e7eb", automargin=True)
+
+
+def _to_fragment(fig: go.Figure, name: str) -> str:
+    """The figure as a ``<div>`` + inline script with the fixed id ``chart-<slug>``."""
+    text = fig.to_html(
+        include_plotlyjs=False,
+        full_html=False,
+        div_id=f"chart-{slug(name)}",
+        config=_CONFIG,
+        default_width="100%",
+        default_height=f"{fig.layout.height or 400}px",
+    )
+    return re.sub(r">\s+<", "><", text.strip())
+
+
+def _height(rows: int) -> int:
+    return max(220, min(640, 90 + 34 * rows))
+
+
+def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) -> str:
+    """Each variant's metric mean with its 95 % bootstrap interval."""
+    shown = [v for v in variants if metric_index < len(v.metrics)]
+    stats = [v.metrics[metric_index] for v in shown]
+    label = stats[0].name if stats else "metric"
+    fig = go.Figure(
+        go.Scatter(
+            x=[s.value for s in stats],
+            y=[_esc(v.name) for v in shown],
+            mode="markers",
+            marker={"size": 10, "color": [_GREY if v.kind == "external" else _BLUE for v in shown]},
+            error_x=_error_bars(stats),
+            customdata=[[number(s.value), interval(s), s.n] for s in stats],
+            hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}, n=%{customdata[2]}<extra></extra>",
+        )
+    )
+    _layout(fig, _height(len(shown)), f"{_esc(label)}, mean (95 % interval)")
+    fig.update_yaxes(autorange="reversed")
+    return _to_fragment(fig, name)
+
+
+def forest_chart(candidates: Sequence[CandidatePage], metric_index: int, name: str) -> str:
+    """Per candidate, the paired difference from the baseline with its interval and a zero line."""
+    shown = [c for c in candidates if metric_index < len(c.metrics)]
+    deltas = [_delta(c.metrics[metric_index]) for c in shown]
+    label = deltas[0].name if deltas else "Δ"
+    return _forest([_esc(c.name) for c in shown], deltas, label, name)
+
+
+def metric_forest(candidate: CandidatePage, name: str) -> str:
+    """One candidate's paired differences on every metric."""
+    deltas = [_delta(m) for m in candidate.metrics]
+    return _forest([_esc(d.name) for d in deltas], deltas, "difference", name)
+
+
+class _Point(Protocol):
+    """A value with its 95 % interval: a `Stat`, or a paired difference (`_Delta`)."""
+
+    @property
+    def value(self) -> float | None: ...
+
+    @property
+    def low(self) -> float | None: ...
+
+    @property
+    def high(self) -> float | None: ...
+
+
+@dataclass(frozen=True)
+class _Delta:
+    """A paired difference as the charts draw it (a `Comparison`'s, an ablation's)."""
+
+    name: str
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+def _delta(m: MetricPair) -> _Delta:
+    c = m.row
+    return _Delta(f"Δ {m.label}", c.delta, c.low, c.high)
+
+
+def _error_bars(stats: Sequence[_Point]) -> dict[str, object]:
+    """Asymmetric x error bars from each point's interval (none where it is undefined)."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [None if s.high is None or s.value is None else s.high - s.value for s in stats],
+        "arrayminus": [
+            None if s.low is None or s.value is None else s.value - s.low for s in stats
+        ],
+        "color": _INK,
+        "thickness": 1.5,
+    }
+
+
+def _forest(labels: list[str], deltas: list[_Delta], label: str, name: str) -> str:
+    # blue = better, orange = worse (colour-blind safe), grey = no change
+    colours = [
+        _BLUE if (d.value or 0) > 0 else _ORANGE if (d.value or 0) < 0 else _GREY for d in deltas
+    ]
+    fig = go.Figure(
+        go.Scatter(
+            x=[d.value for d in deltas],
+            y=labels,
+            mode="markers",
+            marker={"size": 10, "color": colours, "symbol": "diamond"},
+            error_x=_error_bars(deltas),
+            customdata=[[number(d.value, signed=True), interval(d, signed=True)] for d in deltas],
+            hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
+        )
+    )
+    fig.add_vline(x=0, line_color=_INK, line_width=1, line_dash="dash")
+    _layout(
+        fig, _height(len(labels)), f"{_esc(label)}: candidate − baseline<br>(paired 95 % interval)"
+    )
+    fig.update_yaxes(autorange="reversed")
+    return _to_fragment(fig, name)
+
+
+def flip_bars(matrix: FlipMatrix, name: str) -> str:
+    """Each variant and candidate against the baseline: questions it wins (blue, right of zero)
+    and loses (orange, left), one row each; ★ marks a Holm-significant row."""
+    # a run that is also a candidate (runs-only projects) is shown once, as the candidate
+    candidates = {x.run for x in matrix.candidates}
+    lines = [x for x in matrix.pairs if x.against == matrix.baseline and x.run not in candidates]
+    lines += list(matrix.candidates)
+    labels = [_esc(f"{x.run} ★" if x.cell.significant else x.run) for x in lines]
+    flips = [x.cell.row for x in lines]
+    hover = [[x.kind, x.cell.text, p_value(None if f is None else f.p),
+              p_value(None if f is None else f.holm_p)]
+             for x, f in zip(lines, flips, strict=True)]  # fmt: skip
+    template = (
+        "%{y} (%{customdata[0]}): %{customdata[1]}, sign-test p=%{customdata[2]},"
+        " Holm p=%{customdata[3]}<extra></extra>"
+    )
+
+    def side(counts: list[int], name: str, color: str, sign: str) -> go.Bar:
+        # the count sits outside its bar, never clipped by the axis ("+33" stays "+33")
+        return go.Bar(x=counts, y=labels, orientation="h", name=name, marker={"color": color},
+                      customdata=hover, hovertemplate=template, textposition="outside",
+                      cliponaxis=False, text=[f"{sign}{abs(n)}" if n else "" for n in counts])  # fmt: skip
+
+    fig = go.Figure(
+        [
+            side([x.cell.better for x in lines], "better", _BLUE, "+"),
+            side([-x.cell.worse for x in lines], "worse", _ORANGE, "−"),
+        ]
+    )
+    bound = max([max(x.cell.better, x.cell.worse) for x in lines] + [1])
+    _layout(
+        fig,
+        _height(len(lines)),
+        # short, so that a phone's narrow plot does not cut it: the caption says the rest
+        "questions: ← worse · better →",
+    )
+    fig.update_layout(barmode="relative")
+    # room beyond the longest bar for its label, also on a phone's narrow plot: a quarter of
+    # the longest bar and 1.5 questions more
+    pad = 1.5 + 0.25 * bound
+    fig.update_xaxes(range=[-bound - pad, bound + pad], zeroline=True)
+    fig.update_yaxes(autorange="reversed")
+    return _to_fragment(fig, name)
+
+
+def _depth_tick(r: SizingRow) -> str:
+    """ "depth 10<br>10 pairs · 19 ms": the x axis carries the cost of each depth."""
+    pairs_, latency_ = r.costs.pairs_per_question, r.costs.latency_ms
+    pairs = "" if pairs_ is None else f"<br>{pairs_:g} pairs"
+    latency = "" if latency_ is None else f" · {latency_:g} ms"
+    return f"depth {r.depth}{pairs}{latency}"
+
+
+def sizing_chart(sizing: SizingSection, name: str) -> str:
+    """MRR (the metric the marked setting is chosen on) with its interval and tokens per question,
+    per depth (scored pairs and hypothetical latency under each depth) and final size."""
+    rows = sizing.rows
+    depths = sorted({r.depth for r in rows})
+    finals = sorted({r.final for r in rows})
+    first = {d: next(r for r in rows if r.depth == d) for d in depths}
+    ticks = {d: _depth_tick(first[d]) for d in depths}
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        row_heights=[0.62, 0.38])  # fmt: skip
+    palette = [_GREY, _BLUE, _ORANGE, _INK, "#67a9cf", "#f1a340"]
+    symbols = ["circle", "square", "diamond", "triangle-up", "cross", "x"]
+    for k, f in enumerate(finals):
+        mine = [r for r in rows if r.final == f]
+        colour = palette[k % len(palette)]
+        fig.add_trace(
+            go.Scatter(
+                x=[ticks[r.depth] for r in mine],
+                y=[r.mrr.mean for r in mine],
+                mode="markers+text",
+                text=[f"chosen: {r.depth}×{r.final}" if r.smallest_in_noise else "" for r in mine],
+                textposition="top center",
+                textfont={"size": 12, "color": _INK},
+                cliponaxis=False,
+                name=f"final {f}",
+                legendgroup=f"final {f}",
+                offsetgroup=str(k),
+                marker={
+                    "size": [16 if r.smallest_in_noise else 9 for r in mine],
+                    "color": colour,
+                    "symbol": symbols[k % len(symbols)],
+                    "line": {
+                        "width": [3 if r.smallest_in_noise else 0 for r in mine],
+                        "color": _INK,
+                    },
+                },
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "color": colour,
+                    "thickness": 1.2,
+                    "array": [
+                        None
+                        if r.mrr.high is None or r.mrr.mean is None
+                        else r.mrr.high - r.mrr.mean
+                        for r in mine
+                    ],
+                    "arrayminus": [
+                        None if r.mrr.low is None or r.mrr.mean is None else r.mrr.mean - r.mrr.low
+                        for r in mine
+                    ],
+                },
+                customdata=[
+                    [r.depth, r.final, number(r.mrr.mean), interval(r.mrr), number(r.recall)]
+                    for r in mine
+                ],
+                hovertemplate=(
+                    "depth %{customdata[0]} × final %{customdata[1]}: MRR "
+                    "%{customdata[2]} %{customdata[3]}, recall %{customdata[4]}"
+                    "<extra></extra>"
+                ),
+            ),  # fmt: skip
+            row=1,
+            col=1,
+        )
+        fig.add_trace(
+            go.Bar(
+                x=[ticks[r.depth] for r in mine],
+                y=[r.costs.tokens_per_question for r in mine],
+                name=f"final {f}",
+                legendgroup=f"final {f}",
+                showlegend=False,
+                marker={"color": colour},
+                offsetgroup=str(k),
+                customdata=[
+                    [r.depth, r.final, number(r.costs.tokens_per_question, 0)] for r in mine
+                ],
+                hovertemplate=(
+                    "depth %{customdata[0]} × final %{customdata[1]}: "
+                    "%{customdata[2]} tokens<extra></extra>"
+                ),
+            ),  # fmt: skip
+            row=2,
+            col=1,
+        )
+    _layout(fig, 520, "")
+    fig.update_layout(
+        scattermode="group", barmode="group", showlegend=True,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        margin={"l": 70, "r": 20, "t": 40, "b": 70},
+    )  # fmt: skip
+    fig.update_yaxes(title_text="MRR (95 % interval)", range=[0, 1.1], row=1, col=1)
+    fig.update_yaxes(title_text="tokens / question", row=2, col=1)
+    fig.update_xaxes(title_text="", row=1, col=1)
+    fig.update_xaxes(title_text="depth<br>(scored pairs, hypothetical latency)",
+                     row=2, col=1, type="category")  # fmt: skip
+    fig.update_xaxes(type="category", categoryorder="array",
+                     categoryarray=[ticks[d] for d in depths])  # fmt: skip
+    return _to_fragment(fig, name)
+
+
+def ablation_chart(ablations: AblationSection, name: str) -> str:
+    """MRR change of each single-field change against the base config, with its paired 95 %
+    interval (where known); labels sit outside the bars and the axis leaves room for them."""
+    rows = [r for r in ablations.rows if not r.is_base]
+    stats = [_Delta("Δ MRR", r.row.mrr_delta, r.row.mrr_low, r.row.mrr_high) for r in rows]
+    values = [s.value for s in stats]
+    reach = [abs(v or 0) for v in values]
+    reach += [abs(s.low) for s in stats if s.low is not None]
+    reach += [abs(s.high) for s in stats if s.high is not None]
+    bound = max(reach + [0.05]) * 1.25
+    fig = go.Figure(
+        go.Bar(
+            x=values,
+            y=[_esc(r.change) for r in rows],
+            orientation="h",
+            marker={"color": [_BLUE if (v or 0) >= 0 else _ORANGE for v in values]},
+            error_x=_error_bars(stats),
+            customdata=[
+                [number(s.value, signed=True), interval(s, signed=True)] for s in stats
+            ],  # fmt: skip
+            hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
+        )
+    )
+    fig.add_vline(x=0, line_color=_INK, line_width=1)
+    _layout(fig, _height(len(rows)), "MRR change vs the base config<br>(paired 95 % interval)")
+    fig.update_layout(margin={"l": 10, "r": 40, "t": 20, "b": 60})
+    fig.update_xaxes(range=[-bound, bound])
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    return _to_fragment(fig, name)

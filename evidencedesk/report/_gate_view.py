@@ -1,0 +1,230 @@
+"""Results -> the gate's tables: each policy rule's observed value against its threshold, the
+policy itself and its critical questions (the candidate pages' gate section and gate.html)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evidencedesk.report._values import Plain, fmt
+from evidencedesk.report._words import gate_k, gate_metric
+from evidencedesk.results.types import PolicyFacts, Results, RuleValue
+
+# what breaching each policy key does (evidencedesk.gate.decide_gate)
+_ON_BREACH = {
+    "critical": "BLOCK",
+    "min_recall": "BLOCK",
+    "min_pass_rate": "BLOCK",
+    "max_drop": "REVIEW",
+    "review_on_mrr_flips": "REVIEW",
+}
+_MEANING = {  # {rel}: the project's relevance threshold; {within}: the list the gate reads
+    "critical": "each critical question has a relevant result (grade ≥ {rel}) in {within}",
+    "min_recall": "R@k (recall within {within}) is at least the minimum",
+    "min_pass_rate": "the share of answerable questions with a relevant result (grade ≥ {rel}) "
+    "in {within}",
+    "max_drop": "R@k and MRR@k (recall and reciprocal rank within {within}; the gate's MRR@k is "
+    "not the site's MRR, which reads the whole list) drop at most this much against the gate's "
+    "baseline",
+    "review_on_mrr_flips": "MRR@k (reciprocal rank within {within}) is not worse for more "
+    "questions than it is better",
+}
+
+
+@dataclass(frozen=True)
+class _PolicyRow(Plain):
+    """One key of the gate policy: its value, what it checks, what breaching it does."""
+
+    key: str
+    value: str
+    meaning: str
+    on_breach: str
+
+
+@dataclass(frozen=True)
+class _CriticalRow(Plain):
+    """A critical question of the gate policy and why it is critical."""
+
+    id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class _GateCandidate(Plain):
+    """One candidate's gate verdict and its policy rules, on the gate page."""
+
+    name: str
+    slug: str
+    gate_level: str
+    rules: tuple[RuleRow, ...]
+    summary: str = ""  # "3 of 6 rules pass · 2 BLOCK · 1 not evaluated"
+
+
+@dataclass(frozen=True)
+class GatePage(Plain):
+    """The gate page: the baseline compared with, the policy, critical questions, each candidate."""
+
+    compared_with: str  # what max_drop and the flips rule compare with, or why nothing
+    policy: tuple[_PolicyRow, ...]
+    critical: tuple[_CriticalRow, ...]
+    candidates: tuple[_GateCandidate, ...]
+
+
+def _observed(r: RuleValue) -> str:
+    if r.rule == "critical":
+        return "—" if r.observed is None else f"{r.observed:.0f} of {r.threshold:.0f} pass"
+    if r.rule == "max_drop":
+        if r.observed is None or r.reference is None:
+            return fmt(r.observed)
+        drop = r.reference - r.observed
+        word = f"drop {fmt(drop)}" if drop > 0 else "no drop"
+        return f"{word} ({fmt(r.reference)} → {fmt(r.observed)})"
+    if r.rule == "review_on_mrr_flips":
+        if r.status == "not evaluated":
+            return "—"
+        return "no more worse than better" if r.observed is None else f"worse for {r.observed:.0f}"
+    return fmt(r.observed)
+
+
+def _flips_pass(p: PolicyFacts | None) -> str:
+    """When the MRR-flips rule passes, in the policy's terms (`gate.flips_fire` negated)."""
+    net = 1 if p is None else p.flips_min_net
+    words = "worse ≤ better" if net == 1 else f"worse − better < {net}"
+    if p is not None and p.flips_max_p < 1.0:
+        words += f" or sign-test p > {fmt(p.flips_max_p)}"
+    return words
+
+
+def _flips_value(p: PolicyFacts) -> str:
+    """The flips rule in the policy table: off, on, or on with the evidence it asks for."""
+    if not p.review_on_mrr_flips:
+        return "off"
+    asks = p.flips_min_net > 1 or p.flips_max_p < 1.0
+    return f"on (passes when {_flips_pass(p)})" if asks else "on"
+
+
+def _threshold(r: RuleValue, policy: PolicyFacts | None) -> str:
+    if r.rule == "critical":
+        return "all pass"
+    if r.rule in ("min_recall", "min_pass_rate"):
+        return f"≥ {fmt(r.threshold)}"
+    if r.rule == "max_drop":
+        return f"drop ≤ {fmt(r.threshold)}"
+    return _flips_pass(policy)
+
+
+def _margin(r: RuleValue) -> str:
+    m = r.margin
+    if m is None:
+        return "—"
+    if r.rule == "critical":
+        return "none fail" if m >= 0 else f"{-m:.0f} fail"
+    return fmt(m, signed=True)
+
+
+@dataclass(frozen=True)
+class RuleRow(Plain):
+    """One policy rule of a candidate (`row`) as the gate tables say it: the observed value,
+    the threshold, what breaching it does."""
+
+    row: RuleValue
+    k: int  # the top k the gate read: its metrics are named with it
+    policy: PolicyFacts | None = None  # the evidence its flips rule asks for (None: defaults)
+
+    @property
+    def rule(self) -> str:
+        return self.row.rule
+
+    @property
+    def metric(self) -> str:
+        return gate_metric(self.row.metric, self.k)
+
+    @property
+    def observed(self) -> str:
+        return _observed(self.row)
+
+    @property
+    def threshold(self) -> str:
+        return _threshold(self.row, self.policy)
+
+    @property
+    def on_breach(self) -> str:
+        return _ON_BREACH[self.row.rule]
+
+    @property
+    def status(self) -> str:
+        """ "pass", "REVIEW", "BLOCK" or "not evaluated: <why>"."""
+        r = self.row
+        return f"not evaluated: {r.why}" if r.status == "not evaluated" else r.status
+
+    @property
+    def margin(self) -> str:
+        """Observed − the limit ("+0.050"; negative: breached); "—" when none."""
+        return _margin(self.row)
+
+    @property
+    def breached(self) -> bool:
+        """The rule failed (REVIEW or BLOCK)."""
+        return self.row.status in ("REVIEW", "BLOCK")
+
+
+def rule_rows(
+    rules: tuple[RuleValue, ...], k: int, policy: PolicyFacts | None = None
+) -> tuple[RuleRow, ...]:
+    """The rows of a candidate's gate rules; `k`: the top k the gate read (its metrics are named
+    with it); `policy`: the evidence its flips rule asks for (None: the defaults)."""
+    return tuple(RuleRow(r, k, policy) for r in rules)
+
+
+def summary(rules: tuple[RuleValue, ...]) -> str:
+    """A test report's last line: "4 of 6 rules pass · 1 BLOCK · 1 not evaluated", counting
+    every row listed (the counts after the first add up to the rows that did not pass)."""
+    evaluated = [r for r in rules if r.status != "not evaluated"]
+    parts = [f"{sum(r.status == 'pass' for r in evaluated)} of {len(rules)} rules pass"]
+    parts += [f"{n} {level}" for level in ("BLOCK", "REVIEW")
+              if (n := sum(r.status == level for r in evaluated))]  # fmt: skip
+    if len(evaluated) < len(rules):
+        parts.append(f"{len(rules) - len(evaluated)} not evaluated")
+    return " · ".join(parts)
+
+
+def _policy_rows(p: PolicyFacts, relevance: int, within: str) -> tuple[_PolicyRow, ...]:
+    values = {
+        "critical": ", ".join(p.critical) or "none",
+        "min_recall": fmt(p.min_recall),
+        "min_pass_rate": fmt(p.min_pass_rate),
+        "max_drop": fmt(p.max_drop),
+        "review_on_mrr_flips": _flips_value(p),
+    }
+    return tuple(
+        _PolicyRow(k, v, _MEANING[k].format(rel=relevance, within=within), _ON_BREACH[k])
+        for k, v in values.items()
+    )
+
+
+def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
+    """The gate page's model; None when the project has no gate policy."""
+    policy = results.policy
+    if policy is None:
+        return None
+    names = {c.gate.baseline for c in results.candidates if c.gate.baseline}
+    baseline = ", ".join(sorted(names)) or "nothing (no saved baseline file and no baseline run)"
+    within = (f"the top {policy.k}" if results.settings.kind == "runs"
+              else "each candidate's final list (k = its final)")  # fmt: skip
+    return GatePage(
+        compared_with=baseline,
+        policy=_policy_rows(policy, results.settings.relevance, within),
+        critical=tuple(
+            _CriticalRow(q, policy.notes.get(q, "no reason given in the policy"))
+            for q in policy.critical
+        ),
+        candidates=tuple(
+            _GateCandidate(
+                c.name,
+                slugs[c.name],
+                c.gate.verdict,
+                rule_rows(c.gate.rules, gate_k(results, c), policy),
+                summary(c.gate.rules),
+            )
+            for c in results.candidates
+        ),
+    )

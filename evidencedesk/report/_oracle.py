@@ -1,0 +1,656 @@
+"""The audit's independent oracle: every mean, interval, p-value, Holm adjustment and verdict of
+a built site, computed a second time from the files the site exports, by code that shares no
+computation with the build.
+
+- **Means** from ``data/runs/*.run`` and ``data/qrels.txt`` with the readable per-question
+  definitions of `evidencedesk.retrieval.metrics` (`metric_value`: `recall_at`, `ndcg_at`, ...;
+  never the vectorised engine), for every variant whose run the site exports; the per-question
+  CSV must hold the same values. A variant without a run file (a runs-only project's run judged
+  at full depth) is recomputed from ``data/per-question.csv`` alone. A candidate that is no
+  variant (a pipeline candidate with its own lists) is recomputed from its lists in
+  results.json (ids, with the qrels), or, when they hold only the head of each list, from the
+  per-question values those lists carry.
+- **Intervals and p-values** from those per-question values and results.json's seed, by a
+  second implementation written here from docs/statistics.md: the percentile bootstrap drawn
+  as documented (``default_rng(seed)``, ``integers(0, n)`` in chunks of ``_CELLS // n`` rows,
+  each resample's mean summed in draw order, numpy's quantile), the randomization test (every
+  sign pattern, seeded sign draws, or the normal limit), the exact sign test, Holm within each
+  family (the candidates against the baseline on one metric; every unordered pair of variants
+  on the flips metric).
+- **Verdicts** by `VERDICT_RULES`, a table of (condition, verdict) rows written from the words
+  of docs/verdicts.md and read in order, never by the build's own rule.
+
+It imports neither the metric engine nor the statistics, resampling or verdict modules of the
+build (tests/test_audit_oracle.py reads its imports): a wrong rule there is caught here.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from statistics import NormalDist
+
+import numpy as np
+
+from evidencedesk._metric_names import split_metric
+from evidencedesk.errors import AuditError
+from evidencedesk.files._text import read_text
+from evidencedesk.report._site import slug
+from evidencedesk.results.types import CandidateResult, MetricStat, Results
+from evidencedesk.retrieval.metrics import Judged, metric_value
+
+__all__ = ["Finding", "Moves", "VERDICT_RULES", "oracle_findings", "verdict_of"]
+
+# The documented constants of docs/statistics.md, restated here on purpose: an oracle that
+# imported them from the build would share a wrong one (tests/test_audit_oracle.py holds them
+# equal to the build's).
+_TOLERANCE = 1e-9  # how far a recomputed number may differ from results.json's
+_TIE = 1e-12  # per-question differences this small are ties
+_LARGE = 3_000  # values above which intervals and randomization p use their large-sample limits
+_CELLS = 1 << 18  # resample-matrix cells per chunk of draws
+_RESAMPLES = 10_000  # bootstrap resamples, and the randomization test's seeded sign draws
+_EXACT_SIGNS = 20  # non-zero differences up to which every sign pattern is counted
+_LEVEL = 0.95  # the intervals' coverage
+_ALPHA = 0.05  # a Holm-adjusted p below it is significant
+_LEAN = 0.2  # a sign-test p below it is a lean
+
+_Values = dict[str, float | None]  # question id -> a metric's value (None: undefined)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One number or verdict the site states and the oracle computes otherwise."""
+
+    place: str  # the file, and where in it (``results.json candidates[0].comparisons[2]``)
+    what: str  # the quantity (``low``, ``randomization_p``, ``verdict``)
+    site: str  # what the site says
+    oracle: str  # what the oracle computes, and from which files
+
+    def line(self) -> str:
+        """The audit line: place, quantity, the site's value and the oracle's."""
+        return f"{self.place}: {self.what}: the site says {self.site}, the oracle computes {self.oracle}"
+
+
+# -- reading the exports ----------------------------------------------------------------------
+
+
+def _read(site: Path, name: str) -> str | None:
+    """The text of an export (its ``.gz`` form when the site wrote that), or None."""
+    path = site / name
+    if path.is_file():
+        return read_text(path, AuditError, "site export")
+    packed = site / f"{name}.gz"
+    if packed.is_file():
+        try:
+            return gzip.decompress(packed.read_bytes()).decode("utf-8")
+        except (OSError, EOFError, UnicodeDecodeError) as e:
+            raise AuditError(packed, f"expected gzip-compressed UTF-8 text, found {e}") from None
+    return None
+
+
+def _qrels(site: Path) -> dict[str, dict[str, int]]:
+    text = _read(site, "data/qrels.txt")
+    if text is None:
+        raise AuditError(site / "data/qrels.txt", "expected the site's qrels, found none")
+    out: dict[str, dict[str, int]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if len(parts) != 4 or not parts[3].lstrip("-").isdigit():
+            raise AuditError(
+                site / "data/qrels.txt", f"expected 'qid 0 docid grade', found {line!r}", number
+            )
+        out.setdefault(parts[0], {})[parts[2]] = int(parts[3])
+    return out
+
+
+def _run(site: Path, variant: str) -> dict[str, list[str]] | None:
+    """Question id -> document ids in rank order, from the variant's run file (None: none)."""
+    text = _read(site, f"data/runs/{slug(variant)}.run")
+    if text is None:
+        return None
+    ranked: dict[str, list[tuple[int, str]]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if len(parts) != 6 or not parts[3].isdigit():
+            raise AuditError(
+                site / f"data/runs/{slug(variant)}.run",
+                f"expected 'qid Q0 docid rank score tag', found {line!r}",
+                number,
+            )
+        ranked.setdefault(parts[0], []).append((int(parts[3]), parts[2]))
+    return {q: [doc for _, doc in sorted(rows)] for q, rows in ranked.items()}
+
+
+def _csv(
+    site: Path, metrics: Sequence[str]
+) -> tuple[dict[str, dict[str, _Values]], dict[str, tuple[str, ...]]]:
+    """Variant -> metric -> question id -> value, from the per-question CSV, in its row order;
+    and each question's tags."""
+    text = _read(site, "data/per-question.csv")
+    if text is None:
+        raise AuditError(
+            site / "data/per-question.csv", "expected the per-question values, found none"
+        )
+    out: dict[str, dict[str, _Values]] = {}
+    tags: dict[str, tuple[str, ...]] = {}
+    for number, row in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+        tags[row["question"]] = tuple(_cell(row.get("tags") or "").split())
+        variant = _cell(row["variant"])
+        columns = out.setdefault(variant, {m: {} for m in metrics})
+        for m in metrics:
+            cell = row.get(m)
+            try:
+                columns[m][row["question"]] = float(cell) if cell else None
+            except ValueError:
+                raise AuditError(
+                    site / "data/per-question.csv",
+                    f"{m}: expected a number, found {cell!r}",
+                    number,
+                ) from None
+    return out, tags
+
+
+def _cell(text: str) -> str:
+    """A CSV text cell as written before the leading ``'`` that keeps a spreadsheet from
+    running it (docs/results-schema.md)."""
+    return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@") else text
+
+
+# -- the per-question values ------------------------------------------------------------------
+
+
+def _judged(qid: str, ids: Sequence[str], qrels: Mapping[str, int], results: Results) -> Judged:
+    """One question's list, judged from the qrels as docs/metrics.md defines it: an unjudged
+    document counts as grade 0, a negative grade too (and is flagged for bpref)."""
+    relevant = results.settings.relevance
+    grades = [qrels.get(d) for d in ids]
+    pipeline = results.settings.kind == "pipeline"  # a labels file grades every chunk
+    flags = tuple(g is not None for g in grades)
+    negative = tuple(g is not None and g < 0 for g in grades)
+    return Judged(
+        id=qid,
+        tags=(),
+        answerable=True,
+        grades=tuple(max(g or 0, 0) for g in grades),
+        pool=tuple(sorted((g for g in qrels.values() if g > 0), reverse=True)),
+        ids=tuple(ids),
+        relevant=relevant,
+        judged=None if pipeline or all(flags) else flags,
+        nonrelevant=sum(1 for g in qrels.values() if 0 <= g < relevant),
+        negative=negative if any(negative) else None,
+    )
+
+
+def _kernel_values(
+    lists: Mapping[str, Sequence[str]], questions: Iterable[str], qrels: Mapping[str, Mapping[str, int]],
+    results: Results,
+) -> dict[str, _Values]:  # fmt: skip
+    """Metric -> question id -> value by the readable definitions, for every question."""
+    depth = results.settings.max_depth
+    trec = results.settings.averaging == "trec_eval"
+    out: dict[str, _Values] = {m.name: {} for m in results.settings.metrics}
+    for q in questions:
+        ids = list(lists.get(q, ()))[:depth] if depth else list(lists.get(q, ()))
+        judged = _judged(q, ids, qrels.get(q, {}), results)
+        for m in results.settings.metrics:
+            value = metric_value(judged, m.name)
+            if value is None and trec and not _diagnostic(m.name):
+                value = 0.0  # trec_eval's averaging: a question with no relevant judgment is 0
+            out[m.name][q] = value
+    return out
+
+
+def _diagnostic(name: str) -> bool:
+    return split_metric(name)[0] == "judged"
+
+
+@dataclass(frozen=True)
+class _Sources:
+    """Every run's per-question values (variant and candidate name -> metric -> values) and the
+    files each was computed from."""
+
+    values: dict[str, dict[str, _Values]]
+    source: dict[str, str]
+    tags: dict[str, tuple[str, ...]]  # question id -> its tags (the per-question CSV's)
+
+
+def _per_question(site: Path, results: Results, found: list[Finding]) -> _Sources:
+    """The per-question values the oracle computes with; CSV rows that disagree with them are
+    findings."""
+    names = [m.name for m in results.settings.metrics]
+    table, tags = _csv(site, names)
+    qrels = _qrels(site)
+    qrels_name = "data/qrels.txt.gz" if (site / "data/qrels.txt.gz").is_file() else "data/qrels.txt"
+    csv_name = "data/per-question.csv" + (
+        ".gz" if (site / "data/per-question.csv.gz").is_file() else ""
+    )
+    values: dict[str, dict[str, _Values]] = {}
+    source: dict[str, str] = {}
+    for v in results.variants:
+        shown = table.get(v.name, {m: {} for m in names})
+        run = _run(site, v.name)
+        if run is None:
+            values[v.name], source[v.name] = shown, csv_name
+            continue
+        mine = _kernel_values(run, list(shown[names[0]]), qrels, results)
+        values[v.name] = mine
+        source[v.name] = f"data/runs/{slug(v.name)}.run and {qrels_name}"
+        wrong = [(q, m) for m in names for q in mine[m] if not _same(shown[m].get(q), mine[m][q])]
+        if wrong:  # one line per run: the first value that differs, and how many do
+            q, m = wrong[0]
+            more = f" ({len(wrong)} values differ)" if len(wrong) > 1 else ""
+            found.append(Finding(f"{csv_name} ({v.name}, {q})", m,
+                                 _show(shown[m].get(q)),
+                                 f"{_show(mine[m][q])} from {source[v.name]}{more}"))  # fmt: skip
+    for c in results.candidates:
+        if c.lists_of is not None:
+            values[c.name], source[c.name] = values[c.lists_of], source[c.lists_of]
+        elif all(r.size == len(r.ids) for r in c.lists):
+            lists = {r.question: r.ids for r in c.lists}
+            values[c.name] = _kernel_values(lists, list(lists), qrels, results)
+            source[c.name] = f"results.json's lists and {qrels_name}"
+        else:
+            values[c.name] = {m: {r.question: r.values.get(m) for r in c.lists} for m in names}
+            source[c.name] = "results.json's per-question values"
+    return _Sources(values, source, tags)
+
+
+# -- statistics, from docs/statistics.md ------------------------------------------------------
+
+
+class _Draws:
+    """The bootstrap's resample indices per n, drawn once per audit: every interval over n values
+    of one seed draws the same resamples, and the same values give the same interval (kept in
+    `ends`). Kept up to `_KEPT_CELLS` indices (the oldest n goes
+    first), so a large project's audit holds one matrix, not one per n."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._kept: dict[int, list[np.ndarray]] = {}
+        self.ends: dict[bytes, list[float]] = {}  # the values' bytes -> their percentiles
+
+    def of(self, n: int) -> list[np.ndarray]:
+        if n not in self._kept:
+            rng = np.random.default_rng(self.seed)
+            rows = max(1, _CELLS // n)
+            small = np.uint16 if n <= 1 << 16 else np.int32  # kept small; drawn as int32
+            self._kept[n] = [
+                rng.integers(0, n, size=(min(rows, _RESAMPLES - start), n), dtype=np.int32).astype(
+                    small
+                )
+                for start in range(0, _RESAMPLES, rows)
+            ]
+            while sum(_RESAMPLES * k for k in self._kept) > _KEPT_CELLS and len(self._kept) > 1:
+                del self._kept[next(iter(self._kept))]
+        return self._kept[n]
+
+
+_KEPT_CELLS = 1 << 26  # resample indices kept at once (128 MB as 16-bit integers)
+
+
+def _interval(data: Sequence[float], draws: _Draws) -> tuple[float | None, float | None]:
+    """The 95 % percentile bootstrap interval of the mean (docs/statistics.md)."""
+    n = len(data)
+    if n == 0:
+        return None, None
+    mean = math.fsum(data) / n
+    if n == 1:
+        return mean, mean
+    values = np.asarray(data, dtype=np.float64)
+    lo_b, hi_b = min(data), max(data)
+    tail = (1.0 - _LEVEL) / 2.0
+    if n > _LARGE:  # the Cornish-Fisher expansion of the bootstrap distribution
+        sd = math.sqrt(math.fsum((v - mean) ** 2 for v in data) / n)
+        if sd == 0.0:
+            return mean, mean
+        skew = math.fsum((v - mean) ** 3 for v in data) / n / sd**3
+        ends = [mean + sd / math.sqrt(n) * (z + skew * (z * z - 1) / (6 * math.sqrt(n)))
+                for z in (NormalDist().inv_cdf(tail), NormalDist().inv_cdf(1 - tail))]  # fmt: skip
+    else:
+        key = values.tobytes()  # a candidate that is a variant's run asks again: answer once
+        if key not in draws.ends:
+            means = np.concatenate([values[idx].sum(axis=1) / n for idx in draws.of(n)])
+            draws.ends[key] = [float(e) for e in np.quantile(means, (tail, 1.0 - tail))]
+        ends = draws.ends[key]
+    return min(max(ends[0], lo_b), hi_b), min(max(ends[1], lo_b), hi_b)
+
+
+def _sign_p(better: int, worse: int) -> float:
+    """The exact two-sided sign test: min(1, 2 P(X <= min)), X ~ Binomial(better + worse, 1/2)."""
+    m = better + worse
+    if m == 0:
+        return 1.0
+    low = min(better, worse)
+    term = tail = math.comb(m, low)
+    for i in range(low, 0, -1):  # C(m, i - 1) = C(m, i) * i / (m - i + 1), exactly
+        term = term * i // (m - i + 1)
+        tail += term
+    return float(min(Fraction(1), Fraction(2 * tail, 2**m)))
+
+
+def _randomization_p(d: Sequence[float], seed: int) -> float:
+    """The two-sided paired sign-flip test of the mean difference (docs/statistics.md)."""
+    diffs = np.asarray([x for x in d if abs(x) > _TIE], dtype=np.float64)
+    m = int(diffs.size)
+    if m == 0:
+        return 1.0
+    observed = abs(float(diffs.sum()))
+    tol = 1e-9 * float(np.abs(diffs).sum())  # float noise in a sum of m terms
+    if m > _LARGE:
+        z = observed / math.sqrt(float(np.dot(diffs, diffs)))
+        return min(1.0, 2.0 * (1.0 - NormalDist().cdf(z)))
+    if m <= _EXACT_SIGNS:  # every sign pattern: the sums of s * d, one difference at a time
+        sums = np.zeros(1)
+        for x in diffs:
+            sums = np.concatenate([sums + x, sums - x])
+        return int(np.count_nonzero(np.abs(sums) >= observed - tol)) / float(1 << m)
+    rng = np.random.default_rng(seed)
+    count, rows = 0, max(1, _CELLS // m)
+    for start in range(0, _RESAMPLES, rows):
+        size = min(rows, _RESAMPLES - start)
+        signs = rng.integers(0, 2, size=(size, m), dtype=np.int8) * 2 - 1
+        count += int(np.count_nonzero(np.abs(signs @ diffs) >= observed - tol))
+    return (count + 1) / (_RESAMPLES + 1)
+
+
+def _holm(ps: Mapping[str, float]) -> dict[str, float]:
+    """Holm-Bonferroni: the i-th smallest of m p-values times (m - i), made monotone, at most 1."""
+    out: dict[str, float] = {}
+    running = 0.0
+    ordered = sorted(ps.items(), key=lambda item: item[1])
+    for i, (key, p) in enumerate(ordered):
+        running = max(running, min(1.0, (len(ps) - i) * p))
+        out[key] = running
+    return out
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """Two runs on one metric over the questions both define, in the first run's order."""
+
+    d: tuple[float, ...]  # candidate - baseline, per question
+    better: int
+    worse: int
+
+
+def _pair(a: _Values, b: _Values) -> _Pair:
+    d = tuple(y - x for q, x in a.items() if x is not None and (y := b.get(q)) is not None)
+    better = sum(1 for v in d if v > _TIE)
+    worse = sum(1 for v in d if v < -_TIE)
+    return _Pair(d, better, worse)
+
+
+# -- comparing with results.json --------------------------------------------------------------
+
+
+def _same(site: float | None, mine: float | None) -> bool:
+    if site is None or mine is None:
+        return site is None and mine is None
+    return abs(site - mine) <= _TOLERANCE
+
+
+def _show(value: object) -> str:
+    return "null" if value is None else repr(value)
+
+
+def _check(found: list[Finding], place: str, pairs: Iterable[tuple[str, object, object]],
+           source: str) -> None:  # fmt: skip
+    """A finding for each (quantity, site's value, oracle's value) that disagrees."""
+    for what, site, mine in pairs:
+        agree = (
+            _same(site, mine)
+            if isinstance(site, float | None) and isinstance(mine, float | None)
+            else site == mine
+        )
+        if not agree:
+            found.append(Finding(place, what, _show(site), f"{_show(mine)} from {source}"))
+
+
+def _stat_pairs(
+    stat: MetricStat, values: _Values, draws: _Draws
+) -> list[tuple[str, object, object]]:
+    defined = [v for v in values.values() if v is not None]
+    low, high = _interval(defined, draws)
+    mean = math.fsum(defined) / len(defined) if defined else None
+    return [("mean", stat.mean, mean), ("n", stat.n, len(defined)),
+            ("left_out", stat.left_out, len(values) - len(defined)),
+            ("low", stat.low, low), ("high", stat.high, high)]  # fmt: skip
+
+
+def _means(results: Results, sources: _Sources, draws: _Draws, found: list[Finding]) -> None:
+    """Every variant's and candidate's means with their intervals, and their slices by tag."""
+    runs = [("variants", i, v.name, v.metrics, v.slices) for i, v in enumerate(results.variants)]
+    runs += [("candidates", i, c.name, c.metrics, c.slices)
+             for i, c in enumerate(results.candidates)]  # fmt: skip
+    for key, i, name, metrics, slices in runs:
+        mine = sources.values[name]
+        for j, stat in enumerate(metrics):
+            place = f"results.json {key}[{i}].metrics[{j}] ({name}, {stat.metric})"
+            _check(found, place, _stat_pairs(stat, mine.get(stat.metric, {}), draws),
+                   sources.source[name])  # fmt: skip
+        for j, tv in enumerate(slices):
+            tagged = [
+                v for q, v in mine.get(tv.metric, {}).items() if tv.tag in sources.tags.get(q, ())
+            ]
+            defined = [v for v in tagged if v is not None]
+            low, high = _interval(defined, draws) if len(defined) >= 2 else (None, None)
+            if key == "candidates":  # a candidate's slices carry no interval
+                low = high = None
+            mean = math.fsum(defined) / len(defined) if defined else None
+            place = f"results.json {key}[{i}].slices[{j}] ({name}, {tv.metric}, tag {tv.tag})"
+            _check(found, place, [("mean", tv.mean, mean), ("n", tv.n, len(defined)),
+                                  ("low", tv.low, low), ("high", tv.high, high)],
+                   f"{sources.source[name]} and the tags of data/per-question.csv")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Tested:
+    """The oracle's comparison of one candidate on one metric (before and after Holm)."""
+
+    pair: _Pair
+    low: float | None
+    high: float | None
+    sign_p: float
+    randomization_p: float
+
+
+def _comparisons(
+    results: Results, sources: _Sources, draws: _Draws, found: list[Finding]
+) -> dict[tuple[str, str], tuple[_Tested, float, float]]:
+    """(candidate, metric) -> the oracle's test, its Holm-adjusted randomization and sign p."""
+    base = sources.values[results.baseline]
+    seed = results.settings.seed
+    tested: dict[tuple[str, str], _Tested] = {}
+    for i, c in enumerate(results.candidates):
+        base_from, from_ = sources.source[results.baseline], sources.source[c.name]
+        source = base_from if base_from == from_ else f"{base_from} against {from_}"
+        for j, cmp in enumerate(c.comparisons):
+            pair = _pair(base.get(cmp.metric, {}), sources.values[c.name].get(cmp.metric, {}))
+            low, high = _interval(pair.d, draws)
+            tested[c.name, cmp.metric] = t = _Tested(
+                pair, low, high, _sign_p(pair.better, pair.worse), _randomization_p(pair.d, seed)
+            )
+            place = f"results.json candidates[{i}].comparisons[{j}] ({c.name}, {cmp.metric})"
+            delta = math.fsum(pair.d) / len(pair.d) if pair.d else None
+            _check(found, place, [
+                ("delta", cmp.delta, delta), ("low", cmp.low, t.low), ("high", cmp.high, t.high),
+                ("n", cmp.n, len(pair.d)), ("better", len(cmp.better), pair.better),
+                ("worse", len(cmp.worse), pair.worse),
+                ("sign_p", cmp.sign_p, t.sign_p), ("randomization_p", cmp.randomization_p,
+                                                   t.randomization_p)], source)  # fmt: skip
+            for side, stat, mine in (
+                ("baseline", cmp.baseline, base),
+                ("candidate", cmp.candidate, sources.values[c.name]),
+            ):  # the means beside the delta
+                _check(found, f"{place[:-1]}, {side})",
+                       _stat_pairs(stat, mine.get(cmp.metric, {}), draws),
+                       base_from if side == "baseline" else from_)  # fmt: skip
+    out: dict[tuple[str, str], tuple[_Tested, float, float]] = {}
+    for metric in {m for _, m in tested}:  # one Holm family per metric: the candidates
+        family = {name: t for (name, m), t in tested.items() if m == metric}
+        rand = _holm({name: t.randomization_p for name, t in family.items()})
+        sign = _holm({name: t.sign_p for name, t in family.items()})
+        for name, t in family.items():
+            out[name, metric] = (t, rand[name], sign[name])
+    for i, c in enumerate(results.candidates):
+        for j, cmp in enumerate(c.comparisons):
+            _, rand_holm, sign_holm = out[c.name, cmp.metric]
+            place = f"results.json candidates[{i}].comparisons[{j}] ({c.name}, {cmp.metric})"
+            _check(found, place, [("holm_p", cmp.holm_p, rand_holm),
+                                  ("sign_holm_p", cmp.sign_holm_p, sign_holm)],
+                   "Holm across the candidates' randomization and sign p")  # fmt: skip
+    return out
+
+
+def _flips(results: Results, sources: _Sources, found: list[Finding]) -> None:
+    """The flips page's sign tests: every pair of variants (Holm across the unordered pairs)
+    and the baseline against each candidate (the candidates' family)."""
+    pairs: dict[frozenset[str], float] = {}
+    mine: list[tuple[int, _Pair, float]] = []
+    for i, f in enumerate(results.flips):
+        if f.a not in sources.values or f.b not in sources.values:
+            continue
+        pair = _pair(sources.values[f.a].get(f.metric, {}), sources.values[f.b].get(f.metric, {}))
+        p = _sign_p(pair.better, pair.worse)
+        mine.append((i, pair, p))
+        if f.family == "variants":
+            pairs[frozenset((f.a, f.b))] = p
+    adjusted = _holm({"\x00".join(sorted(k)): p for k, p in pairs.items()})
+    candidates = _holm(_candidate_signs(results, sources, results.settings.flips_metric))
+    for i, pair, p in mine:
+        f = results.flips[i]
+        holm_p = (
+            adjusted.get("\x00".join(sorted((f.a, f.b))))
+            if f.family == "variants"
+            else candidates.get(f.b)
+        )
+        _check(found, f"results.json flips[{i}] ({f.a} → {f.b}, {f.metric})", [
+            ("better", len(f.better), pair.better), ("worse", len(f.worse), pair.worse),
+            ("p", f.p, p), ("holm_p", f.holm_p, holm_p)],
+            f"the sign test on {sources.source.get(f.b, 'the per-question values')}")  # fmt: skip
+
+
+def _candidate_signs(results: Results, sources: _Sources, metric: str) -> dict[str, float]:
+    """Each candidate's sign-test p against the baseline on `metric` (one Holm family)."""
+    base = sources.values[results.baseline].get(metric, {})
+    out = {}
+    for c in results.candidates:
+        pair = _pair(base, sources.values[c.name].get(metric, {}))
+        out[c.name] = _sign_p(pair.better, pair.worse)
+    return out
+
+
+# -- the verdicts, from docs/verdicts.md ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Moves:
+    """What the verdict rules read of one candidate: the reported metrics that moved up and
+    down, how the primary moved (by Holm-adjusted p, or by its interval alone), and the lean of
+    its flips."""
+
+    up: tuple[str, ...]
+    down: tuple[str, ...]
+    primary_up_by_p: bool  # up with Holm-adjusted randomization p < 0.05
+    primary_up_by_interval: bool  # up by its interval alone (p not below 0.05)
+    primary_down_by_p: bool
+    primary_down_by_interval: bool
+    primary_still: bool  # the primary did not move
+    lean_better: bool  # flips lean better with an exact sign-test p below 0.2
+    lean_worse: bool
+
+
+# docs/verdicts.md's rules, read top to bottom; the first row whose condition holds decides
+VERDICT_RULES: tuple[tuple[Callable[[Moves], bool], str], ...] = (
+    # "MIXED: some reported metric moved up and another moved down."
+    (lambda s: bool(s.up) and bool(s.down), "MIXED"),
+    # "BETTER: the primary metric moved up with Holm-adjusted p < 0.05, and no reported metric
+    # moved down."
+    (lambda s: s.primary_up_by_p and not s.down, "BETTER"),
+    # "PROMISING: nothing moved down, and the primary metric moved up by its interval alone, or
+    # it did not move but its flips lean better with an exact sign-test p below 0.2."
+    (
+        lambda s: not s.down and (s.primary_up_by_interval or (s.primary_still and s.lean_better)),
+        "PROMISING",
+    ),  # fmt: skip
+    # "WORSE and LEANS WORSE: the mirror images, when nothing moved up."
+    (lambda s: s.primary_down_by_p and not s.up, "WORSE"),
+    (
+        lambda s: not s.up and (s.primary_down_by_interval or (s.primary_still and s.lean_worse)),
+        "LEANS WORSE",
+    ),  # fmt: skip
+    # "NO CLEAR CHANGE: anything else."
+    (lambda s: True, "NO CLEAR CHANGE"),
+)
+
+
+def _moved(low: float | None, high: float | None, delta: float, holm_p: float) -> tuple[int, bool]:
+    """(+1 up, -1 down or 0, whether by Holm's p): a metric moved when its interval excludes
+    zero or its Holm-adjusted randomization p < 0.05, the way its paired difference points."""
+    by_p = holm_p < _ALPHA
+    by_interval = (low is not None and low > 0) or (high is not None and high < 0)
+    if delta == 0 or not (by_p or by_interval):  # no difference points any way
+        return 0, False
+    return (1 if delta > 0 else -1), by_p
+
+
+def verdict_of(moves: Moves) -> str:
+    """The first verdict of `VERDICT_RULES` whose condition holds."""
+    return next(verdict for holds, verdict in VERDICT_RULES if holds(moves))
+
+
+_Tests = Mapping[tuple[str, str], tuple[_Tested, float, float]]  # see `_comparisons`
+
+
+def _moves(c: CandidateResult, reported: Sequence[str], tested: _Tests) -> Moves:
+    """What the verdict rules read of candidate `c`, from the oracle's own tests."""
+    up, down = [], []
+    how: dict[str, tuple[int, bool]] = {}
+    for metric in reported:
+        t, rand_holm, _ = tested[c.name, metric]
+        delta = math.fsum(t.pair.d) / len(t.pair.d) if t.pair.d else 0.0
+        how[metric] = _moved(t.low, t.high, delta, rand_holm)
+        if how[metric][0] > 0:
+            up.append(metric)
+        elif how[metric][0] < 0:
+            down.append(metric)
+    primary = reported[0]
+    way, by_p = how[primary]
+    t = tested[c.name, primary][0]
+    lean = t.sign_p < _LEAN
+    return Moves(tuple(up), tuple(down), way > 0 and by_p, way > 0 and not by_p,
+                 way < 0 and by_p, way < 0 and not by_p, way == 0,
+                 lean and t.pair.better > t.pair.worse, lean and t.pair.worse > t.pair.better)  # fmt: skip
+
+
+def _verdicts(results: Results, tested: _Tests, found: list[Finding]) -> None:
+    """Each candidate's verdict, and the metrics it says moved, by `VERDICT_RULES`."""
+    reported = [m.name for m in results.settings.compared]
+    for i, c in enumerate(results.candidates):
+        if any((c.name, m) not in tested for m in reported):
+            continue
+        moves = _moves(c, reported, tested)
+        _check(found, f"results.json candidates[{i}].decision ({c.name})", [
+            ("verdict", c.decision.verdict, verdict_of(moves)),
+            ("up", sorted(c.decision.up), sorted(moves.up)),
+            ("down", sorted(c.decision.down), sorted(moves.down))],
+            "docs/verdicts.md's rules")  # fmt: skip
+
+
+def oracle_findings(site: Path, results: Results) -> list[Finding]:
+    """Every mean, interval, p-value, Holm adjustment and verdict of `results` (the site's
+    results.json) the oracle computes otherwise from the site's exports."""
+    found: list[Finding] = []
+    sources = _per_question(site, results, found)
+    draws = _Draws(results.settings.seed)
+    _means(results, sources, draws, found)
+    tested = _comparisons(results, sources, draws, found)
+    _flips(results, sources, found)
+    _verdicts(results, tested, found)
+    return found

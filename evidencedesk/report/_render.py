@@ -1,0 +1,512 @@
+"""Render a `SiteModel` into a folder of static pages (templates lay out; they compute nothing).
+
+jinja2 with ``autoescape=True`` and ``StrictUndefined``; Markdown through markdown-it-py's
+CommonMark preset with raw HTML off, images off (no page may load from the network) and the
+default link validation, which drops ``javascript:``, ``vbscript:``, ``file:`` and most
+``data:`` URLs. plotly.js is plotly's partial "basic" bundle (the scatter and bar traces the
+charts draw; `_PLOTLY_BUNDLE`), vendored in templates/ with its licence and copied once into
+``assets/``.
+
+The site's machine-readable files: results.json (split above the page limit), the data/
+exports, the list of downloads the pages link and ``manifest.json``.
+
+Up to the page limit `_write_results` writes them after the pages; above it
+`_results_in_background` hands them to the render's `background` as two jobs (the command line
+runs them in forked processes while the pages render: `cli.process.forked`): the same files,
+the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import jinja2
+from markdown_it import MarkdownIt
+from markupsafe import Markup, escape
+
+from evidencedesk import paths
+from evidencedesk._inert import visible
+from evidencedesk.errors import EnvironmentValueError, EvidencedeskError
+from evidencedesk.files._text import SHOWN_CHARS
+from evidencedesk.files._writing import check_unique, write_file
+from evidencedesk.report import _charts as charts
+from evidencedesk.report._exports import SUMMARY, summary_markdown
+from evidencedesk.report._model import PAGES, SiteModel, SitePage
+from evidencedesk.report._questions import LIST_DATA, links_of, list_script
+from evidencedesk.report._site import inside, slug, written_files
+from evidencedesk.report._values import DELTA_STEPS, FILTERS, FLIP_STEPS
+from evidencedesk.results import _serialize as serialize
+from evidencedesk.results._serialize import (
+    PER_QUESTION,
+    QUESTIONS_FILE,
+    RESULTS_JSON,
+    RUNS,
+    TO_LABEL,
+    exported_runs,
+    per_question_file,
+    qrels_file,
+    site_exports,
+)
+from evidencedesk.retrieval._stats import TIE
+from evidencedesk.version import __version__
+
+
+def _large(model: SiteModel) -> bool:
+    """Above the page limit (the model's plan): results.json split, the exports compressed, the
+    question pages written in two processes."""
+    return model.plan is not None and model.plan.large
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    """One file of the site: new in the build's work folder (`evidencedesk.files._writing.write_file`
+    refuses a second write to one name, say two runs with one slug)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_file(path, data, "site file")
+
+
+def downloads(model: SiteModel) -> list[tuple[str, str]]:
+    """(file, what) of the machine-readable outputs; none for a model without Results."""
+    if model.results is None:
+        return []
+    results = model.results
+    runs = [
+        (
+            f"{RUNS}/{slug(name)}.run",
+            f"{name}: final lists of the judged questions, TREC run format",
+        )
+        for name in exported_runs(results)
+    ]
+    large = _large(model)  # the per-question part split off, the exports compressed
+    gz = ", gzip-compressed" if large else ""
+    moved = [
+        (QUESTIONS_FILE, "the per-question part of results.json (questions, ranked lists, "
+         "flipped ids), gzip-compressed; evidencedesk.load_results reads both")
+    ] if large else []  # fmt: skip
+    return [
+        (RESULTS_JSON, "every number of this report (schema: docs/results-schema.md)"
+         if not large else "every number of this report, the per-question "
+         f"ones in {QUESTIONS_FILE} (schema: docs/results-schema.md)"),
+        (per_question_file(results),
+         f"one row per question and variant: metrics, first relevant rank, tags{gz}"),
+        (qrels_file(results), f"the judgments in scope, TREC qrels format{gz}"),
+        (TO_LABEL, "the unjudged pairs of the compared top lists, the most useful first, with "
+         "an empty grade column: see what to label next (to-label.html)" if results.to_label
+         else "empty: every result in the compared top lists is judged"),
+        *moved,
+        *runs,
+    ]  # fmt: skip
+
+
+def _write_files(out: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        _write_bytes(inside(out, name), data)
+
+
+def _write_results(model: SiteModel, out: Path) -> list[str]:
+    """results.json (split above the page limit) and the data/ exports of the model's Results;
+    the files written."""
+    if model.results is None:
+        return []
+    files = {**serialize.site_files(model.results), **site_exports(model.results, slug)}
+    _write_files(out, files)
+    return list(files)
+
+
+_CLAIMS_JSON = "claims.json"  # every claim of every page, for `evidencedesk audit`
+
+
+def _write_claims(model: SiteModel, out: Path) -> None:
+    """claims.json: each page's claims (report.claims), sorted keys, as results.json is."""
+    claims = model.claims
+    if claims is None or not hasattr(claims, "to_dict"):
+        return
+    text = json.dumps(claims.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    _write_files(out, {_CLAIMS_JSON: text.encode("utf-8")})
+
+
+def _results_in_background(
+    model: SiteModel, out: Path, background: Callable[..., Any]
+) -> list[Any]:
+    """Above the page limit, results.json (with its per-question file) and the data/ exports
+    are handed to `background` (`report.render.Launch`) as two jobs while the pages render;
+    none up to it (then `_write_results` writes them after the pages)."""
+    results = model.results
+    if results is None or not _large(model):
+        return []
+    return [
+        background(lambda: _write_files(out, serialize.site_files(results))),
+        background(lambda: _write_files(out, site_exports(results, slug))),
+    ]
+
+
+def manifest(
+    model: SiteModel, pages: list[str], date: str | None, files: list[str] | None = None
+) -> str:
+    """manifest.json: the marker that lets a later build replace the folder, and in ``files``
+    every file the build wrote (itself included): a later build replaces only those and keeps
+    any other file in the folder (docs/output-folder.md)."""
+    data: dict[str, Any] = {
+        "generator": "evidencedesk",  # the marker that lets a later build replace this folder
+        "seed": model.meta.seed,
+        "version": __version__,
+        "input_hash": model.meta.input_hash,
+        "inputs": [{"path": i.path, "sha256": i.sha256} for i in model.meta.inputs],
+        "pages": pages,
+    }
+    if model.results is not None:
+        data["downloads"] = [file for file, _ in downloads(model)]
+    if date:
+        data["date"] = date
+    if files is not None:
+        data["files"] = sorted({*files, "manifest.json"})
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+# the plotly.js the site copies into assets/ (the pages open offline): the npm package
+# plotly.js-basic-dist-min 4.1.1 (trace types bar, pie and scatter: the charts draw scatter and
+# bar), vendored in templates/ beside its MIT licence; docs/site.md says how to update it
+_PLOTLY_BUNDLE = "plotly-basic.min.js"
+
+
+# template file -> assets/ name
+_ASSETS = {
+    "style.css": "style.css",
+    "sort.js": "sort.js",
+    "questions.js": "questions.js",
+    "plotly-basic.LICENSE.txt": "plotly-license.txt",
+}
+
+
+def markdown() -> MarkdownIt:
+    """The Markdown parser of notes and recommendations: CommonMark, no raw HTML, no images."""
+    md = MarkdownIt("commonmark", {"html": False})
+    md.disable("image")
+    return md
+
+
+_MD = markdown()
+
+
+def _render_markdown(text: str | None) -> Markup:
+    """Markdown from data or generated text, as safe HTML (raw HTML shown as text)."""
+    return Markup(_MD.render(text or ""))  # noqa: S704 - markdown-it escapes, html disabled
+
+
+def _shade(signed: float, size: float, steps: tuple[float, float]) -> str:
+    return ("up" if signed > 0 else "down") + str(1 + sum(size >= s for s in steps))
+
+
+def delta_class(value: float | None) -> str:
+    """CSS class of a signed change by its size (`DELTA_STEPS`); "d0" for none."""
+    if value is None or abs(value) <= TIE:
+        return "d0"
+    return _shade(value, abs(value), DELTA_STEPS)
+
+
+def flip_class(better: int, worse: int, tied: int = 0) -> str:
+    """CSS class of a flip count by its net share of the questions compared (`FLIP_STEPS`):
+    +3/−0 with 18 tied is light (14 %), however small its p; significance is the ★, not the
+    shade."""
+    net = better - worse
+    if net == 0:
+        return "d0"
+    return _shade(net, abs(net) / (better + worse + tied), FLIP_STEPS)
+
+
+# what can turn text around: right-to-left letters (Hebrew, Arabic, Syriac, Thaana, NKo, ...,
+# their presentation forms and the astral right-to-left blocks) and the explicit bidirectional
+# controls (marks, embeddings, overrides, isolates)
+_BIDI = re.compile(
+    "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u061c\u200f\u202a-\u202e\u2066-\u2069"
+    "\U00010800-\U00010fff\U0001e800-\U0001efff]"
+)
+
+
+_FSI, _PDI = "\u2068", "\u2069"  # first-strong isolate ... pop directional isolate
+
+
+def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[Any], Markup]]:
+    """The environment's `finalize` and its ``isolate`` filter: text from data that holds a
+    right-to-left letter or a bidirectional control is isolated, so that it cannot reorder the
+    page's own words (an override in a run name turning the number after it around). A plain
+    string is wrapped in the isolate characters FSI ... PDI (valid in an attribute too; what
+    ``dir="auto"`` does); in a claim's words (`report.claims.Said`: a sentence of ours holding
+    names), and in a sentence a template passes through ``isolate``, each of `names` (the run and
+    candidate names) holding such a character is wrapped in ``<bdi>``. Text without one is left
+    as it is."""
+    isolated = sorted((n for n in names if _BIDI.search(n)), key=len, reverse=True)
+    inside = re.compile("|".join(re.escape(str(escape(n))) for n in isolated)) if isolated else None
+
+    def names_isolated(html: str) -> Markup:
+        if inside is None or not _BIDI.search(html):
+            return Markup(html)  # noqa: S704 - escaped by its maker
+        return Markup(inside.sub(lambda m: f"<bdi>{m.group()}</bdi>", html))  # noqa: S704
+
+    def finalize(value: Any) -> Any:
+        if type(value) is str:
+            return Markup(f"{_FSI}{escape(value)}{_PDI}") if _BIDI.search(value) else value
+        if isinstance(value, str) and hasattr(value, "__html__") and not isinstance(value, Markup):
+            return names_isolated(value.__html__())  # a claim's words
+        return value
+
+    def isolate(value: Any) -> Markup:
+        """A sentence of ours holding names, for text (never an attribute)."""
+        return names_isolated(str(escape(value)))
+
+    return finalize, isolate
+
+
+def _shown_id(text: str) -> str:
+    """An id as a page shows it: its invisible characters visible (``q001⟨U+200B⟩``)."""
+    return visible(text)
+
+
+def environment(templates: Path | None = None, names: tuple[str, ...] = ()) -> jinja2.Environment:
+    """The site's jinja2 environment: autoescaped, strict on undefined names, with its filters;
+    text from data isolated (`_isolating`, `names`: the run and candidate names)."""
+    folder = paths.require(templates or paths.TEMPLATES, "the report templates")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(folder)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.finalize, env.filters["isolate"] = _isolating(names)
+    env.filters.update(FILTERS)  # the one place a number becomes the page's text
+    env.filters["shown_id"] = _shown_id
+    env.filters["md"] = _render_markdown
+    # a claim's words without its mark (report.claims.Said), for attributes
+    env.filters["plain"] = str
+    env.filters["delta_class"] = delta_class
+    env.globals["flip_class"] = flip_class
+    return env
+
+
+_MAX_EPOCH = 253402300799  # 9999-12-31 23:59:59 UTC: the last date "%Y-%m-%d" writes in 4 digits
+
+
+def build_date() -> str | None:
+    """The build date only when SOURCE_DATE_EPOCH is set (reproducible builds); else none.
+
+    A value that is not whole seconds from 0 to `_MAX_EPOCH` is one `EnvironmentValueError`
+    (the CLI checks it before any work)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if not epoch:
+        return None
+    digits = epoch.strip()
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= len(str(_MAX_EPOCH))
+            and int(digits) <= _MAX_EPOCH):  # fmt: skip
+        shown = epoch if len(epoch) <= SHOWN_CHARS else f"{epoch[:SHOWN_CHARS]}…"
+        raise EnvironmentValueError(
+            "SOURCE_DATE_EPOCH",
+            f"expected whole seconds since 1970 from 0 to {_MAX_EPOCH} (the year 9999), "
+            f"found {shown!r}",
+        )
+    return time.strftime("%Y-%m-%d", time.gmtime(int(digits)))
+
+
+def _write_page(path: Path, text: str) -> None:
+    _write_bytes(path, text.encode("utf-8"))
+
+
+Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra context
+
+
+DOCUMENTS_SHOWN = 1000  # rows of the documents page (a 5,000-document corpus lists its first)
+
+
+def _pages_of(model: SiteModel, page: SitePage) -> list[Page]:
+    """The files `page` (a line of `PAGES`) writes for `model`: none when what it shows is None
+    or empty, one per item for a page per item."""
+    shown: Any = getattr(model, page.shows) if page.shows else model
+    if shown is None or (isinstance(shown, tuple) and not shown):
+        return []
+    if not page.each:
+        return [(page.file, page.template, page.title, {})]
+    return [(page.file.format(x.slug), page.template, x.name, {page.each: x}) for x in shown]
+
+
+def page_list(model: SiteModel) -> list[Page]:
+    """Every page, in the order of `PAGES`, checked for file-name collisions."""
+    _check_anchors(model)
+    pages = [p for page in PAGES for p in _pages_of(model, page)]
+    seen: set[str] = set()
+    for file, _, title, _ in pages:
+        if file in seen:
+            raise EvidencedeskError(
+                f"two pages would share the file {file!r} (duplicate {title!r})"
+            )
+        seen.add(file)
+    return pages
+
+
+def _check_anchors(model: SiteModel) -> None:
+    """Names that become anchors and file names (``#v-…``, ``#q-…``, ``#case-…``, data/runs/…)
+    are unique by their slug within their kind, also where no page is made for them."""
+    check_unique([v.name for v in model.variants], slug, "variants")
+    check_unique([c.name for c in model.candidates], slug, "candidates")
+    grid = model.flip_matrix.grid
+    questions = dict.fromkeys([*(q.id for q in model.questions), *(r.question for r in grid)])
+    check_unique(questions, slug, "question ids")
+    if model.citations is not None:
+        check_unique(dict.fromkeys(c.id for c in model.citations.cases), slug, "citation cases")
+
+
+def _charts(model: SiteModel) -> dict[str, Any]:
+    names = [s.name for s in model.variants[0].metrics] if model.variants else []
+    # the index charts the primary metric (the one flips and verdicts are decided on)
+    primary = model.meta.primary
+    headline = names.index(primary) if primary in names else 0
+    cand_names = [m.label for m in model.candidates[0].metrics] if model.candidates else []
+    out: dict[str, Any] = {
+        "headline": charts.interval_chart(model.variants, headline, "index-intervals"),
+        "headline_label": names[headline] if names else "",
+        "intervals": [
+            charts.interval_chart(model.variants, i, f"intervals-{i}") for i in range(len(names))
+        ],
+        "forest": [
+            charts.forest_chart(model.candidates, i, f"forest-{i}") for i in range(len(cand_names))
+        ],
+        "flips": charts.flip_bars(model.flip_matrix, "flip-matrix"),
+        "candidate": {
+            c.slug: charts.metric_forest(c, f"candidate-{c.slug}") for c in model.candidates
+        },
+    }
+    if model.sizing is not None:
+        out["sizing"] = charts.sizing_chart(model.sizing, "sizing")
+    if model.ablations is not None:
+        out["ablations"] = charts.ablation_chart(model.ablations, "ablations")
+    return out
+
+
+class _Job(Protocol):
+    """A job started by a `Launch`: `wait()` for it (raising what it raised), `stop()` it."""
+
+    def wait(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+# runs a job (writing the pages, a chart) and returns it to wait for: now, or in the background
+Launch = Callable[[Callable[[], object]], _Job]
+
+
+class _Done:
+    def wait(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
+
+
+def at_once(job: Callable[[], object]) -> _Job:
+    """The library's `Launch`: the job runs now, in this process (the command line passes
+    `cli.process.forked` instead)."""
+    job()
+    return _Done()
+
+
+def render_site(
+    model: SiteModel,
+    out: Path,
+    templates: Path | None = None,
+    on_page: Callable[[str], None] | None = None,
+    background: Launch = at_once,
+) -> list[str]:
+    """Write every page, the assets, results.json with its data/ exports (when the model has
+    Results) and ``manifest.json`` into `out`; return the page files. Above the page limit
+    results.json, the data/ exports and every other question page are handed to `background`
+    while the rest is written (the same files, the same bytes, whichever `Launch` runs them)."""
+    names = (*(v.name for v in model.variants), *(c.name for c in model.candidates),
+             *(c.name for c in model.not_run), model.meta.baseline)  # fmt: skip
+    env = environment(templates, names)
+    pages = page_list(model)
+    started = _results_in_background(model, out, background)
+    try:
+        files = _write_pages(model, out, templates, on_page, env, pages, background)
+        if not started:
+            _write_results(model, out)
+        _write_claims(model, out)
+        _write_page(inside(out, SUMMARY), summary_markdown(model))
+        for job in started:
+            job.wait()
+    except BaseException:
+        for job in started:
+            job.stop()
+        raise
+    written = written_files(out)  # everything but the manifest, which lists them
+    _write_page(inside(out, "manifest.json"), manifest(model, files, build_date(), written))
+    return files
+
+
+def _write_pages(
+    model: SiteModel,
+    out: Path,
+    templates: Path | None,
+    on_page: Callable[[str], None] | None,
+    env: jinja2.Environment,
+    pages: list[Page],
+    background: Launch,
+) -> list[str]:
+    links = links_of(model.questions, model.question_list is not None)
+    listed = {p.file for p in PAGES if p.nav}
+    nav = [(f, t) for f, _, t, _ in pages if f in listed]
+    date = build_date()
+    common = {
+        "model": model,
+        "meta": model.meta,
+        "documents_shown": model.documents[:DOCUMENTS_SHOWN],
+        "nav": nav,
+        "charts": _charts(model),
+        "qhref": links.href,  # qhref(qid, variant=..., candidate=...): see report.questions
+        "qhref_to": links.to,
+        "vslug": slug,
+        "build_date": date,
+        "version": __version__,
+        "downloads": downloads(model),
+        "per_question_file": PER_QUESTION
+        if model.results is None
+        else per_question_file(model.results),
+    }
+
+    def write(some: list[Page], report: bool) -> None:
+        for file, template, title, extra in some:
+            context = dict(common, page=file, title=title, **extra)
+            _write_page(inside(out, file), env.get_template(template).render(context))
+            if report and on_page is not None:
+                on_page(file)
+
+    # above the page limit every other question page is handed to `background`
+    large = model.results is not None and _large(model)
+    questions = [i for i, p in enumerate(pages) if p[1] == "question.html"]
+    theirs = set(questions[1::2]) if large and background is not at_once else set()
+    child = background(lambda: write([pages[i] for i in sorted(theirs)], False)) if theirs else None
+    try:
+        write([p for i, p in enumerate(pages) if i not in theirs], True)
+        if child is not None:
+            child.wait()
+    except BaseException:
+        if child is not None:
+            child.stop()
+        raise
+    for i in sorted(theirs):
+        if on_page is not None:
+            on_page(pages[i][0])
+    folder = paths.require(templates or paths.TEMPLATES, "the report templates")
+    for source, name in _ASSETS.items():
+        _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
+    plotly_js = paths.require(folder / _PLOTLY_BUNDLE, "the plotly.js bundle").read_bytes()
+    _write_bytes(inside(out, "assets/plotly.min.js"), plotly_js)
+    files = [f for f, _, _, _ in pages]
+    if model.question_list is not None:
+        names = [c.name for c in model.candidates]
+        _write_page(inside(out, LIST_DATA), list_script(model.question_list, names))
+    return files

@@ -1,0 +1,161 @@
+"""results.since.Since -> the "Since last report" section (index) and page (since.html).
+
+Formatting only: what changed is computed in `evidencedesk.results.since`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evidencedesk.report._values import Plain, fmt
+from evidencedesk.results.since import Since
+from evidencedesk.results.types import Results
+
+_SHOWN_ON_INDEX = 5  # items per group on the index; the rest on since.html
+
+
+@dataclass(frozen=True)
+class _SinceItem(Plain):
+    """One change on since.html: what changed (a question, candidate, run or file) and how."""
+
+    subject: str  # a question id, a candidate, a run or a file
+    text: str
+    question: bool = False  # subject is a question id (linked to its page)
+
+
+@dataclass(frozen=True)
+class _SinceGroup(Plain):
+    """One group of since.html (inputs, verdicts, metrics, questions) and what counts in it."""
+
+    key: str  # "inputs", "verdicts", "metrics", "fail", "pass"
+    title: str
+    rule: str  # what counts as a change in this group
+    items: tuple[_SinceItem, ...]
+
+
+@dataclass(frozen=True)
+class SinceView(Plain):
+    """What changed since the --compare-to report: the groups with changes, a count, a summary."""
+
+    previous: str  # "evidencedesk 0.9.0, inputs sha256 ab12…, project demo"
+    notes: tuple[str, ...]  # same inputs; another seed
+    groups: tuple[_SinceGroup, ...]  # only groups with items
+    changes: int  # 0: nothing changed
+    summary: str  # "2 verdicts changed · 1 metric moved · ..." or "No changes ..."
+    shown: int = _SHOWN_ON_INDEX
+
+
+# the summary when the comparison finds nothing changed
+_NO_CHANGES = (
+    "No changes: the same verdicts, no metric outside its previous interval, no question "
+    "newly failing or passing, and the same labels."
+)
+
+
+def _grade(g: int | None) -> str:
+    return "unlabelled" if g is None else f"grade {g}"
+
+
+def _verdict(before: str | None, after: str | None, gb: str | None, ga: str | None) -> str:
+    if before is None:
+        return f"new candidate: {after} (gate {ga})"
+    if after is None:
+        return f"removed (was {before}, gate {gb})"
+    text = f"{before} → {after}" if before != after else f"still {after}"
+    gate = f"gate {gb} → {ga}" if gb != ga else f"gate {ga}"
+    return f"{text} ({gate})"
+
+
+def _inputs(s: Since) -> tuple[_SinceItem, ...]:
+    items = [_SinceItem(f.path, f"file {f.change}") for f in s.files]
+    items += [
+        _SinceItem(g.question, f"{g.chunk}: {_grade(g.before)} → {_grade(g.after)}", True)
+        for g in s.grades
+    ]
+    items += [_SinceItem(q, "new question", True) for q in s.questions_added]
+    items += [_SinceItem(q, "question removed") for q in s.questions_removed]
+    return tuple(items)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _runs(runs: tuple[str, ...]) -> str:
+    return ", ".join(runs)
+
+
+def _first(since: Since) -> str:
+    """The pass rule's depth: one number when every run has the same, else each run's."""
+    if all(k == since.k for _, k in since.depths):
+        return str(since.k)
+    return "k (each run's final list: " + ", ".join(f"{n} {k}" for n, k in since.depths) + ")"
+
+
+def since_view(since: Since, results: Results) -> SinceView:
+    """The since page's model: every group of changes in words, notes on inputs and seed."""
+    labels = {m.name: m.label for m in results.settings.metrics}
+    groups = [
+        _SinceGroup("inputs", "Inputs and labels",
+                   "project files whose sha256 changed, every label grade that changed",
+                   _inputs(since)),
+        _SinceGroup("verdicts", "Verdicts",
+                   "each candidate's verdict and gate verdict against the previous report",
+                   tuple(_SinceItem(c.candidate, _verdict(c.before, c.after, c.gate_before,
+                                                         c.gate_after))
+                         for c in since.verdicts)),
+        _SinceGroup("metrics", "Metrics beyond their previous interval",
+                   "the new mean lies outside the previous report's 95 % interval of the same "
+                   "run and metric",
+                   tuple(_SinceItem(m.run, f"{labels.get(m.metric, m.metric)} {fmt(m.before)} → "
+                                   f"{fmt(m.after)} (previous interval [{fmt(m.low)}, "
+                                   f"{fmt(m.high)}])")
+                         for m in since.metrics)),
+        _SinceGroup("fail", "Questions that newly fail",
+                   f"a relevant result within the first {_first(since)} before, none now",
+                   tuple(_SinceItem(q.question, f"now fails in {_runs(q.runs)}", True)
+                         for q in since.newly_fail)),
+        _SinceGroup("pass", "Questions that newly pass",
+                   f"no relevant result within the first {_first(since)} before, one now",
+                   tuple(_SinceItem(q.question, f"now passes in {_runs(q.runs)}", True)
+                         for q in since.newly_pass)),
+    ]  # fmt: skip
+    shown = tuple(g for g in groups if g.items)
+    notes = []
+    if since.same_inputs:
+        notes.append("The inputs are the same as the previous report's (same sha256).")
+    if since.previous_project != results.inputs.project:
+        notes.append(
+            f"The previous report is of another project ({since.previous_project}); this one is "
+            f"{results.inputs.project}."
+        )
+    if since.seed_before != since.seed_after:
+        notes.append(
+            f"The previous report used seed {since.seed_before}, this one seed "
+            f"{since.seed_after}: intervals and resampled p-values differ with the seed."
+        )
+    counts = [
+        _count(n, one, many)
+        for n, one, many in (
+            (len(since.files), "input file changed", "input files changed"),
+            (len(since.grades), "label grade changed", "label grades changed"),
+            (len(since.questions_added), "question added", "questions added"),
+            (len(since.questions_removed), "question removed", "questions removed"),
+            (len(since.verdicts), "verdict changed", "verdicts changed"),
+            (len(since.metrics), "metric moved beyond its interval",
+             "metrics moved beyond their interval"),
+            (len(since.newly_fail), "question newly fails", "questions newly fail"),
+            (len(since.newly_pass), "question newly passes", "questions newly pass"),
+        )
+        if n
+    ]  # fmt: skip
+    return SinceView(
+        previous=(
+            f"evidencedesk {since.previous_version}, inputs sha256 "
+            f"{since.previous_input_hash[:12]}…, project {since.previous_project}"
+        ),
+        notes=tuple(notes),
+        groups=shown,
+        changes=since.changes,
+        summary=" · ".join(counts) if counts else _NO_CHANGES,
+    )

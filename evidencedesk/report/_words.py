@@ -1,0 +1,800 @@
+"""The words of every claim: each sentence the site says about a number, made from the Results.
+
+`derive(results, kind, source, args)` is the one way a claim's words are made: the pages call it
+through `claims.Claims.say`, and ``evidencedesk audit`` calls it again on the results.json it
+reads back. Each kind reads the object at `source` and takes its metric's full label from the
+Results' own settings (`metric_label`, which has no default: a metric the Results do not report is
+an error, never "MRR").
+
+The kinds:
+
+- ``headline``: a candidate's one-line verdict, the verdict's words first, then what moved which
+  way (`source`: ``candidates[i]``);
+- ``flips``, ``needed``, ``interval``, ``take``, ``cost``, ``verdict_line``: the
+  recommendation's bullets of a candidate;
+- ``unjudged``, ``condensed``: a candidate's judgments (the unjudged caveat, condensed lists);
+- ``gate_line``: one gate check (`source`: ``candidates[i].gate.checks[j]``);
+- ``verdict``, ``gate``: the two badges of a candidate;
+- ``delta``: a comparison's difference and interval (`source`: ``candidates[i].comparisons[j]``);
+- ``flip_cell``: a flips table's cell (`source`: ``flips[i]``);
+- ``counts``, ``notice``: the inputs (`source`: ``inputs.counts``, ``inputs.notices[i]``);
+- ``coverage``: a run's partial coverage (`source`: ``variants[i]``);
+- ``summary``, ``gate_summary``, ``lead``: the index's bottom line (`source`: "");
+- ``rule``: a fixed statement of the methods (`args` ``key``: one of `RULES`).
+
+The inputs in words: how many questions there are and what a reader must know about the inputs
+before reading a number. One wording, used by the site, the build's output, ``validate`` and
+``benchmark``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from evidencedesk._metric_names import label
+from evidencedesk.gate import GateCheck
+from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt, p_is, p_text
+from evidencedesk.results import _verdicts as v
+from evidencedesk.results._plan import RUNS_ONLY_DEPTH, best_lead
+from evidencedesk.results.types import (
+    CandidateResult,
+    Comparison,
+    Flip,
+    Notice,
+    Results,
+    VariantResult,
+    resolve,
+)
+from evidencedesk.retrieval._coverage import Coverage
+from evidencedesk.retrieval._stats import EXACT_RANDOMIZATION, LARGE, RANDOMIZATION_RESAMPLES
+from evidencedesk.retrieval.labels import QuestionCounts
+
+
+def _n(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
+def share(part: int, whole: int) -> str:
+    """A share as a whole percentage ("60 %"); below 1 % and above 99 % never rounded away."""
+    if whole == 0:
+        return "0 %"
+    pct = part / whole * 100
+    if 0 < pct < 1:
+        return "< 1 %"
+    if 99 < pct < 100:
+        return "> 99 %"
+    return f"{pct:.0f} %"
+
+
+def counts_sentence(c: QuestionCounts, averaging: str = "defined") -> str:
+    """What the questions are, counted: "50 questions: 40 judged, 38 with a relevant judgment
+    (grade ≥ 1); 10 without any judgment are left out"."""
+    if c.judged == c.queries and not c.unjudged:
+        text = f"{_n(c.queries, 'question')}, all judged"
+    else:
+        text = f"{_n(c.queries, 'question')}: {c.judged} judged"
+    text += f", {c.relevant} with a relevant judgment (grade ≥ {c.threshold})"
+    if averaging == "trec_eval" and c.judged > c.relevant:
+        text += f"; the other {c.judged - c.relevant} judged count 0 in every mean (trec_eval's averaging)"
+    if c.unjudged:
+        text += f"; {c.unjudged} without any judgment {'is' if c.unjudged == 1 else 'are'} left out"
+    return text
+
+
+def coverage_sentence(name: str, c: Coverage) -> str:
+    """A run's coverage of the judged queries, in words."""
+    return (
+        f"the run {name} answers {c.answered} of the {c.judged_queries} judged queries "
+        f"({share(c.answered, c.judged_queries)}); the others count as empty lists"
+    )
+
+
+def partial_coverage(name: str, c: Coverage) -> str:
+    """The warning a run that answers part of the judged queries carries on its pages."""
+    return f"Partial coverage: {coverage_sentence(name, c)}."
+
+
+def answers_part(c: Coverage | None) -> bool:
+    """Whether a run answers fewer than all of the judged queries: a run below
+    ``[runs].min_coverage`` is refused, so only one that a lowered threshold lets through,
+    whose pages then say that the others count as empty lists (`coverage_sentence`)."""
+    return c is not None and c.answered < c.judged_queries
+
+
+def _listed_ids(names: tuple[str, ...], count: int) -> str:
+    shown = ", ".join(names)
+    return f" ({shown}{', …' if count > len(names) else ''})" if names else ""
+
+
+def notice_text(n: Notice, kind: str = "runs") -> str:
+    """One notice as one line, starting with the file it is about. `kind`: the project's
+    ("pipeline" searches by the question text; "runs" shows judged ids without text)."""
+    where = n.path if n.line is None else f"{n.path}:{n.line}"
+    if n.kind == "not_a_run":
+        return f"{where}: skipped: not a TREC run (its first line is not 'qid Q0 docid rank score tag')"
+    if n.kind == "empty_document":
+        return (f"{where}: {_n(n.count, 'document')} with neither title nor text"
+                f"{_listed_ids(n.names, n.count)}: shown, never indexed")  # fmt: skip
+    if n.kind == "without_text":  # runs-only, [questions] evaluate_unlisted = true
+        verb = "is" if n.count == 1 else "are"
+        return (f"{where}: {n.count} of the {n.total} judged queries {verb} not in the queries "
+                f"file{_listed_ids(n.names, n.count)}: evaluated and shown by their ids "
+                f"([questions] evaluate_unlisted)")  # fmt: skip
+    if n.kind == "unlisted":  # where: the queries file
+        verb = "is" if n.count == 1 else "are"
+        evaluate = (
+            "" if kind == "pipeline" else " ([questions] evaluate_unlisted = true evaluates them)"
+        )
+        return (f"{_n(n.count, 'judged query', 'judged queries')} {verb} not in {n.path}"
+                f"{_listed_ids(n.names, n.count)}: left out{evaluate}")  # fmt: skip
+    if n.kind == "judged_not_in_corpus":
+        verb = "is" if n.count == 1 else "are"
+        return (f"{where}: {n.count} of the {n.total} judged documents {verb} not in the corpus"
+                f"{_listed_ids(n.names, n.count)}: their judgments count in every metric, no page "
+                "can show them")  # fmt: skip
+    if n.kind == "unjudged":
+        verb = "has" if n.count == 1 else "have"
+        return (f"{where}: {n.count} of its {n.total} queries {verb} no judgment"
+                f"{_listed_ids(n.names, n.count)}: left out, as trec_eval leaves them out")  # fmt: skip
+    raise ValueError(f"unknown notice kind {n.kind!r}")
+
+
+INLINE_IDS = 50  # ids a list of flips names before "… and N more"
+
+
+# the start of a candidate's headline for each verdict
+_PREFIX = {
+    v.WORSE: "Worse",
+    v.LEANS_WORSE: "Leans worse, not proven",
+    v.MIXED: "Mixed",
+    v.NO_CLEAR_CHANGE: "No clear change",
+    v.PROMISING: "Promising, not proven",
+    v.BETTER: "Better",
+}
+
+
+_GATE_WORDS = {"GO": "GO", "REVIEW": "REVIEW", "BLOCK": "BLOCK"}  # the words of each gate verdict
+
+
+# what a gate line or badge says when the project has no gate policy
+_NO_POLICY = "no gate policy — nothing checked"
+
+
+def metric_label(results: Results, metric: str) -> str:
+    """The metric's full label in these Results (gain and cut-off named); a metric they do not
+    report is a LookupError: there is no default label."""
+    for m in results.settings.metrics:
+        if m.name == metric:
+            return m.label
+    raise LookupError(f"the results report no metric {metric!r}")
+
+
+def signed(x: float | None) -> str:
+    """A number with its sign, by the one rounding rule ("+0.048", "−0.012", "—")."""
+    return fmt(x, signed=True)
+
+
+def bracket(low: float | None, high: float | None) -> str:
+    """ " [+0.063, +0.156]", or "" without an interval."""
+    if low is None or high is None:
+        return ""
+    return f" [{signed(low)}, {signed(high)}]"
+
+
+def flips_text(better: int, worse: int) -> str:
+    """A flips count as the site writes it: "+3/−1"."""
+    return f"+{better}/−{worse}"
+
+
+T = TypeVar("T")  # the kind of object `_at` is asked to find at a source
+
+
+def _at(results: Results, source: str, kind: type[T] | tuple[type, ...], what: str) -> T:
+    """The object at `source`, which must be a `kind`: a claim read from another place is a
+    LookupError (the audit names it), never words about the wrong object."""
+    found = resolve(results, source)
+    if not isinstance(found, kind):
+        raise LookupError(f"expected {what} at {source!r}")
+    return found  # type: ignore[return-value]
+
+
+def _candidate(results: Results, source: str) -> CandidateResult:
+    return _at(results, source, CandidateResult, "a candidate")
+
+
+def _head(c: CandidateResult) -> Comparison:
+    return c.comparison(c.decision.primary)
+
+
+def _moved(results: Results, cmp: Comparison) -> str:
+    """A metric that moved: "nDCG@10 (linear gain) better (+0.108 [+0.063, +0.156], +30/−10
+    questions, Holm-adjusted randomization p = 0.009)"; by its interval only, the words say it
+    is not significant after Holm."""
+    e = v.evidence_of(cmp)
+    word = "better" if e.direction == "up" else "worse"
+    facts = f"{signed(cmp.delta)}{bracket(cmp.low, cmp.high)}, {flips_text(e.better, e.worse)} questions"
+    if e.significant:
+        return f"{metric_label(results, cmp.metric)} {word} ({facts}, Holm-adjusted randomization {p_is(cmp.holm_p)})"
+    return (f"{metric_label(results, cmp.metric)} {word} by its interval ({facts}), not "
+            f"significant after Holm (randomization {p_is(cmp.holm_p)})")  # fmt: skip
+
+
+def _flips_state(results: Results, cmp: Comparison) -> str:
+    """How a metric's flips stand when it did not move: leaning (sign-test p < 0.2), balanced,
+    or unchanged."""
+    e = v.evidence_of(cmp)
+    label = metric_label(results, cmp.metric)
+    if e.better == e.worse == 0:
+        return f"{label} changed on no question"
+    p = f"sign-test {p_is(e.sign_p)}"
+    if e.lean:
+        state = f"leans {e.lean}: {p}"
+    elif e.better == e.worse:
+        state = f"balanced: {p}"
+    else:
+        state = f"no lean: {p}, not below {v.LEAN_P}"
+    return (f"{label} {signed(cmp.delta)}{bracket(cmp.low, cmp.high)}, flips "
+            f"{flips_text(e.better, e.worse)} ({state})")  # fmt: skip
+
+
+def _critical(c: CandidateResult) -> str:
+    ids = c.decision.critical_worse
+    if not ids:
+        return ""
+    gate = c.gate.verdict if c.gate.evaluated else _NO_POLICY
+    return f"Critical question(s) worse: {', '.join(ids)} — the gate decides ({gate})."
+
+
+def headline(results: Results, source: str) -> str:
+    """The candidate's one line: the verdict's words, then the primary metric (how it moved, or
+    how its flips stand when it did not), then each other reported metric that moved which way,
+    and any critical question that got worse."""
+    c = _candidate(results, source)
+    d, head = c.decision, _head(c)
+    order = [m.name for m in results.settings.compared]  # the primary first
+    # the verdict weighs the reported metrics only (a benchmark column the project did not
+    # report is shown in its table, not weighed)
+    others = sorted((x for x in c.comparisons if x.metric in order[1:] and v.evidence_of(x).direction),
+                    key=lambda x: order.index(x.metric))  # fmt: skip
+    moved = v.evidence_of(head).direction is not None
+    parts = [_moved(results, head) if moved else _flips_state(results, head)]
+    parts += [_moved(results, x) for x in others]
+    if not moved and not others:
+        parts.append("no reported metric moved")
+    line = f"{_PREFIX[d.verdict]}: {'; '.join(parts)}."
+    critical = _critical(c)
+    return f"{line} {critical}" if critical else line
+
+
+def _ids(ids: tuple[str, ...]) -> str:
+    shown = ", ".join(ids[:INLINE_IDS]) if ids else "none"
+    more = len(ids) - INLINE_IDS
+    return shown + (f", … and {more} more (see the flips on this page)" if more > 0 else "")
+
+
+def flips(results: Results, source: str) -> str:
+    """The recommendation's flips line, on the primary metric."""
+    c = _candidate(results, source)
+    head = _head(c)
+    return (f"Flips on {metric_label(results, head.metric)}: better on {len(head.better)} "
+            f"({_ids(head.better)}), worse on {len(head.worse)} ({_ids(head.worse)}), "
+            f"{head.tied} tied; exact sign-test {p_is(head.sign_p)}")  # fmt: skip
+
+
+def needed(results: Results, source: str) -> str:
+    """The flips-needed line: the one-way flips sign-test p < 0.05 needs over these questions."""
+    c = _candidate(results, source)
+    n, need = _head(c).n, _head(c).flips_needed
+    if need is None:
+        return f"With {n} questions, no split of flips reaches sign-test p < 0.05"
+    return f"With {n} questions, sign-test p < 0.05 needs at least {need} one-way flips (and no losses)"
+
+
+def interval(results: Results, source: str) -> str:
+    """The primary metric's paired difference, its interval and whether it includes zero."""
+    c = _candidate(results, source)
+    head = _head(c)
+    label = metric_label(results, head.metric)
+    if head.delta is None:
+        return f"Δ {label} is undefined for this comparison"
+    text = f"Δ {label} = {signed(head.delta)} over {head.n} questions"
+    if head.low is None or head.high is None:
+        return text
+    text += f" (95 % paired-bootstrap interval {signed(head.low)} to {signed(head.high)})"
+    side = "includes" if head.low <= 0 <= head.high else "excludes"
+    return f"{text}; the interval {side} zero; Holm-adjusted randomization {p_is(head.holm_p)}"
+
+
+def take(results: Results, source: str) -> str:
+    """What it would take, for an encouraging, not proven candidate (either way)."""
+    c = _candidate(results, source)
+    d = c.decision
+    if d.questions is None or (d.for_t is None and d.for_p05 is None):
+        return ""
+    label = metric_label(results, d.primary)
+    parts = []
+    if d.for_t is not None:
+        level = f"{v.ALPHA / d.family:.2g}"
+        part = (f"at the observed mean difference and spread of {label}, about {d.for_t} "
+                f"questions in all (now {d.questions}) would bring a paired test to p < {level}")  # fmt: skip
+        if d.family > 1:
+            part += (f" (what Holm's adjustment over the {d.family} candidates asks at most "
+                     f"for an adjusted p < {v.ALPHA})")  # fmt: skip
+        if d.for_t_power is not None:
+            part += f", about {d.for_t_power} for an 80 % chance"
+        parts.append(part)
+    if d.for_p05 is not None:
+        part = f"at the observed flip rate, the sign test needs about {d.for_p05}"
+        if d.for_power is not None:
+            part += f" ({d.for_power} for an 80 % chance)"
+        parts.append(part)
+    return ("What it would take: " + "; ".join(parts) + " — estimates that assume what was "
+            "observed stays as observed")  # fmt: skip
+
+
+def _change(measure: str, base: float | None, cand: float | None) -> str | None:
+    if base is None or cand is None:
+        return None
+    if abs(cand - base) <= 1e-12:
+        return None
+    if base > 0:
+        pct = round(abs(cand - base) / base * 100)
+        if pct == 0:
+            return None
+        return f"{pct} % {'fewer' if cand < base else 'more'} {measure}"
+    return f"{cand:g} {measure} per question instead of none"
+
+
+def cost(results: Results, source: str) -> str:
+    """The cost line: how scored pairs, prompt tokens and latency change against the baseline."""
+    c = _candidate(results, source)
+    base = results.variant(results.baseline).costs
+    known = [(m, b, x) for m, b, x in (
+        ("scored pairs", base.pairs_per_question, c.costs.pairs_per_question),
+        ("prompt tokens", base.tokens_per_question, c.costs.tokens_per_question),
+        ("ms of hypothetical latency", base.latency_ms, c.costs.latency_ms),
+    ) if b is not None and x is not None]  # fmt: skip
+    if not known:
+        return "Cost: not measured (a TREC run's pairs, tokens and latency are not known)"
+    parts = [p for p in (_change(m, b, x) for m, b, x in known) if p]
+    return "Cost: " + (", ".join(parts) if parts else "the same as the baseline's")
+
+
+def verdict_line(results: Results, source: str) -> str:
+    """The verdict line: the verdict (did it get better?) and the gate (may it ship?)."""
+    c = _candidate(results, source)
+    gate = c.gate.verdict if c.gate.evaluated else _NO_POLICY
+    return f"Verdict: {c.decision.verdict} (did it get better?); gate: {gate} (may it ship?)"
+
+
+def unjudged(results: Results, source: str) -> str:
+    """The unjudged caveat: its top k holds clearly more unjudged documents than the baseline's."""
+    c = _candidate(results, source)
+    share = c.judged
+    if share is None or not share.caveat or share.baseline is None or share.candidate is None:
+        return ""
+    return (f"Caveat: its top {share.k} holds {round(100 * (1 - share.candidate))} % unjudged "
+            f"documents against {round(100 * (1 - share.baseline))} % for the baseline; "
+            "unjudged count as not relevant, so this comparison can understate it")  # fmt: skip
+
+
+def condensed(results: Results, source: str) -> str:
+    """The condensed-lists line: the primary metric without unjudged results, and if it agrees."""
+    c = _candidate(results, source)
+    cmp = c.condensed
+    if cmp is None:
+        return ""
+    label = metric_label(results, cmp.metric)
+    where = (f"On condensed lists (each list's unjudged results removed before scoring), Δ {label} "
+             f"= {signed(cmp.delta)}{bracket(cmp.low, cmp.high)} over {cmp.n} questions")  # fmt: skip
+    if c.condensed_agrees:
+        return f"{where}: it moves as on the full lists, so the verdict holds where the judgments reach"
+    return (f"{where}: it does not move as on the full lists, so the holes in the judgments may "
+            "decide this comparison; label the pairs of to-label.tsv before deciding")  # fmt: skip
+
+
+def gate_k(results: Results, c: CandidateResult) -> int:
+    """The top k the gate read for this candidate (its final list, or the policy's k)."""
+    if results.settings.kind == "pipeline":
+        variant = results.variant(c.lists_of) if c.lists_of else None
+        if variant is not None and variant.config is not None:
+            return int(variant.config["final"])
+        changes = {d.field: d.candidate for d in c.diff}
+        return int(changes.get("final", 3))
+    return results.policy.k if results.policy is not None else RUNS_ONLY_DEPTH
+
+
+def gate_metric(metric: str | None, k: int) -> str:
+    """The gate's own metrics, named with the top k they read: its reciprocal rank is cut at
+    the gate's k, which the site's MRR is not."""
+    if metric is None:
+        return ""
+    if metric == "mrr":  # the declared MRR@k, in words that say why it is not the site's MRR
+        return f"MRR@{k} (reciprocal rank within the gate's top {k})"
+    return label(metric)
+
+
+def gate_line(results: Results, source: str) -> str:
+    """One gate check, with full metric labels."""
+    cand_source = source.split(".gate.")[0]
+    c = _candidate(results, cand_source)
+    g = _at(results, source, GateCheck, "a gate check")
+    k = gate_k(results, c)
+    metric = gate_metric(g.metric, k)
+    q = g.questions[0] if g.questions else ""
+    if g.rule == "critical_missing":
+        return f"critical: {q} has no case in this run (not an answerable question)"
+    if g.rule == "critical":
+        return (f"critical: {q} failed: no relevant result (grade ≥ {results.settings.relevance}) "
+                f"in the final {g.k}")  # fmt: skip
+    if g.rule == "min_recall":
+        return f"{metric} {fmt(g.observed)} is below the minimum {fmt(g.threshold)}"
+    if g.rule == "min_pass_rate":
+        return (f"pass rate {fmt(g.observed)} ({g.counts[0]}/{g.counts[1]}) is below the minimum "
+                f"{fmt(g.threshold)}")  # fmt: skip
+    if g.rule == "baseline_missing_metric":
+        return f"the saved baseline has no {metric} (it was saved at k = {g.k})"
+    if g.rule == "max_drop":
+        before, now = g.reference or 0.0, g.observed or 0.0
+        return (f"{metric} dropped {fmt(before - now)} against the gate's baseline "
+                f"({fmt(before)} → {fmt(now)}), more than the allowed {fmt(g.threshold)}")  # fmt: skip
+    if g.rule == "review_on_mrr_flips":
+        shown = ", ".join(g.questions[:INLINE_IDS]) + (
+            ", …" if len(g.questions) > INLINE_IDS else ""
+        )
+        return (f"{metric} worse for {len(g.questions)} question(s) ({shown}), better for "
+                f"{g.counts[0]} (sign-test {p_is(g.p or 1.0)})")  # fmt: skip
+    if g.rule == "no_policy":
+        return "no gate policy in this project; nothing was checked"
+    raise LookupError(f"unknown gate rule {g.rule!r}")
+
+
+def verdict(results: Results, source: str) -> str:
+    """A candidate's verdict badge."""
+    return _candidate(results, source).decision.verdict
+
+
+def gate(results: Results, source: str) -> str:
+    """A candidate's gate badge (or that there is no gate policy)."""
+    c = _candidate(results, source)
+    return _GATE_WORDS[c.gate.verdict] if c.gate.evaluated else _NO_POLICY
+
+
+def delta(results: Results, source: str) -> str:
+    """A comparison's difference with its interval: "Δ MRR +0.048 [+0.000, +0.119]"."""
+    cmp = _at(results, source, Comparison, "a comparison")
+    return f"Δ {metric_label(results, cmp.metric)} {signed(cmp.delta)}{bracket(cmp.low, cmp.high)}"
+
+
+def flip_cell(results: Results, source: str) -> str:
+    """A flips table's cell: "+3/−0" of the flip (or comparison) at `source`, on its own metric
+    (the table's caption names the metric; `flips_of` says it in words)."""
+    f: Flip | Comparison = _at(results, source, (Flip, Comparison), "a flip or a comparison")
+    return flips_text(len(f.better), len(f.worse))
+
+
+def flips_of(results: Results, source: str) -> str:
+    """ "+3/−0 on MRR, sign-test p = 0.250": a comparison's (or flip's) flips on its metric."""
+    f: Flip | Comparison = _at(results, source, (Flip, Comparison), "a flip or a comparison")
+    p = f.p if isinstance(f, Flip) else f.sign_p
+    return (f"{flips_text(len(f.better), len(f.worse))} on {metric_label(results, f.metric)}, "
+            f"sign-test {p_is(p)}")  # fmt: skip
+
+
+def flip_p(results: Results, source: str) -> str:
+    """A benchmark row's flips against the baseline with the sign test's p: "+0/−3 p = 0.250"."""
+    f = _at(results, source, Flip, "a flip")
+    return f"{flips_text(len(f.better), len(f.worse))} {p_is(f.p)}"
+
+
+def flip_line(results: Results, source: str) -> str:
+    """A pair of variants in words: "sparse against hybrid: +0/−3 on MRR, sign-test p = 0.250,
+    Holm-adjusted p = 1.000" (the flips page's list)."""
+    f = _at(results, source, Flip, "a flip")
+    return (f"{f.b} against {f.a}: {flips_text(len(f.better), len(f.worse))} on "
+            f"{metric_label(results, f.metric)}, sign-test {p_is(f.p)}, Holm-adjusted "
+            f"{p_is(f.holm_p)}")  # fmt: skip
+
+
+def list_value(results: Results, source: str, base: str = "") -> str:
+    """A question page's list heading: the first relevant rank, the primary metric's value on
+    this question and its change against the baseline's list (`base`: that list's path)."""
+    r = resolve(results, source)
+    metric = results.settings.flips_metric
+    value = r.values.get(metric)
+    before = resolve(results, base).values.get(metric) if base else None
+    change = None if value is None or before is None else value - before
+    first = r.first_relevant if r.first_relevant is not None else "—"
+    return (f"first answer at {first} · {metric_label(results, metric)} {fmt(value)} · Δ "
+            f"{signed(change)}")  # fmt: skip
+
+
+def grid_legend(results: Results, source: str) -> str:
+    """What the flips grid's cells mean; "—" only where a question has no relevant judgment."""
+    base = results.variant(results.baseline)
+    metric = results.settings.flips_metric
+    undefined = sum(1 for r in base.lists if r.values.get(metric) is None)
+    text = "Blue cells gained, orange cells lost, blank cells are unchanged"
+    if undefined:
+        text += (f"; — marks the {undefined} question(s) with no relevant judgment, which have "
+                 f"no {metric_label(results, metric)} to change")  # fmt: skip
+    return text
+
+
+# the p-values a `p` claim may name, each the Comparison field it reads
+_P_OF = {"sign_p": "sign_p", "randomization_p": "randomization_p", "holm_p": "holm_p",
+        "sign_holm_p": "sign_holm_p"}  # fmt: skip
+
+
+def _p_value(results: Results, source: str, which: str = "sign_p") -> str:
+    """One p of a comparison, as printed ("0.062", "< 0.001")."""
+    cmp = resolve(results, source)
+    if not isinstance(cmp, Comparison) or which not in _P_OF:
+        raise LookupError(f"expected a comparison's {which} at {source!r}")
+    return p_text(getattr(cmp, _P_OF[which]))
+
+
+def judged(results: Results, source: str) -> str:
+    """A candidate's Judged@k against the baseline's: "0.940 → 0.780 (Δ −0.160 [−0.21, −0.11])"."""
+    c = _candidate(results, source)
+    share = c.judged
+    if share is None:
+        return ""
+    return (f"{fmt(share.baseline)} → {fmt(share.candidate)} (Δ {signed(share.delta)}"
+            f"{bracket(share.low, share.high)})")  # fmt: skip
+
+
+def counts(results: Results, source: str) -> str:
+    """The inputs' counts sentence: the questions counted, judged and left out."""
+    if results.inputs.counts is None:
+        return ""
+    return counts_sentence(results.inputs.counts, results.settings.averaging)
+
+
+def notice(results: Results, source: str) -> str:
+    """One input notice in words (not a run, an empty document, partial coverage …)."""
+    n = resolve(results, source)
+    return notice_text(n, results.settings.kind)
+
+
+def coverage(results: Results, source: str) -> str:
+    """A run's partial-coverage warning ("" when it answers enough of the judged queries)."""
+    variant = resolve(results, source)
+    if not isinstance(variant, VariantResult) or variant.coverage is None:
+        return ""
+    return partial_coverage(variant.name, variant.coverage)
+
+
+# the order in which the index's summary counts the verdicts, best first
+_SUMMARY_ORDER = (v.BETTER, v.PROMISING, v.MIXED, v.NO_CLEAR_CHANGE, v.LEANS_WORSE, v.WORSE)
+
+
+def summary(results: Results, source: str) -> str:
+    """ "2 better, 1 worse, 1 no clear change" from the verdicts (did they get better?)."""
+    found = [c.decision.verdict for c in results.candidates]
+    parts = [f"{found.count(x)} {x.lower()}" for x in _SUMMARY_ORDER if x in found]
+    return ", ".join(parts) if parts else "no candidate"
+
+
+def gate_summary(results: Results, source: str) -> str:
+    """ "gate: 3 GO, 1 BLOCK", or that there is no policy (may they ship?)."""
+    if results.policy is None:
+        return f"gate: {_NO_POLICY}"
+    found = [c.gate.verdict for c in results.candidates]
+    parts = [f"{found.count(x)} {x}" for x in ("GO", "REVIEW", "BLOCK") if x in found]
+    return "gate: " + (", ".join(parts) if parts else "no candidate")
+
+
+def lead(results: Results, source: str) -> str:
+    """The best lead: among the candidates ahead on the primary metric, the largest lower bound
+    of its paired interval (`results.summary.best_lead`)."""
+    found = best_lead(results)
+    if found is None:
+        label = metric_label(results, results.settings.compared[0].name)
+        return f"No best lead: no candidate is ahead of the baseline on {label}"
+    c = next(c for c in results.candidates if c.name == found.candidate)
+    return (f"Best lead: {c.name}, Δ {metric_label(results, found.metric)} "
+            f"{signed(found.delta)}{bracket(found.low, found.high)} over {found.n} questions "
+            f"({c.decision.verdict.lower()})")  # fmt: skip
+
+
+# the index's three verdict tiles: BETTER, WORSE, and every other verdict
+_TALLIES = ("better", "worse", "unclear")
+
+
+def tally(results: Results, source: str, of: str = "") -> str:
+    """A count of the index's tiles: candidates `of` "better" (BETTER), "worse" (WORSE),
+    "unclear" (every other verdict), of one verdict, or of one gate word."""
+    verdicts = [c.decision.verdict for c in results.candidates]
+    if of in _TALLIES:
+        better, worse = verdicts.count(v.BETTER), verdicts.count(v.WORSE)
+        return str(
+            {"better": better, "worse": worse, "unclear": len(verdicts) - better - worse}[of]
+        )
+    if of in v.VERDICTS:
+        return str(verdicts.count(of))
+    if of in _GATE_WORDS:
+        return str([c.gate.verdict for c in results.candidates].count(of))
+    raise LookupError(f"nothing to count as {of!r}")
+
+
+def variant_judged(results: Results, source: str) -> str:
+    """A variant's Judged@k with its interval: "Judged@10 of bm25: 0.167 [0.120, 0.210]"."""
+    variant = _at(results, source, VariantResult, "a variant")
+    share = variant.judged
+    if share is None:
+        return ""
+    return (f"{label(f'judged@{results.settings.judged_k}')} of {variant.name}: {fmt(share.mean)}"
+            f"{'' if share.low is None or share.high is None else f' [{fmt(share.low)}, {fmt(share.high)}]'}")  # fmt: skip
+
+
+# the fixed statements of the methods: the verdict and gate rules in the words docs/verdicts.md
+# uses (a test holds them to the same words), and worked examples
+RULES: Mapping[str, Callable[[], str]] = {
+    "moved": lambda: (
+        "A reported metric moved when its paired 95 % bootstrap interval excludes zero or its "
+        "paired randomization test, Holm-adjusted across the candidates, gives p < "
+        f"{v.ALPHA}; it moved the way its paired difference points"
+    ),
+    "reported": lambda: (
+        "The reported metrics are the project's [report] metrics, the primary first; a benchmark "
+        "column the project does not report is shown, not weighed"
+    ),
+    "randomization": lambda: (
+        "The randomization test flips the signs of the per-question differences: exactly, over "
+        f"every sign pattern, up to {EXACT_RANDOMIZATION} non-zero differences; with "
+        f"{RANDOMIZATION_RESAMPLES:,} seeded resamples up to {LARGE:,}; by its normal limit above"
+    ),
+    "better": lambda: (
+        f"BETTER: the primary metric moved up with Holm-adjusted p < {v.ALPHA}, and no reported "
+        "metric moved down"
+    ),
+    "promising": lambda: (
+        "PROMISING (encouraging, not proven): nothing moved down, and the primary metric moved "
+        "up by its interval alone, or it did not move but its flips lean better with an exact "
+        f"sign-test p below {v.LEAN_P}"
+    ),
+    "worse": lambda: "WORSE and LEANS WORSE: the mirror images, when nothing moved up",
+    "mixed": lambda: "MIXED: some reported metric moved up and another moved down",
+    "no_clear_change": lambda: "NO CLEAR CHANGE: anything else",
+    "gate": lambda: (
+        "The gate answers whether it may ship: GO, REVIEW or BLOCK from the gate policy, or "
+        f"{_NO_POLICY}; a critical question that got worse is named in the headline and decided "
+        "by the gate, never by the verdict"
+    ),
+    "not_proven": lambda: (
+        "Not proven is never said of a change that is significant after Holm's adjustment"
+    ),
+    # worked examples of the exact sign test (tests/test_verdicts.py computes them); true of any
+    # project (the least one-way flips do not depend on how many questions are asked)
+    "sign_example": lambda: (
+        "Four better and none worse gives p = 0.125; six better and none worse, p = 0.031, is "
+        f"the fewest one-way flips that give p < {v.ALPHA}"
+    ),
+    "holm_star": lambda: f"A ★ marks a Holm-adjusted p < {v.ALPHA}",
+    "shades": lambda: (
+        f"A pair's cell is light when its net flips are under {round(100 * FLIP_STEPS[0])} % of the "
+        f"questions compared, medium under {round(100 * FLIP_STEPS[1])} %, dark from "
+        f"{round(100 * FLIP_STEPS[1])} %; a question's cell is light when its change is under "
+        f"{DELTA_STEPS[0]}, medium under {DELTA_STEPS[1]}, dark from {DELTA_STEPS[1]}"
+    ),
+    "take": lambda: (
+        "For a candidate that is encouraging but not proven (PROMISING or LEANS WORSE), the page "
+        "says how many questions would bring a paired test to p < "
+        f"{v.ALPHA} divided by the number of candidates (what Holm's adjustment asks at most) at "
+        "the observed mean difference and spread, never fewer than one more than now nor fewer "
+        "than give the randomization test enough changed questions, with an 80 % power "
+        "estimate, and beside it what the sign test would need at the observed flip rate"
+    ),
+    "unjudged": lambda: (
+        f"A candidate whose Judged@k is at least {round(100 * v.UNJUDGED_GAP)} points below the "
+        "baseline's, with the paired 95 % interval of the difference below zero, carries that "
+        "caveat in its headline and is told to label before deciding"
+    ),
+    "noise": lambda: (
+        "Within noise = MRR not distinguishable from the best row: at most a two-question gap, "
+        f"or a sign-test p ≥ {v.ALPHA}"
+    ),
+}
+
+
+# the verdict and gate rules docs/verdicts.md states, each a key of `RULES`
+_VERDICT_RULES = ("reported", "moved", "randomization", "better", "promising", "worse", "mixed",
+                 "no_clear_change", "gate", "not_proven")  # fmt: skip
+
+
+# the methods page's fixed statements, each a claim
+METHODS_RULES = (*_VERDICT_RULES, "sign_example", "holm_star", "take", "unjudged")
+
+
+def grades(results: Results, source: str) -> str:
+    """The grade scale in the project's own words ([questions] grades), or neutral words."""
+    names = results.settings.grade_names
+    rel = results.settings.relevance
+    if names:
+        scale = ", ".join(f"{g} = {name}" for g, name in names)
+        return f"Grades: {scale}; relevant = grade ≥ {rel}"
+    seen = sorted({g for q in results.inputs.questions for g in q.grades.values()})
+    span = f"{seen[0]}–{seen[-1]}" if seen else "none"
+    return f"Grades {span} (the project names none); relevant = grade ≥ {rel}"
+
+
+def relevance(results: Results, source: str) -> str:
+    """The methods page's relevance sentence."""
+    rel = results.settings.relevance
+    named = dict(results.settings.grade_names)
+    missing = ("a missing grade counts as 0 (the labels file grades every chunk)"
+               if results.settings.questions_from == "labels"
+               else "unjudged results count as not relevant")  # fmt: skip
+    if rel in named:
+        return (f"A result is relevant when its grade is at least {rel} ({rel} = {named[rel]}); "
+                f"lower grades are not relevant, and {missing}")  # fmt: skip
+    seen = sorted({g for q in results.inputs.questions for g in q.grades.values()})
+    span = f"{seen[0]}–{seen[-1]}" if seen else "none"
+    return (f"A result is relevant when its grade is at least {rel} (the grades in these "
+            f"judgments run {span}); lower grades are not relevant, and {missing}")  # fmt: skip
+
+
+def rule(results: Results, source: str, key: str = "") -> str:
+    """A fixed statement of the methods (`RULES[key]`), recorded as a claim like any other."""
+    return RULES[key]()
+
+
+# claim kind -> the function that words it from the Results (`derive`)
+KINDS: Mapping[str, Callable[..., str]] = {
+    "headline": headline,
+    "flips": flips,
+    "needed": needed,
+    "interval": interval,
+    "take": take,
+    "cost": cost,
+    "verdict_line": verdict_line,
+    "unjudged": unjudged,
+    "condensed": condensed,
+    "gate_line": gate_line,
+    "verdict": verdict,
+    "gate": gate,
+    "delta": delta,
+    "flip_cell": flip_cell,
+    "flips_of": flips_of,
+    "flip_line": flip_line,
+    "flip_p": flip_p,
+    "grid_legend": grid_legend,
+    "list_value": list_value,
+    "p": _p_value,
+    "judged": judged,
+    "counts": counts,
+    "notice": notice,
+    "coverage": coverage,
+    "summary": summary,
+    "gate_summary": gate_summary,
+    "lead": lead,
+    "tally": tally,
+    "variant_judged": variant_judged,
+    "rule": rule,
+    "grades": grades,
+    "relevance": relevance,
+}
+
+
+def derive(results: Results, kind: str, source: str, args: Mapping[str, Any]) -> str:
+    """A claim's words, from the Results alone."""
+    if kind not in KINDS:
+        raise LookupError(f"unknown claim kind {kind!r}; expected one of: {', '.join(KINDS)}")
+    return KINDS[kind](results, source, **args)
+
+
+__all__ = [
+    "KINDS",
+    "answers_part",
+    "counts_sentence",
+    "coverage_sentence",
+    "derive",
+    "gate_k",
+    "gate_metric",
+    "metric_label",
+    "notice_text",
+    "partial_coverage",
+    "share",
+]

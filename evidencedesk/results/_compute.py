@@ -1,0 +1,522 @@
+"""The statistics of the Results, each computed once.
+
+`Book` memoizes every interval by (run key, metric): a candidate whose config equals a built-in
+variant's, or a sizing row equal to one, reuses the variant's interval instead of resampling
+again. All statistics come from `evidencedesk.retrieval._stats` through this module.
+
+The Results of either kind of project, from its evaluated parts: inputs facts, flips and the
+numbers both kinds share (the evaluation stages themselves live in `stages`, walked by `evaluate`).
+
+How far the judgments reach, computed once: Judged@k of every run, each candidate's Judged@k
+against the baseline's, the primary metric on condensed lists, and the pairs to label next.
+
+An unjudged result counts as not relevant in every metric, so a candidate that finds documents
+the assessors never saw is penalised for the holes in the labels. These numbers say how large
+the holes are where the comparison looks (`JudgedShare`, with the caveat rule of
+`verdicts.unjudged_caveat`), whether the verdict survives them (the primary metric on
+condensed lists: Sakai 2007, ``trec_eval -J``), and which pairs would close them first
+(`to_label`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Collection, Hashable, Mapping, Sequence
+from dataclasses import replace
+
+from evidencedesk._metric_names import DIAGNOSTIC, Metric, split_metric
+from evidencedesk.gate import GatePolicy
+from evidencedesk.results._inputs import ProjectInputs, chunk_facts, documents, questions
+from evidencedesk.results._settings import Settings
+from evidencedesk.results._verdicts import evidence_of, unjudged_caveat
+from evidencedesk.results.types import (
+    SCHEMA_VERSION,
+    SHOWN,
+    Ablations,
+    CandidateResult,
+    CitationRow,
+    Comparison,
+    EvidenceResult,
+    Flip,
+    Inputs,
+    JudgedShare,
+    MetricStat,
+    ModelFacts,
+    NotRun,
+    PolicyFacts,
+    RankedList,
+    Results,
+    RunCosts,
+    SizingRow,
+    Skipped,
+    TagValue,
+    ToLabel,
+    VariantResult,
+)
+from evidencedesk.retrieval._stats import (
+    bootstrap_ci,
+    flips_needed,
+    holm,
+)
+from evidencedesk.retrieval.catalog import Scope
+from evidencedesk.retrieval.metrics import (
+    Judged,
+    by_tag_all,
+    condense,
+    mean_defined,
+    of_judged,
+    paired,
+    paired_bootstrap_ci,
+    per_question_all,
+    randomization_test,
+)
+from evidencedesk.version import __version__
+
+# question id -> one metric's value (None: undefined for that question)
+_QuestionValues = Mapping[str, float | None]
+
+
+def _question_values(
+    judged: Sequence[Judged], names: Sequence[str], averaging: str = "defined"
+) -> dict[str, _QuestionValues]:
+    """Per metric name, question id -> value (None when undefined), in judged order: one pass
+    of the metric engine for every name (`per_question_all` of each name gives the same dicts).
+
+    `averaging` "trec_eval": a question with no relevant judgment counts 0, as trec_eval
+    averages it, instead of being left out (Judged@k, a diagnostic, keeps its own rule)."""
+    columns = of_judged(judged, list(dict.fromkeys(names)))
+    ids = [j.id for j in judged]
+    if averaging == "trec_eval":
+        columns = {
+            name: column if split_metric(name)[0] in DIAGNOSTIC
+            else [0.0 if v is None else v for v in column]
+            for name, column in columns.items()
+        }  # fmt: skip
+    return {name: dict(zip(ids, column, strict=True)) for name, column in columns.items()}
+
+
+class Book:
+    """Intervals by (run key, metric), computed on first use with the settings' seed and
+    averaging rule."""
+
+    def __init__(self, seed: int, averaging: str = "defined") -> None:
+        self.seed = seed
+        self.averaging = averaging
+        self._stats: dict[tuple[Hashable, str], MetricStat] = {}
+
+    def tag_interval(
+        self, key: Hashable, metric: str, tag: str, values: Sequence[float | None]
+    ) -> tuple[float | None, float | None]:
+        """The 95 % bootstrap interval of one tag's mean (None with fewer than two values)."""
+        if (key, f"{metric}#{tag}") not in self._stats:
+            ci = bootstrap_ci(values, seed=self.seed)
+            self._stats[key, f"{metric}#{tag}"] = MetricStat(
+                metric, ci.mean, ci.low, ci.high, ci.n, 0
+            )
+        s = self._stats[key, f"{metric}#{tag}"]
+        return (s.low, s.high) if s.n >= 2 else (None, None)
+
+    def stat(
+        self,
+        key: Hashable,
+        judged: Sequence[Judged],
+        metric: str,
+        values: _QuestionValues | None = None,
+    ) -> MetricStat:
+        """The metric's mean and interval over `judged` (`values`: its `_question_values`, when
+        the caller has them already)."""
+        if (key, metric) not in self._stats:
+            if values is None:
+                values = _question_values(judged, [metric], self.averaging)[metric]
+            mean, n, left = mean_defined(list(values.values()))
+            ci = bootstrap_ci([v for v in values.values() if v is not None], seed=self.seed)
+            self._stats[key, metric] = MetricStat(metric, mean, ci.low, ci.high, n, left)
+        return self._stats[key, metric]
+
+
+def first_relevant(j: Judged) -> int | None:
+    """The rank of the first relevant result of a judged list (None: none is relevant)."""
+    return next((r for r, g in enumerate(j.grades, start=1) if g >= j.relevant), None)
+
+
+def ranked_lists(
+    judged: Sequence[Judged],
+    metrics: Sequence[Metric],
+    keep: int | None = None,
+    values: Mapping[str, _QuestionValues] | None = None,
+) -> tuple[RankedList, ...]:
+    """Per-question values and lists; `keep` cuts long lists (the values use the whole list).
+    `values`: the `_question_values` of the metrics, when the caller has them already."""
+    if values is None:
+        values = _question_values(judged, [m.name for m in metrics])
+    return tuple(
+        RankedList(
+            j.id,
+            tuple(j.ids[:keep]),
+            tuple(j.grades[:keep]),
+            j.size,
+            first_relevant(j),
+            {m.name: values[m.name][j.id] for m in metrics},
+            _flags(j.judged, keep),
+        )
+        for j in judged
+    )
+
+
+def _flags(judged: tuple[bool, ...] | None, keep: int | None) -> tuple[bool, ...] | None:
+    """The judged flags of a list's kept head (None when every kept result is judged)."""
+    if judged is None:
+        return None
+    head = judged[:keep]
+    return None if all(head) else head
+
+
+def tag_values(
+    judged: Sequence[Judged],
+    metrics: Sequence[Metric],
+    book: Book | None = None,
+    key: Hashable = None,
+    values: Mapping[str, _QuestionValues] | None = None,
+) -> tuple[TagValue, ...]:
+    """Each metric's mean by tag; with a `book`, also its 95 % bootstrap interval over the tag's
+    questions (only tags that at least two questions define need a bootstrap call). `values`:
+    the `_question_values` of the metrics, when the caller has them already."""
+    if values is None:
+        values = _question_values(judged, [m.name for m in metrics])
+    out = []
+    for m in metrics:
+        column = values[m.name]
+        by = by_tag_all(judged, m.name, [column[j.id] for j in judged])
+        for tag, (mean, n) in by.items():
+            low = high = None
+            if book is not None and n >= 2:
+                tagged = [column[j.id] for j in judged if tag in j.tags]
+                low, high = book.tag_interval(key, m.name, tag, tagged)
+            out.append(TagValue(m.name, tag, mean, n, low, high))
+    return tuple(out)
+
+
+def variant_result(
+    key: Hashable,
+    name: str,
+    kind: str,
+    description: str,
+    config: dict[str, object] | None,
+    judged: Sequence[Judged],
+    costs: RunCosts,
+    settings: Settings,
+    book: Book,
+    keep: int | None = None,
+) -> VariantResult:
+    """One variant's Results: metrics with intervals, costs, per-question lists and slices."""
+    judged = list(judged)
+    metrics = settings.metrics
+    # every question's value of every metric and slice metric, in one pass of the engine
+    values = _question_values(judged, [m.name for m in (*metrics, *settings.slices)],
+                             settings.averaging)  # fmt: skip
+    return VariantResult(
+        name=name,
+        kind=kind,
+        description=description,
+        config=config,
+        metrics=tuple(book.stat(key, judged, m.name, values[m.name]) for m in metrics),
+        costs=costs,
+        lists=ranked_lists(judged, metrics, keep, values),
+        slices=tag_values(judged, settings.slices, book, key, values),
+    )
+
+
+def values_of(variant: VariantResult, metric: str) -> dict[str, float | None]:
+    """Question id -> a variant's value of `metric` on that question."""
+    return {r.question: r.values[metric] for r in variant.lists}
+
+
+def flips(
+    variants: Sequence[VariantResult],
+    metric: str,
+    baseline: str | None = None,
+    candidates: Sequence[CandidateResult] = (),
+) -> tuple[Flip, ...]:
+    """Every ordered pair (a, b) of variants, a != b: b's wins and losses against a, with the
+    sign test's p adjusted (Holm) across the unordered pairs (a pair's two orders are one test);
+    then the baseline against each candidate, its flips and Holm p from the candidate's
+    comparison on `metric` (adjusted across the candidates, as on its page)."""
+    values = [values_of(v, metric) for v in variants]
+    raw: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...], int, float]] = {}
+    for a, va in zip(variants, values, strict=True):
+        for b, vb in zip(variants, values, strict=True):
+            if a is not b:
+                p = paired(va, vb, metric)
+                raw[a.name, b.name] = (p.better, p.worse, p.tied, p.p)
+    index = {v.name: i for i, v in enumerate(variants)}
+    pairs = {f"{index[a]}:{index[b]}": t[3] for (a, b), t in raw.items() if index[a] < index[b]}
+    adjusted = holm(pairs) if pairs else {}
+
+    def family_p(a: str, b: str) -> float:
+        i, j = sorted((index[a], index[b]))
+        return adjusted[f"{i}:{j}"]
+
+    out = [
+        Flip(a, b, metric, better, worse, tied, p, "variants", family_p(a, b))
+        for (a, b), (better, worse, tied, p) in raw.items()
+    ]
+    for c in candidates:
+        cmp = c.comparison(metric)
+        out.append(Flip(baseline or "", c.name, metric, cmp.better, cmp.worse, cmp.tied,
+                        cmp.sign_p, "candidates", cmp.sign_holm_p))  # fmt: skip
+    return tuple(out)
+
+
+def delta_interval(
+    base: Sequence[Judged], other: Sequence[Judged], metric: str, seed: int
+) -> tuple[float | None, float | None]:
+    """The paired 95 % bootstrap interval of mean(other − base) on `metric`."""
+    a, b = per_question_all(base, metric), per_question_all(other, metric)
+    ci = paired_bootstrap_ci(a, b, metric, seed=seed)
+    return ci.low, ci.high
+
+
+def comparisons(
+    base_stats: Sequence[MetricStat],
+    base_judged: Sequence[Judged],
+    runs: Mapping[str, tuple[Hashable, Sequence[Judged]]],
+    metrics: Sequence[Metric],
+    book: Book,
+) -> dict[str, tuple[tuple[MetricStat, ...], tuple[Comparison, ...]]]:
+    """Per candidate (name -> (run key, judged lists)): its own means and, per metric, the paired
+    difference with its interval, the flips, sign and randomization tests, and Holm's p across
+    the candidates. `base_stats`: the baseline's mean of each metric."""
+    stats = {s.metric: s for s in base_stats}
+    # per-question values once per run (one pass for every metric); the tests take dicts
+    names = [m.name for m in metrics]
+    a = _question_values(base_judged, names, book.averaging)
+    raw: dict[str, tuple[list[MetricStat], list[Comparison]]] = {}
+    for name, (key, judged) in runs.items():
+        own, out = [], []
+        values = _question_values(judged, names, book.averaging)
+        for m in metrics:
+            b = values[m.name]
+            ci = paired_bootstrap_ci(a[m.name], b, m.name, seed=book.seed)
+            f = paired(a[m.name], b, m.name)
+            rand = randomization_test(a[m.name], b, m.name, seed=book.seed)
+            mine = book.stat(key, judged, m.name, b)
+            own.append(mine)
+            out.append(Comparison(m.name, stats[m.name], mine, ci.mean, ci.low, ci.high, ci.n,
+                                  f.better, f.worse, f.tied, f.p, rand, rand, f.p,
+                                  _spread(a[m.name], b), flips_needed(ci.n)))  # fmt: skip
+        raw[name] = (own, out)
+    for i in range(len(metrics)):  # each metric is one family of tests across the candidates
+        decisive = holm({name: out[i].randomization_p for name, (_, out) in raw.items()})
+        signs = holm({name: out[i].sign_p for name, (_, out) in raw.items()})
+        for name, (_, out) in raw.items():
+            out[i] = replace(out[i], holm_p=decisive[name], sign_holm_p=signs[name])
+    return {name: (tuple(own), tuple(out)) for name, (own, out) in raw.items()}
+
+
+def _spread(a: _QuestionValues, b: _QuestionValues) -> float | None:
+    """The sample standard deviation of the per-question differences b - a (None below two)."""
+    d = [y - x for x, y in ((a.get(q), b.get(q)) for q in a) if x is not None and y is not None]
+    if len(d) < 2:
+        return None
+    mean = math.fsum(d) / len(d)
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in d) / (len(d) - 1))
+
+
+def in_noise(best: Sequence[Judged], other: Sequence[Judged], metric: str = "mrr") -> bool:
+    """Not distinguishable from the best: a gap of at most two questions, or sign-test p >= 0.05."""
+    if best is other:
+        return True
+    f = paired(list(best), list(other), metric)
+    return len(f.better) - len(f.worse) >= -2 or f.p >= 0.05
+
+
+def _inputs(
+    read: ProjectInputs, settings: Settings, variants: Sequence[VariantResult],
+    candidates: Sequence[CandidateResult] = (), to_label: Sequence[ToLabel] = (),
+) -> Inputs:  # fmt: skip
+    files, digest = read.hashes.result()
+    catalog, labels = read.catalog, read.labels
+    # a pipeline's metrics read the judgments in scope; a runs-only project's read them all
+    pipeline = read.kind == "pipeline"
+    allowed = catalog.allowed(Scope()) if catalog is not None and pipeline else None
+    ids: set[str] = set()
+    if catalog is not None:  # the chunks the site names (a runs-only project has no catalog)
+        ids = {c for lb in labels for c, g in lb.grades.items() if g > 0}
+        ids |= {c for v in variants for r in v.lists for c in r.ids[:SHOWN]}
+        ids |= {c for cand in candidates for r in cand.lists for c in r.ids[:SHOWN]}
+        ids |= {row.document for row in to_label}  # to-label.tsv gives their title and text
+    return Inputs(
+        project=read.name,
+        files=files,
+        input_hash=digest,
+        skipped=tuple(Skipped(s, r) for s, r in read.skipped),
+        documents=documents(catalog),
+        chunks=len(catalog) if catalog is not None else 0,
+        questions=questions(labels, allowed),
+        chunk_facts=chunk_facts(catalog, ids, settings.restricted_text == "hide"),
+        command=read.command,
+        demo=read.demo,
+        counts=read.counts,
+        notices=read.notices,
+    )
+
+
+def _policy_facts(policy: GatePolicy | None) -> PolicyFacts | None:
+    """The gate policy's values as the Results record them (None: no policy)."""
+    if policy is None:
+        return None
+    return PolicyFacts(policy.k, policy.min_recall, policy.min_pass_rate, policy.max_drop,
+                       policy.review_on_mrr_flips, tuple(policy.critical), dict(policy.notes),
+                       policy.flips_min_net, policy.flips_max_p)  # fmt: skip
+
+
+def _answerable_count(judged: Sequence[Judged]) -> int:
+    return sum(1 for j in judged if j.n_relevant > 0)
+
+
+def results_of(
+    read: ProjectInputs, settings: Settings, variants: Sequence[VariantResult], baseline: str,
+    base_judged: Sequence[Judged], candidates: Sequence[CandidateResult],
+    sizing: tuple[SizingRow, ...] | None = None,
+    ablations: Ablations | None = None, citations: tuple[CitationRow, ...] | None = None,
+    evidence: EvidenceResult | None = None,
+    to_label: tuple[tuple[ToLabel, ...], int] = ((), 0),
+    not_run: Sequence[NotRun] = (), models: Sequence[ModelFacts] = (),
+) -> Results:  # fmt: skip
+    """The Results of either kind of project (the pipeline's sections are None for runs-only);
+    `to_label`: the pairs to label next and how many there are (`judgments.to_label`)."""
+    answerable = _answerable_count(base_judged)
+    return Results(
+        schema_version=SCHEMA_VERSION,
+        version=__version__,
+        settings=settings,
+        inputs=_inputs(read, settings, variants, candidates, to_label[0]),
+        baseline=baseline,
+        variants=tuple(variants),
+        flips=flips(variants, settings.flips_metric, baseline, candidates),
+        flips_needed=flips_needed(answerable),
+        answerable=answerable,
+        candidates=tuple(candidates),
+        sizing=sizing,
+        ablations=ablations,
+        citations=citations,
+        evidence=evidence,
+        policy=_policy_facts(read.policy),
+        to_label=to_label[0],
+        to_label_total=to_label[1],
+        not_run=tuple(not_run),
+        models=tuple(models),
+    )
+
+
+TO_LABEL_CAP = 5000  # rows of to-label.tsv (the first ones change the most comparisons)
+
+
+def judged_metric(k: int) -> Metric:
+    """The Judged@k metric: the share of a run's top k that the judgments grade."""
+    return Metric.of(f"judged@{k}")
+
+
+def judged_stat(book: Book, key: Hashable, judged: Sequence[Judged], k: int) -> MetricStat:
+    """A run's Judged@k: its mean over the questions in the comparison, with the interval."""
+    return book.stat(key, judged, judged_metric(k).name)
+
+
+def judged_share(
+    base: Sequence[Judged], candidate: Sequence[Judged], k: int, seed: int
+) -> JudgedShare:
+    """The candidate's Judged@k against the baseline's, paired question by question."""
+    name = judged_metric(k).name
+    a = _question_values(base, [name])[name]
+    b = _question_values(candidate, [name])[name]
+    ci = paired_bootstrap_ci(a, b, name, seed=seed)
+    mean_a = mean_defined(list(a.values()))[0]
+    mean_b = mean_defined(list(b.values()))[0]
+    return JudgedShare(k, mean_a, mean_b, ci.mean, ci.low, ci.high, ci.n,
+                       unjudged_caveat(mean_a, mean_b, ci.high))  # fmt: skip
+
+
+def fully_judged(*runs: Sequence[Judged]) -> bool:
+    """Whether every result of these runs is judged (so condensed lists would change nothing)."""
+    return all(j.judged is None for run in runs for j in run)
+
+
+def condensed_lists(judged: Sequence[Judged]) -> tuple[Judged, ...]:
+    """Each whole list condensed (`metrics.condense`): a pipeline's final lists."""
+    return tuple(condense(j) for j in judged)
+
+
+def condensed_comparisons(
+    base: Sequence[Judged],
+    runs: Mapping[str, Sequence[Judged]],
+    primary: Metric,
+    book: Book,
+    full: Mapping[str, Sequence[Comparison]],
+) -> dict[str, tuple[Comparison, bool]]:
+    """Per candidate: the primary metric's comparison on condensed lists (Holm across the
+    candidates, as on full lists) and whether it moved as the primary metric's comparison on
+    the full lists (among the candidate's comparisons `full`) did: up, down, or not at all."""
+    stats = [book.stat(("condensed", "baseline"), base, primary.name)]
+    found = comparisons(stats, base, {n: (("condensed", n), j) for n, j in runs.items()},
+                        [primary], book)  # fmt: skip
+    out = {}
+    for name, (_, (cmp,)) in found.items():
+        head = next(c for c in full[name] if c.metric == primary.name)
+        agrees = evidence_of(cmp).direction == evidence_of(head).direction
+        out[name] = (cmp, agrees)
+    return out
+
+
+def _unjudged(j: Judged, k: int) -> dict[str, int]:
+    """The unjudged ids of a list's top k, with their rank."""
+    if j.judged is None:
+        return {}
+    return {i: r for r, (i, f) in enumerate(zip(j.ids[:k], j.judged[:k], strict=False), 1) if not f}
+
+
+def to_label(
+    baseline: Sequence[Judged], candidates: Mapping[str, Sequence[Judged]], baseline_name: str,
+    k: int, cap: int = TO_LABEL_CAP, corpus: Collection[str] | None = None,
+) -> tuple[tuple[ToLabel, ...], int]:  # fmt: skip
+    """The unjudged (question, document) pairs of the baseline's and the candidates' top k, the
+    ones that change the most comparisons first: pairs that split most baseline-candidate
+    comparisons (in one run's top k, not in the other's), then the best rank, then the most runs
+    returning them; ties by question order and document id. At most `cap` rows, and how many
+    pairs there are in all. With `corpus` (the project's document ids), a document it does not
+    hold is never listed: nobody could read it to label it."""
+    runs = {baseline_name: baseline, **candidates}
+    by_question = {name: {j.id: j for j in judged} for name, judged in runs.items()}
+    order = {j.id: n for n, j in enumerate(baseline)}
+    rows = []
+    for q, n in order.items():
+        tops = {name: lists[q] for name, lists in by_question.items() if q in lists}
+        unjudged = {name: _unjudged(j, k) for name, j in tops.items()}
+        pairs = sorted({d for found in unjudged.values() for d in found
+                        if corpus is None or d in corpus})  # fmt: skip
+        if not pairs:
+            continue
+        in_top = {name: set(j.ids[:k]) for name, j in tops.items()}
+        base_top = in_top.get(baseline_name, set())
+        for d in pairs:
+            returning = tuple(name for name in runs if d in unjudged.get(name, {}))
+            splits = sum((d in base_top) != (d in in_top.get(c, set())) for c in candidates)
+            rank = min(unjudged[name][d] for name in returning)
+            # (question order, document id) is unique: the order never reads past the id
+            rows.append((-splits, rank, -len(returning), n, d, q, returning))
+    # only the rows shown become ToLabel rows (a 10,000-question project has 100,000s of pairs)
+    best = heapq.nsmallest(cap, rows)
+    return tuple(ToLabel(q, d, rank, returning, -splits)
+                 for splits, rank, _, _, d, q, returning in best), len(rows)  # fmt: skip
+
+
+__all__ = [
+    "TO_LABEL_CAP",
+    "condensed_comparisons",
+    "condensed_lists",
+    "fully_judged",
+    "judged_metric",
+    "judged_share",
+    "judged_stat",
+    "to_label",
+]

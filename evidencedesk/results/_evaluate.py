@@ -1,0 +1,179 @@
+"""The evaluation: a project -> its inputs read once and its Settings -> the stages -> Results.
+
+The project is read once (`inputs.read_inputs`) and nothing below sees it again: each stage is
+handed the `ProjectInputs`, the `Settings` and what the stages before it made (`stages.Stage`).
+A pipeline project (a corpus we can index) walks `STAGES`, a runs-only project
+`RUNS_ONLY_STAGES`, each stage announced through `progress` by its name. The stages a project
+cannot run, and why, are listed by `Project.skipped_stages` (the site shows that list). Adding a
+stage is its function (in `results.stages`) and one line in its list (docs/architecture.md,
+"Adding an evaluation stage").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from evidencedesk.results._candidates import CandidateChange
+from evidencedesk.results._compute import Book, results_of
+from evidencedesk.results._inputs import Project, ProjectInputs, RunPaths, read_inputs
+from evidencedesk.results._plan import trim
+from evidencedesk.results._settings import Settings, settings_for
+from evidencedesk.results._stages import (
+    BASELINE,
+    BUILTIN_NAMES,
+    Benchmark,
+    Evaluating,
+    Gated,
+    Progress,
+    RunsRead,
+    Stage,
+    ablations,
+    benchmark,
+    citations,
+    evidence_checks,
+    gate,
+    runs_benchmark,
+    runs_gate,
+    sizing,
+    walk,
+)
+from evidencedesk.results.types import ModelFacts, Results
+from evidencedesk.retrieval import minilm
+from evidencedesk.retrieval._memos import build_memos
+from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.evalreport import Run
+from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.metrics import Judged
+from evidencedesk.retrieval.parts import uses_minilm
+
+# a pipeline project's stages, in order: (name announced, function, earlier stages it needs)
+STAGES: tuple[Stage, ...] = (
+    Stage("benchmark", benchmark),
+    Stage("sizing sweep", sizing, ("benchmark",)),
+    Stage("ablations", ablations, ("benchmark",)),
+    Stage("citation cases", citations),
+    Stage("evidence checks", evidence_checks, ("benchmark",)),
+    Stage("gate", gate, ("benchmark",)),
+)
+# a runs-only project's: every run is a variant, every run but the baseline run a candidate
+RUNS_ONLY_STAGES: tuple[Stage, ...] = (
+    Stage("benchmark", runs_benchmark),
+    Stage("gate", runs_gate, ("benchmark",)),
+)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The Results and what the benchmark command's gate reads beside them: each variant's
+    judged lists, and for a pipeline each built-in variant's run (a saved baseline holds one)."""
+
+    results: Results
+    judged: Mapping[str, Sequence[Judged]]
+    runs: Mapping[str, Run]
+    labels: Sequence[Label]
+
+
+def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -> Results:
+    """Every number of the report, computed once."""
+    return evaluation(project, seed, runs, progress).results
+
+
+def evaluation(
+    project: Project, seed: int, runs: RunPaths, progress: Progress,
+    benchmark_only: bool = False, stages: Sequence[Stage] = STAGES,
+) -> Evaluation:  # fmt: skip
+    """`evaluate`'s Results with the judged lists behind them; `benchmark_only`: a pipeline
+    project's benchmark stage alone (the variants and their flips, no sizing, ablations,
+    citations, evidence or candidates: what ``evidencedesk benchmark`` prints), the same
+    numbers the full build gives those variants; `stages`: a pipeline project's stage list."""
+    with build_memos():  # the memos of this evaluation, not of the process
+        return _evaluate(project, seed, runs, progress, benchmark_only, stages)
+
+
+def _evaluate(
+    project: Project, seed: int, runs: RunPaths, progress: Progress, benchmark_only: bool,
+    stages: Sequence[Stage],
+) -> Evaluation:  # fmt: skip
+    settings = settings_for(project, seed)
+    progress("load inputs")
+    inputs = read_inputs(project, runs, settings.seed, BUILTIN_NAMES)
+    if inputs.kind == "runs":
+        done = _walk(RUNS_ONLY_STAGES, inputs, settings, progress)
+        return _runs_only_evaluation(inputs, settings, done)
+    walked = [s for s in stages if s.name == "benchmark"] if benchmark_only else stages
+    done = _walk(walked, inputs, settings, progress)
+    return _pipeline_evaluation(inputs, settings, done)
+
+
+def _walk(
+    stages: Sequence[Stage], inputs: ProjectInputs, settings: Settings, progress: Progress
+) -> dict[str, object]:
+    book = Book(settings.seed, settings.averaging)
+    evaluating = Evaluating(inputs, settings, progress, book, tuple(s.name for s in stages))
+    return walk(stages, evaluating)
+
+
+def _pipeline_evaluation(
+    inputs: ProjectInputs, settings: Settings, done: Mapping[str, object]
+) -> Evaluation:
+    bench = done["benchmark"]
+    assert isinstance(bench, Benchmark)  # noqa: S101 - the first stage of a pipeline
+    gated = done.get("gate")
+    assert gated is None or isinstance(gated, Gated)  # noqa: S101 - the gate stage's output
+    ran = [*bench.built.values(), *(gated.runs.values() if gated is not None else ())]
+    results = results_of(
+        inputs, settings, bench.variants, BASELINE, bench.base_run.judged,
+        gated.candidates if gated is not None else (),
+        sizing=done.get("sizing sweep"),  # type: ignore[arg-type]
+        ablations=done.get("ablations"),  # type: ignore[arg-type]
+        citations=done.get("citation cases"),  # type: ignore[arg-type]
+        evidence=done.get("evidence checks"),  # type: ignore[arg-type]
+        to_label=gated.to_label if gated is not None else ((), 0),
+        not_run=gated.not_run if gated is not None else (),
+        models=_models(ran, inputs.dense, inputs.catalog, inputs.labels),
+    )  # fmt: skip
+    return Evaluation(results, bench.judged, bench.built, inputs.labels)
+
+
+def _runs_only_evaluation(
+    inputs: ProjectInputs, settings: Settings, done: Mapping[str, object]
+) -> Evaluation:
+    read, gated = done["benchmark"], done["gate"]
+    assert isinstance(read, RunsRead) and isinstance(gated, Gated)  # noqa: S101 - its stages'
+    baseline = str(inputs.baseline_run)
+    # above the page limit the ranked ids stay only for the questions that get a page: the runs
+    # are the user's own files (never exported), every value stays for the list and the CSV
+    results = trim(results_of(
+        inputs, settings, read.variants, baseline, read.runs[baseline].judged, gated.candidates,
+        to_label=gated.to_label,
+    ))  # fmt: skip
+    return Evaluation(results, {n: r.judged for n, r in read.runs.items()}, {}, inputs.labels)
+
+
+def _models(
+    ran: Iterable[Run], dense: str, catalog: Catalog | None, labels: Sequence[Label]
+) -> tuple[ModelFacts, ...]:
+    """The real models the runs used (the methods page states their facts), each with the
+    warning when the texts are not in the language it was trained for."""
+    if catalog is not None and any(uses_minilm(r.config, dense) for r in ran):
+        return (ModelFacts(minilm.NAME, minilm.facts(), _language(catalog, labels)),)
+    return ()
+
+
+def _language(catalog: Catalog, labels: Sequence[Label]) -> str | None:
+    """MiniLM's `minilm.language_warning` on the project's chunks and questions."""
+    documents = (f"{c.title}\n{c.text}" for c in catalog.chunks)
+    return minilm.language_warning(documents, (lab.question for lab in labels))
+
+
+def model_warnings(
+    project: Project, catalog: Catalog | None, labels: Sequence[Label],
+    candidates: Sequence[CandidateChange],
+) -> tuple[str, ...]:  # fmt: skip
+    """What `validate` warns about the models a build of this project would run: MiniLM (as the
+    dense searcher, or in a candidate) on texts mostly in another script than its language's."""
+    uses = project.dense == "minilm" or any(uses_minilm(c.config, project.dense)
+                                            for c in candidates)  # fmt: skip
+    warning = _language(catalog, labels) if uses and catalog is not None else None
+    return () if warning is None else (warning,)

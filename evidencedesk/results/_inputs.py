@@ -1,0 +1,834 @@
+"""Inputs of an evaluation: external TREC runs (named, checked, read), input hashes and the facts
+about documents, questions and chunks that the Results carry for the pages.
+
+What the scope filter protects: for a candidate that filters after ranking (``prefilter =
+false``), the restricted and superseded chunks that reached its candidate lists before the filter.
+
+A risk read from the config, not from the metrics: it is stated whatever the metrics say.
+
+Places in results.json: a claim's `source` path (``candidates[2].comparisons[0]``) and the
+object it names in a Results.
+
+``evidencedesk.toml``: a project file that points the report at a team's own data.
+
+Two kinds of project share one site:
+
+- ``pipeline``: a corpus that evidencedesk indexes (Markdown folders or a BEIR ``corpus.jsonl``);
+  the built-in searchers, rerankers, sizing sweep and ablations run over it;
+- ``runs``: no corpus (or ``[documents].index = false``): each external TREC run is a variant,
+  compared with ``[runs].baseline``; stages that need the pipeline are skipped.
+
+The schema (sections, keys, types: pydantic models) lives in `evidencedesk.files._project_file`,
+how keys combine in `evidencedesk.files._project_file`; errors are worded by
+`evidencedesk.files._validation`. docs/project-file.md has an annotated example. The demo is itself a project: `DEMO_PROJECT`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import difflib
+import hashlib
+import os
+import threading
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from evidencedesk import paths
+from evidencedesk._metric_names import split_metric
+from evidencedesk.baseline import Baseline, load_baseline
+from evidencedesk.errors import ConfigError, DocumentError, LabelsError
+from evidencedesk.files._project_file import (
+    DEFAULT_RELEVANCE,
+    MAX_RUNS,
+    MIN_COVERAGE,
+    PROJECT_FILE,
+    ProjectFile,
+    ProjectSection,
+    read_project_toml,
+    resolve,
+)
+from evidencedesk.files._text import (
+    DEFAULT_MAX_INPUT_MB,
+    check_input,
+    list_folder,
+    read_text,
+    set_max_input_mb,
+)
+from evidencedesk.files.trec import TrecRun, read_qrels, read_run
+from evidencedesk.gate import GatePolicy, load_policy
+from evidencedesk.paths import DATA, require
+from evidencedesk.results._candidates import CandidateChange, load_candidates
+from evidencedesk.results.types import (
+    SHOWN,
+    ChunkFact,
+    DocumentFact,
+    Exposure,
+    InputHash,
+    Notice,
+    QuestionFact,
+)
+from evidencedesk.retrieval._coverage import Coverage
+from evidencedesk.retrieval._metric_engine import JudgedLists
+from evidencedesk.retrieval.beir import (
+    Query,
+    labels_from_judgments,
+    read_beir_corpus,
+    read_beir_qrels,
+    read_queries,
+    read_tags,
+)
+from evidencedesk.retrieval.catalog import Catalog, load_catalog, markdown_files
+from evidencedesk.retrieval.labels import Label, QuestionCounts, load_labels
+from evidencedesk.retrieval.metrics import Judged
+from evidencedesk.retrieval.parts import Parts
+
+DEMO_PROJECT = DATA / "evidencedesk.toml"  # the demo's project file
+
+
+_LABEL_GRADES = 2  # labels.jsonl grades are 0-2 (SPEC §1); use qrels for other scales
+
+
+EXAMPLES = 3  # ids a notice names
+
+
+_TREC_EVAL_RELEVANCE = 1  # the relevance threshold of a qrels project that names none
+
+
+# the pipeline-only stages, skipped (with a reason) in a runs-only project
+_PIPELINE_STAGES = ("sizing", "ablations", "citations", "evidence")
+
+
+@dataclass(frozen=True)
+class Project:
+    """One validated project file. Paths are absolute; `to_dict` shows them relative to `root`."""
+
+    name: str
+    path: Path  # the project file
+    root: Path  # the folder of the project file; relative paths start here
+    kind: Literal["pipeline", "runs"]
+    documents: tuple[Path, ...] = ()  # Markdown folders, or one BEIR corpus.jsonl
+    documents_format: Literal["markdown", "beir", "none"] = "none"
+    chunking: str = "paragraph"
+    dense: str = "toy"  # [searchers] dense: the dense searcher's embedder (toy or minilm)
+    labels: Path | None = None
+    queries: Path | None = None
+    qrels: Path | None = None
+    qrels_format: Literal["trec", "beir"] | None = None
+    tags: Path | None = None
+    relevance: int = DEFAULT_RELEVANCE
+    grade_names: tuple[tuple[int, str], ...] = ()  # [questions] grades: what each grade means
+    evaluate_unlisted: bool = False  # [questions] evaluate_unlisted: judged ids not in queries
+    max_grade: int = 2
+    candidates: Path | None = None
+    notes: Path | None = None
+    policy: Path | None = None
+    baseline: Path | None = None
+    runs: tuple[tuple[str, Path], ...] = ()
+    runs_dir: Path | None = None
+    skipped_files: tuple[Path, ...] = ()  # files in `runs_dir` that do not read as runs
+    baseline_run: str | None = None
+    min_coverage: float = MIN_COVERAGE  # [runs] min_coverage: below it, a run is refused
+    max_depth: int | None = None  # [runs] max_depth: results per query evaluated (trec_eval -M)
+    averaging: Literal["defined", "trec_eval"] = "defined"  # [report] averaging
+    answers: Path | None = None
+    tenants: Path | None = None
+    tenant_documents: Path | None = None
+    dups: Path | None = None
+    updates: Path | None = None  # newer document versions for the freshness check
+    seed: int = 0
+    max_input_mb: int = DEFAULT_MAX_INPUT_MB
+    restricted_text: Literal["show", "hide"] = "show"
+    report_metrics: tuple[str, ...] | None = None  # [report] metrics; None: the kind's defaults
+    primary: str | None = None  # [report] primary; None: the first reported metric
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    # -- loading -------------------------------------------------------------------------------
+    def load_catalog(self) -> Catalog | None:
+        """The documents as a catalog (None without documents). A pipeline indexes every
+        document, so an empty one is an error there; a runs-only project only shows them."""
+        if self.documents_format == "beir":
+            catalog = read_beir_corpus(self.documents[0])
+            if catalog.empty and self.kind == "pipeline":
+                doc_id, line = catalog.empty[0]
+                raise DocumentError(
+                    self.documents[0], f"expected a title or some text in every document a "
+                    f"pipeline indexes, found both empty in {doc_id!r}", line,
+                )  # fmt: skip
+            return catalog
+        if self.documents_format == "markdown":
+            return load_catalog(self.chunking, self.documents)
+        return None
+
+    def _given(self, path: Path | None, key: str) -> Path:
+        """`[questions] key`, which the project rules require when there are no labels."""
+        if path is None:
+            raise ConfigError(self.path, f"expected [questions] labels or {key}, found neither")
+        return path
+
+    def judgments(self) -> dict[str, dict[str, int]]:
+        """qid -> {chunk or document id: grade}, read once."""
+        if "judgments" not in self._cache:
+            if self.labels is not None:
+                found = load_labels(self.labels, None, _LABEL_GRADES)
+                self._cache["judgments"] = {lab.id: dict(lab.grades) for lab in found}
+            elif self.qrels_format == "beir":
+                self._cache["judgments"] = read_beir_qrels(self._given(self.qrels, "qrels"))
+            else:
+                self._cache["judgments"] = read_qrels(self._given(self.qrels, "qrels"))
+        return self._cache["judgments"]
+
+    def _queries(self) -> list[Query]:
+        """The queries file's queries, read once ([] without one: ids come from the qrels)."""
+        if "queries" not in self._cache:
+            found = read_queries(self.queries) if self.queries is not None else []
+            self._cache["queries"] = found
+        return self._cache["queries"]
+
+    def question_counts(self) -> QuestionCounts:
+        """The project's questions counted (`retrieval.labels.QuestionCounts`)."""
+        judgments = self.judgments()
+        if self.labels is not None:
+            n = len(judgments)
+            relevant = sum(any(g >= self.relevance for g in d.values()) for d in judgments.values())
+            return QuestionCounts(n, n, relevant, 0, 0, self.relevance)
+        listed = [q.id for q in self._queries()]
+        judged = [qid for qid, docs in judgments.items() if docs]
+        unjudged = [q for q in listed if q not in judgments or not judgments[q]]
+        # without a queries file, every judged id is a question with no text of its own
+        known = set(listed)
+        without_text = [] if self.queries is None else [q for q in judged if q not in known]
+        if not self.evaluate_unlisted:  # the questions are the ones the queries file lists
+            judged = [q for q in judged if q in known] if self.queries is not None else judged
+        relevant = sum(any(g >= self.relevance for g in judgments[q].values()) for q in judged)
+        return QuestionCounts(len(known | set(judged)), len(judged), relevant, len(unjudged),
+                              len(without_text), self.relevance, tuple(unjudged[:EXAMPLES]),
+                              tuple(without_text[:EXAMPLES]))  # fmt: skip
+
+    def load_labels(self, catalog: Catalog | None = None) -> list[Label]:
+        """Labelled questions at this project's relevance threshold.
+
+        From qrels: the judged queries (`beir.labels_from_judgments`), grades from the
+        judgments, ``answerable`` = has a grade >= relevance, tags from the queries file and
+        the tags file. With a queries file, only the judged queries it lists, unless
+        ``[questions] evaluate_unlisted`` (runs-only) adds the others. In a pipeline project
+        every judged id must be a chunk of `catalog`.
+        """
+        extra = read_tags(self.tags) if self.tags is not None else None
+        if self.labels is not None:
+            check = catalog if self.kind == "pipeline" else None
+            found = load_labels(self.labels, check, self.max_grade)
+            queries = [(lab.id, lab.question, lab.tags) for lab in found]
+            grades = {lab.id: dict(lab.grades) for lab in found}
+            return labels_from_judgments(
+                queries, grades, self.relevance, extra, self.labels, self.tags, complete=True
+            )
+        from_file = self._queries()
+        qrels = self.judgments()
+        if self.kind == "pipeline" and catalog is not None:
+            for qid, docs in qrels.items():
+                missing = next((d for d in docs if d not in catalog), None)
+                if missing is not None:
+                    raise LabelsError(
+                        self.qrels,
+                        f"expected judged ids from the corpus, found {missing!r} (query {qid!r}) "
+                        "which is not a chunk or document id of the catalog",
+                    )
+        labels = labels_from_judgments(from_file, qrels, self.relevance, extra, self.qrels,
+                                       self.tags)  # fmt: skip
+        if self.queries is not None and not self.evaluate_unlisted:
+            # the question set is what the team asked: judged ids the queries file does not
+            # list are left out of every number (`question_counts` counts them)
+            listed = {q.id for q in from_file}
+            labels = [lab for lab in labels if lab.id in listed]
+        return labels
+
+    def load_runs(self) -> dict[str, TrecRun]:
+        """name -> `TrecRun` read with `evidencedesk.files.trec.read_run`, in project order."""
+        return {name: read_run(path) for name, path in self.runs}
+
+    # -- describing ------------------------------------------------------------------------------
+    def skipped_stages(self) -> tuple[tuple[str, str], ...]:
+        """(stage, reason) for every pipeline stage this project cannot run."""
+        if self.kind == "runs":
+            why = (
+                "runs-only project: no corpus is indexed, so there is no pipeline to "
+                "size, ablate or inspect"
+            )
+            return tuple((stage, why) for stage in _PIPELINE_STAGES)
+        skipped = []
+        if self.answers is None:
+            skipped.append(("citations", "no [extras].answers file in the project"))
+        if self.dups is None:
+            skipped.append(("dedupe", "no [extras].dups folder in the project"))
+        if self.tenants is None:
+            skipped.append(("tenants", "no [extras].tenants file in the project"))
+        if self.updates is None:
+            skipped.append(("freshness", "no [extras].updates folder in the project"))
+        return tuple(skipped)
+
+    def input_files(self) -> list[Path]:
+        """Every file the build reads (for the manifest hash), in a fixed order, each once."""
+        files: list[Path] = [self.path]
+        if self.documents_format == "markdown":
+            files += [p for folder in self.documents for p in markdown_files(folder)]
+        else:
+            files += list(self.documents)
+        files += [p for p in (self.labels, self.queries, self.qrels, self.tags) if p is not None]
+        if self.candidates is not None:
+            files.append(self.candidates)
+        if self.notes is not None:
+            files += [p for p in list_folder(self.notes, ConfigError, "notes folder")
+                      if p.suffix == ".md" and p.is_file()]  # fmt: skip
+        files += [p for p in (self.policy, self.baseline) if p is not None]
+        files += [path for _, path in self.runs]
+        files += [p.with_suffix(".md") for _, p in self.runs if p.with_suffix(".md").is_file()]
+        files += [p for p in (self.answers, self.tenants) if p is not None]
+        for folder in (self.tenant_documents, self.dups, self.updates):
+            if folder is not None:
+                files += markdown_files(folder)
+        return list(dict.fromkeys(files))
+
+    def relative(self, path: Path) -> str:
+        return Path(os.path.relpath(path, self.root)).as_posix()
+
+    def to_dict(self) -> dict[str, Any]:
+        def rel(p: Path | None) -> str | None:
+            return None if p is None else self.relative(p)
+
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if f.name.startswith("_") or f.name == "root":
+                continue
+            value = getattr(self, f.name)
+            if f.name == "path":
+                value = self.path.name
+            elif f.name == "documents":
+                value = [rel(p) for p in value]
+            elif f.name == "runs":
+                value = [[name, rel(p)] for name, p in value]
+            elif f.name == "grade_names":
+                value = {str(g): name for g, name in value}
+            elif f.name == "skipped_files":
+                value = [rel(p) for p in value]
+            elif isinstance(value, Path):
+                value = rel(value)
+            out[f.name] = value
+        return out
+
+
+def _search_stop(folder: Path) -> Path | None:
+    """The folder the upward search ends at when it starts in `folder`: the first one holding
+    ``.git`` (a repository's root: a project never reaches out of its repository), else None
+    (the search runs to the filesystem root)."""
+    return next((f for f in (folder, *folder.parents) if os.path.lexists(f / ".git")), None)
+
+
+def _find_project_file(start: Path) -> tuple[Path | None, Path]:
+    """The ``evidencedesk.toml`` the commands read without ``--project``, as pytest and ruff find
+    theirs: in `start`, then in each parent, up to and including the first folder holding
+    ``.git`` or the filesystem root. Returns the file found (None: none) and the folder the
+    search stopped at. Any entry of that name counts, also one that is not a readable regular
+    file (a folder, a FIFO, a dangling or looping link), so that it is refused by name rather
+    than passed over for the demo."""
+    start = start.absolute()
+    stop = _search_stop(start)
+    for folder in (start, *start.parents):
+        found = folder / PROJECT_FILE
+        if os.path.lexists(found):
+            return found, folder
+        if folder == stop:
+            return None, folder
+    return None, Path(start.anchor)
+
+
+def find_project(given: str | Path | None, saving: bool = False) -> tuple[Project, str]:
+    """The project a command reads, and the first line of its output naming it: `given`; else
+    the nearest ``evidencedesk.toml`` of the current folder and its parents (`_find_project_file`);
+    else the demo, and the line says where it looked. `saving`: as `load_project`'s."""
+    if given is None:
+        cwd = Path.cwd()
+        found, stop = _find_project_file(cwd)
+        if found is None:
+            project = load_project(require(DEMO_PROJECT, "the demo project"), saving)
+            where = f"{cwd}" if stop == cwd else f"{cwd} or its parents up to {stop}"
+            return project, f"project: the demo, {project.name} (no {PROJECT_FILE} in {where})"
+        check_input(found, ConfigError, "project file")  # a folder, FIFO or dangling link: named
+        given = found
+    project = load_project(given, saving)
+    return project, f"project: {project.name} ({project.path})"
+
+
+def load_project(path: str | Path, saving: bool = False) -> Project:
+    """Read and validate a project file; every problem is one `ConfigError` naming file and key.
+    `saving`: the saved baseline is about to be (re)written, so ``[gate].baseline`` may name a
+    file that does not exist yet (``--save-baseline``)."""
+    path = Path(path).absolute()
+    if path.is_dir():
+        path = path / "evidencedesk.toml"
+    # the limit is per project: a key left out means the default, whatever was built before
+    set_max_input_mb(DEFAULT_MAX_INPUT_MB)
+    raw, source = read_project_toml(path)
+    context = {"root": path.parent, "saving": saving}
+    section = raw.get("project")
+    if isinstance(section, dict) and "max_input_mb" in section:
+        # the limit applies to the files the other keys name, so it is read first
+        try:
+            limit = ProjectSection.model_validate(
+                {"max_input_mb": section["max_input_mb"]}, context=context
+            ).max_input_mb
+        except ValidationError as exc:
+            raise source.invalid(exc, ProjectSection, ("project",)) from None
+        set_max_input_mb(limit or DEFAULT_MAX_INPUT_MB)
+    try:
+        model = ProjectFile.model_validate(raw, context=context)
+    except ValidationError as exc:
+        raise source.invalid(exc, ProjectFile) from None
+    fields = resolve(model, path)
+    given = "relevance" in model.questions.model_fields_set
+    if not given and model.questions.labels is None:
+        fields["relevance"] = _TREC_EVAL_RELEVANCE  # qrels: trec_eval's default level (-l 1)
+    result = Project(**fields)
+    grades = sorted({g for docs_ in result.judgments().values() for g in docs_.values()})
+    top = max(grades, default=0)
+    if top < 1:
+        seen_grades = ", ".join(map(str, grades)) or "none"
+        raise source.error(
+            ("questions",),
+            f"expected at least one judgment with a positive grade, found none (grades seen in "
+            f"the judgments: {seen_grades})",
+        )
+    if not 1 <= result.relevance <= top:
+        default = "" if given else " (the default)"
+        hint = "; set relevance = 1 for binary judgments" if top == 1 else ""
+        seen_grades = ", ".join(map(str, grades)) or "none"
+        raise source.error(
+            ("questions", "relevance") if given else ("questions",),
+            f"expected a relevance threshold from 1 to {top} (grades seen in the judgments: "
+            f"{seen_grades}), found {result.relevance}{default}{hint}",
+        )
+    return dataclasses.replace(result, max_grade=top, _cache=result._cache)
+
+
+RunPaths = Sequence[tuple[str, Path]]  # ("--run NAME=PATH" options)
+
+
+def _run_note(path: Path) -> str | None:
+    """The first paragraph of ``<run>.md`` beside a run file: how the run was made."""
+    note = path.with_suffix(".md")
+    if not note.is_file():
+        return None
+    text = read_text(note, ConfigError, "Markdown note about the run")
+    return " ".join(text.strip().split("\n\n", 1)[0].split()) or None
+
+
+def _check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collection[str],
+                   source: str = "") -> None:  # fmt: skip
+    """Refuse a run named like a built-in variant or like an earlier run (`source`: "--run x: ").
+
+    A run called ``hybrid`` would give the site two ``hybrid`` rows and two equal HTML ids.
+    """
+    if name in builtin:
+        raise ConfigError(
+            path,
+            f"{source}expected a run name other than the built-in variants "
+            f"({', '.join(builtin)}), found {name!r}",
+        )
+    if name in used:
+        raise ConfigError(path, f"{source}expected a new variant name, found {name!r} already used")
+
+
+def baseline_run(project: Project, runs: RunPaths = ()) -> str:
+    """A runs-only project's baseline run: ``[runs].baseline``, else the first run (the
+    project's, then the ``--run`` ones); every other run is a candidate compared with it."""
+    return project.baseline_run or [*project.runs, *runs][0][0]
+
+
+def _check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = ()) -> None:
+    """The project's runs, then the ``--run`` ones, through the one `_check_run_name`."""
+    total = len(project.runs) + len(runs)
+    if total > MAX_RUNS:
+        raise ConfigError(
+            project.path,
+            f"expected at most {MAX_RUNS} runs (the project's and --run together), found {total}",
+        )
+    used: set[str] = set()
+    for name, path in project.runs:
+        _check_run_name(name, path, builtin, used)
+        used.add(name)
+    for name, path in runs:
+        _check_run_name(name, path, builtin, used, f"--run {name}: ")
+        used.add(name)
+
+
+def read_runs(runs: RunPaths) -> dict[str, TrecRun]:
+    """name -> `TrecRun` of every run (`ProjectInputs.runs`), read in order."""
+    return {name: read_run(path) for name, path in runs}
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    """An external run once read and judged: its tag, its judged lists, the same lists
+    condensed (None when not asked for), and its ids' coverage of the judgments."""
+
+    tag: str
+    judged: Sequence[Judged]
+    condensed: Sequence[Judged] | None
+    coverage: Coverage
+
+
+def _frozen(judged: Sequence[Judged], now: bool = True) -> Sequence[Judged]:
+    """`judged` as a tuple; the judge's own lists (`metric_engine.JudgedLists`, frozen, with
+    the arrays the metrics read) built `now`, so that the run they come from can be let go
+    (condensed lists come from the judged lines alone: made only if a comparison reads them)."""
+    if isinstance(judged, JudgedLists):
+        return judged.built() if now else judged
+    return judged if isinstance(judged, tuple) else tuple(judged)
+
+
+def judged_external_runs(
+    runs: RunPaths,
+    judge: Callable[[TrecRun], tuple[Sequence[Judged], Sequence[Judged] | None]],
+    check: Callable[[TrecRun, Path], Coverage],
+    reading: Callable[[], AbstractContextManager[object]] = nullcontext,
+) -> dict[str, JudgedRun]:
+    """name -> `JudgedRun` of `runs` (`ProjectInputs.runs`: the project's and the ``--run``
+    ones), each read, checked (`check`: its coverage, or the error refusing it, before it is
+    judged), judged and let go before the next is read: a run of 50 million lines takes ~2 GB as
+    arrays, its judged lists (cut to `judged_depth`) a small part of that. Each read runs inside
+    `reading()` (the build holds its input hashing off meanwhile: the read uses every core)."""
+    out: dict[str, JudgedRun] = {}
+    for name, path in runs:
+        with reading():
+            trec = read_run(path)
+        found = check(trec, path)
+        judged, condensed = judge(trec)
+        # kept as they come: the judge's lists carry the arrays the metrics read
+        out[name] = JudgedRun(trec.tag, _frozen(judged),
+                              None if condensed is None else _frozen(condensed, now=False),
+                              found)  # fmt: skip
+        del trec
+    return out
+
+
+def judged_depth(metrics: Iterable[str], *cutoffs: int) -> int:
+    """How much of each external run's list is kept once judged: the largest cut-off of the
+    reported metrics and of `cutoffs` (the gate's k), and at least the `SHOWN` results a question
+    page lists. `judge_trec_run(depth=...)` also keeps each list down to its first relevant
+    result, so every reported value is the whole list's."""
+    ks = [k for _, k, _ in map(split_metric, metrics) if k is not None]
+    return max([SHOWN, *ks, *cutoffs])
+
+
+_HASH_BLOCK = 4 << 20  # bytes hashed between two looks at `may_run`
+
+
+def _sha256(path: Path, may_run: threading.Event | None = None) -> str:
+    """The file's sha256, read block by block (a 2 GB run is not held in memory to hash it);
+    before each block, waits while `may_run` is clear."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        # a buffer no larger than the file: zeroing 4 MB for each of 100,000 small documents
+        # cost more than reading them
+        size = os.fstat(handle.fileno()).st_size
+        block = bytearray(max(1, min(_HASH_BLOCK, size + 1)))
+        view = memoryview(block)
+        while True:
+            if may_run is not None:
+                may_run.wait()
+            got = handle.readinto(block)
+            if not got:
+                return digest.hexdigest()
+            digest.update(view[:got])
+
+
+def _hashed_files(project: Project, runs: RunPaths) -> tuple[tuple[str, Path], ...]:
+    """Every input file as the manifest names it (project-relative, or ``--run NAME``)."""
+    files = [(project.relative(p), p) for p in project.input_files()]
+    files += [(f"--run {name}", path) for name, path in runs]
+    return tuple(files)
+
+
+def _input_hashes(
+    files: Sequence[tuple[str, Path]], may_run: threading.Event | None = None
+) -> tuple[tuple[InputHash, ...], str]:
+    """The `_hashed_files` with their sha256, and one short hash over all of them (`may_run`:
+    hashing waits while it is clear)."""
+    found = tuple(InputHash(rel, _sha256(p, may_run)) for rel, p in files if p.is_file())
+    digest = hashlib.sha256("\n".join(f"{i.path} {i.sha256}" for i in found).encode()).hexdigest()
+    return found, digest[:16]
+
+
+class Hashing:
+    """The input files' sha256 (`_input_hashes` of `_hashed_files`). `background`: computed in a
+    thread from the start of an evaluation (a runs-only project's: hashlib releases the GIL on
+    large blocks, so hashing gigabytes of runs overlaps judging them instead of following it);
+    else when `result()` first asks. Inside `held()` it waits (a run's read uses every core;
+    judging one uses one). `result()` waits for it and raises what hashing raised."""
+
+    def __init__(self, files: Sequence[tuple[str, Path]], background: bool = True) -> None:
+        self._may_run = threading.Event()
+        self._may_run.set()
+        self._files = files
+        self._value: tuple[tuple[InputHash, ...], str] | None = None
+        self._error: BaseException | None = None
+        # a daemon: an interrupted build does not wait for the hashing to finish
+        self._thread = threading.Thread(target=self._run, name="input-hashes", daemon=True)
+        if background:
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = _input_hashes(self._files, self._may_run)
+        except BaseException as exc:  # handed to result(), in the evaluating thread
+            self._error = exc
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Hashing waits (after its current block) until the block ends, however it ends."""
+        self._may_run.clear()
+        try:
+            yield
+        finally:
+            self._may_run.set()
+
+    def result(self) -> tuple[tuple[InputHash, ...], str]:
+        self._may_run.set()
+        if self._thread.ident is None and self._value is None and self._error is None:
+            # not started in the background: hashed now
+            self._run()
+        else:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None  # noqa: S101 - set whenever no error was raised
+        return self._value
+
+
+def documents(catalog: Catalog | None) -> tuple[DocumentFact, ...]:
+    """Every document of the catalog with its chunk count (none in a runs-only project)."""
+    if catalog is None:
+        return ()
+    per_doc = Counter(c.doc_id for c in catalog.chunks)
+    return tuple(
+        DocumentFact(d.id, d.title, per_doc[d.id], d.status, d.visibility, d.language)
+        for d in catalog.documents
+    )
+
+
+def questions(labels: Sequence[Label], allowed: Collection[str] | None) -> tuple[QuestionFact, ...]:
+    """Every label; `judgments` are the grades in scope (all of them when `allowed` is None)."""
+    return tuple(
+        QuestionFact(
+            lb.id,
+            lb.question,
+            tuple(lb.tags),
+            lb.answerable,
+            dict(lb.grades),
+            {c: g for c, g in lb.grades.items() if allowed is None or c in allowed},
+        )
+        for lb in labels
+    )
+
+
+def _marks_of(chunk: Any) -> tuple[str, ...]:
+    """What a reader must be told about a chunk before reading or forwarding it."""
+    if chunk is None:
+        return ()
+    marks: list[str] = []
+    if chunk.visibility == "restricted":
+        marks.append("restricted")
+    if chunk.status == "superseded":
+        marks.append("superseded")
+    return tuple(marks)
+
+
+def chunk_facts(catalog: Catalog | None, ids: Iterable[str], hide: bool) -> tuple[ChunkFact, ...]:
+    """Facts of the catalog chunks among `ids`, in catalog order; restricted text withheld on
+    `hide`."""
+    if catalog is None:
+        return ()
+    wanted = set(ids)
+    out = []
+    for chunk in catalog.chunks:
+        if chunk.id in wanted:
+            marks = _marks_of(chunk)
+            text = None if hide and "restricted" in marks else chunk.text
+            out.append(ChunkFact(chunk.id, chunk.title, text, marks))
+    return tuple(out)
+
+
+def exposure(parts: Parts, first_stage: str, depth: int,
+             labels: Sequence[Label]) -> tuple[Exposure, ...]:  # fmt: skip
+    """Each (question, chunk) where an unfiltered stage one put a marked chunk in the top
+    `depth`: what the pre-filter would have kept out of the candidate list."""
+    searcher = parts.first(first_stage)
+    out = []
+    for label in labels:
+        for cand in searcher.search(label.question, depth, None):
+            marks = _marks_of(cand.chunk)
+            if marks:
+                out.append(Exposure(label.id, cand.chunk.id, marks))
+    return tuple(out)
+
+
+def _nearest(doc: str, ordered: Sequence[str]) -> str:
+    """The id of `ordered` (sorted) nearest to `doc`: of its sorted neighbours, the most alike
+    (on a tie, the nearer in sort order, the one before first)."""
+    at = bisect.bisect_left(ordered, doc)
+    near = [ordered[i] for i in (at - 1, at, at - 2, at + 1) if 0 <= i < len(ordered)]
+    return max(near, key=lambda c: difflib.SequenceMatcher(None, doc, c).ratio())
+
+
+def _not_in_corpus(
+    project: Project, catalog: Catalog | None, labels: Sequence[Label]
+) -> list[Notice]:
+    """Judged documents a runs-only project's corpus does not hold: their judgments count in
+    every metric (a run may return them), but no question page can show them."""
+    if catalog is None or project.kind != "runs" or project.qrels is None:
+        return []
+    judged = sorted({d for lb in labels for d in lb.grades})
+    missing = [d for d in judged if d not in catalog]
+    if not missing:
+        return []
+    ordered = sorted(catalog.ids())
+    names = tuple(f"{d} (nearest: {_nearest(d, ordered)})" for d in missing[:3])
+    return [Notice("judged_not_in_corpus", project.relative(project.qrels), None, len(missing),
+                   len(judged), names)]  # fmt: skip
+
+
+def notices(
+    project: Project, catalog: Catalog | None, labels: Sequence[Label]
+) -> tuple[Notice, ...]:
+    """What a reader must know about the inputs before reading a number (`types.Notice`)."""
+    found = [Notice("not_a_run", project.relative(p), None, 1, None, ())
+             for p in project.skipped_files]  # fmt: skip
+    if catalog is not None and catalog.empty:
+        ids = tuple(doc for doc, _ in catalog.empty[:3])
+        found.append(Notice("empty_document", project.relative(project.documents[0]),
+                            catalog.empty[0][1], len(catalog.empty), len(catalog), ids))  # fmt: skip
+    counts = project.question_counts()
+    if counts.without_text and project.queries is not None and project.evaluate_unlisted:
+        found.append(Notice("without_text", project.relative(project.qrels or project.queries), None,
+                            counts.without_text, counts.judged, counts.without_text_ids))  # fmt: skip
+    elif counts.without_text and project.queries is not None:
+        found.append(Notice("unlisted", project.relative(project.queries), None,
+                            counts.without_text, None, counts.without_text_ids))  # fmt: skip
+    if counts.unjudged and project.queries is not None:
+        found.append(Notice("unjudged", project.relative(project.queries), None, counts.unjudged,
+                            counts.queries, counts.unjudged_ids))  # fmt: skip
+    found += _not_in_corpus(project, catalog, labels)
+    return tuple(found)
+
+
+def _is_demo(project: Project) -> bool:
+    """The project is the demo (the site says so, and its command names no project)."""
+    return Path(project.path).resolve() == (paths.DATA / "evidencedesk.toml").resolve()
+
+
+def _command(project: Project, runs: RunPaths, seed: int) -> tuple[str, ...]:
+    """The same build's arguments: --project (the project folder, as run from its parent; none
+    for the demo), --seed, and each --run by its file name (machine paths stay out of the site)."""
+    args: list[str] = []
+    if not _is_demo(project):
+        args += ["--project", Path(project.path).parent.name]
+    args += ["--seed", str(seed)]
+    for name, path in runs:
+        args += ["--run", f"{name}={Path(path).name}"]
+    return tuple(args)
+
+
+@dataclass(frozen=True)
+class ProjectInputs:
+    """Everything an evaluation reads, read once (`read_inputs`), and the facts of the project
+    the Results state: the stages see this value and the `Settings`, never the `Project`."""
+
+    name: str  # the project's
+    kind: Literal["pipeline", "runs"]  # a project without documents evaluates its runs
+    catalog: Catalog | None
+    labels: tuple[Label, ...]
+    candidates: tuple[CandidateChange, ...]
+    policy: GatePolicy | None
+    saved: Baseline | None  # the saved baseline file's, when there is one
+    saved_name: str | None  # how the pages name it
+    # every run, merged once: the project's (in project order), then the ``--run`` ones
+    runs: tuple[tuple[str, Path], ...]
+    run_notes: Mapping[str, str]  # the project's runs' ``<run>.md`` first paragraphs
+    baseline_run: str | None  # a runs-only project's ([runs].baseline, else the first run)
+    dense: str  # [searchers] dense
+    relevance: int  # [questions] relevance
+    labels_file: bool  # labels.jsonl grades every chunk (a missing grade is 0)
+    notes: Path | None  # the candidates' notes folder
+    answers: Path | None
+    dups: Path | None
+    updates: Path | None
+    tenants: Path | None
+    tenant_documents: Path | None
+    hashes: Hashing
+    skipped: tuple[tuple[str, str], ...]  # `Project.skipped_stages`
+    command: tuple[str, ...]  # the same build's arguments
+    demo: bool
+    counts: QuestionCounts
+    notices: tuple[Notice, ...]
+
+
+def read_inputs(
+    project: Project, runs: RunPaths, seed: int, builtin: Sequence[str] = ()
+) -> ProjectInputs:
+    """Read every input of `project` and the ``--run`` `runs`, once: the documents, questions,
+    candidates, policy and saved baseline, then the run names checked (against the `builtin`
+    variants of a pipeline, before its slow stages); a runs-only project's input hashing starts
+    here, beside the reading and judging of its runs."""
+    catalog = project.load_catalog()
+    labels = tuple(project.load_labels(catalog))
+    cands = load_candidates(project.candidates, project.notes) if project.candidates else []
+    policy = load_policy(project.policy, list(labels)) if project.policy else None
+    kind: Literal["pipeline", "runs"] = (
+        "runs" if project.kind == "runs" or catalog is None else "pipeline"
+    )
+    saved, saved_name = None, None
+    if project.baseline and project.baseline.is_file():  # the baseline of this kind of project
+        saved = load_baseline(project.baseline, list(labels), kind)
+        saved_name = f"the saved baseline {project.baseline.name}"
+    _check_run_names(project, runs, builtin if kind == "pipeline" else ())
+    merged = (*project.runs, *runs)
+    return ProjectInputs(
+        name=project.name,
+        kind=kind,
+        catalog=catalog,
+        labels=labels,
+        candidates=tuple(cands),
+        policy=policy,
+        saved=saved,
+        saved_name=saved_name,
+        runs=merged,
+        run_notes={n: note for n, p in project.runs if (note := _run_note(p))}
+        if kind == "pipeline"
+        else {},
+        baseline_run=baseline_run(project, runs) if kind == "runs" and merged else None,
+        dense=project.dense,
+        relevance=project.relevance,
+        labels_file=project.labels is not None,
+        notes=project.notes,
+        answers=project.answers,
+        dups=project.dups,
+        updates=project.updates,
+        tenants=project.tenants,
+        tenant_documents=project.tenant_documents,
+        # gigabytes of runs: hashed while they are read and judged
+        hashes=Hashing(_hashed_files(project, runs), background=kind == "runs"),
+        skipped=project.skipped_stages(),
+        command=_command(project, runs, seed),
+        demo=_is_demo(project),
+        counts=project.question_counts(),
+        notices=notices(project, catalog, labels),
+    )
+
+
+__all__ = ["DEMO_PROJECT", "Project", "find_project", "load_project", "resolve"]

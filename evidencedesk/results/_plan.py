@@ -1,0 +1,255 @@
+"""What the report shows, decided once from the Results' data: `decide` gives one `Plan`
+(results.types) that `report.assemble.present` makes once and hands down, so no page module asks
+again which questions get a page, how deep their lists are, which pass, or what the index counts.
+
+Which questions get a page of their own:
+
+Up to `PAGE_LIMIT` questions every question has a page. Above it, at most `PAGE_CAP`, in this
+order: the gate policy's critical questions, then the questions the baseline fails, then the
+questions whose primary metric changes most (largest absolute change under any candidate);
+ties by id. Every other question stays in the question list and the per-question CSV, and
+results.json keeps its ranked ids and grades only for the chosen questions (`trim`), each list
+cut to what a page shows (`page_depth`). The other caps of a large site are decided here too:
+the flips page's question grid lists the chosen questions only (`_grid_questions`), and the
+site's per-question files are gzip-compressed (`large`; results.jsonio, results.exports).
+
+The reviewer's four questions, answered from the Results as numbers (the index's tiles).
+
+How many candidates got better, worse or neither (`verdict_counts`); what the gate says
+(`gate_counts`); which candidate is the best lead (`best_lead`); and how large and how judged
+the data is (`data_size`). Pure functions: every number is read from the Results, nothing is
+worded here, so each tile's sentence can be built (and audited) from these fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from evidencedesk.gate import GateLevel
+from evidencedesk.results import _verdicts as v
+from evidencedesk.results.types import (
+    SHOWN,
+    CandidateResult,
+    DataSize,
+    GateCounts,
+    Lead,
+    Plan,
+    RankedList,
+    Results,
+    VariantResult,
+    VerdictCounts,
+)
+from evidencedesk.retrieval._stats import TIE
+
+_BEST_FIRST = tuple(reversed(v.VERDICTS))  # BETTER, PROMISING, ..., WORSE
+
+
+def verdict_counts(candidates: Sequence[CandidateResult]) -> VerdictCounts:
+    """The candidates counted by verdict: better, worse, unclear, and each verdict that occurs."""
+    verdicts = [c.decision.verdict for c in candidates]
+    better, worse = verdicts.count(v.BETTER), verdicts.count(v.WORSE)
+    return VerdictCounts(
+        better=better,
+        worse=worse,
+        unclear=len(verdicts) - better - worse,
+        by_verdict=tuple((x, verdicts.count(x)) for x in _BEST_FIRST if x in verdicts),
+    )
+
+
+def gate_counts(results: Results) -> GateCounts | None:
+    """GO / REVIEW / BLOCK counts; None when the project has no gate policy (nothing checked)."""
+    if results.policy is None:
+        return None
+    gates = [c.gate.verdict for c in results.candidates]
+    go, review, block = (gates.count(g) for g in GateLevel)  # the order the index counts them
+    return GateCounts(go, review, block)
+
+
+def _ties(value: float | None) -> int:
+    """A sort key that treats differences below `stats.TIE` (float noise) as equal."""
+    return 0 if value is None else round(value / TIE)
+
+
+def best_lead(results: Results) -> Lead | None:
+    """Among the candidates ahead of the baseline on the primary metric (a positive paired
+    difference), the one whose paired interval has the largest lower bound (the gain we are
+    surest of); equal bounds go to the larger difference, then to the first name in
+    alphabetical order. None when no candidate is ahead with an interval."""
+    leads = []
+    for c in results.candidates:
+        d = c.comparison(c.decision.primary)
+        if d.low is not None and d.high is not None and d.delta is not None and d.delta > TIE:
+            leads.append(Lead(c.name, d.metric, d.delta, d.low, d.high, d.n))
+    if not leads:
+        return None
+    return min(leads, key=lambda x: (-_ties(x.low), -_ties(x.delta), x.candidate))
+
+
+def data_size(results: Results) -> DataSize:
+    """What the numbers rest on: questions, judgments, documents, chunks, baseline's Judged@k."""
+    inputs, counts = results.inputs, results.inputs.counts
+    return DataSize(
+        questions=counts.queries if counts is not None else len(inputs.questions),
+        judged=counts.judged if counts is not None else None,
+        relevant=results.answerable,
+        documents=len(inputs.documents),
+        chunks=inputs.chunks,
+        judged_k=results.settings.judged_k,
+        baseline_judged=results.variant(results.baseline).judged,
+    )
+
+
+PAGE_LIMIT = 500  # up to this many questions, every question has a page
+
+
+PAGE_CAP = 1000  # above PAGE_LIMIT, at most this many question pages
+
+
+RUNS_ONLY_DEPTH = 10  # the gate's k in a runs-only project without a policy (stages.runs_gate)
+
+
+LEAN_DEPTH = 10  # above PAGE_LIMIT a question page lists this many results per list (or the k)
+
+
+CRITICAL, _FAILS, _CHANGES = 0, 1, 2  # the choosing rule's tiers, in order
+
+
+def large(results: Results) -> bool:
+    """More than `PAGE_LIMIT` questions: capped pages and grid, lean lists, compressed files."""
+    return len(results.inputs.questions) > PAGE_LIMIT
+
+
+def page_depth(results: Results) -> int:
+    """Results a question page lists per ranked list: `SHOWN` up to `PAGE_LIMIT` questions;
+    above, `LEAN_DEPTH`, or the gate's depth when that is larger (at most `SHOWN`)."""
+    if not large(results):
+        return SHOWN
+    return min(SHOWN, max(LEAN_DEPTH, pass_depth(results)))
+
+
+def pass_depth(results: Results) -> int:
+    """The gate's depth for one question's pass in the baseline: `run_pass_depth` of it."""
+    return run_pass_depth(results, results.variant(results.baseline))
+
+
+def run_pass_depth(results: Results, variant: VariantResult) -> int:
+    """The gate's depth for one question's pass in a run: the run's final list in a pipeline
+    project (the gate's cases read hit@final), the policy's k in a runs-only one (10 without a
+    policy, as the gate)."""
+    if variant.config is not None:
+        return int(variant.config["final"])
+    return results.policy.k if results.policy is not None else RUNS_ONLY_DEPTH
+
+
+def passed(r: RankedList, depth: int, relevant: bool) -> bool | None:
+    """One list's pass: a relevant result in its top `depth`; None when the question has no
+    relevant judgment (it cannot pass)."""
+    if not relevant:
+        return None
+    return r.first_relevant is not None and r.first_relevant <= depth
+
+
+def passes(results: Results) -> dict[str, bool | None]:
+    """Per question: the baseline has a relevant chunk in its top `pass_depth` (the gate's case
+    for that question); None where the flips metric is undefined (no relevant judgment)."""
+    depth = pass_depth(results)
+    metric = results.settings.flips_metric
+    return {
+        r.question: passed(r, depth, r.values[metric] is not None)
+        for r in results.variant(results.baseline).lists
+    }
+
+
+def _largest_change(results: Results) -> dict[str, float]:
+    """Per question: the largest absolute change of the primary metric under any candidate
+    (questions no candidate changes are left out)."""
+    metric = results.settings.compared[0].name
+    base = {r.question: r.values[metric] for r in results.variant(results.baseline).lists}
+    out: dict[str, float] = {}
+    for cand in results.candidates:
+        for r in cand.ranked(results):
+            b, c = base.get(r.question), r.values[metric]
+            if b is None or c is None or abs(c - b) <= TIE:
+                continue
+            out[r.question] = max(out.get(r.question, 0.0), abs(c - b))
+    return out
+
+
+def chosen(results: Results) -> tuple[str, ...] | None:
+    """The ids that get a question page, in the choosing rule's order; None (every question)
+    up to `PAGE_LIMIT` questions."""
+    ids = [q.id for q in results.inputs.questions]
+    if len(ids) <= PAGE_LIMIT:
+        return None
+    critical = set(results.policy.critical) if results.policy is not None else set()
+    passed = passes(results)
+    change = _largest_change(results)
+    ranked = []
+    for q in ids:
+        if q in critical:
+            ranked.append((CRITICAL, 0.0, q))
+        elif passed.get(q) is False:
+            ranked.append((_FAILS, 0.0, q))
+        elif q in change:
+            ranked.append((_CHANGES, -change[q], q))
+    return tuple(q for _, _, q in sorted(ranked)[:PAGE_CAP])
+
+
+def _grid_questions(results: Results, keep: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The questions the flips page's question x variant grid lists, given `keep` =
+    `chosen(results)`: None (every question) up to `PAGE_LIMIT`; above, the chosen questions,
+    in the project's question order."""
+    if keep is None:
+        return None
+    kept = set(keep)
+    return tuple(q.id for q in results.inputs.questions if q.id in kept)
+
+
+def _lean(lists: tuple[RankedList, ...], keep: set[str], depth: int) -> tuple[RankedList, ...]:
+    # built directly (dataclasses.replace is ten times slower: 150,000 lists at 50,000 questions);
+    # a kept list keeps its judged flags, or an unjudged result would read as graded 0
+    return tuple(
+        RankedList(
+            r.question,
+            r.ids[:depth],
+            r.grades[:depth],
+            r.size,
+            r.first_relevant,
+            r.values,
+            None if r.judged is None else r.judged[:depth],
+        )  # fmt: skip
+        if r.question in keep
+        else RankedList(r.question, (), (), r.size, r.first_relevant, r.values)
+        for r in lists
+    )
+
+
+def trim(results: Results) -> Results:
+    """`results` with each ranked list's ids and grades kept only for the chosen questions, and
+    there only as far as a page lists them (`page_depth`; values, size and first_relevant stay
+    for every question); unchanged up to `PAGE_LIMIT`."""
+    keep = chosen(results)
+    if keep is None:
+        return results
+    kept, depth = set(keep), page_depth(results)
+    variants = tuple(replace(v, lists=_lean(v.lists, kept, depth)) for v in results.variants)
+    candidates = tuple(replace(c, lists=_lean(c.lists, kept, depth)) for c in results.candidates)
+    return replace(results, variants=variants, candidates=candidates)
+
+
+def decide(results: Results) -> Plan:
+    """What the report shows, decided once (`report.assemble.present` hands it down)."""
+    pages = chosen(results)
+    return Plan(
+        large=large(results),
+        chosen=pages,
+        grid=_grid_questions(results, pages),
+        page_depth=page_depth(results),
+        pass_depth=pass_depth(results),
+        passes=passes(results),
+        verdicts=verdict_counts(results.candidates),
+        gates=gate_counts(results),
+        lead=best_lead(results),
+        data=data_size(results),
+    )

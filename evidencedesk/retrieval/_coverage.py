@@ -1,0 +1,330 @@
+"""How far a run's ids meet the judgments: checked before a run's numbers mean anything.
+
+A run whose query ids never match the qrels' (``q19335`` against ``19335``), or whose document
+ids are never judged (``Skinner_1932`` against ``<ent:Skinner_1932>``), would otherwise get a
+confident row of zeros. `check_coverage` refuses such a run with one line: the coverage, three
+example ids from each side, and the rewrite that would make them match when a simple one does
+(zero padding, a prefix or suffix, case, surrounding brackets, a ``.0``). The same line refuses a
+run that answers fewer of the judged queries than ``[runs].min_coverage``, a run whose top-k
+documents the corpus (when one is given) does not hold beyond the share that key allows, and,
+without a corpus, a run whose judged share is far below the other runs' where a rewrite of its
+unjudged ids would make them judged ids (`check_judged_shares`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import statistics
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from evidencedesk.errors import RunFileError
+from evidencedesk.files._project_file import (
+    MIN_COVERAGE,  # below it, a run's ids are refused
+)
+from evidencedesk.files._trec_keys import doc_hashes, fixed_width_of
+from evidencedesk.files.trec import TrecRun
+
+__all__ = [
+    "FAR_BELOW",
+    "Coverage",
+    "MIN_COVERAGE",
+    "check_coverage",
+    "check_judged_shares",
+    "corpus_share",
+    "coverage",
+    "id_rewrite",
+    "unjudged_top",
+]
+
+_SAMPLE = 2000  # ids a rewrite is tried on
+EXAMPLES = 3  # ids of each side an error names
+_AFFIXES = 8  # longest prefix or suffix a rewrite adds or removes
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """A run's ids against the judgments."""
+
+    judged_queries: int  # queries with at least one judgment
+    answered: int  # of those, how many the run answers
+    run_queries: int  # queries in the run
+    k: int  # the top k the document counts read
+    top: int  # results in the top k of the answered judged queries
+    judged_anywhere: int  # of those, documents the judgments grade for some query
+
+    @property
+    def query_share(self) -> float:
+        return self.answered / self.judged_queries if self.judged_queries else 0.0
+
+    @property
+    def anywhere_share(self) -> float:
+        return self.judged_anywhere / self.top if self.top else 0.0
+
+    def partial(self, threshold: float) -> bool:
+        """Whether the run answers fewer of the judged queries than `threshold` (a share)."""
+        return self.query_share < threshold
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "judged_queries": self.judged_queries,
+            "answered": self.answered,
+            "run_queries": self.run_queries,
+            "k": self.k,
+            "top": self.top,
+            "judged_anywhere": self.judged_anywhere,
+        }
+
+
+def _top_lines(run: TrecRun, queries: Sequence[int], k: int) -> np.ndarray:
+    """The line numbers of the top k of each of the run's queries `queries` (indices)."""
+    if not queries:
+        return np.zeros(0, dtype=np.int64)
+    q = np.asarray(queries, dtype=np.int64)
+    starts = run.offsets[q]
+    sizes = np.minimum(run.offsets[q + 1] - starts, k)
+    bounds = np.r_[0, np.cumsum(sizes)]
+    return np.repeat(starts - bounds[:-1], sizes) + np.arange(int(bounds[-1]), dtype=np.int64)
+
+
+def _hashes(ids: Iterable[str]) -> np.ndarray:
+    return doc_hashes(fixed_width_of(list(ids)))
+
+
+def _every(
+    judgments: Mapping[str, Mapping[str, int]], complete: Collection[str] | None
+) -> set[str]:
+    """Every id the judgments grade for some query (with `complete`: every id they cover)."""
+    every = {d for docs in judgments.values() for d in docs}
+    return every | set(complete) if complete is not None else every
+
+
+def coverage(
+    run: TrecRun, judgments: Mapping[str, Mapping[str, int]], k: int,
+    complete: Collection[str] | None = None,
+) -> Coverage:  # fmt: skip
+    """`run`'s `Coverage` against `judgments` (query id -> {document id: grade}); `complete`:
+    the ids the judgments cover whether or not they name them (a labels file grades every
+    chunk of the catalog, a missing grade is 0)."""
+    judged = set(judgments) if complete is not None else {q for q, d in judgments.items() if d}
+    answered = [i for i, q in enumerate(run.qids) if q in judged]
+    lines = _top_lines(run, answered, k)
+    known = np.unique(_hashes(_every(judgments, complete)))
+    anywhere = int(np.isin(doc_hashes(run.docs[lines]), known).sum()) if lines.size else 0
+    return Coverage(len(judged), len(answered), len(run.qids), k, int(lines.size), anywhere)
+
+
+def _common_prefix(ids: Sequence[str]) -> str:
+    return os.path.commonprefix(list(ids))
+
+
+def _common_suffix(ids: Sequence[str]) -> str:
+    return os.path.commonprefix([i[::-1] for i in ids])[::-1]
+
+
+def id_rewrite(
+    ids: Sequence[str], judged: Collection[str], what: str
+) -> tuple[str, int, int] | None:
+    """The simplest rewrite of `ids` that makes most of them ids of `judged`: (its words, how
+    many of the tried ids it matches, how many were tried), or None when none matches at least
+    half of them. `what` names the ids ("query", "document")."""
+    sample = sorted(set(ids))[:_SAMPLE]
+    targets = sorted(judged)[:_SAMPLE]
+    if not sample or not targets:
+        return None
+    theirs = f"the run's {what} ids"
+    mine_pre, mine_suf = _common_prefix(sample), _common_suffix(sample)
+    their_pre, their_suf = _common_prefix(targets), _common_suffix(targets)
+    lowered = {j.lower(): j for j in judged}
+    options: list[tuple[str, object]] = [
+        (f"reading {theirs} without regard to case", lambda i: lowered.get(i.lower(), i)),
+        (f"removing leading zeros from {theirs}", lambda i: i.lstrip("0") or "0"),
+    ]
+    digits = Counter(len(t) for t in targets if t.isdigit())
+    if digits:  # the judged ids' usual width: a run that wrote "42" where they say "000042"
+        width = digits.most_common(1)[0][0]
+        options.append((f"zero-padding {theirs} to {width} digits",
+                        lambda i, w=width: i.zfill(w) if i.isdigit() else i))  # fmt: skip
+    for n in range(1, min(_AFFIXES, len(mine_pre)) + 1):
+        cut = mine_pre[:n]
+        options.append((f"removing the prefix {cut!r} from {theirs}", lambda i, c=cut: i[len(c) :]))
+    for n in range(1, min(_AFFIXES, len(mine_suf)) + 1):
+        cut = mine_suf[-n:]
+        options.append(
+            (f"removing the suffix {cut!r} from {theirs}", lambda i, c=cut: i[: -len(c)])
+        )
+    pres = [their_pre[:n] for n in range(min(_AFFIXES, len(their_pre)) + 1)]
+    sufs = [their_suf[len(their_suf) - n :] for n in range(min(_AFFIXES, len(their_suf)) + 1)]
+    for pre, suf in itertools.product(pres, sufs):
+        if not pre and not suf:
+            continue
+        words = (
+            f"adding the prefix {pre!r} to {theirs}" if not suf
+            else f"adding the suffix {suf!r} to {theirs}" if not pre
+            else f"writing {theirs} as {pre!r} + id + {suf!r}"
+        )  # fmt: skip
+        options.append((words, lambda i, p=pre, s=suf: f"{p}{i}{s}"))
+    for n, m in itertools.product(
+        range(min(_AFFIXES, len(mine_pre)) + 1), range(min(_AFFIXES, len(mine_suf)) + 1)
+    ):
+        if n and m:
+            pre, suf = mine_pre[:n], mine_suf[len(mine_suf) - m :]
+            options.append((f"removing {pre!r} before and {suf!r} after {theirs}",
+                            lambda i, p=pre, s=suf: i[len(p) : len(i) - len(s)]))  # fmt: skip
+    best: tuple[str, int] | None = None
+    for words, rewrite in options:
+        hits = sum(rewrite(i) in judged for i in sample)  # type: ignore[operator]
+        if best is None or hits > best[1]:
+            best = (words, hits)
+    if best is None or best[1] * 2 < len(sample):
+        return None
+    return best[0], best[1], len(sample)
+
+
+def _examples(ids: Iterable[str]) -> str:
+    return ", ".join(repr(i) for i in itertools.islice(dict.fromkeys(ids), EXAMPLES))
+
+
+def _hint(ids: Sequence[str], judged: Collection[str], what: str) -> str:
+    found = id_rewrite(ids, judged, what)
+    if found is None:
+        return ""
+    words, hits, tried = found
+    return f"; {words} would match {hits} of {tried}"
+
+
+def _top_docs(run: TrecRun, judged: Collection[str], k: int) -> tuple[np.ndarray, list[str]]:
+    """The line numbers of the top k of the run's queries among `judged`, and their ids."""
+    answered = [i for i, q in enumerate(run.qids) if q in judged]
+    lines = _top_lines(run, answered, k)
+    return lines, [d.decode("utf-8") for d in run.docs[lines].tolist()]
+
+
+def _judged_queries(
+    judgments: Mapping[str, Mapping[str, int]], complete: Collection[str] | None
+) -> set[str]:
+    return set(judgments) if complete is not None else {q for q, d in judgments.items() if d}
+
+
+def corpus_share(
+    run: TrecRun, judgments: Mapping[str, Mapping[str, int]], k: int, corpus: Collection[str],
+    complete: Collection[str] | None = None,
+) -> tuple[int, int]:  # fmt: skip
+    """How many of the documents in the run's top k (of the judged queries it answers) the
+    corpus holds, and how many documents that top k has."""
+    lines, _ = _top_docs(run, _judged_queries(judgments, complete), k)
+    if not lines.size:
+        return 0, 0
+    held = np.isin(doc_hashes(run.docs[lines]), np.unique(_hashes(corpus)))
+    return int(held.sum()), int(lines.size)
+
+
+def unjudged_top(
+    run: TrecRun, judgments: Mapping[str, Mapping[str, int]], k: int,
+    complete: Collection[str] | None = None,
+) -> list[str]:  # fmt: skip
+    """The documents of the run's top k (of the judged queries it answers) that the judgments
+    grade for no query, in run order, each once (at most `_SAMPLE`)."""
+    every = _every(judgments, complete)
+    _, docs = _top_docs(run, _judged_queries(judgments, complete), k)
+    return list(itertools.islice(dict.fromkeys(d for d in docs if d not in every), _SAMPLE))
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.0f} %"
+
+
+def check_coverage(
+    run: TrecRun, judgments: Mapping[str, Mapping[str, int]], k: int, path: str | Path,
+    complete: Collection[str] | None = None, *, min_coverage: float,
+    corpus: Collection[str] | None = None,
+) -> Coverage:  # fmt: skip
+    """`coverage`, after refusing a run that answers no judged query or fewer of them than
+    `min_coverage` (``[runs].min_coverage``), whose top-k documents the judgments never grade,
+    or whose top-k documents `corpus` (the project's document ids, when it has a corpus) does
+    not hold beyond the share `min_coverage` allows: one `RunFileError` naming the run file,
+    the coverage, example ids from each side and the likely fix."""
+    found = coverage(run, judgments, k, complete)
+    judged = sorted(_judged_queries(judgments, complete))
+    if found.answered == 0:
+        raise RunFileError(
+            path,
+            f"expected query ids that the judgments use, found none in common: the run answers "
+            f"{found.run_queries} queries, the judgments grade {found.judged_queries} (run: "
+            f"{_examples(run.qids)}; judgments: {_examples(judged)})"
+            + _hint(run.qids, set(judged), "query"),
+        )
+    if found.partial(min_coverage):
+        asked = set(run.qids)
+        missing = [q for q in judged if q not in asked]
+        stray = [q for q in run.qids if q not in set(judged)]
+        fix = _hint(stray, set(missing), "query") or (
+            f"; if the others are meant to count as empty lists, set [runs].min_coverage = "
+            f"{math.floor(found.query_share * 100) / 100:.2f} in the project file"  # accepts it
+        )
+        raise RunFileError(
+            path,
+            f"expected the run to answer at least {_percent(min_coverage)} of the judged queries "
+            f"([runs].min_coverage), found {found.answered} of {found.judged_queries} "
+            f"({_percent(found.query_share)}; unanswered: {_examples(missing)})" + fix,
+        )
+    if found.judged_anywhere == 0:
+        _, docs = _top_docs(run, set(judged), k)
+        every = _every(judgments, complete)
+        raise RunFileError(
+            path,
+            f"expected document ids that the judgments grade, found none of the {found.top} "
+            f"documents in the run's top {k} graded for any query (run: {_examples(docs)}; "
+            f"judgments: {_examples(sorted(every))})" + _hint(docs, every, "document"),
+        )
+    if corpus is not None:
+        _, docs = _top_docs(run, set(judged), k)
+        held = corpus if isinstance(corpus, (set, frozenset)) else frozenset(corpus)
+        unknown = [d for d in docs if d not in held]
+        if len(unknown) > (1 - min_coverage) * len(docs) + 1e-9:
+            raise RunFileError(
+                path,
+                f"expected document ids of the corpus, found {len(unknown)} of the {len(docs)} "
+                f"documents in the run's top {k} not in it ({_percent(len(unknown) / len(docs))}, "
+                f"above the {_percent(1 - min_coverage)} [runs].min_coverage allows) (run: "
+                f"{_examples(unknown)}; corpus: {_examples(sorted(held))})"
+                + _hint(unknown, held, "document"),
+            )
+    return found
+
+
+FAR_BELOW = 0.5  # a run judged at under this fraction of the other runs' median share is odd
+
+
+def check_judged_shares(
+    runs: Mapping[str, tuple[Path, Coverage, Sequence[str]]],
+    judgments: Mapping[str, Mapping[str, int]], complete: Collection[str] | None = None,
+) -> None:  # fmt: skip
+    """Without a corpus to hold a run's document ids against: refuse a run whose top-k share
+    judged for some query is under `FAR_BELOW` times the median of the other runs' and whose
+    unjudged ids (`unjudged_top`, per run name with its path and `Coverage`) would be judged
+    ids after a simple rewrite (`id_rewrite`) -- the mark of ids written another way, not of
+    a run that finds documents the assessors never saw."""
+    every = _every(judgments, complete)
+    for name, (path, found, unjudged) in runs.items():
+        others = [c.anywhere_share for n, (_, c, _) in runs.items() if n != name]
+        if not others or not unjudged:
+            continue
+        typical = statistics.median(others)
+        if found.anywhere_share >= FAR_BELOW * typical:
+            continue
+        hint = _hint(unjudged, every, "document")
+        if hint:
+            raise RunFileError(
+                path,
+                f"expected document ids written like the judgments', found "
+                f"{_percent(found.anywhere_share)} of the {found.top} documents in the run's top "
+                f"{found.k} judged for some query, against {_percent(typical)} for the other "
+                f"runs (run: {_examples(unjudged)}; judgments: {_examples(sorted(every))})" + hint,
+            )
