@@ -22,11 +22,12 @@ from hypothesis import strategies as st
 
 from evidencedesk._metric_names import MEASURES, Measure, read_metric
 from evidencedesk.errors import UnknownNameError
-from evidencedesk.retrieval._metric_engine import Lines, lines_of, recall_column
+from evidencedesk.retrieval._metric_engine import Lines, lines_of
 from evidencedesk.retrieval.metrics import (
     KINDS,
     Judged,
     Kind,
+    _recall_column,
     kind_of,
     metric_value,
     of_judged,
@@ -254,7 +255,7 @@ def test_an_undeclared_kind_is_an_error_naming_the_kinds_never_hit_at_k() -> Non
 
 
 def test_the_registry_names_each_kind_s_reference_beside_its_column() -> None:
-    assert (KINDS["recall"].reference, KINDS["recall"].column) == (recall_at, recall_column)
+    assert (KINDS["recall"].reference, KINDS["recall"].column) == (recall_at, _recall_column)
     assert [k for k, entry in KINDS.items() if entry.takes != ("k",)] == ["rprec", "ndcg", "bpref"]
 
 

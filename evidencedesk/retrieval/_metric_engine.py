@@ -29,18 +29,18 @@ from evidencedesk.retrieval._memos import memo
 __all__ = [
     "JudgedLists",
     "Lines",
-    "ap_column",
     "as_values",
-    "bpref_column",
+    "cutoff",
+    "dcg_sums",
     "defined",
-    "hit_column",
-    "judged_column",
+    "first_in_block",
+    "hits",
+    "in_block",
+    "in_top",
     "lines_of",
-    "ndcg_column",
-    "precision_column",
-    "recall_column",
-    "rprec_column",
-    "rr_column",
+    "n_relevant",
+    "over_r",
+    "relevant",
 ]
 
 
@@ -225,11 +225,11 @@ def _gains(grades: np.ndarray, gain: str) -> np.ndarray:
     return np.exp2(g) - 1.0 if gain == "exp" else g
 
 
-def _dcg(q: np.ndarray, rank: np.ndarray, grade: np.ndarray, gain: str, n: int) -> np.ndarray:
+def dcg_sums(q: np.ndarray, rank: np.ndarray, grade: np.ndarray, gain: str, n: int) -> np.ndarray:
     return np.bincount(q, weights=_gains(grade, gain) / np.log2(rank + 2.0), minlength=n)
 
 
-def _in_block(q: np.ndarray) -> np.ndarray:
+def in_block(q: np.ndarray) -> np.ndarray:
     """Each line's 0-based position within its question's block (blocks are contiguous)."""
     if not q.size:
         return np.zeros(0, dtype=np.int64)
@@ -238,29 +238,29 @@ def _in_block(q: np.ndarray) -> np.ndarray:
     return np.arange(q.size, dtype=np.int64) - np.repeat(starts, np.diff(np.r_[starts, q.size]))
 
 
-def _first(q: np.ndarray) -> np.ndarray:
+def first_in_block(q: np.ndarray) -> np.ndarray:
     """Whether each line is the first of its question's block."""
     return np.r_[True, q[1:] != q[:-1]] if q.size else np.zeros(0, dtype=bool)
 
 
-def _relevant(lines: Lines) -> np.ndarray:
+def relevant(lines: Lines) -> np.ndarray:
     """Whether each returned result is relevant (its grade reaches its question's threshold)."""
     relevant: np.ndarray = lines.grade >= lines.relevant[lines.line_q]
     return relevant
 
 
-def _n_relevant(lines: Lines) -> np.ndarray:
+def n_relevant(lines: Lines) -> np.ndarray:
     """Per question: R, the relevant grades of its ideal list."""
     pool_rel = lines.pool_g >= lines.relevant[lines.pool_q]
     return np.bincount(lines.pool_q[pool_rel], minlength=lines.n)
 
 
-def _top(lines: Lines, k: int | None) -> np.ndarray:
+def in_top(lines: Lines, k: int | None) -> np.ndarray:
     """Whether each returned result is in its list's top k (every one when k is None)."""
     return np.ones(lines.line_q.size, dtype=bool) if k is None else lines.rank < k
 
 
-def _cut(k: int | None, kind: str) -> int:
+def cutoff(k: int | None, kind: str) -> int:
     if k is None:  # the registry gives these kinds a cut-off
         raise ValueError(f"expected a cut-off for {kind}, found none")
     return k
@@ -269,108 +269,17 @@ def _cut(k: int | None, kind: str) -> int:
 def defined(lines: Lines) -> np.ndarray:
     """Per question: whether it defines a quality metric (its ideal list holds a relevant
     grade); every column is NaN where it does not."""
-    return _n_relevant(lines) > 0
+    return n_relevant(lines) > 0
 
 
-def _over_r(values: np.ndarray, n_rel: np.ndarray) -> np.ndarray:
+def over_r(values: np.ndarray, n_rel: np.ndarray) -> np.ndarray:
     """Per question, `values` ÷ R (0 where R is 0: that question is undefined anyway)."""
     out: np.ndarray = np.divide(values, n_rel, out=np.zeros(n_rel.size), where=n_rel > 0)
     return out
 
 
-def _hits(lines: Lines, k: int) -> np.ndarray:
-    return np.bincount(lines.line_q[_relevant(lines) & _top(lines, k)], minlength=lines.n)
-
-
-def recall_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
-    """Relevant in the top k / R (`metrics.recall_at`)."""
-    n_rel = _n_relevant(lines)
-    hits = _hits(lines, _cut(k, "recall"))
-    return _over_r(hits, n_rel)
-
-
-def precision_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
-    """Relevant in the top k / k (`metrics.precision_at`)."""
-    cut = _cut(k, "precision")
-    return _hits(lines, cut) / cut
-
-
-def hit_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
-    """1 when a relevant result is in the top k (`metrics.hit_at`)."""
-    return (_hits(lines, _cut(k, "hit")) > 0).astype(np.float64)
-
-
-def judged_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
-    """The judged share of the top min(k, list length) (`metrics.judged_at`); NaN for an empty
-    list."""
-    if lines.judged is None or lines.size is None:
-        raise ValueError("Judged@k needs every returned result, found only graded lines")
-    shown = np.minimum(lines.size, _cut(k, "judged"))
-    seen = np.bincount(lines.line_q[lines.judged & _top(lines, k)], minlength=lines.n)
-    values: np.ndarray = np.divide(seen, shown, out=np.full(lines.n, np.nan), where=shown > 0)
-    return values
-
-
-def rr_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
-    """1 / the rank of the first relevant result in the top k, or of the list (`metrics.
-    reciprocal_rank`)."""
-    kept = _relevant(lines) & _top(lines, k)
-    lq, rk = lines.line_q[kept], lines.rank[kept]
-    first = _first(lq)
-    values = np.zeros(lines.n)
-    values[lq[first]] = 1.0 / (rk[first] + 1.0)
-    return values
-
-
-def ap_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
-    """Average precision of the top k, or of the list, over R (`metrics.average_precision`)."""
-    n_rel = _n_relevant(lines)
-    kept = _relevant(lines) & _top(lines, k)
-    lq, rk = lines.line_q[kept], lines.rank[kept]
-    precision = (_in_block(lq) + 1) / (rk + 1)  # hits so far / rank, at each relevant result
-    return _over_r(np.bincount(lq, weights=precision, minlength=lines.n), n_rel)
-
-
-def rprec_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
-    """Relevant in the top R / R (`metrics.r_precision`)."""
-    n_rel, q = _n_relevant(lines), lines.line_q
-    hits = np.bincount(q[_relevant(lines) & (lines.rank < n_rel[q])], minlength=lines.n)
-    return _over_r(hits, n_rel)
-
-
-def bpref_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
-    """bpref, as trec_eval computes it (`metrics.bpref`)."""
-    if lines.nonrel is None or lines.n_nonrel is None:
-        raise ValueError("bpref needs the judged non-relevant results, found only graded lines")
-    n, q, rel, n_rel = lines.n, lines.line_q, _relevant(lines), _n_relevant(lines)
-    if ((lines.n_nonrel < 0) & (n_rel > 0)).any():
-        missing = int(np.flatnonzero((lines.n_nonrel < 0) & (n_rel > 0))[0])
-        raise ValueError(
-            f"expected the number of judged non-relevant documents for bpref, found None for "
-            f"question {missing}"
-        )
-    # judged non-relevant results ranked above each line, within its question
-    seen = np.cumsum(lines.nonrel) - lines.nonrel
-    above = seen - seen[np.flatnonzero(_first(q))][np.cumsum(_first(q)) - 1] if q.size else seen
-    # N counts at least the judged non-relevant results the list holds, as in `metrics.bpref`
-    at_least = np.maximum(lines.n_nonrel, np.bincount(q[lines.nonrel], minlength=n))
-    r, cap = n_rel[q[rel]], np.minimum(at_least, n_rel)[q[rel]]
-    share = np.divide(np.minimum(above[rel], r), cap, out=np.zeros(r.size), where=cap > 0)
-    terms = np.where(above[rel] == 0, 1.0, 1.0 - share)
-    return _over_r(np.bincount(q[rel], weights=terms, minlength=n), n_rel)
-
-
-def ndcg_column(lines: Lines, k: int | None, gain: str) -> np.ndarray:
-    """DCG of the top k, or of the list, over the ideal list's (`metrics.ndcg_at`)."""
-    n, q, rank, top = lines.n, lines.line_q, lines.rank, _top(lines, k)
-    gained = _dcg(q[top], rank[top], lines.grade[top], gain, n)
-    order = np.lexsort((-lines.pool_g, lines.pool_q))  # each ideal list best first
-    pq, pg = lines.pool_q[order], lines.pool_g[order]
-    prank = np.arange(pq.size) - np.searchsorted(pq, pq)
-    best = np.ones(pq.size, dtype=bool) if k is None else prank < k
-    ideal = _dcg(pq[best], prank[best], pg[best], gain, n)
-    values: np.ndarray = np.divide(gained, ideal, out=np.zeros(n), where=_n_relevant(lines) > 0)
-    return values
+def hits(lines: Lines, k: int) -> np.ndarray:
+    return np.bincount(lines.line_q[relevant(lines) & in_top(lines, k)], minlength=lines.n)
 
 
 def as_values(column: np.ndarray) -> list[float | None]:

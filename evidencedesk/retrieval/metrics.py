@@ -30,21 +30,13 @@ import numpy as np
 from evidencedesk._metric_names import MEASURES, METRIC_FORMS, Measure, Metric, read_metric
 from evidencedesk.errors import UnknownNameError
 from evidencedesk.files._project_file import DEFAULT_RELEVANCE
+from evidencedesk.retrieval import _metric_engine as engine
 from evidencedesk.retrieval._metric_engine import (
     JudgedLike,
     Lines,
-    ap_column,
     as_values,
-    bpref_column,
     defined,
-    hit_column,
-    judged_column,
     lines_of,
-    ndcg_column,
-    precision_column,
-    recall_column,
-    rprec_column,
-    rr_column,
 )
 from evidencedesk.retrieval._stats import (
     RANDOMIZATION_RESAMPLES,
@@ -392,19 +384,121 @@ def registry(kinds: Iterable[Kind], measures: Iterable[Measure]) -> Mapping[str,
     return MappingProxyType(out)
 
 
+# -- the vectorised columns: each kind's values for every question at once, bit for bit its
+# reference's (tests/test_every_metric.py); the arrays they read are `_metric_engine`'s Lines
+
+
+def _recall_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
+    """Relevant in the top k / R (`metrics.recall_at`)."""
+    n_rel = engine.n_relevant(lines)
+    hits = engine.hits(lines, engine.cutoff(k, "recall"))
+    return engine.over_r(hits, n_rel)
+
+
+def _precision_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
+    """Relevant in the top k / k (`metrics.precision_at`)."""
+    cut = engine.cutoff(k, "precision")
+    return engine.hits(lines, cut) / cut
+
+
+def _hit_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
+    """1 when a relevant result is in the top k (`metrics.hit_at`)."""
+    return (engine.hits(lines, engine.cutoff(k, "hit")) > 0).astype(np.float64)
+
+
+def _judged_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
+    """The judged share of the top min(k, list length) (`metrics.judged_at`); NaN for an empty
+    list."""
+    if lines.judged is None or lines.size is None:
+        raise ValueError("Judged@k needs every returned result, found only graded lines")
+    shown = np.minimum(lines.size, engine.cutoff(k, "judged"))
+    seen = np.bincount(lines.line_q[lines.judged & engine.in_top(lines, k)], minlength=lines.n)
+    values: np.ndarray = np.divide(seen, shown, out=np.full(lines.n, np.nan), where=shown > 0)
+    return values
+
+
+def _rr_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
+    """1 / the rank of the first relevant result in the top k, or of the list (`metrics.
+    reciprocal_rank`)."""
+    kept = engine.relevant(lines) & engine.in_top(lines, k)
+    lq, rk = lines.line_q[kept], lines.rank[kept]
+    first = engine.first_in_block(lq)
+    values = np.zeros(lines.n)
+    values[lq[first]] = 1.0 / (rk[first] + 1.0)
+    return values
+
+
+def _ap_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
+    """Average precision of the top k, or of the list, over R (`metrics.average_precision`)."""
+    n_rel = engine.n_relevant(lines)
+    kept = engine.relevant(lines) & engine.in_top(lines, k)
+    lq, rk = lines.line_q[kept], lines.rank[kept]
+    precision = (engine.in_block(lq) + 1) / (rk + 1)  # hits so far / rank, at each relevant result
+    return engine.over_r(np.bincount(lq, weights=precision, minlength=lines.n), n_rel)
+
+
+def _rprec_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
+    """Relevant in the top R / R (`metrics.r_precision`)."""
+    n_rel, q = engine.n_relevant(lines), lines.line_q
+    hits = np.bincount(q[engine.relevant(lines) & (lines.rank < n_rel[q])], minlength=lines.n)
+    return engine.over_r(hits, n_rel)
+
+
+def _bpref_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
+    """bpref, as trec_eval computes it (`metrics.bpref`)."""
+    if lines.nonrel is None or lines.n_nonrel is None:
+        raise ValueError("bpref needs the judged non-relevant results, found only graded lines")
+    n, q, rel, n_rel = lines.n, lines.line_q, engine.relevant(lines), engine.n_relevant(lines)
+    if ((lines.n_nonrel < 0) & (n_rel > 0)).any():
+        missing = int(np.flatnonzero((lines.n_nonrel < 0) & (n_rel > 0))[0])
+        raise ValueError(
+            f"expected the number of judged non-relevant documents for bpref, found None for "
+            f"question {missing}"
+        )
+    # judged non-relevant results ranked above each line, within its question
+    seen = np.cumsum(lines.nonrel) - lines.nonrel
+    above = (
+        seen
+        - seen[np.flatnonzero(engine.first_in_block(q))][np.cumsum(engine.first_in_block(q)) - 1]
+        if q.size
+        else seen
+    )
+    # N counts at least the judged non-relevant results the list holds, as in `metrics.bpref`
+    at_least = np.maximum(lines.n_nonrel, np.bincount(q[lines.nonrel], minlength=n))
+    r, cap = n_rel[q[rel]], np.minimum(at_least, n_rel)[q[rel]]
+    share = np.divide(np.minimum(above[rel], r), cap, out=np.zeros(r.size), where=cap > 0)
+    terms = np.where(above[rel] == 0, 1.0, 1.0 - share)
+    return engine.over_r(np.bincount(q[rel], weights=terms, minlength=n), n_rel)
+
+
+def _ndcg_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
+    """DCG of the top k, or of the list, over the ideal list's (`metrics.ndcg_at`)."""
+    n, q, rank, top = lines.n, lines.line_q, lines.rank, engine.in_top(lines, k)
+    gained = engine.dcg_sums(q[top], rank[top], lines.grade[top], gain, n)
+    order = np.lexsort((-lines.pool_g, lines.pool_q))  # each ideal list best first
+    pq, pg = lines.pool_q[order], lines.pool_g[order]
+    prank = np.arange(pq.size) - np.searchsorted(pq, pq)
+    best = np.ones(pq.size, dtype=bool) if k is None else prank < k
+    ideal = engine.dcg_sums(pq[best], prank[best], pg[best], gain, n)
+    values: np.ndarray = np.divide(
+        gained, ideal, out=np.zeros(n), where=engine.n_relevant(lines) > 0
+    )
+    return values
+
+
 # every kind of metric, its reference beside its column: adding a metric is its declaration in
 # `metric_names.MEASURES` and one line here (with its two functions)
 KINDS = registry(
     (
-        Kind("recall", recall_at, recall_column),
-        Kind("precision", precision_at, precision_column),
-        Kind("hit", hit_at, hit_column),
-        Kind("mrr", reciprocal_rank, rr_column),
-        Kind("map", average_precision, ap_column),
-        Kind("rprec", r_precision, rprec_column, takes=()),
-        Kind("ndcg", ndcg_at, ndcg_column, takes=("k", "gain")),
-        Kind("bpref", bpref, bpref_column, takes=()),
-        Kind("judged", judged_at, judged_column),
+        Kind("recall", recall_at, _recall_column),
+        Kind("precision", precision_at, _precision_column),
+        Kind("hit", hit_at, _hit_column),
+        Kind("mrr", reciprocal_rank, _rr_column),
+        Kind("map", average_precision, _ap_column),
+        Kind("rprec", r_precision, _rprec_column, takes=()),
+        Kind("ndcg", ndcg_at, _ndcg_column, takes=("k", "gain")),
+        Kind("bpref", bpref, _bpref_column, takes=()),
+        Kind("judged", judged_at, _judged_column),
     ),
     MEASURES,
 )
