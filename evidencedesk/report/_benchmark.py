@@ -22,6 +22,7 @@ from evidencedesk.report._values import Stat, flips_text
 from evidencedesk.report._words import answers_part, partial_coverage
 from evidencedesk.results.types import Flip, MetricStat, Results, TagValue, VariantResult
 from evidencedesk.retrieval import minilm
+from evidencedesk.retrieval._stats import ALPHA
 
 
 def _caveat_of(v: VariantResult, dense: str = "toy") -> str | None:
@@ -80,14 +81,13 @@ def _values(v: VariantResult, metric: str) -> dict[str, float | None]:
     return {r.question: r.values[metric] for r in v.lists}
 
 
-_SIGNIFICANT = 0.05  # a flip cell is marked when its Holm-adjusted p is below this
 SMALL_SLICE = 5  # slices with fewer questions are greyed: "too few to read" (docs/statistics.md)
 
 
 def flip_cell(f: Flip, text: str | None = None) -> FlipCell:
     """A flips table's cell; `text`: its claim's words (report.claims), else the flips alone."""
     return FlipCell(f, text if text is not None else flips_text(len(f.better), len(f.worse)),
-                    f.holm_p < _SIGNIFICANT)  # fmt: skip
+                    f.holm_p < ALPHA)  # marked: Holm-adjusted p below the level  # fmt: skip
 
 
 def flip_matrix(

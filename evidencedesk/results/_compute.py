@@ -55,6 +55,7 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.retrieval._stats import (
+    ALPHA,
     bootstrap_ci,
     flips_needed,
     holm,
@@ -324,11 +325,12 @@ def _spread(a: _QuestionValues, b: _QuestionValues) -> float | None:
 
 
 def in_noise(best: Sequence[Judged], other: Sequence[Judged], metric: str = "mrr") -> bool:
-    """Not distinguishable from the best: a gap of at most two questions, or sign-test p >= 0.05."""
+    """Not distinguishable from the best: a gap of at most two questions, or sign-test p >= the
+    significance level (`ALPHA`, 0.05)."""
     if best is other:
         return True
     f = paired(list(best), list(other), metric)
-    return len(f.better) - len(f.worse) >= -2 or f.p >= 0.05
+    return len(f.better) - len(f.worse) >= -2 or f.p >= ALPHA
 
 
 def _inputs(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evidencedesk._metric_names import Metric, read_metric, split_metric
+from evidencedesk._metric_names import Metric, split_metric
 from evidencedesk.files._project_file import DEFAULT_METRICS, ProjectKind
 from evidencedesk.retrieval.evalreport import Config
 
@@ -48,11 +48,6 @@ def _columns(default: tuple[Metric, ...], primary: Metric) -> tuple[Metric, ...]
     them when it is not one of them (MAP, R@100, MRR@10, ...): every variant's mean and
     interval of the metric the verdicts are decided on is then charted and tabled."""
     return default if primary in default else (*default, primary)
-
-
-def label(name: str) -> str:
-    """A metric's display label, from its declaration (`metric_names.label`)."""
-    return read_metric(name).label
 
 
 def reported(names: tuple[str, ...], primary: str | None) -> tuple[Metric, ...]:
