@@ -163,6 +163,15 @@ def _benchmark_rows(
     return tuple(sorted(out, key=lambda r: r.variant.name != base))
 
 
+def _count(n: int, one: str, more: str) -> str:
+    return f"{n} {one}" if n == 1 else f"{n} {more}"
+
+
+def _some(ids: tuple[str, ...], shown: int = 3) -> str:
+    """A few ids in parentheses, "…" when there are more."""
+    return f" ({', '.join(ids[:shown])}{', …' if len(ids) > shown else ''})"
+
+
 def meta(results: Results, claims: Claims | None = None) -> Meta:
     """The pages' shared facts; `claims`: the book their claims go in (a throwaway one when the
     caller only wants the facts, as the benchmark command does)."""
@@ -185,14 +194,20 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         for k, v in _PIPELINE_CAVEATS.items()
         if settings.kind == "pipeline" and shown.get(k, True)
     ]  # fmt: skip
-    compared = results.answerable
+    relevant, silent = results.answerable, plan.answered_by_none(results)
+    deciding = relevant - len(silent)
     caveats.insert(
         0,
         Caveat(
             "labels",
-            f"{compared} questions with a relevant judgment decide every comparison: a one- or "
-            "two-question difference is noise.",
-            f"{compared} questions decide",
+            f"{relevant} questions with a relevant judgment decide every comparison: a one- or "
+            "two-question difference is noise."
+            if not silent
+            else f"{deciding} of the {relevant} questions with a relevant judgment decide the "
+            f"comparisons: {_count(len(silent), 'is', 'are')} answered by no run"
+            f"{_some(silent)}, a tie in every comparison; a one- or two-question difference is "
+            "noise.",
+            f"{deciding} questions decide",
         ),
     )
     counts = inputs.counts

@@ -86,6 +86,15 @@ def best_lead(results: Results) -> Lead | None:
     return min(leads, key=lambda x: (-_ties(x.low), -_ties(x.delta), x.candidate))
 
 
+def answered_by_none(results: Results) -> tuple[str, ...]:
+    """The questions with a relevant judgment that no run answers (every variant's and
+    candidate's list empty): each is a tie at 0 in every comparison."""
+    answered = {r.question for v in results.variants for r in v.lists if r.size}
+    answered |= {r.question for c in results.candidates for r in c.lists if r.size}
+    return tuple(q.id for q in results.inputs.questions
+                 if q.answerable and q.id not in answered)  # fmt: skip
+
+
 def data_size(results: Results) -> DataSize:
     """What the numbers rest on: questions, judgments, documents, chunks, baseline's Judged@k."""
     inputs, counts = results.inputs, results.inputs.counts
@@ -93,6 +102,7 @@ def data_size(results: Results) -> DataSize:
         questions=counts.queries if counts is not None else len(inputs.questions),
         judged=counts.judged if counts is not None else None,
         relevant=results.answerable,
+        silent=answered_by_none(results),
         documents=len(inputs.documents),
         chunks=inputs.chunks,
         judged_k=results.settings.judged_k,

@@ -562,11 +562,18 @@ class DataSize:
 
     questions: int  # every question the project names
     judged: int | None  # with at least one judgment; None: a results.json that did not count
-    relevant: int  # with a relevant judgment: the questions every comparison is decided on
+    relevant: int  # with a relevant judgment
+    # of those, the ones no run answers: a tie in every comparison, so they decide none
+    silent: tuple[str, ...]
     documents: int  # 0: a runs-only project without a corpus
     chunks: int
     judged_k: int
     baseline_judged: MetricStat | None  # the baseline's Judged@k; None when not measured
+
+    @property
+    def deciding(self) -> int:
+        """The questions a comparison can use: a relevant judgment and a run that answers."""
+        return self.relevant - len(self.silent)
 
 
 @dataclass(frozen=True)
