@@ -208,7 +208,8 @@ def test_the_data_tile_counts_the_questions_and_the_baselines_judged_share() -> 
                 inputs=replace(r.inputs, counts=counts, chunks=49,
                                documents=(DocumentFact("d1", "T", 3, "current", "public", "en"),)))  # fmt: skip
     size = plan.data_size(r)
-    assert size == DataSize(32, 31, 30, 1, 49, 10, judged)
+    assert size == DataSize(32, 31, 30, (), 1, 49, 10, judged)
+    assert size.deciding == 30  # the fixture names no question no run answers
     tile = bottom_line(r, Claims(r), _counted(r)).data
     assert tile.size == size
     assert tile.judged_share == "Judged@10 of hybrid: 0.167 [0.144, 0.190]"
