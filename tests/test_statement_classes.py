@@ -8,7 +8,10 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 from evidencedesk import cli
+from evidencedesk.results.types import Comparison
 
 
 def _project(root: Path, answered: int, judged: int) -> Path:
@@ -63,3 +66,58 @@ def test_when_every_question_is_answered_all_of_them_decide(tmp_path: Path) -> N
     assert "no run answers" not in index
     assert ("6 questions with a relevant judgment decide every comparison: a one- or "
             "two-question difference is noise.") in index  # fmt: skip
+
+
+# -- class 4: "not proven" is never said of a Holm-significant metric --------------------------
+
+
+def _headline_of(verdict: str, primary: Comparison, others: tuple[Comparison, ...]) -> str:
+    from dataclasses import replace
+
+    from evidencedesk.report._words import headline
+    from evidencedesk.results._verdicts import Decision
+    from tests.test_bottom_line import candidate, results
+
+    cand = candidate("c", Decision(verdict, "mrr", (), (), ()), primary)
+    cand = replace(cand, comparisons=(primary, *others))
+    return headline(results(cand), "candidates[0]")
+
+
+def _cmp(metric: str, delta: float, low: float, high: float, holm_p: float) -> Comparison:
+    from tests.test_bottom_line import comparison
+
+    better, worse = (6, 1) if delta > 0 else (1, 6)
+    return comparison(metric, delta, low, high, better, worse, 0.125, holm_p)
+
+
+@pytest.mark.parametrize(
+    ("verdict", "primary", "others", "expected"),
+    [
+        # the primary up by its interval only, two reported metrics up after Holm
+        ("PROMISING", _cmp("mrr", 0.05, 0.01, 0.12, 0.25),
+         (_cmp("recall@3", 0.1, 0.04, 0.16, 0.005), _cmp("ndcg@5", 0.08, 0.02, 0.14, 0.028)),
+         "Promising — MRR not proven, R@3 and nDCG@5 (exp gain) better after Holm: MRR better "
+         "by its interval (+0.050 [+0.010, +0.120], +6/−1 questions), not significant after Holm "
+         "(randomization p = 0.250); R@3 better (+0.100 [+0.040, +0.160], +6/−1 questions, "
+         "Holm-adjusted randomization p = 0.005); nDCG@5 (exp gain) better (+0.080 [+0.020, +0.140], +6/−1 "
+         "questions, Holm-adjusted randomization p = 0.028)."),
+        # one reported metric down after Holm beside a primary that leans worse
+        ("LEANS WORSE", _cmp("mrr", -0.05, -0.12, -0.01, 0.25),
+         (_cmp("recall@3", -0.1, -0.16, -0.04, 0.004),),
+         "Leans worse — MRR not proven, R@3 worse after Holm: MRR worse by its interval "
+         "(−0.050 [−0.120, −0.010], +1/−6 questions), not significant after Holm "
+         "(randomization p = 0.250); R@3 worse (−0.100 [−0.160, −0.040], +1/−6 questions, "
+         "Holm-adjusted randomization p = 0.004)."),
+        # nothing else proven: the verdict's own words stand
+        ("PROMISING", _cmp("mrr", 0.05, 0.01, 0.12, 0.25),
+         (_cmp("recall@3", 0.1, 0.04, 0.16, 0.3),),
+         "Promising, not proven: MRR better by its interval (+0.050 [+0.010, +0.120], +6/−1 "
+         "questions), not significant after Holm (randomization p = 0.250); R@3 better by its "
+         "interval (+0.100 [+0.040, +0.160], +6/−1 questions), not significant after Holm "
+         "(randomization p = 0.300)."),
+    ],
+)  # fmt: skip
+def test_unproven_verdicts_say_per_metric_which_moved(
+    verdict: str, primary: Comparison, others: tuple[Comparison, ...], expected: str
+) -> None:
+    assert _headline_of(verdict, primary, others) == expected

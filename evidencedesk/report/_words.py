@@ -246,6 +246,20 @@ def _critical(c: CandidateResult) -> str:
     return f"Critical question(s) worse: {', '.join(ids)} — the gate decides ({gate})."
 
 
+def _prefix(results: Results, verdict: str, head: Comparison, others: list[Comparison]) -> str:
+    """The verdict's words; an unproven verdict beside a Holm-significant reported metric says
+    per metric which is not proven and which moved ("Promising — MAP not proven, P@10 and bpref
+    better after Holm"): "not proven" is never said of a Holm-significant change."""
+    proven = [x for x in others if v.evidence_of(x).significant]
+    if verdict not in (v.PROMISING, v.LEANS_WORSE) or not proven:
+        return _PREFIX[verdict]
+    word = "better" if verdict == v.PROMISING else "worse"
+    names = [metric_label(results, x.metric) for x in proven]
+    moved = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    short = "Promising" if verdict == v.PROMISING else "Leans worse"
+    return f"{short} — {metric_label(results, head.metric)} not proven, {moved} {word} after Holm"
+
+
 def headline(results: Results, source: str) -> str:
     """The candidate's one line: the verdict's words, then the primary metric (how it moved, or
     how its flips stand when it did not), then each other reported metric that moved which way,
@@ -262,7 +276,7 @@ def headline(results: Results, source: str) -> str:
     parts += [_moved(results, x) for x in others]
     if not moved and not others:
         parts.append("no reported metric moved")
-    line = f"{_PREFIX[d.verdict]}: {'; '.join(parts)}."
+    line = f"{_prefix(results, d.verdict, head, others)}: {'; '.join(parts)}."
     critical = _critical(c)
     return f"{line} {critical}" if critical else line
 
