@@ -121,3 +121,18 @@ def test_unproven_verdicts_say_per_metric_which_moved(
     verdict: str, primary: Comparison, others: tuple[Comparison, ...], expected: str
 ) -> None:
     assert _headline_of(verdict, primary, others) == expected
+
+
+# -- class 10: a runs-only site shows no pipeline-only element -----------------------------------
+
+
+def test_a_runs_only_site_shows_no_pipeline_leftovers(tmp_path: Path) -> None:
+    index = _squeezed(_build(_project(tmp_path / "p", answered=6, judged=6), tmp_path / "site"))
+    benchmark = _squeezed(html.unescape(re.sub(r"<[^>]+>", " ", (tmp_path / "site" /
+                                                               "benchmark.html").read_text("utf-8"))))  # fmt: skip
+    assert "· 2 runs · 1 compared with the baseline ·" in index
+    for text in (index, benchmark):
+        assert "external run" not in text and "Kind" not in text
+        assert "Pairs / question" not in text and "Cost vs baseline" not in text
+        assert "candidate changes" not in text
+    assert "Runs on the labelled questions" in benchmark
