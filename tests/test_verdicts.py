@@ -152,7 +152,16 @@ def test_badge_headline_and_gate_line_follow_the_rules(
     head = changed.comparison(reported[0])
     # the badge and the headline say one verdict; the gate is its own answer and turns nothing
     assert words.verdict(results, source) == decision.verdict
-    assert headline.startswith(words._PREFIX[decision.verdict] + ":")
+    labels = [m.label for m in results.settings.compared]
+    proven = [c for c in comparisons
+              if c.metric in reported[1:] and v.evidence_of(c).significant]  # fmt: skip
+    if decision.verdict in ("PROMISING", "LEANS WORSE") and proven:
+        # per metric: the primary not proven, the Holm-significant others named as moved
+        short = "Promising" if decision.verdict == "PROMISING" else "Leans worse"
+        assert headline.startswith(f"{short} — {labels[0]} not proven, ")
+        assert "not proven:" not in headline
+    else:
+        assert headline.startswith(words._PREFIX[decision.verdict] + ":")
     assert words.gate(results, source) == gate
     assert words.verdict_line(results, source) == (
         f"Verdict: {decision.verdict} (did it get better?); gate: {gate} (may it ship?)"
@@ -167,7 +176,6 @@ def test_badge_headline_and_gate_line_follow_the_rules(
     for _, p in LEANS.findall(headline):
         assert float(p) < v.LEAN_P
     # every metric the headline names is reported, by its full label; the primary comes first
-    labels = [m.label for m in results.settings.compared]
     assert headline.split(": ", 1)[1].startswith(labels[0])
     assert "MRR@" not in headline and "(exp gain)" not in headline
     # the interval bullet's zero clause is the primary's own
