@@ -136,3 +136,23 @@ def test_a_runs_only_site_shows_no_pipeline_leftovers(tmp_path: Path) -> None:
         assert "Pairs / question" not in text and "Cost vs baseline" not in text
         assert "candidate changes" not in text
     assert "Runs on the labelled questions" in benchmark
+
+
+# -- class 6: a Δ beside two means is their difference over the same questions ------------------
+
+
+def test_judged_at_k_means_and_their_delta_cover_the_same_questions() -> None:
+    from evidencedesk.results._compute import judged_share
+    from evidencedesk.retrieval.metrics import Judged
+
+    def judged(qid: str, flags: tuple[bool, ...]) -> Judged:
+        return Judged(qid, (), True, (2,) + (0,) * (len(flags) - 1) if flags else (), (2,),
+                      judged=flags)  # fmt: skip
+
+    # the baseline's top 2 on q1..q3 is judged 1/2, 2/2, 0/2; the candidate's 2/2, 2/2 and it
+    # returns nothing for q3 (no Judged@k there)
+    base = [judged("q1", (True, False)), judged("q2", (True, True)), judged("q3", (False, False))]
+    cand = [judged("q1", (True, True)), judged("q2", (True, True)), judged("q3", ())]
+    share = judged_share(base, cand, 2, 0)
+    assert (share.baseline, share.candidate, share.n) == (0.75, 1.0, 2)  # over q1 and q2 both
+    assert share.delta == share.candidate - share.baseline == 0.25

@@ -550,13 +550,14 @@ def _p_value(results: Results, source: str, which: str = "sign_p") -> str:
 
 
 def judged(results: Results, source: str) -> str:
-    """A candidate's Judged@k against the baseline's: "0.940 → 0.780 (Δ −0.160 [−0.21, −0.11])"."""
+    """A candidate's Judged@k against the baseline's over the questions both lists define:
+    "0.940 → 0.780 over 21 questions (Δ −0.160 [−0.21, −0.11])"."""
     c = _candidate(results, source)
     share = c.judged
     if share is None:
         return ""
-    return (f"{fmt(share.baseline)} → {fmt(share.candidate)} (Δ {signed(share.delta)}"
-            f"{bracket(share.low, share.high)})")  # fmt: skip
+    return (f"{fmt(share.baseline)} → {fmt(share.candidate)} over {share.n} questions (Δ "
+            f"{signed(share.delta)}{bracket(share.low, share.high)})")  # fmt: skip
 
 
 def counts(results: Results, source: str) -> str:

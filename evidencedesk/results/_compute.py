@@ -428,13 +428,16 @@ def judged_stat(book: Book, key: Hashable, judged: Sequence[Judged], k: int) -> 
 def judged_share(
     base: Sequence[Judged], candidate: Sequence[Judged], k: int, seed: int
 ) -> JudgedShare:
-    """The candidate's Judged@k against the baseline's, paired question by question."""
+    """The candidate's Judged@k against the baseline's, paired question by question: both means
+    over the questions both lists define (a run that returns nothing for a question has no
+    Judged@k there), so that the difference shown beside them is theirs."""
     name = judged_metric(k).name
     a = _question_values(base, [name])[name]
     b = _question_values(candidate, [name])[name]
     ci = paired_bootstrap_ci(a, b, name, seed=seed)
-    mean_a = mean_defined(list(a.values()))[0]
-    mean_b = mean_defined(list(b.values()))[0]
+    both = [q for q, x in a.items() if x is not None and b.get(q) is not None]
+    mean_a = mean_defined([a[q] for q in both])[0]
+    mean_b = mean_defined([b[q] for q in both])[0]
     return JudgedShare(k, mean_a, mean_b, ci.mean, ci.low, ci.high, ci.n,
                        unjudged_caveat(mean_a, mean_b, ci.high))  # fmt: skip
 
