@@ -156,3 +156,16 @@ def test_judged_at_k_means_and_their_delta_cover_the_same_questions() -> None:
     share = judged_share(base, cand, 2, 0)
     assert (share.baseline, share.candidate, share.n) == (0.75, 1.0, 2)  # over q1 and q2 both
     assert share.delta == share.candidate - share.baseline == 0.25
+
+
+# -- class 3: one Holm family per test, named where its p is shown -----------------------------
+
+
+def test_every_holm_on_the_flips_page_names_the_sign_test(tmp_path: Path) -> None:
+    _build(_project(tmp_path / "p", answered=6, judged=6), tmp_path / "site")
+    page = (tmp_path / "site" / "flips.html").read_text("utf-8")
+    text = _squeezed(html.unescape(re.sub(r"<[^>]+>", " ", page)))
+    sentences = [s for s in re.split(r"(?<=[.;:])\s", text) if "Holm" in s]
+    assert sentences and all(re.search(r"sign.test", s, re.I) for s in sentences), sentences
+    assert "as on each candidate's page" not in text
+    assert "a candidate's page shows the randomization test's Holm-adjusted p" in text

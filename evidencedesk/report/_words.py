@@ -687,7 +687,7 @@ RULES: Mapping[str, Callable[[], str]] = {
         "Four better and none worse gives p = 0.125; six better and none worse, p = 0.031, is "
         f"the fewest one-way flips that give p < {v.ALPHA}"
     ),
-    "holm_star": lambda: f"A ★ marks a Holm-adjusted p < {v.ALPHA}",
+    "holm_star": lambda: f"A ★ marks a Holm-adjusted sign-test p < {v.ALPHA}",
     "shades": lambda: (
         f"A pair's cell is light when its net flips are under {round(100 * FLIP_STEPS[0])} % of the "
         f"questions compared, medium under {round(100 * FLIP_STEPS[1])} %, dark from "
