@@ -169,3 +169,18 @@ def test_every_holm_on_the_flips_page_names_the_sign_test(tmp_path: Path) -> Non
     assert sentences and all(re.search(r"sign.test", s, re.I) for s in sentences), sentences
     assert "as on each candidate's page" not in text
     assert "a candidate's page shows the randomization test's Holm-adjusted p" in text
+
+
+def test_judgments_of_one_grade_are_not_called_a_scale(tmp_path: Path) -> None:
+    """Class 10: "Grades 1–1 (the project names none)" on qrels that list relevant documents only."""
+    project = _project(tmp_path / "p", answered=6, judged=6)
+    qrels = project / "qrels.txt"
+    qrels.write_text("".join(line + "\n" for line in qrels.read_text("utf-8").splitlines()
+                             if line.endswith(" 1")), "utf-8")  # fmt: skip
+    index = _squeezed(_build(project, tmp_path / "site"))
+    methods = _squeezed(html.unescape(re.sub(r"<[^>]+>", " ",
+                                             (tmp_path / "site" / "methods.html").read_text("utf-8"))))  # fmt: skip
+    said = "Every judgment has grade 1 (the project names no scale); relevant = grade ≥ 1"
+    assert said in index
+    assert "(every judgment here has grade 1)" in methods
+    assert all("1–1" not in page for page in (index, methods))

@@ -730,9 +730,16 @@ def grades(results: Results, source: str) -> str:
     if names:
         scale = ", ".join(f"{g} = {name}" for g, name in names)
         return f"Grades: {scale}; relevant = grade ≥ {rel}"
-    seen = sorted({g for q in results.inputs.questions for g in q.grades.values()})
+    seen = _grades_seen(results)
+    if len(seen) == 1:  # not a scale "1–1": the judgments say only which documents are relevant
+        return f"Every judgment has grade {seen[0]} (the project names no scale); relevant = grade ≥ {rel}"
     span = f"{seen[0]}–{seen[-1]}" if seen else "none"
     return f"Grades {span} (the project names none); relevant = grade ≥ {rel}"
+
+
+def _grades_seen(results: Results) -> list[int]:
+    """The grades the judgments give, lowest first."""
+    return sorted({g for q in results.inputs.questions for g in q.grades.values()})
 
 
 def relevance(results: Results, source: str) -> str:
@@ -745,7 +752,10 @@ def relevance(results: Results, source: str) -> str:
     if rel in named:
         return (f"A result is relevant when its grade is at least {rel} ({rel} = {named[rel]}); "
                 f"lower grades are not relevant, and {missing}")  # fmt: skip
-    seen = sorted({g for q in results.inputs.questions for g in q.grades.values()})
+    seen = _grades_seen(results)
+    if len(seen) == 1:
+        return (f"A result is relevant when its grade is at least {rel} (every judgment here "
+                f"has grade {seen[0]}); lower grades are not relevant, and {missing}")  # fmt: skip
     span = f"{seen[0]}–{seen[-1]}" if seen else "none"
     return (f"A result is relevant when its grade is at least {rel} (the grades in these "
             f"judgments run {span}); lower grades are not relevant, and {missing}")  # fmt: skip
