@@ -89,7 +89,8 @@ def test_the_capped_build_writes_the_chosen_pages(built: tuple[Results, Path]) -
     assert (
         f"{N - 5} question pages were left out: above 500 questions at most 5 get a page — the "
         "gate's critical questions first, then the questions the baseline fails, then those whose "
-        "nDCG@10 (linear gain) changes most under some candidate (ties by id)."
+        "nDCG@10 (linear gain) changes most under some candidate (ties by id); of the others, "
+        f"{N - 8} the baseline passes and no candidate changes get none and 3 fall beyond the cap."
     ) in index
     listing = (site / "questions.html").read_text("utf-8")
     assert f"(5 of {N} questions have a page: above 500 questions at most 5 get" in listing
@@ -179,8 +180,9 @@ def test_without_critical_questions_the_rule_does_not_name_them(
     results = built[0]
     assert present(dataclasses.replace(results, policy=None)).page_rule == (
         "above 500 questions at most 1,000 get a page — the questions the baseline fails first, "
-        "then those whose nDCG@10 (linear gain) changes most under some candidate (ties by id)"
-    )
+        "then those whose nDCG@10 (linear gain) changes most under some candidate (ties by id); "
+        f"of the others, {N - 7} the baseline passes and no candidate changes get none"
+    )  # without a policy the critical-only question is one the baseline passes, unchanged
 
 
 def test_results_json_is_split_and_loads_back_from_both_files(
@@ -284,8 +286,9 @@ def test_the_flips_grid_lists_the_chosen_questions(built: tuple[Results, Path]) 
         html.unescape(re.sub(r"<[^>]+>", "", flips)).count(
             f"The grid lists the 5 questions that have a page (above 500 questions at most 5 get a "
             f"page — the gate's critical questions first, then the questions the baseline fails, then "
-            f"those whose nDCG@10 (linear gain) changes most under some candidate (ties by id)); … "
-            f"{N - 5} more: see the question list and data/per-question.csv.gz."
+            f"those whose nDCG@10 (linear gain) changes most under some candidate (ties by id); of "
+            f"the others, {N - 8} the baseline passes and no candidate changes get none and 3 fall "
+            f"beyond the cap); … {N - 5} more: see the question list and data/per-question.csv.gz."
         )
         == 1
     )

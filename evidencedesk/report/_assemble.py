@@ -286,9 +286,16 @@ def page_rule(results: Results) -> str:
     order = "the gate's critical questions first, then the questions the baseline fails, then"
     if not critical:
         order = "the questions the baseline fails first, then"
+    unchanged, capped = plan.left_out(results)
+    why = []
+    if unchanged:
+        why.append(f"{unchanged:,} the baseline passes and no candidate changes get none")
+    if capped:
+        why.append(f"{capped:,} fall beyond the cap")
     return (
         f"above {plan.PAGE_LIMIT:,} questions at most {plan.PAGE_CAP:,} get a page — "
         f"{order} those whose {primary} changes most under some candidate (ties by id)"
+        + (f"; of the others, {' and '.join(why)}" if why else "")
     )
 
 

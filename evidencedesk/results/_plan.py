@@ -189,21 +189,36 @@ def _largest_change(results: Results) -> dict[str, float]:
 def chosen(results: Results) -> tuple[str, ...] | None:
     """The ids that get a question page, in the choosing rule's order; None (every question)
     up to `PAGE_LIMIT` questions."""
-    ids = [q.id for q in results.inputs.questions]
-    if len(ids) <= PAGE_LIMIT:
+    if len(results.inputs.questions) <= PAGE_LIMIT:
         return None
+    return tuple(q for _, _, q in _ranked(results)[:PAGE_CAP])
+
+
+def _ranked(results: Results) -> list[tuple[int, float, str]]:
+    """The questions that may get a page, best first: critical, failing in the baseline, then
+    by their largest change; a question the baseline passes and no candidate changes is not
+    among them."""
     critical = set(results.policy.critical) if results.policy is not None else set()
     passed = passes(results)
     change = _largest_change(results)
     ranked = []
-    for q in ids:
+    for q in (q.id for q in results.inputs.questions):
         if q in critical:
             ranked.append((CRITICAL, 0.0, q))
         elif passed.get(q) is False:
             ranked.append((_FAILS, 0.0, q))
         elif q in change:
             ranked.append((_CHANGES, -change[q], q))
-    return tuple(q for _, _, q in sorted(ranked)[:PAGE_CAP])
+    return sorted(ranked)
+
+
+def left_out(results: Results) -> tuple[int, int]:
+    """Above `PAGE_LIMIT`, the questions without a page: those the baseline passes and no
+    candidate changes, and those beyond `PAGE_CAP` (0, 0 up to the limit)."""
+    if len(results.inputs.questions) <= PAGE_LIMIT:
+        return 0, 0
+    ranked = len(_ranked(results))
+    return len(results.inputs.questions) - ranked, max(0, ranked - PAGE_CAP)
 
 
 def _grid_questions(results: Results, keep: tuple[str, ...] | None) -> tuple[str, ...] | None:
