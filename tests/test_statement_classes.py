@@ -136,6 +136,11 @@ def test_a_runs_only_site_shows_no_pipeline_leftovers(tmp_path: Path) -> None:
         assert "Pairs / question" not in text and "Cost vs baseline" not in text
         assert "candidate changes" not in text
     assert "Runs on the labelled questions" in benchmark
+    candidate = (tmp_path / "site" / "candidate-cand.html").read_text("utf-8")
+    assert "scored pairs" not in candidate and 'id="cost"' not in candidate  # no table of dashes
+    assert "Cost: not measured (a TREC run's pairs, tokens and latency are not known)" in (
+        html.unescape(candidate)
+    )
 
 
 # -- class 6: a Δ beside two means is their difference over the same questions ------------------
