@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
+from evidencedesk.report._assemble import present
+from evidencedesk.results import _plan as plan
 from evidencedesk.results import _stages as progress_module
 from evidencedesk.results._evaluate import evaluate
 from evidencedesk.results._inputs import DEMO_PROJECT, load_project
 from evidencedesk.results._stages import _COMPARED as COMPARED
-from evidencedesk.results._stages import JUDGED, Tally
+from evidencedesk.results._stages import JUDGED, MODELLED, Tally
 from evidencedesk.retrieval.labels import Label
 from tests.synthetic_runs import write_project
 
@@ -114,6 +116,26 @@ def test_on_a_terminal_the_gate_counts_its_candidates(tmp_path):
     text = _build(project, tmp_path / "site", Terminal())
     assert "\r\x1b[K  benchmark  questions judged 6 / 6" in text
     assert "\r\x1b[K  gate  candidates compared 2 / 2" in text
+
+
+def test_on_a_terminal_the_site_model_counts_its_question_pages(three_questions, tmp_path):
+    text = _build(three_questions, tmp_path / "site", Terminal())
+    assert "\r\x1b[K  site model  question pages modelled 3 / 3" in text
+
+
+def test_the_site_model_counts_only_the_pages_the_plan_keeps(tmp_path, monkeypatch):
+    # six questions above a page limit of 4: the two the candidate changes get a page
+    qrels = {f"q{i}": {f"d{i}": 2} for i in range(6)}
+    base = {f"q{i}": [f"d{i}"] for i in range(6)}
+    other = {**base, "q0": ["d9"], "q1": ["d9"]}
+    project = write_project(tmp_path / "p", qrels, {"base": base, "other": other})
+    monkeypatch.setattr(plan, "PAGE_LIMIT", 4)
+    seen = Recorder()
+    results = evaluate(load_project(project), 0, (), seen)
+    seen("site model")
+    model = present(results, None, seen)
+    assert [q.id for q in model.questions] == ["q0", "q1"]
+    assert seen.counts[("site model", MODELLED)] == [(0, 2), (1, 2), (2, 2)]
 
 
 def test_the_demo_counts_each_stages_runs_times_its_24_questions():

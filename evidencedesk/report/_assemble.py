@@ -64,6 +64,7 @@ from evidencedesk.results import _plan as plan
 from evidencedesk.results import types as r
 from evidencedesk.results._serialize import TO_LABEL
 from evidencedesk.results._settings import Settings
+from evidencedesk.results._stages import MODELLED, Progress, Tally
 from evidencedesk.results.since import Since
 from evidencedesk.results.types import (
     DataSize,
@@ -514,16 +515,21 @@ def bottom_line(results: Results, claims: Claims, shown: Plan) -> BottomLine:
     )
 
 
-def present(results: Results, since: Since | None = None) -> SiteModel:
+def present(
+    results: Results, since: Since | None = None, progress: Progress | None = None
+) -> SiteModel:
     """The site model of `results` (and of what changed `since` a previous report, when given);
-    the same Results always give the same model."""
+    the same Results always give the same model. A `progress` that counts is told the question
+    pages modelled."""
     settings = results.settings
     shown = plan.decide(results)  # once: what the report shows, handed down
     keep = None if shown.chosen is None else set(shown.chosen)
     claims = Claims(results)
+    total = len(results.inputs.questions) if keep is None else len(keep)
+    tally = None if progress is None else Tally(progress, total, MODELLED)
     pages = statuses(
         results,
-        _mark_critical(results, questions(results, keep, claims, shown.page_depth)),
+        _mark_critical(results, questions(results, keep, claims, shown.page_depth, tally)),
     )
     variants = variant_models(results)
     labels = tuple(m.label for m in settings.columns)

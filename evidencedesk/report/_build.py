@@ -58,7 +58,7 @@ def _build_model(options: BuildOptions, progress: Progress) -> SiteModel:
         results = dataclasses.replace(results, inputs=inputs)
     progress("site model")
     previous = None if options.compare_to is None else load(results_file(options.compare_to))
-    return present(results, None if previous is None else since(previous, results))
+    return present(results, None if previous is None else since(previous, results), progress)
 
 
 # what makes the site model from the build's options and its progress callback (tests pass their

@@ -39,6 +39,7 @@ from evidencedesk.report._model import (
     VariantList,
 )
 from evidencedesk.report._site import slug
+from evidencedesk.results._stages import Tally
 from evidencedesk.results.types import (
     SHOWN,
     CandidateResult,
@@ -382,8 +383,10 @@ def questions(
     keep: set[str] | None = None,
     claims: Claims | None = None,
     depth: int = SHOWN,
+    tally: Tally | None = None,
 ) -> tuple[Question, ...]:
-    """One page model per question (all of them, or only the ids in `keep`): every variant's
+    """One page model per question (all of them, or only the ids in `keep`, each counted on
+    `tally` when given): every variant's
     list (its first `depth` results: the plan's page depth) and, per candidate, its
     side-by-side diff against the baseline.
 
@@ -459,4 +462,6 @@ def questions(
                 graded_folded=len(graded) > GRADED_OPEN,
             )
         )
+        if tally is not None:
+            tally.add()
     return tuple(pages)

@@ -114,6 +114,7 @@ Progress = Callable[[str], None]  # told each stage's name as it starts
 _EVERY = 0.1  # seconds between two `step` calls (the last one is always made)
 JUDGED = "questions judged"  # what a stage that judges questions counts
 _COMPARED = "candidates compared"  # what the gate stage counts once its candidates have run
+MODELLED = "question pages modelled"  # what the site-model stage counts
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
@@ -121,8 +122,8 @@ _V = TypeVar("_V")
 
 @runtime_checkable
 class Steps(Protocol):
-    """A `Progress` that also counts: ``step(done, total, what)``, `what` (`JUDGED`, `_COMPARED`)
-    of the stage done."""
+    """A `Progress` that also counts: ``step(done, total, what)``, `what` (`JUDGED`, `_COMPARED`,
+    `MODELLED`) of the stage done."""
 
     def __call__(self, stage: str) -> None: ...
 
