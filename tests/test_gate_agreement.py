@@ -160,3 +160,22 @@ def test_the_flips_rows_state_the_evidence_asked_for() -> None:
         "worse for 8", "worse ≤ better or sign-test p > 0.200", "pass",
     )  # fmt: skip
     assert rule_rows((flips,), 3)[0].threshold == "worse ≤ better"  # the defaults
+
+
+def test_the_gate_records_the_top_k_it_read(demo_results, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # a pipeline candidate: its final list, whether or not it changes `final`
+    base_final = demo_results.variant(demo_results.baseline).config["final"]
+    k = {c.name: c.gate.k for c in demo_results.candidates}
+    assert base_final == 3 and k["final 5"] == 5 and k["depth 20"] == k["rerank blend"] == 3
+    # a runs-only run: the policy's k; with no policy, nothing was read
+    site = tmp_path / "site"
+    assert main("build", "--project", str(_strict_runs_only(tmp_path)), "--out", str(site),
+                "-q")[0] == 0  # fmt: skip
+    results = json.loads((site / "results.json").read_text("utf-8"))
+    assert {c["gate"]["k"] for c in results["candidates"]} == {5}
+    toml = make_runs_only_project(tmp_path / "plain", questions=20, runs=3)
+    plain = tmp_path / "plain-site"
+    assert main("build", "--project", str(toml), "--out", str(plain), "-q")[0] == 0
+    results = json.loads((plain / "results.json").read_text("utf-8"))
+    assert results["policy"] is None
+    assert [c["gate"]["k"] for c in results["candidates"]] == [None, None]

@@ -38,7 +38,7 @@ from evidencedesk.report._model import (
 )
 from evidencedesk.report._questions import LIST_PAGE
 from evidencedesk.report._site import slug
-from evidencedesk.report._words import INLINE_IDS, answers_part, gate_k
+from evidencedesk.report._words import INLINE_IDS, answers_part
 from evidencedesk.results import _verdicts as v
 from evidencedesk.results.types import (
     CandidateResult,
@@ -307,7 +307,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
                 gate_lines=lines,
                 recommendation=recommend(say, source, cand, risk(cand), bool(results.to_label)),
                 note_markdown=cand.note,
-                gate_rules=rule_rows(cand.gate.rules, gate_k(results, cand), results.policy),
+                gate_rules=rule_rows(cand.gate.rules, cand.gate.k or 0, results.policy),
                 gate_baseline=cand.gate.baseline,
                 note_heading=note_heading(cand.note),
                 slice_small=SMALL_SLICE,

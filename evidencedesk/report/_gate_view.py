@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evidencedesk.report._values import Plain, fmt
-from evidencedesk.report._words import gate_k, gate_metric
+from evidencedesk.report._words import gate_metric
 from evidencedesk.results.types import PolicyFacts, Results, RuleValue
 
 # what breaching each policy key does (evidencedesk.gate.decide_gate)
@@ -222,7 +222,7 @@ def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
                 c.name,
                 slugs[c.name],
                 c.gate.verdict,
-                rule_rows(c.gate.rules, gate_k(results, c), policy),
+                rule_rows(c.gate.rules, c.gate.k or 0, policy),
                 summary(c.gate.rules),
             )
             for c in results.candidates

@@ -36,7 +36,7 @@ from evidencedesk._metric_names import label
 from evidencedesk.gate import GateCheck
 from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt, p_is, p_text
 from evidencedesk.results import _verdicts as v
-from evidencedesk.results._plan import RUNS_ONLY_DEPTH, best_lead
+from evidencedesk.results._plan import best_lead
 from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
@@ -408,17 +408,6 @@ def condensed(results: Results, source: str) -> str:
             "decide this comparison; label the pairs of to-label.tsv before deciding")  # fmt: skip
 
 
-def gate_k(results: Results, c: CandidateResult) -> int:
-    """The top k the gate read for this candidate (its final list, or the policy's k)."""
-    if results.settings.kind == "pipeline":
-        variant = results.variant(c.lists_of) if c.lists_of else None
-        if variant is not None and variant.config is not None:
-            return int(variant.config["final"])
-        changes = {d.field: d.candidate for d in c.diff}
-        return int(changes.get("final", 3))
-    return results.policy.k if results.policy is not None else RUNS_ONLY_DEPTH
-
-
 def gate_metric(metric: str | None, k: int) -> str:
     """The gate's own metrics, named with the top k they read: its reciprocal rank is cut at
     the gate's k, which the site's MRR is not."""
@@ -434,7 +423,7 @@ def gate_line(results: Results, source: str) -> str:
     cand_source = source.split(".gate.")[0]
     c = _candidate(results, cand_source)
     g = _at(results, source, GateCheck, "a gate check")
-    k = gate_k(results, c)
+    k = c.gate.k or 0  # a gate check exists only where a policy was read, and k with it
     metric = gate_metric(g.metric, k)
     q = g.questions[0] if g.questions else ""
     if g.rule == "critical_missing":
@@ -816,7 +805,6 @@ __all__ = [
     "counts_sentence",
     "coverage_sentence",
     "derive",
-    "gate_k",
     "gate_metric",
     "metric_label",
     "notice_text",

@@ -48,6 +48,7 @@ from evidencedesk.results.types import (
     SCHEMA_VERSION,
     CandidateResult,
     Comparison,
+    GateOutcome,
     Inputs,
     ModelFacts,
     PolicyFacts,
@@ -205,6 +206,7 @@ _ADDED: dict[type, frozenset[str]] = {
     Settings: frozenset({"dense", "grade_names"}),
     PolicyFacts: frozenset({"flips_min_net", "flips_max_p"}),
     ModelFacts: frozenset({"warning"}),
+    GateOutcome: frozenset({"k"}),
 }
 
 

@@ -332,7 +332,7 @@ def gate_outcome(
     checks = tuple(result.checks)  # the gate's own check rows: the Results hold them as they are
     rules = _rule_values(policy, shaped, reference, checks)
     return GateOutcome(result.verdict.value, checks, True, rules,
-                       baseline if reference is not None else None)  # fmt: skip
+                       baseline if reference is not None else None, final)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -308,6 +308,7 @@ class GateOutcome:
     evaluated: bool  # False: no gate policy in the project
     rules: tuple[RuleValue, ...] = ()  # every policy key, evaluated or "not evaluated: why"
     baseline: str | None = None  # what max_drop and the flips rule compare with; None: nothing
+    k: int | None = None  # the top k the gate read (a pipeline's final list); None: no policy
 
 
 @dataclass(frozen=True)
