@@ -254,7 +254,7 @@ def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Seen:
             record.calls.append("fork")
         raise EvidencedeskError("stopped where the site would be built")
 
-    def work(args: object) -> tuple[dict[str, object], str, int]:
+    def work(args: object, announce: object) -> tuple[dict[str, object], str, int]:
         record.collector_on.append(gc.isenabled())
         return {}, "the table", 0
 

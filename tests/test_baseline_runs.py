@@ -117,7 +117,7 @@ def test_a_pipeline_baseline_for_a_runs_only_project_is_one_clear_line(project, 
     demo = DATA / "baseline_retrieval.json"
     assert main(["--project", str(project), "--gate", "--baseline", str(demo)]) == 2
     out = capsys.readouterr()
-    assert out.out == ""
+    assert out.out == f"project: synthetic ({project})\n"
     assert out.err == (
         f"error: {demo}:3: expected the baseline of a run (this is a runs-only project), found "
         "the baseline of a pipeline config; rebuild it with --save-baseline\n"

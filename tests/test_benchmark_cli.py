@@ -141,7 +141,8 @@ def test_bad_policy_exits_2_with_one_line(tmp_path, text, message):
     path.write_text(text, encoding="utf-8")
     done = cli("--gate", "--policy", path)
     assert done.returncode == 2
-    assert done.stdout == ""
+    assert done.stdout.startswith("project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml")
+    assert done.stdout.count("\n") == 1  # the project's line, then nothing but the error
     assert "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1
     assert done.stderr.startswith(f"error: {path}:1: {message}")
@@ -297,7 +298,8 @@ def test_runs_only_table_and_gate(capsys):
 def test_project_mistakes_exit_2_with_one_line(args, message, capsys):
     assert main(["--project", str(EXAMPLE / "runs-only"), *args]) == 2
     out = capsys.readouterr()
-    assert (out.out, out.err) == ("", message)
+    named = f"project: Millbrook Public Library (runs only) ({EXAMPLE / 'runs-only' / 'evidencedesk.toml'})"
+    assert (out.out, out.err) == (named + "\n", message)
 
 
 def test_json_gate_of_the_candidates(tmp_path):

@@ -53,6 +53,28 @@ def test_a_project_in_a_parent_folder_is_found(repo: Path, monkeypatch: pytest.M
     assert (repo / "site" / "data" / "runs").is_dir()  # the project's runs, not the demo
 
 
+@pytest.mark.parametrize("command", ["validate", "benchmark", "build"])
+def test_the_project_line_comes_before_an_input_is_refused(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    monkeypatch.chdir(repo / "runs")
+    base = repo / "runs" / "base.run"
+    base.write_text("q1 Q0 d1 1 2.0\n", encoding="utf-8")  # five columns: not a run
+    extra = ["--out", str(repo / "site")] if command == "build" else []
+    code, out, err = main(command, *extra)
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"project: generated runs-only project (seed 0) ({repo / 'evidencedesk.toml'})"
+    )
+    assert err == f"error: {base}:1: expected 6 columns, found 5\n"
+
+
+def test_the_benchmark_s_json_has_no_project_line(repo: Path) -> None:
+    (repo / "runs" / "base.run").write_text("q1 Q0 d1 1 2.0\n", encoding="utf-8")
+    code, out, _ = main("benchmark", "--project", str(repo), "--json")
+    assert (code, out) == (2, "")
+
+
 def test_the_search_stops_at_a_repository_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -103,6 +103,39 @@ def test_without_a_corpus_a_run_judged_far_less_with_rewritable_ids_gets_the_hin
                               "would match 6 of 6\n")  # fmt: skip
 
 
+def test_without_a_corpus_a_half_zero_padded_run_is_refused(tmp_path: Path) -> None:
+    # every run finds two judged and two unjudged documents per question (50 % judged); the
+    # candidate zero-pads every id of q2 and q4: 25 % judged, which is not under half of the
+    # others' 50 %, but 4 of its 12 unjudged ids are judged ids once unpadded: about
+    # (1 - 25 %) x 4 / 12 = 25 % of its top documents, above the 10 % min_coverage leaves
+    qrels = {f"q{n}": {f"{n}1": 1, f"{n}2": 0} for n in range(1, 5)}
+    base = {f"q{n}": [f"{n}1", f"{n}2", f"9{n}1", f"9{n}2"] for n in range(1, 5)}
+    cand = {q: [d.zfill(6) if q in ("q2", "q4") else d for d in ids] for q, ids in base.items()}
+    project = write_project(tmp_path / "p", qrels, {"base": base, "other": base, "cand": cand},
+                            relevance=1)  # fmt: skip
+    line = ("runs/cand.run: expected document ids written like the judgments', found 25 % of the "
+            "16 documents in the run's top 10 judged for some query, against 50 % for the other "
+            "runs, about 25 % of them judged ids written another way (above the 10 % "
+            "[runs].min_coverage allows) (run: '911', '912', '000021'; judgments: '11', '12', "
+            "'21'); removing leading zeros from the run's document ids would match 4 of 12")  # fmt: skip
+    previous = tmp_path / "site"
+    good = write_project(tmp_path / "good", qrels, {"base": base, "cand": base}, relevance=1)
+    assert build(good, previous)[0] == 0
+    before = tree(previous)
+    code, _, err = build(project, previous)
+    assert (code, err) == (2, f"error: {project.parent / line}\n")
+    assert tree(previous) == before
+    stderr = io.StringIO()
+    assert cli.main(["validate", "--project", str(project)], stdout=io.StringIO(),
+                    stderr=stderr) == 2  # fmt: skip
+    assert stderr.getvalue() == f"error: {project.parent / line}\n"
+    # a lower [runs].min_coverage lets the same run through (its ids then count as unjudged)
+    toml = project.read_text(encoding="utf-8").replace("[runs]", "[runs]\nmin_coverage = 0.7")
+    project.write_text(toml, encoding="utf-8")
+    code, _, err = build(project, tmp_path / "lowered")
+    assert (code, err) == (0, "")
+
+
 def test_without_a_corpus_a_run_finding_unjudged_documents_is_kept(tmp_path: Path) -> None:
     qrels = {f"q{n}": {f"doc{2 * n - 1}": 1, f"doc{2 * n}": 0} for n in range(1, 5)}
     base = {q: list(docs) for q, docs in qrels.items()}

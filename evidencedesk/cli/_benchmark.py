@@ -152,13 +152,18 @@ def _silent(_: str) -> None:
     """The evaluation's progress: the benchmark prints only its table."""
 
 
-def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
-    """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError."""
+def work(
+    args: argparse.Namespace, announce: Callable[[str], None] = _silent
+) -> tuple[dict[str, Any], str, int]:
+    """Do the work; return (JSON payload, text, exit status). Raises EvidencedeskError.
+    `announce` is told the line naming the project as soon as it is found (before any input
+    can be refused); the text starts after it."""
     from evidencedesk.report._assemble import meta
     from evidencedesk.report._exports import benchmark_json, benchmark_text
     from evidencedesk.results._evaluate import evaluation
 
     project, first_line = find_project(args.project, saving=args.save_baseline)
+    announce(first_line)
     seed = args.seed if args.seed is not None else project.seed
     policy_path, baseline_path = _gate_inputs(args, project)
     if args.save_baseline:
@@ -177,7 +182,7 @@ def work(args: argparse.Namespace) -> tuple[dict[str, Any], str, int]:
     payload = benchmark_json(results)
     # the site's caveats of what the variants are (the toy or MiniLM, the stand-ins, tuning)
     caveats = tuple(f"note: {c.text}" for c in meta(results).caveats if c.key != "labels")
-    text = "\n".join([first_line, benchmark_text(results, caveats)])
+    text = benchmark_text(results, caveats)
     if candidates:
         if args.save_baseline:  # save first (below), then gate against what was saved
             payload, text, _ = _finish(args, payload, text, _saver(found, project, args, labels),
@@ -284,8 +289,13 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
 
     tuning = Tuning.chosen(args)
     tuning.start()
+
+    def announce(line: str) -> None:  # the project's line, before any input is refused
+        if not args.json:
+            streams.out.write(printable(line) + "\n")
+
     with tuning.paused():
-        payload, text, status = work(args)
+        payload, text, status = work(args, announce)
     if args.json:
         out = inert_json(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
     else:

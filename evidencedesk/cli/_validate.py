@@ -9,7 +9,7 @@ and a project that does not validate fails with the same one-line error a build 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,7 +51,7 @@ class Found:
     in_corpus: tuple[tuple[str, int, int], ...] = ()
 
 
-def validate(path: Path | None = None) -> Found:
+def validate(path: Path | None = None, announce: Callable[[str], None] | None = None) -> Found:
     """Load every input of the project at `path` (default: the nearest ``evidencedesk.toml``, else the
     demo) and check each run's ids against the judgments, as a build would. Raises
     EvidencedeskError where a build would refuse."""
@@ -70,6 +70,8 @@ def validate(path: Path | None = None) -> Found:
     )
 
     project, first_line = find_project(path)
+    if announce is not None:  # the project's line, before any input is refused
+        announce(first_line)
     settings = settings_for(project, project.seed)
     catalog = project.load_catalog()
     labels = project.load_labels(catalog)
@@ -87,7 +89,7 @@ def validate(path: Path | None = None) -> Found:
         if corpus is not None:
             held.append((name, *corpus_share(trec, qrels, k, corpus, complete)))
     if corpus is None:
-        check_judged_shares(checked, qrels, complete)
+        check_judged_shares(checked, qrels, complete, project.min_coverage)
     coverage = tuple((name, found) for name, (_, found, _) in checked.items())
     cands = load_candidates(project.candidates, project.notes) if project.candidates else []
     names = tuple(c.name for c in cands)
@@ -214,6 +216,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, streams: Streams) -> int:
     """Run `evidencedesk validate`: load the project as a build would and print what it holds."""
-    for line in describe(validate(args.project)).split("\n"):
+    found = validate(args.project, streams.say)
+    for line in describe(found).split("\n")[1:]:  # its first line was said as it was found
         streams.say(line)
     return 0

@@ -708,7 +708,7 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
 
     read = judged_external_runs(inputs.runs, judge_run, check, inputs.hashes.held)
     if corpus is None:
-        check_judged_shares(unjudged, qrels)
+        check_judged_shares(unjudged, qrels, min_coverage=settings.min_coverage)
     variants = tuple(
         replace(
             compute.variant_result(("run", name), name, "external",

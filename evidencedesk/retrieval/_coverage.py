@@ -134,6 +134,17 @@ def id_rewrite(
     """The simplest rewrite of `ids` that makes most of them ids of `judged`: (its words, how
     many of the tried ids it matches, how many were tried), or None when none matches at least
     half of them. `what` names the ids ("query", "document")."""
+    found = _best_rewrite(ids, judged, what)
+    if found is None or found[1] * 2 < found[2]:
+        return None
+    return found
+
+
+def _best_rewrite(
+    ids: Sequence[str], judged: Collection[str], what: str
+) -> tuple[str, int, int] | None:
+    """The rewrite of `ids` that makes the most of them ids of `judged`, as `id_rewrite`
+    gives it, however few it matches; None when it matches none."""
     sample = sorted(set(ids))[:_SAMPLE]
     targets = sorted(judged)[:_SAMPLE]
     if not sample or not targets:
@@ -182,7 +193,7 @@ def id_rewrite(
         hits = sum(rewrite(i) in judged for i in sample)  # type: ignore[operator]
         if best is None or hits > best[1]:
             best = (words, hits)
-    if best is None or best[1] * 2 < len(sample):
+    if best is None or best[1] == 0:
         return None
     return best[0], best[1], len(sample)
 
@@ -192,7 +203,10 @@ def _examples(ids: Iterable[str]) -> str:
 
 
 def _hint(ids: Sequence[str], judged: Collection[str], what: str) -> str:
-    found = id_rewrite(ids, judged, what)
+    return _hint_of(id_rewrite(ids, judged, what))
+
+
+def _hint_of(found: tuple[str, int, int] | None) -> str:
     if found is None:
         return ""
     words, hits, tried = found
@@ -305,26 +319,39 @@ FAR_BELOW = 0.5  # a run judged at under this fraction of the other runs' median
 def check_judged_shares(
     runs: Mapping[str, tuple[Path, Coverage, Sequence[str]]],
     judgments: Mapping[str, Mapping[str, int]], complete: Collection[str] | None = None,
+    min_coverage: float = MIN_COVERAGE,
 ) -> None:  # fmt: skip
-    """Without a corpus to hold a run's document ids against: refuse a run whose top-k share
-    judged for some query is under `FAR_BELOW` times the median of the other runs' and whose
-    unjudged ids (`unjudged_top`, per run name with its path and `Coverage`) would be judged
-    ids after a simple rewrite (`id_rewrite`) -- the mark of ids written another way, not of
-    a run that finds documents the assessors never saw."""
+    """Without a corpus to hold a run's document ids against: refuse a run judged for some
+    query less often than the median of the other runs whose unjudged ids (`unjudged_top`, per
+    run name with its path and `Coverage`) are judged ids after a simple rewrite -- the mark
+    of ids written another way, not of a run that finds documents the assessors never saw.
+    Refused when the rewrite matches most of them and the run's share is under `FAR_BELOW`
+    times the others' (`id_rewrite`), or when the top documents it would match (estimated
+    from the ids it was tried on) are more than the share `min_coverage` leaves, as a corpus
+    would refuse them."""
     every = _every(judgments, complete)
     for name, (path, found, unjudged) in runs.items():
         others = [c.anywhere_share for n, (_, c, _) in runs.items() if n != name]
         if not others or not unjudged:
             continue
         typical = statistics.median(others)
-        if found.anywhere_share >= FAR_BELOW * typical:
+        if found.anywhere_share >= typical:
             continue
-        hint = _hint(unjudged, every, "document")
-        if hint:
+        best = _best_rewrite(unjudged, every, "document")
+        if best is None:
+            continue
+        mostly = best[1] * 2 >= best[2] and found.anywhere_share < FAR_BELOW * typical
+        rewritten = (1 - found.anywhere_share) * best[1] / best[2]  # of its top documents
+        if mostly or rewritten > 1 - min_coverage + 1e-9:
+            share = "" if mostly else (
+                f", about {_percent(rewritten)} of them judged ids written another way (above the "
+                f"{_percent(1 - min_coverage)} [runs].min_coverage allows)"
+            )  # fmt: skip
             raise RunFileError(
                 path,
                 f"expected document ids written like the judgments', found "
                 f"{_percent(found.anywhere_share)} of the {found.top} documents in the run's top "
                 f"{found.k} judged for some query, against {_percent(typical)} for the other "
-                f"runs (run: {_examples(unjudged)}; judgments: {_examples(sorted(every))})" + hint,
+                f"runs{share} (run: {_examples(unjudged)}; judgments: {_examples(sorted(every))})"
+                + _hint_of(best),
             )
