@@ -116,6 +116,27 @@ def test_names_cannot_run_in_a_spreadsheet_nor_become_markdown(demo_results: Res
     assert "[a](b) | <img> & NO CLEAR CHANGE & GO" in latex
 
 
+def test_names_with_tabs_and_line_ends_stay_one_cell(demo_results: Results) -> None:
+    from dataclasses import replace
+
+    variants = tuple(replace(v, name="two\nlines\there") if v.name == "sparse" else v
+                     for v in demo_results.variants)  # fmt: skip
+    candidates = tuple(replace(c, name="-cand\r\n\nx") if i == 0 else c
+                       for i, c in enumerate(demo_results.candidates))  # fmt: skip
+    results = replace(demo_results, variants=variants, candidates=candidates)
+    text = export_tables(results, "csv")
+    assert text.count("\n") == 1 + len(results.mean_rows())  # one line per row
+    names = [row[0] for row in csv.reader(io.StringIO(text))]
+    assert names[1] == "two lines here" and "'-cand x" in names
+    latex = export_tables(results, "latex").splitlines()
+    assert any(line.startswith("two lines here & ") for line in latex)
+    assert any(line.startswith("-cand x & ") for line in latex)
+    inside = [line for block in "\n".join(latex).split("\\begin{tabular}")[1:]
+              for line in block.split("\\end{tabular}")[0].splitlines()[1:]]  # fmt: skip
+    assert len(inside) == 2 * 4 + len(results.variants) + len(results.candidates)
+    assert "" not in inside  # no blank line inside a table
+
+
 def test_to_dataframe_names_the_extra_without_pandas(
     demo_results: Results, monkeypatch: pytest.MonkeyPatch
 ) -> None:

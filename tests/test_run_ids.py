@@ -194,6 +194,11 @@ def test_an_error_in_a_cr_only_qrels_file_names_its_line(tmp_path: Path) -> None
 HASH_ID = "expected a query id not starting with '#' (a comment in a TREC file), found '#q1'"
 
 
+def formula(kind: str, found: str) -> str:
+    return (f"expected a {kind} id not starting with '=', '+', '-' or '@' (a spreadsheet would "
+            f"run it as a formula), found {found!r}")  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("name", "data", "message"),
     [
@@ -215,6 +220,17 @@ HASH_ID = "expected a query id not starting with '#' (a comment in a TREC file),
          "document id without white space or control characters, found 'd\\xa02'"),
         ("run.txt", "q1 Q0 d\x011 1 2.0 t\n", "run.txt:1: expected a document id without white "
          "space or control characters, found 'd\\x011'"),
+        # ids a spreadsheet would run as a formula (the exports write id columns as they are)
+        ("run.txt", "q1 Q0 d1 1 2.0 t\nq1 Q0 =1+1 2 1.0 t\n", f"run.txt:2: {formula('document', '=1+1')}"),
+        ("run.txt", "@SUM(1) Q0 d1 1 2.0 t\n", f"run.txt:1: {formula('query', '@SUM(1)')}"),
+        ("qrels.txt", "q1 0 d1 1\nq1 0 -2+3 1\n", f"qrels.txt:2: {formula('document', '-2+3')}"),
+        ("qrels.tsv", "+q1\td1\t1\n", f"qrels.tsv:1: {formula('query', '+q1')}"),
+        ("queries.jsonl", '{"_id": "=q1", "text": "a"}\n',
+         f"queries.jsonl:1: '_id': {formula('query', '=q1')}"),
+        ("corpus.jsonl", '{"_id": "@d1", "text": "x"}\n',
+         f"corpus.jsonl:1: '_id': {formula('document', '@d1')}"),
+        ("labels.jsonl", '{"id": "q1", "question": "a", "grades": {"=d1": 2}}\n',
+         f"labels.jsonl:1: {formula('document', '=d1')}"),
     ],
 )  # fmt: skip
 def test_an_id_the_trec_exports_would_not_read_back_is_refused_where_read(

@@ -68,9 +68,9 @@ def test_run_round_trip(tmp_path: Path) -> None:
 @settings(max_examples=40, deadline=None)
 @given(
     st.dictionaries(
-        st.from_regex(r"[a-z0-9:._-]{1,12}", fullmatch=True),
+        st.from_regex(r"[a-z0-9:._][a-z0-9:._-]{0,11}", fullmatch=True),
         st.dictionaries(
-            st.from_regex(r"[A-Za-z0-9:#/_-]{1,20}", fullmatch=True),
+            st.from_regex(r"[A-Za-z0-9:#/_][A-Za-z0-9:#/_-]{0,19}", fullmatch=True),
             st.floats(-1e6, 1e6, allow_nan=False) | st.integers(-5, 5).map(float),
             min_size=1,
             max_size=8,

@@ -36,6 +36,12 @@ SEED_EXPECTED = f"expected a whole number from 0 to {SEED_MAX}"  # what a bad se
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: no real run, qrels, labels or JSONL line comes near it
 
 
+# the first characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection;
+# its tab and CR are white space, which no id holds and every text cell collapses): an id may
+# not start with one, a text cell that does gets a leading apostrophe
+FORMULA_STARTS = ("=", "+", "-", "@")
+
+
 _state = {"max_bytes": DEFAULT_MAX_INPUT_MB << 20}
 
 

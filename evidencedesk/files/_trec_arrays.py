@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from evidencedesk.errors import RunFileError
-from evidencedesk.files._text import MAX_LINE_BYTES, line_too_long, shown
+from evidencedesk.files._text import FORMULA_STARTS, MAX_LINE_BYTES, line_too_long, shown
 from evidencedesk.files._trec_keys import (
     alike_earlier,
     alike_problem,
@@ -119,15 +119,24 @@ _ODD_CHARS = (
 )
 
 
+_FORMULA_BYTES = np.zeros(256, dtype=bool)  # a lookup table: the bytes an id may not start with
+_FORMULA_BYTES[list("".join(FORMULA_STARTS).encode("ascii"))] = True
+
+
 def plain_ids(ids: pa.Array) -> bool:
     """Whether binary (or text) ids are UTF-8 text without white space or control characters beyond
-    ASCII (the byte checks of `_Range` refuse the ASCII ones): at once when every byte is
-    ASCII (a numpy pass over the bytes), else by Arrow's own check (a cast to text)."""
+    ASCII (the byte checks of `_Range` refuse the ASCII ones) and none starts with a formula
+    character (`files._text.FORMULA_STARTS`): at once when every byte is ASCII (a numpy pass
+    over the bytes), else by Arrow's own check (a cast to text)."""
     offsets = offsets_of(ids)
     data = ids.buffers()[2]
     if data is None or offsets[-1] == offsets[0]:
         return True
-    if np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]].max() < 0x80:
+    raw = np.frombuffer(data, dtype=np.uint8)
+    starts = offsets[:-1][offsets[:-1] < offsets[1:]]  # the first byte of each non-empty id
+    if _FORMULA_BYTES[raw[starts]].any():
+        return False
+    if raw[offsets[0] : offsets[-1]].max() < 0x80:
         return True
     try:
         text = ids.cast(pa.string())

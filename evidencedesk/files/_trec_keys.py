@@ -23,6 +23,7 @@ import numpy as np
 
 from evidencedesk._inert import look_alike, visible
 from evidencedesk.errors import PackageLoadError
+from evidencedesk.files._text import FORMULA_STARTS
 
 try:
     import pyarrow as pa
@@ -56,11 +57,17 @@ def id_problem(value: str, kind: str) -> str | None:
     """Why `value` cannot be a `kind` ("query", "document") id of a TREC file, as an error's
     ``expected …, found …``; None when it can. An id must read back as itself from the TREC
     exports: no white space or control character anywhere (trec_eval splits a line at white
-    space), and a query id must not start with ``#`` (the line would read as a comment)."""
+    space), a query id must not start with ``#`` (the line would read as a comment), and no id
+    may start with a character a spreadsheet reads as a formula (`files._text.FORMULA_STARTS`: the id
+    columns of to-label.tsv and the CSV exports are written as they are, for the round trip
+    back to qrels)."""
     if kind == "query" and value.startswith("#"):
         return (
             f"expected a query id not starting with '#' (a comment in a TREC file), found {value!r}"
         )
+    if value.startswith(FORMULA_STARTS):
+        return (f"expected a {kind} id not starting with '=', '+', '-' or '@' (a spreadsheet "
+                f"would run it as a formula), found {value!r}")  # fmt: skip
     if any(c.isspace() or unicodedata.category(c) == "Cc" for c in value):
         return (f"expected a {kind} id without white space or control characters, found "
                 f"{value!r}")  # fmt: skip

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from evidencedesk.errors import EvidencedeskError, OutputError
+from evidencedesk.files._text import FORMULA_STARTS
 
 _UNSAFE = re.compile(r"[^a-z0-9]+")
 
@@ -58,11 +59,6 @@ def check_unique(names: Iterable[str], slug: Callable[[str], str], kind: str) ->
             )
 
 
-# the first characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection):
-# a text cell starting with one of them is written with a leading apostrophe
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
 _LONE = re.compile("[\ud800-\udfff]")  # a lone surrogate: text no UTF-8 file can hold
 
 
@@ -75,7 +71,7 @@ def text_cell(text: str, limit: int | None = None) -> str:
     formula gets a leading ``'``, as OWASP's CSV-injection guidance says. Ids and numbers are
     written as they are, not through here."""
     cell = " ".join(_LONE.sub("\ufffd", text).split())[:limit]
-    return "'" + cell if cell.startswith(_FORMULA_STARTS) else cell
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
 
 
 # what os.link raises where the file system has no hard links

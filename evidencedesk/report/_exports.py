@@ -49,6 +49,7 @@ from evidencedesk._inert import printable, visible
 from evidencedesk._metric_names import label
 from evidencedesk.errors import AuditError
 from evidencedesk.files._text import read_text
+from evidencedesk.files._writing import text_cell
 from evidencedesk.report._assemble import present
 from evidencedesk.report._model import BottomLine, SiteModel
 from evidencedesk.report._values import fmt, interval, number, p_text
@@ -233,9 +234,6 @@ _LATEX_SPECIAL = {
 }  # fmt: skip
 
 
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell starting so as a formula
-
-
 def _mean(m: MetricStat) -> str:
     interval = f" [{fmt(m.low)}, {fmt(m.high)}]" if m.low is not None else ""
     return f"{fmt(m.mean)}{interval}"
@@ -278,7 +276,9 @@ def _candidates(results: Results) -> tuple[list[str], list[list[str]]]:
 
 
 def _latex_text(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    """`text` as LaTeX prints it: its special characters escaped and every run of white space
+    one space (a blank line in a name would end the table's paragraph)."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in " ".join(text.split()))
 
 
 def _latex(head: list[str], rows: list[list[str]], caption: str, label: str) -> str:
@@ -314,9 +314,10 @@ def _captions(results: Results, name: Callable[[str], str]) -> tuple[str, str]:
 
 
 def _csv_cell(value: object) -> object:
-    """A text cell that a spreadsheet would run as a formula, quoted with a leading ``'``."""
-    if isinstance(value, str) and value.startswith(_FORMULA):
-        return "'" + value
+    """A cell of the CSV export: text as every export writes it (`text_cell`: no formula, no
+    extra column or line), a number as it is, None as an empty cell."""
+    if isinstance(value, str):
+        return text_cell(value)
     return "" if value is None else value
 
 
