@@ -158,6 +158,48 @@ def test_a_build_refuses_look_alike_question_ids_and_keeps_the_site(tmp_path: Pa
     assert snapshot(out) == before
 
 
+def test_a_build_refuses_two_runs_whose_names_look_alike_and_keeps_the_site(
+    tmp_path: Path,
+) -> None:
+    root = make_runs_only_project(tmp_path, questions=12, runs=2).parent
+    out = tmp_path / "out" / "site"
+    assert build(root, out)[0] == 0
+    before = snapshot(out)
+    first = sorted((root / "runs").glob("*.run"))[-1]
+    twin = first.with_name(f"{first.stem}{ZWSP}.run")  # `rerank` and `rerank` + U+200B
+    shutil.copyfile(first, twin)
+
+    status, _, stderr = build(root, out)
+
+    shown = visible(twin.stem)
+    assert (status, stderr) == (
+        2,
+        f"error: {root / 'runs' / f'{shown}.run'}: expected run names that differ in more than "
+        f"invisible characters or Unicode normalisation, found '{shown}' and '{first.stem}'\n",
+    )
+    assert snapshot(out) == before
+
+
+def test_an_id_with_an_invisible_character_is_shown_visibly_on_every_page(
+    tmp_path: Path,
+) -> None:
+    root = make_runs_only_project(tmp_path, questions=12, runs=3).parent
+    for path in [root / "qrels.txt", *(root / "runs").glob("*.run"), *root.glob("queries*")]:
+        text = path.read_text(encoding="utf-8")
+        path.write_text(re.sub(r"\bq001\b", f"q001{ZWSP}", text), encoding="utf-8")
+    out = tmp_path / "site"
+    assert build(root, out)[0] == 0
+    pages = {p.name: p.read_text(encoding="utf-8") for p in out.glob("*.html")}
+    # what a reader sees: the text outside tags and scripts (attributes keep the id as it is)
+    seen = {name: re.sub(r"<[^>]*>", "", re.sub(r"<script.*?</script>", "", page, flags=re.S))
+            for name, page in pages.items()}  # fmt: skip
+    assert {name for name, text in seen.items() if ZWSP in text} == set()
+    assert sum("q001⟨U+200B⟩" in text for text in seen.values()) >= 4
+    page = pages[next(n for n in pages if n.startswith("question-q001"))]
+    assert "<title>q001⟨U+200B⟩ · " in page
+    assert "q001⟨U+200B⟩, " in seen[next(n for n in pages if n.startswith("candidate-"))]
+
+
 # -- the question list's script --------------------------------------------------------------
 
 SCRIPT = Path(__file__).resolve().parent.parent / "templates" / "questions.js"

@@ -231,6 +231,8 @@ def overridden(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         ("index.html", "p.bottom-line", r"Δ [^,]+ [+−]\d\.\d+ \[[^\]]+\]"),  # after the lead's name
         ("index.html", "table.decision-table tbody", r"[+−]\d\.\d+"),
         ("flips.html", "table.flip-lines tbody", r"\+\d+/−\d+"),
+        ("question-q1.html", "a.flip", r"(better|worse)"),  # "▼ name worse", not "esrow"
+        ("methods.html", "#downloads li:nth-child(6)", r": final lists of the judged questions"),
     ],
 )
 def test_an_override_in_a_run_name_stays_inside_it(
@@ -256,3 +258,83 @@ def test_an_override_in_a_run_name_stays_inside_it(
         for line in {top for _, top in found}:
             lefts = [left for left, top in found if top == line]
             assert lefts == sorted(lefts) and len(set(lefts)) == len(lefts), (text, found)
+
+
+# each element's text box against its own content box: (element's left, right, text's left, right)
+_EDGES = """(selector) => Array.from(document.querySelectorAll(selector)).map(el => {
+  const box = el.getBoundingClientRect(), range = document.createRange();
+  range.selectNodeContents(el);
+  const text = range.getBoundingClientRect();
+  const style = getComputedStyle(el);
+  return [box.left + parseFloat(style.paddingLeft), box.right - parseFloat(style.paddingRight),
+          text.left, text.right];
+})"""
+
+
+def _arabic_project(root: Path) -> Path:
+    """A runs-only project whose question and document texts are Arabic (short: each fits one
+    line well inside its cell) beside one in English."""
+    (root / "runs").mkdir(parents=True)
+    queries = [{"_id": "q1", "text": "ما هي سياسة الإرجاع؟"}, {"_id": "q2", "text": "how late?"}]
+    (root / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), "utf-8")
+    docs = [{"_id": f"d{n}", "title": "سياسة الإرجاع" if n % 2 else "Opening hours",
+             "text": "يمكن إرجاع المنتج خلال ثلاثين يوما" if n % 2 else "We open at nine."}
+            for n in range(1, 7)]  # fmt: skip
+    (root / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs), "utf-8")
+    (root / "qrels.txt").write_text("q1 0 d1 1\nq2 0 d2 1\n", "utf-8")
+    for name, order in (("base", [1, 2, 3, 4]), ("cand", [3, 1, 4, 2])):
+        lines = [f"{q} Q0 d{d} {r} {10 - r} {name}\n" for q in ("q1", "q2")
+                 for r, d in enumerate(order, start=1)]  # fmt: skip
+        (root / "runs" / f"{name}.run").write_text("".join(lines), "utf-8")
+    (root / "evidencedesk.toml").write_text(
+        '[project]\nname = "arabic"\n\n[documents]\ncorpus = "corpus.jsonl"\nindex = false\n\n'
+        '[questions]\nqueries = "queries.jsonl"\nqrels = "qrels.txt"\nrelevance = 1\n\n'
+        '[runs]\ndir = "runs"\nbaseline = "base"\n',
+        "utf-8",
+    )
+    return root / "evidencedesk.toml"
+
+
+@pytest.mark.parametrize(
+    ("page_name", "selector"),
+    [
+        ("question-q1.html", "h1.question"),
+        ("question-q1.html", ".snippet"),
+        ("questions.html", "td[dir=auto]"),
+        ("to-label.html", "span.line-below[dir=auto]"),
+    ],
+)
+def test_right_to_left_text_reads_from_the_right(
+    browser,  # noqa: F811 - the fixture
+    tmp_path: Path,
+    page_name: str,
+    selector: str,
+) -> None:  # type: ignore[no-untyped-def]
+    _require_browser()
+    site = tmp_path / "site"
+    argv = ["build", "--project", str(_arabic_project(tmp_path / "p")), "--out", str(site), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    page = browser.new_page(viewport={"width": 1400, "height": SCREEN})
+    try:
+        page.goto((site / page_name).as_uri(), wait_until="load")
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        found = page.evaluate(_EDGES, selector)
+        texts = page.evaluate(f"() => Array.from(document.querySelectorAll({selector!r}))"
+                              ".map(e => e.textContent)")  # fmt: skip
+        sides = page.evaluate(f"() => Array.from(document.querySelectorAll({selector!r}))"
+                              ".map(e => [getComputedStyle(e).direction,"
+                              " getComputedStyle(e).textAlign])")  # fmt: skip
+    finally:
+        page.close()
+    arabic = [edges for edges, text in zip(found, texts, strict=True) if "ا" in text]
+    latin = [edges for edges, text in zip(found, texts, strict=True) if "ا" not in text]
+    assert arabic, texts
+    # each Arabic text's own direction, aligned from its start: the right
+    assert {tuple(side) for side, text in zip(sides, texts, strict=True) if "ا" in text} <= {
+        ("rtl", "start"),
+        ("rtl", "right"),
+    }
+    for left, right, text_left, text_right in arabic:  # flush right (a cell may fit it exactly)
+        assert abs(right - text_right) < 2, (left, right, text_left, text_right)
+    for left, right, text_left, text_right in latin:  # flush left
+        assert abs(text_left - left) < 2, (left, right, text_left)

@@ -78,7 +78,7 @@ def downloads(model: SiteModel) -> list[tuple[str, str]]:
     runs = [
         (
             f"{RUNS}/{slug(name)}.run",
-            f"{name}: final lists of the judged questions, TREC run format",
+            f"{_isolated(name)}: final lists of the judged questions, TREC run format",
         )
         for name in exported_runs(results)
     ]
@@ -229,6 +229,12 @@ _BIDI = re.compile(
 
 
 _FSI, _PDI = "\u2068", "\u2069"  # first-strong isolate ... pop directional isolate
+
+
+def _isolated(name: str) -> str:
+    """`name` inside the isolate characters when it could turn the words after it around (a
+    name within a sentence the page shows as one string); as it is otherwise."""
+    return f"{_FSI}{name}{_PDI}" if _BIDI.search(name) else name
 
 
 def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[Any], Markup]]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from evidencedesk._inert import visible
 from evidencedesk._metric_names import label
 from evidencedesk.gate import GateCheck
 from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt, p_is, p_text
@@ -282,7 +283,8 @@ def headline(results: Results, source: str) -> str:
 
 
 def _ids(ids: tuple[str, ...]) -> str:
-    shown = ", ".join(ids[:INLINE_IDS]) if ids else "none"
+    """Question ids in a sentence, their invisible characters shown (`inert.visible`)."""
+    shown = ", ".join(map(visible, ids[:INLINE_IDS])) if ids else "none"
     more = len(ids) - INLINE_IDS
     return shown + (f", … and {more} more (see the flips on this page)" if more > 0 else "")
 
@@ -425,7 +427,7 @@ def gate_line(results: Results, source: str) -> str:
     g = _at(results, source, GateCheck, "a gate check")
     k = c.gate.k or 0  # a gate check exists only where a policy was read, and k with it
     metric = gate_metric(g.metric, k)
-    q = g.questions[0] if g.questions else ""
+    q = visible(g.questions[0]) if g.questions else ""
     if g.rule == "critical_missing":
         return f"critical: {q} has no case in this run (not an answerable question)"
     if g.rule == "critical":
@@ -443,7 +445,7 @@ def gate_line(results: Results, source: str) -> str:
         return (f"{metric} dropped {fmt(before - now)} against the gate's baseline "
                 f"({fmt(before)} → {fmt(now)}), more than the allowed {fmt(g.threshold)}")  # fmt: skip
     if g.rule == "review_on_mrr_flips":
-        shown = ", ".join(g.questions[:INLINE_IDS]) + (
+        shown = ", ".join(map(visible, g.questions[:INLINE_IDS])) + (
             ", …" if len(g.questions) > INLINE_IDS else ""
         )
         return (f"{metric} worse for {len(g.questions)} question(s) ({shown}), better for "

@@ -41,6 +41,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from evidencedesk import paths
+from evidencedesk._inert import look_alike, visible
 from evidencedesk._metric_names import split_metric
 from evidencedesk.baseline import Baseline, load_baseline
 from evidencedesk.errors import ConfigError, DocumentError, LabelsError
@@ -442,6 +443,13 @@ def _check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collect
         )
     if name in used:
         raise ConfigError(path, f"{source}expected a new variant name, found {name!r} already used")
+    alike = next((u for u in used if look_alike(u) == look_alike(name)), None)
+    if alike is not None:  # two rows a reader cannot tell apart
+        raise ConfigError(
+            path,
+            f"{source}expected run names that differ in more than invisible characters or "
+            f"Unicode normalisation, found '{visible(name)}' and '{visible(alike)}'",
+        )
 
 
 def baseline_run(project: Project, runs: RunPaths = ()) -> str:
