@@ -296,7 +296,17 @@ def test_a_query_written_twice_in_one_line_is_one_line_and_changes_nothing(
 # the reproducible-builds specification asks for ASCII digits: no sign, no other script's digits
 @pytest.mark.parametrize(
     "epoch",
-    ["9" * 30, "-1", "1e9", "253402300800", "+1700000000", "١٧٠٠٠٠٠٠٠٠", "１７００００００００"],
+    [
+        "9" * 30,
+        "-1",
+        "1e9",
+        "253402300800",
+        "+1700000000",
+        "١٧٠٠٠٠٠٠٠٠",
+        "１７００００００００",
+        " 17",
+        "17\n",
+    ],
 )
 def test_an_out_of_range_source_date_epoch_is_one_line_before_any_work(
     pristine: Scratch, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, epoch: str

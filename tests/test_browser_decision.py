@@ -336,5 +336,5 @@ def test_right_to_left_text_reads_from_the_right(
     }
     for left, right, text_left, text_right in arabic:  # flush right (a cell may fit it exactly)
         assert abs(right - text_right) < 2, (left, right, text_left, text_right)
-    for left, right, text_left, text_right in latin:  # flush left
+    for left, right, text_left, _ in latin:  # flush left
         assert abs(text_left - left) < 2, (left, right, text_left)

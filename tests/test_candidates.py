@@ -130,6 +130,10 @@ def test_notes_and_pages_share_one_slug_rule(name: str, plain: str) -> None:
             "of: none, overlap, feature, pair, blend, minilm",
         ),
         (
+            "[[candidate]]\nname = 'a'\nchanges = { reranker = 'feature', depth = nan }",
+            "c.toml:3: key 'depth': expected finite numbers, found nan",
+        ),
+        (
             "[[candidate]]\nname = 'a'\nchanges = { final = 0 }",
             "c.toml:3: candidate #1 (a).changes: config final: expected an integer from 1 to 1000000, "
             "found 0",

@@ -88,7 +88,7 @@ def test_demo_policy_names_four_answerable_critical_questions(policy, demo):
         ('{"k": 3.5}', "policy.json:1: key 'k': expected an integer, found 3.5"),
         (
             '{"min_recall": 1.5}',
-            "policy.json:1: key 'min_recall': expected a value <= 1.0, found 1.5",
+            "policy.json:1: key 'min_recall': expected a value from 0.0 to 1.0, found 1.5",
         ),
         ('{"critical": "rc01"}', "policy.json:1: key 'critical': expected a list, found \"rc01\""),
         (
@@ -119,7 +119,7 @@ def test_demo_policy_names_four_answerable_critical_questions(policy, demo):
             '{"review_on_mrr_flips": "yes"}',
             "policy.json:1: key 'review_on_mrr_flips': expected true or false, found \"yes\"",
         ),
-        ('{"k": 0}', "policy.json:1: key 'k': expected a value >= 1, found 0"),
+        ('{"k": 0}', "policy.json:1: key 'k': expected a value from 1 to 1000000, found 0"),
     ],
 )
 def test_policy_errors_name_file_key_and_expectation(tmp_path, demo, text, message):

@@ -389,7 +389,7 @@ CASES: tuple[Case, ...] = (
         replace("gate_policy_retrieval.json", '"k": 3,', '"k": 1' + "0" * 23 + ","),
         "gate_policy_retrieval.json",
         2,
-        "key 'k': expected a value <= 1000000, found 1" + "0" * 23,
+        "key 'k': expected a value from 1 to 1000000, found 1" + "0" * 23,
     ),
     Case(
         "candidate-depth-of-10-to-the-23",

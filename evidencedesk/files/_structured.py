@@ -221,7 +221,10 @@ def _surrogate(text: str, data: bytes) -> tuple[int, str] | None:
 # the key a value follows directly (``"max_drop": NaN``, ``max_drop = nan``), at the end of the
 # text before the value: a value inside an array has none
 _JSON_KEY = re.compile(r'("(?:[^"\\\n]|\\.){1,200}")\s*:\s*\Z')
-_TOML_KEY = re.compile(r'(?m)^[ \t]*([A-Za-z0-9_.-]{1,200}|"[^"\n]{1,200}")[ \t]*=[ \t]*\Z')
+# the key a value follows: at a line's start, or inside an inline table (``{ depth = nan }``)
+_TOML_KEY = re.compile(
+    r'(?m)(?:^|[{,])[ \t]*([A-Za-z0-9_.-]{1,200}|"[^"\n]{1,200}")[ \t]*=[ \t]*\Z'
+)
 
 
 def _key_before(text: str, offset: int, pattern: re.Pattern[str]) -> str:

@@ -372,6 +372,10 @@ class Source:
                 return self.error(
                     loc, f"expected {extra['expected']} from {low} to {high}, found {value}"
                 )
+            if None not in (low, high):  # both ends: the whole range, whichever was crossed
+                return self.error(
+                    loc, f"expected a value from {low} to {high}, found {self.style.found(value)}"
+                )
             key, sign = _BOUNDS[kind]
             return self.error(
                 loc, f"expected a value {sign} {ctx.get(key)}, found {self.style.found(value)}"

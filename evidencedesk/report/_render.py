@@ -307,7 +307,7 @@ def build_date() -> str | None:
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if not epoch:
         return None
-    digits = epoch.strip()
+    digits = epoch  # ASCII digits alone, as the reproducible-builds specification asks
     if not (digits.isascii() and digits.isdigit() and len(digits) <= len(str(_MAX_EPOCH))
             and int(digits) <= _MAX_EPOCH):  # fmt: skip
         shown = epoch if len(epoch) <= SHOWN_CHARS else f"{epoch[:SHOWN_CHARS]}…"
