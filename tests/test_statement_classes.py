@@ -189,3 +189,50 @@ def test_judgments_of_one_grade_are_not_called_a_scale(tmp_path: Path) -> None:
     assert said in index
     assert "(every judgment here has grade 1)" in methods
     assert all("1–1" not in page for page in (index, methods))
+
+
+def _unjudged_project(root: Path) -> Path:
+    """Eight questions, one relevant (d) and one non-relevant (x) judgment each (binary,
+    sparse). The baseline ranks d first, then x and eight unjudged documents (Judged@10 0.2);
+    "collapsed" returns nine unjudged documents then x, "buried" nine unjudged then d (both
+    Judged@10 0.1)."""
+    root.mkdir()
+    qids = [f"q{i}" for i in range(1, 9)]
+    (root / "qrels.txt").write_text("".join(f"{q} 0 d{q} 1\n{q} 0 x{q} 0\n" for q in qids), "utf-8")
+    (root / "runs").mkdir()
+    lists = {
+        "base": lambda q: [f"d{q}", f"x{q}", *(f"u{j}{q}" for j in range(8))],
+        "collapsed": lambda q: [*(f"u{j}{q}" for j in range(9)), f"x{q}"],
+        "buried": lambda q: [*(f"u{j}{q}" for j in range(9)), f"d{q}"],
+    }
+    for name, make in lists.items():
+        lines = [f"{q} Q0 {d} {r} {20 - r} {name}\n" for q in qids
+                 for r, d in enumerate(make(q), start=1)]  # fmt: skip
+        (root / "runs" / f"{name}.run").write_text("".join(lines), "utf-8")
+    (root / "evidencedesk.toml").write_text(
+        '[project]\nname = "sparse"\n[questions]\nqrels = "qrels.txt"\nrelevance = 1\n'
+        '[runs]\ndir = "runs"\nbaseline = "base"\n[report]\nmetrics = ["map", "mrr"]\n',
+        "utf-8",
+    )
+    return root
+
+
+def test_the_unjudged_caveat_is_said_only_where_it_can_change_the_answer(tmp_path: Path) -> None:
+    """Class 9: "its top 10 holds 90 % unjudged documents … label before deciding" beside a run
+    that is worse on the judged documents alone too; the caveat is said where the condensed
+    lists (unjudged removed) do not move as the full lists do."""
+    _build(_unjudged_project(tmp_path / "p"), tmp_path / "site")
+    page = {
+        name: _squeezed(html.unescape(re.sub(r"<[^>]+>", " ",
+            next((tmp_path / "site").glob(f"candidate-{name}*.html")).read_text("utf-8"))))
+        for name in ("collapsed", "buried")
+    }  # fmt: skip
+    caveat = ("Caveat: its top 10 holds 90 % unjudged documents against 80 % for the baseline; "
+              "unjudged count as not relevant, so this comparison can understate it")  # fmt: skip
+    assert caveat not in page["collapsed"]
+    assert (
+        "it moves as on the full lists, so the verdict holds where the judgments reach"
+        in (page["collapsed"])
+    )
+    assert caveat in page["buried"]
+    assert "it does not move as on the full lists" in page["buried"]
