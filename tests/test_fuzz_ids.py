@@ -12,25 +12,38 @@ reorder the page's own words.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
+import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from markupsafe import escape
 
 from evidencedesk._inert import printable, visible
-from evidencedesk.errors import EvidencedeskError
+from evidencedesk.cli import main
+from evidencedesk.errors import EvidencedeskError, InputError
+from evidencedesk.files._trec_keys import id_problem
 from evidencedesk.files.trec import TrecRun, read_qrels, read_run, write_qrels, write_run
 from evidencedesk.report._render import _BIDI, environment
 from evidencedesk.report._site import slug
 from evidencedesk.results._serialize import TO_LABEL, _export_files
 from evidencedesk.results.types import ToLabel
+from evidencedesk.retrieval.beir import (
+    QRELS_HEADER,
+    Query,
+    read_beir_corpus,
+    read_beir_qrels,
+    read_queries,
+)
+from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import load_labels
+from tests.synthetic_runs import write_project
 from tests.test_results_units import tiny_results
 
 FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -165,3 +178,256 @@ def test_a_page_carries_any_string_escaped_and_isolated(text: str, name: str) ->
         assert f"<bdi>{escaped}</bdi> is better" in page
     else:
         assert page == f"<p>{escaped} is better</p>"
+
+
+# -- BEIR loaders ------------------------------------------------------------------------------
+
+
+def _refused_at_its_line(read: Callable[[Path], object], path: Path) -> object | None:
+    """What `read` returns, or None when it refuses with one line that names the file and the
+    line (``path:line: …``; a file with nothing in it names no line); anything else fails."""
+    try:
+        read_back = read(path)
+    except EvidencedeskError as exc:
+        event(f"refused: {exc.detail[:24]}" if isinstance(exc, InputError) else "refused")
+        message = str(exc)
+        assert len(message.splitlines()) == 1, message
+        at_a_line = re.match(rf"{re.escape(str(path))}:[0-9]+: ", message) is not None
+        assert at_a_line or message.startswith(f"{path}: expected at least one"), message
+        return None
+    event("read")
+    return read_back
+
+
+@FUZZ
+@given(qid=IDS, text=NAMES, ascii=st.booleans())
+def test_any_beir_jsonl_query_is_read_as_written_or_refused(
+    qid: str, text: str, ascii: bool
+) -> None:
+    lines = [
+        json.dumps({"_id": qid, "text": text}, ensure_ascii=ascii),
+        '{"_id": "q0", "text": "zero"}',
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        path = _file(folder, "queries.jsonl", "".join(line + "\n" for line in lines))
+        queries = _refused_at_its_line(read_queries, path)
+    if queries is not None:  # JSON escapes every line end: the text is the file's, stripped
+        assert queries == [Query(qid, text.strip()), Query("q0", "zero")]
+
+
+@FUZZ
+@given(qid=IDS, text=NAMES)
+def test_any_beir_tsv_query_is_read_as_written_or_refused(qid: str, text: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = _file(folder, "queries.tsv", f"{qid}\t{text}\nq0\tzero\n")
+        queries = _refused_at_its_line(read_queries, path)
+    if queries is not None and _one_word(qid) and not any(c in "\r\n" for c in text):
+        assert queries == [Query(qid.removeprefix("\ufeff"), text.strip()), Query("q0", "zero")]
+
+
+@FUZZ
+@given(doc=IDS, title=NAMES, text=NAMES, ascii=st.booleans())
+def test_any_beir_document_is_read_as_written_or_refused(
+    doc: str, title: str, text: str, ascii: bool
+) -> None:
+    row = json.dumps({"_id": doc, "title": title, "text": text}, ensure_ascii=ascii)
+    with tempfile.TemporaryDirectory() as folder:
+        path = _file(folder, "corpus.jsonl", f'{row}\n{{"_id": "d0", "text": "zero"}}\n')
+        catalog = _refused_at_its_line(read_beir_corpus, path)
+    if catalog is not None:
+        assert isinstance(catalog, Catalog)
+        chunks = [(c.id, c.doc_id, c.title, c.text) for c in catalog.chunks]
+        assert chunks == [(doc, doc, title, text), ("d0", "d0", "", "zero")]
+
+
+@FUZZ
+@given(qid=IDS, doc=IDS, grade=st.integers(-2, 3), header=st.booleans())
+def test_any_beir_qrels_ids_are_read_as_written_or_refused(
+    qid: str, doc: str, grade: int, header: bool
+) -> None:
+    head = "\t".join(QRELS_HEADER) + "\n" if header else ""
+    with tempfile.TemporaryDirectory() as folder:
+        path = _file(folder, "qrels.tsv", f"{head}{qid}\t{doc}\t{grade}\nq0\td0\t2\n")
+        qrels = _refused_at_its_line(read_beir_qrels, path)
+    if qrels is not None and _one_word(qid, doc):
+        expected: dict[str, dict[str, int]] = {}
+        expected.setdefault(qid if header else qid.removeprefix("\ufeff"), {})[doc] = grade
+        expected.setdefault("q0", {})["d0"] = 2
+        assert qrels == expected
+
+
+# -- the command line and the real templates ---------------------------------------------------
+
+BUILDS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _holdable(name: str) -> bool:
+    """Whether a file system can hold a run file named after `name`."""
+    return (
+        not any(c in "/\x00" or "\ud800" <= c <= "\udfff" for c in name)
+        and name not in (".", "..")
+        and len(f"{name}.run".encode()) <= 200
+    )
+
+
+RUN_NAMES = NAMES.filter(_holdable)
+_AROUND = st.text(CHAR | st.sampled_from("run "), max_size=4)
+_INITIATORS, _PDI = "\u2066\u2067\u2068", "\u2069"  # LRI, RLI, FSI; pop directional isolate
+# a character that can turn text around (`_BIDI`), the issue's own (U+202E) drawn often
+_TURNS = st.sampled_from("\u202e\u202b\u200f\u061c\u05d0\u0645") | st.from_regex(
+    _BIDI, fullmatch=True
+)
+# a name holding a right-to-left letter or a bidirectional control
+BIDI_NAMES = st.builds(
+    "{}{}{}".format, _AROUND, _TURNS | st.sampled_from(_INITIATORS + _PDI), _AROUND
+).filter(_holdable)
+# a name holding a PDI and, after it, a character that can turn text around other than an isolate
+CLOSING_NAMES = st.builds(
+    "{}\u2069{}{}".format, _AROUND, _TURNS.filter(lambda c: c not in _INITIATORS + _PDI), _AROUND
+).filter(_holdable)
+# a query id holding a character that draws nothing (`visible` shows it)
+INVISIBLE_IDS = st.builds(
+    "{}{}{}".format,
+    st.text(CHAR | st.sampled_from("q01"), max_size=3),
+    st.sampled_from("\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\ufeff"),
+    st.text(CHAR | st.sampled_from("q01"), max_size=3),
+).filter(lambda qid: visible(qid) != qid and id_problem(qid, "query") is None)
+
+
+def _append(path: Path, text: str) -> None:
+    with path.open("ab") as handle:
+        handle.write(text.encode("utf-8", "surrogatepass"))
+
+
+def _build(folder: str, qid: str = "q1", name: str = "cand") -> tuple[int, str, Path]:
+    """Build a runs-only project whose question `qid` a run `name` (its file's name) answers:
+    the exit status, what was written on standard error and the site's folder."""
+    root = Path(folder)
+    project = write_project(root / "p", {"q2": {"d2": 2}}, {"base": {"q2": ["x", "d2"]}})
+    _append(root / "p" / "queries.jsonl", json.dumps({"_id": qid, "text": "fuzzed?"}) + "\n")
+    _append(root / "p" / "qrels.txt", f"{qid} 0 d1 2\n")
+    _append(root / "p" / "runs" / "base.run", f"{qid} Q0 d1 1 9.0 base\n")
+    _file(
+        str(root / "p" / "runs"),
+        f"{name}.run",
+        f"{qid} Q0 x 1 9.0 c\n{qid} Q0 d1 2 8.0 c\nq2 Q0 d2 1 9.0 c\n",
+    )
+    out, err = root / "site", io.StringIO()
+    argv = ["build", "--project", str(project), "--out", str(out), "-q"]
+    code = main(argv, stdout=io.StringIO(), stderr=err)
+    return code, err.getvalue(), out
+
+
+def _built_or_refused(code: int, err: str, out: Path) -> bool:
+    """Whether the build succeeded (and wrote the site); a refusal must be one ``error:`` line."""
+    assert code in (0, 2), err
+    assert "Traceback" not in err, err
+    if code == 2:
+        assert len(err.splitlines()) == 1 and err.startswith("error: "), err
+        event(f"refused: {re.sub(r'^error: .*?:[0-9]+: ', '', err)[:24]}")
+        return False
+    event("built")
+    assert (out / "index.html").is_file()
+    return True
+
+
+@BUILDS
+@given(qid=IDS, name=RUN_NAMES)
+def test_any_run_name_and_query_id_build_or_are_refused_in_one_line(qid: str, name: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        _built_or_refused(*_build(folder, qid, name))
+
+
+_HIDDEN = re.compile(r"<script\b.*?</script>|<style\b.*?</style>|<!--.*?-->", re.S | re.I)
+
+
+def _page_text(page: str) -> Iterator[tuple[str, bool]]:
+    """Each run of a page's text (outside tags and so attributes, scripts and styles), unescaped,
+    with whether it lies inside a ``<bdi>`` element."""
+    page, bdi, at = _HIDDEN.sub("<hidden>", page), 0, 0
+    for tag in re.finditer(r"<[^>]*>", page):
+        yield html.unescape(page[at : tag.start()]), bdi > 0
+        if re.match(r"</?bdi\b", tag.group(), re.I):
+            bdi += -1 if tag.group().startswith("</") else 1
+        at = tag.end()
+    yield html.unescape(page[at:]), bdi > 0
+
+
+def _isolates_after(text: str, depth: int = 0) -> int:
+    """How many isolates are open after `text` when `depth` were open before it (a PDI closes
+    the last one open; one with none open does nothing, as in the Unicode bidi algorithm)."""
+    for c in text:
+        depth = depth + 1 if c in _INITIATORS else max(depth - (c == _PDI), 0)
+    return depth
+
+
+def _inside_isolate(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` starts inside FSI/LRI/RLI … PDI (wrapped, or inside a longer
+    string that is) and a PDI follows it."""
+    return _isolates_after(text[:start]) > 0 and _PDI in text[end:]
+
+
+def _stays_inside(text: str, start: int, end: int) -> bool:
+    """`_inside_isolate`, and no character of `text[start:end]` that can turn text around
+    (`_BIDI`) stands outside every isolate: a PDI of the value's own closes the isolate it was
+    wrapped in, and an override after it runs on over the page's words."""
+    if not _inside_isolate(text, start, end):
+        return False
+    depth = _isolates_after(text[:start])
+    for c in text[start:end]:
+        if depth == 0 and c not in _INITIATORS + _PDI and _BIDI.match(c):
+            return False
+        depth = _isolates_after(c, depth)
+    return True
+
+
+def _shown(
+    site: Path, value: str, inside: Callable[[str, int, int], bool] = _inside_isolate
+) -> Iterator[tuple[str, str, bool]]:
+    """(page, text, isolated) for every place a page of `site` shows `value` in its text:
+    isolated when inside a ``<bdi>`` element or when `inside` says so."""
+    for page in sorted(site.rglob("*.html")):
+        for text, in_bdi in _page_text(page.read_text("utf-8")):
+            start = text.find(value)
+            while start != -1:
+                yield page.name, text, in_bdi or inside(text, start, start + len(value))
+                start = text.find(value, start + 1)
+
+
+def _unisolated(folder: str, name: str, inside: Callable[[str, int, int], bool]) -> list[str]:
+    """Each page text that shows the run `name` outside an isolate, once a build with that run
+    succeeded (none when it was refused)."""
+    code, err, out = _build(folder, name=name)
+    if not _built_or_refused(code, err, out):
+        return []
+    shown = list(_shown(out, name, inside))
+    assert shown, "the name is on no page"
+    return [f"{page}: {text!a}" for page, text, isolated in shown if not isolated]
+
+
+@BUILDS
+@given(name=BIDI_NAMES)
+def test_a_run_name_that_can_turn_text_around_is_isolated_on_every_page(name: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        assert _unisolated(folder, name, _inside_isolate) == []
+
+
+@BUILDS
+@given(name=CLOSING_NAMES)
+def test_a_run_name_cannot_close_its_own_isolate(name: str) -> None:
+    """A name holding a PDI and, after it, a character that can turn text around: the isolate
+    around it must hold that character too (`<bdi>`, or the PDI made inert)."""
+    with tempfile.TemporaryDirectory() as folder:
+        assert _unisolated(folder, name, _stays_inside) == []
+
+
+@BUILDS
+@given(qid=INVISIBLE_IDS)
+def test_a_question_id_that_draws_nothing_is_shown_on_every_page(qid: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        code, err, out = _build(folder, qid=qid)
+        if not _built_or_refused(code, err, out):
+            return
+        raw = [(page, text) for page, text, _ in _shown(out, qid)]
+        assert list(_shown(out, visible(qid))), "the id is on no page"
+    assert raw == []

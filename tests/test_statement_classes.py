@@ -236,3 +236,33 @@ def test_the_unjudged_caveat_is_said_only_where_it_can_change_the_answer(tmp_pat
     )
     assert caveat in page["buried"]
     assert "it does not move as on the full lists" in page["buried"]
+
+
+def test_flips_that_lean_against_the_mean_say_why(tmp_path: Path) -> None:
+    """Class 9: "Leans worse" beside a positive mean, with no word on why. Six questions lose a
+    little (their relevant document from rank 3 to 4: MRR −0.083 each), one gains much (rank 10
+    to 1: +0.9): flips +1/−6 (sign-test p = 0.125), mean +0.057."""
+    root = tmp_path / "p"
+    root.mkdir()
+    qids = [f"q{i}" for i in range(1, 8)]
+    (root / "qrels.txt").write_text("".join(f"{q} 0 d{q} 1\n" for q in qids), "utf-8")
+    (root / "runs").mkdir()
+    for name, rank in (("base", {q: 3 for q in qids} | {"q7": 10}),
+                       ("cand", {q: 4 for q in qids} | {"q7": 1})):  # fmt: skip
+        lines = []
+        for q in qids:
+            docs = [f"u{j}{q}" for j in range(9)]
+            docs.insert(rank[q] - 1, f"d{q}")
+            lines += [f"{q} Q0 {d} {r} {20 - r} {name}\n" for r, d in enumerate(docs, start=1)]
+        (root / "runs" / f"{name}.run").write_text("".join(lines), "utf-8")
+    (root / "evidencedesk.toml").write_text(
+        '[project]\nname = "lean"\n[questions]\nqrels = "qrels.txt"\nrelevance = 1\n'
+        '[runs]\ndir = "runs"\nbaseline = "base"\n[report]\nmetrics = ["mrr"]\n',
+        "utf-8",
+    )
+    _build(root, tmp_path / "site")
+    page = _squeezed(html.unescape(re.sub(r"<[^>]+>", " ", next(
+        (tmp_path / "site").glob("candidate-cand*.html")).read_text("utf-8"))))  # fmt: skip
+    assert ("Leans worse, not proven: MRR +0.057 [") in page
+    assert ("flips +1/−6 (leans worse: sign-test p = 0.125; the mean rose all the same: fewer, "
+            "larger gains outweigh more, smaller losses)") in page  # fmt: skip

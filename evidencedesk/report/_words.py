@@ -48,7 +48,7 @@ from evidencedesk.results.types import (
     resolve,
 )
 from evidencedesk.retrieval._coverage import Coverage
-from evidencedesk.retrieval._stats import EXACT_RANDOMIZATION, LARGE, RANDOMIZATION_RESAMPLES
+from evidencedesk.retrieval._stats import EXACT_RANDOMIZATION, LARGE, RANDOMIZATION_RESAMPLES, TIE
 from evidencedesk.retrieval.labels import QuestionCounts
 
 
@@ -231,6 +231,18 @@ def _flips_state(results: Results, cmp: Comparison) -> str:
     p = f"sign-test {p_is(e.sign_p)}"
     if e.lean:
         state = f"leans {e.lean}: {p}"
+        against = (
+            cmp.delta is not None
+            and abs(cmp.delta) > TIE
+            and ((cmp.delta > 0) != (e.lean == "better"))
+        )
+        if against:  # the flips count questions, the mean weighs each change by its size
+            rose = "rose" if cmp.delta > 0 else "fell"
+            fewer, more = ("gains", "losses") if cmp.delta > 0 else ("losses", "gains")
+            state += (
+                f"; the mean {rose} all the same: fewer, larger {fewer} outweigh more, "
+                f"smaller {more}"
+            )
     elif e.better == e.worse:
         state = f"balanced: {p}"
     else:
