@@ -266,3 +266,44 @@ def test_flips_that_lean_against_the_mean_say_why(tmp_path: Path) -> None:
     assert ("Leans worse, not proven: MRR +0.057 [") in page
     assert ("flips +1/−6 (leans worse: sign-test p = 0.125; the mean rose all the same: fewer, "
             "larger gains outweigh more, smaller losses)") in page  # fmt: skip
+
+
+def test_a_baseline_failing_its_own_policy_is_said_once_and_first(tmp_path: Path) -> None:
+    """Class 9: a baseline that fails the gate's pass-rate floor was shown only as every
+    candidate BLOCKED. Here it answers 4 of 8 questions within the policy's k = 3 (pass rate
+    0.500 against a floor of 0.800); the candidate is the same run."""
+    root = tmp_path / "p"
+    root.mkdir()
+    qids = [f"q{i}" for i in range(1, 9)]
+    (root / "qrels.txt").write_text("".join(f"{q} 0 d{q} 1\n" for q in qids), "utf-8")
+    (root / "runs").mkdir()
+    for name in ("base", "cand"):
+        lines = []
+        for n, q in enumerate(qids):
+            docs = [f"u{j}{q}" for j in range(5)]
+            docs.insert(0 if n < 4 else 4, f"d{q}")
+            lines += [f"{q} Q0 {d} {r} {20 - r} {name}\n" for r, d in enumerate(docs, start=1)]
+        (root / "runs" / f"{name}.run").write_text("".join(lines), "utf-8")
+    (root / "policy.json").write_text('{"k": 3, "min_pass_rate": 0.8}\n', "utf-8")
+    (root / "evidencedesk.toml").write_text(
+        '[project]\nname = "floor"\n[questions]\nqrels = "qrels.txt"\nrelevance = 1\n'
+        '[runs]\ndir = "runs"\nbaseline = "base"\n[gate]\npolicy = "policy.json"\n',
+        "utf-8",
+    )
+    index = _squeezed(_build(root, tmp_path / "site"))
+    said = ("The baseline base itself fails the gate policy (BLOCK): pass rate 0.500 (4/8) is below "
+            "the minimum 0.800. Every candidate is held to the same floors, so a candidate's BLOCK "
+            "may be the baseline's, not the change's.")  # fmt: skip
+    assert index.count(said) == 1
+    assert index.index(said) < index.index("Bottom line") + 40  # first, under the heading
+    gate = _squeezed(html.unescape(re.sub(r"<[^>]+>", "", (tmp_path / "site" / "gate.html")
+                                          .read_text("utf-8"))))  # fmt: skip
+    assert gate.count(said) == 1 and gate.index(said) < gate.index("The gate answers")
+    code = cli.main(["audit", str(tmp_path / "site")], stdout=io.StringIO(), stderr=io.StringIO())
+    assert code == 0
+
+
+def test_a_baseline_within_its_policy_is_not_mentioned(demo_site: Path, demo_results) -> None:  # type: ignore[no-untyped-def]
+    assert demo_results.baseline_gate is not None and demo_results.baseline_gate.verdict == "GO"
+    for page in ("index.html", "gate.html"):
+        assert "itself fails the gate policy" not in (demo_site / page).read_text("utf-8")

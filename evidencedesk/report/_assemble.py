@@ -512,6 +512,7 @@ def bottom_line(results: Results, claims: Claims, shown: Plan) -> BottomLine:
         rows=_candidate_rows(results, say),
         metric=primary.label,
         flips_metric=metric_label(results, results.settings.flips_metric),
+        baseline_fails=say("baseline_fails", ""),
     )
 
 
@@ -555,7 +556,7 @@ def present(
         page_rule=page_rule(results) if len(pages) < len(results.inputs.questions) else "",
         benchmark_columns=(labels[0], labels[1], labels[2], labels[3]),
         results=results,
-        gate=gate_page(results, {c.name: c.slug for c in candidates}),
+        gate=gate_page(results, {c.name: c.slug for c in candidates}, claims.on("gate.html")),
         bottom_line=bottom_line(results, claims, shown),
         since=None if since is None else since_view(since, results),
         question_list=question_list(results, {q.id for q in pages}, shown),

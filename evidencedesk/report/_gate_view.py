@@ -3,6 +3,7 @@ policy itself and its critical questions (the candidate pages' gate section and 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from evidencedesk.report._values import Plain, fmt
@@ -67,6 +68,7 @@ class GatePage(Plain):
     policy: tuple[_PolicyRow, ...]
     critical: tuple[_CriticalRow, ...]
     candidates: tuple[_GateCandidate, ...]
+    baseline_fails: str = ""  # the baseline fails the policy's own floors, said first (a claim)
 
 
 def _observed(r: RuleValue) -> str:
@@ -201,8 +203,11 @@ def _policy_rows(p: PolicyFacts, relevance: int, within: str) -> tuple[_PolicyRo
     )
 
 
-def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
-    """The gate page's model; None when the project has no gate policy."""
+def gate_page(
+    results: Results, slugs: dict[str, str], say: Callable[..., str] | None = None
+) -> GatePage | None:
+    """The gate page's model; None when the project has no gate policy. `say` makes its
+    claims (the baseline failing the policy's floors)."""
     policy = results.policy
     if policy is None:
         return None
@@ -211,6 +216,7 @@ def gate_page(results: Results, slugs: dict[str, str]) -> GatePage | None:
     within = (f"the top {policy.k}" if results.settings.kind == "runs"
               else "each candidate's final list (k = its final)")  # fmt: skip
     return GatePage(
+        baseline_fails=say("baseline_fails", "") if say is not None else "",
         compared_with=baseline,
         policy=_policy_rows(policy, results.settings.relevance, within),
         critical=tuple(

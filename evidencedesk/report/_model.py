@@ -570,6 +570,7 @@ class BottomLine(Plain):
     rows: tuple[CandidateRow, ...]
     metric: str  # the primary metric's label (the rows' Δ column)
     flips_metric: str  # the flips metric's label
+    baseline_fails: str = ""  # the baseline fails the policy's own floors, said first (a claim)
 
 
 # a badge of a chunk that the metrics treat differently (restricted, superseded)

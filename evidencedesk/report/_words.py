@@ -42,6 +42,7 @@ from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
     Flip,
+    GateOutcome,
     Notice,
     Results,
     VariantResult,
@@ -231,14 +232,11 @@ def _flips_state(results: Results, cmp: Comparison) -> str:
     p = f"sign-test {p_is(e.sign_p)}"
     if e.lean:
         state = f"leans {e.lean}: {p}"
-        against = (
-            cmp.delta is not None
-            and abs(cmp.delta) > TIE
-            and ((cmp.delta > 0) != (e.lean == "better"))
-        )
-        if against:  # the flips count questions, the mean weighs each change by its size
-            rose = "rose" if cmp.delta > 0 else "fell"
-            fewer, more = ("gains", "losses") if cmp.delta > 0 else ("losses", "gains")
+        delta = cmp.delta if cmp.delta is not None else 0.0
+        if abs(delta) > TIE and (delta > 0) != (e.lean == "better"):
+            # the flips count questions, the mean weighs each change by its size
+            rose = "rose" if delta > 0 else "fell"
+            fewer, more = ("gains", "losses") if delta > 0 else ("losses", "gains")
             state += (
                 f"; the mean {rose} all the same: fewer, larger {fewer} outweigh more, "
                 f"smaller {more}"
@@ -439,11 +437,10 @@ def gate_metric(metric: str | None, k: int) -> str:
 
 
 def gate_line(results: Results, source: str) -> str:
-    """One gate check, with full metric labels."""
-    cand_source = source.split(".gate.")[0]
-    c = _candidate(results, cand_source)
+    """One gate check (a candidate's, or the baseline's own), with full metric labels."""
+    outcome = _at(results, source.rsplit(".checks[", 1)[0], GateOutcome, "a gate outcome")
     g = _at(results, source, GateCheck, "a gate check")
-    k = c.gate.k or 0  # a gate check exists only where a policy was read, and k with it
+    k = outcome.k or 0  # a gate check exists only where a policy was read, and k with it
     metric = gate_metric(g.metric, k)
     q = visible(g.questions[0]) if g.questions else ""
     if g.rule == "critical_missing":
@@ -471,6 +468,19 @@ def gate_line(results: Results, source: str) -> str:
     if g.rule == "no_policy":
         return "no gate policy in this project; nothing was checked"
     raise LookupError(f"unknown gate rule {g.rule!r}")
+
+
+def baseline_fails(results: Results, source: str) -> str:
+    """The baseline on the policy's own floors, said once and first where it fails them: every
+    candidate is held to the same floors, so a candidate's REVIEW or BLOCK may be the
+    baseline's; "" when it passes or the project has no policy."""
+    own = results.baseline_gate
+    if own is None or own.verdict == "GO":
+        return ""
+    lines = [gate_line(results, f"baseline_gate.checks[{i}]") for i in range(len(own.checks))]
+    return (f"The baseline {results.baseline} itself fails the gate policy ({own.verdict}): "
+            f"{'; '.join(lines)}. Every candidate is held to the same floors, so a candidate's "
+            f"{own.verdict} may be the baseline's, not the change's")  # fmt: skip
 
 
 def verdict(results: Results, source: str) -> str:
@@ -778,6 +788,7 @@ def rule(results: Results, source: str, key: str = "") -> str:
 # claim kind -> the function that words it from the Results (`derive`)
 KINDS: Mapping[str, Callable[..., str]] = {
     "headline": headline,
+    "baseline_fails": baseline_fails,
     "flips": flips,
     "needed": needed,
     "interval": interval,

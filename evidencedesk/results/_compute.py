@@ -39,6 +39,7 @@ from evidencedesk.results.types import (
     Comparison,
     EvidenceResult,
     Flip,
+    GateOutcome,
     Inputs,
     JudgedShare,
     MetricStat,
@@ -385,6 +386,7 @@ def results_of(
     evidence: EvidenceResult | None = None,
     to_label: tuple[tuple[ToLabel, ...], int] = ((), 0),
     not_run: Sequence[NotRun] = (), models: Sequence[ModelFacts] = (),
+    baseline_gate: GateOutcome | None = None,
 ) -> Results:  # fmt: skip
     """The Results of either kind of project (the pipeline's sections are None for runs-only);
     `to_label`: the pairs to label next and how many there are (`judgments.to_label`)."""
@@ -409,6 +411,7 @@ def results_of(
         to_label_total=to_label[1],
         not_run=tuple(not_run),
         models=tuple(models),
+        baseline_gate=baseline_gate,
     )
 
 

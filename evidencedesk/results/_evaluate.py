@@ -132,6 +132,7 @@ def _pipeline_evaluation(
         to_label=gated.to_label if gated is not None else ((), 0),
         not_run=gated.not_run if gated is not None else (),
         models=_models(ran, inputs.dense, inputs.catalog, inputs.labels),
+        baseline_gate=gated.baseline_gate if gated is not None else None,
     )  # fmt: skip
     return Evaluation(results, bench.judged, bench.built, inputs.labels)
 
@@ -146,7 +147,7 @@ def _runs_only_evaluation(
     # are the user's own files (never exported), every value stays for the list and the CSV
     results = trim(results_of(
         inputs, settings, read.variants, baseline, read.runs[baseline].judged, gated.candidates,
-        to_label=gated.to_label,
+        to_label=gated.to_label, baseline_gate=gated.baseline_gate,
     ))  # fmt: skip
     return Evaluation(results, {n: r.judged for n, r in read.runs.items()}, {}, inputs.labels)
 

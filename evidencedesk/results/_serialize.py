@@ -201,7 +201,7 @@ _ADDED: dict[type, frozenset[str]] = {
     Decision: frozenset({"family", "for_t", "for_t_power"}),
     VariantResult: frozenset({"coverage", "judged"}),
     Inputs: frozenset({"counts", "notices"}),
-    Results: frozenset({"to_label", "to_label_total", "not_run", "models"}),
+    Results: frozenset({"to_label", "to_label_total", "not_run", "models", "baseline_gate"}),
     RankedList: frozenset({"judged"}),
     Settings: frozenset({"dense", "grade_names"}),
     PolicyFacts: frozenset({"flips_min_net", "flips_max_p"}),

@@ -335,6 +335,14 @@ def gate_outcome(
                        baseline if reference is not None else None, final)  # fmt: skip
 
 
+def _baseline_gate(
+    policy: GatePolicy | None, judged: Sequence[Judged], final: int
+) -> GateOutcome | None:
+    """The baseline gated on the policy's floors alone (no reference: `max_drop` and the flips
+    rule are not evaluated): whether it passes the policy it is the reference of."""
+    return None if policy is None else gate_outcome(policy, judged, final, None)
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """The benchmark stage's output: the searchers built once, each built-in variant's run, the
@@ -359,6 +367,7 @@ class Gated:
     runs: Mapping[str, Run]
     not_run: tuple[NotRun, ...]
     to_label: tuple[tuple[ToLabel, ...], int]
+    baseline_gate: GateOutcome | None = None  # the baseline on the policy's own floors
 
 
 def _diff(cfg: Config) -> tuple[ConfigChange, ...]:
@@ -655,7 +664,8 @@ def gate(evaluating: Evaluating, benchmark: Benchmark) -> Gated:
         )
     label_next = to_label(base_run.judged, {n: r.judged for n, r in cand_runs.items()},
                           BASELINE, k)  # fmt: skip
-    return Gated(tuple(candidates), cand_runs, not_run, label_next)
+    base_gate = _baseline_gate(inputs.policy, base_run.judged, base_run.config.final)
+    return Gated(tuple(candidates), cand_runs, not_run, label_next, base_gate)
 
 
 # -- a runs-only project's stages: every TREC run is a variant (the benchmark) and each run but
@@ -793,4 +803,5 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
     corpus = frozenset(catalog.ids()) if catalog is not None else None
     label_next = to_label(base_run.judged, {n: r.judged for n, r in others.items()},
                           str(baseline), settings.judged_k, corpus=corpus)  # fmt: skip
-    return Gated(tuple(candidates), {}, (), label_next)
+    base_gate = _baseline_gate(inputs.policy, cut(base_run.judged, k), max(k, 1))
+    return Gated(tuple(candidates), {}, (), label_next, base_gate)

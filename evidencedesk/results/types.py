@@ -619,6 +619,9 @@ class Results:
     to_label_total: int = 0
     not_run: tuple[NotRun, ...] = ()  # candidates whose optional extra is not installed
     models: tuple[ModelFacts, ...] = ()  # the real models that ran (none: toy and stand-ins only)
+    # the baseline against the policy's own floors (critical, min_recall, min_pass_rate: the
+    # rules that need no reference); None without a policy
+    baseline_gate: GateOutcome | None = None
 
     def variant(self, name: str) -> VariantResult:
         return next(v for v in self.variants if v.name == name)
