@@ -1,12 +1,14 @@
 """Ids and names with characters of every Unicode category (issue 38, done-when): controls, bidi
 controls, zero-width characters, lone surrogates, combining marks, newlines, tabs -- through the
-loaders (TREC qrels, runs, labels.jsonl), the exports and the page renderer.
+loaders (TREC qrels, runs, labels.jsonl; BEIR queries, corpus and qrels), the exports, the page
+renderer, and ``evidencedesk build`` with such a run name or question id (the real templates).
 
 Each property: a loader either reads exactly what the file says or refuses it with one
 `EvidencedeskError` line (never another exception: a traceback); what was read, written back as
 the TREC exports and the to-label TSV write it, reads back as the same table; and a page carries
-every string from data escaped, and isolated (FSI … PDI) when it holds a character that could
-reorder the page's own words.
+every string from data escaped, and isolated (FSI … PDI, or ``<bdi>``) when it holds a
+character that could reorder the page's own words; a build exits 0 or refuses in one ``error:``
+line (exit 2), and its pages show an id's invisible characters (`visible`).
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ import io
 import json
 import re
 import tempfile
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 from markupsafe import escape
 
@@ -30,7 +33,7 @@ from evidencedesk.cli import main
 from evidencedesk.errors import EvidencedeskError, InputError
 from evidencedesk.files._trec_keys import id_problem
 from evidencedesk.files.trec import TrecRun, read_qrels, read_run, write_qrels, write_run
-from evidencedesk.report._render import _BIDI, environment
+from evidencedesk.report._render import _BIDI, _balanced, environment
 from evidencedesk.report._site import slug
 from evidencedesk.results._serialize import TO_LABEL, _export_files
 from evidencedesk.results.types import ToLabel
@@ -258,7 +261,13 @@ def test_any_beir_qrels_ids_are_read_as_written_or_refused(
 
 # -- the command line and the real templates ---------------------------------------------------
 
-BUILDS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# a build takes a third of a second: a few examples, and no explaining a failure (hundreds more)
+BUILDS = settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),  # no shrinking: each example is a build
+)
 
 
 def _holdable(name: str) -> bool:
@@ -277,20 +286,32 @@ _INITIATORS, _PDI = "\u2066\u2067\u2068", "\u2069"  # LRI, RLI, FSI; pop directi
 _TURNS = st.sampled_from("\u202e\u202b\u200f\u061c\u05d0\u0645") | st.from_regex(
     _BIDI, fullmatch=True
 )
+
+
+def _apart(name: str) -> bool:
+    """Whether `name` can be told apart from the isolate around it on a page (it neither starts
+    with an isolate initiator nor ends with a PDI) and a file system can hold it."""
+    return _holdable(name) and not name.startswith(tuple(_INITIATORS)) and not name.endswith(_PDI)
+
+
 # a name holding a right-to-left letter or a bidirectional control
 BIDI_NAMES = st.builds(
     "{}{}{}".format, _AROUND, _TURNS | st.sampled_from(_INITIATORS + _PDI), _AROUND
-).filter(_holdable)
+).filter(_apart)
 # a name holding a PDI and, after it, a character that can turn text around other than an isolate
 CLOSING_NAMES = st.builds(
     "{}\u2069{}{}".format, _AROUND, _TURNS.filter(lambda c: c not in _INITIATORS + _PDI), _AROUND
-).filter(_holdable)
-# a query id holding a character that draws nothing (`visible` shows it)
+).filter(_apart)
+# a query id holding a character that draws nothing (`visible` shows it), and none that no
+# query id may hold (white space, a control character, a formula's first character)
+_ID_CHAR = (CHAR | st.sampled_from("q01")).filter(
+    lambda c: not c.isspace() and unicodedata.category(c) not in ("Cc", "Cs")
+)
 INVISIBLE_IDS = st.builds(
     "{}{}{}".format,
-    st.text(CHAR | st.sampled_from("q01"), max_size=3),
+    st.text(_ID_CHAR, max_size=3),
     st.sampled_from("\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\ufeff"),
-    st.text(CHAR | st.sampled_from("q01"), max_size=3),
+    st.text(_ID_CHAR, max_size=3),
 ).filter(lambda qid: visible(qid) != qid and id_problem(qid, "query") is None)
 
 
@@ -334,6 +355,7 @@ def _built_or_refused(code: int, err: str, out: Path) -> bool:
 @BUILDS
 @given(qid=IDS, name=RUN_NAMES)
 def test_any_run_name_and_query_id_build_or_are_refused_in_one_line(qid: str, name: str) -> None:
+    """A run file named `name` and a question `qid` in every input: a site, or one error line."""
     with tempfile.TemporaryDirectory() as folder:
         _built_or_refused(*_build(folder, qid, name))
 
@@ -387,7 +409,7 @@ def _shown(
     """(page, text, isolated) for every place a page of `site` shows `value` in its text:
     isolated when inside a ``<bdi>`` element or when `inside` says so."""
     for page in sorted(site.rglob("*.html")):
-        for text, in_bdi in _page_text(page.read_text("utf-8")):
+        for text, in_bdi in _page_text(page.read_bytes().decode("utf-8")):
             start = text.find(value)
             while start != -1:
                 yield page.name, text, in_bdi or inside(text, start, start + len(value))
@@ -400,7 +422,7 @@ def _unisolated(folder: str, name: str, inside: Callable[[str, int, int], bool])
     code, err, out = _build(folder, name=name)
     if not _built_or_refused(code, err, out):
         return []
-    shown = list(_shown(out, name, inside))
+    shown = list(_shown(out, _balanced(name), inside))  # as pages show it: its isolates balanced
     assert shown, "the name is on no page"
     return [f"{page}: {text!a}" for page, text, isolated in shown if not isolated]
 
@@ -408,6 +430,8 @@ def _unisolated(folder: str, name: str, inside: Callable[[str, int, int], bool])
 @BUILDS
 @given(name=BIDI_NAMES)
 def test_a_run_name_that_can_turn_text_around_is_isolated_on_every_page(name: str) -> None:
+    """Every place a page's text shows the name (outside attributes and scripts) is inside an
+    isolate: wrapped in FSI … PDI (alone or within a longer string) or inside ``<bdi>``."""
     with tempfile.TemporaryDirectory() as folder:
         assert _unisolated(folder, name, _inside_isolate) == []
 
@@ -424,6 +448,8 @@ def test_a_run_name_cannot_close_its_own_isolate(name: str) -> None:
 @BUILDS
 @given(qid=INVISIBLE_IDS)
 def test_a_question_id_that_draws_nothing_is_shown_on_every_page(qid: str) -> None:
+    """No page's text holds the id with its invisible character raw; the pages show it visibly.
+    (Run names are not ids: a page shows them as they are.)"""
     with tempfile.TemporaryDirectory() as folder:
         code, err, out = _build(folder, qid=qid)
         if not _built_or_refused(code, err, out):

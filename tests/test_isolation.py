@@ -55,3 +55,19 @@ def test_a_name_inside_our_sentence_is_wrapped_in_bdi() -> None:
 
 def test_an_id_shows_its_invisible_characters() -> None:
     assert _render("<code>{{ q | shown_id }}</code>", q="q001\u200b") == "<code>q001⟨U+200B⟩</code>"
+
+
+@pytest.mark.parametrize(
+    ("text", "balanced"),
+    [
+        ("plain", "plain"),
+        ("\u2069\u202e", "\u202e"),  # a closer of nothing dropped: it would end our isolate
+        ("a\u2067b", "a\u2067b\u2069"),  # an isolate it opens is closed at its end
+        ("\u2066x\u2069\u2069y", "\u2066x\u2069y"),
+        ("\u2068\u2068z\u2069", "\u2068\u2068z\u2069\u2069"),
+    ],
+)
+def test_a_name_s_own_isolates_are_balanced(text: str, balanced: str) -> None:
+    from evidencedesk.report._render import _balanced
+
+    assert _balanced(text) == balanced

@@ -231,10 +231,32 @@ _BIDI = re.compile(
 _FSI, _PDI = "\u2068", "\u2069"  # first-strong isolate ... pop directional isolate
 
 
+_INITIATORS = "\u2066\u2067\u2068"  # LRI, RLI, FSI: each opens an isolate that a PDI closes
+
+
+def _balanced(text: str) -> str:
+    """`text` with its own isolates balanced, so that it cannot close the isolate it is put in:
+    a PDI (U+2069) that closes nothing of the text's own is dropped, and an isolate the text
+    opens is closed at its end. (An embedding or override, U+202A-U+202E, ends with the
+    isolate around it.)"""
+    if _PDI not in text and not any(c in text for c in _INITIATORS):
+        return text
+    out, depth = [], 0
+    for ch in text:
+        if ch in _INITIATORS:
+            depth += 1
+        elif ch == _PDI:
+            if depth == 0:
+                continue
+            depth -= 1
+        out.append(ch)
+    return "".join(out) + _PDI * depth
+
+
 def _isolated(name: str) -> str:
     """`name` inside the isolate characters when it could turn the words after it around (a
     name within a sentence the page shows as one string); as it is otherwise."""
-    return f"{_FSI}{name}{_PDI}" if _BIDI.search(name) else name
+    return f"{_FSI}{_balanced(name)}{_PDI}" if _BIDI.search(name) else name
 
 
 def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[Any], Markup]]:
@@ -252,11 +274,13 @@ def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[
     def names_isolated(html: str) -> Markup:
         if inside is None or not _BIDI.search(html):
             return Markup(html)  # noqa: S704 - escaped by its maker
-        return Markup(inside.sub(lambda m: f"<bdi>{m.group()}</bdi>", html))  # noqa: S704
+        return Markup(inside.sub(lambda m: f"<bdi>{_balanced(m.group())}</bdi>", html))  # noqa: S704
 
     def finalize(value: Any) -> Any:
         if type(value) is str:
-            return Markup(f"{_FSI}{escape(value)}{_PDI}") if _BIDI.search(value) else value
+            if _BIDI.search(value):
+                return Markup(f"{_FSI}{escape(_balanced(value))}{_PDI}")  # noqa: S704
+            return value
         if isinstance(value, str) and hasattr(value, "__html__") and not isinstance(value, Markup):
             return names_isolated(value.__html__())  # a claim's words
         return value
