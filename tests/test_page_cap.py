@@ -158,20 +158,14 @@ def test_the_more_link_opens_the_list_filtered_to_the_candidate(
         browser.close()
 
 
-@pytest.mark.parametrize(
-    ("ids", "text"),
-    [
-        ((), "none"),
-        (("a", "b"), "a, b"),
-        (("a", "b", "c"), "a, b, … and 1 more (see the flips on this page)"),
-        (("a_1", "b", "c", "d"), "a_1, b, … and 2 more (see the flips on this page)"),
-    ],
-)
-def test_the_recommendation_names_at_most_inline_ids(
-    monkeypatch: pytest.MonkeyPatch, ids: tuple[str, ...], text: str
-) -> None:
-    monkeypatch.setattr(words, "INLINE_IDS", 2)
-    assert words._ids(ids) == text
+def test_the_recommendation_counts_the_flips_and_names_no_question(demo_results) -> None:  # type: ignore[no-untyped-def]
+    """The question ids are in the candidate page's flips section, not in its recommendation."""
+    for i, c in enumerate(demo_results.candidates):
+        line = words.flips(demo_results, f"candidates[{i}]")
+        head = c.comparison(c.decision.primary)
+        assert line.startswith(f"Flips on MRR: better on {len(head.better)}, worse on "
+                               f"{len(head.worse)}, {head.tied} tied; exact sign-test p ")  # fmt: skip
+        assert not any(q.id in line for q in demo_results.inputs.questions)
 
 
 def test_without_critical_questions_the_rule_does_not_name_them(

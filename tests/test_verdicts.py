@@ -163,9 +163,6 @@ def test_badge_headline_and_gate_line_follow_the_rules(
     else:
         assert headline.startswith(words._PREFIX[decision.verdict] + ":")
     assert words.gate(results, source) == gate
-    assert words.verdict_line(results, source) == (
-        f"Verdict: {decision.verdict} (did it get better?); gate: {gate} (may it ship?)"
-    )
     assert (
         decide_verdict(comparisons, reported, (), len(results.candidates)).verdict
         == decision.verdict

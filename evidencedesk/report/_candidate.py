@@ -82,22 +82,15 @@ def recommend(
     line = say("headline", source)
     if risk is not None:
         line += f" {risk[0]}"
-    caveat = say("unjudged", source)
-    if caveat:
-        line += f" {caveat}."
-    lines = [f"- {md_escape(say('flips', source))}.", f"- {md_escape(say('needed', source))}."]
+    caveat = say("unjudged", source)  # said on the page's warnings, once
+    lines = [f"- {md_escape(say('flips', source))} ([which questions](#flips))."]
     if risk is not None:
         lines.append(f"- {risk[1]}")  # Markdown already: its question links
     lines.append(f"- {md_escape(say('interval', source))}.")
     take = say("take", source)
     if take:
         lines.append(f"- {md_escape(take)}.")
-    lines += [
-        f"- {md_escape(say('cost', source))}.",
-        f"- {md_escape(say('verdict_line', source))}.",
-    ]
-    for j, _ in enumerate(cand.gate.checks):
-        lines.append(f"  - {md_escape(say('gate_line', f'{source}.gate.checks[{j}]'))}")
+    lines.append(f"- {md_escape(say('cost', source))}.")
     if caveat:
         where = (" The unjudged pairs worth labelling first are in [to-label.tsv](data/to-label.tsv)"
                  " ([what to label next](to-label.html)); grade them, append them to the qrels and"

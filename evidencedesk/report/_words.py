@@ -10,7 +10,7 @@ The kinds:
 
 - ``headline``: a candidate's one-line verdict, the verdict's words first, then what moved which
   way (`source`: ``candidates[i]``);
-- ``flips``, ``needed``, ``interval``, ``take``, ``cost``, ``verdict_line``: the
+- ``flips``, ``needed``, ``interval``, ``take``, ``cost``: the
   recommendation's bullets of a candidate;
 - ``unjudged``, ``condensed``: a candidate's judgments (the unjudged caveat, condensed lists);
 - ``gate_line``: one gate check (`source`: ``candidates[i].gate.checks[j]``);
@@ -271,10 +271,28 @@ def _prefix(results: Results, verdict: str, head: Comparison, others: list[Compa
     return f"{short} — {metric_label(results, head.metric)} not proven, {moved} {word} after Holm"
 
 
+def _others(results: Results, head: Comparison, others: list[Comparison]) -> str:
+    """The other reported metrics that moved, named by direction in one clause ("also better:
+    R@10 and R-prec; worse by its interval: P@5"); their numbers are in the page's metrics
+    table."""
+    moved = v.evidence_of(head).direction
+    groups: dict[str, list[str]] = {}
+    for x in others:
+        e = v.evidence_of(x)
+        word = "better" if e.direction == "up" else "worse"
+        also = "also " if moved == e.direction else ""
+        key = f"{also}{word}" + ("" if e.significant else " by its interval")
+        groups.setdefault(key, []).append(metric_label(results, x.metric))
+    return "; ".join(
+        f"{key}: {names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' and ' + names[-1]}"
+        for key, names in groups.items()
+    )
+
+
 def headline(results: Results, source: str) -> str:
     """The candidate's one line: the verdict's words, then the primary metric (how it moved, or
-    how its flips stand when it did not), then each other reported metric that moved which way,
-    and any critical question that got worse."""
+    how its flips stand when it did not), then the other reported metrics that moved, by name
+    (their numbers are in the metrics table), and any critical question that got worse."""
     c = _candidate(results, source)
     d, head = c.decision, _head(c)
     order = [m.name for m in results.settings.compared]  # the primary first
@@ -284,7 +302,8 @@ def headline(results: Results, source: str) -> str:
                     key=lambda x: order.index(x.metric))  # fmt: skip
     moved = v.evidence_of(head).direction is not None
     parts = [_moved(results, head) if moved else _flips_state(results, head)]
-    parts += [_moved(results, x) for x in others]
+    if others:
+        parts.append(_others(results, head, others))
     if not moved and not others:
         parts.append("no reported metric moved")
     line = f"{_prefix(results, d.verdict, head, others)}: {'; '.join(parts)}."
@@ -292,20 +311,15 @@ def headline(results: Results, source: str) -> str:
     return f"{line} {critical}" if critical else line
 
 
-def _ids(ids: tuple[str, ...]) -> str:
-    """Question ids in a sentence, their invisible characters shown (`inert.visible`)."""
-    shown = ", ".join(map(visible, ids[:INLINE_IDS])) if ids else "none"
-    more = len(ids) - INLINE_IDS
-    return shown + (f", … and {more} more (see the flips on this page)" if more > 0 else "")
-
-
 def flips(results: Results, source: str) -> str:
-    """The recommendation's flips line, on the primary metric."""
+    """The recommendation's flips line, on the primary metric: the counts (the page's flips
+    section names the questions)."""
     c = _candidate(results, source)
     head = _head(c)
-    return (f"Flips on {metric_label(results, head.metric)}: better on {len(head.better)} "
-            f"({_ids(head.better)}), worse on {len(head.worse)} ({_ids(head.worse)}), "
-            f"{head.tied} tied; exact sign-test {p_is(head.sign_p)}")  # fmt: skip
+    return (
+        f"Flips on {metric_label(results, head.metric)}: better on {len(head.better)}, "
+        f"worse on {len(head.worse)}, {head.tied} tied; exact sign-test {p_is(head.sign_p)}"
+    )
 
 
 def needed(results: Results, source: str) -> str:
@@ -385,13 +399,6 @@ def cost(results: Results, source: str) -> str:
         return "Cost: not measured (a TREC run's pairs, tokens and latency are not known)"
     parts = [p for p in (_change(m, b, x) for m, b, x in known) if p]
     return "Cost: " + (", ".join(parts) if parts else "the same as the baseline's")
-
-
-def verdict_line(results: Results, source: str) -> str:
-    """The verdict line: the verdict (did it get better?) and the gate (may it ship?)."""
-    c = _candidate(results, source)
-    gate = c.gate.verdict if c.gate.evaluated else _NO_POLICY
-    return f"Verdict: {c.decision.verdict} (did it get better?); gate: {gate} (may it ship?)"
 
 
 def unjudged(results: Results, source: str) -> str:
@@ -794,7 +801,6 @@ KINDS: Mapping[str, Callable[..., str]] = {
     "interval": interval,
     "take": take,
     "cost": cost,
-    "verdict_line": verdict_line,
     "unjudged": unjudged,
     "condensed": condensed,
     "gate_line": gate_line,
