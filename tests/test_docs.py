@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
+from evidencedesk._metric_names import METRIC_FORMS
 from evidencedesk.files._project_file import _SECTIONS
-from evidencedesk.retrieval.metrics import METRIC_FORMS
 from evidencedesk.retrieval.rerankers import RERANKERS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,9 +9,10 @@ import random
 import numpy as np
 import pytest
 
+from evidencedesk.errors import RerankerError
 from evidencedesk.retrieval import _scorers as scorers
 from evidencedesk.retrieval._memos import build_memos
-from evidencedesk.retrieval._scorers import Analyser
+from evidencedesk.retrieval._scorers import Analyser, OverlapScorer
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config, run_config
 from evidencedesk.retrieval.labels import load_labels
@@ -21,9 +22,7 @@ from evidencedesk.retrieval.rerankers import (
     BlendReranker,
     HubPairScorer,
     LexicalPairScorer,
-    OverlapScorer,
     PairReranker,
-    RerankerError,
     make_reranker,
 )
 from evidencedesk.retrieval.searchers import Hit, SparseSearcher, TwoStage

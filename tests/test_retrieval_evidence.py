@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.errors import InputError
+from evidencedesk.errors import AnswersError, InputError
 from evidencedesk.paths import _ANSWERS, CORPUS, DOCS, DUPS
+from evidencedesk.retrieval._citations import _split_sentences, load_answers, score_answer
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evidence import (
-    AnswersError,
     check_sentences,
     citation_scores,
     compress,
@@ -21,10 +21,7 @@ from evidencedesk.retrieval.evidence import (
     edges_first,
     fit_tokens,
     keeps_evidence,
-    load_answers,
     pick_spans,
-    score_answer,
-    split_sentences,
 )
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.searchers import Hit, SparseSearcher
@@ -185,7 +182,7 @@ def test_the_six_answer_cases_score_what_their_notes_claim(demo) -> None:  # typ
 def test_check_sentences_details() -> None:
     shown = {"a:c0": "Express delivery takes 2 business days."}
     answer = "Express takes 2 business days [a:c0]. It costs 9 euros. [a:c0] See [b:c1, a:c0]."
-    assert split_sentences(answer) == [
+    assert _split_sentences(answer) == [
         "Express takes 2 business days [a:c0].",
         "It costs 9 euros. [a:c0]",
         "See [b:c1, a:c0].",

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evidencedesk._metric_names import METRIC_FORMS
 from evidencedesk.errors import UnknownNameError
 from evidencedesk.retrieval._metric_engine import lines_of
 from evidencedesk.retrieval.metrics import (
-    METRIC_FORMS,
     Judged,
     average_precision,
     bpref,

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from evidencedesk.errors import EvidencedeskError, UnknownNameError
+from evidencedesk.errors import EvidencedeskError, RerankerError, UnknownNameError
+from evidencedesk.retrieval._scorers import OverlapScorer
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.rerankers import (
@@ -17,9 +18,7 @@ from evidencedesk.retrieval.rerankers import (
     HubPairScorer,
     LexicalPairScorer,
     OverlapReranker,
-    OverlapScorer,
     PairReranker,
-    RerankerError,
     make_reranker,
 )
 from evidencedesk.retrieval.searchers import (

@@ -9,9 +9,9 @@ from pathlib import Path
 from evidencedesk.chunking import Chunk, Document, chunk_document, load_document
 from evidencedesk.errors import DocumentError
 from evidencedesk.files._text import list_folder
-from evidencedesk.paths import CORPUS, DATA, DOCS
+from evidencedesk.paths import CORPUS, DOCS
 
-__all__ = ["CORPUS", "DATA", "DOCS", "Catalog", "Scope", "load_catalog", "load_documents"]
+__all__ = ["Catalog", "Scope", "load_catalog", "load_documents"]
 
 
 @dataclass(frozen=True)

@@ -18,17 +18,9 @@ from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.retrieval._citations import (
-    Answer,
-    AnswersError,
-    CitationScores,
-    SentenceCheck,
     check_sentences,
     citation_scores,
-    load_answers,
     numbers,
-    parse_answers,
-    score_answer,
-    split_sentences,
 )
 from evidencedesk.retrieval._memos import memo
 from evidencedesk.retrieval._tokens import NUMBER, content_words, is_identifier
@@ -49,17 +41,8 @@ __all__ = [
     "fit_tokens",
     "keeps_evidence",
     "pick_spans",
-    "Answer",
-    "AnswersError",
-    "CitationScores",
-    "SentenceCheck",
     "check_sentences",
     "citation_scores",
-    "load_answers",
-    "numbers",
-    "parse_answers",
-    "score_answer",
-    "split_sentences",
 ]
 
 # the content-word overlap (Jaccard) from which two chunk texts are near-duplicates

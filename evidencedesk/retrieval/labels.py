@@ -14,9 +14,9 @@ from evidencedesk.files._project_file import DEFAULT_RELEVANCE
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import iter_lines
 from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
-from evidencedesk.paths import DATA, LABELS
+from evidencedesk.paths import LABELS
 
-__all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels"]
+__all__ = ["TAGS", "Label", "QuestionCounts", "load_labels"]
 
 # the question tags of the demo set, each a kind of question its slices compare
 TAGS = (

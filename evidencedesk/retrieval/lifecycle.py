@@ -16,15 +16,13 @@ from evidencedesk.chunking import Chunk
 from evidencedesk.errors import ConfigError, EvidencedeskError, UnknownNameError
 from evidencedesk.files._project_file import DENSE_EMBEDDERS
 from evidencedesk.files._structured import read_json
-from evidencedesk.paths import DATA, TENANT_DOCS
+from evidencedesk.paths import DATA
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._search_cache import LazySearcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, Searcher, SparseSearcher
 
 __all__ = [
-    "DENSE_EMBEDDERS",
-    "TENANT_DOCS",
     "TENANTS_FILE",
     "Change",
     "Leak",

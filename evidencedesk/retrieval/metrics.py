@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from evidencedesk._metric_names import MEASURES, METRIC_FORMS, Measure, Metric, read_metric
+from evidencedesk._metric_names import MEASURES, Measure, Metric, read_metric
 from evidencedesk.errors import UnknownNameError
 from evidencedesk.files._project_file import DEFAULT_RELEVANCE
 from evidencedesk.retrieval import _metric_engine as engine
@@ -44,21 +44,16 @@ from evidencedesk.retrieval._stats import (
     Paired,
     Summary,
     bootstrap_ci,
-    flips_needed,
-    holm,
     randomization_p,
     sign_flips,
-    sign_test_p,
 )
 
 __all__ = [
     "GAINS",
     "KINDS",
-    "METRIC_FORMS",
     "Interval",
     "Judged",
     "Kind",
-    "Metric",
     "Paired",
     "Summary",
     "aligned",
@@ -69,10 +64,8 @@ __all__ = [
     "by_tag_all",
     "condense",
     "dcg",
-    "flips_needed",
     "gain",
     "hit_at",
-    "holm",
     "judged_at",
     "judge_run",
     "kind_of",
@@ -91,7 +84,6 @@ __all__ = [
     "recall_at",
     "reciprocal_rank",
     "registry",
-    "sign_test_p",
     "summarize",
     "values_of",
 ]

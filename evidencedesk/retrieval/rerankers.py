@@ -34,36 +34,25 @@ from evidencedesk.chunking import Chunk
 from evidencedesk.errors import RerankerError, UnknownNameError
 from evidencedesk.retrieval._memos import memo
 from evidencedesk.retrieval._scorers import (
-    DEFAULT_CROSS_ENCODER,
     HubPairScorer,
-    LexicalFeatures,
     LexicalPairScorer,
     OverlapScorer,
     PairScorer,
     format_passage,
-    split_passage,
 )
 from evidencedesk.retrieval.minilm import BiEncoderPairScorer
-from evidencedesk.retrieval.searchers import RRF_K, Hit, Reranker, renumber, rrf
+from evidencedesk.retrieval.searchers import RRF_K, Hit, renumber, rrf
 
 __all__ = [
-    "DEFAULT_CROSS_ENCODER",
     "RERANKERS",
-    "BiEncoderPairScorer",
     "BlendReranker",
     "FeatureReranker",
     "HubPairScorer",
-    "LexicalFeatures",
     "LexicalPairScorer",
     "OverlapReranker",
-    "OverlapScorer",
     "PairReranker",
     "PairScorer",
-    "Reranker",
-    "RerankerError",
-    "format_passage",
     "make_reranker",
-    "split_passage",
 ]
 
 # every reranker name a config may give
