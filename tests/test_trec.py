@@ -29,7 +29,7 @@ from evidencedesk.files.trec import (
     write_run,
 )
 from evidencedesk.results._inputs import judged_depth
-from evidencedesk.retrieval.metrics import Judged, metric_value, summarize
+from evidencedesk.retrieval.metrics import Judged, _metric_value, summarize
 from evidencedesk.retrieval.trec_judge import judge_trec_run, qrels_from_labels
 from tests.project_fixtures import make_runs_only_project
 
@@ -436,7 +436,7 @@ def test_each_mean_is_the_mean_of_the_per_question_definitions(seed: int) -> Non
         judged = judge_trec_run(run, qrels, relevant=relevant)
         fast = summarize(judged, NAMES)  # the vectorised engine over the judged lists
         for name in NAMES:
-            values = [metric_value(j, name) for j in judged]
+            values = [_metric_value(j, name) for j in judged]
             kept = [v for v in values if v is not None]
             assert (fast[name].n, fast[name].left_out) == (len(kept), len(values) - len(kept))
             assert fast[name].value == (math.fsum(kept) / len(kept) if kept else None)
@@ -523,7 +523,7 @@ def test_judged_to_a_depth_keeps_every_value_of_the_whole_list() -> None:
     names = ["mrr", "recall@3", "precision@3", "hit@1", "ndcg@3", "ndcg@3:linear"]
     assert summarize(head, names) == summarize(whole, names)
     for name in names:
-        assert [metric_value(j, name) for j in head] == [metric_value(j, name) for j in whole]
+        assert [_metric_value(j, name) for j in head] == [_metric_value(j, name) for j in whole]
     assert head[0].to_dict()["returned"] == 10 and "returned" not in whole[0].to_dict()
 
 
@@ -783,7 +783,7 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
     # only the judged lines, an unjudged one adds nothing); every metric's value must be
     # exactly, bit for bit, what converting its per-question lists gives
     from evidencedesk.retrieval._metric_engine import JudgedLists, _convert, lines_of
-    from evidencedesk.retrieval.metrics import values_of
+    from evidencedesk.retrieval.metrics import _values_of
     from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
 
     rng = random.Random(7)
@@ -817,7 +817,7 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
         assert judged.lines.n == expected.n == len(judged)
         assert np.array_equal(judged.lines.size, expected.size)
         for name in _EVERY_METRIC_FORM:
-            made, want = values_of(judged.lines, name), values_of(expected, name)
+            made, want = _values_of(judged.lines, name), _values_of(expected, name)
             assert made.tobytes() == want.tobytes(), name
 
 

@@ -43,7 +43,7 @@ from evidencedesk.errors import AuditError
 from evidencedesk.files._text import read_text
 from evidencedesk.report._site import slug
 from evidencedesk.results.types import CandidateResult, MetricStat, Results
-from evidencedesk.retrieval.metrics import Judged, metric_value
+from evidencedesk.retrieval.metrics import Judged, _metric_value
 
 __all__ = ["Finding", "Moves", "VERDICT_RULES", "oracle_findings", "verdict_of"]
 
@@ -199,7 +199,7 @@ def _kernel_values(
         ids = list(lists.get(q, ()))[:depth] if depth else list(lists.get(q, ()))
         judged = _judged(q, ids, qrels.get(q, {}), results)
         for m in results.settings.metrics:
-            value = metric_value(judged, m.name)
+            value = _metric_value(judged, m.name)
             if value is None and trec and not _diagnostic(m.name):
                 value = 0.0  # trec_eval's averaging: a question with no relevant judgment is 0
             out[m.name][q] = value

@@ -55,7 +55,7 @@ from evidencedesk.gate import (
 )
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, paired, parse_metric, summarize
+from evidencedesk.retrieval.metrics import Judged, _parse_metric, paired, summarize
 from evidencedesk.retrieval.parts import ConfigSearcher, Parts, summary_names
 from evidencedesk.retrieval.rerankers import RERANKERS, make_reranker
 from evidencedesk.retrieval.searchers import Searcher
@@ -209,7 +209,7 @@ class Run:
         computed from the judged lists."""
         if name in self.summary:
             return _value(self.summary[name])
-        found = parse_metric(name)  # an unknown name: an UnknownNameError with the closest
+        found = _parse_metric(name)  # an unknown name: an UnknownNameError with the closest
         if found.canonical in self.summary:
             return _value(self.summary[found.canonical])
         return summarize(self.judged, [name])[name].value
