@@ -38,7 +38,7 @@ from evidencedesk.files._project_file import ProjectKind
 from evidencedesk.files._structured import read_json
 from evidencedesk.files._validation import Loc, Source, Style, found_json, invalid, json_line, rule
 from evidencedesk.files._writing import write_file
-from evidencedesk.gate import GateInput, Reference, cut, gate_result, shape
+from evidencedesk.gate import _cut, _gate_result, _GateInput, _Reference, _shape
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, summarize
@@ -131,9 +131,9 @@ class Baseline(BaseModel):
     def rr(self) -> dict[str, float | None]:
         return {qid: q.rr for qid, q in self.questions.items()}
 
-    def reference(self) -> Reference:
+    def reference(self) -> _Reference:
         """What the gate compares a run with (`evalreport.retrieval_gate`, `gate.decide_gate`)."""
-        return Reference(self.k, self.summary, self.rr(), config=self.config, run=self.run)
+        return _Reference(self.k, self.summary, self.rr(), config=self.config, run=self.run)
 
     def to_json(self) -> str:
         """The file's text: pretty JSON in the keys' order, the config as `Config.to_dict()` (or
@@ -145,7 +145,7 @@ class Baseline(BaseModel):
 
 
 def _write(
-    path: str | Path, shaped: GateInput, summary: dict[str, float | None],
+    path: str | Path, shaped: _GateInput, summary: dict[str, float | None],
     labels: Sequence[Label], *, config: Config | None = None, run: str | None = None,
 ) -> Baseline:  # fmt: skip
     """The baseline of `config` or `run`, questions in label order; the oldest schema that can
@@ -184,7 +184,7 @@ def _is_saved_baseline(path: Path) -> bool:
 def save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseline:
     """Write a pipeline `run` (its config, final lists and summary) as the baseline."""
     summary = {name: run.value(name) for name in run.summary}
-    return _write(path, gate_result(run), summary, labels, config=run.config)
+    return _write(path, _gate_result(run), summary, labels, config=run.config)
 
 
 def save_run_baseline(
@@ -192,9 +192,9 @@ def save_run_baseline(
 ) -> Baseline:
     """Write a runs-only project's baseline run `name` (its judged lists cut to the top `k`, the
     gate's final list) as the baseline: ``"run": name`` where a pipeline's config would be."""
-    top = cut(judged, k)
+    top = _cut(judged, k)
     summary = {n: s.value for n, s in summarize(top, list(summary_names(k))).items()}
-    return _write(path, shape(top, k, k), summary, labels, run=name)
+    return _write(path, _shape(top, k, k), summary, labels, run=name)
 
 
 def _key(loc: Loc) -> str:

@@ -27,7 +27,7 @@ from evidencedesk.baseline import (
     save_baseline,
 )
 from evidencedesk.errors import ConfigError
-from evidencedesk.gate import GateLevel, GatePolicy, GateResult, gate_result, load_policy
+from evidencedesk.gate import GateLevel, GatePolicy, GateResult, _gate_result, load_policy
 from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.evalreport import Config, Run, retrieval_gate, run_config
@@ -306,7 +306,7 @@ def test_missing_baseline_says_how_to_make_one(tmp_path, demo):
 
 
 def test_gate_result_has_one_case_per_answerable_question(demo):
-    shaped = gate_result(run(demo, Config()))
+    shaped = _gate_result(run(demo, Config()))
     answerable = [label.id for label in demo[2] if label.answerable]
     assert list(shaped.cases) == answerable
     assert [q for q, ok in shaped.cases.items() if not ok] == ["st02", "st03", "rs02", "pp02"]

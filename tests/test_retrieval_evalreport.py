@@ -10,7 +10,7 @@ import pytest
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval import metrics
 from evidencedesk.retrieval.catalog import Scope, load_catalog
-from evidencedesk.retrieval.evalreport import Config, Costs, ablate, capped_words, run_config
+from evidencedesk.retrieval.evalreport import Config, Costs, _capped_words, ablate, run_config
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.metrics import per_question
 from evidencedesk.retrieval.parts import Parts
@@ -69,7 +69,7 @@ def test_a_depth_below_final_is_legal_and_says_it_is_capped():
         "hybrid + pair @1->3 post-filter (final 3, capped at depth 1)"
     )
     assert not Config(depth=3, final=3).capped and Config(depth=3).label() == "hybrid @3->3"
-    assert capped_words(3, 5) == "final 5, capped at depth 3"
+    assert _capped_words(3, 5) == "final 5, capped at depth 3"
 
 
 def test_a_capped_final_list_is_the_depth_s_list(demo):

@@ -29,14 +29,14 @@ from evidencedesk.cli import BAD_INPUT, add_project_argument
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.files._project_file import ProjectKind
 from evidencedesk.gate import (
-    GateInput,
     GateLevel,
     GatePolicy,
-    cut,
-    decide_gate,
-    gate_result,
+    _cut,
+    _decide_gate,
+    _gate_result,
+    _GateInput,
+    _shape,
     load_policy,
-    shape,
 )
 from evidencedesk.paths import ROOT
 from evidencedesk.results._inputs import Project, find_project
@@ -143,7 +143,7 @@ class _Gated:
 
     kind: ProjectKind
     variant: str  # the variant (or run) the gate judges
-    shaped: Callable[[int], GateInput]  # its final lists shaped for the gate, recall at k
+    shaped: Callable[[int], _GateInput]  # its final lists shaped for the gate, recall at k
     save: Callable[[Path], object]  # writes the baseline variant (or run) as the saved baseline
     saved: str  # what was saved, as printed
 
@@ -200,16 +200,16 @@ def _saver(
     gate_variant = _pick(args.gate_variant, results.baseline, names)
     if results.settings.kind == "pipeline":
         gated, base = found.runs[gate_variant], found.runs[results.baseline]
-        return _Gated("pipeline", gate_variant, lambda k: gate_result(gated, k),
+        return _Gated("pipeline", gate_variant, lambda k: _gate_result(gated, k),
                       lambda path: save_baseline(path, base, labels), "hybrid, Config()")  # fmt: skip
     # The gate's final list is the policy's top k; a baseline saved without --gate is cut the same
     # way, so that a later --gate compares like with like (10, as the report does, without one).
     policy_file = args.policy or project.policy
     sizing = policy or (load_policy(policy_file, labels) if policy_file is not None else None)
     k = sizing.k if sizing is not None else 10
-    judged = cut(found.judged[gate_variant], k)  # the gate's final list: the top k
+    judged = _cut(found.judged[gate_variant], k)  # the gate's final list: the top k
     reference = results.baseline
-    return _Gated("runs", gate_variant, lambda at: shape(judged, k, at),
+    return _Gated("runs", gate_variant, lambda at: _shape(judged, k, at),
                   lambda path: save_run_baseline(path, reference, found.judged[reference], k,
                                                  labels), f"the run {reference!r}")  # fmt: skip
 
@@ -266,7 +266,7 @@ def _finish(
             load_baseline(baseline_path, labels, gated.kind) if baseline_path is not None else None
         )
         reference = saved.reference() if saved is not None else None
-        result = decide_gate(policy, gated.shaped(policy.k), reference)
+        result = _decide_gate(policy, gated.shaped(policy.k), reference)
         payload["gate"] = {"variant": gated.variant, **result.to_dict()}
         versus = (
             "no saved baseline" if baseline_path is None else f"baseline {_shown(baseline_path)}"

@@ -77,7 +77,7 @@ from evidencedesk.results.types import (
 )
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._stats import LARGE, TIE
-from evidencedesk.retrieval.evalreport import Config, capped_words, sizing_grid
+from evidencedesk.retrieval.evalreport import Config, _capped_words, _sizing_grid
 
 _REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's command, quoted
 
@@ -340,15 +340,15 @@ def price_list(settings: Settings) -> str:
 
 def _left_out_cells(depths: tuple[int, ...], finals: tuple[int, ...]) -> str:
     """The sizing note's sentence on the grid cells the sweep does not run (depth < final)."""
-    skipped = sizing_grid(depths, finals)[1]
+    skipped = _sizing_grid(depths, finals)[1]
     if len(skipped) == 1:
         ((d, f),) = skipped
         return (
             f" Depth {d} × final {f} is not run: its final list is capped by the depth "
-            f"({capped_words(d, f)}), so it is the same run as depth {d} × final {d}."
+            f"({_capped_words(d, f)}), so it is the same run as depth {d} × final {d}."
         )
     if skipped:
-        cells = "; ".join(f"depth {d} × final {f} ({capped_words(d, f)})" for d, f in skipped)
+        cells = "; ".join(f"depth {d} × final {f} ({_capped_words(d, f)})" for d, f in skipped)
         return (
             f" Not run, since a final list is capped by the depth and each is the same run as "
             f"its depth × depth cell: {cells}."
@@ -374,7 +374,7 @@ def _change(changes: dict[str, object], base: Config) -> str:
     """An ablation row's change as a reader says it; a capped final list says so."""
     words = ", ".join(f"{k}={config_word(k, str(v))}" for k, v in changes.items())
     cfg = base.replace(**changes)
-    return f"{words} ({capped_words(cfg.depth, cfg.final)})" if cfg.capped else words
+    return f"{words} ({_capped_words(cfg.depth, cfg.final)})" if cfg.capped else words
 
 
 def ablations(a: r.Ablations, settings: Settings) -> AblationSection:

@@ -39,13 +39,13 @@ from evidencedesk.errors import MissingExtraError
 from evidencedesk.files.trec import TrecRun
 from evidencedesk.gate import (
     GateCheck,
-    GateInput,
     GateLevel,
     GatePolicy,
-    Reference,
-    cut,
-    decide_gate,
-    shape,
+    _cut,
+    _decide_gate,
+    _GateInput,
+    _Reference,
+    _shape,
 )
 from evidencedesk.results import _compute as compute
 from evidencedesk.results._candidates import CandidateChange, read_note
@@ -99,7 +99,7 @@ from evidencedesk.retrieval._coverage import (
 )
 from evidencedesk.retrieval.benchmark import VARIANTS
 from evidencedesk.retrieval.catalog import Catalog, Scope, markdown_files
-from evidencedesk.retrieval.evalreport import Config, Run, ablate, run_config, sizing_grid, sweep
+from evidencedesk.retrieval.evalreport import Config, Run, _sizing_grid, ablate, run_config, sweep
 from evidencedesk.retrieval.evalreport import Costs as PriceList
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
@@ -275,7 +275,7 @@ def _status(checks: Sequence[GateCheck], rule: str, metric: str | None = None) -
 
 
 def _rule_values(
-    policy: GatePolicy, shaped: GateInput, reference: Reference | None,
+    policy: GatePolicy, shaped: _GateInput, reference: _Reference | None,
     checks: Sequence[GateCheck], no_reference: str = _NO_BASELINE,
 ) -> tuple[RuleValue, ...]:  # fmt: skip
     """Each policy key on this candidate (the gate page's and the candidate page's table)."""
@@ -320,15 +320,15 @@ def gate_outcome(
     policy: GatePolicy | None,
     judged: Sequence[Judged],
     final: int,
-    reference: Reference | None,
+    reference: _Reference | None,
     baseline: str | None = None,
 ) -> GateOutcome:
     """The gate on judged final lists of size `final`, against a run's or a saved Reference
     (`baseline` names it: a run's name or the saved baseline file)."""
     if policy is None:
         return _NO_POLICY_OUTCOME
-    shaped = shape(judged, final, policy.k)
-    result = decide_gate(policy, shaped, reference)
+    shaped = _shape(judged, final, policy.k)
+    result = _decide_gate(policy, shaped, reference)
     checks = tuple(result.checks)  # the gate's own check rows: the Results hold them as they are
     rules = _rule_values(policy, shaped, reference, checks)
     return GateOutcome(result.verdict.value, checks, True, rules,
@@ -463,7 +463,7 @@ def sizing(evaluating: Evaluating, benchmark: Benchmark) -> tuple[SizingRow, ...
     settings, labels = evaluating.settings, evaluating.inputs.labels
     design = settings.design
     assert design is not None  # noqa: S101 - pipeline stages run only with a design
-    cells = len(sizing_grid(design.sizing_depths, design.sizing_finals)[0])
+    cells = len(_sizing_grid(design.sizing_depths, design.sizing_finals)[0])
     asked = Tally(evaluating.progress, cells * len(labels)).asking(labels)  # one run per cell
     rows = sweep(design.sizing_depths, design.sizing_finals, benchmark.parts,
                  _catalog(evaluating), asked, reranker=design.sizing_reranker,
@@ -566,13 +566,13 @@ def _not_run(cands: Sequence[CandidateChange], dense: str) -> tuple[NotRun, ...]
     )
 
 
-def _reference(evaluating: Evaluating, base_run: Run) -> tuple[Reference | None, str | None]:
+def _reference(evaluating: Evaluating, base_run: Run) -> tuple[_Reference | None, str | None]:
     """The gate's baseline and its name: a saved baseline file; without one, the baseline run."""
     inputs = evaluating.inputs
     if inputs.saved is not None:
         return inputs.saved.reference(), inputs.saved_name
     if inputs.policy is not None:
-        return Reference.of_run(base_run, inputs.policy.k), f"the baseline run {BASELINE}"
+        return _Reference.of_run(base_run, inputs.policy.k), f"the baseline run {BASELINE}"
     return None, inputs.saved_name
 
 
@@ -722,15 +722,15 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
     return RunsRead(read, variants)
 
 
-def _runs_reference(evaluating: Evaluating, base_run: JudgedRun) -> tuple[Reference, str | None]:
+def _runs_reference(evaluating: Evaluating, base_run: JudgedRun) -> tuple[_Reference, str | None]:
     """The gate's baseline: the saved baseline file when there is one, else the baseline run."""
     inputs, k = evaluating.inputs, _gate_k(evaluating)
     if inputs.saved is not None:
         return inputs.saved.reference(), inputs.saved_name
     baseline = inputs.baseline_run
     assert baseline is not None  # noqa: S101 - a runs-only project has runs
-    base_cut = cut(base_run.judged, k)
-    return Reference.of_judged(base_cut, max(k, 1), k, baseline), f"the baseline run {baseline}"
+    base_cut = _cut(base_run.judged, k)
+    return _Reference.of_judged(base_cut, max(k, 1), k, baseline), f"the baseline run {baseline}"
 
 
 def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
@@ -775,7 +775,7 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=_NO_COSTS,
                 gate=gate_outcome(
-                    inputs.policy, cut(run.judged, k), max(k, 1), reference, ref_name
+                    inputs.policy, _cut(run.judged, k), max(k, 1), reference, ref_name
                 ),  # fmt: skip
                 note=read_note(inputs.notes, name),
                 decision=decide_verdict(  # Holm adjusts over the candidates
