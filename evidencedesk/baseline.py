@@ -42,7 +42,7 @@ from evidencedesk.gate import _cut, _gate_result, _GateInput, _Reference, _shape
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, summarize
-from evidencedesk.retrieval.parts import summary_names
+from evidencedesk.retrieval.parts import _summary_names
 
 __all__ = [
     "BASELINE_SCHEMA",
@@ -193,7 +193,7 @@ def save_run_baseline(
     """Write a runs-only project's baseline run `name` (its judged lists cut to the top `k`, the
     gate's final list) as the baseline: ``"run": name`` where a pipeline's config would be."""
     top = _cut(judged, k)
-    summary = {n: s.value for n, s in summarize(top, list(summary_names(k))).items()}
+    summary = {n: s.value for n, s in summarize(top, list(_summary_names(k))).items()}
     return _write(path, _shape(top, k, k), summary, labels, run=name)
 
 

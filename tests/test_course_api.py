@@ -257,7 +257,7 @@ def test_boundary_leaks_len_is_the_number_of_leaks() -> None:
     searchers = lifecycle.build_searchers(catalog)
     asks = ["RD2-24 recall", "How fast is express shipping?", "store credit"]
     assert len(lifecycle.boundary_leaks(searchers, catalog, tenancy, asks, Scope())) == 0
-    table = lifecycle.leak_table(searchers, catalog, tenancy, asks, Scope())
+    table = lifecycle._leak_table(searchers, catalog, tenancy, asks, Scope())
     assert len(table) == 3 * 2 and any(r.control_foreign > 0 for r in table)
 
 

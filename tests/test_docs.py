@@ -14,7 +14,7 @@ import pytest
 from evidencedesk import cli
 from evidencedesk._metric_names import METRIC_FORMS
 from evidencedesk.files._project_file import _SECTIONS
-from evidencedesk.retrieval.rerankers import RERANKERS
+from evidencedesk.retrieval.rerankers import _RERANKERS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -93,7 +93,7 @@ def test_an_undocumented_option_would_fail() -> None:
     assert not named("--out", "write it to --outside")  # prose is not an option
 
 
-@pytest.mark.parametrize("name", RERANKERS)
+@pytest.mark.parametrize("name", _RERANKERS)
 def test_every_reranker_is_documented(name: str) -> None:
     assert f"| `{name}` |" in section(doc("pipeline.md"), "Rerankers"), name
 

@@ -11,7 +11,7 @@ from evidencedesk.paths import _ANSWERS, CORPUS, DATA, DOCS, DUPS, LABELS, TENAN
 from evidencedesk.results._inputs import DEMO_PROJECT, Project, load_project
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.labels import QuestionCounts, load_labels
-from evidencedesk.retrieval.lifecycle import TENANTS_FILE
+from evidencedesk.retrieval.lifecycle import _TENANTS_FILE
 from tests.project_fixtures import make_runs_only_project
 
 
@@ -21,7 +21,7 @@ def test_demo_project_points_at_the_default_files() -> None:
     assert project.kind == "pipeline" and project.documents_format == "markdown"
     assert project.documents == (CORPUS, DOCS)
     assert (project.labels, project.answers, project.dups) == (LABELS, _ANSWERS, DUPS)
-    assert (project.tenants, project.tenant_documents) == (TENANTS_FILE, TENANT_DOCS)
+    assert (project.tenants, project.tenant_documents) == (_TENANTS_FILE, TENANT_DOCS)
     assert (project.candidates, project.notes) == (DATA / "candidates.toml", DATA / "notes")
     assert project.policy == DATA / "gate_policy_retrieval.json"
     assert project.baseline == DATA / "baseline_retrieval.json"

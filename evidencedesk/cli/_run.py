@@ -24,7 +24,7 @@ from evidencedesk.errors import ConfigError
 
 if TYPE_CHECKING:
     from evidencedesk.cli import Streams
-    from evidencedesk.retrieval.searchers import Searcher
+    from evidencedesk.retrieval.searchers import _Searcher
 
 # the searchers a run can be written from, as `--searcher` names them
 _SEARCHERS = ("sparse", "dense", "hybrid", "minilm")
@@ -92,7 +92,7 @@ def _is_note(path: Path) -> bool:
 
 
 def _search(
-    searcher: Searcher, questions: list[tuple[str, str]], depth: int, allowed: frozenset[str],
+    searcher: _Searcher, questions: list[tuple[str, str]], depth: int, allowed: frozenset[str],
     streams: Streams,
 ) -> dict[str, dict[str, float]]:  # fmt: skip
     """qid -> {document id: score} of the top `depth`, with a progress line every tenth."""
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
     from evidencedesk.results._inputs import find_project
     from evidencedesk.retrieval import minilm
     from evidencedesk.retrieval.catalog import Scope
-    from evidencedesk.retrieval.lifecycle import build_searchers, dense_searcher
+    from evidencedesk.retrieval.lifecycle import _dense_searcher, build_searchers
     from evidencedesk.version import __version__
 
     out, name = args.out, args.searcher
@@ -146,11 +146,11 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
     _refuse_what_is_not_ours(out, note, owned)
     embedder = "minilm" if name == "minilm" else project.dense
     if embedder == "minilm" and name != "sparse":  # the model on texts it was not trained for
-        warning = minilm.language_warning((f"{c.title}\n{c.text}" for c in catalog.chunks),
+        warning = minilm._language_warning((f"{c.title}\n{c.text}" for c in catalog.chunks),
                                           (text for _, text in questions))  # fmt: skip
         if warning is not None:
             streams.error(f"warning: {warning}")
-    searcher = (dense_searcher(catalog.chunks, "minilm", "minilm") if name == "minilm"
+    searcher = (_dense_searcher(catalog.chunks, "minilm", "minilm") if name == "minilm"
                 else build_searchers(catalog, project.dense)[name])  # fmt: skip
     allowed = catalog.allowed(Scope())
     streams.error(f"  searching {len(questions)} questions over {len(allowed)} passages with the "
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
         "sparse": "BM25 over Unicode-aware tokens",
         "dense": f"the dense searcher, {project.dense} embedder",
         "hybrid": f"reciprocal-rank fusion of sparse and dense ({project.dense} embedder)",
-        "minilm": minilm.DESCRIPTION,
+        "minilm": minilm._DESCRIPTION,
     }[name]
     sources = ", ".join(project.relative(d) for d in project.documents)
     text = (

@@ -86,7 +86,7 @@ _REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's co
 _PIPELINE_CAVEATS = {
     "dense": "The dense searcher is a toy: hashed word and character-trigram features in a fixed "
     "vector, not a trained bi-encoder. It shows how the kit measures, not how good dense retrieval is.",
-    "minilm": minilm.CAVEAT,
+    "minilm": minilm._CAVEAT,
     "rerankers": "The rerankers (overlap, feature, pair, blend) are hand-written lexical stand-ins for "
     "a cross-encoder: they read words, not meaning, and cannot see a paraphrase.",
     "tuning": "The feature scorer's weights and the gate's thresholds were chosen while looking at "

@@ -104,7 +104,7 @@ from evidencedesk.retrieval.evalreport import Costs as PriceList
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, paired
-from evidencedesk.retrieval.parts import Parts, uses_minilm
+from evidencedesk.retrieval.parts import Parts, _uses_minilm
 from evidencedesk.retrieval.trec_judge import judge_trec_run, judge_trec_run_condensed
 
 # -- progress ------------------------------------------------------------------------------------
@@ -259,7 +259,7 @@ _BUILTIN_DESCRIPTIONS = {
     "hybrid": "reciprocal-rank fusion of sparse and dense (the baseline, Config())",
 }
 # [searchers] dense = "minilm": the dense variant is the real model
-_MINILM_DESCRIPTIONS = _BUILTIN_DESCRIPTIONS | {"dense": f"{minilm.DESCRIPTION}; cosine"}
+_MINILM_DESCRIPTIONS = _BUILTIN_DESCRIPTIONS | {"dense": f"{minilm._DESCRIPTION}; cosine"}
 
 
 # -- the gate ------------------------------------------------------------------------------------
@@ -555,14 +555,14 @@ def _same_variant(run: Run, built: Mapping[str, Run]) -> str | None:
 def _not_run(cands: Sequence[CandidateChange], dense: str) -> tuple[NotRun, ...]:
     """The candidates that name the MiniLM model on a machine without its extra: each is shown
     with one line saying what to install, and nothing else of it is computed."""
-    lacking = minilm.missing_packages()
+    lacking = minilm._missing_packages()
     if not lacking:
         return ()
-    reason = MissingExtraError(minilm.NAME, minilm.EXTRA, lacking).not_run()
+    reason = MissingExtraError(minilm._NAME, minilm._EXTRA, lacking).not_run()
     return tuple(
         NotRun(c.name, c.rationale, _diff(c.config), reason, c.note)
         for c in cands
-        if uses_minilm(c.config, dense)
+        if _uses_minilm(c.config, dense)
     )
 
 

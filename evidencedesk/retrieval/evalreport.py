@@ -52,9 +52,9 @@ from evidencedesk.gate import (
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, _parse_metric, paired, summarize
-from evidencedesk.retrieval.parts import ConfigSearcher, Parts, summary_names
-from evidencedesk.retrieval.rerankers import RERANKERS, make_reranker
-from evidencedesk.retrieval.searchers import Searcher
+from evidencedesk.retrieval.parts import Parts, _ConfigSearcher, _summary_names
+from evidencedesk.retrieval.rerankers import _RERANKERS, make_reranker
+from evidencedesk.retrieval.searchers import _Searcher
 
 # the first-stage searchers a Config may name (minilm: the optional extra's model)
 _FIRST_STAGES = ("sparse", "dense", "hybrid", "minilm")
@@ -88,8 +88,8 @@ class Config:
     def __post_init__(self) -> None:
         if self.first_stage not in _FIRST_STAGES:
             raise UnknownNameError("first stage", self.first_stage, _FIRST_STAGES)
-        if self.reranker not in RERANKERS:
-            raise UnknownNameError("reranker", self.reranker, RERANKERS)
+        if self.reranker not in _RERANKERS:
+            raise UnknownNameError("reranker", self.reranker, _RERANKERS)
         for name in ("depth", "final"):
             value = getattr(self, name)
             if not _is_int(value) or not 1 <= value <= MAX_CUTOFF:
@@ -247,7 +247,7 @@ class Run:
 
 def run_config(
     cfg: Config,
-    parts: Parts | Mapping[str, Searcher],
+    parts: Parts | Mapping[str, _Searcher],
     catalog: Catalog,
     labels: Sequence[Label],
     scope: Scope | None = None,
@@ -265,7 +265,7 @@ def run_config(
     reranker = make_reranker(cfg.reranker, parts.scorer, cfg.max_words)
     if reranker is not None and hasattr(reranker, "reset"):
         reranker.reset()
-    pipeline = ConfigSearcher(cfg, parts.first(cfg.first_stage), reranker)
+    pipeline = _ConfigSearcher(cfg, parts.first(cfg.first_stage), reranker)
     judged = pipeline.judge(catalog, labels, scope, cfg.final if k is None else k)
     if len(pipeline.shown) != len(judged):
         raise EvidencedeskError(
@@ -282,7 +282,7 @@ def run_config(
     return Run(
         config=cfg,
         judged=tuple(judged),
-        summary=summarize(judged, list(summary_names(cfg.final))),
+        summary=summarize(judged, list(_summary_names(cfg.final))),
         pairs_per_question=pairs / n,
         tokens_per_question=tokens / n,
         final_ids=final_ids,
@@ -292,7 +292,7 @@ def run_config(
 def ablate(
     base: Config,
     changes: Sequence[Mapping[str, Any] | tuple[str, Any]],
-    parts: Parts | Mapping[str, Searcher],
+    parts: Parts | Mapping[str, _Searcher],
     catalog: Catalog,
     labels: Sequence[Label],
     scope: Scope | None = None,
