@@ -45,22 +45,16 @@ from evidencedesk.retrieval.metrics import Judged, summarize
 from evidencedesk.retrieval.parts import _summary_names
 
 __all__ = [
-    "BASELINE_SCHEMA",
-    "RUN_BASELINE_SCHEMA",
     "Baseline",
-    "QuestionResult",
-    "labels_hash",
     "load_baseline",
-    "save_baseline",
-    "save_run_baseline",
 ]
 
-BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/1"  # a pipeline config's baseline
-RUN_BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/2"  # adds `run`: a runs-only baseline
-_SCHEMAS = (BASELINE_SCHEMA, RUN_BASELINE_SCHEMA)
+_BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/1"  # a pipeline config's baseline
+_RUN_BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/2"  # adds `run`: a runs-only baseline
+_SCHEMAS = (_BASELINE_SCHEMA, _RUN_BASELINE_SCHEMA)
 
 
-def labels_hash(labels: Sequence[Label]) -> str:
+def _labels_hash(labels: Sequence[Label]) -> str:
     """sha256 of the labels' canonical JSON (sorted keys, no spaces, UTF-8)."""
     canon = json.dumps(
         [label.to_dict() for label in labels],
@@ -71,7 +65,7 @@ def labels_hash(labels: Sequence[Label]) -> str:
     return hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
-class QuestionResult(BaseModel):
+class _QuestionResult(BaseModel):
     """One question of a saved baseline: whether its critical case passed, its reciprocal rank
     and recall at the baseline's k (None where undefined)."""
 
@@ -110,7 +104,7 @@ class Baseline(BaseModel):
     run: str | None = Field(None, min_length=1, json_schema_extra={"expected": "a run's name"})
     k: int = Field(ge=1)
     summary: dict[str, float | None]
-    questions: dict[str, QuestionResult]
+    questions: dict[str, _QuestionResult]
     labels_hash: str
 
     @model_validator(mode="after")
@@ -119,8 +113,8 @@ class Baseline(BaseModel):
             found = "neither" if self.config is None else "both"
             raise rule((), "expected 'config' (a pipeline's baseline) or 'run' (a runs-only "
                            f"project's baseline run), found {found}")  # fmt: skip
-        if self.run is not None and self.schema_ != RUN_BASELINE_SCHEMA:
-            raise rule(("run",), f"expected schema {RUN_BASELINE_SCHEMA!r} for a baseline run, "
+        if self.run is not None and self.schema_ != _RUN_BASELINE_SCHEMA:
+            raise rule(("run",), f"expected schema {_RUN_BASELINE_SCHEMA!r} for a baseline run, "
                                  f"found {self.schema_!r}")  # fmt: skip
         return self
 
@@ -151,20 +145,20 @@ def _write(
     """The baseline of `config` or `run`, questions in label order; the oldest schema that can
     hold it (a config: /1, so that earlier versions read it; a run: /2)."""
     baseline = Baseline(
-        schema=BASELINE_SCHEMA if run is None else RUN_BASELINE_SCHEMA,
+        schema=_BASELINE_SCHEMA if run is None else _RUN_BASELINE_SCHEMA,
         config=config,
         run=run,
         k=shaped.k,
         summary=summary,
         questions={
-            qid: QuestionResult(
+            qid: _QuestionResult(
                 passed=shaped.cases.get(qid, False),
                 rr=shaped.rr.get(qid),
                 recall=shaped.recall_by_question.get(qid),
             )
             for qid in shaped.rr
         },
-        labels_hash=labels_hash(labels),
+        labels_hash=_labels_hash(labels),
     )
     text = baseline.to_json()
     write_file(path, text.encode("utf-8"), "baseline", _is_saved_baseline, "a saved baseline")
@@ -181,13 +175,13 @@ def _is_saved_baseline(path: Path) -> bool:
     return isinstance(raw, dict) and raw.get("schema") in _SCHEMAS
 
 
-def save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseline:
+def _save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseline:
     """Write a pipeline `run` (its config, final lists and summary) as the baseline."""
     summary = {name: run.value(name) for name in run.summary}
     return _write(path, _gate_result(run), summary, labels, config=run.config)
 
 
-def save_run_baseline(
+def _save_run_baseline(
     path: str | Path, name: str, judged: Sequence[Judged], k: int, labels: Sequence[Label]
 ) -> Baseline:
     """Write a runs-only project's baseline run `name` (its judged lists cut to the top `k`, the
@@ -203,7 +197,7 @@ def _key(loc: Loc) -> str:
 
 _HINT = "rebuild it with --save-baseline"
 # how a baseline file's errors are worded: JSON keys, and the hint to rebuild it
-STYLE = Style("json", _key, root="a JSON object", suffix=f"; {_HINT}")
+_STYLE = Style("json", _key, root="a JSON object", suffix=f"; {_HINT}")
 
 
 _WHAT = {
@@ -223,13 +217,13 @@ def load_baseline(
     try:  # NaN compares false with everything: it would pass every max_drop check
         raw, text = read_json(path, ConfigError, "baseline")
     except ConfigError as exc:
-        raise ConfigError(exc.path, exc.detail + STYLE.suffix, exc.line) from None
-    source = Source(path, text, STYLE)
+        raise ConfigError(exc.path, exc.detail + _STYLE.suffix, exc.line) from None
+    source = Source(path, text, _STYLE)
     schema = raw.get("schema") if isinstance(raw, dict) else None
     if schema not in _SCHEMAS:  # another version's file: say so before its keys
         raise source.error(
             (),
-            f"expected schema {BASELINE_SCHEMA!r} or {RUN_BASELINE_SCHEMA!r}, found "
+            f"expected schema {_BASELINE_SCHEMA!r} or {_RUN_BASELINE_SCHEMA!r}, found "
             f"{json.dumps(schema)}",
             json_line(source.text, ("schema",)),
         )
@@ -244,7 +238,7 @@ def load_baseline(
             f"expected the baseline of {_WHAT[kind]}, found the baseline of {made}",
             json_line(source.text, ("config" if baseline.run is None else "run",)),
         )
-    mine = labels_hash(labels)
+    mine = _labels_hash(labels)
     if baseline.labels_hash != mine:
         raise source.error(
             (),

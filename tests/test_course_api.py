@@ -16,7 +16,7 @@ import pytest
 
 from evidencedesk.chunking import chunk_document, load_document
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.paths import CORPUS, DATA, ROOT
+from evidencedesk.paths import _ROOT, CORPUS, DATA
 from evidencedesk.retrieval import evalreport, evidence, lifecycle, metrics
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config, Costs, retrieval_gate, run_config
@@ -316,7 +316,7 @@ def test_judged_worked_example() -> None:
 def test_benchmark_gate_command() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "evidencedesk.retrieval.benchmark", "--gate"],
-        cwd=ROOT,
+        cwd=_ROOT,
         capture_output=True,
         text=True,
         timeout=120,

@@ -45,7 +45,7 @@ def options(parser) -> set[str]:  # type: ignore[no-untyped-def]
 
 def commands() -> dict[str, object]:
     """Sub-command name -> its parser."""
-    for action in cli.parser()._actions:  # noqa: SLF001
+    for action in cli._parser()._actions:  # noqa: SLF001
         if isinstance(getattr(action, "choices", None), dict):
             return dict(action.choices)
     raise AssertionError("the parser has no sub-commands")
@@ -84,7 +84,7 @@ def test_every_command_line_option_is_documented_under_its_command(
 
 
 def test_the_top_level_options_are_documented() -> None:
-    for option in options(cli.parser()):
+    for option in options(cli._parser()):
         assert named(option, CLI), option
 
 

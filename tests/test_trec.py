@@ -30,7 +30,7 @@ from evidencedesk.files.trec import (
 )
 from evidencedesk.results._inputs import judged_depth
 from evidencedesk.retrieval.metrics import Judged, _metric_value, summarize
-from evidencedesk.retrieval.trec_judge import judge_trec_run, qrels_from_labels
+from evidencedesk.retrieval.trec_judge import _qrels_from_labels, judge_trec_run
 from tests.project_fixtures import make_runs_only_project
 
 NAMES = ["recall@1", "recall@5", "precision@3", "hit@2", "mrr", "ndcg@5", "ndcg@10:linear"]
@@ -394,7 +394,7 @@ def test_judging_a_run_of_chunk_ids_against_labels(tmp_path: Path) -> None:
     assert judged[2].answerable is False and judged[2].pool == ()
     summary = summarize(judged, ["mrr"])["mrr"]
     assert (summary.value, summary.n, summary.left_out) == (0.25, 2, 1)
-    assert qrels_from_labels(labels)["rc01"] == {"kc-shipping:c1": 2}
+    assert _qrels_from_labels(labels)["rc01"] == {"kc-shipping:c1": 2}
     assert [len(j.grades) for j in judge_trec_run(run, labels_meta=labels, k=2)] == [2, 0, 1]
     with pytest.raises(ValueError, match="expected qrels or labels"):
         judge_trec_run(run)
@@ -784,7 +784,7 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
     # exactly, bit for bit, what converting its per-question lists gives
     from evidencedesk.retrieval._metric_engine import JudgedLists, _convert, lines_of
     from evidencedesk.retrieval.metrics import _values_of
-    from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
+    from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed
 
     rng = random.Random(7)
     run_data = {
@@ -808,7 +808,7 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
     if options.pop("complete", False):
         options["complete"] = frozenset(f"d{i}" for i in range(30))
     if condensed:
-        judged_lists = judge_trec_run_condensed(run, qrels, **options)
+        judged_lists = _judge_trec_run_condensed(run, qrels, **options)
     else:
         judged_lists = (judge_trec_run(run, qrels, **options),)
     for judged in judged_lists:

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evidencedesk._inert import inert_json, printable
-from evidencedesk.baseline import load_baseline, save_baseline, save_run_baseline
-from evidencedesk.cli import BAD_INPUT, add_project_argument
+from evidencedesk.baseline import _save_baseline, _save_run_baseline, load_baseline
+from evidencedesk.cli import _BAD_INPUT, _add_project_argument
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.files._project_file import ProjectKind
 from evidencedesk.gate import (
@@ -38,12 +38,12 @@ from evidencedesk.gate import (
     _shape,
     load_policy,
 )
-from evidencedesk.paths import ROOT
+from evidencedesk.paths import _ROOT
 from evidencedesk.results._inputs import Project, find_project
 from evidencedesk.retrieval.labels import Label
 
 if TYPE_CHECKING:
-    from evidencedesk.cli import Streams
+    from evidencedesk.cli import _Streams
     from evidencedesk.results._evaluate import Evaluation
     from evidencedesk.results.types import Results
 
@@ -62,7 +62,7 @@ DESCRIPTION = (
 EXIT = (
     "0    the table was printed; with --gate no candidate (or --gate-variant) was BLOCK",
     "1    --gate and a BLOCK (as build --fail-on block exits)",
-    BAD_INPUT,
+    _BAD_INPUT,
     "141  the reader closed the pipe early (as head -1 does); nothing else went wrong",
 )
 
@@ -71,7 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the options of `evidencedesk benchmark` (--gate, --seed, --json, ...) to its parser."""
     from evidencedesk.cli._process import add_tune_argument
 
-    add_project_argument(p)
+    _add_project_argument(p)
     p.add_argument("--gate", action="store_true",
                    help="gate every candidate as build --fail-on does; end with the worst verdict")  # fmt: skip
     p.add_argument(
@@ -102,7 +102,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _shown(path: Path) -> str:
     """A path as printed: relative to the project root when inside it (same output anywhere)."""
     try:
-        return path.resolve().relative_to(ROOT.resolve()).as_posix()
+        return path.resolve().relative_to(_ROOT.resolve()).as_posix()
     except ValueError:
         return str(path)
 
@@ -201,7 +201,7 @@ def _saver(
     if results.settings.kind == "pipeline":
         gated, base = found.runs[gate_variant], found.runs[results.baseline]
         return _Gated("pipeline", gate_variant, lambda k: _gate_result(gated, k),
-                      lambda path: save_baseline(path, base, labels), "hybrid, Config()")  # fmt: skip
+                      lambda path: _save_baseline(path, base, labels), "hybrid, Config()")  # fmt: skip
     # The gate's final list is the policy's top k; a baseline saved without --gate is cut the same
     # way, so that a later --gate compares like with like (10, as the report does, without one).
     policy_file = args.policy or project.policy
@@ -210,7 +210,7 @@ def _saver(
     judged = _cut(found.judged[gate_variant], k)  # the gate's final list: the top k
     reference = results.baseline
     return _Gated("runs", gate_variant, lambda at: _shape(judged, k, at),
-                  lambda path: save_run_baseline(path, reference, found.judged[reference], k,
+                  lambda path: _save_run_baseline(path, reference, found.judged[reference], k,
                                                  labels), f"the run {reference!r}")  # fmt: skip
 
 
@@ -276,7 +276,7 @@ def _finish(
     return payload, text, status
 
 
-def run(args: argparse.Namespace, streams: Streams) -> int:
+def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Print the table (names from data made inert: `evidencedesk._inert`); 141 (128 + SIGPIPE,
     the shell's status) when the reader has gone or stdout was closed. A failure is raised for
     `cli.main`'s one map (an OSError writing --save-baseline names the file and the reason)."""

@@ -19,11 +19,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evidencedesk.cli import BAD_INPUT, add_project_argument
+from evidencedesk.cli import _BAD_INPUT, _add_project_argument
 from evidencedesk.errors import ConfigError
 
 if TYPE_CHECKING:
-    from evidencedesk.cli import Streams
+    from evidencedesk.cli import _Streams
     from evidencedesk.retrieval.searchers import _Searcher
 
 # the searchers a run can be written from, as `--searcher` names them
@@ -48,7 +48,7 @@ DESCRIPTION = (
 # the exit statuses `evidencedesk run --help` lists
 EXIT = (
     "0    the run and its note were written",
-    BAD_INPUT,
+    _BAD_INPUT,
     "     (also: no documents to search, or a file at --out that evidencedesk run did not write)",
 )
 
@@ -71,7 +71,7 @@ def _tag(text: str) -> str:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the options of `evidencedesk run` to its parser."""
-    add_project_argument(p)
+    _add_project_argument(p)
     p.add_argument("--searcher", choices=_SEARCHERS, required=True,
                    help="the built-in searcher: dense and hybrid follow [searchers] dense")  # fmt: skip
     p.add_argument("--depth", type=_depth, default=_DEPTH, metavar="N",
@@ -93,7 +93,7 @@ def _is_note(path: Path) -> bool:
 
 def _search(
     searcher: _Searcher, questions: list[tuple[str, str]], depth: int, allowed: frozenset[str],
-    streams: Streams,
+    streams: _Streams,
 ) -> dict[str, dict[str, float]]:  # fmt: skip
     """qid -> {document id: score} of the top `depth`, with a progress line every tenth."""
     step = max(1, len(questions) // _PROGRESS_STEPS)
@@ -117,7 +117,7 @@ def _refuse_what_is_not_ours(out: Path, note: Path, owned: bool) -> None:
         write_file(out, b"", "run file", None, _RUN_WHAT)
 
 
-def run(args: argparse.Namespace, streams: Streams) -> int:
+def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Run `evidencedesk run`: search, write the run and its note, say what was written."""
     from evidencedesk.files._writing import write_file
     from evidencedesk.files.trec import write_run

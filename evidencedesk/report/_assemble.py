@@ -62,18 +62,14 @@ from evidencedesk.report._values import config_word
 from evidencedesk.report._words import METHODS_RULES, metric_label
 from evidencedesk.results import _plan as plan
 from evidencedesk.results import types as r
+from evidencedesk.results._plan import DataSize, GateCounts, Lead, Plan, VerdictCounts
 from evidencedesk.results._serialize import TO_LABEL
 from evidencedesk.results._settings import Settings
 from evidencedesk.results._stages import MODELLED, Progress, Tally
 from evidencedesk.results.since import Since
 from evidencedesk.results.types import (
-    DataSize,
-    GateCounts,
-    Lead,
-    Plan,
     Results,
     RunCosts,
-    VerdictCounts,
 )
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._stats import LARGE, TIE

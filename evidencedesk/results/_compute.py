@@ -31,8 +31,8 @@ from evidencedesk.results._inputs import ProjectInputs, chunk_facts, documents, 
 from evidencedesk.results._settings import Settings
 from evidencedesk.results._verdicts import evidence_of, unjudged_caveat
 from evidencedesk.results.types import (
+    _SHOWN,
     SCHEMA_VERSION,
-    SHOWN,
     Ablations,
     CandidateResult,
     CitationRow,
@@ -345,8 +345,8 @@ def _inputs(
     ids: set[str] = set()
     if catalog is not None:  # the chunks the site names (a runs-only project has no catalog)
         ids = {c for lb in labels for c, g in lb.grades.items() if g > 0}
-        ids |= {c for v in variants for r in v.lists for c in r.ids[:SHOWN]}
-        ids |= {c for cand in candidates for r in cand.lists for c in r.ids[:SHOWN]}
+        ids |= {c for v in variants for r in v.lists for c in r.ids[:_SHOWN]}
+        ids |= {c for cand in candidates for r in cand.lists for c in r.ids[:_SHOWN]}
         ids |= {row.document for row in to_label}  # to-label.tsv gives their title and text
     return Inputs(
         project=read.name,

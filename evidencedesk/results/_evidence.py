@@ -20,9 +20,9 @@ from evidencedesk.results.types import (
     StateRow,
     TenantRow,
 )
-from evidencedesk.retrieval.catalog import Catalog, Scope, load_documents
+from evidencedesk.retrieval.catalog import Catalog, Scope, _load_documents
 from evidencedesk.retrieval.evalreport import Run
-from evidencedesk.retrieval.evidence import compress, dedupe
+from evidencedesk.retrieval.evidence import _compress, dedupe
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.lifecycle import (
     Change,
@@ -45,7 +45,7 @@ def _duplicates(
     catalog: Catalog, labels: Sequence[Label], dups: Path | None
 ) -> tuple[int, tuple[Merge, ...], tuple[HeldBack, ...]]:
     """Dedupe each answerable question's sparse top 20 over the catalog plus the dups folder."""
-    extra_docs = load_documents([dups]) if dups else []
+    extra_docs = _load_documents([dups]) if dups else []
     extra = Catalog.from_documents(list(catalog.documents) + extra_docs)
     searcher = build_searchers(extra)["sparse"]
     allowed = extra.allowed(Scope())
@@ -90,7 +90,7 @@ def _compression(
         ("spans of the baseline's final chunks", finals),
         ("spans of every labelled chunk", labelled),
     ):
-        rep = compress(labels, found_by)  # type: ignore[arg-type]
+        rep = _compress(labels, found_by)  # type: ignore[arg-type]
         kept = rep.questions - len(rep.cut_off) - len(rep.missing)
         rows.append(
             CompressionRow(
@@ -205,7 +205,7 @@ def _tenants(
     catalog: Catalog, labels: Sequence[Label], tenancy_file: Path, folder: Path, known: set[str],
     dense: str = "toy",
 ) -> tuple[TenantRow, ...]:  # fmt: skip
-    world = Catalog.from_documents(list(catalog.documents) + load_documents([folder]))
+    world = Catalog.from_documents(list(catalog.documents) + _load_documents([folder]))
     tenancy = Tenancy.load(tenancy_file, known_docs=known | {d.id for d in world.documents})
     rows = _leak_table(build_searchers(world, dense), world, tenancy, labels, Scope(), k=5)
     out = []
@@ -245,7 +245,7 @@ def evidence(
     tenants: tuple[TenantRow, ...] = ()
     if tenancy_file is not None and tenant_folder is not None:
         known = {d.id for d in catalog.documents}
-        known |= {d.id for d in load_documents([dups])} if dups else set()
+        known |= {d.id for d in _load_documents([dups])} if dups else set()
         tenants = _tenants(catalog, labels, tenancy_file, tenant_folder, known, dense)
         notes.append(
             "Tenants: every question asked as every tenant with sparse, dense and hybrid (top 5); "

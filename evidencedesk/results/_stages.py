@@ -73,7 +73,7 @@ from evidencedesk.results._plan import RUNS_ONLY_DEPTH
 from evidencedesk.results._settings import Settings
 from evidencedesk.results._verdicts import decide_verdict
 from evidencedesk.results.types import (
-    SHOWN,
+    _SHOWN,
     AblationResult,
     Ablations,
     CandidateResult,
@@ -97,15 +97,15 @@ from evidencedesk.retrieval._coverage import (
     check_judged_shares,
     unjudged_top,
 )
-from evidencedesk.retrieval.benchmark import VARIANTS
-from evidencedesk.retrieval.catalog import Catalog, Scope, markdown_files
+from evidencedesk.retrieval.benchmark import _VARIANTS
+from evidencedesk.retrieval.catalog import Catalog, Scope, _markdown_files
 from evidencedesk.retrieval.evalreport import Config, Run, _sizing_grid, ablate, run_config, sweep
 from evidencedesk.retrieval.evalreport import Costs as PriceList
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, paired
 from evidencedesk.retrieval.parts import Parts, _uses_minilm
-from evidencedesk.retrieval.trec_judge import judge_trec_run, judge_trec_run_condensed
+from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed, judge_trec_run
 
 # -- progress ------------------------------------------------------------------------------------
 Progress = Callable[[str], None]  # told each stage's name as it starts
@@ -251,7 +251,7 @@ def walk(stages: Sequence[Stage], evaluating: Evaluating) -> dict[str, object]:
 
 # -- the pipeline's stages -----------------------------------------------------------------------
 BASELINE = "hybrid"  # the built-in variant the candidates and the others are compared with
-BUILTIN_NAMES = tuple(name for name, _ in VARIANTS)  # no external run may take one of these
+BUILTIN_NAMES = tuple(name for name, _ in _VARIANTS)  # no external run may take one of these
 # the benchmark page's description of each built-in variant
 _BUILTIN_DESCRIPTIONS = {
     "sparse": "BM25 over Unicode-aware tokens",
@@ -431,9 +431,9 @@ def benchmark(evaluating: Evaluating) -> Benchmark:
     )
     parts = Parts.build(catalog, dense=inputs.dense, warm=warm)
     descriptions = _MINILM_DESCRIPTIONS if inputs.dense == "minilm" else _BUILTIN_DESCRIPTIONS
-    tally = Tally(evaluating.progress, (len(VARIANTS) + len(inputs.runs)) * len(labels))
+    tally = Tally(evaluating.progress, (len(_VARIANTS) + len(inputs.runs)) * len(labels))
     asked = tally.asking(labels)
-    built = {name: run_config(cfg, parts, catalog, asked) for name, cfg in VARIANTS}
+    built = {name: run_config(cfg, parts, catalog, asked) for name, cfg in _VARIANTS}
     k = settings.judged_k
     variants = [
         replace(
@@ -541,7 +541,7 @@ def citations(evaluating: Evaluating) -> tuple[CitationRow, ...] | None:
 def evidence_checks(evaluating: Evaluating, benchmark: Benchmark) -> EvidenceResult:
     """The evidence checks on the baseline: dedupe, compression, freshness, deletion, tenants."""
     inputs = evaluating.inputs
-    update = markdown_files(inputs.updates)[0] if inputs.updates is not None else None
+    update = _markdown_files(inputs.updates)[0] if inputs.updates is not None else None
     return evidence(_catalog(evaluating), inputs.labels, benchmark.base_run,
                     benchmark.parts.first("hybrid"), inputs.dups, update, inputs.tenants,
                     inputs.tenant_documents, dense=inputs.dense)  # fmt: skip
@@ -598,7 +598,7 @@ def gate(evaluating: Evaluating, benchmark: Benchmark) -> Gated:
     cands = [c for c in inputs.candidates if c.name not in {n.name for n in not_run}]
     cand_runs = _candidate_runs(evaluating, benchmark, cands)
     base_run, k = benchmark.base_run, settings.judged_k
-    base = benchmark.variants[[n for n, _ in VARIANTS].index(BASELINE)]
+    base = benchmark.variants[[n for n, _ in _VARIANTS].index(BASELINE)]
     compared = compute.comparisons(
         base.metrics,
         base_run.judged,
@@ -646,7 +646,7 @@ def gate(evaluating: Evaluating, benchmark: Benchmark) -> Gated:
                         benchmark.parts, run.config.first_stage, run.config.depth, inputs.labels
                     )  # fmt: skip
                 ),
-                lists=() if same else compute.ranked_lists(run.judged, settings.metrics, SHOWN),
+                lists=() if same else compute.ranked_lists(run.judged, settings.metrics, _SHOWN),
                 lists_of=same,
                 judged=judged_share(base_run.judged, run.judged, k, settings.seed),
                 condensed=None if cond is None else cond[0],
@@ -691,7 +691,7 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
 
     def judge_run(trec: TrecRun) -> tuple[Sequence[Judged], Sequence[Judged] | None]:
         # counted run by run: one vector pass each; the condensed lists ride along
-        judged = judge_trec_run_condensed(trec, qrels, labels, settings.max_depth,
+        judged = _judge_trec_run_condensed(trec, qrels, labels, settings.max_depth,
                                           inputs.relevance, depth, graded)  # fmt: skip
         tally.add(len(labels))
         return judged
@@ -713,7 +713,7 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
         replace(
             compute.variant_result(("run", name), name, "external",
                                    f"TREC run (tag {run.tag!r}), judged at its full depth",
-                                   None, run.judged, _NO_COSTS, settings, book, keep=SHOWN),
+                                   None, run.judged, _NO_COSTS, settings, book, keep=_SHOWN),
             coverage=run.coverage,
             judged=judged_stat(book, ("run", name), run.judged, settings.judged_k),
         )

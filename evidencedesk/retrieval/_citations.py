@@ -36,7 +36,7 @@ _BRACKET = re.compile(
 )  # an inline citation: the chunk ids between square brackets
 _BOUNDARY = re.compile(r"[.!?।](?:\s*\[[^\[\]]*\])*(?=\s|$)")
 # every field an answers.jsonl line may have
-FIELDS = ("id", "question_id", "case", "answer", "shown", "note", "expect")
+_FIELDS = ("id", "question_id", "case", "answer", "shown", "note", "expect")
 # the fields every answers.jsonl line must have
 _REQUIRED = ("id", "question_id", "case", "answer", "shown")
 # the three citation scores, in the order they are reported
@@ -243,9 +243,9 @@ def _parse_line(raw: str, path: str | Path, n: int, known: Container[str] | None
     obj = parse_json(raw, path, AnswersError, n, "a JSON object")
     if not isinstance(obj, dict):
         raise fail(f"expected a JSON object, found {type(obj).__name__}")
-    unknown = sorted(set(obj) - set(FIELDS))
+    unknown = sorted(set(obj) - set(_FIELDS))
     if unknown:
-        raise fail(f"unknown field {unknown[0]!r}; expected: {', '.join(FIELDS)}")
+        raise fail(f"unknown field {unknown[0]!r}; expected: {', '.join(_FIELDS)}")
     for key in _REQUIRED:
         if key not in obj:
             raise fail(f"expected field {key!r}, found none")
