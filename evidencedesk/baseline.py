@@ -126,13 +126,13 @@ class Baseline(BaseModel):
         return {qid: q.rr for qid, q in self.questions.items()}
 
     def reference(self) -> _Reference:
-        """What the gate compares a run with (`evalreport.retrieval_gate`, `gate.decide_gate`)."""
+        """What the gate compares a run with (`evalreport.retrieval_gate`, `gate._decide_gate`)."""
         return _Reference(self.k, self.summary, self.rr(), config=self.config, run=self.run)
 
     def to_json(self) -> str:
         """The file's text: pretty JSON in the keys' order, the config as `Config.to_dict()` (or
-        the run's name), a trailing newline; a baseline read from a file that `save_baseline` or
-        `save_run_baseline` wrote gives back that file's bytes."""
+        the run's name), a trailing newline; a baseline read from a file that `_save_baseline` or
+        `_save_run_baseline` wrote gives back that file's bytes."""
         unused = {"config"} if self.config is None else {"run"}
         data = self.model_dump(mode="json", by_alias=True, exclude=unused)
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

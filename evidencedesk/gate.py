@@ -7,13 +7,13 @@ Decisions (one reason line each):
 - recall@k or MRR dropped versus the saved baseline by more than ``max_drop`` -> REVIEW;
 - MRR worse for more questions than it got better (per-question reciprocal rank against the
   baseline, exact sign test) -> REVIEW, when ``review_on_mrr_flips``; ``flips_min_net`` and
-  ``flips_max_p`` can ask for more evidence first (a net count, a sign-test p: `flips_fire`).
+  ``flips_max_p`` can ask for more evidence first (a net count, a sign-test p: `_flips_fire`).
 
 No reason: GO. Baselines are files (`data/baseline_retrieval.json`) written by
 ``python -m evidencedesk.retrieval.benchmark --save-baseline`` and read by `evidencedesk.baseline`.
 
-This module holds the policy and the decision (`decide_gate`), and what the gate reads of a run
-and of what it is compared with (`GateInput`, `Reference`). `evalreport.retrieval_gate` applies
+This module holds the policy and the decision (`_decide_gate`), and what the gate reads of a run
+and of what it is compared with (`_GateInput`, `_Reference`). `evalreport.retrieval_gate` applies
 the gate to a run, beside `run_config` that makes the runs (the course page imports it from
 there). The layers import one way: metrics <- gate <- evalreport <- baseline.
 """

@@ -9,7 +9,7 @@ Three places, first match wins:
 3. beside the package in a checkout (``pip install -e .``): the repository's top-level ``data/``
    and ``templates/`` (SPEC §0).
 
-`ROOT` is the folder that holds the two; paths under it are printed relative to it.
+`_ROOT` is the folder that holds the two; paths under it are printed relative to it.
 """
 
 from __future__ import annotations

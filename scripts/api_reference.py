@@ -436,6 +436,12 @@ def public_names(source: str) -> tuple[str, tuple[Name, ...]]:
     return first_sentence(ast.get_docstring(parsed.tree)), tuple(names)
 
 
+def exported(path: Path) -> list[str] | None:
+    """The names a module's ``__all__`` lists, in order; None when it has none."""
+    found = _parse("module", path.name, path.read_text(encoding="utf-8")).exported
+    return None if found is None else [name for name, _ in found]
+
+
 def is_private(dotted: str) -> bool:
     """A module whose name, or a package above it, starts with one underscore (``_engine``):
     the implementation behind the public modules, not listed."""

@@ -118,6 +118,19 @@ def test_every_name_in_an_all_is_there_and_documented_with_its_signature() -> No
     assert problems == []
 
 
+def test_an_all_lists_every_public_name_its_module_defines() -> None:
+    # a module that declares its API declares all of it: a public name left out of its __all__
+    # is either API (list it) or a helper (give it the underscore)
+    left_out = [
+        f"{m.path}:{n.line}: {n.name}"
+        for m in script.modules(ROOT)
+        if (exported := script.exported(ROOT / m.path)) is not None
+        for n in m.names
+        if not n.origin and n.name not in exported
+    ]
+    assert left_out == []
+
+
 def test_a_documented_signature_is_read_back() -> None:
     page = (
         "## evidencedesk.shelf\n\n| name | kind | signature | what it is |\n|---|---|---|---|\n"

@@ -171,7 +171,7 @@ def test_a_run_read_in_many_blocks_reads_like_one_block(
     whole = read_run(path)
     monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
     monkeypatch.setattr(trec_arrays, "_GROUP", 2)
-    monkeypatch.setattr(trec_arrays, "THREADS", threads)
+    monkeypatch.setattr(trec_arrays, "_THREADS", threads)
     monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
     # stretches of equal query ids are joined in query order, unless there are too many
     monkeypatch.setattr(trec_arrays, "_STRETCHES", stretches)
@@ -597,7 +597,7 @@ def test_a_nul_byte_late_in_a_run_read_in_ranges_names_its_line(
     path.write_text("".join(lines))
     monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
     monkeypatch.setattr(trec_arrays, "_GROUP", 2)
-    monkeypatch.setattr(trec_arrays, "THREADS", threads)
+    monkeypatch.setattr(trec_arrays, "_THREADS", threads)
     monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         assert len(trec_arrays._cuts(mm, mm.size())) == threads + 1  # the NUL is in the last

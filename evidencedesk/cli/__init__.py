@@ -10,7 +10,7 @@ that.
 
 Each command module (`cli.build`, `cli.benchmark`, `cli.run`, `cli.init`, `cli.validate`,
 `cli.audit`, `cli.summary`, `cli.export`)
-has a one-line `HELP`, a `DESCRIPTION`, its exit statuses (`EXIT`), `add_arguments(parser)` and
+has a one-line `HELP`, a `_DESCRIPTION`, its exit statuses (`_EXIT`), `add_arguments(parser)` and
 `run(args, streams) -> int`. An argument argparse refuses is one ``error: …`` line naming the
 command's ``--help``, exit 2, as bad input is.
 """

@@ -424,7 +424,7 @@ def _runs_in_folder(
     `ignore` (``[runs] ignore``) are passed over. A file with a run's name (`_RUN_LIKE_SUFFIXES`,
     compressed or not) is a run, whatever it holds: one that does not parse is refused where it
     is read, naming its line. Any other file is a run when its first line reads as a run line
-    (`trec.looks_like_run`), else skipped and listed (a README). A named pipe, device or socket
+    (`trec._looks_like_run`), else skipped and listed (a README). A named pipe, device or socket
     is refused by type (it would hang or never end).
     """
     from evidencedesk.files.trec import _looks_like_run  # numpy: only where runs are read

@@ -40,6 +40,7 @@ from evidencedesk.files._trec_keys import (
 from evidencedesk.files._writing import write_file
 
 __all__ = [
+    "Qrels",
     "TrecRun",
     "read_qrels",
     "read_run",
@@ -134,7 +135,7 @@ def read_qrels(path: str | Path) -> Qrels:
     """{qid: {docid: grade}} in file order; the second column is ignored, and so are blank
     lines and comment lines (first non-blank character ``#``), as trec_eval reads qrels.
 
-    Grades are integers from -100 to 100 (`GRADES`); a negative one is judged not relevant.
+    Grades are integers from -100 to 100 (`_GRADES`); a negative one is judged not relevant.
     """
     check_input(path, LabelsError)
     try:
@@ -237,7 +238,7 @@ def write_run(
 # -- reading runs -----------------------------------------------------------------------------
 
 
-_SNIFF_BYTES = 64 << 10  # how much of a file `looks_like_run` reads
+_SNIFF_BYTES = 64 << 10  # how much of a file `_looks_like_run` reads
 
 
 def _looks_like_run(path: str | Path) -> bool:

@@ -3,7 +3,7 @@ a built site, computed a second time from the files the site exports, by code th
 computation with the build.
 
 - **Means** from ``data/runs/*.run`` and ``data/qrels.txt`` with the readable per-question
-  definitions of `evidencedesk.retrieval.metrics` (`metric_value`: `recall_at`, `ndcg_at`, ...;
+  definitions of `evidencedesk.retrieval.metrics` (`_metric_value`: `recall_at`, `ndcg_at`, ...;
   never the vectorised engine), for every variant whose run the site exports; the per-question
   CSV must hold the same values. A variant without a run file (a runs-only project's run judged
   at full depth) is recomputed from ``data/per-question.csv`` alone. A candidate that is no

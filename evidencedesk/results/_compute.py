@@ -448,7 +448,7 @@ def fully_judged(*runs: Sequence[Judged]) -> bool:
 
 
 def condensed_lists(judged: Sequence[Judged]) -> tuple[Judged, ...]:
-    """Each whole list condensed (`metrics.condense`): a pipeline's final lists."""
+    """Each whole list condensed (`metrics._condense`): a pipeline's final lists."""
     return tuple(_condense(j) for j in judged)
 
 

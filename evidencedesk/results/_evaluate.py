@@ -162,7 +162,7 @@ def _models(
 
 
 def _language(catalog: Catalog, labels: Sequence[Label]) -> str | None:
-    """MiniLM's `minilm.language_warning` on the project's chunks and questions."""
+    """MiniLM's `minilm._language_warning` on the project's chunks and questions."""
     documents = (f"{c.title}\n{c.text}" for c in catalog.chunks)
     return minilm._language_warning(documents, (lab.question for lab in labels))
 

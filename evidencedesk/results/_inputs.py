@@ -214,7 +214,7 @@ class Project:
     def load_labels(self, catalog: Catalog | None = None) -> list[Label]:
         """Labelled questions at this project's relevance threshold.
 
-        From qrels: the judged queries (`beir.labels_from_judgments`), grades from the
+        From qrels: the judged queries (`beir._labels_from_judgments`), grades from the
         judgments, ``answerable`` = has a grade >= relevance, tags from the queries file and
         the tags file. With a queries file, only the judged queries it lists, unless
         ``[questions] evaluate_unlisted`` (runs-only) adds the others. In a pipeline project
@@ -519,7 +519,7 @@ def judged_external_runs(
 
 def judged_depth(metrics: Iterable[str], *cutoffs: int) -> int:
     """How much of each external run's list is kept once judged: the largest cut-off of the
-    reported metrics and of `cutoffs` (the gate's k), and at least the `SHOWN` results a question
+    reported metrics and of `cutoffs` (the gate's k), and at least the `_SHOWN` results a question
     page lists. `judge_trec_run(depth=...)` also keeps each list down to its first relevant
     result, so every reported value is the whole list's."""
     ks = [k for _, k, _ in map(split_metric, metrics) if k is not None]

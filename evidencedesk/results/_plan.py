@@ -199,8 +199,8 @@ def large(results: Results) -> bool:
 
 
 def page_depth(results: Results) -> int:
-    """Results a question page lists per ranked list: `SHOWN` up to `PAGE_LIMIT` questions;
-    above, `LEAN_DEPTH`, or the gate's depth when that is larger (at most `SHOWN`)."""
+    """Results a question page lists per ranked list: `_SHOWN` up to `PAGE_LIMIT` questions;
+    above, `LEAN_DEPTH`, or the gate's depth when that is larger (at most `_SHOWN`)."""
     if not large(results):
         return _SHOWN
     return min(_SHOWN, max(LEAN_DEPTH, pass_depth(results)))

@@ -20,8 +20,8 @@ candidates through a mapping that counts each one as the loop over its items mov
 change to the loops that do the work).
 
 The gate stage decides the release gate on judged final lists and k, as structured
-`GateOutcome` data (`gate_outcome`). The baseline is a `Reference`: a saved baseline file
-(`Baseline.reference()`) or a run (`Reference.of_judged`); no pipeline `Config` or `Run` is
+`GateOutcome` data (`gate_outcome`). The baseline is a `_Reference`: a saved baseline file
+(`Baseline.reference()`) or a run (`_Reference.of_judged`); no pipeline `Config` or `Run` is
 needed. Every policy key comes back as a `RuleValue`: its observed value against its threshold,
 or "not evaluated" with the reason, so the gate never skips a rule silently.
 """

@@ -170,7 +170,7 @@ class RankedList:
     """One question's final list in one run, judged."""
 
     question: str
-    ids: tuple[str, ...]  # the whole list, or its top `SHOWN` when `size` is larger
+    ids: tuple[str, ...]  # the whole list, or its top `_SHOWN` when `size` is larger
     grades: tuple[int, ...]
     size: int  # length of the judged list
     first_relevant: int | None  # rank of the first relevant chunk
@@ -385,7 +385,7 @@ class ModelFacts:
     name: str
     facts: tuple[tuple[str, str], ...]
     # one line when the project's texts are mostly in a script the model was not trained for
-    # (`retrieval.minilm.language_warning`): printed by the build, shown wherever the model is
+    # (`retrieval.minilm._language_warning`): printed by the build, shown wherever the model is
     warning: str | None = None
 
 
@@ -502,7 +502,7 @@ class PolicyFacts:
     review_on_mrr_flips: bool
     critical: tuple[str, ...]
     notes: dict[str, str]  # critical id -> why it is critical
-    flips_min_net: int = 1  # the flips rule's evidence (`gate.flips_fire`); 1 and 1.0: none asked
+    flips_min_net: int = 1  # the flips rule's evidence (`gate._flips_fire`); 1 and 1.0: none asked
     flips_max_p: float = 1.0
 
 
@@ -552,7 +552,7 @@ class Results:
         return next(v for v in self.variants if v.name == name)
 
     def mean_rows(self) -> list[tuple[Any, ...]]:
-        """One row per run and metric, in `FRAME_COLUMNS`' order: every variant (its role
+        """One row per run and metric, in `_FRAME_COLUMNS`' order: every variant (its role
         "baseline" or "variant"), then every candidate with its paired difference from the
         baseline and that difference's 95 % interval (None for a variant)."""
         rows: list[tuple[Any, ...]] = []
@@ -568,7 +568,7 @@ class Results:
         return rows
 
     def to_dataframe(self) -> Any:
-        """`mean_rows` as a pandas DataFrame of `FRAME_COLUMNS` (run, role, metric, mean, low,
+        """`mean_rows` as a pandas DataFrame of `_FRAME_COLUMNS` (run, role, metric, mean, low,
         high, n, left_out, delta, delta_low, delta_high). Needs the pandas extra."""
         return _frame(self.mean_rows(), _FRAME_COLUMNS, "Results.to_dataframe()")
 

@@ -439,7 +439,7 @@ class LexicalPairScorer:
         found = self._passages.get(key)
         if found is None:
             # "\n" and " " both end a token: the words of "title text", and the very string
-            # the BM25 index and the toy embedder tokenised (`searchers.index_text`), so the
+            # the BM25 index and the toy embedder tokenised (`searchers._index_text`), so the
             # tokens come from `tokens`' cache instead of a second pass of the tokenizer
             body = content_words(f"{title}\n{text}")
             found = self._passages.put(key, (set(body), _bigrams(body), set(content_words(title))))

@@ -32,7 +32,7 @@ _NO_FILTER = -1  # scope key of ``allowed=None``
 
 
 class CachedSearcher:
-    """Wraps a prefix-stable `Searcher`; same answers, each (question, scope) searched once.
+    """Wraps a prefix-stable `_Searcher`; same answers, each (question, scope) searched once.
 
     ``least``: the smallest k asked of the wrapped searcher (a smaller k is answered from that
     list's prefix); ``exact_up_to``: the largest k whose answer is a prefix of a longer one (a

@@ -49,7 +49,7 @@ def _read_lines(
 
 
 def _parse_grade(text: str, path: str | Path, number: int, error: type[InputError]) -> int | None:
-    """The integer grade in `text` (`MIN_GRADE`..`MAX_GRADE`), or None when `text` is not an
+    """The integer grade in `text` (`_MIN_GRADE`..`_MAX_GRADE`), or None when `text` is not an
     integer at all."""
     if not _GRADE.fullmatch(text):
         if re.fullmatch(r"[+-]?[0-9]+", text):

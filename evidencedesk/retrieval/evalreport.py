@@ -13,22 +13,22 @@ This is the course page's module: `run_config`, `ablate` and `retrieval_gate` ar
 
 One row of an ablation table: a change of the base configuration compared with the base.
 
-`evalreport.ablate` runs the configurations and builds these rows; `AblationRow` is both the
+`evalreport.ablate` runs the configurations and builds these rows; `_AblationRow` is both the
 attribute API the site reads and the mapping the course page reads (``row["change"]``).
 
-A run shaped for the release gate (`GateInput`), and what it is compared with (`Reference`).
+A run shaped for the release gate (`_GateInput`), and what it is compared with (`_Reference`).
 
-`gate.decide_gate` reads these; `evalreport.retrieval_gate` shapes a run and its base with them, and
-`baseline.Baseline.reference()` turns a saved baseline into a `Reference`. Judged lists need no
-pipeline config: `shape` and `Reference.of_judged` take them with their final size (a TREC run's
-lists first `cut` to the gate's k). A `Reference` is a pipeline's (its `Config`) or a named run's.
+`gate._decide_gate` reads these; `evalreport.retrieval_gate` shapes a run and its base with them, and
+`baseline.Baseline.reference()` turns a saved baseline into a `_Reference`. Judged lists need no
+pipeline config: `_shape` and `_Reference.of_judged` take them with their final size (a TREC run's
+lists first `_cut` to the gate's k). A `_Reference` is a pipeline's (its `Config`) or a named run's.
 
 The sizing sweep: every depth x final of a reranked configuration, with its cost.
 
 A cell whose depth is below its final is a legal configuration, but the sweep leaves it out: its
 final list is capped by the depth, so it is the same run as depth x final=depth (the same list,
 MRR, pairs and tokens; recall at a cut-off beyond the list's end is recall at the list's end),
-and a second row of it would only repeat that row under another name. `sizing_grid` says which
+and a second row of it would only repeat that row under another name. `_sizing_grid` says which
 cells run and which are left out, so that the report can name the ones it skipped.
 
 The single-field ablations (`ablate`) are in `evalreport`, the course page's module.
@@ -330,7 +330,7 @@ def _reference(base: Any, k: int) -> _Reference | None:
 
 
 def retrieval_gate(policy: GatePolicy, run: Run, base: Any = None) -> GateResult:
-    """Apply `policy` to `run` (`evidencedesk.gate.decide_gate`), comparing with `base` when given.
+    """Apply `policy` to `run` (`evidencedesk.gate._decide_gate`), comparing with `base` when given.
 
     `base` is a run (e.g. ``run_config(Config(), ...)``, compared directly, its recall taken at
     the policy's k) or a saved baseline (``baseline.load_baseline``).
@@ -359,7 +359,7 @@ _ABLATION_KEYS = (
 class _AblationRow(Mapping[str, Any]):
     """The base run (``changes == {}``, delta 0) or one change of it, compared with the base.
 
-    Also a read-only mapping (`ABLATION_KEYS`), as the course page reads it: ``row["change"]``
+    Also a read-only mapping (`_ABLATION_KEYS`), as the course page reads it: ``row["change"]``
     (``"(base)"``, ``"reranker=none"`` ...), ``row["delta"]`` (the MRR delta), ``row["run"]``.
     """
 
@@ -501,7 +501,7 @@ def sweep(
     scope: Scope | None = None,
 ) -> list[_SweepRow]:
     """Every depth x final with depth >= final, in the order given (depth outer); the cells
-    with depth < final are left out (`sizing_grid`: each repeats its depth x depth cell).
+    with depth < final are left out (`_sizing_grid`: each repeats its depth x depth cell).
 
     The reranker defaults to ``"feature"``: without one, depth changes nothing but the fetch.
     Latency comes from `costs`, a hypothetical price list; nothing is timed.

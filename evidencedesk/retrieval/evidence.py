@@ -4,7 +4,7 @@
   different claims and are *held back* as a pair (both stay).
 - `edges_first`: strongest chunks at the edges of the context (models read edges best).
 - `context_tokens` / `fit_tokens`: a documented token estimate and a budget cut.
-- `pick_spans` / `keeps_evidence` / `compress`: keep the best sentence per chunk and check
+- `pick_spans` / `keeps_evidence` / `_compress`: keep the best sentence per chunk and check
   that the answer survived.
 - Citation checks live in `citations` and are re-exported here."""
 
@@ -182,7 +182,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?।])\s+|\n+")
 
 @dataclass(frozen=True)
 class _Span:
-    """The sentence picked from one chunk: index, text, question-word overlap, chunk's `facts`."""
+    """The sentence picked from one chunk: index, text, question-word overlap, chunk's `_facts`."""
 
     chunk_id: str
     text: str
@@ -232,7 +232,7 @@ def keeps_evidence(label: Label, spans: Sequence[_Span]) -> bool:
     """True when some grade-2 chunk of `label` kept its facts in its span.
 
     Rule (simple and conservative): the answer survives when at least one grade-2 chunk has a
-    span, and that span contains **every number and identifier** (`facts`) of the chunk's
+    span, and that span contains **every number and identifier** (`_facts`) of the chunk's
     sentences (headings excluded). A chunk without any number or identifier survives if it has a
     span at all. Limits: a table or a chunk listing several numbers usually counts as cut even
     when the sentence with the answer survived (over-reports cuts); a number-free answer sentence

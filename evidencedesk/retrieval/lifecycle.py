@@ -150,7 +150,7 @@ def served(
     searcher: _Searcher, questions: Iterable[Any], allowed: frozenset[str] | None, k: int
 ) -> frozenset[str]:
     """Every chunk id the index hands out for these questions (the course page's shape: a set,
-    to intersect with what a change removed). Per question: `served_by_question`."""
+    to intersect with what a change removed). Per question: `_served_by_question`."""
     return frozenset(
         c for ids in _served_by_question(searcher, questions, allowed, k).values() for c in ids
     )
@@ -306,7 +306,7 @@ def boundary_leaks(
     """Every result another tenant owns, asking every question as every tenant with its filter.
 
     ``len(...)`` is the number of leaks: 0 when the filter holds. The per-searcher table with
-    the control (the same questions unfiltered do reach other tenants' chunks) is `leak_table`.
+    the control (the same questions unfiltered do reach other tenants' chunks) is `_leak_table`.
     """
     leaks: list[_Leak] = []
     for name, searcher in searchers.items():

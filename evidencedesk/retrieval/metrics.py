@@ -4,14 +4,14 @@ A question whose pool holds no relevant chunk is *undefined*: every metric retur
 it, and means leave it out (and say how many they left out). Relevant = grade >= ``Judged.relevant``
 (`DEFAULT_RELEVANCE`, 2, by default). The statistics (`Summary`, intervals, the sign test) live in
 :mod:`.stats` and are re-exported here; the paired comparisons of two runs (`paired`,
-`paired_bootstrap_ci`, `randomization_test`) take judged lists or per-question values.
+`_paired_bootstrap_ci`, `_randomization_test`) take judged lists or per-question values.
 
 Every metric is declared once, with its names in trec_eval, ir_measures and ranx, in
-:mod:`evidencedesk._metric_names`; `parse_metric` reads any of those names into a `Metric`.
+:mod:`evidencedesk._metric_names`; `_parse_metric` reads any of those names into a `Metric`.
 
 `KINDS` is the one registry from a metric's kind to what computes it: its readable reference
 (`recall_at`, `ndcg_at`, ...: the definitions, written to be read, one judged list at a time)
-and its vectorised column (:mod:`.metric_engine`: every question at once). `metric_value`
+and its vectorised column (:mod:`.metric_engine`: every question at once). `_metric_value`
 dispatches to the reference; the means and per-question tables (`summarize`, `per_question`,
 `per_question_all`, `by_tag`, the paired tests) to the column, which the tests hold equal to the
 reference bit for bit (``tests/test_every_metric.py``, every registered kind).
@@ -378,12 +378,12 @@ def _precision_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarr
 
 
 def _hit_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
-    """1 when a relevant result is in the top k (`metrics.hit_at`)."""
+    """1 when a relevant result is in the top k (`metrics._hit_at`)."""
     return (engine.hits(lines, engine.cutoff(k, "hit")) > 0).astype(np.float64)
 
 
 def _judged_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
-    """The judged share of the top min(k, list length) (`metrics.judged_at`); NaN for an empty
+    """The judged share of the top min(k, list length) (`metrics._judged_at`); NaN for an empty
     list."""
     if lines.judged is None or lines.size is None:
         raise ValueError("Judged@k needs every returned result, found only graded lines")
@@ -405,7 +405,7 @@ def _rr_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
 
 
 def _ap_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
-    """Average precision of the top k, or of the list, over R (`metrics.average_precision`)."""
+    """Average precision of the top k, or of the list, over R (`metrics._average_precision`)."""
     n_rel = engine.n_relevant(lines)
     kept = engine.relevant(lines) & engine.in_top(lines, k)
     lq, rk = lines.line_q[kept], lines.rank[kept]
@@ -414,14 +414,14 @@ def _ap_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
 
 
 def _rprec_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
-    """Relevant in the top R / R (`metrics.r_precision`)."""
+    """Relevant in the top R / R (`metrics._r_precision`)."""
     n_rel, q = engine.n_relevant(lines), lines.line_q
     hits = np.bincount(q[engine.relevant(lines) & (lines.rank < n_rel[q])], minlength=lines.n)
     return engine.over_r(hits, n_rel)
 
 
 def _bpref_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
-    """bpref, as trec_eval computes it (`metrics.bpref`)."""
+    """bpref, as trec_eval computes it (`metrics._bpref`)."""
     if lines.nonrel is None or lines.n_nonrel is None:
         raise ValueError("bpref needs the judged non-relevant results, found only graded lines")
     n, q, rel, n_rel = lines.n, lines.line_q, engine.relevant(lines), engine.n_relevant(lines)
@@ -439,7 +439,7 @@ def _bpref_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
         if q.size
         else seen
     )
-    # N counts at least the judged non-relevant results the list holds, as in `metrics.bpref`
+    # N counts at least the judged non-relevant results the list holds, as in `metrics._bpref`
     at_least = np.maximum(lines.n_nonrel, np.bincount(q[lines.nonrel], minlength=n))
     r, cap = n_rel[q[rel]], np.minimum(at_least, n_rel)[q[rel]]
     share = np.divide(np.minimum(above[rel], r), cap, out=np.zeros(r.size), where=cap > 0)

@@ -16,7 +16,7 @@ has the toy embedder's interface (`embed`, `embed_many`: one L2-normalised row p
 cross-encoder**: query and passage are embedded apart and compared, never read together.
 
 Determinism: one onnxruntime thread, sequential execution; mean pooling and normalisation in
-float64 in a fixed order; every embedding rounded to `DECIMALS` decimals before anything ranks
+float64 in a fixed order; every embedding rounded to `_DECIMALS` decimals before anything ranks
 with it, so a last-bit difference in the model's arithmetic cannot reorder a list. A text's
 embedding does not depend on the batch it was computed in (tests hold batched rows equal to
 one-by-one rows), which is what lets each text be embedded once and kept.
@@ -271,16 +271,16 @@ class _OnnxMiniLM:
 
 class MiniLMEmbedder:
     """The toy embedder's interface over the real model: `embed(text)`, `embed_many(texts)`,
-    each row L2-normalised and rounded to `DECIMALS` decimals (float64, `dim` = 384).
+    each row L2-normalised and rounded to `_DECIMALS` decimals (float64, `dim` = 384).
 
     Texts are embedded in batches of `batch_size`, grouped by length so that little padding is
     run, and each distinct text once: its row is kept (a query asked at every depth, a passage
-    scored for every candidate). ``encoder=`` injects another `Encoder` (a test double); by
-    default the packaged model (`OnnxMiniLM.shared`), loaded on the first text.
+    scored for every candidate). ``encoder=`` injects another `_Encoder` (a test double); by
+    default the packaged model (`_OnnxMiniLM.shared`), loaded on the first text.
     """
 
     dim = _DIM
-    language = _LANGUAGE  # what the model was trained for (`language_warning` checks the texts)
+    language = _LANGUAGE  # what the model was trained for (`_language_warning` checks the texts)
 
     def __init__(
         self, encoder: _Encoder | None = None, batch_size: int = _BATCH, limit: int = 100_000
@@ -352,7 +352,7 @@ class BiEncoderPairScorer:
     """
 
     name = _DESCRIPTION
-    language = _LANGUAGE  # what the model was trained for (`language_warning` checks the texts)
+    language = _LANGUAGE  # what the model was trained for (`_language_warning` checks the texts)
 
     def __init__(self, embedder: MiniLMEmbedder | None = None):
         self.embedder = _default_embedder() if embedder is None else embedder

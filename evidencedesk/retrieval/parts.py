@@ -1,5 +1,5 @@
 """What a configuration runs on and through: the searchers built once (`Parts`), the metrics
-every run reports, and a configuration's stages as one searcher (`ConfigSearcher`).
+every run reports, and a configuration's stages as one searcher (`_ConfigSearcher`).
 
 `evalreport.run_config` puts them together; they live here so that the course page's module
 stays the page's calls.
@@ -29,7 +29,7 @@ __all__ = [
 
 
 class _Stages(Protocol):
-    """What `ConfigSearcher` reads of a configuration (`evalreport.Config` is one)."""
+    """What `_ConfigSearcher` reads of a configuration (`evalreport.Config` is one)."""
 
     # read-only properties, so that a frozen dataclass satisfies them
     @property
@@ -188,7 +188,7 @@ class _ConfigSearcher(TwoStage):
         return judge_run(self, _Within(allowed), labels, scope=scope, k=k)
 
     def tokens_shown(self) -> int:
-        """Estimated prompt tokens of every list shown so far (`prompt_tokens` summed)."""
+        """Estimated prompt tokens of every list shown so far (`_prompt_tokens` summed)."""
         return sum(_prompt_tokens(c.chunk.text) for shown in self.shown for c in shown)
 
 

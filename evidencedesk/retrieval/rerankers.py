@@ -4,7 +4,7 @@ Every reranker here but ``minilm`` is a **stand-in**: `LexicalPairScorer` and `O
 hand-made word features, not trained cross-encoders. `HubPairScorer` plugs a real sentence-transformers
 ``CrossEncoder`` into the ``pair`` slot (optional extra ``models``).
 
-Named rerankers (`RERANKERS`, resolved by `make_reranker`):
+Named rerankers (`_RERANKERS`, resolved by `make_reranker`):
 
 - ``none``: no second stage (`make_reranker` returns None).
 - ``overlap``: share of query content words found in the passage (`OverlapScorer`).
@@ -197,7 +197,7 @@ class PairReranker:
         if _tied_at_top(scores):
             self.ties_at_top += 1
         order = sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: ties keep order
-        # `renumber` without its float(): the scores are floats already
+        # `_renumber` without its float(): the scores are floats already
         return [Hit(r, scores[i], candidates[i].chunk) for r, i in enumerate(order, 1)]
 
     def __repr__(self) -> str:
@@ -262,7 +262,7 @@ class _BlendReranker:
 def make_reranker(
     name: str, scorer: PairScorer | None = None, max_words: int | None = None
 ) -> PairReranker | _BlendReranker | None:
-    """Resolve a reranker by name (`RERANKERS`); ``"none"`` gives None.
+    """Resolve a reranker by name (`_RERANKERS`); ``"none"`` gives None.
 
     `scorer` fills the ``pair`` slot (and the pair side of ``blend``); default `LexicalPairScorer`.
     `max_words` applies to every reranker that reads text.

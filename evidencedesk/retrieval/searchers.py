@@ -66,7 +66,7 @@ class _Embedder(Protocol):
 class _Reranker(Protocol):
     """A second stage that reorders the first stage's candidates and counts the pairs it scored."""
 
-    # read-only properties: callers only read them (`BlendReranker.pairs_scored` is computed)
+    # read-only properties: callers only read them (`_BlendReranker.pairs_scored` is computed)
     @property
     def name(self) -> str: ...
     @property
@@ -215,7 +215,7 @@ class SparseSearcher:
 
 
 class DenseSearcher:
-    """Cosine over embeddings (the toy's by default, or any `Embedder` of unit rows with at most
+    """Cosine over embeddings (the toy's by default, or any `_Embedder` of unit rows with at most
     512 dimensions, such as `minilm.MiniLMEmbedder`); returns the top k allowed chunks whatever
     their score."""
 
@@ -263,7 +263,7 @@ class DenseSearcher:
     ) -> list[list[Hit]]:
         """``[search(q, k, allowed) for q in queries]``, equal to it score for score, faster.
 
-        One float32 matrix product per `BLOCK` questions gives every chunk's score within
+        One float32 matrix product per `_BLOCK` questions gives every chunk's score within
         3.1e-5 (float32 rounding, any summation order, unit vectors of 512 slots). Only the
         chunks within `_MARGIN` (1e-4) of the k-th highest of those are then scored as `scores`
         scores them -- the same float64 products added in the same slot order -- and ranked as
@@ -367,7 +367,7 @@ class TwoStage:
     ``search(query, k, allowed)`` returns at most ``min(k, final)``. The reranker's
     ``pairs_scored`` counts the cost. ``prefilter`` (the default) applies the scope inside stage
     one, before ranking; without it stage one sees everything and the scope is applied after
-    reranking (`parts.ConfigSearcher`, the configurations' searcher, is this one). `prime`
+    reranking (`parts._ConfigSearcher`, the configurations' searcher, is this one). `prime`
     runs both stages' heavy parts for many questions at once ahead of their `search` calls.
     """
 
@@ -410,7 +410,7 @@ class TwoStage:
 
     def prime(self, queries: Sequence[str], allowed: frozenset[str] | None = None) -> None:
         """Ready `search(q, k, allowed)` for every q of `queries`: stage one asked for all of
-        them at once (`search_many`: the dense searcher batches them), and every stage-one
+        them at once (`_search_many`: the dense searcher batches them), and every stage-one
         list's pairs scored in one call (the reranker's ``prime``, when it has one: the
         built-in scorers score them vectorised). The lists are kept for the `search` calls
         with this very `allowed` object (until the next `prime`); answers do not change."""
@@ -421,4 +421,4 @@ class TwoStage:
         self._primed = (allowed, dict(zip(queries, lists, strict=True)))
 
 
-__all__ = ["DenseSearcher", "HybridSearcher", "SparseSearcher", "TwoStage"]
+__all__ = ["DenseSearcher", "Hit", "HybridSearcher", "SparseSearcher", "TwoStage"]
