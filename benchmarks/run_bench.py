@@ -37,9 +37,9 @@ def write_project(root: Path, passages: int, questions: int, seed: int) -> Path:
     from benchmarks.minilm_bench import synthetic
     from evidencedesk.retrieval._tokens import tokenize
     from evidencedesk.retrieval.catalog import load_catalog
-    from evidencedesk.retrieval.searchers import index_text
+    from evidencedesk.retrieval.searchers import _index_text
 
-    demo = [index_text(c) for c in load_catalog().chunks]
+    demo = [_index_text(c) for c in load_catalog().chunks]
     words = sorted({w for text in demo for w in tokenize(text) if w.isalpha()})
     texts = synthetic(words, passages, seed)
     rng = random.Random(seed)

@@ -38,29 +38,23 @@ from evidencedesk.files._project_file import ProjectKind
 from evidencedesk.files._structured import read_json
 from evidencedesk.files._validation import Loc, Source, Style, found_json, invalid, json_line, rule
 from evidencedesk.files._writing import write_file
-from evidencedesk.gate import GateInput, Reference, cut, gate_result, shape
+from evidencedesk.gate import _cut, _gate_result, _GateInput, _Reference, _shape
 from evidencedesk.retrieval.evalreport import Config, Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, summarize
-from evidencedesk.retrieval.parts import summary_names
+from evidencedesk.retrieval.parts import _summary_names
 
 __all__ = [
-    "BASELINE_SCHEMA",
-    "RUN_BASELINE_SCHEMA",
     "Baseline",
-    "QuestionResult",
-    "labels_hash",
     "load_baseline",
-    "save_baseline",
-    "save_run_baseline",
 ]
 
-BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/1"  # a pipeline config's baseline
-RUN_BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/2"  # adds `run`: a runs-only baseline
-_SCHEMAS = (BASELINE_SCHEMA, RUN_BASELINE_SCHEMA)
+_BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/1"  # a pipeline config's baseline
+_RUN_BASELINE_SCHEMA = "evidencedesk.baseline_retrieval/2"  # adds `run`: a runs-only baseline
+_SCHEMAS = (_BASELINE_SCHEMA, _RUN_BASELINE_SCHEMA)
 
 
-def labels_hash(labels: Sequence[Label]) -> str:
+def _labels_hash(labels: Sequence[Label]) -> str:
     """sha256 of the labels' canonical JSON (sorted keys, no spaces, UTF-8)."""
     canon = json.dumps(
         [label.to_dict() for label in labels],
@@ -71,7 +65,7 @@ def labels_hash(labels: Sequence[Label]) -> str:
     return hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
-class QuestionResult(BaseModel):
+class _QuestionResult(BaseModel):
     """One question of a saved baseline: whether its critical case passed, its reciprocal rank
     and recall at the baseline's k (None where undefined)."""
 
@@ -110,7 +104,7 @@ class Baseline(BaseModel):
     run: str | None = Field(None, min_length=1, json_schema_extra={"expected": "a run's name"})
     k: int = Field(ge=1)
     summary: dict[str, float | None]
-    questions: dict[str, QuestionResult]
+    questions: dict[str, _QuestionResult]
     labels_hash: str
 
     @model_validator(mode="after")
@@ -119,8 +113,8 @@ class Baseline(BaseModel):
             found = "neither" if self.config is None else "both"
             raise rule((), "expected 'config' (a pipeline's baseline) or 'run' (a runs-only "
                            f"project's baseline run), found {found}")  # fmt: skip
-        if self.run is not None and self.schema_ != RUN_BASELINE_SCHEMA:
-            raise rule(("run",), f"expected schema {RUN_BASELINE_SCHEMA!r} for a baseline run, "
+        if self.run is not None and self.schema_ != _RUN_BASELINE_SCHEMA:
+            raise rule(("run",), f"expected schema {_RUN_BASELINE_SCHEMA!r} for a baseline run, "
                                  f"found {self.schema_!r}")  # fmt: skip
         return self
 
@@ -131,40 +125,40 @@ class Baseline(BaseModel):
     def rr(self) -> dict[str, float | None]:
         return {qid: q.rr for qid, q in self.questions.items()}
 
-    def reference(self) -> Reference:
-        """What the gate compares a run with (`evalreport.retrieval_gate`, `gate.decide_gate`)."""
-        return Reference(self.k, self.summary, self.rr(), config=self.config, run=self.run)
+    def reference(self) -> _Reference:
+        """What the gate compares a run with (`evalreport.retrieval_gate`, `gate._decide_gate`)."""
+        return _Reference(self.k, self.summary, self.rr(), config=self.config, run=self.run)
 
     def to_json(self) -> str:
         """The file's text: pretty JSON in the keys' order, the config as `Config.to_dict()` (or
-        the run's name), a trailing newline; a baseline read from a file that `save_baseline` or
-        `save_run_baseline` wrote gives back that file's bytes."""
+        the run's name), a trailing newline; a baseline read from a file that `_save_baseline` or
+        `_save_run_baseline` wrote gives back that file's bytes."""
         unused = {"config"} if self.config is None else {"run"}
         data = self.model_dump(mode="json", by_alias=True, exclude=unused)
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def _write(
-    path: str | Path, shaped: GateInput, summary: dict[str, float | None],
+    path: str | Path, shaped: _GateInput, summary: dict[str, float | None],
     labels: Sequence[Label], *, config: Config | None = None, run: str | None = None,
 ) -> Baseline:  # fmt: skip
     """The baseline of `config` or `run`, questions in label order; the oldest schema that can
     hold it (a config: /1, so that earlier versions read it; a run: /2)."""
     baseline = Baseline(
-        schema=BASELINE_SCHEMA if run is None else RUN_BASELINE_SCHEMA,
+        schema=_BASELINE_SCHEMA if run is None else _RUN_BASELINE_SCHEMA,
         config=config,
         run=run,
         k=shaped.k,
         summary=summary,
         questions={
-            qid: QuestionResult(
+            qid: _QuestionResult(
                 passed=shaped.cases.get(qid, False),
                 rr=shaped.rr.get(qid),
                 recall=shaped.recall_by_question.get(qid),
             )
             for qid in shaped.rr
         },
-        labels_hash=labels_hash(labels),
+        labels_hash=_labels_hash(labels),
     )
     text = baseline.to_json()
     write_file(path, text.encode("utf-8"), "baseline", _is_saved_baseline, "a saved baseline")
@@ -181,20 +175,20 @@ def _is_saved_baseline(path: Path) -> bool:
     return isinstance(raw, dict) and raw.get("schema") in _SCHEMAS
 
 
-def save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseline:
+def _save_baseline(path: str | Path, run: Run, labels: Sequence[Label]) -> Baseline:
     """Write a pipeline `run` (its config, final lists and summary) as the baseline."""
     summary = {name: run.value(name) for name in run.summary}
-    return _write(path, gate_result(run), summary, labels, config=run.config)
+    return _write(path, _gate_result(run), summary, labels, config=run.config)
 
 
-def save_run_baseline(
+def _save_run_baseline(
     path: str | Path, name: str, judged: Sequence[Judged], k: int, labels: Sequence[Label]
 ) -> Baseline:
     """Write a runs-only project's baseline run `name` (its judged lists cut to the top `k`, the
     gate's final list) as the baseline: ``"run": name`` where a pipeline's config would be."""
-    top = cut(judged, k)
-    summary = {n: s.value for n, s in summarize(top, list(summary_names(k))).items()}
-    return _write(path, shape(top, k, k), summary, labels, run=name)
+    top = _cut(judged, k)
+    summary = {n: s.value for n, s in summarize(top, list(_summary_names(k))).items()}
+    return _write(path, _shape(top, k, k), summary, labels, run=name)
 
 
 def _key(loc: Loc) -> str:
@@ -203,7 +197,7 @@ def _key(loc: Loc) -> str:
 
 _HINT = "rebuild it with --save-baseline"
 # how a baseline file's errors are worded: JSON keys, and the hint to rebuild it
-STYLE = Style("json", _key, root="a JSON object", suffix=f"; {_HINT}")
+_STYLE = Style("json", _key, root="a JSON object", suffix=f"; {_HINT}")
 
 
 _WHAT = {
@@ -223,13 +217,13 @@ def load_baseline(
     try:  # NaN compares false with everything: it would pass every max_drop check
         raw, text = read_json(path, ConfigError, "baseline")
     except ConfigError as exc:
-        raise ConfigError(exc.path, exc.detail + STYLE.suffix, exc.line) from None
-    source = Source(path, text, STYLE)
+        raise ConfigError(exc.path, exc.detail + _STYLE.suffix, exc.line) from None
+    source = Source(path, text, _STYLE)
     schema = raw.get("schema") if isinstance(raw, dict) else None
     if schema not in _SCHEMAS:  # another version's file: say so before its keys
         raise source.error(
             (),
-            f"expected schema {BASELINE_SCHEMA!r} or {RUN_BASELINE_SCHEMA!r}, found "
+            f"expected schema {_BASELINE_SCHEMA!r} or {_RUN_BASELINE_SCHEMA!r}, found "
             f"{json.dumps(schema)}",
             json_line(source.text, ("schema",)),
         )
@@ -244,7 +238,7 @@ def load_baseline(
             f"expected the baseline of {_WHAT[kind]}, found the baseline of {made}",
             json_line(source.text, ("config" if baseline.run is None else "run",)),
         )
-    mine = labels_hash(labels)
+    mine = _labels_hash(labels)
     if baseline.labels_hash != mine:
         raise source.error(
             (),

@@ -13,7 +13,7 @@ from evidencedesk.files._text import SHOWN_CHARS, read_text
 _STATUSES = ("current", "superseded")  # the values of a document's `status` front-matter key
 _VISIBILITIES = ("public", "restricted")  # the values of a document's `visibility` front-matter key
 # how documents are cut into chunks: one per paragraph, or the whole document as one
-STRATEGIES = ("paragraph", "document")
+_STRATEGIES = ("paragraph", "document")
 _REQUIRED_KEYS = ("id", "title")  # front-matter keys every document must have
 # every front-matter key a document may have; any other is refused
 _KNOWN_KEYS = ("id", "title", "version", "status", "visibility", "language", "series")
@@ -200,7 +200,7 @@ def _is_heading_only(block: str) -> bool:
     return all(line.lstrip().startswith("#") for line in block.splitlines())
 
 
-def paragraphs(body: str) -> list[str]:
+def _paragraphs(body: str) -> list[str]:
     """Blank-line separated blocks; a heading-only block travels with the block after it."""
     blocks = [b.strip() for b in re.split(r"\n\s*\n", body) if b.strip()]
     merged: list[str] = []
@@ -221,9 +221,9 @@ def paragraphs(body: str) -> list[str]:
 
 def chunk_document(doc: Document, strategy: str = "paragraph") -> list[Chunk]:
     """One chunk per paragraph (a table is one block, so it stays one chunk)."""
-    if strategy not in STRATEGIES:
-        raise UnknownNameError("chunking strategy", strategy, STRATEGIES)
-    pieces = paragraphs(doc.body) if strategy == "paragraph" else [doc.body]
+    if strategy not in _STRATEGIES:
+        raise UnknownNameError("chunking strategy", strategy, _STRATEGIES)
+    pieces = _paragraphs(doc.body) if strategy == "paragraph" else [doc.body]
     return [
         Chunk(
             id=f"{doc.id}:c{n}",

@@ -7,13 +7,13 @@ Decisions (one reason line each):
 - recall@k or MRR dropped versus the saved baseline by more than ``max_drop`` -> REVIEW;
 - MRR worse for more questions than it got better (per-question reciprocal rank against the
   baseline, exact sign test) -> REVIEW, when ``review_on_mrr_flips``; ``flips_min_net`` and
-  ``flips_max_p`` can ask for more evidence first (a net count, a sign-test p: `flips_fire`).
+  ``flips_max_p`` can ask for more evidence first (a net count, a sign-test p: `_flips_fire`).
 
 No reason: GO. Baselines are files (`data/baseline_retrieval.json`) written by
 ``python -m evidencedesk.retrieval.benchmark --save-baseline`` and read by `evidencedesk.baseline`.
 
-This module holds the policy and the decision (`decide_gate`), and what the gate reads of a run
-and of what it is compared with (`GateInput`, `Reference`). `evalreport.retrieval_gate` applies
+This module holds the policy and the decision (`_decide_gate`), and what the gate reads of a run
+and of what it is compared with (`_GateInput`, `_Reference`). `evalreport.retrieval_gate` applies
 the gate to a run, beside `run_config` that makes the runs (the course page imports it from
 there). The layers import one way: metrics <- gate <- evalreport <- baseline.
 """
@@ -43,13 +43,11 @@ __all__ = [
     "GatePolicy",
     "GateResult",
     "GateLevel",
-    "decide_gate",
-    "flips_fire",
     "load_policy",
 ]
 
 
-class ConfigRun(Protocol):
+class _ConfigRun(Protocol):
     """What the gate reads of a run (`evalreport.Run` is one)."""
 
     # read-only properties, so that a frozen dataclass satisfies them
@@ -60,7 +58,7 @@ class ConfigRun(Protocol):
 
 
 @dataclass(frozen=True)
-class GateInput:
+class _GateInput:
     """A run shaped for the gate: recall@k, pass rate and one case per answerable question."""
 
     k: int
@@ -83,13 +81,13 @@ class GateInput:
         }
 
 
-def gate_result(run: ConfigRun, k: int | None = None) -> GateInput:
+def _gate_result(run: _ConfigRun, k: int | None = None) -> _GateInput:
     """passed = a relevant chunk (at the judged lists' threshold) is in the final list (answerable questions only)."""
     final = run.config.final
-    return shape(run.judged, final, final if k is None else k)
+    return _shape(run.judged, final, final if k is None else k)
 
 
-def cut(judged: Sequence[Judged], k: int) -> tuple[Judged, ...]:
+def _cut(judged: Sequence[Judged], k: int) -> tuple[Judged, ...]:
     """Each ranked list cut to its top `k`: a TREC run's final list as the gate reads it."""
     return tuple(
         Judged(j.id, j.tags, j.answerable, j.grades[:k], j.pool, j.ids[:k], j.relevant)
@@ -97,14 +95,14 @@ def cut(judged: Sequence[Judged], k: int) -> tuple[Judged, ...]:
     )
 
 
-def shape(judged_lists: Sequence[Judged], final: int, k: int) -> GateInput:
+def _shape(judged_lists: Sequence[Judged], final: int, k: int) -> _GateInput:
     """Judged final lists of size `final` shaped for the gate, recall measured at `k`."""
     judged = list(judged_lists)
     hits = per_question_all(judged, f"hit@{final}")
     # one case per answerable question that has a relevant chunk within the scope
     cases = {j.id: bool(hits[j.id]) for j in judged if j.answerable and hits[j.id] is not None}
     summary = summarize(judged, [f"recall@{k}", "mrr"])
-    return GateInput(
+    return _GateInput(
         k=k,
         final=final,
         recall=summary[f"recall@{k}"].value,
@@ -117,7 +115,7 @@ def shape(judged_lists: Sequence[Judged], final: int, k: int) -> GateInput:
 
 
 @dataclass(frozen=True)
-class Reference:
+class _Reference:
     """What a run is compared with: a saved baseline's or a base run's summary, per-question
     reciprocal ranks and the k its recall was measured at; it is a pipeline's (`config`) or a
     named run's (`run`: a TREC run, a runs-only project's saved baseline), exactly one."""
@@ -137,20 +135,20 @@ class Reference:
         return {"run": self.run} if self.config is None else self.config.to_dict()
 
     @classmethod
-    def of_run(cls, run: ConfigRun, k: int) -> Reference:
+    def of_run(cls, run: _ConfigRun, k: int) -> _Reference:
         """A pipeline run as the reference, measured at the policy's k (so its recall@k always
         exists)."""
-        return cls._of(shape(run.judged, run.config.final, k), config=run.config)
+        return cls._of(_shape(run.judged, run.config.final, k), config=run.config)
 
     @classmethod
-    def of_judged(cls, judged: Sequence[Judged], final: int, k: int, run: str) -> Reference:
+    def of_judged(cls, judged: Sequence[Judged], final: int, k: int, run: str) -> _Reference:
         """The judged final lists of the run named `run` as the reference, measured at `k`."""
-        return cls._of(shape(judged, final, k), run=run)
+        return cls._of(_shape(judged, final, k), run=run)
 
     @classmethod
     def _of(
-        cls, shaped: GateInput, config: Config | None = None, run: str | None = None
-    ) -> Reference:
+        cls, shaped: _GateInput, config: Config | None = None, run: str | None = None
+    ) -> _Reference:
         summary = {f"recall@{shaped.k}": shaped.recall, "mrr": shaped.mrr}
         return cls(shaped.k, summary, shaped.rr, config, run)
 
@@ -332,14 +330,14 @@ def _f(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def flips_fire(policy: GatePolicy, worse: int, better: int, p: float) -> bool:
+def _flips_fire(policy: GatePolicy, worse: int, better: int, p: float) -> bool:
     """Whether the MRR-flips rule reviews: `worse` questions lost against `better` won, by at
     least ``flips_min_net`` net and with an exact sign-test p of at most ``flips_max_p``."""
     return worse - better >= policy.flips_min_net and p <= policy.flips_max_p + _EPS
 
 
-def decide_gate(
-    policy: GatePolicy, shaped: GateInput, reference: Reference | None = None
+def _decide_gate(
+    policy: GatePolicy, shaped: _GateInput, reference: _Reference | None = None
 ) -> GateResult:
     """The verdict for a shaped run, comparing with `reference` when given."""
     block, review = GateLevel.BLOCK, GateLevel.REVIEW
@@ -370,7 +368,7 @@ def decide_gate(
                 )
         if policy.review_on_mrr_flips:
             flips = paired(dict(reference.rr), shaped.rr, name="mrr")
-            if flips_fire(policy, len(flips.worse), len(flips.better), flips.p):
+            if _flips_fire(policy, len(flips.worse), len(flips.better), flips.p):
                 checks.append(
                     GateCheck(review, "review_on_mrr_flips", "mrr", questions=tuple(flips.worse),
                               counts=(len(flips.better),), p=flips.p)

@@ -9,7 +9,7 @@ Three places, first match wins:
 3. beside the package in a checkout (``pip install -e .``): the repository's top-level ``data/``
    and ``templates/`` (SPEC §0).
 
-`ROOT` is the folder that holds the two; paths under it are printed relative to it.
+`_ROOT` is the folder that holds the two; paths under it are printed relative to it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from evidencedesk.errors import EvidencedeskError
 
-PACKAGE_DIR = Path(__file__).resolve().parent  # the folder of the package's own modules
+_PACKAGE_DIR = Path(__file__).resolve().parent  # the folder of the package's own modules
 # the EVIDENCEDESK_ROOT folder that holds data/ and templates/, when the environment sets one
 _OVERRIDE = os.environ.get("EVIDENCEDESK_ROOT") or None
 
@@ -38,24 +38,24 @@ def _installed() -> Path | None:
 def _root() -> Path:
     if _OVERRIDE is not None:
         return Path(_OVERRIDE)
-    return _installed() or PACKAGE_DIR.parent
+    return _installed() or _PACKAGE_DIR.parent
 
 
 # the folder holding data/ and templates/: EVIDENCEDESK_ROOT, the installed package, or the checkout
-ROOT = _root()
-DATA = ROOT / "data"  # the demo project's folder
-TEMPLATES = ROOT / "templates"  # the jinja2 templates and the stylesheet of the site
+_ROOT = _root()
+DATA = _ROOT / "data"  # the demo project's folder
+_TEMPLATES = _ROOT / "templates"  # the jinja2 templates and the stylesheet of the site
 # the demo's knowledge-base documents (returns, shipping, service, recalls …)
 CORPUS = DATA / "corpus"
 DOCS = DATA / "docs"  # the demo's structured documents (size chart, spec sheet, service schedule)
 DUPS = DATA / "dups"  # the demo's near-duplicate documents (the evidence checks' dedupe)
 # the demo tenants' documents (the evidence checks' tenant isolation)
 TENANT_DOCS = DATA / "tenants"
-LABELS = DATA / "labels.jsonl"  # the demo's labelled questions
+_LABELS = DATA / "labels.jsonl"  # the demo's labelled questions
 _ANSWERS = DATA / "answers.jsonl"  # the demo's generated answers, scored by the citation checks
 
 
-def require(path: Path, what: str) -> Path:
+def _require(path: Path, what: str) -> Path:
     """Return `path` if it exists, else say where evidencedesk looked and why there."""
     if not path.exists():
         if _OVERRIDE is not None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.files._writing import write_file
-from evidencedesk.retrieval.beir import QRELS_HEADER
+from evidencedesk.retrieval.beir import _QRELS_HEADER
 
 
 def _write_lines(path: str | Path, lines: Iterable[str]) -> None:
@@ -31,4 +31,4 @@ def write_beir_queries(path: str | Path, queries: Iterable[Sequence[Any]]) -> No
 
 def write_beir_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> None:
     rows = (f"{q}\t{d}\t{g}" for q, docs in qrels.items() for d, g in docs.items())
-    _write_lines(path, ["\t".join(QRELS_HEADER), *rows])
+    _write_lines(path, ["\t".join(_QRELS_HEADER), *rows])

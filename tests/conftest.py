@@ -77,10 +77,10 @@ def _build_demo(root: Path) -> None:
     from evidencedesk.results import _compute as compute
 
     out, err = io.StringIO(), io.StringIO()
-    boot, pair = _Counter(compute.bootstrap_ci), _Counter(compute.paired_bootstrap_ci)
+    boot, pair = _Counter(compute.bootstrap_ci), _Counter(compute._paired_bootstrap_ci)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(compute, "bootstrap_ci", boot)
-        mp.setattr(compute, "paired_bootstrap_ci", pair)
+        mp.setattr(compute, "_paired_bootstrap_ci", pair)
         code = cli.main(["build", "--out", str(root / "site")], stdout=out, stderr=err)
     assert code == 0, err.getvalue()
     (root / "stdout.txt").write_text(out.getvalue(), encoding="utf-8")

@@ -349,7 +349,7 @@ def test_help_shows_the_option_and_its_default(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as stop:
-        report_cli.parser().parse_args([command, "--help"])
+        report_cli._parser().parse_args([command, "--help"])
     assert stop.value.code == 0
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help to the terminal
     assert "[--tune [SETTINGS]]" in text

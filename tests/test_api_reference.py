@@ -87,27 +87,66 @@ No public names.
 
 ## evidencedesk.cli
 
-| name | kind | what it is |
-|---|---|---|
-| `main` | function | Run the command line. |
+| name | kind | signature | what it is |
+|---|---|---|---|
+| `main` | function | `main() -> int` | Run the command line. |
 
 ## evidencedesk.shelf
 
 Shelves of a small library.
 
-| name | kind | what it is |
-|---|---|---|
-| `LIMIT` | constant | books per shelf \\| at most |
-| `DEFAULT` | constant | the shelf a new book goes to when none is named. |
-| `UNSAID` | constant |  |
-| `LOW` | constant | the grade range |
-| `HIGH` | constant | the grade range |
-| `WIDTH` | constant |  |
-| `Pair` | constant | a (row, column) place |
-| `shelve` | function | Put `book` on the shelf, i.e. at its end. |
-| `fetch` | function |  |
-| `Shelf` | class | A shelf: its books in order. |
+| name | kind | signature | what it is |
+|---|---|---|---|
+| `LIMIT` | constant | `LIMIT = 3` | books per shelf \\| at most |
+| `DEFAULT` | constant | `DEFAULT = 'front'` | the shelf a new book goes to when none is named. |
+| `UNSAID` | constant | `UNSAID = 0` |  |
+| `LOW` | constant | `LOW` | the grade range |
+| `HIGH` | constant | `HIGH` | the grade range |
+| `WIDTH` | constant | `WIDTH: int = 2` |  |
+| `Pair` | constant | `Pair = tuple[int, int]` | a (row, column) place |
+| `shelve` | function | `shelve(book: str) -> str` | Put `book` on the shelf, i.e. at its end. |
+| `fetch` | function | `fetch(place: str) -> str` |  |
+| `Shelf` | class | `Shelf()` | A shelf: its books in order. |
+
+## evidencedesk.stock
+
+What the library holds.
+
+| name | kind | signature | what it is |
+|---|---|---|---|
+| `Book` | class, from `evidencedesk._stock` | `Book(title: str, copies: int = 1)` | One book of the stock. |
+| `count` | function, from `evidencedesk._stock` | `count(books: list[Book], *, shelf: str \\| None = None) -> int` | How many copies, on one shelf or all. |
 """
+
+# a private module and a public one that re-exports two of its names through `__all__`
+STOCK = '''\
+"""Stock: private."""
+
+from typing import NamedTuple
+
+
+class Book(NamedTuple):
+    """One book of the stock."""
+
+    title: str
+    copies: int = 1
+
+
+def count(books: list[Book], *, shelf: str | None = None) -> int:
+    """How many copies, on one shelf or all."""
+    return 0
+
+
+def _unlisted() -> None:
+    """Private."""
+'''
+PUBLIC_STOCK = '''\
+"""What the library holds."""
+
+from evidencedesk._stock import Book, count
+
+__all__ = ["Book", "count"]
+'''
 
 UNDESCRIBED = [
     "3 public names have no description (a docstring, or a comment on or above the assignment):",
@@ -119,7 +158,8 @@ UNDESCRIBED = [
 
 @pytest.fixture()
 def package(tmp_path: Path) -> Path:
-    """A package `evidencedesk` in `tmp_path`: a docstring-only __init__, cli/ and shelf.py."""
+    """A package `evidencedesk` in `tmp_path`: a docstring-only __init__, cli/, shelf.py, and
+    stock.py re-exporting two names of the private _stock.py."""
     folder = tmp_path / "evidencedesk"
     (folder / "cli").mkdir(parents=True)
     (folder / "__init__.py").write_text('"""A toy package for the reference."""\n', "utf-8")
@@ -127,6 +167,8 @@ def package(tmp_path: Path) -> Path:
         'def main() -> int:\n    """Run the command line."""\n    return 0\n', "utf-8"
     )
     (folder / "shelf.py").write_text(SHELF, "utf-8")
+    (folder / "_stock.py").write_text(STOCK, "utf-8")
+    (folder / "stock.py").write_text(PUBLIC_STOCK, "utf-8")
     (folder / "notes.txt").write_text("not a module\n", "utf-8")
     return tmp_path
 
@@ -164,7 +206,9 @@ def test_check_names_the_sections_of_an_out_of_date_page(
         f"run python scripts/api_reference.py --write {page}"
     ]
     assert script.main(["--root", str(package), "--write", str(page)]) == 0
-    assert "| `fetch` | function | Take the book at `place`. |" in page.read_text("utf-8")
+    assert "| `fetch` | function | `fetch(place: str) -> str` | Take the book at `place`. |" in (
+        page.read_text("utf-8")
+    )
     assert script.main(["--root", str(package), "--check", str(page)]) == 0
     assert capsys.readouterr().out == ""
 
@@ -179,6 +223,104 @@ def test_check_says_a_missing_page_is_to_be_written(
         f"{missing}: cannot read it (No such file or directory); "
         f"run python scripts/api_reference.py --write {missing}"
     ]
+
+
+def test_check_names_an_all_entry_its_module_does_not_bind(
+    package: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stock = package / "evidencedesk" / "stock.py"
+    stock.write_text(PUBLIC_STOCK.replace('"count"]', '"count", "sell"]'), "utf-8")
+    page = tmp_path / "api.md"
+    assert script.main(["--root", str(package), "--write", str(page)]) == 0
+    assert script.main(["--root", str(package), "--check", str(page)]) == 1
+    assert capsys.readouterr().out.splitlines()[-2:] == [
+        "__all__ lists a name its module neither defines nor imports:",
+        "evidencedesk/stock.py:5: sell",
+    ]
+
+
+CLASSES = '''\
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import ClassVar, NamedTuple, Protocol
+
+from pydantic import BaseModel
+
+
+@dataclass(frozen=True)
+class Row:
+    """A dataclass: its fields, in order."""
+
+    SIZE: ClassVar[int] = 3
+    name: str
+    tags: tuple[str, ...] = ()
+    seen: list[str] = field(default_factory=list)
+    cache: dict[str, int] = field(init=False, default_factory=dict)
+
+
+class Level(StrEnum):
+    """An enum: its members."""
+
+    GO = "GO"
+    STOP = "STOP"
+
+
+class Scorer(Protocol):
+    """A protocol: its methods and properties."""
+
+    @property
+    def name(self) -> str: ...
+
+    def predict(self, pairs: list[tuple[str, str]], /) -> list[float]: ...
+
+
+class Policy(BaseModel):
+    """A pydantic model: keyword fields."""
+
+    k: int = 3
+    _seen: int = 0
+
+
+class Reader:
+    """A class with an ``__init__``."""
+
+    def __init__(self, path: str, *, strict: bool = False, **options: str) -> None:
+        self.path = path
+
+
+class Strict(Reader):
+    """Its base's constructor."""
+
+
+class Failed(Exception):
+    """An exception that takes a message."""
+
+
+class Pair(NamedTuple):
+    """A NamedTuple: its fields."""
+
+    first: int
+    second: int = 0
+
+
+def fit(a, b=2, /, c: int = 3, *rest: int, d, e: str = "x", **more) -> None:
+    """Every kind of parameter."""
+'''
+
+
+def test_each_name_has_its_signature() -> None:
+    _, names = script.public_names(CLASSES)
+    assert {n.name: n.signature for n in names} == {
+        "Row": "Row(name: str, tags: tuple[str, ...] = (), seen: list[str] = list())",
+        "Level": "Level('GO' | 'STOP')",
+        "Scorer": "Scorer.name: str; Scorer.predict(pairs: list[tuple[str, str]], /) -> list[float]",
+        "Policy": "Policy(*, k: int = 3)",
+        "Reader": "Reader(path: str, *, strict: bool = False, **options: str)",
+        "Strict": "Strict(path: str, *, strict: bool = False, **options: str)",
+        "Failed": "Failed(*args)",
+        "Pair": "Pair(first: int, second: int = 0)",
+        "fit": "fit(a, b=2, /, c: int = 3, *rest: int, d, e: str = 'x', **more) -> None",
+    }
 
 
 def test_a_module_that_does_not_parse_is_one_line_and_status_2(

@@ -286,7 +286,7 @@ def test_the_oracle_imports_none_of_the_builds_computation() -> None:
         "evidencedesk.results._compute",
     }
     imported = _imports(ORACLE)
-    assert "evidencedesk.retrieval.metrics.metric_value" in imported  # the readable kernels
+    assert "evidencedesk.retrieval.metrics._metric_value" in imported  # the readable kernels
     assert imported & forbidden == set()
     assert "decide_verdict" not in ORACLE.read_text("utf-8")
 
@@ -319,9 +319,9 @@ def test_the_oracles_statistics_equal_the_builds_in_every_regime(n: int) -> None
     a = {f"q{i}": float(v) for i, v in enumerate(rng.random(n))}
     b = {q: v + float(d) for (q, v), d in zip(a.items(), rng.normal(0.05, 0.2, n), strict=True)}
     d = [b[q] - a[q] for q in a]
-    ci = metrics.paired_bootstrap_ci(a, b, seed=7)
+    ci = metrics._paired_bootstrap_ci(a, b, seed=7)
     low, high = oracle._interval(d, oracle._Draws(seed=7))
     assert low == pytest.approx(ci.low, abs=1e-9) and high == pytest.approx(ci.high, abs=1e-9)
     assert oracle._randomization_p(d, seed=7) == pytest.approx(
-        metrics.randomization_test(a, b, seed=7), abs=1e-9
+        metrics._randomization_test(a, b, seed=7), abs=1e-9
     )

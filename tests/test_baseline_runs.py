@@ -13,10 +13,10 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.baseline import (
-    BASELINE_SCHEMA,
-    RUN_BASELINE_SCHEMA,
+    _BASELINE_SCHEMA,
+    _RUN_BASELINE_SCHEMA,
+    _save_run_baseline,
     load_baseline,
-    save_run_baseline,
 )
 from evidencedesk.errors import ConfigError
 from evidencedesk.paths import DATA
@@ -80,10 +80,10 @@ def test_a_runs_only_baseline_is_the_run_cut_to_k(project):
     labels = loaded.load_labels(None)
     judged = judge_trec_run(loaded.load_runs()["base"], None, labels)
     path = project.parent / "saved.json"
-    saved = save_run_baseline(path, "base", judged, 2, labels)
+    saved = _save_run_baseline(path, "base", judged, 2, labels)
     data = json.loads(path.read_text("utf-8"))
     assert list(data) == ["schema", "run", "k", "summary", "questions", "labels_hash"]
-    assert (data["schema"], data["run"], data["k"]) == (RUN_BASELINE_SCHEMA, "base", 2)
+    assert (data["schema"], data["run"], data["k"]) == (_RUN_BASELINE_SCHEMA, "base", 2)
     summary = data["summary"]
     assert (summary["recall@1"], summary["recall@2"], summary["precision@2"]) == (0.25, 0.5, 0.25)
     assert (summary["mrr"], summary["hit@2"]) == (0.375, 0.5)
@@ -106,7 +106,7 @@ def test_a_runs_only_baseline_is_the_run_cut_to_k(project):
 def test_an_old_format_pipeline_baseline_still_loads():
     labels = load_labels(DATA / "labels.jsonl", load_catalog())
     path = DATA / "baseline_retrieval.json"
-    assert json.loads(path.read_text("utf-8"))["schema"] == BASELINE_SCHEMA  # written by /1
+    assert json.loads(path.read_text("utf-8"))["schema"] == _BASELINE_SCHEMA  # written by /1
     for kind in (None, "pipeline"):
         saved = load_baseline(path, labels, kind)  # type: ignore[arg-type]
         assert saved.kind == "pipeline" and saved.run is None and saved.config == Config()
@@ -141,7 +141,7 @@ def test_a_runs_only_baseline_for_a_pipeline_project_is_one_clear_line(project, 
                                  "project's baseline run), found neither"),
         (lambda b: b.update(config={}), "expected 'config' (a pipeline's baseline) or 'run' (a "
                                         "runs-only project's baseline run), found both"),
-        (lambda b: b.update(schema=BASELINE_SCHEMA), "key 'run': expected schema "
+        (lambda b: b.update(schema=_BASELINE_SCHEMA), "key 'run': expected schema "
          "'evidencedesk.baseline_retrieval/2' for a baseline run, found "
          "'evidencedesk.baseline_retrieval/1'"),
         (lambda b: b.update(run=""), "key 'run': expected a run's name, found \"\""),

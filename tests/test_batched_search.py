@@ -84,7 +84,7 @@ def test_dense_search_many_spans_blocks(
 ) -> None:
     from evidencedesk.retrieval import searchers as module
 
-    monkeypatch.setattr(module, "BLOCK", 2)  # three blocks of two questions
+    monkeypatch.setattr(module, "_BLOCK", 2)  # three blocks of two questions
     searcher = DenseSearcher(chunks)
     many = searcher.search_many(QUERIES, 10, None)
     assert [rows(f) for f in many] == [rows(searcher.search(q, 10, None)) for q in QUERIES]
@@ -136,12 +136,12 @@ def reference_postings(
     import numpy as np
 
     from evidencedesk.retrieval._tokens import tokenize
-    from evidencedesk.retrieval.searchers import index_text
+    from evidencedesk.retrieval.searchers import _index_text
 
     postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
     lengths = np.zeros(len(chunks), dtype=np.float64)
     for i, chunk in enumerate(chunks):
-        counts = Counter(tokenize(index_text(chunk)))
+        counts = Counter(tokenize(_index_text(chunk)))
         lengths[i] = sum(counts.values())
         for term, tf in counts.items():
             postings[term].append((i, tf))

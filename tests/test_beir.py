@@ -9,8 +9,8 @@ import pytest
 from evidencedesk.errors import DocumentError, LabelsError
 from evidencedesk.files.trec import read_qrels, read_run, write_qrels, write_run
 from evidencedesk.retrieval.beir import (
-    Query,
-    labels_from_judgments,
+    _labels_from_judgments,
+    _Query,
     read_beir_corpus,
     read_beir_qrels,
     read_queries,
@@ -20,7 +20,7 @@ from tests.beir_files import write_beir_corpus, write_beir_qrels, write_beir_que
 from tests.conftest import make_chunk
 
 GRADED = {"q1": {"d1": 3, "d2": 2, "d3": 1, "d4": 0}, "q2": {"d2": 2, "d5": 1}, "q3": {"d4": 1}}
-QUERIES = [Query("q1", "first", ("short",)), Query("q2", "second", ()), Query("q3", "third", ())]
+QUERIES = [_Query("q1", "first", ("short",)), _Query("q2", "second", ()), _Query("q3", "third", ())]
 
 
 def _write(path: Path, text: str | bytes) -> Path:
@@ -105,7 +105,7 @@ def test_queries_round_trip_with_tags(tmp_path: Path) -> None:
 
 def test_queries_tsv(tmp_path: Path) -> None:
     path = _write(tmp_path / "queries.tsv", "q1\tfirst question\nq2\tsecond\n")
-    assert read_queries(path) == [Query("q1", "first question"), Query("q2", "second")]
+    assert read_queries(path) == [_Query("q1", "first question"), _Query("q2", "second")]
     _write(path, "q1\tfirst\nq2 second\n")
     with pytest.raises(LabelsError, match=r"queries.tsv:2: expected 'query id<TAB>query text'"):
         read_queries(path)
@@ -210,32 +210,32 @@ def test_trec_layout_round_trip(tmp_path: Path) -> None:
 
 
 def test_labels_at_threshold_2_and_3() -> None:
-    at2 = labels_from_judgments(QUERIES, GRADED, relevance=2)
+    at2 = _labels_from_judgments(QUERIES, GRADED, relevance=2)
     assert [lab.id for lab in at2] == ["q1", "q2", "q3"]
     assert [lab.relevant for lab in at2] == [frozenset({"d1", "d2"}), frozenset({"d2"}), frozenset()]  # fmt: skip
     assert [lab.answerable for lab in at2] == [True, True, False]
     assert all(lab.relevant_grade == 2 for lab in at2) and at2[0].grade_of("d3") == 1
-    at3 = labels_from_judgments(QUERIES, GRADED, relevance=3)
+    at3 = _labels_from_judgments(QUERIES, GRADED, relevance=3)
     assert [lab.relevant for lab in at3] == [frozenset({"d1"}), frozenset(), frozenset()]
     assert [lab.answerable for lab in at3] == [True, False, False]
 
 
 def test_labels_tags_and_unjudged_queries() -> None:
-    queries = [*QUERIES, Query("q4", "never judged")]
-    labels = labels_from_judgments(queries, GRADED, 2, {"q1": ("short", "numeric"), "q4": ("rare",)})  # fmt: skip
+    queries = [*QUERIES, _Query("q4", "never judged")]
+    labels = _labels_from_judgments(queries, GRADED, 2, {"q1": ("short", "numeric"), "q4": ("rare",)})  # fmt: skip
     # q4 has no judgment: trec_eval leaves it out, and so do we (QuestionCounts counts it)
     assert [lab.id for lab in labels] == ["q1", "q2", "q3"]
     assert [lab.tags for lab in labels] == [("short", "numeric"), (), ()]
 
 
 def test_labels_keep_judged_queries_the_queries_file_does_not_list() -> None:
-    labels = labels_from_judgments(QUERIES[:2], GRADED, 2)
+    labels = _labels_from_judgments(QUERIES[:2], GRADED, 2)
     assert [(lab.id, lab.question) for lab in labels] == [
         ("q1", "first"), ("q2", "second"), ("q3", ""),  # q3: judged, no text of its own
     ]  # fmt: skip
     assert labels[2].grades == GRADED["q3"] and not labels[2].complete
     with pytest.raises(LabelsError, match="expected tags only for known queries, found unknown query id 'q9'"):  # fmt: skip
-        labels_from_judgments(QUERIES, GRADED, 2, {"q9": ("x",)})
+        _labels_from_judgments(QUERIES, GRADED, 2, {"q9": ("x",)})
 
 
 def test_an_empty_document_is_listed_not_refused(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli as evidencedesk_cli
-from evidencedesk.paths import DATA, ROOT
+from evidencedesk.paths import _ROOT, DATA
 from evidencedesk.report._assemble import _PIPELINE_CAVEATS
 
 
@@ -51,7 +51,7 @@ def cli(*args: str | Path, cwd: Path | None = None) -> Done:
     module itself, in a process of its own: `test_a_closed_pipe_ends_with_141_and_no_traceback`."""
     stdout, stderr = io.StringIO(), io.StringIO()
     here = os.getcwd()
-    os.chdir(cwd or ROOT)
+    os.chdir(cwd or _ROOT)
     try:
         status = evidencedesk_cli.main(["benchmark", *map(str, args)], stdout=stdout,
                                        stderr=stderr,
@@ -198,7 +198,7 @@ def test_the_benchmark_and_the_site_give_the_same_numbers(project, capsys, demo_
     """One answer per question asked: the benchmark's primary metric, baseline, means,
     intervals, flips and p-values are the site's, number by number (the sites: the session's
     builds, tests/conftest.py)."""
-    path = None if project is None else ROOT / "examples" / project
+    path = None if project is None else _ROOT / "examples" / project
     assert main(["--json"] + ([] if path is None else ["--project", str(path)])) == 0
     bench = json.loads(capsys.readouterr().out)
     folder = {None: lambda: demo_site, "millbrook-library": lambda: example_site("pipeline"),
@@ -227,7 +227,7 @@ def test_the_benchmark_and_the_site_give_the_same_numbers(project, capsys, demo_
 
 # --- any project, pipes -------------------------------------------------------------------------
 
-EXAMPLE = ROOT / "examples" / "millbrook-library"
+EXAMPLE = _ROOT / "examples" / "millbrook-library"
 
 
 def test_runs_only_project_agrees_with_trec_eval(capsys):
@@ -355,7 +355,7 @@ def test_a_closed_pipe_ends_with_141_and_no_traceback(tmp_path):
             stdout=write_end,
             stderr=subprocess.PIPE,
             text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env={**os.environ, "PYTHONPATH": str(_ROOT)},
             cwd=tmp_path,
             timeout=300,
         )

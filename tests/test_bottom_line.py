@@ -17,22 +17,20 @@ from evidencedesk.report._model import ClaimedCount, GateTile
 from evidencedesk.report._questions import LIST_DATA
 from evidencedesk.report._site import slug
 from evidencedesk.results import _plan as plan
+from evidencedesk.results._plan import DataSize, Plan, VerdictCounts
 from evidencedesk.results._settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results._verdicts import Decision
 from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
-    DataSize,
     DocumentFact,
     GateOutcome,
     Inputs,
     MetricStat,
-    Plan,
     PolicyFacts,
     Results,
     RunCosts,
     VariantResult,
-    VerdictCounts,
 )
 from evidencedesk.retrieval.labels import QuestionCounts
 from tests.page_text import visible

@@ -317,9 +317,9 @@ def test_help_has_a_description_the_options_and_the_exit_codes() -> None:
 
 
 def test_the_one_parser_names_every_command_under_its_program() -> None:
-    usage = cli.parser("evidencedesk").format_usage()
+    usage = cli._parser("evidencedesk").format_usage()
     assert usage == "usage: evidencedesk [-h] [-V] COMMAND ...\n"
-    listed = cli.parser("evidencedesk").format_help()
+    listed = cli._parser("evidencedesk").format_help()
     assert [c for c in cli._COMMANDS if f"\n    {c}" not in listed] == []
     assert cli._COMMANDS == (
         "build",

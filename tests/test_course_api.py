@@ -16,7 +16,7 @@ import pytest
 
 from evidencedesk.chunking import chunk_document, load_document
 from evidencedesk.errors import EvidencedeskError
-from evidencedesk.paths import CORPUS, DATA, ROOT
+from evidencedesk.paths import _ROOT, CORPUS, DATA
 from evidencedesk.retrieval import evalreport, evidence, lifecycle, metrics
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config, Costs, retrieval_gate, run_config
@@ -257,7 +257,7 @@ def test_boundary_leaks_len_is_the_number_of_leaks() -> None:
     searchers = lifecycle.build_searchers(catalog)
     asks = ["RD2-24 recall", "How fast is express shipping?", "store credit"]
     assert len(lifecycle.boundary_leaks(searchers, catalog, tenancy, asks, Scope())) == 0
-    table = lifecycle.leak_table(searchers, catalog, tenancy, asks, Scope())
+    table = lifecycle._leak_table(searchers, catalog, tenancy, asks, Scope())
     assert len(table) == 3 * 2 and any(r.control_foreign > 0 for r in table)
 
 
@@ -316,7 +316,7 @@ def test_judged_worked_example() -> None:
 def test_benchmark_gate_command() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "evidencedesk.retrieval.benchmark", "--gate"],
-        cwd=ROOT,
+        cwd=_ROOT,
         capture_output=True,
         text=True,
         timeout=120,

@@ -23,13 +23,13 @@ from typing import Any
 import pytest
 
 from evidencedesk.chunking import load_document
-from evidencedesk.paths import DUPS, ROOT
+from evidencedesk.paths import _ROOT, DUPS
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.metrics import per_question_all
 
-PAGE = ROOT / "docs" / "course-api.md"
+PAGE = _ROOT / "docs" / "course-api.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.S | re.M)
 HEADINGS = (
     "1. Searchers",
@@ -306,7 +306,7 @@ def _commands() -> list[list[str]]:
 def run(command: list[str]) -> subprocess.CompletedProcess[str]:
     """A command of the page, run as a reader runs it from the repository's root."""
     return subprocess.run(
-        command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+        command, cwd=_ROOT, capture_output=True, text=True, timeout=300, check=False
     )
 
 

@@ -12,9 +12,9 @@ from collections import Counter
 import pytest
 
 from evidencedesk.chunking import load_document
-from evidencedesk.paths import CORPUS, DATA, DOCS, DUPS, LABELS, TENANT_DOCS
+from evidencedesk.paths import _LABELS, CORPUS, DATA, DOCS, DUPS, TENANT_DOCS
 from evidencedesk.retrieval.catalog import Scope, load_catalog
-from evidencedesk.retrieval.labels import TAGS, load_labels
+from evidencedesk.retrieval.labels import _TAGS, load_labels
 
 RECALL_ID = "RD2-24"
 RECALL_DOC = "kc-recall-rd2-24"
@@ -34,11 +34,11 @@ def full_catalog():
 
 @pytest.fixture(scope="module")
 def labels(catalog):
-    return load_labels(LABELS, catalog=catalog)
+    return load_labels(_LABELS, catalog=catalog)
 
 
 def _raw_labels() -> list[dict]:
-    lines = LABELS.read_text(encoding="utf-8").splitlines()
+    lines = _LABELS.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -89,8 +89,8 @@ def test_unanswerable_questions_have_no_grade_2_chunk_and_the_tag(labels):
 
 def test_tags_are_known_and_each_used_at_least_twice(labels):
     counts = Counter(tag for label in labels for tag in label.tags)
-    assert set(counts) <= set(TAGS), sorted(set(counts) - set(TAGS))
-    assert set(counts) == set(TAGS), sorted(set(TAGS) - set(counts))
+    assert set(counts) <= set(_TAGS), sorted(set(counts) - set(_TAGS))
+    assert set(counts) == set(_TAGS), sorted(set(_TAGS) - set(counts))
     assert all(n >= 2 for n in counts.values()), counts
     for label in labels:
         assert label.tags, label.id

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
+from evidencedesk._metric_names import METRIC_FORMS
 from evidencedesk.files._project_file import _SECTIONS
-from evidencedesk.retrieval.metrics import METRIC_FORMS
-from evidencedesk.retrieval.rerankers import RERANKERS
+from evidencedesk.retrieval.rerankers import _RERANKERS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -45,7 +45,7 @@ def options(parser) -> set[str]:  # type: ignore[no-untyped-def]
 
 def commands() -> dict[str, object]:
     """Sub-command name -> its parser."""
-    for action in cli.parser()._actions:  # noqa: SLF001
+    for action in cli._parser()._actions:  # noqa: SLF001
         if isinstance(getattr(action, "choices", None), dict):
             return dict(action.choices)
     raise AssertionError("the parser has no sub-commands")
@@ -84,7 +84,7 @@ def test_every_command_line_option_is_documented_under_its_command(
 
 
 def test_the_top_level_options_are_documented() -> None:
-    for option in options(cli.parser()):
+    for option in options(cli._parser()):
         assert named(option, CLI), option
 
 
@@ -93,7 +93,7 @@ def test_an_undocumented_option_would_fail() -> None:
     assert not named("--out", "write it to --outside")  # prose is not an option
 
 
-@pytest.mark.parametrize("name", RERANKERS)
+@pytest.mark.parametrize("name", _RERANKERS)
 def test_every_reranker_is_documented(name: str) -> None:
     assert f"| `{name}` |" in section(doc("pipeline.md"), "Rerankers"), name
 

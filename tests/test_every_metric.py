@@ -27,16 +27,16 @@ from evidencedesk.retrieval.metrics import (
     KINDS,
     Judged,
     Kind,
+    _kind_of,
+    _metric_value,
+    _of_judged,
     _recall_column,
-    kind_of,
-    metric_value,
-    of_judged,
+    _values_of,
     per_question,
     per_question_all,
     recall_at,
     registry,
     summarize,
-    values_of,
 )
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 from tests.test_trec_eval_agreement import _agree, _read_back, graded_collection
@@ -76,9 +76,9 @@ def test_the_registry_covers_every_declared_kind_and_nothing_else() -> None:
 
 @pytest.mark.parametrize(("name", "m"), NAMES, ids=IDS)
 def test_the_column_equals_the_reference_bit_for_bit(name: str, m: Measure) -> None:
-    reference = [metric_value(j, name) for j in LISTS]
-    assert of_judged(LISTS, [name]) == {name: reference}
-    column = values_of(lines_of(LISTS), name)
+    reference = [_metric_value(j, name) for j in LISTS]
+    assert _of_judged(LISTS, [name]) == {name: reference}
+    column = _values_of(lines_of(LISTS), name)
     assert [None if math.isnan(v) else v for v in column.tolist()] == reference
     assert per_question_all(LISTS, name) == {j.id: v for j, v in zip(LISTS, reference, strict=True)}
     kept = [v for v in reference if v is not None]
@@ -99,7 +99,7 @@ def _undefined(m: Measure, j: Judged) -> bool:
 def test_undefined_is_none_not_zero_and_values_lie_in_the_unit_interval(
     name: str, m: Measure
 ) -> None:
-    values = {j.id: metric_value(j, name) for j in LISTS}
+    values = {j.id: _metric_value(j, name) for j in LISTS}
     assert [qid for qid, v in values.items() if v is None] == [
         j.id for j in LISTS if _undefined(m, j)
     ]
@@ -126,9 +126,9 @@ def test_every_column_equals_its_reference_on_random_lists(rows: list[Any]) -> N
                negative=tuple(g < 0 for g in grades) if any(g < 0 for g in grades) else None)
         for i, (grades, pool, relevant, judged, nonrelevant) in enumerate(rows)
     ]  # fmt: skip
-    engine = of_judged(questions, IDS)
+    engine = _of_judged(questions, IDS)
     for name in IDS:
-        assert engine[name] == [metric_value(j, name) for j in questions], name
+        assert engine[name] == [_metric_value(j, name) for j in questions], name
 
 
 # -- pytrec_eval, for every registered metric trec_eval has -------------------------------------
@@ -247,7 +247,7 @@ def test_a_measure_declared_without_a_kind_registered_fails() -> None:
 
 def test_an_undeclared_kind_is_an_error_naming_the_kinds_never_hit_at_k() -> None:
     with pytest.raises(UnknownNameError) as raised:
-        kind_of(SimpleNamespace(kind="toy"))  # type: ignore[arg-type]
+        _kind_of(SimpleNamespace(kind="toy"))  # type: ignore[arg-type]
     assert str(raised.value) == (
         "unknown metric kind 'toy'; expected one of: recall, precision, hit, mrr, map, rprec, "
         "ndcg, bpref, judged"
@@ -261,7 +261,7 @@ def test_the_registry_names_each_kind_s_reference_beside_its_column() -> None:
 
 def test_a_registered_kind_is_its_reference_on_a_worked_example() -> None:
     worked = LISTS[0]  # grades 0 2 1 0 2, pool 2 2 1: relevant at ranks 2 and 5
-    assert metric_value(worked, "recall@3") == 0.5
-    assert metric_value(worked, "mrr") == 0.5
-    assert metric_value(worked, "map") == (1 / 2 + 2 / 5) / 2
-    assert metric_value(worked, "bpref") == (1 - 1 / 2 + 1 - 2 / 2) / 2
+    assert _metric_value(worked, "recall@3") == 0.5
+    assert _metric_value(worked, "mrr") == 0.5
+    assert _metric_value(worked, "map") == (1 / 2 + 2 / 5) / 2
+    assert _metric_value(worked, "bpref") == (1 - 1 / 2 + 1 - 2 / 2) / 2

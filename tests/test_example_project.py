@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.gate import load_policy
-from evidencedesk.paths import ROOT
+from evidencedesk.paths import _ROOT
 from evidencedesk.results._inputs import load_project
 
-EXAMPLE = ROOT / "examples" / "millbrook-library"
+EXAMPLE = _ROOT / "examples" / "millbrook-library"
 
 
 def test_example_project_loads() -> None:

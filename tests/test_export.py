@@ -14,7 +14,7 @@ import pytest
 from evidencedesk import cli
 from evidencedesk.errors import MissingExtraError
 from evidencedesk.report._exports import export_tables
-from evidencedesk.results.types import FRAME_COLUMNS, Results
+from evidencedesk.results.types import _FRAME_COLUMNS, Results
 
 DEMO_LATEX = (
     "\\begin{table}[t]\n"
@@ -90,9 +90,9 @@ def test_the_csv_is_the_frame_s_rows(demo_site: Path, demo_results: Results) -> 
     code, out, _ = _run("export", str(demo_site), "--format", "csv")
     assert code == 0
     table = list(csv.reader(io.StringIO(out)))
-    assert table[0] == list(FRAME_COLUMNS)
+    assert table[0] == list(_FRAME_COLUMNS)
     assert len(table) == 1 + len(demo_results.mean_rows())
-    assert all(len(row) == len(FRAME_COLUMNS) for row in table)
+    assert all(len(row) == len(_FRAME_COLUMNS) for row in table)
     assert table[1] == ["sparse", "variant", "recall@1", "0.5", "0.30952380952380953",
                         "0.6904761904761905", "21", "3", "", "", ""]  # fmt: skip
 
@@ -155,8 +155,8 @@ def test_to_dataframe_with_pandas(demo_results: Results) -> None:
     pandas = pytest.importorskip("pandas")
     frame = demo_results.to_dataframe()
     assert isinstance(frame, pandas.DataFrame)
-    assert list(frame.columns) == list(FRAME_COLUMNS)
-    assert frame.shape == (len(demo_results.mean_rows()), len(FRAME_COLUMNS))
+    assert list(frame.columns) == list(_FRAME_COLUMNS)
+    assert frame.shape == (len(demo_results.mean_rows()), len(_FRAME_COLUMNS))
     row = frame[(frame.run == "hybrid") & (frame.metric == "mrr")].iloc[0]
     assert (row.role, round(row["mean"], 3), int(row.n)) == ("baseline", 0.675, 21)
     questions = demo_results.questions_to_dataframe()

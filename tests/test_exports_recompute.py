@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
-from evidencedesk.paths import ROOT
+from evidencedesk.paths import _ROOT
 from evidencedesk.report._site import slug
 from tests.generated_projects import generated
 
@@ -111,7 +111,7 @@ def test_a_runs_only_projects_exports_keep_judged_documents_the_corpus_lacks(
 
 def test_a_pipeline_projects_exports_give_its_means(tmp_path: Path) -> None:
     root = tmp_path / "millbrook"
-    shutil.copytree(ROOT / "examples" / "millbrook-library", root)
+    shutil.copytree(_ROOT / "examples" / "millbrook-library", root)
     project = root / "evidencedesk.toml"
     project.write_text(project.read_text("utf-8").replace(
         'candidates = "candidates.toml"',

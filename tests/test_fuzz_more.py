@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evidencedesk.baseline import BASELINE_SCHEMA, labels_hash, load_baseline
+from evidencedesk.baseline import _BASELINE_SCHEMA, _labels_hash, load_baseline
 from evidencedesk.errors import LabelsError
 from evidencedesk.files import _text as file_text
 from evidencedesk.files._project_file import _SECTIONS
@@ -119,8 +119,8 @@ def test_policy_from_random_json(value: Any) -> None:
 BASELINE_KEYS = ["schema", "config", "k", "summary", "questions", "labels_hash"]
 baseline_values = (
     json_values
-    | st.just(BASELINE_SCHEMA)
-    | st.just(labels_hash(LABELS))
+    | st.just(_BASELINE_SCHEMA)
+    | st.just(_labels_hash(LABELS))
     | shaped(["first_stage", "reranker", "depth", "final", "max_words", "prefilter"])
     | st.dictionaries(st.sampled_from(["q1", "q2"]), shaped(["passed", "rr", "recall"]))
 )

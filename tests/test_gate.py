@@ -19,15 +19,15 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.baseline import (
-    BASELINE_SCHEMA,
+    _BASELINE_SCHEMA,
     Baseline,
-    QuestionResult,
-    labels_hash,
+    _labels_hash,
+    _QuestionResult,
+    _save_baseline,
     load_baseline,
-    save_baseline,
 )
 from evidencedesk.errors import ConfigError
-from evidencedesk.gate import GateLevel, GatePolicy, GateResult, gate_result, load_policy
+from evidencedesk.gate import GateLevel, GatePolicy, GateResult, _gate_result, load_policy
 from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.evalreport import Config, Run, retrieval_gate, run_config
@@ -161,17 +161,17 @@ def test_saved_baseline_is_current_config_on_current_labels(baseline, demo):
     """The committed baseline is `Config()` and matches what the code measures today."""
     now = run(demo, Config())
     assert baseline.config == Config()
-    assert baseline.labels_hash == labels_hash(demo[2])
+    assert baseline.labels_hash == _labels_hash(demo[2])
     assert baseline.rr() == per_question_all(list(now.judged), "mrr")
     assert baseline.summary == {name: now.value(name) for name in now.summary}
 
 
 def test_baseline_round_trip(tmp_path, demo):
     path = tmp_path / "base.json"
-    saved = save_baseline(path, run(demo, Config(reranker="feature")), demo[2])
+    saved = _save_baseline(path, run(demo, Config(reranker="feature")), demo[2])
     loaded = load_baseline(path, demo[2])
     assert loaded == saved and loaded.config == Config(reranker="feature")
-    assert json.loads(path.read_text(encoding="utf-8"))["schema"] == BASELINE_SCHEMA
+    assert json.loads(path.read_text(encoding="utf-8"))["schema"] == _BASELINE_SCHEMA
     assert loaded.to_json().encode("utf-8") == path.read_bytes()  # load -> save: the same bytes
 
 
@@ -207,11 +207,11 @@ def test_a_config_table_is_read_as_its_config(tmp_path, demo, table, expected):
 def test_baseline_made_on_other_labels_is_refused(tmp_path, demo):
     labels = demo[2]
     path = tmp_path / "base.json"
-    save_baseline(path, run(demo, Config()), labels)
+    _save_baseline(path, run(demo, Config()), labels)
     edited = [replace(labels[0], question=labels[0].question + "?"), *labels[1:]]
     with pytest.raises(ConfigError) as info:
         load_baseline(path, edited)
-    old, new = labels_hash(labels)[:12], labels_hash(edited)[:12]
+    old, new = _labels_hash(labels)[:12], _labels_hash(edited)[:12]
     assert str(info.value) == (
         f"{path}: baseline was made on other labels (hash {old}… ≠ {new}…); "
         "rebuild it with --save-baseline"
@@ -231,7 +231,7 @@ def test_baseline_made_on_other_labels_is_refused(tmp_path, demo):
         ),
         ("{", "expected JSON, found"),
         (
-            f'{{"schema": "{BASELINE_SCHEMA}", "config": {{}}}}',
+            f'{{"schema": "{_BASELINE_SCHEMA}", "config": {{}}}}',
             "base.json: key 'k': expected an integer, found none; rebuild it with --save-baseline",
         ),
     ],
@@ -306,7 +306,7 @@ def test_missing_baseline_says_how_to_make_one(tmp_path, demo):
 
 
 def test_gate_result_has_one_case_per_answerable_question(demo):
-    shaped = gate_result(run(demo, Config()))
+    shaped = _gate_result(run(demo, Config()))
     answerable = [label.id for label in demo[2] if label.answerable]
     assert list(shaped.cases) == answerable
     assert [q for q, ok in shaped.cases.items() if not ok] == ["st02", "st03", "rs02", "pp02"]
@@ -389,11 +389,11 @@ def test_review_line_when_mrr_is_worse_for_more_questions():
     before = {"rc02": 1.0, "rc07": 1.0, "h01": 1.0, "h03": 0.5, "x1": 0.5, "x2": 0.5, "x3": 1.0}
     after = {"rc02": 0.5, "rc07": 0.5, "h01": 1 / 3, "h03": 1 / 3, "x1": 1.0, "x2": 1.0, "x3": 1.0}
     baseline = Baseline(
-        schema=BASELINE_SCHEMA,
+        schema=_BASELINE_SCHEMA,
         config=Config().to_dict(),
         k=3,
         summary={"recall@3": 1.0, "mrr": sum(before.values()) / 7},
-        questions={q: QuestionResult(passed=True, rr=v, recall=1.0) for q, v in before.items()},
+        questions={q: _QuestionResult(passed=True, rr=v, recall=1.0) for q, v in before.items()},
         labels_hash="0" * 64,
     )
     result = retrieval_gate(GatePolicy(max_drop=1.0), _run_of(after), baseline)

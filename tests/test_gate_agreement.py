@@ -13,7 +13,7 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.cli._init import _STARTER_GATE
-from evidencedesk.gate import GateInput, GateLevel, GatePolicy, Reference, decide_gate
+from evidencedesk.gate import GateLevel, GatePolicy, _decide_gate, _GateInput, _Reference
 from evidencedesk.paths import DATA
 from evidencedesk.report._gate_view import rule_rows, summary
 from evidencedesk.results.types import PolicyFacts, RuleValue
@@ -74,14 +74,14 @@ def test_the_gate_lines_name_each_candidate(tmp_path: Path) -> None:
     assert tail[-1] == "GATE: BLOCK"
 
 
-def _flips(worse: int, better: int, k: int = 3) -> tuple[GateInput, Reference]:
+def _flips(worse: int, better: int, k: int = 3) -> tuple[_GateInput, _Reference]:
     """A run that lost `worse` questions and won `better` against its reference (rr 1 vs 0.5)."""
     ids = [f"q{i:02d}" for i in range(worse + better)]
     now = {q: (0.5 if i < worse else 1.0) for i, q in enumerate(ids)}
     before = {q: (1.0 if i < worse else 0.5) for i, q in enumerate(ids)}
-    shaped = GateInput(k, 3, 1.0, 1.0, dict.fromkeys(ids, True), dict(now),
+    shaped = _GateInput(k, 3, 1.0, 1.0, dict.fromkeys(ids, True), dict(now),
                        dict.fromkeys(ids, 1.0), sum(now.values()) / len(ids))  # fmt: skip
-    reference = Reference(k, {f"recall@{k}": 1.0, "mrr": shaped.mrr}, before, run="base")
+    reference = _Reference(k, {f"recall@{k}": 1.0, "mrr": shaped.mrr}, before, run="base")
     return shaped, reference
 
 
@@ -108,7 +108,7 @@ def test_the_flips_rule_asks_for_the_evidence_the_policy_names(
     policy: dict[str, float], worse: int, better: int, reviewed: bool
 ) -> None:
     shaped, reference = _flips(worse, better)
-    result = decide_gate(GatePolicy(**policy), shaped, reference)
+    result = _decide_gate(GatePolicy(**policy), shaped, reference)
     assert (result.verdict is GateLevel.REVIEW) == reviewed
 
 
@@ -116,12 +116,12 @@ def test_the_starter_policy_does_not_review_8_worse_against_7_better() -> None:
     starter = _starter()
     assert starter.flips_max_p == 0.2
     shaped, reference = _flips(8, 7, starter.k)
-    assert decide_gate(starter, shaped, reference).verdict is GateLevel.GO
+    assert _decide_gate(starter, shaped, reference).verdict is GateLevel.GO
     shaped, reference = _flips(8, 7)
     # the course page's policy (no evidence keys) keeps SPEC §8's rule, worded as it is there
     demo = GatePolicy.model_validate_json((DATA / "gate_policy_retrieval.json").read_text())
     assert (demo.flips_min_net, demo.flips_max_p) == (1, 1.0)  # it names neither key
-    result = decide_gate(demo, shaped, reference)  # (its critical ids are not among q00…q14)
+    result = _decide_gate(demo, shaped, reference)  # (its critical ids are not among q00…q14)
     assert result.lines[-1] == (
         "review: mrr worse for 8 question(s) [q00, q01, q02, q03, q04, q05, q06, q07], better "
         "for 7 (sign-test p=1.000)"

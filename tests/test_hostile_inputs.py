@@ -33,8 +33,8 @@ from evidencedesk.results._inputs import chunk_facts, load_project
 from evidencedesk.results._inputs import questions as question_facts
 from evidencedesk.results._settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results.types import Inputs, Results, RunCosts
-from evidencedesk.retrieval.beir import labels_from_judgments, read_beir_qrels
-from evidencedesk.retrieval.catalog import load_catalog, load_documents
+from evidencedesk.retrieval.beir import _labels_from_judgments, read_beir_qrels
+from evidencedesk.retrieval.catalog import _load_documents, load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.metrics import Judged
 from tests.project_fixtures import make_runs_only_project
@@ -587,7 +587,7 @@ def test_qrels_grades_in_range_and_junk_reads_as_not_relevant(
     path.write_text(f"query-id\tcorpus-id\tscore\nq1\td1\t{score}\nq1\td2\t2\n", encoding="utf-8")
     qrels = read_beir_qrels(path)
     assert qrels == {"q1": {"d1": int(score), "d2": 2}}
-    (label,) = labels_from_judgments([("q1", "text", ())], qrels, relevance=2)
+    (label,) = _labels_from_judgments([("q1", "text", ())], qrels, relevance=2)
     assert dict(label.grades) == {"d1": grade, "d2": 2}  # a negative grade keeps its value
     assert label.relevant == (frozenset({"d1", "d2"}) if grade >= 2 else frozenset({"d2"}))
 
@@ -644,10 +644,10 @@ def test_front_matter_may_hold_comments() -> None:
 def test_load_documents_refuses_a_folder_twice_and_an_empty_folder(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(DocumentError) as info:
-        load_documents([tmp_path / "empty"])
+        _load_documents([tmp_path / "empty"])
     assert str(info.value) == (
         f"{tmp_path / 'empty'}: expected Markdown documents (*.md) in {tmp_path / 'empty'}, "
         "found none"
     )
     with pytest.raises(DocumentError, match="expected each document folder once, found it twice"):
-        load_documents([DATA / "docs", DATA / "docs"])
+        _load_documents([DATA / "docs", DATA / "docs"])

@@ -131,7 +131,7 @@ def test_the_installed_wheel_builds_the_same_sites_from_any_folder(
     wheel_env = clean_env()
     checkout_env = clean_env(PYTHONPATH=str(ROOT))
     where = run(
-        [venv / "bin" / "python", "-c", "import evidencedesk.paths as p; print(p.ROOT)"],
+        [venv / "bin" / "python", "-c", "import evidencedesk.paths as p; print(p._ROOT)"],
         away,
         wheel_env,
     )

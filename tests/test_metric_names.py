@@ -28,7 +28,7 @@ from evidencedesk._metric_names import (
     split_metric,
 )
 from evidencedesk.errors import UnknownNameError
-from evidencedesk.retrieval.metrics import parse_metric
+from evidencedesk.retrieval.metrics import _parse_metric
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,7 +63,7 @@ def test_every_name_a_team_types_reads_as_one_declared_metric(typed: str, expect
     assert canonical(typed) == expected
     # the same declared metric whichever name: the registry's and the notebook API's
     assert read_metric(typed) == read_metric(expected)
-    spec = parse_metric(typed)
+    spec = _parse_metric(typed)
     assert spec == read_metric(typed) and (spec.name, spec.canonical) == (expected, expected)
     assert (spec.kind, spec.k, spec.gain or "exp") == split_metric(expected)
 

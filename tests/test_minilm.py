@@ -30,13 +30,13 @@ from evidencedesk.retrieval import lifecycle, minilm
 from evidencedesk.retrieval.catalog import Catalog, load_catalog
 from evidencedesk.retrieval.evalreport import Config, run_config
 from evidencedesk.retrieval.labels import load_labels
-from evidencedesk.retrieval.parts import Parts, uses_minilm
+from evidencedesk.retrieval.parts import Parts, _uses_minilm
 from evidencedesk.retrieval.rerankers import PairReranker, PairScorer, make_reranker
 from evidencedesk.retrieval.searchers import DenseSearcher, SparseSearcher, TwoStage
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_model = pytest.mark.skipif(
-    bool(minilm.missing_packages()), reason="the minilm extra is not installed"
+    bool(minilm._missing_packages()), reason="the minilm extra is not installed"
 )
 
 # five passages and three questions that share no content word with their answer: only a model
@@ -61,7 +61,7 @@ class FakeEncoder:
     """Deterministic 384-number vectors: a text's word count at slot 0, its length at slot 1, and
     the code of its first character at slot 2; records every batch it is given."""
 
-    dim = minilm.DIM
+    dim = minilm._DIM
 
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
@@ -83,11 +83,11 @@ def test_mean_pool_averages_only_the_tokens_the_mask_keeps() -> None:
         [[[1.0, 2.0], [3.0, 4.0], [100.0, 100.0]], [[5.0, 6.0], [9.0, 9.0], [9.0, 9.0]]]
     )
     mask = np.array([[1, 1, 0], [1, 0, 0]])
-    assert minilm.mean_pool(hidden, mask).tolist() == [[2.0, 3.0], [5.0, 6.0]]
+    assert minilm._mean_pool(hidden, mask).tolist() == [[2.0, 3.0], [5.0, 6.0]]
 
 
 def test_unit_rows_normalise_round_and_keep_a_zero_row_zero() -> None:
-    rows = minilm.unit_rows(np.array([[3.0, 4.0], [0.0, 0.0], [1.0, 2.0]]))
+    rows = minilm._unit_rows(np.array([[3.0, 4.0], [0.0, 0.0], [1.0, 2.0]]))
     # 1 / sqrt(5) = 0.4472135955 and 2 / sqrt(5) = 0.894427191, at 6 decimals
     assert rows.tolist() == [[0.6, 0.8], [0.0, 0.0], [0.447214, 0.894427]]
 
@@ -165,7 +165,7 @@ def test_the_pair_reranker_orders_by_the_bi_encoders_cosine() -> None:
     ],
 )
 def test_which_configurations_run_the_model(cfg: Config, dense: str, expected: bool) -> None:
-    assert uses_minilm(cfg, dense) is expected
+    assert _uses_minilm(cfg, dense) is expected
 
 
 @pytest.mark.parametrize(
@@ -174,12 +174,12 @@ def test_which_configurations_run_the_model(cfg: Config, dense: str, expected: b
         ("hybrid", "none", "toy", "includes the toy dense searcher"),
         ("sparse", "none", "minilm", None),
         ("hybrid", "feature", "toy", "stand-in lexical reranker over the toy dense searcher"),
-        ("hybrid", "none", "minilm", f"includes the MiniLM searcher ({minilm.DESCRIPTION})"),
-        ("minilm", "none", "toy", f"includes the MiniLM searcher ({minilm.DESCRIPTION})"),
-        ("sparse", "minilm", "toy", f"MiniLM reranker ({minilm.DESCRIPTION})"),
-        ("minilm", "minilm", "toy", f"MiniLM searcher and reranker: {minilm.DESCRIPTION}"),
+        ("hybrid", "none", "minilm", f"includes the MiniLM searcher ({minilm._DESCRIPTION})"),
+        ("minilm", "none", "toy", f"includes the MiniLM searcher ({minilm._DESCRIPTION})"),
+        ("sparse", "minilm", "toy", f"MiniLM reranker ({minilm._DESCRIPTION})"),
+        ("minilm", "minilm", "toy", f"MiniLM searcher and reranker: {minilm._DESCRIPTION}"),
         ("dense", "blend", "minilm", "stand-in lexical reranker over the MiniLM searcher "
-                                     f"({minilm.DESCRIPTION})"),
+                                     f"({minilm._DESCRIPTION})"),
     ],
 )  # fmt: skip
 def test_each_variant_names_its_components(first_stage, reranker, dense, caveat) -> None:  # type: ignore[no-untyped-def]
@@ -212,10 +212,10 @@ def no_onnxruntime(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_without_the_extra_every_way_to_name_the_model_says_what_to_install(
     no_onnxruntime: None,
 ) -> None:
-    assert minilm.missing_packages() == ("onnxruntime",)
+    assert minilm._missing_packages() == ("onnxruntime",)
     catalog = load_catalog()
     for call in (
-        minilm.require,
+        minilm._require,
         minilm.MiniLMEmbedder,
         minilm.BiEncoderPairScorer,
         lambda: make_reranker("minilm"),
@@ -288,7 +288,7 @@ def test_the_demo_without_the_extra_builds_and_shows_the_candidate_as_not_run(
     index = (site / "index.html").read_text("utf-8")
     assert f"dense: MiniLM</a>: <strong>{shown}</strong>" in index
     # the toy ran, the model did not: the toy's caveat, not the model's
-    assert "The dense searcher is a toy" in index and minilm.CAVEAT not in index
+    assert "The dense searcher is a toy" in index and minilm._CAVEAT not in index
 
 
 def test_importing_evidencedesk_and_a_build_without_minilm_never_import_onnxruntime() -> None:
@@ -307,7 +307,7 @@ def test_importing_evidencedesk_and_a_build_without_minilm_never_import_onnxrunt
 @needs_model
 def test_the_model_finds_each_paraphrased_answer_first_where_bm25_does_not() -> None:
     catalog = Catalog(CHUNKS)
-    dense = lifecycle.dense_searcher(catalog.chunks, "minilm")
+    dense = lifecycle._dense_searcher(catalog.chunks, "minilm")
     sparse = SparseSearcher(CHUNKS)
     for question, answer in QUESTIONS:
         found = dense.search(question, 5, None)
@@ -329,20 +329,20 @@ def test_the_minilm_reranker_lifts_each_answer_to_the_top_of_a_lexical_list() ->
 @needs_model
 def test_the_model_rows_are_unit_rounded_and_do_not_depend_on_their_batch() -> None:
     texts = [text for _, text in PASSAGES] + [q for q, _ in QUESTIONS] + ["", "x " * 400]
-    batched = minilm.MiniLMEmbedder(minilm.OnnxMiniLM.shared()).embed_many(texts)
+    batched = minilm.MiniLMEmbedder(minilm._OnnxMiniLM.shared()).embed_many(texts)
     assert batched.shape == (10, 384)
     assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-5)
-    assert np.array_equal(np.round(batched, minilm.DECIMALS), batched)
-    one_by_one = minilm.MiniLMEmbedder(minilm.OnnxMiniLM.shared(), batch_size=1)
+    assert np.array_equal(np.round(batched, minilm._DECIMALS), batched)
+    one_by_one = minilm.MiniLMEmbedder(minilm._OnnxMiniLM.shared(), batch_size=1)
     assert np.array_equal(np.stack([one_by_one.embed(t) for t in texts]), batched)
-    fresh = minilm.OnnxMiniLM()  # a second session gives the same bytes
+    fresh = minilm._OnnxMiniLM()  # a second session gives the same bytes
     assert minilm.MiniLMEmbedder(fresh).embed_many(texts).tobytes() == batched.tobytes()
     assert fresh.sha256 == "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 
 
 @needs_model
 def test_the_pair_scorer_embeds_each_passage_and_question_once() -> None:
-    model = minilm.OnnxMiniLM()
+    model = minilm._OnnxMiniLM()
     scorer = minilm.BiEncoderPairScorer(minilm.MiniLMEmbedder(model))
     pairs = [(q, f"{name} || {text}") for q, _ in QUESTIONS for name, text in PASSAGES]
     first = scorer.predict(pairs)
@@ -353,7 +353,7 @@ def test_the_pair_scorer_embeds_each_passage_and_question_once() -> None:
 
 @needs_model
 def test_the_packaged_model_is_what_the_methods_page_says() -> None:
-    facts = dict(minilm.facts())
+    facts = dict(minilm._facts())
     assert facts["licence"] == "Apache-2.0"
     assert facts["model"] == (
         "sentence-transformers/all-MiniLM-L6-v2: MiniLM-L6-v2 int8 (ONNX), a bi-encoder, "
@@ -386,7 +386,7 @@ def _reference():  # type: ignore[no-untyped-def]
 def test_int8_embeddings_agree_with_the_fp32_model() -> None:
     texts = [text for _, text in PASSAGES] + [q for q, _ in QUESTIONS]
     fp32 = minilm.MiniLMEmbedder(_reference().Fp32MiniLM()).embed_many(texts)
-    int8 = minilm.MiniLMEmbedder(minilm.OnnxMiniLM.shared()).embed_many(texts)
+    int8 = minilm.MiniLMEmbedder(minilm._OnnxMiniLM.shared()).embed_many(texts)
     cosines = np.einsum("ij,ij->i", fp32, int8)
     assert cosines.min() >= 0.99, cosines.round(4).tolist()
 
@@ -420,7 +420,7 @@ def _broken_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str)
         monkeypatch.setattr(package, "SHA256", digest, raising=False)
         broken = model
     monkeypatch.setattr(minilm, "_resources", lambda module: copies[module])
-    monkeypatch.setattr(minilm.OnnxMiniLM, "_shared", None)
+    monkeypatch.setattr(minilm._OnnxMiniLM, "_shared", None)
     return broken
 
 
@@ -439,10 +439,10 @@ def test_a_model_file_that_does_not_load_is_one_line_naming_package_and_file(
 
     broken = _broken_package(tmp_path, monkeypatch, which)
     with pytest.raises(ModelLoadError) as info:
-        minilm.OnnxMiniLM().load()
+        minilm._OnnxMiniLM().load()
     message = str(info.value)
     assert message.startswith(
-        f"{broken}: expected the {what} file of {dist} that {minilm.NAME} loads, found one that "
+        f"{broken}: expected the {what} file of {dist} that {minilm._NAME} loads, found one that "
         f"does not load ({kind}"
     ), message
     assert message.endswith(f"; reinstall it: pip install --force-reinstall {dist}")

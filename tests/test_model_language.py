@@ -70,13 +70,13 @@ def main(*args: str) -> tuple[int, str, str]:
 def test_the_script_is_read_from_the_letters(
     documents: list[str], questions: list[str], expected: str | None
 ) -> None:
-    found = minilm.language_warning(documents, questions)
+    found = minilm._language_warning(documents, questions)
     assert (found is None) if expected is None else (expected in (found or ""))
 
 
 def test_the_model_declares_its_language() -> None:
     assert minilm.MiniLMEmbedder.language == minilm.BiEncoderPairScorer.language == "English"
-    assert minilm.CAVEAT.endswith("It was trained on English text only.")
+    assert minilm._CAVEAT.endswith("It was trained on English text only.")
 
 
 def test_validate_warns_about_an_arabic_corpus(tmp_path: Path) -> None:

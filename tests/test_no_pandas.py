@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.paths import ROOT
+from evidencedesk.paths import _ROOT
 
-EXAMPLE = ROOT / "examples" / "millbrook-library"
+EXAMPLE = _ROOT / "examples" / "millbrook-library"
 _STAND_IN = """
 import os
 with open(os.environ["PANDAS_MARKER"], "a") as marker:
@@ -38,9 +38,9 @@ def test_the_command_never_imports_pandas(tmp_path: Path, argv: list[str]) -> No
     (fake / "__init__.py").write_text(_STAND_IN, "utf-8")
     marker = tmp_path / "marker"
     env = dict(os.environ, PANDAS_MARKER=str(marker),
-               PYTHONPATH=os.pathsep.join([str(tmp_path / "fake"), str(ROOT)]))  # fmt: skip
+               PYTHONPATH=os.pathsep.join([str(tmp_path / "fake"), str(_ROOT)]))  # fmt: skip
     args = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    done = subprocess.run([sys.executable, "-m", "evidencedesk", *args], env=env, cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "evidencedesk", *args], env=env, cwd=_ROOT,
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert not marker.exists(), "pandas was imported"

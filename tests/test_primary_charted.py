@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from evidencedesk import cli
-from evidencedesk.paths import ROOT
+from evidencedesk.paths import _ROOT
 from evidencedesk.results._serialize import load
 from evidencedesk.results._settings import _RUNS_COLUMNS, Metric, _columns
 
-EXAMPLE = ROOT / "examples" / "millbrook-library"
+EXAMPLE = _ROOT / "examples" / "millbrook-library"
 
 
 @pytest.mark.parametrize(

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.errors import ConfigError
-from evidencedesk.paths import _ANSWERS, CORPUS, DATA, DOCS, DUPS, LABELS, TENANT_DOCS
+from evidencedesk.paths import _ANSWERS, _LABELS, CORPUS, DATA, DOCS, DUPS, TENANT_DOCS
 from evidencedesk.results._inputs import DEMO_PROJECT, Project, load_project
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.labels import QuestionCounts, load_labels
-from evidencedesk.retrieval.lifecycle import TENANTS_FILE
+from evidencedesk.retrieval.lifecycle import _TENANTS_FILE
 from tests.project_fixtures import make_runs_only_project
 
 
@@ -20,8 +20,8 @@ def test_demo_project_points_at_the_default_files() -> None:
     assert project.path == DEMO_PROJECT and project.root == DATA
     assert project.kind == "pipeline" and project.documents_format == "markdown"
     assert project.documents == (CORPUS, DOCS)
-    assert (project.labels, project.answers, project.dups) == (LABELS, _ANSWERS, DUPS)
-    assert (project.tenants, project.tenant_documents) == (TENANTS_FILE, TENANT_DOCS)
+    assert (project.labels, project.answers, project.dups) == (_LABELS, _ANSWERS, DUPS)
+    assert (project.tenants, project.tenant_documents) == (_TENANTS_FILE, TENANT_DOCS)
     assert (project.candidates, project.notes) == (DATA / "candidates.toml", DATA / "notes")
     assert project.policy == DATA / "gate_policy_retrieval.json"
     assert project.baseline == DATA / "baseline_retrieval.json"
@@ -38,13 +38,13 @@ def test_demo_project_loads_the_same_catalog_and_labels() -> None:
     catalog = project.load_catalog()
     assert catalog is not None and catalog.chunks == load_catalog().chunks
     labels = project.load_labels(catalog)
-    default = load_labels(LABELS, catalog)
+    default = load_labels(_LABELS, catalog)
     assert [(lab.id, lab.tags, lab.answerable) for lab in labels] == [
         (lab.id, lab.tags, lab.answerable) for lab in default
     ]
     assert [dict(lab.grades) for lab in labels] == [dict(lab.grades) for lab in default]
     files = project.input_files()
-    assert files[0] == DEMO_PROJECT and LABELS in files and CORPUS / "kc-returns-v3.md" in files
+    assert files[0] == DEMO_PROJECT and _LABELS in files and CORPUS / "kc-returns-v3.md" in files
     assert len(files) == len(set(files))
     assert project.to_dict()["documents"] == ["corpus", "docs"]
 

@@ -318,7 +318,7 @@ def test_a_page_is_one_line_of_pages(tmp_path: Path, monkeypatch: pytest.MonkeyP
     """Adding a page: its template and one `SitePage` line; the navigation and the renderer
     read `PAGES`, so the new page is written and listed on every page."""
     templates = tmp_path / "templates"
-    shutil.copytree(paths.TEMPLATES, templates)
+    shutil.copytree(paths._TEMPLATES, templates)
     (templates / "glossary.html").write_text(
         '{% extends "base.html" %}{% block main %}<h1>Glossary</h1>'
         "<p>{{ model.meta.baseline }}</p>{% endblock %}\n",

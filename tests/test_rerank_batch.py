@@ -9,21 +9,20 @@ import random
 import numpy as np
 import pytest
 
+from evidencedesk.errors import RerankerError
 from evidencedesk.retrieval import _scorers as scorers
 from evidencedesk.retrieval._memos import build_memos
-from evidencedesk.retrieval._scorers import Analyser
+from evidencedesk.retrieval._scorers import Analyser, OverlapScorer
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evalreport import Config, run_config
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.lifecycle import build_searchers
 from evidencedesk.retrieval.parts import Parts
 from evidencedesk.retrieval.rerankers import (
-    BlendReranker,
     HubPairScorer,
     LexicalPairScorer,
-    OverlapScorer,
     PairReranker,
-    RerankerError,
+    _BlendReranker,
     make_reranker,
 )
 from evidencedesk.retrieval.searchers import Hit, SparseSearcher, TwoStage
@@ -221,8 +220,8 @@ def test_a_real_scorer_gets_the_whole_stage_in_one_predict_call(demo) -> None:  
     questions.append(questions[0])  # the same list twice: primed for two reranks
     lists = [sparse.search(q, 4, allowed) for q in questions]
 
-    def blend(model: FakeModel) -> BlendReranker:
-        return BlendReranker(PairReranker(HubPairScorer(model=model), max_words=20))
+    def blend(model: FakeModel) -> _BlendReranker:
+        return _BlendReranker(PairReranker(HubPairScorer(model=model), max_words=20))
 
     plain = blend(FakeModel())
     expected = [trace(plain.rerank(q, found)) for q, found in zip(questions, lists, strict=True)]

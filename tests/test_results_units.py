@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.gate import GateCheck, GateLevel, GatePolicy, Reference, decide_gate, shape
+from evidencedesk.gate import GateCheck, GateLevel, GatePolicy, _decide_gate, _Reference, _shape
 from evidencedesk.report._since_view import since_view
 from evidencedesk.report._site import slug
 from evidencedesk.results import _compute as compute
@@ -177,9 +177,9 @@ POLICY = GatePolicy(k=3, min_recall=0.9, min_pass_rate=0.9, max_drop=0.01,
 
 
 def test_decide_gives_structured_checks_and_the_same_lines() -> None:
-    now = shape(LISTS, 3, 3)
-    before = Reference(3, {"recall@3": 1.0, "mrr": 1.0}, {"q1": 1.0, "q2": 1.0}, run="old")
-    result = decide_gate(POLICY, now, before)
+    now = _shape(LISTS, 3, 3)
+    before = _Reference(3, {"recall@3": 1.0, "mrr": 1.0}, {"q1": 1.0, "q2": 1.0}, run="old")
+    result = _decide_gate(POLICY, now, before)
     assert [(c.level, c.rule) for c in result.checks] == [
         (GateLevel.BLOCK, "critical_missing"),
         (GateLevel.BLOCK, "min_recall"),
@@ -210,15 +210,15 @@ def test_decide_gives_structured_checks_and_the_same_lines() -> None:
     ],
 )  # fmt: skip
 def test_a_reference_is_a_config_or_a_run_and_the_gate_shows_which(what, shown) -> None:
-    reference = Reference(3, {"recall@3": 1.0, "mrr": 1.0}, {"q1": 1.0}, **what)
+    reference = _Reference(3, {"recall@3": 1.0, "mrr": 1.0}, {"q1": 1.0}, **what)
     assert reference.what() == shown
-    assert decide_gate(POLICY, shape(LISTS, 3, 3), reference).to_dict()["baseline"] == shown
+    assert _decide_gate(POLICY, _shape(LISTS, 3, 3), reference).to_dict()["baseline"] == shown
 
 
 @pytest.mark.parametrize("what", [{}, {"config": Config(), "run": "bm25"}])
 def test_a_reference_of_neither_or_both_is_refused(what) -> None:
     with pytest.raises(ValueError, match="exactly one"):
-        Reference(3, {}, {}, **what)
+        _Reference(3, {}, {}, **what)
 
 
 @pytest.mark.parametrize(
@@ -240,7 +240,7 @@ def test_gate_check_text(check: GateCheck, text: str) -> None:
 def test_gate_outcome_reads_judged_lists_against_a_run_or_no_policy() -> None:
     from evidencedesk.results._stages import _NO_POLICY_OUTCOME, gate_outcome
 
-    same = gate_outcome(POLICY, LISTS, 3, Reference.of_judged(LISTS, 3, 3, "same"))
+    same = gate_outcome(POLICY, LISTS, 3, _Reference.of_judged(LISTS, 3, 3, "same"))
     # compared with itself nothing dropped and nothing flipped: only the absolute floors remain
     assert [c.rule for c in same.checks] == ["critical_missing", "min_recall", "min_pass_rate"]
     assert (same.verdict, same.evaluated, same.checks[1].observed) == ("BLOCK", True, 0.5)

@@ -10,11 +10,11 @@ import pytest
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval import metrics
 from evidencedesk.retrieval.catalog import Scope, load_catalog
-from evidencedesk.retrieval.evalreport import Config, Costs, ablate, capped_words, run_config
+from evidencedesk.retrieval.evalreport import Config, Costs, _capped_words, ablate, run_config
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.metrics import per_question
 from evidencedesk.retrieval.parts import Parts
-from evidencedesk.retrieval.rerankers import RERANKERS
+from evidencedesk.retrieval.rerankers import _RERANKERS
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,7 @@ def test_config_default_is_the_baseline():
     ("changes", "error", "fragment"),
     [
         ({"first_stage": "bm25"}, UnknownNameError, "one of: sparse, dense, hybrid, minilm"),
-        ({"reranker": "cross"}, UnknownNameError, "expected one of: " + ", ".join(RERANKERS)),
+        ({"reranker": "cross"}, UnknownNameError, "expected one of: " + ", ".join(_RERANKERS)),
         ({"final": 0}, EvidencedeskError, "config final: expected an integer from 1 to 1000000"),
         ({"depth": True}, EvidencedeskError, "config depth: expected an integer"),
         ({"max_words": 0}, EvidencedeskError, "config max_words: expected null"),
@@ -69,7 +69,7 @@ def test_a_depth_below_final_is_legal_and_says_it_is_capped():
         "hybrid + pair @1->3 post-filter (final 3, capped at depth 1)"
     )
     assert not Config(depth=3, final=3).capped and Config(depth=3).label() == "hybrid @3->3"
-    assert capped_words(3, 5) == "final 5, capped at depth 3"
+    assert _capped_words(3, 5) == "final 5, capped at depth 3"
 
 
 def test_a_capped_final_list_is_the_depth_s_list(demo):
@@ -122,7 +122,7 @@ def test_final_1_costs_fewer_tokens_than_final_3(demo):
 # --- pool-limited recall ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("reranker", RERANKERS)
+@pytest.mark.parametrize("reranker", _RERANKERS)
 @pytest.mark.parametrize("final", [1, 3])
 def test_recall_is_limited_by_the_candidate_pool(demo, reranker, final):
     """A reranker only reorders the depth-3 pool: it cannot find what stage one did not fetch."""

@@ -8,23 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.errors import InputError
+from evidencedesk.errors import AnswersError, InputError
 from evidencedesk.paths import _ANSWERS, CORPUS, DOCS, DUPS
+from evidencedesk.retrieval._citations import _split_sentences, load_answers, score_answer
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.evidence import (
-    AnswersError,
+    _compress,
     check_sentences,
     citation_scores,
-    compress,
     context_tokens,
     dedupe,
     edges_first,
     fit_tokens,
     keeps_evidence,
-    load_answers,
     pick_spans,
-    score_answer,
-    split_sentences,
 )
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.searchers import Hit, SparseSearcher
@@ -144,7 +141,7 @@ def test_compression_reports_tokens_and_cut_off_questions(demo) -> None:  # type
         q.id: [catalog.get(c) for c in sorted(q.grades) if c in allowed and q.grades[c] > 0]
         for q in answerable
     }
-    report = compress(labels, gold)
+    report = _compress(labels, gold)
     assert report.questions == len(answerable) and report.missing == ()
     assert 0 < report.tokens_after < report.tokens_before
     flagged = [
@@ -153,7 +150,7 @@ def test_compression_reports_tokens_and_cut_off_questions(demo) -> None:  # type
     assert list(report.cut_off) == flagged and "rc01" in flagged and "dr01" not in flagged
     # 2) what a real first stage shows (top 3): questions without an answer chunk are "missing"
     found = {q.id: sparse.search(q.question, 3, allowed) for q in answerable}
-    report = compress(labels, found)
+    report = _compress(labels, found)
     assert report.tokens_after < report.tokens_before
     assert sum(r["before"] for r in report.per_question) == report.tokens_before
     for q in answerable:
@@ -185,7 +182,7 @@ def test_the_six_answer_cases_score_what_their_notes_claim(demo) -> None:  # typ
 def test_check_sentences_details() -> None:
     shown = {"a:c0": "Express delivery takes 2 business days."}
     answer = "Express takes 2 business days [a:c0]. It costs 9 euros. [a:c0] See [b:c1, a:c0]."
-    assert split_sentences(answer) == [
+    assert _split_sentences(answer) == [
         "Express takes 2 business days [a:c0].",
         "It costs 9 euros. [a:c0]",
         "See [b:c1, a:c0].",

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from evidencedesk.retrieval.catalog import load_catalog
-from evidencedesk.retrieval.evalreport import Config, Costs, run_config, sizing_grid, sweep
+from evidencedesk.retrieval.evalreport import Config, Costs, _sizing_grid, run_config, sweep
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.parts import Parts
 
@@ -31,7 +31,7 @@ def demo():
 def test_sizing_grid_runs_depth_at_least_final_and_names_the_rest(
     depths, finals, swept, left_out
 ) -> None:
-    assert sizing_grid(depths, finals) == (swept, left_out)
+    assert _sizing_grid(depths, finals) == (swept, left_out)
 
 
 def test_sweep_keeps_depth_at_least_final(demo):

@@ -13,15 +13,15 @@ from evidencedesk.paths import CORPUS, DOCS, DUPS, TENANT_DOCS
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.lifecycle import (
-    Leak,
     Tenancy,
+    _Leak,
+    _leak_table,
+    _served_by_question,
     boundary_leaks,
     build_searchers,
     delete_document,
-    leak_table,
     replace_document,
     served,
-    served_by_question,
 )
 
 RETURNS_QUESTION = "How many days do I have to return a bike for a full refund?"
@@ -52,15 +52,15 @@ def test_freshness_three_states() -> None:
     assert all(c in new for c in change.superseded), "old versions are kept for audit"
 
     # 1. The old index, no filter: still serves the superseded 30-day text.
-    stale = served_by_question(old_index, [RETURNS_QUESTION], None, 3)[RETURNS_QUESTION]
+    stale = _served_by_question(old_index, [RETURNS_QUESTION], None, 3)[RETURNS_QUESTION]
     assert "kc-returns-v3:c0" in stale and "30 days" in texts(old, stale)
     # 2. The old index with the new scope: v3 is hidden and v4 is unknown to it -> the answer is gone.
-    filtered = served_by_question(old_index, [RETURNS_QUESTION], new.allowed(Scope()), 3)[
+    filtered = _served_by_question(old_index, [RETURNS_QUESTION], new.allowed(Scope()), 3)[
         RETURNS_QUESTION
     ]
     assert not any(c.startswith(("kc-returns-v3", "kc-returns-v4")) for c in filtered)
     # 3. A rebuilt index serves the new version.
-    rebuilt = served_by_question(
+    rebuilt = _served_by_question(
         build_searchers(new)["sparse"], [RETURNS_QUESTION], new.allowed(Scope()), 3
     )[RETURNS_QUESTION]
     assert rebuilt[0] == "kc-returns-v4:c0" and "45 days" in new.get(rebuilt[0]).text
@@ -78,9 +78,9 @@ def test_an_index_not_rebuilt_still_serves_deleted_text() -> None:
     new, change = delete_document(old, "kc-recall-rd2-24")
     assert change.removed and all(c.startswith("kc-recall-rd2-24:") for c in change.removed)
     assert not any(c.startswith("kc-recall-rd2-24") for c in new.ids())
-    still = served_by_question(index, ["RD2-24"], None, 3)["RD2-24"]
+    still = _served_by_question(index, ["RD2-24"], None, 3)["RD2-24"]
     assert still[0] in change.removed
-    assert served_by_question(build_searchers(new)["sparse"], ["RD2-24"], None, 3)["RD2-24"] == ()
+    assert _served_by_question(build_searchers(new)["sparse"], ["RD2-24"], None, 3)["RD2-24"] == ()
     with pytest.raises(EvidencedeskError, match="unknown document 'nope'"):
         delete_document(old, "nope")
 
@@ -100,7 +100,7 @@ def test_no_document_is_unowned(world) -> None:  # type: ignore[no-untyped-def]
 
 def test_no_leaks_with_the_filter_and_the_control_crosses(world) -> None:  # type: ignore[no-untyped-def]
     catalog, tenancy, searchers, labels = world
-    rows = leak_table(searchers, catalog, tenancy, labels, Scope(), k=5)
+    rows = _leak_table(searchers, catalog, tenancy, labels, Scope(), k=5)
     assert len(rows) == 3 * 2
     assert all(r.questions == len(labels) and r.results > 0 for r in rows)
     assert sum(r.leaks for r in rows) == 0
@@ -127,9 +127,9 @@ def test_boundary_leaks_counts_leaked_results(world) -> None:  # type: ignore[no
     assert boundary_leaks(searchers, catalog, tenancy, labels, Scope()) == ()
     broken = {"broken": IgnoresTheFilter(searchers["sparse"])}
     leaks = boundary_leaks(broken, catalog, tenancy, labels, Scope(), k=5)
-    table = leak_table(broken, catalog, tenancy, labels, Scope(), k=5)
+    table = _leak_table(broken, catalog, tenancy, labels, Scope(), k=5)
     assert len(leaks) == sum(r.leaks for r in table) > 0
-    assert all(isinstance(x, Leak) and x.searcher == "broken" for x in leaks)
+    assert all(isinstance(x, _Leak) and x.searcher == "broken" for x in leaks)
     assert all(catalog.get(x.chunk).doc_id not in tenancy.owners[x.tenant] for x in leaks)
     assert {x.question for x in leaks} <= {label.id for label in labels}
 
@@ -138,7 +138,7 @@ def test_served_is_the_set_of_every_question_s_ids() -> None:
     catalog = load_catalog()
     index = build_searchers(catalog)["sparse"]
     asks = ["RD2-24", RETURNS_QUESTION]
-    per_question = served_by_question(index, asks, None, 3)
+    per_question = _served_by_question(index, asks, None, 3)
     assert served(index, asks, None, 3) == frozenset(per_question["RD2-24"]) | frozenset(
         per_question[RETURNS_QUESTION]
     )

@@ -9,27 +9,27 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evidencedesk._metric_names import METRIC_FORMS
 from evidencedesk.errors import UnknownNameError
 from evidencedesk.retrieval._metric_engine import lines_of
 from evidencedesk.retrieval.metrics import (
-    METRIC_FORMS,
     Judged,
-    average_precision,
-    bpref,
+    _average_precision,
+    _bpref,
+    _condense,
+    _hit_at,
+    _metric_value,
+    _of_judged,
+    _r_precision,
     by_tag,
     by_tag_all,
-    condense,
     dcg,
     gain,
-    hit_at,
     judge_run,
-    metric_value,
     ndcg_at,
-    of_judged,
     per_question,
     per_question_all,
     precision_at,
-    r_precision,
     recall_at,
     reciprocal_rank,
     summarize,
@@ -78,9 +78,9 @@ def test_gain_and_dcg() -> None:
 
 def test_worked_example_ap_rprec_mrr_at_k_and_ndcg_over_the_whole_list() -> None:
     # relevant at ranks 2 and 5, R = 2: AP = (1/2 + 2/5) / 2; AP@k divides by R, not min(R, k)
-    assert average_precision(EXAMPLE) == 0.45
-    assert [average_precision(EXAMPLE, k) for k in (1, 2, 4, 5)] == [0.0, 0.25, 0.25, 0.45]
-    assert r_precision(EXAMPLE) == 0.5  # one of the top R = 2 is relevant
+    assert _average_precision(EXAMPLE) == 0.45
+    assert [_average_precision(EXAMPLE, k) for k in (1, 2, 4, 5)] == [0.0, 0.25, 0.25, 0.45]
+    assert _r_precision(EXAMPLE) == 0.5  # one of the top R = 2 is relevant
     assert [reciprocal_rank(EXAMPLE, k) for k in (1, 2, 10)] == [0.0, 0.5, 0.5]
     # a longer list than the pool: the whole list's nDCG reads rank 6 too, nDCG@5 does not
     longer = Judged("ex", (), True, (0, 2, 1, 0, 0, 2), (2, 2, 1))
@@ -91,9 +91,9 @@ def test_worked_example_ap_rprec_mrr_at_k_and_ndcg_over_the_whole_list() -> None
     assert ndcg_at(longer, 5) == pytest.approx(
         (3 / math.log2(3) + 0.5) / (3 + 3 / math.log2(3) + 0.5), abs=1e-15
     )
-    assert metric_value(longer, "ndcg") == ndcg_at(longer, None)
-    assert metric_value(longer, "ndcg:linear") == ndcg_at(longer, None, "linear")
-    assert metric_value(longer, "AP") == metric_value(longer, "map") == average_precision(longer)
+    assert _metric_value(longer, "ndcg") == ndcg_at(longer, None)
+    assert _metric_value(longer, "ndcg:linear") == ndcg_at(longer, None, "linear")
+    assert _metric_value(longer, "AP") == _metric_value(longer, "map") == _average_precision(longer)
 
 
 @pytest.mark.parametrize(
@@ -110,33 +110,33 @@ def test_worked_example_ap_rprec_mrr_at_k_and_ndcg_over_the_whole_list() -> None
 def test_bpref_by_hand(judged_flags, negative, expected: float) -> None:  # type: ignore[no-untyped-def]
     j = Judged("ex", (), True, (0, 2, 1, 0, 2), (2, 2, 1), judged=judged_flags,
                nonrelevant=3, negative=negative)  # fmt: skip
-    assert bpref(j) == expected
-    assert of_judged([j], ["bpref"]) == {"bpref": [expected]}
+    assert _bpref(j) == expected
+    assert _of_judged([j], ["bpref"]) == {"bpref": [expected]}
 
 
 def test_bpref_without_judged_non_relevant_documents_is_one_per_relevant_found() -> None:
     j = Judged("q", (), True, (0, 2, 0), (2, 2), judged=(False, True, False), nonrelevant=0)
-    assert bpref(j) == 0.5  # one of two relevant found, nothing judged non-relevant above it
+    assert _bpref(j) == 0.5  # one of two relevant found, nothing judged non-relevant above it
     # N smaller than the judged non-relevant results the list holds: N is at least those
     short = Judged("q", (), True, (0, 2), (2,), nonrelevant=0)
-    assert bpref(short) == 0.0 == of_judged([short], ["bpref"])["bpref"][0]
+    assert _bpref(short) == 0.0 == _of_judged([short], ["bpref"])["bpref"][0]
 
 
 def test_bpref_needs_the_number_of_judged_non_relevant_documents() -> None:
     with pytest.raises(ValueError, match="Judged.nonrelevant"):
-        bpref(EXAMPLE)
+        _bpref(EXAMPLE)
     with pytest.raises(ValueError, match="judged non-relevant documents for bpref"):
-        of_judged([EXAMPLE], ["bpref"])
-    assert bpref(Judged("u", (), False, (0,), ())) is None  # undefined before N is read
+        _of_judged([EXAMPLE], ["bpref"])
+    assert _bpref(Judged("u", (), False, (0,), ())) is None  # undefined before N is read
 
 
 def test_condense_keeps_the_negative_flags_of_the_results_it_keeps() -> None:
     j = Judged("q", (), True, (0, 0, 2, 0), (2,), ids=("a", "b", "c", "d"),
                judged=(False, True, True, True), nonrelevant=2,
                negative=(False, True, False, False))  # fmt: skip
-    kept = condense(j)
+    kept = _condense(j)
     assert (kept.ids, kept.negative, kept.judged) == (("b", "c", "d"), (True, False, False), None)
-    assert bpref(kept) == bpref(j) == 1.0  # bpref ignores unjudged results: the same either way
+    assert _bpref(kept) == _bpref(j) == 1.0  # bpref ignores unjudged results: the same either way
 
 
 # -- undefined is None, not zero --------------------------------------------------------------
@@ -147,16 +147,16 @@ def test_unanswerable_question_is_undefined_for_every_metric() -> None:
     for value in (
         recall_at(unanswerable, 3),
         precision_at(unanswerable, 3),
-        hit_at(unanswerable, 3),
+        _hit_at(unanswerable, 3),
         reciprocal_rank(unanswerable),
         ndcg_at(unanswerable, 3),
         ndcg_at(unanswerable, 3, "linear"),
         ndcg_at(unanswerable, None),
         reciprocal_rank(unanswerable, 2),
-        average_precision(unanswerable),
-        average_precision(unanswerable, 2),
-        r_precision(unanswerable),
-        bpref(unanswerable),
+        _average_precision(unanswerable),
+        _average_precision(unanswerable, 2),
+        _r_precision(unanswerable),
+        _bpref(unanswerable),
     ):
         assert value is None
 
@@ -359,7 +359,7 @@ def test_judge_run_keeps_negative_grades_apart_for_bpref() -> None:
     (row,) = judge_run(_Searcher(), _Catalog(), [label], k=3)
     assert row.grades == (0, 2, 0) and row.negative == (True, False, False)
     assert row.nonrelevant == 1  # d:c2 only: d:c0 is graded below 0, d:c1 relevant
-    assert bpref(row) == 1.0  # the -2 above the relevant chunk counts neither way
+    assert _bpref(row) == 1.0  # the -2 above the relevant chunk counts neither way
 
 
 # -- properties -------------------------------------------------------------------------------
@@ -385,7 +385,7 @@ def test_every_metric_is_in_unit_interval(j: Judged, k: int) -> None:
     for value in (
         recall_at(j, k),
         precision_at(j, k),
-        hit_at(j, k),
+        _hit_at(j, k),
         reciprocal_rank(j),
         ndcg_at(j, k),
         ndcg_at(j, k, "linear"),
@@ -420,15 +420,15 @@ def test_recall_is_monotone_in_k(j: Judged) -> None:
 def test_engine_worked_example_and_an_unsorted_pool() -> None:
     # pool given in any order: the engine sorts the ideal list itself, like ndcg_at
     shuffled = Judged("ex", (), True, (0, 2, 1, 0, 2), (1, 2, 2))
-    assert of_judged([EXAMPLE, shuffled], ["ndcg@5", "ndcg@5:linear", "mrr"]) == {
+    assert _of_judged([EXAMPLE, shuffled], ["ndcg@5", "ndcg@5:linear", "mrr"]) == {
         "ndcg@5": [ndcg_at(EXAMPLE, 5), ndcg_at(EXAMPLE, 5)],
         "ndcg@5:linear": [ndcg_at(EXAMPLE, 5, "linear")] * 2,
         "mrr": [0.5, 0.5],
     }
-    assert round(of_judged([EXAMPLE], ["ndcg@5"])["ndcg@5"][0], 3) == 0.659
-    assert of_judged([], ["mrr"]) == {"mrr": []}
+    assert round(_of_judged([EXAMPLE], ["ndcg@5"])["ndcg@5"][0], 3) == 0.659
+    assert _of_judged([], ["mrr"]) == {"mrr": []}
     with pytest.raises(UnknownNameError):
-        of_judged([EXAMPLE], ["ndcg@0"])
+        _of_judged([EXAMPLE], ["ndcg@0"])
 
 
 def test_engine_converts_the_same_judged_objects_once_in_a_build() -> None:

@@ -7,28 +7,27 @@ import sys
 
 import pytest
 
-from evidencedesk.errors import EvidencedeskError, UnknownNameError
+from evidencedesk.errors import EvidencedeskError, RerankerError, UnknownNameError
+from evidencedesk.retrieval._scorers import OverlapScorer
 from evidencedesk.retrieval.catalog import Scope, load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.rerankers import (
-    RERANKERS,
-    BlendReranker,
+    _RERANKERS,
     FeatureReranker,
     HubPairScorer,
     LexicalPairScorer,
-    OverlapReranker,
-    OverlapScorer,
     PairReranker,
-    RerankerError,
+    _BlendReranker,
+    _OverlapReranker,
     make_reranker,
 )
 from evidencedesk.retrieval.searchers import (
     DenseSearcher,
     Hit,
     HybridSearcher,
-    Reranker,
     SparseSearcher,
     TwoStage,
+    _Reranker,
 )
 from tests.conftest import make_chunk
 
@@ -126,7 +125,7 @@ def test_pair_counter_is_candidates_times_questions(demo) -> None:  # type: igno
     depth = 5
     for name in ("overlap", "feature", "pair", "blend"):
         reranker = make_reranker(name)
-        assert isinstance(reranker, Reranker)
+        assert isinstance(reranker, _Reranker)
         two = TwoStage(hybrid, reranker, depth=depth, final=3)
         expected = 0
         for label in labels.values():
@@ -140,18 +139,18 @@ def test_pair_counter_is_candidates_times_questions(demo) -> None:  # type: igno
 
 def test_named_rerankers_and_blend_fuses_both_orders(demo) -> None:  # type: ignore[no-untyped-def]
     _, labels, sparse, allowed = demo
-    assert RERANKERS == ("none", "overlap", "feature", "pair", "blend", "minilm")
-    assert isinstance(make_reranker("overlap"), OverlapReranker)
+    assert _RERANKERS == ("none", "overlap", "feature", "pair", "blend", "minilm")
+    assert isinstance(make_reranker("overlap"), _OverlapReranker)
     assert isinstance(make_reranker("feature", scorer=ConstantScorer()), FeatureReranker)
     blend = make_reranker("blend", max_words=8)
-    assert isinstance(blend, BlendReranker) and blend.max_words == 8
+    assert isinstance(blend, _BlendReranker) and blend.max_words == 8
     # "minilm" is the real model of an optional extra: tests/test_minilm.py
-    for reranker in (make_reranker(n) for n in RERANKERS[1:] if n != "minilm"):
+    for reranker in (make_reranker(n) for n in _RERANKERS[1:] if n != "minilm"):
         assert reranker is not None and reranker.rerank("q", []) == []
         assert reranker.pairs_scored == 0 and reranker.ties_at_top == 0
     # blend of first stage [a, b] and a reranker that flips them: a tie, first stage wins
     a, b = make_chunk("a:c0", "short"), make_chunk("b:c0", "a much longer passage")
-    flip = BlendReranker(PairReranker(FakeModel()))
+    flip = _BlendReranker(PairReranker(FakeModel()))
     out = flip.rerank("q", [Hit(1, 9.0, a), Hit(2, 1.0, b)])
     assert [c.chunk.id for c in out] == ["a:c0", "b:c0"] and flip.ties_at_top == 1
     assert flip.pairs_scored == 2

@@ -8,14 +8,14 @@ from evidencedesk.retrieval import _dense as dense_module
 from evidencedesk.retrieval._dense import ToyEmbedder
 from evidencedesk.retrieval._tokens import is_identifier, tokenize
 from evidencedesk.retrieval.evalreport import Config
-from evidencedesk.retrieval.parts import ConfigSearcher
+from evidencedesk.retrieval.parts import _ConfigSearcher
 from evidencedesk.retrieval.searchers import (
     DenseSearcher,
     Hit,
     HybridSearcher,
     SparseSearcher,
     TwoStage,
-    rrf,
+    _rrf,
 )
 
 
@@ -82,7 +82,7 @@ def test_rrf_fuses_by_reciprocal_rank(tiny_chunks: list[Chunk]) -> None:
 
     one = [Hit(1, 9.0, tiny_chunks[0]), Hit(2, 5.0, tiny_chunks[1])]
     two = [Hit(1, 0.9, tiny_chunks[1]), Hit(2, 0.5, tiny_chunks[2])]
-    fused = rrf([one, two], 3, rrf_k=60)
+    fused = _rrf([one, two], 3, rrf_k=60)
     assert [c.chunk.id for c in fused] == ["b:c0", "a:c0", "c:c0"]
     assert fused[0].score == pytest.approx(1 / 62 + 1 / 61)
 
@@ -110,7 +110,7 @@ def test_two_stage_prefilter_or_postfilter(
 
 def test_config_searcher_is_the_two_stage_searcher(tiny_chunks: list[Chunk]) -> None:
     cfg = Config(first_stage="sparse", reranker="none", depth=1, final=1, prefilter=False)
-    searcher = ConfigSearcher(cfg, SparseSearcher(tiny_chunks), None)
+    searcher = _ConfigSearcher(cfg, SparseSearcher(tiny_chunks), None)
     found = searcher.search("Internal note: staff may refund after 30 days.", 1, ALLOWED)
     assert isinstance(searcher, TwoStage) and found == [] and searcher.shown == [[]]
     assert searcher.name == cfg.label()
@@ -191,7 +191,7 @@ def test_rrf_equals_the_reference_with_ties(seed: int) -> None:
     # mirrored lists tie every chunk that is in both at the same total
     rankings.append(list(reversed([Hit(r, 0.0, c) for r, c in enumerate(pool[:8], 1)])))
     for k in (1, 5, 50):
-        got, want = rrf(rankings, k), reference_rrf(rankings, k)
+        got, want = _rrf(rankings, k), reference_rrf(rankings, k)
         assert [(c.rank, c.score, c.chunk.id) for c in got] == [
             (c.rank, c.score, c.chunk.id) for c in want
         ]

@@ -11,7 +11,7 @@ from pathlib import Path
 from evidencedesk import paths
 from evidencedesk.report._render import _PLOTLY_BUNDLE
 
-BUNDLE = paths.TEMPLATES / _PLOTLY_BUNDLE
+BUNDLE = paths._TEMPLATES / _PLOTLY_BUNDLE
 _NEW_PLOT = re.compile(r'Plotly\.newPlot\(\s*"[^"]+",\s*')
 
 
@@ -34,7 +34,7 @@ def test_the_bundle_is_the_pinned_basic_bundle_with_its_licence() -> None:
     head = BUNDLE.read_text("utf-8")[:200]
     assert "plotly.js (basic - minified) v4.1.1" in head
     assert _in_bundle() == {"bar", "pie", "scatter"}
-    licence = (paths.TEMPLATES / "plotly-basic.LICENSE.txt").read_text("utf-8")
+    licence = (paths._TEMPLATES / "plotly-basic.LICENSE.txt").read_text("utf-8")
     assert licence.startswith("MIT License\n\nCopyright (c) 2016-2024 Plotly Technologies Inc.")
     assert BUNDLE.stat().st_size < 1_300_000  # the full bundle is 4.8 MB
 

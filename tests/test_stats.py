@@ -16,23 +16,28 @@ from hypothesis import strategies as st
 
 from evidencedesk.retrieval import _stats as stats
 from evidencedesk.retrieval import metrics
+from evidencedesk.retrieval._stats import flips_needed, holm, sign_test_p
 from evidencedesk.retrieval.metrics import (
     Interval,
     Judged,
     Paired,
+    _paired_bootstrap_ci,
+    _randomization_test,
     bootstrap_ci,
-    flips_needed,
-    holm,
     paired,
-    paired_bootstrap_ci,
-    randomization_test,
-    sign_test_p,
 )
 
 
 def test_reexported_from_metrics() -> None:
+    # the course page's interval and the types the paired functions return; the sign test,
+    # Holm and flips-needed arithmetic stay private to _stats
     assert metrics.bootstrap_ci is stats.bootstrap_ci
-    assert metrics.sign_test_p is stats.sign_test_p
+    assert (metrics.Interval, metrics.Paired, metrics.Summary) == (
+        stats.Interval,
+        stats.Paired,
+        stats.Summary,
+    )
+    assert "sign_test_p" not in metrics.__all__
 
 
 # -- sign test --------------------------------------------------------------------------------
@@ -141,7 +146,7 @@ def test_paired_with_itself_has_no_flips(values: dict[str, float | None]) -> Non
     assert result.better == () and result.worse == ()
     assert result.p == 1.0
     assert result.tied == result.n == sum(v is not None for v in values.values())
-    assert randomization_test(values, values) == 1.0
+    assert _randomization_test(values, values) == 1.0
 
 
 # -- large samples: the limits against resampling ----------------------------------------------
@@ -182,13 +187,13 @@ def test_large_sample_randomization_p(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(3)
     a = {f"q{i}": v for i, v in enumerate(_skewed(2000, 3))}
     b = {q: v + float(rng.normal()) * 0.3 + 0.01 for q, v in a.items()}
-    resampled = randomization_test(a, b, seed=0)
+    resampled = _randomization_test(a, b, seed=0)
     monkeypatch.setattr(stats, "LARGE", 100)
-    assert randomization_test(a, b, seed=0) == pytest.approx(resampled, abs=0.02)
+    assert _randomization_test(a, b, seed=0) == pytest.approx(resampled, abs=0.02)
     # by hand: differences 1, 1, 1, -1 (m = 4 > LARGE = 3): z = 2 / sqrt(4) = 1, p = 2 * Phi(-1)
     monkeypatch.setattr(stats, "LARGE", 3)
     one = {q: 0.0 for q in "abcd"}
-    assert randomization_test(one, {"a": 1.0, "b": 1.0, "c": 1.0, "d": -1.0}) == pytest.approx(
+    assert _randomization_test(one, {"a": 1.0, "b": 1.0, "c": 1.0, "d": -1.0}) == pytest.approx(
         0.3173105, abs=1e-7
     )
 
@@ -369,12 +374,12 @@ def test_bootstrap_interval_properties(values: list[float | None], seed: int) ->
 def test_paired_bootstrap_resamples_questions_not_runs() -> None:
     a = {f"q{i}": i / 20 for i in range(20)}
     b = {f"q{i}": i / 20 + 0.1 for i in range(20)}
-    interval = paired_bootstrap_ci(a, b, seed=3)
+    interval = _paired_bootstrap_ci(a, b, seed=3)
     # every question moved by exactly 0.1: a paired interval has no width at all
     assert interval.mean == pytest.approx(0.1)
     assert interval.low == pytest.approx(0.1) and interval.high == pytest.approx(0.1)
     diffs = [b[q] - a[q] for q in a]
-    assert paired_bootstrap_ci(a, b, seed=3) == bootstrap_ci(diffs, seed=3)
+    assert _paired_bootstrap_ci(a, b, seed=3) == bootstrap_ci(diffs, seed=3)
 
 
 # -- randomization test -----------------------------------------------------------------------
@@ -385,9 +390,9 @@ def test_randomization_exact_hand_case() -> None:
     # +-0.8, +-0.6, +-0.4, +-0.2 -> 4 of 8 are at least as extreme: p = 0.5
     a = {"x": 0.0, "y": 0.0, "z": 0.5, "t": 0.3}
     b = {"x": 0.5, "y": 0.2, "z": 0.4, "t": 0.3}
-    assert randomization_test(a, b) == 0.5
+    assert _randomization_test(a, b) == 0.5
     # four identical wins: only all-plus and all-minus reach |4|: 2/16, same as the sign test
-    assert randomization_test({q: 0.0 for q in "abcd"}, {q: 1.0 for q in "abcd"}) == 0.125
+    assert _randomization_test({q: 0.0 for q in "abcd"}, {q: 1.0 for q in "abcd"}) == 0.125
 
 
 def test_randomization_exact_against_brute_force() -> None:
@@ -400,15 +405,15 @@ def test_randomization_exact_against_brute_force() -> None:
         abs(sum(s * x for s, x in zip(signs, d, strict=True))) >= observed - 1e-9
         for signs in itertools.product((1, -1), repeat=9)
     )
-    assert randomization_test(a, b) == count / 2**9
+    assert _randomization_test(a, b) == count / 2**9
 
 
 def test_randomization_monte_carlo_is_seeded_and_close() -> None:
     n = 30  # above the exact limit of 20 non-zero differences
     a = {f"q{i}": 0.0 for i in range(n)}
     b = {f"q{i}": (1.0 if i < 22 else -1.0) for i in range(n)}
-    p1 = randomization_test(a, b, seed=5)
-    assert p1 == randomization_test(a, b, seed=5)
+    p1 = _randomization_test(a, b, seed=5)
+    assert p1 == _randomization_test(a, b, seed=5)
     # equal-magnitude differences: the sign-flip test is the sign test (22 vs 8)
     assert p1 == pytest.approx(sign_test_p(22, 8), abs=0.01)
     assert p1 >= 1 / 10_001

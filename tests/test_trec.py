@@ -29,8 +29,8 @@ from evidencedesk.files.trec import (
     write_run,
 )
 from evidencedesk.results._inputs import judged_depth
-from evidencedesk.retrieval.metrics import Judged, metric_value, summarize
-from evidencedesk.retrieval.trec_judge import judge_trec_run, qrels_from_labels
+from evidencedesk.retrieval.metrics import Judged, _metric_value, summarize
+from evidencedesk.retrieval.trec_judge import _qrels_from_labels, judge_trec_run
 from tests.project_fixtures import make_runs_only_project
 
 NAMES = ["recall@1", "recall@5", "precision@3", "hit@2", "mrr", "ndcg@5", "ndcg@10:linear"]
@@ -171,7 +171,7 @@ def test_a_run_read_in_many_blocks_reads_like_one_block(
     whole = read_run(path)
     monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
     monkeypatch.setattr(trec_arrays, "_GROUP", 2)
-    monkeypatch.setattr(trec_arrays, "THREADS", threads)
+    monkeypatch.setattr(trec_arrays, "_THREADS", threads)
     monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
     # stretches of equal query ids are joined in query order, unless there are too many
     monkeypatch.setattr(trec_arrays, "_STRETCHES", stretches)
@@ -394,7 +394,7 @@ def test_judging_a_run_of_chunk_ids_against_labels(tmp_path: Path) -> None:
     assert judged[2].answerable is False and judged[2].pool == ()
     summary = summarize(judged, ["mrr"])["mrr"]
     assert (summary.value, summary.n, summary.left_out) == (0.25, 2, 1)
-    assert qrels_from_labels(labels)["rc01"] == {"kc-shipping:c1": 2}
+    assert _qrels_from_labels(labels)["rc01"] == {"kc-shipping:c1": 2}
     assert [len(j.grades) for j in judge_trec_run(run, labels_meta=labels, k=2)] == [2, 0, 1]
     with pytest.raises(ValueError, match="expected qrels or labels"):
         judge_trec_run(run)
@@ -436,7 +436,7 @@ def test_each_mean_is_the_mean_of_the_per_question_definitions(seed: int) -> Non
         judged = judge_trec_run(run, qrels, relevant=relevant)
         fast = summarize(judged, NAMES)  # the vectorised engine over the judged lists
         for name in NAMES:
-            values = [metric_value(j, name) for j in judged]
+            values = [_metric_value(j, name) for j in judged]
             kept = [v for v in values if v is not None]
             assert (fast[name].n, fast[name].left_out) == (len(kept), len(values) - len(kept))
             assert fast[name].value == (math.fsum(kept) / len(kept) if kept else None)
@@ -523,7 +523,7 @@ def test_judged_to_a_depth_keeps_every_value_of_the_whole_list() -> None:
     names = ["mrr", "recall@3", "precision@3", "hit@1", "ndcg@3", "ndcg@3:linear"]
     assert summarize(head, names) == summarize(whole, names)
     for name in names:
-        assert [metric_value(j, name) for j in head] == [metric_value(j, name) for j in whole]
+        assert [_metric_value(j, name) for j in head] == [_metric_value(j, name) for j in whole]
     assert head[0].to_dict()["returned"] == 10 and "returned" not in whole[0].to_dict()
 
 
@@ -597,7 +597,7 @@ def test_a_nul_byte_late_in_a_run_read_in_ranges_names_its_line(
     path.write_text("".join(lines))
     monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
     monkeypatch.setattr(trec_arrays, "_GROUP", 2)
-    monkeypatch.setattr(trec_arrays, "THREADS", threads)
+    monkeypatch.setattr(trec_arrays, "_THREADS", threads)
     monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         assert len(trec_arrays._cuts(mm, mm.size())) == threads + 1  # the NUL is in the last
@@ -783,8 +783,8 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
     # only the judged lines, an unjudged one adds nothing); every metric's value must be
     # exactly, bit for bit, what converting its per-question lists gives
     from evidencedesk.retrieval._metric_engine import JudgedLists, _convert, lines_of
-    from evidencedesk.retrieval.metrics import values_of
-    from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
+    from evidencedesk.retrieval.metrics import _values_of
+    from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed
 
     rng = random.Random(7)
     run_data = {
@@ -808,7 +808,7 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
     if options.pop("complete", False):
         options["complete"] = frozenset(f"d{i}" for i in range(30))
     if condensed:
-        judged_lists = judge_trec_run_condensed(run, qrels, **options)
+        judged_lists = _judge_trec_run_condensed(run, qrels, **options)
     else:
         judged_lists = (judge_trec_run(run, qrels, **options),)
     for judged in judged_lists:
@@ -817,7 +817,7 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
         assert judged.lines.n == expected.n == len(judged)
         assert np.array_equal(judged.lines.size, expected.size)
         for name in _EVERY_METRIC_FORM:
-            made, want = values_of(judged.lines, name), values_of(expected, name)
+            made, want = _values_of(judged.lines, name), _values_of(expected, name)
             assert made.tobytes() == want.tobytes(), name
 
 

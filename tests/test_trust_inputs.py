@@ -360,10 +360,10 @@ def test_condensed_lists_equal_pytrec_eval_on_the_hand_condensed_run(seed: int) 
     pytrec_eval = pytest.importorskip("pytrec_eval")
     from evidencedesk.files.trec import TrecRun
     from evidencedesk.retrieval.metrics import per_question
-    from evidencedesk.retrieval.trec_judge import judge_trec_run_condensed
+    from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed
 
     qrels, run = _random_collection(seed)
-    _, condensed = judge_trec_run_condensed(TrecRun.from_dict(run), qrels, relevant=1)
+    _, condensed = _judge_trec_run_condensed(TrecRun.from_dict(run), qrels, relevant=1)
     by_hand = {q: {d: s for d, s in docs.items() if d in qrels[q]} for q, docs in run.items()}
     theirs = pytrec_eval.RelevanceEvaluator(
         {q: {d: max(g, 0) for d, g in docs.items()} for q, docs in qrels.items()},

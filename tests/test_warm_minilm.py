@@ -35,7 +35,7 @@ def test_warming_hands_over_its_searcher_or_its_error(monkeypatch: pytest.Monkey
         made.append(f"{embedder} {name} {len(found)}")
         return SparseSearcher(found)
 
-    monkeypatch.setattr(parts_module, "dense_searcher", built)
+    monkeypatch.setattr(parts_module, "_dense_searcher", built)
     warming = parts_module._Warming.start(chunks)
     searcher = warming.result()
     assert made == ["minilm minilm 1"] and searcher.search("returns", 1, None)[0].chunk.id == "a:c0"
@@ -44,6 +44,6 @@ def test_warming_hands_over_its_searcher_or_its_error(monkeypatch: pytest.Monkey
     def broken(found: tuple[Chunk, ...], embedder: str, name: str) -> SparseSearcher:
         raise MissingExtraError("the MiniLM searcher", "minilm", ("onnxruntime",))
 
-    monkeypatch.setattr(parts_module, "dense_searcher", broken)
+    monkeypatch.setattr(parts_module, "_dense_searcher", broken)
     with pytest.raises(MissingExtraError, match="onnxruntime"):
         parts_module._Warming.start(chunks).result()

@@ -10,7 +10,7 @@ that.
 
 Each command module (`cli.build`, `cli.benchmark`, `cli.run`, `cli.init`, `cli.validate`,
 `cli.audit`, `cli.summary`, `cli.export`)
-has a one-line `HELP`, a `DESCRIPTION`, its exit statuses (`EXIT`), `add_arguments(parser)` and
+has a one-line `HELP`, a `_DESCRIPTION`, its exit statuses (`_EXIT`), `add_arguments(parser)` and
 `run(args, streams) -> int`. An argument argparse refuses is one ``error: …`` line naming the
 command's ``--help``, exit 2, as bad input is.
 """
@@ -39,7 +39,7 @@ _PROG = "evidencedesk"  # the program name the help, the errors and the printed 
 # the sub-commands, in the order the help lists them; each is a module of this package
 _COMMANDS = ("build", "benchmark", "run", "init", "validate", "audit", "summary", "export")
 # the exit status line for bad input, shared by the commands' help (some add what else is bad)
-BAD_INPUT = '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'
+_BAD_INPUT = '2    bad input: one line "error: <file>[:<line>]: expected ..., found ..." on stderr'
 
 # the one map from what went wrong to the exit status (the build adds 1: a gate failed --fail-on)
 _EXIT_STATUS: tuple[tuple[type[BaseException], int], ...] = (
@@ -51,27 +51,27 @@ _EXIT_STATUS: tuple[tuple[type[BaseException], int], ...] = (
 )
 
 # what `evidencedesk --help` says the tool does
-DESCRIPTION = (
+_DESCRIPTION = (
     "Honest retrieval evaluation: run retrieval variants or your own TREC runs over labelled "
     "questions, compare them with intervals, flips and exact tests, apply a release gate, and "
     "write a static HTML report that opens from disk. Start with 'evidencedesk init DIR' in a "
     "folder of your files, then 'evidencedesk build --project DIR'."
 )
 # the exit statuses `evidencedesk --help` lists
-EXIT = (
+_EXIT = (
     "0    success",
     "1    a gate verdict failed (build --fail-on, benchmark --gate)",
-    BAD_INPUT,
+    _BAD_INPUT,
     "(each command's --help lists all of its statuses, e.g. 141 for a closed pipe)",
 )
 
 
-def status_of(exc: BaseException) -> int:
+def _status_of(exc: BaseException) -> int:
     """The exit status for `exc` (`_EXIT_STATUS`)."""
     return next(code for kind, code in _EXIT_STATUS if isinstance(exc, kind))
 
 
-def add_project_argument(parser: argparse.ArgumentParser) -> None:
+def _add_project_argument(parser: argparse.ArgumentParser) -> None:
     """``--project PATH``, the one option of every command that reads a project."""
     parser.add_argument(
         "--project", type=Path, default=None, metavar="PATH",
@@ -81,7 +81,7 @@ def add_project_argument(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def os_error_text(exc: OSError) -> str:
+def _os_error_text(exc: OSError) -> str:
     """An OS error as one line: the file it names and the reason ("No space left on device")."""
     import errno
 
@@ -95,7 +95,7 @@ def os_error_text(exc: OSError) -> str:
 
 
 @dataclass
-class Streams:
+class _Streams:
     """What a command writes to, and the model factory a test or another front end gives the
     build (`report.build.ModelFactory`; None: the real pipeline)."""
 
@@ -157,9 +157,9 @@ def _epilog(before: str, statuses: Sequence[str]) -> str:
     )
 
 
-def parser(prog: str = _PROG) -> _Parser:
+def _parser(prog: str = _PROG) -> _Parser:
     """The one parser tree: ``evidencedesk COMMAND …``."""
-    p = _Parser(prog=prog, description=_wrapped(DESCRIPTION), epilog=_epilog("", EXIT),
+    p = _Parser(prog=prog, description=_wrapped(_DESCRIPTION), epilog=_epilog("", _EXIT),
                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     p.add_argument("-V", "--version", action="version", version=f"{_PROG} {__version__}")
     # not required: a bare `evidencedesk` prints this help (exit 0), as git and pip do
@@ -193,7 +193,7 @@ def main(
     from evidencedesk.cli._console import PipeSafe
 
     args = list(sys.argv[1:] if argv is None else argv)
-    streams = Streams(PipeSafe(stdout or sys.stdout, "stdout"),
+    streams = _Streams(PipeSafe(stdout or sys.stdout, "stdout"),
                       PipeSafe(stderr or sys.stderr, "stderr", strict=False), prog,
                       model_factory)  # fmt: skip
     code = _dispatch(args, streams)
@@ -209,13 +209,13 @@ def main(
     return code
 
 
-def _dispatch(args: list[str], streams: Streams) -> int:
+def _dispatch(args: list[str], streams: _Streams) -> int:
     if args in (["-V"], ["--version"]):  # answered before the parser imports every command
         streams.out.write(f"{_PROG} {__version__}\n")
         return 0
     try:
         try:
-            tree = parser(streams.prog)
+            tree = _parser(streams.prog)
             parsed = tree.parse_args(args)
         except BrokenPipeError:  # `build --help | head -1`: the reader has all it wanted
             streams.out.gone()
@@ -233,14 +233,14 @@ def _dispatch(args: list[str], streams: Streams) -> int:
     except BaseException as exc:  # every other failure, by the one map
         if not isinstance(exc, Exception | KeyboardInterrupt | BuildTerminated):
             raise  # SystemExit from deeper down, GeneratorExit: not ours to map
-        status = status_of(exc)
+        status = _status_of(exc)
         if status == 3:
             traceback.print_exc(file=streams.err)
             streams.error("error: internal error")
         elif isinstance(exc, KeyboardInterrupt):  # before the command ran: loading modules
             streams.error(f"error: {_interrupted(args)}")
         elif isinstance(exc, OSError):
-            streams.error(f"error: {os_error_text(exc)}")
+            streams.error(f"error: {_os_error_text(exc)}")
         else:
             streams.error(f"error: {str(exc).strip()}")
         return status

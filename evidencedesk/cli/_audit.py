@@ -7,10 +7,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evidencedesk.cli import BAD_INPUT
+from evidencedesk.cli import _BAD_INPUT
 
 if TYPE_CHECKING:
-    from evidencedesk.cli import Streams
+    from evidencedesk.cli import _Streams
 
 # the one-line summary of `evidencedesk audit` in the command list
 HELP = "hold every sentence of a built site to its results.json"
@@ -28,7 +28,7 @@ DESCRIPTION = (
 EXIT = (
     "0    every claim of every page agrees with results.json",
     "1    disagreements: one line each (page or file, what the site says, what the audit finds)",
-    f"{BAD_INPUT} (no results.json or claims.json in SITE)",
+    f"{_BAD_INPUT} (no results.json or claims.json in SITE)",
 )
 
 
@@ -40,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_tune_argument(p)
 
 
-def run(args: argparse.Namespace, streams: Streams) -> int:
+def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Run `evidencedesk audit`: re-derive every claim of SITE; 0 when all agree."""
     from evidencedesk.cli._process import Tuning
     from evidencedesk.report._audit import audit

@@ -24,26 +24,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evidencedesk._inert import inert_json, printable
-from evidencedesk.baseline import load_baseline, save_baseline, save_run_baseline
-from evidencedesk.cli import BAD_INPUT, add_project_argument
+from evidencedesk.baseline import _save_baseline, _save_run_baseline, load_baseline
+from evidencedesk.cli import _BAD_INPUT, _add_project_argument
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.files._project_file import ProjectKind
 from evidencedesk.gate import (
-    GateInput,
     GateLevel,
     GatePolicy,
-    cut,
-    decide_gate,
-    gate_result,
+    _cut,
+    _decide_gate,
+    _gate_result,
+    _GateInput,
+    _shape,
     load_policy,
-    shape,
 )
-from evidencedesk.paths import ROOT
+from evidencedesk.paths import _ROOT
 from evidencedesk.results._inputs import Project, find_project
 from evidencedesk.retrieval.labels import Label
 
 if TYPE_CHECKING:
-    from evidencedesk.cli import Streams
+    from evidencedesk.cli import _Streams
     from evidencedesk.results._evaluate import Evaluation
     from evidencedesk.results.types import Results
 
@@ -62,7 +62,7 @@ DESCRIPTION = (
 EXIT = (
     "0    the table was printed; with --gate no candidate (or --gate-variant) was BLOCK",
     "1    --gate and a BLOCK (as build --fail-on block exits)",
-    BAD_INPUT,
+    _BAD_INPUT,
     "141  the reader closed the pipe early (as head -1 does); nothing else went wrong",
 )
 
@@ -71,7 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the options of `evidencedesk benchmark` (--gate, --seed, --json, ...) to its parser."""
     from evidencedesk.cli._process import add_tune_argument
 
-    add_project_argument(p)
+    _add_project_argument(p)
     p.add_argument("--gate", action="store_true",
                    help="gate every candidate as build --fail-on does; end with the worst verdict")  # fmt: skip
     p.add_argument(
@@ -102,7 +102,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _shown(path: Path) -> str:
     """A path as printed: relative to the project root when inside it (same output anywhere)."""
     try:
-        return path.resolve().relative_to(ROOT.resolve()).as_posix()
+        return path.resolve().relative_to(_ROOT.resolve()).as_posix()
     except ValueError:
         return str(path)
 
@@ -143,7 +143,7 @@ class _Gated:
 
     kind: ProjectKind
     variant: str  # the variant (or run) the gate judges
-    shaped: Callable[[int], GateInput]  # its final lists shaped for the gate, recall at k
+    shaped: Callable[[int], _GateInput]  # its final lists shaped for the gate, recall at k
     save: Callable[[Path], object]  # writes the baseline variant (or run) as the saved baseline
     saved: str  # what was saved, as printed
 
@@ -205,17 +205,17 @@ def _saver(
     gate_variant = _pick(args.gate_variant, results.baseline, names)
     if results.settings.kind == "pipeline":
         gated, base = found.runs[gate_variant], found.runs[results.baseline]
-        return _Gated("pipeline", gate_variant, lambda k: gate_result(gated, k),
-                      lambda path: save_baseline(path, base, labels), "hybrid, Config()")  # fmt: skip
+        return _Gated("pipeline", gate_variant, lambda k: _gate_result(gated, k),
+                      lambda path: _save_baseline(path, base, labels), "hybrid, Config()")  # fmt: skip
     # The gate's final list is the policy's top k; a baseline saved without --gate is cut the same
     # way, so that a later --gate compares like with like (10, as the report does, without one).
     policy_file = args.policy or project.policy
     sizing = policy or (load_policy(policy_file, labels) if policy_file is not None else None)
     k = sizing.k if sizing is not None else 10
-    judged = cut(found.judged[gate_variant], k)  # the gate's final list: the top k
+    judged = _cut(found.judged[gate_variant], k)  # the gate's final list: the top k
     reference = results.baseline
-    return _Gated("runs", gate_variant, lambda at: shape(judged, k, at),
-                  lambda path: save_run_baseline(path, reference, found.judged[reference], k,
+    return _Gated("runs", gate_variant, lambda at: _shape(judged, k, at),
+                  lambda path: _save_run_baseline(path, reference, found.judged[reference], k,
                                                  labels), f"the run {reference!r}")  # fmt: skip
 
 
@@ -271,7 +271,7 @@ def _finish(
             load_baseline(baseline_path, labels, gated.kind) if baseline_path is not None else None
         )
         reference = saved.reference() if saved is not None else None
-        result = decide_gate(policy, gated.shaped(policy.k), reference)
+        result = _decide_gate(policy, gated.shaped(policy.k), reference)
         payload["gate"] = {"variant": gated.variant, **result.to_dict()}
         versus = (
             "no saved baseline" if baseline_path is None else f"baseline {_shown(baseline_path)}"
@@ -281,7 +281,7 @@ def _finish(
     return payload, text, status
 
 
-def run(args: argparse.Namespace, streams: Streams) -> int:
+def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Print the table (names from data made inert: `evidencedesk._inert`); 141 (128 + SIGPIPE,
     the shell's status) when the reader has gone or stdout was closed. A failure is raised for
     `cli.main`'s one map (an OSError writing --save-baseline names the file and the reason)."""

@@ -27,13 +27,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evidencedesk.cli import add_project_argument
+from evidencedesk.cli import _add_project_argument
 from evidencedesk.errors import BuildTerminated, EvidencedeskError, StreamError
 from evidencedesk.files._text import SEED_EXPECTED, SEED_MAX, SHOWN_CHARS, is_seed
 from evidencedesk.report import _site as site
 
 if TYPE_CHECKING:
-    from evidencedesk.cli import Streams
+    from evidencedesk.cli import _Streams
     from evidencedesk.gate import GateLevel
     from evidencedesk.report._model import SiteModel
     from evidencedesk.report._site import Outcome
@@ -105,7 +105,7 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
                    "block = BLOCK, review = REVIEW or BLOCK (default: never)")  # fmt: skip
     b.add_argument("--run", dest="runs", action="append", type=_run_spec, default=[],
                    metavar="NAME=PATH", help="an external TREC run to judge (repeatable)")  # fmt: skip
-    add_project_argument(b)
+    _add_project_argument(b)
     b.add_argument("--compare-to", type=Path, default=None, metavar="PATH",
                    help="a previous build's results.json (or its site folder): add what "
                    "changed since that report")  # fmt: skip
@@ -164,9 +164,9 @@ def _last_words(outcome: Outcome) -> str:
 def _os_error(exc: OSError, out: str, outcome: Outcome) -> str:
     """One line with the file and the OS reason; a file of the unfinished site is named by
     where it was going to be, never the work folder."""
-    from evidencedesk.cli import os_error_text
+    from evidencedesk.cli import _os_error_text
 
-    text = os_error_text(exc)
+    text = _os_error_text(exc)
     named = exc.filename2 if exc.filename2 is not None else exc.filename
     if named is not None:
         where = os.fsdecode(named) if isinstance(named, bytes) else str(named)
@@ -180,7 +180,7 @@ def _os_error(exc: OSError, out: str, outcome: Outcome) -> str:
     return f"error: {text}; {_last_words(outcome)}"
 
 
-def _warn(model: SiteModel, streams: Streams) -> None:
+def _warn(model: SiteModel, streams: _Streams) -> None:
     """What to know about the inputs, one ``warning:`` line each (also with --quiet)."""
     results = model.results
     if results is None:
@@ -195,7 +195,7 @@ def _warn(model: SiteModel, streams: Streams) -> None:
             streams.error(f"warning: {facts.warning}")
 
 
-def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple[SiteModel, str]:
+def build(args: argparse.Namespace, streams: _Streams, outcome: Outcome) -> tuple[SiteModel, str]:
     """Prepare, build and write the site (with the process tuning --tune asks for); print the
     summary. Returns the model and the --fail-on level."""
     from evidencedesk.cli._console import ConsoleProgress, mode_for
@@ -240,9 +240,9 @@ def build(args: argparse.Namespace, streams: Streams, outcome: Outcome) -> tuple
     return model, options.fail_on
 
 
-def run(args: argparse.Namespace, streams: Streams) -> int:
+def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Run `evidencedesk build`: evaluate, write the site, say how it went; the exit status."""
-    from evidencedesk.cli import status_of
+    from evidencedesk.cli import _status_of
     from evidencedesk.cli._process import terminate_as_exception
     from evidencedesk.report._site import Outcome
 
@@ -252,24 +252,24 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
             model, fail_on = build(args, streams, outcome)
     except KeyboardInterrupt:  # also during start-up: imports, reading the project
         streams.error(f"error: build interrupted; {_last_words(outcome)}")
-        return status_of(KeyboardInterrupt())
+        return _status_of(KeyboardInterrupt())
     except BuildTerminated:
         streams.error(f"error: build terminated; {_last_words(outcome)}")
-        return status_of(BuildTerminated())
+        return _status_of(BuildTerminated())
     except StreamError as exc:
         streams.error(f"error: {exc}; {_last_words(outcome)}")
-        return status_of(exc)
+        return _status_of(exc)
     except EvidencedeskError as exc:
         after = f"; {_last_words(outcome)}" if outcome.replaced else ""
         streams.error(f"error: {str(exc).strip()}{after}")
-        return status_of(exc)
+        return _status_of(exc)
     except OSError as exc:
         streams.error(_os_error(exc, args.out, outcome))
-        return status_of(exc)
+        return _status_of(exc)
     except Exception as exc:
         traceback.print_exc(file=streams.err)
         streams.error(f"error: internal error; {_last_words(outcome)}")
-        return status_of(exc)
+        return _status_of(exc)
     failing = [c for c in model.candidates if c.gate_level in _failing(fail_on)]
     if failing:
         names = ", ".join(f"{c.name} ({c.gate_level})" for c in failing)

@@ -7,10 +7,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evidencedesk.cli import BAD_INPUT
+from evidencedesk.cli import _BAD_INPUT
 
 if TYPE_CHECKING:
-    from evidencedesk.cli import Streams
+    from evidencedesk.cli import _Streams
 
 # the one-line summary of `evidencedesk export` in the command list
 HELP = "print a built site's benchmark and candidate tables as LaTeX, Markdown or CSV"
@@ -25,7 +25,7 @@ DESCRIPTION = (
 # the exit statuses `evidencedesk export --help` lists, one line each
 EXIT = (
     "0    printed",
-    f"{BAD_INPUT} (no results.json in SITE)",
+    f"{_BAD_INPUT} (no results.json in SITE)",
 )
 
 
@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="latex (booktabs), markdown or csv (default: markdown)")  # fmt: skip
 
 
-def run(args: argparse.Namespace, streams: Streams) -> int:
+def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Run `evidencedesk export`: print SITE's tables in the chosen format."""
     from evidencedesk.report._build import results_file
     from evidencedesk.report._exports import export_tables

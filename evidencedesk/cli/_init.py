@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evidencedesk.cli import BAD_INPUT
+from evidencedesk.cli import _BAD_INPUT
 from evidencedesk.errors import ConfigError
 from evidencedesk.files._project_file import PROJECT_FILE
 from evidencedesk.files._text import MAX_LINE_BYTES, check_input, naming
@@ -30,7 +30,7 @@ from evidencedesk.files._writing import write_file
 from evidencedesk.results._verdicts import LEAN_P
 
 if TYPE_CHECKING:
-    from evidencedesk.cli import Streams
+    from evidencedesk.cli import _Streams
 
 # suffixes of the folder's loose files that `init` never takes for a TREC run
 _SKIPPED_SUFFIXES = {".md", ".json", ".toml", ".jsonl", ".tsv", ".py", ".csv", ".html"}
@@ -93,10 +93,10 @@ def _regular(path: Path) -> bool:
 
 
 def _is_run(path: Path) -> bool:
-    from evidencedesk.files.trec import looks_like_run  # numpy: only once a folder is read
+    from evidencedesk.files.trec import _looks_like_run  # numpy: only once a folder is read
 
     with naming(path):
-        return _regular(path) and looks_like_run(path)
+        return _regular(path) and _looks_like_run(path)
 
 
 def _is_trec_qrels(path: Path) -> bool:
@@ -416,7 +416,7 @@ DESCRIPTION = (
 # the exit statuses `evidencedesk init --help` lists
 EXIT = (
     "0    evidencedesk.toml was written",
-    f"{BAD_INPUT} (also: the file exists and --force was not given; nothing is written)",
+    f"{_BAD_INPUT} (also: the file exists and --force was not given; nothing is written)",
 )
 
 
@@ -433,7 +433,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="replace an existing evidencedesk.toml")
 
 
-def run(args: argparse.Namespace, streams: Streams) -> int:
+def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Run `evidencedesk init`: write evidencedesk.toml, print how to check and build it."""
     from evidencedesk._inert import shell_command
 

@@ -19,12 +19,12 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evidencedesk.cli import BAD_INPUT, add_project_argument
+from evidencedesk.cli import _BAD_INPUT, _add_project_argument
 from evidencedesk.errors import ConfigError
 
 if TYPE_CHECKING:
-    from evidencedesk.cli import Streams
-    from evidencedesk.retrieval.searchers import Searcher
+    from evidencedesk.cli import _Streams
+    from evidencedesk.retrieval.searchers import _Searcher
 
 # the searchers a run can be written from, as `--searcher` names them
 _SEARCHERS = ("sparse", "dense", "hybrid", "minilm")
@@ -48,7 +48,7 @@ DESCRIPTION = (
 # the exit statuses `evidencedesk run --help` lists
 EXIT = (
     "0    the run and its note were written",
-    BAD_INPUT,
+    _BAD_INPUT,
     "     (also: no documents to search, or a file at --out that evidencedesk run did not write)",
 )
 
@@ -71,7 +71,7 @@ def _tag(text: str) -> str:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the options of `evidencedesk run` to its parser."""
-    add_project_argument(p)
+    _add_project_argument(p)
     p.add_argument("--searcher", choices=_SEARCHERS, required=True,
                    help="the built-in searcher: dense and hybrid follow [searchers] dense")  # fmt: skip
     p.add_argument("--depth", type=_depth, default=_DEPTH, metavar="N",
@@ -92,8 +92,8 @@ def _is_note(path: Path) -> bool:
 
 
 def _search(
-    searcher: Searcher, questions: list[tuple[str, str]], depth: int, allowed: frozenset[str],
-    streams: Streams,
+    searcher: _Searcher, questions: list[tuple[str, str]], depth: int, allowed: frozenset[str],
+    streams: _Streams,
 ) -> dict[str, dict[str, float]]:  # fmt: skip
     """qid -> {document id: score} of the top `depth`, with a progress line every tenth."""
     step = max(1, len(questions) // _PROGRESS_STEPS)
@@ -117,14 +117,14 @@ def _refuse_what_is_not_ours(out: Path, note: Path, owned: bool) -> None:
         write_file(out, b"", "run file", None, _RUN_WHAT)
 
 
-def run(args: argparse.Namespace, streams: Streams) -> int:
+def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Run `evidencedesk run`: search, write the run and its note, say what was written."""
     from evidencedesk.files._writing import write_file
     from evidencedesk.files.trec import write_run
     from evidencedesk.results._inputs import find_project
     from evidencedesk.retrieval import minilm
     from evidencedesk.retrieval.catalog import Scope
-    from evidencedesk.retrieval.lifecycle import build_searchers, dense_searcher
+    from evidencedesk.retrieval.lifecycle import _dense_searcher, build_searchers
     from evidencedesk.version import __version__
 
     out, name = args.out, args.searcher
@@ -146,11 +146,11 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
     _refuse_what_is_not_ours(out, note, owned)
     embedder = "minilm" if name == "minilm" else project.dense
     if embedder == "minilm" and name != "sparse":  # the model on texts it was not trained for
-        warning = minilm.language_warning((f"{c.title}\n{c.text}" for c in catalog.chunks),
+        warning = minilm._language_warning((f"{c.title}\n{c.text}" for c in catalog.chunks),
                                           (text for _, text in questions))  # fmt: skip
         if warning is not None:
             streams.error(f"warning: {warning}")
-    searcher = (dense_searcher(catalog.chunks, "minilm", "minilm") if name == "minilm"
+    searcher = (_dense_searcher(catalog.chunks, "minilm", "minilm") if name == "minilm"
                 else build_searchers(catalog, project.dense)[name])  # fmt: skip
     allowed = catalog.allowed(Scope())
     streams.error(f"  searching {len(questions)} questions over {len(allowed)} passages with the "
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace, streams: Streams) -> int:
         "sparse": "BM25 over Unicode-aware tokens",
         "dense": f"the dense searcher, {project.dense} embedder",
         "hybrid": f"reciprocal-rank fusion of sparse and dense ({project.dense} embedder)",
-        "minilm": minilm.DESCRIPTION,
+        "minilm": minilm._DESCRIPTION,
     }[name]
     sources = ", ".join(project.relative(d) for d in project.documents)
     text = (

@@ -7,10 +7,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evidencedesk.cli import BAD_INPUT
+from evidencedesk.cli import _BAD_INPUT
 
 if TYPE_CHECKING:
-    from evidencedesk.cli import Streams
+    from evidencedesk.cli import _Streams
 
 # the one-line summary of `evidencedesk summary` in the command list
 HELP = "print a built site's Markdown summary (for a CI job summary or a pull-request comment)"
@@ -25,7 +25,7 @@ DESCRIPTION = (
 # the exit statuses `evidencedesk summary --help` lists, one line each
 EXIT = (
     "0    printed",
-    f"{BAD_INPUT} (no summary.md in SITE: build it again)",
+    f"{_BAD_INPUT} (no summary.md in SITE: build it again)",
 )
 
 
@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("site", type=Path, metavar="SITE", help="a built site's folder")
 
 
-def run(args: argparse.Namespace, streams: Streams) -> int:
+def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Run `evidencedesk summary`: print SITE/summary.md line by line (inert)."""
     from evidencedesk.errors import SiteFileError
     from evidencedesk.files._text import read_text

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 
 from evidencedesk._inert import printable
 from evidencedesk._metric_names import reading_note
-from evidencedesk.cli import BAD_INPUT, add_project_argument
+from evidencedesk.cli import _BAD_INPUT, _add_project_argument
 from evidencedesk.files.trec import read_run
 from evidencedesk.results._inputs import Project, find_project
 from evidencedesk.retrieval._coverage import Coverage
 from evidencedesk.retrieval.labels import QuestionCounts
 
 if TYPE_CHECKING:
-    from evidencedesk.cli import Streams
+    from evidencedesk.cli import _Streams
 
 __all__ = ["Found", "describe", "validate"]
 
@@ -205,16 +205,16 @@ DESCRIPTION = (
 # the exit statuses `evidencedesk validate --help` lists
 EXIT = (
     "0    the project loads",
-    BAD_INPUT,
+    _BAD_INPUT,
 )
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the options of `evidencedesk validate` (--project) to its parser."""
-    add_project_argument(p)
+    _add_project_argument(p)
 
 
-def run(args: argparse.Namespace, streams: Streams) -> int:
+def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Run `evidencedesk validate`: load the project as a build would and print what it holds."""
     found = validate(args.project, streams.say)
     for line in describe(found).split("\n")[1:]:  # its first line was said as it was found

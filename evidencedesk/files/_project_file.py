@@ -32,7 +32,7 @@ from pydantic import (
 )
 
 from evidencedesk._metric_names import METRIC_FORMS, canonical, read_metric
-from evidencedesk.chunking import STRATEGIES
+from evidencedesk.chunking import _STRATEGIES
 from evidencedesk.errors import ConfigError, CutoffError, UnknownNameError
 from evidencedesk.files._text import DEFAULT_MAX_INPUT_MB, SEED_MAX, check_input, list_folder
 from evidencedesk.files._validation import (
@@ -273,7 +273,7 @@ class DocumentsSection(Section):
 
     folders: tuple[Path, ...] | None = key(None, "dirs", "a list of folders of Markdown documents")
     corpus: Path | None = key(None, "file", "a BEIR corpus.jsonl file", "BEIR corpus file")
-    chunking: Literal[STRATEGIES] = key("paragraph", "choice", "a chunking strategy")  # type: ignore[valid-type]
+    chunking: Literal[_STRATEGIES] = key("paragraph", "choice", "a chunking strategy")  # type: ignore[valid-type]
     index: bool = key(True, "bool", "true or false (false: do not run the built-in searchers)")
 
 
@@ -398,13 +398,13 @@ def unknown(loc: Loc, valid: Sequence[str]) -> str:
 
 
 # how project-file errors name a key (`[section].key`) and word an unknown one
-STYLE = Style("toml", label, unknown)
+_STYLE = Style("toml", label, unknown)
 
 
 def read_project_toml(path: Path) -> tuple[dict[str, Any], Source]:
     """The project file's TOML and its `Source` (for errors naming a key's line)."""
     raw, text = read_toml(path, "project file")
-    return raw, Source(path, text, STYLE)
+    return raw, Source(path, text, _STYLE)
 
 
 def _run_like(name: str) -> bool:
@@ -424,10 +424,10 @@ def _runs_in_folder(
     `ignore` (``[runs] ignore``) are passed over. A file with a run's name (`_RUN_LIKE_SUFFIXES`,
     compressed or not) is a run, whatever it holds: one that does not parse is refused where it
     is read, naming its line. Any other file is a run when its first line reads as a run line
-    (`trec.looks_like_run`), else skipped and listed (a README). A named pipe, device or socket
+    (`trec._looks_like_run`), else skipped and listed (a README). A named pipe, device or socket
     is refused by type (it would hang or never end).
     """
-    from evidencedesk.files.trec import looks_like_run  # numpy: only where runs are read
+    from evidencedesk.files.trec import _looks_like_run  # numpy: only where runs are read
 
     files: list[Path] = []
     skipped: list[Path] = []
@@ -437,7 +437,7 @@ def _runs_in_folder(
         if any(fnmatch.fnmatchcase(p.name, pattern) for pattern in ignore):
             continue
         check_input(p, ConfigError, "TREC run file")
-        (files if _run_like(p.name) or looks_like_run(p) else skipped).append(p)
+        (files if _run_like(p.name) or _looks_like_run(p) else skipped).append(p)
     return tuple((_run_name(p), p) for p in files), tuple(skipped)
 
 

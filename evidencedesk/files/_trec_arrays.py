@@ -377,17 +377,17 @@ def _has_alike_ids(qids: list[bytes], docs: np.ndarray) -> bool:
     return has_alike([d.decode("utf-8") for d in np.unique(docs).tolist()])
 
 
-THREADS = max(1, min(4, os.cpu_count() or 1))  # threads that read a large run's byte ranges
+_THREADS = max(1, min(4, os.cpu_count() or 1))  # threads that read a large run's byte ranges
 
 
 _MIN_RANGE = 64 << 20  # bytes: a smaller run is one range
 
 
 def _cuts(mm: mmap.mmap, size: int) -> list[int]:
-    """Where the file's byte ranges start and end: up to `THREADS` ranges of at least
+    """Where the file's byte ranges start and end: up to `_THREADS` ranges of at least
     `_MIN_RANGE` bytes, each cut just after a newline."""
     cuts = [0]
-    n = min(THREADS, size // _MIN_RANGE)
+    n = min(_THREADS, size // _MIN_RANGE)
     for i in range(1, n):
         at = mm.find(b"\n", max(cuts[-1], size * i // n))
         if at < 0 or at + 1 >= size:

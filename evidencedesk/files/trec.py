@@ -40,8 +40,8 @@ from evidencedesk.files._trec_keys import (
 from evidencedesk.files._writing import write_file
 
 __all__ = [
+    "Qrels",
     "TrecRun",
-    "looks_like_run",
     "read_qrels",
     "read_run",
     "write_qrels",
@@ -127,7 +127,7 @@ _ID_SPACE = re.compile(r"[ \t\v\f]+")
 
 # judged grades; a negative one (TREC Web's -2 "junk", -1) is judged not relevant: it counts as
 # 0 in every metric and is shown as its value
-GRADES = (-100, 100)
+_GRADES = (-100, 100)
 _GRADE = re.compile(r"-?[0-9]+")  # ASCII digits only; int() would take "１" and "1_0"
 
 
@@ -135,11 +135,11 @@ def read_qrels(path: str | Path) -> Qrels:
     """{qid: {docid: grade}} in file order; the second column is ignored, and so are blank
     lines and comment lines (first non-blank character ``#``), as trec_eval reads qrels.
 
-    Grades are integers from -100 to 100 (`GRADES`); a negative one is judged not relevant.
+    Grades are integers from -100 to 100 (`_GRADES`); a negative one is judged not relevant.
     """
     check_input(path, LabelsError)
     try:
-        fast = fast_qrels(path, *GRADES)
+        fast = fast_qrels(path, *_GRADES)
         if not has_alike(fast) and not has_alike(
             list(itertools.chain.from_iterable(fast.values()))
         ):
@@ -164,11 +164,11 @@ def read_qrels(path: str | Path) -> Qrels:
             raise LabelsError(
                 path, f"expected an integer grade in column 4, found {shown(grade)}", number
             )
-        value = int(grade) if len(grade) < 5 else GRADES[1] + 1
-        if not GRADES[0] <= value <= GRADES[1]:
+        value = int(grade) if len(grade) < 5 else _GRADES[1] + 1
+        if not _GRADES[0] <= value <= _GRADES[1]:
             raise LabelsError(
                 path,
-                f"expected a grade from {GRADES[0]} to {GRADES[1]} in column 4, found "
+                f"expected a grade from {_GRADES[0]} to {_GRADES[1]} in column 4, found "
                 f"{shown(grade)}",
                 number,
             )
@@ -238,10 +238,10 @@ def write_run(
 # -- reading runs -----------------------------------------------------------------------------
 
 
-_SNIFF_BYTES = 64 << 10  # how much of a file `looks_like_run` reads
+_SNIFF_BYTES = 64 << 10  # how much of a file `_looks_like_run` reads
 
 
-def looks_like_run(path: str | Path) -> bool:
+def _looks_like_run(path: str | Path) -> bool:
     """Whether the file's first line that is neither blank nor a comment reads as a run line
     (six or more columns, a number in the fifth): how a folder of runs tells a run from a
     note or a README left beside them. A run that looks like one and is damaged further down

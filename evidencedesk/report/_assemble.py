@@ -62,22 +62,18 @@ from evidencedesk.report._values import config_word
 from evidencedesk.report._words import METHODS_RULES, metric_label
 from evidencedesk.results import _plan as plan
 from evidencedesk.results import types as r
+from evidencedesk.results._plan import DataSize, GateCounts, Lead, Plan, VerdictCounts
 from evidencedesk.results._serialize import TO_LABEL
 from evidencedesk.results._settings import Settings
 from evidencedesk.results._stages import MODELLED, Progress, Tally
 from evidencedesk.results.since import Since
 from evidencedesk.results.types import (
-    DataSize,
-    GateCounts,
-    Lead,
-    Plan,
     Results,
     RunCosts,
-    VerdictCounts,
 )
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._stats import LARGE, TIE
-from evidencedesk.retrieval.evalreport import Config, capped_words, sizing_grid
+from evidencedesk.retrieval.evalreport import Config, _capped_words, _sizing_grid
 
 _REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's command, quoted
 
@@ -86,7 +82,7 @@ _REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's co
 _PIPELINE_CAVEATS = {
     "dense": "The dense searcher is a toy: hashed word and character-trigram features in a fixed "
     "vector, not a trained bi-encoder. It shows how the kit measures, not how good dense retrieval is.",
-    "minilm": minilm.CAVEAT,
+    "minilm": minilm._CAVEAT,
     "rerankers": "The rerankers (overlap, feature, pair, blend) are hand-written lexical stand-ins for "
     "a cross-encoder: they read words, not meaning, and cannot see a paraphrase.",
     "tuning": "The feature scorer's weights and the gate's thresholds were chosen while looking at "
@@ -340,15 +336,15 @@ def price_list(settings: Settings) -> str:
 
 def _left_out_cells(depths: tuple[int, ...], finals: tuple[int, ...]) -> str:
     """The sizing note's sentence on the grid cells the sweep does not run (depth < final)."""
-    skipped = sizing_grid(depths, finals)[1]
+    skipped = _sizing_grid(depths, finals)[1]
     if len(skipped) == 1:
         ((d, f),) = skipped
         return (
             f" Depth {d} × final {f} is not run: its final list is capped by the depth "
-            f"({capped_words(d, f)}), so it is the same run as depth {d} × final {d}."
+            f"({_capped_words(d, f)}), so it is the same run as depth {d} × final {d}."
         )
     if skipped:
-        cells = "; ".join(f"depth {d} × final {f} ({capped_words(d, f)})" for d, f in skipped)
+        cells = "; ".join(f"depth {d} × final {f} ({_capped_words(d, f)})" for d, f in skipped)
         return (
             f" Not run, since a final list is capped by the depth and each is the same run as "
             f"its depth × depth cell: {cells}."
@@ -374,7 +370,7 @@ def _change(changes: dict[str, object], base: Config) -> str:
     """An ablation row's change as a reader says it; a capped final list says so."""
     words = ", ".join(f"{k}={config_word(k, str(v))}" for k, v in changes.items())
     cfg = base.replace(**changes)
-    return f"{words} ({capped_words(cfg.depth, cfg.final)})" if cfg.capped else words
+    return f"{words} ({_capped_words(cfg.depth, cfg.final)})" if cfg.capped else words
 
 
 def ablations(a: r.Ablations, settings: Settings) -> AblationSection:

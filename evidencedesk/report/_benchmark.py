@@ -34,15 +34,15 @@ def _caveat_of(v: VariantResult, dense: str = "toy") -> str | None:
     first, reranker = cfg["first_stage"], cfg["reranker"]
     real = first == "minilm" or (dense == "minilm" and first in ("dense", "hybrid"))
     if real and reranker == "minilm":
-        return f"MiniLM searcher and reranker: {minilm.DESCRIPTION}"
+        return f"MiniLM searcher and reranker: {minilm._DESCRIPTION}"
     searcher = None
     if real:
-        searcher = f"the MiniLM searcher ({minilm.DESCRIPTION})"
+        searcher = f"the MiniLM searcher ({minilm._DESCRIPTION})"
     elif first in ("dense", "hybrid"):
         searcher = "the toy dense searcher"
     over = f" over {searcher}" if searcher else ""
     if reranker == "minilm":
-        return f"MiniLM reranker ({minilm.DESCRIPTION}){over}"
+        return f"MiniLM reranker ({minilm._DESCRIPTION}){over}"
     if reranker != "none":
         return f"stand-in lexical reranker{over}"
     return None if searcher is None else f"includes {searcher}"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from evidencedesk.errors import ConfigError, InputError, UsageError
 from evidencedesk.files._text import SEED_EXPECTED, is_seed
-from evidencedesk.paths import require
+from evidencedesk.paths import _require
 from evidencedesk.report import _site as site
 from evidencedesk.report._assemble import present
 from evidencedesk.report._model import BuildOptions, SiteModel
@@ -51,7 +51,7 @@ def _build_model(options: BuildOptions, progress: Progress) -> SiteModel:
     """The site model of a build: load the project (once), evaluate it, and present the Results."""
     project = options.loaded  # read once, by the CLI's checks before the build
     if not isinstance(project, Project):
-        project = load_project(options.project or require(DEMO_PROJECT, "the demo project"))
+        project = load_project(options.project or _require(DEMO_PROJECT, "the demo project"))
     results = evaluate(project, options.seed, options.runs, progress)
     if options.command is not None:  # the command as the user typed it, for the footer
         inputs = dataclasses.replace(results.inputs, command=options.command)

@@ -49,7 +49,7 @@ from evidencedesk.results.types import (
     VariantResult,
 )
 from evidencedesk.retrieval._stats import TIE
-from evidencedesk.retrieval.evalreport import Config, capped_words
+from evidencedesk.retrieval.evalreport import Config, _capped_words
 
 _MD_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~&\"'=:])")
 
@@ -216,7 +216,7 @@ def diff_rows(diff: tuple[ConfigChange, ...]) -> tuple[DiffRow, ...]:
     if depth < final:
         capped_on = "depth" if "depth" in given else "final"
     return tuple(
-        DiffRow(d, capped_words(depth, final) if d.field == capped_on else "") for d in diff
+        DiffRow(d, _capped_words(depth, final) if d.field == capped_on else "") for d in diff
     )
 
 

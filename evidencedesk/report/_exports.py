@@ -55,7 +55,13 @@ from evidencedesk.report._model import BottomLine, SiteModel
 from evidencedesk.report._values import fmt, interval, number, p_text
 from evidencedesk.report._words import counts_sentence, metric_label
 from evidencedesk.results._plan import data_size
-from evidencedesk.results.types import FRAME_COLUMNS, Comparison, MetricStat, Results, VariantResult
+from evidencedesk.results.types import (
+    _FRAME_COLUMNS,
+    Comparison,
+    MetricStat,
+    Results,
+    VariantResult,
+)
 from evidencedesk.retrieval._stats import ALPHA
 
 SUMMARY = "summary.md"  # the summary's file in the site
@@ -324,7 +330,7 @@ def _csv_cell(value: object) -> object:
 def _csv(results: Results) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(FRAME_COLUMNS)
+    writer.writerow(_FRAME_COLUMNS)
     writer.writerows([_csv_cell(x) for x in row] for row in results.mean_rows())
     return out.getvalue()
 

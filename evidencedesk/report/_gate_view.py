@@ -88,7 +88,7 @@ def _observed(r: RuleValue) -> str:
 
 
 def _flips_pass(p: PolicyFacts | None) -> str:
-    """When the MRR-flips rule passes, in the policy's terms (`gate.flips_fire` negated)."""
+    """When the MRR-flips rule passes, in the policy's terms (`gate._flips_fire` negated)."""
     net = 1 if p is None else p.flips_min_net
     words = "worse ≤ better" if net == 1 else f"worse − better < {net}"
     if p is not None and p.flips_max_p < 1.0:

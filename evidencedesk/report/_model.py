@@ -24,19 +24,18 @@ from evidencedesk.report._gate_view import GatePage, RuleRow
 from evidencedesk.report._since_view import SinceView
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import Plain, Stat, config_word
+from evidencedesk.results._plan import DataSize, Plan
 from evidencedesk.results.types import (
     AblationResult,
     CitationRow,
     Comparison,
     ConfigChange,
-    DataSize,
     DocumentFact,
     EvidenceResult,
     Flip,
     JudgedShare,
     ModelFacts,
     NotRun,
-    Plan,
     Results,
     SizingRow,
     Skipped,

@@ -3,7 +3,7 @@ a built site, computed a second time from the files the site exports, by code th
 computation with the build.
 
 - **Means** from ``data/runs/*.run`` and ``data/qrels.txt`` with the readable per-question
-  definitions of `evidencedesk.retrieval.metrics` (`metric_value`: `recall_at`, `ndcg_at`, ...;
+  definitions of `evidencedesk.retrieval.metrics` (`_metric_value`: `recall_at`, `ndcg_at`, ...;
   never the vectorised engine), for every variant whose run the site exports; the per-question
   CSV must hold the same values. A variant without a run file (a runs-only project's run judged
   at full depth) is recomputed from ``data/per-question.csv`` alone. A candidate that is no
@@ -43,7 +43,7 @@ from evidencedesk.errors import AuditError
 from evidencedesk.files._text import read_text
 from evidencedesk.report._site import slug
 from evidencedesk.results.types import CandidateResult, MetricStat, Results
-from evidencedesk.retrieval.metrics import Judged, metric_value
+from evidencedesk.retrieval.metrics import Judged, _metric_value
 
 __all__ = ["Finding", "Moves", "VERDICT_RULES", "oracle_findings", "verdict_of"]
 
@@ -199,7 +199,7 @@ def _kernel_values(
         ids = list(lists.get(q, ()))[:depth] if depth else list(lists.get(q, ()))
         judged = _judged(q, ids, qrels.get(q, {}), results)
         for m in results.settings.metrics:
-            value = metric_value(judged, m.name)
+            value = _metric_value(judged, m.name)
             if value is None and trec and not _diagnostic(m.name):
                 value = 0.0  # trec_eval's averaging: a question with no relevant judgment is 0
             out[m.name][q] = value

@@ -39,12 +39,12 @@ from evidencedesk.report._model import (
     VariantList,
 )
 from evidencedesk.report._site import slug
+from evidencedesk.results._plan import Plan
 from evidencedesk.results._stages import Tally
 from evidencedesk.results.types import (
-    SHOWN,
+    _SHOWN,
     CandidateResult,
     ChunkFact,
-    Plan,
     RankedList,
     Results,
 )
@@ -261,7 +261,7 @@ def _items(
     facts: dict[str, ChunkFact],
     labelled: dict[str, int],
     made: dict[int, tuple[RankedItem, ...]],
-    depth: int = SHOWN,
+    depth: int = _SHOWN,
 ) -> tuple[RankedItem, ...]:
     """The page entries of `r` (its top `depth`), made once per page (`made`: by list, since a
     candidate that is a variant's run shares its lists)."""
@@ -277,7 +277,7 @@ def _items(
 
 
 def _move(
-    base: int | None, cand: int | None, base_cut: bool, cand_cut: bool, depth: int = SHOWN
+    base: int | None, cand: int | None, base_cut: bool, cand_cut: bool, depth: int = _SHOWN
 ) -> tuple[str, int, str]:
     """A chunk's move; when a list is shown only to its top `depth`, "new" and "dropped" say so
     (the chunk may sit lower in the whole list)."""
@@ -297,7 +297,7 @@ def aligned(
     cand: Sequence[RankedItem],
     base_cut: bool = False,
     cand_cut: bool = False,
-    depth: int = SHOWN,
+    depth: int = _SHOWN,
 ) -> tuple[AlignedItem, ...]:
     """The candidate's list in its order, each chunk marked against its baseline rank (moved
     up / down by how many ranks, same, or new), then the baseline's chunks the candidate
@@ -344,7 +344,7 @@ def _side_by_side(
     moves: _Moves,
     critical: bool,
     labels: Sequence[tuple[str, str]],
-    depth: int = SHOWN,
+    depth: int = _SHOWN,
 ) -> SideBySide:
     metrics = []
     for name, label in labels:
@@ -382,7 +382,7 @@ def questions(
     results: Results,
     keep: set[str] | None = None,
     claims: Claims | None = None,
-    depth: int = SHOWN,
+    depth: int = _SHOWN,
     tally: Tally | None = None,
 ) -> tuple[Question, ...]:
     """One page model per question (all of them, or only the ids in `keep`, each counted on

@@ -300,7 +300,7 @@ def _shown_id(text: str) -> str:
 def environment(templates: Path | None = None, names: tuple[str, ...] = ()) -> jinja2.Environment:
     """The site's jinja2 environment: autoescaped, strict on undefined names, with its filters;
     text from data isolated (`_isolating`, `names`: the run and candidate names)."""
-    folder = paths.require(templates or paths.TEMPLATES, "the report templates")
+    folder = paths._require(templates or paths._TEMPLATES, "the report templates")
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(folder)),
         autoescape=True,
@@ -530,10 +530,10 @@ def _write_pages(
     for i in sorted(theirs):
         if on_page is not None:
             on_page(pages[i][0])
-    folder = paths.require(templates or paths.TEMPLATES, "the report templates")
+    folder = paths._require(templates or paths._TEMPLATES, "the report templates")
     for source, name in _ASSETS.items():
         _write_page(inside(out, f"assets/{name}"), (folder / source).read_text("utf-8"))
-    plotly_js = paths.require(folder / _PLOTLY_BUNDLE, "the plotly.js bundle").read_bytes()
+    plotly_js = paths._require(folder / _PLOTLY_BUNDLE, "the plotly.js bundle").read_bytes()
     _write_bytes(inside(out, "assets/plotly.min.js"), plotly_js)
     files = [f for f, _, _, _ in pages]
     if model.question_list is not None:

@@ -267,8 +267,8 @@ def protected_places(project: object | None, extra: Iterable[Path] = ()) -> list
     cwd = Path.cwd().resolve()
     repo = _repository(cwd)
     places = [] if repo is None else [(repo.resolve(), "the repository root")]
-    places.append((paths.ROOT.resolve(), "the evidencedesk checkout"))
-    places.append((paths.PACKAGE_DIR.parent.resolve(), "the folder holding the evidencedesk code"))
+    places.append((paths._ROOT.resolve(), "the evidencedesk checkout"))
+    places.append((paths._PACKAGE_DIR.parent.resolve(), "the folder holding the evidencedesk code"))
     places.append((cwd, "the current folder"))
     if project is not None:
         places.append((Path(project.root).resolve(), "the project folder"))  # type: ignore[attr-defined]

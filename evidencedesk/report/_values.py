@@ -120,8 +120,8 @@ FILTERS = {"num": number, "p": p_value, "interval": interval, "flips": flips}
 
 # config values as a reader says them (a diff shows no Python literals)
 _WORDS = {
-    ("first_stage", "minilm"): f"minilm ({minilm.DESCRIPTION})",
-    ("reranker", "minilm"): f"minilm ({minilm.DESCRIPTION})",
+    ("first_stage", "minilm"): f"minilm ({minilm._DESCRIPTION})",
+    ("reranker", "minilm"): f"minilm ({minilm._DESCRIPTION})",
     ("max_words", "None"): "whole chunk (no cut)",
     ("prefilter", "True"): "yes: filter before ranking",
     ("prefilter", "False"): "no: filter after ranking",

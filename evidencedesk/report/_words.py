@@ -46,7 +46,7 @@ from evidencedesk.results.types import (
     Notice,
     Results,
     VariantResult,
-    resolve,
+    _resolve,
 )
 from evidencedesk.retrieval._coverage import Coverage
 from evidencedesk.retrieval._stats import EXACT_RANDOMIZATION, LARGE, RANDOMIZATION_RESAMPLES, TIE
@@ -195,7 +195,7 @@ T = TypeVar("T")  # the kind of object `_at` is asked to find at a source
 def _at(results: Results, source: str, kind: type[T] | tuple[type, ...], what: str) -> T:
     """The object at `source`, which must be a `kind`: a claim read from another place is a
     LookupError (the audit names it), never words about the wrong object."""
-    found = resolve(results, source)
+    found = _resolve(results, source)
     if not isinstance(found, kind):
         raise LookupError(f"expected {what} at {source!r}")
     return found  # type: ignore[return-value]
@@ -540,10 +540,10 @@ def flip_line(results: Results, source: str) -> str:
 def list_value(results: Results, source: str, base: str = "") -> str:
     """A question page's list heading: the first relevant rank, the primary metric's value on
     this question and its change against the baseline's list (`base`: that list's path)."""
-    r = resolve(results, source)
+    r = _resolve(results, source)
     metric = results.settings.flips_metric
     value = r.values.get(metric)
-    before = resolve(results, base).values.get(metric) if base else None
+    before = _resolve(results, base).values.get(metric) if base else None
     change = None if value is None or before is None else value - before
     first = r.first_relevant if r.first_relevant is not None else "—"
     return (f"first answer at {first} · {metric_label(results, metric)} {fmt(value)} · Δ "
@@ -569,7 +569,7 @@ _P_OF = {"sign_p": "sign_p", "randomization_p": "randomization_p", "holm_p": "ho
 
 def _p_value(results: Results, source: str, which: str = "sign_p") -> str:
     """One p of a comparison, as printed ("0.062", "< 0.001")."""
-    cmp = resolve(results, source)
+    cmp = _resolve(results, source)
     if not isinstance(cmp, Comparison) or which not in _P_OF:
         raise LookupError(f"expected a comparison's {which} at {source!r}")
     return p_text(getattr(cmp, _P_OF[which]))
@@ -595,13 +595,13 @@ def counts(results: Results, source: str) -> str:
 
 def notice(results: Results, source: str) -> str:
     """One input notice in words (not a run, an empty document, partial coverage …)."""
-    n = resolve(results, source)
+    n = _resolve(results, source)
     return notice_text(n, results.settings.kind)
 
 
 def coverage(results: Results, source: str) -> str:
     """A run's partial-coverage warning ("" when it answers enough of the judged queries)."""
-    variant = resolve(results, source)
+    variant = _resolve(results, source)
     if not isinstance(variant, VariantResult) or variant.coverage is None:
         return ""
     return partial_coverage(variant.name, variant.coverage)

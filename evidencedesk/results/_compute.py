@@ -31,8 +31,8 @@ from evidencedesk.results._inputs import ProjectInputs, chunk_facts, documents, 
 from evidencedesk.results._settings import Settings
 from evidencedesk.results._verdicts import evidence_of, unjudged_caveat
 from evidencedesk.results.types import (
+    _SHOWN,
     SCHEMA_VERSION,
-    SHOWN,
     Ablations,
     CandidateResult,
     CitationRow,
@@ -64,14 +64,14 @@ from evidencedesk.retrieval._stats import (
 from evidencedesk.retrieval.catalog import Scope
 from evidencedesk.retrieval.metrics import (
     Judged,
+    _condense,
+    _mean_defined,
+    _of_judged,
+    _paired_bootstrap_ci,
+    _randomization_test,
     by_tag_all,
-    condense,
-    mean_defined,
-    of_judged,
     paired,
-    paired_bootstrap_ci,
     per_question_all,
-    randomization_test,
 )
 from evidencedesk.version import __version__
 
@@ -87,7 +87,7 @@ def _question_values(
 
     `averaging` "trec_eval": a question with no relevant judgment counts 0, as trec_eval
     averages it, instead of being left out (Judged@k, a diagnostic, keeps its own rule)."""
-    columns = of_judged(judged, list(dict.fromkeys(names)))
+    columns = _of_judged(judged, list(dict.fromkeys(names)))
     ids = [j.id for j in judged]
     if averaging == "trec_eval":
         columns = {
@@ -131,7 +131,7 @@ class Book:
         if (key, metric) not in self._stats:
             if values is None:
                 values = _question_values(judged, [metric], self.averaging)[metric]
-            mean, n, left = mean_defined(list(values.values()))
+            mean, n, left = _mean_defined(list(values.values()))
             ci = bootstrap_ci([v for v in values.values() if v is not None], seed=self.seed)
             self._stats[key, metric] = MetricStat(metric, mean, ci.low, ci.high, n, left)
         return self._stats[key, metric]
@@ -229,7 +229,7 @@ def variant_result(
     )
 
 
-def values_of(variant: VariantResult, metric: str) -> dict[str, float | None]:
+def _values_of(variant: VariantResult, metric: str) -> dict[str, float | None]:
     """Question id -> a variant's value of `metric` on that question."""
     return {r.question: r.values[metric] for r in variant.lists}
 
@@ -244,7 +244,7 @@ def flips(
     sign test's p adjusted (Holm) across the unordered pairs (a pair's two orders are one test);
     then the baseline against each candidate, its flips and Holm p from the candidate's
     comparison on `metric` (adjusted across the candidates, as on its page)."""
-    values = [values_of(v, metric) for v in variants]
+    values = [_values_of(v, metric) for v in variants]
     raw: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...], int, float]] = {}
     for a, va in zip(variants, values, strict=True):
         for b, vb in zip(variants, values, strict=True):
@@ -275,7 +275,7 @@ def delta_interval(
 ) -> tuple[float | None, float | None]:
     """The paired 95 % bootstrap interval of mean(other − base) on `metric`."""
     a, b = per_question_all(base, metric), per_question_all(other, metric)
-    ci = paired_bootstrap_ci(a, b, metric, seed=seed)
+    ci = _paired_bootstrap_ci(a, b, metric, seed=seed)
     return ci.low, ci.high
 
 
@@ -299,9 +299,9 @@ def comparisons(
         values = _question_values(judged, names, book.averaging)
         for m in metrics:
             b = values[m.name]
-            ci = paired_bootstrap_ci(a[m.name], b, m.name, seed=book.seed)
+            ci = _paired_bootstrap_ci(a[m.name], b, m.name, seed=book.seed)
             f = paired(a[m.name], b, m.name)
-            rand = randomization_test(a[m.name], b, m.name, seed=book.seed)
+            rand = _randomization_test(a[m.name], b, m.name, seed=book.seed)
             mine = book.stat(key, judged, m.name, b)
             own.append(mine)
             out.append(Comparison(m.name, stats[m.name], mine, ci.mean, ci.low, ci.high, ci.n,
@@ -346,8 +346,8 @@ def _inputs(
     ids: set[str] = set()
     if catalog is not None:  # the chunks the site names (a runs-only project has no catalog)
         ids = {c for lb in labels for c, g in lb.grades.items() if g > 0}
-        ids |= {c for v in variants for r in v.lists for c in r.ids[:SHOWN]}
-        ids |= {c for cand in candidates for r in cand.lists for c in r.ids[:SHOWN]}
+        ids |= {c for v in variants for r in v.lists for c in r.ids[:_SHOWN]}
+        ids |= {c for cand in candidates for r in cand.lists for c in r.ids[:_SHOWN]}
         ids |= {row.document for row in to_label}  # to-label.tsv gives their title and text
     return Inputs(
         project=read.name,
@@ -437,10 +437,10 @@ def judged_share(
     name = judged_metric(k).name
     a = _question_values(base, [name])[name]
     b = _question_values(candidate, [name])[name]
-    ci = paired_bootstrap_ci(a, b, name, seed=seed)
+    ci = _paired_bootstrap_ci(a, b, name, seed=seed)
     both = [q for q, x in a.items() if x is not None and b.get(q) is not None]
-    mean_a = mean_defined([a[q] for q in both])[0]
-    mean_b = mean_defined([b[q] for q in both])[0]
+    mean_a = _mean_defined([a[q] for q in both])[0]
+    mean_b = _mean_defined([b[q] for q in both])[0]
     return JudgedShare(k, mean_a, mean_b, ci.mean, ci.low, ci.high, ci.n,
                        unjudged_caveat(mean_a, mean_b, ci.high))  # fmt: skip
 
@@ -451,8 +451,8 @@ def fully_judged(*runs: Sequence[Judged]) -> bool:
 
 
 def condensed_lists(judged: Sequence[Judged]) -> tuple[Judged, ...]:
-    """Each whole list condensed (`metrics.condense`): a pipeline's final lists."""
-    return tuple(condense(j) for j in judged)
+    """Each whole list condensed (`metrics._condense`): a pipeline's final lists."""
+    return tuple(_condense(j) for j in judged)
 
 
 def condensed_comparisons(

@@ -45,7 +45,7 @@ from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.evalreport import Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
-from evidencedesk.retrieval.parts import uses_minilm
+from evidencedesk.retrieval.parts import _uses_minilm
 
 # a pipeline project's stages, in order: (name announced, function, earlier stages it needs)
 STAGES: tuple[Stage, ...] = (
@@ -157,15 +157,15 @@ def _models(
 ) -> tuple[ModelFacts, ...]:
     """The real models the runs used (the methods page states their facts), each with the
     warning when the texts are not in the language it was trained for."""
-    if catalog is not None and any(uses_minilm(r.config, dense) for r in ran):
-        return (ModelFacts(minilm.NAME, minilm.facts(), _language(catalog, labels)),)
+    if catalog is not None and any(_uses_minilm(r.config, dense) for r in ran):
+        return (ModelFacts(minilm._NAME, minilm._facts(), _language(catalog, labels)),)
     return ()
 
 
 def _language(catalog: Catalog, labels: Sequence[Label]) -> str | None:
-    """MiniLM's `minilm.language_warning` on the project's chunks and questions."""
+    """MiniLM's `minilm._language_warning` on the project's chunks and questions."""
     documents = (f"{c.title}\n{c.text}" for c in catalog.chunks)
-    return minilm.language_warning(documents, (lab.question for lab in labels))
+    return minilm._language_warning(documents, (lab.question for lab in labels))
 
 
 def model_warnings(
@@ -174,7 +174,7 @@ def model_warnings(
 ) -> tuple[str, ...]:  # fmt: skip
     """What `validate` warns about the models a build of this project would run: MiniLM (as the
     dense searcher, or in a candidate) on texts mostly in another script than its language's."""
-    uses = project.dense == "minilm" or any(uses_minilm(c.config, project.dense)
+    uses = project.dense == "minilm" or any(_uses_minilm(c.config, project.dense)
                                             for c in candidates)  # fmt: skip
     warning = _language(catalog, labels) if uses and catalog is not None else None
     return () if warning is None else (warning,)

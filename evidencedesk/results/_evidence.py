@@ -20,20 +20,20 @@ from evidencedesk.results.types import (
     StateRow,
     TenantRow,
 )
-from evidencedesk.retrieval.catalog import Catalog, Scope, load_documents
+from evidencedesk.retrieval.catalog import Catalog, Scope, _load_documents
 from evidencedesk.retrieval.evalreport import Run
-from evidencedesk.retrieval.evidence import compress, dedupe
+from evidencedesk.retrieval.evidence import _compress, dedupe
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.lifecycle import (
     Change,
     Tenancy,
+    _leak_table,
+    _served_by_question,
     build_searchers,
     delete_document,
-    leak_table,
     replace_document,
-    served_by_question,
 )
-from evidencedesk.retrieval.searchers import Searcher
+from evidencedesk.retrieval.searchers import _Searcher
 
 _FIRST_STAGE = "hybrid"  # the searcher the freshness and deletion checks rebuild and query
 # why dedupe keeps both of a held-back pair
@@ -45,7 +45,7 @@ def _duplicates(
     catalog: Catalog, labels: Sequence[Label], dups: Path | None
 ) -> tuple[int, tuple[Merge, ...], tuple[HeldBack, ...]]:
     """Dedupe each answerable question's sparse top 20 over the catalog plus the dups folder."""
-    extra_docs = load_documents([dups]) if dups else []
+    extra_docs = _load_documents([dups]) if dups else []
     extra = Catalog.from_documents(list(catalog.documents) + extra_docs)
     searcher = build_searchers(extra)["sparse"]
     allowed = extra.allowed(Scope())
@@ -90,7 +90,7 @@ def _compression(
         ("spans of the baseline's final chunks", finals),
         ("spans of every labelled chunk", labelled),
     ):
-        rep = compress(labels, found_by)  # type: ignore[arg-type]
+        rep = _compress(labels, found_by)  # type: ignore[arg-type]
         kept = rep.questions - len(rep.cut_off) - len(rep.missing)
         rows.append(
             CompressionRow(
@@ -114,7 +114,7 @@ def _asked_about(labels: Sequence[Label], change: Change) -> Label | None:
 
 
 def _freshness(
-    catalog: Catalog, labels: Sequence[Label], update: Path, old_index: Searcher, k: int,
+    catalog: Catalog, labels: Sequence[Label], update: Path, old_index: _Searcher, k: int,
     dense: str = "toy",
 ) -> tuple[Rows, str]:  # fmt: skip
     new, change = replace_document(catalog, chunk_document(load_document(update)))
@@ -122,10 +122,10 @@ def _freshness(
     if label is None:
         return (), f"Freshness: {update.name} changes no labelled answer; nothing to ask."
     q = label.question
-    a = served_by_question(old_index, [q], None, k)[q]
-    b = served_by_question(old_index, [q], new.allowed(Scope()), k)[q]
+    a = _served_by_question(old_index, [q], None, k)[q]
+    b = _served_by_question(old_index, [q], new.allowed(Scope()), k)[q]
     rebuilt = build_searchers(new, dense)[_FIRST_STAGE]
-    c = served_by_question(rebuilt, [q], new.allowed(Scope()), k)[q]
+    c = _served_by_question(rebuilt, [q], new.allowed(Scope()), k)[q]
     stale = [x for x in a if x in change.superseded]
     # older versions still in the index are as stale as the one just replaced
     superseded = [x for x in a if x in change.superseded or new.get(x).status == "superseded"]
@@ -164,7 +164,7 @@ def _freshness(
 
 
 def _deletion(
-    catalog: Catalog, labels: Sequence[Label], old_index: Searcher, k: int, dense: str = "toy"
+    catalog: Catalog, labels: Sequence[Label], old_index: _Searcher, k: int, dense: str = "toy"
 ) -> tuple[Rows, str]:
     victim = next((d.id for d in catalog.documents if d.status == "superseded"), None)
     asked = next((lb for lb in labels if any(c.startswith(f"{victim}:") for c in lb.grades)), None)
@@ -172,9 +172,9 @@ def _deletion(
         return (), "Deletion: no superseded document with a labelled question to delete."
     new, change = delete_document(catalog, victim)
     q = asked.question
-    a = served_by_question(old_index, [q], None, k)[q]
-    b = served_by_question(old_index, [q], new.allowed(Scope()), k)[q]
-    c = served_by_question(build_searchers(new, dense)[_FIRST_STAGE], [q], None, k)[q]
+    a = _served_by_question(old_index, [q], None, k)[q]
+    b = _served_by_question(old_index, [q], new.allowed(Scope()), k)[q]
+    c = _served_by_question(build_searchers(new, dense)[_FIRST_STAGE], [q], None, k)[q]
     still = any(x in change.removed for x in a)
     rows = _rows(
         [
@@ -205,9 +205,9 @@ def _tenants(
     catalog: Catalog, labels: Sequence[Label], tenancy_file: Path, folder: Path, known: set[str],
     dense: str = "toy",
 ) -> tuple[TenantRow, ...]:  # fmt: skip
-    world = Catalog.from_documents(list(catalog.documents) + load_documents([folder]))
+    world = Catalog.from_documents(list(catalog.documents) + _load_documents([folder]))
     tenancy = Tenancy.load(tenancy_file, known_docs=known | {d.id for d in world.documents})
-    rows = leak_table(build_searchers(world, dense), world, tenancy, labels, Scope(), k=5)
+    rows = _leak_table(build_searchers(world, dense), world, tenancy, labels, Scope(), k=5)
     out = []
     for tenant in tenancy.tenants:
         mine = [r for r in rows if r.tenant == tenant]
@@ -223,7 +223,7 @@ def evidence(
     catalog: Catalog,
     labels: Sequence[Label],
     baseline: Run,
-    index: Searcher,
+    index: _Searcher,
     dups: Path | None,
     update: Path | None,
     tenancy_file: Path | None,
@@ -245,7 +245,7 @@ def evidence(
     tenants: tuple[TenantRow, ...] = ()
     if tenancy_file is not None and tenant_folder is not None:
         known = {d.id for d in catalog.documents}
-        known |= {d.id for d in load_documents([dups])} if dups else set()
+        known |= {d.id for d in _load_documents([dups])} if dups else set()
         tenants = _tenants(catalog, labels, tenancy_file, tenant_folder, known, dense)
         notes.append(
             "Tenants: every question asked as every tenant with sparse, dense and hybrid (top 5); "

@@ -64,10 +64,10 @@ from evidencedesk.files._text import (
 )
 from evidencedesk.files.trec import TrecRun, read_qrels, read_run
 from evidencedesk.gate import GatePolicy, load_policy
-from evidencedesk.paths import DATA, require
+from evidencedesk.paths import DATA, _require
 from evidencedesk.results._candidates import CandidateChange, load_candidates
 from evidencedesk.results.types import (
-    SHOWN,
+    _SHOWN,
     ChunkFact,
     DocumentFact,
     Exposure,
@@ -78,14 +78,14 @@ from evidencedesk.results.types import (
 from evidencedesk.retrieval._coverage import Coverage
 from evidencedesk.retrieval._metric_engine import JudgedLists
 from evidencedesk.retrieval.beir import (
-    Query,
-    labels_from_judgments,
+    _labels_from_judgments,
+    _Query,
     read_beir_corpus,
     read_beir_qrels,
     read_queries,
     read_tags,
 )
-from evidencedesk.retrieval.catalog import Catalog, load_catalog, markdown_files
+from evidencedesk.retrieval.catalog import Catalog, _markdown_files, load_catalog
 from evidencedesk.retrieval.labels import Label, QuestionCounts, load_labels
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts
@@ -185,7 +185,7 @@ class Project:
                 self._cache["judgments"] = read_qrels(self._given(self.qrels, "qrels"))
         return self._cache["judgments"]
 
-    def _queries(self) -> list[Query]:
+    def _queries(self) -> list[_Query]:
         """The queries file's queries, read once ([] without one: ids come from the qrels)."""
         if "queries" not in self._cache:
             found = read_queries(self.queries) if self.queries is not None else []
@@ -215,7 +215,7 @@ class Project:
     def load_labels(self, catalog: Catalog | None = None) -> list[Label]:
         """Labelled questions at this project's relevance threshold.
 
-        From qrels: the judged queries (`beir.labels_from_judgments`), grades from the
+        From qrels: the judged queries (`beir._labels_from_judgments`), grades from the
         judgments, ``answerable`` = has a grade >= relevance, tags from the queries file and
         the tags file. With a queries file, only the judged queries it lists, unless
         ``[questions] evaluate_unlisted`` (runs-only) adds the others. In a pipeline project
@@ -227,7 +227,7 @@ class Project:
             found = load_labels(self.labels, check, self.max_grade)
             queries = [(lab.id, lab.question, lab.tags) for lab in found]
             grades = {lab.id: dict(lab.grades) for lab in found}
-            return labels_from_judgments(
+            return _labels_from_judgments(
                 queries, grades, self.relevance, extra, self.labels, self.tags, complete=True
             )
         from_file = self._queries()
@@ -241,7 +241,7 @@ class Project:
                         f"expected judged ids from the corpus, found {missing!r} (query {qid!r}) "
                         "which is not a chunk or document id of the catalog",
                     )
-        labels = labels_from_judgments(from_file, qrels, self.relevance, extra, self.qrels,
+        labels = _labels_from_judgments(from_file, qrels, self.relevance, extra, self.qrels,
                                        self.tags)  # fmt: skip
         if self.queries is not None and not self.evaluate_unlisted:
             # the question set is what the team asked: judged ids the queries file does not
@@ -278,7 +278,7 @@ class Project:
         """Every file the build reads (for the manifest hash), in a fixed order, each once."""
         files: list[Path] = [self.path]
         if self.documents_format == "markdown":
-            files += [p for folder in self.documents for p in markdown_files(folder)]
+            files += [p for folder in self.documents for p in _markdown_files(folder)]
         else:
             files += list(self.documents)
         files += [p for p in (self.labels, self.queries, self.qrels, self.tags) if p is not None]
@@ -293,7 +293,7 @@ class Project:
         files += [p for p in (self.answers, self.tenants) if p is not None]
         for folder in (self.tenant_documents, self.dups, self.updates):
             if folder is not None:
-                files += markdown_files(folder)
+                files += _markdown_files(folder)
         return list(dict.fromkeys(files))
 
     def relative(self, path: Path) -> str:
@@ -357,7 +357,7 @@ def find_project(given: str | Path | None, saving: bool = False) -> tuple[Projec
         cwd = Path.cwd()
         found, stop = _find_project_file(cwd)
         if found is None:
-            project = load_project(require(DEMO_PROJECT, "the demo project"), saving)
+            project = load_project(_require(DEMO_PROJECT, "the demo project"), saving)
             where = f"{cwd}" if stop == cwd else f"{cwd} or its parents up to {stop}"
             return project, f"project: the demo, {project.name} (no {PROJECT_FILE} in {where})"
         check_input(found, ConfigError, "project file")  # a folder, FIFO or dangling link: named
@@ -527,11 +527,11 @@ def judged_external_runs(
 
 def judged_depth(metrics: Iterable[str], *cutoffs: int) -> int:
     """How much of each external run's list is kept once judged: the largest cut-off of the
-    reported metrics and of `cutoffs` (the gate's k), and at least the `SHOWN` results a question
+    reported metrics and of `cutoffs` (the gate's k), and at least the `_SHOWN` results a question
     page lists. `judge_trec_run(depth=...)` also keeps each list down to its first relevant
     result, so every reported value is the whole list's."""
     ks = [k for _, k, _ in map(split_metric, metrics) if k is not None]
-    return max([SHOWN, *ks, *cutoffs])
+    return max([_SHOWN, *ks, *cutoffs])
 
 
 _HASH_BLOCK = 4 << 20  # bytes hashed between two looks at `may_run`

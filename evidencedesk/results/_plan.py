@@ -1,5 +1,5 @@
 """What the report shows, decided once from the Results' data: `decide` gives one `Plan`
-(results.types) that `report.assemble.present` makes once and hands down, so no page module asks
+(below) that `report.assemble.present` makes once and hands down, so no page module asks
 again which questions get a page, how deep their lists are, which pass, or what the index counts.
 
 Which questions get a page of their own:
@@ -24,23 +24,91 @@ worded here, so each tile's sentence can be built (and audited) from these field
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from evidencedesk.gate import GateLevel
 from evidencedesk.results import _verdicts as v
 from evidencedesk.results.types import (
-    SHOWN,
+    _SHOWN,
     CandidateResult,
-    DataSize,
-    GateCounts,
-    Lead,
-    Plan,
+    MetricStat,
     RankedList,
     Results,
     VariantResult,
-    VerdictCounts,
 )
 from evidencedesk.retrieval._stats import TIE
+
+
+@dataclass(frozen=True)
+class VerdictCounts:
+    """Candidates by verdict: `better` = BETTER, `worse` = WORSE, `unclear` = every other
+    verdict; `by_verdict` counts each verdict that occurs, BETTER first, WORSE last."""
+
+    better: int
+    worse: int
+    unclear: int
+    by_verdict: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class GateCounts:
+    """Candidates by gate verdict (only when the project has a gate policy)."""
+
+    go: int
+    review: int
+    block: int
+
+
+@dataclass(frozen=True)
+class Lead:
+    """The best lead: a candidate and its primary metric's paired difference from the baseline
+    with the 95 % interval over `n` questions."""
+
+    candidate: str
+    metric: str  # the primary metric's name ("mrr", "ndcg@10:linear")
+    delta: float | None
+    low: float
+    high: float
+    n: int
+
+
+@dataclass(frozen=True)
+class DataSize:
+    """What the numbers rest on: the questions counted, the documents and chunks, and the share
+    of the baseline's top k that the judgments grade (its Judged@k)."""
+
+    questions: int  # every question the project names
+    judged: int | None  # with at least one judgment; None: a results.json that did not count
+    relevant: int  # with a relevant judgment
+    # of those, the ones no run answers: a tie in every comparison, so they decide none
+    silent: tuple[str, ...]
+    documents: int  # 0: a runs-only project without a corpus
+    chunks: int
+    judged_k: int
+    baseline_judged: MetricStat | None  # the baseline's Judged@k; None when not measured
+
+    @property
+    def deciding(self) -> int:
+        """The questions a comparison can use: a relevant judgment and a run that answers."""
+        return self.relevant - len(self.silent)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the report shows, decided once from the Results (`results.plan.decide`): which
+    questions get a page and how deep, the flips grid, the pass rule and the index's counts."""
+
+    large: bool  # above plan.PAGE_LIMIT: capped pages and grid, lean lists, compressed files
+    chosen: tuple[str, ...] | None  # the questions that get a page; None: every question
+    grid: tuple[str, ...] | None  # the flips grid's questions; None: every question
+    page_depth: int  # results per list on a question page
+    pass_depth: int  # pass = a relevant result in the baseline's top pass_depth
+    passes: dict[str, bool | None]  # each question's pass (None: no relevant judgment)
+    verdicts: VerdictCounts
+    gates: GateCounts | None  # None: no gate policy (nothing checked)
+    lead: Lead | None  # None: no candidate ahead with an interval
+    data: DataSize
+
 
 _BEST_FIRST = tuple(reversed(v.VERDICTS))  # BETTER, PROMISING, ..., WORSE
 
@@ -131,11 +199,11 @@ def large(results: Results) -> bool:
 
 
 def page_depth(results: Results) -> int:
-    """Results a question page lists per ranked list: `SHOWN` up to `PAGE_LIMIT` questions;
-    above, `LEAN_DEPTH`, or the gate's depth when that is larger (at most `SHOWN`)."""
+    """Results a question page lists per ranked list: `_SHOWN` up to `PAGE_LIMIT` questions;
+    above, `LEAN_DEPTH`, or the gate's depth when that is larger (at most `_SHOWN`)."""
     if not large(results):
-        return SHOWN
-    return min(SHOWN, max(LEAN_DEPTH, pass_depth(results)))
+        return _SHOWN
+    return min(_SHOWN, max(LEAN_DEPTH, pass_depth(results)))
 
 
 def pass_depth(results: Results) -> int:

@@ -20,8 +20,8 @@ candidates through a mapping that counts each one as the loop over its items mov
 change to the loops that do the work).
 
 The gate stage decides the release gate on judged final lists and k, as structured
-`GateOutcome` data (`gate_outcome`). The baseline is a `Reference`: a saved baseline file
-(`Baseline.reference()`) or a run (`Reference.of_judged`); no pipeline `Config` or `Run` is
+`GateOutcome` data (`gate_outcome`). The baseline is a `_Reference`: a saved baseline file
+(`Baseline.reference()`) or a run (`_Reference.of_judged`); no pipeline `Config` or `Run` is
 needed. Every policy key comes back as a `RuleValue`: its observed value against its threshold,
 or "not evaluated" with the reason, so the gate never skips a rule silently.
 """
@@ -39,13 +39,13 @@ from evidencedesk.errors import MissingExtraError
 from evidencedesk.files.trec import TrecRun
 from evidencedesk.gate import (
     GateCheck,
-    GateInput,
     GateLevel,
     GatePolicy,
-    Reference,
-    cut,
-    decide_gate,
-    shape,
+    _cut,
+    _decide_gate,
+    _GateInput,
+    _Reference,
+    _shape,
 )
 from evidencedesk.results import _compute as compute
 from evidencedesk.results._candidates import CandidateChange, read_note
@@ -73,7 +73,7 @@ from evidencedesk.results._plan import RUNS_ONLY_DEPTH
 from evidencedesk.results._settings import Settings
 from evidencedesk.results._verdicts import decide_verdict
 from evidencedesk.results.types import (
-    SHOWN,
+    _SHOWN,
     AblationResult,
     Ablations,
     CandidateResult,
@@ -97,15 +97,15 @@ from evidencedesk.retrieval._coverage import (
     check_judged_shares,
     unjudged_top,
 )
-from evidencedesk.retrieval.benchmark import VARIANTS
-from evidencedesk.retrieval.catalog import Catalog, Scope, markdown_files
-from evidencedesk.retrieval.evalreport import Config, Run, ablate, run_config, sizing_grid, sweep
+from evidencedesk.retrieval.benchmark import _VARIANTS
+from evidencedesk.retrieval.catalog import Catalog, Scope, _markdown_files
+from evidencedesk.retrieval.evalreport import Config, Run, _sizing_grid, ablate, run_config, sweep
 from evidencedesk.retrieval.evalreport import Costs as PriceList
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, paired
-from evidencedesk.retrieval.parts import Parts, uses_minilm
-from evidencedesk.retrieval.trec_judge import judge_trec_run, judge_trec_run_condensed
+from evidencedesk.retrieval.parts import Parts, _uses_minilm
+from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed, judge_trec_run
 
 # -- progress ------------------------------------------------------------------------------------
 Progress = Callable[[str], None]  # told each stage's name as it starts
@@ -251,7 +251,7 @@ def walk(stages: Sequence[Stage], evaluating: Evaluating) -> dict[str, object]:
 
 # -- the pipeline's stages -----------------------------------------------------------------------
 BASELINE = "hybrid"  # the built-in variant the candidates and the others are compared with
-BUILTIN_NAMES = tuple(name for name, _ in VARIANTS)  # no external run may take one of these
+BUILTIN_NAMES = tuple(name for name, _ in _VARIANTS)  # no external run may take one of these
 # the benchmark page's description of each built-in variant
 _BUILTIN_DESCRIPTIONS = {
     "sparse": "BM25 over Unicode-aware tokens",
@@ -259,7 +259,7 @@ _BUILTIN_DESCRIPTIONS = {
     "hybrid": "reciprocal-rank fusion of sparse and dense (the baseline, Config())",
 }
 # [searchers] dense = "minilm": the dense variant is the real model
-_MINILM_DESCRIPTIONS = _BUILTIN_DESCRIPTIONS | {"dense": f"{minilm.DESCRIPTION}; cosine"}
+_MINILM_DESCRIPTIONS = _BUILTIN_DESCRIPTIONS | {"dense": f"{minilm._DESCRIPTION}; cosine"}
 
 
 # -- the gate ------------------------------------------------------------------------------------
@@ -275,7 +275,7 @@ def _status(checks: Sequence[GateCheck], rule: str, metric: str | None = None) -
 
 
 def _rule_values(
-    policy: GatePolicy, shaped: GateInput, reference: Reference | None,
+    policy: GatePolicy, shaped: _GateInput, reference: _Reference | None,
     checks: Sequence[GateCheck], no_reference: str = _NO_BASELINE,
 ) -> tuple[RuleValue, ...]:  # fmt: skip
     """Each policy key on this candidate (the gate page's and the candidate page's table)."""
@@ -320,15 +320,15 @@ def gate_outcome(
     policy: GatePolicy | None,
     judged: Sequence[Judged],
     final: int,
-    reference: Reference | None,
+    reference: _Reference | None,
     baseline: str | None = None,
 ) -> GateOutcome:
     """The gate on judged final lists of size `final`, against a run's or a saved Reference
     (`baseline` names it: a run's name or the saved baseline file)."""
     if policy is None:
         return _NO_POLICY_OUTCOME
-    shaped = shape(judged, final, policy.k)
-    result = decide_gate(policy, shaped, reference)
+    shaped = _shape(judged, final, policy.k)
+    result = _decide_gate(policy, shaped, reference)
     checks = tuple(result.checks)  # the gate's own check rows: the Results hold them as they are
     rules = _rule_values(policy, shaped, reference, checks)
     return GateOutcome(result.verdict.value, checks, True, rules,
@@ -440,9 +440,9 @@ def benchmark(evaluating: Evaluating) -> Benchmark:
     )
     parts = Parts.build(catalog, dense=inputs.dense, warm=warm)
     descriptions = _MINILM_DESCRIPTIONS if inputs.dense == "minilm" else _BUILTIN_DESCRIPTIONS
-    tally = Tally(evaluating.progress, (len(VARIANTS) + len(inputs.runs)) * len(labels))
+    tally = Tally(evaluating.progress, (len(_VARIANTS) + len(inputs.runs)) * len(labels))
     asked = tally.asking(labels)
-    built = {name: run_config(cfg, parts, catalog, asked) for name, cfg in VARIANTS}
+    built = {name: run_config(cfg, parts, catalog, asked) for name, cfg in _VARIANTS}
     k = settings.judged_k
     variants = [
         replace(
@@ -472,7 +472,7 @@ def sizing(evaluating: Evaluating, benchmark: Benchmark) -> tuple[SizingRow, ...
     settings, labels = evaluating.settings, evaluating.inputs.labels
     design = settings.design
     assert design is not None  # noqa: S101 - pipeline stages run only with a design
-    cells = len(sizing_grid(design.sizing_depths, design.sizing_finals)[0])
+    cells = len(_sizing_grid(design.sizing_depths, design.sizing_finals)[0])
     asked = Tally(evaluating.progress, cells * len(labels)).asking(labels)  # one run per cell
     rows = sweep(design.sizing_depths, design.sizing_finals, benchmark.parts,
                  _catalog(evaluating), asked, reranker=design.sizing_reranker,
@@ -550,7 +550,7 @@ def citations(evaluating: Evaluating) -> tuple[CitationRow, ...] | None:
 def evidence_checks(evaluating: Evaluating, benchmark: Benchmark) -> EvidenceResult:
     """The evidence checks on the baseline: dedupe, compression, freshness, deletion, tenants."""
     inputs = evaluating.inputs
-    update = markdown_files(inputs.updates)[0] if inputs.updates is not None else None
+    update = _markdown_files(inputs.updates)[0] if inputs.updates is not None else None
     return evidence(_catalog(evaluating), inputs.labels, benchmark.base_run,
                     benchmark.parts.first("hybrid"), inputs.dups, update, inputs.tenants,
                     inputs.tenant_documents, dense=inputs.dense)  # fmt: skip
@@ -564,24 +564,24 @@ def _same_variant(run: Run, built: Mapping[str, Run]) -> str | None:
 def _not_run(cands: Sequence[CandidateChange], dense: str) -> tuple[NotRun, ...]:
     """The candidates that name the MiniLM model on a machine without its extra: each is shown
     with one line saying what to install, and nothing else of it is computed."""
-    lacking = minilm.missing_packages()
+    lacking = minilm._missing_packages()
     if not lacking:
         return ()
-    reason = MissingExtraError(minilm.NAME, minilm.EXTRA, lacking).not_run()
+    reason = MissingExtraError(minilm._NAME, minilm._EXTRA, lacking).not_run()
     return tuple(
         NotRun(c.name, c.rationale, _diff(c.config), reason, c.note)
         for c in cands
-        if uses_minilm(c.config, dense)
+        if _uses_minilm(c.config, dense)
     )
 
 
-def _reference(evaluating: Evaluating, base_run: Run) -> tuple[Reference | None, str | None]:
+def _reference(evaluating: Evaluating, base_run: Run) -> tuple[_Reference | None, str | None]:
     """The gate's baseline and its name: a saved baseline file; without one, the baseline run."""
     inputs = evaluating.inputs
     if inputs.saved is not None:
         return inputs.saved.reference(), inputs.saved_name
     if inputs.policy is not None:
-        return Reference.of_run(base_run, inputs.policy.k), f"the baseline run {BASELINE}"
+        return _Reference.of_run(base_run, inputs.policy.k), f"the baseline run {BASELINE}"
     return None, inputs.saved_name
 
 
@@ -607,7 +607,7 @@ def gate(evaluating: Evaluating, benchmark: Benchmark) -> Gated:
     cands = [c for c in inputs.candidates if c.name not in {n.name for n in not_run}]
     cand_runs = _candidate_runs(evaluating, benchmark, cands)
     base_run, k = benchmark.base_run, settings.judged_k
-    base = benchmark.variants[[n for n, _ in VARIANTS].index(BASELINE)]
+    base = benchmark.variants[[n for n, _ in _VARIANTS].index(BASELINE)]
     compared = compute.comparisons(
         base.metrics,
         base_run.judged,
@@ -655,7 +655,7 @@ def gate(evaluating: Evaluating, benchmark: Benchmark) -> Gated:
                         benchmark.parts, run.config.first_stage, run.config.depth, inputs.labels
                     )  # fmt: skip
                 ),
-                lists=() if same else compute.ranked_lists(run.judged, settings.metrics, SHOWN),
+                lists=() if same else compute.ranked_lists(run.judged, settings.metrics, _SHOWN),
                 lists_of=same,
                 judged=judged_share(base_run.judged, run.judged, k, settings.seed),
                 condensed=None if cond is None else cond[0],
@@ -701,7 +701,7 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
 
     def judge_run(trec: TrecRun) -> tuple[Sequence[Judged], Sequence[Judged] | None]:
         # counted run by run: one vector pass each; the condensed lists ride along
-        judged = judge_trec_run_condensed(trec, qrels, labels, settings.max_depth,
+        judged = _judge_trec_run_condensed(trec, qrels, labels, settings.max_depth,
                                           inputs.relevance, depth, graded)  # fmt: skip
         tally.add(len(labels))
         return judged
@@ -723,7 +723,7 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
         replace(
             compute.variant_result(("run", name), name, "external",
                                    f"TREC run (tag {run.tag!r}), judged at its full depth",
-                                   None, run.judged, _NO_COSTS, settings, book, keep=SHOWN),
+                                   None, run.judged, _NO_COSTS, settings, book, keep=_SHOWN),
             coverage=run.coverage,
             judged=judged_stat(book, ("run", name), run.judged, settings.judged_k),
         )
@@ -732,15 +732,15 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
     return RunsRead(read, variants)
 
 
-def _runs_reference(evaluating: Evaluating, base_run: JudgedRun) -> tuple[Reference, str | None]:
+def _runs_reference(evaluating: Evaluating, base_run: JudgedRun) -> tuple[_Reference, str | None]:
     """The gate's baseline: the saved baseline file when there is one, else the baseline run."""
     inputs, k = evaluating.inputs, _gate_k(evaluating)
     if inputs.saved is not None:
         return inputs.saved.reference(), inputs.saved_name
     baseline = inputs.baseline_run
     assert baseline is not None  # noqa: S101 - a runs-only project has runs
-    base_cut = cut(base_run.judged, k)
-    return Reference.of_judged(base_cut, max(k, 1), k, baseline), f"the baseline run {baseline}"
+    base_cut = _cut(base_run.judged, k)
+    return _Reference.of_judged(base_cut, max(k, 1), k, baseline), f"the baseline run {baseline}"
 
 
 def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
@@ -785,7 +785,7 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=_NO_COSTS,
                 gate=gate_outcome(
-                    inputs.policy, cut(run.judged, k), max(k, 1), reference, ref_name
+                    inputs.policy, _cut(run.judged, k), max(k, 1), reference, ref_name
                 ),  # fmt: skip
                 note=read_note(inputs.notes, name),
                 decision=decide_verdict(  # Holm adjusts over the candidates

@@ -162,7 +162,7 @@ class EvidenceResult:
 SCHEMA_VERSION = 1  # the version of results.json's layout; a file of another version is refused
 
 
-SHOWN = 20  # ranked results a question page lists per variant (all that a long run keeps)
+_SHOWN = 20  # ranked results a question page lists per variant (all that a long run keeps)
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ class RankedList:
     """One question's final list in one run, judged."""
 
     question: str
-    ids: tuple[str, ...]  # the whole list, or its top `SHOWN` when `size` is larger
+    ids: tuple[str, ...]  # the whole list, or its top `_SHOWN` when `size` is larger
     grades: tuple[int, ...]
     size: int  # length of the judged list
     first_relevant: int | None  # rank of the first relevant chunk
@@ -386,7 +386,7 @@ class ModelFacts:
     name: str
     facts: tuple[tuple[str, str], ...]
     # one line when the project's texts are mostly in a script the model was not trained for
-    # (`retrieval.minilm.language_warning`): printed by the build, shown wherever the model is
+    # (`retrieval.minilm._language_warning`): printed by the build, shown wherever the model is
     warning: str | None = None
 
 
@@ -503,12 +503,12 @@ class PolicyFacts:
     review_on_mrr_flips: bool
     critical: tuple[str, ...]
     notes: dict[str, str]  # critical id -> why it is critical
-    flips_min_net: int = 1  # the flips rule's evidence (`gate.flips_fire`); 1 and 1.0: none asked
+    flips_min_net: int = 1  # the flips rule's evidence (`gate._flips_fire`); 1 and 1.0: none asked
     flips_max_p: float = 1.0
 
 
 # the columns of `Results.to_dataframe()`
-FRAME_COLUMNS = ("run", "role", "metric", "mean", "low", "high", "n", "left_out", "delta",
+_FRAME_COLUMNS = ("run", "role", "metric", "mean", "low", "high", "n", "left_out", "delta",
                  "delta_low", "delta_high")  # fmt: skip
 
 
@@ -521,77 +521,6 @@ def _frame(rows: list[tuple[Any, ...]], columns: tuple[str, ...], what: str) -> 
     except ImportError:
         raise MissingExtraError(what, "pandas", ("pandas",)) from None
     return pandas.DataFrame.from_records(rows, columns=list(columns))
-
-
-@dataclass(frozen=True)
-class VerdictCounts:
-    """Candidates by verdict: `better` = BETTER, `worse` = WORSE, `unclear` = every other
-    verdict; `by_verdict` counts each verdict that occurs, BETTER first, WORSE last."""
-
-    better: int
-    worse: int
-    unclear: int
-    by_verdict: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True)
-class GateCounts:
-    """Candidates by gate verdict (only when the project has a gate policy)."""
-
-    go: int
-    review: int
-    block: int
-
-
-@dataclass(frozen=True)
-class Lead:
-    """The best lead: a candidate and its primary metric's paired difference from the baseline
-    with the 95 % interval over `n` questions."""
-
-    candidate: str
-    metric: str  # the primary metric's name ("mrr", "ndcg@10:linear")
-    delta: float | None
-    low: float
-    high: float
-    n: int
-
-
-@dataclass(frozen=True)
-class DataSize:
-    """What the numbers rest on: the questions counted, the documents and chunks, and the share
-    of the baseline's top k that the judgments grade (its Judged@k)."""
-
-    questions: int  # every question the project names
-    judged: int | None  # with at least one judgment; None: a results.json that did not count
-    relevant: int  # with a relevant judgment
-    # of those, the ones no run answers: a tie in every comparison, so they decide none
-    silent: tuple[str, ...]
-    documents: int  # 0: a runs-only project without a corpus
-    chunks: int
-    judged_k: int
-    baseline_judged: MetricStat | None  # the baseline's Judged@k; None when not measured
-
-    @property
-    def deciding(self) -> int:
-        """The questions a comparison can use: a relevant judgment and a run that answers."""
-        return self.relevant - len(self.silent)
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What the report shows, decided once from the Results (`results.plan.decide`): which
-    questions get a page and how deep, the flips grid, the pass rule and the index's counts."""
-
-    large: bool  # above plan.PAGE_LIMIT: capped pages and grid, lean lists, compressed files
-    chosen: tuple[str, ...] | None  # the questions that get a page; None: every question
-    grid: tuple[str, ...] | None  # the flips grid's questions; None: every question
-    page_depth: int  # results per list on a question page
-    pass_depth: int  # pass = a relevant result in the baseline's top pass_depth
-    passes: dict[str, bool | None]  # each question's pass (None: no relevant judgment)
-    verdicts: VerdictCounts
-    gates: GateCounts | None  # None: no gate policy (nothing checked)
-    lead: Lead | None  # None: no candidate ahead with an interval
-    data: DataSize
 
 
 @dataclass(frozen=True)
@@ -627,7 +556,7 @@ class Results:
         return next(v for v in self.variants if v.name == name)
 
     def mean_rows(self) -> list[tuple[Any, ...]]:
-        """One row per run and metric, in `FRAME_COLUMNS`' order: every variant (its role
+        """One row per run and metric, in `_FRAME_COLUMNS`' order: every variant (its role
         "baseline" or "variant"), then every candidate with its paired difference from the
         baseline and that difference's 95 % interval (None for a variant)."""
         rows: list[tuple[Any, ...]] = []
@@ -643,9 +572,9 @@ class Results:
         return rows
 
     def to_dataframe(self) -> Any:
-        """`mean_rows` as a pandas DataFrame of `FRAME_COLUMNS` (run, role, metric, mean, low,
+        """`mean_rows` as a pandas DataFrame of `_FRAME_COLUMNS` (run, role, metric, mean, low,
         high, n, left_out, delta, delta_low, delta_high). Needs the pandas extra."""
-        return _frame(self.mean_rows(), FRAME_COLUMNS, "Results.to_dataframe()")
+        return _frame(self.mean_rows(), _FRAME_COLUMNS, "Results.to_dataframe()")
 
     def questions_to_dataframe(self) -> Any:
         """Every question's value of every reported metric in every run: a pandas DataFrame, one
@@ -668,7 +597,7 @@ class Results:
 _STEP = re.compile(r"([a-z_]+)((?:\[\d+\])*)")
 
 
-def resolve(results: Results, source: str) -> Any:
+def _resolve(results: Results, source: str) -> Any:
     """The object at `source` (``candidates[2].comparisons[0]``) in `results`; `source` ""
     is the Results themselves. Raises LookupError for a path the Results do not have."""
     node: Any = results

@@ -36,7 +36,7 @@ _BRACKET = re.compile(
 )  # an inline citation: the chunk ids between square brackets
 _BOUNDARY = re.compile(r"[.!?।](?:\s*\[[^\[\]]*\])*(?=\s|$)")
 # every field an answers.jsonl line may have
-FIELDS = ("id", "question_id", "case", "answer", "shown", "note", "expect")
+_FIELDS = ("id", "question_id", "case", "answer", "shown", "note", "expect")
 # the fields every answers.jsonl line must have
 _REQUIRED = ("id", "question_id", "case", "answer", "shown")
 # the three citation scores, in the order they are reported
@@ -49,7 +49,7 @@ def _citation_ids(inner: str) -> list[str] | None:
     return parts if parts and all(_CHUNK_ID.match(p) for p in parts) else None
 
 
-def split_sentences(answer: str) -> list[str]:
+def _split_sentences(answer: str) -> list[str]:
     """Sentences end at ``. ! ? ।`` + space; citations right after the stop stay with it."""
     out: list[str] = []
     start = 0
@@ -116,7 +116,7 @@ def check_sentences(answer: str, shown: Mapping[str, Any] | Sequence[Chunk]) -> 
     """
     texts = _shown_texts(shown)
     checks: list[SentenceCheck] = []
-    for sentence in split_sentences(answer):
+    for sentence in _split_sentences(answer):
         cites: list[str] = []
         for m in _BRACKET.finditer(sentence):
             cites.extend(_citation_ids(m.group(1)) or [])
@@ -243,9 +243,9 @@ def _parse_line(raw: str, path: str | Path, n: int, known: Container[str] | None
     obj = parse_json(raw, path, AnswersError, n, "a JSON object")
     if not isinstance(obj, dict):
         raise fail(f"expected a JSON object, found {type(obj).__name__}")
-    unknown = sorted(set(obj) - set(FIELDS))
+    unknown = sorted(set(obj) - set(_FIELDS))
     if unknown:
-        raise fail(f"unknown field {unknown[0]!r}; expected: {', '.join(FIELDS)}")
+        raise fail(f"unknown field {unknown[0]!r}; expected: {', '.join(_FIELDS)}")
     for key in _REQUIRED:
         if key not in obj:
             raise fail(f"expected field {key!r}, found none")
@@ -283,7 +283,7 @@ def _parse_line(raw: str, path: str | Path, n: int, known: Container[str] | None
     )
 
 
-def parse_answers(
+def _parse_answers(
     text: str, path: str | Path = "<answers>", known_chunks: Container[str] | None = None
 ) -> list[Answer]:
     """The answers of an answers.jsonl text, each checked; ids unique, at least one answer."""
@@ -310,4 +310,4 @@ def load_answers(path: str | Path, known_chunks: Container[str] | None = None) -
     """Read ``answers.jsonl``; errors read ``file:line: expected ..., found ...``."""
     path = Path(path)
     text = read_text(path, AnswersError, "answers file", max_line=True)
-    return parse_answers(text, path, known_chunks)
+    return _parse_answers(text, path, known_chunks)

@@ -14,7 +14,7 @@ import numpy as np
 from evidencedesk.retrieval._memos import memo
 from evidencedesk.retrieval._tokens import content_words
 
-DIM = 512  # the width of the toy embedder's hashed feature vector
+_DIM = 512  # the width of the toy embedder's hashed feature vector
 
 
 def _bucket(feature: str, dim: int) -> tuple[int, float]:
@@ -33,7 +33,7 @@ def _bucket(feature: str, dim: int) -> tuple[int, float]:
 class ToyEmbedder:
     """Hashed word (weight 1.0) and character-trigram (weight 0.5) features, L2-normalised."""
 
-    def __init__(self, dim: int = DIM):
+    def __init__(self, dim: int = _DIM):
         self.dim = dim
         self._words: dict[str, tuple[list[int], list[float]]] = {}  # word -> its features
 

@@ -103,7 +103,7 @@ def shares(found: np.ndarray, size: np.ndarray) -> np.ndarray:
     return out
 
 
-def split_passage(passage: str) -> tuple[str, str]:
+def _split_passage(passage: str) -> tuple[str, str]:
     """``"title || text"`` -> (title, text); a passage without the separator has no title."""
     title, sep, text = passage.partition(SEPARATOR)
     return (title, text) if sep else ("", passage)
@@ -160,7 +160,7 @@ class Analyser:
         kept = self.passages
         new = [p for p in dict.fromkeys(passages) if p not in kept]
         if new:
-            split = [split_passage(p) for p in new]
+            split = [_split_passage(p) for p in new]
             # the words of "title text": the string the indexes tokenised (`tokens`' cache)
             bodies = _pieces(*self.ids([f"{title}\n{text}" for title, text in split]), len(new))
             titles = _pieces(*self.ids([title for title, _ in split]), len(new))
@@ -308,7 +308,7 @@ _ANALYSER = Analyser()  # shared by both scorers: the analysis of a text depends
 
 
 # the sentence-transformers cross-encoder the optional `models` extra loads by default
-DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L6-v2"
+_DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L6-v2"
 
 
 # what an error says to install when sentence-transformers is missing
@@ -439,7 +439,7 @@ class LexicalPairScorer:
         found = self._passages.get(key)
         if found is None:
             # "\n" and " " both end a token: the words of "title text", and the very string
-            # the BM25 index and the toy embedder tokenised (`searchers.index_text`), so the
+            # the BM25 index and the toy embedder tokenised (`searchers._index_text`), so the
             # tokens come from `tokens`' cache instead of a second pass of the tokenizer
             body = content_words(f"{title}\n{text}")
             found = self._passages.put(key, (set(body), _bigrams(body), set(content_words(title))))
@@ -491,7 +491,7 @@ class LexicalPairScorer:
     def predict_each(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """One pair at a time with Python sets (`score`): the reference `predict` is tested
         against. Each query and passage is analysed once (kept across calls)."""
-        return [self.score(query, *split_passage(passage)) for query, passage in pairs]
+        return [self.score(query, *_split_passage(passage)) for query, passage in pairs]
 
 
 class OverlapScorer:
@@ -523,7 +523,7 @@ class OverlapScorer:
             if body is None:
                 # the words of "title || text" are those of "title\ntext" ("||" is no word),
                 # the string the indexes tokenised: the tokens come from `tokens`' cache
-                title, text = split_passage(passage)
+                title, text = _split_passage(passage)
                 body = self._words.put(("p", passage), set(content_words(f"{title}\n{text}")))
             out.append(sum(w in body for w in q_words) / len(q_words) if q_words else 0.0)
         return out
@@ -540,7 +540,7 @@ class HubPairScorer:
     to inject a preloaded model or a test double.
     """
 
-    def __init__(self, name: str = DEFAULT_CROSS_ENCODER, model: Any | None = None):
+    def __init__(self, name: str = _DEFAULT_CROSS_ENCODER, model: Any | None = None):
         self.name = name
         if model is None:
             model = self._load(name)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evidencedesk.retrieval.searchers import Hit, HybridSearcher, Searcher, search_many
+from evidencedesk.retrieval.searchers import Hit, HybridSearcher, _search_many, _Searcher
 
 __all__ = ["CachedSearcher", "LazySearcher", "cached_searchers"]
 
@@ -32,7 +32,7 @@ _NO_FILTER = -1  # scope key of ``allowed=None``
 
 
 class CachedSearcher:
-    """Wraps a prefix-stable `Searcher`; same answers, each (question, scope) searched once.
+    """Wraps a prefix-stable `_Searcher`; same answers, each (question, scope) searched once.
 
     ``least``: the smallest k asked of the wrapped searcher (a smaller k is answered from that
     list's prefix); ``exact_up_to``: the largest k whose answer is a prefix of a longer one (a
@@ -41,7 +41,7 @@ class CachedSearcher:
 
     def __init__(
         self,
-        inner: Searcher,
+        inner: _Searcher,
         max_entries: int = 200_000,
         least: int = 1,
         exact_up_to: int | None = None,
@@ -105,7 +105,7 @@ class CachedSearcher:
         scope, number = self.canonical(allowed)
         todo = [q for q in dict.fromkeys(queries) if not self._answers(q, number, k)]
         fetch = max(k, self.least)
-        for query, found in zip(todo, search_many(self.inner, todo, fetch, scope), strict=True):
+        for query, found in zip(todo, _search_many(self.inner, todo, fetch, scope), strict=True):
             if len(self._results) >= self.max_entries:
                 self._results.clear()  # as in `search`
             self._results[query, number] = (fetch, tuple(found))
@@ -129,13 +129,13 @@ class CachedSearcher:
 class LazySearcher:
     """A searcher built on its first use (the evidence checks build indexes and use only BM25)."""
 
-    def __init__(self, name: str, build: Callable[[], Searcher]):
+    def __init__(self, name: str, build: Callable[[], _Searcher]):
         self.name = name
-        self._build: Callable[[], Searcher] | None = build
-        self._inner: Searcher | None = None
+        self._build: Callable[[], _Searcher] | None = build
+        self._inner: _Searcher | None = None
 
     @property
-    def inner(self) -> Searcher:
+    def inner(self) -> _Searcher:
         if self._inner is None:
             assert self._build is not None
             self._inner, self._build = self._build(), None
@@ -150,10 +150,10 @@ class LazySearcher:
         return getattr(self.inner, name)
 
 
-def cached_searchers(searchers: Mapping[str, Searcher]) -> dict[str, Searcher]:
+def cached_searchers(searchers: Mapping[str, _Searcher]) -> dict[str, _Searcher]:
     """`build_searchers`' result with sparse and dense cached (each asked for at least the
     hybrid's pool) and the hybrid fused over them, cached up to its pool."""
-    out: dict[str, Searcher] = dict(searchers)
+    out: dict[str, _Searcher] = dict(searchers)
     hybrid = out.get("hybrid")
     pool = hybrid.pool if isinstance(hybrid, HybridSearcher) else 1
     for name in ("sparse", "dense"):

@@ -5,7 +5,7 @@ set needs, and the one significance level, `ALPHA`.
 
 Every function takes values (``None``, undefined, dropped); the paired comparisons of two runs
 by metric name, over judged lists, are :mod:`evidencedesk.retrieval.metrics`' (`paired`,
-`paired_bootstrap_ci`, `randomization_test`), which re-exports this module's names.
+`_paired_bootstrap_ci`, `_randomization_test`), which re-exports this module's names.
 
 The bootstrap's resamples, drawn once per (n, seed, resamples) and kept, and the percentiles
 of their means computed from the few resamples that decide them (`stats.bootstrap_ci` uses both).

@@ -17,28 +17,23 @@ from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import iter_lines
 from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
-from evidencedesk.files.trec import GRADES, Qrels
+from evidencedesk.files.trec import _GRADES, Qrels
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import Label
 
 __all__ = [
-    "MAX_GRADE",
-    "MIN_GRADE",
-    "QRELS_HEADER",
-    "Query",
-    "labels_from_judgments",
     "read_beir_corpus",
     "read_beir_qrels",
     "read_queries",
     "read_tags",
 ]
 
-QRELS_HEADER = ("query-id", "corpus-id", "score")  # the header line of a BEIR qrels .tsv file
-MIN_GRADE, MAX_GRADE = GRADES  # qrels grades; a negative one is judged not relevant
+_QRELS_HEADER = ("query-id", "corpus-id", "score")  # the header line of a BEIR qrels .tsv file
+_MIN_GRADE, _MAX_GRADE = _GRADES  # qrels grades; a negative one is judged not relevant
 _GRADE = re.compile(r"[+-]?[0-9]{1,4}")  # ASCII digits only: int() would take "２" or "1_0"
 
 
-class Query(NamedTuple):
+class _Query(NamedTuple):
     """A question from a queries file: its id, its text and its tags."""
 
     id: str
@@ -54,19 +49,19 @@ def _read_lines(
 
 
 def _parse_grade(text: str, path: str | Path, number: int, error: type[InputError]) -> int | None:
-    """The integer grade in `text` (`MIN_GRADE`..`MAX_GRADE`), or None when `text` is not an
+    """The integer grade in `text` (`_MIN_GRADE`..`_MAX_GRADE`), or None when `text` is not an
     integer at all."""
     if not _GRADE.fullmatch(text):
         if re.fullmatch(r"[+-]?[0-9]+", text):
             shown = text if len(text) <= 20 else f"{text[:20]}…"
             raise error(
-                path, f"expected a grade from {MIN_GRADE} to {MAX_GRADE}, found {shown}", number
+                path, f"expected a grade from {_MIN_GRADE} to {_MAX_GRADE}, found {shown}", number
             )
         return None
     grade = int(text)
-    if not MIN_GRADE <= grade <= MAX_GRADE:
+    if not _MIN_GRADE <= grade <= _MAX_GRADE:
         raise error(
-            path, f"expected a grade from {MIN_GRADE} to {MAX_GRADE}, found {grade}", number
+            path, f"expected a grade from {_MIN_GRADE} to {_MAX_GRADE}, found {grade}", number
         )
     return grade
 
@@ -161,10 +156,10 @@ def read_beir_corpus(path: str | Path) -> Catalog:
     return Catalog(chunks=tuple(chunks), documents=tuple(documents), empty=tuple(empty))
 
 
-def read_queries(path: str | Path) -> list[Query]:
+def read_queries(path: str | Path) -> list[_Query]:
     """BEIR ``queries.jsonl`` (``{"_id", "text"}`` + optional ``"tags"``) or a ``qid<TAB>text`` TSV."""
     path = Path(path)
-    queries: list[Query] = []
+    queries: list[_Query] = []
     seen: dict[str, int] = {}
     alike: dict[str, tuple[str, int]] = {}
     tsv = path.suffix.lower() in (".tsv", ".txt")
@@ -178,7 +173,7 @@ def read_queries(path: str | Path) -> list[Query]:
             problem = id_problem(qid.strip(), "query")
             if problem is not None:
                 raise LabelsError(path, problem, number)
-            query = Query(qid.strip(), text.strip())
+            query = _Query(qid.strip(), text.strip())
         else:
             obj = _json_object(raw, path, number, LabelsError)
             qid = _ident(obj, ("_id", "id"), path, number, LabelsError)
@@ -188,7 +183,7 @@ def read_queries(path: str | Path) -> list[Query]:
                     path, f"expected 'text' to be a non-empty string, found {given!r}", number
                 )
             tags = _tags(obj["tags"], path, number, LabelsError) if "tags" in obj else ()
-            query = Query(qid, given.strip(), tags)
+            query = _Query(qid, given.strip(), tags)
         if query.id in seen:
             raise LabelsError(
                 path,
@@ -213,7 +208,7 @@ def read_beir_qrels(path: str | Path) -> Qrels:
     alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # query ids, document ids
     for index, (number, raw) in enumerate(_read_lines(path, LabelsError, "qrels file")):
         fields = raw.split("\t")
-        if index == 0 and tuple(f.strip() for f in fields) == QRELS_HEADER:
+        if index == 0 and tuple(f.strip() for f in fields) == _QRELS_HEADER:
             continue
         if len(fields) != 3 or not all(f.strip() for f in fields):
             hint = (
@@ -279,8 +274,8 @@ def read_tags(path: str | Path) -> dict[str, tuple[str, ...]]:
     return tags
 
 
-def labels_from_judgments(
-    queries: Sequence[Query | tuple[str, str, Sequence[str]]],
+def _labels_from_judgments(
+    queries: Sequence[_Query | tuple[str, str, Sequence[str]]],
     qrels: Mapping[str, Mapping[str, int]],
     relevance: int = 2,
     tags: Mapping[str, Sequence[str]] | None = None,

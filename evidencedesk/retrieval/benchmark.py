@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from evidencedesk.retrieval.evalreport import Config
 
-__all__ = ["VARIANTS"]
+__all__ = []
 
 # the benchmark's built-in variants: a name and its Config each
-VARIANTS: tuple[tuple[str, Config], ...] = (
+_VARIANTS: tuple[tuple[str, Config], ...] = (
     ("sparse", Config(first_stage="sparse")),
     ("dense", Config(first_stage="dense")),
     ("hybrid", Config()),

@@ -9,9 +9,9 @@ from pathlib import Path
 from evidencedesk.chunking import Chunk, Document, chunk_document, load_document
 from evidencedesk.errors import DocumentError
 from evidencedesk.files._text import list_folder
-from evidencedesk.paths import CORPUS, DATA, DOCS
+from evidencedesk.paths import CORPUS, DOCS
 
-__all__ = ["CORPUS", "DATA", "DOCS", "Catalog", "Scope", "load_catalog", "load_documents"]
+__all__ = ["Catalog", "Scope", "load_catalog"]
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class Catalog:
         return cls(chunks=chunks, documents=tuple(documents))
 
 
-def markdown_files(folder: str | Path) -> list[Path]:
+def _markdown_files(folder: str | Path) -> list[Path]:
     """The ``*.md`` entries of `folder`, sorted by name; an unreadable folder is one error.
 
     Non-regular entries are kept: `load_document` refuses them by type (a FIFO named ``x.md``
@@ -108,7 +108,7 @@ def markdown_files(folder: str | Path) -> list[Path]:
     return found
 
 
-def load_documents(folders: Iterable[str | Path]) -> list[Document]:
+def _load_documents(folders: Iterable[str | Path]) -> list[Document]:
     """Every Markdown document of `folders`, folder by folder, each folder once."""
     documents: list[Document] = []
     seen: set[Path] = set()
@@ -118,7 +118,7 @@ def load_documents(folders: Iterable[str | Path]) -> list[Document]:
         if key in seen:
             raise DocumentError(folder, "expected each document folder once, found it twice")
         seen.add(key)
-        documents.extend(load_document(p) for p in markdown_files(folder))
+        documents.extend(load_document(p) for p in _markdown_files(folder))
     return documents
 
 
@@ -126,4 +126,4 @@ def load_catalog(
     strategy: str = "paragraph", folders: Iterable[str | Path] = (CORPUS, DOCS)
 ) -> Catalog:
     """The catalog of the documents in `folders` (the demo's by default), chunked by `strategy`."""
-    return Catalog.from_documents(load_documents(folders), strategy)
+    return Catalog.from_documents(_load_documents(folders), strategy)

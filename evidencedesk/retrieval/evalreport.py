@@ -13,22 +13,22 @@ This is the course page's module: `run_config`, `ablate` and `retrieval_gate` ar
 
 One row of an ablation table: a change of the base configuration compared with the base.
 
-`evalreport.ablate` runs the configurations and builds these rows; `AblationRow` is both the
+`evalreport.ablate` runs the configurations and builds these rows; `_AblationRow` is both the
 attribute API the site reads and the mapping the course page reads (``row["change"]``).
 
-A run shaped for the release gate (`GateInput`), and what it is compared with (`Reference`).
+A run shaped for the release gate (`_GateInput`), and what it is compared with (`_Reference`).
 
-`gate.decide_gate` reads these; `evalreport.retrieval_gate` shapes a run and its base with them, and
-`baseline.Baseline.reference()` turns a saved baseline into a `Reference`. Judged lists need no
-pipeline config: `shape` and `Reference.of_judged` take them with their final size (a TREC run's
-lists first `cut` to the gate's k). A `Reference` is a pipeline's (its `Config`) or a named run's.
+`gate._decide_gate` reads these; `evalreport.retrieval_gate` shapes a run and its base with them, and
+`baseline.Baseline.reference()` turns a saved baseline into a `_Reference`. Judged lists need no
+pipeline config: `_shape` and `_Reference.of_judged` take them with their final size (a TREC run's
+lists first `_cut` to the gate's k). A `_Reference` is a pipeline's (its `Config`) or a named run's.
 
 The sizing sweep: every depth x final of a reranked configuration, with its cost.
 
 A cell whose depth is below its final is a legal configuration, but the sweep leaves it out: its
 final list is capped by the depth, so it is the same run as depth x final=depth (the same list,
 MRR, pairs and tokens; recall at a cut-off beyond the list's end is recall at the list's end),
-and a second row of it would only repeat that row under another name. `sizing_grid` says which
+and a second row of it would only repeat that row under another name. `_sizing_grid` says which
 cells run and which are left out, so that the report can name the ones it skipped.
 
 The single-field ablations (`ablate`) are in `evalreport`, the course page's module.
@@ -43,32 +43,28 @@ from typing import Any
 from evidencedesk._metric_names import MAX_CUTOFF
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.gate import (
-    ConfigRun,
-    GateInput,
     GatePolicy,
     GateResult,
-    Reference,
-    cut,
-    decide_gate,
-    gate_result,
-    shape,
+    _decide_gate,
+    _gate_result,
+    _Reference,
 )
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, paired, parse_metric, summarize
-from evidencedesk.retrieval.parts import ConfigSearcher, Parts, summary_names
-from evidencedesk.retrieval.rerankers import RERANKERS, make_reranker
-from evidencedesk.retrieval.searchers import Searcher
+from evidencedesk.retrieval.metrics import Judged, _parse_metric, paired, summarize
+from evidencedesk.retrieval.parts import Parts, _ConfigSearcher, _summary_names
+from evidencedesk.retrieval.rerankers import _RERANKERS, make_reranker
+from evidencedesk.retrieval.searchers import _Searcher
 
 # the first-stage searchers a Config may name (minilm: the optional extra's model)
-FIRST_STAGES = ("sparse", "dense", "hybrid", "minilm")
+_FIRST_STAGES = ("sparse", "dense", "hybrid", "minilm")
 
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def capped_words(depth: int, final: int) -> str:
+def _capped_words(depth: int, final: int) -> str:
     """How a configuration whose depth is below final is named: "final 5, capped at depth 3"."""
     return f"final {final}, capped at depth {depth}"
 
@@ -90,10 +86,10 @@ class Config:
     prefilter: bool = True
 
     def __post_init__(self) -> None:
-        if self.first_stage not in FIRST_STAGES:
-            raise UnknownNameError("first stage", self.first_stage, FIRST_STAGES)
-        if self.reranker not in RERANKERS:
-            raise UnknownNameError("reranker", self.reranker, RERANKERS)
+        if self.first_stage not in _FIRST_STAGES:
+            raise UnknownNameError("first stage", self.first_stage, _FIRST_STAGES)
+        if self.reranker not in _RERANKERS:
+            raise UnknownNameError("reranker", self.reranker, _RERANKERS)
         for name in ("depth", "final"):
             value = getattr(self, name)
             if not _is_int(value) or not 1 <= value <= MAX_CUTOFF:
@@ -158,7 +154,7 @@ class Config:
         if not self.prefilter:
             name += " post-filter"
         if self.capped:
-            name += f" ({capped_words(self.depth, self.final)})"
+            name += f" ({_capped_words(self.depth, self.final)})"
         return name
 
     def to_dict(self) -> dict[str, Any]:
@@ -209,7 +205,7 @@ class Run:
         computed from the judged lists."""
         if name in self.summary:
             return _value(self.summary[name])
-        found = parse_metric(name)  # an unknown name: an UnknownNameError with the closest
+        found = _parse_metric(name)  # an unknown name: an UnknownNameError with the closest
         if found.canonical in self.summary:
             return _value(self.summary[found.canonical])
         return summarize(self.judged, [name])[name].value
@@ -251,7 +247,7 @@ class Run:
 
 def run_config(
     cfg: Config,
-    parts: Parts | Mapping[str, Searcher],
+    parts: Parts | Mapping[str, _Searcher],
     catalog: Catalog,
     labels: Sequence[Label],
     scope: Scope | None = None,
@@ -269,7 +265,7 @@ def run_config(
     reranker = make_reranker(cfg.reranker, parts.scorer, cfg.max_words)
     if reranker is not None and hasattr(reranker, "reset"):
         reranker.reset()
-    pipeline = ConfigSearcher(cfg, parts.first(cfg.first_stage), reranker)
+    pipeline = _ConfigSearcher(cfg, parts.first(cfg.first_stage), reranker)
     judged = pipeline.judge(catalog, labels, scope, cfg.final if k is None else k)
     if len(pipeline.shown) != len(judged):
         raise EvidencedeskError(
@@ -286,7 +282,7 @@ def run_config(
     return Run(
         config=cfg,
         judged=tuple(judged),
-        summary=summarize(judged, list(summary_names(cfg.final))),
+        summary=summarize(judged, list(_summary_names(cfg.final))),
         pairs_per_question=pairs / n,
         tokens_per_question=tokens / n,
         final_ids=final_ids,
@@ -296,12 +292,12 @@ def run_config(
 def ablate(
     base: Config,
     changes: Sequence[Mapping[str, Any] | tuple[str, Any]],
-    parts: Parts | Mapping[str, Searcher],
+    parts: Parts | Mapping[str, _Searcher],
     catalog: Catalog,
     labels: Sequence[Label],
     scope: Scope | None = None,
     costs: Costs | None = None,
-) -> list[AblationRow]:
+) -> list[_AblationRow]:
     """The base row first (MRR delta 0), then one row per change, each applied to the base alone.
 
     A change is one field, as a pair ``("reranker", "feature")`` or a dict; a dict of several
@@ -310,20 +306,20 @@ def ablate(
     """
     costs = costs or Costs()
     parts = Parts.of(parts)  # once, so every run shares the first-stage cache
-    wanted = [as_change(number, change) for number, change in enumerate(changes, start=1)]
+    wanted = [_as_change(number, change) for number, change in enumerate(changes, start=1)]
     base_run = run_config(base, parts, catalog, labels, scope)
-    rows = [ablation_row("base", {}, base_run, base_run, costs)]
+    rows = [_ablation_row("base", {}, base_run, base_run, costs)]
     for change in wanted:
         run = run_config(base.replace(**change), parts, catalog, labels, scope)
-        rows.append(ablation_row(change_name(change), change, run, base_run, costs))
+        rows.append(_ablation_row(_change_name(change), change, run, base_run, costs))
     return rows
 
 
-def _reference(base: Any, k: int) -> Reference | None:
-    if base is None or isinstance(base, Reference):
+def _reference(base: Any, k: int) -> _Reference | None:
+    if base is None or isinstance(base, _Reference):
         return base
     if isinstance(base, Run):
-        return Reference.of_run(base, k)
+        return _Reference.of_run(base, k)
     to_reference = getattr(base, "reference", None)  # a saved `baseline.Baseline`
     if callable(to_reference):
         return to_reference()
@@ -334,16 +330,16 @@ def _reference(base: Any, k: int) -> Reference | None:
 
 
 def retrieval_gate(policy: GatePolicy, run: Run, base: Any = None) -> GateResult:
-    """Apply `policy` to `run` (`evidencedesk.gate.decide_gate`), comparing with `base` when given.
+    """Apply `policy` to `run` (`evidencedesk.gate._decide_gate`), comparing with `base` when given.
 
     `base` is a run (e.g. ``run_config(Config(), ...)``, compared directly, its recall taken at
     the policy's k) or a saved baseline (``baseline.load_baseline``).
     """
-    return decide_gate(policy, gate_result(run, policy.k), _reference(base, policy.k))
+    return _decide_gate(policy, _gate_result(run, policy.k), _reference(base, policy.k))
 
 
 # the keys an ablation row answers to as a mapping (the course page's `row["change"]`)
-ABLATION_KEYS = (
+_ABLATION_KEYS = (
     "change",
     "config",
     "metrics",
@@ -360,10 +356,10 @@ ABLATION_KEYS = (
 
 
 @dataclass(frozen=True)
-class AblationRow(Mapping[str, Any]):
+class _AblationRow(Mapping[str, Any]):
     """The base run (``changes == {}``, delta 0) or one change of it, compared with the base.
 
-    Also a read-only mapping (`ABLATION_KEYS`), as the course page reads it: ``row["change"]``
+    Also a read-only mapping (`_ABLATION_KEYS`), as the course page reads it: ``row["change"]``
     (``"(base)"``, ``"reranker=none"`` ...), ``row["delta"]`` (the MRR delta), ``row["run"]``.
     """
 
@@ -386,15 +382,15 @@ class AblationRow(Mapping[str, Any]):
         return "(base)" if not self.changes else self.name
 
     def __getitem__(self, key: str) -> Any:
-        if key not in ABLATION_KEYS:
-            raise KeyError(f"{key!r}; expected one of: {', '.join(ABLATION_KEYS)}")
+        if key not in _ABLATION_KEYS:
+            raise KeyError(f"{key!r}; expected one of: {', '.join(_ABLATION_KEYS)}")
         return self.mrr_delta if key == "delta" else getattr(self, key)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(ABLATION_KEYS)
+        return iter(_ABLATION_KEYS)
 
     def __len__(self) -> int:
-        return len(ABLATION_KEYS)
+        return len(_ABLATION_KEYS)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -413,21 +409,21 @@ class AblationRow(Mapping[str, Any]):
         }
 
 
-def change_name(changes: Mapping[str, Any]) -> str:
+def _change_name(changes: Mapping[str, Any]) -> str:
     """An ablation's change in words: "reranker=none, depth=3", or "base" for no change."""
     if not changes:
         return "base"
     return ", ".join(f"{k}={v}" for k, v in changes.items())
 
 
-def ablation_row(
+def _ablation_row(
     name: str, changes: Mapping[str, Any], run: Run, base: Run, costs: Costs
-) -> AblationRow:
+) -> _AblationRow:
     """One ablation row: the run with `changes` against the base run on MRR, flips and costs."""
     mine, theirs = run.value("mrr"), base.value("mrr")
     delta = None if mine is None or theirs is None else mine - theirs
     flips = paired(list(base.judged), list(run.judged), name="mrr")
-    return AblationRow(
+    return _AblationRow(
         name=name,
         changes=dict(changes),
         config=run.config,
@@ -444,7 +440,7 @@ def ablation_row(
     )
 
 
-def as_change(number: int, change: Any) -> dict[str, Any]:
+def _as_change(number: int, change: Any) -> dict[str, Any]:
     """A change as a dict: a mapping as given, or a ``(field, value)`` pair."""
     if isinstance(change, tuple | list) and len(change) == 2 and isinstance(change[0], str):
         return {change[0]: change[1]}
@@ -460,7 +456,7 @@ _Cell = tuple[int, int]  # (depth, final)
 
 
 @dataclass(frozen=True)
-class SweepRow:
+class _SweepRow:
     """One (depth, final) cell of the sizing table; latency from the hypothetical price list."""
 
     depth: int
@@ -485,7 +481,7 @@ class SweepRow:
         }
 
 
-def sizing_grid(depths: Iterable[int], finals: Iterable[int]) -> tuple[list[_Cell], list[_Cell]]:
+def _sizing_grid(depths: Iterable[int], finals: Iterable[int]) -> tuple[list[_Cell], list[_Cell]]:
     """The (depth, final) cells the sweep runs (depth >= final, depth outer, in the order given)
     and those it leaves out (depth < final: capped by the depth, a repeat of (depth, depth))."""
     finals = list(finals)
@@ -503,20 +499,20 @@ def sweep(
     costs: Costs | None = None,
     base: Config | None = None,
     scope: Scope | None = None,
-) -> list[SweepRow]:
+) -> list[_SweepRow]:
     """Every depth x final with depth >= final, in the order given (depth outer); the cells
-    with depth < final are left out (`sizing_grid`: each repeats its depth x depth cell).
+    with depth < final are left out (`_sizing_grid`: each repeats its depth x depth cell).
 
     The reranker defaults to ``"feature"``: without one, depth changes nothing but the fetch.
     Latency comes from `costs`, a hypothetical price list; nothing is timed.
     """
     costs = costs or Costs()
     base = (base or Config()).replace(reranker=reranker)
-    rows: list[SweepRow] = []
-    for depth, final in sizing_grid(depths, finals)[0]:
+    rows: list[_SweepRow] = []
+    for depth, final in _sizing_grid(depths, finals)[0]:
         run = run_config(base.replace(depth=depth, final=final), parts, catalog, labels, scope)
         rows.append(
-            SweepRow(
+            _SweepRow(
                 depth=depth,
                 final=final,
                 recall=run.value(f"recall@{final}"),
@@ -531,26 +527,11 @@ def sweep(
 
 
 __all__ = [
-    "ABLATION_KEYS",
-    "AblationRow",
     "Config",
-    "ConfigRun",
     "Costs",
-    "FIRST_STAGES",
-    "GateInput",
-    "Reference",
     "Run",
-    "SweepRow",
     "ablate",
-    "ablation_row",
-    "as_change",
-    "capped_words",
-    "change_name",
-    "cut",
-    "gate_result",
     "retrieval_gate",
     "run_config",
-    "shape",
-    "sizing_grid",
     "sweep",
 ]

@@ -4,7 +4,7 @@
   different claims and are *held back* as a pair (both stay).
 - `edges_first`: strongest chunks at the edges of the context (models read edges best).
 - `context_tokens` / `fit_tokens`: a documented token estimate and a budget cut.
-- `pick_spans` / `keeps_evidence` / `compress`: keep the best sentence per chunk and check
+- `pick_spans` / `keeps_evidence` / `_compress`: keep the best sentence per chunk and check
   that the answer survived.
 - Citation checks live in `citations` and are re-exported here."""
 
@@ -18,17 +18,9 @@ from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.retrieval._citations import (
-    Answer,
-    AnswersError,
-    CitationScores,
-    SentenceCheck,
     check_sentences,
     citation_scores,
-    load_answers,
     numbers,
-    parse_answers,
-    score_answer,
-    split_sentences,
 )
 from evidencedesk.retrieval._memos import memo
 from evidencedesk.retrieval._tokens import NUMBER, content_words, is_identifier
@@ -36,34 +28,18 @@ from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.searchers import Hit
 
 __all__ = [
-    "DEDUPE_THRESHOLD",
-    "CompressionReport",
-    "Dedupe",
-    "Fit",
-    "Span",
-    "compress",
     "context_tokens",
     "dedupe",
     "edges_first",
-    "facts",
     "fit_tokens",
     "keeps_evidence",
     "pick_spans",
-    "Answer",
-    "AnswersError",
-    "CitationScores",
-    "SentenceCheck",
     "check_sentences",
     "citation_scores",
-    "load_answers",
-    "numbers",
-    "parse_answers",
-    "score_answer",
-    "split_sentences",
 ]
 
 # the content-word overlap (Jaccard) from which two chunk texts are near-duplicates
-DEDUPE_THRESHOLD = 0.8
+_DEDUPE_THRESHOLD = 0.8
 _TOKENS_PER_WORD = 1.3  # estimated prompt tokens per whitespace-separated word
 _CHARS_PER_TOKEN = 4  # estimated characters per prompt token
 
@@ -72,7 +48,7 @@ def _chunk(item: Any) -> Chunk:
     return item.chunk if isinstance(item, Hit) else item
 
 
-def facts(text: str) -> frozenset[str]:
+def _facts(text: str) -> frozenset[str]:
     """Numbers and identifiers (``rd2-24``): the tokens a claim hangs on."""
     return numbers(text) | frozenset(w for w in content_words(text) if is_identifier(w))
 
@@ -100,7 +76,7 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 @dataclass(frozen=True)
-class Dedupe:
+class _Dedupe:
     """`kept` in original order; `merged` {kept id: merged ids}; `held_back` (id, id) pairs."""
 
     kept: tuple[Any, ...]
@@ -115,7 +91,7 @@ class Dedupe:
         }
 
 
-def dedupe(found: Sequence[Hit | Chunk], threshold: float = DEDUPE_THRESHOLD) -> Dedupe:
+def dedupe(found: Sequence[Hit | Chunk], threshold: float = _DEDUPE_THRESHOLD) -> _Dedupe:
     """Merge near-duplicates; hold back same-words-different-numbers pairs.
 
     Two chunk texts are *similar* when the Jaccard overlap of their content words, numbers
@@ -139,7 +115,7 @@ def dedupe(found: Sequence[Hit | Chunk], threshold: float = DEDUPE_THRESHOLD) ->
         held.extend((cid, chunk.id) for cid, _ in similar)
         kept.append(item)
         seen.append((chunk.id, words, nums))
-    return Dedupe(tuple(kept), {k: tuple(v) for k, v in merged.items()}, tuple(held))
+    return _Dedupe(tuple(kept), {k: tuple(v) for k, v in merged.items()}, tuple(held))
 
 
 def edges_first(chunks: Sequence[Any]) -> list[Any]:
@@ -177,14 +153,14 @@ def context_tokens(chunks: Sequence[Any]) -> int:
     return total
 
 
-class Fit(NamedTuple):
+class _Fit(NamedTuple):
     """What a token budget keeps (a prefix) and what it drops (the rest, in order)."""
 
     kept: tuple[Any, ...]
     dropped: tuple[Any, ...]
 
 
-def fit_tokens(chunks: Sequence[Any], budget: int) -> Fit:
+def fit_tokens(chunks: Sequence[Any], budget: int) -> _Fit:
     """The longest prefix of `chunks` whose `context_tokens` fits in `budget`, and the rest.
 
     A pair, so ``fit_tokens(chunks, budget)[0]`` (or ``.kept``) is the prefix. It stops at the
@@ -197,16 +173,16 @@ def fit_tokens(chunks: Sequence[Any], budget: int) -> Fit:
     for n, item in enumerate(items):
         used += context_tokens([item])
         if used > budget:
-            return Fit(items[:n], items[n:])
-    return Fit(items, ())
+            return _Fit(items[:n], items[n:])
+    return _Fit(items, ())
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?।])\s+|\n+")
 
 
 @dataclass(frozen=True)
-class Span:
-    """The sentence picked from one chunk: index, text, question-word overlap, chunk's `facts`."""
+class _Span:
+    """The sentence picked from one chunk: index, text, question-word overlap, chunk's `_facts`."""
 
     chunk_id: str
     text: str
@@ -230,14 +206,14 @@ def _sentences(text: str) -> list[str]:
     return parts or [text.strip()]
 
 
-def pick_spans(question: str, chunks: Sequence[Any]) -> list[Span]:
+def pick_spans(question: str, chunks: Sequence[Any]) -> list[_Span]:
     """The best sentence of each chunk: most distinct question content words; ties -> earliest.
 
     Sentences end at ``. ! ? ।`` (Bangla dari) followed by space, or at a line break (so each
     table row is a sentence). Markdown heading lines are never picked.
     """
     q_words = set(content_words(question))
-    spans: list[Span] = []
+    spans: list[_Span] = []
     for item in chunks:
         chunk = _chunk(item)
         sentences = _sentences(chunk.text)
@@ -246,15 +222,17 @@ def pick_spans(question: str, chunks: Sequence[Any]) -> list[Span]:
             hit = len(q_words & set(content_words(sentence)))
             if hit > best[0]:
                 best = (hit, i, sentence)
-        spans.append(Span(chunk.id, best[2], best[1], max(best[0], 0), facts(" ".join(sentences))))
+        spans.append(
+            _Span(chunk.id, best[2], best[1], max(best[0], 0), _facts(" ".join(sentences)))
+        )
     return spans
 
 
-def keeps_evidence(label: Label, spans: Sequence[Span]) -> bool:
+def keeps_evidence(label: Label, spans: Sequence[_Span]) -> bool:
     """True when some grade-2 chunk of `label` kept its facts in its span.
 
     Rule (simple and conservative): the answer survives when at least one grade-2 chunk has a
-    span, and that span contains **every number and identifier** (`facts`) of the chunk's
+    span, and that span contains **every number and identifier** (`_facts`) of the chunk's
     sentences (headings excluded). A chunk without any number or identifier survives if it has a
     span at all. Limits: a table or a chunk listing several numbers usually counts as cut even
     when the sentence with the answer survived (over-reports cuts); a number-free answer sentence
@@ -264,12 +242,12 @@ def keeps_evidence(label: Label, spans: Sequence[Span]) -> bool:
     if not label.relevant:
         return True
     return any(
-        span.chunk_id in label.relevant and span.chunk_facts <= facts(span.text) for span in spans
+        span.chunk_id in label.relevant and span.chunk_facts <= _facts(span.text) for span in spans
     )
 
 
 @dataclass(frozen=True)
-class CompressionReport:
+class _CompressionReport:
     """Tokens before/after span picking over answerable questions, and where the answer was lost.
 
     `cut_off`: questions whose shown chunks held a grade-2 chunk but whose spans fail
@@ -299,9 +277,9 @@ class CompressionReport:
         }
 
 
-def compress(
+def _compress(
     labels: Sequence[Label], found_by_question: Mapping[str, Sequence[Hit | Chunk]]
-) -> CompressionReport:
+) -> _CompressionReport:
     """Pick spans for every answerable labelled question with an entry in `found_by_question`."""
     before = after = 0
     cut: list[str] = []
@@ -323,4 +301,4 @@ def compress(
         rows.append(
             {"id": label.id, "before": b, "after": a, "answer_shown": present, "kept": kept}
         )
-    return CompressionReport(len(rows), before, after, tuple(cut), tuple(missing), tuple(rows))
+    return _CompressionReport(len(rows), before, after, tuple(cut), tuple(missing), tuple(rows))

@@ -14,12 +14,12 @@ from evidencedesk.files._project_file import DEFAULT_RELEVANCE
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import iter_lines
 from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
-from evidencedesk.paths import DATA, LABELS
+from evidencedesk.paths import _LABELS
 
-__all__ = ["DATA", "LABELS", "TAGS", "Label", "QuestionCounts", "load_labels"]
+__all__ = ["Label", "QuestionCounts", "load_labels"]
 
 # the question tags of the demo set, each a kind of question its slices compare
-TAGS = (
+_TAGS = (
     "direct",
     "paraphrase",
     "exact_term",
@@ -30,7 +30,7 @@ TAGS = (
     "unanswerable",
 )
 # every field a labels.jsonl line may have
-FIELDS = ("id", "question", "tags", "answerable", "grades")
+_FIELDS = ("id", "question", "tags", "answerable", "grades")
 
 
 @dataclass(frozen=True)
@@ -102,12 +102,12 @@ def _parse_line(raw: str, path: Path | str, number: int, max_grade: int) -> Labe
     _expect(
         isinstance(obj, dict), path, number, f"expected a JSON object, found {type(obj).__name__}"
     )
-    unknown = sorted(set(obj) - set(FIELDS))
+    unknown = sorted(set(obj) - set(_FIELDS))
     _expect(
         not unknown,
         path,
         number,
-        f"unknown field {unknown[0] if unknown else ''!r}; expected: {', '.join(FIELDS)}",
+        f"unknown field {unknown[0] if unknown else ''!r}; expected: {', '.join(_FIELDS)}",
     )
     for key in ("id", "question", "grades"):
         _expect(key in obj, path, number, f"expected field {key!r}, found none")
@@ -209,7 +209,7 @@ def _parse_lines(
 
 
 def load_labels(
-    path: str | Path = LABELS, catalog: Container[str] | None = None, max_grade: int = 2
+    path: str | Path = _LABELS, catalog: Container[str] | None = None, max_grade: int = 2
 ) -> list[Label]:
     """Read ``labels.jsonl`` line by line; with a catalog, every labelled chunk id must exist in it.
 

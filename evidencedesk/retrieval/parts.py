@@ -1,5 +1,5 @@
 """What a configuration runs on and through: the searchers built once (`Parts`), the metrics
-every run reports, and a configuration's stages as one searcher (`ConfigSearcher`).
+every run reports, and a configuration's stages as one searcher (`_ConfigSearcher`).
 
 `evalreport.run_config` puts them together; they live here so that the course page's module
 stays the page's calls.
@@ -19,23 +19,17 @@ from evidencedesk.retrieval._memos import memo
 from evidencedesk.retrieval._search_cache import CachedSearcher, LazySearcher, cached_searchers
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evidence import context_tokens
-from evidencedesk.retrieval.lifecycle import build_searchers, dense_searcher
+from evidencedesk.retrieval.lifecycle import _dense_searcher, build_searchers
 from evidencedesk.retrieval.metrics import Judged, judge_run
-from evidencedesk.retrieval.searchers import Hit, HybridSearcher, Reranker, Searcher, TwoStage
+from evidencedesk.retrieval.searchers import Hit, HybridSearcher, TwoStage, _Reranker, _Searcher
 
 __all__ = [
-    "ConfigSearcher",
     "Parts",
-    "Stages",
-    "Within",
-    "prompt_tokens",
-    "summary_names",
-    "uses_minilm",
 ]
 
 
-class Stages(Protocol):
-    """What `ConfigSearcher` reads of a configuration (`evalreport.Config` is one)."""
+class _Stages(Protocol):
+    """What `_ConfigSearcher` reads of a configuration (`evalreport.Config` is one)."""
 
     # read-only properties, so that a frozen dataclass satisfies them
     @property
@@ -54,7 +48,7 @@ class _Warming:
 
     def __init__(self, chunks: tuple[Chunk, ...]) -> None:
         self._chunks = chunks
-        self._searcher: Searcher | None = None
+        self._searcher: _Searcher | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="minilm-warm", daemon=True)
 
@@ -66,11 +60,11 @@ class _Warming:
 
     def _run(self) -> None:
         try:
-            self._searcher = dense_searcher(self._chunks, "minilm", "minilm")
+            self._searcher = _dense_searcher(self._chunks, "minilm", "minilm")
         except BaseException as exc:  # handed to the thread that asks for the searcher
             self._error = exc
 
-    def result(self) -> Searcher:
+    def result(self) -> _Searcher:
         self._thread.join()
         if self._error is not None:
             raise self._error
@@ -82,7 +76,7 @@ class _Warming:
 class Parts:
     """The searchers built once for a catalog (and the pair scorer for ``pair``), reused by runs."""
 
-    searchers: Mapping[str, Searcher]
+    searchers: Mapping[str, _Searcher]
     scorer: Any = None
 
     @classmethod
@@ -102,10 +96,10 @@ class Parts:
             searchers["minilm"] = searchers["dense"]
         else:
             chunks = catalog.chunks
-            make = _Warming.start(chunks) if warm and not minilm.missing_packages() else None
+            make = _Warming.start(chunks) if warm and not minilm._missing_packages() else None
             lazy = LazySearcher(
                 "minilm",
-                make.result if make else lambda: dense_searcher(chunks, "minilm", "minilm"),
+                make.result if make else lambda: _dense_searcher(chunks, "minilm", "minilm"),
             )
             # asked for at least what the dense searcher is asked for (the hybrid's pool)
             searchers["minilm"] = CachedSearcher(
@@ -114,7 +108,7 @@ class Parts:
         return cls(searchers=searchers, scorer=scorer)
 
     @classmethod
-    def of(cls, parts: Parts | Mapping[str, Searcher]) -> Parts:
+    def of(cls, parts: Parts | Mapping[str, _Searcher]) -> Parts:
         """`parts` itself, or a mapping such as ``lifecycle.build_searchers(catalog)`` made into
         Parts: first stages cached, a missing hybrid fused from sparse and dense, and the default
         pair scorer (`make_reranker`'s) for ``pair`` and ``blend``."""
@@ -136,20 +130,20 @@ class Parts:
             searchers["hybrid"] = HybridSearcher(searchers["sparse"], searchers["dense"])
         return cls(searchers=searchers)
 
-    def first(self, name: str) -> Searcher:
+    def first(self, name: str) -> _Searcher:
         if name not in self.searchers:
             raise UnknownNameError("first stage", name, tuple(self.searchers))
         return self.searchers[name]
 
 
-def uses_minilm(cfg: Any, dense: str = "toy") -> bool:
+def _uses_minilm(cfg: Any, dense: str = "toy") -> bool:
     """Whether a configuration runs the MiniLM model: as its first stage (``minilm``, or
     ``dense``/``hybrid`` when the dense embedder is MiniLM) or as its reranker."""
     first = cfg.first_stage == "minilm" or (dense == "minilm" and cfg.first_stage != "sparse")
     return first or cfg.reranker == "minilm"
 
 
-def summary_names(final: int) -> tuple[str, ...]:
+def _summary_names(final: int) -> tuple[str, ...]:
     """The metrics every run reports (deduplicated, in this order)."""
     names = (
         "recall@1",
@@ -164,11 +158,11 @@ def summary_names(final: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-class ConfigSearcher(TwoStage):
+class _ConfigSearcher(TwoStage):
     """A configuration as a searcher (the two stages, the scope, the cut: `TwoStage`), recording
     what reached the prompt (`shown`, one list per search)."""
 
-    def __init__(self, cfg: Stages, first: Searcher, reranker: Reranker | None):
+    def __init__(self, cfg: _Stages, first: _Searcher, reranker: _Reranker | None):
         super().__init__(first, reranker, cfg.depth, cfg.final, cfg.prefilter)
         self.cfg = cfg
         self.name = cfg.label()
@@ -191,14 +185,14 @@ class ConfigSearcher(TwoStage):
         # by index: a counting view of the labels (`Tally.asking`) counts a question when it
         # is judged, not here
         self.prime([labels[i].question for i in range(len(labels))], allowed)
-        return judge_run(self, Within(allowed), labels, scope=scope, k=k)
+        return judge_run(self, _Within(allowed), labels, scope=scope, k=k)
 
     def tokens_shown(self) -> int:
-        """Estimated prompt tokens of every list shown so far (`prompt_tokens` summed)."""
-        return sum(prompt_tokens(c.chunk.text) for shown in self.shown for c in shown)
+        """Estimated prompt tokens of every list shown so far (`_prompt_tokens` summed)."""
+        return sum(_prompt_tokens(c.chunk.text) for shown in self.shown for c in shown)
 
 
-class Within:
+class _Within:
     """A catalog as `metrics.judge_run` reads it: the one allowed set of a run, computed once."""
 
     def __init__(self, allowed: frozenset[str]):
@@ -208,7 +202,7 @@ class Within:
         return self._allowed
 
 
-def prompt_tokens(text: str) -> int:
+def _prompt_tokens(text: str) -> int:
     """`evidence.context_tokens` of one chunk's text (a list's estimate is the sum over its
     pieces), kept per text for the build (`memos.memo`): every configuration shows mostly the
     same chunks."""

@@ -4,7 +4,7 @@ Every reranker here but ``minilm`` is a **stand-in**: `LexicalPairScorer` and `O
 hand-made word features, not trained cross-encoders. `HubPairScorer` plugs a real sentence-transformers
 ``CrossEncoder`` into the ``pair`` slot (optional extra ``models``).
 
-Named rerankers (`RERANKERS`, resolved by `make_reranker`):
+Named rerankers (`_RERANKERS`, resolved by `make_reranker`):
 
 - ``none``: no second stage (`make_reranker` returns None).
 - ``overlap``: share of query content words found in the passage (`OverlapScorer`).
@@ -34,40 +34,26 @@ from evidencedesk.chunking import Chunk
 from evidencedesk.errors import RerankerError, UnknownNameError
 from evidencedesk.retrieval._memos import memo
 from evidencedesk.retrieval._scorers import (
-    DEFAULT_CROSS_ENCODER,
     HubPairScorer,
-    LexicalFeatures,
     LexicalPairScorer,
     OverlapScorer,
     PairScorer,
     format_passage,
-    split_passage,
 )
 from evidencedesk.retrieval.minilm import BiEncoderPairScorer
-from evidencedesk.retrieval.searchers import RRF_K, Hit, Reranker, renumber, rrf
+from evidencedesk.retrieval.searchers import _RRF_K, Hit, _renumber, _rrf
 
 __all__ = [
-    "DEFAULT_CROSS_ENCODER",
-    "RERANKERS",
-    "BiEncoderPairScorer",
-    "BlendReranker",
     "FeatureReranker",
     "HubPairScorer",
-    "LexicalFeatures",
     "LexicalPairScorer",
-    "OverlapReranker",
-    "OverlapScorer",
     "PairReranker",
     "PairScorer",
-    "Reranker",
-    "RerankerError",
-    "format_passage",
     "make_reranker",
-    "split_passage",
 ]
 
 # every reranker name a config may give
-RERANKERS = ("none", "overlap", "feature", "pair", "blend", "minilm")
+_RERANKERS = ("none", "overlap", "feature", "pair", "blend", "minilm")
 
 
 def _check_max_words(max_words: int | None) -> int | None:
@@ -211,7 +197,7 @@ class PairReranker:
         if _tied_at_top(scores):
             self.ties_at_top += 1
         order = sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: ties keep order
-        # `renumber` without its float(): the scores are floats already
+        # `_renumber` without its float(): the scores are floats already
         return [Hit(r, scores[i], candidates[i].chunk) for r, i in enumerate(order, 1)]
 
     def __repr__(self) -> str:
@@ -225,14 +211,14 @@ class FeatureReranker(PairReranker):
         super().__init__(LexicalPairScorer(), max_words, name)
 
 
-class OverlapReranker(PairReranker):
+class _OverlapReranker(PairReranker):
     """``overlap``: share of the query's content words found in the passage."""
 
     def __init__(self, max_words: int | None = None, name: str = "overlap"):
         super().__init__(OverlapScorer(), max_words, name)
 
 
-class BlendReranker:
+class _BlendReranker:
     """``blend``: RRF of the first-stage order and the inner reranker's order.
 
     Fused score = 1/(rrf_k + first-stage rank) + 1/(rrf_k + reranker rank). Ties of the fused
@@ -240,7 +226,7 @@ class BlendReranker:
     the inner reranker's count (fusion itself scores nothing).
     """
 
-    def __init__(self, inner: PairReranker, rrf_k: int = RRF_K, name: str = "blend"):
+    def __init__(self, inner: PairReranker, rrf_k: int = _RRF_K, name: str = "blend"):
         self.inner, self.rrf_k, self.name = inner, rrf_k, name
         self.ties_at_top = 0
 
@@ -263,8 +249,8 @@ class BlendReranker:
     def rerank(self, query: str, candidates: Sequence[Hit]) -> list[Hit]:
         if not candidates:
             return []
-        first = renumber([(c.score, c.chunk) for c in candidates])
-        fused = rrf([first, self.inner.rerank(query, first)], len(first), self.rrf_k)
+        first = _renumber([(c.score, c.chunk) for c in candidates])
+        fused = _rrf([first, self.inner.rerank(query, first)], len(first), self.rrf_k)
         if _tied_at_top([c.score for c in fused]):
             self.ties_at_top += 1
         return fused
@@ -275,8 +261,8 @@ class BlendReranker:
 
 def make_reranker(
     name: str, scorer: PairScorer | None = None, max_words: int | None = None
-) -> PairReranker | BlendReranker | None:
-    """Resolve a reranker by name (`RERANKERS`); ``"none"`` gives None.
+) -> PairReranker | _BlendReranker | None:
+    """Resolve a reranker by name (`_RERANKERS`); ``"none"`` gives None.
 
     `scorer` fills the ``pair`` slot (and the pair side of ``blend``); default `LexicalPairScorer`.
     `max_words` applies to every reranker that reads text.
@@ -285,12 +271,12 @@ def make_reranker(
     if name == "none":
         return None
     if name == "overlap":
-        return OverlapReranker(max_words)
+        return _OverlapReranker(max_words)
     if name == "feature":
         return FeatureReranker(max_words)
     if name in ("pair", "blend"):
         pair = PairReranker(LexicalPairScorer() if scorer is None else scorer, max_words, "pair")
-        return pair if name == "pair" else BlendReranker(pair)
+        return pair if name == "pair" else _BlendReranker(pair)
     if name == "minilm":
         return PairReranker(BiEncoderPairScorer(), max_words, "minilm")
-    raise UnknownNameError("reranker", name, RERANKERS)
+    raise UnknownNameError("reranker", name, _RERANKERS)

@@ -40,7 +40,7 @@ class Hit(NamedTuple):
 
 
 @runtime_checkable
-class Searcher(Protocol):
+class _Searcher(Protocol):
     """A first-stage searcher: the top k chunks for a query, filtered before ranking."""
 
     name: str
@@ -50,7 +50,7 @@ class Searcher(Protocol):
         ...
 
 
-class Embedder(Protocol):
+class _Embedder(Protocol):
     """What `searchers.DenseSearcher` ranks with: one L2-normalised float64 row per text
     (`dense.ToyEmbedder`, `minilm.MiniLMEmbedder`)."""
 
@@ -63,10 +63,10 @@ class Embedder(Protocol):
 
 
 @runtime_checkable
-class Reranker(Protocol):
+class _Reranker(Protocol):
     """A second stage that reorders the first stage's candidates and counts the pairs it scored."""
 
-    # read-only properties: callers only read them (`BlendReranker.pairs_scored` is computed)
+    # read-only properties: callers only read them (`_BlendReranker.pairs_scored` is computed)
     @property
     def name(self) -> str: ...
     @property
@@ -77,15 +77,15 @@ class Reranker(Protocol):
         ...
 
 
-def renumber(scored: Sequence[tuple[float, Chunk]]) -> list[Hit]:
+def _renumber(scored: Sequence[tuple[float, Chunk]]) -> list[Hit]:
     """Hits ranked from 1 in the order of `scored` (score, chunk) pairs."""
     return [Hit(i, float(score), chunk) for i, (score, chunk) in enumerate(scored, start=1)]
 
 
-RRF_K = 60  # the constant k of reciprocal-rank fusion: a result at rank r scores 1 / (k + r)
+_RRF_K = 60  # the constant k of reciprocal-rank fusion: a result at rank r scores 1 / (k + r)
 
 
-def rrf(rankings: list[list[Hit]], k: int, rrf_k: int = RRF_K) -> list[Hit]:
+def _rrf(rankings: list[list[Hit]], k: int, rrf_k: int = _RRF_K) -> list[Hit]:
     """Reciprocal-rank fusion: score = sum of 1 / (rrf_k + rank). Ties: first seen wins."""
     scores: dict[str, float] = {}
     chunks: dict[str, Chunk] = {}
@@ -102,7 +102,7 @@ def rrf(rankings: list[list[Hit]], k: int, rrf_k: int = RRF_K) -> list[Hit]:
     return [Hit(r, scores[cid], chunks[cid]) for r, cid in enumerate(order, start=1)]
 
 
-class AllowedMasks:
+class _AllowedMasks:
     """Caches masks by allowed set: the same scope is asked for every question."""
 
     def __init__(self, chunks: tuple[Chunk, ...], size: int = 16):
@@ -144,7 +144,7 @@ def _top_k(scores: np.ndarray, usable: np.ndarray, k: int, chunks: tuple[Chunk, 
     return [Hit(r, float(scores[i]), chunks[i]) for r, i in enumerate(order, start=1)]
 
 
-BLOCK = 256  # questions per matrix product in `DenseSearcher.search_many` (256 x chunks floats)
+_BLOCK = 256  # questions per matrix product in `DenseSearcher.search_many` (256 x chunks floats)
 
 
 # how far below the k-th approximate (float32) score `search_many` rescores exactly: float32
@@ -153,7 +153,7 @@ BLOCK = 256  # questions per matrix product in `DenseSearcher.search_many` (256 
 _MARGIN = 1e-4
 
 
-def index_text(chunk: Chunk) -> str:
+def _index_text(chunk: Chunk) -> str:
     """What both first stages index: the title, then the text."""
     return f"{chunk.title}\n{chunk.text}"
 
@@ -171,7 +171,7 @@ class SparseSearcher:
         every: list[str] = []
         lengths = np.zeros(len(self.chunks), dtype=np.float64)
         for i, chunk in enumerate(self.chunks):
-            words = tokenize(index_text(chunk))
+            words = tokenize(_index_text(chunk))
             lengths[i] = len(words)
             every.extend(words)
         numbers = {w: t for t, w in enumerate(dict.fromkeys(every))}  # in first-seen order
@@ -193,7 +193,7 @@ class SparseSearcher:
             word: (docs_all[starts[t] : starts[t + 1]], weights[starts[t] : starts[t + 1]])
             for word, t in numbers.items()
         }
-        self._masks = AllowedMasks(self.chunks)
+        self._masks = _AllowedMasks(self.chunks)
 
     def scores(self, query: str) -> np.ndarray:
         total = np.zeros(len(self.chunks), dtype=np.float64)
@@ -215,7 +215,7 @@ class SparseSearcher:
 
 
 class DenseSearcher:
-    """Cosine over embeddings (the toy's by default, or any `Embedder` of unit rows with at most
+    """Cosine over embeddings (the toy's by default, or any `_Embedder` of unit rows with at most
     512 dimensions, such as `minilm.MiniLMEmbedder`); returns the top k allowed chunks whatever
     their score."""
 
@@ -224,17 +224,17 @@ class DenseSearcher:
     def __init__(
         self,
         chunks: tuple[Chunk, ...] | list[Chunk],
-        embedder: Embedder | None = None,
+        embedder: _Embedder | None = None,
         name: str = "dense",
     ):
         self.chunks = tuple(chunks)
-        self.embedder: Embedder = embedder or ToyEmbedder()
+        self.embedder: _Embedder = embedder or ToyEmbedder()
         self.name = name
-        self.matrix = self.embedder.embed_many([index_text(c) for c in self.chunks])
+        self.matrix = self.embedder.embed_many([_index_text(c) for c in self.chunks])
         self._by_slot = np.ascontiguousarray(self.matrix.T)  # one row per feature slot
         # `search_many`'s float32 copy of it, for the last scope asked: (mask, columns)
         self._last_columns: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
-        self._masks = AllowedMasks(self.chunks)
+        self._masks = _AllowedMasks(self.chunks)
 
     def scores(self, query: str) -> np.ndarray:
         """Cosine of the query with every chunk.
@@ -263,7 +263,7 @@ class DenseSearcher:
     ) -> list[list[Hit]]:
         """``[search(q, k, allowed) for q in queries]``, equal to it score for score, faster.
 
-        One float32 matrix product per `BLOCK` questions gives every chunk's score within
+        One float32 matrix product per `_BLOCK` questions gives every chunk's score within
         3.1e-5 (float32 rounding, any summation order, unit vectors of 512 slots). Only the
         chunks within `_MARGIN` (1e-4) of the k-th highest of those are then scored as `scores`
         scores them -- the same float64 products added in the same slot order -- and ranked as
@@ -277,10 +277,10 @@ class DenseSearcher:
         columns = self._columns(mask)  # float32, one column per usable chunk
         m = columns.shape[1]
         out: list[list[Hit]] = []
-        for start in range(0, len(queries), BLOCK):
+        for start in range(0, len(queries), _BLOCK):
             # rows equal `embed`'s: the toy's entries and partial sums are multiples of 0.5
             # (exact); a MiniLM row does not depend on the batch it was computed in
-            vectors = self.embedder.embed_many(list(queries[start : start + BLOCK]))
+            vectors = self.embedder.embed_many(list(queries[start : start + _BLOCK]))
             approx = vectors.astype(np.float32) @ columns
             if m > k:  # each row's k-th highest, then every column within MARGIN of it
                 kth = np.partition(approx, m - k, axis=1)[:, m - k]
@@ -326,14 +326,14 @@ class HybridSearcher:
 
     name = "hybrid"
 
-    def __init__(self, sparse: Searcher, dense: Searcher, pool: int = 50, rrf_k: int = RRF_K):
+    def __init__(self, sparse: _Searcher, dense: _Searcher, pool: int = 50, rrf_k: int = _RRF_K):
         self.sparse, self.dense, self.pool, self.rrf_k = sparse, dense, pool, rrf_k
 
     def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
         if k <= 0 or (allowed is not None and not allowed):
             return []
         depth = max(k, self.pool)
-        return rrf(
+        return _rrf(
             [self.sparse.search(query, depth, allowed), self.dense.search(query, depth, allowed)],
             k,
             self.rrf_k,
@@ -346,13 +346,13 @@ class HybridSearcher:
         if k <= 0 or (allowed is not None and not allowed):
             return [[] for _ in queries]
         depth = max(k, self.pool)
-        sparse = search_many(self.sparse, queries, depth, allowed)
-        dense = search_many(self.dense, queries, depth, allowed)
-        return [rrf([s, d], k, self.rrf_k) for s, d in zip(sparse, dense, strict=True)]
+        sparse = _search_many(self.sparse, queries, depth, allowed)
+        dense = _search_many(self.dense, queries, depth, allowed)
+        return [_rrf([s, d], k, self.rrf_k) for s, d in zip(sparse, dense, strict=True)]
 
 
-def search_many(
-    searcher: Searcher, queries: Sequence[str], k: int, allowed: frozenset[str] | None
+def _search_many(
+    searcher: _Searcher, queries: Sequence[str], k: int, allowed: frozenset[str] | None
 ) -> list[list[Hit]]:
     """The searcher's own `search_many` when it has one, else one `search` per question."""
     many = getattr(searcher, "search_many", None)
@@ -367,14 +367,14 @@ class TwoStage:
     ``search(query, k, allowed)`` returns at most ``min(k, final)``. The reranker's
     ``pairs_scored`` counts the cost. ``prefilter`` (the default) applies the scope inside stage
     one, before ranking; without it stage one sees everything and the scope is applied after
-    reranking (`parts.ConfigSearcher`, the configurations' searcher, is this one). `prime`
+    reranking (`parts._ConfigSearcher`, the configurations' searcher, is this one). `prime`
     runs both stages' heavy parts for many questions at once ahead of their `search` calls.
     """
 
     def __init__(
         self,
-        first: Searcher,
-        reranker: Reranker | None,
+        first: _Searcher,
+        reranker: _Reranker | None,
         depth: int,
         final: int,
         prefilter: bool = True,
@@ -406,19 +406,19 @@ class TwoStage:
             found = self.reranker.rerank(query, found)
         if not self.prefilter and allowed is not None:
             found = [c for c in found if c.chunk.id in allowed]
-        return renumber([(c.score, c.chunk) for c in found[:keep]])
+        return _renumber([(c.score, c.chunk) for c in found[:keep]])
 
     def prime(self, queries: Sequence[str], allowed: frozenset[str] | None = None) -> None:
         """Ready `search(q, k, allowed)` for every q of `queries`: stage one asked for all of
-        them at once (`search_many`: the dense searcher batches them), and every stage-one
+        them at once (`_search_many`: the dense searcher batches them), and every stage-one
         list's pairs scored in one call (the reranker's ``prime``, when it has one: the
         built-in scorers score them vectorised). The lists are kept for the `search` calls
         with this very `allowed` object (until the next `prime`); answers do not change."""
-        lists = search_many(self.first, queries, self.depth, allowed if self.prefilter else None)
+        lists = _search_many(self.first, queries, self.depth, allowed if self.prefilter else None)
         prime = getattr(self.reranker, "prime", None)
         if callable(prime):
             prime(queries, lists)
         self._primed = (allowed, dict(zip(queries, lists, strict=True)))
 
 
-__all__ = ["DenseSearcher", "HybridSearcher", "SparseSearcher", "TwoStage", "index_text"]
+__all__ = ["DenseSearcher", "Hit", "HybridSearcher", "SparseSearcher", "TwoStage"]

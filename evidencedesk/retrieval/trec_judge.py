@@ -35,12 +35,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "judge_trec_run",
-    "judge_trec_run_condensed",
-    "qrels_from_labels",
 ]
 
 
-def qrels_from_labels(labels: Iterable[Any]) -> dict[str, dict[str, int]]:
+def _qrels_from_labels(labels: Iterable[Any]) -> dict[str, dict[str, int]]:
     """{question id: {chunk id: grade}} from labels (the TREC view of ``labels.jsonl``)."""
     return {label.id: dict(label.grades) for label in labels}
 
@@ -152,7 +150,7 @@ def _labels_and_qrels(
     if qrels is None:
         if labels is None:
             raise ValueError("expected qrels or labels to judge the run against, found neither")
-        qrels = qrels_from_labels(labels)
+        qrels = _qrels_from_labels(labels)
     return qrels, labels
 
 
@@ -460,7 +458,7 @@ def judge_trec_run(
     return _judge(run, arrays, labels, k, relevant, depth, graded, complete, nonrelevant)
 
 
-def judge_trec_run_condensed(
+def _judge_trec_run_condensed(
     run: TrecRun,
     qrels: Mapping[str, Mapping[str, int]] | None = None,
     labels_meta: Sequence[Any] | Mapping[str, Any] | None = None,
