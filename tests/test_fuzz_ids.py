@@ -38,8 +38,8 @@ from evidencedesk.report._site import slug
 from evidencedesk.results._serialize import TO_LABEL, _export_files
 from evidencedesk.results.types import ToLabel
 from evidencedesk.retrieval.beir import (
-    QRELS_HEADER,
-    Query,
+    _QRELS_HEADER,
+    _Query,
     read_beir_corpus,
     read_beir_qrels,
     read_queries,
@@ -215,7 +215,7 @@ def test_any_beir_jsonl_query_is_read_as_written_or_refused(
         path = _file(folder, "queries.jsonl", "".join(line + "\n" for line in lines))
         queries = _refused_at_its_line(read_queries, path)
     if queries is not None:  # JSON escapes every line end: the text is the file's, stripped
-        assert queries == [Query(qid, text.strip()), Query("q0", "zero")]
+        assert queries == [_Query(qid, text.strip()), _Query("q0", "zero")]
 
 
 @FUZZ
@@ -225,7 +225,7 @@ def test_any_beir_tsv_query_is_read_as_written_or_refused(qid: str, text: str) -
         path = _file(folder, "queries.tsv", f"{qid}\t{text}\nq0\tzero\n")
         queries = _refused_at_its_line(read_queries, path)
     if queries is not None and _one_word(qid) and not any(c in "\r\n" for c in text):
-        assert queries == [Query(qid.removeprefix("\ufeff"), text.strip()), Query("q0", "zero")]
+        assert queries == [_Query(qid.removeprefix("\ufeff"), text.strip()), _Query("q0", "zero")]
 
 
 @FUZZ
@@ -248,7 +248,7 @@ def test_any_beir_document_is_read_as_written_or_refused(
 def test_any_beir_qrels_ids_are_read_as_written_or_refused(
     qid: str, doc: str, grade: int, header: bool
 ) -> None:
-    head = "\t".join(QRELS_HEADER) + "\n" if header else ""
+    head = "\t".join(_QRELS_HEADER) + "\n" if header else ""
     with tempfile.TemporaryDirectory() as folder:
         path = _file(folder, "qrels.tsv", f"{head}{qid}\t{doc}\t{grade}\nq0\td0\t2\n")
         qrels = _refused_at_its_line(read_beir_qrels, path)
@@ -422,7 +422,10 @@ def _unisolated(folder: str, name: str, inside: Callable[[str, int, int], bool])
     code, err, out = _build(folder, name=name)
     if not _built_or_refused(code, err, out):
         return []
-    shown = list(_shown(out, _balanced(name), inside))  # as pages show it: its isolates balanced
+    as_shown = _balanced(name)  # as pages show it: its isolates balanced
+    if not _BIDI.search(as_shown):
+        return []  # a lone PDI dropped: nothing left that could turn text around
+    shown = list(_shown(out, as_shown, inside))
     assert shown, "the name is on no page"
     return [f"{page}: {text!a}" for page, text, isolated in shown if not isolated]
 
@@ -455,5 +458,6 @@ def test_a_question_id_that_draws_nothing_is_shown_on_every_page(qid: str) -> No
         if not _built_or_refused(code, err, out):
             return
         raw = [(page, text) for page, text, _ in _shown(out, qid)]
-        assert list(_shown(out, visible(qid))), "the id is on no page"
+        # shown visibly, its own isolates balanced (a lone PDI dropped, as for every text)
+        assert list(_shown(out, _balanced(visible(qid)))), "the id is on no page"
     assert raw == []

@@ -803,5 +803,5 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
     corpus = frozenset(catalog.ids()) if catalog is not None else None
     label_next = to_label(base_run.judged, {n: r.judged for n, r in others.items()},
                           str(baseline), settings.judged_k, corpus=corpus)  # fmt: skip
-    base_gate = _baseline_gate(inputs.policy, cut(base_run.judged, k), max(k, 1))
+    base_gate = _baseline_gate(inputs.policy, _cut(base_run.judged, k), max(k, 1))
     return Gated(tuple(candidates), {}, (), label_next, base_gate)
