@@ -295,6 +295,17 @@ def _arabic_project(root: Path) -> Path:
     return root / "evidencedesk.toml"
 
 
+@pytest.fixture(scope="module")
+def arabic_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Arabic project's site, built once for the module."""
+    _require_browser()
+    root = tmp_path_factory.mktemp("arabic")
+    argv = ["build", "--project", str(_arabic_project(root / "p")), "--out", str(root / "site"),
+            "-q"]  # fmt: skip
+    assert cli.main(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    return root / "site"
+
+
 @pytest.mark.parametrize(
     ("page_name", "selector"),
     [
@@ -306,14 +317,11 @@ def _arabic_project(root: Path) -> Path:
 )
 def test_right_to_left_text_reads_from_the_right(
     browser,  # noqa: F811 - the fixture
-    tmp_path: Path,
+    arabic_site: Path,
     page_name: str,
     selector: str,
 ) -> None:  # type: ignore[no-untyped-def]
-    _require_browser()
-    site = tmp_path / "site"
-    argv = ["build", "--project", str(_arabic_project(tmp_path / "p")), "--out", str(site), "-q"]
-    assert cli.main(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    site = arabic_site
     page = browser.new_page(viewport={"width": 1400, "height": SCREEN})
     try:
         page.goto((site / page_name).as_uri(), wait_until="load")

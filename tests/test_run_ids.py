@@ -35,6 +35,18 @@ def with_corpus(project: Path, ids: list[str]) -> Path:
 CORPUS = [str(n) for n in range(1, 13)]
 
 
+def refused(project: Path, previous: Path, before: dict[str, str], line: str) -> None:
+    """The build refuses `project` with `line` (relative to its folder), exit 2, the previous
+    site as it was; `validate` refuses it with the same line."""
+    code, _, err = build(project, previous)
+    assert (code, err) == (2, f"error: {project.parent / line}\n")
+    assert tree(previous) == before
+    stderr = io.StringIO()
+    assert cli.main(["validate", "--project", str(project)], stdout=io.StringIO(),
+                    stderr=stderr) == 2  # fmt: skip
+    assert stderr.getvalue() == f"error: {project.parent / line}\n"
+
+
 def test_a_half_zero_padded_run_is_refused_against_the_corpus(tmp_path: Path) -> None:
     previous = tmp_path / "site"
     good = with_corpus(write_project(tmp_path / "good", QRELS, {"base": BASE, "cand": BASE},
@@ -49,13 +61,7 @@ def test_a_half_zero_padded_run_is_refused_against_the_corpus(tmp_path: Path) ->
             "the run's top 10 not in it (50 %, above the 10 % [runs].min_coverage allows) (run: "
             "'000003', '000004', '000009'; corpus: '1', '10', '11'); removing leading zeros from "
             "the run's document ids would match 5 of 5")  # fmt: skip
-    code, _, err = build(project, previous)
-    assert (code, err) == (2, f"error: {project.parent / line}\n")
-    assert tree(previous) == before
-    stderr = io.StringIO()
-    assert cli.main(["validate", "--project", str(project)], stdout=io.StringIO(),
-                    stderr=stderr) == 2  # fmt: skip
-    assert stderr.getvalue() == f"error: {project.parent / line}\n"
+    refused(project, previous, before, line)
 
 
 def test_validate_prints_each_runs_share_in_the_corpus(tmp_path: Path) -> None:
@@ -122,13 +128,7 @@ def test_without_a_corpus_a_half_zero_padded_run_is_refused(tmp_path: Path) -> N
     good = write_project(tmp_path / "good", qrels, {"base": base, "cand": base}, relevance=1)
     assert build(good, previous)[0] == 0
     before = tree(previous)
-    code, _, err = build(project, previous)
-    assert (code, err) == (2, f"error: {project.parent / line}\n")
-    assert tree(previous) == before
-    stderr = io.StringIO()
-    assert cli.main(["validate", "--project", str(project)], stdout=io.StringIO(),
-                    stderr=stderr) == 2  # fmt: skip
-    assert stderr.getvalue() == f"error: {project.parent / line}\n"
+    refused(project, previous, before, line)
     # a lower [runs].min_coverage lets the same run through (its ids then count as unjudged)
     toml = project.read_text(encoding="utf-8").replace("[runs]", "[runs]\nmin_coverage = 0.7")
     project.write_text(toml, encoding="utf-8")
