@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import io
+import json
 import re
 from pathlib import Path
 
@@ -232,6 +233,12 @@ def test_the_unjudged_caveat_is_said_only_where_it_can_change_the_answer(tmp_pat
     )
     assert caveat in page["buried"]
     assert "it does not move as on the full lists" in page["buried"]
+    # decided once, in the Results: the page only says what results.json holds
+    results = json.loads((tmp_path / "site" / "results.json").read_text("utf-8"))
+    assert {c["name"]: c["judged"]["caveat"] for c in results["candidates"]} == {
+        "collapsed": False,
+        "buried": True,
+    }
 
 
 def test_flips_that_lean_against_the_mean_say_why(tmp_path: Path) -> None:

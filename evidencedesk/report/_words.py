@@ -402,16 +402,11 @@ def cost(results: Results, source: str) -> str:
 
 
 def unjudged(results: Results, source: str) -> str:
-    """The unjudged caveat: its top k holds clearly more unjudged documents than the baseline's,
-    and that can change the answer: the comparison on condensed lists (unjudged results removed)
-    does not move as on the full lists. Where it does, the verdict holds where the judgments
-    reach, and the caveat is not said (judgments sparse by design leave most of every run's top
-    k unjudged; the data tile gives the baseline's share)."""
+    """The unjudged caveat (`JudgedShare.caveat`): its top k holds clearly more unjudged
+    documents than the baseline's, where that can change the answer."""
     c = _candidate(results, source)
     share = c.judged
     if share is None or not share.caveat or share.baseline is None or share.candidate is None:
-        return ""
-    if c.condensed_agrees:
         return ""
     return (f"Caveat: its top {share.k} holds {round(100 * (1 - share.candidate))} % unjudged "
             f"documents against {round(100 * (1 - share.baseline))} % for the baseline; "

@@ -429,11 +429,14 @@ def judged_stat(book: Book, key: Hashable, judged: Sequence[Judged], k: int) -> 
 
 
 def judged_share(
-    base: Sequence[Judged], candidate: Sequence[Judged], k: int, seed: int
-) -> JudgedShare:
+    base: Sequence[Judged], candidate: Sequence[Judged], k: int, seed: int,
+    holds: bool | None = None,
+) -> JudgedShare:  # fmt: skip
     """The candidate's Judged@k against the baseline's, paired question by question: both means
     over the questions both lists define (a run that returns nothing for a question has no
-    Judged@k there), so that the difference shown beside them is theirs."""
+    Judged@k there), so that the difference shown beside them is theirs. `holds`: the
+    comparison on condensed lists moves as on the full lists (its verdict holds where the
+    judgments reach), so the unjudged share cannot change the answer and carries no caveat."""
     name = judged_metric(k).name
     a = _question_values(base, [name])[name]
     b = _question_values(candidate, [name])[name]
@@ -442,7 +445,7 @@ def judged_share(
     mean_a = _mean_defined([a[q] for q in both])[0]
     mean_b = _mean_defined([b[q] for q in both])[0]
     return JudgedShare(k, mean_a, mean_b, ci.mean, ci.low, ci.high, ci.n,
-                       unjudged_caveat(mean_a, mean_b, ci.high))  # fmt: skip
+                       unjudged_caveat(mean_a, mean_b, ci.high) and not holds)  # fmt: skip
 
 
 def fully_judged(*runs: Sequence[Judged]) -> bool:

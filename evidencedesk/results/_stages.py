@@ -657,7 +657,9 @@ def gate(evaluating: Evaluating, benchmark: Benchmark) -> Gated:
                 ),
                 lists=() if same else compute.ranked_lists(run.judged, settings.metrics, _SHOWN),
                 lists_of=same,
-                judged=judged_share(base_run.judged, run.judged, k, settings.seed),
+                judged=judged_share(
+                    base_run.judged, run.judged, k, settings.seed, None if cond is None else cond[1]
+                ),  # fmt: skip
                 condensed=None if cond is None else cond[0],
                 condensed_agrees=None if cond is None else cond[1],
             )
@@ -793,7 +795,11 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
                 ),
                 lists_of=name,  # the run is a variant: its lists are stored there, once
                 judged=judged_share(
-                    base_run.judged, run.judged, settings.judged_k, settings.seed
+                    base_run.judged,
+                    run.judged,
+                    settings.judged_k,
+                    settings.seed,
+                    None if cond is None else cond[1],
                 ),  # fmt: skip
                 condensed=None if cond is None else cond[0],
                 condensed_agrees=None if cond is None else cond[1],

@@ -213,8 +213,9 @@ class VariantResult:
 @dataclass(frozen=True)
 class JudgedShare:
     """A candidate's Judged@k against the baseline's: both means, the paired difference with its
-    95 % bootstrap interval, and whether it is clearly lower (`verdicts.unjudged_caveat`):
-    unjudged results count as not relevant, so the comparison can understate the candidate."""
+    95 % bootstrap interval, and whether it is clearly lower (`verdicts.unjudged_caveat`) where
+    that can change the answer (the condensed lists do not move as the full lists): unjudged
+    results count as not relevant, so the comparison can understate the candidate."""
 
     k: int
     baseline: float | None
