@@ -278,9 +278,7 @@ def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[
 
     def finalize(value: Any) -> Any:
         if type(value) is str:
-            if _BIDI.search(value):
-                return Markup(f"{_FSI}{escape(_balanced(value))}{_PDI}")  # noqa: S704
-            return value
+            return Markup(escape(_isolated(value))) if _BIDI.search(value) else value
         if isinstance(value, str) and hasattr(value, "__html__") and not isinstance(value, Markup):
             return names_isolated(value.__html__())  # a claim's words
         return value

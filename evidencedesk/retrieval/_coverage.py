@@ -135,9 +135,12 @@ def id_rewrite(
     many of the tried ids it matches, how many were tried), or None when none matches at least
     half of them. `what` names the ids ("query", "document")."""
     found = _best_rewrite(ids, judged, what)
-    if found is None or found[1] * 2 < found[2]:
-        return None
-    return found
+    return found if found is not None and _most(found) else None
+
+
+def _most(found: tuple[str, int, int]) -> bool:
+    """Whether a rewrite (`_best_rewrite`) matches at least half of the ids it was tried on."""
+    return found[1] * 2 >= found[2]
 
 
 def _best_rewrite(
@@ -340,7 +343,7 @@ def check_judged_shares(
         best = _best_rewrite(unjudged, every, "document")
         if best is None:
             continue
-        mostly = best[1] * 2 >= best[2] and found.anywhere_share < FAR_BELOW * typical
+        mostly = _most(best) and found.anywhere_share < FAR_BELOW * typical
         rewritten = (1 - found.anywhere_share) * best[1] / best[2]  # of its top documents
         if mostly or rewritten > 1 - min_coverage + 1e-9:
             share = "" if mostly else (
