@@ -17,7 +17,7 @@ from evidencedesk.report._model import ClaimedCount, GateTile
 from evidencedesk.report._questions import LIST_DATA
 from evidencedesk.report._site import slug
 from evidencedesk.results import _plan as plan
-from evidencedesk.results._plan import DataSize, Plan, VerdictCounts
+from evidencedesk.results._plan import DataSize, VerdictCounts
 from evidencedesk.results._settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results._verdicts import Decision
 from evidencedesk.results.types import (
@@ -37,13 +37,6 @@ from tests.page_text import visible
 
 SETTINGS = Settings(0, 2, "pipeline", _PIPELINE_COLUMNS, _COMPARED, "mrr", None)
 BASE_COSTS = RunCosts(0.0, 200.0, 4.0)
-
-
-def _counted(r: Results) -> Plan:
-    """The plan's counts the bottom line reads (the pages' choice is not asked of these
-    hand-made Results)."""
-    return Plan(False, None, None, 0, 0, {}, plan.verdict_counts(r.candidates),
-                plan.gate_counts(r), plan.best_lead(r), plan.data_size(r))  # fmt: skip
 
 
 def stat(metric: str, mean: float) -> MetricStat:
@@ -68,7 +61,7 @@ POLICY = PolicyFacts(3, 0.75, 0.8, 0.02, True, ("rc02",), {})
 
 
 def results(*cands: CandidateResult, policy: PolicyFacts | None = POLICY) -> Results:
-    base = VariantResult("hybrid", "builtin", "", {}, (), BASE_COSTS, (), ())
+    base = VariantResult("hybrid", "builtin", "", {"final": 3}, (), BASE_COSTS, (), ())
     inputs = Inputs("p", (), "", (), (), 0, (), ())
     return Results(1, "0", SETTINGS, inputs, "hybrid", (base,), (), None, 20, cands, None, None,
                    None, None, policy)  # fmt: skip
@@ -116,7 +109,7 @@ BLOCKED_BETTER = candidate(  # better, and blocked by the gate: two answers, eac
 
 def line_of(*cands: CandidateResult, policy: PolicyFacts | None = POLICY):  # type: ignore[no-untyped-def]
     r = results(*cands, policy=policy)
-    return bottom_line(r, Claims(r), _counted(r))
+    return bottom_line(r, Claims(r), r.plan)
 
 
 def test_the_verdict_tile_counts_each_verdict_by_its_name() -> None:
@@ -208,7 +201,7 @@ def test_the_data_tile_counts_the_questions_and_the_baselines_judged_share() -> 
     size = plan.data_size(r)
     assert size == DataSize(32, 31, 30, (), 1, 49, 10, judged)
     assert size.deciding == 30  # the fixture names no question no run answers
-    tile = bottom_line(r, Claims(r), _counted(r)).data
+    tile = bottom_line(r, Claims(r), r.plan).data
     assert tile.size == size
     assert tile.judged_share == "Judged@10 of hybrid: 0.167 [0.144, 0.190]"
     # a results.json from before the questions were counted: the labels, judged unknown
@@ -274,7 +267,7 @@ def test_change_never_says_minus_zero(base: float, cand: float, text: str) -> No
 
 def test_the_demo_rows_are_the_results_numbers(demo_site: Path) -> None:
     results = evidencedesk.load_results(demo_site / "results.json")
-    line = bottom_line(results, Claims(results), _counted(results))
+    line = bottom_line(results, Claims(results), results.plan)
     assert len(line.rows) == len(results.candidates) == 10
     for row, c in zip(line.rows, results.candidates, strict=True):
         mrr = c.comparison("mrr")

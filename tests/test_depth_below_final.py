@@ -100,7 +100,8 @@ def test_an_ablation_row_says_the_final_list_is_capped(base, changes, shown) -> 
     ],
 )
 def test_the_sizing_note_names_the_cells_the_sweep_leaves_out(depths, finals, sentence) -> None:
-    assert _left_out_cells(depths, finals) == sentence
+    design = dataclasses.replace(_PIPELINE_DESIGN, sizing_depths=depths, sizing_finals=finals)
+    assert _left_out_cells(design.skipped_cells) == sentence
 
 
 def _text(path: Path) -> str:

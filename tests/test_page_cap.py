@@ -23,6 +23,7 @@ from evidencedesk.report._questions import links_of
 from evidencedesk.report._site import slug
 from evidencedesk.results import _plan as plan
 from evidencedesk.results import _serialize as serialize
+from evidencedesk.results._evaluate import _trim
 from evidencedesk.results.types import Results
 from tests.synthetic_runs import write_project
 
@@ -75,7 +76,7 @@ def test_up_to_the_page_limit_every_question(
 ) -> None:
     monkeypatch.setattr(plan, "PAGE_LIMIT", N)
     assert plan.chosen(built[0]) is None
-    assert plan.trim(built[0]) is built[0]
+    assert _trim(built[0]) is built[0]
 
 
 def test_the_capped_build_writes_the_chosen_pages(built: tuple[Results, Path]) -> None:
@@ -83,7 +84,8 @@ def test_the_capped_build_writes_the_chosen_pages(built: tuple[Results, Path]) -
     assert sorted(p.name for p in site.glob("question-*.html")) == sorted(
         f"question-{q}.html" for q in ORDER[:5]
     )
-    model = present(results)  # the default cap: all eight that are critical, fail or change
+    # the default cap (a copy: the build's Results hold the plan it decided under a cap of 5)
+    model = present(dataclasses.replace(results))  # all eight that are critical, fail or change
     assert [q.id for q in model.questions] == sorted(ORDER)
     index = html.unescape((site / "index.html").read_text("utf-8"))
     assert (
@@ -286,7 +288,8 @@ def test_the_flips_grid_lists_the_chosen_questions(built: tuple[Results, Path]) 
         )
         == 1
     )
-    grid = present(results).flip_matrix  # the default cap: all eight, in question order
+    # the default cap, on a copy of the Results (the build's hold its plan under a cap of 5)
+    grid = present(dataclasses.replace(results)).flip_matrix  # all eight, in question order
     assert [r.question for r in grid.grid] == sorted(ORDER) and grid.grid_more == N - 8
     assert grid.grid[sorted(ORDER).index("q504")].deltas == (0.5, 0.5)
 

@@ -18,7 +18,6 @@ from collections import Counter
 from dataclasses import replace
 
 from evidencedesk._inert import shell_command
-from evidencedesk._metric_names import definitions
 from evidencedesk.gate import GateLevel
 from evidencedesk.report._benchmark import (
     flip_matrix,
@@ -60,7 +59,6 @@ from evidencedesk.report._since_view import since_view
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import config_word
 from evidencedesk.report._words import METHODS_RULES, metric_label
-from evidencedesk.results import _plan as plan
 from evidencedesk.results import types as r
 from evidencedesk.results._plan import DataSize, GateCounts, Lead, Plan, VerdictCounts
 from evidencedesk.results._serialize import TO_LABEL
@@ -73,7 +71,7 @@ from evidencedesk.results.types import (
 )
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._stats import LARGE, TIE
-from evidencedesk.retrieval.evalreport import Config, _capped_words, _sizing_grid
+from evidencedesk.retrieval.evalreport import Config, _capped_words
 
 _REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's command, quoted
 
@@ -191,7 +189,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         for k, v in _PIPELINE_CAVEATS.items()
         if settings.kind == "pipeline" and shown.get(k, True)
     ]  # fmt: skip
-    relevant, silent = results.answerable, plan.answered_by_none(results)
+    relevant, silent = results.answerable, results.plan.data.silent
     deciding = relevant - len(silent)
     caveats.insert(
         0,
@@ -240,9 +238,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         judged_k=settings.judged_k,
         averaging=settings.averaging,
         models=results.models,
-        metric_definitions=tuple(
-            Definition(*d) for d in definitions(m.name for m in settings.metrics)
-        ),
+        metric_definitions=tuple(Definition(*d) for d in settings.definitions),
     )
 
 
@@ -283,14 +279,15 @@ def page_rule(results: Results) -> str:
     order = "the gate's critical questions first, then the questions the baseline fails, then"
     if not critical:
         order = "the questions the baseline fails first, then"
-    unchanged, capped = plan.left_out(results)
+    shown = results.plan
+    unchanged, capped = shown.left_out
     why = []
     if unchanged:
         why.append(f"{unchanged:,} the baseline passes and no candidate changes get none")
     if capped:
         why.append(f"{capped:,} fall beyond the cap")
     return (
-        f"above {plan.PAGE_LIMIT:,} questions at most {plan.PAGE_CAP:,} get a page — "
+        f"above {shown.page_limit:,} questions at most {shown.page_cap:,} get a page — "
         f"{order} those whose {primary} changes most under some candidate (ties by id)"
         + (f"; of the others, {' and '.join(why)}" if why else "")
     )
@@ -334,9 +331,8 @@ def price_list(settings: Settings) -> str:
     return f"{d.stage_one_ms:g} ms per query + {d.per_pair_ms:g} ms per scored pair"
 
 
-def _left_out_cells(depths: tuple[int, ...], finals: tuple[int, ...]) -> str:
+def _left_out_cells(skipped: tuple[tuple[int, int], ...]) -> str:
     """The sizing note's sentence on the grid cells the sweep does not run (depth < final)."""
-    skipped = _sizing_grid(depths, finals)[1]
     if len(skipped) == 1:
         ((d, f),) = skipped
         return (
@@ -360,9 +356,7 @@ def sizing(rows: tuple[r.SizingRow, ...], settings: Settings, noise: str = "") -
         reranker=settings.design.sizing_reranker,
         price_list=price_list(settings),
         rows=rows,
-        note=_SIZING_NOTE
-        + (f"{noise}." if noise else "")
-        + _left_out_cells(design.sizing_depths, design.sizing_finals),
+        note=_SIZING_NOTE + (f"{noise}." if noise else "") + _left_out_cells(design.skipped_cells),
     )
 
 
@@ -434,11 +428,11 @@ def _cost_text(base: RunCosts, cand: RunCosts) -> str:
 
 def _candidate_rows(results: Results, say: Say) -> tuple[CandidateRow, ...]:
     """The index's candidate rows: verdict, gate, primary-metric difference, flips and cost."""
-    base = results.variant(results.baseline).costs
+    base = results.baseline_variant.costs
     out = []
     for i, c in enumerate(results.candidates):
-        d = c.comparison(c.decision.primary)
-        f = c.comparison(results.settings.flips_metric)
+        d = c.on[c.decision.primary]
+        f = c.on[results.settings.flips_metric]
         at = [x.metric for x in c.comparisons].index(f.metric)
         out.append(CandidateRow(
             name=c.name,
@@ -519,7 +513,7 @@ def present(
     the same Results always give the same model. A `progress` that counts is told the question
     pages modelled."""
     settings = results.settings
-    shown = plan.decide(results)  # once: what the report shows, handed down
+    shown = results.plan  # decided once with the Results: what the report shows
     keep = None if shown.chosen is None else set(shown.chosen)
     claims = Claims(results)
     total = len(results.inputs.questions) if keep is None else len(keep)

@@ -6,7 +6,7 @@ lays them out, and the templates' filters (`report.values.FILTERS`) round them.
 
 from __future__ import annotations
 
-from evidencedesk._metric_names import Metric, label, per_question_label
+from evidencedesk._metric_names import Metric, label
 from evidencedesk.report._claims import Claims
 from evidencedesk.report._model import (
     FlipCell,
@@ -113,10 +113,12 @@ def flip_matrix(
                 continue
             source = f"flips[{where[col, row, 'variants']}]"  # the row's wins and losses
             lower = j < i  # the page lays out the lower triangle: each pair once
-            cell = flip_cell(results.flip(col, row), say("flip_cell", source) if lower else None)
+            cell = flip_cell(
+                results.flip_of[col, row, "variants"], say("flip_cell", source) if lower else None
+            )
             line.append(cell)
             if lower:
-                f = results.flip(col, row)
+                f = results.flip_of[col, row, "variants"]
                 pairs.append(FlipLine(row, col, kinds[row], cell, f.tied,
                                       say("flip_line", source)))  # fmt: skip
         cells.append(tuple(line))
@@ -132,8 +134,8 @@ def flip_matrix(
         if f.family == "candidates"
     )
     metric = results.settings.flips_metric
-    base_rr = _values(results.variant(results.baseline), metric)
-    others = [results.variant(n) for n in names[1:]]
+    base_rr = _values(results.baseline_variant, metric)
+    others = [results.by_name[n] for n in names[1:]]
     other_rr = [_values(v, metric) for v in others]
     rows = base_rr.items() if shown is None else ((q, base_rr.get(q)) for q in shown)
     grid = []
@@ -149,7 +151,7 @@ def flip_matrix(
         grid_variants=tuple(v.name for v in others),
         grid=tuple(grid),
         grid_more=len(base_rr) - len(grid),
-        metric=per_question_label(metric),  # per question, MRR is the reciprocal rank
+        metric=results.settings.flips.question_label,  # per question, MRR's is the reciprocal rank
         baseline=results.baseline,
         candidates=candidates,
         pairs=tuple(pairs),
@@ -175,7 +177,7 @@ def slice_tables(results: Results, metrics: tuple[Metric, ...]) -> tuple[SliceTa
     for q in results.inputs.questions:
         for tag in dict.fromkeys(q.tags):
             counts[tag] = counts.get(tag, 0) + 1
-    base = results.variant(results.baseline)
+    base = results.baseline_variant
     tables = []
     for m in metrics:
         per_variant = [{t.tag: t for t in v.slices if t.metric == m.name} for v in results.variants]

@@ -38,6 +38,7 @@ from evidencedesk.report._model import (
 )
 from evidencedesk.report._questions import LIST_PAGE
 from evidencedesk.report._site import slug
+from evidencedesk.report._values import fmt
 from evidencedesk.report._words import INLINE_IDS, answers_part
 from evidencedesk.results import _verdicts as v
 from evidencedesk.results.types import (
@@ -65,7 +66,7 @@ def md_escape(text: str) -> str:
 
 def category(verdict: str) -> str:
     """The verdict as a CSS-safe word: "NO CLEAR CHANGE" -> "no-clear-change"."""
-    return verdict.lower().replace(" ", "-")
+    return "-".join(verdict.lower().split(" "))
 
 
 # verdicts whose recommendation warns that a third-decimal difference is not a result
@@ -124,16 +125,18 @@ def _change(base: float | None, cand: float | None, unit: str = "") -> str:
         return "same"
     if base:
         pct = (cand - base) / base * 100
-        text = f"{pct:+.0f} %" if abs(pct) >= 0.5 else f"{pct:+.1f} %"
-        return text.replace("-", "−")
-    return f"{cand - base:+.1f}{unit}".replace("-", "−")
+        return fmt(pct, 0 if abs(pct) >= 0.5 else 1, signed=True) + " %"
+    return fmt(cand - base, 1, signed=True) + unit
+
+
+_CURLY = str.maketrans("’", "'")  # a typed note's curly apostrophe reads as the straight one
 
 
 def note_heading(note: str | None) -> str:
     """The note's heading, or "" when the note already opens with one ("**Reviewer's note.**")."""
     if not note:
         return ""
-    first = note.lstrip().lstrip("#*_ ").lower().replace("’", "'")
+    first = note.lstrip().lstrip("#*_ ").lower().translate(_CURLY)
     return "" if first.startswith(("reviewer's note", "note")) else "Reviewer's note"
 
 
@@ -240,7 +243,7 @@ def _run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[st
     index = {v.name: i for i, v in enumerate(results.variants)}
     out = []
     for name in dict.fromkeys(names):
-        variant = results.variant(name)
+        variant = results.by_name[name]
         if answers_part(variant.coverage):
             out.append(say("coverage", f"variants[{index[name]}]"))
     return tuple(out)
@@ -248,7 +251,7 @@ def _run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[st
 
 def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, ...]:
     """Every candidate page's model, each number on it a claim."""
-    base = results.variant(results.baseline)
+    base = results.baseline_variant
     labels = {m.name: m.label for m in results.settings.compared}
     out = []
     bench = claims.on("benchmark.html")  # the difference tables: each metric's own flips
@@ -257,7 +260,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
         bench("verdict", f"candidates[{i}]")  # its badge in each difference table
         source = f"candidates[{i}]"
         at = {c.metric: j for j, c in enumerate(cand.comparisons)}
-        shown = [cand.comparison(m.name) for m in results.settings.compared]
+        shown = [cand.on[m.name] for m in results.settings.compared]
         metrics = tuple(
             MetricPair(
                 row=c,
@@ -270,7 +273,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
         cost_rows = _costs(base.costs, cand.costs)
         lines = tuple(GateLine(g.level, say("gate_line", f"{source}.gate.checks[{j}]"))
                       for j, g in enumerate(cand.gate.checks))  # fmt: skip
-        f = cand.comparison(results.settings.flips_metric)
+        f = cand.on[results.settings.flips_metric]
         flips_source = f"{source}.comparisons[{at[f.metric]}]"
         head_source = f"{source}.comparisons[{at[cand.decision.primary]}]"
         out.append(

@@ -54,7 +54,6 @@ from evidencedesk.report._assemble import present
 from evidencedesk.report._model import BottomLine, SiteModel
 from evidencedesk.report._values import fmt, interval, number, p_text
 from evidencedesk.report._words import counts_sentence, metric_label
-from evidencedesk.results._plan import data_size
 from evidencedesk.results.types import (
     _FRAME_COLUMNS,
     Comparison,
@@ -311,7 +310,7 @@ def _captions(results: Results, name: Callable[[str], str]) -> tuple[str, str]:
     base = name(results.baseline)
     return (
         f"Each variant's mean over the questions with its 95 % bootstrap interval "
-        f"(baseline: {base}; {data_size(results).deciding} questions decide).",
+        f"(baseline: {base}; {results.plan.data.deciding} questions decide).",
         f"Each candidate against the baseline {base}: the verdict (did it get better?), the "
         f"gate (may it ship?), the primary metric's paired difference with its 95 % paired "
         f"bootstrap interval, the flips (questions better / worse) and the Holm-adjusted "

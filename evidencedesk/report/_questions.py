@@ -40,9 +40,9 @@ from evidencedesk.report._model import (
 )
 from evidencedesk.report._site import slug
 from evidencedesk.results._plan import Plan
+from evidencedesk.results._settings import _SHOWN
 from evidencedesk.results._stages import Tally
 from evidencedesk.results.types import (
-    _SHOWN,
     CandidateResult,
     ChunkFact,
     RankedList,
@@ -113,7 +113,7 @@ def question_list(results: Results, pages: Collection[str], plan: Plan) -> Quest
     better: dict[str, list[str]] = {}
     worse: dict[str, list[str]] = {}
     for c in results.candidates:
-        f = c.comparison(metric)
+        f = c.on[metric]
         for q in f.better:
             better.setdefault(q, []).append(c.name)
         for q in f.worse:
@@ -326,7 +326,7 @@ class _Moves:
 
     @classmethod
     def of(cls, cand: CandidateResult, metric: str) -> _Moves:
-        f = cand.comparison(metric)
+        f = cand.on[metric]
         return cls(frozenset(f.better), frozenset(f.worse), frozenset(cand.decision.critical_worse))
 
     def direction(self, qid: str) -> str:

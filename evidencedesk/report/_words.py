@@ -37,7 +37,6 @@ from evidencedesk._metric_names import label
 from evidencedesk.gate import GateCheck
 from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt, p_is, p_text
 from evidencedesk.results import _verdicts as v
-from evidencedesk.results._plan import best_lead
 from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
@@ -206,7 +205,7 @@ def _candidate(results: Results, source: str) -> CandidateResult:
 
 
 def _head(c: CandidateResult) -> Comparison:
-    return c.comparison(c.decision.primary)
+    return c.on[c.decision.primary]
 
 
 def _moved(results: Results, cmp: Comparison) -> str:
@@ -389,7 +388,7 @@ def _change(measure: str, base: float | None, cand: float | None) -> str | None:
 def cost(results: Results, source: str) -> str:
     """The cost line: how scored pairs, prompt tokens and latency change against the baseline."""
     c = _candidate(results, source)
-    base = results.variant(results.baseline).costs
+    base = results.baseline_variant.costs
     known = [(m, b, x) for m, b, x in (
         ("scored pairs", base.pairs_per_question, c.costs.pairs_per_question),
         ("prompt tokens", base.tokens_per_question, c.costs.tokens_per_question),
@@ -547,7 +546,7 @@ def list_value(results: Results, source: str, base: str = "") -> str:
 
 def grid_legend(results: Results, source: str) -> str:
     """What the flips grid's cells mean; "—" only where a question has no relevant judgment."""
-    base = results.variant(results.baseline)
+    base = results.baseline_variant
     metric = results.settings.flips_metric
     undefined = sum(1 for r in base.lists if r.values.get(metric) is None)
     text = "Blue cells gained, orange cells lost, blank cells are unchanged"
@@ -624,8 +623,8 @@ def gate_summary(results: Results, source: str) -> str:
 
 def lead(results: Results, source: str) -> str:
     """The best lead: among the candidates ahead on the primary metric, the largest lower bound
-    of its paired interval (`results.summary.best_lead`)."""
-    found = best_lead(results)
+    of its paired interval (`Results.plan`'s lead)."""
+    found = results.plan.lead
     if found is None:
         label = metric_label(results, results.settings.compared[0].name)
         return f"No best lead: no candidate is ahead of the baseline on {label}"

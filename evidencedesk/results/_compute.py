@@ -28,10 +28,9 @@ from dataclasses import replace
 from evidencedesk._metric_names import DIAGNOSTIC, Metric, split_metric
 from evidencedesk.gate import GatePolicy
 from evidencedesk.results._inputs import ProjectInputs, chunk_facts, documents, questions
-from evidencedesk.results._settings import Settings
+from evidencedesk.results._settings import _SHOWN, Settings
 from evidencedesk.results._verdicts import evidence_of, unjudged_caveat
 from evidencedesk.results.types import (
-    _SHOWN,
     SCHEMA_VERSION,
     Ablations,
     CandidateResult,

@@ -12,12 +12,12 @@ stage is its function (in `results.stages`) and one line in its list (docs/archi
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from evidencedesk.results._candidates import CandidateChange
 from evidencedesk.results._compute import Book, results_of
 from evidencedesk.results._inputs import Project, ProjectInputs, RunPaths, read_inputs
-from evidencedesk.results._plan import trim
+from evidencedesk.results._plan import chosen, page_depth
 from evidencedesk.results._settings import Settings, settings_for
 from evidencedesk.results._stages import (
     BASELINE,
@@ -38,7 +38,7 @@ from evidencedesk.results._stages import (
     sizing,
     walk,
 )
-from evidencedesk.results.types import ModelFacts, Results
+from evidencedesk.results.types import ModelFacts, RankedList, Results
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._memos import build_memos
 from evidencedesk.retrieval.catalog import Catalog
@@ -145,7 +145,7 @@ def _runs_only_evaluation(
     baseline = str(inputs.baseline_run)
     # above the page limit the ranked ids stay only for the questions that get a page: the runs
     # are the user's own files (never exported), every value stays for the list and the CSV
-    results = trim(results_of(
+    results = _trim(results_of(
         inputs, settings, read.variants, baseline, read.runs[baseline].judged, gated.candidates,
         to_label=gated.to_label, baseline_gate=gated.baseline_gate,
     ))  # fmt: skip
@@ -178,3 +178,35 @@ def model_warnings(
                                             for c in candidates)  # fmt: skip
     warning = _language(catalog, labels) if uses and catalog is not None else None
     return () if warning is None else (warning,)
+
+
+def _lean(lists: tuple[RankedList, ...], keep: set[str], depth: int) -> tuple[RankedList, ...]:
+    # built directly (dataclasses.replace is ten times slower: 150,000 lists at 50,000 questions);
+    # a kept list keeps its judged flags, or an unjudged result would read as graded 0
+    return tuple(
+        RankedList(
+            r.question,
+            r.ids[:depth],
+            r.grades[:depth],
+            r.size,
+            r.first_relevant,
+            r.values,
+            None if r.judged is None else r.judged[:depth],
+        )  # fmt: skip
+        if r.question in keep
+        else RankedList(r.question, (), (), r.size, r.first_relevant, r.values)
+        for r in lists
+    )
+
+
+def _trim(results: Results) -> Results:
+    """`results` with each ranked list's ids and grades kept only for the chosen questions, and
+    there only as far as a page lists them (`page_depth`; values, size and first_relevant stay
+    for every question); unchanged up to `PAGE_LIMIT`."""
+    keep = chosen(results)
+    if keep is None:
+        return results
+    kept, depth = set(keep), page_depth(results)
+    variants = tuple(replace(v, lists=_lean(v.lists, kept, depth)) for v in results.variants)
+    candidates = tuple(replace(c, lists=_lean(c.lists, kept, depth)) for c in results.candidates)
+    return replace(results, variants=variants, candidates=candidates)

@@ -66,8 +66,8 @@ from evidencedesk.files.trec import TrecRun, read_qrels, read_run
 from evidencedesk.gate import GatePolicy, load_policy
 from evidencedesk.paths import DATA, _require
 from evidencedesk.results._candidates import CandidateChange, load_candidates
+from evidencedesk.results._settings import _SHOWN
 from evidencedesk.results.types import (
-    _SHOWN,
     ChunkFact,
     DocumentFact,
     Exposure,

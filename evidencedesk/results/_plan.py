@@ -1,5 +1,5 @@
 """What the report shows, decided once from the Results' data: `decide` gives one `Plan`
-(below) that `report.assemble.present` makes once and hands down, so no page module asks
+(`results.types`), made once per Results as `Results.plan`, so no page module asks
 again which questions get a page, how deep their lists are, which pass, or what the index counts.
 
 Which questions get a page of their own:
@@ -8,7 +8,7 @@ Up to `PAGE_LIMIT` questions every question has a page. Above it, at most `PAGE_
 order: the gate policy's critical questions, then the questions the baseline fails, then the
 questions whose primary metric changes most (largest absolute change under any candidate);
 ties by id. Every other question stays in the question list and the per-question CSV, and
-results.json keeps its ranked ids and grades only for the chosen questions (`trim`), each list
+results.json keeps its ranked ids and grades only for the chosen questions (`results.evaluate`), each list
 cut to what a page shows (`page_depth`). The other caps of a large site are decided here too:
 the flips page's question grid lists the chosen questions only (`_grid_questions`), and the
 site's per-question files are gzip-compressed (`large`; results.jsonio, results.exports).
@@ -24,19 +24,22 @@ worded here, so each tile's sentence can be built (and audited) from these field
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from evidencedesk.gate import GateLevel
 from evidencedesk.results import _verdicts as v
-from evidencedesk.results.types import (
-    _SHOWN,
-    CandidateResult,
-    MetricStat,
-    RankedList,
-    Results,
-    VariantResult,
-)
+from evidencedesk.results._settings import _SHOWN
 from evidencedesk.retrieval._stats import TIE
+
+if TYPE_CHECKING:  # the Results decide their own plan (`Results.plan`): annotations only
+    from evidencedesk.results.types import (
+        CandidateResult,
+        MetricStat,
+        RankedList,
+        Results,
+        VariantResult,
+    )
 
 
 @dataclass(frozen=True)
@@ -95,10 +98,10 @@ class DataSize:
 
 @dataclass(frozen=True)
 class Plan:
-    """What the report shows, decided once from the Results (`results.plan.decide`): which
+    """What the report shows, decided once from the Results (`Results.plan`, made by `results.plan.decide`): which
     questions get a page and how deep, the flips grid, the pass rule and the index's counts."""
 
-    large: bool  # above plan.PAGE_LIMIT: capped pages and grid, lean lists, compressed files
+    large: bool  # above page_limit: capped pages and grid, lean lists, compressed files
     chosen: tuple[str, ...] | None  # the questions that get a page; None: every question
     grid: tuple[str, ...] | None  # the flips grid's questions; None: every question
     page_depth: int  # results per list on a question page
@@ -108,6 +111,11 @@ class Plan:
     gates: GateCounts | None  # None: no gate policy (nothing checked)
     lead: Lead | None  # None: no candidate ahead with an interval
     data: DataSize
+    # above page_limit: the questions without a page that the baseline passes and no candidate
+    # changes, and those beyond page_cap (0, 0 up to the limit)
+    left_out: tuple[int, int]
+    page_limit: int  # up to this many questions, every question has a page
+    page_cap: int  # above page_limit, at most this many question pages
 
 
 _BEST_FIRST = tuple(reversed(v.VERDICTS))  # BETTER, PROMISING, ..., WORSE
@@ -154,7 +162,7 @@ def best_lead(results: Results) -> Lead | None:
     return min(leads, key=lambda x: (-_ties(x.low), -_ties(x.delta), x.candidate))
 
 
-def answered_by_none(results: Results) -> tuple[str, ...]:
+def _answered_by_none(results: Results) -> tuple[str, ...]:
     """The questions with a relevant judgment that no run answers (every variant's and
     candidate's list empty): each is a tie at 0 in every comparison."""
     answered = {r.question for v in results.variants for r in v.lists if r.size}
@@ -170,7 +178,7 @@ def data_size(results: Results) -> DataSize:
         questions=counts.queries if counts is not None else len(inputs.questions),
         judged=counts.judged if counts is not None else None,
         relevant=results.answerable,
-        silent=answered_by_none(results),
+        silent=_answered_by_none(results),
         documents=len(inputs.documents),
         chunks=inputs.chunks,
         judged_k=results.settings.judged_k,
@@ -299,40 +307,8 @@ def _grid_questions(results: Results, keep: tuple[str, ...] | None) -> tuple[str
     return tuple(q.id for q in results.inputs.questions if q.id in kept)
 
 
-def _lean(lists: tuple[RankedList, ...], keep: set[str], depth: int) -> tuple[RankedList, ...]:
-    # built directly (dataclasses.replace is ten times slower: 150,000 lists at 50,000 questions);
-    # a kept list keeps its judged flags, or an unjudged result would read as graded 0
-    return tuple(
-        RankedList(
-            r.question,
-            r.ids[:depth],
-            r.grades[:depth],
-            r.size,
-            r.first_relevant,
-            r.values,
-            None if r.judged is None else r.judged[:depth],
-        )  # fmt: skip
-        if r.question in keep
-        else RankedList(r.question, (), (), r.size, r.first_relevant, r.values)
-        for r in lists
-    )
-
-
-def trim(results: Results) -> Results:
-    """`results` with each ranked list's ids and grades kept only for the chosen questions, and
-    there only as far as a page lists them (`page_depth`; values, size and first_relevant stay
-    for every question); unchanged up to `PAGE_LIMIT`."""
-    keep = chosen(results)
-    if keep is None:
-        return results
-    kept, depth = set(keep), page_depth(results)
-    variants = tuple(replace(v, lists=_lean(v.lists, kept, depth)) for v in results.variants)
-    candidates = tuple(replace(c, lists=_lean(c.lists, kept, depth)) for c in results.candidates)
-    return replace(results, variants=variants, candidates=candidates)
-
-
 def decide(results: Results) -> Plan:
-    """What the report shows, decided once (`report.assemble.present` hands it down)."""
+    """What the report shows, decided once per Results (`Results.plan`)."""
     pages = chosen(results)
     return Plan(
         large=large(results),
@@ -345,4 +321,7 @@ def decide(results: Results) -> Plan:
         gates=gate_counts(results),
         lead=best_lead(results),
         data=data_size(results),
+        left_out=left_out(results),
+        page_limit=PAGE_LIMIT,
+        page_cap=PAGE_CAP,
     )

@@ -10,15 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evidencedesk._metric_names import Metric, split_metric
+from evidencedesk._metric_names import Metric, definitions, split_metric
 from evidencedesk.files._project_file import DEFAULT_METRICS, ProjectKind
-from evidencedesk.retrieval.evalreport import Config
+from evidencedesk.retrieval.evalreport import Config, _sizing_grid
 
 # the top k Judged@k reads of a run when the primary metric has no cut-off (MRR, MAP, R-prec,
 # nDCG over the whole list, bpref); a pipeline's final list instead (Config().final)
 _JUDGED_K = 10
 
 # the kind of project: built-in searchers over documents, or TREC runs only
+
+
+_SHOWN = 20  # ranked results a question page lists per variant (all that a long run keeps)
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,12 @@ class Design:
     sizing_finals: tuple[int, ...]
     ablation_base: dict[str, Any]  # Config fields of the ablation base
     ablation_changes: tuple[dict[str, Any], ...]
+
+    @property
+    def skipped_cells(self) -> tuple[tuple[int, int], ...]:
+        """The sizing grid's (depth, final) cells the sweep does not run: depth < final, each
+        the same run as its depth x depth cell."""
+        return tuple(_sizing_grid(self.sizing_depths, self.sizing_finals)[1])
 
 
 # the benchmark table's four metric columns in a pipeline project
@@ -127,6 +136,16 @@ class Settings:
 
     def metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)
+
+    @property
+    def flips(self) -> Metric:
+        """The flips metric, declared: its labels (per question, MRR's is the reciprocal rank)."""
+        return Metric.of(self.flips_metric)
+
+    @property
+    def definitions(self) -> tuple[tuple[str, str], ...]:
+        """(term, text) of every reported metric, for the methods page (`definitions`)."""
+        return definitions(m.name for m in self.metrics)
 
 
 def settings_for(project: Any, seed: int) -> Settings:

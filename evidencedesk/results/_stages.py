@@ -70,10 +70,9 @@ from evidencedesk.results._inputs import (
     read_runs,
 )
 from evidencedesk.results._plan import RUNS_ONLY_DEPTH
-from evidencedesk.results._settings import Settings
+from evidencedesk.results._settings import _SHOWN, Settings
 from evidencedesk.results._verdicts import decide_verdict
 from evidencedesk.results.types import (
-    _SHOWN,
     AblationResult,
     Ablations,
     CandidateResult,

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from evidencedesk._metric_names import canonical
 from evidencedesk.gate import GateCheck
+from evidencedesk.results._plan import Plan, decide
 from evidencedesk.results._settings import Settings
 from evidencedesk.results._verdicts import Decision
 from evidencedesk.retrieval._coverage import Coverage
@@ -160,9 +162,6 @@ class EvidenceResult:
 
 
 SCHEMA_VERSION = 1  # the version of results.json's layout; a file of another version is refused
-
-
-_SHOWN = 20  # ranked results a question page lists per variant (all that a long run keeps)
 
 
 @dataclass(frozen=True)
@@ -357,10 +356,14 @@ class CandidateResult:
     condensed: Comparison | None = None
     condensed_agrees: bool | None = None
 
+    @cached_property
+    def on(self) -> dict[str, Comparison]:
+        """The comparisons by their metric's canonical name (``cand.on["mrr"]``)."""
+        return {c.metric: c for c in self.comparisons}
+
     def comparison(self, metric: str) -> Comparison:
         """The comparison on `metric`: its canonical name or any other it answers to (``AP``)."""
-        found = next((c for c in self.comparisons if c.metric == metric), None)
-        return found or next(c for c in self.comparisons if c.metric == canonical(metric))
+        return self.on.get(metric) or self.on[canonical(metric)]
 
     def ranked(self, results: Results) -> tuple[RankedList, ...]:
         """The candidate's lists: its own, or those of the variant `lists_of` names."""
@@ -554,7 +557,29 @@ class Results:
     baseline_gate: GateOutcome | None = None
 
     def variant(self, name: str) -> VariantResult:
-        return next(v for v in self.variants if v.name == name)
+        return self.by_name[name]
+
+    @cached_property
+    def by_name(self) -> dict[str, VariantResult]:
+        """The variants by name (``results.by_name["bm25"]``)."""
+        return {v.name: v for v in self.variants}
+
+    @cached_property
+    def baseline_variant(self) -> VariantResult:
+        """The baseline's variant (its lists, metrics and costs)."""
+        return self.by_name[self.baseline]
+
+    @cached_property
+    def flip_of(self) -> dict[tuple[str, str, str], Flip]:
+        """The flips by (a, b, family): ``results.flip_of["bm25", "dense", "variants"]``."""
+        return {(f.a, f.b, f.family): f for f in self.flips}
+
+    @cached_property
+    def plan(self) -> Plan:
+        """What the report shows, decided once per Results from their data (`results.plan`):
+        which questions get a page and how deep, the flips grid, passes and the index's counts.
+        Every page reads this one decision; none asks again."""
+        return decide(self)
 
     def mean_rows(self) -> list[tuple[Any, ...]]:
         """One row per run and metric, in `_FRAME_COLUMNS`' order: every variant (its role
@@ -590,7 +615,7 @@ class Results:
                       "Results.questions_to_dataframe()")  # fmt: skip
 
     def flip(self, a: str, b: str, family: str = "variants") -> Flip:
-        return next(f for f in self.flips if f.a == a and f.b == b and f.family == family)
+        return self.flip_of[a, b, family]
 
 
 # Places in results.json: a claim's `source` path (``candidates[2].comparisons[0]``) names an
