@@ -263,7 +263,7 @@ def flips(
         for (a, b), (better, worse, tied, p) in raw.items()
     ]
     for c in candidates:
-        cmp = c.comparison(metric)
+        cmp = c.on[metric]
         out.append(Flip(baseline or "", c.name, metric, cmp.better, cmp.worse, cmp.tied,
                         cmp.sign_p, "candidates", cmp.sign_holm_p))  # fmt: skip
     return tuple(out)
@@ -497,23 +497,33 @@ def to_label(
     hold is never listed: nobody could read it to label it."""
     runs = {baseline_name: baseline, **candidates}
     by_question = {name: {j.id: j for j in judged} for name, judged in runs.items()}
-    order = {j.id: n for n, j in enumerate(baseline)}
     rows = []
-    for q, n in order.items():
-        tops = {name: lists[q] for name, lists in by_question.items() if q in lists}
-        unjudged = {name: _unjudged(j, k) for name, j in tops.items()}
-        pairs = sorted({d for found in unjudged.values() for d in found
-                        if corpus is None or d in corpus})  # fmt: skip
-        if not pairs:
+    for n, q in enumerate(j.id for j in baseline):
+        # per unjudged document of some top k: the runs returning it (in run order), best rank
+        runs_of: dict[str, list[str]] = {}
+        rank_of: dict[str, int] = {}
+        in_top: dict[str, set[str]] = {}
+        for name, lists in by_question.items():
+            j = lists.get(q)
+            if j is None:
+                continue
+            in_top[name] = set(j.ids[:k])
+            if j.judged is None:  # every result judged
+                continue
+            for rank, (d, judged) in enumerate(zip(j.ids[:k], j.judged[:k], strict=False), 1):
+                if judged or (corpus is not None and d not in corpus):
+                    continue
+                runs_of.setdefault(d, []).append(name)
+                rank_of[d] = min(rank_of.get(d, rank), rank)  # the best rank of any run
+        if not runs_of:
             continue
-        in_top = {name: set(j.ids[:k]) for name, j in tops.items()}
         base_top = in_top.get(baseline_name, set())
-        for d in pairs:
-            returning = tuple(name for name in runs if d in unjudged.get(name, {}))
-            splits = sum((d in base_top) != (d in in_top.get(c, set())) for c in candidates)
-            rank = min(unjudged[name][d] for name in returning)
+        tops = [in_top.get(c, set()) for c in candidates]
+        for d, names in runs_of.items():
+            in_base = d in base_top
+            splits = sum(in_base != (d in top) for top in tops)
             # (question order, document id) is unique: the order never reads past the id
-            rows.append((-splits, rank, -len(returning), n, d, q, returning))
+            rows.append((-splits, rank_of[d], -len(names), n, d, q, tuple(names)))
     # only the rows shown become ToLabel rows (a 10,000-question project has 100,000s of pairs)
     best = heapq.nsmallest(cap, rows)
     return tuple(ToLabel(q, d, rank, returning, -splits)
