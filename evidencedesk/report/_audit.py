@@ -29,13 +29,17 @@ import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
+from evidencedesk.report import _gate_view as gate_view
+from evidencedesk.report._claims import value_at
 from evidencedesk.report._exports import summary_disagreements
 from evidencedesk.report._oracle import Finding, oracle_findings
+from evidencedesk.report._values import flips, fmt, interval
 from evidencedesk.report._words import derive
 from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import load
@@ -45,8 +49,9 @@ __all__ = ["Disagreement", "audit"]
 
 _CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
 _LEFT_OUT = ("since.html",)  # compares with another report's results
-# elements whose text is not prose the audit reads (scripts, navigation, code …)
-_SKIPPED = {"script", "style", "nav", "footer", "pre", "code", "svg", "template"}
+# elements whose text the audit does not read: code that runs or styles, and inert markup. Text
+# in nav, footer, pre, code and an SVG's text is read as any other (a number there is a claim)
+_SKIPPED = {"script", "style", "template"}
 # elements that never hold text and have no end tag
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
          "track", "wbr"}  # fmt: skip
@@ -81,12 +86,14 @@ class Disagreement:
 
 @dataclass(frozen=True)
 class _PageText:
-    """What a page shows: its prose blocks and table cells, each as shown and with the claims
-    it marks blanked out, and each marked claim (its number on the page, its words)."""
+    """What a page shows: its prose blocks and table cells, each as shown and with its marked
+    claims and marked values blanked out; each marked claim (the page that recorded it, its
+    number there, its words) and each marked value (its results.json path, its text)."""
 
-    prose: tuple[tuple[str, str], ...]  # (as shown, marked claims blanked)
+    prose: tuple[tuple[str, str], ...]  # (as shown, marks blanked)
     cells: tuple[tuple[str, str], ...]
-    marked: tuple[tuple[str, int, str], ...]  # (the page that recorded it, its number, words)
+    marked: tuple[tuple[str, int, str], ...]
+    values: tuple[tuple[str, str], ...] = ()
     in_attributes: int = 0  # claim marks written inside an attribute value (a template's slip)
 
 
@@ -95,8 +102,9 @@ def _squeeze(text: str) -> str:
 
 
 class _Text(HTMLParser):
-    """A page's visible text, outside scripts, nav and footer; ``<span data-claim="n">`` marks
-    claim n of the page (`report.claims.Said`). Text from data -- a question, a document's
+    """A page's visible text, outside scripts and styles; ``<span data-claim="page n">`` marks
+    claim n of that page (`report.claims.Said`), ``<span data-at="path">`` the Results value at
+    that results.json path (`report.claims.Shown`). Text from data -- a question, a document's
     title, snippet or text, each rendered in an element with ``dir="auto"`` -- is the team's
     words, not the report's: it is not read as prose (an abstract saying "not proven" backs
     no claim and makes none)."""
@@ -106,15 +114,16 @@ class _Text(HTMLParser):
         self.prose: list[tuple[str, str]] = []
         self.cells: list[tuple[str, str]] = []
         self.marked: list[tuple[str, int, str]] = []
+        self.values: list[tuple[str, str]] = []
         self._skip = 0
         self._open: list[tuple[str, bool]] = []  # open elements: (tag, holds data text)
         self._data = 0  # open elements holding data text
         self._table = 0
         self._buffer: list[str] = []
         self._blanked: list[str] = []
-        self._claim: tuple[str, int] | None = None
-        self._claim_text: list[str] = []
-        self._spans = 0  # spans open inside the marked claim
+        self._mark: tuple[str, int] | str | None = None  # the open claim or value mark
+        self._mark_text: list[str] = []
+        self._spans = 0  # spans open inside the mark
 
     def _flush(self) -> None:
         text = _squeeze("".join(self._buffer))
@@ -125,12 +134,15 @@ class _Text(HTMLParser):
         self._buffer, self._blanked = [], []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "span" and self._claim is not None:
+        if tag == "span" and self._mark is not None:
             self._spans += 1
         elif tag == "span":
-            page, _, number = (dict(attrs).get("data-claim") or "").rpartition(" ")
+            given = dict(attrs)
+            page, _, number = (given.get("data-claim") or "").rpartition(" ")
             if page and number.isdigit():
-                self._claim, self._claim_text, self._spans = (page, int(number)), [], 0
+                self._mark, self._mark_text, self._spans = (page, int(number)), [], 0
+            elif given.get("data-at"):
+                self._mark, self._mark_text, self._spans = given["data-at"], [], 0
         if tag in _SKIPPED:
             self._skip += 1
         if tag not in _VOID:
@@ -144,12 +156,16 @@ class _Text(HTMLParser):
             self._flush()
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "span" and self._claim is not None:
+        if tag == "span" and self._mark is not None:
             if self._spans:
                 self._spans -= 1
             else:
-                self.marked.append((*self._claim, _squeeze("".join(self._claim_text))))
-                self._claim = None
+                text = _squeeze("".join(self._mark_text))
+                if isinstance(self._mark, tuple):
+                    self.marked.append((*self._mark, text))
+                else:
+                    self.values.append((self._mark, text))
+                self._mark = None
         if tag in _BLOCKS:
             self._flush()
         if tag == "table":
@@ -165,11 +181,11 @@ class _Text(HTMLParser):
                     break
 
     def handle_data(self, data: str) -> None:
-        if self._claim is not None:
-            self._claim_text.append(data)
+        if self._mark is not None:
+            self._mark_text.append(data)
         if not self._skip and not self._data:
             self._buffer.append(data)
-            self._blanked.append(" " * len(data) if self._claim is not None else data)
+            self._blanked.append(" " * len(data) if self._mark is not None else data)
 
     def close(self) -> None:
         super().close()
@@ -187,7 +203,7 @@ def _page_text(path: Path) -> _PageText:
     parser.feed(raw)
     parser.close()
     return _PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
-                    len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
+                     tuple(parser.values), len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
 
 
 def _claims(site: Path) -> dict[str, list[dict[str, Any]]]:
@@ -198,37 +214,90 @@ def _claims(site: Path) -> dict[str, list[dict[str, Any]]]:
     return data
 
 
-def _masked(text: str, said: list[str]) -> str:
-    """`text` with every occurrence of what the claims said blanked out (longest first)."""
-    for words in sorted(said, key=len, reverse=True):
-        if words:
-            text = text.replace(words, " " * len(words))
-    return text
-
-
 def _around(text: str, start: int) -> str:
     a = max(0, text.rfind(". ", 0, start) + 2 if text.rfind(". ", 0, start) >= 0 else 0)
     b = text.find(". ", start)
     return text[a : b + 1 if b >= 0 else len(text)].strip()[:200]
 
 
-def _unbacked(page: str, shown: _PageText, said: list[str]) -> list[Disagreement]:
-    """Numbers, p-values, flips and verdict phrases that no claim of the page backs: outside
-    the marked claims and not inside the words of one of the page's (unmarked) claims."""
+def _unbacked(page: str, shown: _PageText) -> list[Disagreement]:
+    """Decimals, p-values, flips and verdict phrases that stand outside every mark: no claim
+    and no Results value backs them where they stand (a claim's words elsewhere on the page back
+    nothing here). A whole number alone (a count, a rank, the k of "@10", a year) is not read:
+    the report prints every measurement with decimals (`report.values.fmt`)."""
     out = []
-    for block, blanked in shown.prose:
-        masked = _masked(blanked, said)
-        for pattern in (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES):
-            hit = pattern.search(masked)
-            if hit is not None:
-                out.append(Disagreement(page, _around(block, hit.start()),
-                                        "nothing: no claim backs this sentence"))  # fmt: skip
-                break
-    for cell, blanked in shown.cells:
-        masked = _masked(blanked, said)
-        hit = _FLIPS.search(masked) or _PHRASES.search(masked)
-        if hit is not None:
-            out.append(Disagreement(page, cell[:200], "nothing: no claim backs this table cell"))
+    for blocks, what in ((shown.prose, "sentence"), (shown.cells, "table cell")):
+        for block, blanked in blocks:
+            for pattern in (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES):
+                hit = pattern.search(blanked)
+                if hit is not None:
+                    said = _around(block, hit.start()) if what == "sentence" else block[:200]
+                    out.append(Disagreement(page, said, f"nothing: no claim backs this {what}"))
+                    break
+    return out
+
+
+def _as_shown(value: Any, text: str) -> str:
+    """`value` (a Results number, a (low, high) pair, or a row with an interval or flips) as a
+    formatting filter prints it, at the precision and sign `text` shows it with."""
+    if value is None:
+        return "—"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if text == "< 0.001" and value < 0.001:
+            return text
+        digits = len(text) - text.index(".") - 1 if "." in text else 0
+        return fmt(value, digits, text[:1] in "+−")
+    if isinstance(value, tuple) or hasattr(value, "low") and not text.startswith("+"):
+        inner = text[1:].split(",")[0]
+        digits = len(inner) - inner.index(".") - 1 if "." in inner else 3
+        return interval(value, digits, inner[:1] in "+−")
+    if hasattr(value, "better"):
+        return flips(value)
+    return repr(value)
+
+
+# what a gate rule's cells say (`report.gate_view`), by the mark ``said(row, kind)`` gives
+_RULE_WORDS: dict[str, Callable[[Results, Any], str]] = {
+    "observed": lambda results, row: gate_view._observed(row),
+    "threshold": lambda results, row: gate_view._threshold(row, results.policy),
+    "margin": lambda results, row: gate_view._margin(row),
+}
+# a count's legend (the index's tiles): a verdict or a gate level, by name
+_LEGEND = frozenset(("BETTER", "PROMISING", "NO CLEAR CHANGE", "MIXED", "LEANS WORSE", "WORSE",
+                     "GO", "REVIEW", "BLOCK"))  # fmt: skip
+
+
+def _shown(results: Results, at: str, text: str) -> str:
+    """What the mark `at` (`report.claims.marking`) says the text must be: a Results value
+    (``path``), a difference of two (``a − b``), an interval of two (``[low, high]``), the words
+    of a row (``path @kind``: `words.derive`'s kinds, or a gate rule's cells) or a legend."""
+    if at == "@legend":
+        return text if text in _LEGEND else "a verdict or gate level"
+    if " @" in at:
+        path, kind = at.rsplit(" @", 1)
+        if kind in _RULE_WORDS:
+            return _RULE_WORDS[kind](results, value_at(results, path))
+        return derive(results, kind, path, {})
+    if at.startswith("[") and at.endswith("]"):
+        low, high = at[1:-1].split(", ", 1)
+        return _as_shown((value_at(results, low), value_at(results, high)), text)
+    if " − " in at:
+        a, b = (value_at(results, p) for p in at.split(" − ", 1))
+        return _as_shown(None if a is None or b is None else a - b, text)
+    return _as_shown(value_at(results, at), text)
+
+
+def _value_disagreements(page: str, results: Results, shown: _PageText) -> list[Disagreement]:
+    """Each marked value shows what its mark names, re-read from results.json."""
+    out = []
+    for at, text in shown.values:
+        try:
+            expected = _shown(results, at, text)
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
+            out.append(Disagreement(page, text, f"no such value ({exc})"))
+            continue
+        if text != expected:
+            out.append(Disagreement(page, text, f"{expected!r} ({at})"))
     return out
 
 
@@ -292,7 +361,8 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
             found.append(Disagreement(page, "(an attribute)", f"{shown.in_attributes} claim(s) "
                                       "marked inside an attribute value: the template must write "
                                       "them through the plain filter"))  # fmt: skip
-        found += _unbacked(page, shown, [str(c.get("text", "")) for c in mine])
+        found += _value_disagreements(page, results, shown)
+        found += _unbacked(page, shown)
         checked += len(mine)
     missing = sorted(set(claims) - {p.name for p in site.glob("*.html")})
     found += [Disagreement(page, "(the page)", "claims for a page the site does not have")
