@@ -151,6 +151,49 @@ PLANTS = {
         f"flips.html: '{LEGEND.format('did not move')}': results.json says "
         f"'{LEGEND.format('are unchanged')}' (claim 48 of flips.html: grid_legend of the results)",
     ]),
+    # lies the audit once passed: it blanked every occurrence of each claim's words (claims
+    # "0" and "1" on the index blanked every 0 and 1), read table cells only for flips and
+    # verdict words, and skipped code, pre, nav, footer and SVG text
+    "made-up sentence on the index": ("index.html", '<section id="bottom-line"',
+                                      '<p>MRR rose by 0.100 (p = 0.001).</p><section id="bottom-line"', [
+        f"index.html: 'MRR rose by 0.100 (p = 0.001).': {NOBODY}",
+    ]),
+    "benchmark cell changed": ("benchmark.html", '<span data-at="variants[0].metrics[0].mean">0.844<',
+                               '<span data-at="variants[0].metrics[0].mean">0.884<', [
+        "benchmark.html: '0.884': results.json says '0.844' (variants[0].metrics[0].mean)",
+    ]),
+    "benchmark cell unmarked": ("benchmark.html", '<span data-at="variants[0].metrics[0].mean">0.844</span>',
+                                "0.884", [
+        f"benchmark.html: '0.884': {NOBODY.replace('sentence', 'table cell')}",
+    ]),
+    "a number in code": ("methods.html", "<code>--seed 0</code>", "<code>--seed 0 --min-mrr 0.750</code>", [
+        "methods.html: '95 % percentile bootstrap over questions, seeded (--seed 0 --min-mrr 0.750); "
+        f"for a candidate, a paired bootstrap of the per-question difference.': {NOBODY}",
+    ]),
+    "a number in pre": ("methods.html", "<pre><code>", "<pre>MRR 0.912 on every question</pre><pre><code>", [
+        f"methods.html: 'MRR 0.912 on every question': {NOBODY}",
+    ]),
+    "a number in nav": ("index.html", '<a class="brand" href="index.html">generated 1</a>',
+                        '<a class="brand" href="index.html">generated 1 · MRR 0.912</a>', [
+        "index.html: 'generated 1 · MRR 0.912 Overview Benchmark & intervals Flips Slices Questions "
+        f"Gate Methods': {NOBODY}",
+    ]),
+    "a number in footer": ("index.html", '<footer class="footer">',
+                           '<footer class="footer"><p>MRR 0.912 on every question</p>', [
+        f"index.html: 'MRR 0.912 on every question': {NOBODY}",
+    ]),
+    "a number in SVG text": ("index.html", '<section id="bottom-line"',
+                             '<svg><text x="0" y="9">MRR 0.912</text></svg><section id="bottom-line"', [
+        f"index.html: 'MRR 0.912': {NOBODY}",
+    ]),
+    "wrong gate badge": ("gate.html", '<span data-at="candidates[1] @gate">GO<',
+                         '<span data-at="candidates[1] @gate">BLOCK<', [
+        "gate.html: 'BLOCK': results.json says 'GO' (gate of candidates[1])",
+    ]),
+    "removed star": ("flips.html", '<span class="sig" title="significant after Holm (adjusted p=0.027)"> ★</span>', "", [
+        "flips.html: '+25/−8': results.json says '+25/−8 ★' (Holm-adjusted sign-test p 0.027 at "
+        "flips[43])",
+    ]),
 }  # fmt: skip
 
 

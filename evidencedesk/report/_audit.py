@@ -39,7 +39,7 @@ from evidencedesk.report import _gate_view as gate_view
 from evidencedesk.report._claims import value_at
 from evidencedesk.report._exports import summary_disagreements
 from evidencedesk.report._oracle import Finding, oracle_findings
-from evidencedesk.report._values import flips, fmt, interval
+from evidencedesk.report._values import flips, fmt, interval, p_text
 from evidencedesk.report._words import derive
 from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import load
@@ -57,9 +57,12 @@ _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "me
          "track", "wbr"}  # fmt: skip
 # elements that end a block of prose (each block is read as one sentence group)
 _BLOCKS = {"p", "li", "dd", "dt", "h1", "h2", "h3", "h4", "caption", "figcaption", "summary",
-          "blockquote", "td", "th", "div", "section", "aside", "header"}  # fmt: skip
-# what a sentence may say only inside a claim
-_DECIMAL = re.compile(r"[+−-]?\d+\.\d{2,}")
+          "blockquote", "td", "th", "div", "section", "aside", "header", "pre", "nav", "footer",
+          "text"}  # fmt: skip
+# what a sentence may say only inside a claim: a decimal standing as a number (one glued to a
+# letter, a dot, a colon, a slash or a hyphen is part of an id, a version or a path: "d1.25",
+# "0.10.0", "FT911-3.25"), with or without its sign
+_DECIMAL = re.compile(r"(?<![\w.:/-])[+−-]?\d+\.\d{2,}(?![\w.:/-]*\w)")
 # a p-value a sentence may state only inside a claim
 _P_VALUE = re.compile(r"\bp\s*(?:=|<|>|≤|≥)\s*\d")
 # a flips count ("+3/−1") a sentence or table cell may state only inside a claim
@@ -94,6 +97,7 @@ class _PageText:
     cells: tuple[tuple[str, str], ...]
     marked: tuple[tuple[str, int, str], ...]
     values: tuple[tuple[str, str], ...] = ()
+    marked_in: tuple[str, ...] = ()  # the block or table cell each marked claim stands in
     in_attributes: int = 0  # claim marks written inside an attribute value (a template's slip)
 
 
@@ -115,8 +119,11 @@ class _Text(HTMLParser):
         self.cells: list[tuple[str, str]] = []
         self.marked: list[tuple[str, int, str]] = []
         self.values: list[tuple[str, str]] = []
+        self.marked_in: list[str] = []
+        self._pending: list[int] = []  # marked claims of the open block
         self._skip = 0
         self._open: list[tuple[str, bool]] = []  # open elements: (tag, holds data text)
+        self._count: dict[str, int] = {}  # open elements by tag
         self._data = 0  # open elements holding data text
         self._table = 0
         self._buffer: list[str] = []
@@ -127,6 +134,9 @@ class _Text(HTMLParser):
 
     def _flush(self) -> None:
         text = _squeeze("".join(self._buffer))
+        for i in self._pending:
+            self.marked_in[i] = text
+        self._pending = []
         if text:
             (self.cells if self._table else self.prose).append(
                 (text, _squeeze("".join(self._blanked)))
@@ -148,6 +158,7 @@ class _Text(HTMLParser):
         if tag not in _VOID:
             data = dict(attrs).get("dir") == "auto"
             self._open.append((tag, data))
+            self._count[tag] = self._count.get(tag, 0) + 1
             self._data += data
         if tag == "table":
             self._flush()
@@ -162,7 +173,9 @@ class _Text(HTMLParser):
             else:
                 text = _squeeze("".join(self._mark_text))
                 if isinstance(self._mark, tuple):
+                    self._pending.append(len(self.marked))
                     self.marked.append((*self._mark, text))
+                    self.marked_in.append(text)
                 else:
                     self.values.append((self._mark, text))
                 self._mark = None
@@ -173,10 +186,11 @@ class _Text(HTMLParser):
             self._table = max(0, self._table - 1)
         if tag in _SKIPPED:
             self._skip = max(0, self._skip - 1)
-        if any(name == tag for name, _ in self._open):  # close it and what it left open
+        if self._count.get(tag):  # close it and what it left open
             while self._open:
                 name, data = self._open.pop()
                 self._data -= data
+                self._count[name] -= 1
                 if name == tag:
                     break
 
@@ -203,7 +217,8 @@ def _page_text(path: Path) -> _PageText:
     parser.feed(raw)
     parser.close()
     return _PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
-                     tuple(parser.values), len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
+                     tuple(parser.values), tuple(parser.marked_in),
+                     len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
 
 
 def _claims(site: Path) -> dict[str, list[dict[str, Any]]]:
@@ -297,7 +312,9 @@ def _value_disagreements(page: str, results: Results, shown: _PageText) -> list[
             out.append(Disagreement(page, text, f"no such value ({exc})"))
             continue
         if text != expected:
-            out.append(Disagreement(page, text, f"{expected!r} ({at})"))
+            path, _, kind = at.rpartition(" @")
+            where = f"{kind} of {path}" if path else at
+            out.append(Disagreement(page, text, f"{expected!r} ({where})"))
     return out
 
 
@@ -316,6 +333,33 @@ def _marked_disagreements(page: str, claims: dict[str, list[dict[str, Any]]],
             source = claim.get("source") or "the results"
             out.append(Disagreement(page, text, f"{words!r} (claim {number} of {where}: "
                                     f"{claim.get('kind')} of {source})"))  # fmt: skip
+    return out
+
+
+_STAR = "★"  # a flips cell's mark: its sign test significant after Holm (`report.benchmark`)
+_ALPHA = 0.05  # docs/statistics.md's level
+
+
+def _star_disagreements(page: str, results: Results, claims: dict[str, list[dict[str, Any]]],
+                        shown: _PageText) -> list[Disagreement]:  # fmt: skip
+    """A flips table's cell (a ``flip_cell`` claim of ``flips[i]``) holds a ★ exactly when that
+    comparison's Holm-adjusted sign-test p is below 0.05: a removed or added ★ is a
+    disagreement (the star is the cell's claim of significance, not decoration)."""
+    out = []
+    for (where, number, words), cell in zip(shown.marked, shown.marked_in, strict=True):
+        recorded = claims.get(where, [])
+        claim = recorded[number] if number < len(recorded) else {}
+        source = str(claim.get("source", ""))
+        if claim.get("kind") != "flip_cell" or not source.startswith("flips["):
+            continue
+        try:
+            holm = float(value_at(results, f"{source}.holm_p"))
+        except (LookupError, TypeError, ValueError):
+            continue  # named by the claim checks
+        if (holm < _ALPHA) != (_STAR in cell):
+            said = f"{words} {_STAR}" if holm < _ALPHA else words
+            out.append(Disagreement(page, cell, f"{said!r} (Holm-adjusted sign-test p "
+                                    f"{p_text(holm)} at {source})"))  # fmt: skip
     return out
 
 
@@ -357,6 +401,7 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
         here = {number for where, number, _ in shown.marked if where == page}
         found += _claim_disagreements(results, page, mine, text, here)
         found += _marked_disagreements(page, claims, shown)
+        found += _star_disagreements(page, results, claims, shown)
         if shown.in_attributes:
             found.append(Disagreement(page, "(an attribute)", f"{shown.in_attributes} claim(s) "
                                       "marked inside an attribute value: the template must write "
