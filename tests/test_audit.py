@@ -12,7 +12,7 @@ import pytest
 
 from evidencedesk import cli as main_cli
 from evidencedesk._metric_names import canonical
-from evidencedesk.report._audit import audit
+from evidencedesk.report._audit import _DECIMAL, audit
 from tests.generated_projects import shape_of
 
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
@@ -244,3 +244,34 @@ def test_text_from_data_is_not_read_as_a_claim(demo_site: Path, tmp_path: Path) 
     found = [d.line() for d in audit(site)[0]]
     assert len(found) >= 1 and all(line.startswith("documents.html: ") for line in found)
     assert any("not proven" in line for line in found)
+
+
+def test_a_reviewers_note_is_the_teams_words(demo_site: Path, tmp_path: Path) -> None:
+    """A note (the team's Markdown, in ``<div class="note">``) saying a number makes no claim;
+    the same words after the note are the report's and unbacked."""
+    page, note = "candidate-rerank-feature-50853d0e.html", "<strong>Reviewer's note.</strong>"
+    words = " In production MRR was 0.850 last quarter."
+    assert audit(planted(demo_site, tmp_path / "note", page, note, note + words))[0] == []
+    site = planted(demo_site, tmp_path / "prose", page, '<div class="note">',
+                   f"<p>{words.strip()}</p><div class=\"note\">")  # fmt: skip
+    assert [d.line() for d in audit(site)[0]] == [
+        f"{page}: 'In production MRR was 0.850 last quarter.': {NOBODY}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("MRR rose by 0.100", "0.100"),
+        ("Δ −0.05 at most", "−0.05"),
+        ("a drop of -0.25", "-0.25"),
+        ("the mean (0.634).", "0.634"),
+        ("chunk d1.25 of FT911-3.25", None),  # ids
+        ("evidencedesk 0.10.0", None),  # a version
+        ("data/runs/v0.25.run, alpha=0.50", None),  # a path, a name
+        ("top 10 of 1,000 questions in 2026", None),  # whole numbers: counts, k, a year
+    ],
+)
+def test_what_reads_as_a_decimal(text: str, read: str | None) -> None:
+    hit = _DECIMAL.search(text)
+    assert (hit.group() if hit else None) == read

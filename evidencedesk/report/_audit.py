@@ -60,9 +60,9 @@ _BLOCKS = {"p", "li", "dd", "dt", "h1", "h2", "h3", "h4", "caption", "figcaption
           "blockquote", "td", "th", "div", "section", "aside", "header", "pre", "nav", "footer",
           "text"}  # fmt: skip
 # what a sentence may say only inside a claim: a decimal standing as a number (one glued to a
-# letter, a dot, a colon, a slash or a hyphen is part of an id, a version or a path: "d1.25",
-# "0.10.0", "FT911-3.25"), with or without its sign
-_DECIMAL = re.compile(r"(?<![\w.:/-])[+−-]?\d+\.\d{2,}(?![\w.:/-]*\w)")
+# letter, a dot, a colon, a slash, a hyphen or an equals sign is part of an id, a version, a
+# path or a name: "d1.25", "0.10.0", "FT911-3.25", "alpha=0.50"), with or without its sign
+_DECIMAL = re.compile(r"(?<![\w.:/=-])[+−-]?\d+\.\d{2,}(?![\w.:/-]*\w)")
 # a p-value a sentence may state only inside a claim
 _P_VALUE = re.compile(r"\bp\s*(?:=|<|>|≤|≥)\s*\d")
 # a flips count ("+3/−1") a sentence or table cell may state only inside a claim
@@ -109,9 +109,9 @@ class _Text(HTMLParser):
     """A page's visible text, outside scripts and styles; ``<span data-claim="page n">`` marks
     claim n of that page (`report.claims.Said`), ``<span data-at="path">`` the Results value at
     that results.json path (`report.claims.Shown`). Text from data -- a question, a document's
-    title, snippet or text, each rendered in an element with ``dir="auto"`` -- is the team's
-    words, not the report's: it is not read as prose (an abstract saying "not proven" backs
-    no claim and makes none)."""
+    title, snippet or text, each rendered in an element with ``dir="auto"``, and a reviewer's
+    note (``<div class="note">``) -- is the team's words, not the report's: it is not read as
+    prose (an abstract saying "not proven" backs no claim and makes none)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -156,7 +156,9 @@ class _Text(HTMLParser):
         if tag in _SKIPPED:
             self._skip += 1
         if tag not in _VOID:
-            data = dict(attrs).get("dir") == "auto"
+            given = dict(attrs)
+            data = given.get("dir") == "auto" or (tag == "div" and "note" in (given.get("class")
+                                                                             or "").split())
             self._open.append((tag, data))
             self._count[tag] = self._count.get(tag, 0) + 1
             self._data += data
