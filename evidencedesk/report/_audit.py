@@ -6,14 +6,17 @@ results.json back into Results and, independently of the site model that wrote t
 1. re-derives every claim's words from the Results (`report.words.derive`) and compares them
    with the claim's and with the page's text: a changed number, label, interval, zero clause,
    flips count, p-value, verdict or gate line is a disagreement;
-2. finds every number, p-value, flips count and verdict phrase in the pages' prose (and every
-   flips count in their tables) that no claim of that page backs: a sentence made up outside
-   the claims is a disagreement;
-3. re-derives the decisions the claims report (`results.recheck`): each candidate's verdict
+2. holds every value a page marks (``<span data-at="path">``: a formatting filter's text of a
+   Results value, a difference of two, a badge's or a gate rule's words; `report.claims`) to
+   what results.json holds at that path, and every flips cell's ★ to its Holm p;
+3. finds every decimal, p-value, flips count and verdict phrase in the pages' text -- prose,
+   table cells, nav, footer, pre, code, SVG text -- that stands outside every mark: a sentence
+   made up outside the claims is a disagreement, wherever else the page says the same words;
+4. re-derives the decisions the claims report (`results.recheck`): each candidate's verdict
    from its comparisons, the Holm adjustment across candidates, each comparison's flips, sign
    test and one-way flips needed from the per-question values the Results hold, each gate
    verdict from its lines, and the counts from the questions.
-4. recomputes, independently of the build's code (`report.oracle`), every variant's means from
+5. recomputes, independently of the build's code (`report.oracle`), every variant's means from
    the exported runs and qrels, every interval, p-value and Holm adjustment from the
    per-question values, and every verdict by a second, table-driven reading of
    docs/verdicts.md.

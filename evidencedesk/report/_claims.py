@@ -219,8 +219,6 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
         book = getattr(context.get("model"), "claims", None)
         page = str(context.get("page", ""))
         mine = book.pages.get(page, []) if isinstance(book, Claims) else []
-        if type(text) is str:  # isolated as the environment isolates plain text (`finalize`)
-            text = context.environment.finalize(text)
         return remark(text, page, [c.text for c in mine])
 
     lists: dict[tuple[str, str], Any] = {}

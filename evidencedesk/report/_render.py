@@ -315,6 +315,10 @@ def environment(
     env.filters.update(FILTERS)  # the one place a number becomes the page's text ...
     # ... and says which of the Results' values it is (report.claims)
     env.filters.update(marking(FILTERS, {} if values is None else value_paths(values), values))
+    finalize, claimed = env.finalize, env.filters["claimed"]  # plain text isolated first
+    env.filters["claimed"] = jinja2.pass_context(
+        lambda context, text: claimed(context, finalize(text) if type(text) is str else text)
+    )
     env.filters["shown_id"] = _shown_id
     env.filters["md"] = _render_markdown
     # a claim's words without its mark (report.claims.Said), for attributes
