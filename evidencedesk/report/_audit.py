@@ -29,10 +29,10 @@ that compares with an earlier report (since.html) reads that report too and is l
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 from evidencedesk.errors import AuditError
@@ -160,8 +160,9 @@ class _Text(HTMLParser):
             self._skip += 1
         if tag not in _VOID:
             given = dict(attrs)
-            data = given.get("dir") == "auto" or (tag == "div" and "note" in (given.get("class")
-                                                                             or "").split())
+            data = given.get("dir") == "auto" or (
+                tag == "div" and "note" in (given.get("class") or "").split()
+            )
             self._open.append((tag, data))
             self._count[tag] = self._count.get(tag, 0) + 1
             self._data += data

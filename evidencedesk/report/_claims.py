@@ -231,8 +231,10 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
     def list_value(variant: str, question: str) -> Any:
         return lists.get((variant, question))
 
-    marks = {"claimed": claimed, "at": difference, "said": said, "legend": legend, "list_value": list_value,
-             "candidate": by_name.get}  # fmt: skip
+    marks: dict[str, Callable[..., Any]] = {
+        "claimed": claimed, "at": difference, "said": said, "legend": legend,
+        "list_value": list_value, "candidate": by_name.get,
+    }  # fmt: skip
     return {**{name: marked(fmt) for name, fmt in filters.items()}, **marks}
 
 
