@@ -190,6 +190,11 @@ PLANTS = {
                          '<span data-at="candidates[1] @gate">BLOCK<', [
         "gate.html: 'BLOCK': results.json says 'GO' (gate of candidates[1])",
     ]),
+    "swapped tile legend": ("index.html", '<span data-at="@legend">NO CLEAR CHANGE<',
+                            '<span data-at="@legend">BETTER<', [
+        "index.html: 'BETTER': results.json says 'NO CLEAR CHANGE' (the legend of '3': claim 14 of "
+        "index.html)",
+    ]),
     "removed star": ("flips.html", '<span class="sig" title="significant after Holm (adjusted p=0.027)"> ★</span>', "", [
         "flips.html: '+25/−8': results.json says '+25/−8 ★' (Holm-adjusted sign-test p 0.027 at "
         "flips[43])",

@@ -101,6 +101,7 @@ class _PageText:
     marked: tuple[tuple[str, int, str], ...]
     values: tuple[tuple[str, str], ...] = ()
     marked_in: tuple[str, ...] = ()  # the block or table cell each marked claim stands in
+    claim_after: tuple[int, ...] = ()  # per marked value: the index in `marked` of the next claim
     in_attributes: int = 0  # claim marks written inside an attribute value (a template's slip)
 
 
@@ -123,6 +124,7 @@ class _Text(HTMLParser):
         self.marked: list[tuple[str, int, str]] = []
         self.values: list[tuple[str, str]] = []
         self.marked_in: list[str] = []
+        self.claim_after: list[int] = []
         self._pending: list[int] = []  # marked claims of the open block
         self._skip = 0
         self._open: list[tuple[str, bool]] = []  # open elements: (tag, holds data text)
@@ -184,6 +186,7 @@ class _Text(HTMLParser):
                     self.marked_in.append(text)
                 else:
                     self.values.append((self._mark, text))
+                    self.claim_after.append(len(self.marked))
                 self._mark = None
         if tag in _BLOCKS:
             self._flush()
@@ -223,7 +226,7 @@ def _page_text(path: Path) -> _PageText:
     parser.feed(raw)
     parser.close()
     return _PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
-                     tuple(parser.values), tuple(parser.marked_in),
+                     tuple(parser.values), tuple(parser.marked_in), tuple(parser.claim_after),
                      len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
 
 
@@ -283,17 +286,12 @@ _RULE_WORDS: dict[str, Callable[[Results, Any], str]] = {
     "threshold": lambda results, row: gate_view._threshold(row, results.policy),
     "margin": lambda results, row: gate_view._margin(row),
 }
-# a count's legend (the index's tiles): a verdict or a gate level, by name
-_LEGEND = frozenset(("BETTER", "PROMISING", "NO CLEAR CHANGE", "MIXED", "LEANS WORSE", "WORSE",
-                     "GO", "REVIEW", "BLOCK"))  # fmt: skip
 
 
 def _shown(results: Results, at: str, text: str) -> str:
     """What the mark `at` (`report.claims.marking`) says the text must be: a Results value
-    (``path``), a difference of two (``a − b``), an interval of two (``[low, high]``), the words
-    of a row (``path @kind``: `words.derive`'s kinds, or a gate rule's cells) or a legend."""
-    if at == "@legend":
-        return text if text in _LEGEND else "a verdict or gate level"
+    (``path``), a difference of two (``a − b``), an interval of two (``[low, high]``) or the words
+    of a row (``path @kind``: `words.derive`'s kinds, or a gate rule's cells)."""
     if " @" in at:
         path, kind = at.rsplit(" @", 1)
         if kind in _RULE_WORDS:
@@ -308,10 +306,29 @@ def _shown(results: Results, at: str, text: str) -> str:
     return _as_shown(value_at(results, at), text)
 
 
-def _value_disagreements(page: str, results: Results, shown: _PageText) -> list[Disagreement]:
+def _legend_disagreement(page: str, claims: dict[str, list[dict[str, Any]]], shown: _PageText,
+                         text: str, after: int) -> Disagreement | None:  # fmt: skip
+    """A legend names what the count claimed right after it counts (a ``tally`` claim)."""
+    where, number, words = shown.marked[after] if after < len(shown.marked) else ("", 0, "")
+    recorded = claims.get(where, [])
+    claim = recorded[number] if number < len(recorded) else {}
+    of = (claim.get("args") or {}).get("of") if claim.get("kind") == "tally" else None
+    if of == text:
+        return None
+    said = repr(of) if of else "no count after it"
+    return Disagreement(page, text, f"{said} (the legend of {words!r}: claim {number} of {where})"
+                        if of else said)  # fmt: skip
+
+
+def _value_disagreements(page: str, results: Results, claims: dict[str, list[dict[str, Any]]],
+                         shown: _PageText) -> list[Disagreement]:  # fmt: skip
     """Each marked value shows what its mark names, re-read from results.json."""
     out = []
-    for at, text in shown.values:
+    for (at, text), after in zip(shown.values, shown.claim_after, strict=True):
+        if at == "@legend":
+            legend = _legend_disagreement(page, claims, shown, text, after)
+            out += [legend] if legend is not None else []
+            continue
         try:
             expected = _shown(results, at, text)
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
@@ -412,7 +429,7 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
             found.append(Disagreement(page, "(an attribute)", f"{shown.in_attributes} claim(s) "
                                       "marked inside an attribute value: the template must write "
                                       "them through the plain filter"))  # fmt: skip
-        found += _value_disagreements(page, results, shown)
+        found += _value_disagreements(page, results, claims, shown)
         found += _unbacked(page, shown)
         checked += len(mine)
     missing = sorted(set(claims) - {p.name for p in site.glob("*.html")})

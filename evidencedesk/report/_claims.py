@@ -26,6 +26,7 @@ unmarked, and the audit reports it when it is a decimal, a p-value or a flips co
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -115,15 +116,28 @@ class Shown(str):
 
 def value_paths(results: Results) -> dict[int, str]:
     """The results.json path of every float and every row (a dataclass) the Results hold, by the
-    object's identity: what a filter was handed is found here only when it is the Results' own
-    object (a number a page model computed is not). The first path of an object shared by two
-    places wins (both hold the same value)."""
+    object's identity: what a filter was handed is found here only when it is one of the
+    Results' own objects (a number a page model computed is not).
+
+    Each path is the first place in results.json (in the order of its fields) that holds an
+    equal number, or an equal row: the Results a build computes share objects between places (a
+    variant's mean in each comparison with it, one 1.0 in many Holm p), the Results read back
+    from results.json hold a copy in each place, and both must write the same page. The audit
+    holds the text to the value at that path, which equals the value printed."""
     found: dict[int, str] = {}
+    numbers: dict[tuple[float, float], str] = {}
+    rows: dict[tuple[Any, ...], str] = {}
 
     def walk(node: Any, path: str) -> None:
         if type(node) is float:
+            if node == node:  # NaN equals nothing: its own path
+                path = numbers.setdefault((node, math.copysign(1.0, node)), path)
             found.setdefault(id(node), path)
         elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+            try:
+                path = rows.setdefault((type(node), node), path)
+            except TypeError:  # a row holding a dict: its own path
+                pass
             found.setdefault(id(node), path)
             for f in dataclasses.fields(node):
                 walk(getattr(node, f.name), f"{path}.{f.name}" if path else f.name)
@@ -131,9 +145,9 @@ def value_paths(results: Results) -> dict[int, str]:
             for i, item in enumerate(node):
                 walk(item, f"{path}[{i}]")
         elif isinstance(node, Mapping):
-            for key, item in node.items():
-                if isinstance(key, str) and "'" not in key and "]" not in key:
-                    walk(item, f"{path}['{key}']")
+            keys = sorted(k for k in node if isinstance(k, str) and not any(c in k for c in "' ]"))
+            for key in keys:  # in order: results.json sorts its keys, a build need not
+                walk(node[key], f"{path}['{key}']")
 
     walk(results, "")
     return found
@@ -184,7 +198,7 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
     - ``list_value(variant, question)``: the Results value of the flips metric in that
       variant's list for that question (None without one), to hand to ``at``;
     - ``claimed(text)``: `text`, a sentence the page model composed of the page's claims (or
-      the HTML of its Markdown), with each claim marked where it stands (`remark`);
+      the HTML of its Markdown), with each claim marked where it stands (`_remark`);
     - ``candidate(name)``: the Results row of the candidate of that name, to hand to ``said``.
     """
 
@@ -215,11 +229,11 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
     @pass_context
     def claimed(context: Any, text: str) -> Markup:
         """`text` (a sentence the page model composed of its claims, or its Markdown's HTML)
-        with each claim of the page marked where its words stand (`remark`)."""
+        with each claim of the page marked where its words stand (`_remark`)."""
         book = getattr(context.get("model"), "claims", None)
         page = str(context.get("page", ""))
         mine = book.pages.get(page, []) if isinstance(book, Claims) else []
-        return remark(text, page, [c.text for c in mine])
+        return _remark(text, page, [c.text for c in mine])
 
     lists: dict[tuple[str, str], Any] = {}
     by_name = {} if results is None else {c.name: c for c in results.candidates}
@@ -239,12 +253,12 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
 
 
 def _worded(words: str) -> bool:
-    """A claim `remark` looks for: words, not a bare number (a claim "0" or "1" would match any
+    """A claim `_remark` looks for: words, not a bare number (a claim "0" or "1" would match any
     digit of the sentence: the blind spot this rule closes)."""
     return len(words) >= 8 and any(ch.isalpha() for ch in words)
 
 
-def remark(text: str, page: str, said: list[str]) -> Markup:
+def _remark(text: str, page: str, said: list[str]) -> Markup:
     """`text` (plain, or HTML when it is `Markup`) with the first occurrence of each of `said`
     (the page's claims' words, claim n at index n) marked as that claim (`Said`), longest first,
     outside tags and marks already made. Only in a sentence a template hands to ``claimed``:
