@@ -272,7 +272,8 @@ def _remark(text: str, page: str, said: list[str]) -> Markup:
         for form in dict.fromkeys((str(escape(words)), _md_escaped(words))):
             at = _free(html, form, marks)
             if at >= 0:
-                mark = Said(words, page, n).__html__()
+                # the mark around the text as it was written (markdown-it escapes no apostrophe)
+                mark = f'<span data-claim="{escape(page)} {n}">{form}</span>'
                 html = html[:at] + mark + html[at + len(form) :]
                 shift = len(mark) - len(form)
                 marks = [(a + shift, b + shift) if a > at else (a, b) for a, b in marks]
