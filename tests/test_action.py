@@ -160,8 +160,9 @@ def test_the_audit_step_holds_the_built_site_to_its_results(
     last = done.stdout.splitlines()[-1]
     if planted:
         assert done.stdout.splitlines() == [
-            "index.html: 'BETTER': results.json says 'LEANS WORSE' (claim 33 of index.html: "
-            "verdict of candidates[3])",
+            # the first badge saying LEANS WORSE: the verdicts tile's legend of its count
+            "index.html: 'BETTER': results.json says 'LEANS WORSE' (the legend of '1': claim 13 of "
+            "index.html)",
             "audit: 1 disagreement(s) with results.json",
         ]
     else:

@@ -12,7 +12,7 @@ import pytest
 
 from evidencedesk import cli as main_cli
 from evidencedesk._metric_names import canonical
-from evidencedesk.report._audit import audit
+from evidencedesk.report._audit import _DECIMAL, audit
 from tests.generated_projects import shape_of
 
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
@@ -101,8 +101,8 @@ LEGEND = (
 PLANTS = {
     # the recommendation quotes the primary metric's numbers as another metric's
     "wrong metric": ("candidate-cand02.html", "Δ nDCG@10 (linear gain) = +0.157", "Δ MRR = +0.157", [
-        f"candidate-cand02.html: 'Δ nDCG@10 (linear gain) {INTERVAL}': {NOT_SHOWN}",
-        f"candidate-cand02.html: 'Δ MRR {INTERVAL}.': {NOBODY}",
+        f"candidate-cand02.html: 'Δ MRR {INTERVAL}': results.json says 'Δ nDCG@10 (linear gain) "
+        f"{INTERVAL}' (claim 7 of candidate-cand02.html: interval of candidates[1])",
     ]),
     # a significant win read as unproven
     "not proven": ("candidate-cand02.html", "Better: nDCG@10", "Promising, not proven: nDCG@10", [
@@ -150,6 +150,54 @@ PLANTS = {
     "blank cells did not move": ("flips.html", "blank cells are unchanged", "blank cells did not move", [
         f"flips.html: '{LEGEND.format('did not move')}': results.json says "
         f"'{LEGEND.format('are unchanged')}' (claim 48 of flips.html: grid_legend of the results)",
+    ]),
+    # lies the audit once passed: it blanked every occurrence of each claim's words (claims
+    # "0" and "1" on the index blanked every 0 and 1), read table cells only for flips and
+    # verdict words, and skipped code, pre, nav, footer and SVG text
+    "made-up sentence on the index": ("index.html", '<section id="bottom-line"',
+                                      '<p>MRR rose by 0.100 (p = 0.001).</p><section id="bottom-line"', [
+        f"index.html: 'MRR rose by 0.100 (p = 0.001).': {NOBODY}",
+    ]),
+    "benchmark cell changed": ("benchmark.html", '<span data-at="variants[0].metrics[0].mean">0.844<',
+                               '<span data-at="variants[0].metrics[0].mean">0.884<', [
+        "benchmark.html: '0.884': results.json says '0.844' (variants[0].metrics[0].mean)",
+    ]),
+    "benchmark cell unmarked": ("benchmark.html", '<span data-at="variants[0].metrics[0].mean">0.844</span>',
+                                "0.884", [
+        f"benchmark.html: '0.884': {NOBODY.replace('sentence', 'table cell')}",
+    ]),
+    "a number in code": ("methods.html", "<code>--seed 0</code>", "<code>--seed 0 --min-mrr 0.750</code>", [
+        "methods.html: '95 % percentile bootstrap over questions, seeded (--seed 0 --min-mrr 0.750); "
+        f"for a candidate, a paired bootstrap of the per-question difference.': {NOBODY}",
+    ]),
+    "a number in pre": ("methods.html", "<pre><code>", "<pre>MRR 0.912 on every question</pre><pre><code>", [
+        f"methods.html: 'MRR 0.912 on every question': {NOBODY}",
+    ]),
+    "a number in nav": ("index.html", '<a class="brand" href="index.html">generated 1</a>',
+                        '<a class="brand" href="index.html">generated 1 · MRR 0.912</a>', [
+        "index.html: 'generated 1 · MRR 0.912 Overview Benchmark & intervals Flips Slices Questions "
+        f"Gate Methods': {NOBODY}",
+    ]),
+    "a number in footer": ("index.html", '<footer class="footer">',
+                           '<footer class="footer"><p>MRR 0.912 on every question</p>', [
+        f"index.html: 'MRR 0.912 on every question': {NOBODY}",
+    ]),
+    "a number in SVG text": ("index.html", '<section id="bottom-line"',
+                             '<svg><text x="0" y="9">MRR 0.912</text></svg><section id="bottom-line"', [
+        f"index.html: 'MRR 0.912': {NOBODY}",
+    ]),
+    "wrong gate badge": ("gate.html", '<span data-at="candidates[1] @gate">GO<',
+                         '<span data-at="candidates[1] @gate">BLOCK<', [
+        "gate.html: 'BLOCK': results.json says 'GO' (gate of candidates[1])",
+    ]),
+    "swapped tile legend": ("index.html", '<span data-at="@legend">NO CLEAR CHANGE<',
+                            '<span data-at="@legend">BETTER<', [
+        "index.html: 'BETTER': results.json says 'NO CLEAR CHANGE' (the legend of '3': claim 14 of "
+        "index.html)",
+    ]),
+    "removed star": ("flips.html", '<span class="sig" title="significant after Holm (adjusted p=0.027)"> ★</span>', "", [
+        "flips.html: '+25/−8': results.json says '+25/−8 ★' (Holm-adjusted sign-test p 0.027 at "
+        "flips[43])",
     ]),
 }  # fmt: skip
 
@@ -201,3 +249,34 @@ def test_text_from_data_is_not_read_as_a_claim(demo_site: Path, tmp_path: Path) 
     found = [d.line() for d in audit(site)[0]]
     assert len(found) >= 1 and all(line.startswith("documents.html: ") for line in found)
     assert any("not proven" in line for line in found)
+
+
+def test_a_reviewers_note_is_the_teams_words(demo_site: Path, tmp_path: Path) -> None:
+    """A note (the team's Markdown, in ``<div class="note">``) saying a number makes no claim;
+    the same words after the note are the report's and unbacked."""
+    page, note = "candidate-rerank-feature-50853d0e.html", "<strong>Reviewer's note.</strong>"
+    words = " In production MRR was 0.850 last quarter."
+    assert audit(planted(demo_site, tmp_path / "note", page, note, note + words))[0] == []
+    site = planted(demo_site, tmp_path / "prose", page, '<div class="note">',
+                   f"<p>{words.strip()}</p><div class=\"note\">")  # fmt: skip
+    assert [d.line() for d in audit(site)[0]] == [
+        f"{page}: 'In production MRR was 0.850 last quarter.': {NOBODY}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("MRR rose by 0.100", "0.100"),
+        ("Δ −0.05 at most", "−0.05"),
+        ("a drop of -0.25", "-0.25"),
+        ("the mean (0.634).", "0.634"),
+        ("chunk d1.25 of FT911-3.25", None),  # ids
+        ("evidencedesk 0.10.0", None),  # a version
+        ("data/runs/v0.25.run, alpha=0.50", None),  # a path, a name
+        ("top 10 of 1,000 questions in 2026", None),  # whole numbers: counts, k, a year
+    ],
+)
+def test_what_reads_as_a_decimal(text: str, read: str | None) -> None:
+    hit = _DECIMAL.search(text)
+    assert (hit.group() if hit else None) == read

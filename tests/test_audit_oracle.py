@@ -23,6 +23,7 @@ from evidencedesk.report._audit import audit
 from evidencedesk.report._oracle import Moves, oracle_findings, verdict_of
 from evidencedesk.results._serialize import load
 from tests.generated_projects import generated
+from tests.test_model_language import arabic_project
 
 FIXTURES = Path(__file__).parent / "data" / "audit-oracle.txt"
 ORACLE = Path(oracle.__file__)
@@ -103,6 +104,19 @@ def test_a_split_site_agrees_with_the_oracle(tmp_path: Path) -> None:
     assert (site / "data" / "per-question.csv.gz").is_file()
     assert (site / "data" / "qrels.txt.gz").is_file()
     assert _lines(site) == []
+    assert [d.line() for d in audit(site)[0]] == []  # the pages too, both halves of them
+
+
+def test_an_arabic_project_audits_ok(tmp_path: Path) -> None:
+    """Right-to-left questions, titles and text (data, isolated on the pages) make no claim and
+    hide none."""
+    toml = arabic_project(tmp_path / "project", dense="toy")
+    site = tmp_path / "site"
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(site), "-q"]
+    assert main_cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    assert "تفتح المكتبة" in (site / "question-q1.html").read_text("utf-8")
+    assert [d.line() for d in audit(site)[0]] == []
 
 
 def test_a_tagless_runs_only_project_audits_ok(tagless_site: Path) -> None:

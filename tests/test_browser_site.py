@@ -83,6 +83,7 @@ def test_the_contrast_ratio_is_wcags(
 
 # every element with its own text under `root`: its text, colour, the opacity it is drawn with
 # and the background behind it (the nearest backgrounds up the tree, laid over white)
+# a text's cell or styled span (a span without a class is the audit's mark, not a style)
 COLOURS = """(root) => {
   const rgba = s => { const p = s.match(/[\\d.]+/g).map(Number); return p.length > 3 ? p : [...p, 1]; };
   const behind = el => {
@@ -102,7 +103,7 @@ COLOURS = """(root) => {
     if (!own || !r.width || getComputedStyle(el).visibility === "hidden") continue;
     let opacity = 1;
     for (let e = el; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
-    out.push({text: own, cls: (el.closest("td, th, li, span") || el).className,
+    out.push({text: own, cls: (el.closest("td, th, li, span[class]") || el).className,
               fg: rgba(getComputedStyle(el).color), opacity, bg: behind(el)});
   }
   return out;

@@ -6,14 +6,17 @@ results.json back into Results and, independently of the site model that wrote t
 1. re-derives every claim's words from the Results (`report.words.derive`) and compares them
    with the claim's and with the page's text: a changed number, label, interval, zero clause,
    flips count, p-value, verdict or gate line is a disagreement;
-2. finds every number, p-value, flips count and verdict phrase in the pages' prose (and every
-   flips count in their tables) that no claim of that page backs: a sentence made up outside
-   the claims is a disagreement;
-3. re-derives the decisions the claims report (`results.recheck`): each candidate's verdict
+2. holds every value a page marks (``<span data-at="path">``: a formatting filter's text of a
+   Results value, a difference of two, a badge's or a gate rule's words; `report.claims`) to
+   what results.json holds at that path, and every flips cell's ★ to its Holm p;
+3. finds every decimal, p-value, flips count and verdict phrase in the pages' text -- prose,
+   table cells, nav, footer, pre, code, SVG text -- that stands outside every mark: a sentence
+   made up outside the claims is a disagreement, wherever else the page says the same words;
+4. re-derives the decisions the claims report (`results.recheck`): each candidate's verdict
    from its comparisons, the Holm adjustment across candidates, each comparison's flips, sign
    test and one-way flips needed from the per-question values the Results hold, each gate
    verdict from its lines, and the counts from the questions.
-4. recomputes, independently of the build's code (`report.oracle`), every variant's means from
+5. recomputes, independently of the build's code (`report.oracle`), every variant's means from
    the exported runs and qrels, every interval, p-value and Holm adjustment from the
    per-question values, and every verdict by a second, table-driven reading of
    docs/verdicts.md.
@@ -26,6 +29,7 @@ that compares with an earlier report (since.html) reads that report too and is l
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -34,8 +38,11 @@ from typing import Any
 from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
+from evidencedesk.report import _gate_view as gate_view
+from evidencedesk.report._claims import value_at
 from evidencedesk.report._exports import summary_disagreements
 from evidencedesk.report._oracle import Finding, oracle_findings
+from evidencedesk.report._values import flips, fmt, interval, p_text
 from evidencedesk.report._words import derive
 from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import load
@@ -45,16 +52,20 @@ __all__ = ["Disagreement", "audit"]
 
 _CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
 _LEFT_OUT = ("since.html",)  # compares with another report's results
-# elements whose text is not prose the audit reads (scripts, navigation, code …)
-_SKIPPED = {"script", "style", "nav", "footer", "pre", "code", "svg", "template"}
+# elements whose text the audit does not read: code that runs or styles, and inert markup. Text
+# in nav, footer, pre, code and an SVG's text is read as any other (a number there is a claim)
+_SKIPPED = {"script", "style", "template"}
 # elements that never hold text and have no end tag
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
          "track", "wbr"}  # fmt: skip
 # elements that end a block of prose (each block is read as one sentence group)
 _BLOCKS = {"p", "li", "dd", "dt", "h1", "h2", "h3", "h4", "caption", "figcaption", "summary",
-          "blockquote", "td", "th", "div", "section", "aside", "header"}  # fmt: skip
-# what a sentence may say only inside a claim
-_DECIMAL = re.compile(r"[+−-]?\d+\.\d{2,}")
+          "blockquote", "td", "th", "div", "section", "aside", "header", "pre", "nav", "footer",
+          "text"}  # fmt: skip
+# what a sentence may say only inside a claim: a decimal standing as a number (one glued to a
+# letter, a dot, a colon, a slash, a hyphen or an equals sign is part of an id, a version, a
+# path or a name: "d1.25", "0.10.0", "FT911-3.25", "alpha=0.50"), with or without its sign
+_DECIMAL = re.compile(r"(?<![\w.:/=-])[+−-]?\d+\.\d{2,}(?![\w.:/-]*\w)")
 # a p-value a sentence may state only inside a claim
 _P_VALUE = re.compile(r"\bp\s*(?:=|<|>|≤|≥)\s*\d")
 # a flips count ("+3/−1") a sentence or table cell may state only inside a claim
@@ -81,12 +92,16 @@ class Disagreement:
 
 @dataclass(frozen=True)
 class _PageText:
-    """What a page shows: its prose blocks and table cells, each as shown and with the claims
-    it marks blanked out, and each marked claim (its number on the page, its words)."""
+    """What a page shows: its prose blocks and table cells, each as shown and with its marked
+    claims and marked values blanked out; each marked claim (the page that recorded it, its
+    number there, its words) and each marked value (its results.json path, its text)."""
 
-    prose: tuple[tuple[str, str], ...]  # (as shown, marked claims blanked)
+    prose: tuple[tuple[str, str], ...]  # (as shown, marks blanked)
     cells: tuple[tuple[str, str], ...]
-    marked: tuple[tuple[str, int, str], ...]  # (the page that recorded it, its number, words)
+    marked: tuple[tuple[str, int, str], ...]
+    values: tuple[tuple[str, str], ...] = ()
+    marked_in: tuple[str, ...] = ()  # the block or table cell each marked claim stands in
+    claim_after: tuple[int, ...] = ()  # per marked value: the index in `marked` of the next claim
     in_attributes: int = 0  # claim marks written inside an attribute value (a template's slip)
 
 
@@ -95,29 +110,38 @@ def _squeeze(text: str) -> str:
 
 
 class _Text(HTMLParser):
-    """A page's visible text, outside scripts, nav and footer; ``<span data-claim="n">`` marks
-    claim n of the page (`report.claims.Said`). Text from data -- a question, a document's
-    title, snippet or text, each rendered in an element with ``dir="auto"`` -- is the team's
-    words, not the report's: it is not read as prose (an abstract saying "not proven" backs
-    no claim and makes none)."""
+    """A page's visible text, outside scripts and styles; ``<span data-claim="page n">`` marks
+    claim n of that page (`report.claims.Said`), ``<span data-at="path">`` the Results value at
+    that results.json path (`report.claims.Shown`). Text from data -- a question, a document's
+    title, snippet or text, each rendered in an element with ``dir="auto"``, and a reviewer's
+    note (``<div class="note">``) -- is the team's words, not the report's: it is not read as
+    prose (an abstract saying "not proven" backs no claim and makes none)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.prose: list[tuple[str, str]] = []
         self.cells: list[tuple[str, str]] = []
         self.marked: list[tuple[str, int, str]] = []
+        self.values: list[tuple[str, str]] = []
+        self.marked_in: list[str] = []
+        self.claim_after: list[int] = []
+        self._pending: list[int] = []  # marked claims of the open block
         self._skip = 0
         self._open: list[tuple[str, bool]] = []  # open elements: (tag, holds data text)
+        self._count: dict[str, int] = {}  # open elements by tag
         self._data = 0  # open elements holding data text
         self._table = 0
         self._buffer: list[str] = []
         self._blanked: list[str] = []
-        self._claim: tuple[str, int] | None = None
-        self._claim_text: list[str] = []
-        self._spans = 0  # spans open inside the marked claim
+        self._mark: tuple[str, int] | str | None = None  # the open claim or value mark
+        self._mark_text: list[str] = []
+        self._spans = 0  # spans open inside the mark
 
     def _flush(self) -> None:
         text = _squeeze("".join(self._buffer))
+        for i in self._pending:
+            self.marked_in[i] = text
+        self._pending = []
         if text:
             (self.cells if self._table else self.prose).append(
                 (text, _squeeze("".join(self._blanked)))
@@ -125,17 +149,24 @@ class _Text(HTMLParser):
         self._buffer, self._blanked = [], []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "span" and self._claim is not None:
+        if tag == "span" and self._mark is not None:
             self._spans += 1
         elif tag == "span":
-            page, _, number = (dict(attrs).get("data-claim") or "").rpartition(" ")
+            given = dict(attrs)
+            page, _, number = (given.get("data-claim") or "").rpartition(" ")
             if page and number.isdigit():
-                self._claim, self._claim_text, self._spans = (page, int(number)), [], 0
+                self._mark, self._mark_text, self._spans = (page, int(number)), [], 0
+            elif given.get("data-at"):
+                self._mark, self._mark_text, self._spans = given["data-at"], [], 0
         if tag in _SKIPPED:
             self._skip += 1
         if tag not in _VOID:
-            data = dict(attrs).get("dir") == "auto"
+            given = dict(attrs)
+            data = given.get("dir") == "auto" or (
+                tag == "div" and "note" in (given.get("class") or "").split()
+            )
             self._open.append((tag, data))
+            self._count[tag] = self._count.get(tag, 0) + 1
             self._data += data
         if tag == "table":
             self._flush()
@@ -144,12 +175,19 @@ class _Text(HTMLParser):
             self._flush()
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "span" and self._claim is not None:
+        if tag == "span" and self._mark is not None:
             if self._spans:
                 self._spans -= 1
             else:
-                self.marked.append((*self._claim, _squeeze("".join(self._claim_text))))
-                self._claim = None
+                text = _squeeze("".join(self._mark_text))
+                if isinstance(self._mark, tuple):
+                    self._pending.append(len(self.marked))
+                    self.marked.append((*self._mark, text))
+                    self.marked_in.append(text)
+                else:
+                    self.values.append((self._mark, text))
+                    self.claim_after.append(len(self.marked))
+                self._mark = None
         if tag in _BLOCKS:
             self._flush()
         if tag == "table":
@@ -157,19 +195,20 @@ class _Text(HTMLParser):
             self._table = max(0, self._table - 1)
         if tag in _SKIPPED:
             self._skip = max(0, self._skip - 1)
-        if any(name == tag for name, _ in self._open):  # close it and what it left open
+        if self._count.get(tag):  # close it and what it left open
             while self._open:
                 name, data = self._open.pop()
                 self._data -= data
+                self._count[name] -= 1
                 if name == tag:
                     break
 
     def handle_data(self, data: str) -> None:
-        if self._claim is not None:
-            self._claim_text.append(data)
+        if self._mark is not None:
+            self._mark_text.append(data)
         if not self._skip and not self._data:
             self._buffer.append(data)
-            self._blanked.append(" " * len(data) if self._claim is not None else data)
+            self._blanked.append(" " * len(data) if self._mark is not None else data)
 
     def close(self) -> None:
         super().close()
@@ -187,7 +226,8 @@ def _page_text(path: Path) -> _PageText:
     parser.feed(raw)
     parser.close()
     return _PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
-                    len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
+                     tuple(parser.values), tuple(parser.marked_in), tuple(parser.claim_after),
+                     len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
 
 
 def _claims(site: Path) -> dict[str, list[dict[str, Any]]]:
@@ -198,37 +238,106 @@ def _claims(site: Path) -> dict[str, list[dict[str, Any]]]:
     return data
 
 
-def _masked(text: str, said: list[str]) -> str:
-    """`text` with every occurrence of what the claims said blanked out (longest first)."""
-    for words in sorted(said, key=len, reverse=True):
-        if words:
-            text = text.replace(words, " " * len(words))
-    return text
-
-
 def _around(text: str, start: int) -> str:
     a = max(0, text.rfind(". ", 0, start) + 2 if text.rfind(". ", 0, start) >= 0 else 0)
     b = text.find(". ", start)
     return text[a : b + 1 if b >= 0 else len(text)].strip()[:200]
 
 
-def _unbacked(page: str, shown: _PageText, said: list[str]) -> list[Disagreement]:
-    """Numbers, p-values, flips and verdict phrases that no claim of the page backs: outside
-    the marked claims and not inside the words of one of the page's (unmarked) claims."""
+def _unbacked(page: str, shown: _PageText) -> list[Disagreement]:
+    """Decimals, p-values, flips and verdict phrases that stand outside every mark: no claim
+    and no Results value backs them where they stand (a claim's words elsewhere on the page back
+    nothing here). A whole number alone (a count, a rank, the k of "@10", a year) is not read:
+    the report prints every measurement with decimals (`report.values.fmt`)."""
     out = []
-    for block, blanked in shown.prose:
-        masked = _masked(blanked, said)
-        for pattern in (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES):
-            hit = pattern.search(masked)
-            if hit is not None:
-                out.append(Disagreement(page, _around(block, hit.start()),
-                                        "nothing: no claim backs this sentence"))  # fmt: skip
-                break
-    for cell, blanked in shown.cells:
-        masked = _masked(blanked, said)
-        hit = _FLIPS.search(masked) or _PHRASES.search(masked)
-        if hit is not None:
-            out.append(Disagreement(page, cell[:200], "nothing: no claim backs this table cell"))
+    for blocks, what in ((shown.prose, "sentence"), (shown.cells, "table cell")):
+        for block, blanked in blocks:
+            for pattern in (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES):
+                hit = pattern.search(blanked)
+                if hit is not None:
+                    said = _around(block, hit.start()) if what == "sentence" else block[:200]
+                    out.append(Disagreement(page, said, f"nothing: no claim backs this {what}"))
+                    break
+    return out
+
+
+def _as_shown(value: Any, text: str) -> str:
+    """`value` (a Results number, a (low, high) pair, or a row with an interval or flips) as a
+    formatting filter prints it, at the precision and sign `text` shows it with."""
+    if value is None:
+        return "—"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if text == "< 0.001" and value < 0.001:
+            return text
+        digits = len(text) - text.index(".") - 1 if "." in text else 0
+        return fmt(value, digits, text[:1] in "+−")
+    if isinstance(value, tuple) or hasattr(value, "low") and not text.startswith("+"):
+        inner = text[1:].split(",")[0]
+        digits = len(inner) - inner.index(".") - 1 if "." in inner else 3
+        return interval(value, digits, inner[:1] in "+−")
+    if hasattr(value, "better"):
+        return flips(value)
+    return repr(value)
+
+
+# what a gate rule's cells say (`report.gate_view`), by the mark ``said(row, kind)`` gives
+_RULE_WORDS: dict[str, Callable[[Results, Any], str]] = {
+    "observed": lambda results, row: gate_view._observed(row),
+    "threshold": lambda results, row: gate_view._threshold(row, results.policy),
+    "margin": lambda results, row: gate_view._margin(row),
+}
+
+
+def _shown(results: Results, at: str, text: str) -> str:
+    """What the mark `at` (`report.claims.marking`) says the text must be: a Results value
+    (``path``), a difference of two (``a − b``), an interval of two (``[low, high]``) or the words
+    of a row (``path @kind``: `words.derive`'s kinds, or a gate rule's cells)."""
+    if " @" in at:
+        path, kind = at.rsplit(" @", 1)
+        if kind in _RULE_WORDS:
+            return _RULE_WORDS[kind](results, value_at(results, path))
+        return derive(results, kind, path, {})
+    if at.startswith("[") and at.endswith("]"):
+        low, high = at[1:-1].split(", ", 1)
+        return _as_shown((value_at(results, low), value_at(results, high)), text)
+    if " − " in at:
+        a, b = (value_at(results, p) for p in at.split(" − ", 1))
+        return _as_shown(None if a is None or b is None else a - b, text)
+    return _as_shown(value_at(results, at), text)
+
+
+def _legend_disagreement(page: str, claims: dict[str, list[dict[str, Any]]], shown: _PageText,
+                         text: str, after: int) -> Disagreement | None:  # fmt: skip
+    """A legend names what the count claimed right after it counts (a ``tally`` claim)."""
+    where, number, words = shown.marked[after] if after < len(shown.marked) else ("", 0, "")
+    recorded = claims.get(where, [])
+    claim = recorded[number] if number < len(recorded) else {}
+    of = (claim.get("args") or {}).get("of") if claim.get("kind") == "tally" else None
+    if of == text:
+        return None
+    said = repr(of) if of else "no count after it"
+    return Disagreement(page, text, f"{said} (the legend of {words!r}: claim {number} of {where})"
+                        if of else said)  # fmt: skip
+
+
+def _value_disagreements(page: str, results: Results, claims: dict[str, list[dict[str, Any]]],
+                         shown: _PageText) -> list[Disagreement]:  # fmt: skip
+    """Each marked value shows what its mark names, re-read from results.json."""
+    out = []
+    for (at, text), after in zip(shown.values, shown.claim_after, strict=True):
+        if at == "@legend":
+            legend = _legend_disagreement(page, claims, shown, text, after)
+            out += [legend] if legend is not None else []
+            continue
+        try:
+            expected = _shown(results, at, text)
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
+            out.append(Disagreement(page, text, f"no such value ({exc})"))
+            continue
+        if text != expected:
+            path, _, kind = at.rpartition(" @")
+            where = f"{kind} of {path}" if path else at
+            out.append(Disagreement(page, text, f"{expected!r} ({where})"))
     return out
 
 
@@ -247,6 +356,33 @@ def _marked_disagreements(page: str, claims: dict[str, list[dict[str, Any]]],
             source = claim.get("source") or "the results"
             out.append(Disagreement(page, text, f"{words!r} (claim {number} of {where}: "
                                     f"{claim.get('kind')} of {source})"))  # fmt: skip
+    return out
+
+
+_STAR = "★"  # a flips cell's mark: its sign test significant after Holm (`report.benchmark`)
+_ALPHA = 0.05  # docs/statistics.md's level
+
+
+def _star_disagreements(page: str, results: Results, claims: dict[str, list[dict[str, Any]]],
+                        shown: _PageText) -> list[Disagreement]:  # fmt: skip
+    """A flips table's cell (a ``flip_cell`` claim of ``flips[i]``) holds a ★ exactly when that
+    comparison's Holm-adjusted sign-test p is below 0.05: a removed or added ★ is a
+    disagreement (the star is the cell's claim of significance, not decoration)."""
+    out = []
+    for (where, number, words), cell in zip(shown.marked, shown.marked_in, strict=True):
+        recorded = claims.get(where, [])
+        claim = recorded[number] if number < len(recorded) else {}
+        source = str(claim.get("source", ""))
+        if claim.get("kind") != "flip_cell" or not source.startswith("flips["):
+            continue
+        try:
+            holm = float(value_at(results, f"{source}.holm_p"))
+        except (LookupError, TypeError, ValueError):
+            continue  # named by the claim checks
+        if (holm < _ALPHA) != (_STAR in cell):
+            said = f"{words} {_STAR}" if holm < _ALPHA else words
+            out.append(Disagreement(page, cell, f"{said!r} (Holm-adjusted sign-test p "
+                                    f"{p_text(holm)} at {source})"))  # fmt: skip
     return out
 
 
@@ -288,11 +424,13 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
         here = {number for where, number, _ in shown.marked if where == page}
         found += _claim_disagreements(results, page, mine, text, here)
         found += _marked_disagreements(page, claims, shown)
+        found += _star_disagreements(page, results, claims, shown)
         if shown.in_attributes:
             found.append(Disagreement(page, "(an attribute)", f"{shown.in_attributes} claim(s) "
                                       "marked inside an attribute value: the template must write "
                                       "them through the plain filter"))  # fmt: skip
-        found += _unbacked(page, shown, [str(c.get("text", "")) for c in mine])
+        found += _value_disagreements(page, results, claims, shown)
+        found += _unbacked(page, shown)
         checked += len(mine)
     missing = sorted(set(claims) - {p.name for p in site.glob("*.html")})
     found += [Disagreement(page, "(the page)", "claims for a page the site does not have")

@@ -13,20 +13,32 @@ placed in a template marks itself: ``<span data-claim="index.html 3">…</span>`
 index page's claims, so the audit reads each claim where the page shows it (a table cell holding another cell's
 flips is a disagreement, not a match somewhere on the page). In an attribute a template writes
 it through the ``plain`` filter.
+
+A number a formatting filter prints (``num``, ``p``, ``interval``, ``flips``: `report.values`)
+marks itself the same way when it is one of the Results' own values (`value_paths`): the filter's
+text becomes a `Shown`, rendered as ``<span data-at="variants[0].metrics[2].mean">0.634</span>``,
+the results.json path of the value (or of the row whose interval or flips it prints), so the
+audit re-reads that value where the page shows it (`value_at`) and holds the text to it. A
+number the filter is handed that the Results do not hold (one a page model computed) stays
+unmarked, and the audit reports it when it is a decimal, a p-value or a flips count.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+import math
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from markupsafe import escape
+from jinja2 import pass_context
+from markupsafe import Markup, escape
 
 from evidencedesk.report._words import derive
 from evidencedesk.results.types import Results
 
-__all__ = ["Claim", "Claims", "Said"]
+__all__ = ["Claim", "Claims", "Said", "Shown", "marking", "value_at", "value_paths"]
 
 
 class Said(str):
@@ -81,3 +93,207 @@ class Claims:
 
     def to_dict(self) -> dict[str, list[dict[str, Any]]]:
         return {page: [c.to_dict() for c in found] for page, found in sorted(self.pages.items())}
+
+
+class Shown(str):
+    """A formatting filter's text of one of the Results' values, with that value's results.json
+    path; rendered by Jinja as a marked span, plain through ``str`` (and the ``plain`` filter, in
+    an attribute)."""
+
+    at: str
+
+    def __new__(cls, text: str, at: str) -> Shown:
+        shown = super().__new__(cls, text)
+        shown.at = at
+        return shown
+
+    def __html__(self) -> str:
+        return f'<span data-at="{escape(self.at)}">{escape(str(self))}</span>'
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Shown, (str(self), self.at)
+
+
+def value_paths(results: Results) -> dict[int, str]:
+    """The results.json path of every float and every row (a dataclass) the Results hold, by the
+    object's identity: what a filter was handed is found here only when it is one of the
+    Results' own objects (a number a page model computed is not).
+
+    Each path is the first place in results.json (in the order of its fields) that holds an
+    equal number, or an equal row: the Results a build computes share objects between places (a
+    variant's mean in each comparison with it, one 1.0 in many Holm p), the Results read back
+    from results.json hold a copy in each place, and both must write the same page. The audit
+    holds the text to the value at that path, which equals the value printed."""
+    found: dict[int, str] = {}
+    numbers: dict[tuple[float, float], str] = {}
+    rows: dict[tuple[Any, ...], str] = {}
+
+    def walk(node: Any, path: str) -> None:
+        if type(node) is float:
+            if node == node:  # NaN equals nothing: its own path
+                path = numbers.setdefault((node, math.copysign(1.0, node)), path)
+            found.setdefault(id(node), path)
+        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+            try:
+                path = rows.setdefault((type(node), node), path)
+            except TypeError:  # a row holding a dict: its own path
+                pass
+            found.setdefault(id(node), path)
+            for f in dataclasses.fields(node):
+                walk(getattr(node, f.name), f"{path}.{f.name}" if path else f.name)
+        elif isinstance(node, tuple | list):
+            for i, item in enumerate(node):
+                walk(item, f"{path}[{i}]")
+        elif isinstance(node, Mapping):
+            keys = sorted(k for k in node if isinstance(k, str) and not any(c in k for c in "' ]"))
+            for key in keys:  # in order: results.json sorts its keys, a build need not
+                walk(node[key], f"{path}['{key}']")
+
+    walk(results, "")
+    return found
+
+
+_STEP = re.compile(r"([A-Za-z_]\w*)((?:\[\d+\]|\['[^'\]]*'\])*)")
+
+
+def value_at(results: Results, path: str) -> Any:
+    """The value at `path` (as `value_paths` writes it) in `results`; LookupError if none."""
+    node: Any = results
+    for step in re.split(r"\.(?![^\[]*\])", path):
+        match = _STEP.fullmatch(step)
+        if match is None or not dataclasses.is_dataclass(node) or not hasattr(node, match[1]):
+            raise LookupError(f"no {step!r} in results.json at {path!r}")
+        node = getattr(node, match[1])
+        for index in re.findall(r"\[(\d+|'[^'\]]*')\]", match[2]):
+            if index.startswith("'"):
+                if not isinstance(node, Mapping) or index[1:-1] not in node:
+                    raise LookupError(f"no [{index}] in results.json at {path!r}")
+                node = node[index[1:-1]]
+            else:
+                if not isinstance(node, tuple | list) or int(index) >= len(node):
+                    raise LookupError(f"no [{index}] in results.json at {path!r}")
+                node = node[int(index)]
+    return node
+
+
+def _path(paths: Mapping[int, str], value: Any) -> str | None:
+    """The results.json path of `value`, or of the Results row a page model's wrapper holds
+    (`values.Stat`); None for anything else (a number a page model computed)."""
+    if value is None:
+        return None
+    return paths.get(id(value)) or paths.get(id(getattr(value, "row", None)))
+
+
+def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
+            results: Results | None = None) -> dict[str, Callable[..., Any]]:  # fmt: skip
+    """The site's marking filters. `filters` (the formatting filters) whose text marks itself
+    (`Shown`) when the value handed to them is one of the Results' own (`paths`:
+    `value_paths`), and the marks a template adds where a filter cannot know what it prints:
+
+    - ``at(text, a, b)``: `text` is the difference a − b of two Results values (a question's
+      change of a metric); ``at(text, a)``: `text` is the Results value `a`;
+    - ``said(text, row, kind)``: `text` is the words `kind` says of the Results row `row`
+      (`words.derive`'s kinds; the audit's own for a gate rule's cells);
+    - ``legend(text)``: `text` names a verdict or gate level, as a count's legend;
+    - ``list_value(variant, question)``: the Results value of the flips metric in that
+      variant's list for that question (None without one), to hand to ``at``;
+    - ``claimed(text)``: `text`, a sentence the page model composed of the page's claims (or
+      the HTML of its Markdown), with each claim marked where it stands (`_remark`);
+    - ``candidate(name)``: the Results row of the candidate of that name, to hand to ``said``.
+    """
+
+    def marked(fmt: Callable[..., str]) -> Callable[..., str]:
+        def filtered(value: Any, *args: Any, **kwargs: Any) -> str:
+            text = fmt(value, *args, **kwargs)
+            at = _path(paths, value)
+            if at is None and isinstance(value, tuple) and len(value) == 2:  # (low, high)
+                low, high = _path(paths, value[0]), _path(paths, value[1])
+                at = f"[{low}, {high}]" if low and high else None
+            return Shown(text, at) if at is not None else text
+
+        return filtered
+
+    def difference(text: str, a: Any, b: Any = None) -> str:
+        first, second = _path(paths, a), _path(paths, b)
+        if b is None:  # one value, printed by the page model's own `fmt` (a policy's floor)
+            return Shown(str(text), first) if first else text
+        return Shown(str(text), f"{first} − {second}") if first and second else text
+
+    def said(text: str, row: Any, kind: str) -> str:
+        at = _path(paths, row)
+        return Shown(str(text), f"{at} @{kind}") if at is not None and text else text
+
+    def legend(text: str) -> str:
+        return Shown(str(text), "@legend") if text else text
+
+    @pass_context
+    def claimed(context: Any, text: str) -> Markup:
+        """`text` (a sentence the page model composed of its claims, or its Markdown's HTML)
+        with each claim of the page marked where its words stand (`_remark`)."""
+        book = getattr(context.get("model"), "claims", None)
+        page = str(context.get("page", ""))
+        mine = book.pages.get(page, []) if isinstance(book, Claims) else []
+        return _remark(text, page, [c.text for c in mine])
+
+    lists: dict[tuple[str, str], Any] = {}
+    by_name = {} if results is None else {c.name: c for c in results.candidates}
+    if results is not None:
+        metric = results.settings.flips_metric
+        lists = {(v.name, r.question): r.values.get(metric) for v in results.variants
+                 for r in v.lists}  # fmt: skip
+
+    def list_value(variant: str, question: str) -> Any:
+        return lists.get((variant, question))
+
+    marks: dict[str, Callable[..., Any]] = {
+        "claimed": claimed, "at": difference, "said": said, "legend": legend,
+        "list_value": list_value, "candidate": by_name.get,
+    }  # fmt: skip
+    return {**{name: marked(fmt) for name, fmt in filters.items()}, **marks}
+
+
+def _worded(words: str) -> bool:
+    """A claim `_remark` looks for: words, not a bare number (a claim "0" or "1" would match any
+    digit of the sentence: the blind spot this rule closes)."""
+    return len(words) >= 8 and any(ch.isalpha() for ch in words)
+
+
+def _remark(text: str, page: str, said: list[str]) -> Markup:
+    """`text` (plain, or HTML when it is `Markup`) with the first occurrence of each of `said`
+    (the page's claims' words, claim n at index n) marked as that claim (`Said`), longest first,
+    outside tags and marks already made. Only in a sentence a template hands to ``claimed``:
+    text a page model composed of its claims (the words of a claim, concatenated, lose their
+    mark), never a whole page."""
+    html = str(text if isinstance(text, Markup) else escape(text))
+    marks: list[tuple[int, int]] = []  # (start, end) of the marks made
+    order = sorted((n for n, w in enumerate(said) if _worded(w)), key=lambda n: -len(said[n]))
+    for n in order:
+        words = said[n]
+        for form in dict.fromkeys((str(escape(words)), _md_escaped(words))):
+            at = _free(html, form, marks)
+            if at >= 0:
+                # the mark around the text as it was written (markdown-it escapes no apostrophe)
+                mark = f'<span data-claim="{escape(page)} {n}">{form}</span>'
+                html = html[:at] + mark + html[at + len(form) :]
+                shift = len(mark) - len(form)
+                marks = [(a + shift, b + shift) if a > at else (a, b) for a, b in marks]
+                marks.append((at, at + len(mark)))
+                break
+    return Markup(html)  # noqa: S704 - escaped above, or HTML already
+
+
+def _md_escaped(words: str) -> str:
+    """`words` as markdown-it escapes text (&, <, >, " only)."""
+    return (words.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))  # fmt: skip
+
+
+def _free(html: str, form: str, marks: list[tuple[int, int]]) -> int:
+    """The first index of `form` in `html` outside a tag and outside `marks`; -1 for none."""
+    start = 0
+    while (at := html.find(form, start)) >= 0:
+        in_tag = html.rfind("<", 0, at) > html.rfind(">", 0, at)
+        if not in_tag and not any(a <= at < b or a < at + len(form) <= b for a, b in marks):
+            return at
+        start = at + 1
+    return -1

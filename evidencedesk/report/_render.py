@@ -36,6 +36,7 @@ from evidencedesk.errors import EnvironmentValueError, EvidencedeskError
 from evidencedesk.files._text import SHOWN_CHARS
 from evidencedesk.files._writing import check_unique, write_file
 from evidencedesk.report import _charts as charts
+from evidencedesk.report._claims import marking, value_paths
 from evidencedesk.report._exports import SUMMARY, summary_markdown
 from evidencedesk.report._model import PAGES, SiteModel, SitePage
 from evidencedesk.report._questions import LIST_DATA, links_of, list_script
@@ -295,9 +296,12 @@ def _shown_id(text: str) -> str:
     return visible(text)
 
 
-def environment(templates: Path | None = None, names: tuple[str, ...] = ()) -> jinja2.Environment:
+def environment(
+    templates: Path | None = None, names: tuple[str, ...] = (), values: Any = None
+) -> jinja2.Environment:
     """The site's jinja2 environment: autoescaped, strict on undefined names, with its filters;
-    text from data isolated (`_isolating`, `names`: the run and candidate names)."""
+    text from data isolated (`_isolating`, `names`: the run and candidate names); a number of
+    `values` (the Results) the filters print marks its results.json path (`report.claims`)."""
     folder = paths._require(templates or paths._TEMPLATES, "the report templates")
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(folder)),
@@ -308,7 +312,13 @@ def environment(templates: Path | None = None, names: tuple[str, ...] = ()) -> j
         keep_trailing_newline=True,
     )
     env.finalize, env.filters["isolate"] = _isolating(names)
-    env.filters.update(FILTERS)  # the one place a number becomes the page's text
+    env.filters.update(FILTERS)  # the one place a number becomes the page's text ...
+    # ... and says which of the Results' values it is (report.claims)
+    env.filters.update(marking(FILTERS, {} if values is None else value_paths(values), values))
+    finalize, claimed = env.finalize, env.filters["claimed"]  # plain text isolated first
+    env.filters["claimed"] = jinja2.pass_context(
+        lambda context, text: claimed(context, finalize(text) if type(text) is str else text)
+    )
     env.filters["shown_id"] = _shown_id
     env.filters["md"] = _render_markdown
     # a claim's words without its mark (report.claims.Said), for attributes
@@ -455,7 +465,7 @@ def render_site(
     while the rest is written (the same files, the same bytes, whichever `Launch` runs them)."""
     names = (*(v.name for v in model.variants), *(c.name for c in model.candidates),
              *(c.name for c in model.not_run), model.meta.baseline)  # fmt: skip
-    env = environment(templates, names)
+    env = environment(templates, names, model.results)
     pages = page_list(model)
     started = _results_in_background(model, out, background)
     try:
