@@ -422,6 +422,9 @@ def _unisolated(folder: str, name: str, inside: Callable[[str, int, int], bool])
     code, err, out = _build(folder, name=name)
     if not _built_or_refused(code, err, out):
         return []
+    if name.startswith("."):  # a hidden file in the runs folder is skipped, never read as a run
+        assert not list(_shown(out, _balanced(name))), "a hidden run file was read"
+        return []
     as_shown = _balanced(name)  # as pages show it: its isolates balanced
     if not _BIDI.search(as_shown):
         return []  # a lone PDI dropped: nothing left that could turn text around
