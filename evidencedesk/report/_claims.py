@@ -114,6 +114,9 @@ class Shown(str):
         return Shown, (str(self), self.at)
 
 
+_LEAVES = frozenset({str, int, bool, type(None)})  # hold no float and no row
+
+
 def value_paths(results: Results) -> dict[int, str]:
     """The results.json path of every float and every row (a dataclass) the Results hold, by the
     object's identity: what a filter was handed is found here only when it is one of the
@@ -128,25 +131,43 @@ def value_paths(results: Results) -> dict[int, str]:
     numbers: dict[tuple[float, float], str] = {}
     rows: dict[tuple[Any, ...], str] = {}
 
+    fields_of: dict[type, tuple[str, ...] | None] = {}  # a row type's field names; None: no row
+    plain_key: dict[str, bool] = {}  # a key a path can name ('[key]': no quote, blank or bracket)
+
     def walk(node: Any, path: str) -> None:
-        if type(node) is float:
+        kind = type(node)
+        if kind is float:
             if node == node:  # NaN equals nothing: its own path
                 path = numbers.setdefault((node, math.copysign(1.0, node)), path)
             found.setdefault(id(node), path)
-        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+            return
+        if kind in _LEAVES:
+            return
+        if kind not in fields_of:
+            fields_of[kind] = (tuple(f.name for f in dataclasses.fields(kind))
+                               if dataclasses.is_dataclass(kind) else None)  # fmt: skip
+        names = fields_of[kind]
+        if names is not None:
             try:
-                path = rows.setdefault((type(node), node), path)
+                path = rows.setdefault((kind, node), path)
             except TypeError:  # a row holding a dict: its own path
                 pass
             found.setdefault(id(node), path)
-            for f in dataclasses.fields(node):
-                walk(getattr(node, f.name), f"{path}.{f.name}" if path else f.name)
+            for name in names:
+                walk(getattr(node, name), f"{path}.{name}" if path else name)
         elif isinstance(node, tuple | list):
             for i, item in enumerate(node):
-                walk(item, f"{path}[{i}]")
+                if type(item) not in _LEAVES:  # ids and words: no path to make
+                    walk(item, f"{path}[{i}]")
         elif isinstance(node, Mapping):
-            keys = sorted(k for k in node if isinstance(k, str) and not any(c in k for c in "' ]"))
-            for key in keys:  # in order: results.json sorts its keys, a build need not
+            keys = []
+            for k in node:
+                if isinstance(k, str):
+                    if k not in plain_key:
+                        plain_key[k] = not any(c in k for c in "' ]")
+                    if plain_key[k]:
+                        keys.append(k)
+            for key in sorted(keys):  # in order: results.json sorts its keys, a build need not
                 walk(node[key], f"{path}['{key}']")
 
     walk(results, "")
