@@ -99,7 +99,8 @@ def main() -> int:
     start = time.perf_counter()
     model.load()
     print(f"{minilm._NAME}: loaded in {time.perf_counter() - start:.2f} s "
-          f"(onnxruntime, {minilm._THREADS} thread; batches of {minilm._BATCH}); "
+          f"(onnxruntime, {minilm._THREADS} thread; batches of at most {minilm._BATCH} texts and "
+          f"{minilm._BATCH_TOKENS} tokens); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")  # fmt: skip
     lengths = model.lengths(corpus)
     print(f"synthetic corpus: {len(corpus):,} passages, {np.mean(lengths):.0f} tokens on average "

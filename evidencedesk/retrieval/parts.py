@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from evidencedesk.chunking import Chunk
 from evidencedesk.errors import EvidencedeskError, UnknownNameError
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._memos import memo
@@ -21,7 +20,14 @@ from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.lifecycle import _dense_searcher, build_searchers
 from evidencedesk.retrieval.metrics import Judged, judge_run
-from evidencedesk.retrieval.searchers import Hit, HybridSearcher, TwoStage, _Reranker, _Searcher
+from evidencedesk.retrieval.searchers import (
+    Hit,
+    HybridSearcher,
+    TwoStage,
+    _Reranker,
+    _search_many,
+    _Searcher,
+)
 
 __all__ = [
     "Parts",
@@ -42,29 +48,90 @@ class _Stages(Protocol):
     def label(self) -> str: ...
 
 
-class _Warming:
-    """The MiniLM searcher of `chunks`, built on a daemon thread (a build that stops early
-    does not wait for it); `result` waits for it and raises what building it raised."""
+class _InScopeFirst:
+    """The MiniLM searcher of a catalog's chunks, embedding first the chunks the default scope
+    admits (`Scope()`: current versions, public tenants), the scope every configuration's run
+    searches unless it names another. A search whose allowed set lies within them is answered
+    by a `DenseSearcher` over them alone: the same rows (a row does not depend on the texts
+    embedded beside it) in the same catalog order, so the same lists and scores as one over
+    every chunk. Any other search (no filter, another scope) gets one over every chunk, made on
+    its first such search: only the chunks not embedded yet are embedded then."""
 
-    def __init__(self, chunks: tuple[Chunk, ...]) -> None:
-        self._chunks = chunks
+    name = "minilm"
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._chunks = chunks = catalog.chunks
+        self._admitted = admitted = catalog.allowed(Scope())
+        first = tuple(c for c in chunks if c.id in admitted)
+        self._first = _dense_searcher(first, "minilm", "minilm")
+        self._every = self._first if len(first) == len(chunks) else None
+        self._last: tuple[frozenset[str] | None, bool] = (None, False)  # a set asked, within?
+
+    def _for(self, allowed: frozenset[str] | None) -> _Searcher:
+        if allowed is not None and self._every is not self._first:
+            last, within = self._last
+            if allowed is not last:  # a run asks with one set object: compared once
+                within = allowed <= self._admitted
+                self._last = (allowed, within)
+            if within:
+                return self._first
+        return self.every
+
+    @property
+    def every(self) -> _Searcher:
+        """The searcher over every chunk (made on first use)."""
+        if self._every is None:
+            self._every = _dense_searcher(self._chunks, "minilm", "minilm")
+        return self._every
+
+    def search(self, query: str, k: int, allowed: frozenset[str] | None) -> list[Hit]:
+        return self._for(allowed).search(query, k, allowed)
+
+    def search_many(
+        self, queries: Sequence[str], k: int, allowed: frozenset[str] | None
+    ) -> list[list[Hit]]:
+        return _search_many(self._for(allowed), queries, k, allowed)
+
+    def __getattr__(self, name: str) -> Any:
+        """Anything else (``chunks``, ``scores`` ...) is the searcher over every chunk's."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.every, name)
+
+
+class _Warming:
+    """The MiniLM searcher of a catalog (`_InScopeFirst`), built on a daemon thread (a build that
+    stops early does not wait for it); `result` waits for it, running batches of its embedding
+    meanwhile (`minilm.MiniLMEmbedder.assist`: the thread that asks has nothing else to do), and
+    raises what building it raised."""
+
+    def __init__(self, catalog: Catalog, embedder: Any = None) -> None:
+        self._catalog = catalog
+        self._embedder = embedder  # the embedder the searcher embeds with, to assist
         self._searcher: _Searcher | None = None
         self._error: BaseException | None = None
+        self._done = False
         self._thread = threading.Thread(target=self._run, name="minilm-warm", daemon=True)
 
     @classmethod
-    def start(cls, chunks: tuple[Chunk, ...]) -> _Warming:
-        made = cls(chunks)
+    def start(cls, catalog: Catalog, embedder: Any = None) -> _Warming:
+        made = cls(catalog, embedder)
         made._thread.start()
         return made
 
     def _run(self) -> None:
         try:
-            self._searcher = _dense_searcher(self._chunks, "minilm", "minilm")
+            self._searcher = _InScopeFirst(self._catalog)
         except BaseException as exc:  # handed to the thread that asks for the searcher
             self._error = exc
+        finally:
+            self._done = True
+            if self._embedder is not None:
+                self._embedder.wake()
 
     def result(self) -> _Searcher:
+        if self._embedder is not None:
+            self._embedder.assist(lambda: self._done)
         self._thread.join()
         if self._error is not None:
             raise self._error
@@ -89,18 +156,18 @@ class Parts:
 
         `warm`: a config will search with MiniLM, so load the model and embed the chunks now, on
         a thread of their own (onnxruntime leaves the interpreter free), while the stages before
-        that config run; its first search waits for them. The searcher is made by the same call
-        either way (the chunks embedded in the same batches), so its rows are the same."""
+        that config run; its first search waits for them, running some of their batches itself
+        meanwhile. The searcher is made by the same call either way (`_InScopeFirst`: the
+        chunks of the default scope embedded first), and a row does not depend on its batch or
+        its thread, so its rows are the same."""
         searchers = cached_searchers(build_searchers(catalog, dense))
         if dense == "minilm":
             searchers["minilm"] = searchers["dense"]
         else:
-            chunks = catalog.chunks
-            make = _Warming.start(chunks) if warm and not minilm._missing_packages() else None
-            lazy = LazySearcher(
-                "minilm",
-                make.result if make else lambda: _dense_searcher(chunks, "minilm", "minilm"),
-            )
+            make = None
+            if warm and not minilm._missing_packages():
+                make = _Warming.start(catalog, minilm._default_embedder())
+            lazy = LazySearcher("minilm", make.result if make else lambda: _InScopeFirst(catalog))
             # asked for at least what the dense searcher is asked for (the hybrid's pool)
             searchers["minilm"] = CachedSearcher(
                 lazy, least=getattr(searchers["dense"], "least", 1)
