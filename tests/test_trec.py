@@ -871,6 +871,47 @@ def test_ties_of_every_size_take_their_documents_in_descending_order(width: int)
     assert _tie_order(qcode, scores, fixed) is None  # and once in order, nothing moves
 
 
+def test_long_ids_in_a_tie_are_ordered_on_all_their_bytes() -> None:
+    # one 64-bit key a line orders a tie on its ids' first bytes only; ids alike in those (and
+    # ids ending within them) are ordered again on every byte: descending, as trec_eval does
+    from evidencedesk.files.trec import _tie_order
+
+    ids = [b"doc-aaaa1", b"doc-aaaa2", b"doc-aaab", b"doc-a", b"doc-aaaa10", b"z", b"doc-aaaa"]
+    docs = np.array(ids + [b"x", b"y", b"w"], dtype="S16")
+    qcode = np.array([0] * 7 + [1] * 3)
+    scores = np.array([5.0] * 7 + [1.0] * 3)  # one tie of seven lines, one of three
+    fix = _tie_order(qcode, scores, docs)
+    assert fix is not None
+    fixed = docs.copy()
+    fixed[fix[0]] = docs[fix[1]]
+    assert fixed.tolist() == [b"z", b"doc-aaab", b"doc-aaaa2", b"doc-aaaa10", b"doc-aaaa1",
+                              b"doc-aaaa", b"doc-a", b"y", b"x", b"w"]  # fmt: skip
+
+
+@pytest.mark.parametrize("width", [16, 24])
+def test_ties_of_long_ids_with_common_prefixes_match_a_sort_of_each_tie(width: int) -> None:
+    from evidencedesk.files.trec import _tie_order
+
+    rng = np.random.default_rng(width)
+    qcode = np.repeat(np.arange(200), rng.integers(1, 40, 200))
+    scores = np.round(rng.random(qcode.size) * 2, 0)  # three score values: long ties
+    order = np.lexsort((-scores, qcode))
+    qcode, scores = qcode[order], scores[order]
+    # a shared prefix of 6 to 14 bytes and two random bytes after it: many ids alike in the
+    # first word, some ending inside it (an id twice in a tie is no matter to the order)
+    cut = rng.integers(6, width - 1, qcode.size)
+    docs = np.array([b"p" * c + bytes(rng.integers(97, 100, 2).tolist()) for c in cut.tolist()],
+                    f"S{width}")  # fmt: skip
+    fix = _tie_order(qcode, scores, docs)
+    assert fix is not None
+    fixed = docs.copy()
+    fixed[fix[0]] = docs[fix[1]]
+    expected = []
+    for _, group in itertools.groupby(range(qcode.size), key=lambda i: (qcode[i], scores[i])):
+        expected += sorted((docs[i] for i in group), reverse=True)
+    assert fixed.tolist() == expected
+
+
 def test_judged_lists_keep_their_arrays_when_pickled_and_convert_when_remade() -> None:
     import pickle
 

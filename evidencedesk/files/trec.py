@@ -317,8 +317,36 @@ def _tie_order(
     swap = pair[docs[pair] < docs[pair + 1]]
     larger = np.repeat(sizes > 2, sizes)  # the lines of ties of three lines or more
     lines, tie = idx[larger], np.cumsum(first)[larger]
-    ordered = lines[np.lexsort((*_desc_keys(docs[lines]), tie))]
+    ordered = lines[_tie_sort(docs[lines], tie)]
     return np.r_[swap, swap + 1, lines], np.r_[swap + 1, swap, ordered]
+
+
+def _tie_sort(docs: np.ndarray, tie: np.ndarray) -> np.ndarray:
+    """The order of lines by tie (ascending) and, within one, document id descending.
+
+    One argsort of a 64-bit key per line -- the tie's number in the top bits, the id's first
+    word (complemented) in the rest -- and a lexsort of the whole ids only among the lines whose
+    keys come out equal: a lexsort of every line on the tie and each word of its id took three
+    times as long (a million tied lines of 16-byte ids: 0.35 s against 0.1 s)."""
+    width = docs.dtype.itemsize
+    if docs.dtype.kind != "S" or width % 8 or not tie.size:
+        return np.lexsort((*_desc_keys(docs), tie))
+    tie = np.cumsum(np.r_[True, tie[1:] != tie[:-1]]) - 1  # numbered 0, 1, 2, ...
+    bits = int(tie[-1]).bit_length() or 1
+    first = ~np.ascontiguousarray(docs).view(">u8").reshape(docs.size, width // 8)[:, 0]
+    key = (tie.astype(np.uint64) << np.uint64(64 - bits)) | (
+        first.astype(np.uint64) >> np.uint64(bits)
+    )
+    order = np.argsort(key)
+    ordered = key[order]
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return order
+    # the runs of equal keys: sorted again on their whole ids (the bits the key lost)
+    at = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
+    run = np.cumsum(np.r_[True, ~same])[at]
+    order[at] = order[at][np.lexsort((*_desc_keys(docs[order[at]]), run))]
+    return order
 
 
 def _sorted_run(columns: Columns, slow: bool) -> TrecRun:
