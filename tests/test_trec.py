@@ -926,3 +926,21 @@ def test_judged_lists_keep_their_arrays_when_pickled_and_convert_when_remade() -
     remade = JudgedLists(list(judged))  # made from questions alone: converted when first read
     assert remade.lines.grade.tolist() == [0, 2, 1]
     assert remade.lines.pool_g.tolist() == judged.lines.pool_g.tolist() == [2, 2, 1]
+
+
+def test_fixed_width_pads_each_id_with_nul_bytes_to_whole_words() -> None:
+    # byte lengths, not characters: "é" is two bytes; the widest id (9 bytes) makes the
+    # width 16; a slice of an array (an offset into its buffers) and large offsets read alike
+    import pyarrow as pa
+
+    from evidencedesk.files._trec_keys import doc_hashes, fixed_width, fixed_width_of
+
+    ids = [b"\xc3\xa9", b"abcdefghi", b"", b"12345678"]
+    for arr in (pa.array(ids, pa.binary()), pa.array([b"x", *ids], pa.large_binary())[1:]):
+        docs = fixed_width(arr)
+        assert docs.dtype == np.dtype("S16")
+        assert docs.view(np.uint8).reshape(4, 16)[0].tolist() == [0xC3, 0xA9] + [0] * 14
+        assert docs.tolist() == ids  # numpy drops the trailing NULs it reads back
+        assert doc_hashes(docs).tolist() == doc_hashes(fixed_width_of(ids)).tolist()
+    assert fixed_width(pa.array([b"abc"], pa.binary())).dtype == np.dtype("S8")
+    assert fixed_width(pa.array([], pa.binary())).dtype == np.dtype("S8")

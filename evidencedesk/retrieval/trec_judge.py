@@ -94,8 +94,18 @@ def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
     small[(judged >> np.uint64(44)).view(np.int64)] = True
     large = np.zeros(1 << 24, dtype=bool)
     large[(judged >> np.uint64(40)).view(np.int64)] = True
-    cand = np.flatnonzero(small[(keys >> np.uint64(44)).view(np.int64)])
-    return cand[large[(keys[cand] >> np.uint64(40)).view(np.int64)]]
+    found = [np.zeros(0, dtype=np.intp)]
+    # a million lines at a time: each step's arrays reuse the last step's memory (an array of
+    # the run's length would be fresh memory, and the kernel's zeroing of its pages took longer
+    # than the look-ups)
+    for at in range(0, keys.size, _STEP):
+        part = keys[at : at + _STEP]
+        cand = np.flatnonzero(small[(part >> np.uint64(44)).view(np.int64)])
+        found.append(cand[large[(part[cand] >> np.uint64(40)).view(np.int64)]] + at)
+    return np.concatenate(found)
+
+
+_STEP = 1 << 20  # lines
 
 
 def _arrays(run: TrecRun, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
