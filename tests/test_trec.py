@@ -944,3 +944,18 @@ def test_fixed_width_pads_each_id_with_nul_bytes_to_whole_words() -> None:
         assert doc_hashes(docs).tolist() == doc_hashes(fixed_width_of(ids)).tolist()
     assert fixed_width(pa.array([b"abc"], pa.binary())).dtype == np.dtype("S8")
     assert fixed_width(pa.array([], pa.binary())).dtype == np.dtype("S8")
+
+
+@pytest.mark.parametrize("delimiter", [" ", "\t"])
+def test_the_byte_checks_object_to_exactly_their_bytes(delimiter: str) -> None:
+    # each byte value once, in an otherwise plain line: the control bytes are those below 32
+    # but tab, LF and CR, and DEL; the suspect ones add CR and the other of tab and space
+    from evidencedesk.files._trec_arrays import _control, _suspect
+
+    other = 9 if delimiter == " " else 32
+    control = {*range(32), 127} - {9, 10, 13}
+    for byte in range(256):
+        line = np.frombuffer(f"q1{delimiter}Q0{delimiter}d1".encode() + bytes([byte]) + b"\n",
+                             dtype=np.uint8)  # fmt: skip
+        assert _control(line) == (byte in control), byte
+        assert _suspect(line, ord(delimiter)) == (byte in control | {13, other}), byte
