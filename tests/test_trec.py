@@ -959,3 +959,42 @@ def test_the_byte_checks_object_to_exactly_their_bytes(delimiter: str) -> None:
                              dtype=np.uint8)  # fmt: skip
         assert _control(line) == (byte in control), byte
         assert _suspect(line, ord(delimiter)) == (byte in control | {13, other}), byte
+
+
+def _part(lines: list[tuple[str, str]]) -> object:
+    import pyarrow as pa
+
+    from evidencedesk.files._trec_arrays import block_part
+
+    return block_part(pa.table({
+        "q": pa.array([q.encode() for q, _ in lines], pa.binary()),
+        "d": pa.array([d.encode() for _, d in lines], pa.binary()),
+        "s": pa.array([float(len(lines) - i) for i in range(len(lines))], pa.float64()),
+    }))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "duplicated"),
+    [
+        ([("q1", "d1"), ("q1", "d2")], [("q1", "d3"), ("q2", "d1")], False),
+        ([("q1", "d1"), ("q1", "d2")], [("q1", "d3"), ("q1", "d1")], True),  # across two parts
+        ([("q2", "d1"), ("q1", "d2")], [("q2", "d2"), ("q1", "d1")], False),  # both spread
+        ([("q2", "d1"), ("q1", "d2")], [("q3", "d2"), ("q2", "d1")], True),  # q2 comes back
+        ([("q1", "d1"), ("q2", "d2"), ("q1", "d1")], [("q3", "d1")], True),  # within one part
+    ],
+)
+def test_parts_check_their_own_lines_and_the_join_the_queries_in_several(
+    first: list[tuple[str, str]], second: list[tuple[str, str]], duplicated: bool
+) -> None:
+    from evidencedesk.files._trec_arrays import Bad, join_parts
+
+    parts = [_part(first), _part(second)]
+    assert [p.repeats for p in parts] == [first == [("q1", "d1"), ("q2", "d2"), ("q1", "d1")],
+                                          False]  # fmt: skip
+    if duplicated:
+        with pytest.raises(Bad):
+            join_parts(parts, b"tag")  # type: ignore[arg-type]
+    else:
+        qids, codes, docs, _, _, _ = join_parts(parts, b"tag")  # type: ignore[arg-type]
+        pairs = [(qids[c], d) for c, d in zip(codes.tolist(), docs.tolist(), strict=True)]
+        assert sorted(pairs) == sorted((q.encode(), d.encode()) for q, d in first + second)

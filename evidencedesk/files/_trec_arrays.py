@@ -37,9 +37,11 @@ from evidencedesk.files._text import FORMULA_STARTS, MAX_LINE_BYTES, line_too_lo
 from evidencedesk.files._trec_keys import (
     alike_earlier,
     alike_problem,
+    confirmed,
     doc_hashes,
     fixed_width,
     has_alike,
+    has_duplicates,
     id_problem,
     indices_of,
     line_keys,
@@ -49,6 +51,7 @@ from evidencedesk.files._trec_keys import (
     pacsv,
     pc,
     query_salts,
+    repeated_keys,
 )
 
 # a run with more stretches of equal query ids than this (and than one per 64 lines) is joined in
@@ -78,6 +81,7 @@ class Part:
     keys: np.ndarray  # each line's (query, document) key: `line_keys`, its query's own salt
     scores: np.ndarray
     longest: int  # the longest query id plus the document ids' width, in bytes
+    repeats: bool  # a key occurs twice among these lines (a duplicate, or a hash collision)
 
 
 def block_part(table: pa.Table) -> Part:
@@ -99,7 +103,9 @@ def block_part(table: pa.Table) -> Part:
     lengths = np.diff(bounds)
     # the keys here, in the reading thread: a query's salt comes from its own id
     keys = line_keys(lengths, doc_hashes(docs), query_salts(heads))
-    return Part(heads, lengths, docs, keys, scores, longest)
+    # and the duplicate check of these lines, also in this thread (`join_parts` checks only
+    # the queries whose lines are in more than one part)
+    return Part(heads, lengths, docs, keys, scores, longest, repeated_keys(keys).size > 0)
 
 
 def stretches(ids: pa.Array) -> tuple[np.ndarray, list[Any]]:
@@ -154,6 +160,10 @@ def join_parts(parts: list[Part], tag: bytes) -> Columns:
     stretch in query order (stable: a query's stretches keep file order) -- the copy that joins
     the parts also groups the lines, instead of a second gather of every column. A run whose
     queries change on most lines is joined in file order and grouped by the caller.
+
+    Raises :class:`Bad` too where a document is listed twice for one query (the line reader
+    names the line): each part has checked its own lines in its reading thread, so only the
+    queries whose lines are in several parts are checked here.
     """
     parts = [p for p in parts if p.scores.size]
     if not parts or max(p.longest for p in parts) > MAX_LINE_BYTES - 16:
@@ -161,23 +171,52 @@ def join_parts(parts: list[Part], tag: bytes) -> Columns:
     heads = [h for p in parts for h in p.heads]
     qids = sorted(set(heads))  # byte order, as trec_eval sorts
     index = {q: i for i, q in enumerate(qids)}
-    stretch = np.fromiter((index[q] for q in heads), dtype=np.int64, count=len(heads))
+    # query codes as int32: half the memory of every comparison of neighbours downstream
+    stretch = np.fromiter((index[q] for q in heads), dtype=np.int32, count=len(heads))
     lengths = np.concatenate([p.lengths for p in parts])
+    owner = np.repeat(np.arange(len(parts)), [len(p.heads) for p in parts])
     n_lines = int(lengths.sum())
     columns = ("docs", "keys", "scores")
     if len(heads) > max(_STRETCHES, n_lines // 64) or bool(np.all(stretch[1:] >= stretch[:-1])):
         codes = np.repeat(stretch, lengths)  # numpy widens ids to the widest part's
         docs, keys, scores = (np.concatenate([getattr(p, c) for p in parts]) for c in columns)
-        return qids, codes, docs, scores, tag, keys
-    owner = np.repeat(np.arange(len(parts)), [len(p.heads) for p in parts]).tolist()
-    ends = np.concatenate([np.cumsum(p.lengths) for p in parts]).tolist()
-    order = np.argsort(stretch, kind="stable").tolist()
-    spans = [(parts[owner[i]], ends[i] - int(lengths[i]), ends[i]) for i in order]
-    docs, keys, scores = (
-        np.concatenate([getattr(p, c)[a:b] for p, a, b in spans]) for c in columns
-    )
-    codes = np.repeat(stretch[order], lengths[order])
+    else:
+        ends = np.concatenate([np.cumsum(p.lengths) for p in parts]).tolist()
+        order = np.argsort(stretch, kind="stable").tolist()
+        spans = [(parts[o], ends[i] - int(lengths[i]), ends[i])
+                 for i, o in zip(order, owner[order].tolist(), strict=True)]  # fmt: skip
+        docs, keys, scores = (
+            np.concatenate([getattr(p, c)[a:b] for p, a, b in spans]) for c in columns
+        )
+        codes = np.repeat(stretch[order], lengths[order])
+    if _duplicated(parts, stretch, owner, codes, docs, keys):
+        raise Bad
     return qids, codes, docs, scores, tag, keys
+
+
+def _duplicated(
+    parts: list[Part],
+    stretch: np.ndarray,
+    owner: np.ndarray,
+    codes: np.ndarray,
+    docs: np.ndarray,
+    keys: np.ndarray,
+) -> bool:
+    """Whether a document is listed twice for one query, given that each part checked its own
+    lines: every line is checked where a part found a repeated key, else only the lines of the
+    queries that have lines in more than one part (`stretch`, `owner`: each stretch's query
+    code and part)."""
+    if any(p.repeats for p in parts):
+        return has_duplicates(codes, docs, keys)
+    # the distinct (query, part) pairs, and the queries among them more than once
+    pairs = np.unique(stretch.astype(np.int64) * len(parts) + owner)
+    queries = pairs // len(parts)
+    spread = np.unique(queries[1:][queries[1:] == queries[:-1]])
+    if not spread.size:
+        return False
+    lines = np.flatnonzero(np.isin(codes, spread))
+    repeated = repeated_keys(keys[lines])
+    return bool(repeated.size) and confirmed(codes[lines], docs[lines], keys[lines], repeated)
 
 
 def table_columns(table: pa.Table, tag: bytes) -> Columns:

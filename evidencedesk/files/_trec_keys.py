@@ -41,6 +41,7 @@ __all__ = [
     "pc",
     "alike_earlier",
     "alike_problem",
+    "confirmed",
     "doc_hashes",
     "doc_words",
     "fixed_width",
@@ -50,6 +51,7 @@ __all__ = [
     "line_keys",
     "offsets_of",
     "query_salts",
+    "repeated_keys",
 ]
 
 
@@ -222,10 +224,22 @@ def has_duplicates(group: np.ndarray, docs: np.ndarray, keys: np.ndarray) -> boo
     neighbours confirmed on the ids."""
     cut = int(np.searchsorted(group, group[group.size // 2])) if group.size else 0
     with ThreadPoolExecutor(max_workers=2) as pool:
-        halves = list(pool.map(np.sort, (keys[:cut], keys[cut:])))
-    repeated = [h[1:][h[1:] == h[:-1]] for h in halves]
+        repeated = list(pool.map(repeated_keys, (keys[:cut], keys[cut:])))
     if not any(r.size for r in repeated):
         return False
-    suspects = np.flatnonzero(np.isin(keys, np.concatenate(repeated)))
+    return confirmed(group, docs, keys, np.concatenate(repeated))
+
+
+def repeated_keys(keys: np.ndarray) -> np.ndarray:
+    """The keys that occur more than once among `keys` (a key n times is there n - 1 times)."""
+    ordered = np.sort(keys)
+    repeated: np.ndarray = ordered[1:][ordered[1:] == ordered[:-1]]
+    return repeated
+
+
+def confirmed(group: np.ndarray, docs: np.ndarray, keys: np.ndarray, repeated: np.ndarray) -> bool:
+    """Whether, among the lines whose key is one of `repeated`, a (group, doc) occurs twice: a
+    true duplicate, not a hash collision."""
+    suspects = np.flatnonzero(np.isin(keys, repeated))
     pairs = list(zip(group[suspects].tolist(), docs[suspects].tolist(), strict=True))
-    return len(set(pairs)) < len(pairs)  # a true duplicate, not a hash collision
+    return len(set(pairs)) < len(pairs)

@@ -32,7 +32,6 @@ from evidencedesk.files._trec_keys import (
     alike_problem,
     doc_hashes,
     has_alike,
-    has_duplicates,
     id_problem,
     line_keys,
     query_salts,
@@ -349,7 +348,7 @@ def _tie_sort(docs: np.ndarray, tie: np.ndarray) -> np.ndarray:
     return order
 
 
-def _sorted_run(columns: Columns, slow: bool) -> TrecRun:
+def _sorted_run(columns: Columns) -> TrecRun:
     qids, qcode, docs, scores, tag, keys = columns
     order = _block_order(qcode)
     if order is not None:
@@ -368,8 +367,6 @@ def _sorted_run(columns: Columns, slow: bool) -> TrecRun:
     counts = np.bincount(qcode, minlength=len(qids))
     if keys is None:
         keys = line_keys(counts, doc_hashes(docs), query_salts(qids))
-    if not slow and has_duplicates(qcode, docs, keys):
-        raise Bad  # the slow reader names the line
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
     names = tuple(q.decode("utf-8") for q in qids)
     return TrecRun(names, offsets, docs, scores, tag.decode("utf-8"), keys)
@@ -405,8 +402,8 @@ def read_run(path: str | Path) -> TrecRun:
     try:
         _refuse_compressed(path)
         try:
-            return _sorted_run(fast_columns(path), slow=False)
+            return _sorted_run(fast_columns(path))
         except Bad:
-            return _sorted_run(slow_columns(path), slow=True)
+            return _sorted_run(slow_columns(path))
     except OSError as exc:
         raise RunFileError(path, f"expected a readable file, found {exc.strerror or exc}") from None
