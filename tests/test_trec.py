@@ -998,3 +998,32 @@ def test_parts_check_their_own_lines_and_the_join_the_queries_in_several(
         qids, codes, docs, _, _, _ = join_parts(parts, b"tag")  # type: ignore[arg-type]
         pairs = [(qids[c], d) for c, d in zip(codes.tolist(), docs.tolist(), strict=True)]
         assert sorted(pairs) == sorted((q.encode(), d.encode()) for q, d in first + second)
+
+
+def test_arrow_flags_and_joined_chunks_read_as_numpy() -> None:
+    import pyarrow as pa
+
+    from evidencedesk.files._trec_keys import flags_of, joined
+
+    assert flags_of(pa.array([True, False, True, True, False, False, False, False, True])[1:]
+                    ).tolist() == [False, True, True, False, False, False, False, True]  # fmt: skip
+    column = pa.chunked_array([pa.array([b"a", b"bc"]), pa.array([b"d"])])
+    assert joined(column).to_pylist() == [b"a", b"bc", b"d"]
+    assert joined(pa.chunked_array([], pa.binary())).to_pylist() == []
+
+
+def test_reading_a_run_takes_no_memory_from_arrow_s_default_pool(tmp_path: Path) -> None:
+    # `trec_keys.POOL` (malloc) for every array of the run reader, by each call's argument:
+    # the process's default pool is left alone and never used by the read
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q{q % 7} Q0 d{q}-{d} {d} {1 / (d + 1):.4f} t\n"
+                            for q in range(40) for d in range(q, q + 50)), "utf-8")  # fmt: skip
+    script = (
+        "import sys, pyarrow as pa\n"
+        "from evidencedesk.files.trec import read_run\n"
+        "run = read_run(sys.argv[1])\n"
+        "print(len(run), run.n_lines, pa.default_memory_pool().max_memory())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
+                          text=True, check=True, timeout=120)  # fmt: skip
+    assert done.stdout.split() == ["7", "2000", "0"]

@@ -35,15 +35,18 @@ import numpy as np
 from evidencedesk.errors import RunFileError
 from evidencedesk.files._text import FORMULA_STARTS, MAX_LINE_BYTES, line_too_long, shown
 from evidencedesk.files._trec_keys import (
+    POOL,
     alike_earlier,
     alike_problem,
     confirmed,
     doc_hashes,
     fixed_width,
+    flags_of,
     has_alike,
     has_duplicates,
     id_problem,
     indices_of,
+    joined,
     line_keys,
     numbers_of,
     offsets_of,
@@ -94,12 +97,12 @@ def block_part(table: pa.Table) -> Part:
     scores = numbers_of(table["s"], np.float64)
     if scores is None or not np.isfinite(scores).all():
         raise Bad
-    queries, ids = table["q"].combine_chunks(), table["d"].combine_chunks()
+    queries, ids = joined(table["q"]), joined(table["d"])
     if not (plain_ids(queries) and plain_ids(ids)):
         raise Bad  # the line reader names the line
     bounds, heads = stretches(queries)  # heads: bytes
     docs = fixed_width(ids)
-    longest = int(pc.max(pc.binary_length(queries)).as_py()) + docs.dtype.itemsize
+    longest = int(np.diff(offsets_of(queries)).max()) + docs.dtype.itemsize
     lengths = np.diff(bounds)
     # the keys here, in the reading thread: a query's salt comes from its own id
     keys = line_keys(lengths, doc_hashes(docs), query_salts(heads))
@@ -112,10 +115,9 @@ def stretches(ids: pa.Array) -> tuple[np.ndarray, list[Any]]:
     """Where each stretch of equal neighbouring ids starts (and, last, the array's length) and
     each stretch's id: a comparison of neighbours, not a hash of every line."""
     n = len(ids)
-    change = pc.indices_nonzero(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)))
-    found = numbers_of(change, np.uint64)
-    starts = np.r_[0, (found if found is not None else np.zeros(0, np.uint64)).astype(np.int64) + 1]
-    return np.r_[starts, n], ids.take(indices_of(starts)).to_pylist()
+    change = flags_of(pc.not_equal(ids.slice(1), ids.slice(0, n - 1), memory_pool=POOL))
+    starts = np.r_[0, np.flatnonzero(change) + 1]
+    return np.r_[starts, n], pc.take(ids, indices_of(starts), memory_pool=POOL).to_pylist()
 
 
 # white space and control characters beyond ASCII (str.isspace's and category Cc), which the
@@ -449,6 +451,7 @@ def arrow_options(delimiter: str, block_size: int | None = None) -> dict[str, An
         "parse_options": pacsv.ParseOptions(
             delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
         ),
+        "memory_pool": POOL,  # `trec_keys.POOL`: malloc, not Arrow's default pool
         "convert_options": pacsv.ConvertOptions(
             include_columns=["q", "d", "s"],
             # bytes, not text: `block_part` checks UTF-8 only where a byte is not ASCII (the
@@ -483,6 +486,7 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
                 column_types={c: pa.string() for c in "qzdg"},
                 strings_can_be_null=False,
             ),
+            memory_pool=POOL,
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Bad from None
@@ -490,8 +494,8 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
         table.num_rows == 0
         or not pc.all(pc.match_substring_regex(table["g"], r"^-?[0-9]{1,3}$")).as_py()
         or pc.any(pc.starts_with(table["q"], "#")).as_py()  # a comment line: the loop skips it
-        or not plain_ids(table["q"].combine_chunks())  # the loop names the odd id's line
-        or not plain_ids(table["d"].combine_chunks())
+        or not plain_ids(joined(table["q"]))  # the loop names the odd id's line
+        or not plain_ids(joined(table["d"]))
     ):
         raise Bad
     # the three separators added after the sum (a Python 3 would be an Arrow scalar: pandas)
@@ -503,7 +507,7 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
     if pc.min(grades).as_py() < low or pc.max(grades).as_py() > high:
         raise Bad
     # one dict update per stretch of lines with equal query ids, not one per line
-    bounds, heads = stretches(table["q"].combine_chunks())
+    bounds, heads = stretches(joined(table["q"]))
     starts = bounds.tolist()
     docs, values = table["d"].to_pylist(), grades.to_pylist()
     qrels: dict[str, dict[str, int]] = {}

@@ -29,10 +29,20 @@ try:
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
+
+    # Arrow's arrays of the TREC readers come from the C library's malloc, not Arrow's default
+    # pool (mimalloc or jemalloc), by an argument of each call that allocates -- the process's
+    # default pool is left as it is. The default pool hands freed pages back to the kernel
+    # and faults fresh ones in again: reading a 10-million-line run spent more time in the
+    # kernel zeroing pages (about 1 s) than in parsing; malloc reuses what the last block freed.
+    POOL = pa.system_memory_pool()
 except Exception as exc:  # a broken install: one line naming what to reinstall
     raise PackageLoadError("pyarrow", exc) from None
 
 __all__ = [
+    "POOL",
+    "flags_of",
+    "joined",
     "fixed_width_of",
     "indices_of",
     "numbers_of",
@@ -118,10 +128,27 @@ def offsets_of(arr: pa.Array) -> np.ndarray:
     return np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + len(arr) + 1]
 
 
+def joined(column: pa.ChunkedArray) -> pa.Array:
+    """A column's chunks as one array, from `POOL` (``combine_chunks`` takes a pool and uses
+    the default one)."""
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    if column.num_chunks == 0:
+        return column.combine_chunks()
+    return pa.concat_arrays(column.chunks, memory_pool=POOL)
+
+
+def flags_of(arr: pa.BooleanArray) -> np.ndarray:
+    """An Arrow boolean array without nulls as a numpy bool array (its bits unpacked)."""
+    bits = np.frombuffer(arr.buffers()[1], dtype=np.uint8)
+    flags = np.unpackbits(bits, count=arr.offset + len(arr), bitorder="little")
+    return flags[arr.offset :].view(bool)
+
+
 def numbers_of(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray | None:
     """A numeric Arrow column as a numpy array of `dtype` (a read-only view of one chunk, or the
     chunks joined); None when it holds a null."""
-    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    arr = joined(column) if isinstance(column, pa.ChunkedArray) else column
     if arr.null_count:
         return None
     return np.frombuffer(
@@ -159,7 +186,7 @@ def fixed_width(arr: pa.Array) -> np.ndarray:
     # the same buffers read as text: no copy and no UTF-8 check (the pad does not decode)
     text = pa.Array.from_buffers(pa.large_string() if large else pa.string(), n,
                                  arr.buffers()[:3], offset=arr.offset)  # fmt: skip
-    padded = pc.ascii_rpad(text, width=width, padding="\x00")
+    padded = pc.ascii_rpad(text, width=width, padding="\x00", memory_pool=POOL)
     start = int(offsets_of(padded)[0])
     return np.frombuffer(padded.buffers()[2], dtype=f"S{width}", count=n, offset=start)
 
