@@ -180,43 +180,52 @@ def join_parts(parts: list[Part], tag: bytes) -> Columns:
     n_lines = int(lengths.sum())
     columns = ("docs", "keys", "scores")
     if len(heads) > max(_STRETCHES, n_lines // 64) or bool(np.all(stretch[1:] >= stretch[:-1])):
-        codes = np.repeat(stretch, lengths)  # numpy widens ids to the widest part's
         docs, keys, scores = (np.concatenate([getattr(p, c) for p in parts]) for c in columns)
+        joined = stretch, lengths  # numpy widens ids to the widest part's
     else:
         ends = np.concatenate([np.cumsum(p.lengths) for p in parts]).tolist()
-        order = np.argsort(stretch, kind="stable").tolist()
+        order = np.argsort(stretch, kind="stable")
         spans = [(parts[o], ends[i] - int(lengths[i]), ends[i])
-                 for i, o in zip(order, owner[order].tolist(), strict=True)]  # fmt: skip
+                 for i, o in zip(order.tolist(), owner[order].tolist(), strict=True)]  # fmt: skip
         docs, keys, scores = (
             np.concatenate([getattr(p, c)[a:b] for p, a, b in spans]) for c in columns
         )
-        codes = np.repeat(stretch[order], lengths[order])
-    if _duplicated(parts, stretch, owner, codes, docs, keys):
+        joined = stretch[order], lengths[order]
+    codes = np.repeat(*joined)
+    repeats = any(p.repeats for p in parts)
+    if _duplicated(repeats, len(parts), stretch, owner, joined, codes, docs, keys):
         raise Bad
     return qids, codes, docs, scores, tag, keys
 
 
 def _duplicated(
-    parts: list[Part],
+    repeats: bool,
+    n_parts: int,
     stretch: np.ndarray,
     owner: np.ndarray,
+    joined: tuple[np.ndarray, np.ndarray],
     codes: np.ndarray,
     docs: np.ndarray,
     keys: np.ndarray,
 ) -> bool:
-    """Whether a document is listed twice for one query, given that each part checked its own
-    lines: every line is checked where a part found a repeated key, else only the lines of the
-    queries that have lines in more than one part (`stretch`, `owner`: each stretch's query
-    code and part)."""
-    if any(p.repeats for p in parts):
+    """Whether a document is listed twice for one query, given that each of `n_parts` parts
+    checked its own lines: every line is checked where a part found a repeated key
+    (`repeats`), else only the lines of the queries that have lines in more than one part
+    (`stretch`, `owner`: each stretch's query code and part; `joined`: each stretch's query
+    code and length in the joined lines' order)."""
+    if repeats:
         return has_duplicates(codes, docs, keys)
     # the distinct (query, part) pairs, and the queries among them more than once
-    pairs = np.unique(stretch.astype(np.int64) * len(parts) + owner)
-    queries = pairs // len(parts)
+    pairs = np.unique(stretch.astype(np.int64) * n_parts + owner)
+    queries = pairs // n_parts
     spread = np.unique(queries[1:][queries[1:] == queries[:-1]])
     if not spread.size:
         return False
-    lines = np.flatnonzero(np.isin(codes, spread))
+    # their stretches' lines among the joined ones (a few stretches, not a pass over the lines)
+    query, lengths = joined
+    at = np.flatnonzero(np.isin(query, spread))
+    starts, sizes = (np.cumsum(lengths) - lengths)[at], lengths[at]
+    lines = np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
     repeated = repeated_keys(keys[lines])
     return bool(repeated.size) and confirmed(codes[lines], docs[lines], keys[lines], repeated)
 
