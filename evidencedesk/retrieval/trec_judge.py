@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evidencedesk.files._project_file import DEFAULT_RELEVANCE
+from evidencedesk._metric_names import DEFAULT_RELEVANCE
 from evidencedesk.files._trec_keys import doc_hashes, fixed_width_of, query_salts
 from evidencedesk.retrieval._metric_engine import JudgedLists, Lines
 from evidencedesk.retrieval.metrics import Judged
