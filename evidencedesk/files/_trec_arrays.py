@@ -36,6 +36,8 @@ from evidencedesk.errors import RunFileError
 from evidencedesk.files._text import FORMULA_STARTS, MAX_LINE_BYTES, line_too_long, shown
 from evidencedesk.files._trec_keys import (
     POOL,
+    CastOptions,
+    MatchSubstringOptions,
     alike_earlier,
     alike_problem,
     confirmed,
@@ -47,12 +49,12 @@ from evidencedesk.files._trec_keys import (
     id_problem,
     indices_of,
     joined,
+    kernel,
     line_keys,
     numbers_of,
     offsets_of,
     pa,
     pacsv,
-    pc,
     query_salts,
     repeated_keys,
 )
@@ -115,9 +117,9 @@ def stretches(ids: pa.Array) -> tuple[np.ndarray, list[Any]]:
     """Where each stretch of equal neighbouring ids starts (and, last, the array's length) and
     each stretch's id: a comparison of neighbours, not a hash of every line."""
     n = len(ids)
-    change = flags_of(pc.not_equal(ids.slice(1), ids.slice(0, n - 1), memory_pool=POOL))
+    change = flags_of(kernel("not_equal", ids.slice(1), ids.slice(0, n - 1)))
     starts = np.r_[0, np.flatnonzero(change) + 1]
-    return np.r_[starts, n], pc.take(ids, indices_of(starts), memory_pool=POOL).to_pylist()
+    return np.r_[starts, n], kernel("take", ids, indices_of(starts)).to_pylist()
 
 
 # white space and control characters beyond ASCII (str.isspace's and category Cc), which the
@@ -150,7 +152,8 @@ def plain_ids(ids: pa.Array) -> bool:
         text = ids.cast(pa.string())
     except pa.ArrowInvalid:
         return False
-    return not pc.any(pc.match_substring_regex(text, _ODD_CHARS)).as_py()
+    odd = kernel("match_substring_regex", text, options=MatchSubstringOptions(_ODD_CHARS))
+    return not kernel("any", odd).as_py()
 
 
 def join_parts(parts: list[Part], tag: bytes) -> Columns:
@@ -499,21 +502,24 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Bad from None
+    # an integer grade of up to three digits; a comment line (the line loop skips it)
+    grade, comment = MatchSubstringOptions(r"^-?[0-9]{1,3}$"), MatchSubstringOptions("#")
     if (
         table.num_rows == 0
-        or not pc.all(pc.match_substring_regex(table["g"], r"^-?[0-9]{1,3}$")).as_py()
-        or pc.any(pc.starts_with(table["q"], "#")).as_py()  # a comment line: the loop skips it
+        or not kernel("all", kernel("match_substring_regex", table["g"], options=grade)).as_py()
+        or kernel("any", kernel("starts_with", table["q"], options=comment)).as_py()
         or not plain_ids(joined(table["q"]))  # the loop names the odd id's line
         or not plain_ids(joined(table["d"]))
     ):
         raise Bad
     # the three separators added after the sum (a Python 3 would be an Arrow scalar: pandas)
-    length = pc.add(pc.utf8_length(table["q"]), pc.utf8_length(table["z"]))
-    length = pc.add(pc.add(length, pc.binary_length(table["d"])), pc.binary_length(table["g"]))
-    if pc.max(length).as_py() + 3 > MAX_LINE_BYTES // 4:  # maybe over the line limit: measure it
+    length = kernel("add", kernel("utf8_length", table["q"]), kernel("utf8_length", table["z"]))
+    length = kernel("add", kernel("add", length, kernel("binary_length", table["d"])),
+                    kernel("binary_length", table["g"]))  # fmt: skip
+    if kernel("max", length).as_py() + 3 > MAX_LINE_BYTES // 4:  # maybe over the limit: measure
         raise Bad
-    grades = pc.cast(table["g"], pa.int64())
-    if pc.min(grades).as_py() < low or pc.max(grades).as_py() > high:
+    grades = kernel("cast", table["g"], options=CastOptions.safe(pa.int64()))
+    if kernel("min", grades).as_py() < low or kernel("max", grades).as_py() > high:
         raise Bad
     # one dict update per stretch of lines with equal query ids, not one per line
     bounds, heads = stretches(joined(table["q"]))
@@ -634,7 +640,6 @@ __all__ = [
     "join_parts",
     "pa",
     "pacsv",
-    "pc",
     "plain_ids",
     "read_parts",
     "read_range",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -27,8 +28,9 @@ from evidencedesk.files._text import FORMULA_STARTS
 
 try:
     import pyarrow as pa
-    import pyarrow.compute as pc
+    import pyarrow._compute as _compute
     import pyarrow.csv as pacsv
+    from pyarrow._compute import CastOptions, MatchSubstringOptions, PadOptions
 
     # Arrow's arrays of the TREC readers come from the C library's malloc, not Arrow's default
     # pool (mimalloc or jemalloc), by an argument of each call that allocates -- the process's
@@ -41,6 +43,8 @@ except Exception as exc:  # a broken install: one line naming what to reinstall
 
 __all__ = [
     "POOL",
+    "CastOptions",
+    "MatchSubstringOptions",
     "flags_of",
     "joined",
     "fixed_width_of",
@@ -48,7 +52,7 @@ __all__ = [
     "numbers_of",
     "pa",
     "pacsv",
-    "pc",
+    "kernel",
     "alike_earlier",
     "alike_problem",
     "confirmed",
@@ -128,6 +132,13 @@ def offsets_of(arr: pa.Array) -> np.ndarray:
     return np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + len(arr) + 1]
 
 
+def kernel(name: str, *args: Any, options: Any = None) -> Any:
+    """Arrow's compute function `name` on `args` (arrays, chunked arrays or scalars), its arrays
+    from `POOL`: called by name, as ``pyarrow.compute`` calls it, without importing that module
+    -- it builds a Python wrapper for each of Arrow's functions when imported (50 ms)."""
+    return _compute.call_function(name, list(args), options, POOL)
+
+
 def joined(column: pa.ChunkedArray) -> pa.Array:
     """A column's chunks as one array, from `POOL` (``combine_chunks`` takes a pool and uses
     the default one)."""
@@ -186,7 +197,7 @@ def fixed_width(arr: pa.Array) -> np.ndarray:
     # the same buffers read as text: no copy and no UTF-8 check (the pad does not decode)
     text = pa.Array.from_buffers(pa.large_string() if large else pa.string(), n,
                                  arr.buffers()[:3], offset=arr.offset)  # fmt: skip
-    padded = pc.ascii_rpad(text, width=width, padding="\x00", memory_pool=POOL)
+    padded = kernel("ascii_rpad", text, options=PadOptions(width, "\x00"))
     start = int(offsets_of(padded)[0])
     return np.frombuffer(padded.buffers()[2], dtype=f"S{width}", count=n, offset=start)
 
