@@ -179,11 +179,16 @@ def test_a_run_read_in_many_blocks_reads_like_one_block(
     assert len(parts[1]) == len(lines)
     grouped = bool(np.all(parts[1][1:] >= parts[1][:-1]))
     assert grouped is (stretches > 0)
-    if grouped:  # within a query, the lines keep file order
-        in_file = [(q, d) for q, _, d, *_ in map(str.split, lines)]
-        codes, ids = parts[1].tolist(), parts[2].tolist()
-        joined = [(parts[0][c].decode(), d.decode()) for c, d in zip(codes, ids, strict=True)]
-        assert joined == sorted(in_file, key=lambda line: line[0].encode())
+    if grouped:  # within a query, the lines keep file order (but for the documents of a
+        # tie, which each part puts in trec_eval's order): the scores do, and each line's
+        # (query, document) moves as one
+        in_file = [(q, d, float(s)) for q, _, d, _, s, _ in map(str.split, lines)]
+        in_file.sort(key=lambda line: line[0].encode())
+        codes, ids, scores = parts[1].tolist(), parts[2].tolist(), parts[3].tolist()
+        joined = [(parts[0][c].decode(), d.decode(), s)
+                  for c, d, s in zip(codes, ids, scores, strict=True)]  # fmt: skip
+        assert [(q, s) for q, _, s in joined] == [(q, s) for q, _, s in in_file]
+        assert sorted(joined) == sorted(in_file)
     blocks = read_run(path)
     assert blocks.to_dict() == whole.to_dict() == TrecRun.from_dict(data).to_dict()
     assert [list(v) for v in blocks.to_dict().values()] == [

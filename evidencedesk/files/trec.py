@@ -23,6 +23,7 @@ from evidencedesk.files._trec_arrays import (
     NUMBER,
     Bad,
     Columns,
+    _tie_order,
     fast_columns,
     fast_qrels,
     slow_columns,
@@ -268,18 +269,6 @@ def _block_order(qcode: np.ndarray) -> np.ndarray | None:
     return np.argsort(qcode, kind="stable")
 
 
-def _desc_keys(docs: np.ndarray) -> tuple[np.ndarray, ...]:
-    """np.lexsort keys (least significant first) that sort ascending where the ids sort
-    descending: the ids' zero-padded 8-byte words, big-endian, complemented (bytes compare as
-    their words do); other widths by rank."""
-    width = docs.dtype.itemsize
-    if docs.dtype.kind != "S" or width % 8:
-        _, inverse = np.unique(docs, return_inverse=True)
-        return (-inverse.ravel(),)
-    words = np.ascontiguousarray(docs).view(">u8").reshape(docs.size, width // 8)
-    return tuple(~words[:, w].astype(np.uint64) for w in range(width // 8 - 1, -1, -1))
-
-
 def _score_order(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
     """Permutation to score descending within each query (None: already so); tied scores in
     any order (:func:`_tie_order` puts them right)."""
@@ -288,64 +277,6 @@ def _score_order(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
     # one lexsort: half the time of ranking the scores and sorting a combined integer key on a
     # run whose lines are shuffled (10 million lines: 1.6 s against 3.5 s)
     return np.lexsort((-scores, qcode))
-
-
-def _tie_order(
-    qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Where lines of tied scores must take other lines' documents (doc id descending within a
-    query's tie), as (positions, the lines they take); None when every tie is in order.
-
-    Only the lines of ties move, and within a tie the query and score are the same: only the
-    document columns change. Most ties are of two lines (two-decimal scores): a pair is swapped
-    where its ids are in the wrong order, and only ties of three lines or more are sorted (a
-    sort of every tied line took most of the time of reading a run of shuffled ties).
-    """
-    ties = (qcode[1:] == qcode[:-1]) & (scores[:-1] == scores[1:])
-    if bool(np.all(docs[:-1][ties] > docs[1:][ties])):
-        return None
-    follows = np.zeros(qcode.size, dtype=bool)  # the line ties with the line above
-    follows[1:] = ties
-    in_tie = follows.copy()
-    in_tie[:-1] |= ties
-    idx = np.flatnonzero(in_tie)
-    first = ~follows[idx]  # the first line of each tie
-    starts = np.flatnonzero(first)
-    sizes = np.diff(np.r_[starts, idx.size])
-    pair = idx[starts[sizes == 2]]  # the upper line of each two-line tie
-    swap = pair[docs[pair] < docs[pair + 1]]
-    larger = np.repeat(sizes > 2, sizes)  # the lines of ties of three lines or more
-    lines, tie = idx[larger], np.cumsum(first)[larger]
-    ordered = lines[_tie_sort(docs[lines], tie)]
-    return np.r_[swap, swap + 1, lines], np.r_[swap + 1, swap, ordered]
-
-
-def _tie_sort(docs: np.ndarray, tie: np.ndarray) -> np.ndarray:
-    """The order of lines by tie (ascending) and, within one, document id descending.
-
-    One argsort of a 64-bit key per line -- the tie's number in the top bits, the id's first
-    word (complemented) in the rest -- and a lexsort of the whole ids only among the lines whose
-    keys come out equal: a lexsort of every line on the tie and each word of its id took three
-    times as long (a million tied lines of 16-byte ids: 0.35 s against 0.1 s)."""
-    width = docs.dtype.itemsize
-    if docs.dtype.kind != "S" or width % 8 or not tie.size:
-        return np.lexsort((*_desc_keys(docs), tie))
-    tie = np.cumsum(np.r_[True, tie[1:] != tie[:-1]]) - 1  # numbered 0, 1, 2, ...
-    bits = int(tie[-1]).bit_length() or 1
-    first = ~np.ascontiguousarray(docs).view(">u8").reshape(docs.size, width // 8)[:, 0]
-    key = (tie.astype(np.uint64) << np.uint64(64 - bits)) | (
-        first.astype(np.uint64) >> np.uint64(bits)
-    )
-    order = np.argsort(key)
-    ordered = key[order]
-    same = ordered[1:] == ordered[:-1]
-    if not same.any():
-        return order
-    # the runs of equal keys: sorted again on their whole ids (the bits the key lost)
-    at = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
-    run = np.cumsum(np.r_[True, ~same])[at]
-    order[at] = order[at][np.lexsort((*_desc_keys(docs[order[at]]), run))]
-    return order
 
 
 def _sorted_run(columns: Columns) -> TrecRun:
@@ -364,7 +295,8 @@ def _sorted_run(columns: Columns) -> TrecRun:
         docs[at] = docs[source]
         if keys is not None:
             keys[at] = keys[source]
-    counts = np.bincount(qcode, minlength=len(qids))
+    # the lines are grouped by query, ascending: each query's count from where its lines start
+    counts = np.diff(np.searchsorted(qcode, np.arange(len(qids) + 1)))
     if keys is None:
         keys = line_keys(counts, doc_hashes(docs), query_salts(qids))
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
