@@ -1032,3 +1032,18 @@ def test_reading_a_run_takes_no_memory_from_arrow_s_default_pool(tmp_path: Path)
     done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
                           text=True, check=True, timeout=120)  # fmt: skip
     assert done.stdout.split() == ["7", "2000", "0"]
+
+
+def test_only_the_ties_out_of_order_are_moved() -> None:
+    # the first tie (c, b, a) is in order and stays out of the fix; the second (x, z, y) takes
+    # its documents from lines 4, 5 and 3 (z, y, x); the pair (q, p) is in order too
+    from evidencedesk.files.trec import _tie_order
+
+    qcode = np.zeros(8, dtype=np.int64)
+    scores = np.array([3.0, 3.0, 3.0, 1.0, 1.0, 1.0, 0.5, 0.5])
+    docs = np.array([b"c", b"b", b"a", b"x", b"z", b"y", b"q", b"p"], dtype="S8")
+    fix = _tie_order(qcode, scores, docs)
+    assert fix is not None
+    assert (fix[0].tolist(), fix[1].tolist()) == ([3, 4, 5], [4, 5, 3])
+    assert _tie_order(qcode, scores, np.array([b"c", b"b", b"a", b"z", b"y", b"x", b"q", b"p"],
+                                              dtype="S8")) is None  # fmt: skip
