@@ -32,7 +32,12 @@ from evidencedesk.errors import CutoffError, UnknownNameError
 # holds far fewer; 10**23 would overflow the metric engine's arrays)
 MAX_CUTOFF = 1_000_000
 
+# the default `[questions] relevance`: relevant = grade >= 2 (here, not beside the project file's
+# other defaults, so that judging a run does not import the project file's parser)
+DEFAULT_RELEVANCE = 2
+
 __all__ = [
+    "DEFAULT_RELEVANCE",
     "DIAGNOSTIC",
     "MEASURES",
     "METRIC_FORMS",

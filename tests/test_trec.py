@@ -179,11 +179,16 @@ def test_a_run_read_in_many_blocks_reads_like_one_block(
     assert len(parts[1]) == len(lines)
     grouped = bool(np.all(parts[1][1:] >= parts[1][:-1]))
     assert grouped is (stretches > 0)
-    if grouped:  # within a query, the lines keep file order
-        in_file = [(q, d) for q, _, d, *_ in map(str.split, lines)]
-        codes, ids = parts[1].tolist(), parts[2].tolist()
-        joined = [(parts[0][c].decode(), d.decode()) for c, d in zip(codes, ids, strict=True)]
-        assert joined == sorted(in_file, key=lambda line: line[0].encode())
+    if grouped:  # within a query, the lines keep file order (but for the documents of a
+        # tie, which each part puts in trec_eval's order): the scores do, and each line's
+        # (query, document) moves as one
+        in_file = [(q, d, float(s)) for q, _, d, _, s, _ in map(str.split, lines)]
+        in_file.sort(key=lambda line: line[0].encode())
+        codes, ids, scores = parts[1].tolist(), parts[2].tolist(), parts[3].tolist()
+        joined = [(parts[0][c].decode(), d.decode(), s)
+                  for c, d, s in zip(codes, ids, scores, strict=True)]  # fmt: skip
+        assert [(q, s) for q, _, s in joined] == [(q, s) for q, _, s in in_file]
+        assert sorted(joined) == sorted(in_file)
     blocks = read_run(path)
     assert blocks.to_dict() == whole.to_dict() == TrecRun.from_dict(data).to_dict()
     assert [list(v) for v in blocks.to_dict().values()] == [
@@ -871,6 +876,47 @@ def test_ties_of_every_size_take_their_documents_in_descending_order(width: int)
     assert _tie_order(qcode, scores, fixed) is None  # and once in order, nothing moves
 
 
+def test_long_ids_in_a_tie_are_ordered_on_all_their_bytes() -> None:
+    # one 64-bit key a line orders a tie on its ids' first bytes only; ids alike in those (and
+    # ids ending within them) are ordered again on every byte: descending, as trec_eval does
+    from evidencedesk.files.trec import _tie_order
+
+    ids = [b"doc-aaaa1", b"doc-aaaa2", b"doc-aaab", b"doc-a", b"doc-aaaa10", b"z", b"doc-aaaa"]
+    docs = np.array(ids + [b"x", b"y", b"w"], dtype="S16")
+    qcode = np.array([0] * 7 + [1] * 3)
+    scores = np.array([5.0] * 7 + [1.0] * 3)  # one tie of seven lines, one of three
+    fix = _tie_order(qcode, scores, docs)
+    assert fix is not None
+    fixed = docs.copy()
+    fixed[fix[0]] = docs[fix[1]]
+    assert fixed.tolist() == [b"z", b"doc-aaab", b"doc-aaaa2", b"doc-aaaa10", b"doc-aaaa1",
+                              b"doc-aaaa", b"doc-a", b"y", b"x", b"w"]  # fmt: skip
+
+
+@pytest.mark.parametrize("width", [16, 24])
+def test_ties_of_long_ids_with_common_prefixes_match_a_sort_of_each_tie(width: int) -> None:
+    from evidencedesk.files.trec import _tie_order
+
+    rng = np.random.default_rng(width)
+    qcode = np.repeat(np.arange(200), rng.integers(1, 40, 200))
+    scores = np.round(rng.random(qcode.size) * 2, 0)  # three score values: long ties
+    order = np.lexsort((-scores, qcode))
+    qcode, scores = qcode[order], scores[order]
+    # a shared prefix of 6 to 14 bytes and two random bytes after it: many ids alike in the
+    # first word, some ending inside it (an id twice in a tie is no matter to the order)
+    cut = rng.integers(6, width - 1, qcode.size)
+    docs = np.array([b"p" * c + bytes(rng.integers(97, 100, 2).tolist()) for c in cut.tolist()],
+                    f"S{width}")  # fmt: skip
+    fix = _tie_order(qcode, scores, docs)
+    assert fix is not None
+    fixed = docs.copy()
+    fixed[fix[0]] = docs[fix[1]]
+    expected = []
+    for _, group in itertools.groupby(range(qcode.size), key=lambda i: (qcode[i], scores[i])):
+        expected += sorted((docs[i] for i in group), reverse=True)
+    assert fixed.tolist() == expected
+
+
 def test_judged_lists_keep_their_arrays_when_pickled_and_convert_when_remade() -> None:
     import pickle
 
@@ -885,3 +931,119 @@ def test_judged_lists_keep_their_arrays_when_pickled_and_convert_when_remade() -
     remade = JudgedLists(list(judged))  # made from questions alone: converted when first read
     assert remade.lines.grade.tolist() == [0, 2, 1]
     assert remade.lines.pool_g.tolist() == judged.lines.pool_g.tolist() == [2, 2, 1]
+
+
+def test_fixed_width_pads_each_id_with_nul_bytes_to_whole_words() -> None:
+    # byte lengths, not characters: "é" is two bytes; the widest id (9 bytes) makes the
+    # width 16; a slice of an array (an offset into its buffers) and large offsets read alike
+    import pyarrow as pa
+
+    from evidencedesk.files._trec_keys import doc_hashes, fixed_width, fixed_width_of
+
+    ids = [b"\xc3\xa9", b"abcdefghi", b"", b"12345678"]
+    for arr in (pa.array(ids, pa.binary()), pa.array([b"x", *ids], pa.large_binary())[1:]):
+        docs = fixed_width(arr)
+        assert docs.dtype == np.dtype("S16")
+        assert docs.view(np.uint8).reshape(4, 16)[0].tolist() == [0xC3, 0xA9] + [0] * 14
+        assert docs.tolist() == ids  # numpy drops the trailing NULs it reads back
+        assert doc_hashes(docs).tolist() == doc_hashes(fixed_width_of(ids)).tolist()
+    assert fixed_width(pa.array([b"abc"], pa.binary())).dtype == np.dtype("S8")
+    assert fixed_width(pa.array([], pa.binary())).dtype == np.dtype("S8")
+
+
+@pytest.mark.parametrize("delimiter", [" ", "\t"])
+def test_the_byte_checks_object_to_exactly_their_bytes(delimiter: str) -> None:
+    # each byte value once, in an otherwise plain line: the control bytes are those below 32
+    # but tab, LF and CR, and DEL; the suspect ones add CR and the other of tab and space
+    from evidencedesk.files._trec_arrays import _control, _suspect
+
+    other = 9 if delimiter == " " else 32
+    control = {*range(32), 127} - {9, 10, 13}
+    for byte in range(256):
+        line = np.frombuffer(f"q1{delimiter}Q0{delimiter}d1".encode() + bytes([byte]) + b"\n",
+                             dtype=np.uint8)  # fmt: skip
+        assert _control(line) == (byte in control), byte
+        assert _suspect(line, ord(delimiter)) == (byte in control | {13, other}), byte
+
+
+def _part(lines: list[tuple[str, str]]) -> object:
+    import pyarrow as pa
+
+    from evidencedesk.files._trec_arrays import block_part
+
+    return block_part(pa.table({
+        "q": pa.array([q.encode() for q, _ in lines], pa.binary()),
+        "d": pa.array([d.encode() for _, d in lines], pa.binary()),
+        "s": pa.array([float(len(lines) - i) for i in range(len(lines))], pa.float64()),
+    }))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "duplicated"),
+    [
+        ([("q1", "d1"), ("q1", "d2")], [("q1", "d3"), ("q2", "d1")], False),
+        ([("q1", "d1"), ("q1", "d2")], [("q1", "d3"), ("q1", "d1")], True),  # across two parts
+        ([("q2", "d1"), ("q1", "d2")], [("q2", "d2"), ("q1", "d1")], False),  # both spread
+        ([("q2", "d1"), ("q1", "d2")], [("q3", "d2"), ("q2", "d1")], True),  # q2 comes back
+        ([("q1", "d1"), ("q2", "d2"), ("q1", "d1")], [("q3", "d1")], True),  # within one part
+    ],
+)
+def test_parts_check_their_own_lines_and_the_join_the_queries_in_several(
+    first: list[tuple[str, str]], second: list[tuple[str, str]], duplicated: bool
+) -> None:
+    from evidencedesk.files._trec_arrays import Bad, join_parts
+
+    parts = [_part(first), _part(second)]
+    assert [p.repeats for p in parts] == [first == [("q1", "d1"), ("q2", "d2"), ("q1", "d1")],
+                                          False]  # fmt: skip
+    if duplicated:
+        with pytest.raises(Bad):
+            join_parts(parts, b"tag")  # type: ignore[arg-type]
+    else:
+        qids, codes, docs, _, _, _ = join_parts(parts, b"tag")  # type: ignore[arg-type]
+        pairs = [(qids[c], d) for c, d in zip(codes.tolist(), docs.tolist(), strict=True)]
+        assert sorted(pairs) == sorted((q.encode(), d.encode()) for q, d in first + second)
+
+
+def test_arrow_flags_and_joined_chunks_read_as_numpy() -> None:
+    import pyarrow as pa
+
+    from evidencedesk.files._trec_keys import flags_of, joined
+
+    assert flags_of(pa.array([True, False, True, True, False, False, False, False, True])[1:]
+                    ).tolist() == [False, True, True, False, False, False, False, True]  # fmt: skip
+    column = pa.chunked_array([pa.array([b"a", b"bc"]), pa.array([b"d"])])
+    assert joined(column).to_pylist() == [b"a", b"bc", b"d"]
+    assert joined(pa.chunked_array([], pa.binary())).to_pylist() == []
+
+
+def test_reading_a_run_takes_no_memory_from_arrow_s_default_pool(tmp_path: Path) -> None:
+    # `trec_keys.POOL` (malloc) for every array of the run reader, by each call's argument:
+    # the process's default pool is left alone and never used by the read
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q{q % 7} Q0 d{q}-{d} {d} {1 / (d + 1):.4f} t\n"
+                            for q in range(40) for d in range(q, q + 50)), "utf-8")  # fmt: skip
+    script = (
+        "import sys, pyarrow as pa\n"
+        "from evidencedesk.files.trec import read_run\n"
+        "run = read_run(sys.argv[1])\n"
+        "print(len(run), run.n_lines, pa.default_memory_pool().max_memory())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
+                          text=True, check=True, timeout=120)  # fmt: skip
+    assert done.stdout.split() == ["7", "2000", "0"]
+
+
+def test_only_the_ties_out_of_order_are_moved() -> None:
+    # the first tie (c, b, a) is in order and stays out of the fix; the second (x, z, y) takes
+    # its documents from lines 4, 5 and 3 (z, y, x); the pair (q, p) is in order too
+    from evidencedesk.files.trec import _tie_order
+
+    qcode = np.zeros(8, dtype=np.int64)
+    scores = np.array([3.0, 3.0, 3.0, 1.0, 1.0, 1.0, 0.5, 0.5])
+    docs = np.array([b"c", b"b", b"a", b"x", b"z", b"y", b"q", b"p"], dtype="S8")
+    fix = _tie_order(qcode, scores, docs)
+    assert fix is not None
+    assert (fix[0].tolist(), fix[1].tolist()) == ([3, 4, 5], [4, 5, 3])
+    assert _tie_order(qcode, scores, np.array([b"c", b"b", b"a", b"z", b"y", b"x", b"q", b"p"],
+                                              dtype="S8")) is None  # fmt: skip

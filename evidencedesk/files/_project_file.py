@@ -31,7 +31,7 @@ from pydantic import (
     model_validator,
 )
 
-from evidencedesk._metric_names import METRIC_FORMS, canonical, read_metric
+from evidencedesk._metric_names import DEFAULT_RELEVANCE, METRIC_FORMS, canonical, read_metric
 from evidencedesk.chunking import _STRATEGIES
 from evidencedesk.errors import ConfigError, CutoffError, UnknownNameError
 from evidencedesk.files._text import DEFAULT_MAX_INPUT_MB, SEED_MAX, check_input, list_folder
@@ -47,9 +47,6 @@ from evidencedesk.files._validation import (
 )
 
 PROJECT_FILE = "evidencedesk.toml"  # the project file's name, looked for in a project folder
-
-
-DEFAULT_RELEVANCE = 2  # the default `[questions] relevance`: relevant = grade >= 2
 
 
 # files in `[runs] dir` with these suffixes are skipped, never read as runs

@@ -35,20 +35,28 @@ import numpy as np
 from evidencedesk.errors import RunFileError
 from evidencedesk.files._text import FORMULA_STARTS, MAX_LINE_BYTES, line_too_long, shown
 from evidencedesk.files._trec_keys import (
+    POOL,
+    CastOptions,
+    MatchSubstringOptions,
     alike_earlier,
     alike_problem,
+    confirmed,
     doc_hashes,
     fixed_width,
+    flags_of,
     has_alike,
+    has_duplicates,
     id_problem,
     indices_of,
+    joined,
+    kernel,
     line_keys,
     numbers_of,
     offsets_of,
     pa,
     pacsv,
-    pc,
     query_salts,
+    repeated_keys,
 )
 
 # a run with more stretches of equal query ids than this (and than one per 64 lines) is joined in
@@ -78,6 +86,7 @@ class Part:
     keys: np.ndarray  # each line's (query, document) key: `line_keys`, its query's own salt
     scores: np.ndarray
     longest: int  # the longest query id plus the document ids' width, in bytes
+    repeats: bool  # a key occurs twice among these lines (a duplicate, or a hash collision)
 
 
 def block_part(table: pa.Table) -> Part:
@@ -90,26 +99,112 @@ def block_part(table: pa.Table) -> Part:
     scores = numbers_of(table["s"], np.float64)
     if scores is None or not np.isfinite(scores).all():
         raise Bad
-    queries, ids = table["q"].combine_chunks(), table["d"].combine_chunks()
+    queries, ids = joined(table["q"]), joined(table["d"])
     if not (plain_ids(queries) and plain_ids(ids)):
         raise Bad  # the line reader names the line
     bounds, heads = stretches(queries)  # heads: bytes
     docs = fixed_width(ids)
-    longest = int(pc.max(pc.binary_length(queries)).as_py()) + docs.dtype.itemsize
+    longest = int(np.diff(offsets_of(queries)).max()) + docs.dtype.itemsize
     lengths = np.diff(bounds)
     # the keys here, in the reading thread: a query's salt comes from its own id
     keys = line_keys(lengths, doc_hashes(docs), query_salts(heads))
-    return Part(heads, lengths, docs, keys, scores, longest)
+    # the documents of tied scores in trec_eval's order, here in the reading thread: the run's
+    # own pass (`trec._sorted_run`) then finds nearly every tie in order (those across two
+    # parts, or brought together by its sort by score, it puts right itself)
+    fix = _tie_order(np.repeat(np.arange(lengths.size), lengths), scores, docs)
+    if fix is not None:  # within one query: a line's key moves with its document
+        at, source = fix
+        docs[at], keys[at] = docs[source], keys[source]
+    # and the duplicate check of these lines, also in this thread (`join_parts` checks only
+    # the queries whose lines are in more than one part)
+    return Part(heads, lengths, docs, keys, scores, longest, repeated_keys(keys).size > 0)
+
+
+def _desc_keys(docs: np.ndarray) -> tuple[np.ndarray, ...]:
+    """np.lexsort keys (least significant first) that sort ascending where the ids sort
+    descending: the ids' zero-padded 8-byte words, big-endian, complemented (bytes compare as
+    their words do); other widths by rank."""
+    width = docs.dtype.itemsize
+    if docs.dtype.kind != "S" or width % 8:
+        _, inverse = np.unique(docs, return_inverse=True)
+        return (-inverse.ravel(),)
+    words = np.ascontiguousarray(docs).view(">u8").reshape(docs.size, width // 8)
+    return tuple(~words[:, w].astype(np.uint64) for w in range(width // 8 - 1, -1, -1))
+
+
+def _tie_order(
+    qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where lines of tied scores must take other lines' documents (doc id descending within a
+    query's tie), as (positions, the lines they take); None when every tie is in order.
+
+    Only the lines of ties move, and within a tie the query and score are the same: only the
+    document columns change. Most ties are of two lines (two-decimal scores): a pair is swapped
+    where its ids are in the wrong order, and only ties of three lines or more are sorted (a
+    sort of every tied line took most of the time of reading a run of shuffled ties), and of
+    those only the ties out of order (a run whose parts put their own ties in order leaves a
+    few, across two parts).
+    """
+    ties = (qcode[1:] == qcode[:-1]) & (scores[:-1] == scores[1:])
+    upper = np.flatnonzero(ties)  # the upper line of each pair of tied neighbours
+    wrong = upper[~(docs[upper] > docs[upper + 1])]
+    if not wrong.size:
+        return None
+    follows = np.zeros(qcode.size, dtype=bool)  # the line ties with the line above
+    follows[1:] = ties
+    in_tie = follows.copy()
+    in_tie[:-1] |= ties
+    idx = np.flatnonzero(in_tie)
+    first = ~follows[idx]  # the first line of each tie
+    starts = np.flatnonzero(first)
+    sizes = np.diff(np.r_[starts, idx.size])
+    pair = idx[starts[sizes == 2]]  # the upper line of each two-line tie
+    swap = pair[docs[pair] < docs[pair + 1]]
+    tie = np.cumsum(first)  # each tied line's tie, from 1
+    unsorted = np.zeros(starts.size + 1, dtype=bool)
+    unsorted[tie[np.searchsorted(idx, wrong)]] = True
+    # the lines of ties of three lines or more, out of order
+    larger = np.repeat(sizes > 2, sizes) & unsorted[tie]
+    lines, tie = idx[larger], tie[larger]
+    ordered = lines[_tie_sort(docs[lines], tie)]
+    return np.r_[swap, swap + 1, lines], np.r_[swap + 1, swap, ordered]
+
+
+def _tie_sort(docs: np.ndarray, tie: np.ndarray) -> np.ndarray:
+    """The order of lines by tie (ascending) and, within one, document id descending.
+
+    One argsort of a 64-bit key per line -- the tie's number in the top bits, the id's first
+    word (complemented) in the rest -- and a lexsort of the whole ids only among the lines whose
+    keys come out equal: a lexsort of every line on the tie and each word of its id took three
+    times as long (a million tied lines of 16-byte ids: 0.35 s against 0.1 s)."""
+    width = docs.dtype.itemsize
+    if docs.dtype.kind != "S" or width % 8 or not tie.size:
+        return np.lexsort((*_desc_keys(docs), tie))
+    tie = np.cumsum(np.r_[True, tie[1:] != tie[:-1]]) - 1  # numbered 0, 1, 2, ...
+    bits = int(tie[-1]).bit_length() or 1
+    first = ~np.ascontiguousarray(docs).view(">u8").reshape(docs.size, width // 8)[:, 0]
+    key = (tie.astype(np.uint64) << np.uint64(64 - bits)) | (
+        first.astype(np.uint64) >> np.uint64(bits)
+    )
+    order = np.argsort(key)
+    ordered = key[order]
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return order
+    # the runs of equal keys: sorted again on their whole ids (the bits the key lost)
+    at = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
+    run = np.cumsum(np.r_[True, ~same])[at]
+    order[at] = order[at][np.lexsort((*_desc_keys(docs[order[at]]), run))]
+    return order
 
 
 def stretches(ids: pa.Array) -> tuple[np.ndarray, list[Any]]:
     """Where each stretch of equal neighbouring ids starts (and, last, the array's length) and
     each stretch's id: a comparison of neighbours, not a hash of every line."""
     n = len(ids)
-    change = pc.indices_nonzero(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)))
-    found = numbers_of(change, np.uint64)
-    starts = np.r_[0, (found if found is not None else np.zeros(0, np.uint64)).astype(np.int64) + 1]
-    return np.r_[starts, n], ids.take(indices_of(starts)).to_pylist()
+    change = flags_of(kernel("not_equal", ids.slice(1), ids.slice(0, n - 1)))
+    starts = np.r_[0, np.flatnonzero(change) + 1]
+    return np.r_[starts, n], kernel("take", ids, indices_of(starts)).to_pylist()
 
 
 # white space and control characters beyond ASCII (str.isspace's and category Cc), which the
@@ -119,8 +214,7 @@ _ODD_CHARS = (
 )
 
 
-_FORMULA_BYTES = np.zeros(256, dtype=bool)  # a lookup table: the bytes an id may not start with
-_FORMULA_BYTES[list("".join(FORMULA_STARTS).encode("ascii"))] = True
+_FORMULA_BYTES = tuple("".join(FORMULA_STARTS).encode("ascii"))  # an id may not start with one
 
 
 def plain_ids(ids: pa.Array) -> bool:
@@ -134,7 +228,8 @@ def plain_ids(ids: pa.Array) -> bool:
         return True
     raw = np.frombuffer(data, dtype=np.uint8)
     starts = offsets[:-1][offsets[:-1] < offsets[1:]]  # the first byte of each non-empty id
-    if _FORMULA_BYTES[raw[starts]].any():
+    first = raw.take(starts.astype(np.intp))
+    if any((first == byte).any() for byte in _FORMULA_BYTES):  # comparisons, not a look-up table
         return False
     if raw[offsets[0] : offsets[-1]].max() < 0x80:
         return True
@@ -142,7 +237,8 @@ def plain_ids(ids: pa.Array) -> bool:
         text = ids.cast(pa.string())
     except pa.ArrowInvalid:
         return False
-    return not pc.any(pc.match_substring_regex(text, _ODD_CHARS)).as_py()
+    odd = kernel("match_substring_regex", text, options=MatchSubstringOptions(_ODD_CHARS))
+    return not kernel("any", odd).as_py()
 
 
 def join_parts(parts: list[Part], tag: bytes) -> Columns:
@@ -154,6 +250,10 @@ def join_parts(parts: list[Part], tag: bytes) -> Columns:
     stretch in query order (stable: a query's stretches keep file order) -- the copy that joins
     the parts also groups the lines, instead of a second gather of every column. A run whose
     queries change on most lines is joined in file order and grouped by the caller.
+
+    Raises :class:`Bad` too where a document is listed twice for one query (the line reader
+    names the line): each part has checked its own lines in its reading thread, so only the
+    queries whose lines are in several parts are checked here.
     """
     parts = [p for p in parts if p.scores.size]
     if not parts or max(p.longest for p in parts) > MAX_LINE_BYTES - 16:
@@ -161,23 +261,66 @@ def join_parts(parts: list[Part], tag: bytes) -> Columns:
     heads = [h for p in parts for h in p.heads]
     qids = sorted(set(heads))  # byte order, as trec_eval sorts
     index = {q: i for i, q in enumerate(qids)}
-    stretch = np.fromiter((index[q] for q in heads), dtype=np.int64, count=len(heads))
+    # query codes as int32: half the memory of every comparison of neighbours downstream
+    stretch = np.fromiter((index[q] for q in heads), dtype=np.int32, count=len(heads))
     lengths = np.concatenate([p.lengths for p in parts])
+    owner = np.repeat(np.arange(len(parts)), [len(p.heads) for p in parts])
     n_lines = int(lengths.sum())
-    columns = ("docs", "keys", "scores")
     if len(heads) > max(_STRETCHES, n_lines // 64) or bool(np.all(stretch[1:] >= stretch[:-1])):
-        codes = np.repeat(stretch, lengths)  # numpy widens ids to the widest part's
-        docs, keys, scores = (np.concatenate([getattr(p, c) for p in parts]) for c in columns)
-        return qids, codes, docs, scores, tag, keys
-    owner = np.repeat(np.arange(len(parts)), [len(p.heads) for p in parts]).tolist()
-    ends = np.concatenate([np.cumsum(p.lengths) for p in parts]).tolist()
-    order = np.argsort(stretch, kind="stable").tolist()
-    spans = [(parts[owner[i]], ends[i] - int(lengths[i]), ends[i]) for i in order]
-    docs, keys, scores = (
-        np.concatenate([getattr(p, c)[a:b] for p, a, b in spans]) for c in columns
-    )
-    codes = np.repeat(stretch[order], lengths[order])
+        spans = [(p, 0, p.scores.size) for p in parts]  # numpy widens ids to the widest part's
+        joined = stretch, lengths
+    else:
+        ends = np.concatenate([np.cumsum(p.lengths) for p in parts]).tolist()
+        order = np.argsort(stretch, kind="stable")
+        spans = [(parts[o], ends[i] - int(lengths[i]), ends[i])
+                 for i, o in zip(order.tolist(), owner[order].tolist(), strict=True)]  # fmt: skip
+        joined = stretch[order], lengths[order]
+
+    def column(name: str) -> np.ndarray:
+        return np.concatenate([getattr(p, name)[a:b] for p, a, b in spans])
+
+    # the ids in a thread of their own while this one joins the rest: numpy copies without the
+    # GIL, and half the join's time is the kernel's zeroing of the new arrays' pages
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        ids = worker.submit(column, "docs")
+        keys, scores, codes = column("keys"), column("scores"), np.repeat(*joined)
+        docs = ids.result()
+    repeats = any(p.repeats for p in parts)
+    if _duplicated(repeats, len(parts), stretch, owner, joined, codes, docs, keys):
+        raise Bad
     return qids, codes, docs, scores, tag, keys
+
+
+def _duplicated(
+    repeats: bool,
+    n_parts: int,
+    stretch: np.ndarray,
+    owner: np.ndarray,
+    joined: tuple[np.ndarray, np.ndarray],
+    codes: np.ndarray,
+    docs: np.ndarray,
+    keys: np.ndarray,
+) -> bool:
+    """Whether a document is listed twice for one query, given that each of `n_parts` parts
+    checked its own lines: every line is checked where a part found a repeated key
+    (`repeats`), else only the lines of the queries that have lines in more than one part
+    (`stretch`, `owner`: each stretch's query code and part; `joined`: each stretch's query
+    code and length in the joined lines' order)."""
+    if repeats:
+        return has_duplicates(codes, docs, keys)
+    # the distinct (query, part) pairs, and the queries among them more than once
+    pairs = np.unique(stretch.astype(np.int64) * n_parts + owner)
+    queries = pairs // n_parts
+    spread = np.unique(queries[1:][queries[1:] == queries[:-1]])
+    if not spread.size:
+        return False
+    # their stretches' lines among the joined ones (a few stretches, not a pass over the lines)
+    query, lengths = joined
+    at = np.flatnonzero(np.isin(query, spread))
+    starts, sizes = (np.cumsum(lengths) - lengths)[at], lengths[at]
+    lines = np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
+    repeated = repeated_keys(keys[lines])
+    return bool(repeated.size) and confirmed(codes[lines], docs[lines], keys[lines], repeated)
 
 
 def table_columns(table: pa.Table, tag: bytes) -> Columns:
@@ -215,38 +358,38 @@ def read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
 _CR, _LF, _TAB, _SPACE = 13, 10, 9, 32
 
 
-# the control bytes a run or qrels file may not hold: \v and \f (white space pyarrow does not
-# split at) and every other one but \t, \n and \r (an id may not hold one:
-# `trec_keys.id_problem`)
-_CONTROL = np.zeros(256, dtype=bool)
+def _control(data: np.ndarray) -> bool:
+    """Whether these bytes hold a control byte a run or qrels file may not hold: \\v and \\f
+    (white space pyarrow does not split at), DEL and every other one below 32 but \\t, \\n and
+    \\r (an id may not hold one: `trec_keys.id_problem`).
+
+    Comparisons and counts over the bytes, not a look-up table indexed by them: numpy's
+    indexing took 0.7 s of CPU over a 360 MB run, nine times these passes."""
+    low = np.count_nonzero(data < 32)
+    if low:
+        low -= sum(np.count_nonzero(data == byte) for byte in (_TAB, _LF, _CR))
+    return bool(low) or bool((data == 127).any())
 
 
-_CONTROL[:32] = True
-
-
-_CONTROL[[_TAB, _LF, _CR]] = False
-
-
-_CONTROL[127] = True
-
-
-# per delimiter, every byte `_odd_space` or the NUL check may object to: a control byte, the other
-# of tab and space, a carriage return; a block holding none of them (nearly every block) is
-# passed in one table look-up a byte
-_SUSPECT = {
-    delimiter: _CONTROL
-    | (np.arange(256) == (_TAB if delimiter == _SPACE else _SPACE))
-    | (np.arange(256) == _CR)
-    for delimiter in (_SPACE, _TAB)
-}
+def _suspect(data: np.ndarray, delimiter: int) -> bool:
+    """Whether `_odd_space` or the NUL check may object to these bytes: a control byte
+    (`_control`), the other of tab and space, a carriage return -- that is, every byte below 32
+    but \\n (and \\t where it is the delimiter), DEL, and a space where the delimiter is a tab.
+    Nearly every block of a run holds none of them, and passes in a few comparisons."""
+    allowed = np.count_nonzero(data == _LF)
+    if delimiter == _TAB:
+        allowed += np.count_nonzero(data == _TAB)
+        if (data == _SPACE).any():
+            return True
+    return np.count_nonzero(data < 32) != allowed or bool((data == 127).any())
 
 
 def _odd_space(data: np.ndarray, delimiter: int) -> bool:
     """Whether these bytes hold white space that the line reader (and trec_eval, which split
     a line at any white space) would read differently from pyarrow, which splits only at
     `delimiter`: a vertical tab, a form feed, a carriage return not ending a line, or the
-    other of tab and space; or a control byte, which no id may hold (`_CONTROL`)."""
-    if _CONTROL[data].any():  # one table look-up per byte
+    other of tab and space; or a control byte, which no id may hold (`_control`)."""
+    if _control(data):
         return True
     if (data == (_TAB if delimiter == _SPACE else _SPACE)).any():
         return True
@@ -284,10 +427,8 @@ class _Range(io.RawIOBase):
         got = (self._file.readinto(memoryview(buffer)[:size]) or 0) if size > 0 else 0
         if got:
             data = np.frombuffer(buffer, dtype=np.uint8, count=got)
-            suspect = _SUSPECT.get(self._delimiter)
-            if (suspect is None or suspect[data].any()) and (
-                not data.all() or _odd_space(data, self._delimiter)
-            ):
+            suspect = self._delimiter not in (_SPACE, _TAB) or _suspect(data, self._delimiter)
+            if suspect and (not data.all() or _odd_space(data, self._delimiter)):
                 self.refused, self._left = True, 0
                 return 0
         self._left -= got
@@ -412,6 +553,7 @@ def arrow_options(delimiter: str, block_size: int | None = None) -> dict[str, An
         "parse_options": pacsv.ParseOptions(
             delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
         ),
+        "memory_pool": POOL,  # `trec_keys.POOL`: malloc, not Arrow's default pool
         "convert_options": pacsv.ConvertOptions(
             include_columns=["q", "d", "s"],
             # bytes, not text: `block_part` checks UTF-8 only where a byte is not ASCII (the
@@ -446,27 +588,31 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
                 column_types={c: pa.string() for c in "qzdg"},
                 strings_can_be_null=False,
             ),
+            memory_pool=POOL,
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Bad from None
+    # an integer grade of up to three digits; a comment line (the line loop skips it)
+    grade, comment = MatchSubstringOptions(r"^-?[0-9]{1,3}$"), MatchSubstringOptions("#")
     if (
         table.num_rows == 0
-        or not pc.all(pc.match_substring_regex(table["g"], r"^-?[0-9]{1,3}$")).as_py()
-        or pc.any(pc.starts_with(table["q"], "#")).as_py()  # a comment line: the loop skips it
-        or not plain_ids(table["q"].combine_chunks())  # the loop names the odd id's line
-        or not plain_ids(table["d"].combine_chunks())
+        or not kernel("all", kernel("match_substring_regex", table["g"], options=grade)).as_py()
+        or kernel("any", kernel("starts_with", table["q"], options=comment)).as_py()
+        or not plain_ids(joined(table["q"]))  # the loop names the odd id's line
+        or not plain_ids(joined(table["d"]))
     ):
         raise Bad
     # the three separators added after the sum (a Python 3 would be an Arrow scalar: pandas)
-    length = pc.add(pc.utf8_length(table["q"]), pc.utf8_length(table["z"]))
-    length = pc.add(pc.add(length, pc.binary_length(table["d"])), pc.binary_length(table["g"]))
-    if pc.max(length).as_py() + 3 > MAX_LINE_BYTES // 4:  # maybe over the line limit: measure it
+    length = kernel("add", kernel("utf8_length", table["q"]), kernel("utf8_length", table["z"]))
+    length = kernel("add", kernel("add", length, kernel("binary_length", table["d"])),
+                    kernel("binary_length", table["g"]))  # fmt: skip
+    if kernel("max", length).as_py() + 3 > MAX_LINE_BYTES // 4:  # maybe over the limit: measure
         raise Bad
-    grades = pc.cast(table["g"], pa.int64())
-    if pc.min(grades).as_py() < low or pc.max(grades).as_py() > high:
+    grades = kernel("cast", table["g"], options=CastOptions.safe(pa.int64()))
+    if kernel("min", grades).as_py() < low or kernel("max", grades).as_py() > high:
         raise Bad
     # one dict update per stretch of lines with equal query ids, not one per line
-    bounds, heads = stretches(table["q"].combine_chunks())
+    bounds, heads = stretches(joined(table["q"]))
     starts = bounds.tolist()
     docs, values = table["d"].to_pylist(), grades.to_pylist()
     qrels: dict[str, dict[str, int]] = {}
@@ -584,7 +730,6 @@ __all__ = [
     "join_parts",
     "pa",
     "pacsv",
-    "pc",
     "plain_ids",
     "read_parts",
     "read_range",

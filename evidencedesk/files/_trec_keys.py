@@ -18,6 +18,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -27,20 +28,34 @@ from evidencedesk.files._text import FORMULA_STARTS
 
 try:
     import pyarrow as pa
-    import pyarrow.compute as pc
+    import pyarrow._compute as _compute
     import pyarrow.csv as pacsv
+    from pyarrow._compute import CastOptions, MatchSubstringOptions, PadOptions
+
+    # Arrow's arrays of the TREC readers come from the C library's malloc, not Arrow's default
+    # pool (mimalloc or jemalloc), by an argument of each call that allocates -- the process's
+    # default pool is left as it is. The default pool hands freed pages back to the kernel
+    # and faults fresh ones in again: reading a 10-million-line run spent more time in the
+    # kernel zeroing pages (about 1 s) than in parsing; malloc reuses what the last block freed.
+    POOL = pa.system_memory_pool()
 except Exception as exc:  # a broken install: one line naming what to reinstall
     raise PackageLoadError("pyarrow", exc) from None
 
 __all__ = [
+    "POOL",
+    "CastOptions",
+    "MatchSubstringOptions",
+    "flags_of",
+    "joined",
     "fixed_width_of",
     "indices_of",
     "numbers_of",
     "pa",
     "pacsv",
-    "pc",
+    "kernel",
     "alike_earlier",
     "alike_problem",
+    "confirmed",
     "doc_hashes",
     "doc_words",
     "fixed_width",
@@ -50,6 +65,7 @@ __all__ = [
     "line_keys",
     "offsets_of",
     "query_salts",
+    "repeated_keys",
 ]
 
 
@@ -107,7 +123,6 @@ def alike_problem(kind: str, value: str, earlier: str, line: int) -> str:
 
 
 _M = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
-_TAIL = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
 
 
 def offsets_of(arr: pa.Array) -> np.ndarray:
@@ -117,10 +132,34 @@ def offsets_of(arr: pa.Array) -> np.ndarray:
     return np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + len(arr) + 1]
 
 
+def kernel(name: str, *args: Any, options: Any = None) -> Any:
+    """Arrow's compute function `name` on `args` (arrays, chunked arrays or scalars), its arrays
+    from `POOL`: called by name, as ``pyarrow.compute`` calls it, without importing that module
+    -- it builds a Python wrapper for each of Arrow's functions when imported (50 ms)."""
+    return _compute.call_function(name, list(args), options, POOL)
+
+
+def joined(column: pa.ChunkedArray) -> pa.Array:
+    """A column's chunks as one array, from `POOL` (``combine_chunks`` takes a pool and uses
+    the default one)."""
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    if column.num_chunks == 0:
+        return column.combine_chunks()
+    return pa.concat_arrays(column.chunks, memory_pool=POOL)
+
+
+def flags_of(arr: pa.BooleanArray) -> np.ndarray:
+    """An Arrow boolean array without nulls as a numpy bool array (its bits unpacked)."""
+    bits = np.frombuffer(arr.buffers()[1], dtype=np.uint8)
+    flags = np.unpackbits(bits, count=arr.offset + len(arr), bitorder="little")
+    return flags[arr.offset :].view(bool)
+
+
 def numbers_of(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray | None:
     """A numeric Arrow column as a numpy array of `dtype` (a read-only view of one chunk, or the
     chunks joined); None when it holds a null."""
-    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    arr = joined(column) if isinstance(column, pa.ChunkedArray) else column
     if arr.null_count:
         return None
     return np.frombuffer(
@@ -145,29 +184,22 @@ def fixed_width_of(ids: Sequence[str | bytes]) -> np.ndarray:
 
 
 def fixed_width(arr: pa.Array) -> np.ndarray:
-    """An Arrow string array as a numpy fixed-width bytes array, without a Python loop.
-
-    The width is rounded up to whole 8-byte words: each word is one unaligned 8-byte load per
-    string from its bytes, cut at the string's end, so that :func:`doc_words` is a plain view.
-    """
+    """An Arrow binary (or string) array as a numpy fixed-width bytes array, without a Python
+    loop: Arrow's byte-wise right pad (``ascii_rpad``, which counts bytes and checks none of
+    them) pads every id with NUL bytes to the longest one's length rounded up to whole 8-byte
+    words, and its result's data buffer is the array (so that :func:`doc_words` is a plain
+    view). A gather of 8-byte loads per word, cut at each id's end, took half as long again."""
     n = len(arr)
     if n == 0:
         return np.empty(0, dtype="S8")
-    offsets = offsets_of(arr)
-    lens = np.diff(offsets)
-    words = -(-max(1, int(lens.max())) // 8)
-    first, last = int(offsets[0]), int(offsets[-1])
-    padded = np.zeros(last - first + 8 * words + 8, dtype=np.uint8)  # loads past the end read 0
-    if last > first:
-        padded[: last - first] = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[first:last]
-    load = np.ndarray((padded.size - 7,), dtype=np.uint64, buffer=padded, strides=(1,))
-    starts = offsets[:-1].astype(np.int64) - first
-    out = np.empty((n, words), dtype=np.uint64)
-    for c in range(words):
-        word = load[starts + 8 * c]
-        word &= _TAIL[np.clip(lens - 8 * c, 0, 8)]
-        out[:, c] = word
-    return out.view(f"S{8 * words}").ravel()
+    width = 8 * -(-max(1, int(np.diff(offsets_of(arr)).max())) // 8)
+    large = arr.type in (pa.large_string(), pa.large_binary())
+    # the same buffers read as text: no copy and no UTF-8 check (the pad does not decode)
+    text = pa.Array.from_buffers(pa.large_string() if large else pa.string(), n,
+                                 arr.buffers()[:3], offset=arr.offset)  # fmt: skip
+    padded = kernel("ascii_rpad", text, options=PadOptions(width, "\x00"))
+    start = int(offsets_of(padded)[0])
+    return np.frombuffer(padded.buffers()[2], dtype=f"S{width}", count=n, offset=start)
 
 
 def doc_words(docs: np.ndarray) -> np.ndarray:
@@ -230,10 +262,22 @@ def has_duplicates(group: np.ndarray, docs: np.ndarray, keys: np.ndarray) -> boo
     neighbours confirmed on the ids."""
     cut = int(np.searchsorted(group, group[group.size // 2])) if group.size else 0
     with ThreadPoolExecutor(max_workers=2) as pool:
-        halves = list(pool.map(np.sort, (keys[:cut], keys[cut:])))
-    repeated = [h[1:][h[1:] == h[:-1]] for h in halves]
+        repeated = list(pool.map(repeated_keys, (keys[:cut], keys[cut:])))
     if not any(r.size for r in repeated):
         return False
-    suspects = np.flatnonzero(np.isin(keys, np.concatenate(repeated)))
+    return confirmed(group, docs, keys, np.concatenate(repeated))
+
+
+def repeated_keys(keys: np.ndarray) -> np.ndarray:
+    """The keys that occur more than once among `keys` (a key n times is there n - 1 times)."""
+    ordered = np.sort(keys)
+    repeated: np.ndarray = ordered[1:][ordered[1:] == ordered[:-1]]
+    return repeated
+
+
+def confirmed(group: np.ndarray, docs: np.ndarray, keys: np.ndarray, repeated: np.ndarray) -> bool:
+    """Whether, among the lines whose key is one of `repeated`, a (group, doc) occurs twice: a
+    true duplicate, not a hash collision."""
+    suspects = np.flatnonzero(np.isin(keys, repeated))
     pairs = list(zip(group[suspects].tolist(), docs[suspects].tolist(), strict=True))
-    return len(set(pairs)) < len(pairs)  # a true duplicate, not a hash collision
+    return len(set(pairs)) < len(pairs)

@@ -23,6 +23,7 @@ from evidencedesk.files._trec_arrays import (
     NUMBER,
     Bad,
     Columns,
+    _tie_order,
     fast_columns,
     fast_qrels,
     slow_columns,
@@ -32,7 +33,6 @@ from evidencedesk.files._trec_keys import (
     alike_problem,
     doc_hashes,
     has_alike,
-    has_duplicates,
     id_problem,
     line_keys,
     query_salts,
@@ -269,18 +269,6 @@ def _block_order(qcode: np.ndarray) -> np.ndarray | None:
     return np.argsort(qcode, kind="stable")
 
 
-def _desc_keys(docs: np.ndarray) -> tuple[np.ndarray, ...]:
-    """np.lexsort keys (least significant first) that sort ascending where the ids sort
-    descending: the ids' zero-padded 8-byte words, big-endian, complemented (bytes compare as
-    their words do); other widths by rank."""
-    width = docs.dtype.itemsize
-    if docs.dtype.kind != "S" or width % 8:
-        _, inverse = np.unique(docs, return_inverse=True)
-        return (-inverse.ravel(),)
-    words = np.ascontiguousarray(docs).view(">u8").reshape(docs.size, width // 8)
-    return tuple(~words[:, w].astype(np.uint64) for w in range(width // 8 - 1, -1, -1))
-
-
 def _score_order(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
     """Permutation to score descending within each query (None: already so); tied scores in
     any order (:func:`_tie_order` puts them right)."""
@@ -291,37 +279,7 @@ def _score_order(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
     return np.lexsort((-scores, qcode))
 
 
-def _tie_order(
-    qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Where lines of tied scores must take other lines' documents (doc id descending within a
-    query's tie), as (positions, the lines they take); None when every tie is in order.
-
-    Only the lines of ties move, and within a tie the query and score are the same: only the
-    document columns change. Most ties are of two lines (two-decimal scores): a pair is swapped
-    where its ids are in the wrong order, and only ties of three lines or more are sorted (a
-    sort of every tied line took most of the time of reading a run of shuffled ties).
-    """
-    ties = (qcode[1:] == qcode[:-1]) & (scores[:-1] == scores[1:])
-    if bool(np.all(docs[:-1][ties] > docs[1:][ties])):
-        return None
-    follows = np.zeros(qcode.size, dtype=bool)  # the line ties with the line above
-    follows[1:] = ties
-    in_tie = follows.copy()
-    in_tie[:-1] |= ties
-    idx = np.flatnonzero(in_tie)
-    first = ~follows[idx]  # the first line of each tie
-    starts = np.flatnonzero(first)
-    sizes = np.diff(np.r_[starts, idx.size])
-    pair = idx[starts[sizes == 2]]  # the upper line of each two-line tie
-    swap = pair[docs[pair] < docs[pair + 1]]
-    larger = np.repeat(sizes > 2, sizes)  # the lines of ties of three lines or more
-    lines, tie = idx[larger], np.cumsum(first)[larger]
-    ordered = lines[np.lexsort((*_desc_keys(docs[lines]), tie))]
-    return np.r_[swap, swap + 1, lines], np.r_[swap + 1, swap, ordered]
-
-
-def _sorted_run(columns: Columns, slow: bool) -> TrecRun:
+def _sorted_run(columns: Columns) -> TrecRun:
     qids, qcode, docs, scores, tag, keys = columns
     order = _block_order(qcode)
     if order is not None:
@@ -337,11 +295,10 @@ def _sorted_run(columns: Columns, slow: bool) -> TrecRun:
         docs[at] = docs[source]
         if keys is not None:
             keys[at] = keys[source]
-    counts = np.bincount(qcode, minlength=len(qids))
+    # the lines are grouped by query, ascending: each query's count from where its lines start
+    counts = np.diff(np.searchsorted(qcode, np.arange(len(qids) + 1)))
     if keys is None:
         keys = line_keys(counts, doc_hashes(docs), query_salts(qids))
-    if not slow and has_duplicates(qcode, docs, keys):
-        raise Bad  # the slow reader names the line
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
     names = tuple(q.decode("utf-8") for q in qids)
     return TrecRun(names, offsets, docs, scores, tag.decode("utf-8"), keys)
@@ -377,8 +334,8 @@ def read_run(path: str | Path) -> TrecRun:
     try:
         _refuse_compressed(path)
         try:
-            return _sorted_run(fast_columns(path), slow=False)
+            return _sorted_run(fast_columns(path))
         except Bad:
-            return _sorted_run(slow_columns(path), slow=True)
+            return _sorted_run(slow_columns(path))
     except OSError as exc:
         raise RunFileError(path, f"expected a readable file, found {exc.strerror or exc}") from None

@@ -27,9 +27,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from evidencedesk._metric_names import MEASURES, Measure, Metric, read_metric
+from evidencedesk._metric_names import DEFAULT_RELEVANCE, MEASURES, Measure, Metric, read_metric
 from evidencedesk.errors import UnknownNameError
-from evidencedesk.files._project_file import DEFAULT_RELEVANCE
 from evidencedesk.retrieval import _metric_engine as engine
 from evidencedesk.retrieval._metric_engine import (
     JudgedLike,

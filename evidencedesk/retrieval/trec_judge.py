@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evidencedesk.files._project_file import DEFAULT_RELEVANCE
+from evidencedesk._metric_names import DEFAULT_RELEVANCE
 from evidencedesk.files._trec_keys import doc_hashes, fixed_width_of, query_salts
 from evidencedesk.retrieval._metric_engine import JudgedLists, Lines
 from evidencedesk.retrieval.metrics import Judged
@@ -94,8 +94,18 @@ def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
     small[(judged >> np.uint64(44)).view(np.int64)] = True
     large = np.zeros(1 << 24, dtype=bool)
     large[(judged >> np.uint64(40)).view(np.int64)] = True
-    cand = np.flatnonzero(small[(keys >> np.uint64(44)).view(np.int64)])
-    return cand[large[(keys[cand] >> np.uint64(40)).view(np.int64)]]
+    found = [np.zeros(0, dtype=np.intp)]
+    # a million lines at a time: each step's arrays reuse the last step's memory (an array of
+    # the run's length would be fresh memory, and the kernel's zeroing of its pages took longer
+    # than the look-ups)
+    for at in range(0, keys.size, _STEP):
+        part = keys[at : at + _STEP]
+        cand = np.flatnonzero(small[(part >> np.uint64(44)).view(np.int64)])
+        found.append(cand[large[(part[cand] >> np.uint64(40)).view(np.int64)]] + at)
+    return np.concatenate(found)
+
+
+_STEP = 1 << 20  # lines
 
 
 def _arrays(run: TrecRun, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
@@ -279,20 +289,20 @@ def _placed(at: np.ndarray, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _judged_lines(
     run: TrecRun,
     arrays: _Arrays,
-    flags: np.ndarray,
+    judged: np.ndarray,
     bounds: tuple[np.ndarray, np.ndarray],
     size: np.ndarray,
     relevant: int,
     nonrelevant: list[int],
     pool: tuple[np.ndarray, np.ndarray],
 ) -> Lines:
-    """The arrays every metric reads: each question's judged lines within its kept range
-    [a, b), with their ranks in the whole list. An unjudged line adds nothing to any metric
+    """The arrays every metric reads: each question's judged lines (`judged`, the run's judged
+    lines, ascending) within its kept range [a, b), with their ranks in the whole list. An unjudged line adds nothing to any metric
     (its grade is 0, and Judged@k and bpref count judged lines only), so a run of 10 million
     lines judged 30 a query keeps about as many entries as the qrels have."""
     a, b = bounds
     n = len(arrays.questions)
-    sel = np.flatnonzero(flags)
+    sel = judged
     question_of = np.full(len(run.qids), -1, dtype=np.int64)
     found = arrays.asked >= 0
     question_of[arrays.asked[found]] = np.flatnonzero(found)
@@ -355,18 +365,21 @@ def _judge(
         head = found & (ends < b)
         b = np.where(head, ends, b)
     n = run.n_lines
-    flags = arrays.line_judged(n)
+    flags = None  # whether each line is judged: made for the lists only, unless `complete`
+    judged = arrays.judged  # the judged lines, ascending
     if complete is not None and n:  # the judgments cover these ids: a missing grade is 0
         covered = fixed_width_of(sorted(complete))
-        flags |= np.isin(doc_hashes(run.docs), doc_hashes(covered))
+        flags = arrays.line_judged(n) | np.isin(doc_hashes(run.docs), doc_hashes(covered))
+        judged = np.flatnonzero(flags)
     if nonrelevant is None:
         nonrelevant = arrays.nonrelevant(relevant).tolist()
-    lines = _judged_lines(run, arrays, flags, (a, b), size, relevant, nonrelevant,
+    lines = _judged_lines(run, arrays, judged, (a, b), size, relevant, nonrelevant,
                           (pool_q, pool_g))  # fmt: skip
     has_relevant = np.bincount(pool_q[pool_g >= relevant], minlength=len(questions)) > 0
 
     def make() -> list[Judged]:
-        kept = _kept(run, arrays.line_grades(n), flags, arrays.line_negative(n), a, b)
+        every = flags if flags is not None else arrays.line_judged(n)
+        kept = _kept(run, arrays.line_grades(n), every, arrays.line_negative(n), a, b)
         returned = [s if h else None for s, h in zip(size.tolist(), head.tolist(), strict=True)]
         pools, pool_at, answers = pool_g.tolist(), pool_bounds.tolist(), has_relevant.tolist()
         out: list[Judged] = []
