@@ -28,9 +28,18 @@ from evidencedesk.files._text import FORMULA_STARTS
 
 try:
     import pyarrow as pa
-    import pyarrow._compute as _compute
     import pyarrow.csv as pacsv
-    from pyarrow._compute import CastOptions, MatchSubstringOptions, PadOptions
+
+    try:  # Arrow's functions by name, without pyarrow.compute's wrappers (50 ms to import)
+        import pyarrow._compute as _compute
+        from pyarrow._compute import CastOptions, MatchSubstringOptions, PadOptions
+    except ImportError:  # a pyarrow that moved its private module: the public one, the same calls
+        import pyarrow.compute as _compute
+        from pyarrow.compute import (
+            CastOptions,
+            MatchSubstringOptions,
+            PadOptions,
+        )
 
     # Arrow's arrays of the TREC readers come from the C library's malloc, not Arrow's default
     # pool (mimalloc or jemalloc), by an argument of each call that allocates -- the process's
