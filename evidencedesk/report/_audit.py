@@ -40,6 +40,7 @@ from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
 from evidencedesk.report import _gate_view as gate_view
+from evidencedesk.report._assemble import _CAVEAT_WORDS, _PIPELINE_CAVEATS, meta
 from evidencedesk.report._claims import value_at
 from evidencedesk.report._exports import summary_disagreements
 from evidencedesk.report._oracle import Finding, oracle_findings
@@ -455,6 +456,27 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
     return out
 
 
+def _caveat_disagreements(page: str, shown: _PageText,
+                          given: tuple[set[str], set[str]]) -> list[Disagreement]:  # fmt: skip
+    """A component's caveat (the toy embedder, MiniLM, the lexical rerankers, the demo's tuning
+    on its labels), in full or in its few words, stands only on a site whose results.json gives
+    it (`given`: the texts and words of this project's caveats): the demo's "weights were
+    chosen while looking at these labels" pasted onto another project is a disagreement."""
+    texts, words = given
+    out = []
+    for key, text in _PIPELINE_CAVEATS.items():
+        full, brief = _squeeze(text), _CAVEAT_WORDS[key]
+        for said, backed in ((full, texts), (brief, words)):
+            if any(said in b for b in backed):
+                continue
+            for block, _ in (*shown.prose, *shown.cells):
+                if said in block:
+                    out.append(Disagreement(page, _around(block, block.index(said)),
+                                            "nothing: none of this project's caveats says this"))  # fmt: skip
+                    break
+    return out
+
+
 def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
     """The disagreements of the site at `site` with its results.json and with the oracle's
     recomputation from its exports (`report.oracle`), and how many claims on how many pages
@@ -464,6 +486,8 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
     found: list[Disagreement | Finding] = []
     checked = 0
     pages = {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions}
+    caveats = meta(results).caveats
+    given = {_squeeze(c.text) for c in caveats}, {c.words for c in caveats if c.words}
     lists = {(v.name, r.question): (f"variants[{i}].lists[{j}]", r)
              for i, v in enumerate(results.variants) for j, r in enumerate(v.lists)}  # fmt: skip
     for page in sorted(p.name for p in site.glob("*.html")):
@@ -484,6 +508,7 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
                                       "them through the plain filter"))  # fmt: skip
         found += _value_disagreements(page, results, claims, shown)
         found += _unbacked(page, shown)
+        found += _caveat_disagreements(page, shown, given)
         if page in pages:
             found += _rank_disagreements(page, raw, pages[page], results, lists)
         checked += len(mine)
