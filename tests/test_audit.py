@@ -12,7 +12,7 @@ import pytest
 
 from evidencedesk import cli as main_cli
 from evidencedesk._metric_names import canonical
-from evidencedesk.report._audit import _DECIMAL, audit
+from evidencedesk.report._audit import _DECIMAL, _feed, _Text, audit
 from tests.generated_projects import shape_of
 
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
@@ -335,3 +335,24 @@ def test_a_reviewers_note_is_the_teams_words(demo_site: Path, tmp_path: Path) ->
 def test_what_reads_as_a_decimal(text: str, read: str | None) -> None:
     hit = _DECIMAL.search(text)
     assert (hit.group() if hit else None) == read
+
+
+def test_the_pages_read_as_the_standard_parser_reads_them(demo_site: Path) -> None:
+    """The audit's one-pass tokenizer hands its reader what html.parser hands it, on every page
+    of the demo and on markup the pages do not write (comments, a script holding a tag, an
+    unquoted attribute, a self-closed element, character references)."""
+    tricky = (
+        '<!DOCTYPE html><!-- a <p>comment</p> --><script>if (a < b) { x = "<td>0.500</td>" }</script>'
+        "<p class=x data-n=3>R&amp;D rose by 0.100 &lt;p&gt;</p><div/><span data-at='variants[0]"
+        '.metrics[0].mean\'>0.844</span><td dir="auto">0.912</td><br/>tail 0.25'
+    )
+    pages = [p.read_text("utf-8") for p in sorted(demo_site.glob("*.html"))] + [tricky]
+    for raw in pages:
+        standard, fast = _Text(), _Text()
+        standard.feed(raw)
+        _feed(fast, raw)
+        standard.close()
+        fast.close()
+        for read in ("prose", "cells", "marked", "values", "marked_in", "claim_after"):
+            assert getattr(fast, read) == getattr(standard, read), read
+    assert ("R&D rose by 0.100 <p>", "R&D rose by 0.100 <p>") in fast.prose

@@ -236,10 +236,54 @@ def _page_text(path: Path) -> _PageText:
     return _parsed(read_text(path, AuditError, "page"))
 
 
+# the pages' markup, tokenized in one pass (html.parser's general tokenizer was most of the
+# audit's time): a comment, a doctype or processing instruction, a start or end tag with its
+# attributes, or text; a script's or a style's body is raw text up to its end tag
+_TOKEN = re.compile(
+    r"<!--.*?-->|<![^>]*>|<\?[^>]*>|<(/?)([a-zA-Z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>|[^<]+|<",
+    re.S,
+)
+_ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+_RAW_TEXT = {"script", "style"}
+
+
+def _feed(parser: _Text, raw: str) -> None:
+    """`raw` through `parser`'s handlers, as `HTMLParser.feed` with ``convert_charrefs`` hands
+    them (tag and attribute names lower-cased, character references resolved)."""
+    at, end = 0, len(raw)
+    unescape = html.unescape
+    while at < end:
+        token = _TOKEN.match(raw, at)
+        assert token is not None  # the last alternative matches any character
+        at = token.end()
+        text = token.group()
+        if token.group(2) is None:
+            if text[:1] != "<" or text == "<":
+                parser.handle_data(unescape(text) if "&" in text else text)
+            continue
+        tag = token.group(2).lower()
+        if token.group(1):
+            parser.handle_endtag(tag)
+            continue
+        attrs: list[tuple[str, str | None]] = []
+        for m in _ATTR.finditer(token.group(3)):
+            value = next((v for v in m.groups()[1:] if v is not None), None)
+            attrs.append((m[1].lower(), None if value is None else unescape(value)))
+        parser.handle_starttag(tag, attrs)
+        if text.endswith("/>") and tag not in _VOID:
+            parser.handle_endtag(tag)  # as HTMLParser.handle_startendtag does
+        elif tag in _RAW_TEXT:  # its body is not markup
+            close = re.compile(rf"</{tag}\s*>", re.I).search(raw, at)
+            stop = close.start() if close else end
+            if stop > at:
+                parser.handle_data(raw[at:stop])
+            at = stop
+
+
 def _parsed(raw: str) -> _PageText:
     """What a page's HTML `raw` shows (`_page_text`)."""
     parser = _Text()
-    parser.feed(raw)
+    _feed(parser, raw)
     parser.close()
     return _PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
                      tuple(parser.values), tuple(parser.marked_in), tuple(parser.claim_after),
