@@ -12,7 +12,7 @@ import pytest
 
 from evidencedesk import cli as main_cli
 from evidencedesk._metric_names import canonical
-from evidencedesk.report._audit import _DECIMAL, audit
+from evidencedesk.report._audit import _DECIMAL, _feed, _Text, audit
 from tests.generated_projects import shape_of
 
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
@@ -98,6 +98,17 @@ LEGEND = (
     "Blue cells gained, orange cells lost, blank cells {}; — marks the 4 question(s) with no "
     "relevant judgment, which have no nDCG@10 (linear gain) to change"
 )
+# the first two rows of q001's list in base, its rank cell given
+ROW1 = '<tr data-chunk="d068"><td>{}</td><td><code>d068</code></td><td><i>unjudged</i></td></tr>'
+ROW2 = (
+    '<tr data-chunk="d097" class="first-answer"><td>{}</td><td><code>d097</code></td><td><span '
+    'class="grade grade-2">2</span></td></tr>'
+)
+TUNING = (
+    "The feature scorer&#39;s weights and the gate&#39;s thresholds were chosen while looking at "
+    "these labels: gains measured on them are optimistic until checked on unseen questions."
+)
+CSV_ROW = "q001,base,1.0,0.3,0.5,0.5153479049038848,2,a\n"
 PLANTS = {
     # the recommendation quotes the primary metric's numbers as another metric's
     "wrong metric": ("candidate-cand02.html", "Δ nDCG@10 (linear gain) = +0.157", "Δ MRR = +0.157", [
@@ -199,6 +210,50 @@ PLANTS = {
         "flips.html: '+25/−8': results.json says '+25/−8 ★' (Holm-adjusted sign-test p 0.027 at "
         "flips[43])",
     ]),
+    # lies the audit once passed as whole numbers, which it does not read as decimals: a
+    # question page's ranks are held to results.json's lists, a count on the methods page stands
+    # only in a mark
+    "swapped rank numbers": ("question-q001.html", ROW1.format(1) + ROW2.format(2), ROW1.format(2) + ROW2.format(1), [
+        "question-q001.html: 'rank 2: d068': results.json says 'rank 1: d068' (variants[0].lists[0].ids[0])",
+        "question-q001.html: 'rank 1: d097': results.json says 'rank 2: d097' (variants[0].lists[0].ids[1])",
+    ]),
+    "swapped rows": ("question-q001.html", ROW1.format(1) + ROW2.format(2), ROW2.format(2) + ROW1.format(1), [
+        "question-q001.html: 'rank 2: d097': results.json says 'rank 1: d068' (variants[0].lists[0].ids[0])",
+        "question-q001.html: 'rank 1: d068': results.json says 'rank 2: d097' (variants[0].lists[0].ids[1])",
+    ]),
+    "demo flips sentence on the methods page": ("methods.html", "<h2", "<p>On 21 questions at least 6 one-way "
+                                                "flips are needed.</p><h2", [
+        f"methods.html: 'On 21 questions at least 6 one-way flips are needed.': {NOBODY}",
+    ]),
+    "demo count without a number's decimals": ("methods.html", "<h2", "<p>Six one-way flips are needed on "
+                                               "21 questions.</p><h2", [
+        f"methods.html: 'Six one-way flips are needed on 21 questions.': {NOBODY}",
+    ]),
+    "demo tuning caveat on the methods page": ("methods.html", "<li>Choosing a config", "<li>" + TUNING + "</li><li>Choosing a config", [
+        "methods.html: \"" + TUNING.replace("&#39;", "'") + "\": results.json says nothing: none of this "
+        "project's caveats says this",
+    ]),
+    "unmarked count of questions": ("methods.html", '<span data-at="answerable">34</span>', "21", [
+        "methods.html: '21 questions with a relevant judgment decide every comparison: a one- or "
+        f"two-question difference is noise.': {NOBODY}",
+    ]),
+    "marked count of questions changed": ("methods.html", '<span data-at="answerable">34<',
+                                          '<span data-at="answerable">21<', [
+        "methods.html: '21': results.json says '34' (answerable)",
+    ]),
+    # the per-question CSV: a metric's value, a first relevant rank and a question's tags
+    "CSV value": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",0.5,", ",0.25,"), [
+        "data/per-question.csv (base, q001): mrr: the site says 0.25, the oracle computes 0.5 from "
+        "data/runs/base.run and data/qrels.txt",
+    ]),
+    "CSV first relevant rank": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",3,a"), [
+        "data/per-question.csv (base, q001): first_relevant_rank: the site says 3, the oracle "
+        "computes 2 from data/runs/base.run and data/qrels.txt",
+    ]),
+    "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
+        "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "
+        "results.json's questions",
+    ]),
 }  # fmt: skip
 
 
@@ -280,3 +335,24 @@ def test_a_reviewers_note_is_the_teams_words(demo_site: Path, tmp_path: Path) ->
 def test_what_reads_as_a_decimal(text: str, read: str | None) -> None:
     hit = _DECIMAL.search(text)
     assert (hit.group() if hit else None) == read
+
+
+def test_the_pages_read_as_the_standard_parser_reads_them(demo_site: Path) -> None:
+    """The audit's one-pass tokenizer hands its reader what html.parser hands it, on every page
+    of the demo and on markup the pages do not write (comments, a script holding a tag, an
+    unquoted attribute, a self-closed element, character references)."""
+    tricky = (
+        '<!DOCTYPE html><!-- a <p>comment</p> --><script>if (a < b) { x = "<td>0.500</td>" }</script>'
+        "<p class=x data-n=3>R&amp;D rose by 0.100 &lt;p&gt;</p><div/><span data-at='variants[0]"
+        '.metrics[0].mean\'>0.844</span><td dir="auto">0.912</td><br/>tail 0.25'
+    )
+    pages = [p.read_text("utf-8") for p in sorted(demo_site.glob("*.html"))] + [tricky]
+    for raw in pages:
+        standard, fast = _Text(), _Text()
+        standard.feed(raw)
+        _feed(fast, raw)
+        standard.close()
+        fast.close()
+        for read in ("prose", "cells", "marked", "values", "marked_in", "claim_after"):
+            assert getattr(fast, read) == getattr(standard, read), read
+    assert ("R&D rose by 0.100 <p>", "R&D rose by 0.100 <p>") in fast.prose

@@ -28,6 +28,7 @@ that compares with an earlier report (since.html) reads that report too and is l
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,14 +40,16 @@ from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
 from evidencedesk.report import _gate_view as gate_view
+from evidencedesk.report._assemble import _CAVEAT_WORDS, _PIPELINE_CAVEATS, meta
 from evidencedesk.report._claims import value_at
 from evidencedesk.report._exports import summary_disagreements
 from evidencedesk.report._oracle import Finding, oracle_findings
+from evidencedesk.report._site import slug
 from evidencedesk.report._values import flips, fmt, interval, p_text
 from evidencedesk.report._words import derive
 from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import load
-from evidencedesk.results.types import Results
+from evidencedesk.results.types import RankedList, Results
 
 __all__ = ["Disagreement", "audit"]
 
@@ -76,6 +79,15 @@ _PHRASES = re.compile(
     r"\bgrades? \d+ (?:is|=|means)\b|\bp\s*=\s*0\.000\b",
     re.IGNORECASE,
 )
+
+# a count of questions or of flips ("21 questions", "6 one-way flips"): on the pages that state
+# no result of their own (`_COUNTED`) it stands only inside a mark, unless it is a documented
+# threshold (`_THRESHOLDS`: "fewer than 5 questions", "up to 20 changed questions"); another
+# project's counts pasted there are a disagreement
+_COUNT = re.compile(r"(?<![\w.,@^/−+-])\d[\d,]*\s+(?:one-way\s+|changed\s+)?"
+                    r"(?:questions?\b|question\(s\)|flips?\b)")  # fmt: skip
+_THRESHOLDS = ("fewer than ", "up to ")
+_COUNTED = ("methods.html",)  # definitions, rules and caveats: true of any project
 
 
 @dataclass(frozen=True)
@@ -221,9 +233,57 @@ _IN_ATTRIBUTE = re.compile(r'="[^"<>]*<span data-claim=')
 
 def _page_text(path: Path) -> _PageText:
     """What the page at `path` shows: its prose, its table cells and the claims it marks."""
-    raw = read_text(path, AuditError, "page")
+    return _parsed(read_text(path, AuditError, "page"))
+
+
+# the pages' markup, tokenized in one pass (html.parser's general tokenizer was most of the
+# audit's time): a comment, a doctype or processing instruction, a start or end tag with its
+# attributes, or text; a script's or a style's body is raw text up to its end tag
+_TOKEN = re.compile(
+    r"<!--.*?-->|<![^>]*>|<\?[^>]*>|<(/?)([a-zA-Z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>|[^<]+|<",
+    re.S,
+)
+_ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+_RAW_TEXT = {"script", "style"}
+
+
+def _feed(parser: _Text, raw: str) -> None:
+    """`raw` through `parser`'s handlers, as `HTMLParser.feed` with ``convert_charrefs`` hands
+    them (tag and attribute names lower-cased, character references resolved)."""
+    at, end = 0, len(raw)
+    unescape = html.unescape
+    while at < end:
+        token = _TOKEN.match(raw, at)
+        assert token is not None  # the last alternative matches any character
+        at = token.end()
+        text = token.group()
+        if token.group(2) is None:
+            if text[:1] != "<" or text == "<":
+                parser.handle_data(unescape(text) if "&" in text else text)
+            continue
+        tag = token.group(2).lower()
+        if token.group(1):
+            parser.handle_endtag(tag)
+            continue
+        attrs: list[tuple[str, str | None]] = []
+        for m in _ATTR.finditer(token.group(3)):
+            value = next((v for v in m.groups()[1:] if v is not None), None)
+            attrs.append((m[1].lower(), None if value is None else unescape(value)))
+        parser.handle_starttag(tag, attrs)
+        if text.endswith("/>") and tag not in _VOID:
+            parser.handle_endtag(tag)  # as HTMLParser.handle_startendtag does
+        elif tag in _RAW_TEXT:  # its body is not markup
+            close = re.compile(rf"</{tag}\s*>", re.I).search(raw, at)
+            stop = close.start() if close else end
+            if stop > at:
+                parser.handle_data(raw[at:stop])
+            at = stop
+
+
+def _parsed(raw: str) -> _PageText:
+    """What a page's HTML `raw` shows (`_page_text`)."""
     parser = _Text()
-    parser.feed(raw)
+    _feed(parser, raw)
     parser.close()
     return _PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
                      tuple(parser.values), tuple(parser.marked_in), tuple(parser.claim_after),
@@ -250,10 +310,12 @@ def _unbacked(page: str, shown: _PageText) -> list[Disagreement]:
     nothing here). A whole number alone (a count, a rank, the k of "@10", a year) is not read:
     the report prints every measurement with decimals (`report.values.fmt`)."""
     out = []
+    patterns = (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES) + ((_COUNT,) if page in _COUNTED else ())
     for blocks, what in ((shown.prose, "sentence"), (shown.cells, "table cell")):
         for block, blanked in blocks:
-            for pattern in (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES):
-                hit = pattern.search(blanked)
+            for pattern in patterns:
+                hit = next((h for h in pattern.finditer(blanked) if pattern is not _COUNT
+                            or not blanked[: h.start()].endswith(_THRESHOLDS)), None)  # fmt: skip
                 if hit is not None:
                     said = _around(block, hit.start()) if what == "sentence" else block[:200]
                     out.append(Disagreement(page, said, f"nothing: no claim backs this {what}"))
@@ -406,6 +468,59 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
     return out
 
 
+# a question page's ranked lists (templates/question.html): each table names its run, each row
+# its document and, in its first cell, the rank it shows ("—": a baseline document it dropped)
+_RANKED = re.compile(r'<table class="ranked-list[^"]*" data-list="([^"]*)">(.*?)</table>', re.S)
+_ROW = re.compile(r"<tr\b([^>]*)>\s*<td[^>]*>([^<]*)</td>")
+_CHUNK = re.compile(r'\bdata-chunk="([^"]*)"')
+
+
+def _rank_disagreements(page: str, raw: str, question: str, results: Results,
+                        lists: dict[tuple[str, str], tuple[str, RankedList]]) -> list[Disagreement]:  # fmt: skip
+    """Each ranked row of a question page shows, in order, the rank and the document
+    results.json's list of that run gives there: the k-th ranked row of a run's list is rank k
+    and holds ids[k - 1] (a swapped rank number or two swapped rows are disagreements). Read
+    from the page and results.json alone, not from the page model that wrote it."""
+    out = []
+    seen: dict[str, int] = {}  # run -> ranked rows read so far (its lists continue in a fold)
+    for run, body in _RANKED.findall(raw):
+        run = html.unescape(run)
+        for attrs, cell in _ROW.findall(body):
+            chunk, rank = _CHUNK.search(attrs), _squeeze(html.unescape(cell))
+            if chunk is None or rank == "—":
+                continue  # "nothing returned", or a dropped document (it has no rank)
+            shown = f"rank {rank}: {html.unescape(chunk.group(1))}"
+            k = seen[run] = seen.get(run, 0) + 1
+            at, ranked = lists.get((run, question), ("", None))
+            if ranked is None or k > len(ranked.ids):
+                out.append(Disagreement(page, shown, f"no rank {k} in {run}'s list of {question}"))
+            elif shown != f"rank {k}: {ranked.ids[k - 1]}":
+                out.append(Disagreement(page, shown, f"'rank {k}: {ranked.ids[k - 1]}' "
+                                        f"({at}.ids[{k - 1}])"))  # fmt: skip
+    return out
+
+
+def _caveat_disagreements(page: str, shown: _PageText,
+                          given: tuple[set[str], set[str]]) -> list[Disagreement]:  # fmt: skip
+    """A component's caveat (the toy embedder, MiniLM, the lexical rerankers, the demo's tuning
+    on its labels), in full or in its few words, stands only on a site whose results.json gives
+    it (`given`: the texts and words of this project's caveats): the demo's "weights were
+    chosen while looking at these labels" pasted onto another project is a disagreement."""
+    texts, words = given
+    out = []
+    for key, text in _PIPELINE_CAVEATS.items():
+        full, brief = _squeeze(text), _CAVEAT_WORDS[key]
+        for said, backed in ((full, texts), (brief, words)):
+            if any(said in b for b in backed):
+                continue
+            for block, _ in (*shown.prose, *shown.cells):
+                if said in block:
+                    out.append(Disagreement(page, _around(block, block.index(said)),
+                                            "nothing: none of this project's caveats says this"))  # fmt: skip
+                    break
+    return out
+
+
 def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
     """The disagreements of the site at `site` with its results.json and with the oracle's
     recomputation from its exports (`report.oracle`), and how many claims on how many pages
@@ -414,10 +529,16 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
     claims = _claims(site)
     found: list[Disagreement | Finding] = []
     checked = 0
+    pages = {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions}
+    caveats = meta(results).caveats
+    given = {_squeeze(c.text) for c in caveats}, {c.words for c in caveats if c.words}
+    lists = {(v.name, r.question): (f"variants[{i}].lists[{j}]", r)
+             for i, v in enumerate(results.variants) for j, r in enumerate(v.lists)}  # fmt: skip
     for page in sorted(p.name for p in site.glob("*.html")):
         if page in _LEFT_OUT:
             continue
-        shown = _page_text(site / page)
+        raw = read_text(site / page, AuditError, "page")
+        shown = _parsed(raw)
         mine = claims.get(page, [])
         text = " ".join(block for block, _ in (*shown.prose, *shown.cells))
         text += " " + " ".join(words for _, _, words in shown.marked)
@@ -431,6 +552,9 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
                                       "them through the plain filter"))  # fmt: skip
         found += _value_disagreements(page, results, claims, shown)
         found += _unbacked(page, shown)
+        found += _caveat_disagreements(page, shown, given)
+        if page in pages:
+            found += _rank_disagreements(page, raw, pages[page], results, lists)
         checked += len(mine)
     missing = sorted(set(claims) - {p.name for p in site.glob("*.html")})
     found += [Disagreement(page, "(the page)", "claims for a page the site does not have")

@@ -220,7 +220,9 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
       variant's list for that question (None without one), to hand to ``at``;
     - ``claimed(text)``: `text`, a sentence the page model composed of the page's claims (or
       the HTML of its Markdown), with each claim marked where it stands (`_remark`);
-    - ``candidate(name)``: the Results row of the candidate of that name, to hand to ``said``.
+    - ``candidate(name)``: the Results row of the candidate of that name, to hand to ``said``;
+    - ``counted(text)``: `text` with the count of questions with a relevant judgment
+      (results.json's ``answerable``) marked where it first stands before "questions".
     """
 
     def marked(fmt: Callable[..., str]) -> Callable[..., str]:
@@ -256,6 +258,15 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
         mine = book.pages.get(page, []) if isinstance(book, Claims) else []
         return _remark(text, page, [c.text for c in mine])
 
+    def counted(text: str) -> str:
+        if results is None:
+            return text
+        hit = re.search(rf"(?<![\w.,]){results.answerable}(?= questions\b)", str(text))
+        if hit is None:
+            return text
+        mark = Shown(str(results.answerable), "answerable").__html__()
+        return Markup(escape(text[: hit.start()]) + Markup(mark) + escape(text[hit.end() :]))  # noqa: S704 - escaped
+
     lists: dict[tuple[str, str], Any] = {}
     by_name = {} if results is None else {c.name: c for c in results.candidates}
     if results is not None:
@@ -268,7 +279,7 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
 
     marks: dict[str, Callable[..., Any]] = {
         "claimed": claimed, "at": difference, "said": said, "legend": legend,
-        "list_value": list_value, "candidate": by_name.get,
+        "list_value": list_value, "candidate": by_name.get, "counted": counted,
     }  # fmt: skip
     return {**{name: marked(fmt) for name, fmt in filters.items()}, **marks}
 

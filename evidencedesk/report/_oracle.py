@@ -127,23 +127,26 @@ def _run(site: Path, variant: str) -> dict[str, list[str]] | None:
     return {q: [doc for _, doc in sorted(rows)] for q, rows in ranked.items()}
 
 
+_FIRST = "first_relevant_rank"  # the per-question CSV's column of each list's first relevant rank
+
+
 def _csv(
     site: Path, metrics: Sequence[str]
-) -> tuple[dict[str, dict[str, _Values]], dict[str, tuple[str, ...]]]:
-    """Variant -> metric -> question id -> value, from the per-question CSV, in its row order;
-    and each question's tags."""
+) -> tuple[dict[str, dict[str, _Values]], dict[tuple[str, str], tuple[str, ...]]]:
+    """Variant -> metric -> question id -> value, from the per-question CSV, in its row order
+    (the first relevant rank as a column `_FIRST`); and each row's tags by (variant, question)."""
     text = _read(site, "data/per-question.csv")
     if text is None:
         raise AuditError(
             site / "data/per-question.csv", "expected the per-question values, found none"
         )
     out: dict[str, dict[str, _Values]] = {}
-    tags: dict[str, tuple[str, ...]] = {}
+    tags: dict[tuple[str, str], tuple[str, ...]] = {}
     for number, row in enumerate(csv.DictReader(io.StringIO(text)), start=2):
-        tags[row["question"]] = tuple(_cell(row.get("tags") or "").split())
         variant = _cell(row["variant"])
-        columns = out.setdefault(variant, {m: {} for m in metrics})
-        for m in metrics:
+        tags[variant, row["question"]] = tuple(_cell(row.get("tags") or "").split())
+        columns = out.setdefault(variant, {m: {} for m in (*metrics, _FIRST)})
+        for m in (*metrics, _FIRST):
             cell = row.get(m)
             try:
                 columns[m][row["question"]] = float(cell) if cell else None
@@ -224,30 +227,46 @@ def _per_question(site: Path, results: Results, found: list[Finding]) -> _Source
     """The per-question values the oracle computes with; CSV rows that disagree with them are
     findings."""
     names = [m.name for m in results.settings.metrics]
-    table, tags = _csv(site, names)
+    table, row_tags = _csv(site, names)
+    tags = {q: t for (_, q), t in row_tags.items()}
     qrels = _qrels(site)
     qrels_name = "data/qrels.txt.gz" if (site / "data/qrels.txt.gz").is_file() else "data/qrels.txt"
     csv_name = "data/per-question.csv" + (
         ".gz" if (site / "data/per-question.csv.gz").is_file() else ""
     )
+    # each row's tags are its question's in results.json (the slices below are computed from them)
+    given = {q.id: tuple(q.tags) for q in results.inputs.questions}
+    wrong_tags = [(v, q) for (v, q), t in row_tags.items() if q in given and t != given[q]]
+    if wrong_tags:
+        run_name, qid = wrong_tags[0]
+        more = f" ({len(wrong_tags)} rows differ)" if len(wrong_tags) > 1 else ""
+        found.append(Finding(f"{csv_name} ({run_name}, {qid})", "tags",
+                             repr(" ".join(row_tags[run_name, qid])),
+                             f"{' '.join(given[qid])!r} from results.json's questions{more}"))  # fmt: skip
     values: dict[str, dict[str, _Values]] = {}
     source: dict[str, str] = {}
     for v in results.variants:
-        shown = table.get(v.name, {m: {} for m in names})
+        shown = table.get(v.name, {m: {} for m in (*names, _FIRST)})
         run = _run(site, v.name)
-        if run is None:
+        if run is None:  # its values feed every number below; its first ranks are results.json's
             values[v.name], source[v.name] = shown, csv_name
+            firsts = {r.question: r.first_relevant for r in v.lists}
+            odd = [q for q in firsts if not _same(shown[_FIRST].get(q), firsts[q])]
+            if odd:
+                _csv_finding(found, f"{csv_name} ({v.name}, {odd[0]})", _FIRST,
+                             shown[_FIRST].get(odd[0]), firsts[odd[0]],
+                             f"results.json's lists of {v.name}", len(odd))  # fmt: skip
             continue
         mine = _kernel_values(run, list(shown[names[0]]), qrels, results)
         values[v.name] = mine
         source[v.name] = f"data/runs/{slug(v.name)}.run and {qrels_name}"
-        wrong = [(q, m) for m in names for q in mine[m] if not _same(shown[m].get(q), mine[m][q])]
+        mine = {**mine, _FIRST: _first_ranks(run, mine[names[0]], qrels, results)}
+        wrong = [(q, m) for m in (*names, _FIRST) for q in mine[m]
+                 if not _same(shown[m].get(q), mine[m][q])]  # fmt: skip
         if wrong:  # one line per run: the first value that differs, and how many do
             q, m = wrong[0]
-            more = f" ({len(wrong)} values differ)" if len(wrong) > 1 else ""
-            found.append(Finding(f"{csv_name} ({v.name}, {q})", m,
-                                 _show(shown[m].get(q)),
-                                 f"{_show(mine[m][q])} from {source[v.name]}{more}"))  # fmt: skip
+            _csv_finding(found, f"{csv_name} ({v.name}, {q})", m, shown[m].get(q), mine[m][q],
+                         source[v.name], len(wrong))  # fmt: skip
     for c in results.candidates:
         if c.lists_of is not None:
             values[c.name], source[c.name] = values[c.lists_of], source[c.lists_of]
@@ -259,6 +278,29 @@ def _per_question(site: Path, results: Results, found: list[Finding]) -> _Source
             values[c.name] = {m: {r.question: r.values.get(m) for r in c.lists} for m in names}
             source[c.name] = "results.json's per-question values"
     return _Sources(values, source, tags)
+
+
+def _csv_finding(found: list[Finding], place: str, what: str, site: float | None,
+                 mine: float | None, source: str, wrong: int) -> None:  # fmt: skip
+    """A per-question CSV that disagrees: the first value that differs, and how many do."""
+    more = f" ({wrong} values differ)" if wrong > 1 else ""
+    said, computed = (_show(x if x is None or what != _FIRST else int(x)) for x in (site, mine))
+    found.append(Finding(place, what, said, f"{computed} from {source}{more}"))
+
+
+def _first_ranks(run: Mapping[str, Sequence[str]], questions: Iterable[str],
+                 qrels: Mapping[str, Mapping[str, int]], results: Results) -> _Values:  # fmt: skip
+    """Question id -> the rank of the first document of its list (cut at the judged depth) the
+    qrels grade at least the relevance threshold (None: none is)."""
+    depth, relevant = results.settings.max_depth, results.settings.relevance
+    out: _Values = {}
+    for q in questions:
+        ids = list(run.get(q, ()))[:depth] if depth else list(run.get(q, ()))
+        graded = qrels.get(q, {})
+        out[q] = next(
+            (float(k) for k, d in enumerate(ids, 1) if graded.get(d, 0) >= relevant), None
+        )
+    return out
 
 
 # -- statistics, from docs/statistics.md ------------------------------------------------------
