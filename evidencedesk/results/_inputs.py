@@ -42,11 +42,10 @@ from pydantic import ValidationError
 
 from evidencedesk import paths
 from evidencedesk._inert import look_alike, visible
-from evidencedesk._metric_names import split_metric
+from evidencedesk._metric_names import DEFAULT_RELEVANCE, split_metric
 from evidencedesk.baseline import Baseline, load_baseline
 from evidencedesk.errors import ConfigError, DocumentError, LabelsError
 from evidencedesk.files._project_file import (
-    DEFAULT_RELEVANCE,
     MAX_RUNS,
     MIN_COVERAGE,
     PROJECT_FILE,

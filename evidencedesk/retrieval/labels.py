@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evidencedesk._metric_names import DEFAULT_RELEVANCE
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
-from evidencedesk.files._project_file import DEFAULT_RELEVANCE
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import iter_lines
 from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
