@@ -848,6 +848,25 @@ _EVERY_METRIC_FORM = [
 ]  # fmt: skip
 
 
+def _tie_ordered(qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """`docs` with the moves `_tie_order` gives applied (it must give some)."""
+    from evidencedesk.files.trec import _tie_order
+
+    fix = _tie_order(qcode, scores, docs)
+    assert fix is not None
+    fixed = docs.copy()
+    fixed[fix[0]] = docs[fix[1]]
+    return fixed
+
+
+def _each_tie_sorted(qcode: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> list[bytes]:
+    """The ids with each tie (a query's lines of one score) sorted descending, as trec_eval."""
+    expected: list[bytes] = []
+    for _, group in itertools.groupby(range(qcode.size), key=lambda i: (qcode[i], scores[i])):
+        expected += sorted((docs[i] for i in group), reverse=True)
+    return expected
+
+
 @pytest.mark.parametrize("width", [8, 5])
 def test_ties_of_every_size_take_their_documents_in_descending_order(width: int) -> None:
     # two-line ties are swapped in place and longer ones sorted: the result must be what sorting
@@ -861,14 +880,8 @@ def test_ties_of_every_size_take_their_documents_in_descending_order(width: int)
     qcode, scores = qcode[order], scores[order]
     names = rng.permutation(10_000)[: qcode.size]
     docs = np.array([b"d%0*d" % (width - 1, n % 10 ** (width - 1)) for n in names], f"S{width}")
-    fix = _tie_order(qcode, scores, docs)
-    assert fix is not None
-    fixed = docs.copy()
-    fixed[fix[0]] = docs[fix[1]]
-    expected = []
-    for _, group in itertools.groupby(range(qcode.size), key=lambda i: (qcode[i], scores[i])):
-        expected += sorted((docs[i] for i in group), reverse=True)
-    assert fixed.tolist() == expected
+    fixed = _tie_ordered(qcode, scores, docs)
+    assert fixed.tolist() == _each_tie_sorted(qcode, scores, docs)
     sizes = np.diff(
         np.flatnonzero(np.r_[True, (qcode[1:] != qcode[:-1]) | (scores[1:] != scores[:-1]), True])
     )
@@ -879,24 +892,17 @@ def test_ties_of_every_size_take_their_documents_in_descending_order(width: int)
 def test_long_ids_in_a_tie_are_ordered_on_all_their_bytes() -> None:
     # one 64-bit key a line orders a tie on its ids' first bytes only; ids alike in those (and
     # ids ending within them) are ordered again on every byte: descending, as trec_eval does
-    from evidencedesk.files.trec import _tie_order
 
     ids = [b"doc-aaaa1", b"doc-aaaa2", b"doc-aaab", b"doc-a", b"doc-aaaa10", b"z", b"doc-aaaa"]
     docs = np.array(ids + [b"x", b"y", b"w"], dtype="S16")
     qcode = np.array([0] * 7 + [1] * 3)
     scores = np.array([5.0] * 7 + [1.0] * 3)  # one tie of seven lines, one of three
-    fix = _tie_order(qcode, scores, docs)
-    assert fix is not None
-    fixed = docs.copy()
-    fixed[fix[0]] = docs[fix[1]]
-    assert fixed.tolist() == [b"z", b"doc-aaab", b"doc-aaaa2", b"doc-aaaa10", b"doc-aaaa1",
+    assert _tie_ordered(qcode, scores, docs).tolist() == [b"z", b"doc-aaab", b"doc-aaaa2", b"doc-aaaa10", b"doc-aaaa1",
                               b"doc-aaaa", b"doc-a", b"y", b"x", b"w"]  # fmt: skip
 
 
 @pytest.mark.parametrize("width", [16, 24])
 def test_ties_of_long_ids_with_common_prefixes_match_a_sort_of_each_tie(width: int) -> None:
-    from evidencedesk.files.trec import _tie_order
-
     rng = np.random.default_rng(width)
     qcode = np.repeat(np.arange(200), rng.integers(1, 40, 200))
     scores = np.round(rng.random(qcode.size) * 2, 0)  # three score values: long ties
@@ -907,14 +913,8 @@ def test_ties_of_long_ids_with_common_prefixes_match_a_sort_of_each_tie(width: i
     cut = rng.integers(6, width - 1, qcode.size)
     docs = np.array([b"p" * c + bytes(rng.integers(97, 100, 2).tolist()) for c in cut.tolist()],
                     f"S{width}")  # fmt: skip
-    fix = _tie_order(qcode, scores, docs)
-    assert fix is not None
-    fixed = docs.copy()
-    fixed[fix[0]] = docs[fix[1]]
-    expected = []
-    for _, group in itertools.groupby(range(qcode.size), key=lambda i: (qcode[i], scores[i])):
-        expected += sorted((docs[i] for i in group), reverse=True)
-    assert fixed.tolist() == expected
+    fixed = _tie_ordered(qcode, scores, docs)
+    assert fixed.tolist() == _each_tie_sorted(qcode, scores, docs)
 
 
 def test_judged_lists_keep_their_arrays_when_pickled_and_convert_when_remade() -> None:
