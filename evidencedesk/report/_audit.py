@@ -43,7 +43,7 @@ from evidencedesk.report import _gate_view as gate_view
 from evidencedesk.report._assemble import _CAVEAT_WORDS, _PIPELINE_CAVEATS, meta
 from evidencedesk.report._claims import value_at
 from evidencedesk.report._exports import summary_disagreements
-from evidencedesk.report._oracle import Finding, oracle_findings
+from evidencedesk.report._oracle import _ALPHA, Finding, oracle_findings
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import flips, fmt, interval, p_text
 from evidencedesk.report._words import derive
@@ -161,10 +161,10 @@ class _Text(HTMLParser):
         self._buffer, self._blanked = [], []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        given = dict(attrs)
         if tag == "span" and self._mark is not None:
             self._spans += 1
         elif tag == "span":
-            given = dict(attrs)
             page, _, number = (given.get("data-claim") or "").rpartition(" ")
             if page and number.isdigit():
                 self._mark, self._mark_text, self._spans = (page, int(number)), [], 0
@@ -173,7 +173,6 @@ class _Text(HTMLParser):
         if tag in _SKIPPED:
             self._skip += 1
         if tag not in _VOID:
-            given = dict(attrs)
             data = given.get("dir") == "auto" or (
                 tag == "div" and "note" in (given.get("class") or "").split()
             )
@@ -422,7 +421,6 @@ def _marked_disagreements(page: str, claims: dict[str, list[dict[str, Any]]],
 
 
 _STAR = "★"  # a flips cell's mark: its sign test significant after Holm (`report.benchmark`)
-_ALPHA = 0.05  # docs/statistics.md's level
 
 
 def _star_disagreements(page: str, results: Results, claims: dict[str, list[dict[str, Any]]],
