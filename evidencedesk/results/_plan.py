@@ -265,9 +265,19 @@ def _largest_change(results: Results) -> dict[str, float]:
 def chosen(results: Results) -> tuple[str, ...] | None:
     """The ids that get a question page, in the choosing rule's order; None (every question)
     up to `PAGE_LIMIT` questions."""
-    if len(results.inputs.questions) <= PAGE_LIMIT:
-        return None
-    return tuple(q for _, _, q in _ranked(results)[:PAGE_CAP])
+    return _pages(results)[0]
+
+
+def _pages(results: Results) -> tuple[tuple[str, ...] | None, tuple[int, int]]:
+    """`chosen`, and above `PAGE_LIMIT` the questions without a page: those the baseline passes
+    and no candidate changes, and those beyond `PAGE_CAP` ((0, 0) up to the limit); the
+    questions are ranked once for both."""
+    questions = len(results.inputs.questions)
+    if questions <= PAGE_LIMIT:
+        return None, (0, 0)
+    ranked = _ranked(results)
+    pages = tuple(q for _, _, q in ranked[:PAGE_CAP])
+    return pages, (questions - len(ranked), max(0, len(ranked) - PAGE_CAP))
 
 
 def _ranked(results: Results) -> list[tuple[int, float, str]]:
@@ -288,15 +298,6 @@ def _ranked(results: Results) -> list[tuple[int, float, str]]:
     return sorted(ranked)
 
 
-def left_out(results: Results) -> tuple[int, int]:
-    """Above `PAGE_LIMIT`, the questions without a page: those the baseline passes and no
-    candidate changes, and those beyond `PAGE_CAP` (0, 0 up to the limit)."""
-    if len(results.inputs.questions) <= PAGE_LIMIT:
-        return 0, 0
-    ranked = len(_ranked(results))
-    return len(results.inputs.questions) - ranked, max(0, ranked - PAGE_CAP)
-
-
 def _grid_questions(results: Results, keep: tuple[str, ...] | None) -> tuple[str, ...] | None:
     """The questions the flips page's question x variant grid lists, given `keep` =
     `chosen(results)`: None (every question) up to `PAGE_LIMIT`; above, the chosen questions,
@@ -309,7 +310,7 @@ def _grid_questions(results: Results, keep: tuple[str, ...] | None) -> tuple[str
 
 def decide(results: Results) -> Plan:
     """What the report shows, decided once per Results (`Results.plan`)."""
-    pages = chosen(results)
+    pages, left_out = _pages(results)
     return Plan(
         large=large(results),
         chosen=pages,
@@ -321,7 +322,7 @@ def decide(results: Results) -> Plan:
         gates=gate_counts(results),
         lead=best_lead(results),
         data=data_size(results),
-        left_out=left_out(results),
+        left_out=left_out,
         page_limit=PAGE_LIMIT,
         page_cap=PAGE_CAP,
     )
