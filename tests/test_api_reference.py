@@ -397,16 +397,20 @@ def _public_helpers(root: Path) -> list[str]:
     )  # fmt: skip
     found = script.modules(root, private=True)
     sources = {m.path: (root / m.path).read_text(encoding="utf-8") for m in found}
+    # a name is used where it stands as a whole word: a maximal run of word characters, as `\b`
+    # bounds it (the words of each file counted once, not searched for once per name)
+    words = {path: set(re.findall(r"\w+", text)) for path, text in sources.items()}
+    used_outside = set(re.findall(r"\w+", users))
     helpers = []
     for module in found:
         exported = _exported(sources[module.path])
         for name in module.names:
             if name.name in named or name.name in exported or name.kind == "class":
                 continue
-            word = re.compile(rf"\b{re.escape(name.name)}\b")
-            used = word.search(users) or any(
-                word.search(text) for path, text in sources.items() if path != module.path
-            )
+            used = name.name in used_outside or any(
+                name.name in found_words for path, found_words in words.items()
+                if path != module.path
+            )  # fmt: skip
             if not used:
                 helpers.append(f"{module.path}:{name.line}: {name.name}")
     return helpers
