@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import importlib
 import inspect
 import re
@@ -58,13 +59,19 @@ PUBLIC_MODULES = (
 MAX_PUBLIC_NAMES = 160
 
 
+@functools.cache
+def public_modules() -> list[script.Module]:
+    """The public modules as docs/api.md reads them, parsed once for the tests below."""
+    return script.modules(ROOT)
+
+
 def test_every_other_module_is_private() -> None:
-    public = [m.dotted for m in script.modules(ROOT)]
+    public = [m.dotted for m in public_modules()]
     assert sorted(public) == sorted(PUBLIC_MODULES)
 
 
 def test_the_public_api_stays_small() -> None:
-    found = script.modules(ROOT)
+    found = public_modules()
     names = sum(len(m.names) for m in found)
     counts = ", ".join(f"{m.dotted} {len(m.names)}" for m in found if m.names)
     assert names <= MAX_PUBLIC_NAMES, f"{names} public names ({counts})"
@@ -98,7 +105,7 @@ def test_every_name_in_an_all_is_there_and_documented_with_its_signature() -> No
     # (run python scripts/api_reference.py --write docs/api.md after changing an __all__)
     rows = documented((ROOT / "docs" / "api.md").read_text("utf-8"))
     problems = []
-    for module in script.modules(ROOT):
+    for module in public_modules():
         if module.dotted.endswith("__main__"):
             continue  # importing it runs the command line
         imported = importlib.import_module(module.dotted)
@@ -123,7 +130,7 @@ def test_an_all_lists_every_public_name_its_module_defines() -> None:
     # is either API (list it) or a helper (give it the underscore)
     left_out = [
         f"{m.path}:{n.line}: {n.name}"
-        for m in script.modules(ROOT)
+        for m in public_modules()
         if (exported := script.exported(ROOT / m.path)) is not None
         for n in m.names
         if not n.origin and n.name not in exported
