@@ -334,3 +334,17 @@ def test_a_page_is_one_line_of_pages(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert "<h1>Glossary</h1><p>sparse</p>" in page
     index = (tmp_path / "site" / "index.html").read_text("utf-8")
     assert 'href="glossary.html"' in index
+
+
+def test_a_template_edited_between_builds_is_compiled_again(tmp_path: Path) -> None:
+    # each build's environment reuses the templates' compiled code; an edited source must not
+    (tmp_path / "page.html").write_text("first {{ 1 + 1 }}", "utf-8")
+    assert render.environment(tmp_path).get_template("page.html").render() == "first 2"
+    assert render.environment(tmp_path).get_template("page.html").render() == "first 2"
+    (tmp_path / "page.html").write_text("second {{ 2 + 2 }}", "utf-8")
+    assert render.environment(tmp_path).get_template("page.html").render() == "second 4"
+    # the other folder's template of the same name is its own
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "page.html").write_text("other", "utf-8")
+    assert render.environment(other).get_template("page.html").render() == "other"
