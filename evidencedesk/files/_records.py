@@ -2,12 +2,13 @@
 
 Each reader here turns one kind of file into records that keep the file and the line for the
 messages: the non-blank lines of a line file (`text_lines`), the JSON objects of a JSON-lines
-file (`json_objects`), the rows of a queries or tags file in either of its formats
-(`table_rows`), the Markdown documents of the document folders (`markdown_texts`), a JSON or
-TOML file read whole with its text (`Whole`), the candidates' notes and the notes beside the
-runs. The typed values (`Catalog`, `Label`, `GatePolicy`, `Baseline`, `CandidateChange`) are made
-afterwards from these records, each beside its type: the data goes down to the files once, and
-nothing above reads a file again (`results._inputs.read_inputs`, docs/architecture.md).
+file (`json_objects`), the rows of each line file of a project (`rows`, by kind: a queries or
+tags file in either of its formats), the Markdown documents of the document folders
+(`markdown_texts`), a JSON or TOML file read whole with its text (`Whole`), the candidates' notes
+and the notes beside the runs. The typed values (`Catalog`, `Label`, `GatePolicy`, `Baseline`,
+`CandidateChange`) are made afterwards from these records, each beside its type: the data goes
+down to the files once, and nothing above reads a file again (`results._inputs.read_inputs`,
+docs/architecture.md).
 
 Line files are streamed: a record is made when the value built from it asks for the next one, so
 a large corpus is never held twice and the errors still come in the order of the file.
@@ -48,16 +49,6 @@ def json_objects(
         if not isinstance(obj, dict):
             raise error(path, f"expected a JSON object, found {type(obj).__name__}", number)
         yield number, obj
-
-
-def table_rows(
-    path: str | Path, error: type[InputError], what: str = "file"
-) -> Iterator[tuple[int, str | dict[str, Any]]]:
-    """A queries or tags file's rows, streamed: each line's text when the file is TSV (its name
-    ends in .tsv or .txt), else each line's JSON object."""
-    if Path(path).suffix.lower() in _TABLE_SUFFIXES:
-        return text_lines(path, error, what)
-    return json_objects(path, error, what)
 
 
 def markdown_files(folder: str | Path) -> list[Path]:
@@ -202,24 +193,23 @@ class LineFiles:
     paths: Mapping[str, Path] = field(default_factory=dict)  # the keys above -> its file
 
 
-def corpus_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """A BEIR ``corpus.jsonl``'s rows."""
-    return json_objects(path, DocumentError, "BEIR corpus file")
+# a project's line files by kind: the error their problems raise, how the messages name them,
+# and whether a name ending in .tsv or .txt makes one TSV (each line a row of text)
+_LINE_FILES: dict[str, tuple[type[InputError], str, bool]] = {
+    "corpus": (DocumentError, "BEIR corpus file", False),
+    "labels": (LabelsError, "labels file", False),
+    "queries": (LabelsError, "queries file", True),
+    "tags": (LabelsError, "tags file", True),
+}
 
 
-def labels_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """A ``labels.jsonl``'s rows."""
-    return json_objects(path, LabelsError, "labels file")
-
-
-def queries_rows(path: Path) -> Iterator[tuple[int, str | dict[str, Any]]]:
-    """A queries file's rows (BEIR ``queries.jsonl``, or TSV)."""
-    return table_rows(path, LabelsError, "queries file")
-
-
-def tags_rows(path: Path) -> Iterator[tuple[int, str | dict[str, Any]]]:
-    """A tags file's rows (JSONL, or TSV)."""
-    return table_rows(path, LabelsError, "tags file")
+def rows(kind: str, path: str | Path) -> Iterator[tuple[int, Any]]:
+    """The rows of a project's line file of `kind` (`_LINE_FILES`), streamed with their line
+    numbers: each line's JSON object, or each line's text when the file is TSV."""
+    error, what, tables = _LINE_FILES[kind]
+    if tables and Path(path).suffix.lower() in _TABLE_SUFFIXES:
+        return text_lines(path, error, what)
+    return json_objects(path, error, what)
 
 
 def line_files(
@@ -228,13 +218,16 @@ def line_files(
 ) -> LineFiles:  # fmt: skip
     """The streams of a project's line files (nothing is read before a stream is asked for its
     first record)."""
+    markdown = markdown_texts(documents) if documents_format == "markdown" else None
     corpus = documents[0] if documents_format == "beir" else None
-    paths = {"corpus": corpus, "labels": labels, "queries": queries, "tags": tags}
+    given = {"corpus": corpus, "labels": labels, "queries": queries, "tags": tags}
+    paths = {kind: Path(p) for kind, p in given.items() if p is not None}
+    streams = {kind: rows(kind, path) for kind, path in paths.items()}
     return LineFiles(
-        corpus=None if corpus is None else corpus_rows(corpus),
-        markdown=markdown_texts(documents) if documents_format == "markdown" else None,
-        labels=None if labels is None else labels_rows(labels),
-        queries=None if queries is None else queries_rows(queries),
-        tags=None if tags is None else tags_rows(tags),
-        paths={key: p for key, p in paths.items() if p is not None},
+        corpus=streams.get("corpus"),
+        markdown=markdown,
+        labels=streams.get("labels"),
+        queries=streams.get("queries"),
+        tags=streams.get("tags"),
+        paths=paths,
     )

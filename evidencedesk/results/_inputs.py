@@ -161,7 +161,7 @@ class Project:
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     # -- loading -------------------------------------------------------------------------------
-    def line_files(self) -> LineFiles:
+    def _line_files(self) -> LineFiles:
         """The project's line files as record streams (`files._records.line_files`)."""
         return line_files(self.documents, self.documents_format, self.labels, self.queries,
                           self.tags)  # fmt: skip
@@ -169,7 +169,7 @@ class Project:
     def load_catalog(self) -> Catalog | None:
         """The documents as a catalog (None without documents). A pipeline indexes every
         document, so an empty one is an error there; a runs-only project only shows them."""
-        return _catalog_from(self.line_files(), self.chunking, self.kind == "pipeline")
+        return _catalog_from(self._line_files(), self.chunking, self.kind == "pipeline")
 
     def _given(self, path: Path | None, key: str) -> Path:
         """`[questions] key`, which the project rules require when there are no labels."""
@@ -207,7 +207,7 @@ class Project:
         `catalog`."""
         check = catalog if self.kind == "pipeline" else None
         labels, _ = _labels_from(
-            self.line_files(), self.judgments, self.relevance, max_grade=self.max_grade,
+            self._line_files(), self.judgments, self.relevance, max_grade=self.max_grade,
             catalog=check, evaluate_unlisted=self.evaluate_unlisted, qrels=self.qrels,
         )  # fmt: skip
         return labels
@@ -772,11 +772,13 @@ def _read(project: Project, kind: str) -> _Read:
     policy = policy_file(project.policy) if project.policy else None
     saved = project.baseline if project.baseline and project.baseline.is_file() else None
     baseline = baseline_file(saved) if saved is not None else None
-    run_notes = {n: note for n, p in project.runs if (note := run_note(p))}
+    # a runs-only project's runs are its variants: the site does not show their notes
+    run_notes = (
+        {n: note for n, p in project.runs if (note := run_note(p))} if kind == "pipeline" else {}
+    )
     lines = line_files(project.documents, project.documents_format, project.labels,
                        project.queries, project.tags)  # fmt: skip
-    return _Read(files, lines, cands, notes, policy, baseline,
-                 run_notes if kind == "pipeline" else {})  # fmt: skip
+    return _Read(files, lines, cands, notes, policy, baseline, run_notes)
 
 
 def read_inputs(
@@ -798,7 +800,8 @@ def read_inputs(
         evaluate_unlisted=project.evaluate_unlisted, qrels=project.qrels,
     )  # fmt: skip
     labels = tuple(found)
-    # the saved baseline of this kind of project
+    # the saved baseline of this kind of project and the policy: both are checked against the
+    # labels, the baseline first (it stands a layer above the gate)
     saved = _baseline_of(read.baseline, labels, kind) if read.baseline is not None else None
     policy = _policy_of(read.policy, labels) if read.policy is not None else None
     cands = _candidates_of(read.candidates, read.notes, project.notes) if read.candidates else []

@@ -14,13 +14,7 @@ from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
-from evidencedesk.files._records import (
-    LineFiles,
-    corpus_rows,
-    queries_rows,
-    tags_rows,
-    text_lines,
-)
+from evidencedesk.files._records import LineFiles, rows, text_lines
 from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.files.trec import _GRADES, Qrels
 from evidencedesk.retrieval.catalog import Catalog, _catalog_of
@@ -95,13 +89,13 @@ def read_beir_corpus(path: str | Path) -> Catalog:
 
     A document with neither title nor text is kept and listed in `Catalog.empty` (id, line): a
     runs-only project only shows documents, a pipeline refuses to index it (`_corpus_of`)."""
-    return _corpus_of(corpus_rows(Path(path)), Path(path))
+    return _corpus_of(rows("corpus", path), Path(path))
 
 
 def _corpus_of(
     rows: Iterable[tuple[int, dict[str, Any]]], path: Path, indexed: bool = False
 ) -> Catalog:
-    """The catalog of a BEIR corpus's rows (`files._records.json_objects`); `indexed`: a pipeline
+    """The catalog of a BEIR corpus's rows (`files._records.rows`); `indexed`: a pipeline
     indexes every document, so an empty one is an error there."""
     documents: list[Document] = []
     chunks: list[Chunk] = []
@@ -160,11 +154,11 @@ def _corpus_of(
 
 def read_queries(path: str | Path) -> list[_Query]:
     """BEIR ``queries.jsonl`` (``{"_id", "text"}`` + optional ``"tags"``) or a ``qid<TAB>text`` TSV."""
-    return _queries_of(queries_rows(Path(path)), Path(path))
+    return _queries_of(rows("queries", path), Path(path))
 
 
 def _queries_of(rows: Iterable[tuple[int, str | dict[str, Any]]], path: Path) -> list[_Query]:
-    """The queries of a queries file's rows (`files._records.table_rows`)."""
+    """The queries of a queries file's rows (`files._records.rows`)."""
     queries: list[_Query] = []
     seen: dict[str, int] = {}
     alike: dict[str, tuple[str, int]] = {}
@@ -253,13 +247,13 @@ def read_beir_qrels(path: str | Path) -> Qrels:
 
 def read_tags(path: str | Path) -> dict[str, tuple[str, ...]]:
     """Tags per question: JSONL ``{"id", "tags": [...]}`` or TSV ``qid<TAB>tag,tag`` (header ok)."""
-    return _tags_of(tags_rows(Path(path)), Path(path))
+    return _tags_of(rows("tags", path), Path(path))
 
 
 def _tags_of(
     rows: Iterable[tuple[int, str | dict[str, Any]]], path: Path
 ) -> dict[str, tuple[str, ...]]:
-    """The tags of a tags file's rows (`files._records.table_rows`)."""
+    """The tags of a tags file's rows (`files._records.rows`)."""
     tags: dict[str, tuple[str, ...]] = {}
     for index, (number, raw) in enumerate(rows):
         if isinstance(raw, str):

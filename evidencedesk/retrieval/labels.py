@@ -11,7 +11,7 @@ from typing import Any
 from evidencedesk._metric_names import DEFAULT_RELEVANCE
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
-from evidencedesk.files._records import labels_rows
+from evidencedesk.files._records import rows
 from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.paths import _LABELS
 
@@ -169,7 +169,7 @@ def _labels_of(
     known_chunks: Container[str] | None,
     max_grade: int,
 ) -> list[Label]:
-    """The labelled questions of a labels file's rows (`files._records.json_objects`); with
+    """The labelled questions of a labels file's rows (`files._records.rows`); with
     `known_chunks` (a catalog), every labelled chunk id must be one of them."""
     labels: list[Label] = []
     seen: dict[str, int] = {}
@@ -212,7 +212,7 @@ def load_labels(
     Grades are integers from 0 to `max_grade` (2 for labels files; other scales use qrels).
     """
     path = Path(path)
-    return _labels_of(labels_rows(path), path, catalog, max_grade)
+    return _labels_of(rows("labels", path), path, catalog, max_grade)
 
 
 def _question_counts(
