@@ -2,7 +2,7 @@
 
 Each reader here turns one kind of file into records that keep the file and the line for the
 messages: the non-blank lines of a line file (`text_lines`), the JSON objects of a JSON-lines
-file (`json_objects`), the rows of each line file of a project (`rows`, by kind: a queries or
+file (`_json_objects`), the rows of each line file of a project (`rows`, by kind: a queries or
 tags file in either of its formats), the Markdown documents of the document folders
 (`markdown_texts`), a JSON or TOML file read whole with its text (`Whole`), the candidates' notes
 and the notes beside the runs. The typed values (`Catalog`, `Label`, `GatePolicy`, `Baseline`,
@@ -38,7 +38,7 @@ def text_lines(
     return ((n, s) for n, s in iter_lines(path, error, what) if s.strip())
 
 
-def json_objects(
+def _json_objects(
     path: str | Path, error: type[InputError], what: str = "file"
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """The JSON object of every non-blank line, with its line number, streamed; a line that is
@@ -209,7 +209,7 @@ def rows(kind: str, path: str | Path) -> Iterator[tuple[int, Any]]:
     error, what, tables = _LINE_FILES[kind]
     if tables and Path(path).suffix.lower() in _TABLE_SUFFIXES:
         return text_lines(path, error, what)
-    return json_objects(path, error, what)
+    return _json_objects(path, error, what)
 
 
 def line_files(

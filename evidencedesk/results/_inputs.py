@@ -94,6 +94,7 @@ from evidencedesk.retrieval.beir import (
     read_queries,
 )
 from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.labels import _EXAMPLES as EXAMPLES  # ids a notice names
 from evidencedesk.retrieval.labels import Label, QuestionCounts, _question_counts, load_labels
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts
@@ -663,7 +664,7 @@ def _not_in_corpus(
     if not missing:
         return []
     ordered = sorted(catalog.by_id)
-    names = tuple(f"{d} (nearest: {_nearest(d, ordered)})" for d in missing[:3])
+    names = tuple(f"{d} (nearest: {_nearest(d, ordered)})" for d in missing[:EXAMPLES])
     return [Notice("judged_not_in_corpus", project.relative(project.qrels), None, len(missing),
                    len(judged), names)]  # fmt: skip
 
@@ -682,7 +683,7 @@ def _notices(
     found = [Notice("not_a_run", project.relative(p), None, 1, None, ())
              for p in project.skipped_files]  # fmt: skip
     if catalog is not None and catalog.empty:
-        ids = tuple(doc for doc, _ in catalog.empty[:3])
+        ids = tuple(doc for doc, _ in catalog.empty[:EXAMPLES])
         found.append(Notice("empty_document", project.relative(project.documents[0]),
                             catalog.empty[0][1], len(catalog.empty), len(catalog), ids))  # fmt: skip
     if counts.without_text and project.queries is not None and project.evaluate_unlisted:
