@@ -3,6 +3,10 @@
 A BEIR corpus becomes a `Catalog` with **one chunk per document whose chunk id is the document
 id**, so runs and qrels keyed by document id line up with the catalog. Every reader names the file
 and line of the first thing it cannot use.
+
+Each reader is two halves: the file's rows (`files._records.rows`), then the value made from them
+(`_corpus_of`, `_queries_of`, `_tags_of`). A project's catalog and questions are made here from
+its line files' rows, read before (`_catalog_from`, `_labels_from`: `results._inputs.read_inputs`).
 """
 
 from __future__ import annotations
