@@ -35,6 +35,7 @@ from pydantic import (
 
 from evidencedesk.errors import ConfigError
 from evidencedesk.files._project_file import ProjectKind
+from evidencedesk.files._records import REBUILD_BASELINE, Whole, baseline_file
 from evidencedesk.files._structured import read_json
 from evidencedesk.files._validation import Loc, Source, Style, found_json, invalid, json_line, rule
 from evidencedesk.files._writing import write_file
@@ -195,7 +196,7 @@ def _key(loc: Loc) -> str:
     return f"key {'.'.join(map(str, loc))!r}" if loc else ""
 
 
-_HINT = "rebuild it with --save-baseline"
+_HINT = REBUILD_BASELINE
 # how a baseline file's errors are worded: JSON keys, and the hint to rebuild it
 _STYLE = Style("json", _key, root="a JSON object", suffix=f"; {_HINT}")
 
@@ -214,11 +215,14 @@ def load_baseline(
     path = Path(path)
     if not path.exists():
         raise ConfigError(path, f"expected a saved baseline, found no file; {_HINT}")
-    try:  # NaN compares false with everything: it would pass every max_drop check
-        raw, text = read_json(path, ConfigError, "baseline")
-    except ConfigError as exc:
-        raise ConfigError(exc.path, exc.detail + _STYLE.suffix, exc.line) from None
-    source = Source(path, text, _STYLE)
+    return _baseline_of(baseline_file(path), labels, kind)
+
+
+def _baseline_of(read: Whole, labels: Sequence[Label], kind: ProjectKind | None = None) -> Baseline:
+    """The baseline of a baseline file read whole (`files._records.baseline_file`), checked as
+    `load_baseline` says."""
+    source = Source(read.path, read.text, _STYLE)
+    raw = read.value
     schema = raw.get("schema") if isinstance(raw, dict) else None
     if schema not in _SCHEMAS:  # another version's file: say so before its keys
         raise source.error(

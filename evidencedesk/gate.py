@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evidencedesk._metric_names import MAX_CUTOFF
-from evidencedesk.errors import ConfigError
-from evidencedesk.files._structured import read_json
+from evidencedesk.files._records import Whole, policy_file
 from evidencedesk.files._validation import Loc, Source, Style, rule, value_line
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, paired, per_question_all, summarize
@@ -221,9 +220,13 @@ def _is_a(ids: Sequence[str], noun: str, negation: str = "") -> str:
 
 def load_policy(path: str | Path, labels: Sequence[Label] | None = None) -> GatePolicy:
     """Read and validate a policy; with `labels`, every critical id must be an answerable question."""
-    path = Path(path)
-    _, text = read_json(path, ConfigError, "policy file")  # a key twice, NaN, …: refused here
-    source = Source(path, text, _POLICY_STYLE)
+    return _policy_of(policy_file(Path(path)), labels)
+
+
+def _policy_of(read: Whole, labels: Sequence[Label] | None = None) -> GatePolicy:
+    """The policy of a policy file read whole (`files._records.json_file`), validated; with
+    `labels`, every critical id must be an answerable question."""
+    source = Source(read.path, read.text, _POLICY_STYLE)
     try:
         policy = GatePolicy.model_validate_json(source.text)
     except ValidationError as exc:

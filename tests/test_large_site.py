@@ -34,8 +34,8 @@ from tests.project_fixtures import make_runs_only_project
 
 def test_the_background_hashes_are_the_input_hashes(tmp_path: Path) -> None:
     project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
-    files, digest = Hashing(_hashed_files(project, ())).result()
-    assert (files, digest) == _input_hashes(_hashed_files(project, ()))
+    files, digest = Hashing(_hashed_files(project, project.input_files(), ())).result()
+    assert (files, digest) == _input_hashes(_hashed_files(project, project.input_files(), ()))
     assert [f.path for f in files] == ["evidencedesk.toml", "queries.jsonl", "qrels.txt",
                                        "runs/base.run", "runs/better.run"]  # fmt: skip
     assert all(len(f.sha256) == 64 for f in files)
@@ -69,7 +69,7 @@ def test_each_run_is_read_with_the_hashing_held(
     from evidencedesk.results import _inputs as inputs
 
     project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
-    hashing = Hashing(_hashed_files(project, ()))
+    hashing = Hashing(_hashed_files(project, project.input_files(), ()))
     events: list[str] = []
     real_read = inputs.read_run
 
@@ -84,7 +84,7 @@ def test_each_run_is_read_with_the_hashing_held(
     )  # fmt: skip
     assert events == ["read, hashing may run: False", "check", "judge"] * 2
     assert hashing._may_run.is_set()
-    assert hashing.result() == _input_hashes(_hashed_files(project, ()))
+    assert hashing.result() == _input_hashes(_hashed_files(project, project.input_files(), ()))
 
 
 def test_a_hashing_error_is_raised_where_the_result_is_asked(
@@ -96,7 +96,7 @@ def test_a_hashing_error_is_raised_where_the_result_is_asked(
         raise PermissionError(13, "Permission denied", "runs/base.run")
 
     monkeypatch.setattr("evidencedesk.results._inputs._input_hashes", broken)
-    hashing = Hashing(_hashed_files(project, ()))
+    hashing = Hashing(_hashed_files(project, project.input_files(), ()))
     with pytest.raises(PermissionError, match="Permission denied"):
         hashing.result()
 

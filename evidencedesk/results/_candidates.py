@@ -7,8 +7,7 @@ unknown keys refused, each candidate's changes must make a valid `Config`); erro
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_type_hints
@@ -22,11 +21,18 @@ from pydantic import (
     model_validator,
 )
 
-from evidencedesk.errors import ConfigError
-from evidencedesk.files._text import read_text
-from evidencedesk.files._validation import Loc, Source, Style, found_toml, invalid, read_toml, rule
-from evidencedesk.files._writing import plain_slug
+from evidencedesk.files._records import (
+    Whole,
+    candidate_notes,
+    candidates_file,
+    note_slug,
+    read_note,
+)
+from evidencedesk.files._validation import Loc, Source, Style, found_toml, invalid, rule
 from evidencedesk.retrieval.evalreport import Config
+
+# `read_note` and `note_slug` live with the files they name; the stages read a note through here
+__all__ = ["CandidateChange", "load_candidates", "note_slug", "read_note"]
 
 
 @dataclass(frozen=True)
@@ -50,31 +56,6 @@ class CandidateChange:
             "changes": dict(self.changes),
             "note": self.note,
         }
-
-
-def note_slug(name: str) -> str:
-    """File stem of a candidate's note: lower case, runs of other characters become one '-'."""
-    return plain_slug(name)[:80] or "candidate"
-
-
-def read_note(folder: Path | None, name: str) -> str | None:
-    """The Markdown note ``<folder>/<note_slug(name)>.md``, or None when there is none.
-
-    An unreadable notes folder is an error with the OS reason (not "no note"); a note that is
-    not a regular file (a FIFO, a device) is refused by type.
-    """
-    if folder is None:
-        return None
-    path = Path(folder) / f"{note_slug(name)}.md"
-    try:
-        os.stat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConfigError(
-            path, f"expected a readable Markdown note, found {exc.strerror or exc}"
-        ) from None
-    return read_text(path, ConfigError, "Markdown note")
 
 
 class _Changes(BaseModel):
@@ -157,10 +138,21 @@ def _style(raw: dict[str, Any]) -> Style:
 
 
 def load_candidates(path: str | Path, notes: str | Path | None) -> list[CandidateChange]:
-    """Read and check the candidates: keys, types, and that each one's changes make a `Config`."""
-    path = Path(path)
-    raw, text = read_toml(path, "candidates file")
-    source = Source(path, text, _style(raw))
+    """Read and check the candidates: keys, types, and that each one's changes make a `Config`;
+    each with its note from the `notes` folder."""
+    folder = None if notes is None else Path(notes)
+    read = candidates_file(Path(path))
+    return _candidates_of(read, candidate_notes(folder, read), folder)
+
+
+def _candidates_of(
+    read: Whole, notes: Mapping[str, str | None], folder: Path | None
+) -> list[CandidateChange]:
+    """The candidates of ``candidates.toml`` read whole (`files._records.toml_file`), checked as
+    `load_candidates` says; `notes`: each name's note (`files._records.candidate_notes`) from the
+    notes `folder`."""
+    raw = read.value
+    source = Source(read.path, read.text, _style(raw))
     try:
         entries = _CandidatesFile.model_validate(raw).candidate
     except ValidationError as exc:
@@ -173,13 +165,13 @@ def load_candidates(path: str | Path, notes: str | Path | None) -> list[Candidat
         if name.casefold() in seen:
             raise source.error(at, f"expected unique candidate names, found {name!r} twice")
         seen.add(name.casefold())
-        note = read_note(None if notes is None else Path(notes), name)
+        note = notes.get(name)
         other = slugs.get(note_slug(name))
         if other is not None and note is not None:  # both pages would show this one note
             raise source.error(
                 at,
                 f"expected each note to belong to one candidate, found {name!r} and "
-                f"{other!r} both using {Path(notes or '') / (note_slug(name) + '.md')} "
+                f"{other!r} both using {(folder or Path()) / (note_slug(name) + '.md')} "
                 "(rename one of them)",
             )
         slugs.setdefault(note_slug(name), name)

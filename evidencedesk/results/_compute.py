@@ -389,12 +389,15 @@ def results_of(
 ) -> Results:  # fmt: skip
     """The Results of either kind of project (the pipeline's sections are None for runs-only);
     `to_label`: the pairs to label next and how many there are (`judgments.to_label`)."""
+    # what the Results take from the inputs, then the statistics
+    inputs = _inputs(read, settings, variants, candidates, to_label[0])
+    policy = _policy_facts(read.policy)
     answerable = _answerable_count(base_judged)
     return Results(
         schema_version=SCHEMA_VERSION,
         version=__version__,
         settings=settings,
-        inputs=_inputs(read, settings, variants, candidates, to_label[0]),
+        inputs=inputs,
         baseline=baseline,
         variants=tuple(variants),
         flips=flips(variants, settings.flips_metric, baseline, candidates),
@@ -405,7 +408,7 @@ def results_of(
         ablations=ablations,
         citations=citations,
         evidence=evidence,
-        policy=_policy_facts(read.policy),
+        policy=policy,
         to_label=to_label[0],
         to_label_total=to_label[1],
         not_run=tuple(not_run),

@@ -156,16 +156,13 @@ def _models(
     ran: Iterable[Run], dense: str, catalog: Catalog | None, labels: Sequence[Label]
 ) -> tuple[ModelFacts, ...]:
     """The real models the runs used (the methods page states their facts), each with the
-    warning when the texts are not in the language it was trained for."""
+    warning when the texts are not in the language it was trained for (MiniLM's
+    `minilm._language_warning` on the project's chunks and questions)."""
     if catalog is not None and any(_uses_minilm(r.config, dense) for r in ran):
-        return (ModelFacts(minilm._NAME, minilm._facts(), _language(catalog, labels)),)
+        texts = (f"{c.title}\n{c.text}" for c in catalog.chunks)
+        warning = minilm._language_warning(texts, (lab.question for lab in labels))
+        return (ModelFacts(minilm._NAME, minilm._facts(), warning),)
     return ()
-
-
-def _language(catalog: Catalog, labels: Sequence[Label]) -> str | None:
-    """MiniLM's `minilm._language_warning` on the project's chunks and questions."""
-    documents = (f"{c.title}\n{c.text}" for c in catalog.chunks)
-    return minilm._language_warning(documents, (lab.question for lab in labels))
 
 
 def model_warnings(
@@ -176,7 +173,10 @@ def model_warnings(
     dense searcher, or in a candidate) on texts mostly in another script than its language's."""
     uses = project.dense == "minilm" or any(_uses_minilm(c.config, project.dense)
                                             for c in candidates)  # fmt: skip
-    warning = _language(catalog, labels) if uses and catalog is not None else None
+    if not uses or catalog is None:
+        return ()
+    texts = (f"{c.title}\n{c.text}" for c in catalog.chunks)
+    warning = minilm._language_warning(texts, (lab.question for lab in labels))
     return () if warning is None else (warning,)
 
 

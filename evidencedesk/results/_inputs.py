@@ -43,8 +43,8 @@ from pydantic import ValidationError
 from evidencedesk import paths
 from evidencedesk._inert import look_alike, visible
 from evidencedesk._metric_names import DEFAULT_RELEVANCE, split_metric
-from evidencedesk.baseline import Baseline, load_baseline
-from evidencedesk.errors import ConfigError, DocumentError, LabelsError
+from evidencedesk.baseline import Baseline, _baseline_of
+from evidencedesk.errors import ConfigError
 from evidencedesk.files._project_file import (
     MAX_RUNS,
     MIN_COVERAGE,
@@ -54,17 +54,27 @@ from evidencedesk.files._project_file import (
     read_project_toml,
     resolve,
 )
+from evidencedesk.files._records import (
+    LineFiles,
+    Whole,
+    baseline_file,
+    candidate_notes,
+    candidates_file,
+    line_files,
+    markdown_files,
+    policy_file,
+    run_note,
+)
 from evidencedesk.files._text import (
     DEFAULT_MAX_INPUT_MB,
     check_input,
     list_folder,
-    read_text,
     set_max_input_mb,
 )
 from evidencedesk.files.trec import TrecRun, read_qrels, read_run
-from evidencedesk.gate import GatePolicy, load_policy
+from evidencedesk.gate import GatePolicy, _policy_of
 from evidencedesk.paths import DATA, _require
-from evidencedesk.results._candidates import CandidateChange, load_candidates
+from evidencedesk.results._candidates import CandidateChange, _candidates_of
 from evidencedesk.results._settings import _SHOWN
 from evidencedesk.results.types import (
     ChunkFact,
@@ -77,15 +87,15 @@ from evidencedesk.results.types import (
 from evidencedesk.retrieval._coverage import Coverage
 from evidencedesk.retrieval._metric_engine import JudgedLists
 from evidencedesk.retrieval.beir import (
-    _labels_from_judgments,
+    _catalog_from,
+    _labels_from,
     _Query,
-    read_beir_corpus,
     read_beir_qrels,
     read_queries,
-    read_tags,
 )
-from evidencedesk.retrieval.catalog import Catalog, _markdown_files, load_catalog
-from evidencedesk.retrieval.labels import Label, QuestionCounts, load_labels
+from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.labels import _EXAMPLES as EXAMPLES  # ids a notice names
+from evidencedesk.retrieval.labels import Label, QuestionCounts, _question_counts, load_labels
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts
 
@@ -93,9 +103,6 @@ DEMO_PROJECT = DATA / "evidencedesk.toml"  # the demo's project file
 
 
 _LABEL_GRADES = 2  # labels.jsonl grades are 0-2 (SPEC §1); use qrels for other scales
-
-
-EXAMPLES = 3  # ids a notice names
 
 
 _TREC_EVAL_RELEVANCE = 1  # the relevance threshold of a qrels project that names none
@@ -147,24 +154,23 @@ class Project:
     restricted_text: Literal["show", "hide"] = "show"
     report_metrics: tuple[str, ...] | None = None  # [report] metrics; None: the kind's defaults
     primary: str | None = None  # [report] primary; None: the first reported metric
+    # qid -> {chunk or document id: grade}, read once by `load_project` (the relevance
+    # threshold is checked against them)
+    judgments: Mapping[str, Mapping[str, int]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     # -- loading -------------------------------------------------------------------------------
+    def _line_files(self) -> LineFiles:
+        """The project's line files as record streams (`files._records.line_files`)."""
+        return line_files(self.documents, self.documents_format, self.labels, self.queries,
+                          self.tags)  # fmt: skip
+
     def load_catalog(self) -> Catalog | None:
         """The documents as a catalog (None without documents). A pipeline indexes every
         document, so an empty one is an error there; a runs-only project only shows them."""
-        if self.documents_format == "beir":
-            catalog = read_beir_corpus(self.documents[0])
-            if catalog.empty and self.kind == "pipeline":
-                doc_id, line = catalog.empty[0]
-                raise DocumentError(
-                    self.documents[0], f"expected a title or some text in every document a "
-                    f"pipeline indexes, found both empty in {doc_id!r}", line,
-                )  # fmt: skip
-            return catalog
-        if self.documents_format == "markdown":
-            return load_catalog(self.chunking, self.documents)
-        return None
+        return _catalog_from(self._line_files(), self.chunking, self.kind == "pipeline")
 
     def _given(self, path: Path | None, key: str) -> Path:
         """`[questions] key`, which the project rules require when there are no labels."""
@@ -172,17 +178,14 @@ class Project:
             raise ConfigError(self.path, f"expected [questions] labels or {key}, found neither")
         return path
 
-    def judgments(self) -> dict[str, dict[str, int]]:
-        """qid -> {chunk or document id: grade}, read once."""
-        if "judgments" not in self._cache:
-            if self.labels is not None:
-                found = load_labels(self.labels, None, _LABEL_GRADES)
-                self._cache["judgments"] = {lab.id: dict(lab.grades) for lab in found}
-            elif self.qrels_format == "beir":
-                self._cache["judgments"] = read_beir_qrels(self._given(self.qrels, "qrels"))
-            else:
-                self._cache["judgments"] = read_qrels(self._given(self.qrels, "qrels"))
-        return self._cache["judgments"]
+    def _read_judgments(self) -> dict[str, dict[str, int]]:
+        """qid -> {chunk or document id: grade}, as `load_project` reads them."""
+        if self.labels is not None:
+            found = load_labels(self.labels, None, _LABEL_GRADES)
+            return {lab.id: dict(lab.grades) for lab in found}
+        if self.qrels_format == "beir":
+            return read_beir_qrels(self._given(self.qrels, "qrels"))
+        return read_qrels(self._given(self.qrels, "qrels"))
 
     def _queries(self) -> list[_Query]:
         """The queries file's queries, read once ([] without one: ids come from the qrels)."""
@@ -193,60 +196,21 @@ class Project:
 
     def question_counts(self) -> QuestionCounts:
         """The project's questions counted (`retrieval.labels.QuestionCounts`)."""
-        judgments = self.judgments()
-        if self.labels is not None:
-            n = len(judgments)
-            relevant = sum(any(g >= self.relevance for g in d.values()) for d in judgments.values())
-            return QuestionCounts(n, n, relevant, 0, 0, self.relevance)
-        listed = [q.id for q in self._queries()]
-        judged = [qid for qid, docs in judgments.items() if docs]
-        unjudged = [q for q in listed if q not in judgments or not judgments[q]]
-        # without a queries file, every judged id is a question with no text of its own
-        known = set(listed)
-        without_text = [] if self.queries is None else [q for q in judged if q not in known]
-        if not self.evaluate_unlisted:  # the questions are the ones the queries file lists
-            judged = [q for q in judged if q in known] if self.queries is not None else judged
-        relevant = sum(any(g >= self.relevance for g in judgments[q].values()) for q in judged)
-        return QuestionCounts(len(known | set(judged)), len(judged), relevant, len(unjudged),
-                              len(without_text), self.relevance, tuple(unjudged[:EXAMPLES]),
-                              tuple(without_text[:EXAMPLES]))  # fmt: skip
+        listed = None if self.queries is None else [q.id for q in self._queries()]
+        return _question_counts(self.judgments, self.relevance, self.labels is not None, listed,
+                                self.evaluate_unlisted)  # fmt: skip
 
     def load_labels(self, catalog: Catalog | None = None) -> list[Label]:
-        """Labelled questions at this project's relevance threshold.
-
-        From qrels: the judged queries (`beir._labels_from_judgments`), grades from the
-        judgments, ``answerable`` = has a grade >= relevance, tags from the queries file and
-        the tags file. With a queries file, only the judged queries it lists, unless
-        ``[questions] evaluate_unlisted`` (runs-only) adds the others. In a pipeline project
-        every judged id must be a chunk of `catalog`.
-        """
-        extra = read_tags(self.tags) if self.tags is not None else None
-        if self.labels is not None:
-            check = catalog if self.kind == "pipeline" else None
-            found = load_labels(self.labels, check, self.max_grade)
-            queries = [(lab.id, lab.question, lab.tags) for lab in found]
-            grades = {lab.id: dict(lab.grades) for lab in found}
-            return _labels_from_judgments(
-                queries, grades, self.relevance, extra, self.labels, self.tags, complete=True
-            )
-        from_file = self._queries()
-        qrels = self.judgments()
-        if self.kind == "pipeline" and catalog is not None:
-            for qid, docs in qrels.items():
-                missing = next((d for d in docs if d not in catalog), None)
-                if missing is not None:
-                    raise LabelsError(
-                        self.qrels,
-                        f"expected judged ids from the corpus, found {missing!r} (query {qid!r}) "
-                        "which is not a chunk or document id of the catalog",
-                    )
-        labels = _labels_from_judgments(from_file, qrels, self.relevance, extra, self.qrels,
-                                       self.tags)  # fmt: skip
-        if self.queries is not None and not self.evaluate_unlisted:
-            # the question set is what the team asked: judged ids the queries file does not
-            # list are left out of every number (`question_counts` counts them)
-            listed = {q.id for q in from_file}
-            labels = [lab for lab in labels if lab.id in listed]
+        """Labelled questions at this project's relevance threshold (`beir._labels_from`): a
+        labels file's, or from the qrels the judged queries (with a queries file, only those
+        it lists, unless ``[questions] evaluate_unlisted`` adds the others), tags from the
+        queries and the tags file. In a pipeline project every judged id must be a chunk of
+        `catalog`."""
+        check = catalog if self.kind == "pipeline" else None
+        labels, _ = _labels_from(
+            self._line_files(), self.judgments, self.relevance, max_grade=self.max_grade,
+            catalog=check, evaluate_unlisted=self.evaluate_unlisted, qrels=self.qrels,
+        )  # fmt: skip
         return labels
 
     def load_runs(self) -> dict[str, TrecRun]:
@@ -277,7 +241,7 @@ class Project:
         """Every file the build reads (for the manifest hash), in a fixed order, each once."""
         files: list[Path] = [self.path]
         if self.documents_format == "markdown":
-            files += [p for folder in self.documents for p in _markdown_files(folder)]
+            files += [p for folder in self.documents for p in markdown_files(folder)]
         else:
             files += list(self.documents)
         files += [p for p in (self.labels, self.queries, self.qrels, self.tags) if p is not None]
@@ -292,7 +256,7 @@ class Project:
         files += [p for p in (self.answers, self.tenants) if p is not None]
         for folder in (self.tenant_documents, self.dups, self.updates):
             if folder is not None:
-                files += _markdown_files(folder)
+                files += markdown_files(folder)
         return list(dict.fromkeys(files))
 
     def relative(self, path: Path) -> str:
@@ -304,7 +268,7 @@ class Project:
 
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
-            if f.name.startswith("_") or f.name == "root":
+            if f.name.startswith("_") or f.name in ("root", "judgments"):
                 continue
             value = getattr(self, f.name)
             if f.name == "path":
@@ -395,7 +359,8 @@ def load_project(path: str | Path, saving: bool = False) -> Project:
     if not given and model.questions.labels is None:
         fields["relevance"] = _TREC_EVAL_RELEVANCE  # qrels: trec_eval's default level (-l 1)
     result = Project(**fields)
-    grades = sorted({g for docs_ in result.judgments().values() for g in docs_.values()})
+    judged = result._read_judgments()
+    grades = sorted({g for docs_ in judged.values() for g in docs_.values()})
     top = max(grades, default=0)
     if top < 1:
         seen_grades = ", ".join(map(str, grades)) or "none"
@@ -413,19 +378,10 @@ def load_project(path: str | Path, saving: bool = False) -> Project:
             f"expected a relevance threshold from 1 to {top} (grades seen in the judgments: "
             f"{seen_grades}), found {result.relevance}{default}{hint}",
         )
-    return dataclasses.replace(result, max_grade=top, _cache=result._cache)
+    return dataclasses.replace(result, max_grade=top, judgments=judged, _cache=result._cache)
 
 
 RunPaths = Sequence[tuple[str, Path]]  # ("--run NAME=PATH" options)
-
-
-def _run_note(path: Path) -> str | None:
-    """The first paragraph of ``<run>.md`` beside a run file: how the run was made."""
-    note = path.with_suffix(".md")
-    if not note.is_file():
-        return None
-    text = read_text(note, ConfigError, "Markdown note about the run")
-    return " ".join(text.strip().split("\n\n", 1)[0].split()) or None
 
 
 def _check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collection[str],
@@ -555,11 +511,14 @@ def _sha256(path: Path, may_run: threading.Event | None = None) -> str:
             digest.update(view[:got])
 
 
-def _hashed_files(project: Project, runs: RunPaths) -> tuple[tuple[str, Path], ...]:
-    """Every input file as the manifest names it (project-relative, or ``--run NAME``)."""
-    files = [(project.relative(p), p) for p in project.input_files()]
-    files += [(f"--run {name}", path) for name, path in runs]
-    return tuple(files)
+def _hashed_files(
+    project: Project, files: Sequence[Path], runs: RunPaths
+) -> tuple[tuple[str, Path], ...]:
+    """Every input file as the manifest names it: the project's `files`
+    (`Project.input_files`), project-relative, then each ``--run NAME``."""
+    named = [(project.relative(p), p) for p in files]
+    named += [(f"--run {name}", path) for name, path in runs]
+    return tuple(named)
 
 
 def _input_hashes(
@@ -704,8 +663,8 @@ def _not_in_corpus(
     missing = [d for d in judged if d not in catalog]
     if not missing:
         return []
-    ordered = sorted(catalog.ids())
-    names = tuple(f"{d} (nearest: {_nearest(d, ordered)})" for d in missing[:3])
+    ordered = sorted(catalog.by_id)
+    names = tuple(f"{d} (nearest: {_nearest(d, ordered)})" for d in missing[:EXAMPLES])
     return [Notice("judged_not_in_corpus", project.relative(project.qrels), None, len(missing),
                    len(judged), names)]  # fmt: skip
 
@@ -714,13 +673,19 @@ def notices(
     project: Project, catalog: Catalog | None, labels: Sequence[Label]
 ) -> tuple[Notice, ...]:
     """What a reader must know about the inputs before reading a number (`types.Notice`)."""
+    return _notices(project, catalog, labels, project.question_counts())
+
+
+def _notices(
+    project: Project, catalog: Catalog | None, labels: Sequence[Label], counts: QuestionCounts
+) -> tuple[Notice, ...]:
+    """`notices`, with the project's `counts` (`Project.question_counts`) as the caller has them."""
     found = [Notice("not_a_run", project.relative(p), None, 1, None, ())
              for p in project.skipped_files]  # fmt: skip
     if catalog is not None and catalog.empty:
-        ids = tuple(doc for doc, _ in catalog.empty[:3])
+        ids = tuple(doc for doc, _ in catalog.empty[:EXAMPLES])
         found.append(Notice("empty_document", project.relative(project.documents[0]),
                             catalog.empty[0][1], len(catalog.empty), len(catalog), ids))  # fmt: skip
-    counts = project.question_counts()
     if counts.without_text and project.queries is not None and project.evaluate_unlisted:
         found.append(Notice("without_text", project.relative(project.qrels or project.queries), None,
                             counts.without_text, counts.judged, counts.without_text_ids))  # fmt: skip
@@ -785,24 +750,62 @@ class ProjectInputs:
     notices: tuple[Notice, ...]
 
 
+@dataclass(frozen=True)
+class _Read:
+    """Every input file of a project read into records, before any typed value is made from
+    them: the line files as streams (read as the values are made), the others whole."""
+
+    files: tuple[Path, ...]  # every file the build reads (`Project.input_files`), hashed
+    lines: LineFiles
+    candidates: Whole | None
+    notes: Mapping[str, str | None]  # each candidate name's note (None: none)
+    policy: Whole | None
+    baseline: Whole | None  # the saved baseline, when its file is there
+    run_notes: Mapping[str, str]  # a pipeline's runs' ``<run>.md`` first paragraphs
+
+
+def _read(project: Project, kind: str) -> _Read:
+    """`project`'s input files, read once into records (`files._records`): the list of them
+    first, the whole files, then the line files' streams."""
+    files = tuple(project.input_files())
+    cands = candidates_file(project.candidates) if project.candidates else None
+    notes = candidate_notes(project.notes, cands) if cands is not None else {}
+    policy = policy_file(project.policy) if project.policy else None
+    saved = project.baseline if project.baseline and project.baseline.is_file() else None
+    baseline = baseline_file(saved) if saved is not None else None
+    # a runs-only project's runs are its variants: the site does not show their notes
+    run_notes = (
+        {n: note for n, p in project.runs if (note := run_note(p))} if kind == "pipeline" else {}
+    )
+    lines = line_files(project.documents, project.documents_format, project.labels,
+                       project.queries, project.tags)  # fmt: skip
+    return _Read(files, lines, cands, notes, policy, baseline, run_notes)
+
+
 def read_inputs(
     project: Project, runs: RunPaths, seed: int, builtin: Sequence[str] = ()
 ) -> ProjectInputs:
-    """Read every input of `project` and the ``--run`` `runs`, once: the documents, questions,
-    candidates, policy and saved baseline, then the run names checked (against the `builtin`
-    variants of a pipeline, before its slow stages); a runs-only project's input hashing starts
-    here, beside the reading and judging of its runs."""
-    catalog = project.load_catalog()
-    labels = tuple(project.load_labels(catalog))
-    cands = load_candidates(project.candidates, project.notes) if project.candidates else []
-    policy = load_policy(project.policy, list(labels)) if project.policy else None
-    kind: Literal["pipeline", "runs"] = (
-        "runs" if project.kind == "runs" or catalog is None else "pipeline"
-    )
-    saved, saved_name = None, None
-    if project.baseline and project.baseline.is_file():  # the baseline of this kind of project
-        saved = load_baseline(project.baseline, list(labels), kind)
-        saved_name = f"the saved baseline {project.baseline.name}"
+    """Read every input of `project` and the ``--run`` `runs`, once: every file into records
+    (`_read`), then the values made from them, layer by layer upward: the documents and the
+    questions, the saved baseline, the policy and the candidates; then the run names checked
+    (against the `builtin` variants of a pipeline, before its slow stages). A runs-only
+    project's input hashing starts here, beside the reading and judging of its runs."""
+    # a project without documents evaluates its runs
+    runs_only = project.kind == "runs" or project.documents_format == "none"
+    kind: Literal["pipeline", "runs"] = "runs" if runs_only else "pipeline"
+    read = _read(project, kind)
+    catalog = _catalog_from(read.lines, project.chunking, kind == "pipeline")
+    found, counts = _labels_from(
+        read.lines, project.judgments, project.relevance, max_grade=project.max_grade,
+        catalog=catalog if kind == "pipeline" else None,
+        evaluate_unlisted=project.evaluate_unlisted, qrels=project.qrels,
+    )  # fmt: skip
+    labels = tuple(found)
+    # the saved baseline of this kind of project and the policy: both are checked against the
+    # labels, the baseline first (it stands a layer above the gate)
+    saved = _baseline_of(read.baseline, labels, kind) if read.baseline is not None else None
+    policy = _policy_of(read.policy, labels) if read.policy is not None else None
+    cands = _candidates_of(read.candidates, read.notes, project.notes) if read.candidates else []
     _check_run_names(project, runs, builtin if kind == "pipeline" else ())
     merged = (*project.runs, *runs)
     return ProjectInputs(
@@ -813,11 +816,11 @@ def read_inputs(
         candidates=tuple(cands),
         policy=policy,
         saved=saved,
-        saved_name=saved_name,
+        saved_name=None
+        if read.baseline is None
+        else f"the saved baseline {read.baseline.path.name}",
         runs=merged,
-        run_notes={n: note for n, p in project.runs if (note := _run_note(p))}
-        if kind == "pipeline"
-        else {},
+        run_notes=read.run_notes,
         baseline_run=baseline_run(project, runs) if kind == "runs" and merged else None,
         dense=project.dense,
         relevance=project.relevance,
@@ -829,12 +832,12 @@ def read_inputs(
         tenants=project.tenants,
         tenant_documents=project.tenant_documents,
         # gigabytes of runs: hashed while they are read and judged
-        hashes=Hashing(_hashed_files(project, runs), background=kind == "runs"),
+        hashes=Hashing(_hashed_files(project, read.files, runs), background=kind == "runs"),
         skipped=project.skipped_stages(),
         command=_command(project, runs, seed),
         demo=_is_demo(project),
-        counts=project.question_counts(),
-        notices=notices(project, catalog, labels),
+        counts=counts,
+        notices=_notices(project, catalog, labels, counts),
     )
 
 

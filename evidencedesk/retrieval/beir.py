@@ -3,23 +3,26 @@
 A BEIR corpus becomes a `Catalog` with **one chunk per document whose chunk id is the document
 id**, so runs and qrels keyed by document id line up with the catalog. Every reader names the file
 and line of the first thing it cannot use.
+
+Each reader is two halves: the file's rows (`files._records.rows`), then the value made from them
+(`_corpus_of`, `_queries_of`, `_tags_of`). A project's catalog and questions are made here from
+its line files' rows, read before (`_catalog_from`, `_labels_from`: `results._inputs.read_inputs`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
-from evidencedesk.files._structured import parse_json
-from evidencedesk.files._text import iter_lines
+from evidencedesk.files._records import LineFiles, rows, text_lines
 from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.files.trec import _GRADES, Qrels
-from evidencedesk.retrieval.catalog import Catalog
-from evidencedesk.retrieval.labels import Label
+from evidencedesk.retrieval.catalog import Catalog, _catalog_of
+from evidencedesk.retrieval.labels import Label, QuestionCounts, _labels_of, _question_counts
 
 __all__ = [
     "read_beir_corpus",
@@ -41,13 +44,6 @@ class _Query(NamedTuple):
     tags: tuple[str, ...] = ()
 
 
-def _read_lines(
-    path: str | Path, error: type[InputError], what: str = "file"
-) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with their 1-based numbers, streamed (`evidencedesk.files._text.iter_lines`)."""
-    return ((n, s) for n, s in iter_lines(path, error, what) if s.strip())
-
-
 def _parse_grade(text: str, path: str | Path, number: int, error: type[InputError]) -> int | None:
     """The integer grade in `text` (`_MIN_GRADE`..`_MAX_GRADE`), or None when `text` is not an
     integer at all."""
@@ -64,13 +60,6 @@ def _parse_grade(text: str, path: str | Path, number: int, error: type[InputErro
             path, f"expected a grade from {_MIN_GRADE} to {_MAX_GRADE}, found {grade}", number
         )
     return grade
-
-
-def _json_object(raw: str, path: Path, number: int, error: type[InputError]) -> dict[str, Any]:
-    obj = parse_json(raw, path, error, number, "a JSON object")
-    if not isinstance(obj, dict):
-        raise error(path, f"expected a JSON object, found {type(obj).__name__}", number)
-    return obj
 
 
 def _ident(
@@ -103,16 +92,21 @@ def read_beir_corpus(path: str | Path) -> Catalog:
     """``{"_id" (or "id"), "title", "text"}`` per line -> one chunk per document, chunk id = doc id.
 
     A document with neither title nor text is kept and listed in `Catalog.empty` (id, line): a
-    runs-only project only shows documents, a pipeline refuses to index it
-    (`Project.load_catalog`)."""
-    path = Path(path)
+    runs-only project only shows documents, a pipeline refuses to index it (`_corpus_of`)."""
+    return _corpus_of(rows("corpus", path), Path(path))
+
+
+def _corpus_of(
+    rows: Iterable[tuple[int, dict[str, Any]]], path: Path, indexed: bool = False
+) -> Catalog:
+    """The catalog of a BEIR corpus's rows (`files._records.rows`); `indexed`: a pipeline
+    indexes every document, so an empty one is an error there."""
     documents: list[Document] = []
     chunks: list[Chunk] = []
     empty: list[tuple[str, int]] = []
     seen: dict[str, int] = {}
     alike: dict[str, tuple[str, int]] = {}
-    for number, raw in _read_lines(path, DocumentError, "BEIR corpus file"):
-        obj = _json_object(raw, path, number, DocumentError)
+    for number, obj in rows:
         doc_id = _ident(obj, ("_id", "id"), path, number, DocumentError, "document")
         if doc_id in seen:
             raise DocumentError(
@@ -153,18 +147,27 @@ def read_beir_corpus(path: str | Path) -> Catalog:
         )
     if not chunks:
         raise DocumentError(path, "expected at least one document, found none")
+    if indexed and empty:
+        doc_id, line = empty[0]
+        raise DocumentError(
+            path, f"expected a title or some text in every document a pipeline indexes, found "
+            f"both empty in {doc_id!r}", line,
+        )  # fmt: skip
     return Catalog(chunks=tuple(chunks), documents=tuple(documents), empty=tuple(empty))
 
 
 def read_queries(path: str | Path) -> list[_Query]:
     """BEIR ``queries.jsonl`` (``{"_id", "text"}`` + optional ``"tags"``) or a ``qid<TAB>text`` TSV."""
-    path = Path(path)
+    return _queries_of(rows("queries", path), Path(path))
+
+
+def _queries_of(rows: Iterable[tuple[int, str | dict[str, Any]]], path: Path) -> list[_Query]:
+    """The queries of a queries file's rows (`files._records.rows`)."""
     queries: list[_Query] = []
     seen: dict[str, int] = {}
     alike: dict[str, tuple[str, int]] = {}
-    tsv = path.suffix.lower() in (".tsv", ".txt")
-    for number, raw in _read_lines(path, LabelsError, "queries file"):
-        if tsv:
+    for number, raw in rows:
+        if isinstance(raw, str):
             qid, sep, text = raw.partition("\t")
             if not sep or not qid.strip() or not text.strip():
                 raise LabelsError(
@@ -175,14 +178,13 @@ def read_queries(path: str | Path) -> list[_Query]:
                 raise LabelsError(path, problem, number)
             query = _Query(qid.strip(), text.strip())
         else:
-            obj = _json_object(raw, path, number, LabelsError)
-            qid = _ident(obj, ("_id", "id"), path, number, LabelsError)
-            given = obj.get("text")
+            qid = _ident(raw, ("_id", "id"), path, number, LabelsError)
+            given = raw.get("text")
             if not isinstance(given, str) or not given.strip():
                 raise LabelsError(
                     path, f"expected 'text' to be a non-empty string, found {given!r}", number
                 )
-            tags = _tags(obj["tags"], path, number, LabelsError) if "tags" in obj else ()
+            tags = _tags(raw["tags"], path, number, LabelsError) if "tags" in raw else ()
             query = _Query(qid, given.strip(), tags)
         if query.id in seen:
             raise LabelsError(
@@ -206,7 +208,7 @@ def read_beir_qrels(path: str | Path) -> Qrels:
     qrels: Qrels = {}
     first: dict[tuple[str, str], int] = {}
     alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # query ids, document ids
-    for index, (number, raw) in enumerate(_read_lines(path, LabelsError, "qrels file")):
+    for index, (number, raw) in enumerate(text_lines(path, LabelsError, "qrels file")):
         fields = raw.split("\t")
         if index == 0 and tuple(f.strip() for f in fields) == _QRELS_HEADER:
             continue
@@ -249,11 +251,16 @@ def read_beir_qrels(path: str | Path) -> Qrels:
 
 def read_tags(path: str | Path) -> dict[str, tuple[str, ...]]:
     """Tags per question: JSONL ``{"id", "tags": [...]}`` or TSV ``qid<TAB>tag,tag`` (header ok)."""
-    path = Path(path)
+    return _tags_of(rows("tags", path), Path(path))
+
+
+def _tags_of(
+    rows: Iterable[tuple[int, str | dict[str, Any]]], path: Path
+) -> dict[str, tuple[str, ...]]:
+    """The tags of a tags file's rows (`files._records.rows`)."""
     tags: dict[str, tuple[str, ...]] = {}
-    tsv = path.suffix.lower() in (".tsv", ".txt")
-    for index, (number, raw) in enumerate(_read_lines(path, LabelsError, "tags file")):
-        if tsv:
+    for index, (number, raw) in enumerate(rows):
+        if isinstance(raw, str):
             qid, sep, rest = raw.partition("\t")
             if index == 0 and (qid.strip(), rest.strip()) in (("query-id", "tags"), ("id", "tags")):
                 continue
@@ -263,9 +270,8 @@ def read_tags(path: str | Path) -> dict[str, tuple[str, ...]]:
                 )
             qid, found = qid.strip(), tuple(t.strip() for t in rest.split(",") if t.strip())
         else:
-            obj = _json_object(raw, path, number, LabelsError)
-            qid = _ident(obj, ("_id", "id", "query-id"), path, number, LabelsError)
-            found = _tags(obj.get("tags"), path, number, LabelsError)
+            qid = _ident(raw, ("_id", "id", "query-id"), path, number, LabelsError)
+            found = _tags(raw.get("tags"), path, number, LabelsError)
         if qid in tags:
             raise LabelsError(
                 path, f"expected one tags line per query, found {qid!r} again", number
@@ -312,3 +318,62 @@ def _labels_from_judgments(
         merged = tuple(dict.fromkeys([*own, *extra.get(qid, ())]))
         labels.append(Label(qid, question, merged, answerable, grades, relevance, complete))
     return labels
+
+
+def _catalog_from(lines: LineFiles, strategy: str, indexed: bool) -> Catalog | None:
+    """A project's documents as a catalog (None without documents): its BEIR corpus's rows
+    (`indexed`: a pipeline's, which refuses an empty document), or its Markdown texts chunked by
+    `strategy`."""
+    if lines.corpus is not None:
+        return _corpus_of(lines.corpus, lines.paths["corpus"], indexed)
+    if lines.markdown is not None:
+        return _catalog_of(lines.markdown, strategy)
+    return None
+
+
+def _labels_from(
+    lines: LineFiles, judgments: Mapping[str, Mapping[str, int]], relevance: int, *,
+    max_grade: int, catalog: Container[str] | None, evaluate_unlisted: bool,
+    qrels: Path | None,
+) -> tuple[list[Label], QuestionCounts]:  # fmt: skip
+    """A project's labelled questions at its `relevance` threshold, and their counts, from its
+    line files and its `judgments` (qid -> id -> grade).
+
+    A labels file's questions are the questions (they grade every chunk: `max_grade` is its
+    top grade). Else they come from the judgments (the `qrels` file's), as
+    `_labels_from_judgments` makes them: with a queries file, only the judged queries it lists,
+    unless `evaluate_unlisted` (runs-only) adds the others. Tags come from the queries and the
+    tags file. With a `catalog` (a pipeline's), every judged id must be one of its chunks.
+    """
+    tags = _tags_of(lines.tags, lines.paths["tags"]) if lines.tags is not None else None
+    tags_path = lines.paths.get("tags")
+    if lines.labels is not None:
+        path = lines.paths["labels"]
+        found = _labels_of(lines.labels, path, catalog, max_grade)
+        listed = [(lab.id, lab.question, lab.tags) for lab in found]
+        grades = {lab.id: dict(lab.grades) for lab in found}
+        labels = _labels_from_judgments(
+            listed, grades, relevance, tags, path, tags_path, complete=True
+        )
+        return labels, _question_counts(judgments, relevance, True, None)
+    queries = None
+    if lines.queries is not None:
+        queries = _queries_of(lines.queries, lines.paths["queries"])
+    if catalog is not None:
+        for qid, docs in judgments.items():
+            missing = next((d for d in docs if d not in catalog), None)
+            if missing is not None:
+                raise LabelsError(
+                    qrels,
+                    f"expected judged ids from the corpus, found {missing!r} (query {qid!r}) "
+                    "which is not a chunk or document id of the catalog",
+                )
+    labels = _labels_from_judgments(queries or [], judgments, relevance, tags, qrels, tags_path)
+    listed_ids = None if queries is None else [q.id for q in queries]
+    if listed_ids is not None and not evaluate_unlisted:
+        # the question set is what the team asked: judged ids the queries file does not list
+        # are left out of every number (`QuestionCounts` counts them)
+        known = set(listed_ids)
+        labels = [lab for lab in labels if lab.id in known]
+    counts = _question_counts(judgments, relevance, False, listed_ids, evaluate_unlisted)
+    return labels, counts

@@ -6,9 +6,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evidencedesk.chunking import Chunk, Document, chunk_document, load_document
+from evidencedesk.chunking import Chunk, Document, _parse_document, chunk_document
 from evidencedesk.errors import DocumentError
-from evidencedesk.files._text import list_folder
+from evidencedesk.files._records import markdown_files, markdown_texts
 from evidencedesk.paths import CORPUS, DOCS
 
 __all__ = ["Catalog", "Scope", "load_catalog"]
@@ -87,43 +87,22 @@ class Catalog:
         return cls(chunks=chunks, documents=tuple(documents))
 
 
-def _markdown_files(folder: str | Path) -> list[Path]:
-    """The ``*.md`` entries of `folder`, sorted by name; an unreadable folder is one error.
-
-    Non-regular entries are kept: `load_document` refuses them by type (a FIFO named ``x.md``
-    must be an error, not a hang and not a silent gap). A folder with no ``*.md`` at all is an
-    error too: an empty or mis-named corpus would otherwise be read as zero documents.
-    """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise DocumentError(folder, "expected a folder of Markdown documents, found none")
-    entries = list_folder(folder, DocumentError, "folder of Markdown documents")
-    found = [p for p in entries if p.name.endswith(".md") and not p.name.startswith(".")]
-    if not found:
-        other = next((p.name for p in entries if p.suffix.lower() == ".md"), None)
-        hint = f" ({other!r}: the suffix must be lower-case .md)" if other else ""
-        raise DocumentError(
-            folder, f"expected Markdown documents (*.md) in {folder}, found none{hint}"
-        )
-    return found
+# the ``*.md`` files of a folder (the stages list the updates folder through this name)
+_markdown_files = markdown_files
 
 
 def _load_documents(folders: Iterable[str | Path]) -> list[Document]:
     """Every Markdown document of `folders`, folder by folder, each folder once."""
-    documents: list[Document] = []
-    seen: set[Path] = set()
-    for folder in folders:
-        folder = Path(folder)
-        key = folder.resolve()
-        if key in seen:
-            raise DocumentError(folder, "expected each document folder once, found it twice")
-        seen.add(key)
-        documents.extend(load_document(p) for p in _markdown_files(folder))
-    return documents
+    return [_parse_document(text, path) for path, text in markdown_texts(folders)]
 
 
 def load_catalog(
     strategy: str = "paragraph", folders: Iterable[str | Path] = (CORPUS, DOCS)
 ) -> Catalog:
     """The catalog of the documents in `folders` (the demo's by default), chunked by `strategy`."""
-    return Catalog.from_documents(_load_documents(folders), strategy)
+    return _catalog_of(markdown_texts(folders), strategy)
+
+
+def _catalog_of(texts: Iterable[tuple[Path, str]], strategy: str) -> Catalog:
+    """The catalog of the Markdown texts (`files._records.markdown_texts`), chunked by `strategy`."""
+    return Catalog.from_documents([_parse_document(text, path) for path, text in texts], strategy)

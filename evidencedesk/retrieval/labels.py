@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,8 +11,7 @@ from typing import Any
 from evidencedesk._metric_names import DEFAULT_RELEVANCE
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
-from evidencedesk.files._structured import parse_json
-from evidencedesk.files._text import iter_lines
+from evidencedesk.files._records import rows
 from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.paths import _LABELS
 
@@ -31,6 +30,7 @@ _TAGS = (
 )
 # every field a labels.jsonl line may have
 _FIELDS = ("id", "question", "tags", "answerable", "grades")
+_EXAMPLES = 3  # the ids behind a count that `QuestionCounts` keeps (a notice names them)
 
 
 @dataclass(frozen=True)
@@ -96,12 +96,8 @@ def _expect(cond: bool, path: Path | str, line: int, message: str) -> None:
         raise LabelsError(path, message, line)
 
 
-def _parse_line(raw: str, path: Path | str, number: int, max_grade: int) -> Label:
-    # a chunk graded twice on one line is refused here ("kc-x:c0" twice in "grades")
-    obj = parse_json(raw, path, LabelsError, number, "a JSON object")
-    _expect(
-        isinstance(obj, dict), path, number, f"expected a JSON object, found {type(obj).__name__}"
-    )
+def _parse_line(obj: dict[str, Any], path: Path | str, number: int, max_grade: int) -> Label:
+    # a chunk graded twice on one line was refused as it was read ("kc-x:c0" twice in "grades")
     unknown = sorted(set(obj) - set(_FIELDS))
     _expect(
         not unknown,
@@ -167,19 +163,19 @@ def _parse_line(raw: str, path: Path | str, number: int, max_grade: int) -> Labe
     return Label(qid, question, tuple(tags), answerable, dict(grades))
 
 
-def _parse_lines(
-    lines: Iterable[tuple[int, str]],
+def _labels_of(
+    rows: Iterable[tuple[int, dict[str, Any]]],
     path: Path | str,
     known_chunks: Container[str] | None,
     max_grade: int,
 ) -> list[Label]:
+    """The labelled questions of a labels file's rows (`files._records.rows`); with
+    `known_chunks` (a catalog), every labelled chunk id must be one of them."""
     labels: list[Label] = []
     seen: dict[str, int] = {}
     alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # question ids, chunk ids
-    for number, raw in lines:
-        if not raw.strip():
-            continue
-        label = _parse_line(raw, path, number, max_grade)
+    for number, obj in rows:
+        label = _parse_line(obj, path, number, max_grade)
         if label.id in seen:
             raise LabelsError(
                 path,
@@ -216,4 +212,29 @@ def load_labels(
     Grades are integers from 0 to `max_grade` (2 for labels files; other scales use qrels).
     """
     path = Path(path)
-    return _parse_lines(iter_lines(path, LabelsError, "labels file"), path, catalog, max_grade)
+    return _labels_of(rows("labels", path), path, catalog, max_grade)
+
+
+def _question_counts(
+    judgments: Mapping[str, Mapping[str, int]], relevance: int, labels_file: bool,
+    listed: Sequence[str] | None, evaluate_unlisted: bool = False,
+) -> QuestionCounts:  # fmt: skip
+    """A project's questions counted (`QuestionCounts`) from its `judgments` (qid -> id ->
+    grade): a labels file's (`labels_file`) are all judged; else `listed` are the queries
+    file's ids (None without one: the judged ids are the questions)."""
+    if labels_file:
+        n = len(judgments)
+        relevant = sum(any(g >= relevance for g in d.values()) for d in judgments.values())
+        return QuestionCounts(n, n, relevant, 0, 0, relevance)
+    ids = listed or []
+    judged = [qid for qid, docs in judgments.items() if docs]
+    unjudged = [q for q in ids if q not in judgments or not judgments[q]]
+    # without a queries file, every judged id is a question with no text of its own
+    known = set(ids)
+    without_text = [] if listed is None else [q for q in judged if q not in known]
+    if not evaluate_unlisted:  # the questions are the ones the queries file lists
+        judged = [q for q in judged if q in known] if listed is not None else judged
+    relevant = sum(any(g >= relevance for g in judgments[q].values()) for q in judged)
+    return QuestionCounts(len(known | set(judged)), len(judged), relevant, len(unjudged),
+                          len(without_text), relevance, tuple(unjudged[:_EXAMPLES]),
+                          tuple(without_text[:_EXAMPLES]))  # fmt: skip
