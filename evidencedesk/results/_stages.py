@@ -104,7 +104,11 @@ from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, paired
 from evidencedesk.retrieval.parts import Parts, _uses_minilm
-from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed, judge_trec_run
+from evidencedesk.retrieval.trec_judge import (
+    _judge_trec_run_condensed,
+    judge_trec_run,
+    shared_judgments,
+)
 
 # -- progress ------------------------------------------------------------------------------------
 Progress = Callable[[str], None]  # told each stage's name as it starts
@@ -699,11 +703,12 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
     depth = judged_depth(names, _gate_k(evaluating), settings.judged_k)
     graded = reads_whole_list(names)  # AP, R-prec, nDCG, bpref: through the last graded result
     tally = Tally(evaluating.progress, len(inputs.runs) * len(labels))
+    judgments = shared_judgments(qrels, labels)  # the qrels as arrays, once for every run
 
     def judge_run(trec: TrecRun) -> tuple[Sequence[Judged], Sequence[Judged] | None]:
         # counted run by run: one vector pass each; the condensed lists ride along
         judged = _judge_trec_run_condensed(trec, qrels, labels, settings.max_depth,
-                                          inputs.relevance, depth, graded)  # fmt: skip
+                                          inputs.relevance, depth, graded, judgments)  # fmt: skip
         tally.add(len(labels))
         return judged
 

@@ -108,16 +108,46 @@ def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
 _STEP = 1 << 20  # lines
 
 
-def _arrays(run: TrecRun, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
-    run_index = {q: i for i, q in enumerate(run.qids)}
-    # every judgment of every question, in question order: each question's ids and grades
-    # joined by C-level chains
+@dataclass(frozen=True, eq=False)
+class _Judgments:
+    """Every judgment of the questions, as arrays: the qrels read once, and shared by every run
+    judged against them (a build judges each of its runs against the same qrels: walking their
+    dicts again for each run took a tenth of judging it). A judgment's key is its document's
+    hash xor its question's salt: the key `line_keys` gives the run line that returns it."""
+
+    questions: list[str]
+    every_q: np.ndarray  # question index of every judgment, in question order
+    every_g: np.ndarray  # its grade
+    ids: np.ndarray  # its document id, fixed width (`fixed_width_of`)
+    keys: np.ndarray  # its (question, document) key
+
+
+def _judgments(qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Judgments:
+    """The judgments of `questions` as arrays (each question's ids and grades joined by C-level
+    chains)."""
     judgments = [qrels.get(q, {}) for q in questions]
     sizes = np.fromiter(map(len, judgments), dtype=np.int64, count=len(judgments))
-    every_g = np.fromiter(
-        itertools.chain.from_iterable(j.values() for j in judgments), np.int64, int(sizes.sum())
-    )
+    total = int(sizes.sum())
+    every_g = np.fromiter(itertools.chain.from_iterable(j.values() for j in judgments), np.int64,
+                          total)  # fmt: skip
     every_q = np.repeat(np.arange(len(questions), dtype=np.int64), sizes)
+    ids = fixed_width_of(list(itertools.chain.from_iterable(judgments)))
+    keys = np.zeros(0, dtype=np.uint64)
+    if total:
+        salts = query_salts([q.encode("utf-8") for q in questions])
+        keys = doc_hashes(ids) ^ salts[every_q]
+    return _Judgments(questions, every_q, every_g, ids, keys)
+
+
+def shared_judgments(qrels: Mapping[str, Mapping[str, int]], labels: Sequence[Any]) -> _Judgments:
+    """The judgments of the labelled questions, read once for every run a build judges against
+    them (`_judge_trec_run_condensed`'s `judgments`)."""
+    return _judgments(qrels, [label.id for label in labels])
+
+
+def _arrays(run: TrecRun, pool: _Judgments) -> _Arrays:
+    questions, every_q, every_g = pool.questions, pool.every_q, pool.every_g
+    run_index = {q: i for i, q in enumerate(run.qids)}
     positive = every_g > 0
     asked = np.fromiter((run_index.get(q, -1) for q in questions), np.int64, len(questions))
     every_r = asked[every_q]  # the judgment's run query (-1: the run does not answer it)
@@ -125,10 +155,7 @@ def _arrays(run: TrecRun, qrels: Mapping[str, Mapping[str, int]], questions: lis
     grade = np.zeros(0, dtype=np.int64)
     answered = every_r >= 0
     if answered.any() and run.n_lines:
-        every_d = list(itertools.chain.from_iterable(judgments))
-        judged = fixed_width_of(list(itertools.compress(every_d, answered.tolist())))
-        salts = query_salts([q.encode("utf-8") for q in run.qids])
-        h_pool = doc_hashes(judged) ^ salts[every_r[answered]]  # the keys `line_keys` gives
+        judged, h_pool = pool.ids[answered], pool.keys[answered]  # the keys `line_keys` gives
         keys = run.keys  # a TrecRun fills its (query, doc) key hashes on creation
         assert keys is not None
         cand = _candidates(keys, h_pool)
@@ -464,7 +491,7 @@ def judge_trec_run(
     do not grade.
     """
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
-    arrays = _arrays(run, qrels, _questions(run, qrels, labels))
+    arrays = _arrays(run, _judgments(qrels, _questions(run, qrels, labels)))
     nonrelevant = None
     if complete is not None:
         nonrelevant = _complete_nonrelevant(arrays, qrels, relevant, complete)
@@ -479,13 +506,17 @@ def _judge_trec_run_condensed(
     relevant: int = DEFAULT_RELEVANCE,
     depth: int | None = None,
     graded: bool = False,
+    judgments: _Judgments | None = None,
 ) -> tuple[JudgedLists, JudgedLists]:
     """`judge_trec_run`'s lists and the same run judged on condensed lists:
     each list with its unjudged results removed before the metrics read it (Sakai 2007; what
     ``trec_eval -J`` computes). ``k`` cuts the original list before condensing, ``depth`` (and
-    ``graded``) the condensed one after; the run is matched against the qrels once for both."""
+    ``graded``) the condensed one after; the run is matched against the qrels once for both.
+    `judgments`: the qrels of the labelled questions already as arrays (`shared_judgments`)."""
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
-    arrays = _arrays(run, qrels, _questions(run, qrels, labels))
+    if judgments is None:
+        judgments = _judgments(qrels, _questions(run, qrels, labels))
+    arrays = _arrays(run, judgments)
     full = _judge(run, arrays, labels, k, relevant, depth, graded)
     if k is not None:  # only the judged lines within each list's top k
         top = arrays.judged - run.offsets[np.searchsorted(run.offsets, arrays.judged, "right") - 1]
