@@ -130,22 +130,26 @@ def build_path_means(run_path: str, qrels_path: str) -> dict[str, float]:
     lists and its condensed lists to the depth the build keeps (the default runs-only metrics,
     the gate's k, the question pages' 20 results), the lists made (the build keeps them when it
     lets the run go), and the means of the default metrics."""
+    from evidencedesk._metric_names import reads_whole_list
     from evidencedesk.cli._process import Tuning
     from evidencedesk.files._project_file import DEFAULT_METRICS
     from evidencedesk.files.trec import read_qrels, read_run
+    from evidencedesk.results._inputs import judged_depth
     from evidencedesk.retrieval._coverage import check_coverage, unjudged_top
+    from evidencedesk.retrieval._memos import build_memos
     from evidencedesk.retrieval.metrics import summarize
     from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed
 
     tuning = Tuning.from_env()
     tuning.start()
     names = list(DEFAULT_METRICS["runs"])
-    depth, judged_k = 20, 10  # the pages' results; Judged@k, the gate's k, every metric's k
-    with tuning.paused():
+    judged_k = 10  # Judged@k, the coverage check and the gate's k without a policy
+    depth, graded = judged_depth(names, judged_k, judged_k), reads_whole_list(names)
+    with tuning.paused(), build_memos():  # the build's memos: the judged ids read once
         run, qrels = read_run(run_path), read_qrels(qrels_path)
         check_coverage(run, qrels, judged_k, run_path, min_coverage=0.9)
         unjudged_top(run, qrels, judged_k)
-        judged, _ = _judge_trec_run_condensed(run, qrels, None, None, 2, depth, graded=True)
+        judged, _ = _judge_trec_run_condensed(run, qrels, None, None, 2, depth, graded)
         del run
         judged.built()
         return {name: float(s.value or 0.0) for name, s in summarize(judged, names).items()}

@@ -119,7 +119,7 @@ def _judged(
         if seen is judgments and also is complete:
             return found
     every = frozenset(_every(judgments, complete))
-    ids = fixed_width_of(sorted(every))
+    ids = fixed_width_of(list(every))
     hashes = doc_hashes(ids)
     order = np.argsort(hashes, kind="stable")
     known, first = np.unique(hashes[order], return_index=True)

@@ -67,22 +67,10 @@ class _Arrays:
         below = (self.every_g >= 0) & (self.every_g < relevant)
         return np.bincount(self.every_q[below], minlength=len(self.questions))
 
-    def line_grades(self, n_lines: int) -> np.ndarray:
-        """The grade of every run line (0: not judged, or judged 0 or below)."""
-        grades = np.zeros(n_lines, dtype=np.int64)
-        grades[self.lines] = self.grade
-        return grades
-
     def line_judged(self, n_lines: int) -> np.ndarray:
         """Whether each run line has a judgment."""
         flags = np.zeros(n_lines, dtype=bool)
         flags[self.judged] = True
-        return flags
-
-    def line_negative(self, n_lines: int) -> np.ndarray:
-        """Whether each run line's judgment is below 0."""
-        flags = np.zeros(n_lines, dtype=bool)
-        flags[self.judged[self.judged_grade < 0]] = True
         return flags
 
 
@@ -276,23 +264,31 @@ def _decoded(distinct: np.ndarray) -> list[str]:
 
 def _kept(
     run: TrecRun,
-    grades: np.ndarray,
-    judged: np.ndarray,
-    negative: np.ndarray,
+    arrays: _Arrays,
+    judged: np.ndarray | None,
     starts: np.ndarray,
     stops: np.ndarray,
 ) -> _Kept:
     """The document ids, grades, judged flags and negative flags of each question's run lines
     [start, stop), decoded in one pass: one str per distinct document id, shared by every list
     that returns it (a run of 50,000 questions x 1,000 documents holds 50 million ids but far
-    fewer distinct documents)."""
+    fewer distinct documents). The grades and flags are looked up for the kept lines alone
+    (`judged`: whether each run line is judged, when the judged lines do not say it), not
+    spread over arrays of the run's length first."""
     sizes = stops - starts
     offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
     line_q = np.repeat(np.arange(starts.size, dtype=np.int64), sizes)
     lines = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1], dtype=np.int64)
     distinct, inverse = _distinct(run.docs[lines])
     names = np.array(_decoded(distinct), dtype=object)
-    kept, flags, below = grades[lines], judged[lines], negative[lines]
+    kept = np.zeros(lines.size, dtype=np.int64)
+    pos, hit = _placed(arrays.lines, lines)
+    kept[hit] = arrays.grade[pos]
+    if judged is None:
+        flags = _placed(arrays.judged, lines)[1]
+    else:
+        flags = judged[lines]
+    below = _placed(arrays.judged[arrays.judged_grade < 0], lines)[1]
     return _Kept(
         offsets.tolist(),
         ids=names[inverse].tolist(),
@@ -405,8 +401,7 @@ def _judge(
     has_relevant = np.bincount(pool_q[pool_g >= relevant], minlength=len(questions)) > 0
 
     def make() -> list[Judged]:
-        every = flags if flags is not None else arrays.line_judged(n)
-        kept = _kept(run, arrays.line_grades(n), every, arrays.line_negative(n), a, b)
+        kept = _kept(run, arrays, flags, a, b)
         returned = [s if h else None for s, h in zip(size.tolist(), head.tolist(), strict=True)]
         pools, pool_at, answers = pool_g.tolist(), pool_bounds.tolist(), has_relevant.tolist()
         out: list[Judged] = []
