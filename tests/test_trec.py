@@ -1051,9 +1051,9 @@ def test_only_the_ties_out_of_order_are_moved() -> None:
 
 
 def test_judgments_read_once_judge_every_run_as_the_qrels_do() -> None:
-    # a build reads the qrels into arrays once (`shared_judgments`) and judges every run against
+    # a build reads the qrels into arrays once (`_shared_judgments`) and judges every run against
     # them: each run's lists are those of judging it against the qrels themselves
-    from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed, shared_judgments
+    from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed, _shared_judgments
 
     labels = [Label(id=q, question=q, tags=(), answerable=True) for q in ("q1", "q2", "q3")]
     qrels = {"q1": {"d1": 2, "d2": 0, "long-document-id-1": 1}, "q2": {"d3": 3}, "q3": {}}
@@ -1063,7 +1063,7 @@ def test_judgments_read_once_judge_every_run_as_the_qrels_do() -> None:
         ),  # fmt: skip
         TrecRun.from_dict({"q2": {"d9": 2.0, "d3": 1.0}, "q9": {"d1": 1.0}}),
     ]
-    shared = shared_judgments(qrels, labels)
+    shared = _shared_judgments(qrels, labels)
     for run in runs:
         alone = _judge_trec_run_condensed(run, qrels, labels, None, 1, 5)
         together = _judge_trec_run_condensed(run, qrels, labels, None, 1, 5, judgments=shared)

@@ -106,8 +106,8 @@ from evidencedesk.retrieval.metrics import Judged, paired
 from evidencedesk.retrieval.parts import Parts, _uses_minilm
 from evidencedesk.retrieval.trec_judge import (
     _judge_trec_run_condensed,
+    _shared_judgments,
     judge_trec_run,
-    shared_judgments,
 )
 
 # -- progress ------------------------------------------------------------------------------------
@@ -703,7 +703,7 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
     depth = judged_depth(names, _gate_k(evaluating), settings.judged_k)
     graded = reads_whole_list(names)  # AP, R-prec, nDCG, bpref: through the last graded result
     tally = Tally(evaluating.progress, len(inputs.runs) * len(labels))
-    judgments = shared_judgments(qrels, labels)  # the qrels as arrays, once for every run
+    judgments = _shared_judgments(qrels, labels)  # the qrels as arrays, once for every run
 
     def judge_run(trec: TrecRun) -> tuple[Sequence[Judged], Sequence[Judged] | None]:
         # counted run by run: one vector pass each; the condensed lists ride along

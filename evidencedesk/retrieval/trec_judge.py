@@ -127,7 +127,7 @@ def _judgments(qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> 
     return _Judgments(questions, every_q, every_g, ids, keys)
 
 
-def shared_judgments(qrels: Mapping[str, Mapping[str, int]], labels: Sequence[Any]) -> _Judgments:
+def _shared_judgments(qrels: Mapping[str, Mapping[str, int]], labels: Sequence[Any]) -> _Judgments:
     """The judgments of the labelled questions, read once for every run a build judges against
     them (`_judge_trec_run_condensed`'s `judgments`)."""
     return _judgments(qrels, [label.id for label in labels])
@@ -507,7 +507,7 @@ def _judge_trec_run_condensed(
     each list with its unjudged results removed before the metrics read it (Sakai 2007; what
     ``trec_eval -J`` computes). ``k`` cuts the original list before condensing, ``depth`` (and
     ``graded``) the condensed one after; the run is matched against the qrels once for both.
-    `judgments`: the qrels of the labelled questions already as arrays (`shared_judgments`)."""
+    `judgments`: the qrels of the labelled questions already as arrays (`_shared_judgments`)."""
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
     if judgments is None:
         judgments = _judgments(qrels, _questions(run, qrels, labels))
