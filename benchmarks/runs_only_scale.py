@@ -190,9 +190,10 @@ def build_once(
         builds.append((seconds, stage_times(done.stdout)))
         if not quiet and attempt == 1:
             print(done.stdout, end="", flush=True)
-        largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest child
-        # an earlier, larger child: the figure is an upper bound then
-        peak = max(peak, largest if largest > before else before)
+        if attempt == 1:  # before any floor ran: the floors' processes count in it after
+            largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest
+            # an earlier, larger child: the figure is an upper bound then
+            peak = largest if largest > before else before
         floors.append(read_floor(root / "runs"))
         if not quiet:
             print(f"   attempt {attempt}: build {seconds:.1f} s, reading its runs alone "
@@ -203,7 +204,7 @@ def build_once(
     site, files = tree_size(site_dir)
     if not quiet:
         print(f"== {questions} questions, evidencedesk build --tune {tune}: build "
-              f"{seconds:.1f} s wall clock (median of {repeat}), peak memory "
+              f"{seconds:.1f} s wall clock (median of {repeat}), peak memory (the first) "
               f"{peak / 2**20:.2f} GiB, site {site / 1e6:.1f} MB in {files} files ==",
               flush=True)  # fmt: skip
         print(f"   reading its runs alone (pyarrow read_csv, a fresh process, median of "
