@@ -1070,3 +1070,15 @@ def test_judgments_read_once_judge_every_run_as_the_qrels_do() -> None:
         assert [tuple(a) for a in alone] == [tuple(t) for t in together]
     first = _judge_trec_run_condensed(runs[0], qrels, labels, None, 1, 5, judgments=shared)[0]
     assert [j.grades for j in first] == [(0, 2, 1), (3,), ()]
+
+
+def test_the_judge_s_candidates_hold_every_judged_key_and_drop_other_low_bits() -> None:
+    # three bitmaps filter a run's lines before the exact look-up: every line whose key is a
+    # judged one passes; a key that shares a judged key's top 44 bits but not its low 24 does not
+    from evidencedesk.retrieval.trec_judge import _candidates
+
+    judged = np.array([0x123456789ABCDEF0, 0x0FEDCBA987654321], dtype=np.uint64)
+    keys = np.array(
+        [0x0FEDCBA987654321, 0x123456789ABCDEF1, 7, 0x123456789ABCDEF0], dtype=np.uint64
+    )
+    assert _candidates(keys, judged).tolist() == [0, 3]
