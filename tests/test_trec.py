@@ -1082,3 +1082,20 @@ def test_the_judge_s_candidates_hold_every_judged_key_and_drop_other_low_bits() 
         [0x0FEDCBA987654321, 0x123456789ABCDEF1, 7, 0x123456789ABCDEF0], dtype=np.uint64
     )
     assert _candidates(keys, judged).tolist() == [0, 3]
+
+
+@pytest.mark.parametrize(
+    ("codes", "scores", "expected"),
+    [
+        ([0, 0, 1, 1, 2], [3.0, 2.0, 9.0, 1.0, 5.0], True),  # in trec_eval's order, no tie
+        ([0, 0, 1, 1, 2], [3.0, 3.0, 9.0, 1.0, 5.0], False),  # a tie: its documents are sorted
+        ([0, 0, 1, 1, 2], [2.0, 3.0, 9.0, 1.0, 5.0], False),  # a score rises within a query
+        ([0, 1, 0], [3.0, 2.0, 1.0], False),  # a query comes back
+        ([1, 0], [2.0, 1.0], False),  # queries out of order
+        ([0], [1.0], True),
+    ],
+)
+def test_a_run_in_order_without_ties_is_left_as_it_is(codes, scores, expected) -> None:
+    from evidencedesk.files.trec import _in_order
+
+    assert _in_order(np.array(codes, dtype=np.int32), np.array(scores)) is expected
