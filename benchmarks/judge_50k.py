@@ -18,11 +18,14 @@ from __future__ import annotations
 import argparse
 import resource
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from evidencedesk.files.trec import TrecRun
 from evidencedesk.results._inputs import Project, judged_depth, judged_external_runs, load_project
 from evidencedesk.results._settings import settings_for
+from evidencedesk.retrieval._coverage import Coverage, coverage
+from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.trec_judge import judge_trec_run
 
 
@@ -55,15 +58,18 @@ def read_and_judge(project: Project, labels: list, qrels: dict, depth: int) -> t
     seconds: list[float] = []
     start = time.perf_counter()
 
-    def judge(trec: TrecRun) -> list:
+    def judge(trec: TrecRun) -> tuple[Sequence[Judged], None]:
         judged = judge_trec_run(trec, qrels, labels, relevant=project.relevance, depth=depth)
         now = time.perf_counter()
         seconds.append(now - start - sum(seconds))
         print(f"  run {len(seconds)}: {trec.n_lines:,} lines, read + judge {seconds[-1]:.2f} s, "
               f"peak memory so far {peak_gib():.2f} GiB", flush=True)  # fmt: skip
-        return judged
+        return judged, None
 
-    judged_external_runs(project.runs, judge)
+    def check(trec: TrecRun, path: Path) -> Coverage:  # the build's coverage, at its k of 10
+        return coverage(trec, qrels, 10)
+
+    judged_external_runs(project.runs, judge, check)
     return time.perf_counter() - start, len(seconds)
 
 

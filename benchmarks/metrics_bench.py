@@ -22,6 +22,10 @@ included, as a user running it sees it:
   tunes the process;
 - **evidencedesk, --tune settings**: the same with every process setting the command line
   applies when asked (``EVIDENCEDESK_TUNING=all``, `cli.process.Tuning`);
+- **evidencedesk, the runs-only build's path**: what a runs-only build does to each of its runs
+  (`build_path_means`: read, checked against the judgments, judged with its condensed lists to
+  the depth the build keeps, the lists made, the default metrics' means), with the --tune
+  settings, as ``evidencedesk build --tune`` runs it (target: within 1.5x of the floor);
 - **pyarrow read only** (the floor): ``pyarrow.csv.read_csv`` of the run with its six column
   names, nothing else -- what reading the file costs at the least;
 - **pytrec_eval** (when installed): a plain Python reader into dicts, ``RelevanceEvaluator``,
@@ -61,8 +65,10 @@ ID_BYTES = (4, 14)  # document ids from 4 to 14 bytes
 # runs them (the library never tunes the process); EVIDENCEDESK_TUNING=none in its child
 EVIDENCEDESK = "evidencedesk"
 TUNED = "evidencedesk, --tune settings"  # EVIDENCEDESK_TUNING=all: the command line's opt-in
+# what a runs-only build does to each of its runs, as `evidencedesk build --tune` runs it
+BUILD_PATH = "evidencedesk, the runs-only build's path"
 FLOOR = "pyarrow read only"
-TOOLS = (EVIDENCEDESK, TUNED, FLOOR, "pytrec_eval", "ranx")
+TOOLS = (EVIDENCEDESK, TUNED, BUILD_PATH, FLOOR, "pytrec_eval", "ranx")
 
 
 def generate(folder: Path, queries: int, docs: int, seed: int) -> tuple[Path, Path]:
@@ -118,6 +124,37 @@ def evidencedesk_means(run_path: str, qrels_path: str) -> dict[str, float]:
         return {name: float(s.value or 0.0) for name, s in summarize(judged, OURS).items()}
 
 
+def build_path_means(run_path: str, qrels_path: str) -> dict[str, float]:
+    """One run through the runs-only build's own path (`results._stages.runs_benchmark`): read,
+    checked against the judgments (coverage, its unjudged top documents), judged once for its
+    lists and its condensed lists to the depth the build keeps (the default runs-only metrics,
+    the gate's k, the question pages' 20 results), the lists made (the build keeps them when it
+    lets the run go), and the means of the default metrics."""
+    from evidencedesk._metric_names import reads_whole_list
+    from evidencedesk.cli._process import Tuning
+    from evidencedesk.files._project_file import DEFAULT_METRICS
+    from evidencedesk.files.trec import read_qrels, read_run
+    from evidencedesk.results._inputs import judged_depth
+    from evidencedesk.retrieval._coverage import check_coverage, unjudged_top
+    from evidencedesk.retrieval._memos import build_memos
+    from evidencedesk.retrieval.metrics import summarize
+    from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed
+
+    tuning = Tuning.from_env()
+    tuning.start()
+    names = list(DEFAULT_METRICS["runs"])
+    judged_k = 10  # Judged@k, the coverage check and the gate's k without a policy
+    depth, graded = judged_depth(names, judged_k, judged_k), reads_whole_list(names)
+    with tuning.paused(), build_memos():  # the build's memos: the judged ids read once
+        run, qrels = read_run(run_path), read_qrels(qrels_path)
+        check_coverage(run, qrels, judged_k, run_path, min_coverage=0.9)
+        unjudged_top(run, qrels, judged_k)
+        judged, _ = _judge_trec_run_condensed(run, qrels, None, None, 2, depth, graded)
+        del run
+        judged.built()
+        return {name: float(s.value or 0.0) for name, s in summarize(judged, names).items()}
+
+
 def floor(run_path: str, qrels_path: str) -> dict[str, float]:
     import pyarrow.csv as pacsv
 
@@ -157,7 +194,8 @@ def ranx_means(run_path: str, qrels_path: str) -> dict[str, float]:
     return {ours: float(values[name]) for ours, name in zip(OURS, RANX, strict=True)}
 
 
-CHILD = {EVIDENCEDESK: evidencedesk_means, TUNED: evidencedesk_means, FLOOR: floor,
+CHILD = {EVIDENCEDESK: evidencedesk_means, TUNED: evidencedesk_means,
+         BUILD_PATH: build_path_means, FLOOR: floor,
          "pytrec_eval": pytrec_eval_means, "ranx": ranx_means}  # fmt: skip
 
 
@@ -173,7 +211,7 @@ def child(tool: str, run_path: str, qrels_path: str) -> None:
 
 # -- the parent: fresh processes, timed from outside ----------------------------------------------
 def _once(tool: str, run_path: Path, qrels_path: Path) -> tuple[float, dict[str, object]]:
-    env = dict(os.environ, EVIDENCEDESK_TUNING="all" if tool == TUNED else "none")
+    env = dict(os.environ, EVIDENCEDESK_TUNING="all" if tool in (TUNED, BUILD_PATH) else "none")
     start = time.perf_counter()
     done = subprocess.run([sys.executable, __file__, "--child", tool, str(run_path),
                            str(qrels_path)], env=env, check=True, capture_output=True,
@@ -251,6 +289,10 @@ def report(found: dict[str, object]) -> str:
         lines.append(f"| {name} | {row['seconds']:.2f} | {row['seconds'] / ours:.2f} | {cells} |")
     lines.append(f"\n{EVIDENCEDESK} / pyarrow read: {ours / tools[FLOOR]['seconds']:.2f}x "
                  "(target <= 2)")  # fmt: skip
+    if BUILD_PATH in tools:
+        lines.append(f"{BUILD_PATH} / pyarrow read: "
+                     f"{tools[BUILD_PATH]['seconds'] / tools[FLOOR]['seconds']:.2f}x "
+                     "(target <= 1.5)")  # fmt: skip
     if "pytrec_eval" in tools:
         lines.append(f"pytrec_eval / {EVIDENCEDESK}: {tools['pytrec_eval']['seconds'] / ours:.2f}x "
                      "(target >= 3)")  # fmt: skip

@@ -7,7 +7,8 @@ targets of docs/scale.md are met with them; ``--tune none`` builds as the comman
 default, with none) and prints the time per stage (the CLI's own lines), the total
 wall-clock time, the peak memory of the build process (``resource.getrusage`` of the child, max
 RSS) and the site's size and file count, and beside it the time a fresh process takes to read the
-project's runs with pyarrow's ``read_csv`` alone (the floor; target: the build within 2x). ``--scaling`` also builds at 1/4 and 1/2 of the
+project's runs with pyarrow's ``read_csv`` alone (the floor; target: the build within 2x);
+``--repeat N`` builds N times, each build followed by the floor, and prints the medians. ``--scaling`` also builds at 1/4 and 1/2 of the
 questions (1x / 2x / 4x) and prints, measured in the same run, each size's total and per-stage
 times with their ratio to the 1x build (the stages after the read, "gate" + "site model" +
 "render", also on their own). With ``--keep DIR`` the projects stay in DIR and a later run with
@@ -17,6 +18,7 @@ project's folder.
 
     python benchmarks/runs_only_scale.py [--questions 50000] [--depth 1000] [--runs 3]
                                          [--scaling] [--keep DIR] [--out DIR] [--tune all]
+                                         [--repeat 1]
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import os
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -150,11 +153,13 @@ class Build:
 
 def build_once(
     base: Path, questions: int, depth: int, runs: int, reuse: bool = False,
-    out: Path | None = None, tune: str = "all", quiet: bool = False,
+    out: Path | None = None, tune: str = "all", quiet: bool = False, repeat: int = 1,
 ) -> Build:  # fmt: skip
-    """One build of the project ``project-<questions>`` in `base` (generated unless `reuse`
+    """The build of the project ``project-<questions>`` in `base` (generated unless `reuse`
     finds it), with the real command line in a fresh process: ``evidencedesk build --tune
-    TUNE`` (``none``: the command's default, the process as Python starts it)."""
+    TUNE`` (``none``: the command's default, the process as Python starts it), `repeat` times,
+    each followed by the floor (`read_floor`): the medians of both, measured in turn, so that a
+    machine that slows down part way slows both alike."""
     root = base / f"project-{questions}"
     project = root / "evidencedesk.toml"
     started = time.perf_counter()
@@ -171,29 +176,41 @@ def build_once(
               f"({size / 1e6:.0f} MB of runs) ready in {time.perf_counter() - started:.1f} s",
               flush=True)  # fmt: skip
     site_dir = (out or base) / f"site-{questions}"
-    shutil.rmtree(site_dir, ignore_errors=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    started = time.perf_counter()
-    command = [sys.executable, "-m", "evidencedesk.report", "build"]
-    command += ["--project", str(project), "--out", str(site_dir), "--tune", tune]
-    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True)
-    seconds = time.perf_counter() - started
-    if not quiet:
-        print(done.stdout, end="", flush=True)
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest child
+    builds: list[tuple[float, dict[str, float]]] = []
+    floors: list[float] = []
+    peak = 0
+    for attempt in range(1, repeat + 1):  # build, floor, build, floor, ...: interleaved
+        shutil.rmtree(site_dir, ignore_errors=True)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        started = time.perf_counter()
+        command = [sys.executable, "-m", "evidencedesk.report", "build"]
+        command += ["--project", str(project), "--out", str(site_dir), "--tune", tune]
+        done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True)
+        seconds = time.perf_counter() - started
+        builds.append((seconds, stage_times(done.stdout)))
+        if not quiet and attempt == 1:
+            print(done.stdout, end="", flush=True)
+        if attempt == 1:  # before any floor ran: the floors' processes count in it after
+            largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest
+            # an earlier, larger child: the figure is an upper bound then
+            peak = largest if largest > before else before
+        floors.append(read_floor(root / "runs"))
+        if not quiet:
+            print(f"   attempt {attempt}: build {seconds:.1f} s, reading its runs alone "
+                  f"{floors[-1]:.1f} s (load {os.getloadavg()[0]:.2f})", flush=True)  # fmt: skip
+    seconds = statistics.median(b[0] for b in builds)
+    stages = {s: statistics.median(b[1].get(s, float("nan")) for b in builds) for s in STAGES}
+    floor = statistics.median(floors)
     site, files = tree_size(site_dir)
-    if peak <= before:
-        peak = before  # an earlier, larger child: the figure is an upper bound then
     if not quiet:
         print(f"== {questions} questions, evidencedesk build --tune {tune}: build "
-              f"{seconds:.1f} s wall clock, peak memory "
+              f"{seconds:.1f} s wall clock (median of {repeat}), peak memory (the first) "
               f"{peak / 2**20:.2f} GiB, site {site / 1e6:.1f} MB in {files} files ==",
               flush=True)  # fmt: skip
-    floor = read_floor(root / "runs")
-    if not quiet:
-        print(f"   reading its runs alone (pyarrow read_csv, a fresh process): {floor:.1f} s; "
-              f"the build: {seconds / floor:.2f}x that (target <= 2)", flush=True)  # fmt: skip
-    return Build(questions, seconds, peak / 2**20, site, files, stage_times(done.stdout), floor)
+        print(f"   reading its runs alone (pyarrow read_csv, a fresh process, median of "
+              f"{repeat}): {floor:.1f} s; the build: {seconds / floor:.2f}x that (target <= 2)",
+              flush=True)  # fmt: skip
+    return Build(questions, seconds, peak / 2**20, site, files, stages, floor)
 
 
 _FLOOR = """
@@ -252,6 +269,9 @@ def main() -> None:
         metavar="SETTINGS",
         help="the build's --tune (default: all; none: as the command runs by default)",
     )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="builds and floors, interleaved: their medians"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     args = parser.parse_args()
     base = Path(args.keep or tempfile.mkdtemp(prefix="evidencedesk-runs-only-"))
@@ -260,7 +280,8 @@ def main() -> None:
     try:
         for n in sizes if args.scaling else sizes[-1:]:
             rows.append(build_once(base, n, args.depth, args.runs, args.keep is not None,
-                                   args.out, tune=args.tune, quiet=args.json))  # fmt: skip
+                                   args.out, tune=args.tune, quiet=args.json,
+                                   repeat=args.repeat))  # fmt: skip
             if args.keep is None:
                 shutil.rmtree(base / f"project-{n}", ignore_errors=True)
     finally:
@@ -270,7 +291,8 @@ def main() -> None:
         print(json.dumps({"load": os.getloadavg()[0], "tune": args.tune,
                           "builds": [dataclasses.asdict(r) for r in rows]}))  # fmt: skip
         return
-    print(f"\nevidencedesk build --tune {args.tune}")
+    print(f"\nevidencedesk build --tune {args.tune} (medians of {args.repeat}; load average "
+          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores when it ended)")  # fmt: skip
     print(table(rows))
 
 

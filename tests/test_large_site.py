@@ -171,7 +171,8 @@ def test_plain_refuses_a_number_json_cannot_hold(bad: float) -> None:
 
 def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bootstrap's draws (up to 768 MB), the token memos, the pure scorers' scores and the
-    toy embedder's buckets and the metric engine's judged-lines conversions are the build's, not the process's: held by the one `Memos` the
+    toy embedder's buckets, the metric engine's judged-lines conversions and the run checks'
+    judged ids are the build's, not the process's: held by the one `Memos` the
     evaluation opens, and dropped once `evaluate` returns, or fails."""
     from evidencedesk.results._evaluate import evaluate
     from evidencedesk.retrieval import _memos as memos
@@ -188,9 +189,8 @@ def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(memos.Memos, "table", table)
     evaluate(load_project(DEMO_PROJECT), 0, (), lambda stage: None)
     assert len(opened) == 1  # one object holds every memo of the build
-    assert tables == {"draws", "feature buckets", "judged lines", "pair scores", "pair scores by pair",
-                      "token counts", "tokens",
-                      "word sets"}  # fmt: skip
+    assert tables == {"draws", "feature buckets", "judged ids", "judged lines", "pair scores",
+                      "pair scores by pair", "token counts", "tokens", "word sets"}  # fmt: skip
     assert [m.names() for m in opened.values()] == [()]  # dropped when the build ended
     assert memos._SCOPE.get() is None
     assert stats.draws(40, 0, 100) is not stats.draws(40, 0, 100)  # outside a build: no memo

@@ -29,6 +29,7 @@ from evidencedesk.files.trec import (
     write_run,
 )
 from evidencedesk.results._inputs import judged_depth
+from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, _metric_value, summarize
 from evidencedesk.retrieval.trec_judge import _qrels_from_labels, judge_trec_run
 from tests.project_fixtures import make_runs_only_project
@@ -1047,3 +1048,54 @@ def test_only_the_ties_out_of_order_are_moved() -> None:
     assert (fix[0].tolist(), fix[1].tolist()) == ([3, 4, 5], [4, 5, 3])
     assert _tie_order(qcode, scores, np.array([b"c", b"b", b"a", b"z", b"y", b"x", b"q", b"p"],
                                               dtype="S8")) is None  # fmt: skip
+
+
+def test_judgments_read_once_judge_every_run_as_the_qrels_do() -> None:
+    # a build reads the qrels into arrays once (`_shared_judgments`) and judges every run against
+    # them: each run's lists are those of judging it against the qrels themselves
+    from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed, _shared_judgments
+
+    labels = [Label(id=q, question=q, tags=(), answerable=True) for q in ("q1", "q2", "q3")]
+    qrels = {"q1": {"d1": 2, "d2": 0, "long-document-id-1": 1}, "q2": {"d3": 3}, "q3": {}}
+    runs = [
+        TrecRun.from_dict(
+            {"q1": {"d2": 3.0, "d1": 2.0, "long-document-id-1": 1.0}, "q2": {"d3": 1.0}}
+        ),  # fmt: skip
+        TrecRun.from_dict({"q2": {"d9": 2.0, "d3": 1.0}, "q9": {"d1": 1.0}}),
+    ]
+    shared = _shared_judgments(qrels, labels)
+    for run in runs:
+        alone = _judge_trec_run_condensed(run, qrels, labels, None, 1, 5)
+        together = _judge_trec_run_condensed(run, qrels, labels, None, 1, 5, judgments=shared)
+        assert [tuple(a) for a in alone] == [tuple(t) for t in together]
+    first = _judge_trec_run_condensed(runs[0], qrels, labels, None, 1, 5, judgments=shared)[0]
+    assert [j.grades for j in first] == [(0, 2, 1), (3,), ()]
+
+
+def test_the_judge_s_candidates_hold_every_judged_key_and_drop_other_low_bits() -> None:
+    # three bitmaps filter a run's lines before the exact look-up: every line whose key is a
+    # judged one passes; a key that shares a judged key's top 44 bits but not its low 24 does not
+    from evidencedesk.retrieval.trec_judge import _candidates
+
+    judged = np.array([0x123456789ABCDEF0, 0x0FEDCBA987654321], dtype=np.uint64)
+    keys = np.array(
+        [0x0FEDCBA987654321, 0x123456789ABCDEF1, 7, 0x123456789ABCDEF0], dtype=np.uint64
+    )
+    assert _candidates(keys, judged).tolist() == [0, 3]
+
+
+@pytest.mark.parametrize(
+    ("codes", "scores", "expected"),
+    [
+        ([0, 0, 1, 1, 2], [3.0, 2.0, 9.0, 1.0, 5.0], True),  # in trec_eval's order, no tie
+        ([0, 0, 1, 1, 2], [3.0, 3.0, 9.0, 1.0, 5.0], False),  # a tie: its documents are sorted
+        ([0, 0, 1, 1, 2], [2.0, 3.0, 9.0, 1.0, 5.0], False),  # a score rises within a query
+        ([0, 1, 0], [3.0, 2.0, 1.0], False),  # a query comes back
+        ([1, 0], [2.0, 1.0], False),  # queries out of order
+        ([0], [1.0], True),
+    ],
+)
+def test_a_run_in_order_without_ties_is_left_as_it_is(codes, scores, expected) -> None:
+    from evidencedesk.files.trec import _in_order
+
+    assert _in_order(np.array(codes, dtype=np.int32), np.array(scores)) is expected

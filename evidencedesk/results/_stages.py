@@ -104,7 +104,11 @@ from evidencedesk.retrieval.evidence import context_tokens
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, paired
 from evidencedesk.retrieval.parts import Parts, _uses_minilm
-from evidencedesk.retrieval.trec_judge import _judge_trec_run_condensed, judge_trec_run
+from evidencedesk.retrieval.trec_judge import (
+    _judge_trec_run_condensed,
+    _shared_judgments,
+    judge_trec_run,
+)
 
 # -- progress ------------------------------------------------------------------------------------
 Progress = Callable[[str], None]  # told each stage's name as it starts
@@ -699,11 +703,12 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
     depth = judged_depth(names, _gate_k(evaluating), settings.judged_k)
     graded = reads_whole_list(names)  # AP, R-prec, nDCG, bpref: through the last graded result
     tally = Tally(evaluating.progress, len(inputs.runs) * len(labels))
+    judgments = _shared_judgments(qrels, labels)  # the qrels as arrays, once for every run
 
     def judge_run(trec: TrecRun) -> tuple[Sequence[Judged], Sequence[Judged] | None]:
         # counted run by run: one vector pass each; the condensed lists ride along
         judged = _judge_trec_run_condensed(trec, qrels, labels, settings.max_depth,
-                                          inputs.relevance, depth, graded)  # fmt: skip
+                                          inputs.relevance, depth, graded, judgments)  # fmt: skip
         tally.add(len(labels))
         return judged
 
@@ -770,8 +775,11 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
             base_run.condensed, runs_condensed, settings.compared[0], book,
             {n: compared[n][1] for n in others},
         )  # fmt: skip
-    reference, ref_name = _runs_reference(evaluating, base_run)
-    k = _gate_k(evaluating)
+    k, policy = _gate_k(evaluating), inputs.policy
+    # without a policy there is no gate to decide: no list is cut to k, no reference shaped
+    reference, ref_name = (
+        _runs_reference(evaluating, base_run) if policy is not None else (None, None)
+    )
     candidates = []
     for name, run in others.items():
         own, comparisons = compared[name]
@@ -786,7 +794,11 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
                 slices=compute.tag_values(run.judged, settings.slices[:1]),
                 costs=_NO_COSTS,
                 gate=gate_outcome(
-                    inputs.policy, _cut(run.judged, k), max(k, 1), reference, ref_name
+                    policy,
+                    _cut(run.judged, k) if policy is not None else (),
+                    max(k, 1),
+                    reference,
+                    ref_name,
                 ),  # fmt: skip
                 note=read_note(inputs.notes, name),
                 decision=decide_verdict(  # Holm adjusts over the candidates
@@ -808,5 +820,7 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
     corpus = frozenset(catalog.ids()) if catalog is not None else None
     label_next = to_label(base_run.judged, {n: r.judged for n, r in others.items()},
                           str(baseline), settings.judged_k, corpus=corpus)  # fmt: skip
-    base_gate = _baseline_gate(inputs.policy, _cut(base_run.judged, k), max(k, 1))
+    base_gate = _baseline_gate(
+        policy, _cut(base_run.judged, k) if policy is not None else (), max(k, 1)
+    )
     return Gated(tuple(candidates), {}, (), label_next, base_gate)

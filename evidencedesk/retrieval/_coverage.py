@@ -30,6 +30,7 @@ from evidencedesk.files._project_file import (
 )
 from evidencedesk.files._trec_keys import doc_hashes, fixed_width_of
 from evidencedesk.files.trec import TrecRun
+from evidencedesk.retrieval._memos import memo
 
 __all__ = [
     "FAR_BELOW",
@@ -97,6 +98,38 @@ def _hashes(ids: Iterable[str]) -> np.ndarray:
     return doc_hashes(fixed_width_of(list(ids)))
 
 
+@dataclass(frozen=True, eq=False)
+class _Judged:
+    """The judgments' ids, read once for every run a build checks (`_judged`)."""
+
+    queries: frozenset[str]  # the judged queries (`_judged_queries`)
+    every: frozenset[str]  # every id they grade for some query (`_every`)
+    known: np.ndarray  # the distinct hashes of `every`, ascending
+    ids: np.ndarray  # the id (fixed width) of each of `known`
+
+
+def _judged(
+    judgments: Mapping[str, Mapping[str, int]], complete: Collection[str] | None
+) -> _Judged:
+    """`judgments`' ids as every check reads them: made once a build for the same judgments
+    (the build's memo holds them with the judgments, so their id stays theirs), not once for
+    each run and each check (a set of every judged id, walked from the dicts, each time)."""
+    recent: list[tuple[object, object, _Judged]] = memo("judged ids", list)
+    for seen, also, found in recent:
+        if seen is judgments and also is complete:
+            return found
+    every = frozenset(_every(judgments, complete))
+    ids = fixed_width_of(list(every))
+    hashes = doc_hashes(ids)
+    order = np.argsort(hashes, kind="stable")
+    known, first = np.unique(hashes[order], return_index=True)
+    found = _Judged(frozenset(_judged_queries(judgments, complete)), every, known,
+                    ids[order[first]])  # fmt: skip
+    recent.insert(0, (judgments, complete, found))
+    del recent[2:]
+    return found
+
+
 def _every(
     judgments: Mapping[str, Mapping[str, int]], complete: Collection[str] | None
 ) -> set[str]:
@@ -112,10 +145,11 @@ def coverage(
     """`run`'s `Coverage` against `judgments` (query id -> {document id: grade}); `complete`:
     the ids the judgments cover whether or not they name them (a labels file grades every
     chunk of the catalog, a missing grade is 0)."""
-    judged = set(judgments) if complete is not None else {q for q, d in judgments.items() if d}
+    shared = _judged(judgments, complete)
+    judged = shared.queries
     answered = [i for i, q in enumerate(run.qids) if q in judged]
     lines = _top_lines(run, answered, k)
-    known = np.unique(_hashes(_every(judgments, complete)))
+    known = shared.known
     anywhere = int(np.isin(doc_hashes(run.docs[lines]), known).sum()) if lines.size else 0
     return Coverage(len(judged), len(answered), len(run.qids), k, int(lines.size), anywhere)
 
@@ -247,10 +281,31 @@ def unjudged_top(
     complete: Collection[str] | None = None,
 ) -> list[str]:  # fmt: skip
     """The documents of the run's top k (of the judged queries it answers) that the judgments
-    grade for no query, in run order, each once (at most `_SAMPLE`)."""
-    every = _every(judgments, complete)
-    _, docs = _top_docs(run, _judged_queries(judgments, complete), k)
-    return list(itertools.islice(dict.fromkeys(d for d in docs if d not in every), _SAMPLE))
+    grade for no query, in run order, each once (at most `_SAMPLE`).
+
+    By hash first: an id whose hash no judged id has is unjudged, one whose bytes are the judged
+    id of its hash is judged, and only the rest (a collision) is looked up as text; only the
+    unjudged ids are decoded (the top 10 of 10,000 queries are 100,000 ids, nearly all judged
+    or repeated)."""
+    shared = _judged(judgments, complete)
+    answered = [i for i, q in enumerate(run.qids) if q in shared.queries]
+    docs = run.docs[_top_lines(run, answered, k)]
+    if not docs.size or not shared.known.size:
+        unjudged = docs
+    else:
+        hashes = doc_hashes(docs)
+        at = np.minimum(np.searchsorted(shared.known, hashes), shared.known.size - 1)
+        same = shared.known[at] == hashes
+        judged = same & (shared.ids[at] == docs)
+        collided = np.flatnonzero(same & ~judged)  # the hash of a judged id, other bytes
+        if collided.size:
+            judged[collided] = [d.decode("utf-8") in shared.every
+                                for d in docs[collided].tolist()]  # fmt: skip
+        unjudged = docs[~judged]
+    # each once, in run order: the first of each distinct id
+    _, first = np.unique(unjudged, return_index=True)
+    kept = unjudged[np.sort(first)[:_SAMPLE]]
+    return [d.decode("utf-8") for d in kept.tolist()]
 
 
 def _percent(share: float) -> str:
@@ -332,7 +387,7 @@ def check_judged_shares(
     times the others' (`id_rewrite`), or when the top documents it would match (estimated
     from the ids it was tried on) are more than the share `min_coverage` leaves, as a corpus
     would refuse them."""
-    every = _every(judgments, complete)
+    every = _judged(judgments, complete).every
     for name, (path, found, unjudged) in runs.items():
         others = [c.anywhere_share for n, (_, c, _) in runs.items() if n != name]
         if not others or not unjudged:

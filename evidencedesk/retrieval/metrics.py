@@ -529,9 +529,9 @@ class _Scored(JudgedLike, Protocol):
 _Values = Sequence[_Scored] | Mapping[str, float | None]
 
 
-def _values(run: _Values, name: str) -> dict[str, float | None]:
+def _values(run: _Values, name: str) -> Mapping[str, float | None]:
     if isinstance(run, Mapping):
-        return dict(run)
+        return run  # only read: no copy (a comparison aligns each pair of runs three times)
     # judged lists: the one metric engine's values, as `per_question_all` gives them
     return dict(zip((j.id for j in run), _of_judged(run, [name])[name], strict=True))
 

@@ -67,33 +67,27 @@ class _Arrays:
         below = (self.every_g >= 0) & (self.every_g < relevant)
         return np.bincount(self.every_q[below], minlength=len(self.questions))
 
-    def line_grades(self, n_lines: int) -> np.ndarray:
-        """The grade of every run line (0: not judged, or judged 0 or below)."""
-        grades = np.zeros(n_lines, dtype=np.int64)
-        grades[self.lines] = self.grade
-        return grades
-
     def line_judged(self, n_lines: int) -> np.ndarray:
         """Whether each run line has a judgment."""
         flags = np.zeros(n_lines, dtype=bool)
         flags[self.judged] = True
         return flags
 
-    def line_negative(self, n_lines: int) -> np.ndarray:
-        """Whether each run line's judgment is below 0."""
-        flags = np.zeros(n_lines, dtype=bool)
-        flags[self.judged[self.judged_grade < 0]] = True
-        return flags
-
 
 def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
     """The lines whose (query, doc) key may be a judged one: two bitmaps of the judged keys' top
-    bits, a 1 MB one (it stays in a core's cache) over every line, a 16 MB one over its picks."""
-    # the top bits index the bitmaps as int64 (a uint64 index is first copied to intp by numpy)
+    bits, a 1 MB one (it stays in a core's cache) over every line, a 16 MB one over its picks,
+    and a third of their low 24 bits over what is left. The third keeps the candidates few when
+    the judgments fill the first two: 600,000 judgments (50,000 questions) set half of the 1 MB
+    bitmap, and 2 million of 50 million lines passed both, each looked up at random in the
+    judged keys (a binary search that took half a second a run); with it, 300,000 pass."""
+    # the bits index the bitmaps as int64 (a uint64 index is first copied to intp by numpy)
     small = np.zeros(1 << 20, dtype=bool)
     small[(judged >> np.uint64(44)).view(np.int64)] = True
     large = np.zeros(1 << 24, dtype=bool)
     large[(judged >> np.uint64(40)).view(np.int64)] = True
+    low = np.zeros(1 << 24, dtype=bool)
+    low[(judged & _LOW).view(np.int64)] = True
     found = [np.zeros(0, dtype=np.intp)]
     # a million lines at a time: each step's arrays reuse the last step's memory (an array of
     # the run's length would be fresh memory, and the kernel's zeroing of its pages took longer
@@ -101,23 +95,57 @@ def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
     for at in range(0, keys.size, _STEP):
         part = keys[at : at + _STEP]
         cand = np.flatnonzero(small[(part >> np.uint64(44)).view(np.int64)])
-        found.append(cand[large[(part[cand] >> np.uint64(40)).view(np.int64)]] + at)
+        cand = cand[large[(part[cand] >> np.uint64(40)).view(np.int64)]]
+        found.append(cand[low[(part[cand] & _LOW).view(np.int64)]] + at)
     return np.concatenate(found)
+
+
+_LOW = np.uint64((1 << 24) - 1)  # a key's low 24 bits: the third bitmap's index
 
 
 _STEP = 1 << 20  # lines
 
 
-def _arrays(run: TrecRun, qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Arrays:
-    run_index = {q: i for i, q in enumerate(run.qids)}
-    # every judgment of every question, in question order: each question's ids and grades
-    # joined by C-level chains
+@dataclass(frozen=True, eq=False)
+class _Judgments:
+    """Every judgment of the questions, as arrays: the qrels read once, and shared by every run
+    judged against them (a build judges each of its runs against the same qrels: walking their
+    dicts again for each run took a tenth of judging it). A judgment's key is its document's
+    hash xor its question's salt: the key `line_keys` gives the run line that returns it."""
+
+    questions: list[str]
+    every_q: np.ndarray  # question index of every judgment, in question order
+    every_g: np.ndarray  # its grade
+    ids: np.ndarray  # its document id, fixed width (`fixed_width_of`)
+    keys: np.ndarray  # its (question, document) key
+
+
+def _judgments(qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Judgments:
+    """The judgments of `questions` as arrays (each question's ids and grades joined by C-level
+    chains)."""
     judgments = [qrels.get(q, {}) for q in questions]
     sizes = np.fromiter(map(len, judgments), dtype=np.int64, count=len(judgments))
-    every_g = np.fromiter(
-        itertools.chain.from_iterable(j.values() for j in judgments), np.int64, int(sizes.sum())
-    )
+    total = int(sizes.sum())
+    every_g = np.fromiter(itertools.chain.from_iterable(j.values() for j in judgments), np.int64,
+                          total)  # fmt: skip
     every_q = np.repeat(np.arange(len(questions), dtype=np.int64), sizes)
+    ids = fixed_width_of(list(itertools.chain.from_iterable(judgments)))
+    keys = np.zeros(0, dtype=np.uint64)
+    if total:
+        salts = query_salts([q.encode("utf-8") for q in questions])
+        keys = doc_hashes(ids) ^ salts[every_q]
+    return _Judgments(questions, every_q, every_g, ids, keys)
+
+
+def _shared_judgments(qrels: Mapping[str, Mapping[str, int]], labels: Sequence[Any]) -> _Judgments:
+    """The judgments of the labelled questions, read once for every run a build judges against
+    them (`_judge_trec_run_condensed`'s `judgments`)."""
+    return _judgments(qrels, [label.id for label in labels])
+
+
+def _arrays(run: TrecRun, pool: _Judgments) -> _Arrays:
+    questions, every_q, every_g = pool.questions, pool.every_q, pool.every_g
+    run_index = {q: i for i, q in enumerate(run.qids)}
     positive = every_g > 0
     asked = np.fromiter((run_index.get(q, -1) for q in questions), np.int64, len(questions))
     every_r = asked[every_q]  # the judgment's run query (-1: the run does not answer it)
@@ -125,10 +153,7 @@ def _arrays(run: TrecRun, qrels: Mapping[str, Mapping[str, int]], questions: lis
     grade = np.zeros(0, dtype=np.int64)
     answered = every_r >= 0
     if answered.any() and run.n_lines:
-        every_d = list(itertools.chain.from_iterable(judgments))
-        judged = fixed_width_of(list(itertools.compress(every_d, answered.tolist())))
-        salts = query_salts([q.encode("utf-8") for q in run.qids])
-        h_pool = doc_hashes(judged) ^ salts[every_r[answered]]  # the keys `line_keys` gives
+        judged, h_pool = pool.ids[answered], pool.keys[answered]  # the keys `line_keys` gives
         keys = run.keys  # a TrecRun fills its (query, doc) key hashes on creation
         assert keys is not None
         cand = _candidates(keys, h_pool)
@@ -249,23 +274,31 @@ def _decoded(distinct: np.ndarray) -> list[str]:
 
 def _kept(
     run: TrecRun,
-    grades: np.ndarray,
-    judged: np.ndarray,
-    negative: np.ndarray,
+    arrays: _Arrays,
+    judged: np.ndarray | None,
     starts: np.ndarray,
     stops: np.ndarray,
 ) -> _Kept:
     """The document ids, grades, judged flags and negative flags of each question's run lines
     [start, stop), decoded in one pass: one str per distinct document id, shared by every list
     that returns it (a run of 50,000 questions x 1,000 documents holds 50 million ids but far
-    fewer distinct documents)."""
+    fewer distinct documents). The grades and flags are looked up for the kept lines alone
+    (`judged`: whether each run line is judged, when the judged lines do not say it), not
+    spread over arrays of the run's length first."""
     sizes = stops - starts
     offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
     line_q = np.repeat(np.arange(starts.size, dtype=np.int64), sizes)
     lines = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1], dtype=np.int64)
     distinct, inverse = _distinct(run.docs[lines])
     names = np.array(_decoded(distinct), dtype=object)
-    kept, flags, below = grades[lines], judged[lines], negative[lines]
+    kept = np.zeros(lines.size, dtype=np.int64)
+    pos, hit = _placed(arrays.lines, lines)
+    kept[hit] = arrays.grade[pos]
+    if judged is None:
+        flags = _placed(arrays.judged, lines)[1]
+    else:
+        flags = judged[lines]
+    below = _placed(arrays.judged[arrays.judged_grade < 0], lines)[1]
     return _Kept(
         offsets.tolist(),
         ids=names[inverse].tolist(),
@@ -378,8 +411,7 @@ def _judge(
     has_relevant = np.bincount(pool_q[pool_g >= relevant], minlength=len(questions)) > 0
 
     def make() -> list[Judged]:
-        every = flags if flags is not None else arrays.line_judged(n)
-        kept = _kept(run, arrays.line_grades(n), every, arrays.line_negative(n), a, b)
+        kept = _kept(run, arrays, flags, a, b)
         returned = [s if h else None for s, h in zip(size.tolist(), head.tolist(), strict=True)]
         pools, pool_at, answers = pool_g.tolist(), pool_bounds.tolist(), has_relevant.tolist()
         out: list[Judged] = []
@@ -464,7 +496,7 @@ def judge_trec_run(
     do not grade.
     """
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
-    arrays = _arrays(run, qrels, _questions(run, qrels, labels))
+    arrays = _arrays(run, _judgments(qrels, _questions(run, qrels, labels)))
     nonrelevant = None
     if complete is not None:
         nonrelevant = _complete_nonrelevant(arrays, qrels, relevant, complete)
@@ -479,13 +511,17 @@ def _judge_trec_run_condensed(
     relevant: int = DEFAULT_RELEVANCE,
     depth: int | None = None,
     graded: bool = False,
+    judgments: _Judgments | None = None,
 ) -> tuple[JudgedLists, JudgedLists]:
     """`judge_trec_run`'s lists and the same run judged on condensed lists:
     each list with its unjudged results removed before the metrics read it (Sakai 2007; what
     ``trec_eval -J`` computes). ``k`` cuts the original list before condensing, ``depth`` (and
-    ``graded``) the condensed one after; the run is matched against the qrels once for both."""
+    ``graded``) the condensed one after; the run is matched against the qrels once for both.
+    `judgments`: the qrels of the labelled questions already as arrays (`_shared_judgments`)."""
     qrels, labels = _labels_and_qrels(qrels, labels_meta)
-    arrays = _arrays(run, qrels, _questions(run, qrels, labels))
+    if judgments is None:
+        judgments = _judgments(qrels, _questions(run, qrels, labels))
+    arrays = _arrays(run, judgments)
     full = _judge(run, arrays, labels, k, relevant, depth, graded)
     if k is not None:  # only the judged lines within each list's top k
         top = arrays.judged - run.offsets[np.searchsorted(run.offsets, arrays.judged, "right") - 1]

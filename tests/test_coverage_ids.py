@@ -1,0 +1,59 @@
+"""The run checks read the judgments' ids once a build (`_coverage._judged`), and find a run's
+unjudged top documents by hash with every equal hash confirmed on the ids (`unjudged_top`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evidencedesk.files.trec import TrecRun
+from evidencedesk.retrieval import _coverage
+from evidencedesk.retrieval._coverage import coverage, unjudged_top
+from evidencedesk.retrieval._memos import build_memos
+
+QRELS = {"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}, "q3": {}}
+# q1's top 3: d9 (unjudged), d2 (judged 0), d8; q2: d1 (judged for q1), d9 again, d7;
+# q4 is judged for no query: its documents are not read
+RUN = TrecRun.from_dict(
+    {
+        "q1": {"d9": 3.0, "d2": 2.0, "d8": 1.0, "d5": 0.5},
+        "q2": {"d1": 3.0, "d9": 2.0, "d7": 1.0},
+        "q4": {"d6": 1.0},
+    }
+)
+
+
+def test_the_unjudged_top_documents_in_run_order_each_once() -> None:
+    assert unjudged_top(RUN, QRELS, 3) == ["d9", "d8", "d7"]
+    assert unjudged_top(RUN, QRELS, 1) == ["d9"]
+
+
+def test_an_equal_hash_of_other_bytes_is_looked_up_by_the_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # every id hashes alike: each run document meets the hash of a judged id, and only its
+    # text says whether it is one
+    monkeypatch.setattr(_coverage, "doc_hashes", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+    assert unjudged_top(RUN, QRELS, 3) == ["d9", "d8", "d7"]
+
+
+def test_a_build_reads_the_judgments_ids_once_for_every_run() -> None:
+    with build_memos():
+        first = _coverage._judged(QRELS, None)
+        assert coverage(RUN, QRELS, 3) == coverage(RUN, QRELS, 3)
+        assert _coverage._judged(QRELS, None) is first
+        assert _coverage._judged(dict(QRELS), None) is not first  # other judgments: their own
+    assert sorted(first.every) == ["d1", "d2", "d3"]
+    assert first.queries == frozenset({"q1", "q2"})  # q3 grades nothing
+
+
+def test_coverage_counts_the_judged_top_documents() -> None:
+    # the top 3 of q1 and q2: 6 documents, of which d2 and d1 are judged for some query
+    assert coverage(RUN, QRELS, 3).to_dict() == {
+        "judged_queries": 2,
+        "answered": 2,
+        "run_queries": 3,
+        "k": 3,
+        "top": 6,
+        "judged_anywhere": 2,
+    }
