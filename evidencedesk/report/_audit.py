@@ -88,6 +88,9 @@ _COUNT = re.compile(r"(?<![\w.,@^/−+-])\d[\d,]*\s+(?:one-way\s+|changed\s+)?"
                     r"(?:questions?\b|question\(s\)|flips?\b)")  # fmt: skip
 _THRESHOLDS = ("fewer than ", "up to ")
 _COUNTED = ("methods.html",)  # definitions, rules and caveats: true of any project
+# any of the four, in one search: a block it finds nothing in holds none of them (most blocks)
+_ANY = re.compile("|".join(f"(?:{p.pattern})" for p in (_DECIMAL, _P_VALUE, _FLIPS))
+                  + f"|(?i:{_PHRASES.pattern})")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -232,61 +235,243 @@ _IN_ATTRIBUTE = re.compile(r'="[^"<>]*<span data-claim=')
 
 def _page_text(path: Path) -> _PageText:
     """What the page at `path` shows: its prose, its table cells and the claims it marks."""
-    return _parsed(read_text(path, AuditError, "page"))
+    return _read(read_text(path, AuditError, "page"))
 
 
-# the pages' markup, tokenized in one pass (html.parser's general tokenizer was most of the
-# audit's time): a comment, a doctype or processing instruction, a start or end tag with its
-# attributes, or text; a script's or a style's body is raw text up to its end tag
+# the pages' markup in one pass (html.parser's tokenizer, handing each tag to `_Text`'s
+# handlers, was most of the audit's time on a large site: 2.4 million tags): text, then what
+# ends it -- a comment, a doctype or processing instruction, a start or end tag with its
+# attributes, a "<" that starts none of these, or the end. A script's or a style's body is raw
+# text up to its end tag. `_read` does what `_Text` does, tag by tag, with the state in locals
 _TOKEN = re.compile(
-    r"<!--.*?-->|<![^>]*>|<\?[^>]*>|<(/?)([a-zA-Z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>|[^<]+|<",
+    r"([^<]*)(?:(<!--.*?-->|<![^>]*>|<\?[^>]*>)"
+    r"|<(/?)([a-zA-Z][^\s/>]*)((?:[^>\"']+|\"[^\"]*\"|'[^']*')*)>|(<)|\Z)",
     re.S,
 )
 _ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 _RAW_TEXT = {"script", "style"}
+_FLUSHED_AT_START = frozenset(_BLOCKS | {"table", "br"})
+_FLUSHED_AT_END = frozenset(_BLOCKS | {"table"})
+# end tags that may change more than the open elements and the block: the rest, closing the
+# element on top, end a block or not and pop it (the common case of a page the build wrote)
+_EVENTFUL_END = frozenset(_SKIPPED | {"span", "table"})
+
+# A leaf, read whole where nothing is open that changes how text is read (no mark, no data,
+# nothing skipped): an element whose content is text and elements of text alone, none of them a
+# block (a table cell ``<td><code>d028</code></td>``, ``<i>unjudged</i>``), and none naming a
+# mark, data (``dir``) or a note (no div), with plain double-quoted attributes. It opens and
+# closes what it opens, so it leaves the open elements as they were: read whole, its text is
+# the block it makes (one cell) or text of the open block. Table rows of leaf cells alone are
+# read whole too (a question page's ranked lists: most of a large site's tags), each cell a
+# block. Anything else is read tag by tag.
+_NOT_LEAF = "|".join(sorted(_VOID | _SKIPPED | _RAW_TEXT | {"table", "div"}))
+_PLAIN = r"""(?:\s++(?i:(?!(?:dir|data-claim|data-at)=))[a-zA-Z_:][-\w:.]*+="[^"<>]*+")*+"""
 
 
-def _feed(parser: _Text, raw: str) -> None:
-    """`raw` through `parser`'s handlers, as `HTMLParser.feed` with ``convert_charrefs`` hands
-    them (tag and attribute names lower-cased, character references resolved)."""
-    at, end = 0, len(raw)
-    unescape = html.unescape
-    while at < end:
-        token = _TOKEN.match(raw, at)
-        assert token is not None  # the last alternative matches any character
+def _inner(name: str) -> str:
+    """A leaf's content: text and elements of text (their tag group named `name`)."""
+    blocks = "|".join(sorted(_BLOCKS))
+    return (rf"(?:[^<]++|<(?!(?:{_NOT_LEAF}|{blocks})[\s>])(?P<{name}>[a-z][a-z0-9]*+){_PLAIN}>"
+            rf"[^<]*+</(?P={name})>)*+")  # fmt: skip
+
+
+_CELL = rf"<(?P<cell>td|th){_PLAIN}>({_inner('in_cell')})</(?P=cell)>"
+# where nothing is open that changes how text is read: text, then rows of leaf cells, a leaf,
+# or what `_TOKEN` reads. The white space between rows is left out: it follows a cell, whose end
+# left nothing to read, and white space alone makes no block
+_PLAIN_TOKEN = re.compile(
+    rf"([^<]*+)(?:((?:<tr{_PLAIN}>(?:\s*+{_CELL})++</tr>\s*+)++)"
+    rf"|<(?!(?:{_NOT_LEAF})[\s>])(?P<leaf>[a-z][a-z0-9]*+){_PLAIN}>({_inner('in_leaf')})</(?P=leaf)>|"
+    + _TOKEN.pattern[len("([^<]*)(?:") :],
+    re.S,
+)
+_CELLS = re.compile(_CELL)
+_TAGS = re.compile(r"<[^>]*>")
+
+
+def _leaf_text(inner: str) -> str:
+    """A leaf's text, its tags left out and each text between two tags unescaped (as
+    html.parser hands them)."""
+    if "&" in inner:
+        return "".join(html.unescape(t) for t in _TAGS.split(inner))
+    return _TAGS.sub("", inner) if "<" in inner else inner
+
+
+def _attributes(text: str) -> dict[str, str | None]:
+    """A start tag's attributes by lower-cased name (the last of a repeated name), values with
+    their character references resolved, as `HTMLParser` hands them to `dict`."""
+    given: dict[str, str | None] = {}
+    for m in _ATTR.finditer(text):
+        value = m[2] if m[2] is not None else m[3] if m[3] is not None else m[4]
+        given[m[1].lower()] = None if value is None else html.unescape(value)
+    return given
+
+
+def _read(raw: str) -> _PageText:
+    """What `_Text` reads of `raw` when `HTMLParser` feeds it (tests/test_audit.py holds the two
+    equal on every page of the demo and on markup the pages do not write), in one function:
+    the same open elements, marks, blocks and data elements. Only a span's, a div's and an
+    element's with a ``dir`` attributes are read (the others mark nothing and hold no data)."""
+    squeeze, unescape = _squeeze, html.unescape
+    prose: list[tuple[str, str]] = []
+    cells: list[tuple[str, str]] = []
+    marked: list[tuple[str, int, str]] = []
+    values: list[tuple[str, str]] = []
+    marked_in: list[str] = []
+    claim_after: list[int] = []
+    pending: list[int] = []  # marked claims of the open block
+    open_: list[str] = []  # the open elements' tags
+    data_at: list[int] = []  # where in `open_` each open element holding data text stands
+    buffer: list[str] = []
+    blanked: list[str] = []
+    mark: tuple[str, int] | str | None = None  # the open claim or value mark
+    mark_text: list[str] = []
+    skip = table = spans = 0
+
+    def flush() -> None:
+        nonlocal buffer, blanked, pending
+        joined = "".join(buffer)
+        text = " ".join(joined.split())
+        for i in pending:
+            marked_in[i] = text
+        pending = []
+        if text:
+            blank = "".join(blanked)  # the same text unless a mark stands in it
+            (cells if table else prose).append((text, text if blank == joined else squeeze(blank)))
+        buffer, blanked = [], []
+
+    def end(tag: str) -> None:  # `_Text.handle_endtag`
+        nonlocal mark, spans, table, skip
+        if tag == "span" and mark is not None:
+            if spans:
+                spans -= 1
+            else:
+                words = squeeze("".join(mark_text))
+                if isinstance(mark, tuple):
+                    pending.append(len(marked))
+                    marked.append((*mark, words))
+                    marked_in.append(words)
+                else:
+                    values.append((mark, words))
+                    claim_after.append(len(marked))
+                mark = None
+        if tag in _FLUSHED_AT_END:
+            if buffer or pending:
+                flush()
+            if tag == "table":
+                table = max(0, table - 1)
+        if tag in _SKIPPED:
+            skip = max(0, skip - 1)
+        if tag in open_:  # close it and what it left open
+            del open_[len(open_) - 1 - open_[::-1].index(tag) :]
+            while data_at and data_at[-1] >= len(open_):
+                data_at.pop()
+
+    def text_of(text: str) -> None:  # `_Text.handle_data`
+        if mark is not None:
+            mark_text.append(text)
+        if not skip and not data_at:
+            buffer.append(text)
+            blanked.append(" " * len(text) if mark is not None else text)
+
+    at, stop = 0, len(raw)
+    groups = _PLAIN_TOKEN.groupindex
+    rows_at, leaf_at, leaf_in = 2, groups["leaf"], groups["leaf"] + 1
+    # the groups both patterns end with: a comment's, an end tag's slash, the tag, its
+    # attributes, a lone "<" (by pattern: `_PLAIN_TOKEN`'s, `_TOKEN`'s)
+    last = [tuple(range(p.groups - 4, p.groups + 1)) for p in (_PLAIN_TOKEN, _TOKEN)]
+    while at < stop:
+        if mark is None and not data_at and not skip:
+            token = _PLAIN_TOKEN.match(raw, at)
+            assert token is not None  # the last alternatives match anything
+            rows, leaf = token.group(rows_at, leaf_at)
+            if rows is not None or leaf is not None:
+                at = token.end()
+                text = token.group(1)
+                if "&" in text:
+                    text = unescape(text)
+                if rows is None and leaf not in _BLOCKS:  # text of the open block
+                    if text or token.group(leaf_in):
+                        text += _leaf_text(token.group(leaf_in))
+                        buffer.append(text)
+                        blanked.append(text)
+                    continue
+                if text:
+                    buffer.append(text)
+                    blanked.append(text)
+                if buffer or pending:
+                    flush()
+                inners = ([c[1] for c in _CELLS.findall(rows)] if rows is not None
+                          else [token.group(leaf_in)])  # fmt: skip
+                into = cells if table else prose
+                for inner in inners:
+                    said = " ".join(_leaf_text(inner).split())
+                    if said:
+                        into.append((said, said))
+                continue
+        else:
+            token = _TOKEN.match(raw, at)
+        assert token is not None  # the last alternatives match anything
         at = token.end()
-        text = token.group()
-        if token.group(2) is None:
-            if text[:1] != "<" or text == "<":
-                parser.handle_data(unescape(text) if "&" in text else text)
+        text, _, closing, tag, attrs, lone = token.group(1, *last[token.re is _TOKEN])
+        if lone:
+            text += lone
+        if text:
+            if "&" in text:
+                text = unescape(text)
+            if mark is not None:
+                mark_text.append(text)
+            if not skip and not data_at:
+                buffer.append(text)
+                blanked.append(" " * len(text) if mark is not None else text)
+        if tag is None:
             continue
-        tag = token.group(2).lower()
-        if token.group(1):
-            parser.handle_endtag(tag)
+        tag = tag.lower()
+        if closing:
+            if open_ and open_[-1] == tag and tag not in _EVENTFUL_END:
+                if tag in _BLOCKS and (buffer or pending):
+                    flush()
+                open_.pop()
+                if data_at and data_at[-1] == len(open_):
+                    data_at.pop()
+            else:
+                end(tag)
             continue
-        attrs: list[tuple[str, str | None]] = []
-        for m in _ATTR.finditer(token.group(3)):
-            value = next((v for v in m.groups()[1:] if v is not None), None)
-            attrs.append((m[1].lower(), None if value is None else unescape(value)))
-        parser.handle_starttag(tag, attrs)
-        if text.endswith("/>") and tag not in _VOID:
-            parser.handle_endtag(tag)  # as HTMLParser.handle_startendtag does
+        given = _attributes(attrs) if attrs and (tag in ("span", "div") or "dir" in
+                                                 attrs.lower()) else None  # fmt: skip
+        if tag == "span":
+            if mark is not None:
+                spans += 1
+            elif given:
+                page, _, number = (given.get("data-claim") or "").rpartition(" ")
+                if page and number.isdigit():
+                    mark, mark_text, spans = (page, int(number)), [], 0
+                elif given.get("data-at"):
+                    mark, mark_text, spans = given["data-at"], [], 0
+        if tag in _SKIPPED:
+            skip += 1
+        if tag not in _VOID:
+            if given is not None and (given.get("dir") == "auto" or (
+                    tag == "div" and "note" in (given.get("class") or "").split())):  # fmt: skip
+                data_at.append(len(open_))
+            open_.append(tag)
+        if tag in _FLUSHED_AT_START:
+            if buffer or pending:
+                flush()
+            if tag == "table":
+                table += 1
+        if tag not in _VOID and token.group().endswith("/>"):
+            end(tag)  # as HTMLParser.handle_startendtag does
         elif tag in _RAW_TEXT:  # its body is not markup
             close = re.compile(rf"</{tag}\s*>", re.I).search(raw, at)
-            stop = close.start() if close else end
-            if stop > at:
-                parser.handle_data(raw[at:stop])
-            at = stop
-
-
-def _parsed(raw: str) -> _PageText:
-    """What a page's HTML `raw` shows (`_page_text`)."""
-    parser = _Text()
-    _feed(parser, raw)
-    parser.close()
-    return _PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
-                     tuple(parser.values), tuple(parser.marked_in), tuple(parser.claim_after),
-                     len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
+            body_end = close.start() if close else stop
+            if body_end > at:
+                text_of(raw[at:body_end])
+            at = body_end
+    if buffer or pending:
+        flush()
+    return _PageText(tuple(prose), tuple(cells), tuple(marked), tuple(values), tuple(marked_in),
+                     tuple(claim_after), len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
 
 
 def _claims(site: Path) -> dict[str, list[dict[str, Any]]]:
@@ -310,8 +495,11 @@ def _unbacked(page: str, shown: _PageText) -> list[Disagreement]:
     the report prints every measurement with decimals (`report.values.fmt`)."""
     out = []
     patterns = (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES) + ((_COUNT,) if page in _COUNTED else ())
+    anything = _ANY.search if page not in _COUNTED else None
     for blocks, what in ((shown.prose, "sentence"), (shown.cells, "table cell")):
         for block, blanked in blocks:
+            if anything is not None and anything(blanked) is None:
+                continue
             for pattern in patterns:
                 hit = next((h for h in pattern.finditer(blanked) if pattern is not _COUNT
                             or not blanked[: h.start()].endswith(_THRESHOLDS)), None)  # fmt: skip
@@ -381,19 +569,27 @@ def _legend_disagreement(page: str, claims: dict[str, list[dict[str, Any]]], sho
                         if of else said)  # fmt: skip
 
 
+_Known = dict[tuple[str, str], "str | Exception"]  # (mark, text shown) -> what it must be
+
+
 def _value_disagreements(page: str, results: Results, claims: dict[str, list[dict[str, Any]]],
-                         shown: _PageText) -> list[Disagreement]:  # fmt: skip
-    """Each marked value shows what its mark names, re-read from results.json."""
+                         shown: _PageText, known: _Known) -> list[Disagreement]:  # fmt: skip
+    """Each marked value shows what its mark names, re-read from results.json (once per mark and
+    text for the whole site: `known`; a large site's question pages mark the same values)."""
     out = []
     for (at, text), after in zip(shown.values, shown.claim_after, strict=True):
         if at == "@legend":
             legend = _legend_disagreement(page, claims, shown, text, after)
             out += [legend] if legend is not None else []
             continue
-        try:
-            expected = _shown(results, at, text)
-        except (LookupError, TypeError, ValueError, AttributeError) as exc:
-            out.append(Disagreement(page, text, f"no such value ({exc})"))
+        if (at, text) not in known:
+            try:
+                known[at, text] = _shown(results, at, text)
+            except (LookupError, TypeError, ValueError, AttributeError) as exc:
+                known[at, text] = exc
+        expected = known[at, text]
+        if isinstance(expected, Exception):
+            out.append(Disagreement(page, text, f"no such value ({expected})"))
             continue
         if text != expected:
             path, _, kind = at.rpartition(" @")
@@ -506,11 +702,12 @@ def _caveat_disagreements(page: str, shown: _PageText,
     chosen while looking at these labels" pasted onto another project is a disagreement."""
     texts, words = given
     out = []
+    everything = "\n".join(block for block, _ in (*shown.prose, *shown.cells))
     for key, text in _PIPELINE_CAVEATS.items():
         full, brief = _squeeze(text), _CAVEAT_WORDS[key]
         for said, backed in ((full, texts), (brief, words)):
-            if any(said in b for b in backed):
-                continue
+            if said not in everything or any(said in b for b in backed):
+                continue  # (no block holds it: a block's text has no line break)
             for block, _ in (*shown.prose, *shown.cells):
                 if said in block:
                     out.append(Disagreement(page, _around(block, block.index(said)),
@@ -527,6 +724,7 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
     claims = _claims(site)
     found: list[Disagreement | Finding] = []
     checked = 0
+    known: _Known = {}
     pages = {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions}
     caveats = meta(results).caveats
     given = {_squeeze(c.text) for c in caveats}, {c.words for c in caveats if c.words}
@@ -536,7 +734,7 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
         if page in _LEFT_OUT:
             continue
         raw = read_text(site / page, AuditError, "page")
-        shown = _parsed(raw)
+        shown = _read(raw)
         mine = claims.get(page, [])
         text = " ".join(block for block, _ in (*shown.prose, *shown.cells))
         text += " " + " ".join(words for _, _, words in shown.marked)
@@ -548,7 +746,7 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
             found.append(Disagreement(page, "(an attribute)", f"{shown.in_attributes} claim(s) "
                                       "marked inside an attribute value: the template must write "
                                       "them through the plain filter"))  # fmt: skip
-        found += _value_disagreements(page, results, claims, shown)
+        found += _value_disagreements(page, results, claims, shown, known)
         found += _unbacked(page, shown)
         found += _caveat_disagreements(page, shown, given)
         if page in pages:

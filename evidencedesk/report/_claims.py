@@ -175,17 +175,19 @@ def value_paths(results: Results) -> dict[int, str]:
 
 
 _STEP = re.compile(r"([A-Za-z_]\w*)((?:\[\d+\]|\['[^'\]]*'\])*)")
+_STEPS = re.compile(r"\.(?![^\[]*\])")  # the dots between a path's steps (not in a key)
+_INDEX = re.compile(r"\[(\d+|'[^'\]]*')\]")
 
 
 def value_at(results: Results, path: str) -> Any:
     """The value at `path` (as `value_paths` writes it) in `results`; LookupError if none."""
     node: Any = results
-    for step in re.split(r"\.(?![^\[]*\])", path):
+    for step in _STEPS.split(path):
         match = _STEP.fullmatch(step)
         if match is None or not dataclasses.is_dataclass(node) or not hasattr(node, match[1]):
             raise LookupError(f"no {step!r} in results.json at {path!r}")
         node = getattr(node, match[1])
-        for index in re.findall(r"\[(\d+|'[^'\]]*')\]", match[2]):
+        for index in _INDEX.findall(match[2]):
             if index.startswith("'"):
                 if not isinstance(node, Mapping) or index[1:-1] not in node:
                     raise LookupError(f"no [{index}] in results.json at {path!r}")
