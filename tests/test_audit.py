@@ -4,6 +4,7 @@ kind of false sentence the site once made, planted into a built site, is named."
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,9 @@ import pytest
 
 from evidencedesk import cli as main_cli
 from evidencedesk._metric_names import canonical
-from evidencedesk.report._audit import _DECIMAL, _read, _Text, audit
+from evidencedesk.report._audit import _DECIMAL, _read, _Text, _unmarked, audit
+from evidencedesk.report._claims import mark_number, mark_table
+from evidencedesk.results._serialize import load
 from tests.generated_projects import shape_of
 
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
@@ -258,9 +261,29 @@ PLANTS = {
 }  # fmt: skip
 
 
+_PATH_MARK = re.compile(r'<span data-at="([^"]*)">')  # a plant's value mark, by its path
+
+
+def as_written(site: Path, html: str) -> str:
+    """`html` with each value mark written by its path (``<span data-at="PATH">``, readable in
+    a plant) as the site writes it: ``<span data-v=N>``, N the path's number in the site's
+    results.json (`mark_table`), in base 36."""
+    numbers = {
+        path: mark_number(n) for n, path in enumerate(mark_table(load(site / "results.json")))
+    }
+
+    def written(mark: re.Match[str]) -> str:
+        path, _, kind = mark[1].partition(" @")
+        code = path if path in ("@legend", "answerable") else numbers[path]
+        return f"<span data-v={code}{'@' + kind if kind else ''}>"
+
+    return _PATH_MARK.sub(written, html)
+
+
 @pytest.mark.parametrize("case", list(PLANTS))
 def test_a_planted_false_sentence_is_named(ndcg_site: Path, tmp_path: Path, case: str) -> None:
     page, old, new, expected = PLANTS[case]
+    old, new = as_written(ndcg_site, old), as_written(ndcg_site, new)
     found, _, _ = audit(planted(ndcg_site, tmp_path, page, old, new))
     assert [d.line() for d in found] == expected
 
@@ -272,7 +295,9 @@ def test_a_changed_number_in_results_json_is_named(ndcg_site: Path, tmp_path: Pa
     lines = [d.line() for d in audit(site)[0]]
     assert "results.json candidates[1] (cand02): 'verdict WORSE': results.json says the rules " \
         "give BETTER" in lines  # fmt: skip
-    assert "index.html: 'BETTER': results.json says 'WORSE'" in lines
+    # claims.json holds no words: the page's marked verdict is held to the derived one
+    assert "index.html: 'BETTER': results.json says 'WORSE' (claim 22 of index.html: verdict of " \
+        "candidates[1])" in lines  # fmt: skip
 
 
 def test_the_command_exits_1_with_one_line_per_disagreement(
@@ -352,13 +377,13 @@ def _standard(raw: str) -> tuple[Any, ...]:
 # mark, a stray end tag, a lone "<", upper-case tags, a repeated attribute
 TRICKY = (
     '<!DOCTYPE html><!-- a <p>comment</p> --><script>if (a < b) { x = "<td>0.500</td>" }</script>'
-    "<p class=x data-n=3>R&amp;D rose by 0.100 &lt;p&gt;</p><div/><span data-at='variants[0]"
-    '.metrics[0].mean\'>0.844</span><td dir="auto">0.912</td><br/>tail 0.25',
+    "<p class=x data-n=3>R&amp;D rose by 0.100 &lt;p&gt;</p><div/><span data-v='1"
+    '7\'>0.844</span><td dir="auto">0.912</td><br/>tail 0.25',
     '<p><i><span dir="auto">0.125 <b>x</i> 0.250 </p><div class="a note">0.375</div>0.500',
     '<td><span data-claim="index.html 3">0.1 <span>0.2</td> 0.3</span> after</span></p></q>',
-    "<P>a < b 0.100 &amp c</P><SPAN DATA-AT=x>0.1</SPAN><span dir=auto dir=ltr>0.125</span>",
+    "<P>a < b 0.100 &amp c</P><SPAN DATA-V=x>0.1</SPAN><span dir=auto dir=ltr>0.125</span>",
     "<table><tr><td>1</td><td>2<table><td>0.3</td></table>0.4</td></tr></table><style>p{}</style>",
-    '<span data-claim="x 1"/>0.625 <code dir="auto"><span data-at="p">0.5</span></code> 0.75',
+    '<span data-claim="x 1"/>0.625 <code dir="auto"><span data-v="p">0.5</span></code> 0.75',
 )
 
 
@@ -374,3 +399,20 @@ def test_the_pages_read_as_the_standard_parser_reads_them(demo_site: Path) -> No
     assert ("R&D rose by 0.100 <p>", "R&D rose by 0.100 <p>") in _read(TRICKY[0]).prose
     # the <i> that holds the data text closes it: what follows is read
     assert _read(TRICKY[1]).prose == (("0.250", "0.250"), ("0.500", "0.500"))
+
+
+def test_a_value_mark_names_its_path_by_number(ndcg_site: Path) -> None:
+    """A value's mark is its path's number in results.json's paths (`mark_table`), in base 36;
+    two numbers with "-" a difference, with "," an interval; "@kind" a row's words."""
+    table = mark_table(load(ndcg_site / "results.json"))
+    assert table[:4] == ["", "settings", "settings.columns[0]", "settings.columns[1]"]
+    assert (mark_number(0), mark_number(35), mark_number(36), mark_number(1297)) == ("0", "z",
+                                                                                      "10", "101")  # fmt: skip
+    assert _unmarked("3", table) == "settings.columns[1]"
+    assert _unmarked("3-2", table) == "settings.columns[1] − settings.columns[0]"
+    assert _unmarked("2,3", table) == "[settings.columns[0], settings.columns[1]]"
+    assert _unmarked("1@gate", table) == "settings @gate"
+    with pytest.raises(LookupError, match="no mark 'x y'"):
+        _unmarked("x y", table)
+    page = (ndcg_site / "benchmark.html").read_text("utf-8")
+    assert as_written(ndcg_site, '<span data-at="variants[0].metrics[0].mean">0.844<') in page

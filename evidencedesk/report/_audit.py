@@ -6,7 +6,7 @@ results.json back into Results and, independently of the site model that wrote t
 1. re-derives every claim's words from the Results (`report.words.derive`) and compares them
    with the claim's and with the page's text: a changed number, label, interval, zero clause,
    flips count, p-value, verdict or gate line is a disagreement;
-2. holds every value a page marks (``<span data-at="path">``: a formatting filter's text of a
+2. holds every value a page marks (``<span data-v=N>``: a formatting filter's text of a
    Results value, a difference of two, a badge's or a gate rule's words; `report.claims`) to
    what results.json holds at that path, and every flips cell's ★ to its Holm p;
 3. finds every decimal, p-value, flips count and verdict phrase in the pages' text -- prose,
@@ -41,7 +41,7 @@ from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
 from evidencedesk.report import _gate_view as gate_view
 from evidencedesk.report._assemble import _CAVEAT_WORDS, _PIPELINE_CAVEATS, meta
-from evidencedesk.report._claims import value_at
+from evidencedesk.report._claims import mark_table, value_at
 from evidencedesk.report._exports import summary_disagreements
 from evidencedesk.report._oracle import _ALPHA, Finding, oracle_findings
 from evidencedesk.report._site import slug
@@ -126,8 +126,8 @@ def _squeeze(text: str) -> str:
 
 class _Text(HTMLParser):
     """A page's visible text, outside scripts and styles; ``<span data-claim="page n">`` marks
-    claim n of that page (`report.claims.Said`), ``<span data-at="path">`` the Results value at
-    that results.json path (`report.claims.Shown`). Text from data -- a question, a document's
+    claim n of that page (`report.claims.Said`), ``<span data-v=N>`` the Results value at
+    results.json path number N (`report.claims.Shown`; decoded by `_unmarked`). Text from data -- a question, a document's
     title, snippet or text, each rendered in an element with ``dir="auto"``, and a reviewer's
     note (``<div class="note">``) -- is the team's words, not the report's: it is not read as
     prose (an abstract saying "not proven" backs no claim and makes none)."""
@@ -171,8 +171,8 @@ class _Text(HTMLParser):
             page, _, number = (given.get("data-claim") or "").rpartition(" ")
             if page and number.isdigit():
                 self._mark, self._mark_text, self._spans = (page, int(number)), [], 0
-            elif given.get("data-at"):
-                self._mark, self._mark_text, self._spans = given["data-at"], [], 0
+            elif given.get("data-v"):
+                self._mark, self._mark_text, self._spans = given["data-v"], [], 0
         if tag in _SKIPPED:
             self._skip += 1
         if tag not in _VOID:
@@ -265,7 +265,7 @@ _EVENTFUL_END = frozenset(_SKIPPED | {"span", "table"})
 # read whole too (a question page's ranked lists: most of a large site's tags), each cell a
 # block. Anything else is read tag by tag.
 _NOT_LEAF = "|".join(sorted(_VOID | _SKIPPED | _RAW_TEXT | {"table", "div"}))
-_PLAIN = r"""(?:\s++(?i:(?!(?:dir|data-claim|data-at)=))[a-zA-Z_:][-\w:.]*+="[^"<>]*+")*+"""
+_PLAIN = r"""(?:\s++(?i:(?!(?:dir|data-claim|data-v)=))[a-zA-Z_:][-\w:.]*+="[^"<>]*+")*+"""
 
 
 def _inner(name: str) -> str:
@@ -307,59 +307,129 @@ def _attributes(text: str) -> dict[str, str | None]:
     return given
 
 
+_LEAF_AT = _PLAIN_TOKEN.groupindex["leaf"]  # the leaf's tag; its content is the next group
+
+
+def _whole(token: re.Match[str]) -> tuple[str, list[str] | None] | None:
+    """A `_PLAIN_TOKEN` read whole (rows of leaf cells, or a leaf): the text before it (and an
+    inline leaf's text), and the blocks it makes (None: an inline leaf makes none); None for a
+    token read tag by tag."""
+    rows, leaf = token.group(2, _LEAF_AT)
+    if rows is None and leaf is None:
+        return None
+    text = token.group(1)
+    if "&" in text:
+        text = html.unescape(text)
+    if rows is None and leaf not in _BLOCKS:  # text of the open block
+        return text + _leaf_text(token.group(_LEAF_AT + 1)), None
+    inners = (
+        [c[1] for c in _CELLS.findall(rows)] if rows is not None else [token.group(_LEAF_AT + 1)]
+    )
+    return text, [said for inner in inners if (said := " ".join(_leaf_text(inner).split()))]
+
+
+def _mark_of(given: dict[str, str | None]) -> tuple[str, int] | str | None:
+    """The mark a span's attributes open: a claim (page, number) or a value's mark."""
+    page, _, number = (given.get("data-claim") or "").rpartition(" ")
+    if page and number.isdigit():
+        return page, int(number)
+    return given.get("data-v") or None
+
+
+def _holds_data(tag: str, given: dict[str, str | None]) -> bool:
+    """An element holding the team's words: ``dir="auto"``, or a note (``<div class="note">``)."""
+    return given.get("dir") == "auto" or (
+        tag == "div" and "note" in (given.get("class") or "").split()
+    )
+
+
+class _Blocks:
+    """What `_read` has read: the blocks (prose and table cells, each as shown and with its
+    marks blanked), the open block's text, the marked claims and values and the block each
+    marked claim stands in (`_PageText`)."""
+
+    __slots__ = ("blanked", "buffer", "cells", "claim_after", "marked", "marked_in", "pending",
+                 "prose", "table", "values")  # fmt: skip
+
+    def __init__(self) -> None:
+        self.prose: list[tuple[str, str]] = []
+        self.cells: list[tuple[str, str]] = []
+        self.marked_in: list[str] = []  # per marked claim: its block
+        self.pending: list[int] = []  # marked claims of the open block
+        self.buffer: list[str] = []  # the open block's text
+        self.blanked: list[str] = []  # the same, marks blanked
+        self.table = 0  # open tables: a block in one is a table cell
+        self.marked: list[tuple[str, int, str]] = []
+        self.values: list[tuple[str, str]] = []
+        self.claim_after: list[int] = []
+
+    def read_whole(self, text: str, made: list[str] | None) -> None:
+        """A token read whole (`_whole`): `text` of the open block, then the blocks `made`."""
+        if text:
+            self.buffer.append(text)
+            self.blanked.append(text)
+        if made is not None:  # the blocks it makes, after the open one
+            if self.buffer or self.pending:
+                self.flush()
+            (self.cells if self.table else self.prose).extend((b, b) for b in made)
+
+    def closed(self, mark: tuple[str, int] | str, words: str) -> None:
+        """The mark `mark` closed around `words`: a claim (page, number) or a value's mark."""
+        if isinstance(mark, tuple):
+            self.pending.append(len(self.marked))
+            self.marked.append((*mark, words))
+            self.marked_in.append(words)
+        else:
+            self.values.append((mark, words))
+            self.claim_after.append(len(self.marked))
+
+    def flush(self) -> None:  # `_Text._flush`
+        joined = "".join(self.buffer)
+        text = " ".join(joined.split())
+        for i in self.pending:
+            self.marked_in[i] = text
+        self.pending.clear()
+        if text:
+            blank = "".join(self.blanked)  # the same text unless a mark stands in it
+            same = text if blank == joined else _squeeze(blank)
+            (self.cells if self.table else self.prose).append((text, same))
+        self.buffer.clear()
+        self.blanked.clear()
+
+
 def _read(raw: str) -> _PageText:
     """What `_Text` reads of `raw` when `HTMLParser` feeds it (tests/test_audit.py holds the two
     equal on every page of the demo and on markup the pages do not write), in one function:
     the same open elements, marks, blocks and data elements. Only a span's, a div's and an
     element's with a ``dir`` attributes are read (the others mark nothing and hold no data)."""
     squeeze, unescape = _squeeze, html.unescape
-    prose: list[tuple[str, str]] = []
-    cells: list[tuple[str, str]] = []
-    marked: list[tuple[str, int, str]] = []
-    values: list[tuple[str, str]] = []
-    marked_in: list[str] = []
-    claim_after: list[int] = []
-    pending: list[int] = []  # marked claims of the open block
+    blocks = _Blocks()
+    buffer, blanked, pending, marked_in = (
+        blocks.buffer,
+        blocks.blanked,
+        blocks.pending,
+        blocks.marked_in,
+    )
+    flush = blocks.flush
     open_: list[str] = []  # the open elements' tags
     data_at: list[int] = []  # where in `open_` each open element holding data text stands
-    buffer: list[str] = []
-    blanked: list[str] = []
     mark: tuple[str, int] | str | None = None  # the open claim or value mark
     mark_text: list[str] = []
-    skip = table = spans = 0
-
-    def flush() -> None:
-        nonlocal buffer, blanked, pending
-        joined = "".join(buffer)
-        text = " ".join(joined.split())
-        for i in pending:
-            marked_in[i] = text
-        pending = []
-        if text:
-            blank = "".join(blanked)  # the same text unless a mark stands in it
-            (cells if table else prose).append((text, text if blank == joined else squeeze(blank)))
-        buffer, blanked = [], []
+    skip = spans = 0
 
     def end(tag: str) -> None:  # `_Text.handle_endtag`
-        nonlocal mark, spans, table, skip
+        nonlocal mark, spans, skip
         if tag == "span" and mark is not None:
             if spans:
                 spans -= 1
             else:
-                words = squeeze("".join(mark_text))
-                if isinstance(mark, tuple):
-                    pending.append(len(marked))
-                    marked.append((*mark, words))
-                    marked_in.append(words)
-                else:
-                    values.append((mark, words))
-                    claim_after.append(len(marked))
+                blocks.closed(mark, squeeze("".join(mark_text)))
                 mark = None
         if tag in _FLUSHED_AT_END:
             if buffer or pending:
                 flush()
             if tag == "table":
-                table = max(0, table - 1)
+                blocks.table = max(0, blocks.table - 1)
         if tag in _SKIPPED:
             skip = max(0, skip - 1)
         if tag in open_:  # close it and what it left open
@@ -367,16 +437,7 @@ def _read(raw: str) -> _PageText:
             while data_at and data_at[-1] >= len(open_):
                 data_at.pop()
 
-    def text_of(text: str) -> None:  # `_Text.handle_data`
-        if mark is not None:
-            mark_text.append(text)
-        if not skip and not data_at:
-            buffer.append(text)
-            blanked.append(" " * len(text) if mark is not None else text)
-
     at, stop = 0, len(raw)
-    groups = _PLAIN_TOKEN.groupindex
-    rows_at, leaf_at, leaf_in = 2, groups["leaf"], groups["leaf"] + 1
     # the groups both patterns end with: a comment's, an end tag's slash, the tag, its
     # attributes, a lone "<" (by pattern: `_PLAIN_TOKEN`'s, `_TOKEN`'s)
     last = [tuple(range(p.groups - 4, p.groups + 1)) for p in (_PLAIN_TOKEN, _TOKEN)]
@@ -384,30 +445,10 @@ def _read(raw: str) -> _PageText:
         if mark is None and not data_at and not skip:
             token = _PLAIN_TOKEN.match(raw, at)
             assert token is not None  # the last alternatives match anything
-            rows, leaf = token.group(rows_at, leaf_at)
-            if rows is not None or leaf is not None:
+            whole = _whole(token)
+            if whole is not None:
+                blocks.read_whole(*whole)
                 at = token.end()
-                text = token.group(1)
-                if "&" in text:
-                    text = unescape(text)
-                if rows is None and leaf not in _BLOCKS:  # text of the open block
-                    if text or token.group(leaf_in):
-                        text += _leaf_text(token.group(leaf_in))
-                        buffer.append(text)
-                        blanked.append(text)
-                    continue
-                if text:
-                    buffer.append(text)
-                    blanked.append(text)
-                if buffer or pending:
-                    flush()
-                inners = ([c[1] for c in _CELLS.findall(rows)] if rows is not None
-                          else [token.group(leaf_in)])  # fmt: skip
-                into = cells if table else prose
-                for inner in inners:
-                    said = " ".join(_leaf_text(inner).split())
-                    if said:
-                        into.append((said, said))
                 continue
         else:
             token = _TOKEN.match(raw, at)
@@ -442,44 +483,60 @@ def _read(raw: str) -> _PageText:
         if tag == "span":
             if mark is not None:
                 spans += 1
-            elif given:
-                page, _, number = (given.get("data-claim") or "").rpartition(" ")
-                if page and number.isdigit():
-                    mark, mark_text, spans = (page, int(number)), [], 0
-                elif given.get("data-at"):
-                    mark, mark_text, spans = given["data-at"], [], 0
-        if tag in _SKIPPED:
-            skip += 1
+            elif given and (opened := _mark_of(given)) is not None:
+                mark, mark_text, spans = opened, [], 0
+        skip += tag in _SKIPPED
         if tag not in _VOID:
-            if given is not None and (given.get("dir") == "auto" or (
-                    tag == "div" and "note" in (given.get("class") or "").split())):  # fmt: skip
+            if given is not None and _holds_data(tag, given):
                 data_at.append(len(open_))
             open_.append(tag)
         if tag in _FLUSHED_AT_START:
             if buffer or pending:
                 flush()
             if tag == "table":
-                table += 1
+                blocks.table += 1
         if tag not in _VOID and token.group().endswith("/>"):
             end(tag)  # as HTMLParser.handle_startendtag does
         elif tag in _RAW_TEXT:  # its body is not markup
             close = re.compile(rf"</{tag}\s*>", re.I).search(raw, at)
-            body_end = close.start() if close else stop
-            if body_end > at:
-                text_of(raw[at:body_end])
-            at = body_end
+            body, at = raw[at : close.start() if close else stop], close.start() if close else stop
+            if body and mark is not None:  # as text
+                mark_text.append(body)
+            if body and not skip and not data_at:
+                buffer.append(body)
+                blanked.append(" " * len(body) if mark is not None else body)
     if buffer or pending:
         flush()
-    return _PageText(tuple(prose), tuple(cells), tuple(marked), tuple(values), tuple(marked_in),
-                     tuple(claim_after), len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
+    return _PageText(tuple(blocks.prose), tuple(blocks.cells), tuple(blocks.marked),
+                     tuple(blocks.values), tuple(marked_in), tuple(blocks.claim_after),
+                     len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
 
 
-def _claims(site: Path) -> dict[str, list[dict[str, Any]]]:
+def _claims(site: Path, results: Results) -> dict[str, list[dict[str, Any]]]:
+    """claims.json's claims by page, each an object: kind, source, args and its words. A row
+    ``[kind, source, args?]`` (`report.claims.Claims.to_rows`) records no words: they are the
+    words `words.derive` gives from results.json (``derived``; ``error`` when it gives none),
+    which the page must show."""
     path = site / _CLAIMS
     data = parse_json(read_text(path, AuditError, "claims file"), path, AuditError)
     if not isinstance(data, dict):
         raise AuditError(path, "expected an object of page -> claims, found something else")
-    return data
+    out: dict[str, list[dict[str, Any]]] = {}
+    for page, rows in data.items():
+        out[page] = claims = []
+        for row in rows if isinstance(rows, list) else []:
+            if not isinstance(row, list):
+                claims.append(row if isinstance(row, dict) else {})
+                continue
+            claim = dict(zip(("kind", "source", "args"), row, strict=False))
+            try:
+                claim["text"] = derive(results, str(claim.get("kind")), str(claim.get("source",
+                                       "")), dict(claim.get("args") or {}))  # fmt: skip
+                claim["derived"] = True
+            except (LookupError, TypeError, ValueError, AttributeError) as exc:
+                claim["text"], claim["error"] = f"{claim.get('kind')} of {claim.get('source')}", exc
+            claims.append(claim)
+    return out
 
 
 def _around(text: str, start: int) -> str:
@@ -569,25 +626,48 @@ def _legend_disagreement(page: str, claims: dict[str, list[dict[str, Any]]], sho
                         if of else said)  # fmt: skip
 
 
-_Known = dict[tuple[str, str], "str | Exception"]  # (mark, text shown) -> what it must be
+_Known = dict[tuple[str, str], tuple[str, "str | Exception"]]  # (mark, text) -> (path, text due)
+# a value's mark (`report.claims.Shown`): a path's number, two numbers read as a difference or
+# an interval, or a number and the words of its row
+_MARK = re.compile(r"([0-9a-z]+)(?:([-,])([0-9a-z]+)|@(\w+))?")
+
+
+def _unmarked(mark: str, table: list[str]) -> str:
+    """The mark `mark` with its paths' numbers read in `table` (`report.claims.mark_table`), as
+    `_shown` reads it: ``path``, ``a − b``, ``[low, high]``, ``path @kind``."""
+    if mark in ("@legend", "answerable"):
+        return mark
+    read = _MARK.fullmatch(mark)
+    if read is None:
+        raise LookupError(f"no mark {mark!r}")
+    first, how, second, kind = read.groups()
+    path = table[int(first, 36)]  # the number in base 36 (`report.claims.mark_number`)
+    if how == "-":
+        return f"{path} − {table[int(second, 36)]}"
+    if how == ",":
+        return f"[{path}, {table[int(second, 36)]}]"
+    return f"{path} @{kind}" if kind else path
 
 
 def _value_disagreements(page: str, results: Results, claims: dict[str, list[dict[str, Any]]],
-                         shown: _PageText, known: _Known) -> list[Disagreement]:  # fmt: skip
-    """Each marked value shows what its mark names, re-read from results.json (once per mark and
-    text for the whole site: `known`; a large site's question pages mark the same values)."""
+                         shown: _PageText, known: _Known, table: list[str]) -> list[Disagreement]:  # fmt: skip
+    """Each marked value shows what its mark names (its paths numbered in `table`), re-read from
+    results.json (once per mark and text for the whole site: `known`; a large site's question
+    pages mark the same values)."""
     out = []
-    for (at, text), after in zip(shown.values, shown.claim_after, strict=True):
-        if at == "@legend":
+    for (mark, text), after in zip(shown.values, shown.claim_after, strict=True):
+        if mark == "@legend":
             legend = _legend_disagreement(page, claims, shown, text, after)
             out += [legend] if legend is not None else []
             continue
-        if (at, text) not in known:
+        if (mark, text) not in known:
+            at = mark
             try:
-                known[at, text] = _shown(results, at, text)
+                at = _unmarked(mark, table)
+                known[mark, text] = at, _shown(results, at, text)
             except (LookupError, TypeError, ValueError, AttributeError) as exc:
-                known[at, text] = exc
-        expected = known[at, text]
+                known[mark, text] = at, exc
+        at, expected = known[mark, text]
         if isinstance(expected, Exception):
             out.append(Disagreement(page, text, f"no such value ({expected})"))
             continue
@@ -650,8 +730,11 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
     for number, claim in enumerate(claims):
         said = str(claim.get("text", ""))
         try:
-            expected = derive(results, str(claim.get("kind")), str(claim.get("source", "")),
-                              dict(claim.get("args") or {}))  # fmt: skip
+            if "error" in claim:
+                raise claim["error"]
+            expected = said if claim.get("derived") else derive(
+                results, str(claim.get("kind")), str(claim.get("source", "")),
+                dict(claim.get("args") or {}))  # fmt: skip
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
             out.append(Disagreement(page, said, f"no such claim ({exc})"))
             continue
@@ -721,10 +804,11 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
     recomputation from its exports (`report.oracle`), and how many claims on how many pages
     were checked. Raises an EvidencedeskError for a site it cannot read."""
     results = load(site / "results.json")
-    claims = _claims(site)
+    claims = _claims(site, results)
     found: list[Disagreement | Finding] = []
     checked = 0
     known: _Known = {}
+    table = mark_table(results)
     pages = {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions}
     caveats = meta(results).caveats
     given = {_squeeze(c.text) for c in caveats}, {c.words for c in caveats if c.words}
@@ -746,7 +830,7 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
             found.append(Disagreement(page, "(an attribute)", f"{shown.in_attributes} claim(s) "
                                       "marked inside an attribute value: the template must write "
                                       "them through the plain filter"))  # fmt: skip
-        found += _value_disagreements(page, results, claims, shown, known)
+        found += _value_disagreements(page, results, claims, shown, known, table)
         found += _unbacked(page, shown)
         found += _caveat_disagreements(page, shown, given)
         if page in pages:
