@@ -3,6 +3,7 @@ kind of false sentence the site once made, planted into a built site, is named."
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -17,7 +18,7 @@ from evidencedesk._metric_names import canonical
 from evidencedesk.report._audit import _DECIMAL, _read, _Text, _unmarked, audit
 from evidencedesk.report._claims import mark_number, mark_table
 from evidencedesk.results._serialize import load
-from tests.generated_projects import shape_of
+from tests.generated_projects import generated, shape_of
 
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
 
@@ -330,6 +331,34 @@ def test_text_from_data_is_not_read_as_a_claim(demo_site: Path, tmp_path: Path) 
     found = [d.line() for d in audit(site)[0]]
     assert len(found) >= 1 and all(line.startswith("documents.html: ") for line in found)
     assert any("not proven" in line for line in found)
+
+
+@pytest.fixture(scope="module")
+def named_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Generated project 3 with its run cand01 named "hybrid 0.75": a name holding a decimal."""
+    root = tmp_path_factory.mktemp("named")
+    toml, _ = generated(root / "project", 3)
+    (root / "project" / "runs" / "cand01.run").rename(root / "project" / "runs" / "hybrid 0.75.run")
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(root / "site"), "-q"]
+    assert main_cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    return root / "site"
+
+
+NAMED = '<a href="candidate-hybrid-0-75-1774aaf8.html"><bdi dir="auto">hybrid 0.75</bdi></a></th>'
+
+
+def test_a_name_holding_a_decimal_is_data(named_site: Path, tmp_path: Path) -> None:
+    """A run named "hybrid 0.75" is the team's name, marked as data wherever the site prints it
+    (tables, sentences, its candidate page's rationale, the methods page's downloads): the site
+    audits ok. A number planted beside the name is read all the same."""
+    assert [d.line() for d in audit(named_site)[0]] == []
+    assert NAMED in (named_site / "benchmark.html").read_text("utf-8")
+    site = planted(named_site, tmp_path, "benchmark.html", NAMED,
+                   NAMED.replace("</bdi>", "</bdi> 0.912"))  # fmt: skip
+    assert [d.line() for d in audit(site)[0]] == [
+        f"benchmark.html: '0.912': {NOBODY.replace('sentence', 'table cell')}"
+    ]
 
 
 def test_a_reviewers_note_is_the_teams_words(demo_site: Path, tmp_path: Path) -> None:
