@@ -226,6 +226,18 @@ PLANTS = {
         "question-q001.html: 'rank 2: d097': results.json says 'rank 1: d068' (variants[0].lists[0].ids[0])",
         "question-q001.html: 'rank 1: d068': results.json says 'rank 2: d097' (variants[0].lists[0].ids[1])",
     ]),
+    "changed grade": ("question-q001.html", ROW2.format(2), ROW2.format(2).replace('grade-2">2<', 'grade-2">1<'), [
+        "question-q001.html: 'd097: grade 1': results.json says 'd097: grade 2' (variants[0].lists[0].ids[1])",
+    ]),
+    "changed move against the baseline": ("question-q001.html", "<td>3</td><td>▲ up 6</td>", "<td>3</td><td>▲ up 5</td>", [
+        "question-q001.html: 'd025: ▲ up 5, grade 3': results.json says 'd025: ▲ up 6, grade 3' "
+        "(variants[1].lists[0].ids[2])",
+    ]),
+    "changed baseline rank of a dropped document": ("question-q001.html", "<td>—</td><td>− dropped from 1</td>",
+                                                    "<td>—</td><td>− dropped from 2</td>", [
+        "question-q001.html: 'd068: − dropped from 2, grade unjudged': results.json says 'd068: − "
+        "dropped from 1, grade unjudged' (variants[0].lists[0].ids[0])",
+    ]),
     "demo flips sentence on the methods page": ("methods.html", "<h2", "<p>On 21 questions at least 6 one-way "
                                                 "flips are needed.</p><h2", [
         f"methods.html: 'On 21 questions at least 6 one-way flips are needed.': {NOBODY}",

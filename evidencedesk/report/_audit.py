@@ -745,35 +745,93 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
     return out
 
 
-# a question page's ranked lists (templates/question.html): each table names its run, each row
-# its document and, in its first cell, the rank it shows ("—": a baseline document it dropped)
-_RANKED = re.compile(r'<table class="ranked-list[^"]*" data-list="([^"]*)">(.*?)</table>', re.S)
-_ROW = re.compile(r"<tr\b([^>]*)>\s*<td[^>]*>([^<]*)</td>")
+# a question page's ranked lists (templates/question.html): each table names its run (its class
+# ``moves`` when its rows are marked against the baseline's list), each row its document, the
+# rank it shows ("—": a baseline document it dropped), its change against the baseline and its
+# grade ("unjudged": the judgments grade it not)
+_RANKED = re.compile(r'<table class="ranked-list([^"]*)" data-list="([^"]*)">(.*?)</table>', re.S)
+_ROW = re.compile(r"<tr\b([^>]*)>(.*?)</tr>", re.S)
+_TD = re.compile(r"<td\b[^>]*>(.*?)</td>", re.S)
 _CHUNK = re.compile(r'\bdata-chunk="([^"]*)"')
+
+
+def _cell_text(cell: str) -> str:
+    return _squeeze(html.unescape(_TAGS.sub("", cell)))
+
+
+def _grade_of(ranked: RankedList, k: int, shown: str) -> str:
+    """What the grade cell of the k-th document of `ranked` says: its grade, or "unjudged".
+    results.json holds a judgment below 0 as grade 0 (it gains nothing): a cell showing a
+    negative grade where results.json holds 0 says what results.json can say."""
+    if not (ranked.judged is None or ranked.judged[k - 1]):
+        return "unjudged"
+    grade = ranked.grades[k - 1]
+    return shown if grade == 0 and shown.startswith("-") and shown[1:].isdigit() else str(grade)
+
+
+def _move_of(doc: str, k: int | None, base: RankedList | None, cand: RankedList) -> str:
+    """What the "Against base" cell says of `doc` at rank `k` of `cand` (None: a baseline
+    document `cand` dropped), restated from docs/site.md: up or down by how many ranks, the same
+    rank, new (not in the baseline's top N when results.json keeps only its top N) or dropped
+    (not in the candidate's top N, likewise)."""
+    before = base.ids.index(doc) + 1 if base is not None and doc in base.ids else None
+    if k is None:
+        cut = cand.size > len(cand.ids)
+        return f"{f'− not in top {len(cand.ids)}' if cut else '− dropped'} from {before}"
+    if before is None:
+        cut = base is not None and base.size > len(base.ids)
+        return f"+ not in top {len(base.ids)}" if base is not None and cut else "+ new"
+    if k != before:
+        return f"▲ up {before - k}" if k < before else f"▼ down {k - before}"
+    return "= same rank"
 
 
 def _rank_disagreements(page: str, raw: str, question: str, results: Results,
                         lists: dict[tuple[str, str], tuple[str, RankedList]]) -> list[Disagreement]:  # fmt: skip
     """Each ranked row of a question page shows, in order, the rank and the document
     results.json's list of that run gives there: the k-th ranked row of a run's list is rank k
-    and holds ids[k - 1] (a swapped rank number or two swapped rows are disagreements). Read
-    from the page and results.json alone, not from the page model that wrote it."""
+    and holds ids[k - 1] (a swapped rank number or two swapped rows are disagreements), with
+    its grade (grades[k - 1], or "unjudged") and, in a list marked against the baseline's, its
+    move; a dropped baseline document shows its baseline rank and grade. Read from the page and
+    results.json alone, not from the page model that wrote it."""
     out = []
     seen: dict[str, int] = {}  # run -> ranked rows read so far (its lists continue in a fold)
-    for run, body in _RANKED.findall(raw):
+    for kind, run, body in _RANKED.findall(raw):
         run = html.unescape(run)
-        for attrs, cell in _ROW.findall(body):
-            chunk, rank = _CHUNK.search(attrs), _squeeze(html.unescape(cell))
-            if chunk is None or rank == "—":
-                continue  # "nothing returned", or a dropped document (it has no rank)
-            shown = f"rank {rank}: {html.unescape(chunk.group(1))}"
+        at, ranked = lists.get((run, question), ("", None))
+        base_at, base = lists.get((results.baseline, question), ("", None))
+        moves = "moves" in kind.split()
+        for attrs, row in _ROW.findall(body):
+            chunk, cells = _CHUNK.search(attrs), [_cell_text(c) for c in _TD.findall(row)]
+            if chunk is None or not cells:
+                continue  # "nothing returned", or the header
+            doc, rank, grade = html.unescape(chunk.group(1)), cells[0], cells[-1]
+            if rank == "—":  # a baseline document the run dropped
+                if ranked is None or base is None or doc not in base.ids or doc in ranked.ids:
+                    out.append(Disagreement(page, f"dropped: {doc}", f"no such baseline document "
+                                            f"in {run}'s list of {question}"))  # fmt: skip
+                    continue
+                b = base.ids.index(doc) + 1
+                shown = f"{doc}: {cells[1] if len(cells) > 2 else ''}, grade {grade}"
+                due = (f"{doc}: {_move_of(doc, None, base, ranked)}, grade "
+                       f"{_grade_of(base, b, grade)}")  # fmt: skip
+                if shown != due:
+                    out.append(Disagreement(page, shown, f"{due!r} ({base_at}.ids[{b - 1}])"))
+                continue
+            shown = f"rank {rank}: {doc}"
             k = seen[run] = seen.get(run, 0) + 1
-            at, ranked = lists.get((run, question), ("", None))
             if ranked is None or k > len(ranked.ids):
                 out.append(Disagreement(page, shown, f"no rank {k} in {run}'s list of {question}"))
-            elif shown != f"rank {k}: {ranked.ids[k - 1]}":
+                continue
+            if shown != f"rank {k}: {ranked.ids[k - 1]}":
                 out.append(Disagreement(page, shown, f"'rank {k}: {ranked.ids[k - 1]}' "
                                         f"({at}.ids[{k - 1}])"))  # fmt: skip
+                continue
+            said = f"{doc}: {cells[1] + ', ' if moves else ''}grade {grade}"
+            due = (f"{doc}: {_move_of(doc, k, base, ranked) + ', ' if moves else ''}grade "
+                   f"{_grade_of(ranked, k, grade)}")  # fmt: skip
+            if said != due:
+                out.append(Disagreement(page, said, f"{due!r} ({at}.ids[{k - 1}])"))
     return out
 
 
