@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -39,11 +38,16 @@ from typing import Any
 from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
-from evidencedesk.report import _gate_view as gate_view
-from evidencedesk.report._assemble import _CAVEAT_WORDS, _PIPELINE_CAVEATS, meta
 from evidencedesk.report._claims import mark_table, value_at
 from evidencedesk.report._exports import summary_disagreements
-from evidencedesk.report._oracle import _ALPHA, Finding, oracle_findings
+from evidencedesk.report._oracle import (
+    _ALPHA,
+    COMPONENT_CAVEATS,
+    Finding,
+    caveats_given,
+    oracle_findings,
+    rule_cell,
+)
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import flips, fmt, interval, p_text
 from evidencedesk.report._words import derive
@@ -586,12 +590,9 @@ def _as_shown(value: Any, text: str) -> str:
     return repr(value)
 
 
-# what a gate rule's cells say (`report.gate_view`), by the mark ``said(row, kind)`` gives
-_RULE_WORDS: dict[str, Callable[[Results, Any], str]] = {
-    "observed": lambda results, row: gate_view._observed(row),
-    "threshold": lambda results, row: gate_view._threshold(row, results.policy),
-    "margin": lambda results, row: gate_view._margin(row),
-}
+# what a gate rule's cells say, by the mark ``said(row, kind)`` gives: restated from docs/gate.md
+# by the oracle (`report.oracle.rule_cell`), not read from the build's formatters
+_RULE_WORDS = ("observed", "threshold", "margin")
 
 
 def _shown(results: Results, at: str, text: str) -> str:
@@ -601,7 +602,7 @@ def _shown(results: Results, at: str, text: str) -> str:
     if " @" in at:
         path, kind = at.rsplit(" @", 1)
         if kind in _RULE_WORDS:
-            return _RULE_WORDS[kind](results, value_at(results, path))
+            return rule_cell(results, value_at(results, path), kind)
         return derive(results, kind, path, {})
     if at.startswith("[") and at.endswith("]"):
         low, high = at[1:-1].split(", ", 1)
@@ -844,8 +845,8 @@ def _caveat_disagreements(page: str, shown: _PageText,
     texts, words = given
     out = []
     everything = "\n".join(block for block, _ in (*shown.prose, *shown.cells))
-    for key, text in _PIPELINE_CAVEATS.items():
-        full, brief = _squeeze(text), _CAVEAT_WORDS[key]
+    for text, brief in COMPONENT_CAVEATS.values():
+        full = _squeeze(text)
         for said, backed in ((full, texts), (brief, words)):
             if said not in everything or any(said in b for b in backed):
                 continue  # (no block holds it: a block's text has no line break)
@@ -868,8 +869,7 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
     known: _Known = {}
     table = mark_table(results)
     pages = {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions}
-    caveats = meta(results).caveats
-    given = {_squeeze(c.text) for c in caveats}, {c.words for c in caveats if c.words}
+    given = caveats_given(results)  # restated by the oracle, not read from the build's model
     lists = {(v.name, r.question): (f"variants[{i}].lists[{j}]", r)
              for i, v in enumerate(results.variants) for j, r in enumerate(v.lists)}  # fmt: skip
     for page in sorted(p.name for p in site.glob("*.html")):
