@@ -3,17 +3,22 @@ kind of false sentence the site once made, planted into a built site, is named."
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from evidencedesk import cli as main_cli
 from evidencedesk._metric_names import canonical
-from evidencedesk.report._audit import _DECIMAL, _feed, _Text, audit
-from tests.generated_projects import shape_of
+from evidencedesk.report._audit import _DECIMAL, _read, _Text, _unmarked, audit
+from evidencedesk.report._claims import mark_number, mark_table
+from evidencedesk.results._serialize import load
+from tests.generated_projects import generated, shape_of
 
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
 
@@ -221,6 +226,18 @@ PLANTS = {
         "question-q001.html: 'rank 2: d097': results.json says 'rank 1: d068' (variants[0].lists[0].ids[0])",
         "question-q001.html: 'rank 1: d068': results.json says 'rank 2: d097' (variants[0].lists[0].ids[1])",
     ]),
+    "changed grade": ("question-q001.html", ROW2.format(2), ROW2.format(2).replace('grade-2">2<', 'grade-2">1<'), [
+        "question-q001.html: 'd097: grade 1': results.json says 'd097: grade 2' (variants[0].lists[0].ids[1])",
+    ]),
+    "changed move against the baseline": ("question-q001.html", "<td>3</td><td>▲ up 6</td>", "<td>3</td><td>▲ up 5</td>", [
+        "question-q001.html: 'd025: ▲ up 5, grade 3': results.json says 'd025: ▲ up 6, grade 3' "
+        "(variants[1].lists[0].ids[2])",
+    ]),
+    "changed baseline rank of a dropped document": ("question-q001.html", "<td>—</td><td>− dropped from 1</td>",
+                                                    "<td>—</td><td>− dropped from 2</td>", [
+        "question-q001.html: 'd068: − dropped from 2, grade unjudged': results.json says 'd068: − "
+        "dropped from 1, grade unjudged' (variants[0].lists[0].ids[0])",
+    ]),
     "demo flips sentence on the methods page": ("methods.html", "<h2", "<p>On 21 questions at least 6 one-way "
                                                 "flips are needed.</p><h2", [
         f"methods.html: 'On 21 questions at least 6 one-way flips are needed.': {NOBODY}",
@@ -257,9 +274,29 @@ PLANTS = {
 }  # fmt: skip
 
 
+_PATH_MARK = re.compile(r'<span data-at="([^"]*)">')  # a plant's value mark, by its path
+
+
+def as_written(site: Path, html: str) -> str:
+    """`html` with each value mark written by its path (``<span data-at="PATH">``, readable in
+    a plant) as the site writes it: ``<span data-v=N>``, N the path's number in the site's
+    results.json (`mark_table`), in base 36."""
+    numbers = {
+        path: mark_number(n) for n, path in enumerate(mark_table(load(site / "results.json")))
+    }
+
+    def written(mark: re.Match[str]) -> str:
+        path, _, kind = mark[1].partition(" @")
+        code = path if path in ("@legend", "answerable") else numbers[path]
+        return f"<span data-v={code}{'@' + kind if kind else ''}>"
+
+    return _PATH_MARK.sub(written, html)
+
+
 @pytest.mark.parametrize("case", list(PLANTS))
 def test_a_planted_false_sentence_is_named(ndcg_site: Path, tmp_path: Path, case: str) -> None:
     page, old, new, expected = PLANTS[case]
+    old, new = as_written(ndcg_site, old), as_written(ndcg_site, new)
     found, _, _ = audit(planted(ndcg_site, tmp_path, page, old, new))
     assert [d.line() for d in found] == expected
 
@@ -271,7 +308,9 @@ def test_a_changed_number_in_results_json_is_named(ndcg_site: Path, tmp_path: Pa
     lines = [d.line() for d in audit(site)[0]]
     assert "results.json candidates[1] (cand02): 'verdict WORSE': results.json says the rules " \
         "give BETTER" in lines  # fmt: skip
-    assert "index.html: 'BETTER': results.json says 'WORSE'" in lines
+    # claims.json holds no words: the page's marked verdict is held to the derived one
+    assert "index.html: 'BETTER': results.json says 'WORSE' (claim 22 of index.html: verdict of " \
+        "candidates[1])" in lines  # fmt: skip
 
 
 def test_the_command_exits_1_with_one_line_per_disagreement(
@@ -306,6 +345,34 @@ def test_text_from_data_is_not_read_as_a_claim(demo_site: Path, tmp_path: Path) 
     assert any("not proven" in line for line in found)
 
 
+@pytest.fixture(scope="module")
+def named_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Generated project 3 with its run cand01 named "hybrid 0.75": a name holding a decimal."""
+    root = tmp_path_factory.mktemp("named")
+    toml, _ = generated(root / "project", 3)
+    (root / "project" / "runs" / "cand01.run").rename(root / "project" / "runs" / "hybrid 0.75.run")
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(root / "site"), "-q"]
+    assert main_cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    return root / "site"
+
+
+NAMED = '<a href="candidate-hybrid-0-75-1774aaf8.html"><bdi dir="auto">hybrid 0.75</bdi></a></th>'
+
+
+def test_a_name_holding_a_decimal_is_data(named_site: Path, tmp_path: Path) -> None:
+    """A run named "hybrid 0.75" is the team's name, marked as data wherever the site prints it
+    (tables, sentences, its candidate page's rationale, the methods page's downloads): the site
+    audits ok. A number planted beside the name is read all the same."""
+    assert [d.line() for d in audit(named_site)[0]] == []
+    assert NAMED in (named_site / "benchmark.html").read_text("utf-8")
+    site = planted(named_site, tmp_path, "benchmark.html", NAMED,
+                   NAMED.replace("</bdi>", "</bdi> 0.912"))  # fmt: skip
+    assert [d.line() for d in audit(site)[0]] == [
+        f"benchmark.html: '0.912': {NOBODY.replace('sentence', 'table cell')}"
+    ]
+
+
 def test_a_reviewers_note_is_the_teams_words(demo_site: Path, tmp_path: Path) -> None:
     """A note (the team's Markdown, in ``<div class="note">``) saying a number makes no claim;
     the same words after the note are the report's and unbacked."""
@@ -337,22 +404,56 @@ def test_what_reads_as_a_decimal(text: str, read: str | None) -> None:
     assert (hit.group() if hit else None) == read
 
 
+def _standard(raw: str) -> tuple[Any, ...]:
+    """What `_Text` reads of `raw` fed by html.parser itself."""
+    standard = _Text()
+    standard.feed(raw)
+    standard.close()
+    return (tuple(standard.prose), tuple(standard.cells), tuple(standard.marked),
+            tuple(standard.values), tuple(standard.marked_in), tuple(standard.claim_after))  # fmt: skip
+
+
+# markup the pages do not write: comments, a script holding a tag, an unquoted attribute, a
+# self-closed element, character references, elements left open inside data text and inside a
+# mark, a stray end tag, a lone "<", upper-case tags, a repeated attribute
+TRICKY = (
+    '<!DOCTYPE html><!-- a <p>comment</p> --><script>if (a < b) { x = "<td>0.500</td>" }</script>'
+    "<p class=x data-n=3>R&amp;D rose by 0.100 &lt;p&gt;</p><div/><span data-v='1"
+    '7\'>0.844</span><td dir="auto">0.912</td><br/>tail 0.25',
+    '<p><i><span dir="auto">0.125 <b>x</i> 0.250 </p><div class="a note">0.375</div>0.500',
+    '<td><span data-claim="index.html 3">0.1 <span>0.2</td> 0.3</span> after</span></p></q>',
+    "<P>a < b 0.100 &amp c</P><SPAN DATA-V=x>0.1</SPAN><span dir=auto dir=ltr>0.125</span>",
+    "<table><tr><td>1</td><td>2<table><td>0.3</td></table>0.4</td></tr></table><style>p{}</style>",
+    '<span data-claim="x 1"/>0.625 <code dir="auto"><span data-v="p">0.5</span></code> 0.75',
+)
+
+
 def test_the_pages_read_as_the_standard_parser_reads_them(demo_site: Path) -> None:
-    """The audit's one-pass tokenizer hands its reader what html.parser hands it, on every page
-    of the demo and on markup the pages do not write (comments, a script holding a tag, an
-    unquoted attribute, a self-closed element, character references)."""
-    tricky = (
-        '<!DOCTYPE html><!-- a <p>comment</p> --><script>if (a < b) { x = "<td>0.500</td>" }</script>'
-        "<p class=x data-n=3>R&amp;D rose by 0.100 &lt;p&gt;</p><div/><span data-at='variants[0]"
-        '.metrics[0].mean\'>0.844</span><td dir="auto">0.912</td><br/>tail 0.25'
-    )
-    pages = [p.read_text("utf-8") for p in sorted(demo_site.glob("*.html"))] + [tricky]
+    """The audit's one-pass reader reads what html.parser hands `_Text`, on every page of the
+    demo and on markup the pages do not write (`TRICKY`)."""
+    pages = [p.read_text("utf-8") for p in sorted(demo_site.glob("*.html"))] + list(TRICKY)
     for raw in pages:
-        standard, fast = _Text(), _Text()
-        standard.feed(raw)
-        _feed(fast, raw)
-        standard.close()
-        fast.close()
-        for read in ("prose", "cells", "marked", "values", "marked_in", "claim_after"):
-            assert getattr(fast, read) == getattr(standard, read), read
-    assert ("R&D rose by 0.100 <p>", "R&D rose by 0.100 <p>") in fast.prose
+        shown = _read(raw)
+        fast = (shown.prose, shown.cells, shown.marked, shown.values, shown.marked_in,
+                shown.claim_after)  # fmt: skip
+        assert fast == _standard(raw)
+    assert ("R&D rose by 0.100 <p>", "R&D rose by 0.100 <p>") in _read(TRICKY[0]).prose
+    # the <i> that holds the data text closes it: what follows is read
+    assert _read(TRICKY[1]).prose == (("0.250", "0.250"), ("0.500", "0.500"))
+
+
+def test_a_value_mark_names_its_path_by_number(ndcg_site: Path) -> None:
+    """A value's mark is its path's number in results.json's paths (`mark_table`), in base 36;
+    two numbers with "-" a difference, with "," an interval; "@kind" a row's words."""
+    table = mark_table(load(ndcg_site / "results.json"))
+    assert table[:4] == ["", "settings", "settings.columns[0]", "settings.columns[1]"]
+    assert (mark_number(0), mark_number(35), mark_number(36), mark_number(1297)) == ("0", "z",
+                                                                                      "10", "101")  # fmt: skip
+    assert _unmarked("3", table) == "settings.columns[1]"
+    assert _unmarked("3-2", table) == "settings.columns[1] − settings.columns[0]"
+    assert _unmarked("2,3", table) == "[settings.columns[0], settings.columns[1]]"
+    assert _unmarked("1@gate", table) == "settings @gate"
+    with pytest.raises(LookupError, match="no mark 'x y'"):
+        _unmarked("x y", table)
+    page = (ndcg_site / "benchmark.html").read_text("utf-8")
+    assert as_written(ndcg_site, '<span data-at="variants[0].metrics[0].mean">0.844<') in page

@@ -339,3 +339,41 @@ def test_the_oracles_statistics_equal_the_builds_in_every_regime(n: int) -> None
     assert oracle._randomization_p(d, seed=7) == pytest.approx(
         metrics._randomization_test(a, b, seed=7), abs=1e-9
     )
+
+
+# -- the gate's rule cells and the components' caveats, restated --------------------------------
+
+
+def test_the_restated_caveats_are_the_builds() -> None:
+    """The oracle's caveat texts are the build's (a new caveat, or a reworded one, is restated
+    here too) and the rule that gives them agrees on the demo."""
+    from evidencedesk.report._assemble import _CAVEAT_WORDS, _PIPELINE_CAVEATS
+
+    assert {
+        k: (v, _CAVEAT_WORDS[k]) for k, v in _PIPELINE_CAVEATS.items()
+    } == oracle.COMPONENT_CAVEATS
+
+
+def test_the_demo_gives_its_caveats(demo_site: Path) -> None:
+    texts, words = oracle.caveats_given(load(demo_site / "results.json"))
+    assert words == {"the dense searcher is a toy", "MiniLM is a bi-encoder, not a cross-encoder",
+                     "the rerankers are lexical stand-ins", "tuned on these labels"}  # fmt: skip
+    assert texts == {text for text, _ in oracle.COMPONENT_CAVEATS.values()}
+
+
+def test_a_wrong_build_formatter_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A build whose gate tables printed a rule's margin without its sign: the audit holds the
+    cells to the oracle's reading of docs/gate.md, not to the build's formatter, and names
+    each."""
+    from evidencedesk.report import _gate_view
+
+    signed = _gate_view._margin
+    monkeypatch.setattr(_gate_view, "_margin", lambda r: signed(r).removeprefix("+"))
+    toml, _ = generated(tmp_path / "project", 1)
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(tmp_path / "site"), "-q"]
+    assert main_cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    lines = [d.line() for d in audit(tmp_path / "site")[0]]
+    assert lines[0] == ("gate.html: '0.625': results.json says '+0.625' (margin of "
+                        "candidates[0].gate.rules[1])")  # fmt: skip
+    assert all(" (margin of candidates[" in line for line in lines), lines

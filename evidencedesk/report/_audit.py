@@ -6,7 +6,7 @@ results.json back into Results and, independently of the site model that wrote t
 1. re-derives every claim's words from the Results (`report.words.derive`) and compares them
    with the claim's and with the page's text: a changed number, label, interval, zero clause,
    flips count, p-value, verdict or gate line is a disagreement;
-2. holds every value a page marks (``<span data-at="path">``: a formatting filter's text of a
+2. holds every value a page marks (``<span data-v=N>``: a formatting filter's text of a
    Results value, a difference of two, a badge's or a gate rule's words; `report.claims`) to
    what results.json holds at that path, and every flips cell's ★ to its Holm p;
 3. finds every decimal, p-value, flips count and verdict phrase in the pages' text -- prose,
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -39,11 +38,16 @@ from typing import Any
 from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
-from evidencedesk.report import _gate_view as gate_view
-from evidencedesk.report._assemble import _CAVEAT_WORDS, _PIPELINE_CAVEATS, meta
-from evidencedesk.report._claims import value_at
+from evidencedesk.report._claims import mark_table, value_at
 from evidencedesk.report._exports import summary_disagreements
-from evidencedesk.report._oracle import _ALPHA, Finding, oracle_findings
+from evidencedesk.report._oracle import (
+    _ALPHA,
+    COMPONENT_CAVEATS,
+    Finding,
+    caveats_given,
+    oracle_findings,
+    rule_cell,
+)
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import flips, fmt, interval, p_text
 from evidencedesk.report._words import derive
@@ -88,6 +92,9 @@ _COUNT = re.compile(r"(?<![\w.,@^/−+-])\d[\d,]*\s+(?:one-way\s+|changed\s+)?"
                     r"(?:questions?\b|question\(s\)|flips?\b)")  # fmt: skip
 _THRESHOLDS = ("fewer than ", "up to ")
 _COUNTED = ("methods.html",)  # definitions, rules and caveats: true of any project
+# any of the four, in one search: a block it finds nothing in holds none of them (most blocks)
+_ANY = re.compile("|".join(f"(?:{p.pattern})" for p in (_DECIMAL, _P_VALUE, _FLIPS))
+                  + f"|(?i:{_PHRASES.pattern})")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -123,8 +130,8 @@ def _squeeze(text: str) -> str:
 
 class _Text(HTMLParser):
     """A page's visible text, outside scripts and styles; ``<span data-claim="page n">`` marks
-    claim n of that page (`report.claims.Said`), ``<span data-at="path">`` the Results value at
-    that results.json path (`report.claims.Shown`). Text from data -- a question, a document's
+    claim n of that page (`report.claims.Said`), ``<span data-v=N>`` the Results value at
+    results.json path number N (`report.claims.Shown`; decoded by `_unmarked`). Text from data -- a question, a document's
     title, snippet or text, each rendered in an element with ``dir="auto"``, and a reviewer's
     note (``<div class="note">``) -- is the team's words, not the report's: it is not read as
     prose (an abstract saying "not proven" backs no claim and makes none)."""
@@ -168,8 +175,8 @@ class _Text(HTMLParser):
             page, _, number = (given.get("data-claim") or "").rpartition(" ")
             if page and number.isdigit():
                 self._mark, self._mark_text, self._spans = (page, int(number)), [], 0
-            elif given.get("data-at"):
-                self._mark, self._mark_text, self._spans = given["data-at"], [], 0
+            elif given.get("data-v"):
+                self._mark, self._mark_text, self._spans = given["data-v"], [], 0
         if tag in _SKIPPED:
             self._skip += 1
         if tag not in _VOID:
@@ -232,69 +239,308 @@ _IN_ATTRIBUTE = re.compile(r'="[^"<>]*<span data-claim=')
 
 def _page_text(path: Path) -> _PageText:
     """What the page at `path` shows: its prose, its table cells and the claims it marks."""
-    return _parsed(read_text(path, AuditError, "page"))
+    return _read(read_text(path, AuditError, "page"))
 
 
-# the pages' markup, tokenized in one pass (html.parser's general tokenizer was most of the
-# audit's time): a comment, a doctype or processing instruction, a start or end tag with its
-# attributes, or text; a script's or a style's body is raw text up to its end tag
+# the pages' markup in one pass (html.parser's tokenizer, handing each tag to `_Text`'s
+# handlers, was most of the audit's time on a large site: 2.4 million tags): text, then what
+# ends it -- a comment, a doctype or processing instruction, a start or end tag with its
+# attributes, a "<" that starts none of these, or the end. A script's or a style's body is raw
+# text up to its end tag. `_read` does what `_Text` does, tag by tag, with the state in locals
 _TOKEN = re.compile(
-    r"<!--.*?-->|<![^>]*>|<\?[^>]*>|<(/?)([a-zA-Z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>|[^<]+|<",
+    r"([^<]*)(?:(<!--.*?-->|<![^>]*>|<\?[^>]*>)"
+    r"|<(/?)([a-zA-Z][^\s/>]*)((?:[^>\"']+|\"[^\"]*\"|'[^']*')*)>|(<)|\Z)",
     re.S,
 )
 _ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 _RAW_TEXT = {"script", "style"}
+_FLUSHED_AT_START = frozenset(_BLOCKS | {"table", "br"})
+_FLUSHED_AT_END = frozenset(_BLOCKS | {"table"})
+# end tags that may change more than the open elements and the block: the rest, closing the
+# element on top, end a block or not and pop it (the common case of a page the build wrote)
+_EVENTFUL_END = frozenset(_SKIPPED | {"span", "table"})
+
+# A leaf, read whole where nothing is open that changes how text is read (no mark, no data,
+# nothing skipped): an element whose content is text and elements of text alone, none of them a
+# block (a table cell ``<td><code>d028</code></td>``, ``<i>unjudged</i>``), and none naming a
+# mark, data (``dir``) or a note (no div), with plain double-quoted attributes. It opens and
+# closes what it opens, so it leaves the open elements as they were: read whole, its text is
+# the block it makes (one cell) or text of the open block. Table rows of leaf cells alone are
+# read whole too (a question page's ranked lists: most of a large site's tags), each cell a
+# block. Anything else is read tag by tag.
+_NOT_LEAF = "|".join(sorted(_VOID | _SKIPPED | _RAW_TEXT | {"table", "div"}))
+_PLAIN = r"""(?:\s++(?i:(?!(?:dir|data-claim|data-v)=))[a-zA-Z_:][-\w:.]*+="[^"<>]*+")*+"""
 
 
-def _feed(parser: _Text, raw: str) -> None:
-    """`raw` through `parser`'s handlers, as `HTMLParser.feed` with ``convert_charrefs`` hands
-    them (tag and attribute names lower-cased, character references resolved)."""
-    at, end = 0, len(raw)
-    unescape = html.unescape
-    while at < end:
-        token = _TOKEN.match(raw, at)
-        assert token is not None  # the last alternative matches any character
+def _inner(name: str) -> str:
+    """A leaf's content: text and elements of text (their tag group named `name`)."""
+    blocks = "|".join(sorted(_BLOCKS))
+    return (rf"(?:[^<]++|<(?!(?:{_NOT_LEAF}|{blocks})[\s>])(?P<{name}>[a-z][a-z0-9]*+){_PLAIN}>"
+            rf"[^<]*+</(?P={name})>)*+")  # fmt: skip
+
+
+_CELL = rf"<(?P<cell>td|th){_PLAIN}>({_inner('in_cell')})</(?P=cell)>"
+# where nothing is open that changes how text is read: text, then rows of leaf cells, a leaf,
+# or what `_TOKEN` reads. The white space between rows is left out: it follows a cell, whose end
+# left nothing to read, and white space alone makes no block
+_PLAIN_TOKEN = re.compile(
+    rf"([^<]*+)(?:((?:<tr{_PLAIN}>(?:\s*+{_CELL})++</tr>\s*+)++)"
+    rf"|<(?!(?:{_NOT_LEAF})[\s>])(?P<leaf>[a-z][a-z0-9]*+){_PLAIN}>({_inner('in_leaf')})</(?P=leaf)>|"
+    + _TOKEN.pattern[len("([^<]*)(?:") :],
+    re.S,
+)
+_CELLS = re.compile(_CELL)
+_TAGS = re.compile(r"<[^>]*>")
+
+
+def _leaf_text(inner: str) -> str:
+    """A leaf's text, its tags left out and each text between two tags unescaped (as
+    html.parser hands them)."""
+    if "&" in inner:
+        return "".join(html.unescape(t) for t in _TAGS.split(inner))
+    return _TAGS.sub("", inner) if "<" in inner else inner
+
+
+def _attributes(text: str) -> dict[str, str | None]:
+    """A start tag's attributes by lower-cased name (the last of a repeated name), values with
+    their character references resolved, as `HTMLParser` hands them to `dict`."""
+    given: dict[str, str | None] = {}
+    for m in _ATTR.finditer(text):
+        value = m[2] if m[2] is not None else m[3] if m[3] is not None else m[4]
+        given[m[1].lower()] = None if value is None else html.unescape(value)
+    return given
+
+
+_LEAF_AT = _PLAIN_TOKEN.groupindex["leaf"]  # the leaf's tag; its content is the next group
+
+
+def _whole(token: re.Match[str]) -> tuple[str, list[str] | None] | None:
+    """A `_PLAIN_TOKEN` read whole (rows of leaf cells, or a leaf): the text before it (and an
+    inline leaf's text), and the blocks it makes (None: an inline leaf makes none); None for a
+    token read tag by tag."""
+    rows, leaf = token.group(2, _LEAF_AT)
+    if rows is None and leaf is None:
+        return None
+    text = token.group(1)
+    if "&" in text:
+        text = html.unescape(text)
+    if rows is None and leaf not in _BLOCKS:  # text of the open block
+        return text + _leaf_text(token.group(_LEAF_AT + 1)), None
+    inners = (
+        [c[1] for c in _CELLS.findall(rows)] if rows is not None else [token.group(_LEAF_AT + 1)]
+    )
+    return text, [said for inner in inners if (said := " ".join(_leaf_text(inner).split()))]
+
+
+def _mark_of(given: dict[str, str | None]) -> tuple[str, int] | str | None:
+    """The mark a span's attributes open: a claim (page, number) or a value's mark."""
+    page, _, number = (given.get("data-claim") or "").rpartition(" ")
+    if page and number.isdigit():
+        return page, int(number)
+    return given.get("data-v") or None
+
+
+def _holds_data(tag: str, given: dict[str, str | None]) -> bool:
+    """An element holding the team's words: ``dir="auto"``, or a note (``<div class="note">``)."""
+    return given.get("dir") == "auto" or (
+        tag == "div" and "note" in (given.get("class") or "").split()
+    )
+
+
+class _Blocks:
+    """What `_read` has read: the blocks (prose and table cells, each as shown and with its
+    marks blanked), the open block's text, the marked claims and values and the block each
+    marked claim stands in (`_PageText`)."""
+
+    __slots__ = ("blanked", "buffer", "cells", "claim_after", "marked", "marked_in", "pending",
+                 "prose", "table", "values")  # fmt: skip
+
+    def __init__(self) -> None:
+        self.prose: list[tuple[str, str]] = []
+        self.cells: list[tuple[str, str]] = []
+        self.marked_in: list[str] = []  # per marked claim: its block
+        self.pending: list[int] = []  # marked claims of the open block
+        self.buffer: list[str] = []  # the open block's text
+        self.blanked: list[str] = []  # the same, marks blanked
+        self.table = 0  # open tables: a block in one is a table cell
+        self.marked: list[tuple[str, int, str]] = []
+        self.values: list[tuple[str, str]] = []
+        self.claim_after: list[int] = []
+
+    def read_whole(self, text: str, made: list[str] | None) -> None:
+        """A token read whole (`_whole`): `text` of the open block, then the blocks `made`."""
+        if text:
+            self.buffer.append(text)
+            self.blanked.append(text)
+        if made is not None:  # the blocks it makes, after the open one
+            if self.buffer or self.pending:
+                self.flush()
+            (self.cells if self.table else self.prose).extend((b, b) for b in made)
+
+    def closed(self, mark: tuple[str, int] | str, words: str) -> None:
+        """The mark `mark` closed around `words`: a claim (page, number) or a value's mark."""
+        if isinstance(mark, tuple):
+            self.pending.append(len(self.marked))
+            self.marked.append((*mark, words))
+            self.marked_in.append(words)
+        else:
+            self.values.append((mark, words))
+            self.claim_after.append(len(self.marked))
+
+    def flush(self) -> None:  # `_Text._flush`
+        joined = "".join(self.buffer)
+        text = " ".join(joined.split())
+        for i in self.pending:
+            self.marked_in[i] = text
+        self.pending.clear()
+        if text:
+            blank = "".join(self.blanked)  # the same text unless a mark stands in it
+            same = text if blank == joined else _squeeze(blank)
+            (self.cells if self.table else self.prose).append((text, same))
+        self.buffer.clear()
+        self.blanked.clear()
+
+
+def _read(raw: str) -> _PageText:
+    """What `_Text` reads of `raw` when `HTMLParser` feeds it (tests/test_audit.py holds the two
+    equal on every page of the demo and on markup the pages do not write), in one function:
+    the same open elements, marks, blocks and data elements. Only a span's, a div's and an
+    element's with a ``dir`` attributes are read (the others mark nothing and hold no data)."""
+    squeeze, unescape = _squeeze, html.unescape
+    blocks = _Blocks()
+    buffer, blanked, pending, marked_in = (
+        blocks.buffer,
+        blocks.blanked,
+        blocks.pending,
+        blocks.marked_in,
+    )
+    flush = blocks.flush
+    open_: list[str] = []  # the open elements' tags
+    data_at: list[int] = []  # where in `open_` each open element holding data text stands
+    mark: tuple[str, int] | str | None = None  # the open claim or value mark
+    mark_text: list[str] = []
+    skip = spans = 0
+
+    def end(tag: str) -> None:  # `_Text.handle_endtag`
+        nonlocal mark, spans, skip
+        if tag == "span" and mark is not None:
+            if spans:
+                spans -= 1
+            else:
+                blocks.closed(mark, squeeze("".join(mark_text)))
+                mark = None
+        if tag in _FLUSHED_AT_END:
+            if buffer or pending:
+                flush()
+            if tag == "table":
+                blocks.table = max(0, blocks.table - 1)
+        if tag in _SKIPPED:
+            skip = max(0, skip - 1)
+        if tag in open_:  # close it and what it left open
+            del open_[len(open_) - 1 - open_[::-1].index(tag) :]
+            while data_at and data_at[-1] >= len(open_):
+                data_at.pop()
+
+    at, stop = 0, len(raw)
+    # the groups both patterns end with: a comment's, an end tag's slash, the tag, its
+    # attributes, a lone "<" (by pattern: `_PLAIN_TOKEN`'s, `_TOKEN`'s)
+    last = [tuple(range(p.groups - 4, p.groups + 1)) for p in (_PLAIN_TOKEN, _TOKEN)]
+    while at < stop:
+        if mark is None and not data_at and not skip:
+            token = _PLAIN_TOKEN.match(raw, at)
+            assert token is not None  # the last alternatives match anything
+            whole = _whole(token)
+            if whole is not None:
+                blocks.read_whole(*whole)
+                at = token.end()
+                continue
+        else:
+            token = _TOKEN.match(raw, at)
+        assert token is not None  # the last alternatives match anything
         at = token.end()
-        text = token.group()
-        if token.group(2) is None:
-            if text[:1] != "<" or text == "<":
-                parser.handle_data(unescape(text) if "&" in text else text)
+        text, _, closing, tag, attrs, lone = token.group(1, *last[token.re is _TOKEN])
+        if lone:
+            text += lone
+        if text:
+            if "&" in text:
+                text = unescape(text)
+            if mark is not None:
+                mark_text.append(text)
+            if not skip and not data_at:
+                buffer.append(text)
+                blanked.append(" " * len(text) if mark is not None else text)
+        if tag is None:
             continue
-        tag = token.group(2).lower()
-        if token.group(1):
-            parser.handle_endtag(tag)
+        tag = tag.lower()
+        if closing:
+            if open_ and open_[-1] == tag and tag not in _EVENTFUL_END:
+                if tag in _BLOCKS and (buffer or pending):
+                    flush()
+                open_.pop()
+                if data_at and data_at[-1] == len(open_):
+                    data_at.pop()
+            else:
+                end(tag)
             continue
-        attrs: list[tuple[str, str | None]] = []
-        for m in _ATTR.finditer(token.group(3)):
-            value = next((v for v in m.groups()[1:] if v is not None), None)
-            attrs.append((m[1].lower(), None if value is None else unescape(value)))
-        parser.handle_starttag(tag, attrs)
-        if text.endswith("/>") and tag not in _VOID:
-            parser.handle_endtag(tag)  # as HTMLParser.handle_startendtag does
+        given = _attributes(attrs) if attrs and (tag in ("span", "div") or "dir" in
+                                                 attrs.lower()) else None  # fmt: skip
+        if tag == "span":
+            if mark is not None:
+                spans += 1
+            elif given and (opened := _mark_of(given)) is not None:
+                mark, mark_text, spans = opened, [], 0
+        skip += tag in _SKIPPED
+        if tag not in _VOID:
+            if given is not None and _holds_data(tag, given):
+                data_at.append(len(open_))
+            open_.append(tag)
+        if tag in _FLUSHED_AT_START:
+            if buffer or pending:
+                flush()
+            if tag == "table":
+                blocks.table += 1
+        if tag not in _VOID and token.group().endswith("/>"):
+            end(tag)  # as HTMLParser.handle_startendtag does
         elif tag in _RAW_TEXT:  # its body is not markup
             close = re.compile(rf"</{tag}\s*>", re.I).search(raw, at)
-            stop = close.start() if close else end
-            if stop > at:
-                parser.handle_data(raw[at:stop])
-            at = stop
-
-
-def _parsed(raw: str) -> _PageText:
-    """What a page's HTML `raw` shows (`_page_text`)."""
-    parser = _Text()
-    _feed(parser, raw)
-    parser.close()
-    return _PageText(tuple(parser.prose), tuple(parser.cells), tuple(parser.marked),
-                     tuple(parser.values), tuple(parser.marked_in), tuple(parser.claim_after),
+            body, at = raw[at : close.start() if close else stop], close.start() if close else stop
+            if body and mark is not None:  # as text
+                mark_text.append(body)
+            if body and not skip and not data_at:
+                buffer.append(body)
+                blanked.append(" " * len(body) if mark is not None else body)
+    if buffer or pending:
+        flush()
+    return _PageText(tuple(blocks.prose), tuple(blocks.cells), tuple(blocks.marked),
+                     tuple(blocks.values), tuple(marked_in), tuple(blocks.claim_after),
                      len(_IN_ATTRIBUTE.findall(raw)))  # fmt: skip
 
 
-def _claims(site: Path) -> dict[str, list[dict[str, Any]]]:
+def _claims(site: Path, results: Results) -> dict[str, list[dict[str, Any]]]:
+    """claims.json's claims by page, each an object: kind, source, args and its words. A row
+    ``[kind, source, args?]`` (`report.claims.Claims.to_rows`) records no words: they are the
+    words `words.derive` gives from results.json (``derived``; ``error`` when it gives none),
+    which the page must show."""
     path = site / _CLAIMS
     data = parse_json(read_text(path, AuditError, "claims file"), path, AuditError)
     if not isinstance(data, dict):
         raise AuditError(path, "expected an object of page -> claims, found something else")
-    return data
+    out: dict[str, list[dict[str, Any]]] = {}
+    for page, rows in data.items():
+        out[page] = claims = []
+        for row in rows if isinstance(rows, list) else []:
+            if not isinstance(row, list):
+                claims.append(row if isinstance(row, dict) else {})
+                continue
+            claim = dict(zip(("kind", "source", "args"), row, strict=False))
+            try:
+                claim["text"] = derive(results, str(claim.get("kind")), str(claim.get("source",
+                                       "")), dict(claim.get("args") or {}))  # fmt: skip
+                claim["derived"] = True
+            except (LookupError, TypeError, ValueError, AttributeError) as exc:
+                claim["text"], claim["error"] = f"{claim.get('kind')} of {claim.get('source')}", exc
+            claims.append(claim)
+    return out
 
 
 def _around(text: str, start: int) -> str:
@@ -310,8 +556,11 @@ def _unbacked(page: str, shown: _PageText) -> list[Disagreement]:
     the report prints every measurement with decimals (`report.values.fmt`)."""
     out = []
     patterns = (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES) + ((_COUNT,) if page in _COUNTED else ())
+    anything = _ANY.search if page not in _COUNTED else None
     for blocks, what in ((shown.prose, "sentence"), (shown.cells, "table cell")):
         for block, blanked in blocks:
+            if anything is not None and anything(blanked) is None:
+                continue
             for pattern in patterns:
                 hit = next((h for h in pattern.finditer(blanked) if pattern is not _COUNT
                             or not blanked[: h.start()].endswith(_THRESHOLDS)), None)  # fmt: skip
@@ -341,12 +590,9 @@ def _as_shown(value: Any, text: str) -> str:
     return repr(value)
 
 
-# what a gate rule's cells say (`report.gate_view`), by the mark ``said(row, kind)`` gives
-_RULE_WORDS: dict[str, Callable[[Results, Any], str]] = {
-    "observed": lambda results, row: gate_view._observed(row),
-    "threshold": lambda results, row: gate_view._threshold(row, results.policy),
-    "margin": lambda results, row: gate_view._margin(row),
-}
+# what a gate rule's cells say, by the mark ``said(row, kind)`` gives: restated from docs/gate.md
+# by the oracle (`report.oracle.rule_cell`), not read from the build's formatters
+_RULE_WORDS = ("observed", "threshold", "margin")
 
 
 def _shown(results: Results, at: str, text: str) -> str:
@@ -356,7 +602,7 @@ def _shown(results: Results, at: str, text: str) -> str:
     if " @" in at:
         path, kind = at.rsplit(" @", 1)
         if kind in _RULE_WORDS:
-            return _RULE_WORDS[kind](results, value_at(results, path))
+            return rule_cell(results, value_at(results, path), kind)
         return derive(results, kind, path, {})
     if at.startswith("[") and at.endswith("]"):
         low, high = at[1:-1].split(", ", 1)
@@ -381,19 +627,50 @@ def _legend_disagreement(page: str, claims: dict[str, list[dict[str, Any]]], sho
                         if of else said)  # fmt: skip
 
 
+_Known = dict[tuple[str, str], tuple[str, "str | Exception"]]  # (mark, text) -> (path, text due)
+# a value's mark (`report.claims.Shown`): a path's number, two numbers read as a difference or
+# an interval, or a number and the words of its row
+_MARK = re.compile(r"([0-9a-z]+)(?:([-,])([0-9a-z]+)|@(\w+))?")
+
+
+def _unmarked(mark: str, table: list[str]) -> str:
+    """The mark `mark` with its paths' numbers read in `table` (`report.claims.mark_table`), as
+    `_shown` reads it: ``path``, ``a − b``, ``[low, high]``, ``path @kind``."""
+    if mark in ("@legend", "answerable"):
+        return mark
+    read = _MARK.fullmatch(mark)
+    if read is None:
+        raise LookupError(f"no mark {mark!r}")
+    first, how, second, kind = read.groups()
+    path = table[int(first, 36)]  # the number in base 36 (`report.claims.mark_number`)
+    if how == "-":
+        return f"{path} − {table[int(second, 36)]}"
+    if how == ",":
+        return f"[{path}, {table[int(second, 36)]}]"
+    return f"{path} @{kind}" if kind else path
+
+
 def _value_disagreements(page: str, results: Results, claims: dict[str, list[dict[str, Any]]],
-                         shown: _PageText) -> list[Disagreement]:  # fmt: skip
-    """Each marked value shows what its mark names, re-read from results.json."""
+                         shown: _PageText, known: _Known, table: list[str]) -> list[Disagreement]:  # fmt: skip
+    """Each marked value shows what its mark names (its paths numbered in `table`), re-read from
+    results.json (once per mark and text for the whole site: `known`; a large site's question
+    pages mark the same values)."""
     out = []
-    for (at, text), after in zip(shown.values, shown.claim_after, strict=True):
-        if at == "@legend":
+    for (mark, text), after in zip(shown.values, shown.claim_after, strict=True):
+        if mark == "@legend":
             legend = _legend_disagreement(page, claims, shown, text, after)
             out += [legend] if legend is not None else []
             continue
-        try:
-            expected = _shown(results, at, text)
-        except (LookupError, TypeError, ValueError, AttributeError) as exc:
-            out.append(Disagreement(page, text, f"no such value ({exc})"))
+        if (mark, text) not in known:
+            at = mark
+            try:
+                at = _unmarked(mark, table)
+                known[mark, text] = at, _shown(results, at, text)
+            except (LookupError, TypeError, ValueError, AttributeError) as exc:
+                known[mark, text] = at, exc
+        at, expected = known[mark, text]
+        if isinstance(expected, Exception):
+            out.append(Disagreement(page, text, f"no such value ({expected})"))
             continue
         if text != expected:
             path, _, kind = at.rpartition(" @")
@@ -454,8 +731,11 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
     for number, claim in enumerate(claims):
         said = str(claim.get("text", ""))
         try:
-            expected = derive(results, str(claim.get("kind")), str(claim.get("source", "")),
-                              dict(claim.get("args") or {}))  # fmt: skip
+            if "error" in claim:
+                raise claim["error"]
+            expected = said if claim.get("derived") else derive(
+                results, str(claim.get("kind")), str(claim.get("source", "")),
+                dict(claim.get("args") or {}))  # fmt: skip
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
             out.append(Disagreement(page, said, f"no such claim ({exc})"))
             continue
@@ -466,35 +746,93 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
     return out
 
 
-# a question page's ranked lists (templates/question.html): each table names its run, each row
-# its document and, in its first cell, the rank it shows ("—": a baseline document it dropped)
-_RANKED = re.compile(r'<table class="ranked-list[^"]*" data-list="([^"]*)">(.*?)</table>', re.S)
-_ROW = re.compile(r"<tr\b([^>]*)>\s*<td[^>]*>([^<]*)</td>")
+# a question page's ranked lists (templates/question.html): each table names its run (its class
+# ``moves`` when its rows are marked against the baseline's list), each row its document, the
+# rank it shows ("—": a baseline document it dropped), its change against the baseline and its
+# grade ("unjudged": the judgments grade it not)
+_RANKED = re.compile(r'<table class="ranked-list([^"]*)" data-list="([^"]*)">(.*?)</table>', re.S)
+_ROW = re.compile(r"<tr\b([^>]*)>(.*?)</tr>", re.S)
+_TD = re.compile(r"<td\b[^>]*>(.*?)</td>", re.S)
 _CHUNK = re.compile(r'\bdata-chunk="([^"]*)"')
+
+
+def _cell_text(cell: str) -> str:
+    return _squeeze(html.unescape(_TAGS.sub("", cell)))
+
+
+def _grade_of(ranked: RankedList, k: int, shown: str) -> str:
+    """What the grade cell of the k-th document of `ranked` says: its grade, or "unjudged".
+    results.json holds a judgment below 0 as grade 0 (it gains nothing): a cell showing a
+    negative grade where results.json holds 0 says what results.json can say."""
+    if not (ranked.judged is None or ranked.judged[k - 1]):
+        return "unjudged"
+    grade = ranked.grades[k - 1]
+    return shown if grade == 0 and shown.startswith("-") and shown[1:].isdigit() else str(grade)
+
+
+def _move_of(doc: str, k: int | None, base: RankedList | None, cand: RankedList) -> str:
+    """What the "Against base" cell says of `doc` at rank `k` of `cand` (None: a baseline
+    document `cand` dropped), restated from docs/site.md: up or down by how many ranks, the same
+    rank, new (not in the baseline's top N when results.json keeps only its top N) or dropped
+    (not in the candidate's top N, likewise)."""
+    before = base.ids.index(doc) + 1 if base is not None and doc in base.ids else None
+    if k is None:
+        cut = cand.size > len(cand.ids)
+        return f"{f'− not in top {len(cand.ids)}' if cut else '− dropped'} from {before}"
+    if before is None:
+        cut = base is not None and base.size > len(base.ids)
+        return f"+ not in top {len(base.ids)}" if base is not None and cut else "+ new"
+    if k != before:
+        return f"▲ up {before - k}" if k < before else f"▼ down {k - before}"
+    return "= same rank"
 
 
 def _rank_disagreements(page: str, raw: str, question: str, results: Results,
                         lists: dict[tuple[str, str], tuple[str, RankedList]]) -> list[Disagreement]:  # fmt: skip
     """Each ranked row of a question page shows, in order, the rank and the document
     results.json's list of that run gives there: the k-th ranked row of a run's list is rank k
-    and holds ids[k - 1] (a swapped rank number or two swapped rows are disagreements). Read
-    from the page and results.json alone, not from the page model that wrote it."""
+    and holds ids[k - 1] (a swapped rank number or two swapped rows are disagreements), with
+    its grade (grades[k - 1], or "unjudged") and, in a list marked against the baseline's, its
+    move; a dropped baseline document shows its baseline rank and grade. Read from the page and
+    results.json alone, not from the page model that wrote it."""
     out = []
     seen: dict[str, int] = {}  # run -> ranked rows read so far (its lists continue in a fold)
-    for run, body in _RANKED.findall(raw):
+    for kind, run, body in _RANKED.findall(raw):
         run = html.unescape(run)
-        for attrs, cell in _ROW.findall(body):
-            chunk, rank = _CHUNK.search(attrs), _squeeze(html.unescape(cell))
-            if chunk is None or rank == "—":
-                continue  # "nothing returned", or a dropped document (it has no rank)
-            shown = f"rank {rank}: {html.unescape(chunk.group(1))}"
+        at, ranked = lists.get((run, question), ("", None))
+        base_at, base = lists.get((results.baseline, question), ("", None))
+        moves = "moves" in kind.split()
+        for attrs, row in _ROW.findall(body):
+            chunk, cells = _CHUNK.search(attrs), [_cell_text(c) for c in _TD.findall(row)]
+            if chunk is None or not cells:
+                continue  # "nothing returned", or the header
+            doc, rank, grade = html.unescape(chunk.group(1)), cells[0], cells[-1]
+            if rank == "—":  # a baseline document the run dropped
+                if ranked is None or base is None or doc not in base.ids or doc in ranked.ids:
+                    out.append(Disagreement(page, f"dropped: {doc}", f"no such baseline document "
+                                            f"in {run}'s list of {question}"))  # fmt: skip
+                    continue
+                b = base.ids.index(doc) + 1
+                shown = f"{doc}: {cells[1] if len(cells) > 2 else ''}, grade {grade}"
+                due = (f"{doc}: {_move_of(doc, None, base, ranked)}, grade "
+                       f"{_grade_of(base, b, grade)}")  # fmt: skip
+                if shown != due:
+                    out.append(Disagreement(page, shown, f"{due!r} ({base_at}.ids[{b - 1}])"))
+                continue
+            shown = f"rank {rank}: {doc}"
             k = seen[run] = seen.get(run, 0) + 1
-            at, ranked = lists.get((run, question), ("", None))
             if ranked is None or k > len(ranked.ids):
                 out.append(Disagreement(page, shown, f"no rank {k} in {run}'s list of {question}"))
-            elif shown != f"rank {k}: {ranked.ids[k - 1]}":
+                continue
+            if shown != f"rank {k}: {ranked.ids[k - 1]}":
                 out.append(Disagreement(page, shown, f"'rank {k}: {ranked.ids[k - 1]}' "
                                         f"({at}.ids[{k - 1}])"))  # fmt: skip
+                continue
+            said = f"{doc}: {cells[1] + ', ' if moves else ''}grade {grade}"
+            due = (f"{doc}: {_move_of(doc, k, base, ranked) + ', ' if moves else ''}grade "
+                   f"{_grade_of(ranked, k, grade)}")  # fmt: skip
+            if said != due:
+                out.append(Disagreement(page, said, f"{due!r} ({at}.ids[{k - 1}])"))
     return out
 
 
@@ -506,11 +844,12 @@ def _caveat_disagreements(page: str, shown: _PageText,
     chosen while looking at these labels" pasted onto another project is a disagreement."""
     texts, words = given
     out = []
-    for key, text in _PIPELINE_CAVEATS.items():
-        full, brief = _squeeze(text), _CAVEAT_WORDS[key]
+    everything = "\n".join(block for block, _ in (*shown.prose, *shown.cells))
+    for text, brief in COMPONENT_CAVEATS.values():
+        full = _squeeze(text)
         for said, backed in ((full, texts), (brief, words)):
-            if any(said in b for b in backed):
-                continue
+            if said not in everything or any(said in b for b in backed):
+                continue  # (no block holds it: a block's text has no line break)
             for block, _ in (*shown.prose, *shown.cells):
                 if said in block:
                     out.append(Disagreement(page, _around(block, block.index(said)),
@@ -524,19 +863,20 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
     recomputation from its exports (`report.oracle`), and how many claims on how many pages
     were checked. Raises an EvidencedeskError for a site it cannot read."""
     results = load(site / "results.json")
-    claims = _claims(site)
+    claims = _claims(site, results)
     found: list[Disagreement | Finding] = []
     checked = 0
+    known: _Known = {}
+    table = mark_table(results)
     pages = {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions}
-    caveats = meta(results).caveats
-    given = {_squeeze(c.text) for c in caveats}, {c.words for c in caveats if c.words}
+    given = caveats_given(results)  # restated by the oracle, not read from the build's model
     lists = {(v.name, r.question): (f"variants[{i}].lists[{j}]", r)
              for i, v in enumerate(results.variants) for j, r in enumerate(v.lists)}  # fmt: skip
     for page in sorted(p.name for p in site.glob("*.html")):
         if page in _LEFT_OUT:
             continue
         raw = read_text(site / page, AuditError, "page")
-        shown = _parsed(raw)
+        shown = _read(raw)
         mine = claims.get(page, [])
         text = " ".join(block for block, _ in (*shown.prose, *shown.cells))
         text += " " + " ".join(words for _, _, words in shown.marked)
@@ -548,7 +888,7 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
             found.append(Disagreement(page, "(an attribute)", f"{shown.in_attributes} claim(s) "
                                       "marked inside an attribute value: the template must write "
                                       "them through the plain filter"))  # fmt: skip
-        found += _value_disagreements(page, results, claims, shown)
+        found += _value_disagreements(page, results, claims, shown, known, table)
         found += _unbacked(page, shown)
         found += _caveat_disagreements(page, shown, given)
         if page in pages:

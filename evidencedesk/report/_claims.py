@@ -16,9 +16,11 @@ it through the ``plain`` filter.
 
 A number a formatting filter prints (``num``, ``p``, ``interval``, ``flips``: `report.values`)
 marks itself the same way when it is one of the Results' own values (`value_paths`): the filter's
-text becomes a `Shown`, rendered as ``<span data-at="variants[0].metrics[2].mean">0.634</span>``,
-the results.json path of the value (or of the row whose interval or flips it prints), so the
-audit re-reads that value where the page shows it (`value_at`) and holds the text to it. A
+text becomes a `Shown`, rendered as ``<span data-v=h>0.634</span>``: h (17) numbers the
+results.json path of the value (``variants[0].metrics[2].mean``; or of the row whose interval or
+flips it prints) in `value_paths`'s table, so the audit numbers results.json's paths the same
+way (`mark_table`), re-reads that value where the page shows it (`value_at`) and holds the text
+to it. A
 number the filter is handed that the Results do not hold (one a page model computed) stays
 unmarked, and the audit reports it when it is a decimal, a p-value or a flips count.
 """
@@ -38,7 +40,7 @@ from markupsafe import Markup, escape
 from evidencedesk.report._words import derive
 from evidencedesk.results.types import Results
 
-__all__ = ["Claim", "Claims", "Said", "Shown", "marking", "value_at", "value_paths"]
+__all__ = ["Claim", "Claims", "Said", "Shown", "mark_table", "marking", "value_at", "value_paths"]
 
 
 class Said(str):
@@ -94,11 +96,22 @@ class Claims:
     def to_dict(self) -> dict[str, list[dict[str, Any]]]:
         return {page: [c.to_dict() for c in found] for page, found in sorted(self.pages.items())}
 
+    def to_rows(self) -> dict[str, list[list[Any]]]:
+        """`to_dict` as claims.json holds it: each claim a row ``[kind, source]``, and its args
+        (an object) third when it has any. Not its words: the audit derives them from
+        results.json (`words.derive`, as `say` did) and holds the page to them."""
+        return {page: [[c.kind, c.source, *([dict(c.args)] if c.args else [])] for c in found]
+                for page, found in sorted(self.pages.items())}  # fmt: skip
+
 
 class Shown(str):
-    """A formatting filter's text of one of the Results' values, with that value's results.json
-    path; rendered by Jinja as a marked span, plain through ``str`` (and the ``plain`` filter, in
-    an attribute)."""
+    """A formatting filter's text of one of the Results' values, with its mark: the number of
+    that value's results.json path (`value_paths`'s `table`, in base 36: `mark_number`), or two numbers and how the text
+    reads them (``12-30``: the difference of two values; ``12,30``: an interval), or a number
+    and the words of a row (``7@verdict``), or ``@legend`` or ``answerable``; rendered by Jinja
+    as ``<span data-v=MARK>``, plain through ``str`` (and the ``plain`` filter, in an
+    attribute). A number names the path in a few characters: a long path on every value was a
+    tenth of a site's weight."""
 
     at: str
 
@@ -108,7 +121,7 @@ class Shown(str):
         return shown
 
     def __html__(self) -> str:
-        return f'<span data-at="{escape(self.at)}">{escape(str(self))}</span>'
+        return f"<span data-v={escape(self.at)}>{escape(str(self))}</span>"
 
     def __reduce__(self) -> tuple[Any, ...]:
         return Shown, (str(self), self.at)
@@ -117,7 +130,7 @@ class Shown(str):
 _LEAVES = frozenset({str, int, bool, type(None)})  # hold no float and no row
 
 
-def value_paths(results: Results) -> dict[int, str]:
+def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[int, str]:
     """The results.json path of every float and every row (a dataclass) the Results hold, by the
     object's identity: what a filter was handed is found here only when it is one of the
     Results' own objects (a number a page model computed is not).
@@ -126,8 +139,15 @@ def value_paths(results: Results) -> dict[int, str]:
     equal number, or an equal row: the Results a build computes share objects between places (a
     variant's mean in each comparison with it, one 1.0 in many Holm p), the Results read back
     from results.json hold a copy in each place, and both must write the same page. The audit
-    holds the text to the value at that path, which equals the value printed."""
+    holds the text to the value at that path, which equals the value printed.
+
+    `table`, when given, is filled with each path's number: the order in which the walk first
+    reaches it, place by place (not object by object), so the Results a build computes and the
+    same Results read back from results.json number the same paths alike: a page marks a value
+    with its path's number (`Shown`), and the audit numbers results.json's paths again to read
+    it (`mark_table`)."""
     found: dict[int, str] = {}
+    numbered = table if table is not None else {}
     numbers: dict[tuple[float, float], str] = {}
     rows: dict[tuple[Any, ...], str] = {}
 
@@ -140,6 +160,7 @@ def value_paths(results: Results) -> dict[int, str]:
             if node == node:  # NaN equals nothing: its own path
                 path = numbers.setdefault((node, math.copysign(1.0, node)), path)
             found.setdefault(id(node), path)
+            numbered.setdefault(path, len(numbered))
             return
         if kind in _LEAVES:
             return
@@ -153,6 +174,7 @@ def value_paths(results: Results) -> dict[int, str]:
             except TypeError:  # a row holding a dict: its own path
                 pass
             found.setdefault(id(node), path)
+            numbered.setdefault(path, len(numbered))
             for name in names:
                 walk(getattr(node, name), f"{path}.{name}" if path else name)
         elif isinstance(node, tuple | list):
@@ -174,18 +196,39 @@ def value_paths(results: Results) -> dict[int, str]:
     return found
 
 
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def mark_number(n: int) -> str:
+    """`n` as a mark writes it: in base 36 (a large site numbers tens of thousands of paths)."""
+    out = _DIGITS[n % 36]
+    while n >= 36:
+        n //= 36
+        out = _DIGITS[n % 36] + out
+    return out
+
+
+def mark_table(results: Results) -> list[str]:
+    """The results.json paths by their number in the pages' marks (`value_paths`'s `table`)."""
+    table: dict[str, int] = {}
+    value_paths(results, table)
+    return list(table)
+
+
 _STEP = re.compile(r"([A-Za-z_]\w*)((?:\[\d+\]|\['[^'\]]*'\])*)")
+_STEPS = re.compile(r"\.(?![^\[]*\])")  # the dots between a path's steps (not in a key)
+_INDEX = re.compile(r"\[(\d+|'[^'\]]*')\]")
 
 
 def value_at(results: Results, path: str) -> Any:
     """The value at `path` (as `value_paths` writes it) in `results`; LookupError if none."""
     node: Any = results
-    for step in re.split(r"\.(?![^\[]*\])", path):
+    for step in _STEPS.split(path):
         match = _STEP.fullmatch(step)
         if match is None or not dataclasses.is_dataclass(node) or not hasattr(node, match[1]):
             raise LookupError(f"no {step!r} in results.json at {path!r}")
         node = getattr(node, match[1])
-        for index in re.findall(r"\[(\d+|'[^'\]]*')\]", match[2]):
+        for index in _INDEX.findall(match[2]):
             if index.startswith("'"):
                 if not isinstance(node, Mapping) or index[1:-1] not in node:
                     raise LookupError(f"no [{index}] in results.json at {path!r}")
@@ -206,7 +249,8 @@ def _path(paths: Mapping[int, str], value: Any) -> str | None:
 
 
 def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
-            results: Results | None = None) -> dict[str, Callable[..., Any]]:  # fmt: skip
+            results: Results | None = None,
+            table: Mapping[str, int] | None = None) -> dict[str, Callable[..., Any]]:  # fmt: skip
     """The site's marking filters. `filters` (the formatting filters) whose text marks itself
     (`Shown`) when the value handed to them is one of the Results' own (`paths`:
     `value_paths`), and the marks a template adds where a filter cannot know what it prints:
@@ -223,7 +267,15 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
     - ``candidate(name)``: the Results row of the candidate of that name, to hand to ``said``;
     - ``counted(text)``: `text` with the count of questions with a relevant judgment
       (results.json's ``answerable``) marked where it first stands before "questions".
+
+    A mark names a path by its number in `table` (`value_paths`'s); without a table, by its
+    number in the order of `paths`.
     """
+    if table is None:
+        table = {}
+        for path in paths.values():
+            table.setdefault(path, len(table))
+    paths = {at: mark_number(table[path]) for at, path in paths.items()}  # the marks' numbers
 
     def marked(fmt: Callable[..., str]) -> Callable[..., str]:
         def filtered(value: Any, *args: Any, **kwargs: Any) -> str:
@@ -231,7 +283,7 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
             at = _path(paths, value)
             if at is None and isinstance(value, tuple) and len(value) == 2:  # (low, high)
                 low, high = _path(paths, value[0]), _path(paths, value[1])
-                at = f"[{low}, {high}]" if low and high else None
+                at = f"{low},{high}" if low and high else None
             return Shown(text, at) if at is not None else text
 
         return filtered
@@ -240,11 +292,11 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
         first, second = _path(paths, a), _path(paths, b)
         if b is None:  # one value, printed by the page model's own `fmt` (a policy's floor)
             return Shown(str(text), first) if first else text
-        return Shown(str(text), f"{first} − {second}") if first and second else text
+        return Shown(str(text), f"{first}-{second}") if first and second else text
 
     def said(text: str, row: Any, kind: str) -> str:
         at = _path(paths, row)
-        return Shown(str(text), f"{at} @{kind}") if at is not None and text else text
+        return Shown(str(text), f"{at}@{kind}") if at is not None and text else text
 
     def legend(text: str) -> str:
         return Shown(str(text), "@legend") if text else text

@@ -42,7 +42,7 @@ from evidencedesk._metric_names import split_metric
 from evidencedesk.errors import AuditError
 from evidencedesk.files._text import read_text
 from evidencedesk.report._site import slug
-from evidencedesk.results.types import CandidateResult, MetricStat, Results
+from evidencedesk.results.types import CandidateResult, MetricStat, PolicyFacts, Results, RuleValue
 from evidencedesk.retrieval.metrics import Judged, _metric_value
 
 __all__ = ["Finding", "Moves", "VERDICT_RULES", "oracle_findings", "verdict_of"]
@@ -315,6 +315,7 @@ class _Draws:
     def __init__(self, seed: int) -> None:
         self.seed = seed
         self._kept: dict[int, list[np.ndarray]] = {}
+        self._counts: dict[int, np.ndarray] = {}  # n -> each resample's count of each value
         self.ends: dict[bytes, list[float]] = {}  # the values' bytes -> their percentiles
 
     def of(self, n: int) -> list[np.ndarray]:
@@ -332,8 +333,31 @@ class _Draws:
                 del self._kept[next(iter(self._kept))]
         return self._kept[n]
 
+    def means(self, values: np.ndarray) -> np.ndarray:
+        """The mean of each resample of `values`. Up to `_COUNTED` values, as each resample's
+        counts of each value (one matrix per n, counted once) times the values: a
+        matrix-vector product, where gathering the resamples' values took most of a large
+        project's audit; above, gathered. Counts are kept up to `_COUNTED_CELLS` (the oldest n
+        goes first)."""
+        n = len(values)
+        if n > _COUNTED:
+            return np.concatenate([values[idx].sum(axis=1) / n for idx in self.of(n)])
+        if n not in self._counts:
+            while self._counts and _RESAMPLES * (n + sum(self._counts)) > _COUNTED_CELLS:
+                del self._counts[next(iter(self._counts))]
+            blocks = []
+            for idx in self.of(n):
+                at = idx.astype(np.int64) + np.arange(len(idx))[:, None] * n  # cell in the block
+                blocks.append(np.bincount(at.ravel(), minlength=idx.size).reshape(idx.shape))
+            self._counts[n] = np.concatenate(blocks).astype(np.float64)
+        # einsum's own loop, not BLAS: its threads would spin on the second core for a
+        # product this small (twice the CPU time for the same wall time)
+        return np.einsum("ij,j->i", self._counts[n], values) / n
+
 
 _KEPT_CELLS = 1 << 26  # resample indices kept at once (128 MB as 16-bit integers)
+_COUNTED = 1000  # values counted per resample up to this n (`_Draws.means`)
+_COUNTED_CELLS = 1 << 24  # counts kept at once (128 MB as 64-bit floats)
 
 
 def _interval(data: Sequence[float], draws: _Draws) -> tuple[float | None, float | None]:
@@ -357,7 +381,7 @@ def _interval(data: Sequence[float], draws: _Draws) -> tuple[float | None, float
     else:
         key = values.tobytes()  # a candidate that is a variant's run asks again: answer once
         if key not in draws.ends:
-            means = np.concatenate([values[idx].sum(axis=1) / n for idx in draws.of(n)])
+            means = draws.means(values)
             draws.ends[key] = [float(e) for e in np.quantile(means, (tail, 1.0 - tail))]
         ends = draws.ends[key]
     return min(max(ends[0], lo_b), hi_b), min(max(ends[1], lo_b), hi_b)
@@ -696,3 +720,94 @@ def oracle_findings(site: Path, results: Results) -> list[Finding]:
     _flips(results, sources, found)
     _verdicts(results, tested, found)
     return found
+
+
+# -- the gate's rule cells and the components' caveats, restated ------------------------------
+# The page checks hold a gate rule's cells and the caveats a page may state to these, written
+# from docs/gate.md and docs/cli.md, not to the build's formatters and texts: a build formatter
+# that printed a margin without its sign, or a caveat given where it does not apply, is a
+# disagreement (tests/test_audit_oracle.py holds the texts equal to the build's).
+
+
+def _three(value: float | None, signed: bool = False) -> str:
+    """A number as the pages print it: three decimals, a true minus sign, "—" for none."""
+    if value is None:
+        return "—"
+    return (f"{value:+.3f}" if signed else f"{value:.3f}").replace("-", "−")
+
+
+def _flips_rule(policy: PolicyFacts | None) -> str:
+    """When the MRR-flips rule passes: no more worse than better questions, or fewer than the
+    net the policy asks, or a sign-test p above its ceiling."""
+    net = 1 if policy is None else policy.flips_min_net
+    said = "worse ≤ better" if net == 1 else f"worse − better < {net}"
+    if policy is not None and policy.flips_max_p < 1.0:
+        said += f" or sign-test p > {_three(policy.flips_max_p)}"
+    return said
+
+
+def rule_cell(results: Results, row: RuleValue, kind: str) -> str:
+    """What the gate tables' cell `kind` (observed, threshold, margin) says of the policy rule
+    `row`. The margin is the observed value minus the limit it must stay at or above: the floor
+    of a recall or pass rate, all of the critical questions, the baseline's value minus the
+    allowed drop."""
+    rule, seen, limit, base = row.rule, row.observed, row.threshold, row.reference
+    if kind == "observed":
+        if rule == "critical":
+            return "—" if seen is None or limit is None else f"{seen:.0f} of {limit:.0f} pass"
+        if rule == "max_drop" and seen is not None and base is not None:
+            drop = base - seen
+            said = f"drop {_three(drop)}" if drop > 0 else "no drop"
+            return f"{said} ({_three(base)} → {_three(seen)})"
+        if rule == "review_on_mrr_flips":
+            if row.status == "not evaluated":
+                return "—"
+            return "no more worse than better" if seen is None else f"worse for {seen:.0f}"
+        return _three(seen)
+    if kind == "threshold":
+        if rule == "critical":
+            return "all pass"
+        if rule in ("min_recall", "min_pass_rate"):
+            return f"≥ {_three(limit)}"
+        return f"drop ≤ {_three(limit)}" if rule == "max_drop" else _flips_rule(results.policy)
+    if seen is None or limit is None or row.status == "not evaluated":
+        return "—"
+    if rule == "max_drop" and base is None:
+        return "—"
+    margin = seen - (base - limit) if rule == "max_drop" and base is not None else seen - limit
+    if rule == "critical":
+        return "none fail" if margin >= 0 else f"{-margin:.0f} fail"
+    return _three(margin, signed=True)
+
+
+# each component's caveat on a pipeline project, in full and in its few words (the index and the
+# methods page give them in full, the other pages in a few words)
+COMPONENT_CAVEATS = {
+    "dense": ("The dense searcher is a toy: hashed word and character-trigram features in a fixed "
+              "vector, not a trained bi-encoder. It shows how the kit measures, not how good "
+              "dense retrieval is.", "the dense searcher is a toy"),
+    "minilm": ("The MiniLM searcher and reranker are MiniLM-L6-v2 int8 (ONNX), a bi-encoder, not "
+               "a cross-encoder: a real trained model, but query and passage are embedded "
+               "separately and compared by cosine, never read together as a cross-encoder reads "
+               "a pair; its int8 weights are a compressed copy of the fp32 model. It was trained "
+               "on English text only.", "MiniLM is a bi-encoder, not a cross-encoder"),
+    "rerankers": ("The rerankers (overlap, feature, pair, blend) are hand-written lexical "
+                  "stand-ins for a cross-encoder: they read words, not meaning, and cannot see a "
+                  "paraphrase.", "the rerankers are lexical stand-ins"),
+    "tuning": ("The feature scorer's weights and the gate's thresholds were chosen while looking "
+               "at these labels: gains measured on them are optimistic until checked on unseen "
+               "questions.", "tuned on these labels"),
+}  # fmt: skip
+
+
+def caveats_given(results: Results) -> tuple[set[str], set[str]]:
+    """The component caveats (texts, words) results.json gives: none on a runs-only project; on
+    a pipeline project the rerankers' always, the toy dense searcher's when its dense searcher
+    is the toy, MiniLM's when a MiniLM model ran, the tuning's on the demo (its weights and
+    thresholds were chosen on its labels)."""
+    if results.settings.kind != "pipeline":
+        return set(), set()
+    on = {"dense": results.settings.dense == "toy", "minilm": bool(results.models),
+          "rerankers": True, "tuning": results.inputs.demo}  # fmt: skip
+    given = [COMPONENT_CAVEATS[k] for k, yes in on.items() if yes]
+    return {text for text, _ in given}, {words for _, words in given}

@@ -123,11 +123,13 @@ _CLAIMS_JSON = "claims.json"  # every claim of every page, for `evidencedesk aud
 
 
 def _write_claims(model: SiteModel, out: Path) -> None:
-    """claims.json: each page's claims (report.claims), sorted keys, as results.json is."""
+    """claims.json: each page's claims (report.claims) as rows, pages in order, on one line
+    (read by the audit, not by people: indented objects were a twentieth of the demo's weight)."""
     claims = model.claims
-    if claims is None or not hasattr(claims, "to_dict"):
+    if claims is None or not hasattr(claims, "to_rows"):
         return
-    text = json.dumps(claims.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    rows = claims.to_rows()
+    text = json.dumps(rows, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
     _write_files(out, {_CLAIMS_JSON: text.encode("utf-8")})
 
 
@@ -260,6 +262,23 @@ def _isolated(name: str) -> str:
     return f"{_FSI}{_balanced(name)}{_PDI}" if _BIDI.search(name) else name
 
 
+# what the audit may read as a claim in a run's or a candidate's name (a decimal, a p-value, a
+# flips count, a verdict word: `report.audit`'s patterns, loosely): such a name is data, marked
+# as the audit's data text is (`dir="auto"`, in a bidirectional isolate as a name should be)
+_READ_AS_CLAIM = re.compile(r"\d\.\d\d|\bp\s*[=<>≤≥]|\+\d+/|not proven|\blean|did not move|"
+                            r"useful context|\bgrades? \d", re.IGNORECASE)  # fmt: skip
+_DATA = '<bdi dir="auto">{}</bdi>'
+
+
+def _data(text: Any) -> Any:
+    """The ``data`` filter: text from data (a candidate's rationale, what a run's file holds,
+    named after the run), marked as data when the audit could read a claim in it
+    (`_READ_AS_CLAIM`); as it is otherwise (and `finalize` isolates it as any text)."""
+    if isinstance(text, str) and _READ_AS_CLAIM.search(text):
+        return Markup(_DATA.format(escape(_isolated(text))))  # noqa: S704 - escaped
+    return text
+
+
 def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[Any], Markup]]:
     """The environment's `finalize` and its ``isolate`` filter: text from data that holds a
     right-to-left letter or a bidirectional control is isolated, so that it cannot reorder the
@@ -271,13 +290,21 @@ def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[
     as it is."""
     isolated = sorted((n for n in names if _BIDI.search(n)), key=len, reverse=True)
     inside = re.compile("|".join(re.escape(str(escape(n))) for n in isolated)) if isolated else None
+    # names the audit would read as a claim ("hybrid 0.75"): marked as data wherever they stand
+    data = {n for n in names if _READ_AS_CLAIM.search(n)}
+    data_inside = (re.compile("|".join(re.escape(str(escape(n))) for n in sorted(data, key=len,
+                   reverse=True))) if data else None)  # fmt: skip
 
     def names_isolated(html: str) -> Markup:
+        if data_inside is not None:
+            html = data_inside.sub(lambda m: _DATA.format(m.group()), html)
         if inside is None or not _BIDI.search(html):
             return Markup(html)  # noqa: S704 - escaped by its maker
         return Markup(inside.sub(lambda m: f"<bdi>{_balanced(m.group())}</bdi>", html))  # noqa: S704
 
     def finalize(value: Any) -> Any:
+        if type(value) is str and value in data:
+            return Markup(_DATA.format(escape(_isolated(value))))  # noqa: S704 - escaped
         if type(value) is str:
             return Markup(escape(_isolated(value))) if _BIDI.search(value) else value
         if isinstance(value, str) and hasattr(value, "__html__") and not isinstance(value, Markup):
@@ -334,9 +361,12 @@ def environment(
         bytecode_cache=_COMPILED,
     )
     env.finalize, env.filters["isolate"] = _isolating(names)
+    env.filters["data"] = _data  # the team's words (a rationale): never read as a claim
     env.filters.update(FILTERS)  # the one place a number becomes the page's text ...
     # ... and says which of the Results' values it is (report.claims)
-    env.filters.update(marking(FILTERS, {} if values is None else value_paths(values), values))
+    table: dict[str, int] = {}  # each path's number, for the marks (report.claims.value_paths)
+    paths_of = {} if values is None else value_paths(values, table)
+    env.filters.update(marking(FILTERS, paths_of, values, table))
     finalize, claimed = env.finalize, env.filters["claimed"]  # plain text isolated first
     env.filters["claimed"] = jinja2.pass_context(
         lambda context, text: claimed(context, finalize(text) if type(text) is str else text)
