@@ -457,3 +457,80 @@ def test_a_value_mark_names_its_path_by_number(ndcg_site: Path) -> None:
         _unmarked("x y", table)
     page = (ndcg_site / "benchmark.html").read_text("utf-8")
     assert as_written(ndcg_site, '<span data-at="variants[0].metrics[0].mean">0.844<') in page
+
+
+def _first_trace(site: Path, page: str) -> tuple[str, dict[str, Any]]:
+    """The first chart's id on `page` and its first trace, as the page's script holds them."""
+    raw = (site / page).read_text("utf-8")
+    start = re.search(r'Plotly\.newPlot\(\s*"([^"]*)",\s*', raw)
+    assert start is not None
+    traces, _ = json.JSONDecoder().raw_decode(raw, start.end())
+    return start[1], traces[0]
+
+
+def test_a_chart_point_moved_off_its_value_is_named(ndcg_site: Path, tmp_path: Path) -> None:
+    chart, trace = _first_trace(ndcg_site, "index.html")
+    value, label, (hover, span, _) = trace["x"][0], trace["y"][0], trace["customdata"][0]
+    moved = value + 0.0125
+    # the error bars are drawn from the point: the interval moves with it
+    low, high = moved - trace["error_x"]["arrayminus"][0], moved + trace["error_x"]["array"][0]
+    site = planted(ndcg_site, tmp_path, "index.html", f'"x":[{value!r},', f'"x":[{moved!r},')
+    assert [d.line() for d in audit(site)[0]] == [
+        f"index.html: '{chart}: {label}': results.json says no value {moved!r} for {label}",
+        f"index.html: '{chart}: {label}: {hover}': results.json says {moved!r} (the point)",
+        f"index.html: '{chart}: {label}: {span}': results.json says [{low!r}, {high!r}] (the "
+        "error bars)",
+    ]
+
+
+def test_a_chart_point_of_another_variant_is_named(ndcg_site: Path, tmp_path: Path) -> None:
+    # both values are results.json's, each drawn on the other's line. The baseline's mean is
+    # also a candidate's value (its comparison holds it), so only the baseline's line is no
+    # value of its own; the hovers and the error bars still read each line's own numbers
+    chart, trace = _first_trace(ndcg_site, "index.html")
+    (a, b), (first, second) = trace["x"][:2], trace["y"][:2]
+    assert (first, second) == ("base", "cand01") and a != b
+    (hover_a, span_a, _), (hover_b, span_b, _) = trace["customdata"][:2]
+    bars = trace["error_x"]
+    site = planted(ndcg_site, tmp_path, "index.html", f'"x":[{a!r},{b!r},', f'"x":[{b!r},{a!r},')
+    assert [d.line() for d in audit(site)[0]] == [
+        f"index.html: '{chart}: base': results.json says no value {b!r} for base",
+        f"index.html: '{chart}: base: {hover_a}': results.json says {b!r} (the point)",
+        f"index.html: '{chart}: base: {span_a}': results.json says "
+        f"[{b - bars['arrayminus'][0]!r}, {b + bars['array'][0]!r}] (the error bars)",
+        f"index.html: '{chart}: cand01: {hover_b}': results.json says {a!r} (the point)",
+        f"index.html: '{chart}: cand01: {span_b}': results.json says "
+        f"[{a - bars['arrayminus'][1]!r}, {a + bars['array'][1]!r}] (the error bars)",
+    ]
+
+
+def test_a_changed_chart_hover_is_named(ndcg_site: Path, tmp_path: Path) -> None:
+    chart, trace = _first_trace(ndcg_site, "index.html")
+    value, label, hover = trace["x"][0], trace["y"][0], trace["customdata"][0][0]
+    wrong = f"{value + 0.1:.3f}"
+    site = planted(ndcg_site, tmp_path, "index.html", f'[["{hover}",', f'[["{wrong}",')
+    assert [d.line() for d in audit(site)[0]] == [
+        f"index.html: '{chart}: {label}: {wrong}': results.json says {value!r} (the point)",
+    ]
+
+
+def test_a_flips_bar_that_disagrees_with_its_hover_is_named(
+    ndcg_site: Path, tmp_path: Path
+) -> None:
+    chart, trace = _first_trace(ndcg_site, "flips.html")
+    wins, label, cell = trace["x"][0], trace["y"][0], trace["customdata"][0][1]
+    assert cell.startswith(f"+{wins}/")
+    wrong = f"+{wins + 1}/" + cell.split("/", 1)[1]
+    # plotly's JSON writes a slash escaped (\u002f), as inside a script it must be
+    site = planted(ndcg_site, tmp_path, "flips.html", f'"+{wins}\\u002f', f'"+{wins + 1}\\u002f')
+    assert [d.line() for d in audit(site)[0]] == [
+        f"flips.html: '{chart}: {label}: {wrong}': results.json says {wins} (the bar)",
+    ]
+
+
+def test_a_chart_whose_data_is_not_json_is_named(ndcg_site: Path, tmp_path: Path) -> None:
+    chart, _ = _first_trace(ndcg_site, "index.html")
+    site = planted(ndcg_site, tmp_path, "index.html", f'"{chart}",', f'"{chart}", x')
+    assert [d.line() for d in audit(site)[0]] == [
+        f"index.html: '{chart}': results.json says a chart's data as a JSON list of traces",
+    ]

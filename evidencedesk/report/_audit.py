@@ -12,6 +12,9 @@ results.json back into Results and, independently of the site model that wrote t
 3. finds every decimal, p-value, flips count and verdict phrase in the pages' text -- prose,
    table cells, nav, footer, pre, code, SVG text -- that stands outside every mark: a sentence
    made up outside the claims is a disagreement, wherever else the page says the same words;
+   and reads each chart's data (`_chart_disagreements`): a drawn value is one of results.json's
+   numbers (of the point's own variant or candidate), its hover the point's value, interval
+   and flips;
 4. re-derives the decisions the claims report (`results.recheck`): each candidate's verdict
    from its comparisons, the Holm adjustment across candidates, each comparison's flips, sign
    test and one-way flips needed from the per-question values the Results hold, each gate
@@ -29,6 +32,7 @@ that compares with an earlier report (since.html) reads that report too and is l
 from __future__ import annotations
 
 import html
+import json
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -858,6 +862,120 @@ def _caveat_disagreements(page: str, shown: _PageText,
     return out
 
 
+# a chart's data: the figure plotly draws, its JSON written after the chart's id
+_NEW_PLOT = re.compile(r'Plotly\.newPlot\(\s*"([^"]*)",\s*')
+_NUMBER = re.compile(r"[+−-]?\d+(?:\.(\d+))?")
+_RANGE = re.compile(rf"\[({_NUMBER.pattern}), ({_NUMBER.pattern})\]")
+_WINS_LOSSES = re.compile(r"\+(\d+)/[−-](\d+)")
+
+
+def _floats(value: Any, found: set[float]) -> set[float]:
+    """Every float `value` holds (a JSON value), into `found`."""
+    if isinstance(value, float):
+        found.add(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _floats(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _floats(item, found)
+    return found
+
+
+@dataclass(frozen=True)
+class _ChartValues:
+    """The floats of results.json a chart may draw: all of them, and a variant's or a
+    candidate's own by its name (a point labelled with a name draws one of that name's)."""
+
+    every: set[float]
+    named: dict[str, set[float]]
+
+    @classmethod
+    def of(cls, saved: dict[str, Any]) -> _ChartValues:
+        named: dict[str, set[float]] = {}
+        for row in (*saved.get("variants", []), *saved.get("candidates", [])):
+            if isinstance(row, dict) and isinstance(row.get("name"), str):
+                _floats(row, named.setdefault(row["name"], set()))
+        return cls(_floats(saved, set()), named)
+
+
+def _near(text: str, value: float) -> bool:
+    """`text` (a number as a chart's hover prints it) is `value` at its printed precision."""
+    digits = _NUMBER.fullmatch(text)
+    if digits is None:
+        return False
+    places = len(digits.group(1) or "")
+    return abs(float(text.replace("−", "-")) - value) <= 0.5 * 10.0**-places + 1e-9
+
+
+def _trace_disagreements(page: str, chart: str, trace: dict[str, Any],
+                         values: _ChartValues) -> list[Disagreement]:  # fmt: skip
+    """A trace's points against results.json (each drawn value is one of its floats, of the
+    point's own variant or candidate when the point is labelled with one) and its hover against
+    the point (the number, the interval by the error bars, the wins and losses by the bar)."""
+    x, y = trace.get("x") or [], trace.get("y") or []
+    drawn = any(isinstance(v, float) for v in x) or not any(isinstance(v, float) for v in y)
+    numbers, labels, axis = (x, y, "x") if drawn else (y, x, "y")
+    bars = trace.get(f"error_{axis}") or {}
+    plus, minus = bars.get("array") or [], bars.get("arrayminus") or []
+    rows = trace.get("customdata") or []
+    found = []
+    for i, value in enumerate(numbers):
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            continue
+        label = labels[i] if i < len(labels) and isinstance(labels[i], str) else ""
+        label = html.unescape(label).removesuffix(" ★")
+        where = f"{chart}: {label}" if label else chart
+        texts = [c for c in rows[i] if isinstance(c, str)] if i < len(rows) else []
+        if isinstance(value, float) and not value.is_integer():
+            scope = values.named.get(label, values.every)
+            if value not in scope:
+                found.append(
+                    Disagreement(
+                        page,
+                        where,
+                        f"no value {value!r}" + (f" for {label}" if label in values.named else ""),
+                    )
+                )
+        if isinstance(value, float):
+            shown = next((t for t in texts if _NUMBER.fullmatch(t)), None)
+            if shown is not None and not _near(shown, value):
+                found.append(Disagreement(page, f"{where}: {shown}", f"{value!r} (the point)"))
+            span = next((m for t in texts if (m := _RANGE.fullmatch(t))), None)
+            if span is not None and i < len(plus) and i < len(minus) \
+                    and plus[i] is not None and minus[i] is not None:  # fmt: skip
+                low, high = value - minus[i], value + plus[i]
+                if not (_near(span.group(1), low) and _near(span.group(3), high)):
+                    found.append(Disagreement(page, f"{where}: {span.group()}",
+                                              f"[{low!r}, {high!r}] (the error bars)"))  # fmt: skip
+        else:
+            flips = next((m for t in texts if (m := _WINS_LOSSES.fullmatch(t))), None)
+            if flips is not None and value not in (int(flips.group(1)), -int(flips.group(2))):
+                found.append(Disagreement(page, f"{where}: {flips.group()}",
+                                          f"{value} (the bar)"))  # fmt: skip
+    return found
+
+
+def _chart_disagreements(page: str, raw: str, values: _ChartValues) -> list[Disagreement]:
+    """Every chart's data on the page (`_trace_disagreements`): what the hover and the bars
+    show a reader who points at them, never read as the page's text."""
+    decoder = json.JSONDecoder()
+    found: list[Disagreement] = []
+    for start in _NEW_PLOT.finditer(raw):
+        chart = start.group(1)
+        try:
+            traces, _ = decoder.raw_decode(raw, start.end())
+        except ValueError:
+            traces = None
+        if not isinstance(traces, list):
+            found.append(Disagreement(page, chart, "a chart's data as a JSON list of traces"))
+            continue
+        for trace in traces:
+            if isinstance(trace, dict):
+                found += _trace_disagreements(page, chart, trace, values)
+    return found
+
+
 def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
     """The disagreements of the site at `site` with its results.json and with the oracle's
     recomputation from its exports (`report.oracle`), and how many claims on how many pages
@@ -872,6 +990,8 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
     given = caveats_given(results)  # restated by the oracle, not read from the build's model
     lists = {(v.name, r.question): (f"variants[{i}].lists[{j}]", r)
              for i, v in enumerate(results.variants) for j, r in enumerate(v.lists)}  # fmt: skip
+    charted = _ChartValues.of(parse_json(read_text(site / "results.json", AuditError, "results"),
+                                         site / "results.json", AuditError))  # fmt: skip
     for page in sorted(p.name for p in site.glob("*.html")):
         if page in _LEFT_OUT:
             continue
@@ -893,6 +1013,7 @@ def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
         found += _caveat_disagreements(page, shown, given)
         if page in pages:
             found += _rank_disagreements(page, raw, pages[page], results, lists)
+        found += _chart_disagreements(page, raw, charted)
         checked += len(mine)
     missing = sorted(set(claims) - {p.name for p in site.glob("*.html")})
     found += [Disagreement(page, "(the page)", "claims for a page the site does not have")
