@@ -219,3 +219,15 @@ def demo_results(demo_site: Path):  # type: ignore[no-untyped-def]
     from evidencedesk.results._serialize import load
 
     return load(demo_site / "results.json")
+
+
+@pytest.fixture(scope="session")
+def ndcg_site(generated_site: Callable[[int], Path]) -> Path:
+    """Generated project 1: primary nDCG@10 (linear gain), grades 0-3 named, relevance 1, a
+    gate policy with critical questions, six candidates (one better, one worse, one damaged);
+    built once for the run."""
+    from tests.generated_projects import shape_of
+
+    shape = shape_of(1)
+    assert (shape.primary, shape.policy, shape.candidates) == ("ndcg@10:linear", True, 6)
+    return generated_site(1)

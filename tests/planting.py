@@ -1,0 +1,43 @@
+"""Planting a lie in a copy of a built site, for the audit's tests: a page's text replaced once,
+and a value mark written by its readable path turned into the mark the site writes."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from evidencedesk.report._claims import mark_number, mark_table
+from evidencedesk.results._serialize import load
+
+# what audit says of a sentence no claim backs
+NOBODY = "results.json says nothing: no claim backs this sentence"
+
+
+def planted(site: Path, tmp_path: Path, page: str, old: str, new: str) -> Path:
+    """A copy of `site` whose `page` says `new` where it said `old` (once)."""
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    text = (copy / page).read_text("utf-8")
+    assert old in text, f"{old!r} is not on {page}"
+    (copy / page).write_text(text.replace(old, new, 1), "utf-8")
+    return copy
+
+
+_PATH_MARK = re.compile(r'<span data-at="([^"]*)">')  # a plant's value mark, by its path
+
+
+def as_written(site: Path, html: str) -> str:
+    """`html` with each value mark written by its path (``<span data-at="PATH">``, readable in
+    a plant) as the site writes it: ``<span data-v=N>``, N the path's number in the site's
+    results.json (`mark_table`), in base 36."""
+    numbers = {
+        path: mark_number(n) for n, path in enumerate(mark_table(load(site / "results.json")))
+    }
+
+    def written(mark: re.Match[str]) -> str:
+        path, _, kind = mark[1].partition(" @")
+        code = path if path in ("@legend", "answerable") else numbers[path]
+        return f"<span data-v={code}{'@' + kind if kind else ''}>"
+
+    return _PATH_MARK.sub(written, html)

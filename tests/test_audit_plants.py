@@ -1,0 +1,339 @@
+"""The lies `evidencedesk audit` must catch, planted one at a time in a copy of a built site
+(generated project 1, `ndcg_site`): each with the exact line audit prints for it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evidencedesk import cli as main_cli
+from evidencedesk.report._audit import _unmarked, audit
+from evidencedesk.report._claims import mark_number, mark_table
+from evidencedesk.results._serialize import load
+from tests.planting import NOBODY, as_written, planted
+
+NOT_SHOWN = "results.json says so, but the page does not show these words"
+BETTER = (
+    "nDCG@10 (linear gain) better (+0.157 [+0.090, +0.225], +25/−8 questions, Holm-adjusted "
+    "randomization p = 0.001); also better by its interval: MRR; also better: R@10."
+)
+INTERVAL = (
+    "= +0.157 over 34 questions (95 % paired-bootstrap interval +0.090 to +0.225); the "
+    "interval excludes zero; Holm-adjusted randomization p = 0.001"
+)
+NOISE = (
+    "nDCG@10 (linear gain) +0.037 [−0.048, +0.122], flips +18/−16 ({}); no reported metric "
+    "moved. Critical question(s) worse: q003, q011 — the gate decides (GO)."
+)
+GRADES = (
+    "Grades: 3 = grade 3 of 3, 2 = grade 2 of 3, 1 = {}, 0 = grade 0 of 3; relevant = grade ≥ 1"
+)
+LEGEND = (
+    "Blue cells gained, orange cells lost, blank cells {}; — marks the 4 question(s) with no "
+    "relevant judgment, which have no nDCG@10 (linear gain) to change"
+)
+# the first two rows of q001's list in base, its rank cell given
+ROW1 = '<tr data-chunk="d068"><td>{}</td><td><code>d068</code></td><td><i>unjudged</i></td></tr>'
+ROW2 = (
+    '<tr data-chunk="d097" class="first-answer"><td>{}</td><td><code>d097</code></td><td><span '
+    'class="grade grade-2">2</span></td></tr>'
+)
+TUNING = (
+    "The feature scorer&#39;s weights and the gate&#39;s thresholds were chosen while looking at "
+    "these labels: gains measured on them are optimistic until checked on unseen questions."
+)
+CSV_ROW = "q001,base,1.0,0.3,0.5,0.5153479049038848,2,a\n"
+PLANTS = {
+    # the recommendation quotes the primary metric's numbers as another metric's
+    "wrong metric": ("candidate-cand02.html", "Δ nDCG@10 (linear gain) = +0.157", "Δ MRR = +0.157", [
+        f"candidate-cand02.html: 'Δ MRR {INTERVAL}': results.json says 'Δ nDCG@10 (linear gain) "
+        f"{INTERVAL}' (claim 7 of candidate-cand02.html: interval of candidates[1])",
+    ]),
+    # a significant win read as unproven
+    "not proven": ("candidate-cand02.html", "Better: nDCG@10", "Promising, not proven: nDCG@10", [
+        f"candidate-cand02.html: 'Promising, not proven: {BETTER}': results.json says 'Better: "
+        f"{BETTER}' (claim 4 of candidate-cand02.html: headline of candidates[3])".replace(
+            "candidates[3]", "candidates[1]"),
+    ]),
+    # a lean on noise (+18/−16, p = 0.864)
+    "lean on noise": ("candidate-cand04.html", "no lean: sign-test p = 0.864, not below 0.2",
+                      "leans better: sign-test p = 0.864", [
+        "candidate-cand04.html: 'No clear change: " + NOISE.format("leans better: sign-test p = "
+        "0.864") + "': results.json says 'No clear change: " + NOISE.format("no lean: sign-test p "
+        "= 0.864, not below 0.2") + "' (claim 4 of candidate-cand04.html: headline of "
+        "candidates[3])",
+    ]),
+    # the Δ R@10 table showing the primary metric's flips
+    "another metric's flips": ("benchmark.html", '<span data-claim="benchmark.html 5">+5/−10</span>',
+                               '<span data-claim="benchmark.html 5">+16/−18</span>', [
+        "benchmark.html: '+16/−18': results.json says '+5/−10' (claim 5 of benchmark.html: "
+        "flip_cell of candidates[0].comparisons[0])",
+    ]),
+    # the gate's reciprocal rank within its top k called the site's MRR, lower-case
+    "gate mrr": ("candidate-cand01.html", "MRR@10 (reciprocal rank within the gate&#39;s top 10) dropped",
+                 "mrr dropped", [
+        "candidate-cand01.html: \"mrr dropped 0.077 against the gate's baseline (0.790 → 0.713), "
+        "more than the allowed 0.050\": results.json says \"MRR@10 (reciprocal rank within the "
+        "gate's top 10) dropped 0.077 against the gate's baseline (0.790 → 0.713), more than the "
+        "allowed 0.050\" (claim 0 of candidate-cand01.html: gate_line of "
+        "candidates[0].gate.checks[0])",
+    ]),
+    # demo words for another project's grades
+    "demo grade words": ("index.html", "1 = grade 1 of 3", "1 = useful context", [
+        f"index.html: '{GRADES.format('useful context')}': results.json says "
+        f"'{GRADES.format('grade 1 of 3')}' (claim 0 of index.html: grades of settings)",
+    ]),
+    "demo grade sentence": ("methods.html", "<h2", "<p>Here grade 1 is useful context.</p><h2", [
+        f"methods.html: 'Here grade 1 is useful context.': {NOBODY}",
+    ]),
+    "p = 0.000": ("index.html", ">+25/−8 p = 0.005<", ">+25/−8 p = 0.000<", [
+        f"index.html: '+25/−8 p = 0.005': {NOT_SHOWN}",
+        "index.html: '+25/−8 p = 0.000': results.json says '+25/−8 p = 0.005' (claim 45 of "
+        "benchmark.html: flip_p of flips[1])",
+    ]),
+    # questions with no relevant judgment said to be unchanged
+    "blank cells did not move": ("flips.html", "blank cells are unchanged", "blank cells did not move", [
+        f"flips.html: '{LEGEND.format('did not move')}': results.json says "
+        f"'{LEGEND.format('are unchanged')}' (claim 48 of flips.html: grid_legend of the results)",
+    ]),
+    # lies the audit once passed: it blanked every occurrence of each claim's words (claims
+    # "0" and "1" on the index blanked every 0 and 1), read table cells only for flips and
+    # verdict words, and skipped code, pre, nav, footer and SVG text
+    "made-up sentence on the index": ("index.html", '<section id="bottom-line"',
+                                      '<p>MRR rose by 0.100 (p = 0.001).</p><section id="bottom-line"', [
+        f"index.html: 'MRR rose by 0.100 (p = 0.001).': {NOBODY}",
+    ]),
+    "benchmark cell changed": ("benchmark.html", '<span data-at="variants[0].metrics[0].mean">0.844<',
+                               '<span data-at="variants[0].metrics[0].mean">0.884<', [
+        "benchmark.html: '0.884': results.json says '0.844' (variants[0].metrics[0].mean)",
+    ]),
+    "benchmark cell unmarked": ("benchmark.html", '<span data-at="variants[0].metrics[0].mean">0.844</span>',
+                                "0.884", [
+        f"benchmark.html: '0.884': {NOBODY.replace('sentence', 'table cell')}",
+    ]),
+    "a number in code": ("methods.html", "<code>--seed 0</code>", "<code>--seed 0 --min-mrr 0.750</code>", [
+        "methods.html: '95 % percentile bootstrap over questions, seeded (--seed 0 --min-mrr 0.750); "
+        f"for a candidate, a paired bootstrap of the per-question difference.': {NOBODY}",
+    ]),
+    "a number in pre": ("methods.html", "<pre><code>", "<pre>MRR 0.912 on every question</pre><pre><code>", [
+        f"methods.html: 'MRR 0.912 on every question': {NOBODY}",
+    ]),
+    "a number in nav": ("index.html", '<a class="brand" href="index.html">generated 1</a>',
+                        '<a class="brand" href="index.html">generated 1 · MRR 0.912</a>', [
+        "index.html: 'generated 1 · MRR 0.912 Overview Benchmark & intervals Flips Slices Questions "
+        f"Gate Methods': {NOBODY}",
+    ]),
+    "a number in footer": ("index.html", '<footer class="footer">',
+                           '<footer class="footer"><p>MRR 0.912 on every question</p>', [
+        f"index.html: 'MRR 0.912 on every question': {NOBODY}",
+    ]),
+    "a number in SVG text": ("index.html", '<section id="bottom-line"',
+                             '<svg><text x="0" y="9">MRR 0.912</text></svg><section id="bottom-line"', [
+        f"index.html: 'MRR 0.912': {NOBODY}",
+    ]),
+    "wrong gate badge": ("gate.html", '<span data-at="candidates[1] @gate">GO<',
+                         '<span data-at="candidates[1] @gate">BLOCK<', [
+        "gate.html: 'BLOCK': results.json says 'GO' (gate of candidates[1])",
+    ]),
+    "swapped tile legend": ("index.html", '<span data-at="@legend">NO CLEAR CHANGE<',
+                            '<span data-at="@legend">BETTER<', [
+        "index.html: 'BETTER': results.json says 'NO CLEAR CHANGE' (the legend of '3': claim 14 of "
+        "index.html)",
+    ]),
+    "removed star": ("flips.html", '<span class="sig" title="significant after Holm (adjusted p=0.027)"> ★</span>', "", [
+        "flips.html: '+25/−8': results.json says '+25/−8 ★' (Holm-adjusted sign-test p 0.027 at "
+        "flips[43])",
+    ]),
+    # lies the audit once passed as whole numbers, which it does not read as decimals: a
+    # question page's ranks are held to results.json's lists, a count on the methods page stands
+    # only in a mark
+    "swapped rank numbers": ("question-q001.html", ROW1.format(1) + ROW2.format(2), ROW1.format(2) + ROW2.format(1), [
+        "question-q001.html: 'rank 2: d068': results.json says 'rank 1: d068' (variants[0].lists[0].ids[0])",
+        "question-q001.html: 'rank 1: d097': results.json says 'rank 2: d097' (variants[0].lists[0].ids[1])",
+    ]),
+    "swapped rows": ("question-q001.html", ROW1.format(1) + ROW2.format(2), ROW2.format(2) + ROW1.format(1), [
+        "question-q001.html: 'rank 2: d097': results.json says 'rank 1: d068' (variants[0].lists[0].ids[0])",
+        "question-q001.html: 'rank 1: d068': results.json says 'rank 2: d097' (variants[0].lists[0].ids[1])",
+    ]),
+    "changed grade": ("question-q001.html", ROW2.format(2), ROW2.format(2).replace('grade-2">2<', 'grade-2">1<'), [
+        "question-q001.html: 'd097: grade 1': results.json says 'd097: grade 2' (variants[0].lists[0].ids[1])",
+    ]),
+    "changed move against the baseline": ("question-q001.html", "<td>3</td><td>▲ up 6</td>", "<td>3</td><td>▲ up 5</td>", [
+        "question-q001.html: 'd025: ▲ up 5, grade 3': results.json says 'd025: ▲ up 6, grade 3' "
+        "(variants[1].lists[0].ids[2])",
+    ]),
+    "changed baseline rank of a dropped document": ("question-q001.html", "<td>—</td><td>− dropped from 1</td>",
+                                                    "<td>—</td><td>− dropped from 2</td>", [
+        "question-q001.html: 'd068: − dropped from 2, grade unjudged': results.json says 'd068: − "
+        "dropped from 1, grade unjudged' (variants[0].lists[0].ids[0])",
+    ]),
+    "demo flips sentence on the methods page": ("methods.html", "<h2", "<p>On 21 questions at least 6 one-way "
+                                                "flips are needed.</p><h2", [
+        f"methods.html: 'On 21 questions at least 6 one-way flips are needed.': {NOBODY}",
+    ]),
+    "demo count without a number's decimals": ("methods.html", "<h2", "<p>Six one-way flips are needed on "
+                                               "21 questions.</p><h2", [
+        f"methods.html: 'Six one-way flips are needed on 21 questions.': {NOBODY}",
+    ]),
+    "demo tuning caveat on the methods page": ("methods.html", "<li>Choosing a config", "<li>" + TUNING + "</li><li>Choosing a config", [
+        "methods.html: \"" + TUNING.replace("&#39;", "'") + "\": results.json says nothing: none of this "
+        "project's caveats says this",
+    ]),
+    "unmarked count of questions": ("methods.html", '<span data-at="answerable">34</span>', "21", [
+        "methods.html: '21 questions with a relevant judgment decide every comparison: a one- or "
+        f"two-question difference is noise.': {NOBODY}",
+    ]),
+    "marked count of questions changed": ("methods.html", '<span data-at="answerable">34<',
+                                          '<span data-at="answerable">21<', [
+        "methods.html: '21': results.json says '34' (answerable)",
+    ]),
+    # the per-question CSV: a metric's value, a first relevant rank and a question's tags
+    "CSV value": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",0.5,", ",0.25,"), [
+        "data/per-question.csv (base, q001): mrr: the site says 0.25, the oracle computes 0.5 from "
+        "data/runs/base.run and data/qrels.txt",
+    ]),
+    "CSV first relevant rank": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",3,a"), [
+        "data/per-question.csv (base, q001): first_relevant_rank: the site says 3, the oracle "
+        "computes 2 from data/runs/base.run and data/qrels.txt",
+    ]),
+    "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
+        "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "
+        "results.json's questions",
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(PLANTS))
+def test_a_planted_false_sentence_is_named(ndcg_site: Path, tmp_path: Path, case: str) -> None:
+    page, old, new, expected = PLANTS[case]
+    old, new = as_written(ndcg_site, old), as_written(ndcg_site, new)
+    found, _, _ = audit(planted(ndcg_site, tmp_path, page, old, new))
+    assert [d.line() for d in found] == expected
+
+
+def test_a_changed_number_in_results_json_is_named(ndcg_site: Path, tmp_path: Path) -> None:
+    """A verdict, a Holm p and a flips count edited in results.json: the words no longer follow
+    from it, and the decisions no longer follow from its numbers."""
+    site = planted(ndcg_site, tmp_path, "results.json", '"verdict":"BETTER"', '"verdict":"WORSE"')
+    lines = [d.line() for d in audit(site)[0]]
+    assert "results.json candidates[1] (cand02): 'verdict WORSE': results.json says the rules " \
+        "give BETTER" in lines  # fmt: skip
+    # claims.json holds no words: the page's marked verdict is held to the derived one
+    assert "index.html: 'BETTER': results.json says 'WORSE' (claim 22 of index.html: verdict of " \
+        "candidates[1])" in lines  # fmt: skip
+
+
+def test_the_command_exits_1_with_one_line_per_disagreement(
+    ndcg_site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main_cli.main(["audit", str(ndcg_site)]) == 0
+    assert capsys.readouterr().out.startswith("ok: ")
+    page, old, new, expected = PLANTS["another metric's flips"]
+    assert main_cli.main(["audit", str(planted(ndcg_site, tmp_path, page, old, new))]) == 1
+    assert capsys.readouterr().out == expected[0] + "\naudit: 1 disagreement(s) with results.json\n"
+
+
+def test_a_folder_that_is_not_a_site_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main_cli.main(["audit", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {tmp_path / 'results.json'}")
+
+
+def test_a_value_mark_names_its_path_by_number(ndcg_site: Path) -> None:
+    """A value's mark is its path's number in results.json's paths (`mark_table`), in base 36;
+    two numbers with "-" a difference, with "," an interval; "@kind" a row's words."""
+    table = mark_table(load(ndcg_site / "results.json"))
+    assert table[:4] == ["", "settings", "settings.columns[0]", "settings.columns[1]"]
+    assert (mark_number(0), mark_number(35), mark_number(36), mark_number(1297)) == ("0", "z",
+                                                                                      "10", "101")  # fmt: skip
+    assert _unmarked("3", table) == "settings.columns[1]"
+    assert _unmarked("3-2", table) == "settings.columns[1] − settings.columns[0]"
+    assert _unmarked("2,3", table) == "[settings.columns[0], settings.columns[1]]"
+    assert _unmarked("1@gate", table) == "settings @gate"
+    with pytest.raises(LookupError, match="no mark 'x y'"):
+        _unmarked("x y", table)
+    page = (ndcg_site / "benchmark.html").read_text("utf-8")
+    assert as_written(ndcg_site, '<span data-at="variants[0].metrics[0].mean">0.844<') in page
+
+
+def _first_trace(site: Path, page: str) -> tuple[str, dict[str, Any]]:
+    """The first chart's id on `page` and its first trace, as the page's script holds them."""
+    raw = (site / page).read_text("utf-8")
+    start = re.search(r'Plotly\.newPlot\(\s*"([^"]*)",\s*', raw)
+    assert start is not None
+    traces, _ = json.JSONDecoder().raw_decode(raw, start.end())
+    return start[1], traces[0]
+
+
+def test_a_chart_point_moved_off_its_value_is_named(ndcg_site: Path, tmp_path: Path) -> None:
+    chart, trace = _first_trace(ndcg_site, "index.html")
+    value, label, (hover, span, _) = trace["x"][0], trace["y"][0], trace["customdata"][0]
+    moved = value + 0.0125
+    # the error bars are drawn from the point: the interval moves with it
+    low, high = moved - trace["error_x"]["arrayminus"][0], moved + trace["error_x"]["array"][0]
+    site = planted(ndcg_site, tmp_path, "index.html", f'"x":[{value!r},', f'"x":[{moved!r},')
+    assert [d.line() for d in audit(site)[0]] == [
+        f"index.html: '{chart}: {label}': results.json says no value {moved!r} for {label}",
+        f"index.html: '{chart}: {label}: {hover}': results.json says {moved!r} (the point)",
+        f"index.html: '{chart}: {label}: {span}': results.json says [{low!r}, {high!r}] (the "
+        "error bars)",
+    ]
+
+
+def test_a_chart_point_of_another_variant_is_named(ndcg_site: Path, tmp_path: Path) -> None:
+    # both values are results.json's, each drawn on the other's line. The baseline's mean is
+    # also a candidate's value (its comparison holds it), so only the baseline's line is no
+    # value of its own; the hovers and the error bars still read each line's own numbers
+    chart, trace = _first_trace(ndcg_site, "index.html")
+    (a, b), (first, second) = trace["x"][:2], trace["y"][:2]
+    assert (first, second) == ("base", "cand01") and a != b
+    (hover_a, span_a, _), (hover_b, span_b, _) = trace["customdata"][:2]
+    bars = trace["error_x"]
+    site = planted(ndcg_site, tmp_path, "index.html", f'"x":[{a!r},{b!r},', f'"x":[{b!r},{a!r},')
+    assert [d.line() for d in audit(site)[0]] == [
+        f"index.html: '{chart}: base': results.json says no value {b!r} for base",
+        f"index.html: '{chart}: base: {hover_a}': results.json says {b!r} (the point)",
+        f"index.html: '{chart}: base: {span_a}': results.json says "
+        f"[{b - bars['arrayminus'][0]!r}, {b + bars['array'][0]!r}] (the error bars)",
+        f"index.html: '{chart}: cand01: {hover_b}': results.json says {a!r} (the point)",
+        f"index.html: '{chart}: cand01: {span_b}': results.json says "
+        f"[{a - bars['arrayminus'][1]!r}, {a + bars['array'][1]!r}] (the error bars)",
+    ]
+
+
+def test_a_changed_chart_hover_is_named(ndcg_site: Path, tmp_path: Path) -> None:
+    chart, trace = _first_trace(ndcg_site, "index.html")
+    value, label, hover = trace["x"][0], trace["y"][0], trace["customdata"][0][0]
+    wrong = f"{value + 0.1:.3f}"
+    site = planted(ndcg_site, tmp_path, "index.html", f'[["{hover}",', f'[["{wrong}",')
+    assert [d.line() for d in audit(site)[0]] == [
+        f"index.html: '{chart}: {label}: {wrong}': results.json says {value!r} (the point)",
+    ]
+
+
+def test_a_flips_bar_that_disagrees_with_its_hover_is_named(
+    ndcg_site: Path, tmp_path: Path
+) -> None:
+    chart, trace = _first_trace(ndcg_site, "flips.html")
+    wins, label, cell = trace["x"][0], trace["y"][0], trace["customdata"][0][1]
+    assert cell.startswith(f"+{wins}/")
+    wrong = f"+{wins + 1}/" + cell.split("/", 1)[1]
+    # plotly's JSON writes a slash escaped (\u002f), as inside a script it must be
+    site = planted(ndcg_site, tmp_path, "flips.html", f'"+{wins}\\u002f', f'"+{wins + 1}\\u002f')
+    assert [d.line() for d in audit(site)[0]] == [
+        f"flips.html: '{chart}: {label}: {wrong}': results.json says {wins} (the bar)",
+    ]
+
+
+def test_a_chart_whose_data_is_not_json_is_named(ndcg_site: Path, tmp_path: Path) -> None:
+    chart, _ = _first_trace(ndcg_site, "index.html")
+    site = planted(ndcg_site, tmp_path, "index.html", f'"{chart}",', f'"{chart}", x')
+    assert [d.line() for d in audit(site)[0]] == [
+        f"index.html: '{chart}': results.json says a chart's data as a JSON list of traces",
+    ]
