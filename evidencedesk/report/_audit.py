@@ -807,9 +807,14 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
         base_at, base = lists.get((results.baseline, question), ("", None))
         moves = "moves" in kind.split()
         for attrs, row in _ROW.findall(body):
-            chunk, cells = _CHUNK.search(attrs), [_cell_text(c) for c in _TD.findall(row)]
-            if chunk is None or not cells:
+            chunk = _CHUNK.search(attrs)
+            cells = _TD.findall(row) if chunk is not None else []
+            if not cells:
                 continue  # "nothing returned", or the header
+            # the rank, the move and the grade: a row's other cells (its document's title and
+            # text) are data, never read
+            cells[:2] = [_cell_text(c) for c in cells[:2]]
+            cells[-1] = _cell_text(cells[-1])
             doc, rank, grade = html.unescape(chunk.group(1)), cells[0], cells[-1]
             if rank == "—":  # a baseline document the run dropped
                 if ranked is None or base is None or doc not in base.ids or doc in ranked.ids:
