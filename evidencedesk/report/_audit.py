@@ -809,7 +809,7 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
         for attrs, row in _ROW.findall(body):
             chunk = _CHUNK.search(attrs)
             cells = _TD.findall(row) if chunk is not None else []
-            if not cells:
+            if chunk is None or not cells:
                 continue  # "nothing returned", or the header
             # the rank, the move and the grade: a row's other cells (its document's title and
             # text) are data, never read
