@@ -22,7 +22,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -279,6 +279,13 @@ def _data(text: Any) -> Any:
     return text
 
 
+def _any_of(names: Iterable[str]) -> re.Pattern[str] | None:
+    """A pattern matching any of `names` as escaped HTML holds them, the longest first (a name
+    inside a longer one never cuts it); None for no name."""
+    escaped = sorted({re.escape(str(escape(n))) for n in names}, key=lambda e: (-len(e), e))
+    return re.compile("|".join(escaped)) if escaped else None
+
+
 def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[Any], Markup]]:
     """The environment's `finalize` and its ``isolate`` filter: text from data that holds a
     right-to-left letter or a bidirectional control is isolated, so that it cannot reorder the
@@ -288,12 +295,10 @@ def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[
     names), and in a sentence a template passes through ``isolate``, each of `names` (the run and
     candidate names) holding such a character is wrapped in ``<bdi>``. Text without one is left
     as it is."""
-    isolated = sorted((n for n in names if _BIDI.search(n)), key=len, reverse=True)
-    inside = re.compile("|".join(re.escape(str(escape(n))) for n in isolated)) if isolated else None
+    inside = _any_of(n for n in names if _BIDI.search(n))
     # names the audit would read as a claim ("hybrid 0.75"): marked as data wherever they stand
     data = {n for n in names if _READ_AS_CLAIM.search(n)}
-    data_inside = (re.compile("|".join(re.escape(str(escape(n))) for n in sorted(data, key=len,
-                   reverse=True))) if data else None)  # fmt: skip
+    data_inside = _any_of(data)
 
     def names_isolated(html: str) -> Markup:
         if data_inside is not None:
@@ -304,7 +309,7 @@ def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[
 
     def finalize(value: Any) -> Any:
         if type(value) is str and value in data:
-            return Markup(_DATA.format(escape(_isolated(value))))  # noqa: S704 - escaped
+            return _data(value)
         if type(value) is str:
             return Markup(escape(_isolated(value))) if _BIDI.search(value) else value
         if isinstance(value, str) and hasattr(value, "__html__") and not isinstance(value, Markup):
