@@ -134,11 +134,13 @@ def _shared_root(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     return tmp_path_factory.mktemp(name)
 
 
-def _build_generated(root: Path, seed: int) -> None:
+def _build_generated(root: Path, seed: int, questions: int | None = None) -> None:
     from evidencedesk import cli
     from tests.generated_projects import generated
 
-    toml, _ = generated(root / "project", seed)
+    toml, _ = generated(
+        root / "project", seed, **({} if questions is None else {"questions": questions})
+    )
     err = io.StringIO()
     argv = ["build", "--project", str(toml), "--out", str(root / "site"), "-q"]
     assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
@@ -219,6 +221,15 @@ def demo_results(demo_site: Path):  # type: ignore[no-untyped-def]
     from evidencedesk.results._serialize import load
 
     return load(demo_site / "results.json")
+
+
+@pytest.fixture(scope="session")
+def split_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Generated project 2 with 520 questions, built once for the run: above 500 questions the
+    site is split (the per-question CSV and the qrels gzipped, results.json in two)."""
+    sites = _shared_sites(tmp_path_factory, "split", lambda root, n: _build_generated(root, 2, n))
+    yield next(sites)(520)
+    next(sites, None)  # the check that no test wrote into it
 
 
 @pytest.fixture(scope="session")

@@ -93,14 +93,10 @@ def test_a_tagless_runs_only_project_agrees_with_the_oracle(tagless_site: Path) 
     assert _lines(tagless_site) == []
 
 
-def test_a_split_site_agrees_with_the_oracle(tmp_path: Path) -> None:
+def test_a_split_site_agrees_with_the_oracle(split_site: Path) -> None:
     """Above 500 questions the per-question CSV and the qrels are gzipped and results.json is
     split in two: the oracle reads both."""
-    toml, _ = generated(tmp_path / "project", 2, questions=520)
-    site = tmp_path / "site"
-    err = io.StringIO()
-    argv = ["build", "--project", str(toml), "--out", str(site), "-q"]
-    assert main_cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    site = split_site
     assert (site / "data" / "per-question.csv.gz").is_file()
     assert (site / "data" / "qrels.txt.gz").is_file()
     # the oracle's findings and the pages' disagreements, both halves of results.json read

@@ -357,18 +357,10 @@ def test_a_data_file_error_in_the_forked_writer_is_one_line(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p"]
 
 
-def test_above_the_page_limit_unjudged_results_still_read_unjudged(tmp_path: Path) -> None:
+def test_above_the_page_limit_unjudged_results_still_read_unjudged(split_site: Path) -> None:
     # issue 37's class 1: above 500 questions the lists kept for the pages lost their judged
     # flags, so every unjudged document of a question page read as graded 0
-    import io
-
-    from evidencedesk import cli
-    from tests.generated_projects import generated
-
-    toml, _ = generated(tmp_path / "project", 2, questions=520)
-    site = tmp_path / "site"
-    argv = ["build", "--project", str(toml), "--out", str(site), "-q"]
-    assert cli.main(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    site = split_site
     results = serialize.load(site / "results.json")
     kept = [r for v in results.variants for r in v.lists if r.ids]
     assert kept and all(r.judged is None or len(r.judged) == len(r.ids) for r in kept)
