@@ -1,25 +1,30 @@
 """Plotly figures as HTML fragments: deterministic, offline, colour-blind-safe.
 
-Each fragment has a fixed ``div_id`` derived from the chart name (plotly's default is a random
-uuid, which would break byte-identical builds), loads no plotly.js (the page loads the shared
-local copy) and uses the blue–orange palette: blue = better, orange = worse. Text from data is
-HTML-escaped before it reaches plotly, which would otherwise interpret a few tags in labels.
-Every chart is followed on its page by a table of the same numbers.
+Each figure is written as plotly.js reads it -- its traces and layout as plain data, in the
+order of keys plotly's own figure objects give them -- and serialised by plotly's JSON writer,
+so a page holds what ``go.Figure(...).to_html`` would write, without building the validated
+figure objects (most of a small build's time). ``tests/test_charts.py`` holds every chart kind
+to plotly's own figure: the same bytes, and every property one plotly knows. Each fragment has
+a fixed ``div_id`` derived from the chart name (plotly's default is a random uuid, which would
+break byte-identical builds), loads no plotly.js (the page loads the shared local copy) and uses
+the blue–orange palette: blue = better, orange = worse. Text from data is HTML-escaped before it
+reaches plotly, which would otherwise interpret a few tags in labels. Every chart is followed on
+its page by a table of the same numbers.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from evidencedesk.errors import PackageLoadError
 
 try:
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
+    from plotly.io.json import to_json_plotly
 except Exception as exc:  # a broken install: one line naming what to reinstall
     raise PackageLoadError("plotly", exc) from None
 
@@ -49,33 +54,66 @@ def _esc(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def _layout(fig: go.Figure, height: int, x_title: str, y_title: str = "") -> None:
-    fig.update_layout(
-        template="none",
-        height=height,
+# the layout plotly gives ``template="none"``
+_TEMPLATE = {"data": {"scatter": [{"type": "scatter"}]}}
+_GRID = "#e5e7eb"  # the axes' grid lines
+# a figure's HTML as plotly's ``to_html(full_html=False, include_plotlyjs=False)`` writes it
+_FRAGMENT = (
+    '<div style="height:{height}; width:100%;">                            <div id="{id}" '
+    'class="plotly-graph-div" style="height:100%; width:100%;"></div>            <script>  '
+    "              window.PLOTLYENV=window.PLOTLYENV || {{}};                                "
+    'if (document.getElementById("{id}")) {{                    Plotly.newPlot(            '
+    '            "{id}",                        {data},                        {layout},     '
+    "                   {config}                    )                }};            </script>"
+    "        </div>"
+)
+
+
+def _layout(height: int, x_title: str, y_title: str = "", *, shapes: list[Any] | None = None,
+            margin: dict[str, int] | None = None) -> dict[str, Any]:  # fmt: skip
+    """The layout every chart starts from: `shapes` (a zero line) first when given, as plotly
+    places a shape added before the layout is set."""
+    return {
+        "template": _TEMPLATE,
+        **({"shapes": shapes} if shapes else {}),
         # labels size their own margin (automargin), so a phone keeps the plot's width
-        margin={"l": 10, "r": 40, "t": 30, "b": 60},
-        font={"family": _FONT, "size": 13, "color": _INK},
-        paper_bgcolor="white",
-        plot_bgcolor="white",
-        showlegend=False,
-        hoverlabel={"font": {"family": _FONT}},
-    )
-    # axis titles short and a size smaller: a phone's plot is a third of a laptop's
-    fig.update_xaxes(title_text=x_title, title_font_size=12, gridcolor="#e5e7eb",
-                     zerolinecolor="#9ca3af", automargin=True)  # fmt: skip
-    fig.update_yaxes(title_text=y_title, gridcolor="#e5e7eb", automargin=True)
+        "margin": margin or {"l": 10, "r": 40, "t": 30, "b": 60},
+        "font": {"family": _FONT, "size": 13, "color": _INK},
+        "hoverlabel": {"font": {"family": _FONT}},
+        "height": height,
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "showlegend": False,
+        # axis titles short and a size smaller: a phone's plot is a third of a laptop's
+        "xaxis": _x_axis(x_title),
+        "yaxis": _y_axis(y_title),
+    }
 
 
-def _to_fragment(fig: go.Figure, name: str) -> str:
+def _x_axis(title: str) -> dict[str, Any]:
+    return {"title": {"font": {"size": 12}, "text": title}, "gridcolor": _GRID,
+            "zerolinecolor": "#9ca3af", "automargin": True}  # fmt: skip
+
+
+def _y_axis(title: str) -> dict[str, Any]:
+    return {"title": {"text": title}, "gridcolor": _GRID, "automargin": True}
+
+
+def _zero_line(dash: bool) -> dict[str, Any]:
+    """A vertical line at x = 0 across the plot (plotly's ``add_vline(x=0)``)."""
+    line = {"color": _INK, "dash": "dash", "width": 1} if dash else {"color": _INK, "width": 1}
+    return {"line": line, "type": "line", "x0": 0, "x1": 0, "xref": "x", "y0": 0, "y1": 1,
+            "yref": "y domain"}  # fmt: skip
+
+
+def _to_fragment(data: list[dict[str, Any]], layout: dict[str, Any], name: str) -> str:
     """The figure as a ``<div>`` + inline script with the fixed id ``chart-<slug>``."""
-    text = fig.to_html(
-        include_plotlyjs=False,
-        full_html=False,
-        div_id=f"chart-{slug(name)}",
-        config=_CONFIG,
-        default_width="100%",
-        default_height=f"{fig.layout.height or 400}px",
+    text = _FRAGMENT.format(
+        height=f"{layout['height']}px",
+        id=f"chart-{slug(name)}",
+        data=to_json_plotly(data),
+        layout=to_json_plotly(layout),
+        config=json.dumps(_CONFIG),
     )
     return re.sub(r">\s+<", "><", text.strip())
 
@@ -89,20 +127,19 @@ def interval_chart(variants: Sequence[Variant], metric_index: int, name: str) ->
     shown = [v for v in variants if metric_index < len(v.metrics)]
     stats = [v.metrics[metric_index] for v in shown]
     label = stats[0].name if stats else "metric"
-    fig = go.Figure(
-        go.Scatter(
-            x=[s.value for s in stats],
-            y=[_esc(v.name) for v in shown],
-            mode="markers",
-            marker={"size": 10, "color": [_GREY if v.kind == "external" else _BLUE for v in shown]},
-            error_x=_error_bars(stats),
-            customdata=[[number(s.value), interval(s), s.n] for s in stats],
-            hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}, n=%{customdata[2]}<extra></extra>",
-        )
-    )
-    _layout(fig, _height(len(shown)), f"{_esc(label)}, mean (95 % interval)")
-    fig.update_yaxes(autorange="reversed")
-    return _to_fragment(fig, name)
+    trace = {
+        "customdata": [[number(s.value), interval(s), s.n] for s in stats],
+        "error_x": _error_bars(stats),
+        "hovertemplate": "%{y}: %{customdata[0]} %{customdata[1]}, n=%{customdata[2]}<extra></extra>",
+        "marker": {"color": [_GREY if v.kind == "external" else _BLUE for v in shown], "size": 10},
+        "mode": "markers",
+        "x": [s.value for s in stats],
+        "y": [_esc(v.name) for v in shown],
+        "type": "scatter",
+    }
+    layout = _layout(_height(len(shown)), f"{_esc(label)}, mean (95 % interval)")
+    layout["yaxis"]["autorange"] = "reversed"
+    return _to_fragment([trace], layout, name)
 
 
 def forest_chart(candidates: Sequence[CandidatePage], metric_index: int, name: str) -> str:
@@ -150,14 +187,14 @@ def _delta(m: MetricPair) -> _Delta:
 def _error_bars(stats: Sequence[_Point]) -> dict[str, object]:
     """Asymmetric x error bars from each point's interval (none where it is undefined)."""
     return {
-        "type": "data",
-        "symmetric": False,
         "array": [None if s.high is None or s.value is None else s.high - s.value for s in stats],
         "arrayminus": [
             None if s.low is None or s.value is None else s.value - s.low for s in stats
         ],
         "color": _INK,
+        "symmetric": False,
         "thickness": 1.5,
+        "type": "data",
     }
 
 
@@ -166,23 +203,23 @@ def _forest(labels: list[str], deltas: list[_Delta], label: str, name: str) -> s
     colours = [
         _BLUE if (d.value or 0) > 0 else _ORANGE if (d.value or 0) < 0 else _GREY for d in deltas
     ]
-    fig = go.Figure(
-        go.Scatter(
-            x=[d.value for d in deltas],
-            y=labels,
-            mode="markers",
-            marker={"size": 10, "color": colours, "symbol": "diamond"},
-            error_x=_error_bars(deltas),
-            customdata=[[number(d.value, signed=True), interval(d, signed=True)] for d in deltas],
-            hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
-        )
+    trace = {
+        "customdata": [[number(d.value, signed=True), interval(d, signed=True)] for d in deltas],
+        "error_x": _error_bars(deltas),
+        "hovertemplate": "%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
+        "marker": {"color": colours, "size": 10, "symbol": "diamond"},
+        "mode": "markers",
+        "x": [d.value for d in deltas],
+        "y": labels,
+        "type": "scatter",
+    }
+    layout = _layout(
+        _height(len(labels)),
+        f"{_esc(label)}: candidate − baseline<br>(paired 95 % interval)",
+        shapes=[_zero_line(dash=True)],
     )
-    fig.add_vline(x=0, line_color=_INK, line_width=1, line_dash="dash")
-    _layout(
-        fig, _height(len(labels)), f"{_esc(label)}: candidate − baseline<br>(paired 95 % interval)"
-    )
-    fig.update_yaxes(autorange="reversed")
-    return _to_fragment(fig, name)
+    layout["yaxis"]["autorange"] = "reversed"
+    return _to_fragment([trace], layout, name)
 
 
 def flip_bars(matrix: FlipMatrix, name: str) -> str:
@@ -202,32 +239,27 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
         " Holm p=%{customdata[3]}<extra></extra>"
     )
 
-    def side(counts: list[int], name: str, color: str, sign: str) -> go.Bar:
+    def side(counts: list[int], name: str, color: str, sign: str) -> dict[str, Any]:
         # the count sits outside its bar, never clipped by the axis ("+33" stays "+33")
-        return go.Bar(x=counts, y=labels, orientation="h", name=name, marker={"color": color},
-                      customdata=hover, hovertemplate=template, textposition="outside",
-                      cliponaxis=False, text=[f"{sign}{abs(n)}" if n else "" for n in counts])  # fmt: skip
+        return {"cliponaxis": False, "customdata": hover, "hovertemplate": template,
+                "marker": {"color": color}, "name": name, "orientation": "h",
+                "text": [f"{sign}{abs(n)}" if n else "" for n in counts],
+                "textposition": "outside", "x": counts, "y": labels, "type": "bar"}  # fmt: skip
 
-    fig = go.Figure(
-        [
-            side([x.cell.better for x in lines], "better", _BLUE, "+"),
-            side([-x.cell.worse for x in lines], "worse", _ORANGE, "−"),
-        ]
-    )
+    data = [
+        side([x.cell.better for x in lines], "better", _BLUE, "+"),
+        side([-x.cell.worse for x in lines], "worse", _ORANGE, "−"),
+    ]
     bound = max([max(x.cell.better, x.cell.worse) for x in lines] + [1])
-    _layout(
-        fig,
-        _height(len(lines)),
-        # short, so that a phone's narrow plot does not cut it: the caption says the rest
-        "questions: ← worse · better →",
-    )
-    fig.update_layout(barmode="relative")
+    # short, so that a phone's narrow plot does not cut it: the caption says the rest
+    layout = _layout(_height(len(lines)), "questions: ← worse · better →")
     # room beyond the longest bar for its label, also on a phone's narrow plot: a quarter of
     # the longest bar and 1.5 questions more
     pad = 1.5 + 0.25 * bound
-    fig.update_xaxes(range=[-bound - pad, bound + pad], zeroline=True)
-    fig.update_yaxes(autorange="reversed")
-    return _to_fragment(fig, name)
+    layout["xaxis"].update(range=[-bound - pad, bound + pad], zeroline=True)
+    layout["yaxis"]["autorange"] = "reversed"
+    layout["barmode"] = "relative"
+    return _to_fragment(data, layout, name)
 
 
 def _depth_tick(r: SizingRow) -> str:
@@ -246,97 +278,97 @@ def sizing_chart(sizing: SizingSection, name: str) -> str:
     finals = sorted({r.final for r in rows})
     first = {d: next(r for r in rows if r.depth == d) for d in depths}
     ticks = {d: _depth_tick(first[d]) for d in depths}
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        row_heights=[0.62, 0.38])  # fmt: skip
     palette = [_GREY, _BLUE, _ORANGE, _INK, "#67a9cf", "#f1a340"]
     symbols = ["circle", "square", "diamond", "triangle-up", "cross", "x"]
+    data: list[dict[str, Any]] = []
     for k, f in enumerate(finals):
         mine = [r for r in rows if r.final == f]
         colour = palette[k % len(palette)]
-        fig.add_trace(
-            go.Scatter(
-                x=[ticks[r.depth] for r in mine],
-                y=[r.mrr.mean for r in mine],
-                mode="markers+text",
-                text=[f"chosen: {r.depth}×{r.final}" if r.smallest_in_noise else "" for r in mine],
-                textposition="top center",
-                textfont={"size": 12, "color": _INK},
-                cliponaxis=False,
-                name=f"final {f}",
-                legendgroup=f"final {f}",
-                offsetgroup=str(k),
-                marker={
-                    "size": [16 if r.smallest_in_noise else 9 for r in mine],
-                    "color": colour,
-                    "symbol": symbols[k % len(symbols)],
-                    "line": {
-                        "width": [3 if r.smallest_in_noise else 0 for r in mine],
-                        "color": _INK,
-                    },
-                },
-                error_y={
-                    "type": "data",
-                    "symmetric": False,
-                    "color": colour,
-                    "thickness": 1.2,
-                    "array": [
-                        None
-                        if r.mrr.high is None or r.mrr.mean is None
-                        else r.mrr.high - r.mrr.mean
-                        for r in mine
-                    ],
-                    "arrayminus": [
-                        None if r.mrr.low is None or r.mrr.mean is None else r.mrr.mean - r.mrr.low
-                        for r in mine
-                    ],
-                },
-                customdata=[
-                    [r.depth, r.final, number(r.mrr.mean), interval(r.mrr), number(r.recall)]
+        x = [ticks[r.depth] for r in mine]
+        data.append({
+            "cliponaxis": False,
+            "customdata": [
+                [r.depth, r.final, number(r.mrr.mean), interval(r.mrr), number(r.recall)]
+                for r in mine
+            ],
+            "error_y": {
+                "array": [
+                    None if r.mrr.high is None or r.mrr.mean is None else r.mrr.high - r.mrr.mean
                     for r in mine
                 ],
-                hovertemplate=(
-                    "depth %{customdata[0]} × final %{customdata[1]}: MRR "
-                    "%{customdata[2]} %{customdata[3]}, recall %{customdata[4]}"
-                    "<extra></extra>"
-                ),
-            ),  # fmt: skip
-            row=1,
-            col=1,
-        )
-        fig.add_trace(
-            go.Bar(
-                x=[ticks[r.depth] for r in mine],
-                y=[r.costs.tokens_per_question for r in mine],
-                name=f"final {f}",
-                legendgroup=f"final {f}",
-                showlegend=False,
-                marker={"color": colour},
-                offsetgroup=str(k),
-                customdata=[
-                    [r.depth, r.final, number(r.costs.tokens_per_question, 0)] for r in mine
+                "arrayminus": [
+                    None if r.mrr.low is None or r.mrr.mean is None else r.mrr.mean - r.mrr.low
+                    for r in mine
                 ],
-                hovertemplate=(
-                    "depth %{customdata[0]} × final %{customdata[1]}: "
-                    "%{customdata[2]} tokens<extra></extra>"
-                ),
-            ),  # fmt: skip
-            row=2,
-            col=1,
-        )
-    _layout(fig, 520, "")
-    fig.update_layout(
-        scattermode="group", barmode="group", showlegend=True,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
-        margin={"l": 70, "r": 20, "t": 40, "b": 70},
-    )  # fmt: skip
-    fig.update_yaxes(title_text="MRR (95 % interval)", range=[0, 1.1], row=1, col=1)
-    fig.update_yaxes(title_text="tokens / question", row=2, col=1)
-    fig.update_xaxes(title_text="", row=1, col=1)
-    fig.update_xaxes(title_text="depth<br>(scored pairs, hypothetical latency)",
-                     row=2, col=1, type="category")  # fmt: skip
-    fig.update_xaxes(type="category", categoryorder="array",
-                     categoryarray=[ticks[d] for d in depths])  # fmt: skip
-    return _to_fragment(fig, name)
+                "color": colour,
+                "symmetric": False,
+                "thickness": 1.2,
+                "type": "data",
+            },
+            "hovertemplate": (
+                "depth %{customdata[0]} × final %{customdata[1]}: MRR "
+                "%{customdata[2]} %{customdata[3]}, recall %{customdata[4]}"
+                "<extra></extra>"
+            ),
+            "legendgroup": f"final {f}",
+            "marker": {
+                "color": colour,
+                "line": {"color": _INK, "width": [3 if r.smallest_in_noise else 0 for r in mine]},
+                "size": [16 if r.smallest_in_noise else 9 for r in mine],
+                "symbol": symbols[k % len(symbols)],
+            },
+            "mode": "markers+text",
+            "name": f"final {f}",
+            "offsetgroup": str(k),
+            "text": [f"chosen: {r.depth}×{r.final}" if r.smallest_in_noise else "" for r in mine],
+            "textfont": {"color": _INK, "size": 12},
+            "textposition": "top center",
+            "x": x,
+            "y": [r.mrr.mean for r in mine],
+            "type": "scatter",
+            "xaxis": "x",
+            "yaxis": "y",
+        })  # fmt: skip
+        data.append({
+            "customdata": [
+                [r.depth, r.final, number(r.costs.tokens_per_question, 0)] for r in mine
+            ],
+            "hovertemplate": (
+                "depth %{customdata[0]} × final %{customdata[1]}: "
+                "%{customdata[2]} tokens<extra></extra>"
+            ),
+            "legendgroup": f"final {f}",
+            "marker": {"color": colour},
+            "name": f"final {f}",
+            "offsetgroup": str(k),
+            "showlegend": False,
+            "x": x,
+            "y": [r.costs.tokens_per_question for r in mine],
+            "type": "bar",
+            "xaxis": "x2",
+            "yaxis": "y2",
+        })  # fmt: skip
+    # two rows sharing the x axis (plotly's make_subplots(rows=2, shared_xaxes=True,
+    # vertical_spacing=0.08, row_heights=[0.62, 0.38])): the domains it computes
+    categories = {"type": "category", "categoryorder": "array",
+                  "categoryarray": [ticks[d] for d in depths]}  # fmt: skip
+    layout = _layout(520, "", margin={"l": 70, "r": 20, "t": 40, "b": 70})
+    layout = {
+        "template": layout.pop("template"),
+        "xaxis": {"anchor": "y", "domain": [0.0, 1.0], "matches": "x2",
+                  "showticklabels": False, **_x_axis(""), **categories},
+        "yaxis": {"anchor": "x", "domain": [0.42960000000000004, 1.0],
+                  **_y_axis("MRR (95 % interval)"), "range": [0, 1.1]},
+        "xaxis2": {"anchor": "y2", "domain": [0.0, 1.0],
+                   **_x_axis("depth<br>(scored pairs, hypothetical latency)"), **categories},
+        "yaxis2": {"anchor": "x2", "domain": [0.0, 0.3496], **_y_axis("tokens / question")},
+        **{k: v for k, v in layout.items() if k not in ("xaxis", "yaxis")},
+        "showlegend": True,
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        "scattermode": "group",
+        "barmode": "group",
+    }  # fmt: skip
+    return _to_fragment(data, layout, name)
 
 
 def ablation_chart(ablations: AblationSection, name: str) -> str:
@@ -349,22 +381,22 @@ def ablation_chart(ablations: AblationSection, name: str) -> str:
     reach += [abs(s.low) for s in stats if s.low is not None]
     reach += [abs(s.high) for s in stats if s.high is not None]
     bound = max(reach + [0.05]) * 1.25
-    fig = go.Figure(
-        go.Bar(
-            x=values,
-            y=[_esc(r.change) for r in rows],
-            orientation="h",
-            marker={"color": [_BLUE if (v or 0) >= 0 else _ORANGE for v in values]},
-            error_x=_error_bars(stats),
-            customdata=[
-                [number(s.value, signed=True), interval(s, signed=True)] for s in stats
-            ],  # fmt: skip
-            hovertemplate="%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
-        )
+    trace = {
+        "customdata": [[number(s.value, signed=True), interval(s, signed=True)] for s in stats],
+        "error_x": _error_bars(stats),
+        "hovertemplate": "%{y}: %{customdata[0]} %{customdata[1]}<extra></extra>",
+        "marker": {"color": [_BLUE if (v or 0) >= 0 else _ORANGE for v in values]},
+        "orientation": "h",
+        "x": values,
+        "y": [_esc(r.change) for r in rows],
+        "type": "bar",
+    }
+    layout = _layout(
+        _height(len(rows)),
+        "MRR change vs the base config<br>(paired 95 % interval)",
+        shapes=[_zero_line(dash=False)],
+        margin={"l": 10, "r": 40, "t": 20, "b": 60},
     )
-    fig.add_vline(x=0, line_color=_INK, line_width=1)
-    _layout(fig, _height(len(rows)), "MRR change vs the base config<br>(paired 95 % interval)")
-    fig.update_layout(margin={"l": 10, "r": 40, "t": 20, "b": 60})
-    fig.update_xaxes(range=[-bound, bound])
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    return _to_fragment(fig, name)
+    layout["xaxis"]["range"] = [-bound, bound]
+    layout["yaxis"]["autorange"] = "reversed"
+    return _to_fragment([trace], layout, name)
