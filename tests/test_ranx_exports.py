@@ -1,19 +1,27 @@
-"""The site's TREC exports as ranx reads them, as they are (skipped without ranx): the runs hold
-the questions the qrels hold, so ranx's `evaluate` needs no ``make_comparable=True`` and gives
-evidencedesk's value on every question evidencedesk defines."""
+"""The site's TREC exports as ranx reads them, as they are (that test skipped without ranx): the
+runs hold the questions the qrels hold, so ranx's `evaluate` needs no ``make_comparable=True``
+and gives evidencedesk's value on every question evidencedesk defines."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from evidencedesk.results.types import Results
 
-ranx = pytest.importorskip("ranx")
+
+@pytest.fixture(scope="module")
+def ranx() -> ModuleType:
+    # imported by the test that reads with it, not when the suite is collected: ranx's import
+    # compiles its kernels, seconds that every worker would pay
+    return pytest.importorskip("ranx")
 
 
-def test_ranx_reads_the_demo_exports_as_they_are(demo_results: Results, demo_site: Path) -> None:
+def test_ranx_reads_the_demo_exports_as_they_are(
+    ranx: ModuleType, demo_results: Results, demo_site: Path
+) -> None:
     qrels = ranx.Qrels.from_file(str(demo_site / "data" / "qrels.txt"), kind="trec")
     for name in ("hybrid", "dense"):
         run = ranx.Run.from_file(str(demo_site / "data" / "runs" / f"{name}.run"), kind="trec")
