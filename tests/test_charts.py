@@ -18,6 +18,7 @@ import pytest
 from evidencedesk.report._charts import metric_forest
 
 go = pytest.importorskip("plotly.graph_objects")
+pio = pytest.importorskip("plotly.io")
 
 # Plotly.newPlot("id", data, layout, config): plotly's JSON never holds a raw "<" or "/", so a
 # chart's call ends at the first ")" after its config
@@ -73,7 +74,7 @@ def test_the_demo_draws_every_kind_of_chart(demo_site: Path) -> None:
     }
 
 
-def test_a_forest_is_the_fragment_plotlys_figure_writes() -> None:
+def test_a_forest_is_the_fragment_plotlys_figure_writes(monkeypatch: pytest.MonkeyPatch) -> None:
     # the chart as report/_charts.py built it through plotly's figure objects before: the same
     # bytes, wrapper, key order and escapes included
     candidate = SimpleNamespace(metrics=[
@@ -103,6 +104,8 @@ def test_a_forest_is_the_fragment_plotlys_figure_writes() -> None:
                      automargin=True)  # fmt: skip
     fig.update_yaxes(title_text="", gridcolor="#e5e7eb", automargin=True)
     fig.update_yaxes(autorange="reversed")
+    # plotly's json engine, as the charts always write (orjson installed or not)
+    monkeypatch.setattr(pio.json.config, "default_engine", "json")
     theirs = fig.to_html(include_plotlyjs=False, full_html=False, div_id="chart-x",
                          config={"displaylogo": False, "responsive": True},
                          default_width="100%", default_height="220px")  # fmt: skip

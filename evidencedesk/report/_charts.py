@@ -3,7 +3,9 @@
 Each figure is written as plotly.js reads it -- its traces and layout as plain data, in the
 order of keys plotly's own figure objects give them -- and serialised by plotly's JSON writer,
 so a page holds what ``go.Figure(...).to_html`` would write, without building the validated
-figure objects (most of a small build's time). ``tests/test_charts.py`` holds every chart kind
+figure objects (most of a small build's time). The writer is always plotly's ``json`` engine:
+its ``auto`` choice would switch to orjson wherever that happens to be installed, and the same
+project would get other bytes (a literal ``−`` for ``\u2212``). ``tests/test_charts.py`` holds every chart kind
 to plotly's own figure: the same bytes, and every property one plotly knows. Each fragment has
 a fixed ``div_id`` derived from the chart name (plotly's default is a random uuid, which would
 break byte-identical builds), loads no plotly.js (the page loads the shared local copy) and uses
@@ -111,8 +113,8 @@ def _to_fragment(data: list[dict[str, Any]], layout: dict[str, Any], name: str) 
     text = _FRAGMENT.format(
         height=f"{layout['height']}px",
         id=f"chart-{slug(name)}",
-        data=to_json_plotly(data),
-        layout=to_json_plotly(layout),
+        data=to_json_plotly(data, engine="json"),
+        layout=to_json_plotly(layout, engine="json"),
         config=json.dumps(_CONFIG),
     )
     return re.sub(r">\s+<", "><", text.strip())
