@@ -56,6 +56,7 @@ from evidencedesk.results.types import (
     ToLabel,
     VariantResult,
 )
+from evidencedesk.retrieval._metric_engine import JudgedLists, question_ids
 from evidencedesk.retrieval._stats import (
     ALPHA,
     bootstrap_ci,
@@ -91,7 +92,7 @@ def _question_values(
     `averaging` "trec_eval": a question with no relevant judgment counts 0, as trec_eval
     averages it, instead of being left out (Judged@k, a diagnostic, keeps its own rule)."""
     columns = _of_judged(judged, list(dict.fromkeys(names)))
-    ids = [j.id for j in judged]
+    ids = question_ids(judged)
     if averaging == "trec_eval":
         columns = {
             name: column if split_metric(name)[0] in DIAGNOSTIC
@@ -215,7 +216,8 @@ def variant_result(
     keep: int | None = None,
 ) -> VariantResult:
     """One variant's Results: metrics with intervals, costs, per-question lists and slices."""
-    judged = list(judged)
+    # the judge's own lists stay as they are: they carry the arrays every value is read from
+    judged = judged if isinstance(judged, JudgedLists) else list(judged)
     metrics = settings.metrics
     # every question's value of every metric and slice metric, in one pass of the engine
     values = _question_values(judged, [m.name for m in (*metrics, *settings.slices)],
