@@ -304,11 +304,11 @@ def comparisons(
         values = _question_values(judged, names, book.averaging)
         for m in metrics:
             b = values[m.name]
-            # the questions both define, paired once for the interval, the flips, both tests
-            # and the spread (each aligned them again: a fifth of the gate's time)
+            # the questions both define, paired once for the flips, the randomization test and
+            # the spread (each aligned them again); the interval is the paired one
+            ci = _paired_bootstrap_ci(a[m.name], b, m.name, seed=book.seed)
             rows = _aligned(a[m.name], b, m.name)
             differences = [y - x for _, x, y in rows]
-            ci = bootstrap_ci(differences, book.seed)  # as `_paired_bootstrap_ci`
             f = sign_flips(rows)  # as `paired`
             rand = randomization_p(differences, book.seed)  # as `_randomization_test`
             mine = book.stat(key, judged, m.name, b)
