@@ -272,6 +272,9 @@ def test_by_tag_counts_two_tag_questions_in_both_and_sorts() -> None:
     assert slices["paraphrase"] == (1.0, 1)
     assert slices["direct"] == (0.5, 1)
     assert by_tag_all(rows, "mrr")["unanswerable"] == (None, 0)
+    # a tag a question carries twice counts it once
+    twice = [judged("a", (2,), (2,), tags=("bangla", "bangla")), rows[2]]
+    assert by_tag_all(twice, "mrr") == {"bangla": (0.5, 2)}
 
 
 def test_judged_to_dict() -> None:

@@ -40,6 +40,7 @@ __all__ = [
     "lines_of",
     "n_relevant",
     "over_r",
+    "question_ids",
     "relevant",
 ]
 
@@ -98,7 +99,7 @@ class JudgedLists(Sequence[Any]):
     equality with a tuple), pickles with its arrays, and one made from questions alone
     (``JudgedLists(judged)``, as `copy` remakes it) converts them when first read."""
 
-    __slots__ = ("_items", "_lines", "_make", "_n")
+    __slots__ = ("_ids", "_items", "_lines", "_make", "_n")
 
     def __init__(
         self,
@@ -107,6 +108,7 @@ class JudgedLists(Sequence[Any]):
         *,
         make: Callable[[], Iterable[Any]] | None = None,
         n: int | None = None,
+        ids: Sequence[str] | None = None,
     ) -> None:
         if make is None:
             self._items: tuple[Any, ...] | None = tuple(judged)
@@ -117,6 +119,8 @@ class JudgedLists(Sequence[Any]):
             self._items, self._n = None, n
         self._make = make
         self._lines = lines
+        # the questions' ids, in order, when the maker knows them (`question_ids`)
+        self._ids = ids
 
     def _all(self) -> tuple[Any, ...]:
         if self._items is None:
@@ -165,6 +169,14 @@ class JudgedLists(Sequence[Any]):
 
     def __reduce__(self) -> tuple[type[JudgedLists], tuple[tuple[Any, ...], Lines | None]]:
         return type(self), (self._all(), self._lines)
+
+
+def question_ids(judged: Sequence[Any]) -> Sequence[str]:
+    """The ids of judged questions, in order, without making lists that are not made yet: the
+    statistics of a run's condensed lists read their values and ids, never the lists."""
+    if isinstance(judged, JudgedLists) and judged._ids is not None:
+        return judged._ids
+    return [j.id for j in judged]
 
 
 _KEEP = 6  # conversions a build keeps (its memo "judged lines"; none outside a build)

@@ -641,7 +641,11 @@ def by_tag_all(
         values = [values.get(j.id) for j in judged]
     groups: dict[str, list[float | None]] = {}
     for j, value in zip(judged, values, strict=True):
-        for tag in dict.fromkeys(j.tags):
+        tags = j.tags
+        if len(tags) == 1:  # most questions carry one tag: no need to drop repeats
+            groups.setdefault(tags[0], []).append(value)
+            continue
+        for tag in dict.fromkeys(tags):
             groups.setdefault(tag, []).append(value)
     result: dict[str, tuple[float | None, int]] = {}
     for tag in sorted(groups):

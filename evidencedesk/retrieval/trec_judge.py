@@ -434,7 +434,7 @@ def _judge(
             )
         return out
 
-    return JudgedLists(lines=lines, make=make, n=len(questions))
+    return JudgedLists(lines=lines, make=make, n=len(questions), ids=questions)
 
 
 def _complete_nonrelevant(

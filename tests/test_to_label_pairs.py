@@ -1,0 +1,100 @@
+"""The pairs to label next (`_compute.to_label`), made in one numpy pass, against a hand-worked
+case and against the straightforward per-question loop it replaced (kept here as the reference)."""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Collection, Mapping, Sequence
+
+import pytest
+
+from evidencedesk.results._compute import to_label
+from evidencedesk.results.types import ToLabel
+from evidencedesk.retrieval.metrics import Judged
+
+
+def reference(
+    baseline: Sequence[Judged], candidates: Mapping[str, Sequence[Judged]], baseline_name: str,
+    k: int, cap: int, corpus: Collection[str] | None = None,
+) -> tuple[tuple[ToLabel, ...], int]:  # fmt: skip
+    """The loop `to_label` was, question by question."""
+    runs = {baseline_name: baseline, **candidates}
+    by_question = {name: {j.id: j for j in judged} for name, judged in runs.items()}
+    rows = []
+    for n, q in enumerate(j.id for j in baseline):
+        runs_of: dict[str, list[str]] = {}
+        rank_of: dict[str, int] = {}
+        in_top: dict[str, set[str]] = {}
+        for name, lists in by_question.items():
+            j = lists.get(q)
+            if j is None:
+                continue
+            in_top[name] = set(j.ids[:k])
+            if j.judged is None:
+                continue
+            for rank, (d, judged) in enumerate(zip(j.ids[:k], j.judged[:k], strict=False), 1):
+                if judged or (corpus is not None and d not in corpus):
+                    continue
+                runs_of.setdefault(d, []).append(name)
+                rank_of[d] = min(rank_of.get(d, rank), rank)
+        base_top = in_top.get(baseline_name, set())
+        tops = [in_top.get(c, set()) for c in candidates]
+        for d, names in runs_of.items():
+            splits = sum((d in base_top) != (d in top) for top in tops)
+            rows.append((-splits, rank_of[d], -len(names), n, d, q, tuple(names)))
+    best = heapq.nsmallest(cap, rows)
+    return tuple(ToLabel(q, d, rank, returning, -splits)
+                 for splits, rank, _, _, d, q, returning in best), len(rows)  # fmt: skip
+
+
+def _list(q: str, ids: Sequence[str], judged: Sequence[bool] | None) -> Judged:
+    return Judged(q, (), True, (0,) * len(ids), (2,), tuple(ids),
+                  judged=None if judged is None else tuple(judged))  # fmt: skip
+
+
+def test_a_hand_worked_pair_order() -> None:
+    # q1: base returns a (unjudged), b (judged), c (unjudged); cand returns c, d (unjudged), a
+    # top 2: base {a, b}, cand {c, d}. Open pairs: (q1, a) base rank 1, splits 1 (in base only);
+    # (q1, c) cand rank 1 (base's rank 3 is past k), splits 1; (q1, d) cand rank 2, splits 1.
+    # q2: both return e unjudged at rank 1: splits 0, two runs.
+    base = [_list("q1", ["a", "b", "c"], [False, True, False]), _list("q2", ["e"], [False])]
+    cand = [_list("q1", ["c", "d", "a"], [False, False, False]), _list("q2", ["e"], [False])]
+    rows, total = to_label(base, {"cand": cand}, "base", 2)
+    assert total == 4
+    assert rows == (
+        ToLabel("q1", "a", 1, ("base",), 1),
+        ToLabel("q1", "c", 1, ("cand",), 1),
+        ToLabel("q1", "d", 2, ("cand",), 1),
+        ToLabel("q2", "e", 1, ("base", "cand"), 0),
+    )
+    # the corpus leaves out an id nobody could read; the cap keeps the first rows, not the count
+    rows, total = to_label(base, {"cand": cand}, "base", 2, cap=1, corpus={"c", "d", "e"})
+    assert (rows, total) == ((ToLabel("q1", "c", 1, ("cand",), 1),), 3)
+
+
+def _random_run(rng: random.Random, questions: list[str], docs: list[str]) -> list[Judged]:
+    out = []
+    for q in questions:
+        if rng.random() < 0.1:
+            continue  # a question the run does not answer
+        ids = rng.sample(docs, rng.randint(0, len(docs)))
+        judged = None if rng.random() < 0.2 else [rng.random() < 0.4 for _ in ids]
+        out.append(_list(q, ids, judged))
+    rng.shuffle(out)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_equals_the_per_question_loop(seed: int) -> None:
+    rng = random.Random(seed)
+    questions = [f"q{n}" for n in range(rng.randint(1, 12))]
+    docs = [f"d{n}" for n in range(rng.randint(1, 15))] + ["D", "é", "a:b"]
+    base = _random_run(rng, questions, docs)
+    base += [_list("q-extra", ["d0", "D"], [False, False])]  # asked of the baseline alone
+    cands = {f"c{i}": _random_run(rng, questions, docs) for i in range(rng.randint(0, 3))}
+    k, cap = rng.randint(1, 6), rng.randint(1, 20)
+    corpus = None if rng.random() < 0.5 else set(rng.sample(docs, len(docs) // 2))
+    assert to_label(base, cands, "base", k, cap, corpus) == reference(
+        base, cands, "base", k, cap, corpus
+    )
