@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ import pytest
 
 from evidencedesk import cli as main_cli
 from evidencedesk._metric_names import canonical
+from evidencedesk.cli._audit import forked_pages
+from evidencedesk.errors import AuditError
 from evidencedesk.report._audit import _DECIMAL, _read, _Text, audit
 from tests.generated_projects import generated, shape_of
 from tests.planting import NOBODY, planted
@@ -168,3 +171,36 @@ def test_the_pages_read_as_the_standard_parser_reads_them(demo_site: Path) -> No
     assert ("R&D rose by 0.100 <p>", "R&D rose by 0.100 <p>") in _read(TRICKY[0]).prose
     # the <i> that holds the data text closes it: what follows is read
     assert _read(TRICKY[1]).prose == (("0.250", "0.250"), ("0.500", "0.500"))
+
+
+def test_forked_readers_print_the_lines_of_one_process(split_site: Path, tmp_path: Path) -> None:
+    # the command line hands a large site's pages to two forked readers (page i to reader i mod
+    # 2): the lines come back in the pages' order, as one process prints them
+    site = planted(split_site, tmp_path, "question-q001.html", '<tr data-chunk="d043"><td>2</td>',
+                   '<tr data-chunk="d043"><td>3</td>')  # fmt: skip
+    page = site / "question-q002.html"
+    text = page.read_text("utf-8")
+    page.write_text(text.replace('<tr data-chunk="d028"><td>2</td>',
+                                 '<tr data-chunk="d028"><td>9</td>', 1), "utf-8")  # fmt: skip
+    expected = [
+        "question-q001.html: 'rank 3: d043': results.json says 'rank 2: d043' "
+        "(variants[0].lists[0].ids[1])",
+        "question-q002.html: 'rank 9: d028': results.json says 'rank 2: d028' "
+        "(variants[0].lists[1].ids[1])",
+    ]
+    assert [d.line() for d in audit(site)[0]] == expected
+    assert [d.line() for d in audit(site, forked_pages)[0]] == expected
+
+
+def test_a_forked_reader_raises_what_one_process_raises(split_site: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(split_site, site)
+    (site / "question-q002.html").write_bytes(b"\xff\xfe not text")
+    with pytest.raises(AuditError) as one:
+        audit(site)
+    with pytest.raises(AuditError) as forked:
+        audit(site, forked_pages)
+    assert str(forked.value) == str(one.value)
+    assert str(one.value) == (
+        f"{site / 'question-q002.html'}:1: expected UTF-8 text, found byte 0xff at offset 0"
+    )

@@ -34,6 +34,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -59,7 +60,7 @@ from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import load
 from evidencedesk.results.types import RankedList, Results
 
-__all__ = ["Disagreement", "audit"]
+__all__ = ["Disagreement", "PageResult", "Pages", "audit", "in_turn"]
 
 _CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
 _LEFT_OUT = ("since.html",)  # compares with another report's results
@@ -981,49 +982,91 @@ def _chart_disagreements(page: str, raw: str, values: _ChartValues) -> list[Disa
     return found
 
 
-def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
-    """The disagreements of the site at `site` with its results.json and with the oracle's
-    recomputation from its exports (`report.oracle`), and how many claims on how many pages
-    were checked. Raises an EvidencedeskError for a site it cannot read."""
-    results = load(site / "results.json")
-    claims = _claims(site, results)
-    found: list[Disagreement | Finding] = []
-    checked = 0
-    known: _Known = {}
-    table = mark_table(results)
-    pages = {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions}
-    given = caveats_given(results)  # restated by the oracle, not read from the build's model
-    lists = {(v.name, r.question): (f"variants[{i}].lists[{j}]", r)
-             for i, v in enumerate(results.variants) for j, r in enumerate(v.lists)}  # fmt: skip
-    charted = _ChartValues.of(parse_json(read_text(site / "results.json", AuditError, "results"),
-                                         site / "results.json", AuditError))  # fmt: skip
-    for page in sorted(p.name for p in site.glob("*.html")):
-        if page in _LEFT_OUT:
-            continue
-        raw = read_text(site / page, AuditError, "page")
+# a way to run the page job over the pages, started now and waited for later: ``start(job,
+# pages)`` returns the call that gives each page's result, in the pages' order. The library runs
+# the job at once, page by page (`in_turn`); the command line hands the pages to forked workers
+# (`cli.audit`) while this process recomputes from the exports (`report.oracle`)
+PageResult = tuple[list[Disagreement], int]  # a page's disagreements, and the claims checked
+Pages = Callable[[Callable[[str], PageResult], list[str]], Callable[[], list[PageResult]]]
+
+
+def in_turn(job: Callable[[str], PageResult], pages: list[str]) -> Callable[[], list[PageResult]]:
+    """`Pages` in this process: every page's result now, in order."""
+    done = [job(page) for page in pages]
+    return lambda: done
+
+
+@dataclass(frozen=True)
+class _Site:
+    """What every page of a site is held to: its results.json (read as Results and as JSON for
+    the charts), its claims, and the tables built from them once for the whole site."""
+
+    root: Path
+    results: Results
+    claims: dict[str, list[dict[str, Any]]]
+    table: list[str]  # the value marks' paths by number (`report.claims.mark_table`)
+    questions: dict[str, str]  # a question page -> its question's id
+    given: tuple[set[str], set[str]]  # this project's caveats, restated by the oracle
+    lists: dict[tuple[str, str], tuple[str, RankedList]]  # (run, question) -> (path, its list)
+    charted: _ChartValues
+    known: _Known  # the marked values already re-read (filled as the pages are read)
+
+    @classmethod
+    def of(cls, site: Path) -> _Site:
+        results = load(site / "results.json")
+        lists = {(v.name, r.question): (f"variants[{i}].lists[{j}]", r)
+                 for i, v in enumerate(results.variants) for j, r in enumerate(v.lists)}  # fmt: skip
+        saved = parse_json(read_text(site / "results.json", AuditError, "results"),
+                           site / "results.json", AuditError)  # fmt: skip
+        return cls(site, results, _claims(site, results), mark_table(results),
+                   {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions},
+                   caveats_given(results), lists, _ChartValues.of(saved), {})  # fmt: skip
+
+    def page(self, page: str) -> PageResult:
+        """The disagreements of one page with results.json, and how many claims it records."""
+        results, claims = self.results, self.claims
+        raw = read_text(self.root / page, AuditError, "page")
         shown = _read(raw)
         mine = claims.get(page, [])
         text = " ".join(block for block, _ in (*shown.prose, *shown.cells))
         text += " " + " ".join(words for _, _, words in shown.marked)
         here = {number for where, number, _ in shown.marked if where == page}
-        found += _claim_disagreements(results, page, mine, text, here)
+        found = _claim_disagreements(results, page, mine, text, here)
         found += _marked_disagreements(page, claims, shown)
         found += _star_disagreements(page, results, claims, shown)
         if shown.in_attributes:
             found.append(Disagreement(page, "(an attribute)", f"{shown.in_attributes} claim(s) "
                                       "marked inside an attribute value: the template must write "
                                       "them through the plain filter"))  # fmt: skip
-        found += _value_disagreements(page, results, claims, shown, known, table)
+        found += _value_disagreements(page, results, claims, shown, self.known, self.table)
         found += _unbacked(page, shown)
-        found += _caveat_disagreements(page, shown, given)
-        if page in pages:
-            found += _rank_disagreements(page, raw, pages[page], results, lists)
-        found += _chart_disagreements(page, raw, charted)
-        checked += len(mine)
-    missing = sorted(set(claims) - {p.name for p in site.glob("*.html")})
-    found += [Disagreement(page, "(the page)", "claims for a page the site does not have")
-              for page in missing]  # fmt: skip
-    found += [Disagreement(*d) for d in summary_disagreements(site, results)]
-    found += [Disagreement(*d) for d in recheck(results)]
-    found += oracle_findings(site, results)
-    return found, checked, len(claims)
+        found += _caveat_disagreements(page, shown, self.given)
+        if page in self.questions:
+            found += _rank_disagreements(page, raw, self.questions[page], results, self.lists)
+        found += _chart_disagreements(page, raw, self.charted)
+        return found, len(mine)
+
+
+def audit(site: Path, pages: Pages = in_turn) -> tuple[list[Disagreement | Finding], int, int]:
+    """The disagreements of the site at `site` with its results.json and with the oracle's
+    recomputation from its exports (`report.oracle`), and how many claims on how many pages
+    were checked. `pages` runs the page checks (`Pages`: in this process by default). Raises an
+    EvidencedeskError for a site it cannot read."""
+    held = _Site.of(site)
+    results, claims = held.results, held.claims
+    names = sorted(p.name for p in site.glob("*.html"))
+    wait = pages(held.page, [page for page in names if page not in _LEFT_OUT])
+    # while the pages are read (elsewhere, when `pages` hands them out): the site-wide checks
+    later: list[Disagreement | Finding] = [
+        Disagreement(page, "(the page)", "claims for a page the site does not have")
+        for page in sorted(set(claims) - set(names))
+    ]
+    later += [Disagreement(*d) for d in summary_disagreements(site, results)]
+    later += [Disagreement(*d) for d in recheck(results)]
+    later += oracle_findings(site, results)
+    found: list[Disagreement | Finding] = []
+    checked = 0
+    for page_found, page_claims in wait():
+        found += page_found
+        checked += page_claims
+    return found + later, checked, len(claims)
