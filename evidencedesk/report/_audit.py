@@ -44,7 +44,6 @@ from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
 from evidencedesk.report._claims import mark_table, value_at
-from evidencedesk.report._exports import summary_disagreements
 from evidencedesk.report._oracle import (
     _ALPHA,
     COMPONENT_CAVEATS,
@@ -52,6 +51,7 @@ from evidencedesk.report._oracle import (
     caveats_given,
     oracle_findings,
     rule_cell,
+    summary_lines,
 )
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import flips, fmt, interval, p_text
@@ -982,6 +982,23 @@ def _chart_disagreements(page: str, raw: str, values: _ChartValues) -> list[Disa
     return found
 
 
+_SUMMARY = "summary.md"  # the site's decision in Markdown (docs/ci.md)
+
+
+def _summary_disagreements(site: Path, results: Results) -> list[Disagreement]:
+    """``summary.md`` held line by line to the lines the oracle restates from results.json
+    (`report.oracle.summary_lines`); none for a site without one (built before summaries)."""
+    path = site / _SUMMARY
+    if not path.exists():
+        return []
+    shown = read_text(path, AuditError, "summary").splitlines()
+    expected = summary_lines(results)
+    found = [Disagreement(_SUMMARY, a, b) for a, b in zip(shown, expected, strict=False) if a != b]
+    if len(shown) != len(expected):
+        found.append(Disagreement(_SUMMARY, f"({len(shown)} lines)", f"{len(expected)} lines"))
+    return found
+
+
 # a way to run the page job over the pages, started now and waited for later: ``start(job,
 # pages)`` returns the call that gives each page's result, in the pages' order. The library runs
 # the job at once, page by page (`in_turn`); the command line hands the pages to forked workers
@@ -1061,7 +1078,7 @@ def audit(site: Path, pages: Pages = in_turn) -> tuple[list[Disagreement | Findi
         Disagreement(page, "(the page)", "claims for a page the site does not have")
         for page in sorted(set(claims) - set(names))
     ]
-    later += [Disagreement(*d) for d in summary_disagreements(site, results)]
+    later += _summary_disagreements(site, results)
     later += [Disagreement(*d) for d in recheck(results)]
     later += oracle_findings(site, results)
     found: list[Disagreement | Finding] = []
