@@ -846,20 +846,19 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
     return out
 
 
-def _caveat_disagreements(page: str, shown: _PageText,
-                          given: tuple[set[str], set[str]]) -> list[Disagreement]:  # fmt: skip
+def _caveat_disagreements(page: str, shown: _PageText, given: tuple[set[str], set[str]],
+                          blocks: str) -> list[Disagreement]:  # fmt: skip
     """A component's caveat (the toy embedder, MiniLM, the lexical rerankers, the demo's tuning
     on its labels), in full or in its few words, stands only on a site whose results.json gives
     it (`given`: the texts and words of this project's caveats): the demo's "weights were
     chosen while looking at these labels" pasted onto another project is a disagreement."""
     texts, words = given
     out = []
-    everything = "\n".join(block for block, _ in (*shown.prose, *shown.cells))
     for text, brief in COMPONENT_CAVEATS.values():
         full = _squeeze(text)
         for said, backed in ((full, texts), (brief, words)):
-            if said not in everything or any(said in b for b in backed):
-                continue  # (no block holds it: a block's text has no line break)
+            if said not in blocks or any(said in b for b in backed):
+                continue  # `blocks`: the page's blocks joined (none holds it: not in them)
             for block, _ in (*shown.prose, *shown.cells):
                 if said in block:
                     out.append(Disagreement(page, _around(block, block.index(said)),
@@ -1045,8 +1044,8 @@ class _Site:
         raw = read_text(self.root / page, AuditError, "page")
         shown = _read(raw)
         mine = claims.get(page, [])
-        text = " ".join(block for block, _ in (*shown.prose, *shown.cells))
-        text += " " + " ".join(words for _, _, words in shown.marked)
+        blocks = " ".join([block for block, _ in shown.prose] + [b for b, _ in shown.cells])
+        text = f"{blocks} {' '.join([words for _, _, words in shown.marked])}"
         here = {number for where, number, _ in shown.marked if where == page}
         found = _claim_disagreements(results, page, mine, text, here)
         found += _marked_disagreements(page, claims, shown)
@@ -1057,7 +1056,7 @@ class _Site:
                                       "them through the plain filter"))  # fmt: skip
         found += _value_disagreements(page, results, claims, shown, self.known, self.table)
         found += _unbacked(page, shown)
-        found += _caveat_disagreements(page, shown, self.given)
+        found += _caveat_disagreements(page, shown, self.given, blocks)
         if page in self.questions:
             found += _rank_disagreements(page, raw, self.questions[page], results, self.lists)
         found += _chart_disagreements(page, raw, self.charted)
