@@ -337,3 +337,29 @@ def test_a_chart_whose_data_is_not_json_is_named(ndcg_site: Path, tmp_path: Path
     assert [d.line() for d in audit(site)[0]] == [
         f"index.html: '{chart}': results.json says a chart's data as a JSON list of traces",
     ]
+
+
+# a pipeline candidate's side-by-side diff on a question page (the demo's): each document's
+# ranks in the two lists, and each list's first relevant rank, are results.json's
+SIDE_BY_SIDE = {
+    "changed rank in the candidate's list": (
+        '<td data-label="hybrid">3</td><td data-label="depth 3">2</td>',
+        '<td data-label="hybrid">3</td><td data-label="depth 3">4</td>', [
+        "question-rc01.html: 'depth 3: kc-recall-rd2-24:c1: ranks 3 → 4': results.json says "
+        "'kc-recall-rd2-24:c1: ranks 3 → 2' (variants[2].lists[0], candidates[5].lists[0])",
+    ]),
+    "changed first answer": (
+        "first answer at</th><td>1</td><td>1</td>", "first answer at</th><td>1</td><td>2</td>", [
+        "question-rc01.html: 'rerank feature: first answer at 1 → 2': results.json says 'first "
+        "answer at 1 → 1' (variants[2].lists[0], variants[4].lists[0])",
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(SIDE_BY_SIDE))
+def test_a_side_by_side_rank_is_held_to_the_lists(
+    demo_site: Path, tmp_path: Path, case: str
+) -> None:
+    old, new, expected = SIDE_BY_SIDE[case]
+    found, _, _ = audit(planted(demo_site, tmp_path, "question-rc01.html", old, new))
+    assert [d.line() for d in found] == expected

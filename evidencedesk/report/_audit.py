@@ -751,6 +751,9 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
     return out
 
 
+_Lists = dict[tuple[str, str], tuple[str, RankedList]]  # (run, question) -> (its path, its list)
+
+
 # a question page's ranked lists (templates/question.html): each table names its run (its class
 # ``moves`` when its rows are marked against the baseline's list), each row its document, the
 # rank it shows ("—": a baseline document it dropped), its change against the baseline and its
@@ -793,7 +796,7 @@ def _move_of(doc: str, k: int | None, base: RankedList | None, cand: RankedList)
 
 
 def _rank_disagreements(page: str, raw: str, question: str, results: Results,
-                        lists: dict[tuple[str, str], tuple[str, RankedList]]) -> list[Disagreement]:  # fmt: skip
+                        lists: _Lists) -> list[Disagreement]:  # fmt: skip
     """Each ranked row of a question page shows, in order, the rank and the document
     results.json's list of that run gives there: the k-th ranked row of a run's list is rank k
     and holds ids[k - 1] (a swapped rank number or two swapped rows are disagreements), with
@@ -843,6 +846,49 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
                    f"{_grade_of(ranked, k, grade)}")  # fmt: skip
             if said != due:
                 out.append(Disagreement(page, said, f"{due!r} ({at}.ids[{k - 1}])"))
+    return out
+
+
+# a question page's side-by-side diffs (a pipeline candidate with its own lists): each section
+# names its candidate; its metrics table's "first answer at" row and its two-list table's rows,
+# each row its document, its rank in the baseline's list and in the candidate's ("—": not there)
+_VS = re.compile(r'<section class="vs" id="[^"]*" data-candidate="([^"]*)">(.*?)</section>', re.S)
+_FIRST_AT = re.compile(r'<th scope="row">first answer at</th><td>([^<]*)</td><td>([^<]*)</td>')
+_VS_LIST = re.compile(r'<table class="vs-list[^"]*">(.*?)</table>', re.S)
+
+
+def _rank_text(ranked: RankedList | None, doc: str) -> str:
+    return str(ranked.ids.index(doc) + 1) if ranked is not None and doc in ranked.ids else "—"
+
+
+def _side_by_side_disagreements(page: str, raw: str, question: str, results: Results,
+                                lists: _Lists) -> list[Disagreement]:  # fmt: skip
+    """Each side-by-side diff of a question page shows each document at its rank in the
+    baseline's list and in the candidate's, as results.json's lists hold them, and the first
+    relevant rank of each list: read from the page and results.json alone."""
+    out = []
+    base_at, base = lists.get((results.baseline, question), ("", None))
+    for name, body in _VS.findall(raw):
+        name = html.unescape(name)
+        at, ranked = lists.get((name, question), ("", None))
+        first = _FIRST_AT.search(body)
+        if first is not None:
+            shown = f"first answer at {_cell_text(first[1])} → {_cell_text(first[2])}"
+            firsts = [r.first_relevant if r is not None else None for r in (base, ranked)]
+            due = "first answer at " + " → ".join("—" if f is None else str(f) for f in firsts)
+            if shown != due:
+                out.append(Disagreement(page, f"{name}: {shown}", f"{due!r} ({base_at}, {at})"))
+        table = _VS_LIST.search(body)
+        for attrs, row in _ROW.findall(table[1]) if table is not None else ():
+            chunk = _CHUNK.search(attrs)
+            cells = _TD.findall(row) if chunk is not None else []
+            if chunk is None or len(cells) < 2:
+                continue  # the header, or "nothing returned by either"
+            doc = html.unescape(chunk[1])
+            shown = f"{doc}: ranks {_cell_text(cells[0])} → {_cell_text(cells[1])}"
+            due = f"{doc}: ranks {_rank_text(base, doc)} → {_rank_text(ranked, doc)}"
+            if shown != due:
+                out.append(Disagreement(page, f"{name}: {shown}", f"{due!r} ({base_at}, {at})"))
     return out
 
 
@@ -1012,6 +1058,21 @@ def in_turn(job: Callable[[str], PageResult], pages: list[str]) -> Callable[[], 
     return lambda: done
 
 
+def _all_lists(results: Results) -> _Lists:
+    """Every ranked list of results.json by (run, question): each variant's, and each
+    candidate's own (a pipeline candidate's) or its run's (a runs-only candidate's)."""
+    lists = {(v.name, r.question): (f"variants[{i}].lists[{j}]", r)
+             for i, v in enumerate(results.variants) for j, r in enumerate(v.lists)}  # fmt: skip
+    by_run: dict[str, list[tuple[str, tuple[str, RankedList]]]] = {}
+    for (run, question), at in lists.items():
+        by_run.setdefault(run, []).append((question, at))
+    for i, c in enumerate(results.candidates):
+        own = [(r.question, (f"candidates[{i}].lists[{j}]", r)) for j, r in enumerate(c.lists)]
+        for question, at in own if not c.lists_of else by_run.get(c.lists_of, []):
+            lists.setdefault((c.name, question), at)
+    return lists
+
+
 @dataclass(frozen=True)
 class _Site:
     """What every page of a site is held to: its results.json (read as Results and as JSON for
@@ -1023,15 +1084,14 @@ class _Site:
     table: list[str]  # the value marks' paths by number (`report.claims.mark_table`)
     questions: dict[str, str]  # a question page -> its question's id
     given: tuple[set[str], set[str]]  # this project's caveats, restated by the oracle
-    lists: dict[tuple[str, str], tuple[str, RankedList]]  # (run, question) -> (path, its list)
+    lists: _Lists  # (run or candidate, question) -> (its path, its list)
     charted: _ChartValues
     known: _Known  # the marked values already re-read (filled as the pages are read)
 
     @classmethod
     def of(cls, site: Path) -> _Site:
         results = load(site / "results.json")
-        lists = {(v.name, r.question): (f"variants[{i}].lists[{j}]", r)
-                 for i, v in enumerate(results.variants) for j, r in enumerate(v.lists)}  # fmt: skip
+        lists = _all_lists(results)
         saved = parse_json(read_text(site / "results.json", AuditError, "results"),
                            site / "results.json", AuditError)  # fmt: skip
         return cls(site, results, _claims(site, results), mark_table(results),
@@ -1059,6 +1119,9 @@ class _Site:
         found += _caveat_disagreements(page, shown, self.given, blocks)
         if page in self.questions:
             found += _rank_disagreements(page, raw, self.questions[page], results, self.lists)
+            if '<section class="vs" ' in raw:
+                found += _side_by_side_disagreements(page, raw, self.questions[page], results,
+                                                     self.lists)  # fmt: skip
         found += _chart_disagreements(page, raw, self.charted)
         return found, len(mine)
 
