@@ -48,6 +48,7 @@ from evidencedesk.report._oracle import (
     _ALPHA,
     COMPONENT_CAVEATS,
     Finding,
+    best_lead,
     caveats_given,
     oracle_findings,
     rule_cell,
@@ -892,6 +893,84 @@ def _side_by_side_disagreements(page: str, raw: str, question: str, results: Res
     return out
 
 
+# the index's whole numbers that stand outside every mark (templates/index.html): what the data
+# holds (documents, chunks, questions, judged, deciding, answered by no run), what was compared
+# (variants or runs, candidates, those not run), the seed and the question pages; each read where
+# the index prints it and held to results.json and to the site's own page files
+_INDEX_COUNTS = tuple((re.compile(p), names) for p, names in (
+    (r"(\d+) chunks in (\d+) documents", ("chunks", "documents")),
+    (r"(\d+) (?:variants|runs) · (\d+) (?:candidate changes|compared with the baseline)",
+     ("variants", "candidates")),
+    (r"\((\d+) more not run\)", ("not run",)),
+    (r"· seed (\d+)\.$", ("seed",)),
+    (r"^(\d+) questions (\d+) decide$", ("questions", "deciding")),
+    (r"\((\d+) no run answers\)", ("answered by no run",)),
+    (r"· (\d+) judged$", ("judged",)),
+    (r"^(\d+) documents(?: · (\d+) chunks)?$", ("documents", "chunks")),
+    (r"^The (\d+) documents(?: \((\d+) chunks\))?:", ("documents", "chunks")),
+    (r"^(\d+) question pages$", ("question pages",)),
+    (r"^(\d+) question pages were left out", ("questions left out",)),
+))  # fmt: skip
+_N = re.compile(r"^n=(\d+)$")  # a table row's or the lead's number of questions
+
+
+def _index_counts(results: Results, pages: int) -> dict[str, tuple[int | None, str]]:
+    """Each whole number the index may print outside a mark, by name: its value and where
+    results.json (or the site: `pages`, its question page files) holds it."""
+    inputs, counts = results.inputs, results.inputs.counts
+    answered = {r.question for v in results.variants for r in v.lists if r.size}
+    answered |= {r.question for c in results.candidates for r in c.lists if r.size}
+    silent = sum(1 for q in inputs.questions if q.answerable and q.id not in answered)
+    return {
+        "chunks": (inputs.chunks, "inputs.chunks"),
+        "documents": (len(inputs.documents), "inputs.documents"),
+        "variants": (len(results.variants), "variants"),
+        "candidates": (len(results.candidates), "candidates"),
+        "not run": (len(results.not_run), "not_run"),
+        "seed": (results.settings.seed, "settings.seed"),
+        "questions": (counts.queries if counts is not None else len(inputs.questions),
+                      "inputs.counts.queries"),
+        "deciding": (results.answerable - silent, "answerable, less those no list answers"),
+        "answered by no run": (silent, "inputs.questions answerable, answered by no list"),
+        "judged": (None if counts is None else counts.judged, "inputs.counts.judged"),
+        "question pages": (pages, "the site's question pages"),
+        "questions left out": (len(inputs.questions) - pages, "inputs.questions, less the pages"),
+    }  # fmt: skip
+
+
+def _lead_n(results: Results) -> int | None:
+    """The questions of the best lead's comparison (`report.oracle.best_lead`), or None."""
+    lead = best_lead(results)
+    return None if lead is None else lead.on[lead.decision.primary].n
+
+
+def _index_disagreements(page: str, shown: _PageText, results: Results,
+                         pages: int) -> list[Disagreement]:  # fmt: skip
+    """The index's counts outside the marks (`_INDEX_COUNTS`) and each "n=" (the lead's, then
+    each candidate row's, in results.json's order) held to results.json."""
+    due = _index_counts(results, pages)
+    out = []
+    for block, blanked in (*shown.prose, *shown.cells):
+        for pattern, names in _INDEX_COUNTS:
+            hit = pattern.search(blanked)
+            for name, said in zip(names, hit.groups() if hit else (), strict=False):
+                value, source = due[name]
+                if said is not None and int(said) != value:
+                    out.append(Disagreement(page, block[:200], f"{value} {name} ({source})"))
+    rows = [c.on[c.decision.primary].n for c in results.candidates]
+    ns = [(f"{_lead_n(results)} questions (the best lead's comparison)", _lead_n(results), b)
+          for b, blank in shown.prose if _N.match(blank.strip())]  # fmt: skip
+    ns += [(f"{n} questions (candidates[{i}]'s primary comparison)", n, b)
+           for i, (n, (b, _)) in enumerate(zip(rows, [c for c in shown.cells
+                                                     if _N.search(c[1].strip().split(" ")[-1])],
+                                               strict=False))]  # fmt: skip
+    for expected, n, block in ns:
+        said = block.rsplit("n=", 1)[-1]
+        if said != str(n):
+            out.append(Disagreement(page, block[:200], expected))
+    return out
+
+
 def _caveat_disagreements(page: str, shown: _PageText, given: tuple[set[str], set[str]],
                           blocks: str) -> list[Disagreement]:  # fmt: skip
     """A component's caveat (the toy embedder, MiniLM, the lexical rerankers, the demo's tuning
@@ -1086,6 +1165,7 @@ class _Site:
     given: tuple[set[str], set[str]]  # this project's caveats, restated by the oracle
     lists: _Lists  # (run or candidate, question) -> (its path, its list)
     charted: _ChartValues
+    pages: int  # the site's question pages
     known: _Known  # the marked values already re-read (filled as the pages are read)
 
     @classmethod
@@ -1096,7 +1176,8 @@ class _Site:
                            site / "results.json", AuditError)  # fmt: skip
         return cls(site, results, _claims(site, results), mark_table(results),
                    {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions},
-                   caveats_given(results), lists, _ChartValues.of(saved), {})  # fmt: skip
+                   caveats_given(results), lists, _ChartValues.of(saved),
+                   len(list(site.glob("question-*.html"))), {})  # fmt: skip
 
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
@@ -1123,6 +1204,8 @@ class _Site:
                 found += _side_by_side_disagreements(page, raw, self.questions[page], results,
                                                      self.lists)  # fmt: skip
         found += _chart_disagreements(page, raw, self.charted)
+        if page == "index.html":
+            found += _index_disagreements(page, shown, results, self.pages)
         return found, len(mine)
 
 

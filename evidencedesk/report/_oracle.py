@@ -54,7 +54,15 @@ from evidencedesk.results.types import (
 )
 from evidencedesk.retrieval.metrics import Judged, _metric_value
 
-__all__ = ["Finding", "Moves", "VERDICT_RULES", "oracle_findings", "summary_lines", "verdict_of"]
+__all__ = [
+    "Finding",
+    "Moves",
+    "VERDICT_RULES",
+    "best_lead",
+    "oracle_findings",
+    "summary_lines",
+    "verdict_of",
+]
 
 # The documented constants of docs/statistics.md, restated here on purpose: an oracle that
 # imported them from the build would share a wrong one (tests/test_audit_oracle.py holds them
@@ -876,18 +884,24 @@ def _delta_words(results: Results, metric: str, delta: float | None, low: float 
     return f"Δ {_label(results, metric)}{then}{_three(delta, True)}{bracket}"
 
 
-def _lead(results: Results) -> str:
+def best_lead(results: Results) -> CandidateResult | None:
     """The best lead (docs/site.md): among the candidates ahead on the primary metric (a paired
     difference above the tie), the largest lower bound, then the larger difference, then the
-    first name; "none" when no candidate is ahead with an interval."""
+    first name; None when no candidate is ahead with an interval."""
     ahead = []
     for c in results.candidates:
         d = c.on[c.decision.primary]
         if d.low is not None and d.high is not None and d.delta is not None and d.delta > _TIE:
-            ahead.append((-round(d.low / _TIE), -round(d.delta / _TIE), c.name, c, d))
-    if not ahead:
+            ahead.append((-round(d.low / _TIE), -round(d.delta / _TIE), c.name, c))
+    return min(ahead, key=lambda row: row[:3])[3] if ahead else None
+
+
+def _lead(results: Results) -> str:
+    """The summary's best lead (`best_lead`)."""
+    c = best_lead(results)
+    if c is None:
         return "**Best lead:** none"
-    *_, c, d = min(ahead, key=lambda row: row[:3])
+    d = c.on[c.decision.primary]
     words = _delta_words(results, d.metric, d.delta, d.low, d.high)
     return (f"**Best lead:** {_md_code(c.name)}, {_md_words(words)} over {d.n} questions "
             f"({_md_words(c.decision.verdict)})")  # fmt: skip
