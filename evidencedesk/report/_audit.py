@@ -22,7 +22,13 @@ results.json back into Results and, independently of the site model that wrote t
 5. recomputes, independently of the build's code (`report.oracle`), every variant's means from
    the exported runs and qrels, every interval, p-value and Holm adjustment from the
    per-question values, and every verdict by a second, table-driven reading of
-   docs/verdicts.md.
+   docs/verdicts.md; and every line of summary.md, restated from results.json by the oracle
+   (`report.oracle.summary_lines`), not by the build's site model.
+6. holds the whole numbers a page prints outside the marks where it states results.json's: a
+   question page's ranked lists and side-by-side diffs, the index's counts.
+
+The pages are read one job per page (`Pages`): in this process by default, by forked readers
+from the command line (`cli.audit.forked_pages`), the lines gathered in page order either way.
 
 `audit(site)` returns the disagreements, one line each (page, sentence, what results.json
 says); the command prints them and exits 1, or prints one ``ok:`` line and exits 0. The page
