@@ -162,13 +162,19 @@ TRICKY = (
 def test_the_pages_read_as_the_standard_parser_reads_them(demo_site: Path) -> None:
     """The audit's one-pass reader reads what html.parser hands `_Text`, on every page of the
     demo and on markup the pages do not write (`TRICKY`)."""
-    pages = [p.read_text("utf-8") for p in sorted(demo_site.glob("*.html"))] + list(TRICKY)
+    cell = ("<table><tr><td>a &amp; <td><span data-v=g&amp;2> 1.0 &lt; 2 </span></td>"
+            '<td class="x"><span data-v=g3></span></td></table>')  # fmt: skip
+    pages = [p.read_text("utf-8") for p in sorted(demo_site.glob("*.html"))] + [*TRICKY, cell]
     for raw in pages:
         shown = _read(raw)
         fast = (shown.prose, shown.cells, shown.marked, shown.values, shown.marked_in,
                 shown.claim_after)  # fmt: skip
         assert fast == _standard(raw)
     assert ("R&D rose by 0.100 <p>", "R&D rose by 0.100 <p>") in _read(TRICKY[0]).prose
+    # a cell of one marked value, read whole: its text, and its mark's words, as one cell
+    cells = _read(cell)
+    assert (cells.cells, cells.values) == ((("a &", "a &"), ("1.0 < 2", "")),
+                                           (("g&2", "1.0 < 2"), ("g3", "")))  # fmt: skip
     # the <i> that holds the data text closes it: what follows is read
     assert _read(TRICKY[1]).prose == (("0.250", "0.250"), ("0.500", "0.500"))
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import pickle
 import signal
@@ -103,6 +104,10 @@ def forked_pages(
     if len(pages) < _FORK_FROM or not hasattr(os, "fork"):
         return in_turn(job, pages)
     readers = []
+    # the objects made so far (results.json read back, the claims) left out of the readers'
+    # collections: a collection touches every object it scans, and each page it touches is
+    # copied into the reader (copy-on-write)
+    gc.freeze()
     for i in range(_WORKERS):
         read, write = os.pipe()
         pid = os.fork()
@@ -111,6 +116,7 @@ def forked_pages(
             _child(job, pages[i::_WORKERS], write)
         os.close(write)
         readers.append((read, pid))
+    gc.unfreeze()  # this process collects them as before
 
     def wait() -> list[PageResult]:
         shares = [_received(read, pid) for read, pid in readers]

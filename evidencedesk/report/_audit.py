@@ -297,7 +297,8 @@ _CELL = rf"<(?P<cell>td|th){_PLAIN}>({_inner('in_cell')})</(?P=cell)>"
 # left nothing to read, and white space alone makes no block
 _PLAIN_TOKEN = re.compile(
     rf"([^<]*+)(?:((?:<tr{_PLAIN}>(?:\s*+{_CELL})++</tr>\s*+)++)"
-    rf"|<(?!(?:{_NOT_LEAF})[\s>])(?P<leaf>[a-z][a-z0-9]*+){_PLAIN}>({_inner('in_leaf')})</(?P=leaf)>|"
+    rf"|<(?!(?:{_NOT_LEAF})[\s>])(?P<leaf>[a-z][a-z0-9]*+){_PLAIN}>({_inner('in_leaf')})</(?P=leaf)>"
+    rf"|<td{_PLAIN}><span data-v=(?P<value>[^\s\"'=<>`]++)>([^<]*+)</span></td>|"
     + _TOKEN.pattern[len("([^<]*)(?:") :],
     re.S,
 )
@@ -324,6 +325,9 @@ def _attributes(text: str) -> dict[str, str | None]:
 
 
 _LEAF_AT = _PLAIN_TOKEN.groupindex["leaf"]  # the leaf's tag; its content is the next group
+# a table cell holding one marked value and nothing else (``<td><span data-v=g2>1.000</span>
+# </td>``, most of a question page's metric tables): its mark; its text is the next group
+_VALUE_AT = _PLAIN_TOKEN.groupindex["value"]
 
 
 def _whole(token: re.Match[str]) -> tuple[str, list[str] | None] | None:
@@ -388,6 +392,18 @@ class _Blocks:
             if self.buffer or self.pending:
                 self.flush()
             (self.cells if self.table else self.prose).extend((b, b) for b in made)
+
+    def read_value_cell(self, text: str, value: str, inner: str) -> None:
+        """`text` of the open block, then a table cell holding only the value mark `value` around
+        `inner`: what the cell's start, its mark and its end do in turn."""
+        if text:
+            self.read_whole(text, None)
+        if self.buffer or self.pending:
+            self.flush()
+        self.buffer.append(inner)
+        self.blanked.append(" " * len(inner))
+        self.closed(value, _squeeze(inner))
+        self.flush()
 
     def closed(self, mark: tuple[str, int] | str, words: str) -> None:
         """The mark `mark` closed around `words`: a claim (page, number) or a value's mark."""
@@ -461,9 +477,13 @@ def _read(raw: str) -> _PageText:
         if mark is None and not data_at and not skip:
             token = _PLAIN_TOKEN.match(raw, at)
             assert token is not None  # the last alternatives match anything
-            whole = _whole(token)
-            if whole is not None:
-                blocks.read_whole(*whole)
+            whole, value = _whole(token), token.group(_VALUE_AT)
+            if whole is not None or value is not None:  # read whole
+                if whole is not None:
+                    blocks.read_whole(*whole)
+                else:  # a cell of one marked value: its text before it, its mark, its text
+                    parts = token.group(1, _VALUE_AT, _VALUE_AT + 1)
+                    blocks.read_value_cell(*(unescape(t) if "&" in t else t for t in parts))
                 at = token.end()
                 continue
         else:
