@@ -5,8 +5,9 @@ Writes the suite's largest audited project -- generated project 2 of tests/gener
 with 520 questions, so that the site is split (gzipped per-question CSV and qrels, results.json
 in two) -- and, in fresh processes with the real command line, builds it and audits the site,
 interleaved (build, audit, build, audit, ...), and prints each time, the median of each and
-the ratio audit / build measured in this run. Each process's CPU time (user + system) is
-printed beside its wall time: on a shared machine the wall time also counts waiting for a core.
+the ratio audit / build measured in this run, of the wall times and of the CPU times (user +
+system, children included: the audit's forked page readers), with the load average: on a shared
+machine the wall time also counts waiting for a core.
 
     python benchmarks/audit_time.py [--repeat 3] [--questions 520] [--profile] [--keep DIR]
 
@@ -84,16 +85,21 @@ def main() -> None:
         _profile(site)
         return
     times: dict[str, list[float]] = {"build": [], "audit": []}
+    cpus: dict[str, list[float]] = {"build": [], "audit": []}
     print(f"{args.questions} questions, {base}")
     for n in range(args.repeat):
         for name, argv in (("build", build), ("audit", audit)):
             wall, cpu = _timed(argv)
             times[name].append(wall)
+            cpus[name].append(cpu)
             print(f"  {n + 1}. {name}: {wall:.2f} s wall, {cpu:.2f} s CPU")
     pages = len(list(site.glob("*.html")))
     b, a = statistics.median(times["build"]), statistics.median(times["audit"])
     print(f"median build {b:.2f} s, audit {a:.2f} s over {pages} pages: audit / build = "
           f"{a / b:.2f} (goal: at most 1.00)")  # fmt: skip
+    cb, ca = statistics.median(cpus["build"]), statistics.median(cpus["audit"])
+    print(f"median CPU: build {cb:.2f} s, audit {ca:.2f} s: audit / build = {ca / cb:.2f} "
+          f"(load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -258,7 +258,7 @@ def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Seen:
         record.collector_on.append(gc.isenabled())
         return {}, "the table", 0
 
-    def audit_site(site: Path) -> tuple[list[object], int, int]:
+    def audit_site(site: Path, pages: object = None) -> tuple[list[object], int, int]:
         record.collector_on.append(gc.isenabled())
         return [], 3, 1
 

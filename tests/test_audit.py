@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ import pytest
 
 from evidencedesk import cli as main_cli
 from evidencedesk._metric_names import canonical
+from evidencedesk.cli._audit import forked_pages
+from evidencedesk.errors import AuditError
 from evidencedesk.report._audit import _DECIMAL, _read, _Text, audit
 from tests.generated_projects import generated, shape_of
 from tests.planting import NOBODY, planted
@@ -159,12 +162,51 @@ TRICKY = (
 def test_the_pages_read_as_the_standard_parser_reads_them(demo_site: Path) -> None:
     """The audit's one-pass reader reads what html.parser hands `_Text`, on every page of the
     demo and on markup the pages do not write (`TRICKY`)."""
-    pages = [p.read_text("utf-8") for p in sorted(demo_site.glob("*.html"))] + list(TRICKY)
+    cell = ("<table><tr><td>a &amp; <td><span data-v=g&amp;2> 1.0 &lt; 2 </span></td>"
+            '<td class="x"><span data-v=g3></span></td></table>')  # fmt: skip
+    pages = [p.read_text("utf-8") for p in sorted(demo_site.glob("*.html"))] + [*TRICKY, cell]
     for raw in pages:
         shown = _read(raw)
         fast = (shown.prose, shown.cells, shown.marked, shown.values, shown.marked_in,
                 shown.claim_after)  # fmt: skip
         assert fast == _standard(raw)
     assert ("R&D rose by 0.100 <p>", "R&D rose by 0.100 <p>") in _read(TRICKY[0]).prose
+    # a cell of one marked value, read whole: its text, and its mark's words, as one cell
+    cells = _read(cell)
+    assert (cells.cells, cells.values) == ((("a &", "a &"), ("1.0 < 2", "")),
+                                           (("g&2", "1.0 < 2"), ("g3", "")))  # fmt: skip
     # the <i> that holds the data text closes it: what follows is read
     assert _read(TRICKY[1]).prose == (("0.250", "0.250"), ("0.500", "0.500"))
+
+
+def test_forked_readers_print_the_lines_of_one_process(split_site: Path, tmp_path: Path) -> None:
+    # the command line hands a large site's pages to two forked readers (page i to reader i mod
+    # 2): the lines come back in the pages' order, as one process prints them
+    site = planted(split_site, tmp_path, "question-q001.html", '<tr data-chunk="d043"><td>2</td>',
+                   '<tr data-chunk="d043"><td>3</td>')  # fmt: skip
+    page = site / "question-q002.html"
+    text = page.read_text("utf-8")
+    page.write_text(text.replace('<tr data-chunk="d028"><td>2</td>',
+                                 '<tr data-chunk="d028"><td>9</td>', 1), "utf-8")  # fmt: skip
+    expected = [
+        "question-q001.html: 'rank 3: d043': results.json says 'rank 2: d043' "
+        "(variants[0].lists[0].ids[1])",
+        "question-q002.html: 'rank 9: d028': results.json says 'rank 2: d028' "
+        "(variants[0].lists[1].ids[1])",
+    ]
+    assert [d.line() for d in audit(site)[0]] == expected
+    assert [d.line() for d in audit(site, forked_pages)[0]] == expected
+
+
+def test_a_forked_reader_raises_what_one_process_raises(split_site: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(split_site, site)
+    (site / "question-q002.html").write_bytes(b"\xff\xfe not text")
+    with pytest.raises(AuditError) as one:
+        audit(site)
+    with pytest.raises(AuditError) as forked:
+        audit(site, forked_pages)
+    assert str(forked.value) == str(one.value)
+    assert str(one.value) == (
+        f"{site / 'question-q002.html'}:1: expected UTF-8 text, found byte 0xff at offset 0"
+    )

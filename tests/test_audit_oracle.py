@@ -22,8 +22,10 @@ from evidencedesk.report import _oracle as oracle
 from evidencedesk.report._audit import audit
 from evidencedesk.report._oracle import Moves, oracle_findings, verdict_of
 from evidencedesk.results._serialize import load
+from evidencedesk.results.types import _NOTICES, Notice
 from tests.generated_projects import generated
 from tests.test_model_language import arabic_project
+from tests.test_summary import hostile_site  # noqa: F401 - a fixture: a site of hostile names
 
 FIXTURES = Path(__file__).parent / "data" / "audit-oracle.txt"
 ORACLE = Path(oracle.__file__)
@@ -294,11 +296,22 @@ def test_the_oracle_imports_none_of_the_builds_computation() -> None:
         "evidencedesk.retrieval._stats",
         "evidencedesk.results._recheck",
         "evidencedesk.results._compute",
+        "evidencedesk.results._plan",  # the best lead, the verdict and gate counts
+        "evidencedesk.report._assemble",  # the site model (`present`)
+        "evidencedesk.report._exports",  # summary.md's writer
+        "evidencedesk.report._words",  # the claims' words, the caveats' and notices' texts
+        "evidencedesk.report._values",  # the pages' number formatting
+        "evidencedesk.report._gate_view",  # the gate tables' cells
     }
     imported = _imports(ORACLE)
     assert "evidencedesk.retrieval.metrics._metric_value" in imported  # the readable kernels
     assert imported & forbidden == set()
     assert "decide_verdict" not in ORACLE.read_text("utf-8")
+    # the audit holds summary.md to the oracle's lines, not to the build's model of it
+    audit_imports = _imports(ORACLE.parent / "_audit.py")
+    assert (
+        audit_imports & {"evidencedesk.report._exports", "evidencedesk.report._assemble"} == set()
+    )
 
 
 def test_the_restated_constants_are_the_documented_ones() -> None:
@@ -373,3 +386,48 @@ def test_a_wrong_build_formatter_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_
     assert lines[0] == ("gate.html: '0.625': results.json says '+0.625' (margin of "
                         "candidates[0].gate.rules[1])")  # fmt: skip
     assert all(" (margin of candidates[" in line for line in lines), lines
+
+
+# -- summary.md and the label caveat, restated ------------------------------------------------
+
+
+def test_the_restated_summary_is_the_sites_on_every_shape(
+    sites: dict[str, Path], split_site: Path, hostile_site: Path,  # noqa: F811
+    example_site: Callable[[str], Path], generated_site: Callable[[int], Path],
+) -> None:  # fmt: skip
+    """The oracle's summary.md (`summary_lines`, from results.json alone) is the one the build
+    wrote: the demo, a tagless runs-only project, a split site, hostile names, both examples and
+    the generated shapes."""
+    every = [*sites.values(), split_site, hostile_site, example_site("pipeline"),
+             example_site("runs-only"), *(generated_site(s) for s in range(10))]  # fmt: skip
+    for site in every:
+        written = (site / "summary.md").read_text("utf-8").splitlines()
+        assert oracle.summary_lines(load(site / "results.json")) == written, site
+
+
+@pytest.mark.parametrize("kind", _NOTICES)
+@pytest.mark.parametrize("project", ["runs", "pipeline"])
+def test_the_restated_notices_are_the_builds(kind: str, project: str) -> None:
+    from evidencedesk.report._words import notice_text  # this test may import the build
+
+    for count, line, names in ((1, None, ("q1",)), (3, 7, ("q1", "q2")), (2, None, ())):
+        n = Notice(kind, "runs/x.run", line, count, 12, names)
+        assert oracle._notice(n, project) == notice_text(n, project)
+
+
+def test_a_summary_line_the_results_do_not_give_is_named(demo_site: Path, tmp_path: Path) -> None:
+    # the best lead is the oracle's own pick (the largest lower bound among those ahead), and
+    # the caveat its own rule's: neither read from the build's model
+    site = planted(demo_site, tmp_path / "site", (
+        "summary.md: **Best lead:** `rerank overlap` => **Best lead:** `rerank feature`",
+        "summary.md: None about coverage or judgments. => - `depth 3`: Caveat: its top 3 holds 9 "
+        "% unjudged documents against 0 % for the baseline; unjudged count as not relevant, so "
+        "this comparison can understate it"))  # fmt: skip
+    assert [d.line() for d in audit(site)[0]] == [
+        "summary.md: '**Best lead:** `rerank feature`, Δ MRR +0.056 \\\\[+0.000, +0.135\\\\] over 21 "
+        "questions (NO CLEAR CHANGE)': results.json says **Best lead:** `rerank overlap`, Δ MRR "
+        "+0.056 \\[+0.000, +0.135\\] over 21 questions (NO CLEAR CHANGE)",
+        "summary.md: '- `depth 3`: Caveat: its top 3 holds 9 % unjudged documents against 0 % for "
+        "the baseline; unjudged count as not relevant, so this comparison can understate it': "
+        "results.json says None about coverage or judgments.",
+    ]

@@ -337,3 +337,59 @@ def test_a_chart_whose_data_is_not_json_is_named(ndcg_site: Path, tmp_path: Path
     assert [d.line() for d in audit(site)[0]] == [
         f"index.html: '{chart}': results.json says a chart's data as a JSON list of traces",
     ]
+
+
+# a pipeline candidate's side-by-side diff on a question page (the demo's): each document's
+# ranks in the two lists, and each list's first relevant rank, are results.json's
+SIDE_BY_SIDE = {
+    "changed rank in the candidate's list": (
+        '<td data-label="hybrid">3</td><td data-label="depth 3">2</td>',
+        '<td data-label="hybrid">3</td><td data-label="depth 3">4</td>', [
+        "question-rc01.html: 'depth 3: kc-recall-rd2-24:c1: ranks 3 → 4': results.json says "
+        "'kc-recall-rd2-24:c1: ranks 3 → 2' (variants[2].lists[0], candidates[5].lists[0])",
+    ]),
+    "changed first answer": (
+        "first answer at</th><td>1</td><td>1</td>", "first answer at</th><td>1</td><td>2</td>", [
+        "question-rc01.html: 'rerank feature: first answer at 1 → 2': results.json says 'first "
+        "answer at 1 → 1' (variants[2].lists[0], variants[4].lists[0])",
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(SIDE_BY_SIDE))
+def test_a_side_by_side_rank_is_held_to_the_lists(
+    demo_site: Path, tmp_path: Path, case: str
+) -> None:
+    old, new, expected = SIDE_BY_SIDE[case]
+    found, _, _ = audit(planted(demo_site, tmp_path, "question-rc01.html", old, new))
+    assert [d.line() for d in found] == expected
+
+
+# the index's whole numbers outside every mark (the demo's): what the data holds, what was
+# compared, the question pages, each comparison's n
+INDEX_COUNTS = {
+    "documents in the lede": ("· 60 chunks in 20 documents ·", "· 60 chunks in 19 documents ·", [
+        "index.html: '24 questions, all judged, 21 with a relevant judgment (grade ≥ 2) · 60 chunks "
+        "in 19 documents · 8 variants · 10 candidate changes · seed 0.': results.json says 20 "
+        "documents (inputs.documents)",
+    ]),
+    "deciding questions in the tile": ("<strong>21</strong> decide", "<strong>22</strong> decide", [
+        "index.html: '24 questions 22 decide': results.json says 21 deciding (answerable, less those "
+        "no list answers)",
+    ]),
+    "a row's n": ('<span class="n">n=21</span></td>', '<span class="n">n=12</span></td>', [
+        "index.html: '+0.056 [+0.000, +0.135] n=12': results.json says 21 questions "
+        "(candidates[0]'s primary comparison)",
+    ]),
+    "question pages": ("<summary>24 question pages</summary>", "<summary>25 question pages</summary>", [
+        "index.html: '25 question pages': results.json says 24 question pages (the site's question "
+        "pages)",
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(INDEX_COUNTS))
+def test_an_index_count_is_held_to_results_json(demo_site: Path, tmp_path: Path, case: str) -> None:
+    old, new, expected = INDEX_COUNTS[case]
+    found, _, _ = audit(planted(demo_site, tmp_path, "index.html", old, new))
+    assert [d.line() for d in found] == expected

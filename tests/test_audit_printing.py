@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis
+import hypothesis.strategies
 import jinja2
 import pytest
 from markupsafe import Markup, escape
@@ -26,8 +28,10 @@ from markupsafe import Markup, escape
 from evidencedesk import cli as main_cli
 from evidencedesk import paths
 from evidencedesk.report import _render as render
-from evidencedesk.report._audit import _DECIMAL, _page_text
+from evidencedesk.report._audit import _DECIMAL, _FLIPS, _P_VALUE, _PHRASES, _page_text
 from tests.test_audit_oracle import _tagless
+
+_CLAIM_PATTERNS = (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES)  # what the audit reads as a claim
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # around a value printed outside the filters
 # templates only a project with an optional extra missing renders (a candidate not run)
@@ -117,3 +121,31 @@ def test_the_check_sees_a_bare_float() -> None:
         f'<p title="{_OPEN}0.25{_CLOSE}">{_OPEN}0.25{_CLOSE} {_OPEN}0.250{_CLOSE} '
         f"{_OPEN}MRR 0.50{_CLOSE}</p>"
     )
+
+
+# what a name may hold that the audit reads as a claim: digits, signs, the letters of its phrases
+_CLAIM_ALPHABET = "0123456789.+-−/=<>≤≥ pPlLeaAnsgrdtovmuifbwyxcé٣"
+
+
+@pytest.mark.parametrize("name", [
+    "hybrid 0.75", "bm25 p=0.01", "run +3/-1", "not proven yet", "Leans better", "lean no way",
+    "did not move", "useful context", "grade 2 means", "grades 10 is", "p ≤ 1", "v −0.125",
+])  # fmt: skip
+def test_a_name_the_audit_reads_as_a_claim_is_marked_as_data(name: str) -> None:
+    # report.render marks a name as data (`_READ_AS_CLAIM`) whenever the audit's patterns
+    # (`_DECIMAL`, `_P_VALUE`, `_FLIPS`, `_PHRASES`) find a claim in it: a looser superset
+    assert any(p.search(name) for p in _CLAIM_PATTERNS)
+    assert render._READ_AS_CLAIM.search(name)
+
+
+@hypothesis.given(hypothesis.strategies.text(_CLAIM_ALPHABET, max_size=24))
+@hypothesis.settings(max_examples=3_000, deadline=None)
+def test_every_claim_the_audit_reads_in_a_name_marks_it_as_data(name: str) -> None:
+    if any(p.search(name) for p in _CLAIM_PATTERNS):
+        assert render._READ_AS_CLAIM.search(name), name
+
+
+def test_a_plain_name_is_not_marked() -> None:
+    # the superset stays loose, not everything: an ordinary run name is left as it is
+    assert [n for n in ("bm25", "dense-v2", "rerank_0.5", "hybrid 1.5") if
+            render._READ_AS_CLAIM.search(n)] == []  # fmt: skip

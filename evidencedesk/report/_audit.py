@@ -22,7 +22,13 @@ results.json back into Results and, independently of the site model that wrote t
 5. recomputes, independently of the build's code (`report.oracle`), every variant's means from
    the exported runs and qrels, every interval, p-value and Holm adjustment from the
    per-question values, and every verdict by a second, table-driven reading of
-   docs/verdicts.md.
+   docs/verdicts.md; and every line of summary.md, restated from results.json by the oracle
+   (`report.oracle.summary_lines`), not by the build's site model.
+6. holds the whole numbers a page prints outside the marks where it states results.json's: a
+   question page's ranked lists and side-by-side diffs, the index's counts.
+
+The pages are read one job per page (`Pages`): in this process by default, by forked readers
+from the command line (`cli.audit.forked_pages`), the lines gathered in page order either way.
 
 `audit(site)` returns the disagreements, one line each (page, sentence, what results.json
 says); the command prints them and exits 1, or prints one ``ok:`` line and exits 0. The page
@@ -34,6 +40,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -43,14 +50,15 @@ from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
 from evidencedesk.report._claims import mark_table, value_at
-from evidencedesk.report._exports import summary_disagreements
 from evidencedesk.report._oracle import (
     _ALPHA,
     COMPONENT_CAVEATS,
     Finding,
+    best_lead,
     caveats_given,
     oracle_findings,
     rule_cell,
+    summary_lines,
 )
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import flips, fmt, interval, p_text
@@ -59,7 +67,7 @@ from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import load
 from evidencedesk.results.types import RankedList, Results
 
-__all__ = ["Disagreement", "audit"]
+__all__ = ["Disagreement", "PageResult", "Pages", "audit", "in_turn"]
 
 _CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
 _LEFT_OUT = ("since.html",)  # compares with another report's results
@@ -289,7 +297,8 @@ _CELL = rf"<(?P<cell>td|th){_PLAIN}>({_inner('in_cell')})</(?P=cell)>"
 # left nothing to read, and white space alone makes no block
 _PLAIN_TOKEN = re.compile(
     rf"([^<]*+)(?:((?:<tr{_PLAIN}>(?:\s*+{_CELL})++</tr>\s*+)++)"
-    rf"|<(?!(?:{_NOT_LEAF})[\s>])(?P<leaf>[a-z][a-z0-9]*+){_PLAIN}>({_inner('in_leaf')})</(?P=leaf)>|"
+    rf"|<(?!(?:{_NOT_LEAF})[\s>])(?P<leaf>[a-z][a-z0-9]*+){_PLAIN}>({_inner('in_leaf')})</(?P=leaf)>"
+    rf"|<td{_PLAIN}><span data-v=(?P<value>[^\s\"'=<>`]++)>([^<]*+)</span></td>|"
     + _TOKEN.pattern[len("([^<]*)(?:") :],
     re.S,
 )
@@ -316,6 +325,9 @@ def _attributes(text: str) -> dict[str, str | None]:
 
 
 _LEAF_AT = _PLAIN_TOKEN.groupindex["leaf"]  # the leaf's tag; its content is the next group
+# a table cell holding one marked value and nothing else (``<td><span data-v=g2>1.000</span>
+# </td>``, most of a question page's metric tables): its mark; its text is the next group
+_VALUE_AT = _PLAIN_TOKEN.groupindex["value"]
 
 
 def _whole(token: re.Match[str]) -> tuple[str, list[str] | None] | None:
@@ -380,6 +392,18 @@ class _Blocks:
             if self.buffer or self.pending:
                 self.flush()
             (self.cells if self.table else self.prose).extend((b, b) for b in made)
+
+    def read_value_cell(self, text: str, value: str, inner: str) -> None:
+        """`text` of the open block, then a table cell holding only the value mark `value` around
+        `inner`: what the cell's start, its mark and its end do in turn."""
+        if text:
+            self.read_whole(text, None)
+        if self.buffer or self.pending:
+            self.flush()
+        self.buffer.append(inner)
+        self.blanked.append(" " * len(inner))
+        self.closed(value, _squeeze(inner))
+        self.flush()
 
     def closed(self, mark: tuple[str, int] | str, words: str) -> None:
         """The mark `mark` closed around `words`: a claim (page, number) or a value's mark."""
@@ -453,9 +477,13 @@ def _read(raw: str) -> _PageText:
         if mark is None and not data_at and not skip:
             token = _PLAIN_TOKEN.match(raw, at)
             assert token is not None  # the last alternatives match anything
-            whole = _whole(token)
-            if whole is not None:
-                blocks.read_whole(*whole)
+            whole, value = _whole(token), token.group(_VALUE_AT)
+            if whole is not None or value is not None:  # read whole
+                if whole is not None:
+                    blocks.read_whole(*whole)
+                else:  # a cell of one marked value: its text before it, its mark, its text
+                    parts = token.group(1, _VALUE_AT, _VALUE_AT + 1)
+                    blocks.read_value_cell(*(unescape(t) if "&" in t else t for t in parts))
                 at = token.end()
                 continue
         else:
@@ -750,6 +778,9 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
     return out
 
 
+_Lists = dict[tuple[str, str], tuple[str, RankedList]]  # (run, question) -> (its path, its list)
+
+
 # a question page's ranked lists (templates/question.html): each table names its run (its class
 # ``moves`` when its rows are marked against the baseline's list), each row its document, the
 # rank it shows ("—": a baseline document it dropped), its change against the baseline and its
@@ -792,7 +823,7 @@ def _move_of(doc: str, k: int | None, base: RankedList | None, cand: RankedList)
 
 
 def _rank_disagreements(page: str, raw: str, question: str, results: Results,
-                        lists: dict[tuple[str, str], tuple[str, RankedList]]) -> list[Disagreement]:  # fmt: skip
+                        lists: _Lists) -> list[Disagreement]:  # fmt: skip
     """Each ranked row of a question page shows, in order, the rank and the document
     results.json's list of that run gives there: the k-th ranked row of a run's list is rank k
     and holds ids[k - 1] (a swapped rank number or two swapped rows are disagreements), with
@@ -845,20 +876,140 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
     return out
 
 
-def _caveat_disagreements(page: str, shown: _PageText,
-                          given: tuple[set[str], set[str]]) -> list[Disagreement]:  # fmt: skip
+# a question page's side-by-side diffs (a pipeline candidate with its own lists): each section
+# names its candidate; its metrics table's "first answer at" row and its two-list table's rows,
+# each row its document, its rank in the baseline's list and in the candidate's ("—": not there)
+_VS = re.compile(r'<section class="vs" id="[^"]*" data-candidate="([^"]*)">(.*?)</section>', re.S)
+_FIRST_AT = re.compile(r'<th scope="row">first answer at</th><td>([^<]*)</td><td>([^<]*)</td>')
+_VS_LIST = re.compile(r'<table class="vs-list[^"]*">(.*?)</table>', re.S)
+
+
+def _rank_text(ranked: RankedList | None, doc: str) -> str:
+    return str(ranked.ids.index(doc) + 1) if ranked is not None and doc in ranked.ids else "—"
+
+
+def _side_by_side_disagreements(page: str, raw: str, question: str, results: Results,
+                                lists: _Lists) -> list[Disagreement]:  # fmt: skip
+    """Each side-by-side diff of a question page shows each document at its rank in the
+    baseline's list and in the candidate's, as results.json's lists hold them, and the first
+    relevant rank of each list: read from the page and results.json alone."""
+    out = []
+    base_at, base = lists.get((results.baseline, question), ("", None))
+    for name, body in _VS.findall(raw):
+        name = html.unescape(name)
+        at, ranked = lists.get((name, question), ("", None))
+        first = _FIRST_AT.search(body)
+        if first is not None:
+            shown = f"first answer at {_cell_text(first[1])} → {_cell_text(first[2])}"
+            firsts = [r.first_relevant if r is not None else None for r in (base, ranked)]
+            due = "first answer at " + " → ".join("—" if f is None else str(f) for f in firsts)
+            if shown != due:
+                out.append(Disagreement(page, f"{name}: {shown}", f"{due!r} ({base_at}, {at})"))
+        table = _VS_LIST.search(body)
+        for attrs, row in _ROW.findall(table[1]) if table is not None else ():
+            chunk = _CHUNK.search(attrs)
+            cells = _TD.findall(row) if chunk is not None else []
+            if chunk is None or len(cells) < 2:
+                continue  # the header, or "nothing returned by either"
+            doc = html.unescape(chunk[1])
+            shown = f"{doc}: ranks {_cell_text(cells[0])} → {_cell_text(cells[1])}"
+            due = f"{doc}: ranks {_rank_text(base, doc)} → {_rank_text(ranked, doc)}"
+            if shown != due:
+                out.append(Disagreement(page, f"{name}: {shown}", f"{due!r} ({base_at}, {at})"))
+    return out
+
+
+# the index's whole numbers that stand outside every mark (templates/index.html): what the data
+# holds (documents, chunks, questions, judged, deciding, answered by no run), what was compared
+# (variants or runs, candidates, those not run), the seed and the question pages; each read where
+# the index prints it and held to results.json and to the site's own page files
+_INDEX_COUNTS = tuple((re.compile(p), names) for p, names in (
+    (r"(\d+) chunks in (\d+) documents", ("chunks", "documents")),
+    (r"(\d+) (?:variants|runs) · (\d+) (?:candidate changes|compared with the baseline)",
+     ("variants", "candidates")),
+    (r"\((\d+) more not run\)", ("not run",)),
+    (r"· seed (\d+)\.$", ("seed",)),
+    (r"^(\d+) questions (\d+) decide$", ("questions", "deciding")),
+    (r"\((\d+) no run answers\)", ("answered by no run",)),
+    (r"· (\d+) judged$", ("judged",)),
+    (r"^(\d+) documents(?: · (\d+) chunks)?$", ("documents", "chunks")),
+    (r"^The (\d+) documents(?: \((\d+) chunks\))?:", ("documents", "chunks")),
+    (r"^(\d+) question pages$", ("question pages",)),
+    (r"^(\d+) question pages were left out", ("questions left out",)),
+))  # fmt: skip
+_N = re.compile(r"^n=(\d+)$")  # a table row's or the lead's number of questions
+
+
+def _index_counts(results: Results, pages: int) -> dict[str, tuple[int | None, str]]:
+    """Each whole number the index may print outside a mark, by name: its value and where
+    results.json (or the site: `pages`, its question page files) holds it."""
+    inputs, counts = results.inputs, results.inputs.counts
+    answered = {r.question for v in results.variants for r in v.lists if r.size}
+    answered |= {r.question for c in results.candidates for r in c.lists if r.size}
+    silent = sum(1 for q in inputs.questions if q.answerable and q.id not in answered)
+    return {
+        "chunks": (inputs.chunks, "inputs.chunks"),
+        "documents": (len(inputs.documents), "inputs.documents"),
+        "variants": (len(results.variants), "variants"),
+        "candidates": (len(results.candidates), "candidates"),
+        "not run": (len(results.not_run), "not_run"),
+        "seed": (results.settings.seed, "settings.seed"),
+        "questions": (counts.queries if counts is not None else len(inputs.questions),
+                      "inputs.counts.queries"),
+        "deciding": (results.answerable - silent, "answerable, less those no list answers"),
+        "answered by no run": (silent, "inputs.questions answerable, answered by no list"),
+        "judged": (None if counts is None else counts.judged, "inputs.counts.judged"),
+        "question pages": (pages, "the site's question pages"),
+        "questions left out": (len(inputs.questions) - pages, "inputs.questions, less the pages"),
+    }  # fmt: skip
+
+
+def _lead_n(results: Results) -> int | None:
+    """The questions of the best lead's comparison (`report.oracle.best_lead`), or None."""
+    lead = best_lead(results)
+    return None if lead is None else lead.on[lead.decision.primary].n
+
+
+def _index_disagreements(page: str, shown: _PageText, results: Results,
+                         pages: int) -> list[Disagreement]:  # fmt: skip
+    """The index's counts outside the marks (`_INDEX_COUNTS`) and each "n=" (the lead's, then
+    each candidate row's, in results.json's order) held to results.json."""
+    due = _index_counts(results, pages)
+    out = []
+    for block, blanked in (*shown.prose, *shown.cells):
+        for pattern, names in _INDEX_COUNTS:
+            hit = pattern.search(blanked)
+            for name, said in zip(names, hit.groups() if hit else (), strict=False):
+                value, source = due[name]
+                if said is not None and int(said) != value:
+                    out.append(Disagreement(page, block[:200], f"{value} {name} ({source})"))
+    rows = [c.on[c.decision.primary].n for c in results.candidates]
+    ns = [(f"{_lead_n(results)} questions (the best lead's comparison)", _lead_n(results), b)
+          for b, blank in shown.prose if _N.match(blank.strip())]  # fmt: skip
+    ns += [(f"{n} questions (candidates[{i}]'s primary comparison)", n, b)
+           for i, (n, (b, _)) in enumerate(zip(rows, [c for c in shown.cells
+                                                     if _N.search(c[1].strip().split(" ")[-1])],
+                                               strict=False))]  # fmt: skip
+    for expected, n, block in ns:
+        said = block.rsplit("n=", 1)[-1]
+        if said != str(n):
+            out.append(Disagreement(page, block[:200], expected))
+    return out
+
+
+def _caveat_disagreements(page: str, shown: _PageText, given: tuple[set[str], set[str]],
+                          blocks: str) -> list[Disagreement]:  # fmt: skip
     """A component's caveat (the toy embedder, MiniLM, the lexical rerankers, the demo's tuning
     on its labels), in full or in its few words, stands only on a site whose results.json gives
     it (`given`: the texts and words of this project's caveats): the demo's "weights were
     chosen while looking at these labels" pasted onto another project is a disagreement."""
     texts, words = given
     out = []
-    everything = "\n".join(block for block, _ in (*shown.prose, *shown.cells))
     for text, brief in COMPONENT_CAVEATS.values():
         full = _squeeze(text)
         for said, backed in ((full, texts), (brief, words)):
-            if said not in everything or any(said in b for b in backed):
-                continue  # (no block holds it: a block's text has no line break)
+            if said not in blocks or any(said in b for b in backed):
+                continue  # `blocks`: the page's blocks joined (none holds it: not in them)
             for block, _ in (*shown.prose, *shown.cells):
                 if said in block:
                     out.append(Disagreement(page, _around(block, block.index(said)),
@@ -981,49 +1132,129 @@ def _chart_disagreements(page: str, raw: str, values: _ChartValues) -> list[Disa
     return found
 
 
-def audit(site: Path) -> tuple[list[Disagreement | Finding], int, int]:
-    """The disagreements of the site at `site` with its results.json and with the oracle's
-    recomputation from its exports (`report.oracle`), and how many claims on how many pages
-    were checked. Raises an EvidencedeskError for a site it cannot read."""
-    results = load(site / "results.json")
-    claims = _claims(site, results)
-    found: list[Disagreement | Finding] = []
-    checked = 0
-    known: _Known = {}
-    table = mark_table(results)
-    pages = {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions}
-    given = caveats_given(results)  # restated by the oracle, not read from the build's model
+_SUMMARY = "summary.md"  # the site's decision in Markdown (docs/ci.md)
+
+
+def _summary_disagreements(site: Path, results: Results) -> list[Disagreement]:
+    """``summary.md`` held line by line to the lines the oracle restates from results.json
+    (`report.oracle.summary_lines`); none for a site without one (built before summaries)."""
+    path = site / _SUMMARY
+    if not path.exists():
+        return []
+    shown = read_text(path, AuditError, "summary").splitlines()
+    expected = summary_lines(results)
+    found = [Disagreement(_SUMMARY, a, b) for a, b in zip(shown, expected, strict=False) if a != b]
+    if len(shown) != len(expected):
+        found.append(Disagreement(_SUMMARY, f"({len(shown)} lines)", f"{len(expected)} lines"))
+    return found
+
+
+# a way to run the page job over the pages, started now and waited for later: ``start(job,
+# pages)`` returns the call that gives each page's result, in the pages' order. The library runs
+# the job at once, page by page (`in_turn`); the command line hands the pages to forked workers
+# (`cli.audit`) while this process recomputes from the exports (`report.oracle`)
+PageResult = tuple[list[Disagreement], int]  # a page's disagreements, and the claims checked
+Pages = Callable[[Callable[[str], PageResult], list[str]], Callable[[], list[PageResult]]]
+
+
+def in_turn(job: Callable[[str], PageResult], pages: list[str]) -> Callable[[], list[PageResult]]:
+    """`Pages` in this process: every page's result now, in order."""
+    done = [job(page) for page in pages]
+    return lambda: done
+
+
+def _all_lists(results: Results) -> _Lists:
+    """Every ranked list of results.json by (run, question): each variant's, and each
+    candidate's own (a pipeline candidate's) or its run's (a runs-only candidate's)."""
     lists = {(v.name, r.question): (f"variants[{i}].lists[{j}]", r)
              for i, v in enumerate(results.variants) for j, r in enumerate(v.lists)}  # fmt: skip
-    charted = _ChartValues.of(parse_json(read_text(site / "results.json", AuditError, "results"),
-                                         site / "results.json", AuditError))  # fmt: skip
-    for page in sorted(p.name for p in site.glob("*.html")):
-        if page in _LEFT_OUT:
-            continue
-        raw = read_text(site / page, AuditError, "page")
+    by_run: dict[str, list[tuple[str, tuple[str, RankedList]]]] = {}
+    for (run, question), at in lists.items():
+        by_run.setdefault(run, []).append((question, at))
+    for i, c in enumerate(results.candidates):
+        own = [(r.question, (f"candidates[{i}].lists[{j}]", r)) for j, r in enumerate(c.lists)]
+        for question, at in own if not c.lists_of else by_run.get(c.lists_of, []):
+            lists.setdefault((c.name, question), at)
+    return lists
+
+
+@dataclass(frozen=True)
+class _Site:
+    """What every page of a site is held to: its results.json (read as Results and as JSON for
+    the charts), its claims, and the tables built from them once for the whole site."""
+
+    root: Path
+    results: Results
+    claims: dict[str, list[dict[str, Any]]]
+    table: list[str]  # the value marks' paths by number (`report.claims.mark_table`)
+    questions: dict[str, str]  # a question page -> its question's id
+    given: tuple[set[str], set[str]]  # this project's caveats, restated by the oracle
+    lists: _Lists  # (run or candidate, question) -> (its path, its list)
+    charted: _ChartValues
+    pages: int  # the site's question pages
+    known: _Known  # the marked values already re-read (filled as the pages are read)
+
+    @classmethod
+    def of(cls, site: Path) -> _Site:
+        results = load(site / "results.json")
+        lists = _all_lists(results)
+        saved = parse_json(read_text(site / "results.json", AuditError, "results"),
+                           site / "results.json", AuditError)  # fmt: skip
+        return cls(site, results, _claims(site, results), mark_table(results),
+                   {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions},
+                   caveats_given(results), lists, _ChartValues.of(saved),
+                   len(list(site.glob("question-*.html"))), {})  # fmt: skip
+
+    def page(self, page: str) -> PageResult:
+        """The disagreements of one page with results.json, and how many claims it records."""
+        results, claims = self.results, self.claims
+        raw = read_text(self.root / page, AuditError, "page")
         shown = _read(raw)
         mine = claims.get(page, [])
-        text = " ".join(block for block, _ in (*shown.prose, *shown.cells))
-        text += " " + " ".join(words for _, _, words in shown.marked)
+        blocks = " ".join([block for block, _ in shown.prose] + [b for b, _ in shown.cells])
+        text = f"{blocks} {' '.join([words for _, _, words in shown.marked])}"
         here = {number for where, number, _ in shown.marked if where == page}
-        found += _claim_disagreements(results, page, mine, text, here)
+        found = _claim_disagreements(results, page, mine, text, here)
         found += _marked_disagreements(page, claims, shown)
         found += _star_disagreements(page, results, claims, shown)
         if shown.in_attributes:
             found.append(Disagreement(page, "(an attribute)", f"{shown.in_attributes} claim(s) "
                                       "marked inside an attribute value: the template must write "
                                       "them through the plain filter"))  # fmt: skip
-        found += _value_disagreements(page, results, claims, shown, known, table)
+        found += _value_disagreements(page, results, claims, shown, self.known, self.table)
         found += _unbacked(page, shown)
-        found += _caveat_disagreements(page, shown, given)
-        if page in pages:
-            found += _rank_disagreements(page, raw, pages[page], results, lists)
-        found += _chart_disagreements(page, raw, charted)
-        checked += len(mine)
-    missing = sorted(set(claims) - {p.name for p in site.glob("*.html")})
-    found += [Disagreement(page, "(the page)", "claims for a page the site does not have")
-              for page in missing]  # fmt: skip
-    found += [Disagreement(*d) for d in summary_disagreements(site, results)]
-    found += [Disagreement(*d) for d in recheck(results)]
-    found += oracle_findings(site, results)
-    return found, checked, len(claims)
+        found += _caveat_disagreements(page, shown, self.given, blocks)
+        if page in self.questions:
+            found += _rank_disagreements(page, raw, self.questions[page], results, self.lists)
+            if '<section class="vs" ' in raw:
+                found += _side_by_side_disagreements(page, raw, self.questions[page], results,
+                                                     self.lists)  # fmt: skip
+        found += _chart_disagreements(page, raw, self.charted)
+        if page == "index.html":
+            found += _index_disagreements(page, shown, results, self.pages)
+        return found, len(mine)
+
+
+def audit(site: Path, pages: Pages = in_turn) -> tuple[list[Disagreement | Finding], int, int]:
+    """The disagreements of the site at `site` with its results.json and with the oracle's
+    recomputation from its exports (`report.oracle`), and how many claims on how many pages
+    were checked. `pages` runs the page checks (`Pages`: in this process by default). Raises an
+    EvidencedeskError for a site it cannot read."""
+    held = _Site.of(site)
+    results, claims = held.results, held.claims
+    names = sorted(p.name for p in site.glob("*.html"))
+    wait = pages(held.page, [page for page in names if page not in _LEFT_OUT])
+    # while the pages are read (elsewhere, when `pages` hands them out): the site-wide checks
+    later: list[Disagreement | Finding] = [
+        Disagreement(page, "(the page)", "claims for a page the site does not have")
+        for page in sorted(set(claims) - set(names))
+    ]
+    later += _summary_disagreements(site, results)
+    later += [Disagreement(*d) for d in recheck(results)]
+    later += oracle_findings(site, results)
+    found: list[Disagreement | Finding] = []
+    checked = 0
+    for page_found, page_claims in wait():
+        found += page_found
+        checked += page_claims
+    return found + later, checked, len(claims)

@@ -5,8 +5,8 @@ It says what the index's first screen says -- the bottom line, one row per candi
 gate, the primary metric's difference with its interval, flips), each failing gate rule, the
 coverage and judgment warnings -- and where the full site is. Every word comes from the site
 model (made from the Results by `report.assemble`), so the summary computes nothing and says
-nothing a page does not; `evidencedesk audit` holds it to results.json line by line
-(`summary_disagreements`).
+nothing a page does not; `evidencedesk audit` holds it line by line to the summary its oracle
+restates from results.json (`report.oracle.summary_lines`, apart from this module).
 
 Markdown from data must stay text wherever the summary is read (GitHub, GitLab, a terminal): a
 name or id stands alone in a code span (`_md_code`: no link, image, HTML, emphasis, mention or
@@ -42,15 +42,11 @@ import csv
 import io
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from evidencedesk._inert import printable, visible
 from evidencedesk._metric_names import label
-from evidencedesk.errors import AuditError
-from evidencedesk.files._text import read_text
 from evidencedesk.files._writing import text_cell
-from evidencedesk.report._assemble import present
 from evidencedesk.report._model import BottomLine, SiteModel
 from evidencedesk.report._values import fmt, interval, number, p_text
 from evidencedesk.report._words import counts_sentence, metric_label
@@ -203,21 +199,6 @@ def summary_markdown(model: SiteModel) -> str:
         f"Seed {model.meta.seed}, inputs `{model.meta.input_hash[:12]}`.",
     ]
     return "\n".join(lines) + "\n"
-
-
-def summary_disagreements(site: Path, results: Results) -> list[tuple[str, str, str]]:
-    """``summary.md`` held to `results` (`evidencedesk audit`): each line that is not the line
-    the Results give, as (file, line, the line results.json gives); none for a site without a
-    summary (one built before summaries were written)."""
-    path = site / SUMMARY
-    if not path.exists():
-        return []
-    shown = read_text(path, AuditError, "summary").splitlines()
-    expected = summary_markdown(present(results)).splitlines()
-    found = [(SUMMARY, a, b) for a, b in zip(shown, expected, strict=False) if a != b]
-    if len(shown) != len(expected):
-        found.append((SUMMARY, f"({len(shown)} lines)", f"{len(expected)} lines"))
-    return found
 
 
 FORMATS = ("latex", "markdown", "csv")  # what `export` writes

@@ -30,6 +30,7 @@ import csv
 import gzip
 import io
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,14 +39,30 @@ from statistics import NormalDist
 
 import numpy as np
 
-from evidencedesk._metric_names import split_metric
+from evidencedesk._inert import printable, visible
+from evidencedesk._metric_names import label, split_metric
 from evidencedesk.errors import AuditError
 from evidencedesk.files._text import read_text
 from evidencedesk.report._site import slug
-from evidencedesk.results.types import CandidateResult, MetricStat, PolicyFacts, Results, RuleValue
+from evidencedesk.results.types import (
+    CandidateResult,
+    MetricStat,
+    Notice,
+    PolicyFacts,
+    Results,
+    RuleValue,
+)
 from evidencedesk.retrieval.metrics import Judged, _metric_value
 
-__all__ = ["Finding", "Moves", "VERDICT_RULES", "oracle_findings", "verdict_of"]
+__all__ = [
+    "Finding",
+    "Moves",
+    "VERDICT_RULES",
+    "best_lead",
+    "oracle_findings",
+    "summary_lines",
+    "verdict_of",
+]
 
 # The documented constants of docs/statistics.md, restated here on purpose: an oracle that
 # imported them from the build would share a wrong one (tests/test_audit_oracle.py holds them
@@ -719,6 +736,10 @@ def oracle_findings(site: Path, results: Results) -> list[Finding]:
     tested = _comparisons(results, sources, draws, found)
     _flips(results, sources, found)
     _verdicts(results, tested, found)
+    for i, c in enumerate(results.candidates):  # the label caveat, by its rule
+        if c.judged is not None:
+            _check(found, f"results.json candidates[{i}].judged ({c.name})",
+                   [("caveat", c.judged.caveat, _label_caveat(c))], "docs/verdicts.md's rule")  # fmt: skip
     return found
 
 
@@ -811,3 +832,223 @@ def caveats_given(results: Results) -> tuple[set[str], set[str]]:
           "rerankers": True, "tuning": results.inputs.demo}  # fmt: skip
     given = [COMPONENT_CAVEATS[k] for k, yes in on.items() if yes]
     return {text for text, _ in given}, {words for _, words in given}
+
+
+# -- summary.md and the label caveat, restated -------------------------------------------------
+# summary.md (docs/ci.md) line by line from results.json, written here from the summary's
+# documented layout and the rules of docs/verdicts.md and docs/gate.md, not by the build's site
+# model and words: which verdicts and gate levels it counts and in which order, the best lead,
+# each candidate's row, each failing gate rule (`rule_cell`), each warning (the inputs' notices,
+# a run's partial coverage, the unjudged caveat by its rule, the condensed lists' line, a
+# candidate that did not run) and the seed and inputs it names.
+
+_BEST_FIRST = ("BETTER", "PROMISING", "NO CLEAR CHANGE", "MIXED", "LEANS WORSE", "WORSE")
+_LEVELS = ("GO", "REVIEW", "BLOCK")  # the gate levels, counted in this order
+_UNJUDGED_GAP = 0.05  # Judged@k at least this far below the baseline's carries the caveat
+# Markdown that must stay text (docs/ci.md): what opens or ends markup inside a line, GFM's
+# extended autolinks, what may not start a line, a code span's fence
+_MD_MARKUP = re.compile(r"([\\`*_\[\]<>|&~!@])")
+_MD_AUTOLINK = re.compile(r"(?i)(?<=www)\.|:(?=//)")
+_MD_LINE_START = re.compile(r"^(?:[#>+=-]|\d+(?=[.)]))")
+_MD_TICKS = re.compile("`+")
+
+
+def _md_code(text: str, cell: bool = False) -> str:
+    """A name or id as one code span (in a table cell its ``|`` escaped)."""
+    shown = printable(visible(text)) or "(empty)"
+    fence = "`" * (1 + max((len(t) for t in _MD_TICKS.findall(shown)), default=0))
+    pad = " " if shown[0] in "` " or shown[-1] in "` " else ""
+    span = f"{fence}{pad}{shown}{pad}{fence}"
+    return span.replace("|", "\\|") if cell else span
+
+
+def _md_words(text: str, opens: bool = False) -> str:
+    """Words as Markdown text: each markup character escaped; `opens` a line: no block start."""
+    text = _MD_AUTOLINK.sub(lambda m: "\\" + m.group(), _MD_MARKUP.sub(r"\\\1", printable(text)))
+    start = _MD_LINE_START.match(text) if opens else None
+    if start is None:
+        return text
+    if start.group()[0].isdigit():
+        return f"{start.group()}\\{text[start.end() :]}"
+    return f"\\{text}"
+
+
+def _label(results: Results, metric: str) -> str:
+    return next(m.label for m in results.settings.metrics if m.name == metric)
+
+
+def _delta_words(results: Results, metric: str, delta: float | None, low: float | None,
+                 high: float | None, then: str = " ") -> str:  # fmt: skip
+    """ "Δ nDCG@10 (linear gain) +0.048 [+0.000, +0.119]" (`then`: what stands before the Δ)."""
+    bracket = "" if low is None or high is None else f" [{_three(low, True)}, {_three(high, True)}]"
+    return f"Δ {_label(results, metric)}{then}{_three(delta, True)}{bracket}"
+
+
+def best_lead(results: Results) -> CandidateResult | None:
+    """The best lead (docs/site.md): among the candidates ahead on the primary metric (a paired
+    difference above the tie), the largest lower bound, then the larger difference, then the
+    first name; None when no candidate is ahead with an interval."""
+    ahead = []
+    for c in results.candidates:
+        d = c.on[c.decision.primary]
+        if d.low is not None and d.high is not None and d.delta is not None and d.delta > _TIE:
+            ahead.append((-round(d.low / _TIE), -round(d.delta / _TIE), c.name, c))
+    return min(ahead, key=lambda row: row[:3])[3] if ahead else None
+
+
+def _lead(results: Results) -> str:
+    """The summary's best lead (`best_lead`)."""
+    c = best_lead(results)
+    if c is None:
+        return "**Best lead:** none"
+    d = c.on[c.decision.primary]
+    words = _delta_words(results, d.metric, d.delta, d.low, d.high)
+    return (f"**Best lead:** {_md_code(c.name)}, {_md_words(words)} over {d.n} questions "
+            f"({_md_words(c.decision.verdict)})")  # fmt: skip
+
+
+def _summary_table(results: Results) -> list[str]:
+    """The bottom line and a row per candidate: verdict, gate, the primary Δ, the flips."""
+    cands, baseline = results.candidates, _md_code(results.baseline)
+    if not cands:
+        return [f"No candidate changes to decide on: only the baseline {baseline}."]
+    verdicts = [c.decision.verdict for c in cands]
+    counted = ", ".join(f"{verdicts.count(v)} {_md_words(v)}" for v in _BEST_FIRST if v in verdicts)
+    levels = [c.gate.verdict for c in cands]
+    gate = (", ".join(f"{levels.count(g)} {g}" for g in _LEVELS) if results.policy is not None
+            else "no gate policy, nothing checked")  # fmt: skip
+    flips_metric = results.settings.flips_metric
+    lines = [f"**Did it get better?** {counted} · **May it ship?** {gate}  ", _lead(results), "",
+             f"| Candidate | Verdict | Gate | Δ {_md_words(results.settings.compared[0].label)} "
+             f"[95 % interval] | Flips ({_md_words(_label(results, flips_metric))}) |",
+             "|---|---|---|---|---|"]  # fmt: skip
+    for c in cands:
+        d, f = c.on[c.decision.primary], c.on[flips_metric]
+        span = "—" if d.low is None or d.high is None else \
+            f"[{_three(d.low, True)}, {_three(d.high, True)}]"  # fmt: skip
+        delta = f"{_three(d.delta, True)} {span} n={d.n}"
+        lines.append(f"| {_md_code(c.name, cell=True)} | {_md_words(c.decision.verdict)} | "
+                     f"{_md_words(c.gate.verdict) if c.gate.evaluated else 'not checked'} | "
+                     f"{_md_words(delta)} | +{len(f.better)}/−{len(f.worse)} |")  # fmt: skip
+    return [*lines, "", f"Verdict: did it get better than the baseline {baseline} (the "
+            "statistics)? Gate: may it ship (the release policy)? Flips: questions better / worse."]  # fmt: skip
+
+
+def _failing_rules(results: Results) -> list[str]:
+    """Each gate rule a candidate fails (REVIEW or BLOCK), its cells as the gate page's."""
+    if results.policy is None:
+        return []
+    lines = []
+    for c in results.candidates:
+        for r in c.gate.rules:
+            if r.status not in ("REVIEW", "BLOCK"):
+                continue
+            k = c.gate.k or 0
+            metric = "" if r.metric is None else (
+                f"MRR@{k} (reciprocal rank within the gate's top {k})" if r.metric == "mrr"
+                else label(r.metric))  # fmt: skip
+            lines.append(f"- {_md_code(c.name)} {r.status}: `{r.rule}`"
+                         f"{f' ({_md_words(metric)})' if metric else ''} "
+                         f"{_md_words(rule_cell(results, r, 'observed'))}, needs "
+                         f"{_md_words(rule_cell(results, r, 'threshold'))}")  # fmt: skip
+    return ["", "## Gate: failing rules", "", *(lines or ["None: every evaluated rule passes."])]
+
+
+def _share(part: int, whole: int) -> str:
+    """A whole percentage, never rounded to 0 % or 100 % when it is not."""
+    pct = 0.0 if whole == 0 else part / whole * 100
+    return "< 1 %" if 0 < pct < 1 else "> 99 %" if 99 < pct < 100 else f"{pct:.0f} %"
+
+
+def _listed(names: tuple[str, ...], count: int) -> str:
+    return f" ({', '.join(names)}{', …' if count > len(names) else ''})" if names else ""
+
+
+def _counted(count: int, word: str, plural: str) -> str:
+    return f"{count} {word if count == 1 else plural}"
+
+
+def _notice(n: Notice, kind: str) -> str:
+    """An input notice in words, starting with the file it is about (docs/cli.md)."""
+    where = n.path if n.line is None else f"{n.path}:{n.line}"
+    verb = "is" if n.count == 1 else "are"
+    ids = _listed(n.names, n.count)
+    if n.kind == "not_a_run":
+        return f"{where}: skipped: not a TREC run (its first line is not 'qid Q0 docid rank score tag')"
+    if n.kind == "empty_document":
+        return (f"{where}: {_counted(n.count, 'document', 'documents')} with neither title nor "
+                f"text{ids}: shown, never indexed")  # fmt: skip
+    if n.kind == "without_text":
+        return (f"{where}: {n.count} of the {n.total} judged queries {verb} not in the queries "
+                f"file{ids}: evaluated and shown by their ids ([questions] evaluate_unlisted)")  # fmt: skip
+    if n.kind == "unlisted":
+        evaluate = "" if kind == "pipeline" else \
+            " ([questions] evaluate_unlisted = true evaluates them)"  # fmt: skip
+        return (f"{_counted(n.count, 'judged query', 'judged queries')} {verb} not in "
+                f"{n.path}{ids}: left out{evaluate}")  # fmt: skip
+    if n.kind == "judged_not_in_corpus":
+        return (f"{where}: {n.count} of the {n.total} judged documents {verb} not in the corpus"
+                f"{ids}: their judgments count in every metric, no page can show them")  # fmt: skip
+    has = "has" if n.count == 1 else "have"
+    return (f"{where}: {n.count} of its {n.total} queries {has} no judgment{ids}: left out, as "
+            "trec_eval leaves them out")  # fmt: skip
+
+
+def _label_caveat(c: CandidateResult) -> bool:
+    """Whether the candidate carries the unjudged ("label before deciding") caveat, by
+    docs/verdicts.md: its Judged@k at least 5 points below the baseline's over the questions
+    both define, the paired interval of the difference below zero, and the comparison on
+    condensed lists not moving as on the full lists (then the holes cannot change the answer)."""
+    s = c.judged
+    if s is None or s.baseline is None or s.candidate is None or s.high is None:
+        return False
+    return s.baseline - s.candidate >= _UNJUDGED_GAP and s.high < 0 and not c.condensed_agrees
+
+
+def _warnings(results: Results) -> list[str]:
+    """The inputs' notices, then each candidate's: the partial coverage of the runs its
+    comparison reads, the unjudged caveat, the condensed lists' line where they disagree."""
+    lines = [f"- {_md_words(_notice(n, results.settings.kind), opens=True)}"
+             for n in results.inputs.notices]  # fmt: skip
+    variants = {v.name: v for v in results.variants}
+    for c in results.candidates:
+        found = []
+        for name in dict.fromkeys([results.baseline, *([c.lists_of] if c.lists_of else [])]):
+            cov = variants[name].coverage
+            if cov is not None and cov.answered < cov.judged_queries:
+                found.append(f"Partial coverage: the run {name} answers {cov.answered} of the "
+                             f"{cov.judged_queries} judged queries "
+                             f"({_share(cov.answered, cov.judged_queries)}); the others count as "
+                             "empty lists.")  # fmt: skip
+        s = c.judged
+        if (
+            s is not None
+            and s.baseline is not None
+            and s.candidate is not None
+            and _label_caveat(c)
+        ):
+            found.append(f"Caveat: its top {s.k} holds {round(100 * (1 - s.candidate))} % "
+                         f"unjudged documents against {round(100 * (1 - s.baseline))} % for the "
+                         "baseline; unjudged count as not relevant, so this comparison can "
+                         "understate it")  # fmt: skip
+        cond = c.condensed
+        if cond is not None and not c.condensed_agrees:
+            moved = _delta_words(results, cond.metric, cond.delta, cond.low, cond.high, " = ")
+            found.append(f"On condensed lists (each list's unjudged results removed before "
+                         f"scoring), {moved} "
+                         f"over {cond.n} questions: it does not move as on the full lists, so the "
+                         "holes in the judgments may decide this comparison; label the pairs of "
+                         "to-label.tsv before deciding")  # fmt: skip
+        lines += [f"- {_md_code(c.name)}: {_md_words(w)}" for w in found]
+    lines += [f"- {_md_code(n.name)}: {_md_words(n.reason)}" for n in results.not_run]
+    return ["", "## Warnings", "", *(lines or ["None about coverage or judgments."])]
+
+
+def summary_lines(results: Results) -> list[str]:
+    """summary.md's lines as results.json gives them (see above)."""
+    title = f"evidencedesk report — {results.inputs.project}"
+    return [f"# {_md_words(title, opens=True)}", "", *_summary_table(results),
+            *_failing_rules(results), *_warnings(results), "", "## The full report", "",
+            "The static site this file sits in: open `index.html` (it works offline); each "
+            "candidate has its page, the gate its rules on `gate.html`. Seed "
+            f"{results.settings.seed}, inputs `{results.inputs.input_hash[:12]}`."]  # fmt: skip
