@@ -9,7 +9,8 @@ the ratio audit / build measured in this run, of the wall times and of the CPU t
 system, children included: the audit's forked page readers), with the load average: on a shared
 machine the wall time also counts waiting for a core.
 
-    python benchmarks/audit_time.py [--repeat 3] [--questions 520] [--profile] [--keep DIR]
+    python benchmarks/audit_time.py [--repeat 3] [--questions 520] [--tune all] [--profile]
+                                    [--keep DIR]
 
 ``--profile`` profiles one audit in this process instead (the 25 costliest calls).
 """
@@ -70,6 +71,11 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=520)
     parser.add_argument("--profile", action="store_true", help="profile one audit instead")
     parser.add_argument(
+        "--tune",
+        default="all",
+        help="both commands' --tune (default: all; none: as they run by default)",
+    )
+    parser.add_argument(
         "--keep", type=Path, default=None, help="write the project here and keep it"
     )
     args = parser.parse_args()
@@ -77,9 +83,12 @@ def main() -> None:
     base.mkdir(parents=True, exist_ok=True)
     toml = _project(base / "project", args.questions)
     site = base / "site"
+    # both with the same process settings: every one by default (as a large project runs them:
+    # the build's forked writers, the audit's forked readers), none with --tune none
+    tune = [f"--tune={args.tune}"]
     build = [sys.executable, "-m", "evidencedesk", "build", "--project", str(toml), "--out",
-             str(site), "-q"]  # fmt: skip
-    audit = [sys.executable, "-m", "evidencedesk", "audit", str(site)]
+             str(site), "-q", *tune]  # fmt: skip
+    audit = [sys.executable, "-m", "evidencedesk", "audit", *tune, str(site)]
     if args.profile:
         _timed(build)
         _profile(site)

@@ -210,3 +210,26 @@ def test_a_forked_reader_raises_what_one_process_raises(split_site: Path, tmp_pa
     assert str(one.value) == (
         f"{site / 'question-q002.html'}:1: expected UTF-8 text, found byte 0xff at offset 0"
     )
+
+
+def test_the_command_forks_page_readers_only_with_tune(
+    demo_site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the readers are the `fork` process setting, off by default as the build's forked writers
+    import os
+
+    from evidencedesk.cli import _audit as audit_command
+
+    monkeypatch.delenv("EVIDENCEDESK_TUNING", raising=False)
+    monkeypatch.setattr(audit_command, "_FORK_FROM", 1)  # the demo's 46 pages count as large
+    forks: list[int] = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    for argv, made in (
+        (["audit", str(demo_site)], 0),
+        (["audit", "--tune", "fork", str(demo_site)], 2),
+    ):
+        out, err = io.StringIO(), io.StringIO()
+        assert (main_cli.main(argv, stdout=out, stderr=err), err.getvalue()) == (0, "")
+        assert out.getvalue().startswith("ok:"), out.getvalue()
+        assert (len(forks), argv) == (made, argv)

@@ -130,8 +130,12 @@ def run(args: argparse.Namespace, streams: _Streams) -> int:
     from evidencedesk.cli._process import Tuning
     from evidencedesk.report._audit import audit
 
-    with Tuning.chosen(args).paused():  # results.json's objects, read back
-        found, claims, pages = audit(args.site, forked_pages)
+    tuning = Tuning.chosen(args)
+    # the forked readers are the `fork` setting, as the build's forked writers are: off unless
+    # asked (`--tune`), like every setting that changes how the process runs
+    with tuning.paused():  # results.json's objects, read back
+        found, claims, pages = (audit(args.site, forked_pages) if tuning.fork
+                                else audit(args.site))  # fmt: skip
     for d in found:
         streams.say(d.line())
     if found:

@@ -22,7 +22,8 @@ with all of them, with none, and without each.
 - **fork** (`forked`): above the page limit results.json, the data/ exports and half of the
   question pages are written by forked children while the parent renders the rest
   (`report.render.render_site`'s `background`); each file is written by exactly one process, so
-  the bytes are those of a sequential build.
+  the bytes are those of a sequential build. ``audit`` hands a large site's pages to two forked
+  readers (`cli._audit.forked_pages`) and prints their lines in page order.
 
 malloc:
 
