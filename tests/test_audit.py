@@ -179,49 +179,61 @@ def test_the_pages_read_as_the_standard_parser_reads_them(demo_site: Path) -> No
     assert _read(TRICKY[1]).prose == (("0.250", "0.250"), ("0.500", "0.500"))
 
 
-def test_forked_readers_print_the_lines_of_one_process(split_site: Path, tmp_path: Path) -> None:
+@pytest.fixture
+def small_is_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's 46 pages handed to the forked readers as a large site's are (its audit takes
+    a tenth of the split site's)."""
+    from evidencedesk.cli import _audit as audit_command
+
+    monkeypatch.setattr(audit_command, "_FORK_FROM", 1)
+
+
+def test_forked_readers_print_the_lines_of_one_process(
+    demo_site: Path, tmp_path: Path, small_is_large: None
+) -> None:
     # the command line hands a large site's pages to two forked readers (page i to reader i mod
     # 2): the lines come back in the pages' order, as one process prints them
-    site = planted(split_site, tmp_path, "question-q001.html", '<tr data-chunk="d043"><td>2</td>',
-                   '<tr data-chunk="d043"><td>3</td>')  # fmt: skip
-    page = site / "question-q002.html"
+    site = planted(demo_site, tmp_path, "question-bn01.html",
+                   '<tr data-chunk="kc-faq-bn:c2"><td>2</td>',
+                   '<tr data-chunk="kc-faq-bn:c2"><td>3</td>')  # fmt: skip
+    # the next page, which the other reader reads
+    page = site / "question-bn02.html"
     text = page.read_text("utf-8")
-    page.write_text(text.replace('<tr data-chunk="d028"><td>2</td>',
-                                 '<tr data-chunk="d028"><td>9</td>', 1), "utf-8")  # fmt: skip
+    page.write_text(text.replace('<tr data-chunk="kc-faq-bn:c2"><td>2</td>',
+                                 '<tr data-chunk="kc-faq-bn:c2"><td>9</td>', 1), "utf-8")  # fmt: skip
     expected = [
-        "question-q001.html: 'rank 3: d043': results.json says 'rank 2: d043' "
-        "(variants[0].lists[0].ids[1])",
-        "question-q002.html: 'rank 9: d028': results.json says 'rank 2: d028' "
-        "(variants[0].lists[1].ids[1])",
+        "question-bn01.html: 'rank 3: kc-faq-bn:c2': results.json says 'rank 2: kc-faq-bn:c2' "
+        "(variants[0].lists[11].ids[1])",
+        "question-bn02.html: 'rank 9: kc-faq-bn:c2': results.json says 'rank 2: kc-faq-bn:c2' "
+        "(variants[1].lists[12].ids[1])",
     ]
     assert [d.line() for d in audit(site)[0]] == expected
     assert [d.line() for d in audit(site, forked_pages)[0]] == expected
 
 
-def test_a_forked_reader_raises_what_one_process_raises(split_site: Path, tmp_path: Path) -> None:
+def test_a_forked_reader_raises_what_one_process_raises(
+    demo_site: Path, tmp_path: Path, small_is_large: None
+) -> None:
     site = tmp_path / "site"
-    shutil.copytree(split_site, site)
-    (site / "question-q002.html").write_bytes(b"\xff\xfe not text")
+    shutil.copytree(demo_site, site)
+    (site / "question-dr01.html").write_bytes(b"\xff\xfe not text")
     with pytest.raises(AuditError) as one:
         audit(site)
     with pytest.raises(AuditError) as forked:
         audit(site, forked_pages)
     assert str(forked.value) == str(one.value)
     assert str(one.value) == (
-        f"{site / 'question-q002.html'}:1: expected UTF-8 text, found byte 0xff at offset 0"
+        f"{site / 'question-dr01.html'}:1: expected UTF-8 text, found byte 0xff at offset 0"
     )
 
 
 def test_the_command_forks_page_readers_only_with_tune(
-    demo_site: Path, monkeypatch: pytest.MonkeyPatch
+    demo_site: Path, monkeypatch: pytest.MonkeyPatch, small_is_large: None
 ) -> None:
     # the readers are the `fork` process setting, off by default as the build's forked writers
     import os
 
-    from evidencedesk.cli import _audit as audit_command
-
     monkeypatch.delenv("EVIDENCEDESK_TUNING", raising=False)
-    monkeypatch.setattr(audit_command, "_FORK_FROM", 1)  # the demo's 46 pages count as large
     forks: list[int] = []
     real_fork = os.fork
     monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
