@@ -40,6 +40,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -1150,9 +1151,10 @@ def _summary_disagreements(site: Path, results: Results) -> list[Disagreement]:
 
 
 # a way to run the page job over the pages, started now and waited for later: ``start(job,
-# pages)`` returns the call that gives each page's result, in the pages' order. The library runs
-# the job at once, page by page (`in_turn`); the command line hands the pages to forked workers
-# (`cli.audit`) while this process recomputes from the exports (`report.oracle`)
+# pages)`` returns the call that gives each page's result, in the pages' order. `in_turn` runs
+# the job at once, page by page; the command line's ``--tune`` hands the pages to forked workers
+# (`cli.audit`) while this process recomputes from the exports (`report.oracle`). Without one,
+# `audit` reads the pages itself beside a thread that recomputes
 PageResult = tuple[list[Disagreement], int]  # a page's disagreements, and the claims checked
 Pages = Callable[[Callable[[str], PageResult], list[str]], Callable[[], list[PageResult]]]
 
@@ -1235,26 +1237,62 @@ class _Site:
         return found, len(mine)
 
 
-def audit(site: Path, pages: Pages = in_turn) -> tuple[list[Disagreement | Finding], int, int]:
+def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | Finding], int, int]:
     """The disagreements of the site at `site` with its results.json and with the oracle's
     recomputation from its exports (`report.oracle`), and how many claims on how many pages
-    were checked. `pages` runs the page checks (`Pages`: in this process by default). Raises an
-    EvidencedeskError for a site it cannot read."""
+    were checked. `pages` runs the page checks (`Pages`); by default this thread reads the pages
+    while the site-wide checks run on a thread of their own (the oracle's array work leaves the
+    interpreter free). Raises an EvidencedeskError for a site it cannot read: a page's error
+    before the site-wide checks' own, as when they ran one after the other."""
     held = _Site.of(site)
     results, claims = held.results, held.claims
     names = sorted(p.name for p in site.glob("*.html"))
-    wait = pages(held.page, [page for page in names if page not in _LEFT_OUT])
-    # while the pages are read (elsewhere, when `pages` hands them out): the site-wide checks
-    later: list[Disagreement | Finding] = [
-        Disagreement(page, "(the page)", "claims for a page the site does not have")
-        for page in sorted(set(claims) - set(names))
-    ]
-    later += _summary_disagreements(site, results)
-    later += [Disagreement(*d) for d in recheck(results)]
-    later += oracle_findings(site, results)
+    listed = [page for page in names if page not in _LEFT_OUT]
+
+    def site_wide() -> list[Disagreement | Finding]:
+        later: list[Disagreement | Finding] = [
+            Disagreement(page, "(the page)", "claims for a page the site does not have")
+            for page in sorted(set(claims) - set(names))
+        ]
+        later += _summary_disagreements(site, results)
+        later += [Disagreement(*d) for d in recheck(results)]
+        return later + oracle_findings(site, results)
+
+    if pages is None:
+        beside = _Beside(site_wide)  # started before any page is read; no fork follows it
+        done = [held.page(page) for page in listed]
+        later = beside.result()
+    else:  # the pages handed out first (a fork must come before any thread), then the rest
+        wait = pages(held.page, listed)
+        later = site_wide()
+        done = wait()
     found: list[Disagreement | Finding] = []
     checked = 0
-    for page_found, page_claims in wait():
+    for page_found, page_claims in done:
         found += page_found
         checked += page_claims
     return found + later, checked, len(claims)
+
+
+class _Beside:
+    """`work()` on a daemon thread, started at once; `result` waits for it and returns what it
+    returned, or raises what it raised."""
+
+    def __init__(self, work: Callable[[], list[Disagreement | Finding]]) -> None:
+        self._work = work
+        self._value: list[Disagreement | Finding] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="audit-site-wide", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._work()
+        except BaseException as exc:  # raised in the thread that asks for the result
+            self._error = exc
+
+    def result(self) -> list[Disagreement | Finding]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
