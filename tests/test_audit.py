@@ -245,3 +245,52 @@ def test_the_command_forks_page_readers_only_with_tune(
         assert (main_cli.main(argv, stdout=out, stderr=err), err.getvalue()) == (0, "")
         assert out.getvalue().startswith("ok:"), out.getvalue()
         assert (len(forks), argv) == (made, argv)
+
+
+@pytest.mark.parametrize(
+    ("which", "page", "old", "new", "line"),
+    [
+        (  # a count changed: the list holds 15 results, 10 of them ranked on the page
+            "split", "question-q001.html", '<p class="muted">5 more results not listed.</p>',
+            '<p class="muted">6 more results not listed.</p>',
+            "question-q001.html: '6 more results of base not listed': results.json says 5 "
+            "(variants[0].lists[0].size 15, 10 ranks shown)",
+        ),
+        (  # a count added where the page ranks the whole list
+            "demo", "question-bn01.html", '</div>\n</details>\n<details class="ranked">',
+            '</div>\n<p class="muted">2 more results not listed.</p></details>\n'
+            '<details class="ranked">',
+            "question-bn01.html: '2 more results of sparse not listed': results.json says 0 "
+            "(variants[0].lists[11].size 3, 3 ranks shown)",
+        ),
+    ],
+)  # fmt: skip
+def test_the_results_a_page_leaves_out_are_counted_from_results_json(
+    which: str, page: str, old: str, new: str, line: str, demo_site: Path, split_site: Path,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    site = planted(demo_site if which == "demo" else split_site, tmp_path, page, old, new)
+    assert [d.line() for d in audit(site)[0]] == [line]
+
+
+def test_the_methods_page_of_a_site_above_3000_questions_audits_ok(
+    demo_site: Path, tmp_path: Path
+) -> None:
+    # the rule's size, as the methods page of a project above `stats.LARGE` questions states it
+    # (audit read it as a question count no claim backed, on every such site)
+    rule = (" Above 3,000 questions (as here) the interval is read off the bootstrap "
+            "distribution's Cornish–Fisher expansion (mean, spread and skewness of the values) "
+            "and the randomization p off the permutation distribution's normal limit, instead "
+            "of resampling: at that size the two agree within the noise of 10,000 resamples, and "
+            "resampling would take seconds per interval.")  # fmt: skip
+    at = "bootstrap of the per-question difference."
+    assert audit(planted(demo_site, tmp_path / "rule", "methods.html", at, at + rule))[0] == []
+    # a count of questions the project has is still a claim to back
+    count = " The interval is over 3,000 questions."
+    assert [
+        d.line()
+        for d in audit(planted(demo_site, tmp_path / "count", "methods.html", at, at + count))[0]
+    ] == [  # fmt: skip
+        "methods.html: 'The interval is over 3,000 questions.': results.json says nothing: no "
+        "claim backs this sentence"
+    ]

@@ -103,7 +103,7 @@ _PHRASES = re.compile(
 # project's counts pasted there are a disagreement
 _COUNT = re.compile(r"(?<![\w.,@^/−+-])\d[\d,]*\s+(?:one-way\s+|changed\s+)?"
                     r"(?:questions?\b|question\(s\)|flips?\b)")  # fmt: skip
-_THRESHOLDS = ("fewer than ", "up to ")
+_THRESHOLDS = ("fewer than ", "up to ", "Above ")  # a rule's size ("Above 3,000 questions")
 _COUNTED = ("methods.html",)  # definitions, rules and caveats: true of any project
 # any of the four, in one search: a block it finds nothing in holds none of them (most blocks)
 _ANY = re.compile("|".join(f"(?:{p.pattern})" for p in (_DECIMAL, _P_VALUE, _FLIPS))
@@ -874,6 +874,33 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
                    f"{_grade_of(ranked, k, grade)}")  # fmt: skip
             if said != due:
                 out.append(Disagreement(page, said, f"{due!r} ({at}.ids[{k - 1}])"))
+    return out + _more_disagreements(page, raw, question, lists, seen)
+
+
+# a run's ranked tables and the line after them that counts what they leave out, in page order
+_MORE = re.compile(r'data-list="([^"]*)"|<p class="muted">(\d+) more results not listed\.</p>')
+
+
+def _more_disagreements(page: str, raw: str, question: str, lists: _Lists,
+                        shown: dict[str, int]) -> list[Disagreement]:  # fmt: skip
+    """The "N more results not listed" line after a run's ranked rows counts what its list in
+    results.json holds beyond them (its size less the rows shown: none, no line)."""
+    said: dict[str, int] = {}
+    run = None
+    for m in _MORE.finditer(raw):
+        if m[1] is not None:
+            run = html.unescape(m[1])
+        elif run is not None:
+            said[run] = int(m[2])
+    out = []
+    for name, rows in shown.items():
+        at, ranked = lists.get((name, question), ("", None))
+        if ranked is None:
+            continue  # no such list: said by the ranked rows' check
+        due = max(0, ranked.size - rows)
+        if said.get(name, 0) != due:
+            out.append(Disagreement(page, f"{said.get(name, 0)} more results of {name} not listed",
+                                    f"{due} ({at}.size {ranked.size}, {rows} ranks shown)"))  # fmt: skip
     return out
 
 
