@@ -294,3 +294,21 @@ def test_the_methods_page_of_a_site_above_3000_questions_audits_ok(
         "methods.html: 'The interval is over 3,000 questions.': results.json says nothing: no "
         "claim backs this sentence"
     ]
+
+
+def test_a_count_in_the_projects_name_is_data_on_the_methods_page() -> None:
+    from evidencedesk.report._audit import _unbacked
+
+    name = "large project (1250 questions)"
+    title = _read(f"<p>Methods · {name} · evidencedesk</p>")
+    assert _unbacked("methods.html", title, name) == []
+    assert [d.line() for d in _unbacked("methods.html", title)] == [
+        "methods.html: 'Methods · large project (1250 questions) · evidencedesk': results.json "
+        "says nothing: no claim backs this sentence"
+    ]
+    # a count beside the name is still a count to back
+    beside = _read(f"<p>{name} over 30 questions.</p>")
+    assert [d.line() for d in _unbacked("methods.html", beside, name)] == [
+        "methods.html: 'large project (1250 questions) over 30 questions.': results.json says "
+        "nothing: no claim backs this sentence"
+    ]

@@ -582,11 +582,19 @@ def _around(text: str, start: int) -> str:
     return text[a : b + 1 if b >= 0 else len(text)].strip()[:200]
 
 
-def _unbacked(page: str, shown: _PageText) -> list[Disagreement]:
+def _in_name(text: str, start: int, end: int, name: str) -> bool:
+    """Whether text[start:end] lies inside an occurrence of `name` in `text`."""
+    at = text.find(name, max(0, end - len(name)))
+    return bool(name) and 0 <= at <= start and end <= at + len(name)
+
+
+def _unbacked(page: str, shown: _PageText, project: str = "") -> list[Disagreement]:
     """Decimals, p-values, flips and verdict phrases that stand outside every mark: no claim
     and no Results value backs them where they stand (a claim's words elsewhere on the page back
     nothing here). A whole number alone (a count, a rank, the k of "@10", a year) is not read:
-    the report prints every measurement with decimals (`report.values.fmt`)."""
+    the report prints every measurement with decimals (`report.values.fmt`). On the methods
+    page a count of questions or flips is read, except a rule's size ("fewer than 6 flips") and
+    a count inside the `project`'s name (data: "… (1250 questions)" in its title and header)."""
     out = []
     patterns = (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES) + ((_COUNT,) if page in _COUNTED else ())
     anything = _ANY.search if page not in _COUNTED else None
@@ -596,7 +604,9 @@ def _unbacked(page: str, shown: _PageText) -> list[Disagreement]:
                 continue
             for pattern in patterns:
                 hit = next((h for h in pattern.finditer(blanked) if pattern is not _COUNT
-                            or not blanked[: h.start()].endswith(_THRESHOLDS)), None)  # fmt: skip
+                            or not (blanked[: h.start()].endswith(_THRESHOLDS)
+                                    or _in_name(blanked, h.start(), h.end(), project))),
+                           None)  # fmt: skip
                 if hit is not None:
                     said = _around(block, hit.start()) if what == "sentence" else block[:200]
                     out.append(Disagreement(page, said, f"nothing: no claim backs this {what}"))
@@ -1251,7 +1261,7 @@ class _Site:
                                       "marked inside an attribute value: the template must write "
                                       "them through the plain filter"))  # fmt: skip
         found += _value_disagreements(page, results, claims, shown, self.known, self.table)
-        found += _unbacked(page, shown)
+        found += _unbacked(page, shown, results.inputs.project)
         found += _caveat_disagreements(page, shown, self.given, blocks)
         if page in self.questions:
             found += _rank_disagreements(page, raw, self.questions[page], results, self.lists)
