@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 from pathlib import Path
+from typing import Any
 
 
 class EvidencedeskError(Exception):
@@ -24,6 +25,11 @@ class InputError(EvidencedeskError):
         if line is not None:
             where = f"{where}:{line}"
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # made again from its own arguments (a forked child hands its error to the parent
+        # pickled; the default pickles the message alone, which this constructor refuses)
+        return type(self), (self.path, self.detail, self.line)
 
 
 class DocumentError(InputError):

@@ -312,3 +312,15 @@ def test_a_count_in_the_projects_name_is_data_on_the_methods_page() -> None:
         "methods.html: 'large project (1250 questions) over 30 questions.': results.json says "
         "nothing: no claim backs this sentence"
     ]
+
+
+def test_an_input_error_crosses_a_fork_whole() -> None:
+    # a forked child hands its error to the parent pickled: the line and its parts come back
+    import pickle
+
+    error = AuditError("/site/q.html", "expected UTF-8 text, found byte 0xff at offset 0", 1)
+    back = pickle.loads(pickle.dumps(error))
+    assert (type(back), str(back), back.path, back.detail, back.line) == (
+        AuditError, "/site/q.html:1: expected UTF-8 text, found byte 0xff at offset 0",
+        "/site/q.html", "expected UTF-8 text, found byte 0xff at offset 0", 1,
+    )  # fmt: skip

@@ -6,14 +6,11 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import pickle
-import signal
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, cast
 
 from evidencedesk.cli import _BAD_INPUT
-from evidencedesk.errors import AuditError, EvidencedeskError
 
 if TYPE_CHECKING:
     from evidencedesk.cli import _Streams
@@ -50,46 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 # below this many pages the pages are read in this process: a fork costs more than it saves
 _FORK_FROM = 64
 _WORKERS = 2  # forked page readers: the 2 cores of docs/scale.md's machine
-
-
-def _child(job: Callable[[str], PageResult], pages: list[str], write: int) -> NoReturn:
-    """A forked reader: `job` of each of `pages`, pickled into `write`; never returns."""
-    status = 0
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # the parent reports interrupts
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        try:
-            done: object = [job(page) for page in pages]
-        except AuditError as exc:  # its constructor's arguments, to raise it again there
-            done = ("AuditError", exc.path, exc.detail, exc.line)
-        except Exception as exc:  # a bug: its type and words
-            done = ("error", f"{type(exc).__name__}: {exc}")
-        data = pickle.dumps(done)
-        while data:
-            data = data[os.write(write, data) :]
-    except BaseException:
-        status = 1
-    finally:
-        os._exit(status)
-
-
-def _received(read: int, pid: int) -> list[PageResult]:
-    """What the reader `pid` wrote into `read`; its error raised here."""
-    chunks = []
-    while chunk := os.read(read, 1 << 20):
-        chunks.append(chunk)
-    os.close(read)
-    _, status = os.waitpid(pid, 0)
-    if not chunks or os.waitstatus_to_exitcode(status) != 0:
-        raise EvidencedeskError(
-            f"a page reader stopped (status {os.waitstatus_to_exitcode(status)})"
-        )
-    done = pickle.loads(b"".join(chunks))  # noqa: S301 - our own child's results
-    if isinstance(done, tuple) and done[0] == "AuditError":
-        raise AuditError(*done[1:])
-    if isinstance(done, tuple):
-        raise EvidencedeskError(f"a page reader failed: {done[1]}")
-    return list(done)
+_READING = "reading the site's pages"  # what they do, in the line said if one stops
 
 
 def forked_pages(
@@ -99,27 +57,31 @@ def forked_pages(
     forked readers (page i by reader i mod `_WORKERS`, so each gets a share of every kind of
     page) while this process goes on; the results gathered back in the pages' order, so the
     output is the sequential audit's."""
+    from evidencedesk.cli._process import Background
     from evidencedesk.report._audit import in_turn
 
     if len(pages) < _FORK_FROM or not hasattr(os, "fork"):
         return in_turn(job, pages)
-    readers = []
+
+    def read(share: list[str]) -> Callable[[], list[PageResult]]:
+        return lambda: [job(page) for page in share]
+
     # the objects made so far (results.json read back, the claims) left out of the readers'
     # collections: a collection touches every object it scans, and each page it touches is
     # copied into the reader (copy-on-write)
     gc.freeze()
-    for i in range(_WORKERS):
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(read)
-            _child(job, pages[i::_WORKERS], write)
-        os.close(write)
-        readers.append((read, pid))
-    gc.unfreeze()  # this process collects them as before
+    try:
+        readers = [Background(read(pages[i::_WORKERS]), _READING) for i in range(_WORKERS)]
+    finally:
+        gc.unfreeze()  # this process collects them as before
 
     def wait() -> list[PageResult]:
-        shares = [_received(read, pid) for read, pid in readers]
+        try:
+            shares = [cast("list[PageResult]", reader.wait()) for reader in readers]
+        except BaseException:
+            for reader in readers:  # a reader that failed: the other is not left running
+                reader.stop()
+            raise
         return [shares[i % _WORKERS][i // _WORKERS] for i in range(len(pages))]
 
     return wait

@@ -155,59 +155,70 @@ def paused_collector() -> Iterator[None]:
             gc.enable()
 
 
+_WRITING = "writing the site's data files"  # what the build's forked writers do
+
+
 class Background:
     """`job()` in a child made with ``os.fork`` (or at once where there is no fork): the child
     shares the parent's objects copy-on-write, runs the job and leaves through ``os._exit``
-    whatever happens (the caller's clean-up runs only in the parent); `wait()` raises, in the
-    parent, what the job raised there (an OSError keeps its errno and file name); `stop()` ends
-    a child still running when the parent fails first."""
+    whatever happens (the caller's clean-up runs only in the parent); `wait()` returns, in the
+    parent, what the job returned, or raises what it raised there (an OSError keeps its errno
+    and file name); `stop()` ends a child still running when the parent fails first. `doing`
+    names the job in the line said when the child stops without a word."""
 
-    def __init__(self, job: Callable[[], object]) -> None:
+    def __init__(self, job: Callable[[], object], doing: str = _WRITING) -> None:
         self.pid: int | None = None
         self._read = -1
+        self._doing = doing
+        self._value: object = None
         if not hasattr(os, "fork"):
-            job()
+            self._value = job()
             return
         read, write = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the child: run the job, report its exception, never return
+        if pid == 0:  # the child: run the job, hand over its value or exception, never return
             os.close(read)
             status = 0
             try:
                 signal.signal(signal.SIGINT, signal.SIG_DFL)  # the parent reports interrupts
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                job()
+                data = pickle.dumps((True, job()))
             except BaseException as exc:  # handed to the parent, raised there
                 status = 1
                 try:
-                    os.write(write, pickle.dumps(exc))
+                    data = pickle.dumps((False, exc))
                 except Exception:  # an exception that does not pickle: say what it was
-                    os.write(write, pickle.dumps(EvidencedeskError(f"{type(exc).__name__}: {exc}")))
+                    data = pickle.dumps((False, EvidencedeskError(f"{type(exc).__name__}: {exc}")))
+            try:
+                while data:
+                    data = data[os.write(write, data) :]
             finally:
                 os._exit(status)
         os.close(write)
         self.pid, self._read = pid, read
 
-    def wait(self) -> None:
-        """Wait for the child; raise what its job raised."""
+    def wait(self) -> object:
+        """Wait for the child; return what its job returned, or raise what it raised."""
         if self.pid is None:
-            return
+            return self._value
         chunks = []
-        while chunk := os.read(self._read, 1 << 16):
+        while chunk := os.read(self._read, 1 << 20):
             chunks.append(chunk)
         os.close(self._read)
         _, status = os.waitpid(self.pid, 0)
         self.pid = None
         if chunks:
             try:
-                exc = pickle.loads(b"".join(chunks))  # noqa: S301 - our own child's exception
+                done, value = pickle.loads(b"".join(chunks))  # noqa: S301 - our own child's
             except Exception:  # an exception class whose arguments do not unpickle
-                exc = EvidencedeskError("writing the site's data files failed")
-            raise exc
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise EvidencedeskError(
-                f"writing the site's data files stopped (status {os.waitstatus_to_exitcode(status)})"
-            )
+                raise EvidencedeskError(f"{self._doing} failed") from None
+            if not done:
+                raise value
+            self._value = value
+            return value
+        raise EvidencedeskError(
+            f"{self._doing} stopped (status {os.waitstatus_to_exitcode(status)})"
+        )
 
     def stop(self) -> None:
         """End the child if it still runs (the parent failed first)."""
