@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from evidencedesk._inert import visible
 from evidencedesk._metric_names import label
-from evidencedesk.gate import GateCheck
+from evidencedesk.gate import GateCheck, GateLevel
 from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt, p_is, p_text
 from evidencedesk.results import _verdicts as v
 from evidencedesk.results.types import (
@@ -155,7 +155,7 @@ _PREFIX = {
 }
 
 
-_GATE_WORDS = {"GO": "GO", "REVIEW": "REVIEW", "BLOCK": "BLOCK"}  # the words of each gate verdict
+_GATE_LEVELS = tuple(level.value for level in GateLevel)  # GO, REVIEW, BLOCK: best first
 
 
 # what a gate line or badge says when the project has no gate policy
@@ -492,7 +492,7 @@ def verdict(results: Results, source: str) -> str:
 def gate(results: Results, source: str) -> str:
     """A candidate's gate badge (or that there is no gate policy)."""
     c = _candidate(results, source)
-    return _GATE_WORDS[c.gate.verdict] if c.gate.evaluated else _NO_POLICY
+    return GateLevel(c.gate.verdict).value if c.gate.evaluated else _NO_POLICY
 
 
 def delta(results: Results, source: str) -> str:
@@ -617,7 +617,7 @@ def gate_summary(results: Results, source: str) -> str:
     if results.policy is None:
         return f"gate: {_NO_POLICY}"
     found = [c.gate.verdict for c in results.candidates]
-    parts = [f"{found.count(x)} {x}" for x in ("GO", "REVIEW", "BLOCK") if x in found]
+    parts = [f"{found.count(x)} {x}" for x in _GATE_LEVELS if x in found]
     return "gate: " + (", ".join(parts) if parts else "no candidate")
 
 
@@ -649,7 +649,7 @@ def tally(results: Results, source: str, of: str = "") -> str:
         )
     if of in v.VERDICTS:
         return str(verdicts.count(of))
-    if of in _GATE_WORDS:
+    if of in _GATE_LEVELS:
         return str([c.gate.verdict for c in results.candidates].count(of))
     raise LookupError(f"nothing to count as {of!r}")
 
