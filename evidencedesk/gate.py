@@ -20,7 +20,7 @@ there). The layers import one way: metrics <- gate <- evalreport <- baseline.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -263,6 +263,25 @@ class GateLevel(StrEnum):
     REVIEW = "REVIEW"
     BLOCK = "BLOCK"
 
+    @classmethod
+    def worst(cls, levels: Iterable[str]) -> GateLevel:
+        """The worst of `levels` (GateLevel members or their words); GO when there are none."""
+        order = list(cls)
+        return max((cls(level) for level in levels), key=order.index, default=cls.GO)
+
+
+# what breaching each rule does: the gate decides with it and the gate page lists it
+_ON_BREACH: Mapping[str, GateLevel] = {
+    "critical": GateLevel.BLOCK,
+    "critical_missing": GateLevel.BLOCK,
+    "min_recall": GateLevel.BLOCK,
+    "min_pass_rate": GateLevel.BLOCK,
+    "baseline_missing_metric": GateLevel.REVIEW,
+    "max_drop": GateLevel.REVIEW,
+    "review_on_mrr_flips": GateLevel.REVIEW,
+    "no_policy": GateLevel.REVIEW,
+}
+
 
 @dataclass(frozen=True)
 class GateCheck:
@@ -315,18 +334,18 @@ class GateCheck:
 
 @dataclass(frozen=True)
 class GateResult:
-    """The verdict and one ``block: …`` / ``review: …`` line per reason (`checks` as data)."""
+    """The gate level and one ``block: …`` / ``review: …`` line per reason (`checks` as data)."""
 
-    verdict: GateLevel
+    level: GateLevel
     lines: tuple[str, ...] = ()
     measured: dict[str, Any] = field(default_factory=dict, compare=False)
     checks: tuple[GateCheck, ...] = field(default=(), compare=False)
 
     def text(self) -> str:
-        return "\n".join([f"GATE: {self.verdict.value}", *(f"  {line}" for line in self.lines)])
+        return "\n".join([f"GATE: {self.level.value}", *(f"  {line}" for line in self.lines)])
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verdict": self.verdict.value, "lines": list(self.lines), **self.measured}
+        return {"level": self.level.value, "lines": list(self.lines), **self.measured}
 
 
 def _f(value: float | None) -> str:
@@ -342,46 +361,43 @@ def _flips_fire(policy: GatePolicy, worse: int, better: int, p: float) -> bool:
 def _decide_gate(
     policy: GatePolicy, shaped: _GateInput, reference: _Reference | None = None
 ) -> GateResult:
-    """The verdict for a shaped run, comparing with `reference` when given."""
-    block, review = GateLevel.BLOCK, GateLevel.REVIEW
+    """The gate level for a shaped run, comparing with `reference` when given."""
     checks: list[GateCheck] = []
+
+    def breach(rule: str, *args: Any, **kwargs: Any) -> None:
+        checks.append(GateCheck(_ON_BREACH[rule], rule, *args, **kwargs))
+
     for qid in policy.critical:
         if qid not in shaped.cases:
-            checks.append(GateCheck(block, "critical_missing", questions=(qid,)))
+            breach("critical_missing", questions=(qid,))
         elif not shaped.cases[qid]:
-            checks.append(GateCheck(block, "critical", questions=(qid,), k=shaped.final))
+            breach("critical", questions=(qid,), k=shaped.final)
     name = f"recall@{policy.k}"
     if shaped.recall is None or shaped.recall < policy.min_recall - _EPS:
-        checks.append(GateCheck(block, "min_recall", name, shaped.recall, policy.min_recall))
+        breach("min_recall", name, shaped.recall, policy.min_recall)
     if shaped.pass_rate is None or shaped.pass_rate < policy.min_pass_rate - _EPS:
         passed = sum(shaped.cases.values())
-        checks.append(
-            GateCheck(block, "min_pass_rate", None, shaped.pass_rate, policy.min_pass_rate,
-                      counts=(passed, len(shaped.cases)))
-        )  # fmt: skip
+        breach("min_pass_rate", None, shaped.pass_rate, policy.min_pass_rate,
+               counts=(passed, len(shaped.cases)))  # fmt: skip
     if reference is not None:
         for metric, now in ((name, shaped.recall), ("mrr", shaped.mrr)):
             before = reference.summary.get(metric)
             if before is None and metric == name:
-                checks.append(GateCheck(review, "baseline_missing_metric", name, k=reference.k))
+                breach("baseline_missing_metric", name, k=reference.k)
                 continue
             if before is not None and now is not None and before - now > policy.max_drop + _EPS:
-                checks.append(
-                    GateCheck(review, "max_drop", metric, now, policy.max_drop, reference=before)
-                )
+                breach("max_drop", metric, now, policy.max_drop, reference=before)
         if policy.review_on_mrr_flips:
             flips = paired(dict(reference.rr), shaped.rr, name="mrr")
             if _flips_fire(policy, len(flips.worse), len(flips.better), flips.p):
-                checks.append(
-                    GateCheck(review, "review_on_mrr_flips", "mrr", questions=tuple(flips.worse),
-                              counts=(len(flips.better),), p=flips.p)
-                )  # fmt: skip
+                breach("review_on_mrr_flips", "mrr", questions=tuple(flips.worse),
+                       counts=(len(flips.better),), p=flips.p)  # fmt: skip
     # blocks first, then reviews (the order of the lines)
-    checks.sort(key=lambda c: c.level != block)
-    verdict = block if any(c.level == block for c in checks) else review if checks else GateLevel.GO
+    checks.sort(key=lambda c: c.level is not GateLevel.BLOCK)
+    level = GateLevel.worst(c.level for c in checks)
     measured = {
         "measured": shaped.to_dict(),
         "policy": policy.model_dump(mode="json"),
         "baseline": None if reference is None else reference.what(),
     }
-    return GateResult(verdict, tuple(c.line() for c in checks), measured, tuple(checks))
+    return GateResult(level, tuple(c.line() for c in checks), measured, tuple(checks))

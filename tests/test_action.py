@@ -55,7 +55,7 @@ def test_the_action_installs_from_its_own_checkout_and_uploads_the_out_folder() 
     assert 'python -m pip install --disable-pip-version-check -q "$package"' in ACTION
     assert "ACTION_PATH: ${{ github.action_path }}" in ACTION
     assert "path: ${{ inputs.out }}\n" in ACTION
-    assert step_script("Fail the job on a failed verdict or a build error").endswith(
+    assert step_script("Fail the job on a failed gate level or a build error").endswith(
         'exit "$STATUS"\n'
     )
     workflow = (ROOT / ".github" / "workflows" / "report.yml").read_text(encoding="utf-8")

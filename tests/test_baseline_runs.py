@@ -166,7 +166,7 @@ def test_the_benchmark_gates_a_run_against_the_saved_run(project, capsys):
                                                          "GATE: GO"]  # fmt: skip
     assert main(["--project", str(project), "--gate", "--gate-variant", "bad", "--json"]) == 1
     gate = json.loads(capsys.readouterr().out)["gate"]
-    assert gate["verdict"] == "BLOCK" and gate["lines"] == [line[2:] for line in BAD_LINES[1:]]
+    assert gate["level"] == "BLOCK" and gate["lines"] == [line[2:] for line in BAD_LINES[1:]]
     assert gate["baseline"] == {"run": "base"}  # what it was compared with: no made-up config
     assert gate["measured"]["recall"] == 0.25 and gate["measured"]["mrr"] == 0.125
 
@@ -181,7 +181,7 @@ def test_the_build_gates_against_the_saved_baseline_not_the_baseline_run(project
     )
     results = evaluate(load_project(project), 0, (), lambda stage: None)
     gates = {c.name: c.gate for c in results.candidates}
-    assert gates["new"].verdict == "GO" and gates["bad"].verdict == "BLOCK"
+    assert gates["new"].level == "GO" and gates["bad"].level == "BLOCK"
     assert gates["bad"].baseline == "the saved baseline baseline.json"
     assert [(c.level, c.rule, c.metric, c.observed, c.reference) for c in gates["bad"].checks] == [
         ("BLOCK", "critical", None, None, None),

@@ -173,7 +173,7 @@ def test_json_output(tmp_path):
     assert [v["name"] for v in data["variants"]] == [
         n.removesuffix(" (external run)") for n in NAMES
     ]
-    assert data["gate"]["verdict"] == "GO" and data["gate"]["lines"] == []
+    assert data["gate"]["level"] == "GO" and data["gate"]["lines"] == []
     assert data["gate"]["baseline"] == {  # the saved baseline's Config, as its fields
         "first_stage": "hybrid", "reranker": "none", "depth": 10, "final": 3, "max_words": None,
         "prefilter": True,
@@ -306,10 +306,10 @@ def test_json_gate_of_the_candidates(tmp_path):
     done = cli("--json", "--gate", "--baseline", DATA / "baseline_retrieval.json")
     assert done.returncode == 1, done.stderr
     gate = json.loads(done.stdout)["gate"]
-    assert gate["verdict"] == "BLOCK"
+    assert gate["level"] == "BLOCK"
     assert gate["baseline"] == ["the saved baseline baseline_retrieval.json"]
     assert gate["candidates"][3] == {
-        "name": "pair cut to 8 words", "verdict": "BLOCK",
+        "name": "pair cut to 8 words", "level": "BLOCK",
         "lines": [
             "block: recall@3 0.667 is below the minimum 0.750",
             "block: pass rate 0.714 (15/21) is below the minimum 0.800",

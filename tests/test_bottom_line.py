@@ -21,6 +21,7 @@ from evidencedesk.results._plan import DataSize, VerdictCounts
 from evidencedesk.results._settings import _COMPARED, _PIPELINE_COLUMNS, Settings
 from evidencedesk.results._verdicts import Decision
 from evidencedesk.results.types import (
+    SCHEMA_VERSION,
     CandidateResult,
     Comparison,
     DocumentFact,
@@ -54,7 +55,7 @@ def candidate(name: str, decision: Decision, mrr: Comparison, gate: str = "GO",
               checks: tuple[GateCheck, ...] = (), costs: RunCosts = BASE_COSTS) -> CandidateResult:  # fmt: skip
     others = tuple(comparison(m, 0.0, -0.05, 0.05, 0, 0) for m in ("recall@3", "ndcg@5"))
     return CandidateResult(name, "", (), (), (mrr, *others), (), costs,
-                           GateOutcome(gate, checks, True), None, decision)  # fmt: skip
+                           GateOutcome(GateLevel(gate), checks, True), None, decision)  # fmt: skip
 
 
 POLICY = PolicyFacts(3, 0.75, 0.8, 0.02, True, ("rc02",), {})
@@ -63,7 +64,7 @@ POLICY = PolicyFacts(3, 0.75, 0.8, 0.02, True, ("rc02",), {})
 def results(*cands: CandidateResult, policy: PolicyFacts | None = POLICY) -> Results:
     base = VariantResult("hybrid", "builtin", "", {"final": 3}, (), BASE_COSTS, (), ())
     inputs = Inputs("p", (), "", (), (), 0, (), ())
-    return Results(1, "0", SETTINGS, inputs, "hybrid", (base,), (), None, 20, cands, None, None,
+    return Results(SCHEMA_VERSION, "0", SETTINGS, inputs, "hybrid", (base,), (), None, 20, cands, None, None,
                    None, None, policy)  # fmt: skip
 
 
@@ -129,7 +130,7 @@ def test_the_verdict_tile_counts_each_verdict_by_its_name() -> None:
 def test_the_gate_tile_counts_go_review_block_or_says_nothing_was_checked() -> None:
     assert line_of(PROMISING, WORSE, LEANS, BLOCKED_BETTER, NO_CHANGE).gate == GateTile(
         True, (ClaimedCount("GO", "2"), ClaimedCount("REVIEW", "1"), ClaimedCount("BLOCK", "2")))  # fmt: skip
-    unchecked = replace(PROMISING, gate=GateOutcome("REVIEW", (), False))
+    unchecked = replace(PROMISING, gate=GateOutcome(GateLevel.REVIEW, (), False))
     assert plan.gate_counts(results(unchecked, policy=None)) is None
     no_policy = line_of(unchecked, policy=None)
     assert no_policy.gate == GateTile(checked=False)
@@ -271,7 +272,7 @@ def test_the_demo_rows_are_the_results_numbers(demo_site: Path) -> None:
     assert len(line.rows) == len(results.candidates) == 10
     for row, c in zip(line.rows, results.candidates, strict=True):
         mrr = c.comparison("mrr")
-        assert (row.name, row.verdict, row.gate) == (c.name, c.decision.verdict, c.gate.verdict)
+        assert (row.name, row.verdict, row.gate) == (c.name, c.decision.verdict, c.gate.level)
         assert row.primary == mrr  # the row references the Results comparison it shows
         assert row.flips == f"+{len(mrr.better)}/−{len(mrr.worse)}"
         assert row.critical == c.decision.critical_worse

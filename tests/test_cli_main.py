@@ -40,12 +40,12 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("command", "codes"),
     [
-        ([], ["0    success", "1    a gate verdict failed", "2    bad input"]),
+        ([], ["0    success", "1    a gate level failed", "2    bad input"]),
         (
             ["build"],
             [
                 "0    the site was written",
-                "1    the site was written, but a candidate's gate verdict failed --fail-on",
+                "1    the site was written, but a candidate's gate level failed --fail-on",
                 "2    bad input",
                 "3    internal error",
                 "130  interrupted (Ctrl-C)",
@@ -233,7 +233,7 @@ def test_report_help_names_compare_to_and_its_exit_status(
     assert "2    bad input (also a --compare-to file that is not a readable results.json)" in text
     # one parser tree: the shim's help lists every command, as `evidencedesk --help` does
     top = _help(HELPS["python -m evidencedesk.report"], capsys)
-    assert "    build " in top and "    audit " in top and "1    a gate verdict failed" in top
+    assert "    build " in top and "    audit " in top and "1    a gate level failed" in top
 
 
 def test_a_build_reads_the_project_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -316,11 +316,11 @@ def test_gate_result_has_one_case_per_answerable_question(demo):
 
 def test_baseline_against_itself_is_go(policy, baseline, demo):
     result = retrieval_gate(policy, run(demo, Config()), baseline)
-    assert result.verdict is GateLevel.GO
+    assert result.level is GateLevel.GO
     assert result.text() == "GATE: GO"
     two = GateResult(GateLevel.BLOCK, ("block: a", "review: b"))
     assert two.text() == "GATE: BLOCK\n  block: a\n  review: b"
-    assert two.to_dict() == {"verdict": "BLOCK", "lines": ["block: a", "review: b"]}
+    assert two.to_dict() == {"level": "BLOCK", "lines": ["block: a", "review: b"]}
 
 
 def test_eight_word_pair_cut_is_blocked(policy, baseline, demo):
@@ -329,7 +329,7 @@ def test_eight_word_pair_cut_is_blocked(policy, baseline, demo):
     rc01/rc02 survive it: their recall chunks all share one title, so the cut scores them equal
     and ties keep the hybrid order, which already had the answers on top."""
     result = retrieval_gate(policy, run(demo, Config(reranker="pair", max_words=8)), baseline)
-    assert result.verdict is GateLevel.BLOCK
+    assert result.level is GateLevel.BLOCK
     assert result.lines[:2] == (
         "block: recall@3 0.667 is below the minimum 0.750",
         "block: pass rate 0.714 (15/21) is below the minimum 0.800",
@@ -344,7 +344,7 @@ def test_eight_word_pair_cut_is_blocked(policy, baseline, demo):
 def test_dense_first_stage_is_blocked_by_the_identifier_question(policy, baseline, demo):
     """The toy dense embedder cannot match RD2-24 well enough: critical rc02 fails."""
     result = retrieval_gate(policy, run(demo, Config(first_stage="dense")), baseline)
-    assert result.verdict is GateLevel.BLOCK
+    assert result.level is GateLevel.BLOCK
     assert result.lines[0] == "block: critical: rc02 failed (no relevant chunk in the final 3)"
 
 
@@ -355,12 +355,12 @@ def test_dropping_the_prefilter(policy, baseline, demo):
     0.024 > max_drop -> REVIEW. At depth 3 marked chunks fill the whole candidate list of st01
     and rs01, both critical -> BLOCK."""
     at_10 = retrieval_gate(policy, run(demo, Config(prefilter=False)), baseline)
-    assert at_10.verdict is GateLevel.REVIEW
+    assert at_10.level is GateLevel.REVIEW
     assert at_10.lines == (
         "review: recall@3 dropped 0.024 vs baseline (0.786 -> 0.762), more than the allowed 0.020",
     )
     at_3 = retrieval_gate(policy, run(demo, Config(prefilter=False, depth=3)), baseline)
-    assert at_3.verdict is GateLevel.BLOCK
+    assert at_3.level is GateLevel.BLOCK
     assert at_3.lines[:2] == (
         "block: critical: st01 failed (no relevant chunk in the final 3)",
         "block: critical: rs01 failed (no relevant chunk in the final 3)",
@@ -370,7 +370,7 @@ def test_dropping_the_prefilter(policy, baseline, demo):
 def test_failed_critical_case_blocks_whatever_the_averages(baseline, demo):
     lenient = GatePolicy(critical=("st02",), max_drop=1.0)
     result = retrieval_gate(lenient, run(demo, Config()), baseline)
-    assert result.verdict is GateLevel.BLOCK
+    assert result.level is GateLevel.BLOCK
     assert result.lines == ("block: critical: st02 failed (no relevant chunk in the final 3)",)
 
 
@@ -397,7 +397,7 @@ def test_review_line_when_mrr_is_worse_for_more_questions():
         labels_hash="0" * 64,
     )
     result = retrieval_gate(GatePolicy(max_drop=1.0), _run_of(after), baseline)
-    assert result.verdict is GateLevel.REVIEW
+    assert result.level is GateLevel.REVIEW
     assert result.lines == (
         "review: mrr worse for 4 question(s) [rc02, rc07, h01, h03], better for 2 "
         "(sign-test p=0.688)",
@@ -405,4 +405,4 @@ def test_review_line_when_mrr_is_worse_for_more_questions():
     quiet = retrieval_gate(
         GatePolicy(max_drop=1.0, review_on_mrr_flips=False), _run_of(after), baseline
     )
-    assert quiet.verdict is GateLevel.GO
+    assert quiet.level is GateLevel.GO

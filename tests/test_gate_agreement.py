@@ -54,13 +54,13 @@ def test_benchmark_gate_decides_what_the_build_decides(tmp_path: Path, which: st
                          "--fail-on", "block")  # fmt: skip
     assert built in (0, 1), err
     results = json.loads((site / "results.json").read_text("utf-8"))
-    decided = {c["name"]: c["gate"]["verdict"] for c in results["candidates"]}
+    decided = {c["name"]: c["gate"]["level"] for c in results["candidates"]}
     assert decided, "every project here has candidates"
-    assert {c["name"]: c["verdict"] for c in gate["candidates"]} == decided
+    assert {c["name"]: c["level"] for c in gate["candidates"]} == decided
     assert code == built  # exit 1 for the same BLOCK, 0 for the same GO / REVIEW
     worst = "BLOCK" if "BLOCK" in decided.values() else "REVIEW" if "REVIEW" in decided.values() \
         else "GO"  # fmt: skip
-    assert gate["verdict"] == worst
+    assert gate["level"] == worst
     if which == "strict runs-only":
         assert code == built == 1 and gate["baseline"] == ["the baseline run base"]
 
@@ -109,14 +109,14 @@ def test_the_flips_rule_asks_for_the_evidence_the_policy_names(
 ) -> None:
     shaped, reference = _flips(worse, better)
     result = _decide_gate(GatePolicy(**policy), shaped, reference)
-    assert (result.verdict is GateLevel.REVIEW) == reviewed
+    assert (result.level is GateLevel.REVIEW) == reviewed
 
 
 def test_the_starter_policy_does_not_review_8_worse_against_7_better() -> None:
     starter = _starter()
     assert starter.flips_max_p == 0.2
     shaped, reference = _flips(8, 7, starter.k)
-    assert _decide_gate(starter, shaped, reference).verdict is GateLevel.GO
+    assert _decide_gate(starter, shaped, reference).level is GateLevel.GO
     shaped, reference = _flips(8, 7)
     # the course page's policy (no evidence keys) keeps SPEC §8's rule, worded as it is there
     demo = GatePolicy.model_validate_json((DATA / "gate_policy_retrieval.json").read_text())

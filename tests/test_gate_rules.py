@@ -56,7 +56,7 @@ def test_a_rule_switched_off_is_listed_not_evaluated(tmp_path: Path) -> None:
                     stdout=io.StringIO(), stderr=io.StringIO())  # fmt: skip
     assert code == 0
     gate = json.loads((out / "results.json").read_text("utf-8"))["candidates"][0]["gate"]
-    assert gate["verdict"] == "GO" and gate["baseline"] == "the baseline run base"
+    assert gate["level"] == "GO" and gate["baseline"] == "the baseline run base"
     flips = [r for r in gate["rules"] if r["rule"] == "review_on_mrr_flips"]
     assert flips == [{"metric": "mrr", "observed": None, "reference": None,
                       "rule": "review_on_mrr_flips", "status": "not evaluated", "threshold": None,
@@ -77,7 +77,7 @@ def test_a_critical_question_that_gets_worse_while_passing_is_named(tmp_path: Pa
                     stdout=io.StringIO(), stderr=io.StringIO()) == 0  # fmt: skip
     results = json.loads((out / "results.json").read_text("utf-8"))
     (cand,) = results["candidates"]
-    assert cand["gate"]["verdict"] == "GO"  # q02 still has its answer in the top 3
+    assert cand["gate"]["level"] == "GO"  # q02 still has its answer in the top 3
     assert cand["decision"]["critical_worse"] == ["q02"]
     index = (out / "index.html").read_text("utf-8")
     # the candidate's row names the question beside its gate badge, which still says GO

@@ -32,7 +32,7 @@ from evidencedesk.results import _compute as compute
 from evidencedesk.results._inputs import chunk_facts, load_project
 from evidencedesk.results._inputs import questions as question_facts
 from evidencedesk.results._settings import _COMPARED, _PIPELINE_COLUMNS, Settings
-from evidencedesk.results.types import Inputs, Results, RunCosts
+from evidencedesk.results.types import SCHEMA_VERSION, Inputs, Results, RunCosts
 from evidencedesk.retrieval.beir import _labels_from_judgments, read_beir_qrels
 from evidencedesk.retrieval.catalog import _load_documents, load_catalog
 from evidencedesk.retrieval.labels import load_labels
@@ -529,7 +529,7 @@ def _question_pages(restricted_text: str) -> dict[str, tuple]:
     ids = {c for lab in labels for c in lab.grades} | {c for j in judged for c in j.ids}
     facts = chunk_facts(catalog, ids, restricted_text == "hide")
     inputs = Inputs("t", (), "", (), (), 0, question_facts(labels, None), facts)
-    results = Results(1, "0", settings, inputs, "hybrid", (variant,), (), None, 0, (), None, None,
+    results = Results(SCHEMA_VERSION, "0", settings, inputs, "hybrid", (variant,), (), None, 0, (), None, None,
                       None, None)  # fmt: skip
     return {q.id: q for q in questions(results)}
 

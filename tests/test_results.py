@@ -15,6 +15,7 @@ import pytrec_eval
 
 from evidencedesk import cli
 from evidencedesk.errors import ResultsFileError
+from evidencedesk.gate import GateLevel
 from evidencedesk.report._assemble import present
 from evidencedesk.report._render import render_site
 from evidencedesk.results import _serialize as serialize
@@ -76,7 +77,7 @@ def test_results_json_holds_settings_version_and_hashes(
     demo: tuple[Path, dict[str, int]], results: Results
 ) -> None:
     data = json.loads((demo[0] / "results.json").read_text("utf-8"))
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert data["settings"]["seed"] == 0 and data["settings"]["relevance"] == 2
     assert [(m["name"], m["label"]) for m in data["settings"]["columns"]] == [
         ("recall@1", "R@1"), ("recall@3", "R@3"), ("mrr", "MRR"), ("ndcg@5", "nDCG@5 (exp gain)")
@@ -106,10 +107,25 @@ def test_an_external_run_has_no_pair_cost(results: Results) -> None:
 
 def test_gate_lines_are_data(results: Results) -> None:
     dense = next(c for c in results.candidates if c.name == "dense first stage")
-    assert dense.gate.verdict == "BLOCK" and dense.gate.evaluated
+    assert dense.gate.level == "BLOCK" and dense.gate.evaluated
     critical = [c for c in dense.gate.checks if c.rule == "critical"]
     assert critical and all(c.level == "BLOCK" and len(c.questions) == 1 for c in critical)
     assert all(c.k == 3 for c in critical)
+
+
+def test_a_schema_1_file_loads_with_its_gate_verdict_read_as_the_level(
+    demo: tuple[Path, dict[str, int]], results: Results
+) -> None:
+    """Schema 1 named a gate outcome's GO/REVIEW/BLOCK `verdict`; schema 2 names it `level` (the
+    verdict is the statistics' answer), and a previous report (build --compare-to) still loads."""
+    data = json.loads((demo[0] / "results.json").read_text("utf-8"))
+    assert "verdict" not in data["candidates"][0]["gate"]
+    data["schema_version"] = 1
+    for gate in [c["gate"] for c in data["candidates"]] + [data["baseline_gate"]]:
+        gate["verdict"] = gate.pop("level")
+    old = serialize.loads(json.dumps(data))
+    dense = next(c for c in old.candidates if c.name == "dense first stage")
+    assert old == results and dense.gate.level is GateLevel.BLOCK
 
 
 @pytest.mark.parametrize("metric", ["recall@1", "recall@3", "mrr", "ndcg@5"])
@@ -209,7 +225,7 @@ def _slug(name: str) -> str:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda d: d.update(schema_version=99), "key schema_version: expected 1, found 99"),
+        (lambda d: d.update(schema_version=99), "key schema_version: expected 1 or 2, found 99"),
         (lambda d: d.pop("baseline"), "key baseline: expected a value, found null"),
         (lambda d: d.update(answerable="24"), 'key answerable: expected a int, found "24"'),
         (

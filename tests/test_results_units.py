@@ -22,7 +22,7 @@ from evidencedesk.results._settings import (
     settings_for,
 )
 from evidencedesk.results.since import QuestionChange, since
-from evidencedesk.results.types import Inputs, Results, RunCosts
+from evidencedesk.results.types import SCHEMA_VERSION, Inputs, Results, RunCosts
 from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
@@ -80,7 +80,7 @@ def tiny_results() -> Results:
     ]
     facts = questions(labels, allowed={"d2", "d3", "d4", "d5"})
     inputs = Inputs("tiny", (), "", (), (), 0, facts, ())
-    return Results(1, "0", settings, inputs, "base run", (variant,), (), None, 2, (), None, None,
+    return Results(SCHEMA_VERSION, "0", settings, inputs, "base run", (variant,), (), None, 2, (), None, None,
                    None, None)  # fmt: skip
 
 
@@ -243,6 +243,6 @@ def test_gate_outcome_reads_judged_lists_against_a_run_or_no_policy() -> None:
     same = gate_outcome(POLICY, LISTS, 3, _Reference.of_judged(LISTS, 3, 3, "same"))
     # compared with itself nothing dropped and nothing flipped: only the absolute floors remain
     assert [c.rule for c in same.checks] == ["critical_missing", "min_recall", "min_pass_rate"]
-    assert (same.verdict, same.evaluated, same.checks[1].observed) == ("BLOCK", True, 0.5)
+    assert (same.level, same.evaluated, same.checks[1].observed) == ("BLOCK", True, 0.5)
     assert gate_outcome(None, LISTS, 3, None) == _NO_POLICY_OUTCOME
-    assert (_NO_POLICY_OUTCOME.verdict, _NO_POLICY_OUTCOME.evaluated) == ("REVIEW", False)
+    assert (_NO_POLICY_OUTCOME.level, _NO_POLICY_OUTCOME.evaluated) == ("REVIEW", False)

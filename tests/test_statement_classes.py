@@ -307,7 +307,7 @@ def test_a_baseline_failing_its_own_policy_is_said_once_and_first(tmp_path: Path
 
 
 def test_a_baseline_within_its_policy_is_not_mentioned(demo_site: Path, demo_results) -> None:  # type: ignore[no-untyped-def]
-    assert demo_results.baseline_gate is not None and demo_results.baseline_gate.verdict == "GO"
+    assert demo_results.baseline_gate is not None and demo_results.baseline_gate.level == "GO"
     for page in ("index.html", "gate.html"):
         assert "itself fails the gate policy" not in (demo_site / page).read_text("utf-8")
 

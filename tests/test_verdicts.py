@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evidencedesk
+from evidencedesk.gate import GateLevel
 from evidencedesk.report import _words as words
 from evidencedesk.results import _verdicts as v
 from evidencedesk.results._verdicts import Evidence, _verdict_of_evidence, decide_verdict
@@ -140,12 +141,12 @@ def test_badge_headline_and_gate_line_follow_the_rules(
     reported = [m.name for m in results.settings.compared]
     comparisons = tuple(data.draw(comparison_st(c)) if c.metric in reported else c
                         for c in cand.comparisons)  # fmt: skip
-    gate = data.draw(st.sampled_from(["GO", "REVIEW", "BLOCK"]))
+    gate = data.draw(st.sampled_from(list(GateLevel)))
     decision = decide_verdict(
         comparisons, reported, results.policy.critical, len(results.candidates)
     )  # type: ignore[union-attr]
     changed = replace(cand, comparisons=comparisons, decision=decision,
-                      gate=replace(cand.gate, verdict=gate))  # fmt: skip
+                      gate=replace(cand.gate, level=gate))  # fmt: skip
     results = replace(results, candidates=(changed, *results.candidates[1:]))
     source = "candidates[0]"
     headline = words.headline(results, source)

@@ -60,7 +60,7 @@ _DESCRIPTION = (
 # the exit statuses `evidencedesk --help` lists
 _EXIT = (
     "0    success",
-    "1    a gate verdict failed (build --fail-on, benchmark --gate)",
+    "1    a gate level failed (build --fail-on, benchmark --gate)",
     _BAD_INPUT,
     "(each command's --help lists all of its statuses, e.g. 141 for a closed pipe)",
 )

@@ -3,7 +3,7 @@
 ``[--project PATH] [--gate] [--seed N] [--json] [--policy PATH] [--baseline PATH]
 [--save-baseline] [--gate-variant NAME] [--tune [SETTINGS]]``. Without ``--project`` it
 benchmarks the demo; a pipeline project gets the built-in variants over its own documents, a runs-only project a table
-of its TREC runs (`benchmark_runs`); ``--gate`` ends with the release gate's verdict.
+of its TREC runs (`benchmark_runs`); ``--gate`` ends with the release gate's level (GO, REVIEW or BLOCK).
 
 ``--gate`` decides the build's candidates (the build's evaluation: `_gate_candidates`), so that
 it agrees with ``build --fail-on block``; ``--gate-variant NAME`` gates one variant instead.
@@ -56,7 +56,7 @@ DESCRIPTION = (
     "reranker, an 8-word cut) with recall, MRR and its seeded 95% interval, nDCG and flips "
     "against the first row; for a runs-only project one row per TREC run against its baseline "
     "run. --gate gates every candidate as 'build --fail-on' does (the same policy and saved "
-    "baseline) and ends with the worst verdict."
+    "baseline) and ends with the worst gate level."
 )
 # the exit statuses `evidencedesk benchmark --help` lists, one line each
 EXIT = (
@@ -73,7 +73,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     _add_project_argument(p)
     p.add_argument("--gate", action="store_true",
-                   help="gate every candidate as build --fail-on does; end with the worst verdict")  # fmt: skip
+                   help="gate every candidate as build --fail-on does; end with the worst gate level")  # fmt: skip
     p.add_argument(
         "--seed", type=int, default=None, help="bootstrap seed (default: the project's, 0)"
     )
@@ -219,10 +219,6 @@ def _saver(
                                                  labels), f"the run {reference!r}")  # fmt: skip
 
 
-# the gate verdicts from the best to the worst: --gate ends with the worst of the candidates'
-_LEVELS = (GateLevel.GO.value, GateLevel.REVIEW.value, GateLevel.BLOCK.value)
-
-
 def _gate_candidates(
     results: Results, payload: dict[str, Any], text: str
 ) -> tuple[dict[str, Any], str, int]:
@@ -233,22 +229,22 @@ def _gate_candidates(
     versus = ", ".join(names) or "no baseline (no saved baseline file and no baseline run)"
     lines = [f"gate: {len(cands)} candidate(s), as the build gates them, vs {versus}"]
     for c in cands:
-        lines.append(f"  {c.gate.verdict:<6}  {c.name}")
+        lines.append(f"  {c.gate.level:<6}  {c.name}")
         lines += [f"          {check.line()}" for check in c.gate.checks]
-    worst = max((c.gate.verdict for c in cands), key=_LEVELS.index, default=GateLevel.GO.value)
+    worst = GateLevel.worst(c.gate.level for c in cands)  # --gate ends with the worst level
     if not cands:
         lines.append("  (no candidates: nothing for build --fail-on to fail on)")
     lines.append(f"GATE: {worst}")
     payload["gate"] = {
-        "verdict": worst,
+        "level": worst,
         "baseline": names,  # what the candidates were compared with (one name, or none)
         "candidates": [
-            {"name": c.name, "verdict": c.gate.verdict,
+            {"name": c.name, "level": c.gate.level,
              "lines": [check.line() for check in c.gate.checks]}
             for c in cands
         ],
     }  # fmt: skip
-    return payload, text + "\n\n" + "\n".join(lines), 1 if worst == GateLevel.BLOCK.value else 0
+    return payload, text + "\n\n" + "\n".join(lines), 1 if worst is GateLevel.BLOCK else 0
 
 
 def _finish(
@@ -277,7 +273,7 @@ def _finish(
             "no saved baseline" if baseline_path is None else f"baseline {_shown(baseline_path)}"
         )
         text += f"\n\ngate: {gated.variant} vs {versus}\n{result.text()}"
-        status = 1 if result.verdict is GateLevel.BLOCK else 0
+        status = 1 if result.level is GateLevel.BLOCK else 0
     return payload, text, status
 
 

@@ -2,7 +2,7 @@
 write the site atomically, print what was built.
 
 Exit statuses: 0 the site was written (also when stdout was a pipe closed early, or closed);
-1 written, but a candidate's gate verdict failed ``--fail-on`` (nothing else gives 1); 2 bad
+1 written, but a candidate's gate level failed ``--fail-on`` (nothing else gives 1); 2 bad
 input, a refused ``--out``, another build writing the same folder, or an OS error — of a file,
 of stdout (a full disk), of the current folder (deleted) — (one ``error: ...`` line, no
 traceback); 3 an unexpected internal error (traceback printed); 130 / 143 interrupted by SIGINT /
@@ -64,7 +64,7 @@ so); one build at a time writes a folder (docs/output-folder.md)."""
 # the exit statuses `evidencedesk build --help` lists, one line each
 EXIT = (
     "0    the site was written (also when stdout is closed or a pipe closed early, e.g. | head)",
-    "1    the site was written, but a candidate's gate verdict failed --fail-on (only then)",
+    "1    the site was written, but a candidate's gate level failed --fail-on (only then)",
     "2    bad input (also a --compare-to file that is not a readable results.json), a bad",
     "     SOURCE_DATE_EPOCH, a refused --out, another build writing the same --out (its pid is",
     "     named), or an OS error (a file, stdout on a full disk, a deleted current folder): one",
@@ -101,7 +101,7 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
         "--seed", type=_seed, default=None, metavar="N", help="seed of every resampling (see below)"
     )
     b.add_argument("--fail-on", choices=_FAIL_ON, default="never",
-                   help="exit 1 when a candidate's gate verdict (may it ship?) is this bad: "
+                   help="exit 1 when a candidate's gate level (may it ship?) is this bad: "
                    "block = BLOCK, review = REVIEW or BLOCK (default: never)")  # fmt: skip
     b.add_argument("--run", dest="runs", action="append", type=_run_spec, default=[],
                    metavar="NAME=PATH", help="an external TREC run to judge (repeatable)")  # fmt: skip

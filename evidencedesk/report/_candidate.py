@@ -19,7 +19,6 @@ import re
 from collections.abc import Callable
 from urllib.parse import quote
 
-from evidencedesk.gate import GateLevel
 from evidencedesk.report._benchmark import SMALL_SLICE
 from evidencedesk.report._claims import Claims
 from evidencedesk.report._gate_view import rule_rows
@@ -299,7 +298,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
                 ),
                 slices=_slices(base, cand, f.metric),
                 cost=cost_rows,
-                gate_level=GateLevel(cand.gate.verdict),
+                gate_level=cand.gate.level,
                 gate_lines=lines,
                 recommendation=recommend(say, source, cand, risk(cand), bool(results.to_label)),
                 note_markdown=cand.note,
@@ -312,6 +311,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
                 warnings=_run_warnings(results, say, cand),
                 keyfacts=(say("delta", head_source), say("flips_of", flips_source)),
                 badges=(say("verdict", source), say("gate", source)),
+                gated=cand.gate.evaluated,
             )
         )
     return tuple(out)

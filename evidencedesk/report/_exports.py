@@ -255,7 +255,7 @@ def _candidates(results: Results) -> tuple[list[str], list[list[str]]]:
     for c in results.candidates:
         d = c.comparison(c.decision.primary)
         f = c.comparison(results.settings.flips_metric)
-        gate = c.gate.verdict if c.gate.evaluated else "not checked"
+        gate = c.gate.level if c.gate.evaluated else "not checked"
         rows.append([c.name, c.decision.verdict, gate, _delta(d),
                      f"+{len(f.better)}/−{len(f.worse)}", fmt(d.holm_p)])  # fmt: skip
     return head, rows

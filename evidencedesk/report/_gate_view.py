@@ -6,18 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from evidencedesk.gate import _ON_BREACH, GateLevel
 from evidencedesk.report._values import Plain, fmt
 from evidencedesk.report._words import gate_metric
 from evidencedesk.results.types import PolicyFacts, Results, RuleValue
 
-# what breaching each policy key does (evidencedesk.gate.decide_gate)
-_ON_BREACH = {
-    "critical": "BLOCK",
-    "min_recall": "BLOCK",
-    "min_pass_rate": "BLOCK",
-    "max_drop": "REVIEW",
-    "review_on_mrr_flips": "REVIEW",
-}
 _MEANING = {  # {rel}: the project's relevance threshold; {within}: the list the gate reads
     "critical": "each critical question has a relevant result (grade ≥ {rel}) in {within}",
     "min_recall": "R@k (recall within {within}) is at least the minimum",
@@ -51,11 +44,11 @@ class _CriticalRow(Plain):
 
 @dataclass(frozen=True)
 class _GateCandidate(Plain):
-    """One candidate's gate verdict and its policy rules, on the gate page."""
+    """One candidate's gate level and its policy rules, on the gate page."""
 
     name: str
     slug: str
-    gate_level: str
+    gate_level: GateLevel
     rules: tuple[RuleRow, ...]
     summary: str = ""  # "3 of 6 rules pass · 2 BLOCK · 1 not evaluated"
 
@@ -150,7 +143,7 @@ class RuleRow(Plain):
 
     @property
     def on_breach(self) -> str:
-        return _ON_BREACH[self.row.rule]
+        return _ON_BREACH[self.row.rule].value
 
     @property
     def status(self) -> str:
@@ -166,7 +159,7 @@ class RuleRow(Plain):
     @property
     def breached(self) -> bool:
         """The rule failed (REVIEW or BLOCK)."""
-        return self.row.status in ("REVIEW", "BLOCK")
+        return self.row.status in (GateLevel.REVIEW, GateLevel.BLOCK)
 
 
 def rule_rows(
@@ -182,7 +175,7 @@ def summary(rules: tuple[RuleValue, ...]) -> str:
     every row listed (the counts after the first add up to the rows that did not pass)."""
     evaluated = [r for r in rules if r.status != "not evaluated"]
     parts = [f"{sum(r.status == 'pass' for r in evaluated)} of {len(rules)} rules pass"]
-    parts += [f"{n} {level}" for level in ("BLOCK", "REVIEW")
+    parts += [f"{n} {level}" for level in (GateLevel.BLOCK, GateLevel.REVIEW)
               if (n := sum(r.status == level for r in evaluated))]  # fmt: skip
     if len(evaluated) < len(rules):
         parts.append(f"{len(rules) - len(evaluated)} not evaluated")
@@ -227,7 +220,7 @@ def gate_page(
             _GateCandidate(
                 c.name,
                 slugs[c.name],
-                c.gate.verdict,
+                c.gate.level,
                 rule_rows(c.gate.rules, c.gate.k or 0, policy),
                 summary(c.gate.rules),
             )

@@ -488,6 +488,7 @@ class CandidatePage(Plain):
     warnings: tuple[str, ...] = ()  # the runs it compares answer too few judged queries
     keyfacts: tuple[str, ...] = ()  # the header's primary difference and flips, as claims
     badges: tuple[str, str] = ("", "")  # the verdict's and the gate's words, as claims
+    gated: bool = True  # False: the project has no gate policy, so the gate checked nothing
 
     @property
     def slug(self) -> str:
@@ -506,7 +507,7 @@ class CandidateRow(Plain):
     name: str
     slug: str
     verdict: str  # the candidate's one verdict (its badge)
-    gate: str  # GO / REVIEW / BLOCK
+    gate: str  # the gate badge's words: GO, REVIEW, BLOCK, or that no policy checked it
     primary: Comparison  # the primary metric's: its paired difference, interval and n
     flips: str  # "+3/−0" on the flips metric
     cost: str  # "pairs/question +10.0 · tokens same · latency +375 % (hypothetical)"

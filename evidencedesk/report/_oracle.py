@@ -914,7 +914,7 @@ def _summary_table(results: Results) -> list[str]:
         return [f"No candidate changes to decide on: only the baseline {baseline}."]
     verdicts = [c.decision.verdict for c in cands]
     counted = ", ".join(f"{verdicts.count(v)} {_md_words(v)}" for v in _BEST_FIRST if v in verdicts)
-    levels = [c.gate.verdict for c in cands]
+    levels = [c.gate.level.value for c in cands]
     gate = (", ".join(f"{levels.count(g)} {g}" for g in _LEVELS) if results.policy is not None
             else "no gate policy, nothing checked")  # fmt: skip
     flips_metric = results.settings.flips_metric
@@ -928,7 +928,7 @@ def _summary_table(results: Results) -> list[str]:
             f"[{_three(d.low, True)}, {_three(d.high, True)}]"  # fmt: skip
         delta = f"{_three(d.delta, True)} {span} n={d.n}"
         lines.append(f"| {_md_code(c.name, cell=True)} | {_md_words(c.decision.verdict)} | "
-                     f"{_md_words(c.gate.verdict) if c.gate.evaluated else 'not checked'} | "
+                     f"{_md_words(c.gate.level) if c.gate.evaluated else 'not checked'} | "
                      f"{_md_words(delta)} | +{len(f.better)}/−{len(f.worse)} |")  # fmt: skip
     return [*lines, "", f"Verdict: did it get better than the baseline {baseline} (the "
             "statistics)? Gate: may it ship (the release policy)? Flips: questions better / worse."]  # fmt: skip

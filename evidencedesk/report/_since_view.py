@@ -100,7 +100,7 @@ def since_view(since: Since, results: Results) -> SinceView:
                    "project files whose sha256 changed, every label grade that changed",
                    _inputs(since)),
         _SinceGroup("verdicts", "Verdicts",
-                   "each candidate's verdict and gate verdict against the previous report",
+                   "each candidate's verdict and gate level against the previous report",
                    tuple(_SinceItem(c.candidate, _verdict(c.before, c.after, c.gate_before,
                                                          c.gate_after))
                          for c in since.verdicts)),

@@ -252,7 +252,7 @@ def _critical(c: CandidateResult) -> str:
     ids = c.decision.critical_worse
     if not ids:
         return ""
-    gate = c.gate.verdict if c.gate.evaluated else _NO_POLICY
+    gate = c.gate.level if c.gate.evaluated else _NO_POLICY
     return f"Critical question(s) worse: {', '.join(ids)} — the gate decides ({gate})."
 
 
@@ -476,12 +476,12 @@ def baseline_fails(results: Results, source: str) -> str:
     candidate is held to the same floors, so a candidate's REVIEW or BLOCK may be the
     baseline's; "" when it passes or the project has no policy."""
     own = results.baseline_gate
-    if own is None or own.verdict == "GO":
+    if own is None or own.level is GateLevel.GO:
         return ""
     lines = [gate_line(results, f"baseline_gate.checks[{i}]") for i in range(len(own.checks))]
-    return (f"The baseline {results.baseline} itself fails the gate policy ({own.verdict}): "
+    return (f"The baseline {results.baseline} itself fails the gate policy ({own.level}): "
             f"{'; '.join(lines)}. Every candidate is held to the same floors, so a candidate's "
-            f"{own.verdict} may be the baseline's, not the change's")  # fmt: skip
+            f"{own.level} may be the baseline's, not the change's")  # fmt: skip
 
 
 def verdict(results: Results, source: str) -> str:
@@ -492,7 +492,7 @@ def verdict(results: Results, source: str) -> str:
 def gate(results: Results, source: str) -> str:
     """A candidate's gate badge (or that there is no gate policy)."""
     c = _candidate(results, source)
-    return GateLevel(c.gate.verdict).value if c.gate.evaluated else _NO_POLICY
+    return c.gate.level.value if c.gate.evaluated else _NO_POLICY
 
 
 def delta(results: Results, source: str) -> str:
@@ -616,7 +616,7 @@ def gate_summary(results: Results, source: str) -> str:
     """ "gate: 3 GO, 1 BLOCK", or that there is no policy (may they ship?)."""
     if results.policy is None:
         return f"gate: {_NO_POLICY}"
-    found = [c.gate.verdict for c in results.candidates]
+    found = [c.gate.level.value for c in results.candidates]
     parts = [f"{found.count(x)} {x}" for x in _GATE_LEVELS if x in found]
     return "gate: " + (", ".join(parts) if parts else "no candidate")
 
@@ -650,7 +650,7 @@ def tally(results: Results, source: str, of: str = "") -> str:
     if of in v.VERDICTS:
         return str(verdicts.count(of))
     if of in _GATE_LEVELS:
-        return str([c.gate.verdict for c in results.candidates].count(of))
+        return str([c.gate.level.value for c in results.candidates].count(of))
     raise LookupError(f"nothing to count as {of!r}")
 
 

@@ -55,7 +55,7 @@ class VerdictCounts:
 
 @dataclass(frozen=True)
 class GateCounts:
-    """Candidates by gate verdict (only when the project has a gate policy)."""
+    """Candidates by gate level (only when the project has a gate policy)."""
 
     go: int
     review: int
@@ -137,7 +137,7 @@ def gate_counts(results: Results) -> GateCounts | None:
     """GO / REVIEW / BLOCK counts; None when the project has no gate policy (nothing checked)."""
     if results.policy is None:
         return None
-    gates = [c.gate.verdict for c in results.candidates]
+    gates = [c.gate.level for c in results.candidates]
     go, review, block = (gates.count(g) for g in GateLevel)  # the order the index counts them
     return GateCounts(go, review, block)
 

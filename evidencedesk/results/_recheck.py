@@ -1,7 +1,7 @@
 """The decisions of a Results re-derived from the numbers it holds (`evidencedesk audit`).
 
 `recheck(results)` recomputes, independently of the build that wrote them: each candidate's
-Decision from its comparisons (`verdicts.decide_verdict`), each gate verdict from its lines, each
+Decision from its comparisons (`verdicts.decide_verdict`), each gate level from its lines, each
 comparison's flips from the per-question values of the lists, its exact sign test and the
 one-way flips its `n` needs, the Holm adjustment of the randomization p across the candidates
 (per metric), and the judged-question count. It returns one (where, what the Results say, what
@@ -10,6 +10,7 @@ the numbers give) triple per disagreement; none when they agree.
 
 from __future__ import annotations
 
+from evidencedesk.gate import GateLevel
 from evidencedesk.results import _verdicts as verdicts
 from evidencedesk.results.types import CandidateResult, Comparison, Results
 from evidencedesk.retrieval._stats import TIE, flips_needed, holm, sign_test_p
@@ -68,10 +69,9 @@ def recheck(results: Results) -> list[Found]:
             out.append((where, f"verdict {c.decision.verdict}", f"the rules give {redone.verdict}"))
         elif redone != c.decision:
             out.append((where, f"decision {c.decision}", f"the rules give {redone}"))
-        levels = {g.level for g in c.gate.checks}
-        gate = "BLOCK" if "BLOCK" in levels else "REVIEW" if "REVIEW" in levels else "GO"
-        if c.gate.evaluated and gate != c.gate.verdict:
-            out.append((where, f"gate {c.gate.verdict}", f"its lines give {gate}"))
+        gate = GateLevel.worst(g.level for g in c.gate.checks)
+        if c.gate.evaluated and gate != c.gate.level:
+            out.append((where, f"gate {c.gate.level}", f"its lines give {gate}"))
         lists = _lists(results, c)
         for cmp in c.comparisons:
             out += _comparison(where, cmp, lists, base)

@@ -510,6 +510,20 @@ def _ranked_from(data: Any) -> RankedList | None:
     return None
 
 
+_READABLE = (1, SCHEMA_VERSION)  # the schema versions a loader reads
+
+
+def _from_schema_1(data: dict[str, Any]) -> None:
+    """A schema-1 file as schema 2: a gate outcome's `verdict` (GO, REVIEW, BLOCK) is its
+    `level` (the verdict is the statistics' answer, BETTER … WORSE)."""
+    results = data.get("candidates")
+    gates = [c.get("gate") for c in results if isinstance(c, dict)] if type(results) is list else []
+    for gate in (*gates, data.get("baseline_gate")):
+        if isinstance(gate, dict) and "verdict" in gate and "level" not in gate:
+            gate["level"] = gate.pop("verdict")
+    data["schema_version"] = SCHEMA_VERSION
+
+
 def loads(text: str, questions: bytes | None = None) -> Results:
     """Results from results.json's text (and, for a split file, `QUESTIONS_FILE`'s bytes)."""
     return _loads(text, questions)
@@ -517,9 +531,11 @@ def loads(text: str, questions: bytes | None = None) -> Results:
 
 def _loads(text: str, questions: bytes | None) -> Results:
     data = parse_json(text, None, ResultsFileError)  # NaN, 1e400, a key twice: refused here
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        found = data.get("schema_version") if isinstance(data, dict) else data
-        raise _fail("schema_version", str(SCHEMA_VERSION), found)
+    version = data.get("schema_version") if isinstance(data, dict) else data
+    if not isinstance(data, dict) or type(version) is not int or version not in _READABLE:
+        raise _fail("schema_version", " or ".join(map(str, _READABLE)), version)
+    if version == 1:
+        _from_schema_1(data)
     if _SPLIT_KEY in data:
         _put_back(data, data.pop(_SPLIT_KEY), questions)
     return _decode(Results, data, "")

@@ -267,7 +267,9 @@ _MINILM_DESCRIPTIONS = _BUILTIN_DESCRIPTIONS | {"dense": f"{minilm._DESCRIPTION}
 
 # -- the gate ------------------------------------------------------------------------------------
 # the gate outcome without a policy: REVIEW, one no_policy line, not evaluated
-_NO_POLICY_OUTCOME = GateOutcome("REVIEW", (GateCheck(GateLevel.REVIEW, "no_policy"),), False)
+_NO_POLICY_OUTCOME = GateOutcome(
+    GateLevel.REVIEW, (GateCheck(GateLevel.REVIEW, "no_policy"),), False
+)
 # what the gate compares with when there is no saved baseline
 _NO_BASELINE = "no baseline to compare with (no saved baseline file)"
 
@@ -285,7 +287,7 @@ def _rule_values(
     recall = f"recall@{policy.k}"
     crit = _status(checks, "critical")
     if _status(checks, "critical_missing") != "pass":
-        crit = "BLOCK"
+        crit = GateLevel.BLOCK
     out = [
         RuleValue("critical", None, float(sum(shaped.cases.get(q, False) for q in policy.critical)),
                   float(len(policy.critical)), None, crit, None)
@@ -334,7 +336,7 @@ def gate_outcome(
     result = _decide_gate(policy, shaped, reference)
     checks = tuple(result.checks)  # the gate's own check rows: the Results hold them as they are
     rules = _rule_values(policy, shaped, reference, checks)
-    return GateOutcome(result.verdict.value, checks, True, rules,
+    return GateOutcome(result.level, checks, True, rules,
                        baseline if reference is not None else None, final)  # fmt: skip
 
 

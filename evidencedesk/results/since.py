@@ -5,7 +5,7 @@ results.json) and returns a `Since`, computed here once and presented by the rep
 
 - **inputs**: the project files whose sha256 differ, appear or disappear; every label grade
   that changed (question, chunk, before, after); questions added or removed;
-- **verdicts**: each candidate's verdict and gate verdict before and after, candidates added
+- **verdicts**: each candidate's verdict and gate level before and after, candidates added
   and removed;
 - **metrics**: a run's (variant's or candidate's) mean *moved* when the new mean lies outside the
   previous report's 95 % interval of the same run and metric (strictly outside, to 1e-12); runs
@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from evidencedesk.gate import GateLevel
 from evidencedesk.results._plan import pass_depth, passed, run_pass_depth
 from evidencedesk.results.types import Results
 
@@ -53,13 +54,13 @@ class GradeChange:
 
 @dataclass(frozen=True)
 class VerdictChange:
-    """A candidate whose verdict or gate verdict changed, or that was added or removed."""
+    """A candidate whose verdict or gate level changed, or that was added or removed."""
 
     candidate: str
     before: str | None  # the candidate's verdict (results.verdicts); None: not in that report
     after: str | None
-    gate_before: str | None  # GO / REVIEW / BLOCK
-    gate_after: str | None
+    gate_before: GateLevel | None
+    gate_after: GateLevel | None
 
 
 @dataclass(frozen=True)
@@ -143,8 +144,8 @@ def _verdicts(previous: Results, current: Results) -> tuple[VerdictChange, ...]:
             name,
             None if b is None else b.decision.verdict,
             None if a is None else a.decision.verdict,
-            None if b is None else b.gate.verdict,
-            None if a is None else a.gate.verdict,
+            None if b is None else b.gate.level,
+            None if a is None else a.gate.level,
         )
         if (change.before, change.gate_before) != (change.after, change.gate_after):
             out.append(change)

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from evidencedesk._metric_names import canonical
-from evidencedesk.gate import GateCheck
+from evidencedesk.gate import GateCheck, GateLevel
 from evidencedesk.results._plan import Plan, decide
 from evidencedesk.results._settings import Settings
 from evidencedesk.results._verdicts import Decision
@@ -161,7 +161,7 @@ class EvidenceResult:
     notes: tuple[str, ...] = ()
 
 
-SCHEMA_VERSION = 1  # the version of results.json's layout; a file of another version is refused
+SCHEMA_VERSION = 2  # the version of results.json's layout (1 still loads: `serialize.loads`)
 
 
 @dataclass(frozen=True)
@@ -301,9 +301,9 @@ class RuleValue:
 
 @dataclass(frozen=True)
 class GateOutcome:
-    """A candidate's gate verdict: its lines, every policy rule's value, what it compared with."""
+    """A candidate's gate level: its lines, every policy rule's value, what it compared with."""
 
-    verdict: str  # "GO" | "REVIEW" | "BLOCK"
+    level: GateLevel
     checks: tuple[GateCheck, ...]
     evaluated: bool  # False: no gate policy in the project
     rules: tuple[RuleValue, ...] = ()  # every policy key, evaluated or "not evaluated: why"
