@@ -302,7 +302,25 @@ def test_missing_baseline_says_how_to_make_one(tmp_path, demo):
         load_baseline(tmp_path / "nope.json", demo[2])
 
 
-# --- shaping a run and the verdicts -------------------------------------------------------------
+# --- shaping a run and the gate levels ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("levels", "worst"),
+    [
+        ((), GateLevel.GO),
+        (("GO", "GO"), GateLevel.GO),
+        (("GO", "REVIEW"), GateLevel.REVIEW),
+        ((GateLevel.REVIEW, "BLOCK", "GO"), GateLevel.BLOCK),
+    ],
+)
+def test_the_worst_gate_level_of_several(levels, worst):
+    assert GateLevel.worst(levels) is worst
+
+
+def test_an_unknown_gate_level_is_refused_by_name():
+    with pytest.raises(ValueError, match="'PASS' is not a valid GateLevel"):
+        GateLevel.worst(["GO", "PASS"])
 
 
 def test_gate_result_has_one_case_per_answerable_question(demo):
