@@ -41,9 +41,11 @@ import html
 import json
 import re
 import threading
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +110,11 @@ _COUNTED = ("methods.html",)  # definitions, rules and caveats: true of any proj
 # any of the four, in one search: a block it finds nothing in holds none of them (most blocks)
 _ANY = re.compile("|".join(f"(?:{p.pattern})" for p in (_DECIMAL, _P_VALUE, _FLIPS))
                   + f"|(?i:{_PHRASES.pattern})")  # fmt: skip
+# a cheaper search that finds something in every text `_ANY` finds something in (each of its
+# matches holds one of these: a digit, a dot and two digits; a p and a comparison; a plus and a
+# digit; a phrase's first words), its first character looked for first
+_ANY_FIRST = re.compile(r"(?=[\d+pPnNlLdDuUgG])(?:\d\.\d\d|[pP]\s*[=<>≤≥]|\+\d|"
+                        r"(?i:not proven|leans? |did not move|useful context|grades? \d))")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -292,18 +299,43 @@ def _inner(name: str) -> str:
             rf"[^<]*+</(?P={name})>)*+")  # fmt: skip
 
 
-_CELL = rf"<(?P<cell>td|th){_PLAIN}>({_inner('in_cell')})</(?P=cell)>"
-# where nothing is open that changes how text is read: text, then rows of leaf cells, a leaf,
-# or what `_TOKEN` reads. The white space between rows is left out: it follows a cell, whose end
-# left nothing to read, and white space alone makes no block
+def _cell(name: str) -> str:
+    """A leaf cell (a ``td`` or ``th`` whose content is a leaf's), its tag a group named `name`
+    and its content the next group."""
+    return rf"<(?P<{name}>td|th){_PLAIN}>({_inner(f'{name}_in')})</(?P={name})>"
+
+
+def _value_cell(name: str) -> str:
+    """A table cell holding one marked value and nothing else (``<td><span data-v=g2>1.000</span>
+    </td>``: most of a question page's metric tables), its mark a group named `name` and its
+    text the next group."""
+    return rf"<td{_PLAIN}><span data-v=(?P<{name}>[^\s\"'=<>`]++)>([^<]*+)</span></td>"
+
+
+def _rows(name: str) -> str:
+    """Table rows of leaf cells and value cells, and the white space after each (their groups
+    named after `name`)."""
+    return (rf"(?:<tr{_PLAIN}>(?:\s*+(?:{_cell(f'{name}_cell')}|{_value_cell(f'{name}_value')}))++"
+            rf"</tr>\s*+)++")  # fmt: skip
+
+
+# where nothing is open that changes how text is read: text, then a table of such rows alone
+# (a head and a body, each optional), such rows, a leaf, a value cell, or what `_TOKEN` reads.
+# The white space in a table between its parts is left out, as the white space between rows:
+# it follows a start or end tag that left nothing to read (a table's start ends the block
+# before it), and white space alone makes no block
 _PLAIN_TOKEN = re.compile(
-    rf"([^<]*+)(?:((?:<tr{_PLAIN}>(?:\s*+{_CELL})++</tr>\s*+)++)"
+    rf"([^<]*+)(?:(<table{_PLAIN}>\s*+(?:<thead{_PLAIN}>\s*+{_rows('head')}</thead>\s*+)?+"
+    rf"(?:<tbody{_PLAIN}>\s*+{_rows('body')}</tbody>\s*+)?+</table>)"
+    rf"|({_rows('rows')})"
     rf"|<(?!(?:{_NOT_LEAF})[\s>])(?P<leaf>[a-z][a-z0-9]*+){_PLAIN}>({_inner('in_leaf')})</(?P=leaf)>"
-    rf"|<td{_PLAIN}><span data-v=(?P<value>[^\s\"'=<>`]++)>([^<]*+)</span></td>|"
-    + _TOKEN.pattern[len("([^<]*)(?:") :],
+    rf"|{_value_cell('value')}|" + _TOKEN.pattern[len("([^<]*)(?:") :],
     re.S,
 )
-_CELLS = re.compile(_CELL)
+# the cells of a table or rows read whole, in order: a leaf cell (its content: group 2) or a
+# value cell (its mark: group 4, its text: group 5). A ``<thead>`` is no cell: a cell's tag
+# ends at white space or ">"
+_ROW_CELLS = re.compile(rf"{_cell('cell')}|{_value_cell('mark')}")
 _TAGS = re.compile(r"<[^>]*>")
 
 
@@ -313,6 +345,22 @@ def _leaf_text(inner: str) -> str:
     if "&" in inner:
         return "".join(html.unescape(t) for t in _TAGS.split(inner))
     return _TAGS.sub("", inner) if "<" in inner else inner
+
+
+# a leaf's content -> its text squeezed (`_said`): a large site's cells repeat the same few
+# ("<i>unjudged</i>", a grade, a rank, a move); emptied when it grows past `_SAID_MOST`
+_SAID: dict[str, str] = {}
+_SAID_MOST = 1 << 17
+
+
+def _said(inner: str) -> str:
+    """A leaf's text (`_leaf_text`), its white space squeezed."""
+    said = _SAID.get(inner)
+    if said is None:
+        if len(_SAID) >= _SAID_MOST:
+            _SAID.clear()
+        said = _SAID[inner] = " ".join(_leaf_text(inner).split())
+    return said
 
 
 def _attributes(text: str) -> dict[str, str | None]:
@@ -325,28 +373,10 @@ def _attributes(text: str) -> dict[str, str | None]:
     return given
 
 
+_ROWS_AT = _PLAIN_TOKEN.groupindex["rows_cell"] - 1  # rows read whole (outside a table read whole)
 _LEAF_AT = _PLAIN_TOKEN.groupindex["leaf"]  # the leaf's tag; its content is the next group
-# a table cell holding one marked value and nothing else (``<td><span data-v=g2>1.000</span>
-# </td>``, most of a question page's metric tables): its mark; its text is the next group
+# a table cell holding one marked value and nothing else: its mark; its text is the next group
 _VALUE_AT = _PLAIN_TOKEN.groupindex["value"]
-
-
-def _whole(token: re.Match[str]) -> tuple[str, list[str] | None] | None:
-    """A `_PLAIN_TOKEN` read whole (rows of leaf cells, or a leaf): the text before it (and an
-    inline leaf's text), and the blocks it makes (None: an inline leaf makes none); None for a
-    token read tag by tag."""
-    rows, leaf = token.group(2, _LEAF_AT)
-    if rows is None and leaf is None:
-        return None
-    text = token.group(1)
-    if "&" in text:
-        text = html.unescape(text)
-    if rows is None and leaf not in _BLOCKS:  # text of the open block
-        return text + _leaf_text(token.group(_LEAF_AT + 1)), None
-    inners = (
-        [c[1] for c in _CELLS.findall(rows)] if rows is not None else [token.group(_LEAF_AT + 1)]
-    )
-    return text, [said for inner in inners if (said := " ".join(_leaf_text(inner).split()))]
 
 
 def _mark_of(given: dict[str, str | None]) -> tuple[str, int] | str | None:
@@ -384,21 +414,55 @@ class _Blocks:
         self.values: list[tuple[str, str]] = []
         self.claim_after: list[int] = []
 
-    def read_whole(self, text: str, made: list[str] | None) -> None:
-        """A token read whole (`_whole`): `text` of the open block, then the blocks `made`."""
+    def read_leaf(self, text: str, inner: str, tag: str) -> None:
+        """`text` of the open block, then a leaf (`tag` around `inner`) read whole: a block of
+        its own (a block's tag), or text of the open block."""
+        if tag not in _BLOCKS:
+            if text := text + _leaf_text(inner):
+                self.buffer.append(text)
+                self.blanked.append(text)
+            return
         if text:
             self.buffer.append(text)
             self.blanked.append(text)
-        if made is not None:  # the blocks it makes, after the open one
-            if self.buffer or self.pending:
-                self.flush()
-            (self.cells if self.table else self.prose).extend((b, b) for b in made)
+        if self.buffer or self.pending:
+            self.flush()
+        said = _said(inner)
+        if said:
+            (self.cells if self.table else self.prose).append((said, said))
+
+    def read_rows(self, text: str, rows: str, table: bool = False) -> None:
+        """`text` of the open block, then table rows of leaf cells and value cells read whole,
+        or a `table` of them: each cell a block (a table's: a table cell), each value cell's
+        mark closed around its text (what the table's start and end, each cell's start, its
+        mark and its end do in turn, tag by tag)."""
+        if text:
+            self.buffer.append(text)
+            self.blanked.append(text)
+        if self.buffer or self.pending:
+            self.flush()
+        into = self.cells if self.table or table else self.prose
+        values, after, marked = self.values, self.claim_after, self.marked
+        for _, inner, _, mark, words in _ROW_CELLS.findall(rows):
+            if not mark:  # a leaf cell (a mark has at least one character)
+                said = _said(inner)
+                if said:
+                    into.append((said, said))
+                continue
+            if "&" in mark:
+                mark = html.unescape(mark)
+            said = " ".join((html.unescape(words) if "&" in words else words).split())
+            if said:
+                into.append((said, ""))  # its text, its mark blanked
+            values.append((mark, said))
+            after.append(len(marked))
 
     def read_value_cell(self, text: str, value: str, inner: str) -> None:
         """`text` of the open block, then a table cell holding only the value mark `value` around
         `inner`: what the cell's start, its mark and its end do in turn."""
         if text:
-            self.read_whole(text, None)
+            self.buffer.append(text)
+            self.blanked.append(text)
         if self.buffer or self.pending:
             self.flush()
         self.buffer.append(inner)
@@ -478,13 +542,20 @@ def _read(raw: str) -> _PageText:
         if mark is None and not data_at and not skip:
             token = _PLAIN_TOKEN.match(raw, at)
             assert token is not None  # the last alternatives match anything
-            whole, value = _whole(token), token.group(_VALUE_AT)
-            if whole is not None or value is not None:  # read whole
-                if whole is not None:
-                    blocks.read_whole(*whole)
+            text, table, rows, leaf, value = token.group(1, 2, _ROWS_AT, _LEAF_AT, _VALUE_AT)
+            if table or rows or leaf or value:  # read whole
+                if "&" in text:
+                    text = unescape(text)
+                if table:
+                    blocks.read_rows(text, table, table=True)
+                elif rows:
+                    blocks.read_rows(text, rows)
+                elif leaf is not None:
+                    blocks.read_leaf(text, token.group(_LEAF_AT + 1), leaf)
                 else:  # a cell of one marked value: its text before it, its mark, its text
-                    parts = token.group(1, _VALUE_AT, _VALUE_AT + 1)
-                    blocks.read_value_cell(*(unescape(t) if "&" in t else t for t in parts))
+                    words = token.group(_VALUE_AT + 1)
+                    blocks.read_value_cell(text, *(unescape(t) if "&" in t else t
+                                                   for t in (value, words)))  # fmt: skip
                 at = token.end()
                 continue
         else:
@@ -588,6 +659,23 @@ def _in_name(text: str, start: int, end: int, name: str) -> bool:
     return bool(name) and 0 <= at <= start and end <= at + len(name)
 
 
+# what parts the blocks in `_holding_any`'s one search: no pattern of `_ANY` matches it or
+# reads it as a word's or a number's edge, so none matches across it
+_PART = "\x00"
+
+
+def _holding_any(blocks: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+    """The blocks whose blanked text `_ANY` finds something in (most blocks hold nothing it
+    reads): those `_ANY_FIRST` finds something in, by one search of the page's blocks joined by
+    `_PART`, then each of them searched by `_ANY`."""
+    joined = _PART.join(blanked for _, blanked in blocks)
+    if joined.count(_PART) != len(blocks) - 1:  # a block holding the part itself: one by one
+        return [b for b in blocks if _ANY.search(b[1]) is not None]
+    ends = list(accumulate(len(blanked) + 1 for _, blanked in blocks))
+    maybe = dict.fromkeys(bisect_right(ends, hit.start()) for hit in _ANY_FIRST.finditer(joined))
+    return [blocks[i] for i in maybe if _ANY.search(blocks[i][1]) is not None]
+
+
 def _unbacked(page: str, shown: _PageText, project: str = "") -> list[Disagreement]:
     """Decimals, p-values, flips and verdict phrases that stand outside every mark: no claim
     and no Results value backs them where they stand (a claim's words elsewhere on the page back
@@ -597,11 +685,8 @@ def _unbacked(page: str, shown: _PageText, project: str = "") -> list[Disagreeme
     a count inside the `project`'s name (data: "… (1250 questions)" in its title and header)."""
     out = []
     patterns = (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES) + ((_COUNT,) if page in _COUNTED else ())
-    anything = _ANY.search if page not in _COUNTED else None
     for blocks, what in ((shown.prose, "sentence"), (shown.cells, "table cell")):
-        for block, blanked in blocks:
-            if anything is not None and anything(blanked) is None:
-                continue
+        for block, blanked in blocks if page in _COUNTED else _holding_any(blocks):
             for pattern in patterns:
                 hit = next((h for h in pattern.finditer(blanked) if pattern is not _COUNT
                             or not (blanked[: h.start()].endswith(_THRESHOLDS)
@@ -803,7 +888,17 @@ _CHUNK = re.compile(r'\bdata-chunk="([^"]*)"')
 
 
 def _cell_text(cell: str) -> str:
-    return _squeeze(html.unescape(_TAGS.sub("", cell)))
+    """A cell's text: its tags left out, unescaped, its white space squeezed (the same few
+    cells repeat across a site's lists: read once each, `_CELL_TEXT`)."""
+    text = _CELL_TEXT.get(cell)
+    if text is None:
+        if len(_CELL_TEXT) >= _SAID_MOST:
+            _CELL_TEXT.clear()
+        text = _CELL_TEXT[cell] = _squeeze(html.unescape(_TAGS.sub("", cell)))
+    return text
+
+
+_CELL_TEXT: dict[str, str] = {}
 
 
 def _grade_of(ranked: RankedList, k: int, shown: str) -> str:
@@ -887,8 +982,10 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
     return out + _more_disagreements(page, raw, question, lists, seen)
 
 
-# a run's ranked tables and the line after them that counts what they leave out, in page order
-_MORE = re.compile(r'data-list="([^"]*)"|<p class="muted">(\d+) more results not listed\.</p>')
+# a run's ranked tables (each names its run) and the line after them that counts what they
+# leave out, read in page order: two searches, each of a fixed start (faster than one of either)
+_LIST_NAMED = re.compile(r'data-list="([^"]*)"')
+_MORE = re.compile(r'<p class="muted">(\d+) more results not listed\.</p>')
 
 
 def _more_disagreements(page: str, raw: str, question: str, lists: _Lists,
@@ -896,12 +993,16 @@ def _more_disagreements(page: str, raw: str, question: str, lists: _Lists,
     """The "N more results not listed" line after a run's ranked rows counts what its list in
     results.json holds beyond them (its size less the rows shown: none, no line)."""
     said: dict[str, int] = {}
-    run = None
-    for m in _MORE.finditer(raw):
-        if m[1] is not None:
-            run = html.unescape(m[1])
+    found = [(m.start(), m.end(), True, m[1]) for m in _LIST_NAMED.finditer(raw)]
+    found += [(m.start(), m.end(), False, m[1]) for m in _MORE.finditer(raw)]
+    run, end = None, 0  # the run named last, and where its name ends
+    for start, stop, names, text in sorted(found):
+        if start < end:
+            continue  # inside the name before it: part of that name
+        if names:
+            run, end = html.unescape(text), stop
         elif run is not None:
-            said[run] = int(m[2])
+            said[run] = int(text)
     out = []
     for name, rows in shown.items():
         at, ranked = lists.get((name, question), ("", None))
