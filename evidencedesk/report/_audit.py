@@ -3,9 +3,10 @@
 The site writes each page's typed claims to ``claims.json`` (`report.claims`). The audit reads
 results.json back into Results and, independently of the site model that wrote the pages:
 
-1. re-derives every claim's words from the Results (`report.words.derive`) and compares them
-   with the claim's and with the page's text: a changed number, label, interval, zero clause,
-   flips count, p-value, verdict or gate line is a disagreement;
+1. restates every claim's words from the Results by the oracle's own table of the claim kinds
+   (`report.oracle.claim_words`, never the build's words) and compares them with the claim's
+   and with the page's text: a changed number, label, interval, zero clause, flips count,
+   p-value, verdict or gate line is a disagreement, and so is a build whose words are wrong;
 2. holds every value a page marks (``<span data-v=N>``: a formatting filter's text of a
    Results value, a difference of two, a badge's or a gate rule's words; `report.claims`) to
    what results.json holds at that path, and every flips cell's ★ to its Holm p;
@@ -59,13 +60,14 @@ from evidencedesk.report._oracle import (
     Finding,
     best_lead,
     caveats_given,
+    claim_words,
+    number_text,
     oracle_findings,
+    p_text,
     rule_cell,
     summary_lines,
 )
 from evidencedesk.report._site import slug
-from evidencedesk.report._values import flips, fmt, interval, p_text
-from evidencedesk.report._words import derive
 from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import load
 from evidencedesk.results.types import RankedList, Results
@@ -623,8 +625,8 @@ def _read(raw: str) -> _PageText:
 def _claims(site: Path, results: Results) -> dict[str, list[dict[str, Any]]]:
     """claims.json's claims by page, each an object: kind, source, args and its words. A row
     ``[kind, source, args?]`` (`report.claims.Claims.to_rows`) records no words: they are the
-    words `words.derive` gives from results.json (``derived``; ``error`` when it gives none),
-    which the page must show."""
+    words `report.oracle.claim_words` gives from results.json (``derived``; ``error`` when it
+    gives none), which the page must show."""
     path = site / _CLAIMS
     data = parse_json(read_text(path, AuditError, "claims file"), path, AuditError)
     if not isinstance(data, dict):
@@ -638,8 +640,9 @@ def _claims(site: Path, results: Results) -> dict[str, list[dict[str, Any]]]:
                 continue
             claim = dict(zip(("kind", "source", "args"), row, strict=False))
             try:
-                claim["text"] = derive(results, str(claim.get("kind")), str(claim.get("source",
-                                       "")), dict(claim.get("args") or {}))  # fmt: skip
+                claim["text"] = claim_words(results, str(claim.get("kind")),
+                                            str(claim.get("source", "")),
+                                            dict(claim.get("args") or {}))  # fmt: skip
                 claim["derived"] = True
             except (LookupError, TypeError, ValueError, AttributeError) as exc:
                 claim["text"], claim["error"] = f"{claim.get('kind')} of {claim.get('source')}", exc
@@ -700,21 +703,28 @@ def _unbacked(page: str, shown: _PageText, project: str = "") -> list[Disagreeme
 
 
 def _as_shown(value: Any, text: str) -> str:
-    """`value` (a Results number, a (low, high) pair, or a row with an interval or flips) as a
-    formatting filter prints it, at the precision and sign `text` shows it with."""
+    """`value` (a Results number, a (low, high) pair, or a row with an interval or flips) as
+    docs/site.md prints it (`report.oracle.number_text`), at the precision and sign `text` shows
+    it with: an interval "[low, high]" ("—" when either end is undefined), flips "+b/−w"."""
     if value is None:
         return "—"
     if isinstance(value, int | float) and not isinstance(value, bool):
         if text == "< 0.001" and value < 0.001:
             return text
         digits = len(text) - text.index(".") - 1 if "." in text else 0
-        return fmt(value, digits, text[:1] in "+−")
+        return number_text(value, digits, text[:1] in "+−")
     if isinstance(value, tuple) or hasattr(value, "low") and not text.startswith("+"):
         inner = text[1:].split(",")[0]
         digits = len(inner) - inner.index(".") - 1 if "." in inner else 3
-        return interval(value, digits, inner[:1] in "+−")
+        low, high = value if isinstance(value, tuple) else (value.low, value.high)
+        if low is None or high is None:
+            return "—"
+        signed = inner[:1] in "+−"
+        return f"[{number_text(low, digits, signed)}, {number_text(high, digits, signed)}]"
     if hasattr(value, "better"):
-        return flips(value)
+        better, worse = (side if isinstance(side, int) else len(side)
+                         for side in (value.better, value.worse))  # fmt: skip
+        return f"+{better}/−{worse}"
     return repr(value)
 
 
@@ -726,12 +736,12 @@ _RULE_WORDS = ("observed", "threshold", "margin")
 def _shown(results: Results, at: str, text: str) -> str:
     """What the mark `at` (`report.claims.marking`) says the text must be: a Results value
     (``path``), a difference of two (``a − b``), an interval of two (``[low, high]``) or the words
-    of a row (``path @kind``: `words.derive`'s kinds, or a gate rule's cells)."""
+    of a row (``path @kind``: `report.oracle.claim_words`'s kinds, or a gate rule's cells)."""
     if " @" in at:
         path, kind = at.rsplit(" @", 1)
         if kind in _RULE_WORDS:
             return rule_cell(results, value_at(results, path), kind)
-        return derive(results, kind, path, {})
+        return claim_words(results, kind, path, {})
     if at.startswith("[") and at.endswith("]"):
         low, high = at[1:-1].split(", ", 1)
         return _as_shown((value_at(results, low), value_at(results, high)), text)
@@ -861,7 +871,7 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
         try:
             if "error" in claim:
                 raise claim["error"]
-            expected = said if claim.get("derived") else derive(
+            expected = said if claim.get("derived") else claim_words(
                 results, str(claim.get("kind")), str(claim.get("source", "")),
                 dict(claim.get("args") or {}))  # fmt: skip
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
