@@ -197,6 +197,11 @@ TRICKY = (
     "<tr><td>2</td><td><span data-v=g3>0.300</span></td></tr> tail",
     '<table><caption>0.5</caption><tr><td>1</td></tr></table><table><tr><td><div class="note">'
     "0.7</div></td><td>0.8</td></tr></table><table><thead><tr><td>1</td></tr></thead></table>",
+    # runs of start and end tags read in one loop: a boolean attribute, end tags of what is not
+    # open (a span, a table), a block closing what it left open, a note and a dir left out
+    '<p>a 0.1 <section id="s"> <details open>\n<summary>0.5</summary><div class="x"></section>'
+    '</div></span></table> b <div class="a note">0.6</div><details OPEN>0.7</details></details>'
+    '<div dir="auto">0.8</div><ul>\n<li>0.9</li></ul></p>',
 )
 
 

@@ -321,6 +321,18 @@ def _rows(name: str) -> str:
             rf"</tr>\s*+)++")  # fmt: skip
 
 
+# start tags that change nothing but the open elements and the block (no mark, no data, nothing
+# skipped, no table, no void element, no self-closing slash; a boolean attribute as ``open``
+# allowed) and end tags, with the white space between them: each read as `_TOKEN` reads it, in
+# one loop (`_RUN_TAGS`) instead of one token each
+_NOT_RUN = "|".join(sorted(_VOID | _SKIPPED | _RAW_TEXT | {"table", "span"}))
+_BARE = (
+    r"""(?:\s++(?i:(?!(?:dir|data-claim|data-v)=))[a-zA-Z_:][-\w:.]*+(?:="[^"<>]*+"|(?=[\s>])))*+"""
+)
+_RUN = (rf"(?:\s*+<(?:(?!(?:{_NOT_RUN})[\s>])(?!div\b[^>]*?\bnote\b)[a-z][a-z0-9]*+{_BARE}"
+        rf"|/[a-z][a-z0-9]*+)>)++")  # fmt: skip
+_RUN_TAGS = re.compile(r"(\s*+)<(/?)([a-z][a-z0-9]*+)")
+
 # where nothing is open that changes how text is read: text, then a table of such rows alone
 # (a head and a body, each optional), such rows, a leaf, a value cell, or what `_TOKEN` reads.
 # The white space in a table between its parts is left out, as the white space between rows:
@@ -331,7 +343,7 @@ _PLAIN_TOKEN = re.compile(
     rf"(?:<tbody{_PLAIN}>\s*+{_rows('body')}</tbody>\s*+)?+</table>)"
     rf"|({_rows('rows')})"
     rf"|<(?!(?:{_NOT_LEAF})[\s>])(?P<leaf>[a-z][a-z0-9]*+){_PLAIN}>({_inner('in_leaf')})</(?P=leaf)>"
-    rf"|{_value_cell('value')}|" + _TOKEN.pattern[len("([^<]*)(?:") :],
+    rf"|{_value_cell('value')}|({_RUN})|" + _TOKEN.pattern[len("([^<]*)(?:") :],
     re.S,
 )
 # the cells of a table or rows read whole, in order: a leaf cell (its content: group 2) or a
@@ -375,6 +387,7 @@ def _attributes(text: str) -> dict[str, str | None]:
     return given
 
 
+_RUN_AT = _PLAIN_TOKEN.groupindex["value"] + 2  # a run of tags read in one loop
 _ROWS_AT = _PLAIN_TOKEN.groupindex["rows_cell"] - 1  # rows read whole (outside a table read whole)
 _LEAF_AT = _PLAIN_TOKEN.groupindex["leaf"]  # the leaf's tag; its content is the next group
 # a table cell holding one marked value and nothing else: its mark; its text is the next group
@@ -544,7 +557,29 @@ def _read(raw: str) -> _PageText:
         if mark is None and not data_at and not skip:
             token = _PLAIN_TOKEN.match(raw, at)
             assert token is not None  # the last alternatives match anything
-            text, table, rows, leaf, value = token.group(1, 2, _ROWS_AT, _LEAF_AT, _VALUE_AT)
+            text, table, rows, leaf, value, run = token.group(1, 2, _ROWS_AT, _LEAF_AT,
+                                                               _VALUE_AT, _RUN_AT)  # fmt: skip
+            if run:  # its text, then each tag as the tag-by-tag reading below reads it
+                if text:
+                    text = unescape(text) if "&" in text else text
+                    buffer.append(text)
+                    blanked.append(text)
+                for space, closing, tag in _RUN_TAGS.findall(run):
+                    if space:
+                        buffer.append(space)
+                        blanked.append(space)
+                    if not closing:
+                        open_.append(tag)
+                        if tag in _BLOCKS and (buffer or pending):
+                            flush()
+                    elif open_ and open_[-1] == tag and tag not in _EVENTFUL_END:
+                        if tag in _BLOCKS and (buffer or pending):
+                            flush()
+                        open_.pop()
+                    else:
+                        end(tag)
+                at = token.end()
+                continue
             if table or rows or leaf or value:  # read whole
                 if "&" in text:
                     text = unescape(text)
