@@ -65,6 +65,7 @@ from evidencedesk.report._oracle import (
     oracle_findings,
     p_text,
     rule_cell,
+    rules_summary,
     summary_lines,
 )
 from evidencedesk.report._site import slug
@@ -1181,6 +1182,55 @@ def _index_disagreements(page: str, shown: _PageText, results: Results,
     return out
 
 
+# counts the other pages print outside the marks (templates: gate.html, candidate.html,
+# benchmark.html and slices.html, questions.html), each read where the page prints it
+_RULES_PASS = re.compile(
+    r"^\d+ of \d+ rules pass(?: · \d+ (?:BLOCK|REVIEW|not evaluated))*"
+)  # a gate rules' count
+_FLIPPED = re.compile(r"^(Better|Worse) \((\d+)\)$")  # a candidate page's flipped questions
+_DECIDE = re.compile(r"^Read with care: (\d+) questions decide\b")
+_ALL_QUESTIONS = re.compile(r"^All (\d+) questions:")
+
+
+def _count_disagreements(page: str, shown: _PageText, results: Results,
+                         held: _Site) -> list[Disagreement]:  # fmt: skip
+    """The counts a page prints outside the marks, held to results.json: on the gate page each
+    candidate's rules counted (in the table and in its section, in results.json's order of the
+    candidates; `report.oracle.rules_summary`), on a candidate page its flipped questions on the
+    primary metric, on the benchmark and slices pages the questions that decide (as the
+    index's), on the questions page the questions."""
+    out = []
+    if page == "gate.html":
+        due = [(rules_summary(c.gate.rules), f"candidates[{i}].gate.rules")
+               for i, c in enumerate(results.candidates)]  # fmt: skip
+        for blocks in (shown.prose, shown.cells):
+            said = [(b, m.group()) for b, blank in blocks if (m := _RULES_PASS.match(blank))]
+            for i, (block, words) in enumerate(said):
+                expected, at = due[i] if i < len(due) else ("no such candidate", "candidates")
+                if words != expected:
+                    out.append(Disagreement(page, block[:200], f"{expected!r} ({at})"))
+    elif page in held.candidates:
+        i = held.candidates[page]
+        head = results.candidates[i].on[results.candidates[i].decision.primary]
+        for block, blank in shown.prose:
+            if (m := _FLIPPED.match(blank)) is not None:
+                side = "better" if m[1] == "Better" else "worse"
+                n = len(head.better if side == "better" else head.worse)
+                if int(m[2]) != n:
+                    out.append(Disagreement(page, block, f"{n} ({side} of candidates[{i}]'s "
+                                            f"comparison on {head.metric})"))  # fmt: skip
+    elif page in ("benchmark.html", "slices.html", "questions.html"):
+        counts = _index_counts(results, held.pages)
+        due_n = {"deciding": counts["deciding"],
+                 "questions": (len(results.inputs.questions), "inputs.questions")}  # fmt: skip
+        for block, blank in shown.prose:
+            for pattern, name in ((_DECIDE, "deciding"), (_ALL_QUESTIONS, "questions")):
+                if (m := pattern.match(blank)) is not None and int(m[1]) != due_n[name][0]:
+                    value, source = due_n[name]
+                    out.append(Disagreement(page, block[:200], f"{value} {name} ({source})"))
+    return out
+
+
 def _caveat_disagreements(page: str, shown: _PageText, given: tuple[set[str], set[str]],
                           blocks: str) -> list[Disagreement]:  # fmt: skip
     """A component's caveat (the toy embedder, MiniLM, the lexical rerankers, the demo's tuning
@@ -1378,6 +1428,7 @@ class _Site:
     charted: _ChartValues
     pages: int  # the site's question pages
     known: _Known  # the marked values already re-read (filled as the pages are read)
+    candidates: dict[str, int]  # a candidate's page -> its index in results.json
 
     @classmethod
     def of(cls, site: Path) -> _Site:
@@ -1388,7 +1439,9 @@ class _Site:
         return cls(site, results, _claims(site, results), mark_table(results),
                    {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions},
                    caveats_given(results), lists, _ChartValues.of(saved),
-                   len(list(site.glob("question-*.html"))), {})  # fmt: skip
+                   len(list(site.glob("question-*.html"))), {},
+                   {f"candidate-{slug(c.name)}.html": i
+                    for i, c in enumerate(results.candidates)})  # fmt: skip
 
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
@@ -1417,6 +1470,8 @@ class _Site:
         found += _chart_disagreements(page, raw, self.charted)
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
+        else:
+            found += _count_disagreements(page, shown, results, self)
         return found, len(mine)
 
 

@@ -71,6 +71,7 @@ __all__ = [
     "gate_level",
     "number_text",
     "p_text",
+    "rules_summary",
     "oracle_findings",
     "summary_lines",
     "verdict_of",
@@ -1662,3 +1663,13 @@ def claim_words(results: Results, kind: str, source: str, args: Mapping[str, Any
     if kind not in CLAIM_WORDS:
         raise LookupError(f"unknown claim kind {kind!r}; expected one of: {', '.join(CLAIM_WORDS)}")
     return CLAIM_WORDS[kind](results, source, **args)
+
+
+def rules_summary(rules: Sequence[RuleValue]) -> str:
+    """A candidate's gate rules counted as the gate page says them (docs/gate.md): "4 of 6 rules
+    pass · 1 BLOCK · 1 REVIEW · 1 not evaluated", each count after the first only where there is
+    one."""
+    said = [f"{sum(r.status == 'pass' for r in rules)} of {len(rules)} rules pass"]
+    said += [f"{n} {status}" for status in ("BLOCK", "REVIEW", "not evaluated")
+             if (n := sum(r.status == status for r in rules))]  # fmt: skip
+    return " · ".join(said)
