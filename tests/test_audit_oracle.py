@@ -430,7 +430,7 @@ def test_the_restated_rules_and_steps_are_the_builds() -> None:
     from evidencedesk.report import _values, _words  # this test may import the build
     from evidencedesk.results import _verdicts
 
-    assert {k: f() for k, f in _words.RULES.items()} == oracle.RULE_WORDS
+    assert {k: f() for k, f in _words.RULES.items()} == oracle._RULE_WORDS
     assert (oracle._DELTA_STEPS, oracle._FLIP_STEPS) == (_values.DELTA_STEPS, _values.FLIP_STEPS)
     assert (oracle._NO_POLICY, oracle._IDS_SHOWN) == (_words._NO_POLICY, _words.INLINE_IDS)
     assert oracle._UNJUDGED_GAP == _verdicts.UNJUDGED_GAP

@@ -510,6 +510,45 @@ class _Blocks:
         self.blanked.clear()
 
 
+def _read_run(blocks: _Blocks, text: str, run: str, open_: list[str],
+              end: Callable[[str], None]) -> None:  # fmt: skip
+    """`text`, then a run of tags (`_RUN`) read as `_read` reads each of them tag by tag:
+    `open_`, the open elements, and `end`, what an end tag does that closes more than the
+    element on top."""
+    buffer, blanked, pending = blocks.buffer, blocks.blanked, blocks.pending
+    if text:
+        buffer.append(text)
+        blanked.append(text)
+    for space, closing, tag in _RUN_TAGS.findall(run):
+        if space:
+            buffer.append(space)
+            blanked.append(space)
+        if not closing:
+            open_.append(tag)
+            if tag in _BLOCKS and (buffer or pending):
+                blocks.flush()
+        elif open_ and open_[-1] == tag and tag not in _EVENTFUL_END:
+            if tag in _BLOCKS and (buffer or pending):
+                blocks.flush()
+            open_.pop()
+        else:
+            end(tag)
+
+
+def _read_whole(blocks: _Blocks, token: re.Match[str], text: str) -> None:
+    """`text`, then a `_PLAIN_TOKEN` read whole: a table, rows, a leaf or a value cell."""
+    table, rows, leaf, value = token.group(2, _ROWS_AT, _LEAF_AT, _VALUE_AT)
+    if table:
+        blocks.read_rows(text, table, table=True)
+    elif rows:
+        blocks.read_rows(text, rows)
+    elif leaf is not None:
+        blocks.read_leaf(text, token.group(_LEAF_AT + 1), leaf)
+    else:  # a cell of one marked value: its text before it, its mark, its text
+        unescape, words = html.unescape, token.group(_VALUE_AT + 1)
+        blocks.read_value_cell(text, *(unescape(t) if "&" in t else t for t in (value, words)))
+
+
 def _read(raw: str) -> _PageText:
     """What `_Text` reads of `raw` when `HTMLParser` feeds it (tests/test_audit.py holds the two
     equal on every page of the demo and on markup the pages do not write), in one function:
@@ -517,13 +556,13 @@ def _read(raw: str) -> _PageText:
     element's with a ``dir`` attributes are read (the others mark nothing and hold no data)."""
     squeeze, unescape = _squeeze, html.unescape
     blocks = _Blocks()
-    buffer, blanked, pending, marked_in = (
+    buffer, blanked, pending, marked_in, flush = (
         blocks.buffer,
         blocks.blanked,
         blocks.pending,
         blocks.marked_in,
+        blocks.flush,
     )
-    flush = blocks.flush
     open_: list[str] = []  # the open elements' tags
     data_at: list[int] = []  # where in `open_` each open element holding data text stands
     mark: tuple[str, int] | str | None = None  # the open claim or value mark
@@ -561,39 +600,11 @@ def _read(raw: str) -> _PageText:
             text, table, rows, leaf, value, run = token.group(1, 2, _ROWS_AT, _LEAF_AT,
                                                                _VALUE_AT, _RUN_AT)  # fmt: skip
             if run:  # its text, then each tag as the tag-by-tag reading below reads it
-                if text:
-                    text = unescape(text) if "&" in text else text
-                    buffer.append(text)
-                    blanked.append(text)
-                for space, closing, tag in _RUN_TAGS.findall(run):
-                    if space:
-                        buffer.append(space)
-                        blanked.append(space)
-                    if not closing:
-                        open_.append(tag)
-                        if tag in _BLOCKS and (buffer or pending):
-                            flush()
-                    elif open_ and open_[-1] == tag and tag not in _EVENTFUL_END:
-                        if tag in _BLOCKS and (buffer or pending):
-                            flush()
-                        open_.pop()
-                    else:
-                        end(tag)
+                _read_run(blocks, unescape(text) if "&" in text else text, run, open_, end)
                 at = token.end()
                 continue
             if table or rows or leaf or value:  # read whole
-                if "&" in text:
-                    text = unescape(text)
-                if table:
-                    blocks.read_rows(text, table, table=True)
-                elif rows:
-                    blocks.read_rows(text, rows)
-                elif leaf is not None:
-                    blocks.read_leaf(text, token.group(_LEAF_AT + 1), leaf)
-                else:  # a cell of one marked value: its text before it, its mark, its text
-                    words = token.group(_VALUE_AT + 1)
-                    blocks.read_value_cell(text, *(unescape(t) if "&" in t else t
-                                                   for t in (value, words)))  # fmt: skip
+                _read_whole(blocks, token, unescape(text) if "&" in text else text)
                 at = token.end()
                 continue
         else:

@@ -1559,7 +1559,7 @@ def _variant_judged(results: Results, source: str) -> str:
 
 # the methods' fixed statements, restated from docs/verdicts.md, docs/statistics.md and
 # docs/site.md (a `rule` claim's ``key``)
-RULE_WORDS: Mapping[str, str] = {
+_RULE_WORDS: Mapping[str, str] = {
     "moved": ("A reported metric moved when its paired 95 % bootstrap interval excludes zero or its "
               "paired randomization test, Holm-adjusted across the candidates, gives p < "
               f"{_ALPHA}; it moved the way its paired difference points"),
@@ -1603,9 +1603,9 @@ RULE_WORDS: Mapping[str, str] = {
 
 
 def _rule(results: Results, source: str, key: str = "") -> str:
-    if key not in RULE_WORDS:
+    if key not in _RULE_WORDS:
         raise LookupError(f"no rule {key!r}")
-    return RULE_WORDS[key]
+    return _RULE_WORDS[key]
 
 
 def _seen_grades(results: Results) -> list[int]:
