@@ -16,7 +16,15 @@ from evidencedesk import cli as main_cli
 from evidencedesk._metric_names import canonical
 from evidencedesk.cli._audit import forked_pages
 from evidencedesk.errors import AuditError
-from evidencedesk.report._audit import _DECIMAL, _read, _Text, audit
+from evidencedesk.report._audit import (
+    _ANY,
+    _ANY_FIRST,
+    _DECIMAL,
+    _holding_any,
+    _read,
+    _Text,
+    audit,
+)
 from tests.generated_projects import generated, shape_of
 from tests.planting import NOBODY, planted
 
@@ -135,6 +143,28 @@ def test_what_reads_as_a_decimal(text: str, read: str | None) -> None:
     assert (hit.group() if hit else None) == read
 
 
+# what `_unbacked` must find (each of `_ANY`'s patterns, at a block's start and end, in either
+# case, beside the part `_holding_any` joins the blocks with) and what it must not
+_ANYTHING = ["0.125", "x −0.50", "(p = 0.2)", "p<0", "+3/−1", "NOT PROVEN", "Leans better",
+             "lean no way", "did not move", "Useful context", "grade 2 means", "P = 0.000",
+             "\x00 0.25 \x00", "a\x00p = 1"]  # fmt: skip
+_NOTHING = ["d1.25", "rank 1", "0.10.0", "p =x", "+3", "proven", "grades 2", "", "\x00"]
+
+
+def test_the_blocks_searched_for_what_no_claim_backs() -> None:
+    """`_holding_any` finds, in one search of a page's blocks, exactly the blocks `_ANY` finds
+    something in, one by one: its cheaper first search misses none (a block holding the part
+    it joins them with is searched one by one)."""
+    for text in _ANYTHING + _NOTHING:
+        if _ANY.search(text) is not None:
+            assert _ANY_FIRST.search(text) is not None, text
+    blocks = tuple((t, t) for t in [*_NOTHING, *_ANYTHING, *_NOTHING])
+    assert [b for b, _ in _holding_any(blocks)] == [t for t in _ANYTHING]
+    clean = tuple((t, t) for t in _NOTHING if "\x00" not in t)
+    assert _holding_any(clean) == []
+    assert [b for b, _ in _holding_any((*clean, ("0.25", "0.25")))] == ["0.25"]
+
+
 def _standard(raw: str) -> tuple[Any, ...]:
     """What `_Text` reads of `raw` fed by html.parser itself."""
     standard = _Text()
@@ -156,6 +186,22 @@ TRICKY = (
     "<P>a < b 0.100 &amp c</P><SPAN DATA-V=x>0.1</SPAN><span dir=auto dir=ltr>0.125</span>",
     "<table><tr><td>1</td><td>2<table><td>0.3</td></table>0.4</td></tr></table><style>p{}</style>",
     '<span data-claim="x 1"/>0.625 <code dir="auto"><span data-v="p">0.5</span></code> 0.75',
+    # tables and rows read whole: a head and a body of leaf and value cells, text before the
+    # table in an open block, a marked value's references, a body alone, an empty table, rows
+    # outside a table, a table that cannot be read whole (a caption) and a note in a cell
+    '<p>before 0.5<table class="t" data-list="a&amp;b">\n <thead><tr><th scope="col">x</th>'
+    '<th>y &amp; z</th></tr></thead>\n <tbody><tr data-chunk="d1"><td>1</td><td><i>0.25</i></td>'
+    '<td class="up1"><span data-v=g&amp;1>+0.&#49;00</span></td></tr>\n<tr><th scope="row">'
+    "R@10</th><td><span data-v=g2></span></td><td><b>a</b> <code>d2</code></td></tr></tbody>"
+    "</table>after 0.75</p><table><tbody><tr><td>0.125</td></tr></tbody></table><table></table>"
+    "<tr><td>2</td><td><span data-v=g3>0.300</span></td></tr> tail",
+    '<table><caption>0.5</caption><tr><td>1</td></tr></table><table><tr><td><div class="note">'
+    "0.7</div></td><td>0.8</td></tr></table><table><thead><tr><td>1</td></tr></thead></table>",
+    # runs of start and end tags read in one loop: a boolean attribute, end tags of what is not
+    # open (a span, a table), a block closing what it left open, a note and a dir left out
+    '<p>a 0.1 <section id="s"> <details open>\n<summary>0.5</summary><div class="x"></section>'
+    '</div></span></table> b <div class="a note">0.6</div><details OPEN>0.7</details></details>'
+    '<div dir="auto">0.8</div><ul>\n<li>0.9</li></ul></p>',
 )
 
 

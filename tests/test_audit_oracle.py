@@ -307,10 +307,21 @@ def test_the_oracle_imports_none_of_the_builds_computation() -> None:
     assert "evidencedesk.retrieval.metrics._metric_value" in imported  # the readable kernels
     assert imported & forbidden == set()
     assert "decide_verdict" not in ORACLE.read_text("utf-8")
-    # the audit holds summary.md to the oracle's lines, not to the build's model of it
+    # the audit holds summary.md to the oracle's lines, and every claim's words and every
+    # marked number to the oracle's (`claim_words`, `number_text`), not to the build's site
+    # model, words, number formatting, plan or gate tables
     audit_imports = _imports(ORACLE.parent / "_audit.py")
     assert (
-        audit_imports & {"evidencedesk.report._exports", "evidencedesk.report._assemble"} == set()
+        audit_imports
+        & {
+            "evidencedesk.report._exports",
+            "evidencedesk.report._assemble",
+            "evidencedesk.report._words",
+            "evidencedesk.report._values",
+            "evidencedesk.results._plan",
+            "evidencedesk.report._gate_view",
+        }
+        == set()
     )
 
 
@@ -386,6 +397,83 @@ def test_a_wrong_build_formatter_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_
     assert lines[0] == ("gate.html: '0.625': results.json says '+0.625' (margin of "
                         "candidates[0].gate.rules[1])")  # fmt: skip
     assert all(" (margin of candidates[" in line for line in lines), lines
+
+
+# -- the claims' words, restated ----------------------------------------------------------------
+
+
+def test_the_restated_words_are_the_builds_on_every_claim(
+    sites: dict[str, Path], split_site: Path, hostile_site: Path,  # noqa: F811
+    example_site: Callable[[str], Path], generated_site: Callable[[int], Path],
+) -> None:  # fmt: skip
+    """The oracle's words (`claim_words`, from results.json alone) are the build's for every
+    claim of every site shape: the demo, a tagless runs-only project, a split site, hostile
+    names, both examples and the generated shapes (this test may import the build)."""
+    from evidencedesk.report._words import derive
+
+    every = [*sites.values(), split_site, hostile_site, example_site("pipeline"),
+             example_site("runs-only"), *(generated_site(s) for s in range(10))]  # fmt: skip
+    kinds: set[str] = set()
+    for site in every:
+        results = load(site / "results.json")
+        for rows in json.loads((site / "claims.json").read_text("utf-8")).values():
+            for row in rows:
+                kind, source, args = (*row, {})[:3]
+                assert oracle.claim_words(results, kind, source, args) == derive(
+                    results, kind, source, args
+                ), (site, kind, source)
+                kinds.add(kind)
+    assert kinds == set(oracle.CLAIM_WORDS)  # every kind said somewhere
+
+
+def test_the_restated_rules_and_steps_are_the_builds() -> None:
+    from evidencedesk.report import _values, _words  # this test may import the build
+    from evidencedesk.results import _verdicts
+
+    assert {k: f() for k, f in _words.RULES.items()} == oracle._RULE_WORDS
+    assert (oracle._DELTA_STEPS, oracle._FLIP_STEPS) == (_values.DELTA_STEPS, _values.FLIP_STEPS)
+    assert (oracle._NO_POLICY, oracle._IDS_SHOWN) == (_words._NO_POLICY, _words.INLINE_IDS)
+    assert oracle._UNJUDGED_GAP == _verdicts.UNJUDGED_GAP
+
+
+def test_wrong_words_in_the_build_are_caught(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A build whose words were wrong -- a verdict's words, a Δ's, the p-value of another test,
+    the question counts -- shows them on its pages: the audit holds every claim to the
+    oracle's own words (`claim_words`), not to the build's, and names each with its line."""
+    from evidencedesk.report import _words
+
+    counts = _words.counts_sentence
+    monkeypatch.setitem(_words._PREFIX, "BETTER", "Proven better")
+    monkeypatch.setitem(_words.KINDS, "delta", lambda r, s: _words.delta(r, s).replace("Δ", "Δ ≈"))
+    monkeypatch.setitem(_words.KINDS, "p", lambda r, s, which="": _words._p_value(r, s, "sign_p"))
+    monkeypatch.setattr(_words, "counts_sentence", lambda c, a="defined": counts(c, a).replace(
+        " judged,", " judged questions,", 1))  # fmt: skip
+    toml, _ = generated(tmp_path / "project", 1)
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(tmp_path / "site"), "-q"]
+    assert main_cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    lines = [d.line() for d in audit(tmp_path / "site")[0]]
+    head = ("nDCG@10 (linear gain) better (+0.157 [+0.090, +0.225], +25/−8 questions, "
+            "Holm-adjusted randomization p = 0.001); also better by its interval: MRR; also "
+            "better: R@10.")  # fmt: skip
+    counted = ("40 questions: 38 judged{}, 34 with a relevant judgment (grade ≥ 1); 2 without "
+               "any judgment are left out")  # fmt: skip
+    for line in [
+        f"candidate-cand02.html: 'Proven better: {head}': results.json says 'Better: {head}' "
+        "(claim 4 of candidate-cand02.html: headline of candidates[1])",
+        "candidate-cand02.html: 'Δ ≈ nDCG@10 (linear gain) +0.157 [+0.090, +0.225]': "
+        "results.json says 'Δ nDCG@10 (linear gain) +0.157 [+0.090, +0.225]' (claim 14 of "
+        "candidate-cand02.html: delta of candidates[1].comparisons[3])",
+        "candidate-cand02.html: '0.005': results.json says '< 0.001' (claim 1 of "
+        "candidate-cand02.html: p of candidates[1].comparisons[3])",
+        f"candidate-cand01.html: '{counted.format(' questions')}': results.json says "
+        f"'{counted.format('')}' (claim 19 of candidate-cand06.html: counts of inputs.counts)",
+    ]:
+        assert line in lines
+    # one headline, a Δ on each of 8 candidate pages, 12 p-values, each counts sentence twice
+    assert len(lines) == 1 + 8 + 12 + 19, lines
 
 
 # -- summary.md and the label caveat, restated ------------------------------------------------

@@ -200,6 +200,34 @@ PLANTS = {
         "data/per-question.csv (base, q001): first_relevant_rank: the site says 3, the oracle "
         "computes 2 from data/runs/base.run and data/qrels.txt",
     ]),
+    # counts outside the marks on the other pages, each held to results.json where it stands
+    "gate rules counted": ("gate.html", "<td data-label=\"Rules\">4 of 6 rules pass · 2 REVIEW",
+                           "<td data-label=\"Rules\">5 of 6 rules pass · 1 REVIEW", [
+        "gate.html: '5 of 6 rules pass · 1 REVIEW': results.json says '4 of 6 rules pass · 2 "
+        "REVIEW' (candidates[0].gate.rules)",
+    ]),
+    "gate rules counted for another candidate": (
+        "gate.html", "6 of 6 rules pass. Margin", "4 of 6 rules pass · 2 REVIEW. Margin", [
+        "gate.html: '4 of 6 rules pass · 2 REVIEW. Margin = observed − the limit it must stay at "
+        "or above; negative means breached.': results.json says '6 of 6 rules pass' "
+        "(candidates[1].gate.rules)",
+    ]),
+    "flipped questions counted": ("candidate-cand02.html", "<dt>Worse (8)</dt>",
+                                  "<dt>Worse (3)</dt>", [
+        "candidate-cand02.html: 'Worse (3)': results.json says 8 (worse of candidates[1]'s "
+        "comparison on ndcg@10:linear)",
+    ]),
+    "questions that decide": ("slices.html", "Read with care:</strong> 34 questions decide",
+                              "Read with care:</strong> 36 questions decide", [
+        "slices.html: 'Read with care: 36 questions decide (the caveat in full).': results.json "
+        "says 34 deciding (answerable, less those no list answers)",
+    ]),
+    "questions counted": ("questions.html", "All 38 questions:", "All 40 questions:", [
+        "questions.html: \"All 40 questions: their tags, whether the gate calls them critical, "
+        "which candidates change them, and whether the baseline passes them. Each id opens the "
+        "question's page: every variant's list and a si\": results.json says 38 questions "
+        "(inputs.questions)",
+    ]),
     "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
         "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "
         "results.json's questions",

@@ -3,9 +3,10 @@
 The site writes each page's typed claims to ``claims.json`` (`report.claims`). The audit reads
 results.json back into Results and, independently of the site model that wrote the pages:
 
-1. re-derives every claim's words from the Results (`report.words.derive`) and compares them
-   with the claim's and with the page's text: a changed number, label, interval, zero clause,
-   flips count, p-value, verdict or gate line is a disagreement;
+1. restates every claim's words from the Results by the oracle's own table of the claim kinds
+   (`report.oracle.claim_words`, never the build's words) and compares them with the claim's
+   and with the page's text: a changed number, label, interval, zero clause, flips count,
+   p-value, verdict or gate line is a disagreement, and so is a build whose words are wrong;
 2. holds every value a page marks (``<span data-v=N>``: a formatting filter's text of a
    Results value, a difference of two, a badge's or a gate rule's words; `report.claims`) to
    what results.json holds at that path, and every flips cell's ★ to its Holm p;
@@ -41,9 +42,11 @@ import html
 import json
 import re
 import threading
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +60,15 @@ from evidencedesk.report._oracle import (
     Finding,
     best_lead,
     caveats_given,
+    claim_words,
+    number_text,
     oracle_findings,
+    p_text,
     rule_cell,
+    rules_summary,
     summary_lines,
 )
 from evidencedesk.report._site import slug
-from evidencedesk.report._values import flips, fmt, interval, p_text
-from evidencedesk.report._words import derive
 from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import load
 from evidencedesk.results.types import RankedList, Results
@@ -108,6 +113,11 @@ _COUNTED = ("methods.html",)  # definitions, rules and caveats: true of any proj
 # any of the four, in one search: a block it finds nothing in holds none of them (most blocks)
 _ANY = re.compile("|".join(f"(?:{p.pattern})" for p in (_DECIMAL, _P_VALUE, _FLIPS))
                   + f"|(?i:{_PHRASES.pattern})")  # fmt: skip
+# a cheaper search that finds something in every text `_ANY` finds something in (each of its
+# matches holds one of these: a digit, a dot and two digits; a p and a comparison; a plus and a
+# digit; a phrase's first words), its first character looked for first
+_ANY_FIRST = re.compile(r"(?=[\d+pPnNlLdDuUgG])(?:\d\.\d\d|[pP]\s*[=<>≤≥]|\+\d|"
+                        r"(?i:not proven|leans? |did not move|useful context|grades? \d))")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -292,18 +302,55 @@ def _inner(name: str) -> str:
             rf"[^<]*+</(?P={name})>)*+")  # fmt: skip
 
 
-_CELL = rf"<(?P<cell>td|th){_PLAIN}>({_inner('in_cell')})</(?P=cell)>"
-# where nothing is open that changes how text is read: text, then rows of leaf cells, a leaf,
-# or what `_TOKEN` reads. The white space between rows is left out: it follows a cell, whose end
-# left nothing to read, and white space alone makes no block
+def _cell(name: str) -> str:
+    """A leaf cell (a ``td`` or ``th`` whose content is a leaf's), its tag a group named `name`
+    and its content the next group."""
+    return rf"<(?P<{name}>td|th){_PLAIN}>({_inner(f'{name}_in')})</(?P={name})>"
+
+
+def _value_cell(name: str) -> str:
+    """A table cell holding one marked value and nothing else (``<td><span data-v=g2>1.000</span>
+    </td>``: most of a question page's metric tables), its mark a group named `name` and its
+    text the next group."""
+    return rf"<td{_PLAIN}><span data-v=(?P<{name}>[^\s\"'=<>`]++)>([^<]*+)</span></td>"
+
+
+def _rows(name: str) -> str:
+    """Table rows of leaf cells and value cells, and the white space after each (their groups
+    named after `name`)."""
+    return (rf"(?:<tr{_PLAIN}>(?:\s*+(?:{_cell(f'{name}_cell')}|{_value_cell(f'{name}_value')}))++"
+            rf"</tr>\s*+)++")  # fmt: skip
+
+
+# start tags that change nothing but the open elements and the block (no mark, no data, nothing
+# skipped, no table, no void element, no self-closing slash; a boolean attribute as ``open``
+# allowed) and end tags, with the white space between them: each read as `_TOKEN` reads it, in
+# one loop (`_RUN_TAGS`) instead of one token each
+_NOT_RUN = "|".join(sorted(_VOID | _SKIPPED | _RAW_TEXT | {"table", "span"}))
+_BARE = (
+    r"""(?:\s++(?i:(?!(?:dir|data-claim|data-v)=))[a-zA-Z_:][-\w:.]*+(?:="[^"<>]*+"|(?=[\s>])))*+"""
+)
+_RUN = (rf"(?:\s*+<(?:(?!(?:{_NOT_RUN})[\s>])(?!div\b[^>]*?\bnote\b)[a-z][a-z0-9]*+{_BARE}"
+        rf"|/[a-z][a-z0-9]*+)>)++")  # fmt: skip
+_RUN_TAGS = re.compile(r"(\s*+)<(/?)([a-z][a-z0-9]*+)")
+
+# where nothing is open that changes how text is read: text, then a table of such rows alone
+# (a head and a body, each optional), such rows, a leaf, a value cell, or what `_TOKEN` reads.
+# The white space in a table between its parts is left out, as the white space between rows:
+# it follows a start or end tag that left nothing to read (a table's start ends the block
+# before it), and white space alone makes no block
 _PLAIN_TOKEN = re.compile(
-    rf"([^<]*+)(?:((?:<tr{_PLAIN}>(?:\s*+{_CELL})++</tr>\s*+)++)"
+    rf"([^<]*+)(?:(<table{_PLAIN}>\s*+(?:<thead{_PLAIN}>\s*+{_rows('head')}</thead>\s*+)?+"
+    rf"(?:<tbody{_PLAIN}>\s*+{_rows('body')}</tbody>\s*+)?+</table>)"
+    rf"|({_rows('rows')})"
     rf"|<(?!(?:{_NOT_LEAF})[\s>])(?P<leaf>[a-z][a-z0-9]*+){_PLAIN}>({_inner('in_leaf')})</(?P=leaf)>"
-    rf"|<td{_PLAIN}><span data-v=(?P<value>[^\s\"'=<>`]++)>([^<]*+)</span></td>|"
-    + _TOKEN.pattern[len("([^<]*)(?:") :],
+    rf"|{_value_cell('value')}|({_RUN})|" + _TOKEN.pattern[len("([^<]*)(?:") :],
     re.S,
 )
-_CELLS = re.compile(_CELL)
+# the cells of a table or rows read whole, in order: a leaf cell (its content: group 2) or a
+# value cell (its mark: group 4, its text: group 5). A ``<thead>`` is no cell: a cell's tag
+# ends at white space or ">"
+_ROW_CELLS = re.compile(rf"{_cell('cell')}|{_value_cell('mark')}")
 _TAGS = re.compile(r"<[^>]*>")
 
 
@@ -313,6 +360,22 @@ def _leaf_text(inner: str) -> str:
     if "&" in inner:
         return "".join(html.unescape(t) for t in _TAGS.split(inner))
     return _TAGS.sub("", inner) if "<" in inner else inner
+
+
+# a leaf's content -> its text squeezed (`_said`): a large site's cells repeat the same few
+# ("<i>unjudged</i>", a grade, a rank, a move); emptied when it grows past `_SAID_MOST`
+_SAID: dict[str, str] = {}
+_SAID_MOST = 1 << 17
+
+
+def _said(inner: str) -> str:
+    """A leaf's text (`_leaf_text`), its white space squeezed."""
+    said = _SAID.get(inner)
+    if said is None:
+        if len(_SAID) >= _SAID_MOST:
+            _SAID.clear()
+        said = _SAID[inner] = " ".join(_leaf_text(inner).split())
+    return said
 
 
 def _attributes(text: str) -> dict[str, str | None]:
@@ -325,28 +388,11 @@ def _attributes(text: str) -> dict[str, str | None]:
     return given
 
 
+_RUN_AT = _PLAIN_TOKEN.groupindex["value"] + 2  # a run of tags read in one loop
+_ROWS_AT = _PLAIN_TOKEN.groupindex["rows_cell"] - 1  # rows read whole (outside a table read whole)
 _LEAF_AT = _PLAIN_TOKEN.groupindex["leaf"]  # the leaf's tag; its content is the next group
-# a table cell holding one marked value and nothing else (``<td><span data-v=g2>1.000</span>
-# </td>``, most of a question page's metric tables): its mark; its text is the next group
+# a table cell holding one marked value and nothing else: its mark; its text is the next group
 _VALUE_AT = _PLAIN_TOKEN.groupindex["value"]
-
-
-def _whole(token: re.Match[str]) -> tuple[str, list[str] | None] | None:
-    """A `_PLAIN_TOKEN` read whole (rows of leaf cells, or a leaf): the text before it (and an
-    inline leaf's text), and the blocks it makes (None: an inline leaf makes none); None for a
-    token read tag by tag."""
-    rows, leaf = token.group(2, _LEAF_AT)
-    if rows is None and leaf is None:
-        return None
-    text = token.group(1)
-    if "&" in text:
-        text = html.unescape(text)
-    if rows is None and leaf not in _BLOCKS:  # text of the open block
-        return text + _leaf_text(token.group(_LEAF_AT + 1)), None
-    inners = (
-        [c[1] for c in _CELLS.findall(rows)] if rows is not None else [token.group(_LEAF_AT + 1)]
-    )
-    return text, [said for inner in inners if (said := " ".join(_leaf_text(inner).split()))]
 
 
 def _mark_of(given: dict[str, str | None]) -> tuple[str, int] | str | None:
@@ -384,21 +430,55 @@ class _Blocks:
         self.values: list[tuple[str, str]] = []
         self.claim_after: list[int] = []
 
-    def read_whole(self, text: str, made: list[str] | None) -> None:
-        """A token read whole (`_whole`): `text` of the open block, then the blocks `made`."""
+    def read_leaf(self, text: str, inner: str, tag: str) -> None:
+        """`text` of the open block, then a leaf (`tag` around `inner`) read whole: a block of
+        its own (a block's tag), or text of the open block."""
+        if tag not in _BLOCKS:
+            if text := text + _leaf_text(inner):
+                self.buffer.append(text)
+                self.blanked.append(text)
+            return
         if text:
             self.buffer.append(text)
             self.blanked.append(text)
-        if made is not None:  # the blocks it makes, after the open one
-            if self.buffer or self.pending:
-                self.flush()
-            (self.cells if self.table else self.prose).extend((b, b) for b in made)
+        if self.buffer or self.pending:
+            self.flush()
+        said = _said(inner)
+        if said:
+            (self.cells if self.table else self.prose).append((said, said))
+
+    def read_rows(self, text: str, rows: str, table: bool = False) -> None:
+        """`text` of the open block, then table rows of leaf cells and value cells read whole,
+        or a `table` of them: each cell a block (a table's: a table cell), each value cell's
+        mark closed around its text (what the table's start and end, each cell's start, its
+        mark and its end do in turn, tag by tag)."""
+        if text:
+            self.buffer.append(text)
+            self.blanked.append(text)
+        if self.buffer or self.pending:
+            self.flush()
+        into = self.cells if self.table or table else self.prose
+        values, after, marked = self.values, self.claim_after, self.marked
+        for _, inner, _, mark, words in _ROW_CELLS.findall(rows):
+            if not mark:  # a leaf cell (a mark has at least one character)
+                said = _said(inner)
+                if said:
+                    into.append((said, said))
+                continue
+            if "&" in mark:
+                mark = html.unescape(mark)
+            said = " ".join((html.unescape(words) if "&" in words else words).split())
+            if said:
+                into.append((said, ""))  # its text, its mark blanked
+            values.append((mark, said))
+            after.append(len(marked))
 
     def read_value_cell(self, text: str, value: str, inner: str) -> None:
         """`text` of the open block, then a table cell holding only the value mark `value` around
         `inner`: what the cell's start, its mark and its end do in turn."""
         if text:
-            self.read_whole(text, None)
+            self.buffer.append(text)
+            self.blanked.append(text)
         if self.buffer or self.pending:
             self.flush()
         self.buffer.append(inner)
@@ -430,6 +510,45 @@ class _Blocks:
         self.blanked.clear()
 
 
+def _read_run(blocks: _Blocks, text: str, run: str, open_: list[str],
+              end: Callable[[str], None]) -> None:  # fmt: skip
+    """`text`, then a run of tags (`_RUN`) read as `_read` reads each of them tag by tag:
+    `open_`, the open elements, and `end`, what an end tag does that closes more than the
+    element on top."""
+    buffer, blanked, pending = blocks.buffer, blocks.blanked, blocks.pending
+    if text:
+        buffer.append(text)
+        blanked.append(text)
+    for space, closing, tag in _RUN_TAGS.findall(run):
+        if space:
+            buffer.append(space)
+            blanked.append(space)
+        if not closing:
+            open_.append(tag)
+            if tag in _BLOCKS and (buffer or pending):
+                blocks.flush()
+        elif open_ and open_[-1] == tag and tag not in _EVENTFUL_END:
+            if tag in _BLOCKS and (buffer or pending):
+                blocks.flush()
+            open_.pop()
+        else:
+            end(tag)
+
+
+def _read_whole(blocks: _Blocks, token: re.Match[str], text: str) -> None:
+    """`text`, then a `_PLAIN_TOKEN` read whole: a table, rows, a leaf or a value cell."""
+    table, rows, leaf, value = token.group(2, _ROWS_AT, _LEAF_AT, _VALUE_AT)
+    if table:
+        blocks.read_rows(text, table, table=True)
+    elif rows:
+        blocks.read_rows(text, rows)
+    elif leaf is not None:
+        blocks.read_leaf(text, token.group(_LEAF_AT + 1), leaf)
+    else:  # a cell of one marked value: its text before it, its mark, its text
+        unescape, words = html.unescape, token.group(_VALUE_AT + 1)
+        blocks.read_value_cell(text, *(unescape(t) if "&" in t else t for t in (value, words)))
+
+
 def _read(raw: str) -> _PageText:
     """What `_Text` reads of `raw` when `HTMLParser` feeds it (tests/test_audit.py holds the two
     equal on every page of the demo and on markup the pages do not write), in one function:
@@ -437,13 +556,13 @@ def _read(raw: str) -> _PageText:
     element's with a ``dir`` attributes are read (the others mark nothing and hold no data)."""
     squeeze, unescape = _squeeze, html.unescape
     blocks = _Blocks()
-    buffer, blanked, pending, marked_in = (
+    buffer, blanked, pending, marked_in, flush = (
         blocks.buffer,
         blocks.blanked,
         blocks.pending,
         blocks.marked_in,
+        blocks.flush,
     )
-    flush = blocks.flush
     open_: list[str] = []  # the open elements' tags
     data_at: list[int] = []  # where in `open_` each open element holding data text stands
     mark: tuple[str, int] | str | None = None  # the open claim or value mark
@@ -478,13 +597,14 @@ def _read(raw: str) -> _PageText:
         if mark is None and not data_at and not skip:
             token = _PLAIN_TOKEN.match(raw, at)
             assert token is not None  # the last alternatives match anything
-            whole, value = _whole(token), token.group(_VALUE_AT)
-            if whole is not None or value is not None:  # read whole
-                if whole is not None:
-                    blocks.read_whole(*whole)
-                else:  # a cell of one marked value: its text before it, its mark, its text
-                    parts = token.group(1, _VALUE_AT, _VALUE_AT + 1)
-                    blocks.read_value_cell(*(unescape(t) if "&" in t else t for t in parts))
+            text, table, rows, leaf, value, run = token.group(1, 2, _ROWS_AT, _LEAF_AT,
+                                                               _VALUE_AT, _RUN_AT)  # fmt: skip
+            if run:  # its text, then each tag as the tag-by-tag reading below reads it
+                _read_run(blocks, unescape(text) if "&" in text else text, run, open_, end)
+                at = token.end()
+                continue
+            if table or rows or leaf or value:  # read whole
+                _read_whole(blocks, token, unescape(text) if "&" in text else text)
                 at = token.end()
                 continue
         else:
@@ -552,8 +672,8 @@ def _read(raw: str) -> _PageText:
 def _claims(site: Path, results: Results) -> dict[str, list[dict[str, Any]]]:
     """claims.json's claims by page, each an object: kind, source, args and its words. A row
     ``[kind, source, args?]`` (`report.claims.Claims.to_rows`) records no words: they are the
-    words `words.derive` gives from results.json (``derived``; ``error`` when it gives none),
-    which the page must show."""
+    words `report.oracle.claim_words` gives from results.json (``derived``; ``error`` when it
+    gives none), which the page must show."""
     path = site / _CLAIMS
     data = parse_json(read_text(path, AuditError, "claims file"), path, AuditError)
     if not isinstance(data, dict):
@@ -567,8 +687,9 @@ def _claims(site: Path, results: Results) -> dict[str, list[dict[str, Any]]]:
                 continue
             claim = dict(zip(("kind", "source", "args"), row, strict=False))
             try:
-                claim["text"] = derive(results, str(claim.get("kind")), str(claim.get("source",
-                                       "")), dict(claim.get("args") or {}))  # fmt: skip
+                claim["text"] = claim_words(results, str(claim.get("kind")),
+                                            str(claim.get("source", "")),
+                                            dict(claim.get("args") or {}))  # fmt: skip
                 claim["derived"] = True
             except (LookupError, TypeError, ValueError, AttributeError) as exc:
                 claim["text"], claim["error"] = f"{claim.get('kind')} of {claim.get('source')}", exc
@@ -588,6 +709,23 @@ def _in_name(text: str, start: int, end: int, name: str) -> bool:
     return bool(name) and 0 <= at <= start and end <= at + len(name)
 
 
+# what parts the blocks in `_holding_any`'s one search: no pattern of `_ANY` matches it or
+# reads it as a word's or a number's edge, so none matches across it
+_PART = "\x00"
+
+
+def _holding_any(blocks: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+    """The blocks whose blanked text `_ANY` finds something in (most blocks hold nothing it
+    reads): those `_ANY_FIRST` finds something in, by one search of the page's blocks joined by
+    `_PART`, then each of them searched by `_ANY`."""
+    joined = _PART.join(blanked for _, blanked in blocks)
+    if joined.count(_PART) != len(blocks) - 1:  # a block holding the part itself: one by one
+        return [b for b in blocks if _ANY.search(b[1]) is not None]
+    ends = list(accumulate(len(blanked) + 1 for _, blanked in blocks))
+    maybe = dict.fromkeys(bisect_right(ends, hit.start()) for hit in _ANY_FIRST.finditer(joined))
+    return [blocks[i] for i in maybe if _ANY.search(blocks[i][1]) is not None]
+
+
 def _unbacked(page: str, shown: _PageText, project: str = "") -> list[Disagreement]:
     """Decimals, p-values, flips and verdict phrases that stand outside every mark: no claim
     and no Results value backs them where they stand (a claim's words elsewhere on the page back
@@ -597,11 +735,8 @@ def _unbacked(page: str, shown: _PageText, project: str = "") -> list[Disagreeme
     a count inside the `project`'s name (data: "… (1250 questions)" in its title and header)."""
     out = []
     patterns = (_DECIMAL, _P_VALUE, _FLIPS, _PHRASES) + ((_COUNT,) if page in _COUNTED else ())
-    anything = _ANY.search if page not in _COUNTED else None
     for blocks, what in ((shown.prose, "sentence"), (shown.cells, "table cell")):
-        for block, blanked in blocks:
-            if anything is not None and anything(blanked) is None:
-                continue
+        for block, blanked in blocks if page in _COUNTED else _holding_any(blocks):
             for pattern in patterns:
                 hit = next((h for h in pattern.finditer(blanked) if pattern is not _COUNT
                             or not (blanked[: h.start()].endswith(_THRESHOLDS)
@@ -615,21 +750,28 @@ def _unbacked(page: str, shown: _PageText, project: str = "") -> list[Disagreeme
 
 
 def _as_shown(value: Any, text: str) -> str:
-    """`value` (a Results number, a (low, high) pair, or a row with an interval or flips) as a
-    formatting filter prints it, at the precision and sign `text` shows it with."""
+    """`value` (a Results number, a (low, high) pair, or a row with an interval or flips) as
+    docs/site.md prints it (`report.oracle.number_text`), at the precision and sign `text` shows
+    it with: an interval "[low, high]" ("—" when either end is undefined), flips "+b/−w"."""
     if value is None:
         return "—"
     if isinstance(value, int | float) and not isinstance(value, bool):
         if text == "< 0.001" and value < 0.001:
             return text
         digits = len(text) - text.index(".") - 1 if "." in text else 0
-        return fmt(value, digits, text[:1] in "+−")
+        return number_text(value, digits, text[:1] in "+−")
     if isinstance(value, tuple) or hasattr(value, "low") and not text.startswith("+"):
         inner = text[1:].split(",")[0]
         digits = len(inner) - inner.index(".") - 1 if "." in inner else 3
-        return interval(value, digits, inner[:1] in "+−")
+        low, high = value if isinstance(value, tuple) else (value.low, value.high)
+        if low is None or high is None:
+            return "—"
+        signed = inner[:1] in "+−"
+        return f"[{number_text(low, digits, signed)}, {number_text(high, digits, signed)}]"
     if hasattr(value, "better"):
-        return flips(value)
+        better, worse = (side if isinstance(side, int) else len(side)
+                         for side in (value.better, value.worse))  # fmt: skip
+        return f"+{better}/−{worse}"
     return repr(value)
 
 
@@ -641,12 +783,12 @@ _RULE_WORDS = ("observed", "threshold", "margin")
 def _shown(results: Results, at: str, text: str) -> str:
     """What the mark `at` (`report.claims.marking`) says the text must be: a Results value
     (``path``), a difference of two (``a − b``), an interval of two (``[low, high]``) or the words
-    of a row (``path @kind``: `words.derive`'s kinds, or a gate rule's cells)."""
+    of a row (``path @kind``: `report.oracle.claim_words`'s kinds, or a gate rule's cells)."""
     if " @" in at:
         path, kind = at.rsplit(" @", 1)
         if kind in _RULE_WORDS:
             return rule_cell(results, value_at(results, path), kind)
-        return derive(results, kind, path, {})
+        return claim_words(results, kind, path, {})
     if at.startswith("[") and at.endswith("]"):
         low, high = at[1:-1].split(", ", 1)
         return _as_shown((value_at(results, low), value_at(results, high)), text)
@@ -776,7 +918,7 @@ def _claim_disagreements(results: Results, page: str, claims: list[dict[str, Any
         try:
             if "error" in claim:
                 raise claim["error"]
-            expected = said if claim.get("derived") else derive(
+            expected = said if claim.get("derived") else claim_words(
                 results, str(claim.get("kind")), str(claim.get("source", "")),
                 dict(claim.get("args") or {}))  # fmt: skip
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
@@ -803,7 +945,17 @@ _CHUNK = re.compile(r'\bdata-chunk="([^"]*)"')
 
 
 def _cell_text(cell: str) -> str:
-    return _squeeze(html.unescape(_TAGS.sub("", cell)))
+    """A cell's text: its tags left out, unescaped, its white space squeezed (the same few
+    cells repeat across a site's lists: read once each, `_CELL_TEXT`)."""
+    text = _CELL_TEXT.get(cell)
+    if text is None:
+        if len(_CELL_TEXT) >= _SAID_MOST:
+            _CELL_TEXT.clear()
+        text = _CELL_TEXT[cell] = _squeeze(html.unescape(_TAGS.sub("", cell)))
+    return text
+
+
+_CELL_TEXT: dict[str, str] = {}
 
 
 def _grade_of(ranked: RankedList, k: int, shown: str) -> str:
@@ -887,8 +1039,10 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
     return out + _more_disagreements(page, raw, question, lists, seen)
 
 
-# a run's ranked tables and the line after them that counts what they leave out, in page order
-_MORE = re.compile(r'data-list="([^"]*)"|<p class="muted">(\d+) more results not listed\.</p>')
+# a run's ranked tables (each names its run) and the line after them that counts what they
+# leave out, read in page order: two searches, each of a fixed start (faster than one of either)
+_LIST_NAMED = re.compile(r'data-list="([^"]*)"')
+_MORE = re.compile(r'<p class="muted">(\d+) more results not listed\.</p>')
 
 
 def _more_disagreements(page: str, raw: str, question: str, lists: _Lists,
@@ -896,12 +1050,16 @@ def _more_disagreements(page: str, raw: str, question: str, lists: _Lists,
     """The "N more results not listed" line after a run's ranked rows counts what its list in
     results.json holds beyond them (its size less the rows shown: none, no line)."""
     said: dict[str, int] = {}
-    run = None
-    for m in _MORE.finditer(raw):
-        if m[1] is not None:
-            run = html.unescape(m[1])
+    found = [(m.start(), m.end(), True, m[1]) for m in _LIST_NAMED.finditer(raw)]
+    found += [(m.start(), m.end(), False, m[1]) for m in _MORE.finditer(raw)]
+    run, end = None, 0  # the run named last, and where its name ends
+    for start, stop, names, text in sorted(found):
+        if start < end:
+            continue  # inside the name before it: part of that name
+        if names:
+            run, end = html.unescape(text), stop
         elif run is not None:
-            said[run] = int(m[2])
+            said[run] = int(text)
     out = []
     for name, rows in shown.items():
         at, ranked = lists.get((name, question), ("", None))
@@ -1032,6 +1190,55 @@ def _index_disagreements(page: str, shown: _PageText, results: Results,
         said = block.rsplit("n=", 1)[-1]
         if said != str(n):
             out.append(Disagreement(page, block[:200], expected))
+    return out
+
+
+# counts the other pages print outside the marks (templates: gate.html, candidate.html,
+# benchmark.html and slices.html, questions.html), each read where the page prints it
+_RULES_PASS = re.compile(
+    r"^\d+ of \d+ rules pass(?: · \d+ (?:BLOCK|REVIEW|not evaluated))*"
+)  # a gate rules' count
+_FLIPPED = re.compile(r"^(Better|Worse) \((\d+)\)$")  # a candidate page's flipped questions
+_DECIDE = re.compile(r"^Read with care: (\d+) questions decide\b")
+_ALL_QUESTIONS = re.compile(r"^All (\d+) questions:")
+
+
+def _count_disagreements(page: str, shown: _PageText, results: Results,
+                         held: _Site) -> list[Disagreement]:  # fmt: skip
+    """The counts a page prints outside the marks, held to results.json: on the gate page each
+    candidate's rules counted (in the table and in its section, in results.json's order of the
+    candidates; `report.oracle.rules_summary`), on a candidate page its flipped questions on the
+    primary metric, on the benchmark and slices pages the questions that decide (as the
+    index's), on the questions page the questions."""
+    out = []
+    if page == "gate.html":
+        due = [(rules_summary(c.gate.rules), f"candidates[{i}].gate.rules")
+               for i, c in enumerate(results.candidates)]  # fmt: skip
+        for blocks in (shown.prose, shown.cells):
+            said = [(b, m.group()) for b, blank in blocks if (m := _RULES_PASS.match(blank))]
+            for i, (block, words) in enumerate(said):
+                expected, at = due[i] if i < len(due) else ("no such candidate", "candidates")
+                if words != expected:
+                    out.append(Disagreement(page, block[:200], f"{expected!r} ({at})"))
+    elif page in held.candidates:
+        i = held.candidates[page]
+        head = results.candidates[i].on[results.candidates[i].decision.primary]
+        for block, blank in shown.prose:
+            if (m := _FLIPPED.match(blank)) is not None:
+                side = "better" if m[1] == "Better" else "worse"
+                n = len(head.better if side == "better" else head.worse)
+                if int(m[2]) != n:
+                    out.append(Disagreement(page, block, f"{n} ({side} of candidates[{i}]'s "
+                                            f"comparison on {head.metric})"))  # fmt: skip
+    elif page in ("benchmark.html", "slices.html", "questions.html"):
+        counts = _index_counts(results, held.pages)
+        due_n = {"deciding": counts["deciding"],
+                 "questions": (len(results.inputs.questions), "inputs.questions")}  # fmt: skip
+        for block, blank in shown.prose:
+            for pattern, name in ((_DECIDE, "deciding"), (_ALL_QUESTIONS, "questions")):
+                if (m := pattern.match(blank)) is not None and int(m[1]) != due_n[name][0]:
+                    value, source = due_n[name]
+                    out.append(Disagreement(page, block[:200], f"{value} {name} ({source})"))
     return out
 
 
@@ -1232,6 +1439,7 @@ class _Site:
     charted: _ChartValues
     pages: int  # the site's question pages
     known: _Known  # the marked values already re-read (filled as the pages are read)
+    candidates: dict[str, int]  # a candidate's page -> its index in results.json
 
     @classmethod
     def of(cls, site: Path) -> _Site:
@@ -1242,7 +1450,9 @@ class _Site:
         return cls(site, results, _claims(site, results), mark_table(results),
                    {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions},
                    caveats_given(results), lists, _ChartValues.of(saved),
-                   len(list(site.glob("question-*.html"))), {})  # fmt: skip
+                   len(list(site.glob("question-*.html"))), {},
+                   {f"candidate-{slug(c.name)}.html": i
+                    for i, c in enumerate(results.candidates)})  # fmt: skip
 
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
@@ -1271,6 +1481,8 @@ class _Site:
         found += _chart_disagreements(page, raw, self.charted)
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
+        else:
+            found += _count_disagreements(page, shown, results, self)
         return found, len(mine)
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -43,22 +44,34 @@ from evidencedesk._inert import printable, visible
 from evidencedesk._metric_names import label, split_metric
 from evidencedesk.errors import AuditError
 from evidencedesk.files._text import read_text
+from evidencedesk.gate import GateCheck
 from evidencedesk.report._site import slug
 from evidencedesk.results.types import (
     CandidateResult,
+    Comparison,
+    Flip,
+    GateOutcome,
     MetricStat,
     Notice,
     PolicyFacts,
     Results,
     RuleValue,
+    VariantResult,
+    _resolve,
 )
 from evidencedesk.retrieval.metrics import Judged, _metric_value
 
 __all__ = [
+    "CLAIM_WORDS",
     "Finding",
     "Moves",
     "VERDICT_RULES",
     "best_lead",
+    "claim_words",
+    "gate_level",
+    "number_text",
+    "p_text",
+    "rules_summary",
     "oracle_findings",
     "summary_lines",
     "verdict_of",
@@ -750,11 +763,17 @@ def oracle_findings(site: Path, results: Results) -> list[Finding]:
 # disagreement (tests/test_audit_oracle.py holds the texts equal to the build's).
 
 
-def _three(value: float | None, signed: bool = False) -> str:
-    """A number as the pages print it: three decimals, a true minus sign, "—" for none."""
+def number_text(value: float | None, digits: int = 3, signed: bool = False) -> str:
+    """A number as the pages print it (docs/site.md): fixed decimals, a true minus sign, "—"
+    for none."""
     if value is None:
         return "—"
-    return (f"{value:+.3f}" if signed else f"{value:.3f}").replace("-", "−")
+    return (f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}").replace("-", "−")
+
+
+def _three(value: float | None, signed: bool = False) -> str:
+    """A number at the pages' three decimals (`number_text`)."""
+    return number_text(value, 3, signed)
 
 
 def _flips_rule(policy: PolicyFacts | None) -> str:
@@ -914,7 +933,7 @@ def _summary_table(results: Results) -> list[str]:
         return [f"No candidate changes to decide on: only the baseline {baseline}."]
     verdicts = [c.decision.verdict for c in cands]
     counted = ", ".join(f"{verdicts.count(v)} {_md_words(v)}" for v in _BEST_FIRST if v in verdicts)
-    levels = [c.gate.level.value for c in cands]
+    levels = [gate_level(c.gate) for c in cands]
     gate = (", ".join(f"{levels.count(g)} {g}" for g in _LEVELS) if results.policy is not None
             else "no gate policy, nothing checked")  # fmt: skip
     flips_metric = results.settings.flips_metric
@@ -928,7 +947,7 @@ def _summary_table(results: Results) -> list[str]:
             f"[{_three(d.low, True)}, {_three(d.high, True)}]"  # fmt: skip
         delta = f"{_three(d.delta, True)} {span} n={d.n}"
         lines.append(f"| {_md_code(c.name, cell=True)} | {_md_words(c.decision.verdict)} | "
-                     f"{_md_words(c.gate.level) if c.gate.evaluated else 'not checked'} | "
+                     f"{_md_words(gate_level(c.gate)) if c.gate.evaluated else 'not checked'} | "
                      f"{_md_words(delta)} | +{len(f.better)}/−{len(f.worse)} |")  # fmt: skip
     return [*lines, "", f"Verdict: did it get better than the baseline {baseline} (the "
             "statistics)? Gate: may it ship (the release policy)? Flips: questions better / worse."]  # fmt: skip
@@ -1052,3 +1071,605 @@ def summary_lines(results: Results) -> list[str]:
             "The static site this file sits in: open `index.html` (it works offline); each "
             "candidate has its page, the gate its rules on `gate.html`. Seed "
             f"{results.settings.seed}, inputs `{results.inputs.input_hash[:12]}`."]  # fmt: skip
+
+
+# -- the claims' words, restated ----------------------------------------------------------------
+# Each claim a page records (`report.claims`: a kind, the results.json path it is about, its
+# arguments) in words, restated here from results.json by a table of the kinds
+# (`CLAIM_WORDS`), written from docs/site.md, docs/verdicts.md and docs/gate.md, not by the
+# build's words: the audit holds every claim's and every marked row's words to these, so a
+# build whose words said a wrong thing (a verdict's words, a sign, a p-value, a count) is a
+# disagreement. tests/test_audit_oracle.py holds the two equal on every claim of every shape.
+
+_NO_POLICY = "no gate policy — nothing checked"  # a gate line or badge without a policy
+_IDS_SHOWN = 50  # question ids a gate line names before "…"
+# the flips tables' shades: a question's change, and the net share of the questions compared
+_DELTA_STEPS = (0.25, 0.5)
+_FLIP_STEPS = (0.15, 0.3)
+# each verdict's words at the head of a candidate's one line
+_VERDICT_WORDS = {"WORSE": "Worse", "LEANS WORSE": "Leans worse, not proven", "MIXED": "Mixed",
+                  "NO CLEAR CHANGE": "No clear change", "PROMISING": "Promising, not proven",
+                  "BETTER": "Better"}  # fmt: skip
+# the index's count of the verdicts, best first
+_COUNTED_FIRST = ("BETTER", "PROMISING", "MIXED", "NO CLEAR CHANGE", "LEANS WORSE", "WORSE")
+
+
+def gate_level(outcome: GateOutcome) -> str:
+    """A gate outcome's level (GO, REVIEW or BLOCK) as results.json holds it: the one place the
+    audit reads it."""
+    return outcome.level.value
+
+
+def _of(results: Results, source: str, kind: type | tuple[type, ...], what: str) -> Any:
+    """The object at `source` in results.json, which must be a `kind` (LookupError if not)."""
+    found = _resolve(results, source)
+    if not isinstance(found, kind):
+        raise LookupError(f"expected {what} at {source!r}")
+    return found
+
+
+def _named(results: Results, metric: str) -> str:
+    """A metric's full label in results.json's settings (LookupError: none, no default)."""
+    for m in results.settings.metrics:
+        if m.name == metric:
+            return m.label
+    raise LookupError(f"the results report no metric {metric!r}")
+
+
+def _signed(x: float | None) -> str:
+    return _three(x, signed=True)
+
+
+def _span(low: float | None, high: float | None) -> str:
+    """ " [+0.063, +0.156]", or nothing without an interval."""
+    return "" if low is None or high is None else f" [{_signed(low)}, {_signed(high)}]"
+
+
+def p_text(p: float) -> str:
+    """A p-value as printed: "0.062", or "< 0.001" below that."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _p_is(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _wins(better: int, worse: int) -> str:
+    return f"+{better}/−{worse}"
+
+
+def _plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count} {word if count == 1 else words or word + 's'}"
+
+
+def _and(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+# how a comparison moved, as docs/verdicts.md words it: by its interval (excluding zero) first,
+# else by its Holm-adjusted randomization p below 0.05 the way its difference points
+
+
+def _proven(c: Comparison) -> bool:
+    return c.holm_p < _ALPHA and c.delta is not None and c.delta != 0
+
+
+def _way(c: Comparison) -> str | None:
+    if c.low is not None and c.low > 0:
+        return "up"
+    if c.high is not None and c.high < 0:
+        return "down"
+    if _proven(c):
+        return "up" if c.delta is not None and c.delta > 0 else "down"
+    return None
+
+
+def _leaning(c: Comparison) -> str | None:
+    """ "better" / "worse": the flips lean that way with a sign-test p below 0.2."""
+    b, w = len(c.better), len(c.worse)
+    if c.sign_p >= _LEAN or b == w:
+        return None
+    return "better" if b > w else "worse"
+
+
+def _candidate_at(results: Results, source: str) -> CandidateResult:
+    found: CandidateResult = _of(results, source, CandidateResult, "a candidate")
+    return found
+
+
+def _primary(c: CandidateResult) -> Comparison:
+    return c.on[c.decision.primary]
+
+
+def _moved_words(results: Results, c: Comparison) -> str:
+    word = "better" if _way(c) == "up" else "worse"
+    facts = (
+        f"{_signed(c.delta)}{_span(c.low, c.high)}, {_wins(len(c.better), len(c.worse))} questions"
+    )
+    if _proven(c):
+        return f"{_named(results, c.metric)} {word} ({facts}, Holm-adjusted randomization {_p_is(c.holm_p)})"
+    return (f"{_named(results, c.metric)} {word} by its interval ({facts}), not significant after "
+            f"Holm (randomization {_p_is(c.holm_p)})")  # fmt: skip
+
+
+def _still_words(results: Results, c: Comparison) -> str:
+    """A primary metric that did not move: how its flips stand."""
+    name, b, w = _named(results, c.metric), len(c.better), len(c.worse)
+    if b == w == 0:
+        return f"{name} changed on no question"
+    p, lean = f"sign-test {_p_is(c.sign_p)}", _leaning(c)
+    if lean is not None:
+        state = f"leans {lean}: {p}"
+        delta = c.delta if c.delta is not None else 0.0
+        if abs(delta) > _TIE and (delta > 0) != (lean == "better"):
+            rose, (fewer, more) = ("rose", ("gains", "losses")) if delta > 0 else \
+                ("fell", ("losses", "gains"))  # fmt: skip
+            state += (f"; the mean {rose} all the same: fewer, larger {fewer} outweigh more, "
+                      f"smaller {more}")  # fmt: skip
+    elif b == w:
+        state = f"balanced: {p}"
+    else:
+        state = f"no lean: {p}, not below {_LEAN}"
+    return f"{name} {_signed(c.delta)}{_span(c.low, c.high)}, flips {_wins(b, w)} ({state})"
+
+
+def _headline(results: Results, source: str) -> str:
+    """A candidate's one line: its verdict's words (per metric where an unproven verdict stands
+    beside a Holm-significant metric), how the primary moved or how its flips stand, the other
+    reported metrics that moved by name and way, the critical questions that got worse."""
+    c = _candidate_at(results, source)
+    head, order = _primary(c), [m.name for m in results.settings.compared]
+    others = sorted((x for x in c.comparisons if x.metric in order[1:] and _way(x)),
+                    key=lambda x: order.index(x.metric))  # fmt: skip
+    moved = _way(head) is not None
+    parts = [_moved_words(results, head) if moved else _still_words(results, head)]
+    if others:
+        groups: dict[str, list[str]] = {}
+        for x in others:
+            word = "better" if _way(x) == "up" else "worse"
+            key = ("also " if _way(head) == _way(x) else "") + word + \
+                ("" if _proven(x) else " by its interval")  # fmt: skip
+            groups.setdefault(key, []).append(_named(results, x.metric))
+        parts.append("; ".join(f"{key}: {_and(names)}" for key, names in groups.items()))
+    if not moved and not others:
+        parts.append("no reported metric moved")
+    verdict, proven = c.decision.verdict, [x for x in others if _proven(x)]
+    words = _VERDICT_WORDS[verdict]
+    if verdict in ("PROMISING", "LEANS WORSE") and proven:
+        short, way = ("Promising", "better") if verdict == "PROMISING" else ("Leans worse", "worse")
+        words = (f"{short} — {_named(results, head.metric)} not proven, "
+                 f"{_and([_named(results, x.metric) for x in proven])} {way} after Holm")  # fmt: skip
+    line = f"{words}: {'; '.join(parts)}."
+    if c.decision.critical_worse:
+        level = gate_level(c.gate) if c.gate.evaluated else _NO_POLICY
+        line += (f" Critical question(s) worse: {', '.join(c.decision.critical_worse)} — the gate "
+                 f"decides ({level}).")  # fmt: skip
+    return line
+
+
+def _flips_words(results: Results, source: str) -> str:
+    head = _primary(_candidate_at(results, source))
+    return (f"Flips on {_named(results, head.metric)}: better on {len(head.better)}, worse on "
+            f"{len(head.worse)}, {head.tied} tied; exact sign-test {_p_is(head.sign_p)}")  # fmt: skip
+
+
+def _needed(results: Results, source: str) -> str:
+    head = _primary(_candidate_at(results, source))
+    if head.flips_needed is None:
+        return f"With {head.n} questions, no split of flips reaches sign-test p < {_ALPHA}"
+    return (f"With {head.n} questions, sign-test p < {_ALPHA} needs at least {head.flips_needed} "
+            "one-way flips (and no losses)")  # fmt: skip
+
+
+def _interval_words(results: Results, source: str) -> str:
+    head = _primary(_candidate_at(results, source))
+    name = _named(results, head.metric)
+    if head.delta is None:
+        return f"Δ {name} is undefined for this comparison"
+    text = f"Δ {name} = {_signed(head.delta)} over {head.n} questions"
+    if head.low is None or head.high is None:
+        return text
+    side = "includes" if head.low <= 0 <= head.high else "excludes"
+    return (f"{text} (95 % paired-bootstrap interval {_signed(head.low)} to {_signed(head.high)}); "
+            f"the interval {side} zero; Holm-adjusted randomization {_p_is(head.holm_p)}")  # fmt: skip
+
+
+def _take(results: Results, source: str) -> str:
+    d = _candidate_at(results, source).decision
+    if d.questions is None or (d.for_t is None and d.for_p05 is None):
+        return ""
+    name, parts = _named(results, d.primary), []
+    if d.for_t is not None:
+        part = (f"at the observed mean difference and spread of {name}, about {d.for_t} questions "
+                f"in all (now {d.questions}) would bring a paired test to p < "
+                f"{_ALPHA / d.family:.2g}")  # fmt: skip
+        if d.family > 1:
+            part += (f" (what Holm's adjustment over the {d.family} candidates asks at most for an "
+                     f"adjusted p < {_ALPHA})")  # fmt: skip
+        if d.for_t_power is not None:
+            part += f", about {d.for_t_power} for an 80 % chance"
+        parts.append(part)
+    if d.for_p05 is not None:
+        part = f"at the observed flip rate, the sign test needs about {d.for_p05}"
+        parts.append(
+            part + (f" ({d.for_power} for an 80 % chance)" if d.for_power is not None else "")
+        )
+    return ("What it would take: " + "; ".join(parts) + " — estimates that assume what was "
+            "observed stays as observed")  # fmt: skip
+
+
+def _cost(results: Results, source: str) -> str:
+    c, base = _candidate_at(results, source), results.baseline_variant.costs
+    known = [(what, b, x) for what, b, x in (
+        ("scored pairs", base.pairs_per_question, c.costs.pairs_per_question),
+        ("prompt tokens", base.tokens_per_question, c.costs.tokens_per_question),
+        ("ms of hypothetical latency", base.latency_ms, c.costs.latency_ms),
+    ) if b is not None and x is not None]  # fmt: skip
+    if not known:
+        return "Cost: not measured (a TREC run's pairs, tokens and latency are not known)"
+    parts = []
+    for what, b, x in known:
+        if abs(x - b) <= _TIE:
+            continue
+        if b > 0:
+            pct = round(abs(x - b) / b * 100)
+            if pct:
+                parts.append(f"{pct} % {'fewer' if x < b else 'more'} {what}")
+        else:
+            parts.append(f"{x:g} {what} per question instead of none")
+    return "Cost: " + (", ".join(parts) if parts else "the same as the baseline's")
+
+
+def _unjudged(results: Results, source: str) -> str:
+    s = _candidate_at(results, source).judged
+    if s is None or not s.caveat or s.baseline is None or s.candidate is None:
+        return ""
+    return (f"Caveat: its top {s.k} holds {round(100 * (1 - s.candidate))} % unjudged documents "
+            f"against {round(100 * (1 - s.baseline))} % for the baseline; unjudged count as not "
+            "relevant, so this comparison can understate it")  # fmt: skip
+
+
+def _condensed(results: Results, source: str) -> str:
+    c = _candidate_at(results, source)
+    cmp = c.condensed
+    if cmp is None:
+        return ""
+    where = (f"On condensed lists (each list's unjudged results removed before scoring), Δ "
+             f"{_named(results, cmp.metric)} = {_signed(cmp.delta)}{_span(cmp.low, cmp.high)} "
+             f"over {cmp.n} questions")  # fmt: skip
+    if c.condensed_agrees:
+        return f"{where}: it moves as on the full lists, so the verdict holds where the judgments reach"
+    return (f"{where}: it does not move as on the full lists, so the holes in the judgments may "
+            "decide this comparison; label the pairs of to-label.tsv before deciding")  # fmt: skip
+
+
+def _gate_metric(metric: str | None, k: int) -> str:
+    if metric is None:
+        return ""
+    return (
+        f"MRR@{k} (reciprocal rank within the gate's top {k})" if metric == "mrr" else label(metric)
+    )
+
+
+def _gate_line(results: Results, source: str) -> str:
+    """One gate check in words (docs/gate.md), its metric named with the top k it reads."""
+    outcome = _of(results, source.rsplit(".checks[", 1)[0], GateOutcome, "a gate outcome")
+    g = _of(results, source, GateCheck, "a gate check")
+    metric = _gate_metric(g.metric, outcome.k or 0)
+    q = visible(g.questions[0]) if g.questions else ""
+    said: dict[str, Callable[[], str]] = {
+        "critical_missing": lambda: f"critical: {q} has no case in this run (not an answerable question)",
+        "critical": lambda: (f"critical: {q} failed: no relevant result (grade ≥ "
+                             f"{results.settings.relevance}) in the final {g.k}"),
+        "min_recall": lambda: f"{metric} {_three(g.observed)} is below the minimum {_three(g.threshold)}",
+        "min_pass_rate": lambda: (f"pass rate {_three(g.observed)} ({g.counts[0]}/{g.counts[1]}) is "
+                                  f"below the minimum {_three(g.threshold)}"),
+        "baseline_missing_metric": lambda: f"the saved baseline has no {metric} (it was saved at k = {g.k})",
+        "max_drop": lambda: (f"{metric} dropped {_three((g.reference or 0.0) - (g.observed or 0.0))} "
+                             f"against the gate's baseline ({_three(g.reference or 0.0)} → "
+                             f"{_three(g.observed or 0.0)}), more than the allowed {_three(g.threshold)}"),
+        "review_on_mrr_flips": lambda: (
+            f"{metric} worse for {len(g.questions)} question(s) "
+            f"({', '.join(visible(x) for x in g.questions[:_IDS_SHOWN])}"
+            f"{', …' if len(g.questions) > _IDS_SHOWN else ''}), better for {g.counts[0]} "
+            f"(sign-test {_p_is(g.p or 1.0)})"),
+        "no_policy": lambda: "no gate policy in this project; nothing was checked",
+    }  # fmt: skip
+    if g.rule not in said:
+        raise LookupError(f"unknown gate rule {g.rule!r}")
+    return said[g.rule]()
+
+
+def _baseline_fails(results: Results, source: str) -> str:
+    own = results.baseline_gate
+    if own is None or gate_level(own) == "GO":
+        return ""
+    lines = [_gate_line(results, f"baseline_gate.checks[{i}]") for i in range(len(own.checks))]
+    level = gate_level(own)
+    return (f"The baseline {results.baseline} itself fails the gate policy ({level}): "
+            f"{'; '.join(lines)}. Every candidate is held to the same floors, so a candidate's "
+            f"{level} may be the baseline's, not the change's")  # fmt: skip
+
+
+def _gate_badge(results: Results, source: str) -> str:
+    g = _candidate_at(results, source).gate
+    if not g.evaluated:
+        return _NO_POLICY
+    if gate_level(g) not in _LEVELS:
+        raise LookupError(f"no gate level {gate_level(g)!r} at {source!r}")
+    return gate_level(g)
+
+
+def _delta(results: Results, source: str) -> str:
+    c = _of(results, source, Comparison, "a comparison")
+    return f"Δ {_named(results, c.metric)} {_signed(c.delta)}{_span(c.low, c.high)}"
+
+
+def _flip_of(results: Results, source: str) -> Flip | Comparison:
+    found: Flip | Comparison = _of(results, source, (Flip, Comparison), "a flip or a comparison")
+    return found
+
+
+def _flips_of(results: Results, source: str) -> str:
+    f = _flip_of(results, source)
+    p = f.p if isinstance(f, Flip) else f.sign_p
+    return (f"{_wins(len(f.better), len(f.worse))} on {_named(results, f.metric)}, sign-test "
+            f"{_p_is(p)}")  # fmt: skip
+
+
+def _flip_p(results: Results, source: str) -> str:
+    f = _of(results, source, Flip, "a flip")
+    return f"{_wins(len(f.better), len(f.worse))} {_p_is(f.p)}"
+
+
+def _flip_line(results: Results, source: str) -> str:
+    f = _of(results, source, Flip, "a flip")
+    return (f"{f.b} against {f.a}: {_wins(len(f.better), len(f.worse))} on "
+            f"{_named(results, f.metric)}, sign-test {_p_is(f.p)}, Holm-adjusted "
+            f"{_p_is(f.holm_p)}")  # fmt: skip
+
+
+def _list_value(results: Results, source: str, base: str = "") -> str:
+    """A question page's list heading: its first relevant rank, the flips metric's value on the
+    question and its change against the baseline's list at `base`."""
+    metric, ranked = results.settings.flips_metric, _resolve(results, source)
+    value, first = ranked.values.get(metric), ranked.first_relevant
+    before = _resolve(results, base).values.get(metric) if base else None
+    change = None if value is None or before is None else value - before
+    return (f"first answer at {'—' if first is None else first} · {_named(results, metric)} "
+            f"{_three(value)} · Δ {_signed(change)}")  # fmt: skip
+
+
+def _grid_legend(results: Results, source: str) -> str:
+    metric = results.settings.flips_metric
+    undefined = sum(1 for r in results.baseline_variant.lists if r.values.get(metric) is None)
+    text = "Blue cells gained, orange cells lost, blank cells are unchanged"
+    if undefined:
+        text += (f"; — marks the {undefined} question(s) with no relevant judgment, which have no "
+                 f"{_named(results, metric)} to change")  # fmt: skip
+    return text
+
+
+_P_FIELDS = ("sign_p", "randomization_p", "holm_p", "sign_holm_p")  # a `p` claim's p-values
+
+
+def _p_claim(results: Results, source: str, which: str = "sign_p") -> str:
+    c = _resolve(results, source)
+    if not isinstance(c, Comparison) or which not in _P_FIELDS:
+        raise LookupError(f"expected a comparison's {which} at {source!r}")
+    return p_text(float(getattr(c, which)))
+
+
+def _judged_words(results: Results, source: str) -> str:
+    s = _candidate_at(results, source).judged
+    if s is None:
+        return ""
+    return (f"{_three(s.baseline)} → {_three(s.candidate)} over {s.n} questions (Δ "
+            f"{_signed(s.delta)}{_span(s.low, s.high)})")  # fmt: skip
+
+
+def _counts(results: Results, source: str) -> str:
+    """The questions counted: "50 questions: 40 judged, 38 with a relevant judgment (grade ≥
+    1); 10 without any judgment are left out" (trec_eval's averaging says what the other
+    judged count)."""
+    c = results.inputs.counts
+    if c is None:
+        return ""
+    if c.judged == c.queries and not c.unjudged:
+        text = f"{_plural(c.queries, 'question')}, all judged"
+    else:
+        text = f"{_plural(c.queries, 'question')}: {c.judged} judged"
+    text += f", {c.relevant} with a relevant judgment (grade ≥ {c.threshold})"
+    if results.settings.averaging == "trec_eval" and c.judged > c.relevant:
+        text += (f"; the other {c.judged - c.relevant} judged count 0 in every mean (trec_eval's "
+                 "averaging)")  # fmt: skip
+    if c.unjudged:
+        text += f"; {c.unjudged} without any judgment {'is' if c.unjudged == 1 else 'are'} left out"
+    return text
+
+
+def _notice_claim(results: Results, source: str) -> str:
+    n = _of(results, source, Notice, "a notice")
+    if n.kind not in _NOTICE_KINDS:
+        raise LookupError(f"unknown notice kind {n.kind!r}")
+    return _notice(n, results.settings.kind)
+
+
+_NOTICE_KINDS = ("not_a_run", "empty_document", "without_text", "unlisted",
+                 "judged_not_in_corpus", "unjudged")  # fmt: skip
+
+
+def _coverage(results: Results, source: str) -> str:
+    v = _resolve(results, source)
+    if not isinstance(v, VariantResult) or v.coverage is None:
+        return ""
+    cov = v.coverage
+    return (f"Partial coverage: the run {v.name} answers {cov.answered} of the "
+            f"{cov.judged_queries} judged queries ({_share(cov.answered, cov.judged_queries)}); "
+            "the others count as empty lists.")  # fmt: skip
+
+
+def _verdict_counts(results: Results, source: str) -> str:
+    found = [c.decision.verdict for c in results.candidates]
+    parts = [f"{found.count(x)} {x.lower()}" for x in _COUNTED_FIRST if x in found]
+    return ", ".join(parts) if parts else "no candidate"
+
+
+def _gate_counts(results: Results, source: str) -> str:
+    if results.policy is None:
+        return f"gate: {_NO_POLICY}"
+    found = [gate_level(c.gate) for c in results.candidates]
+    parts = [f"{found.count(x)} {x}" for x in _LEVELS if x in found]
+    return "gate: " + (", ".join(parts) if parts else "no candidate")
+
+
+def _lead_words(results: Results, source: str) -> str:
+    c = best_lead(results)
+    if c is None:
+        return ("No best lead: no candidate is ahead of the baseline on "
+                f"{_named(results, results.settings.compared[0].name)}")  # fmt: skip
+    d = _primary(c)
+    return (f"Best lead: {c.name}, Δ {_named(results, d.metric)} {_signed(d.delta)}"
+            f"{_span(d.low, d.high)} over {d.n} questions ({c.decision.verdict.lower()})")  # fmt: skip
+
+
+def _tally(results: Results, source: str, of: str = "") -> str:
+    """A count of the index's tiles: better (BETTER), worse (WORSE), unclear (the others), one
+    verdict's, or one gate level's."""
+    verdicts = [c.decision.verdict for c in results.candidates]
+    tiles = {"better": verdicts.count("BETTER"), "worse": verdicts.count("WORSE")}
+    tiles["unclear"] = len(verdicts) - tiles["better"] - tiles["worse"]
+    if of in tiles:
+        return str(tiles[of])
+    if of in _VERDICT_WORDS:
+        return str(verdicts.count(of))
+    if of in _LEVELS:
+        return str([gate_level(c.gate) for c in results.candidates].count(of))
+    raise LookupError(f"nothing to count as {of!r}")
+
+
+def _variant_judged(results: Results, source: str) -> str:
+    v = _of(results, source, VariantResult, "a variant")
+    s = v.judged
+    if s is None:
+        return ""
+    span = "" if s.low is None or s.high is None else f" [{_three(s.low)}, {_three(s.high)}]"
+    return f"{label(f'judged@{results.settings.judged_k}')} of {v.name}: {_three(s.mean)}{span}"
+
+
+# the methods' fixed statements, restated from docs/verdicts.md, docs/statistics.md and
+# docs/site.md (a `rule` claim's ``key``)
+_RULE_WORDS: Mapping[str, str] = {
+    "moved": ("A reported metric moved when its paired 95 % bootstrap interval excludes zero or its "
+              "paired randomization test, Holm-adjusted across the candidates, gives p < "
+              f"{_ALPHA}; it moved the way its paired difference points"),
+    "reported": ("The reported metrics are the project's [report] metrics, the primary first; a "
+                 "benchmark column the project does not report is shown, not weighed"),
+    "randomization": ("The randomization test flips the signs of the per-question differences: "
+                      f"exactly, over every sign pattern, up to {_EXACT_SIGNS} non-zero "
+                      f"differences; with {_RESAMPLES:,} seeded resamples up to {_LARGE:,}; by its "
+                      "normal limit above"),
+    "better": (f"BETTER: the primary metric moved up with Holm-adjusted p < {_ALPHA}, and no "
+               "reported metric moved down"),
+    "promising": ("PROMISING (encouraging, not proven): nothing moved down, and the primary metric "
+                  "moved up by its interval alone, or it did not move but its flips lean better "
+                  f"with an exact sign-test p below {_LEAN}"),
+    "worse": "WORSE and LEANS WORSE: the mirror images, when nothing moved up",
+    "mixed": "MIXED: some reported metric moved up and another moved down",
+    "no_clear_change": "NO CLEAR CHANGE: anything else",
+    "gate": ("The gate answers whether it may ship: GO, REVIEW or BLOCK from the gate policy, or "
+             f"{_NO_POLICY}; a critical question that got worse is named in the headline and "
+             "decided by the gate, never by the verdict"),
+    "not_proven": "Not proven is never said of a change that is significant after Holm's adjustment",
+    "sign_example": ("Four better and none worse gives p = 0.125; six better and none worse, p = "
+                     f"0.031, is the fewest one-way flips that give p < {_ALPHA}"),
+    "holm_star": f"A ★ marks a Holm-adjusted sign-test p < {_ALPHA}",
+    "shades": (f"A pair's cell is light when its net flips are under {round(100 * _FLIP_STEPS[0])} % "
+               f"of the questions compared, medium under {round(100 * _FLIP_STEPS[1])} %, dark from "
+               f"{round(100 * _FLIP_STEPS[1])} %; a question's cell is light when its change is "
+               f"under {_DELTA_STEPS[0]}, medium under {_DELTA_STEPS[1]}, dark from {_DELTA_STEPS[1]}"),
+    "take": ("For a candidate that is encouraging but not proven (PROMISING or LEANS WORSE), the "
+             "page says how many questions would bring a paired test to p < "
+             f"{_ALPHA} divided by the number of candidates (what Holm's adjustment asks at most) "
+             "at the observed mean difference and spread, never fewer than one more than now nor "
+             "fewer than give the randomization test enough changed questions, with an 80 % power "
+             "estimate, and beside it what the sign test would need at the observed flip rate"),
+    "unjudged": (f"A candidate whose Judged@k is at least {round(100 * _UNJUDGED_GAP)} points below "
+                 "the baseline's, with the paired 95 % interval of the difference below zero, "
+                 "carries that caveat in its headline and is told to label before deciding"),
+    "noise": ("Within noise = MRR not distinguishable from the best row: at most a two-question "
+              f"gap, or a sign-test p ≥ {_ALPHA}"),
+}  # fmt: skip
+
+
+def _rule(results: Results, source: str, key: str = "") -> str:
+    if key not in _RULE_WORDS:
+        raise LookupError(f"no rule {key!r}")
+    return _RULE_WORDS[key]
+
+
+def _seen_grades(results: Results) -> list[int]:
+    return sorted({g for q in results.inputs.questions for g in q.grades.values()})
+
+
+def _grades(results: Results, source: str) -> str:
+    names, rel = results.settings.grade_names, results.settings.relevance
+    if names:
+        return (
+            f"Grades: {', '.join(f'{g} = {name}' for g, name in names)}; relevant = grade ≥ {rel}"
+        )
+    seen = _seen_grades(results)
+    if len(seen) == 1:
+        return f"Every judgment has grade {seen[0]} (the project names no scale); relevant = grade ≥ {rel}"
+    return f"Grades {f'{seen[0]}–{seen[-1]}' if seen else 'none'} (the project names none); relevant = grade ≥ {rel}"
+
+
+def _relevance(results: Results, source: str) -> str:
+    rel, named = results.settings.relevance, dict(results.settings.grade_names)
+    missing = ("a missing grade counts as 0 (the labels file grades every chunk)"
+               if results.settings.questions_from == "labels"
+               else "unjudged results count as not relevant")  # fmt: skip
+    seen = _seen_grades(results)
+    if rel in named:
+        why = f"{rel} = {named[rel]}"
+    elif len(seen) == 1:
+        why = f"every judgment here has grade {seen[0]}"
+    else:
+        why = f"the grades in these judgments run {f'{seen[0]}–{seen[-1]}' if seen else 'none'}"
+    return (f"A result is relevant when its grade is at least {rel} ({why}); lower grades are not "
+            f"relevant, and {missing}")  # fmt: skip
+
+
+# claim kind -> its words from results.json (`claim_words`)
+CLAIM_WORDS: Mapping[str, Callable[..., str]] = {
+    "headline": _headline, "baseline_fails": _baseline_fails, "flips": _flips_words,
+    "needed": _needed, "interval": _interval_words, "take": _take, "cost": _cost,
+    "unjudged": _unjudged, "condensed": _condensed, "gate_line": _gate_line,
+    "verdict": lambda results, source: _candidate_at(results, source).decision.verdict,
+    "gate": _gate_badge, "delta": _delta,
+    "flip_cell": lambda r, s: _wins(len(_flip_of(r, s).better), len(_flip_of(r, s).worse)),
+    "flips_of": _flips_of, "flip_line": _flip_line, "flip_p": _flip_p,
+    "grid_legend": _grid_legend, "list_value": _list_value, "p": _p_claim,
+    "judged": _judged_words, "counts": _counts, "notice": _notice_claim, "coverage": _coverage,
+    "summary": _verdict_counts, "gate_summary": _gate_counts, "lead": _lead_words,
+    "tally": _tally, "variant_judged": _variant_judged, "rule": _rule, "grades": _grades,
+    "relevance": _relevance,
+}  # fmt: skip
+
+
+def claim_words(results: Results, kind: str, source: str, args: Mapping[str, Any]) -> str:
+    """A claim's words (`CLAIM_WORDS[kind]` of the object at `source`, with `args`), restated
+    from results.json. Raises LookupError for a kind, path or argument results.json has not."""
+    if kind not in CLAIM_WORDS:
+        raise LookupError(f"unknown claim kind {kind!r}; expected one of: {', '.join(CLAIM_WORDS)}")
+    return CLAIM_WORDS[kind](results, source, **args)
+
+
+def rules_summary(rules: Sequence[RuleValue]) -> str:
+    """A candidate's gate rules counted as the gate page says them (docs/gate.md): "4 of 6 rules
+    pass · 1 BLOCK · 1 REVIEW · 1 not evaluated", each count after the first only where there is
+    one."""
+    said = [f"{sum(r.status == 'pass' for r in rules)} of {len(rules)} rules pass"]
+    said += [f"{n} {status}" for status in ("BLOCK", "REVIEW", "not evaluated")
+             if (n := sum(r.status == status for r in rules))]  # fmt: skip
+    return " · ".join(said)
