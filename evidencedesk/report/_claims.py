@@ -203,7 +203,13 @@ def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[i
             for key in sorted(keys):  # in order: results.json sorts its keys, a build need not
                 item = value[key]
                 if type(item) is float:
-                    number(item, f"{path}['{key}']")
+                    # a number met before (most of a question's values: 0.0, 1.0, 0.5) has
+                    # its path, numbered already: no path of its own to write
+                    known = numbers.get((item, math.copysign(1.0, item)))
+                    if known is not None:
+                        found.setdefault(id(item), known)
+                    else:
+                        number(item, f"{path}['{key}']")
                 elif type(item) not in _LEAVES:
                     visit(item, f"{path}['{key}']")
 
