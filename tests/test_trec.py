@@ -177,15 +177,16 @@ def test_a_run_read_in_many_blocks_reads_like_one_block(
     # stretches of equal query ids are joined in query order, unless there are too many
     monkeypatch.setattr(trec_arrays, "_STRETCHES", stretches)
     parts = trec_arrays.fast_columns(path)
-    assert len(parts[1]) == len(lines)
-    grouped = bool(np.all(parts[1][1:] >= parts[1][:-1]))
+    query_codes = np.asarray(parts[1])  # the join gives them as stretches
+    assert len(parts[1]) == query_codes.size == len(lines)
+    grouped = bool(np.all(query_codes[1:] >= query_codes[:-1]))
     assert grouped is (stretches > 0)
     if grouped:  # within a query, the lines keep file order (but for the documents of a
         # tie, which each part puts in trec_eval's order): the scores do, and each line's
         # (query, document) moves as one
         in_file = [(q, d, float(s)) for q, _, d, _, s, _ in map(str.split, lines)]
         in_file.sort(key=lambda line: line[0].encode())
-        codes, ids, scores = parts[1].tolist(), parts[2].tolist(), parts[3].tolist()
+        codes, ids, scores = query_codes.tolist(), parts[2].tolist(), parts[3].tolist()
         joined = [(parts[0][c].decode(), d.decode(), s)
                   for c, d, s in zip(codes, ids, scores, strict=True)]  # fmt: skip
         assert [(q, s) for q, _, s in joined] == [(q, s) for q, _, s in in_file]
@@ -1002,7 +1003,8 @@ def test_parts_check_their_own_lines_and_the_join_the_queries_in_several(
             join_parts(parts, b"tag")  # type: ignore[arg-type]
     else:
         qids, codes, docs, _, _, _ = join_parts(parts, b"tag")  # type: ignore[arg-type]
-        pairs = [(qids[c], d) for c, d in zip(codes.tolist(), docs.tolist(), strict=True)]
+        pairs = [(qids[c], d) for c, d in zip(np.asarray(codes).tolist(), docs.tolist(),
+                                              strict=True)]  # fmt: skip
         assert sorted(pairs) == sorted((q.encode(), d.encode()) for q, d in first + second)
 
 
@@ -1099,3 +1101,53 @@ def test_a_run_in_order_without_ties_is_left_as_it_is(codes, scores, expected) -
     from evidencedesk.files.trec import _in_order
 
     assert _in_order(np.array(codes, dtype=np.int32), np.array(scores)) is expected
+
+
+@pytest.mark.parametrize(
+    ("codes", "lengths", "scores", "counts"),
+    [
+        ([0, 0, 1], [2, 1, 2], [5, 4, 3, 9, 8], [3, 2]),  # a query in two stretches, in order
+        ([0, 0, 1], [2, 1, 2], [5, 4, 4.5, 9, 8], None),  # its second stretch scores higher
+        ([0, 2], [2, 1], [5, 4, 9], [2, 0, 1]),  # a query code without lines counts 0
+        ([1, 0], [1, 1], [5, 4], None),  # queries out of order
+        ([0, 1], [2, 2], [5, 5, 3, 2], None),  # a tie: the documents' order decides
+        ([0], [1], [7], [1]),  # one line
+    ],
+)
+def test_stretches_count_the_queries_of_lines_in_order(
+    codes: list[int], lengths: list[int], scores: list[float], counts: list[int] | None
+) -> None:
+    from evidencedesk.files._trec_arrays import Stretches
+    from evidencedesk.files.trec import _in_order
+
+    stretches = Stretches(np.array(codes, dtype=np.int32), np.array(lengths, dtype=np.int64))
+    found = stretches.in_order_counts(np.array(scores, dtype=np.float64), max(codes) + 1)
+    assert (None if found is None else found.tolist()) == counts
+    # what the check of every line's code says
+    lines = np.repeat(np.array(codes, dtype=np.int32), lengths)
+    assert np.asarray(stretches).tolist() == lines.tolist()
+    assert _in_order(lines, np.array(scores, dtype=np.float64)) is (counts is not None)
+
+
+def test_stretches_agree_with_the_check_of_every_line_across_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from evidencedesk.files import _trec_arrays as trec_arrays
+    from evidencedesk.files.trec import _in_order
+
+    monkeypatch.setattr(trec_arrays, "_CHUNK", 7)  # every boundary case within a few lines
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(1, 12))
+        codes = np.sort(rng.integers(0, 6, n)).astype(np.int32)
+        if rng.random() < 0.2:
+            codes = rng.permutation(codes)
+        lengths = rng.integers(1, 6, n)
+        lines = np.repeat(codes, lengths)
+        scores = -np.arange(lines.size, dtype=np.float64)  # falling everywhere
+        places = rng.integers(0, lines.size, 2)
+        scores[places] = rng.integers(-lines.size, 1, 2)  # and rising at up to two places
+        found = trec_arrays.Stretches(codes, lengths).in_order_counts(scores, 6)
+        assert (found is not None) is _in_order(lines, scores)
+        if found is not None:
+            assert found.tolist() == np.bincount(lines, minlength=6).tolist()

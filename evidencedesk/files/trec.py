@@ -23,6 +23,7 @@ from evidencedesk.files._trec_arrays import (
     NUMBER,
     Bad,
     Columns,
+    Stretches,
     _tie_order,
     fast_columns,
     fast_qrels,
@@ -296,7 +297,28 @@ def _in_order(qcode: np.ndarray, scores: np.ndarray) -> bool:
 
 
 def _sorted_run(columns: Columns) -> TrecRun:
-    qids, qcode, docs, scores, tag, keys = columns
+    qids, lines, docs, scores, tag, keys = columns
+    # lines in order already need no code per line (`Stretches.in_order_counts`)
+    counts = lines.in_order_counts(scores, len(qids)) if isinstance(lines, Stretches) else None
+    if counts is None:
+        qcode = lines.lines() if isinstance(lines, Stretches) else lines
+        docs, scores, keys, counts = _put_in_order(qids, qcode, docs, scores, keys)
+    if keys is None:
+        keys = line_keys(counts, doc_hashes(docs), query_salts(qids))
+    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    names = tuple(q.decode("utf-8") for q in qids)
+    return TrecRun(names, offsets, docs, scores, tag.decode("utf-8"), keys)
+
+
+def _put_in_order(
+    qids: list[bytes],
+    qcode: np.ndarray,
+    docs: np.ndarray,
+    scores: np.ndarray,
+    keys: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """The lines in trec_eval's order (query, then score descending, then document id
+    descending), and each query's number of lines."""
     if not _in_order(qcode, scores):
         order = _block_order(qcode)
         if order is not None:
@@ -316,11 +338,7 @@ def _sorted_run(columns: Columns) -> TrecRun:
     # (the bounds in the codes' own type: int64 bounds made numpy copy every code to int64
     # first, 400 MB and a quarter second for a run of 50 million lines)
     counts = np.diff(np.searchsorted(qcode, np.arange(len(qids) + 1, dtype=qcode.dtype)))
-    if keys is None:
-        keys = line_keys(counts, doc_hashes(docs), query_salts(qids))
-    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    names = tuple(q.decode("utf-8") for q in qids)
-    return TrecRun(names, offsets, docs, scores, tag.decode("utf-8"), keys)
+    return docs, scores, keys, counts
 
 
 # the first bytes of a compressed file, and the program that decompresses it

@@ -127,7 +127,9 @@ class Shown(str):
         return Shown, (str(self), self.at)
 
 
-_LEAVES = frozenset({str, int, bool, type(None)})  # hold no float and no row
+_LEAVES: frozenset[type] = frozenset({str, int, bool, type(None)})  # no float, no row
+# what a value is to `value_paths`'s walk, by its type (0 is none of them: not yet looked at)
+_LEAF, _FLOAT, _ROW, _SEQUENCE, _MAPPING, _OTHER = range(1, 7)
 
 
 def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[int, str]:
@@ -151,48 +153,86 @@ def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[i
     numbers: dict[tuple[float, float], str] = {}
     rows: dict[tuple[Any, ...], str] = {}
 
-    fields_of: dict[type, tuple[str, ...] | None] = {}  # a row type's field names; None: no row
+    fields_of: dict[type, tuple[str, ...]] = {}  # a row type's field names
     plain_key: dict[str, bool] = {}  # a key a path can name ('[key]': no quote, blank or bracket)
+    kinds: dict[type, int] = {**dict.fromkeys(_LEAVES, _LEAF), float: _FLOAT}
 
-    def walk(node: Any, path: str) -> None:
-        kind = type(node)
-        if kind is float:
-            if node == node:  # NaN equals nothing: its own path
-                path = numbers.setdefault((node, math.copysign(1.0, node)), path)
-            found.setdefault(id(node), path)
-            numbered.setdefault(path, len(numbered))
-            return
-        if kind in _LEAVES:
-            return
-        if kind not in fields_of:
-            fields_of[kind] = (tuple(f.name for f in dataclasses.fields(kind))
-                               if dataclasses.is_dataclass(kind) else None)  # fmt: skip
-        names = fields_of[kind]
-        if names is not None:
-            try:
-                path = rows.setdefault((kind, node), path)
-            except TypeError:  # a row holding a dict: its own path
-                pass
-            found.setdefault(id(node), path)
-            numbered.setdefault(path, len(numbered))
-            for name in names:
-                walk(getattr(node, name), f"{path}.{name}" if path else name)
-        elif isinstance(node, tuple | list):
-            for i, item in enumerate(node):
-                if type(item) not in _LEAVES:  # ids and words: no path to make
-                    walk(item, f"{path}[{i}]")
-        elif isinstance(node, Mapping):
-            keys = []
-            for k in node:
-                if isinstance(k, str):
-                    if k not in plain_key:
-                        plain_key[k] = not any(c in k for c in "' ]")
-                    if plain_key[k]:
+    def kind_of(kind: type) -> int:
+        """What a value of this type is to the walk (found once per type)."""
+        if dataclasses.is_dataclass(kind):
+            fields_of[kind] = tuple(f.name for f in dataclasses.fields(kind))
+            kinds[kind] = _ROW
+        elif issubclass(kind, tuple | list):
+            kinds[kind] = _SEQUENCE
+        elif issubclass(kind, Mapping):
+            kinds[kind] = _MAPPING
+        else:
+            kinds[kind] = _OTHER
+        return kinds[kind]
+
+    def number(value: float, path: str) -> None:
+        if value == value:  # NaN equals nothing: its own path
+            path = numbers.setdefault((value, math.copysign(1.0, value)), path)
+        found.setdefault(id(value), path)
+        numbered.setdefault(path, len(numbered))
+
+    # the walk's cost is its calls: a leaf (str, int, bool, None: no path) is skipped where it is
+    # met, a float numbered there, and a tuple of leaves alone (ids, grades, flags) passed over
+    # with one look at its items' types -- a 10,000-question build's Results hold ~700,000
+    # values, most of them in the per-question lists
+    def visit(value: Any, path: str) -> None:
+        kind = kinds.get(type(value)) or kind_of(type(value))
+        if kind == _FLOAT:
+            number(value, path)
+        elif kind == _ROW:
+            row(value, path)
+        elif kind == _SEQUENCE:
+            if not _LEAVES.issuperset(map(type, value)):
+                for i, item in enumerate(value):
+                    if type(item) not in _LEAVES:
+                        visit(item, f"{path}[{i}]")
+        elif kind == _MAPPING and not _LEAVES.issuperset(map(type, value.values())):
+            keys = []  # (a question's grades by document id: no path in them)
+            for k in value:
+                if type(k) is str or isinstance(k, str):
+                    plain = plain_key.get(k)
+                    if plain is None:
+                        plain = plain_key[k] = not any(c in k for c in "' ]")
+                    if plain:
                         keys.append(k)
             for key in sorted(keys):  # in order: results.json sorts its keys, a build need not
-                walk(node[key], f"{path}['{key}']")
+                item = value[key]
+                if type(item) is float:
+                    # a number met before (most of a question's values: 0.0, 1.0, 0.5) has
+                    # its path, numbered already: no path of its own to write
+                    known = numbers.get((item, math.copysign(1.0, item)))
+                    if known is not None:
+                        found.setdefault(id(item), known)
+                    else:
+                        number(item, f"{path}['{key}']")
+                elif type(item) not in _LEAVES:
+                    visit(item, f"{path}['{key}']")
 
-    walk(results, "")
+    def row(node: Any, path: str) -> None:
+        kind = type(node)
+        try:
+            path = rows.setdefault((kind, node), path)
+        except TypeError:  # a row holding a dict: its own path
+            pass
+        found.setdefault(id(node), path)
+        numbered.setdefault(path, len(numbered))
+        for name in fields_of[kind]:
+            value = getattr(node, name)
+            step = type(value)
+            if step in _LEAVES or (step is tuple and _LEAVES.issuperset(map(type, value))):
+                continue
+            if step is float:
+                number(value, f"{path}.{name}" if path else name)
+            else:
+                visit(value, f"{path}.{name}" if path else name)
+
+    if type(results) not in _LEAVES:
+        visit(results, "")
     return found
 
 

@@ -308,10 +308,12 @@ def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[
         return Markup(inside.sub(lambda m: f"<bdi>{_balanced(m.group())}</bdi>", html))  # noqa: S704
 
     def finalize(value: Any) -> Any:
-        if type(value) is str and value in data:
-            return _data(value)
-        if type(value) is str:
-            return Markup(escape(_isolated(value))) if _BIDI.search(value) else value
+        if type(value) is str:  # (every character `_BIDI` finds is outside ASCII)
+            if value in data:
+                return _data(value)
+            if value.isascii() or not _BIDI.search(value):
+                return value
+            return Markup(escape(_isolated(value)))
         if isinstance(value, str) and hasattr(value, "__html__") and not isinstance(value, Markup):
             return names_isolated(value.__html__())  # a claim's words
         return value
@@ -324,8 +326,9 @@ def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[
 
 
 def _shown_id(text: str) -> str:
-    """An id as a page shows it: its invisible characters visible (``q001⟨U+200B⟩``)."""
-    return visible(text)
+    """An id as a page shows it: its invisible characters visible (``q001⟨U+200B⟩``; an ASCII
+    id holds none)."""
+    return text if text.isascii() else visible(text)
 
 
 class _CompiledTemplates(jinja2.BytecodeCache):

@@ -160,18 +160,39 @@ def ranked_lists(
     `values`: the `_question_values` of the metrics, when the caller has them already."""
     if values is None:
         values = _question_values(judged, [m.name for m in metrics])
+    firsts = _first_relevant_ranks(judged)
+    if firsts is None:
+        firsts = [first_relevant(j) for j in judged]
     return tuple(
         RankedList(
             j.id,
             tuple(j.ids[:keep]),
             tuple(j.grades[:keep]),
             j.size,
-            first_relevant(j),
+            first,
             {m.name: values[m.name][j.id] for m in metrics},
             _flags(j.judged, keep),
         )
-        for j in judged
+        for j, first in zip(judged, firsts, strict=True)
     )
+
+
+def _first_relevant_ranks(judged: Sequence[Judged]) -> list[int | None] | None:
+    """`first_relevant` of every list of a judge's lists (`JudgedLists`), from the arrays the
+    metrics read (each judged result's rank and grade): one pass for every question instead of
+    a look through each list (150,000 lists at 50,000 questions x 3 runs). None for other lists,
+    and where a threshold below 1 makes an unjudged result (grade 0) relevant: the arrays hold
+    judged results alone."""
+    if not isinstance(judged, JudgedLists):
+        return None
+    lines = judged.lines
+    if lines.n != len(judged) or not bool(np.all(lines.relevant >= 1)):
+        return None
+    hit = lines.grade >= lines.relevant[lines.line_q]
+    none = np.iinfo(np.int64).max
+    first = np.full(lines.n, none, dtype=np.int64)
+    np.minimum.at(first, lines.line_q[hit], lines.rank[hit])
+    return [None if f == none else f + 1 for f in first.tolist()]
 
 
 def _flags(judged: tuple[bool, ...] | None, keep: int | None) -> tuple[bool, ...] | None:
