@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _as_installed import as_installed
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -66,6 +68,7 @@ def _profile(site: Path) -> None:
 
 
 def main() -> None:
+    as_installed()  # time the package as pip installs it (benchmarks/_as_installed.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="builds and audits, interleaved")
     parser.add_argument("--questions", type=int, default=520)

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import metrics_bench
 import process_tuning
+from _as_installed import as_installed
 
 HERE = Path(__file__).resolve().parent
 START, END = "<!-- figures:start -->", "<!-- figures:end -->"
@@ -206,6 +207,7 @@ def write(path: Path, text: str) -> None:
 
 
 def main() -> None:
+    as_installed()  # time the package as pip installs it (benchmarks/_as_installed.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
     parser.add_argument("--keep", type=Path, default=None, help="keep and reuse projects here")

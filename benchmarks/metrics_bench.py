@@ -54,6 +54,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _as_installed import as_installed
 
 OURS = ["recall@100", "precision@10", "mrr", "ndcg@10:linear"]
 RANX = ["recall@100-l2", "precision@10-l2", "mrr-l2", "ndcg@10"]  # binary ones at grade 2
@@ -317,6 +318,7 @@ def report(found: dict[str, object]) -> str:
 
 
 def main() -> None:
+    as_installed()  # time the package as pip installs it (benchmarks/_as_installed.py)
     if len(sys.argv) == 5 and sys.argv[1] == "--child":
         child(*sys.argv[2:])
         return

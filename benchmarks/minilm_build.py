@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _as_installed import as_installed
+
 _BUILD = """
 import sys
 if sys.argv[1] == "without":
@@ -56,6 +58,7 @@ def _load() -> str:
 
 
 def main() -> None:
+    as_installed()  # time the package as pip installs it (benchmarks/_as_installed.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from _as_installed import as_installed
 
 
 def _digits(mat: np.ndarray, column: int, numbers: np.ndarray, width: int) -> None:
@@ -249,6 +250,7 @@ def table(rows: list[Build]) -> str:
 
 
 def main() -> None:
+    as_installed()  # time the package as pip installs it (benchmarks/_as_installed.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--questions", type=int, default=50_000)
     parser.add_argument("--depth", type=int, default=1_000)

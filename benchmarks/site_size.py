@@ -17,6 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _as_installed import as_installed
 from runs_only_scale import tree_size, write_project
 
 MB = 1_000_000
@@ -42,6 +43,7 @@ def _parts(site: Path) -> str:
 
 
 def main() -> None:
+    as_installed()  # time the package as pip installs it (benchmarks/_as_installed.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, default=100, help="results per question and run")
     parser.add_argument("--keep", type=Path, default=None, help="build in DIR and keep it")

@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _as_installed import as_installed
 from runs_only_scale import stage_times
 
 
@@ -31,6 +32,7 @@ def _once(project: Path | None, out: Path) -> tuple[float, dict[str, float]]:
 
 
 def main() -> None:
+    as_installed()  # time the package as pip installs it (benchmarks/_as_installed.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--project", type=Path, default=None, help="default: the demo")
     parser.add_argument("--repeat", type=int, default=3)
