@@ -46,6 +46,13 @@ TUNING = (
     "The feature scorer&#39;s weights and the gate&#39;s thresholds were chosen while looking at "
     "these labels: gains measured on them are optimistic until checked on unseen questions."
 )
+# q004's graded documents: d055 (grade 2) before d004, and the last, d111
+GRADED_ROW = "{}</span></td></tr><tr><td><code>d004</code>"
+GRADED_LAST = '<tr><td><code>d111</code></td><td><span class="grade grade-1">1</span></td></tr>'
+COVERAGE = (
+    "Partial coverage: the run cand03 answers {} of the 38 judged queries (74 %); the others "
+    "count as empty lists."
+)
 CSV_ROW = "q001,base,1.0,0.3,0.5,0.5153479049038848,2,a\n"
 PLANTS = {
     # the recommendation quotes the primary metric's numbers as another metric's
@@ -227,6 +234,45 @@ PLANTS = {
         "which candidates change them, and whether the baseline passes them. Each id opens the "
         "question's page: every variant's list and a si\": results.json says 38 questions "
         "(inputs.questions)",
+    ]),
+    # a question page's graded documents (counted in its jump line and its fold, then each row),
+    # a slice's n and the tags it counts fewer questions on, a run's coverage warning outside
+    # its claim: each held to results.json where it stands
+    "graded documents counted": ("question-q004.html", "the graded documents (7)",
+                                 "the graded documents (8)", [
+        "question-q004.html: 'On this page: what each variant returned · each candidate against "
+        "base · the graded documents (8)': results.json says 7 graded, those above 0 "
+        "(inputs.questions[3].grades)",
+    ]),
+    "graded documents counted in the fold": ("question-q004.html", "The 7 documents the judgments",
+                                             "The 6 documents the judgments", [
+        "question-q004.html: 'The 6 documents the judgments grade for this question, best first': "
+        "results.json says 7 graded, those above 0 (inputs.questions[3].grades)",
+    ]),
+    "a graded document's grade": ("question-q004.html", GRADED_ROW.format(2), GRADED_ROW.format(3), [
+        "question-q004.html: 'graded row 3: d055: grade 3': results.json says 'd055: grade 2' "
+        "(inputs.questions[3].grades)",
+    ]),
+    "a graded document left out": ("question-q004.html", GRADED_LAST, "", [
+        "question-q004.html: 'graded row 7: none': results.json says 'd111: grade 1' "
+        "(inputs.questions[3].grades)",
+    ]),
+    "a slice's n": ("slices.html", '<span class="n">n=13</span>', '<span class="n">n=12</span>', [
+        "slices.html: 'nDCG@10 (linear gain): base, a: n=12': results.json says n=13 "
+        "(variants[0].slices[0])",
+    ]),
+    "a slice's of count": ("slices.html", "b 9 of 13.", "b 9 of 12.", [
+        "slices.html: 'nDCG@10 (linear gain): fewer questions here: b 9 of 12': results.json says "
+        "'b 9 of 13' (the baseline's slices, inputs.questions' tags)",
+    ]),
+    "a coverage warning's count": ("benchmark.html", "cand03 answers 28 of", "cand03 answers 29 of", [
+        f"benchmark.html: '{COVERAGE.format(29)}': results.json says '{COVERAGE.format(28)}' "
+        "(variants[3].coverage)",
+    ]),
+    "a coverage warning left out": (
+        "benchmark.html", f'<br><strong class="warning">{COVERAGE.format(28)}</strong>', "", [
+        f"benchmark.html: 'cand03: no coverage warning': results.json says '{COVERAGE.format(28)}' "
+        "(variants[3].coverage)",
     ]),
     "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
         "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "

@@ -46,10 +46,11 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from itertools import accumulate
+from itertools import accumulate, zip_longest
 from pathlib import Path
 from typing import Any
 
+from evidencedesk._inert import visible
 from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
@@ -61,17 +62,19 @@ from evidencedesk.report._oracle import (
     best_lead,
     caveats_given,
     claim_words,
+    graded_list,
     number_text,
     oracle_findings,
     p_text,
     rule_cell,
     rules_summary,
+    slice_fewer,
     summary_lines,
 )
 from evidencedesk.report._site import slug
 from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import load
-from evidencedesk.results.types import RankedList, Results
+from evidencedesk.results.types import QuestionFact, RankedList, Results
 
 __all__ = ["Disagreement", "PageResult", "Pages", "audit", "in_turn"]
 
@@ -1242,6 +1245,141 @@ def _count_disagreements(page: str, shown: _PageText, results: Results,
     return out
 
 
+# a question page's graded documents (templates/question.html's last section): counted in the
+# jump line ("the graded documents (7)") and in the fold's summary above five, then one row each
+# (its id, its grade), held to `report.oracle.graded_list` of the question in results.json
+_GRADED_JUMP = re.compile(r" the graded (?:document|chunk)s \((\d+)\)$")
+_GRADED_FOLD = re.compile(r"^The (\d+) (?:document|chunk)s the judgments grade for this question")
+_GRADED_AT = '<section id="graded">'
+_GRADED_TABLE = re.compile(r'<table class="graded-table[^"]*">(.*?)</table>', re.S)
+_CODE = re.compile(r'<code(?: title="([^"]*)")?>(.*?)</code>', re.S)
+
+
+def _graded_disagreements(page: str, raw: str, shown: _PageText, at: int,
+                          question: QuestionFact) -> list[Disagreement]:  # fmt: skip
+    """A question page's graded documents, counted and listed, as the question's labels give
+    them (`report.oracle.graded_list`): the count in the jump line and in the fold's summary,
+    and each row's document and grade in order."""
+    due = graded_list(question)
+    source = f"inputs.questions[{at}].grades"
+    out = []
+    for block, blank in shown.prose:
+        m = _GRADED_JUMP.search(blank) if blank.startswith("On this page:") else None
+        m = m or _GRADED_FOLD.match(blank)
+        if m is not None and int(m[1]) != len(due):
+            out.append(Disagreement(page, block[:200], f"{len(due)} graded, those above 0 "
+                                    f"({source})"))  # fmt: skip
+    start = raw.rfind(_GRADED_AT)
+    table = _GRADED_TABLE.search(raw, start) if start >= 0 else None
+    rows = []
+    for _, row in _ROW.findall(table[1]) if table is not None else ():
+        cells = _TD.findall(row)
+        code = _CODE.search(cells[0]) if cells else None
+        if code is None or len(cells) < 2:
+            continue  # the header
+        doc = visible(html.unescape(code[1] if code[1] is not None else code[2]))
+        rows.append(f"{doc}: grade {_cell_text(cells[1])}")
+    due_rows = [f"{visible(doc)}: grade {g}" for doc, g in due]
+    for k, (said, expected) in enumerate(zip_longest(rows, due_rows), 1):
+        if said != expected:
+            out.append(Disagreement(page, f"graded row {k}: {said or 'none'}",
+                                    f"{expected or 'no such row'!r} ({source})"))  # fmt: skip
+    return out
+
+
+# the slices page's tables (templates/slices.html): one section a metric, its heading the
+# metric's label, a line naming the tags the baseline counts fewer questions on than carry them,
+# its tags as columns, a variant a row, each cell "n=N" after its mean
+_SLICE = re.compile(r'<section id="slice-\d+">\s*<h2>(.*?)</h2>(.*?)</section>', re.S)
+_SLICE_FEWER = re.compile(r'<p class="small">Fewer questions here than on the index [^:]*: '
+                          r"(.*?)\.</p>", re.S)  # fmt: skip
+_SLICE_TAG = re.compile(r'<th scope="col" class="num"><span class="tag">(.*?)</span></th>')
+_ROW_NAME = re.compile(r'<th scope="row">(.*?)</th>', re.S)
+_CELL_N = re.compile(r'<span class="n">n=(\d+)</span>')
+
+
+def _slice_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """Each slices table's counts as results.json holds them: each cell's n (the variant's
+    slice of that metric and tag; none: 0), the tags it shows (every variant's slices' tags,
+    sorted), and the line of the tags with fewer questions (`report.oracle.slice_fewer`)."""
+    metrics = {m.label: m.name for m in results.settings.metrics}
+    out = []
+    for heading, body in _SLICE.findall(raw):
+        label = html.unescape(heading)
+        metric = metrics.get(label)
+        if metric is None:
+            out.append(Disagreement(page, label, "no such metric (settings.metrics)"))
+            continue
+        fewer = _SLICE_FEWER.search(body)
+        said = "none" if fewer is None else html.unescape(fewer[1])
+        due = slice_fewer(results, metric) or "none"
+        if said != due:
+            out.append(
+                Disagreement(
+                    page,
+                    f"{label}: fewer questions here: {said}",
+                    f"{due!r} (the baseline's slices, inputs.questions' tags)",
+                )
+            )
+        tags = [html.unescape(t) for t in _SLICE_TAG.findall(body)]
+        due_tags = sorted({t.tag for v in results.variants for t in v.slices if t.metric == metric})
+        if tags != due_tags:
+            out.append(Disagreement(page, f"{label}: tags {', '.join(tags)}",
+                                    f"{', '.join(due_tags)!r} (variants' slices)"))  # fmt: skip
+        for _, row in _ROW.findall(body):
+            name = _ROW_NAME.search(row)
+            variant = results.by_name.get(html.unescape(name[1])) if name is not None else None
+            if variant is None:
+                continue  # the header (a row of no such variant: the page's claims say so)
+            i = results.variants.index(variant)
+            ns = {t.tag: (j, t.n) for j, t in enumerate(variant.slices) if t.metric == metric}
+            for tag, cell in zip(tags, _TD.findall(row), strict=False):
+                n = _CELL_N.search(cell)
+                j, due_n = ns.get(tag, (None, 0))
+                if n is None or int(n[1]) != due_n:
+                    at = f"variants[{i}].slices[{j}]" if j is not None else f"variants[{i}].slices"
+                    out.append(Disagreement(page, f"{label}: {variant.name}, {tag}: "
+                                            f"n={n[1] if n else 'none'}",
+                                            f"n={due_n} ({at})"))  # fmt: skip
+    return out
+
+
+_COVERAGE = "Partial coverage: the run "  # a run's coverage warning (`report.oracle` "coverage")
+
+
+def _coverage_disagreements(page: str, shown: _PageText, results: Results) -> list[Disagreement]:
+    """A run's coverage warning outside its claim (the benchmark table's, beside the run) says
+    the oracle's words of that run's coverage; on the benchmark page every run that answers
+    part of the judged queries carries it."""
+    out = []
+    warned: set[str] = set()
+    for _, blank in (*shown.prose, *shown.cells):
+        start = blank.find(_COVERAGE)
+        if start < 0:
+            continue
+        said = blank[start:]
+        named = [(i, v) for i, v in enumerate(results.variants)
+                 if said.startswith(f"{_COVERAGE}{v.name} answers ")]  # fmt: skip
+        i, v = max(named, key=lambda iv: len(iv[1].name), default=(None, None))
+        due = claim_words(results, "coverage", f"variants[{i}]", {}) if i is not None else ""
+        if v is not None and due:
+            warned.add(v.name)
+        if not due or not said.startswith(due):
+            out.append(Disagreement(page, said[:200], repr(due) + (f" (variants[{i}].coverage)"
+                                    if i is not None else " nothing: no such run")))  # fmt: skip
+    if page == "benchmark.html":
+        for i, v in enumerate(results.variants):
+            due = claim_words(results, "coverage", f"variants[{i}]", {})
+            partial = v.coverage is not None and v.coverage.answered < v.coverage.judged_queries
+            if partial and v.name not in warned:
+                out.append(
+                    Disagreement(
+                        page, f"{v.name}: no coverage warning", f"{due!r} (variants[{i}].coverage)"
+                    )
+                )
+    return out
+
+
 def _caveat_disagreements(page: str, shown: _PageText, given: tuple[set[str], set[str]],
                           blocks: str) -> list[Disagreement]:  # fmt: skip
     """A component's caveat (the toy embedder, MiniLM, the lexical rerankers, the demo's tuning
@@ -1440,6 +1578,7 @@ class _Site:
     pages: int  # the site's question pages
     known: _Known  # the marked values already re-read (filled as the pages are read)
     candidates: dict[str, int]  # a candidate's page -> its index in results.json
+    facts: dict[str, tuple[int, QuestionFact]]  # a question's id -> its index and its record
 
     @classmethod
     def of(cls, site: Path) -> _Site:
@@ -1452,7 +1591,8 @@ class _Site:
                    caveats_given(results), lists, _ChartValues.of(saved),
                    len(list(site.glob("question-*.html"))), {},
                    {f"candidate-{slug(c.name)}.html": i
-                    for i, c in enumerate(results.candidates)})  # fmt: skip
+                    for i, c in enumerate(results.candidates)},
+                   {q.id: (i, q) for i, q in enumerate(results.inputs.questions)})  # fmt: skip
 
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
@@ -1478,6 +1618,11 @@ class _Site:
             if '<section class="vs" ' in raw:
                 found += _side_by_side_disagreements(page, raw, self.questions[page], results,
                                                      self.lists)  # fmt: skip
+            found += _graded_disagreements(page, raw, shown, *self.facts[self.questions[page]])
+        elif page == "slices.html":
+            found += _slice_disagreements(page, raw, results)
+        if page == "benchmark.html" or _COVERAGE in blocks:
+            found += _coverage_disagreements(page, shown, results)
         found += _chart_disagreements(page, raw, self.charted)
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
