@@ -274,6 +274,25 @@ PLANTS = {
         f"benchmark.html: 'cand03: no coverage warning': results.json says '{COVERAGE.format(28)}' "
         "(variants[3].coverage)",
     ]),
+    # the questions a table row rests on, read by the row's heading
+    "a variant's n on the benchmark page": ("benchmark.html", "[0.769, 0.909]</span></td><td class=\"num\">34<",
+                                            "[0.769, 0.909]</span></td><td class=\"num\">33<", [
+        "benchmark.html: 'base: 33 · 4': results.json says 34 · 4 (variants[0].metrics[0].n and "
+        ".left_out)",
+    ]),
+    "a comparison's n on a candidate page": ("candidate-cand02.html", '<td class="num">34</td></tr>',
+                                             '<td class="num">31</td></tr>', [
+        "candidate-cand02.html: 'nDCG@10 (linear gain): 31': results.json says 34 "
+        "(candidates[1].comparisons[3].n)",
+    ]),
+    "the Judged@k comparison's n": ("candidate-cand02.html", '[+0.024, +0.091]</span></td><td class="num">34<',
+                                    '[+0.024, +0.091]</span></td><td class="num">31<', [
+        "candidate-cand02.html: 'mean: 31': results.json says 34 (candidates[1].judged.n)",
+    ]),
+    "a tag's n on a candidate page": ("candidate-cand02.html", '<span class="tag">a</span></th><td class="num">13<',
+                                      '<span class="tag">a</span></th><td class="num">12<', [
+        "candidate-cand02.html: 'a: 12': results.json says 13 (variants[0].slices[0].n)",
+    ]),
     "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
         "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "
         "results.json's questions",

@@ -1344,6 +1344,75 @@ def _slice_disagreements(page: str, raw: str, results: Results) -> list[Disagree
     return out
 
 
+# the questions each table row rests on, by the page's layout (templates/benchmark.html: a
+# section per metric, a row per variant with its n and left out; templates/candidate.html: a row
+# per metric with the comparison's n, the Judged@k row's n, a row per tag with the baseline's
+# slice n), each read by its row's heading and held to results.json's row of that name
+_METRIC_BLOCK = re.compile(r'<section class="metric-block" id="metric-\d+">(.*?)</table>', re.S)
+_COLUMN = re.compile(r'<th scope="col" class="num">(.*?)</th>')
+_CANDIDATE_TABLES = re.compile(r'<section id="(metrics|judgments|slices)">(.*?)</table>', re.S)
+_SLICES_OF = re.compile(r"<h2>Slices: (.*?) by tag</h2>")
+_NUM_CELL = re.compile(r'<td class="num">(\d+)(?:<br>|</td>)')
+
+
+def _row_count_disagreements(page: str, raw: str, results: Results,
+                             candidate: int | None) -> list[Disagreement]:  # fmt: skip
+    """The whole numbers of the benchmark page's per-metric tables (each variant's n and left
+    out on that metric) and of a candidate page's tables (each metric's comparison n, the
+    Judged@k comparison's n, each tag's n: the baseline's slice on the primary metric), each
+    row found by its heading (a variant's name, a metric's label, a tag)."""
+    names = {m.label: m.name for m in results.settings.metrics}
+    tables: list[tuple[str, str]] = []  # (what the rows are, the table)
+    if candidate is None:
+        tables = [("variants", body) for body in _METRIC_BLOCK.findall(raw)]
+    else:
+        tables = _CANDIDATE_TABLES.findall(raw)
+    out = []
+    for kind, body in tables:
+        column = _COLUMN.search(body)
+        metric = names.get(html.unescape(column[1])) if kind == "variants" and column else None
+        sliced = _SLICES_OF.search(body) if kind == "slices" else None
+        for _, row in _ROW.findall(body):
+            heading, said = _ROW_NAME.search(row), _NUM_CELL.findall(row)
+            if heading is None or not said:
+                continue  # the header
+            name = _cell_text(heading[1])
+            due, at = _row_counts(results, kind, name, metric, candidate, sliced)
+            if [int(n) for n in said] != due:
+                out.append(Disagreement(page, f"{name}: {' · '.join(said)}",
+                                        f"{' · '.join(map(str, due))} ({at})"))  # fmt: skip
+    return out
+
+
+def _row_counts(results: Results, kind: str, name: str, metric: str | None,
+                candidate: int | None, sliced: re.Match[str] | None,
+                ) -> tuple[list[int], str]:  # fmt: skip
+    """What `_row_count_disagreements`' row named `name` counts, and where results.json says it."""
+    names = {m.label: m.name for m in results.settings.metrics}
+    if kind == "variants":
+        v = results.by_name.get(name)
+        j = next((j for j, s in enumerate(v.metrics) if s.metric == metric), None) if v else None
+        if v is None or j is None:
+            return [], f"no variant {name!r} with {metric}"
+        i, stat = results.variants.index(v), v.metrics[j]
+        return [stat.n, stat.left_out], f"variants[{i}].metrics[{j}].n and .left_out"
+    c = results.candidates[candidate or 0]
+    if kind == "judgments":
+        return ([c.judged.n] if c.judged else []), f"candidates[{candidate}].judged.n"
+    if kind == "metrics":
+        k = next((k for k, x in enumerate(c.comparisons) if x.metric == names.get(name)), None)
+        if k is None:
+            return [], f"no comparison on {name} of candidates[{candidate}]"
+        return [c.comparisons[k].n], f"candidates[{candidate}].comparisons[{k}].n"
+    base = results.baseline_variant
+    label = html.unescape(sliced[1]) if sliced else ""
+    j = next((j for j, t in enumerate(base.slices)
+              if t.metric == names.get(label) and t.tag == name), None)  # fmt: skip
+    b = results.variants.index(base)
+    return ([0], f"variants[{b}].slices: none") if j is None else \
+        ([base.slices[j].n], f"variants[{b}].slices[{j}].n")  # fmt: skip
+
+
 _COVERAGE = "Partial coverage: the run "  # a run's coverage warning (`report.oracle` "coverage")
 
 
@@ -1621,6 +1690,8 @@ class _Site:
             found += _graded_disagreements(page, raw, shown, *self.facts[self.questions[page]])
         elif page == "slices.html":
             found += _slice_disagreements(page, raw, results)
+        elif page == "benchmark.html" or page in self.candidates:
+            found += _row_count_disagreements(page, raw, results, self.candidates.get(page))
         if page == "benchmark.html" or _COVERAGE in blocks:
             found += _coverage_disagreements(page, shown, results)
         found += _chart_disagreements(page, raw, self.charted)
