@@ -293,6 +293,23 @@ PLANTS = {
                                       '<span class="tag">a</span></th><td class="num">12<', [
         "candidate-cand02.html: 'a: 12': results.json says 13 (variants[0].slices[0].n)",
     ]),
+    "gate lines counted": ("candidate-cand03.html", " · 3 lines</dd>", " · 2 lines</dd>", [
+        "candidate-cand03.html: 'REVIEW · 2 lines': results.json says 3 lines "
+        "(candidates[2].gate.checks)",
+    ]),
+    "candidates Holm runs across": ("flips.html", "across the 6 candidates", "across the 5 candidates", [
+        "flips.html: \"Each candidate against the baseline base on nDCG@10 (linear gain); the sign "
+        "test's p, Holm-adjusted across the 5 candidates (a candidate's page shows the "
+        "randomization test's Holm-adjusted p, which de\": results.json says 6 candidates (flips of "
+        "the family candidates)",
+    ]),
+    "pairs Holm runs across": ("flips.html", "across the 21 pairs", "across the 20 pairs", [
+        "flips.html: \"The sign test's p is Holm-adjusted across the 20 pairs.\": results.json says "
+        "21 pairs (flips of the family variants)",
+    ]),
+    "tied questions": ("flips.html", 'data-label="Tied">0<', 'data-label="Tied">2<', [
+        "flips.html: 'cand01: tied 2': results.json says 0 (flips[42].tied)",
+    ]),
     "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
         "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "
         "results.json's questions",

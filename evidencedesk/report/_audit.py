@@ -1204,15 +1204,20 @@ _RULES_PASS = re.compile(
 _FLIPPED = re.compile(r"^(Better|Worse) \((\d+)\)$")  # a candidate page's flipped questions
 _DECIDE = re.compile(r"^Read with care: (\d+) questions decide\b")
 _ALL_QUESTIONS = re.compile(r"^All (\d+) questions:")
+_GATE_LINES = re.compile(r"^(?:· (\d+) lines?|, no lines raised)$")  # a candidate's gate lines
+_HOLM_ACROSS = re.compile(r"Holm-adjusted across the (\d+) (candidate|pair)s?\b")  # flips.html
+_TIED = re.compile(r'<tr><th scope="row"><a href="[^"]*">([^<]*)</a></th>.*?'
+                   r'<td class="num" data-label="Tied">(\d+)</td>')  # fmt: skip
 
 
 def _count_disagreements(page: str, shown: _PageText, results: Results,
-                         held: _Site) -> list[Disagreement]:  # fmt: skip
+                         held: _Site, raw: str) -> list[Disagreement]:  # fmt: skip
     """The counts a page prints outside the marks, held to results.json: on the gate page each
     candidate's rules counted (in the table and in its section, in results.json's order of the
     candidates; `report.oracle.rules_summary`), on a candidate page its flipped questions on the
-    primary metric, on the benchmark and slices pages the questions that decide (as the
-    index's), on the questions page the questions."""
+    primary metric and its gate lines, on the flips page what each Holm adjustment runs across
+    and each candidate's ties (`_flips_count_disagreements`), on the benchmark and slices pages
+    the questions that decide (as the index's), on the questions page the questions."""
     out = []
     if page == "gate.html":
         due = [(rules_summary(c.gate.rules), f"candidates[{i}].gate.rules")
@@ -1233,6 +1238,14 @@ def _count_disagreements(page: str, shown: _PageText, results: Results,
                 if int(m[2]) != n:
                     out.append(Disagreement(page, block, f"{n} ({side} of candidates[{i}]'s "
                                             f"comparison on {head.metric})"))  # fmt: skip
+            elif (m := _GATE_LINES.match(blank)) is not None:
+                n = len(results.candidates[i].gate.checks)
+                if int(m[1] or 0) != n:
+                    out.append(
+                        Disagreement(page, block, f"{n} lines (candidates[{i}].gate.checks)")
+                    )
+    elif page == "flips.html":
+        out += _flips_count_disagreements(page, shown, results, raw)
     elif page in ("benchmark.html", "slices.html", "questions.html"):
         counts = _index_counts(results, held.pages)
         due_n = {"deciding": counts["deciding"],
@@ -1446,6 +1459,30 @@ def _coverage_disagreements(page: str, shown: _PageText, results: Results) -> li
                         page, f"{v.name}: no coverage warning", f"{due!r} (variants[{i}].coverage)"
                     )
                 )
+    return out
+
+
+def _flips_count_disagreements(page: str, shown: _PageText, results: Results,
+                               raw: str) -> list[Disagreement]:  # fmt: skip
+    """The flips page's counts: the candidates and the pairs of variants each Holm adjustment
+    runs across (results.json's flips of each family; a pair of variants once), and each
+    candidate's tied questions."""
+    families = {"candidate": [f for f in results.flips if f.family == "candidates"],
+                "pair": [f for f in results.flips if f.family == "variants"]}  # fmt: skip
+    due = {"candidate": len(families["candidate"]),
+           "pair": len({frozenset((f.a, f.b)) for f in families["pair"]})}  # fmt: skip
+    out = []
+    for _, blank in (*shown.prose, *shown.cells):
+        for m in _HOLM_ACROSS.finditer(blank) if "Holm-adjusted across" in blank else ():
+            if int(m[1]) != due[m[2]]:
+                out.append(Disagreement(page, _around(blank, m.start()), f"{due[m[2]]} {m[2]}s (flips of the "
+                                        f"family {'candidates' if m[2] == 'candidate' else 'variants'})"))  # fmt: skip
+    ties = {f.b: (i, f.tied) for i, f in enumerate(results.flips) if f.family == "candidates"}
+    for name, said in _TIED.findall(raw):
+        i, tied = ties.get(html.unescape(name), (None, None))
+        if i is not None and int(said) != tied:
+            out.append(Disagreement(page, f"{html.unescape(name)}: tied {said}",
+                                    f"{tied} (flips[{i}].tied)"))  # fmt: skip
     return out
 
 
@@ -1698,7 +1735,7 @@ class _Site:
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
         else:
-            found += _count_disagreements(page, shown, results, self)
+            found += _count_disagreements(page, shown, results, self, raw)
         return found, len(mine)
 
 
