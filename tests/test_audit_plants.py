@@ -310,6 +310,14 @@ PLANTS = {
     "tied questions": ("flips.html", 'data-label="Tied">0<', 'data-label="Tied">2<', [
         "flips.html: 'cand01: tied 2': results.json says 0 (flips[42].tied)",
     ]),
+    # the index's questions per tag and labelled pairs per grade
+    "questions with a tag": ("index.html", '<span class="tag">a</span></td><td class="num">13<',
+                             '<span class="tag">a</span></td><td class="num">14<', [
+        "index.html: 'a: 14 questions with the tag': results.json says 13 (inputs.questions)",
+    ]),
+    "pairs of a grade": ("index.html", '<tr><td>0</td><td class="num">64<', '<tr><td>0</td><td class="num">46<', [
+        "index.html: '0: 46 pairs of grade': results.json says 64 (inputs.questions)",
+    ]),
     "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
         "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "
         "results.json's questions",

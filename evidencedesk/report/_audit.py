@@ -63,6 +63,7 @@ from evidencedesk.report._oracle import (
     caveats_given,
     claim_words,
     graded_list,
+    labelled_counts,
     number_text,
     oracle_findings,
     p_text,
@@ -1163,6 +1164,31 @@ def _index_counts(results: Results, pages: int) -> dict[str, tuple[int | None, s
     }  # fmt: skip
 
 
+# the index's "What was evaluated" tables (templates/index.html): questions per tag, pairs per
+# grade, each row its key and its count
+_DATASET = re.compile(r'<section id="dataset">(.*?)</section>', re.S)
+_TAG_ROW = re.compile(r'<tr><td><span class="tag">([^<]*)</span></td><td class="num">(\d+)</td>')
+_GRADE_ROW = re.compile(r'<tr><td>(-?\d+)</td><td class="num">(\d+)</td>')
+
+
+def _dataset_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The index's questions per tag and labelled pairs per grade, every row of each, as the
+    oracle counts them from results.json's questions (`report.oracle.labelled_counts`)."""
+    section = _DATASET.search(raw)
+    body = section[1] if section else ""
+    out = []
+    due_tags, due_grades = labelled_counts(results)
+    for what, rows, due in (("questions with the tag", _TAG_ROW, due_tags),
+                            ("pairs of grade", _GRADE_ROW, due_grades)):  # fmt: skip
+        said = {html.unescape(key): int(n) for key, n in rows.findall(body)}
+        for key in sorted(set(said) | set(due)):
+            if said.get(key) != due.get(key):
+                shown = "none" if key not in said else said[key]
+                out.append(Disagreement(page, f"{key}: {shown} {what}", f"{due.get(key, 'none')} "
+                                        "(inputs.questions)"))  # fmt: skip
+    return out
+
+
 def _lead_n(results: Results) -> int | None:
     """The questions of the best lead's comparison (`report.oracle.best_lead`), or None."""
     lead = best_lead(results)
@@ -1734,6 +1760,7 @@ class _Site:
         found += _chart_disagreements(page, raw, self.charted)
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
+            found += _dataset_disagreements(page, raw, results)
         else:
             found += _count_disagreements(page, shown, results, self, raw)
         return found, len(mine)

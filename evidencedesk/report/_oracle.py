@@ -71,6 +71,7 @@ __all__ = [
     "claim_words",
     "gate_level",
     "graded_list",
+    "labelled_counts",
     "number_text",
     "p_text",
     "rules_summary",
@@ -1698,3 +1699,17 @@ def slice_fewer(results: Results, metric: str) -> str:
     tags = sorted({t.tag for v in results.variants for t in v.slices if t.metric == metric})
     return ", ".join(f"{t} {base[t]} of {carry[t]}" for t in tags
                      if t in base and t in carry and base[t] < carry[t])  # fmt: skip
+
+
+def labelled_counts(results: Results) -> tuple[dict[str, int], dict[str, int]]:
+    """The index's "What was evaluated" tables (docs/site.md): the questions carrying each tag
+    (a question with two tags counts in both), and the labelled (question, document) pairs of
+    each grade (every label grade, 0 included), each by its key as the page prints it."""
+    tags: dict[str, int] = {}
+    grades: dict[str, int] = {}
+    for q in results.inputs.questions:
+        for tag in set(q.tags):
+            tags[tag] = tags.get(tag, 0) + 1
+        for grade in q.grades.values():
+            grades[str(grade)] = grades.get(str(grade), 0) + 1
+    return tags, grades
