@@ -318,6 +318,10 @@ PLANTS = {
     "pairs of a grade": ("index.html", '<tr><td>0</td><td class="num">64<', '<tr><td>0</td><td class="num">46<', [
         "index.html: '0: 46 pairs of grade': results.json says 64 (inputs.questions)",
     ]),
+    "ranks folded": ("question-q001.html", "<summary>Ranks 11–15", "<summary>Ranks 11–16", [
+        "question-q001.html: 'base: Ranks 11–16': results.json says 'Ranks 11–15' (the top 10 open, "
+        "then the rest of the 15 ranks shown)",
+    ]),
     "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
         "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "
         "results.json's questions",

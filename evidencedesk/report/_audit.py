@@ -1040,6 +1040,7 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
                    f"{_grade_of(ranked, k, grade)}")  # fmt: skip
             if said != due:
                 out.append(Disagreement(page, said, f"{due!r} ({at}.ids[{k - 1}])"))
+    out += _fold_disagreements(page, raw, seen) if "more-ranks" in raw else []
     return out + _more_disagreements(page, raw, question, lists, seen)
 
 
@@ -1073,6 +1074,28 @@ def _more_disagreements(page: str, raw: str, question: str, lists: _Lists,
         if said.get(name, 0) != due:
             out.append(Disagreement(page, f"{said.get(name, 0)} more results of {name} not listed",
                                     f"{due} ({at}.size {ranked.size}, {rows} ranks shown)"))  # fmt: skip
+    return out
+
+
+# a run's list on a question page shows its top 10 open and folds the rest under "Ranks 11–N"
+# (docs/site.md: `LIST_OPEN`), N the ranks it shows
+_LIST_OPEN = 10
+_RANKS_FOLD = re.compile(r'<details class="more-ranks"><summary>Ranks (\d+)–(\d+)')
+_LIST_ATTR = 'data-list="'
+
+
+def _fold_disagreements(page: str, raw: str, shown: dict[str, int]) -> list[Disagreement]:
+    """Each "Ranks 11–N" fold of a run's list (the run named last before it) counts from the
+    first folded rank to the last rank the run's rows show."""
+    out = []
+    for m in _RANKS_FOLD.finditer(raw):
+        at = raw.rfind(_LIST_ATTR, 0, m.start()) + len(_LIST_ATTR)
+        run = html.unescape(raw[at : raw.find('"', at)]) if at >= len(_LIST_ATTR) else ""
+        ranks = shown.get(run, 0)
+        said, due = f"Ranks {m[1]}–{m[2]}", f"Ranks {_LIST_OPEN + 1}–{ranks}"
+        if said != due:
+            out.append(Disagreement(page, f"{run}: {said}", f"{due!r} (the top {_LIST_OPEN} "
+                                    f"open, then the rest of the {ranks} ranks shown)"))  # fmt: skip
     return out
 
 
