@@ -515,3 +515,21 @@ def test_an_index_count_is_held_to_results_json(demo_site: Path, tmp_path: Path,
     old, new, expected = INDEX_COUNTS[case]
     found, _, _ = audit(planted(demo_site, tmp_path, "index.html", old, new))
     assert [d.line() for d in found] == expected
+
+
+# every page's footer: the seed, the relevance threshold and the inputs' hash the numbers rest on
+FOOTER = "seed {} · relevant = grade ≥ {}"
+FOOTERS = {"gate.html": FOOTER.format(1, 1), "question-q001.html": FOOTER.format(0, 2)}
+
+
+@pytest.mark.parametrize("page", list(FOOTERS))
+def test_a_changed_footer_is_named(ndcg_site: Path, tmp_path: Path, page: str) -> None:
+    hashed = load(ndcg_site / "results.json").inputs.input_hash[:16]
+    site = planted(
+        ndcg_site, tmp_path, page, f"· {FOOTER.format(0, 1)}</p>", f"· {FOOTERS[page]}</p>"
+    )
+    assert [d.line() for d in audit(site)[0]] == [
+        f"{page}: 'footer: {FOOTERS[page]} · inputs sha256 {hashed}': results.json says "
+        f"'{FOOTER.format(0, 1)} · inputs sha256 {hashed}' (settings.seed, settings.relevance, "
+        "inputs.input_hash)",
+    ]

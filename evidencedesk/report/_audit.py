@@ -1475,6 +1475,27 @@ def _row_counts(results: Results, kind: str, name: str, metric: str | None,
         ([base.slices[j].n], f"variants[{b}].slices[{j}].n")  # fmt: skip
 
 
+# every page's footer (templates/base.html): the seed, the relevance threshold and the inputs'
+# hash (its first 16 digits) the numbers rest on
+_FOOTER_AT = '<footer class="footer">'
+_FOOTER = re.compile(r"· seed (\d+) · relevant = grade ≥ (-?\d+)(?: · built [^<]*)?</p>\s*"
+                     r"<p>inputs sha256 <code>([0-9a-f]*)</code>")  # fmt: skip
+
+
+def _footer_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The footer's seed (`settings.seed`), relevance threshold (`settings.relevance`) and
+    inputs' hash (the start of `inputs.input_hash`); a footer without them is a disagreement."""
+    start = raw.rfind(_FOOTER_AT)
+    m = _FOOTER.search(raw, start) if start >= 0 else None
+    settings, hashed = results.settings, results.inputs.input_hash
+    due = f"seed {settings.seed} · relevant = grade ≥ {settings.relevance} · inputs sha256 "
+    said = f"seed {m[1]} · relevant = grade ≥ {m[2]} · inputs sha256 " if m else "(no footer)"
+    if m is None or said != due or not (m[3] and hashed.startswith(m[3])):
+        return [Disagreement(page, f"footer: {said}{m[3] if m else ''}", f"{due + hashed[:16]!r} "
+                             "(settings.seed, settings.relevance, inputs.input_hash)")]  # fmt: skip
+    return []
+
+
 _COVERAGE = "Partial coverage: the run "  # a run's coverage warning (`report.oracle` "coverage")
 
 
@@ -1781,6 +1802,7 @@ class _Site:
         if page == "benchmark.html" or _COVERAGE in blocks:
             found += _coverage_disagreements(page, shown, results)
         found += _chart_disagreements(page, raw, self.charted)
+        found += _footer_disagreements(page, raw, results)
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
             found += _dataset_disagreements(page, raw, results)
