@@ -1085,13 +1085,16 @@ _LIST_ATTR = 'data-list="'
 
 
 def _fold_disagreements(page: str, raw: str, shown: dict[str, int]) -> list[Disagreement]:
-    """Each "Ranks 11–N" fold of a run's list (the run named last before it) counts from the
-    first folded rank to the last rank the run's rows show."""
+    """Each "Ranks 11–N" fold of a run's list (the run named last before it, of those whose
+    ranked rows were read) counts from the first folded rank to the last rank they show."""
     out = []
     for m in _RANKS_FOLD.finditer(raw):
         at = raw.rfind(_LIST_ATTR, 0, m.start()) + len(_LIST_ATTR)
         run = html.unescape(raw[at : raw.find('"', at)]) if at >= len(_LIST_ATTR) else ""
-        ranks = shown.get(run, 0)
+        if run not in shown:
+            continue  # a list whose rows were not read (a name the page cannot hold in its
+            # attribute): said by the ranked rows' check
+        ranks = shown[run]
         said, due = f"Ranks {m[1]}–{m[2]}", f"Ranks {_LIST_OPEN + 1}–{ranks}"
         if said != due:
             out.append(Disagreement(page, f"{run}: {said}", f"{due!r} (the top {_LIST_OPEN} "
