@@ -322,6 +322,21 @@ PLANTS = {
         "question-q001.html: 'base: Ranks 11–16': results.json says 'Ranks 11–15' (the top 10 open, "
         "then the rest of the 15 ranks shown)",
     ]),
+    # the to-label page: its pairs counted, its first rows, the rows after them
+    "unjudged pairs counted": ("to-label.html", "1365 (question, document)", "1356 (question, document)", [
+        "to-label.html: '1356 (question, document) pairs in the top 10 of the baseline or a "
+        "candidate have no judgment; they count as not relevant in every metric. data/to-label.tsv "
+        "lists them all, the ones that change the mo': results.json says 1365 pairs, top 10, 1365 "
+        "in the file (to_label_total, settings.judged_k, to_label)",
+    ]),
+    "a row to label": ("to-label.html", '<code>d068</code></td><td class="num">1<', '<code>d068</code></td><td class="num">2<', [
+        "to-label.html: 'q001 d068: rank 2, by base, splits 6': results.json says 'q001 d068: "
+        "rank 1, by base, splits 6' (to_label[0])",
+    ]),
+    "rows after the first": ("to-label.html", "… and 1335 more rows", "… and 1336 more rows", [
+        "to-label.html: '… and 1336 more rows in the file': results.json says 1335 (to_label, "
+        "less the 30 rows shown)",
+    ]),
     "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
         "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "
         "results.json's questions",

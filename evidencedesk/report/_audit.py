@@ -1499,6 +1499,65 @@ def _footer_disagreements(page: str, raw: str, results: Results) -> list[Disagre
     return []
 
 
+# the to-label page (templates/to-label.html): the unjudged pairs counted, the file's rows, the
+# first rows (question, document, best rank, runs, comparisons split) and the rows after them
+_TO_LABEL_LEDE = re.compile(r"^(\d+) \(question, document\) pairs in the top (\d+) of the "
+                            r"baseline or a candidate have no judgment;.* lists (?:the first "
+                            r"(\d+) of them|them all),")  # fmt: skip
+_TO_LABEL_MORE = re.compile(r'<p class="muted">… and (\d+) more rows in the file\.</p>')
+_TO_LABEL_ROWS = '<h2 id="first-rows">'
+_LINK_TEXT = re.compile(r"<a [^>]*>(.*?)</a>", re.S)
+
+
+def _to_label_disagreements(page: str, raw: str, shown: _PageText,
+                            results: Results) -> list[Disagreement]:  # fmt: skip
+    """The to-label page's counts and rows as results.json holds them: the unjudged pairs
+    (`to_label_total`) in the top k (`settings.judged_k`), the file's rows (`to_label`: "them
+    all" when it holds every pair), each first row in order, and the rows after them."""
+    pairs = results.to_label
+    out = []
+    for block, blank in shown.prose:
+        m = _TO_LABEL_LEDE.match(blank)
+        if m is None:
+            continue
+        said = (int(m[1]), int(m[2]), int(m[3]) if m[3] else int(m[1]))
+        due = (results.to_label_total, results.settings.judged_k, len(pairs))
+        if said != due:
+            out.append(Disagreement(page, block[:200], f"{due[0]} pairs, top {due[1]}, {due[2]} "
+                                    "in the file (to_label_total, settings.judged_k, to_label)"))  # fmt: skip
+    start = raw.find(_TO_LABEL_ROWS)
+    end = raw.find("</table>", start)
+    rows = 0
+    for _, row in _ROW.findall(raw[start:end]) if start >= 0 else ():
+        head, cells = _ROW_NAME.search(row), _TD.findall(row)
+        link = _LINK_TEXT.search(head[1]) if head else None
+        if link is None or len(cells) < 4:
+            continue  # the header
+        code = _CODE.search(cells[0])
+        doc = _cell_text(code[2] if code else cells[0])
+        said_row = (f"{_cell_text(link[1])} {doc}: rank "
+                    f"{_cell_text(cells[1])}, by {_cell_text(cells[2])}, splits "
+                    f"{_cell_text(cells[3])}")  # fmt: skip
+        r = pairs[rows] if rows < len(pairs) else None
+        due_row = "no such row" if r is None else (
+            f"{visible(r.question)} {visible(r.document)}: rank {r.rank}, by "
+            f"{', '.join(r.runs)}, splits {r.splits}")  # fmt: skip
+        if said_row != due_row:
+            out.append(Disagreement(page, said_row, f"{due_row!r} (to_label[{rows}])"))
+        rows += 1
+    more = _TO_LABEL_MORE.search(raw)
+    said_more, due_more = int(more[1]) if more else 0, len(pairs) - rows
+    if said_more != due_more:
+        out.append(
+            Disagreement(
+                page,
+                f"… and {said_more} more rows in the file",
+                f"{due_more} (to_label, less the {rows} rows shown)",
+            )
+        )
+    return out
+
+
 _COVERAGE = "Partial coverage: the run "  # a run's coverage warning (`report.oracle` "coverage")
 
 
@@ -1800,6 +1859,8 @@ class _Site:
             found += _graded_disagreements(page, raw, shown, *self.facts[self.questions[page]])
         elif page == "slices.html":
             found += _slice_disagreements(page, raw, results)
+        elif page == "to-label.html":
+            found += _to_label_disagreements(page, raw, shown, results)
         elif page == "benchmark.html" or page in self.candidates:
             found += _row_count_disagreements(page, raw, results, self.candidates.get(page))
         if page == "benchmark.html" or _COVERAGE in blocks:
