@@ -46,6 +46,13 @@ TUNING = (
     "The feature scorer&#39;s weights and the gate&#39;s thresholds were chosen while looking at "
     "these labels: gains measured on them are optimistic until checked on unseen questions."
 )
+# q004's graded documents: d055 (grade 2) before d004, and the last, d111
+GRADED_ROW = "{}</span></td></tr><tr><td><code>d004</code>"
+GRADED_LAST = '<tr><td><code>d111</code></td><td><span class="grade grade-1">1</span></td></tr>'
+COVERAGE = (
+    "Partial coverage: the run cand03 answers {} of the 38 judged queries (74 %); the others "
+    "count as empty lists."
+)
 CSV_ROW = "q001,base,1.0,0.3,0.5,0.5153479049038848,2,a\n"
 PLANTS = {
     # the recommendation quotes the primary metric's numbers as another metric's
@@ -227,6 +234,108 @@ PLANTS = {
         "which candidates change them, and whether the baseline passes them. Each id opens the "
         "question's page: every variant's list and a si\": results.json says 38 questions "
         "(inputs.questions)",
+    ]),
+    # a question page's graded documents (counted in its jump line and its fold, then each row),
+    # a slice's n and the tags it counts fewer questions on, a run's coverage warning outside
+    # its claim: each held to results.json where it stands
+    "graded documents counted": ("question-q004.html", "the graded documents (7)",
+                                 "the graded documents (8)", [
+        "question-q004.html: 'On this page: what each variant returned · each candidate against "
+        "base · the graded documents (8)': results.json says 7 graded, those above 0 "
+        "(inputs.questions[3].grades)",
+    ]),
+    "graded documents counted in the fold": ("question-q004.html", "The 7 documents the judgments",
+                                             "The 6 documents the judgments", [
+        "question-q004.html: 'The 6 documents the judgments grade for this question, best first': "
+        "results.json says 7 graded, those above 0 (inputs.questions[3].grades)",
+    ]),
+    "a graded document's grade": ("question-q004.html", GRADED_ROW.format(2), GRADED_ROW.format(3), [
+        "question-q004.html: 'graded row 3: d055: grade 3': results.json says 'd055: grade 2' "
+        "(inputs.questions[3].grades)",
+    ]),
+    "a graded document left out": ("question-q004.html", GRADED_LAST, "", [
+        "question-q004.html: 'graded row 7: none': results.json says 'd111: grade 1' "
+        "(inputs.questions[3].grades)",
+    ]),
+    "a slice's n": ("slices.html", '<span class="n">n=13</span>', '<span class="n">n=12</span>', [
+        "slices.html: 'nDCG@10 (linear gain): base, a: n=12': results.json says n=13 "
+        "(variants[0].slices[0])",
+    ]),
+    "a slice's of count": ("slices.html", "b 9 of 13.", "b 9 of 12.", [
+        "slices.html: 'nDCG@10 (linear gain): fewer questions here: b 9 of 12': results.json says "
+        "'b 9 of 13' (the baseline's slices, inputs.questions' tags)",
+    ]),
+    "a coverage warning's count": ("benchmark.html", "cand03 answers 28 of", "cand03 answers 29 of", [
+        f"benchmark.html: '{COVERAGE.format(29)}': results.json says '{COVERAGE.format(28)}' "
+        "(variants[3].coverage)",
+    ]),
+    "a coverage warning left out": (
+        "benchmark.html", f'<br><strong class="warning">{COVERAGE.format(28)}</strong>', "", [
+        f"benchmark.html: 'cand03: no coverage warning': results.json says '{COVERAGE.format(28)}' "
+        "(variants[3].coverage)",
+    ]),
+    # the questions a table row rests on, read by the row's heading
+    "a variant's n on the benchmark page": ("benchmark.html", "[0.769, 0.909]</span></td><td class=\"num\">34<",
+                                            "[0.769, 0.909]</span></td><td class=\"num\">33<", [
+        "benchmark.html: 'base: 33 · 4': results.json says 34 · 4 (variants[0].metrics[0].n and "
+        ".left_out)",
+    ]),
+    "a comparison's n on a candidate page": ("candidate-cand02.html", '<td class="num">34</td></tr>',
+                                             '<td class="num">31</td></tr>', [
+        "candidate-cand02.html: 'nDCG@10 (linear gain): 31': results.json says 34 "
+        "(candidates[1].comparisons[3].n)",
+    ]),
+    "the Judged@k comparison's n": ("candidate-cand02.html", '[+0.024, +0.091]</span></td><td class="num">34<',
+                                    '[+0.024, +0.091]</span></td><td class="num">31<', [
+        "candidate-cand02.html: 'mean: 31': results.json says 34 (candidates[1].judged.n)",
+    ]),
+    "a tag's n on a candidate page": ("candidate-cand02.html", '<span class="tag">a</span></th><td class="num">13<',
+                                      '<span class="tag">a</span></th><td class="num">12<', [
+        "candidate-cand02.html: 'a: 12': results.json says 13 (variants[0].slices[0].n)",
+    ]),
+    "gate lines counted": ("candidate-cand03.html", " · 3 lines</dd>", " · 2 lines</dd>", [
+        "candidate-cand03.html: 'REVIEW · 2 lines': results.json says 3 lines "
+        "(candidates[2].gate.checks)",
+    ]),
+    "candidates Holm runs across": ("flips.html", "across the 6 candidates", "across the 5 candidates", [
+        "flips.html: \"Each candidate against the baseline base on nDCG@10 (linear gain); the sign "
+        "test's p, Holm-adjusted across the 5 candidates (a candidate's page shows the "
+        "randomization test's Holm-adjusted p, which de\": results.json says 6 candidates (flips of "
+        "the family candidates)",
+    ]),
+    "pairs Holm runs across": ("flips.html", "across the 21 pairs", "across the 20 pairs", [
+        "flips.html: \"The sign test's p is Holm-adjusted across the 20 pairs.\": results.json says "
+        "21 pairs (flips of the family variants)",
+    ]),
+    "tied questions": ("flips.html", 'data-label="Tied">0<', 'data-label="Tied">2<', [
+        "flips.html: 'cand01: tied 2': results.json says 0 (flips[42].tied)",
+    ]),
+    # the index's questions per tag and labelled pairs per grade
+    "questions with a tag": ("index.html", '<span class="tag">a</span></td><td class="num">13<',
+                             '<span class="tag">a</span></td><td class="num">14<', [
+        "index.html: 'a: 14 questions with the tag': results.json says 13 (inputs.questions)",
+    ]),
+    "pairs of a grade": ("index.html", '<tr><td>0</td><td class="num">64<', '<tr><td>0</td><td class="num">46<', [
+        "index.html: '0: 46 pairs of grade': results.json says 64 (inputs.questions)",
+    ]),
+    "ranks folded": ("question-q001.html", "<summary>Ranks 11–15", "<summary>Ranks 11–16", [
+        "question-q001.html: 'base: Ranks 11–16': results.json says 'Ranks 11–15' (the top 10 open, "
+        "then the rest of the 15 ranks shown)",
+    ]),
+    # the to-label page: its pairs counted, its first rows, the rows after them
+    "unjudged pairs counted": ("to-label.html", "1365 (question, document)", "1356 (question, document)", [
+        "to-label.html: '1356 (question, document) pairs in the top 10 of the baseline or a "
+        "candidate have no judgment; they count as not relevant in every metric. data/to-label.tsv "
+        "lists them all, the ones that change the mo': results.json says 1365 pairs, top 10, 1365 "
+        "in the file (to_label_total, settings.judged_k, to_label)",
+    ]),
+    "a row to label": ("to-label.html", '<code>d068</code></td><td class="num">1<', '<code>d068</code></td><td class="num">2<', [
+        "to-label.html: 'q001 d068: rank 2, by base, splits 6': results.json says 'q001 d068: "
+        "rank 1, by base, splits 6' (to_label[0])",
+    ]),
+    "rows after the first": ("to-label.html", "… and 1335 more rows", "… and 1336 more rows", [
+        "to-label.html: '… and 1336 more rows in the file': results.json says 1335 (to_label, "
+        "less the 30 rows shown)",
     ]),
     "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
         "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "
@@ -421,3 +530,21 @@ def test_an_index_count_is_held_to_results_json(demo_site: Path, tmp_path: Path,
     old, new, expected = INDEX_COUNTS[case]
     found, _, _ = audit(planted(demo_site, tmp_path, "index.html", old, new))
     assert [d.line() for d in found] == expected
+
+
+# every page's footer: the seed, the relevance threshold and the inputs' hash the numbers rest on
+FOOTER = "seed {} · relevant = grade ≥ {}"
+FOOTERS = {"gate.html": FOOTER.format(1, 1), "question-q001.html": FOOTER.format(0, 2)}
+
+
+@pytest.mark.parametrize("page", list(FOOTERS))
+def test_a_changed_footer_is_named(ndcg_site: Path, tmp_path: Path, page: str) -> None:
+    hashed = load(ndcg_site / "results.json").inputs.input_hash[:16]
+    site = planted(
+        ndcg_site, tmp_path, page, f"· {FOOTER.format(0, 1)}</p>", f"· {FOOTERS[page]}</p>"
+    )
+    assert [d.line() for d in audit(site)[0]] == [
+        f"{page}: 'footer: {FOOTERS[page]} · inputs sha256 {hashed}': results.json says "
+        f"'{FOOTER.format(0, 1)} · inputs sha256 {hashed}' (settings.seed, settings.relevance, "
+        "inputs.input_hash)",
+    ]

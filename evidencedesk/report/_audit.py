@@ -46,10 +46,11 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from itertools import accumulate
+from itertools import accumulate, zip_longest
 from pathlib import Path
 from typing import Any
 
+from evidencedesk._inert import visible
 from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
@@ -61,17 +62,20 @@ from evidencedesk.report._oracle import (
     best_lead,
     caveats_given,
     claim_words,
+    graded_list,
+    labelled_counts,
     number_text,
     oracle_findings,
     p_text,
     rule_cell,
     rules_summary,
+    slice_fewer,
     summary_lines,
 )
 from evidencedesk.report._site import slug
 from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import load
-from evidencedesk.results.types import RankedList, Results
+from evidencedesk.results.types import QuestionFact, RankedList, Results
 
 __all__ = ["Disagreement", "PageResult", "Pages", "audit", "in_turn"]
 
@@ -1036,6 +1040,7 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
                    f"{_grade_of(ranked, k, grade)}")  # fmt: skip
             if said != due:
                 out.append(Disagreement(page, said, f"{due!r} ({at}.ids[{k - 1}])"))
+    out += _fold_disagreements(page, raw, seen) if "more-ranks" in raw else []
     return out + _more_disagreements(page, raw, question, lists, seen)
 
 
@@ -1069,6 +1074,31 @@ def _more_disagreements(page: str, raw: str, question: str, lists: _Lists,
         if said.get(name, 0) != due:
             out.append(Disagreement(page, f"{said.get(name, 0)} more results of {name} not listed",
                                     f"{due} ({at}.size {ranked.size}, {rows} ranks shown)"))  # fmt: skip
+    return out
+
+
+# a run's list on a question page shows its top 10 open and folds the rest under "Ranks 11–N"
+# (docs/site.md: `LIST_OPEN`), N the ranks it shows
+_LIST_OPEN = 10
+_RANKS_FOLD = re.compile(r'<details class="more-ranks"><summary>Ranks (\d+)–(\d+)')
+_LIST_ATTR = 'data-list="'
+
+
+def _fold_disagreements(page: str, raw: str, shown: dict[str, int]) -> list[Disagreement]:
+    """Each "Ranks 11–N" fold of a run's list (the run named last before it, of those whose
+    ranked rows were read) counts from the first folded rank to the last rank they show."""
+    out = []
+    for m in _RANKS_FOLD.finditer(raw):
+        at = raw.rfind(_LIST_ATTR, 0, m.start()) + len(_LIST_ATTR)
+        run = html.unescape(raw[at : raw.find('"', at)]) if at >= len(_LIST_ATTR) else ""
+        if run not in shown:
+            continue  # a list whose rows were not read (a name the page cannot hold in its
+            # attribute): said by the ranked rows' check
+        ranks = shown[run]
+        said, due = f"Ranks {m[1]}–{m[2]}", f"Ranks {_LIST_OPEN + 1}–{ranks}"
+        if said != due:
+            out.append(Disagreement(page, f"{run}: {said}", f"{due!r} (the top {_LIST_OPEN} "
+                                    f"open, then the rest of the {ranks} ranks shown)"))  # fmt: skip
     return out
 
 
@@ -1160,6 +1190,31 @@ def _index_counts(results: Results, pages: int) -> dict[str, tuple[int | None, s
     }  # fmt: skip
 
 
+# the index's "What was evaluated" tables (templates/index.html): questions per tag, pairs per
+# grade, each row its key and its count
+_DATASET = re.compile(r'<section id="dataset">(.*?)</section>', re.S)
+_TAG_ROW = re.compile(r'<tr><td><span class="tag">([^<]*)</span></td><td class="num">(\d+)</td>')
+_GRADE_ROW = re.compile(r'<tr><td>(-?\d+)</td><td class="num">(\d+)</td>')
+
+
+def _dataset_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The index's questions per tag and labelled pairs per grade, every row of each, as the
+    oracle counts them from results.json's questions (`report.oracle.labelled_counts`)."""
+    section = _DATASET.search(raw)
+    body = section[1] if section else ""
+    out = []
+    due_tags, due_grades = labelled_counts(results)
+    for what, rows, due in (("questions with the tag", _TAG_ROW, due_tags),
+                            ("pairs of grade", _GRADE_ROW, due_grades)):  # fmt: skip
+        said = {html.unescape(key): int(n) for key, n in rows.findall(body)}
+        for key in sorted(set(said) | set(due)):
+            if said.get(key) != due.get(key):
+                shown = "none" if key not in said else said[key]
+                out.append(Disagreement(page, f"{key}: {shown} {what}", f"{due.get(key, 'none')} "
+                                        "(inputs.questions)"))  # fmt: skip
+    return out
+
+
 def _lead_n(results: Results) -> int | None:
     """The questions of the best lead's comparison (`report.oracle.best_lead`), or None."""
     lead = best_lead(results)
@@ -1201,15 +1256,20 @@ _RULES_PASS = re.compile(
 _FLIPPED = re.compile(r"^(Better|Worse) \((\d+)\)$")  # a candidate page's flipped questions
 _DECIDE = re.compile(r"^Read with care: (\d+) questions decide\b")
 _ALL_QUESTIONS = re.compile(r"^All (\d+) questions:")
+_GATE_LINES = re.compile(r"^(?:· (\d+) lines?|, no lines raised)$")  # a candidate's gate lines
+_HOLM_ACROSS = re.compile(r"Holm-adjusted across the (\d+) (candidate|pair)s?\b")  # flips.html
+_TIED = re.compile(r'<tr><th scope="row"><a href="[^"]*">([^<]*)</a></th>.*?'
+                   r'<td class="num" data-label="Tied">(\d+)</td>')  # fmt: skip
 
 
 def _count_disagreements(page: str, shown: _PageText, results: Results,
-                         held: _Site) -> list[Disagreement]:  # fmt: skip
+                         held: _Site, raw: str) -> list[Disagreement]:  # fmt: skip
     """The counts a page prints outside the marks, held to results.json: on the gate page each
     candidate's rules counted (in the table and in its section, in results.json's order of the
     candidates; `report.oracle.rules_summary`), on a candidate page its flipped questions on the
-    primary metric, on the benchmark and slices pages the questions that decide (as the
-    index's), on the questions page the questions."""
+    primary metric and its gate lines, on the flips page what each Holm adjustment runs across
+    and each candidate's ties (`_flips_count_disagreements`), on the benchmark and slices pages
+    the questions that decide (as the index's), on the questions page the questions."""
     out = []
     if page == "gate.html":
         due = [(rules_summary(c.gate.rules), f"candidates[{i}].gate.rules")
@@ -1230,6 +1290,14 @@ def _count_disagreements(page: str, shown: _PageText, results: Results,
                 if int(m[2]) != n:
                     out.append(Disagreement(page, block, f"{n} ({side} of candidates[{i}]'s "
                                             f"comparison on {head.metric})"))  # fmt: skip
+            elif (m := _GATE_LINES.match(blank)) is not None:
+                n = len(results.candidates[i].gate.checks)
+                if int(m[1] or 0) != n:
+                    out.append(
+                        Disagreement(page, block, f"{n} lines (candidates[{i}].gate.checks)")
+                    )
+    elif page == "flips.html":
+        out += _flips_count_disagreements(page, shown, results, raw)
     elif page in ("benchmark.html", "slices.html", "questions.html"):
         counts = _index_counts(results, held.pages)
         due_n = {"deciding": counts["deciding"],
@@ -1239,6 +1307,314 @@ def _count_disagreements(page: str, shown: _PageText, results: Results,
                 if (m := pattern.match(blank)) is not None and int(m[1]) != due_n[name][0]:
                     value, source = due_n[name]
                     out.append(Disagreement(page, block[:200], f"{value} {name} ({source})"))
+    return out
+
+
+# a question page's graded documents (templates/question.html's last section): counted in the
+# jump line ("the graded documents (7)") and in the fold's summary above five, then one row each
+# (its id, its grade), held to `report.oracle.graded_list` of the question in results.json
+_GRADED_JUMP = re.compile(r" the graded (?:document|chunk)s \((\d+)\)$")
+_GRADED_FOLD = re.compile(r"^The (\d+) (?:document|chunk)s the judgments grade for this question")
+_GRADED_AT = '<section id="graded">'
+_GRADED_TABLE = re.compile(r'<table class="graded-table[^"]*">(.*?)</table>', re.S)
+_CODE = re.compile(r'<code(?: title="([^"]*)")?>(.*?)</code>', re.S)
+
+
+def _graded_disagreements(page: str, raw: str, shown: _PageText, at: int,
+                          question: QuestionFact) -> list[Disagreement]:  # fmt: skip
+    """A question page's graded documents, counted and listed, as the question's labels give
+    them (`report.oracle.graded_list`): the count in the jump line and in the fold's summary,
+    and each row's document and grade in order."""
+    due = graded_list(question)
+    source = f"inputs.questions[{at}].grades"
+    out = []
+    for block, blank in shown.prose:
+        m = _GRADED_JUMP.search(blank) if blank.startswith("On this page:") else None
+        m = m or _GRADED_FOLD.match(blank)
+        if m is not None and int(m[1]) != len(due):
+            out.append(Disagreement(page, block[:200], f"{len(due)} graded, those above 0 "
+                                    f"({source})"))  # fmt: skip
+    start = raw.rfind(_GRADED_AT)
+    table = _GRADED_TABLE.search(raw, start) if start >= 0 else None
+    rows = []
+    for _, row in _ROW.findall(table[1]) if table is not None else ():
+        cells = _TD.findall(row)
+        code = _CODE.search(cells[0]) if cells else None
+        if code is None or len(cells) < 2:
+            continue  # the header
+        doc = visible(html.unescape(code[1] if code[1] is not None else code[2]))
+        rows.append(f"{doc}: grade {_cell_text(cells[1])}")
+    due_rows = [f"{visible(doc)}: grade {g}" for doc, g in due]
+    for k, (said, expected) in enumerate(zip_longest(rows, due_rows), 1):
+        if said != expected:
+            out.append(Disagreement(page, f"graded row {k}: {said or 'none'}",
+                                    f"{expected or 'no such row'!r} ({source})"))  # fmt: skip
+    return out
+
+
+# the slices page's tables (templates/slices.html): one section a metric, its heading the
+# metric's label, a line naming the tags the baseline counts fewer questions on than carry them,
+# its tags as columns, a variant a row, each cell "n=N" after its mean
+_SLICE = re.compile(r'<section id="slice-\d+">\s*<h2>(.*?)</h2>(.*?)</section>', re.S)
+_SLICE_FEWER = re.compile(r'<p class="small">Fewer questions here than on the index [^:]*: '
+                          r"(.*?)\.</p>", re.S)  # fmt: skip
+_SLICE_TAG = re.compile(r'<th scope="col" class="num"><span class="tag">(.*?)</span></th>')
+_ROW_NAME = re.compile(r'<th scope="row">(.*?)</th>', re.S)
+_CELL_N = re.compile(r'<span class="n">n=(\d+)</span>')
+
+
+def _slice_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """Each slices table's counts as results.json holds them: each cell's n (the variant's
+    slice of that metric and tag; none: 0), the tags it shows (every variant's slices' tags,
+    sorted), and the line of the tags with fewer questions (`report.oracle.slice_fewer`)."""
+    metrics = {m.label: m.name for m in results.settings.metrics}
+    out = []
+    for heading, body in _SLICE.findall(raw):
+        label = html.unescape(heading)
+        metric = metrics.get(label)
+        if metric is None:
+            out.append(Disagreement(page, label, "no such metric (settings.metrics)"))
+            continue
+        fewer = _SLICE_FEWER.search(body)
+        said = "none" if fewer is None else html.unescape(fewer[1])
+        due = slice_fewer(results, metric) or "none"
+        if said != due:
+            out.append(
+                Disagreement(
+                    page,
+                    f"{label}: fewer questions here: {said}",
+                    f"{due!r} (the baseline's slices, inputs.questions' tags)",
+                )
+            )
+        tags = [html.unescape(t) for t in _SLICE_TAG.findall(body)]
+        due_tags = sorted({t.tag for v in results.variants for t in v.slices if t.metric == metric})
+        if tags != due_tags:
+            out.append(Disagreement(page, f"{label}: tags {', '.join(tags)}",
+                                    f"{', '.join(due_tags)!r} (variants' slices)"))  # fmt: skip
+        for _, row in _ROW.findall(body):
+            name = _ROW_NAME.search(row)
+            variant = results.by_name.get(html.unescape(name[1])) if name is not None else None
+            if variant is None:
+                continue  # the header (a row of no such variant: the page's claims say so)
+            i = results.variants.index(variant)
+            ns = {t.tag: (j, t.n) for j, t in enumerate(variant.slices) if t.metric == metric}
+            for tag, cell in zip(tags, _TD.findall(row), strict=False):
+                n = _CELL_N.search(cell)
+                j, due_n = ns.get(tag, (None, 0))
+                if n is None or int(n[1]) != due_n:
+                    at = f"variants[{i}].slices[{j}]" if j is not None else f"variants[{i}].slices"
+                    out.append(Disagreement(page, f"{label}: {variant.name}, {tag}: "
+                                            f"n={n[1] if n else 'none'}",
+                                            f"n={due_n} ({at})"))  # fmt: skip
+    return out
+
+
+# the questions each table row rests on, by the page's layout (templates/benchmark.html: a
+# section per metric, a row per variant with its n and left out; templates/candidate.html: a row
+# per metric with the comparison's n, the Judged@k row's n, a row per tag with the baseline's
+# slice n), each read by its row's heading and held to results.json's row of that name
+_METRIC_BLOCK = re.compile(r'<section class="metric-block" id="metric-\d+">(.*?)</table>', re.S)
+_COLUMN = re.compile(r'<th scope="col" class="num">(.*?)</th>')
+_CANDIDATE_TABLES = re.compile(r'<section id="(metrics|judgments|slices)">(.*?)</table>', re.S)
+_SLICES_OF = re.compile(r"<h2>Slices: (.*?) by tag</h2>")
+_NUM_CELL = re.compile(r'<td class="num">(\d+)(?:<br>|</td>)')
+
+
+def _row_count_disagreements(page: str, raw: str, results: Results,
+                             candidate: int | None) -> list[Disagreement]:  # fmt: skip
+    """The whole numbers of the benchmark page's per-metric tables (each variant's n and left
+    out on that metric) and of a candidate page's tables (each metric's comparison n, the
+    Judged@k comparison's n, each tag's n: the baseline's slice on the primary metric), each
+    row found by its heading (a variant's name, a metric's label, a tag)."""
+    names = {m.label: m.name for m in results.settings.metrics}
+    tables: list[tuple[str, str]] = []  # (what the rows are, the table)
+    if candidate is None:
+        tables = [("variants", body) for body in _METRIC_BLOCK.findall(raw)]
+    else:
+        tables = _CANDIDATE_TABLES.findall(raw)
+    out = []
+    for kind, body in tables:
+        column = _COLUMN.search(body)
+        metric = names.get(html.unescape(column[1])) if kind == "variants" and column else None
+        sliced = _SLICES_OF.search(body) if kind == "slices" else None
+        for _, row in _ROW.findall(body):
+            heading, said = _ROW_NAME.search(row), _NUM_CELL.findall(row)
+            if heading is None or not said:
+                continue  # the header
+            name = _cell_text(heading[1])
+            due, at = _row_counts(results, kind, name, metric, candidate, sliced)
+            if [int(n) for n in said] != due:
+                out.append(Disagreement(page, f"{name}: {' · '.join(said)}",
+                                        f"{' · '.join(map(str, due))} ({at})"))  # fmt: skip
+    return out
+
+
+def _row_counts(results: Results, kind: str, name: str, metric: str | None,
+                candidate: int | None, sliced: re.Match[str] | None,
+                ) -> tuple[list[int], str]:  # fmt: skip
+    """What `_row_count_disagreements`' row named `name` counts, and where results.json says it."""
+    names = {m.label: m.name for m in results.settings.metrics}
+    if kind == "variants":
+        v = results.by_name.get(name)
+        j = next((j for j, s in enumerate(v.metrics) if s.metric == metric), None) if v else None
+        if v is None or j is None:
+            return [], f"no variant {name!r} with {metric}"
+        i, stat = results.variants.index(v), v.metrics[j]
+        return [stat.n, stat.left_out], f"variants[{i}].metrics[{j}].n and .left_out"
+    c = results.candidates[candidate or 0]
+    if kind == "judgments":
+        return ([c.judged.n] if c.judged else []), f"candidates[{candidate}].judged.n"
+    if kind == "metrics":
+        k = next((k for k, x in enumerate(c.comparisons) if x.metric == names.get(name)), None)
+        if k is None:
+            return [], f"no comparison on {name} of candidates[{candidate}]"
+        return [c.comparisons[k].n], f"candidates[{candidate}].comparisons[{k}].n"
+    base = results.baseline_variant
+    label = html.unescape(sliced[1]) if sliced else ""
+    j = next((j for j, t in enumerate(base.slices)
+              if t.metric == names.get(label) and t.tag == name), None)  # fmt: skip
+    b = results.variants.index(base)
+    return ([0], f"variants[{b}].slices: none") if j is None else \
+        ([base.slices[j].n], f"variants[{b}].slices[{j}].n")  # fmt: skip
+
+
+# every page's footer (templates/base.html): the seed, the relevance threshold and the inputs'
+# hash (its first 16 digits) the numbers rest on
+_FOOTER_AT = '<footer class="footer">'
+_FOOTER = re.compile(r"· seed (\d+) · relevant = grade ≥ (-?\d+)(?: · built [^<]*)?</p>\s*"
+                     r"<p>inputs sha256 <code>([0-9a-f]*)</code>")  # fmt: skip
+
+
+def _footer_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The footer's seed (`settings.seed`), relevance threshold (`settings.relevance`) and
+    inputs' hash (the start of `inputs.input_hash`); a footer without them is a disagreement."""
+    start = raw.rfind(_FOOTER_AT)
+    m = _FOOTER.search(raw, start) if start >= 0 else None
+    settings, hashed = results.settings, results.inputs.input_hash
+    due = f"seed {settings.seed} · relevant = grade ≥ {settings.relevance} · inputs sha256 "
+    said = f"seed {m[1]} · relevant = grade ≥ {m[2]} · inputs sha256 " if m else "(no footer)"
+    if m is None or said != due or not (m[3] and hashed.startswith(m[3])):
+        return [Disagreement(page, f"footer: {said}{m[3] if m else ''}", f"{due + hashed[:16]!r} "
+                             "(settings.seed, settings.relevance, inputs.input_hash)")]  # fmt: skip
+    return []
+
+
+# the to-label page (templates/to-label.html): the unjudged pairs counted, the file's rows, the
+# first rows (question, document, best rank, runs, comparisons split) and the rows after them
+_TO_LABEL_LEDE = re.compile(r"^(\d+) \(question, document\) pairs in the top (\d+) of the "
+                            r"baseline or a candidate have no judgment;.* lists (?:the first "
+                            r"(\d+) of them|them all),")  # fmt: skip
+_TO_LABEL_MORE = re.compile(r'<p class="muted">… and (\d+) more rows in the file\.</p>')
+_TO_LABEL_ROWS = '<h2 id="first-rows">'
+_LINK_TEXT = re.compile(r"<a [^>]*>(.*?)</a>", re.S)
+
+
+def _to_label_disagreements(page: str, raw: str, shown: _PageText,
+                            results: Results) -> list[Disagreement]:  # fmt: skip
+    """The to-label page's counts and rows as results.json holds them: the unjudged pairs
+    (`to_label_total`) in the top k (`settings.judged_k`), the file's rows (`to_label`: "them
+    all" when it holds every pair), each first row in order, and the rows after them."""
+    pairs = results.to_label
+    out = []
+    for block, blank in shown.prose:
+        m = _TO_LABEL_LEDE.match(blank)
+        if m is None:
+            continue
+        said = (int(m[1]), int(m[2]), int(m[3]) if m[3] else int(m[1]))
+        due = (results.to_label_total, results.settings.judged_k, len(pairs))
+        if said != due:
+            out.append(Disagreement(page, block[:200], f"{due[0]} pairs, top {due[1]}, {due[2]} "
+                                    "in the file (to_label_total, settings.judged_k, to_label)"))  # fmt: skip
+    start = raw.find(_TO_LABEL_ROWS)
+    end = raw.find("</table>", start)
+    rows = 0
+    for _, row in _ROW.findall(raw[start:end]) if start >= 0 else ():
+        head, cells = _ROW_NAME.search(row), _TD.findall(row)
+        link = _LINK_TEXT.search(head[1]) if head else None
+        if link is None or len(cells) < 4:
+            continue  # the header
+        code = _CODE.search(cells[0])
+        doc = _cell_text(code[2] if code else cells[0])
+        said_row = (f"{_cell_text(link[1])} {doc}: rank "
+                    f"{_cell_text(cells[1])}, by {_cell_text(cells[2])}, splits "
+                    f"{_cell_text(cells[3])}")  # fmt: skip
+        r = pairs[rows] if rows < len(pairs) else None
+        due_row = "no such row" if r is None else (
+            f"{visible(r.question)} {visible(r.document)}: rank {r.rank}, by "
+            f"{', '.join(r.runs)}, splits {r.splits}")  # fmt: skip
+        if said_row != due_row:
+            out.append(Disagreement(page, said_row, f"{due_row!r} (to_label[{rows}])"))
+        rows += 1
+    more = _TO_LABEL_MORE.search(raw)
+    said_more, due_more = int(more[1]) if more else 0, len(pairs) - rows
+    if said_more != due_more:
+        out.append(
+            Disagreement(
+                page,
+                f"… and {said_more} more rows in the file",
+                f"{due_more} (to_label, less the {rows} rows shown)",
+            )
+        )
+    return out
+
+
+_COVERAGE = "Partial coverage: the run "  # a run's coverage warning (`report.oracle` "coverage")
+
+
+def _coverage_disagreements(page: str, shown: _PageText, results: Results) -> list[Disagreement]:
+    """A run's coverage warning outside its claim (the benchmark table's, beside the run) says
+    the oracle's words of that run's coverage; on the benchmark page every run that answers
+    part of the judged queries carries it."""
+    out = []
+    warned: set[str] = set()
+    for _, blank in (*shown.prose, *shown.cells):
+        start = blank.find(_COVERAGE)
+        if start < 0:
+            continue
+        said = blank[start:]
+        named = [(i, v) for i, v in enumerate(results.variants)
+                 if said.startswith(f"{_COVERAGE}{v.name} answers ")]  # fmt: skip
+        i, v = max(named, key=lambda iv: len(iv[1].name), default=(None, None))
+        due = claim_words(results, "coverage", f"variants[{i}]", {}) if i is not None else ""
+        if v is not None and due:
+            warned.add(v.name)
+        if not due or not said.startswith(due):
+            out.append(Disagreement(page, said[:200], repr(due) + (f" (variants[{i}].coverage)"
+                                    if i is not None else " nothing: no such run")))  # fmt: skip
+    if page == "benchmark.html":
+        for i, v in enumerate(results.variants):
+            due = claim_words(results, "coverage", f"variants[{i}]", {})
+            partial = v.coverage is not None and v.coverage.answered < v.coverage.judged_queries
+            if partial and v.name not in warned:
+                out.append(
+                    Disagreement(
+                        page, f"{v.name}: no coverage warning", f"{due!r} (variants[{i}].coverage)"
+                    )
+                )
+    return out
+
+
+def _flips_count_disagreements(page: str, shown: _PageText, results: Results,
+                               raw: str) -> list[Disagreement]:  # fmt: skip
+    """The flips page's counts: the candidates and the pairs of variants each Holm adjustment
+    runs across (results.json's flips of each family; a pair of variants once), and each
+    candidate's tied questions."""
+    families = {"candidate": [f for f in results.flips if f.family == "candidates"],
+                "pair": [f for f in results.flips if f.family == "variants"]}  # fmt: skip
+    due = {"candidate": len(families["candidate"]),
+           "pair": len({frozenset((f.a, f.b)) for f in families["pair"]})}  # fmt: skip
+    out = []
+    for _, blank in (*shown.prose, *shown.cells):
+        for m in _HOLM_ACROSS.finditer(blank) if "Holm-adjusted across" in blank else ():
+            if int(m[1]) != due[m[2]]:
+                out.append(Disagreement(page, _around(blank, m.start()), f"{due[m[2]]} {m[2]}s (flips of the "
+                                        f"family {'candidates' if m[2] == 'candidate' else 'variants'})"))  # fmt: skip
+    ties = {f.b: (i, f.tied) for i, f in enumerate(results.flips) if f.family == "candidates"}
+    for name, said in _TIED.findall(raw):
+        i, tied = ties.get(html.unescape(name), (None, None))
+        if i is not None and int(said) != tied:
+            out.append(Disagreement(page, f"{html.unescape(name)}: tied {said}",
+                                    f"{tied} (flips[{i}].tied)"))  # fmt: skip
     return out
 
 
@@ -1440,6 +1816,7 @@ class _Site:
     pages: int  # the site's question pages
     known: _Known  # the marked values already re-read (filled as the pages are read)
     candidates: dict[str, int]  # a candidate's page -> its index in results.json
+    facts: dict[str, tuple[int, QuestionFact]]  # a question's id -> its index and its record
 
     @classmethod
     def of(cls, site: Path) -> _Site:
@@ -1452,7 +1829,8 @@ class _Site:
                    caveats_given(results), lists, _ChartValues.of(saved),
                    len(list(site.glob("question-*.html"))), {},
                    {f"candidate-{slug(c.name)}.html": i
-                    for i, c in enumerate(results.candidates)})  # fmt: skip
+                    for i, c in enumerate(results.candidates)},
+                   {q.id: (i, q) for i, q in enumerate(results.inputs.questions)})  # fmt: skip
 
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
@@ -1478,11 +1856,22 @@ class _Site:
             if '<section class="vs" ' in raw:
                 found += _side_by_side_disagreements(page, raw, self.questions[page], results,
                                                      self.lists)  # fmt: skip
+            found += _graded_disagreements(page, raw, shown, *self.facts[self.questions[page]])
+        elif page == "slices.html":
+            found += _slice_disagreements(page, raw, results)
+        elif page == "to-label.html":
+            found += _to_label_disagreements(page, raw, shown, results)
+        elif page == "benchmark.html" or page in self.candidates:
+            found += _row_count_disagreements(page, raw, results, self.candidates.get(page))
+        if page == "benchmark.html" or _COVERAGE in blocks:
+            found += _coverage_disagreements(page, shown, results)
         found += _chart_disagreements(page, raw, self.charted)
+        found += _footer_disagreements(page, raw, results)
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
+            found += _dataset_disagreements(page, raw, results)
         else:
-            found += _count_disagreements(page, shown, results, self)
+            found += _count_disagreements(page, shown, results, self, raw)
         return found, len(mine)
 
 

@@ -54,6 +54,7 @@ from evidencedesk.results.types import (
     MetricStat,
     Notice,
     PolicyFacts,
+    QuestionFact,
     Results,
     RuleValue,
     VariantResult,
@@ -69,9 +70,12 @@ __all__ = [
     "best_lead",
     "claim_words",
     "gate_level",
+    "graded_list",
+    "labelled_counts",
     "number_text",
     "p_text",
     "rules_summary",
+    "slice_fewer",
     "oracle_findings",
     "summary_lines",
     "verdict_of",
@@ -1673,3 +1677,39 @@ def rules_summary(rules: Sequence[RuleValue]) -> str:
     said += [f"{n} {status}" for status in ("BLOCK", "REVIEW", "not evaluated")
              if (n := sum(r.status == status for r in rules))]  # fmt: skip
     return " · ".join(said)
+
+
+def graded_list(question: QuestionFact) -> list[tuple[str, int]]:
+    """A question page's graded documents (docs/site.md): every document its labels grade above
+    0 (`grades`, as labelled: one the metrics count as 0 because it is out of scope is listed at
+    its label's grade; one graded 0 is not), best first: the highest grade first, then by id."""
+    return sorted(((doc, g) for doc, g in question.grades.items() if g > 0),
+                  key=lambda pair: (-pair[1], pair[0]))  # fmt: skip
+
+
+def slice_fewer(results: Results, metric: str) -> str:
+    """The slices page's line under a metric's heading (docs/site.md): each tag, in the table's
+    order (sorted), on which the baseline's slice counts fewer questions than carry the tag
+    ("restricted 2 of 3"), joined by commas; "" when there is none."""
+    carry: dict[str, int] = {}
+    for q in results.inputs.questions:
+        for tag in set(q.tags):
+            carry[tag] = carry.get(tag, 0) + 1
+    base = {t.tag: t.n for t in results.baseline_variant.slices if t.metric == metric}
+    tags = sorted({t.tag for v in results.variants for t in v.slices if t.metric == metric})
+    return ", ".join(f"{t} {base[t]} of {carry[t]}" for t in tags
+                     if t in base and t in carry and base[t] < carry[t])  # fmt: skip
+
+
+def labelled_counts(results: Results) -> tuple[dict[str, int], dict[str, int]]:
+    """The index's "What was evaluated" tables (docs/site.md): the questions carrying each tag
+    (a question with two tags counts in both), and the labelled (question, document) pairs of
+    each grade (every label grade, 0 included), each by its key as the page prints it."""
+    tags: dict[str, int] = {}
+    grades: dict[str, int] = {}
+    for q in results.inputs.questions:
+        for tag in set(q.tags):
+            tags[tag] = tags.get(tag, 0) + 1
+        for grade in q.grades.values():
+            grades[str(grade)] = grades.get(str(grade), 0) + 1
+    return tags, grades
