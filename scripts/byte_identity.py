@@ -23,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))  # the benchmarks import their helpers by name
 
 
 def projects(scratch: Path) -> dict[str, Path | None]:

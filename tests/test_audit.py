@@ -105,6 +105,10 @@ def test_a_name_holding_a_decimal_is_data(named_site: Path, tmp_path: Path) -> N
     audits ok. A number planted beside the name is read all the same."""
     assert [d.line() for d in audit(named_site)[0]] == []
     assert NAMED in (named_site / "benchmark.html").read_text("utf-8")
+    # inside an attribute the name is only escaped: a mark there would end the attribute's quotes
+    pages = [p.read_text("utf-8") for p in sorted(named_site.glob("*.html"))]
+    assert not [p for p in pages if '="<bdi' in p]
+    assert any('data-list="hybrid 0.75"' in p for p in pages)
     site = planted(named_site, tmp_path, "benchmark.html", NAMED,
                    NAMED.replace("</bdi>", "</bdi> 0.912"))  # fmt: skip
     assert [d.line() for d in audit(site)[0]] == [

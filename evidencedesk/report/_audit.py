@@ -1092,8 +1092,7 @@ def _fold_disagreements(page: str, raw: str, shown: dict[str, int]) -> list[Disa
         at = raw.rfind(_LIST_ATTR, 0, m.start()) + len(_LIST_ATTR)
         run = html.unescape(raw[at : raw.find('"', at)]) if at >= len(_LIST_ATTR) else ""
         if run not in shown:
-            continue  # a list whose rows were not read (a name the page cannot hold in its
-            # attribute): said by the ranked rows' check
+            continue  # a list whose rows were not read: said by the ranked rows' check
         ranks = shown[run]
         said, due = f"Ranks {m[1]}–{m[2]}", f"Ranks {_LIST_OPEN + 1}–{ranks}"
         if said != due:

@@ -279,6 +279,14 @@ def _data(text: Any) -> Any:
     return text
 
 
+def _attribute(text: Any) -> Markup:
+    """The ``attribute`` filter: a name from data as an attribute's value (``data-list``,
+    ``data-label``): escaped, and isolated by FSI … PDI when it holds a bidirectional character,
+    as `finalize` isolates text; never marked ``<bdi>`` as a claim-like name is in text, which
+    inside an attribute would end its quotes."""
+    return Markup(escape(_isolated(str(text))))  # noqa: S704 - escaped
+
+
 def _any_of(names: Iterable[str]) -> re.Pattern[str] | None:
     """A pattern matching any of `names` as escaped HTML holds them, the longest first (a name
     inside a longer one never cuts it); None for no name."""
@@ -370,6 +378,7 @@ def environment(
     )
     env.finalize, env.filters["isolate"] = _isolating(names)
     env.filters["data"] = _data  # the team's words (a rationale): never read as a claim
+    env.filters["attribute"] = _attribute  # a name inside an attribute's quotes
     env.filters.update(FILTERS)  # the one place a number becomes the page's text ...
     # ... and says which of the Results' values it is (report.claims)
     table: dict[str, int] = {}  # each path's number, for the marks (report.claims.value_paths)
