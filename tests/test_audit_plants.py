@@ -337,6 +337,15 @@ PLANTS = {
         "to-label.html: '… and 1336 more rows in the file': results.json says 1335 (to_label, "
         "less the 30 rows shown)",
     ]),
+    # the methods page: the seed it shows, and each input's sha256
+    "seed on methods": ("methods.html", "<code>--seed 0</code>); for", "<code>--seed 7</code>); for", [
+        "methods.html: '--seed 7': results.json says --seed 0 (settings.seed)",
+    ]),
+    "an input's hash": ("methods.html", '<code class="hash">84fe0d54', '<code class="hash">84fe0d55', [
+        "methods.html: 'input queries.jsonl 84fe0d55fdd27d741a6d1e032d5b9388c1adeab7b9ac94f70b84759fc23baf8c': "
+        "results.json says 'queries.jsonl 84fe0d54fdd27d741a6d1e032d5b9388c1adeab7b9ac94f70b84759fc23baf8c' "
+        "(inputs.files[1])",
+    ]),
     "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
         "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "
         "results.json's questions",

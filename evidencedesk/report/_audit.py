@@ -1557,6 +1557,33 @@ def _to_label_disagreements(page: str, raw: str, shown: _PageText,
     return out
 
 
+# the methods page (templates/methods.html): the seed (`--seed N` in the bootstrap's entry and
+# the reproduce command) and the inputs' table (each file's path and sha256, in order)
+_SEED = re.compile(r"--seed ([^\s<]+)")
+_HASHES_AT = '<thead><tr><th scope="col">Input</th><th scope="col">sha256</th></tr></thead>'
+_HASH_ROW = re.compile(r'<tr><td><code>(.*?)</code></td><td><code class="hash">([^<]*)</code>')
+
+
+def _methods_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The methods page's seed (`settings.seed`, every ``--seed N`` it shows) and its inputs'
+    table, row by row (`inputs.files`: path and sha256, in order)."""
+    out = []
+    seed = str(results.settings.seed)
+    for said in _SEED.findall(raw):
+        if said != seed:
+            out.append(Disagreement(page, f"--seed {said}", f"--seed {seed} (settings.seed)"))
+    start = raw.find(_HASHES_AT)
+    rows = _HASH_ROW.findall(raw, start, raw.find("</table>", start)) if start >= 0 else []
+    files = results.inputs.files
+    for i, (row, file) in enumerate(zip_longest(rows, files)):
+        said_row = "no such row" if row is None else f"{_cell_text(row[0])} {row[1]}"
+        due_row = "no such row" if file is None else f"{file.path} {file.sha256}"
+        if said_row != due_row:
+            out.append(Disagreement(page, f"input {said_row}",
+                                    f"{due_row!r} (inputs.files[{i}])"))  # fmt: skip
+    return out
+
+
 _COVERAGE = "Partial coverage: the run "  # a run's coverage warning (`report.oracle` "coverage")
 
 
@@ -1860,6 +1887,8 @@ class _Site:
             found += _slice_disagreements(page, raw, results)
         elif page == "to-label.html":
             found += _to_label_disagreements(page, raw, shown, results)
+        elif page == "methods.html":
+            found += _methods_disagreements(page, raw, results)
         elif page == "benchmark.html" or page in self.candidates:
             found += _row_count_disagreements(page, raw, results, self.candidates.get(page))
         if page == "benchmark.html" or _COVERAGE in blocks:
