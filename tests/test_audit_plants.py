@@ -557,3 +557,29 @@ def test_a_changed_footer_is_named(ndcg_site: Path, tmp_path: Path, page: str) -
         f"'{FOOTER.format(0, 1)} · inputs sha256 {hashed}' (settings.seed, settings.relevance, "
         "inputs.input_hash)",
     ]
+
+
+# the pipeline's pages' whole numbers outside every mark (the demo's), each held to results.json
+PIPELINE_COUNTS = {
+    "chunks counted": ("documents.html", "cut into 60 chunks", "cut into 61 chunks", [
+        "documents.html: '20 of 20 documents, 61 chunks': results.json says 20 of 20 documents, 60 "
+        "chunks (the rows shown, inputs.documents, inputs.chunks)",
+    ]),
+    "documents counted": ("documents.html", "The 20 documents", "The 21 documents", [
+        "documents.html: '21 of 21 documents, 60 chunks': results.json says 20 of 20 documents, 60 "
+        "chunks (the rows shown, inputs.documents, inputs.chunks)",
+    ]),
+    "a document's chunks": ("documents.html", 'home</td><td class="num">3<', 'home</td><td class="num">4<', [
+        "documents.html: 'kc-assembly: 4 chunks': results.json says 'kc-assembly: 3 chunks' "
+        "(inputs.documents[0])",
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(PIPELINE_COUNTS))
+def test_a_pipeline_count_is_held_to_results_json(
+    demo_site: Path, tmp_path: Path, case: str
+) -> None:
+    page, old, new, expected = PIPELINE_COUNTS[case]
+    found, _, _ = audit(planted(demo_site, tmp_path, page, old, new))
+    assert [d.line() for d in found] == expected

@@ -1557,6 +1557,48 @@ def _to_label_disagreements(page: str, raw: str, shown: _PageText,
     return out
 
 
+# the documents page (templates/documents.html): the documents and chunks counted, each row
+# (id and chunks) in the corpus's order, and the documents after the rows shown
+_DOCUMENTS_LEDE = re.compile(r'<p class="lede">(?:The first (\d+) of the (\d+) documents, in '
+                             r"the corpus's order \(the project's corpus holds them "
+                             r"all\)|The (\d+) documents of the corpus, in its order)(?:, cut "
+                             r"into (\d+) chunks)?\.")  # fmt: skip
+_DOCUMENT_ROW = re.compile(r'<tr><th scope="row"><code class="id" title="([^"]*)">.*?</code></th>'
+                           r'<td dir="auto">.*?</td><td class="num">([^<]*)</td>')  # fmt: skip
+_DOCUMENTS_MORE = re.compile(r'<p class="muted">… and (\d+) more documents, not listed here\.</p>')
+
+
+def _documents_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The documents page's counts as results.json holds them (the rows shown, of the
+    `inputs.documents` counted, cut into `inputs.chunks`), each row in order as
+    `inputs.documents[i]` (id and chunks: the title is data, not read), and the documents after the rows shown."""
+    docs, chunks = results.inputs.documents, results.inputs.chunks
+    body = raw.find("<tbody>")
+    rows = _DOCUMENT_ROW.findall(raw, body, raw.find("</tbody>", body)) if body >= 0 else []
+    out = []
+    lede = _DOCUMENTS_LEDE.search(raw)
+    if lede is None:
+        said = "(no count)"
+    else:
+        shown_, total = (lede[1], lede[2]) if lede[1] else (lede[3], lede[3])
+        said = f"{shown_} of {total} documents, {lede[4] or 0} chunks"
+    due = f"{len(rows)} of {len(docs)} documents, {chunks} chunks"
+    if said != due:
+        out.append(Disagreement(page, said, f"{due} (the rows shown, inputs.documents, "
+                                "inputs.chunks)"))  # fmt: skip
+    for i, (row, doc) in enumerate(zip(rows, docs, strict=False)):
+        said_row = f"{html.unescape(row[0])}: {row[1]} chunks"  # its title is data, unread
+        due_row = f"{doc.id}: {doc.chunks} chunks"
+        if said_row != due_row:
+            out.append(Disagreement(page, said_row, f"{due_row!r} (inputs.documents[{i}])"))
+    more = _DOCUMENTS_MORE.search(raw)
+    said_more, due_more = int(more[1]) if more else 0, len(docs) - len(rows)
+    if said_more != due_more:
+        out.append(Disagreement(page, f"… and {said_more} more documents",
+                                f"{due_more} (inputs.documents, less the {len(rows)} rows shown)"))  # fmt: skip
+    return out
+
+
 # the methods page (templates/methods.html): the seed (`--seed N` in the bootstrap's entry and
 # the reproduce command) and the inputs' table (each file's path and sha256, in order)
 _SEED = re.compile(r"--seed ([^\s<]+)")
@@ -1889,6 +1931,8 @@ class _Site:
             found += _to_label_disagreements(page, raw, shown, results)
         elif page == "methods.html":
             found += _methods_disagreements(page, raw, results)
+        elif page == "documents.html":
+            found += _documents_disagreements(page, raw, results)
         elif page == "benchmark.html" or page in self.candidates:
             found += _row_count_disagreements(page, raw, results, self.candidates.get(page))
         if page == "benchmark.html" or _COVERAGE in blocks:
