@@ -573,6 +573,23 @@ PIPELINE_COUNTS = {
         "documents.html: 'kc-assembly: 4 chunks': results.json says 'kc-assembly: 3 chunks' "
         "(inputs.documents[0])",
     ]),
+    "chunks merged": ("evidence.html", "46 chunks kept; 2 merged", "46 chunks kept; 3 merged", [
+        "evidence.html: '46 kept, 3 merged into 1, 2 held back': results.json says 46 kept, 2 "
+        "merged into 1, 2 held back (evidence.kept, merges, held_back)",
+    ]),
+    "tokens after compression": ("evidence.html", '<td class="num">1468<', '<td class="num">1469<', [
+        "evidence.html: \"spans of the baseline's final chunks: 4647 → 1469 tokens, kept 6 / 21\": "
+        "results.json says \"spans of the baseline's final chunks: 4647 → 1468 tokens, kept 6 / "
+        "21\" (evidence.compression[0])",
+    ]),
+    "a control's leaks": ("evidence.html", '<td class="num">321<', '<td class="num">320<', [
+        "evidence.html: 'harbor (none (control)): 24 questions, 320 leaks': results.json says "
+        "'harbor (none (control)): 24 questions, 321 leaks' (evidence.tenants[1])",
+    ]),
+    "a sizing row's final": ("sizing.html", '<tr><td class="num">3</td><td class="num">1<',
+                             '<tr><td class="num">3</td><td class="num">2<', [
+        "sizing.html: 'depth 3, final 2': results.json says 'depth 3, final 1' (sizing[0])",
+    ]),
 }  # fmt: skip
 
 

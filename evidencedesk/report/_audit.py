@@ -1599,6 +1599,66 @@ def _documents_disagreements(page: str, raw: str, results: Results) -> list[Disa
     return out
 
 
+# the pipeline's evidence page (templates/evidence.html): the duplicates counted, and each
+# compression and tenant row; the sizing page (templates/sizing.html): each row's depth and final
+_DEDUPE = re.compile(r"<p>(\d+) chunks kept; (\d+) merged into (\d+) kept chunk\(s\); (\d+) "
+                     r"near-duplicate pairs held back")  # fmt: skip
+
+
+def _section_rows(raw: str, at: str) -> list[list[str]]:
+    """The cells' text of each body row of the first table after `at` (none: no such place)."""
+    start = raw.find(at)
+    body = raw.find("<tbody>", start) if start >= 0 else -1
+    if body < 0:
+        return []
+    rows = _ROW.findall(raw, body, raw.find("</tbody>", body))
+    return [[_cell_text(c) for c in _CELL.findall(row)] for _, row in rows]
+
+
+_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.S)
+
+
+def _held_rows(page: str, said: list[str], due: list[str], at: str) -> list[Disagreement]:
+    """Each row the page shows against results.json's, in order (`at`: the rows' path)."""
+    return [Disagreement(page, a or "no such row", f"{b or 'no such row'!r} ({at}[{i}])")
+            for i, (a, b) in enumerate(zip_longest(said, due)) if a != b]  # fmt: skip
+
+
+def _evidence_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The evidence page's duplicates (`evidence.kept`, the chunks merged, the kept chunks they
+    merged into, `evidence.held_back`), each compression row (its setting, tokens before and
+    after, evidence kept of total) and each tenant row (tenant, filter, questions, leaks)."""
+    e = results.evidence
+    if e is None:
+        return []
+    out = []
+    m = _DEDUPE.search(raw)
+    said = (
+        "(no count)" if m is None else f"{m[1]} kept, {m[2]} merged into {m[3]}, {m[4]} held back"
+    )
+    due = (f"{e.kept} kept, {sum(len(x.merged) for x in e.merges)} merged into {len(e.merges)}, "
+           f"{len(e.held_back)} held back")  # fmt: skip
+    if said != due:
+        out.append(Disagreement(page, said, f"{due} (evidence.kept, merges, held_back)"))
+    shown = [f"{c[0]}: {c[1].replace(',', '')} → {c[2].replace(',', '')} tokens, kept {c[3]}"
+             for c in _section_rows(raw, '<section id="compression">') if len(c) > 3]  # fmt: skip
+    rows = [f"{r.setting}: {r.tokens_before} → {r.tokens_after} tokens, kept "
+            f"{r.kept} / {r.total}" for r in e.compression]  # fmt: skip
+    out += _held_rows(page, shown, rows, "evidence.compression")
+    shown = [f"{c[0]} ({c[1]}): {c[2]} questions, {c[3]} leaks"
+             for c in _section_rows(raw, '<section id="tenants">') if len(c) > 3]  # fmt: skip
+    rows = [f"{t.tenant} ({'tenant filter' if t.filtered else 'none (control)'}): "
+            f"{t.questions} questions, {t.leaks} leaks" for t in e.tenants]  # fmt: skip
+    return out + _held_rows(page, shown, rows, "evidence.tenants")
+
+
+def _sizing_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The sizing table's depth and final, row by row in order (`sizing[i]`)."""
+    shown = [f"depth {c[0]}, final {c[1]}" for c in _section_rows(raw, "<h1>Sizing") if len(c) > 1]
+    rows = [f"depth {r.depth}, final {r.final}" for r in results.sizing or ()]
+    return _held_rows(page, shown, rows, "sizing")
+
+
 # the methods page (templates/methods.html): the seed (`--seed N` in the bootstrap's entry and
 # the reproduce command) and the inputs' table (each file's path and sha256, in order)
 _SEED = re.compile(r"--seed ([^\s<]+)")
@@ -1933,6 +1993,10 @@ class _Site:
             found += _methods_disagreements(page, raw, results)
         elif page == "documents.html":
             found += _documents_disagreements(page, raw, results)
+        elif page == "evidence.html":
+            found += _evidence_disagreements(page, raw, results)
+        elif page == "sizing.html":
+            found += _sizing_disagreements(page, raw, results)
         elif page == "benchmark.html" or page in self.candidates:
             found += _row_count_disagreements(page, raw, results, self.candidates.get(page))
         if page == "benchmark.html" or _COVERAGE in blocks:
