@@ -499,6 +499,18 @@ SIDE_BY_SIDE = {
         "question-rc01.html: 'rerank feature: first answer at 1 → 2': results.json says 'first "
         "answer at 1 → 1' (variants[2].lists[0], variants[4].lists[0])",
     ]),
+    # the side-by-side counts: the documents the summary counts, the results not listed
+    "documents side by side": ("side by side (3 chunks)", "side by side (4 chunks)", [
+        "question-rc01.html: 'depth 3: side by side (4 rows)': results.json says 3 rows "
+        "(variants[2].lists[0], candidates[5].lists[0]: the candidate's listed documents and the "
+        "baseline's it does not list)",
+    ]),
+    "results not listed": ('  </details>\n</section>\n<section class="vs" id="vs-depth-20',
+                           '  <p class="muted">2 more results of depth 3 not listed.</p>\n  '
+                           '</details>\n</section>\n<section class="vs" id="vs-depth-20', [
+        "question-rc01.html: 'depth 3: 2 more results not listed': results.json says 0 "
+        "(variants[2].lists[0], candidates[5].lists[0]: its size less the documents listed)",
+    ]),
 }  # fmt: skip
 
 

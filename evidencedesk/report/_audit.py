@@ -1113,6 +1113,34 @@ def _rank_text(ranked: RankedList | None, doc: str) -> str:
     return str(ranked.ids.index(doc) + 1) if ranked is not None and doc in ranked.ids else "—"
 
 
+_VS_SUMMARY = re.compile(r"<summary>The two lists side by side \((\d+) \w+\) and each metric")
+_VS_MORE = re.compile(r'<p class="muted">(\d+) more results of .*? not listed\.</p>', re.S)
+
+
+def _vs_count_disagreements(page: str, name: str, body: str, base: RankedList | None,
+                            ranked: RankedList | None, at: str) -> list[Disagreement]:  # fmt: skip
+    """A side-by-side diff's counts: the documents its summary counts (the candidate's listed
+    documents and the baseline's it does not list) and "N more results … not listed" (the
+    candidate's list size less the documents results.json lists of it)."""
+    out = []
+    summary = _VS_SUMMARY.search(body)
+    if summary is not None:
+        ids = ranked.ids if ranked is not None else ()
+        kept = set(ids)
+        due = len(ids) + sum(1 for d in (base.ids if base is not None else ()) if d not in kept)
+        if int(summary[1]) != due:
+            out.append(Disagreement(page, f"{name}: side by side ({summary[1]} rows)",
+                                    f"{due} rows ({at}: the candidate's listed documents and "
+                                    "the baseline's it does not list)"))  # fmt: skip
+        more = _VS_MORE.search(body)
+        said = int(more[1]) if more else 0
+        due = ranked.size - len(ranked.ids) if ranked is not None else 0
+        if said != due:
+            out.append(Disagreement(page, f"{name}: {said} more results not listed",
+                                    f"{due} ({at}: its size less the documents listed)"))  # fmt: skip
+    return out
+
+
 def _side_by_side_disagreements(page: str, raw: str, question: str, results: Results,
                                 lists: _Lists) -> list[Disagreement]:  # fmt: skip
     """Each side-by-side diff of a question page shows each document at its rank in the
@@ -1131,6 +1159,7 @@ def _side_by_side_disagreements(page: str, raw: str, question: str, results: Res
             if shown != due:
                 out.append(Disagreement(page, f"{name}: {shown}", f"{due!r} ({base_at}, {at})"))
         table = _VS_LIST.search(body)
+        out += _vs_count_disagreements(page, name, body, base, ranked, f"{base_at}, {at}")
         for attrs, row in _ROW.findall(table[1]) if table is not None else ():
             chunk = _CHUNK.search(attrs)
             cells = _TD.findall(row) if chunk is not None else []
