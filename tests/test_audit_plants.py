@@ -612,3 +612,14 @@ def test_a_pipeline_count_is_held_to_results_json(
     page, old, new, expected = PIPELINE_COUNTS[case]
     found, _, _ = audit(planted(demo_site, tmp_path, page, old, new))
     assert [d.line() for d in found] == expected
+
+
+def test_a_critical_side_by_side_is_read(demo_site: Path, tmp_path: Path) -> None:
+    """A side-by-side section marked critical (`vs vs-critical`) is read as any other."""
+    site = planted(demo_site, tmp_path, "question-rc02.html", "side by side (3 chunks)",
+                   "side by side (2 chunks)")  # fmt: skip
+    assert [d.line() for d in audit(site)[0]] == [
+        "question-rc02.html: 'depth 3: side by side (2 rows)': results.json says 3 rows "
+        "(variants[2].lists[1], candidates[5].lists[1]: the candidate's listed documents and the "
+        "baseline's it does not list)",
+    ]

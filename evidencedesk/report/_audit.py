@@ -1104,7 +1104,11 @@ def _fold_disagreements(page: str, raw: str, shown: dict[str, int]) -> list[Disa
 # a question page's side-by-side diffs (a pipeline candidate with its own lists): each section
 # names its candidate; its metrics table's "first answer at" row and its two-list table's rows,
 # each row its document, its rank in the baseline's list and in the candidate's ("—": not there)
-_VS = re.compile(r'<section class="vs" id="[^"]*" data-candidate="([^"]*)">(.*?)</section>', re.S)
+_VS = re.compile(
+    r'<section class="vs(?: vs-critical)?" id="[^"]*" data-candidate="([^"]*)">'
+    r"(.*?)</section>",
+    re.S,
+)
 _FIRST_AT = re.compile(r'<th scope="row">first answer at</th><td>([^<]*)</td><td>([^<]*)</td>')
 _VS_LIST = re.compile(r'<table class="vs-list[^"]*">(.*?)</table>', re.S)
 
@@ -2010,7 +2014,7 @@ class _Site:
         found += _caveat_disagreements(page, shown, self.given, blocks)
         if page in self.questions:
             found += _rank_disagreements(page, raw, self.questions[page], results, self.lists)
-            if '<section class="vs" ' in raw:
+            if '<section class="vs" ' in raw or '<section class="vs vs-critical"' in raw:
                 found += _side_by_side_disagreements(page, raw, self.questions[page], results,
                                                      self.lists)  # fmt: skip
             found += _graded_disagreements(page, raw, shown, *self.facts[self.questions[page]])
