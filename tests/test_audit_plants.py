@@ -623,3 +623,44 @@ def test_a_critical_side_by_side_is_read(demo_site: Path, tmp_path: Path) -> Non
         "(variants[2].lists[1], candidates[5].lists[1]: the candidate's listed documents and the "
         "baseline's it does not list)",
     ]
+
+
+# a question page's out-of-scope notes (the demo's rs01: kc-internal-returns-desk:c1 is labelled
+# 1 and counts 0), held to the question's label grades and judgments
+NOTE = '<span class="muted out-of-scope">labelled 1, counts 0: out of scope</span>'
+SERVICE = '<span class="ptitle" dir="auto">Servicing your bike</span></span>'
+SCOPE_NOTES = {
+    "a note's grade": (
+        NOTE,
+        NOTE.replace("labelled 1", "labelled 2"),
+        [
+            "question-rs01.html: 'kc-internal-returns-desk:c1: labelled 2, counts 0': results.json "
+            "says 'labelled 1, counts 0' (inputs.questions[9].grades, judgments)",
+        ],
+    ),
+    "a note left out": (
+        NOTE,
+        "",
+        [
+            "question-rs01.html: 'kc-internal-returns-desk:c1: no out-of-scope note': results.json "
+            "says 'labelled 1, counts 0' (inputs.questions[9].grades, judgments)",
+        ],
+    ),
+    "a note on another row": (
+        SERVICE,
+        SERVICE + NOTE,
+        [
+            "question-rs01.html: '1 out-of-scope note(s) on other rows': results.json says none "
+            "(inputs.questions[9]: no other chunk is labelled above its count)",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SCOPE_NOTES))
+def test_an_out_of_scope_note_is_held_to_the_labels(
+    demo_site: Path, tmp_path: Path, case: str
+) -> None:
+    old, new, expected = SCOPE_NOTES[case]
+    found, _, _ = audit(planted(demo_site, tmp_path, "question-rs01.html", old, new))
+    assert [d.line() for d in found] == expected

@@ -1145,6 +1145,37 @@ def _vs_count_disagreements(page: str, name: str, body: str, base: RankedList | 
     return out
 
 
+_SCOPE_NOTE = re.compile(r'<span class="muted out-of-scope">labelled (-?\d+), counts (-?\d+): out '
+                         r"of scope</span>")  # fmt: skip
+
+
+def _scope_disagreements(page: str, raw: str, fact: QuestionFact, at: str) -> list[Disagreement]:
+    """Each listed row of a chunk whose label grade (`grades`) is above the grade the metrics
+    count (`judgments`, 0 when they hold none: out of scope) carries "labelled L, counts G: out
+    of scope", and no other row does."""
+    out = []
+    due = {c: (g, fact.judgments.get(c, 0)) for c, g in fact.grades.items()
+           if g > fact.judgments.get(c, 0)}  # fmt: skip
+    noted = raw.count('<span class="muted out-of-scope">')
+    seen = 0
+    for cid, (label, counted) in due.items():
+        mark = f'<tr data-chunk="{html.escape(cid)}"'
+        start = raw.find(mark)
+        while start >= 0:
+            row = raw[start : raw.find("</tr>", start)]
+            note = _SCOPE_NOTE.search(row)
+            seen += note is not None
+            said = f"labelled {note[1]}, counts {note[2]}" if note else "no out-of-scope note"
+            if said != f"labelled {label}, counts {counted}":
+                out.append(Disagreement(page, f"{cid}: {said}", f"'labelled {label}, counts "
+                                        f"{counted}' ({at}.grades, judgments)"))  # fmt: skip
+            start = raw.find(mark, start + len(mark))
+    if noted != seen:
+        out.append(Disagreement(page, f"{noted - seen} out-of-scope note(s) on other rows",
+                                f"none ({at}: no other chunk is labelled above its count)"))  # fmt: skip
+    return out
+
+
 def _side_by_side_disagreements(page: str, raw: str, question: str, results: Results,
                                 lists: _Lists) -> list[Disagreement]:  # fmt: skip
     """Each side-by-side diff of a question page shows each document at its rank in the
@@ -2018,6 +2049,8 @@ class _Site:
                 found += _side_by_side_disagreements(page, raw, self.questions[page], results,
                                                      self.lists)  # fmt: skip
             found += _graded_disagreements(page, raw, shown, *self.facts[self.questions[page]])
+            i, fact = self.facts[self.questions[page]]
+            found += _scope_disagreements(page, raw, fact, f"inputs.questions[{i}]")
         elif page == "slices.html":
             found += _slice_disagreements(page, raw, results)
         elif page == "to-label.html":
