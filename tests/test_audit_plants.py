@@ -602,6 +602,10 @@ PIPELINE_COUNTS = {
                              '<tr><td class="num">3</td><td class="num">2<', [
         "sizing.html: 'depth 3, final 2': results.json says 'depth 3, final 1' (sizing[0])",
     ]),
+    "a flipped question listed": ("candidate-depth-3-2dc43db9.html", ">sp01</a>, <a", ">sp03</a>, <a", [
+        "candidate-depth-3-2dc43db9.html: 'Better: sp03 (listed 1)': results.json says sp01 "
+        "(better of candidates[5]'s comparison on mrr, [0])",
+    ]),
 }  # fmt: skip
 
 
@@ -664,3 +668,15 @@ def test_an_out_of_scope_note_is_held_to_the_labels(
     old, new, expected = SCOPE_NOTES[case]
     found, _, _ = audit(planted(demo_site, tmp_path, "question-rs01.html", old, new))
     assert [d.line() for d in found] == expected
+
+
+def test_the_flipped_questions_after_the_first_are_counted(
+    split_site: Path, tmp_path: Path
+) -> None:
+    """Above 50 flipped questions a candidate page lists the first and counts the rest."""
+    site = planted(split_site, tmp_path, "candidate-cand01.html", " … and 180 more: ",
+                   " … and 181 more: ")  # fmt: skip
+    assert [d.line() for d in audit(site)[0]] == [
+        "candidate-cand01.html: 'Better: … and 181 more': results.json says 180 (better of "
+        "candidates[0]'s comparison on ndcg@5, less the 50 listed)",
+    ]

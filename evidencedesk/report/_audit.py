@@ -1750,6 +1750,39 @@ def _methods_disagreements(page: str, raw: str, results: Results) -> list[Disagr
     return out
 
 
+# a candidate page's flipped questions (templates/candidate.html): under "Better (N)" and
+# "Worse (N)" the first of them in order, then "… and M more" (the rest, in the question list)
+_FLIP_LIST = re.compile(r"<dt>(Better|Worse) \((\d+)\)</dt><dd>(.*?)</dd>", re.S)
+_FLIP_MORE = re.compile(r" … and (\d+) more: ")
+_QID = re.compile(
+    r'<(?:a|span) class="qid"[^>]*>(.*?)</(?:a|span)>', re.S
+)  # a question, linked or not
+
+
+def _flip_list_disagreements(page: str, raw: str, results: Results,
+                             i: int) -> list[Disagreement]:  # fmt: skip
+    """The flipped questions a candidate page lists, in order, as the first of its comparison
+    on the flips metric's `better` / `worse`, and "… and M more" as the rest of them."""
+    f = results.candidates[i].on[results.settings.flips_metric]
+    out = []
+    for m in _FLIP_LIST.finditer(raw, raw.find('<section id="flips">')):
+        side = m[1].lower()
+        ids = f.better if side == "better" else f.worse
+        listed = [_cell_text(q) for q in _QID.findall(m[3])]
+        at = f"{side} of candidates[{i}]'s comparison on {f.metric}"
+        for k, (said, due) in enumerate(zip(listed, ids, strict=False)):
+            if said != visible(due):
+                out.append(Disagreement(page, f"{m[1]}: {said} (listed {k + 1})",
+                                        f"{visible(due)} ({at}, [{k}])"))  # fmt: skip
+                break
+        more = _FLIP_MORE.search(m[3])
+        said_more, due_more = int(more[1]) if more else 0, len(ids) - len(listed)
+        if said_more != due_more:
+            out.append(Disagreement(page, f"{m[1]}: … and {said_more} more",
+                                    f"{due_more} ({at}, less the {len(listed)} listed)"))  # fmt: skip
+    return out
+
+
 _COVERAGE = "Partial coverage: the run "  # a run's coverage warning (`report.oracle` "coverage")
 
 
@@ -2065,6 +2098,8 @@ class _Site:
             found += _sizing_disagreements(page, raw, results)
         elif page == "benchmark.html" or page in self.candidates:
             found += _row_count_disagreements(page, raw, results, self.candidates.get(page))
+            if page in self.candidates:
+                found += _flip_list_disagreements(page, raw, results, self.candidates[page])
         if page == "benchmark.html" or _COVERAGE in blocks:
             found += _coverage_disagreements(page, shown, results)
         found += _chart_disagreements(page, raw, self.charted)
