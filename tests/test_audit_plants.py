@@ -680,3 +680,18 @@ def test_the_flipped_questions_after_the_first_are_counted(
         "candidate-cand01.html: 'Better: … and 181 more': results.json says 180 (better of "
         "candidates[0]'s comparison on ndcg@5, less the 50 listed)",
     ]
+
+
+@pytest.mark.parametrize("old, new, said", [
+    ("lists the 462 questions", "lists the 463 questions", "463 questions, … 58 more"),
+    ("; … 58 more: ", "; … 57 more: ", "462 questions, … 57 more"),
+])  # fmt: skip
+def test_the_grid_above_the_page_limit_is_counted(
+    split_site: Path, tmp_path: Path, old: str, new: str, said: str
+) -> None:
+    """Above the page limit the flips grid lists the questions with a page and counts the rest."""
+    site = planted(split_site, tmp_path, "flips.html", old, new)
+    assert [d.line() for d in audit(site)[0]] == [
+        f"flips.html: 'the grid lists {said}': results.json says 462 questions, 58 more (the "
+        "site's question pages, the baseline's lists less them)",
+    ]

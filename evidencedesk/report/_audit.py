@@ -1361,6 +1361,7 @@ def _count_disagreements(page: str, shown: _PageText, results: Results,
                     )
     elif page == "flips.html":
         out += _flips_count_disagreements(page, shown, results, raw)
+        out += _grid_disagreements(page, raw, results, held.pages)
     elif page in ("benchmark.html", "slices.html", "questions.html"):
         counts = _index_counts(results, held.pages)
         due_n = {"deciding": counts["deciding"],
@@ -1841,6 +1842,24 @@ def _flips_count_disagreements(page: str, shown: _PageText, results: Results,
             out.append(Disagreement(page, f"{html.unescape(name)}: tied {said}",
                                     f"{tied} (flips[{i}].tied)"))  # fmt: skip
     return out
+
+
+_GRID_MORE = re.compile(r'<p class="muted">The grid lists the (\d+) questions that have a page '
+                        r"\(.*?\); … (\d+) more: ", re.S)  # fmt: skip
+
+
+def _grid_disagreements(page: str, raw: str, results: Results, pages: int) -> list[Disagreement]:
+    """Above the page limit the flips grid lists the questions that have a page (the site's
+    question pages) and counts the rest of the baseline's (its lists, one a question)."""
+    m = _GRID_MORE.search(raw)
+    if m is None:
+        return []
+    lists = len(results.variant(results.baseline).lists)
+    if (int(m[1]), int(m[2])) == (pages, lists - pages):
+        return []
+    return [Disagreement(page, f"the grid lists {m[1]} questions, … {m[2]} more",
+                         f"{pages} questions, {lists - pages} more (the site's question pages, "
+                         f"the baseline's lists less them)")]  # fmt: skip
 
 
 def _caveat_disagreements(page: str, shown: _PageText, given: tuple[set[str], set[str]],
