@@ -337,6 +337,15 @@ PLANTS = {
         "to-label.html: '… and 1336 more rows in the file': results.json says 1335 (to_label, "
         "less the 30 rows shown)",
     ]),
+    # the methods page: the seed it shows, and each input's sha256
+    "seed on methods": ("methods.html", "<code>--seed 0</code>); for", "<code>--seed 7</code>); for", [
+        "methods.html: '--seed 7': results.json says --seed 0 (settings.seed)",
+    ]),
+    "an input's hash": ("methods.html", '<code class="hash">84fe0d54', '<code class="hash">84fe0d55', [
+        "methods.html: 'input queries.jsonl 84fe0d55fdd27d741a6d1e032d5b9388c1adeab7b9ac94f70b84759fc23baf8c': "
+        "results.json says 'queries.jsonl 84fe0d54fdd27d741a6d1e032d5b9388c1adeab7b9ac94f70b84759fc23baf8c' "
+        "(inputs.files[1])",
+    ]),
     "CSV tags": ("data/per-question.csv", CSV_ROW, CSV_ROW.replace(",2,a", ",2,b"), [
         "data/per-question.csv (base, q001): tags: the site says 'b', the oracle computes 'a' from "
         "results.json's questions",
@@ -490,6 +499,18 @@ SIDE_BY_SIDE = {
         "question-rc01.html: 'rerank feature: first answer at 1 → 2': results.json says 'first "
         "answer at 1 → 1' (variants[2].lists[0], variants[4].lists[0])",
     ]),
+    # the side-by-side counts: the documents the summary counts, the results not listed
+    "documents side by side": ("side by side (3 chunks)", "side by side (4 chunks)", [
+        "question-rc01.html: 'depth 3: side by side (4 rows)': results.json says 3 rows "
+        "(variants[2].lists[0], candidates[5].lists[0]: the candidate's listed documents and the "
+        "baseline's it does not list)",
+    ]),
+    "results not listed": ('  </details>\n</section>\n<section class="vs" id="vs-depth-20',
+                           '  <p class="muted">2 more results of depth 3 not listed.</p>\n  '
+                           '</details>\n</section>\n<section class="vs" id="vs-depth-20', [
+        "question-rc01.html: 'depth 3: 2 more results not listed': results.json says 0 "
+        "(variants[2].lists[0], candidates[5].lists[0]: its size less the documents listed)",
+    ]),
 }  # fmt: skip
 
 
@@ -547,4 +568,130 @@ def test_a_changed_footer_is_named(ndcg_site: Path, tmp_path: Path, page: str) -
         f"{page}: 'footer: {FOOTERS[page]} · inputs sha256 {hashed}': results.json says "
         f"'{FOOTER.format(0, 1)} · inputs sha256 {hashed}' (settings.seed, settings.relevance, "
         "inputs.input_hash)",
+    ]
+
+
+# the pipeline's pages' whole numbers outside every mark (the demo's), each held to results.json
+PIPELINE_COUNTS = {
+    "chunks counted": ("documents.html", "cut into 60 chunks", "cut into 61 chunks", [
+        "documents.html: '20 of 20 documents, 61 chunks': results.json says 20 of 20 documents, 60 "
+        "chunks (the rows shown, inputs.documents, inputs.chunks)",
+    ]),
+    "documents counted": ("documents.html", "The 20 documents", "The 21 documents", [
+        "documents.html: '21 of 21 documents, 60 chunks': results.json says 20 of 20 documents, 60 "
+        "chunks (the rows shown, inputs.documents, inputs.chunks)",
+    ]),
+    "a document's chunks": ("documents.html", 'home</td><td class="num">3<', 'home</td><td class="num">4<', [
+        "documents.html: 'kc-assembly: 4 chunks': results.json says 'kc-assembly: 3 chunks' "
+        "(inputs.documents[0])",
+    ]),
+    "chunks merged": ("evidence.html", "46 chunks kept; 2 merged", "46 chunks kept; 3 merged", [
+        "evidence.html: '46 kept, 3 merged into 1, 2 held back': results.json says 46 kept, 2 "
+        "merged into 1, 2 held back (evidence.kept, merges, held_back)",
+    ]),
+    "tokens after compression": ("evidence.html", '<td class="num">1468<', '<td class="num">1469<', [
+        "evidence.html: \"spans of the baseline's final chunks: 4647 → 1469 tokens, kept 6 / 21\": "
+        "results.json says \"spans of the baseline's final chunks: 4647 → 1468 tokens, kept 6 / "
+        "21\" (evidence.compression[0])",
+    ]),
+    "a control's leaks": ("evidence.html", '<td class="num">321<', '<td class="num">320<', [
+        "evidence.html: 'harbor (none (control)): 24 questions, 320 leaks': results.json says "
+        "'harbor (none (control)): 24 questions, 321 leaks' (evidence.tenants[1])",
+    ]),
+    "a sizing row's final": ("sizing.html", '<tr><td class="num">3</td><td class="num">1<',
+                             '<tr><td class="num">3</td><td class="num">2<', [
+        "sizing.html: 'depth 3, final 2': results.json says 'depth 3, final 1' (sizing[0])",
+    ]),
+    "a flipped question listed": ("candidate-depth-3-2dc43db9.html", ">sp01</a>, <a", ">sp03</a>, <a", [
+        "candidate-depth-3-2dc43db9.html: 'Better: sp03 (listed 1)': results.json says sp01 "
+        "(better of candidates[5]'s comparison on mrr, [0])",
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(PIPELINE_COUNTS))
+def test_a_pipeline_count_is_held_to_results_json(
+    demo_site: Path, tmp_path: Path, case: str
+) -> None:
+    page, old, new, expected = PIPELINE_COUNTS[case]
+    found, _, _ = audit(planted(demo_site, tmp_path, page, old, new))
+    assert [d.line() for d in found] == expected
+
+
+def test_a_critical_side_by_side_is_read(demo_site: Path, tmp_path: Path) -> None:
+    """A side-by-side section marked critical (`vs vs-critical`) is read as any other."""
+    site = planted(demo_site, tmp_path, "question-rc02.html", "side by side (3 chunks)",
+                   "side by side (2 chunks)")  # fmt: skip
+    assert [d.line() for d in audit(site)[0]] == [
+        "question-rc02.html: 'depth 3: side by side (2 rows)': results.json says 3 rows "
+        "(variants[2].lists[1], candidates[5].lists[1]: the candidate's listed documents and the "
+        "baseline's it does not list)",
+    ]
+
+
+# a question page's out-of-scope notes (the demo's rs01: kc-internal-returns-desk:c1 is labelled
+# 1 and counts 0), held to the question's label grades and judgments
+NOTE = '<span class="muted out-of-scope">labelled 1, counts 0: out of scope</span>'
+SERVICE = '<span class="ptitle" dir="auto">Servicing your bike</span></span>'
+SCOPE_NOTES = {
+    "a note's grade": (
+        NOTE,
+        NOTE.replace("labelled 1", "labelled 2"),
+        [
+            "question-rs01.html: 'kc-internal-returns-desk:c1: labelled 2, counts 0': results.json "
+            "says 'labelled 1, counts 0' (inputs.questions[9].grades, judgments)",
+        ],
+    ),
+    "a note left out": (
+        NOTE,
+        "",
+        [
+            "question-rs01.html: 'kc-internal-returns-desk:c1: no out-of-scope note': results.json "
+            "says 'labelled 1, counts 0' (inputs.questions[9].grades, judgments)",
+        ],
+    ),
+    "a note on another row": (
+        SERVICE,
+        SERVICE + NOTE,
+        [
+            "question-rs01.html: '1 out-of-scope note(s) on other rows': results.json says none "
+            "(inputs.questions[9]: no other chunk is labelled above its count)",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SCOPE_NOTES))
+def test_an_out_of_scope_note_is_held_to_the_labels(
+    demo_site: Path, tmp_path: Path, case: str
+) -> None:
+    old, new, expected = SCOPE_NOTES[case]
+    found, _, _ = audit(planted(demo_site, tmp_path, "question-rs01.html", old, new))
+    assert [d.line() for d in found] == expected
+
+
+def test_the_flipped_questions_after_the_first_are_counted(
+    split_site: Path, tmp_path: Path
+) -> None:
+    """Above 50 flipped questions a candidate page lists the first and counts the rest."""
+    site = planted(split_site, tmp_path, "candidate-cand01.html", " … and 180 more: ",
+                   " … and 181 more: ")  # fmt: skip
+    assert [d.line() for d in audit(site)[0]] == [
+        "candidate-cand01.html: 'Better: … and 181 more': results.json says 180 (better of "
+        "candidates[0]'s comparison on ndcg@5, less the 50 listed)",
+    ]
+
+
+@pytest.mark.parametrize("old, new, said", [
+    ("lists the 462 questions", "lists the 463 questions", "463 questions, … 58 more"),
+    ("; … 58 more: ", "; … 57 more: ", "462 questions, … 57 more"),
+])  # fmt: skip
+def test_the_grid_above_the_page_limit_is_counted(
+    split_site: Path, tmp_path: Path, old: str, new: str, said: str
+) -> None:
+    """Above the page limit the flips grid lists the questions with a page and counts the rest."""
+    site = planted(split_site, tmp_path, "flips.html", old, new)
+    assert [d.line() for d in audit(site)[0]] == [
+        f"flips.html: 'the grid lists {said}': results.json says 462 questions, 58 more (the "
+        "site's question pages, the baseline's lists less them)",
     ]

@@ -1104,13 +1104,76 @@ def _fold_disagreements(page: str, raw: str, shown: dict[str, int]) -> list[Disa
 # a question page's side-by-side diffs (a pipeline candidate with its own lists): each section
 # names its candidate; its metrics table's "first answer at" row and its two-list table's rows,
 # each row its document, its rank in the baseline's list and in the candidate's ("—": not there)
-_VS = re.compile(r'<section class="vs" id="[^"]*" data-candidate="([^"]*)">(.*?)</section>', re.S)
+_VS = re.compile(
+    r'<section class="vs(?: vs-critical)?" id="[^"]*" data-candidate="([^"]*)">'
+    r"(.*?)</section>",
+    re.S,
+)
 _FIRST_AT = re.compile(r'<th scope="row">first answer at</th><td>([^<]*)</td><td>([^<]*)</td>')
 _VS_LIST = re.compile(r'<table class="vs-list[^"]*">(.*?)</table>', re.S)
 
 
 def _rank_text(ranked: RankedList | None, doc: str) -> str:
     return str(ranked.ids.index(doc) + 1) if ranked is not None and doc in ranked.ids else "—"
+
+
+_VS_SUMMARY = re.compile(r"<summary>The two lists side by side \((\d+) \w+\) and each metric")
+_VS_MORE = re.compile(r'<p class="muted">(\d+) more results of .*? not listed\.</p>', re.S)
+
+
+def _vs_count_disagreements(page: str, name: str, body: str, base: RankedList | None,
+                            ranked: RankedList | None, at: str) -> list[Disagreement]:  # fmt: skip
+    """A side-by-side diff's counts: the documents its summary counts (the candidate's listed
+    documents and the baseline's it does not list) and "N more results … not listed" (the
+    candidate's list size less the documents results.json lists of it)."""
+    out = []
+    summary = _VS_SUMMARY.search(body)
+    if summary is not None:
+        ids = ranked.ids if ranked is not None else ()
+        kept = set(ids)
+        due = len(ids) + sum(1 for d in (base.ids if base is not None else ()) if d not in kept)
+        if int(summary[1]) != due:
+            out.append(Disagreement(page, f"{name}: side by side ({summary[1]} rows)",
+                                    f"{due} rows ({at}: the candidate's listed documents and "
+                                    "the baseline's it does not list)"))  # fmt: skip
+        more = _VS_MORE.search(body)
+        said = int(more[1]) if more else 0
+        due = ranked.size - len(ranked.ids) if ranked is not None else 0
+        if said != due:
+            out.append(Disagreement(page, f"{name}: {said} more results not listed",
+                                    f"{due} ({at}: its size less the documents listed)"))  # fmt: skip
+    return out
+
+
+_SCOPE_NOTE = re.compile(r'<span class="muted out-of-scope">labelled (-?\d+), counts (-?\d+): out '
+                         r"of scope</span>")  # fmt: skip
+
+
+def _scope_disagreements(page: str, raw: str, fact: QuestionFact, at: str) -> list[Disagreement]:
+    """Each listed row of a chunk whose label grade (`grades`) is above the grade the metrics
+    count (`judgments`, 0 when they hold none: out of scope) carries "labelled L, counts G: out
+    of scope", and no other row does."""
+    out = []
+    due = {c: (g, fact.judgments.get(c, 0)) for c, g in fact.grades.items()
+           if g > fact.judgments.get(c, 0)}  # fmt: skip
+    noted = raw.count('<span class="muted out-of-scope">')
+    seen = 0
+    for cid, (label, counted) in due.items():
+        mark = f'<tr data-chunk="{html.escape(cid)}"'
+        start = raw.find(mark)
+        while start >= 0:
+            row = raw[start : raw.find("</tr>", start)]
+            note = _SCOPE_NOTE.search(row)
+            seen += note is not None
+            said = f"labelled {note[1]}, counts {note[2]}" if note else "no out-of-scope note"
+            if said != f"labelled {label}, counts {counted}":
+                out.append(Disagreement(page, f"{cid}: {said}", f"'labelled {label}, counts "
+                                        f"{counted}' ({at}.grades, judgments)"))  # fmt: skip
+            start = raw.find(mark, start + len(mark))
+    if noted != seen:
+        out.append(Disagreement(page, f"{noted - seen} out-of-scope note(s) on other rows",
+                                f"none ({at}: no other chunk is labelled above its count)"))  # fmt: skip
+    return out
 
 
 def _side_by_side_disagreements(page: str, raw: str, question: str, results: Results,
@@ -1131,6 +1194,7 @@ def _side_by_side_disagreements(page: str, raw: str, question: str, results: Res
             if shown != due:
                 out.append(Disagreement(page, f"{name}: {shown}", f"{due!r} ({base_at}, {at})"))
         table = _VS_LIST.search(body)
+        out += _vs_count_disagreements(page, name, body, base, ranked, f"{base_at}, {at}")
         for attrs, row in _ROW.findall(table[1]) if table is not None else ():
             chunk = _CHUNK.search(attrs)
             cells = _TD.findall(row) if chunk is not None else []
@@ -1297,6 +1361,7 @@ def _count_disagreements(page: str, shown: _PageText, results: Results,
                     )
     elif page == "flips.html":
         out += _flips_count_disagreements(page, shown, results, raw)
+        out += _grid_disagreements(page, raw, results, held.pages)
     elif page in ("benchmark.html", "slices.html", "questions.html"):
         counts = _index_counts(results, held.pages)
         due_n = {"deciding": counts["deciding"],
@@ -1557,6 +1622,168 @@ def _to_label_disagreements(page: str, raw: str, shown: _PageText,
     return out
 
 
+# the documents page (templates/documents.html): the documents and chunks counted, each row
+# (id and chunks) in the corpus's order, and the documents after the rows shown
+_DOCUMENTS_LEDE = re.compile(r'<p class="lede">(?:The first (\d+) of the (\d+) documents, in '
+                             r"the corpus's order \(the project's corpus holds them "
+                             r"all\)|The (\d+) documents of the corpus, in its order)(?:, cut "
+                             r"into (\d+) chunks)?\.")  # fmt: skip
+_DOCUMENT_ROW = re.compile(r'<tr><th scope="row"><code class="id" title="([^"]*)">.*?</code></th>'
+                           r'<td dir="auto">.*?</td><td class="num">([^<]*)</td>')  # fmt: skip
+_DOCUMENTS_MORE = re.compile(r'<p class="muted">… and (\d+) more documents, not listed here\.</p>')
+
+
+def _documents_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The documents page's counts as results.json holds them (the rows shown, of the
+    `inputs.documents` counted, cut into `inputs.chunks`), each row in order as
+    `inputs.documents[i]` (id and chunks: the title is data, not read), and the documents after the rows shown."""
+    docs, chunks = results.inputs.documents, results.inputs.chunks
+    body = raw.find("<tbody>")
+    rows = _DOCUMENT_ROW.findall(raw, body, raw.find("</tbody>", body)) if body >= 0 else []
+    out = []
+    lede = _DOCUMENTS_LEDE.search(raw)
+    if lede is None:
+        said = "(no count)"
+    else:
+        shown_, total = (lede[1], lede[2]) if lede[1] else (lede[3], lede[3])
+        said = f"{shown_} of {total} documents, {lede[4] or 0} chunks"
+    due = f"{len(rows)} of {len(docs)} documents, {chunks} chunks"
+    if said != due:
+        out.append(Disagreement(page, said, f"{due} (the rows shown, inputs.documents, "
+                                "inputs.chunks)"))  # fmt: skip
+    for i, (row, doc) in enumerate(zip(rows, docs, strict=False)):
+        said_row = f"{html.unescape(row[0])}: {row[1]} chunks"  # its title is data, unread
+        due_row = f"{doc.id}: {doc.chunks} chunks"
+        if said_row != due_row:
+            out.append(Disagreement(page, said_row, f"{due_row!r} (inputs.documents[{i}])"))
+    more = _DOCUMENTS_MORE.search(raw)
+    said_more, due_more = int(more[1]) if more else 0, len(docs) - len(rows)
+    if said_more != due_more:
+        out.append(Disagreement(page, f"… and {said_more} more documents",
+                                f"{due_more} (inputs.documents, less the {len(rows)} rows shown)"))  # fmt: skip
+    return out
+
+
+# the pipeline's evidence page (templates/evidence.html): the duplicates counted, and each
+# compression and tenant row; the sizing page (templates/sizing.html): each row's depth and final
+_DEDUPE = re.compile(r"<p>(\d+) chunks kept; (\d+) merged into (\d+) kept chunk\(s\); (\d+) "
+                     r"near-duplicate pairs held back")  # fmt: skip
+
+
+def _section_rows(raw: str, at: str) -> list[list[str]]:
+    """The cells' text of each body row of the first table after `at` (none: no such place)."""
+    start = raw.find(at)
+    body = raw.find("<tbody>", start) if start >= 0 else -1
+    if body < 0:
+        return []
+    rows = _ROW.findall(raw, body, raw.find("</tbody>", body))
+    return [[_cell_text(c) for c in _CELL.findall(row)] for _, row in rows]
+
+
+_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.S)
+
+
+def _held_rows(page: str, said: list[str], due: list[str], at: str) -> list[Disagreement]:
+    """Each row the page shows against results.json's, in order (`at`: the rows' path)."""
+    return [Disagreement(page, a or "no such row", f"{b or 'no such row'!r} ({at}[{i}])")
+            for i, (a, b) in enumerate(zip_longest(said, due)) if a != b]  # fmt: skip
+
+
+def _evidence_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The evidence page's duplicates (`evidence.kept`, the chunks merged, the kept chunks they
+    merged into, `evidence.held_back`), each compression row (its setting, tokens before and
+    after, evidence kept of total) and each tenant row (tenant, filter, questions, leaks)."""
+    e = results.evidence
+    if e is None:
+        return []
+    out = []
+    m = _DEDUPE.search(raw)
+    said = (
+        "(no count)" if m is None else f"{m[1]} kept, {m[2]} merged into {m[3]}, {m[4]} held back"
+    )
+    due = (f"{e.kept} kept, {sum(len(x.merged) for x in e.merges)} merged into {len(e.merges)}, "
+           f"{len(e.held_back)} held back")  # fmt: skip
+    if said != due:
+        out.append(Disagreement(page, said, f"{due} (evidence.kept, merges, held_back)"))
+    shown = [f"{c[0]}: {c[1].replace(',', '')} → {c[2].replace(',', '')} tokens, kept {c[3]}"
+             for c in _section_rows(raw, '<section id="compression">') if len(c) > 3]  # fmt: skip
+    rows = [f"{r.setting}: {r.tokens_before} → {r.tokens_after} tokens, kept "
+            f"{r.kept} / {r.total}" for r in e.compression]  # fmt: skip
+    out += _held_rows(page, shown, rows, "evidence.compression")
+    shown = [f"{c[0]} ({c[1]}): {c[2]} questions, {c[3]} leaks"
+             for c in _section_rows(raw, '<section id="tenants">') if len(c) > 3]  # fmt: skip
+    rows = [f"{t.tenant} ({'tenant filter' if t.filtered else 'none (control)'}): "
+            f"{t.questions} questions, {t.leaks} leaks" for t in e.tenants]  # fmt: skip
+    return out + _held_rows(page, shown, rows, "evidence.tenants")
+
+
+def _sizing_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The sizing table's depth and final, row by row in order (`sizing[i]`)."""
+    shown = [f"depth {c[0]}, final {c[1]}" for c in _section_rows(raw, "<h1>Sizing") if len(c) > 1]
+    rows = [f"depth {r.depth}, final {r.final}" for r in results.sizing or ()]
+    return _held_rows(page, shown, rows, "sizing")
+
+
+# the methods page (templates/methods.html): the seed (`--seed N` in the bootstrap's entry and
+# the reproduce command) and the inputs' table (each file's path and sha256, in order)
+_SEED = re.compile(r"--seed ([^\s<]+)")
+_HASHES_AT = '<thead><tr><th scope="col">Input</th><th scope="col">sha256</th></tr></thead>'
+_HASH_ROW = re.compile(r'<tr><td><code>(.*?)</code></td><td><code class="hash">([^<]*)</code>')
+
+
+def _methods_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The methods page's seed (`settings.seed`, every ``--seed N`` it shows) and its inputs'
+    table, row by row (`inputs.files`: path and sha256, in order)."""
+    out = []
+    seed = str(results.settings.seed)
+    for said in _SEED.findall(raw):
+        if said != seed:
+            out.append(Disagreement(page, f"--seed {said}", f"--seed {seed} (settings.seed)"))
+    start = raw.find(_HASHES_AT)
+    rows = _HASH_ROW.findall(raw, start, raw.find("</table>", start)) if start >= 0 else []
+    files = results.inputs.files
+    for i, (row, file) in enumerate(zip_longest(rows, files)):
+        said_row = "no such row" if row is None else f"{_cell_text(row[0])} {row[1]}"
+        due_row = "no such row" if file is None else f"{file.path} {file.sha256}"
+        if said_row != due_row:
+            out.append(Disagreement(page, f"input {said_row}",
+                                    f"{due_row!r} (inputs.files[{i}])"))  # fmt: skip
+    return out
+
+
+# a candidate page's flipped questions (templates/candidate.html): under "Better (N)" and
+# "Worse (N)" the first of them in order, then "… and M more" (the rest, in the question list)
+_FLIP_LIST = re.compile(r"<dt>(Better|Worse) \((\d+)\)</dt><dd>(.*?)</dd>", re.S)
+_FLIP_MORE = re.compile(r" … and (\d+) more: ")
+_QID = re.compile(
+    r'<(?:a|span) class="qid"[^>]*>(.*?)</(?:a|span)>', re.S
+)  # a question, linked or not
+
+
+def _flip_list_disagreements(page: str, raw: str, results: Results,
+                             i: int) -> list[Disagreement]:  # fmt: skip
+    """The flipped questions a candidate page lists, in order, as the first of its comparison
+    on the flips metric's `better` / `worse`, and "… and M more" as the rest of them."""
+    f = results.candidates[i].on[results.settings.flips_metric]
+    out = []
+    for m in _FLIP_LIST.finditer(raw, raw.find('<section id="flips">')):
+        side = m[1].lower()
+        ids = f.better if side == "better" else f.worse
+        listed = [_cell_text(q) for q in _QID.findall(m[3])]
+        at = f"{side} of candidates[{i}]'s comparison on {f.metric}"
+        for k, (said, due) in enumerate(zip(listed, ids, strict=False)):
+            if said != visible(due):
+                out.append(Disagreement(page, f"{m[1]}: {said} (listed {k + 1})",
+                                        f"{visible(due)} ({at}, [{k}])"))  # fmt: skip
+                break
+        more = _FLIP_MORE.search(m[3])
+        said_more, due_more = int(more[1]) if more else 0, len(ids) - len(listed)
+        if said_more != due_more:
+            out.append(Disagreement(page, f"{m[1]}: … and {said_more} more",
+                                    f"{due_more} ({at}, less the {len(listed)} listed)"))  # fmt: skip
+    return out
+
+
 _COVERAGE = "Partial coverage: the run "  # a run's coverage warning (`report.oracle` "coverage")
 
 
@@ -1615,6 +1842,24 @@ def _flips_count_disagreements(page: str, shown: _PageText, results: Results,
             out.append(Disagreement(page, f"{html.unescape(name)}: tied {said}",
                                     f"{tied} (flips[{i}].tied)"))  # fmt: skip
     return out
+
+
+_GRID_MORE = re.compile(r'<p class="muted">The grid lists the (\d+) questions that have a page '
+                        r"\(.*?\); … (\d+) more: ", re.S)  # fmt: skip
+
+
+def _grid_disagreements(page: str, raw: str, results: Results, pages: int) -> list[Disagreement]:
+    """Above the page limit the flips grid lists the questions that have a page (the site's
+    question pages) and counts the rest of the baseline's (its lists, one a question)."""
+    m = _GRID_MORE.search(raw)
+    if m is None:
+        return []
+    lists = len(results.variant(results.baseline).lists)
+    if (int(m[1]), int(m[2])) == (pages, lists - pages):
+        return []
+    return [Disagreement(page, f"the grid lists {m[1]} questions, … {m[2]} more",
+                         f"{pages} questions, {lists - pages} more (the site's question pages, "
+                         f"the baseline's lists less them)")]  # fmt: skip
 
 
 def _caveat_disagreements(page: str, shown: _PageText, given: tuple[set[str], set[str]],
@@ -1852,16 +2097,28 @@ class _Site:
         found += _caveat_disagreements(page, shown, self.given, blocks)
         if page in self.questions:
             found += _rank_disagreements(page, raw, self.questions[page], results, self.lists)
-            if '<section class="vs" ' in raw:
+            if '<section class="vs" ' in raw or '<section class="vs vs-critical"' in raw:
                 found += _side_by_side_disagreements(page, raw, self.questions[page], results,
                                                      self.lists)  # fmt: skip
             found += _graded_disagreements(page, raw, shown, *self.facts[self.questions[page]])
+            i, fact = self.facts[self.questions[page]]
+            found += _scope_disagreements(page, raw, fact, f"inputs.questions[{i}]")
         elif page == "slices.html":
             found += _slice_disagreements(page, raw, results)
         elif page == "to-label.html":
             found += _to_label_disagreements(page, raw, shown, results)
+        elif page == "methods.html":
+            found += _methods_disagreements(page, raw, results)
+        elif page == "documents.html":
+            found += _documents_disagreements(page, raw, results)
+        elif page == "evidence.html":
+            found += _evidence_disagreements(page, raw, results)
+        elif page == "sizing.html":
+            found += _sizing_disagreements(page, raw, results)
         elif page == "benchmark.html" or page in self.candidates:
             found += _row_count_disagreements(page, raw, results, self.candidates.get(page))
+            if page in self.candidates:
+                found += _flip_list_disagreements(page, raw, results, self.candidates[page])
         if page == "benchmark.html" or _COVERAGE in blocks:
             found += _coverage_disagreements(page, shown, results)
         found += _chart_disagreements(page, raw, self.charted)
