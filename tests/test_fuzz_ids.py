@@ -33,7 +33,7 @@ from evidencedesk.cli import main
 from evidencedesk.errors import EvidencedeskError, InputError
 from evidencedesk.files._trec_keys import id_problem
 from evidencedesk.files.trec import TrecRun, read_qrels, read_run, write_qrels, write_run
-from evidencedesk.report._render import _BIDI, _balanced, environment
+from evidencedesk.report._render import _BIDI, _READ_AS_CLAIM, _balanced, environment
 from evidencedesk.report._site import slug
 from evidencedesk.results._serialize import TO_LABEL, _export_files
 from evidencedesk.results.types import ToLabel
@@ -169,17 +169,30 @@ def test_read_ids_keep_the_to_label_columns_byte_exact(
 def test_a_page_carries_any_string_escaped_and_isolated(text: str, name: str) -> None:
     env = environment(names=(name,))
     isolated = "\u2068{}\u2069"
+    # a name the audit could read as a claim ("P<", "hybrid 0.75") is data: marked wherever it is
+    data = {name} if _READ_AS_CLAIM.search(name) else set()
     for value, template in ((text, "{{ v }}"), (name, "{{ v }}"), (text, "{{ v | shown_id }}")):
         shown = visible(value) if "shown_id" in template else value
         page = env.from_string(f"<p>{template}</p>").render(v=value)
         inner = str(escape(shown))
         # isolated with its own isolates balanced: a lone LRI is closed inside the wrapper
         wrapped = isolated.format(str(escape(_balanced(shown))))
-        assert page == f"<p>{wrapped if _BIDI.search(shown) else inner}</p>"
+        expected = wrapped if _BIDI.search(shown) else inner
+        if shown in data:
+            expected = f'<bdi dir="auto">{expected}</bdi>'
+        assert page == f"<p>{expected}</p>"
+        # inside an attribute's quotes: escaped and isolated, never marked
+        page = env.from_string('<p title="{{ v | attribute }}"></p>').render(v=value)
+        attribute = (
+            isolated.format(escape(_balanced(value))) if _BIDI.search(value) else escape(value)
+        )
+        assert page == f'<p title="{attribute}"></p>'
     # a sentence of ours holding the name: the name inside <bdi> when it could reorder the page
     page = env.from_string("<p>{{ s | isolate }}</p>").render(s=f"{name} is better")
     escaped = str(escape(name))
-    if _BIDI.search(name):
+    if data:
+        assert '<bdi dir="auto">' in page and page.endswith(" is better</p>")
+    elif _BIDI.search(name):
         assert f"<bdi>{escaped}</bdi> is better" in page
     else:
         assert page == f"<p>{escaped} is better</p>"
