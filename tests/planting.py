@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
+from evidencedesk.report._audit import PageResult, Pages
 from evidencedesk.report._claims import mark_number, mark_table
 from evidencedesk.results._serialize import load
 
@@ -22,6 +24,21 @@ def planted(site: Path, tmp_path: Path, page: str, old: str, new: str) -> Path:
     assert old in text, f"{old!r} is not on {page}"
     (copy / page).write_text(text.replace(old, new, 1), "utf-8")
     return copy
+
+
+def on_the_page(page: str) -> Pages:
+    """`audit`'s `pages` that reads `page` alone (a plant's page): the site-wide checks run as
+    ever, and the other pages of a large site, most of a plant test's time, are held to their
+    results by its clean audit elsewhere."""
+
+    def pages(
+        job: Callable[[str], PageResult], listed: list[str]
+    ) -> Callable[[], list[PageResult]]:
+        assert page in listed, f"{page} is not one of the site's pages"
+        done = [job(page)]
+        return lambda: done
+
+    return pages
 
 
 _PATH_MARK = re.compile(r'<span data-at="([^"]*)">')  # a plant's value mark, by its path

@@ -26,7 +26,7 @@ from evidencedesk.report._audit import (
     audit,
 )
 from tests.generated_projects import generated, shape_of
-from tests.planting import NOBODY, planted
+from tests.planting import NOBODY, on_the_page, planted
 
 SEEDS = range(10)  # every primary metric, grade scale, relevance threshold, policy or none
 
@@ -320,7 +320,7 @@ def test_the_results_a_page_leaves_out_are_counted_from_results_json(
     tmp_path: Path,
 ) -> None:  # fmt: skip
     site = planted(demo_site if which == "demo" else split_site, tmp_path, page, old, new)
-    assert [d.line() for d in audit(site)[0]] == [line]
+    assert [d.line() for d in audit(site, on_the_page(page))[0]] == [line]
 
 
 def test_the_methods_page_of_a_site_above_3000_questions_audits_ok(

@@ -14,7 +14,7 @@ from evidencedesk import cli as main_cli
 from evidencedesk.report._audit import _unmarked, audit
 from evidencedesk.report._claims import mark_number, mark_table
 from evidencedesk.results._serialize import load
-from tests.planting import NOBODY, as_written, planted
+from tests.planting import NOBODY, as_written, on_the_page, planted
 
 NOT_SHOWN = "results.json says so, but the page does not show these words"
 BETTER = (
@@ -676,7 +676,7 @@ def test_the_flipped_questions_after_the_first_are_counted(
     """Above 50 flipped questions a candidate page lists the first and counts the rest."""
     site = planted(split_site, tmp_path, "candidate-cand01.html", " … and 180 more: ",
                    " … and 181 more: ")  # fmt: skip
-    assert [d.line() for d in audit(site)[0]] == [
+    assert [d.line() for d in audit(site, on_the_page("candidate-cand01.html"))[0]] == [
         "candidate-cand01.html: 'Better: … and 181 more': results.json says 180 (better of "
         "candidates[0]'s comparison on ndcg@5, less the 50 listed)",
     ]
@@ -691,7 +691,7 @@ def test_the_grid_above_the_page_limit_is_counted(
 ) -> None:
     """Above the page limit the flips grid lists the questions with a page and counts the rest."""
     site = planted(split_site, tmp_path, "flips.html", old, new)
-    assert [d.line() for d in audit(site)[0]] == [
+    assert [d.line() for d in audit(site, on_the_page("flips.html"))[0]] == [
         f"flips.html: 'the grid lists {said}': results.json says 462 questions, 58 more (the "
         "site's question pages, the baseline's lists less them)",
     ]
