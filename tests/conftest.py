@@ -232,6 +232,26 @@ def split_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     next(sites, None)  # the check that no test wrote into it
 
 
+def _build_many_documents(root: Path, documents: int) -> None:
+    from evidencedesk import cli
+    from tests.generated_projects import generated
+
+    toml, _ = generated(root / "project", 3, questions=12, documents=documents)
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(root / "site"), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+
+
+@pytest.fixture(scope="session")
+def many_documents_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Generated project 3 with 12 questions and a corpus of 1,050 documents (shown, not
+    indexed), built once for the run: the documents page lists the first 1,000 and counts the
+    rest."""
+    sites = _shared_sites(tmp_path_factory, "documents", _build_many_documents)
+    yield next(sites)(1050)
+    next(sites, None)  # the check that no test wrote into it
+
+
 @pytest.fixture(scope="session")
 def ndcg_site(generated_site: Callable[[int], Path]) -> Path:
     """Generated project 1: primary nDCG@10 (linear gain), grades 0-3 named, relevance 1, a

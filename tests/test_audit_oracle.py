@@ -338,6 +338,11 @@ def test_the_restated_constants_are_the_documented_ones() -> None:
     assert oracle._RESAMPLES == stats.RANDOMIZATION_RESAMPLES == 10_000
     assert oracle._LEAN == verdicts.LEAN_P
     assert oracle._ALPHA == verdicts.ALPHA == stats.ALPHA
+    from evidencedesk.results import _plan as plan
+
+    # the question pages' rule (`oracle.page_rule`)
+    assert (oracle._PAGE_LIMIT, oracle._PAGE_CAP) == (plan.PAGE_LIMIT, plan.PAGE_CAP) == (500, 1000)
+    assert oracle._RUNS_ONLY_DEPTH == plan.RUNS_ONLY_DEPTH == 10
 
 
 @pytest.mark.parametrize("n", [2, 15, 25, 400, 3_001])

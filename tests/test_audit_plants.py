@@ -695,3 +695,110 @@ def test_the_grid_above_the_page_limit_is_counted(
         f"flips.html: 'the grid lists {said}': results.json says 462 questions, 58 more (the "
         "site's question pages, the baseline's lists less them)",
     ]
+
+
+# a sizing or ablations value of another row: both values are results.json's and each keeps
+# its mark (the first path that holds it, maybe another row's), so only its row can catch it
+SIZING_MRR = (
+    '<tr><td class="num">3</td><td class="num">1</td><td class="num"><span data-v=6l>'
+    '0.548</span></td><td class="num"><span data-v=83>0.619</span>',
+    '<tr class="flagged"><td class="num">3</td><td class="num">3</td><td class="num">'
+    '<span data-v=82>0.786</span></td><td class="num"><span data-v=nk>0.706</span>',
+)
+ABLATED = ('<th scope="row">reranker=none</th><td class="num"><span data-v=43>0.500</span>',
+           '<th scope="row">first_stage=sparse</th><td class="num"><span data-v=6l>0.548</span>')  # fmt: skip
+SWAPPED_ROWS = {
+    "sizing.html": (SIZING_MRR, [
+        "sizing.html: 'depth 3, final 1: MRR 0.706': results.json says '0.619' (sizing[0].mrr.mean)",
+        "sizing.html: 'depth 3, final 3: MRR 0.619': results.json says '0.706' (sizing[1].mrr.mean)",
+    ]),
+    "ablations.html": (ABLATED, [
+        "ablations.html: 'row 2 (reranker=none): R@1 0.548': results.json says '0.500' "
+        "(ablations.rows[1].metrics['recall@1'])",
+        "ablations.html: 'row 3 (first_stage=sparse): R@1 0.500': results.json says '0.548' "
+        "(ablations.rows[2].metrics['recall@1'])",
+    ]),
+}  # fmt: skip
+
+
+def _swap(row_a: str, row_b: str) -> tuple[str, str]:
+    """Two rows' last value marks swapped: each row's text with the other's mark and value."""
+    value = re.compile(r"<span data-v=[0-9a-z]+>[^<]*</span>$")
+    a, b = value.search(row_a), value.search(row_b)
+    assert a is not None and b is not None
+    return row_a[: a.start()] + b[0], row_b[: b.start()] + a[0]
+
+
+@pytest.mark.parametrize("page", list(SWAPPED_ROWS))
+def test_a_value_of_another_row_is_held_to_its_own_row(
+    demo_site: Path, tmp_path: Path, page: str
+) -> None:
+    (row_a, row_b), expected = SWAPPED_ROWS[page]
+    new_a, new_b = _swap(row_a, row_b)
+    site = planted(demo_site, tmp_path, page, row_a, new_a)
+    text = (site / page).read_text("utf-8")
+    assert text.count(row_b) == 1 and row_a not in text
+    (site / page).write_text(text.replace(row_b, new_b), "utf-8")
+    assert [d.line() for d in audit(site, on_the_page(page))[0]] == expected
+
+
+ABLATION_CELLS = {
+    "a change's p": ('<td class="num"><span data-v=5l>0.625</span></td><td class="num"><span '
+                     'data-v=4h>0.0</span>', '<td class="num">0.652</td><td class="num"><span '
+                     'data-v=4h>0.0</span>', [
+        "ablations.html: '0.652': results.json says nothing: no claim backs this table cell",
+        "ablations.html: 'row 2 (reranker=none): sign-test p 0.652': results.json says '0.625' "
+        "(ablations.rows[1].p)",
+    ]),
+    "a question moved between better and worse": (
+        '<td><a class="qid" href="question-rc02.html">rc02</a></td><td><a class="qid" '
+        'href="question-sp01.html">sp01</a>, ', '<td><a class="qid" href="question-sp01.html">'
+        'sp01</a></td><td><a class="qid" href="question-rc02.html">rc02</a>, ', [
+        "ablations.html: 'row 2 (reranker=none): better sp01': results.json says 'rc02' "
+        "(ablations.rows[1].better)",
+        "ablations.html: 'row 2 (reranker=none): worse rc02, sp02, st03': results.json says "
+        "'sp01, sp02, st03' (ablations.rows[1].worse)",
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(ABLATION_CELLS))
+def test_an_ablation_cell_is_held_to_its_row(demo_site: Path, tmp_path: Path, case: str) -> None:
+    old, new, expected = ABLATION_CELLS[case]
+    found, _, _ = audit(planted(demo_site, tmp_path, "ablations.html", old, new),
+                        on_the_page("ablations.html"))  # fmt: skip
+    assert [d.line() for d in found] == expected
+
+
+# above the page limit the page rule counts the questions without a page (the split site: 58
+# the baseline passes and no candidate changes), restated by the oracle (`oracle.page_rule`)
+RULE = ("above 500 questions at most 1,000 get a page — the questions the baseline fails first, "
+        "then those whose nDCG@5 (exp gain) changes most under some candidate (ties by id); of "
+        "the others, {} the baseline passes and no candidate changes get none")  # fmt: skip
+
+
+@pytest.mark.parametrize("page", ["flips.html", "index.html"])
+def test_the_page_rules_count_is_the_oracles(split_site: Path, tmp_path: Path, page: str) -> None:
+    site = planted(split_site, tmp_path, page, "of the others, 58 the", "of the others, 57 the")
+    assert [d.line() for d in audit(site, on_the_page(page))[0]] == [
+        f"{page}: 'the page rule: {RULE.format(57)}': results.json says '{RULE.format(58)}' "
+        "(inputs.questions, the baseline's and the candidates' lists, settings.compared, "
+        "policy.critical)",
+    ]
+
+
+def test_a_site_above_1000_documents_agrees(many_documents_site: Path) -> None:
+    raw = (many_documents_site / "documents.html").read_text("utf-8")
+    assert "The first 1000 of the 1050 documents" in raw and "… and 50 more documents" in raw
+    assert [d.line() for d in audit(many_documents_site)[0]] == []
+
+
+def test_the_documents_after_the_first_1000_are_counted(
+    many_documents_site: Path, tmp_path: Path
+) -> None:
+    site = planted(many_documents_site, tmp_path, "documents.html", "… and 50 more documents",
+                   "… and 51 more documents")  # fmt: skip
+    assert [d.line() for d in audit(site, on_the_page("documents.html"))[0]] == [
+        "documents.html: '… and 51 more documents': results.json says 50 (inputs.documents, less "
+        "the 1000 rows shown)",
+    ]

@@ -67,6 +67,7 @@ from evidencedesk.report._oracle import (
     number_text,
     oracle_findings,
     p_text,
+    page_rule,
     rule_cell,
     rules_summary,
     slice_fewer,
@@ -1717,11 +1718,81 @@ def _evidence_disagreements(page: str, raw: str, results: Results) -> list[Disag
     return out + _held_rows(page, shown, rows, "evidence.tenants")
 
 
+# a sizing row's note, by its flags in results.json (templates/sizing.html): the chosen setting
+# first, then the best MRR, then the settings within its noise
+_SIZING_NOTES = (("smallest_in_noise", "chosen: cheapest inside the noise of the best"),
+                 ("best", "best MRR"), ("within_noise", "within noise"))  # fmt: skip
+
+
+def _row_cells(page: str, row: str, said: list[str],
+               due: list[tuple[str, str, str]]) -> list[Disagreement]:  # fmt: skip
+    """Each of a table row's cells (`said`, by position) against its own place in results.json
+    (`due`: the column's name, the path and the text that place gives): a value of another row
+    (a mark names the first path that holds an equal value, maybe another row's) is held here to
+    its own row."""
+    out = []
+    for text, place in zip_longest(said, due):
+        name, at, expected = place or ("a cell", "no such column", "no cell")
+        if text != expected:
+            out.append(Disagreement(page, f"{row}: {name} {text or 'no cell'}",
+                                    f"{expected!r} ({at})"))  # fmt: skip
+    return out
+
+
 def _sizing_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
-    """The sizing table's depth and final, row by row in order (`sizing[i]`)."""
-    shown = [f"depth {c[0]}, final {c[1]}" for c in _section_rows(raw, "<h1>Sizing") if len(c) > 1]
-    rows = [f"depth {r.depth}, final {r.final}" for r in results.sizing or ()]
-    return _held_rows(page, shown, rows, "sizing")
+    """The sizing table row by row in order (`sizing[i]`): its depth and final, then each cell
+    held to its own row: recall, MRR and its interval, pairs, tokens and latency per question,
+    and the note its flags give."""
+    said = [c for c in _section_rows(raw, "<h1>Sizing") if len(c) > 1]
+    rows = results.sizing or ()
+    out = _held_rows(page, [f"depth {c[0]}, final {c[1]}" for c in said],
+                     [f"depth {r.depth}, final {r.final}" for r in rows], "sizing")  # fmt: skip
+    for i, (cells, r) in enumerate(zip(said, rows, strict=False)):
+        at, costs = f"sizing[{i}]", r.costs
+        note = next((words for flag, words in _SIZING_NOTES if getattr(r, flag)), "")
+        due = [("recall", f"{at}.recall", number_text(r.recall)),
+               ("MRR", f"{at}.mrr.mean", number_text(r.mrr.mean)),
+               ("interval", f"{at}.mrr", _as_shown((r.mrr.low, r.mrr.high), "[0.000, 0.000]")),
+               ("pairs / question", f"{at}.costs", number_text(costs.pairs_per_question, 1)),
+               ("tokens / question", f"{at}.costs", number_text(costs.tokens_per_question, 0)),
+               ("latency", f"{at}.costs", number_text(costs.latency_ms, 1)),
+               ("note", f"{at}'s flags", note)]  # fmt: skip
+        out += _row_cells(page, f"depth {cells[0]}, final {cells[1]}", cells[2:], due)
+    return out
+
+
+def _qids(ids: tuple[str, ...]) -> str:
+    """A cell's question ids as a page lists them (`visible`), or "none"."""
+    return ", ".join(visible(q) for q in ids) if ids else "none"
+
+
+def _ablation_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The ablations table row by row in order (`ablations.rows[i]`; the first is the base,
+    "base"): each cell held to its own row -- the benchmark's metric columns
+    (`settings.columns`), the MRR change, its paired interval ("—" on the base row), the
+    questions better and worse, the sign-test p and the pairs per question. A change's words
+    (its config fields) are not read: the row is its place."""
+    a = results.ablations
+    if a is None:
+        return []
+    said = [c for c in _section_rows(raw, "<h1>Ablations") if c]
+    columns = results.settings.columns
+    out = _held_rows(page, [c[0] if i == 0 else "a change" for i, c in enumerate(said)],
+                     ["base" if i == 0 else "a change" for i in range(len(a.rows))],
+                     "ablations.rows")  # fmt: skip
+    for i, (cells, r) in enumerate(zip(said, a.rows, strict=False)):
+        at = f"ablations.rows[{i}]"
+        due = [(m.label, f"{at}.metrics['{m.name}']", number_text(r.metrics.get(m.name)))
+               for m in columns]  # fmt: skip
+        span = "—" if i == 0 else _as_shown((r.mrr_low, r.mrr_high), "[+0.000, +0.000]")
+        due += [("Δ MRR", f"{at}.mrr_delta", number_text(r.mrr_delta, 3, True)),
+                ("interval", f"{at}.mrr_low, mrr_high", span),
+                ("better", f"{at}.better", _qids(r.better)),
+                ("worse", f"{at}.worse", _qids(r.worse)),
+                ("sign-test p", f"{at}.p", p_text(r.p)),
+                ("pairs / question", f"{at}.costs", number_text(r.costs.pairs_per_question, 1))]  # fmt: skip
+        out += _row_cells(page, f"row {i + 1} ({cells[0]})", cells[1:], due)
+    return out
 
 
 # the methods page (templates/methods.html): the seed (`--seed N` in the bootstrap's entry and
@@ -1860,6 +1931,27 @@ def _grid_disagreements(page: str, raw: str, results: Results, pages: int) -> li
     return [Disagreement(page, f"the grid lists {m[1]} questions, … {m[2]} more",
                          f"{pages} questions, {lists - pages} more (the site's question pages, "
                          f"the baseline's lists less them)")]  # fmt: skip
+
+
+# the question pages' rule where a page states it above the page limit (templates/flips.html:
+# the grid's note; templates/index.html: the pages left out), counts and words
+_PAGE_RULES = (re.compile(r"that have a page \((.*?)\); … \d+ more: ", re.S),
+               re.compile(r"question pages were left out: (.*?)\. Every question is in ", re.S))  # fmt: skip
+
+
+def _page_rule_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The rule a page says chose the question pages, with its counts of the questions without
+    one, as the oracle restates it from results.json (`report.oracle.page_rule`)."""
+    out = []
+    due = page_rule(results)
+    for pattern in _PAGE_RULES:
+        for m in pattern.finditer(raw):
+            said = _squeeze(html.unescape(m[1]))
+            if said != due:
+                out.append(Disagreement(page, f"the page rule: {said}", f"{due!r} "
+                                        "(inputs.questions, the baseline's and the candidates' "
+                                        "lists, settings.compared, policy.critical)"))  # fmt: skip
+    return out
 
 
 def _caveat_disagreements(page: str, shown: _PageText, given: tuple[set[str], set[str]],
@@ -2115,6 +2207,8 @@ class _Site:
             found += _evidence_disagreements(page, raw, results)
         elif page == "sizing.html":
             found += _sizing_disagreements(page, raw, results)
+        elif page == "ablations.html":
+            found += _ablation_disagreements(page, raw, results)
         elif page == "benchmark.html" or page in self.candidates:
             found += _row_count_disagreements(page, raw, results, self.candidates.get(page))
             if page in self.candidates:
@@ -2123,6 +2217,8 @@ class _Site:
             found += _coverage_disagreements(page, shown, results)
         found += _chart_disagreements(page, raw, self.charted)
         found += _footer_disagreements(page, raw, results)
+        if page in ("index.html", "flips.html"):
+            found += _page_rule_disagreements(page, raw, results)
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
             found += _dataset_disagreements(page, raw, results)

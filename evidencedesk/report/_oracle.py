@@ -767,6 +767,55 @@ def oracle_findings(site: Path, results: Results) -> list[Finding]:
 # disagreement (tests/test_audit_oracle.py holds the texts equal to the build's).
 
 
+# the question pages' rule (docs/site.md, "Question pages"): up to this many questions every
+# question has a page; above, at most `_PAGE_CAP`, the questions the rule ranks first
+_PAGE_LIMIT = 500
+_PAGE_CAP = 1_000
+_RUNS_ONLY_DEPTH = 10  # a pass: a relevant result in the top 10 of a runs-only project's list
+
+
+def _pass_depth(results: Results) -> int:
+    """The baseline's pass depth: its final list in a pipeline project, the policy's k in a
+    runs-only one, 10 without a policy."""
+    config = results.variant(results.baseline).config
+    if config is not None:
+        return int(config["final"])
+    return results.policy.k if results.policy is not None else _RUNS_ONLY_DEPTH
+
+
+def page_rule(results: Results) -> str:
+    """Which questions get a page above `_PAGE_LIMIT` questions, in words, with the oracle's own
+    count of the others ("" up to the limit): the gate's critical questions, then those the
+    baseline fails (a relevant judgment and no relevant result in its top pass depth), then
+    those whose primary metric some candidate changes, most first; of the rest, those the
+    baseline passes and no candidate changes get none, and those beyond `_PAGE_CAP` none."""
+    questions = [q.id for q in results.inputs.questions]
+    if len(questions) <= _PAGE_LIMIT:
+        return ""
+    depth, flips = _pass_depth(results), results.settings.flips_metric
+    primary = results.settings.compared[0]
+    critical = set(results.policy.critical) if results.policy is not None else set()
+    base = {r.question: r for r in results.variant(results.baseline).lists}
+    fails = {q for q, r in base.items() if r.values.get(flips) is not None
+             and (r.first_relevant is None or r.first_relevant > depth)}  # fmt: skip
+    changed = set()
+    for c in results.candidates:
+        for r in c.ranked(results):
+            b = base[r.question].values.get(primary.name) if r.question in base else None
+            after = r.values.get(primary.name)
+            if b is not None and after is not None and abs(after - b) > _TIE:
+                changed.add(r.question)
+    ranked = sum(1 for q in questions if q in critical or q in fails or q in changed)
+    unchanged, capped = len(questions) - ranked, max(0, ranked - _PAGE_CAP)
+    order = ("the gate's critical questions first, then the questions the baseline fails, then"
+             if critical else "the questions the baseline fails first, then")  # fmt: skip
+    why = [f"{unchanged:,} the baseline passes and no candidate changes get none"] * bool(unchanged)
+    why += [f"{capped:,} fall beyond the cap"] * bool(capped)
+    return (f"above {_PAGE_LIMIT:,} questions at most {_PAGE_CAP:,} get a page — {order} those "
+            f"whose {primary.label} changes most under some candidate (ties by id)"
+            + (f"; of the others, {' and '.join(why)}" if why else ""))  # fmt: skip
+
+
 def number_text(value: float | None, digits: int = 3, signed: bool = False) -> str:
     """A number as the pages print it (docs/site.md): fixed decimals, a true minus sign, "—"
     for none."""
