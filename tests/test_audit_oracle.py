@@ -302,6 +302,8 @@ def test_the_oracle_imports_none_of_the_builds_computation() -> None:
         "evidencedesk.report._words",  # the claims' words, the caveats' and notices' texts
         "evidencedesk.report._values",  # the pages' number formatting
         "evidencedesk.report._gate_view",  # the gate tables' cells
+        "evidencedesk.results.since",  # what changed since an earlier report
+        "evidencedesk.report._since_view",  # and its words
     }
     imported = _imports(ORACLE)
     assert "evidencedesk.retrieval.metrics._metric_value" in imported  # the readable kernels
@@ -320,9 +322,29 @@ def test_the_oracle_imports_none_of_the_builds_computation() -> None:
             "evidencedesk.report._values",
             "evidencedesk.results._plan",
             "evidencedesk.report._gate_view",
+            "evidencedesk.results.since",
+            "evidencedesk.report._since_view",
         }
         == set()
     )
+
+
+def test_the_since_words_are_the_builds() -> None:
+    """The oracle restates the since page's words (`SINCE_GROUPS` …) instead of importing them;
+    they must be the build's (this test may import the build): the summary when nothing
+    changed, each count's words, and a verdict change in each of its forms (a clean since site
+    holds the groups' titles and rules, `test_audit_plants`)."""
+    from evidencedesk.report import _since_view as view
+
+    assert oracle.SINCE_NONE == view._NO_CHANGES
+    assert oracle.SINCE_SHOWN == view._SHOWN_ON_INDEX
+    assert oracle.since_summary({"removed": 1, "pass": 2}) == (
+        "1 question removed · 2 questions newly pass"
+    )
+    for change in [(None, "BETTER", None, "GO"), ("WORSE", None, "BLOCK", None),
+                   ("MIXED", "WORSE", "GO", "GO"), ("MIXED", "MIXED", "GO", "BLOCK"),
+                   ("MIXED", "WORSE", "GO", "REVIEW")]:  # fmt: skip
+        assert oracle.since_verdict(*change) == view._verdict(*change)
 
 
 def test_the_restated_constants_are_the_documented_ones() -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -801,4 +802,116 @@ def test_the_documents_after_the_first_1000_are_counted(
     assert [d.line() for d in audit(site, on_the_page("documents.html"))[0]] == [
         "documents.html: '… and 51 more documents': results.json says 50 (inputs.documents, less "
         "the 1000 rows shown)",
+    ]
+
+
+# what changed since an earlier report (the since site: generated project 1 against an earlier
+# build of itself with 5 questions fewer, a grade changed and another seed): this report's side
+# of each change is held to results.json, the words to the oracle's, the counts to the changes
+# listed; the earlier report's numbers are not in the site and are read as said
+METRIC_LINE = "base: R@10 0.844 → {} (previous interval [0.769, {}])"
+SUMMARY = ("9 input files changed · 1 label grade changed · 5 questions added · {} · {} metrics "
+           "moved beyond their interval · 1 question newly fails · 2 questions newly pass")  # fmt: skip
+SEED_NOTE = ("The previous report used seed 0, this one seed {}: intervals and resampled p-values "
+             "differ with the seed.")  # fmt: skip
+SINCE_PLANTS = {
+    "a changed mean": ("since.html", "R@10 0.844 → 0.913", "R@10 0.844 → 0.931", [
+        f"since.html: 'since: {METRIC_LINE.format('0.931', '0.909')}': results.json says "
+        f"'{METRIC_LINE.format('0.913', '0.909')}' (variants[0].metrics[0].mean)",
+    ]),
+    "a mean inside the interval said": ("since.html", "[0.769, 0.909]", "[0.769, 0.929]", [
+        f"since.html: 'since: {METRIC_LINE.format('0.913', '0.929')}': results.json says "
+        "'nothing: 0.913 lies inside [0.769, 0.929]' (variants[0].metrics[0].mean)",
+    ]),
+    "fails said passes": ("since.html", "now fails in cand01", "now passes in cand01", [
+        "since.html: 'since: q026: now passes in cand01': results.json says 'q026: now fails in "
+        "cand01' (the variants' lists of q026, each run's pass depth)",
+    ]),
+    "a verdict word": ("since.html", "NO CLEAR CHANGE → LEANS WORSE (gate REVIEW)",
+                       "NO CLEAR CHANGE → BETTER (gate REVIEW)", [
+        "since.html: 'since: cand01: NO CLEAR CHANGE → BETTER (gate REVIEW)': results.json says "
+        "'cand01: NO CLEAR CHANGE → LEANS WORSE (gate REVIEW)' (the candidate cand01's decision "
+        "and gate)",
+    ]),
+    "a label grade": ("since.html", "d097: grade 2 → grade 3", "d097: grade 2 → grade 1", [
+        "since.html: 'since: q001: d097: grade 2 → grade 1': results.json says 'q001: d097: grade "
+        "2 → grade 3' (inputs.questions[0].grades)",
+    ]),
+    "a question that is not this report's": ("since.html", "q043</a>: new question",
+                                             "q046</a>: new question", [
+        "since.html: 'since: q046: new question': results.json says 'q046: question removed' "
+        "(inputs.questions)",
+    ]),
+    "a count in the summary": ("since.html", "4 metrics moved beyond", "3 metrics moved beyond", [
+        f"since.html: 'since: {SUMMARY.format('1 verdict changed', 3)}': results.json says "
+        f"'{SUMMARY.format('1 verdict changed', 4)}' (the changes listed)",
+    ]),
+    "the seed": ("since.html", "this one seed 3", "this one seed 4", [
+        f"since.html: 'since note 1: {SEED_NOTE.format(4)}': results.json says "
+        f"'{SEED_NOTE.format(3)}' (inputs.input_hash, inputs.project, settings.seed)",
+    ]),
+    "the pass rule's depth": ("since.html", "within the first 10 before, none now",
+                              "within the first 5 before, none now", [
+        "since.html: 'since: Counted: a relevant result within the first 5 before, none now.': "
+        "results.json says 'Counted: a relevant result within the first 10 before, none now.' "
+        "(the oracle's words, each run's pass depth)",
+    ]),
+    "a made-up change": ("since.html", "<ul>\n  <li><strong>cand01</strong>", "<ul>\n  <li><strong>"
+                         "cand02</strong>: MRR rose by 0.100 (p = 0.001)</li>\n  <li><strong>cand01"
+                         "</strong>", [
+        "since.html: 'since: cand02: MRR rose by 0.100 (p = 0.001)': results.json says \"a "
+        "verdict change of the since page's form\" (the since page)",
+        f"since.html: 'since: {SUMMARY.format('1 verdict changed', 4)}': results.json says "
+        f"'{SUMMARY.format('2 verdicts changed', 4)}' (the changes listed)",
+    ]),
+    "a made-up sentence": ("since.html", "</section>\n</main>",
+                           "</section>\n<p>MRR rose by 0.100.</p>\n</main>", [
+        "since.html: 'since: MRR rose by 0.100.': results.json says 'nothing after the groups'",
+    ]),
+    "the index's count of a group": ("index.html", "All 15 →", "All 14 →", [
+        "index.html: 'since: inputs: 5 listed, All 14': results.json says 5 listed, All 15 (the "
+        "summary's count)",
+    ]),
+    "a changed mean on the index": ("index.html", "R@10 0.844 → 0.913", "R@10 0.844 → 0.931", [
+        f"index.html: 'since: {METRIC_LINE.format('0.931', '0.909')}': results.json says "
+        f"'{METRIC_LINE.format('0.913', '0.909')}' (variants[0].metrics[0].mean)",
+    ]),
+    "a file said removed on the index": ("index.html", "qrels.txt</strong>: file changed",
+                                         "qrels.txt</strong>: file removed", [
+        "index.html: 'since: qrels.txt: file removed': results.json says 'qrels.txt: file "
+        "changed' (inputs.files)",
+    ]),
+}  # fmt: skip
+
+
+def test_a_site_built_against_an_earlier_report_agrees(since_site: Path) -> None:
+    raw = (since_site / "since.html").read_text("utf-8")
+    assert "d097: grade 2 → grade 3" in raw and "now passes in cand06" in raw
+    assert [d.line() for d in audit(since_site)[0]] == []
+
+
+@pytest.mark.parametrize("case", list(SINCE_PLANTS))
+def test_a_planted_change_since_the_earlier_report_is_named(
+    since_site: Path, tmp_path: Path, case: str
+) -> None:
+    page, old, new, expected = SINCE_PLANTS[case]
+    site = planted(since_site, tmp_path, page, old, new)
+    assert [d.line() for d in audit(site, on_the_page(page))[0]] == expected
+
+
+def test_a_site_with_nothing_changed_since_agrees(demo_site: Path, tmp_path: Path) -> None:
+    """The demo against itself: the same inputs, no change; the note is held to the hashes."""
+    err = io.StringIO()
+    argv = ["build", "--out", str(tmp_path / "since"), "--compare-to", str(demo_site), "-q"]
+    assert main_cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    site = tmp_path / "since"
+    assert [d.line() for d in audit(site, on_the_page("since.html"))[0]] == []
+    same = (
+        '<p class="muted">The inputs are the same as the previous report&#39;s (same sha256).</p>'
+    )
+    text = (site / "since.html").read_text("utf-8")
+    (site / "since.html").write_text(text.replace(same, ""), "utf-8")
+    assert [d.line() for d in audit(site, on_the_page("since.html"))[0]] == [
+        "since.html: 'since note 1: none': results.json says \"The inputs are the same as the "
+        "previous report's (same sha256).\" (inputs.input_hash, inputs.project, settings.seed)",
     ]

@@ -26,14 +26,18 @@ results.json back into Results and, independently of the site model that wrote t
    docs/verdicts.md; and every line of summary.md, restated from results.json by the oracle
    (`report.oracle.summary_lines`), not by the build's site model.
 6. holds the whole numbers a page prints outside the marks where it states results.json's: a
-   question page's ranked lists and side-by-side diffs, the index's counts.
+   question page's ranked lists and side-by-side diffs, the index's counts, the page rule's
+   counts above the page limit (`report.oracle.page_rule`); and each sizing and ablations cell
+   to its own row (a value mark names the first path that holds its value);
+7. reads what changed since an earlier report (since.html, the index's section) by its own
+   grammar in the oracle's words: this report's side of each change held to results.json, the
+   counts to the changes listed; the earlier report's side, not in the site, as said.
 
 The pages are read one job per page (`Pages`): in this process by default, by forked readers
 from the command line (`cli.audit.forked_pages`), the lines gathered in page order either way.
 
 `audit(site)` returns the disagreements, one line each (page, sentence, what results.json
-says); the command prints them and exits 1, or prints one ``ok:`` line and exits 0. The page
-that compares with an earlier report (since.html) reads that report too and is left out.
+says); the command prints them and exits 1, or prints one ``ok:`` line and exits 0.
 """
 
 from __future__ import annotations
@@ -58,10 +62,17 @@ from evidencedesk.report._claims import mark_table, value_at
 from evidencedesk.report._oracle import (
     _ALPHA,
     COMPONENT_CAVEATS,
+    SINCE_COUNTS,
+    SINCE_GROUP_OF,
+    SINCE_GROUPS,
+    SINCE_NONE,
+    SINCE_SAME_INPUTS,
+    SINCE_SHOWN,
     Finding,
     best_lead,
     caveats_given,
     claim_words,
+    gate_level,
     graded_list,
     labelled_counts,
     number_text,
@@ -70,6 +81,12 @@ from evidencedesk.report._oracle import (
     page_rule,
     rule_cell,
     rules_summary,
+    since_depth,
+    since_outcomes,
+    since_project_note,
+    since_seed_note,
+    since_summary,
+    since_verdict,
     slice_fewer,
     summary_lines,
 )
@@ -81,7 +98,6 @@ from evidencedesk.results.types import QuestionFact, RankedList, Results
 __all__ = ["Disagreement", "PageResult", "Pages", "audit", "in_turn"]
 
 _CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
-_LEFT_OUT = ("since.html",)  # compares with another report's results
 # elements whose text the audit does not read: code that runs or styles, and inert markup. Text
 # in nav, footer, pre, code and an SVG's text is read as any other (a number there is a claim)
 _SKIPPED = {"script", "style", "template"}
@@ -1975,6 +1991,278 @@ def _caveat_disagreements(page: str, shown: _PageText, given: tuple[set[str], se
     return out
 
 
+# what changed since an earlier report (`--compare-to`): the index's section and since.html's
+# main, read by their own grammar (templates/index.html, templates/since.html) in the oracle's
+# words (`report.oracle.SINCE_GROUPS` …). The earlier report is not in the site: its version,
+# input hash, project, seed, means and intervals, verdicts and gate levels, grades and passes
+# are read as said; what this report holds is held to results.json
+_SINCE_AT = {"index.html": ('<section id="since">', "</section>"),
+             "since.html": ('<main id="main">', "</main>")}  # fmt: skip
+_SINCE_BLOCK = re.compile(r"<(h1|h2|h3|p|li)\b[^>]*>(.*?)</\1>", re.S)
+_SINCE_LEDE = re.compile(r"^(?:This report compared with the previous one|Compared with the "
+                         r"previous report) \(evidencedesk (\S+), inputs sha256 ([0-9a-f]*)…, "
+                         r"project (.*)\): (.*)$", re.S)  # fmt: skip
+_SINCE_SUBJECT = re.compile(r"^\s*<(strong|a|span)\b[^>]*>(.*?)</\1>: (.*)$", re.S)
+_SINCE_ALL = re.compile(r"^All (\d+) →$")
+_SINCE_FULL = "What changed since the last report, in full →"
+_SINCE_GRADE = re.compile(r"^(.*): (grade -?\d+|unlabelled) → (grade -?\d+|unlabelled)$", re.S)
+_SINCE_VERDICT = re.compile(r"^(?:new candidate: (\S.*?) \(gate (\w+)\)|removed \(was (.*?), gate "
+                            r"(\w+)\)|(?:still (.*?)|(.*?) → (.*?)) \(gate (\w+)(?: → (\w+))?\))$")  # fmt: skip
+_SINCE_METRIC = re.compile(r"^(.*) (−?\d+\.\d+|—) → (−?\d+\.\d+|—) \(previous interval "
+                           r"\[(−?\d+\.\d+), (−?\d+\.\d+)\]\)$")  # fmt: skip
+_SINCE_RUNS = re.compile(r"^now (fails|passes) in (.*)$")
+
+
+def _since_cut(page: str, raw: str) -> tuple[str, str]:
+    """`raw` without its since section (read by `_since_disagreements`, not as prose), and the
+    section ("" without one)."""
+    start, end = _SINCE_AT.get(page, ("", ""))
+    at = raw.find(start) if start else -1
+    if at < 0:
+        return raw, ""
+    at += len(start)
+    stop = raw.find(end, at)
+    stop = len(raw) if stop < 0 else stop
+    return raw[:at] + raw[stop:], raw[at:stop]
+
+
+def _since_blocks(page: str, section: str) -> tuple[list[tuple[str, str, str]], list[Disagreement]]:
+    """The section's blocks (tag, text, inner HTML); any text outside them is a disagreement."""
+    blocks = [(m[1], _cell_text(m[2]), m[2]) for m in _SINCE_BLOCK.finditer(section)]
+    rest = _squeeze(html.unescape(_TAGS.sub(" ", _SINCE_BLOCK.sub(" ", section))))
+    out = [Disagreement(page, f"since: {rest[:200]}", "nothing: the since section says no such "
+                        "text")] if rest else []  # fmt: skip
+    return blocks, out
+
+
+def _since_item(results: Results, group: str, inner: str,
+                facts: dict[str, Any]) -> tuple[str, str, str, str]:  # fmt: skip
+    """One listed change: its count's key, what the page says, what results.json gives in its
+    place (this report's side; the earlier report's as said) and where."""
+    m = _SINCE_SUBJECT.match(inner)
+    if m is None:
+        return "", _cell_text(inner), "a change of the since page's form", "the since page"
+    subject, text = _cell_text(m[2]), _cell_text(m[3])
+    said = f"{subject}: {text}"
+    if group == "inputs":
+        return _since_input(results, subject, text, facts)
+    if group == "verdicts":
+        v = _SINCE_VERDICT.match(text)
+        c = facts["candidates"].get(subject)
+        after = (c.decision.verdict, gate_level(c.gate)) if c is not None else (None, None)
+        if v is None:
+            return "verdicts", said, "a verdict change of the since page's form", "the since page"
+        before = (v[3], v[4]) if v[3] else (None, None) if v[1] else (v[5] or v[6], v[8])
+        due = since_verdict(before[0], after[0], before[1], after[1])
+        if c is not None and before == after:
+            due = "nothing: an unchanged verdict and gate level are not a change"
+        return "verdicts", said, f"{subject}: {due}", f"the candidate {subject}'s decision and gate"
+    if group == "metrics":
+        return _since_metric(results, subject, text, facts)
+    r = _SINCE_RUNS.match(text)
+    runs = r[2].split(", ") if r else []
+    now = facts["outcomes"]
+    question = facts["ids"].get(subject, subject)
+    held = [run for run in facts["variants"] if run in runs and now.get((run, question)) is
+            (group == "pass")]  # fmt: skip
+    verb = "fails" if group == "fail" else "passes"
+    due = f"{subject}: now {verb} in {', '.join(held)}" if held else (
+        f"nothing: {subject} {verb} in none of {', '.join(runs) or 'no run'} now")  # fmt: skip
+    return group, said, due, f"the variants' lists of {subject}, each run's pass depth"
+
+
+def _since_input(results: Results, subject: str, text: str,
+                 facts: dict[str, Any]) -> tuple[str, str, str, str]:  # fmt: skip
+    """A changed input: a file (changed and added: results.json's inputs hold it; removed: they
+    do not), a question added (held) or removed (not held), a label grade (this report's)."""
+    said = f"{subject}: {text}"
+    files = {f.path for f in results.inputs.files}
+    questions = facts["questions"]
+    if text.startswith("file ") and text[5:] in ("changed", "added", "removed"):
+        held = subject in files
+        due = "file removed" if not held else text if text != "file removed" else "file changed"
+        return "files", said, f"{subject}: {due}", "inputs.files"
+    if text in ("new question", "question removed"):
+        due = "new question" if subject in questions else "question removed"
+        return ("added" if text == "new question" else "removed"), said, f"{subject}: {due}", (
+            "inputs.questions")  # fmt: skip
+    g = _SINCE_GRADE.match(text)
+    fact = questions.get(subject)
+    if g is None or fact is None:
+        return "grades", said, "a label grade of a question of this report", "inputs.questions"
+    now = fact.grades.get(g[1])
+    due = f"{subject}: {g[1]}: {g[2]} → {'unlabelled' if now is None else f'grade {now}'}"
+    return "grades", said, due, f"inputs.questions[{facts['at'][subject]}].grades"
+
+
+def _since_metric(results: Results, subject: str, text: str,
+                  facts: dict[str, Any]) -> tuple[str, str, str, str]:  # fmt: skip
+    """A mean beyond its earlier interval: this report's mean of that run and metric, strictly
+    outside the interval the page states (as printed) -- the earlier mean and interval as said."""
+    said = f"{subject}: {text}"
+    m = _SINCE_METRIC.match(text)
+    stats = facts["means"].get(subject, {})
+    if m is None:
+        return "metrics", said, "a mean of the since page's form", "the since page"
+    label, before, _, low, high = m.groups()
+    if label not in stats:
+        return "metrics", said, f"nothing: {subject} has no {label} in results.json", "its means"
+    at, mean = stats[label]
+    after = number_text(mean)
+    due = f"{subject}: {label} {before} → {after} (previous interval [{low}, {high}])"
+    if mean is not None and after != "—":
+        inside = float(low.replace("−", "-")) < float(after.replace("−", "-")) < float(
+            high.replace("−", "-"))  # fmt: skip
+        if inside:
+            due = f"nothing: {after} lies inside [{low}, {high}]"
+    return "metrics", said, due, at
+
+
+def _since_facts(results: Results) -> dict[str, Any]:
+    """What this report holds that the since section names: its questions, candidates, runs'
+    means by metric label (variants, then candidates that are no variant), passes."""
+    labels = {m.name: m.label for m in results.settings.metrics}
+    means: dict[str, dict[str, tuple[str, float | None]]] = {}
+    runs = [(f"variants[{i}]", v.name, v.metrics) for i, v in enumerate(results.variants)]
+    runs += [(f"candidates[{i}]", c.name, c.metrics) for i, c in enumerate(results.candidates)]
+    for at, name, stats in runs:
+        if name not in means:
+            means[name] = {labels.get(m.metric, m.metric): (f"{at}.metrics[{j}].mean", m.mean)
+                           for j, m in enumerate(stats)}  # fmt: skip
+    questions = results.inputs.questions
+    return {"questions": {visible(q.id): q for q in questions},
+            "ids": {visible(q.id): q.id for q in questions},
+            "at": {visible(q.id): i for i, q in enumerate(questions)},
+            "candidates": {c.name: c for c in results.candidates}, "means": means,
+            "variants": [v.name for v in results.variants],
+            "outcomes": since_outcomes(results)}  # fmt: skip
+
+
+def _since_lede(
+    page: str, text: str, results: Results
+) -> tuple[dict[str, str], list[Disagreement]]:
+    """The lede's earlier report (version, input hash, project: as said) and its summary."""
+    m = _SINCE_LEDE.match(text)
+    if m is None:
+        return {}, [Disagreement(page, f"since: {text[:200]}", "the since lede: 'compared with "
+                                 "the previous report (evidencedesk V, inputs sha256 H…, project "
+                                 "P): the changes'")]  # fmt: skip
+    return {"hash": m[2], "project": m[3], "summary": m[4]}, []
+
+
+def _since_notes(page: str, notes: list[str], lede: dict[str, str],
+                 results: Results) -> list[Disagreement]:  # fmt: skip
+    """The notes: the same inputs exactly when the earlier hash said is this report's, another
+    project exactly when the earlier project said is not this one's, another seed (this one
+    results.json's)."""
+    inputs, out = results.inputs, []
+    due = []
+    if lede and lede["hash"] == inputs.input_hash[:12]:
+        due.append(SINCE_SAME_INPUTS)
+    if lede and lede["project"] != inputs.project:
+        due.append(since_project_note(lede["project"], inputs.project))
+    seed = [n for n in notes if n.startswith("The previous report used seed ")]
+    if seed:
+        before = seed[0].removeprefix("The previous report used seed ").split(",", 1)[0]
+        if before != str(results.settings.seed):
+            due.append(since_seed_note(before, results.settings.seed))
+    for i, (said, expected) in enumerate(zip_longest(notes, due)):
+        if said != expected:
+            out.append(Disagreement(page, f"since note {i + 1}: {said or 'none'}",
+                                    f"{expected or 'no such note'!r} (inputs.input_hash, "
+                                    "inputs.project, settings.seed)"))  # fmt: skip
+    return out
+
+
+def _since_disagreements(page: str, section: str, results: Results) -> list[Disagreement]:
+    """What changed since the earlier report, as the index's section or since.html says it:
+    the lede's summary counts the changes listed (the index lists the first `SINCE_SHOWN` of a
+    group and counts them all), the notes, each group's title and rule in the oracle's words and
+    order, and each change's side in this report held to results.json (`_since_item`)."""
+    blocks, out = _since_blocks(page, section)
+    index = page == "index.html"
+    head = "h3" if index else "h2"
+    texts = [t for _, t, _ in blocks]
+    if texts[:1] != ["Since last report"]:
+        out.append(Disagreement(page, f"since: {(texts or ['none'])[0]}", "'Since last report'"))
+    lede, found = _since_lede(page, texts[1] if len(texts) > 1 else "", results)
+    out += found
+    at = 2
+    notes = []
+    while at < len(blocks) and blocks[at][0] == "p" and blocks[at][1] != _SINCE_FULL:
+        notes.append(blocks[at][1])
+        at += 1
+    out += _since_notes(page, notes, lede, results)
+    facts, counts = _since_facts(results), dict.fromkeys(SINCE_GROUP_OF, 0)
+    titles = {title: (key, rule) for key, title, rule in SINCE_GROUPS}
+    order, listed, alls = [], {}, {}
+    while at < len(blocks) and blocks[at][0] == head:
+        key, rule = titles.get(blocks[at][1], ("", ""))
+        order.append(key or blocks[at][1])
+        at += 1
+        if not index and at < len(blocks):
+            said, due = blocks[at][1], f"Counted: {rule.format(since_depth(results))}."
+            if key and said != due:
+                out.append(Disagreement(page, f"since: {said}", f"{due!r} (the oracle's words, "
+                                        "each run's pass depth)"))  # fmt: skip
+            at += 1
+        listed[key] = 0
+        while at < len(blocks) and blocks[at][0] == "li":
+            kind, said, due, where = _since_item(results, key, blocks[at][2], facts)
+            if key:  # under a title of the oracle's (another is named by the groups' order)
+                counts[kind] = counts.get(kind, 0) + 1
+                listed[key] += 1
+            if key and said != due:
+                out.append(Disagreement(page, f"since: {said}", f"{due!r} ({where})"))
+            at += 1
+        m = _SINCE_ALL.match(blocks[at][1]) if index and at < len(blocks) else None
+        if m is not None:
+            alls[key] = int(m[1])
+            at += 1
+    out += _since_counts(page, lede, counts, order, listed, alls, index)
+    tail = [t for _, t, _ in blocks[at:]]
+    if tail != ([_SINCE_FULL] if index else []):
+        out.append(Disagreement(page, f"since: {' '.join(tail) or 'no link'}",
+                                repr(_SINCE_FULL if index else "nothing after the groups")))  # fmt: skip
+    return out
+
+
+def _since_counts(page: str, lede: dict[str, str], counts: dict[str, int], order: list[str],
+                  listed: dict[str, int], alls: dict[str, int], index: bool) -> list[Disagreement]:  # fmt: skip
+    """The groups in the oracle's order, one for each kind of change the summary counts; on
+    since.html the summary counts the changes listed; on the index each group lists the first
+    `SINCE_SHOWN` of the changes the summary counts and "All N" counts them when more."""
+    out = []
+    summary = lede.get("summary", "")
+    said_counts = dict.fromkeys(SINCE_GROUP_OF, 0)
+    for part in summary.split(" · ") if summary != SINCE_NONE else []:
+        n, _, words = part.partition(" ")
+        key = next((k for k, one, many in SINCE_COUNTS if words in (one, many)), None)
+        if key is not None and n.isdigit():
+            said_counts[key] = int(n)
+    if not index:
+        due = since_summary(counts)
+        if summary != due:
+            out.append(Disagreement(page, f"since: {summary}", f"{due!r} (the changes listed)"))
+    elif since_summary(said_counts) != summary:
+        out.append(Disagreement(page, f"since: {summary}", f"{since_summary(said_counts)!r} (the "
+                                "oracle's words)"))  # fmt: skip
+    groups = {SINCE_GROUP_OF.get(k) for k, n in (said_counts if index else counts).items() if n}
+    due_order = [key for key, _, _ in SINCE_GROUPS if key in groups or listed.get(key)]
+    if order != due_order:
+        out.append(Disagreement(page, f"since: groups {', '.join(order) or 'none'}",
+                                f"groups {', '.join(due_order) or 'none'} (the oracle's order)"))  # fmt: skip
+    for key in order if index else ():
+        total = sum(n for k, n in said_counts.items() if SINCE_GROUP_OF[k] == key)
+        said = f"{listed.get(key, 0)} listed" + (f", All {alls[key]}" if key in alls else "")
+        due = f"{min(total, SINCE_SHOWN)} listed" + (
+            f", All {total}" if total > SINCE_SHOWN else ""
+        )
+        if said != due:
+            out.append(Disagreement(page, f"since: {key}: {said}", f"{due} (the summary's count)"))
+    return out
+
+
 # a chart's data: the figure plotly draws, its JSON written after the chart's id
 _NEW_PLOT = re.compile(r'Plotly\.newPlot\(\s*"([^"]*)",\s*')
 _NUMBER = re.compile(r"[+−-]?\d+(?:\.(\d+))?")
@@ -2171,7 +2459,7 @@ class _Site:
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
         results, claims = self.results, self.claims
-        raw = read_text(self.root / page, AuditError, "page")
+        raw, since = _since_cut(page, read_text(self.root / page, AuditError, "page"))
         shown = _read(raw)
         mine = claims.get(page, [])
         blocks = " ".join([block for block, _ in shown.prose] + [b for b, _ in shown.cells])
@@ -2219,6 +2507,8 @@ class _Site:
         found += _footer_disagreements(page, raw, results)
         if page in ("index.html", "flips.html"):
             found += _page_rule_disagreements(page, raw, results)
+        if since or page == "since.html":
+            found += _since_disagreements(page, since, results)
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
             found += _dataset_disagreements(page, raw, results)
@@ -2237,7 +2527,7 @@ def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | F
     held = _Site.of(site)
     results, claims = held.results, held.claims
     names = sorted(p.name for p in site.glob("*.html"))
-    listed = [page for page in names if page not in _LEFT_OUT]
+    listed = names
 
     def site_wide() -> list[Disagreement | Finding]:
         later: list[Disagreement | Finding] = [
