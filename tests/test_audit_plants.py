@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from evidencedesk import cli as main_cli
-from evidencedesk.report._audit import _unmarked, audit
+from evidencedesk.report._audit import _named_runs, _unmarked, audit
 from evidencedesk.report._claims import mark_number, mark_table
 from evidencedesk.results._serialize import load
+from tests.generated_projects import generated
 from tests.planting import NOBODY, as_written, on_the_page, planted
 
 NOT_SHOWN = "results.json says so, but the page does not show these words"
@@ -915,3 +916,33 @@ def test_a_site_with_nothing_changed_since_agrees(demo_site: Path, tmp_path: Pat
         "since.html: 'since note 1: none': results.json says \"The inputs are the same as the "
         "previous report's (same sha256).\" (inputs.input_hash, inputs.project, settings.seed)",
     ]
+
+
+def test_the_runs_a_since_line_names_are_read_by_their_names() -> None:
+    assert _named_runs("a, b, c", ["a, b", "c"]) == ["a, b", "c"]
+    assert _named_runs("x, c", ["c"]) == ["x", "c"]
+    assert _named_runs("", ["c"]) == []
+
+
+def test_hostile_names_since_an_earlier_report_are_read_as_names(tmp_path: Path) -> None:
+    """Generated project 1 with hostile run names (markup, Markdown, a direction control and a
+    zero-width space, isolated where printed) built against an earlier build with 5 questions
+    fewer: the since section reads every change by its names."""
+    from tests.test_summary import HOSTILE
+
+    def project(name: str, questions: int) -> Path:
+        toml, _ = generated(tmp_path / name, 1, questions)
+        for i, hostile in enumerate(HOSTILE, start=1):
+            (tmp_path / name / "runs" / f"cand{i:02d}.run").rename(
+                tmp_path / name / "runs" / f"{hostile}.run"
+            )
+        return toml
+
+    for argv in (["--project", str(project("before", 40)), "--out", str(tmp_path / "earlier")],
+                 ["--project", str(project("after", 45)), "--out", str(tmp_path / "site"),
+                  "--compare-to", str(tmp_path / "earlier")]):  # fmt: skip
+        assert main_cli.main(["build", *argv, "-q"], stdout=io.StringIO()) == 0
+    raw = (tmp_path / "site" / "since.html").read_text("utf-8")
+    assert "now fails in [click](javascript:alert(1))" in raw and "\u2068now passes in" in raw
+    lines = [d.line() for d in audit(tmp_path / "site")[0]]
+    assert [line for line in lines if line.startswith("since.html") or ": 'since: " in line] == []

@@ -2042,7 +2042,9 @@ def _since_item(results: Results, group: str, inner: str,
     m = _SINCE_SUBJECT.match(inner)
     if m is None:
         return "", _cell_text(inner), "a change of the since page's form", "the since page"
-    subject, text = _cell_text(m[2]), _cell_text(m[3])
+    # a name holding a direction control is isolated where it is printed (FSI … PDI): the
+    # names are read without the isolates
+    subject, text = (_cell_text(part).translate(_ISOLATES) for part in (m[2], m[3]))
     said = f"{subject}: {text}"
     if group == "inputs":
         return _since_input(results, subject, text, facts)
@@ -2060,7 +2062,7 @@ def _since_item(results: Results, group: str, inner: str,
     if group == "metrics":
         return _since_metric(results, subject, text, facts)
     r = _SINCE_RUNS.match(text)
-    runs = r[2].split(", ") if r else []
+    runs = _named_runs(r[2] if r else "", facts["variants"])
     now = facts["outcomes"]
     question = facts["ids"].get(subject, subject)
     held = [run for run in facts["variants"] if run in runs and now.get((run, question)) is
@@ -2069,6 +2071,21 @@ def _since_item(results: Results, group: str, inner: str,
     due = f"{subject}: now {verb} in {', '.join(held)}" if held else (
         f"nothing: {subject} {verb} in none of {', '.join(runs) or 'no run'} now")  # fmt: skip
     return group, said, due, f"the variants' lists of {subject}, each run's pass depth"
+
+
+_ISOLATES = str.maketrans("", "", "\u2068\u2069")
+
+
+def _named_runs(text: str, names: list[str]) -> list[str]:
+    """The runs a ", "-joined list names, each read as the longest run name it starts with (a
+    name may hold ", "); what no name starts is one name of its own up to the next ", "."""
+    runs = []
+    while text:
+        known = [n for n in names if text == n or text.startswith(f"{n}, ")]
+        name = max(known, key=len) if known else text.split(", ", 1)[0]
+        runs.append(name)
+        text = text[len(name) + 2 :]
+    return runs
 
 
 def _since_input(results: Results, subject: str, text: str,
