@@ -946,3 +946,19 @@ def test_hostile_names_since_an_earlier_report_are_read_as_names(tmp_path: Path)
     assert "now fails in [click](javascript:alert(1))" in raw and "\u2068now passes in" in raw
     lines = [d.line() for d in audit(tmp_path / "site")[0]]
     assert [line for line in lines if line.startswith("since.html") or ": 'since: " in line] == []
+
+
+def test_the_page_rule_counts_the_questions_beyond_the_cap(
+    split_site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The oracle's cap lowered to 400 (the split site's 462 ranked questions): its rule counts
+    the 62 beyond it, and the site's rule (a cap of 1,000) disagrees."""
+    from evidencedesk.report import _oracle as oracle
+
+    monkeypatch.setattr(oracle, "_PAGE_CAP", 400)
+    due = RULE.format(58).replace("at most 1,000", "at most 400") + " and 62 fall beyond the cap"
+    assert [d.line() for d in audit(split_site, on_the_page("flips.html"))[0]] == [
+        f"flips.html: 'the page rule: {RULE.format(58)}': results.json says '{due}' "
+        "(inputs.questions, the baseline's and the candidates' lists, settings.compared, "
+        "policy.critical)",
+    ]
