@@ -232,6 +232,57 @@ def split_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     next(sites, None)  # the check that no test wrote into it
 
 
+def _build_many_documents(root: Path, documents: int) -> None:
+    from evidencedesk import cli
+    from tests.generated_projects import generated
+
+    toml, _ = generated(root / "project", 3, questions=12, documents=documents)
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(root / "site"), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+
+
+@pytest.fixture(scope="session")
+def many_documents_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Generated project 3 with 12 questions and a corpus of 1,050 documents (shown, not
+    indexed), built once for the run: the documents page lists the first 1,000 and counts the
+    rest."""
+    sites = _shared_sites(tmp_path_factory, "documents", _build_many_documents)
+    yield next(sites)(1050)
+    next(sites, None)  # the check that no test wrote into it
+
+
+def _build_since(root: Path, seed: int) -> None:
+    """Generated project `seed` with 40 questions, then with 45, the first judgment's grade
+    raised by one and another seed, built against the first (`--compare-to`)."""
+    from evidencedesk import cli
+    from tests.generated_projects import generated
+
+    before, _ = generated(root / "before", seed, questions=40)
+    after, _ = generated(root / "after", seed, questions=45)
+    qrels = root / "after" / "qrels.txt"
+    first, rest = qrels.read_text("utf-8").split("\n", 1)
+    q, zero, doc, grade = first.split()
+    qrels.write_text(f"{q} {zero} {doc} {int(grade) + 1}\n{rest}", "utf-8")
+    for argv in (["--project", str(before), "--out", str(root / "earlier")],
+                 ["--project", str(after), "--out", str(root / "site"), "--seed", "3",
+                  "--compare-to", str(root / "earlier")]):  # fmt: skip
+        err = io.StringIO()
+        assert cli.main(["build", *argv, "-q"], stdout=io.StringIO(), stderr=err) == 0, (
+            err.getvalue()
+        )
+
+
+@pytest.fixture(scope="session")
+def since_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Generated project 1 built against an earlier build of itself (`_build_since`): its
+    since.html and the index's section list inputs, questions added, a label grade, a verdict,
+    metrics, questions newly failing and passing, and another seed."""
+    sites = _shared_sites(tmp_path_factory, "since", _build_since)
+    yield next(sites)(1)
+    next(sites, None)  # the check that no test wrote into it
+
+
 @pytest.fixture(scope="session")
 def ndcg_site(generated_site: Callable[[int], Path]) -> Path:
     """Generated project 1: primary nDCG@10 (linear gain), grades 0-3 named, relevance 1, a

@@ -57,8 +57,9 @@ def metrics_for(primary: str, seed: int = 0) -> list[str]:
     return [primary, *others[:2], *extra]
 
 
-def generated(root: Path, seed: int, questions: int = 40) -> tuple[Path, Shape]:
-    """Write the project under `root`; returns its evidencedesk.toml and its shape."""
+def generated(root: Path, seed: int, questions: int = 40, documents: int = 0) -> tuple[Path, Shape]:
+    """Write the project under `root`; returns its evidencedesk.toml and its shape. With
+    `documents`, a corpus of that many documents (the runs' 120 first) is shown, not indexed."""
     shape = shape_of(seed)
     rng = random.Random(1000 + seed)
     (root / "runs").mkdir(parents=True, exist_ok=True)
@@ -124,5 +125,11 @@ def generated(root: Path, seed: int, questions: int = 40) -> tuple[Path, Shape]:
                   "critical": list(shape.critical)}  # fmt: skip
         (root / "policy.json").write_text(json.dumps(policy), "utf-8")
         toml += ["[gate]", 'policy = "policy.json"', ""]
+    if documents:
+        ids = docs + [f"e{n:05d}" for n in range(documents - len(docs))]
+        (root / "corpus.jsonl").write_text(
+            "".join(json.dumps({"_id": d, "title": f"Document {d}", "text": f"About {d}."}) + "\n"
+                    for d in ids), "utf-8")  # fmt: skip
+        toml += ["[documents]", 'corpus = "corpus.jsonl"', "index = false", ""]
     (root / "evidencedesk.toml").write_text("\n".join(toml), "utf-8")
     return root / "evidencedesk.toml", shape

@@ -302,6 +302,8 @@ def test_the_oracle_imports_none_of_the_builds_computation() -> None:
         "evidencedesk.report._words",  # the claims' words, the caveats' and notices' texts
         "evidencedesk.report._values",  # the pages' number formatting
         "evidencedesk.report._gate_view",  # the gate tables' cells
+        "evidencedesk.results.since",  # what changed since an earlier report
+        "evidencedesk.report._since_view",  # and its words
     }
     imported = _imports(ORACLE)
     assert "evidencedesk.retrieval.metrics._metric_value" in imported  # the readable kernels
@@ -320,9 +322,29 @@ def test_the_oracle_imports_none_of_the_builds_computation() -> None:
             "evidencedesk.report._values",
             "evidencedesk.results._plan",
             "evidencedesk.report._gate_view",
+            "evidencedesk.results.since",
+            "evidencedesk.report._since_view",
         }
         == set()
     )
+
+
+def test_the_since_words_are_the_builds() -> None:
+    """The oracle restates the since page's words (`SINCE_GROUPS` …) instead of importing them;
+    they must be the build's (this test may import the build): the summary when nothing
+    changed, each count's words, and a verdict change in each of its forms (a clean since site
+    holds the groups' titles and rules, `test_audit_plants`)."""
+    from evidencedesk.report import _since_view as view
+
+    assert oracle.SINCE_NONE == view._NO_CHANGES
+    assert oracle.SINCE_SHOWN == view._SHOWN_ON_INDEX
+    assert oracle.since_summary({"removed": 1, "pass": 2}) == (
+        "1 question removed · 2 questions newly pass"
+    )
+    for change in [(None, "BETTER", None, "GO"), ("WORSE", None, "BLOCK", None),
+                   ("MIXED", "WORSE", "GO", "GO"), ("MIXED", "MIXED", "GO", "BLOCK"),
+                   ("MIXED", "WORSE", "GO", "REVIEW")]:  # fmt: skip
+        assert oracle.since_verdict(*change) == view._verdict(*change)
 
 
 def test_the_restated_constants_are_the_documented_ones() -> None:
@@ -338,6 +360,11 @@ def test_the_restated_constants_are_the_documented_ones() -> None:
     assert oracle._RESAMPLES == stats.RANDOMIZATION_RESAMPLES == 10_000
     assert oracle._LEAN == verdicts.LEAN_P
     assert oracle._ALPHA == verdicts.ALPHA == stats.ALPHA
+    from evidencedesk.results import _plan as plan
+
+    # the question pages' rule (`oracle.page_rule`)
+    assert (oracle._PAGE_LIMIT, oracle._PAGE_CAP) == (plan.PAGE_LIMIT, plan.PAGE_CAP) == (500, 1000)
+    assert oracle._RUNS_ONLY_DEPTH == plan.RUNS_ONLY_DEPTH == 10
 
 
 @pytest.mark.parametrize("n", [2, 15, 25, 400, 3_001])

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -11,9 +12,10 @@ from typing import Any
 import pytest
 
 from evidencedesk import cli as main_cli
-from evidencedesk.report._audit import _unmarked, audit
+from evidencedesk.report._audit import _named_runs, _unmarked, audit
 from evidencedesk.report._claims import mark_number, mark_table
 from evidencedesk.results._serialize import load
+from tests.generated_projects import generated
 from tests.planting import NOBODY, as_written, on_the_page, planted
 
 NOT_SHOWN = "results.json says so, but the page does not show these words"
@@ -694,4 +696,269 @@ def test_the_grid_above_the_page_limit_is_counted(
     assert [d.line() for d in audit(site, on_the_page("flips.html"))[0]] == [
         f"flips.html: 'the grid lists {said}': results.json says 462 questions, 58 more (the "
         "site's question pages, the baseline's lists less them)",
+    ]
+
+
+# a sizing or ablations value of another row: both values are results.json's and each keeps
+# its mark (the first path that holds it, maybe another row's), so only its row can catch it
+SIZING_MRR = (
+    '<tr><td class="num">3</td><td class="num">1</td><td class="num"><span data-v=6l>'
+    '0.548</span></td><td class="num"><span data-v=83>0.619</span>',
+    '<tr class="flagged"><td class="num">3</td><td class="num">3</td><td class="num">'
+    '<span data-v=82>0.786</span></td><td class="num"><span data-v=nk>0.706</span>',
+)
+ABLATED = ('<th scope="row">reranker=none</th><td class="num"><span data-v=43>0.500</span>',
+           '<th scope="row">first_stage=sparse</th><td class="num"><span data-v=6l>0.548</span>')  # fmt: skip
+SWAPPED_ROWS = {
+    "sizing.html": (SIZING_MRR, [
+        "sizing.html: 'depth 3, final 1: MRR 0.706': results.json says '0.619' (sizing[0].mrr.mean)",
+        "sizing.html: 'depth 3, final 3: MRR 0.619': results.json says '0.706' (sizing[1].mrr.mean)",
+    ]),
+    "ablations.html": (ABLATED, [
+        "ablations.html: 'row 2 (reranker=none): R@1 0.548': results.json says '0.500' "
+        "(ablations.rows[1].metrics['recall@1'])",
+        "ablations.html: 'row 3 (first_stage=sparse): R@1 0.500': results.json says '0.548' "
+        "(ablations.rows[2].metrics['recall@1'])",
+    ]),
+}  # fmt: skip
+
+
+def _swap(row_a: str, row_b: str) -> tuple[str, str]:
+    """Two rows' last value marks swapped: each row's text with the other's mark and value."""
+    value = re.compile(r"<span data-v=[0-9a-z]+>[^<]*</span>$")
+    a, b = value.search(row_a), value.search(row_b)
+    assert a is not None and b is not None
+    return row_a[: a.start()] + b[0], row_b[: b.start()] + a[0]
+
+
+@pytest.mark.parametrize("page", list(SWAPPED_ROWS))
+def test_a_value_of_another_row_is_held_to_its_own_row(
+    demo_site: Path, tmp_path: Path, page: str
+) -> None:
+    (row_a, row_b), expected = SWAPPED_ROWS[page]
+    new_a, new_b = _swap(row_a, row_b)
+    site = planted(demo_site, tmp_path, page, row_a, new_a)
+    text = (site / page).read_text("utf-8")
+    assert text.count(row_b) == 1 and row_a not in text
+    (site / page).write_text(text.replace(row_b, new_b), "utf-8")
+    assert [d.line() for d in audit(site, on_the_page(page))[0]] == expected
+
+
+ABLATION_CELLS = {
+    "a change's p": ('<td class="num"><span data-v=5l>0.625</span></td><td class="num"><span '
+                     'data-v=4h>0.0</span>', '<td class="num">0.652</td><td class="num"><span '
+                     'data-v=4h>0.0</span>', [
+        "ablations.html: '0.652': results.json says nothing: no claim backs this table cell",
+        "ablations.html: 'row 2 (reranker=none): sign-test p 0.652': results.json says '0.625' "
+        "(ablations.rows[1].p)",
+    ]),
+    "a question moved between better and worse": (
+        '<td><a class="qid" href="question-rc02.html">rc02</a></td><td><a class="qid" '
+        'href="question-sp01.html">sp01</a>, ', '<td><a class="qid" href="question-sp01.html">'
+        'sp01</a></td><td><a class="qid" href="question-rc02.html">rc02</a>, ', [
+        "ablations.html: 'row 2 (reranker=none): better sp01': results.json says 'rc02' "
+        "(ablations.rows[1].better)",
+        "ablations.html: 'row 2 (reranker=none): worse rc02, sp02, st03': results.json says "
+        "'sp01, sp02, st03' (ablations.rows[1].worse)",
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(ABLATION_CELLS))
+def test_an_ablation_cell_is_held_to_its_row(demo_site: Path, tmp_path: Path, case: str) -> None:
+    old, new, expected = ABLATION_CELLS[case]
+    found, _, _ = audit(planted(demo_site, tmp_path, "ablations.html", old, new),
+                        on_the_page("ablations.html"))  # fmt: skip
+    assert [d.line() for d in found] == expected
+
+
+# above the page limit the page rule counts the questions without a page (the split site: 58
+# the baseline passes and no candidate changes), restated by the oracle (`oracle.page_rule`)
+RULE = ("above 500 questions at most 1,000 get a page — the questions the baseline fails first, "
+        "then those whose nDCG@5 (exp gain) changes most under some candidate (ties by id); of "
+        "the others, {} the baseline passes and no candidate changes get none")  # fmt: skip
+
+
+@pytest.mark.parametrize("page", ["flips.html", "index.html"])
+def test_the_page_rules_count_is_the_oracles(split_site: Path, tmp_path: Path, page: str) -> None:
+    site = planted(split_site, tmp_path, page, "of the others, 58 the", "of the others, 57 the")
+    assert [d.line() for d in audit(site, on_the_page(page))[0]] == [
+        f"{page}: 'the page rule: {RULE.format(57)}': results.json says '{RULE.format(58)}' "
+        "(inputs.questions, the baseline's and the candidates' lists, settings.compared, "
+        "policy.critical)",
+    ]
+
+
+def test_a_site_above_1000_documents_agrees(many_documents_site: Path) -> None:
+    raw = (many_documents_site / "documents.html").read_text("utf-8")
+    assert "The first 1000 of the 1050 documents" in raw and "… and 50 more documents" in raw
+    assert [d.line() for d in audit(many_documents_site)[0]] == []
+
+
+def test_the_documents_after_the_first_1000_are_counted(
+    many_documents_site: Path, tmp_path: Path
+) -> None:
+    site = planted(many_documents_site, tmp_path, "documents.html", "… and 50 more documents",
+                   "… and 51 more documents")  # fmt: skip
+    assert [d.line() for d in audit(site, on_the_page("documents.html"))[0]] == [
+        "documents.html: '… and 51 more documents': results.json says 50 (inputs.documents, less "
+        "the 1000 rows shown)",
+    ]
+
+
+# what changed since an earlier report (the since site: generated project 1 against an earlier
+# build of itself with 5 questions fewer, a grade changed and another seed): this report's side
+# of each change is held to results.json, the words to the oracle's, the counts to the changes
+# listed; the earlier report's numbers are not in the site and are read as said
+METRIC_LINE = "base: R@10 0.844 → {} (previous interval [0.769, {}])"
+SUMMARY = ("9 input files changed · 1 label grade changed · 5 questions added · {} · {} metrics "
+           "moved beyond their interval · 1 question newly fails · 2 questions newly pass")  # fmt: skip
+SEED_NOTE = ("The previous report used seed 0, this one seed {}: intervals and resampled p-values "
+             "differ with the seed.")  # fmt: skip
+SINCE_PLANTS = {
+    "a changed mean": ("since.html", "R@10 0.844 → 0.913", "R@10 0.844 → 0.931", [
+        f"since.html: 'since: {METRIC_LINE.format('0.931', '0.909')}': results.json says "
+        f"'{METRIC_LINE.format('0.913', '0.909')}' (variants[0].metrics[0].mean)",
+    ]),
+    "a mean inside the interval said": ("since.html", "[0.769, 0.909]", "[0.769, 0.929]", [
+        f"since.html: 'since: {METRIC_LINE.format('0.913', '0.929')}': results.json says "
+        "'nothing: 0.913 lies inside [0.769, 0.929]' (variants[0].metrics[0].mean)",
+    ]),
+    "fails said passes": ("since.html", "now fails in cand01", "now passes in cand01", [
+        "since.html: 'since: q026: now passes in cand01': results.json says 'q026: now fails in "
+        "cand01' (the variants' lists of q026, each run's pass depth)",
+    ]),
+    "a verdict word": ("since.html", "NO CLEAR CHANGE → LEANS WORSE (gate REVIEW)",
+                       "NO CLEAR CHANGE → BETTER (gate REVIEW)", [
+        "since.html: 'since: cand01: NO CLEAR CHANGE → BETTER (gate REVIEW)': results.json says "
+        "'cand01: NO CLEAR CHANGE → LEANS WORSE (gate REVIEW)' (the candidate cand01's decision "
+        "and gate)",
+    ]),
+    "a label grade": ("since.html", "d097: grade 2 → grade 3", "d097: grade 2 → grade 1", [
+        "since.html: 'since: q001: d097: grade 2 → grade 1': results.json says 'q001: d097: grade "
+        "2 → grade 3' (inputs.questions[0].grades)",
+    ]),
+    "a question that is not this report's": ("since.html", "q043</a>: new question",
+                                             "q046</a>: new question", [
+        "since.html: 'since: q046: new question': results.json says 'q046: question removed' "
+        "(inputs.questions)",
+    ]),
+    "a count in the summary": ("since.html", "4 metrics moved beyond", "3 metrics moved beyond", [
+        f"since.html: 'since: {SUMMARY.format('1 verdict changed', 3)}': results.json says "
+        f"'{SUMMARY.format('1 verdict changed', 4)}' (the changes listed)",
+    ]),
+    "the seed": ("since.html", "this one seed 3", "this one seed 4", [
+        f"since.html: 'since note 1: {SEED_NOTE.format(4)}': results.json says "
+        f"'{SEED_NOTE.format(3)}' (inputs.input_hash, inputs.project, settings.seed)",
+    ]),
+    "the pass rule's depth": ("since.html", "within the first 10 before, none now",
+                              "within the first 5 before, none now", [
+        "since.html: 'since: Counted: a relevant result within the first 5 before, none now.': "
+        "results.json says 'Counted: a relevant result within the first 10 before, none now.' "
+        "(the oracle's words, each run's pass depth)",
+    ]),
+    "a made-up change": ("since.html", "<ul>\n  <li><strong>cand01</strong>", "<ul>\n  <li><strong>"
+                         "cand02</strong>: MRR rose by 0.100 (p = 0.001)</li>\n  <li><strong>cand01"
+                         "</strong>", [
+        "since.html: 'since: cand02: MRR rose by 0.100 (p = 0.001)': results.json says \"a "
+        "verdict change of the since page's form\" (the since page)",
+        f"since.html: 'since: {SUMMARY.format('1 verdict changed', 4)}': results.json says "
+        f"'{SUMMARY.format('2 verdicts changed', 4)}' (the changes listed)",
+    ]),
+    "a made-up sentence": ("since.html", "</section>\n</main>",
+                           "</section>\n<p>MRR rose by 0.100.</p>\n</main>", [
+        "since.html: 'since: MRR rose by 0.100.': results.json says 'nothing after the groups'",
+    ]),
+    "the index's count of a group": ("index.html", "All 15 →", "All 14 →", [
+        "index.html: 'since: inputs: 5 listed, All 14': results.json says 5 listed, All 15 (the "
+        "summary's count)",
+    ]),
+    "a changed mean on the index": ("index.html", "R@10 0.844 → 0.913", "R@10 0.844 → 0.931", [
+        f"index.html: 'since: {METRIC_LINE.format('0.931', '0.909')}': results.json says "
+        f"'{METRIC_LINE.format('0.913', '0.909')}' (variants[0].metrics[0].mean)",
+    ]),
+    "a file said removed on the index": ("index.html", "qrels.txt</strong>: file changed",
+                                         "qrels.txt</strong>: file removed", [
+        "index.html: 'since: qrels.txt: file removed': results.json says 'qrels.txt: file "
+        "changed' (inputs.files)",
+    ]),
+}  # fmt: skip
+
+
+def test_a_site_built_against_an_earlier_report_agrees(since_site: Path) -> None:
+    raw = (since_site / "since.html").read_text("utf-8")
+    assert "d097: grade 2 → grade 3" in raw and "now passes in cand06" in raw
+    assert [d.line() for d in audit(since_site)[0]] == []
+
+
+@pytest.mark.parametrize("case", list(SINCE_PLANTS))
+def test_a_planted_change_since_the_earlier_report_is_named(
+    since_site: Path, tmp_path: Path, case: str
+) -> None:
+    page, old, new, expected = SINCE_PLANTS[case]
+    site = planted(since_site, tmp_path, page, old, new)
+    assert [d.line() for d in audit(site, on_the_page(page))[0]] == expected
+
+
+def test_a_site_with_nothing_changed_since_agrees(demo_site: Path, tmp_path: Path) -> None:
+    """The demo against itself: the same inputs, no change; the note is held to the hashes."""
+    err = io.StringIO()
+    argv = ["build", "--out", str(tmp_path / "since"), "--compare-to", str(demo_site), "-q"]
+    assert main_cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    site = tmp_path / "since"
+    assert [d.line() for d in audit(site, on_the_page("since.html"))[0]] == []
+    same = (
+        '<p class="muted">The inputs are the same as the previous report&#39;s (same sha256).</p>'
+    )
+    text = (site / "since.html").read_text("utf-8")
+    (site / "since.html").write_text(text.replace(same, ""), "utf-8")
+    assert [d.line() for d in audit(site, on_the_page("since.html"))[0]] == [
+        "since.html: 'since note 1: none': results.json says \"The inputs are the same as the "
+        "previous report's (same sha256).\" (inputs.input_hash, inputs.project, settings.seed)",
+    ]
+
+
+def test_the_runs_a_since_line_names_are_read_by_their_names() -> None:
+    assert _named_runs("a, b, c", ["a, b", "c"]) == ["a, b", "c"]
+    assert _named_runs("x, c", ["c"]) == ["x", "c"]
+    assert _named_runs("", ["c"]) == []
+
+
+def test_hostile_names_since_an_earlier_report_are_read_as_names(tmp_path: Path) -> None:
+    """Generated project 1 with hostile run names (markup, Markdown, a direction control and a
+    zero-width space, isolated where printed) built against an earlier build with 5 questions
+    fewer: the since section reads every change by its names."""
+    from tests.test_summary import HOSTILE
+
+    def project(name: str, questions: int) -> Path:
+        toml, _ = generated(tmp_path / name, 1, questions)
+        for i, hostile in enumerate(HOSTILE, start=1):
+            (tmp_path / name / "runs" / f"cand{i:02d}.run").rename(
+                tmp_path / name / "runs" / f"{hostile}.run"
+            )
+        return toml
+
+    for argv in (["--project", str(project("before", 40)), "--out", str(tmp_path / "earlier")],
+                 ["--project", str(project("after", 45)), "--out", str(tmp_path / "site"),
+                  "--compare-to", str(tmp_path / "earlier")]):  # fmt: skip
+        assert main_cli.main(["build", *argv, "-q"], stdout=io.StringIO()) == 0
+    raw = (tmp_path / "site" / "since.html").read_text("utf-8")
+    assert "now fails in [click](javascript:alert(1))" in raw and "\u2068now passes in" in raw
+    lines = [d.line() for d in audit(tmp_path / "site")[0]]
+    assert [line for line in lines if line.startswith("since.html") or ": 'since: " in line] == []
+
+
+def test_the_page_rule_counts_the_questions_beyond_the_cap(
+    split_site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The oracle's cap lowered to 400 (the split site's 462 ranked questions): its rule counts
+    the 62 beyond it, and the site's rule (a cap of 1,000) disagrees."""
+    from evidencedesk.report import _oracle as oracle
+
+    monkeypatch.setattr(oracle, "_PAGE_CAP", 400)
+    due = RULE.format(58).replace("at most 1,000", "at most 400") + " and 62 fall beyond the cap"
+    assert [d.line() for d in audit(split_site, on_the_page("flips.html"))[0]] == [
+        f"flips.html: 'the page rule: {RULE.format(58)}': results.json says '{due}' "
+        "(inputs.questions, the baseline's and the candidates' lists, settings.compared, "
+        "policy.critical)",
     ]

@@ -26,14 +26,18 @@ results.json back into Results and, independently of the site model that wrote t
    docs/verdicts.md; and every line of summary.md, restated from results.json by the oracle
    (`report.oracle.summary_lines`), not by the build's site model.
 6. holds the whole numbers a page prints outside the marks where it states results.json's: a
-   question page's ranked lists and side-by-side diffs, the index's counts.
+   question page's ranked lists and side-by-side diffs, the index's counts, the page rule's
+   counts above the page limit (`report.oracle.page_rule`); and each sizing and ablations cell
+   to its own row (a value mark names the first path that holds its value);
+7. reads what changed since an earlier report (since.html, the index's section) by its own
+   grammar in the oracle's words: this report's side of each change held to results.json, the
+   counts to the changes listed; the earlier report's side, not in the site, as said.
 
 The pages are read one job per page (`Pages`): in this process by default, by forked readers
 from the command line (`cli.audit.forked_pages`), the lines gathered in page order either way.
 
 `audit(site)` returns the disagreements, one line each (page, sentence, what results.json
-says); the command prints them and exits 1, or prints one ``ok:`` line and exits 0. The page
-that compares with an earlier report (since.html) reads that report too and is left out.
+says); the command prints them and exits 1, or prints one ``ok:`` line and exits 0.
 """
 
 from __future__ import annotations
@@ -58,17 +62,31 @@ from evidencedesk.report._claims import mark_table, value_at
 from evidencedesk.report._oracle import (
     _ALPHA,
     COMPONENT_CAVEATS,
+    SINCE_COUNTS,
+    SINCE_GROUP_OF,
+    SINCE_GROUPS,
+    SINCE_NONE,
+    SINCE_SAME_INPUTS,
+    SINCE_SHOWN,
     Finding,
     best_lead,
     caveats_given,
     claim_words,
+    gate_level,
     graded_list,
     labelled_counts,
     number_text,
     oracle_findings,
     p_text,
+    page_rule,
     rule_cell,
     rules_summary,
+    since_depth,
+    since_outcomes,
+    since_project_note,
+    since_seed_note,
+    since_summary,
+    since_verdict,
     slice_fewer,
     summary_lines,
 )
@@ -80,7 +98,6 @@ from evidencedesk.results.types import QuestionFact, RankedList, Results
 __all__ = ["Disagreement", "PageResult", "Pages", "audit", "in_turn"]
 
 _CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
-_LEFT_OUT = ("since.html",)  # compares with another report's results
 # elements whose text the audit does not read: code that runs or styles, and inert markup. Text
 # in nav, footer, pre, code and an SVG's text is read as any other (a number there is a claim)
 _SKIPPED = {"script", "style", "template"}
@@ -1717,11 +1734,81 @@ def _evidence_disagreements(page: str, raw: str, results: Results) -> list[Disag
     return out + _held_rows(page, shown, rows, "evidence.tenants")
 
 
+# a sizing row's note, by its flags in results.json (templates/sizing.html): the chosen setting
+# first, then the best MRR, then the settings within its noise
+_SIZING_NOTES = (("smallest_in_noise", "chosen: cheapest inside the noise of the best"),
+                 ("best", "best MRR"), ("within_noise", "within noise"))  # fmt: skip
+
+
+def _row_cells(page: str, row: str, said: list[str],
+               due: list[tuple[str, str, str]]) -> list[Disagreement]:  # fmt: skip
+    """Each of a table row's cells (`said`, by position) against its own place in results.json
+    (`due`: the column's name, the path and the text that place gives): a value of another row
+    (a mark names the first path that holds an equal value, maybe another row's) is held here to
+    its own row."""
+    out = []
+    for text, place in zip_longest(said, due):
+        name, at, expected = place or ("a cell", "no such column", "no cell")
+        if text != expected:
+            out.append(Disagreement(page, f"{row}: {name} {text or 'no cell'}",
+                                    f"{expected!r} ({at})"))  # fmt: skip
+    return out
+
+
 def _sizing_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
-    """The sizing table's depth and final, row by row in order (`sizing[i]`)."""
-    shown = [f"depth {c[0]}, final {c[1]}" for c in _section_rows(raw, "<h1>Sizing") if len(c) > 1]
-    rows = [f"depth {r.depth}, final {r.final}" for r in results.sizing or ()]
-    return _held_rows(page, shown, rows, "sizing")
+    """The sizing table row by row in order (`sizing[i]`): its depth and final, then each cell
+    held to its own row: recall, MRR and its interval, pairs, tokens and latency per question,
+    and the note its flags give."""
+    said = [c for c in _section_rows(raw, "<h1>Sizing") if len(c) > 1]
+    rows = results.sizing or ()
+    out = _held_rows(page, [f"depth {c[0]}, final {c[1]}" for c in said],
+                     [f"depth {r.depth}, final {r.final}" for r in rows], "sizing")  # fmt: skip
+    for i, (cells, r) in enumerate(zip(said, rows, strict=False)):
+        at, costs = f"sizing[{i}]", r.costs
+        note = next((words for flag, words in _SIZING_NOTES if getattr(r, flag)), "")
+        due = [("recall", f"{at}.recall", number_text(r.recall)),
+               ("MRR", f"{at}.mrr.mean", number_text(r.mrr.mean)),
+               ("interval", f"{at}.mrr", _as_shown((r.mrr.low, r.mrr.high), "[0.000, 0.000]")),
+               ("pairs / question", f"{at}.costs", number_text(costs.pairs_per_question, 1)),
+               ("tokens / question", f"{at}.costs", number_text(costs.tokens_per_question, 0)),
+               ("latency", f"{at}.costs", number_text(costs.latency_ms, 1)),
+               ("note", f"{at}'s flags", note)]  # fmt: skip
+        out += _row_cells(page, f"depth {cells[0]}, final {cells[1]}", cells[2:], due)
+    return out
+
+
+def _qids(ids: tuple[str, ...]) -> str:
+    """A cell's question ids as a page lists them (`visible`), or "none"."""
+    return ", ".join(visible(q) for q in ids) if ids else "none"
+
+
+def _ablation_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The ablations table row by row in order (`ablations.rows[i]`; the first is the base,
+    "base"): each cell held to its own row -- the benchmark's metric columns
+    (`settings.columns`), the MRR change, its paired interval ("—" on the base row), the
+    questions better and worse, the sign-test p and the pairs per question. A change's words
+    (its config fields) are not read: the row is its place."""
+    a = results.ablations
+    if a is None:
+        return []
+    said = [c for c in _section_rows(raw, "<h1>Ablations") if c]
+    columns = results.settings.columns
+    out = _held_rows(page, [c[0] if i == 0 else "a change" for i, c in enumerate(said)],
+                     ["base" if i == 0 else "a change" for i in range(len(a.rows))],
+                     "ablations.rows")  # fmt: skip
+    for i, (cells, r) in enumerate(zip(said, a.rows, strict=False)):
+        at = f"ablations.rows[{i}]"
+        due = [(m.label, f"{at}.metrics['{m.name}']", number_text(r.metrics.get(m.name)))
+               for m in columns]  # fmt: skip
+        span = "—" if i == 0 else _as_shown((r.mrr_low, r.mrr_high), "[+0.000, +0.000]")
+        due += [("Δ MRR", f"{at}.mrr_delta", number_text(r.mrr_delta, 3, True)),
+                ("interval", f"{at}.mrr_low, mrr_high", span),
+                ("better", f"{at}.better", _qids(r.better)),
+                ("worse", f"{at}.worse", _qids(r.worse)),
+                ("sign-test p", f"{at}.p", p_text(r.p)),
+                ("pairs / question", f"{at}.costs", number_text(r.costs.pairs_per_question, 1))]  # fmt: skip
+        out += _row_cells(page, f"row {i + 1} ({cells[0]})", cells[1:], due)
+    return out
 
 
 # the methods page (templates/methods.html): the seed (`--seed N` in the bootstrap's entry and
@@ -1862,6 +1949,27 @@ def _grid_disagreements(page: str, raw: str, results: Results, pages: int) -> li
                          f"the baseline's lists less them)")]  # fmt: skip
 
 
+# the question pages' rule where a page states it above the page limit (templates/flips.html:
+# the grid's note; templates/index.html: the pages left out), counts and words
+_PAGE_RULES = (re.compile(r"that have a page \((.*?)\); … \d+ more: ", re.S),
+               re.compile(r"question pages were left out: (.*?)\. Every question is in ", re.S))  # fmt: skip
+
+
+def _page_rule_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The rule a page says chose the question pages, with its counts of the questions without
+    one, as the oracle restates it from results.json (`report.oracle.page_rule`)."""
+    out = []
+    due = page_rule(results)
+    for pattern in _PAGE_RULES:
+        for m in pattern.finditer(raw):
+            said = _squeeze(html.unescape(m[1]))
+            if said != due:
+                out.append(Disagreement(page, f"the page rule: {said}", f"{due!r} "
+                                        "(inputs.questions, the baseline's and the candidates' "
+                                        "lists, settings.compared, policy.critical)"))  # fmt: skip
+    return out
+
+
 def _caveat_disagreements(page: str, shown: _PageText, given: tuple[set[str], set[str]],
                           blocks: str) -> list[Disagreement]:  # fmt: skip
     """A component's caveat (the toy embedder, MiniLM, the lexical rerankers, the demo's tuning
@@ -1880,6 +1988,295 @@ def _caveat_disagreements(page: str, shown: _PageText, given: tuple[set[str], se
                     out.append(Disagreement(page, _around(block, block.index(said)),
                                             "nothing: none of this project's caveats says this"))  # fmt: skip
                     break
+    return out
+
+
+# what changed since an earlier report (`--compare-to`): the index's section and since.html's
+# main, read by their own grammar (templates/index.html, templates/since.html) in the oracle's
+# words (`report.oracle.SINCE_GROUPS` …). The earlier report is not in the site: its version,
+# input hash, project, seed, means and intervals, verdicts and gate levels, grades and passes
+# are read as said; what this report holds is held to results.json
+_SINCE_AT = {"index.html": ('<section id="since">', "</section>"),
+             "since.html": ('<main id="main">', "</main>")}  # fmt: skip
+_SINCE_BLOCK = re.compile(r"<(h1|h2|h3|p|li)\b[^>]*>(.*?)</\1>", re.S)
+_SINCE_LEDE = re.compile(r"^(?:This report compared with the previous one|Compared with the "
+                         r"previous report) \(evidencedesk (\S+), inputs sha256 ([0-9a-f]*)…, "
+                         r"project (.*)\): (.*)$", re.S)  # fmt: skip
+_SINCE_SUBJECT = re.compile(r"^\s*<(strong|a|span)\b[^>]*>(.*?)</\1>: (.*)$", re.S)
+_SINCE_ALL = re.compile(r"^All (\d+) →$")
+_SINCE_FULL = "What changed since the last report, in full →"
+_SINCE_GRADE = re.compile(r"^(.*): (grade -?\d+|unlabelled) → (grade -?\d+|unlabelled)$", re.S)
+_SINCE_VERDICT = re.compile(r"^(?:new candidate: (\S.*?) \(gate (\w+)\)|removed \(was (.*?), gate "
+                            r"(\w+)\)|(?:still (.*?)|(.*?) → (.*?)) \(gate (\w+)(?: → (\w+))?\))$")  # fmt: skip
+_SINCE_METRIC = re.compile(r"^(.*) (−?\d+\.\d+|—) → (−?\d+\.\d+|—) \(previous interval "
+                           r"\[(−?\d+\.\d+), (−?\d+\.\d+)\]\)$")  # fmt: skip
+_SINCE_RUNS = re.compile(r"^now (fails|passes) in (.*)$")
+
+
+def _since_cut(page: str, raw: str) -> tuple[str, str]:
+    """`raw` without its since section (read by `_since_disagreements`, not as prose), and the
+    section ("" without one)."""
+    start, end = _SINCE_AT.get(page, ("", ""))
+    at = raw.find(start) if start else -1
+    if at < 0:
+        return raw, ""
+    at += len(start)
+    stop = raw.find(end, at)
+    stop = len(raw) if stop < 0 else stop
+    return raw[:at] + raw[stop:], raw[at:stop]
+
+
+def _since_blocks(page: str, section: str) -> tuple[list[tuple[str, str, str]], list[Disagreement]]:
+    """The section's blocks (tag, text, inner HTML); any text outside them is a disagreement."""
+    blocks = [(m[1], _cell_text(m[2]), m[2]) for m in _SINCE_BLOCK.finditer(section)]
+    rest = _squeeze(html.unescape(_TAGS.sub(" ", _SINCE_BLOCK.sub(" ", section))))
+    out = [Disagreement(page, f"since: {rest[:200]}", "nothing: the since section says no such "
+                        "text")] if rest else []  # fmt: skip
+    return blocks, out
+
+
+def _since_item(results: Results, group: str, inner: str,
+                facts: dict[str, Any]) -> tuple[str, str, str, str]:  # fmt: skip
+    """One listed change: its count's key, what the page says, what results.json gives in its
+    place (this report's side; the earlier report's as said) and where."""
+    m = _SINCE_SUBJECT.match(inner)
+    if m is None:
+        return "", _cell_text(inner), "a change of the since page's form", "the since page"
+    # a name holding a direction control is isolated where it is printed (FSI … PDI): the
+    # names are read without the isolates
+    subject, text = (_cell_text(part).translate(_ISOLATES) for part in (m[2], m[3]))
+    said = f"{subject}: {text}"
+    if group == "inputs":
+        return _since_input(results, subject, text, facts)
+    if group == "verdicts":
+        v = _SINCE_VERDICT.match(text)
+        c = facts["candidates"].get(subject)
+        after = (c.decision.verdict, gate_level(c.gate)) if c is not None else (None, None)
+        if v is None:
+            return "verdicts", said, "a verdict change of the since page's form", "the since page"
+        before = (v[3], v[4]) if v[3] else (None, None) if v[1] else (v[5] or v[6], v[8])
+        due = since_verdict(before[0], after[0], before[1], after[1])
+        if c is not None and before == after:
+            due = "nothing: an unchanged verdict and gate level are not a change"
+        return "verdicts", said, f"{subject}: {due}", f"the candidate {subject}'s decision and gate"
+    if group == "metrics":
+        return _since_metric(results, subject, text, facts)
+    r = _SINCE_RUNS.match(text)
+    runs = _named_runs(r[2] if r else "", facts["variants"])
+    now = facts["outcomes"]
+    question = facts["ids"].get(subject, subject)
+    held = [run for run in facts["variants"] if run in runs and now.get((run, question)) is
+            (group == "pass")]  # fmt: skip
+    verb = "fails" if group == "fail" else "passes"
+    due = f"{subject}: now {verb} in {', '.join(held)}" if held else (
+        f"nothing: {subject} {verb} in none of {', '.join(runs) or 'no run'} now")  # fmt: skip
+    return group, said, due, f"the variants' lists of {subject}, each run's pass depth"
+
+
+_ISOLATES = str.maketrans("", "", "\u2068\u2069")
+
+
+def _named_runs(text: str, names: list[str]) -> list[str]:
+    """The runs a ", "-joined list names, each read as the longest run name it starts with (a
+    name may hold ", "); what no name starts is one name of its own up to the next ", "."""
+    runs = []
+    while text:
+        known = [n for n in names if text == n or text.startswith(f"{n}, ")]
+        name = max(known, key=len) if known else text.split(", ", 1)[0]
+        runs.append(name)
+        text = text[len(name) + 2 :]
+    return runs
+
+
+def _since_input(results: Results, subject: str, text: str,
+                 facts: dict[str, Any]) -> tuple[str, str, str, str]:  # fmt: skip
+    """A changed input: a file (changed and added: results.json's inputs hold it; removed: they
+    do not), a question added (held) or removed (not held), a label grade (this report's)."""
+    said = f"{subject}: {text}"
+    files = {f.path for f in results.inputs.files}
+    questions = facts["questions"]
+    if text.startswith("file ") and text[5:] in ("changed", "added", "removed"):
+        held = subject in files
+        due = "file removed" if not held else text if text != "file removed" else "file changed"
+        return "files", said, f"{subject}: {due}", "inputs.files"
+    if text in ("new question", "question removed"):
+        due = "new question" if subject in questions else "question removed"
+        return ("added" if text == "new question" else "removed"), said, f"{subject}: {due}", (
+            "inputs.questions")  # fmt: skip
+    g = _SINCE_GRADE.match(text)
+    fact = questions.get(subject)
+    if g is None or fact is None:
+        return "grades", said, "a label grade of a question of this report", "inputs.questions"
+    now = fact.grades.get(g[1])
+    due = f"{subject}: {g[1]}: {g[2]} → {'unlabelled' if now is None else f'grade {now}'}"
+    return "grades", said, due, f"inputs.questions[{facts['at'][subject]}].grades"
+
+
+def _since_metric(results: Results, subject: str, text: str,
+                  facts: dict[str, Any]) -> tuple[str, str, str, str]:  # fmt: skip
+    """A mean beyond its earlier interval: this report's mean of that run and metric, strictly
+    outside the interval the page states (as printed) -- the earlier mean and interval as said."""
+    said = f"{subject}: {text}"
+    m = _SINCE_METRIC.match(text)
+    stats = facts["means"].get(subject, {})
+    if m is None:
+        return "metrics", said, "a mean of the since page's form", "the since page"
+    label, before, _, low, high = m.groups()
+    if label not in stats:
+        return "metrics", said, f"nothing: {subject} has no {label} in results.json", "its means"
+    at, mean = stats[label]
+    after = number_text(mean)
+    due = f"{subject}: {label} {before} → {after} (previous interval [{low}, {high}])"
+    if mean is not None and after != "—":
+        inside = float(low.replace("−", "-")) < float(after.replace("−", "-")) < float(
+            high.replace("−", "-"))  # fmt: skip
+        if inside:
+            due = f"nothing: {after} lies inside [{low}, {high}]"
+    return "metrics", said, due, at
+
+
+def _since_facts(results: Results) -> dict[str, Any]:
+    """What this report holds that the since section names: its questions, candidates, runs'
+    means by metric label (variants, then candidates that are no variant), passes."""
+    labels = {m.name: m.label for m in results.settings.metrics}
+    means: dict[str, dict[str, tuple[str, float | None]]] = {}
+    runs = [(f"variants[{i}]", v.name, v.metrics) for i, v in enumerate(results.variants)]
+    runs += [(f"candidates[{i}]", c.name, c.metrics) for i, c in enumerate(results.candidates)]
+    for at, name, stats in runs:
+        if name not in means:
+            means[name] = {labels.get(m.metric, m.metric): (f"{at}.metrics[{j}].mean", m.mean)
+                           for j, m in enumerate(stats)}  # fmt: skip
+    questions = results.inputs.questions
+    return {"questions": {visible(q.id): q for q in questions},
+            "ids": {visible(q.id): q.id for q in questions},
+            "at": {visible(q.id): i for i, q in enumerate(questions)},
+            "candidates": {c.name: c for c in results.candidates}, "means": means,
+            "variants": [v.name for v in results.variants],
+            "outcomes": since_outcomes(results)}  # fmt: skip
+
+
+def _since_lede(
+    page: str, text: str, results: Results
+) -> tuple[dict[str, str], list[Disagreement]]:
+    """The lede's earlier report (version, input hash, project: as said) and its summary."""
+    m = _SINCE_LEDE.match(text)
+    if m is None:
+        return {}, [Disagreement(page, f"since: {text[:200]}", "the since lede: 'compared with "
+                                 "the previous report (evidencedesk V, inputs sha256 H…, project "
+                                 "P): the changes'")]  # fmt: skip
+    return {"hash": m[2], "project": m[3], "summary": m[4]}, []
+
+
+def _since_notes(page: str, notes: list[str], lede: dict[str, str],
+                 results: Results) -> list[Disagreement]:  # fmt: skip
+    """The notes: the same inputs exactly when the earlier hash said is this report's, another
+    project exactly when the earlier project said is not this one's, another seed (this one
+    results.json's)."""
+    inputs, out = results.inputs, []
+    due = []
+    if lede and lede["hash"] == inputs.input_hash[:12]:
+        due.append(SINCE_SAME_INPUTS)
+    if lede and lede["project"] != inputs.project:
+        due.append(since_project_note(lede["project"], inputs.project))
+    seed = [n for n in notes if n.startswith("The previous report used seed ")]
+    if seed:
+        before = seed[0].removeprefix("The previous report used seed ").split(",", 1)[0]
+        if before != str(results.settings.seed):
+            due.append(since_seed_note(before, results.settings.seed))
+    for i, (said, expected) in enumerate(zip_longest(notes, due)):
+        if said != expected:
+            out.append(Disagreement(page, f"since note {i + 1}: {said or 'none'}",
+                                    f"{expected or 'no such note'!r} (inputs.input_hash, "
+                                    "inputs.project, settings.seed)"))  # fmt: skip
+    return out
+
+
+def _since_disagreements(page: str, section: str, results: Results) -> list[Disagreement]:
+    """What changed since the earlier report, as the index's section or since.html says it:
+    the lede's summary counts the changes listed (the index lists the first `SINCE_SHOWN` of a
+    group and counts them all), the notes, each group's title and rule in the oracle's words and
+    order, and each change's side in this report held to results.json (`_since_item`)."""
+    blocks, out = _since_blocks(page, section)
+    index = page == "index.html"
+    head = "h3" if index else "h2"
+    texts = [t for _, t, _ in blocks]
+    if texts[:1] != ["Since last report"]:
+        out.append(Disagreement(page, f"since: {(texts or ['none'])[0]}", "'Since last report'"))
+    lede, found = _since_lede(page, texts[1] if len(texts) > 1 else "", results)
+    out += found
+    at = 2
+    notes = []
+    while at < len(blocks) and blocks[at][0] == "p" and blocks[at][1] != _SINCE_FULL:
+        notes.append(blocks[at][1])
+        at += 1
+    out += _since_notes(page, notes, lede, results)
+    facts, counts = _since_facts(results), dict.fromkeys(SINCE_GROUP_OF, 0)
+    titles = {title: (key, rule) for key, title, rule in SINCE_GROUPS}
+    order, listed, alls = [], {}, {}
+    while at < len(blocks) and blocks[at][0] == head:
+        key, rule = titles.get(blocks[at][1], ("", ""))
+        order.append(key or blocks[at][1])
+        at += 1
+        if not index and at < len(blocks):
+            said, due = blocks[at][1], f"Counted: {rule.format(since_depth(results))}."
+            if key and said != due:
+                out.append(Disagreement(page, f"since: {said}", f"{due!r} (the oracle's words, "
+                                        "each run's pass depth)"))  # fmt: skip
+            at += 1
+        listed[key] = 0
+        while at < len(blocks) and blocks[at][0] == "li":
+            kind, said, due, where = _since_item(results, key, blocks[at][2], facts)
+            if key:  # under a title of the oracle's (another is named by the groups' order)
+                counts[kind] = counts.get(kind, 0) + 1
+                listed[key] += 1
+            if key and said != due:
+                out.append(Disagreement(page, f"since: {said}", f"{due!r} ({where})"))
+            at += 1
+        m = _SINCE_ALL.match(blocks[at][1]) if index and at < len(blocks) else None
+        if m is not None:
+            alls[key] = int(m[1])
+            at += 1
+    out += _since_counts(page, lede, counts, order, listed, alls, index)
+    tail = [t for _, t, _ in blocks[at:]]
+    if tail != ([_SINCE_FULL] if index else []):
+        out.append(Disagreement(page, f"since: {' '.join(tail) or 'no link'}",
+                                repr(_SINCE_FULL if index else "nothing after the groups")))  # fmt: skip
+    return out
+
+
+def _since_counts(page: str, lede: dict[str, str], counts: dict[str, int], order: list[str],
+                  listed: dict[str, int], alls: dict[str, int], index: bool) -> list[Disagreement]:  # fmt: skip
+    """The groups in the oracle's order, one for each kind of change the summary counts; on
+    since.html the summary counts the changes listed; on the index each group lists the first
+    `SINCE_SHOWN` of the changes the summary counts and "All N" counts them when more."""
+    out = []
+    summary = lede.get("summary", "")
+    said_counts = dict.fromkeys(SINCE_GROUP_OF, 0)
+    for part in summary.split(" · ") if summary != SINCE_NONE else []:
+        n, _, words = part.partition(" ")
+        key = next((k for k, one, many in SINCE_COUNTS if words in (one, many)), None)
+        if key is not None and n.isdigit():
+            said_counts[key] = int(n)
+    if not index:
+        due = since_summary(counts)
+        if summary != due:
+            out.append(Disagreement(page, f"since: {summary}", f"{due!r} (the changes listed)"))
+    elif since_summary(said_counts) != summary:
+        out.append(Disagreement(page, f"since: {summary}", f"{since_summary(said_counts)!r} (the "
+                                "oracle's words)"))  # fmt: skip
+    groups = {SINCE_GROUP_OF.get(k) for k, n in (said_counts if index else counts).items() if n}
+    due_order = [key for key, _, _ in SINCE_GROUPS if key in groups or listed.get(key)]
+    if order != due_order:
+        out.append(Disagreement(page, f"since: groups {', '.join(order) or 'none'}",
+                                f"groups {', '.join(due_order) or 'none'} (the oracle's order)"))  # fmt: skip
+    for key in order if index else ():
+        total = sum(n for k, n in said_counts.items() if SINCE_GROUP_OF[k] == key)
+        said = f"{listed.get(key, 0)} listed" + (f", All {alls[key]}" if key in alls else "")
+        due = f"{min(total, SINCE_SHOWN)} listed" + (
+            f", All {total}" if total > SINCE_SHOWN else ""
+        )
+        if said != due:
+            out.append(Disagreement(page, f"since: {key}: {said}", f"{due} (the summary's count)"))
     return out
 
 
@@ -2079,7 +2476,7 @@ class _Site:
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
         results, claims = self.results, self.claims
-        raw = read_text(self.root / page, AuditError, "page")
+        raw, since = _since_cut(page, read_text(self.root / page, AuditError, "page"))
         shown = _read(raw)
         mine = claims.get(page, [])
         blocks = " ".join([block for block, _ in shown.prose] + [b for b, _ in shown.cells])
@@ -2115,6 +2512,8 @@ class _Site:
             found += _evidence_disagreements(page, raw, results)
         elif page == "sizing.html":
             found += _sizing_disagreements(page, raw, results)
+        elif page == "ablations.html":
+            found += _ablation_disagreements(page, raw, results)
         elif page == "benchmark.html" or page in self.candidates:
             found += _row_count_disagreements(page, raw, results, self.candidates.get(page))
             if page in self.candidates:
@@ -2123,6 +2522,10 @@ class _Site:
             found += _coverage_disagreements(page, shown, results)
         found += _chart_disagreements(page, raw, self.charted)
         found += _footer_disagreements(page, raw, results)
+        if page in ("index.html", "flips.html"):
+            found += _page_rule_disagreements(page, raw, results)
+        if since or page == "since.html":
+            found += _since_disagreements(page, since, results)
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
             found += _dataset_disagreements(page, raw, results)
@@ -2141,7 +2544,7 @@ def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | F
     held = _Site.of(site)
     results, claims = held.results, held.claims
     names = sorted(p.name for p in site.glob("*.html"))
-    listed = [page for page in names if page not in _LEFT_OUT]
+    listed = names
 
     def site_wide() -> list[Disagreement | Finding]:
         later: list[Disagreement | Finding] = [

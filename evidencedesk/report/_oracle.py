@@ -767,6 +767,141 @@ def oracle_findings(site: Path, results: Results) -> list[Finding]:
 # disagreement (tests/test_audit_oracle.py holds the texts equal to the build's).
 
 
+# the question pages' rule (docs/site.md, "Question pages"): up to this many questions every
+# question has a page; above, at most `_PAGE_CAP`, the questions the rule ranks first
+_PAGE_LIMIT = 500
+_PAGE_CAP = 1_000
+_RUNS_ONLY_DEPTH = 10  # a pass: a relevant result in the top 10 of a runs-only project's list
+
+
+def page_rule(results: Results) -> str:
+    """Which questions get a page above `_PAGE_LIMIT` questions, in words, with the oracle's own
+    count of the others ("" up to the limit): the gate's critical questions, then those the
+    baseline fails (a relevant judgment and no relevant result in its top pass depth), then
+    those whose primary metric some candidate changes, most first; of the rest, those the
+    baseline passes and no candidate changes get none, and those beyond `_PAGE_CAP` none."""
+    questions = [q.id for q in results.inputs.questions]
+    if len(questions) <= _PAGE_LIMIT:
+        return ""
+    depth = _run_depth(results, results.variant(results.baseline).config)
+    flips = results.settings.flips_metric
+    primary = results.settings.compared[0]
+    critical = set(results.policy.critical) if results.policy is not None else set()
+    base = {r.question: r for r in results.variant(results.baseline).lists}
+    fails = {q for q, r in base.items() if r.values.get(flips) is not None
+             and (r.first_relevant is None or r.first_relevant > depth)}  # fmt: skip
+    changed = set()
+    for c in results.candidates:
+        for r in c.ranked(results):
+            b = base[r.question].values.get(primary.name) if r.question in base else None
+            after = r.values.get(primary.name)
+            if b is not None and after is not None and abs(after - b) > _TIE:
+                changed.add(r.question)
+    ranked = sum(1 for q in questions if q in critical or q in fails or q in changed)
+    unchanged, capped = len(questions) - ranked, max(0, ranked - _PAGE_CAP)
+    order = ("the gate's critical questions first, then the questions the baseline fails, then"
+             if critical else "the questions the baseline fails first, then")  # fmt: skip
+    why = [f"{unchanged:,} the baseline passes and no candidate changes get none"] * bool(unchanged)
+    why += [f"{capped:,} fall beyond the cap"] * bool(capped)
+    return (f"above {_PAGE_LIMIT:,} questions at most {_PAGE_CAP:,} get a page — {order} those "
+            f"whose {primary.label} changes most under some candidate (ties by id)"
+            + (f"; of the others, {' and '.join(why)}" if why else ""))  # fmt: skip
+
+
+# the "Since last report" words (docs/since.md), restated: each group's key, title and what
+# counts in it ({} the pass depth: `since_depth`), in the order the page lists them; the
+# summary's counts, singular and plural, in order; the notes
+SINCE_GROUPS = (
+    ("inputs", "Inputs and labels",
+     "project files whose sha256 changed, every label grade that changed"),
+    ("verdicts", "Verdicts", "each candidate's verdict and gate level against the previous report"),
+    ("metrics", "Metrics beyond their previous interval",
+     "the new mean lies outside the previous report's 95 % interval of the same run and metric"),
+    ("fail", "Questions that newly fail", "a relevant result within the first {} before, none now"),
+    ("pass", "Questions that newly pass", "no relevant result within the first {} before, one now"),
+)  # fmt: skip
+SINCE_COUNTS = (
+    ("files", "input file changed", "input files changed"),
+    ("grades", "label grade changed", "label grades changed"),
+    ("added", "question added", "questions added"),
+    ("removed", "question removed", "questions removed"),
+    ("verdicts", "verdict changed", "verdicts changed"),
+    ("metrics", "metric moved beyond its interval", "metrics moved beyond their interval"),
+    ("fail", "question newly fails", "questions newly fail"),
+    ("pass", "question newly passes", "questions newly pass"),
+)
+SINCE_GROUP_OF = {"files": "inputs", "grades": "inputs", "added": "inputs", "removed": "inputs",
+                  "verdicts": "verdicts", "metrics": "metrics", "fail": "fail", "pass": "pass"}  # fmt: skip
+SINCE_NONE = ("No changes: the same verdicts, no metric outside its previous interval, no "
+              "question newly failing or passing, and the same labels.")  # fmt: skip
+SINCE_SAME_INPUTS = "The inputs are the same as the previous report's (same sha256)."
+SINCE_SHOWN = 5  # changes per group the index lists (the rest on since.html)
+
+
+def since_summary(counts: Mapping[str, int]) -> str:
+    """The since summary of `counts` (by `SINCE_COUNTS`' keys): each count above 0, in order."""
+    said = [f"{counts[key]} {one if counts[key] == 1 else many}"
+            for key, one, many in SINCE_COUNTS if counts.get(key)]  # fmt: skip
+    return " · ".join(said) if said else SINCE_NONE
+
+
+def since_project_note(previous: str, current: str) -> str:
+    return f"The previous report is of another project ({previous}); this one is {current}."
+
+
+def since_seed_note(previous: int | str, current: int) -> str:
+    return (f"The previous report used seed {previous}, this one seed {current}: intervals and "
+            "resampled p-values differ with the seed.")  # fmt: skip
+
+
+def since_verdict(before: str | None, after: str | None, gate_before: str | None,
+                  gate_after: str | None) -> str:  # fmt: skip
+    """A candidate's verdict and gate level before and after, as the since page says them."""
+    if before is None:
+        return f"new candidate: {after} (gate {gate_after})"
+    if after is None:
+        return f"removed (was {before}, gate {gate_before})"
+    said = f"{before} → {after}" if before != after else f"still {after}"
+    gate = (
+        f"gate {gate_before} → {gate_after}" if gate_before != gate_after else f"gate {gate_after}"
+    )
+    return f"{said} ({gate})"
+
+
+def _run_depth(results: Results, config: Mapping[str, Any] | None) -> int:
+    """A run's pass depth: its final list in a pipeline project, the policy's k in a runs-only
+    one, 10 without a policy (the gate's own pass rule)."""
+    if config is not None:
+        return int(config["final"])
+    return results.policy.k if results.policy is not None else _RUNS_ONLY_DEPTH
+
+
+def since_depth(results: Results) -> str:
+    """The pass depth the since page's question groups name: one number when every run has the
+    baseline's, else each run's."""
+    k = _run_depth(results, results.variant(results.baseline).config)
+    depths = [(v.name, _run_depth(results, v.config)) for v in results.variants]
+    if all(d == k for _, d in depths):
+        return str(k)
+    return "k (each run's final list: " + ", ".join(f"{n} {d}" for n, d in depths) + ")"
+
+
+def since_outcomes(results: Results) -> dict[tuple[str, str], bool]:
+    """(run, question) -> whether the question passes in that variant's list now: a relevant
+    judgment and a relevant result within the run's pass depth (questions without a relevant
+    judgment are left out: they neither pass nor fail)."""
+    relevance = results.settings.relevance
+    relevant = {q.id for q in results.inputs.questions
+                if any(g >= relevance for g in q.judgments.values())}  # fmt: skip
+    out = {}
+    for v in results.variants:
+        k = _run_depth(results, v.config)
+        for r in v.lists:
+            if r.question in relevant:
+                out[v.name, r.question] = r.first_relevant is not None and r.first_relevant <= k
+    return out
+
+
 def number_text(value: float | None, digits: int = 3, signed: bool = False) -> str:
     """A number as the pages print it (docs/site.md): fixed decimals, a true minus sign, "—"
     for none."""
