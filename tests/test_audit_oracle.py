@@ -117,6 +117,15 @@ def test_an_arabic_project_audits_ok(tmp_path: Path) -> None:
     assert [d.line() for d in audit(site)[0]] == []
 
 
+def test_hostile_run_names_audit_ok(hostile_site: Path) -> None:  # noqa: F811
+    """Run names that are markup, Markdown, a table break and a direction override with a
+    zero-width space: the override's name is printed inside FSI … PDI wherever it stands (the
+    benchmark's rows, the question pages' ranks, the methods page's inputs), and the audit reads
+    it as the name it is. It once reported 994 disagreements on this true site."""
+    assert "\u2068\u202eevil\u200b\u2069" in (hostile_site / "benchmark.html").read_text("utf-8")
+    assert [d.line() for d in audit(hostile_site)[0]] == []
+
+
 def test_a_tagless_runs_only_project_audits_ok(tagless_site: Path) -> None:
     # the slices page of a project without tags says so and still states the question counts
     # its claim records (audit once reported the missing sentence on every tagless project)

@@ -298,6 +298,7 @@ _TOKEN = re.compile(
 )
 _ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 _RAW_TEXT = {"script", "style"}
+_ISOLATES = str.maketrans("", "", "\u2068\u2069")  # FSI, PDI: the page's isolates around names
 _FLUSHED_AT_START = frozenset(_BLOCKS | {"table", "br"})
 _FLUSHED_AT_END = frozenset(_BLOCKS | {"table"})
 # end tags that may change more than the open elements and the block: the rest, closing the
@@ -2042,9 +2043,7 @@ def _since_item(results: Results, group: str, inner: str,
     m = _SINCE_SUBJECT.match(inner)
     if m is None:
         return "", _cell_text(inner), "a change of the since page's form", "the since page"
-    # a name holding a direction control is isolated where it is printed (FSI … PDI): the
-    # names are read without the isolates
-    subject, text = (_cell_text(part).translate(_ISOLATES) for part in (m[2], m[3]))
+    subject, text = (_cell_text(part) for part in (m[2], m[3]))
     said = f"{subject}: {text}"
     if group == "inputs":
         return _since_input(results, subject, text, facts)
@@ -2071,9 +2070,6 @@ def _since_item(results: Results, group: str, inner: str,
     due = f"{subject}: now {verb} in {', '.join(held)}" if held else (
         f"nothing: {subject} {verb} in none of {', '.join(runs) or 'no run'} now")  # fmt: skip
     return group, said, due, f"the variants' lists of {subject}, each run's pass depth"
-
-
-_ISOLATES = str.maketrans("", "", "\u2068\u2069")
 
 
 def _named_runs(text: str, names: list[str]) -> list[str]:
@@ -2476,7 +2472,10 @@ class _Site:
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
         results, claims = self.results, self.claims
-        raw, since = _since_cut(page, read_text(self.root / page, AuditError, "page"))
+        # a name holding a right-to-left letter or a direction control is printed inside the
+        # isolates FSI … PDI (docs/site.md): the page is read without them, names as they are
+        raw = read_text(self.root / page, AuditError, "page").translate(_ISOLATES)
+        raw, since = _since_cut(page, raw)
         shown = _read(raw)
         mine = claims.get(page, [])
         blocks = " ".join([block for block, _ in shown.prose] + [b for b, _ in shown.cells])
