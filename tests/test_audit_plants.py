@@ -918,6 +918,19 @@ def test_a_site_with_nothing_changed_since_agrees(demo_site: Path, tmp_path: Pat
     ]
 
 
+def test_an_index_without_its_since_section_is_named(since_site: Path, tmp_path: Path) -> None:
+    """since.html is there (the site compares with an earlier report) and the index's section
+    that sums it up is gone."""
+    index = (since_site / "index.html").read_text("utf-8")
+    section = re.search(r'<section id="since">.*?</section>\n', index, re.S)
+    assert section is not None
+    site = planted(since_site, tmp_path, "index.html", section.group(), "")
+    assert [d.line() for d in audit(site, on_the_page("index.html"))[0]] == [
+        "index.html: \"(no 'Since last report' section)\": results.json says the section since.html "
+        "details: the site compares with an earlier report",
+    ]
+
+
 def test_the_runs_a_since_line_names_are_read_by_their_names() -> None:
     assert _named_runs("a, b, c", ["a, b", "c"]) == ["a, b", "c"]
     assert _named_runs("x, c", ["c"]) == ["x", "c"]

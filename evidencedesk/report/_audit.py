@@ -2525,6 +2525,10 @@ class _Site:
             found += _page_rule_disagreements(page, raw, results)
         if since or page == "since.html":
             found += _since_disagreements(page, since, results)
+        elif page == "index.html" and (self.root / "since.html").is_file():
+            found.append(Disagreement(page, "(no 'Since last report' section)", "the section "
+                                      "since.html details: the site compares with an earlier "
+                                      "report"))  # fmt: skip
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
             found += _dataset_disagreements(page, raw, results)
