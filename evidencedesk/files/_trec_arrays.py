@@ -419,11 +419,24 @@ def _control(data: np.ndarray) -> bool:
     return bool(low) or bool((data == 127).any())
 
 
-def _suspect(data: np.ndarray, delimiter: int) -> bool:
+def _suspect(data: np.ndarray, delimiter: int, scratch: np.ndarray | None = None) -> bool:
     """Whether `_odd_space` or the NUL check may object to these bytes: a control byte
     (`_control`), the other of tab and space, a carriage return -- that is, every byte below 32
     but \\n (and \\t where it is the delimiter), DEL, and a space where the delimiter is a tab.
-    Nearly every block of a run holds none of them, and passes in a few comparisons."""
+    Nearly every block of a run holds none of them, and passes in a few comparisons.
+
+    Space-separated bytes pass in two minima, into `scratch` (a buffer of at least their size,
+    reused block after block) instead of three comparisons and three counts, half the CPU of a
+    check every byte of every run goes through: xor 10 turns \\n into 0 and keeps every other
+    byte below 32 below 32 (and every byte above it above it), so less one (0 wrapping to 255)
+    only the bytes to object to fall below 31; xor 127 turns DEL into 0."""
+    if delimiter == _SPACE and data.size:
+        work = scratch[: data.size] if scratch is not None and scratch.size >= data.size else None
+        work = np.bitwise_xor(data, _LF, out=work)
+        np.subtract(work, 1, out=work)
+        if int(work.min()) < 31:
+            return True
+        return int(np.bitwise_xor(data, 127, out=work).min()) == 0
     allowed = np.count_nonzero(data == _LF)
     if delimiter == _TAB:
         allowed += np.count_nonzero(data == _TAB)
@@ -465,6 +478,7 @@ class _Range(io.RawIOBase):
         self._file.seek(start)
         self._left = stop - start
         self._delimiter = delimiter
+        self._scratch = np.zeros(0, dtype=np.uint8)  # `_suspect`'s, as large as a block read
         self.refused = False
 
     def readable(self) -> bool:
@@ -475,7 +489,11 @@ class _Range(io.RawIOBase):
         got = (self._file.readinto(memoryview(buffer)[:size]) or 0) if size > 0 else 0
         if got:
             data = np.frombuffer(buffer, dtype=np.uint8, count=got)
-            suspect = self._delimiter not in (_SPACE, _TAB) or _suspect(data, self._delimiter)
+            if self._scratch.size < got:
+                self._scratch = np.empty(got, dtype=np.uint8)
+            suspect = self._delimiter not in (_SPACE, _TAB) or _suspect(
+                data, self._delimiter, self._scratch
+            )
             if suspect and (not data.all() or _odd_space(data, self._delimiter)):
                 self.refused, self._left = True, 0
                 return 0
