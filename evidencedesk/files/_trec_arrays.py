@@ -148,11 +148,14 @@ def block_part(table: pa.Table) -> Part:
     if scores is None or not np.isfinite(scores).all():
         raise Bad
     queries, ids = joined(table["q"]), joined(table["d"])
-    if not (plain_ids(queries) and plain_ids(ids)):
+    bounds, first = _stretch_heads(queries)
+    # every line's query id is its stretch's first line's: the ids are checked and measured
+    # there, once a stretch (a pass over every line's query id was a fifth of this function)
+    if not (plain_ids(first) and plain_ids(ids)):
         raise Bad  # the line reader names the line
-    bounds, heads = stretches(queries)  # heads: bytes
+    heads: list[bytes] = first.to_pylist()
     docs = fixed_width(ids)
-    longest = int(np.diff(offsets_of(queries)).max()) + docs.dtype.itemsize
+    longest = int(np.diff(offsets_of(first)).max()) + docs.dtype.itemsize
     lengths = np.diff(bounds)
     # the keys here, in the reading thread: a query's salt comes from its own id
     keys = line_keys(lengths, doc_hashes(docs), query_salts(heads))
@@ -249,10 +252,16 @@ def _tie_sort(docs: np.ndarray, tie: np.ndarray) -> np.ndarray:
 def stretches(ids: pa.Array) -> tuple[np.ndarray, list[Any]]:
     """Where each stretch of equal neighbouring ids starts (and, last, the array's length) and
     each stretch's id: a comparison of neighbours, not a hash of every line."""
+    bounds, first = _stretch_heads(ids)
+    return bounds, first.to_pylist()
+
+
+def _stretch_heads(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """`stretches`, each stretch's id as an Arrow array."""
     n = len(ids)
     change = flags_of(kernel("not_equal", ids.slice(1), ids.slice(0, n - 1)))
     starts = np.r_[0, np.flatnonzero(change) + 1]
-    return np.r_[starts, n], kernel("take", ids, indices_of(starts)).to_pylist()
+    return np.r_[starts, n], kernel("take", ids, indices_of(starts))
 
 
 # white space and control characters beyond ASCII (str.isspace's and category Cc), which the
