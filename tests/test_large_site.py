@@ -169,11 +169,47 @@ def test_plain_refuses_a_number_json_cannot_hold(bad: float) -> None:
         serialize.plain(RankedList("q1", (), (), 0, None, {"mrr": bad}))
 
 
+def test_a_runs_values_are_made_once_a_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's variant, its comparisons and its Judged@k read the same values of its judge's
+    lists: within a build each metric's values of a run are made once (the memo "metric
+    values"), and they are the values made afresh outside it."""
+    from evidencedesk.results._evaluate import evaluate
+    from evidencedesk.retrieval import metrics
+    from evidencedesk.retrieval._memos import build_memos
+    from evidencedesk.retrieval._metric_engine import JudgedLists
+
+    made: list[tuple[int, str]] = []
+    lists: list[Any] = []
+    real = metrics._values_of
+
+    def values_of(lines: Any, name: Any) -> Any:
+        made.append((id(lines), str(name)))
+        lists.append(lines)  # held: their identities stay theirs until the test ends
+        return real(lines, name)
+
+    monkeypatch.setattr(metrics, "_values_of", values_of)
+    project = load_project(make_runs_only_project(tmp_path, questions=6, runs=3))
+    evaluate(project, 0, (), lambda stage: None)
+    assert made and len(made) == len(set(made))  # each run's metric once
+    # q1 returns a relevant result at rank 2 (of one), q2 at rank 1
+    judged = JudgedLists([metrics.Judged("q1", (), True, (0, 2), (2,), ("a", "b")),
+                          metrics.Judged("q2", (), True, (2,), (2,), ("c",))])  # fmt: skip
+    with build_memos():
+        first = metrics._of_judged(judged, ["mrr", "recall@1"])
+        again = metrics._of_judged(judged, ["recall@1"])
+    assert again["recall@1"] is first["recall@1"]  # read, not made again
+    fresh = metrics._of_judged(judged, ["mrr", "recall@1"])  # outside a build: made afresh
+    assert fresh["mrr"] is not first["mrr"]
+    assert first == fresh == {"mrr": [0.5, 1.0], "recall@1": [0.0, 1.0]}
+
+
 def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bootstrap's draws (up to 768 MB), the token memos, the pure scorers' scores and the
-    toy embedder's buckets, the metric engine's judged-lines conversions and the run checks'
-    judged ids are the build's, not the process's: held by the one `Memos` the
-    evaluation opens, and dropped once `evaluate` returns, or fails."""
+    toy embedder's buckets, the metric engine's judged-lines conversions and a judge's lists'
+    metric values, and the run checks' judged ids are the build's, not the process's: held by
+    the one `Memos` the evaluation opens, and dropped once `evaluate` returns, or fails."""
     from evidencedesk.results._evaluate import evaluate
     from evidencedesk.retrieval import _memos as memos
 
@@ -189,8 +225,9 @@ def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(memos.Memos, "table", table)
     evaluate(load_project(DEMO_PROJECT), 0, (), lambda stage: None)
     assert len(opened) == 1  # one object holds every memo of the build
-    assert tables == {"draws", "feature buckets", "judged ids", "judged lines", "pair scores",
-                      "pair scores by pair", "token counts", "tokens", "word sets"}  # fmt: skip
+    assert tables == {"draws", "feature buckets", "judged ids", "judged lines", "metric values",
+                      "pair scores", "pair scores by pair", "token counts", "tokens",
+                      "word sets"}  # fmt: skip
     assert [m.names() for m in opened.values()] == [()]  # dropped when the build ended
     assert memos._SCOPE.get() is None
     assert stats.draws(40, 0, 100) is not stats.draws(40, 0, 100)  # outside a build: no memo

@@ -966,6 +966,9 @@ def test_the_byte_checks_object_to_exactly_their_bytes(delimiter: str) -> None:
                              dtype=np.uint8)  # fmt: skip
         assert _control(line) == (byte in control), byte
         assert _suspect(line, ord(delimiter)) == (byte in control | {13, other}), byte
+        # with a scratch buffer, as a range reads its blocks (a larger one, left from before)
+        scratch = np.full(64, 10, dtype=np.uint8)
+        assert _suspect(line, ord(delimiter), scratch) == (byte in control | {13, other}), byte
 
 
 def _part(lines: list[tuple[str, str]]) -> object:

@@ -280,12 +280,13 @@ def value_at(results: Results, path: str) -> Any:
     return node
 
 
-def _path(paths: Mapping[int, str], value: Any) -> str | None:
-    """The results.json path of `value`, or of the Results row a page model's wrapper holds
-    (`values.Stat`); None for anything else (a number a page model computed)."""
+def _path(mark: Callable[[int], str | None], value: Any) -> str | None:
+    """The mark of `value` (`mark`: of an object's identity), or of the Results row a page
+    model's wrapper holds (`values.Stat`); None for anything else (a number a page model
+    computed)."""
     if value is None:
         return None
-    return paths.get(id(value)) or paths.get(id(getattr(value, "row", None)))
+    return mark(id(value)) or mark(id(getattr(value, "row", None)))
 
 
 def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
@@ -315,27 +316,34 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
         table = {}
         for path in paths.values():
             table.setdefault(path, len(table))
-    paths = {at: mark_number(table[path]) for at, path in paths.items()}  # the marks' numbers
+    numbers = table
+
+    def mark(at: int) -> str | None:
+        """The mark of the object of identity `at`: its path's number, written when a page asks
+        (a page shows a few of the Results' values: writing the mark of each of them first took
+        a 50,000-question build 0.4 s)."""
+        path = paths.get(at)
+        return None if path is None else mark_number(numbers[path])
 
     def marked(fmt: Callable[..., str]) -> Callable[..., str]:
         def filtered(value: Any, *args: Any, **kwargs: Any) -> str:
             text = fmt(value, *args, **kwargs)
-            at = _path(paths, value)
+            at = _path(mark, value)
             if at is None and isinstance(value, tuple) and len(value) == 2:  # (low, high)
-                low, high = _path(paths, value[0]), _path(paths, value[1])
+                low, high = _path(mark, value[0]), _path(mark, value[1])
                 at = f"{low},{high}" if low and high else None
             return Shown(text, at) if at is not None else text
 
         return filtered
 
     def difference(text: str, a: Any, b: Any = None) -> str:
-        first, second = _path(paths, a), _path(paths, b)
+        first, second = _path(mark, a), _path(mark, b)
         if b is None:  # one value, printed by the page model's own `fmt` (a policy's floor)
             return Shown(str(text), first) if first else text
         return Shown(str(text), f"{first}-{second}") if first and second else text
 
     def said(text: str, row: Any, kind: str) -> str:
-        at = _path(paths, row)
+        at = _path(mark, row)
         return Shown(str(text), f"{at}@{kind}") if at is not None and text else text
 
     def legend(text: str) -> str:
