@@ -2124,9 +2124,7 @@ def _since_metric(results: Results, subject: str, text: str,
     after = number_text(mean)
     due = f"{subject}: {label} {before} → {after} (previous interval [{low}, {high}])"
     if mean is not None and after != "—":
-        inside = float(low.replace("−", "-")) < float(after.replace("−", "-")) < float(
-            high.replace("−", "-"))  # fmt: skip
-        if inside:
+        if _page_number(low) < _page_number(after) < _page_number(high):
             due = f"nothing: {after} lies inside [{low}, {high}]"
     return "metrics", said, due, at
 
@@ -2319,7 +2317,12 @@ def _near(text: str, value: float) -> bool:
     if digits is None:
         return False
     places = len(digits.group(1) or "")
-    return abs(float(text.replace("−", "-")) - value) <= 0.5 * 10.0**-places + 1e-9
+    return abs(_page_number(text) - value) <= 0.5 * 10.0**-places + 1e-9
+
+
+def _page_number(text: str) -> float:
+    """A number as a page prints it (a true minus sign, `oracle.number_text`) as a float."""
+    return float(text.replace("−", "-"))
 
 
 def _trace_disagreements(page: str, chart: str, trace: dict[str, Any],
@@ -2549,7 +2552,6 @@ def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | F
     held = _Site.of(site)
     results, claims = held.results, held.claims
     names = sorted(p.name for p in site.glob("*.html"))
-    listed = names
 
     def site_wide() -> list[Disagreement | Finding]:
         later: list[Disagreement | Finding] = [
@@ -2562,10 +2564,10 @@ def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | F
 
     if pages is None:
         beside = _Beside(site_wide)  # started before any page is read; no fork follows it
-        done = [held.page(page) for page in listed]
+        done = [held.page(page) for page in names]
         later = beside.result()
     else:  # the pages handed out first (a fork must come before any thread), then the rest
-        wait = pages(held.page, listed)
+        wait = pages(held.page, names)
         later = site_wide()
         done = wait()
     found: list[Disagreement | Finding] = []

@@ -316,14 +316,13 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
         table = {}
         for path in paths.values():
             table.setdefault(path, len(table))
-    numbers = table
 
     def mark(at: int) -> str | None:
         """The mark of the object of identity `at`: its path's number, written when a page asks
         (a page shows a few of the Results' values: writing the mark of each of them first took
         a 50,000-question build 0.4 s)."""
         path = paths.get(at)
-        return None if path is None else mark_number(numbers[path])
+        return None if path is None else mark_number(table[path])
 
     def marked(fmt: Callable[..., str]) -> Callable[..., str]:
         def filtered(value: Any, *args: Any, **kwargs: Any) -> str:
