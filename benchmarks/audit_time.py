@@ -10,14 +10,16 @@ system, children included: the audit's forked page readers), with the load avera
 machine the wall time also counts waiting for a core.
 
     python benchmarks/audit_time.py [--repeat 3] [--questions 520] [--tune all] [--profile]
-                                    [--keep DIR]
+                                    [--keep DIR] [--json]
 
-``--profile`` profiles one audit in this process instead (the 25 costliest calls).
+``--profile`` profiles one audit in this process instead (the 25 costliest calls); ``--json``
+prints the medians as one JSON object at the end (`figures.py` reads it).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -81,6 +83,7 @@ def main() -> None:
     parser.add_argument(
         "--keep", type=Path, default=None, help="write the project here and keep it"
     )
+    parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     args = parser.parse_args()
     base = args.keep or Path(tempfile.mkdtemp(prefix="audit-time-"))
     base.mkdir(parents=True, exist_ok=True)
@@ -107,9 +110,14 @@ def main() -> None:
             print(f"  {n + 1}. {name}: {wall:.2f} s wall, {cpu:.2f} s CPU")
     pages = len(list(site.glob("*.html")))
     b, a = statistics.median(times["build"]), statistics.median(times["audit"])
+    cb, ca = statistics.median(cpus["build"]), statistics.median(cpus["audit"])
+    if args.json:
+        print(json.dumps({"build": b, "audit": a, "build_cpu": cb, "audit_cpu": ca,
+                          "pages": pages, "questions": args.questions, "tune": args.tune,
+                          "repeat": args.repeat, "load": os.getloadavg()[0]}))  # fmt: skip
+        return
     print(f"median build {b:.2f} s, audit {a:.2f} s over {pages} pages: audit / build = "
           f"{a / b:.2f} (goal: at most 1.00)")  # fmt: skip
-    cb, ca = statistics.median(cpus["build"]), statistics.median(cpus["audit"])
     print(f"median CPU: build {cb:.2f} s, audit {ca:.2f} s: audit / build = {ca / cb:.2f} "
           f"(load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})")  # fmt: skip
 

@@ -97,7 +97,7 @@ def write_project(root: Path, questions: int, depth: int, runs: int, seed: int =
         docs = (start + step * np.arange(depth)) % pool
         # plant some judged documents near the top, more for later engines
         hits = rng.random((questions, 12)) < 0.3 + 0.1 * r
-        places = rng.integers(0, 30, size=(questions, 12))
+        places = rng.integers(0, min(30, depth), size=(questions, 12))  # within the list
         for i in np.flatnonzero(hits.any(axis=1)).tolist():
             row = docs[i]
             for d, place in zip(
