@@ -38,6 +38,8 @@ from evidencedesk.retrieval._metric_engine import (
     as_values,
     defined,
     lines_of,
+    question_ids,
+    question_tags,
 )
 from evidencedesk.retrieval._stats import (
     RANDOMIZATION_RESAMPLES,
@@ -655,10 +657,9 @@ def by_tag_all(
     if values is None:
         values = _of_judged(judged, [name])[name]
     elif isinstance(values, Mapping):
-        values = [values.get(j.id) for j in judged]
+        values = [values.get(q) for q in question_ids(judged)]
     groups: dict[str, list[float | None]] = {}
-    for j, value in zip(judged, values, strict=True):
-        tags = j.tags
+    for tags, value in zip(question_tags(judged), values, strict=True):
         if len(tags) == 1:  # most questions carry one tag: no need to drop repeats
             groups.setdefault(tags[0], []).append(value)
             continue
