@@ -81,7 +81,7 @@ from evidencedesk.retrieval.metrics import (
     _mean_defined,
     _of_judged,
     _paired_bootstrap_ci,
-    by_tag_all,
+    _tag_groups,
     paired,
     per_question_all,
 )
@@ -171,12 +171,15 @@ def ranked_lists(
     firsts = _first_relevant_ranks(judged)
     if firsts is None:
         firsts = [first_relevant(j) for j in judged]
+    # each question's values as one row (a dict made from a zip, not a lookup a metric)
+    names, ids = [m.name for m in metrics], question_ids(judged)
+    columns = [[values[name][q] for q in ids] for name in names]
+    rows = zip(*columns, strict=True) if columns else itertools.repeat(())
     lines = judged.lines if isinstance(judged, JudgedLists) else None
     if keep == 0 and lines is not None and lines.size is not None:  # no list needs making
         return tuple(
-            RankedList(q, (), (), size, first, {m.name: values[m.name][q] for m in metrics})
-            for q, size, first in zip(question_ids(judged), lines.size.tolist(), firsts,
-                                      strict=True)
+            RankedList(q, (), (), size, first, dict(zip(names, row, strict=True)))
+            for q, size, first, row in zip(ids, lines.size.tolist(), firsts, rows, strict=True)
         )  # fmt: skip
     return tuple(
         RankedList(
@@ -185,10 +188,10 @@ def ranked_lists(
             tuple(j.grades[:keep]),
             j.size,
             first,
-            {m.name: values[m.name][j.id] for m in metrics},
+            dict(zip(names, row, strict=True)),
             _flags(j.judged, keep),
         )
-        for j, first in zip(judged, firsts, strict=True)
+        for j, first, row in zip(judged, firsts, rows, strict=True)
     )
 
 
@@ -231,14 +234,15 @@ def tag_values(
     if values is None:
         values = _question_values(judged, [m.name for m in metrics])
     out = []
-    ids, tags = question_ids(judged), question_tags(judged)  # no list is made
+    ids = question_ids(judged)  # no list is made
+    groups = _tag_groups(question_tags(judged))  # the questions of each tag, once
     for m in metrics:
-        column = values[m.name]
-        by = by_tag_all(judged, m.name, [column[q] for q in ids])
-        for tag, (mean, n) in by.items():
+        column = [values[m.name][q] for q in ids]
+        for tag, at in groups.items():  # as `by_tag_all`
+            tagged = [column[i] for i in at]
+            mean, n, _ = _mean_defined(tagged)
             low = high = None
             if book is not None and n >= 2:
-                tagged = [column[q] for q, own in zip(ids, tags, strict=True) if tag in own]
                 low, high = book.tag_interval(key, m.name, tag, tagged)
             out.append(TagValue(m.name, tag, mean, n, low, high))
     return tuple(out)
@@ -345,11 +349,12 @@ def comparisons(
         values = _question_values(judged, names, book.averaging)
         for m in metrics:
             b = values[m.name]
-            # the questions both define, paired once for the flips, the randomization test and
-            # the spread (each aligned them again); the interval is the paired one
-            ci = _paired_bootstrap_ci(a[m.name], b, m.name, seed=book.seed)
+            # the questions both define, paired once for the interval (as
+            # `_paired_bootstrap_ci`), the flips, the randomization test and the spread (each
+            # aligned them again)
             rows = _aligned(a[m.name], b, m.name)
             differences = [y - x for _, x, y in rows]
+            ci = bootstrap_ci(differences, seed=book.seed)
             f = sign_flips(rows)  # as `paired`
             rand = randomization_p(differences, book.seed)  # as `_randomization_test`
             mine = book.stat(key, judged, m.name, b)

@@ -41,7 +41,7 @@ from evidencedesk.results._stages import (
 from evidencedesk.results.types import ModelFacts, RankedList, Results
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._memos import build_memos
-from evidencedesk.retrieval._metric_engine import JudgedLists
+from evidencedesk.retrieval._metric_engine import lists_at
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.evalreport import Run
 from evidencedesk.retrieval.labels import Label
@@ -191,14 +191,14 @@ def _shown(
     keeps its values, size and first_relevant alone. Built directly (dataclasses.replace is
     ten times slower: 150,000 lists at 50,000 questions)."""
     at = [i for i, r in enumerate(lists) if keep is None or r.question in keep]
-    lists_of = judged.lists_at if isinstance(judged, JudgedLists) else (
-        lambda indices: [judged[i] for i in indices])  # fmt: skip
-    made = dict(zip(at, lists_of(at), strict=True))
+    made = dict(zip(at, lists_at(judged, at), strict=True))
     out = []
     for i, r in enumerate(lists):
         j = made.get(i)
-        if j is None:
-            out.append(RankedList(r.question, (), (), r.size, r.first_relevant, r.values))
+        if j is None:  # a lean list stays as it is (a run's lists are made lean: `keep=0`)
+            lean = not (r.ids or r.grades) and r.judged is None
+            out.append(r if lean else RankedList(r.question, (), (), r.size, r.first_relevant,
+                                                 r.values))  # fmt: skip
             continue
         flags = _flags(j.judged, _SHOWN)
         out.append(RankedList(r.question, tuple(j.ids[:depth]), tuple(j.grades[:depth]), r.size,

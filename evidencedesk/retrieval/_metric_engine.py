@@ -40,6 +40,7 @@ __all__ = [
     "in_top",
     "lines_of",
     "list_heads",
+    "lists_at",
     "n_relevant",
     "over_r",
     "question_ids",
@@ -230,6 +231,13 @@ def question_tags(judged: Sequence[Any]) -> Sequence[tuple[str, ...]]:
     if isinstance(judged, JudgedLists) and judged._tags is not None:
         return judged._tags
     return [j.tags for j in judged]
+
+
+def lists_at(judged: Sequence[Any], indices: Sequence[int]) -> list[Any]:
+    """The judged lists at `indices`: of a judge's lists, only those are made."""
+    if isinstance(judged, JudgedLists):
+        return judged.lists_at(indices)
+    return [judged[i] for i in indices]
 
 
 def list_heads(judged: Sequence[Any]) -> Heads | None:

@@ -658,18 +658,24 @@ def by_tag_all(
         values = _of_judged(judged, [name])[name]
     elif isinstance(values, Mapping):
         values = [values.get(q) for q in question_ids(judged)]
-    groups: dict[str, list[float | None]] = {}
-    for tags, value in zip(question_tags(judged), values, strict=True):
-        if len(tags) == 1:  # most questions carry one tag: no need to drop repeats
-            groups.setdefault(tags[0], []).append(value)
-            continue
-        for tag in dict.fromkeys(tags):
-            groups.setdefault(tag, []).append(value)
     result: dict[str, tuple[float | None, int]] = {}
-    for tag in sorted(groups):
-        value, n, _ = _mean_defined(groups[tag])
+    for tag, at in _tag_groups(question_tags(judged)).items():
+        value, n, _ = _mean_defined([values[i] for i in at])
         result[tag] = (value, n)
     return result
+
+
+def _tag_groups(tags: Sequence[tuple[str, ...]]) -> dict[str, list[int]]:
+    """Tag -> the places of the questions that carry it (each once, in order); tags sorted.
+    `tags`: each question's tags (`question_tags`)."""
+    groups: dict[str, list[int]] = {}
+    for i, own in enumerate(tags):
+        if len(own) == 1:  # most questions carry one tag: no need to drop repeats
+            groups.setdefault(own[0], []).append(i)
+            continue
+        for tag in dict.fromkeys(own):
+            groups.setdefault(tag, []).append(i)
+    return {tag: groups[tag] for tag in sorted(groups)}
 
 
 # -- judging a searcher -----------------------------------------------------------------------
