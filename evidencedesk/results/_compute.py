@@ -295,12 +295,20 @@ def flips(
     then the baseline against each candidate, its flips and Holm p from the candidate's
     comparison on `metric` (adjusted across the candidates, as on its page)."""
     values = [_values_of(v, metric) for v in variants]
+    asked = [tuple(v) for v in values]  # each variant's questions, in its order
     raw: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...], int, float]] = {}
-    for a, va in zip(variants, values, strict=True):
-        for b, vb in zip(variants, values, strict=True):
-            if a is not b:
-                p = paired(va, vb, metric)
-                raw[a.name, b.name] = (p.better, p.worse, p.tied, p.p)
+    for i, (a, va) in enumerate(zip(variants, values, strict=True)):
+        for j, (b, vb) in enumerate(zip(variants, values, strict=True)):
+            if a is b:
+                continue
+            if j < i and asked[i] == asked[j]:  # b against a, mirrored: the same questions
+                # in the same order, so a's wins are b's losses, in order; the sign test is
+                # symmetric (a pair took two passes, and two sign tests of 50,000 questions)
+                worse, better, tied, p_value = raw[b.name, a.name]
+                raw[a.name, b.name] = (better, worse, tied, p_value)
+                continue
+            p = paired(va, vb, metric)
+            raw[a.name, b.name] = (p.better, p.worse, p.tied, p.p)
     index = {v.name: i for i, v in enumerate(variants)}
     pairs = {f"{index[a]}:{index[b]}": t[3] for (a, b), t in raw.items() if index[a] < index[b]}
     adjusted = holm(pairs) if pairs else {}
