@@ -173,16 +173,9 @@ def coverage(
     judged = shared.queries
     answered = [i for i, q in enumerate(run.qids) if q in judged]
     lines = _top_lines(run, answered, k)
-    anywhere = int(_among(doc_hashes(run.docs[lines]), shared.known).sum()) if lines.size else 0
+    known = shared.known
+    anywhere = int(np.isin(doc_hashes(run.docs[lines]), known).sum()) if lines.size else 0
     return Coverage(len(judged), len(answered), len(run.qids), k, int(lines.size), anywhere)
-
-
-def _among(hashes: np.ndarray, known: np.ndarray) -> np.ndarray:
-    """Whether each of `hashes` is one of `known` (distinct, ascending): a binary search each,
-    not `np.isin`'s sort of both."""
-    if not known.size:
-        return np.zeros(hashes.size, dtype=bool)
-    return known[np.minimum(np.searchsorted(known, hashes), known.size - 1)] == hashes
 
 
 def _common_prefix(ids: Sequence[str]) -> str:
