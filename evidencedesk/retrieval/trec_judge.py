@@ -305,11 +305,13 @@ def _lists(
     judged lines do not say it), not spread over arrays of the run's length first."""
     sizes = stops - starts
     lines = spans(starts, sizes)
-    grades = np.zeros(lines.size, dtype=np.int64)
-    pos, hit = _placed(arrays.lines, lines)
-    grades[hit] = arrays.grade[pos]
-    flags = _placed(arrays.judged, lines)[1] if judged is None else judged[lines]
-    negative = _placed(arrays.judged[arrays.judged_grade < 0], lines)[1]
+    # each kept line's grade as the judgments give it, from one search among the judged lines
+    # (the positive ones are `arrays.lines`, the negative ones the negative flags)
+    given = np.zeros(lines.size, dtype=np.int64)
+    pos, hit = _placed(arrays.judged, lines)
+    given[hit] = arrays.judged_grade[pos]
+    grades, negative = np.maximum(given, 0), given < 0
+    flags = hit if judged is None else judged[lines]
     bounds = np.r_[0, np.cumsum(sizes)].astype(np.int64)
     return Heads(bounds, run.docs[lines], flags), grades, negative
 
