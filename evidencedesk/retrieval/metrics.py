@@ -658,6 +658,9 @@ def by_tag_all(
         values = _of_judged(judged, [name])[name]
     elif isinstance(values, Mapping):
         values = [values.get(q) for q in question_ids(judged)]
+    if len(values) != len(judged):
+        raise ValueError(f"expected a value per judged question ({len(judged)}), found "
+                         f"{len(values)}")  # fmt: skip
     result: dict[str, tuple[float | None, int]] = {}
     for tag, at in _tag_groups(question_tags(judged)).items():
         value, n, _ = _mean_defined([values[i] for i in at])
