@@ -23,7 +23,8 @@ from evidencedesk.report._questions import links_of
 from evidencedesk.report._site import slug
 from evidencedesk.results import _plan as plan
 from evidencedesk.results import _serialize as serialize
-from evidencedesk.results._evaluate import _trim
+from evidencedesk.results._evaluate import evaluation
+from evidencedesk.results._inputs import load_project
 from evidencedesk.results.types import Results
 from tests.synthetic_runs import write_project
 
@@ -72,11 +73,17 @@ def test_the_choosing_rule(
 
 
 def test_up_to_the_page_limit_every_question(
-    built: tuple[Results, Path], monkeypatch: pytest.MonkeyPatch
+    built: tuple[Results, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(plan, "PAGE_LIMIT", N)
     assert plan.chosen(built[0]) is None
-    assert _trim(built[0]) is built[0]
+    # every question's lists keep their ids, made from the judged lists at the evaluation's end
+    found = evaluation(load_project(project(tmp_path)), 0, (), lambda stage: None)
+    for variant in found.results.variants:
+        assert all(r.ids and len(r.ids) == len(r.grades) == r.size for r in variant.lists)
+    base = {r.question: r for r in found.results.variant("base").lists}
+    assert base["q504"].ids == ("x", "y", "rel-q504") and base["q504"].grades == (0, 0, 2)
+    assert base["q000"].ids == ("rel-q000", "x", "y") and base["q501"].ids == ("x", "y")
 
 
 def test_the_capped_build_writes_the_chosen_pages(built: tuple[Results, Path]) -> None:

@@ -246,3 +246,27 @@ def test_gate_outcome_reads_judged_lists_against_a_run_or_no_policy() -> None:
     assert (same.level, same.evaluated, same.checks[1].observed) == ("BLOCK", True, 0.5)
     assert gate_outcome(None, LISTS, 3, None) == _NO_POLICY_OUTCOME
     assert (_NO_POLICY_OUTCOME.level, _NO_POLICY_OUTCOME.evaluated) == ("REVIEW", False)
+
+
+def test_flips_read_a_pair_s_mirror_off_it_only_over_the_same_questions() -> None:
+    # b against a is a against b mirrored when both list the same questions in the same order;
+    # c lists them in another order and is paired afresh: every flip equals its own pairing
+    from evidencedesk.results.types import RankedList, VariantResult
+    from evidencedesk.retrieval.metrics import paired
+
+    def variant(name: str, mrr: dict[str, float | None]) -> VariantResult:
+        lists = tuple(RankedList(q, (), (), 1, None, {"mrr": v}) for q, v in mrr.items())
+        return VariantResult(name, "external", "", None, (), RunCosts(None, None, None), lists, ())
+
+    a = variant("a", {"q1": 1.0, "q2": 0.5, "q3": None, "q4": 0.25})
+    b = variant("b", {"q1": 0.5, "q2": 0.5, "q3": 1.0, "q4": 1.0})
+    c = variant("c", {"q4": 0.5, "q3": 0.5, "q2": 1.0, "q1": 1.0})
+    found = {(f.a, f.b): f for f in compute.flips([a, b, c], "mrr")}
+    assert (found["b", "a"].better, found["b", "a"].worse) == (("q1",), ("q4",))
+    assert (found["a", "b"].better, found["a", "b"].worse) == (("q4",), ("q1",))
+    for (x, y), flip in found.items():
+        values = {v.name: {r.question: r.values["mrr"] for r in v.lists} for v in (a, b, c)}
+        p = paired(values[x], values[y], "mrr")
+        assert (flip.better, flip.worse, flip.tied, flip.p) == (p.better, p.worse, p.tied, p.p)
+    # against c each side lists its wins in its own order: no mirror of the other
+    assert found["c", "a"].worse == ("q4", "q2") and found["a", "c"].better == ("q2", "q4")

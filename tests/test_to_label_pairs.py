@@ -98,3 +98,35 @@ def test_equals_the_per_question_loop(seed: int) -> None:
     assert to_label(base, cands, "base", k, cap, corpus) == reference(
         base, cands, "base", k, cap, corpus
     )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_judges_lists_give_the_pairs_their_made_lists_give(seed: int) -> None:
+    # a judge's lists are read from their heads (fixed-width ids, judged flags), no list made:
+    # the same pairs as the lists themselves, with ids of every width and outside ASCII (bytes
+    # sort as their code points), and the same answer to whether every result is judged
+    from evidencedesk.files.trec import TrecRun
+    from evidencedesk.results._compute import fully_judged
+    from evidencedesk.retrieval.trec_judge import judge_trec_run
+
+    rng = random.Random(seed)
+    questions = [f"q{n}" for n in range(rng.randint(1, 12))]
+    docs = [f"d{n}" for n in range(12)] + ["é", "z", "a-longer-document-id", "Ωmega"]
+    qrels = {q: {d: rng.randint(0, 2) for d in rng.sample(docs, rng.randint(0, 8))}
+             for q in questions}  # fmt: skip
+    runs = {}
+    for name in ("base", "c0", "c1"):
+        scores = {q: {d: float(rng.randint(1, 50)) for d in rng.sample(docs, rng.randint(1, 9))}
+                  for q in questions if rng.random() < 0.9}  # fmt: skip
+        runs[name] = judge_trec_run(TrecRun.from_dict(scores), qrels, depth=rng.randint(1, 4))
+    k, cap = rng.randint(1, 6), rng.randint(1, 30)
+    corpus = None if rng.random() < 0.5 else set(rng.sample(docs, len(docs) // 2))
+    base, cands = runs["base"], {n: runs[n] for n in ("c0", "c1")}
+    from_heads = to_label(base, cands, "base", k, cap, corpus)
+    assert all(j is None for j in base._items)  # no list was made
+    made = {name: tuple(judged) for name, judged in runs.items()}  # plain lists: no heads
+    made_cands = {n: made[n] for n in ("c0", "c1")}
+    assert from_heads == to_label(made["base"], made_cands, "base", k, cap, corpus)
+    assert from_heads == reference(made["base"], made_cands, "base", k, cap, corpus)
+    for judged in runs.values():
+        assert fully_judged(judged) == all(j.judged is None for j in judged)

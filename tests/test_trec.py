@@ -830,16 +830,19 @@ def test_the_judge_s_arrays_are_its_lists_as_arrays(options: dict, condensed: bo
 
 def test_means_come_from_the_arrays_without_building_the_lists() -> None:
     # the documented path (read, judge, summarize) never builds the per-question lists: a run
-    # nobody drills into never has its ids decoded; the first read of a question builds them all
+    # nobody drills into never has its ids decoded; reading a question builds its list alone,
+    # an iteration every one
     run = TrecRun.from_dict({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"c": 1.0}})
     judged = judge_trec_run(run, {"q1": {"b": 2, "c": 1}, "q2": {"a": 2}})
     means = summarize(judged, ["mrr", "precision@2"])
     assert (means["mrr"].value, means["precision@2"].value) == (0.25, 0.25)
-    assert judged._items is None and len(judged) == 2
+    assert judged._items == [None, None] and len(judged) == 2
+    assert judged[-1].ids == ("c",) and judged[1].grades == (0,) and judged[1].judged == (False,)
+    assert judged._items[0] is None  # q1's list is not made yet
+    assert judged.lists_at([1, 0, 1])[1].ids == ("a", "b", "c") and judged._make is not None
+    assert [j.ids for j in judged] == [("a", "b", "c"), ("c",)] and judged._make is None
     again = judge_trec_run(run, {"q1": {"b": 2, "c": 1}, "q2": {"a": 2}})
-    assert again.built() is again and again._make is None and again == judged  # made now
-    assert [j.ids for j in judged] == [("a", "b", "c"), ("c",)]
-    assert judged == tuple(judged) and judged[1].grades == (0,) and judged._make is None
+    assert again == judged == tuple(judged) and isinstance(again._items, tuple)
 
 
 _EVERY_METRIC_FORM = [

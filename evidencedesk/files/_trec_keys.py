@@ -56,6 +56,7 @@ __all__ = [
     "MatchSubstringOptions",
     "flags_of",
     "joined",
+    "decoded_ids",
     "fixed_width_of",
     "indices_of",
     "numbers_of",
@@ -190,6 +191,14 @@ def fixed_width_of(ids: Sequence[str | bytes]) -> np.ndarray:
     raw = [i.encode("utf-8") if isinstance(i, str) else i for i in ids]
     words = -(-max(1, max(map(len, raw))) // 8)
     return np.array(raw, dtype=f"S{8 * words}")
+
+
+def decoded_ids(ids: np.ndarray) -> list[str]:
+    """Fixed-width ids (`fixed_width_of`) as str: one UTF-8 decode of all of them, joined by
+    NUL (no id holds one: the readers refuse NUL bytes), instead of one decode an id."""
+    if not ids.size:
+        return []
+    return b"\x00".join(ids.tolist()).decode("utf-8").split("\x00")
 
 
 def fixed_width(arr: pa.Array) -> np.ndarray:

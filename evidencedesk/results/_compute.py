@@ -28,6 +28,7 @@ from dataclasses import replace
 import numpy as np
 
 from evidencedesk._metric_names import DIAGNOSTIC, Metric, split_metric
+from evidencedesk.files._trec_keys import decoded_ids, fixed_width_of
 from evidencedesk.gate import GatePolicy
 from evidencedesk.results._inputs import ProjectInputs, chunk_facts, documents, questions
 from evidencedesk.results._settings import _SHOWN, Settings
@@ -56,7 +57,14 @@ from evidencedesk.results.types import (
     ToLabel,
     VariantResult,
 )
-from evidencedesk.retrieval._metric_engine import JudgedLists, question_ids
+from evidencedesk.retrieval._metric_engine import (
+    JudgedLists,
+    defined,
+    lines_of,
+    list_heads,
+    question_ids,
+    question_tags,
+)
 from evidencedesk.retrieval._stats import (
     ALPHA,
     bootstrap_ci,
@@ -73,7 +81,7 @@ from evidencedesk.retrieval.metrics import (
     _mean_defined,
     _of_judged,
     _paired_bootstrap_ci,
-    by_tag_all,
+    _tag_groups,
     paired,
     per_question_all,
 )
@@ -163,6 +171,16 @@ def ranked_lists(
     firsts = _first_relevant_ranks(judged)
     if firsts is None:
         firsts = [first_relevant(j) for j in judged]
+    # each question's values as one row (a dict made from a zip, not a lookup a metric)
+    names, ids = [m.name for m in metrics], question_ids(judged)
+    columns = [[values[name][q] for q in ids] for name in names]
+    rows = zip(*columns, strict=True) if columns else itertools.repeat(())
+    lines = judged.lines if isinstance(judged, JudgedLists) else None
+    if keep == 0 and lines is not None and lines.size is not None:  # no list needs making
+        return tuple(
+            RankedList(q, (), (), size, first, dict(zip(names, row, strict=True)))
+            for q, size, first, row in zip(ids, lines.size.tolist(), firsts, rows, strict=True)
+        )  # fmt: skip
     return tuple(
         RankedList(
             j.id,
@@ -170,10 +188,10 @@ def ranked_lists(
             tuple(j.grades[:keep]),
             j.size,
             first,
-            {m.name: values[m.name][j.id] for m in metrics},
+            dict(zip(names, row, strict=True)),
             _flags(j.judged, keep),
         )
-        for j, first in zip(judged, firsts, strict=True)
+        for j, first, row in zip(judged, firsts, rows, strict=True)
     )
 
 
@@ -216,13 +234,15 @@ def tag_values(
     if values is None:
         values = _question_values(judged, [m.name for m in metrics])
     out = []
+    ids = question_ids(judged)  # no list is made
+    groups = _tag_groups(question_tags(judged))  # the questions of each tag, once
     for m in metrics:
-        column = values[m.name]
-        by = by_tag_all(judged, m.name, [column[j.id] for j in judged])
-        for tag, (mean, n) in by.items():
+        column = [values[m.name][q] for q in ids]
+        for tag, at in groups.items():  # as `by_tag_all`
+            tagged = [column[i] for i in at]
+            mean, n, _ = _mean_defined(tagged)
             low = high = None
             if book is not None and n >= 2:
-                tagged = [column[j.id] for j in judged if tag in j.tags]
                 low, high = book.tag_interval(key, m.name, tag, tagged)
             out.append(TagValue(m.name, tag, mean, n, low, high))
     return tuple(out)
@@ -275,12 +295,20 @@ def flips(
     then the baseline against each candidate, its flips and Holm p from the candidate's
     comparison on `metric` (adjusted across the candidates, as on its page)."""
     values = [_values_of(v, metric) for v in variants]
+    asked = [tuple(v) for v in values]  # each variant's questions, in its order
     raw: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...], int, float]] = {}
-    for a, va in zip(variants, values, strict=True):
-        for b, vb in zip(variants, values, strict=True):
-            if a is not b:
-                p = paired(va, vb, metric)
-                raw[a.name, b.name] = (p.better, p.worse, p.tied, p.p)
+    for i, (a, va) in enumerate(zip(variants, values, strict=True)):
+        for j, (b, vb) in enumerate(zip(variants, values, strict=True)):
+            if a is b:
+                continue
+            if j < i and asked[i] == asked[j]:  # b against a, mirrored: the same questions
+                # in the same order, so a's wins are b's losses, in order; the sign test is
+                # symmetric (a pair took two passes, and two sign tests of 50,000 questions)
+                worse, better, tied, p_value = raw[b.name, a.name]
+                raw[a.name, b.name] = (better, worse, tied, p_value)
+                continue
+            p = paired(va, vb, metric)
+            raw[a.name, b.name] = (p.better, p.worse, p.tied, p.p)
     index = {v.name: i for i, v in enumerate(variants)}
     pairs = {f"{index[a]}:{index[b]}": t[3] for (a, b), t in raw.items() if index[a] < index[b]}
     adjusted = holm(pairs) if pairs else {}
@@ -329,11 +357,12 @@ def comparisons(
         values = _question_values(judged, names, book.averaging)
         for m in metrics:
             b = values[m.name]
-            # the questions both define, paired once for the flips, the randomization test and
-            # the spread (each aligned them again); the interval is the paired one
-            ci = _paired_bootstrap_ci(a[m.name], b, m.name, seed=book.seed)
+            # the questions both define, paired once for the interval (as
+            # `_paired_bootstrap_ci`), the flips, the randomization test and the spread (each
+            # aligned them again)
             rows = _aligned(a[m.name], b, m.name)
             differences = [y - x for _, x, y in rows]
+            ci = bootstrap_ci(differences, seed=book.seed)
             f = sign_flips(rows)  # as `paired`
             rand = randomization_p(differences, book.seed)  # as `_randomization_test`
             mine = book.stat(key, judged, m.name, b)
@@ -409,7 +438,9 @@ def _policy_facts(policy: GatePolicy | None) -> PolicyFacts | None:
 
 
 def _answerable_count(judged: Sequence[Judged]) -> int:
-    return sum(1 for j in judged if j.n_relevant > 0)
+    """The questions whose judgments hold a relevant grade (`Judged.n_relevant`), from the
+    arrays the metrics read."""
+    return int(np.count_nonzero(defined(lines_of(judged))))
 
 
 def results_of(
@@ -487,7 +518,14 @@ def judged_share(
 
 def fully_judged(*runs: Sequence[Judged]) -> bool:
     """Whether every result of these runs is judged (so condensed lists would change nothing)."""
-    return all(j.judged is None for run in runs for j in run)
+    return all(_every_result_judged(run) for run in runs)
+
+
+def _every_result_judged(run: Sequence[Judged]) -> bool:
+    heads = list_heads(run)  # a judge's lists: their heads say it, no list is made
+    if heads is not None:
+        return bool(heads.judged.all())
+    return all(j.judged is None for j in run)
 
 
 def condensed_lists(judged: Sequence[Judged]) -> tuple[Judged, ...]:
@@ -525,32 +563,53 @@ def _unjudged(j: Judged, k: int) -> dict[str, int]:
 
 def _top_entries(
     runs: Sequence[Sequence[Judged]], index: Mapping[str, int], k: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every entry of every list's top k, flat, run after run: its run, its question (`index`:
     a question id's place; a list of another question is left out), its rank, whether it is
-    unjudged, and its id."""
-    run_of: list[int] = []
-    question: list[int] = []
-    sizes: list[int] = []
-    flags: list[Sequence[bool]] = []
-    ids: list[Sequence[str]] = []
-    for r, judged in enumerate(runs):
-        kept = [(index[j.id], j) for j in judged if j.id in index]
-        tops = [j.ids[:k] for _, j in kept]
-        sizes += map(len, tops)
-        run_of += [r] * len(kept)
-        question += [n for n, _ in kept]
-        ids += tops
-        # a list's judged flags; None: every result judged
-        flags += [(True,) * len(t) if j.judged is None else j.judged[:k]
-                  for t, (_, j) in zip(tops, kept, strict=True)]  # fmt: skip
-    size = np.array(sizes, dtype=np.int64)
+    unjudged, and its id (fixed-width UTF-8 bytes, `fixed_width_of`)."""
+    found = [_run_top(judged, index, k) for judged in runs]
+    sizes = [question.size for question, _, _, _ in found]
+    run_of = np.repeat(np.arange(len(runs), dtype=np.int64), sizes)
+    question, rank, open_, ids = (np.concatenate(column) for column in zip(*found, strict=True))
+    return run_of, question, rank, open_, ids
+
+
+def _run_top(
+    judged: Sequence[Judged], index: Mapping[str, int], k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`_top_entries` of one run: question, rank, unjudged and id of each entry; a judge's lists
+    from their heads (no list is made)."""
+    heads = list_heads(judged)
+    if heads is not None:
+        place = np.fromiter((index.get(q, -1) for q in question_ids(judged)), np.int64,
+                            len(judged))  # fmt: skip
+        sizes = np.minimum(np.diff(heads.bounds), k)
+        at = heads.top(k)
+        line_q = np.repeat(np.arange(len(judged), dtype=np.int64), sizes)
+        kept = place[line_q] >= 0
+        rank = at - heads.bounds[line_q] + 1
+        return place[line_q][kept], rank[kept], ~heads.judged[at][kept], heads.ids[at][kept]
+    lists = [(index[j.id], j) for j in judged if j.id in index]
+    tops = [j.ids[:k] for _, j in lists]
+    size = np.fromiter(map(len, tops), np.int64, len(tops))
     total = int(size.sum())
     rank = np.arange(1, total + 1, dtype=np.int64) - np.repeat(np.cumsum(size) - size, size)
-    open_ = ~np.fromiter(itertools.chain.from_iterable(flags), dtype=bool, count=total)
-    return (np.repeat(np.array(run_of, dtype=np.int64), size),
-            np.repeat(np.array(question, dtype=np.int64), size), rank, open_,
-            list(itertools.chain.from_iterable(ids)))  # fmt: skip
+    # a list's judged flags; None: every result judged
+    flags = ((True,) * len(t) if j.judged is None else j.judged[:k]
+             for t, (_, j) in zip(tops, lists, strict=True))  # fmt: skip
+    return (np.repeat(np.array([n for n, _ in lists], dtype=np.int64), size), rank,
+            ~np.fromiter(itertools.chain.from_iterable(flags), dtype=bool, count=total),
+            fixed_width_of(list(itertools.chain.from_iterable(tops))))  # fmt: skip
+
+
+def _sorted_distinct(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ids in sorted order (bytes order: UTF-8 sorts as its code points, as the
+    ids' str do) and each id's place among them; ids one word wide sort as big-endian words."""
+    if ids.dtype.itemsize == 8:
+        words, inverse = np.unique(ids.view(">u8"), return_inverse=True)
+        return words.view(ids.dtype), inverse.ravel()
+    distinct, inverse = np.unique(ids, return_inverse=True)
+    return distinct, inverse.ravel()
 
 
 def to_label(
@@ -569,16 +628,15 @@ def to_label(
     sorted order, so sorting pairs sorts them by question order, then document id."""
     runs = {baseline_name: baseline, **candidates}
     names = list(runs)
+    asked = question_ids(baseline)  # no list is made
     index: dict[str, int] = {}
-    for n, j in enumerate(baseline):
-        index.setdefault(j.id, n)
+    for n, q in enumerate(asked):
+        index.setdefault(q, n)
     run_of, question, rank, unjudged, ids = _top_entries(list(runs.values()), index, k)
-    distinct = sorted(set(ids))
-    place = {d: i for i, d in enumerate(distinct)}
-    doc = np.fromiter(map(place.__getitem__, ids), dtype=np.int64, count=len(ids))
+    distinct, doc = _sorted_distinct(ids)
     pair = question * max(len(distinct), 1) + doc
     if corpus is not None:  # an id the corpus does not hold is never listed
-        unjudged &= np.fromiter((d in corpus for d in distinct), dtype=bool,
+        unjudged &= np.fromiter((d in corpus for d in decoded_ids(distinct)), dtype=bool,
                                 count=len(distinct))[doc]  # fmt: skip
     # each pair once: a bit per run whose top k holds it, a bit per run returning it unjudged
     every, at = np.unique(pair, return_inverse=True)
@@ -601,8 +659,8 @@ def to_label(
     width = max(len(distinct), 1)
     rows = tuple(
         ToLabel(
-            baseline[int(found[i] // width)].id,
-            distinct[int(found[i] % width)],
+            asked[int(found[i] // width)],
+            distinct[int(found[i] % width)].decode("utf-8"),
             int(best[i]),
             tuple(nm for r, nm in enumerate(names) if returning[i] >> r & 1),
             int(splits[i]),

@@ -11,14 +11,14 @@ stage is its function (in `results.stages`) and one line in its list (docs/archi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from evidencedesk.results._candidates import CandidateChange
-from evidencedesk.results._compute import Book, results_of
+from evidencedesk.results._compute import Book, _flags, results_of
 from evidencedesk.results._inputs import Project, ProjectInputs, RunPaths, read_inputs
 from evidencedesk.results._plan import chosen, page_depth
-from evidencedesk.results._settings import Settings, settings_for
+from evidencedesk.results._settings import _SHOWN, Settings, settings_for
 from evidencedesk.results._stages import (
     BASELINE,
     BUILTIN_NAMES,
@@ -41,6 +41,7 @@ from evidencedesk.results._stages import (
 from evidencedesk.results.types import ModelFacts, RankedList, Results
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._memos import build_memos
+from evidencedesk.retrieval._metric_engine import lists_at
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.evalreport import Run
 from evidencedesk.retrieval.labels import Label
@@ -143,13 +144,12 @@ def _runs_only_evaluation(
     read, gated = done["benchmark"], done["gate"]
     assert isinstance(read, RunsRead) and isinstance(gated, Gated)  # noqa: S101 - its stages'
     baseline = str(inputs.baseline_run)
-    # above the page limit the ranked ids stay only for the questions that get a page: the runs
-    # are the user's own files (never exported), every value stays for the list and the CSV
+    judged = {n: r.judged for n, r in read.runs.items()}
     results = _trim(results_of(
         inputs, settings, read.variants, baseline, read.runs[baseline].judged, gated.candidates,
         to_label=gated.to_label, baseline_gate=gated.baseline_gate,
-    ))  # fmt: skip
-    return Evaluation(results, {n: r.judged for n, r in read.runs.items()}, {}, inputs.labels)
+    ), judged)  # fmt: skip
+    return Evaluation(results, judged, {}, inputs.labels)
 
 
 def _models(
@@ -180,33 +180,41 @@ def model_warnings(
     return () if warning is None else (warning,)
 
 
-def _lean(lists: tuple[RankedList, ...], keep: set[str], depth: int) -> tuple[RankedList, ...]:
-    # built directly (dataclasses.replace is ten times slower: 150,000 lists at 50,000 questions);
-    # a kept list keeps its judged flags, or an unjudged result would read as graded 0
-    return tuple(
-        RankedList(
-            r.question,
-            r.ids[:depth],
-            r.grades[:depth],
-            r.size,
-            r.first_relevant,
-            r.values,
-            None if r.judged is None else r.judged[:depth],
-        )  # fmt: skip
-        if r.question in keep
-        else RankedList(r.question, (), (), r.size, r.first_relevant, r.values)
-        for r in lists
-    )
+def _shown(
+    lists: tuple[RankedList, ...], judged: Sequence[Judged], keep: Collection[str] | None,
+    depth: int,
+) -> tuple[RankedList, ...]:  # fmt: skip
+    """`lists` (a run's, in its judged lists' order) with the ids, grades and judged flags of
+    their top `depth` for the questions in `keep` (every question when None), from `judged`:
+    only those questions' lists are made. A list keeps its judged flags (None when its top
+    `_SHOWN` are all judged), or an unjudged result would read as graded 0; every other list
+    keeps its values, size and first_relevant alone. Built directly (dataclasses.replace is
+    ten times slower: 150,000 lists at 50,000 questions)."""
+    at = [i for i, r in enumerate(lists) if keep is None or r.question in keep]
+    made = dict(zip(at, lists_at(judged, at), strict=True))
+    out = []
+    for i, r in enumerate(lists):
+        j = made.get(i)
+        if j is None:  # a lean list stays as it is (a run's lists are made lean: `keep=0`)
+            lean = not (r.ids or r.grades) and r.judged is None
+            out.append(r if lean else RankedList(r.question, (), (), r.size, r.first_relevant,
+                                                 r.values))  # fmt: skip
+            continue
+        flags = _flags(j.judged, _SHOWN)
+        out.append(RankedList(r.question, tuple(j.ids[:depth]), tuple(j.grades[:depth]), r.size,
+                              r.first_relevant, r.values,
+                              None if flags is None else flags[:depth]))  # fmt: skip
+    return tuple(out)
 
 
-def _trim(results: Results) -> Results:
-    """`results` with each ranked list's ids and grades kept only for the chosen questions, and
-    there only as far as a page lists them (`page_depth`; values, size and first_relevant stay
-    for every question); unchanged up to `PAGE_LIMIT`."""
+def _trim(results: Results, judged: Mapping[str, Sequence[Judged]]) -> Results:
+    """`results` with each run's ranked lists holding ids and grades only for the questions
+    that get a page, and there only as far as a page lists them (`chosen`, `page_depth`;
+    every question, `_SHOWN` deep, up to `PAGE_LIMIT`): the runs are the user's own files
+    (never exported), every value stays for the list and the CSV. The ids come from each
+    run's judged lists (`judged`, by variant name), whose other lists are never made."""
     keep = chosen(results)
-    if keep is None:
-        return results
-    kept, depth = set(keep), page_depth(results)
-    variants = tuple(replace(v, lists=_lean(v.lists, kept, depth)) for v in results.variants)
-    candidates = tuple(replace(c, lists=_lean(c.lists, kept, depth)) for c in results.candidates)
-    return replace(results, variants=variants, candidates=candidates)
+    kept, depth = (None, _SHOWN) if keep is None else (set(keep), page_depth(results))
+    variants = tuple(replace(v, lists=_shown(v.lists, judged[v.name], kept, depth))
+                     for v in results.variants)  # fmt: skip
+    return replace(results, variants=variants)

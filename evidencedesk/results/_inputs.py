@@ -446,13 +446,11 @@ class JudgedRun:
     coverage: Coverage
 
 
-def _frozen(judged: Sequence[Judged], now: bool = True) -> Sequence[Judged]:
-    """`judged` as a tuple; the judge's own lists (`metric_engine.JudgedLists`, frozen, with
-    the arrays the metrics read) built `now`, so that the run they come from can be let go
-    (condensed lists come from the judged lines alone: made only if a comparison reads them)."""
-    if isinstance(judged, JudgedLists):
-        return judged.built() if now else judged
-    return judged if isinstance(judged, tuple) else tuple(judged)
+def _frozen(judged: Sequence[Judged]) -> Sequence[Judged]:
+    """`judged` as a tuple; the judge's own lists (`metric_engine.JudgedLists`) as they are:
+    they hold the arrays the metrics read and their lists' heads, not the run (each question's
+    list is made when first read: a build makes only those its pages show)."""
+    return judged if isinstance(judged, (JudgedLists, tuple)) else tuple(judged)
 
 
 def judged_external_runs(
@@ -472,10 +470,8 @@ def judged_external_runs(
             trec = read_run(path)
         found = check(trec, path)
         judged, condensed = judge(trec)
-        # kept as they come: the judge's lists carry the arrays the metrics read
         out[name] = JudgedRun(trec.tag, _frozen(judged),
-                              None if condensed is None else _frozen(condensed, now=False),
-                              found)  # fmt: skip
+                              None if condensed is None else _frozen(condensed), found)  # fmt: skip
         del trec
     return out
 

@@ -727,15 +727,19 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
     read = judged_external_runs(inputs.runs, judge_run, check, inputs.hashes.held)
     if corpus is None:
         check_judged_shares(unjudged, qrels, min_coverage=settings.min_coverage)
+    # no list's ids here: the evaluation's end puts them on the lists the pages show (`_trim`),
+    # and no other list is made; with documents, the Results' chunk facts read every list's
+    # top `_SHOWN` first (`compute._inputs`)
+    keep = 0 if corpus is None else _SHOWN
     variants = tuple(
         replace(
             compute.variant_result(("run", name), name, "external",
                                    f"TREC run (tag {run.tag!r}), judged at its full depth",
-                                   None, run.judged, _NO_COSTS, settings, book, keep=_SHOWN),
+                                   None, run.judged, _NO_COSTS, settings, book, keep=keep),
             coverage=run.coverage,
             judged=judged_stat(book, ("run", name), run.judged, settings.judged_k),
         )
-        for name, run in read.items()  # keep: the user's run files hold the rest
+        for name, run in read.items()
     )  # fmt: skip
     return RunsRead(read, variants)
 

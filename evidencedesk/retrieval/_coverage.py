@@ -20,6 +20,7 @@ import statistics
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -99,6 +100,24 @@ def _hashes(ids: Iterable[str]) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
+class _Targets:
+    """Ids a rewrite is tried against (`_best_rewrite`): the ids, the first `_SAMPLE` of them
+    in sorted order and each one by its lowercase form, each made once when first read (a
+    build tries each run's unjudged ids against the same judged ids: sorting and lowering
+    600,000 of them once a run took a third of a second)."""
+
+    ids: Collection[str]
+
+    @cached_property
+    def first(self) -> list[str]:
+        return sorted(self.ids)[:_SAMPLE]
+
+    @cached_property
+    def lowered(self) -> dict[str, str]:
+        return {j.lower(): j for j in self.ids}
+
+
+@dataclass(frozen=True, eq=False)
 class _Judged:
     """The judgments' ids, read once for every run a build checks (`_judged`)."""
 
@@ -106,6 +125,11 @@ class _Judged:
     every: frozenset[str]  # every id they grade for some query (`_every`)
     known: np.ndarray  # the distinct hashes of `every`, ascending
     ids: np.ndarray  # the id (fixed width) of each of `known`
+
+    @cached_property
+    def targets(self) -> _Targets:
+        """`every` as rewrites are tried against it (`check_judged_shares`)."""
+        return _Targets(self.every)
 
 
 def _judged(
@@ -178,18 +202,20 @@ def _most(found: tuple[str, int, int]) -> bool:
 
 
 def _best_rewrite(
-    ids: Sequence[str], judged: Collection[str], what: str
+    ids: Sequence[str], judged: Collection[str] | _Targets, what: str
 ) -> tuple[str, int, int] | None:
     """The rewrite of `ids` that makes the most of them ids of `judged`, as `id_rewrite`
     gives it, however few it matches; None when it matches none."""
+    tried = judged if isinstance(judged, _Targets) else _Targets(judged)
+    judged = tried.ids
     sample = sorted(set(ids))[:_SAMPLE]
-    targets = sorted(judged)[:_SAMPLE]
+    targets = tried.first
     if not sample or not targets:
         return None
     theirs = f"the run's {what} ids"
     mine_pre, mine_suf = _common_prefix(sample), _common_suffix(sample)
     their_pre, their_suf = _common_prefix(targets), _common_suffix(targets)
-    lowered = {j.lower(): j for j in judged}
+    lowered = tried.lowered
     options: list[tuple[str, object]] = [
         (f"reading {theirs} without regard to case", lambda i: lowered.get(i.lower(), i)),
         (f"removing leading zeros from {theirs}", lambda i: i.lstrip("0") or "0"),
@@ -387,7 +413,8 @@ def check_judged_shares(
     times the others' (`id_rewrite`), or when the top documents it would match (estimated
     from the ids it was tried on) are more than the share `min_coverage` leaves, as a corpus
     would refuse them."""
-    every = _judged(judgments, complete).every
+    shared = _judged(judgments, complete)
+    every = shared.every
     for name, (path, found, unjudged) in runs.items():
         others = [c.anywhere_share for n, (_, c, _) in runs.items() if n != name]
         if not others or not unjudged:
@@ -395,7 +422,7 @@ def check_judged_shares(
         typical = statistics.median(others)
         if found.anywhere_share >= typical:
             continue
-        best = _best_rewrite(unjudged, every, "document")
+        best = _best_rewrite(unjudged, shared.targets, "document")
         if best is None:
             continue
         mostly = _most(best) and found.anywhere_share < FAR_BELOW * typical

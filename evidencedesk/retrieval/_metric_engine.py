@@ -27,6 +27,7 @@ import numpy as np
 from evidencedesk.retrieval._memos import memo
 
 __all__ = [
+    "Heads",
     "JudgedLists",
     "Lines",
     "as_values",
@@ -38,10 +39,14 @@ __all__ = [
     "in_block",
     "in_top",
     "lines_of",
+    "list_heads",
+    "lists_at",
     "n_relevant",
     "over_r",
     "question_ids",
+    "question_tags",
     "relevant",
+    "spans",
 ]
 
 
@@ -89,57 +94,87 @@ def _flat(parts: Iterable[Sequence[int]], sizes: np.ndarray) -> np.ndarray:
     return np.fromiter(itertools.chain.from_iterable(parts), dtype=np.int64, count=total)
 
 
+@dataclass(frozen=True, eq=False)
+class Heads:
+    """Every question's returned results as a judge kept them (its lists' heads), flat arrays in
+    question order: what its per-question lists are made from, and what a reader of every
+    question's head reads instead of making them (the pairs to label next, whether every
+    result is judged)."""
+
+    bounds: np.ndarray  # question i's results are [bounds[i], bounds[i + 1])
+    ids: np.ndarray  # their document ids, UTF-8, zero-padded to whole 8-byte words
+    judged: np.ndarray  # whether the judgments grade each of them
+
+    def top(self, k: int) -> np.ndarray:
+        """Where each question's top `k` results stand among `ids` (in order)."""
+        return spans(self.bounds[:-1], np.minimum(np.diff(self.bounds), k))
+
+
+def spans(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The positions of the stretches [starts[i], starts[i] + sizes[i]), one after another."""
+    offsets = np.cumsum(sizes) - sizes
+    return np.repeat(starts - offsets, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
+
+
 class JudgedLists(Sequence[Any]):
     """Judged questions that carry their flat arrays: what the vectorised judge
     (`trec_judge.judge_trec_run`) returns. The judge makes the arrays the metrics read
-    (`lines`) at once, and the per-question :class:`~evidencedesk.retrieval.metrics.Judged`
-    lists only when something reads them (an item, an iteration, a comparison): `summarize`
-    and every other mean read the arrays alone, so a run nobody drills into never has its
-    10 million ids decoded. It reads like a tuple of the questions (length, items, slices,
-    equality with a tuple), pickles with its arrays, and one made from questions alone
-    (``JudgedLists(judged)``, as `copy` remakes it) converts them when first read."""
+    (`lines`) and its lists' heads (`Heads`) at once, and each question's
+    :class:`~evidencedesk.retrieval.metrics.Judged` list only when something reads it (an item
+    makes its own, an iteration or a comparison all of them): `summarize` and every other mean
+    read the arrays alone, so a run nobody drills into never has its 10 million ids decoded, and
+    a build makes only the lists its pages show. It reads like a tuple of the questions
+    (length, items, slices, equality with a tuple), pickles with its arrays, and one made from
+    questions alone (``JudgedLists(judged)``, as `copy` remakes it) converts them when first
+    read."""
 
-    __slots__ = ("_ids", "_items", "_lines", "_make", "_n")
+    __slots__ = ("_heads", "_ids", "_items", "_lines", "_make", "_n", "_tags")
 
     def __init__(
         self,
         judged: Iterable[Any] = (),
         lines: Lines | None = None,
         *,
-        make: Callable[[], Iterable[Any]] | None = None,
+        make: Callable[[Sequence[int]], Iterable[Any]] | None = None,
         n: int | None = None,
         ids: Sequence[str] | None = None,
+        tags: Sequence[tuple[str, ...]] | None = None,
+        heads: Heads | None = None,
     ) -> None:
+        # the lists made so far (None: not yet), a tuple once every one is made
+        self._items: list[Any] | tuple[Any, ...]
         if make is None:
-            self._items: tuple[Any, ...] | None = tuple(judged)
+            self._items = tuple(judged)
             self._n = len(self._items)
         else:
             if n is None:
                 raise ValueError("expected the number of questions with `make`, found none")
-            self._items, self._n = None, n
-        self._make = make
+            self._items, self._n = [None] * n, n
+        self._make = make  # the lists of the questions at these indices
         self._lines = lines
-        # the questions' ids, in order, when the maker knows them (`question_ids`)
+        # the questions' ids and tags, in order, when the maker knows them (`question_ids`,
+        # `question_tags`), and its lists' heads (`list_heads`)
         self._ids = ids
+        self._tags = tags
+        self._heads = heads
 
     def _all(self) -> tuple[Any, ...]:
-        if self._items is None:
-            assert self._make is not None
-            self._items = tuple(self._make())
-            self._make = None  # what it held (the run's arrays) is no longer needed
+        if not isinstance(self._items, tuple):
+            self._fill([i for i, item in enumerate(self._items) if item is None])
+            self._items = tuple(self._items)
+            self._make = None  # what it held (the lists' arrays) is no longer needed
         return self._items
+
+    def _fill(self, indices: Sequence[int]) -> None:
+        assert self._make is not None and isinstance(self._items, list)
+        for i, item in zip(indices, self._make(indices), strict=True):
+            self._items[i] = item
 
     @property
     def lines(self) -> Lines:
         if self._lines is None:
             self._lines = _convert(self)
         return self._lines
-
-    def built(self) -> JudgedLists:
-        """Itself, with its per-question lists made now: what they are made from (the run's
-        arrays) can then be let go (a build judges a run and drops it before the next)."""
-        self._all()
-        return self
 
     def __len__(self) -> int:
         return self._n
@@ -149,7 +184,18 @@ class JudgedLists(Sequence[Any]):
     @overload
     def __getitem__(self, i: slice) -> tuple[Any, ...]: ...
     def __getitem__(self, i: int | slice) -> Any:
-        return self._all()[i]
+        if isinstance(i, slice):
+            return self._all()[i]
+        return self.lists_at([range(self._n)[i]])[0]  # this question's list alone
+
+    def lists_at(self, indices: Sequence[int]) -> list[Any]:
+        """The lists of the questions at `indices` (0 to n - 1), those not made yet made in one
+        pass of the maker (the lists a build's pages show, and no other)."""
+        if isinstance(self._items, list):
+            missing = [i for i in dict.fromkeys(indices) if self._items[i] is None]
+            if missing:
+                self._fill(missing)
+        return [self._items[i] for i in indices]
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self._all())
@@ -177,6 +223,26 @@ def question_ids(judged: Sequence[Any]) -> Sequence[str]:
     if isinstance(judged, JudgedLists) and judged._ids is not None:
         return judged._ids
     return [j.id for j in judged]
+
+
+def question_tags(judged: Sequence[Any]) -> Sequence[tuple[str, ...]]:
+    """The tags of judged questions, in order, without making lists that are not made yet (a
+    run's slices read its values and its questions' tags alone)."""
+    if isinstance(judged, JudgedLists) and judged._tags is not None:
+        return judged._tags
+    return [j.tags for j in judged]
+
+
+def lists_at(judged: Sequence[Any], indices: Sequence[int]) -> list[Any]:
+    """The judged lists at `indices`: of a judge's lists, only those are made."""
+    if isinstance(judged, JudgedLists):
+        return judged.lists_at(indices)
+    return [judged[i] for i in indices]
+
+
+def list_heads(judged: Sequence[Any]) -> Heads | None:
+    """The heads of a judge's lists (`Heads`), None for other lists."""
+    return judged._heads if isinstance(judged, JudgedLists) else None
 
 
 _KEEP = 6  # conversions a build keeps (its memo "judged lines"; none outside a build)

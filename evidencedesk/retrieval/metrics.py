@@ -38,6 +38,8 @@ from evidencedesk.retrieval._metric_engine import (
     as_values,
     defined,
     lines_of,
+    question_ids,
+    question_tags,
 )
 from evidencedesk.retrieval._stats import (
     RANDOMIZATION_RESAMPLES,
@@ -655,20 +657,28 @@ def by_tag_all(
     if values is None:
         values = _of_judged(judged, [name])[name]
     elif isinstance(values, Mapping):
-        values = [values.get(j.id) for j in judged]
-    groups: dict[str, list[float | None]] = {}
-    for j, value in zip(judged, values, strict=True):
-        tags = j.tags
-        if len(tags) == 1:  # most questions carry one tag: no need to drop repeats
-            groups.setdefault(tags[0], []).append(value)
-            continue
-        for tag in dict.fromkeys(tags):
-            groups.setdefault(tag, []).append(value)
+        values = [values.get(q) for q in question_ids(judged)]
+    if len(values) != len(judged):
+        raise ValueError(f"expected a value per judged question ({len(judged)}), found "
+                         f"{len(values)}")  # fmt: skip
     result: dict[str, tuple[float | None, int]] = {}
-    for tag in sorted(groups):
-        value, n, _ = _mean_defined(groups[tag])
+    for tag, at in _tag_groups(question_tags(judged)).items():
+        value, n, _ = _mean_defined([values[i] for i in at])
         result[tag] = (value, n)
     return result
+
+
+def _tag_groups(tags: Sequence[tuple[str, ...]]) -> dict[str, list[int]]:
+    """Tag -> the places of the questions that carry it (each once, in order); tags sorted.
+    `tags`: each question's tags (`question_tags`)."""
+    groups: dict[str, list[int]] = {}
+    for i, own in enumerate(tags):
+        if len(own) == 1:  # most questions carry one tag: no need to drop repeats
+            groups.setdefault(own[0], []).append(i)
+            continue
+        for tag in dict.fromkeys(own):
+            groups.setdefault(tag, []).append(i)
+    return {tag: groups[tag] for tag in sorted(groups)}
 
 
 # -- judging a searcher -----------------------------------------------------------------------

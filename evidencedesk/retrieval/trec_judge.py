@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evidencedesk._metric_names import DEFAULT_RELEVANCE
-from evidencedesk.files._trec_keys import doc_hashes, fixed_width_of, query_salts
-from evidencedesk.retrieval._metric_engine import JudgedLists, Lines
+from evidencedesk.files._trec_keys import decoded_ids, doc_hashes, fixed_width_of, query_salts
+from evidencedesk.retrieval._metric_engine import Heads, JudgedLists, Lines, spans
 from evidencedesk.retrieval.metrics import Judged
 
 if TYPE_CHECKING:
@@ -233,81 +233,90 @@ def _distinct(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass(frozen=True, eq=False)
-class _Kept:
-    """Every question's kept lines, flat and in question order: each question's ids, grades
-    and flags as Python values, for its `Judged` list."""
+class _Lists:
+    """What a judge's per-question `Judged` lists are made from, held once the run is let go:
+    each question's kept lines (`Heads`: ids and judged flags; with their grades and negative
+    flags) and its scalars. Called with question indices, it makes those questions' lists."""
 
-    bounds: list[int]  # question i's lines are [bounds[i], bounds[i + 1])
-    ids: list[str]
-    grades: list[int]
-    judged_flags: list[bool]
-    negative_flags: list[bool]
-    unjudged: list[int]  # per question: how many of its kept lines are not judged
-    negatives: list[int]  # and how many have a negative grade
+    questions: list[str]
+    labels: Sequence[Any] | None
+    heads: Heads
+    grades: np.ndarray  # each kept line's grade (0: unjudged or graded 0)
+    negative: np.ndarray  # whether its grade was negative
+    pool: np.ndarray  # each question's positive grades, best first, flat
+    pool_bounds: np.ndarray  # question i's are pool[pool_bounds[i]:pool_bounds[i + 1]]
+    answers: np.ndarray  # per question: the judgments hold a relevant grade
+    size: np.ndarray  # per question: its list's length
+    head: np.ndarray  # per question: only the list's head is kept (`Judged.returned`)
+    relevant: int
+    nonrelevant: list[int]
 
-    def ids_of(self, i: int) -> tuple[str, ...]:
-        return tuple(self.ids[self.bounds[i] : self.bounds[i + 1]])
+    def __call__(self, indices: Sequence[int]) -> list[Judged]:
+        """The lists of the questions at `indices`, their ids decoded in one pass: one str per
+        distinct document id, shared by every list that returns it (a run of 50,000 questions
+        x 1,000 documents holds 50 million ids but far fewer distinct documents)."""
+        heads = self.heads
+        at = np.asarray(indices, dtype=np.int64)
+        starts, sizes = heads.bounds[at], np.diff(heads.bounds)[at]
+        lines = spans(starts, sizes)
+        bounds = np.r_[0, np.cumsum(sizes)].tolist()
+        distinct, inverse = _distinct(heads.ids[lines])
+        ids = np.array(decoded_ids(distinct), dtype=object)[inverse].tolist()
+        grades = self.grades[lines].tolist()
+        flags, negative = heads.judged[lines], self.negative[lines]
+        line_q = np.repeat(np.arange(at.size), sizes)
+        unjudged = np.bincount(line_q[~flags], minlength=at.size).tolist()
+        negatives = np.bincount(line_q[negative], minlength=at.size).tolist()
+        flags_of, negative_of = flags.tolist(), negative.tolist()
+        pool_sizes = np.diff(self.pool_bounds)[at]
+        pool = self.pool[spans(self.pool_bounds[at], pool_sizes)].tolist()
+        pool_at = np.r_[0, np.cumsum(pool_sizes)].tolist()
+        returned = np.where(self.head[at], self.size[at], -1).tolist()
+        answers = self.answers[at].tolist()
+        out: list[Judged] = []
+        for n, i in enumerate(at.tolist()):
+            a, b = bounds[n], bounds[n + 1]
+            label = self.labels[i] if self.labels is not None else None
+            out.append(
+                Judged(
+                    id=self.questions[i],
+                    tags=tuple(label.tags) if label is not None else (),
+                    answerable=bool(label.answerable) if label is not None else answers[n],
+                    grades=tuple(grades[a:b]),
+                    pool=tuple(pool[pool_at[n] : pool_at[n + 1]]),
+                    ids=tuple(ids[a:b]),
+                    relevant=self.relevant,
+                    returned=None if returned[n] < 0 else returned[n],
+                    judged=tuple(flags_of[a:b]) if unjudged[n] else None,
+                    nonrelevant=self.nonrelevant[i],
+                    negative=tuple(negative_of[a:b]) if negatives[n] else None,
+                )
+            )
+        return out
 
-    def grades_of(self, i: int) -> tuple[int, ...]:
-        return tuple(self.grades[self.bounds[i] : self.bounds[i + 1]])
 
-    def judged_of(self, i: int) -> tuple[bool, ...] | None:
-        """None when all of them are judged (`Judged.judged`)."""
-        if not self.unjudged[i]:
-            return None
-        return tuple(self.judged_flags[self.bounds[i] : self.bounds[i + 1]])
-
-    def negative_of(self, i: int) -> tuple[bool, ...] | None:
-        """None when none of them has a negative grade (`Judged.negative`)."""
-        if not self.negatives[i]:
-            return None
-        return tuple(self.negative_flags[self.bounds[i] : self.bounds[i + 1]])
-
-
-def _decoded(distinct: np.ndarray) -> list[str]:
-    """The ids as str: one UTF-8 decode of all of them, joined by NUL (no id holds one: the
-    readers refuse NUL bytes), instead of one decode an id."""
-    if not distinct.size:
-        return []
-    return b"\x00".join(distinct.tolist()).decode("utf-8").split("\x00")
-
-
-def _kept(
+def _lists(
     run: TrecRun,
     arrays: _Arrays,
     judged: np.ndarray | None,
     starts: np.ndarray,
     stops: np.ndarray,
-) -> _Kept:
-    """The document ids, grades, judged flags and negative flags of each question's run lines
-    [start, stop), decoded in one pass: one str per distinct document id, shared by every list
-    that returns it (a run of 50,000 questions x 1,000 documents holds 50 million ids but far
-    fewer distinct documents). The grades and flags are looked up for the kept lines alone
-    (`judged`: whether each run line is judged, when the judged lines do not say it), not
-    spread over arrays of the run's length first."""
+) -> tuple[Heads, np.ndarray, np.ndarray]:
+    """Each question's run lines [start, stop) as `Heads` (their ids copied out of the run, so
+    that it can be let go), with their grades and negative flags. The grades and flags are
+    looked up for the kept lines alone (`judged`: whether each run line is judged, when the
+    judged lines do not say it), not spread over arrays of the run's length first."""
     sizes = stops - starts
-    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-    line_q = np.repeat(np.arange(starts.size, dtype=np.int64), sizes)
-    lines = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1], dtype=np.int64)
-    distinct, inverse = _distinct(run.docs[lines])
-    names = np.array(_decoded(distinct), dtype=object)
-    kept = np.zeros(lines.size, dtype=np.int64)
-    pos, hit = _placed(arrays.lines, lines)
-    kept[hit] = arrays.grade[pos]
-    if judged is None:
-        flags = _placed(arrays.judged, lines)[1]
-    else:
-        flags = judged[lines]
-    below = _placed(arrays.judged[arrays.judged_grade < 0], lines)[1]
-    return _Kept(
-        offsets.tolist(),
-        ids=names[inverse].tolist(),
-        grades=kept.tolist(),
-        judged_flags=flags.tolist(),
-        negative_flags=below.tolist(),
-        unjudged=np.bincount(line_q[~flags], minlength=starts.size).tolist(),
-        negatives=np.bincount(line_q[below], minlength=starts.size).tolist(),
-    )  # fmt: skip
+    lines = spans(starts, sizes)
+    # each kept line's grade as the judgments give it, from one search among the judged lines
+    # (the positive ones are `arrays.lines`, the negative ones the negative flags)
+    given = np.zeros(lines.size, dtype=np.int64)
+    pos, hit = _placed(arrays.judged, lines)
+    given[hit] = arrays.judged_grade[pos]
+    grades, negative = np.maximum(given, 0), given < 0
+    flags = hit if judged is None else judged[lines]
+    bounds = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    return Heads(bounds, run.docs[lines], flags), grades, negative
 
 
 def _placed(at: np.ndarray, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -376,8 +385,9 @@ def _judge(
     nonrelevant: list[int] | None = None,
 ) -> JudgedLists:
     """The Judged lists of `run`'s questions; `nonrelevant` (bpref's N per question) defaults
-    to the qrels' judgments graded 0 up to `relevant` - 1. The arrays the metrics read are made
-    now; the per-question lists when first read (`JudgedLists`)."""
+    to the qrels' judgments graded 0 up to `relevant` - 1. The arrays the metrics read and the
+    lists' heads are made now (the run can then be let go); each question's list when first
+    read (`JudgedLists`)."""
     questions = arrays.questions
     order = np.lexsort((-arrays.pool_g, arrays.pool_q))
     pool_g = arrays.pool_g[order]
@@ -410,31 +420,12 @@ def _judge(
                           (pool_q, pool_g))  # fmt: skip
     has_relevant = np.bincount(pool_q[pool_g >= relevant], minlength=len(questions)) > 0
 
-    def make() -> list[Judged]:
-        kept = _kept(run, arrays, flags, a, b)
-        returned = [s if h else None for s, h in zip(size.tolist(), head.tolist(), strict=True)]
-        pools, pool_at, answers = pool_g.tolist(), pool_bounds.tolist(), has_relevant.tolist()
-        out: list[Judged] = []
-        for i, q in enumerate(questions):
-            label = labels[i] if labels is not None else None
-            out.append(
-                Judged(
-                    id=q,
-                    tags=tuple(label.tags) if label is not None else (),
-                    answerable=bool(label.answerable) if label is not None else answers[i],
-                    grades=kept.grades_of(i),
-                    pool=tuple(pools[pool_at[i] : pool_at[i + 1]]),
-                    ids=kept.ids_of(i),
-                    relevant=relevant,
-                    returned=returned[i],
-                    judged=kept.judged_of(i),
-                    nonrelevant=nonrelevant[i],
-                    negative=kept.negative_of(i),
-                )
-            )
-        return out
-
-    return JudgedLists(lines=lines, make=make, n=len(questions), ids=questions)
+    heads, grades, negative = _lists(run, arrays, flags, a, b)
+    make = _Lists(questions, labels, heads, grades, negative, pool_g, pool_bounds, has_relevant,
+                  size, head, relevant, nonrelevant)  # fmt: skip
+    tags = [tuple(label.tags) for label in labels] if labels is not None else None
+    return JudgedLists(lines=lines, make=make, n=len(questions), ids=questions, tags=tags,
+                       heads=heads)  # fmt: skip
 
 
 def _complete_nonrelevant(
