@@ -306,3 +306,26 @@ def test_the_new_keys_are_checked_with_one_line(
     assert cli.main(["validate", "--project", str(project)], stdout=io.StringIO(),
                     stderr=stderr) == 2  # fmt: skip
     assert stderr.getvalue() == f"error: {project.parent / message}\n"
+
+
+@pytest.mark.parametrize(
+    ("inner", "refused"),
+    [
+        (" ", True), ("\t", True), ("\x85", True), ("\u00a0", True), ("\u2007", True),
+        ("\u2028", True), ("\u3000", True), ("\x1b", True), ("\x7f", True),
+        ("é", False), ("\u200b", False), ("ع", False), ("-", False), ("\u00ad", False),
+    ],
+)  # fmt: skip
+def test_an_id_is_refused_for_every_white_space_and_control_character_alone(
+    inner: str, refused: bool
+) -> None:
+    # printable ids skip the character scan: the characters a printable test lets through
+    # (the ASCII space) and those it stops that are still allowed (format characters) are here
+    from evidencedesk.files._trec_keys import id_problem
+    from evidencedesk.retrieval.beir import _has_space
+
+    value = f"d{inner}1"
+    expected = (f"expected a document id without white space or control characters, found "
+                f"{value!r}")  # fmt: skip
+    assert id_problem(value, "document") == (expected if refused else None)
+    assert _has_space(value) is (refused and inner not in ("\x1b", "\x7f"))

@@ -74,12 +74,19 @@ def _ident(
     value = obj[key]
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
-    if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value):
+    if not isinstance(value, str) or not value.strip() or _has_space(value):
         raise err(path, f"expected {key!r} to be a non-empty id without spaces, found {value!r}", n)
     problem = id_problem(value, kind)
     if problem is not None:
         raise err(path, f"{key!r}: {problem}", n)
     return value
+
+
+def _has_space(value: str) -> bool:
+    """Whether `value` holds white space (printable text holds none but the ASCII space)."""
+    if value.isprintable():
+        return " " in value
+    return any(c.isspace() for c in value)
 
 
 def _tags(value: object, path: Path, n: int, err: type[InputError]) -> tuple[str, ...]:
