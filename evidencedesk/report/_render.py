@@ -534,10 +534,13 @@ def render_site(
     while the rest is written (the same files, the same bytes, whichever `Launch` runs them)."""
     names = (*(v.name for v in model.variants), *(c.name for c in model.candidates),
              *(c.name for c in model.not_run), model.meta.baseline)  # fmt: skip
-    env = environment(templates, names, model.results)
     pages = page_list(model)
+    # results.json and the exports need no environment: handed to `background` first, they are
+    # written while its marks are numbered (`report.claims.value_paths`: a second of a
+    # 50,000-question build's render, when only this process worked)
     started = _results_in_background(model, out, background)
     try:
+        env = environment(templates, names, model.results)
         files = _write_pages(model, out, templates, on_page, env, pages, background)
         if not started:
             _write_results(model, out)
