@@ -346,21 +346,49 @@ class _CompiledTemplates(jinja2.BytecodeCache):
     """Each template's compiled code, kept for the process: every build makes its own
     environment (its filters hold that build's names and values), and compiling the templates
     again cost each build about 0.3 s. jinja2 keys a template by its file and checks its source's
-    checksum, so an edited template is compiled afresh."""
+    checksum, so an edited template is compiled afresh.
+
+    The code is the same whatever the environment's names and values (its filters are found by
+    name, and no template hands a constant to one), so it can be compiled ahead (`compile_ahead`):
+    the first template looked up then waits for that job and takes its code."""
 
     def __init__(self) -> None:
-        self._code: dict[str, bytes] = {}
+        self.code: dict[str, bytes] = {}  # by jinja2's key of the template
+        self.ahead: list[_Job] = []  # jobs compiling every template, their code not yet taken
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        code = self._code.get(bucket.key)
+        while self.ahead:
+            try:
+                code = self.ahead.pop().wait()
+            except Exception:  # noqa: S112 - the render compiles the template itself, and fails
+                continue  # there with the template's own error if it has one
+            if isinstance(code, dict):  # (run at once, the job filled this cache: no value)
+                self.code.update(code)
+        code = self.code.get(bucket.key)
         if code is not None:
             bucket.bytecode_from_string(code)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self._code[bucket.key] = bucket.bytecode_to_string()
+        self.code[bucket.key] = bucket.bytecode_to_string()
 
 
 _COMPILED = _CompiledTemplates()
+
+
+def compile_ahead(background: Launch, templates: Path | None = None) -> _Job:
+    """Compile every template in `background` for this process's renders (the command line
+    forks a child for it while a build reads its inputs, on a core the reading leaves idle at
+    first); returns the job, to stop if the build ends before it renders."""
+
+    def compile_all() -> dict[str, bytes]:
+        env = environment(templates)
+        for name in env.list_templates(extensions=("html",)):
+            env.get_template(name)
+        return _COMPILED.code  # (a child's own copy, handed back whole)
+
+    job = background(compile_all)
+    _COMPILED.ahead.append(job)
+    return job
 
 
 def environment(
