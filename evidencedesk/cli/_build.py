@@ -201,26 +201,33 @@ def build(args: argparse.Namespace, streams: _Streams, outcome: Outcome) -> tupl
     from evidencedesk.cli._console import ConsoleProgress, mode_for
     from evidencedesk.cli._process import Tuning, forked
     from evidencedesk.report._build import build_site, prepare
-    from evidencedesk.report._render import at_once
+    from evidencedesk.report._render import at_once, compile_ahead
     from evidencedesk.report._site import tree_size
 
     tuning = Tuning.chosen(args)
     tuning.start()
-    options = prepare(args.out, args.project, args.seed, tuple(args.runs), args.fail_on,
-                      args.compare_to)  # fmt: skip
-    options = dataclasses.replace(options, command=_typed(args, options.seed))
-    progress = ConsoleProgress(streams.out, mode_for(streams.out, args.quiet))
-    if not args.quiet and options.named:
-        streams.say(options.named)
-        streams.out.flush()
+    # the templates compiled in a child while this process starts up and reads its inputs
+    compiling = compile_ahead(forked) if tuning.fork else None
     try:
-        with tuning.paused():
-            model, pages = build_site(options, streams.model_factory, tuning.progress(progress),
-                                      outcome, background=forked if tuning.fork else at_once)  # fmt: skip
-    except BaseException:
-        with contextlib.suppress(StreamError):  # the error in flight is the one to report
-            progress.close()
-        raise
+        options = prepare(args.out, args.project, args.seed, tuple(args.runs), args.fail_on,
+                          args.compare_to)  # fmt: skip
+        options = dataclasses.replace(options, command=_typed(args, options.seed))
+        progress = ConsoleProgress(streams.out, mode_for(streams.out, args.quiet))
+        if not args.quiet and options.named:
+            streams.say(options.named)
+            streams.out.flush()
+        try:
+            with tuning.paused():
+                model, pages = build_site(options, streams.model_factory,
+                                          tuning.progress(progress), outcome,
+                                          background=forked if tuning.fork else at_once)  # fmt: skip
+        except BaseException:
+            with contextlib.suppress(StreamError):  # the error in flight is the one to report
+                progress.close()
+            raise
+    finally:
+        if compiling is not None:  # (ended before the render took its code)
+            compiling.stop()
     progress.close()
     out = Path(options.out).resolve()
     _warn(model, streams)

@@ -132,6 +132,12 @@ _LEAVES: frozenset[type] = frozenset({str, int, bool, type(None)})  # no float, 
 _LEAF, _FLOAT, _ROW, _SEQUENCE, _MAPPING, _OTHER = range(1, 7)
 
 
+def _path_keys(keys: tuple[Any, ...]) -> list[str]:
+    """The keys of a mapping a path can name (``['key']``: no quote, blank or bracket in it), in
+    order: results.json sorts its keys, a build need not."""
+    return sorted(k for k in keys if isinstance(k, str) and not any(c in k for c in "' ]"))
+
+
 def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[int, str]:
     """The results.json path of every float and every row (a dataclass) the Results hold, by the
     object's identity: what a filter was handed is found here only when it is one of the
@@ -150,12 +156,17 @@ def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[i
     it (`mark_table`)."""
     found: dict[int, str] = {}
     numbered = table if table is not None else {}
-    numbers: dict[tuple[float, float], str] = {}
+    # the first path of each number: by its value, a zero by its sign (0.0 == -0.0)
+    numbers: dict[float, str] = {}
+    zeros: dict[float, str] = {}
     rows: dict[tuple[Any, ...], str] = {}
 
     fields_of: dict[type, tuple[str, ...]] = {}  # a row type's field names
-    plain_key: dict[str, bool] = {}  # a key a path can name ('[key]': no quote, blank or bracket)
+    # a mapping's keys a path names (`_path_keys`), by its keys: found once for the metrics every
+    # question's list holds
+    path_keys: dict[tuple[Any, ...], list[str]] = {}
     kinds: dict[type, int] = {**dict.fromkeys(_LEAVES, _LEAF), float: _FLOAT}
+    copysign = math.copysign  # (called for every number of every question)
 
     def kind_of(kind: type) -> int:
         """What a value of this type is to the walk (found once per type)."""
@@ -171,8 +182,11 @@ def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[i
         return kinds[kind]
 
     def number(value: float, path: str) -> None:
-        if value == value:  # NaN equals nothing: its own path
-            path = numbers.setdefault((value, math.copysign(1.0, value)), path)
+        if value:  # (NaN is true: no number equals it, not even itself, so it is never found)
+            if value == value:
+                path = numbers.setdefault(value, path)
+        else:
+            path = zeros.setdefault(copysign(1.0, value), path)
         found.setdefault(id(value), path)
         numbered.setdefault(path, len(numbered))
 
@@ -192,20 +206,16 @@ def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[i
                     if type(item) not in _LEAVES:
                         visit(item, f"{path}[{i}]")
         elif kind == _MAPPING and not _LEAVES.issuperset(map(type, value.values())):
-            keys = []  # (a question's grades by document id: no path in them)
-            for k in value:
-                if type(k) is str or isinstance(k, str):
-                    plain = plain_key.get(k)
-                    if plain is None:
-                        plain = plain_key[k] = not any(c in k for c in "' ]")
-                    if plain:
-                        keys.append(k)
-            for key in sorted(keys):  # in order: results.json sorts its keys, a build need not
+            # (a question's grades by document id, no path in them, passed over in one look)
+            keys = path_keys.get(held := tuple(value))
+            if keys is None:
+                keys = path_keys[held] = _path_keys(held)
+            for key in keys:
                 item = value[key]
                 if type(item) is float:
                     # a number met before (most of a question's values: 0.0, 1.0, 0.5) has
                     # its path, numbered already: no path of its own to write
-                    known = numbers.get((item, math.copysign(1.0, item)))
+                    known = numbers.get(item) if item else zeros.get(copysign(1.0, item))
                     if known is not None:
                         found.setdefault(id(item), known)
                     else:

@@ -11,9 +11,10 @@ The site's machine-readable files: results.json (split above the page limit), th
 exports, the list of downloads the pages link and ``manifest.json``.
 
 Up to the page limit `_write_results` writes them after the pages; above it
-`_results_in_background` hands them to the render's `background` as two jobs (the command line
-runs them in forked processes while the pages render: `cli.process.forked`): the same files,
-the same bytes.
+`results_in_background` hands them to the render's `background` as two jobs (the command line
+runs them in forked processes while the site model is made and the pages render:
+`cli.process.forked`; `report.build.build_site` starts them as soon as the Results are made):
+the same files, the same bytes.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import jinja2
 from markdown_it import MarkdownIt
@@ -56,6 +57,9 @@ from evidencedesk.results._serialize import (
 )
 from evidencedesk.retrieval._stats import TIE
 from evidencedesk.version import __version__
+
+if TYPE_CHECKING:
+    from evidencedesk.results.types import Results
 
 
 def _large(model: SiteModel) -> bool:
@@ -133,14 +137,13 @@ def _write_claims(model: SiteModel, out: Path) -> None:
     _write_files(out, {_CLAIMS_JSON: text.encode("utf-8")})
 
 
-def _results_in_background(
-    model: SiteModel, out: Path, background: Callable[..., Any]
+def results_in_background(
+    results: Results | None, out: Path, background: Callable[..., Any]
 ) -> list[Any]:
     """Above the page limit, results.json (with its per-question file) and the data/ exports
-    are handed to `background` (`report.render.Launch`) as two jobs while the pages render;
+    are handed to `background` (`report.render.Launch`) as two jobs, the started jobs returned;
     none up to it (then `_write_results` writes them after the pages)."""
-    results = model.results
-    if results is None or not _large(model):
+    if results is None or not results.plan.large:
         return []
     return [
         background(lambda: _write_files(out, serialize.site_files(results))),
@@ -343,21 +346,49 @@ class _CompiledTemplates(jinja2.BytecodeCache):
     """Each template's compiled code, kept for the process: every build makes its own
     environment (its filters hold that build's names and values), and compiling the templates
     again cost each build about 0.3 s. jinja2 keys a template by its file and checks its source's
-    checksum, so an edited template is compiled afresh."""
+    checksum, so an edited template is compiled afresh.
+
+    The code is the same whatever the environment's names and values (its filters are found by
+    name, and no template hands a constant to one), so it can be compiled ahead (`compile_ahead`):
+    the first template looked up then waits for that job and takes its code."""
 
     def __init__(self) -> None:
-        self._code: dict[str, bytes] = {}
+        self.code: dict[str, bytes] = {}  # by jinja2's key of the template
+        self.ahead: list[_Job] = []  # jobs compiling every template, their code not yet taken
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        code = self._code.get(bucket.key)
+        while self.ahead:
+            try:
+                code = self.ahead.pop().wait()
+            except Exception:  # noqa: S112 - the render compiles the template itself, and fails
+                continue  # there with the template's own error if it has one
+            if isinstance(code, dict):  # (run at once, the job filled this cache: no value)
+                self.code.update(code)
+        code = self.code.get(bucket.key)
         if code is not None:
             bucket.bytecode_from_string(code)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self._code[bucket.key] = bucket.bytecode_to_string()
+        self.code[bucket.key] = bucket.bytecode_to_string()
 
 
 _COMPILED = _CompiledTemplates()
+
+
+def compile_ahead(background: Launch, templates: Path | None = None) -> _Job:
+    """Compile every template in `background` for this process's renders (the command line
+    forks a child for it while a build reads its inputs, on a core the reading leaves idle at
+    first); returns the job, to stop if the build ends before it renders."""
+
+    def compile_all() -> dict[str, bytes]:
+        env = environment(templates)
+        for name in env.list_templates(extensions=("html",)):
+            env.get_template(name)
+        return _COMPILED.code  # (a child's own copy, handed back whole)
+
+    job = background(compile_all)
+    _COMPILED.ahead.append(job)
+    return job
 
 
 def environment(
@@ -527,17 +558,23 @@ def render_site(
     templates: Path | None = None,
     on_page: Callable[[str], None] | None = None,
     background: Launch = at_once,
+    started: list[_Job] | None = None,
 ) -> list[str]:
     """Write every page, the assets, results.json with its data/ exports (when the model has
     Results) and ``manifest.json`` into `out`; return the page files. Above the page limit
     results.json, the data/ exports and every other question page are handed to `background`
-    while the rest is written (the same files, the same bytes, whichever `Launch` runs them)."""
+    while the rest is written (the same files, the same bytes, whichever `Launch` runs them);
+    `started`: the jobs of `results_in_background` when the build started them already."""
     names = (*(v.name for v in model.variants), *(c.name for c in model.candidates),
              *(c.name for c in model.not_run), model.meta.baseline)  # fmt: skip
-    env = environment(templates, names, model.results)
     pages = page_list(model)
-    started = _results_in_background(model, out, background)
+    # results.json and the exports need no environment: handed to `background` first, they are
+    # written while its marks are numbered (`report.claims.value_paths`: a second of a
+    # 50,000-question build's render, when only this process worked)
+    if started is None:
+        started = results_in_background(model.results, out, background)
     try:
+        env = environment(templates, names, model.results)
         files = _write_pages(model, out, templates, on_page, env, pages, background)
         if not started:
             _write_results(model, out)
