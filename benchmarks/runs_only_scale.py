@@ -214,18 +214,24 @@ def build_once(
     return Build(questions, seconds, peak / 2**20, site, files, stages, floor)
 
 
+# through malloc (the system pool), as the build reads: pyarrow's default pool (mimalloc) takes
+# its large blocks as transparent huge pages, and on the 2-core VM of docs/scale.md a read of
+# the 10,000-question runs took 1.9-2.2 s or 4.0-4.4 s by turns (3-5 s of system time), while
+# through malloc it took 2.2 s every time: the floor is the steady one
 _FLOOR = """
-import sys, pyarrow.csv as pacsv
+import sys, pyarrow as pa, pyarrow.csv as pacsv
 names = ["q", "q0", "doc", "rank", "score", "tag"]
 for path in sys.argv[1:]:
     pacsv.read_csv(path, read_options=pacsv.ReadOptions(column_names=names),
-                   parse_options=pacsv.ParseOptions(delimiter=" "))
+                   parse_options=pacsv.ParseOptions(delimiter=" "),
+                   memory_pool=pa.system_memory_pool())
 """
 
 
 def read_floor(runs: Path) -> float:
     """Seconds a fresh process takes to read every run with pyarrow's ``read_csv`` and nothing
-    else (one run at a time, as the build reads them): the floor a build is measured against."""
+    else (one run at a time, through malloc, as the build reads them): the floor a build is
+    measured against."""
     started = time.perf_counter()
     paths = sorted(str(p) for p in runs.glob("*.run"))
     subprocess.run([sys.executable, "-c", _FLOOR, *paths], check=True)
