@@ -29,6 +29,7 @@ from evidencedesk.files.trec import (
     write_run,
 )
 from evidencedesk.results._inputs import judged_depth
+from evidencedesk.retrieval._metric_engine import list_heads
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, _metric_value, summarize
 from evidencedesk.retrieval.trec_judge import _qrels_from_labels, judge_trec_run
@@ -837,6 +838,7 @@ def test_means_come_from_the_arrays_without_building_the_lists() -> None:
     means = summarize(judged, ["mrr", "precision@2"])
     assert (means["mrr"].value, means["precision@2"].value) == (0.25, 0.25)
     assert judged._items == [None, None] and len(judged) == 2
+    assert judged._make._made is None  # nor are their ids copied out of the run
     assert judged[-1].ids == ("c",) and judged[1].grades == (0,) and judged[1].judged == (False,)
     assert judged._items[0] is None  # q1's list is not made yet
     assert judged.lists_at([1, 0, 1])[1].ids == ("a", "b", "c") and judged._make is not None
@@ -920,6 +922,25 @@ def test_ties_of_long_ids_with_common_prefixes_match_a_sort_of_each_tie(width: i
                     f"S{width}")  # fmt: skip
     fixed = _tie_ordered(qcode, scores, docs)
     assert fixed.tolist() == _each_tie_sorted(qcode, scores, docs)
+
+
+def test_detached_lists_copy_their_heads_out_of_the_run_and_let_it_go() -> None:
+    # a build detaches a run's lists before it drops the run: the heads are copied then, the
+    # run is no longer referenced, and the lists are still made from the heads when read
+    import gc
+    import weakref
+
+    run = TrecRun.from_dict({"q1": {"a": 3.0, "b": 2.0}, "q2": {"c": 1.0}})
+    gone = weakref.ref(run.docs)
+    judged = judge_trec_run(run, {"q1": {"b": 2}, "q2": {"c": 1}}).detached()
+    del run
+    gc.collect()
+    assert judged._make._kept is None and gone() is None
+    heads = list_heads(judged)
+    assert heads is not None and heads.bounds.tolist() == [0, 2, 3]
+    assert heads.ids.tolist() == [b"a", b"b", b"c"] and heads.judged.tolist() == [False, True, True]
+    assert [j.ids for j in judged] == [("a", "b"), ("c",)]
+    assert [j.grades for j in judged] == [(0, 2), (1,)]
 
 
 def test_judged_lists_keep_their_arrays_when_pickled_and_convert_when_remade() -> None:

@@ -446,11 +446,15 @@ class JudgedRun:
     coverage: Coverage
 
 
-def _frozen(judged: Sequence[Judged]) -> Sequence[Judged]:
-    """`judged` as a tuple; the judge's own lists (`metric_engine.JudgedLists`) as they are:
-    they hold the arrays the metrics read and their lists' heads, not the run (each question's
-    list is made when first read: a build makes only those its pages show)."""
-    return judged if isinstance(judged, (JudgedLists, tuple)) else tuple(judged)
+def _frozen(judged: Sequence[Judged], now: bool = True) -> Sequence[Judged]:
+    """`judged` as a tuple; the judge's own lists (`metric_engine.JudgedLists`) with their
+    lists' heads copied out of the run `now` (`JudgedLists.detached`), so that the run can be
+    let go: they hold the arrays the metrics read and those heads (each question's list is made
+    when first read: a build makes only those its pages show). A run's condensed lists keep
+    their own small run (its judged lines) until a comparison reads them."""
+    if isinstance(judged, JudgedLists):
+        return judged.detached() if now else judged
+    return judged if isinstance(judged, tuple) else tuple(judged)
 
 
 def judged_external_runs(
@@ -471,7 +475,8 @@ def judged_external_runs(
         found = check(trec, path)
         judged, condensed = judge(trec)
         out[name] = JudgedRun(trec.tag, _frozen(judged),
-                              None if condensed is None else _frozen(condensed), found)  # fmt: skip
+                              None if condensed is None else _frozen(condensed, now=False),
+                              found)  # fmt: skip
         del trec
     return out
 

@@ -139,7 +139,7 @@ class JudgedLists(Sequence[Any]):
         n: int | None = None,
         ids: Sequence[str] | None = None,
         tags: Sequence[tuple[str, ...]] | None = None,
-        heads: Heads | None = None,
+        heads: Callable[[], Heads] | None = None,
     ) -> None:
         # the lists made so far (None: not yet), a tuple once every one is made
         self._items: list[Any] | tuple[Any, ...]
@@ -153,7 +153,7 @@ class JudgedLists(Sequence[Any]):
         self._make = make  # the lists of the questions at these indices
         self._lines = lines
         # the questions' ids and tags, in order, when the maker knows them (`question_ids`,
-        # `question_tags`), and its lists' heads (`list_heads`)
+        # `question_tags`), and what makes its lists' heads (`list_heads`, `detached`)
         self._ids = ids
         self._tags = tags
         self._heads = heads
@@ -169,6 +169,15 @@ class JudgedLists(Sequence[Any]):
         assert self._make is not None and isinstance(self._items, list)
         for i, item in zip(indices, self._make(indices), strict=True):
             self._items[i] = item
+
+    def detached(self) -> JudgedLists:
+        """Itself, with its lists' heads copied out of the run now (`Heads`): the run can then
+        be let go (a build judges a run and drops it before the next), and each list is still
+        made when first read. The documented path never copies them: `summarize` reads the
+        arrays alone."""
+        if self._heads is not None:
+            self._heads()
+        return self
 
     @property
     def lines(self) -> Lines:
@@ -241,8 +250,11 @@ def lists_at(judged: Sequence[Any], indices: Sequence[int]) -> list[Any]:
 
 
 def list_heads(judged: Sequence[Any]) -> Heads | None:
-    """The heads of a judge's lists (`Heads`), None for other lists."""
-    return judged._heads if isinstance(judged, JudgedLists) else None
+    """The heads of a judge's lists (`Heads`, copied out of its run when first asked for), None
+    for other lists."""
+    if isinstance(judged, JudgedLists) and judged._heads is not None:
+        return judged._heads()
+    return None
 
 
 _KEEP = 6  # conversions a build keeps (its memo "judged lines"; none outside a build)

@@ -19,7 +19,7 @@ from the labels' ``grades`` when no qrels are given. Negative grades count as 0.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -232,38 +232,61 @@ def _distinct(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return docs[order[first]], inverse
 
 
-@dataclass(frozen=True, eq=False)
 class _Lists:
-    """What a judge's per-question `Judged` lists are made from, held once the run is let go:
-    each question's kept lines (`Heads`: ids and judged flags; with their grades and negative
-    flags) and its scalars. Called with question indices, it makes those questions' lists."""
+    """What a judge's per-question `Judged` lists are made from: each question's kept lines
+    (`Heads`: ids and judged flags; with their grades and negative flags), copied out of the
+    run when first needed (`heads`; then the run can be let go), and its scalars. Called with
+    question indices, it makes those questions' lists."""
 
-    questions: list[str]
-    labels: Sequence[Any] | None
-    heads: Heads
-    grades: np.ndarray  # each kept line's grade (0: unjudged or graded 0)
-    negative: np.ndarray  # whether its grade was negative
-    pool: np.ndarray  # each question's positive grades, best first, flat
-    pool_bounds: np.ndarray  # question i's are pool[pool_bounds[i]:pool_bounds[i + 1]]
-    answers: np.ndarray  # per question: the judgments hold a relevant grade
-    size: np.ndarray  # per question: its list's length
-    head: np.ndarray  # per question: only the list's head is kept (`Judged.returned`)
-    relevant: int
-    nonrelevant: list[int]
+    def __init__(
+        self,
+        kept: Callable[[], tuple[Heads, np.ndarray, np.ndarray]],
+        questions: list[str],
+        labels: Sequence[Any] | None,
+        pool: np.ndarray,
+        pool_bounds: np.ndarray,
+        answers: np.ndarray,
+        size: np.ndarray,
+        head: np.ndarray,
+        relevant: int,
+        nonrelevant: list[int],
+    ) -> None:
+        # makes the kept lines from the run (`_lists`); dropped, with the run, once they are made
+        self._kept: Callable[[], tuple[Heads, np.ndarray, np.ndarray]] | None = kept
+        self._made: tuple[Heads, np.ndarray, np.ndarray] | None = None
+        self.questions = questions
+        self.labels = labels
+        self.pool = pool  # each question's positive grades, best first, flat
+        self.pool_bounds = pool_bounds  # question i's are pool[pool_bounds[i]:pool_bounds[i + 1]]
+        self.answers = answers  # per question: the judgments hold a relevant grade
+        self.size = size  # per question: its list's length
+        self.head = head  # per question: only the list's head is kept (`Judged.returned`)
+        self.relevant = relevant
+        self.nonrelevant = nonrelevant
+
+    def _lines(self) -> tuple[Heads, np.ndarray, np.ndarray]:
+        """The kept lines' `Heads`, grades (0: unjudged or graded 0) and negative flags."""
+        if self._made is None:
+            assert self._kept is not None  # noqa: S101 - dropped only once made
+            self._made, self._kept = self._kept(), None
+        return self._made
+
+    def heads(self) -> Heads:
+        return self._lines()[0]
 
     def __call__(self, indices: Sequence[int]) -> list[Judged]:
         """The lists of the questions at `indices`, their ids decoded in one pass: one str per
         distinct document id, shared by every list that returns it (a run of 50,000 questions
         x 1,000 documents holds 50 million ids but far fewer distinct documents)."""
-        heads = self.heads
+        heads, grades_of, negative_of_line = self._lines()
         at = np.asarray(indices, dtype=np.int64)
         starts, sizes = heads.bounds[at], np.diff(heads.bounds)[at]
         lines = spans(starts, sizes)
         bounds = np.r_[0, np.cumsum(sizes)].tolist()
         distinct, inverse = _distinct(heads.ids[lines])
         ids = np.array(decoded_ids(distinct), dtype=object)[inverse].tolist()
-        grades = self.grades[lines].tolist()
-        flags, negative = heads.judged[lines], self.negative[lines]
+        grades = grades_of[lines].tolist()
+        flags, negative = heads.judged[lines], negative_of_line[lines]
         line_q = np.repeat(np.arange(at.size), sizes)
         unjudged = np.bincount(line_q[~flags], minlength=at.size).tolist()
         negatives = np.bincount(line_q[negative], minlength=at.size).tolist()
@@ -420,12 +443,14 @@ def _judge(
                           (pool_q, pool_g))  # fmt: skip
     has_relevant = np.bincount(pool_q[pool_g >= relevant], minlength=len(questions)) > 0
 
-    heads, grades, negative = _lists(run, arrays, flags, a, b)
-    make = _Lists(questions, labels, heads, grades, negative, pool_g, pool_bounds, has_relevant,
-                  size, head, relevant, nonrelevant)  # fmt: skip
+    # the kept lines are copied out of the run only when a list or the heads are first asked
+    # for (`JudgedLists.detached`: before a build lets the run go): the documented path's
+    # `summarize` reads `lines` alone, and copying 10 million ids cost it a fifth
+    make = _Lists(lambda: _lists(run, arrays, flags, a, b), questions, labels, pool_g,
+                  pool_bounds, has_relevant, size, head, relevant, nonrelevant)  # fmt: skip
     tags = [tuple(label.tags) for label in labels] if labels is not None else None
     return JudgedLists(lines=lines, make=make, n=len(questions), ids=questions, tags=tags,
-                       heads=heads)  # fmt: skip
+                       heads=make.heads)  # fmt: skip
 
 
 def _complete_nonrelevant(
