@@ -19,12 +19,12 @@ with all of them, with none, and without each.
   statistics, the site model and the render build millions of small objects on top of a large
   heap, and each collection walked all of them (reference counting still frees everything;
   cycles made meanwhile are collected at the end);
-- **fork** (`forked`): above the page limit results.json and the data/ exports are written by
-  forked children from the moment the Results are made, and half of the question pages while
-  the parent renders the rest (`report.build.build_site`'s `background`); each file is written
-  by exactly one process, so the bytes are those of a sequential build. ``build`` also compiles
-  its templates in a child forked as it starts (`report.render.compile_ahead`), on the core its
-  start-up leaves idle. ``audit`` hands a large site's pages to two forked readers
+- **fork** (`forked`): above the page limit results.json, the data/ exports and half of the
+  question pages are written by forked children while the parent renders the rest
+  (`report.render.render_site`'s `background`); each file is written by exactly one process,
+  so the bytes are those of a sequential build. ``build`` also compiles its templates in a
+  child forked as it starts (`report.render.compile_ahead`), on the core its start-up leaves
+  idle. ``audit`` hands a large site's pages to two forked readers
   (`cli._audit.forked_pages`) and prints their lines in page order.
 
 malloc:

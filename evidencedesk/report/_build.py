@@ -39,9 +39,7 @@ from evidencedesk.results._stages import Progress
 from evidencedesk.results.since import since
 
 if TYPE_CHECKING:
-    from evidencedesk.report._render import _Job
     from evidencedesk.results._inputs import Project
-    from evidencedesk.results.types import Results
 
 
 def results_file(path: Path) -> Path:
@@ -49,11 +47,8 @@ def results_file(path: Path) -> Path:
     return path / "results.json" if path.is_dir() else path
 
 
-def _build_model(
-    options: BuildOptions, progress: Progress, evaluated: Callable[[Results], object] | None = None
-) -> SiteModel:
-    """The site model of a build: load the project (once), evaluate it, and present the Results
-    (`evaluated` is handed them first, as they are written)."""
+def _build_model(options: BuildOptions, progress: Progress) -> SiteModel:
+    """The site model of a build: load the project (once), evaluate it, and present the Results."""
     project = options.loaded  # read once, by the CLI's checks before the build
     if not isinstance(project, Project):
         project = load_project(options.project or _require(DEMO_PROJECT, "the demo project"))
@@ -61,8 +56,6 @@ def _build_model(
     if options.command is not None:  # the command as the user typed it, for the footer
         inputs = dataclasses.replace(results.inputs, command=options.command)
         results = dataclasses.replace(results, inputs=inputs)
-    if evaluated is not None:
-        evaluated(results)
     progress("site model")
     previous = None if options.compare_to is None else load(results_file(options.compare_to))
     return present(results, None if previous is None else since(previous, results), progress)
@@ -184,31 +177,16 @@ def build_site(
     from evidencedesk.report import _render as render
     from evidencedesk.report._site import atomic_output
 
+    factory = factory or _build_model
     outcome = Outcome() if outcome is None else outcome
     on_page = getattr(progress, "page", None)
     expect = getattr(progress, "expect_pages", None)
     with atomic_output(options.out, str(options.out), outcome) as tmp:
-        # above the page limit results.json and the exports are written from the moment the
-        # Results are made, while their site model is made (`render.results_in_background`)
-        started: list[_Job] = []
-
-        def evaluated(results: Results) -> None:
-            started.extend(render.results_in_background(results, tmp, background))
-
-        try:
-            if factory is None:
-                model = _build_model(options, progress, evaluated)
-            else:
-                model = factory(options, progress)
-            progress("render")
-            if expect is not None:
-                expect(len(render.page_list(model)))
-            pages = render.render_site(model, tmp, on_page=on_page, background=background,
-                                       started=started or None)  # fmt: skip
-        except BaseException:
-            for job in started:
-                job.stop()
-            raise
+        model = factory(options, progress)
+        progress("render")
+        if expect is not None:
+            expect(len(render.page_list(model)))
+        pages = render.render_site(model, tmp, on_page=on_page, background=background)
     return model, pages
 
 

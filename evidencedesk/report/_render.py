@@ -11,10 +11,9 @@ The site's machine-readable files: results.json (split above the page limit), th
 exports, the list of downloads the pages link and ``manifest.json``.
 
 Up to the page limit `_write_results` writes them after the pages; above it
-`results_in_background` hands them to the render's `background` as two jobs (the command line
-runs them in forked processes while the site model is made and the pages render:
-`cli.process.forked`; `report.build.build_site` starts them as soon as the Results are made):
-the same files, the same bytes.
+`_results_in_background` hands them to the render's `background` as two jobs (the command line
+runs them in forked processes while the pages render: `cli.process.forked`): the same files,
+the same bytes.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import jinja2
 from markdown_it import MarkdownIt
@@ -57,9 +56,6 @@ from evidencedesk.results._serialize import (
 )
 from evidencedesk.retrieval._stats import TIE
 from evidencedesk.version import __version__
-
-if TYPE_CHECKING:
-    from evidencedesk.results.types import Results
 
 
 def _large(model: SiteModel) -> bool:
@@ -137,13 +133,14 @@ def _write_claims(model: SiteModel, out: Path) -> None:
     _write_files(out, {_CLAIMS_JSON: text.encode("utf-8")})
 
 
-def results_in_background(
-    results: Results | None, out: Path, background: Callable[..., Any]
+def _results_in_background(
+    model: SiteModel, out: Path, background: Callable[..., Any]
 ) -> list[Any]:
     """Above the page limit, results.json (with its per-question file) and the data/ exports
-    are handed to `background` (`report.render.Launch`) as two jobs, the started jobs returned;
+    are handed to `background` (`report.render.Launch`) as two jobs while the pages render;
     none up to it (then `_write_results` writes them after the pages)."""
-    if results is None or not results.plan.large:
+    results = model.results
+    if results is None or not _large(model):
         return []
     return [
         background(lambda: _write_files(out, serialize.site_files(results))),
@@ -558,23 +555,17 @@ def render_site(
     templates: Path | None = None,
     on_page: Callable[[str], None] | None = None,
     background: Launch = at_once,
-    started: list[_Job] | None = None,
 ) -> list[str]:
     """Write every page, the assets, results.json with its data/ exports (when the model has
     Results) and ``manifest.json`` into `out`; return the page files. Above the page limit
     results.json, the data/ exports and every other question page are handed to `background`
-    while the rest is written (the same files, the same bytes, whichever `Launch` runs them);
-    `started`: the jobs of `results_in_background` when the build started them already."""
+    while the rest is written (the same files, the same bytes, whichever `Launch` runs them)."""
     names = (*(v.name for v in model.variants), *(c.name for c in model.candidates),
              *(c.name for c in model.not_run), model.meta.baseline)  # fmt: skip
+    env = environment(templates, names, model.results)
     pages = page_list(model)
-    # results.json and the exports need no environment: handed to `background` first, they are
-    # written while its marks are numbered (`report.claims.value_paths`: a second of a
-    # 50,000-question build's render, when only this process worked)
-    if started is None:
-        started = results_in_background(model.results, out, background)
+    started = _results_in_background(model, out, background)
     try:
-        env = environment(templates, names, model.results)
         files = _write_pages(model, out, templates, on_page, env, pages, background)
         if not started:
             _write_results(model, out)
