@@ -119,14 +119,14 @@ def spans(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 class JudgedLists(Sequence[Any]):
     """Judged questions that carry their flat arrays: what the vectorised judge
     (`trec_judge.judge_trec_run`) returns. The judge makes the arrays the metrics read
-    (`lines`) and its lists' heads (`Heads`) at once, and each question's
-    :class:`~evidencedesk.retrieval.metrics.Judged` list only when something reads it (an item
-    makes its own, an iteration or a comparison all of them): `summarize` and every other mean
-    read the arrays alone, so a run nobody drills into never has its 10 million ids decoded, and
-    a build makes only the lists its pages show. It reads like a tuple of the questions
-    (length, items, slices, equality with a tuple), pickles with its arrays, and one made from
-    questions alone (``JudgedLists(judged)``, as `copy` remakes it) converts them when first
-    read."""
+    (`lines`) at once, its lists' heads (`Heads`) when first asked for (`detached`), and each
+    question's :class:`~evidencedesk.retrieval.metrics.Judged` list only when something reads
+    it (an item makes its own, an iteration or a comparison all of them): `summarize` and every
+    other mean read the arrays alone, so a run nobody drills into never has its 10 million ids
+    copied or decoded, and a build makes only the lists its pages show. It reads like a tuple of
+    the questions (length, items, slices, equality with a tuple), pickles with its arrays, and
+    one made from questions alone (``JudgedLists(judged)``, as `copy` remakes it) converts them
+    when first read."""
 
     __slots__ = ("_heads", "_ids", "_items", "_lines", "_make", "_n", "_tags")
 

@@ -49,6 +49,7 @@ import numpy as np
 
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.retrieval._memos import memo
+from evidencedesk.retrieval._metric_engine import spans
 from evidencedesk.retrieval._tokens import STOPWORDS, content_words, is_identifier, tokenize
 
 SEPARATOR = " || "  # what joins a passage's title to its text in a (query, passage) pair
@@ -266,11 +267,7 @@ def _expand(starts: np.ndarray, lengths: np.ndarray, rows: np.ndarray) -> tuple[
     """For each pair i (row ``rows[i]`` of a CSR array): the pair of every entry of its row, and
     the entry's position in the values."""
     sizes = lengths[rows]
-    pair = _owners(sizes)
-    first = np.zeros(len(rows), dtype=np.int64)
-    np.cumsum(sizes[:-1], out=first[1:])
-    position = np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts[rows] - first, sizes)
-    return pair, position
+    return _owners(sizes), spans(starts[rows], sizes)
 
 
 def _keys(owner: np.ndarray, ids: np.ndarray, keep: np.ndarray, v: np.int64) -> np.ndarray:
