@@ -321,11 +321,10 @@ def test_an_id_is_refused_for_every_white_space_and_control_character_alone(
 ) -> None:
     # printable ids skip the character scan: the characters a printable test lets through
     # (the ASCII space) and those it stops that are still allowed (format characters) are here
-    from evidencedesk.files._trec_keys import id_problem
-    from evidencedesk.retrieval.beir import _has_space
+    from evidencedesk.files._trec_keys import has_space, id_problem
 
     value = f"d{inner}1"
     expected = (f"expected a document id without white space or control characters, found "
                 f"{value!r}")  # fmt: skip
     assert id_problem(value, "document") == (expected if refused else None)
-    assert _has_space(value) is (refused and inner not in ("\x1b", "\x7f"))
+    assert has_space(value) is (refused and inner not in ("\x1b", "\x7f"))

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.files._records import LineFiles, rows, text_lines
-from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
+from evidencedesk.files._trec_keys import alike_earlier, alike_problem, has_space, id_problem
 from evidencedesk.files.trec import _GRADES, Qrels
 from evidencedesk.retrieval.catalog import Catalog, _catalog_of
 from evidencedesk.retrieval.labels import Label, QuestionCounts, _labels_of, _question_counts
@@ -74,19 +74,12 @@ def _ident(
     value = obj[key]
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
-    if not isinstance(value, str) or not value.strip() or _has_space(value):
+    if not isinstance(value, str) or not value.strip() or has_space(value):
         raise err(path, f"expected {key!r} to be a non-empty id without spaces, found {value!r}", n)
     problem = id_problem(value, kind)
     if problem is not None:
         raise err(path, f"{key!r}: {problem}", n)
     return value
-
-
-def _has_space(value: str) -> bool:
-    """Whether `value` holds white space (printable text holds none but the ASCII space)."""
-    if value.isprintable():
-        return " " in value
-    return any(c.isspace() for c in value)
 
 
 def _tags(value: object, path: Path, n: int, err: type[InputError]) -> tuple[str, ...]:
