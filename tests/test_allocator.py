@@ -88,7 +88,8 @@ def test_the_library_never_tunes_the_process() -> None:
     """malloc, the collector and fork belong to the command line (`cli.process`) alone."""
     package = Path(allocator.__file__).parents[1]
     tuned = ("malloc_trim", "mallopt", "gc.disable", "gc.freeze", "os.fork", "release_freed_memory",
-             "reuse_freed_memory", "paused_collector")  # fmt: skip
+             "reuse_freed_memory", "paused_collector", "_set_madvise_hugepage", "plain_pages",
+             "MADVISE_HUGEPAGE")  # fmt: skip
     found = sorted(
         f"{path.relative_to(package)}: {word}"
         for path in package.rglob("*.py")
@@ -97,6 +98,45 @@ def test_the_library_never_tunes_the_process() -> None:
         if word in path.read_text(encoding="utf-8")
     )
     assert found == []
+
+
+def _hugepage_switch() -> Callable[[bool], bool]:
+    import numpy as np
+
+    switch: Callable[[bool], bool] = np._core.multiarray._set_madvise_hugepage
+    return switch
+
+
+def test_plain_pages_turns_numpy_s_huge_page_request_off() -> None:
+    switch = _hugepage_switch()
+    before = switch(True)  # on, whatever numpy chose for this kernel
+    try:
+        assert allocator.plain_pages({}) is True
+        assert switch(False) is False  # it was off
+        assert allocator.plain_pages({}) is False  # already off: nothing turned off
+    finally:
+        switch(before)
+
+
+@pytest.mark.parametrize("value", ["0", "1", ""])
+def test_plain_pages_leaves_numpy_s_own_variable_to_rule(value: str) -> None:
+    switch = _hugepage_switch()
+    before = switch(True)
+    try:
+        assert allocator.plain_pages({"NUMPY_MADVISE_HUGEPAGE": value}) is False
+        assert switch(True) is True  # still on
+    finally:
+        switch(before)
+
+
+def test_the_malloc_setting_starts_with_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(allocator, "reuse_freed_memory", lambda: calls.append("thresholds"))
+    monkeypatch.setattr(allocator, "plain_pages", lambda: calls.append("pages"))
+    allocator.Tuning(trim=True, collector=True, fork=True).start()
+    assert calls == []
+    allocator.Tuning(malloc=True).start()
+    assert calls == ["thresholds", "pages"]
 
 
 def _on_glibc() -> bool:
@@ -244,6 +284,7 @@ def seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Seen:
     monkeypatch.delenv(allocator.TUNING_ENV, raising=False)
     monkeypatch.chdir(tmp_path)  # no ./evidencedesk.toml: the demo project
     monkeypatch.setattr(allocator, "reuse_freed_memory", lambda: record.calls.append("malloc"))
+    monkeypatch.setattr(allocator, "plain_pages", lambda: None)  # numpy's switch left as it is
     monkeypatch.setattr(allocator, "release_freed_memory", lambda: record.calls.append("trim"))
 
     def build_site(options: object, factory: object, progress: Callable[[str], None],

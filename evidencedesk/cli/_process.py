@@ -11,8 +11,8 @@ changes how the process behaves (malloc keeps freed memory, cycles wait for the 
 are forked) and their gain is a large project's: `benchmarks/process_tuning.py` times one build
 with all of them, with none, and without each.
 
-- **malloc** (`reuse_freed_memory`, once at start): large arrays come from malloc's heap and
-  freed memory stays there for the next array;
+- **malloc** (`reuse_freed_memory` and `plain_pages`, once at start): large arrays come from
+  malloc's heap in plain pages, and freed memory stays there for the next array;
 - **trim** (`release_freed_memory` at each stage's start, through `trimming`): the memory kept
   is given back once a stage is done with it;
 - **collector** (`paused_collector`): the cyclic garbage collector off for the work: the
@@ -37,6 +37,15 @@ again. Reading and judging a 10-million-line run allocates and frees dozens of a
 evaluation. With both thresholds raised, a freed block stays in malloc's heap and the next array
 reuses its pages; the process's peak memory is still what its largest moment holds (plus what
 the heap's holes keep), and the memory goes back to the system when the process ends.
+
+numpy also asks the kernel for transparent huge pages (``madvise``) for every array of 4 MiB or
+more, and with the kernel's default THP defrag setting (``madvise``) a fault in such an array
+compacts memory to find a free 2 MiB page. On the VM of docs/scale.md (a host that takes back
+the guest's free high-order blocks: free page reporting) those faults cost one to two seconds of
+system time in the read of a 360 MB run, by turns, and a third of a second in judging it:
+`plain_pages` turns numpy's request off (as ``NUMPY_MADVISE_HUGEPAGE=0`` does at numpy's import),
+and the same read took 0.4 s of system time every time. A ``NUMPY_MADVISE_HUGEPAGE`` the
+environment sets is left to rule.
 
 `reuse_freed_memory` does nothing (and returns False) off glibc -- macOS, Windows, musl. Kept
 memory is memory the process still holds, so with ``trim`` it is given back at each stage's
@@ -74,6 +83,7 @@ __all__ = [
     "add_tune_argument",
     "forked",
     "paused_collector",
+    "plain_pages",
     "release_freed_memory",
     "reuse_freed_memory",
     "trimming",
@@ -112,6 +122,24 @@ def reuse_freed_memory(libc: ctypes.CDLL | None = None) -> bool:
     return bool(mallopt(_M_MMAP_THRESHOLD, _THRESHOLD)) and bool(
         mallopt(_M_TRIM_THRESHOLD, _THRESHOLD)
     )
+
+
+_HUGEPAGE_ENV = "NUMPY_MADVISE_HUGEPAGE"  # numpy's own switch, read when numpy is imported
+
+
+def plain_pages(env: Mapping[str, str] = os.environ) -> bool:
+    """Turn off numpy's transparent-huge-page request for large arrays (see the module's notes);
+    True when it was on and is now off. False, changing nothing, where the environment sets
+    ``NUMPY_MADVISE_HUGEPAGE`` (numpy has read it) or numpy has no such switch."""
+    if _HUGEPAGE_ENV in env:
+        return False
+    import numpy as np  # here: the command line imports numpy only once its work needs it
+
+    switch = getattr(getattr(getattr(np, "_core", None), "multiarray", None),
+                     "_set_madvise_hugepage", None)  # fmt: skip
+    if switch is None:
+        return False
+    return bool(switch(False))
 
 
 def release_freed_memory(libc: ctypes.CDLL | None = None) -> bool:
@@ -248,7 +276,7 @@ TUNE_OPTION = "--tune"  # the option that opts a command in (`add_tune_argument`
 class Tuning:
     """Which of the process settings a command applies: none unless asked (`chosen`)."""
 
-    malloc: bool = False  # `reuse_freed_memory` at start
+    malloc: bool = False  # `reuse_freed_memory` and `plain_pages` at start
     trim: bool = False  # `release_freed_memory` at each stage's start
     collector: bool = False  # `paused_collector` around the work
     fork: bool = False  # large sites: part of the files written by forked children
@@ -289,6 +317,7 @@ class Tuning:
     def start(self) -> None:
         if self.malloc:
             reuse_freed_memory()
+            plain_pages()
 
     def progress(self, progress: Callable[[str], None]) -> Callable[[str], None]:
         return trimming(progress) if self.trim else progress
