@@ -1131,40 +1131,63 @@ def test_a_run_in_order_without_ties_is_left_as_it_is(codes, scores, expected) -
 
 
 @pytest.mark.parametrize(
-    ("codes", "lengths", "scores", "counts"),
+    ("codes", "lengths", "scores", "docs", "counts", "wrong"),
     [
-        ([0, 0, 1], [2, 1, 2], [5, 4, 3, 9, 8], [3, 2]),  # a query in two stretches, in order
-        ([0, 0, 1], [2, 1, 2], [5, 4, 4.5, 9, 8], None),  # its second stretch scores higher
-        ([0, 2], [2, 1], [5, 4, 9], [2, 0, 1]),  # a query code without lines counts 0
-        ([1, 0], [1, 1], [5, 4], None),  # queries out of order
-        ([0, 1], [2, 2], [5, 5, 3, 2], None),  # a tie: the documents' order decides
-        ([0], [1], [7], [1]),  # one line
+        ([0, 0, 1], [2, 1, 2], [5, 4, 3, 9, 8], "abcde", [3, 2], []),  # a query in two stretches
+        ([0, 0, 1], [2, 1, 2], [5, 4, 4.5, 9, 8], "abcde", None, None),  # the second scores higher
+        ([0, 2], [2, 1], [5, 4, 9], "abc", [2, 0, 1], []),  # a query code without lines counts 0
+        ([1, 0], [1, 1], [5, 4], "ab", None, None),  # queries out of order
+        ([0, 1], [2, 2], [5, 5, 3, 2], "baxy", [2, 2], []),  # a tie in order: b before a
+        ([0, 1], [2, 2], [5, 5, 3, 2], "abxy", [2, 2], [0]),  # a tie out of order at line 0
+        ([0, 1], [2, 1], [5, 5, 5], "baz", [2, 1], []),  # equal scores across two queries
+        ([0], [1], [7], "a", [1], []),  # one line
     ],
 )
 def test_stretches_count_the_queries_of_lines_in_order(
-    codes: list[int], lengths: list[int], scores: list[float], counts: list[int] | None
+    codes: list[int],
+    lengths: list[int],
+    scores: list[float],
+    docs: str,
+    counts: list[int] | None,
+    wrong: list[int] | None,
 ) -> None:
     from evidencedesk.files._trec_arrays import Stretches
-    from evidencedesk.files.trec import _in_order
 
     stretches = Stretches(np.array(codes, dtype=np.int32), np.array(lengths, dtype=np.int64))
-    found = stretches.in_order_counts(np.array(scores, dtype=np.float64), max(codes) + 1)
-    assert (None if found is None else found.tolist()) == counts
-    # what the check of every line's code says
+    ids = np.array([d.encode() for d in docs], dtype="S8")
+    found = stretches.in_order_counts(np.array(scores, dtype=np.float64), max(codes) + 1, ids)
+    if counts is None:
+        assert found is None
+    else:
+        assert found is not None
+        assert (found[0].tolist(), found[1].tolist()) == (counts, wrong)
     lines = np.repeat(np.array(codes, dtype=np.int32), lengths)
     assert np.asarray(stretches).tolist() == lines.tolist()
-    assert _in_order(lines, np.array(scores, dtype=np.float64)) is (counts is not None)
 
 
-def test_stretches_agree_with_the_check_of_every_line_across_chunks(
+def _order_but_ties(lines: list[int], scores: list[float], docs: list[bytes]) -> list[int] | None:
+    """The pairs of tied neighbours out of order (by their upper line) when every other line is
+    in trec_eval's order, else None: a line by line reading of the rule."""
+    wrong = []
+    for i in range(len(lines) - 1):
+        if lines[i + 1] > lines[i]:
+            continue
+        if lines[i + 1] < lines[i] or scores[i + 1] > scores[i]:
+            return None
+        if scores[i + 1] == scores[i] and docs[i + 1] > docs[i]:
+            wrong.append(i)
+    return wrong
+
+
+def test_stretches_agree_with_a_line_by_line_reading_across_chunks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from evidencedesk.files import _trec_arrays as trec_arrays
-    from evidencedesk.files.trec import _in_order
 
     monkeypatch.setattr(trec_arrays, "_CHUNK", 7)  # every boundary case within a few lines
     rng = np.random.default_rng(5)
-    for _ in range(200):
+    seen = {"in order": 0, "ties out of order": 0, "out of order": 0}
+    for _ in range(400):
         n = int(rng.integers(1, 12))
         codes = np.sort(rng.integers(0, 6, n)).astype(np.int32)
         if rng.random() < 0.2:
@@ -1174,7 +1197,33 @@ def test_stretches_agree_with_the_check_of_every_line_across_chunks(
         scores = -np.arange(lines.size, dtype=np.float64)  # falling everywhere
         places = rng.integers(0, lines.size, 2)
         scores[places] = rng.integers(-lines.size, 1, 2)  # and rising at up to two places
-        found = trec_arrays.Stretches(codes, lengths).in_order_counts(scores, 6)
-        assert (found is not None) is _in_order(lines, scores)
-        if found is not None:
-            assert found.tolist() == np.bincount(lines, minlength=6).tolist()
+        if rng.random() < 0.5:  # or ties: runs of equal scores
+            scores = np.floor(scores / int(rng.integers(2, 4)))
+        docs = rng.permutation(np.array([f"d{i:03d}".encode() for i in range(lines.size)]))
+        found = trec_arrays.Stretches(codes, lengths).in_order_counts(scores, 6, docs)
+        expected = _order_but_ties(lines.tolist(), scores.tolist(), docs.tolist())
+        if expected is None:
+            assert found is None
+            seen["out of order"] += 1
+            continue
+        assert found is not None
+        assert found[0].tolist() == np.bincount(lines, minlength=6).tolist()
+        assert found[1].tolist() == expected
+        seen["ties out of order" if expected else "in order"] += 1
+    assert min(seen.values()) > 20  # every case drawn often
+
+
+def test_ties_across_two_parts_are_put_in_order_where_they_are() -> None:
+    from evidencedesk.files._trec_arrays import Stretches
+    from evidencedesk.files.trec import _sorted_run
+
+    # query a: 5, 3, 3, 3 (the tie b c d, read as d then b c by two parts); query b: 3, 1
+    docs = np.array([b"x", b"d", b"b", b"c", b"z", b"y"], dtype="S8")
+    scores = np.array([5, 3, 3, 3, 3, 1], dtype=np.float64)
+    keys = np.arange(6, dtype=np.uint64) + np.uint64(100)  # each line's key moves with it
+    lines = Stretches(np.array([0, 0, 1], dtype=np.int32), np.array([2, 2, 2]))
+    run = _sorted_run(([b"a", b"b"], lines, docs, scores, b"tag", keys))
+    assert run.docs.tolist() == [b"x", b"d", b"c", b"b", b"z", b"y"]
+    assert run.keys is not None
+    assert run.keys.tolist() == [100, 101, 103, 102, 104, 105]
+    assert run.offsets.tolist() == [0, 4, 6]

@@ -51,6 +51,7 @@ from evidencedesk.files._trec_keys import (
     joined,
     kernel,
     line_keys,
+    malloc_empty,
     numbers_of,
     offsets_of,
     pa,
@@ -88,26 +89,38 @@ class Stretches:
         lines = self.lines()
         return lines if dtype is None else lines.astype(dtype)
 
-    def in_order_counts(self, scores: np.ndarray, n_queries: int) -> np.ndarray | None:
-        """Each query's number of lines when every line is in trec_eval's order already (as
-        `trec._in_order` holds it: each next line starts a later query, or is of the same query
-        with a lower score); None when one is not. A million scores compared at a time; the
-        places where a score does not fall must all be where a later query starts."""
+    def in_order_counts(
+        self, scores: np.ndarray, n_queries: int, docs: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Each query's number of lines, and the upper line of each pair of tied neighbours
+        whose documents are out of order, when every line is in trec_eval's order but for
+        those (each next line starts a later query, or is of the same query with a lower
+        score, or with an equal score: `block_part` has put each part's ties in order, and a
+        tie across two parts may be left); None when a line is out of order otherwise.
+
+        A million scores compared at a time; the places where a score does not fall must all
+        be where a later query starts, or ties. Nothing of the run's length is made: a run with
+        a tie used to fall back to a code per line and a sort's checks, arrays of the run's
+        length that cost a 10-million-line run as much as its join."""
         codes, lengths = self.codes, self.lengths
         if bool(np.any(codes[1:] < codes[:-1])):
             return None
         # the pairs of neighbouring lines (numbered by the upper line) where a later query starts
         free = (np.cumsum(lengths) - 1)[:-1][codes[1:] > codes[:-1]]
+        wrong = [np.zeros(0, dtype=np.intp)]
         for at in range(0, scores.size - 1, _CHUNK):
             s = scores[at : at + _CHUNK + 1]
             rise = np.flatnonzero(~(s[1:] < s[:-1])) + at
+            if rise.size and free.size:
+                place = np.minimum(np.searchsorted(free, rise), free.size - 1)
+                rise = rise[free[place] != rise]  # within one query
             if rise.size:
-                place = np.minimum(np.searchsorted(free, rise), max(free.size - 1, 0))
-                if not free.size or not bool(np.all(free[place] == rise)):
+                if not bool(np.all(scores[rise] == scores[rise + 1])):
                     return None
+                wrong.append(rise[~(docs[rise] > docs[rise + 1])])
         counts = np.zeros(n_queries, dtype=np.int64)
         np.add.at(counts, codes, lengths)
-        return counts
+        return counts, np.concatenate(wrong)
 
 
 _CHUNK = 1 << 20  # scores `Stretches.in_order_counts` compares at a time (in a core's cache)
@@ -334,7 +347,9 @@ def join_parts(parts: list[Part], tag: bytes) -> Columns:
         joined = stretch[order], lengths[order]
 
     def column(name: str) -> np.ndarray:
-        return np.concatenate([getattr(p, name)[a:b] for p, a, b in spans])
+        pieces = [getattr(p, name)[a:b] for p, a, b in spans]
+        joined = malloc_empty(n_lines, np.result_type(*(piece.dtype for piece in pieces)))
+        return np.concatenate(pieces, out=joined)
 
     # the ids in a thread of their own while this one joins the rest: numpy copies without the
     # GIL, and half the join's time is the kernel's zeroing of the new arrays' pages

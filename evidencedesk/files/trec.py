@@ -298,9 +298,14 @@ def _in_order(qcode: np.ndarray, scores: np.ndarray) -> bool:
 
 def _sorted_run(columns: Columns) -> TrecRun:
     qids, lines, docs, scores, tag, keys = columns
-    # lines in order already need no code per line (`Stretches.in_order_counts`)
-    counts = lines.in_order_counts(scores, len(qids)) if isinstance(lines, Stretches) else None
-    if counts is None:
+    # lines in order already need no code per line (`Stretches.in_order_counts`), and the few
+    # ties across two parts are put in order where they are
+    found = lines.in_order_counts(scores, len(qids), docs) if isinstance(lines, Stretches) else None
+    if found is not None and found[1].size <= _FEW_TIES:
+        counts, wrong = found
+        if wrong.size:
+            _order_ties(wrong, counts, scores, docs, keys)
+    else:
         qcode = lines.lines() if isinstance(lines, Stretches) else lines
         docs, scores, keys, counts = _put_in_order(qids, qcode, docs, scores, keys)
     if keys is None:
@@ -308,6 +313,38 @@ def _sorted_run(columns: Columns) -> TrecRun:
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
     names = tuple(q.decode("utf-8") for q in qids)
     return TrecRun(names, offsets, docs, scores, tag.decode("utf-8"), keys)
+
+
+_FEW_TIES = 4096  # ties out of order that `_order_ties` puts right one by one (more: a sort)
+
+
+def _order_ties(
+    wrong: np.ndarray,
+    counts: np.ndarray,
+    scores: np.ndarray,
+    docs: np.ndarray,
+    keys: np.ndarray | None,
+) -> None:
+    """Put in trec_eval's order (document id descending), in place, each tie holding one of the
+    pairs `wrong` (upper lines of tied neighbours of one query whose documents are out of
+    order). `Stretches.in_order_counts` has checked every other line: within a query (`counts`
+    lines each, in query order) the scores never rise, so a tie is the query's lines of that
+    score, found by a binary search of its scores."""
+    ends = np.cumsum(counts)
+    done = -1  # the last line of the last tie put in order
+    for upper in wrong.tolist():
+        if upper <= done:
+            continue
+        query = int(np.searchsorted(ends, upper, side="right"))
+        first, last = int(ends[query] - counts[query]), int(ends[query])
+        falling = -scores[first:last]  # ascending
+        start = first + int(np.searchsorted(falling, -scores[upper], side="left"))
+        stop = first + int(np.searchsorted(falling, -scores[upper], side="right"))
+        order = start + np.argsort(docs[start:stop], kind="stable")[::-1]
+        docs[start:stop] = docs[order]
+        if keys is not None:
+            keys[start:stop] = keys[order]
+        done = stop - 1
 
 
 def _put_in_order(
