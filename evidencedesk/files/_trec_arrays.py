@@ -655,6 +655,22 @@ def arrow_options(delimiter: str, block_size: int | None = None) -> dict[str, An
     }
 
 
+def _qrels_table(source: pa.NativeFile) -> pa.Table:
+    """A qrels file's four columns as text, through `trec_keys.POOL`."""
+    return pacsv.read_csv(
+        source,
+        read_options=pacsv.ReadOptions(column_names=list("qzdg"), block_size=MAX_LINE_BYTES),
+        parse_options=pacsv.ParseOptions(
+            delimiter=" ", quote_char=False, double_quote=False, escape_char=False
+        ),
+        convert_options=pacsv.ConvertOptions(
+            column_types={c: pa.string() for c in "qzdg"},
+            strings_can_be_null=False,
+        ),
+        memory_pool=POOL,
+    )
+
+
 def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int]]:
     """Qrels through pyarrow (grades ``-?[0-9]{1,3}`` within [low, high], each document once per
     query); raises :class:`Bad` for anything else, and the caller's line loop names it."""
@@ -668,18 +684,10 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
             if refused:
                 raise Bad
     try:
-        table = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=list("qzdg"), block_size=MAX_LINE_BYTES),
-            parse_options=pacsv.ParseOptions(
-                delimiter=" ", quote_char=False, double_quote=False, escape_char=False
-            ),
-            convert_options=pacsv.ConvertOptions(
-                column_types={c: pa.string() for c in "qzdg"},
-                strings_can_be_null=False,
-            ),
-            memory_pool=POOL,
-        )
+        # the file's blocks through malloc too: a path makes pyarrow read into its default pool,
+        # whose first use reserves a gigabyte in transparent huge pages (`trec_keys.POOL`)
+        with pa.OSFile(str(path), memory_pool=POOL) as source:
+            table = _qrels_table(source)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Bad from None
     # an integer grade of up to three digits; a comment line (the line loop skips it)
