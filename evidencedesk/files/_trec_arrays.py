@@ -51,7 +51,6 @@ from evidencedesk.files._trec_keys import (
     joined,
     kernel,
     line_keys,
-    malloc_empty,
     numbers_of,
     offsets_of,
     pa,
@@ -347,9 +346,7 @@ def join_parts(parts: list[Part], tag: bytes) -> Columns:
         joined = stretch[order], lengths[order]
 
     def column(name: str) -> np.ndarray:
-        pieces = [getattr(p, name)[a:b] for p, a, b in spans]
-        joined = malloc_empty(n_lines, np.result_type(*(piece.dtype for piece in pieces)))
-        return np.concatenate(pieces, out=joined)
+        return np.concatenate([getattr(p, name)[a:b] for p, a, b in spans])
 
     # the ids in a thread of their own while this one joins the rest: numpy copies without the
     # GIL, and half the join's time is the kernel's zeroing of the new arrays' pages

@@ -74,7 +74,6 @@ __all__ = [
     "has_space",
     "id_problem",
     "line_keys",
-    "malloc_empty",
     "offsets_of",
     "query_salts",
     "repeated_keys",
@@ -189,20 +188,6 @@ def numbers_of(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray | 
     return np.frombuffer(
         arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * np.dtype(dtype).itemsize
     )
-
-
-def malloc_empty(count: int, dtype: Any) -> np.ndarray:
-    """An uninitialised numpy array of `count` items of `dtype`, its memory from `POOL` (the C
-    library's malloc) rather than numpy's allocator. numpy asks the kernel for transparent huge
-    pages for every array of 4 MiB or more; where the kernel compacts memory to find them (its
-    default THP defrag setting), and on the VM of docs/scale.md whose host takes back the
-    guest's free high-order memory, faulting in the arrays a 10-million-line run is joined into
-    took one to two seconds of system time by turns. In plain pages it took a tenth of that,
-    every time; nothing about the process is changed (the command line's ``--tune`` turns
-    numpy's request off for every array)."""
-    dtype = np.dtype(dtype)
-    buffer = pa.allocate_buffer(max(1, count * dtype.itemsize), memory_pool=POOL)
-    return np.frombuffer(buffer, dtype=dtype, count=count)
 
 
 def indices_of(values: np.ndarray) -> pa.Array:
