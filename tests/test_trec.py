@@ -1227,3 +1227,28 @@ def test_ties_across_two_parts_are_put_in_order_where_they_are() -> None:
     assert run.keys is not None
     assert run.keys.tolist() == [100, 101, 103, 102, 104, 105]
     assert run.offsets.tolist() == [0, 4, 6]
+
+
+@pytest.mark.parametrize("huge_pages", [True, False])
+def test_joined_columns_take_plain_pages_where_numpy_would_ask_for_huge_ones(
+    tmp_path: Path, huge_pages: bool
+) -> None:
+    """Where numpy asks the kernel for transparent huge pages (its default on Linux), a read
+    run's joined columns are pyarrow buffers from malloc (`trec_keys.plain_concatenate`); where
+    it does not (``--tune``), numpy's own arrays. The same lines either way."""
+    import pyarrow as pa
+
+    switch = np._core.multiarray._set_madvise_hugepage
+    lines = [f"q{q} Q0 d{d:02d} {d} {10 - d // 2} t" for q in range(2) for d in range(8)]
+    path = write(tmp_path, "\n".join(lines) + "\n")
+    before = switch(huge_pages)
+    try:
+        run = read_run(path)
+    finally:
+        switch(before)
+    for column in (run.docs, run.scores, run.keys):
+        assert isinstance(column, np.ndarray)
+        assert isinstance(column.base, pa.Buffer) is huge_pages
+    # the ties (scores 10, 10, 9, 9, ...) in trec_eval's order: document id descending
+    assert [d.decode() for d in run.docs[:4].tolist()] == ["d01", "d00", "d03", "d02"]
+    assert run.offsets.tolist() == [0, 8, 16]

@@ -55,6 +55,7 @@ from evidencedesk.files._trec_keys import (
     offsets_of,
     pa,
     pacsv,
+    plain_concatenate,
     query_salts,
     repeated_keys,
 )
@@ -346,7 +347,7 @@ def join_parts(parts: list[Part], tag: bytes) -> Columns:
         joined = stretch[order], lengths[order]
 
     def column(name: str) -> np.ndarray:
-        return np.concatenate([getattr(p, name)[a:b] for p, a, b in spans])
+        return plain_concatenate([getattr(p, name)[a:b] for p, a, b in spans])
 
     # the ids in a thread of their own while this one joins the rest: numpy copies without the
     # GIL, and half the join's time is the kernel's zeroing of the new arrays' pages
