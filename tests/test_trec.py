@@ -1213,9 +1213,15 @@ def test_stretches_agree_with_a_line_by_line_reading_across_chunks(
     assert min(seen.values()) > 20  # every case drawn often
 
 
-def test_ties_across_two_parts_are_put_in_order_where_they_are() -> None:
+@pytest.mark.parametrize("few", [4096, 0])  # 0: every tie out of order goes to the sort
+def test_ties_across_two_parts_are_put_in_order_where_they_are(
+    monkeypatch: pytest.MonkeyPatch, few: int
+) -> None:
+    from evidencedesk.files import trec
     from evidencedesk.files._trec_arrays import Stretches
     from evidencedesk.files.trec import _sorted_run
+
+    monkeypatch.setattr(trec, "_FEW_TIES", few)
 
     # query a: 5, 3, 3, 3 (the tie b c d, read as d then b c by two parts); query b: 3, 1
     docs = np.array([b"x", b"d", b"b", b"c", b"z", b"y"], dtype="S8")
