@@ -133,10 +133,11 @@ def plain_pages(env: Mapping[str, str] = os.environ) -> bool:
     ``NUMPY_MADVISE_HUGEPAGE`` (numpy has read it) or numpy has no such switch."""
     if _HUGEPAGE_ENV in env:
         return False
-    import numpy as np  # here: the command line imports numpy only once its work needs it
-
-    switch = getattr(getattr(getattr(np, "_core", None), "multiarray", None),
-                     "_set_madvise_hugepage", None)  # fmt: skip
+    try:  # here: the command line imports numpy only once its work needs it
+        from numpy._core import multiarray  # numpy 1.26 has the name too
+    except ImportError:
+        return False
+    switch = getattr(multiarray, "_set_madvise_hugepage", None)
     if switch is None:
         return False
     return bool(switch(False))

@@ -22,6 +22,11 @@ from typing import Any
 
 import numpy as np
 
+try:  # numpy's own module (numpy 1.26 has the name too): `plain_concatenate` reads a setting
+    from numpy._core import multiarray as _numpy_arrays
+except ImportError:
+    _numpy_arrays = None  # type: ignore[assignment]
+
 from evidencedesk._inert import look_alike, visible
 from evidencedesk.errors import PackageLoadError
 from evidencedesk.files._text import FORMULA_STARTS
@@ -201,8 +206,7 @@ def plain_concatenate(pieces: Sequence[np.ndarray]) -> np.ndarray:
     asks for none (the command line's ``--tune`` turns its request off) numpy's own array: taken
     from malloc through pyarrow there, the joins raised a tuned 50,000-question build's peak
     from 3.3 to 4.0 GB. Nothing about the process is changed: numpy's setting is only read."""
-    asks = getattr(getattr(getattr(np, "_core", None), "multiarray", None),
-                   "_get_madvise_hugepage", None)  # fmt: skip
+    asks = getattr(_numpy_arrays, "_get_madvise_hugepage", None)
     if asks is None or not asks():
         return np.concatenate(pieces)
     dtype = np.result_type(*(piece.dtype for piece in pieces))
