@@ -207,7 +207,6 @@ def _best_rewrite(
     """The rewrite of `ids` that makes the most of them ids of `judged`, as `id_rewrite`
     gives it, however few it matches; None when it matches none."""
     tried = judged if isinstance(judged, _Targets) else _Targets(judged)
-    judged = tried.ids
     sample = sorted(set(ids))[:_SAMPLE]
     targets = tried.first
     if not sample or not targets:
@@ -253,7 +252,7 @@ def _best_rewrite(
                             lambda i, p=pre, s=suf: i[len(p) : len(i) - len(s)]))  # fmt: skip
     best: tuple[str, int] | None = None
     for words, rewrite in options:
-        hits = sum(rewrite(i) in judged for i in sample)  # type: ignore[operator]
+        hits = sum(rewrite(i) in tried.ids for i in sample)  # type: ignore[operator]
         if best is None or hits > best[1]:
             best = (words, hits)
     if best is None or best[1] == 0:
