@@ -92,3 +92,26 @@ def test_the_minilm_searcher_embeds_the_default_scopes_chunks_first_and_ranks_as
     later = sorted(t for batch in fake.batches[seen:] for t in batch)
     assert later == sorted(f"\n{c.text}" for c in old + hidden)
     assert searcher.chunks == chunks  # anything else: the searcher over every chunk's
+
+
+def test_warming_embeds_the_questions_after_the_chunks_and_a_search_embeds_nothing_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the build hands the warm thread its questions (`Parts.build(questions=...)`): their rows
+    # are made there, after the chunks', and the first search finds them kept
+    fake = FakeEncoder()
+    embedder = minilm.MiniLMEmbedder(fake)
+
+    def built(found: tuple[Chunk, ...], kind: str, name: str) -> DenseSearcher:
+        return DenseSearcher(found, embedder, name)
+
+    monkeypatch.setattr(parts_module, "_dense_searcher", built)
+    questions = [q for q, _ in QUESTIONS]
+    searcher = parts_module._Warming.start(Catalog(CHUNKS), embedder, questions).result()
+    texts = [t for batch in fake.batches for t in batch]
+    assert sorted(texts[: len(CHUNKS)]) == sorted(f"\n{c.text}" for c in CHUNKS)
+    assert sorted(texts[len(CHUNKS) :]) == sorted(questions)
+    made = len(fake.batches)
+    every = DenseSearcher(CHUNKS, minilm.MiniLMEmbedder(FakeEncoder()))
+    assert searcher.search_many(questions, 3, None) == every.search_many(questions, 3, None)
+    assert len(fake.batches) == made  # every question's row was kept: no batch after

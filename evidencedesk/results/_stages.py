@@ -443,7 +443,8 @@ def benchmark(evaluating: Evaluating) -> Benchmark:
     warm = "gate" in evaluating.walks and any(
         c.config.first_stage == "minilm" for c in inputs.candidates
     )
-    parts = Parts.build(catalog, dense=inputs.dense, warm=warm)
+    asks = [label.question for label in labels] if warm else []  # its searches' texts
+    parts = Parts.build(catalog, dense=inputs.dense, warm=warm, questions=asks)
     descriptions = _MINILM_DESCRIPTIONS if inputs.dense == "minilm" else _BUILTIN_DESCRIPTIONS
     tally = Tally(evaluating.progress, (len(_VARIANTS) + len(inputs.runs)) * len(labels))
     asked = tally.asking(labels)

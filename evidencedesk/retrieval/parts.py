@@ -101,27 +101,36 @@ class _InScopeFirst:
 
 class _Warming:
     """The MiniLM searcher of a catalog (`_InScopeFirst`), built on a daemon thread (a build that
-    stops early does not wait for it); `result` waits for it, running batches of its embedding
-    meanwhile (`minilm.MiniLMEmbedder.assist`: the thread that asks has nothing else to do), and
-    raises what building it raised."""
+    stops early does not wait for it), and then the rows of `questions` (its first searches
+    embed them; the embedder keeps each text's row); `result` waits for both, running batches of
+    their embedding meanwhile (`minilm.MiniLMEmbedder.assist`: the thread that asks has nothing
+    else to do), and raises what building the searcher raised."""
 
-    def __init__(self, catalog: Catalog, embedder: Any = None) -> None:
+    def __init__(
+        self, catalog: Catalog, embedder: Any = None, questions: Sequence[str] = ()
+    ) -> None:
         self._catalog = catalog
         self._embedder = embedder  # the embedder the searcher embeds with, to assist
+        self._questions = list(questions) if embedder is not None else []
         self._searcher: _Searcher | None = None
         self._error: BaseException | None = None
         self._done = False
         self._thread = threading.Thread(target=self._run, name="minilm-warm", daemon=True)
 
     @classmethod
-    def start(cls, catalog: Catalog, embedder: Any = None) -> _Warming:
-        made = cls(catalog, embedder)
+    def start(
+        cls, catalog: Catalog, embedder: Any = None, questions: Sequence[str] = ()
+    ) -> _Warming:
+        made = cls(catalog, embedder, questions)
         made._thread.start()
         return made
 
     def _run(self) -> None:
         try:
             self._searcher = _InScopeFirst(self._catalog)
+            if self._questions:  # after the chunks, on this thread too: the main thread's
+                # first search would embed them alone, with the second core idle
+                self._embedder.embed_many(self._questions)
         except BaseException as exc:  # handed to the thread that asks for the searcher
             self._error = exc
         finally:
@@ -148,7 +157,12 @@ class Parts:
 
     @classmethod
     def build(
-        cls, catalog: Catalog, scorer: Any = None, dense: str = "toy", warm: bool = False
+        cls,
+        catalog: Catalog,
+        scorer: Any = None,
+        dense: str = "toy",
+        warm: bool = False,
+        questions: Sequence[str] = (),
     ) -> Parts:
         """The first stages of `lifecycle.build_searchers(catalog, dense)`, cached, and
         ``"minilm"``: the MiniLM searcher (the dense one itself when `dense` is ``"minilm"``;
@@ -157,16 +171,17 @@ class Parts:
         `warm`: a config will search with MiniLM, so load the model and embed the chunks now, on
         a thread of their own (onnxruntime leaves the interpreter free), while the stages before
         that config run; its first search waits for them, running some of their batches itself
-        meanwhile. The searcher is made by the same call either way (`_InScopeFirst`: the
-        chunks of the default scope embedded first), and a row does not depend on its batch or
-        its thread, so its rows are the same."""
+        meanwhile. `questions` (with `warm`): the texts its searches will ask, embedded on that
+        thread after the chunks. The searcher is made by the same call either way
+        (`_InScopeFirst`: the chunks of the default scope embedded first), and a row does not
+        depend on its batch or its thread, so its rows are the same."""
         searchers = cached_searchers(build_searchers(catalog, dense))
         if dense == "minilm":
             searchers["minilm"] = searchers["dense"]
         else:
             make = None
             if warm and not minilm._missing_packages():
-                make = _Warming.start(catalog, minilm._default_embedder())
+                make = _Warming.start(catalog, minilm._default_embedder(), questions)
             lazy = LazySearcher("minilm", make.result if make else lambda: _InScopeFirst(catalog))
             # asked for at least what the dense searcher is asked for (the hybrid's pool)
             searchers["minilm"] = CachedSearcher(
