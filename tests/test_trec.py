@@ -977,6 +977,39 @@ def test_fixed_width_pads_each_id_with_nul_bytes_to_whole_words() -> None:
     assert fixed_width(pa.array([], pa.binary())).dtype == np.dtype("S8")
 
 
+@pytest.mark.parametrize(
+    ("ids", "width", "first_bytes"),
+    [
+        (["é", "abc"], 8, [0xC3, 0xA9, 0, 0, 0, 0, 0, 0]),  # UTF-8 bytes, not characters
+        (["12345678"], 8, list(b"12345678")),  # exactly one word: no padding word
+        (["123456789", b"x"], 16, list(b"123456789") + [0] * 7),  # str and bytes together
+        (("", "a"), 8, [0] * 8),  # an empty id is eight NUL bytes; a tuple reads as a list
+        ([b"q\x00"], 8, [0x71] + [0] * 7),  # a trailing NUL is padding like any other
+    ],
+)
+def test_fixed_width_of_python_ids_pads_them_as_a_runs_ids(
+    ids: list[str | bytes], width: int, first_bytes: list[int]
+) -> None:
+    import pyarrow as pa
+
+    from evidencedesk.files._trec_keys import fixed_width, fixed_width_of
+
+    docs = fixed_width_of(ids)
+    assert docs.dtype == np.dtype(f"S{width}")
+    assert docs.view(np.uint8).reshape(len(ids), width)[0].tolist() == first_bytes
+    raw = [i.encode("utf-8") if isinstance(i, str) else i for i in ids]
+    assert docs.tolist() == [r.rstrip(b"\x00") for r in raw]
+    assert docs.tobytes() == fixed_width(pa.array(raw, pa.binary())).tobytes()
+
+
+def test_fixed_width_of_refuses_what_utf8_cannot_encode() -> None:
+    from evidencedesk.files._trec_keys import fixed_width_of
+
+    assert fixed_width_of([]).dtype == np.dtype("S8") and fixed_width_of([]).size == 0
+    with pytest.raises(UnicodeEncodeError):
+        fixed_width_of(["\ud800"])  # a lone surrogate: no reader lets one through
+
+
 @pytest.mark.parametrize("delimiter", [" ", "\t"])
 def test_the_byte_checks_object_to_exactly_their_bytes(delimiter: str) -> None:
     # each byte value once, in an otherwise plain line: the control bytes are those below 32
