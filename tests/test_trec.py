@@ -1147,20 +1147,47 @@ def test_the_judge_s_candidates_hold_every_judged_key_and_drop_other_low_bits() 
 
 
 @pytest.mark.parametrize(
-    ("codes", "scores", "expected"),
+    ("codes", "starts", "lengths"),
     [
-        ([0, 0, 1, 1, 2], [3.0, 2.0, 9.0, 1.0, 5.0], True),  # in trec_eval's order, no tie
-        ([0, 0, 1, 1, 2], [3.0, 3.0, 9.0, 1.0, 5.0], False),  # a tie: its documents are sorted
-        ([0, 0, 1, 1, 2], [2.0, 3.0, 9.0, 1.0, 5.0], False),  # a score rises within a query
-        ([0, 1, 0], [3.0, 2.0, 1.0], False),  # a query comes back
-        ([1, 0], [2.0, 1.0], False),  # queries out of order
-        ([0], [1.0], True),
+        ([0, 0, 1, 1, 2], [0, 1, 2], [2, 2, 1]),
+        ([0, 1, 0], [0, 1, 0], [1, 1, 1]),  # a query that comes back is a stretch again
+        ([3], [3], [1]),
+        ([], [], []),
     ],
 )
-def test_a_run_in_order_without_ties_is_left_as_it_is(codes, scores, expected) -> None:
-    from evidencedesk.files.trec import _in_order
+def test_stretches_of_a_code_per_line(codes, starts, lengths) -> None:
+    from evidencedesk.files._trec_arrays import Stretches
 
-    assert _in_order(np.array(codes, dtype=np.int32), np.array(scores)) is expected
+    found = Stretches.of(np.array(codes, dtype=np.int32))
+    assert (found.codes.tolist(), found.lengths.tolist()) == (starts, lengths)
+    assert found.lines().tolist() == codes
+
+
+@pytest.mark.parametrize(
+    ("codes", "scores", "docs", "order"),
+    [
+        ([0, 0, 1, 1, 2], [3, 2, 9, 1, 5], "abcde", "abcde"),  # in trec_eval's order: kept
+        ([0, 0, 1, 1, 2], [3, 3, 9, 1, 5], "abcde", "bacde"),  # a tie: document id descending
+        ([0, 0, 1, 1, 2], [2, 3, 9, 1, 5], "abcde", "bacde"),  # a score rises within a query
+        ([0, 1, 0], [3, 2, 1], "abc", "acb"),  # a query comes back
+        ([1, 0], [2, 1], "ab", "ba"),  # queries out of order
+        ([0], [1], "a", "a"),
+    ],
+)
+def test_a_run_read_line_by_line_is_put_in_trec_eval_order(codes, scores, docs, order) -> None:
+    # the line reader's columns hold a query code per line (no stretches): the same check of
+    # the order (`Stretches.in_order_counts`), and the sorts where it fails
+    from evidencedesk.files.trec import _sorted_run
+
+    ids = np.array([d.encode() for d in docs], dtype="S8")
+    keys = np.array([ord(d) for d in docs], dtype=np.uint64)  # each line's key moves with it
+    qids = [b"q%d" % q for q in range(max(codes) + 1)]
+    run = _sorted_run((qids, np.array(codes, dtype=np.int32), ids,
+                       np.array(scores, dtype=np.float64), b"tag", keys))  # fmt: skip
+    assert b"".join(run.docs.tolist()).decode() == order
+    assert run.keys is not None and run.keys.tolist() == [ord(d) for d in order]
+    counts = np.bincount(codes, minlength=len(qids)).tolist()
+    assert np.diff(run.offsets).tolist() == counts
 
 
 @pytest.mark.parametrize(

@@ -78,6 +78,13 @@ class Stretches:
     codes: np.ndarray  # each stretch's query code (int32)
     lengths: np.ndarray  # its number of lines
 
+    @classmethod
+    def of(cls, qcode: np.ndarray) -> Stretches:
+        """The stretches of a query code per line (the line reader's)."""
+        change = np.flatnonzero(qcode[1:] != qcode[:-1]) + 1
+        starts = np.r_[0, change] if qcode.size else change
+        return cls(qcode[starts], np.diff(np.r_[starts, qcode.size]))
+
     def lines(self) -> np.ndarray:
         """Every line's query code."""
         return np.repeat(self.codes, self.lengths)

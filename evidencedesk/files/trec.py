@@ -280,33 +280,19 @@ def _score_order(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
     return np.lexsort((-scores, qcode))
 
 
-_CHUNK = 1 << 20  # lines `_in_order` compares at a time (their flags stay in a core's cache)
-
-
-def _in_order(qcode: np.ndarray, scores: np.ndarray) -> bool:
-    """Whether every line is in trec_eval's order already with no tie to put right: each next
-    line starts a later query, or is of the same query with a lower score. One pass, a million
-    lines at a time, that stops at the first line out of place: the checks of `_block_order`,
-    `_score_order` and `_tie_order` each made arrays of the run's length (for a run of 50
-    million lines in order, most of the time of putting it in order)."""
-    for at in range(0, qcode.size - 1, _CHUNK):
-        q, s = qcode[at : at + _CHUNK + 1], scores[at : at + _CHUNK + 1]
-        if not np.all((q[1:] > q[:-1]) | ((q[1:] == q[:-1]) & (s[1:] < s[:-1]))):
-            return False
-    return True
-
-
 def _sorted_run(columns: Columns) -> TrecRun:
     qids, lines, docs, scores, tag, keys = columns
-    # lines in order already need no code per line (`Stretches.in_order_counts`), and the few
-    # ties across two parts are put in order where they are
-    found = lines.in_order_counts(scores, len(qids), docs) if isinstance(lines, Stretches) else None
+    # lines in order already need no code per line (`Stretches.in_order_counts`: one pass that
+    # stops at the first line out of place, where the sorts' checks each made arrays of the
+    # run's length), and the few ties out of order (across two parts) are put right in place
+    stretches = lines if isinstance(lines, Stretches) else Stretches.of(lines)
+    found = stretches.in_order_counts(scores, len(qids), docs)
     if found is not None and found[1].size <= _FEW_TIES:
         counts, wrong = found
         if wrong.size:
             _order_ties(wrong, counts, scores, docs, keys)
     else:
-        qcode = lines.lines() if isinstance(lines, Stretches) else lines
+        qcode = stretches.lines() if isinstance(lines, Stretches) else lines
         docs, scores, keys, counts = _put_in_order(qids, qcode, docs, scores, keys)
     if keys is None:
         keys = line_keys(counts, doc_hashes(docs), query_salts(qids))
@@ -356,21 +342,20 @@ def _put_in_order(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
     """The lines in trec_eval's order (query, then score descending, then document id
     descending), and each query's number of lines."""
-    if not _in_order(qcode, scores):
-        order = _block_order(qcode)
-        if order is not None:
-            qcode, docs, scores = qcode[order], docs[order], scores[order]
-            keys = None if keys is None else keys[order]
-        order = _score_order(qcode, scores)
-        if order is not None:
-            qcode, docs, scores = qcode[order], docs[order], scores[order]
-            keys = None if keys is None else keys[order]
-        fix = _tie_order(qcode, scores, docs)
-        if fix is not None:  # within one query: a line's key moves with its document
-            at, source = fix
-            docs[at] = docs[source]
-            if keys is not None:
-                keys[at] = keys[source]
+    order = _block_order(qcode)
+    if order is not None:
+        qcode, docs, scores = qcode[order], docs[order], scores[order]
+        keys = None if keys is None else keys[order]
+    order = _score_order(qcode, scores)
+    if order is not None:
+        qcode, docs, scores = qcode[order], docs[order], scores[order]
+        keys = None if keys is None else keys[order]
+    fix = _tie_order(qcode, scores, docs)
+    if fix is not None:  # within one query: a line's key moves with its document
+        at, source = fix
+        docs[at] = docs[source]
+        if keys is not None:
+            keys[at] = keys[source]
     # the lines are grouped by query, ascending: each query's count from where its lines start
     # (the bounds in the codes' own type: int64 bounds made numpy copy every code to int64
     # first, 400 MB and a quarter second for a run of 50 million lines)
