@@ -142,6 +142,10 @@ class Build:
     files: int
     stages: dict[str, float]
     floor: float = 0.0  # reading its runs alone (`read_floor`), measured in the same run
+    # the kernel's share of each (system CPU seconds): on a VM whose memory comes slowly by
+    # turns (docs/scale.md), a build and its floor slow down together, and this says which turn
+    system: float = 0.0
+    floor_system: float = 0.0
 
     @property
     def over_floor(self) -> float:
@@ -179,10 +183,12 @@ def build_once(
     site_dir = (out or base) / f"site-{questions}"
     builds: list[tuple[float, dict[str, float]]] = []
     floors: list[float] = []
+    systems: list[tuple[float, float]] = []  # (the build's, the floor's) system seconds
     peak = 0
     for attempt in range(1, repeat + 1):  # build, floor, build, floor, ...: interleaved
         shutil.rmtree(site_dir, ignore_errors=True)
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        system_before = _system()
         started = time.perf_counter()
         command = [sys.executable, "-m", "evidencedesk.report", "build"]
         command += ["--project", str(project), "--out", str(site_dir), "--tune", tune]
@@ -195,13 +201,17 @@ def build_once(
             largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest
             # an earlier, larger child: the figure is an upper bound then
             peak = largest if largest > before else before
+        between = _system()
         floors.append(read_floor(root / "runs"))
+        systems.append((between - system_before, _system() - between))
         if not quiet:
-            print(f"   attempt {attempt}: build {seconds:.1f} s, reading its runs alone "
-                  f"{floors[-1]:.1f} s (load {os.getloadavg()[0]:.2f})", flush=True)  # fmt: skip
+            print(f"   attempt {attempt}: build {seconds:.1f} s (system {systems[-1][0]:.1f} s), "
+                  f"reading its runs alone {floors[-1]:.1f} s (system {systems[-1][1]:.1f} s; "
+                  f"load {os.getloadavg()[0]:.2f})", flush=True)  # fmt: skip
     seconds = statistics.median(b[0] for b in builds)
     stages = {s: statistics.median(b[1].get(s, float("nan")) for b in builds) for s in STAGES}
     floor = statistics.median(floors)
+    system, floor_system = (statistics.median(found) for found in zip(*systems, strict=True))
     site, files = tree_size(site_dir)
     if not quiet:
         print(f"== {questions} questions, evidencedesk build --tune {tune}: build "
@@ -211,7 +221,15 @@ def build_once(
         print(f"   reading its runs alone (pyarrow read_csv, a fresh process, median of "
               f"{repeat}): {floor:.1f} s; the build: {seconds / floor:.2f}x that (target <= 2)",
               flush=True)  # fmt: skip
-    return Build(questions, seconds, peak / 2**20, site, files, stages, floor)
+        print(f"   system time (medians): the build {system:.1f} s, the floor "
+              f"{floor_system:.1f} s", flush=True)  # fmt: skip
+    return Build(questions, seconds, peak / 2**20, site, files, stages, floor, system,
+                 floor_system)  # fmt: skip
+
+
+def _system() -> float:
+    """System CPU seconds of the finished child processes so far."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime
 
 
 # through malloc (the system pool), as the build reads: pyarrow's default pool (mimalloc) takes
