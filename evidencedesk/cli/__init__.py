@@ -123,8 +123,9 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see {self.prog} --help)")
 
-    def parse_args(self, args=None, namespace=None):  # untyped: argparse's own is overloaded
-        found, extra = self.parse_known_args(args, namespace)
+    def parse(self, args: Sequence[str] | None) -> argparse.Namespace:
+        """`parse_args`, an argument no command takes blamed on the command's help."""
+        found, extra = self.parse_known_args(args)
         if extra:  # argparse would blame the top-level parser; point at the subcommand's help
             command = getattr(found, "command", None)
             prog = f"{self.prog} {command}" if command else self.prog
@@ -216,7 +217,7 @@ def _dispatch(args: list[str], streams: _Streams) -> int:
     try:
         try:
             tree = _parser(streams.prog)
-            parsed = tree.parse_args(args)
+            parsed = tree.parse(args)
         except BrokenPipeError:  # `build --help | head -1`: the reader has all it wanted
             streams.out.gone()
             return 0

@@ -48,7 +48,13 @@ from evidencedesk.results.types import (
     _resolve,
 )
 from evidencedesk.retrieval._coverage import Coverage
-from evidencedesk.retrieval._stats import EXACT_RANDOMIZATION, LARGE, RANDOMIZATION_RESAMPLES, TIE
+from evidencedesk.retrieval._stats import (
+    ALPHA,
+    EXACT_RANDOMIZATION,
+    LARGE,
+    RANDOMIZATION_RESAMPLES,
+    TIE,
+)
 from evidencedesk.retrieval.labels import QuestionCounts
 
 
@@ -354,12 +360,12 @@ def take(results: Results, source: str) -> str:
     label = metric_label(results, d.primary)
     parts = []
     if d.for_t is not None:
-        level = f"{v.ALPHA / d.family:.2g}"
+        level = f"{ALPHA / d.family:.2g}"
         part = (f"at the observed mean difference and spread of {label}, about {d.for_t} "
                 f"questions in all (now {d.questions}) would bring a paired test to p < {level}")  # fmt: skip
         if d.family > 1:
             part += (f" (what Holm's adjustment over the {d.family} candidates asks at most "
-                     f"for an adjusted p < {v.ALPHA})")  # fmt: skip
+                     f"for an adjusted p < {ALPHA})")  # fmt: skip
         if d.for_t_power is not None:
             part += f", about {d.for_t_power} for an 80 % chance"
         parts.append(part)
@@ -670,7 +676,7 @@ RULES: Mapping[str, Callable[[], str]] = {
     "moved": lambda: (
         "A reported metric moved when its paired 95 % bootstrap interval excludes zero or its "
         "paired randomization test, Holm-adjusted across the candidates, gives p < "
-        f"{v.ALPHA}; it moved the way its paired difference points"
+        f"{ALPHA}; it moved the way its paired difference points"
     ),
     "reported": lambda: (
         "The reported metrics are the project's [report] metrics, the primary first; a benchmark "
@@ -682,7 +688,7 @@ RULES: Mapping[str, Callable[[], str]] = {
         f"{RANDOMIZATION_RESAMPLES:,} seeded resamples up to {LARGE:,}; by its normal limit above"
     ),
     "better": lambda: (
-        f"BETTER: the primary metric moved up with Holm-adjusted p < {v.ALPHA}, and no reported "
+        f"BETTER: the primary metric moved up with Holm-adjusted p < {ALPHA}, and no reported "
         "metric moved down"
     ),
     "promising": lambda: (
@@ -705,9 +711,9 @@ RULES: Mapping[str, Callable[[], str]] = {
     # project (the least one-way flips do not depend on how many questions are asked)
     "sign_example": lambda: (
         "Four better and none worse gives p = 0.125; six better and none worse, p = 0.031, is "
-        f"the fewest one-way flips that give p < {v.ALPHA}"
+        f"the fewest one-way flips that give p < {ALPHA}"
     ),
-    "holm_star": lambda: f"A ★ marks a Holm-adjusted sign-test p < {v.ALPHA}",
+    "holm_star": lambda: f"A ★ marks a Holm-adjusted sign-test p < {ALPHA}",
     "shades": lambda: (
         f"A pair's cell is light when its net flips are under {round(100 * FLIP_STEPS[0])} % of the "
         f"questions compared, medium under {round(100 * FLIP_STEPS[1])} %, dark from "
@@ -717,7 +723,7 @@ RULES: Mapping[str, Callable[[], str]] = {
     "take": lambda: (
         "For a candidate that is encouraging but not proven (PROMISING or LEANS WORSE), the page "
         "says how many questions would bring a paired test to p < "
-        f"{v.ALPHA} divided by the number of candidates (what Holm's adjustment asks at most) at "
+        f"{ALPHA} divided by the number of candidates (what Holm's adjustment asks at most) at "
         "the observed mean difference and spread, never fewer than one more than now nor fewer "
         "than give the randomization test enough changed questions, with an 80 % power "
         "estimate, and beside it what the sign test would need at the observed flip rate"
@@ -729,7 +735,7 @@ RULES: Mapping[str, Callable[[], str]] = {
     ),
     "noise": lambda: (
         "Within noise = MRR not distinguishable from the best row: at most a two-question gap, "
-        f"or a sign-test p ≥ {v.ALPHA}"
+        f"or a sign-test p ≥ {ALPHA}"
     ),
 }
 

@@ -152,7 +152,10 @@ def _verdicts(previous: Results, current: Results) -> tuple[VerdictChange, ...]:
     return tuple(out)
 
 
-def _runs(results: Results) -> Iterator[tuple[str, dict[str, tuple]]]:
+_Interval = tuple[float | None, float | None, float | None]  # a metric's (mean, low, high)
+
+
+def _runs(results: Results) -> Iterator[tuple[str, dict[str, _Interval]]]:
     """(run name, {metric: (mean, low, high)}): every variant, then each candidate that is not
     also a variant (a runs-only project's candidates are its runs)."""
     names = set()
@@ -169,10 +172,9 @@ def _metrics(previous: Results, current: Results) -> tuple[_MetricMove, ...]:
     out = []
     for run, stats in _runs(current):
         for metric, (mean, _, _) in stats.items():
-            old = before.get(run, {}).get(metric)
-            if old is None or mean is None or None in old:
+            was, low, high = before.get(run, {}).get(metric, (None, None, None))
+            if mean is None or was is None or low is None or high is None:
                 continue
-            was, low, high = old
             if mean < low - _TOLERANCE or mean > high + _TOLERANCE:
                 out.append(_MetricMove(run, metric, was, low, high, mean))
     return tuple(out)
