@@ -773,15 +773,16 @@ def test_an_ablation_cell_is_held_to_its_row(demo_site: Path, tmp_path: Path, ca
 
 
 # above the page limit the page rule counts the questions without a page (the split site: 58
-# the baseline passes and no candidate changes), restated by the oracle (`oracle.page_rule`)
+# with no relevant judgment; every other question fails or changes), restated by the oracle
+# (`oracle.page_rule`)
 RULE = ("above 500 questions at most 1,000 get a page — the questions the baseline fails first, "
         "then those whose nDCG@5 (exp gain) changes most under some candidate (ties by id); of "
-        "the others, {} the baseline passes and no candidate changes get none")  # fmt: skip
+        "the others, {} with no relevant judgment get none")  # fmt: skip
 
 
 @pytest.mark.parametrize("page", ["flips.html", "index.html"])
 def test_the_page_rules_count_is_the_oracles(split_site: Path, tmp_path: Path, page: str) -> None:
-    site = planted(split_site, tmp_path, page, "of the others, 58 the", "of the others, 57 the")
+    site = planted(split_site, tmp_path, page, "of the others, 58 with", "of the others, 57 with")
     assert [d.line() for d in audit(site, on_the_page(page))[0]] == [
         f"{page}: 'the page rule: {RULE.format(57)}': results.json says '{RULE.format(58)}' "
         "(inputs.questions, the baseline's and the candidates' lists, settings.compared, "

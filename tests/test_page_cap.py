@@ -382,3 +382,28 @@ def test_above_the_page_limit_unjudged_results_still_read_unjudged(split_site: P
     question, _ = unjudged[0]
     page = (site / f"question-{slug(question)}.html").read_text("utf-8")
     assert "<i>unjudged</i>" in page
+
+
+def test_questions_without_a_relevant_judgment_are_not_counted_as_passing(tmp_path: Path) -> None:
+    """A question whose judgments are all below the relevance threshold has no metric to pass or
+    to change: the rule's words count it apart, in the build's words and in the audit's."""
+    from evidencedesk.report import _oracle as oracle
+    from evidencedesk.report._assemble import page_rule
+
+    qrels = {q: {f"rel-{q}": 2} for q in QIDS}
+    for q in ("q010", "q011", "q012"):
+        qrels[q] = {f"rel-{q}": 1}  # judged, none relevant at relevance 2
+    base = {q: [f"rel-{q}", "x", "y"] for q in QIDS}
+    base["q501"] = ["x", "y"]  # the one question the baseline fails
+    found = evaluation(load_project(write_project(tmp_path, qrels, {"base": base, "cand": base})),
+                       0, (), lambda stage: None)  # fmt: skip
+    results = found.results
+    assert plan.decide(results).left_out == (N - 4, 3, 0)
+    expected = (
+        "above 500 questions at most 1,000 get a page — the questions the baseline fails first, "
+        "then those whose nDCG@10 (linear gain) changes most under some candidate (ties by id); "
+        f"of the others, {N - 4} the baseline passes and no candidate changes get none and 3 with "
+        "no relevant judgment get none"
+    )
+    assert page_rule(results) == expected
+    assert oracle.page_rule(results) == expected

@@ -227,9 +227,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         kind=settings.kind,
         primary=settings.compared[0].label,
         demo=inputs.demo,
-        large_sample=LARGE
-        if any(m.n > LARGE for v in results.variants for m in v.metrics)
-        else None,
+        large_sample=LARGE if results.plan.expanded else None,
         counts=_say_everywhere(claims, "counts", "inputs.counts") if counts is not None else "",
         notices=tuple(
             _say_everywhere(claims, "notice", f"inputs.notices[{i}]")
@@ -280,16 +278,22 @@ def page_rule(results: Results) -> str:
     if not critical:
         order = "the questions the baseline fails first, then"
     shown = results.plan
-    unchanged, capped = shown.left_out
+    unchanged, undefined, capped = shown.left_out
     why = []
     if unchanged:
         why.append(f"{unchanged:,} the baseline passes and no candidate changes get none")
+    if undefined:
+        nothing = (
+            "unanswerable" if results.settings.kind == "pipeline" else "with no relevant judgment"
+        )
+        why.append(f"{undefined:,} {nothing} get none")
     if capped:
         why.append(f"{capped:,} fall beyond the cap")
+    listed = f"{', '.join(why[:-1])} and {why[-1]}" if len(why) > 1 else "".join(why)
     return (
         f"above {shown.page_limit:,} questions at most {shown.page_cap:,} get a page — "
         f"{order} those whose {primary} changes most under some candidate (ties by id)"
-        + (f"; of the others, {' and '.join(why)}" if why else "")
+        + (f"; of the others, {listed}" if why else "")
     )
 
 

@@ -57,7 +57,7 @@ from evidencedesk.results.types import (
     Results,
     VariantResult,
 )
-from evidencedesk.retrieval._stats import ALPHA
+from evidencedesk.retrieval._stats import ALPHA, LARGE
 
 SUMMARY = "summary.md"  # the summary's file in the site
 
@@ -390,8 +390,12 @@ def benchmark_text(results: Results, caveats: tuple[str, ...] = ()) -> str:
             p,
             "n/a" if pairs is None else f"{pairs:.1f}",
         ])  # fmt: skip
+    interval_method = "seeded percentile bootstrap"
+    if results.plan.expanded:
+        interval_method = (f"percentile bootstrap (above {LARGE:,} questions, as here, read off "
+                           "its Cornish-Fisher expansion)")  # fmt: skip
     tail = (
-        f"{primary.label} interval: seeded percentile bootstrap over questions; Judged@"
+        f"{primary.label} interval: {interval_method} over questions; Judged@"
         f"{settings.judged_k}: the share of each top {settings.judged_k} that the judgments "
         f"grade at all; flips: questions whose {flips_label} is higher (+) or lower (-) than in "
         f"the baseline '{printable(results.baseline)}'; p: exact two-sided sign test over those "

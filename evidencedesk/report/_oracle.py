@@ -797,15 +797,21 @@ def page_rule(results: Results) -> str:
             after = r.values.get(primary.name)
             if b is not None and after is not None and abs(after - b) > _TIE:
                 changed.add(r.question)
-    ranked = sum(1 for q in questions if q in critical or q in fails or q in changed)
-    unchanged, capped = len(questions) - ranked, max(0, ranked - _PAGE_CAP)
+    ranked = [q for q in questions if q in critical or q in fails or q in changed]
+    # of the rest, a question whose flips metric is undefined has no relevant judgment
+    undefined = sum(1 for q in set(questions) - set(ranked)
+                    if q not in base or base[q].values.get(flips) is None)  # fmt: skip
+    unchanged = len(questions) - len(ranked) - undefined
+    capped = max(0, len(ranked) - _PAGE_CAP)
     order = ("the gate's critical questions first, then the questions the baseline fails, then"
              if critical else "the questions the baseline fails first, then")  # fmt: skip
     why = [f"{unchanged:,} the baseline passes and no candidate changes get none"] * bool(unchanged)
+    nothing = {"pipeline": "unanswerable"}.get(results.settings.kind, "with no relevant judgment")
+    why += [f"{undefined:,} {nothing} get none"] * bool(undefined)
     why += [f"{capped:,} fall beyond the cap"] * bool(capped)
     return (f"above {_PAGE_LIMIT:,} questions at most {_PAGE_CAP:,} get a page — {order} those "
             f"whose {primary.label} changes most under some candidate (ties by id)"
-            + (f"; of the others, {' and '.join(why)}" if why else ""))  # fmt: skip
+            + (f"; of the others, {_and(why)}" if why else ""))  # fmt: skip
 
 
 # the "Since last report" words (docs/since.md), restated: each group's key, title and what

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from evidencedesk.gate import GateLevel
 from evidencedesk.results import _verdicts as v
 from evidencedesk.results._settings import _SHOWN
-from evidencedesk.retrieval._stats import TIE
+from evidencedesk.retrieval._stats import LARGE, TIE
 
 if TYPE_CHECKING:  # the Results decide their own plan (`Results.plan`): annotations only
     from evidencedesk.results.types import (
@@ -102,6 +102,9 @@ class Plan:
     questions get a page and how deep, the flips grid, the pass rule and the index's counts."""
 
     large: bool  # above page_limit: capped pages and grid, lean lists, compressed files
+    # some interval was read off the bootstrap distribution's expansion, not resampled: a mean
+    # over more than `stats.LARGE` values (`stats.bootstrap_ci`)
+    expanded: bool
     chosen: tuple[str, ...] | None  # the questions that get a page; None: every question
     grid: tuple[str, ...] | None  # the flips grid's questions; None: every question
     page_depth: int  # results per list on a question page
@@ -111,9 +114,10 @@ class Plan:
     gates: GateCounts | None  # None: no gate policy (nothing checked)
     lead: Lead | None  # None: no candidate ahead with an interval
     data: DataSize
-    # above page_limit: the questions without a page that the baseline passes and no candidate
-    # changes, and those beyond page_cap (0, 0 up to the limit)
-    left_out: tuple[int, int]
+    # above page_limit, the questions without a page: those the baseline passes and no
+    # candidate changes, those with no relevant judgment, and those beyond page_cap (all 0 up
+    # to the limit)
+    left_out: tuple[int, int, int]
     page_limit: int  # up to this many questions, every question has a page
     page_cap: int  # above page_limit, at most this many question pages
 
@@ -268,16 +272,22 @@ def chosen(results: Results) -> tuple[str, ...] | None:
     return _pages(results)[0]
 
 
-def _pages(results: Results) -> tuple[tuple[str, ...] | None, tuple[int, int]]:
+def _pages(results: Results) -> tuple[tuple[str, ...] | None, tuple[int, int, int]]:
     """`chosen`, and above `PAGE_LIMIT` the questions without a page: those the baseline passes
-    and no candidate changes, and those beyond `PAGE_CAP` ((0, 0) up to the limit); the
-    questions are ranked once for both."""
+    and no candidate changes, those with no relevant judgment (no metric of theirs is defined,
+    so nothing passes or changes there) and those beyond `PAGE_CAP` ((0, 0, 0) up to the
+    limit); the questions are ranked once for both."""
     questions = len(results.inputs.questions)
     if questions <= PAGE_LIMIT:
-        return None, (0, 0)
+        return None, (0, 0, 0)
     ranked = _ranked(results)
     pages = tuple(q for _, _, q in ranked[:PAGE_CAP])
-    return pages, (questions - len(ranked), max(0, len(ranked) - PAGE_CAP))
+    kept = {q for _, _, q in ranked}
+    passed = passes(results)
+    undefined = sum(1 for q in results.inputs.questions
+                    if q.id not in kept and passed.get(q.id) is None)  # fmt: skip
+    unchanged = questions - len(ranked) - undefined
+    return pages, (unchanged, undefined, max(0, len(ranked) - PAGE_CAP))
 
 
 def _ranked(results: Results) -> list[tuple[int, float, str]]:
@@ -313,6 +323,7 @@ def decide(results: Results) -> Plan:
     pages, left_out = _pages(results)
     return Plan(
         large=large(results),
+        expanded=any(m.n > LARGE for r in results.variants for m in r.metrics),
         chosen=pages,
         grid=_grid_questions(results, pages),
         page_depth=page_depth(results),

@@ -105,7 +105,7 @@ class Settings:
     questions_from: Literal["labels", "qrels"] = "labels"
     # Judged@k and the run coverage read each list's top `judged_k` (the primary metric's
     # cut-off, else 10); a run answering fewer than `min_coverage` of the judged queries is
-    # warned about
+    # refused, one answering fewer than all of them warned about
     judged_k: int = 10
     min_coverage: float = 0.9
     # "defined": a question with no relevant judgment is left out of the means; "trec_eval":

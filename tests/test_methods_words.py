@@ -1,0 +1,111 @@
+"""Sentences of the methods, benchmark and question pages that depend on the project: true under
+either averaging, whatever the coverage rule does, and naming how an interval was computed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import evidencedesk
+from evidencedesk.report._exports import benchmark_text
+from evidencedesk.retrieval import _stats as stats
+from tests.page_text import visible
+from tests.synthetic_runs import write_project
+
+
+def _site(tmp_path: Path, averaging: str) -> Path:
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 0}, "q3": {"d3": 1}}  # q2: judged, none relevant
+    base = {"q1": ["d1"], "q2": ["d2"], "q3": ["x", "d3"]}
+    project = write_project(tmp_path / averaging, qrels, {"base": base, "cand": base},
+                            relevance=1, report=f'averaging = "{averaging}"')  # fmt: skip
+    out = tmp_path / f"site-{averaging}"
+    evidencedesk.build(project=project, out=out)
+    return out
+
+
+def _text(site: Path, page: str) -> str:
+    return visible((site / page).read_text("utf-8"), unescape=True)
+
+
+@pytest.mark.parametrize(
+    ("averaging", "question", "undefined"),
+    [
+        (
+            "defined",
+            "(no relevant judgment): its metrics are undefined and left out of the means.",
+            "Undefined ≠ 0 a question with no relevant chunk (no relevant judgment) has no value "
+            "of any metric: it is left out of the mean, and every table says how many were left "
+            "out.",
+        ),
+        (
+            "trec_eval",
+            "(no relevant judgment): its metrics count 0 in every mean, as trec_eval averages it "
+            '([report] averaging = "trec_eval").',
+            "Undefined ≠ 0 a question with no relevant chunk (no relevant judgment) has no value "
+            "of any metric: by default it is left out of the mean; with [report] averaging = "
+            '"trec_eval" , as here, it counts 0 in every mean, as trec_eval averages it, so no '
+            "table leaves it out.",
+        ),
+    ],
+)
+def test_a_question_without_a_relevant_judgment_is_described_as_the_means_count_it(
+    tmp_path: Path, averaging: str, question: str, undefined: str
+) -> None:
+    site = _site(tmp_path, averaging)
+    assert question in _text(site, "question-q2.html")
+    assert undefined in _text(site, "methods.html")
+
+
+def test_the_methods_page_says_a_run_below_min_coverage_is_refused(tmp_path: Path) -> None:
+    assert (
+        "one that answers fewer than [runs] min_coverage of the judged queries is refused too, "
+        "with the value that would let it through; a run a lowered [runs] min_coverage lets "
+        "through carries a warning wherever it is used (the judged queries it does not answer "
+        "count as empty lists)."
+    ) in _text(_site(tmp_path, "defined"), "methods.html")
+
+
+def test_a_small_project_says_its_intervals_are_resampled(tmp_path: Path) -> None:
+    site = _site(tmp_path, "defined")
+    assert "intervals are 95 % percentile bootstraps over questions (seed 0)." in _text(
+        site, "benchmark.html"
+    )
+    methods = _text(site, "methods.html")
+    assert "Cornish–Fisher" not in methods and "(as here)" not in methods
+    assert (
+        "the mean per-question difference against the means of random sign swaps of it: "
+        "exactly, from seeded patterns or by its normal limit, by the number of changed "
+        "questions ( below )."
+    ) in methods
+
+
+def test_a_large_project_names_the_expansion_its_intervals_are_read_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above `stats.LARGE` values (lowered here to 1) an interval is read off the bootstrap
+    distribution's expansion: the benchmark page and the terminal's table say so; the methods
+    page no longer says the randomization p is read off its normal limit on that count (that
+    test goes by the changed questions, none here)."""
+    monkeypatch.setattr(stats, "LARGE", 1)
+    from evidencedesk.report import _assemble, _exports
+    from evidencedesk.results import _plan
+
+    for module in (_assemble, _exports, _plan):
+        monkeypatch.setattr(module, "LARGE", 1)
+    site = _site(tmp_path, "defined")
+    assert (
+        "intervals are 95 % percentile bootstraps over questions (seed 0; above 1 questions, as "
+        "here, read off the bootstrap distribution's Cornish–Fisher expansion: methods )."
+    ) in _text(site, "benchmark.html")
+    assert (
+        "Above 1 questions (as here) the interval is read off the bootstrap distribution's "
+        "Cornish–Fisher expansion (mean, spread and skewness of the values) instead of "
+        "resampling:"
+    ) in _text(site, "methods.html")
+    results = evidencedesk.load_results(site / "results.json")
+    assert results.plan.expanded
+    assert (
+        "interval: percentile bootstrap (above 1 questions, as here, read off its Cornish-Fisher "
+        "expansion) over questions;"
+    ) in benchmark_text(results)
