@@ -109,3 +109,32 @@ def test_a_large_project_names_the_expansion_its_intervals_are_read_off(
         "interval: percentile bootstrap (above 1 questions, as here, read off its Cornish-Fisher "
         "expansion) over questions;"
     ) in benchmark_text(results)
+
+
+@pytest.mark.parametrize(
+    ("max_depth", "described", "methods"),
+    [
+        (None, "TREC run (tag 'base'), judged at its full depth", None),
+        (
+            1,
+            "TREC run (tag 'base'), judged at its top 1 ([runs] max_depth)",
+            "Each run is cut to its top 1 results per question before it is judged ( [runs] "
+            "max_depth , as trec_eval -M 1 ).",
+        ),
+    ],
+)
+def test_a_depth_limit_is_said_where_the_runs_are_described(
+    tmp_path: Path, max_depth: int | None, described: str, methods: str | None
+) -> None:
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    base = {"q1": ["d1"], "q2": ["x", "d2"]}  # q2's relevant document is below a depth of 1
+    toml = write_project(tmp_path / "p", qrels, {"base": base, "cand": base}, relevance=1)
+    if max_depth is not None:
+        toml.write_text(toml.read_text("utf-8").replace(
+            '[runs]\n', f"[runs]\nmax_depth = {max_depth}\n"), "utf-8")  # fmt: skip
+    results = evidencedesk.build(project=toml, out=tmp_path / "site")
+    assert results.variant("base").description == described
+    mrr = next(m for m in results.variant("base").metrics if m.metric == "mrr")
+    assert mrr.mean == (0.5 if max_depth == 1 else 0.75)  # (1 + 0) / 2 cut, (1 + 1/2) / 2 not
+    text = _text(tmp_path / "site", "methods.html")
+    assert (methods in text) if methods else ("max_depth" not in text)

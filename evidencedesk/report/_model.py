@@ -136,6 +136,7 @@ class Meta(Plain):
     notices: tuple[str, ...] = ()  # what to know about the inputs before reading a number
     judged_k: int = 10  # Judged@k's k (results.settings.judged_k)
     averaging: str = "defined"  # [report] averaging
+    max_depth: int | None = None  # [runs] max_depth: each run cut to its top max_depth
     models: tuple[ModelFacts, ...] = ()  # the real models that ran (methods page)
     # the reported metrics' definitions, from their declarations (`metric_names.definitions`)
     metric_definitions: tuple[Definition, ...] = ()

@@ -732,10 +732,12 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
     # and no other list is made; with documents, the Results' chunk facts read every list's
     # top `_SHOWN` first (`compute._inputs`)
     keep = 0 if corpus is None else _SHOWN
+    judged_to = ("its full depth" if settings.max_depth is None
+             else f"its top {settings.max_depth} ([runs] max_depth)")  # fmt: skip
     variants = tuple(
         replace(
             compute.variant_result(("run", name), name, "external",
-                                   f"TREC run (tag {run.tag!r}), judged at its full depth",
+                                   f"TREC run (tag {run.tag!r}), judged at {judged_to}",
                                    None, run.judged, _NO_COSTS, settings, book, keep=keep),
             coverage=run.coverage,
             judged=judged_stat(book, ("run", name), run.judged, settings.judged_k),
