@@ -549,7 +549,7 @@ def present(
         evidence=results.evidence,
         omitted_questions=len(results.inputs.questions) - len(pages),
         page_rule=page_rule(results) if len(pages) < len(results.inputs.questions) else "",
-        benchmark_columns=(labels[0], labels[1], labels[2], labels[3]),
+        benchmark_columns=tuple(labels),
         results=results,
         gate=gate_page(results, {c.name: c.slug for c in candidates}, claims.on("gate.html")),
         bottom_line=bottom_line(results, claims, shown),

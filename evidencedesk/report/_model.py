@@ -772,7 +772,8 @@ class SiteModel(Plain):
     candidates: tuple[CandidatePage, ...]
     questions: tuple[Question, ...]  # the questions that get a page
     # headers of the benchmark's four metric columns (BenchmarkRow.r1, r3, mrr, ndcg5)
-    benchmark_columns: tuple[str, str, str, str]
+    # the four columns of the project's kind, then the primary metric when it is not one of them
+    benchmark_columns: tuple[str, ...]
     sizing: SizingSection | None = None  # None: skipped, see meta.skipped
     ablations: AblationSection | None = None
     citations: CitationSection | None = None
