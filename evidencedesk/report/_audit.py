@@ -98,9 +98,11 @@ from evidencedesk.results.types import QuestionFact, RankedList, Results
 __all__ = ["Disagreement", "PageResult", "Pages", "audit", "in_turn"]
 
 _CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
-# elements whose text the audit does not read: code that runs or styles, and inert markup. Text
-# in nav, footer, pre, code and an SVG's text is read as any other (a number there is a claim)
-_SKIPPED = {"script", "style", "template"}
+# elements whose text the audit does not read: code that runs or styles, inert markup, and the
+# browser tab's title (the page's name: a run's, a candidate's, a question id, with the project's
+# name; text alone, which cannot mark a name as data). Text in nav, footer, pre, code and an
+# SVG's text is read as any other (a number there is a claim)
+_SKIPPED = {"script", "style", "template", "title"}
 # elements that never hold text and have no end tag
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
          "track", "wbr"}  # fmt: skip
