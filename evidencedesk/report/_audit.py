@@ -79,6 +79,7 @@ from evidencedesk.report._oracle import (
     oracle_findings,
     p_text,
     page_rule,
+    policy_cell,
     rule_cell,
     rules_summary,
     since_depth,
@@ -802,6 +803,9 @@ def _as_shown(value: Any, text: str) -> str:
 # what a gate rule's cells say, by the mark ``said(row, kind)`` gives: restated from docs/gate.md
 # by the oracle (`report.oracle.rule_cell`), not read from the build's formatters
 _RULE_WORDS = ("observed", "threshold", "margin")
+# the gate page's policy cells said in words, by the mark ``said(policy, key)``: restated by the
+# oracle too (`report.oracle.policy_cell`)
+_POLICY_WORDS = ("review_on_mrr_flips",)
 
 
 def _shown(results: Results, at: str, text: str) -> str:
@@ -812,6 +816,8 @@ def _shown(results: Results, at: str, text: str) -> str:
         path, kind = at.rsplit(" @", 1)
         if kind in _RULE_WORDS:
             return rule_cell(results, value_at(results, path), kind)
+        if kind in _POLICY_WORDS:
+            return policy_cell(value_at(results, path), kind)
         return claim_words(results, kind, path, {})
     if at.startswith("[") and at.endswith("]"):
         low, high = at[1:-1].split(", ", 1)
