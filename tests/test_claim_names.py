@@ -147,12 +147,13 @@ def test_a_claim_s_words_mark_its_name_where_it_stands_as_a_word(name: str) -> N
     as a word of its own, and the same letters inside longer words and numbers."""
     env = environment(names=(name,))
     shown = str(escape(name))
-    words = f"{name} against base: {name}s, x{name}, {name}0 and +3/−1"
+    words = f"{name} against base: {name}s, x{name}, {name}0, {name}.5 and +3/−1; not {name}."
     said = Said(words, f"candidate-{name}.html", 3)
     out = env.from_string("<p>{{ s }}</p>").render(s=said)
-    rest = str(escape(f": {name}s, x{name}, {name}0 and +3/−1"))
+    rest = str(escape(f": {name}s, x{name}, {name}0, {name}.5 and +3/−1; not "))
+    data = f'<bdi dir="auto">{shown}</bdi>'
     assert out == (f'<p><span data-claim="{escape(f"candidate-{name}.html")} 3">'
-                   f'<bdi dir="auto">{shown}</bdi> against base{rest}</span></p>')  # fmt: skip
+                   f"{data} against base{rest}{data}.</span></p>")  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["lean", "p = 0.5", "1.23", "P<"])

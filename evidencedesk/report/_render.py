@@ -320,11 +320,12 @@ def _isolating(
     # names the audit would read as a claim ("hybrid 0.75"): marked as data wherever they stand
     data = {n for n in names if _READ_AS_CLAIM.search(n)}
     data_inside = _any_of(data)
-    # a tag of the claim's HTML, skipped, or one of the names standing as a word of its text
+    # a tag of the claim's HTML, skipped, or one of the names standing as a word of its text: not
+    # inside a longer word or number ("leans", "+3/−1", "1.234"), a full stop after it allowed
     in_text = (
         None
         if data_inside is None
-        else re.compile(rf"(<[^>]*>)|(?<![\w.+\-−/])(?:{data_inside.pattern})(?![\w.+\-−/])")
+        else re.compile(rf"(<[^>]*>)|(?<![\w.+\-−/])(?:{data_inside.pattern})(?![\w+\-−/]|\.\w)")
     )
 
     def names_isolated(html: str) -> Markup:
