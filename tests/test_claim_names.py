@@ -168,3 +168,38 @@ def test_a_name_inside_a_tag_or_the_title_is_text(name: str) -> None:
         f'<title>{shown} · x</title><a href="c-{shown}.html" title="{shown}" data-x={shown}>'
         f'<bdi dir="auto">{shown}</bdi></a><!-- {shown} --><script>{shown}</script>'
     )
+
+
+def _in_tag_by_the_last_bracket(before: str) -> bool:
+    """A second reading of where a template prints: after a "<" that opens a tag and no ">"
+    since, or inside ``<title>`` or ``<script>`` (no template writes ">" inside an attribute's
+    quotes, nor a comment)."""
+    opened = max((m.start() for m in re.finditer(r"<[A-Za-z/!]", before)), default=-1)
+    if opened > before.rfind(">"):
+        return True
+    return any(before.count(f"<{tag}") > before.count(f"</{tag}") for tag in ("title", "script"))
+
+
+def test_every_value_a_template_prints_inside_a_tag_goes_through_in_tag() -> None:
+    """Every ``{{ … }}`` of every template: printed through ``in_tag`` exactly when it stands
+    inside a tag or a text-only element, by a second reading of the template's text."""
+    env = environment()
+    folder = Path(__file__).resolve().parents[1] / "templates"
+    wrapped = unwrapped = 0
+    for path in sorted(folder.glob("*.html")):
+        source = path.read_text("utf-8")
+        before, pending, seen = "", False, []
+        for token in env._tokenize(source, path.name):  # the stream the compiler reads
+            if token.type == "data":
+                before += token.value
+            elif token.type == "variable_begin":
+                pending, seen = True, []
+            elif pending and token.type == "variable_end":
+                pending = False
+                marked = seen[-3:] == ["rparen", "pipe", "name:in_tag"]
+                assert marked == _in_tag_by_the_last_bracket(before), (path.name, before[-60:])
+                wrapped += marked
+                unwrapped += not marked
+            elif pending:
+                seen.append(f"name:{token.value}" if token.type == "name" else token.type)
+    assert wrapped > 90 and unwrapped > 500
