@@ -316,7 +316,9 @@ def _isolating(
     the same string); in a claim's words a name is marked where it stands as a word of the
     text, never inside a tag (the claim's own ``data-claim`` attribute names the page, which
     may hold the name) nor inside a longer word or number ("leans", "+3/−1")."""
-    inside = _any_of(n for n in names if _BIDI.search(n))
+    bidi = _any_of(n for n in names if _BIDI.search(n))
+    # a tag of the HTML, skipped, or one of the names holding a bidirectional character
+    inside = None if bidi is None else re.compile(rf"(<[^>]*>)|(?:{bidi.pattern})")
     # names the audit would read as a claim ("hybrid 0.75"): marked as data wherever they stand
     data = {n for n in names if _READ_AS_CLAIM.search(n)}
     data_inside = _any_of(data)
@@ -333,7 +335,7 @@ def _isolating(
             html = in_text.sub(lambda m: m[1] or _DATA.format(m.group()), html)
         if inside is None or not _BIDI.search(html):
             return Markup(html)  # noqa: S704 - escaped by its maker
-        return Markup(inside.sub(lambda m: f"<bdi>{_balanced(m.group())}</bdi>", html))  # noqa: S704
+        return Markup(inside.sub(lambda m: m[1] or f"<bdi>{_balanced(m.group())}</bdi>", html))  # noqa: S704
 
     def finalize(value: Any) -> Any:
         if type(value) is str:  # (every character `_BIDI` finds is outside ASCII)
