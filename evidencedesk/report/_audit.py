@@ -79,6 +79,7 @@ from evidencedesk.report._oracle import (
     oracle_findings,
     p_text,
     page_rule,
+    policy_cell,
     rule_cell,
     rules_summary,
     since_depth,
@@ -98,9 +99,11 @@ from evidencedesk.results.types import QuestionFact, RankedList, Results
 __all__ = ["Disagreement", "PageResult", "Pages", "audit", "in_turn"]
 
 _CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
-# elements whose text the audit does not read: code that runs or styles, and inert markup. Text
-# in nav, footer, pre, code and an SVG's text is read as any other (a number there is a claim)
-_SKIPPED = {"script", "style", "template"}
+# elements whose text the audit does not read: code that runs or styles, inert markup, and the
+# browser tab's title (the page's name: a run's, a candidate's, a question id, with the project's
+# name; text alone, which cannot mark a name as data). Text in nav, footer, pre, code and an
+# SVG's text is read as any other (a number there is a claim)
+_SKIPPED = {"script", "style", "template", "title"}
 # elements that never hold text and have no end tag
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
          "track", "wbr"}  # fmt: skip
@@ -800,6 +803,9 @@ def _as_shown(value: Any, text: str) -> str:
 # what a gate rule's cells say, by the mark ``said(row, kind)`` gives: restated from docs/gate.md
 # by the oracle (`report.oracle.rule_cell`), not read from the build's formatters
 _RULE_WORDS = ("observed", "threshold", "margin")
+# the gate page's policy cells said in words, by the mark ``said(policy, key)``: restated by the
+# oracle too (`report.oracle.policy_cell`)
+_POLICY_WORDS = ("review_on_mrr_flips",)
 
 
 def _shown(results: Results, at: str, text: str) -> str:
@@ -810,6 +816,8 @@ def _shown(results: Results, at: str, text: str) -> str:
         path, kind = at.rsplit(" @", 1)
         if kind in _RULE_WORDS:
             return rule_cell(results, value_at(results, path), kind)
+        if kind in _POLICY_WORDS:
+            return policy_cell(value_at(results, path), kind)
         return claim_words(results, kind, path, {})
     if at.startswith("[") and at.endswith("]"):
         low, high = at[1:-1].split(", ", 1)

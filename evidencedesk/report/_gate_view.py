@@ -32,6 +32,10 @@ class _PolicyRow(Plain):
     value: str
     meaning: str
     on_breach: str
+    # the value is words, not one of the policy's numbers: the template marks them as the
+    # policy's words for `key` (``said``), which the audit restates (the flips rule: "on (passes
+    # when worse ≤ better or sign-test p > 0.200)")
+    worded: bool = False
 
 
 @dataclass(frozen=True)
@@ -191,9 +195,10 @@ def _policy_rows(p: PolicyFacts, relevance: int, within: str) -> tuple[_PolicyRo
         "review_on_mrr_flips": _flips_value(p),
     }
     return tuple(
-        _PolicyRow(k, v, _MEANING[k].format(rel=relevance, within=within), _ON_BREACH[k])
+        _PolicyRow(k, v, _MEANING[k].format(rel=relevance, within=within), _ON_BREACH[k],
+                   worded=k == "review_on_mrr_flips")
         for k, v in values.items()
-    )
+    )  # fmt: skip
 
 
 def gate_page(

@@ -74,6 +74,7 @@ __all__ = [
     "labelled_counts",
     "number_text",
     "p_text",
+    "policy_cell",
     "rules_summary",
     "slice_fewer",
     "oracle_findings",
@@ -929,6 +930,19 @@ def _flips_rule(policy: PolicyFacts | None) -> str:
     if policy is not None and policy.flips_max_p < 1.0:
         said += f" or sign-test p > {_three(policy.flips_max_p)}"
     return said
+
+
+def policy_cell(policy: PolicyFacts, key: str) -> str:
+    """What the gate page's policy table says in words of the policy's `key` (docs/gate.md): the
+    flips rule "off", "on" when it is the course page's rule (no more worse than better), or
+    "on" with its pass condition when the policy asks for more evidence (a net count, a
+    sign-test p: "on (passes when worse ≤ better or sign-test p > 0.200)")."""
+    if key != "review_on_mrr_flips":
+        raise LookupError(f"no words of the policy's {key!r} in the gate page's table")
+    if not policy.review_on_mrr_flips:
+        return "off"
+    rule = _flips_rule(policy)
+    return "on" if rule == _flips_rule(None) else f"on (passes when {rule})"
 
 
 def rule_cell(results: Results, row: RuleValue, kind: str) -> str:

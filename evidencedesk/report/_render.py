@@ -22,11 +22,13 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
 import jinja2
+import jinja2.ext
+import jinja2.lexer
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
@@ -294,26 +296,46 @@ def _any_of(names: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(escaped)) if escaped else None
 
 
-def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[Any], Markup]]:
-    """The environment's `finalize` and its ``isolate`` filter: text from data that holds a
-    right-to-left letter or a bidirectional control is isolated, so that it cannot reorder the
-    page's own words (an override in a run name turning the number after it around). A plain
-    string is wrapped in the isolate characters FSI ... PDI (valid in an attribute too; what
-    ``dir="auto"`` does); in a claim's words (`report.claims.Said`: a sentence of ours holding
-    names), and in a sentence a template passes through ``isolate``, each of `names` (the run and
-    candidate names) holding such a character is wrapped in ``<bdi>``. Text without one is left
-    as it is."""
-    inside = _any_of(n for n in names if _BIDI.search(n))
+def _isolating(
+    names: tuple[str, ...],
+) -> tuple[Callable[[Any], Any], Callable[[Any], Markup], Callable[[Any], Any]]:
+    """The environment's `finalize`, its ``isolate`` filter and its ``in_tag`` filter: text from
+    data that holds a right-to-left letter or a bidirectional control is isolated, so that it
+    cannot reorder the page's own words (an override in a run name turning the number after it
+    around). A plain string is wrapped in the isolate characters FSI ... PDI (valid in an
+    attribute too; what ``dir="auto"`` does); in a claim's words (`report.claims.Said`: a sentence
+    of ours holding names), and in a sentence a template passes through ``isolate``, each of
+    `names` (the run and candidate names) holding such a character is wrapped in ``<bdi>``. Text
+    without one is left as it is.
+
+    A name the audit would read as a claim is marked ``<bdi dir="auto">`` as data, in text only:
+    ``in_tag`` (which `_InTag` puts on every value printed inside a tag or in an element whose
+    content is text alone, such as ``<title>``) prints such a string escaped and isolated as
+    the ``attribute`` filter does, never marked (a mark there would end the attribute's quotes:
+    a candidate named "lean" has the slug "lean", and its page's file name in an ``href`` is
+    the same string); in a claim's words a name is marked where it stands as a word of the
+    text, never inside a tag (the claim's own ``data-claim`` attribute names the page, which
+    may hold the name) nor inside a longer word or number ("leans", "+3/−1")."""
+    bidi = _any_of(n for n in names if _BIDI.search(n))
+    # a tag of the HTML, skipped, or one of the names holding a bidirectional character
+    inside = None if bidi is None else re.compile(rf"(<[^>]*>)|(?:{bidi.pattern})")
     # names the audit would read as a claim ("hybrid 0.75"): marked as data wherever they stand
     data = {n for n in names if _READ_AS_CLAIM.search(n)}
     data_inside = _any_of(data)
+    # a tag of the claim's HTML, skipped, or one of the names standing as a word of its text: not
+    # inside a longer word or number ("leans", "+3/−1", "1.234"), a full stop after it allowed
+    in_text = (
+        None
+        if data_inside is None
+        else re.compile(rf"(<[^>]*>)|(?<![\w.+\-−/])(?:{data_inside.pattern})(?![\w+\-−/]|\.\w)")
+    )
 
     def names_isolated(html: str) -> Markup:
-        if data_inside is not None:
-            html = data_inside.sub(lambda m: _DATA.format(m.group()), html)
+        if in_text is not None:
+            html = in_text.sub(lambda m: m[1] or _DATA.format(m.group()), html)
         if inside is None or not _BIDI.search(html):
             return Markup(html)  # noqa: S704 - escaped by its maker
-        return Markup(inside.sub(lambda m: f"<bdi>{_balanced(m.group())}</bdi>", html))  # noqa: S704
+        return Markup(inside.sub(lambda m: m[1] or f"<bdi>{_balanced(m.group())}</bdi>", html))  # noqa: S704
 
     def finalize(value: Any) -> Any:
         if type(value) is str:  # (every character `_BIDI` finds is outside ASCII)
@@ -330,7 +352,100 @@ def _isolating(names: tuple[str, ...]) -> tuple[Callable[[Any], Any], Callable[[
         """A sentence of ours holding names, for text (never an attribute)."""
         return names_isolated(str(escape(value)))
 
-    return finalize, isolate
+    def in_tag(value: Any) -> Any:
+        """A value printed inside a tag or a text-only element (`_InTag`): a name `finalize`
+        would mark as data escaped and isolated instead (`_attribute`); anything else as it
+        is, for `finalize`."""
+        if type(value) is str and value in data:
+            return _attribute(value)
+        return value
+
+    return finalize, isolate, in_tag
+
+
+# elements whose content is text alone (no element in them: a mark would be shown as text, or
+# break the script)
+_TEXT_ONLY = frozenset({"title", "textarea", "script", "style"})
+
+
+class _Where:
+    """Where a template's text has left the page: in text, inside a tag (and in which quotes),
+    in a comment, or in the content of a text-only element (`_TEXT_ONLY`). Read as the template's
+    text comes, in pieces between its tags."""
+
+    def __init__(self) -> None:
+        self.state = "text"  # "text", "tag", "comment" or "raw"
+        self.name = ""  # the tag's name, as far as read (lower case)
+        self.naming = False  # the tag's name is being read
+        self.closing = False  # an end tag
+        self.quote = ""  # the open quote of an attribute's value, inside a tag
+        self.raw = ""  # the text-only element open ("raw")
+        self.seen = ""  # the last characters read (a "<", "</title" or "--" across pieces)
+
+    @property
+    def in_tag(self) -> bool:
+        """A value printed here is not in text that may hold markup."""
+        return self.state != "text"
+
+    def read(self, text: str) -> None:
+        for ch in text:
+            self._step(ch)
+            self.seen = (self.seen + ch)[-12:]
+
+    def _step(self, ch: str) -> None:
+        state = self.state
+        if state == "text":
+            if self.seen.endswith("<") and (ch.isalpha() or ch in "/!"):
+                self.state, self.quote, self.closing = "tag", "", ch == "/"
+                self.name, self.naming = (ch.lower(), True) if ch.isalpha() else ("", ch == "/")
+        elif state == "tag":
+            if self.seen.endswith("<!") and ch == "-":
+                self.state = "comment"
+                return
+            if self.naming:
+                if ch.isalnum() or (ch == "-" and self.name):
+                    self.name += ch.lower()
+                    return
+                self.naming = False
+            if self.quote:
+                self.quote = "" if ch == self.quote else self.quote
+            elif ch in "\"'":
+                self.quote = ch
+            elif ch == ">":
+                opens = not self.closing and self.name in _TEXT_ONLY
+                self.state, self.raw = ("raw", self.name) if opens else ("text", "")
+        elif state == "comment":
+            if ch == ">" and self.seen.endswith("--"):
+                self.state = "text"
+        elif (self.seen + ch).lower().endswith(f"</{self.raw}"):  # "raw": its end tag begins
+            self.state, self.name, self.naming, self.closing = "tag", self.raw, False, True
+
+
+class _InTag(jinja2.ext.Extension):
+    """Every ``{{ … }}`` a template prints inside a tag (an attribute's value, as
+    ``href="candidate-{{ c.slug }}.html"``), in a comment or in a text-only element
+    (``<title>``) is printed through the ``in_tag`` filter (`_isolating`): there a value from
+    data is text, never markup, whatever the template forgot to say of it."""
+
+    def filter_stream(self, stream: jinja2.lexer.TokenStream) -> Iterator[jinja2.lexer.Token]:
+        where = _Where()
+        tokens = iter(stream)
+        for token in tokens:
+            if token.type == "data":
+                where.read(token.value)
+            elif token.type == "variable_begin" and where.in_tag:
+                yield token
+                yield jinja2.lexer.Token(token.lineno, "lparen", "(")
+                for inner in tokens:
+                    if inner.type == "variable_end":
+                        yield jinja2.lexer.Token(inner.lineno, "rparen", ")")
+                        yield jinja2.lexer.Token(inner.lineno, "pipe", "|")
+                        yield jinja2.lexer.Token(inner.lineno, "name", "in_tag")
+                        yield inner
+                        break
+                    yield inner
+                continue
+            yield token
 
 
 def _shown_id(text: str) -> str:
@@ -403,8 +518,9 @@ def environment(
         lstrip_blocks=True,
         keep_trailing_newline=True,
         bytecode_cache=_COMPILED,
+        extensions=[_InTag],
     )
-    env.finalize, env.filters["isolate"] = _isolating(names)
+    env.finalize, env.filters["isolate"], env.filters["in_tag"] = _isolating(names)
     env.filters["data"] = _data  # the team's words (a rationale): never read as a claim
     env.filters["attribute"] = _attribute  # a name inside an attribute's quotes
     env.filters.update(FILTERS)  # the one place a number becomes the page's text ...
