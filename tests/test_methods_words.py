@@ -138,3 +138,25 @@ def test_a_depth_limit_is_said_where_the_runs_are_described(
     assert mrr.mean == (0.5 if max_depth == 1 else 0.75)  # (1 + 0) / 2 cut, (1 + 1/2) / 2 not
     text = _text(tmp_path / "site", "methods.html")
     assert (methods in text) if methods else ("max_depth" not in text)
+
+
+def test_condensed_lists_that_do_not_move_are_not_said_to_move(tmp_path: Path) -> None:
+    """q1's relevant document drops from 1 to 2 under the candidate, behind an unjudged one: on
+    full lists MRR falls by 0.5 / 6 (one question of six; its interval reaches 0 and the exact
+    randomization p is 1), on condensed lists (the unjudged removed) nothing changes: neither
+    moved, and the page says so instead of "it moves as on the full lists"."""
+    qids = [f"q{i}" for i in range(1, 7)]
+    qrels = {q: {f"rel-{q}": 1} for q in qids}
+    base = {q: [f"rel-{q}", "x", "y"] for q in qids}
+    cand = {**base, "q1": ["x", "rel-q1", "y"]}
+    toml = write_project(tmp_path / "p", qrels, {"base": base, "cand": cand}, relevance=1,
+                         report='metrics = ["mrr"]')  # fmt: skip
+    results = evidencedesk.build(project=toml, out=tmp_path / "site")
+    full, condensed = results.candidates[0].comparison("mrr"), results.candidates[0].condensed
+    assert condensed is not None and condensed.delta == 0.0
+    assert full.delta == pytest.approx(-0.5 / 6) and full.high == 0.0
+    assert (
+        "On condensed lists (each list's unjudged results removed before scoring), Δ MRR = +0.000 "
+        "[+0.000, +0.000] over 6 questions: it does not move, nor does it on the full lists, so "
+        "the verdict holds where the judgments reach"
+    ) in _text(tmp_path / "site", "candidate-cand.html")

@@ -1496,6 +1496,9 @@ def _condensed(results: Results, source: str) -> str:
     where = (f"On condensed lists (each list's unjudged results removed before scoring), Δ "
              f"{_named(results, cmp.metric)} = {_signed(cmp.delta)}{_span(cmp.low, cmp.high)} "
              f"over {cmp.n} questions")  # fmt: skip
+    if c.condensed_agrees and _way(cmp) is None:
+        return (f"{where}: it does not move, nor does it on the full lists, so the verdict "
+                "holds where the judgments reach")  # fmt: skip
     if c.condensed_agrees:
         return f"{where}: it moves as on the full lists, so the verdict holds where the judgments reach"
     return (f"{where}: it does not move as on the full lists, so the holes in the judgments may "
@@ -1755,7 +1758,9 @@ _RULE_WORDS: Mapping[str, str] = {
              "estimate, and beside it what the sign test would need at the observed flip rate"),
     "unjudged": (f"A candidate whose Judged@k is at least {round(100 * _UNJUDGED_GAP)} points below "
                  "the baseline's, with the paired 95 % interval of the difference below zero, "
-                 "carries that caveat in its headline and is told to label before deciding"),
+                 "carries that caveat in its headline and is told to label before deciding, "
+                 "unless its primary metric on condensed lists moves as on the full lists (then "
+                 "the holes cannot change the answer)"),
     "noise": ("Within noise = MRR not distinguishable from the best row: at most a two-question "
               f"gap, or a sign-test p ≥ {_ALPHA}"),
 }  # fmt: skip

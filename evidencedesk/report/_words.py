@@ -427,6 +427,9 @@ def condensed(results: Results, source: str) -> str:
     label = metric_label(results, cmp.metric)
     where = (f"On condensed lists (each list's unjudged results removed before scoring), Δ {label} "
              f"= {signed(cmp.delta)}{bracket(cmp.low, cmp.high)} over {cmp.n} questions")  # fmt: skip
+    if c.condensed_agrees and v.evidence_of(cmp).direction is None:  # neither moved
+        return (f"{where}: it does not move, nor does it on the full lists, so the verdict "
+                "holds where the judgments reach")  # fmt: skip
     if c.condensed_agrees:
         return f"{where}: it moves as on the full lists, so the verdict holds where the judgments reach"
     return (f"{where}: it does not move as on the full lists, so the holes in the judgments may "
@@ -731,7 +734,8 @@ RULES: Mapping[str, Callable[[], str]] = {
     "unjudged": lambda: (
         f"A candidate whose Judged@k is at least {round(100 * v.UNJUDGED_GAP)} points below the "
         "baseline's, with the paired 95 % interval of the difference below zero, carries that "
-        "caveat in its headline and is told to label before deciding"
+        "caveat in its headline and is told to label before deciding, unless its primary metric "
+        "on condensed lists moves as on the full lists (then the holes cannot change the answer)"
     ),
     "noise": lambda: (
         "Within noise = MRR not distinguishable from the best row: at most a two-question gap, "
