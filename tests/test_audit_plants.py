@@ -29,7 +29,8 @@ INTERVAL = (
 )
 NOISE = (
     "nDCG@10 (linear gain) +0.037 [−0.048, +0.122], flips +18/−16 ({}); no reported metric "
-    "moved. Critical question(s) worse: q003, q011 — the gate decides (GO)."
+    "moved. Critical question(s) worse: q003 (on nDCG@10 (linear gain)), q011 (on nDCG@10 "
+    "(linear gain)) — the gate decides (GO)."
 )
 GRADES = (
     "Grades: 3 = grade 3 of 3, 2 = grade 2 of 3, 1 = {}, 0 = grade 0 of 3; relevant = grade ≥ 1"

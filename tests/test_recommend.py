@@ -78,7 +78,8 @@ def test_a_significant_win_reads_better_with_or_without_a_policy(tmp_path: Path)
     (gated,) = candidates(bi_encoder(tmp_path / "gated", {"k": 3, "critical": ["q01"]}))
     assert gated.decision == "BETTER"
     assert gated.recommendation.headline == (
-        f"{BI_HEADLINE} Critical question(s) worse: q01 — the gate decides (GO)."
+        f"{BI_HEADLINE} Critical question(s) worse: q01 (on nDCG@10 (linear gain)) — the gate "
+        "decides (GO)."
     )
     assert gated.badges == ("BETTER", "GO")
     for c in (free, gated):

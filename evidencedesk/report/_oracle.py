@@ -1401,7 +1401,12 @@ def _headline(results: Results, source: str) -> str:
     line = f"{words}: {'; '.join(parts)}."
     if c.decision.critical_worse:
         level = gate_level(c.gate) if c.gate.evaluated else _NO_POLICY
-        line += (f" Critical question(s) worse: {', '.join(c.decision.critical_worse)} — the gate "
+        # each with the reported metrics whose comparison counts it worse, in reported order
+        on = {q: _and([_named(results, m) for m in order
+                       for x in c.comparisons if x.metric == m and q in x.worse])
+              for q in c.decision.critical_worse}  # fmt: skip
+        line += (f" Critical question(s) worse: "
+                 f"{', '.join(f'{q} (on {on[q]})' for q in c.decision.critical_worse)} — the gate "
                  f"decides ({level}).")  # fmt: skip
     return line
 

@@ -254,12 +254,23 @@ def _flips_state(results: Results, cmp: Comparison) -> str:
             f"{flips_text(e.better, e.worse)} ({state})")  # fmt: skip
 
 
-def _critical(c: CandidateResult) -> str:
+def _critical(results: Results, c: CandidateResult) -> str:
+    """The critical questions worse on some reported metric, each with the metrics it is worse
+    on (the primary's flips may not count it), and the gate's level that decides them."""
     ids = c.decision.critical_worse
     if not ids:
         return ""
+    reported = [m.name for m in results.settings.compared]
+    weighed = sorted((x for x in c.comparisons if x.metric in reported),
+                     key=lambda x: reported.index(x.metric))  # fmt: skip
+
+    def on(q: str) -> str:
+        names = [metric_label(results, x.metric) for x in weighed if q in x.worse]
+        return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
     gate = c.gate.level if c.gate.evaluated else _NO_POLICY
-    return f"Critical question(s) worse: {', '.join(ids)} — the gate decides ({gate})."
+    listed = ", ".join(f"{q} (on {on(q)})" for q in ids)
+    return f"Critical question(s) worse: {listed} — the gate decides ({gate})."
 
 
 def _prefix(results: Results, verdict: str, head: Comparison, others: list[Comparison]) -> str:
@@ -312,7 +323,7 @@ def headline(results: Results, source: str) -> str:
     if not moved and not others:
         parts.append("no reported metric moved")
     line = f"{_prefix(results, d.verdict, head, others)}: {'; '.join(parts)}."
-    critical = _critical(c)
+    critical = _critical(results, c)
     return f"{line} {critical}" if critical else line
 
 
