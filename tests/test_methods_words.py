@@ -160,3 +160,24 @@ def test_condensed_lists_that_do_not_move_are_not_said_to_move(tmp_path: Path) -
         "[+0.000, +0.000] over 6 questions: it does not move, nor does it on the full lists, so "
         "the verdict holds where the judgments reach"
     ) in _text(tmp_path / "site", "candidate-cand.html")
+
+
+def test_a_best_lead_that_lost_another_reported_metric_says_which(tmp_path: Path) -> None:
+    """On every question the candidate puts the first relevant document first (MRR 1/3 -> 1)
+    and drops the second (R@100 1 -> 1/2): MIXED, and the best lead on MRR names R@100."""
+    from evidencedesk.report import _oracle as oracle
+    from evidencedesk.report import _words as words
+
+    qids = [f"q{i:02d}" for i in range(12)]
+    qrels = {q: {f"a-{q}": 1, f"b-{q}": 1} for q in qids}
+    base = {q: ["x", "y", f"a-{q}", "z", f"b-{q}"] for q in qids}
+    cand = {q: [f"a-{q}", "x", "y"] for q in qids}
+    toml = write_project(tmp_path / "p", qrels, {"base": base, "cand": cand}, relevance=1,
+                         report='metrics = ["mrr", "recall@100"]')  # fmt: skip
+    results = evidencedesk.build(project=toml, out=tmp_path / "site")
+    assert results.candidates[0].decision.verdict == "MIXED"
+    expected = ("Best lead: cand, Δ MRR +0.667 [+0.667, +0.667] over 12 questions (mixed; worse: "
+                "R@100)")  # fmt: skip
+    assert words.lead(results, "") == expected
+    assert oracle._lead_words(results, "") == expected
+    assert f"{expected}." in _text(tmp_path / "site", "index.html")

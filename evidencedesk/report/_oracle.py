@@ -1696,8 +1696,12 @@ def _lead_words(results: Results, source: str) -> str:
         return ("No best lead: no candidate is ahead of the baseline on "
                 f"{_named(results, results.settings.compared[0].name)}")  # fmt: skip
     d = _primary(c)
+    # the reported metrics after the primary that moved down, in reported order
+    down = [_named(results, m.name) for m in results.settings.compared[1:]
+            for x in c.comparisons if x.metric == m.name and _way(x) == "down"]  # fmt: skip
+    worse = f"; worse: {_and(down)}" if down else ""
     return (f"Best lead: {c.name}, Δ {_named(results, d.metric)} {_signed(d.delta)}"
-            f"{_span(d.low, d.high)} over {d.n} questions ({c.decision.verdict.lower()})")  # fmt: skip
+            f"{_span(d.low, d.high)} over {d.n} questions ({c.decision.verdict.lower()}{worse})")  # fmt: skip
 
 
 def _tally(results: Results, source: str, of: str = "") -> str:

@@ -254,6 +254,11 @@ def _flips_state(results: Results, cmp: Comparison) -> str:
             f"{flips_text(e.better, e.worse)} ({state})")  # fmt: skip
 
 
+def _and(names: list[str]) -> str:
+    """Names in a sentence: "a", "a and b", "a, b and c"."""
+    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
+
+
 def _critical(results: Results, c: CandidateResult) -> str:
     """The critical questions worse on some reported metric, each with the metrics it is worse
     on (the primary's flips may not count it), and the gate's level that decides them."""
@@ -265,8 +270,7 @@ def _critical(results: Results, c: CandidateResult) -> str:
                      key=lambda x: reported.index(x.metric))  # fmt: skip
 
     def on(q: str) -> str:
-        names = [metric_label(results, x.metric) for x in weighed if q in x.worse]
-        return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+        return _and([metric_label(results, x.metric) for x in weighed if q in x.worse])
 
     gate = c.gate.level if c.gate.evaluated else _NO_POLICY
     listed = ", ".join(f"{q} (on {on(q)})" for q in ids)
@@ -299,10 +303,7 @@ def _others(results: Results, head: Comparison, others: list[Comparison]) -> str
         also = "also " if moved == e.direction else ""
         key = f"{also}{word}" + ("" if e.significant else " by its interval")
         groups.setdefault(key, []).append(metric_label(results, x.metric))
-    return "; ".join(
-        f"{key}: {names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' and ' + names[-1]}"
-        for key, names in groups.items()
-    )
+    return "; ".join(f"{key}: {_and(names)}" for key, names in groups.items())
 
 
 def headline(results: Results, source: str) -> str:
@@ -649,9 +650,13 @@ def lead(results: Results, source: str) -> str:
         label = metric_label(results, results.settings.compared[0].name)
         return f"No best lead: no candidate is ahead of the baseline on {label}"
     c = next(c for c in results.candidates if c.name == found.candidate)
+    # a lead on the primary metric may have lost on another reported one: said beside it
+    down = [metric_label(results, x.metric) for m in results.settings.compared[1:]
+            for x in c.comparisons if x.metric == m.name and v.evidence_of(x).direction == "down"]  # fmt: skip
+    worse = f"; worse: {_and(down)}" if down else ""
     return (f"Best lead: {c.name}, Δ {metric_label(results, found.metric)} "
             f"{signed(found.delta)}{bracket(found.low, found.high)} over {found.n} questions "
-            f"({c.decision.verdict.lower()})")  # fmt: skip
+            f"({c.decision.verdict.lower()}{worse})")  # fmt: skip
 
 
 # the index's three verdict tiles: BETTER, WORSE, and every other verdict
