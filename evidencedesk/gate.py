@@ -2,12 +2,17 @@
 
 Decisions (one reason line each):
 
-- a **critical** question without a relevant chunk in the final list -> BLOCK, whatever the averages;
+- a **critical** question without a relevant result (a chunk, or a run's document) in the final
+  list -> BLOCK, whatever the averages;
 - recall@k or the pass rate below the policy's floor -> BLOCK (floors are absolute promises);
 - recall@k or MRR dropped versus the saved baseline by more than ``max_drop`` -> REVIEW;
 - MRR worse for more questions than it got better (per-question reciprocal rank against the
   baseline, exact sign test) -> REVIEW, when ``review_on_mrr_flips``; ``flips_min_net`` and
   ``flips_max_p`` can ask for more evidence first (a net count, a sign-test p: `_flips_fire`).
+
+The gate's MRR is the reciprocal rank within its final list (the top k of a run), so its lines
+name it "MRR@k" (`GateCheck.k`): never the MRR of a benchmark table, which reads the whole list.
+Its p-values print as everywhere else (`stats.p_text`: "p<0.001", never "p=0.000").
 
 No reason: GO. Baselines are files (`data/baseline_retrieval.json`) written by
 ``python -m evidencedesk.retrieval.benchmark --save-baseline`` and read by `evidencedesk.baseline`.
@@ -31,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from evidencedesk._metric_names import MAX_CUTOFF
 from evidencedesk.files._records import Whole, policy_file
 from evidencedesk.files._validation import Loc, Source, Style, rule, value_line
+from evidencedesk.retrieval._stats import p_is
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged, paired, per_question_all, summarize
 
@@ -248,7 +254,7 @@ def _policy_of(read: Whole, labels: Sequence[Label] | None = None) -> GatePolicy
                 ("critical",),
                 f"{', '.join(unanswerable)} "
                 f"{_is_a(unanswerable, 'unanswerable question')}; expected answerable questions "
-                "(a critical case passes only with a relevant chunk (grade at the project's relevance threshold or above))",
+                "(a critical case passes only with a relevant result (grade at the project's relevance threshold or above))",
                 value_line(source.text, unanswerable[0]),
             )
     return policy
@@ -294,7 +300,9 @@ class GateCheck:
     threshold: float | None = None
     questions: tuple[str, ...] = ()
     reference: float | None = None  # the baseline's value
-    k: int | None = None  # the final size (critical) or the k the baseline was saved at
+    # the final list's size (critical; and the MRR rules: their MRR is the reciprocal rank
+    # within it, MRR@k), or the k the baseline was saved at (baseline_missing_metric)
+    k: int | None = None
     counts: tuple[int, ...] = ()  # (passed, cases) for the pass rate; (better,) for the flips
     p: float | None = None
 
@@ -303,7 +311,7 @@ class GateCheck:
         if self.rule == "critical_missing":
             return f"critical: {q} has no case in this run (not an answerable question)"
         if self.rule == "critical":
-            return f"critical: {q} failed (no relevant chunk in the final {self.k})"
+            return f"critical: {q} failed (no relevant result in the final {self.k})"
         if self.rule == "min_recall":
             return f"{self.metric} {_f(self.observed)} is below the minimum {self.threshold:.3f}"
         if self.rule == "min_pass_rate":
@@ -316,17 +324,25 @@ class GateCheck:
         if self.rule == "max_drop":
             before, now = self.reference or 0.0, self.observed or 0.0
             return (
-                f"{self.metric} dropped {before - now:.3f} vs baseline ({before:.3f} -> "
+                f"{self._metric()} dropped {before - now:.3f} vs baseline ({before:.3f} -> "
                 f"{now:.3f}), more than the allowed {self.threshold:.3f}"
             )
         if self.rule == "review_on_mrr_flips":
+            p = p_is(self.p if self.p is not None else 1.0).replace(" ", "")  # "p=0.125"
             return (
-                f"mrr worse for {len(self.questions)} question(s) [{', '.join(self.questions)}], "
-                f"better for {self.counts[0]} (sign-test p={self.p:.3f})"
+                f"{self._metric()} worse for {len(self.questions)} question(s) "
+                f"[{', '.join(self.questions)}], better for {self.counts[0]} (sign-test {p})"
             )
         if self.rule == "no_policy":
             return "no gate policy in this project; nothing was checked"
         raise ValueError(f"unknown gate rule {self.rule!r}")
+
+    def _metric(self) -> str:
+        """The metric as the line names it: the gate's MRR with the list it reads ("MRR@10");
+        "mrr" only for a check read from a results.json of a build before it had `k`."""
+        if self.metric == "mrr" and self.k is not None:
+            return f"MRR@{self.k}"
+        return self.metric or ""
 
     def line(self) -> str:
         return f"{self.level.value.lower()}: {self.text()}"
@@ -386,12 +402,13 @@ def _decide_gate(
                 breach("baseline_missing_metric", name, k=reference.k)
                 continue
             if before is not None and now is not None and before - now > policy.max_drop + _EPS:
-                breach("max_drop", metric, now, policy.max_drop, reference=before)
+                within = shaped.final if metric == "mrr" else None  # MRR@k: its final list
+                breach("max_drop", metric, now, policy.max_drop, reference=before, k=within)
         if policy.review_on_mrr_flips:
             flips = paired(dict(reference.rr), shaped.rr, name="mrr")
             if _flips_fire(policy, len(flips.worse), len(flips.better), flips.p):
                 breach("review_on_mrr_flips", "mrr", questions=tuple(flips.worse),
-                       counts=(len(flips.better),), p=flips.p)  # fmt: skip
+                       k=shaped.final, counts=(len(flips.better),), p=flips.p)  # fmt: skip
     # blocks first, then reviews (the order of the lines)
     checks.sort(key=lambda c: c.level is not GateLevel.BLOCK)
     level = GateLevel.worst(c.level for c in checks)

@@ -113,7 +113,7 @@ def test_names_cannot_run_in_a_spreadsheet_nor_become_markdown(demo_results: Res
     assert '| `=HYPERLINK("http://x","y")` | 0.500 [0.310, 0.690] |' in markdown
     assert "| `[a](b) \\| <img>` | NO CLEAR CHANGE | GO |" in markdown
     latex = export_tables(results, "latex")
-    assert "[a](b) | <img> & NO CLEAR CHANGE & GO" in latex
+    assert "[a](b) | $<$img$>$ & NO CLEAR CHANGE & GO" in latex
 
 
 def test_names_with_tabs_and_line_ends_stay_one_cell(demo_results: Results) -> None:

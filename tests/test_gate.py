@@ -353,7 +353,7 @@ def test_eight_word_pair_cut_is_blocked(policy, baseline, demo):
         "block: pass rate 0.714 (15/21) is below the minimum 0.800",
     )
     assert (
-        "review: mrr worse for 4 question(s) [sp01, dr02, dr03, dr04], better for 0 "
+        "review: MRR@3 worse for 4 question(s) [sp01, dr02, dr03, dr04], better for 0 "
         "(sign-test p=0.125)"
     ) in result.lines
     assert not any(line.startswith("block: critical") for line in result.lines)
@@ -363,7 +363,7 @@ def test_dense_first_stage_is_blocked_by_the_identifier_question(policy, baselin
     """The toy dense embedder cannot match RD2-24 well enough: critical rc02 fails."""
     result = retrieval_gate(policy, run(demo, Config(first_stage="dense")), baseline)
     assert result.level is GateLevel.BLOCK
-    assert result.lines[0] == "block: critical: rc02 failed (no relevant chunk in the final 3)"
+    assert result.lines[0] == "block: critical: rc02 failed (no relevant result in the final 3)"
 
 
 def test_dropping_the_prefilter(policy, baseline, demo):
@@ -380,8 +380,8 @@ def test_dropping_the_prefilter(policy, baseline, demo):
     at_3 = retrieval_gate(policy, run(demo, Config(prefilter=False, depth=3)), baseline)
     assert at_3.level is GateLevel.BLOCK
     assert at_3.lines[:2] == (
-        "block: critical: st01 failed (no relevant chunk in the final 3)",
-        "block: critical: rs01 failed (no relevant chunk in the final 3)",
+        "block: critical: st01 failed (no relevant result in the final 3)",
+        "block: critical: rs01 failed (no relevant result in the final 3)",
     )
 
 
@@ -389,7 +389,7 @@ def test_failed_critical_case_blocks_whatever_the_averages(baseline, demo):
     lenient = GatePolicy(critical=("st02",), max_drop=1.0)
     result = retrieval_gate(lenient, run(demo, Config()), baseline)
     assert result.level is GateLevel.BLOCK
-    assert result.lines == ("block: critical: st02 failed (no relevant chunk in the final 3)",)
+    assert result.lines == ("block: critical: st02 failed (no relevant result in the final 3)",)
 
 
 def _run_of(rr: dict[str, float]) -> Run:
@@ -417,7 +417,7 @@ def test_review_line_when_mrr_is_worse_for_more_questions():
     result = retrieval_gate(GatePolicy(max_drop=1.0), _run_of(after), baseline)
     assert result.level is GateLevel.REVIEW
     assert result.lines == (
-        "review: mrr worse for 4 question(s) [rc02, rc07, h01, h03], better for 2 "
+        "review: MRR@3 worse for 4 question(s) [rc02, rc07, h01, h03], better for 2 "
         "(sign-test p=0.688)",
     )
     quiet = retrieval_gate(

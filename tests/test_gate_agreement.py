@@ -123,7 +123,7 @@ def test_the_starter_policy_does_not_review_8_worse_against_7_better() -> None:
     assert (demo.flips_min_net, demo.flips_max_p) == (1, 1.0)  # it names neither key
     result = _decide_gate(demo, shaped, reference)  # (its critical ids are not among q00…q14)
     assert result.lines[-1] == (
-        "review: mrr worse for 8 question(s) [q00, q01, q02, q03, q04, q05, q06, q07], better "
+        "review: MRR@3 worse for 8 question(s) [q00, q01, q02, q03, q04, q05, q06, q07], better "
         "for 7 (sign-test p=1.000)"
     )
 

@@ -146,8 +146,9 @@ def test_what_it_would_take_reads_the_paired_differences_and_holm(tmp_path: Path
         md_escape(
             "What it would take: at the observed mean difference and spread of MRR, about 32 "
             "questions in all (now 21) would bring a paired test to p < 0.05, about 36 for an 80 % "
-            "chance; at the observed flip rate, the sign test needs about 29 (32 for an 80 % chance) "
-            "— estimates that assume what was observed stays as observed"
+            "chance; at the observed flip rate, the sign test reaches an unadjusted p < 0.05 at every "
+            "total from about 29 questions on (an 80 % chance of it from about 32) — estimates that "
+            "assume what was observed stays as observed"
         )
         in one.recommendation.markdown
     )
@@ -156,7 +157,8 @@ def test_what_it_would_take_reads_the_paired_differences_and_holm(tmp_path: Path
         md_escape(
             "about 37 questions in all (now 21) would bring a paired test to p < 0.025 (what Holm's "
             "adjustment over the 2 candidates asks at most for an adjusted p < 0.05), about 43 for "
-            "an 80 % chance"
+            "an 80 % chance; at the observed flip rate, the sign test reaches an unadjusted p < 0.05 "
+            "at every total from about 29 questions on"
         )
         in two[0].recommendation.markdown
     )

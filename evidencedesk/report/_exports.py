@@ -216,7 +216,7 @@ _MARK_WORDS = (
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
     "^": r"\textasciicircum{}", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}",
-    "−": "$-$", "Δ": r"$\Delta$", "≥": r"$\geq$",
+    "−": "$-$", "Δ": r"$\Delta$", "≥": r"$\geq$", "<": "$<$", ">": "$>$",
 }  # fmt: skip
 
 
@@ -257,7 +257,7 @@ def _candidates(results: Results) -> tuple[list[str], list[list[str]]]:
         f = c.comparison(results.settings.flips_metric)
         gate = c.gate.level if c.gate.evaluated else "not checked"
         rows.append([c.name, c.decision.verdict, gate, _delta(d),
-                     f"+{len(f.better)}/−{len(f.worse)}", fmt(d.holm_p)])  # fmt: skip
+                     f"+{len(f.better)}/−{len(f.worse)}", p_text(d.holm_p)])  # fmt: skip
     return head, rows
 
 

@@ -1454,10 +1454,11 @@ def _take(results: Results, source: str) -> str:
             part += f", about {d.for_t_power} for an 80 % chance"
         parts.append(part)
     if d.for_p05 is not None:
-        part = f"at the observed flip rate, the sign test needs about {d.for_p05}"
-        parts.append(
-            part + (f" ({d.for_power} for an 80 % chance)" if d.for_power is not None else "")
-        )
+        part = (f"at the observed flip rate, the sign test reaches an unadjusted p < {_ALPHA} at "
+                f"every total from about {d.for_p05} questions on")  # fmt: skip
+        if d.for_power is not None:
+            part += f" (an 80 % chance of it from about {d.for_power})"
+        parts.append(part)
     return ("What it would take: " + "; ".join(parts) + " — estimates that assume what was "
             "observed stays as observed")  # fmt: skip
 

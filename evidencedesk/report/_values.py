@@ -15,6 +15,10 @@ from typing import Any
 from evidencedesk.results.types import MetricStat
 from evidencedesk.retrieval import minilm
 
+# a p-value's text: the rule's one home is the statistics (the gate's lines read it too)
+from evidencedesk.retrieval._stats import p_is as p_is
+from evidencedesk.retrieval._stats import p_text as p_text
+
 _DASH = "—"  # what an undefined number shows
 
 
@@ -33,21 +37,11 @@ def fmt(value: float | None, digits: int = 3, signed: bool = False) -> str:
     return text.replace("-", "−")
 
 
-def p_text(value: float) -> str:
-    """A p-value as printed: three decimals, "< 0.001" below that (never "0.000")."""
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
-
-
 # the shades of the flips tables (report.render): a metric's change (a reciprocal rank from 1 to
 # 0.5 is dark) and the net share of the compared questions that flipped one way
 DELTA_STEPS = (0.25, 0.5)
 # the shade steps of a flip count: the net share of the compared questions that flipped one way
 FLIP_STEPS = (0.15, 0.3)
-
-
-def p_is(value: float) -> str:
-    """ "p = 0.062", or "p < 0.001" below that (never "p = < 0.001" nor "p = 0.000")."""
-    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
 
 
 @dataclass(frozen=True)

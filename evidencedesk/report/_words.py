@@ -364,7 +364,10 @@ def interval(results: Results, source: str) -> str:
 
 
 def take(results: Results, source: str) -> str:
-    """What it would take, for an encouraging, not proven candidate (either way)."""
+    """What it would take, for an encouraging, not proven candidate (either way): the paired
+    test at Holm's level over the candidates (0.05 / family), the sign test at an unadjusted
+    0.05, each level said; the sign test's figures are the totals from which on every larger
+    total reaches it (`results._what_it_takes`)."""
     c = _candidate(results, source)
     d = c.decision
     if d.questions is None or (d.for_t is None and d.for_p05 is None):
@@ -381,10 +384,11 @@ def take(results: Results, source: str) -> str:
         if d.for_t_power is not None:
             part += f", about {d.for_t_power} for an 80 % chance"
         parts.append(part)
-    if d.for_p05 is not None:
-        part = f"at the observed flip rate, the sign test needs about {d.for_p05}"
+    if d.for_p05 is not None:  # unadjusted, as the flips line's; from a total on (not monotone)
+        part = (f"at the observed flip rate, the sign test reaches an unadjusted p < {ALPHA} at "
+                f"every total from about {d.for_p05} questions on")  # fmt: skip
         if d.for_power is not None:
-            part += f" ({d.for_power} for an 80 % chance)"
+            part += f" (an 80 % chance of it from about {d.for_power})"
         parts.append(part)
     return ("What it would take: " + "; ".join(parts) + " — estimates that assume what was "
             "observed stays as observed")  # fmt: skip

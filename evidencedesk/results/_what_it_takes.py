@@ -1,15 +1,23 @@
 """What it would take: how many labelled questions would make an encouraging, not proven
 candidate reach p < 0.05 -- from its paired differences (a paired test at the observed mean
 difference and spread: `questions_for_t`, with an 80 %-power estimate) and, beside it, from its
-flips (the sign test at the observed flip rate: `questions_for_p05`, `questions_for_power`).
+flips (the sign test at the observed flip rate, unadjusted: `questions_for_p05`,
+`questions_for_power`).
 
 Each assumes what was observed stays as observed (the mean and spread of the differences; the
 share of questions that change and the split between better and worse); the power figures are
 estimates under that assumption, not promises. The paired figure is the one to plan by: on
 large sets the sign test, which reads only the direction of each change, asks for far more
-questions than the differences need. Binomial tails
-are summed in floating point (`stats.binomial_pmf`, `stats.sign_test_p`'s estimate: log-gamma), fast
-enough for the search over up to a million questions.
+questions than the differences need.
+
+The sign test's figures are not monotone in the number of questions: flips scaled up are
+rounded to whole questions, and an exact test's p and power saw-tooth, so a total can reach
+p < 0.05 and a larger one not. Each figure is therefore the total *from which on* every larger
+total reaches it (the planning figure: collect that many, or more, and the test gets there if
+the flips stay as observed), never the first total that happens to -- and never a bisection,
+which assumes the answer never goes back. Binomial tails are summed in floating point
+(`stats.binomial_pmf`, `stats.sign_test_p`'s estimate: log-gamma), fast enough for the search
+over up to a million questions.
 """
 
 from __future__ import annotations
@@ -55,7 +63,8 @@ def power(m: int, p: float) -> float:
 
 
 def _smallest(ok: Callable[[int], bool], start: int) -> int | None:
-    """The smallest n >= start with ok(n), by doubling then bisection (ok is ~monotone)."""
+    """The smallest n >= start with ok(n), by doubling then bisection: only for an `ok` that,
+    once true, stays true (the normal-approximation power above `_EXACT`)."""
     hi = max(start, 1)
     while not ok(hi):
         if hi >= LIMIT:
@@ -71,26 +80,127 @@ def _smallest(ok: Callable[[int], bool], start: int) -> int | None:
     return lo
 
 
+def _last_failure(holds: Callable[[int, int], bool], lo: int, hi: int) -> int | None:
+    """The largest n in [lo, hi] at which the predicate fails, or None when it holds on all of
+    them. `holds(a, b)` is True only when the predicate holds at every n in [a, b] (a bound
+    over the block; for a == b, the predicate itself). The upper half is searched first, and a
+    block the bound clears is skipped whole: the predicate need not be monotone."""
+    if lo > hi or holds(lo, hi):
+        return None
+    if lo == hi:
+        return lo
+    mid = (lo + hi) // 2
+    found = _last_failure(holds, mid + 1, hi)
+    return found if found is not None else _last_failure(holds, lo, mid)
+
+
+def _exponent(k: float, m: float) -> float:
+    """(k + m) * KL(k / (k + m) || 1/2) for 0 <= k < m: the Chernoff bound says P(X <= k) <=
+    exp(-this) for X ~ Binomial(k + m, 1/2), so the sign test's p(k, m) <= 2 * exp(-this)."""
+    total = k + m
+    return (k * math.log(2 * k / total) if k > 0 else 0.0) + m * math.log(2 * m / total)
+
+
+_MARGIN = 1e-7  # relative: the sign test's float estimate agrees with the exact p to ~1e-9
+
+
+def _sign_test_below(k: int, m: int) -> bool:
+    """Whether the sign test's p over k and m one-way flips (k < m) is below ALPHA: the same
+    answer as `sign_test_p(k, m, estimate=True) < ALPHA`, but from the terms of the tail
+    nearest k alone, summed until the rest -- below a geometric series, as each next term is
+    the previous times i / (k + m - i + 1), a ratio that keeps falling -- cannot matter; the
+    estimate itself only within `_MARGIN` of ALPHA. About sqrt(k + m) terms instead of k."""
+    total = k + m
+    term = math.exp(math.lgamma(total + 1) - math.lgamma(k + 1) - math.lgamma(m + 1)
+                    - total * math.log(2))  # fmt: skip
+    tail, rest = 0.0, 0.0
+    for i in range(k, -1, -1):
+        tail += term
+        ratio = i / (total - i + 1)
+        rest = term * ratio / (1 - ratio)
+        if rest <= tail * 1e-13:
+            break
+        term *= ratio
+    if 2 * (tail + rest) < ALPHA * (1 - _MARGIN):
+        return True
+    if 2 * tail > ALPHA * (1 + _MARGIN):
+        return False
+    return sign_test_p(k, m, estimate=True) < ALPHA
+
+
 def questions_for_p05(better: int, worse: int, n: int) -> int | None:
-    """Total questions at which the observed flips, scaled up, give sign-test p < 0.05."""
+    """Total questions from which on the observed flips, scaled up (each count rounded),
+    give sign-test p < 0.05 at every larger total too: the smallest N with p < 0.05 at N,
+    N + 1, ... (within `LIMIT`); None when no such N is within reach.
+
+    Passing is not monotone in the total: the rounded counts move one at a time, so a total
+    can pass and the next fail (+7/−16 of 37: 48 passes, 51 and 52 fail, every total from 53
+    passes), and the figure is where it stops going back, not the first lucky total -- what
+    a plan for "about N questions" needs (the saw-tooth of exact tests: Chernick & Liu 2002).
+    The sign test's p(k, m) grows with the smaller count k and falls with the larger m, so over
+    a block of totals [a, b] it is at most p(k at b, m at a); above the total where a Chernoff
+    bound on the scaled counts (give or take the rounding) falls below 0.05 and keeps falling,
+    every total passes; below it, `_last_failure` looks for the last total that fails."""
     if n <= 0 or better == worse:
         return None
+    small, large = min(better, worse), max(better, worse)
+    low, high = small / n, large / n
 
-    def ok(total: int) -> bool:
-        return (
-            sign_test_p(round(better * total / n), round(worse * total / n), estimate=True) < ALPHA
-        )
+    def certified(total: int) -> bool:  # every total from here on passes (Chernoff)
+        k, m = low * total + 0.5, high * total - 0.5  # the counts, give or take the rounding
+        if k >= m:
+            return False
+        share, ratio = k / (k + m), low / (low + high)
+        # d/dt exponent(k(t), m(t)) = low ln(2 share) + high ln(2 (1 - share)); positive from
+        # here on once positive here (share falls toward `ratio`, where it is KL(ratio || 1/2))
+        rising = share <= ratio or low * math.log(2 * share) + high * math.log(2 * (1 - share)) > 0
+        return rising and 2 * math.exp(-_exponent(k, m)) < ALPHA * (1 - _MARGIN)
 
-    return _smallest(ok, n)
+    def holds(a: int, b: int) -> bool:  # p < ALPHA at every total in [a, b]
+        # the most the smaller count can be over the block, the least the larger
+        k, m = round(small * b / n), round(large * a / n)
+        return k < m and _sign_test_below(k, m)
+
+    top = _smallest(certified, n)
+    top = LIMIT + 1 if top is None else top
+    failed = _last_failure(holds, n, top - 1)
+    if failed is None:
+        return n
+    return None if failed >= LIMIT else failed + 1
+
+
+def _power_holds(p: float) -> Callable[[int, int], bool]:
+    """`holds(a, b)` for "power(m, p) >= 80 %" over changed questions m in [a, b] <= `_EXACT`:
+    the larger tail alone, P(X_a >= b - k_a) with k_a the critical count at a, bounds the power
+    at every m in the block from below (X_m grows with m; m - k_m <= b - k_a, as k_m grows)."""
+    q = max(p, 1 - p)
+
+    def holds(a: int, b: int) -> bool:
+        if a == b:
+            return power(a, p) >= _POWER
+        kl = _critical(a)
+        if kl < 0 or b - kl > a:
+            return False
+        return math.fsum(binomial_pmf(k, a, q) for k in range(b - kl, a + 1)) >= _POWER
+
+    return holds
 
 
 def questions_for_power(better: int, worse: int, n: int) -> int | None:
-    """Total questions for an 80 % chance that the sign test gives p < 0.05 (an estimate)."""
+    """Total questions from which on the sign test has an 80 % chance of p < 0.05 (an
+    estimate), at the observed share of changed questions and split: like `questions_for_p05`,
+    the smallest number of changed questions from which on the power stays at 80 % (exact power
+    saw-tooths with m up to `_EXACT`; the normal approximation above rises with m), scaled to
+    questions in all."""
     changed = better + worse
     if n <= 0 or changed == 0 or better == worse:
         return None
     p = better / changed
-    m = _smallest(lambda m: power(m, p) >= _POWER, 1)
+    if power(_EXACT + 1, p) < _POWER:
+        m = _smallest(lambda m: power(m, p) >= _POWER, _EXACT + 1)
+    else:
+        failed = _last_failure(_power_holds(p), 1, _EXACT)
+        m = 1 if failed is None else failed + 1
     return None if m is None else max(n, math.ceil(m * n / changed))
 
 

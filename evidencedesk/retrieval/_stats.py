@@ -358,6 +358,20 @@ def _limit_interval(data: np.ndarray, mean: float, level: float) -> tuple[float,
 
 ALPHA = 0.05  # the significance level of every test the report states (verdicts, flips, sizing)
 
+
+def p_text(value: float) -> str:
+    """A p-value as printed everywhere (site, exports, terminal): three decimals, "< 0.001"
+    below that -- never "0.000" (docs/verdicts.md). The one home of the rule: the site's
+    filters (`report._values`) and the gate's lines (`gate`) both read it."""
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def p_is(value: float) -> str:
+    """ "p = 0.062", or "p < 0.001" below that (never "p = < 0.001" nor "p = 0.000")."""
+    text = p_text(value)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
 _EXACT_SIGN = 2_000  # untied questions up to which sign_test_p rounds the exact Fraction
 
 
