@@ -19,8 +19,6 @@ from evidencedesk.gate import (
     _shape,
 )
 from evidencedesk.report._exports import export_tables
-from evidencedesk.report._values import p_is as site_p_is
-from evidencedesk.report._values import p_text as site_p_text
 from evidencedesk.results.types import Results
 from evidencedesk.retrieval._stats import p_is, p_text, sign_test_p
 from evidencedesk.retrieval.metrics import Judged
@@ -89,7 +87,6 @@ def test_a_check_from_an_earlier_results_json_without_k_still_reads() -> None:
 )
 def test_one_rule_for_a_p_value_and_the_site_reads_it(p: float, text: str, said: str) -> None:
     assert (p_text(p), p_is(p)) == (text, said)
-    assert site_p_text is p_text and site_p_is is p_is  # one home: the site's filters read it
 
 
 def test_the_markdown_export_prints_a_tiny_holm_p_as_below_0_001(demo_site: Path) -> None:

@@ -48,7 +48,7 @@ from evidencedesk._inert import printable, visible
 from evidencedesk._metric_names import label
 from evidencedesk.files._writing import text_cell
 from evidencedesk.report._model import BottomLine, SiteModel
-from evidencedesk.report._values import fmt, interval, number, p_text
+from evidencedesk.report._values import fmt, interval, number
 from evidencedesk.report._words import counts_sentence, metric_label
 from evidencedesk.results.types import (
     _FRAME_COLUMNS,
@@ -57,7 +57,7 @@ from evidencedesk.results.types import (
     Results,
     VariantResult,
 )
-from evidencedesk.retrieval._stats import ALPHA, LARGE
+from evidencedesk.retrieval._stats import ALPHA, LARGE, p_text
 
 SUMMARY = "summary.md"  # the summary's file in the site
 

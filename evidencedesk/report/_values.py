@@ -16,8 +16,7 @@ from evidencedesk.results.types import MetricStat
 from evidencedesk.retrieval import minilm
 
 # a p-value's text: the rule's one home is the statistics (the gate's lines read it too)
-from evidencedesk.retrieval._stats import p_is as p_is
-from evidencedesk.retrieval._stats import p_text as p_text
+from evidencedesk.retrieval._stats import p_text
 
 _DASH = "—"  # what an undefined number shows
 

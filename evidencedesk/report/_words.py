@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 from evidencedesk._inert import visible
 from evidencedesk._metric_names import label
 from evidencedesk.gate import GateCheck, GateLevel
-from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt, p_is, p_text
+from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt
 from evidencedesk.results import _verdicts as v
 from evidencedesk.results.types import (
     CandidateResult,
@@ -54,6 +54,8 @@ from evidencedesk.retrieval._stats import (
     LARGE,
     RANDOMIZATION_RESAMPLES,
     TIE,
+    p_is,
+    p_text,
 )
 from evidencedesk.retrieval.labels import QuestionCounts
 
