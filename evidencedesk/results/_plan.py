@@ -269,10 +269,12 @@ def _largest_change(results: Results) -> dict[str, float]:
 def chosen(results: Results) -> tuple[str, ...] | None:
     """The ids that get a question page, in the choosing rule's order; None (every question)
     up to `PAGE_LIMIT` questions."""
-    return _pages(results)[0]
+    return _pages(results, passes(results))[0]
 
 
-def _pages(results: Results) -> tuple[tuple[str, ...] | None, tuple[int, int, int]]:
+def _pages(
+    results: Results, passed: dict[str, bool | None]
+) -> tuple[tuple[str, ...] | None, tuple[int, int, int]]:
     """`chosen`, and above `PAGE_LIMIT` the questions without a page: those the baseline passes
     and no candidate changes, those with no relevant judgment (no metric of theirs is defined,
     so nothing passes or changes there) and those beyond `PAGE_CAP` ((0, 0, 0) up to the
@@ -280,22 +282,20 @@ def _pages(results: Results) -> tuple[tuple[str, ...] | None, tuple[int, int, in
     questions = len(results.inputs.questions)
     if questions <= PAGE_LIMIT:
         return None, (0, 0, 0)
-    ranked = _ranked(results)
+    ranked = _ranked(results, passed)
     pages = tuple(q for _, _, q in ranked[:PAGE_CAP])
     kept = {q for _, _, q in ranked}
-    passed = passes(results)
     undefined = sum(1 for q in results.inputs.questions
                     if q.id not in kept and passed.get(q.id) is None)  # fmt: skip
     unchanged = questions - len(ranked) - undefined
     return pages, (unchanged, undefined, max(0, len(ranked) - PAGE_CAP))
 
 
-def _ranked(results: Results) -> list[tuple[int, float, str]]:
+def _ranked(results: Results, passed: dict[str, bool | None]) -> list[tuple[int, float, str]]:
     """The questions that may get a page, best first: critical, failing in the baseline, then
     by their largest change; a question the baseline passes and no candidate changes is not
     among them."""
     critical = set(results.policy.critical) if results.policy is not None else set()
-    passed = passes(results)
     change = _largest_change(results)
     ranked = []
     for q in (q.id for q in results.inputs.questions):
@@ -320,7 +320,8 @@ def _grid_questions(results: Results, keep: tuple[str, ...] | None) -> tuple[str
 
 def decide(results: Results) -> Plan:
     """What the report shows, decided once per Results (`Results.plan`)."""
-    pages, left_out = _pages(results)
+    passed = passes(results)
+    pages, left_out = _pages(results, passed)
     return Plan(
         large=large(results),
         expanded=any(m.n > LARGE for r in results.variants for m in r.metrics),
@@ -328,7 +329,7 @@ def decide(results: Results) -> Plan:
         grid=_grid_questions(results, pages),
         page_depth=page_depth(results),
         pass_depth=pass_depth(results),
-        passes=passes(results),
+        passes=passed,
         verdicts=verdict_counts(results.candidates),
         gates=gate_counts(results),
         lead=best_lead(results),
