@@ -241,15 +241,16 @@ PLANTS = {
     # a question page's graded documents (counted in its jump line and its fold, then each row),
     # a slice's n and the tags it counts fewer questions on, a run's coverage warning outside
     # its claim: each held to results.json where it stands
-    "graded documents counted": ("question-q004.html", "the graded documents (7)",
-                                 "the graded documents (8)", [
+    "graded documents counted": ("question-q004.html", "the documents graded above 0 (7)",
+                                 "the documents graded above 0 (8)", [
         "question-q004.html: 'On this page: what each variant returned · each candidate against "
-        "base · the graded documents (8)': results.json says 7 graded, those above 0 "
+        "base · the documents graded above 0 (8)': results.json says 7 graded, those above 0 "
         "(inputs.questions[3].grades)",
     ]),
     "graded documents counted in the fold": ("question-q004.html", "The 7 documents the judgments",
                                              "The 6 documents the judgments", [
-        "question-q004.html: 'The 6 documents the judgments grade for this question, best first': "
+        "question-q004.html: 'The 6 documents the judgments grade above 0 for this question, best "
+        "first': "
         "results.json says 7 graded, those above 0 (inputs.questions[3].grades)",
     ]),
     "a graded document's grade": ("question-q004.html", GRADED_ROW.format(2), GRADED_ROW.format(3), [

@@ -84,7 +84,8 @@ def test_the_long_question_page_lists_first_and_folds_the_rest() -> None:
     # the graded table (30 passages) is folded; every passage's whole text sits behind a summary
     fold = html[graded:]
     assert (
-        f"<summary>The {LONG} documents the judgments grade for this question, best first" in fold
+        f"<summary>The {LONG} documents the judgments grade above 0 for this question, best first"
+        in fold
     )
     assert fold.count('<details class="ptext">') == LONG
     # in the lists each text once: base's 20, and the one document of cand's top 20 base's lacks;

@@ -1401,10 +1401,12 @@ def _count_disagreements(page: str, shown: _PageText, results: Results,
 
 
 # a question page's graded documents (templates/question.html's last section): counted in the
-# jump line ("the graded documents (7)") and in the fold's summary above five, then one row each
+# jump line ("the documents graded above 0 (7)") and in the fold's summary above five, then one row each
 # (its id, its grade), held to `report.oracle.graded_list` of the question in results.json
-_GRADED_JUMP = re.compile(r" the graded (?:document|chunk)s \((\d+)\)$")
-_GRADED_FOLD = re.compile(r"^The (\d+) (?:document|chunk)s the judgments grade for this question")
+_GRADED_JUMP = re.compile(r" the (?:document|chunk)s graded above 0 \((\d+)\)$")
+_GRADED_FOLD = re.compile(
+    r"^The (\d+) (?:document|chunk)s the judgments grade above 0 for this question"
+)
 _GRADED_AT = '<section id="graded">'
 _GRADED_TABLE = re.compile(r'<table class="graded-table[^"]*">(.*?)</table>', re.S)
 _CODE = re.compile(r'<code(?: title="([^"]*)")?>(.*?)</code>', re.S)
