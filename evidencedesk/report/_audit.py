@@ -99,10 +99,10 @@ from evidencedesk.results.types import QuestionFact, RankedList, Results
 __all__ = ["Disagreement", "PageResult", "Pages", "audit", "in_turn"]
 
 _CLAIMS = "claims.json"  # the file beside the pages that holds every page's claims
-# elements whose text the audit does not read: code that runs or styles, inert markup, and the
-# browser tab's title (the page's name: a run's, a candidate's, a question id, with the project's
-# name; text alone, which cannot mark a name as data). Text in nav, footer, pre, code and an
-# SVG's text is read as any other (a number there is a claim)
+# elements whose text the audit does not read as claims: code that runs or styles, inert markup,
+# and the browser tab's title (text alone, which cannot mark a name as data: held to the page's
+# name instead, `_title_disagreements`). Text in nav, footer, pre, code and an SVG's text is read
+# as any other (a number there is a claim)
 _SKIPPED = {"script", "style", "template", "title"}
 # elements that never hold text and have no end tag
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
@@ -1591,6 +1591,28 @@ def _footer_disagreements(page: str, raw: str, results: Results) -> list[Disagre
     return []
 
 
+_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+
+
+def _title_disagreements(page: str, raw: str, results: Results,
+                         named: str | None) -> list[Disagreement]:  # fmt: skip
+    """The browser tab's title: the page's name, then the report's (``evidencedesk report —``
+    the project). A page of one question or one candidate is named by its id or name as the
+    page shows ids (`_inert.visible`), `named`; any other page by words of ours, which hold no
+    number (a number there would be a claim no mark records)."""
+    m = _TITLE.search(raw)
+    said = html.unescape(m[1]) if m else "(no title)"
+    report = f" · evidencedesk report — {results.inputs.project}"
+    name = said[: -len(report)] if said.endswith(report) else None
+    if named is not None and name == named:
+        return []
+    if named is None and name is not None and not any(ch.isdigit() for ch in name):
+        return []
+    due = (f"{named + report!r} (the page's own, inputs.project)" if named is not None else
+           f"a page name without a number, then {report!r} (inputs.project)")  # fmt: skip
+    return [Disagreement(page, f"title: {said}", due)]
+
+
 # the to-label page (templates/to-label.html): the unjudged pairs counted, the file's rows, the
 # first rows (question, document, best rank, runs, comparisons split) and the rows after them
 _TO_LABEL_LEDE = re.compile(r"^(\d+) \(question, document\) pairs in the top (\d+) of the "
@@ -2450,6 +2472,19 @@ def _all_lists(results: Results) -> _Lists:
     return lists
 
 
+def _titles(results: Results) -> dict[str, str]:
+    """Each page of one question or one candidate (run or not) -> the name its title gives,
+    as a page shows an id: invisible characters made visible (`_inert.visible`)."""
+
+    def shown(name: str) -> str:
+        return name if name.isascii() else visible(name)
+
+    named = [(f"question-{slug(q.id)}.html", q.id) for q in results.inputs.questions]
+    names = [c.name for c in results.candidates] + [c.name for c in results.not_run]
+    named += [(f"candidate-{slug(name)}.html", name) for name in names]
+    return {page: shown(name) for page, name in named}
+
+
 @dataclass(frozen=True)
 class _Site:
     """What every page of a site is held to: its results.json (read as Results and as JSON for
@@ -2467,6 +2502,7 @@ class _Site:
     known: _Known  # the marked values already re-read (filled as the pages are read)
     candidates: dict[str, int]  # a candidate's page -> its index in results.json
     facts: dict[str, tuple[int, QuestionFact]]  # a question's id -> its index and its record
+    titles: dict[str, str]  # a question's or a candidate's page -> its title's name (shown)
 
     @classmethod
     def of(cls, site: Path) -> _Site:
@@ -2480,7 +2516,8 @@ class _Site:
                    len(list(site.glob("question-*.html"))), {},
                    {f"candidate-{slug(c.name)}.html": i
                     for i, c in enumerate(results.candidates)},
-                   {q.id: (i, q) for i, q in enumerate(results.inputs.questions)})  # fmt: skip
+                   {q.id: (i, q) for i, q in enumerate(results.inputs.questions)},
+                   _titles(results))  # fmt: skip
 
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
@@ -2536,6 +2573,7 @@ class _Site:
             found += _coverage_disagreements(page, shown, results)
         found += _chart_disagreements(page, raw, self.charted)
         found += _footer_disagreements(page, raw, results)
+        found += _title_disagreements(page, raw, results, self.titles.get(page))
         if page in ("index.html", "flips.html"):
             found += _page_rule_disagreements(page, raw, results)
         if since or page == "since.html":
