@@ -181,3 +181,23 @@ def test_a_best_lead_that_lost_another_reported_metric_says_which(tmp_path: Path
     assert words.lead(results, "") == expected
     assert oracle._lead_words(results, "") == expected
     assert f"{expected}." in _text(tmp_path / "site", "index.html")
+
+
+@pytest.mark.parametrize("policy", [None, {"k": 3}])
+def test_the_summary_points_to_the_gate_page_only_when_one_is_written(
+    tmp_path: Path, policy: dict[str, object] | None
+) -> None:
+    from evidencedesk.report import _oracle as oracle
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    runs = {"base": {"q1": ["d1"], "q2": ["x", "d2"]}, "cand": {"q1": ["d1"], "q2": ["d2"]}}
+    toml = write_project(tmp_path / "p", qrels, runs, relevance=1, policy=policy)
+    results = evidencedesk.build(project=toml, out=tmp_path / "site")
+    gate = ", the gate its rules on `gate.html`" if policy else ""
+    last = (
+        "The static site this file sits in: open `index.html` (it works offline); each candidate "
+        f"has its page{gate}. Seed 0, inputs `{results.inputs.input_hash[:12]}`."
+    )
+    assert (tmp_path / "site" / "summary.md").read_text("utf-8").endswith(f"{last}\n")
+    assert oracle.summary_lines(results)[-1] == last
+    assert (tmp_path / "site" / "gate.html").is_file() == bool(policy)

@@ -194,9 +194,10 @@ def summary_markdown(model: SiteModel) -> str:
         "",
         "## The full report",
         "",
-        f"The static site this file sits in: open `index.html` (it works offline); "
-        f"each candidate has its page, the gate its rules on `gate.html`. "
-        f"Seed {model.meta.seed}, inputs `{model.meta.input_hash[:12]}`.",
+        "The static site this file sits in: open `index.html` (it works offline); "
+        "each candidate has its page"
+        + (", the gate its rules on `gate.html`. " if model.gate is not None else ". ")
+        + f"Seed {model.meta.seed}, inputs `{model.meta.input_hash[:12]}`.",
     ]
     return "\n".join(lines) + "\n"
 

@@ -1228,8 +1228,9 @@ def summary_lines(results: Results) -> list[str]:
     return [f"# {_md_words(title, opens=True)}", "", *_summary_table(results),
             *_failing_rules(results), *_warnings(results), "", "## The full report", "",
             "The static site this file sits in: open `index.html` (it works offline); each "
-            "candidate has its page, the gate its rules on `gate.html`. Seed "
-            f"{results.settings.seed}, inputs `{results.inputs.input_hash[:12]}`."]  # fmt: skip
+            "candidate has its page"
+            + (", the gate its rules on `gate.html`" if results.policy is not None else "")
+            + f". Seed {results.settings.seed}, inputs `{results.inputs.input_hash[:12]}`."]  # fmt: skip
 
 
 # -- the claims' words, restated ----------------------------------------------------------------
