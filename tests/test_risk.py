@@ -45,7 +45,8 @@ def test_exposure_lists_marked_chunks_an_unfiltered_stage_one_returns() -> None:
 
 def test_the_risk_is_stated_even_when_nothing_changed() -> None:
     cand = SimpleNamespace(exposure=(Exposure("q1", "memo:c0", ("restricted",)),
-                                     Exposure("q-2", "old:c1", ("superseded",))),
+                                     Exposure("q-2", "old:c1", ("superseded",)),
+                                     Exposure("q-2", "memo:c0", ("restricted",))),
                            diff=(SimpleNamespace(field="prefilter"),),
                            comparisons=(SimpleNamespace(worse=()),), lists=())  # fmt: skip
     statement = risk(cand)  # type: ignore[arg-type]
@@ -53,12 +54,13 @@ def test_the_risk_is_stated_even_when_nothing_changed() -> None:
     head, body = statement
     assert head == (
         "Risk: it removes the pre-filter — 2 restricted or superseded chunk(s) reached its "
-        "candidate lists."
-    )
+        "candidate lists, 3 time(s) in all."
+    )  # memo:c0 in two questions' lists: one chunk, two times
     assert (
-        "1 restricted and 1 superseded chunk(s) reached the candidate lists of 2 question(s)"
-        in body
-    )
+        "1 restricted and 1 superseded chunk(s) reached the candidate lists of 2 question(s), 3 "
+        "time(s) in all ([q\\-2](question-q-2.html), [q1](question-q1.html)) before the late "
+        "filter removed them"
+    ) in body
     assert "[q\\-2](question-q-2.html)" in body and "[q1](question-q1.html)" in body
     assert "costs answers" not in body  # nothing got worse: no cost is claimed
     assert risk(SimpleNamespace(exposure=None)) is None  # type: ignore[arg-type]

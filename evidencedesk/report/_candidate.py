@@ -168,20 +168,22 @@ def risk(cand: CandidateResult) -> tuple[str, str] | None:
     config, stated whatever the metrics say."""
     if cand.exposure is None:
         return None
-    hits = cand.exposure
-    restricted = sum(1 for e in hits if "restricted" in e.marks)
-    superseded = sum(1 for e in hits if "superseded" in e.marks)
+    hits = cand.exposure  # one per (question, chunk): a chunk in many lists counts in each
+    chunks = {e.chunk for e in hits}
+    restricted = len({e.chunk for e in hits if "restricted" in e.marks})
+    superseded = len({e.chunk for e in hits if "superseded" in e.marks})
     qids = sorted({e.question for e in hits})
     links = ", ".join(f"[{md_escape(q)}](question-{slug(q)}.html)" for q in qids)
     head = (
-        f"Risk: it removes the pre-filter — {len(hits)} restricted or superseded chunk(s) reached "
-        "its candidate lists."
+        f"Risk: it removes the pre-filter — {len(chunks)} restricted or superseded chunk(s) "
+        f"reached its candidate lists, {len(hits)} time(s) in all."
     )
     body = (
         "Risk (from the config, whatever the metrics say): this candidate filters after ranking "
         "(prefilter = false). The pre-filter keeps restricted and superseded chunks out of the "
         f"candidate lists; without it, {restricted} restricted and {superseded} superseded "
-        f"chunk(s) reached the candidate lists of {len(qids)} question(s)"
+        f"chunk(s) reached the candidate lists of {len(qids)} question(s), {len(hits)} time(s) in "
+        "all"
         + (f" ({links})" if links else "")
         + " before the late filter removed them: one filter bug away from the prompt."
     )
