@@ -297,7 +297,7 @@ def test_the_demo_rows_are_the_results_numbers(demo_site: Path) -> None:
         "Better than hybrid? 0 better 0 worse 10 unclear = NO CLEAR CHANGE × 9 ▽ LEANS WORSE × 1 "
         "May it ship? (release gate) ✓ GO × 6 ! REVIEW × 2 ✕ BLOCK × 2 Each rule, per candidate → "
         "Best lead rerank overlap Δ MRR +0.056 [+0.000, +0.135] n=21 = NO CLEAR CHANGE ✓ GO What "
-        "it rests on 24 questions 21 decide decide: those with a relevant judgment · 24 judged 20 "
+        "it rests on 24 questions 21 decide decide: those with a relevant chunk in scope · 24 judged 20 "
         "documents · 60 chunks Judged@3 of hybrid: 1.000 [1.000, 1.000]"
     )
     assert "<li>" not in page[page.index('id="bottom-line"') : page.index('<div class="tiles">')]

@@ -201,3 +201,19 @@ def test_the_summary_points_to_the_gate_page_only_when_one_is_written(
     assert (tmp_path / "site" / "summary.md").read_text("utf-8").endswith(f"{last}\n")
     assert oracle.summary_lines(results)[-1] == last
     assert (tmp_path / "site" / "gate.html").is_file() == bool(policy)
+
+
+def test_a_pipeline_project_says_its_judgments_are_the_chunks_in_scope(demo_site: Path) -> None:
+    """In a pipeline project (the demo) R and the ideal lists count only the chunks a question's
+    scope admits, and the pages say "in scope" where they say what decides."""
+    methods = _text(demo_site, "methods.html")
+    assert (
+        "Here the judgments are the labels of the chunks in scope: R and each ideal list count a "
+        "relevant chunk only when the question's scope admits it (a restricted or superseded "
+        "chunk counts in neither), and a question whose relevant chunks are all out of scope has "
+        "no metric."
+    ) in methods
+    assert "decide: those with a relevant chunk in scope" in _text(demo_site, "index.html")
+    assert "Means leave out questions where a metric is undefined (no relevant chunk in scope)" in (
+        _text(demo_site, "benchmark.html")
+    )

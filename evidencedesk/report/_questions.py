@@ -133,7 +133,8 @@ def question_list(results: Results, pages: Collection[str], plan: Plan) -> Quest
         pass_rule=(
             f"Pass: the baseline {results.baseline} has a relevant chunk in its top {depth} (the "
             "check the gate's pass rate and critical rule make per question); fail: it has none; "
-            "—: the question has no relevant judgment"
+            "—: the question has no relevant "
+            + ("chunk in scope" if results.settings.kind == "pipeline" else "judgment")
         ),
         metric=results.settings.metric(metric).label,
         static_rows=min(len(rows), _STATIC_ROWS),
