@@ -217,3 +217,32 @@ def test_a_pipeline_project_says_its_judgments_are_the_chunks_in_scope(demo_site
     assert "Means leave out questions where a metric is undefined (no relevant chunk in scope)" in (
         _text(demo_site, "benchmark.html")
     )
+
+
+def test_a_partial_run_is_warned_about_in_the_terminal_too(tmp_path: Path) -> None:
+    """A run a lowered [runs] min_coverage lets through (it answers 2 of the 3 judged queries)
+    carries its warning in `build`'s output and in the benchmark table, as on its pages; its
+    Judged@k is over the questions it answers, and the table says so."""
+    import io
+
+    from evidencedesk import cli
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
+    runs = {"base": {"q1": ["d1"], "q2": ["d2"], "q3": ["d3"]},
+            "part": {"q1": ["d1"], "q2": ["x", "d2"]}}  # fmt: skip
+    toml = write_project(tmp_path / "p", qrels, runs, relevance=1)
+    toml.write_text(toml.read_text("utf-8").replace("[runs]\n", "[runs]\nmin_coverage = 0.5\n"),
+                    "utf-8")  # fmt: skip
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(tmp_path / "site"), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 0
+    warning = ("Partial coverage: the run part answers 2 of the 3 judged queries (67 %); the "
+               "others count as empty lists.")  # fmt: skip
+    assert f"warning: {warning}\n" in err.getvalue()
+    results = evidencedesk.load_results(tmp_path / "site" / "results.json")
+    text = benchmark_text(results)
+    assert f"warning: {warning}" in text.splitlines()
+    assert ("the judgments grade at all, over the questions with a relevant judgment that the "
+            "run answers;") in " ".join(text.split())  # fmt: skip
+    part = next(v for v in results.variants if v.name == "part")
+    assert part.judged is not None and part.judged.n == 2  # q3: an empty list, no top to judge

@@ -49,7 +49,12 @@ from evidencedesk._metric_names import label
 from evidencedesk.files._writing import text_cell
 from evidencedesk.report._model import BottomLine, SiteModel
 from evidencedesk.report._values import fmt, interval, number
-from evidencedesk.report._words import counts_sentence, metric_label
+from evidencedesk.report._words import (
+    answers_part,
+    counts_sentence,
+    metric_label,
+    partial_coverage,
+)
 from evidencedesk.results.types import (
     _FRAME_COLUMNS,
     Comparison,
@@ -398,11 +403,16 @@ def benchmark_text(results: Results, caveats: tuple[str, ...] = ()) -> str:
     tail = (
         f"{primary.label} interval: {interval_method} over questions; Judged@"
         f"{settings.judged_k}: the share of each top {settings.judged_k} that the judgments "
-        f"grade at all; flips: questions whose {flips_label} is higher (+) or lower (-) than in "
+        "grade at all, over the questions with a relevant judgment that the run answers; flips: "
+        "questions whose "
+        f"{flips_label} is higher (+) or lower (-) than in "
         f"the baseline '{printable(results.baseline)}'; p: exact two-sided sign test over those "
         "questions."
     )
-    return "\n".join([head, "", *_layout(columns, rows), "", tail, *caveats])
+    # a run a lowered [runs] min_coverage lets through is said wherever it is used
+    partial = [printable(f"warning: {partial_coverage(v.name, v.coverage)}")
+               for v in _ordered(results) if v.coverage is not None and answers_part(v.coverage)]  # fmt: skip
+    return "\n".join([head, "", *_layout(columns, rows), "", tail, *partial, *caveats])
 
 
 def benchmark_json(results: Results) -> dict[str, Any]:
