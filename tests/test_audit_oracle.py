@@ -350,6 +350,15 @@ def test_the_since_words_are_the_builds() -> None:
     assert oracle.since_summary({"removed": 1, "pass": 2}) == (
         "1 question removed · 2 questions newly pass"
     )
+    assert oracle.since_summary(
+        {"verdicts": 1, "gates": 2, "candidates added": 1, "candidates removed": 3}
+    ) == (
+        "1 verdict changed · 2 gate levels changed (same verdicts) · 1 candidate added · "
+        "3 candidates removed"
+    )
+    assert oracle.since_relevant_note(29, 27) == (
+        "Questions with a relevant judgment (only they can pass): 29 → 27."
+    )
     for change in [(None, "BETTER", None, "GO"), ("WORSE", None, "BLOCK", None),
                    ("MIXED", "WORSE", "GO", "GO"), ("MIXED", "MIXED", "GO", "BLOCK"),
                    ("MIXED", "WORSE", "GO", "REVIEW")]:  # fmt: skip

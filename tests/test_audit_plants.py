@@ -856,9 +856,10 @@ SINCE_PLANTS = {
     ]),
     "the pass rule's depth": ("since.html", "within the first 10 before, none now",
                               "within the first 5 before, none now", [
-        "since.html: 'since: Counted: a relevant result within the first 5 before, none now.': "
-        "results.json says 'Counted: a relevant result within the first 10 before, none now.' "
-        "(the oracle's words, each run's pass depth)",
+        "since.html: 'since: Counted: a relevant result within the first 5 before, none now or no "
+        "relevant judgment now.': results.json says 'Counted: a relevant result within the first "
+        "10 before, none now or no relevant judgment now.' (the oracle's words, each run's pass "
+        "depth)",
     ]),
     "a made-up change": ("since.html", "<ul>\n  <li><strong>cand01</strong>", "<ul>\n  <li><strong>"
                          "cand02</strong>: MRR rose by 0.100 (p = 0.001)</li>\n  <li><strong>cand01"

@@ -121,8 +121,9 @@ def test_the_site_shows_the_changes_and_what_it_compared_with(builds: dict[str, 
     for html in (index, page):
         assert f"inputs sha256 {previous.inputs.input_hash[:12]}…" in html
         assert f"evidencedesk {previous.version}" in html
-        assert ("<strong>1 input file changed · 1 label grade changed · 1 verdict changed · 4 "
-                "metrics moved beyond their interval · 1 question newly fails</strong>") in html  # fmt: skip
+        assert ("<strong>1 input file changed · 1 label grade changed · 1 gate level changed "
+                "(same verdict) · 4 metrics moved beyond their interval · 1 question newly "
+                "fails</strong>") in html  # fmt: skip
         assert "q1a: grade 2 → grade 0" in html
         assert "<strong>cand</strong>: still NO CLEAR CHANGE (gate GO → BLOCK)" in html
         assert "now fails in cand" in html

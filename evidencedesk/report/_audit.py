@@ -85,6 +85,8 @@ from evidencedesk.report._oracle import (
     since_depth,
     since_outcomes,
     since_project_note,
+    since_relevant,
+    since_relevant_note,
     since_seed_note,
     since_summary,
     since_verdict,
@@ -2043,7 +2045,9 @@ _SINCE_VERDICT = re.compile(r"^(?:new candidate: (\S.*?) \(gate (\w+)\)|removed 
                             r"(\w+)\)|(?:still (.*?)|(.*?) → (.*?)) \(gate (\w+)(?: → (\w+))?\))$")  # fmt: skip
 _SINCE_METRIC = re.compile(r"^(.*) (−?\d+\.\d+|—) → (−?\d+\.\d+|—) \(previous interval "
                            r"\[(−?\d+\.\d+), (−?\d+\.\d+)\]\)$")  # fmt: skip
-_SINCE_RUNS = re.compile(r"^now (fails|passes) in (.*)$")
+_SINCE_RUNS = re.compile(r"^(?:now (fails|passes) in (.*?)( \(no relevant judgment before\))?|"
+                         r"no relevant judgment now \(it passed before in (.*)\))$")  # fmt: skip
+_SINCE_RELEVANT = "Questions with a relevant judgment (only they can pass): "
 
 
 def _since_cut(page: str, raw: str) -> tuple[str, str]:
@@ -2089,19 +2093,33 @@ def _since_item(results: Results, group: str, inner: str,
         due = since_verdict(before[0], after[0], before[1], after[1])
         if c is not None and before == after:
             due = "nothing: an unchanged verdict and gate level are not a change"
-        return "verdicts", said, f"{subject}: {due}", f"the candidate {subject}'s decision and gate"
+        # the count it falls under, by its form (the form itself is held by `due`)
+        kind = ("candidates added" if v[1] else "candidates removed" if v[3] else "gates" if v[5]
+                else "verdicts")  # fmt: skip
+        return kind, said, f"{subject}: {due}", f"the candidate {subject}'s decision and gate"
     if group == "metrics":
         return _since_metric(results, subject, text, facts)
     r = _SINCE_RUNS.match(text)
-    runs = _named_runs(r[2] if r else "", facts["variants"])
-    now = facts["outcomes"]
     question = facts["ids"].get(subject, subject)
+    where = f"the variants' lists of {subject}, each run's pass depth"
+    judged = question in facts["relevant"]
+    if r is not None and r[4] is not None:  # no relevant judgment now: it passed before (as said)
+        runs = _named_runs(r[4], facts["variants"])
+        held = [run for run in facts["variants"] if run in runs]
+        due = (f"{subject}: no relevant judgment now (it passed before in {', '.join(held)})"
+               if held and not judged and group == "fail" else
+               f"nothing: {subject} has a relevant judgment now" if judged else
+               f"nothing: {subject} is in no run of this report's named")  # fmt: skip
+        return group, said, due, f"the judgments of {subject}, the variants"
+    runs = _named_runs(r[2] or "" if r else "", facts["variants"])
+    now = facts["outcomes"]
     held = [run for run in facts["variants"] if run in runs and now.get((run, question)) is
             (group == "pass")]  # fmt: skip
     verb = "fails" if group == "fail" else "passes"
-    due = f"{subject}: now {verb} in {', '.join(held)}" if held else (
+    why = " (no relevant judgment before)" if r is not None and r[3] and group == "pass" else ""
+    due = f"{subject}: now {verb} in {', '.join(held)}{why}" if held else (
         f"nothing: {subject} {verb} in none of {', '.join(runs) or 'no run'} now")  # fmt: skip
-    return group, said, due, f"the variants' lists of {subject}, each run's pass depth"
+    return group, said, due, where
 
 
 def _named_runs(text: str, names: list[str]) -> list[str]:
@@ -2178,7 +2196,7 @@ def _since_facts(results: Results) -> dict[str, Any]:
             "at": {visible(q.id): i for i, q in enumerate(questions)},
             "candidates": {c.name: c for c in results.candidates}, "means": means,
             "variants": [v.name for v in results.variants],
-            "outcomes": since_outcomes(results)}  # fmt: skip
+            "outcomes": since_outcomes(results), "relevant": since_relevant(results)}  # fmt: skip
 
 
 def _since_lede(
@@ -2197,7 +2215,7 @@ def _since_notes(page: str, notes: list[str], lede: dict[str, str],
                  results: Results) -> list[Disagreement]:  # fmt: skip
     """The notes: the same inputs exactly when the earlier hash said is this report's, another
     project exactly when the earlier project said is not this one's, another seed (this one
-    results.json's)."""
+    results.json's), another count of questions with a relevant judgment (this one counted)."""
     inputs, out = results.inputs, []
     due = []
     if lede and lede["hash"] == inputs.input_hash[:12]:
@@ -2209,6 +2227,11 @@ def _since_notes(page: str, notes: list[str], lede: dict[str, str],
         before = seed[0].removeprefix("The previous report used seed ").split(",", 1)[0]
         if before != str(results.settings.seed):
             due.append(since_seed_note(before, results.settings.seed))
+    judged = [n for n in notes if n.startswith(_SINCE_RELEVANT)]
+    if judged:  # the earlier count as said, this report's counted
+        before = judged[0].removeprefix(_SINCE_RELEVANT).split(" → ", 1)[0]
+        if before != str(len(since_relevant(results))):
+            due.append(since_relevant_note(before, len(since_relevant(results))))
     for i, (said, expected) in enumerate(zip_longest(notes, due)):
         if said != expected:
             out.append(Disagreement(page, f"since note {i + 1}: {said or 'none'}",

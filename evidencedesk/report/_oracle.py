@@ -824,8 +824,10 @@ SINCE_GROUPS = (
     ("verdicts", "Verdicts", "each candidate's verdict and gate level against the previous report"),
     ("metrics", "Metrics beyond their previous interval",
      "the new mean lies outside the previous report's 95 % interval of the same run and metric"),
-    ("fail", "Questions that newly fail", "a relevant result within the first {} before, none now"),
-    ("pass", "Questions that newly pass", "no relevant result within the first {} before, one now"),
+    ("fail", "Questions that newly fail",
+     "a relevant result within the first {} before, none now or no relevant judgment now"),
+    ("pass", "Questions that newly pass",
+     "no relevant result within the first {} (or no relevant judgment) before, one now"),
 )  # fmt: skip
 SINCE_COUNTS = (
     ("files", "input file changed", "input files changed"),
@@ -833,12 +835,16 @@ SINCE_COUNTS = (
     ("added", "question added", "questions added"),
     ("removed", "question removed", "questions removed"),
     ("verdicts", "verdict changed", "verdicts changed"),
+    ("gates", "gate level changed (same verdict)", "gate levels changed (same verdicts)"),
+    ("candidates added", "candidate added", "candidates added"),
+    ("candidates removed", "candidate removed", "candidates removed"),
     ("metrics", "metric moved beyond its interval", "metrics moved beyond their interval"),
     ("fail", "question newly fails", "questions newly fail"),
     ("pass", "question newly passes", "questions newly pass"),
 )
 SINCE_GROUP_OF = {"files": "inputs", "grades": "inputs", "added": "inputs", "removed": "inputs",
-                  "verdicts": "verdicts", "metrics": "metrics", "fail": "fail", "pass": "pass"}  # fmt: skip
+                  "verdicts": "verdicts", "gates": "verdicts", "candidates added": "verdicts",
+                  "candidates removed": "verdicts", "metrics": "metrics", "fail": "fail", "pass": "pass"}  # fmt: skip
 SINCE_NONE = ("No changes: the same verdicts, no metric outside its previous interval, no "
               "question newly failing or passing, and the same labels.")  # fmt: skip
 SINCE_SAME_INPUTS = "The inputs are the same as the previous report's (same sha256)."
@@ -854,6 +860,19 @@ def since_summary(counts: Mapping[str, int]) -> str:
 
 def since_project_note(previous: str, current: str) -> str:
     return f"The previous report is of another project ({previous}); this one is {current}."
+
+
+def since_relevant_note(previous: int | str, current: int) -> str:
+    """The note when the number of questions with a relevant judgment changed."""
+    return f"Questions with a relevant judgment (only they can pass): {previous} → {current}."
+
+
+def since_relevant(results: Results) -> set[str]:
+    """The questions with a relevant judgment (a judgment at or above the relevance): the only
+    ones that can pass."""
+    relevance = results.settings.relevance
+    return {q.id for q in results.inputs.questions
+            if any(g >= relevance for g in q.judgments.values())}  # fmt: skip
 
 
 def since_seed_note(previous: int | str, current: int) -> str:
@@ -897,9 +916,7 @@ def since_outcomes(results: Results) -> dict[tuple[str, str], bool]:
     """(run, question) -> whether the question passes in that variant's list now: a relevant
     judgment and a relevant result within the run's pass depth (questions without a relevant
     judgment are left out: they neither pass nor fail)."""
-    relevance = results.settings.relevance
-    relevant = {q.id for q in results.inputs.questions
-                if any(g >= relevance for g in q.judgments.values())}  # fmt: skip
+    relevant = since_relevant(results)
     out = {}
     for v in results.variants:
         k = _run_depth(results, v.config)

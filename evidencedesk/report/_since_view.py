@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evidencedesk.report._values import Plain, fmt
-from evidencedesk.results.since import Since
+from evidencedesk.results.since import QuestionChange, Since
 from evidencedesk.results.types import Results
 
 _SHOWN_ON_INDEX = 5  # items per group on the index; the rest on since.html
@@ -85,6 +85,19 @@ def _runs(runs: tuple[str, ...]) -> str:
     return ", ".join(runs)
 
 
+def _failed(q: QuestionChange) -> str:
+    """A newly failing question: the runs it fails in now, or why it passes in none."""
+    if q.judgment:
+        return f"no relevant judgment now (it passed before in {_runs(q.runs)})"
+    return f"now fails in {_runs(q.runs)}"
+
+
+def _passed(q: QuestionChange) -> str:
+    """A newly passing question: the runs it passes in now (and that it had no relevant
+    judgment before, when that is why it did not pass)."""
+    return f"now passes in {_runs(q.runs)}" + (" (no relevant judgment before)" * q.judgment)
+
+
 def _first(since: Since) -> str:
     """The pass rule's depth: one number when every run has the same, else each run's."""
     if all(k == since.k for _, k in since.depths):
@@ -112,13 +125,13 @@ def since_view(since: Since, results: Results) -> SinceView:
                                    f"{fmt(m.high)}])")
                          for m in since.metrics)),
         _SinceGroup("fail", "Questions that newly fail",
-                   f"a relevant result within the first {_first(since)} before, none now",
-                   tuple(_SinceItem(q.question, f"now fails in {_runs(q.runs)}", True)
-                         for q in since.newly_fail)),
+                   f"a relevant result within the first {_first(since)} before, none now or no "
+                   "relevant judgment now",
+                   tuple(_SinceItem(q.question, _failed(q), True) for q in since.newly_fail)),
         _SinceGroup("pass", "Questions that newly pass",
-                   f"no relevant result within the first {_first(since)} before, one now",
-                   tuple(_SinceItem(q.question, f"now passes in {_runs(q.runs)}", True)
-                         for q in since.newly_pass)),
+                   f"no relevant result within the first {_first(since)} (or no relevant "
+                   "judgment) before, one now",
+                   tuple(_SinceItem(q.question, _passed(q), True) for q in since.newly_pass)),
     ]  # fmt: skip
     shown = tuple(g for g in groups if g.items)
     notes = []
@@ -134,6 +147,12 @@ def since_view(since: Since, results: Results) -> SinceView:
             f"The previous report used seed {since.seed_before}, this one seed "
             f"{since.seed_after}: intervals and resampled p-values differ with the seed."
         )
+    if since.relevant_before != since.relevant_after:
+        notes.append(
+            "Questions with a relevant judgment (only they can pass): "
+            f"{since.relevant_before} → {since.relevant_after}."
+        )
+    kinds = [c.kind for c in since.verdicts]
     counts = [
         _count(n, one, many)
         for n, one, many in (
@@ -141,7 +160,11 @@ def since_view(since: Since, results: Results) -> SinceView:
             (len(since.grades), "label grade changed", "label grades changed"),
             (len(since.questions_added), "question added", "questions added"),
             (len(since.questions_removed), "question removed", "questions removed"),
-            (len(since.verdicts), "verdict changed", "verdicts changed"),
+            (kinds.count("verdict"), "verdict changed", "verdicts changed"),
+            (kinds.count("gate"), "gate level changed (same verdict)",
+             "gate levels changed (same verdicts)"),
+            (kinds.count("added"), "candidate added", "candidates added"),
+            (kinds.count("removed"), "candidate removed", "candidates removed"),
             (len(since.metrics), "metric moved beyond its interval",
              "metrics moved beyond their interval"),
             (len(since.newly_fail), "question newly fails", "questions newly fail"),

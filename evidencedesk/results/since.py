@@ -14,8 +14,12 @@ results.json) and returns a `Since`, computed here once and presented by the rep
   result within the first `k` of that run's list — the gate's own pass rule
   (`pages.run_pass_depth`: the run's final list in a pipeline project, the policy's k in a
   runs-only one, else 10), each report by its own rule; it newly fails when it passed in the
-  previous report and does not now (and newly passes the other way round). Only runs whose
-  lists the Results hold (the variants).
+  previous report and does not now (and newly passes the other way round). A question without
+  a relevant judgment does not pass: one that passed and has no relevant judgment now newly
+  fails for that reason (`QuestionChange.judgment`), one that had none before and passes now
+  newly passes. Only runs whose lists both Results hold (the variants), only questions both
+  hold (one added or removed is listed as such); how many questions have a relevant judgment,
+  before and after (`relevant_before`, `relevant_after`).
 
 The comparison is not stored in results.json (a build's results.json describes its own inputs
 only, whatever it was compared with); the site shows it and says what it compared with.
@@ -62,6 +66,16 @@ class VerdictChange:
     gate_before: GateLevel | None
     gate_after: GateLevel | None
 
+    @property
+    def kind(self) -> str:
+        """ "added", "removed", "verdict" (the verdict changed, the gate level perhaps too) or
+        "gate" (the gate level alone: the same verdict)."""
+        if self.before is None:
+            return "added"
+        if self.after is None:
+            return "removed"
+        return "verdict" if self.before != self.after else "gate"
+
 
 @dataclass(frozen=True)
 class _MetricMove:
@@ -81,6 +95,9 @@ class QuestionChange:
 
     question: str
     runs: tuple[str, ...]  # the runs in which it newly fails (or newly passes)
+    # its relevant judgment is why: a newly failing question has none now (it passed before in
+    # `runs`), a newly passing one had none before
+    judgment: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,6 +120,8 @@ class Since:
     metrics: tuple[_MetricMove, ...]
     newly_fail: tuple[QuestionChange, ...]
     newly_pass: tuple[QuestionChange, ...]
+    relevant_before: int = 0  # the questions with a relevant judgment in the previous report
+    relevant_after: int = 0  # and in this one
 
     @property
     def changes(self) -> int:
@@ -180,18 +199,23 @@ def _metrics(previous: Results, current: Results) -> tuple[_MetricMove, ...]:
     return tuple(out)
 
 
-def _outcomes(results: Results) -> dict[tuple[str, str], bool]:
-    relevant = {
+def _relevant(results: Results) -> dict[str, bool]:
+    """Per question: it has a relevant judgment (a grade at or above the relevance)."""
+    return {
         q.id: any(g >= results.settings.relevance for g in q.judgments.values())
         for q in results.inputs.questions
     }
+
+
+def _outcomes(results: Results) -> dict[tuple[str, str], bool | None]:
+    """(run, question) -> it passes in that variant's list; None: no relevant judgment (it
+    does not pass, and cannot)."""
+    relevant = _relevant(results)
     out = {}
     for v in results.variants:
         k = run_pass_depth(results, v)
         for r in v.lists:
-            ok = passed(r, k, relevant.get(r.question, False))
-            if ok is not None:
-                out[(v.name, r.question)] = ok
+            out[(v.name, r.question)] = passed(r, k, relevant.get(r.question, False))
     return out
 
 
@@ -203,17 +227,20 @@ def _questions(
     runs = [v.name for v in current.variants]
     fail: dict[str, list[str]] = {}
     win: dict[str, list[str]] = {}
+    judged_before, judged_after = _relevant(previous), _relevant(current)
     for run in runs:
         for q in order:
-            was, now = before.get((run, q)), after.get((run, q))
-            if was is True and now is False:
+            if (run, q) not in before or (run, q) not in after:
+                continue  # a run or a question only one report holds
+            if before[(run, q)] is True and after[(run, q)] is not True:
                 fail.setdefault(q, []).append(run)
-            if was is False and now is True:
+            if before[(run, q)] is not True and after[(run, q)] is True:
                 win.setdefault(q, []).append(run)
     return (
-        tuple(QuestionChange(q, tuple(fail[q])) for q in order if q in fail),
-        tuple(QuestionChange(q, tuple(win[q])) for q in order if q in win),
-    )
+        tuple(QuestionChange(q, tuple(fail[q]), not judged_after[q]) for q in order if q in fail),
+        tuple(QuestionChange(q, tuple(win[q]), not judged_before.get(q, False)) for q in order
+              if q in win),
+    )  # fmt: skip
 
 
 def since(previous: Results, current: Results) -> Since:
@@ -238,4 +265,6 @@ def since(previous: Results, current: Results) -> Since:
         metrics=_metrics(previous, current),
         newly_fail=fail,
         newly_pass=win,
+        relevant_before=sum(_relevant(previous).values()),
+        relevant_after=sum(_relevant(current).values()),
     )
