@@ -194,5 +194,9 @@ def test_the_build_gates_against_the_saved_baseline_not_the_baseline_run(project
                               str(project.parent / "site"), "--fail-on", "block"],
                              stdout=out, stderr=err)  # fmt: skip
     assert (status, err.getvalue().splitlines()) == (1, [
+        "warning: Partial coverage: the run bad answers 2 of the 4 judged queries (50 %); the "
+        "others count as empty lists.",
+        "warning: Partial coverage: the run base answers 2 of the 4 judged queries (50 %); the "
+        "others count as empty lists.",
         "gate: --fail-on block failed for bad (BLOCK)",
     ])  # fmt: skip
