@@ -166,6 +166,7 @@ def test_a_beir_projects_answers_cite_its_document_ids(tmp_path: Path) -> None:
     status, _, err = _run("build", "--project", str(project), "--out", str(tmp_path / "s"), "-q")
     assert status == 0, err
     page = visible((tmp_path / "s" / "citations.html").read_text(encoding="utf-8"))
+    assert "1 answer with inline chunk citations, each with the case it tests." in page
     assert "c1 all good 1.00 1.00 1.00" in page
 
 
@@ -189,3 +190,12 @@ def test_a_beir_projects_answers_refuse_a_citation_of_no_catalog_id(tmp_path: Pa
         f"error: {project / 'answers.jsonl'}:1: unknown shown chunk id 'mpl-hours-weekday:c0'; "
         "expected an id from the catalog",
     )
+
+
+def test_the_citations_page_counts_the_files_answers(tmp_path: Path) -> None:
+    project = _markdown_project(tmp_path / "p", _lines(_MARKDOWN_ANSWERS))
+    status, _, err = _run("build", "--project", str(project), "--out", str(tmp_path / "s"), "-q")
+    assert status == 0, err
+    page = visible((tmp_path / "s" / "citations.html").read_text(encoding="utf-8"))
+    assert "4 answers with inline chunk citations, each with the case it tests." in page
+    assert "Six answers" not in page and "one situation each" not in page
