@@ -199,3 +199,63 @@ def test_the_citations_page_counts_the_files_answers(tmp_path: Path) -> None:
     page = visible((tmp_path / "s" / "citations.html").read_text(encoding="utf-8"))
     assert "4 answers with inline chunk citations, each with the case it tests." in page
     assert "Six answers" not in page and "one situation each" not in page
+    # the audit holds the count to results.json's answers
+    assert _run("audit", str(tmp_path / "s"))[0] == 0
+    cited = tmp_path / "s" / "citations.html"
+    cited.write_text(cited.read_text(encoding="utf-8").replace(">4 answers", ">6 answers"), "utf-8")
+    status, out, _ = _run("audit", str(tmp_path / "s"))
+    assert status == 1
+    assert "citations.html: '6 answers': results.json says 4 answers (citations)" in out
+
+
+def test_the_evidence_page_shows_only_the_checks_that_ran(example_site) -> None:  # type: ignore[no-untyped-def]
+    site = example_site("pipeline")  # no [extras]: no dups, updates or tenants
+    page = visible((site / "evidence.html").read_text(encoding="utf-8"), unescape=True)
+    index = visible((site / "index.html").read_text(encoding="utf-8"), unescape=True)
+    assert (
+        "What happens to retrieved text before and after it reaches the prompt: duplicates and "
+        "compression (only the checks this project's inputs let run)." in page
+    )
+    # dedupe ran over the catalog alone: the page shows it and the overview does not skip it
+    assert "Duplicates: every answerable question's top 20 (sparse) over the catalog." in page
+    assert "42 chunks kept; 0 merged into 0 kept chunk(s)" in page
+    assert "dedupe" not in index
+    # no freshness, deletion or tenant section: the overview names the skipped ones
+    raw = (site / "evidence.html").read_text(encoding="utf-8")
+    for section in ("freshness", "deletion", "tenants"):
+        assert f'<section id="{section}">' not in raw
+    assert "Tenant boundaries" not in page and "Every question is asked" not in page
+    assert '<section id="dedupe">' in raw and '<section id="compression">' in raw
+    assert (
+        "Skipped stages: citations : no [extras].answers file in the project: no citations page "
+        "tenants : no [extras].tenants file in the project: evidence.html has no tenant "
+        "boundaries section freshness : no [extras].updates folder in the project: "
+        "evidence.html has no freshness section" in index
+    )
+    assert "Deletion: no superseded document with a labelled question to delete." in page
+    # the compression row names the questions cut off and counts those with nothing to keep
+    assert (
+        "spans of the baseline's final chunks 4142 2344 15 / 30 q02 , q05 , q13 , q17 , q18 , "
+        "q19 , q20 cut off; 8 had no relevant chunk among these chunks spans of every labelled "
+        "chunk 2692 1478 19 / 30 q02 , q05 , q08 , q11 , q12 , q13 , q17 , q18 , q19 , q20 , q29 "
+        "cut off" in page
+    )
+
+
+def test_the_audit_holds_the_questions_not_kept(example_site, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    site = tmp_path / "site"
+    shutil.copytree(example_site("pipeline"), site)
+    assert _run("audit", str(site))[0] == 0
+    page = site / "evidence.html"
+    text = page.read_text(encoding="utf-8")
+    assert text.count("cut off; 8 had no relevant chunk") == 1
+    page.write_text(text.replace("cut off; 8 had", "cut off; 7 had"), encoding="utf-8")
+    status, out, _ = _run("audit", str(site))
+    assert status == 1
+    assert (
+        "evidence.html: \"spans of the baseline's final chunks: 4142 → 2344 tokens, kept 15 / 30; "
+        "not kept: q02, q05, q13, q17, q18, q19, q20 cut off; 7 had no relevant chunk among these "
+        'chunks": results.json says "spans of the baseline\'s final chunks: 4142 → 2344 tokens, '
+        "kept 15 / 30; not kept: q02, q05, q13, q17, q18, q19, q20 cut off; 8 had no relevant "
+        'chunk among these chunks" (evidence.compression[0])' in out
+    )
