@@ -594,9 +594,12 @@ PIPELINE_COUNTS = {
         "merged into 1, 2 held back (evidence.kept, merges, held_back)",
     ]),
     "tokens after compression": ("evidence.html", '<td class="num">1468<', '<td class="num">1469<', [
-        "evidence.html: \"spans of the baseline's final chunks: 4647 → 1469 tokens, kept 6 / 21\": "
-        "results.json says \"spans of the baseline's final chunks: 4647 → 1468 tokens, kept 6 / "
-        "21\" (evidence.compression[0])",
+        "evidence.html: \"spans of the baseline's final chunks: 4647 → 1469 tokens, kept 6 / 21; "
+        "not kept: rc01, sp01, sp02, sz01, sv01, st01, bn01, bn02, bn03, pp01, dr02 cut off; 4 had "
+        "no relevant chunk among these chunks\": results.json says \"spans of the baseline's "
+        "final chunks: 4647 → 1468 tokens, kept 6 / 21; not kept: rc01, sp01, sp02, sz01, sv01, "
+        "st01, bn01, bn02, bn03, pp01, dr02 cut off; 4 had no relevant chunk among these "
+        "chunks\" (evidence.compression[0])",
     ]),
     "a control's leaks": ("evidence.html", '<td class="num">321<', '<td class="num">320<', [
         "evidence.html: 'harbor (none (control)): 24 questions, 320 leaks': results.json says "

@@ -237,7 +237,8 @@ CASES: tuple[Case, ...] = (
         replace("answers.jsonl", "[kc-shipping:c1]", "[kc shipping c1!]"),
         "answers.jsonl",
         2,
-        "expected citations like '[kc-returns-v3:c0]' (<doc_id>:c<n>), found '[kc shipping c1!]'",
+        "expected citations like '[kc-assembly:c0]' (chunk ids from the catalog), "
+        "found '[kc shipping c1!]'",
     ),
     # tenants.json
     Case(

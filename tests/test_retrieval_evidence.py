@@ -216,7 +216,7 @@ GOOD = {
         ("{not json", ":2: expected a JSON object, found invalid JSON"),
         (
             json.dumps({**GOOD, "id": "x2", "answer": "Thirty days [returns policy]."}),
-            ":2: expected citations like '[kc-returns-v3:c0]' (<doc_id>:c<n>), "
+            ":2: expected citations like '[kc-assembly:c0]' (chunk ids from the catalog), "
             "found '[returns policy]'",
         ),
         (
@@ -225,7 +225,7 @@ GOOD = {
         ),
         (
             json.dumps({**GOOD, "id": "x2", "shown": ["kc-returns-v3"]}),
-            ":2: expected a shown chunk id like 'kc-returns-v3:c0', found 'kc-returns-v3'",
+            ":2: unknown shown chunk id 'kc-returns-v3'; expected an id from the catalog",
         ),
         (
             json.dumps({**GOOD, "id": "x2", "shown": ["kc-nowhere:c0"]}),

@@ -1,7 +1,8 @@
 """``evidencedesk validate``: load and check a project the way a build would, build nothing.
 
 Every input the build reads goes through the build's own loaders (documents, questions and
-judgments, runs, candidates with their configs and notes, gate policy and saved baseline), so a
+judgments, runs, candidates with their configs and notes, gate policy and saved baseline, and a
+pipeline's ``[extras]``: answers, dups, updates, tenants), so a
 project that validates fails a build only on problems that appear while computing (none known),
 and a project that does not validate fails with the same one-line error a build would give.
 """
@@ -20,6 +21,7 @@ from evidencedesk.cli import _BAD_INPUT, _add_project_argument
 from evidencedesk.files.trec import read_run
 from evidencedesk.results._inputs import Project, find_project
 from evidencedesk.retrieval._coverage import Coverage
+from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import QuestionCounts
 
 if TYPE_CHECKING:
@@ -97,6 +99,8 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         # a runs-only build compares every run but the baseline run with it, as its candidates
         baseline = baseline_run(project)
         names = tuple(name for name, _ in project.runs if name != baseline)
+    if catalog is not None and settings.kind == "pipeline":
+        _check_extras(project, catalog)  # a pipeline's build reads them; a runs-only one skips them
     policy = load_policy(project.policy, labels) if project.policy else None
     saved = project.baseline is not None and project.baseline.is_file()
     if saved:
@@ -132,6 +136,27 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         ),
         in_corpus=tuple(held),
     )
+
+
+def _check_extras(project: Project, catalog: Catalog) -> None:
+    """Read the ``[extras]`` inputs as the build's citation and evidence stages read them: the
+    answers checked against the catalog's chunk ids, the dups and tenant documents, the first
+    update (chunked as the freshness check chunks it) and the tenants file against every
+    document loaded. Raises the error the build would."""
+    from evidencedesk.chunking import chunk_document, load_document
+    from evidencedesk.retrieval._citations import load_answers
+    from evidencedesk.retrieval.catalog import _load_documents, markdown_files
+    from evidencedesk.retrieval.lifecycle import Tenancy
+
+    if project.answers is not None:
+        load_answers(project.answers, known_chunks=catalog.by_id)
+    dups = _load_documents([project.dups]) if project.dups is not None else []
+    if project.updates is not None:
+        chunk_document(load_document(markdown_files(project.updates)[0]))
+    if project.tenants is not None and project.tenant_documents is not None:
+        tenant_docs = _load_documents([project.tenant_documents])
+        known = {d.id for d in (*catalog.documents, *dups, *tenant_docs)}
+        Tenancy.load(project.tenants, known_docs=known)
 
 
 def _plural(n: int, word: str) -> str:
@@ -199,7 +224,7 @@ HELP = "load and check a project, print what it holds, build nothing"
 # what `evidencedesk validate --help` says the command does
 DESCRIPTION = (
     "Load and check a project the way a build would (documents, questions and judgments, "
-    "runs, candidates, gate policy, saved baseline) and print what was found: kind, "
+    "runs, candidates, gate policy, saved baseline, [extras]) and print what was found: kind, "
     "documents and chunks, questions, tags, runs, candidates, policy. Builds nothing."
 )
 # the exit statuses `evidencedesk validate --help` lists

@@ -47,7 +47,7 @@ import json
 import re
 import threading
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from itertools import accumulate, zip_longest
@@ -1741,6 +1741,29 @@ def _held_rows(page: str, said: list[str], due: list[str], at: str) -> list[Disa
             for i, (a, b) in enumerate(zip_longest(said, due)) if a != b]  # fmt: skip
 
 
+# the citations page's count of the answers file's answers (templates/citations.html)
+_ANSWERS_COUNTED = re.compile(r"<p class=\"lede\">(\d+) answers? with inline chunk citations")
+
+
+def _citations_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The citations page's count of answers, against results.json's `citations` rows."""
+    if results.citations is None:
+        return []
+    m = _ANSWERS_COUNTED.search(raw)
+    said = "(no count)" if m is None else f"{m[1]} answers"
+    due = f"{len(results.citations)} answers"
+    return [] if said == due else [Disagreement(page, said, f"{due} (citations)")]
+
+
+def _not_kept(cut_off: Sequence[str], lost: int) -> str:
+    """A compression row's questions not kept, as its last cell reads: those cut off by name,
+    then how many of the rest had no relevant chunk to keep (results.json's `kept`, `total`)."""
+    parts = [f"{', '.join(cut_off)} cut off"] if cut_off else []
+    if lost - len(cut_off):
+        parts.append(f"{lost - len(cut_off)} had no relevant chunk among these chunks")
+    return "; ".join(parts) or "none"
+
+
 def _evidence_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
     """The evidence page's duplicates (`evidence.kept`, the chunks merged, the kept chunks they
     merged into, `evidence.held_back`), each compression row (its setting, tokens before and
@@ -1758,9 +1781,11 @@ def _evidence_disagreements(page: str, raw: str, results: Results) -> list[Disag
     if said != due:
         out.append(Disagreement(page, said, f"{due} (evidence.kept, merges, held_back)"))
     shown = [f"{c[0]}: {c[1].replace(',', '')} → {c[2].replace(',', '')} tokens, kept {c[3]}"
+             + (f"; not kept: {c[4]}" if len(c) > 4 else "")
              for c in _section_rows(raw, '<section id="compression">') if len(c) > 3]  # fmt: skip
     rows = [f"{r.setting}: {r.tokens_before} → {r.tokens_after} tokens, kept "
-            f"{r.kept} / {r.total}" for r in e.compression]  # fmt: skip
+            f"{r.kept} / {r.total}; not kept: {_not_kept(r.cut_off, r.total - r.kept)}"
+            for r in e.compression]  # fmt: skip
     out += _held_rows(page, shown, rows, "evidence.compression")
     shown = [f"{c[0]} ({c[1]}): {c[2]} questions, {c[3]} leaks"
              for c in _section_rows(raw, '<section id="tenants">') if len(c) > 3]  # fmt: skip
@@ -2584,6 +2609,8 @@ class _Site:
             found += _documents_disagreements(page, raw, results)
         elif page == "evidence.html":
             found += _evidence_disagreements(page, raw, results)
+        elif page == "citations.html":
+            found += _citations_disagreements(page, raw, results)
         elif page == "sizing.html":
             found += _sizing_disagreements(page, raw, results)
         elif page == "ablations.html":

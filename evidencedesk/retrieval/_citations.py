@@ -29,7 +29,9 @@ from evidencedesk.retrieval._tokens import NUMBER, content_words, is_identifier
 
 # the share of a sentence's other content words the cited chunk must hold to support it
 _WORD_SHARE = 0.8
-# a chunk id as an answer cites it: a document id, then `:c` and the chunk's number
+# a chunk id of a Markdown corpus: a document id, then `:c` and the chunk's number (checked only
+# when no catalog is given: with one, an id is checked against the catalog's, whatever their
+# shape; a BEIR corpus's chunk id is its document id)
 _CHUNK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*:c\d+$")
 _BRACKET = re.compile(
     r"\[([^\[\]]*)\]"
@@ -43,10 +45,12 @@ _REQUIRED = ("id", "question_id", "case", "answer", "shown")
 _SCORES = ("coverage", "resolve", "support")
 
 
-def _citation_ids(inner: str) -> list[str] | None:
-    """Ids in one bracket (``a:c1, b:c2``), or None if it is not a citation."""
+def _citation_ids(inner: str, known: Container[str] | None = None) -> list[str] | None:
+    """Ids in one bracket (``a:c1, b:c2``), or None if it is not a citation: each id has the
+    ``<doc>:c<n>`` shape or is one of the `known` chunk ids (the catalog's, whatever their shape)."""
     parts = [p.strip() for p in re.split(r"[,;]", inner)]
-    return parts if parts and all(_CHUNK_ID.match(p) for p in parts) else None
+    ok = all(_CHUNK_ID.match(p) or (known is not None and p in known) for p in parts)
+    return parts if parts and ok else None
 
 
 def _split_sentences(answer: str) -> list[str]:
@@ -108,21 +112,37 @@ def _missing(sentence: str, evidence: str) -> list[str]:
     return gone
 
 
-def check_sentences(answer: str, shown: Mapping[str, Any] | Sequence[Chunk]) -> list[SentenceCheck]:
+@dataclass(frozen=True)
+class _Either(Container[str]):
+    """The ids of two containers: the shown chunks' and the catalog's."""
+
+    first: Container[str]
+    second: Container[str]
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.first or item in self.second
+
+
+def check_sentences(
+    answer: str, shown: Mapping[str, Any] | Sequence[Chunk], known: Container[str] | None = None
+) -> list[SentenceCheck]:
     """Check every sentence of `answer` against the chunks `shown` to the model.
 
     `shown` maps chunk id -> chunk (or text), or is a list of chunks. Support is judged only
     against cited chunks that were shown: a chunk the model never saw cannot support it.
+    `known`: every chunk id of the catalog (a bracket of them is a citation whatever their shape;
+    the shown ids always are).
     """
     texts = _shown_texts(shown)
+    ids: Container[str] = _Either(texts, known) if known is not None else texts
     checks: list[SentenceCheck] = []
     for sentence in _split_sentences(answer):
         cites: list[str] = []
         for m in _BRACKET.finditer(sentence):
-            cites.extend(_citation_ids(m.group(1)) or [])
+            cites.extend(_citation_ids(m.group(1), ids) or [])
         cites = list(dict.fromkeys(cites))
         plain = _BRACKET.sub(
-            lambda m: "" if _citation_ids(m.group(1)) else m.group(0), sentence
+            lambda m: "" if _citation_ids(m.group(1), ids) else m.group(0), sentence
         ).strip()
         plain = re.sub(r"\s+([.!?।,;:])", r"\1", re.sub(r"\s{2,}", " ", plain))
         resolved = tuple(c for c in cites if c in texts)
@@ -233,7 +253,13 @@ class Answer:
 def score_answer(answer: Answer, chunks: Mapping[str, Chunk]) -> CitationScores:
     """Scores of one `Answer`; shown ids are looked up in `chunks` (e.g. ``catalog.by_id``)."""
     shown = {cid: chunks[cid] for cid in answer.shown if cid in chunks}
-    return citation_scores(check_sentences(answer.answer, shown))
+    return citation_scores(check_sentences(answer.answer, shown, chunks))
+
+
+def _first_id(known: Container[str] | None) -> str | None:
+    """The first id of a catalog (a `Catalog` or a mapping of its ids), if it has one."""
+    ids = getattr(known, "by_id", known)
+    return next(iter(ids), None) if isinstance(ids, Mapping) else None
 
 
 def _parse_line(raw: str, path: str | Path, n: int, known: Container[str] | None) -> Answer:
@@ -255,17 +281,18 @@ def _parse_line(raw: str, path: str | Path, n: int, known: Container[str] | None
     shown = obj["shown"]
     if not isinstance(shown, list) or not all(isinstance(s, str) for s in shown):
         raise fail(f"expected 'shown' to be a list of chunk ids, found {shown!r}")
-    for cid in shown:
-        if not _CHUNK_ID.match(cid):
+    for cid in shown:  # with a catalog, its ids whatever their shape (a BEIR corpus's: doc ids)
+        if known is None and not _CHUNK_ID.match(cid):
             raise fail(f"expected a shown chunk id like 'kc-returns-v3:c0', found {cid!r}")
         if known is not None and cid not in known:
             raise fail(f"unknown shown chunk id {cid!r}; expected an id from the catalog")
     for m in _BRACKET.finditer(obj["answer"]):
-        if _citation_ids(m.group(1)) is None:
-            raise fail(
-                f"expected citations like '[kc-returns-v3:c0]' (<doc_id>:c<n>), "
-                f"found '[{m.group(1)}]'"
-            )
+        if _citation_ids(m.group(1), known) is None:
+            like = "'[kc-returns-v3:c0]' (<doc_id>:c<n>)"
+            first = _first_id(known)
+            if first is not None:  # the catalog's ids: its first as the example
+                like = f"'[{first}]' (chunk ids from the catalog)"
+            raise fail(f"expected citations like {like}, found '[{m.group(1)}]'")
     note = obj.get("note", "")
     if not isinstance(note, str):
         raise fail(f"expected 'note' to be a string, found {type(note).__name__}")
