@@ -144,8 +144,9 @@ def _check_extras(project: Project, catalog: Catalog) -> None:
     update (chunked as the freshness check chunks it) and the tenants file against every
     document loaded. Raises the error the build would."""
     from evidencedesk.chunking import chunk_document, load_document
+    from evidencedesk.files._records import markdown_files
     from evidencedesk.retrieval._citations import load_answers
-    from evidencedesk.retrieval.catalog import _load_documents, markdown_files
+    from evidencedesk.retrieval.catalog import _load_documents
     from evidencedesk.retrieval.lifecycle import Tenancy
 
     if project.answers is not None:
