@@ -15,7 +15,6 @@ eleventh, so every question passes in both (a relevant result at rank 1 of the f
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -26,37 +25,18 @@ import evidencedesk
 from evidencedesk.report._audit import audit
 from evidencedesk.report._since_view import since_view
 from evidencedesk.results.since import QuestionChange, Since, VerdictChange, since
+from tests.synthetic_runs import write_project
 
 QUESTIONS = ("q1", "q2", "q3", "q4")
 
 
 def make_project(root: Path, q2_grade: int = 2) -> Path:
-    root.mkdir(parents=True)
-    (root / "queries.jsonl").write_text(
-        "".join(json.dumps({"_id": q, "text": f"question {q}"}) + "\n" for q in QUESTIONS)
-    )
     grades = {q: {f"{q}a": 2, f"{q}b": 2} for q in QUESTIONS}
     grades["q2"] = {"q2a": q2_grade, "q2b": q2_grade}
-    (root / "qrels.txt").write_text(
-        "".join(f"{q} 0 {d} {g}\n" for q, docs in grades.items() for d, g in docs.items())
-    )
-    (root / "runs").mkdir()
-    for name in ("base", "cand"):
-        lines = []
-        for q in QUESTIONS:
-            ranked = [f"{q}a"] + [f"{q}x{n}" for n in range(1, 10)] + [f"{q}b"]
-            lines += [f"{q} Q0 {d} {r} {100 - r} {name}\n" for r, d in enumerate(ranked, 1)]
-        (root / "runs" / f"{name}.run").write_text("".join(lines))
-    (root / "gate_policy.json").write_text(json.dumps({
-        "k": 10, "min_recall": 0.0, "min_pass_rate": 0.0, "max_drop": 1.0,
-        "review_on_mrr_flips": False,
-    }))  # fmt: skip
-    (root / "evidencedesk.toml").write_text(
-        '[project]\nname = "truth"\n\n[questions]\nqueries = "queries.jsonl"\n'
-        'qrels = "qrels.txt"\nrelevance = 2\n\n[runs]\ndir = "runs"\nbaseline = "base"\n\n'
-        '[gate]\npolicy = "gate_policy.json"\n'
-    )
-    return root / "evidencedesk.toml"
+    ranked = {q: [f"{q}a", *(f"{q}x{n}" for n in range(1, 10)), f"{q}b"] for q in QUESTIONS}
+    policy = {"k": 10, "min_recall": 0.0, "min_pass_rate": 0.0, "max_drop": 1.0,
+              "review_on_mrr_flips": False}  # fmt: skip
+    return write_project(root, grades, {"base": ranked, "cand": ranked}, policy=policy)
 
 
 @pytest.fixture(scope="module")
