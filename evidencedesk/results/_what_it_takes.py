@@ -22,6 +22,7 @@ over up to a million questions.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from statistics import NormalDist
@@ -32,6 +33,7 @@ _POWER = 0.8  # the power the "questions needed" figures aim at
 LIMIT = 1_000_000  # questions; beyond this the answer is "none within reach"
 
 
+@functools.cache  # a function of m alone, asked again and again by the searches below
 def _critical(m: int) -> int:
     """The largest k with sign-test p(k, m - k) < ALPHA; -1 when no split rejects."""
     cum, k = 0.0, -1
