@@ -207,10 +207,9 @@ def _relevant(results: Results) -> dict[str, bool]:
     }
 
 
-def _outcomes(results: Results) -> dict[tuple[str, str], bool | None]:
+def _outcomes(results: Results, relevant: dict[str, bool]) -> dict[tuple[str, str], bool | None]:
     """(run, question) -> it passes in that variant's list; None: no relevant judgment (it
-    does not pass, and cannot)."""
-    relevant = _relevant(results)
+    does not pass, and cannot). `relevant`: `_relevant(results)`."""
     out = {}
     for v in results.variants:
         k = run_pass_depth(results, v)
@@ -220,14 +219,18 @@ def _outcomes(results: Results) -> dict[tuple[str, str], bool | None]:
 
 
 def _questions(
-    previous: Results, current: Results
+    previous: Results,
+    current: Results,
+    judged_before: dict[str, bool],
+    judged_after: dict[str, bool],
 ) -> tuple[tuple[QuestionChange, ...], tuple[QuestionChange, ...]]:
-    before, after = _outcomes(previous), _outcomes(current)
+    """The questions that newly fail and newly pass; `judged_before` and `judged_after`: each
+    report's `_relevant`."""
+    before, after = _outcomes(previous, judged_before), _outcomes(current, judged_after)
     order = [q.id for q in current.inputs.questions]
     runs = [v.name for v in current.variants]
     fail: dict[str, list[str]] = {}
     win: dict[str, list[str]] = {}
-    judged_before, judged_after = _relevant(previous), _relevant(current)
     for run in runs:
         for q in order:
             if (run, q) not in before or (run, q) not in after:
@@ -247,7 +250,8 @@ def since(previous: Results, current: Results) -> Since:
     """What changed from `previous` (an earlier build's Results) to `current`."""
     old_ids = [q.id for q in previous.inputs.questions]
     new_ids = [q.id for q in current.inputs.questions]
-    fail, win = _questions(previous, current)
+    judged_before, judged_after = _relevant(previous), _relevant(current)
+    fail, win = _questions(previous, current, judged_before, judged_after)
     return Since(
         previous_version=previous.version,
         previous_input_hash=previous.inputs.input_hash,
@@ -265,6 +269,6 @@ def since(previous: Results, current: Results) -> Since:
         metrics=_metrics(previous, current),
         newly_fail=fail,
         newly_pass=win,
-        relevant_before=sum(_relevant(previous).values()),
-        relevant_after=sum(_relevant(current).values()),
+        relevant_before=sum(judged_before.values()),
+        relevant_after=sum(judged_after.values()),
     )
