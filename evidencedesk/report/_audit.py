@@ -2255,8 +2255,9 @@ def _since_notes(page: str, notes: list[str], lede: dict[str, str],
     judged = [n for n in notes if n.startswith(_SINCE_RELEVANT)]
     if judged:  # the earlier count as said, this report's counted
         before = judged[0].removeprefix(_SINCE_RELEVANT).split(" → ", 1)[0]
-        if before != str(len(since_relevant(results))):
-            due.append(since_relevant_note(before, len(since_relevant(results))))
+        counted = len(since_relevant(results))
+        if before != str(counted):
+            due.append(since_relevant_note(before, counted))
     for i, (said, expected) in enumerate(zip_longest(notes, due)):
         if said != expected:
             out.append(Disagreement(page, f"since note {i + 1}: {said or 'none'}",
@@ -2520,16 +2521,16 @@ def _all_lists(results: Results) -> _Lists:
     return lists
 
 
-def _titles(results: Results) -> dict[str, str]:
-    """Each page of one question or one candidate (run or not) -> the name its title gives,
-    as a page shows an id: invisible characters made visible (`_inert.visible`)."""
+def _titles(results: Results, questions: dict[str, str]) -> dict[str, str]:
+    """Each page of one question (`questions`: page -> id) or one candidate (run or not) -> the
+    name its title gives, as a page shows an id: invisible characters made visible
+    (`_inert.visible`)."""
 
     def shown(name: str) -> str:
         return name if name.isascii() else visible(name)
 
-    named = [(f"question-{slug(q.id)}.html", q.id) for q in results.inputs.questions]
     names = [c.name for c in results.candidates] + [c.name for c in results.not_run]
-    named += [(f"candidate-{slug(name)}.html", name) for name in names]
+    named = [*questions.items(), *((f"candidate-{slug(name)}.html", name) for name in names)]
     return {page: shown(name) for page, name in named}
 
 
@@ -2558,14 +2559,14 @@ class _Site:
         lists = _all_lists(results)
         saved = parse_json(read_text(site / "results.json", AuditError, "results"),
                            site / "results.json", AuditError)  # fmt: skip
-        return cls(site, results, _claims(site, results), mark_table(results),
-                   {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions},
+        questions = {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions}
+        return cls(site, results, _claims(site, results), mark_table(results), questions,
                    caveats_given(results), lists, _ChartValues.of(saved),
                    len(list(site.glob("question-*.html"))), {},
                    {f"candidate-{slug(c.name)}.html": i
                     for i, c in enumerate(results.candidates)},
                    {q.id: (i, q) for i, q in enumerate(results.inputs.questions)},
-                   _titles(results))  # fmt: skip
+                   _titles(results, questions))  # fmt: skip
 
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
