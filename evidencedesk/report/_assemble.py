@@ -58,7 +58,7 @@ from evidencedesk.report._questions import question_list, questions
 from evidencedesk.report._since_view import since_view
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import config_word
-from evidencedesk.report._words import METHODS_RULES, metric_label
+from evidencedesk.report._words import METHODS_RULES, and_joined, metric_label
 from evidencedesk.results import types as r
 from evidencedesk.results._plan import DataSize, GateCounts, Lead, Plan, VerdictCounts
 from evidencedesk.results._serialize import TO_LABEL
@@ -290,11 +290,10 @@ def page_rule(results: Results) -> str:
         why.append(f"{undefined:,} {nothing} get none")
     if capped:
         why.append(f"{capped:,} fall beyond the cap")
-    listed = f"{', '.join(why[:-1])} and {why[-1]}" if len(why) > 1 else "".join(why)
     return (
         f"above {shown.page_limit:,} questions at most {shown.page_cap:,} get a page — "
         f"{order} those whose {primary} changes most under some candidate (ties by id)"
-        + (f"; of the others, {listed}" if why else "")
+        + (f"; of the others, {and_joined(why)}" if why else "")
     )
 
 

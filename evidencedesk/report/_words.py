@@ -256,7 +256,7 @@ def _flips_state(results: Results, cmp: Comparison) -> str:
             f"{flips_text(e.better, e.worse)} ({state})")  # fmt: skip
 
 
-def _and(names: list[str]) -> str:
+def and_joined(names: list[str]) -> str:
     """Names in a sentence: "a", "a and b", "a, b and c"."""
     return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
 
@@ -272,7 +272,7 @@ def _critical(results: Results, c: CandidateResult) -> str:
                      key=lambda x: reported.index(x.metric))  # fmt: skip
 
     def on(q: str) -> str:
-        return _and([metric_label(results, x.metric) for x in weighed if q in x.worse])
+        return and_joined([metric_label(results, x.metric) for x in weighed if q in x.worse])
 
     gate = c.gate.level if c.gate.evaluated else _NO_POLICY
     listed = ", ".join(f"{q} (on {on(q)})" for q in ids)
@@ -288,7 +288,7 @@ def _prefix(results: Results, verdict: str, head: Comparison, others: list[Compa
         return _PREFIX[verdict]
     word = "better" if verdict == v.PROMISING else "worse"
     names = [metric_label(results, x.metric) for x in proven]
-    moved = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    moved = and_joined(names)
     short = "Promising" if verdict == v.PROMISING else "Leans worse"
     return f"{short} — {metric_label(results, head.metric)} not proven, {moved} {word} after Holm"
 
@@ -305,7 +305,7 @@ def _others(results: Results, head: Comparison, others: list[Comparison]) -> str
         also = "also " if moved == e.direction else ""
         key = f"{also}{word}" + ("" if e.significant else " by its interval")
         groups.setdefault(key, []).append(metric_label(results, x.metric))
-    return "; ".join(f"{key}: {_and(names)}" for key, names in groups.items())
+    return "; ".join(f"{key}: {and_joined(names)}" for key, names in groups.items())
 
 
 def headline(results: Results, source: str) -> str:
@@ -659,7 +659,7 @@ def lead(results: Results, source: str) -> str:
     # a lead on the primary metric may have lost on another reported one: said beside it
     down = [metric_label(results, x.metric) for m in results.settings.compared[1:]
             for x in c.comparisons if x.metric == m.name and v.evidence_of(x).direction == "down"]  # fmt: skip
-    worse = f"; worse: {_and(down)}" if down else ""
+    worse = f"; worse: {and_joined(down)}" if down else ""
     return (f"Best lead: {c.name}, Δ {metric_label(results, found.metric)} "
             f"{signed(found.delta)}{bracket(found.low, found.high)} over {found.n} questions "
             f"({c.decision.verdict.lower()}{worse})")  # fmt: skip
