@@ -185,14 +185,13 @@ def _warn(model: SiteModel, streams: _Streams) -> None:
     results = model.results
     if results is None:
         return
-    from evidencedesk.report._words import answers_part, notice_text, partial_coverage
+    from evidencedesk.report._words import notice_text, partial_warnings
 
     for n in results.inputs.notices:
         text = notice_text(n, results.settings.kind)
         streams.error(f"warning: {text.strip()}")
-    for v in results.variants:  # a run a lowered [runs] min_coverage let through
-        if v.coverage is not None and answers_part(v.coverage):
-            streams.error(f"warning: {partial_coverage(v.name, v.coverage)}")
+    for warning in partial_warnings(results.variants):  # a lowered [runs] min_coverage's runs
+        streams.error(f"warning: {warning}")
     for facts in results.models:  # a model used on texts it was not trained for
         if facts.warning is not None:
             streams.error(f"warning: {facts.warning}")

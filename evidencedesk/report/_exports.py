@@ -49,12 +49,7 @@ from evidencedesk._metric_names import label
 from evidencedesk.files._writing import text_cell
 from evidencedesk.report._model import BottomLine, SiteModel
 from evidencedesk.report._values import fmt, interval, number
-from evidencedesk.report._words import (
-    answers_part,
-    counts_sentence,
-    metric_label,
-    partial_coverage,
-)
+from evidencedesk.report._words import counts_sentence, metric_label, partial_warnings
 from evidencedesk.results.types import (
     _FRAME_COLUMNS,
     Comparison,
@@ -410,8 +405,7 @@ def benchmark_text(results: Results, caveats: tuple[str, ...] = ()) -> str:
         "questions."
     )
     # a run a lowered [runs] min_coverage lets through is said wherever it is used
-    partial = [printable(f"warning: {partial_coverage(v.name, v.coverage)}")
-               for v in _ordered(results) if v.coverage is not None and answers_part(v.coverage)]  # fmt: skip
+    partial = [printable(f"warning: {w}") for w in partial_warnings(_ordered(results))]
     return "\n".join([head, "", *_layout(columns, rows), "", tail, *partial, *caveats])
 
 

@@ -29,7 +29,7 @@ before reading a number. One wording, used by the site, the build's output, ``va
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from evidencedesk._inert import visible
@@ -102,6 +102,13 @@ def coverage_sentence(name: str, c: Coverage) -> str:
 def partial_coverage(name: str, c: Coverage) -> str:
     """The warning a run that answers part of the judged queries carries on its pages."""
     return f"Partial coverage: {coverage_sentence(name, c)}."
+
+
+def partial_warnings(variants: Iterable[VariantResult]) -> list[str]:
+    """The partial-coverage warning of each of `variants` that answers part of the judged
+    queries (`answers_part`), in their order: said wherever the run is used."""
+    return [partial_coverage(v.name, v.coverage) for v in variants
+            if v.coverage is not None and answers_part(v.coverage)]  # fmt: skip
 
 
 def answers_part(c: Coverage | None) -> bool:
