@@ -20,6 +20,13 @@ from evidencedesk.chunking import Chunk
 settings.register_profile("evidencedesk", deadline=None)
 settings.load_profile("evidencedesk")
 
+# No rows kept between builds (`files._row_cache`): a test that counts the model's work, or a
+# build the suite compares, is not to depend on what an earlier test or the developer's own
+# builds left in a cache folder, and the suite writes nothing into the user's cache.
+# tests/test_row_cache.py gives the cache folders of its own. (Builds the tests start in
+# subprocesses inherit it.)
+os.environ["EVIDENCEDESK_CACHE"] = "off"
+
 
 def make_chunk(cid: str, text: str, title: str = "T", **meta: object) -> Chunk:
     doc_id = cid.split(":")[0]

@@ -520,6 +520,7 @@ def _broken_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str)
         broken = model
     monkeypatch.setattr(minilm, "_resources", lambda module: copies[module])
     monkeypatch.setattr(minilm._OnnxMiniLM, "_shared", None)
+    monkeypatch.setattr(minilm, "_DEFAULT", [])  # an embedder of the broken model, not the last
     return broken
 
 

