@@ -242,3 +242,19 @@ def test_the_install_step_installs_the_extras(
             "-m", "pip", "install", "--disable-pip-version-check", "-q",
             package.format(action=action),
         ]  # fmt: skip
+
+
+def test_with_the_minilm_extra_the_action_restores_and_saves_the_rows_the_build_keeps() -> None:
+    lines = ACTION.splitlines()
+    start = lines.index("    - name: Restore the MiniLM rows of earlier runs")
+    step = lines[start : lines.index("    - name: Build the report")]
+    assert "      if: contains(format(',{0},', inputs.extras), ',minilm,')" in step
+    assert "      uses: actions/cache@v4" in step
+    assert "        path: ~/.cache/evidencedesk" in step
+    assert ("        key: evidencedesk-rows-${{ runner.os }}-${{ github.run_id }}-"
+            "${{ github.run_attempt }}") in step  # fmt: skip
+    assert "        restore-keys: evidencedesk-rows-${{ runner.os }}-" in step
+    # the build keeps its rows in the very folder the step restores and saves
+    build = lines[lines.index("    - name: Build the report") :]
+    env = build.index("      env:")
+    assert build[env + 1] == "        EVIDENCEDESK_CACHE: ~/.cache/evidencedesk"
