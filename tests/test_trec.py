@@ -985,6 +985,9 @@ def test_fixed_width_pads_each_id_with_nul_bytes_to_whole_words() -> None:
         (["123456789", b"x"], 16, list(b"123456789") + [0] * 7),  # str and bytes together
         (("", "a"), 8, [0] * 8),  # an empty id is eight NUL bytes; a tuple reads as a list
         ([b"q\x00"], 8, [0x71] + [0] * 7),  # a trailing NUL is padding like any other
+        (["ab", "cdefghijk", ""], 16, list(b"ab") + [0] * 14),  # ASCII text: joined in C
+        ([b"ab", b"cdefghijk"], 16, list(b"ab") + [0] * 14),  # bytes: joined in C
+        (["a\x00b", "c"], 8, [0x61, 0, 0x62] + [0] * 5),  # lengths, not a separator, cut
     ],
 )
 def test_fixed_width_of_python_ids_pads_them_as_a_runs_ids(

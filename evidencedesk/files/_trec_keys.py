@@ -223,12 +223,27 @@ def indices_of(values: np.ndarray) -> pa.Array:
 
 def fixed_width_of(ids: Sequence[str | bytes]) -> np.ndarray:
     """Ids as :func:`fixed_width` holds them (UTF-8, zero-padded to whole 8-byte words), from
-    Python strings or bytes."""
+    Python strings or bytes. All ASCII strings (or all bytes), as most ids are, are joined into
+    one Arrow binary array in C -- one join, one encode and their lengths -- instead of a Python
+    loop of ``str.encode`` (three times as long for the 300,000 judged ids of 10,000 questions;
+    ``pa.array`` would be as quick, but imports pandas when it is installed)."""
     if not len(ids):
         return np.empty(0, dtype="S8")
-    raw = [i.encode("utf-8") if isinstance(i, str) else i for i in ids]
-    words = -(-max(1, max(map(len, raw))) // 8)
-    return np.array(raw, dtype=f"S{8 * words}")
+    try:
+        joined = ("" if isinstance(ids[0], str) else b"").join(ids)  # type: ignore[arg-type]
+    except TypeError:  # str and bytes mixed
+        joined = None
+    if isinstance(joined, str):
+        joined = joined.encode("ascii") if joined.isascii() else None
+    if joined is None:
+        raw = [i.encode("utf-8") if isinstance(i, str) else i for i in ids]
+        words = -(-max(1, max(map(len, raw))) // 8)
+        return np.array(raw, dtype=f"S{8 * words}")
+    offsets = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, ids), dtype=np.int64, count=len(ids)), out=offsets[1:])
+    arr = pa.Array.from_buffers(pa.large_binary(), len(ids),
+                                [None, pa.py_buffer(offsets), pa.py_buffer(joined)])  # fmt: skip
+    return fixed_width(arr)
 
 
 def decoded_ids(ids: np.ndarray) -> list[str]:
