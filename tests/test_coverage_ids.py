@@ -57,3 +57,23 @@ def test_coverage_counts_the_judged_top_documents() -> None:
         "top": 6,
         "judged_anywhere": 2,
     }
+
+
+@pytest.mark.parametrize(
+    ("hashes", "known", "expected"),
+    [
+        ([5, 1, 9, 7], [1, 5, 7], [True, True, False, True]),  # above every known one
+        ([0, 2], [1, 5], [False, False]),  # below and between
+        ([3, 3], [3], [True, True]),
+        ([4], [], [False]),  # nothing known
+        ([], [1, 2], []),
+        ([2**64 - 1], [1, 2**64 - 1], [True]),  # the largest 64-bit hash
+    ],
+)
+def test_among_finds_each_hash_in_the_known_ones(
+    hashes: list[int], known: list[int], expected: list[bool]
+) -> None:
+    from evidencedesk.retrieval._coverage import _among
+
+    found = _among(np.array(hashes, dtype=np.uint64), np.array(known, dtype=np.uint64))
+    assert found.dtype == np.bool_ and found.tolist() == expected

@@ -173,9 +173,19 @@ def coverage(
     judged = shared.queries
     answered = [i for i, q in enumerate(run.qids) if q in judged]
     lines = _top_lines(run, answered, k)
-    known = shared.known
-    anywhere = int(np.isin(doc_hashes(run.docs[lines]), known).sum()) if lines.size else 0
+    anywhere = int(_among(doc_hashes(run.docs[lines]), shared.known).sum())
     return Coverage(len(judged), len(answered), len(run.qids), k, int(lines.size), anywhere)
+
+
+def _among(hashes: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """Whether each of `hashes` is one of `known` (distinct, ascending): a binary search each
+    (``np.isin`` first made both sides distinct again, a hash table of each: five times as
+    long for the top 10 of 10,000 questions against 300,000 judged ids)."""
+    if not known.size or not hashes.size:
+        return np.zeros(hashes.size, dtype=bool)
+    at = np.minimum(np.searchsorted(known, hashes), known.size - 1)
+    found: np.ndarray = known[at] == hashes
+    return found
 
 
 def _common_prefix(ids: Sequence[str]) -> str:
@@ -297,7 +307,7 @@ def corpus_share(
     lines, _ = _top_docs(run, _judged_queries(judgments, complete), k)
     if not lines.size:
         return 0, 0
-    held = np.isin(doc_hashes(run.docs[lines]), np.unique(_hashes(corpus)))
+    held = _among(doc_hashes(run.docs[lines]), np.unique(_hashes(corpus)))
     return int(held.sum()), int(lines.size)
 
 
