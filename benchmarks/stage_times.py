@@ -3,6 +3,8 @@
 Runs ``evidencedesk build`` (the real command line, a fresh process each time) `--repeat` times
 on the demo or on ``--project``, and prints each stage's median seconds, the build's median wall
 clock and the machine's load average (the figures are only worth reading on a quiet machine).
+Each build is a first one: no MiniLM rows kept by an earlier build (``EVIDENCEDESK_CACHE=off``),
+so a build with the extra shows the model's work.
 
     python benchmarks/stage_times.py [--project PATH] [--repeat 3]
 """
@@ -27,7 +29,8 @@ def _once(project: Path | None, out: Path) -> tuple[float, dict[str, float]]:
     if project is not None:
         argv += ["--project", str(project)]
     started = time.perf_counter()
-    done = subprocess.run(argv, check=True, capture_output=True, text=True)
+    done = subprocess.run(argv, check=True, capture_output=True, text=True,
+                          env=dict(os.environ, EVIDENCEDESK_CACHE="off"))  # fmt: skip
     return time.perf_counter() - started, stage_times(done.stdout)
 
 
