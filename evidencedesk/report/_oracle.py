@@ -387,7 +387,8 @@ class _Draws:
             self._counts[n] = np.concatenate(blocks).astype(np.float64)
         # einsum's own loop, not BLAS: its threads would spin on the second core for a
         # product this small (twice the CPU time for the same wall time)
-        return np.einsum("ij,j->i", self._counts[n], values) / n
+        means: np.ndarray = np.einsum("ij,j->i", self._counts[n], values) / n
+        return means
 
 
 _KEPT_CELLS = 1 << 26  # resample indices kept at once (128 MB as 16-bit integers)

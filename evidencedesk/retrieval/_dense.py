@@ -58,7 +58,8 @@ class ToyEmbedder:
         return found
 
     def embed(self, text: str) -> np.ndarray:
-        return self.embed_many([text])[0]
+        row: np.ndarray = self.embed_many([text])[0]
+        return row
 
     def embed_many(self, texts: list[str]) -> np.ndarray:
         """One row per text, in one scatter-add over every (row, slot, signed weight).
@@ -100,7 +101,8 @@ class ToyEmbedder:
         )
         matrix = flat.astype(np.float64, copy=False).reshape(len(texts), self.dim)
         norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
-        return np.divide(matrix, norms[:, None], out=matrix, where=norms[:, None] > 0)
+        unit: np.ndarray = np.divide(matrix, norms[:, None], out=matrix, where=norms[:, None] > 0)
+        return unit
 
 
 def _trigrams(word: str) -> list[tuple[str, float]]:

@@ -370,7 +370,8 @@ def _known(scorer: Any, pairs: Sequence[tuple[str, str]], compute: Any) -> list[
         if len(kept) + len(todo) > table.limit:
             kept.clear()  # a crude bound on memory; results do not depend on it
         kept.update(zip(todo, scores.tolist(), strict=True))
-    return found.tolist()
+    values: list[float] = found.tolist()
+    return values
 
 
 @dataclass(frozen=True)

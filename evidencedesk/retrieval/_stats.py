@@ -462,7 +462,8 @@ def sign_flips(rows: Iterable[tuple[str, float, float]]) -> Paired:
 def _pattern_sums(d: np.ndarray) -> np.ndarray:
     """Sum of s * d for every sign vector s in {-1, +1}^len(d)."""
     bits = (np.arange(1 << d.size)[:, None] >> np.arange(d.size)) & 1
-    return (bits * 2 - 1) @ d
+    sums: np.ndarray = (bits * 2 - 1) @ d
+    return sums
 
 
 EXACT_RANDOMIZATION = 20  # non-zero differences up to which every sign pattern is counted

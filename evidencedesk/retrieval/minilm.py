@@ -166,7 +166,8 @@ def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     weights = np.asarray(mask, dtype=np.float64)[:, :, None]
     total = np.add.reduce(np.asarray(hidden, dtype=np.float64) * weights, axis=1)
     counts = np.maximum(weights.sum(axis=1), 1.0)
-    return total / counts
+    pooled: np.ndarray = total / counts
+    return pooled
 
 
 def _unit_rows(matrix: np.ndarray, decimals: int = _DECIMALS) -> np.ndarray:
@@ -174,7 +175,8 @@ def _unit_rows(matrix: np.ndarray, decimals: int = _DECIMALS) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float64)
     norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
     unit = np.divide(matrix, norms[:, None], out=np.zeros_like(matrix), where=norms[:, None] > 0)
-    return np.round(unit, decimals)
+    rounded: np.ndarray = np.round(unit, decimals)
+    return rounded
 
 
 class _Encoder(Protocol):
@@ -433,7 +435,8 @@ class MiniLMEmbedder:
         self._posted = threading.Condition()
 
     def embed(self, text: str) -> np.ndarray:
-        return self.embed_many([text])[0]
+        row: np.ndarray = self.embed_many([text])[0]
+        return row
 
     def embed_many(self, texts: Sequence[str]) -> np.ndarray:
         with self._lock:
@@ -563,7 +566,8 @@ class BiEncoderPairScorer:
         at = {t: i for i, t in enumerate(texts)}
         q = rows[[at[t] for t in queries]]
         p = rows[[at[t] for t in passages]]
-        return np.round(np.einsum("ij,ij->i", q, p), 12).tolist()
+        cosines: list[float] = np.round(np.einsum("ij,ij->i", q, p), 12).tolist()
+        return cosines
 
 
 def _script(letter: str) -> str:

@@ -222,7 +222,7 @@ def _uses_minilm(cfg: Any, dense: str = "toy") -> bool:
     """Whether a configuration runs the MiniLM model: as its first stage (``minilm``, or
     ``dense``/``hybrid`` when the dense embedder is MiniLM) or as its reranker."""
     first = cfg.first_stage == "minilm" or (dense == "minilm" and cfg.first_stage != "sparse")
-    return first or cfg.reranker == "minilm"
+    return bool(first or cfg.reranker == "minilm")
 
 
 def _summary_names(final: int) -> tuple[str, ...]:

@@ -195,7 +195,7 @@ def _ends(run: TrecRun, arrays: _Arrays, relevant: int, depth: int, graded: bool
     positively graded one (AP, R-precision, nDCG and bpref over the whole list), within its
     list."""
     starts, stops = run.offsets[:-1], run.offsets[1:]
-    ends = np.minimum(stops, starts + depth)
+    ends: np.ndarray = np.minimum(stops, starts + depth)
     hits = arrays.lines if graded else arrays.lines[arrays.grade >= relevant]
     if hits.size:
         query = np.searchsorted(run.offsets, hits, side="right") - 1
