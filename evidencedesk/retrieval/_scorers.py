@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -335,18 +335,22 @@ def _bigrams(words: list[str]) -> set[tuple[str, str]]:
     return set(zip(words, words[1:], strict=False))
 
 
-class _Memo:
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class _Memo(Generic[_K, _V]):
     """A bounded dict: the pipeline asks about the same queries and passages at every depth and
     for every candidate; the analysis of a text is reused instead of re-tokenised per pair."""
 
     def __init__(self, limit: int = 200_000):
         self.limit = limit
-        self.data: dict[Any, Any] = {}
+        self.data: dict[_K, _V] = {}
 
-    def get(self, key: Any) -> Any:
+    def get(self, key: _K) -> _V | None:
         return self.data.get(key)
 
-    def put(self, key: Any, value: Any) -> Any:
+    def put(self, key: _K, value: _V) -> _V:
         if len(self.data) >= self.limit:
             self.data.clear()  # a crude bound on memory; results do not depend on it
         self.data[key] = value
@@ -358,7 +362,7 @@ def _known(scorer: Any, pairs: Sequence[tuple[str, str]], compute: Any) -> list[
     in ONE `compute(pairs)` call, and kept. Every configuration of a build asks about mostly
     the same pairs (the same questions and chunks at another depth or cut): kept for the
     build (`memos.memo`), per scorer class, (query, passage) -> the score `predict` gave."""
-    by_class: dict[type, _Memo] = memo("pair scores by pair", dict)
+    by_class: dict[type, _Memo[tuple[str, str], float]] = memo("pair scores by pair", dict)
     table = by_class.setdefault(type(scorer), _Memo(400_000))
     kept = table.data
     found = np.fromiter(map(kept.get, pairs, repeat(np.nan)), dtype=np.float64, count=len(pairs))
@@ -420,8 +424,10 @@ class LexicalPairScorer:
 
     # shared by every instance: the pipeline builds one scorer per configuration, and the
     # analysis of a text depends on nothing but the text
-    _queries = _Memo()  # query -> its distinct words, adjacent pairs and identifiers
-    _passages = _Memo()  # (title, text) -> body words, body pairs, title words
+    # query -> its distinct words, adjacent pairs and identifiers
+    _queries: _Memo[str, tuple[list[str], set[tuple[str, str]], list[str]]] = _Memo()
+    # (title, text) -> body words, body pairs, title words
+    _passages: _Memo[tuple[str, str], tuple[set[str], set[tuple[str, str]], set[str]]] = _Memo()
 
     def _query(self, query: str) -> tuple[list[str], set[tuple[str, str]], list[str]]:
         found = self._queries.get(query)
@@ -498,7 +504,8 @@ class OverlapScorer:
     The plainest word-overlap baseline; a ranking score like any other.
     """
 
-    _words = _Memo()  # text -> its content words (distinct list for queries, a set for passages)
+    # text -> its content words (distinct list for queries, a set for passages)
+    _words: _Memo[tuple[str, str], Any] = _Memo()
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """One call for a whole stage's pairs: the pairs not scored before (`_known`) scored
