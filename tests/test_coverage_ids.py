@@ -75,5 +75,10 @@ def test_among_finds_each_hash_in_the_known_ones(
 ) -> None:
     from evidencedesk.retrieval._coverage import _among
 
-    found = _among(np.array(hashes, dtype=np.uint64), np.array(known, dtype=np.uint64))
+    known_hashes = np.array(known, dtype=np.uint64)
+    at, found = _among(np.array(hashes, dtype=np.uint64), known_hashes)
     assert found.dtype == np.bool_ and found.tolist() == expected
+    # where a hash is there, `at` is its place among the known ones
+    assert [known[i] for i, hit in zip(at.tolist(), expected, strict=True) if hit] == [
+        h for h, hit in zip(hashes, expected, strict=True) if hit
+    ]

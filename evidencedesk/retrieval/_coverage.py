@@ -173,19 +173,19 @@ def coverage(
     judged = shared.queries
     answered = [i for i, q in enumerate(run.qids) if q in judged]
     lines = _top_lines(run, answered, k)
-    anywhere = int(_among(doc_hashes(run.docs[lines]), shared.known).sum())
+    anywhere = int(_among(doc_hashes(run.docs[lines]), shared.known)[1].sum())
     return Coverage(len(judged), len(answered), len(run.qids), k, int(lines.size), anywhere)
 
 
-def _among(hashes: np.ndarray, known: np.ndarray) -> np.ndarray:
-    """Whether each of `hashes` is one of `known` (distinct, ascending): a binary search each
-    (``np.isin`` first made both sides distinct again, a hash table of each: five times as
-    long for the top 10 of 10,000 questions against 300,000 judged ids)."""
+def _among(hashes: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of `hashes` is among `known` (distinct, ascending), and whether it is there
+    (`at` is only meaningful where it is): a binary search each. (``np.isin`` first made both
+    sides distinct again, a hash table of each: five times as long for the top 10 of 10,000
+    questions against 300,000 judged ids.)"""
     if not known.size or not hashes.size:
-        return np.zeros(hashes.size, dtype=bool)
+        return np.zeros(hashes.size, dtype=np.intp), np.zeros(hashes.size, dtype=bool)
     at = np.minimum(np.searchsorted(known, hashes), known.size - 1)
-    found: np.ndarray = known[at] == hashes
-    return found
+    return at, known[at] == hashes
 
 
 def _common_prefix(ids: Sequence[str]) -> str:
@@ -307,7 +307,7 @@ def corpus_share(
     lines, _ = _top_docs(run, _judged_queries(judgments, complete), k)
     if not lines.size:
         return 0, 0
-    held = _among(doc_hashes(run.docs[lines]), np.unique(_hashes(corpus)))
+    _, held = _among(doc_hashes(run.docs[lines]), np.unique(_hashes(corpus)))
     return int(held.sum()), int(lines.size)
 
 
@@ -328,9 +328,7 @@ def unjudged_top(
     if not docs.size or not shared.known.size:
         unjudged = docs
     else:
-        hashes = doc_hashes(docs)
-        at = np.minimum(np.searchsorted(shared.known, hashes), shared.known.size - 1)
-        same = shared.known[at] == hashes
+        at, same = _among(doc_hashes(docs), shared.known)
         judged = same & (shared.ids[at] == docs)
         collided = np.flatnonzero(same & ~judged)  # the hash of a judged id, other bytes
         if collided.size:
