@@ -25,7 +25,8 @@ class Plain:
     """A site-model object, with a JSON-ready view of itself (`to_dict`)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)  # type: ignore[call-overload]
+        data: dict[str, Any] = dataclasses.asdict(self)  # type: ignore[call-overload]
+        return data
 
 
 def fmt(value: float | None, digits: int = 3, signed: bool = False) -> str:

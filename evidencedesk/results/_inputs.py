@@ -192,7 +192,8 @@ class Project:
         if "queries" not in self._cache:
             found = read_queries(self.queries) if self.queries is not None else []
             self._cache["queries"] = found
-        return self._cache["queries"]
+        queries: list[_Query] = self._cache["queries"]
+        return queries
 
     def question_counts(self) -> QuestionCounts:
         """The project's questions counted (`retrieval.labels.QuestionCounts`)."""

@@ -538,7 +538,8 @@ def _loads(text: str, questions: bytes | None) -> Results:
         _from_schema_1(data)
     if _SPLIT_KEY in data:
         _put_back(data, data.pop(_SPLIT_KEY), questions)
-    return _decode(Results, data, "")
+    results: Results = _decode(Results, data, "")
+    return results
 
 
 def load(path: Path) -> Results:

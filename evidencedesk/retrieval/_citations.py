@@ -188,7 +188,8 @@ class CitationScores(Mapping[str, float | None]):
     def __getitem__(self, name: str) -> float | None:
         if name not in _SCORES:
             raise KeyError(name)
-        return getattr(self, name)
+        score: float | None = getattr(self, name)
+        return score
 
     def __iter__(self) -> Iterator[str]:
         return iter(_SCORES)

@@ -185,7 +185,8 @@ class Costs:
 
 
 def _value(result: Any) -> float | None:
-    return getattr(result, "value", result)
+    value: float | None = getattr(result, "value", result)
+    return value
 
 
 @dataclass(frozen=True)
@@ -322,7 +323,8 @@ def _reference(base: Any, k: int) -> _Reference | None:
         return _Reference.of_run(base, k)
     to_reference = getattr(base, "reference", None)  # a saved `baseline.Baseline`
     if callable(to_reference):
-        return to_reference()
+        reference: _Reference = to_reference()
+        return reference
     raise EvidencedeskError(
         f"gate baseline: expected a run (run_config) or a saved baseline (load_baseline), "
         f"found {type(base).__name__}"

@@ -132,7 +132,8 @@ def _text(item: Any) -> str:
         return item
     if isinstance(item, Hit):
         return item.chunk.text
-    return item.text
+    text: str = item.text
+    return text
 
 
 def context_tokens(chunks: Sequence[Any]) -> int:
