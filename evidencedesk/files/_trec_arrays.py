@@ -1,9 +1,9 @@
 """Reading a TREC run into arrays: pyarrow's CSV reader first, a line-by-line reader second.
 
 The fast path reads the file with pyarrow's streaming CSV reader (single-space or single-tab
-separated, as search engines write runs), three typed columns, in 1 MiB blocks; a run of
-`_MIN_RANGE` bytes or more in byte ranges cut at newlines, one thread each, and the blocks turn
-into arrays below. Anything it does not accept -- a parse error,
+separated, as search engines write runs), three typed columns, in blocks of half the line limit,
+from windows of the file read into buffers (`_window`); a run of `_MIN_RANGE` bytes or more in
+byte ranges cut at newlines, one thread each, and the blocks turn into arrays below. Anything it does not accept -- a parse error,
 mixed whitespace, a missing or non-finite score, a line longer than its block (the per-line
 limit), a duplicate document -- sends the file to :func:`slow_columns`, which reads it line by
 line and either names the first bad line (``file:line: expected ..., found ...``) or returns the
@@ -17,14 +17,13 @@ of a run join into its columns (:func:`join_parts`). Anything the fast path cann
 
 from __future__ import annotations
 
-import io
 import itertools
 import math
 import mmap
 import os
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -296,7 +295,7 @@ _FORMULA_BYTES = tuple("".join(FORMULA_STARTS).encode("ascii"))  # an id may not
 
 def plain_ids(ids: pa.Array) -> bool:
     """Whether binary (or text) ids are UTF-8 text without white space or control characters beyond
-    ASCII (the byte checks of `_Range` refuse the ASCII ones) and none starts with a formula
+    ASCII (the byte checks of `_window` refuse the ASCII ones) and none starts with a formula
     character (`files._text.FORMULA_STARTS`): at once when every byte is ASCII (a numpy pass
     over the bytes), else by Arrow's own check (a cast to text)."""
     offsets = offsets_of(ids)
@@ -418,13 +417,13 @@ def _groups(reader: pacsv.CSVStreamingReader) -> Iterator[pa.Table]:
             group = []
 
 
-def read_parts(reader: pacsv.CSVStreamingReader) -> list[Part]:
-    """The parsed blocks as :class:`Part` s: pyarrow parses the next blocks (without the GIL)
-    while a worker thread turns the last ones into arrays; at most two groups wait for it."""
+def read_parts(groups: Iterable[pa.Table]) -> list[Part]:
+    """Parsed groups of blocks as :class:`Part` s: pyarrow parses the next blocks (without the
+    GIL) while a worker thread turns the last ones into arrays; at most two groups wait for it."""
     done: list[Part] = []
     waiting: deque[Future[Part]] = deque()
     with ThreadPoolExecutor(max_workers=1) as worker:
-        for table in _groups(reader):
+        for table in groups:
             waiting.append(worker.submit(block_part, table))
             while len(waiting) > 2 or (waiting and waiting[0].done()):
                 done.append(waiting.popleft().result())  # raises the worker's Bad
@@ -490,48 +489,59 @@ def _odd_space(data: np.ndarray, delimiter: int) -> bool:
     return bool(cr[-1] or np.count_nonzero(cr[:-1] & (data[1:] == _LF)) != np.count_nonzero(cr))
 
 
-class _Range(io.RawIOBase):
-    """Bytes `start` to `stop` of a file, read as a file of their own (not a memory map, whose
-    pages would count in the process's memory once read, and fault in one by one).
+def _window(
+    path: str | Path, start: int, stop: int, size: int, delimiter: int, scratch: np.ndarray
+) -> pa.Buffer:
+    """Bytes `start` up to `stop` of a file, at most `size` of them and cut just after a newline
+    (unless they reach `stop`), read into a buffer pyarrow parses where it is, in C: a Python
+    file object handed to pyarrow copied each block once more and held the interpreter's lock
+    for every read (a tenth of the CPU of reading a run). Not a memory map: its pages would
+    count in the process's memory, and a file cut short while mapped kills the process.
 
-    Every byte read is checked for NUL (numpy's fixed-width ids would drop a trailing one) and
-    for white space pyarrow and the line reader would split differently (`_odd_space`): on the
-    first, the range ends early and `refused` is set, and the caller sends the file to the
-    line-by-line reader -- the check rides along the read, in each range's thread, instead of
-    a pass of its own over the file.
+    The bytes are checked for NUL (numpy's fixed-width ids would drop a trailing one) and for
+    white space pyarrow and the line reader would split differently (`_odd_space`); raises
+    :class:`Bad` on either, and where no newline ends a line in the last ``MAX_LINE_BYTES + 1``
+    bytes (a line over the limit, or one at it that the line reader then reads), and the caller
+    sends the file to the line-by-line reader. The check rides along the read, in each range's
+    thread, instead of a pass of its own over the file.
     """
+    window = pa.allocate_buffer(min(stop - start, size), memory_pool=POOL)
+    with open(path, "rb", buffering=0) as handle:
+        handle.seek(start)
+        got = handle.readinto(memoryview(window).cast("B")) or 0
+    if not got:
+        raise Bad  # the file is shorter than when it was measured
+    window = window.slice(0, got)
+    if start + got < stop:  # cut after the last newline: in the last 4 KiB, nearly always
+        for span in (4096, MAX_LINE_BYTES + 1):
+            tail = got - min(got, span)
+            cut = window.slice(tail).to_pybytes().rfind(b"\n")
+            if cut >= 0:
+                break
+        if cut < 0:
+            raise Bad
+        window = window.slice(0, tail + cut + 1)
+    data = np.frombuffer(window, dtype=np.uint8)
+    suspect = delimiter not in (_SPACE, _TAB) or _suspect(data, delimiter, scratch)
+    if suspect and (not data.all() or _odd_space(data, delimiter)):
+        raise Bad
+    return window
 
-    def __init__(self, path: str | Path, start: int, stop: int, delimiter: int) -> None:
-        super().__init__()
-        self._file = open(path, "rb")  # noqa: SIM115 -- closed with the range
-        self._file.seek(start)
-        self._left = stop - start
-        self._delimiter = delimiter
-        self._scratch = np.zeros(0, dtype=np.uint8)  # `_suspect`'s, as large as a block read
-        self.refused = False
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        size = min(len(buffer), self._left)
-        got = (self._file.readinto(memoryview(buffer)[:size]) or 0) if size > 0 else 0
-        if got:
-            data = np.frombuffer(buffer, dtype=np.uint8, count=got)
-            if self._scratch.size < got:
-                self._scratch = np.empty(got, dtype=np.uint8)
-            suspect = self._delimiter not in (_SPACE, _TAB) or _suspect(
-                data, self._delimiter, self._scratch
-            )
-            if suspect and (not data.all() or _odd_space(data, self._delimiter)):
-                self.refused, self._left = True, 0
-                return 0
-        self._left -= got
-        return got
-
-    def close(self) -> None:
-        self._file.close()
-        super().close()
+def _range_groups(
+    path: str | Path, start: int, stop: int, options: dict[str, Any]
+) -> Iterator[pa.Table]:
+    """The parsed groups of blocks (`_groups`) of bytes `start` to `stop`, window by window
+    (`_window`)."""
+    delimiter = ord(options["parse_options"].delimiter)
+    size = _GROUP * MAX_LINE_BYTES // 2  # a window is a group of blocks: 8 MiB
+    scratch = np.empty(min(size, max(0, stop - start)), dtype=np.uint8)  # `_suspect`'s
+    while start < stop:
+        window = _window(path, start, stop, size, delimiter, scratch)
+        with pacsv.open_csv(pa.BufferReader(window), **options) as reader:
+            yield from _groups(reader)
+        start += window.size
+        del window
 
 
 def read_range(
@@ -540,15 +550,8 @@ def read_range(
     """One byte range's parts, parsed and turned into arrays in the calling thread (or, with
     `worker`, in a worker thread while this one parses: :func:`read_parts`); raises
     :class:`Bad` when the range holds a NUL byte or odd white space (`_odd_space`)."""
-    delimiter = ord(options["parse_options"].delimiter)
-    with (
-        _Range(path, start, stop, delimiter) as raw,
-        pacsv.open_csv(pa.PythonFile(raw, "r"), **options) as reader,
-    ):
-        done = read_parts(reader) if worker else [block_part(t) for t in _groups(reader)]
-    if raw.refused:
-        raise Bad
-    return done
+    groups = _range_groups(path, start, stop, options)
+    return read_parts(groups) if worker else [block_part(t) for t in groups]
 
 
 # the six columns of a run line, as an error message names them
@@ -616,7 +619,7 @@ def _has_alike_ids(qids: list[bytes], docs: np.ndarray) -> bool:
 _THREADS = max(1, min(4, os.cpu_count() or 1))  # threads that read a large run's byte ranges
 
 
-_MIN_RANGE = 64 << 20  # bytes: a smaller run is one range
+_MIN_RANGE = 16 << 20  # bytes: a smaller run is one range
 
 
 def _cuts(mm: mmap.mmap, size: int) -> list[int]:
@@ -684,7 +687,9 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
             raise Bad
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             data = np.frombuffer(mm, dtype=np.uint8)
-            refused = not data.all() or _odd_space(data, ord(" "))
+            # the two minima of `_suspect` first: nearly every file passes them, and only a
+            # file they doubt is read again for NUL bytes and odd white space
+            refused = _suspect(data, _SPACE) and (not data.all() or _odd_space(data, _SPACE))
             del data  # the map closes only once no array views it
             if refused:
                 raise Bad

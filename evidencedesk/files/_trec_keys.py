@@ -131,8 +131,9 @@ def alike_earlier(
 
 def has_alike(ids: Collection[str]) -> bool:
     """Whether two distinct ids among `ids` look alike (`alike_earlier`): a readers' fast path
-    asks, and its line loop names the line. Ids all in ASCII never do (one scan)."""
-    if all(value.isascii() for value in ids):
+    asks, and its line loop names the line. Ids all in ASCII never do (one scan: of the ids
+    joined, in C, not one call an id -- a tenth of reading 300,000 judgments)."""
+    if "".join(ids).isascii():
         return False
     seen: dict[str, tuple[str, int]] = {}
     return any(alike_earlier(value, 0, seen) is not None for value in ids)
