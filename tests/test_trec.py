@@ -1196,6 +1196,24 @@ def test_the_judge_s_candidates_hold_every_judged_key_and_drop_other_low_bits() 
     assert _candidates(keys, judged).tolist() == [0, 3]
 
 
+def test_the_judge_s_candidates_are_the_same_in_steps_of_any_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the lines are looked up `_STEP` at a time: a step's places are offset by where it starts
+    from evidencedesk.retrieval import trec_judge
+
+    rng = np.random.default_rng(5)
+    judged = rng.integers(0, 2**64, size=50, dtype=np.uint64)
+    keys = rng.integers(0, 2**64, size=1000, dtype=np.uint64)
+    at = rng.choice(1000, size=40, replace=False)
+    keys[at] = judged[:40]
+    whole = trec_judge._candidates(keys, judged)
+    assert set(at.tolist()) <= set(whole.tolist())
+    for step in (1, 7, 256, 999, 1000):
+        monkeypatch.setattr(trec_judge, "_STEP", step)
+        assert trec_judge._candidates(keys, judged).tolist() == whole.tolist(), step
+
+
 @pytest.mark.parametrize(
     ("codes", "starts", "lengths"),
     [
