@@ -43,8 +43,16 @@ def test_a_build_reads_the_judgments_ids_once_for_every_run() -> None:
         assert coverage(RUN, QRELS, 3) == coverage(RUN, QRELS, 3)
         assert _coverage._judged(QRELS, None) is first
         assert _coverage._judged(dict(QRELS), None) is not first  # other judgments: their own
+    assert "every" not in vars(first)  # the ids as text: made only when a check needs them
     assert sorted(first.every) == ["d1", "d2", "d3"]
     assert first.queries == frozenset({"q1", "q2"})  # q3 grades nothing
+
+
+def test_an_id_judged_for_two_queries_is_one_judged_id() -> None:
+    judged = _coverage._judged({"q1": {"d1": 2, "d2": 0}, "q2": {"d1": 1}}, ["d1", "d7"])
+    assert sorted(judged.ids.tolist()) == [b"d1", b"d2", b"d7"]  # and the ids a labels file covers
+    assert judged.known.tolist() == sorted(_coverage.doc_hashes(judged.ids).tolist())
+    assert sorted(judged.every) == ["d1", "d2", "d7"]
 
 
 def test_coverage_counts_the_judged_top_documents() -> None:

@@ -121,10 +121,18 @@ class _Targets:
 class _Judged:
     """The judgments' ids, read once for every run a build checks (`_judged`)."""
 
+    judgments: Mapping[str, Mapping[str, int]]
+    complete: Collection[str] | None
     queries: frozenset[str]  # the judged queries (`_judged_queries`)
-    every: frozenset[str]  # every id they grade for some query (`_every`)
     known: np.ndarray  # the distinct hashes of `every`, ascending
     ids: np.ndarray  # the id (fixed width) of each of `known`
+
+    @cached_property
+    def every(self) -> frozenset[str]:
+        """Every id the judgments grade for some query (`_every`), as text: made only when a
+        hash is shared by two ids or a rewrite is tried (a set of 300,000 ids a build made
+        for every check, where the hashes answer nearly always)."""
+        return frozenset(_every(self.judgments, self.complete))
 
     @cached_property
     def targets(self) -> _Targets:
@@ -142,13 +150,12 @@ def _judged(
     for seen, also, found in recent:
         if seen is judgments and also is complete:
             return found
-    every = frozenset(_every(judgments, complete))
-    ids = fixed_width_of(list(every))
-    hashes = doc_hashes(ids)
-    order = np.argsort(hashes, kind="stable")
-    known, first = np.unique(hashes[order], return_index=True)
-    found = _Judged(frozenset(_judged_queries(judgments, complete)), every, known,
-                    ids[order[first]])  # fmt: skip
+    # every judged id, an id judged for several queries as often (its hash is kept once)
+    named = list(itertools.chain.from_iterable(judgments.values()))
+    ids = fixed_width_of(named + list(complete) if complete is not None else named)
+    known, first = np.unique(doc_hashes(ids), return_index=True)  # (first: in `ids`' order)
+    found = _Judged(judgments, complete, frozenset(_judged_queries(judgments, complete)), known,
+                    ids[first])  # fmt: skip
     recent.insert(0, (judgments, complete, found))
     del recent[2:]
     return found
