@@ -18,6 +18,7 @@ import pytest
 from evidencedesk.files import _row_cache
 from evidencedesk.files._row_cache import _CACHE_ENV, RowStore, _text_key, cache_folder
 from evidencedesk.retrieval import minilm
+from tests.test_bad_input import snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH = 4
@@ -195,11 +196,6 @@ print(code, "onnxruntime" in sys.modules, "tokenizers" in sys.modules)
 """
 
 
-def _files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}  # fmt: skip
-
-
 @pytest.mark.skipif(bool(minilm._missing_packages()), reason="the minilm extra is not installed")
 def test_a_demo_build_with_the_rows_kept_runs_no_model_and_writes_the_same_site(
     tmp_path: Path,
@@ -212,7 +208,7 @@ def test_a_demo_build_with_the_rows_kept_runs_no_model_and_writes_the_same_site(
         printed.append(done.stdout.split()[-3:])
     # the first build ran the model and kept its rows; the second found every one of them
     assert printed == [["0", "True", "True"], ["0", "False", "False"]]
-    cold, warm = _files(tmp_path / "cold"), _files(tmp_path / "warm")
+    cold, warm = snapshot(tmp_path / "cold"), snapshot(tmp_path / "warm")
     assert cold.keys() == warm.keys() and all(cold[name] == warm[name] for name in cold)
     # the model facts name the model file's sha256, read by the build that ran no model too
     sha256 = minilm._OnnxMiniLM.shared().identity().split()[0].removeprefix("model=")
