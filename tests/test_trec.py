@@ -630,9 +630,10 @@ def test_a_window_of_a_run_ends_after_its_last_whole_line(
     path = tmp_path / "r.txt"
     path.write_bytes(b"q1 Q0 d1 1 3 t\nq1 Q0 d22 2 2 tt\nq1 Q0 d333 3 1 t")  # 15, 17, 16 bytes
     scratch = np.empty(size, dtype=np.uint8)
-    window = trec_arrays._window(path, 0, path.stat().st_size, size, ord(" "), scratch)
+    with path.open("rb", buffering=0) as handle:
+        window = trec_arrays._window(handle, 0, path.stat().st_size, size, ord(" "), scratch)
+        later = trec_arrays._window(handle, 15, path.stat().st_size, 25, ord(" "), scratch)
     assert window.to_pybytes() == path.read_bytes()[:cut]
-    later = trec_arrays._window(path, 15, path.stat().st_size, 25, ord(" "), scratch)
     assert later.to_pybytes() == b"q1 Q0 d22 2 2 tt\n"  # a window may start anywhere a line does
 
 
@@ -644,9 +645,10 @@ def test_a_window_without_a_newline_in_its_last_line_limit_goes_to_the_line_read
     long = b"q1 Q0 " + b"d" * 30 + b" 2 2 t\n"  # 43 bytes: over the (patched) limit
     path.write_bytes(b"q1 Q0 d1 1 3 t\n" + long + b"q1 Q0 d3 3 1 t\n")
     scratch = np.empty(64, dtype=np.uint8)
-    with pytest.raises(trec_arrays.Bad):  # bytes 15 to 55: no newline in the last 21
-        trec_arrays._window(path, 15, path.stat().st_size, 40, ord(" "), scratch)
-    assert trec_arrays._window(path, 0, path.stat().st_size, 40, ord(" "), scratch).size == 15
+    with path.open("rb", buffering=0) as handle:
+        with pytest.raises(trec_arrays.Bad):  # bytes 15 to 55: no newline in the last 21
+            trec_arrays._window(handle, 15, path.stat().st_size, 40, ord(" "), scratch)
+        assert trec_arrays._window(handle, 0, path.stat().st_size, 40, ord(" "), scratch).size == 15
     # a range is read window by window, a window a group of blocks of half the limit
     monkeypatch.setattr(trec_arrays, "_GROUP", 4)  # windows of 40 bytes: the long line fits none
     with pytest.raises(trec_arrays.Bad):
@@ -659,8 +661,8 @@ def test_a_run_cut_short_while_it_is_read_goes_to_the_line_reader(tmp_path: Path
     path = tmp_path / "r.txt"
     path.write_bytes(b"q1 Q0 d1 1 3 t\n")
     scratch = np.empty(64, dtype=np.uint8)
-    with pytest.raises(trec_arrays.Bad):  # measured at 100 bytes, now 15: nothing at 15
-        trec_arrays._window(path, 15, 100, 64, ord(" "), scratch)
+    with path.open("rb", buffering=0) as handle, pytest.raises(trec_arrays.Bad):
+        trec_arrays._window(handle, 15, 100, 64, ord(" "), scratch)  # measured at 100, now 15
 
 
 def test_a_single_line_run_over_the_line_limit_is_refused_by_it(

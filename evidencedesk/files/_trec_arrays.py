@@ -18,6 +18,7 @@ of a run join into its columns (:func:`join_parts`). Anything the fast path cann
 
 from __future__ import annotations
 
+import io
 import itertools
 import math
 import mmap
@@ -491,9 +492,10 @@ def _odd_space(data: np.ndarray, delimiter: int) -> bool:
 
 
 def _window(
-    path: str | Path, start: int, stop: int, size: int, delimiter: int, scratch: np.ndarray
+    handle: io.RawIOBase, start: int, stop: int, size: int, delimiter: int, scratch: np.ndarray
 ) -> pa.Buffer:
-    """Bytes `start` up to `stop` of a file, at most `size` of them and cut just after a newline
+    """Bytes `start` up to `stop` of a file (`handle`, unbuffered), at most `size` of them and
+    cut just after a newline
     (unless they reach `stop`), read into a buffer pyarrow parses where it is, in C: a Python
     file object handed to pyarrow copied each block once more and held the interpreter's lock
     for every read (3 % of the CPU of reading a 10-million-line run). Not a memory map: its
@@ -508,9 +510,8 @@ def _window(
     thread, instead of a pass of its own over the file.
     """
     window = pa.allocate_buffer(min(stop - start, size), memory_pool=POOL)
-    with open(path, "rb", buffering=0) as handle:
-        handle.seek(start)
-        got = handle.readinto(memoryview(window).cast("B")) or 0
+    handle.seek(start)
+    got = handle.readinto(memoryview(window).cast("B")) or 0
     if not got:
         raise Bad  # the file is shorter than when it was measured
     window = window.slice(0, got)
@@ -534,16 +535,18 @@ def _range_groups(
     path: str | Path, start: int, stop: int, options: dict[str, Any]
 ) -> Iterator[pa.Table]:
     """The parsed groups of blocks (`_groups`) of bytes `start` to `stop`, window by window
-    (`_window`)."""
+    (`_window`), all read through one open file: the windows of a range come from one file,
+    even where another is renamed over it meanwhile."""
     delimiter = ord(options["parse_options"].delimiter)
     size = _GROUP * MAX_LINE_BYTES // 2  # a window is a group of blocks: 8 MiB
     scratch = np.empty(min(size, max(0, stop - start)), dtype=np.uint8)  # `_suspect`'s
-    while start < stop:
-        window = _window(path, start, stop, size, delimiter, scratch)
-        with pacsv.open_csv(pa.BufferReader(window), **options) as reader:
-            yield from _groups(reader)
-        start += window.size
-        del window
+    with open(path, "rb", buffering=0) as handle:
+        while start < stop:
+            window = _window(handle, start, stop, size, delimiter, scratch)
+            with pacsv.open_csv(pa.BufferReader(window), **options) as reader:
+                yield from _groups(reader)
+            start += window.size
+            del window
 
 
 def read_range(
