@@ -144,11 +144,12 @@ def _judged(
     judgments: Mapping[str, Mapping[str, int]], complete: Collection[str] | None
 ) -> _Judged:
     """`judgments`' ids as every check reads them: made once a build for the same judgments
-    (the build's memo holds them with the judgments, so their id stays theirs), not once for
-    each run and each check (a set of every judged id, walked from the dicts, each time)."""
-    recent: list[tuple[object, object, _Judged]] = memo("judged ids", list)
-    for seen, also, found in recent:
-        if seen is judgments and also is complete:
+    (the build's memo holds them, and they hold the judgments, so their id stays theirs), not
+    once for each run and each check (a set of every judged id, walked from the dicts, each
+    time)."""
+    recent: list[_Judged] = memo("judged ids", list)
+    for found in recent:
+        if found.judgments is judgments and found.complete is complete:
             return found
     # every judged id, an id judged for several queries as often (its hash is kept once)
     named = list(itertools.chain.from_iterable(judgments.values()))
@@ -156,7 +157,7 @@ def _judged(
     known, first = np.unique(doc_hashes(ids), return_index=True)  # (first: in `ids`' order)
     found = _Judged(judgments, complete, frozenset(_judged_queries(judgments, complete)), known,
                     ids[first])  # fmt: skip
-    recent.insert(0, (judgments, complete, found))
+    recent.insert(0, found)
     del recent[2:]
     return found
 
