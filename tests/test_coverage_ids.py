@@ -33,7 +33,11 @@ def test_an_equal_hash_of_other_bytes_is_looked_up_by_the_id(
 ) -> None:
     # every id hashes alike: each run document meets the hash of a judged id, and only its
     # text says whether it is one
-    monkeypatch.setattr(_coverage, "doc_hashes", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+    # (the run's ids are hashed here, the judged ones where the judge hashes them too)
+    from evidencedesk.retrieval import trec_judge
+
+    for module in (_coverage, trec_judge):
+        monkeypatch.setattr(module, "doc_hashes", lambda ids: np.zeros(len(ids), dtype=np.uint64))
     assert unjudged_top(RUN, QRELS, 3) == ["d9", "d8", "d7"]
 
 
@@ -53,6 +57,31 @@ def test_an_id_judged_for_two_queries_is_one_judged_id() -> None:
     assert sorted(judged.ids.tolist()) == [b"d1", b"d2", b"d7"]  # and the ids a labels file covers
     assert judged.known.tolist() == sorted(_coverage.doc_hashes(judged.ids).tolist())
     assert sorted(judged.every) == ["d1", "d2", "d7"]
+
+
+def test_the_judge_and_the_checks_pad_and_hash_the_judged_ids_once_a_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from evidencedesk.retrieval import trec_judge
+
+    padded: list[int] = []
+    real = trec_judge.fixed_width_of
+
+    def counting(ids: list[str]) -> np.ndarray:
+        padded.append(len(ids))
+        return real(ids)
+
+    monkeypatch.setattr(trec_judge, "fixed_width_of", counting)
+    with build_memos():
+        first = trec_judge._judged_ids(QRELS)
+        judge = trec_judge._judgments(QRELS, ["q2", "q1", "q9"])  # another order, a question more
+        assert coverage(RUN, QRELS, 3).judged_anywhere == 2
+        assert trec_judge._judged_ids(QRELS) is first
+    assert padded == [3]  # d1, d2 (q1), d3 (q2): once for both
+    assert judge.ids.tolist() == [b"d3", b"d1", b"d2"]  # in the questions' order
+    assert judge.every_q.tolist() == [0, 1, 1]
+    assert first.starts == {"q1": 0, "q2": 2, "q3": 3}
+    assert _coverage._judged(QRELS, None).known.tolist() == sorted(first.hashes.tolist())
 
 
 def test_coverage_counts_the_judged_top_documents() -> None:

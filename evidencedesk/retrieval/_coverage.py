@@ -32,6 +32,7 @@ from evidencedesk.files._project_file import (
 from evidencedesk.files._trec_keys import doc_hashes, fixed_width_of
 from evidencedesk.files.trec import TrecRun
 from evidencedesk.retrieval._memos import memo
+from evidencedesk.retrieval.trec_judge import _judged_ids
 
 __all__ = [
     "FAR_BELOW",
@@ -151,10 +152,14 @@ def _judged(
     for found in recent:
         if found.judgments is judgments and found.complete is complete:
             return found
-    # every judged id, an id judged for several queries as often (its hash is kept once)
-    named = list(itertools.chain.from_iterable(judgments.values()))
-    ids = fixed_width_of(named + list(complete) if complete is not None else named)
-    known, first = np.unique(doc_hashes(ids), return_index=True)  # (first: in `ids`' order)
+    # every judged id, padded and hashed once for the judge too (`_judged_ids`); an id judged
+    # for several queries as often (its hash is kept once)
+    shared = _judged_ids(judgments)
+    ids, hashes = shared.ids, shared.hashes
+    if complete is not None:
+        covered = fixed_width_of(list(complete))
+        ids, hashes = np.concatenate([ids, covered]), np.concatenate([hashes, doc_hashes(covered)])
+    known, first = np.unique(hashes, return_index=True)  # (first: in `ids`' order)
     found = _Judged(judgments, complete, frozenset(_judged_queries(judgments, complete)), known,
                     ids[first])  # fmt: skip
     recent.insert(0, found)

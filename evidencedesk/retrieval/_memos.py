@@ -3,8 +3,9 @@
 An evaluation opens a `Memos` (`build_memos`) and closes it when it ends, however it ends: the
 bootstrap's resample draws (up to 768 MB), tokenisations, word sets, token counts, the pure
 rerankers' scores, the toy embedder's feature buckets, the metric engine's judged-lines
-conversions, each run's metric values and the judgments' ids every run's checks share are kept
-in its tables while it runs and dropped with it, so nothing a build memoised outlives it. The
+conversions, each run's metric values and the judgments' ids the judge and every run's checks
+share are kept in its tables while it runs and dropped with it, so nothing a build memoised
+outlives it. The
 holder is a context variable, not a module-level table: two evaluations in two threads or
 contexts never share one, and a call outside any build (the course page's) finds no memo and
 computes afresh.

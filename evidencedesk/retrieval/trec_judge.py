@@ -27,6 +27,7 @@ import numpy as np
 
 from evidencedesk._metric_names import DEFAULT_RELEVANCE
 from evidencedesk.files._trec_keys import decoded_ids, doc_hashes, fixed_width_of, query_salts
+from evidencedesk.retrieval._memos import memo
 from evidencedesk.retrieval._metric_engine import Heads, JudgedLists, Lines, spans
 from evidencedesk.retrieval.metrics import Judged
 
@@ -123,20 +124,54 @@ class _Judgments:
     keys: np.ndarray  # its (question, document) key
 
 
+@dataclass(frozen=True, eq=False)
+class _JudgedIds:
+    """Every document id a qrels mapping judges, in its order (each question's together), padded
+    (`fixed_width_of`) and hashed (`doc_hashes`) once a build: the judge (`_judgments`) and the
+    run checks (`coverage`) read the same arrays (`_judged_ids`)."""
+
+    qrels: Mapping[str, Mapping[str, int]]
+    ids: np.ndarray  # fixed width
+    hashes: np.ndarray  # each id's `doc_hashes`
+    starts: dict[str, int]  # where each question's ids start
+
+
+def _judged_ids(qrels: Mapping[str, Mapping[str, int]]) -> _JudgedIds:
+    """`qrels`' `_JudgedIds`: made once a build for the same qrels (the build's memo holds them,
+    and they hold the qrels, so their id stays theirs); outside a build, made afresh."""
+    recent: list[_JudgedIds] = memo("judged id arrays", list)
+    for found in recent:
+        if found.qrels is qrels:
+            return found
+    ids = fixed_width_of(list(itertools.chain.from_iterable(qrels.values())))
+    # (the last of the n + 1 running totals is the end: no question's start)
+    starts = dict(
+        zip(qrels, itertools.accumulate(map(len, qrels.values()), initial=0), strict=False)
+    )
+    found = _JudgedIds(qrels, ids, doc_hashes(ids), starts)
+    recent.insert(0, found)
+    del recent[2:]
+    return found
+
+
 def _judgments(qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Judgments:
-    """The judgments of `questions` as arrays (each question's ids and grades joined by C-level
-    chains)."""
+    """The judgments of `questions` as arrays: the grades joined by C-level chains, the ids and
+    their hashes taken in question order from the qrels' `_judged_ids`."""
     judgments = [qrels.get(q, {}) for q in questions]
     sizes = np.fromiter(map(len, judgments), dtype=np.int64, count=len(judgments))
     total = int(sizes.sum())
     every_g = np.fromiter(itertools.chain.from_iterable(j.values() for j in judgments), np.int64,
                           total)  # fmt: skip
     every_q = np.repeat(np.arange(len(questions), dtype=np.int64), sizes)
-    ids = fixed_width_of(list(itertools.chain.from_iterable(judgments)))
+    ids = np.empty(0, dtype="S8")
     keys = np.zeros(0, dtype=np.uint64)
     if total:
+        shared = _judged_ids(qrels)
+        first = np.fromiter((shared.starts.get(q, 0) for q in questions), np.int64, len(questions))
+        # each judgment's place among the qrels' ids: its question's first, plus its rank there
+        take = np.repeat(first - (np.cumsum(sizes) - sizes), sizes) + np.arange(total)
         salts = query_salts([q.encode("utf-8") for q in questions])
-        keys = doc_hashes(ids) ^ salts[every_q]
+        ids, keys = shared.ids[take], shared.hashes[take] ^ salts[every_q]
     return _Judgments(questions, every_q, every_g, ids, keys)
 
 
