@@ -629,10 +629,9 @@ def test_a_window_of_a_run_ends_after_its_last_whole_line(
 ) -> None:
     path = tmp_path / "r.txt"
     path.write_bytes(b"q1 Q0 d1 1 3 t\nq1 Q0 d22 2 2 tt\nq1 Q0 d333 3 1 t")  # 15, 17, 16 bytes
-    scratch = np.empty(size, dtype=np.uint8)
     with path.open("rb", buffering=0) as handle:
-        window = trec_arrays._window(handle, 0, path.stat().st_size, size, ord(" "), scratch)
-        later = trec_arrays._window(handle, 15, path.stat().st_size, 25, ord(" "), scratch)
+        window = trec_arrays._read_window(handle, 0, path.stat().st_size, size)
+        later = trec_arrays._read_window(handle, 15, path.stat().st_size, 25)
     assert window.to_pybytes() == path.read_bytes()[:cut]
     assert later.to_pybytes() == b"q1 Q0 d22 2 2 tt\n"  # a window may start anywhere a line does
 
@@ -644,11 +643,10 @@ def test_a_window_without_a_newline_in_its_last_line_limit_goes_to_the_line_read
     path = tmp_path / "r.txt"
     long = b"q1 Q0 " + b"d" * 30 + b" 2 2 t\n"  # 43 bytes: over the (patched) limit
     path.write_bytes(b"q1 Q0 d1 1 3 t\n" + long + b"q1 Q0 d3 3 1 t\n")
-    scratch = np.empty(64, dtype=np.uint8)
     with path.open("rb", buffering=0) as handle:
         with pytest.raises(trec_arrays.Bad):  # bytes 15 to 55: no newline in the last 21
-            trec_arrays._window(handle, 15, path.stat().st_size, 40, ord(" "), scratch)
-        assert trec_arrays._window(handle, 0, path.stat().st_size, 40, ord(" "), scratch).size == 15
+            trec_arrays._read_window(handle, 15, path.stat().st_size, 40)
+        assert trec_arrays._read_window(handle, 0, path.stat().st_size, 40).size == 15
     # a range is read window by window, a window a group of blocks of half the limit
     monkeypatch.setattr(trec_arrays, "_GROUP", 4)  # windows of 40 bytes: the long line fits none
     with pytest.raises(trec_arrays.Bad):
@@ -660,9 +658,8 @@ def test_a_window_without_a_newline_in_its_last_line_limit_goes_to_the_line_read
 def test_a_run_cut_short_while_it_is_read_goes_to_the_line_reader(tmp_path: Path) -> None:
     path = tmp_path / "r.txt"
     path.write_bytes(b"q1 Q0 d1 1 3 t\n")
-    scratch = np.empty(64, dtype=np.uint8)
     with path.open("rb", buffering=0) as handle, pytest.raises(trec_arrays.Bad):
-        trec_arrays._window(handle, 15, 100, 64, ord(" "), scratch)  # measured at 100, now 15
+        trec_arrays._read_window(handle, 15, 100, 64)  # measured at 100, now 15
 
 
 def test_a_single_line_run_over_the_line_limit_is_refused_by_it(

@@ -1,16 +1,19 @@
-"""Reading a TREC run into arrays: pyarrow's CSV reader first, a line-by-line reader second.
+"""Reading a TREC run into arrays: a one-pass scan in C or pyarrow's CSV reader first, a
+line-by-line reader second.
 
-The fast path reads the file with pyarrow's streaming CSV reader (single-space or single-tab
-separated, as search engines write runs), three typed columns, in blocks of half the line limit,
-from windows of the file read into buffers (`_window`); a run of `_MIN_RANGE` bytes or more in
-byte ranges cut at newlines, one thread each, and the blocks turn into arrays below. Anything it
-does not accept -- a parse error, mixed whitespace, a missing or non-finite score, a line longer
-than its block (the per-line limit), a duplicate document -- sends the file to
-:func:`slow_columns`, which reads it line by line and either names the first bad line
-(``file:line: expected ..., found ...``) or returns the same columns for an unusual but valid
-file.
+The fast path reads the file in windows read into buffers (`_read_window`); a run of
+`_MIN_RANGE` bytes or more in byte ranges cut at newlines, one thread each. Each window is
+offered to the compiled scan (`files._trec_scan`), which takes the plain lines nearly every run
+holds; a window it declines (or every window, where it is not built) is checked
+(`_check_window`) and parsed by pyarrow's streaming CSV reader (single-space or single-tab
+separated, as search engines write runs), three typed columns, in blocks of half the line
+limit, and the blocks turn into arrays below. Anything the fast path does not accept -- a parse
+error, mixed whitespace, a missing or non-finite score, a line longer than its block (the
+per-line limit), a duplicate document -- sends the file to :func:`slow_columns`, which reads it
+line by line and either names the first bad line (``file:line: expected ..., found ...``) or
+returns the same columns for an unusual but valid file.
 
-A run's arrays from pyarrow's parsed blocks: each group of blocks becomes a :class:`Part`
+A run's arrays from the scanned windows or pyarrow's parsed blocks: each becomes a :class:`Part`
 (scores, stretches of equal query ids, fixed-width document ids and the lines' keys) and the parts
 of a run join into its columns (:func:`join_parts`). Anything the fast path cannot take raises
 :class:`Bad`, and the caller's line-by-line reader names the line.
@@ -60,6 +63,7 @@ from evidencedesk.files._trec_keys import (
     query_salts,
     repeated_keys,
 )
+from evidencedesk.files._trec_scan import Scanned, scan
 
 # a run with more stretches of equal query ids than this (and than one per 64 lines) is joined in
 # file order
@@ -176,10 +180,34 @@ def block_part(table: pa.Table) -> Part:
         raise Bad  # the line reader names the line
     heads: list[bytes] = first.to_pylist()
     docs = fixed_width(ids)
-    longest = int(np.diff(offsets_of(first)).max()) + docs.dtype.itemsize
-    lengths = np.diff(bounds)
+    widest_query = int(np.diff(offsets_of(first)).max())
+    return _part(heads, np.diff(bounds), docs, doc_hashes(docs), scores, widest_query)
+
+
+def _part_of(lines: pa.Table | Scanned) -> Part:
+    """The arrays of a parsed group of blocks (`block_part`) or of a scanned window."""
+    return _scanned_part(lines) if isinstance(lines, Scanned) else block_part(lines)
+
+
+def _scanned_part(scanned: Scanned) -> Part:
+    """The arrays of a window the compiled scan read (`files._trec_scan`): the same as
+    `block_part` makes of pyarrow's parse of it."""
+    return _part(scanned.heads, scanned.lengths, scanned.docs, scanned.hashes, scanned.scores,
+                 scanned.widest_query)  # fmt: skip
+
+
+def _part(
+    heads: list[bytes],
+    lengths: np.ndarray,
+    docs: np.ndarray,
+    hashes: np.ndarray,
+    scores: np.ndarray,
+    widest_query: int,
+) -> Part:
+    """A part from its lines' stretches, fixed-width ids, their hashes and scores."""
+    longest = widest_query + docs.dtype.itemsize
     # the keys here, in the reading thread: a query's salt comes from its own id
-    keys = line_keys(lengths, doc_hashes(docs), query_salts(heads))
+    keys = line_keys(lengths, hashes, query_salts(heads))
     # the documents of tied scores in trec_eval's order, here in the reading thread: the run's
     # own pass (`trec._sorted_run`) then finds nearly every tie in order (those across two
     # parts, or brought together by its sort by score, it puts right itself)
@@ -297,7 +325,7 @@ _FORMULA_BYTES = tuple("".join(FORMULA_STARTS).encode("ascii"))  # an id may not
 
 def plain_ids(ids: pa.Array) -> bool:
     """Whether binary (or text) ids are UTF-8 text without white space or control characters beyond
-    ASCII (the byte checks of `_window` refuse the ASCII ones) and none starts with a formula
+    ASCII (the byte checks of `_check_window` refuse the ASCII ones) and none starts with a formula
     character (`files._text.FORMULA_STARTS`): at once when every byte is ASCII (a numpy pass
     over the bytes), else by Arrow's own check (a cast to text)."""
     offsets = offsets_of(ids)
@@ -419,14 +447,15 @@ def _groups(reader: pacsv.CSVStreamingReader) -> Iterator[pa.Table]:
             group = []
 
 
-def read_parts(groups: Iterable[pa.Table]) -> list[Part]:
-    """Parsed groups of blocks as :class:`Part` s: pyarrow parses the next blocks (without the
-    GIL) while a worker thread turns the last ones into arrays; at most two groups wait for it."""
+def read_parts(groups: Iterable[pa.Table | Scanned]) -> list[Part]:
+    """Parsed groups of blocks (or scanned windows) as :class:`Part` s: pyarrow (or the scan)
+    reads the next ones (without the GIL) while a worker thread turns the last ones into
+    arrays; at most two groups wait for it."""
     done: list[Part] = []
     waiting: deque[Future[Part]] = deque()
     with ThreadPoolExecutor(max_workers=1) as worker:
         for table in groups:
-            waiting.append(worker.submit(block_part, table))
+            waiting.append(worker.submit(_part_of, table))
             while len(waiting) > 2 or (waiting and waiting[0].done()):
                 done.append(waiting.popleft().result())  # raises the worker's Bad
         done.extend(f.result() for f in waiting)
@@ -491,23 +520,17 @@ def _odd_space(data: np.ndarray, delimiter: int) -> bool:
     return bool(cr[-1] or np.count_nonzero(cr[:-1] & (data[1:] == _LF)) != np.count_nonzero(cr))
 
 
-def _window(
-    handle: io.RawIOBase, start: int, stop: int, size: int, delimiter: int, scratch: np.ndarray
-) -> pa.Buffer:
+def _read_window(handle: io.RawIOBase, start: int, stop: int, size: int) -> pa.Buffer:
     """Bytes `start` up to `stop` of a file (`handle`, unbuffered), at most `size` of them and
-    cut just after a newline
-    (unless they reach `stop`), read into a buffer pyarrow parses where it is, in C: a Python
-    file object handed to pyarrow copied each block once more and held the interpreter's lock
-    for every read (3 % of the CPU of reading a 10-million-line run). Not a memory map: its
-    pages would count in the process's memory, and a file cut short while mapped kills the
-    process.
+    cut just after a newline (unless they reach `stop`), read into a buffer pyarrow parses where
+    it is, in C: a Python file object handed to pyarrow copied each block once more and held the
+    interpreter's lock for every read (3 % of the CPU of reading a 10-million-line run). Not a
+    memory map: its pages would count in the process's memory, and a file cut short while
+    mapped kills the process.
 
-    The bytes are checked for NUL (numpy's fixed-width ids would drop a trailing one) and for
-    white space pyarrow and the line reader would split differently (`_odd_space`); raises
-    :class:`Bad` on either, and where no newline ends a line in the last ``MAX_LINE_BYTES + 1``
-    bytes (a line over the limit, or one at it that the line reader then reads), and the caller
-    sends the file to the line-by-line reader. The check rides along the read, in each range's
-    thread, instead of a pass of its own over the file.
+    Raises :class:`Bad` where no newline ends a line in the last ``MAX_LINE_BYTES + 1`` bytes
+    (a line over the limit, or one at it that the line reader then reads) and where the file
+    is shorter than when it was measured; the caller sends the file to the line-by-line reader.
     """
     window = pa.allocate_buffer(min(stop - start, size), memory_pool=POOL)
     handle.seek(start)
@@ -524,27 +547,43 @@ def _window(
         if cut < 0:
             raise Bad
         window = window.slice(0, tail + cut + 1)
+    return window
+
+
+def _check_window(window: pa.Buffer, delimiter: int, scratch: np.ndarray) -> None:
+    """Raises :class:`Bad` where a window pyarrow is to parse holds a NUL byte (numpy's
+    fixed-width ids would drop a trailing one) or white space pyarrow and the line reader
+    would split differently (`_odd_space`). The check rides along the read, in each range's
+    thread, instead of a pass of its own over the file."""
     data = np.frombuffer(window, dtype=np.uint8)
     suspect = delimiter not in (_SPACE, _TAB) or _suspect(data, delimiter, scratch)
     if suspect and (not data.all() or _odd_space(data, delimiter)):
         raise Bad
-    return window
 
 
 def _range_groups(
     path: str | Path, start: int, stop: int, options: dict[str, Any]
-) -> Iterator[pa.Table]:
-    """The parsed groups of blocks (`_groups`) of bytes `start` to `stop`, window by window
-    (`_window`), all read through one open file: the windows of a range come from one file,
-    even where another is renamed over it meanwhile."""
+) -> Iterator[pa.Table | Scanned]:
+    """The lines of bytes `start` to `stop`, window by window (`_read_window`), all read through
+    one open file (the windows of a range come from one file, even where another is renamed
+    over it meanwhile): each window as the compiled scan read it (`files._trec_scan`), or where
+    it declines the window (or is not built), as pyarrow's parsed groups of blocks (`_groups`)
+    of the checked window (`_check_window`)."""
     delimiter = ord(options["parse_options"].delimiter)
     size = _GROUP * MAX_LINE_BYTES // 2  # a window is a group of blocks: 8 MiB
     scratch = np.empty(min(size, max(0, stop - start)), dtype=np.uint8)  # `_suspect`'s
+    width = 16  # the ids' padded width the scan starts at: the last window's after it
     with open(path, "rb", buffering=0) as handle:
         while start < stop:
-            window = _window(handle, start, stop, size, delimiter, scratch)
-            with pacsv.open_csv(pa.BufferReader(window), **options) as reader:
-                yield from _groups(reader)
+            window = _read_window(handle, start, stop, size)
+            scanned = scan(memoryview(window), delimiter, width, MAX_LINE_BYTES // 2)
+            if scanned is not None:
+                width = scanned.docs.dtype.itemsize
+                yield scanned
+            else:
+                _check_window(window, delimiter, scratch)
+                with pacsv.open_csv(pa.BufferReader(window), **options) as reader:
+                    yield from _groups(reader)
             start += window.size
             del window
 
@@ -556,7 +595,7 @@ def read_range(
     `worker`, in a worker thread while this one parses: :func:`read_parts`); raises
     :class:`Bad` when the range holds a NUL byte or odd white space (`_odd_space`)."""
     groups = _range_groups(path, start, stop, options)
-    return read_parts(groups) if worker else [block_part(t) for t in groups]
+    return read_parts(groups) if worker else [_part_of(t) for t in groups]
 
 
 # the six columns of a run line, as an error message names them

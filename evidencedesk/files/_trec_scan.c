@@ -1,0 +1,180 @@
+/* One pass over a window of a TREC run: the arrays `files._trec_arrays.block_part` makes from
+ * pyarrow's parse, for the lines it can take without doubt, in one read of their bytes.
+ *
+ * Loaded with ctypes by `files/_trec_scan.py` (a plain shared library: no Python header, no
+ * interpreter lock held while it runs). Built by the package's build hook (hatch_build.py);
+ * where it is absent, the run reader parses every window with pyarrow, to the same arrays.
+ *
+ * It takes only lines it reads exactly as pyarrow and the line reader do, and returns
+ * EVIDENCEDESK_SCAN_DECLINED at the first other one: the caller then reads the whole window
+ * with pyarrow and its checks, as it would without the scan (a declined window is no error):
+ *   - six fields, each of bytes 0x21-0x7e (printable ASCII, no space), one `delimiter` byte
+ *     between two fields, the line ending at "\n", "\r\n" or the window's end;
+ *   - at most `max_line` bytes a line (pyarrow's block size: longer lines are measured there);
+ *   - a query id not starting with '#', '=', '+', '-' or '@', a document id not starting with
+ *     one of the last four (files._text.FORMULA_STARTS);
+ *   - a score of the form -?[0-9]+(.[0-9]+)? whose digits, leading zeros aside, are at most
+ *     15 and whose decimals are at most 22 ("Clinger's fast path": the integer of its digits
+ *     and the power of ten are both exact doubles, so their quotient is the correctly rounded
+ *     value, the double pyarrow's parser returns).
+ *
+ * Document ids are written NUL-padded to `width` bytes, and hashed as files._trec_keys.doc_hashes
+ * does (a splitmix64 step per 8-byte word, in native byte order, the zero words of padding
+ * skipped). An id wider than `width` stops the writing, not the scan: the call returns
+ * EVIDENCEDESK_SCAN_WIDER with the widest id measured, and the caller scans again at that width.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#define EVIDENCEDESK_SCAN_DECLINED (-1)
+#define EVIDENCEDESK_SCAN_WIDER (-2)
+
+static const uint64_t M0 = 0x9E3779B97F4A7C15ULL;
+static const uint64_t M1 = 0xBF58476D1CE4E5B9ULL;
+static const uint64_t M2 = 0x94D049BB133111EBULL;
+
+static const double POWERS[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static uint64_t mix(uint64_t h) {
+    h ^= h >> 30;
+    h *= M1;
+    h ^= h >> 27;
+    h *= M2;
+    h ^= h >> 31;
+    return h;
+}
+
+static int formula_start(uint8_t c) { return c == '=' || c == '+' || c == '-' || c == '@'; }
+
+static int same_bytes(const uint8_t *a, const uint8_t *b, long n) {
+    for (long at = 0; at < n; at++) {
+        if (a[at] != b[at]) return 0;
+    }
+    return 1;
+}
+
+/* The `length` bytes at `id` (length > 0) as 8-byte words at `doc`, NUL-padded to `width`;
+ * returns their hash. A word is read whole where the buffer holds 8 bytes from it (the bytes
+ * past the id masked off), else byte by byte. */
+static uint64_t padded_hash(const uint8_t *id, long length, const uint8_t *end, uint8_t *doc,
+                            long width) {
+    uint64_t h = M0;
+    for (long at = 0; at < width; at += 8) {
+        uint64_t word = 0;
+        long left = length - at;
+        if (left >= 8) {
+            memcpy(&word, id + at, 8);
+        } else if (left > 0) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            if (end - (id + at) >= 8) {
+                memcpy(&word, id + at, 8);
+                word &= (1ULL << (8 * left)) - 1;
+            } else {
+                memcpy(&word, id + at, (size_t)left);
+            }
+#else
+            (void)end;
+            memcpy(&word, id + at, (size_t)left);
+#endif
+        }
+        memcpy(doc + at, &word, 8);
+        if (at == 0 || left > 0) h = mix(h ^ word);
+    }
+    return h;
+}
+
+/* The score of bytes [p, end), or 0 when the form is not one this scan takes. */
+static int parse_score(const uint8_t *p, const uint8_t *end, double *out) {
+    int negative = 0, digits = 0, decimals = 0;
+    uint64_t mantissa = 0;
+    if (p < end && *p == '-') {
+        negative = 1;
+        p++;
+    }
+    if (p == end || *p < '0' || *p > '9') return 0;
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
+        mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+        if (mantissa && ++digits > 15) return 0;
+    }
+    if (p < end && *p == '.') {
+        p++;
+        if (p == end || *p < '0' || *p > '9') return 0;
+        for (; p < end && *p >= '0' && *p <= '9'; p++) {
+            mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+            if (mantissa && ++digits > 15) return 0;
+            if (++decimals > 22) return 0;
+        }
+    }
+    if (p != end) return 0;
+    double value = (double)mantissa / POWERS[decimals];
+    *out = negative ? -value : value;
+    return 1;
+}
+
+/* Scans `size` bytes at `data` into up to `capacity` lines: `docs` (capacity * width bytes),
+ * `hashes` and `scores` a line; `starts` the first line of each stretch of equal query ids and
+ * `heads` its id's (offset, length) in `data`, at most `capacity` stretches; `found` receives
+ * the number of stretches, the widest document id and the widest query id. Returns the number
+ * of lines, or EVIDENCEDESK_SCAN_DECLINED, or EVIDENCEDESK_SCAN_WIDER. */
+long evidencedesk_scan_run(const uint8_t *data, long size, int delimiter, long width,
+                           long max_line, uint8_t *docs, uint64_t *hashes, double *scores,
+                           long capacity, int64_t *starts, int64_t *heads, int64_t *found) {
+    const uint8_t *p = data, *end = data + size;
+    const uint8_t *last_query = NULL;
+    long last_length = -1, lines = 0, stretches = 0, widest_doc = 0, widest_query = 0;
+    int wider = 0;
+    if (width < 8 || width % 8) return EVIDENCEDESK_SCAN_DECLINED;
+    while (p < end) {
+        const uint8_t *field[6], *field_end[6];
+        const uint8_t *q = p;
+        for (int k = 0; k < 6; k++) {
+            field[k] = q;
+            while (q < end && *q > 32 && *q < 127) q++;
+            field_end[k] = q;
+            if (q == field[k]) return EVIDENCEDESK_SCAN_DECLINED;
+            if (k < 5) {
+                if (q == end || *q != delimiter) return EVIDENCEDESK_SCAN_DECLINED;
+                q++;
+            }
+        }
+        if (q < end && *q == '\r') {
+            q++;
+            if (q == end || *q != '\n') return EVIDENCEDESK_SCAN_DECLINED;
+        }
+        if (q < end) {
+            if (*q != '\n') return EVIDENCEDESK_SCAN_DECLINED;
+            q++;
+        }
+        if (q - p > max_line || lines == capacity) return EVIDENCEDESK_SCAN_DECLINED;
+        p = q;
+        long query_length = field_end[0] - field[0], doc_length = field_end[2] - field[2];
+        if (formula_start(field[2][0])) return EVIDENCEDESK_SCAN_DECLINED;
+        if (query_length != last_length || !same_bytes(field[0], last_query, query_length)) {
+            if (field[0][0] == '#' || formula_start(field[0][0])) {
+                return EVIDENCEDESK_SCAN_DECLINED;
+            }
+            starts[stretches] = lines;
+            heads[2 * stretches] = field[0] - data;
+            heads[2 * stretches + 1] = query_length;
+            stretches++;
+            last_query = field[0];
+            last_length = query_length;
+            if (query_length > widest_query) widest_query = query_length;
+        }
+        if (doc_length > widest_doc) widest_doc = doc_length;
+        if (!parse_score(field[4], field_end[4], &scores[lines])) {
+            return EVIDENCEDESK_SCAN_DECLINED;
+        }
+        if (doc_length > width) wider = 1;
+        if (!wider) {
+            hashes[lines] = padded_hash(field[2], doc_length, end, docs + lines * width, width);
+        }
+        lines++;
+    }
+    found[0] = stretches;
+    found[1] = widest_doc;
+    found[2] = widest_query;
+    return wider ? EVIDENCEDESK_SCAN_WIDER : lines;
+}

@@ -1,0 +1,115 @@
+"""The run reader's compiled scan (``_trec_scan.c``), through ctypes: a window of a run in one
+pass, into the arrays pyarrow's parse and `_trec_arrays.block_part` would make of it.
+
+The library is built with the package where a C compiler is at hand (hatch_build.py) and is
+optional: without it (`_LIBRARY` None) every window is parsed by pyarrow, to the same arrays. The
+scan takes only the lines it reads exactly as pyarrow does and declines any window with another
+(`scan` returns None), which the caller then reads through pyarrow and its checks.
+
+ctypes releases the interpreter's lock for the call: the windows of a run's byte ranges are
+scanned on two cores at once.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from evidencedesk.files._trec_keys import POOL, pa
+
+_NAME = "libevidencedesk_scan.so"  # not a module name: no import finds it
+_DECLINED, _WIDER = -1, -2
+_SHORTEST_LINE = 12
+
+
+def _load(folder: Path) -> ctypes.CDLL | None:
+    """The compiled scan beside this module, or None where it was not built (or the environment
+    turns it off: ``EVIDENCEDESK_SCAN=off``, for comparing the two readers)."""
+    path = folder / _NAME
+    if os.environ.get("EVIDENCEDESK_SCAN", "").lower() == "off" or not path.is_file():
+        return None
+    try:
+        library = ctypes.CDLL(str(path))
+    except OSError:  # built for another machine: pyarrow reads every window
+        return None
+    pointer, size = ctypes.c_void_p, ctypes.c_long
+    library.evidencedesk_scan_run.restype = size
+    library.evidencedesk_scan_run.argtypes = [
+        pointer, size, ctypes.c_int, size, size, pointer, pointer, pointer, size, pointer,
+        pointer, pointer,
+    ]  # fmt: skip
+    return library
+
+
+_LIBRARY = _load(Path(__file__).parent)
+
+
+@dataclass(frozen=True, eq=False)
+class Scanned:
+    """A window's lines as the scan wrote them, in file order."""
+
+    heads: list[bytes]  # the query id of each stretch of lines with equal ids
+    lengths: np.ndarray  # each stretch's number of lines
+    docs: np.ndarray  # NUL-padded document ids, fixed width (whole 8-byte words)
+    hashes: np.ndarray  # each id's `trec_keys.doc_hashes`
+    scores: np.ndarray
+    widest_query: int  # bytes
+
+
+def _empty(size: int, dtype: type) -> np.ndarray:
+    """A writable array from `trec_keys.POOL` (malloc), as pyarrow's parse allocates: numpy's
+    own allocation asks for huge pages from 4 MiB up, whose faults stall where the kernel
+    compacts memory for them (the room for a window's lines is 20 MB)."""
+    item = np.dtype(dtype).itemsize
+    return np.frombuffer(pa.allocate_buffer(size * item, memory_pool=POOL), dtype=dtype)
+
+
+def scan(window: memoryview, delimiter: int, width: int, longest_line: int) -> Scanned | None:
+    """The lines of `window` (whole lines, bytes), or None where the scan declines them -- among
+    others a line over `longest_line` bytes (pyarrow's block: a window with a longer line goes
+    to pyarrow, which refuses it or not as it always has). Ids are
+    padded to `width` bytes (a multiple of 8) or, where one is wider, to the widest rounded up
+    to whole words; then cut to the widest id's words where `width` was wider, as
+    `trec_keys.fixed_width` pads."""
+    if _LIBRARY is None:
+        return None
+    data = np.frombuffer(window, dtype=np.uint8)
+    address, size = data.ctypes.data, data.size
+    # room for every line the window could hold (six one-byte fields, five delimiters and a
+    # newline: 12 bytes); the pages past the lines it holds are never touched
+    capacity = size // _SHORTEST_LINE + 1
+    found = np.zeros(3, dtype=np.int64)
+    starts, heads = _empty(capacity, np.int64), _empty(2 * capacity, np.int64)
+    hashes, scores = _empty(capacity, np.uint64), _empty(capacity, np.float64)
+    while True:
+        docs = _empty(capacity * width, np.uint8)
+        lines = _LIBRARY.evidencedesk_scan_run(
+            address, size, delimiter, width, longest_line, docs.ctypes.data,
+            hashes.ctypes.data, scores.ctypes.data, capacity, starts.ctypes.data,
+            heads.ctypes.data, found.ctypes.data,
+        )  # fmt: skip
+        if lines == _DECLINED:
+            return None
+        if lines != _WIDER:
+            break
+        width = 8 * -(-int(found[1]) // 8)
+    n_stretches, widest_doc, widest_query = (int(v) for v in found)
+    if lines == 0:
+        return None  # no line (an empty window): pyarrow's parse says what it makes of it
+    needed = 8 * -(-max(1, widest_doc) // 8)
+    matrix = docs[: lines * width].reshape(lines, width)
+    if needed < width:  # a window of shorter ids than the last one's: `fixed_width`'s width
+        matrix = np.ascontiguousarray(matrix[:, :needed])
+    where = heads[: 2 * n_stretches].tolist()
+    return Scanned(
+        heads=[bytes(window[o : o + n]) for o, n in zip(where[::2], where[1::2], strict=True)],
+        lengths=np.diff(np.r_[starts[:n_stretches], lines]),
+        docs=matrix.view(f"S{needed}").ravel(),
+        hashes=hashes[:lines],
+        scores=scores[:lines],
+        widest_query=widest_query,
+    )

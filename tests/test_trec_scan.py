@@ -1,0 +1,251 @@
+"""The run reader's compiled scan (`files._trec_scan`): the lines it takes come out as the very
+arrays pyarrow's parse gives, and every line it cannot read exactly as pyarrow does is declined
+(the window goes to pyarrow and its checks)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evidencedesk.errors import RunFileError
+from evidencedesk.files import _trec_arrays as trec_arrays
+from evidencedesk.files import _trec_scan as trec_scan
+from evidencedesk.files._trec_keys import doc_hashes
+from evidencedesk.files.trec import read_run
+
+needs_scan = pytest.mark.skipif(
+    trec_scan._LIBRARY is None, reason="the compiled scan is not built (no C compiler at install)"
+)
+LIMIT = 1 << 19  # the longest line the reader lets the scan take (half the line limit)
+
+
+def scanned(text: bytes, width: int = 16, delimiter: str = " ") -> trec_scan.Scanned | None:
+    return trec_scan.scan(memoryview(text), ord(delimiter), width, LIMIT)
+
+
+@needs_scan
+def test_a_window_scans_into_stretches_padded_ids_hashes_and_scores() -> None:
+    lines = scanned(b"q1 Q0 abc 1 2.5 t\nq1 Q0 abcdefghi 2 -0.25 t\nq2 Q0 x 1 10 t\n")
+    assert lines is not None
+    assert lines.heads == [b"q1", b"q2"]
+    assert lines.lengths.tolist() == [2, 1]
+    assert lines.docs.dtype == np.dtype("S16")  # the widest id, 9 bytes, in whole words
+    assert lines.docs.tolist() == [b"abc", b"abcdefghi", b"x"]
+    assert lines.scores.tolist() == [2.5, -0.25, 10.0]
+    assert lines.hashes.tolist() == doc_hashes(lines.docs).tolist()
+    assert lines.widest_query == 2
+
+
+@needs_scan
+@pytest.mark.parametrize(
+    ("ids", "width", "dtype"),
+    [
+        ([b"a", b"abcdefgh"], 16, "S8"),  # narrower than the width it was given: cut to 8
+        ([b"a", b"abcdefghi"], 8, "S16"),  # wider: scanned again at 16
+        ([b"a" * 20, b"b"], 16, "S24"),
+        ([b"a" * 17], 8, "S24"),
+    ],
+)
+def test_ids_are_padded_to_the_widest_in_whole_words(
+    ids: list[bytes], width: int, dtype: str
+) -> None:
+    lines = scanned(b"".join(b"q Q0 %s 1 1 t\n" % d for d in ids), width)
+    assert lines is not None
+    assert lines.docs.dtype == np.dtype(dtype)
+    assert lines.docs.tolist() == ids
+    assert lines.hashes.tolist() == doc_hashes(lines.docs).tolist()
+
+
+@needs_scan
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"q Q0 d 1 1 t\r\nq Q0 e 2 0 t\r\n",  # CRLF
+        b"q Q0 d 1 1 t\nq Q0 e 2 0 t",  # the last line without a newline
+    ],
+)
+def test_line_ends_the_scan_takes(text: bytes) -> None:
+    lines = scanned(text)
+    assert lines is not None
+    assert lines.docs.tolist() == [b"d", b"e"]
+    assert lines.scores.tolist() == [1.0, 0.0]
+
+
+@needs_scan
+def test_a_tab_separated_window_scans_at_tabs() -> None:
+    lines = scanned(b"q\tQ0\td\t1\t1.5\tt\n", delimiter="\t")
+    assert lines is not None and lines.scores.tolist() == [1.5]
+    assert scanned(b"q\tQ0\td\t1\t1.5\tt\n") is None  # a tab where the delimiter is a space
+
+
+@needs_scan
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"q Q0 d 1 1 t\n\nq Q0 e 2 0 t\n",  # a blank line
+        b"q Q0  d 1 1 t\n",  # an empty field
+        b"q Q0 d 1 1\n",  # five fields
+        b"q Q0 d 1 1 t x\n",  # seven
+        b"q Q0 d 1 1 t \n",  # a space before the newline
+        b"q Q0 d 1 1 t\r",  # a carriage return not before a newline
+        b"q Q0 d 1 1 t\rq Q0 e 1 1 t\n",
+        b"q Q0 d\t1 1 t\n",  # a tab in a space-separated line
+        b"q Q0 d\x00 1 1 t\n",  # NUL
+        b"q Q0 d\x7f 1 1 t\n",  # DEL
+        b"q Q0 d\x0b 1 1 t\n",  # a vertical tab
+        "q Q0 dé 1 1 t\n".encode(),  # beyond ASCII
+        b"#q Q0 d 1 1 t\n",  # a comment
+        b"=q Q0 d 1 1 t\n",  # a spreadsheet formula's first character, in either id
+        b"q Q0 +d 1 1 t\n",
+        b"q Q0 -d 1 1 t\n",
+        b"q Q0 @d 1 1 t\n",
+        b"q Q0 d 1 1 t\n=q Q0 d 1 1 t\n",  # a later query's id
+        b"q Q0 d 1 1 t\nq Q0 " + b"d" * LIMIT + b" 1 1 t\n",  # a line over the limit
+    ],
+)
+def test_lines_the_scan_declines(text: bytes) -> None:
+    assert scanned(text) is None
+
+
+@needs_scan
+@pytest.mark.parametrize(
+    "score",
+    [
+        "+1",  # pyarrow's forms that are not the scan's: pyarrow reads them
+        ".5",
+        "5.",
+        "1e5",
+        "1E-5",
+        "nan",
+        "inf",
+        "-",
+        "1.2.3",
+        "0x10",
+        "1234567890123456",  # 16 digits: beyond the exact product
+        "0.1234567890123456",
+        "0." + "0" * 22 + "1",  # 23 decimals
+    ],
+)
+def test_scores_the_scan_declines(score: str) -> None:
+    assert scanned(f"q Q0 d 1 {score} t\n".encode()) is None
+
+
+@needs_scan
+@pytest.mark.parametrize(
+    ("score", "value"),
+    [
+        ("0", 0.0),
+        ("-0", -0.0),
+        ("007", 7.0),
+        ("45.6550", 45.655),
+        ("-1.5", -1.5),
+        ("123456789012345", 123456789012345.0),  # 15 digits
+        ("0.000000000000000000001", 1e-21),
+        ("0.1", 0.1),
+        ("0.30000000000000", 0.3),  # trailing zeros count as digits: 15 here
+    ],
+)
+def test_scores_the_scan_reads(score: str, value: float) -> None:
+    lines = scanned(f"q Q0 d 1 {score} t\n".encode())
+    assert lines is not None
+    assert lines.scores.tobytes() == np.array([value]).tobytes()  # the same bits, -0.0 too
+
+
+@needs_scan
+@settings(max_examples=300, deadline=None)
+@given(
+    whole=st.integers(0, 10**9 - 1),  # with six decimals, at most the 15 digits it takes
+    fraction=st.text("0123456789", min_size=0, max_size=6),
+    negative=st.booleans(),
+)
+def test_every_score_the_scan_reads_is_the_correctly_rounded_double(
+    whole: int, fraction: str, negative: bool
+) -> None:
+    text = ("-" if negative else "") + str(whole) + (f".{fraction}" if fraction else "")
+    lines = scanned(f"q Q0 d 1 {text} t\n".encode())
+    assert lines is not None
+    assert lines.scores.tobytes() == np.array([float(text)]).tobytes()
+
+
+RUNS = {
+    "ties and returning queries": "".join(
+        f"q{q % 7} Q0 d{(q * 7919 + i) % 1000} {i} {(i * 13) % 5 / 4} t\n"
+        for q in range(40)
+        for i in range(12)
+    ),
+    "ids of 1 to 30 bytes": "".join(
+        f"q{i % 3} Q0 {'d' * (1 + i % 30)}{i} {i} {100 - i} t\n" for i in range(120)
+    ),
+    "CRLF, no newline at the end": "".join(
+        f"q{i // 5} Q0 d{i} {i} {i % 3}.25 t\r\n" for i in range(60)
+    ).rstrip("\r\n"),
+    "scores the scan declines in a later window": "".join(
+        f"q{i // 10} Q0 d{i} {i} {'1e-3' if i == 100 else i} t\n" for i in range(150)
+    ),
+    "an id beyond ASCII in a later window": "".join(
+        f"q{i // 10} Q0 {'dé' if i == 90 else 'd'}{i} {i} {i} t\n" for i in range(150)
+    ),
+}
+
+
+@needs_scan
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_a_run_reads_to_the_same_columns_with_and_without_the_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, threads: int
+) -> None:
+    path = tmp_path / "r.txt"
+    path.write_text(RUNS[name], encoding="utf-8")
+    # windows of 400 bytes, in one range or three: ids narrow and widen window to window, and
+    # a declined window sits between scanned ones
+    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
+    monkeypatch.setattr(trec_arrays, "_THREADS", threads)
+    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    outcomes: list[bool] = []
+
+    def recorded(*args: object) -> trec_scan.Scanned | None:
+        lines = trec_scan.scan(*args)  # type: ignore[arg-type]
+        outcomes.append(lines is not None)
+        return lines
+
+    monkeypatch.setattr(trec_arrays, "scan", recorded)
+    scanned_columns = trec_arrays.fast_columns(path)
+    assert outcomes.count(True) >= 2  # windows the scan took ...
+    assert outcomes.count(False) == (1 if "declines" in name or "beyond" in name else 0)
+    monkeypatch.setattr(trec_scan, "_LIBRARY", None)
+    parsed_columns = trec_arrays.fast_columns(path)
+    qids, codes, docs, scores, tag, keys = scanned_columns
+    assert qids == parsed_columns[0] and tag == parsed_columns[4]
+    assert np.array_equal(np.asarray(codes), np.asarray(parsed_columns[1]))
+    assert docs.dtype == parsed_columns[2].dtype and np.array_equal(docs, parsed_columns[2])
+    assert scores.tobytes() == parsed_columns[3].tobytes()
+    assert keys is not None and np.array_equal(keys, parsed_columns[5])
+
+
+@needs_scan
+def test_a_duplicate_in_a_scanned_run_is_named_by_the_line_reader(tmp_path: Path) -> None:
+    path = tmp_path / "r.txt"
+    path.write_text("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 1 t\nq1 Q0 d1 3 0 t\n")
+    with pytest.raises(RunFileError) as info:
+        read_run(path)
+    assert str(info.value) == (f"{path}:3: expected each document once per query, found 'd1' again")
+
+
+def test_without_the_library_or_when_turned_off_pyarrow_reads_every_window(
+    tmp_path: Path,
+) -> None:
+    assert trec_scan._load(tmp_path) is None  # no library in this folder
+    code = "from evidencedesk.files import _trec_scan; print(_trec_scan._LIBRARY is None)"
+    env = {**os.environ, "EVIDENCEDESK_SCAN": "off"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.stdout.strip() == "True", done.stderr
+    (tmp_path / trec_scan._NAME).write_bytes(b"not a shared library")
+    assert trec_scan._load(tmp_path) is None  # built for another machine, say
