@@ -416,3 +416,47 @@ def test_a_large_site_is_the_same_bytes_with_forked_writers(tmp_path: Path) -> N
                        for f in sorted(out.rglob("*")) if f.is_file()}  # fmt: skip
     assert len(trees["default"]) > 20
     assert trees["tuned"] == trees["default"]
+
+
+def test_a_large_sites_results_are_written_from_the_moment_they_exist(tmp_path: Path) -> None:
+    """Above the page limit results.json and the data/ exports are launched as soon as the
+    Results exist, before the site model is made (the core the site model leaves idle writes
+    them); the question pages the render hands over after it, and every job is waited for."""
+    from evidencedesk.report._build import build_site, prepare
+
+    qids = [f"q{i:03d}" for i in range(plan.PAGE_LIMIT + 4)]
+    project = write_project(tmp_path / "p", {q: {f"rel-{q}": 2} for q in qids},
+                            {"base": {q: [f"rel-{q}", "x"] for q in qids},
+                             "better": {q: ["x", f"rel-{q}"] for q in qids}})  # fmt: skip
+    events: list[str] = []
+
+    @dataclass
+    class Recorded:
+        job: Callable[[], object]
+        done: bool = False
+
+        def wait(self) -> None:
+            self.job()
+            self.done = True
+            events.append("waited")
+
+        def stop(self) -> None:
+            events.append("stopped")
+
+    jobs: list[Recorded] = []
+
+    def launch(job: Callable[[], object]) -> Recorded:
+        events.append("launched")
+        jobs.append(Recorded(job))
+        return jobs[-1]
+
+    out = tmp_path / "site"
+    options = prepare(str(out), project, None)
+    build_site(options, progress=events.append, background=launch)
+    stages = [e for e in events if e in ("site model", "render")]
+    assert stages == ["site model", "render"]
+    before = events[: events.index("site model")]
+    assert before.count("launched") == 2  # results.json (with its questions file), the exports
+    assert events[events.index("render") :].count("launched") == 1  # every other question page
+    assert all(job.done for job in jobs) and "stopped" not in events
+    assert (out / "results.json").is_file() and (out / "data").is_dir()

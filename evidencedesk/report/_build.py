@@ -40,6 +40,7 @@ from evidencedesk.results.since import since
 
 if TYPE_CHECKING:
     from evidencedesk.results._inputs import Project
+    from evidencedesk.results.types import Results
 
 
 def results_file(path: Path) -> Path:
@@ -47,8 +48,13 @@ def results_file(path: Path) -> Path:
     return path / "results.json" if path.is_dir() else path
 
 
-def _build_model(options: BuildOptions, progress: Progress) -> SiteModel:
-    """The site model of a build: load the project (once), evaluate it, and present the Results."""
+def _build_model(
+    options: BuildOptions,
+    progress: Progress,
+    on_results: Callable[[Results], object] | None = None,
+) -> SiteModel:
+    """The site model of a build: load the project (once), evaluate it, hand the Results to
+    `on_results` (the build starts writing results.json there) and present them."""
     project = options.loaded  # read once, by the CLI's checks before the build
     if not isinstance(project, Project):
         project = load_project(options.project or _require(DEMO_PROJECT, "the demo project"))
@@ -56,6 +62,8 @@ def _build_model(options: BuildOptions, progress: Progress) -> SiteModel:
     if options.command is not None:  # the command as the user typed it, for the footer
         inputs = dataclasses.replace(results.inputs, command=options.command)
         results = dataclasses.replace(results, inputs=inputs)
+    if on_results is not None:
+        on_results(results)
     progress("site model")
     previous = None if options.compare_to is None else load(results_file(options.compare_to))
     return present(results, None if previous is None else since(previous, results), progress)
@@ -177,16 +185,33 @@ def build_site(
     from evidencedesk.report import _render as render
     from evidencedesk.report._site import atomic_output
 
-    factory = factory or _build_model
     outcome = Outcome() if outcome is None else outcome
     on_page = getattr(progress, "page", None)
     expect = getattr(progress, "expect_pages", None)
     with atomic_output(options.out, str(options.out), outcome) as tmp:
-        model = factory(options, progress)
-        progress("render")
-        if expect is not None:
-            expect(len(render.page_list(model)))
-        pages = render.render_site(model, tmp, on_page=on_page, background=background)
+        # above the page limit results.json and the exports are written from the moment the
+        # Results exist, while the site model is made (one core would wait otherwise): the same
+        # jobs, the same bytes, that the render would start
+        started: list[render.Job] | None = None if factory is not None else []
+
+        def start_results(results: Results) -> None:
+            if started is not None:
+                started.extend(render.results_in_background(results, tmp, background))
+
+        try:
+            if factory is None:
+                model = _build_model(options, progress, start_results)
+            else:
+                model = factory(options, progress)
+            progress("render")
+            if expect is not None:
+                expect(len(render.page_list(model)))
+            pages = render.render_site(model, tmp, on_page=on_page, background=background,
+                                       started=started)  # fmt: skip
+        except BaseException:
+            for job in started or ():
+                job.stop()
+            raise
     return model, pages
 
 

@@ -11,7 +11,7 @@ The site's machine-readable files: results.json (split above the page limit), th
 exports, the list of downloads the pages link and ``manifest.json``.
 
 Up to the page limit `_write_results` writes them after the pages; above it
-`_results_in_background` hands them to the render's `background` as two jobs (the command line
+`results_in_background` hands them to the render's `background` as two jobs (the command line
 runs them in forked processes while the pages render: `cli.process.forked`): the same files,
 the same bytes.
 """
@@ -22,7 +22,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -45,6 +45,7 @@ from evidencedesk.report._questions import LIST_DATA, links_of, list_script
 from evidencedesk.report._site import inside, slug, written_files
 from evidencedesk.report._values import DELTA_STEPS, FILTERS, FLIP_STEPS
 from evidencedesk.results import _serialize as serialize
+from evidencedesk.results._plan import large
 from evidencedesk.results._serialize import (
     PER_QUESTION,
     QUESTIONS_FILE,
@@ -56,6 +57,7 @@ from evidencedesk.results._serialize import (
     qrels_file,
     site_exports,
 )
+from evidencedesk.results.types import Results
 from evidencedesk.retrieval._stats import TIE
 from evidencedesk.version import __version__
 
@@ -135,14 +137,13 @@ def _write_claims(model: SiteModel, out: Path) -> None:
     _write_files(out, {_CLAIMS_JSON: text.encode("utf-8")})
 
 
-def _results_in_background(
-    model: SiteModel, out: Path, background: Callable[..., Any]
-) -> list[Any]:
-    """Above the page limit, results.json (with its per-question file) and the data/ exports
-    are handed to `background` (`report.render.Launch`) as two jobs while the pages render;
-    none up to it (then `_write_results` writes them after the pages)."""
-    results = model.results
-    if results is None or not _large(model):
+def results_in_background(results: Results, out: Path, background: Launch) -> list[Job]:
+    """Above the page limit (`results._plan.large`), results.json (with its per-question file)
+    and the data/ exports are handed to `background` as two jobs (the command line runs them in
+    forked children, `report.build` as soon as the Results exist: they write while the site model
+    is made and the pages render); none up to it (then `_write_results` writes them after the
+    pages)."""
+    if not large(results):
         return []
     return [
         background(lambda: _write_files(out, serialize.site_files(results))),
@@ -466,7 +467,7 @@ class _CompiledTemplates(jinja2.BytecodeCache):
 
     def __init__(self) -> None:
         self.code: dict[str, bytes] = {}  # by jinja2's key of the template
-        self.ahead: list[_Job] = []  # jobs compiling every template, their code not yet taken
+        self.ahead: list[Job] = []  # jobs compiling every template, their code not yet taken
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         while self.ahead:
@@ -487,7 +488,7 @@ class _CompiledTemplates(jinja2.BytecodeCache):
 _COMPILED = _CompiledTemplates()
 
 
-def compile_ahead(background: Launch, templates: Path | None = None) -> _Job:
+def compile_ahead(background: Launch, templates: Path | None = None) -> Job:
     """Compile every template in `background` for this process's renders (the command line
     forks a child for it while a build reads its inputs, on a core the reading leaves idle at
     first); returns the job, to stop if the build ends before it renders."""
@@ -638,7 +639,7 @@ def _charts(model: SiteModel) -> dict[str, Any]:
     return out
 
 
-class _Job(Protocol):
+class Job(Protocol):
     """A job started by a `Launch`: `wait()` for it (raising what it raised), `stop()` it."""
 
     def wait(self) -> object: ...
@@ -647,7 +648,7 @@ class _Job(Protocol):
 
 
 # runs a job (writing the pages, a chart) and returns it to wait for: now, or in the background
-Launch = Callable[[Callable[[], object]], _Job]
+Launch = Callable[[Callable[[], object]], Job]
 
 
 class _Done:
@@ -658,7 +659,7 @@ class _Done:
         return None
 
 
-def at_once(job: Callable[[], object]) -> _Job:
+def at_once(job: Callable[[], object]) -> Job:
     """The library's `Launch`: the job runs now, in this process (the command line passes
     `cli.process.forked` instead)."""
     job()
@@ -671,16 +672,21 @@ def render_site(
     templates: Path | None = None,
     on_page: Callable[[str], None] | None = None,
     background: Launch = at_once,
+    started: Sequence[Job] | None = None,
 ) -> list[str]:
     """Write every page, the assets, results.json with its data/ exports (when the model has
     Results) and ``manifest.json`` into `out`; return the page files. Above the page limit
     results.json, the data/ exports and every other question page are handed to `background`
-    while the rest is written (the same files, the same bytes, whichever `Launch` runs them)."""
+    while the rest is written (the same files, the same bytes, whichever `Launch` runs them);
+    `started`: the jobs of `results_in_background` the caller started already for the model's
+    Results (it waits for them, and stops them if the pages fail)."""
     names = (*(v.name for v in model.variants), *(c.name for c in model.candidates),
              *(c.name for c in model.not_run), model.meta.baseline)  # fmt: skip
     env = environment(templates, names, model.results)
     pages = page_list(model)
-    started = _results_in_background(model, out, background)
+    if started is None:
+        started = (results_in_background(model.results, out, background)
+                   if model.results is not None and _large(model) else [])  # fmt: skip
     try:
         files = _write_pages(model, out, templates, on_page, env, pages, background)
         if not started:
