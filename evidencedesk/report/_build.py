@@ -192,24 +192,23 @@ def build_site(
         # above the page limit results.json and the exports are written from the moment the
         # Results exist, while the site model is made (one core would wait otherwise): the same
         # jobs, the same bytes, that the render would start
-        started: list[render.Job] | None = None if factory is not None else []
+        started: list[render.Job] = []
 
         def start_results(results: Results) -> None:
-            if started is not None:
-                started.extend(render.results_in_background(results, tmp, background))
+            started.extend(render.results_in_background(results, tmp, background))
 
         try:
             if factory is None:
                 model = _build_model(options, progress, start_results)
-            else:
+            else:  # a factory of the caller's (tests): the render starts them
                 model = factory(options, progress)
             progress("render")
             if expect is not None:
                 expect(len(render.page_list(model)))
             pages = render.render_site(model, tmp, on_page=on_page, background=background,
-                                       started=started)  # fmt: skip
+                                       started=started if factory is None else None)  # fmt: skip
         except BaseException:
-            for job in started or ():
+            for job in started:
                 job.stop()
             raise
     return model, pages
