@@ -63,7 +63,8 @@ class Scanned:
 def _empty(size: int, dtype: type) -> np.ndarray:
     """A writable array from `trec_keys.POOL` (malloc), as pyarrow's parse allocates: numpy's
     own allocation asks for huge pages from 4 MiB up, whose faults stall where the kernel
-    compacts memory for them (the room for a window's lines is 20 MB)."""
+    compacts memory for them (the room for an 8 MiB window's lines is tens of MB, of which
+    only the lines it holds are touched)."""
     item = np.dtype(dtype).itemsize
     return np.frombuffer(pa.allocate_buffer(size * item, memory_pool=POOL), dtype=dtype)
 
@@ -71,10 +72,9 @@ def _empty(size: int, dtype: type) -> np.ndarray:
 def scan(window: memoryview, delimiter: int, width: int, longest_line: int) -> Scanned | None:
     """The lines of `window` (whole lines, bytes), or None where the scan declines them -- among
     others a line over `longest_line` bytes (pyarrow's block: a window with a longer line goes
-    to pyarrow, which refuses it or not as it always has). Ids are
-    padded to `width` bytes (a multiple of 8) or, where one is wider, to the widest rounded up
-    to whole words; then cut to the widest id's words where `width` was wider, as
-    `trec_keys.fixed_width` pads."""
+    to pyarrow, which refuses it or not as it always has). Ids are padded to `width` bytes (a
+    multiple of 8) or, where one is wider, to the widest rounded up to whole words; then cut to
+    the widest id's words where `width` was wider, as `trec_keys.fixed_width` pads."""
     if _LIBRARY is None:
         return None
     data = np.frombuffer(window, dtype=np.uint8)
@@ -98,8 +98,6 @@ def scan(window: memoryview, delimiter: int, width: int, longest_line: int) -> S
             break
         width = 8 * -(-int(found[1]) // 8)
     n_stretches, widest_doc, widest_query = (int(v) for v in found)
-    if lines == 0:
-        return None  # no line (an empty window): pyarrow's parse says what it makes of it
     needed = 8 * -(-max(1, widest_doc) // 8)
     matrix = docs[: lines * width].reshape(lines, width)
     if needed < width:  # a window of shorter ids than the last one's: `fixed_width`'s width
