@@ -10,6 +10,7 @@ the checkout, where the loader finds it.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import shutil
@@ -25,10 +26,19 @@ SOURCE = "evidencedesk/files/_trec_scan.c"
 LIBRARY = "evidencedesk/files/libevidencedesk_scan.so"  # files._trec_scan._NAME
 
 
+def source_digest(source: bytes) -> str:
+    """The name of the source a library is built from (`files._trec_scan._load` checks it: a
+    library left from an older source, say in a checkout pulled since its install, is not used)."""
+    return hashlib.sha256(source).hexdigest()[:16]
+
+
 def compile_scan(source: Path, target: Path) -> str | None:
-    """Compile `source` into the shared library `target`; None when built, else why not."""
+    """Compile `source` into the shared library `target`, which reports the source's digest;
+    None when built, else why not."""
     compiler = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
-    command = [*compiler, "-O2", "-shared", "-fPIC", "-o", str(target), str(source)]
+    digest = source_digest(source.read_bytes())
+    command = [*compiler, "-O2", "-shared", "-fPIC", f'-DEVIDENCEDESK_SCAN_SOURCE="{digest}"',
+               "-o", str(target), str(source)]  # fmt: skip
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     except (OSError, subprocess.SubprocessError) as exc:

@@ -249,3 +249,29 @@ def test_without_the_library_or_when_turned_off_pyarrow_reads_every_window(
     assert done.stdout.strip() == "True", done.stderr
     (tmp_path / trec_scan._NAME).write_bytes(b"not a shared library")
     assert trec_scan._load(tmp_path) is None  # built for another machine, say
+
+
+def _built(folder: Path, source: bytes) -> Path:
+    """A library compiled as the install compiles it (hatch_build.py) from `source`, in `folder`
+    beside the package's own ``_trec_scan.c``."""
+    from hatch_build import compile_scan
+
+    folder.mkdir()
+    (folder / "built-from.c").write_bytes(source)
+    here = Path(trec_scan.__file__).parent / trec_scan._SOURCE
+    (folder / trec_scan._SOURCE).write_bytes(here.read_bytes())
+    problem = compile_scan(folder / "built-from.c", folder / trec_scan._NAME)
+    if problem is not None:
+        pytest.skip(f"no C compiler: {problem}")
+    return folder
+
+
+def test_a_library_is_used_only_when_built_from_the_source_beside_it(tmp_path: Path) -> None:
+    source = (Path(trec_scan.__file__).parent / trec_scan._SOURCE).read_bytes()
+    assert trec_scan._load(_built(tmp_path / "same", source)) is not None
+    # a library left from an older source (a checkout pulled since its install): its functions
+    # may take other arguments, so pyarrow reads every window
+    older = source.replace(b"#define EVIDENCEDESK_SCAN_DECLINED (-1)",
+                           b"#define EVIDENCEDESK_SCAN_DECLINED (-3)")  # fmt: skip
+    assert older != source
+    assert trec_scan._load(_built(tmp_path / "older", older)) is None

@@ -13,6 +13,7 @@ scanned on two cores at once.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,19 +23,27 @@ import numpy as np
 from evidencedesk.files._trec_keys import POOL, pa
 
 _NAME = "libevidencedesk_scan.so"  # not a module name: no import finds it
+_SOURCE = "_trec_scan.c"  # what it is built from (hatch_build.py), beside it in the package
 _DECLINED, _WIDER = -1, -2
 _SHORTEST_LINE = 12
 
 
 def _load(folder: Path) -> ctypes.CDLL | None:
-    """The compiled scan beside this module, or None where it was not built (or the environment
-    turns it off: ``EVIDENCEDESK_SCAN=off``, for comparing the two readers)."""
-    path = folder / _NAME
+    """The compiled scan in `folder` (this module's), or None where it was not built, was built
+    from another source than the ``_trec_scan.c`` beside it (a checkout pulled since its
+    install: its functions may take other arguments), or the environment turns it off
+    (``EVIDENCEDESK_SCAN=off``, for comparing the two readers)."""
+    path, source = folder / _NAME, folder / _SOURCE
     if os.environ.get("EVIDENCEDESK_SCAN", "").lower() == "off" or not path.is_file():
         return None
     try:
         library = ctypes.CDLL(str(path))
-    except OSError:  # built for another machine: pyarrow reads every window
+        built_from = library.evidencedesk_scan_source
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    except (OSError, AttributeError):  # built for another machine, or before the digest
+        return None
+    built_from.restype = ctypes.c_char_p
+    if built_from() != digest.encode("ascii"):
         return None
     pointer, size = ctypes.c_void_p, ctypes.c_long
     library.evidencedesk_scan_run.restype = size
