@@ -275,3 +275,19 @@ def test_a_library_is_used_only_when_built_from_the_source_beside_it(tmp_path: P
                            b"#define EVIDENCEDESK_SCAN_DECLINED (-3)")  # fmt: skip
     assert older != source
     assert trec_scan._load(_built(tmp_path / "older", older)) is None
+
+
+def test_without_a_working_compiler_the_install_says_why_and_builds_no_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hatch_build import compile_scan
+
+    source = tmp_path / "scan.c"
+    source.write_text("int f(void) { return 0; }\n")
+    monkeypatch.setenv("CC", "false")  # a compiler that fails
+    problem = compile_scan(source, tmp_path / trec_scan._NAME)
+    assert problem is not None and problem.startswith("false -O2 -shared -fPIC")
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
+    problem = compile_scan(source, tmp_path / trec_scan._NAME)
+    assert problem is not None and "No such file or directory" in problem
+    assert not (tmp_path / trec_scan._NAME).exists()
