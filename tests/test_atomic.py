@@ -18,15 +18,10 @@ from evidencedesk.cli import main
 from evidencedesk.errors import OutputFolderError
 from evidencedesk.report._site import atomic_output, clean_strays
 from tests import report_fixtures as rf
+from tests.test_bad_input import snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 WITH_MODEL = str(Path(__file__).resolve().parent / "with_model.py")  # a test model's build
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
 
 
 def strays(out: Path) -> list[str]:

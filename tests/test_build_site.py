@@ -14,20 +14,13 @@ from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import load_catalog
 from tests.conftest import DemoBuild
 from tests.page_text import visible
+from tests.test_bad_input import snapshot
 
 
 def build(out: Path, *extra: str) -> tuple[int, str, str]:
     stdout, stderr = io.StringIO(), io.StringIO()
     status = cli.main(["build", "--out", str(out), *extra], stdout=stdout, stderr=stderr)
     return status, stdout.getvalue(), stderr.getvalue()
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 def test_progress_lines_and_summary(demo_build: DemoBuild) -> None:
@@ -105,12 +98,12 @@ def test_same_seed_same_bytes_and_project_file_equals_default(
 ) -> None:
     out = demo_site
     assert build(tmp_path / "same", "--seed", "0")[0] == 0  # what the demo build was given
-    assert tree(tmp_path / "same") == tree(out)
+    assert snapshot(tmp_path / "same") == snapshot(out)
     typed = str(DATA / "evidencedesk.toml")
     status, _, _ = build(tmp_path / "again", "--project", typed)
     assert status == 0
     # the same site, but for the reproduce command, which names the project as it was typed
-    before, after = tree(out), tree(tmp_path / "again")
+    before, after = snapshot(out), snapshot(tmp_path / "again")
     assert before.keys() == after.keys()
     default = b"python -m evidencedesk.report build --seed 0"
     named = f"python -m evidencedesk.report build --project {typed} --seed 0".encode()
@@ -128,7 +121,7 @@ def test_same_seed_same_bytes_and_project_file_equals_default(
 def test_another_seed_changes_the_intervals_only(demo_site: Path, tmp_path: Path) -> None:
     out = demo_site
     assert build(tmp_path / "s1", "--seed", "1")[0] == 0
-    before, after = tree(out), tree(tmp_path / "s1")
+    before, after = snapshot(out), snapshot(tmp_path / "s1")
     assert before.keys() == after.keys()
     assert before["index.html"] != after["index.html"]
 
@@ -138,7 +131,7 @@ def test_a_corrupt_labels_file_leaves_the_previous_site_untouched(
 ) -> None:
     out = tmp_path / "site"  # a copy: the refused build must leave this previous site alone
     shutil.copytree(demo_site, out)
-    snapshot = tree(out)
+    before = snapshot(out)
     data = tmp_path / "data"
     shutil.copytree(DATA, data)
     with (data / "labels.jsonl").open("a", encoding="utf-8") as f:
@@ -149,7 +142,7 @@ def test_a_corrupt_labels_file_leaves_the_previous_site_untouched(
         stderr
         == f"error: {data / 'labels.jsonl'}:25: expected a JSON object, found invalid JSON (Expecting ',' delimiter)\n"
     )
-    assert tree(out) == snapshot
+    assert snapshot(out) == before
 
 
 @pytest.mark.parametrize(("fail_on", "status"), [("never", 0), ("block", 1), ("review", 1)])
@@ -217,7 +210,7 @@ def test_project_file_errors_exit_2_with_one_line(
 ) -> None:
     out = tmp_path / "site"  # a copy: the refused build must leave this previous site alone
     shutil.copytree(demo_site, out)
-    snapshot = tree(out)
+    before = snapshot(out)
     data = tmp_path / "data"
     shutil.copytree(DATA, data)
     project = data / "evidencedesk.toml"
@@ -228,4 +221,4 @@ def test_project_file_errors_exit_2_with_one_line(
     assert status == 2
     assert stderr.count("\n") == 1 and stderr.startswith(f"error: {project}")
     assert expected in stderr
-    assert tree(out) == snapshot
+    assert snapshot(out) == before

@@ -29,6 +29,7 @@ from evidencedesk.report import _site as site
 from evidencedesk.report._model import BuildOptions, SiteModel
 from tests import report_fixtures as rf
 from tests.reliability_fixtures import fixture_site
+from tests.test_bad_input import snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 WITH_MODEL = str(Path(__file__).resolve().parent / "with_model.py")  # a test model's build
@@ -43,11 +44,6 @@ def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, **kw): 
     env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=120, check=False, **kw)  # fmt: skip
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}  # fmt: skip
 
 
 @pytest.fixture

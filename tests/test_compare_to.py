@@ -35,6 +35,7 @@ from evidencedesk.results.since import (
     since,
 )
 from tests import report_fixtures as rf
+from tests.test_bad_input import snapshot
 
 QUESTIONS = ("q1", "q2", "q3", "q4")
 
@@ -153,10 +154,6 @@ def _report(*args: str | Path) -> tuple[int, str]:
     return status, err.getvalue()
 
 
-def _tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-
-
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -174,9 +171,9 @@ def test_a_bad_compare_file_is_one_line_and_keeps_the_site(
     site = tmp_path / "site"
     first, err = _report("--out", site, "-q")
     assert first == 0, err
-    kept = _tree(site)
+    kept = snapshot(site)
     status, stderr = _report("--out", site, "--compare-to", bad)
     assert status == 2
     assert stderr.count("\n") == 1 and stderr.startswith(f"error: {bad}"), stderr
     assert message in stderr and "Traceback" not in stderr
-    assert _tree(site) == kept
+    assert snapshot(site) == kept

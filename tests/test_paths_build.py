@@ -26,6 +26,7 @@ import pytest
 
 from evidencedesk.cli import main
 from evidencedesk.report._site import slug
+from tests.test_bad_input import snapshot
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"
@@ -161,7 +162,7 @@ def test_names_differing_only_in_case_are_refused_cleanly(
     built: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
     _, _, out = built
-    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    before = snapshot(out)
     root = copy_demo(tmp_path / "project")
     add_candidates(root, ["Depth", "depth"])
     done = cli(root, out)
@@ -170,5 +171,5 @@ def test_names_differing_only_in_case_are_refused_cleanly(
         f"error: {root / 'candidates.toml'}:60: candidate #12: expected unique candidate names, "
         "found 'depth' twice\n"
     )
-    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert snapshot(out) == before
     assert slug("Depth") != slug("depth")  # were they allowed, their pages would not collide

@@ -17,6 +17,7 @@ import pytest
 
 from evidencedesk import cli
 from tests.project_fixtures import make_runs_only_project
+from tests.test_bad_input import snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,12 +26,6 @@ def main(*args: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = cli.main(list(args), stdout=out, stderr=err)
     return code, out.getvalue(), err.getvalue()
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
 
 
 @pytest.fixture
@@ -120,7 +115,7 @@ def test_a_project_file_that_is_not_a_file_is_refused_by_name(
     site = tmp_path / "site"
     (site / "keep").mkdir(parents=True)  # a previous site ...
     (site / "manifest.json").write_text('{"generator": "evidencedesk"}\n')
-    before = tree(site)
+    before = snapshot(site)
     project = tmp_path / "evidencedesk.toml"
     reason = make(project)
     sub = tmp_path / "sub"
@@ -130,7 +125,7 @@ def test_a_project_file_that_is_not_a_file_is_refused_by_name(
     code, out, err = main(command, *args)
     assert (code, out) == (2, "")
     assert err == f"error: {project}: {reason}\n"
-    assert tree(site) == before  # ... kept as it was
+    assert snapshot(site) == before  # ... kept as it was
 
 
 def test_a_bare_command_prints_the_help() -> None:
@@ -179,4 +174,4 @@ def test_the_reproduce_command_is_the_one_typed(
     code, _, err = main("build", "--project", ".", "--run", "new=extra runs/new one.run",
                         "--out", "again", "-q")  # fmt: skip
     assert code == 0, err
-    assert tree(repo / "again") == tree(repo / "out" / "site")
+    assert snapshot(repo / "again") == snapshot(repo / "out" / "site")

@@ -21,6 +21,7 @@ from evidencedesk.report._model import PAGES, SitePage
 from evidencedesk.report._render import _render_markdown, page_list, render_site
 from evidencedesk.report._site import inside, slug
 from tests import report_fixtures as rf
+from tests.test_bad_input import snapshot
 
 # test models have no policy, no --compare-to and no question list
 OPTIONAL = ("gate.html", "since.html", "questions.html")
@@ -66,12 +67,6 @@ def parse(path: Path) -> Page:
 
 def build(out: Path, factory=rf.fixture_model, *args: str) -> int:
     return main(["build", "--out", str(out), *args], model_factory=factory, stdout=io.StringIO())
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
 
 
 @pytest.fixture(scope="module")
