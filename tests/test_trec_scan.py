@@ -180,6 +180,10 @@ RUNS = {
         for q in range(40)
         for i in range(12)
     ),
+    "signed zeros, leading and trailing zeros": "".join(
+        f"q{i // 4} Q0 d{i} {i} {('-0', '-0.0', '007', '0.30000000000000')[i % 4]} t\n"
+        for i in range(40)
+    ),
     "ids of 1 to 30 bytes": "".join(
         f"q{i % 3} Q0 {'d' * (1 + i % 30)}{i} {i} {100 - i} t\n" for i in range(120)
     ),
