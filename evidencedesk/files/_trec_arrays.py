@@ -185,15 +185,12 @@ def block_part(table: pa.Table) -> Part:
 
 
 def _part_of(lines: pa.Table | Scanned) -> Part:
-    """The arrays of a parsed group of blocks (`block_part`) or of a scanned window."""
-    return _scanned_part(lines) if isinstance(lines, Scanned) else block_part(lines)
-
-
-def _scanned_part(scanned: Scanned) -> Part:
-    """The arrays of a window the compiled scan read (`files._trec_scan`): the same as
-    `block_part` makes of pyarrow's parse of it."""
-    return _part(scanned.heads, scanned.lengths, scanned.docs, scanned.hashes, scanned.scores,
-                 scanned.widest_query)  # fmt: skip
+    """The arrays of a parsed group of blocks (`block_part`) or of a window the compiled scan
+    read (`files._trec_scan`: the same arrays `block_part` makes of pyarrow's parse of it)."""
+    if not isinstance(lines, Scanned):
+        return block_part(lines)
+    return _part(lines.heads, lines.lengths, lines.docs, lines.hashes, lines.scores,
+                 lines.widest_query)  # fmt: skip
 
 
 def _part(
@@ -550,14 +547,19 @@ def _read_window(handle: io.RawIOBase, start: int, stop: int, size: int) -> pa.B
     return window
 
 
-def _check_window(window: pa.Buffer, delimiter: int, scratch: np.ndarray) -> None:
-    """Raises :class:`Bad` where a window pyarrow is to parse holds a NUL byte (numpy's
-    fixed-width ids would drop a trailing one) or white space pyarrow and the line reader
-    would split differently (`_odd_space`). The check rides along the read, in each range's
-    thread, instead of a pass of its own over the file."""
-    data = np.frombuffer(window, dtype=np.uint8)
+def _refused(data: np.ndarray, delimiter: int, scratch: np.ndarray | None = None) -> bool:
+    """Whether bytes pyarrow is to parse hold a NUL byte (numpy's fixed-width ids would drop a
+    trailing one) or white space pyarrow and the line reader would split differently
+    (`_odd_space`): the two minima of `_suspect` first, which nearly every file passes, and only
+    bytes they doubt are read again."""
     suspect = delimiter not in (_SPACE, _TAB) or _suspect(data, delimiter, scratch)
-    if suspect and (not data.all() or _odd_space(data, delimiter)):
+    return suspect and (not data.all() or _odd_space(data, delimiter))
+
+
+def _check_window(window: pa.Buffer, delimiter: int, scratch: np.ndarray) -> None:
+    """Raises :class:`Bad` where a window pyarrow is to parse is `_refused`. The check rides
+    along the read, in each range's thread, instead of a pass of its own over the file."""
+    if _refused(np.frombuffer(window, dtype=np.uint8), delimiter, scratch):
         raise Bad
 
 
@@ -731,9 +733,7 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
             raise Bad
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             data = np.frombuffer(mm, dtype=np.uint8)
-            # the two minima of `_suspect` first: nearly every file passes them, and only a
-            # file they doubt is read again for NUL bytes and odd white space
-            refused = _suspect(data, _SPACE) and (not data.all() or _odd_space(data, _SPACE))
+            refused = _refused(data, _SPACE)
             del data  # the map closes only once no array views it
             if refused:
                 raise Bad
