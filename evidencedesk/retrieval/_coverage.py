@@ -31,7 +31,7 @@ from evidencedesk.files._project_file import (
 )
 from evidencedesk.files._trec_keys import doc_hashes, fixed_width_of
 from evidencedesk.files.trec import TrecRun
-from evidencedesk.retrieval._memos import memo
+from evidencedesk.retrieval._memos import recent
 from evidencedesk.retrieval.trec_judge import _judged_ids
 
 __all__ = [
@@ -148,23 +148,23 @@ def _judged(
     (the build's memo holds them, and they hold the judgments, so their id stays theirs), not
     once for each run and each check (a set of every judged id, walked from the dicts, each
     time)."""
-    recent: list[_Judged] = memo("judged ids", list)
-    for found in recent:
-        if found.judgments is judgments and found.complete is complete:
-            return found
-    # every judged id, padded and hashed once for the judge too (`_judged_ids`); an id judged
-    # for several queries as often (its hash is kept once)
-    shared = _judged_ids(judgments)
-    ids, hashes = shared.ids, shared.hashes
-    if complete is not None:
-        covered = fixed_width_of(list(complete))
-        ids, hashes = np.concatenate([ids, covered]), np.concatenate([hashes, doc_hashes(covered)])
-    known, first = np.unique(hashes, return_index=True)  # (first: in `ids`' order)
-    found = _Judged(judgments, complete, frozenset(_judged_queries(judgments, complete)), known,
-                    ids[first])  # fmt: skip
-    recent.insert(0, found)
-    del recent[2:]
-    return found
+
+    def make() -> _Judged:
+        # every judged id, padded and hashed once for the judge too (`_judged_ids`); an id
+        # judged for several queries as often (its hash is kept once)
+        shared = _judged_ids(judgments)
+        ids, hashes = shared.ids, shared.hashes
+        if complete is not None:
+            covered = fixed_width_of(list(complete))
+            ids = np.concatenate([ids, covered])
+            hashes = np.concatenate([hashes, doc_hashes(covered)])
+        known, first = np.unique(hashes, return_index=True)  # (first: in `ids`' order)
+        return _Judged(judgments, complete, frozenset(_judged_queries(judgments, complete)),
+                       known, ids[first])  # fmt: skip
+
+    return recent("judged ids",
+                  lambda found: found.judgments is judgments and found.complete is complete,
+                  make)  # fmt: skip
 
 
 def _every(

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-__all__ = ["Memos", "build_memos", "memo"]
+__all__ = ["Memos", "build_memos", "memo", "recent"]
 
 _T = TypeVar("_T")
 
@@ -52,6 +52,20 @@ def memo(name: str, make: Callable[[], _T]) -> _T:
     new one, kept by nobody."""
     memos = _SCOPE.get()
     return make() if memos is None else memos.table(name, make)
+
+
+def recent(name: str, matches: Callable[[_T], bool], make: Callable[[], _T], keep: int = 2) -> _T:
+    """The first of the last `keep` values the open build's table `name` holds that `matches`
+    (the same inputs, by identity: each value holds its inputs, so their ids stay theirs),
+    else a new one `make` makes, kept in front; outside a build a new one, kept by nobody."""
+    table: list[_T] = memo(name, list)
+    for found in table:
+        if matches(found):
+            return found
+    found = make()
+    table.insert(0, found)
+    del table[keep:]
+    return found
 
 
 @contextmanager

@@ -24,7 +24,7 @@ from typing import Any, Protocol, overload
 
 import numpy as np
 
-from evidencedesk.retrieval._memos import memo
+from evidencedesk.retrieval._memos import recent
 
 __all__ = [
     "Heads",
@@ -271,15 +271,12 @@ def lines_of(judged: Sequence[JudgedLike]) -> Lines:
     """
     if isinstance(judged, JudgedLists):
         return judged.lines
-    recent: list[tuple[tuple[int, ...], Sequence[Any], Lines]] = memo("judged lines", list)
     key = tuple(map(id, judged))
-    for seen, _, lines in recent:
-        if seen == key:
-            return lines
-    lines = _convert(judged)
-    recent.insert(0, (key, tuple(judged), lines))
-    del recent[_KEEP:]
-    return lines
+    held: tuple[tuple[int, ...], Sequence[Any], Lines] = recent(
+        "judged lines", lambda found: found[0] == key,
+        lambda: (key, tuple(judged), _convert(judged)), keep=_KEEP,
+    )  # fmt: skip
+    return held[2]
 
 
 def _convert(judged: Sequence[JudgedLike]) -> Lines:

@@ -27,7 +27,7 @@ import numpy as np
 
 from evidencedesk._metric_names import DEFAULT_RELEVANCE
 from evidencedesk.files._trec_keys import decoded_ids, doc_hashes, fixed_width_of, query_salts
-from evidencedesk.retrieval._memos import memo
+from evidencedesk.retrieval._memos import recent
 from evidencedesk.retrieval._metric_engine import Heads, JudgedLists, Lines, spans
 from evidencedesk.retrieval.metrics import Judged
 
@@ -139,19 +139,16 @@ class _JudgedIds:
 def _judged_ids(qrels: Mapping[str, Mapping[str, int]]) -> _JudgedIds:
     """`qrels`' `_JudgedIds`: made once a build for the same qrels (the build's memo holds them,
     and they hold the qrels, so their id stays theirs); outside a build, made afresh."""
-    recent: list[_JudgedIds] = memo("judged id arrays", list)
-    for found in recent:
-        if found.qrels is qrels:
-            return found
-    ids = fixed_width_of(list(itertools.chain.from_iterable(qrels.values())))
-    # (the last of the n + 1 running totals is the end: no question's start)
-    starts = dict(
-        zip(qrels, itertools.accumulate(map(len, qrels.values()), initial=0), strict=False)
-    )
-    found = _JudgedIds(qrels, ids, doc_hashes(ids), starts)
-    recent.insert(0, found)
-    del recent[2:]
-    return found
+
+    def make() -> _JudgedIds:
+        ids = fixed_width_of(list(itertools.chain.from_iterable(qrels.values())))
+        # (the last of the n + 1 running totals is the end: no question's start)
+        starts = dict(
+            zip(qrels, itertools.accumulate(map(len, qrels.values()), initial=0), strict=False)
+        )
+        return _JudgedIds(qrels, ids, doc_hashes(ids), starts)
+
+    return recent("judged id arrays", lambda found: found.qrels is qrels, make)
 
 
 def _judgments(qrels: Mapping[str, Mapping[str, int]], questions: list[str]) -> _Judgments:
