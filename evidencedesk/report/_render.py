@@ -685,8 +685,8 @@ def render_site(
     env = environment(templates, names, model.results)
     pages = page_list(model)
     if started is None:
-        started = (results_in_background(model.results, out, background)
-                   if model.results is not None and _large(model) else [])  # fmt: skip
+        started = [] if model.results is None else results_in_background(model.results, out,
+                                                                         background)  # fmt: skip
     try:
         files = _write_pages(model, out, templates, on_page, env, pages, background)
         if not started:
