@@ -271,6 +271,13 @@ def _built(folder: Path, source: bytes) -> Path:
 
 
 def test_a_library_is_used_only_when_built_from_the_source_beside_it(tmp_path: Path) -> None:
+    import hatch_build
+
+    # the hook (which cannot import the package: it runs before numpy is installed) builds
+    # the library the loader looks for, from the source the loader checks it against
+    here = Path(trec_scan.__file__).parent.relative_to(Path(hatch_build.__file__).parent)
+    assert hatch_build.LIBRARY == (here / trec_scan._NAME).as_posix()
+    assert hatch_build.SOURCE == (here / trec_scan._SOURCE).as_posix()
     source = (Path(trec_scan.__file__).parent / trec_scan._SOURCE).read_bytes()
     assert trec_scan._load(_built(tmp_path / "same", source)) is not None
     # a library left from an older source (a checkout pulled since its install): its functions
