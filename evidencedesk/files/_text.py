@@ -36,6 +36,37 @@ SEED_EXPECTED = f"expected a whole number from 0 to {SEED_MAX}"  # what a bad se
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: no real run, qrels, labels or JSONL line comes near it
 
 
+# An id array pads every id to the longest one (`_trec_keys.fixed_width`), so one id far longer
+# than the rest takes memory out of all proportion to its file (a 400 KB id among a run's 100,000
+# lines: 40 GB). The readers of runs, qrels and BEIR corpora hold a file's padded document ids
+# within the larger of the two
+PADDED_FLOOR = 1 << 30  # bytes: the padded ids of any file may take this much
+PADDED_TIMES = 16  # or this many times the file's size
+
+
+def padded_room(file_size: int) -> int:
+    """The bytes a file's document ids may take once padded (`PADDED_FLOOR`, `PADDED_TIMES`)."""
+    return max(PADDED_FLOOR, PADDED_TIMES * file_size)
+
+
+def padded_fits(count: int, longest: int, file_size: int) -> bool:
+    """Whether `count` ids whose longest has `longest` bytes fit, padded to whole 8-byte words,
+    in the `padded_room` of their file."""
+    return count * 8 * -(-max(1, longest) // 8) <= padded_room(file_size)
+
+
+def too_long_problem(longest: int, count: int, file_size: int, what: str) -> str:
+    """The message for a document id too long for its file's `padded_room`: `count` ids of
+    `what` (e.g. "lines", "judgments")."""
+    limit = padded_room(file_size) // max(count, 1) // 8 * 8
+    return (
+        f"expected a document id of at most {limit:,} bytes, found one of {longest:,} bytes "
+        f"(the {count:,} {what} hold their ids padded to the longest, in at most "
+        f"{PADDED_FLOOR >> 30} GiB or {PADDED_TIMES} times the file's size); shorten the longest "
+        "ids, in the runs and the qrels alike"
+    )
+
+
 # the first characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection;
 # its tab and CR are white space, which no id holds and every text cell collapses): an id may
 # not start with one, a text cell that does gets a leading apostrophe

@@ -37,7 +37,15 @@ from typing import Any
 import numpy as np
 
 from evidencedesk.errors import RunFileError
-from evidencedesk.files._text import FORMULA_STARTS, MAX_LINE_BYTES, line_too_long, shown
+from evidencedesk.files._text import (
+    FORMULA_STARTS,
+    MAX_LINE_BYTES,
+    line_too_long,
+    padded_fits,
+    padded_room,
+    shown,
+    too_long_problem,
+)
 from evidencedesk.files._trec_keys import (
     POOL,
     CastOptions,
@@ -179,6 +187,8 @@ def block_part(table: pa.Table) -> Part:
     if not (plain_ids(first) and plain_ids(ids)):
         raise Bad  # the line reader names the line
     heads: list[bytes] = first.to_pylist()
+    if not padded_fits(len(ids), int(np.diff(offsets_of(ids)).max()), 0):
+        raise Bad  # one id far longer than the rest: the line reader weighs the whole file
     docs = fixed_width(ids)
     widest_query = int(np.diff(offsets_of(first)).max())
     return _part(heads, np.diff(bounds), docs, doc_hashes(docs), scores, widest_query)
@@ -444,18 +454,31 @@ def _groups(reader: pacsv.CSVStreamingReader) -> Iterator[pa.Table]:
             group = []
 
 
-def read_parts(groups: Iterable[pa.Table | Scanned]) -> list[Part]:
-    """Parsed groups of blocks (or scanned windows) as :class:`Part` s: pyarrow (or the scan)
-    reads the next ones (without the GIL) while a worker thread turns the last ones into
-    arrays; at most two groups wait for it."""
-    done: list[Part] = []
+def read_parts(groups: Iterable[pa.Table | Scanned]) -> Iterator[Part]:
+    """Parsed groups of blocks (or scanned windows) as :class:`Part` s, in order: pyarrow (or
+    the scan) reads the next ones (without the GIL) while a worker thread turns the last ones
+    into arrays; at most two groups wait for it."""
     waiting: deque[Future[Part]] = deque()
     with ThreadPoolExecutor(max_workers=1) as worker:
         for table in groups:
             waiting.append(worker.submit(_part_of, table))
             while len(waiting) > 2 or (waiting and waiting[0].done()):
-                done.append(waiting.popleft().result())  # raises the worker's Bad
-        done.extend(f.result() for f in waiting)
+                yield waiting.popleft().result()  # raises the worker's Bad
+        for future in waiting:
+            yield future.result()
+
+
+def _held(parts: Iterable[Part], room: int) -> list[Part]:
+    """`parts` in a list; raises :class:`Bad` once their padded ids take more than `room`
+    bytes (`files._text.padded_room`: each part pads to its own longest id, so a file with a long
+    id in every window is refused before all of them are held, not after)."""
+    done: list[Part] = []
+    held = 0
+    for part in parts:
+        held += part.docs.nbytes
+        if held > room:
+            raise Bad  # the line reader names the longest id's line
+        done.append(part)
     return done
 
 
@@ -591,13 +614,19 @@ def _range_groups(
 
 
 def read_range(
-    path: str | Path, start: int, stop: int, options: dict[str, Any], worker: bool = False
+    path: str | Path,
+    start: int,
+    stop: int,
+    options: dict[str, Any],
+    room: int,
+    worker: bool = False,
 ) -> list[Part]:
     """One byte range's parts, parsed and turned into arrays in the calling thread (or, with
     `worker`, in a worker thread while this one parses: :func:`read_parts`); raises
-    :class:`Bad` when the range holds a NUL byte or odd white space (`_odd_space`)."""
+    :class:`Bad` when the range holds a NUL byte or odd white space (`_odd_space`), or where
+    its padded ids would take more than `room` bytes (`_held`)."""
     groups = _range_groups(path, start, stop, options)
-    return read_parts(groups) if worker else [_part_of(t) for t in groups]
+    return _held(read_parts(groups) if worker else map(_part_of, groups), room)
 
 
 # the six columns of a run line, as an error message names them
@@ -635,15 +664,22 @@ def fast_columns(path: str | Path) -> Columns:
         raise Bad from None
     options = arrow_options("\t" if b"\t" in first and b" " not in first.strip() else " ")
     try:
+        room = padded_room(size)
         if len(cuts) == 2:  # one range: parse in this thread, arrays in a worker
-            columns = join_parts(read_range(path, 0, size, options, worker=True), parts[5])
+            found = [read_range(path, 0, size, options, room, worker=True)]
         else:
             ranges = list(itertools.pairwise(cuts))  # a range per thread, each parsed and
             with ThreadPoolExecutor(max_workers=len(ranges)) as pool:  # turned into arrays
-                found = list(pool.map(lambda r: read_range(path, r[0], r[1], options), ranges))
-            columns = join_parts([p for range_parts in found for p in range_parts], parts[5])
+                found = list(
+                    pool.map(lambda r: read_range(path, r[0], r[1], options, room), ranges)
+                )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Bad from None
+    read = [p for range_parts in found for p in range_parts]
+    lines = sum(p.scores.size for p in read)
+    if not padded_fits(lines, max((p.docs.dtype.itemsize for p in read), default=0), size):
+        raise Bad  # the line reader names the longest id's line
+    columns = join_parts(read, parts[5])
     if any(q.startswith(b"#") for q in columns[0]):
         raise Bad  # a comment line: the line reader skips it
     if _has_alike_ids(columns[0], columns[2]):
@@ -729,7 +765,8 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
     """Qrels through pyarrow (grades ``-?[0-9]{1,3}`` within [low, high], each document once per
     query); raises :class:`Bad` for anything else, and the caller's line loop names it."""
     with open(path, "rb") as handle:
-        if handle.seek(0, 2) == 0:
+        size = handle.seek(0, 2)
+        if size == 0:
             raise Bad
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             data = np.frombuffer(mm, dtype=np.uint8)
@@ -760,6 +797,9 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
                     kernel("binary_length", table["g"]))  # fmt: skip
     if kernel("max", length).as_py() + 3 > MAX_LINE_BYTES // 4:  # maybe over the limit: measure
         raise Bad
+    longest = kernel("max", kernel("binary_length", table["d"])).as_py()
+    if not padded_fits(table.num_rows, longest, size):
+        raise Bad  # the line loop names the longest id's line
     grades = kernel("cast", table["g"], options=CastOptions.safe(pa.int64()))
     if kernel("min", grades).as_py() < low or kernel("max", grades).as_py() > high:
         raise Bad
@@ -832,12 +872,14 @@ def slow_columns(path: str | Path) -> Columns:
     """Line by line: the first bad line as a :class:`RunFileError`, or the columns."""
     with open(path, "rb") as handle:
         raw = handle.read()
+    size = len(raw)  # the file's, as the fast path weighs it (`padded_fits`)
     # CR-only and CRLF line ends are line ends too (a CR-only file read at LF alone is one line)
     raw = raw.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     seen: dict[bytes, dict[bytes, float]] = {}
     alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # query ids, document ids
     tag = b""
     start, number = 0, 0
+    longest, longest_line = 0, 0  # the longest document id and its first line
     while start < len(raw):
         stop = raw.find(b"\n", start)
         stop = len(raw) if stop < 0 else stop
@@ -856,6 +898,8 @@ def slow_columns(path: str | Path) -> Columns:
             raise duplicate(path, parts[2], number)
         docs[parts[2]] = score
         tag = tag or parts[5]
+        if len(parts[2]) > longest:
+            longest, longest_line = len(parts[2]), number
     if not seen:
         found = "an empty file" if not raw.strip() else "only blank and comment lines"
         raise RunFileError(path, f"expected lines {_RUN_FORM}, found {found}")
@@ -865,8 +909,11 @@ def slow_columns(path: str | Path) -> Columns:
         np.array([index[q] for q in seen], dtype=np.int64), [len(d) for d in seen.values()]
     )
     all_docs = [d for q in seen.values() for d in q]
+    if not padded_fits(len(all_docs), longest, size):
+        raise RunFileError(path, too_long_problem(longest, len(all_docs), size, "lines"),
+                           longest_line)  # fmt: skip
     scores = np.array([s for q in seen.values() for s in q.values()], dtype=np.float64)
-    width = -(-max(map(len, all_docs)) // 8) * 8
+    width = -(-longest // 8) * 8
     return qids, codes, np.array(all_docs, dtype=f"S{width}"), scores, tag, None
 
 

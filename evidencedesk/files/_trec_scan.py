@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from evidencedesk.files._text import padded_fits
 from evidencedesk.files._trec_keys import POOL, pa
 
 _NAME = "libevidencedesk_scan.so"  # not a module name: no import finds it
@@ -106,6 +107,8 @@ def scan(window: memoryview, delimiter: int, width: int, longest_line: int) -> S
         if lines != _WIDER:
             break
         width = 8 * -(-int(found[1]) // 8)
+        if not padded_fits(capacity, width, 0):  # one id far longer than the rest: the
+            return None  # readers that weigh it against its file take the window
     n_stretches, widest_doc, widest_query = (int(v) for v in found)
     needed = 8 * -(-max(1, widest_doc) // 8)
     matrix = docs[: lines * width].reshape(lines, width)
