@@ -4,7 +4,8 @@ Ids are held padded to the longest one (`files._trec_keys.fixed_width`): a 400 K
 run's 100,000 lines would take 40 GB. Each reader holds a file's padded ids within
 max(`PADDED_FLOOR`, `PADDED_TIMES` x the file's size) and names the longest id's line where
 they would not fit. The small cases lower the floor to 0 (16 x the file's size alone) so that
-the limit is hand-checkable.
+the limit is hand-checkable. Query ids are only hashed: a long one is hashed apart from the
+others, and costs its own bytes.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pytest
 from evidencedesk.errors import DocumentError, LabelsError, RunFileError
 from evidencedesk.files import _text as file_text
 from evidencedesk.files import _trec_arrays as trec_arrays
+from evidencedesk.files import _trec_keys as trec_keys
 from evidencedesk.files import _trec_scan as trec_scan
 from evidencedesk.files.trec import read_qrels, read_run
 from evidencedesk.retrieval.beir import read_beir_corpus, read_beir_qrels
@@ -199,3 +201,25 @@ def test_a_range_stops_holding_parts_once_their_padded_ids_exceed_the_room() -> 
     with pytest.raises(trec_arrays.Bad):
         trec_arrays._held(parts(), 300)
     assert made == [0, 1]  # the third is never made
+
+
+def test_query_salts_hash_ids_of_very_different_lengths_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 20,000 ids of 2 to 6 bytes and one of 100,000: padded together, 2 GB of words
+    qids = [f"q{n}".encode() for n in range(20_000)] + [b"Q" * 100_000, b"q1x"]
+    single = [int(trec_keys.query_salts([q])[0]) for q in qids]
+    padded: list[int] = []
+    real = trec_keys.fixed_width_of
+
+    def spy(ids: Any) -> np.ndarray:
+        made = real(ids)
+        padded.append(made.nbytes)
+        return made
+
+    monkeypatch.setattr(trec_keys, "fixed_width_of", spy)
+    assert trec_keys.query_salts(qids).tolist() == single  # the same salt as each id alone
+    assert sorted(padded) == [100_000, 20_001 * 8]  # a group of each width, not 2 GB
+    padded.clear()
+    trec_keys.query_salts(qids[:20_000])  # ids of like lengths: one array
+    assert padded == [20_000 * 8]
