@@ -6,6 +6,7 @@ computation."""
 from __future__ import annotations
 
 import ast
+import csv
 import io
 import json
 import re
@@ -564,3 +565,19 @@ def test_a_summary_line_the_results_do_not_give_is_named(demo_site: Path, tmp_pa
         "the baseline; unjudged count as not relevant, so this comparison can understate it': "
         "results.json says None about coverage or judgments.",
     ]
+
+
+def test_the_per_question_values_are_read_whatever_the_length_of_a_cell(tmp_path: Path) -> None:
+    # a 200 KB query id: over the csv module's default cell limit (128 KB), which ended the
+    # audit of such a site in an internal error
+    long_id = "Q" * 200_000
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "per-question.csv").write_text(
+        f"question,variant,mrr,first_relevant_rank,tags\nq1,a,0.5,2,\n{long_id},a,1.0,1,short\n"
+    )
+    before = csv.field_size_limit()
+    values, tags = oracle._csv(tmp_path, ["mrr"])
+    assert values["a"]["mrr"] == {"q1": 0.5, long_id: 1.0}
+    assert values["a"]["first_relevant_rank"] == {"q1": 2.0, long_id: 1.0}
+    assert tags["a", long_id] == ("short",)
+    assert csv.field_size_limit() == before  # the process's limit put back

@@ -177,7 +177,7 @@ def _csv(
         )
     out: dict[str, dict[str, _Values]] = {}
     tags: dict[tuple[str, str], tuple[str, ...]] = {}
-    for number, row in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+    for number, row in enumerate(_rows(text), start=2):
         variant = _cell(row["variant"])
         tags[variant, row["question"]] = tuple(_cell(row.get("tags") or "").split())
         columns = out.setdefault(variant, {m: {} for m in (*metrics, _FIRST)})
@@ -192,6 +192,18 @@ def _csv(
                     number,
                 ) from None
     return out, tags
+
+
+def _rows(text: str) -> Iterable[dict[str, str]]:
+    """The rows of a CSV text, whatever the length of its cells: an id or a question may be as
+    long as the line limit allows, and the csv module refuses a cell over 128 KB by default (its
+    limit is the process's: raised for this text, then put back)."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text)))
+    try:
+        return list(csv.DictReader(io.StringIO(text)))
+    finally:
+        csv.field_size_limit(limit)
 
 
 def _cell(text: str) -> str:
