@@ -58,7 +58,7 @@ from evidencedesk.report._questions import question_list, questions
 from evidencedesk.report._since_view import since_view
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import config_word
-from evidencedesk.report._words import METHODS_RULES, and_joined, metric_label
+from evidencedesk.report._words import METHODS_RULES, and_joined, how_many, metric_label
 from evidencedesk.results import types as r
 from evidencedesk.results._plan import DataSize, GateCounts, Lead, Plan, VerdictCounts
 from evidencedesk.results._serialize import TO_LABEL
@@ -158,10 +158,6 @@ def _benchmark_rows(
     return tuple(sorted(out, key=lambda r: r.variant.name != base))
 
 
-def _count(n: int, one: str, more: str) -> str:
-    return f"{n} {one}" if n == 1 else f"{n} {more}"
-
-
 def _some(ids: tuple[str, ...], shown: int = 3) -> str:
     """A few ids in parentheses, "…" when there are more."""
     return f" ({', '.join(ids[:shown])}{', …' if len(ids) > shown else ''})"
@@ -195,14 +191,16 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         0,
         Caveat(
             "labels",
-            f"{relevant} questions with a relevant judgment decide every comparison: a one- or "
+            f"{how_many(relevant, 'question')} with a relevant judgment "
+            f"{'decides' if relevant == 1 else 'decide'} every comparison: a one- or "
             "two-question difference is noise."
             if not silent
-            else f"{deciding} of the {relevant} questions with a relevant judgment decide the "
-            f"comparisons: {_count(len(silent), 'is', 'are')} answered by no run"
+            else f"{deciding} of the {relevant} questions with a relevant judgment "
+            f"{'decides' if deciding == 1 else 'decide'} the "
+            f"comparisons: {how_many(len(silent), 'is', 'are')} answered by no run"
             f"{_some(silent)}, a tie in every comparison; a one- or two-question difference is "
             "noise.",
-            f"{deciding} questions decide",
+            f"{how_many(deciding, 'question')} {'decides' if deciding == 1 else 'decide'}",
         ),
     )
     counts = inputs.counts

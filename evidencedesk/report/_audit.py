@@ -1345,8 +1345,8 @@ _RULES_PASS = re.compile(
     r"^\d+ of \d+ rules pass(?: · \d+ (?:BLOCK|REVIEW|not evaluated))*"
 )  # a gate rules' count
 _FLIPPED = re.compile(r"^(Better|Worse) \((\d+)\)$")  # a candidate page's flipped questions
-_DECIDE = re.compile(r"^Read with care: (\d+) questions decide\b")
-_ALL_QUESTIONS = re.compile(r"^All (\d+) questions:")
+_DECIDE = re.compile(r"^Read with care: (\d+) questions? decides?\b")
+_ALL_QUESTIONS = re.compile(r"^(?:All|The) (\d+) questions?:")
 _GATE_LINES = re.compile(r"^(?:· (\d+) lines?|, no lines raised)$")  # a candidate's gate lines
 _HOLM_ACROSS = re.compile(r"Holm-adjusted across the (\d+) (candidate|pair)s?\b")  # flips.html
 _TIED = re.compile(r'<tr><th scope="row"><a href="[^"]*">([^<]*)</a></th>.*?'

@@ -370,7 +370,7 @@ def marking(filters: Mapping[str, Callable[..., str]], paths: Mapping[int, str],
     def counted(text: str) -> str:
         if results is None:
             return text
-        hit = re.search(rf"(?<![\w.,]){results.answerable}(?= questions\b)", str(text))
+        hit = re.search(rf"(?<![\w.,]){results.answerable}(?= questions?\b)", str(text))
         if hit is None:
             return text
         mark = Shown(str(results.answerable), "answerable").__html__()

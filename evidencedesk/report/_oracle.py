@@ -1111,7 +1111,8 @@ def _lead(results: Results) -> str:
         return "**Best lead:** none"
     d = c.on[c.decision.primary]
     words = _delta_words(results, d.metric, d.delta, d.low, d.high)
-    return (f"**Best lead:** {_md_code(c.name)}, {_md_words(words)} over {d.n} questions "
+    return (f"**Best lead:** {_md_code(c.name)}, {_md_words(words)} over "
+            f"{_plural(d.n, 'question')} "
             f"({_md_words(c.decision.verdict)})")  # fmt: skip
 
 
@@ -1244,7 +1245,8 @@ def _warnings(results: Results) -> list[str]:
             moved = _delta_words(results, cond.metric, cond.delta, cond.low, cond.high, " = ")
             found.append(f"On condensed lists (each list's unjudged results removed before "
                          f"scoring), {moved} "
-                         f"over {cond.n} questions: it does not move as on the full lists, so the "
+                         f"over {_plural(cond.n, 'question')}: it does not move as on the full "
+                         "lists, so the "
                          "holes in the judgments may decide this comparison; label the pairs of "
                          "to-label.tsv before deciding")  # fmt: skip
         lines += [f"- {_md_code(c.name)}: {_md_words(w)}" for w in found]
@@ -1451,8 +1453,10 @@ def _flips_words(results: Results, source: str) -> str:
 def _needed(results: Results, source: str) -> str:
     head = _primary(_candidate_at(results, source))
     if head.flips_needed is None:
-        return f"With {head.n} questions, no split of flips reaches sign-test p < {_ALPHA}"
-    return (f"With {head.n} questions, sign-test p < {_ALPHA} needs at least {head.flips_needed} "
+        return (f"With {_plural(head.n, 'question')}, no split of flips reaches sign-test "
+                f"p < {_ALPHA}")  # fmt: skip
+    return (f"With {_plural(head.n, 'question')}, sign-test p < {_ALPHA} needs at least "
+            f"{head.flips_needed} "
             "one-way flips (and no losses)")  # fmt: skip
 
 
@@ -1461,7 +1465,7 @@ def _interval_words(results: Results, source: str) -> str:
     name = _named(results, head.metric)
     if head.delta is None:
         return f"Δ {name} is undefined for this comparison"
-    text = f"Δ {name} = {_signed(head.delta)} over {head.n} questions"
+    text = f"Δ {name} = {_signed(head.delta)} over {_plural(head.n, 'question')}"
     if head.low is None or head.high is None:
         return text
     side = "includes" if head.low <= 0 <= head.high else "excludes"
@@ -1532,7 +1536,7 @@ def _condensed(results: Results, source: str) -> str:
         return ""
     where = (f"On condensed lists (each list's unjudged results removed before scoring), Δ "
              f"{_named(results, cmp.metric)} = {_signed(cmp.delta)}{_span(cmp.low, cmp.high)} "
-             f"over {cmp.n} questions")  # fmt: skip
+             f"over {_plural(cmp.n, 'question')}")  # fmt: skip
     if c.condensed_agrees and _way(cmp) is None:
         return (f"{where}: it does not move, nor does it on the full lists, so the verdict "
                 "holds where the judgments reach")  # fmt: skip
@@ -1663,7 +1667,7 @@ def _judged_words(results: Results, source: str) -> str:
     s = _candidate_at(results, source).judged
     if s is None:
         return ""
-    return (f"{_three(s.baseline)} → {_three(s.candidate)} over {s.n} questions (Δ "
+    return (f"{_three(s.baseline)} → {_three(s.candidate)} over {_plural(s.n, 'question')} (Δ "
             f"{_signed(s.delta)}{_span(s.low, s.high)})")  # fmt: skip
 
 
@@ -1733,7 +1737,8 @@ def _lead_words(results: Results, source: str) -> str:
             for x in c.comparisons if x.metric == m.name and _way(x) == "down"]  # fmt: skip
     worse = f"; worse: {_and(down)}" if down else ""
     return (f"Best lead: {c.name}, Δ {_named(results, d.metric)} {_signed(d.delta)}"
-            f"{_span(d.low, d.high)} over {d.n} questions ({c.decision.verdict.lower()}{worse})")  # fmt: skip
+            f"{_span(d.low, d.high)} over {_plural(d.n, 'question')} "
+            f"({c.decision.verdict.lower()}{worse})")  # fmt: skip
 
 
 def _tally(results: Results, source: str, of: str = "") -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evidencedesk.report._values import Plain, fmt
+from evidencedesk.report._words import how_many
 from evidencedesk.results.since import QuestionChange, Since
 from evidencedesk.results.types import Results
 
@@ -75,10 +76,6 @@ def _inputs(s: Since) -> tuple[_SinceItem, ...]:
     items += [_SinceItem(q, "new question", True) for q in s.questions_added]
     items += [_SinceItem(q, "question removed") for q in s.questions_removed]
     return tuple(items)
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def _runs(runs: tuple[str, ...]) -> str:
@@ -154,7 +151,7 @@ def since_view(since: Since, results: Results) -> SinceView:
         )
     kinds = [c.kind for c in since.verdicts]
     counts = [
-        _count(n, one, many)
+        how_many(n, one, many)
         for n, one, many in (
             (len(since.files), "input file changed", "input files changed"),
             (len(since.grades), "label grade changed", "label grades changed"),

@@ -60,7 +60,8 @@ from evidencedesk.retrieval._stats import (
 from evidencedesk.retrieval.labels import QuestionCounts
 
 
-def _n(count: int, word: str, plural: str | None = None) -> str:
+def how_many(count: int, word: str, plural: str | None = None) -> str:
+    """`count` and the word in its number: "1 question", "2 questions" ("1 is", "2 are")."""
     return f"{count} {word if count == 1 else plural or word + 's'}"
 
 
@@ -80,9 +81,9 @@ def counts_sentence(c: QuestionCounts, averaging: str = "defined") -> str:
     """What the questions are, counted: "50 questions: 40 judged, 38 with a relevant judgment
     (grade ≥ 1); 10 without any judgment are left out"."""
     if c.judged == c.queries and not c.unjudged:
-        text = f"{_n(c.queries, 'question')}, all judged"
+        text = f"{how_many(c.queries, 'question')}, all judged"
     else:
-        text = f"{_n(c.queries, 'question')}: {c.judged} judged"
+        text = f"{how_many(c.queries, 'question')}: {c.judged} judged"
     text += f", {c.relevant} with a relevant judgment (grade ≥ {c.threshold})"
     if averaging == "trec_eval" and c.judged > c.relevant:
         text += f"; the other {c.judged - c.relevant} judged count 0 in every mean (trec_eval's averaging)"
@@ -130,7 +131,7 @@ def notice_text(n: Notice, kind: str = "runs") -> str:
     if n.kind == "not_a_run":
         return f"{where}: skipped: not a TREC run (its first line is not 'qid Q0 docid rank score tag')"
     if n.kind == "empty_document":
-        return (f"{where}: {_n(n.count, 'document')} with neither title nor text"
+        return (f"{where}: {how_many(n.count, 'document')} with neither title nor text"
                 f"{_listed_ids(n.names, n.count)}: shown, never indexed")  # fmt: skip
     if n.kind == "without_text":  # runs-only, [questions] evaluate_unlisted = true
         verb = "is" if n.count == 1 else "are"
@@ -142,7 +143,7 @@ def notice_text(n: Notice, kind: str = "runs") -> str:
         evaluate = (
             "" if kind == "pipeline" else " ([questions] evaluate_unlisted = true evaluates them)"
         )
-        return (f"{_n(n.count, 'judged query', 'judged queries')} {verb} not in {n.path}"
+        return (f"{how_many(n.count, 'judged query', 'judged queries')} {verb} not in {n.path}"
                 f"{_listed_ids(n.names, n.count)}: left out{evaluate}")  # fmt: skip
     if n.kind == "judged_not_in_corpus":
         verb = "is" if n.count == 1 else "are"
@@ -353,8 +354,9 @@ def needed(results: Results, source: str) -> str:
     c = _candidate(results, source)
     n, need = _head(c).n, _head(c).flips_needed
     if need is None:
-        return f"With {n} questions, no split of flips reaches sign-test p < 0.05"
-    return f"With {n} questions, sign-test p < 0.05 needs at least {need} one-way flips (and no losses)"
+        return f"With {how_many(n, 'question')}, no split of flips reaches sign-test p < 0.05"
+    return (f"With {how_many(n, 'question')}, sign-test p < 0.05 needs at least {need} one-way "
+            "flips (and no losses)")  # fmt: skip
 
 
 def interval(results: Results, source: str) -> str:
@@ -364,7 +366,7 @@ def interval(results: Results, source: str) -> str:
     label = metric_label(results, head.metric)
     if head.delta is None:
         return f"Δ {label} is undefined for this comparison"
-    text = f"Δ {label} = {signed(head.delta)} over {head.n} questions"
+    text = f"Δ {label} = {signed(head.delta)} over {how_many(head.n, 'question')}"
     if head.low is None or head.high is None:
         return text
     text += f" (95 % paired-bootstrap interval {signed(head.low)} to {signed(head.high)})"
@@ -451,7 +453,8 @@ def condensed(results: Results, source: str) -> str:
         return ""
     label = metric_label(results, cmp.metric)
     where = (f"On condensed lists (each list's unjudged results removed before scoring), Δ {label} "
-             f"= {signed(cmp.delta)}{bracket(cmp.low, cmp.high)} over {cmp.n} questions")  # fmt: skip
+             f"= {signed(cmp.delta)}{bracket(cmp.low, cmp.high)} over "
+             f"{how_many(cmp.n, 'question')}")  # fmt: skip
     if c.condensed_agrees and v.evidence_of(cmp).direction is None:  # neither moved
         return (f"{where}: it does not move, nor does it on the full lists, so the verdict "
                 "holds where the judgments reach")  # fmt: skip
@@ -610,7 +613,7 @@ def judged(results: Results, source: str) -> str:
     share = c.judged
     if share is None:
         return ""
-    return (f"{fmt(share.baseline)} → {fmt(share.candidate)} over {share.n} questions (Δ "
+    return (f"{fmt(share.baseline)} → {fmt(share.candidate)} over {how_many(share.n, 'question')} (Δ "
             f"{signed(share.delta)}{bracket(share.low, share.high)})")  # fmt: skip
 
 
@@ -668,7 +671,8 @@ def lead(results: Results, source: str) -> str:
             for x in c.comparisons if x.metric == m.name and v.evidence_of(x).direction == "down"]  # fmt: skip
     worse = f"; worse: {and_joined(down)}" if down else ""
     return (f"Best lead: {c.name}, Δ {metric_label(results, found.metric)} "
-            f"{signed(found.delta)}{bracket(found.low, found.high)} over {found.n} questions "
+            f"{signed(found.delta)}{bracket(found.low, found.high)} over "
+            f"{how_many(found.n, 'question')} "
             f"({c.decision.verdict.lower()}{worse})")  # fmt: skip
 
 
