@@ -9,6 +9,8 @@ import gc
 import hashlib
 import json
 import math
+import os
+import sys
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,7 +25,6 @@ from evidencedesk.results._inputs import (
     DEMO_PROJECT,
     Hashing,
     _hashed_files,
-    _input_hashes,
     load_project,
 )
 from evidencedesk.results.types import QuestionFact, RankedList
@@ -32,42 +33,78 @@ from evidencedesk.retrieval._coverage import coverage
 from tests.project_fixtures import make_runs_only_project
 
 
-def test_the_background_hashes_are_the_input_hashes(tmp_path: Path) -> None:
+def _sha256s(project: Any) -> tuple[tuple[str, str], ...]:
+    """Each input file's sha256 as hashlib gives it at once (the reference)."""
+    return tuple((rel, hashlib.sha256(path.read_bytes()).hexdigest())
+                 for rel, path in _hashed_files(project, project.input_files(), ()))  # fmt: skip
+
+
+@pytest.mark.parametrize("background", [True, False])
+def test_the_hashes_are_each_input_files_sha256(tmp_path: Path, background: bool) -> None:
     project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
-    files, digest = Hashing(_hashed_files(project, project.input_files(), ())).result()
-    assert (files, digest) == _input_hashes(_hashed_files(project, project.input_files(), ()))
+    files, digest = Hashing(_hashed_files(project, project.input_files(), ()), background).result()
+    assert [(f.path, f.sha256) for f in files] == list(_sha256s(project))
     assert [f.path for f in files] == ["evidencedesk.toml", "queries.jsonl", "qrels.txt",
                                        "runs/base.run", "runs/better.run"]  # fmt: skip
-    assert all(len(f.sha256) == 64 for f in files)
+    joined = "\n".join(f"{f.path} {f.sha256}" for f in files)
+    assert digest == hashlib.sha256(joined.encode()).hexdigest()[:16]
 
 
-def test_hashing_reads_block_by_block_and_waits_while_held(
+def test_hashing_goes_block_by_block_and_the_result_takes_over_what_is_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from evidencedesk.results import _inputs as inputs
 
     monkeypatch.setattr(inputs, "_HASH_BLOCK", 7)  # 100 bytes: 15 blocks
-    path = tmp_path / "run.txt"
-    path.write_bytes(bytes(range(100)))
+    (tmp_path / "run.txt").write_bytes(bytes(range(100)))
     (tmp_path / "empty.txt").write_bytes(b"")
-    assert inputs._sha256(path) == hashlib.sha256(bytes(range(100))).hexdigest()
-    assert inputs._sha256(tmp_path / "empty.txt") == hashlib.sha256(b"").hexdigest()
-    may_run = threading.Event()  # clear: the hashing waits before its first block
-    found: list[str] = []
-    worker = threading.Thread(target=lambda: found.append(inputs._sha256(path, may_run)))
-    worker.start()
-    worker.join(timeout=0.2)
-    assert worker.is_alive() and found == []
-    may_run.set()
-    worker.join()
-    assert found == [hashlib.sha256(bytes(range(100))).hexdigest()]
+    files = [("run.txt", tmp_path / "run.txt"), ("gone.txt", tmp_path / "gone.txt"),
+             ("empty.txt", tmp_path / "empty.txt")]  # fmt: skip
+    hashing = Hashing(files, background=False)
+    hashing._may_run.clear()  # (as `held` does where the thread is not at the lowest priority)
+    hashing._thread.start()  # the background thread waits before its first block
+    hashing._thread.join(timeout=0.2)
+    assert hashing._thread.is_alive() and hashing._found == []
+    found, _ = hashing.result()  # the calling thread hashes every block itself
+    assert [(f.path, f.sha256) for f in found] == [
+        ("run.txt", hashlib.sha256(bytes(range(100))).hexdigest()),
+        ("empty.txt", hashlib.sha256(b"").hexdigest()),
+    ]  # (a file gone is left out)
+    hashing._thread.join(timeout=5)
+    assert not hashing._thread.is_alive()  # it found the turn taken and stopped
 
 
-def test_each_run_is_read_with_the_hashing_held(
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own priority is Linux's")
+def test_the_background_thread_hashes_at_the_lowest_priority_and_is_never_held(
+    tmp_path: Path,
+) -> None:
+    from evidencedesk.results import _inputs as inputs
+
+    seen: list[int] = []
+    lowered = inputs._lowest_priority
+
+    def lowest() -> bool:
+        done = lowered()
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return done
+
+    project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(inputs, "_lowest_priority", lowest)
+        hashing = Hashing(_hashed_files(project, project.input_files(), ()))
+        hashing._thread.join()
+    assert seen == [19] and hashing._idle
+    with hashing.held():
+        assert hashing._may_run.is_set()  # idle CPU only: nothing to hold
+    assert [(f.path, f.sha256) for f in hashing.result()[0]] == list(_sha256s(project))
+
+
+def test_each_run_is_read_with_the_hashing_held_where_it_is_not_at_the_lowest_priority(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from evidencedesk.results import _inputs as inputs
 
+    monkeypatch.setattr(inputs, "_lowest_priority", lambda: False)  # (as off Linux)
     project = load_project(make_runs_only_project(tmp_path, questions=5, runs=2))
     hashing = Hashing(_hashed_files(project, project.input_files(), ()))
     events: list[str] = []
@@ -84,21 +121,31 @@ def test_each_run_is_read_with_the_hashing_held(
     )  # fmt: skip
     assert events == ["read, hashing may run: False", "check", "judge"] * 2
     assert hashing._may_run.is_set()
-    assert hashing.result() == _input_hashes(_hashed_files(project, project.input_files(), ()))
+    assert [(f.path, f.sha256) for f in hashing.result()[0]] == list(_sha256s(project))
 
 
+@pytest.mark.parametrize("background", [True, False])
 def test_a_hashing_error_is_raised_where_the_result_is_asked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, background: bool
 ) -> None:
     project = load_project(make_runs_only_project(tmp_path, questions=5, runs=1))
+    files = _hashed_files(project, project.input_files(), ())
+    real_open = Path.open
 
-    def broken(*args: object) -> None:
-        raise PermissionError(13, "Permission denied", "runs/base.run")
+    def refused(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self.name == "base.run":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
 
-    monkeypatch.setattr("evidencedesk.results._inputs._input_hashes", broken)
-    hashing = Hashing(_hashed_files(project, project.input_files(), ()))
-    with pytest.raises(PermissionError, match="Permission denied"):
-        hashing.result()
+    hashing = Hashing(files, background=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Path, "open", refused)
+        if background:  # the thread meets it and stops; the result raises it
+            hashing._thread.start()
+            hashing._thread.join()
+            assert isinstance(hashing._error, PermissionError)
+        with pytest.raises(PermissionError, match="Permission denied"):
+            hashing.result()
 
 
 @pytest.mark.parametrize("enabled", [True, False])

@@ -29,7 +29,9 @@ import bisect
 import dataclasses
 import difflib
 import hashlib
+import io
 import os
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -470,7 +472,7 @@ def judged_external_runs(
     ones), each read, checked (`check`: its coverage, or the error refusing it, before it is
     judged), judged and let go before the next is read: a run of 50 million lines takes ~2 GB as
     arrays, its judged lists (cut to `judged_depth`) a small part of that. Each read runs inside
-    `reading()` (the build holds its input hashing off meanwhile: the read uses every core)."""
+    `reading()` (the build's `Hashing.held`: the read uses every core)."""
     out: dict[str, JudgedRun] = {}
     for name, path in runs:
         with reading():
@@ -493,26 +495,7 @@ def judged_depth(metrics: Iterable[str], *cutoffs: int) -> int:
     return max([_SHOWN, *ks, *cutoffs])
 
 
-_HASH_BLOCK = 4 << 20  # bytes hashed between two looks at `may_run`
-
-
-def _sha256(path: Path, may_run: threading.Event | None = None) -> str:
-    """The file's sha256, read block by block (a 2 GB run is not held in memory to hash it);
-    before each block, waits while `may_run` is clear."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        # a buffer no larger than the file: zeroing 4 MB for each of 100,000 small documents
-        # cost more than reading them
-        size = os.fstat(handle.fileno()).st_size
-        block = bytearray(max(1, min(_HASH_BLOCK, size + 1)))
-        view = memoryview(block)
-        while True:
-            if may_run is not None:
-                may_run.wait()
-            got = handle.readinto(block)
-            if not got:
-                return digest.hexdigest()
-            digest.update(view[:got])
+_HASH_BLOCK = 4 << 20  # bytes hashed in one turn: a 2 GB run is never held in memory to hash it
 
 
 def _hashed_files(
@@ -525,27 +508,45 @@ def _hashed_files(
     return tuple(named)
 
 
-def _input_hashes(
-    files: Sequence[tuple[str, Path]], may_run: threading.Event | None = None
-) -> tuple[tuple[InputHash, ...], str]:
-    """The `_hashed_files` with their sha256, and one short hash over all of them (`may_run`:
-    hashing waits while it is clear)."""
-    found = tuple(InputHash(rel, _sha256(p, may_run)) for rel, p in files if p.is_file())
-    digest = hashlib.sha256("\n".join(f"{i.path} {i.sha256}" for i in found).encode()).hexdigest()
-    return found, digest[:16]
+def _lowest_priority() -> bool:
+    """Lower the calling thread's scheduling priority as far as it goes (nice 19), so that it
+    takes only CPU no other thread or process wants; True when it did. Only on Linux, where a
+    thread has a priority of its own (``setpriority`` on its native id); elsewhere that call
+    would name a process, and nothing is changed."""
+    if sys.platform != "linux":
+        return False
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except OSError:
+        return False
+    return True
 
 
 class Hashing:
-    """The input files' sha256 (`_input_hashes` of `_hashed_files`). `background`: computed in a
-    thread from the start of an evaluation (a runs-only project's: hashlib releases the GIL on
-    large blocks, so hashing gigabytes of runs overlaps judging them instead of following it);
-    else when `result()` first asks. Inside `held()` it waits (a run's read uses every core;
-    judging one uses one). `result()` waits for it and raises what hashing raised."""
+    """The input files' sha256 (of `_hashed_files`, in their order) and one short hash over all
+    of them, hashed block by block (`_HASH_BLOCK`), one block a turn, by whichever thread holds
+    the turn.
+
+    `background`: a thread hashes from the start of an evaluation (a runs-only project's:
+    hashlib releases the GIL on large blocks, so hashing gigabytes of runs overlaps reading and
+    judging them instead of following them). On Linux it runs at the lowest priority, taking
+    only CPU the evaluation leaves idle; elsewhere it waits inside `held()` (a run's read uses
+    every core). `result()` takes the turn for good and hashes what is left itself, so a
+    background thread that got little CPU (a busy machine) is never waited for beyond the
+    block it is hashing; it raises what hashing raised. Without `background`, `result()` hashes
+    every file."""
 
     def __init__(self, files: Sequence[tuple[str, Path]], background: bool = True) -> None:
+        self._files = tuple(files)
+        self._next = 0  # the next file to open
+        self._open: tuple[str, io.BufferedReader, Any] | None = None  # (name, file, digest)
+        self._found: list[InputHash] = []
+        self._buffer = bytearray(_HASH_BLOCK)
+        self._turn = threading.Lock()
+        self._taken = False  # `result()` holds the turn for good
+        self._idle = False  # the background thread runs at the lowest priority
         self._may_run = threading.Event()
         self._may_run.set()
-        self._files = files
         self._value: tuple[tuple[InputHash, ...], str] | None = None
         self._error: BaseException | None = None
         # a daemon: an interrupted build does not wait for the hashing to finish
@@ -553,15 +554,46 @@ class Hashing:
         if background:
             self._thread.start()
 
+    def _block(self) -> bool:
+        """Hash the next block (with the turn held); False once every file is hashed."""
+        while self._open is None:
+            if self._next == len(self._files):
+                return False
+            name, path = self._files[self._next]
+            self._next += 1
+            if path.is_file():
+                self._open = (name, path.open("rb"), hashlib.sha256())
+        name, handle, digest = self._open
+        got = handle.readinto(self._buffer)
+        if got:
+            digest.update(memoryview(self._buffer)[:got])
+            return True
+        handle.close()
+        self._found.append(InputHash(name, digest.hexdigest()))
+        self._open = None
+        return True
+
     def _run(self) -> None:
-        try:
-            self._value = _input_hashes(self._files, self._may_run)
-        except BaseException as exc:  # handed to result(), in the evaluating thread
-            self._error = exc
+        self._idle = _lowest_priority()
+        while True:
+            self._may_run.wait()
+            with self._turn:
+                if self._taken:
+                    return
+                try:
+                    if not self._block():
+                        return
+                except BaseException as exc:  # handed to result(), in the evaluating thread
+                    self._error = exc
+                    return
 
     @contextmanager
     def held(self) -> Iterator[None]:
-        """Hashing waits (after its current block) until the block ends, however it ends."""
+        """Hashing waits (after its current block) until the block ends, however it ends; not
+        at the lowest priority, where it takes only idle CPU anyway."""
+        if self._idle:
+            yield
+            return
         self._may_run.clear()
         try:
             yield
@@ -570,14 +602,21 @@ class Hashing:
 
     def result(self) -> tuple[tuple[InputHash, ...], str]:
         self._may_run.set()
-        if self._thread.ident is None and self._value is None and self._error is None:
-            # not started in the background: hashed now
-            self._run()
-        else:
-            self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._value is not None  # noqa: S101 - set whenever no error was raised
+        if self._value is None:
+            with self._turn:
+                self._taken = True
+                if self._error is None:
+                    while self._block():
+                        pass
+            if self._thread.ident is not None:
+                self._thread.join()
+            if self._error is not None:
+                raise self._error
+            found = tuple(self._found)
+            digest = hashlib.sha256(
+                "\n".join(f"{i.path} {i.sha256}" for i in found).encode()
+            ).hexdigest()
+            self._value = found, digest[:16]
         return self._value
 
 

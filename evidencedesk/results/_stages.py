@@ -698,7 +698,8 @@ def _gate_k(evaluating: Evaluating) -> int:
 def runs_benchmark(evaluating: Evaluating) -> RunsRead:
     """Every TREC run is a variant, judged at its full depth (or `Settings.max_depth`, as
     ``trec_eval -M``). A run is checked against the judgments before it is judged
-    (`coverage.check_coverage`); its input hashing waits while it is read."""
+    (`coverage.check_coverage`); the input hashing is held while it is read, unless it runs at
+    the lowest priority (`_inputs.Hashing.held`)."""
     inputs, settings, book = evaluating.inputs, evaluating.settings, evaluating.book
     labels = inputs.labels
     qrels = {lb.id: dict(lb.grades) for lb in labels}
