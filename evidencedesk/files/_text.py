@@ -55,16 +55,38 @@ def padded_fits(count: int, longest: int, file_size: int) -> bool:
     return count * 8 * -(-max(1, longest) // 8) <= padded_room(file_size)
 
 
-def too_long_problem(longest: int, count: int, file_size: int, what: str) -> str:
-    """The message for a document id too long for its file's `padded_room`: `count` ids of
-    `what` (e.g. "lines", "judgments")."""
-    limit = padded_room(file_size) // max(count, 1) // 8 * 8
-    return (
-        f"expected a document id of at most {limit:,} bytes, found one of {longest:,} bytes "
-        f"(the {count:,} {what} hold their ids padded to the longest, in at most "
-        f"{PADDED_FLOOR >> 30} GiB or {PADDED_TIMES} times the file's size); shorten the longest "
-        "ids, in the runs and the qrels alike"
-    )
+class LongestId:
+    """The longest document id a line-by-line reader met (in UTF-8 bytes) and its first line;
+    `check` refuses it there where the file's ids would not fit padded (`padded_fits`)."""
+
+    def __init__(self) -> None:
+        self.length = 0
+        self.line = 0
+
+    def see(self, value: str | bytes, line: int) -> None:
+        length = len(value.encode("utf-8") if isinstance(value, str) else value)
+        if length > self.length:
+            self.length, self.line = length, line
+
+    def check(
+        self, path: str | Path, count: int, what: str, error: type[InputError],
+        size: int | None = None,
+    ) -> None:  # fmt: skip
+        """Raise `error` at the longest id's line unless `count` ids of its length fit padded
+        (`what`: the file's kind of row, "lines", "judgments"; `size`: the file's, else its
+        size on disk)."""
+        size = Path(path).stat().st_size if size is None else size
+        if padded_fits(count, self.length, size):
+            return
+        limit = padded_room(size) // max(count, 1) // 8 * 8
+        raise error(
+            path,
+            f"expected a document id of at most {limit:,} bytes, found one of {self.length:,} "
+            f"bytes (the {count:,} {what} hold their ids padded to the longest, in at most "
+            f"{PADDED_FLOOR >> 30} GiB or {PADDED_TIMES} times the file's size); shorten the "
+            "longest ids, in the runs and the qrels alike",
+            self.line,
+        )
 
 
 # the first characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection;

@@ -40,11 +40,11 @@ from evidencedesk.errors import RunFileError
 from evidencedesk.files._text import (
     FORMULA_STARTS,
     MAX_LINE_BYTES,
+    LongestId,
     line_too_long,
     padded_fits,
     padded_room,
     shown,
-    too_long_problem,
 )
 from evidencedesk.files._trec_keys import (
     POOL,
@@ -793,12 +793,12 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
         raise Bad
     # the three separators added after the sum (a Python 3 would be an Arrow scalar: pandas)
     length = kernel("add", kernel("utf8_length", table["q"]), kernel("utf8_length", table["z"]))
-    length = kernel("add", kernel("add", length, kernel("binary_length", table["d"])),
+    doc_lengths = kernel("binary_length", table["d"])
+    length = kernel("add", kernel("add", length, doc_lengths),
                     kernel("binary_length", table["g"]))  # fmt: skip
     if kernel("max", length).as_py() + 3 > MAX_LINE_BYTES // 4:  # maybe over the limit: measure
         raise Bad
-    longest = kernel("max", kernel("binary_length", table["d"])).as_py()
-    if not padded_fits(table.num_rows, longest, size):
+    if not padded_fits(table.num_rows, kernel("max", doc_lengths).as_py(), size):
         raise Bad  # the line loop names the longest id's line
     grades = kernel("cast", table["g"], options=CastOptions.safe(pa.int64()))
     if kernel("min", grades).as_py() < low or kernel("max", grades).as_py() > high:
@@ -879,7 +879,7 @@ def slow_columns(path: str | Path) -> Columns:
     alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # query ids, document ids
     tag = b""
     start, number = 0, 0
-    longest, longest_line = 0, 0  # the longest document id and its first line
+    longest = LongestId()
     while start < len(raw):
         stop = raw.find(b"\n", start)
         stop = len(raw) if stop < 0 else stop
@@ -898,8 +898,7 @@ def slow_columns(path: str | Path) -> Columns:
             raise duplicate(path, parts[2], number)
         docs[parts[2]] = score
         tag = tag or parts[5]
-        if len(parts[2]) > longest:
-            longest, longest_line = len(parts[2]), number
+        longest.see(parts[2], number)
     if not seen:
         found = "an empty file" if not raw.strip() else "only blank and comment lines"
         raise RunFileError(path, f"expected lines {_RUN_FORM}, found {found}")
@@ -909,11 +908,9 @@ def slow_columns(path: str | Path) -> Columns:
         np.array([index[q] for q in seen], dtype=np.int64), [len(d) for d in seen.values()]
     )
     all_docs = [d for q in seen.values() for d in q]
-    if not padded_fits(len(all_docs), longest, size):
-        raise RunFileError(path, too_long_problem(longest, len(all_docs), size, "lines"),
-                           longest_line)  # fmt: skip
+    longest.check(path, len(all_docs), "lines", RunFileError, size)
     scores = np.array([s for q in seen.values() for s in q.values()], dtype=np.float64)
-    width = -(-longest // 8) * 8
+    width = -(-longest.length // 8) * 8
     return qids, codes, np.array(all_docs, dtype=f"S{width}"), scores, tag, None
 
 

@@ -20,12 +20,11 @@ import numpy as np
 from evidencedesk.errors import LabelsError, RunFileError
 from evidencedesk.files._text import (
     MAX_LINE_BYTES,
+    LongestId,
     check_input,
     line_too_long,
-    padded_fits,
     read_text,
     shown,
-    too_long_problem,
 )
 from evidencedesk.files._trec_arrays import (
     NUMBER,
@@ -159,7 +158,7 @@ def read_qrels(path: str | Path) -> Qrels:
         raise LabelsError(path, f"expected a readable file, found {exc.strerror or exc}") from None
     qrels: Qrels = {}
     alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # query ids, document ids
-    count, longest, longest_line = 0, 0, 0  # judgments; the longest document id, its line
+    count, longest = 0, LongestId()  # judgments, and the longest document id
     for number, line in enumerate(_LINE_END.split(_text(path, LabelsError)), start=1):
         if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_LINE_BYTES:
             raise LabelsError(path, line_too_long(len(line.encode("utf-8"))), number)
@@ -196,14 +195,10 @@ def read_qrels(path: str | Path) -> Qrels:
             )
         docs[doc] = value
         count += 1
-        if len(encoded := doc.encode("utf-8")) > longest:
-            longest, longest_line = len(encoded), number
+        longest.see(doc, number)
     if not qrels:
         raise LabelsError(path, "expected lines 'qid 0 docid grade', found an empty file")
-    size = Path(path).stat().st_size
-    if not padded_fits(count, longest, size):
-        raise LabelsError(path, too_long_problem(longest, count, size, "judgments"),
-                          longest_line)  # fmt: skip
+    longest.check(path, count, "judgments", LabelsError)
     return qrels
 
 

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.files._records import LineFiles, rows, text_lines
-from evidencedesk.files._text import padded_fits, too_long_problem
+from evidencedesk.files._text import LongestId
 from evidencedesk.files._trec_keys import (
     alike_earlier,
     alike_problem,
@@ -112,11 +112,10 @@ def _corpus_of(
     empty: list[tuple[str, int]] = []
     seen: dict[str, int] = {}
     alike: dict[str, tuple[str, int]] = {}
-    longest, longest_line = 0, 0  # the longest document id (bytes) and its line
+    longest = LongestId()
     for number, obj in rows:
         doc_id = _ident(obj, ("_id", "id"), path, number, DocumentError, "document")
-        if len(encoded := doc_id.encode("utf-8")) > longest:
-            longest, longest_line = len(encoded), number
+        longest.see(doc_id, number)
         if doc_id in seen:
             raise DocumentError(
                 path,
@@ -156,7 +155,7 @@ def _corpus_of(
         )
     if not chunks:
         raise DocumentError(path, "expected at least one document, found none")
-    _check_padded(path, len(chunks), longest, longest_line, "documents", DocumentError)
+    longest.check(path, len(chunks), "documents", DocumentError)
     if indexed and empty:
         doc_id, line = empty[0]
         raise DocumentError(
@@ -218,7 +217,7 @@ def read_beir_qrels(path: str | Path) -> Qrels:
     qrels: Qrels = {}
     first: dict[tuple[str, str], int] = {}
     alike: tuple[dict[str, tuple[str, int]], ...] = ({}, {})  # query ids, document ids
-    longest, longest_line = 0, 0  # the longest document id (bytes) and its line
+    longest = LongestId()
     for index, (number, raw) in enumerate(text_lines(path, LabelsError, "qrels file")):
         fields = raw.split("\t")
         if index == 0 and tuple(f.strip() for f in fields) == _QRELS_HEADER:
@@ -257,19 +256,9 @@ def read_beir_qrels(path: str | Path) -> Qrels:
             )
         first[qid, docid] = number
         qrels.setdefault(qid, {})[docid] = grade
-        if len(encoded := docid.encode("utf-8")) > longest:
-            longest, longest_line = len(encoded), number
-    _check_padded(path, len(first), longest, longest_line, "judgments", LabelsError)
+        longest.see(docid, number)
+    longest.check(path, len(first), "judgments", LabelsError)
     return qrels
-
-
-def _check_padded(
-    path: Path, count: int, longest: int, line: int, what: str, error: type[InputError]
-) -> None:
-    """Refuse, at its line, a document id too long for its file (`files._text.padded_fits`)."""
-    size = path.stat().st_size
-    if not padded_fits(count, longest, size):
-        raise error(path, too_long_problem(longest, count, size, what), line)
 
 
 def read_tags(path: str | Path) -> dict[str, tuple[str, ...]]:
