@@ -303,6 +303,24 @@ CASES: tuple[Case, ...] = (
         "--run hybrid: expected a run name other than the built-in variants",
         args=("--run", "hybrid={root}/runs/bm25-title.run"),
     ),
+    # a name the pages would show as another one: a newline or a tab draws as a space
+    Case(
+        "run-option-named-with-a-tab",
+        lambda root: None,
+        "runs/bm25-title.run",
+        None,
+        "expected a run name without control characters (a page shows it on one line), found "
+        "'new\\tline'",
+        args=("--run", "new\tline={root}/runs/bm25-title.run"),
+    ),
+    Case(
+        "candidate-named-with-a-newline",
+        replace("candidates.toml", 'name = "rerank overlap"', 'name = "rerank\\noverlap"'),
+        "candidates.toml",
+        6,
+        "expected a candidate name without control characters (a page shows it on one line), "
+        "found 'rerank\\noverlap'",
+    ),
     Case(
         "too-many-runs",
         replace(
@@ -651,3 +669,17 @@ def test_load_documents_refuses_a_folder_twice_and_an_empty_folder(tmp_path: Pat
     )
     with pytest.raises(DocumentError, match="expected each document folder once, found it twice"):
         _load_documents([DATA / "docs", DATA / "docs"])
+
+
+def test_a_run_file_whose_name_holds_a_newline_is_refused_by_its_name(tmp_path: Path) -> None:
+    toml = make_runs_only_project(tmp_path, questions=5, runs=2)
+    runs = toml.parent / "runs"
+    (runs / "better.run").rename(runs / "bet\nter.run")
+    status, _, stderr = build(toml.parent, tmp_path / "site")
+    assert status == 2 and "Traceback" not in stderr
+    # named where the project file gives the folder (validate says the same)
+    assert stderr == (
+        f"error: {toml}:11: [runs].dir: expected a run name without control characters (a page "
+        "shows it on one line), found 'bet\\nter'\n"
+    )
+    assert not (tmp_path / "site").exists()

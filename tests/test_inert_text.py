@@ -133,17 +133,23 @@ def _hostile_project(tmp_path: Path) -> Path:
     return project
 
 
-@pytest.mark.parametrize("command", ["validate", "benchmark"])
-def test_validate_and_benchmark_print_run_names_inert(
+@pytest.mark.parametrize("command", ["validate", "benchmark", "build"])
+def test_a_run_name_with_control_characters_is_refused_in_one_inert_line(
     tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # a page would draw its newline as a space: refused where the project is read, and the
+    # refusal names the file and the name with every control character escaped
     project = _hostile_project(tmp_path)
     before = tree_hash(project.parent)
-    assert evidencedesk_main([command, "--project", str(project)]) == 0
-    out = capsys.readouterr().out
-    assert "\x1b" not in out and "\x07" not in out
-    assert not [line for line in out.splitlines() if line.lstrip().startswith("::")]
-    assert "b\\x1b]0;pwned\\x07\\n::error::x" in out
+    out = ["--out", str(tmp_path / "site")] if command == "build" else []
+    assert evidencedesk_main([command, "--project", str(project), *out]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err
+    assert not [line for line in err.splitlines() if line.lstrip().startswith("::")]
+    assert err == (
+        f"error: {project}:11: [runs].dir: expected a run name without control characters (a "
+        "page shows it on one line), found 'b\\x1b]0;pwned\\x07\\n::error::x'\n"
+    )
     assert tree_hash(project.parent) == before
 
 

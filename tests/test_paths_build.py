@@ -31,7 +31,9 @@ from tests.test_bad_input import snapshot
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"
 
-CANDIDATE_NAMES = ["../evil", "a/b", "a-b", "/abs", "x\x00y", "L" * 300]
+# (a name holding a control character, such as a NUL, is refused where it is read:
+# tests/test_hostile_inputs.py)
+CANDIDATE_NAMES = ["../evil", "a/b", "a-b", "/abs", "x\\y", "L" * 300]
 QUESTION_IDS = {  # old id -> new id (none is critical, in answers.jsonl or in the gate notes)
     "sp01": "../../evil",
     "sp02": "a/b",

@@ -34,7 +34,13 @@ from pydantic import (
 from evidencedesk._metric_names import DEFAULT_RELEVANCE, METRIC_FORMS, canonical, read_metric
 from evidencedesk.chunking import _STRATEGIES
 from evidencedesk.errors import ConfigError, CutoffError, UnknownNameError
-from evidencedesk.files._text import DEFAULT_MAX_INPUT_MB, SEED_MAX, check_input, list_folder
+from evidencedesk.files._text import (
+    DEFAULT_MAX_INPUT_MB,
+    SEED_MAX,
+    check_input,
+    list_folder,
+    name_problem,
+)
 from evidencedesk.files._validation import (
     Loc,
     Source,
@@ -458,9 +464,13 @@ def _qrels_format(path: Path) -> Literal["trec", "beir"]:
 
 def _collect_runs(runs: RunsSection) -> tuple[tuple[str, Path], ...]:
     """The runs of ``dir`` then ``files``; a name given twice for the same file counts once."""
-    found = (_runs_in_folder(runs.dir, runs.ignore)[0] if runs.dir is not None else ()) + runs.files
+    in_folder = _runs_in_folder(runs.dir, runs.ignore)[0] if runs.dir is not None else ()
     seen: dict[str, Path] = {}
-    for name, path in found:
+    found = [("dir", run) for run in in_folder] + [("files", run) for run in runs.files]
+    for at, (name, path) in found:
+        problem = name_problem(name, "run name")
+        if problem is not None:  # (a file's name in the folder, or a name the table gives)
+            raise rule(("runs", at), problem)
         if name in seen and seen[name] != path:
             raise rule(
                 ("runs", "files"),

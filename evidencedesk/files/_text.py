@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeGuard
@@ -180,6 +181,18 @@ def shown(value: str) -> str:
     if len(value) <= SHOWN_CHARS:
         return repr(value)
     return f"{value[:SHOWN_CHARS]!r}… ({len(value)} characters)"
+
+
+def name_problem(name: str, what: str) -> str | None:
+    """What is wrong with a name the site shows (a run's, a candidate's: `what`) that holds a
+    control character, None when it holds none: a page draws a newline or a tab as a space, so
+    the name would read as another one ("new\nline" as "new line")."""
+    if not any(unicodedata.category(c) == "Cc" for c in name):
+        return None
+    return (
+        f"expected a {what} without control characters (a page shows it on one line), found "
+        f"{shown(name)}"
+    )
 
 
 # Structured inputs (JSON, TOML: `evidencedesk.files._structured`). No input of evidencedesk nests

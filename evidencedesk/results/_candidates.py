@@ -28,6 +28,7 @@ from evidencedesk.files._records import (
     note_slug,
     read_note,
 )
+from evidencedesk.files._text import name_problem
 from evidencedesk.files._validation import Loc, Source, Style, found_toml, invalid, rule
 from evidencedesk.retrieval.evalreport import Config
 
@@ -95,6 +96,9 @@ class _Entry(BaseModel):
     def _not_blank(cls, name: str) -> str:
         if not name.strip():
             raise invalid(f"expected a non-empty string, found {found_toml(name)}")
+        problem = name_problem(name, "candidate name")
+        if problem is not None:
+            raise invalid(problem)
         return name
 
 

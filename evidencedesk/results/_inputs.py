@@ -71,6 +71,7 @@ from evidencedesk.files._text import (
     DEFAULT_MAX_INPUT_MB,
     check_input,
     list_folder,
+    name_problem,
     set_max_input_mb,
 )
 from evidencedesk.files.trec import TrecRun, read_qrels, read_run
@@ -395,6 +396,9 @@ def _check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collect
 
     A run called ``hybrid`` would give the site two ``hybrid`` rows and two equal HTML ids.
     """
+    problem = name_problem(name, "run name")
+    if problem is not None:
+        raise ConfigError(path, f"{source}{problem}")
     if name in builtin:
         raise ConfigError(
             path,
