@@ -126,6 +126,20 @@ def test_queries_tsv(tmp_path: Path) -> None:
             "expected 'tags' to be a list of non-empty strings",
         ),  # fmt: skip
         ("{oops\n", 1, "expected a JSON object, found invalid JSON"),
+        # the per-question CSV separates a question's tags by spaces: one tag, one word
+        (
+            '{"_id": "q1", "text": "a", "tags": ["ok"]}\n'
+            '{"_id": "q2", "text": "b", "tags": ["ok", "two words"]}\n',
+            2,
+            "expected tags without spaces or control characters (e.g. 'long_tail'), found "
+            "'two words'",
+        ),  # fmt: skip
+        (
+            '{"_id": "q1", "text": "a", "tags": ["line\\nbreak"]}\n',
+            1,
+            "expected tags without spaces or control characters (e.g. 'long_tail'), found "
+            "'line\\nbreak'",
+        ),  # fmt: skip
     ],
 )
 def test_query_errors(tmp_path: Path, text: str, line: int, message: str) -> None:
@@ -143,6 +157,15 @@ def test_tags_files(tmp_path: Path) -> None:
     _write(tsv, "q1\ta\nq1\tb\n")
     with pytest.raises(LabelsError, match=r"tags.tsv:2: expected one tags line per query"):
         read_tags(tsv)
+    for path, text in ((tsv, "q1\tshort, long tail\n"),
+                       (jsonl, '{"id": "q1", "tags": ["short", "long tail"]}\n')):  # fmt: skip
+        _write(path, text)
+        with pytest.raises(LabelsError) as caught:
+            read_tags(path)
+        assert str(caught.value) == (
+            f"{path}:1: expected tags without spaces or control characters (e.g. 'long_tail'), "
+            "found 'long tail'"
+        )
 
 
 # -- qrels ------------------------------------------------------------------------------------

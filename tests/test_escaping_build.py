@@ -61,6 +61,9 @@ PLACES = {
     19: "external run file name",
     20: "--run NAME",
 }
+# a tag holds no space (the per-question CSV separates a question's tags by spaces): the same
+# markup without one
+TAG_PROBE = '<script>alert(14)</script>"><img/src=x/onerror=alert(14)>'
 RUN_TAG = 'x"><script>alert(18)</script>'
 RUN_FILE = '"><img src=x onerror=alert(19)>.run'
 RUN_OPTION_NAME = "<script>alert(20)</script>"
@@ -79,7 +82,7 @@ def plant_probes(root: Path) -> None:
     sub(warranty, "brake pads and bar tape.", f"brake pads and bar tape. {probe(12)}")
     labels = root / "labels.jsonl"
     sub(labels, "Will you replace them for free?", "Will you replace them for free? " + probe(13).replace('"', '\\"'))  # fmt: skip
-    sub(labels, '"tags": ["paraphrase"]', '"tags": ["paraphrase", "' + probe(14).replace('"', '\\"') + '"]')  # fmt: skip
+    sub(labels, '"tags": ["paraphrase"]', '"tags": ["paraphrase", "' + TAG_PROBE.replace('"', '\\"') + '"]')  # fmt: skip
     toml_safe = probe(15).replace('"', '\\"')
     candidates = root / "candidates.toml"
     sub(candidates, 'name = "rerank overlap"', f'name = "rerank overlap {toml_safe}"')

@@ -314,6 +314,17 @@ CASES: tuple[Case, ...] = (
         args=("--run", "new\tline={root}/runs/bm25-title.run"),
     ),
     Case(
+        "labels-tag-of-two-words",
+        replace(
+            "labels.jsonl",
+            '"tags": ["exact_term", "structured"]',
+            '"tags": ["exact term", "structured"]',
+        ),
+        "labels.jsonl",
+        3,
+        "expected tags without spaces or control characters (e.g. 'long_tail'), found 'exact term'",
+    ),  # fmt: skip
+    Case(
         "candidate-named-with-a-newline",
         replace("candidates.toml", 'name = "rerank overlap"', 'name = "rerank\\noverlap"'),
         "candidates.toml",

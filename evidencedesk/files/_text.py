@@ -183,6 +183,17 @@ def shown(value: str) -> str:
     return f"{value[:SHOWN_CHARS]!r}… ({len(value)} characters)"
 
 
+def tag_problem(tag: str) -> str | None:
+    """What is wrong with a question's tag that holds white space or a control character, None
+    when it holds neither: the per-question CSV lists a question's tags separated by spaces
+    (``two words`` would read back as two tags), and a page shows a tag on one line."""
+    if not any(c.isspace() or unicodedata.category(c) == "Cc" for c in tag):
+        return None
+    return (
+        f"expected tags without spaces or control characters (e.g. 'long_tail'), found {shown(tag)}"
+    )
+
+
 def name_problem(name: str, what: str) -> str | None:
     """What is wrong with a name the site shows (a run's, a candidate's: `what`) that holds a
     control character, None when it holds none: a page draws a newline or a tab as a space, so

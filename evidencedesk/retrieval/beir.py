@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.files._records import LineFiles, rows, text_lines
-from evidencedesk.files._text import LongestId
+from evidencedesk.files._text import LongestId, tag_problem
 from evidencedesk.files._trec_keys import (
     alike_earlier,
     alike_problem,
@@ -91,7 +91,18 @@ def _ident(
 def _tags(value: object, path: Path, n: int, err: type[InputError]) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(t, str) and t.strip() for t in value):
         raise err(path, f"expected 'tags' to be a list of non-empty strings, found {value!r}", n)
-    return tuple(dict.fromkeys(t.strip() for t in value))
+    return _checked_tags([t.strip() for t in value], path, n, err)
+
+
+def _checked_tags(
+    tags: Sequence[str], path: Path, n: int, err: type[InputError]
+) -> tuple[str, ...]:
+    """`tags` once each, in order; the first that `files._text.tag_problem` refuses, refused."""
+    for tag in tags:
+        problem = tag_problem(tag)
+        if problem is not None:
+            raise err(path, problem, n)
+    return tuple(dict.fromkeys(tags))
 
 
 def read_beir_corpus(path: str | Path) -> Catalog:
@@ -280,7 +291,9 @@ def _tags_of(
                 raise LabelsError(
                     path, f"expected 'query id<TAB>tag,tag', found {raw[:60]!r}", number
                 )
-            qid, found = qid.strip(), tuple(t.strip() for t in rest.split(",") if t.strip())
+            found = _checked_tags([t.strip() for t in rest.split(",") if t.strip()], path,
+                                  number, LabelsError)  # fmt: skip
+            qid = qid.strip()
         else:
             qid = _ident(raw, ("_id", "id", "query-id"), path, number, LabelsError)
             found = _tags(raw.get("tags"), path, number, LabelsError)
