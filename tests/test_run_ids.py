@@ -321,7 +321,8 @@ def test_an_id_is_refused_for_every_white_space_and_control_character_alone(
 ) -> None:
     # printable ids skip the character scan: the characters a printable test lets through
     # (the ASCII space) and those it stops that are still allowed (format characters) are here
-    from evidencedesk.files._trec_keys import has_space, id_problem
+    from evidencedesk.files._text import has_space
+    from evidencedesk.files._trec_keys import id_problem
 
     value = f"d{inner}1"
     expected = (f"expected a document id without white space or control characters, found "

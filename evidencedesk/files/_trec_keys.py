@@ -29,7 +29,7 @@ except ImportError:
 
 from evidencedesk._inert import look_alike, visible
 from evidencedesk.errors import PackageLoadError
-from evidencedesk.files._text import FORMULA_STARTS
+from evidencedesk.files._text import FORMULA_STARTS, has_control, has_space
 
 try:
     import pyarrow as pa
@@ -76,7 +76,6 @@ __all__ = [
     "fixed_width",
     "has_alike",
     "has_duplicates",
-    "has_space",
     "id_problem",
     "line_keys",
     "offsets_of",
@@ -101,22 +100,10 @@ def id_problem(value: str, kind: str) -> str | None:
     if value.startswith(FORMULA_STARTS):
         return (f"expected a {kind} id not starting with '=', '+', '-' or '@' (a spreadsheet "
                 f"would run it as a formula), found {value!r}")  # fmt: skip
-    # printable text holds no control character (`has_space`): the scan only for the rest
-    if has_space(value) or (
-        not value.isprintable() and any(unicodedata.category(c) == "Cc" for c in value)
-    ):
+    if has_space(value) or has_control(value):
         return (f"expected a {kind} id without white space or control characters, found "
                 f"{value!r}")  # fmt: skip
     return None
-
-
-def has_space(value: str) -> bool:
-    """Whether `value` holds white space (`str.isspace`). Printable text holds none but the
-    ASCII space, so only the rest is scanned a character at a time (50,000 query ids scanned
-    that way took a tenth of a second)."""
-    if value.isprintable():
-        return " " in value
-    return any(c.isspace() for c in value)
 
 
 def alike_earlier(

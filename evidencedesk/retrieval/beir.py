@@ -19,13 +19,8 @@ from typing import Any, NamedTuple
 from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.files._records import LineFiles, rows, text_lines
-from evidencedesk.files._text import LongestId, tag_problem
-from evidencedesk.files._trec_keys import (
-    alike_earlier,
-    alike_problem,
-    has_space,
-    id_problem,
-)
+from evidencedesk.files._text import LongestId, has_space, tags_problem
+from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.files.trec import _GRADES, Qrels
 from evidencedesk.retrieval.catalog import Catalog, _catalog_of
 from evidencedesk.retrieval.labels import Label, QuestionCounts, _labels_of, _question_counts
@@ -97,11 +92,10 @@ def _tags(value: object, path: Path, n: int, err: type[InputError]) -> tuple[str
 def _checked_tags(
     tags: Sequence[str], path: Path, n: int, err: type[InputError]
 ) -> tuple[str, ...]:
-    """`tags` once each, in order; the first that `files._text.tag_problem` refuses, refused."""
-    for tag in tags:
-        problem = tag_problem(tag)
-        if problem is not None:
-            raise err(path, problem, n)
+    """`tags` once each, in order; refused as `files._text.tags_problem` says."""
+    problem = tags_problem(tags)
+    if problem is not None:
+        raise err(path, problem, n)
     return tuple(dict.fromkeys(tags))
 
 

@@ -12,7 +12,7 @@ from evidencedesk._metric_names import DEFAULT_RELEVANCE
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import LabelsError
 from evidencedesk.files._records import rows
-from evidencedesk.files._text import tag_problem
+from evidencedesk.files._text import tags_problem
 from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
 from evidencedesk.paths import _LABELS
 
@@ -128,7 +128,7 @@ def _parse_line(obj: dict[str, Any], path: Path | str, number: int, max_grade: i
         number,
         f"expected 'tags' to be a list of strings, found {tags!r}",
     )
-    problem = next(filter(None, map(tag_problem, tags)), None)
+    problem = tags_problem(tags)
     _expect(problem is None, path, number, str(problem))
     _expect(
         isinstance(grades, dict),
