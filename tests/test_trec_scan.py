@@ -302,3 +302,48 @@ def test_without_a_working_compiler_the_install_says_why_and_builds_no_library(
     problem = compile_scan(source, tmp_path / trec_scan._NAME)
     assert problem is not None and "No such file or directory" in problem
     assert not (tmp_path / trec_scan._NAME).exists()
+
+
+JUDGED_KEY = 0xABCDE12345678901  # the judged (query, document) key of the cases below
+
+
+@needs_scan
+@pytest.mark.parametrize(
+    ("key", "passes"),
+    [
+        (JUDGED_KEY, True),
+        (0xABCDE12345000000, False),  # its top 23 bits, other low 24 bits
+        (0x1111110000678901, False),  # its low 24 bits, other top bits
+        (0xABCDE1FFFF678901, True),  # both, other bits between: passed, the caller confirms
+        (0, False),
+    ],
+)
+def test_a_key_is_a_judged_candidate_when_both_bitmaps_hold_its_bits(
+    key: int, passes: bool
+) -> None:
+    keys = np.array([7, key], dtype=np.uint64)
+    found = trec_scan.judged_candidates(keys, np.array([JUDGED_KEY], dtype=np.uint64))
+    assert found is not None and found.tolist() == ([1] if passes else [])
+
+
+@needs_scan
+def test_judged_candidates_are_every_judged_line_ascending_across_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from evidencedesk.retrieval.trec_judge import _bitmap_candidates
+
+    monkeypatch.setattr(trec_scan, "_STEP", 1000)  # 20 calls, each writing from the room's start
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 2**63, 20_000, dtype=np.int64).view(np.uint64) * np.uint64(2)
+    judged = np.concatenate([keys[rng.choice(keys.size, 300, replace=False)],
+                             rng.integers(0, 2**63, 3000, dtype=np.int64).view(np.uint64)])  # fmt: skip
+    found = trec_scan.judged_candidates(keys, judged)
+    assert found is not None
+    truly = np.flatnonzero(np.isin(keys, judged))
+    assert truly.size == 300
+    assert np.all(np.diff(found) > 0) and np.isin(truly, found).all()
+    assert found.size < 320  # a few passed that the caller's confirmation drops
+    by_numpy = _bitmap_candidates(keys, judged)  # the reader without the library, alike
+    assert np.isin(truly, by_numpy).all() and np.all(np.diff(by_numpy) > 0)
+    monkeypatch.setattr(trec_scan, "_LIBRARY", None)
+    assert trec_scan.judged_candidates(keys, judged) is None

@@ -186,3 +186,37 @@ long evidencedesk_scan_run(const uint8_t *data, long size, int delimiter, long w
     found[2] = widest_query;
     return wider ? EVIDENCEDESK_SCAN_WIDER : lines;
 }
+
+/* Sets, for each of the `n` judged keys at `judged`, its bit in `high` (by its top `high_bits`
+ * bits) and in `low` (by its low `low_bits` bits): the bitmaps evidencedesk_judged_candidates
+ * reads, zeroed by the caller (bits least significant first in each byte). */
+void evidencedesk_judged_bitmaps(const uint64_t *judged, long n, uint8_t *high, int high_bits,
+                                 uint8_t *low, int low_bits) {
+    const uint64_t low_mask = (1ULL << low_bits) - 1;
+    const int shift = 64 - high_bits;
+    for (long at = 0; at < n; at++) {
+        const uint64_t top = judged[at] >> shift, bottom = judged[at] & low_mask;
+        high[top >> 3] |= (uint8_t)(1u << (top & 7));
+        low[bottom >> 3] |= (uint8_t)(1u << (bottom & 7));
+    }
+}
+
+/* The indices (plus `first`) of the `n` run-line keys at `keys` whose key may be a judged one,
+ * written to `out` (room for `n`); returns how many. A key passes when two bitmaps of the judged
+ * keys hold its bit: `high`, indexed by its top `high_bits` bits, and `low`, by its low
+ * `low_bits` bits (evidencedesk_judged_bitmaps). The first bitmap is 1 MB, in a
+ * core's cache, for every line; the second is read only for the few lines the first passes. */
+long evidencedesk_judged_candidates(const uint64_t *keys, long n, long first,
+                                    const uint8_t *high, int high_bits, const uint8_t *low,
+                                    int low_bits, int64_t *out) {
+    const uint64_t low_mask = (1ULL << low_bits) - 1;
+    const int shift = 64 - high_bits;
+    long found = 0;
+    for (long at = 0; at < n; at++) {
+        const uint64_t key = keys[at], top = key >> shift, bottom = key & low_mask;
+        if (((high[top >> 3] >> (top & 7)) & 1) && ((low[bottom >> 3] >> (bottom & 7)) & 1)) {
+            out[found++] = first + at;
+        }
+    }
+    return found;
+}

@@ -52,6 +52,14 @@ def _load(folder: Path) -> ctypes.CDLL | None:
         pointer, size, ctypes.c_int, size, size, pointer, pointer, pointer, size, pointer,
         pointer, pointer,
     ]  # fmt: skip
+    library.evidencedesk_judged_bitmaps.restype = None
+    library.evidencedesk_judged_bitmaps.argtypes = [
+        pointer, size, pointer, ctypes.c_int, pointer, ctypes.c_int,
+    ]  # fmt: skip
+    library.evidencedesk_judged_candidates.restype = size
+    library.evidencedesk_judged_candidates.argtypes = [
+        pointer, size, size, pointer, ctypes.c_int, pointer, ctypes.c_int, pointer,
+    ]  # fmt: skip
     return library
 
 
@@ -123,3 +131,33 @@ def scan(window: memoryview, delimiter: int, width: int, longest_line: int) -> S
         scores=scores[:lines],
         widest_query=widest_query,
     )
+
+
+# the judged keys' bitmaps (`judged_candidates`): 2^23 bits (1 MB, in a core's cache: read for
+# every line) by a key's top bits, 2^24 bits by its low bits (read for the few the first passes)
+_HIGH_BITS, _LOW_BITS = 23, 24
+_STEP = 1 << 18  # lines a call: the room for their indices (2 MB) is used again by the next
+
+
+def judged_candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray | None:
+    """The indices of `keys` (uint64) that may be among `judged`, ascending: every one that is,
+    and some that are not (the caller confirms them); None without the library. Ten million
+    run lines against 300,000 judgments in 0.05 s, where numpy's passes over the same bitmaps
+    as bytes took 0.15 s (their random reads miss the caches)."""
+    if _LIBRARY is None:
+        return None
+    high = np.zeros(1 << (_HIGH_BITS - 3), dtype=np.uint8)
+    low = np.zeros(1 << (_LOW_BITS - 3), dtype=np.uint8)
+    judged = np.ascontiguousarray(judged, dtype=np.uint64)
+    _LIBRARY.evidencedesk_judged_bitmaps(judged.ctypes.data, judged.size, high.ctypes.data,
+                                         _HIGH_BITS, low.ctypes.data, _LOW_BITS)  # fmt: skip
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    room = np.empty(min(keys.size, _STEP), dtype=np.int64)
+    found = [np.zeros(0, dtype=np.int64)]
+    for at in range(0, keys.size, _STEP):
+        n = _LIBRARY.evidencedesk_judged_candidates(
+            keys.ctypes.data + 8 * at, min(_STEP, keys.size - at), at, high.ctypes.data,
+            _HIGH_BITS, low.ctypes.data, _LOW_BITS, room.ctypes.data,
+        )  # fmt: skip
+        found.append(room[:n].copy())
+    return np.concatenate(found)

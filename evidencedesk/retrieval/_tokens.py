@@ -7,6 +7,7 @@ such as ``RD2-24`` are one token and match exactly. Text is case-folded.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import unicodedata
@@ -29,12 +30,15 @@ def _mark_ranges() -> str:
     )
 
 
-_WORD = rf"[^\W_][\w{_mark_ranges()}]*"
-# a token: words joined by `-` or `.` stay one ("rd2-24", "v1.2")
-_TOKEN = re.compile(rf"{_WORD}(?:[-.]{_WORD})*")
-_WORD_RE = re.compile(
-    _WORD
-)  # one word: a letter or digit, then letters, digits and combining marks
+@functools.cache
+def _token_pattern() -> re.Pattern[str]:
+    """A token: a word (a letter or digit, then letters, digits and combining marks), and words
+    joined by `-` or `.` stay one ("rd2-24", "v1.2"). Made when first used: listing the marks
+    takes 30 ms, which a build that tokenizes nothing (a runs-only project) need not spend."""
+    word = rf"[^\W_][\w{_mark_ranges()}]*"
+    return re.compile(rf"{word}(?:[-.]{word})*")
+
+
 NUMBER = re.compile(r"\d+(?:[.,]\d+)?")  # a number, with one decimal point or comma
 # a token that is an identifier (a part or batch code): letters and digits mixed
 _IDENTIFIER = re.compile(
@@ -58,9 +62,8 @@ def _tokens_cached(text: str) -> tuple[str, ...]:
     if found is None:
         if len(kept) >= _KEEP:
             kept.clear()  # a crude bound on memory; tokens do not depend on it
-        found = kept[text] = tuple(
-            sys.intern(t) for t in _TOKEN.findall(unicodedata.normalize("NFC", text).casefold())
-        )
+        words = _token_pattern().findall(unicodedata.normalize("NFC", text).casefold())
+        found = kept[text] = tuple(sys.intern(t) for t in words)
     return found
 
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from evidencedesk._metric_names import DEFAULT_RELEVANCE
 from evidencedesk.files._trec_keys import decoded_ids, doc_hashes, fixed_width_of, query_salts
+from evidencedesk.files._trec_scan import judged_candidates
 from evidencedesk.retrieval._memos import recent
 from evidencedesk.retrieval._metric_engine import Heads, JudgedLists, Lines, spans
 from evidencedesk.retrieval.metrics import Judged
@@ -76,7 +77,14 @@ class _Arrays:
 
 
 def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
-    """The lines whose (query, doc) key may be a judged one: two bitmaps of the judged keys' top
+    """The lines whose (query, doc) key may be a judged one: through the compiled scan's
+    library where it is built (`judged_candidates`), else `_bitmap_candidates`."""
+    compiled = judged_candidates(keys, judged)
+    return compiled if compiled is not None else _bitmap_candidates(keys, judged)
+
+
+def _bitmap_candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """The lines whose (query, doc) key may be a judged one, through numpy: two bitmaps of the judged keys' top
     bits, a 1 MB one (it stays in a core's cache) over every line, a 16 MB one over its picks,
     and a third of their low 24 bits over what is left. The third keeps the candidates few when
     the judgments fill the first two: 600,000 judgments (50,000 questions) set half of the 1 MB
