@@ -66,7 +66,9 @@ def test_freed_memory_is_trimmed_with_no_pad(answer: int, released: bool) -> Non
     assert libc.calls == [(0, 0)]
 
 
-def test_each_stage_starts_by_giving_freed_memory_back(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_stage_and_each_run_let_go_give_freed_memory_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     events: list[str] = []
 
     class Progress:
@@ -81,7 +83,8 @@ def test_each_stage_starts_by_giving_freed_memory_back(monkeypatch: pytest.Monke
     progress("load inputs")
     progress.step(3)  # type: ignore[attr-defined]
     progress("evaluate")
-    assert events == ["release", "load inputs", "step 3", "release", "evaluate"]
+    progress.let_go()  # type: ignore[attr-defined]
+    assert events == ["release", "load inputs", "step 3", "release", "evaluate", "release"]
 
 
 def test_the_library_never_tunes_the_process() -> None:

@@ -124,6 +124,38 @@ def test_each_run_is_read_with_the_hashing_held_where_it_is_not_at_the_lowest_pr
     assert [(f.path, f.sha256) for f in hashing.result()[0]] == list(_sha256s(project))
 
 
+def test_each_run_is_let_go_before_the_next_is_read(tmp_path: Path) -> None:
+    import weakref
+
+    from evidencedesk.results._evaluate import evaluate
+
+    project = load_project(make_runs_only_project(tmp_path, questions=5, runs=3))
+    events: list[str] = []
+    read: list[weakref.ref[object]] = []
+
+    class Progress:  # a `LetsGo`, as the command line's --tune trim is
+        def __call__(self, stage: str) -> None:
+            events.append(stage)
+
+        def let_go(self) -> None:
+            events.append(f"let go, runs alive: {sum(r() is not None for r in read)}")
+
+    with pytest.MonkeyPatch.context() as patch:
+        from evidencedesk.results import _inputs as inputs
+
+        real_read = inputs.read_run
+
+        def reading(path: Path) -> object:
+            run = real_read(path)
+            read.append(weakref.ref(run))
+            return run
+
+        patch.setattr(inputs, "read_run", reading)
+        evaluate(project, 0, (), Progress())
+    assert len(read) == 3
+    assert [e for e in events if e.startswith("let go")] == ["let go, runs alive: 0"] * 3
+
+
 @pytest.mark.parametrize("background", [True, False])
 def test_a_hashing_error_is_raised_where_the_result_is_asked(
     tmp_path: Path, background: bool

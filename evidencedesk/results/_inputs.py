@@ -471,12 +471,14 @@ def judged_external_runs(
     judge: Callable[[TrecRun], tuple[Sequence[Judged], Sequence[Judged] | None]],
     check: Callable[[TrecRun, Path], Coverage],
     reading: Callable[[], AbstractContextManager[object]] = nullcontext,
+    let_go: Callable[[], None] | None = None,
 ) -> dict[str, JudgedRun]:
     """name -> `JudgedRun` of `runs` (`ProjectInputs.runs`: the project's and the ``--run``
     ones), each read, checked (`check`: its coverage, or the error refusing it, before it is
     judged), judged and let go before the next is read: a run of 50 million lines takes ~2 GB as
     arrays, its judged lists (cut to `judged_depth`) a small part of that. Each read runs inside
-    `reading()` (the build's `Hashing.held`: the read uses every core)."""
+    `reading()` (the build's `Hashing.held`: the read uses every core); `let_go()` is called
+    once each run is dropped (`_stages.LetsGo`)."""
     out: dict[str, JudgedRun] = {}
     for name, path in runs:
         with reading():
@@ -487,6 +489,8 @@ def judged_external_runs(
                               None if condensed is None else _frozen(condensed, now=False),
                               found)  # fmt: skip
         del trec
+        if let_go is not None:
+            let_go()
     return out
 
 

@@ -133,6 +133,18 @@ class Steps(Protocol):
     def step(self, done: int, total: int, what: str = JUDGED) -> None: ...
 
 
+@runtime_checkable
+class LetsGo(Protocol):
+    """A `Progress` told when the build has let a large input go (a run read, judged and
+    dropped before the next is read): the command line's `--tune trim` gives the freed memory
+    back to the system then (`cli._process.trimming`), so that the runs' heap holes do not add
+    up; the library itself never does."""
+
+    def __call__(self, stage: str) -> None: ...
+
+    def let_go(self) -> None: ...
+
+
 class Tally:
     """`what` of one stage done, out of `total`, reported to `progress` if it counts."""
 
@@ -726,7 +738,9 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
         unjudged[str(path)] = (path, found, unjudged_top(trec, qrels, settings.judged_k))
         return found
 
-    read = judged_external_runs(inputs.runs, judge_run, check, inputs.hashes.held)
+    progress = evaluating.progress
+    let_go = progress.let_go if isinstance(progress, LetsGo) else None
+    read = judged_external_runs(inputs.runs, judge_run, check, inputs.hashes.held, let_go)
     if corpus is None:
         check_judged_shares(unjudged, qrels, min_coverage=settings.min_coverage)
     # no list's ids here: the evaluation's end puts them on the lists the pages show (`_trim`),
