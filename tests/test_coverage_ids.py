@@ -52,6 +52,36 @@ def test_a_build_reads_the_judgments_ids_once_for_every_run() -> None:
     assert first.queries == frozenset({"q1", "q2"})  # q3 grades nothing
 
 
+def test_both_checks_of_a_run_look_its_top_ids_up_once_a_build_and_hold_it_weakly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+    import weakref
+
+    searched: list[int] = []
+    real = _coverage._among
+
+    def counting(hashes: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        searched.append(hashes.size)
+        return real(hashes, known)
+
+    monkeypatch.setattr(_coverage, "_among", counting)
+    run = TrecRun.from_dict({"q1": {"d9": 3.0, "d2": 2.0, "d8": 1.0}, "q2": {"d1": 1.0}})
+    with build_memos():
+        assert coverage(run, QRELS, 3).judged_anywhere == 2  # d2, d1
+        assert unjudged_top(run, QRELS, 3) == ["d9", "d8"]
+        assert searched == [4]  # the 4 top ids, once for both
+        assert unjudged_top(run, QRELS, 1) == ["d9"]  # another k: its own look-up
+        assert unjudged_top(RUN, QRELS, 3) == ["d9", "d8", "d7"]  # another run: its own
+        assert searched == [4, 2, 6]
+        gone = weakref.ref(run)
+        del run
+        gc.collect()
+        assert gone() is None  # the memo does not keep the run alive
+    assert unjudged_top(RUN, QRELS, 3) == ["d9", "d8", "d7"]  # outside a build: afresh
+    assert searched == [4, 2, 6, 6]
+
+
 def test_an_id_judged_for_two_queries_is_one_judged_id() -> None:
     judged = _coverage._judged({"q1": {"d1": 2, "d2": 0}, "q2": {"d1": 1}}, ["d1", "d7"])
     assert sorted(judged.ids.tolist()) == [b"d1", b"d2", b"d7"]  # and the ids a labels file covers

@@ -287,9 +287,9 @@ def test_a_runs_values_are_made_once_a_build(
 def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bootstrap's draws (up to 768 MB), the token memos, the pure scorers' scores and the
     toy embedder's buckets, the metric engine's judged-lines conversions and a judge's lists'
-    metric values, and the judged ids the judge and the run checks share are the build's, not
-    the process's: held by the one `Memos` the evaluation opens, and dropped once `evaluate`
-    returns, or fails."""
+    metric values, the judged ids the judge and the run checks share, and each run's top ids as
+    both checks look them up are the build's, not the process's: held by the one `Memos` the
+    evaluation opens, and dropped once `evaluate` returns, or fails."""
     from evidencedesk.results._evaluate import evaluate
     from evidencedesk.retrieval import _memos as memos
 
@@ -307,7 +307,7 @@ def test_an_evaluation_s_memos_end_with_it(tmp_path: Path, monkeypatch: pytest.M
     assert len(opened) == 1  # one object holds every memo of the build
     assert tables == {"draws", "feature buckets", "judged id arrays", "judged ids",
                       "judged lines", "metric values", "pair scores", "pair scores by pair",
-                      "token counts", "tokens", "word sets"}  # fmt: skip
+                      "token counts", "tokens", "top judged ids", "word sets"}  # fmt: skip
     assert [m.names() for m in opened.values()] == [()]  # dropped when the build ended
     assert memos._SCOPE.get() is None
     assert stats.draws(40, 0, 100) is not stats.draws(40, 0, 100)  # outside a build: no memo

@@ -17,6 +17,7 @@ import itertools
 import math
 import os
 import statistics
+import weakref
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -183,11 +184,37 @@ def coverage(
     the ids the judgments cover whether or not they name them (a labels file grades every
     chunk of the catalog, a missing grade is 0)."""
     shared = _judged(judgments, complete)
-    judged = shared.queries
-    answered = [i for i, q in enumerate(run.qids) if q in judged]
-    lines = _top_lines(run, answered, k)
-    anywhere = int(_among(doc_hashes(run.docs[lines]), shared.known)[1].sum())
-    return Coverage(len(judged), len(answered), len(run.qids), k, int(lines.size), anywhere)
+    top = _top_judged(run, shared, k)
+    return Coverage(len(shared.queries), top.answered, len(run.qids), k, int(top.docs.size),
+                    int(top.same.sum()))  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class _TopJudged:
+    """A run's top k ids (of the judged queries it answers), in run order, each looked up by its
+    hash among the judged ids (`_among`): once a build for both checks of the run (`coverage`,
+    `unjudged_top`), which looked up the same 100,000 ids of a 10,000-question run twice. The
+    build's memo holds the run only weakly, so the run is still let go after it is judged."""
+
+    run: weakref.ref[TrecRun]
+    judged: _Judged
+    k: int
+    answered: int  # the run's queries that the judgments grade
+    docs: np.ndarray
+    at: np.ndarray
+    same: np.ndarray
+
+
+def _top_judged(run: TrecRun, shared: _Judged, k: int) -> _TopJudged:
+    def make() -> _TopJudged:
+        answered = [i for i, q in enumerate(run.qids) if q in shared.queries]
+        docs = run.docs[_top_lines(run, answered, k)]
+        at, same = _among(doc_hashes(docs), shared.known)
+        return _TopJudged(weakref.ref(run), shared, k, len(answered), docs, at, same)
+
+    return recent("top judged ids",
+                  lambda found: found.run() is run and found.judged is shared and found.k == k,
+                  make)  # fmt: skip
 
 
 def _among(hashes: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -336,12 +363,12 @@ def unjudged_top(
     unjudged ids are decoded (the top 10 of 10,000 queries are 100,000 ids, nearly all judged
     or repeated)."""
     shared = _judged(judgments, complete)
-    answered = [i for i, q in enumerate(run.qids) if q in shared.queries]
-    docs = run.docs[_top_lines(run, answered, k)]
+    top = _top_judged(run, shared, k)
+    docs = top.docs
     if not docs.size or not shared.known.size:
         unjudged = docs
     else:
-        at, same = _among(doc_hashes(docs), shared.known)
+        at, same = top.at, top.same
         judged = same & (shared.ids[at] == docs)
         collided = np.flatnonzero(same & ~judged)  # the hash of a judged id, other bytes
         if collided.size:
