@@ -184,8 +184,11 @@ def coverage(
     the ids the judgments cover whether or not they name them (a labels file grades every
     chunk of the catalog, a missing grade is 0)."""
     shared = _judged(judgments, complete)
-    top = _top_judged(run, shared, k)
-    return Coverage(len(shared.queries), top.answered, len(run.qids), k, int(top.docs.size),
+    return _counted(run, shared, _top_judged(run, shared, k))
+
+
+def _counted(run: TrecRun, shared: _Judged, top: _TopJudged) -> Coverage:
+    return Coverage(len(shared.queries), top.answered, len(run.qids), top.k, int(top.docs.size),
                     int(top.same.sum()))  # fmt: skip
 
 
@@ -325,11 +328,9 @@ def _hint_of(found: tuple[str, int, int] | None) -> str:
     return f"; {words} would match {hits} of {tried}"
 
 
-def _top_docs(run: TrecRun, judged: Collection[str], k: int) -> tuple[np.ndarray, list[str]]:
-    """The line numbers of the top k of the run's queries among `judged`, and their ids."""
-    answered = [i for i, q in enumerate(run.qids) if q in judged]
-    lines = _top_lines(run, answered, k)
-    return lines, [d.decode("utf-8") for d in run.docs[lines].tolist()]
+def _top_ids(top: _TopJudged) -> list[str]:
+    """`top`'s ids as text, in run order."""
+    return [d.decode("utf-8") for d in top.docs.tolist()]
 
 
 def _judged_queries(
@@ -344,11 +345,11 @@ def corpus_share(
 ) -> tuple[int, int]:  # fmt: skip
     """How many of the documents in the run's top k (of the judged queries it answers) the
     corpus holds, and how many documents that top k has."""
-    lines, _ = _top_docs(run, _judged_queries(judgments, complete), k)
-    if not lines.size:
+    docs = _top_judged(run, _judged(judgments, complete), k).docs
+    if not docs.size:
         return 0, 0
-    _, held = _among(doc_hashes(run.docs[lines]), np.unique(_hashes(corpus)))
-    return int(held.sum()), int(lines.size)
+    _, held = _among(doc_hashes(docs), np.unique(_hashes(corpus)))
+    return int(held.sum()), int(docs.size)
 
 
 def unjudged_top(
@@ -395,8 +396,10 @@ def check_coverage(
     or whose top-k documents `corpus` (the project's document ids, when it has a corpus) does
     not hold beyond the share `min_coverage` allows: one `RunFileError` naming the run file,
     the coverage, example ids from each side and the likely fix."""
-    found = coverage(run, judgments, k, complete)
-    judged = sorted(_judged_queries(judgments, complete))
+    shared = _judged(judgments, complete)
+    top = _top_judged(run, shared, k)
+    found = _counted(run, shared, top)
+    judged = sorted(shared.queries)
     if found.answered == 0:
         raise RunFileError(
             path,
@@ -420,7 +423,7 @@ def check_coverage(
             f"({_percent(found.query_share)}; unanswered: {_examples(missing)})" + fix,
         )
     if found.judged_anywhere == 0:
-        _, docs = _top_docs(run, set(judged), k)
+        docs = _top_ids(top)
         every = _every(judgments, complete)
         raise RunFileError(
             path,
@@ -429,7 +432,7 @@ def check_coverage(
             f"judgments: {_examples(sorted(every))})" + _hint(docs, every, "document"),
         )
     if corpus is not None:
-        _, docs = _top_docs(run, set(judged), k)
+        docs = _top_ids(top)
         held = corpus if isinstance(corpus, (set, frozenset)) else frozenset(corpus)
         unknown = [d for d in docs if d not in held]
         if len(unknown) > (1 - min_coverage) * len(docs) + 1e-9:
