@@ -396,9 +396,6 @@ def _check_run_name(name: str, path: Path, builtin: Sequence[str], used: Collect
 
     A run called ``hybrid`` would give the site two ``hybrid`` rows and two equal HTML ids.
     """
-    problem = name_problem(name, "run name")
-    if problem is not None:
-        raise ConfigError(path, f"{source}{problem}")
     if name in builtin:
         raise ConfigError(
             path,
@@ -423,7 +420,9 @@ def baseline_run(project: Project, runs: RunPaths = ()) -> str:
 
 
 def _check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = ()) -> None:
-    """The project's runs, then the ``--run`` ones, through the one `_check_run_name`."""
+    """The project's runs, then the ``--run`` ones, through the one `_check_run_name`; a
+    ``--run`` name is first refused where it holds a control character (the project's own
+    names were, where its file was read: `files._project_file._collect_runs`)."""
     total = len(project.runs) + len(runs)
     if total > MAX_RUNS:
         raise ConfigError(
@@ -435,6 +434,9 @@ def _check_run_names(project: Project, runs: RunPaths, builtin: Sequence[str] = 
         _check_run_name(name, path, builtin, used)
         used.add(name)
     for name, path in runs:
+        problem = name_problem(name, "run name")
+        if problem is not None:
+            raise ConfigError(path, f"--run {name}: {problem}")
         _check_run_name(name, path, builtin, used, f"--run {name}: ")
         used.add(name)
 
