@@ -63,6 +63,7 @@ from evidencedesk.files._trec_keys import (
     joined,
     kernel,
     line_keys,
+    longest_of,
     numbers_of,
     offsets_of,
     pa,
@@ -187,10 +188,11 @@ def block_part(table: pa.Table) -> Part:
     if not (plain_ids(first) and plain_ids(ids)):
         raise Bad  # the line reader names the line
     heads: list[bytes] = first.to_pylist()
-    if not padded_fits(len(ids), int(np.diff(offsets_of(ids)).max()), 0):
+    longest = longest_of(ids)
+    if not padded_fits(len(ids), longest, 0):
         raise Bad  # one id far longer than the rest: the line reader weighs the whole file
-    docs = fixed_width(ids)
-    widest_query = int(np.diff(offsets_of(first)).max())
+    docs = fixed_width(ids, longest)
+    widest_query = longest_of(first)
     return _part(heads, np.diff(bounds), docs, doc_hashes(docs), scores, widest_query)
 
 

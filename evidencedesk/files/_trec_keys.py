@@ -78,6 +78,7 @@ __all__ = [
     "has_duplicates",
     "id_problem",
     "line_keys",
+    "longest_of",
     "offsets_of",
     "plain_concatenate",
     "query_salts",
@@ -242,16 +243,22 @@ def decoded_ids(ids: np.ndarray) -> list[str]:
     return b"\x00".join(ids.tolist()).decode("utf-8").split("\x00")
 
 
-def fixed_width(arr: pa.Array) -> np.ndarray:
+def longest_of(arr: pa.Array) -> int:
+    """The byte length of the longest value of a non-empty Arrow binary (or string) array."""
+    return int(np.diff(offsets_of(arr)).max())
+
+
+def fixed_width(arr: pa.Array, longest: int | None = None) -> np.ndarray:
     """An Arrow binary (or string) array as a numpy fixed-width bytes array, without a Python
     loop: Arrow's byte-wise right pad (``ascii_rpad``, which counts bytes and checks none of
-    them) pads every id with NUL bytes to the longest one's length rounded up to whole 8-byte
-    words, and its result's data buffer is the array (so that :func:`doc_words` is a plain
-    view). A gather of 8-byte loads per word, cut at each id's end, took half as long again."""
+    them) pads every id with NUL bytes to the longest one's length (`longest`, when the caller
+    has measured it: `longest_of`) rounded up to whole 8-byte words, and its result's data
+    buffer is the array (so that :func:`doc_words` is a plain view). A gather of 8-byte loads
+    per word, cut at each id's end, took half as long again."""
     n = len(arr)
     if n == 0:
         return np.empty(0, dtype="S8")
-    width = 8 * -(-max(1, int(np.diff(offsets_of(arr)).max())) // 8)
+    width = 8 * -(-max(1, longest_of(arr) if longest is None else longest) // 8)
     large = arr.type in (pa.large_string(), pa.large_binary())
     # the same buffers read as text: no copy and no UTF-8 check (the pad does not decode)
     text = pa.Array.from_buffers(pa.large_string() if large else pa.string(), n,
