@@ -84,9 +84,9 @@ def _candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
 
 
 def _bitmap_candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray:
-    """The lines whose (query, doc) key may be a judged one, through numpy: two bitmaps of the judged keys' top
-    bits, a 1 MB one (it stays in a core's cache) over every line, a 16 MB one over its picks,
-    and a third of their low 24 bits over what is left. The third keeps the candidates few when
+    """The lines whose (query, doc) key may be a judged one, through numpy: two bitmaps of the
+    judged keys' top bits, a 1 MB one (it stays in a core's cache) over every line, a 16 MB one
+    over its picks, and a third of their low 24 bits over what is left. The third keeps the candidates few when
     the judgments fill the first two: 600,000 judgments (50,000 questions) set half of the 1 MB
     bitmap, and 2 million of 50 million lines passed both, each looked up at random in the
     judged keys (a binary search that took half a second a run); with it, 300,000 pass."""
