@@ -58,7 +58,13 @@ from evidencedesk.report._questions import question_list, questions
 from evidencedesk.report._since_view import since_view
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import config_word
-from evidencedesk.report._words import METHODS_RULES, and_joined, how_many, metric_label
+from evidencedesk.report._words import (
+    METHODS_RULES,
+    and_joined,
+    how_many,
+    metric_label,
+    questions_decide,
+)
 from evidencedesk.results import types as r
 from evidencedesk.results._plan import DataSize, GateCounts, Lead, Plan, VerdictCounts
 from evidencedesk.results._serialize import TO_LABEL
@@ -200,7 +206,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
             f"comparisons: {how_many(len(silent), 'is', 'are')} answered by no run"
             f"{_some(silent)}, a tie in every comparison; a one- or two-question difference is "
             "noise.",
-            f"{how_many(deciding, 'question')} {'decides' if deciding == 1 else 'decide'}",
+            questions_decide(deciding),
         ),
     )
     counts = inputs.counts

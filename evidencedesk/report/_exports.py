@@ -49,7 +49,13 @@ from evidencedesk._metric_names import label
 from evidencedesk.files._writing import text_cell
 from evidencedesk.report._model import BottomLine, SiteModel
 from evidencedesk.report._values import fmt, interval, number
-from evidencedesk.report._words import counts_sentence, how_many, metric_label, partial_warnings
+from evidencedesk.report._words import (
+    counts_sentence,
+    how_many,
+    metric_label,
+    partial_warnings,
+    questions_decide,
+)
 from evidencedesk.results.types import (
     _FRAME_COLUMNS,
     Comparison,
@@ -292,8 +298,7 @@ def _captions(results: Results, name: Callable[[str], str]) -> tuple[str, str]:
     base = name(results.baseline)
     return (
         f"Each variant's mean over the questions with its 95 % bootstrap interval "
-        f"(baseline: {base}; {how_many(results.plan.data.deciding, 'question')} "
-        f"{'decides' if results.plan.data.deciding == 1 else 'decide'}).",
+        f"(baseline: {base}; {questions_decide(results.plan.data.deciding)}).",
         f"Each candidate against the baseline {base}: the verdict (did it get better?), the "
         f"gate (may it ship?), the primary metric's paired difference with its 95 % paired "
         f"bootstrap interval, the flips (questions better / worse) and the Holm-adjusted "

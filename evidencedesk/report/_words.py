@@ -65,6 +65,11 @@ def how_many(count: int, word: str, plural: str | None = None) -> str:
     return f"{count} {word if count == 1 else plural or word + 's'}"
 
 
+def questions_decide(count: int) -> str:
+    """How many questions decide the comparisons: "1 question decides", "3 questions decide"."""
+    return f"{how_many(count, 'question')} {'decides' if count == 1 else 'decide'}"
+
+
 def share(part: int, whole: int) -> str:
     """A share as a whole percentage ("60 %"); below 1 % and above 99 % never rounded away."""
     if whole == 0:
