@@ -22,7 +22,7 @@ from evidencedesk.baseline import load_baseline
 from evidencedesk.chunking import load_document
 from evidencedesk.errors import ConfigError, EvidencedeskError, InputError
 from evidencedesk.files import _text as file_text
-from evidencedesk.files._structured import parse_json, parse_toml
+from evidencedesk.files._structured import parse_json, parse_json_lines, parse_toml
 from evidencedesk.files._text import MAX_DEPTH, MAX_DIGITS
 from evidencedesk.gate import load_policy
 from evidencedesk.results import _serialize as serialize
@@ -142,6 +142,70 @@ def test_parse_json_limits_and_what_it_leaves_alone(text: str, message: str | No
     with pytest.raises(ConfigError) as info:
         parse_json(text, "f.json", ConfigError)
     assert str(info.value) == f"f.json:{message}"
+
+
+# one line each: what parse_json says of it alone (a value, or its error's message)
+JSON_LINES = [
+    '{"q": "a", "n": 1}',
+    '{"s": "' + "9" * (MAX_DIGITS + 1) + '"}',  # digits in a string: no number
+    '{"n": ' + LONG + "}",
+    '{"d": ' + DEEP + "}",
+    '{"k": 1, "k": 2}',
+    '{"x": NaN}',
+    '{"x": 1e400}',
+    '{"x": 1e300}',
+    '{"s": "\\ud800"}',  # a lone surrogate's escape
+    '{"s": "\\ud83d\\ude00"}',  # a pair: one character
+    '{"s": "\\\\ud800"}',  # an escaped backslash, then text
+    '{"a": [1',  # cut short
+    '{"a": 1} {"b": 2}',  # two values
+    "\ufeff{}",  # a byte-order mark
+    "[1, 2]",
+    '{"s": "\ud800"}',  # a raw lone surrogate
+    '{"k": "\ud55c"}',  # Hangul: UTF-8 that starts with 0xED too, no surrogate
+]
+
+
+def _one_line(text: str) -> object:
+    try:
+        return parse_json(text, "f.jsonl", ConfigError, 7, "a JSON object")
+    except ConfigError as exc:
+        return str(exc).replace(":7:", ":{line}:")
+
+
+@pytest.mark.parametrize("after", range(len(JSON_LINES)))
+@pytest.mark.parametrize("before", range(len(JSON_LINES)))
+def test_json_lines_parsed_together_say_what_each_line_says_alone(before: int, after: int) -> None:
+    # a line parsed with others gives its value, or is refused at its line as parse_json
+    # refuses it; the lines before it are handed out first, the lines after it are not read
+    texts = ['{"ok": 0}', JSON_LINES[before], JSON_LINES[after], '{"ok": 3}']
+    got: list[object] = []
+    values = parse_json_lines(texts, "f.jsonl", ConfigError, [2, 4, 6, 9], "a JSON object")
+    try:
+        got.extend(values)
+    except ConfigError as exc:
+        got.append(str(exc))
+    expected: list[object] = [{"ok": 0}]
+    for text, line in ((JSON_LINES[before], 4), (JSON_LINES[after], 6)):
+        alone = _one_line(text)
+        if isinstance(alone, str):
+            expected.append(alone.format(line=line))
+            break
+        expected.append(alone)
+    else:
+        expected.append({"ok": 3})
+    assert got == expected
+
+
+def test_json_lines_values_keep_their_float_checks_beside_a_large_number() -> None:
+    # a line with 1e400 makes every float of the lines checked: the others parse as before
+    texts = ['{"a": 0.5, "b": 1e-5}', '{"c": 1e300}', '{"d": 1e400}']
+    values = parse_json_lines(texts, "f.jsonl", ConfigError, [1, 2, 3])
+    assert next(values) == {"a": 0.5, "b": 1e-5}
+    assert next(values) == {"c": 1e300}
+    with pytest.raises(ConfigError) as info:
+        next(values)
+    assert str(info.value) == "f.jsonl:3: key 'd': expected finite numbers, found 1e400"
 
 
 def test_parse_toml_leaves_strings_and_comments_alone() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.errors import ConfigError, DocumentError, InputError, LabelsError
-from evidencedesk.files import _text
+from evidencedesk.files import _records, _text
 from evidencedesk.files._records import (
     baseline_file,
     candidate_notes,
@@ -33,6 +33,31 @@ def test_rows_keep_their_line_numbers_and_a_tsv_name_reads_text(tmp_path: Path) 
     with pytest.raises(LabelsError) as refused:
         next(found)
     assert str(refused.value) == f"{jsonl}:3: expected a JSON object, found list"
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 4096])
+def test_json_rows_are_handed_out_in_order_before_a_later_line_is_refused(
+    tmp_path: Path, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # lines are read and checked `_JSON_BATCH` at a time: a line the reader refuses (bad
+    # UTF-8) or the parser refuses comes out only after every line before it
+    monkeypatch.setattr(_records, "_JSON_BATCH", batch)
+    path = tmp_path / "queries.jsonl"
+    path.write_bytes(b'{"_id": "q1"}\n{"_id": "q2"}\n\n{"_id": "q3"}\n{"_id": "\xff"}\n')
+    found = rows("queries", path)
+    assert [next(found) for _ in range(3)] == [(1, {"_id": "q1"}), (2, {"_id": "q2"}),
+                                               (4, {"_id": "q3"})]  # fmt: skip
+    with pytest.raises(LabelsError) as refused:
+        next(found)
+    assert str(refused.value).startswith(f"{path}:5: expected UTF-8 text")
+    path.write_text('{"a": 1}\n{"b": 2}\n{"c": \n{"d": 4}\n')
+    found = rows("queries", path)
+    assert [next(found) for _ in range(2)] == [(1, {"a": 1}), (2, {"b": 2})]
+    with pytest.raises(LabelsError) as refused:
+        next(found)
+    assert str(refused.value) == (
+        f"{path}:3: expected a JSON object, found invalid JSON (Expecting value)"
+    )
 
 
 def test_a_stream_reads_nothing_before_its_first_record_is_asked_for(tmp_path: Path) -> None:
