@@ -3,9 +3,12 @@ the paths numbered in the order the walk first reaches them (the marks' table)."
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from evidencedesk.report._claims import value_paths
+from evidencedesk.results._serialize import load
 
 
 @dataclass(frozen=True)
@@ -42,3 +45,24 @@ def test_two_rows_of_one_shape_number_their_new_values_alone() -> None:
     }  # fmt: skip
     assert found[id(second["ndcg"])] == "[0].values['ndcg']"
     assert found[id(rows[1].a)] == "[0].a"
+
+
+def test_above_the_page_limit_the_lists_of_questions_without_a_page_are_passed_over(
+    split_site: Path,
+) -> None:
+    # 520 questions: each run's ranked lists of the questions with a page have their paths, the
+    # others none (no page shows them); every other value keeps its path
+    results = load(split_site / "results.json")
+    chosen = results.plan.chosen
+    assert chosen is not None and 0 < len(chosen) < len(results.inputs.questions)
+    table: dict[str, int] = {}
+    found = value_paths(results, table)
+    listed = {int(i) for p in table for i in re.findall(r"^variants\[\d+\]\.lists\[(\d+)\]", p)}
+    base = results.variants[0]
+    shown = {i for i, r in enumerate(base.lists) if r.question in set(chosen)}
+    assert listed == shown
+    first = base.lists[min(shown)]
+    assert found[id(first)] == f"variants[0].lists[{min(shown)}]"
+    hidden = next(r for r in base.lists if r.question not in set(chosen))
+    assert id(hidden) not in found
+    assert found[id(base.metrics[0])] == "variants[0].metrics[0]"

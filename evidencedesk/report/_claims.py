@@ -141,7 +141,9 @@ def _path_keys(keys: tuple[Any, ...]) -> list[str]:
 def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[int, str]:
     """The results.json path of every float and every row (a dataclass) the Results hold, by the
     object's identity: what a filter was handed is found here only when it is one of the
-    Results' own objects (a number a page model computed is not).
+    Results' own objects (a number a page model computed is not). Above the page limit the
+    ranked lists of the questions without a page are passed over (`_unshown_lists`): no page
+    shows them, and most of a large build's values are theirs.
 
     Each path is the first place in results.json (in the order of its fields) that holds an
     equal number, or an equal row: the Results a build computes share objects between places (a
@@ -167,6 +169,7 @@ def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[i
     path_keys: dict[tuple[Any, ...], list[str]] = {}
     kinds: dict[type, int] = {**dict.fromkeys(_LEAVES, _LEAF), float: _FLOAT}
     copysign = math.copysign  # (called for every number of every question)
+    unshown = _unshown_lists(results)
 
     def kind_of(kind: type) -> int:
         """What a value of this type is to the walk (found once per type)."""
@@ -203,7 +206,7 @@ def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[i
         elif kind == _SEQUENCE:
             if not _LEAVES.issuperset(map(type, value)):
                 for i, item in enumerate(value):
-                    if type(item) not in _LEAVES:
+                    if type(item) not in _LEAVES and id(item) not in unshown:
                         visit(item, f"{path}[{i}]")
         elif kind == _MAPPING and not _LEAVES.issuperset(map(type, value.values())):
             # (a question's grades by document id, no path in them, passed over in one look)
@@ -244,6 +247,19 @@ def value_paths(results: Results, table: dict[str, int] | None = None) -> dict[i
     if type(results) not in _LEAVES:
         visit(results, "")
     return found
+
+
+def _unshown_lists(results: Results) -> set[int]:
+    """The identities of the ranked lists no page shows: above the page limit, those of the
+    questions without a page (`Plan.chosen`; the flips grid lists only questions with a page).
+    Up to it (or for another value than Results), none."""
+    if not isinstance(results, Results):
+        return set()
+    chosen = results.plan.chosen
+    if chosen is None:
+        return set()
+    shown = set(chosen)
+    return {id(r) for v in results.variants for r in v.lists if r.question not in shown}
 
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
