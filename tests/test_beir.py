@@ -9,7 +9,9 @@ import pytest
 from evidencedesk.errors import DocumentError, LabelsError
 from evidencedesk.files.trec import read_qrels, read_run, write_qrels, write_run
 from evidencedesk.retrieval.beir import (
+    _checked_queries,
     _labels_from_judgments,
+    _plain_queries,
     _Query,
     read_beir_corpus,
     read_beir_qrels,
@@ -266,3 +268,80 @@ def test_an_empty_document_is_listed_not_refused(tmp_path: Path) -> None:
     path.write_text('{"_id": "a", "text": "x"}\n{"_id": "b", "title": "", "text": " "}\n')
     catalog = read_beir_corpus(path)
     assert catalog.ids() == ("a", "b") and catalog.empty == (("b", 2),)
+
+
+# queries files as rows (`files._records.rows`): the first row is fine, the second is the case
+PLAIN_CASES = {
+    "fine": {"_id": "q2", "text": " two ", "tags": [" b ", "a", "b"]},
+    "an integer id": {"_id": 7, "text": "seven"},
+    "an id under 'id'": {"id": "q2", "text": "two"},
+    "'_id' first": {"_id": "q2", "id": "x y", "text": "two"},
+    "a null '_id'": {"_id": None, "id": "q2", "text": "two"},
+    "no id": {"text": "two"},
+    "a boolean id": {"_id": True, "text": "two"},
+    "an id with a space": {"_id": "q 2", "text": "two"},
+    "an id with a tab": {"_id": "q\t2", "text": "two"},
+    "an id with a control": {"_id": "q\x072", "text": "two"},
+    "an id with a zero-width space": {"_id": "q\u200b2", "text": "two"},
+    "an empty id": {"_id": "", "text": "two"},
+    "a comment id": {"_id": "#2", "text": "two"},
+    "a formula id": {"_id": "=2", "text": "two"},
+    "the same id": {"_id": "q1", "text": "two"},
+    "a look-alike id": {"_id": "q\u200d1", "text": "two"},
+    "a blank text": {"_id": "q2", "text": "  "},
+    "a text not a string": {"_id": "q2", "text": 2},
+    "null tags": {"_id": "q2", "text": "two", "tags": None},
+    "tags not a list": {"_id": "q2", "text": "two", "tags": "a"},
+    "a blank tag": {"_id": "q2", "text": "two", "tags": [" "]},
+    "a tag not a string": {"_id": "q2", "text": "two", "tags": [1]},
+    "a tag with a space": {"_id": "q2", "text": "two", "tags": ["a b"]},
+    "an accented id": {"_id": "q\u00e9", "text": "two", "tags": ["\u00e9t\u00e9"]},
+    "a text line": "q2\ttwo",
+}
+
+
+@pytest.mark.parametrize("case", list(PLAIN_CASES))
+def test_queries_checked_at_once_are_the_queries_checked_line_by_line(case: str) -> None:
+    # the checks made once over every row accept only what the line-by-line checks accept, and
+    # read it alike; anything else is left to those, which name the line
+    rows = [(1, {"_id": "q1", "text": "one", "tags": ["a"]}), (2, PLAIN_CASES[case])]
+    read: list[tuple[int, object]] = []
+    plain = _plain_queries(iter(rows), read)  # type: ignore[arg-type]
+    assert read == rows[: len(read)]
+    try:
+        checked: object = _checked_queries(rows, Path("q.jsonl"))  # type: ignore[arg-type]
+    except LabelsError as exc:
+        checked = str(exc)
+    if plain is not None:
+        assert plain == checked
+    else:
+        assert case not in ("fine", "an integer id", "an id under 'id'", "an accented id")
+    if case == "fine":
+        assert plain == [_Query("q1", "one", ("a",)), _Query("q2", "two", ("b", "a"))]
+
+
+def test_a_queries_file_read_line_by_line_after_a_row_the_plain_checks_leave(
+    tmp_path: Path,
+) -> None:
+    # the rows read before a text line are read again by the line-by-line checks, the rest
+    # after them: every query once, in order, and the error names its line
+    path = _write(tmp_path / "queries.jsonl", '{"_id": "q1", "text": "one"}\n[1]\n')
+    with pytest.raises(LabelsError) as refused:
+        read_queries(path)
+    assert str(refused.value) == f"{path}:2: expected a JSON object, found list"
+    path = _write(tmp_path / "queries.jsonl",
+                  '{"_id": "q1", "text": "one"}\n{"_id": "q 2", "text": "two"}\n'
+                  '{"_id": "q3", "text": "three"}\n')  # fmt: skip
+    with pytest.raises(LabelsError) as refused:
+        read_queries(path)
+    assert str(refused.value) == (
+        f"{path}:2: expected '_id' to be a non-empty id without spaces, found 'q 2'"
+    )
+
+
+def test_queries_whose_ids_look_alike_are_left_to_the_line_by_line_checks() -> None:
+    rows = [(1, {"_id": "q\u00e9", "text": "one"}), (2, {"_id": "qe\u0301", "text": "two"})]
+    assert _plain_queries(iter(rows), []) is None  # type: ignore[arg-type]
+    with pytest.raises(LabelsError) as refused:
+        _checked_queries(rows, Path("q.jsonl"))  # type: ignore[arg-type]
+    assert "normalisation" in str(refused.value)

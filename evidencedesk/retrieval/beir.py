@@ -11,16 +11,17 @@ its line files' rows, read before (`_catalog_from`, `_labels_from`: `results._in
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from evidencedesk.chunking import Chunk, Document
 from evidencedesk.errors import DocumentError, InputError, LabelsError
 from evidencedesk.files._records import LineFiles, rows, text_lines
-from evidencedesk.files._text import LongestId, has_space, tags_problem
-from evidencedesk.files._trec_keys import alike_earlier, alike_problem, id_problem
+from evidencedesk.files._text import FORMULA_STARTS, LongestId, has_space, tags_problem
+from evidencedesk.files._trec_keys import alike_earlier, alike_problem, has_alike, id_problem
 from evidencedesk.files.trec import _GRADES, Qrels
 from evidencedesk.retrieval.catalog import Catalog, _catalog_of
 from evidencedesk.retrieval.labels import Label, QuestionCounts, _labels_of, _question_counts
@@ -176,7 +177,55 @@ def read_queries(path: str | Path) -> list[_Query]:
 
 
 def _queries_of(rows: Iterable[tuple[int, str | dict[str, Any]]], path: Path) -> list[_Query]:
-    """The queries of a queries file's rows (`files._records.rows`)."""
+    """The queries of a queries file's rows (`files._records.rows`): checked all at once where
+    nothing is wrong (`_plain_queries`), else line by line, which names the first problem's
+    line (`_checked_queries`)."""
+    rows = iter(rows)
+    read: list[tuple[int, str | dict[str, Any]]] = []
+    plain = _plain_queries(rows, read)
+    return plain if plain is not None else _checked_queries(itertools.chain(read, rows), path)
+
+
+def _plain_queries(
+    rows: Iterator[tuple[int, str | dict[str, Any]]], read: list[tuple[int, str | dict[str, Any]]]
+) -> list[_Query] | None:
+    """The queries of JSON rows in which `_checked_queries` would find nothing wrong, each
+    check made once over all of them (printable ids and tags, no space in any: one scan of them
+    joined); None as soon as a row is not such a row, or when a check over all of them fails.
+    Every row taken from `rows` is added to `read`."""
+    ids: list[str] = []
+    texts: list[str] = []
+    tagged: list[list[str]] = []
+    for row in rows:
+        read.append(row)
+        raw = row[1]
+        if type(raw) is not dict:
+            return None
+        qid = raw["_id"] if "_id" in raw else raw.get("id")  # (`_ident`'s keys, in order)
+        text, tags = raw.get("text"), raw["tags"] if "tags" in raw else []
+        if type(qid) is int:
+            qid = str(qid)
+        if type(qid) is not str or type(text) is not str or type(tags) is not list:
+            return None
+        ids.append(qid)
+        texts.append(text.strip())
+        tagged.append([t.strip() if type(t) is str else "" for t in tags])
+    every_tag = [t for tags in tagged for t in tags]
+    if not (ids and all(ids) and all(texts) and all(every_tag)):
+        return None
+    joined = "".join(ids) + "".join(every_tag)
+    if not joined.isprintable() or " " in joined:  # no white space, no control character
+        return None
+    if any(qid.startswith(("#", *FORMULA_STARTS)) for qid in ids) or len(set(ids)) < len(ids):
+        return None
+    if has_alike(ids):
+        return None
+    return [_Query(qid, text, tuple(dict.fromkeys(tags) if len(tags) > 1 else tags))
+            for qid, text, tags in zip(ids, texts, tagged, strict=True)]  # fmt: skip
+
+
+def _checked_queries(rows: Iterable[tuple[int, str | dict[str, Any]]], path: Path) -> list[_Query]:
+    """The queries of a queries file's rows, checked line by line."""
     queries: list[_Query] = []
     seen: dict[str, int] = {}
     alike: dict[str, tuple[str, int]] = {}
