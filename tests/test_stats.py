@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from evidencedesk.retrieval import _stats as stats
 from evidencedesk.retrieval import metrics
-from evidencedesk.retrieval._stats import flips_needed, holm, sign_test_p
+from evidencedesk.retrieval._stats import TIE, flips_needed, holm, sign_flips, sign_test_p
 from evidencedesk.retrieval.metrics import (
     Interval,
     Judged,
@@ -127,6 +127,46 @@ def test_paired_spec_example_and_fields() -> None:
     assert four == Paired(("a", "b", "c", "d"), (), 0, 0.125, 4)
     worse = paired({q: 1.0 for q in "abcdef"}, {q: float(q in "ab") for q in "abcdef"})
     assert (len(worse.better), len(worse.worse), worse.tied) == (0, 4, 2)
+
+
+def _flips_row_by_row(rows: list[tuple[str, float, float]]) -> tuple[tuple[str, ...], ...]:
+    """The flips as the definition reads, one row at a time (the reference)."""
+    better = tuple(q for q, x, y in rows if not abs(y - x) <= TIE and y > x)
+    worse = tuple(q for q, x, y in rows if not abs(y - x) <= TIE and not y > x)
+    return better, worse
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "flip"),
+    [
+        (0.5, 0.5, "tied"),
+        (0.5, 0.5 + TIE / 2, "tied"),
+        (0.5, 0.5 - TIE / 2, "tied"),
+        (0.0, TIE, "tied"),  # within TIE: a tie
+        (0.0, 2 * TIE, "better"),
+        (2 * TIE, 0.0, "worse"),
+        (0.1 + 0.2, 0.3, "tied"),  # float noise
+        (0.0, 1.0, "better"),
+        (1.0, 0.0, "worse"),
+        (0.0, float("nan"), "worse"),  # never a value: the row-by-row rule's answer kept
+    ],
+)
+def test_sign_flips_by_hand(x: float, y: float, flip: str) -> None:
+    result = sign_flips([("a", 1.0, 1.0), ("q", x, y)])
+    got = "better" if result.better == ("q",) else "worse" if result.worse == ("q",) else "tied"
+    assert got == flip
+    assert result.tied == 1 + (flip == "tied") and result.n == 2
+    assert result.p == sign_test_p(len(result.better), len(result.worse))
+
+
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.25, 1 / 3, 0.5, 1.0, TIE, 1 - TIE]),
+                          st.sampled_from([0.0, 0.25, 1 / 3, 0.5, 1.0, TIE, 1 - TIE]))))  # fmt: skip
+def test_sign_flips_are_the_row_by_row_flips(pairs: list[tuple[float, float]]) -> None:
+    rows = [(f"q{i}", x, y) for i, (x, y) in enumerate(pairs)]
+    result = sign_flips(rows)
+    assert (result.better, result.worse) == _flips_row_by_row(rows)
+    assert result.tied == len(rows) - len(result.better) - len(result.worse)
+    assert sign_flips(iter(rows)) == result  # any iterable, read once
 
 
 def test_paired_accepts_judged_lists() -> None:
