@@ -347,3 +347,62 @@ def test_judged_candidates_are_every_judged_line_ascending_across_calls(
     assert np.isin(truly, by_numpy).all() and np.all(np.diff(by_numpy) > 0)
     monkeypatch.setattr(trec_scan, "_LIBRARY", None)
     assert trec_scan.judged_candidates(keys, judged) is None
+
+
+@needs_scan
+@pytest.mark.parametrize(
+    ("keys", "lengths", "repeats"),
+    [
+        ([5, 6, 7, 5, 8], [5], True),  # twice in one stretch
+        ([5, 6, 7, 5, 8], [3, 2], False),  # once in each of two: two queries' keys
+        ([5, 6, 7, 8, 8], [3, 2], True),  # twice in the last
+        ([5, 5], [1, 1], False),
+        ([0, 0], [2], True),  # a zero key is a key
+        ([16, 32, 48, 16], [4], True),  # same low bits: probed on to the next slot
+        ([16, 32, 48, 64], [4], False),
+        ([], [], False),
+    ],
+)
+def test_a_repeat_is_a_key_twice_within_one_stretch(
+    keys: list[int], lengths: list[int], repeats: bool
+) -> None:
+    found = trec_scan.repeats_within(np.array(keys, dtype=np.uint64), np.array(lengths))
+    assert found is repeats
+
+
+@needs_scan
+def test_repeats_within_stretches_as_a_sort_of_each_finds_them() -> None:
+    # stretches of 1 to 3,000 lines (tables of 16 to 8,192 slots), keys drawn from a few values
+    # so that some stretches hold a repeat: the table finds it wherever a sort does
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        lengths = rng.integers(1, 3000, rng.integers(1, 6))
+        keys = rng.integers(0, 2 * int(lengths.sum()) ** 2, lengths.sum()).astype(np.uint64)
+        if rng.random() < 0.5:  # a repeat planted in a random stretch
+            stretch = rng.integers(lengths.size)
+            start = int(lengths[:stretch].sum())
+            if lengths[stretch] > 1:
+                keys[start + lengths[stretch] - 1] = keys[start]
+        ends = np.cumsum(lengths)
+        by_sort = any(trec_arrays.repeated_keys(part).size for part in np.split(keys, ends[:-1]))
+        assert trec_scan.repeats_within(keys, lengths) is by_sort
+
+
+def test_repeats_within_without_the_library_or_with_lines_left_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    keys = np.array([1, 2, 1], dtype=np.uint64)
+    if trec_scan._LIBRARY is not None:
+        with pytest.raises(ValueError, match="expected stretches of 3 lines, found 2"):
+            trec_scan.repeats_within(keys, np.array([2]))
+    monkeypatch.setattr(trec_scan, "_TABLE_LINES", 2)  # a stretch too long for a table
+    assert trec_scan.repeats_within(keys, np.array([3])) is None
+    monkeypatch.setattr(trec_scan, "_LIBRARY", None)
+    assert trec_scan.repeats_within(keys, np.array([3])) is None
+    # a part's check then sorts every key, as does a part whose stretches share a query
+    assert trec_arrays._repeats([b"q1"], np.array([3]), keys) is True
+    assert trec_arrays._repeats([b"q1", b"q2"], np.array([2, 1]), keys) is True  # or collide
+    monkeypatch.undo()
+    assert trec_arrays._repeats([b"q1", b"q1"], np.array([2, 1]), keys) is True
+    if trec_scan._LIBRARY is not None:  # two queries' lines: one key each, no repeat
+        assert trec_arrays._repeats([b"q1", b"q2"], np.array([2, 1]), keys) is False

@@ -72,7 +72,7 @@ from evidencedesk.files._trec_keys import (
     query_salts,
     repeated_keys,
 )
-from evidencedesk.files._trec_scan import Scanned, scan
+from evidencedesk.files._trec_scan import Scanned, repeats_within, scan
 
 # a run with more stretches of equal query ids than this (and than one per 64 lines) is joined in
 # file order
@@ -226,7 +226,18 @@ def _part(
         docs[at], keys[at] = docs[source], keys[source]
     # and the duplicate check of these lines, also in this thread (`join_parts` checks only
     # the queries whose lines are in more than one part)
-    return Part(heads, lengths, docs, keys, scores, longest, repeated_keys(keys).size > 0)
+    return Part(heads, lengths, docs, keys, scores, longest, _repeats(heads, lengths, keys))
+
+
+def _repeats(heads: list[bytes], lengths: np.ndarray, keys: np.ndarray) -> bool:
+    """Whether a key occurs twice among a part's lines, where a document listed twice for one
+    query is: within a stretch when each query has one (`trec_scan.repeats_within`), else
+    among all of them (a key shared by two queries is a hash collision, no duplicate)."""
+    if len(set(heads)) == len(heads):
+        within = repeats_within(keys, lengths)
+        if within is not None:
+            return within
+    return repeated_keys(keys).size > 0
 
 
 def _desc_keys(docs: np.ndarray) -> tuple[np.ndarray, ...]:

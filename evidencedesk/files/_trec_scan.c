@@ -220,3 +220,31 @@ long evidencedesk_judged_candidates(const uint64_t *keys, long n, long first,
     }
     return found;
 }
+
+/* Whether one of the `n` stretches of lines (`lengths` lines each, one after another at `keys`)
+ * holds a key twice. A table of `room` slots (a power of two, at least twice the longest
+ * stretch), `slots` and `marks`, the marks zeroed by the caller: a slot holds a key of this
+ * stretch when its mark is the stretch's number plus one, so no stretch clears what the last
+ * one left. Each stretch's table fits a core's cache where a sort of every key did not. */
+int evidencedesk_repeats_within(const uint64_t *keys, const int64_t *lengths, long n,
+                                uint64_t *slots, uint32_t *marks, long room) {
+    const uint64_t mask = (uint64_t)room - 1;
+    long at = 0;
+    for (long stretch = 0; stretch < n; stretch++) {
+        const uint32_t mark = (uint32_t)stretch + 1;
+        const long end = at + (long)lengths[stretch];
+        for (; at < end; at++) {
+            const uint64_t key = keys[at];
+            uint64_t slot = key & mask; /* a key is a hash already: its low bits spread */
+            while (marks[slot] == mark) {
+                if (slots[slot] == key) {
+                    return 1;
+                }
+                slot = (slot + 1) & mask;
+            }
+            marks[slot] = mark;
+            slots[slot] = key;
+        }
+    }
+    return 0;
+}

@@ -60,6 +60,8 @@ def _load(folder: Path) -> ctypes.CDLL | None:
     library.evidencedesk_judged_candidates.argtypes = [
         pointer, size, size, pointer, ctypes.c_int, pointer, ctypes.c_int, pointer,
     ]  # fmt: skip
+    library.evidencedesk_repeats_within.restype = ctypes.c_int
+    library.evidencedesk_repeats_within.argtypes = [pointer, pointer, size, pointer, pointer, size]
     return library
 
 
@@ -161,3 +163,30 @@ def judged_candidates(keys: np.ndarray, judged: np.ndarray) -> np.ndarray | None
         )  # fmt: skip
         found.append(room[:n].copy())
     return np.concatenate(found)
+
+
+_TABLE_LINES = 1 << 20  # the longest stretch `repeats_within` takes (a table of 25 MB)
+
+
+def repeats_within(keys: np.ndarray, lengths: np.ndarray) -> bool | None:
+    """Whether a key (uint64) occurs twice within one stretch of lines, `lengths` lines each in
+    the order of `keys`; None without the library or for a stretch over `_TABLE_LINES`. One
+    pass through a small table a stretch: a part's sort of every key, which also found the
+    repeats across stretches, took a fifth of reading a run (a caller whose stretches may share
+    a query sorts, `trec_keys.repeated_keys`)."""
+    if _LIBRARY is None:
+        return None
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    lengths = np.ascontiguousarray(lengths, dtype=np.int64)
+    if int(lengths.sum()) != keys.size:
+        raise ValueError(f"expected stretches of {keys.size} lines, found {int(lengths.sum())}")
+    longest = int(lengths.max(initial=0))
+    if longest > _TABLE_LINES:
+        return None
+    room = 1 << max(4, (2 * longest - 1).bit_length())
+    slots = np.empty(room, dtype=np.uint64)
+    marks = np.zeros(room, dtype=np.uint32)
+    return bool(_LIBRARY.evidencedesk_repeats_within(
+        keys.ctypes.data, lengths.ctypes.data, lengths.size, slots.ctypes.data, marks.ctypes.data,
+        room,
+    ))  # fmt: skip
