@@ -115,6 +115,23 @@ def test_lines_the_scan_declines(text: bytes) -> None:
 
 
 @needs_scan
+@pytest.mark.parametrize("at", range(11))  # every place in a word of eight, and past it
+@pytest.mark.parametrize("byte", [0x00, 0x09, 0x20, 0x21, 0x7E, 0x7F, 0x80, 0xFF])
+def test_a_field_ends_at_its_first_byte_outside_printable_ascii(at: int, byte: int) -> None:
+    # fields are found eight bytes a step: a byte outside 0x21-0x7e anywhere in an id ends it
+    # there (the line then has a field too many, or a byte no field takes: declined); a byte
+    # inside that range is the id's, wherever it falls in a word
+    doc = bytearray(b"d" * 12)
+    doc[at] = byte
+    text = b"query Q0 " + bytes(doc) + b" 1 0.5 tag\nquery Q0 " + b"e" * 12 + b" 2 0.25 tag\n"
+    lines = scanned(text)
+    if 0x21 <= byte <= 0x7E:
+        assert lines is not None and lines.docs.tolist()[0] == bytes(doc)
+    else:
+        assert lines is None
+
+
+@needs_scan
 @pytest.mark.parametrize(
     "score",
     [

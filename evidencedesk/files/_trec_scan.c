@@ -56,6 +56,26 @@ static uint64_t mix(uint64_t h) {
 
 static int formula_start(uint8_t c) { return c == '=' || c == '+' || c == '-' || c == '@'; }
 
+/* The first byte at or after `q`, before `end`, that is not printable ASCII without the space
+ * (0x21-0x7e): a field's end. Eight bytes a step where eight are left (little-endian: the
+ * lowest flagged byte of a word is the first one; a flag after it may be a borrow's or a
+ * carry's, and is not read), the rest one by one. */
+static const uint8_t *field_end_of(const uint8_t *q, const uint8_t *end) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    while (end - q >= 8) {
+        uint64_t word;
+        memcpy(&word, q, 8);
+        const uint64_t below = (word - 33 * ones) & ~word & highs; /* a byte under 0x21 */
+        const uint64_t above = ((word + ones) | word) & highs;     /* a byte over 0x7e */
+        if (below | above) return q + (__builtin_ctzll(below | above) >> 3);
+        q += 8;
+    }
+#endif
+    while (q < end && *q > 32 && *q < 127) q++;
+    return q;
+}
+
 static int same_bytes(const uint8_t *a, const uint8_t *b, long n) {
     for (long at = 0; at < n; at++) {
         if (a[at] != b[at]) return 0;
@@ -139,7 +159,7 @@ long evidencedesk_scan_run(const uint8_t *data, long size, int delimiter, long w
         const uint8_t *q = p;
         for (int k = 0; k < 6; k++) {
             field[k] = q;
-            while (q < end && *q > 32 && *q < 127) q++;
+            q = field_end_of(q, end);
             field_end[k] = q;
             if (q == field[k]) return EVIDENCEDESK_SCAN_DECLINED;
             if (k < 5) {
