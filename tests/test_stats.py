@@ -169,6 +169,23 @@ def test_sign_flips_are_the_row_by_row_flips(pairs: list[tuple[float, float]]) -
     assert sign_flips(iter(rows)) == result  # any iterable, read once
 
 
+@pytest.mark.parametrize(
+    ("b", "expected"),
+    [
+        ({"b": 1, "a": 0, "d": 2}, [("a", 1.0, 0.0), ("b", 0.5, 1.0), ("d", 1.0, 2.0)]),
+        ({"b": 1, "a": 0, "d": None}, [("a", 1.0, 0.0), ("b", 0.5, 1.0)]),  # undefined in b
+        ({"b": 1, "a": 0}, [("a", 1.0, 0.0), ("b", 0.5, 1.0)]),  # missing from b
+    ],
+)
+def test_aligned_rows_are_floats_in_the_first_runs_order(
+    b: dict[str, float | None], expected: list[tuple[str, float, float]]
+) -> None:
+    rows = metrics._aligned({"a": 1, "b": 0.5, "d": 1}, b)
+    assert rows == expected
+    assert all(type(x) is float and type(y) is float for _, x, y in rows)
+    assert metrics._aligned({"a": None, "b": 0.5}, {"a": 1.0, "b": 0.0}) == [("b", 0.5, 0.0)]
+
+
 def test_paired_accepts_judged_lists() -> None:
     def j(qid: str, grades: tuple[int, ...]) -> Judged:
         return Judged(qid, (), True, grades, (2,))

@@ -559,12 +559,12 @@ def _aligned(a: _Values, b: _Values, name: str = "mrr") -> list[tuple[str, float
     """(question id, value in a, value in b) for questions defined in both, in a's order; `a`
     and `b` are judged lists (`name` picks the values) or question id -> value."""
     va, vb = _values(a, name), _values(b, name)
-    out: list[tuple[str, float, float]] = []
-    for qid, x in va.items():
-        y = vb.get(qid)
-        if x is not None and y is not None:
-            out.append((qid, float(x), float(y)))
-    return out
+    xs: list[Any] = list(va.values())
+    ys: list[Any] = list(map(vb.get, va))
+    if None not in xs and None not in ys:  # both define every question of a: zipped in C
+        return list(zip(va, map(float, xs), map(float, ys), strict=True))
+    return [(qid, float(x), float(y))
+            for qid, x, y in zip(va, xs, ys, strict=True) if x is not None and y is not None]  # fmt: skip
 
 
 def paired(a: _Values, b: _Values, name: str = "mrr") -> Paired:
