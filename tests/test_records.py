@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from evidencedesk.errors import ConfigError, DocumentError, InputError, LabelsError
-from evidencedesk.files import _records, _text
+from evidencedesk.files import _project_file, _records, _text
 from evidencedesk.files._records import (
     baseline_file,
     candidate_notes,
@@ -19,7 +20,7 @@ from evidencedesk.files._records import (
 )
 from evidencedesk.results._inputs import load_project, read_inputs
 from evidencedesk.retrieval.labels import QuestionCounts, _question_counts
-from tests.conftest import EXAMPLE_PROJECTS
+from tests.conftest import EXAMPLE_PROJECTS, EXAMPLES
 
 
 def test_rows_keep_their_line_numbers_and_a_tsv_name_reads_text(tmp_path: Path) -> None:
@@ -143,3 +144,32 @@ def test_read_inputs_reads_each_input_file_once(kind: str, monkeypatch: pytest.M
     if project.documents_format == "beir":
         given += project.documents
     assert {p for p in given if p is not None} <= set(opened)
+
+
+def test_a_project_load_lists_its_runs_folder_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the file's checks and the project it resolves to read one listing of the runs folder
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name in ("bm25.run", "rerank.run"):
+        (runs / name).write_bytes((EXAMPLES / "runs" / name).read_bytes())
+    (runs / "README").write_text("not a run\n")  # no run's suffix, not a run line: skipped
+    toml = tmp_path / "evidencedesk.toml"
+    toml.write_text(
+        f'[questions]\nqueries = "{EXAMPLES / "queries.jsonl"}"\n'
+        f'qrels = "{EXAMPLES / "qrels" / "test.tsv"}"\nrelevance = 2\n'
+        '[runs]\ndir = "runs"\nbaseline = "bm25"\n'
+    )
+    listed: Counter[Path] = Counter()
+    listing = _project_file._runs_in_folder
+
+    def counted(folder: Path, ignore: tuple[str, ...] = ()) -> Any:
+        listed[folder] += 1
+        return listing(folder, ignore)
+
+    monkeypatch.setattr(_project_file, "_runs_in_folder", counted)
+    project = load_project(toml)
+    assert dict(listed) == {runs: 1}
+    assert [name for name, _ in project.runs] == ["bm25", "rerank"]
+    assert project.skipped_files == (runs / "README",)

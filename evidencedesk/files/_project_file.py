@@ -19,6 +19,7 @@ import fnmatch
 import os
 import re
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -333,6 +334,12 @@ class RunsSection(Section):
         le=1 << 30,
     )  # fmt: skip
 
+    @cached_property
+    def in_folder(self) -> tuple[tuple[tuple[str, Path], ...], tuple[Path, ...]]:
+        """The runs of ``dir`` and the files skipped there as not runs (`_runs_in_folder`),
+        listed once a load: the checks of the file and the project it resolves to read them."""
+        return _runs_in_folder(self.dir, self.ignore) if self.dir is not None else ((), ())
+
 
 class ReportSection(Section):
     """The `[report]` section: candidates, notes, restricted text, metrics, primary, averaging."""
@@ -464,9 +471,8 @@ def _qrels_format(path: Path) -> Literal["trec", "beir"]:
 
 def _collect_runs(runs: RunsSection) -> tuple[tuple[str, Path], ...]:
     """The runs of ``dir`` then ``files``; a name given twice for the same file counts once."""
-    in_folder = _runs_in_folder(runs.dir, runs.ignore)[0] if runs.dir is not None else ()
     seen: dict[str, Path] = {}
-    found = [("dir", run) for run in in_folder] + [("files", run) for run in runs.files]
+    found = [("dir", run) for run in runs.in_folder[0]] + [("files", run) for run in runs.files]
     for at, (name, path) in found:
         problem = name_problem(name, "run name")
         if problem is not None:  # (a file's name in the folder, or a name the table gives)
@@ -685,9 +691,7 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         baseline=gate.baseline,
         runs=_collect_runs(runs_cfg),
         runs_dir=runs_cfg.dir,
-        skipped_files=(
-            _runs_in_folder(runs_cfg.dir, runs_cfg.ignore)[1] if runs_cfg.dir is not None else ()
-        ),
+        skipped_files=runs_cfg.in_folder[1],
         baseline_run=runs_cfg.baseline,
         min_coverage=runs_cfg.min_coverage,
         max_depth=runs_cfg.max_depth,
