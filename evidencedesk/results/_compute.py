@@ -173,7 +173,7 @@ def ranked_lists(
         firsts = [first_relevant(j) for j in judged]
     # each question's values as one row (a dict made from a zip, not a lookup a metric)
     names, ids = [m.name for m in metrics], question_ids(judged)
-    columns = [[values[name][q] for q in ids] for name in names]
+    columns = [list(map(values[name].__getitem__, ids)) for name in names]
     rows = zip(*columns, strict=True) if columns else itertools.repeat(())
     lines = judged.lines if isinstance(judged, JudgedLists) else None
     if keep == 0 and lines is not None and lines.size is not None:  # no list needs making
@@ -237,7 +237,7 @@ def tag_values(
     ids = question_ids(judged)  # no list is made
     groups = _tag_groups(question_tags(judged))  # the questions of each tag, once
     for m in metrics:
-        column = [values[m.name][q] for q in ids]
+        column = list(map(values[m.name].__getitem__, ids))
         for tag, at in groups.items():  # as `by_tag_all`
             tagged = [column[i] for i in at]
             mean, n, _ = _mean_defined(tagged)
