@@ -421,6 +421,56 @@ def test_a_large_site_is_the_same_bytes_with_forked_writers(tmp_path: Path) -> N
     assert trees["tuned"] == trees["default"]
 
 
+def test_a_large_sites_question_pages_are_shared_and_each_said_once(tmp_path: Path) -> None:
+    """Above the page limit the parent and a forked child take the question pages one at a
+    time from one queue: every page is written once and said once to the progress, whichever
+    process wrote it."""
+    from evidencedesk.report._build import build_site, prepare
+
+    qids = [f"q{i:03d}" for i in range(plan.PAGE_LIMIT + 4)]
+    project = write_project(tmp_path / "p", {q: {f"rel-{q}": 2} for q in qids},
+                            {"base": {q: [f"rel-{q}", "x"] for q in qids},
+                             "better": {q: ["x", f"rel-{q}"] for q in qids}})  # fmt: skip
+    said: list[str] = []
+
+    class Progress:
+        def __call__(self, stage: str) -> None:
+            pass
+
+        def page(self, file: str) -> None:
+            said.append(file)
+
+    out = tmp_path / "site"
+    _, pages = build_site(prepare(str(out), project, None), progress=Progress(),
+                          background=allocator.forked)  # fmt: skip
+    questions = sorted(p for p in pages if p.startswith("question-"))
+    assert len(questions) > plan.PAGE_LIMIT // 2
+    assert sorted(said) == sorted(pages)  # each page once
+    assert sorted(f.name for f in out.glob("question-*.html")) == questions
+
+
+def test_numbers_shared_after_a_fork_are_each_taken_once(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from evidencedesk.report._render import _Numbers
+
+    numbers = _Numbers(300)
+    child = os.fork()
+    if child == 0:  # the child: its numbers to a file, then out
+        took = numbers.take(lambda _: time.sleep(0.001))
+        (tmp_path / "child").write_text(" ".join(map(str, took)))
+        os._exit(0)
+    mine = numbers.take(lambda _: time.sleep(0.001))
+    os.waitpid(child, 0)
+    numbers.close()
+    theirs = [int(n) for n in (tmp_path / "child").read_text().split()]
+    assert sorted(mine + theirs) == list(range(300))
+    assert mine == sorted(mine) and theirs == sorted(theirs)  # each in the order it took them
+    with pytest.raises(ValueError, match="expected at most 4096 numbers, found 4097"):
+        _Numbers(4097)
+
+
 def test_a_large_sites_results_are_written_from_the_moment_they_exist(tmp_path: Path) -> None:
     """Above the page limit results.json and the data/ exports are launched as soon as the
     Results exist, before the site model is made (the core the site model leaves idle writes
@@ -460,6 +510,6 @@ def test_a_large_sites_results_are_written_from_the_moment_they_exist(tmp_path: 
     assert stages == ["site model", "render"]
     before = events[: events.index("site model")]
     assert before.count("launched") == 2  # results.json (with its questions file), the exports
-    assert events[events.index("render") :].count("launched") == 1  # every other question page
+    assert events[events.index("render") :].count("launched") == 1  # a share of the questions
     assert all(job.done for job in jobs) and "stopped" not in events
     assert (out / "results.json").is_file() and (out / "data").is_dir()
