@@ -657,7 +657,7 @@ class _Numbers:
     few bytes takes them whole, under the pipe's lock)."""
 
     _SIZE = 4  # bytes a number
-    _MOST = 4096  # numbers the pipe holds before anyone reads (16 KB: any system's pipe)
+    _MOST = 4096  # numbers written before anyone reads (16 KB: a Linux or macOS pipe holds it)
 
     def __init__(self, n: int) -> None:
         if n > self._MOST:
