@@ -19,13 +19,29 @@ The build with the extra is timed twice over: **cold**, with no rows kept betwee
 an earlier build kept (a cache folder of this run's own, filled by one build before the timed
 rounds: the model is neither loaded nor run, docs/minilm.md). Both print their ratio to the build
 without the extra; the sites of the two are byte-identical (the benchmark checks it).
+
+Last, what this machine allows a cold build (**the bound**), measured in the same run: one more
+cold build records the batches of texts the model runs (`minilm._OnnxMiniLM.encode`'s calls, as
+the build makes them); a fresh process loads the model and runs exactly those batches on one
+thread, then on two threads at once (each taking the next batch); and one build without the
+extra, its output read line by line, gives the time it takes to reach its texts (start to the end
+of its "load inputs" stage) and its "site model" and "render" stages. A cold build cannot end
+before it has read its texts, embedded them (at best on both cores: the two-thread time) and then
+made and rendered the site (which needs every candidate's results): the sum of the three, divided
+by the median build without the extra, is the lowest ratio any schedule of the same work reaches
+here. It is a lower bound: the stages between (benchmark to gate) also need the cores, and the
+site of a build with the extra has one candidate more to render. A second figure adds the stages
+between (their time in the build without the extra) to the embedding, both run at the rate two
+threads of the model reach together: an estimate of what the schedule can reach, not a bound.
 """
 
 from __future__ import annotations
 
 import argparse
 import filecmp
+import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -43,6 +59,53 @@ if sys.argv[1] == "without":
         sys.modules[name] = None  # the extra's modules: not installed, as far as the build sees
 from evidencedesk.cli import main
 raise SystemExit(main(["build", "--out", sys.argv[2], "--quiet"]))
+"""
+
+# a cold build that writes the batches the model ran to sys.argv[2] (JSON: a list of lists)
+_RECORD = """
+import atexit, json, sys
+from evidencedesk.retrieval import minilm
+batches = []
+encode = minilm._OnnxMiniLM.encode
+def recording(self, texts):
+    batches.append(list(texts))
+    return encode(self, texts)
+minilm._OnnxMiniLM.encode = recording
+atexit.register(lambda: open(sys.argv[2], "w", encoding="utf-8").write(json.dumps(batches)))
+from evidencedesk.cli import main
+raise SystemExit(main(["build", "--out", sys.argv[1], "--quiet"]))
+"""
+
+# the model alone on the recorded batches (sys.argv[1]): its load, one thread, two threads
+_ALONE = """
+import json, sys, threading, time
+from evidencedesk.retrieval import minilm
+batches = json.load(open(sys.argv[1], encoding="utf-8"))
+model = minilm._OnnxMiniLM.shared()
+start = time.perf_counter()
+model.load()
+load = time.perf_counter() - start
+start = time.perf_counter()
+for batch in batches:
+    model.encode(batch)
+one = time.perf_counter() - start
+todo, lock = iter(batches), threading.Lock()
+def work():
+    while True:
+        with lock:
+            batch = next(todo, None)
+        if batch is None:
+            return
+        model.encode(batch)
+threads = [threading.Thread(target=work) for _ in range(2)]
+start = time.perf_counter()
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+two = time.perf_counter() - start
+print(json.dumps({"load": load, "one": one, "two": two, "batches": len(batches),
+                  "texts": sum(map(len, batches))}))
 """
 
 
@@ -81,6 +144,54 @@ def _load() -> str:
     return f"{os.getloadavg()[0]:.1f}"
 
 
+_STAGE = re.compile(r"^  ([a-z][a-z ]*[a-z]) +([0-9.]+) s$")  # a stage line: name, seconds
+_AFTER = ("site model", "render")  # the stages that need every candidate's results
+
+
+def _stages_without(out: Path) -> tuple[float, float, float]:
+    """Of one build without the extra, its output read as it is printed: (seconds from the start
+    to the end of "load inputs", seconds of the stages after it and before the site model,
+    seconds of "site model" + "render")."""
+    env = dict(os.environ, EVIDENCEDESK_CACHE="off")
+    start = time.perf_counter()
+    reached, between, after = 0.0, 0.0, 0.0
+    code = _BUILD.replace(', "--quiet"', "")
+    with subprocess.Popen([sys.executable, "-c", code, "without", str(out)], env=env,
+                          stdout=subprocess.PIPE, text=True) as build:  # fmt: skip
+        assert build.stdout is not None
+        for line in build.stdout:
+            found = _STAGE.match(line.rstrip("\n"))
+            if found is None:
+                continue
+            if found[1] == "load inputs":
+                reached = time.perf_counter() - start
+            elif found[1] in _AFTER:
+                after += float(found[2])
+            elif reached:
+                between += float(found[2])
+    if build.returncode != 0 or not reached or not after:
+        raise SystemExit(
+            f"the build without the extra failed or printed no stages ({build.returncode})"
+        )
+    return reached, between, after
+
+
+def bound(folder: Path) -> dict[str, float]:
+    """The model alone on the batches a cold build runs, and the stages that cannot overlap it
+    (the module's notes): the lowest wall clock a cold build can reach here."""
+    batches = folder / "batches.json"
+    env = dict(os.environ, EVIDENCEDESK_CACHE="off")
+    subprocess.run([sys.executable, "-c", _RECORD, str(folder / "site-recorded"), str(batches)],
+                   check=True, capture_output=True, text=True, env=env)  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", _ALONE, str(batches)], check=True,
+                          capture_output=True, text=True, env=env)  # fmt: skip
+    alone = json.loads(done.stdout)
+    reached, between, after = _stages_without(folder / "site-stages")
+    shared = (alone["one"] + between) * alone["two"] / alone["one"]
+    return {**alone, "reached": reached, "between": between, "after": after,
+            "floor": reached + alone["two"] + after, "shared": reached + shared + after}  # fmt: skip
+
+
 def main() -> None:
     as_installed()  # time the package as pip installs it (benchmarks/_as_installed.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -96,6 +207,7 @@ def main() -> None:
             for kind in KINDS:
                 times[kind].append(once(kind, folder / f"site-{kind}", cache))
         same = _same_site(folder / "site-cold", folder / "site-warm")
+        least = bound(folder)
     wall = {k: statistics.median(t for t, _ in found) for k, found in times.items()}
     cpu = {k: statistics.median(c for _, c in found) for k, found in times.items()}
     base = wall["without"]
@@ -109,6 +221,15 @@ def main() -> None:
         print(f"CPU time {kind} / without: {cpu[kind]:.2f} s / {cpu['without']:.2f} s = "
               f"{cpu[kind] / cpu['without']:.2f}x")  # fmt: skip
     print(f"the cold and the warm sites byte-identical: {'yes' if same else 'NO'}")
+    print(f"the model alone on the {least['texts']} texts a cold build embeds "
+          f"({least['batches']} batches): {least['one']:.2f} s on one thread, {least['two']:.2f} s "
+          f"on two ({least['one'] / least['two']:.2f}x the throughput); loading it "
+          f"{least['load']:.2f} s")  # fmt: skip
+    print(f"bound: reaching the texts {least['reached']:.2f} s + embedding them on both cores "
+          f"{least['two']:.2f} s + site model and render {least['after']:.2f} s = "
+          f"{least['floor']:.2f} s: at best {least['floor'] / base:.2f}x the build without it")  # fmt: skip
+    print(f"with the stages between ({least['between']:.2f} s alone) sharing the cores at the "
+          f"model's two-thread rate: {least['shared']:.2f} s, {least['shared'] / base:.2f}x")  # fmt: skip
     print(f"load average before / after: {load} / {_load()} on {os.cpu_count()} cores")
 
 
