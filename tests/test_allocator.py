@@ -66,8 +66,18 @@ def test_freed_memory_is_trimmed_with_no_pad(answer: int, released: bool) -> Non
     assert libc.calls == [(0, 0)]
 
 
-def test_each_stage_and_each_run_let_go_give_freed_memory_back(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(
+    ("held", "released"),
+    [
+        (None, True),  # malloc cannot say what it holds (no mallinfo2): given back every time
+        (0, False),
+        (allocator.KEEP_BETWEEN_RUNS, False),  # at most that much is kept for the next run
+        (allocator.KEEP_BETWEEN_RUNS + 1, True),
+        (3 << 30, True),  # what a 50,000-question run frees
+    ],
+)
+def test_each_stage_gives_freed_memory_back_and_a_run_let_go_above_the_bound(
+    monkeypatch: pytest.MonkeyPatch, held: int | None, released: bool
 ) -> None:
     events: list[str] = []
 
@@ -79,12 +89,65 @@ def test_each_stage_and_each_run_let_go_give_freed_memory_back(
             events.append(f"step {n}")
 
     monkeypatch.setattr(allocator, "release_freed_memory", lambda: events.append("release") or True)
+    monkeypatch.setattr(allocator, "held_free", lambda: held)
     progress = allocator.trimming(Progress())
     progress("load inputs")
     progress.step(3)  # type: ignore[attr-defined]
     progress("evaluate")
     progress.let_go()  # type: ignore[attr-defined]
-    assert events == ["release", "load inputs", "step 3", "release", "evaluate", "release"]
+    let_go = ["release"] if released else []
+    assert events == ["release", "load inputs", "step 3", "release", "evaluate", *let_go]
+
+
+def test_the_bound_between_runs_is_two_gibibytes() -> None:
+    assert allocator.KEEP_BETWEEN_RUNS == 2 * 1024**3
+
+
+class MallInfoLibc:
+    """A C library whose ``mallinfo2`` reports `free` bytes held (and 7 in every other field)."""
+
+    def __init__(self, free: int) -> None:
+        def mallinfo2() -> allocator._MallInfo2:
+            info = allocator._MallInfo2(*([7] * 10))
+            info.fordblks = free
+            return info
+
+        self.mallinfo2 = mallinfo2
+
+
+@pytest.mark.parametrize("free", [0, 123_456_789, 3 << 30])
+def test_the_free_memory_held_is_mallinfo2s_fordblks(free: int) -> None:
+    assert allocator.held_free(MallInfoLibc(free)) == free  # type: ignore[arg-type]
+
+
+def test_without_mallinfo2_the_free_memory_held_is_unknown() -> None:
+    assert allocator.held_free(FakeLibc([])) is None  # type: ignore[arg-type]
+
+
+def test_off_linux_the_free_memory_held_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert allocator.held_free() is None
+
+
+def test_this_glibc_reports_a_freed_block_as_held() -> None:
+    """The struct's layout against the real C library: with the thresholds raised (in a process
+    of its own: they are process-wide), a 64 MiB block is not counted free while it is held
+    (the heap's size, ``arena``, would count it), and is once it is freed and stays in malloc's
+    heap (the memory in use, ``uordblks``, would not count it)."""
+    if allocator._glibc() is None or not hasattr(allocator._glibc(), "mallinfo2"):
+        pytest.skip("not glibc 2.33 or later")
+    code = textwrap.dedent("""
+        import ctypes
+        from evidencedesk.cli import _process as p
+        assert p.reuse_freed_memory()
+        block = ctypes.create_string_buffer(64 << 20)
+        held = p.held_free()
+        del block
+        print(held, p.held_free())
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    held, freed = map(int, done.stdout.split())
+    assert held < 16 << 20 <= 64 << 20 <= freed
 
 
 def test_the_library_never_tunes_the_process() -> None:

@@ -50,9 +50,15 @@ environment sets is left to rule.
 
 `reuse_freed_memory` does nothing (and returns False) off glibc -- macOS, Windows, musl. Kept
 memory is memory the process still holds, so with ``trim`` it is given back at each stage's
-start (glibc's ``malloc_trim``), when the last stage's arrays are gone; within a stage nothing
-is given back (the next run's arrays reuse the pages of the last one's: giving them back after
-each run made the next one fault every page in again).
+start (glibc's ``malloc_trim``), when the last stage's arrays are gone. Between two runs of a
+stage it is kept while malloc holds at most `KEEP_BETWEEN_RUNS` free (``mallinfo2``, every
+arena), so that the next run's arrays reuse the last one's pages: a 10,000-question run frees
+about 0.7-1.1 GB, and keeping it saved the 10,000 x 3 build of docs/scale.md about 200,000 page
+faults and 0.3-1.2 s (eight interleaved pairs) for 0.1-0.15 GB more at its peak. Above it (a
+50,000-question run frees about 3 GB, and the heap's holes kept such a build's third run
+0.3-1 GiB above its first) it is given back, so a build of large runs peaks at what one run
+takes. Where malloc cannot say what it holds (no ``mallinfo2``: glibc before 2.33) it is given
+back every time.
 """
 
 from __future__ import annotations
@@ -76,6 +82,7 @@ from evidencedesk.errors import BuildTerminated, EvidencedeskError, UsageError
 from evidencedesk.files._text import shown
 
 __all__ = [
+    "KEEP_BETWEEN_RUNS",
     "TUNINGS",
     "TUNING_ENV",
     "TUNE_OPTION",
@@ -83,6 +90,7 @@ __all__ = [
     "Tuning",
     "add_tune_argument",
     "forked",
+    "held_free",
     "paused_collector",
     "plain_pages",
     "release_freed_memory",
@@ -90,6 +98,7 @@ __all__ = [
     "trimming",
 ]
 
+KEEP_BETWEEN_RUNS = 2 << 30  # bytes of freed memory malloc may keep from one run to the next
 _M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
 _M_MMAP_THRESHOLD = -3
 _THRESHOLD = 2**31 - 1  # bytes, both thresholds; mallopt takes a C int: its largest value
@@ -156,12 +165,45 @@ def release_freed_memory(libc: ctypes.CDLL | None = None) -> bool:
     return bool(trim(0))
 
 
+class _MallInfo2(ctypes.Structure):
+    """glibc's ``struct mallinfo2`` (malloc.h, glibc 2.33 on): byte counts summed over every
+    arena; ``fordblks`` is the free memory malloc holds."""
+
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )  # fmt: skip
+    ]
+
+
+def held_free(libc: ctypes.CDLL | None = None) -> int | None:
+    """Bytes of freed memory malloc holds (glibc's ``mallinfo2().fordblks``); None off glibc or
+    where the C library has no ``mallinfo2``."""
+    libc = libc if libc is not None else _glibc()
+    if libc is None or not hasattr(libc, "mallinfo2"):
+        return None
+    info = libc.mallinfo2
+    info.argtypes = []
+    info.restype = _MallInfo2
+    return int(info().fordblks)
+
+
 def trimming(progress: Callable[[str], None]) -> Callable[[str], None]:
     """`progress` (told each stage's name as it starts) that first gives malloc's free memory
-    back to the system: the last stage's arrays are gone by then; and again each time the build
-    lets a run go (``let_go``: two readers' heap holes kept a 50,000-question build's third
-    run 0.3-1 GiB above its first). Keeps `progress`'s other methods (``step``, ``page``) by
-    returning a wrapper object."""
+    back to the system: the last stage's arrays are gone by then; and again when the build lets
+    a run go (``let_go``) while malloc holds more than `KEEP_BETWEEN_RUNS` free (the module's
+    notes). Keeps `progress`'s other methods (``step``, ``page``) by returning a wrapper
+    object."""
     return _Trimming(progress)
 
 
@@ -174,8 +216,11 @@ class _Trimming:
         self._progress(stage)
 
     def let_go(self) -> None:
-        """A run was dropped (`results._stages.LetsGo`): the next is read into fresh memory."""
-        release_freed_memory()
+        """A run was dropped (`results._stages.LetsGo`): its freed memory is kept for the next
+        run's arrays, unless it is more than `KEEP_BETWEEN_RUNS` or malloc cannot say."""
+        held = held_free()
+        if held is None or held > KEEP_BETWEEN_RUNS:
+            release_freed_memory()
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._progress, name)
