@@ -182,7 +182,7 @@ class _MallInfo2(ctypes.Structure):
             "uordblks",
             "fordblks",
             "keepcost",
-        )  # fmt: skip
+        )
     ]
 
 
