@@ -44,7 +44,6 @@ import argparse
 import filecmp
 import json
 import os
-import re
 import resource
 import statistics
 import subprocess
@@ -54,6 +53,7 @@ import time
 from pathlib import Path
 
 from _as_installed import as_installed
+from runs_only_scale import stage_times
 
 _BUILD = """
 import sys
@@ -121,7 +121,6 @@ def _cpu() -> float:
 KINDS = ("cold", "warm", "without")  # with the extra, no rows kept; with them kept; without it
 
 
-_STAGE = re.compile(r"^  ([a-z][a-z ]*[a-z]) +([0-9.]+) s$")  # a stage line: name, seconds
 _AFTER = ("site model", "render")  # the stages that need every candidate's results
 Stages = tuple[float, float, float]  # (reached its texts, the stages between, site model + render)
 
@@ -133,21 +132,18 @@ def once(kind: str, out: Path, cache: Path) -> tuple[float, float, Stages]:
     "render" (the stages that need every candidate's results)."""
     env = dict(os.environ, EVIDENCEDESK_CACHE=str(cache) if kind == "warm" else "off")
     start, cpu = time.perf_counter(), _cpu()
-    reached, between, after = 0.0, 0.0, 0.0
+    reached, lines = 0.0, []
     with subprocess.Popen([sys.executable, "-c", _BUILD, "without" if kind == "without" else "with",
                            str(out)], env=env, stdout=subprocess.PIPE, text=True) as build:  # fmt: skip
         assert build.stdout is not None
         for line in build.stdout:
-            found = _STAGE.match(line.rstrip("\n"))
-            if found is None:
-                continue
-            if found[1] == "load inputs":
+            lines.append(line)
+            if not reached and "load inputs" in stage_times(line):
                 reached = time.perf_counter() - start
-            elif found[1] in _AFTER:
-                after += float(found[2])
-            elif reached:
-                between += float(found[2])
     seconds = time.perf_counter() - start
+    stages = stage_times("".join(lines))  # the first is "load inputs"
+    after = sum(stages.get(name, 0.0) for name in _AFTER)
+    between = sum(t for name, t in stages.items() if name not in ("load inputs", *_AFTER))
     if build.returncode != 0 or not reached or not after:
         raise SystemExit(f"the {kind} build failed or printed no stages ({build.returncode})")
     return seconds, _cpu() - cpu, (reached, between, after)
