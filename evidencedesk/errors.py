@@ -161,7 +161,7 @@ class ModelLoadError(EvidencedeskError):
 
 
 class PackageLoadError(EvidencedeskError):
-    """A package evidencedesk imports (pyarrow, plotly) that is missing or does not load (a
+    """A package evidencedesk imports (pyarrow) that is missing or does not load (a
     broken install): names the package, what failed and what to reinstall."""
 
     def __init__(self, package: str, exc: BaseException):

@@ -110,3 +110,30 @@ def test_a_forest_is_the_fragment_plotlys_figure_writes(monkeypatch: pytest.Monk
                          config={"displaylogo": False, "responsive": True},
                          default_width="100%", default_height="220px")  # fmt: skip
     assert metric_forest(candidate, "x") == re.sub(r">\s+<", "><", theirs.strip())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [{"x": [0.125, -1.5e-7, 3], "name": "a/b <i>c</i> & “d” −0.5"}],
+        {"title": {"text": "NaN"}, "x": [float("nan"), float("inf"), -float("inf"), None]},
+        {"label": "Infinity and </script>", "y": [1e300, 2**53 + 1, True, False]},
+        {"ids": ["q\u200b1", "שאלה", "\x00\x1f"], "nested": [[[]], {}]},
+    ],
+)
+def test_the_json_is_plotlys_json_engine(value: Any) -> None:
+    from evidencedesk.report._charts import _plotly_json
+
+    assert _plotly_json(value) == pio.json.to_json_plotly(value, engine="json")
+
+
+def test_an_array_like_is_written_as_its_list_as_plotly_writes_it() -> None:
+    import numpy as np
+
+    from evidencedesk.report._charts import _plotly_json
+
+    value = {"n": np.int64(7), "v": np.array([0.5, np.nan]), "f": np.float64(0.25)}
+    assert _plotly_json(value) == '{"n":7,"v":[0.5,null],"f":0.25}'
+    assert _plotly_json(value) == pio.json.to_json_plotly(value, engine="json")
+    with pytest.raises(TypeError, match="Object of type object is not JSON serializable"):
+        _plotly_json({"x": object()})

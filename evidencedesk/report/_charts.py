@@ -1,12 +1,13 @@
 """Plotly figures as HTML fragments: deterministic, offline, colour-blind-safe.
 
 Each figure is written as plotly.js reads it -- its traces and layout as plain data, in the
-order of keys plotly's own figure objects give them -- and serialised by plotly's JSON writer,
-so a page holds what ``go.Figure(...).to_html`` would write, without building the validated
-figure objects (most of a small build's time). The writer is always plotly's ``json`` engine:
-its ``auto`` choice would switch to orjson wherever that happens to be installed, and the same
-project would get other bytes (a literal ``−`` for ``\u2212``). ``tests/test_charts.py`` holds every chart kind
-to plotly's own figure: the same bytes, and every property one plotly knows. Each fragment has
+order of keys plotly's own figure objects give them -- and serialised as plotly's ``json``
+engine writes it (`_plotly_json`), so a page holds what ``go.Figure(...).to_html`` would write,
+without building the validated figure objects or importing the plotly package (0.1 s of every
+build's start). It is always that engine's writing: plotly's ``auto`` choice would switch to
+orjson wherever that happens to be installed, and the same project would get other bytes (a
+literal ``−`` for ``\u2212``). ``tests/test_charts.py`` holds every chart kind to plotly's own
+figure: the same bytes, and every property one plotly knows. Each fragment has
 a fixed ``div_id`` derived from the chart name (plotly's default is a random uuid, which would
 break byte-identical builds), loads no plotly.js (the page loads the shared local copy) and uses
 the blue–orange palette: blue = better, orange = worse. Text from data is HTML-escaped before it
@@ -22,13 +23,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
-
-from evidencedesk.errors import PackageLoadError
-
-try:
-    from plotly.io.json import to_json_plotly
-except Exception as exc:  # a broken install: one line naming what to reinstall
-    raise PackageLoadError("plotly", exc) from None
 
 from evidencedesk.report._model import (
     AblationSection,
@@ -108,13 +102,35 @@ def _zero_line(dash: bool) -> dict[str, Any]:
             "yref": "y domain"}  # fmt: skip
 
 
+# what plotly's ``json`` engine writes in place of the characters that could end a script
+_SCRIPT_SAFE = (("<", "\\u003c"), (">", "\\u003e"), ("/", "\\u002f"))
+
+
+def _plotly_json(value: Any) -> str:
+    """`value` as plotly's ``json`` engine writes it (``plotly.io.json.to_json_plotly(value,
+    engine="json")``): compact, ASCII, a NaN or an infinity as ``null``, ``<``, ``>`` and ``/``
+    as escapes (a label cannot end the script), an array-like (a numpy number) as its list."""
+    text = json.dumps(value, separators=(",", ":"), default=_as_list)
+    if "NaN" in text or "Infinity" in text:  # (a label may hold the word: then nothing changes)
+        text = json.dumps(json.loads(text, parse_constant=lambda _: None), separators=(",", ":"))
+    for unsafe, escaped in _SCRIPT_SAFE:
+        text = text.replace(unsafe, escaped)
+    return text
+
+
+def _as_list(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _to_fragment(data: list[dict[str, Any]], layout: dict[str, Any], name: str) -> str:
     """The figure as a ``<div>`` + inline script with the fixed id ``chart-<slug>``."""
     text = _FRAGMENT.format(
         height=f"{layout['height']}px",
         id=f"chart-{slug(name)}",
-        data=to_json_plotly(data, engine="json"),
-        layout=to_json_plotly(layout, engine="json"),
+        data=_plotly_json(data),
+        layout=_plotly_json(layout),
         config=json.dumps(_CONFIG),
     )
     return re.sub(r">\s+<", "><", text.strip())
