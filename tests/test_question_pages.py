@@ -12,7 +12,7 @@ import pytest
 import evidencedesk
 from evidencedesk.errors import ResultsFileError
 from evidencedesk.report._assemble import present
-from evidencedesk.report._model import RankedItem
+from evidencedesk.report._model import Question, RankedItem, SideBySide, VariantList
 from evidencedesk.report._questions import (
     LIST_DATA,
     QuestionLinks,
@@ -108,6 +108,50 @@ def test_side_by_side_marks_each_move(base: str, cand: str, cut: tuple[bool, boo
                    [item(i, c) for i, c in enumerate(cand, 1)], *cut)  # fmt: skip
     got = [(r.chunk.chunk_id, r.base_rank, r.cand_rank, r.move, r.by, r.move_text) for r in rows]
     assert got == expected
+
+
+def _question(folded: int, listed: str | None, changed: bool) -> Question:
+    """A page with the baseline's list (ranks a, b, c) and run r's (c, d, a), the candidate r's
+    rows against the baseline (c up 2, d new, a down 2, b dropped)."""
+    base = VariantList("base", tuple(item(i, c) for i, c in enumerate("abc", 1)), 1, 1.0, None)
+    run = VariantList("r", tuple(item(i, c) for i, c in enumerate("cda", 1)), None, 0.0, -1.0,
+                      folded=folded)  # fmt: skip
+    rows = aligned(list(base.items), list(run.items), False, False)
+    diff = SideBySide("r", "vs-r", "candidate-r.html", changed, "worse", None, tuple(rows), (),
+                      1, None, listed=listed)  # fmt: skip
+    return Question("q1", "?", (), True, (), (base, run), (), candidates=(diff,))
+
+
+def _ids(parts: tuple[tuple[object, ...], ...]) -> list[str]:
+    return ["".join(getattr(r, "chunk", r).chunk_id for r in part) for part in parts]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("folded", "listed", "changed", "against", "parts"),
+    [
+        (0, "r", True, True, ["cda", "b"]),  # its rows, then the baseline's chunk it dropped
+        (2, "r", True, True, ["cd", "ab"]),  # ranks 1-2 open; rank 3 folded with the dropped
+        (0, None, True, False, ["cda"]),  # the candidate's rows are shown in its own section
+        (0, "r", False, False, ["cda"]),  # the same list as the baseline's: its own items
+        (2, None, True, False, ["cd", "a"]),  # its own items, rank 3 folded
+    ],
+)  # fmt: skip
+def test_a_list_is_shown_against_the_baseline_only_as_its_candidates_run(
+    folded: int, listed: str | None, changed: bool, against: bool, parts: list[str]
+) -> None:
+    question = _question(folded, listed, changed)
+    shown_against, shown = question.rows_of(question.lists[1])
+    assert (shown_against is question.candidates[0], _ids(shown)) == (against, parts)
+    assert question.rows_of(question.lists[0]) == (None, (question.lists[0].items,))
+
+
+def test_a_pages_list_is_found_by_its_variant() -> None:
+    question = _question(0, "r", True)
+    assert question.list_of("r") is question.lists[1]
+    assert question.list_of("base") is question.lists[0]
+    assert question.list_of("other") is None
+    assert question.list_of(None) is None
+    assert question.list_of("") is None
 
 
 @pytest.mark.parametrize(

@@ -712,6 +712,32 @@ class Question(Plain):
     def slug(self) -> str:
         return slug(self.id)
 
+    def list_of(self, variant: str | None) -> VariantList | None:
+        """The page's list of `variant` (None: no such list, or no variant named)."""
+        return next((v for v in self.lists if v.variant == variant), None) if variant else None
+
+    def rows_of(self, shown: VariantList) -> tuple[SideBySide | None, tuple[ShownRows, ...]]:
+        """How the page lists `shown`: the candidate whose run it is, when that candidate's list
+        differs from the baseline's (then its rows against the baseline: the ranks shown open,
+        then the ranks folded and the baseline's chunks it dropped), else None and its own
+        items (the ranks shown open, then the folded ones); one part when nothing is folded."""
+        against = next((d for d in self.candidates if d.listed == shown.variant and d.changed),
+                       None)  # fmt: skip
+        folded = shown.folded
+        if against is None:
+            items = shown.items
+            return None, ((items[:folded], items[folded:]) if folded else (items,))
+        head: list[AlignedItem] = []
+        tail: list[AlignedItem] = []
+        for row in against.rows:
+            opened = row.cand_rank and (not folded or row.cand_rank <= folded)
+            (head if opened else tail).append(row)
+        return against, ((tuple(head), tuple(tail)) if tail else (tuple(head),))
+
+
+# the rows of one part of a list on a question page (`Question.rows_of`)
+ShownRows = tuple[RankedItem, ...] | tuple[AlignedItem, ...]
+
 
 @dataclass(frozen=True)
 class QuestionRow(Plain):
