@@ -8,6 +8,7 @@ experiment design depend on the project's kind (a pipeline we can run, or runs o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 from evidencedesk._metric_names import Metric, definitions, split_metric
@@ -117,7 +118,7 @@ class Settings:
     # [searchers] dense: the embedder of the dense searcher (and so of the hybrid)
     dense: Literal["toy", "minilm"] = "toy"
 
-    @property
+    @cached_property  # (asked for every claim that names a metric: thousands a large build)
     def slices(self) -> tuple[Metric, ...]:
         """Slice tables: the primary metric first (a candidate's slices are its first), then MRR
         and the second benchmark column, each once."""
@@ -126,7 +127,7 @@ class Settings:
             seen.setdefault(m.name, m)
         return tuple(seen.values())
 
-    @property
+    @cached_property
     def metrics(self) -> tuple[Metric, ...]:
         """Every reported metric, once, in first-use order (columns, comparisons, slices)."""
         seen: dict[str, Metric] = {}

@@ -621,6 +621,7 @@ class Results:
 # Places in results.json: a claim's `source` path (``candidates[2].comparisons[0]``) names an
 # object of the Results
 _STEP = re.compile(r"([a-z_]+)((?:\[\d+\])*)")
+_INDEX = re.compile(r"\[(\d+)\]")  # each index of a step
 
 
 def _resolve(results: Results, source: str) -> Any:
@@ -634,7 +635,7 @@ def _resolve(results: Results, source: str) -> Any:
         if match is None or not hasattr(node, match[1]):
             raise LookupError(f"no {step!r} in results.json at {source!r}")
         node = getattr(node, match[1])
-        for index in re.findall(r"\[(\d+)\]", match[2]):
+        for index in _INDEX.findall(match[2]):
             if not isinstance(node, tuple | list) or int(index) >= len(node):
                 raise LookupError(f"no [{index}] in results.json at {source!r}")
             node = node[int(index)]
