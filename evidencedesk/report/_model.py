@@ -716,7 +716,7 @@ class Question(Plain):
         """The page's list of `variant` (None: no such list, or no variant named)."""
         return next((v for v in self.lists if v.variant == variant), None) if variant else None
 
-    def rows_of(self, shown: VariantList) -> tuple[SideBySide | None, tuple[ShownRows, ...]]:
+    def rows_of(self, shown: VariantList) -> tuple[SideBySide | None, tuple[_ShownRows, ...]]:
         """How the page lists `shown`: the candidate whose run it is, when that candidate's list
         differs from the baseline's (then its rows against the baseline: the ranks shown open,
         then the ranks folded and the baseline's chunks it dropped), else None and its own
@@ -736,7 +736,7 @@ class Question(Plain):
 
 
 # the rows of one part of a list on a question page (`Question.rows_of`)
-ShownRows = tuple[RankedItem, ...] | tuple[AlignedItem, ...]
+_ShownRows = tuple[RankedItem, ...] | tuple[AlignedItem, ...]
 
 
 @dataclass(frozen=True)
