@@ -535,9 +535,11 @@ def test_numbers_shared_after_a_fork_are_each_taken_once(tmp_path: Path) -> None
 
 
 def test_a_large_sites_results_are_written_from_the_moment_they_exist(tmp_path: Path) -> None:
-    """Above the page limit results.json and the data/ exports are launched as soon as the
-    Results exist, before the site model is made (the core the site model leaves idle writes
-    them); the question pages the render hands over after it, and every job is waited for."""
+    """Above the page limit the per-question CSV and the qrels are launched as soon as the
+    benchmark has fixed their rows, before the gate runs; results.json and the other exports as
+    soon as the Results exist, before the site model is made (the core the gate and the site
+    model leave idle writes them); the question pages the render hands over after it, and every
+    job is waited for."""
     from evidencedesk.report._build import build_site, prepare
 
     qids = [f"q{i:03d}" for i in range(plan.PAGE_LIMIT + 4)]
@@ -569,10 +571,11 @@ def test_a_large_sites_results_are_written_from_the_moment_they_exist(tmp_path: 
     out = tmp_path / "site"
     options = prepare(str(out), project, None)
     build_site(options, progress=events.append, background=launch)
-    stages = [e for e in events if e in ("site model", "render")]
-    assert stages == ["site model", "render"]
-    before = events[: events.index("site model")]
-    assert before.count("launched") == 2  # results.json (with its questions file), the exports
+    stages = [e for e in events if e in ("benchmark", "gate", "site model", "render")]
+    assert stages == ["benchmark", "gate", "site model", "render"]
+    assert events[: events.index("gate")].count("launched") == 1  # the per-question exports
+    # results.json (with its questions file) and to-label.tsv
+    assert events[events.index("gate") : events.index("site model")].count("launched") == 1
     assert events[events.index("render") :].count("launched") == 1  # a share of the questions
     assert all(job.done for job in jobs) and "stopped" not in events
     assert (out / "results.json").is_file() and (out / "data").is_dir()

@@ -14,10 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidencedesk.files._writing import text_cell
-from evidencedesk.report._site import slug
-from evidencedesk.results._serialize import PER_QUESTION, TO_LABEL, _export_files
+from evidencedesk.results._serialize import PER_QUESTION, TO_LABEL
 from evidencedesk.results.types import ChunkFact, Results, ToLabel
-from tests.test_results_units import tiny_results
+from tests.test_results_units import export_texts, tiny_results
 
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
@@ -84,7 +83,7 @@ def _no_formula(rows: list[list[str]], text_columns: set[int]) -> None:
 
 
 def test_to_label_tsv_reads_back_with_the_header_s_columns_and_no_formula() -> None:
-    text = _export_files(hostile_results(), slug)[TO_LABEL]
+    text = export_texts(hostile_results())[TO_LABEL]
     lines = text.splitlines()
     assert len(lines) == 3  # the header and one line per pair: no name added a line
     rows = list(csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
@@ -103,7 +102,7 @@ def test_to_label_tsv_reads_back_with_the_header_s_columns_and_no_formula() -> N
 
 
 def test_per_question_csv_reads_back_with_the_header_s_columns_and_no_formula() -> None:
-    text = _export_files(hostile_results(), slug)[PER_QUESTION]
+    text = export_texts(hostile_results())[PER_QUESTION]
     assert len(text.splitlines()) == 4
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0] == ["question", "variant", "recall@1", "recall@3", "mrr", "ndcg@5",
@@ -117,7 +116,7 @@ def test_per_question_csv_reads_back_with_the_header_s_columns_and_no_formula() 
 
 def test_pandas_reads_each_export_as_the_header_s_table() -> None:
     pandas = pytest.importorskip("pandas")
-    files = _export_files(hostile_results(), slug)
+    files = export_texts(hostile_results())
     tsv = pandas.read_csv(io.StringIO(files[TO_LABEL]), sep="\t", dtype=str,
                           keep_default_na=False, quoting=csv.QUOTE_NONE)  # fmt: skip
     assert tsv.shape == (2, 10)
@@ -147,9 +146,7 @@ def test_any_name_or_text_keeps_both_exports_tables_of_the_header_s_columns(
     questions = tuple(replace(q, question=text, tags=tuple(names)) for q in r.inputs.questions)
     inputs = replace(r.inputs, questions=questions, chunk_facts=facts)
     r = replace(r, baseline=names[0], variants=(variant,), inputs=inputs, to_label=to_label)
-    files = _export_files(r, slug)
-    for data in files.values():
-        data.encode("utf-8")  # every export can be written as UTF-8
+    files = export_texts(r)  # every export can be written as UTF-8: the site encodes them
     tsv = files[TO_LABEL]
     assert len(tsv.splitlines()) == 3 and tsv.count("\n") == 3
     rows = list(csv.reader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE))

@@ -34,8 +34,7 @@ from evidencedesk.errors import EvidencedeskError, InputError
 from evidencedesk.files._trec_keys import id_problem
 from evidencedesk.files.trec import TrecRun, read_qrels, read_run, write_qrels, write_run
 from evidencedesk.report._render import _BIDI, _READ_AS_CLAIM, _balanced, environment
-from evidencedesk.report._site import slug
-from evidencedesk.results._serialize import TO_LABEL, _export_files
+from evidencedesk.results._serialize import TO_LABEL
 from evidencedesk.results.types import ToLabel
 from evidencedesk.retrieval.beir import (
     _QRELS_HEADER,
@@ -47,7 +46,7 @@ from evidencedesk.retrieval.beir import (
 from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.labels import load_labels
 from tests.synthetic_runs import write_project
-from tests.test_results_units import tiny_results
+from tests.test_results_units import export_texts, tiny_results
 
 FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -158,7 +157,7 @@ def test_read_ids_keep_the_to_label_columns_byte_exact(
     if not _one_word(qid, doc):
         return
     results = replace(tiny_results(), to_label=(ToLabel(qid, doc, 1, tuple(names), 1),))
-    text = _export_files(results, slug)[TO_LABEL]
+    text = export_texts(results)[TO_LABEL]
     rows = list(csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
     assert [len(row) for row in rows] == [10, 10]
     assert rows[1][:4] == [qid, "0", doc, ""]

@@ -278,7 +278,9 @@ def test_the_compressed_files_are_deterministic(built: tuple[Results, Path]) -> 
         if name.endswith(".gz"):
             assert data[:4] == b"\x1f\x8b\x08\x00" and data[4:8] == b"\x00\x00\x00\x00", name
     qrels = gzip.decompress(files["data/qrels.txt.gz"]).decode("utf-8")
-    assert qrels == serialize._qrels_text(results) and qrels.startswith("q000 0 rel-q000 2\n")
+    assert qrels == serialize._qrels_text(results.inputs.questions) and qrels.startswith(
+        "q000 0 rel-q000 2\n"
+    )
 
 
 def test_the_flips_grid_lists_the_chosen_questions(built: tuple[Results, Path]) -> None:
@@ -352,7 +354,7 @@ def test_a_data_file_error_in_the_forked_writer_is_one_line(
     def full(*args: object) -> dict[str, bytes]:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "site" / "x.gz"))
 
-    monkeypatch.setattr(render, "site_exports", full)
+    monkeypatch.setattr(render, "question_exports", full)
     err = io.StringIO()
     argv = ["build", "--project", str(project(tmp_path / "p")), "--out", str(tmp_path / "site"),
             *tune]  # fmt: skip

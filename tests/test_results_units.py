@@ -13,7 +13,13 @@ from evidencedesk.report._site import slug
 from evidencedesk.results import _compute as compute
 from evidencedesk.results import _serialize as serialize
 from evidencedesk.results._inputs import load_project, questions
-from evidencedesk.results._serialize import _export_files, _per_question_csv, _qrels_text, _run_text
+from evidencedesk.results._serialize import (
+    QuestionRows,
+    _per_question_csv,
+    _qrels_text,
+    _run_text,
+    site_exports,
+)
 from evidencedesk.results._settings import (
     _COMPARED,
     _PIPELINE_COLUMNS,
@@ -142,8 +148,13 @@ def test_since_reads_each_run_s_pass_at_its_own_final_list() -> None:
     assert (runs_only.k, runs_only.depths) == (10, (("base run", 10),))
 
 
+def export_texts(results: Results) -> dict[str, str]:
+    """The site's exports of `results` as text (up to the page limit none is compressed)."""
+    return {name: data.decode("utf-8") for name, data in site_exports(results, slug).items()}
+
+
 def test_per_question_csv_has_every_metric_and_the_first_relevant_rank() -> None:
-    assert _per_question_csv(tiny_results()).splitlines() == [
+    assert _per_question_csv(QuestionRows.of(tiny_results())).splitlines() == [
         "question,variant,recall@1,recall@3,mrr,ndcg@5,first_relevant_rank,tags",
         # nDCG@5, exp gains 2^g - 1: (3/log2(3) + 1/log2(4)) / (3/log2(2) + 1/log2(3))
         "q1,base run,0.0,1.0,0.5,0.6590018048024133,2,direct",
@@ -160,8 +171,10 @@ def test_runs_and_qrels_are_trec_files() -> None:
         "q2 Q0 d3 1 1 base-run", "q3 Q0 d4 1 1 base-run",
     ]  # fmt: skip
     # in scope only (x9 is not allowed), questions in label order, ids sorted
-    assert _qrels_text(r) == "q1 0 d2 2\nq1 0 d3 1\nq2 0 d3 1\nq2 0 d5 2\nq3 0 d4 1\n"
-    assert sorted(_export_files(r, slug)) == [
+    assert (
+        _qrels_text(r.inputs.questions) == "q1 0 d2 2\nq1 0 d3 1\nq2 0 d3 1\nq2 0 d5 2\nq3 0 d4 1\n"
+    )
+    assert sorted(export_texts(r)) == [
         "data/per-question.csv", "data/qrels.txt", "data/runs/base-run-" + slug("base run")[-8:] + ".run",
         "data/to-label.tsv",
     ]  # fmt: skip

@@ -4,11 +4,15 @@ is its function and one line in the list (docs/architecture.md, "Adding an evalu
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from evidencedesk.results._evaluate import RUNS_ONLY_STAGES, STAGES, evaluation
 from evidencedesk.results._inputs import DEMO_PROJECT, load_project
+from evidencedesk.results._serialize import QuestionRows, question_exports
 from evidencedesk.results._stages import Benchmark, Evaluating, Stage, walk
+from tests.project_fixtures import make_runs_only_project
 
 
 def test_the_pipeline_and_runs_only_lists_name_the_progress_lines() -> None:
@@ -45,3 +49,22 @@ def test_a_stage_that_needs_a_later_one_is_refused_before_any_runs() -> None:
     with pytest.raises(ValueError, match=r"stage 'first' needs \['second'\], not walked before"):
         walk((first, second), None)  # type: ignore[arg-type]
     assert ran == []
+
+
+@pytest.mark.parametrize("kind", ["pipeline", "runs"])
+def test_the_rows_handed_after_the_benchmark_are_the_results_rows(
+    kind: str, tmp_path: Path
+) -> None:
+    """`on_rows` is handed the per-question rows once, right after the benchmark stage, before
+    the gate; their exports are those of the finished Results' rows, byte for byte (a runs-only
+    project's lists gain the ids their pages show at the end, never a value)."""
+    project = DEMO_PROJECT if kind == "pipeline" else make_runs_only_project(tmp_path)
+    events: list[object] = []
+    found = evaluation(load_project(project), 0, (), events.append, on_rows=events.append)
+    rows = [e for e in events if isinstance(e, QuestionRows)]
+    assert len(rows) == 1 and events.index(rows[0]) == events.index("benchmark") + 1
+    assert events.index("gate") > events.index(rows[0])
+    assert question_exports(rows[0]) == question_exports(QuestionRows.of(found.results))
+    assert rows[0].metrics == tuple(m.name for m in found.results.settings.metrics)
+    # the demo's 24 labels; the runs-only project's 50 queries less the one with no judgment
+    assert len(rows[0].questions) == (24 if kind == "pipeline" else 49)

@@ -387,14 +387,14 @@ def test_an_os_error_while_writing_a_page_names_the_page(
 
 
 def test_exports_refuse_two_variants_with_one_slug() -> None:
-    from evidencedesk.results._serialize import _export_files
+    from evidencedesk.results._serialize import result_exports
     from tests.test_results_units import tiny_results
 
     results = tiny_results()
     a, b = colliding_names()
     twin = replace(results, variants=tuple(replace(results.variants[0], name=n) for n in (a, b)))
     with pytest.raises(EvidencedeskError) as info:
-        _export_files(twin, slug)
+        result_exports(twin, slug)
     assert str(info.value) == (
         f"expected variants whose file and anchor names differ, found {a!r} and {b!r}, which "
         f"both become {slug(a)!r}; rename one of them"

@@ -34,7 +34,7 @@ from evidencedesk.report._render import Launch, at_once
 from evidencedesk.report._site import Outcome
 from evidencedesk.results._evaluate import evaluate
 from evidencedesk.results._inputs import DEMO_PROJECT, Project, load_project
-from evidencedesk.results._serialize import load
+from evidencedesk.results._serialize import QuestionRows, load
 from evidencedesk.results._stages import Progress
 from evidencedesk.results.since import since
 
@@ -52,13 +52,15 @@ def _build_model(
     options: BuildOptions,
     progress: Progress,
     on_results: Callable[[Results], object] | None = None,
+    on_rows: Callable[[QuestionRows], object] | None = None,
 ) -> SiteModel:
-    """The site model of a build: load the project (once), evaluate it, hand the Results to
-    `on_results` (the build starts writing results.json there) and present them."""
+    """The site model of a build: load the project (once), evaluate it (handing `on_rows` the
+    per-question rows once the benchmark has fixed them), hand the Results to `on_results` (the
+    build starts writing results.json there) and present them."""
     project = options.loaded  # read once, by the CLI's checks before the build
     if not isinstance(project, Project):
         project = load_project(options.project or _require(DEMO_PROJECT, "the demo project"))
-    results = evaluate(project, options.seed, options.runs, progress)
+    results = evaluate(project, options.seed, options.runs, progress, on_rows)
     if options.command is not None:  # the command as the user typed it, for the footer
         inputs = dataclasses.replace(results.inputs, command=options.command)
         results = dataclasses.replace(results, inputs=inputs)
@@ -189,17 +191,25 @@ def build_site(
     on_page = getattr(progress, "page", None)
     expect = getattr(progress, "expect_pages", None)
     with atomic_output(options.out, str(options.out), outcome) as tmp:
-        # above the page limit results.json and the exports are written from the moment the
-        # Results exist, while the site model is made (one core would wait otherwise): the same
-        # jobs, the same bytes, that the render would start
+        # above the page limit the per-question exports are written from the moment the
+        # benchmark has fixed their rows, while the gate runs, and results.json and the other
+        # exports from the moment the Results exist, while the site model is made (one core
+        # would wait otherwise): the same files, the same bytes, that the render would write
         started: list[render.Job] = []
+        rows_written = False
+
+        def start_rows(rows: QuestionRows) -> None:
+            nonlocal rows_written
+            jobs = render.rows_in_background(rows, tmp, background)
+            started.extend(jobs)
+            rows_written = bool(jobs)
 
         def start_results(results: Results) -> None:
-            started.extend(render.results_in_background(results, tmp, background))
+            started.extend(render.results_in_background(results, tmp, background, rows_written))
 
         try:
             if factory is None:
-                model = _build_model(options, progress, start_results)
+                model = _build_model(options, progress, start_results, start_rows)
             else:  # a factory of the caller's (tests): the render starts them
                 model = factory(options, progress)
             progress("render")

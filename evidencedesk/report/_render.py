@@ -11,9 +11,10 @@ The site's machine-readable files: results.json (split above the page limit), th
 exports, the list of downloads the pages link and ``manifest.json``.
 
 Up to the page limit `_write_results` writes them after the pages; above it
-`results_in_background` hands them to the render's `background` as two jobs (the command line
-runs them in forked processes while the pages render: `cli.process.forked`): the same files,
-the same bytes.
+`rows_in_background` hands the per-question CSV and the qrels to the render's `background` as
+soon as the benchmark has fixed their rows, and `results_in_background` the rest once the
+Results exist (the command line runs them in forked processes while the gate, the site model
+and the pages are made: `cli.process.forked`): the same files, the same bytes.
 """
 
 from __future__ import annotations
@@ -45,16 +46,19 @@ from evidencedesk.report._questions import LIST_DATA, links_of, list_script
 from evidencedesk.report._site import inside, slug, written_files
 from evidencedesk.report._values import DELTA_STEPS, FILTERS, FLIP_STEPS
 from evidencedesk.results import _serialize as serialize
-from evidencedesk.results._plan import large
+from evidencedesk.results._plan import large, over_page_limit
 from evidencedesk.results._serialize import (
     PER_QUESTION,
     QUESTIONS_FILE,
     RESULTS_JSON,
     RUNS,
     TO_LABEL,
+    QuestionRows,
     exported_runs,
     per_question_file,
     qrels_file,
+    question_exports,
+    result_exports,
     site_exports,
 )
 from evidencedesk.results.types import Results
@@ -137,14 +141,29 @@ def _write_claims(model: SiteModel, out: Path) -> None:
     _write_files(out, {_CLAIMS_JSON: text.encode("utf-8")})
 
 
-def results_in_background(results: Results, out: Path, background: Launch) -> list[Job]:
+def rows_in_background(rows: QuestionRows, out: Path, background: Launch) -> list[Job]:
+    """Above the page limit, the per-question CSV and the qrels (`question_exports`) handed to
+    `background` as one job (`report.build`: as soon as the benchmark stage has fixed their
+    rows, so that a forked child writes them while the gate runs on one core); none up to it."""
+    if not over_page_limit(len(rows.questions)):
+        return []
+    return [background(lambda: _write_files(out, question_exports(rows)))]
+
+
+def results_in_background(
+    results: Results, out: Path, background: Launch, rows_written: bool = False
+) -> list[Job]:
     """Above the page limit (`results._plan.large`), results.json (with its per-question file)
     and the data/ exports are handed to `background` as two jobs (the command line runs them in
     forked children, `report.build` as soon as the Results exist: they write while the site model
     is made and the pages render); none up to it (then `_write_results` writes them after the
-    pages)."""
+    pages). `rows_written`: `rows_in_background` has the per-question exports in hand, and one
+    job writes results.json and the rest."""
     if not large(results):
         return []
+    if rows_written:  # what is left of the exports is small beside results.json: one job
+        return [background(lambda: _write_files(out, {**serialize.site_files(results),
+                                                      **result_exports(results, slug)}))]  # fmt: skip
     return [
         background(lambda: _write_files(out, serialize.site_files(results))),
         background(lambda: _write_files(out, site_exports(results, slug))),

@@ -48,6 +48,7 @@ from evidencedesk.results.types import (
     ModelFacts,
     NotRun,
     PolicyFacts,
+    QuestionFact,
     RankedList,
     Results,
     RunCosts,
@@ -397,15 +398,22 @@ def in_noise(best: Sequence[Judged], other: Sequence[Judged], metric: str = "mrr
     return len(f.better) - len(f.worse) >= -2 or f.p >= ALPHA
 
 
+def question_facts(read: ProjectInputs) -> tuple[QuestionFact, ...]:
+    """The questions as the Results hold them: a pipeline's metrics read the judgments in scope
+    (its catalog's `Scope()`), a runs-only project's read them all."""
+    catalog = read.catalog
+    pipeline = read.kind == "pipeline"
+    return questions(read.labels, catalog.allowed(Scope()) if catalog is not None and pipeline
+                     else None)  # fmt: skip
+
+
 def _inputs(
     read: ProjectInputs, settings: Settings, variants: Sequence[VariantResult],
-    candidates: Sequence[CandidateResult] = (), to_label: Sequence[ToLabel] = (),
+    facts: tuple[QuestionFact, ...], candidates: Sequence[CandidateResult] = (),
+    to_label: Sequence[ToLabel] = (),
 ) -> Inputs:  # fmt: skip
     files, digest = read.hashes.result()
     catalog, labels = read.catalog, read.labels
-    # a pipeline's metrics read the judgments in scope; a runs-only project's read them all
-    pipeline = read.kind == "pipeline"
-    allowed = catalog.allowed(Scope()) if catalog is not None and pipeline else None
     ids: set[str] = set()
     if catalog is not None:  # the chunks the site names (a runs-only project has no catalog)
         ids = {c for lb in labels for c, g in lb.grades.items() if g > 0}
@@ -419,7 +427,7 @@ def _inputs(
         skipped=tuple(Skipped(s, r) for s, r in read.skipped),
         documents=documents(catalog),
         chunks=len(catalog) if catalog is not None else 0,
-        questions=questions(labels, allowed),
+        questions=facts,
         chunk_facts=chunk_facts(catalog, ids, settings.restricted_text == "hide"),
         command=read.command,
         demo=read.demo,
@@ -446,7 +454,7 @@ def _answerable_count(judged: Sequence[Judged]) -> int:
 def results_of(
     read: ProjectInputs, settings: Settings, variants: Sequence[VariantResult], baseline: str,
     base_judged: Sequence[Judged], candidates: Sequence[CandidateResult],
-    sizing: tuple[SizingRow, ...] | None = None,
+    facts: tuple[QuestionFact, ...], sizing: tuple[SizingRow, ...] | None = None,
     ablations: Ablations | None = None, citations: tuple[CitationRow, ...] | None = None,
     evidence: EvidenceResult | None = None,
     to_label: tuple[tuple[ToLabel, ...], int] = ((), 0),
@@ -454,9 +462,10 @@ def results_of(
     baseline_gate: GateOutcome | None = None,
 ) -> Results:  # fmt: skip
     """The Results of either kind of project (the pipeline's sections are None for runs-only);
-    `to_label`: the pairs to label next and how many there are (`judgments.to_label`)."""
+    `facts`: `question_facts` of `read`; `to_label`: the pairs to label next and how many
+    there are (`judgments.to_label`)."""
     # what the Results take from the inputs, then the statistics
-    inputs = _inputs(read, settings, variants, candidates, to_label[0])
+    inputs = _inputs(read, settings, variants, facts, candidates, to_label[0])
     policy = _policy_facts(read.policy)
     answerable = _answerable_count(base_judged)
     return Results(

@@ -11,13 +11,14 @@ stage is its function (in `results.stages`) and one line in its list (docs/archi
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from evidencedesk.results._candidates import CandidateChange
-from evidencedesk.results._compute import Book, _flags, results_of
+from evidencedesk.results._compute import Book, _flags, question_facts, results_of
 from evidencedesk.results._inputs import Project, ProjectInputs, RunPaths, read_inputs
 from evidencedesk.results._plan import chosen, page_depth
+from evidencedesk.results._serialize import QuestionRows
 from evidencedesk.results._settings import _SHOWN, Settings, settings_for
 from evidencedesk.results._stages import (
     BASELINE,
@@ -38,7 +39,7 @@ from evidencedesk.results._stages import (
     sizing,
     walk,
 )
-from evidencedesk.results.types import ModelFacts, RankedList, Results
+from evidencedesk.results.types import ModelFacts, QuestionFact, RankedList, Results
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._memos import build_memos
 from evidencedesk.retrieval._metric_engine import lists_at
@@ -75,49 +76,65 @@ class Evaluation:
     labels: Sequence[Label]
 
 
-def evaluate(project: Project, seed: int, runs: RunPaths, progress: Progress) -> Results:
-    """Every number of the report, computed once."""
-    return evaluation(project, seed, runs, progress).results
+def evaluate(
+    project: Project, seed: int, runs: RunPaths, progress: Progress,
+    on_rows: Callable[[QuestionRows], object] | None = None,
+) -> Results:  # fmt: skip
+    """Every number of the report, computed once; `on_rows` is handed the per-question rows as
+    soon as the benchmark stage has fixed them (the build writes their exports meanwhile)."""
+    return evaluation(project, seed, runs, progress, on_rows=on_rows).results
 
 
 def evaluation(
     project: Project, seed: int, runs: RunPaths, progress: Progress,
     benchmark_only: bool = False, stages: Sequence[Stage] = STAGES,
+    on_rows: Callable[[QuestionRows], object] | None = None,
 ) -> Evaluation:  # fmt: skip
     """`evaluate`'s Results with the judged lists behind them; `benchmark_only`: a pipeline
     project's benchmark stage alone (the variants and their flips, no sizing, ablations,
     citations, evidence or candidates: what ``evidencedesk benchmark`` prints), the same
     numbers the full build gives those variants; `stages`: a pipeline project's stage list."""
     with build_memos():  # the memos of this evaluation, not of the process
-        return _evaluate(project, seed, runs, progress, benchmark_only, stages)
+        return _evaluate(project, seed, runs, progress, benchmark_only, stages, on_rows)
 
 
 def _evaluate(
     project: Project, seed: int, runs: RunPaths, progress: Progress, benchmark_only: bool,
-    stages: Sequence[Stage],
+    stages: Sequence[Stage], on_rows: Callable[[QuestionRows], object] | None,
 ) -> Evaluation:  # fmt: skip
     settings = settings_for(project, seed)
     progress("load inputs")
     inputs = read_inputs(project, runs, settings.seed, BUILTIN_NAMES)
+    facts = question_facts(inputs)
+
+    def benchmarked(stage: str, output: object) -> None:
+        # the variants' values are final once the benchmark is done: later stages add
+        # candidates, and the runs-only lists gain only the ids their pages show (`_trim`)
+        if on_rows is not None and isinstance(output, Benchmark | RunsRead):
+            metrics = tuple(m.name for m in settings.metrics)
+            on_rows(QuestionRows(facts, metrics, tuple(output.variants)))
+
     if inputs.kind == "runs":
-        done = _walk(RUNS_ONLY_STAGES, inputs, settings, progress)
-        return _runs_only_evaluation(inputs, settings, done)
+        done = _walk(RUNS_ONLY_STAGES, inputs, settings, progress, benchmarked)
+        return _runs_only_evaluation(inputs, settings, facts, done)
     walked = [s for s in stages if s.name == "benchmark"] if benchmark_only else stages
-    done = _walk(walked, inputs, settings, progress)
-    return _pipeline_evaluation(inputs, settings, done)
+    done = _walk(walked, inputs, settings, progress, benchmarked)
+    return _pipeline_evaluation(inputs, settings, facts, done)
 
 
 def _walk(
-    stages: Sequence[Stage], inputs: ProjectInputs, settings: Settings, progress: Progress
-) -> dict[str, object]:
+    stages: Sequence[Stage], inputs: ProjectInputs, settings: Settings, progress: Progress,
+    after: Callable[[str, object], None],
+) -> dict[str, object]:  # fmt: skip
     book = Book(settings.seed, settings.averaging)
     evaluating = Evaluating(inputs, settings, progress, book, tuple(s.name for s in stages))
-    return walk(stages, evaluating)
+    return walk(stages, evaluating, after)
 
 
 def _pipeline_evaluation(
-    inputs: ProjectInputs, settings: Settings, done: Mapping[str, object]
-) -> Evaluation:
+    inputs: ProjectInputs, settings: Settings, facts: tuple[QuestionFact, ...],
+    done: Mapping[str, object],
+) -> Evaluation:  # fmt: skip
     bench = done["benchmark"]
     assert isinstance(bench, Benchmark)  # noqa: S101 - the first stage of a pipeline
     gated = done.get("gate")
@@ -125,7 +142,7 @@ def _pipeline_evaluation(
     ran = [*bench.built.values(), *(gated.runs.values() if gated is not None else ())]
     results = results_of(
         inputs, settings, bench.variants, BASELINE, bench.base_run.judged,
-        gated.candidates if gated is not None else (),
+        gated.candidates if gated is not None else (), facts,
         sizing=done.get("sizing sweep"),  # type: ignore[arg-type]
         ablations=done.get("ablations"),  # type: ignore[arg-type]
         citations=done.get("citation cases"),  # type: ignore[arg-type]
@@ -139,15 +156,16 @@ def _pipeline_evaluation(
 
 
 def _runs_only_evaluation(
-    inputs: ProjectInputs, settings: Settings, done: Mapping[str, object]
-) -> Evaluation:
+    inputs: ProjectInputs, settings: Settings, facts: tuple[QuestionFact, ...],
+    done: Mapping[str, object],
+) -> Evaluation:  # fmt: skip
     read, gated = done["benchmark"], done["gate"]
     assert isinstance(read, RunsRead) and isinstance(gated, Gated)  # noqa: S101 - its stages'
     baseline = str(inputs.baseline_run)
     judged = {n: r.judged for n, r in read.runs.items()}
     results = _trim(results_of(
         inputs, settings, read.variants, baseline, read.runs[baseline].judged, gated.candidates,
-        to_label=gated.to_label, baseline_gate=gated.baseline_gate,
+        facts, to_label=gated.to_label, baseline_gate=gated.baseline_gate,
     ), judged)  # fmt: skip
     return Evaluation(results, judged, {}, inputs.labels)
 

@@ -205,9 +205,14 @@ LEAN_DEPTH = 10  # above PAGE_LIMIT a question page lists this many results per 
 CRITICAL, _FAILS, _CHANGES = 0, 1, 2  # the choosing rule's tiers, in order
 
 
-def large(results: Results) -> bool:
+def over_page_limit(questions: int) -> bool:
     """More than `PAGE_LIMIT` questions: capped pages and grid, lean lists, compressed files."""
-    return len(results.inputs.questions) > PAGE_LIMIT
+    return questions > PAGE_LIMIT
+
+
+def large(results: Results) -> bool:
+    """Whether the Results' questions are `over_page_limit`."""
+    return over_page_limit(len(results.inputs.questions))
 
 
 def page_depth(results: Results) -> int:

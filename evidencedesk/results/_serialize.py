@@ -32,7 +32,7 @@ import os
 import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,7 @@ from evidencedesk.errors import ResultsFileError
 from evidencedesk.files._structured import gunzip, parse_json
 from evidencedesk.files._text import read_bytes, read_text
 from evidencedesk.files._writing import check_unique, text_cell, write_file
-from evidencedesk.results._plan import large
+from evidencedesk.results._plan import large, over_page_limit
 from evidencedesk.results._settings import Settings
 from evidencedesk.results._verdicts import Decision
 from evidencedesk.results.types import (
@@ -99,21 +99,39 @@ def _number(value: float | None) -> str:
     return "" if value is None else repr(value)
 
 
-def _per_question_csv(results: Results) -> str:
+@dataclasses.dataclass(frozen=True)
+class QuestionRows:
+    """What the per-question exports hold (the per-question CSV and the qrels): the questions,
+    the reported metrics' names and every variant's per-question values. All are fixed once the
+    benchmark stage is done (`results.evaluate`'s ``on_rows``: a large build writes the two files
+    while the gate runs); `of` takes the same from finished Results, to the same bytes."""
+
+    questions: tuple[QuestionFact, ...]
+    metrics: tuple[str, ...]
+    variants: tuple[VariantResult, ...]
+
+    @classmethod
+    def of(cls, results: Results) -> QuestionRows:
+        return cls(results.inputs.questions, tuple(m.name for m in results.settings.metrics),
+                   results.variants)  # fmt: skip
+
+
+def _per_question_csv(rows: QuestionRows) -> str:
     """One row per (question, variant): every reported metric, first relevant rank, tags."""
-    metrics = [m.name for m in results.settings.metrics]
-    tags = {q.id: text_cell(" ".join(q.tags)) for q in results.inputs.questions}
+    metrics = rows.metrics
+    tags = {q.id: text_cell(" ".join(q.tags)) for q in rows.questions}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["question", "variant", *metrics, "first_relevant_rank", "tags"])
-    order = {q.id: i for i, q in enumerate(results.inputs.questions)}
-    rows = [(order.get(r.question, len(order)), r.question, i, v.name, r)
-            for i, v in enumerate(results.variants) for r in v.lists]  # fmt: skip
-    rows.sort(key=itemgetter(0, 1, 2))  # label order, then id, then variant order
+    order = {q.id: i for i, q in enumerate(rows.questions)}
+    names = [text_cell(v.name) for v in rows.variants]
+    lines = [(order.get(r.question, len(order)), r.question, i, r)
+             for i, v in enumerate(rows.variants) for r in v.lists]  # fmt: skip
+    lines.sort(key=itemgetter(0, 1, 2))  # label order, then id, then variant order
     writer.writerows(
-        [q, text_cell(name), *[_number(r.values[m]) for m in metrics],
+        [q, names[i], *[_number(r.values[m]) for m in metrics],
          "" if r.first_relevant is None else str(r.first_relevant), tags.get(q, "")]
-        for _, q, _, name, r in rows
+        for _, q, i, r in lines
     )  # fmt: skip
     return out.getvalue()
 
@@ -134,12 +152,10 @@ def _run_text(results: Results, name: str, tag: str) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
-def _qrels_text(results: Results) -> str:
+def _qrels_text(questions: Sequence[QuestionFact]) -> str:
     """The judgments the metrics use (in scope), ``qid 0 docid grade``, questions in label order."""
     return "".join(
-        f"{q.id} 0 {cid} {grade}\n"
-        for q in results.inputs.questions
-        for cid, grade in sorted(q.judgments.items())
+        f"{q.id} 0 {cid} {grade}\n" for q in questions for cid, grade in sorted(q.judgments.items())
     )
 
 
@@ -169,27 +185,30 @@ def exported_runs(results: Results) -> list[str]:
     return [v.name for v in results.variants if all(r.size == len(r.ids) for r in v.lists)]
 
 
-def _export_files(results: Results, slug: Callable[[str], str]) -> dict[str, str]:
-    """Relative path -> text of every export; run files are named by `slug` of the variant (two
-    variants with one slug are refused: they would share a file)."""
-    files = {PER_QUESTION: _per_question_csv(results), _QRELS: _qrels_text(results),
-             TO_LABEL: _to_label_text(results)}  # fmt: skip
+def question_exports(rows: QuestionRows) -> dict[str, bytes]:
+    """Relative path -> bytes of the per-question CSV and the qrels as the site writes them:
+    gzip-compressed above `PAGE_LIMIT` questions."""
+    files = {PER_QUESTION: _per_question_csv(rows), _QRELS: _qrels_text(rows.questions)}
+    compressed = over_page_limit(len(rows.questions))
+    return {name + _GZ if compressed else name: _gzipped(text.encode("utf-8")) if compressed
+            else text.encode("utf-8") for name, text in files.items()}  # fmt: skip
+
+
+def result_exports(results: Results, slug: Callable[[str], str]) -> dict[str, bytes]:
+    """Relative path -> bytes of the exports that need the whole Results: to-label.tsv and each
+    variant's run file, named by `slug` of the variant (two variants with one slug are refused:
+    they would share a file)."""
+    files = {TO_LABEL: _to_label_text(results)}
     check_unique([v.name for v in results.variants], slug, "variants")
     for name in exported_runs(results):
         files[f"{RUNS}/{slug(name)}.run"] = _run_text(results, name, slug(name))
-    return files
+    return {name: text.encode("utf-8") for name, text in files.items()}
 
 
 def site_exports(results: Results, slug: Callable[[str], str]) -> dict[str, bytes]:
-    """Relative path -> bytes of every export as the site writes it: `_export_files`, with the
-    per-question CSV and the qrels gzip-compressed above `PAGE_LIMIT` questions."""
-    out = {}
-    for name, text in _export_files(results, slug).items():
-        data = text.encode("utf-8")
-        if large(results) and name in (PER_QUESTION, _QRELS):
-            name, data = name + _GZ, _gzipped(data)
-        out[name] = data
-    return out
+    """Relative path -> bytes of every export as the site writes it: `question_exports` of the
+    Results' rows, then `result_exports`."""
+    return {**question_exports(QuestionRows.of(results)), **result_exports(results, slug)}
 
 
 # Fields added to schema 1 after it was first written: a file from an earlier build may lack

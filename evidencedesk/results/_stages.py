@@ -248,9 +248,13 @@ class Stage:
     needs: tuple[str, ...] = ()
 
 
-def walk(stages: Sequence[Stage], evaluating: Evaluating) -> dict[str, object]:
+def walk(
+    stages: Sequence[Stage], evaluating: Evaluating,
+    after: Callable[[str, object], None] | None = None,
+) -> dict[str, object]:  # fmt: skip
     """Each stage in order, announced by name, handed what it needs; every stage's output by
-    its name. A stage that needs one not walked before it is refused before any runs."""
+    its name, also handed to `after` with the name as soon as the stage is done. A stage that
+    needs one not walked before it is refused before any runs."""
     for at, stage in enumerate(stages):
         missing = [n for n in stage.needs if n not in {s.name for s in stages[:at]}]
         if missing:
@@ -261,6 +265,8 @@ def walk(stages: Sequence[Stage], evaluating: Evaluating) -> dict[str, object]:
         done[stage.name] = stage.run(
             evaluating, **{n.replace(" ", "_"): done[n] for n in stage.needs}
         )
+        if after is not None:
+            after(stage.name, done[stage.name])
     return done
 
 
