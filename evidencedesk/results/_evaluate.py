@@ -111,8 +111,7 @@ def _evaluate(
         # the variants' values are final once the benchmark is done: later stages add
         # candidates, and the runs-only lists gain only the ids their pages show (`_trim`)
         if on_rows is not None and isinstance(output, Benchmark | RunsRead):
-            metrics = tuple(m.name for m in settings.metrics)
-            on_rows(QuestionRows(facts, metrics, tuple(output.variants)))
+            on_rows(QuestionRows.made(facts, settings, output.variants))
 
     if inputs.kind == "runs":
         done = _walk(RUNS_ONLY_STAGES, inputs, settings, progress, benchmarked)

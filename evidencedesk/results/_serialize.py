@@ -104,16 +104,24 @@ class QuestionRows:
     """What the per-question exports hold (the per-question CSV and the qrels): the questions,
     the reported metrics' names and every variant's per-question values. All are fixed once the
     benchmark stage is done (`results.evaluate`'s ``on_rows``: a large build writes the two files
-    while the gate runs); `of` takes the same from finished Results, to the same bytes."""
+    while the gate runs, `made` of them); `of` takes the same from finished Results, to the same
+    bytes."""
 
     questions: tuple[QuestionFact, ...]
     metrics: tuple[str, ...]
     variants: tuple[VariantResult, ...]
 
     @classmethod
+    def made(
+        cls, questions: Sequence[QuestionFact], settings: Settings,
+        variants: Sequence[VariantResult],
+    ) -> QuestionRows:  # fmt: skip
+        """The rows of `questions` and `variants`, with the reported metrics of `settings`."""
+        return cls(tuple(questions), tuple(m.name for m in settings.metrics), tuple(variants))
+
+    @classmethod
     def of(cls, results: Results) -> QuestionRows:
-        return cls(results.inputs.questions, tuple(m.name for m in results.settings.metrics),
-                   results.variants)  # fmt: skip
+        return cls.made(results.inputs.questions, results.settings, results.variants)
 
 
 def _per_question_csv(rows: QuestionRows) -> str:
