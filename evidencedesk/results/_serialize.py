@@ -197,9 +197,9 @@ def question_exports(rows: QuestionRows) -> dict[str, bytes]:
     """Relative path -> bytes of the per-question CSV and the qrels as the site writes them:
     gzip-compressed above `PAGE_LIMIT` questions."""
     files = {PER_QUESTION: _per_question_csv(rows), _QRELS: _qrels_text(rows.questions)}
-    compressed = over_page_limit(len(rows.questions))
-    return {name + _GZ if compressed else name: _gzipped(text.encode("utf-8")) if compressed
-            else text.encode("utf-8") for name, text in files.items()}  # fmt: skip
+    if not over_page_limit(len(rows.questions)):
+        return {name: text.encode("utf-8") for name, text in files.items()}
+    return {name + _GZ: _gzipped(text.encode("utf-8")) for name, text in files.items()}
 
 
 def result_exports(results: Results, slug: Callable[[str], str]) -> dict[str, bytes]:
