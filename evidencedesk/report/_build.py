@@ -196,16 +196,12 @@ def build_site(
         # exports from the moment the Results exist, while the site model is made (one core
         # would wait otherwise): the same files, the same bytes, that the render would write
         started: list[render.Job] = []
-        rows_written = False
 
         def start_rows(rows: QuestionRows) -> None:
-            nonlocal rows_written
-            jobs = render.rows_in_background(rows, tmp, background)
-            started.extend(jobs)
-            rows_written = bool(jobs)
+            started.extend(render.rows_in_background(rows, tmp, background))
 
         def start_results(results: Results) -> None:
-            started.extend(render.results_in_background(results, tmp, background, rows_written))
+            started.extend(render.results_in_background(results, tmp, background))
 
         try:
             if factory is None:

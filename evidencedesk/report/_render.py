@@ -150,24 +150,16 @@ def rows_in_background(rows: QuestionRows, out: Path, background: Launch) -> lis
     return [background(lambda: _write_files(out, question_exports(rows)))]
 
 
-def results_in_background(
-    results: Results, out: Path, background: Launch, rows_written: bool = False
-) -> list[Job]:
+def results_in_background(results: Results, out: Path, background: Launch) -> list[Job]:
     """Above the page limit (`results._plan.large`), results.json (with its per-question file)
-    and the data/ exports are handed to `background` as two jobs (the command line runs them in
-    forked children, `report.build` as soon as the Results exist: they write while the site model
-    is made and the pages render); none up to it (then `_write_results` writes them after the
-    pages). `rows_written`: `rows_in_background` has the per-question exports in hand, and one
-    job writes results.json and the rest."""
+    and the exports that need the whole Results (`result_exports`) handed to `background` as one
+    job (the command line runs it in a forked child, `report.build` as soon as the Results exist:
+    it writes while the site model is made and the pages render; the per-question exports are
+    `rows_in_background`'s); none up to it (then `_write_results` writes them after the pages)."""
     if not large(results):
         return []
-    if rows_written:  # what is left of the exports is small beside results.json: one job
-        return [background(lambda: _write_files(out, {**serialize.site_files(results),
-                                                      **result_exports(results, slug)}))]  # fmt: skip
-    return [
-        background(lambda: _write_files(out, serialize.site_files(results))),
-        background(lambda: _write_files(out, site_exports(results, slug))),
-    ]
+    return [background(lambda: _write_files(out, {**serialize.site_files(results),
+                                                  **result_exports(results, slug)}))]  # fmt: skip
 
 
 def manifest(
@@ -733,15 +725,18 @@ def render_site(
     results.json and the data/ exports are handed to `background`, and the question pages are
     shared with it, while the rest is written (the same files, the same bytes, whichever
     `Launch` runs them);
-    `started`: the jobs of `results_in_background` the caller started already for the model's
-    Results (it waits for them, and stops them if the pages fail)."""
+    `started`: the jobs of `rows_in_background` and `results_in_background` the caller started
+    already for the model's Results (it waits for them, and stops them if the pages fail)."""
     names = (*(v.name for v in model.variants), *(c.name for c in model.candidates),
              *(c.name for c in model.not_run), model.meta.baseline)  # fmt: skip
     env = environment(templates, names, model.results)
     pages = page_list(model)
+    results = model.results
     if started is None:
-        started = [] if model.results is None else results_in_background(model.results, out,
-                                                                         background)  # fmt: skip
+        started = [] if results is None else [
+            *rows_in_background(QuestionRows.of(results), out, background),
+            *results_in_background(results, out, background),
+        ]  # fmt: skip
     try:
         files = _write_pages(model, out, templates, on_page, env, pages, background)
         if not started:
