@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -216,6 +217,9 @@ RUNS = {
 }
 
 
+PLACED = ("ties and returning queries", "CRLF, no newline at the end")
+
+
 @needs_scan
 @pytest.mark.parametrize("threads", [1, 3])
 @pytest.mark.parametrize("name", sorted(RUNS))
@@ -231,16 +235,30 @@ def test_a_run_reads_to_the_same_columns_with_and_without_the_scan(
     monkeypatch.setattr(trec_arrays, "_THREADS", threads)
     monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
     outcomes: list[bool] = []
+    placed: list[bool] = []  # whether the ranges were read straight into the run's columns
 
     def recorded(*args: object) -> trec_scan.Scanned | None:
         lines = trec_scan.scan(*args)  # type: ignore[arg-type]
-        outcomes.append(lines is not None)
+        if len(args) < 5:  # the windows of parts read on their own
+            outcomes.append(lines is not None)
         return lines
 
+    def placing(*args: Any) -> Any:
+        done = placed_ranges(*args)
+        placed.append(done is not None)
+        return done
+
+    placed_ranges = trec_arrays._placed
     monkeypatch.setattr(trec_arrays, "scan", recorded)
+    monkeypatch.setattr(trec_arrays, "_placed", placing)
     scanned_columns = trec_arrays.fast_columns(path)
-    assert outcomes.count(True) >= 2  # windows the scan took ...
-    assert outcomes.count(False) == (1 if "declines" in name or "beyond" in name else 0)
+    # ranges are placed unless a window is declined or an id is wider than the first line's
+    # words; a file of one range is read as parts
+    ranges = min(threads, path.stat().st_size // 500)
+    assert placed == ([] if ranges < 2 else [name in PLACED])
+    if not placed or not placed[0]:
+        assert outcomes.count(True) >= 2  # windows the scan took ...
+        assert outcomes.count(False) == (1 if "declines" in name or "beyond" in name else 0)
     monkeypatch.setattr(trec_scan, "_LIBRARY", None)
     parsed_columns = trec_arrays.fast_columns(path)
     qids, codes, docs, scores, tag, keys = scanned_columns
@@ -423,3 +441,45 @@ def test_repeats_within_without_the_library_or_with_lines_left_over(
     assert trec_arrays._repeats([b"q1", b"q1"], np.array([2, 1]), keys) is True
     if trec_scan._LIBRARY is not None:  # two queries' lines: one key each, no repeat
         assert trec_arrays._repeats([b"q1", b"q2"], np.array([2, 1]), keys) is False
+
+
+@needs_scan
+@pytest.mark.parametrize(
+    ("data", "lines"),
+    [
+        (b"", 0),
+        (b"no newline", 0),
+        (b"\n", 1),
+        (b"a\r\nb\n\nc", 3),
+        (b"\n" * 8160, 8160),  # 255 blocks of 32 bytes: the widest count an 8-bit counter holds
+        (b"\n" * 8161, 8161),  # and one byte past them
+        (b"x" * 31 + b"\n" + b"y" * 40 + b"\n", 2),  # a newline at a block's last byte
+    ],
+)
+def test_count_lines_counts_every_newline(data: bytes, lines: int) -> None:
+    assert trec_scan.count_lines(memoryview(data)) == lines
+
+
+@needs_scan
+@pytest.mark.parametrize("counted", [-1, 1])
+def test_a_run_counted_otherwise_than_it_scans_is_read_as_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted: int
+) -> None:
+    # a file that changed between the count and the scan: the ranges are read again as parts,
+    # to the same columns
+    path = tmp_path / "r.txt"
+    path.write_text(RUNS["ties and returning queries"], encoding="utf-8")
+    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
+    monkeypatch.setattr(trec_arrays, "_THREADS", 3)
+    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    placed = trec_arrays.fast_columns(path)
+    count = trec_arrays._range_lines
+    monkeypatch.setattr(trec_arrays, "_range_lines", lambda *a: count(*a) + counted)
+    placements: list[object] = []
+    place = trec_arrays._placed
+    monkeypatch.setattr(trec_arrays, "_placed", lambda *a: placements.append(place(*a)))
+    parts = trec_arrays.fast_columns(path)
+    assert placements == [None]
+    for one, other in zip(placed, parts, strict=True):
+        assert np.array_equal(np.asarray(one), np.asarray(other))

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-try:  # numpy's own module (numpy 1.26 has the name too): `plain_concatenate` reads a setting
+try:  # numpy's own module (numpy 1.26 has the name too): `plain_empty` reads a setting
     from numpy._core import multiarray as _numpy_arrays
 except ImportError:
     _numpy_arrays = None  # type: ignore[assignment]
@@ -81,6 +81,7 @@ __all__ = [
     "longest_of",
     "offsets_of",
     "plain_concatenate",
+    "plain_empty",
     "query_salts",
     "repeated_keys",
 ]
@@ -185,8 +186,8 @@ def numbers_of(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray | 
     )
 
 
-def plain_concatenate(pieces: Sequence[np.ndarray]) -> np.ndarray:
-    """``np.concatenate(pieces)``, in memory from `POOL` (the C library's malloc) where numpy
+def plain_empty(count: int, dtype: Any) -> np.ndarray:
+    """``np.empty(count, dtype)``, in memory from `POOL` (the C library's malloc) where numpy
     would ask the kernel for transparent huge pages for it (numpy's default on Linux, for every
     array of 4 MiB or more). Where the kernel compacts memory to find them (its default THP
     defrag setting), and on the VM of docs/scale.md whose host takes back the guest's free
@@ -197,11 +198,16 @@ def plain_concatenate(pieces: Sequence[np.ndarray]) -> np.ndarray:
     from 3.3 to 4.0 GB. Nothing about the process is changed: numpy's setting is only read."""
     asks = getattr(_numpy_arrays, "_get_madvise_hugepage", None)
     if asks is None or not asks():
-        return np.concatenate(pieces)
-    dtype = np.result_type(*(piece.dtype for piece in pieces))
-    count = sum(piece.size for piece in pieces)
+        return np.empty(count, dtype=dtype)
+    dtype = np.dtype(dtype)
     buffer = pa.allocate_buffer(max(1, count * dtype.itemsize), memory_pool=POOL)
-    return np.concatenate(pieces, out=np.frombuffer(buffer, dtype=dtype, count=count))
+    return np.frombuffer(buffer, dtype=dtype, count=count)
+
+
+def plain_concatenate(pieces: Sequence[np.ndarray]) -> np.ndarray:
+    """``np.concatenate(pieces)`` into a `plain_empty` array."""
+    dtype = np.result_type(*(piece.dtype for piece in pieces))
+    return np.concatenate(pieces, out=plain_empty(sum(piece.size for piece in pieces), dtype))
 
 
 def indices_of(values: np.ndarray) -> pa.Array:
@@ -330,10 +336,11 @@ _FEW_WORDS = 1 << 17  # padded words (1 MB) always hashed as one array
 
 def line_keys(counts: np.ndarray, doc_hash: np.ndarray, salts: np.ndarray) -> np.ndarray:
     """The (query, document) key of lines grouped by query (query ``i`` owns the next
-    ``counts[i]`` lines and has ``salts[i]``): the document's hash xor its query's salt."""
-    keys = np.repeat(salts, counts)
-    keys ^= doc_hash  # in place: one array of the lines' length, not two
-    return keys
+    ``counts[i]`` lines and has ``salts[i]``): the document's hash xor its query's salt, made in
+    `doc_hash` itself (every caller's hashes are its own, and a run read straight into its
+    columns has its keys where the scan wrote the hashes)."""
+    doc_hash ^= np.repeat(salts, counts)
+    return doc_hash
 
 
 def has_duplicates(group: np.ndarray, docs: np.ndarray, keys: np.ndarray) -> bool:

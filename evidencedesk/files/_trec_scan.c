@@ -207,6 +207,25 @@ long evidencedesk_scan_run(const uint8_t *data, long size, int delimiter, long w
     return wider ? EVIDENCEDESK_SCAN_WIDER : lines;
 }
 
+/* The number of newlines in `size` bytes at `data`: the lines of a byte range the run reader
+ * cut just after a newline, counted before it is scanned, so that every range's scan writes its
+ * lines straight into the run's columns at their place. */
+long evidencedesk_count_lines(const uint8_t *data, long size) {
+    /* byte comparisons summed in blocks of 255 into 8-bit counters: a loop compilers turn into
+     * vector compares (memchr a line, at 40 bytes a line, was five times slower) */
+    long lines = 0, at = 0;
+    while (at < size) {
+        const long stop = size - at < 255 * 32 ? size : at + 255 * 32;
+        uint8_t counts[32] = {0};
+        for (; at + 32 <= stop; at += 32) {
+            for (int k = 0; k < 32; k++) counts[k] += data[at + k] == '\n';
+        }
+        for (int k = 0; k < 32; k++) lines += counts[k];
+        for (; at < stop; at++) lines += data[at] == '\n';
+    }
+    return lines;
+}
+
 /* Sets, for each of the `n` judged keys at `judged`, its bit in `high` (by its top `high_bits`
  * bits) and in `low` (by its low `low_bits` bits): the bitmaps evidencedesk_judged_candidates
  * reads, zeroed by the caller (bits least significant first in each byte). */

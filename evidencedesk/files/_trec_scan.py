@@ -60,6 +60,8 @@ def _load(folder: Path) -> ctypes.CDLL | None:
     library.evidencedesk_judged_candidates.argtypes = [
         pointer, size, size, pointer, ctypes.c_int, pointer, ctypes.c_int, pointer,
     ]  # fmt: skip
+    library.evidencedesk_count_lines.restype = size
+    library.evidencedesk_count_lines.argtypes = [pointer, size]
     library.evidencedesk_repeats_within.restype = ctypes.c_int
     library.evidencedesk_repeats_within.argtypes = [pointer, pointer, size, pointer, pointer, size]
     return library
@@ -89,12 +91,29 @@ def _empty(size: int, dtype: type) -> np.ndarray:
     return np.frombuffer(pa.allocate_buffer(size * item, memory_pool=POOL), dtype=dtype)
 
 
-def scan(window: memoryview, delimiter: int, width: int, longest_line: int) -> Scanned | None:
+@dataclass(frozen=True, eq=False)
+class Place:
+    """Where a window's lines go among a run's columns: the next rows of `docs` (ids NUL-padded to
+    `width` bytes, a multiple of 8), `hashes` and `scores`, exactly as many as the lines left in
+    the window's byte range (`count_lines` counted them)."""
+
+    docs: np.ndarray  # uint8, `width` bytes a line
+    hashes: np.ndarray  # uint64
+    scores: np.ndarray  # float64
+    width: int
+
+
+def scan(
+    window: memoryview, delimiter: int, width: int, longest_line: int, place: Place | None = None
+) -> Scanned | None:
     """The lines of `window` (whole lines, bytes), or None where the scan declines them -- among
     others a line over `longest_line` bytes (pyarrow's block: a window with a longer line goes
     to pyarrow, which refuses it or not as it always has). Ids are padded to `width` bytes (a
     multiple of 8) or, where one is wider, to the widest rounded up to whole words; then cut to
-    the widest id's words where `width` was wider, as `trec_keys.fixed_width` pads."""
+    the widest id's words where `width` was wider, as `trec_keys.fixed_width` pads.
+
+    With `place`, the lines are written there (the returned arrays are views of it), at its
+    width: None also where an id is wider than that or the lines outnumber its rows."""
     if _LIBRARY is None:
         return None
     data = np.frombuffer(window, dtype=np.uint8)
@@ -104,15 +123,20 @@ def scan(window: memoryview, delimiter: int, width: int, longest_line: int) -> S
     capacity = size // _SHORTEST_LINE + 1
     found = np.zeros(3, dtype=np.int64)
     starts, heads = _empty(capacity, np.int64), _empty(2 * capacity, np.int64)
-    hashes, scores = _empty(capacity, np.uint64), _empty(capacity, np.float64)
+    if place is not None:
+        width, capacity = place.width, place.scores.size
+        docs, hashes, scores = place.docs, place.hashes, place.scores
+    else:
+        hashes, scores = _empty(capacity, np.uint64), _empty(capacity, np.float64)
     while True:
-        docs = _empty(capacity * width, np.uint8)
+        if place is None:
+            docs = _empty(capacity * width, np.uint8)
         lines = _LIBRARY.evidencedesk_scan_run(
             address, size, delimiter, width, longest_line, docs.ctypes.data,
             hashes.ctypes.data, scores.ctypes.data, capacity, starts.ctypes.data,
             heads.ctypes.data, found.ctypes.data,
         )  # fmt: skip
-        if lines == _DECLINED:
+        if lines == _DECLINED or (lines == _WIDER and place is not None):
             return None
         if lines != _WIDER:
             break
@@ -120,7 +144,8 @@ def scan(window: memoryview, delimiter: int, width: int, longest_line: int) -> S
         if not padded_fits(capacity, width, 0):  # one id far longer than the rest: the
             return None  # readers that weigh it against its file take the window
     n_stretches, widest_doc, widest_query = (int(v) for v in found)
-    needed = 8 * -(-max(1, widest_doc) // 8)
+    # a placed window keeps its place's width; another is cut to its widest id's words
+    needed = width if place is not None else 8 * -(-max(1, widest_doc) // 8)
     matrix = docs[: lines * width].reshape(lines, width)
     if needed < width:  # a window of shorter ids than the last one's: `fixed_width`'s width
         matrix = np.ascontiguousarray(matrix[:, :needed])
@@ -133,6 +158,14 @@ def scan(window: memoryview, delimiter: int, width: int, longest_line: int) -> S
         scores=scores[:lines],
         widest_query=widest_query,
     )
+
+
+def count_lines(data: memoryview) -> int | None:
+    """The newlines among `data`'s bytes; None without the library."""
+    if _LIBRARY is None:
+        return None
+    array = np.frombuffer(data, dtype=np.uint8)
+    return int(_LIBRARY.evidencedesk_count_lines(array.ctypes.data, array.size))
 
 
 # the judged keys' bitmaps (`judged_candidates`): 2^23 bits (1 MB, in a core's cache: read for
