@@ -382,11 +382,14 @@ def comparisons(
 
 def _spread(differences: Sequence[float]) -> float | None:
     """The sample standard deviation of the per-question differences b - a (None below two)."""
-    d = differences
-    if len(d) < 2:
+    if len(differences) < 2:
         return None
-    mean = math.fsum(d) / len(d)
-    return math.sqrt(math.fsum((v - mean) ** 2 for v in d) / (len(d) - 1))
+    d = np.array(differences, dtype=np.float64)
+    mean = math.fsum(differences) / d.size
+    # the deviations in one numpy pass, squared by Python's float power (C's pow, whose last
+    # bit can differ from the product's): the same sum as a loop over the differences
+    deviations = (d - mean).tolist()
+    return math.sqrt(math.fsum(map(pow, deviations, itertools.repeat(2))) / (d.size - 1))
 
 
 def in_noise(best: Sequence[Judged], other: Sequence[Judged], metric: str = "mrr") -> bool:

@@ -445,18 +445,19 @@ def binomial_pmf(k: int, m: int, p: float) -> float:
 def sign_flips(rows: Iterable[tuple[str, float, float]]) -> Paired:
     """Paired (question id, value in a, value in b) rows as flips: which questions b wins and
     loses against a (a difference within `TIE` is a tie), and the exact sign-test p."""
-    better: list[str] = []
-    worse: list[str] = []
-    tied = n = 0
-    for qid, x, y in rows:
-        n += 1
-        if abs(y - x) <= TIE:
-            tied += 1
-        elif y > x:
-            better.append(qid)
-        else:
-            worse.append(qid)
-    return Paired(tuple(better), tuple(worse), tied, sign_test_p(len(better), len(worse)), n)
+    # one numpy pass over the differences (a loop over 50,000 questions per metric and
+    # candidate was a quarter of a large build's gate): y - x and its comparisons as Python's
+    table = list(rows)
+    if not table:
+        return Paired((), (), 0, sign_test_p(0, 0), 0)
+    qids, xs, ys = zip(*table, strict=True)
+    x, y = np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
+    moved = ~(np.abs(y - x) <= TIE)
+    up = y > x
+    better = tuple(qids[i] for i in np.flatnonzero(moved & up).tolist())
+    worse = tuple(qids[i] for i in np.flatnonzero(moved & ~up).tolist())
+    tied = len(table) - len(better) - len(worse)
+    return Paired(better, worse, tied, sign_test_p(len(better), len(worse)), len(table))
 
 
 def _pattern_sums(d: np.ndarray) -> np.ndarray:
