@@ -516,3 +516,51 @@ def test_flips_needed() -> None:
 
 def test_exact_p_is_not_rounded() -> None:
     assert math.isclose(sign_test_p(7, 1), 18 / 256, rel_tol=0, abs_tol=0)
+
+
+def _flips_by_loop(rows: list[tuple[str, float, float]]) -> tuple[tuple[str, ...], ...]:
+    """The flips as a plain loop over the rows reads them (the definition `sign_flips` keeps)."""
+    better: list[str] = []
+    worse: list[str] = []
+    for qid, x, y in rows:
+        if abs(y - x) <= TIE:
+            continue
+        (better if y > x else worse).append(qid)
+    return tuple(better), tuple(worse)
+
+
+_VALUES = st.sampled_from([0.0, 0.5, 1.0, 1 / 3, 1e-13, 2e-13, 0.1 + 0.2, 0.3, math.nan])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pairs=st.lists(st.tuples(_VALUES | st.floats(0, 1), _VALUES | st.floats(0, 1)), max_size=60))
+def test_sign_flips_reads_every_row_as_a_loop_over_them_does(
+    pairs: list[tuple[float, float]],
+) -> None:
+    rows = [(f"q{i}", x, y) for i, (x, y) in enumerate(pairs)]
+    flips = sign_flips(iter(rows))
+    better, worse = _flips_by_loop(rows)
+    assert (flips.better, flips.worse) == (better, worse)
+    assert flips.tied == len(rows) - len(better) - len(worse) and flips.n == len(rows)
+    assert flips.p == sign_test_p(len(better), len(worse))
+
+
+def test_the_spread_of_differences_is_the_loops_to_the_last_bit() -> None:
+    from evidencedesk.results._compute import _spread
+
+    # a difference whose square by Python's power (C's pow) is not its product's: mean 0, so
+    # the spread is sqrt(2 * a ** 2), 1.3327514111160088, where a * a gives ...009
+    a = -0.9423975604360701
+    assert _spread([a, -a]) == math.sqrt(math.fsum([a**2, a**2])) == 1.3327514111160088
+    # and seeded lists of differences of a few kinds
+    rng = np.random.default_rng(7)
+    for size in [0, 1, *rng.integers(2, 80, 400).tolist()]:
+        differences = [
+            float(v) for v in rng.choice([1 / 3, -0.5, 0.25, 1e-13, *rng.random(4)], size)
+        ]
+        if size < 2:
+            assert _spread(differences) is None
+            continue
+        mean = math.fsum(differences) / size
+        by_loop = math.sqrt(math.fsum((v - mean) ** 2 for v in differences) / (size - 1))
+        assert _spread(differences) == by_loop, differences
