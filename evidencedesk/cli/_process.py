@@ -52,13 +52,14 @@ environment sets is left to rule.
 memory is memory the process still holds, so with ``trim`` it is given back at each stage's
 start (glibc's ``malloc_trim``), when the last stage's arrays are gone. Between two runs of a
 stage it is kept while malloc holds at most `KEEP_BETWEEN_RUNS` free (``mallinfo2``, every
-arena), so that the next run's arrays reuse the last one's pages: a 10,000-question run frees
-about 0.7-1.1 GB, and keeping it saved the 10,000 x 3 build of docs/scale.md about 200,000 page
-faults and 0.3-1.2 s (eight interleaved pairs) for 0.1-0.15 GB more at its peak. Above it (a
-50,000-question run frees about 3 GB, and the heap's holes kept such a build's third run
-0.3-1 GiB above its first) it is given back, so a build of large runs peaks at what one run
-takes. Where malloc cannot say what it holds (no ``mallinfo2``: glibc before 2.33) it is given
-back every time.
+arena), so that the next run's arrays reuse the last one's pages instead of faulting in new
+ones (on the 10,000 x 3 build of docs/scale.md, when each run freed 0.7-1.1 GB, about 200,000
+page faults and 0.3-1.2 s fewer, for 0.1-0.15 GB more at its peak). A 10,000-question run frees
+about 0.4 GiB, a 50,000-question run about 1.3 GiB: both are kept. Above the limit the memory is
+given back, so that the heap's holes do not add up from run to run (runs freeing 3 GB each kept
+a third run 0.3-1 GiB above the first) and a build of larger runs peaks at what one run takes.
+Where malloc cannot say what it holds (no ``mallinfo2``: glibc before 2.33) it is given back
+every time.
 """
 
 from __future__ import annotations
