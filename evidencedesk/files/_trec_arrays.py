@@ -613,31 +613,47 @@ def _check_window(window: pa.Buffer, delimiter: int, scratch: np.ndarray) -> Non
         raise Bad
 
 
+class _Unplaced(Exception):
+    """A range's lines cannot be written straight to their place (`_placed`): a window the scan
+    declines, an id wider than its place's, or other lines than were counted."""
+
+
 def _range_groups(
-    path: str | Path, start: int, stop: int, options: dict[str, Any]
+    path: str | Path, start: int, stop: int, options: dict[str, Any], place: Place | None = None
 ) -> Iterator[pa.Table | Scanned]:
     """The lines of bytes `start` to `stop`, window by window (`_read_window`), all read through
     one open file (the windows of a range come from one file, even where another is renamed
     over it meanwhile): each window as the compiled scan read it (`files._trec_scan`), or where
     it declines the window (or is not built), as pyarrow's parsed groups of blocks (`_groups`)
-    of the checked window (`_check_window`)."""
+    of the checked window (`_check_window`).
+
+    With `place` (the range's own rows of the run's columns, `_placed`), each window is scanned
+    into its next rows; raises :class:`_Unplaced` where one cannot be, or where the lines are
+    not as many as its rows."""
     delimiter = ord(options["parse_options"].delimiter)
     size = _GROUP * MAX_LINE_BYTES // 2  # a window is a group of blocks: 8 MiB
     scratch = np.empty(min(size, max(0, stop - start)), dtype=np.uint8)  # `_suspect`'s
-    width = 16  # the ids' padded width the scan starts at: the last window's after it
+    # the ids' padded width the scan starts at (the last window's after it), or the place's
+    width = 16 if place is None else place.width
+    written = 0  # the lines scanned into the place so far
     with open(path, "rb", buffering=0) as handle:
         while start < stop:
             window = _read_window(handle, start, stop, size)
-            scanned = scan(memoryview(window), delimiter, width, MAX_LINE_BYTES // 2)
+            rest = None if place is None else place.after(written)
+            scanned = scan(memoryview(window), delimiter, width, MAX_LINE_BYTES // 2, rest)
             if scanned is not None:
-                width = scanned.docs.dtype.itemsize
+                width, written = scanned.docs.dtype.itemsize, written + scanned.scores.size
                 yield scanned
+            elif place is not None:
+                raise _Unplaced
             else:
                 _check_window(window, delimiter, scratch)
                 with pacsv.open_csv(pa.BufferReader(window), **options) as reader:
                     yield from _groups(reader)
             start += window.size
             del window
+    if place is not None and written != place.scores.size:
+        raise _Unplaced  # the file changed since its lines were counted
 
 
 def read_range(
@@ -657,11 +673,6 @@ def read_range(
 
 
 _COUNTED = 1 << 20  # bytes `_range_lines` reads at a time
-
-
-class _Unplaced(Exception):
-    """A range's lines cannot be written straight to their place (`_placed`): a window the scan
-    declines, an id wider than its place's, or other lines than were counted."""
 
 
 def _range_lines(path: str | Path, start: int, stop: int) -> int | None:
@@ -685,34 +696,19 @@ def _range_lines(path: str | Path, start: int, stop: int) -> int | None:
 
 
 def _placed_range(
-    path: str | Path, start: int, stop: int, delimiter: int, place: Place, room: int
+    path: str | Path, start: int, stop: int, options: dict[str, Any], place: Place, room: int
 ) -> list[Part]:
     """`read_range`'s parts of bytes `start` to `stop`, each window's lines scanned straight into
     the next rows of `place` (the range's own rows of the run's columns); raises
     :class:`_Unplaced` where they cannot be."""
-    size, width, at = _GROUP * MAX_LINE_BYTES // 2, place.width, 0
-    parts: list[Part] = []
-    with open(path, "rb", buffering=0) as handle:
-        while start < stop:
-            window = _read_window(handle, start, stop, size)
-            rest = Place(place.docs[at * width :], place.hashes[at:], place.scores[at:], width)
-            scanned = scan(memoryview(window), delimiter, width, MAX_LINE_BYTES // 2, rest)
-            if scanned is None:
-                raise _Unplaced
-            parts.append(_part_of(scanned))
-            at += scanned.scores.size
-            start += window.size
-            del window
-    if at != place.scores.size:
-        raise _Unplaced  # the file changed since its lines were counted
-    return _held(parts, room)
+    return _held(map(_part_of, _range_groups(path, start, stop, options, place)), room)
 
 
 def _placed(
     pool: ThreadPoolExecutor,
     path: str | Path,
     ranges: list[tuple[int, int]],
-    delimiter: int,
+    options: dict[str, Any],
     width: int,
     room: int,
 ) -> tuple[list[list[Part]], tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
@@ -734,7 +730,7 @@ def _placed(
               for a, b in itertools.pairwise(rows)]  # fmt: skip
     try:
         found = list(pool.map(
-            lambda at: _placed_range(path, *ranges[at], delimiter, places[at], room),
+            lambda at: _placed_range(path, *ranges[at], options, places[at], room),
             range(len(ranges)),
         ))  # fmt: skip
     except _Unplaced:
@@ -784,9 +780,8 @@ def fast_columns(path: str | Path) -> Columns:
         else:
             ranges = list(itertools.pairwise(cuts))  # a range per thread, each parsed and
             with ThreadPoolExecutor(max_workers=len(ranges)) as pool:  # turned into arrays
-                delimiter = ord(options["parse_options"].delimiter)
                 width = 8 * -(-len(parts[2]) // 8)  # the first id's words
-                done = _placed(pool, path, ranges, delimiter, width, room)
+                done = _placed(pool, path, ranges, options, width, room)
                 if done is not None:
                     found, placed = done
                 else:

@@ -102,6 +102,11 @@ class Place:
     scores: np.ndarray  # float64
     width: int
 
+    def after(self, lines: int) -> Place:
+        """The rows left once the first `lines` are written."""
+        w = self.width
+        return Place(self.docs[lines * w :], self.hashes[lines:], self.scores[lines:], w)
+
 
 def scan(
     window: memoryview, delimiter: int, width: int, longest_line: int, place: Place | None = None

@@ -478,9 +478,9 @@ def judged_external_runs(
     """name -> `JudgedRun` of `runs` (`ProjectInputs.runs`: the project's and the ``--run``
     ones), each read, checked (`check`: its coverage, or the error refusing it, before it is
     judged), judged and let go before the next is read: a run of 50 million lines takes over a
-    gigabyte as arrays, its judged lists (cut to `judged_depth`) a small part of that. Each read runs inside
-    `reading()` (the build's `Hashing.held`: the read uses every core); `let_go()` is called
-    once each run is dropped (`_stages.LetsGo`)."""
+    gigabyte as arrays, its judged lists (cut to `judged_depth`) a small part of that. Each read
+    runs inside `reading()` (the build's `Hashing.held`: the read uses every core); `let_go()`
+    is called once each run is dropped (`_stages.LetsGo`)."""
     out: dict[str, JudgedRun] = {}
     for name, path in runs:
         with reading():
