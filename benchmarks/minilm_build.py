@@ -35,7 +35,10 @@ model's load is left out, and the site of a build with the extra has one candida
 render. A second figure adds the stages between (their time in the build without the extra) to
 the embedding, both run at the rate two threads of the model reach together: an estimate of what
 the schedule can reach, not a bound. Every build prints its stages (no ``--quiet``), as the quick
-start's does.
+start's does. The same process that runs the model alone counts the floating-point operations of
+its matrix products on those batches (padding included) and prints the rate they ran at on one
+thread beside the rate of a plain float32 matrix product on one core (numpy, its BLAS held to
+one thread): how near the model runs to what this machine gives such arithmetic.
 """
 
 from __future__ import annotations
@@ -82,7 +85,14 @@ raise SystemExit(main(["build", "--out", sys.argv[1], "--quiet"]))
 # the model alone on the recorded batches (sys.argv[1]): its load, one thread, two threads
 _ALONE = """
 import json, sys, threading, time
+import numpy as np
 from evidencedesk.retrieval import minilm
+# all-MiniLM-L6-v2: 6 layers of width 384, feed-forward width 1536; per token and layer, the
+# query, key, value and output products (4 x 384 x 384) and the two feed-forward ones
+# (2 x 384 x 1536), two operations a multiply-add; per pair of tokens of a text and layer, the
+# attention's two products (2 x 384)
+_PER_TOKEN = 6 * 2 * (4 * 384 * 384 + 2 * 384 * 1536)
+_PER_PAIR = 6 * 2 * 2 * 384
 batches = json.load(open(sys.argv[1], encoding="utf-8"))
 model = minilm._OnnxMiniLM.shared()
 start = time.perf_counter()
@@ -107,8 +117,22 @@ for t in threads:
 for t in threads:
     t.join()
 two = time.perf_counter() - start
+# the floating-point operations of those runs: every text of a batch padded to its longest
+padded = [(len(b), max(model.lengths(b))) for b in batches]
+products = sum(n * tokens * _PER_TOKEN + n * tokens * tokens * _PER_PAIR for n, tokens in padded)
+# a plain float32 product of the model's widest shape on this core (numpy, one thread): the
+# rate the machine gives such arithmetic, best of three
+left = np.ones((256, 384), dtype=np.float32)
+right = np.ones((384, 1536), dtype=np.float32)
+rate = 0.0
+for _ in range(3):
+    start = time.perf_counter()
+    for _ in range(50):
+        left @ right
+    rate = max(rate, 50 * 2 * 256 * 384 * 1536 / (time.perf_counter() - start))
 print(json.dumps({"load": load, "one": one, "two": two, "batches": len(batches),
-                  "texts": sum(map(len, batches))}))
+                  "texts": sum(map(len, batches)), "tokens": sum(n * t for n, t in padded),
+                  "flop": products, "sgemm": rate}))
 """
 
 
@@ -176,8 +200,11 @@ def record(folder: Path) -> Path:
 
 
 def alone(batches: Path) -> dict[str, float]:
-    """The model alone on `batches`, in a fresh process: its load, one thread, two threads."""
-    env = dict(os.environ, EVIDENCEDESK_CACHE="off")
+    """The model alone on `batches`, in a fresh process: its load, one thread, two threads, the
+    operations of its products, and the rate of a float32 product on one core (numpy's BLAS held
+    to one thread, as onnxruntime's runs are)."""
+    env = dict(os.environ, EVIDENCEDESK_CACHE="off", OPENBLAS_NUM_THREADS="1",
+               OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")  # fmt: skip
     done = subprocess.run([sys.executable, "-c", _ALONE, str(batches)], check=True,
                           capture_output=True, text=True, env=env)  # fmt: skip
     found: dict[str, float] = json.loads(done.stdout)
@@ -214,7 +241,7 @@ def main() -> None:
         same = _same_site(folder / "site-cold", folder / "site-warm")
     wall = {k: statistics.median(t for t, _, _ in found) for k, found in times.items()}
     cpu = {k: statistics.median(c for _, c, _ in found) for k, found in times.items()}
-    model = {k: statistics.median(m[k] for m in models) for k in ("load", "one", "two")}
+    model = {k: statistics.median(m[k] for m in models) for k in ("load", "one", "two", "sgemm")}
     stage = [statistics.median(s[i] for _, _, s in times["without"]) for i in range(3)]
     base = wall["without"]
     print(f"demo build with the [minilm] extra, cold (no rows kept): {wall['cold']:.2f} s "
@@ -231,6 +258,11 @@ def main() -> None:
     print(f"the model alone on the {texts:.0f} texts a cold build embeds ({models[0]['batches']:.0f} "
           f"batches): {model['one']:.2f} s on one thread, {model['two']:.2f} s on two "
           f"({model['one'] / model['two']:.2f}x the throughput); loading it {model['load']:.2f} s")  # fmt: skip
+    flop = models[0]["flop"]
+    print(f"its arithmetic: {flop / 1e9:.1f} GFLOP in its matrix products ({models[0]['tokens']:,.0f} "
+          f"tokens, padding included): {flop / model['one'] / 1e9:.1f} GFLOP/s on one thread, "
+          f"where a float32 matrix product on one core of this machine runs "
+          f"{model['sgemm'] / 1e9:.1f} GFLOP/s (numpy, one thread)")  # fmt: skip
     print(f"bound: reaching the texts {stage[0]:.2f} s + embedding them on both cores "
           f"{model['two']:.2f} s + site model and render {stage[2]:.2f} s, over the build without "
           f"it beside them: at best {statistics.median(b for b, _ in bounds):.2f}x (median of "
