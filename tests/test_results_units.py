@@ -31,7 +31,7 @@ from evidencedesk.results.since import QuestionChange, since
 from evidencedesk.results.types import SCHEMA_VERSION, Inputs, Results, RunCosts
 from evidencedesk.retrieval.evalreport import Config
 from evidencedesk.retrieval.labels import Label
-from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
+from evidencedesk.retrieval.metrics import Judged, _aligned, per_question_all, summarize
 from tests.project_fixtures import make_runs_only_project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -113,6 +113,51 @@ def test_one_pass_of_question_values_gives_what_each_metric_s_own_pass_gives() -
     assert compute.tag_values(LISTS, metrics, book_a, "k", values) == compute.tag_values(
         LISTS, metrics, book_b, "k"
     )
+
+
+@pytest.mark.parametrize(
+    ("base", "values", "rows"),
+    [
+        (
+            [0.5, 0.0, 1.0],
+            [1.0, 0.0, 0.25],
+            [("q1", 0.5, 1.0), ("q2", 0.0, 0.0), ("q3", 1.0, 0.25)],
+        ),
+        # q1 undefined in the run, q2 in the baseline: only q3 is paired
+        ([0.5, None, 1.0], [None, 0.0, 0.25], [("q3", 1.0, 0.25)]),
+        ([None, None, None], [0.5, 0.5, 0.5], []),
+    ],
+)
+def test_values_paired_by_their_place_are_the_aligned_rows(
+    base: list[float | None], values: list[float | None], rows: list[tuple[str, float, float]]
+) -> None:
+    ids = ["q1", "q2", "q3"]
+    qids, x, y = compute._paired_columns(ids, base, ids, values, same=True)
+    assert list(zip(qids, x.tolist(), y.tolist(), strict=True)) == rows
+    assert rows == _aligned(dict(zip(ids, base, strict=True)), dict(zip(ids, values, strict=True)))
+    # a run that judged its questions in another order is paired by id, in the baseline's order
+    qids, x, y = compute._paired_columns(ids, base, ids[::-1], values[::-1], same=False)
+    assert list(zip(qids, x.tolist(), y.tolist(), strict=True)) == rows
+
+
+def test_a_run_s_comparison_does_not_depend_on_the_order_of_its_questions() -> None:
+    # the candidate finds q1's answer at rank 1 (the baseline at rank 2) and loses q2's
+    candidate = (
+        _judged("q1", (2, 0, 1), (2, 1), ("d2", "d1", "d3")),
+        _judged("q2", (0,), (2, 1), ("d9",)),
+        _judged("q3", (0,), (1,), ("d4",)),
+    )
+    metrics = list(_PIPELINE_COLUMNS)
+    book = compute.Book(0)
+    base_stats = [book.stat("base", LISTS, m.name) for m in metrics]
+    in_order = compute.comparisons(base_stats, LISTS, {"c": ("c", candidate)}, metrics, book)
+    backwards = compute.comparisons(
+        base_stats, LISTS, {"c": ("c", candidate[::-1])}, metrics, compute.Book(0)
+    )
+    assert in_order["c"][1] == backwards["c"][1]
+    mrr = next(c for c in in_order["c"][1] if c.metric == "mrr")
+    # MRR: q1 0.5 -> 1.0, q2 0.0 -> 0.0; q3 has no relevant chunk and is left out
+    assert (mrr.delta, mrr.n, mrr.better, mrr.worse, mrr.tied) == (0.25, 2, ("q1",), (), 1)
 
 
 def test_since_reads_each_run_s_pass_at_its_own_final_list() -> None:

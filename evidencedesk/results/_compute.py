@@ -69,10 +69,10 @@ from evidencedesk.retrieval._metric_engine import (
 from evidencedesk.retrieval._stats import (
     ALPHA,
     bootstrap_ci,
+    column_flips,
     flips_needed,
     holm,
     randomization_p,
-    sign_flips,
 )
 from evidencedesk.retrieval.catalog import Scope
 from evidencedesk.retrieval.metrics import (
@@ -92,22 +92,30 @@ from evidencedesk.version import __version__
 _QuestionValues = Mapping[str, float | None]
 
 
-def _question_values(
+def _question_columns(
     judged: Sequence[Judged], names: Sequence[str], averaging: str = "defined"
-) -> dict[str, _QuestionValues]:
-    """Per metric name, question id -> value (None when undefined), in judged order: one pass
-    of the metric engine for every name (`per_question_all` of each name gives the same dicts).
+) -> tuple[Sequence[str], dict[str, list[float | None]]]:
+    """The question ids in judged order, and per metric name each question's value in that
+    order (None when undefined): one pass of the metric engine for every name.
 
     `averaging` "trec_eval": a question with no relevant judgment counts 0, as trec_eval
     averages it, instead of being left out (Judged@k, a diagnostic, keeps its own rule)."""
     columns = _of_judged(judged, list(dict.fromkeys(names)))
-    ids = question_ids(judged)
     if averaging == "trec_eval":
         columns = {
             name: column if split_metric(name)[0] in DIAGNOSTIC
             else [0.0 if v is None else v for v in column]
             for name, column in columns.items()
         }  # fmt: skip
+    return question_ids(judged), columns
+
+
+def _question_values(
+    judged: Sequence[Judged], names: Sequence[str], averaging: str = "defined"
+) -> dict[str, _QuestionValues]:
+    """Per metric name, question id -> value (None when undefined), in judged order
+    (`_question_columns` as dicts; `per_question_all` of each name gives the same dicts)."""
+    ids, columns = _question_columns(judged, names, averaging)
     return {name: dict(zip(ids, column, strict=True)) for name, column in columns.items()}
 
 
@@ -137,15 +145,16 @@ class Book:
         key: Hashable,
         judged: Sequence[Judged],
         metric: str,
-        values: _QuestionValues | None = None,
+        values: _QuestionValues | Sequence[float | None] | None = None,
     ) -> MetricStat:
-        """The metric's mean and interval over `judged` (`values`: its `_question_values`, when
-        the caller has them already)."""
+        """The metric's mean and interval over `judged` (`values`: its `_question_values`, or
+        its `_question_columns` column, when the caller has them already)."""
         if (key, metric) not in self._stats:
             if values is None:
-                values = _question_values(judged, [metric], self.averaging)[metric]
-            mean, n, left = _mean_defined(list(values.values()))
-            ci = bootstrap_ci([v for v in values.values() if v is not None], seed=self.seed)
+                values = _question_columns(judged, [metric], self.averaging)[1][metric]
+            column = list(values.values()) if isinstance(values, Mapping) else list(values)
+            mean, n, left = _mean_defined(column)
+            ci = bootstrap_ci([v for v in column if v is not None], seed=self.seed)
             self._stats[key, metric] = MetricStat(metric, mean, ci.low, ci.high, n, left)
         return self._stats[key, metric]
 
@@ -349,22 +358,23 @@ def comparisons(
     difference with its interval, the flips, sign and randomization tests, and Holm's p across
     the candidates. `base_stats`: the baseline's mean of each metric."""
     stats = {s.metric: s for s in base_stats}
-    # per-question values once per run (one pass for every metric); the tests take dicts
+    # per-question values once per run (one pass for every metric)
     names = [m.name for m in metrics]
-    a = _question_values(base_judged, names, book.averaging)
+    base_ids, a = _question_columns(base_judged, names, book.averaging)
     raw: dict[str, tuple[list[MetricStat], list[Comparison]]] = {}
     for name, (key, judged) in runs.items():
         own, out = [], []
-        values = _question_values(judged, names, book.averaging)
+        ids, values = _question_columns(judged, names, book.averaging)
+        same = list(ids) == list(base_ids)
         for m in metrics:
             b = values[m.name]
             # the questions both define, paired once for the interval (as
             # `_paired_bootstrap_ci`), the flips, the randomization test and the spread (each
             # aligned them again)
-            rows = _aligned(a[m.name], b, m.name)
-            differences = [y - x for _, x, y in rows]
+            qids, x, y = _paired_columns(base_ids, a[m.name], ids, b, same)
+            differences = (y - x).tolist()  # Python's y - x, each the same double
             ci = bootstrap_ci(differences, seed=book.seed)
-            f = sign_flips(rows)  # as `paired`
+            f = column_flips(qids, x, y)  # as `paired`
             rand = randomization_p(differences, book.seed)  # as `_randomization_test`
             mine = book.stat(key, judged, m.name, b)
             own.append(mine)
@@ -378,6 +388,32 @@ def comparisons(
         for name, (_, out) in raw.items():
             out[i] = replace(out[i], holm_p=decisive[name], sign_holm_p=signs[name])
     return {name: (tuple(own), tuple(out)) for name, (own, out) in raw.items()}
+
+
+def _paired_columns(
+    base_ids: Sequence[str],
+    base: Sequence[float | None],
+    ids: Sequence[str],
+    values: Sequence[float | None],
+    same: bool,
+) -> tuple[Sequence[str], np.ndarray, np.ndarray]:
+    """The questions both runs define, in the baseline's order, with the baseline's and the
+    run's values as float64 columns: `_aligned`'s rows as columns. `same`: the two runs judged
+    the same questions in the same order (a runs-only project's runs: each value is then paired
+    by its place, with no dict made)."""
+    if same:
+        x, y = np.array(base, dtype=np.float64), np.array(values, dtype=np.float64)
+        if None not in base and None not in values:
+            return ids, x, y
+        # a None is NaN in its column: left out by where it is None, not by its NaN
+        both = [a is not None and b is not None for a, b in zip(base, values, strict=True)]
+        keep = np.array(both, dtype=bool)
+        return list(itertools.compress(ids, both)), x[keep], y[keep]
+    rows = _aligned(dict(zip(base_ids, base, strict=True)), dict(zip(ids, values, strict=True)))
+    if not rows:
+        return (), np.zeros(0), np.zeros(0)
+    qids, xs, ys = zip(*rows, strict=True)
+    return qids, np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
 
 
 def _spread(differences: Sequence[float]) -> float | None:

@@ -17,7 +17,7 @@ import itertools
 import math
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass
 from fractions import Fraction
 from statistics import NormalDist
@@ -445,19 +445,23 @@ def binomial_pmf(k: int, m: int, p: float) -> float:
 def sign_flips(rows: Iterable[tuple[str, float, float]]) -> Paired:
     """Paired (question id, value in a, value in b) rows as flips: which questions b wins and
     loses against a (a difference within `TIE` is a tie), and the exact sign-test p."""
-    # one numpy pass over the differences (a loop over 50,000 questions per metric and
-    # candidate was a quarter of a large build's gate): y - x and its comparisons as Python's
     table = list(rows)
     if not table:
-        return Paired((), (), 0, sign_test_p(0, 0), 0)
+        return column_flips((), np.zeros(0), np.zeros(0))
     qids, xs, ys = zip(*table, strict=True)
-    x, y = np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
+    return column_flips(qids, np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64))
+
+
+def column_flips(qids: Sequence[str], x: np.ndarray, y: np.ndarray) -> Paired:
+    """`sign_flips` of the rows ``zip(qids, x, y)``, given as columns (float64 arrays)."""
+    # one numpy pass over the differences (a loop over 50,000 questions per metric and
+    # candidate was a quarter of a large build's gate): y - x and its comparisons as Python's
     moved = ~(np.abs(y - x) <= TIE)
     up = y > x
-    better = tuple(qids[i] for i in np.flatnonzero(moved & up).tolist())
-    worse = tuple(qids[i] for i in np.flatnonzero(moved & ~up).tolist())
-    tied = len(table) - len(better) - len(worse)
-    return Paired(better, worse, tied, sign_test_p(len(better), len(worse)), len(table))
+    better = tuple(map(qids.__getitem__, np.flatnonzero(moved & up).tolist()))
+    worse = tuple(map(qids.__getitem__, np.flatnonzero(moved & ~up).tolist()))
+    tied = len(qids) - len(better) - len(worse)
+    return Paired(better, worse, tied, sign_test_p(len(better), len(worse)), len(qids))
 
 
 def _pattern_sums(d: np.ndarray) -> np.ndarray:
@@ -541,6 +545,7 @@ __all__ = [
     "Summary",
     "binomial_pmf",
     "bootstrap_ci",
+    "column_flips",
     "draws",
     "exact_means",
     "flips_needed",
