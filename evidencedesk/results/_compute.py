@@ -73,6 +73,7 @@ from evidencedesk.retrieval._stats import (
     flips_needed,
     holm,
     randomization_p,
+    row_columns,
 )
 from evidencedesk.retrieval.catalog import Scope
 from evidencedesk.retrieval.metrics import (
@@ -409,11 +410,9 @@ def _paired_columns(
         both = [a is not None and b is not None for a, b in zip(base, values, strict=True)]
         keep = np.array(both, dtype=bool)
         return list(itertools.compress(ids, both)), x[keep], y[keep]
-    rows = _aligned(dict(zip(base_ids, base, strict=True)), dict(zip(ids, values, strict=True)))
-    if not rows:
-        return (), np.zeros(0), np.zeros(0)
-    qids, xs, ys = zip(*rows, strict=True)
-    return qids, np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
+    return row_columns(
+        _aligned(dict(zip(base_ids, base, strict=True)), dict(zip(ids, values, strict=True)))
+    )
 
 
 def _spread(differences: Sequence[float]) -> float | None:

@@ -445,11 +445,19 @@ def binomial_pmf(k: int, m: int, p: float) -> float:
 def sign_flips(rows: Iterable[tuple[str, float, float]]) -> Paired:
     """Paired (question id, value in a, value in b) rows as flips: which questions b wins and
     loses against a (a difference within `TIE` is a tie), and the exact sign-test p."""
+    return column_flips(*row_columns(rows))
+
+
+def row_columns(
+    rows: Iterable[tuple[str, float, float]],
+) -> tuple[Sequence[str], np.ndarray, np.ndarray]:
+    """Paired (question id, value in a, value in b) rows as three columns: the ids, and the
+    values in a and in b as float64 arrays."""
     table = list(rows)
     if not table:
-        return column_flips((), np.zeros(0), np.zeros(0))
+        return (), np.zeros(0), np.zeros(0)
     qids, xs, ys = zip(*table, strict=True)
-    return column_flips(qids, np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64))
+    return qids, np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
 
 
 def column_flips(qids: Sequence[str], x: np.ndarray, y: np.ndarray) -> Paired:
@@ -552,6 +560,7 @@ __all__ = [
     "holm",
     "percentiles",
     "randomization_p",
+    "row_columns",
     "sign_flips",
     "sign_test_p",
 ]
