@@ -111,8 +111,8 @@ def minilm_build(quick: bool) -> dict:
                 if (m := re.search(r"^with the stages between .*: ([0-9.]+)x$", r))]  # fmt: skip
     # the rate of the model's products, and of a float32 product on one core of this machine
     rates = [(float(m[1]), float(m[2])) for r in rows
-             if (m := re.search(r"^its arithmetic: .*: ([0-9.]+) GFLOP/s on one thread, .* "
-                                r"runs ([0-9.]+) GFLOP/s", r))]  # fmt: skip
+             if (m := re.search(r"^its arithmetic: .*?([0-9.]+) GFLOP/s of them over the "
+                                r"whole run on one thread .* runs ([0-9.]+) GFLOP/s", r))]  # fmt: skip
     return {"cold": seconds[0], "warm": seconds[1], "without": seconds[2], "cpu": cpu,
             "same": same, "repeat": 1 if quick else 5, "load": os.getloadavg()[0],
             "bound": bound[0] if bound else None,
@@ -223,8 +223,9 @@ def table(found: dict[str, dict]) -> str:
                        f"reading the texts and the site), about {b['estimate']:.2f}× with the "
                        "stages between")  # fmt: skip
             if b["rates"] is not None:
-                allowed += (f"; the model's products at {b['rates'][0]:.1f} GFLOP/s, a float32 "
-                            f"product on one core {b['rates'][1]:.1f}")  # fmt: skip
+                allowed += (f"; its matrix products' operations at {b['rates'][0]:.1f} "
+                            f"GFLOP/s over the model's whole run, a float32 product on one "
+                            f"core {b['rates'][1]:.1f}")  # fmt: skip
         rows.append(f"| `minilm_build.py`: the demo build with the `[minilm]` extra, {how} "
                     f"(median of {b['repeat']}) | {b[kind]:.2f} s | without it "
                     f"{b['without']:.2f} s: **{b[kind] / b['without']:.2f}×** (CPU "

@@ -36,8 +36,9 @@ render. A second figure adds the stages between (their time in the build without
 the embedding, both run at the rate two threads of the model reach together: an estimate of what
 the schedule can reach, not a bound. Every build prints its stages (no ``--quiet``), as the quick
 start's does. The same process that runs the model alone counts the floating-point operations of
-its matrix products on those batches (padding included) and prints the rate they ran at on one
-thread beside the rate of a plain float32 matrix product on one core (numpy, its BLAS held to
+its matrix products on those batches (padding included) and prints them over the one-thread
+run's whole time (the tokenizer and the model's other operations included: below the products'
+own rate) beside the rate of a plain float32 matrix product on one core (numpy, its BLAS held to
 one thread): how near the model runs to what this machine gives such arithmetic.
 """
 
@@ -260,9 +261,10 @@ def main() -> None:
           f"({model['one'] / model['two']:.2f}x the throughput); loading it {model['load']:.2f} s")  # fmt: skip
     flop = models[0]["flop"]
     print(f"its arithmetic: {flop / 1e9:.1f} GFLOP in its matrix products ({models[0]['tokens']:,.0f} "
-          f"tokens, padding included): {flop / model['one'] / 1e9:.1f} GFLOP/s on one thread, "
-          f"where a float32 matrix product on one core of this machine runs "
-          f"{model['sgemm'] / 1e9:.1f} GFLOP/s (numpy, one thread)")  # fmt: skip
+          f"tokens, padding included), {flop / model['one'] / 1e9:.1f} GFLOP/s of them over the "
+          f"whole run on one thread (the tokenizer and every other operation included), where a "
+          f"float32 matrix product on one core of this machine runs {model['sgemm'] / 1e9:.1f} "
+          f"GFLOP/s (numpy, one thread)")  # fmt: skip
     print(f"bound: reaching the texts {stage[0]:.2f} s + embedding them on both cores "
           f"{model['two']:.2f} s + site model and render {stage[2]:.2f} s, over the build without "
           f"it beside them: at best {statistics.median(b for b, _ in bounds):.2f}x (median of "
