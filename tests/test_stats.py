@@ -149,6 +149,12 @@ def _flips_row_by_row(rows: list[tuple[str, float, float]]) -> tuple[tuple[str, 
         (0.0, 1.0, "better"),
         (1.0, 0.0, "worse"),
         (0.0, float("nan"), "worse"),  # never a value: the row-by-row rule's answer kept
+        # the flips read y - x: its overflow keeps the sign, equal infinities give NaN
+        (-1e308, 1e308, "better"),
+        (1e308, -1e308, "worse"),
+        (0.0, float("inf"), "better"),
+        (float("inf"), float("inf"), "worse"),
+        (float("-inf"), float("-inf"), "worse"),
     ],
 )
 def test_sign_flips_by_hand(x: float, y: float, flip: str) -> None:

@@ -373,9 +373,10 @@ def comparisons(
             # `_paired_bootstrap_ci`), the flips, the randomization test and the spread (each
             # aligned them again)
             qids, x, y = _paired_columns(base_ids, a[m.name], ids, b, same)
-            differences = (y - x).tolist()  # Python's y - x, each the same double
+            d = y - x
+            differences = d.tolist()  # Python's y - x, each the same double
             ci = bootstrap_ci(differences, seed=book.seed)
-            f = column_flips(qids, x, y)  # as `paired`
+            f = column_flips(qids, d)  # as `paired`
             rand = randomization_p(differences, book.seed)  # as `_randomization_test`
             mine = book.stat(key, judged, m.name, b)
             own.append(mine)

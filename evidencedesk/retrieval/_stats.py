@@ -445,7 +445,12 @@ def binomial_pmf(k: int, m: int, p: float) -> float:
 def sign_flips(rows: Iterable[tuple[str, float, float]]) -> Paired:
     """Paired (question id, value in a, value in b) rows as flips: which questions b wins and
     loses against a (a difference within `TIE` is a tie), and the exact sign-test p."""
-    return column_flips(*row_columns(rows))
+    qids, x, y = row_columns(rows)
+    # an overflow gives an infinity, two equal infinities NaN: read as the row-by-row rule
+    # reads them (`column_flips`), not warned about
+    with np.errstate(over="ignore", invalid="ignore"):
+        differences = y - x
+    return column_flips(qids, differences)
 
 
 def row_columns(
@@ -460,12 +465,15 @@ def row_columns(
     return qids, np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
 
 
-def column_flips(qids: Sequence[str], x: np.ndarray, y: np.ndarray) -> Paired:
-    """`sign_flips` of the rows ``zip(qids, x, y)``, given as columns (float64 arrays)."""
+def column_flips(qids: Sequence[str], differences: np.ndarray) -> Paired:
+    """`sign_flips` of the rows ``zip(qids, x, y)`` given as the ids and their differences
+    ``y - x`` (a float64 array)."""
     # one numpy pass over the differences (a loop over 50,000 questions per metric and
-    # candidate was a quarter of a large build's gate): y - x and its comparisons as Python's
-    moved = ~(np.abs(y - x) <= TIE)
-    up = y > x
+    # candidate was a quarter of a large build's gate), compared as Python compares them; a
+    # difference of finite doubles is above 0 exactly when y > x, and NaN (of a NaN or of two
+    # equal infinities) neither above nor within TIE: moved, and worse, as with y > x
+    moved = ~(np.abs(differences) <= TIE)
+    up = differences > 0
     better = tuple(map(qids.__getitem__, np.flatnonzero(moved & up).tolist()))
     worse = tuple(map(qids.__getitem__, np.flatnonzero(moved & ~up).tolist()))
     tied = len(qids) - len(better) - len(worse)
