@@ -98,6 +98,15 @@ def test_sign_test_above_the_exact_limit_matches_the_fraction(better: int, worse
     assert sign_test_p(better, worse) == pytest.approx(exact, rel=2.3e-16, abs=0.0)
 
 
+def test_a_large_sign_test_is_computed_once_for_the_same_totals() -> None:
+    stats._large_sign_test_p.cache_clear()
+    first = sign_test_p(3129, 2158)
+    assert sign_test_p(2158, 3129) == first  # the two orders are one test: one computation
+    assert stats._large_sign_test_p.cache_info().hits == 1
+    exact = float(stats._sign_test_exact(3129, 2158))
+    assert first == pytest.approx(exact, rel=2.3e-16, abs=0.0)
+
+
 def test_sign_test_at_fifty_thousand_questions() -> None:
     # 26,000 vs 24,000: z = 2,000 / sqrt(50,000) = 8.94, two-sided normal tail 3.8e-19
     assert sign_test_p(26_000, 24_000) == pytest.approx(3.8574699510318216e-19, rel=1e-15)
