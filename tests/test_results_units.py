@@ -132,11 +132,11 @@ def test_values_paired_by_their_place_are_the_aligned_rows(
     base: list[float | None], values: list[float | None], rows: list[tuple[str, float, float]]
 ) -> None:
     ids = ["q1", "q2", "q3"]
-    qids, x, y = compute._paired_columns(ids, base, ids, values, same=True)
+    qids, x, y = compute._paired_columns(ids, base, ids, values)
     assert list(zip(qids, x.tolist(), y.tolist(), strict=True)) == rows
     assert rows == _aligned(dict(zip(ids, base, strict=True)), dict(zip(ids, values, strict=True)))
     # a run that judged its questions in another order is paired by id, in the baseline's order
-    qids, x, y = compute._paired_columns(ids, base, ids[::-1], values[::-1], same=False)
+    qids, x, y = compute._paired_columns(ids, base, ids[::-1], values[::-1])
     assert list(zip(qids, x.tolist(), y.tolist(), strict=True)) == rows
 
 

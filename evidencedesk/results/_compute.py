@@ -366,13 +366,12 @@ def comparisons(
     for name, (key, judged) in runs.items():
         own, out = [], []
         ids, values = _question_columns(judged, names, book.averaging)
-        same = list(ids) == list(base_ids)
         for m in metrics:
             b = values[m.name]
             # the questions both define, paired once for the interval (as
             # `_paired_bootstrap_ci`), the flips, the randomization test and the spread (each
             # aligned them again)
-            qids, x, y = _paired_columns(base_ids, a[m.name], ids, b, same)
+            qids, x, y = _paired_columns(base_ids, a[m.name], ids, b)
             d = y - x
             differences = d.tolist()  # Python's y - x, each the same double
             ci = bootstrap_ci(differences, seed=book.seed)
@@ -397,13 +396,12 @@ def _paired_columns(
     base: Sequence[float | None],
     ids: Sequence[str],
     values: Sequence[float | None],
-    same: bool,
 ) -> tuple[Sequence[str], np.ndarray, np.ndarray]:
     """The questions both runs define, in the baseline's order, with the baseline's and the
-    run's values as float64 columns: `_aligned`'s rows as columns. `same`: the two runs judged
-    the same questions in the same order (a runs-only project's runs: each value is then paired
-    by its place, with no dict made)."""
-    if same:
+    run's values as float64 columns: `_aligned`'s rows as columns. Where the two runs judged the
+    same questions in the same order (a runs-only project's runs, a pipeline's variants) each
+    value is paired by its place, with no dict made."""
+    if list(ids) == list(base_ids):
         x, y = np.array(base, dtype=np.float64), np.array(values, dtype=np.float64)
         if None not in base and None not in values:
             return ids, x, y
