@@ -552,12 +552,12 @@ def judged_share(
     comparison on condensed lists moves as on the full lists (its verdict holds where the
     judgments reach), so the unjudged share cannot change the answer and carries no caveat."""
     name = judged_metric(k).name
-    a = _question_values(base, [name])[name]
-    b = _question_values(candidate, [name])[name]
-    ci = _paired_bootstrap_ci(a, b, name, seed=seed)
-    both = [q for q, x in a.items() if x is not None and b.get(q) is not None]
-    mean_a = _mean_defined([a[q] for q in both])[0]
-    mean_b = _mean_defined([b[q] for q in both])[0]
+    base_ids, a = _question_columns(base, [name])
+    ids, b = _question_columns(candidate, [name])
+    _, x, y = _paired_columns(base_ids, a[name], ids, b[name])  # as a comparison pairs them
+    ci = bootstrap_ci((y - x).tolist(), seed=seed)
+    mean_a = _mean_defined(x.tolist())[0]
+    mean_b = _mean_defined(y.tolist())[0]
     return JudgedShare(k, mean_a, mean_b, ci.mean, ci.low, ci.high, ci.n,
                        unjudged_caveat(mean_a, mean_b, ci.high) and not holds)  # fmt: skip
 
