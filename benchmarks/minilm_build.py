@@ -34,7 +34,13 @@ printed. It is a lower bound: the stages between (benchmark to gate) also need t
 model's load is left out, and the site of a build with the extra has one candidate more to
 render. A second figure adds the stages between (their time in the build without the extra) to
 the embedding, both run at the rate two threads of the model reach together: an estimate of what
-the schedule can reach, not a bound. Every build prints its stages (no ``--quiet``), as the quick
+the schedule can reach, not a bound. A third figure bounds the build by the CPU it needs: a cold
+build does all the work of the build without the extra and the model's (loading it and running
+its batches on one thread; on two threads the same batches take more CPU, not less), and before
+its site model at most every core works at once, so it takes at least the CPU of the build
+without the extra before its site model (its CPU less its "site model" and "render" stages,
+which run on one thread) plus the model's seconds, over the machine's cores, then those two
+stages: whatever the order of the work. Every build prints its stages (no ``--quiet``), as the quick
 start's does. The same process that runs the model alone counts the floating-point operations of
 its matrix products on those batches (padding included) and prints them over the one-thread
 run's whole time (the tokenizer and the model's other operations included: below the products'
@@ -212,12 +218,19 @@ def alone(batches: Path) -> dict[str, float]:
     return found
 
 
-def bound(model: dict[str, float], without: tuple[float, float, Stages]) -> tuple[float, float]:
-    """The lowest wall clock a cold build reaches here (the module's notes) and the estimate with
-    the stages between, each over the build without the extra they were measured beside."""
-    seconds, _, (reached, between, after) = without
+def bound(
+    model: dict[str, float], without: tuple[float, float, Stages], cores: int
+) -> tuple[float, float, float]:
+    """The lowest wall clock a cold build reaches here by the order of its work, the estimate
+    with the stages between, and the lowest by the CPU it needs on `cores` cores (the module's
+    notes), each over the build without the extra they were measured beside."""
+    seconds, cpu, (reached, between, after) = without
     shared = (model["one"] + between) * model["two"] / model["one"]
-    return (reached + model["two"] + after) / seconds, (reached + shared + after) / seconds
+    # the work of the build without the extra before its site model, and the model's (its load
+    # and its one-thread run: two threads make it dearer, not cheaper), on every core at once
+    needed = (cpu - after + model["load"] + model["one"]) / cores + after
+    return ((reached + model["two"] + after) / seconds, (reached + shared + after) / seconds,
+            needed / seconds)  # fmt: skip
 
 
 def main() -> None:
@@ -238,7 +251,7 @@ def main() -> None:
                 times[kind].append(once(kind, folder / f"site-{kind}", cache))
             # the model alone, beside this round's build without the extra
             models.append(alone(batches))
-            bounds.append(bound(models[-1], times["without"][-1]))
+            bounds.append(bound(models[-1], times["without"][-1], os.cpu_count() or 1))
         same = _same_site(folder / "site-cold", folder / "site-warm")
     wall = {k: statistics.median(t for t, _, _ in found) for k, found in times.items()}
     cpu = {k: statistics.median(c for _, c, _ in found) for k, found in times.items()}
@@ -267,10 +280,14 @@ def main() -> None:
           f"GFLOP/s (numpy, one thread)")  # fmt: skip
     print(f"bound: reaching the texts {stage[0]:.2f} s + embedding them on both cores "
           f"{model['two']:.2f} s + site model and render {stage[2]:.2f} s, over the build without "
-          f"it beside them: at best {statistics.median(b for b, _ in bounds):.2f}x (median of "
+          f"it beside them: at best {statistics.median(b for b, _, _ in bounds):.2f}x (median of "
           f"{len(bounds)} rounds)")  # fmt: skip
     print(f"with the stages between ({stage[1]:.2f} s alone) sharing the cores at the model's "
-          f"two-thread rate: {statistics.median(e for _, e in bounds):.2f}x")  # fmt: skip
+          f"two-thread rate: {statistics.median(e for _, e, _ in bounds):.2f}x")  # fmt: skip
+    print(f"bound by the CPU: the build without it before its site model "
+          f"({cpu['without'] - stage[2]:.2f} s of CPU) and the model (loading and running it, "
+          f"{model['load'] + model['one']:.2f} s) on {os.cpu_count()} cores at once, then site "
+          f"model and render: at best {statistics.median(c for _, _, c in bounds):.2f}x")  # fmt: skip
     print(f"load average before / after: {load} / {_load()} on {os.cpu_count()} cores")
 
 
