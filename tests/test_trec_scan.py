@@ -282,10 +282,16 @@ def test_without_the_library_or_when_turned_off_pyarrow_reads_every_window(
     tmp_path: Path,
 ) -> None:
     assert trec_scan._load(tmp_path) is None  # no library in this folder
-    code = "from evidencedesk.files import _trec_scan; print(_trec_scan._LIBRARY is None)"
+    code = (
+        "from evidencedesk.files import _trec_arrays as a, _trec_scan as s; import sys; "
+        "print(s._LIBRARY is None, s.compiled(), a._range_lines(sys.argv[1], 0, 4))"
+    )
+    run = tmp_path / "r.txt"
+    run.write_text("q1 Q0 d1 1 2 t\n")
     env = {**os.environ, "EVIDENCEDESK_SCAN": "off"}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert done.stdout.strip() == "True", done.stderr
+    done = subprocess.run([sys.executable, "-c", code, str(run)], env=env, capture_output=True,
+                          text=True)  # fmt: skip
+    assert done.stdout.strip() == "True False None", done.stderr
     (tmp_path / trec_scan._NAME).write_bytes(b"not a shared library")
     assert trec_scan._load(tmp_path) is None  # built for another machine, say
 

@@ -75,7 +75,14 @@ from evidencedesk.files._trec_keys import (
     query_salts,
     repeated_keys,
 )
-from evidencedesk.files._trec_scan import Place, Scanned, count_lines, repeats_within, scan
+from evidencedesk.files._trec_scan import (
+    Place,
+    Scanned,
+    compiled,
+    count_lines,
+    repeats_within,
+    scan,
+)
 
 # a run with more stretches of equal query ids than this (and than one per 64 lines) is joined in
 # file order
@@ -679,7 +686,7 @@ def _range_lines(path: str | Path, start: int, stop: int) -> int | None:
     """The lines of bytes `start` to `stop` of a file (cut just after a newline, or at its end):
     its newlines, counted window by window, and a last line without one; None without the
     compiled scan or where the file is shorter than when it was measured."""
-    if count_lines(memoryview(b"")) is None:
+    if not compiled():
         return None
     size = _COUNTED  # a buffer in a core's cache: the count reads what the copy just wrote
     buffer = memoryview(bytearray(min(size, max(1, stop - start))))

@@ -165,6 +165,11 @@ def scan(
     )
 
 
+def compiled() -> bool:
+    """Whether the compiled scan is loaded (else every call here returns None)."""
+    return _LIBRARY is not None
+
+
 def count_lines(data: memoryview) -> int | None:
     """The newlines among `data`'s bytes; None without the library."""
     if _LIBRARY is None:
