@@ -158,6 +158,8 @@ def test_judged_at_k_means_and_their_delta_cover_the_same_questions() -> None:
     share = judged_share(base, cand, 2, 0)
     assert (share.baseline, share.candidate, share.n) == (0.75, 1.0, 2)  # over q1 and q2 both
     assert share.delta == share.candidate - share.baseline == 0.25
+    # the candidate's questions in another order are paired by id: the same share
+    assert judged_share(base, cand[::-1], 2, 0) == share
 
 
 # -- class 3: one Holm family per test, named where its p is shown -----------------------------
