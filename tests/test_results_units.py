@@ -92,11 +92,12 @@ def tiny_results() -> Results:
 
 def test_one_pass_of_question_values_gives_what_each_metric_s_own_pass_gives() -> None:
     names = [m.name for m in (*_PIPELINE_COLUMNS, *_COMPARED)]
-    values = compute._question_values(LISTS, [*names, names[0]])  # a repeated name: one column
-    assert list(values) == list(dict.fromkeys(names))
+    ids, values = compute._question_columns(LISTS, [*names, names[0]])
+    assert list(values) == list(dict.fromkeys(names))  # a repeated name: one column
+    assert list(ids) == ["q1", "q2", "q3"]
     for name in names:
-        assert values[name] == per_question_all(LISTS, name)
-    assert values["mrr"] == {"q1": 0.5, "q2": 0.0, "q3": None}  # q3 has no relevant chunk
+        assert dict(zip(ids, values[name], strict=True)) == per_question_all(LISTS, name)
+    assert values["mrr"] == [0.5, 0.0, None]  # q3 has no relevant chunk
     # a Book given the values states what it computes from the lists themselves
     for name in names:
         given = compute.Book(0).stat("k", LISTS, name, values[name])

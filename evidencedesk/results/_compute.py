@@ -89,8 +89,8 @@ from evidencedesk.retrieval.metrics import (
 )
 from evidencedesk.version import __version__
 
-# question id -> one metric's value (None: undefined for that question)
-_QuestionValues = Mapping[str, float | None]
+# per metric name, each question's value in judged order (None: undefined for that question)
+_Columns = Mapping[str, Sequence[float | None]]
 
 
 def _question_columns(
@@ -109,15 +109,6 @@ def _question_columns(
             for name, column in columns.items()
         }  # fmt: skip
     return question_ids(judged), columns
-
-
-def _question_values(
-    judged: Sequence[Judged], names: Sequence[str], averaging: str = "defined"
-) -> dict[str, _QuestionValues]:
-    """Per metric name, question id -> value (None when undefined), in judged order
-    (`_question_columns` as dicts; `per_question_all` of each name gives the same dicts)."""
-    ids, columns = _question_columns(judged, names, averaging)
-    return {name: dict(zip(ids, column, strict=True)) for name, column in columns.items()}
 
 
 class Book:
@@ -146,14 +137,16 @@ class Book:
         key: Hashable,
         judged: Sequence[Judged],
         metric: str,
-        values: _QuestionValues | Sequence[float | None] | None = None,
+        values: Sequence[float | None] | None = None,
     ) -> MetricStat:
-        """The metric's mean and interval over `judged` (`values`: its `_question_values`, or
-        its `_question_columns` column, when the caller has them already)."""
+        """The metric's mean and interval over `judged` (`values`: its `_question_columns`
+        column, when the caller has it already)."""
         if (key, metric) not in self._stats:
-            if values is None:
-                values = _question_columns(judged, [metric], self.averaging)[1][metric]
-            column = list(values.values()) if isinstance(values, Mapping) else list(values)
+            column = (
+                _question_columns(judged, [metric], self.averaging)[1][metric]
+                if values is None
+                else values
+            )
             mean, n, left = _mean_defined(column)
             ci = bootstrap_ci([v for v in column if v is not None], seed=self.seed)
             self._stats[key, metric] = MetricStat(metric, mean, ci.low, ci.high, n, left)
@@ -173,18 +166,18 @@ def ranked_lists(
     judged: Sequence[Judged],
     metrics: Sequence[Metric],
     keep: int | None = None,
-    values: Mapping[str, _QuestionValues] | None = None,
+    values: _Columns | None = None,
 ) -> tuple[RankedList, ...]:
     """Per-question values and lists; `keep` cuts long lists (the values use the whole list).
-    `values`: the `_question_values` of the metrics, when the caller has them already."""
+    `values`: the `_question_columns` of the metrics, when the caller has them already."""
+    names, ids = [m.name for m in metrics], question_ids(judged)
     if values is None:
-        values = _question_values(judged, [m.name for m in metrics])
+        values = _question_columns(judged, names)[1]
     firsts = _first_relevant_ranks(judged)
     if firsts is None:
         firsts = [first_relevant(j) for j in judged]
     # each question's values as one row (a dict made from a zip, not a lookup a metric)
-    names, ids = [m.name for m in metrics], question_ids(judged)
-    columns = [list(map(values[name].__getitem__, ids)) for name in names]
+    columns = [values[name] for name in names]
     rows = zip(*columns, strict=True) if columns else itertools.repeat(())
     lines = judged.lines if isinstance(judged, JudgedLists) else None
     if keep == 0 and lines is not None and lines.size is not None:  # no list needs making
@@ -237,18 +230,17 @@ def tag_values(
     metrics: Sequence[Metric],
     book: Book | None = None,
     key: Hashable = None,
-    values: Mapping[str, _QuestionValues] | None = None,
+    values: _Columns | None = None,
 ) -> tuple[TagValue, ...]:
     """Each metric's mean by tag; with a `book`, also its 95 % bootstrap interval over the tag's
     questions (only tags that at least two questions define need a bootstrap call). `values`:
-    the `_question_values` of the metrics, when the caller has them already."""
+    the `_question_columns` of the metrics, when the caller has them already."""
     if values is None:
-        values = _question_values(judged, [m.name for m in metrics])
+        values = _question_columns(judged, [m.name for m in metrics])[1]
     out = []
-    ids = question_ids(judged)  # no list is made
     groups = _tag_groups(question_tags(judged))  # the questions of each tag, once
     for m in metrics:
-        column = list(map(values[m.name].__getitem__, ids))
+        column = values[m.name]
         for tag, at in groups.items():  # as `by_tag_all`
             tagged = [column[i] for i in at]
             mean, n, _ = _mean_defined(tagged)
@@ -276,8 +268,8 @@ def variant_result(
     judged = judged if isinstance(judged, JudgedLists) else list(judged)
     metrics = settings.metrics
     # every question's value of every metric and slice metric, in one pass of the engine
-    values = _question_values(judged, [m.name for m in (*metrics, *settings.slices)],
-                             settings.averaging)  # fmt: skip
+    _, values = _question_columns(judged, [m.name for m in (*metrics, *settings.slices)],
+                                  settings.averaging)  # fmt: skip
     return VariantResult(
         name=name,
         kind=kind,
