@@ -53,11 +53,12 @@ _RUNS_COLUMNS = tuple(map(Metric.of, ("recall@10", "precision@10", "mrr", "ndcg@
 _COMPARED = tuple(map(Metric.of, ("mrr", "recall@3", "ndcg@5")))
 
 
-def _columns(default: tuple[Metric, ...], primary: Metric) -> tuple[Metric, ...]:
-    """The benchmark's columns: the four of the project's kind, and the primary metric after
-    them when it is not one of them (MAP, R@100, MRR@10, ...): every variant's mean and
-    interval of the metric the verdicts are decided on is then charted and tabled."""
-    return default if primary in default else (*default, primary)
+def _columns(default: tuple[Metric, ...], compared: tuple[Metric, ...]) -> tuple[Metric, ...]:
+    """The benchmark's columns: the four of the project's kind, then each reported metric that
+    is not one of them (MAP, R@100, MRR@10, ...), the primary first: every variant's mean and
+    interval of each metric the project asked for, and of the one the verdicts are decided on,
+    is then charted and tabled."""
+    return (*default, *(m for m in compared if m not in default))
 
 
 def reported(names: tuple[str, ...], primary: str | None) -> tuple[Metric, ...]:
@@ -97,7 +98,7 @@ class Settings:
     seed: int
     relevance: int  # relevant = grade >= relevance
     kind: ProjectKind
-    columns: tuple[Metric, ...]  # the benchmark's four columns, and the primary when not one
+    columns: tuple[Metric, ...]  # the benchmark table: its kind's four, then the other reported
     compared: tuple[Metric, ...]  # candidate vs baseline, the first is the headline metric
     flips_metric: str  # the per-question flips (matrix, sign test, Holm): "mrr"
     design: Design | None  # None for runs-only projects
@@ -161,7 +162,7 @@ def settings_for(project: Any, seed: int) -> Settings:
         seed=seed,
         relevance=project.relevance,
         kind="runs" if runs_only else "pipeline",
-        columns=_columns(_RUNS_COLUMNS if runs_only else _PIPELINE_COLUMNS, compared[0]),
+        columns=_columns(_RUNS_COLUMNS if runs_only else _PIPELINE_COLUMNS, compared),
         compared=compared,
         flips_metric=compared[0].name,
         design=None if runs_only else _PIPELINE_DESIGN,
