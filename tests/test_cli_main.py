@@ -144,6 +144,26 @@ def test_validate_counts_the_candidates_a_runs_only_build_compares(
     assert [c.name for c in load(tmp_path / "s" / "results.json").candidates] == ["rerank"]
 
 
+def test_validate_says_a_project_without_a_policy_checks_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # the site's gate badge says "no gate policy — nothing checked"; validate says the same, and
+    # what --fail-on review reads (the level REVIEW: exit 1)
+    from tests.project_fixtures import make_runs_only_project
+
+    project = make_runs_only_project(tmp_path)  # no [gate] policy
+    assert main(["validate", "--project", str(project)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert (
+        "gate policy: none: nothing is checked (each candidate's gate is REVIEW to --fail-on)"
+        in lines
+    )
+    site = tmp_path / "site"
+    argv = ["build", "--project", str(project), "--out", str(site), "-q"]
+    assert main([*argv, "--fail-on", "review"]) == 1
+    assert "no gate policy — nothing checked" in (site / "index.html").read_text("utf-8")
+
+
 def test_validate_gives_the_builds_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

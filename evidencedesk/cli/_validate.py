@@ -205,7 +205,9 @@ def describe(found: Found) -> str:
         f"candidates: {len(found.candidates)}"
         + (f" ({', '.join(found.candidates)})" if found.candidates else "")
     )
-    lines.append(f"gate policy: {found.policy or 'none (every candidate gets REVIEW)'}")
+    # the site's words for no policy, and what --fail-on reads (docs/gate.md)
+    no_policy = "none: nothing is checked (each candidate's gate is REVIEW to --fail-on)"
+    lines.append(f"gate policy: {found.policy or no_policy}")
     if p.policy is not None:
         saved = p.relative(p.baseline) if found.saved_baseline else "none"  # type: ignore[arg-type]
         lines.append(f"saved baseline: {saved}")
