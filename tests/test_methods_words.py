@@ -34,7 +34,7 @@ def _text(site: Path, page: str) -> str:
         (
             "defined",
             "(no relevant judgment): its metrics are undefined and left out of the means.",
-            "Undefined ≠ 0 a question with no relevant chunk (no relevant judgment) has no value "
+            "Undefined ≠ 0 a question with no relevant document (no relevant judgment) has no value "
             "of any metric: it is left out of the mean, and every table says how many were left "
             "out.",
         ),
@@ -42,7 +42,7 @@ def _text(site: Path, page: str) -> str:
             "trec_eval",
             "(no relevant judgment): its metrics count 0 in every mean, as trec_eval averages it "
             '([report] averaging = "trec_eval").',
-            "Undefined ≠ 0 a question with no relevant chunk (no relevant judgment) has no value "
+            "Undefined ≠ 0 a question with no relevant document (no relevant judgment) has no value "
             "of any metric: by default it is left out of the mean; with [report] averaging = "
             '"trec_eval" , as here, it counts 0 in every mean, as trec_eval averages it, so no '
             "table leaves it out.",
@@ -59,7 +59,10 @@ def test_a_question_without_a_relevant_judgment_is_described_as_the_means_count_
 
 def test_the_methods_page_says_a_run_below_min_coverage_is_refused(tmp_path: Path) -> None:
     assert (
-        "one that answers fewer than [runs] min_coverage of the judged queries is refused too, "
+        "is refused with examples from both sides and the rewrite that would make them match, "
+        "and so is one whose top documents hold, beyond the share [runs] min_coverage leaves, "
+        "ids the corpus lacks or judged ids written another way (case, zeros, a prefix or "
+        "suffix, a separator, a Unicode form); one that answers fewer than [runs] min_coverage of the judged queries is refused too, "
         "with the value that would let it through; a run a lowered [runs] min_coverage lets "
         "through carries a warning wherever it is used (the judged queries it does not answer "
         "count as empty lists)."

@@ -109,6 +109,21 @@ def test_without_a_corpus_a_run_judged_far_less_with_rewritable_ids_gets_the_hin
                               "would match 6 of 6\n")  # fmt: skip
 
 
+def _refused_beside_two_runs(
+    tmp_path: Path, qrels: dict[str, dict[str, int]], base: dict[str, list[str]],
+    cand: dict[str, list[str]], line: str,
+) -> Path:  # fmt: skip
+    """A project of the runs base, other (the same as base) and cand, refused with `line` and
+    the previous site kept; returns its project file."""
+    project = write_project(tmp_path / "p", qrels, {"base": base, "other": base, "cand": cand},
+                            relevance=1)  # fmt: skip
+    previous = tmp_path / "site"
+    good = write_project(tmp_path / "good", qrels, {"base": base, "cand": base}, relevance=1)
+    assert build(good, previous)[0] == 0
+    refused(project, previous, tree(previous), line)
+    return project
+
+
 def test_without_a_corpus_a_half_zero_padded_run_is_refused(tmp_path: Path) -> None:
     # every run finds two judged and two unjudged documents per question (50 % judged); the
     # candidate zero-pads every id of q2 and q4: 25 % judged, which is not under half of the
@@ -117,23 +132,54 @@ def test_without_a_corpus_a_half_zero_padded_run_is_refused(tmp_path: Path) -> N
     qrels = {f"q{n}": {f"{n}1": 1, f"{n}2": 0} for n in range(1, 5)}
     base = {f"q{n}": [f"{n}1", f"{n}2", f"9{n}1", f"9{n}2"] for n in range(1, 5)}
     cand = {q: [d.zfill(6) if q in ("q2", "q4") else d for d in ids] for q, ids in base.items()}
-    project = write_project(tmp_path / "p", qrels, {"base": base, "other": base, "cand": cand},
-                            relevance=1)  # fmt: skip
     line = ("runs/cand.run: expected document ids written like the judgments', found 25 % of the "
             "16 documents in the run's top 10 judged for some query, against 50 % for the other "
             "runs, about 25 % of them judged ids written another way (above the 10 % "
             "[runs].min_coverage allows) (run: '911', '912', '000021'; judgments: '11', '12', "
             "'21'); removing leading zeros from the run's document ids would match 4 of 12")  # fmt: skip
-    previous = tmp_path / "site"
-    good = write_project(tmp_path / "good", qrels, {"base": base, "cand": base}, relevance=1)
-    assert build(good, previous)[0] == 0
-    before = tree(previous)
-    refused(project, previous, before, line)
+    project = _refused_beside_two_runs(tmp_path, qrels, base, cand, line)
     # a lower [runs].min_coverage lets the same run through (its ids then count as unjudged)
     toml = project.read_text(encoding="utf-8").replace("[runs]", "[runs]\nmin_coverage = 0.7")
     project.write_text(toml, encoding="utf-8")
     code, _, err = build(project, tmp_path / "lowered")
     assert (code, err) == (0, "")
+
+
+def test_without_a_corpus_a_run_with_a_separator_written_another_way_is_refused(
+    tmp_path: Path,
+) -> None:
+    # as above, but the candidate writes the collection's "/" as "_" in every id of q2 and q4:
+    # none of the affix, case or zero rewrites matches them; writing "_" as "/" matches 4 of its
+    # 12 unjudged ids, about (1 - 25 %) x 4 / 12 = 25 % of its top documents
+    qrels = {f"q{n}": {f"d/{n}1": 1, f"d/{n}2": 0} for n in range(1, 5)}
+    base = {f"q{n}": [f"d/{n}1", f"d/{n}2", f"x/9{n}1", f"x/9{n}2"] for n in range(1, 5)}
+    cand = {q: [d.replace("/", "_") if q in ("q2", "q4") else d for d in ids]
+            for q, ids in base.items()}  # fmt: skip
+    line = ("runs/cand.run: expected document ids written like the judgments', found 25 % of the "
+            "16 documents in the run's top 10 judged for some query, against 50 % for the other "
+            "runs, about 25 % of them judged ids written another way (above the 10 % "
+            "[runs].min_coverage allows) (run: 'x/911', 'x/912', 'd_21'; judgments: 'd/11', "
+            "'d/12', 'd/21'); writing '_' as '/' in the run's document ids would match 4 of 12")  # fmt: skip
+    _refused_beside_two_runs(tmp_path, qrels, base, cand, line)
+
+
+@pytest.mark.parametrize(
+    ("run", "judged", "rewrite"),
+    [(["doc_1", "doc_2"], {"doc/1", "doc/2", "doc/3"},
+      ("writing '_' as '/' in the run's document ids", 2, 2)),
+     (["doc-1", "doc-2"], {"doc1", "doc2"}, ("removing '-' from the run's document ids", 2, 2)),
+     # "é" as e + a combining accent (NFD) where the judgments compose it (NFC)
+     (["cafe\u0301-1", "cafe\u0301-2"], {"caf\u00e9-1", "caf\u00e9-2"},
+      ("normalizing the run's document ids to Unicode NFC", 2, 2)),
+     # a run finding documents the judgments never saw: its own separator matches nothing
+     (["web-17", "web-92"], {"doc1", "doc2"}, None)],
+)  # fmt: skip
+def test_a_separator_or_a_unicode_form_written_another_way_is_a_rewrite(
+    run: list[str], judged: set[str], rewrite: tuple[str, int, int] | None
+) -> None:
+    from evidencedesk.retrieval._coverage import id_rewrite
+
+    assert id_rewrite(run, judged, "document") == rewrite
 
 
 def test_without_a_corpus_a_run_finding_unjudged_documents_is_kept(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import itertools
 import math
 import os
 import statistics
+import unicodedata
 import weakref
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -50,6 +51,7 @@ __all__ = [
 _SAMPLE = 2000  # ids a rewrite is tried on
 EXAMPLES = 3  # ids of each side an error names
 _AFFIXES = 8  # longest prefix or suffix a rewrite adds or removes
+_MARKS = 8  # most separators of each side a rewrite replaces (`_marks`)
 
 
 @dataclass(frozen=True)
@@ -303,6 +305,19 @@ def _best_rewrite(
             pre, suf = mine_pre[:n], mine_suf[len(mine_suf) - m :]
             options.append((f"removing {pre!r} before and {suf!r} after {theirs}",
                             lambda i, p=pre, s=suf: i[len(p) : len(i) - len(s)]))  # fmt: skip
+    # a separator written another way ("doc_12" where the judgments say "doc/12") or left in:
+    # each mark the tried ids hold and the judged ids never do, replaced by each of theirs or
+    # removed (the tried ids may hold the judged ids' marks too: ids the judgments never saw)
+    theirs_marks = _marks(targets)
+    for mark in sorted(_marks(sample) - theirs_marks):
+        for other in sorted(theirs_marks):
+            options.append((f"writing {mark!r} as {other!r} in {theirs}",
+                            lambda i, m=mark, o=other: i.replace(m, o)))  # fmt: skip
+        options.append((f"removing {mark!r} from {theirs}", lambda i, m=mark: i.replace(m, "")))
+    if not all(i.isascii() for i in sample):  # accented letters composed one way or the other
+        for form in ("NFC", "NFD", "NFKC"):
+            options.append((f"normalizing {theirs} to Unicode {form}",
+                            lambda i, f=form: unicodedata.normalize(f, i)))  # fmt: skip
     best: tuple[str, int] | None = None
     for words, rewrite in options:
         hits = sum(rewrite(i) in tried.ids for i in sample)  # type: ignore[operator]
@@ -311,6 +326,12 @@ def _best_rewrite(
     if best is None or best[1] == 0:
         return None
     return best[0], best[1], len(sample)
+
+
+def _marks(ids: Iterable[str]) -> set[str]:
+    """The separators in `ids` (characters neither letter nor digit), the `_MARKS` most common."""
+    counts = Counter(c for i in ids for c in i if not c.isalnum())
+    return {c for c, _ in counts.most_common(_MARKS)}
 
 
 def _examples(ids: Iterable[str]) -> str:
