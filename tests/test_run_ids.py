@@ -79,6 +79,28 @@ def test_validate_prints_each_runs_share_in_the_corpus(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [({"q9": ["1"]}, "; 1 of its 5 queries is not a judged question: left out, as trec_eval "
+                     "leaves them out"),
+     ({"q8": ["1"], "q9": ["2", "3"]}, "; 2 of its 6 queries are not judged questions: left "
+                                       "out, as trec_eval leaves them out"),
+     ({}, "")],
+)  # fmt: skip
+def test_validate_counts_the_queries_of_a_run_that_are_not_questions(
+    tmp_path: Path, extra: dict[str, list[str]], said: str
+) -> None:
+    # queries the judgments do not hold are left out of every number (as trec_eval leaves them
+    # out); validate says how many, not nothing
+    project = write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": {**BASE, **extra}},
+                            relevance=1)  # fmt: skip
+    out = io.StringIO()
+    assert cli.main(["validate", "--project", str(project)], stdout=out, stderr=io.StringIO()) == 0
+    cand = next(line for line in out.getvalue().splitlines() if line.startswith("run cand:"))
+    assert cand == ("run cand: answers 4 of 4 judged queries (100 %); 8 of the 12 documents of "
+                    f"its top 10 are judged for some query (67 %){said}")  # fmt: skip
+
+
 def test_to_label_never_lists_an_id_the_corpus_does_not_hold(tmp_path: Path) -> None:
     one_off = {**BASE, "q4": ["7", "8", "13"]}
     project = with_corpus(write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": one_off},

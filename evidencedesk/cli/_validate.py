@@ -193,11 +193,20 @@ def describe(found: Found) -> str:
         if name in held:
             n, top = held[name]
             in_corpus = f", {n} of them are in the corpus ({share(n, top)})"
+        # the run's queries that are not judged questions: left out of every number
+        unjudged = c.run_queries - c.answered
+        left_out = (
+            f"; {unjudged} of its {c.run_queries} queries "
+            + ("is not a judged question" if unjudged == 1 else "are not judged questions")
+            + ": left out, as trec_eval leaves them out"
+            if unjudged
+            else ""
+        )
         lines.append(
             f"run {name}: answers {c.answered} of {c.judged_queries} judged queries "
             f"({share(c.answered, c.judged_queries)}); {c.judged_anywhere} of the {c.top} "
             f"documents of its top {c.k} are judged for some query "
-            f"({share(c.judged_anywhere, c.top)}){in_corpus}"
+            f"({share(c.judged_anywhere, c.top)}){in_corpus}{left_out}"
         )
     if p.baseline_run:
         lines.append(f"baseline run: {p.baseline_run}")
