@@ -177,3 +177,44 @@ def test_a_bad_compare_file_is_one_line_and_keeps_the_site(
     assert stderr.count("\n") == 1 and stderr.startswith(f"error: {bad}"), stderr
     assert message in stderr and "Traceback" not in stderr
     assert snapshot(site) == kept
+
+
+def test_a_gate_without_a_policy_is_not_checked_before_and_after(tmp_path: Path) -> None:
+    """A report without a gate policy shows "no gate policy — nothing checked", whose level is
+    REVIEW only to --fail-on: against it the since page says "not checked", never REVIEW, and
+    adding a policy is a change even where it gives REVIEW. The audit holds this report's side."""
+    from evidencedesk.report._audit import audit
+    from evidencedesk.results._serialize import load
+    from tests.planting import on_the_page, planted
+
+    with_policy = make_project(tmp_path / "with")
+    without = tmp_path / "without" / "evidencedesk.toml"
+    (tmp_path / "without").mkdir()
+    for name in ("queries.jsonl", "qrels.txt"):
+        (tmp_path / "without" / name).write_bytes((with_policy.parent / name).read_bytes())
+    (tmp_path / "without" / "runs").mkdir()
+    for run in ("base", "cand"):
+        (tmp_path / "without" / "runs" / f"{run}.run").write_bytes(
+            (with_policy.parent / "runs" / f"{run}.run").read_bytes()
+        )
+    without.write_text(with_policy.read_text().split("\n[gate]")[0] + "\n")
+    sites = {name: tmp_path / f"site-{name}" for name in ("none", "added", "dropped")}
+    evidencedesk.build(project=without, out=sites["none"])
+    evidencedesk.build(project=with_policy, out=sites["added"], compare_to=sites["none"])
+    evidencedesk.build(project=without, out=sites["dropped"], compare_to=sites["added"])
+    previous, current = (load(sites[n] / "results.json") for n in ("none", "added"))
+    assert since(previous, current).verdicts == (
+        VerdictChange("cand", "NO CLEAR CHANGE", "NO CLEAR CHANGE", "not checked", "GO"),
+    )
+    added = (sites["added"] / "since.html").read_text("utf-8")
+    assert "<strong>cand</strong>: still NO CLEAR CHANGE (gate not checked → GO)" in added
+    dropped = (sites["dropped"] / "since.html").read_text("utf-8")
+    assert "<strong>cand</strong>: still NO CLEAR CHANGE (gate GO → not checked)" in dropped
+    assert [d.line() for d in audit(sites["dropped"])[0]] == []
+    lie = planted(sites["dropped"], tmp_path / "lie", "since.html", "(gate GO → not checked)",
+                  "(gate GO → REVIEW)")  # fmt: skip
+    assert [d.line() for d in audit(lie, on_the_page("since.html"))[0]] == [
+        "since.html: 'since: cand: still NO CLEAR CHANGE (gate GO → REVIEW)': results.json says "
+        "'cand: still NO CLEAR CHANGE (gate GO → not checked)' (the candidate cand's decision and "
+        "gate)"
+    ]

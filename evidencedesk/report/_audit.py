@@ -72,7 +72,7 @@ from evidencedesk.report._oracle import (
     best_lead,
     caveats_given,
     claim_words,
-    gate_level,
+    gate_word,
     graded_list,
     labelled_counts,
     number_text,
@@ -2066,8 +2066,10 @@ _SINCE_SUBJECT = re.compile(r"^\s*<(strong|a|span)\b[^>]*>(.*?)</\1>: (.*)$", re
 _SINCE_ALL = re.compile(r"^All (\d+) →$")
 _SINCE_FULL = "What changed since the last report, in full →"
 _SINCE_GRADE = re.compile(r"^(.*): (grade -?\d+|unlabelled) → (grade -?\d+|unlabelled)$", re.S)
-_SINCE_VERDICT = re.compile(r"^(?:new candidate: (\S.*?) \(gate (\w+)\)|removed \(was (.*?), gate "
-                            r"(\w+)\)|(?:still (.*?)|(.*?) → (.*?)) \(gate (\w+)(?: → (\w+))?\))$")  # fmt: skip
+_GATE_WORD = r"(\w+|not checked)"  # a level, or no policy (`oracle.gate_word`)
+_SINCE_VERDICT = re.compile(rf"^(?:new candidate: (\S.*?) \(gate {_GATE_WORD}\)|removed \(was "
+                            rf"(.*?), gate {_GATE_WORD}\)|(?:still (.*?)|(.*?) → (.*?)) \(gate "
+                            rf"{_GATE_WORD}(?: → {_GATE_WORD})?\))$")  # fmt: skip
 _SINCE_METRIC = re.compile(r"^(.*) (−?\d+\.\d+|—) → (−?\d+\.\d+|—) \(previous interval "
                            r"\[(−?\d+\.\d+), (−?\d+\.\d+)\]\)$")  # fmt: skip
 _SINCE_RUNS = re.compile(r"^(?:now (fails|passes) in (.*?)( \(no relevant judgment before\))?|"
@@ -2111,7 +2113,7 @@ def _since_item(results: Results, group: str, inner: str,
     if group == "verdicts":
         v = _SINCE_VERDICT.match(text)
         c = facts["candidates"].get(subject)
-        after = (c.decision.verdict, gate_level(c.gate)) if c is not None else (None, None)
+        after = (c.decision.verdict, gate_word(c.gate)) if c is not None else (None, None)
         if v is None:
             return "verdicts", said, "a verdict change of the since page's form", "the since page"
         before = (v[3], v[4]) if v[3] else (None, None) if v[1] else (v[5] or v[6], v[8])

@@ -1286,6 +1286,12 @@ _VERDICT_WORDS = {"WORSE": "Worse", "LEANS WORSE": "Leans worse, not proven", "M
 _COUNTED_FIRST = ("BETTER", "PROMISING", "MIXED", "NO CLEAR CHANGE", "LEANS WORSE", "WORSE")
 
 
+def gate_word(outcome: GateOutcome) -> str:
+    """A gate as the since page names it: its level, or "not checked" without a gate policy
+    (docs/site.md)."""
+    return gate_level(outcome) if outcome.evaluated else "not checked"
+
+
 def gate_level(outcome: GateOutcome) -> str:
     """A gate outcome's level (GO, REVIEW or BLOCK) as results.json holds it: the one place the
     audit reads it."""
