@@ -96,6 +96,24 @@ def test_a_tagless_runs_only_project_agrees_with_the_oracle(tagless_site: Path) 
     assert _lines(tagless_site) == []
 
 
+def test_a_trec_eval_averaged_project_agrees_with_the_oracle(tmp_path: Path) -> None:
+    """Generated project 2 (tags, eleven candidates, judged questions with nothing relevant)
+    under trec_eval's averaging: every mean counts those questions 0, the candidates' slices as
+    the variants'. The candidates' slices once left them out (n 13 where the tag has 20)."""
+    toml, _ = generated(tmp_path / "project", 2, questions=60)
+    text = toml.read_text("utf-8").replace("[report]", '[report]\naveraging = "trec_eval"')
+    toml.write_text(text, "utf-8")
+    site = tmp_path / "site"
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(site), "-q"]
+    assert main_cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    results = load(site / "results.json")
+    assert results.settings.averaging == "trec_eval"
+    tagged = {t.tag: t.n for t in results.candidates[0].slices}
+    assert tagged == {"a": 20, "b": 20, "c": 20}  # every judged question, 60 in three tags
+    assert _lines(site) == []
+
+
 def test_a_split_site_agrees_with_the_oracle(split_site: Path) -> None:
     """Above 500 questions the per-question CSV and the qrels are gzipped and results.json is
     split in two: the oracle reads both."""

@@ -111,8 +111,8 @@ def test_one_pass_of_question_values_gives_what_each_metric_s_own_pass_gives() -
         LISTS, metrics, 2
     )
     book_a, book_b = compute.Book(0), compute.Book(0)
-    assert compute.tag_values(LISTS, metrics, book_a, "k", values) == compute.tag_values(
-        LISTS, metrics, book_b, "k"
+    assert compute.tag_values(LISTS, metrics, "defined", book_a, "k", values) == (
+        compute.tag_values(LISTS, metrics, "defined", book_b, "k")
     )
 
 

@@ -117,15 +117,27 @@ def test_tag_values_carry_the_bootstrap_interval_of_the_tag_questions() -> None:
     judged = [_judged(f"s{i}", ("small",), i < 2) for i in range(4)]
     judged += [_judged(f"t{i}", ("ok",), i < 3) for i in range(5)]
     judged += [_judged("u0", ("alone",), True)]
-    got = {t.tag: t for t in tag_values(judged, [Metric("mrr", "MRR")], Book(7), "run")}
+    got = {t.tag: t for t in tag_values(judged, [Metric("mrr", "MRR")], "defined", Book(7), "run")}
     small, ok = got["small"], got["ok"]
     assert (small.mean, small.n) == (0.75, 4) and (ok.mean, ok.n) == (0.8, 5)
     expect = bootstrap_ci([1.0, 1.0, 1.0, 0.5, 0.5], seed=7)
     assert (ok.low, ok.high) == (expect.low, expect.high)
     assert (got["alone"].n, got["alone"].low, got["alone"].high) == (1, None, None)
     # without a book (a candidate's slices) there is no interval
-    bare = tag_values(judged, [Metric("mrr", "MRR")])
+    bare = tag_values(judged, [Metric("mrr", "MRR")], "defined")
     assert all(t.low is None and t.high is None for t in bare)
+
+
+@pytest.mark.parametrize(("averaging", "mean", "n"), [("defined", 0.8, 5), ("trec_eval", 4 / 6, 6)])
+def test_tag_values_follow_the_averaging_rule(averaging: str, mean: float, n: int) -> None:
+    # "ok": five questions (MRR 1, 1, 1, 0.5, 0.5) and one judged with nothing relevant, left
+    # out of the mean by default and counted 0 under trec_eval's averaging, as every other mean
+    judged = [_judged(f"t{i}", ("ok",), i < 3) for i in range(5)]
+    judged += [Judged("none", ("ok",), False, (0, 0), (), ("none-a", "none-b"), 2)]
+    for bare in (True, False):
+        (got,) = tag_values(judged, [Metric("mrr", "MRR")], averaging,
+                            None if bare else Book(7), "run")  # fmt: skip
+        assert (got.tag, got.n) == ("ok", n) and got.mean == pytest.approx(mean, abs=1e-15)
 
 
 @pytest.mark.parametrize(

@@ -228,15 +228,17 @@ def _flags(judged: tuple[bool, ...] | None, keep: int | None) -> tuple[bool, ...
 def tag_values(
     judged: Sequence[Judged],
     metrics: Sequence[Metric],
+    averaging: str,
     book: Book | None = None,
     key: Hashable = None,
     values: _Columns | None = None,
 ) -> tuple[TagValue, ...]:
-    """Each metric's mean by tag; with a `book`, also its 95 % bootstrap interval over the tag's
-    questions (only tags that at least two questions define need a bootstrap call). `values`:
-    the `_question_columns` of the metrics, when the caller has them already."""
+    """Each metric's mean by tag, under the settings' `averaging` rule; with a `book`, also its
+    95 % bootstrap interval over the tag's questions (only tags that at least two questions
+    define need a bootstrap call). `values`: the `_question_columns` of the metrics under that
+    rule, when the caller has them already."""
     if values is None:
-        values = _question_columns(judged, [m.name for m in metrics])[1]
+        values = _question_columns(judged, [m.name for m in metrics], averaging)[1]
     out = []
     groups = _tag_groups(question_tags(judged))  # the questions of each tag, once
     for m in metrics:
@@ -278,7 +280,7 @@ def variant_result(
         metrics=tuple(book.stat(key, judged, m.name, values[m.name]) for m in metrics),
         costs=costs,
         lists=ranked_lists(judged, metrics, keep, values),
-        slices=tag_values(judged, settings.slices, book, key, values),
+        slices=tag_values(judged, settings.slices, settings.averaging, book, key, values),
     )
 
 

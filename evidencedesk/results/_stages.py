@@ -663,7 +663,7 @@ def gate(evaluating: Evaluating, benchmark: Benchmark) -> Gated:
                 diff=_diff(cand.config),
                 metrics=own,
                 comparisons=comparisons,
-                slices=compute.tag_values(run.judged, settings.slices[:1]),
+                slices=compute.tag_values(run.judged, settings.slices[:1], settings.averaging),
                 costs=_run_costs(run, settings),
                 gate=gate_outcome(
                     inputs.policy, run.judged, run.config.final, reference, ref_name
@@ -821,7 +821,7 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
                 diff=(ConfigChange("run", str(baseline), name),),
                 metrics=own,
                 comparisons=comparisons,
-                slices=compute.tag_values(run.judged, settings.slices[:1]),
+                slices=compute.tag_values(run.judged, settings.slices[:1], settings.averaging),
                 costs=_NO_COSTS,
                 gate=gate_outcome(
                     policy,
