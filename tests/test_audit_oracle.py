@@ -114,6 +114,39 @@ def test_a_trec_eval_averaged_project_agrees_with_the_oracle(tmp_path: Path) -> 
     assert _lines(site) == []
 
 
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("project", "unwanted"),
+    [("data", "dense: MiniLM"),  # the demo: a labels file, which grades every chunk
+     ("examples/millbrook-library", None)],  # BEIR qrels, which grade only what they name
+)  # fmt: skip
+def test_bpref_in_a_pipeline_project_agrees_with_the_oracle(
+    tmp_path: Path, project: str, unwanted: str | None
+) -> None:
+    """bpref's N in a pipeline project, as docs/metrics.md defines it: with a labels file every
+    chunk in scope without a relevant grade (every chunk of the catalog for an external run),
+    with qrels the judgments below the threshold, a document they do not name unjudged. The
+    oracle once took every pipeline project's chunks as judged and N from the exported qrels
+    alone: 113 and 78 disagreements on these two true sites."""
+    root = tmp_path / "project"
+    shutil.copytree(_ROOT / project, root, ignore=shutil.ignore_patterns("__pycache__"))
+    if unwanted is not None:  # the model's candidate: its first build is seconds of arithmetic
+        blocks = (root / "candidates.toml").read_text("utf-8").split("[[candidate]]")
+        kept = [b for b in blocks if f'name = "{unwanted}"' not in b]
+        (root / "candidates.toml").write_text("[[candidate]]".join(kept), "utf-8")
+    toml = root / "evidencedesk.toml"
+    toml.write_text(toml.read_text("utf-8").replace(
+        "[report]", '[report]\nmetrics = ["mrr", "bpref"]', 1), "utf-8")  # fmt: skip
+    site = tmp_path / "site"
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(site), "-q"]
+    assert main_cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    assert [m.name for m in load(site / "results.json").settings.compared] == ["mrr", "bpref"]
+    assert _lines(site) == []
+
+
 def test_a_split_site_agrees_with_the_oracle(split_site: Path) -> None:
     """Above 500 questions the per-question CSV and the qrels are gzipped and results.json is
     split in two: the oracle reads both."""

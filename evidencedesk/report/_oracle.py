@@ -215,14 +215,29 @@ def _cell(text: str) -> str:
 # -- the per-question values ------------------------------------------------------------------
 
 
-def _judged(qid: str, ids: Sequence[str], qrels: Mapping[str, int], results: Results) -> Judged:
+def _judged(
+    qid: str, ids: Sequence[str], qrels: Mapping[str, int], results: Results, external: bool = False
+) -> Judged:
     """One question's list, judged from the qrels as docs/metrics.md defines it: an unjudged
-    document counts as grade 0, a negative grade too (and is flagged for bpref)."""
+    document counts as grade 0, a negative grade too (and is flagged for bpref). bpref's N: the
+    judgments graded 0 up to the threshold; with a labels file, which grades every chunk, every
+    chunk in scope (the current, public ones) without a relevant or negative grade, and for an
+    external run every chunk of the catalog."""
     relevant = results.settings.relevance
     grades = [qrels.get(d) for d in ids]
-    pipeline = results.settings.kind == "pipeline"  # a labels file grades every chunk
+    # a labels file grades every chunk (a missing grade is 0); qrels grade only what they name,
+    # in a pipeline project as in a runs-only one
+    every = results.settings.kind == "pipeline" and results.settings.questions_from == "labels"
     flags = tuple(g is not None for g in grades)
     negative = tuple(g is not None and g < 0 for g in grades)
+    if every:
+        docs = results.inputs.documents
+        chunks = results.inputs.chunks if external else sum(
+            d.chunks for d in docs if d.status == "current" and d.visibility == "public"
+        )  # fmt: skip
+        nonrelevant = chunks - sum(1 for g in qrels.values() if g >= relevant or g < 0)
+    else:
+        nonrelevant = sum(1 for g in qrels.values() if 0 <= g < relevant)
     return Judged(
         id=qid,
         tags=(),
@@ -231,15 +246,15 @@ def _judged(qid: str, ids: Sequence[str], qrels: Mapping[str, int], results: Res
         pool=tuple(sorted((g for g in qrels.values() if g > 0), reverse=True)),
         ids=tuple(ids),
         relevant=relevant,
-        judged=None if pipeline or all(flags) else flags,
-        nonrelevant=sum(1 for g in qrels.values() if 0 <= g < relevant),
+        judged=None if every or all(flags) else flags,
+        nonrelevant=nonrelevant,
         negative=negative if any(negative) else None,
     )
 
 
 def _kernel_values(
     lists: Mapping[str, Sequence[str]], questions: Iterable[str], qrels: Mapping[str, Mapping[str, int]],
-    results: Results,
+    results: Results, external: bool = False,
 ) -> dict[str, _Values]:  # fmt: skip
     """Metric -> question id -> value by the readable definitions, for every question."""
     depth = results.settings.max_depth
@@ -247,7 +262,7 @@ def _kernel_values(
     out: dict[str, _Values] = {m.name: {} for m in results.settings.metrics}
     for q in questions:
         ids = list(lists.get(q, ()))[:depth] if depth else list(lists.get(q, ()))
-        judged = _judged(q, ids, qrels.get(q, {}), results)
+        judged = _judged(q, ids, qrels.get(q, {}), results, external)
         for m in results.settings.metrics:
             value = _metric_value(judged, m.name)
             if value is None and trec and not _diagnostic(m.name):
@@ -304,7 +319,7 @@ def _per_question(site: Path, results: Results, found: list[Finding]) -> _Source
                              shown[_FIRST].get(odd[0]), firsts[odd[0]],
                              f"results.json's lists of {v.name}", len(odd))  # fmt: skip
             continue
-        mine = _kernel_values(run, list(shown[names[0]]), qrels, results)
+        mine = _kernel_values(run, list(shown[names[0]]), qrels, results, v.kind == "external")
         values[v.name] = mine
         source[v.name] = f"data/runs/{slug(v.name)}.run and {qrels_name}"
         mine = {**mine, _FIRST: _first_ranks(run, mine[names[0]], qrels, results)}
