@@ -3,6 +3,7 @@ either averaging, whatever the coverage rule does, and naming how an interval wa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -220,6 +221,28 @@ def test_a_pipeline_project_says_its_judgments_are_the_chunks_in_scope(demo_site
     assert "Means leave out questions where a metric is undefined (no relevant chunk in scope)" in (
         _text(demo_site, "benchmark.html")
     )
+
+
+EXCEPTED = (
+    "the per-question CSV, the TREC runs and the qrels let any trec_eval-style tool recompute "
+    "them, Judged@k and bpref excepted: the labels file grades every chunk (a missing grade is "
+    "0), the qrels list the grades it gives, and such a tool takes an unlisted chunk as "
+    "unjudged, which only those two tell from a 0."
+)
+
+
+def test_only_a_labels_file_makes_judged_at_k_and_bpref_the_exports_exception(
+    demo_site: Path, example_site: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """The demo's labels grade every chunk; its qrels export lists the labelled ones (Judged@3
+    of hybrid: 1.000 here, lower for a tool reading them). BEIR qrels, in a pipeline project or
+    a runs-only one, are exported as read: every number recomputes."""
+    assert EXCEPTED in _text(demo_site, "methods.html")
+    assert "Judged@3 of hybrid: 1.000 [1.000, 1.000]" in _text(demo_site, "index.html")
+    for site in (example_site("pipeline"), _site(tmp_path, "defined")):
+        methods = _text(site, "methods.html")
+        assert EXCEPTED not in methods
+        assert "let any trec_eval-style tool recompute them." in methods
 
 
 def test_a_partial_run_is_warned_about_in_the_terminal_too(tmp_path: Path) -> None:

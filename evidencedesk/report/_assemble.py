@@ -239,6 +239,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         ),  # fmt: skip
         judged_k=settings.judged_k,
         averaging=settings.averaging,
+        every_chunk_judged=settings.kind == "pipeline" and settings.questions_from == "labels",
         max_depth=settings.max_depth,
         models=results.models,
         metric_definitions=tuple(Definition(*d) for d in settings.definitions),

@@ -56,7 +56,6 @@ from evidencedesk.report._words import (
     partial_warnings,
     questions_decide,
 )
-from evidencedesk.results.since import NOT_CHECKED, gate_word
 from evidencedesk.results.types import (
     _FRAME_COLUMNS,
     Comparison,
@@ -144,7 +143,7 @@ def _table(b: BottomLine, model: SiteModel) -> list[str]:
     )
     lines = ["", head, "|---|---|---|---|---|"]
     for r in b.rows:
-        gate = _words(r.gate) if r.gated else NOT_CHECKED
+        gate = _words(r.gate) if r.gated else "not checked"
         d = r.primary
         delta = f"{number(d.delta, signed=True)} {interval(d, signed=True)} n={d.n}"
         lines.append(
@@ -263,7 +262,7 @@ def _candidates(results: Results) -> tuple[list[str], list[list[str]]]:
     for c in results.candidates:
         d = c.comparison(c.decision.primary)
         f = c.comparison(results.settings.flips_metric)
-        gate = gate_word(c.gate)
+        gate = c.gate.word
         rows.append([c.name, c.decision.verdict, gate, _delta(d),
                      f"+{len(f.better)}/−{len(f.worse)}", p_text(d.holm_p)])  # fmt: skip
     return head, rows

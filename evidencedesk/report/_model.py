@@ -136,6 +136,8 @@ class Meta(Plain):
     notices: tuple[str, ...] = ()  # what to know about the inputs before reading a number
     judged_k: int = 10  # Judged@k's k (results.settings.judged_k)
     averaging: str = "defined"  # [report] averaging
+    # a labels file: every chunk is judged, a missing grade 0 (the qrels export lists the grades)
+    every_chunk_judged: bool = False
     max_depth: int | None = None  # [runs] max_depth: each run cut to its top max_depth
     models: tuple[ModelFacts, ...] = ()  # the real models that ran (methods page)
     # the reported metrics' definitions, from their declarations (`metric_names.definitions`)

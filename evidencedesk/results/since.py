@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from evidencedesk.results._plan import pass_depth, passed, run_pass_depth
-from evidencedesk.results.types import GateOutcome, Results
+from evidencedesk.results.types import Results
 
 # how far outside its previous interval a mean must lie to count as moved (float noise is not)
 _TOLERANCE = 1e-12
@@ -154,16 +154,6 @@ def _grades(previous: Results, current: Results) -> tuple[GradeChange, ...]:
     return tuple(out)
 
 
-NOT_CHECKED = "not checked"  # a gate without a policy: its level is REVIEW, nothing was checked
-
-
-def gate_word(outcome: GateOutcome) -> str:
-    """A candidate's gate as the since page names it: its level, or "not checked" without a
-    policy (the badge's "no gate policy — nothing checked"), so that adding a policy is a change
-    even where it gives REVIEW."""
-    return outcome.level.value if outcome.evaluated else NOT_CHECKED
-
-
 def _verdicts(previous: Results, current: Results) -> tuple[VerdictChange, ...]:
     before = {c.name: c for c in previous.candidates}
     after = {c.name: c for c in current.candidates}
@@ -174,8 +164,8 @@ def _verdicts(previous: Results, current: Results) -> tuple[VerdictChange, ...]:
             name,
             None if b is None else b.decision.verdict,
             None if a is None else a.decision.verdict,
-            None if b is None else gate_word(b.gate),
-            None if a is None else gate_word(a.gate),
+            None if b is None else b.gate.word,
+            None if a is None else a.gate.word,
         )
         if (change.before, change.gate_before) != (change.after, change.gate_after):
             out.append(change)

@@ -310,6 +310,13 @@ class GateOutcome:
     baseline: str | None = None  # what max_drop and the flips rule compare with; None: nothing
     k: int | None = None  # the top k the gate read (a pipeline's final list); None: no policy
 
+    @property
+    def word(self) -> str:
+        """The level as the since page and the exports name it: GO, REVIEW or BLOCK, or "not
+        checked" without a policy (the badge's "no gate policy — nothing checked"; the level
+        is then REVIEW, for --fail-on)."""
+        return self.level.value if self.evaluated else "not checked"
+
 
 @dataclass(frozen=True)
 class ConfigChange:
