@@ -1303,7 +1303,7 @@ _COUNTED_FIRST = ("BETTER", "PROMISING", "MIXED", "NO CLEAR CHANGE", "LEANS WORS
 
 def gate_word(outcome: GateOutcome) -> str:
     """A gate as the since page names it: its level, or "not checked" without a gate policy
-    (docs/site.md)."""
+    (docs/since.md)."""
     return gate_level(outcome) if outcome.evaluated else "not checked"
 
 
