@@ -245,6 +245,24 @@ def test_only_a_labels_file_makes_judged_at_k_and_bpref_the_exports_exception(
         assert "let any trec_eval-style tool recompute them." in methods
 
 
+PAST_FINAL = ("The variants' final lists hold 3 results (a candidate's final changes its own): "
+              "{} those 3 and no further.")  # fmt: skip
+
+
+def test_a_cut_off_past_the_final_lists_is_said(tmp_path: Path, demo_site: Path) -> None:
+    """A pipeline's variants return final lists of 3: the demo's nDCG@5 reads those 3, and a
+    project reporting R@5 and MRR@10 reads them too; R@3 and a runs-only project's metrics read
+    what they name."""
+    assert PAST_FINAL.format("nDCG@5 (exp gain) reads") in _text(demo_site, "methods.html")
+    assert "final lists hold" not in _text(_site(tmp_path, "defined"), "methods.html")
+    from evidencedesk.results._settings import _PIPELINE_COLUMNS, Settings, reported
+
+    settings = Settings(seed=0, relevance=1, kind="pipeline", columns=_PIPELINE_COLUMNS,
+                        compared=reported(("recall@5", "recall@3", "mrr@10", "map"), None),
+                        flips_metric="recall@5", design=None)  # fmt: skip
+    assert [m.label for m in settings.past_final] == ["R@5", "MRR@10 (cut at 10)"]
+
+
 def test_a_partial_run_is_warned_about_in_the_terminal_too(tmp_path: Path) -> None:
     """A run a lowered [runs] min_coverage lets through (it answers 2 of the 3 judged queries)
     carries its warning in `build`'s output and in the benchmark table, as on its pages; its

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evidencedesk._inert import printable
-from evidencedesk._metric_names import reading_note
+from evidencedesk._metric_names import reading_note, split_metric
 from evidencedesk.cli import _BAD_INPUT, _add_project_argument
 from evidencedesk.files.trec import read_run
 from evidencedesk.results._inputs import Project, find_project
@@ -70,6 +70,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         corpus_share,
         unjudged_top,
     )
+    from evidencedesk.retrieval.evalreport import Config
 
     project, first_line = find_project(path)
     if announce is not None:  # the project's line, before any input is refused
@@ -133,6 +134,12 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         metrics=tuple(m.label for m in settings.compared),
         metric_notes=tuple(
             note for m in settings.compared if (note := reading_note(m.name)) is not None
+        )
+        + tuple(
+            f"{m.label} reads a top {split_metric(m.name)[1]}, but the variants' final lists "
+            f"hold {Config().final} results (a candidate's final changes its own): on them it "
+            f"reads those {Config().final}"
+            for m in settings.past_final
         ),
         in_corpus=tuple(held),
     )

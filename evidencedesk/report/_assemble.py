@@ -240,6 +240,8 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         judged_k=settings.judged_k,
         averaging=settings.averaging,
         every_chunk_judged=settings.kind == "pipeline" and settings.questions_from == "labels",
+        past_final=tuple(m.label for m in settings.past_final),
+        final=Config().final,
         max_depth=settings.max_depth,
         models=results.models,
         metric_definitions=tuple(Definition(*d) for d in settings.definitions),

@@ -138,6 +138,9 @@ class Meta(Plain):
     averaging: str = "defined"  # [report] averaging
     # a labels file: every chunk is judged, a missing grade 0 (the qrels export lists the grades)
     every_chunk_judged: bool = False
+    # the reported metrics whose cut-off is above the variants' final lists, and their length
+    past_final: tuple[str, ...] = ()
+    final: int = 3
     max_depth: int | None = None  # [runs] max_depth: each run cut to its top max_depth
     models: tuple[ModelFacts, ...] = ()  # the real models that ran (methods page)
     # the reported metrics' definitions, from their declarations (`metric_names.definitions`)

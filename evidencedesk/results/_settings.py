@@ -129,6 +129,16 @@ class Settings:
         return tuple(seen.values())
 
     @cached_property
+    def past_final(self) -> tuple[Metric, ...]:
+        """The reported metrics whose cut-off is above the final lists a pipeline's variants
+        return (`Config().final` results; a candidate may change its own): on those lists they
+        read every result and no further. Empty for a runs-only project."""
+        if self.kind != "pipeline":
+            return ()
+        final = Config().final
+        return tuple(m for m in self.compared if (split_metric(m.name)[1] or 0) > final)
+
+    @cached_property
     def metrics(self) -> tuple[Metric, ...]:
         """Every reported metric, once, in first-use order (columns, comparisons, slices)."""
         seen: dict[str, Metric] = {}
