@@ -159,6 +159,7 @@ class _Reference:
 
 
 _EPS = 1e-9
+_LISTED = 50  # question ids a flips line names before "… N more" (the site's lines name as many)
 
 
 class GatePolicy(BaseModel):
@@ -329,9 +330,11 @@ class GateCheck:
             )
         if self.rule == "review_on_mrr_flips":
             p = p_is(self.p if self.p is not None else 1.0).replace(" ", "")  # "p=0.125"
+            more = len(self.questions) - _LISTED
+            listed = ", ".join(self.questions[:_LISTED]) + (f", … {more} more" if more > 0 else "")
             return (
-                f"{self._metric()} worse for {len(self.questions)} question(s) "
-                f"[{', '.join(self.questions)}], better for {self.counts[0]} (sign-test {p})"
+                f"{self._metric()} worse for {len(self.questions)} question(s) [{listed}], "
+                f"better for {self.counts[0]} (sign-test {p})"
             )
         if self.rule == "no_policy":
             return "no gate policy in this project; nothing was checked"

@@ -424,3 +424,21 @@ def test_review_line_when_mrr_is_worse_for_more_questions():
         GatePolicy(max_drop=1.0, review_on_mrr_flips=False), _run_of(after), baseline
     )
     assert quiet.level is GateLevel.GO
+
+
+@pytest.mark.parametrize(
+    ("worse", "listed"),
+    [(4, "[w1, w2, w3, w4]"),
+     (50, "[" + ", ".join(f"w{n}" for n in range(1, 51)) + "]"),
+     (227, "[" + ", ".join(f"w{n}" for n in range(1, 51)) + ", … 177 more]")],
+)  # fmt: skip
+def test_a_flips_line_names_at_most_50_questions(worse: int, listed: str) -> None:
+    # a 620-question project's line named all 227 worse questions in the terminal
+    from evidencedesk.gate import GateCheck
+
+    check = GateCheck(GateLevel.REVIEW, "review_on_mrr_flips", metric="mrr", k=10,
+                      questions=tuple(f"w{n}" for n in range(1, worse + 1)), counts=(118,),
+                      p=0.0001)  # fmt: skip
+    assert check.text() == (
+        f"MRR@10 worse for {worse} question(s) {listed}, better for 118 (sign-test p<0.001)"
+    )
