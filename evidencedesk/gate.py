@@ -159,7 +159,8 @@ class _Reference:
 
 
 _EPS = 1e-9
-_LISTED = 50  # question ids a flips line names before "… N more" (the site's lines name as many)
+# question ids a flips line names before "… N more" (report._words.INLINE_IDS: the site's too)
+_LISTED = 50
 
 
 class GatePolicy(BaseModel):

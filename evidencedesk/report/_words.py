@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from evidencedesk._inert import visible
 from evidencedesk._metric_names import label
-from evidencedesk.gate import GateCheck, GateLevel
+from evidencedesk.gate import _LISTED, GateCheck, GateLevel
 from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt
 from evidencedesk.results import _verdicts as v
 from evidencedesk.results.types import (
@@ -162,7 +162,8 @@ def notice_text(n: Notice, kind: str = "runs") -> str:
     raise ValueError(f"unknown notice kind {n.kind!r}")
 
 
-INLINE_IDS = 50  # ids a list of flips names before "… and N more"
+# ids a list of flips names before "… and N more": as many as the terminal's gate lines name
+INLINE_IDS = _LISTED
 
 
 # the start of a candidate's headline for each verdict
