@@ -106,7 +106,8 @@ def _hashes(ids: Iterable[str]) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class _Targets:
     """Ids a rewrite is tried against (`_best_rewrite`): the ids, the first `_SAMPLE` of them
-    in sorted order and each one by its lowercase form, each made once when first read (a
+    in sorted order, each one by its lowercase form and their separators, each made once when
+    first read (a
     build tries each run's unjudged ids against the same judged ids: sorting and lowering
     600,000 of them once a run took a third of a second)."""
 
@@ -119,6 +120,10 @@ class _Targets:
     @cached_property
     def lowered(self) -> dict[str, str]:
         return {j.lower(): j for j in self.ids}
+
+    @cached_property
+    def marks(self) -> set[str]:
+        return _marks(self.first)
 
 
 @dataclass(frozen=True, eq=False)
@@ -308,7 +313,7 @@ def _best_rewrite(
     # a separator written another way ("doc_12" where the judgments say "doc/12") or left in:
     # each mark the tried ids hold and the judged ids never do, replaced by each of theirs or
     # removed (the tried ids may hold the judged ids' marks too: ids the judgments never saw)
-    theirs_marks = _marks(targets)
+    theirs_marks = tried.marks
     for mark in sorted(_marks(sample) - theirs_marks):
         for other in sorted(theirs_marks):
             options.append((f"writing {mark!r} as {other!r} in {theirs}",
