@@ -214,10 +214,14 @@ def test_a_pipeline_project_says_its_judgments_are_the_chunks_in_scope(demo_site
     assert (
         "Here the judgments are the labels of the chunks in scope: R and each ideal list count a "
         "relevant chunk only when the question's scope admits it (a restricted or superseded "
-        "chunk counts in neither), and a question whose relevant chunks are all out of scope has "
-        "no metric."
+        "chunk counts in neither), and a question whose relevant chunks are all out of scope "
+        "scores as one with nothing relevant (below)."
     ) in methods
-    assert "decide: those with a relevant chunk in scope" in _text(demo_site, "index.html")
+    index = _text(demo_site, "index.html")
+    assert "decide: those with a relevant chunk in scope" in index
+    assert ("21 questions with a relevant chunk in scope decide every comparison: a one- or "
+            "two-question difference is noise.") in index  # fmt: skip
+    assert "Dot = mean reciprocal rank over the questions with a relevant chunk in scope;" in index
     assert "Means leave out questions where a metric is undefined (no relevant chunk in scope)" in (
         _text(demo_site, "benchmark.html")
     )

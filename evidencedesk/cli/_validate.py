@@ -62,7 +62,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     from evidencedesk.report._words import notice_text
     from evidencedesk.results._candidates import load_candidates
     from evidencedesk.results._evaluate import model_warnings
-    from evidencedesk.results._inputs import baseline_run, notices
+    from evidencedesk.results._inputs import baseline_run, in_scope, notices
     from evidencedesk.results._settings import settings_for
     from evidencedesk.retrieval._coverage import (
         check_coverage,
@@ -78,6 +78,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     settings = settings_for(project, project.seed)
     catalog = project.load_catalog()
     labels = project.load_labels(catalog)
+    counts = in_scope(project.question_counts(), project, catalog, labels)
     qrels = {label.id: dict(label.grades) for label in labels}
     complete = frozenset(catalog.ids()) if catalog is not None and project.labels else None
     corpus = frozenset(catalog.ids()) if catalog is not None else None
@@ -123,13 +124,15 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         first_line=first_line,
         documents=len({c.doc_id for c in catalog.chunks}) if catalog is not None else 0,
         chunks=len(catalog) if catalog is not None else 0,
-        counts=project.question_counts(),
+        counts=counts,
         tags=tuple(sorted(tags.items())),
         runs=coverage,
         candidates=names,
         policy=policy_text,
         saved_baseline=saved,
-        notices=tuple(notice_text(n, project.kind) for n in notices(project, catalog, labels))
+        notices=tuple(
+            notice_text(n, project.kind) for n in notices(project, catalog, labels, counts)
+        )
         + model_warnings(project, catalog, labels, cands),  # MiniLM on another script's texts
         metrics=tuple(m.label for m in settings.compared),
         metric_notes=tuple(

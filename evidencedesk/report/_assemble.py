@@ -61,6 +61,7 @@ from evidencedesk.report._values import config_word
 from evidencedesk.report._words import (
     METHODS_RULES,
     and_joined,
+    defined_by,
     how_many,
     metric_label,
     questions_decide,
@@ -127,13 +128,23 @@ def dataset(results: Results) -> Dataset:
 
 def statuses(results: Results, pages: tuple[Question, ...]) -> tuple[Question, ...]:
     """ "unanswerable" only where the labels say so (a labels file); "no judgments" for a
-    question the qrels never judged; "no relevant judgment" for one judged below relevance."""
+    question the qrels never judged; "no relevant judgment" for one judged below relevance;
+    "out of scope" for a pipeline's question whose relevant chunks are all superseded or
+    restricted (its judgments in scope hold none)."""
     facts = {q.id: q for q in results.inputs.questions}
+    relevance, pipeline = results.settings.relevance, results.settings.kind == "pipeline"
     out = []
     for q in pages:
         fact = facts.get(q.id)
         status = ""
-        if fact is not None and not fact.answerable:
+        if (
+            fact is not None
+            and fact.answerable
+            and pipeline
+            and not any(g >= relevance for g in fact.judgments.values())
+        ):
+            status = "out of scope"
+        elif fact is not None and not fact.answerable:
             if results.settings.questions_from == "labels":  # labels.jsonl says which
                 status = "unanswerable"
             elif not fact.grades:
@@ -192,16 +203,17 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         if settings.kind == "pipeline" and shown.get(k, True)
     ]  # fmt: skip
     relevant, silent = results.answerable, results.plan.data.silent
+    defined = defined_by(settings.kind)
     deciding = relevant - len(silent)
     caveats.insert(
         0,
         Caveat(
             "labels",
-            f"{how_many(relevant, 'question')} with a relevant judgment "
+            f"{how_many(relevant, 'question')} with a {defined} "
             f"{'decides' if relevant == 1 else 'decide'} every comparison: a one- or "
             "two-question difference is noise."
             if not silent
-            else f"{deciding} of the {relevant} questions with a relevant judgment "
+            else f"{deciding} of the {relevant} questions with a {defined} "
             f"{'decides' if deciding == 1 else 'decide'} the "
             f"comparisons: {how_many(len(silent), 'is', 'are')} answered by no run"
             f"{_some(silent)}, a tie in every comparison; a one- or two-question difference is "
@@ -291,10 +303,7 @@ def page_rule(results: Results) -> str:
     if unchanged:
         why.append(f"{unchanged:,} the baseline passes and no candidate changes get none")
     if undefined:
-        nothing = (
-            "unanswerable" if results.settings.kind == "pipeline" else "with no relevant judgment"
-        )
-        why.append(f"{undefined:,} {nothing} get none")
+        why.append(f"{undefined:,} with no {defined_by(results.settings.kind)} get none")
     if capped:
         why.append(f"{capped:,} fall beyond the cap")
     return (

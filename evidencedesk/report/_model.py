@@ -24,6 +24,7 @@ from evidencedesk.report._gate_view import GatePage, RuleRow
 from evidencedesk.report._since_view import SinceView
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import Plain, Stat, config_word
+from evidencedesk.report._words import defined_by
 from evidencedesk.results._plan import DataSize, Plan
 from evidencedesk.results.types import (
     AblationResult,
@@ -145,6 +146,11 @@ class Meta(Plain):
     models: tuple[ModelFacts, ...] = ()  # the real models that ran (methods page)
     # the reported metrics' definitions, from their declarations (`metric_names.definitions`)
     metric_definitions: tuple[Definition, ...] = ()
+
+    @property
+    def defined_by(self) -> str:
+        """What a question needs for its metrics to be defined (`words.defined_by`)."""
+        return defined_by(self.kind)
 
 
 @dataclass(frozen=True)
@@ -701,7 +707,8 @@ class Question(Plain):
     graded: tuple[GradedChunk, ...]
     lists: tuple[VariantList, ...]
     flips: tuple[QuestionFlip, ...]
-    # "unanswerable" (the labels say so), "no judgments" (none in the qrels) or "" (answerable)
+    # "unanswerable" (the labels say so), "no judgments" (none in the qrels), "no relevant
+    # judgment", "out of scope" (its relevant chunks all superseded or restricted) or ""
     status: str = ""
     critical: str | None = None  # why the gate policy calls it critical; None: not critical
     critical_worse: tuple[str, ...] = ()  # candidates under which this critical question got worse

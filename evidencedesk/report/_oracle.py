@@ -835,7 +835,9 @@ def page_rule(results: Results) -> str:
     order = ("the gate's critical questions first, then the questions the baseline fails, then"
              if critical else "the questions the baseline fails first, then")  # fmt: skip
     why = [f"{unchanged:,} the baseline passes and no candidate changes get none"] * bool(unchanged)
-    nothing = {"pipeline": "unanswerable"}.get(results.settings.kind, "with no relevant judgment")
+    nothing = {"pipeline": "with no relevant chunk in scope"}.get(
+        results.settings.kind, "with no relevant judgment"
+    )
     why += [f"{undefined:,} {nothing} get none"] * bool(undefined)
     why += [f"{capped:,} fall beyond the cap"] * bool(capped)
     return (f"above {_PAGE_LIMIT:,} questions at most {_PAGE_CAP:,} get a page — {order} those "
@@ -1214,6 +1216,10 @@ def _notice(n: Notice, kind: str) -> str:
         return (f"{where}: {n.count} of the {n.total} judged documents {verb} not in the corpus"
                 f"{ids}: their judgments count in every metric, no page can show them")  # fmt: skip
     has = "has" if n.count == 1 else "have"
+    if n.kind == "out_of_scope":
+        return (f"{where}: {n.count} of the {n.total} questions with a relevant judgment {has} "
+                f"it only on superseded or restricted chunks{ids}: out of scope, they score as "
+                "questions with nothing relevant")  # fmt: skip
     return (f"{where}: {n.count} of its {n.total} queries {has} no judgment{ids}: left out, as "
             "trec_eval leaves them out")  # fmt: skip
 
@@ -1704,8 +1710,16 @@ def _counts(results: Results, source: str) -> str:
     else:
         text = f"{_plural(c.queries, 'question')}: {c.judged} judged"
     text += f", {c.relevant} with a relevant judgment (grade ≥ {c.threshold})"
-    if results.settings.averaging == "trec_eval" and c.judged > c.relevant:
-        text += (f"; the other {c.judged - c.relevant} judged count 0 in every mean (trec_eval's "
+    # a pipeline's questions relevant only out of scope have no relevant chunk to score
+    relevance = results.settings.relevance
+    in_scope = sum(1 for q in results.inputs.questions
+                   if any(g >= relevance for g in q.judgments.values()))  # fmt: skip
+    if results.settings.kind == "pipeline" and in_scope < c.relevant:
+        text += f", {in_scope} of them in scope"
+    else:
+        in_scope = c.relevant
+    if results.settings.averaging == "trec_eval" and c.judged > in_scope:
+        text += (f"; the other {c.judged - in_scope} judged count 0 in every mean (trec_eval's "
                  "averaging)")  # fmt: skip
     if c.unjudged:
         text += f"; {c.unjudged} without any judgment {'is' if c.unjudged == 1 else 'are'} left out"
@@ -1720,7 +1734,7 @@ def _notice_claim(results: Results, source: str) -> str:
 
 
 _NOTICE_KINDS = ("not_a_run", "empty_document", "without_text", "unlisted",
-                 "judged_not_in_corpus", "unjudged")  # fmt: skip
+                 "judged_not_in_corpus", "unjudged", "out_of_scope")  # fmt: skip
 
 
 def _coverage(results: Results, source: str) -> str:

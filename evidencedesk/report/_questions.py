@@ -39,6 +39,7 @@ from evidencedesk.report._model import (
     VariantList,
 )
 from evidencedesk.report._site import slug
+from evidencedesk.report._words import defined_by
 from evidencedesk.results._plan import Plan
 from evidencedesk.results._settings import _SHOWN
 from evidencedesk.results._stages import Tally
@@ -133,8 +134,7 @@ def question_list(results: Results, pages: Collection[str], plan: Plan) -> Quest
         pass_rule=(
             f"Pass: the baseline {results.baseline} has a relevant chunk in its top {depth} (the "
             "check the gate's pass rate and critical rule make per question); fail: it has none; "
-            "—: the question has no relevant "
-            + ("chunk in scope" if results.settings.kind == "pipeline" else "judgment")
+            f"—: the question has no {defined_by(results.settings.kind)}"
         ),
         metric=results.settings.metric(metric).label,
         static_rows=min(len(rows), _STATIC_ROWS),

@@ -82,6 +82,13 @@ def share(part: int, whole: int) -> str:
     return f"{pct:.0f} %"
 
 
+def defined_by(kind: str) -> str:
+    """What a question needs for its metrics to be defined, in the pages' words: a pipeline
+    scores the chunks in scope (a superseded or restricted relevant chunk counts for nothing),
+    a runs-only project every judgment."""
+    return "relevant chunk in scope" if kind == "pipeline" else "relevant judgment"
+
+
 def counts_sentence(c: QuestionCounts, averaging: str = "defined") -> str:
     """What the questions are, counted: "50 questions: 40 judged, 38 with a relevant judgment
     (grade ≥ 1); 10 without any judgment are left out"."""
@@ -90,8 +97,13 @@ def counts_sentence(c: QuestionCounts, averaging: str = "defined") -> str:
     else:
         text = f"{how_many(c.queries, 'question')}: {c.judged} judged"
     text += f", {c.relevant} with a relevant judgment (grade ≥ {c.threshold})"
-    if averaging == "trec_eval" and c.judged > c.relevant:
-        text += f"; the other {c.judged - c.relevant} judged count 0 in every mean (trec_eval's averaging)"
+    scored = c.relevant - c.out_of_scope  # a pipeline's: those with a relevant chunk in scope
+    if c.out_of_scope:
+        text += f", {scored} of them in scope"
+    if averaging == "trec_eval" and c.judged > scored:
+        text += (
+            f"; the other {c.judged - scored} judged count 0 in every mean (trec_eval's averaging)"
+        )
     if c.unjudged:
         text += f"; {c.unjudged} without any judgment {'is' if c.unjudged == 1 else 'are'} left out"
     return text
@@ -155,6 +167,11 @@ def notice_text(n: Notice, kind: str = "runs") -> str:
         return (f"{where}: {n.count} of the {n.total} judged documents {verb} not in the corpus"
                 f"{_listed_ids(n.names, n.count)}: their judgments count in every metric, no page "
                 "can show them")  # fmt: skip
+    if n.kind == "out_of_scope":  # a pipeline's labels or qrels
+        verb = "has" if n.count == 1 else "have"
+        return (f"{where}: {n.count} of the {n.total} questions with a relevant judgment {verb} it "
+                f"only on superseded or restricted chunks{_listed_ids(n.names, n.count)}: out "
+                "of scope, they score as questions with nothing relevant")  # fmt: skip
     if n.kind == "unjudged":
         verb = "has" if n.count == 1 else "have"
         return (f"{where}: {n.count} of its {n.total} queries {verb} no judgment"

@@ -96,7 +96,7 @@ from evidencedesk.retrieval.beir import (
     read_beir_qrels,
     read_queries,
 )
-from evidencedesk.retrieval.catalog import Catalog
+from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.labels import _EXAMPLES as EXAMPLES  # ids a notice names
 from evidencedesk.retrieval.labels import Label, QuestionCounts, _question_counts, load_labels
 from evidencedesk.retrieval.metrics import Judged
@@ -722,17 +722,30 @@ def _not_in_corpus(
                    len(judged), names)]  # fmt: skip
 
 
+def in_scope(
+    counts: QuestionCounts, project: Project, catalog: Catalog | None, labels: Sequence[Label]
+) -> QuestionCounts:
+    """The project's questions `counts` (`Project.question_counts`); in a pipeline project,
+    with those whose relevant chunks all lie outside its catalog's scope (`Scope()`: superseded
+    or restricted documents) counted, which its metrics score as questions with nothing
+    relevant."""
+    if project.kind != "pipeline" or catalog is None:
+        return counts
+    allowed = catalog.allowed(Scope())
+    relevance = project.relevance
+    out = [lb.id for lb in labels
+           if any(g >= relevance for g in lb.grades.values())
+           and not any(g >= relevance and c in allowed for c, g in lb.grades.items())]  # fmt: skip
+    return dataclasses.replace(
+        counts, out_of_scope=len(out), out_of_scope_ids=tuple(out[:EXAMPLES])
+    )
+
+
 def notices(
-    project: Project, catalog: Catalog | None, labels: Sequence[Label]
-) -> tuple[Notice, ...]:
-    """What a reader must know about the inputs before reading a number (`types.Notice`)."""
-    return _notices(project, catalog, labels, project.question_counts())
-
-
-def _notices(
     project: Project, catalog: Catalog | None, labels: Sequence[Label], counts: QuestionCounts
 ) -> tuple[Notice, ...]:
-    """`notices`, with the project's `counts` (`Project.question_counts`) as the caller has them."""
+    """What a reader must know about the inputs before reading a number (`types.Notice`), with
+    the project's questions as `in_scope` counts them."""
     found = [Notice("not_a_run", project.relative(p), None, 1, None, ())
              for p in project.skipped_files]  # fmt: skip
     if catalog is not None and catalog.empty:
@@ -748,6 +761,10 @@ def _notices(
     if counts.unjudged and project.queries is not None:
         found.append(Notice("unjudged", project.relative(project.queries), None, counts.unjudged,
                             counts.queries, counts.unjudged_ids))  # fmt: skip
+    if counts.out_of_scope:
+        where = project.labels or project.qrels
+        found.append(Notice("out_of_scope", project.relative(where) if where else "", None,
+                            counts.out_of_scope, counts.relevant, counts.out_of_scope_ids))  # fmt: skip
     found += _not_in_corpus(project, catalog, labels)
     return tuple(found)
 
@@ -854,6 +871,7 @@ def read_inputs(
         evaluate_unlisted=project.evaluate_unlisted, qrels=project.qrels,
     )  # fmt: skip
     labels = tuple(found)
+    counts = in_scope(counts, project, catalog, labels)
     # the saved baseline of this kind of project and the policy: both are checked against the
     # labels, the baseline first (it stands a layer above the gate)
     saved = _baseline_of(read.baseline, labels, kind) if read.baseline is not None else None
@@ -890,7 +908,7 @@ def read_inputs(
         command=_command(project, runs, seed),
         demo=_is_demo(project),
         counts=counts,
-        notices=_notices(project, catalog, labels, counts),
+        notices=notices(project, catalog, labels, counts),
     )
 
 

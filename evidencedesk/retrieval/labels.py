@@ -75,7 +75,10 @@ class QuestionCounts:
     with a judgment at or above the relevance threshold (the questions the metrics average
     over, unless trec_eval's averaging is asked for); `unjudged`: named without any judgment,
     left out of every number; `without_text`: judged but absent from the queries file (a
-    runs-only report shows the id; a pipeline cannot search them, so it leaves them out).
+    runs-only report shows the id; a pipeline cannot search them, so it leaves them out);
+    `out_of_scope` (a pipeline project's, counted against its catalog's scope): of `relevant`,
+    those whose relevant chunks are all superseded or restricted, scored as questions with
+    nothing relevant (their metrics undefined, or 0 under trec_eval's averaging).
     """
 
     queries: int
@@ -87,6 +90,8 @@ class QuestionCounts:
     # a few of the ids behind `unjudged` and `without_text`, in file order (for the notices)
     unjudged_ids: tuple[str, ...] = ()
     without_text_ids: tuple[str, ...] = ()
+    out_of_scope: int = 0
+    out_of_scope_ids: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
