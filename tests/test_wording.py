@@ -114,3 +114,35 @@ def test_questions_from_qrels_are_never_called_unanswerable(
     assert '<span class="tag tag-ext">no relevant judgment</span>' in q30
     assert not (site / "question-q31.html").exists()
     assert 'tag-ext">unanswerable<' not in q30
+
+
+@pytest.mark.parametrize(
+    ("report", "clause"),
+    [
+        ("", "; a grade below 0 (here -2 and -1) counts as 0."),
+        ('metrics = ["ndcg@10:linear", "bpref"]',
+         "; a grade below 0 (here -2 and -1) counts as 0, and in bpref neither way."),
+    ],
+)  # fmt: skip
+def test_the_methods_say_what_a_grade_below_0_counts(
+    tmp_path: Path, report: str, clause: str
+) -> None:
+    """TREC's -2 ("junk") and -1: nDCG's gain is the grade, but a grade below 0 counts as 0
+    (trec_eval's reading), so the methods page must not leave "gain = grade" to stand alone.
+    By hand, q1 returns a (-2) then b (1): DCG = 0 + 1/log2(3) = 0.631 over an ideal of 1."""
+    qrels = {"q1": {"a": -2, "b": 1, "c": 0}, "q2": {"d": -1, "e": 2}}
+    runs = {"base": {"q1": ["a", "b"], "q2": ["d", "e"]}, "cand": {"q1": ["b", "a"], "q2": ["e"]}}
+    project = write_project(tmp_path / "p", qrels, runs, relevance=1, report=report)
+    out = tmp_path / "site"
+    argv = ["build", "--project", str(project), "--out", str(out), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    methods = " ".join(text(out / "methods.html").split())
+    assert (
+        "A result is relevant when its grade is at least 1 (the grades in these judgments run "
+        f"-2–2); lower grades are not relevant, and unjudged results count as not relevant{clause}"
+    ) in methods
+    rows = (out / "data" / "per-question.csv").read_text("utf-8").splitlines()
+    head = rows[0].split(",")
+    at = head.index("ndcg@10:linear")
+    base_q1 = next(r.split(",") for r in rows if r.startswith("q1,") and ",base," in f",{r},")
+    assert round(float(base_q1[at]), 3) == 0.631

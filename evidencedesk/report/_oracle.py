@@ -1875,6 +1875,13 @@ def _relevance(results: Results, source: str) -> str:
                if results.settings.questions_from == "labels"
                else "unjudged results count as not relevant")  # fmt: skip
     seen = _seen_grades(results)
+    negative = [str(g) for g in seen if g < 0]  # 0 to every metric; bpref counts them neither way
+    if negative:
+        listed = negative[0] if len(negative) == 1 else \
+            f"{', '.join(negative[:-1])} and {negative[-1]}"  # fmt: skip
+        bpref = "bpref" in {m.name for m in results.settings.compared}
+        missing += f"; a grade below 0 (here {listed}) counts as 0" + \
+            (", and in bpref neither way" if bpref else "")  # fmt: skip
     if rel in named:
         why = f"{rel} = {named[rel]}"
     elif len(seen) == 1:

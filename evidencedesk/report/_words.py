@@ -829,16 +829,22 @@ def _grades_seen(results: Results) -> list[int]:
 
 
 def relevance(results: Results, source: str) -> str:
-    """The methods page's relevance sentence."""
+    """The methods page's relevance sentence; where the judgments hold a grade below 0, what
+    the metrics make of it (0, or neither way in bpref)."""
     rel = results.settings.relevance
     named = dict(results.settings.grade_names)
     missing = ("a missing grade counts as 0 (the labels file grades every chunk)"
                if results.settings.questions_from == "labels"
                else "unjudged results count as not relevant")  # fmt: skip
+    seen = _grades_seen(results)
+    below = [g for g in seen if g < 0]
+    if below:
+        bpref = any(m.name == "bpref" for m in results.settings.compared)
+        missing += (f"; a grade below 0 (here {and_joined([str(g) for g in below])}) counts as "
+                    f"0{', and in bpref neither way' if bpref else ''}")  # fmt: skip
     if rel in named:
         return (f"A result is relevant when its grade is at least {rel} ({rel} = {named[rel]}); "
                 f"lower grades are not relevant, and {missing}")  # fmt: skip
-    seen = _grades_seen(results)
     if len(seen) == 1:
         return (f"A result is relevant when its grade is at least {rel} (every judgment here "
                 f"has grade {seen[0]}); lower grades are not relevant, and {missing}")  # fmt: skip
