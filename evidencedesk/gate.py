@@ -174,7 +174,10 @@ class GatePolicy(BaseModel):
     )
     min_recall: float = Field(0.0, ge=0.0, le=1.0, description="floor for recall@k -> BLOCK")
     min_pass_rate: float = Field(
-        0.0, ge=0.0, le=1.0, description="floor for the share of answerable questions passed"
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="floor for the share of passing questions (of those with a relevant result to find)",
     )
     max_drop: float = Field(
         0.0, ge=0.0, le=1.0, description="allowed drop of recall@k and MRR vs the baseline"

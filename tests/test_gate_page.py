@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.report._gate_view import rule_rows, summary
-from evidencedesk.results.types import RuleValue
+from evidencedesk.report._gate_view import _policy_rows, rule_rows, summary
+from evidencedesk.results.types import PolicyFacts, RuleValue
 from tests.page_text import visible
 
 RULES = (
@@ -68,8 +68,8 @@ def test_the_demo_gate_page(gate_html: str) -> None:
     text = _text(gate_html)
     # the policy with each rule's threshold and what breaching it does, in the project's words
     assert (
-        "min_pass_rate 0.800 the share of answerable questions with a relevant result (grade ≥ 2) "
-        "in each candidate's final list (k = its final) ✕ BLOCK"
+        "min_pass_rate 0.800 the share of the questions with a relevant chunk in scope that have "
+        "a relevant result (grade ≥ 2) in each candidate's final list (k = its final) ✕ BLOCK"
     ) in text
     assert "rc02 : safety:" in text  # the critical questions with their reasons
     # the blocked candidate: observed vs threshold with its margin, the breach marked
@@ -85,3 +85,18 @@ def test_the_demo_gate_page(gate_html: str) -> None:
     # pair cut (5), no pre-filter (1: recall@3 dropped 0.024), dense first stage (4) and dense:
     # MiniLM (1)
     assert gate_html.count('<tr class="breach">') == 5 + 1 + 4 + 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "which"),
+    [("pipeline", "a relevant chunk in scope"), ("runs", "a relevant judgment")],
+)
+def test_the_pass_rate_says_which_questions_it_is_over(kind: str, which: str) -> None:
+    """The pass rate's cases are the questions that can pass: a runs-only project has no
+    "answerable" questions, only judged ones with a relevant judgment."""
+    policy = PolicyFacts(10, 0.2, 0.3, 0.02, True, (), {})
+    rows = {row.key: row.meaning for row in _policy_rows(policy, 3, "the top 10", kind)}
+    assert rows["min_pass_rate"] == (
+        f"the share of the questions with {which} that have a relevant result (grade ≥ 3) in "
+        "the top 10"
+    )

@@ -8,14 +8,16 @@ from dataclasses import dataclass
 
 from evidencedesk.gate import _ON_BREACH, GateLevel
 from evidencedesk.report._values import Plain, fmt
-from evidencedesk.report._words import gate_metric
+from evidencedesk.report._words import defined_by, gate_metric
 from evidencedesk.results.types import PolicyFacts, Results, RuleValue
 
-_MEANING = {  # {rel}: the project's relevance threshold; {within}: the list the gate reads
+# {rel}: the project's relevance threshold; {within}: the list the gate reads; {defined}: what a
+# question needs to pass or fail (`words.defined_by`)
+_MEANING = {
     "critical": "each critical question has a relevant result (grade ≥ {rel}) in {within}",
     "min_recall": "R@k (recall within {within}) is at least the minimum",
-    "min_pass_rate": "the share of answerable questions with a relevant result (grade ≥ {rel}) "
-    "in {within}",
+    "min_pass_rate": "the share of the questions with a {defined} that have a relevant result "
+    "(grade ≥ {rel}) in {within}",
     "max_drop": "R@k and MRR@k (recall and reciprocal rank within {within}; the gate's MRR@k is "
     "not the site's MRR, which reads the whole list) drop at most this much against the gate's "
     "baseline",
@@ -186,7 +188,7 @@ def summary(rules: tuple[RuleValue, ...]) -> str:
     return " · ".join(parts)
 
 
-def _policy_rows(p: PolicyFacts, relevance: int, within: str) -> tuple[_PolicyRow, ...]:
+def _policy_rows(p: PolicyFacts, relevance: int, within: str, kind: str) -> tuple[_PolicyRow, ...]:
     values = {
         "critical": ", ".join(p.critical) or "none",
         "min_recall": fmt(p.min_recall),
@@ -195,7 +197,8 @@ def _policy_rows(p: PolicyFacts, relevance: int, within: str) -> tuple[_PolicyRo
         "review_on_mrr_flips": _flips_value(p),
     }
     return tuple(
-        _PolicyRow(k, v, _MEANING[k].format(rel=relevance, within=within), _ON_BREACH[k],
+        _PolicyRow(k, v, _MEANING[k].format(rel=relevance, within=within,
+                                            defined=defined_by(kind)), _ON_BREACH[k],
                    worded=k == "review_on_mrr_flips")
         for k, v in values.items()
     )  # fmt: skip
@@ -216,7 +219,7 @@ def gate_page(
     return GatePage(
         baseline_fails=say("baseline_fails", "") if say is not None else "",
         compared_with=baseline,
-        policy=_policy_rows(policy, results.settings.relevance, within),
+        policy=_policy_rows(policy, results.settings.relevance, within, results.settings.kind),
         critical=tuple(
             _CriticalRow(q, policy.notes.get(q, "no reason given in the policy"))
             for q in policy.critical
