@@ -411,6 +411,9 @@ def test_the_since_words_are_the_builds() -> None:
     assert oracle.since_relevant_note(29, 27) == (
         "Questions with a relevant judgment (only they can pass): 29 → 27."
     )
+    assert oracle.since_relevant_note(29, 27, "pipeline") == (
+        "Questions with a relevant chunk in scope (only they can pass): 29 → 27."
+    )
     for change in [(None, "BETTER", None, "GO"), ("WORSE", None, "BLOCK", None),
                    ("MIXED", "WORSE", "GO", "GO"), ("MIXED", "MIXED", "GO", "BLOCK"),
                    ("MIXED", "WORSE", "GO", "REVIEW")]:  # fmt: skip

@@ -141,3 +141,19 @@ def test_a_build_that_miscounts_them_is_caught_by_the_audit(
     found = [d.line() for d in audit(site)[0]]
     assert (f"index.html: {wrong!r}: results.json says {COUNTS!r} (claim 15 of methods.html: "
             "counts of inputs.counts)") in found  # fmt: skip
+
+
+def test_a_question_brought_into_scope_is_counted_since_the_last_report(tmp_path: Path) -> None:
+    """q3's only relevant chunk is superseded; the next report marks its document current: the
+    questions that can pass go from 2 to 3, in the pipeline's words, and the audit agrees."""
+    before = _build(tmp_path / "a", "defined")
+    toml = write_project(tmp_path / "b", "defined")
+    old = toml.parent / "docs" / "fees-old.md"
+    old.write_text(old.read_text("utf-8").replace("status: superseded", "status: current"), "utf-8")
+    out = tmp_path / "b-site"
+    argv = ["build", "--project", str(toml), "--out", str(out), "--compare-to", str(before), "-q"]
+    err = io.StringIO()
+    assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    since = _text(out, "since.html")
+    assert "Questions with a relevant chunk in scope (only they can pass): 2 → 3." in since
+    assert [d.line() for d in audit(out)[0]] == []

@@ -82,6 +82,7 @@ from evidencedesk.report._oracle import (
     policy_cell,
     rule_cell,
     rules_summary,
+    since_can_pass,
     since_depth,
     since_outcomes,
     since_project_note,
@@ -2074,7 +2075,7 @@ _SINCE_METRIC = re.compile(r"^(.*) (−?\d+\.\d+|—) → (−?\d+\.\d+|—) \(p
                            r"\[(−?\d+\.\d+), (−?\d+\.\d+)\]\)$")  # fmt: skip
 _SINCE_RUNS = re.compile(r"^(?:now (fails|passes) in (.*?)( \(no relevant judgment before\))?|"
                          r"no relevant judgment now \(it passed before in (.*)\))$")  # fmt: skip
-_SINCE_RELEVANT = "Questions with a relevant judgment (only they can pass): "
+_SINCE_RELEVANT = "Questions with {} (only they can pass): "  # what can pass, by kind
 
 
 def _since_cut(page: str, raw: str) -> tuple[str, str]:
@@ -2254,12 +2255,14 @@ def _since_notes(page: str, notes: list[str], lede: dict[str, str],
         before = seed[0].removeprefix("The previous report used seed ").split(",", 1)[0]
         if before != str(results.settings.seed):
             due.append(since_seed_note(before, results.settings.seed))
-    judged = [n for n in notes if n.startswith(_SINCE_RELEVANT)]
+    kind = results.settings.kind
+    relevant = _SINCE_RELEVANT.format(since_can_pass(kind))
+    judged = [n for n in notes if n.startswith(relevant)]
     if judged:  # the earlier count as said, this report's counted
-        before = judged[0].removeprefix(_SINCE_RELEVANT).split(" → ", 1)[0]
+        before = judged[0].removeprefix(relevant).split(" → ", 1)[0]
         counted = len(since_relevant(results))
         if before != str(counted):
-            due.append(since_relevant_note(before, counted))
+            due.append(since_relevant_note(before, counted, kind))
     for i, (said, expected) in enumerate(zip_longest(notes, due)):
         if said != expected:
             out.append(Disagreement(page, f"since note {i + 1}: {said or 'none'}",

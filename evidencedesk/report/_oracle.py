@@ -892,9 +892,17 @@ def since_project_note(previous: str, current: str) -> str:
     return f"The previous report is of another project ({previous}); this one is {current}."
 
 
-def since_relevant_note(previous: int | str, current: int) -> str:
-    """The note when the number of questions with a relevant judgment changed."""
-    return f"Questions with a relevant judgment (only they can pass): {previous} → {current}."
+def since_relevant_note(previous: int | str, current: int, kind: str = "runs") -> str:
+    """The note when the number of questions that can pass changed: with a relevant judgment,
+    in a pipeline project (`kind`) a relevant chunk in scope."""
+    return (f"Questions with {since_can_pass(kind)} (only they can pass): {previous} → "
+            f"{current}.")  # fmt: skip
+
+
+def since_can_pass(kind: str) -> str:
+    """What a question needs to pass, by the project's kind: a pipeline's metrics read the chunks
+    in scope."""
+    return "a relevant chunk in scope" if kind == "pipeline" else "a relevant judgment"
 
 
 def since_relevant(results: Results) -> set[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evidencedesk.report._values import Plain, fmt
-from evidencedesk.report._words import how_many
+from evidencedesk.report._words import defined_by, how_many
 from evidencedesk.results.since import QuestionChange, Since
 from evidencedesk.results.types import Results
 
@@ -146,7 +146,7 @@ def since_view(since: Since, results: Results) -> SinceView:
         )
     if since.relevant_before != since.relevant_after:
         notes.append(
-            "Questions with a relevant judgment (only they can pass): "
+            f"Questions with a {defined_by(results.settings.kind)} (only they can pass): "
             f"{since.relevant_before} → {since.relevant_after}."
         )
     kinds = [c.kind for c in since.verdicts]
