@@ -222,6 +222,11 @@ def test_a_pipeline_project_says_its_judgments_are_the_chunks_in_scope(demo_site
     assert ("21 questions with a relevant chunk in scope decide every comparison: a one- or "
             "two-question difference is noise.") in index  # fmt: skip
     assert "Dot = mean reciprocal rank over the questions with a relevant chunk in scope;" in index
+    terminal = " ".join(
+        benchmark_text(evidencedesk.load_results(demo_site / "results.json")).split()
+    )
+    assert ("the judgments grade at all, over the questions with a relevant chunk in scope that "
+            "the run answers;") in terminal  # fmt: skip
     assert "Means leave out questions where a metric is undefined (no relevant chunk in scope)" in (
         _text(demo_site, "benchmark.html")
     )

@@ -51,6 +51,7 @@ from evidencedesk.report._model import BottomLine, SiteModel
 from evidencedesk.report._values import fmt, interval, number
 from evidencedesk.report._words import (
     counts_sentence,
+    defined_by,
     how_many,
     metric_label,
     partial_warnings,
@@ -404,7 +405,8 @@ def benchmark_text(results: Results, caveats: tuple[str, ...] = ()) -> str:
     tail = (
         f"{primary.label} interval: {interval_method} over questions; Judged@"
         f"{settings.judged_k}: the share of each top {settings.judged_k} that the judgments "
-        "grade at all, over the questions with a relevant judgment that the run answers; flips: "
+        f"grade at all, over the questions with a {defined_by(settings.kind)} that the run "
+        "answers; flips: "
         "questions whose "
         f"{flips_label} is higher (+) or lower (-) than in "
         f"the baseline '{printable(results.baseline)}'; p: exact two-sided sign test over those "
