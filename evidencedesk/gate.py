@@ -314,7 +314,7 @@ class GateCheck:
     def text(self) -> str:
         q = self.questions[0] if self.questions else ""
         if self.rule == "critical_missing":
-            return f"critical: {q} has no case in this run (not an answerable question)"
+            return f"critical: {q} has no case in this run (no relevant chunk in scope, so it cannot pass)"
         if self.rule == "critical":
             return f"critical: {q} failed (no relevant result in the final {self.k})"
         if self.rule == "min_recall":

@@ -157,3 +157,19 @@ def test_a_question_brought_into_scope_is_counted_since_the_last_report(tmp_path
     since = _text(out, "since.html")
     assert "Questions with a relevant chunk in scope (only they can pass): 2 → 3." in since
     assert [d.line() for d in audit(out)[0]] == []
+
+
+def test_a_critical_question_out_of_scope_blocks_and_says_why(tmp_path: Path) -> None:
+    """The labels call q3 answerable, so the policy may name it critical; in scope it has
+    nothing relevant to find, so no run can pass it: the gate blocks with that reason, never
+    "not an answerable question"."""
+    toml = write_project(tmp_path / "p", "defined")
+    (toml.parent / "policy.json").write_text('{"k": 3, "critical": ["q1", "q3"]}', "utf-8")
+    toml.write_text(toml.read_text("utf-8") + '\n[gate]\npolicy = "policy.json"\n', "utf-8")
+    out = tmp_path / "site"
+    argv = ["build", "--project", str(toml), "--out", str(out), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    assert ("The baseline hybrid itself fails the gate policy (BLOCK): critical: q3 has no case "
+            "in this run (no relevant chunk in scope, so it cannot pass).") in _text(
+        out, "index.html")  # fmt: skip
+    assert [d.line() for d in audit(out)[0]] == []

@@ -250,7 +250,7 @@ def test_decide_gives_structured_checks_and_the_same_lines() -> None:
         (GateLevel.REVIEW, "review_on_mrr_flips"),
     ]
     assert result.lines == (
-        "block: critical: q9 has no case in this run (not an answerable question)",
+        "block: critical: q9 has no case in this run (no relevant chunk in scope, so it cannot pass)",
         "block: recall@3 0.500 is below the minimum 0.900",
         "block: pass rate 0.500 (1/2) is below the minimum 0.900",
         "review: recall@3 dropped 0.500 vs baseline (1.000 -> 0.500), more than the allowed 0.010",

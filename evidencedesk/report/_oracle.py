@@ -1596,7 +1596,7 @@ def _gate_line(results: Results, source: str) -> str:
     metric = _gate_metric(g.metric, outcome.k or 0)
     q = visible(g.questions[0]) if g.questions else ""
     said: dict[str, Callable[[], str]] = {
-        "critical_missing": lambda: f"critical: {q} has no case in this run (not an answerable question)",
+        "critical_missing": lambda: f"critical: {q} has no case in this run (no relevant chunk in scope, so it cannot pass)",
         "critical": lambda: (f"critical: {q} failed: no relevant result (grade ≥ "
                              f"{results.settings.relevance}) in the final {g.k}"),
         "min_recall": lambda: f"{metric} {_three(g.observed)} is below the minimum {_three(g.threshold)}",

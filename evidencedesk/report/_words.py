@@ -505,7 +505,9 @@ def gate_line(results: Results, source: str) -> str:
     metric = gate_metric(g.metric, k)
     q = visible(g.questions[0]) if g.questions else ""
     if g.rule == "critical_missing":
-        return f"critical: {q} has no case in this run (not an answerable question)"
+        return (
+            f"critical: {q} has no case in this run (no relevant chunk in scope, so it cannot pass)"
+        )
     if g.rule == "critical":
         return (f"critical: {q} failed: no relevant result (grade ≥ {results.settings.relevance}) "
                 f"in the final {g.k}")  # fmt: skip
