@@ -608,16 +608,20 @@ def test_a_summary_line_the_results_do_not_give_is_named(demo_site: Path, tmp_pa
     # the caveat its own rule's: neither read from the build's model
     site = planted(demo_site, tmp_path / "site", (
         "summary.md: **Best lead:** `rerank overlap` => **Best lead:** `rerank feature`",
-        "summary.md: None about coverage or judgments. => - `depth 3`: Caveat: its top 3 holds 9 "
-        "% unjudged documents against 0 % for the baseline; unjudged count as not relevant, so "
-        "this comparison can understate it"))  # fmt: skip
+        "summary.md: - `final 5`: Depth: final 5 returns up to 5 => - `depth 3`: Caveat: its top "
+        "3 holds 9 % unjudged documents against 0 % for the baseline; unjudged count as not "
+        "relevant, so this comparison can understate it. Depth: final 5 returns up to 5"))  # fmt: skip
     assert [d.line() for d in audit(site)[0]] == [
         "summary.md: '**Best lead:** `rerank feature`, Δ MRR +0.056 \\\\[+0.000, +0.135\\\\] over 21 "
         "questions (NO CLEAR CHANGE)': results.json says **Best lead:** `rerank overlap`, Δ MRR "
         "+0.056 \\[+0.000, +0.135\\] over 21 questions (NO CLEAR CHANGE)",
         "summary.md: '- `depth 3`: Caveat: its top 3 holds 9 % unjudged documents against 0 % for "
-        "the baseline; unjudged count as not relevant, so this comparison can understate it': "
-        "results.json says None about coverage or judgments.",
+        "the baseline; unjudged count as not relevant, so this comparison can understate it. "
+        "Depth: final 5 returns up to 5 results a question, the baseline hybrid up to 3; MRR and "
+        "nDCG\\\\@5 (exp gain) read past 3, so part of the difference is how far each list goes.': "
+        "results.json says - `final 5`: Depth: final 5 returns up to 5 results a question, the "
+        "baseline hybrid up to 3; MRR and nDCG\\@5 (exp gain) read past 3, so part of the "
+        "difference is how far each list goes.",
     ]
 
 

@@ -51,7 +51,7 @@ DEMO = (
     "\n"
     "## Warnings\n"
     "\n"
-    "None about coverage or judgments.\n"
+    "- `final 5`: Depth: final 5 returns up to 5 results a question, the baseline hybrid up to 3; MRR and nDCG\\@5 (exp gain) read past 3, so part of the difference is how far each list goes.\n"
     "\n"
     "## The full report\n"
     "\n"

@@ -169,7 +169,10 @@ def test_judged_queries_outside_the_queries_file_are_left_out_and_counted(
     code, _, err = build(project, tmp_path / "site")
     assert (code, err.splitlines()) == (0, [
         "warning: 1 judged query is not in queries.jsonl (19338): left out ([questions] "
-        "evaluate_unlisted = true evaluates them)"
+        "evaluate_unlisted = true evaluates them)",
+        "warning: Depth: cand returns up to 1 result a question, the baseline base up to 2; "
+        "nDCG@10 (linear gain), R@10, P@10 and MRR read past 1, so part of the difference is how "
+        "far each list goes; [runs] max_depth = 1 compares every run at one depth.",
     ])  # fmt: skip
     results = json.loads((tmp_path / "site" / "results.json").read_text("utf-8"))
     assert [q["id"] for q in results["inputs"]["questions"]] == ["19335", "19336", "19337"]

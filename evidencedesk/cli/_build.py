@@ -185,13 +185,16 @@ def _warn(model: SiteModel, streams: _Streams) -> None:
     results = model.results
     if results is None:
         return
-    from evidencedesk.report._words import notice_text, partial_warnings
+    from evidencedesk.report._words import depth, notice_text, partial_warnings
 
     for n in results.inputs.notices:
         text = notice_text(n, results.settings.kind)
         streams.error(f"warning: {text.strip()}")
     for warning in partial_warnings(results.variants):  # a lowered [runs] min_coverage's runs
         streams.error(f"warning: {warning}")
+    for i in range(len(results.candidates)):  # lists of another depth than the baseline's
+        if text := depth(results, f"candidates[{i}]"):
+            streams.error(f"warning: {text}")
     for facts in results.models:  # a model used on texts it was not trained for
         if facts.warning is not None:
             streams.error(f"warning: {facts.warning}")

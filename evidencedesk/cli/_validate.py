@@ -10,6 +10,7 @@ and a project that does not validate fails with the same one-line error a build 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,9 +58,11 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     """Load every input of the project at `path` (default: the nearest ``evidencedesk.toml``, else the
     demo) and check each run's ids against the judgments, as a build would. Raises
     EvidencedeskError where a build would refuse."""
+    import numpy as np
+
     from evidencedesk.baseline import load_baseline
     from evidencedesk.gate import load_policy
-    from evidencedesk.report._words import notice_text
+    from evidencedesk.report._words import depth_sentence, notice_text, read_past
     from evidencedesk.results._candidates import load_candidates
     from evidencedesk.results._evaluate import model_warnings
     from evidencedesk.results._inputs import baseline_run, in_scope, notices
@@ -85,11 +88,16 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     k = settings.judged_k
     checked: dict[str, tuple[Path, Coverage, list[str]]] = {}
     held: list[tuple[str, int, int]] = []
+    depths: dict[str, int] = {}  # the most results a run returns for a judged question
     for name, file in project.runs:
         trec = read_run(file)
         found = check_coverage(trec, qrels, k, file, complete,
                                min_coverage=project.min_coverage, corpus=corpus)  # fmt: skip
         checked[name] = (file, found, unjudged_top(trec, qrels, k, complete))
+        sizes = (
+            int(n) for q, n in zip(trec.qids, np.diff(trec.offsets), strict=True) if q in qrels
+        )
+        depths[name] = min(max(sizes, default=0), project.max_depth or sys.maxsize)
         if corpus is not None:
             held.append((name, *corpus_share(trec, qrels, k, corpus, complete)))
     if corpus is None:
@@ -97,10 +105,15 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     coverage = tuple((name, found) for name, (_, found, _) in checked.items())
     cands = load_candidates(project.candidates, project.notes) if project.candidates else []
     names = tuple(c.name for c in cands)
+    depth_notes: tuple[str, ...] = ()
     if (settings.kind == "runs" or catalog is None) and project.runs:
         # a runs-only build compares every run but the baseline run with it, as its candidates
         baseline = baseline_run(project)
         names = tuple(name for name, _ in project.runs if name != baseline)
+        shallow = [(name, depths[name], read_past(settings.compared, min(depths[name], depths[baseline])))
+                   for name in names if depths[name] != depths[baseline]]  # fmt: skip
+        depth_notes = tuple(depth_sentence(name, depth, baseline, depths[baseline], past, True)
+                            for name, depth, past in shallow if past)  # fmt: skip
     if catalog is not None and settings.kind == "pipeline":
         _check_extras(project, catalog)  # a pipeline's build reads them; a runs-only one skips them
     policy = load_policy(project.policy, labels) if project.policy else None
@@ -143,7 +156,8 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
             f"hold {Config().final} results (a candidate's final changes its own): on them it "
             f"reads those {Config().final}"
             for m in settings.past_final
-        ),
+        )
+        + depth_notes,
         in_corpus=tuple(held),
     )
 

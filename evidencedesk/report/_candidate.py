@@ -38,7 +38,7 @@ from evidencedesk.report._model import (
 from evidencedesk.report._questions import LIST_PAGE
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import fmt
-from evidencedesk.report._words import INLINE_IDS, answers_part
+from evidencedesk.report._words import INLINE_IDS, answers_part, depth_gap
 from evidencedesk.results import _verdicts as v
 from evidencedesk.results.types import (
     CandidateResult,
@@ -237,9 +237,12 @@ def _condensed_view(say: Say, source: str, cand: CandidateResult) -> CondensedVi
     return CondensedView(cmp, bool(cand.condensed_agrees), say("condensed", source))
 
 
-def _run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[str, ...]:
-    """Coverage warnings of the runs a candidate's comparison reads, the baseline's and, in a
-    runs-only project, its own: each that answers fewer than all judged queries (`answers_part`)."""
+def _run_warnings(results: Results, say: Say, i: int) -> tuple[str, ...]:
+    """Coverage warnings of the runs candidate `i`'s comparison reads, the baseline's and, in a
+    runs-only project, its own: each that answers fewer than all judged queries (`answers_part`);
+    then its depth warning, when its lists and the baseline's go to different depths that a
+    reported metric reads past (`depth_gap`)."""
+    cand = results.candidates[i]
     names = [results.baseline] + ([cand.lists_of] if cand.lists_of else [])
     index = {v.name: i for i, v in enumerate(results.variants)}
     out = []
@@ -247,6 +250,8 @@ def _run_warnings(results: Results, say: Say, cand: CandidateResult) -> tuple[st
         variant = results.by_name[name]
         if answers_part(variant.coverage):
             out.append(say("coverage", f"variants[{index[name]}]"))
+    if depth_gap(results, cand) is not None:
+        out.append(say("depth", f"candidates[{i}]"))
     return tuple(out)
 
 
@@ -310,7 +315,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
                 slice_small=SMALL_SLICE,
                 judged=_judged_view(say, source, cand.judged),
                 condensed=_condensed_view(say, source, cand),
-                warnings=_run_warnings(results, say, cand),
+                warnings=_run_warnings(results, say, i),
                 keyfacts=(say("delta", head_source), say("flips_of", flips_source)),
                 badges=(say("verdict", source), say("gate", source)),
                 gated=cand.gate.evaluated,

@@ -1245,11 +1245,12 @@ def _label_caveat(c: CandidateResult) -> bool:
 
 def _warnings(results: Results) -> list[str]:
     """The inputs' notices, then each candidate's: the partial coverage of the runs its
-    comparison reads, the unjudged caveat, the condensed lists' line where they disagree."""
+    comparison reads, its depth, the unjudged caveat, the condensed lists' line where they
+    disagree."""
     lines = [f"- {_md_words(_notice(n, results.settings.kind), opens=True)}"
              for n in results.inputs.notices]  # fmt: skip
     variants = {v.name: v for v in results.variants}
-    for c in results.candidates:
+    for i, c in enumerate(results.candidates):
         found = []
         for name in dict.fromkeys([results.baseline, *([c.lists_of] if c.lists_of else [])]):
             cov = variants[name].coverage
@@ -1258,6 +1259,8 @@ def _warnings(results: Results) -> list[str]:
                              f"{cov.judged_queries} judged queries "
                              f"({_share(cov.answered, cov.judged_queries)}); the others count as "
                              "empty lists.")  # fmt: skip
+        depth = _depth(results, f"candidates[{i}]")
+        found += [depth] if depth else []
         s = c.judged
         if (
             s is not None
@@ -1755,6 +1758,31 @@ def _coverage(results: Results, source: str) -> str:
             "the others count as empty lists.")  # fmt: skip
 
 
+_CUT = re.compile(r"@(\d+)")  # a metric name's cut-off (none: it reads the whole list)
+
+
+def _depth(results: Results, source: str) -> str:
+    """A candidate's depth warning (docs/site.md): its lists and the baseline's go to different
+    depths (the longest list each returns) and a reported metric reads past the shallower."""
+    c = _candidate_at(results, source)
+    variants = {v.name: v for v in results.variants}
+    lists = c.lists if c.lists else variants[c.lists_of].lists if c.lists_of else ()
+    mine = max([r.size for r in lists] or [0])
+    base = max([r.size for r in variants[results.baseline].lists] or [0])
+    shallow = min(mine, base)
+    past = [m.label for m in results.settings.compared
+            if (cut := _CUT.search(m.name)) is None or int(cut[1]) > shallow]  # fmt: skip
+    if mine == base or not past:
+        return ""
+    read = "reads" if len(past) == 1 else "read"
+    named = past[0] if len(past) == 1 else f"{', '.join(past[:-1])} and {past[-1]}"
+    hint = f"; [runs] max_depth = {shallow} compares every run at one depth" \
+        if results.settings.kind == "runs" else ""  # fmt: skip
+    return (f"Depth: {c.name} returns up to {_plural(mine, 'result')} a question, the baseline "
+            f"{results.baseline} up to {base}; {named} {read} past {shallow}, so part of the "
+            f"difference is how far each list goes{hint}.")  # fmt: skip
+
+
 def _verdict_counts(results: Results, source: str) -> str:
     found = [c.decision.verdict for c in results.candidates]
     parts = [f"{found.count(x)} {x.lower()}" for x in _COUNTED_FIRST if x in found]
@@ -1911,6 +1939,7 @@ CLAIM_WORDS: Mapping[str, Callable[..., str]] = {
     "flips_of": _flips_of, "flip_line": _flip_line, "flip_p": _flip_p,
     "grid_legend": _grid_legend, "list_value": _list_value, "p": _p_claim,
     "judged": _judged_words, "counts": _counts, "notice": _notice_claim, "coverage": _coverage,
+    "depth": _depth,
     "summary": _verdict_counts, "gate_summary": _gate_counts, "lead": _lead_words,
     "tally": _tally, "variant_judged": _variant_judged, "rule": _rule, "grades": _grades,
     "relevance": _relevance,

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from evidencedesk._inert import visible
-from evidencedesk._metric_names import label
+from evidencedesk._metric_names import Metric, label, split_metric
 from evidencedesk.gate import _LISTED, GateCheck, GateLevel
 from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt
 from evidencedesk.results import _verdicts as v
@@ -663,6 +663,48 @@ def coverage(results: Results, source: str) -> str:
     return partial_coverage(variant.name, variant.coverage)
 
 
+def read_past(metrics: Iterable[Metric], depth: int) -> list[str]:
+    """The labels of `metrics` that read past a list's first `depth` results: a cut-off above
+    it, or none (the whole list)."""
+    return [m.label for m in metrics
+            if (cut := split_metric(m.name)[1]) is None or cut > depth]  # fmt: skip
+
+
+def depth_gap(results: Results, c: CandidateResult) -> tuple[int, int, list[str]] | None:
+    """How deep the candidate's lists and the baseline's go (the most results either returns
+    for a question), and the reported metrics that read past the shallower: None when both go
+    as deep, or no reported metric reads that far. Part of such a difference is depth, not
+    ranking: a run cut at 10 cannot find what R@100 or MAP count beyond its tenth result."""
+    lists = c.lists or (results.by_name[c.lists_of].lists if c.lists_of else ())
+    mine = max((r.size for r in lists), default=0)
+    base = max((r.size for r in results.baseline_variant.lists), default=0)
+    past = read_past(results.settings.compared, min(mine, base))
+    return (mine, base, past) if mine != base and past else None
+
+
+def depth_sentence(name: str, mine: int, baseline: str, base: int, past: list[str],
+                   runs_only: bool) -> str:  # fmt: skip
+    """A run or candidate whose lists go `mine` deep against the baseline's `base`, with the
+    reported metrics that read past the shallower (`past`): the site's depth warning, and
+    `validate`'s note before any build."""
+    shallow = min(mine, base)
+    hint = f"; [runs] max_depth = {shallow} compares every run at one depth" if runs_only else ""
+    return (f"Depth: {name} returns up to {how_many(mine, 'result')} a question, the baseline "
+            f"{baseline} up to {base}; {and_joined(past)} {'reads' if len(past) == 1 else 'read'} past "
+            f"{shallow}, so part of the difference is how far each list goes{hint}.")  # fmt: skip
+
+
+def depth(results: Results, source: str) -> str:
+    """A candidate's depth warning (`depth_gap`; "" when there is none)."""
+    c = _candidate(results, source)
+    gap = depth_gap(results, c)
+    if gap is None:
+        return ""
+    mine, base, past = gap
+    return depth_sentence(c.name, mine, results.baseline, base, past,
+                          results.settings.kind == "runs")  # fmt: skip
+
+
 # the order in which the index's summary counts the verdicts, best first
 _SUMMARY_ORDER = (v.BETTER, v.PROMISING, v.MIXED, v.NO_CLEAR_CHANGE, v.LEANS_WORSE, v.WORSE)
 
@@ -886,6 +928,7 @@ KINDS: Mapping[str, Callable[..., str]] = {
     "counts": counts,
     "notice": notice,
     "coverage": coverage,
+    "depth": depth,
     "summary": summary,
     "gate_summary": gate_summary,
     "lead": lead,
