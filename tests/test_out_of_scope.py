@@ -156,7 +156,17 @@ def test_a_question_brought_into_scope_is_counted_since_the_last_report(tmp_path
     assert cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
     since = _text(out, "since.html")
     assert "Questions with a relevant chunk in scope (only they can pass): 2 → 3." in since
+    assert ("Counted: no relevant result within the first 3 (or no relevant chunk in scope) "
+            "before, one now.") in since  # fmt: skip
+    assert "hybrid + pair (8 words) (no relevant chunk in scope before)" in since
     assert [d.line() for d in audit(out)[0]] == []
+    page = out / "since.html"  # a runs-only project's words planted here: the audit names them
+    page.write_text(page.read_text("utf-8").replace("(no relevant chunk in scope before)",
+                                                    "(no relevant judgment before)"), "utf-8")  # fmt: skip
+    found = [d.line() for d in audit(out)[0]]
+    assert len(found) == 1 and found[0].startswith("since.html: 'since: q3")
+    assert found[0].endswith("(no relevant chunk in scope before)' (the variants' lists of q3, "
+                             "each run's pass depth)")  # fmt: skip
 
 
 def test_a_critical_question_out_of_scope_blocks_and_says_why(tmp_path: Path) -> None:

@@ -2073,9 +2073,10 @@ _SINCE_VERDICT = re.compile(rf"^(?:new candidate: (\S.*?) \(gate {_GATE_WORD}\)|
                             rf"{_GATE_WORD}(?: → {_GATE_WORD})?\))$")  # fmt: skip
 _SINCE_METRIC = re.compile(r"^(.*) (−?\d+\.\d+|—) → (−?\d+\.\d+|—) \(previous interval "
                            r"\[(−?\d+\.\d+), (−?\d+\.\d+)\]\)$")  # fmt: skip
-_SINCE_RUNS = re.compile(r"^(?:now (fails|passes) in (.*?)( \(no relevant judgment before\))?|"
-                         r"no relevant judgment now \(it passed before in (.*)\))$")  # fmt: skip
-_SINCE_RELEVANT = "Questions with {} (only they can pass): "  # what can pass, by kind
+_SINCE_RUNS = re.compile(r"^(?:now (fails|passes) in (.*?)"
+                         r"( \(no relevant (?:judgment|chunk in scope) before\))?|"
+                         r"no relevant (?:judgment|chunk in scope) now \(it passed before in (.*)\))$")  # fmt: skip
+_SINCE_RELEVANT = "Questions with a {} (only they can pass): "  # what can pass, by kind
 
 
 def _since_cut(page: str, raw: str) -> tuple[str, str]:
@@ -2131,12 +2132,13 @@ def _since_item(results: Results, group: str, inner: str,
     question = facts["ids"].get(subject, subject)
     where = f"the variants' lists of {subject}, each run's pass depth"
     judged = question in facts["relevant"]
+    defined = since_can_pass(results.settings.kind)
     if r is not None and r[4] is not None:  # no relevant judgment now: it passed before (as said)
         runs = _named_runs(r[4], facts["variants"])
         held = [run for run in facts["variants"] if run in runs]
-        due = (f"{subject}: no relevant judgment now (it passed before in {', '.join(held)})"
+        due = (f"{subject}: no {defined} now (it passed before in {', '.join(held)})"
                if held and not judged and group == "fail" else
-               f"nothing: {subject} has a relevant judgment now" if judged else
+               f"nothing: {subject} has a {defined} now" if judged else
                f"nothing: {subject} is in no run of this report's named")  # fmt: skip
         return group, said, due, f"the judgments of {subject}, the variants"
     runs = _named_runs(r[2] or "" if r else "", facts["variants"])
@@ -2144,7 +2146,7 @@ def _since_item(results: Results, group: str, inner: str,
     held = [run for run in facts["variants"] if run in runs and now.get((run, question)) is
             (group == "pass")]  # fmt: skip
     verb = "fails" if group == "fail" else "passes"
-    why = " (no relevant judgment before)" if r is not None and r[3] and group == "pass" else ""
+    why = f" (no {defined} before)" if r is not None and r[3] and group == "pass" else ""
     due = f"{subject}: now {verb} in {', '.join(held)}{why}" if held else (
         f"nothing: {subject} {verb} in none of {', '.join(runs) or 'no run'} now")  # fmt: skip
     return group, said, due, where
@@ -2298,7 +2300,9 @@ def _since_disagreements(page: str, section: str, results: Results) -> list[Disa
         order.append(key or blocks[at][1])
         at += 1
         if not index and at < len(blocks):
-            said, due = blocks[at][1], f"Counted: {rule.format(since_depth(results))}."
+            defined = since_can_pass(results.settings.kind)
+            said = blocks[at][1]
+            due = f"Counted: {rule.format(depth=since_depth(results), defined=defined)}."
             if key and said != due:
                 out.append(Disagreement(page, f"since: {said}", f"{due!r} (the oracle's words, "
                                         "each run's pass depth)"))  # fmt: skip

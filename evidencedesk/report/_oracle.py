@@ -855,9 +855,9 @@ SINCE_GROUPS = (
     ("metrics", "Metrics beyond their previous interval",
      "the new mean lies outside the previous report's 95 % interval of the same run and metric"),
     ("fail", "Questions that newly fail",
-     "a relevant result within the first {} before, none now or no relevant judgment now"),
+     "a relevant result within the first {depth} before, none now or no {defined} now"),
     ("pass", "Questions that newly pass",
-     "no relevant result within the first {} (or no relevant judgment) before, one now"),
+     "no relevant result within the first {depth} (or no {defined}) before, one now"),
 )  # fmt: skip
 SINCE_COUNTS = (
     ("files", "input file changed", "input files changed"),
@@ -895,14 +895,14 @@ def since_project_note(previous: str, current: str) -> str:
 def since_relevant_note(previous: int | str, current: int, kind: str = "runs") -> str:
     """The note when the number of questions that can pass changed: with a relevant judgment,
     in a pipeline project (`kind`) a relevant chunk in scope."""
-    return (f"Questions with {since_can_pass(kind)} (only they can pass): {previous} → "
+    return (f"Questions with a {since_can_pass(kind)} (only they can pass): {previous} → "
             f"{current}.")  # fmt: skip
 
 
 def since_can_pass(kind: str) -> str:
     """What a question needs to pass, by the project's kind: a pipeline's metrics read the chunks
     in scope."""
-    return "a relevant chunk in scope" if kind == "pipeline" else "a relevant judgment"
+    return "relevant chunk in scope" if kind == "pipeline" else "relevant judgment"
 
 
 def since_relevant(results: Results) -> set[str]:

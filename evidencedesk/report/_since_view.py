@@ -82,17 +82,18 @@ def _runs(runs: tuple[str, ...]) -> str:
     return ", ".join(runs)
 
 
-def _failed(q: QuestionChange) -> str:
-    """A newly failing question: the runs it fails in now, or why it passes in none."""
+def _failed(q: QuestionChange, defined: str) -> str:
+    """A newly failing question: the runs it fails in now, or why it passes in none (no
+    `defined`: `words.defined_by`)."""
     if q.judgment:
-        return f"no relevant judgment now (it passed before in {_runs(q.runs)})"
+        return f"no {defined} now (it passed before in {_runs(q.runs)})"
     return f"now fails in {_runs(q.runs)}"
 
 
-def _passed(q: QuestionChange) -> str:
-    """A newly passing question: the runs it passes in now (and that it had no relevant
-    judgment before, when that is why it did not pass)."""
-    return f"now passes in {_runs(q.runs)}" + (" (no relevant judgment before)" * q.judgment)
+def _passed(q: QuestionChange, defined: str) -> str:
+    """A newly passing question: the runs it passes in now (and that it had no `defined`
+    before, when that is why it did not pass)."""
+    return f"now passes in {_runs(q.runs)}" + (f" (no {defined} before)" * q.judgment)
 
 
 def _first(since: Since) -> str:
@@ -105,6 +106,7 @@ def _first(since: Since) -> str:
 def since_view(since: Since, results: Results) -> SinceView:
     """The since page's model: every group of changes in words, notes on inputs and seed."""
     labels = {m.name: m.label for m in results.settings.metrics}
+    defined = defined_by(results.settings.kind)
     groups = [
         _SinceGroup("inputs", "Inputs and labels",
                    "project files whose sha256 changed, every label grade that changed",
@@ -123,12 +125,14 @@ def since_view(since: Since, results: Results) -> SinceView:
                          for m in since.metrics)),
         _SinceGroup("fail", "Questions that newly fail",
                    f"a relevant result within the first {_first(since)} before, none now or no "
-                   "relevant judgment now",
-                   tuple(_SinceItem(q.question, _failed(q), True) for q in since.newly_fail)),
+                   f"{defined} now",
+                   tuple(_SinceItem(q.question, _failed(q, defined), True)
+                         for q in since.newly_fail)),
         _SinceGroup("pass", "Questions that newly pass",
-                   f"no relevant result within the first {_first(since)} (or no relevant "
-                   "judgment) before, one now",
-                   tuple(_SinceItem(q.question, _passed(q), True) for q in since.newly_pass)),
+                   f"no relevant result within the first {_first(since)} (or no {defined}) "
+                   "before, one now",
+                   tuple(_SinceItem(q.question, _passed(q, defined), True)
+                         for q in since.newly_pass)),
     ]  # fmt: skip
     shown = tuple(g for g in groups if g.items)
     notes = []
