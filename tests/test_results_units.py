@@ -181,14 +181,14 @@ def test_since_reads_each_run_s_pass_at_its_own_final_list() -> None:
     view = since_view(s, finals(1))
     assert [g.title for g in view.groups] == ["Questions that newly fail"]
     assert view.groups[0].rule == (
-        "a relevant result within the first 1 before, none now or no relevant judgment now"
+        "a relevant result within the first 1 before, none now or no relevant chunk in scope now"
     )
     mixed = since(finals(1, 1), finals(3, 1))
     assert mixed.newly_pass == (QuestionChange("q1", ("base run",)),)
     assert mixed.depths == (("base run", 3), ("wide", 1))
     assert since_view(mixed, finals(3, 1)).groups[0].rule == (
         "no relevant result within the first k (each run's final list: base run 3, wide 1) (or "
-        "no relevant judgment) before, one now"
+        "no relevant chunk in scope) before, one now"
     )
     runs_only = since(base, base)  # no config: the policy's k, else 10
     assert (runs_only.k, runs_only.depths) == (10, (("base run", 10),))
