@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from pathlib import Path
 
 import pytest
 
 from evidencedesk.results._compute import to_label
 from evidencedesk.results.types import ToLabel
 from evidencedesk.retrieval.metrics import Judged
+from tests.page_text import visible
 
 
 def reference(
@@ -130,3 +132,13 @@ def test_a_judges_lists_give_the_pairs_their_made_lists_give(seed: int) -> None:
     assert from_heads == reference(made["base"], made_cands, "base", k, cap, corpus)
     for judged in runs.values():
         assert fully_judged(judged) == all(j.judged is None for j in judged)
+
+
+def test_the_page_says_what_its_order_can_do(example_site: Callable[[str], Path]) -> None:
+    """The order puts first the pairs that split the most comparisons: grading them can move
+    the most comparisons per label, and may move none (a grade is not a verdict change)."""
+    text = " ".join(visible((example_site("runs-only") / "to-label.html").read_text("utf-8"),
+                            unescape=True).split())  # fmt: skip
+    assert "then how many runs return them. Grading the first rows can move the most " \
+        "comparisons per label." in text  # fmt: skip
+    assert "changes the most verdicts" not in text
