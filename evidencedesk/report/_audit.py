@@ -72,6 +72,7 @@ from evidencedesk.report._oracle import (
     best_lead,
     caveats_given,
     claim_words,
+    defined_words,
     gate_word,
     graded_list,
     labelled_counts,
@@ -82,7 +83,6 @@ from evidencedesk.report._oracle import (
     policy_cell,
     rule_cell,
     rules_summary,
-    since_can_pass,
     since_depth,
     since_outcomes,
     since_project_note,
@@ -2132,7 +2132,7 @@ def _since_item(results: Results, group: str, inner: str,
     question = facts["ids"].get(subject, subject)
     where = f"the variants' lists of {subject}, each run's pass depth"
     judged = question in facts["relevant"]
-    defined = since_can_pass(results.settings.kind)
+    defined = defined_words(results.settings.kind)
     if r is not None and r[4] is not None:  # no relevant judgment now: it passed before (as said)
         runs = _named_runs(r[4], facts["variants"])
         held = [run for run in facts["variants"] if run in runs]
@@ -2258,7 +2258,7 @@ def _since_notes(page: str, notes: list[str], lede: dict[str, str],
         if before != str(results.settings.seed):
             due.append(since_seed_note(before, results.settings.seed))
     kind = results.settings.kind
-    relevant = _SINCE_RELEVANT.format(since_can_pass(kind))
+    relevant = _SINCE_RELEVANT.format(defined_words(kind))
     judged = [n for n in notes if n.startswith(relevant)]
     if judged:  # the earlier count as said, this report's counted
         before = judged[0].removeprefix(relevant).split(" → ", 1)[0]
@@ -2300,7 +2300,7 @@ def _since_disagreements(page: str, section: str, results: Results) -> list[Disa
         order.append(key or blocks[at][1])
         at += 1
         if not index and at < len(blocks):
-            defined = since_can_pass(results.settings.kind)
+            defined = defined_words(results.settings.kind)
             said = blocks[at][1]
             due = f"Counted: {rule.format(depth=since_depth(results), defined=defined)}."
             if key and said != due:

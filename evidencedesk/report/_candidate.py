@@ -244,7 +244,7 @@ def _run_warnings(results: Results, say: Say, i: int) -> tuple[str, ...]:
     reported metric reads past (`depth_gap`)."""
     cand = results.candidates[i]
     names = [results.baseline] + ([cand.lists_of] if cand.lists_of else [])
-    index = {v.name: i for i, v in enumerate(results.variants)}
+    index = {v.name: at for at, v in enumerate(results.variants)}
     out = []
     for name in dict.fromkeys(names):
         variant = results.by_name[name]

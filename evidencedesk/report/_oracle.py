@@ -835,10 +835,9 @@ def page_rule(results: Results) -> str:
     order = ("the gate's critical questions first, then the questions the baseline fails, then"
              if critical else "the questions the baseline fails first, then")  # fmt: skip
     why = [f"{unchanged:,} the baseline passes and no candidate changes get none"] * bool(unchanged)
-    nothing = {"pipeline": "with no relevant chunk in scope"}.get(
-        results.settings.kind, "with no relevant judgment"
+    why += [f"{undefined:,} with no {defined_words(results.settings.kind)} get none"] * bool(
+        undefined
     )
-    why += [f"{undefined:,} {nothing} get none"] * bool(undefined)
     why += [f"{capped:,} fall beyond the cap"] * bool(capped)
     return (f"above {_PAGE_LIMIT:,} questions at most {_PAGE_CAP:,} get a page — {order} those "
             f"whose {primary.label} changes most under some candidate (ties by id)"
@@ -895,13 +894,13 @@ def since_project_note(previous: str, current: str) -> str:
 def since_relevant_note(previous: int | str, current: int, kind: str = "runs") -> str:
     """The note when the number of questions that can pass changed: with a relevant judgment,
     in a pipeline project (`kind`) a relevant chunk in scope."""
-    return (f"Questions with a {since_can_pass(kind)} (only they can pass): {previous} → "
+    return (f"Questions with a {defined_words(kind)} (only they can pass): {previous} → "
             f"{current}.")  # fmt: skip
 
 
-def since_can_pass(kind: str) -> str:
-    """What a question needs to pass, by the project's kind: a pipeline's metrics read the chunks
-    in scope."""
+def defined_words(kind: str) -> str:
+    """What defines a question's metrics, and so what it needs to pass, by the project's kind
+    (docs/site.md): a pipeline's metrics read the chunks in scope."""
     return "relevant chunk in scope" if kind == "pipeline" else "relevant judgment"
 
 
@@ -1765,21 +1764,18 @@ def _depth(results: Results, source: str) -> str:
     """A candidate's depth warning (docs/site.md): its lists and the baseline's go to different
     depths (the longest list each returns) and a reported metric reads past the shallower."""
     c = _candidate_at(results, source)
-    variants = {v.name: v for v in results.variants}
-    lists = c.lists if c.lists else variants[c.lists_of].lists if c.lists_of else ()
-    mine = max([r.size for r in lists] or [0])
-    base = max([r.size for r in variants[results.baseline].lists] or [0])
+    mine = max([r.size for r in c.ranked(results)] or [0])
+    base = max([r.size for r in results.variant(results.baseline).lists] or [0])
     shallow = min(mine, base)
     past = [m.label for m in results.settings.compared
             if (cut := _CUT.search(m.name)) is None or int(cut[1]) > shallow]  # fmt: skip
     if mine == base or not past:
         return ""
     read = "reads" if len(past) == 1 else "read"
-    named = past[0] if len(past) == 1 else f"{', '.join(past[:-1])} and {past[-1]}"
     hint = f"; [runs] max_depth = {shallow} compares every run at one depth" \
         if results.settings.kind == "runs" else ""  # fmt: skip
     return (f"Depth: {c.name} returns up to {_plural(mine, 'result')} a question, the baseline "
-            f"{results.baseline} up to {base}; {named} {read} past {shallow}, so part of the "
+            f"{results.baseline} up to {base}; {_and(past)} {read} past {shallow}, so part of the "
             f"difference is how far each list goes{hint}.")  # fmt: skip
 
 
@@ -1913,10 +1909,8 @@ def _relevance(results: Results, source: str) -> str:
     seen = _seen_grades(results)
     negative = [str(g) for g in seen if g < 0]  # 0 to every metric; bpref counts them neither way
     if negative:
-        listed = negative[0] if len(negative) == 1 else \
-            f"{', '.join(negative[:-1])} and {negative[-1]}"  # fmt: skip
         bpref = "bpref" in {m.name for m in results.settings.compared}
-        missing += f"; a grade below 0 (here {listed}) counts as 0" + \
+        missing += f"; a grade below 0 (here {_and(negative)}) counts as 0" + \
             (", and in bpref neither way" if bpref else "")  # fmt: skip
     if rel in named:
         why = f"{rel} = {named[rel]}"

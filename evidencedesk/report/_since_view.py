@@ -150,7 +150,7 @@ def since_view(since: Since, results: Results) -> SinceView:
         )
     if since.relevant_before != since.relevant_after:
         notes.append(
-            f"Questions with a {defined_by(results.settings.kind)} (only they can pass): "
+            f"Questions with a {defined} (only they can pass): "
             f"{since.relevant_before} → {since.relevant_after}."
         )
     kinds = [c.kind for c in since.verdicts]

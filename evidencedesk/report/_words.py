@@ -675,8 +675,7 @@ def depth_gap(results: Results, c: CandidateResult) -> tuple[int, int, list[str]
     for a question), and the reported metrics that read past the shallower: None when both go
     as deep, or no reported metric reads that far. Part of such a difference is depth, not
     ranking: a run cut at 10 cannot find what R@100 or MAP count beyond its tenth result."""
-    lists = c.lists or (results.by_name[c.lists_of].lists if c.lists_of else ())
-    mine = max((r.size for r in lists), default=0)
+    mine = max((r.size for r in c.ranked(results)), default=0)
     base = max((r.size for r in results.baseline_variant.lists), default=0)
     past = read_past(results.settings.compared, min(mine, base))
     return (mine, base, past) if mine != base and past else None
