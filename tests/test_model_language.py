@@ -76,7 +76,7 @@ def test_the_script_is_read_from_the_letters(
 
 def test_the_model_declares_its_language() -> None:
     assert minilm.MiniLMEmbedder.language == minilm.BiEncoderPairScorer.language == "English"
-    assert minilm._CAVEAT.endswith("It was trained on English text only.")
+    assert minilm._caveat(["searcher"]).endswith("It was trained on English text only.")
 
 
 def test_validate_warns_about_an_arabic_corpus(tmp_path: Path) -> None:

@@ -87,7 +87,7 @@ _REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's co
 _PIPELINE_CAVEATS = {
     "dense": "The dense searcher is a toy: hashed word and character-trigram features in a fixed "
     "vector, not a trained bi-encoder. It shows how the kit measures, not how good dense retrieval is.",
-    "minilm": minilm._CAVEAT,
+    "minilm": "",  # what the model ran as, from the report's models (`minilm._caveat`)
     "rerankers": "The rerankers (overlap, feature, pair, blend) are hand-written lexical stand-ins for "
     "a cross-encoder: they read words, not meaning, and cannot see a paraphrase.",
     "tuning": "The feature scorer's weights and the gate's thresholds were chosen while looking at "
@@ -193,13 +193,16 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         "minilm": bool(results.models),
         "tuning": inputs.demo,
     }
-    # MiniLM's caveat adds its language warning (`ModelFacts.warning`) where the texts need it
+    # MiniLM's caveat names what it ran as, and adds its language warning (`ModelFacts.warning`)
+    # where the texts need it
     warned = " ".join(f"Warning: {m.warning}." for m in results.models if m.warning)
+    texts = dict(_PIPELINE_CAVEATS, minilm=" ".join(
+        [minilm._caveat([r for m in results.models for r in m.roles])] + ([warned] if warned else [])
+    ))  # fmt: skip
     caveats = [
-        Caveat("dense" if k == "minilm" else k, f"{v} {warned}" if k == "minilm" and warned
-               else v, _CAVEAT_WORDS[k] + ("; it was not trained on this project's script"
-                                           if k == "minilm" and warned else ""))
-        for k, v in _PIPELINE_CAVEATS.items()
+        Caveat("dense" if k == "minilm" else k, v, _CAVEAT_WORDS[k] + (
+            "; it was not trained on this project's script" if k == "minilm" and warned else ""))
+        for k, v in texts.items()
         if settings.kind == "pipeline" and shown.get(k, True)
     ]  # fmt: skip
     relevant, silent = results.answerable, results.plan.data.silent

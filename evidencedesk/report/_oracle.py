@@ -1039,11 +1039,15 @@ COMPONENT_CAVEATS = {
     "dense": ("The dense searcher is a toy: hashed word and character-trigram features in a fixed "
               "vector, not a trained bi-encoder. It shows how the kit measures, not how good "
               "dense retrieval is.", "the dense searcher is a toy"),
-    "minilm": ("The MiniLM searcher and reranker are MiniLM-L6-v2 int8 (ONNX), a bi-encoder, not "
-               "a cross-encoder: a real trained model, but query and passage are embedded "
-               "separately and compared by cosine, never read together as a cross-encoder reads "
-               "a pair; its int8 weights are a compressed copy of the fp32 model. It was trained "
-               "on English text only.", "MiniLM is a bi-encoder, not a cross-encoder"),
+    # MiniLM's, by what it ran as (results.json's models[].roles): each names only that
+    **{f"minilm {ran}": (f"The MiniLM {ran} {verb} MiniLM-L6-v2 int8 (ONNX), a bi-encoder, not "
+                         "a cross-encoder: a real trained model, but query and passage are "
+                         "embedded separately and compared by cosine, never read together as a "
+                         "cross-encoder reads a pair; its int8 weights are a compressed copy of "
+                         "the fp32 model. It was trained on English text only.",
+                         "MiniLM is a bi-encoder, not a cross-encoder")
+       for ran, verb in (("searcher", "is"), ("reranker", "is"),
+                         ("searcher and reranker", "are"))},
     "rerankers": ("The rerankers (overlap, feature, pair, blend) are hand-written lexical "
                   "stand-ins for a cross-encoder: they read words, not meaning, and cannot see a "
                   "paraphrase.", "the rerankers are lexical stand-ins"),
@@ -1056,11 +1060,13 @@ COMPONENT_CAVEATS = {
 def caveats_given(results: Results) -> tuple[set[str], set[str]]:
     """The component caveats (texts, words) results.json gives: none on a runs-only project; on
     a pipeline project the rerankers' always, the toy dense searcher's when its dense searcher
-    is the toy, MiniLM's when a MiniLM model ran, the tuning's on the demo (its weights and
-    thresholds were chosen on its labels)."""
+    is the toy, MiniLM's when a MiniLM model ran (naming what it ran as: searcher, reranker or
+    both), the tuning's on the demo (its weights and thresholds were chosen on its labels)."""
     if results.settings.kind != "pipeline":
         return set(), set()
-    on = {"dense": results.settings.dense == "toy", "minilm": bool(results.models),
+    ran = {role for m in results.models for role in m.roles}
+    minilm = " and ".join(r for r in ("searcher", "reranker") if r in ran)
+    on = {"dense": results.settings.dense == "toy", f"minilm {minilm}": bool(minilm),
           "rerankers": True, "tuning": results.inputs.demo}  # fmt: skip
     given = [COMPONENT_CAVEATS[k] for k, yes in on.items() if yes]
     return {text for text, _ in given}, {words for _, words in given}

@@ -47,7 +47,7 @@ from evidencedesk.retrieval.catalog import Catalog
 from evidencedesk.retrieval.evalreport import Run
 from evidencedesk.retrieval.labels import Label
 from evidencedesk.retrieval.metrics import Judged
-from evidencedesk.retrieval.parts import _uses_minilm
+from evidencedesk.retrieval.parts import _minilm_roles, _uses_minilm
 
 # a pipeline project's stages, in order: (name announced, function, earlier stages it needs)
 STAGES: tuple[Stage, ...] = (
@@ -172,13 +172,15 @@ def _runs_only_evaluation(
 def _models(
     ran: Iterable[Run], dense: str, catalog: Catalog | None, labels: Sequence[Label]
 ) -> tuple[ModelFacts, ...]:
-    """The real models the runs used (the methods page states their facts), each with the
-    warning when the texts are not in the language it was trained for (MiniLM's
-    `minilm._language_warning` on the project's chunks and questions)."""
-    if catalog is not None and any(_uses_minilm(r.config, dense) for r in ran):
+    """The real models the runs used (the methods page states their facts), each with what it
+    ran as (searcher, reranker) and the warning when the texts are not in the language it was
+    trained for (MiniLM's `minilm._language_warning` on the project's chunks and questions)."""
+    roles = {role for r in ran for role in _minilm_roles(r.config, dense)}
+    if catalog is not None and roles:
         texts = (f"{c.title}\n{c.text}" for c in catalog.chunks)
         warning = minilm._language_warning(texts, (lab.question for lab in labels))
-        return (ModelFacts(minilm._NAME, minilm._facts(), warning),)
+        ordered = tuple(role for role in minilm._ROLES if role in roles)
+        return (ModelFacts(minilm._NAME, minilm._facts(), warning, ordered),)
     return ()
 
 

@@ -232,7 +232,7 @@ _ADDED: dict[type, frozenset[str]] = {
     RankedList: frozenset({"judged"}),
     Settings: frozenset({"dense", "grade_names"}),
     PolicyFacts: frozenset({"flips_min_net", "flips_max_p"}),
-    ModelFacts: frozenset({"warning"}),
+    ModelFacts: frozenset({"warning", "roles"}),
     GateOutcome: frozenset({"k"}),
 }
 

@@ -399,6 +399,9 @@ class ModelFacts:
     # one line when the project's texts are mostly in a script the model was not trained for
     # (`retrieval.minilm._language_warning`): printed by the build, shown wherever the model is
     warning: str | None = None
+    # what the model ran as in this report ("searcher": a first stage, "reranker": a second),
+    # so that its caveat names what appears; a file from an earlier build: both
+    roles: tuple[str, ...] = ("searcher", "reranker")
 
 
 @dataclass(frozen=True)

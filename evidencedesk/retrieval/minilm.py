@@ -73,13 +73,22 @@ _DESCRIPTION = f"{_NAME}, a bi-encoder, not a cross-encoder"
 # and its WordPiece vocabulary is English's (a word in another script falls apart into letters)
 _LANGUAGE = "English"
 _SCRIPT = "LATIN"  # the script of `_LANGUAGE`, as Unicode names it (`_script`)
-# the caveat the site gives whenever the model ran
-_CAVEAT = (
-    f"The MiniLM searcher and reranker are {_DESCRIPTION}: a real trained model, but query and "
-    "passage are embedded separately and compared by cosine, never read together as a "
-    "cross-encoder reads a pair; its int8 weights are a compressed copy of the fp32 model. "
-    f"It was trained on {_LANGUAGE} text only."
-)
+# what the model can run as in a report, in the order its caveat names them
+_ROLES = ("searcher", "reranker")
+
+
+def _caveat(roles: Sequence[str]) -> str:
+    """The caveat the site gives whenever the model ran, naming what it ran as (`_ROLES`)."""
+    named = [role for role in _ROLES if role in roles]
+    subject = f"The MiniLM {' and '.join(named)} {'are' if len(named) > 1 else 'is'}"
+    return (
+        f"{subject} {_DESCRIPTION}: a real trained model, but query and passage are embedded "
+        "separately and compared by cosine, never read together as a cross-encoder reads a pair; "
+        f"its int8 weights are a compressed copy of the fp32 model. It was trained on {_LANGUAGE} "
+        "text only."
+    )
+
+
 _MOSTLY = 0.5  # texts are "mostly" in a script when more than this share of their letters are
 _LETTERS = 200_000  # letters read per set of texts: enough to name its script, bounded in time
 _SOURCE_MODEL = (

@@ -218,11 +218,17 @@ class Parts:
         return self.searchers[name]
 
 
-def _uses_minilm(cfg: Any, dense: str = "toy") -> bool:
-    """Whether a configuration runs the MiniLM model: as its first stage (``minilm``, or
-    ``dense``/``hybrid`` when the dense embedder is MiniLM) or as its reranker."""
+def _minilm_roles(cfg: Any, dense: str = "toy") -> tuple[str, ...]:
+    """What a configuration runs the MiniLM model as: ``"searcher"`` when it is its first stage
+    (``minilm``, or ``dense``/``hybrid`` when the dense embedder is MiniLM), ``"reranker"`` when
+    it is its reranker; () when it does not run it."""
     first = cfg.first_stage == "minilm" or (dense == "minilm" and cfg.first_stage != "sparse")
-    return bool(first or cfg.reranker == "minilm")
+    return (("searcher",) if first else ()) + (("reranker",) if cfg.reranker == "minilm" else ())
+
+
+def _uses_minilm(cfg: Any, dense: str = "toy") -> bool:
+    """Whether a configuration runs the MiniLM model (as a searcher or a reranker)."""
+    return bool(_minilm_roles(cfg, dense))
 
 
 def _summary_names(final: int) -> tuple[str, ...]:
