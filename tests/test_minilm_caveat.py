@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -58,8 +57,7 @@ def test_the_caveat_names_what_the_model_ran_as(roles: list[str], caveat: str) -
 def test_a_configuration_runs_the_model_as_its_stages_say(
     first_stage: str, reranker: str, dense: str, roles: tuple[str, ...]
 ) -> None:
-    cfg = SimpleNamespace(first_stage=first_stage, reranker=reranker)
-    assert _minilm_roles(cfg, dense) == roles
+    assert _minilm_roles(first_stage, reranker, dense) == roles
 
 
 @needs_model

@@ -23,6 +23,7 @@ from evidencedesk.report._words import answers_part, partial_coverage
 from evidencedesk.results.types import Flip, MetricStat, Results, TagValue, VariantResult
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._stats import ALPHA
+from evidencedesk.retrieval.parts import _minilm_roles
 
 
 def _caveat_of(v: VariantResult, dense: str = "toy") -> str | None:
@@ -32,11 +33,11 @@ def _caveat_of(v: VariantResult, dense: str = "toy") -> str | None:
     if cfg is None:
         return None
     first, reranker = cfg["first_stage"], cfg["reranker"]
-    real = first == "minilm" or (dense == "minilm" and first in ("dense", "hybrid"))
-    if real and reranker == "minilm":
+    roles = _minilm_roles(first, reranker, dense)
+    if len(roles) == 2:
         return f"MiniLM searcher and reranker: {minilm._DESCRIPTION}"
     searcher = None
-    if real:
+    if "searcher" in roles:
         searcher = f"the MiniLM searcher ({minilm._DESCRIPTION})"
     elif first in ("dense", "hybrid"):
         searcher = "the toy dense searcher"

@@ -175,7 +175,9 @@ def _models(
     """The real models the runs used (the methods page states their facts), each with what it
     ran as (searcher, reranker) and the warning when the texts are not in the language it was
     trained for (MiniLM's `minilm._language_warning` on the project's chunks and questions)."""
-    roles = {role for r in ran for role in _minilm_roles(r.config, dense)}
+    roles = {
+        role for r in ran for role in _minilm_roles(r.config.first_stage, r.config.reranker, dense)
+    }
     if catalog is not None and roles:
         texts = (f"{c.title}\n{c.text}" for c in catalog.chunks)
         warning = minilm._language_warning(texts, (lab.question for lab in labels))

@@ -218,17 +218,17 @@ class Parts:
         return self.searchers[name]
 
 
-def _minilm_roles(cfg: Any, dense: str = "toy") -> tuple[str, ...]:
-    """What a configuration runs the MiniLM model as: ``"searcher"`` when it is its first stage
-    (``minilm``, or ``dense``/``hybrid`` when the dense embedder is MiniLM), ``"reranker"`` when
-    it is its reranker; () when it does not run it."""
-    first = cfg.first_stage == "minilm" or (dense == "minilm" and cfg.first_stage != "sparse")
-    return (("searcher",) if first else ()) + (("reranker",) if cfg.reranker == "minilm" else ())
+def _minilm_roles(first_stage: str, reranker: str, dense: str = "toy") -> tuple[str, ...]:
+    """What a configuration's stages run the MiniLM model as: ``"searcher"`` when it is the
+    first stage (``minilm``, or ``dense``/``hybrid`` when the dense embedder is MiniLM),
+    ``"reranker"`` when it is the reranker; () when they do not run it."""
+    first = first_stage == "minilm" or (dense == "minilm" and first_stage in ("dense", "hybrid"))
+    return (("searcher",) if first else ()) + (("reranker",) if reranker == "minilm" else ())
 
 
 def _uses_minilm(cfg: Any, dense: str = "toy") -> bool:
     """Whether a configuration runs the MiniLM model (as a searcher or a reranker)."""
-    return bool(_minilm_roles(cfg, dense))
+    return bool(_minilm_roles(cfg.first_stage, cfg.reranker, dense))
 
 
 def _summary_names(final: int) -> tuple[str, ...]:
