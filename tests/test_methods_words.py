@@ -234,24 +234,51 @@ def test_a_pipeline_project_says_its_judgments_are_the_chunks_in_scope(demo_site
 
 EXCEPTED = (
     "the per-question CSV, the TREC runs and the qrels let any trec_eval-style tool recompute "
-    "them, Judged@k and bpref excepted: the labels file grades every chunk (a missing grade is "
-    "0), the qrels list the grades it gives, and such a tool takes an unlisted chunk as "
-    "unjudged, which only those two tell from a 0."
+    "them, Judged@k excepted: the labels file grades every chunk (a missing grade is 0), the "
+    "qrels list the grades it gives, and such a tool takes an unlisted chunk as unjudged, which "
+    "only Judged@k tells from a 0."
 )
 
 
-def test_only_a_labels_file_makes_judged_at_k_and_bpref_the_exports_exception(
+def test_only_a_labels_file_makes_judged_at_k_the_exports_exception(
     demo_site: Path, example_site: Callable[[str], Path], tmp_path: Path
 ) -> None:
     """The demo's labels grade every chunk; its qrels export lists the labelled ones (Judged@3
-    of hybrid: 1.000 here, lower for a tool reading them). BEIR qrels, in a pipeline project or
-    a runs-only one, are exported as read: every number recomputes."""
+    of hybrid: 1.000 here, lower for a tool reading them). The demo reports no bpref, so the
+    sentence names Judged@k alone. BEIR qrels, in a pipeline project or a runs-only one, are
+    exported as read: every number recomputes."""
     assert EXCEPTED in _text(demo_site, "methods.html")
+    assert "bpref" not in _text(demo_site, "methods.html")
     assert "Judged@3 of hybrid: 1.000 [1.000, 1.000]" in _text(demo_site, "index.html")
     for site in (example_site("pipeline"), _site(tmp_path, "defined")):
         methods = _text(site, "methods.html")
         assert EXCEPTED not in methods
         assert "let any trec_eval-style tool recompute them." in methods
+
+
+@pytest.mark.parametrize(
+    ("kind", "questions_from", "metrics", "exception"),
+    [
+        ("pipeline", "labels", ("mrr", "recall@3"), ", Judged@k excepted: the labels file grades "
+         "every chunk (a missing grade is 0), the qrels list the grades it gives, and such a tool "
+         "takes an unlisted chunk as unjudged, which only Judged@k tells from a 0"),
+        ("pipeline", "labels", ("map", "bpref"), ", Judged@k and bpref excepted: the labels file "
+         "grades every chunk (a missing grade is 0), the qrels list the grades it gives, and such "
+         "a tool takes an unlisted chunk as unjudged, which only those two tell from a 0"),
+        ("pipeline", "qrels", ("map", "bpref"), ""),  # BEIR qrels: exported as read
+        ("runs", "qrels", ("map", "bpref"), ""),
+    ],
+)  # fmt: skip
+def test_the_exports_exception_names_what_tells_unjudged_from_0(
+    kind: str, questions_from: str, metrics: tuple[str, ...], exception: str
+) -> None:
+    from evidencedesk.report._words import exports_exception
+    from evidencedesk.results._settings import _PIPELINE_COLUMNS, Settings, reported
+
+    settings = Settings(seed=0, relevance=2, kind=kind, columns=_PIPELINE_COLUMNS,  # type: ignore[arg-type]
+                        compared=reported(metrics, None), flips_metric=metrics[0], design=None,
+                        questions_from=questions_from)  # type: ignore[arg-type]  # fmt: skip
+    assert exports_exception(settings) == exception
 
 
 PAST_FINAL = ("The variants' final lists hold 3 results (a candidate's final changes its own): "

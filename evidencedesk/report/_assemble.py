@@ -62,6 +62,7 @@ from evidencedesk.report._words import (
     METHODS_RULES,
     and_joined,
     defined_by,
+    exports_exception,
     how_many,
     metric_label,
     questions_decide,
@@ -254,7 +255,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         ),  # fmt: skip
         judged_k=settings.judged_k,
         averaging=settings.averaging,
-        every_chunk_judged=settings.kind == "pipeline" and settings.questions_from == "labels",
+        exports_exception=exports_exception(settings),
         past_final=tuple(m.label for m in settings.past_final),
         final=Config().final,
         max_depth=settings.max_depth,

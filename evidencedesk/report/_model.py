@@ -137,8 +137,9 @@ class Meta(Plain):
     notices: tuple[str, ...] = ()  # what to know about the inputs before reading a number
     judged_k: int = 10  # Judged@k's k (results.settings.judged_k)
     averaging: str = "defined"  # [report] averaging
-    # a labels file: every chunk is judged, a missing grade 0 (the qrels export lists the grades)
-    every_chunk_judged: bool = False
+    # what the exports cannot recompute ("" or ", Judged@k … excepted: …"): a labels file grades
+    # every chunk, a missing grade 0, and the qrels export lists the grades (`words`)
+    exports_exception: str = ""
     # the reported metrics whose cut-off is above the variants' final lists, and their length
     past_final: tuple[str, ...] = ()
     final: int = 3

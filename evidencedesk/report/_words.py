@@ -37,6 +37,7 @@ from evidencedesk._metric_names import Metric, label, split_metric
 from evidencedesk.gate import _LISTED, GateCheck, GateLevel
 from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt
 from evidencedesk.results import _verdicts as v
+from evidencedesk.results._settings import Settings
 from evidencedesk.results.types import (
     CandidateResult,
     Comparison,
@@ -869,6 +870,20 @@ def grades(results: Results, source: str) -> str:
 def _grades_seen(results: Results) -> list[int]:
     """The grades the judgments give, lowest first."""
     return sorted({g for q in results.inputs.questions for g in q.grades.values()})
+
+
+def exports_exception(settings: Settings) -> str:
+    """What a trec_eval-style tool cannot recompute from the exports, in a pipeline project whose
+    labels file grades every chunk (a missing grade is 0, the qrels export lists the grades it
+    gives): the measures that tell an unjudged result from a 0, Judged@k and bpref where it is
+    reported; "" where the exports are the judgments as read."""
+    if settings.kind != "pipeline" or settings.questions_from != "labels":
+        return ""
+    bpref = any(m.name == "bpref" for m in settings.compared)
+    return (f", Judged@k{' and bpref' if bpref else ''} excepted: the labels file grades every "
+            "chunk (a missing grade is 0), the qrels list the grades it gives, and such a tool "
+            "takes an unlisted chunk as unjudged, which only "
+            f"{'those two tell' if bpref else 'Judged@k tells'} from a 0")  # fmt: skip
 
 
 def relevance(results: Results, source: str) -> str:
