@@ -159,6 +159,7 @@ def _candidate(name: str, verdict: str, better: Sequence[str], worse: Sequence[s
         keyfacts=(f"Δ MRR {d:+.3f}", f"+{b}/−{w} on MRR"),
         badges=(decision, verdict),
         note_markdown=f"Checked by hand.{probe}\n\n<b>raw</b> [bad](javascript:alert(1))",
+        caveat_keys=("dense", "rerankers"),  # a feature reranker over the hybrid's toy
     )
 
 

@@ -87,10 +87,20 @@ def test_the_external_run_is_a_variant_everywhere(demo_site: Path) -> None:
 
 
 def test_pages_name_the_toy_and_the_stand_ins(demo_site: Path) -> None:
+    """The overview and the benchmark name both; every candidate page the toy (the hybrid
+    baseline's dense half), and the lexical stand-ins only where the candidate reranks with one."""
     out = demo_site
-    for page in ["index.html", "benchmark.html", *[p.name for p in out.glob("candidate-*.html")]]:
+    for page in ["index.html", "benchmark.html"]:
         text = (out / page).read_text(encoding="utf-8")
         assert "toy" in text and "stand-in" in text, page
+    lexical = {"rerank-overlap", "rerank-feature", "rerank-blend", "pair-cut-to-8-words",
+               "depth-3", "depth-20"}  # fmt: skip
+    pages = sorted(out.glob("candidate-*.html"))
+    assert len(pages) == 10
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        name = path.stem.removeprefix("candidate-").rsplit("-", 1)[0]
+        assert "toy" in text and ("stand-in" in text) == (name in lexical), name
 
 
 def test_same_seed_same_bytes_and_project_file_equals_default(

@@ -82,6 +82,13 @@ def test_a_reranker_only_project_says_reranker(tmp_path: Path) -> None:
     assert [m.roles for m in load(site / "results.json").models] == [("reranker",)]
     methods = (site / "methods.html").read_text("utf-8")
     assert RERANKER in methods and "MiniLM searcher" not in methods
+    # its page: the baseline's toy dense half and the model, no lexical stand-in
+    page = next(site.glob("candidate-rerank-with-minilm-*.html")).read_text("utf-8")
+    assert (
+        '<p class="caveat-line"><strong>Read with care:</strong> the dense searcher is a toy · '
+        'MiniLM is a bi-encoder, not a cross-encoder (<a href="methods.html#caveats">each in '
+        "full</a>).</p>"
+    ) in page
 
 
 @needs_model

@@ -188,7 +188,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
     inputs, settings = results.inputs, results.settings
     # the tuning caveat is the demo's: its weights and thresholds were chosen on its labels
     # each component's caveat only where it appears: the toy unless [searchers] dense = "minilm",
-    # MiniLM when it ran (as a searcher or a reranker); both under the pages' "dense" key
+    # MiniLM when it ran (as a searcher or a reranker)
     shown = {
         "dense": settings.dense == "toy",
         "minilm": bool(results.models),
@@ -201,7 +201,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         [minilm._caveat([r for m in results.models for r in m.roles])] + ([warned] if warned else [])
     ))  # fmt: skip
     caveats = [
-        Caveat("dense" if k == "minilm" else k, v, _CAVEAT_WORDS[k] + (
+        Caveat(k, v, _CAVEAT_WORDS[k] + (
             "; it was not trained on this project's script" if k == "minilm" and warned else ""))
         for k, v in texts.items()
         if settings.kind == "pipeline" and shown.get(k, True)

@@ -26,6 +26,16 @@ from evidencedesk.retrieval._stats import ALPHA
 from evidencedesk.retrieval.parts import _minilm_roles
 
 
+def caveat_keys(first_stage: str, reranker: str, dense: str = "toy") -> tuple[str, ...]:
+    """The component caveats (`meta.caveats` keys) a configuration's stages bear: the toy dense
+    searcher's, MiniLM's, the lexical rerankers'."""
+    roles = _minilm_roles(first_stage, reranker, dense)
+    toy = dense == "toy" and first_stage in ("dense", "hybrid")
+    lexical = reranker not in ("none", "minilm")
+    return tuple(key for key, on in (("dense", toy), ("minilm", bool(roles)),
+                                     ("rerankers", lexical)) if on)  # fmt: skip
+
+
 def _caveat_of(v: VariantResult, dense: str = "toy") -> str | None:
     """What a reader must know about a built-in variant's components (`dense`: the dense
     searcher's embedder, toy or minilm)."""

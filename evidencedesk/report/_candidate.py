@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import quote
 
-from evidencedesk.report._benchmark import SMALL_SLICE
+from evidencedesk.report._benchmark import SMALL_SLICE, caveat_keys
 from evidencedesk.report._claims import Claims
 from evidencedesk.report._gate_view import rule_rows
 from evidencedesk.report._model import (
@@ -255,6 +255,20 @@ def _run_warnings(results: Results, say: Say, i: int) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _caveat_keys(results: Results, cand: CandidateResult) -> tuple[str, ...]:
+    """The caveats a candidate's page bears: the components of the baseline's configuration and
+    of its own (the baseline's with its changes), then the demo's tuning; none in a runs-only
+    project (no built-in configuration)."""
+    base = results.baseline_variant.config
+    if base is None:
+        return ()
+    mine = {**base, **{c.field: c.candidate for c in cand.diff}}
+    dense = results.settings.dense
+    keys = {*caveat_keys(base["first_stage"], base["reranker"], dense),
+            *caveat_keys(mine["first_stage"], mine["reranker"], dense), "tuning"}  # fmt: skip
+    return tuple(k for k in ("dense", "minilm", "rerankers", "tuning") if k in keys)
+
+
 def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, ...]:
     """Every candidate page's model, each number on it a claim."""
     base = results.baseline_variant
@@ -314,6 +328,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
                 note_heading=note_heading(cand.note),
                 slice_small=SMALL_SLICE,
                 judged=_judged_view(say, source, cand.judged),
+                caveat_keys=_caveat_keys(results, cand),
                 condensed=_condensed_view(say, source, cand),
                 warnings=_run_warnings(results, say, i),
                 keyfacts=(say("delta", head_source), say("flips_of", flips_source)),

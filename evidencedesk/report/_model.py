@@ -502,6 +502,9 @@ class CandidatePage(Plain):
     keyfacts: tuple[str, ...] = ()  # the header's primary difference and flips, as claims
     badges: tuple[str, str] = ("", "")  # the verdict's and the gate's words, as claims
     gated: bool = True  # False: the project has no gate policy, so the gate checked nothing
+    # the caveats its numbers bear (`meta.caveats` keys): the components of the baseline's and
+    # its own configuration, and the demo's tuning
+    caveat_keys: tuple[str, ...] = ()
 
     @property
     def slug(self) -> str:
