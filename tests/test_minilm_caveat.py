@@ -13,6 +13,7 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.report._audit import audit
+from evidencedesk.report._benchmark import caveat_keys
 from evidencedesk.results._serialize import load
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval.parts import _minilm_roles
@@ -58,6 +59,24 @@ def test_a_configuration_runs_the_model_as_its_stages_say(
     first_stage: str, reranker: str, dense: str, roles: tuple[str, ...]
 ) -> None:
     assert _minilm_roles(first_stage, reranker, dense) == roles
+
+
+@pytest.mark.parametrize(
+    ("first_stage", "reranker", "dense", "keys"),
+    [
+        ("hybrid", "none", "toy", ("dense",)),
+        ("sparse", "feature", "toy", ("rerankers",)),
+        ("minilm", "none", "toy", ("minilm",)),  # only a candidate runs the model: its own key
+        ("hybrid", "minilm", "toy", ("dense", "minilm")),
+        ("hybrid", "feature", "minilm", ("dense", "rerankers")),  # the project's dense searcher
+        ("sparse", "minilm", "minilm", ("dense",)),
+        ("sparse", "none", "minilm", ()),
+    ],
+)
+def test_a_configuration_bears_the_caveats_of_its_stages(
+    first_stage: str, reranker: str, dense: str, keys: tuple[str, ...]
+) -> None:
+    assert caveat_keys(first_stage, reranker, dense) == keys
 
 
 @needs_model

@@ -181,6 +181,14 @@ def _some(ids: tuple[str, ...], shown: int = 3) -> str:
     return f" ({', '.join(ids[:shown])}{', …' if len(ids) > shown else ''})"
 
 
+def _caveat_key(component: str, dense: str) -> str:
+    """The key a component's caveat goes by on the pages: MiniLM's is the dense searcher's
+    ("dense") where it is the pipeline's dense searcher (``[searchers] dense = "minilm"``: the
+    sizing, ablations and evidence stages run it too), else its own ("minilm": only the
+    candidates that name it run it)."""
+    return "dense" if component == "minilm" and dense == "minilm" else component
+
+
 def meta(results: Results, claims: Claims | None = None) -> Meta:
     """The pages' shared facts; `claims`: the book their claims go in (a throwaway one when the
     caller only wants the facts, as the benchmark command does)."""
@@ -201,7 +209,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         [minilm._caveat([r for m in results.models for r in m.roles])] + ([warned] if warned else [])
     ))  # fmt: skip
     caveats = [
-        Caveat(k, v, _CAVEAT_WORDS[k] + (
+        Caveat(_caveat_key(k, settings.dense), v, _CAVEAT_WORDS[k] + (
             "; it was not trained on this project's script" if k == "minilm" and warned else ""))
         for k, v in texts.items()
         if settings.kind == "pipeline" and shown.get(k, True)

@@ -27,12 +27,14 @@ from evidencedesk.retrieval.parts import _minilm_roles
 
 
 def caveat_keys(first_stage: str, reranker: str, dense: str = "toy") -> tuple[str, ...]:
-    """The component caveats (`meta.caveats` keys) a configuration's stages bear: the toy dense
-    searcher's, MiniLM's, the lexical rerankers'."""
-    roles = _minilm_roles(first_stage, reranker, dense)
+    """The component caveats (`meta.caveats` keys) a configuration's stages bear: the dense
+    searcher's (the toy, or MiniLM where it is the project's dense searcher), MiniLM's where
+    only candidates run it, the lexical rerankers'."""
+    minilm = bool(_minilm_roles(first_stage, reranker, dense))
     toy = dense == "toy" and first_stage in ("dense", "hybrid")
     lexical = reranker not in ("none", "minilm")
-    return tuple(key for key, on in (("dense", toy), ("minilm", bool(roles)),
+    return tuple(key for key, on in (("dense", toy or (minilm and dense == "minilm")),
+                                     ("minilm", minilm and dense != "minilm"),
                                      ("rerankers", lexical)) if on)  # fmt: skip
 
 
