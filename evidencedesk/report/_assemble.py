@@ -20,6 +20,7 @@ from dataclasses import replace
 from evidencedesk._inert import shell_command
 from evidencedesk.gate import GateLevel
 from evidencedesk.report._benchmark import (
+    caveat_key,
     flip_matrix,
     slice_tables,
     variant_models,
@@ -181,14 +182,6 @@ def _some(ids: tuple[str, ...], shown: int = 3) -> str:
     return f" ({', '.join(ids[:shown])}{', …' if len(ids) > shown else ''})"
 
 
-def _caveat_key(component: str, dense: str) -> str:
-    """The key a component's caveat goes by on the pages: MiniLM's is the dense searcher's
-    ("dense") where it is the pipeline's dense searcher (``[searchers] dense = "minilm"``: the
-    sizing, ablations and evidence stages run it too), else its own ("minilm": only the
-    candidates that name it run it)."""
-    return "dense" if component == "minilm" and dense == "minilm" else component
-
-
 def meta(results: Results, claims: Claims | None = None) -> Meta:
     """The pages' shared facts; `claims`: the book their claims go in (a throwaway one when the
     caller only wants the facts, as the benchmark command does)."""
@@ -205,11 +198,13 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
     # MiniLM's caveat names what it ran as, and adds its language warning (`ModelFacts.warning`)
     # where the texts need it
     warned = " ".join(f"Warning: {m.warning}." for m in results.models if m.warning)
-    texts = dict(_PIPELINE_CAVEATS, minilm=" ".join(
-        [minilm._caveat([r for m in results.models for r in m.roles])] + ([warned] if warned else [])
-    ))  # fmt: skip
+    ran = [role for m in results.models for role in m.roles]
+    said = (
+        " ".join([minilm._caveat(ran), warned] if warned else [minilm._caveat(ran)]) if ran else ""
+    )
+    texts = dict(_PIPELINE_CAVEATS, minilm=said)
     caveats = [
-        Caveat(_caveat_key(k, settings.dense), v, _CAVEAT_WORDS[k] + (
+        Caveat(caveat_key(k, settings.dense), v, _CAVEAT_WORDS[k] + (
             "; it was not trained on this project's script" if k == "minilm" and warned else ""))
         for k, v in texts.items()
         if settings.kind == "pipeline" and shown.get(k, True)

@@ -26,16 +26,23 @@ from evidencedesk.retrieval._stats import ALPHA
 from evidencedesk.retrieval.parts import _minilm_roles
 
 
+def caveat_key(component: str, dense: str) -> str:
+    """The key a component's caveat goes by on the pages (`meta.caveats`): MiniLM's is the dense
+    searcher's ("dense") where it is the pipeline's dense searcher (``[searchers] dense =
+    "minilm"``: the sizing, ablations and evidence stages run it too), else its own ("minilm":
+    only the candidates that name it run it)."""
+    return "dense" if component == "minilm" and dense == "minilm" else component
+
+
 def caveat_keys(first_stage: str, reranker: str, dense: str = "toy") -> tuple[str, ...]:
-    """The component caveats (`meta.caveats` keys) a configuration's stages bear: the dense
-    searcher's (the toy, or MiniLM where it is the project's dense searcher), MiniLM's where
-    only candidates run it, the lexical rerankers'."""
-    minilm = bool(_minilm_roles(first_stage, reranker, dense))
-    toy = dense == "toy" and first_stage in ("dense", "hybrid")
-    lexical = reranker not in ("none", "minilm")
-    return tuple(key for key, on in (("dense", toy or (minilm and dense == "minilm")),
-                                     ("minilm", minilm and dense != "minilm"),
-                                     ("rerankers", lexical)) if on)  # fmt: skip
+    """The component caveats (`caveat_key`s) a configuration's stages bear: the toy dense
+    searcher's, MiniLM's, the lexical rerankers'."""
+    on = {
+        "dense": dense == "toy" and first_stage in ("dense", "hybrid"),
+        "minilm": bool(_minilm_roles(first_stage, reranker, dense)),
+        "rerankers": reranker not in ("none", "minilm"),
+    }
+    return tuple(dict.fromkeys(caveat_key(c, dense) for c, bears in on.items() if bears))
 
 
 def _caveat_of(v: VariantResult, dense: str = "toy") -> str | None:

@@ -264,9 +264,10 @@ def _caveat_keys(results: Results, cand: CandidateResult) -> tuple[str, ...]:
         return ()
     mine = {**base, **{c.field: c.candidate for c in cand.diff}}
     dense = results.settings.dense
-    keys = {*caveat_keys(base["first_stage"], base["reranker"], dense),
-            *caveat_keys(mine["first_stage"], mine["reranker"], dense), "tuning"}  # fmt: skip
-    return tuple(k for k in ("dense", "minilm", "rerankers", "tuning") if k in keys)
+    # (the page lists them in the overview's order, whatever the order here)
+    return tuple(dict.fromkeys((*caveat_keys(base["first_stage"], base["reranker"], dense),
+                                *caveat_keys(mine["first_stage"], mine["reranker"], dense),
+                                "tuning")))  # fmt: skip
 
 
 def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, ...]:
