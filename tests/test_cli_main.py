@@ -129,8 +129,8 @@ def test_validate_the_demo_prints_what_it_holds(
     assert lines[8] == "saved baseline: baseline_retrieval.json"
     # the course's nDCG@5 on final lists of 3: said, as the methods page says it
     assert (
-        "note: nDCG@5 (exp gain) reads a top 5, but the variants' final lists hold 3 results (a "
-        "candidate's final changes its own): on them it reads those 3"
+        "note: The variants' final lists hold 3 results (a candidate's final changes its own): "
+        "nDCG@5 (exp gain) reads those 3 and no further."
     ) in lines
     assert lines[-1] == "ok: the project loads; nothing was built"
 

@@ -297,6 +297,12 @@ def test_a_cut_off_past_the_final_lists_is_said(tmp_path: Path, demo_site: Path)
                         compared=reported(("recall@5", "recall@3", "mrr@10", "map"), None),
                         flips_metric="recall@5", design=None)  # fmt: skip
     assert [m.label for m in settings.past_final] == ["R@5", "MRR@10 (cut at 10)"]
+    from evidencedesk.report._words import past_final
+
+    assert past_final([m.label for m in settings.past_final], 3) == PAST_FINAL.format(
+        "R@5 and MRR@10 (cut at 10) read"
+    )
+    assert past_final([], 3) == ""
 
 
 def test_a_partial_run_is_warned_about_in_the_terminal_too(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evidencedesk._inert import printable
-from evidencedesk._metric_names import reading_note, split_metric
+from evidencedesk._metric_names import reading_note
 from evidencedesk.cli import _BAD_INPUT, _add_project_argument
 from evidencedesk.files.trec import read_run
 from evidencedesk.results._inputs import Project, find_project
@@ -62,7 +62,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
 
     from evidencedesk.baseline import load_baseline
     from evidencedesk.gate import load_policy
-    from evidencedesk.report._words import depth_sentence, notice_text, read_past
+    from evidencedesk.report._words import depth_sentence, notice_text, past_final, read_past
     from evidencedesk.results._candidates import load_candidates
     from evidencedesk.results._evaluate import model_warnings
     from evidencedesk.results._inputs import baseline_run, in_scope, notices
@@ -151,11 +151,10 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         metric_notes=tuple(
             note for m in settings.compared if (note := reading_note(m.name)) is not None
         )
-        + tuple(
-            f"{m.label} reads a top {split_metric(m.name)[1]}, but the variants' final lists "
-            f"hold {Config().final} results (a candidate's final changes its own): on them it "
-            f"reads those {Config().final}"
-            for m in settings.past_final
+        + tuple(  # the methods page's sentence
+            said
+            for said in [past_final([m.label for m in settings.past_final], Config().final)]
+            if said
         )
         + depth_notes,
         in_corpus=tuple(held),

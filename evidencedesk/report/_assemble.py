@@ -66,6 +66,7 @@ from evidencedesk.report._words import (
     exports_exception,
     how_many,
     metric_label,
+    past_final,
     questions_decide,
 )
 from evidencedesk.results import types as r
@@ -259,8 +260,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         judged_k=settings.judged_k,
         averaging=settings.averaging,
         exports_exception=exports_exception(settings),
-        past_final=tuple(m.label for m in settings.past_final),
-        final=Config().final,
+        past_final=past_final([m.label for m in settings.past_final], Config().final),
         max_depth=settings.max_depth,
         models=results.models,
         metric_definitions=tuple(Definition(*d) for d in settings.definitions),

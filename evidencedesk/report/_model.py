@@ -140,9 +140,9 @@ class Meta(Plain):
     # what the exports cannot recompute ("" or ", Judged@k … excepted: …"): a labels file grades
     # every chunk, a missing grade 0, and the qrels export lists the grades (`words`)
     exports_exception: str = ""
-    # the reported metrics whose cut-off is above the variants' final lists, and their length
-    past_final: tuple[str, ...] = ()
-    final: int = 3
+    # the reported metrics whose cut-off is above the variants' final lists, in a sentence
+    # ("" when none is: `words.past_final`)
+    past_final: str = ""
     max_depth: int | None = None  # [runs] max_depth: each run cut to its top max_depth
     models: tuple[ModelFacts, ...] = ()  # the real models that ran (methods page)
     # the reported metrics' definitions, from their declarations (`metric_names.definitions`)

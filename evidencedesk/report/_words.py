@@ -872,6 +872,17 @@ def _grades_seen(results: Results) -> list[int]:
     return sorted({g for q in results.inputs.questions for g in q.grades.values()})
 
 
+def past_final(labels: list[str], final: int) -> str:
+    """The reported metrics whose cut-off is above the variants' final lists of `final` results
+    (`Settings.past_final`, by their labels), in one sentence: the methods page's and
+    `validate`'s note; "" when none reads past them."""
+    if not labels:
+        return ""
+    return (f"The variants' final lists hold {final} results (a candidate's final changes its "
+            f"own): {and_joined(labels)} {'reads' if len(labels) == 1 else 'read'} those {final} "
+            "and no further.")  # fmt: skip
+
+
 def exports_exception(settings: Settings) -> str:
     """What a trec_eval-style tool cannot recompute from the exports, in a pipeline project whose
     labels file grades every chunk (a missing grade is 0, the qrels export lists the grades it
