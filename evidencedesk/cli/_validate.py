@@ -88,16 +88,21 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     k = settings.judged_k
     checked: dict[str, tuple[Path, Coverage, list[str]]] = {}
     held: list[tuple[str, int, int]] = []
-    depths: dict[str, int] = {}  # the most results a run returns for a judged question
+    # a runs-only build compares every run but the baseline run with it, as its candidates: the
+    # most results each returns for a judged question (a pipeline's runs are variants, cut to
+    # the final lists: their depth is not compared)
+    runs_only = settings.kind == "runs" or catalog is None
+    depths: dict[str, int] = {}
     for name, file in project.runs:
         trec = read_run(file)
         found = check_coverage(trec, qrels, k, file, complete,
                                min_coverage=project.min_coverage, corpus=corpus)  # fmt: skip
         checked[name] = (file, found, unjudged_top(trec, qrels, k, complete))
-        sizes = (
-            int(n) for q, n in zip(trec.qids, np.diff(trec.offsets), strict=True) if q in qrels
-        )
-        depths[name] = min(max(sizes, default=0), project.max_depth or sys.maxsize)
+        if runs_only:
+            sizes = (
+                int(n) for q, n in zip(trec.qids, np.diff(trec.offsets), strict=True) if q in qrels
+            )
+            depths[name] = min(max(sizes, default=0), project.max_depth or sys.maxsize)
         if corpus is not None:
             held.append((name, *corpus_share(trec, qrels, k, corpus, complete)))
     if corpus is None:
@@ -106,8 +111,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     cands = load_candidates(project.candidates, project.notes) if project.candidates else []
     names = tuple(c.name for c in cands)
     depth_notes: tuple[str, ...] = ()
-    if (settings.kind == "runs" or catalog is None) and project.runs:
-        # a runs-only build compares every run but the baseline run with it, as its candidates
+    if runs_only and project.runs:
         baseline = baseline_run(project)
         names = tuple(name for name, _ in project.runs if name != baseline)
         shallow = [(name, depths[name], read_past(settings.compared, min(depths[name], depths[baseline])))
