@@ -155,11 +155,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         metric_notes=tuple(
             note for m in settings.compared if (note := reading_note(m.name)) is not None
         )
-        + tuple(  # the methods page's sentence
-            said
-            for said in [past_final([m.label for m in settings.past_final], Config().final)]
-            if said
-        )
+        + tuple(filter(None, [past_final([m.label for m in settings.past_final], Config().final)]))
         + depth_notes,
         in_corpus=tuple(held),
     )

@@ -200,10 +200,8 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
     # where the texts need it
     warned = " ".join(f"Warning: {m.warning}." for m in results.models if m.warning)
     ran = [role for m in results.models for role in m.roles]
-    said = (
-        " ".join([minilm._caveat(ran), warned] if warned else [minilm._caveat(ran)]) if ran else ""
-    )
-    texts = dict(_PIPELINE_CAVEATS, minilm=said)
+    texts = dict(_PIPELINE_CAVEATS, minilm=" ".join(filter(None, [minilm._caveat(ran), warned]))
+                 if ran else "")  # fmt: skip
     caveats = [
         Caveat(caveat_key(k, settings.dense), v, _CAVEAT_WORDS[k] + (
             "; it was not trained on this project's script" if k == "minilm" and warned else ""))

@@ -883,6 +883,12 @@ def past_final(labels: list[str], final: int) -> str:
             "and no further.")  # fmt: skip
 
 
+def _reports_bpref(settings: Settings) -> bool:
+    """Whether bpref is among the reported metrics: the one that reads an unjudged result
+    neither as relevant nor as not (the methods page says so where it matters)."""
+    return any(m.name == "bpref" for m in settings.compared)
+
+
 def exports_exception(settings: Settings) -> str:
     """What a trec_eval-style tool cannot recompute from the exports, in a pipeline project whose
     labels file grades every chunk (a missing grade is 0, the qrels export lists the grades it
@@ -890,7 +896,7 @@ def exports_exception(settings: Settings) -> str:
     reported; "" where the exports are the judgments as read."""
     if settings.kind != "pipeline" or settings.questions_from != "labels":
         return ""
-    bpref = any(m.name == "bpref" for m in settings.compared)
+    bpref = _reports_bpref(settings)
     return (f", Judged@k{' and bpref' if bpref else ''} excepted: the labels file grades every "
             "chunk (a missing grade is 0), the qrels list the grades it gives, and such a tool "
             "takes an unlisted chunk as unjudged, which only "
@@ -908,7 +914,7 @@ def relevance(results: Results, source: str) -> str:
     seen = _grades_seen(results)
     below = [g for g in seen if g < 0]
     if below:
-        bpref = any(m.name == "bpref" for m in results.settings.compared)
+        bpref = _reports_bpref(results.settings)
         missing += (f"; a grade below 0 (here {and_joined([str(g) for g in below])}) counts as "
                     f"0{', and in bpref neither way' if bpref else ''}")  # fmt: skip
     if rel in named:
