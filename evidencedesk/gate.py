@@ -244,23 +244,36 @@ def _policy_of(read: Whole, labels: Sequence[Label] | None = None) -> GatePolicy
         raise source.invalid(exc, GatePolicy) from None
     if labels is not None:
         by_id = {label.id: label for label in labels}
+        # a labels file says which questions are unanswerable; qrels only judge some documents
+        labelled = all(label.complete for label in labels)
         unknown = [q for q in policy.critical if q not in by_id]
         if unknown:
             listed = ", ".join(unknown)
+            noun, source_of = (
+                ("labelled question", "the labels")
+                if labelled
+                else ("evaluated question", "the questions evaluated (queries with judgments)")
+            )
             raise source.error(
                 ("critical",),
-                f"{listed} {_is_a(unknown, 'labelled question', 'not ')}; "
-                f"expected ids from the labels: {', '.join(by_id)}",
+                f"{listed} {_is_a(unknown, noun, 'not ')}; "
+                f"expected ids from {source_of}: {', '.join(by_id)}",
                 value_line(source.text, unknown[0]),
             )
-        unanswerable = [q for q in policy.critical if not by_id[q].answerable]
-        if unanswerable:
+        without = [q for q in policy.critical if not by_id[q].answerable]
+        if without:
+            threshold = by_id[without[0]].relevant_grade
+            found = (
+                _is_a(without, "unanswerable question")
+                if labelled
+                else f"{'has' if len(without) == 1 else 'have'} no relevant judgment"
+            )
             raise source.error(
                 ("critical",),
-                f"{', '.join(unanswerable)} "
-                f"{_is_a(unanswerable, 'unanswerable question')}; expected answerable questions "
-                "(a critical case passes only with a relevant result (grade at the project's relevance threshold or above))",
-                value_line(source.text, unanswerable[0]),
+                f"{', '.join(without)} {found}; expected "
+                f"{'answerable questions' if labelled else 'questions with one'} (a critical "
+                f"case passes only with a relevant result: graded {threshold} or above)",
+                value_line(source.text, without[0]),
             )
     return policy
 

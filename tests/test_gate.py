@@ -31,7 +31,7 @@ from evidencedesk.gate import GateLevel, GatePolicy, GateResult, _gate_result, l
 from evidencedesk.paths import DATA
 from evidencedesk.retrieval.catalog import load_catalog
 from evidencedesk.retrieval.evalreport import Config, Run, retrieval_gate, run_config
-from evidencedesk.retrieval.labels import load_labels
+from evidencedesk.retrieval.labels import Label, load_labels
 from evidencedesk.retrieval.metrics import Judged, per_question_all, summarize
 from evidencedesk.retrieval.parts import Parts
 
@@ -144,6 +144,43 @@ def test_policy_unknown_critical_id_is_listed(tmp_path, demo):
 def test_policy_unanswerable_critical_id_is_refused(tmp_path, demo):
     with pytest.raises(ConfigError, match="un02 is an unanswerable question"):
         load_policy(write(tmp_path, '{"critical": ["un02"]}'), demo[2])
+
+
+@pytest.mark.parametrize(
+    ("critical", "found"),
+    [
+        (
+            '["q3"]',
+            "q3 has no relevant judgment; expected questions with one (a critical case passes "
+            "only with a relevant result: graded 1 or above)",
+        ),
+        (
+            '["q9", "q8"]',
+            "q9, q8 are not evaluated questions; expected ids from the questions evaluated "
+            "(queries with judgments): q1, q3",
+        ),
+    ],
+)
+def test_policy_critical_ids_of_a_qrels_project_are_named_in_its_words(tmp_path, critical, found):
+    # qrels judge some documents: no question is "unanswerable", none "labelled"
+    judged = [
+        Label("q1", "", (), True, {"d1": 1}, relevant_grade=1, complete=False),
+        Label("q3", "", (), False, {"d5": 0}, relevant_grade=1, complete=False),
+    ]
+    path = write(tmp_path, f'{{"critical": {critical}}}')
+    with pytest.raises(ConfigError) as info:
+        load_policy(path, judged)
+    assert str(info.value) == f"{path}:1: key 'critical': {found}"
+
+
+def test_policy_unanswerable_critical_id_names_the_threshold(tmp_path, demo):
+    path = write(tmp_path, '{"critical": ["un02"]}')
+    with pytest.raises(ConfigError) as info:
+        load_policy(path, demo[2])
+    assert str(info.value) == (
+        f"{path}:1: key 'critical': un02 is an unanswerable question; expected answerable "
+        "questions (a critical case passes only with a relevant result: graded 2 or above)"
+    )
 
 
 def test_policy_model_is_frozen_and_strict():
