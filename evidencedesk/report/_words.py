@@ -30,6 +30,7 @@ before reading a number. One wording, used by the site, the build's output, ``va
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from evidencedesk._inert import visible
@@ -505,10 +506,8 @@ def gate_line(results: Results, source: str) -> str:
     k = outcome.k or 0  # a gate check exists only where a policy was read, and k with it
     metric = gate_metric(g.metric, k)
     q = visible(g.questions[0]) if g.questions else ""
-    if g.rule == "critical_missing":
-        return (
-            f"critical: {q} has no case in this run (no relevant chunk in scope, so it cannot pass)"
-        )
+    if g.rule in ("critical_missing", "no_policy"):  # no metric to label: the gate's own words
+        return replace(g, questions=tuple(map(visible, g.questions))).text()
     if g.rule == "critical":
         return (f"critical: {q} failed: no relevant result (grade ≥ {results.settings.relevance}) "
                 f"in the final {g.k}")  # fmt: skip
@@ -529,8 +528,6 @@ def gate_line(results: Results, source: str) -> str:
         )
         return (f"{metric} worse for {len(g.questions)} question(s) ({shown}), better for "
                 f"{g.counts[0]} (sign-test {p_is(g.p or 1.0)})")  # fmt: skip
-    if g.rule == "no_policy":
-        return "no gate policy in this project; nothing was checked"
     raise LookupError(f"unknown gate rule {g.rule!r}")
 
 
