@@ -183,3 +183,21 @@ def test_a_critical_question_out_of_scope_blocks_and_says_why(tmp_path: Path) ->
             "in this run (no relevant chunk in scope, so it cannot pass).") in _text(
         out, "index.html")  # fmt: skip
     assert [d.line() for d in audit(out)[0]] == []
+
+
+@pytest.mark.parametrize(
+    ("grades", "expected"),
+    [
+        ({"old:c0": 2}, True),  # relevant only on a chunk out of scope
+        ({"old:c0": 2, "new:c0": 2}, False),  # relevant in scope too
+        ({"old:c0": 2, "new:c0": 1}, True),  # in scope only below the threshold
+        ({"new:c0": 1}, False),  # nothing relevant anywhere: unanswerable, not out of scope
+        ({}, False),
+    ],
+)
+def test_out_of_scope_means_relevant_judgments_only_outside_the_scope(
+    grades: dict[str, int], expected: bool
+) -> None:
+    from evidencedesk.retrieval.labels import _relevant_out_of_scope
+
+    assert _relevant_out_of_scope(grades, {"new:c0"}, 2) is expected

@@ -82,6 +82,7 @@ from evidencedesk.results.types import (
 from evidencedesk.retrieval import minilm
 from evidencedesk.retrieval._stats import LARGE, TIE
 from evidencedesk.retrieval.evalreport import Config, _capped_words
+from evidencedesk.retrieval.labels import _relevant_out_of_scope
 
 _REPRODUCE = ("python", "-m", "evidencedesk.report", "build")  # the footer's command, quoted
 
@@ -142,10 +143,9 @@ def statuses(results: Results, pages: tuple[Question, ...]) -> tuple[Question, .
         status = ""
         if (
             fact is not None
-            and fact.answerable
             and pipeline
-            and not any(g >= relevance for g in fact.judgments.values())
-        ):
+            and _relevant_out_of_scope(fact.grades, fact.judgments, relevance)
+        ):  # its judgments are the grades in scope
             status = "out of scope"
         elif fact is not None and not fact.answerable:
             if results.settings.questions_from == "labels":  # labels.jsonl says which

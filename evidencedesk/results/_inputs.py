@@ -98,7 +98,13 @@ from evidencedesk.retrieval.beir import (
 )
 from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.labels import _EXAMPLES as EXAMPLES  # ids a notice names
-from evidencedesk.retrieval.labels import Label, QuestionCounts, _question_counts, load_labels
+from evidencedesk.retrieval.labels import (
+    Label,
+    QuestionCounts,
+    _question_counts,
+    _relevant_out_of_scope,
+    load_labels,
+)
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts
 
@@ -733,9 +739,7 @@ def in_scope(
         return counts
     allowed = catalog.allowed(Scope())
     relevance = project.relevance
-    out = [lb.id for lb in labels
-           if any(g >= relevance for g in lb.grades.values())
-           and not any(g >= relevance and c in allowed for c, g in lb.grades.items())]  # fmt: skip
+    out = [lb.id for lb in labels if _relevant_out_of_scope(lb.grades, allowed, relevance)]
     return dataclasses.replace(
         counts, out_of_scope=len(out), out_of_scope_ids=tuple(out[:EXAMPLES])
     )

@@ -97,6 +97,16 @@ class QuestionCounts:
         return dataclasses.asdict(self)
 
 
+def _relevant_out_of_scope(
+    grades: Mapping[str, int], in_scope: Container[str], relevance: int
+) -> bool:
+    """Whether a question's relevant judgments (grade >= `relevance`) all lie outside
+    `in_scope` (a pipeline's scope: superseded or restricted chunks left out): it has some, so
+    it is answerable, yet its metrics score it as a question with nothing relevant."""
+    relevant = [c for c, g in grades.items() if g >= relevance]
+    return bool(relevant) and not any(c in in_scope for c in relevant)
+
+
 def _expect(cond: bool, path: Path | str, line: int, message: str) -> None:
     if not cond:
         raise LabelsError(path, message, line)
