@@ -332,3 +332,37 @@ def test_a_partial_run_is_warned_about_in_the_terminal_too(tmp_path: Path) -> No
             "run answers;") in " ".join(text.split())  # fmt: skip
     part = next(v for v in results.variants if v.name == "part")
     assert part.judged is not None and part.judged.n == 2  # q3: an empty list, no top to judge
+
+
+@pytest.mark.parametrize(
+    ("long_runs", "phrase"),
+    [
+        ((), "the per-question CSV, the TREC runs and the qrels let"),
+        (
+            ("cand",),
+            "the per-question CSV, the qrels, the TREC runs under data/runs/ and, for cand, the "
+            "project's own TREC run files (listed with their sha256 under Reproduce; not "
+            "repeated here) let",
+        ),
+        (
+            ("base", "cand"),
+            "the per-question CSV, the qrels and the project's own TREC run files (listed with "
+            "their sha256 under Reproduce; not repeated here) let",
+        ),
+    ],
+)
+def test_the_methods_page_names_the_files_the_numbers_recompute_from(
+    tmp_path: Path, long_runs: tuple[str, ...], phrase: str
+) -> None:
+    """A runs-only run longer than a question page's 20 results is not copied under
+    data/runs/: the sentence sends a reader to the project's own file instead."""
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    short = {"q1": ["d1"], "q2": ["x", "d2"]}
+    deep = {q: ids + [f"n{i}" for i in range(25)] for q, ids in short.items()}
+    runs = {name: deep if name in long_runs else short for name in ("base", "cand")}
+    project = write_project(tmp_path / "p", qrels, runs, relevance=1)
+    out = tmp_path / "site"
+    evidencedesk.build(project=project, out=out)
+    assert phrase in _text(out, "methods.html")
+    exported = sorted(p.name for p in (out / "data" / "runs").glob("*.run"))
+    assert exported == sorted(f"{n}.run" for n in ("base", "cand") if n not in long_runs)

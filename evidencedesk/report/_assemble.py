@@ -68,6 +68,7 @@ from evidencedesk.report._words import (
     metric_label,
     past_final,
     questions_decide,
+    recompute_from,
 )
 from evidencedesk.results import types as r
 from evidencedesk.results._plan import DataSize, GateCounts, Lead, Plan, VerdictCounts
@@ -258,6 +259,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         judged_k=settings.judged_k,
         averaging=settings.averaging,
         exports_exception=exports_exception(settings),
+        recompute_from=recompute_from(results),
         past_final=past_final([m.label for m in settings.past_final], Config().final),
         max_depth=settings.max_depth,
         models=results.models,

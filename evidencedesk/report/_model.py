@@ -140,6 +140,7 @@ class Meta(Plain):
     # what the exports cannot recompute ("" or ", Judged@k … excepted: …"): a labels file grades
     # every chunk, a missing grade 0, and the qrels export lists the grades (`words`)
     exports_exception: str = ""
+    recompute_from: str = ""  # the exports and files that hold every number (`words`)
     # the reported metrics whose cut-off is above the variants' final lists, in a sentence
     # ("" when none is: `words.past_final`)
     past_final: str = ""

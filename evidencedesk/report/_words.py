@@ -38,6 +38,7 @@ from evidencedesk._metric_names import Metric, label, split_metric
 from evidencedesk.gate import _LISTED, GateCheck, GateLevel
 from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt
 from evidencedesk.results import _verdicts as v
+from evidencedesk.results._serialize import exported_runs
 from evidencedesk.results._settings import Settings
 from evidencedesk.results.types import (
     CandidateResult,
@@ -898,6 +899,22 @@ def exports_exception(settings: Settings) -> str:
             "chunk (a missing grade is 0), the qrels list the grades it gives, and such a tool "
             "takes an unlisted chunk as unjudged, which only "
             f"{'those two tell' if bpref else 'Judged@k tells'} from a 0")  # fmt: skip
+
+
+def recompute_from(results: Results) -> str:
+    """What a trec_eval-style tool recomputes the numbers from: the per-question CSV, the qrels
+    and every variant's run, under data/runs/ where the site holds its whole lists; a runs-only
+    project's run longer than a question page shows is the project's own file (its sha256
+    listed under Reproduce), not repeated (`results._serialize.exported_runs`)."""
+    exported = set(exported_runs(results))
+    own = [visible(v.name) for v in results.variants if v.name not in exported]
+    if not own:
+        return "the per-question CSV, the TREC runs and the qrels"
+    files = "the project's own TREC run files (listed with their sha256 under Reproduce; not repeated here)"
+    if len(own) == len(results.variants):
+        return f"the per-question CSV, the qrels and {files}"
+    return (f"the per-question CSV, the qrels, the TREC runs under data/runs/ and, for "
+            f"{and_joined(own)}, {files}")  # fmt: skip
 
 
 def relevance(results: Results, source: str) -> str:
