@@ -124,6 +124,7 @@ def test_validate_the_demo_prints_what_it_holds(
         "candidates: 10 (rerank overlap, rerank feature, rerank blend, pair cut to 8 words, "
         "no pre-filter, depth 3, depth 20, final 5, dense first stage, dense: MiniLM)",
         "gate policy: gate_policy_retrieval.json (k=3, min_recall=0.75, min_pass_rate=0.8, "
+        "max_drop=0.02, review_on_mrr_flips=true, flips_min_net=1, flips_max_p=1.0, "
         "critical: rc01, st01, rs01, rc02)",
     ]
     assert lines[8] == "saved baseline: baseline_retrieval.json"

@@ -131,10 +131,14 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
             tags[tag] = tags.get(tag, 0) + 1
     policy_text = None
     if policy is not None:
+        # every rule as the file sets it or leaves its default (notes are words, not rules)
+        rules = [
+            f"{key}={str(value).lower() if isinstance(value, bool) else value}"
+            for key, value in policy.model_dump(exclude={"critical", "notes"}).items()
+        ]
         critical = ", ".join(policy.critical) or "none"
         policy_text = (
-            f"{project.relative(project.policy)} (k={policy.k}, min_recall={policy.min_recall}, "  # type: ignore[arg-type]
-            f"min_pass_rate={policy.min_pass_rate}, critical: {critical})"
+            f"{project.relative(project.policy)} ({', '.join(rules)}, critical: {critical})"  # type: ignore[arg-type]
         )
     return Found(
         project=project,
