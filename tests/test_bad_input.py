@@ -194,7 +194,8 @@ CASES: tuple[Case, ...] = (
         replace("labels.jsonl", '"kc-recall-rd2-24:c1": 1,', '"kc-recall-rd2-24:c1": 3,'),
         "labels.jsonl",
         1,
-        "expected grade 0-2 for 'kc-recall-rd2-24:c1', found 3",
+        "expected grade 0-2 for 'kc-recall-rd2-24:c1', found 3; another grade scale: give it as "
+        "qrels ([questions] qrels)",
     ),
     Case(
         "labels-grade-not-integer",

@@ -157,11 +157,15 @@ def _parse_line(obj: dict[str, Any], path: Path | str, number: int, max_grade: i
     )
     _expect(problem is None, path, number, str(problem))
     for chunk_id, grade in grades.items():
+        whole = isinstance(grade, int) and not isinstance(grade, bool)
+        # a finer scale is a qrels file's to carry (docs/project-file.md), not a labels file's
+        scale = "; another grade scale: give it as qrels ([questions] qrels)"
         _expect(
-            isinstance(grade, int) and not isinstance(grade, bool) and 0 <= grade <= max_grade,
+            whole and 0 <= grade <= max_grade,
             path,
             number,
-            f"expected grade 0-{max_grade} for {chunk_id!r}, found {grade!r}",
+            f"expected grade 0-{max_grade} for {chunk_id!r}, found {grade!r}"
+            f"{scale if whole and grade > max_grade else ''}",
         )
     has_answer = any(g >= DEFAULT_RELEVANCE for g in grades.values())
     answerable = obj.get("answerable", has_answer)
