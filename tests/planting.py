@@ -3,6 +3,7 @@ and a value mark written by its readable path turned into the mark the site writ
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 from collections.abc import Callable
@@ -44,13 +45,23 @@ def on_the_page(page: str) -> Pages:
 _PATH_MARK = re.compile(r'<span data-at="([^"]*)">')  # a plant's value mark, by its path
 
 
+def _mark_numbers(results: Path) -> dict[str, str]:
+    """Each value path of `results` -> its mark number, read once per version of the file (a
+    session's sites are built once; a plant reads them again and again)."""
+    stat = results.stat()
+    return _numbers_of(results, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _numbers_of(results: Path, size: int, modified: int) -> dict[str, str]:
+    return {path: mark_number(n) for n, path in enumerate(mark_table(load(results)))}
+
+
 def as_written(site: Path, html: str) -> str:
     """`html` with each value mark written by its path (``<span data-at="PATH">``, readable in
     a plant) as the site writes it: ``<span data-v=N>``, N the path's number in the site's
     results.json (`mark_table`), in base 36."""
-    numbers = {
-        path: mark_number(n) for n, path in enumerate(mark_table(load(site / "results.json")))
-    }
+    numbers = _mark_numbers(site / "results.json")
 
     def written(mark: re.Match[str]) -> str:
         path, _, kind = mark[1].partition(" @")
