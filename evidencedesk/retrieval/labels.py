@@ -107,6 +107,10 @@ def _relevant_out_of_scope(
     return bool(relevant) and not any(c in in_scope for c in relevant)
 
 
+# a finer grade scale is a qrels file's to carry (docs/project-file.md), not a labels file's
+_OTHER_SCALE = "; another grade scale: give it as qrels ([questions] qrels)"
+
+
 def _expect(cond: bool, path: Path | str, line: int, message: str) -> None:
     if not cond:
         raise LabelsError(path, message, line)
@@ -158,14 +162,12 @@ def _parse_line(obj: dict[str, Any], path: Path | str, number: int, max_grade: i
     _expect(problem is None, path, number, str(problem))
     for chunk_id, grade in grades.items():
         whole = isinstance(grade, int) and not isinstance(grade, bool)
-        # a finer scale is a qrels file's to carry (docs/project-file.md), not a labels file's
-        scale = "; another grade scale: give it as qrels ([questions] qrels)"
         _expect(
             whole and 0 <= grade <= max_grade,
             path,
             number,
             f"expected grade 0-{max_grade} for {chunk_id!r}, found {grade!r}"
-            f"{scale if whole and grade > max_grade else ''}",
+            f"{_OTHER_SCALE if whole and grade > max_grade else ''}",
         )
     has_answer = any(g >= DEFAULT_RELEVANCE for g in grades.values())
     answerable = obj.get("answerable", has_answer)
