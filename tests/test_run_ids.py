@@ -157,8 +157,8 @@ def test_without_a_corpus_a_half_zero_padded_run_is_refused(tmp_path: Path) -> N
     line = ("runs/cand.run: expected document ids written like the judgments', found 25 % of the "
             "16 documents in the run's top 10 judged for some query, against 50 % for the other "
             "runs, about 25 % of them judged ids written another way (above the 10 % "
-            "[runs].min_coverage allows) (run: '911', '912', '000021'; judgments: '11', '12', "
-            "'21'); removing leading zeros from the run's document ids would match 4 of 12")  # fmt: skip
+            "[runs].min_coverage allows) (run: '000021', '000022', '000041'; judgments: '21', "
+            "'22', '41'); removing leading zeros from the run's document ids would match 4 of 12")  # fmt: skip
     project = _refused_beside_two_runs(tmp_path, qrels, base, cand, line)
     # a lower [runs].min_coverage lets the same run through (its ids then count as unjudged)
     toml = project.read_text(encoding="utf-8").replace("[runs]", "[runs]\nmin_coverage = 0.7")
@@ -180,8 +180,8 @@ def test_without_a_corpus_a_run_with_a_separator_written_another_way_is_refused(
     line = ("runs/cand.run: expected document ids written like the judgments', found 25 % of the "
             "16 documents in the run's top 10 judged for some query, against 50 % for the other "
             "runs, about 25 % of them judged ids written another way (above the 10 % "
-            "[runs].min_coverage allows) (run: 'x/911', 'x/912', 'd_21'; judgments: 'd/11', "
-            "'d/12', 'd/21'); writing '_' as '/' in the run's document ids would match 4 of 12")  # fmt: skip
+            "[runs].min_coverage allows) (run: 'd_21', 'd_22', 'd_41'; judgments: 'd/21', "
+            "'d/22', 'd/41'); writing '_' as '/' in the run's document ids would match 4 of 12")  # fmt: skip
     _refused_beside_two_runs(tmp_path, qrels, base, cand, line)
 
 
@@ -201,7 +201,8 @@ def test_a_separator_or_a_unicode_form_written_another_way_is_a_rewrite(
 ) -> None:
     from evidencedesk.retrieval._coverage import id_rewrite
 
-    assert id_rewrite(run, judged, "document") == rewrite
+    found = id_rewrite(run, judged, "document")
+    assert (found and (found.words, found.hits, found.tried)) == rewrite
 
 
 def test_without_a_corpus_a_run_finding_unjudged_documents_is_kept(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -246,24 +247,32 @@ def _common_suffix(ids: Sequence[str]) -> str:
     return os.path.commonprefix([i[::-1] for i in ids])[::-1]
 
 
-def id_rewrite(
-    ids: Sequence[str], judged: Collection[str], what: str
-) -> tuple[str, int, int] | None:
-    """The simplest rewrite of `ids` that makes most of them ids of `judged`: (its words, how
-    many of the tried ids it matches, how many were tried), or None when none matches at least
-    half of them. `what` names the ids ("query", "document")."""
+@dataclass(frozen=True)
+class Rewrite:
+    """A rewrite of a run's ids into the judged ones: its words, how many of the tried ids it
+    matches, how many were tried, and the first few it matches with what they become."""
+
+    words: str
+    hits: int
+    tried: int
+    examples: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def most(self) -> bool:
+        """Whether it matches at least half of the ids it was tried on."""
+        return self.hits * 2 >= self.tried
+
+
+def id_rewrite(ids: Sequence[str], judged: Collection[str], what: str) -> Rewrite | None:
+    """The simplest rewrite of `ids` that makes most of them ids of `judged`, or None when none
+    matches at least half of them. `what` names the ids ("query", "document")."""
     found = _best_rewrite(ids, judged, what)
-    return found if found is not None and _most(found) else None
-
-
-def _most(found: tuple[str, int, int]) -> bool:
-    """Whether a rewrite (`_best_rewrite`) matches at least half of the ids it was tried on."""
-    return found[1] * 2 >= found[2]
+    return found if found is not None and found.most else None
 
 
 def _best_rewrite(
     ids: Sequence[str], judged: Collection[str] | _Targets, what: str
-) -> tuple[str, int, int] | None:
+) -> Rewrite | None:
     """The rewrite of `ids` that makes the most of them ids of `judged`, as `id_rewrite`
     gives it, however few it matches; None when it matches none."""
     tried = judged if isinstance(judged, _Targets) else _Targets(judged)
@@ -275,7 +284,7 @@ def _best_rewrite(
     mine_pre, mine_suf = _common_prefix(sample), _common_suffix(sample)
     their_pre, their_suf = _common_prefix(targets), _common_suffix(targets)
     lowered = tried.lowered
-    options: list[tuple[str, object]] = [
+    options: list[tuple[str, Any]] = [
         (f"reading {theirs} without regard to case", lambda i: lowered.get(i.lower(), i)),
         (f"removing leading zeros from {theirs}", lambda i: i.lstrip("0") or "0"),
     ]
@@ -323,14 +332,17 @@ def _best_rewrite(
         for form in ("NFC", "NFD", "NFKC"):
             options.append((f"normalizing {theirs} to Unicode {form}",
                             lambda i, f=form: unicodedata.normalize(f, i)))  # fmt: skip
-    best: tuple[str, int] | None = None
+    best: tuple[str, int, Any] | None = None
     for words, rewrite in options:
-        hits = sum(rewrite(i) in tried.ids for i in sample)  # type: ignore[operator]
+        hits = sum(rewrite(i) in tried.ids for i in sample)
         if best is None or hits > best[1]:
-            best = (words, hits)
+            best = (words, hits, rewrite)
     if best is None or best[1] == 0:
         return None
-    return best[0], best[1], len(sample)
+    words, hits, rewrite = best
+    matched = ((i, rewrite(i)) for i in sample)
+    pairs = tuple(itertools.islice(((i, j) for i, j in matched if j in tried.ids), EXAMPLES))
+    return Rewrite(words, hits, len(sample), pairs)
 
 
 def _marks(ids: Iterable[str]) -> set[str]:
@@ -347,11 +359,10 @@ def _hint(ids: Sequence[str], judged: Collection[str], what: str) -> str:
     return _hint_of(id_rewrite(ids, judged, what))
 
 
-def _hint_of(found: tuple[str, int, int] | None) -> str:
+def _hint_of(found: Rewrite | None) -> str:
     if found is None:
         return ""
-    words, hits, tried = found
-    return f"; {words} would match {hits} of {tried}"
+    return f"; {found.words} would match {found.hits} of {found.tried}"
 
 
 def _top_ids(top: _TopJudged) -> list[str]:
@@ -490,7 +501,6 @@ def check_judged_shares(
     from the ids it was tried on) are more than the share `min_coverage` leaves, as a corpus
     would refuse them."""
     shared = _judged(judgments, complete)
-    every = shared.every
     for name, (path, found, unjudged) in runs.items():
         others = [c.anywhere_share for n, (_, c, _) in runs.items() if n != name]
         if not others or not unjudged:
@@ -501,8 +511,8 @@ def check_judged_shares(
         best = _best_rewrite(unjudged, shared.targets, "document")
         if best is None:
             continue
-        mostly = _most(best) and found.anywhere_share < FAR_BELOW * typical
-        rewritten = (1 - found.anywhere_share) * best[1] / best[2]  # of its top documents
+        mostly = best.most and found.anywhere_share < FAR_BELOW * typical
+        rewritten = (1 - found.anywhere_share) * best.hits / best.tried  # of its top documents
         if mostly or rewritten > 1 - min_coverage + 1e-9:
             share = "" if mostly else (
                 f", about {_percent(rewritten)} of them judged ids written another way (above the "
@@ -513,6 +523,6 @@ def check_judged_shares(
                 f"expected document ids written like the judgments', found "
                 f"{_percent(found.anywhere_share)} of the {found.top} documents in the run's top "
                 f"{found.k} judged for some query, against {_percent(typical)} for the other "
-                f"runs{share} (run: {_examples(unjudged)}; judgments: {_examples(sorted(every))})"
-                + _hint_of(best),
+                f"runs{share} (run: {_examples(i for i, _ in best.examples)}; judgments: "
+                f"{_examples(j for _, j in best.examples)})" + _hint_of(best),
             )
