@@ -59,7 +59,7 @@ def test_a_half_zero_padded_run_is_refused_against_the_corpus(tmp_path: Path) ->
                                         relevance=1), CORPUS)  # fmt: skip
     line = ("runs/cand.run: expected document ids of the corpus, found 6 of the 12 documents in "
             "the run's top 10 not in it (50 %, above the 10 % [runs].min_coverage allows) (run: "
-            "'000003', '000004', '000009'; corpus: '1', '10', '11'); removing leading zeros from "
+            "'000003', '000004', '000007'; corpus: '3', '4', '7'); removing leading zeros from "
             "the run's document ids would match 5 of 5")  # fmt: skip
     refused(project, previous, before, line)
 

@@ -54,7 +54,7 @@ def previous(tmp_path: Path) -> Path:
             {q: [f"<ent:{d}>" for d in ids] for q, ids in BASE.items()},
             "runs/cand.run: expected document ids that the judgments grade, found none of the 5 "
             "documents in the run's top 10 graded for any query (run: '<ent:d1>', '<ent:d2>', "
-            "'<ent:d4>'; judgments: 'd1', 'd2', 'd3'); removing '<ent:' before and '>' after the "
+            "'<ent:d3>'; judgments: 'd1', 'd2', 'd3'); removing '<ent:' before and '>' after the "
             "run's document ids would match 5 of 5",
         ),
         (  # a ".0" the run's writer added

@@ -359,6 +359,22 @@ def _hint(ids: Sequence[str], judged: Collection[str], what: str) -> str:
     return _hint_of(id_rewrite(ids, judged, what))
 
 
+def _sides(ids: Sequence[str], targets: Collection[str], what: str, theirs: str) -> str:
+    """`_sides_of` the rewrite that makes most of `ids` ids of `targets` (`id_rewrite`)."""
+    return _sides_of(id_rewrite(ids, targets, what), ids, targets, theirs)
+
+
+def _sides_of(
+    found: Rewrite | None, ids: Sequence[str], targets: Collection[str], theirs: str
+) -> str:
+    """The two sides of an id mismatch, "(run: …; `theirs`: …)", and the rewrite `found`:
+    with one, ids it matches, each beside the id it becomes; else the first ids of each side."""
+    pairs = found.examples if found is not None else ()
+    mine = [i for i, _ in pairs] if pairs else ids
+    other = [j for _, j in pairs] if pairs else sorted(targets)
+    return f"(run: {_examples(mine)}; {theirs}: {_examples(other)})" + _hint_of(found)
+
+
 def _hint_of(found: Rewrite | None) -> str:
     if found is None:
         return ""
@@ -441,9 +457,8 @@ def check_coverage(
         raise RunFileError(
             path,
             f"expected query ids that the judgments use, found none in common: the run answers "
-            f"{found.run_queries} queries, the judgments grade {found.judged_queries} (run: "
-            f"{_examples(run.qids)}; judgments: {_examples(judged)})"
-            + _hint(run.qids, set(judged), "query"),
+            f"{found.run_queries} queries, the judgments grade {found.judged_queries} "
+            + _sides(run.qids, set(judged), "query", "judgments"),
         )
     if found.partial(min_coverage):
         asked = set(run.qids)
@@ -465,8 +480,8 @@ def check_coverage(
         raise RunFileError(
             path,
             f"expected document ids that the judgments grade, found none of the {found.top} "
-            f"documents in the run's top {k} graded for any query (run: {_examples(docs)}; "
-            f"judgments: {_examples(sorted(every))})" + _hint(docs, every, "document"),
+            f"documents in the run's top {k} graded for any query "
+            + _sides(docs, every, "document", "judgments"),
         )
     if corpus is not None:
         docs = _top_ids(top)
@@ -477,9 +492,8 @@ def check_coverage(
                 path,
                 f"expected document ids of the corpus, found {len(unknown)} of the {len(docs)} "
                 f"documents in the run's top {k} not in it ({_percent(len(unknown) / len(docs))}, "
-                f"above the {_percent(1 - min_coverage)} [runs].min_coverage allows) (run: "
-                f"{_examples(unknown)}; corpus: {_examples(sorted(held))})"
-                + _hint(unknown, held, "document"),
+                f"above the {_percent(1 - min_coverage)} [runs].min_coverage allows) "
+                + _sides(unknown, held, "document", "corpus"),
             )
     return found
 
@@ -523,6 +537,5 @@ def check_judged_shares(
                 f"expected document ids written like the judgments', found "
                 f"{_percent(found.anywhere_share)} of the {found.top} documents in the run's top "
                 f"{found.k} judged for some query, against {_percent(typical)} for the other "
-                f"runs{share} (run: {_examples(i for i, _ in best.examples)}; judgments: "
-                f"{_examples(j for _, j in best.examples)})" + _hint_of(best),
+                f"runs{share} " + _sides_of(best, unjudged, shared.every, "judgments"),
             )
