@@ -74,6 +74,7 @@ class _GateInput:
     rr: dict[str, float | None]
     recall_by_question: dict[str, float | None]
     mrr: float | None
+    cut: str = "final"  # the list read: a pipeline's "final" list, or a TREC run's "top" k
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,8 +101,9 @@ def _cut(judged: Sequence[Judged], k: int) -> tuple[Judged, ...]:
     )
 
 
-def _shape(judged_lists: Sequence[Judged], final: int, k: int) -> _GateInput:
-    """Judged final lists of size `final` shaped for the gate, recall measured at `k`."""
+def _shape(judged_lists: Sequence[Judged], final: int, k: int, cut: str = "final") -> _GateInput:
+    """Judged final lists of size `final` shaped for the gate, recall measured at `k`; `cut`
+    names the lists in the gate's lines ("top" for a TREC run cut to the policy's k)."""
     judged = list(judged_lists)
     hits = per_question_all(judged, f"hit@{final}")
     # one case per answerable question that has a relevant chunk within the scope
@@ -116,6 +118,7 @@ def _shape(judged_lists: Sequence[Judged], final: int, k: int) -> _GateInput:
         rr=per_question_all(judged, "mrr"),
         recall_by_question=per_question_all(judged, f"recall@{k}"),
         mrr=summary["mrr"].value,
+        cut=cut,
     )
 
 
@@ -323,13 +326,15 @@ class GateCheck:
     k: int | None = None
     counts: tuple[int, ...] = ()  # (passed, cases) for the pass rate; (better,) for the flips
     p: float | None = None
+    # the list a critical case reads: a pipeline's "final" list, or a TREC run's "top" k
+    cut: str = "final"
 
     def text(self) -> str:
         q = self.questions[0] if self.questions else ""
         if self.rule == "critical_missing":
             return f"critical: {q} has no case in this run (no relevant chunk in scope, so it cannot pass)"
         if self.rule == "critical":
-            return f"critical: {q} failed (no relevant result in the final {self.k})"
+            return f"critical: {q} failed (no relevant result in the {self.cut} {self.k})"
         if self.rule == "min_recall":
             return f"{self.metric} {_f(self.observed)} is below the minimum {self.threshold:.3f}"
         if self.rule == "min_pass_rate":
@@ -407,7 +412,7 @@ def _decide_gate(
         if qid not in shaped.cases:
             breach("critical_missing", questions=(qid,))
         elif not shaped.cases[qid]:
-            breach("critical", questions=(qid,), k=shaped.final)
+            breach("critical", questions=(qid,), k=shaped.final, cut=shaped.cut)
     name = f"recall@{policy.k}"
     if shaped.recall is None or shaped.recall < policy.min_recall - _EPS:
         breach("min_recall", name, shaped.recall, policy.min_recall)

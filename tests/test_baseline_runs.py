@@ -46,7 +46,7 @@ RUNS = {
 POLICY = {"k": 2, "max_drop": 0.1, "critical": ["q1"]}
 BAD_LINES = [
     "GATE: BLOCK",
-    "  block: critical: q1 failed (no relevant result in the final 2)",
+    "  block: critical: q1 failed (no relevant result in the top 2)",
     "  review: recall@2 dropped 0.250 vs baseline (0.500 -> 0.250), more than the allowed 0.100",
     "  review: MRR@2 dropped 0.250 vs baseline (0.375 -> 0.125), more than the allowed 0.100",
     "  review: MRR@2 worse for 1 question(s) [q1], better for 0 (sign-test p=1.000)",

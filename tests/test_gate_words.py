@@ -42,9 +42,9 @@ def test_the_gate_names_its_mrr_with_the_top_k_it_reads() -> None:
     # / 3 = 0.317; the gate's, within the top 3: base (1 + 1/2 + 0) / 3 = 0.500, cand (1/2 + 0 +
     # 0) / 3 = 0.167 -- the numbers its line prints, so it names them MRR@3
     reference = _Reference.of_judged(_cut(BASE, 3), 3, 3, "base")
-    result = _decide_gate(POLICY, _shape(_cut(CAND, 3), 3, 3), reference)
+    result = _decide_gate(POLICY, _shape(_cut(CAND, 3), 3, 3, "top"), reference)
     assert result.lines == (
-        "block: critical: q2 failed (no relevant result in the final 3)",
+        "block: critical: q2 failed (no relevant result in the top 3)",
         "review: recall@3 dropped 0.333 vs baseline (0.667 -> 0.333), more than the allowed 0.020",
         "review: MRR@3 dropped 0.333 vs baseline (0.500 -> 0.167), more than the allowed 0.020",
         "review: MRR@3 worse for 2 question(s) [q1, q2], better for 0 (sign-test p=0.500)",
@@ -109,3 +109,24 @@ def test_the_markdown_export_prints_a_tiny_holm_p_as_below_0_001(demo_site: Path
     assert "0.000 |" not in markdown.split("| Candidate |")[1]
     latex = export_tables(results, "latex")
     assert "& $<$ 0.001 \\\\" in latex  # "<" in LaTeX text mode would print as an inverted "!"
+
+
+def test_a_runs_only_site_says_a_critical_case_reads_the_runs_top_k(tmp_path: Path) -> None:
+    """A TREC run has no final list: its critical case reads the run's top k, in the site's
+    gate lines as in the terminal's, and the audit restates the same words."""
+    import evidencedesk
+    from evidencedesk.report._audit import audit
+    from tests.page_text import visible
+    from tests.synthetic_runs import write_project
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    base = {"q1": ["d1", "x"], "q2": ["d2", "x"]}
+    cand = {"q1": ["d1", "x"], "q2": ["x", "y", "d2"]}  # q2's document below the top 2
+    project = write_project(tmp_path / "p", qrels, {"base": base, "cand": cand}, relevance=1,
+                            policy={"k": 2, "critical": ["q2"]})  # fmt: skip
+    out = tmp_path / "site"
+    evidencedesk.build(project=project, out=out)
+    page = visible((out / "candidate-cand.html").read_text("utf-8"), unescape=True)
+    assert "critical: q2 failed: no relevant result (grade ≥ 1) in the top 2" in page
+    assert "in the final" not in page
+    assert [d.line() for d in audit(out)[0]] == []

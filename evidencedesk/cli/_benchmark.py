@@ -214,7 +214,7 @@ def _saver(
     k = sizing.k if sizing is not None else 10
     judged = _cut(found.judged[gate_variant], k)  # the gate's final list: the top k
     reference = results.baseline
-    return _Gated("runs", gate_variant, lambda at: _shape(judged, k, at),
+    return _Gated("runs", gate_variant, lambda at: _shape(judged, k, at, "top"),
                   lambda path: _save_run_baseline(path, reference, found.judged[reference], k,
                                                  labels), f"the run {reference!r}")  # fmt: skip
 

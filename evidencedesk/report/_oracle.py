@@ -1606,7 +1606,8 @@ def _gate_line(results: Results, source: str) -> str:
     said: dict[str, Callable[[], str]] = {
         "critical_missing": lambda: f"critical: {q} has no case in this run (no relevant chunk in scope, so it cannot pass)",
         "critical": lambda: (f"critical: {q} failed: no relevant result (grade ≥ "
-                             f"{results.settings.relevance}) in the final {g.k}"),
+                             f"{results.settings.relevance}) in the "
+                             f"{'top' if results.settings.kind == 'runs' else 'final'} {g.k}"),
         "min_recall": lambda: f"{metric} {_three(g.observed)} is below the minimum {_three(g.threshold)}",
         "min_pass_rate": lambda: (f"pass rate {_three(g.observed)} ({g.counts[0]}/{g.counts[1]}) is "
                                   f"below the minimum {_three(g.threshold)}"),

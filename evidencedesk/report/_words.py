@@ -511,7 +511,7 @@ def gate_line(results: Results, source: str) -> str:
         return replace(g, questions=tuple(map(visible, g.questions))).text()
     if g.rule == "critical":
         return (f"critical: {q} failed: no relevant result (grade ≥ {results.settings.relevance}) "
-                f"in the final {g.k}")  # fmt: skip
+                f"in the {g.cut} {g.k}")  # fmt: skip
     if g.rule == "min_recall":
         return f"{metric} {fmt(g.observed)} is below the minimum {fmt(g.threshold)}"
     if g.rule == "min_pass_rate":

@@ -41,6 +41,7 @@ from evidencedesk.errors import ResultsFileError
 from evidencedesk.files._structured import gunzip, parse_json
 from evidencedesk.files._text import read_bytes, read_text
 from evidencedesk.files._writing import check_unique, text_cell, write_file
+from evidencedesk.gate import GateCheck
 from evidencedesk.results._plan import large, over_page_limit
 from evidencedesk.results._settings import Settings
 from evidencedesk.results._verdicts import Decision
@@ -234,6 +235,7 @@ _ADDED: dict[type, frozenset[str]] = {
     PolicyFacts: frozenset({"flips_min_net", "flips_max_p"}),
     ModelFacts: frozenset({"warning", "roles"}),
     GateOutcome: frozenset({"k"}),
+    GateCheck: frozenset({"cut"}),
 }
 
 

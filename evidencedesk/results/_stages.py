@@ -345,12 +345,13 @@ def gate_outcome(
     final: int,
     reference: _Reference | None,
     baseline: str | None = None,
+    cut: str = "final",
 ) -> GateOutcome:
     """The gate on judged final lists of size `final`, against a run's or a saved Reference
     (`baseline` names it: a run's name or the saved baseline file)."""
     if policy is None:
         return _NO_POLICY_OUTCOME
-    shaped = _shape(judged, final, policy.k)
+    shaped = _shape(judged, final, policy.k, cut)
     result = _decide_gate(policy, shaped, reference)
     checks = tuple(result.checks)  # the gate's own check rows: the Results hold them as they are
     rules = _rule_values(policy, shaped, reference, checks)
@@ -359,11 +360,11 @@ def gate_outcome(
 
 
 def _baseline_gate(
-    policy: GatePolicy | None, judged: Sequence[Judged], final: int
+    policy: GatePolicy | None, judged: Sequence[Judged], final: int, cut: str = "final"
 ) -> GateOutcome | None:
     """The baseline gated on the policy's floors alone (no reference: `max_drop` and the flips
     rule are not evaluated): whether it passes the policy it is the reference of."""
-    return None if policy is None else gate_outcome(policy, judged, final, None)
+    return None if policy is None else gate_outcome(policy, judged, final, None, cut=cut)
 
 
 @dataclass(frozen=True)
@@ -829,6 +830,7 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
                     max(k, 1),
                     reference,
                     ref_name,
+                    cut="top",
                 ),  # fmt: skip
                 note=read_note(inputs.notes, name),
                 decision=decide_verdict(  # Holm adjusts over the candidates
@@ -851,6 +853,6 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
     label_next = to_label(base_run.judged, {n: r.judged for n, r in others.items()},
                           str(baseline), settings.judged_k, corpus=corpus)  # fmt: skip
     base_gate = _baseline_gate(
-        policy, _cut(base_run.judged, k) if policy is not None else (), max(k, 1)
+        policy, _cut(base_run.judged, k) if policy is not None else (), max(k, 1), "top"
     )
     return Gated(tuple(candidates), {}, (), label_next, base_gate)
