@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -62,6 +62,10 @@ class _ConfigRun(Protocol):
     def config(self) -> Config: ...
 
 
+# the list the gate reads, in its lines: a pipeline's "final" list, or a TREC run's "top" k
+_ListCut = Literal["final", "top"]
+
+
 @dataclass(frozen=True)
 class _GateInput:
     """A run shaped for the gate: recall@k, pass rate and one case per answerable question."""
@@ -74,7 +78,7 @@ class _GateInput:
     rr: dict[str, float | None]
     recall_by_question: dict[str, float | None]
     mrr: float | None
-    cut: str = "final"  # the list read: a pipeline's "final" list, or a TREC run's "top" k
+    cut: _ListCut = "final"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,7 +105,9 @@ def _cut(judged: Sequence[Judged], k: int) -> tuple[Judged, ...]:
     )
 
 
-def _shape(judged_lists: Sequence[Judged], final: int, k: int, cut: str = "final") -> _GateInput:
+def _shape(
+    judged_lists: Sequence[Judged], final: int, k: int, cut: _ListCut = "final"
+) -> _GateInput:
     """Judged final lists of size `final` shaped for the gate, recall measured at `k`; `cut`
     names the lists in the gate's lines ("top" for a TREC run cut to the policy's k)."""
     judged = list(judged_lists)
@@ -326,8 +332,7 @@ class GateCheck:
     k: int | None = None
     counts: tuple[int, ...] = ()  # (passed, cases) for the pass rate; (better,) for the flips
     p: float | None = None
-    # the list a critical case reads: a pipeline's "final" list, or a TREC run's "top" k
-    cut: str = "final"
+    cut: _ListCut = "final"  # the list a critical case reads
 
     def text(self) -> str:
         q = self.questions[0] if self.questions else ""

@@ -44,6 +44,7 @@ from evidencedesk.gate import (
     _cut,
     _decide_gate,
     _GateInput,
+    _ListCut,
     _Reference,
     _shape,
 )
@@ -345,7 +346,7 @@ def gate_outcome(
     final: int,
     reference: _Reference | None,
     baseline: str | None = None,
-    cut: str = "final",
+    cut: _ListCut = "final",
 ) -> GateOutcome:
     """The gate on judged final lists of size `final`, against a run's or a saved Reference
     (`baseline` names it: a run's name or the saved baseline file)."""
@@ -360,7 +361,7 @@ def gate_outcome(
 
 
 def _baseline_gate(
-    policy: GatePolicy | None, judged: Sequence[Judged], final: int, cut: str = "final"
+    policy: GatePolicy | None, judged: Sequence[Judged], final: int, cut: _ListCut = "final"
 ) -> GateOutcome | None:
     """The baseline gated on the policy's floors alone (no reference: `max_drop` and the flips
     rule are not evaluated): whether it passes the policy it is the reference of."""
