@@ -108,9 +108,10 @@ def _cut(judged: Sequence[Judged], k: int) -> tuple[Judged, ...]:
 def _shape(
     judged_lists: Sequence[Judged], final: int, k: int, cut: _ListCut = "final"
 ) -> _GateInput:
-    """Judged final lists of size `final` shaped for the gate, recall measured at `k`; `cut`
-    names the lists in the gate's lines ("top" for a TREC run cut to the policy's k)."""
-    judged = list(judged_lists)
+    """Judged lists shaped for the gate, recall measured at `k`: a pipeline's final lists of
+    size `final`, or (`cut` "top", the word the gate's lines use) a TREC run's lists, cut here
+    to their top `final`, the policy's k."""
+    judged = list(_cut(judged_lists, final) if cut == "top" else judged_lists)
     hits = per_question_all(judged, f"hit@{final}")
     # one case per answerable question that has a relevant chunk within the scope
     cases = {j.id: bool(hits[j.id]) for j in judged if j.answerable and hits[j.id] is not None}

@@ -31,7 +31,6 @@ from evidencedesk.files._project_file import ProjectKind
 from evidencedesk.gate import (
     GateLevel,
     GatePolicy,
-    _cut,
     _decide_gate,
     _gate_result,
     _GateInput,
@@ -212,7 +211,7 @@ def _saver(
     policy_file = args.policy or project.policy
     sizing = policy or (load_policy(policy_file, labels) if policy_file is not None else None)
     k = sizing.k if sizing is not None else 10
-    judged = _cut(found.judged[gate_variant], k)  # the gate's final list: the top k
+    judged = found.judged[gate_variant]  # the gate reads its top k ("top": `_shape` cuts it)
     reference = results.baseline
     return _Gated("runs", gate_variant, lambda at: _shape(judged, k, at, "top"),
                   lambda path: _save_run_baseline(path, reference, found.judged[reference], k,

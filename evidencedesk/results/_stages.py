@@ -827,7 +827,7 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
                 costs=_NO_COSTS,
                 gate=gate_outcome(
                     policy,
-                    _cut(run.judged, k) if policy is not None else (),
+                    run.judged,
                     max(k, 1),
                     reference,
                     ref_name,
@@ -853,7 +853,5 @@ def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
     corpus = frozenset(catalog.ids()) if catalog is not None else None
     label_next = to_label(base_run.judged, {n: r.judged for n, r in others.items()},
                           str(baseline), settings.judged_k, corpus=corpus)  # fmt: skip
-    base_gate = _baseline_gate(
-        policy, _cut(base_run.judged, k) if policy is not None else (), max(k, 1), "top"
-    )
+    base_gate = _baseline_gate(policy, base_run.judged, max(k, 1), "top")
     return Gated(tuple(candidates), {}, (), label_next, base_gate)
