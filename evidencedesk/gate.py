@@ -25,6 +25,7 @@ there). The layers import one way: metrics <- gate <- evalreport <- baseline.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -169,7 +170,8 @@ class _Reference:
 
 
 _EPS = 1e-9
-# question ids a flips line names before "… N more" (report._words.INLINE_IDS: the site's too)
+# question ids a flips line or an error names before "… N more" (report._words.INLINE_IDS: the
+# site's too)
 _LISTED = 50
 
 
@@ -239,6 +241,21 @@ def _is_a(ids: Sequence[str], noun: str, negation: str = "") -> str:
     return f"are {negation}{noun}s"
 
 
+def _some(ids: Sequence[str]) -> str:
+    """The first `_LISTED` ids, then how many more: a 50,000-question project's error stays a line."""
+    more = len(ids) - _LISTED
+    return ", ".join(ids[:_LISTED]) + (f", … {more} more" if more > 0 else "")
+
+
+def _closest(unknown: Sequence[str], known: Iterable[str]) -> str:
+    """ "did you mean a or b? " of the valid ids nearest the first unknown one ("" if none is near)."""
+    near = difflib.get_close_matches(unknown[0], list(known), n=3, cutoff=0.75)
+    if not near:
+        return ""
+    *first, last = near
+    return f"did you mean {', '.join(first) + ' or ' if first else ''}{last}? "
+
+
 def load_policy(path: str | Path, labels: Sequence[Label] | None = None) -> GatePolicy:
     """Read and validate a policy; with `labels`, every critical id must be an answerable question."""
     return _policy_of(policy_file(Path(path)), labels)
@@ -266,8 +283,8 @@ def _policy_of(read: Whole, labels: Sequence[Label] | None = None) -> GatePolicy
             )
             raise source.error(
                 ("critical",),
-                f"{listed} {_is_a(unknown, noun, 'not ')}; "
-                f"expected ids from {source_of}: {', '.join(by_id)}",
+                f"{listed} {_is_a(unknown, noun, 'not ')}; {_closest(unknown, by_id)}"
+                f"expected ids from {source_of}: {_some(list(by_id))}",
                 value_line(source.text, unknown[0]),
             )
         without = [q for q in policy.critical if not by_id[q].answerable]
@@ -358,10 +375,9 @@ class GateCheck:
             )
         if self.rule == "review_on_mrr_flips":
             p = p_is(self.p if self.p is not None else 1.0).replace(" ", "")  # "p=0.125"
-            more = len(self.questions) - _LISTED
-            listed = ", ".join(self.questions[:_LISTED]) + (f", … {more} more" if more > 0 else "")
             return (
-                f"{self._metric()} worse for {len(self.questions)} question(s) [{listed}], "
+                f"{self._metric()} worse for {len(self.questions)} question(s) "
+                f"[{_some(self.questions)}], "
                 f"better for {self.counts[0]} (sign-test {p})"
             )
         if self.rule == "no_policy":

@@ -141,6 +141,19 @@ def test_policy_unknown_critical_id_is_listed(tmp_path, demo):
     load_policy(path)  # without labels, ids are not checked
 
 
+def test_policy_unknown_critical_id_among_many_questions_stays_one_line(tmp_path):
+    # 600 questions: the first 50 ids listed, the rest counted; the nearest id offered
+    many = [Label(f"q{n:04d}", "", (), True, {"d1": 2}) for n in range(600)]
+    path = write(tmp_path, '{"critical": ["q0599x"]}')
+    with pytest.raises(ConfigError) as info:
+        load_policy(path, many)
+    listed = ", ".join(f"q{n:04d}" for n in range(50))
+    assert str(info.value) == (
+        f"{path}:1: key 'critical': q0599x is not a labelled question; did you mean q0599? "
+        f"expected ids from the labels: {listed}, … 550 more"
+    )
+
+
 def test_policy_unanswerable_critical_id_is_refused(tmp_path, demo):
     with pytest.raises(ConfigError, match="un02 is an unanswerable question"):
         load_policy(write(tmp_path, '{"critical": ["un02"]}'), demo[2])
