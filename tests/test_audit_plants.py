@@ -710,13 +710,17 @@ def test_the_grid_above_the_page_limit_is_counted(
 # a sizing or ablations value of another row: both values are results.json's and each keeps
 # its mark (the first path that holds it, maybe another row's), so only its row can catch it
 SIZING_MRR = (
-    '<tr><td class="num">3</td><td class="num">1</td><td class="num"><span data-v=6l>'
-    '0.548</span></td><td class="num"><span data-v=83>0.619</span>',
+    '<tr><td class="num">3</td><td class="num">1</td><td class="num">'
+    '<span data-at="variants[1].metrics[1].low">0.548</span></td><td class="num">'
+    '<span data-at="variants[2].metrics[1].low">0.619</span>',
     '<tr class="flagged"><td class="num">3</td><td class="num">3</td><td class="num">'
-    '<span data-v=82>0.786</span></td><td class="num"><span data-v=nk>0.706</span>',
+    '<span data-at="variants[2].metrics[1].mean">0.786</span></td><td class="num">'
+    '<span data-at="candidates[5].metrics[2].mean">0.706</span>',
 )
-ABLATED = ('<th scope="row">reranker=none</th><td class="num"><span data-v=43>0.500</span>',
-           '<th scope="row">first_stage=sparse</th><td class="num"><span data-v=6l>0.548</span>')  # fmt: skip
+ABLATED = ('<th scope="row">reranker=none</th><td class="num">'
+           '<span data-at="variants[0].metrics[0].mean">0.500</span>',
+           '<th scope="row">first_stage=sparse</th><td class="num">'
+           '<span data-at="variants[1].metrics[1].low">0.548</span>')  # fmt: skip
 SWAPPED_ROWS = {
     "sizing.html": (SIZING_MRR, [
         "sizing.html: 'depth 3, final 1: MRR 0.706': results.json says '0.619' (sizing[0].mrr.mean)",
@@ -743,7 +747,8 @@ def _swap(row_a: str, row_b: str) -> tuple[str, str]:
 def test_a_value_of_another_row_is_held_to_its_own_row(
     demo_site: Path, tmp_path: Path, page: str
 ) -> None:
-    (row_a, row_b), expected = SWAPPED_ROWS[page]
+    rows, expected = SWAPPED_ROWS[page]
+    row_a, row_b = (as_written(demo_site, row) for row in rows)
     new_a, new_b = _swap(row_a, row_b)
     site = planted(demo_site, tmp_path, page, row_a, new_a)
     text = (site / page).read_text("utf-8")
@@ -753,9 +758,10 @@ def test_a_value_of_another_row_is_held_to_its_own_row(
 
 
 ABLATION_CELLS = {
-    "a change's p": ('<td class="num"><span data-v=5l>0.625</span></td><td class="num"><span '
-                     'data-v=4h>0.0</span>', '<td class="num">0.652</td><td class="num"><span '
-                     'data-v=4h>0.0</span>', [
+    "a change's p": ('<td class="num"><span data-at="variants[0].slices[0].low">0.625</span></td>'
+                     '<td class="num"><span data-at="variants[0].costs.pairs_per_question">0.0'
+                     '</span>', '<td class="num">0.652</td><td class="num"><span '
+                     'data-at="variants[0].costs.pairs_per_question">0.0</span>', [
         "ablations.html: '0.652': results.json says nothing: no claim backs this table cell",
         "ablations.html: 'row 2 (reranker=none): sign-test p 0.652': results.json says '0.625' "
         "(ablations.rows[1].p)",
@@ -775,6 +781,7 @@ ABLATION_CELLS = {
 @pytest.mark.parametrize("case", list(ABLATION_CELLS))
 def test_an_ablation_cell_is_held_to_its_row(demo_site: Path, tmp_path: Path, case: str) -> None:
     old, new, expected = ABLATION_CELLS[case]
+    old, new = as_written(demo_site, old), as_written(demo_site, new)
     found, _, _ = audit(planted(demo_site, tmp_path, "ablations.html", old, new),
                         on_the_page("ablations.html"))  # fmt: skip
     assert [d.line() for d in found] == expected

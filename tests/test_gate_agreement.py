@@ -154,12 +154,27 @@ def test_n_of_m_rules_counts_every_row_listed() -> None:
 
 def test_the_flips_rows_state_the_evidence_asked_for() -> None:
     facts = PolicyFacts(3, 0.0, 0.0, 0.0, True, (), {}, 1, 0.2)
-    flips = RuleValue("review_on_mrr_flips", "mrr", 8.0, None, None, "pass", None)
+    # 8 lost, 5 won: more worse than better, but the policy asks for p <= 0.2 (here 0.58)
+    flips = RuleValue("review_on_mrr_flips", "mrr", 8.0, None, 5.0, "pass", None)
     row = rule_rows((flips,), 3, facts)[0]
     assert (row.observed, row.threshold, row.status) == (
-        "worse for 8", "worse ≤ better or sign-test p > 0.200", "pass",
+        "worse for 8, better for 5", "worse ≤ better or sign-test p > 0.200", "pass",
     )  # fmt: skip
     assert rule_rows((flips,), 3)[0].threshold == "worse ≤ better"  # the defaults
+
+
+def test_the_flips_row_holds_the_losses_and_wins_its_gate_line_names(demo_results) -> None:  # type: ignore[no-untyped-def]
+    # observed: the questions MRR lost; reference: those it won, whether the rule fired or not
+    rows = {c.name: next(r for r in c.gate.rules if r.rule == "review_on_mrr_flips")
+            for c in demo_results.candidates}  # fmt: skip
+    fired = {c.name: g for c in demo_results.candidates for g in c.gate.checks
+             if g.rule == "review_on_mrr_flips"}  # fmt: skip
+    assert sorted(fired) == ["dense: MiniLM", "pair cut to 8 words"]
+    for name, g in fired.items():
+        assert (rows[name].observed, rows[name].reference) == (len(g.questions), g.counts[0])
+    assert (rows["pair cut to 8 words"].observed, rows["pair cut to 8 words"].reference) == (4, 0)
+    assert all(r.status == "pass" and r.observed is not None and r.observed <= (r.reference or 0)
+               for name, r in rows.items() if name not in fired)  # fmt: skip
 
 
 def test_the_gate_records_the_top_k_it_read(demo_results, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -82,7 +82,7 @@ def _observed(r: RuleValue) -> str:
     if r.rule == "review_on_mrr_flips":
         if r.status == "not evaluated":
             return "—"
-        return "no more worse than better" if r.observed is None else f"worse for {r.observed:.0f}"
+        return f"worse for {r.observed or 0:.0f}, better for {r.reference or 0:.0f}"
     return fmt(r.observed)
 
 

@@ -1015,7 +1015,7 @@ def rule_cell(results: Results, row: RuleValue, kind: str) -> str:
         if rule == "review_on_mrr_flips":
             if row.status == "not evaluated":
                 return "—"
-            return "no more worse than better" if seen is None else f"worse for {seen:.0f}"
+            return f"worse for {seen or 0:.0f}, better for {base or 0:.0f}"
         return _three(seen)
     if kind == "threshold":
         if rule == "critical":

@@ -331,12 +331,12 @@ def _rule_values(
     elif reference is None:
         out.append(RuleValue("review_on_mrr_flips", "mrr", None, None, None, "not evaluated",
                              no_reference))  # fmt: skip
-    else:  # observed: the questions MRR lost, when they outnumber the ones it won (reviewed
-        # or not: the policy's flips_min_net and flips_max_p may ask for more evidence)
+    else:  # observed: the questions MRR lost; reference: the ones it won (reviewed or not
+        # when the losses outnumber the wins: flips_min_net and flips_max_p may ask for more)
         flips = paired(dict(reference.rr), shaped.rr, name="mrr")
-        worse = float(len(flips.worse)) if len(flips.worse) > len(flips.better) else None
-        out.append(RuleValue("review_on_mrr_flips", "mrr", worse, None, None,
-                             _status(checks, "review_on_mrr_flips"), None))  # fmt: skip
+        out.append(RuleValue("review_on_mrr_flips", "mrr", float(len(flips.worse)), None,
+                             float(len(flips.better)), _status(checks, "review_on_mrr_flips"),
+                             None))  # fmt: skip
     return tuple(out)
 
 

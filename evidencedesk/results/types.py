@@ -281,7 +281,9 @@ class RuleValue:
     metric: str | None
     observed: float | None
     threshold: float | None
-    reference: float | None  # the baseline's value (max_drop)
+    # what observed is set against: the baseline's value (max_drop); the questions MRR won
+    # (review_on_mrr_flips, whose observed is the questions it lost)
+    reference: float | None
     status: str  # "pass" | "REVIEW" | "BLOCK" | "not evaluated"
     why: str | None  # why not evaluated; None when evaluated
 
