@@ -101,6 +101,33 @@ def test_validate_counts_the_queries_of_a_run_that_are_not_questions(
                     f"its top 10 are judged for some query (67 %){said}")  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("evaluate_unlisted", "said"),
+    [(False, "answers 3 of 3 judged queries (100 %); 6 of the 9 documents of its top 10 are "
+             "judged for some query (67 %); 2 of its 5 queries are not questions evaluated: left "
+             "out (trec_eval leaves out those without judgments, not the judged ones "
+             "queries.jsonl does not list: the warning below)"),
+     (True, "answers 4 of 4 judged queries (100 %); 8 of the 12 documents of its top 10 are "
+            "judged for some query (67 %); 1 of its 5 queries is not a judged question: left "
+            "out, as trec_eval leaves them out")],
+)  # fmt: skip
+def test_validate_does_not_say_trec_eval_leaves_out_the_judged_queries_a_file_does_not_list(
+    tmp_path: Path, evaluate_unlisted: bool, said: str
+) -> None:
+    # q4 is judged but not in queries.jsonl, q9 has no judgment: trec_eval would evaluate q4
+    project = write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": {**BASE, "q9": ["1"]}},
+                            relevance=1, questions=("q1", "q2", "q3"))  # fmt: skip
+    if evaluate_unlisted:
+        text = project.read_text("utf-8").replace(
+            "relevance = 1", "relevance = 1\nevaluate_unlisted = true"
+        )
+        project.write_text(text, "utf-8")
+    out = io.StringIO()
+    assert cli.main(["validate", "--project", str(project)], stdout=out, stderr=io.StringIO()) == 0
+    lines = out.getvalue().splitlines()
+    assert next(line for line in lines if line.startswith("run cand:")) == f"run cand: {said}"
+
+
 def test_to_label_never_lists_an_id_the_corpus_does_not_hold(tmp_path: Path) -> None:
     one_off = {**BASE, "q4": ["7", "8", "13"]}
     project = with_corpus(write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": one_off},

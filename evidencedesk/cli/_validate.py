@@ -215,6 +215,14 @@ def describe(found: Found) -> str:
     if not found.runs:
         lines.append("runs: none")
     held = {name: (n, top) for name, n, top in found.in_corpus}
+    # trec_eval leaves out a run's queries without judgments, but it evaluates judged queries
+    # that a queries file does not list: those the file leaves out (a warning below)
+    not_questions = ("is not a judged question", "are not judged questions")
+    why_left_out = "left out, as trec_eval leaves them out"
+    if found.counts.without_text and p.queries is not None and not p.evaluate_unlisted:
+        not_questions = ("is not a question evaluated", "are not questions evaluated")
+        why_left_out = (f"left out (trec_eval leaves out those without judgments, not the judged "
+                        f"ones {p.relative(p.queries)} does not list: the warning below)")  # fmt: skip
     for name, c in found.runs:
         in_corpus = ""
         if name in held:
@@ -224,8 +232,8 @@ def describe(found: Found) -> str:
         unjudged = c.run_queries - c.answered
         left_out = (
             f"; {unjudged} of its {c.run_queries} queries "
-            + ("is not a judged question" if unjudged == 1 else "are not judged questions")
-            + ": left out, as trec_eval leaves them out"
+            + not_questions[unjudged != 1]
+            + f": {why_left_out}"
             if unjudged
             else ""
         )
