@@ -57,6 +57,12 @@ def previous(tmp_path: Path) -> Path:
             "'<ent:d3>'; judgments: 'd1', 'd2', 'd3'); removing '<ent:' before and '>' after the "
             "run's document ids would match 5 of 5",
         ),
+        (  # one query, of none the judgments grade: a query, not "1 queries"
+            {"q7": BASE["19335"]},
+            "runs/cand.run: expected query ids that the judgments use, found none in common: the "
+            "run answers 1 query, the judgments grade 3 (run: 'q7'; judgments: '19335', '19336', "
+            "'19337')",
+        ),
         (  # a ".0" the run's writer added
             {f"{q}.0": ids for q, ids in BASE.items()},
             "runs/cand.run: expected query ids that the judgments use, found none in common: the "
@@ -187,14 +193,17 @@ def test_judged_queries_outside_the_queries_file_are_left_out_and_counted(
 def test_evaluate_unlisted_evaluates_judged_queries_outside_the_queries_file(
     tmp_path: Path,
 ) -> None:
+    # 19399 is listed without a judgment: "of its 3 queries" counts the file's own, not 19337
     project = write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": BASE}, relevance=1,
-                            questions=("19335", "19336"))  # fmt: skip
+                            questions=("19335", "19336", "19399"))  # fmt: skip
     text = project.read_text().replace("relevance = 1", "relevance = 1\nevaluate_unlisted = true")
     project.write_text(text)
     code, _, err = build(project, tmp_path / "site")
     assert (code, err.splitlines()) == (0, [
         "warning: qrels.txt: 1 of the 3 judged queries is not in the queries file (19337): "
-        "evaluated and shown by their ids ([questions] evaluate_unlisted)"
+        "evaluated and shown by their ids ([questions] evaluate_unlisted)",
+        "warning: queries.jsonl: 1 of its 3 queries has no judgment (19399): left out, as "
+        "trec_eval leaves them out",
     ])  # fmt: skip
     results = json.loads((tmp_path / "site" / "results.json").read_text("utf-8"))
     assert [q["id"] for q in results["inputs"]["questions"]] == ["19335", "19336", "19337"]

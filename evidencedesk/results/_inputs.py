@@ -763,8 +763,11 @@ def notices(
         found.append(Notice("unlisted", project.relative(project.queries), None,
                             counts.without_text, None, counts.without_text_ids))  # fmt: skip
     if counts.unjudged and project.queries is not None:
+        # of the queries file's own queries: `counts.queries` also holds the judged ids it does
+        # not list when they are evaluated
+        listed = counts.queries - (counts.without_text if project.evaluate_unlisted else 0)
         found.append(Notice("unjudged", project.relative(project.queries), None, counts.unjudged,
-                            counts.queries, counts.unjudged_ids))  # fmt: skip
+                            listed, counts.unjudged_ids))  # fmt: skip
     if counts.out_of_scope:
         where = project.labels or project.qrels
         found.append(Notice("out_of_scope", project.relative(where) if where else "", None,

@@ -457,7 +457,8 @@ def check_coverage(
         raise RunFileError(
             path,
             f"expected query ids that the judgments use, found none in common: the run answers "
-            f"{found.run_queries} queries, the judgments grade {found.judged_queries} "
+            f"{found.run_queries} {'query' if found.run_queries == 1 else 'queries'}, the "
+            f"judgments grade {found.judged_queries} "
             + _sides(run.qids, set(judged), "query", "judgments"),
         )
     if found.partial(min_coverage):
