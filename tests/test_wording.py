@@ -121,7 +121,8 @@ def test_questions_from_qrels_are_never_called_unanswerable(
     [
         ("", "; a grade below 0 (here -2 and -1) counts as 0."),
         ('metrics = ["ndcg@10:linear", "bpref"]',
-         "; a grade below 0 (here -2 and -1) counts as 0, and in bpref neither way."),
+         " (bpref excepted: it counts an unjudged result neither way); a grade below 0 (here -2 "
+         "and -1) counts as 0, and in bpref neither way."),
     ],
 )  # fmt: skip
 def test_the_methods_say_what_a_grade_below_0_counts(
@@ -146,3 +147,37 @@ def test_the_methods_say_what_a_grade_below_0_counts(
     at = head.index("ndcg@10:linear")
     base_q1 = next(r.split(",") for r in rows if r.startswith("q1,") and ",base," in f",{r},")
     assert round(float(base_q1[at]), 3) == 0.631
+
+
+@pytest.mark.parametrize("bpref", [False, True])
+def test_every_unjudged_sentence_excepts_bpref_where_it_is_reported(
+    tmp_path: Path, bpref: bool
+) -> None:
+    """bpref reads an unjudged result neither as relevant nor as not: where it is reported, no
+    page may say an unjudged result counts as not relevant in every metric without saying so."""
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "d": 0}}
+    runs = {
+        "base": {"q1": ["x", "a"], "q2": ["c", "d"]},
+        "cand": {"q1": ["a", "y"], "q2": ["z", "c"]},
+    }
+    report = 'metrics = ["map", "bpref"]' if bpref else 'metrics = ["map"]'
+    project = write_project(tmp_path / "p", qrels, runs, relevance=1, report=report)
+    out = tmp_path / "site"
+    argv = ["build", "--project", str(project), "--out", str(out), "-q"]
+    assert cli.main(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    pages = {name: " ".join(text(out / name).split())
+             for name in ("methods.html", "to-label.html", "candidate-cand.html", "question-q1.html")}  # fmt: skip
+    excepted = " (bpref excepted: it counts an unjudged result neither way)" if bpref else ""
+    said = {
+        "methods.html": [
+            f"lower grades are not relevant, and unjudged results count as not relevant{excepted}.",
+            f"Unjudged results count as not relevant in every metric{excepted}, so a run",
+        ],
+        "to-label.html": [f"they count as not relevant in every metric{excepted}."],
+        "candidate-cand.html": [f"An unjudged result counts as not relevant{excepted}, so a"],
+        "question-q1.html": [f"no judgment grades it, so it counts as not relevant{excepted}."],
+    }
+    for name, sentences in said.items():
+        for sentence in sentences:
+            assert sentence in pages[name], (name, sentence)
+    assert ("bpref excepted" in " ".join(pages.values())) is bpref

@@ -62,6 +62,7 @@ from evidencedesk.report._values import config_word
 from evidencedesk.report._words import (
     METHODS_RULES,
     and_joined,
+    bpref_excepted,
     defined_by,
     exports_exception,
     how_many,
@@ -260,6 +261,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         averaging=settings.averaging,
         exports_exception=exports_exception(settings),
         recompute_from=recompute_from(results),
+        bpref_excepted=bpref_excepted(settings),
         past_final=past_final([m.label for m in settings.past_final], Config().final),
         max_depth=settings.max_depth,
         models=results.models,

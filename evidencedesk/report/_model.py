@@ -141,6 +141,8 @@ class Meta(Plain):
     # every chunk, a missing grade 0, and the qrels export lists the grades (`words`)
     exports_exception: str = ""
     recompute_from: str = ""  # the exports and files that hold every number (`words`)
+    # after "an unjudged result counts as not relevant": "" or bpref's exception (`words`)
+    bpref_excepted: str = ""
     # the reported metrics whose cut-off is above the variants' final lists, in a sentence
     # ("" when none is: `words.past_final`)
     past_final: str = ""

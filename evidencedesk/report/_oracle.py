@@ -1910,13 +1910,14 @@ def _grades(results: Results, source: str) -> str:
 
 def _relevance(results: Results, source: str) -> str:
     rel, named = results.settings.relevance, dict(results.settings.grade_names)
+    bpref = "bpref" in {m.name for m in results.settings.compared}  # reads unjudged neither way
     missing = ("a missing grade counts as 0 (the labels file grades every chunk)"
                if results.settings.questions_from == "labels"
-               else "unjudged results count as not relevant")  # fmt: skip
+               else "unjudged results count as not relevant" + (
+                   " (bpref excepted: it counts an unjudged result neither way)" if bpref else ""))  # fmt: skip
     seen = _seen_grades(results)
     negative = [str(g) for g in seen if g < 0]  # 0 to every metric; bpref counts them neither way
     if negative:
-        bpref = "bpref" in {m.name for m in results.settings.compared}
         missing += f"; a grade below 0 (here {_and(negative)}) counts as 0" + \
             (", and in bpref neither way" if bpref else "")  # fmt: skip
     if rel in named:

@@ -887,6 +887,14 @@ def _reports_bpref(settings: Settings) -> bool:
     return any(m.name == "bpref" for m in settings.compared)
 
 
+def bpref_excepted(settings: Settings) -> str:
+    """What follows "an unjudged result counts as not relevant" wherever a page says it: ""
+    or, where bpref is reported, that bpref counts it neither way."""
+    if not _reports_bpref(settings):
+        return ""
+    return " (bpref excepted: it counts an unjudged result neither way)"
+
+
 def exports_exception(settings: Settings) -> str:
     """What a trec_eval-style tool cannot recompute from the exports, in a pipeline project whose
     labels file grades every chunk (a missing grade is 0, the qrels export lists the grades it
@@ -924,7 +932,7 @@ def relevance(results: Results, source: str) -> str:
     named = dict(results.settings.grade_names)
     missing = ("a missing grade counts as 0 (the labels file grades every chunk)"
                if results.settings.questions_from == "labels"
-               else "unjudged results count as not relevant")  # fmt: skip
+               else f"unjudged results count as not relevant{bpref_excepted(results.settings)}")  # fmt: skip
     seen = _grades_seen(results)
     below = [g for g in seen if g < 0]
     if below:
