@@ -158,8 +158,9 @@ class _Reference:
 
     @classmethod
     def of_judged(cls, judged: Sequence[Judged], final: int, k: int, run: str) -> _Reference:
-        """The judged final lists of the run named `run` as the reference, measured at `k`."""
-        return cls._of(_shape(judged, final, k), run=run)
+        """The judged lists of the TREC run named `run`, cut to their top `final`, as the
+        reference, measured at `k`."""
+        return cls._of(_shape(judged, final, k, "top"), run=run)
 
     @classmethod
     def _of(

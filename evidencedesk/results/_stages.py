@@ -41,7 +41,6 @@ from evidencedesk.gate import (
     GateCheck,
     GateLevel,
     GatePolicy,
-    _cut,
     _decide_gate,
     _GateInput,
     _ListCut,
@@ -777,8 +776,9 @@ def _runs_reference(evaluating: Evaluating, base_run: JudgedRun) -> tuple[_Refer
         return inputs.saved.reference(), inputs.saved_name
     baseline = inputs.baseline_run
     assert baseline is not None  # noqa: S101 - a runs-only project has runs
-    base_cut = _cut(base_run.judged, k)
-    return _Reference.of_judged(base_cut, max(k, 1), k, baseline), f"the baseline run {baseline}"
+    return _Reference.of_judged(
+        base_run.judged, max(k, 1), k, baseline
+    ), f"the baseline run {baseline}"
 
 
 def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:
