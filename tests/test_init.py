@@ -172,6 +172,34 @@ def test_the_relevance_guess_is_trec_evals_with_the_share_each_choice_keeps(
     )
 
 
+def test_judged_queries_the_queries_file_does_not_list_are_counted_apart(tmp_path: Path) -> None:
+    # q3 is judged but not in queries.jsonl: not a question of the project (the build leaves
+    # it out), so the relevance guess counts q1 and q2, and a line says what q3 is
+    folder = tmp_path / "p"
+    (folder / "runs").mkdir(parents=True)
+    (folder / "queries.jsonl").write_text(
+        '{"_id": "q1", "text": "a"}\n{"_id": "q2", "text": "b"}\n'
+    )
+    (folder / "qrels.txt").write_text("q1 0 d1 2\nq2 0 d2 1\nq3 0 d3 2\n")
+    (folder / "runs" / "base.run").write_text(
+        "q1 Q0 d1 1 2 base\nq2 Q0 d2 1 2 base\nq3 Q0 d3 1 2 base\n"
+    )
+    lines = render(survey(folder)).splitlines()
+    at = lines.index("relevance = 1                  # grades present: 1, 2")
+    assert lines[at - 1 : at + 3] == [
+        "# GUESSED (trec_eval's default level, -l 1): relevant = grade >= 1 keeps 2 (100 %) of "
+        "the 2 judged questions; >= 2 keeps 1 (50 %)",
+        "relevance = 1                  # grades present: 1, 2",
+        '# 1 judged query is not in "queries.jsonl" ("q3"): left out of every number',
+        "# evaluate_unlisted = true      # evaluates them too, shown by their ids",
+    ]
+    # uncommented, the key loads: the build evaluates q3 too
+    (folder / "evidencedesk.toml").write_text(
+        render(survey(folder)).replace("# evaluate_unlisted", "evaluate_unlisted"), "utf-8"
+    )
+    assert main(["validate", "--project", str(folder)]) == 0
+
+
 def test_a_labels_file_keeps_its_own_threshold(tmp_path: Path) -> None:
     lines = render(survey(markdown_folder(tmp_path))).splitlines()
     assert "relevance = 2                  # grades present: 0, 1, 2" in lines

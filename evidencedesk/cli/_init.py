@@ -204,6 +204,17 @@ def _judgments_in(s: Survey) -> dict[str, dict[str, int]]:
     return {}
 
 
+def _unlisted(s: Survey, judgments: dict[str, dict[str, int]]) -> list[str]:
+    """The judged query ids a queries file does not list, in the judgments' order (none without
+    a queries file, or with a labels file: its questions are the labelled ones)."""
+    from evidencedesk.retrieval.beir import read_queries
+
+    if s.labels is not None or s.queries is None:
+        return []
+    listed = {q.id for q in read_queries(s.queries)}
+    return [q for q, docs in judgments.items() if docs and q not in listed]
+
+
 def _kept_at(judgments: dict[str, dict[str, int]], threshold: int) -> int:
     """The judged questions that keep a relevant judgment at `threshold`."""
     return sum(any(g >= threshold for g in docs.values()) for docs in judgments.values() if docs)
@@ -284,6 +295,9 @@ def render(s: Survey) -> str:
             "found neither",
         )
     judgments = _judgments_in(s)
+    unlisted = _unlisted(s, judgments)
+    # the questions are the ones a queries file lists (the build leaves the others out)
+    asked = {q: d for q, d in judgments.items() if q not in set(unlisted)}
     grades = sorted({g for docs in judgments.values() for g in docs.values()})
     top = max(grades, default=0)
     if top < 1:
@@ -344,11 +358,16 @@ def render(s: Survey) -> str:
     if s.tags is not None:
         lines.append(f"tags = {_q(rel(s.tags))}")
     seen = ", ".join(map(str, grades))
-    lines += [
-        _relevance_comment(judgments, relevance, s.labels is not None),
-        f"relevance = {relevance}                  # grades present: {seen}",
-        "",
-    ]
+    lines.append(_relevance_comment(asked, relevance, s.labels is not None))
+    lines.append(f"relevance = {relevance}                  # grades present: {seen}")
+    if unlisted and s.queries is not None:
+        shown = ", ".join(map(_q, unlisted[:3])) + (", …" if len(unlisted) > 3 else "")
+        noun = "query is" if len(unlisted) == 1 else "queries are"
+        lines.append(f"# {len(unlisted)} judged {noun} not in {_q(rel(s.queries))} ({shown}): "
+                     "left out of every number")  # fmt: skip
+        if not pipeline:
+            lines.append("# evaluate_unlisted = true      # evaluates them too, shown by their ids")
+    lines.append("")
     if s.runs:
         lines.append("[runs]")
         if s.runs_dir is not None:
