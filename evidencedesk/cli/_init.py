@@ -18,6 +18,7 @@ import glob
 import os
 import stat
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -215,6 +216,17 @@ def _unlisted(s: Survey, judgments: dict[str, dict[str, int]]) -> list[str]:
     return [q for q, docs in judgments.items() if docs and q not in listed]
 
 
+def _unlisted_comment(unlisted: Sequence[str], queries: str, pipeline: bool) -> list[str]:
+    """The comment on the judged queries the queries file (`queries`, quoted) does not list,
+    and in a runs-only project the key that evaluates them."""
+    shown = ", ".join(map(_q, unlisted[:3])) + (", …" if len(unlisted) > 3 else "")
+    noun = "query is" if len(unlisted) == 1 else "queries are"
+    said = [f"# {len(unlisted)} judged {noun} not in {queries} ({shown}): left out of every number"]
+    if not pipeline:  # a pipeline searches by a question's text, which they lack
+        said.append("# evaluate_unlisted = true      # evaluates them too, shown by their ids")
+    return said
+
+
 def _kept_at(judgments: dict[str, dict[str, int]], threshold: int) -> int:
     """The judged questions that keep a relevant judgment at `threshold`."""
     return sum(any(g >= threshold for g in docs.values()) for docs in judgments.values() if docs)
@@ -296,8 +308,6 @@ def render(s: Survey) -> str:
         )
     judgments = _judgments_in(s)
     unlisted = _unlisted(s, judgments)
-    # the questions are the ones a queries file lists (the build leaves the others out)
-    asked = {q: d for q, d in judgments.items() if q not in set(unlisted)}
     grades = sorted({g for docs in judgments.values() for g in docs.values()})
     top = max(grades, default=0)
     if top < 1:
@@ -358,15 +368,12 @@ def render(s: Survey) -> str:
     if s.tags is not None:
         lines.append(f"tags = {_q(rel(s.tags))}")
     seen = ", ".join(map(str, grades))
+    # the questions are the ones a queries file lists (the build leaves the others out)
+    asked = {q: d for q, d in judgments.items() if q not in set(unlisted)}
     lines.append(_relevance_comment(asked, relevance, s.labels is not None))
     lines.append(f"relevance = {relevance}                  # grades present: {seen}")
     if unlisted and s.queries is not None:
-        shown = ", ".join(map(_q, unlisted[:3])) + (", …" if len(unlisted) > 3 else "")
-        noun = "query is" if len(unlisted) == 1 else "queries are"
-        lines.append(f"# {len(unlisted)} judged {noun} not in {_q(rel(s.queries))} ({shown}): "
-                     "left out of every number")  # fmt: skip
-        if not pipeline:
-            lines.append("# evaluate_unlisted = true      # evaluates them too, shown by their ids")
+        lines += _unlisted_comment(unlisted, _q(rel(s.queries)), pipeline)
     lines.append("")
     if s.runs:
         lines.append("[runs]")
