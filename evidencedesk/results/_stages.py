@@ -776,9 +776,8 @@ def _runs_reference(evaluating: Evaluating, base_run: JudgedRun) -> tuple[_Refer
         return inputs.saved.reference(), inputs.saved_name
     baseline = inputs.baseline_run
     assert baseline is not None  # noqa: S101 - a runs-only project has runs
-    return _Reference.of_judged(
-        base_run.judged, max(k, 1), k, baseline
-    ), f"the baseline run {baseline}"
+    reference = _Reference.of_judged(base_run.judged, max(k, 1), k, baseline)
+    return reference, f"the baseline run {baseline}"
 
 
 def runs_gate(evaluating: Evaluating, benchmark: RunsRead) -> Gated:

@@ -20,8 +20,9 @@ A run shaped for the release gate (`_GateInput`), and what it is compared with (
 
 `gate._decide_gate` reads these; `evalreport.retrieval_gate` shapes a run and its base with them, and
 `baseline.Baseline.reference()` turns a saved baseline into a `_Reference`. Judged lists need no
-pipeline config: `_shape` and `_Reference.of_judged` take them with their final size (a TREC run's
-lists cut there to the gate's k: `_shape`'s "top"). A `_Reference` is a pipeline's (its `Config`) or a named run's.
+pipeline config: `_shape` and `_Reference.of_judged` take them with their final size (a TREC
+run's lists cut there to the gate's k: `_shape`'s "top"). A `_Reference` is a pipeline's (its
+`Config`) or a named run's.
 
 The sizing sweep: every depth x final of a reranked configuration, with its cost.
 
