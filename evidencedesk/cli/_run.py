@@ -40,8 +40,8 @@ HELP = "write a TREC run of a built-in searcher (sparse, dense, hybrid, minilm)"
 # what `evidencedesk run --help` says the command does
 DESCRIPTION = (
     "Search every question of a project over its documents with one built-in searcher and write "
-    "a TREC run (qid Q0 docid rank score tag) of the top --depth results, with a note beside it "
-    "(<file>.md: how it was made), so that a built-in searcher such as "
+    "a TREC run (qid Q0 docid rank score tag) of the top --depth results, with a note of how "
+    "it was made beside it (its name with the suffix .md), so that a built-in searcher such as "
     "MiniLM stands beside the team's own runs in a runs-only project. Deterministic; progress "
     "on stderr. An existing file is replaced only when this command wrote it."
 )
