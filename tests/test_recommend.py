@@ -155,8 +155,9 @@ def test_what_it_would_take_reads_the_paired_differences_and_holm(tmp_path: Path
     two = candidates(split(tmp_path / "two", 4, 0, 21, candidates=2))
     assert (
         md_escape(
-            "about 37 questions in all (now 21) would bring a paired test to p < 0.025 (what Holm's "
-            "adjustment over the 2 candidates asks at most for an adjusted p < 0.05), about 43 for "
+            "about 37 questions in all (now 21) would bring a paired test to p < 0.05 / 2 (what "
+            "Holm's adjustment over the 2 candidates asks at most for an adjusted p < 0.05), about "
+            "43 for "
             "an 80 % chance; at the observed flip rate, the sign test reaches an unadjusted p < 0.05 "
             "at every total from about 29 questions on"
         )

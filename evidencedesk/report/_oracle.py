@@ -1524,7 +1524,7 @@ def _take(results: Results, source: str) -> str:
     if d.for_t is not None:
         part = (f"at the observed mean difference and spread of {name}, about {d.for_t} questions "
                 f"in all (now {d.questions}) would bring a paired test to p < "
-                f"{_ALPHA / d.family:.2g}")  # fmt: skip
+                f"{_ALPHA}{f' / {d.family}' if d.family > 1 else ''}")  # fmt: skip
         if d.family > 1:
             part += (f" (what Holm's adjustment over the {d.family} candidates asks at most for an "
                      f"adjusted p < {_ALPHA})")  # fmt: skip

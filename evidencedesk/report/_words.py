@@ -412,7 +412,8 @@ def take(results: Results, source: str) -> str:
     label = metric_label(results, d.primary)
     parts = []
     if d.for_t is not None:
-        level = f"{ALPHA / d.family:.2g}"
+        # the level as a fraction: a decimal would round 0.05 / 3 up to 0.017, above Holm's
+        level = f"{ALPHA} / {d.family}" if d.family > 1 else f"{ALPHA}"
         part = (f"at the observed mean difference and spread of {label}, about {d.for_t} "
                 f"questions in all (now {d.questions}) would bring a paired test to p < {level}")  # fmt: skip
         if d.family > 1:
