@@ -76,6 +76,7 @@ def test_a_shallower_run_is_said_to_be_shallower(tmp_path: Path) -> None:
     ("metrics", "depth"),
     [
         ('["recall@2", "precision@1"]', ""),  # no reported metric reads past 2
+        ('["rprec"]', ""),  # R-prec reads the first R = 2 of each list: no further than 2
         ('["recall@3", "map"]', "max_depth = 2"),  # both cut at 2
     ],
 )
@@ -109,3 +110,22 @@ def test_the_demo_says_a_longer_final_list_reads_deeper(demo_site: Path) -> None
         "Depth: final 5 returns up to 5 results a question, the baseline hybrid up to 3; MRR and "
         "nDCG@5 (exp gain) read past 3, so part of the difference is how far each list goes."
     ) in text
+
+
+def test_r_prec_reads_past_the_shallower_list_where_some_question_has_more_relevant(
+    tmp_path: Path,
+) -> None:
+    # q1 has three relevant documents: R-prec reads base's third, past cand's two
+    qrels = {**QRELS, "q1": {"q1-a": 1, "q1-b": 1, "q1-x": 1, "q1-c": 0}}
+    toml = write_project(tmp_path / "p", qrels, {"base": BASE, "cand": CAND}, relevance=1,
+                         report='metrics = ["rprec"]')  # fmt: skip
+    said = (
+        "Depth: cand returns up to 2 results a question, the baseline base up to 4; R-prec reads "
+        "past 2, so part of the difference is how far each list goes; [runs] max_depth = 2 "
+        "compares every run at one depth."
+    )
+    assert f"note: {said}" in _validate(toml)
+    printed: list[str] = []
+    site = _build(toml, tmp_path / "site", printed)
+    assert f"warning: {said}" in printed
+    assert [d.line() for d in audit(site)[0]] == []

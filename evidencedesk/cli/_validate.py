@@ -114,7 +114,9 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     if runs_only and project.runs:
         baseline = baseline_run(project)
         names = tuple(name for name, _ in project.runs if name != baseline)
-        shallow = [(name, depths[name], read_past(settings.compared, min(depths[name], depths[baseline])))
+        most = max((sum(g >= settings.relevance for g in lb.grades.values()) for lb in labels),
+                   default=0)  # R-prec's largest R  # fmt: skip
+        shallow = [(name, depths[name], read_past(settings.compared, min(depths[name], depths[baseline]), most))
                    for name in names if depths[name] != depths[baseline]]  # fmt: skip
         depth_notes = tuple(depth_sentence(name, depth, baseline, depths[baseline], past, True)
                             for name, depth, past in shallow if past)  # fmt: skip

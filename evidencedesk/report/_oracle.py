@@ -1774,8 +1774,13 @@ def _depth(results: Results, source: str) -> str:
     mine = max([r.size for r in c.ranked(results)] or [0])
     base = max([r.size for r in results.variant(results.baseline).lists] or [0])
     shallow = min(mine, base)
+    # R-prec reads a question's first R results (R: its relevant documents)
+    rel = results.settings.relevance
+    most = max([sum(g >= rel for g in q.judgments.values()) for q in results.inputs.questions]
+               or [0])  # fmt: skip
     past = [m.label for m in results.settings.compared
-            if (cut := _CUT.search(m.name)) is None or int(cut[1]) > shallow]  # fmt: skip
+            if (most > shallow if m.name == "rprec"
+                else (cut := _CUT.search(m.name)) is None or int(cut[1]) > shallow)]  # fmt: skip
     if mine == base or not past:
         return ""
     read = "reads" if len(past) == 1 else "read"

@@ -663,11 +663,25 @@ def coverage(results: Results, source: str) -> str:
     return partial_coverage(variant.name, variant.coverage)
 
 
-def read_past(metrics: Iterable[Metric], depth: int) -> list[str]:
+def read_past(metrics: Iterable[Metric], depth: int, most_relevant: int) -> list[str]:
     """The labels of `metrics` that read past a list's first `depth` results: a cut-off above
-    it, or none (the whole list)."""
-    return [m.label for m in metrics
-            if (cut := split_metric(m.name)[1]) is None or cut > depth]  # fmt: skip
+    it, or none (the whole list) — but R-prec, which reads the first R (a question's relevant
+    documents), only where some question has more than `depth` (`most_relevant`)."""
+
+    def past(m: Metric) -> bool:
+        kind, cut, _ = split_metric(m.name)
+        if kind == "rprec":
+            return most_relevant > depth
+        return cut is None or cut > depth
+
+    return [m.label for m in metrics if past(m)]
+
+
+def most_relevant(results: Results) -> int:
+    """The most relevant documents any question has (R-prec's largest R)."""
+    rel = results.settings.relevance
+    return max((sum(g >= rel for g in q.judgments.values()) for q in results.inputs.questions),
+               default=0)  # fmt: skip
 
 
 def depth_gap(results: Results, c: CandidateResult) -> tuple[int, int, list[str]] | None:
@@ -677,7 +691,7 @@ def depth_gap(results: Results, c: CandidateResult) -> tuple[int, int, list[str]
     ranking: a run cut at 10 cannot find what R@100 or MAP count beyond its tenth result."""
     mine = max((r.size for r in c.ranked(results)), default=0)
     base = max((r.size for r in results.baseline_variant.lists), default=0)
-    past = read_past(results.settings.compared, min(mine, base))
+    past = read_past(results.settings.compared, min(mine, base), most_relevant(results))
     return (mine, base, past) if mine != base and past else None
 
 
