@@ -677,7 +677,7 @@ def read_past(metrics: Iterable[Metric], depth: int, most_relevant: int) -> list
     return [m.label for m in metrics if past(m)]
 
 
-def most_relevant(results: Results) -> int:
+def _most_relevant(results: Results) -> int:
     """The most relevant documents any question has (R-prec's largest R)."""
     rel = results.settings.relevance
     return max((sum(g >= rel for g in q.judgments.values()) for q in results.inputs.questions),
@@ -691,7 +691,7 @@ def depth_gap(results: Results, c: CandidateResult) -> tuple[int, int, list[str]
     ranking: a run cut at 10 cannot find what R@100 or MAP count beyond its tenth result."""
     mine = max((r.size for r in c.ranked(results)), default=0)
     base = max((r.size for r in results.baseline_variant.lists), default=0)
-    past = read_past(results.settings.compared, min(mine, base), most_relevant(results))
+    past = read_past(results.settings.compared, min(mine, base), _most_relevant(results))
     return (mine, base, past) if mine != base and past else None
 
 
