@@ -503,6 +503,31 @@ def test_a_wrong_build_formatter_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_
     assert all(" (margin of candidates[" in line for line in lines), lines
 
 
+def test_a_flips_cell_without_its_wins_is_caught(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A build whose gate tables gave the flips rule's losses without its wins (the cell as it
+    was): the oracle's reading of the rule ("worse for N, better for M") names each cell."""
+    from evidencedesk.report import _gate_view
+
+    whole = _gate_view._observed
+    monkeypatch.setattr(_gate_view, "_observed", lambda r: whole(r).split(", better for")[0])
+    toml, _ = generated(tmp_path / "project", 1)
+    err = io.StringIO()
+    argv = ["build", "--project", str(toml), "--out", str(tmp_path / "site"), "-q"]
+    assert main_cli.main(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    lines = [d.line() for d in audit(tmp_path / "site")[0]]
+    assert lines and all("worse for" in line for line in lines), lines
+    cells = [line for line in lines if not line.startswith("summary.md: ")]
+    said = re.compile(
+        r"(gate|candidate-[^:]*)\.html: 'worse for \d+': results\.json says 'worse "
+        r"for \d+, better for \d+' \(observed of candidates\[\d+\]\.gate\.rules\[5\]\)"
+    )
+    assert cells and all(said.fullmatch(line) for line in cells), cells
+    # summary.md's failing rules print the same cell, held to results.json as well
+    assert len(lines) > len(cells)
+
+
 # -- the claims' words, restated ----------------------------------------------------------------
 
 
