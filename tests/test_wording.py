@@ -181,3 +181,25 @@ def test_every_unjudged_sentence_excepts_bpref_where_it_is_reported(
         for sentence in sentences:
             assert sentence in pages[name], (name, sentence)
     assert ("bpref excepted" in " ".join(pages.values())) is bpref
+
+
+@pytest.mark.parametrize(
+    ("metrics", "questions_from", "said"),
+    [
+        (("map",), "qrels", ""),
+        (("map", "bpref"), "qrels", " (bpref excepted: it counts an unjudged result neither way)"),
+        # a labels file grades every chunk: nothing is unjudged, bpref reads a missing grade as 0
+        (("map", "bpref"), "labels", ""),
+    ],
+)
+def test_bpref_is_excepted_only_where_results_can_be_unjudged(
+    demo_results, metrics: tuple[str, ...], questions_from: str, said: str
+) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from evidencedesk._metric_names import read_metric
+    from evidencedesk.report._words import bpref_excepted
+
+    settings = replace(demo_results.settings, compared=tuple(map(read_metric, metrics)),
+                       questions_from=questions_from)  # fmt: skip
+    assert bpref_excepted(settings) == said

@@ -904,8 +904,9 @@ def _reports_bpref(settings: Settings) -> bool:
 
 def bpref_excepted(settings: Settings) -> str:
     """What follows "an unjudged result counts as not relevant" wherever a page says it: ""
-    or, where bpref is reported, that bpref counts it neither way."""
-    if not _reports_bpref(settings):
+    or, where bpref is reported, that bpref counts it neither way ("" with a labels file, which
+    grades every chunk: nothing is unjudged, and bpref counts a missing grade as 0)."""
+    if not _reports_bpref(settings) or settings.questions_from == "labels":
         return ""
     return " (bpref excepted: it counts an unjudged result neither way)"
 
