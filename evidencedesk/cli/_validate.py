@@ -114,9 +114,14 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     if runs_only and project.runs:
         baseline = baseline_run(project)
         names = tuple(name for name, _ in project.runs if name != baseline)
-        most = max((sum(g >= settings.relevance for g in lb.grades.values()) for lb in labels),
-                   default=0)  # R-prec's largest R  # fmt: skip
-        shallow = [(name, depths[name], read_past(settings.compared, min(depths[name], depths[baseline]), most))
+        most = 0  # R-prec's largest R, counted only where R-prec is reported
+        if any(m.name == "rprec" for m in settings.compared):
+            most = max(
+                (sum(g >= settings.relevance for g in lb.grades.values()) for lb in labels),
+                default=0,
+            )
+        shallow = [(name, depths[name],
+                    read_past(settings.compared, min(depths[name], depths[baseline]), most))
                    for name in names if depths[name] != depths[baseline]]  # fmt: skip
         depth_notes = tuple(depth_sentence(name, depth, baseline, depths[baseline], past, True)
                             for name, depth, past in shallow if past)  # fmt: skip

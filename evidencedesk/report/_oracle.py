@@ -1774,14 +1774,16 @@ def _depth(results: Results, source: str) -> str:
     mine = max([r.size for r in c.ranked(results)] or [0])
     base = max([r.size for r in results.variant(results.baseline).lists] or [0])
     shallow = min(mine, base)
+    if mine == base:
+        return ""
     # R-prec reads a question's first R results (R: its relevant documents)
-    rel = results.settings.relevance
+    rel, compared = results.settings.relevance, results.settings.compared
     most = max([sum(g >= rel for g in q.judgments.values()) for q in results.inputs.questions]
-               or [0])  # fmt: skip
-    past = [m.label for m in results.settings.compared
+               or [0]) if any(m.name == "rprec" for m in compared) else 0  # fmt: skip
+    past = [m.label for m in compared
             if (most > shallow if m.name == "rprec"
                 else (cut := _CUT.search(m.name)) is None or int(cut[1]) > shallow)]  # fmt: skip
-    if mine == base or not past:
+    if not past:
         return ""
     read = "reads" if len(past) == 1 else "read"
     hint = f"; [runs] max_depth = {shallow} compares every run at one depth" \

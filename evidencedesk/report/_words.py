@@ -691,8 +691,13 @@ def depth_gap(results: Results, c: CandidateResult) -> tuple[int, int, list[str]
     ranking: a run cut at 10 cannot find what R@100 or MAP count beyond its tenth result."""
     mine = max((r.size for r in c.ranked(results)), default=0)
     base = max((r.size for r in results.baseline_variant.lists), default=0)
-    past = read_past(results.settings.compared, min(mine, base), _most_relevant(results))
-    return (mine, base, past) if mine != base and past else None
+    if mine == base:
+        return None
+    compared = results.settings.compared
+    # R-prec's largest R, counted over every judgment only where R-prec is reported
+    most = _most_relevant(results) if any(m.name == "rprec" for m in compared) else 0
+    past = read_past(compared, min(mine, base), most)
+    return (mine, base, past) if past else None
 
 
 def depth_sentence(name: str, mine: int, baseline: str, base: int, past: list[str],
