@@ -70,10 +70,15 @@ class UnknownNameError(EvidencedeskError, ValueError):
     @property
     def hint(self) -> str:
         """ "did you mean a, b or c?" of the suggestions ("" without any)."""
-        if not self.suggestions:
-            return ""
-        *first, last = self.suggestions
-        return f"did you mean {', '.join(first) + ' or ' if first else ''}{last}?"
+        return _did_you_mean(self.suggestions)
+
+
+def _did_you_mean(suggestions: tuple[str, ...] | list[str]) -> str:
+    """ "did you mean a, b or c?" of `suggestions` ("" without any): every error's one wording."""
+    if not suggestions:
+        return ""
+    *first, last = suggestions
+    return f"did you mean {', '.join(first) + ' or ' if first else ''}{last}?"
 
 
 class MissingExtraError(EvidencedeskError):

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evidencedesk._metric_names import MAX_CUTOFF
+from evidencedesk.errors import _did_you_mean
 from evidencedesk.files._records import Whole, policy_file
 from evidencedesk.files._validation import Loc, Source, Style, rule, value_line
 from evidencedesk.retrieval._stats import p_is
@@ -250,11 +251,8 @@ def _some(ids: Sequence[str]) -> str:
 
 def _closest(unknown: Sequence[str], known: Iterable[str]) -> str:
     """ "did you mean a or b? " of the valid ids nearest the first unknown one ("" if none is near)."""
-    near = difflib.get_close_matches(unknown[0], list(known), n=3, cutoff=0.75)
-    if not near:
-        return ""
-    *first, last = near
-    return f"did you mean {', '.join(first) + ' or ' if first else ''}{last}? "
+    said = _did_you_mean(difflib.get_close_matches(unknown[0], list(known), n=3, cutoff=0.75))
+    return f"{said} " if said else ""
 
 
 def load_policy(path: str | Path, labels: Sequence[Label] | None = None) -> GatePolicy:
