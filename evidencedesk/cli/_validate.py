@@ -10,6 +10,7 @@ and a project that does not validate fails with the same one-line error a build 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -114,12 +115,12 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     if runs_only and project.runs:
         baseline = baseline_run(project)
         names = tuple(name for name, _ in project.runs if name != baseline)
-        most = 0  # R-prec's largest R, counted only where R-prec is reported
-        if any(m.name == "rprec" for m in settings.compared):
-            most = max(
-                (sum(g >= settings.relevance for g in lb.grades.values()) for lb in labels),
-                default=0,
-            )
+        rel = settings.relevance
+
+        @functools.cache
+        def most() -> int:  # R-prec's largest R (read_past asks where R-prec is reported)
+            return max((sum(g >= rel for g in lb.grades.values()) for lb in labels), default=0)
+
         shallow = [(name, depths[name],
                     read_past(settings.compared, min(depths[name], depths[baseline]), most))
                    for name in names if depths[name] != depths[baseline]]  # fmt: skip

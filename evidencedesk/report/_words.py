@@ -663,15 +663,16 @@ def coverage(results: Results, source: str) -> str:
     return partial_coverage(variant.name, variant.coverage)
 
 
-def read_past(metrics: Iterable[Metric], depth: int, most_relevant: int) -> list[str]:
+def read_past(metrics: Iterable[Metric], depth: int, most_relevant: Callable[[], int]) -> list[str]:
     """The labels of `metrics` that read past a list's first `depth` results: a cut-off above
     it, or none (the whole list) — but R-prec, which reads the first R (a question's relevant
-    documents), only where some question has more than `depth` (`most_relevant`)."""
+    documents), only where some question has more than `depth`: `most_relevant()`, asked only
+    where R-prec is among them (it walks every judgment)."""
 
     def past(m: Metric) -> bool:
         kind, cut, _ = split_metric(m.name)
         if kind == "rprec":
-            return most_relevant > depth
+            return most_relevant() > depth
         return cut is None or cut > depth
 
     return [m.label for m in metrics if past(m)]
@@ -693,10 +694,7 @@ def depth_gap(results: Results, c: CandidateResult) -> tuple[int, int, list[str]
     base = max((r.size for r in results.baseline_variant.lists), default=0)
     if mine == base:
         return None
-    compared = results.settings.compared
-    # R-prec's largest R, counted over every judgment only where R-prec is reported
-    most = _most_relevant(results) if any(m.name == "rprec" for m in compared) else 0
-    past = read_past(compared, min(mine, base), most)
+    past = read_past(results.settings.compared, min(mine, base), lambda: _most_relevant(results))
     return (mine, base, past) if past else None
 
 
