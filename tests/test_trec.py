@@ -110,6 +110,40 @@ def test_reading_orders_like_trec_eval(tmp_path: Path) -> None:
     assert [d for d, _ in run.ranked("q10")] == ["d0", "d2", "d10", "d1"]
     assert run.ranked("q2") == [("a", 5.0), ("b", 4.0)]
     assert run.ranked("nope") == []
+    # q10's last line (7.5) scores higher than its line before it (1.0): said, ranked all the same
+    assert (run.rising, run.rising_ids) == (1, ("q10",))
+
+
+@pytest.mark.parametrize(
+    ("text", "rising", "ids"),
+    [
+        ("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 9 t\n", 0, ()),  # best first: none
+        ("q1 Q0 a 1 2 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 1 t\n", 0, ()),  # a tie is no rise
+        # distances written best first: every query's scores rise
+        ("q2 Q0 a 1 0.1 t\nq2 Q0 b 2 0.4 t\nq1 Q0 c 1 0.2 t\nq1 Q0 d 2 0.3 t\n", 2, ("q1", "q2")),
+        # a reranker's ranks with the first stage's scores: one query's order changed
+        ("q1 Q0 a 1 5 t\nq1 Q0 b 2 4 t\nq2 Q0 c 1 1 t\nq2 Q0 d 2 3 t\nq2 Q0 e 3 2 t\n", 1, ("q2",)),
+        # queries interleaved: each query's lines are compared with its own line before them
+        ("q1 Q0 a 1 5 t\nq2 Q0 b 1 1 t\nq1 Q0 c 2 4 t\nq2 Q0 d 2 3 t\n", 1, ("q2",)),
+        # a later query first, each best first: no rise
+        ("q2 Q0 a 1 5 t\nq2 Q0 b 2 4 t\nq1 Q0 c 1 9 t\nq1 Q0 d 2 1 t\n", 0, ()),
+        # five queries rise: the count, and the first three in query order
+        (
+            "".join(f"q{n} Q0 a 1 1 t\nq{n} Q0 b 2 2 t\n" for n in (5, 4, 3, 2, 1)),
+            5,
+            ("q1", "q2", "q3"),
+        ),
+    ],
+)
+def test_the_queries_whose_scores_rise_down_the_file_are_counted(
+    tmp_path: Path, text: str, rising: int, ids: tuple[str, ...]
+) -> None:
+    run = read_run(write(tmp_path, text))
+    assert (run.rising, run.rising_ids) == (rising, ids)
+    # and the lines are ranked by score whatever their order: each query's best first
+    for q in run.qids:
+        scores = [s for _, s in run.ranked(q)]
+        assert scores == sorted(scores, reverse=True)
 
 
 def test_blocks_out_of_order_and_ties_in_engine_order(tmp_path: Path) -> None:

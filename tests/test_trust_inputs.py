@@ -5,14 +5,19 @@ command: the exact message, the exit status, and the previous site kept."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import html
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from evidencedesk import cli
+from evidencedesk.report._audit import audit
+from tests.planting import planted
 from tests.synthetic_runs import write_project
 
 QRELS = {"19335": {"d1": 2, "d2": 0}, "19336": {"d3": 1, "d4": 0}, "19337": {"d5": 2}}
@@ -264,6 +269,52 @@ def test_a_file_without_a_runs_name_that_is_not_a_run_is_skipped_with_one_line(
         "warning: runs/README: skipped: not a TREC run (its first line is not 'qid Q0 docid "
         "rank score tag')"
     ])  # fmt: skip
+
+
+def test_a_run_whose_scores_rise_down_its_file_is_ranked_by_score_and_said(
+    tmp_path: Path,
+) -> None:
+    # distances written best first (the smallest first): trec_eval ranks by score, highest
+    # first, so both queries of two lines are read upside down, and every page says so
+    project = write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": BASE}, relevance=1)
+    (project.parent / "runs" / "cand.run").write_text(
+        "19335 Q0 d1 1 0.10 faiss\n19335 Q0 d2 2 0.80 faiss\n"
+        "19336 Q0 d4 1 0.20 faiss\n19336 Q0 d3 2 0.30 faiss\n"
+        "19337 Q0 d5 1 0.50 faiss\n"
+    )
+    line = (
+        "runs/cand.run: in 2 of its 3 queries a line scores higher than the query's line before "
+        "it (19335, 19336): ranked by score, highest first, as trec_eval ranks them (neither "
+        "the rank column nor the line order counts); if a lower score means a better match (a "
+        "distance), negate the scores"
+    )
+    code, _, err = build(project, tmp_path / "site")
+    assert (code, err.splitlines()) == (0, [f"warning: {line}"])
+    results = json.loads((tmp_path / "site" / "results.json").read_text("utf-8"))
+    assert results["inputs"]["notices"] == [{
+        "kind": "score_order", "path": "runs/cand.run", "line": None, "count": 2, "total": 3,
+        "names": ["19335", "19336"],
+    }]  # fmt: skip
+    # ranked by score: d2 (0.80) above d1 (0.10), the relevant d1 second
+    with (tmp_path / "site" / "data" / "per-question.csv").open(encoding="utf-8") as rows:
+        rr = {(r["question"], r["variant"]): r["mrr"] for r in csv.DictReader(rows)}
+    assert [rr[q, "cand"] for q in ("19335", "19336", "19337")] == ["0.5", "1.0", "1.0"]
+    for page in ("index.html", "benchmark.html"):
+        text = html.unescape((tmp_path / "site" / page).read_text("utf-8"))
+        about = re.search(r'<aside class="notices".*?</aside>', text, re.S)
+        assert about is not None and line in about.group(), page
+    out = io.StringIO()
+    assert cli.main(["validate", "--project", str(project)], stdout=out,
+                    stderr=io.StringIO()) == 0  # fmt: skip
+    assert f"warning: {line}" in out.getvalue().splitlines()
+    # the audit restates the notice from results.json: a count changed on the page is named
+    wrong = planted(tmp_path / "site", tmp_path / "planted", "index.html", "in 2 of its 3",
+                    "in 1 of its 3")  # fmt: skip
+    assert [d.line() for d in audit(wrong)[0]] == [
+        f'index.html: "{line}": results.json says so, but the page does not show these words',
+        f'index.html: "{line.replace("in 2 of", "in 1 of")}": results.json says "{line}" (claim '
+        "10 of benchmark.html: notice of inputs.notices[0])",
+    ]
 
 
 def test_a_run_named_in_files_must_parse(tmp_path: Path, previous: Path) -> None:

@@ -28,6 +28,7 @@ from evidencedesk.retrieval.labels import QuestionCounts
 
 if TYPE_CHECKING:
     from evidencedesk.cli import _Streams
+    from evidencedesk.results.types import Notice
 
 __all__ = ["Found", "describe", "validate"]
 
@@ -66,7 +67,13 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     from evidencedesk.report._words import depth_sentence, notice_text, past_final, read_past
     from evidencedesk.results._candidates import load_candidates
     from evidencedesk.results._evaluate import model_warnings
-    from evidencedesk.results._inputs import baseline_run, in_scope, notices
+    from evidencedesk.results._inputs import (
+        baseline_run,
+        in_scope,
+        notices,
+        score_order,
+        shown_runs,
+    )
     from evidencedesk.results._settings import settings_for
     from evidencedesk.retrieval._coverage import (
         check_coverage,
@@ -94,10 +101,13 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     # the final lists: their depth is not compared)
     runs_only = settings.kind == "runs" or catalog is None
     depths: dict[str, int] = {}
+    shown = shown_runs(project, ())
+    orders: list[Notice] = []  # the runs whose scores rise down their files (`score_order`)
     for name, file in project.runs:
         trec = read_run(file)
         found = check_coverage(trec, qrels, k, file, complete,
                                min_coverage=project.min_coverage, corpus=corpus)  # fmt: skip
+        orders += filter(None, [score_order(trec, shown[name])])
         checked[name] = (file, found, unjudged_top(trec, qrels, k, complete))
         if runs_only:
             sizes = (
@@ -160,7 +170,8 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         policy=policy_text,
         saved_baseline=saved,
         notices=tuple(
-            notice_text(n, project.kind) for n in notices(project, catalog, labels, counts)
+            notice_text(n, project.kind)
+            for n in (*notices(project, catalog, labels, counts), *orders)
         )
         + model_warnings(project, catalog, labels, cands),  # MiniLM on another script's texts
         metrics=tuple(m.label for m in settings.compared),

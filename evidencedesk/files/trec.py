@@ -4,7 +4,9 @@ Runs are read with pyarrow's streaming CSV reader (:mod:`.trec_arrays`, in threa
 ranges for a large run; a line-by-line pass names the bad line when it fails) into a :class:`TrecRun`: arrays of document ids and scores, grouped by query (queries sorted by id, like trec_eval) with per-query
 offsets. Each query is ordered by score descending, ties broken by document id descending -- the
 order trec_eval uses -- so that our numbers and trec_eval's agree on tied scores too. The rank
-column is ignored, as trec_eval ignores it. Judging lives in :mod:`.trec_judge`.
+column is ignored, as trec_eval ignores it; the queries whose lines' scores rise down the file
+are counted (`TrecRun.rising`), since a run written best first whose scores rise holds distances
+or stale scores, which the report says. Judging lives in :mod:`.trec_judge`.
 """
 
 from __future__ import annotations
@@ -61,7 +63,11 @@ Qrels = dict[str, dict[str, int]]  # question id -> document id -> grade, as a q
 
 @dataclass(frozen=True, eq=False)
 class TrecRun:
-    """A ranked run: query ``i`` owns ``docs[offsets[i]:offsets[i+1]]`` (bytes ids, best first)."""
+    """A ranked run: query ``i`` owns ``docs[offsets[i]:offsets[i+1]]`` (bytes ids, best first).
+
+    `rising`: as read from a file, how many queries have a line scoring higher than the query's
+    line before it (in the file's order), and `rising_ids` the first `_RISING_IDS` of them (in
+    query order): ranked by score all the same, as trec_eval ranks them."""
 
     qids: tuple[str, ...]
     offsets: np.ndarray
@@ -69,6 +75,8 @@ class TrecRun:
     scores: np.ndarray
     tag: str = ""
     keys: np.ndarray | None = field(default=None, repr=False)  # hash per (query, doc id) line
+    rising: int = 0
+    rising_ids: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # computed once: the duplicate check and judging both use them
@@ -281,10 +289,24 @@ def _block_order(qcode: np.ndarray) -> np.ndarray | None:
     return np.argsort(qcode, kind="stable")
 
 
-def _score_order(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
-    """Permutation to score descending within each query (None: already so); tied scores in
-    any order (:func:`_tie_order` puts them right)."""
-    if not bool(np.any((qcode[1:] == qcode[:-1]) & (scores[:-1] < scores[1:]))):
+_RISING_IDS = 3  # the queries with a rising score a run names (`TrecRun.rising_ids`)
+
+
+def _rising(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """The codes of the queries (lines grouped by query, each query's in file order) with a
+    line scoring higher than the line before it, ascending."""
+    rise = (qcode[1:] == qcode[:-1]) & (scores[:-1] < scores[1:])
+    codes: np.ndarray = qcode[1:][rise]  # ascending, as the lines are grouped
+    if not codes.size:
+        return codes
+    distinct: np.ndarray = codes[np.r_[True, codes[1:] != codes[:-1]]]
+    return distinct
+
+
+def _score_order(qcode: np.ndarray, scores: np.ndarray, rising: np.ndarray) -> np.ndarray | None:
+    """Permutation to score descending within each query (None: already so, no query
+    `rising`); tied scores in any order (:func:`_tie_order` puts them right)."""
+    if not rising.size:
         return None
     # one lexsort: half the time of ranking the scores and sorting a combined integer key on a
     # run whose lines are shuffled (10 million lines: 1.6 s against 3.5 s)
@@ -298,18 +320,20 @@ def _sorted_run(columns: Columns) -> TrecRun:
     # run's length), and the few ties out of order (across two parts) are put right in place
     stretches = lines if isinstance(lines, Stretches) else Stretches.of(lines)
     found = stretches.in_order_counts(scores, len(qids), docs)
+    rising = np.zeros(0, dtype=np.intp)  # in order: no score rises
     if found is not None and found[1].size <= _FEW_TIES:
         counts, wrong = found
         if wrong.size:
             _order_ties(wrong, counts, scores, docs, keys)
     else:
         qcode = stretches.lines() if isinstance(lines, Stretches) else lines
-        docs, scores, keys, counts = _put_in_order(qids, qcode, docs, scores, keys)
+        docs, scores, keys, counts, rising = _put_in_order(qids, qcode, docs, scores, keys)
     if keys is None:
         keys = line_keys(counts, doc_hashes(docs), query_salts(qids))
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
     names = tuple(q.decode("utf-8") for q in qids)
-    return TrecRun(names, offsets, docs, scores, tag.decode("utf-8"), keys)
+    return TrecRun(names, offsets, docs, scores, tag.decode("utf-8"), keys, int(rising.size),
+                   tuple(names[i] for i in rising[:_RISING_IDS].tolist()))  # fmt: skip
 
 
 _FEW_TIES = 4096  # ties out of order that `_order_ties` puts right one by one (more: a sort)
@@ -350,14 +374,16 @@ def _put_in_order(
     docs: np.ndarray,
     scores: np.ndarray,
     keys: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
     """The lines in trec_eval's order (query, then score descending, then document id
-    descending), and each query's number of lines."""
-    order = _block_order(qcode)
+    descending), each query's number of lines, and the queries whose scores rise down the file
+    (`_rising`)."""
+    order = _block_order(qcode)  # stable: each query's lines stay in file order
     if order is not None:
         qcode, docs, scores = qcode[order], docs[order], scores[order]
         keys = None if keys is None else keys[order]
-    order = _score_order(qcode, scores)
+    rising = _rising(qcode, scores)
+    order = _score_order(qcode, scores, rising)
     if order is not None:
         qcode, docs, scores = qcode[order], docs[order], scores[order]
         keys = None if keys is None else keys[order]
@@ -371,7 +397,7 @@ def _put_in_order(
     # (the bounds in the codes' own type: int64 bounds made numpy copy every code to int64
     # first, 400 MB and a quarter second for a run of 50 million lines)
     counts = np.diff(np.searchsorted(qcode, np.arange(len(qids) + 1, dtype=qcode.dtype)))
-    return docs, scores, keys, counts
+    return docs, scores, keys, counts, rising
 
 
 # the first bytes of a compressed file, and the program that decompresses it

@@ -1233,6 +1233,11 @@ def _notice(n: Notice, kind: str) -> str:
         return (f"{where}: {n.count} of the {n.total} questions with a relevant judgment {has} "
                 f"it only on superseded or restricted chunks{ids}: out of scope, they score as "
                 "questions with nothing relevant")  # fmt: skip
+    if n.kind == "score_order":
+        return (f"{where}: in {n.count} of its {n.total} queries a line scores higher than the "
+                f"query's line before it{ids}: ranked by score, highest first, as trec_eval "
+                "ranks them (neither the rank column nor the line order counts); if a lower score "
+                "means a better match (a distance), negate the scores")  # fmt: skip
     return (f"{where}: {n.count} of its {n.total} queries {has} no judgment{ids}: left out, as "
             "trec_eval leaves them out")  # fmt: skip
 
@@ -1751,7 +1756,7 @@ def _notice_claim(results: Results, source: str) -> str:
 
 
 _NOTICE_KINDS = ("not_a_run", "empty_document", "without_text", "unlisted",
-                 "judged_not_in_corpus", "unjudged", "out_of_scope")  # fmt: skip
+                 "judged_not_in_corpus", "unjudged", "out_of_scope", "score_order")  # fmt: skip
 
 
 def _coverage(results: Results, source: str) -> str:

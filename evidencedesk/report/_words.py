@@ -179,6 +179,11 @@ def notice_text(n: Notice, kind: str = "runs") -> str:
         verb = "has" if n.count == 1 else "have"
         return (f"{where}: {n.count} of its {n.total} queries {verb} no judgment"
                 f"{_listed_ids(n.names, n.count)}: left out, as trec_eval leaves them out")  # fmt: skip
+    if n.kind == "score_order":  # where: a run
+        return (f"{where}: in {n.count} of its {n.total} queries a line scores higher than the "
+                f"query's line before it{_listed_ids(n.names, n.count)}: ranked by score, highest "
+                "first, as trec_eval ranks them (neither the rank column nor the line order "
+                "counts); if a lower score means a better match (a distance), negate the scores")  # fmt: skip
     raise ValueError(f"unknown notice kind {n.kind!r}")
 
 

@@ -46,6 +46,7 @@ from evidencedesk.results.types import (
     JudgedShare,
     MetricStat,
     ModelFacts,
+    Notice,
     NotRun,
     PolicyFacts,
     QuestionFact,
@@ -441,7 +442,7 @@ def question_facts(read: ProjectInputs) -> tuple[QuestionFact, ...]:
 def _inputs(
     read: ProjectInputs, settings: Settings, variants: Sequence[VariantResult],
     facts: tuple[QuestionFact, ...], candidates: Sequence[CandidateResult] = (),
-    to_label: Sequence[ToLabel] = (),
+    to_label: Sequence[ToLabel] = (), run_notices: Sequence[Notice] = (),
 ) -> Inputs:  # fmt: skip
     files, digest = read.hashes.result()
     catalog, labels = read.catalog, read.labels
@@ -463,7 +464,7 @@ def _inputs(
         command=read.command,
         demo=read.demo,
         counts=read.counts,
-        notices=read.notices,
+        notices=(*read.notices, *run_notices),
     )
 
 
@@ -490,13 +491,14 @@ def results_of(
     evidence: EvidenceResult | None = None,
     to_label: tuple[tuple[ToLabel, ...], int] = ((), 0),
     not_run: Sequence[NotRun] = (), models: Sequence[ModelFacts] = (),
-    baseline_gate: GateOutcome | None = None,
+    baseline_gate: GateOutcome | None = None, run_notices: Sequence[Notice] = (),
 ) -> Results:  # fmt: skip
     """The Results of either kind of project (the pipeline's sections are None for runs-only);
     `facts`: `question_facts` of `read`; `to_label`: the pairs to label next and how many
-    there are (`judgments.to_label`)."""
+    there are (`judgments.to_label`); `run_notices`: what reading the runs found, after the
+    inputs' own notices."""
     # what the Results take from the inputs, then the statistics
-    inputs = _inputs(read, settings, variants, facts, candidates, to_label[0])
+    inputs = _inputs(read, settings, variants, facts, candidates, to_label[0], run_notices)
     policy = _policy_facts(read.policy)
     answerable = _answerable_count(base_judged)
     return Results(

@@ -150,6 +150,7 @@ def _pipeline_evaluation(
         not_run=gated.not_run if gated is not None else (),
         models=_models(ran, inputs.dense, inputs.catalog, inputs.labels),
         baseline_gate=gated.baseline_gate if gated is not None else None,
+        run_notices=bench.notices,
     )  # fmt: skip
     return Evaluation(results, bench.judged, bench.built, inputs.labels)
 
@@ -165,6 +166,7 @@ def _runs_only_evaluation(
     results = _trim(results_of(
         inputs, settings, read.variants, baseline, read.runs[baseline].judged, gated.candidates,
         facts, to_label=gated.to_label, baseline_gate=gated.baseline_gate,
+        run_notices=read.notices,
     ), judged)  # fmt: skip
     return Evaluation(results, judged, {}, inputs.labels)
 

@@ -776,6 +776,22 @@ def notices(
     return tuple(found)
 
 
+def shown_runs(project: Project, runs: RunPaths) -> dict[str, str]:
+    """Each run's file as the pages and the manifest name it: project-relative, a ``--run``
+    one by its name (machine paths stay out of the site)."""
+    shown = {name: project.relative(path) for name, path in project.runs}
+    return shown | {name: f"--run {name}" for name, _ in runs}
+
+
+def score_order(trec: TrecRun, shown: str) -> Notice | None:
+    """The notice of a run whose scores rise down its file in some query (`TrecRun.rising`):
+    ranked by score all the same, which a run written best first with distances (lower is
+    better) or stale first-stage scores turns upside down; None when none rises."""
+    if not trec.rising:
+        return None
+    return Notice("score_order", shown, None, trec.rising, len(trec), trec.rising_ids)
+
+
 def _is_demo(project: Project) -> bool:
     """The project is the demo (the site says so, and its command names no project)."""
     return Path(project.path).resolve() == (paths.DATA / "evidencedesk.toml").resolve()
@@ -808,6 +824,7 @@ class ProjectInputs:
     saved_name: str | None  # how the pages name it
     # every run, merged once: the project's (in project order), then the ``--run`` ones
     runs: tuple[tuple[str, Path], ...]
+    run_files: Mapping[str, str]  # each run's file as the pages name it (`shown_runs`)
     run_notes: Mapping[str, str]  # the project's runs' ``<run>.md`` first paragraphs
     baseline_run: str | None  # a runs-only project's ([runs].baseline, else the first run)
     dense: str  # [searchers] dense
@@ -898,6 +915,7 @@ def read_inputs(
         if read.baseline is None
         else f"the saved baseline {read.baseline.path.name}",
         runs=merged,
+        run_files=shown_runs(project, runs),
         run_notes=read.run_notes,
         baseline_run=baseline_run(project, runs) if kind == "runs" and merged else None,
         dense=project.dense,

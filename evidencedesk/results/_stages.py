@@ -68,6 +68,7 @@ from evidencedesk.results._inputs import (
     judged_depth,
     judged_external_runs,
     read_runs,
+    score_order,
 )
 from evidencedesk.results._plan import RUNS_ONLY_DEPTH
 from evidencedesk.results._settings import _SHOWN, Settings
@@ -81,6 +82,7 @@ from evidencedesk.results.types import (
     ConfigChange,
     EvidenceResult,
     GateOutcome,
+    Notice,
     NotRun,
     RuleValue,
     RunCosts,
@@ -376,6 +378,7 @@ class Benchmark:
     built: Mapping[str, Run]
     variants: tuple[VariantResult, ...]
     judged: Mapping[str, Sequence[Judged]]
+    notices: tuple[Notice, ...] = ()  # what reading the external runs found (`score_order`)
 
     @property
     def base_run(self) -> Run:
@@ -417,8 +420,9 @@ def _catalog(evaluating: Evaluating) -> Catalog:
 
 def _external(
     evaluating: Evaluating, parts: Parts, tally: Tally
-) -> tuple[list[VariantResult], dict[str, Sequence[Judged]]]:
-    """The benchmark's rows of the external TREC runs, cut to the built-in variants' final list."""
+) -> tuple[list[VariantResult], dict[str, Sequence[Judged]], tuple[Notice, ...]]:
+    """The benchmark's rows of the external TREC runs, cut to the built-in variants' final list,
+    and what reading them found (`score_order`)."""
     inputs, settings, book = evaluating.inputs, evaluating.settings, evaluating.book
     catalog, labels, k = _catalog(evaluating), inputs.labels, settings.judged_k
     trecs = read_runs(inputs.runs)
@@ -430,9 +434,11 @@ def _external(
     paths = dict(inputs.runs)
     rows: list[VariantResult] = []
     external: dict[str, Sequence[Judged]] = {}
+    notices: list[Notice] = []
     for name, trec in trecs.items():
         found = check_coverage(trec, qrels, k, paths[name], complete,
                                min_coverage=settings.min_coverage, corpus=catalog.ids())  # fmt: skip
+        notices += filter(None, [score_order(trec, inputs.run_files[name])])
         judged = judge_trec_run(trec, qrels, labels, k=final, relevant=inputs.relevance,
                                 complete=complete)  # fmt: skip
         external[name] = judged
@@ -450,7 +456,7 @@ def _external(
                                    costs, settings, book),
             coverage=found, judged=judged_stat(book, ("run", name), judged, k),
         ))  # fmt: skip
-    return rows, external
+    return rows, external, tuple(notices)
 
 
 def benchmark(evaluating: Evaluating) -> Benchmark:
@@ -479,10 +485,10 @@ def benchmark(evaluating: Evaluating) -> Benchmark:
         )
         for name, run in built.items()
     ]  # fmt: skip
-    rows, external = _external(evaluating, parts, tally)
+    rows, external, notices = _external(evaluating, parts, tally)
     judged: dict[str, Sequence[Judged]] = {n: r.judged for n, r in built.items()}
     judged.update(external)
-    return Benchmark(parts, built, (*variants, *rows), judged)
+    return Benchmark(parts, built, (*variants, *rows), judged, notices)
 
 
 def price_list(settings: Settings) -> PriceList:
@@ -706,6 +712,7 @@ class RunsRead:
 
     runs: Mapping[str, JudgedRun]
     variants: tuple[VariantResult, ...]
+    notices: tuple[Notice, ...] = ()  # what reading the runs found (`score_order`)
 
 
 def _gate_k(evaluating: Evaluating) -> int:
@@ -738,11 +745,14 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
     catalog = inputs.catalog
     corpus = frozenset(catalog.ids()) if catalog is not None else None
     unjudged: dict[str, tuple[Path, Coverage, list[str]]] = {}
+    shown = {path: inputs.run_files[name] for name, path in inputs.runs}
+    notices: list[Notice] = []
 
     def check(trec: TrecRun, path: Path) -> Coverage:
         found = check_coverage(trec, qrels, settings.judged_k, path,
                                min_coverage=settings.min_coverage, corpus=corpus)  # fmt: skip
         unjudged[str(path)] = (path, found, unjudged_top(trec, qrels, settings.judged_k))
+        notices.extend(filter(None, [score_order(trec, shown[path])]))
         return found
 
     progress = evaluating.progress
@@ -766,7 +776,7 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
         )
         for name, run in read.items()
     )  # fmt: skip
-    return RunsRead(read, variants)
+    return RunsRead(read, variants, tuple(notices))
 
 
 def _runs_reference(evaluating: Evaluating, base_run: JudgedRun) -> tuple[_Reference, str | None]:

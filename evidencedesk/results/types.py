@@ -445,7 +445,8 @@ class Notice:
     """Something about the inputs a reader must know before reading a number (worded by
     `report.notices`): a file in the runs folder that is not a run, an empty document,
     judged queries the queries file does not list (evaluated or left out), queries without any
-    judgment, judged documents the corpus does not hold, questions relevant only out of scope."""
+    judgment, judged documents the corpus does not hold, questions relevant only out of scope,
+    a run whose scores rise down its file."""
 
     kind: str  # one of NOTICES
     path: str  # the file it is about, relative to the project
@@ -457,7 +458,7 @@ class Notice:
 
 # the kinds of input notice
 _NOTICES = ("not_a_run", "empty_document", "without_text", "unlisted", "unjudged",
-            "judged_not_in_corpus", "out_of_scope")  # fmt: skip
+            "judged_not_in_corpus", "out_of_scope", "score_order")  # fmt: skip
 
 
 @dataclass(frozen=True)
