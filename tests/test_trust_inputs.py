@@ -293,7 +293,7 @@ def test_a_run_whose_scores_rise_down_its_file_is_ranked_by_score_and_said(
     results = json.loads((tmp_path / "site" / "results.json").read_text("utf-8"))
     assert results["inputs"]["notices"] == [{
         "kind": "score_order", "path": "runs/cand.run", "line": None, "count": 2, "total": 3,
-        "names": ["19335", "19336"],
+        "names": ["19335", "19336"], "run": "cand",
     }]  # fmt: skip
     # ranked by score: d2 (0.80) above d1 (0.10), the relevant d1 second
     with (tmp_path / "site" / "data" / "per-question.csv").open(encoding="utf-8") as rows:
@@ -303,6 +303,10 @@ def test_a_run_whose_scores_rise_down_its_file_is_ranked_by_score_and_said(
         text = html.unescape((tmp_path / "site" / page).read_text("utf-8"))
         about = re.search(r'<aside class="notices".*?</aside>', text, re.S)
         assert about is not None and line in about.group(), page
+    # and on the page of the candidate that compares the run, among its warnings
+    page = html.unescape((tmp_path / "site" / "candidate-cand.html").read_text("utf-8"))
+    assert re.findall(r'<p class="warning"><strong>(?:<span[^>]*>)?(.*?)(?:</span>)?</strong>',
+                      page) == [line]  # fmt: skip
     out = io.StringIO()
     assert cli.main(["validate", "--project", str(project)], stdout=out,
                     stderr=io.StringIO()) == 0  # fmt: skip

@@ -107,7 +107,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         trec = read_run(file)
         found = check_coverage(trec, qrels, k, file, complete,
                                min_coverage=project.min_coverage, corpus=corpus)  # fmt: skip
-        orders += filter(None, [score_order(trec, shown[name])])
+        orders += filter(None, [score_order(name, trec, shown[name])])
         checked[name] = (file, found, unjudged_top(trec, qrels, k, complete))
         if runs_only:
             sizes = (

@@ -237,16 +237,30 @@ def _condensed_view(say: Say, source: str, cand: CandidateResult) -> CondensedVi
     return CondensedView(cmp, bool(cand.condensed_agrees), say("condensed", source))
 
 
-def _run_warnings(results: Results, say: Say, i: int) -> tuple[str, ...]:
-    """Coverage warnings of the runs candidate `i`'s comparison reads, the baseline's and, in a
-    runs-only project, its own: each that answers fewer than all judged queries (`answers_part`);
-    then its depth warning, when its lists and the baseline's go to different depths that a
-    reported metric reads past (`depth_gap`)."""
+def _compared_runs(results: Results, i: int) -> list[str]:
+    """The runs candidate `i`'s comparison reads: the baseline's and, in a runs-only project,
+    its own."""
     cand = results.candidates[i]
-    names = [results.baseline] + ([cand.lists_of] if cand.lists_of else [])
+    return list(dict.fromkeys([results.baseline] + ([cand.lists_of] if cand.lists_of else [])))
+
+
+def _run_notices(results: Results, say: Say, i: int) -> tuple[str, ...]:
+    """The inputs' notices about the runs candidate `i`'s comparison reads (a run whose scores
+    rise down its file: `score_order`), said on its page as on the overview."""
+    runs = _compared_runs(results, i)
+    return tuple(say("notice", f"inputs.notices[{at}]")
+                 for at, n in enumerate(results.inputs.notices) if n.run in runs)  # fmt: skip
+
+
+def _run_warnings(results: Results, say: Say, i: int) -> tuple[str, ...]:
+    """Coverage warnings of the runs candidate `i`'s comparison reads (`_compared_runs`): each
+    that answers fewer than all judged queries (`answers_part`); then its depth warning, when
+    its lists and the baseline's go to different depths that a reported metric reads past
+    (`depth_gap`)."""
+    cand = results.candidates[i]
     index = {v.name: at for at, v in enumerate(results.variants)}
     out = []
-    for name in dict.fromkeys(names):
+    for name in _compared_runs(results, i):
         variant = results.by_name[name]
         if answers_part(variant.coverage):
             out.append(say("coverage", f"variants[{index[name]}]"))
@@ -332,6 +346,7 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
                 caveat_keys=_caveat_keys(results, cand),
                 condensed=_condensed_view(say, source, cand),
                 warnings=_run_warnings(results, say, i),
+                notices=_run_notices(results, say, i),
                 keyfacts=(say("delta", head_source), say("flips_of", flips_source)),
                 badges=(say("verdict", source), say("gate", source)),
                 gated=cand.gate.evaluated,

@@ -502,6 +502,7 @@ class CandidatePage(Plain):
     judged: JudgedView | None = None
     condensed: CondensedView | None = None  # None: every result of both runs is judged
     warnings: tuple[str, ...] = ()  # the runs it compares answer too few judged queries
+    notices: tuple[str, ...] = ()  # the inputs' notices about the runs it compares
     keyfacts: tuple[str, ...] = ()  # the header's primary difference and flips, as claims
     badges: tuple[str, str] = ("", "")  # the verdict's and the gate's words, as claims
     gated: bool = True  # False: the project has no gate policy, so the gate checked nothing

@@ -783,13 +783,14 @@ def shown_runs(project: Project, runs: RunPaths) -> dict[str, str]:
     return shown | {name: f"--run {name}" for name, _ in runs}
 
 
-def score_order(trec: TrecRun, shown: str) -> Notice | None:
-    """The notice of a run whose scores rise down its file in some query (`TrecRun.rising`):
-    ranked by score all the same, which a run written best first with distances (lower is
-    better) or stale first-stage scores turns upside down; None when none rises."""
+def score_order(name: str, trec: TrecRun, shown: str) -> Notice | None:
+    """The notice of run `name` (its file `shown`) when its scores rise down the file in some
+    query (`TrecRun.rising`): ranked by score all the same, which a run written best first with
+    distances (lower is better) or stale first-stage scores turns upside down; None when none
+    rises."""
     if not trec.rising:
         return None
-    return Notice("score_order", shown, None, trec.rising, len(trec), trec.rising_ids)
+    return Notice("score_order", shown, None, trec.rising, len(trec), trec.rising_ids, name)
 
 
 def _is_demo(project: Project) -> bool:

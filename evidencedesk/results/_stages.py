@@ -438,7 +438,7 @@ def _external(
     for name, trec in trecs.items():
         found = check_coverage(trec, qrels, k, paths[name], complete,
                                min_coverage=settings.min_coverage, corpus=catalog.ids())  # fmt: skip
-        notices += filter(None, [score_order(trec, inputs.run_files[name])])
+        notices += filter(None, [score_order(name, trec, inputs.run_files[name])])
         judged = judge_trec_run(trec, qrels, labels, k=final, relevant=inputs.relevance,
                                 complete=complete)  # fmt: skip
         external[name] = judged
@@ -745,14 +745,15 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
     catalog = inputs.catalog
     corpus = frozenset(catalog.ids()) if catalog is not None else None
     unjudged: dict[str, tuple[Path, Coverage, list[str]]] = {}
-    shown = {path: inputs.run_files[name] for name, path in inputs.runs}
+    named = {path: name for name, path in inputs.runs}
     notices: list[Notice] = []
 
     def check(trec: TrecRun, path: Path) -> Coverage:
         found = check_coverage(trec, qrels, settings.judged_k, path,
                                min_coverage=settings.min_coverage, corpus=corpus)  # fmt: skip
         unjudged[str(path)] = (path, found, unjudged_top(trec, qrels, settings.judged_k))
-        notices.extend(filter(None, [score_order(trec, shown[path])]))
+        name = named[path]
+        notices.extend(filter(None, [score_order(name, trec, inputs.run_files[name])]))
         return found
 
     progress = evaluating.progress

@@ -454,6 +454,7 @@ class Notice:
     count: int
     total: int | None
     names: tuple[str, ...]  # the ids or run names it is about (a few)
+    run: str | None = None  # the run it is about (`score_order`): said on its candidate page
 
 
 # the kinds of input notice
