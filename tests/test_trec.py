@@ -23,6 +23,7 @@ from evidencedesk.files import _trec_arrays as trec_arrays
 from evidencedesk.files import _trec_keys as trec_keys
 from evidencedesk.files.trec import (
     TrecRun,
+    _ScoreOrder,
     read_qrels,
     read_run,
     write_qrels,
@@ -111,35 +112,54 @@ def test_reading_orders_like_trec_eval(tmp_path: Path) -> None:
     assert run.ranked("q2") == [("a", 5.0), ("b", 4.0)]
     assert run.ranked("nope") == []
     # q10's last line (7.5) scores higher than its line before it (1.0): said, ranked all the same
-    assert (run.rising, run.rising_ids) == (1, ("q10",))
+    assert run.order == _ScoreOrder(rising=1, rising_ids=("q10",))
 
 
 @pytest.mark.parametrize(
-    ("text", "rising", "ids"),
+    ("text", "order"),
     [
-        ("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 9 t\n", 0, ()),  # best first: none
-        ("q1 Q0 a 1 2 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 1 t\n", 0, ()),  # a tie is no rise
+        ("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 9 t\n", _ScoreOrder()),  # best first: none
+        # a tie is no rise, and a query is flat only when all its lines tie
+        ("q1 Q0 a 1 2 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 1 t\n", _ScoreOrder()),
         # distances written best first: every query's scores rise
-        ("q2 Q0 a 1 0.1 t\nq2 Q0 b 2 0.4 t\nq1 Q0 c 1 0.2 t\nq1 Q0 d 2 0.3 t\n", 2, ("q1", "q2")),
+        (
+            "q2 Q0 a 1 0.1 t\nq2 Q0 b 2 0.4 t\nq1 Q0 c 1 0.2 t\nq1 Q0 d 2 0.3 t\n",
+            _ScoreOrder(rising=2, rising_ids=("q1", "q2")),
+        ),
         # a reranker's ranks with the first stage's scores: one query's order changed
-        ("q1 Q0 a 1 5 t\nq1 Q0 b 2 4 t\nq2 Q0 c 1 1 t\nq2 Q0 d 2 3 t\nq2 Q0 e 3 2 t\n", 1, ("q2",)),
+        (
+            "q1 Q0 a 1 5 t\nq1 Q0 b 2 4 t\nq2 Q0 c 1 1 t\nq2 Q0 d 2 3 t\nq2 Q0 e 3 2 t\n",
+            _ScoreOrder(rising=1, rising_ids=("q2",)),
+        ),
         # queries interleaved: each query's lines are compared with its own line before them
-        ("q1 Q0 a 1 5 t\nq2 Q0 b 1 1 t\nq1 Q0 c 2 4 t\nq2 Q0 d 2 3 t\n", 1, ("q2",)),
+        (
+            "q1 Q0 a 1 5 t\nq2 Q0 b 1 1 t\nq1 Q0 c 2 4 t\nq2 Q0 d 2 3 t\n",
+            _ScoreOrder(rising=1, rising_ids=("q2",)),
+        ),
         # a later query first, each best first: no rise
-        ("q2 Q0 a 1 5 t\nq2 Q0 b 2 4 t\nq1 Q0 c 1 9 t\nq1 Q0 d 2 1 t\n", 0, ()),
+        ("q2 Q0 a 1 5 t\nq2 Q0 b 2 4 t\nq1 Q0 c 1 9 t\nq1 Q0 d 2 1 t\n", _ScoreOrder()),
         # five queries rise: the count, and the first three in query order
         (
             "".join(f"q{n} Q0 a 1 1 t\nq{n} Q0 b 2 2 t\n" for n in (5, 4, 3, 2, 1)),
-            5,
-            ("q1", "q2", "q3"),
+            _ScoreOrder(rising=5, rising_ids=("q1", "q2", "q3")),
+        ),
+        # one score for every line: ranked by document id; a query of one line is not flat
+        (
+            "q1 Q0 a 1 0 t\nq1 Q0 b 2 0 t\nq2 Q0 c 1 0 t\nq3 Q0 d 1 1 t\nq3 Q0 e 2 1 t\n",
+            _ScoreOrder(flat=2, flat_ids=("q1", "q3")),
+        ),
+        # both at once, in one query: it rises, then its lines tie
+        (
+            "q1 Q0 a 1 1 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 3 t\nq2 Q0 d 2 3 t\n",
+            _ScoreOrder(rising=1, rising_ids=("q1",), flat=1, flat_ids=("q2",)),
         ),
     ],
 )
-def test_the_queries_whose_scores_rise_down_the_file_are_counted(
-    tmp_path: Path, text: str, rising: int, ids: tuple[str, ...]
+def test_where_the_file_order_does_not_count_is_counted(
+    tmp_path: Path, text: str, order: _ScoreOrder
 ) -> None:
     run = read_run(write(tmp_path, text))
-    assert (run.rising, run.rising_ids) == (rising, ids)
+    assert run.order == order
     # and the lines are ranked by score whatever their order: each query's best first
     for q in run.qids:
         scores = [s for _, s in run.ranked(q)]

@@ -17,7 +17,7 @@ from evidencedesk.errors import LabelsError, RunFileError
 from evidencedesk.files import _trec_arrays as trec_arrays
 from evidencedesk.files import trec
 from evidencedesk.files._text import MAX_LINE_BYTES
-from evidencedesk.files.trec import read_qrels, read_run
+from evidencedesk.files.trec import _ScoreOrder, read_qrels, read_run
 
 ODD = [
     b"\x0b",  # vertical tab: white space to the line reader, part of an id to pyarrow
@@ -77,8 +77,7 @@ def _outcome(path: Path, line_reader_only: bool) -> object:
     finally:
         trec.fast_columns = original
     docs = [d.decode() for d in run.docs.tolist()]
-    return (run.qids, run.offsets.tolist(), docs, run.scores.tolist(), run.tag, run.rising,
-            run.rising_ids)  # fmt: skip
+    return (run.qids, run.offsets.tolist(), docs, run.scores.tolist(), run.tag, run.order)
 
 
 SEEDS = range(300)  # one generated file each
@@ -120,7 +119,7 @@ def test_a_vertical_tab_splits_an_id_as_trec_eval_splits_it(tmp_path: Path) -> N
     path = tmp_path / "run.txt"
     path.write_bytes(b"q1 Q0 d1\x0bx 1 2.0 tag\n")
     # seven columns to trec_eval: q1 Q0 d1 x 1 2.0 tag -- document d1, score 1, tag 2.0
-    assert _outcome(path, False) == (("q1",), [0, 1], ["d1"], [1.0], "2.0", 0, ())
+    assert _outcome(path, False) == (("q1",), [0, 1], ["d1"], [1.0], "2.0", _ScoreOrder())
 
 
 @pytest.mark.parametrize("odd", [b"\x0b", b"\x0c", b"\t"])

@@ -271,34 +271,48 @@ def test_a_file_without_a_runs_name_that_is_not_a_run_is_skipped_with_one_line(
     ])  # fmt: skip
 
 
-def test_a_run_whose_scores_rise_down_its_file_is_ranked_by_score_and_said(
-    tmp_path: Path,
-) -> None:
-    # distances written best first (the smallest first): trec_eval ranks by score, highest
-    # first, so both queries of two lines are read upside down, and every page says so
-    project = write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": BASE}, relevance=1)
-    (project.parent / "runs" / "cand.run").write_text(
+# (run file, notice kind, the notice's words, each query's reciprocal rank) of a run whose
+# file order does not count: every page says so, and the numbers are trec_eval's
+ORDER_NOT_COUNTED = [
+    (  # distances written best first (the smallest first): trec_eval ranks by score, highest
+        # first, so both queries of two lines are read upside down
         "19335 Q0 d1 1 0.10 faiss\n19335 Q0 d2 2 0.80 faiss\n"
-        "19336 Q0 d4 1 0.20 faiss\n19336 Q0 d3 2 0.30 faiss\n"
-        "19337 Q0 d5 1 0.50 faiss\n"
-    )
-    line = (
+        "19336 Q0 d4 1 0.20 faiss\n19336 Q0 d3 2 0.30 faiss\n19337 Q0 d5 1 0.50 faiss\n",
+        "score_order",
         "runs/cand.run: in 2 of its 3 queries a line scores higher than the query's line before "
         "it (19335, 19336): ranked by score, highest first, as trec_eval ranks them (neither "
         "the rank column nor the line order counts); if a lower score means a better match (a "
-        "distance), negate the scores"
-    )
+        "distance), negate the scores",
+        ["0.5", "1.0", "1.0"],  # d2 (0.80) above the relevant d1; d3 (0.30) above d4
+    ),
+    (  # one score for every line: ranked by document id, descending (d2 > d1, d4 > d3)
+        "19335 Q0 d1 1 0 bool\n19335 Q0 d2 2 0 bool\n"
+        "19336 Q0 d3 1 0 bool\n19336 Q0 d4 2 0 bool\n19337 Q0 d5 1 0 bool\n",
+        "score_ties",
+        "runs/cand.run: in 2 of its 3 queries every line has the same score (19335, 19336): "
+        "ranked by document id, descending, as trec_eval breaks ties (neither the rank column "
+        "nor the line order counts); give each line a score that falls with its rank",
+        ["0.5", "0.5", "1.0"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("run", "kind", "line", "rr"), ORDER_NOT_COUNTED)
+def test_a_run_whose_file_order_does_not_count_is_ranked_by_score_and_said(
+    tmp_path: Path, run: str, kind: str, line: str, rr: list[str]
+) -> None:
+    project = write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": BASE}, relevance=1)
+    (project.parent / "runs" / "cand.run").write_text(run)
     code, _, err = build(project, tmp_path / "site")
     assert (code, err.splitlines()) == (0, [f"warning: {line}"])
     results = json.loads((tmp_path / "site" / "results.json").read_text("utf-8"))
     assert results["inputs"]["notices"] == [{
-        "kind": "score_order", "path": "runs/cand.run", "line": None, "count": 2, "total": 3,
+        "kind": kind, "path": "runs/cand.run", "line": None, "count": 2, "total": 3,
         "names": ["19335", "19336"], "run": "cand",
     }]  # fmt: skip
-    # ranked by score: d2 (0.80) above d1 (0.10), the relevant d1 second
     with (tmp_path / "site" / "data" / "per-question.csv").open(encoding="utf-8") as rows:
-        rr = {(r["question"], r["variant"]): r["mrr"] for r in csv.DictReader(rows)}
-    assert [rr[q, "cand"] for q in ("19335", "19336", "19337")] == ["0.5", "1.0", "1.0"]
+        found = {(r["question"], r["variant"]): r["mrr"] for r in csv.DictReader(rows)}
+    assert [found[q, "cand"] for q in ("19335", "19336", "19337")] == rr
     for page in ("index.html", "benchmark.html"):
         text = html.unescape((tmp_path / "site" / page).read_text("utf-8"))
         about = re.search(r'<aside class="notices".*?</aside>', text, re.S)
@@ -315,8 +329,8 @@ def test_a_run_whose_scores_rise_down_its_file_is_ranked_by_score_and_said(
     wrong = planted(tmp_path / "site", tmp_path / "planted", "index.html", "in 2 of its 3",
                     "in 1 of its 3")  # fmt: skip
     assert [d.line() for d in audit(wrong)[0]] == [
-        f'index.html: "{line}": results.json says so, but the page does not show these words',
-        f'index.html: "{line.replace("in 2 of", "in 1 of")}": results.json says "{line}" (claim '
+        f"index.html: {line!r}: results.json says so, but the page does not show these words",
+        f"index.html: {line.replace('in 2 of', 'in 1 of')!r}: results.json says {line!r} (claim "
         "10 of benchmark.html: notice of inputs.notices[0])",
     ]
 

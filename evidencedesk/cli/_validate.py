@@ -71,7 +71,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         baseline_run,
         in_scope,
         notices,
-        score_order,
+        order_notices,
         shown_runs,
     )
     from evidencedesk.results._settings import settings_for
@@ -102,12 +102,12 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     runs_only = settings.kind == "runs" or catalog is None
     depths: dict[str, int] = {}
     shown = shown_runs(project, ())
-    orders: list[Notice] = []  # the runs whose scores rise down their files (`score_order`)
+    orders: list[Notice] = []  # where a run's file order does not count (`order_notices`)
     for name, file in project.runs:
         trec = read_run(file)
         found = check_coverage(trec, qrels, k, file, complete,
                                min_coverage=project.min_coverage, corpus=corpus)  # fmt: skip
-        orders += filter(None, [score_order(name, trec, shown[name])])
+        orders += order_notices(name, trec, shown[name])
         checked[name] = (file, found, unjudged_top(trec, qrels, k, complete))
         if runs_only:
             sizes = (

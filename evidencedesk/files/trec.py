@@ -4,9 +4,10 @@ Runs are read with pyarrow's streaming CSV reader (:mod:`.trec_arrays`, in threa
 ranges for a large run; a line-by-line pass names the bad line when it fails) into a :class:`TrecRun`: arrays of document ids and scores, grouped by query (queries sorted by id, like trec_eval) with per-query
 offsets. Each query is ordered by score descending, ties broken by document id descending -- the
 order trec_eval uses -- so that our numbers and trec_eval's agree on tied scores too. The rank
-column is ignored, as trec_eval ignores it; the queries whose lines' scores rise down the file
-are counted (`TrecRun.rising`), since a run written best first whose scores rise holds distances
-or stale scores, which the report says. Judging lives in :mod:`.trec_judge`.
+column is ignored, as trec_eval ignores it; the queries whose lines' scores rise down the file,
+and those whose lines all share one score, are counted (`_ScoreOrder`), since there the line
+order a run was written in does not count, which the report says. Judging lives in
+:mod:`.trec_judge`.
 """
 
 from __future__ import annotations
@@ -61,13 +62,26 @@ __all__ = [
 Qrels = dict[str, dict[str, int]]  # question id -> document id -> grade, as a qrels file gives them
 
 
+@dataclass(frozen=True)
+class _ScoreOrder:
+    """Where a run's file order does not count, as read from the file: the queries with a line
+    scoring higher than the query's line before it (`rising`: a run written best first with
+    distances, or with the scores of a stage its ranks no longer follow), and the queries of two
+    lines or more that all share one score (`flat`: ranked by document id alone), each with the
+    first `_ORDER_IDS` of them (in query order). Ranked by score all the same, ties by document
+    id descending, as trec_eval ranks them."""
+
+    rising: int = 0
+    rising_ids: tuple[str, ...] = ()
+    flat: int = 0
+    flat_ids: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True, eq=False)
 class TrecRun:
-    """A ranked run: query ``i`` owns ``docs[offsets[i]:offsets[i+1]]`` (bytes ids, best first).
-
-    `rising`: as read from a file, how many queries have a line scoring higher than the query's
-    line before it (in the file's order), and `rising_ids` the first `_RISING_IDS` of them (in
-    query order): ranked by score all the same, as trec_eval ranks them."""
+    """A ranked run: query ``i`` owns ``docs[offsets[i]:offsets[i+1]]`` (bytes ids, best first);
+    `order` (read from a file): the queries whose scores rise down it (`order.rising`, the first
+    three `order.rising_ids`) and whose lines all tie (`order.flat`, `order.flat_ids`)."""
 
     qids: tuple[str, ...]
     offsets: np.ndarray
@@ -75,8 +89,7 @@ class TrecRun:
     scores: np.ndarray
     tag: str = ""
     keys: np.ndarray | None = field(default=None, repr=False)  # hash per (query, doc id) line
-    rising: int = 0
-    rising_ids: tuple[str, ...] = ()
+    order: _ScoreOrder = _ScoreOrder()
 
     def __post_init__(self) -> None:
         # computed once: the duplicate check and judging both use them
@@ -289,7 +302,7 @@ def _block_order(qcode: np.ndarray) -> np.ndarray | None:
     return np.argsort(qcode, kind="stable")
 
 
-_RISING_IDS = 3  # the queries with a rising score a run names (`TrecRun.rising_ids`)
+_ORDER_IDS = 3  # the queries of each kind a `_ScoreOrder` names
 
 
 def _rising(qcode: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -332,8 +345,20 @@ def _sorted_run(columns: Columns) -> TrecRun:
         keys = line_keys(counts, doc_hashes(docs), query_salts(qids))
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
     names = tuple(q.decode("utf-8") for q in qids)
-    return TrecRun(names, offsets, docs, scores, tag.decode("utf-8"), keys, int(rising.size),
-                   tuple(names[i] for i in rising[:_RISING_IDS].tolist()))  # fmt: skip
+    order = _order_of(names, offsets, scores, rising)
+    return TrecRun(names, offsets, docs, scores, tag.decode("utf-8"), keys, order)
+
+
+def _order_of(
+    names: tuple[str, ...], offsets: np.ndarray, scores: np.ndarray, rising: np.ndarray
+) -> _ScoreOrder:
+    """The `_ScoreOrder` of a run in trec_eval's order (each query's scores falling), given the
+    queries whose scores rose in the file (`_rising`): a query is flat when its first score,
+    the highest, equals its last, the lowest."""
+    multi = np.flatnonzero(np.diff(offsets) >= 2)
+    flat = multi[scores[offsets[multi]] == scores[offsets[multi + 1] - 1]]
+    return _ScoreOrder(int(rising.size), tuple(names[i] for i in rising[:_ORDER_IDS].tolist()),
+                      int(flat.size), tuple(names[i] for i in flat[:_ORDER_IDS].tolist()))  # fmt: skip
 
 
 _FEW_TIES = 4096  # ties out of order that `_order_ties` puts right one by one (more: a sort)

@@ -245,8 +245,9 @@ def _compared_runs(results: Results, i: int) -> list[str]:
 
 
 def _run_notices(results: Results, say: Say, i: int) -> tuple[str, ...]:
-    """The inputs' notices about the runs candidate `i`'s comparison reads (a run whose scores
-    rise down its file: `score_order`), said on its page as on the overview."""
+    """The inputs' notices about the runs candidate `i`'s comparison reads (where a run's file
+    order does not count: `results._inputs.order_notices`), said on its page as on the
+    overview."""
     runs = _compared_runs(results, i)
     return tuple(say("notice", f"inputs.notices[{at}]")
                  for at, n in enumerate(results.inputs.notices) if n.run in runs)  # fmt: skip

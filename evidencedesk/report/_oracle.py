@@ -1238,6 +1238,11 @@ def _notice(n: Notice, kind: str) -> str:
                 f"query's line before it{ids}: ranked by score, highest first, as trec_eval "
                 "ranks them (neither the rank column nor the line order counts); if a lower score "
                 "means a better match (a distance), negate the scores")  # fmt: skip
+    if n.kind == "score_ties":
+        return (f"{where}: in {n.count} of its {n.total} queries every line has the same score"
+                f"{ids}: ranked by document id, descending, as trec_eval breaks ties (neither "
+                "the rank column nor the line order counts); give each line a score that falls "
+                "with its rank")  # fmt: skip
     return (f"{where}: {n.count} of its {n.total} queries {has} no judgment{ids}: left out, as "
             "trec_eval leaves them out")  # fmt: skip
 
@@ -1756,7 +1761,8 @@ def _notice_claim(results: Results, source: str) -> str:
 
 
 _NOTICE_KINDS = ("not_a_run", "empty_document", "without_text", "unlisted",
-                 "judged_not_in_corpus", "unjudged", "out_of_scope", "score_order")  # fmt: skip
+                 "judged_not_in_corpus", "unjudged", "out_of_scope", "score_order",
+                 "score_ties")  # fmt: skip
 
 
 def _coverage(results: Results, source: str) -> str:

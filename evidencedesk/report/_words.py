@@ -184,6 +184,11 @@ def notice_text(n: Notice, kind: str = "runs") -> str:
                 f"query's line before it{_listed_ids(n.names, n.count)}: ranked by score, highest "
                 "first, as trec_eval ranks them (neither the rank column nor the line order "
                 "counts); if a lower score means a better match (a distance), negate the scores")  # fmt: skip
+    if n.kind == "score_ties":  # where: a run
+        return (f"{where}: in {n.count} of its {n.total} queries every line has the same score"
+                f"{_listed_ids(n.names, n.count)}: ranked by document id, descending, as "
+                "trec_eval breaks ties (neither the rank column nor the line order counts); give "
+                "each line a score that falls with its rank")  # fmt: skip
     raise ValueError(f"unknown notice kind {n.kind!r}")
 
 

@@ -783,14 +783,19 @@ def shown_runs(project: Project, runs: RunPaths) -> dict[str, str]:
     return shown | {name: f"--run {name}" for name, _ in runs}
 
 
-def score_order(name: str, trec: TrecRun, shown: str) -> Notice | None:
-    """The notice of run `name` (its file `shown`) when its scores rise down the file in some
-    query (`TrecRun.rising`): ranked by score all the same, which a run written best first with
-    distances (lower is better) or stale first-stage scores turns upside down; None when none
-    rises."""
-    if not trec.rising:
-        return None
-    return Notice("score_order", shown, None, trec.rising, len(trec), trec.rising_ids, name)
+def order_notices(name: str, trec: TrecRun, shown: str) -> tuple[Notice, ...]:
+    """The notices of run `name` (its file `shown`) where its file's order of lines does not
+    count (`TrecRun.order`): scores rising down the file (`score_order`), which a run written
+    best first with distances (lower is better) or stale first-stage scores is, read upside
+    down; queries whose lines all share one score (`score_ties`), ranked by document id."""
+    order, total = trec.order, len(trec)
+    found = []
+    if order.rising:
+        found.append(Notice("score_order", shown, None, order.rising, total, order.rising_ids,
+                            name))  # fmt: skip
+    if order.flat:
+        found.append(Notice("score_ties", shown, None, order.flat, total, order.flat_ids, name))
+    return tuple(found)
 
 
 def _is_demo(project: Project) -> bool:

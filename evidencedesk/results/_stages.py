@@ -67,8 +67,8 @@ from evidencedesk.results._inputs import (
     exposure,
     judged_depth,
     judged_external_runs,
+    order_notices,
     read_runs,
-    score_order,
 )
 from evidencedesk.results._plan import RUNS_ONLY_DEPTH
 from evidencedesk.results._settings import _SHOWN, Settings
@@ -378,7 +378,7 @@ class Benchmark:
     built: Mapping[str, Run]
     variants: tuple[VariantResult, ...]
     judged: Mapping[str, Sequence[Judged]]
-    notices: tuple[Notice, ...] = ()  # what reading the external runs found (`score_order`)
+    notices: tuple[Notice, ...] = ()  # what reading the external runs found (`order_notices`)
 
     @property
     def base_run(self) -> Run:
@@ -422,7 +422,7 @@ def _external(
     evaluating: Evaluating, parts: Parts, tally: Tally
 ) -> tuple[list[VariantResult], dict[str, Sequence[Judged]], tuple[Notice, ...]]:
     """The benchmark's rows of the external TREC runs, cut to the built-in variants' final list,
-    and what reading them found (`score_order`)."""
+    and what reading them found (`order_notices`)."""
     inputs, settings, book = evaluating.inputs, evaluating.settings, evaluating.book
     catalog, labels, k = _catalog(evaluating), inputs.labels, settings.judged_k
     trecs = read_runs(inputs.runs)
@@ -438,7 +438,7 @@ def _external(
     for name, trec in trecs.items():
         found = check_coverage(trec, qrels, k, paths[name], complete,
                                min_coverage=settings.min_coverage, corpus=catalog.ids())  # fmt: skip
-        notices += filter(None, [score_order(name, trec, inputs.run_files[name])])
+        notices += order_notices(name, trec, inputs.run_files[name])
         judged = judge_trec_run(trec, qrels, labels, k=final, relevant=inputs.relevance,
                                 complete=complete)  # fmt: skip
         external[name] = judged
@@ -712,7 +712,7 @@ class RunsRead:
 
     runs: Mapping[str, JudgedRun]
     variants: tuple[VariantResult, ...]
-    notices: tuple[Notice, ...] = ()  # what reading the runs found (`score_order`)
+    notices: tuple[Notice, ...] = ()  # what reading the runs found (`order_notices`)
 
 
 def _gate_k(evaluating: Evaluating) -> int:
@@ -753,7 +753,7 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
                                min_coverage=settings.min_coverage, corpus=corpus)  # fmt: skip
         unjudged[str(path)] = (path, found, unjudged_top(trec, qrels, settings.judged_k))
         name = named[path]
-        notices.extend(filter(None, [score_order(name, trec, inputs.run_files[name])]))
+        notices.extend(order_notices(name, trec, inputs.run_files[name]))
         return found
 
     progress = evaluating.progress

@@ -446,7 +446,7 @@ class Notice:
     `report.notices`): a file in the runs folder that is not a run, an empty document,
     judged queries the queries file does not list (evaluated or left out), queries without any
     judgment, judged documents the corpus does not hold, questions relevant only out of scope,
-    a run whose scores rise down its file."""
+    a run whose scores rise down its file or all tie in a query."""
 
     kind: str  # one of NOTICES
     path: str  # the file it is about, relative to the project
@@ -454,12 +454,13 @@ class Notice:
     count: int
     total: int | None
     names: tuple[str, ...]  # the ids or run names it is about (a few)
-    run: str | None = None  # the run it is about (`score_order`): said on its candidate page
+    run: str | None = None  # the run it is about (`score_order`, `score_ties`): said on its
+    # candidates' pages
 
 
 # the kinds of input notice
 _NOTICES = ("not_a_run", "empty_document", "without_text", "unlisted", "unjudged",
-            "judged_not_in_corpus", "out_of_scope", "score_order")  # fmt: skip
+            "judged_not_in_corpus", "out_of_scope", "score_order", "score_ties")  # fmt: skip
 
 
 @dataclass(frozen=True)
