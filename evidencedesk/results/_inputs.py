@@ -520,7 +520,8 @@ def _hashed_files(
     """Every input file as the manifest names it: the project's `files`
     (`Project.input_files`), project-relative, then each ``--run NAME``."""
     named = [(project.relative(p), p) for p in files]
-    named += [(f"--run {name}", path) for name, path in runs]
+    shown = shown_runs(project, runs)
+    named += [(shown[name], path) for name, path in runs]
     return tuple(named)
 
 
