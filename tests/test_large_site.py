@@ -117,7 +117,7 @@ def test_each_run_is_read_with_the_hashing_held_where_it_is_not_at_the_lowest_pr
     monkeypatch.setattr(inputs, "read_run", read)
     inputs.judged_external_runs(
         project.runs, lambda run: events.append("judge") or ([], None),
-        lambda run, path: events.append("check") or coverage(run, {}, 10), hashing.held,
+        lambda name, run, path: events.append("check") or coverage(run, {}, 10), hashing.held,
     )  # fmt: skip
     assert events == ["read, hashing may run: False", "check", "judge"] * 2
     assert hashing._may_run.is_set()

@@ -369,7 +369,8 @@ def render(s: Survey) -> str:
         lines.append(f"tags = {_q(rel(s.tags))}")
     seen = ", ".join(map(str, grades))
     # the questions are the ones a queries file lists (the build leaves the others out)
-    asked = {q: d for q, d in judgments.items() if q not in set(unlisted)}
+    left_out = set(unlisted)
+    asked = {q: d for q, d in judgments.items() if q not in left_out}
     lines.append(_relevance_comment(asked, relevance, s.labels is not None))
     lines.append(f"relevance = {relevance}                  # grades present: {seen}")
     if unlisted and s.queries is not None:

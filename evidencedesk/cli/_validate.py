@@ -64,7 +64,13 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
 
     from evidencedesk.baseline import load_baseline
     from evidencedesk.gate import load_policy
-    from evidencedesk.report._words import depth_sentence, notice_text, past_final, read_past
+    from evidencedesk.report._words import (
+        depth_sentence,
+        most_relevant,
+        notice_text,
+        past_final,
+        read_past,
+    )
     from evidencedesk.results._candidates import load_candidates
     from evidencedesk.results._evaluate import model_warnings
     from evidencedesk.results._inputs import (
@@ -125,11 +131,10 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     if runs_only and project.runs:
         baseline = baseline_run(project)
         names = tuple(name for name, _ in project.runs if name != baseline)
-        rel = settings.relevance
 
         @functools.cache
         def most() -> int:  # R-prec's largest R (read_past asks where R-prec is reported)
-            return max((sum(g >= rel for g in lb.grades.values()) for lb in labels), default=0)
+            return most_relevant((lb.grades for lb in labels), settings.relevance)
 
         shallow = [(name, depths[name],
                     read_past(settings.compared, min(depths[name], depths[baseline]), most))

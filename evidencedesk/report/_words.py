@@ -688,11 +688,10 @@ def read_past(metrics: Iterable[Metric], depth: int, most_relevant: Callable[[],
     return [m.label for m in metrics if past(m)]
 
 
-def _most_relevant(results: Results) -> int:
-    """The most relevant documents any question has (R-prec's largest R)."""
-    rel = results.settings.relevance
-    return max((sum(g >= rel for g in q.judgments.values()) for q in results.inputs.questions),
-               default=0)  # fmt: skip
+def most_relevant(judgments: Iterable[Mapping[str, int]], relevance: int) -> int:
+    """The most relevant documents (grade >= `relevance`) any question's `judgments` (document
+    -> grade) hold: R-prec's largest R."""
+    return max((sum(g >= relevance for g in grades.values()) for grades in judgments), default=0)
 
 
 def depth_gap(results: Results, c: CandidateResult) -> tuple[int, int, list[str]] | None:
@@ -704,7 +703,9 @@ def depth_gap(results: Results, c: CandidateResult) -> tuple[int, int, list[str]
     base = max((r.size for r in results.baseline_variant.lists), default=0)
     if mine == base:
         return None
-    past = read_past(results.settings.compared, min(mine, base), lambda: _most_relevant(results))
+    questions, rel = results.inputs.questions, results.settings.relevance
+    past = read_past(results.settings.compared, min(mine, base),
+                     lambda: most_relevant((q.judgments for q in questions), rel))  # fmt: skip
     return (mine, base, past) if past else None
 
 

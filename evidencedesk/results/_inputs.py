@@ -477,21 +477,21 @@ def _frozen(judged: Sequence[Judged], now: bool = True) -> Sequence[Judged]:
 def judged_external_runs(
     runs: RunPaths,
     judge: Callable[[TrecRun], tuple[Sequence[Judged], Sequence[Judged] | None]],
-    check: Callable[[TrecRun, Path], Coverage],
+    check: Callable[[str, TrecRun, Path], Coverage],
     reading: Callable[[], AbstractContextManager[object]] = nullcontext,
     let_go: Callable[[], None] | None = None,
 ) -> dict[str, JudgedRun]:
     """name -> `JudgedRun` of `runs` (`ProjectInputs.runs`: the project's and the ``--run``
-    ones), each read, checked (`check`: its coverage, or the error refusing it, before it is
-    judged), judged and let go before the next is read: a run of 50 million lines takes over a
-    gigabyte as arrays, its judged lists (cut to `judged_depth`) a small part of that. Each read
-    runs inside `reading()` (the build's `Hashing.held`: the read uses every core); `let_go()`
-    is called once each run is dropped (`_stages.LetsGo`)."""
+    ones), each read, checked (`check(name, run, path)`: its coverage, or the error refusing
+    it, before it is judged), judged and let go before the next is read: a run of 50 million
+    lines takes over a gigabyte as arrays, its judged lists (cut to `judged_depth`) a small
+    part of that. Each read runs inside `reading()` (the build's `Hashing.held`: the read uses
+    every core); `let_go()` is called once each run is dropped (`_stages.LetsGo`)."""
     out: dict[str, JudgedRun] = {}
     for name, path in runs:
         with reading():
             trec = read_run(path)
-        found = check(trec, path)
+        found = check(name, trec, path)
         judged, condensed = judge(trec)
         out[name] = JudgedRun(trec.tag, _frozen(judged),
                               None if condensed is None else _frozen(condensed, now=False),

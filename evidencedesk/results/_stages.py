@@ -745,14 +745,12 @@ def runs_benchmark(evaluating: Evaluating) -> RunsRead:
     catalog = inputs.catalog
     corpus = frozenset(catalog.ids()) if catalog is not None else None
     unjudged: dict[str, tuple[Path, Coverage, list[str]]] = {}
-    named = {path: name for name, path in inputs.runs}
     notices: list[Notice] = []
 
-    def check(trec: TrecRun, path: Path) -> Coverage:
+    def check(name: str, trec: TrecRun, path: Path) -> Coverage:
         found = check_coverage(trec, qrels, settings.judged_k, path,
                                min_coverage=settings.min_coverage, corpus=corpus)  # fmt: skip
         unjudged[str(path)] = (path, found, unjudged_top(trec, qrels, settings.judged_k))
-        name = named[path]
         notices.extend(order_notices(name, trec, inputs.run_files[name]))
         return found
 
