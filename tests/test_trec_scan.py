@@ -218,6 +218,9 @@ RUNS = {
 
 
 PLACED = ("ties and returning queries", "CRLF, no newline at the end")
+# placed or not by the widths the ranges meet before one stops the others (a test of its own:
+# test_ids_wider_than_the_first_line_s_are_placed_again_at_their_width)
+EITHER = ("ids of 1 to 30 bytes",)
 
 
 @needs_scan
@@ -252,10 +255,11 @@ def test_a_run_reads_to_the_same_columns_with_and_without_the_scan(
     monkeypatch.setattr(trec_arrays, "scan", recorded)
     monkeypatch.setattr(trec_arrays, "_placed", placing)
     scanned_columns = trec_arrays.fast_columns(path)
-    # ranges are placed unless a window is declined or an id is wider than the first line's
-    # words; a file of one range is read as parts
+    # ranges are placed unless a window is declined (an id wider than the first line's words
+    # places them again, at a width it fits); a file of one range is read as parts
     ranges = min(threads, path.stat().st_size // 500)
-    assert placed == ([] if ranges < 2 else [name in PLACED])
+    if name not in EITHER:
+        assert placed == ([] if ranges < 2 else [name in PLACED])
     if not placed or not placed[0]:
         assert outcomes.count(True) >= 2  # windows the scan took ...
         assert outcomes.count(False) == (1 if "declines" in name or "beyond" in name else 0)
@@ -464,6 +468,60 @@ def test_repeats_within_without_the_library_or_with_lines_left_over(
 )
 def test_count_lines_counts_every_newline(data: bytes, lines: int) -> None:
     assert trec_scan.count_lines(memoryview(data)) == lines
+
+
+@needs_scan
+@needs_scan
+@pytest.mark.parametrize(
+    ("longest", "placings", "widths", "placed"),
+    [
+        (5, 3, [8], True),  # every id in the first line's word
+        (12, 3, [8, 16], True),  # a wider id: placed again at two words
+        (20, 3, [8, 24], True),  # the widest its window met, not one word more at a time
+        (12, 1, [8], False),  # no width left to try: read as parts
+    ],
+)
+def test_ids_wider_than_the_first_line_s_are_placed_again_at_their_width(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    longest: int,
+    placings: int,
+    widths: list[int],
+    placed: bool,
+) -> None:
+    # ids of 4 bytes but one of `longest`, in the second of three ranges' first window
+    path = tmp_path / "r.txt"
+    path.write_text("".join(
+        f"q{i // 10} Q0 {'d' * ((longest if i == 60 else 4) - 3)}{i:03} {i} {i} t\n"
+        for i in range(150)
+    ), encoding="utf-8")  # fmt: skip
+    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
+    monkeypatch.setattr(trec_arrays, "_THREADS", 3)
+    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    monkeypatch.setattr(trec_arrays, "_PLACINGS", placings)
+    tried: list[int] = []  # the widths of the places lines were scanned into
+    placements: list[object] = []
+
+    def recorded(*args: Any) -> trec_scan.Scanned | None:
+        if args[4] is not None:
+            tried.append(args[4].width)
+        return trec_scan.scan(*args)
+
+    def placing(*args: Any) -> Any:
+        placements.append(place(*args))
+        return placements[-1]
+
+    place = trec_arrays._placed
+    monkeypatch.setattr(trec_arrays, "scan", recorded)
+    monkeypatch.setattr(trec_arrays, "_placed", placing)
+    columns = trec_arrays.fast_columns(path)
+    assert sorted(set(tried)) == widths
+    assert [p is not None for p in placements] == [placed]
+    assert columns[2].dtype == f"S{8 * -(-longest // 8)}"
+    monkeypatch.setattr(trec_scan, "_LIBRARY", None)
+    for one, other in zip(columns, trec_arrays.fast_columns(path), strict=True):
+        assert np.array_equal(np.asarray(one), np.asarray(other))
 
 
 @needs_scan

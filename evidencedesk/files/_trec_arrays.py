@@ -29,6 +29,7 @@ import math
 import mmap
 import os
 import re
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -78,6 +79,7 @@ from evidencedesk.files._trec_keys import (
 from evidencedesk.files._trec_scan import (
     Place,
     Scanned,
+    WiderThanPlace,
     compiled,
     count_lines,
     repeats_within,
@@ -622,11 +624,21 @@ def _check_window(window: pa.Buffer, delimiter: int, scratch: np.ndarray) -> Non
 
 class _Unplaced(Exception):
     """A range's lines cannot be written straight to their place (`_placed`): a window the scan
-    declines, an id wider than its place's, or other lines than were counted."""
+    declines, an id wider than its place's (`width`: one its window's ids fit), other lines
+    than were counted, or another range's that could not be (`_placed`'s `abandoned`)."""
+
+    def __init__(self, width: int = 0):
+        super().__init__(width)
+        self.width = width
 
 
 def _range_groups(
-    path: str | Path, start: int, stop: int, options: dict[str, Any], place: Place | None = None
+    path: str | Path,
+    start: int,
+    stop: int,
+    options: dict[str, Any],
+    place: Place | None = None,
+    abandoned: threading.Event | None = None,
 ) -> Iterator[pa.Table | Scanned]:
     """The lines of bytes `start` to `stop`, window by window (`_read_window`), all read through
     one open file (the windows of a range come from one file, even where another is renamed
@@ -635,8 +647,8 @@ def _range_groups(
     of the checked window (`_check_window`).
 
     With `place` (the range's own rows of the run's columns, `_placed`), each window is scanned
-    into its next rows; raises :class:`_Unplaced` where one cannot be, or where the lines are
-    not as many as its rows."""
+    into its next rows; raises :class:`_Unplaced` where one cannot be, where the lines are not
+    as many as its rows, or before a window once `abandoned` is set."""
     delimiter = ord(options["parse_options"].delimiter)
     size = _GROUP * MAX_LINE_BYTES // 2  # a window is a group of blocks: 8 MiB
     scratch = np.empty(min(size, max(0, stop - start)), dtype=np.uint8)  # `_suspect`'s
@@ -645,9 +657,14 @@ def _range_groups(
     written = 0  # the lines scanned into the place so far
     with open(path, "rb", buffering=0) as handle:
         while start < stop:
+            if abandoned is not None and abandoned.is_set():
+                raise _Unplaced  # another range's lines cannot be placed: these are not needed
             window = _read_window(handle, start, stop, size)
             rest = None if place is None else place.after(written)
-            scanned = scan(memoryview(window), delimiter, width, MAX_LINE_BYTES // 2, rest)
+            try:
+                scanned = scan(memoryview(window), delimiter, width, MAX_LINE_BYTES // 2, rest)
+            except WiderThanPlace as wider:
+                raise _Unplaced(wider.width) from None
             if scanned is not None:
                 width, written = scanned.docs.dtype.itemsize, written + scanned.scores.size
                 yield scanned
@@ -703,12 +720,26 @@ def _range_lines(path: str | Path, start: int, stop: int) -> int | None:
 
 
 def _placed_range(
-    path: str | Path, start: int, stop: int, options: dict[str, Any], place: Place, room: int
+    path: str | Path,
+    start: int,
+    stop: int,
+    options: dict[str, Any],
+    place: Place,
+    room: int,
+    abandoned: threading.Event,
 ) -> list[Part]:
     """`read_range`'s parts of bytes `start` to `stop`, each window's lines scanned straight into
     the next rows of `place` (the range's own rows of the run's columns); raises
-    :class:`_Unplaced` where they cannot be."""
-    return _held(map(_part_of, _range_groups(path, start, stop, options, place)), room)
+    :class:`_Unplaced` where they cannot be, having set `abandoned` (the other ranges stop)."""
+    try:
+        return _held(map(_part_of, _range_groups(path, start, stop, options, place, abandoned)),
+                     room)  # fmt: skip
+    except _Unplaced:
+        abandoned.set()
+        raise
+
+
+_PLACINGS = 3  # the widths a run's columns are tried at: its first id's, then wider ones found
 
 
 def _placed(
@@ -724,25 +755,36 @@ def _placed(
     where a range cannot be (`_Unplaced`, or no compiled scan): the caller reads parts of their
     own and joins them. Each range's lines are counted first (`count_lines`, a tenth of the
     scan's time), so that every range knows its rows: the copy that joined a run's parts into
-    columns was a fifth of reading a 50-million-line run, and half of its new pages."""
+    columns was a fifth of reading a 50-million-line run, and half of its new pages. Where a
+    window holds an id wider than `width` (ids of 4 to 14 bytes, the first one short), the
+    columns are made again at the width its ids fit, up to `_PLACINGS` widths in all: the
+    windows scanned before it are read again, where the parts' join copied every line."""
     counts = list(pool.map(lambda r: _range_lines(path, *r), ranges))
     if any(c is None for c in counts):
         return None
     rows = np.cumsum([0, *counts]).tolist()
-    if rows[-1] == 0 or rows[-1] * width > room:
-        return None  # the parts' own reading refuses the file, or names why
-    docs = plain_empty(rows[-1] * width, np.uint8)
-    hashes, scores = plain_empty(rows[-1], np.uint64), plain_empty(rows[-1], np.float64)
-    places = [Place(docs[a * width : b * width], hashes[a:b], scores[a:b], width)
-              for a, b in itertools.pairwise(rows)]  # fmt: skip
-    try:
-        found = list(pool.map(
-            lambda at: _placed_range(path, *ranges[at], options, places[at], room),
-            range(len(ranges)),
-        ))  # fmt: skip
-    except _Unplaced:
-        return None
-    return found, (docs.view(f"S{width}"), hashes, scores)
+    for _ in range(_PLACINGS):
+        if rows[-1] == 0 or rows[-1] * width > room:
+            return None  # the parts' own reading refuses the file, or names why
+        docs = plain_empty(rows[-1] * width, np.uint8)
+        hashes, scores = plain_empty(rows[-1], np.uint64), plain_empty(rows[-1], np.float64)
+        places = [Place(docs[a * width : b * width], hashes[a:b], scores[a:b], width)
+                  for a, b in itertools.pairwise(rows)]  # fmt: skip
+        abandoned = threading.Event()
+        tries = [pool.submit(_placed_range, path, *ranges[at], options, places[at], room,
+                             abandoned) for at in range(len(ranges))]  # fmt: skip
+        found, wider = [], 0
+        for placing in tries:  # every range ended (or stopped) before the next width's
+            try:
+                found.append(placing.result())
+            except _Unplaced as unplaced:
+                wider = max(wider, unplaced.width)
+        if len(found) == len(ranges):
+            return found, (docs.view(f"S{width}"), hashes, scores)
+        if wider <= width:
+            return None  # declined, or not as many lines as counted: not a matter of width
+        width = wider
+    return None
 
 
 # the six columns of a run line, as an error message names them

@@ -91,6 +91,15 @@ def _empty(size: int, dtype: type) -> np.ndarray:
     return np.frombuffer(pa.allocate_buffer(size * item, memory_pool=POOL), dtype=dtype)
 
 
+class WiderThanPlace(Exception):
+    """A window holds an id wider than its place's (`Place.width`): `width`, the window's widest
+    id rounded up to whole 8-byte words, is a width its lines fit."""
+
+    def __init__(self, width: int):
+        super().__init__(width)
+        self.width = width
+
+
 @dataclass(frozen=True, eq=False)
 class Place:
     """Where a window's lines go among a run's columns: the next rows of `docs` (ids NUL-padded to
@@ -118,7 +127,8 @@ def scan(
     the widest id's words where `width` was wider, as `trec_keys.fixed_width` pads.
 
     With `place`, the lines are written there (the returned arrays are views of it), at its
-    width: None also where an id is wider than that or the lines outnumber its rows."""
+    width: None also where the lines outnumber its rows, and :class:`WiderThanPlace` raised
+    where an id is wider than its width."""
     if _LIBRARY is None:
         return None
     data = np.frombuffer(window, dtype=np.uint8)
@@ -141,8 +151,10 @@ def scan(
             hashes.ctypes.data, scores.ctypes.data, capacity, starts.ctypes.data,
             heads.ctypes.data, found.ctypes.data,
         )  # fmt: skip
-        if lines == _DECLINED or (lines == _WIDER and place is not None):
+        if lines == _DECLINED:
             return None
+        if lines == _WIDER and place is not None:
+            raise WiderThanPlace(8 * -(-int(found[1]) // 8))
         if lines != _WIDER:
             break
         width = 8 * -(-int(found[1]) // 8)
