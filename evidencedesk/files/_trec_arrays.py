@@ -730,11 +730,12 @@ def _placed_range(
 ) -> list[Part]:
     """`read_range`'s parts of bytes `start` to `stop`, each window's lines scanned straight into
     the next rows of `place` (the range's own rows of the run's columns); raises
-    :class:`_Unplaced` where they cannot be, having set `abandoned` (the other ranges stop)."""
+    :class:`_Unplaced` where they cannot be; raising anything, it sets `abandoned` first (the
+    other ranges stop at their next window: their lines are not needed)."""
     try:
         return _held(map(_part_of, _range_groups(path, start, stop, options, place, abandoned)),
                      room)  # fmt: skip
-    except _Unplaced:
+    except BaseException:
         abandoned.set()
         raise
 
