@@ -153,11 +153,11 @@ def scan(
         )  # fmt: skip
         if lines == _DECLINED:
             return None
-        if lines == _WIDER and place is not None:
-            raise WiderThanPlace(8 * -(-int(found[1]) // 8))
         if lines != _WIDER:
             break
-        width = 8 * -(-int(found[1]) // 8)
+        width = 8 * -(-int(found[1]) // 8)  # the widest id's words
+        if place is not None:
+            raise WiderThanPlace(width)
         if not padded_fits(capacity, width, 0):  # one id far longer than the rest: the
             return None  # readers that weigh it against its file take the window
     n_stretches, widest_doc, widest_query = (int(v) for v in found)
