@@ -624,12 +624,8 @@ def _check_window(window: pa.Buffer, delimiter: int, scratch: np.ndarray) -> Non
 
 class _Unplaced(Exception):
     """A range's lines cannot be written straight to their place (`_placed`): a window the scan
-    declines, an id wider than its place's (`width`: one its window's ids fit), other lines
-    than were counted, or another range's that could not be (`_placed`'s `abandoned`)."""
-
-    def __init__(self, width: int = 0):
-        super().__init__(width)
-        self.width = width
+    declines, other lines than were counted, or another range's that could not be (`_placed`'s
+    `abandoned`). An id wider than its place's is `WiderThanPlace`, which names a width."""
 
 
 def _range_groups(
@@ -648,7 +644,8 @@ def _range_groups(
 
     With `place` (the range's own rows of the run's columns, `_placed`), each window is scanned
     into its next rows; raises :class:`_Unplaced` where one cannot be, where the lines are not
-    as many as its rows, or before a window once `abandoned` is set."""
+    as many as its rows, or before a window once `abandoned` is set, and `WiderThanPlace` where
+    a window's ids do not fit its width."""
     delimiter = ord(options["parse_options"].delimiter)
     size = _GROUP * MAX_LINE_BYTES // 2  # a window is a group of blocks: 8 MiB
     scratch = np.empty(min(size, max(0, stop - start)), dtype=np.uint8)  # `_suspect`'s
@@ -661,10 +658,7 @@ def _range_groups(
                 raise _Unplaced  # another range's lines cannot be placed: these are not needed
             window = _read_window(handle, start, stop, size)
             rest = None if place is None else place.after(written)
-            try:
-                scanned = scan(memoryview(window), delimiter, width, MAX_LINE_BYTES // 2, rest)
-            except WiderThanPlace as wider:
-                raise _Unplaced(wider.width) from None
+            scanned = scan(memoryview(window), delimiter, width, MAX_LINE_BYTES // 2, rest)
             if scanned is not None:
                 width, written = scanned.docs.dtype.itemsize, written + scanned.scores.size
                 yield scanned
@@ -730,8 +724,8 @@ def _placed_range(
 ) -> list[Part]:
     """`read_range`'s parts of bytes `start` to `stop`, each window's lines scanned straight into
     the next rows of `place` (the range's own rows of the run's columns); raises
-    :class:`_Unplaced` where they cannot be; raising anything, it sets `abandoned` first (the
-    other ranges stop at their next window: their lines are not needed)."""
+    :class:`_Unplaced` or `WiderThanPlace` where they cannot be; raising anything, it sets
+    `abandoned` first (the other ranges stop at their next window: their lines are not needed)."""
     try:
         return _held(map(_part_of, _range_groups(path, start, stop, options, place, abandoned)),
                      room)  # fmt: skip
@@ -778,8 +772,10 @@ def _placed(
         for placing in tries:  # every range ended (or stopped) before the next width's
             try:
                 found.append(placing.result())
-            except _Unplaced as unplaced:
-                wider = max(wider, unplaced.width)
+            except WiderThanPlace as too_wide:
+                wider = max(wider, too_wide.width)
+            except _Unplaced:
+                pass  # declined, counted otherwise, or stopped by another range
         if len(found) == len(ranges):
             return found, (docs.view(f"S{width}"), hashes, scores)
         if wider <= width:
