@@ -2,8 +2,10 @@
 
     python benchmarks/minilm_build.py [--repeat 5]
 
-Builds the demo site with the real command line in fresh processes, the two kinds interleaved
-(one of each in turn, ``--repeat`` rounds): with the extra, as the quick start installs it (its
+Builds the demo site with the real command line in fresh processes, each ended as
+``python -m evidencedesk.report build`` ends (its output flushed, then the process, without
+freeing its objects one by one), the two kinds interleaved (one of each in turn, ``--repeat``
+rounds): with the extra, as the quick start installs it (its
 "dense: MiniLM" candidate runs the model), and without it (the same interpreter with the
 extra's modules hidden, ``sys.modules[name] = None``: the candidate is shown as not run).
 Prints each kind's median wall clock and their ratio (target: <= 1.3), then each kind's median

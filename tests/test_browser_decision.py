@@ -183,6 +183,29 @@ def test_every_text_of_the_demo_reads_at_4_5_to_1(browser, site: Path, width: in
     assert _low_contrast(browser, site, width) == {}
 
 
+def test_the_contrast_check_names_each_text_below_4_5_to_1_on_the_background_it_sits_on(
+    browser,  # noqa: F811 - the fixture
+    tmp_path: Path,
+) -> None:  # type: ignore[no-untyped-def]
+    """Planted: grey #999 on white (2.85:1), white on a grandparent's dark blue (a background
+    found two levels up) and the same white on a parent's pale yellow (1.05:1); black on white
+    and white on the dark blue read well and are not named."""
+    _require_browser()
+    (tmp_path / "planted.html").write_text(
+        "<!doctype html><html><body style='background:#fff'>"
+        "<p style='color:#000'>black on white</p>"
+        "<p style='color:#999'>grey on white</p>"
+        "<div style='background:#003366'><div><p style='color:#fff'>white on dark blue</p></div>"
+        "<div style='background:#ffff99'><span style='color:#fff'>white on pale yellow</span>"
+        "</div></div></body></html>",
+        "utf-8",
+    )
+    assert _low_contrast(browser, tmp_path, 1400) == {"planted.html": [
+        '2.85 p. "grey on white" rgb(153, 153, 153) on rgb(255,255,255)',
+        '1.05 span. "white on pale yellow" rgb(255, 255, 255) on rgb(255,255,153)',
+    ]}  # fmt: skip
+
+
 def test_every_text_of_a_runs_only_site_reads_at_4_5_to_1(
     browser,  # noqa: F811 - the fixture
     generated_site: Callable[[int], Path],
