@@ -122,7 +122,7 @@ def test_a_large_project_names_the_expansion_its_intervals_are_read_off(
         (
             1,
             "TREC run (tag 'base'), judged at its top 1 ([runs] max_depth)",
-            "Each run is cut to its top 1 results per question before it is judged ( [runs] "
+            "Each run is cut to its top 1 result per question before it is judged ( [runs] "
             "max_depth , as trec_eval -M 1 ).",
         ),
     ],
@@ -303,6 +303,8 @@ def test_a_cut_off_past_the_final_lists_is_said(tmp_path: Path, demo_site: Path)
         "R@5 and MRR@10 (cut at 10) read"
     )
     assert past_final([], 3) == ""
+    assert past_final(["R@3"], 1) == ("The variants' final lists hold 1 result (a candidate's "
+                                      "final changes its own): R@3 reads that one and no further.")  # fmt: skip
 
 
 def test_a_partial_run_is_warned_about_in_the_terminal_too(tmp_path: Path) -> None:

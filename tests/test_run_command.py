@@ -94,6 +94,18 @@ def test_a_sparse_run_of_a_tiny_corpus(tmp_path: Path) -> None:
     )
 
 
+def test_a_count_of_one_is_said_in_the_singular(tmp_path: Path) -> None:
+    toml = project(tmp_path / "p")
+    out = tmp_path / "p" / "top1.run"
+    code, stdout, _ = main("run", "--project", str(toml), "--searcher", "sparse", "--depth", "1",
+                           "--out", str(out))  # fmt: skip
+    assert code == 0
+    assert stdout.splitlines()[1] == (
+        f"wrote {out}: 2 lines, up to 1 document for each of 2 questions (the sparse searcher, "
+        "tag evidencedesk-sparse)"
+    )
+
+
 @pytest.mark.parametrize("searcher", ["sparse", "dense", "hybrid", "minilm"])
 def test_every_searcher_writes_the_same_bytes_twice(tmp_path: Path, searcher: str) -> None:
     if searcher == "minilm":

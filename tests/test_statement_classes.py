@@ -140,6 +140,62 @@ def test_a_runs_only_site_shows_no_pipeline_leftovers(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("runs", "max_depth", "compared", "cut"),
+    [
+        (("base",), 1, "· 1 run · 0 compared with the baseline ·", "its top 1 result per question"),
+        (("base", "cand"), 2, "· 2 runs · 1 compared with the baseline ·",
+         "its top 2 results per question"),
+    ],
+)  # fmt: skip
+def test_a_count_of_one_takes_the_singular_and_the_audit_reads_it(
+    tmp_path: Path, runs: tuple[str, ...], max_depth: int, compared: str, cut: str
+) -> None:
+    project = _project(tmp_path / "p", answered=6, judged=6)
+    for extra in {"base", "cand"} - set(runs):
+        (project / "runs" / f"{extra}.run").unlink()
+    toml = project / "evidencedesk.toml"
+    toml.write_text(toml.read_text("utf-8").replace(
+        "min_coverage = 0.5\n", f"min_coverage = 0.5\nmax_depth = {max_depth}\n"), "utf-8")  # fmt: skip
+    index = _squeezed(_build(project, tmp_path / "site"))
+    methods = _squeezed(html.unescape(re.sub(r"<[^>]+>", "", (tmp_path / "site" /
+                                                             "methods.html").read_text("utf-8"))))  # fmt: skip
+    assert compared in index
+    assert f"Each run is cut to {cut} before it is judged" in methods
+    out = io.StringIO()
+    assert cli.main(["audit", str(tmp_path / "site")], stdout=out, stderr=out) == 0, out.getvalue()
+
+
+def test_a_corpus_of_one_document_is_counted_in_the_singular(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "corpus.jsonl").write_text(
+        '{"_id": "doc1", "title": "Only", "text": "The library opens at nine on weekdays."}\n',
+        "utf-8",
+    )
+    (root / "queries.jsonl").write_text('{"_id": "q1", "text": "When does the library open?"}\n'
+                                        '{"_id": "q2", "text": "Opening hours?"}\n', "utf-8")  # fmt: skip
+    (root / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\tdoc1\t2\nq2\tdoc1\t2\n")
+    (root / "evidencedesk.toml").write_text('[documents]\ncorpus = "corpus.jsonl"\n[questions]\n'
+                                            'queries = "queries.jsonl"\nqrels = "qrels.tsv"\n')  # fmt: skip
+    index = _squeezed(_build(root, tmp_path / "site"))
+
+    def page(name: str) -> str:
+        raw = (tmp_path / "site" / name).read_text("utf-8")
+        return _squeezed(html.unescape(re.sub(r"<[^>]+>", "", raw)))
+
+    assert "· 1 chunk in 1 document · 7 variants · 0 candidate changes ·" in index
+    assert '<a href="documents.html">1 document</a>' in (
+        tmp_path / "site" / "index.html"
+    ).read_text("utf-8")
+    assert "The 1 document (1 chunk): id, title and chunks of each" in index
+    assert "The 1 document of the corpus, in its order, cut into 1 chunk." in page("documents.html")
+    assert ("1 chunk kept; 0 merged into 0 kept chunks; 0 near-duplicate pairs held back"
+            in page("evidence.html"))  # fmt: skip
+    out = io.StringIO()
+    assert cli.main(["audit", str(tmp_path / "site")], stdout=out, stderr=out) == 0, out.getvalue()
+
+
 # -- class 6: a Δ beside two means is their difference over the same questions ------------------
 
 

@@ -121,6 +121,7 @@ def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Run `evidencedesk run`: search, write the run and its note, say what was written."""
     from evidencedesk.files._writing import write_file
     from evidencedesk.files.trec import write_run
+    from evidencedesk.report._words import how_many
     from evidencedesk.results._inputs import find_project
     from evidencedesk.retrieval import minilm
     from evidencedesk.retrieval.catalog import Scope
@@ -153,7 +154,8 @@ def run(args: argparse.Namespace, streams: _Streams) -> int:
     searcher = (_dense_searcher(catalog.chunks, "minilm", "minilm") if name == "minilm"
                 else build_searchers(catalog, project.dense)[name])  # fmt: skip
     allowed = catalog.allowed(Scope())
-    streams.error(f"  searching {len(questions)} questions over {len(allowed)} passages with the "
+    streams.error(f"  searching {how_many(len(questions), 'question')} over "
+                  f"{how_many(len(allowed), 'passage')} with the "
                   f"{name} searcher (the index is built on the first)")  # fmt: skip
     found = _search(searcher, questions, args.depth, allowed, streams)
     tag = args.tag or f"evidencedesk-{name}"
@@ -166,14 +168,16 @@ def run(args: argparse.Namespace, streams: _Streams) -> int:
     }[name]
     sources = ", ".join(project.relative(d) for d in project.documents)
     text = (
-        f"{_NOTE_MARK} the {name} searcher ({what}), the top {args.depth} of {len(allowed)} "
-        f"passages ({sources}) for each of {len(questions)} questions, tag {tag}; evidencedesk "
+        f"{_NOTE_MARK} the {name} searcher ({what}), the top {args.depth} of "
+        f"{how_many(len(allowed), 'passage')} ({sources}) for each of "
+        f"{how_many(len(questions), 'question')}, tag {tag}; evidencedesk "
         f"{__version__}.\n\nevidencedesk run replaces this note and its run only while the note "
         "starts with the words above.\n"
     )
     write_file(note, text.encode("utf-8"), "run's note", _is_note, _NOTE_WHAT)
     lines = sum(len(docs) for docs in found.values())
-    streams.say(f"wrote {out}: {lines} lines, up to {args.depth} documents for each of "
-                f"{len(questions)} questions (the {name} searcher, tag {tag})")  # fmt: skip
+    streams.say(f"wrote {out}: {how_many(lines, 'line')}, up to "
+                f"{how_many(args.depth, 'document')} for each of "
+                f"{how_many(len(questions), 'question')} (the {name} searcher, tag {tag})")  # fmt: skip
     streams.say(f"wrote {note}: how the run was made")
     return 0

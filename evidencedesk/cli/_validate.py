@@ -211,14 +211,10 @@ def _check_extras(project: Project, catalog: Catalog) -> None:
         Tenancy.load(project.tenants, known_docs=known)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def describe(found: Found) -> str:
     """The report printed by ``evidencedesk validate``: the project read, then one fact per
     line, each run's coverage of the judgments, and what to know about the inputs."""
-    from evidencedesk.report._words import counts_sentence, share
+    from evidencedesk.report._words import counts_sentence, how_many, share
 
     p = found.project
     kinds = {"markdown": "Markdown folders", "beir": "a BEIR corpus", "none": "no documents"}
@@ -228,7 +224,7 @@ def describe(found: Found) -> str:
         f"kind: {'pipeline (evidencedesk indexes the documents)' if p.kind == 'pipeline' else 'runs-only (each TREC run is a variant)'}",
         (
             f"documents: {kinds[p.documents_format]} ({sources}): "
-            f"{_plural(found.documents, 'document')}, {_plural(found.chunks, 'chunk')}"
+            f"{how_many(found.documents, 'document')}, {how_many(found.chunks, 'chunk')}"
             + ("" if p.kind == "pipeline" else ", shown on question pages, not indexed")
             if p.documents_format != "none"
             else "documents: none (runs-only: questions, judgments and runs only)"

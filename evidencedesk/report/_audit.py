@@ -1242,16 +1242,16 @@ def _side_by_side_disagreements(page: str, raw: str, question: str, results: Res
 # (variants or runs, candidates, those not run), the seed and the question pages; each read where
 # the index prints it and held to results.json and to the site's own page files
 _INDEX_COUNTS = tuple((re.compile(p), names) for p, names in (
-    (r"(\d+) chunks in (\d+) documents", ("chunks", "documents")),
-    (r"(\d+) (?:variants|runs) · (\d+) (?:candidate changes|compared with the baseline)",
+    (r"(\d+) chunks? in (\d+) documents?", ("chunks", "documents")),
+    (r"(\d+) (?:variants?|runs?) · (\d+) (?:candidate changes?|compared with the baseline)",
      ("variants", "candidates")),
     (r"\((\d+) more not run\)", ("not run",)),
     (r"· seed (\d+)\.$", ("seed",)),
     (r"^(\d+) questions (\d+) decide$", ("questions", "deciding")),
     (r"\((\d+) no run answers\)", ("answered by no run",)),
     (r"· (\d+) judged$", ("judged",)),
-    (r"^(\d+) documents(?: · (\d+) chunks)?$", ("documents", "chunks")),
-    (r"^The (\d+) documents(?: \((\d+) chunks\))?:", ("documents", "chunks")),
+    (r"^(\d+) documents?(?: · (\d+) chunks?)?$", ("documents", "chunks")),
+    (r"^The (\d+) documents?(?: \((\d+) chunks?\))?:", ("documents", "chunks")),
     (r"^(\d+) question pages$", ("question pages",)),
     (r"^(\d+) question pages were left out", ("questions left out",)),
 ))  # fmt: skip
@@ -1679,8 +1679,8 @@ def _to_label_disagreements(page: str, raw: str, shown: _PageText,
 # (id and chunks) in the corpus's order, and the documents after the rows shown
 _DOCUMENTS_LEDE = re.compile(r'<p class="lede">(?:The first (\d+) of the (\d+) documents, in '
                              r"the corpus's order \(the project's corpus holds them "
-                             r"all\)|The (\d+) documents of the corpus, in its order)(?:, cut "
-                             r"into (\d+) chunks)?\.")  # fmt: skip
+                             r"all\)|The (\d+) documents? of the corpus, in its order)(?:, cut "
+                             r"into (\d+) chunks?)?\.")  # fmt: skip
 _DOCUMENT_ROW = re.compile(r'<tr><th scope="row"><code class="id" title="([^"]*)">.*?</code></th>'
                            r'<td dir="auto">.*?</td><td class="num">([^<]*)</td>')  # fmt: skip
 _DOCUMENTS_MORE = re.compile(r'<p class="muted">… and (\d+) more documents, not listed here\.</p>')
@@ -1719,8 +1719,8 @@ def _documents_disagreements(page: str, raw: str, results: Results) -> list[Disa
 
 # the pipeline's evidence page (templates/evidence.html): the duplicates counted, and each
 # compression and tenant row; the sizing page (templates/sizing.html): each row's depth and final
-_DEDUPE = re.compile(r"<p>(\d+) chunks kept; (\d+) merged into (\d+) kept chunk\(s\); (\d+) "
-                     r"near-duplicate pairs held back")  # fmt: skip
+_DEDUPE = re.compile(r"<p>(\d+) chunks? kept; (\d+) merged into (\d+) kept chunks?; (\d+) "
+                     r"near-duplicate pairs? held back")  # fmt: skip
 
 
 def _section_rows(raw: str, at: str) -> list[list[str]]:

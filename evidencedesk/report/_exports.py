@@ -368,7 +368,8 @@ def benchmark_text(results: Results, caveats: tuple[str, ...] = ()) -> str:
     primary = settings.compared[0]
     flips_label = settings.metric(settings.flips_metric).label
     counts = results.inputs.counts
-    head = f"benchmark: {printable(results.inputs.project)}: {len(results.variants)} variants"
+    variants = how_many(len(results.variants), "variant")
+    head = f"benchmark: {printable(results.inputs.project)}: {variants}"
     if counts is not None:
         head += f"; {counts_sentence(counts, settings.averaging)}"
     head += f"; baseline {printable(results.baseline)}; bootstrap seed {settings.seed}"

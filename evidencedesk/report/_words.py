@@ -905,9 +905,10 @@ def past_final(labels: list[str], final: int) -> str:
     `validate`'s note; "" when none reads past them."""
     if not labels:
         return ""
-    return (f"The variants' final lists hold {final} results (a candidate's final changes its "
-            f"own): {and_joined(labels)} {'reads' if len(labels) == 1 else 'read'} those {final} "
-            "and no further.")  # fmt: skip
+    those = "that one" if final == 1 else f"those {final}"
+    return (f"The variants' final lists hold {how_many(final, 'result')} (a candidate's final "
+            f"changes its own): {and_joined(labels)} {'reads' if len(labels) == 1 else 'read'} "
+            f"{those} and no further.")  # fmt: skip
 
 
 def _reports_bpref(settings: Settings) -> bool:
