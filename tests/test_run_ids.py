@@ -79,6 +79,22 @@ def test_validate_prints_each_runs_share_in_the_corpus(tmp_path: Path) -> None:
     ]
 
 
+def test_validate_says_one_judged_document_in_the_singular(tmp_path: Path) -> None:
+    qrels = {"q1": {"1": 1, "2": 0}}
+    project = with_corpus(write_project(tmp_path / "p", qrels, {"base": {"q1": ["1"]},
+                                                               "cand": {"q1": ["2", "7"]}},
+                                        relevance=1), ["1", "2", "7"])  # fmt: skip
+    out = io.StringIO()
+    assert cli.main(["validate", "--project", str(project)], stdout=out, stderr=io.StringIO()) == 0
+    runs = [line for line in out.getvalue().splitlines() if line.startswith("run ")]
+    assert runs == [
+        "run base: answers 1 of 1 judged query (100 %); 1 of the 1 document of its top 10 is "
+        "judged for some query (100 %), 1 of them is in the corpus (100 %)",
+        "run cand: answers 1 of 1 judged query (100 %); 1 of the 2 documents of its top 10 is "
+        "judged for some query (50 %), 2 of them are in the corpus (100 %)",
+    ]
+
+
 @pytest.mark.parametrize(
     ("extra", "said"),
     [({"q9": ["1"]}, "; 1 of its 5 queries is not a judged question: left out, as trec_eval "

@@ -247,7 +247,7 @@ def describe(found: Found) -> str:
         in_corpus = ""
         if name in held:
             n, top = held[name]
-            in_corpus = f", {n} of them are in the corpus ({share(n, top)})"
+            in_corpus = f", {n} of them {'is' if n == 1 else 'are'} in the corpus ({share(n, top)})"
         # the run's queries that are not judged questions: left out of every number
         unjudged = c.run_queries - c.answered
         left_out = (
@@ -258,9 +258,11 @@ def describe(found: Found) -> str:
             else ""
         )
         lines.append(
-            f"run {name}: answers {c.answered} of {c.judged_queries} judged queries "
-            f"({share(c.answered, c.judged_queries)}); {c.judged_anywhere} of the {c.top} "
-            f"documents of its top {c.k} are judged for some query "
+            f"run {name}: answers {c.answered} of "
+            f"{how_many(c.judged_queries, 'judged query', 'judged queries')} "
+            f"({share(c.answered, c.judged_queries)}); {c.judged_anywhere} of the "
+            f"{how_many(c.top, 'document')} of its top {c.k} "
+            f"{'is' if c.judged_anywhere == 1 else 'are'} judged for some query "
             f"({share(c.judged_anywhere, c.top)}){in_corpus}{left_out}"
         )
     if p.baseline_run:
