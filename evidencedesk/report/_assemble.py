@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from pathlib import PurePosixPath
 
 from evidencedesk._inert import shell_command
 from evidencedesk.gate import GateLevel
@@ -62,6 +63,7 @@ from evidencedesk.report._values import config_word
 from evidencedesk.report._words import (
     METHODS_RULES,
     and_joined,
+    append_graded,
     bpref_excepted,
     defined_by,
     exports_exception,
@@ -73,7 +75,7 @@ from evidencedesk.report._words import (
 )
 from evidencedesk.results import types as r
 from evidencedesk.results._plan import DataSize, GateCounts, Lead, Plan, VerdictCounts
-from evidencedesk.results._serialize import TO_LABEL
+from evidencedesk.results._serialize import QUESTIONS_FILE, RESULTS_JSON, TO_LABEL
 from evidencedesk.results._settings import Settings
 from evidencedesk.results._stages import MODELLED, Progress, Tally
 from evidencedesk.results.since import Since
@@ -282,6 +284,10 @@ def _say_everywhere(claims: Claims, kind: str, source: str) -> str:
 
 
 _TO_LABEL_PREVIEW = 30  # rows of to-label.tsv its page shows
+_QRELS_FORMATS = {
+    "trec": "TREC qrels: qid 0 docid grade",
+    "beir": "BEIR qrels: query-id, corpus-id, score",
+}
 
 
 def to_label(results: Results) -> ToLabelPage | None:
@@ -294,8 +300,15 @@ def to_label(results: Results) -> ToLabelPage | None:
         ToLabelLine(r, text.get(r.question, ""), titles.get(r.document, ""))
         for r in results.to_label[:_TO_LABEL_PREVIEW]
     )  # fmt: skip
+    qrels, qrels_format = results.inputs.qrels_file, results.inputs.qrels_format
+    if qrels is None or qrels_format is None:  # labels.jsonl, or an earlier results.json
+        return ToLabelPage(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
+                           results.to_label_total)  # fmt: skip
+    report_files = (RESULTS_JSON, QUESTIONS_FILE) if results.plan.large else (RESULTS_JSON,)
     return ToLabelPage(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
-                   results.to_label_total)  # fmt: skip
+                       results.to_label_total, qrels, _QRELS_FORMATS[qrels_format],
+                       append_graded(qrels, qrels_format, PurePosixPath(TO_LABEL).name),
+                       report_files)  # fmt: skip
 
 
 def page_rule(results: Results) -> str:

@@ -803,6 +803,12 @@ class ToLabelPage(Plain):
     rows: tuple[ToLabelLine, ...]  # the first rows of the file
     in_file: int  # rows the file holds
     total: int  # unjudged pairs in all (the file holds at most its cap)
+    # the round trip, run in the project's folder: the qrels file the project reads ("" when
+    # the results do not say), its format's name, and the command that appends the graded rows
+    judgments: str = ""
+    judgments_format: str = ""
+    append: str = ""
+    report_files: tuple[str, ...] = ()  # what --compare-to reads: results.json (and its split)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from evidencedesk._inert import visible
+from evidencedesk._inert import shell_command, visible
 from evidencedesk._metric_names import Metric, label, split_metric
 from evidencedesk.gate import _LISTED, GateCheck, GateLevel
 from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt
@@ -66,6 +66,20 @@ from evidencedesk.retrieval.labels import QuestionCounts
 def how_many(count: int, word: str, plural: str | None = None) -> str:
     """`count` and the word in its number: "1 question", "2 questions" ("1 is", "2 are")."""
     return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
+# to-label.tsv's first four columns (query, iteration, document, grade) as a line of the qrels
+# file the project reads: TREC's four, space-separated, or BEIR's query-id, corpus-id and score
+_QRELS_COLUMNS = {"trec": ("-F\\t", '!/^#/ && $4 != "" {print $1, $2, $3, $4}'),
+                  "beir": ("-F\\t", "-v", "OFS=\\t", '!/^#/ && $4 != "" {print $1, $3, $4}')}  # fmt: skip
+
+
+def append_graded(qrels: str, qrels_format: str, graded: str) -> str:
+    """The shell command, run in the project's folder, that appends the graded rows of the
+    to-label file `graded` (those whose grade column is filled) to the project's qrels file
+    `qrels` in its own format ("trec" or "beir")."""
+    awk = shell_command(("awk", *_QRELS_COLUMNS[qrels_format], graded))
+    return f"{awk} >> {shell_command((qrels,))}"
 
 
 def questions_decide(count: int) -> str:

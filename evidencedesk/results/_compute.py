@@ -465,6 +465,8 @@ def _inputs(
         demo=read.demo,
         counts=read.counts,
         notices=(*read.notices, *run_notices),
+        qrels_file=read.qrels_file,
+        qrels_format=read.qrels_format,
     )
 
 

@@ -837,6 +837,8 @@ class ProjectInputs:
     dense: str  # [searchers] dense
     relevance: int  # [questions] relevance
     labels_file: bool  # labels.jsonl grades every chunk (a missing grade is 0)
+    qrels_file: str | None  # the qrels file, as the project names it (None: labels.jsonl)
+    qrels_format: Literal["trec", "beir"] | None
     notes: Path | None  # the candidates' notes folder
     answers: Path | None
     dups: Path | None
@@ -928,6 +930,8 @@ def read_inputs(
         dense=project.dense,
         relevance=project.relevance,
         labels_file=project.labels is not None,
+        qrels_file=None if project.qrels is None else project.relative(project.qrels),
+        qrels_format=project.qrels_format,
         notes=project.notes,
         answers=project.answers,
         dups=project.dups,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 from evidencedesk._metric_names import canonical
 from evidencedesk.gate import GateCheck, GateLevel
@@ -509,6 +509,11 @@ class Inputs:
     demo: bool = False  # the shipped demo project (its own caveats: tuning on these labels)
     counts: QuestionCounts | None = None  # None: a results.json from before they were counted
     notices: tuple[Notice, ...] = ()
+    # the qrels file the judgments were read from, relative to the project, and its format
+    # (`qid 0 docid grade` lines, or BEIR's three columns): where the graded rows of
+    # to-label.tsv go; None with labels.jsonl (every chunk graded), or in an earlier results.json
+    qrels_file: str | None = None
+    qrels_format: Literal["trec", "beir"] | None = None
 
 
 @dataclass(frozen=True)
