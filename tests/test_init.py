@@ -462,3 +462,42 @@ def test_any_name_init_quotes_reads_back_as_itself_on_one_line(name: str) -> Non
     # a lone surrogate (a byte that is not UTF-8) is the one thing TOML cannot hold: U+FFFD
     expected = "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in name)
     assert tomllib.loads(f"x = {written}\n# {written}\n") == {"x": expected}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\n", "beir"),  # BEIR's header
+        ("qrels.txt", "q1\td1\t1\n", "beir"),  # three tab-separated columns, no header
+        ("qrels.dev.tsv", "1102432\t0\t2026790\t1\n", "trec"),  # MS MARCO: TREC by tabs
+        ("qrels.tsv", "# judged in 2024\n\nq1 0 d1 2\n", "trec"),  # after a comment, a blank
+        ("qrels.txt", "q1 0 d1 2\n", "trec"),
+        ("qrels.tsv", "q1 d1\n", "beir"),  # neither: the name decides, its reader names it
+        ("qrels", "", "trec"),
+    ],
+)
+def test_a_qrels_file_reads_as_its_first_line_says(
+    tmp_path: Path, name: str, text: str, expected: str
+) -> None:
+    from evidencedesk.files._project_file import qrels_format
+
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    assert qrels_format(tmp_path / name) == expected
+
+
+def test_ms_marcos_tab_separated_trec_qrels_are_found_and_read(tmp_path: Path) -> None:
+    """``qrels.dev.tsv`` (qid, 0, passage id, grade, by tabs) is TREC qrels whatever its name."""
+    folder = trec_folder(tmp_path)
+    text = (folder / "qrels.txt").read_text(encoding="utf-8")
+    (folder / "qrels.txt").unlink()
+    (folder / "qrels.dev.tsv").write_text(text.replace(" ", "\t"), encoding="utf-8")
+    init = cli("init", ".", cwd=folder)
+    assert init.returncode == 0, init.stderr
+    project = (folder / "evidencedesk.toml").read_text(encoding="utf-8")
+    assert 'qrels = "qrels.dev.tsv"   # TREC qrels\n' in project
+    built = cli("build", "--project", ".", "--out", "site", "-q", cwd=folder)
+    assert built.returncode == 0, built.stderr
+    results = json.loads((folder / "site" / "results.json").read_text(encoding="utf-8"))
+    assert (results["inputs"]["qrels_file"], results["inputs"]["qrels_format"]) == (
+        "qrels.dev.tsv", "trec"
+    )  # fmt: skip

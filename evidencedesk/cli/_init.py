@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from evidencedesk.cli import _BAD_INPUT
 from evidencedesk.errors import ConfigError
-from evidencedesk.files._project_file import PROJECT_FILE
+from evidencedesk.files._project_file import PROJECT_FILE, qrels_format
 from evidencedesk.files._text import MAX_LINE_BYTES, check_input, naming
 from evidencedesk.files._writing import write_file
 from evidencedesk.results._verdicts import LEAN_P
@@ -128,17 +128,21 @@ def _markdown_folders(folder: Path) -> tuple[Path, ...]:
 
 
 def _qrels(folder: Path) -> tuple[Path, ...]:
-    """BEIR ``qrels/*.tsv`` (test first), then TREC qrels files named like qrels."""
+    """BEIR ``qrels/*.tsv`` (test first), then the other qrels files named like qrels, TREC
+    (``qid 0 docid grade``, by spaces or tabs: MS MARCO's ``qrels.dev.tsv``) or BEIR by their
+    first line (`qrels_format`)."""
     beir = sorted((folder / "qrels").glob("*.tsv")) if (folder / "qrels").is_dir() else []
     beir.sort(key=lambda p: (p.stem != "test", p.name))
-    trec = [
+    named = [
         p
         for place in (folder, folder / "qrels")
         if place.is_dir()
         for p in _files(place)
-        if "qrel" in p.name.lower() and p.suffix.lower() != ".tsv" and _is_trec_qrels(p)
+        if "qrel" in p.name.lower()
+        and p not in beir
+        and (_is_trec_qrels(p) if qrels_format(p) == "trec" else p.suffix.lower() == ".tsv")
     ]
-    return tuple(beir + trec)
+    return tuple(beir + named)
 
 
 def survey(folder: Path) -> Survey:
@@ -200,7 +204,7 @@ def _judgments_in(s: Survey) -> dict[str, dict[str, int]]:
     if s.labels is not None:
         return {label.id: dict(label.grades) for label in load_labels(s.labels, None, 2)}
     if s.qrels is not None:
-        reader = read_beir_qrels if s.qrels.suffix.lower() == ".tsv" else read_qrels
+        reader = read_beir_qrels if qrels_format(s.qrels) == "beir" else read_qrels
         return reader(s.qrels)
     return {}
 
@@ -359,7 +363,7 @@ def render(s: Survey) -> str:
     else:
         if s.queries is not None:
             lines.append(f"queries = {_q(rel(s.queries))}   # the questions' text")
-        fmt = "BEIR" if s.qrels.suffix.lower() == ".tsv" else "TREC"  # type: ignore[union-attr]
+        fmt = "BEIR" if qrels_format(s.qrels) == "beir" else "TREC"  # type: ignore[arg-type]
         lines.append(f"qrels = {_q(rel(s.qrels))}   # {fmt} qrels")  # type: ignore[arg-type]
         if s.other_qrels:
             lines.append(

@@ -461,12 +461,22 @@ def _run_name(path: Path) -> str:
     return Path(name).stem
 
 
-def _qrels_format(path: Path) -> Literal["trec", "beir"]:
-    if path.suffix.lower() == ".tsv":
-        return "beir"
-    with path.open("rb") as handle:  # a regular file: the schema checked it
-        first = handle.readline(64).decode("utf-8", "replace")
-    return "beir" if first.startswith("query-id\t") else "trec"
+def qrels_format(path: Path) -> Literal["trec", "beir"]:
+    """How a qrels file reads, from its first line that is neither blank nor a comment: BEIR
+    when it is BEIR's header (``query-id<TAB>…``) or three tab-separated columns, TREC when it
+    is four columns (``qid 0 docid grade``, by spaces or tabs: MS MARCO's ``qrels.dev.tsv``);
+    anything else by the name (``.tsv``: BEIR), for that reader to name what it found."""
+    with path.open("rb") as handle:  # a regular file: the schema (or init's survey) checked it
+        for _ in range(64):  # the first lines, each read up to 4 KiB (a file may be one line)
+            line = handle.readline(4096).decode("utf-8", "replace").strip("\r\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue  # (an empty read at the end is blank too: the name decides)
+            if line.startswith("query-id\t") or len(line.split("\t")) == 3:
+                return "beir"
+            if len(line.split()) == 4:
+                return "trec"
+            break
+    return "beir" if path.suffix.lower() == ".tsv" else "trec"
 
 
 def _collect_runs(runs: RunsSection) -> tuple[tuple[str, Path], ...]:
@@ -680,7 +690,7 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         labels=questions.labels,
         queries=questions.queries,
         qrels=qrels,
-        qrels_format=None if qrels is None else _qrels_format(qrels),
+        qrels_format=None if qrels is None else qrels_format(qrels),
         tags=questions.tags,
         relevance=questions.relevance,
         grade_names=questions.grades or (),
