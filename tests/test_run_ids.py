@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from evidencedesk import cli
+from evidencedesk.files.trec import read_run
 from tests.synthetic_runs import write_project
 from tests.test_trust_inputs import build, tree
 
@@ -449,3 +452,32 @@ def test_an_id_is_refused_for_every_white_space_and_control_character_alone(
                 f"{value!r}")  # fmt: skip
     assert id_problem(value, "document") == (expected if refused else None)
     assert has_space(value) is (refused and inner not in ("\x1b", "\x7f"))
+
+
+def test_an_ms_marco_run_is_refused_with_the_rewrite_that_reads(tmp_path: Path) -> None:
+    """``qid<TAB>docid<TAB>rank`` lines (MS MARCO's run format) are not a TREC run: the error
+    prints the awk that rewrites one, and the rewritten run reads, ranked as its ranks say."""
+    if shutil.which("awk") is None or shutil.which("bash") is None:
+        pytest.skip("needs awk and bash")
+    project = write_project(tmp_path / "p", QRELS, {"base": BASE}, relevance=1)
+    runs = project.parent / "runs"
+    (runs / "msmarco run.tsv").write_text(
+        "".join(f"q{n}\t{2 * n}\t1\nq{n}\t{2 * n - 1}\t2\n" for n in range(1, 5)), "utf-8"
+    )
+    err = io.StringIO()
+    assert cli.main(["validate", "--project", str(project)], stdout=io.StringIO(),
+                    stderr=err) == 2  # fmt: skip
+    source, target = runs / "msmarco run.tsv", runs / "msmarco run.run"
+    rewrite = f"""awk '{{print $1, "Q0", $2, $3, -$3, "msmarco_run"}}' '{source}' > '{target}'"""
+    assert err.getvalue() == (
+        f"error: {source}:1: expected 6 columns, found 3: qid, docid and rank, as MS MARCO "
+        f"writes a run? As a TREC run (score: minus the rank): {rewrite}, and msmarco run.tsv "
+        "moved out of the runs\n"
+    )
+    subprocess.run(["bash", "-c", rewrite], check=True)
+    source.rename(tmp_path / source.name)
+    run = read_run(target)
+    assert run.qids == ("q1", "q2", "q3", "q4")
+    assert run.ranked("q1") == [("2", -1.0), ("1", -2.0)]  # rank 1 first
+    assert cli.main(["validate", "--project", str(project)], stdout=io.StringIO(),
+                    stderr=io.StringIO()) == 0  # fmt: skip

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from evidencedesk._inert import shell_command
 from evidencedesk.errors import RunFileError
 from evidencedesk.files._text import (
     FORMULA_STARTS,
@@ -976,6 +977,22 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
     return qrels
 
 
+def _as_trec(path: str | Path, parts: list[bytes]) -> str:
+    """For a line of three columns ending in a rank (``qid docid rank``, as MS MARCO writes a
+    run): the rewrite into a TREC run, its score minus the rank; else nothing."""
+    if len(parts) != 3 or not parts[2].isdigit():
+        return ""
+    source = Path(path)
+    target = source.with_name(f"{source.stem}.run")
+    tag = re.sub(r"[^A-Za-z0-9._-]", "_", source.stem) or "run"  # one word inside awk's quotes
+    program = f'{{print $1, "Q0", $2, $3, -$3, "{tag}"}}'
+    rewrite = shell_command(("awk", program, str(source))) + " > " + shell_command((str(target),))
+    return (
+        f": qid, docid and rank, as MS MARCO writes a run? As a TREC run (score: minus the "
+        f"rank): {rewrite}, and {source.name} moved out of the runs"
+    )
+
+
 def check_line(path: str | Path, line: bytes, number: int) -> tuple[list[bytes], float] | None:
     """The columns and score of one run line (None for a blank or comment line), or its
     RunFileError. As trec_eval reads a run: a line whose first non-blank character is ``#`` is
@@ -992,7 +1009,8 @@ def check_line(path: str | Path, line: bytes, number: int) -> tuple[list[bytes],
             path, f"expected UTF-8 text, found byte 0x{line[exc.start]:02x}", number
         ) from None
     if len(parts) < 6:
-        raise RunFileError(path, f"expected 6 columns, found {len(parts)}", number)
+        raise RunFileError(path, f"expected 6 columns, found {len(parts)}{_as_trec(path, parts)}",
+                           number)  # fmt: skip
     parts = parts[:6]
     for column, part in enumerate(parts, start=1):
         if b"\0" in part:
