@@ -501,3 +501,38 @@ def test_ms_marcos_tab_separated_trec_qrels_are_found_and_read(tmp_path: Path) -
     assert (results["inputs"]["qrels_file"], results["inputs"]["qrels_format"]) == (
         "qrels.dev.tsv", "trec"
     )  # fmt: skip
+
+
+def test_an_ms_marco_folder_is_named_with_the_rewrite_of_its_run_and_then_found(
+    tmp_path: Path,
+) -> None:
+    """MS MARCO's layout: ``queries.dev.tsv``, TREC qrels by tabs in ``qrels.dev.tsv`` and a run
+    of ``qid docid rank`` lines. init names the run with the awk that makes it a TREC run; run
+    as printed, init finds the three and the project builds."""
+    if shutil.which("awk") is None or shutil.which("bash") is None:
+        pytest.skip("needs awk and bash")
+    folder = tmp_path / "msmarco"
+    folder.mkdir()
+    (folder / "queries.dev.tsv").write_text("1\twhat is a\n2\twhat is b\n3\twhat is c\n")
+    (folder / "qrels.dev.tsv").write_text("1\t0\t100\t1\n2\t0\t200\t1\n3\t0\t300\t1\n")
+    (folder / "run.bm25.dev.tsv").write_text("1\t100\t1\n1\t999\t2\n2\t999\t1\n2\t200\t2\n"
+                                             "3\t300\t1\n")  # fmt: skip
+    refused = cli("init", ".", cwd=folder)
+    rewrite = ("""awk '{print $1, "Q0", $2, $3, -$3, "run.bm25.dev"}' run.bm25.dev.tsv > """
+               "run.bm25.dev.run")  # fmt: skip
+    assert (refused.returncode, refused.stderr) == (2, (
+        "error: .: expected documents (corpus.jsonl or Markdown with front matter) or TREC runs, "
+        f"found neither (run.bm25.dev.tsv: qid, docid and rank, as MS MARCO writes a run? As a "
+        f"TREC run (score: minus the rank): {rewrite})\n"))  # fmt: skip
+    subprocess.run(["bash", "-c", rewrite], cwd=folder, check=True)
+    init = cli("init", ".", cwd=folder)
+    assert init.returncode == 0, init.stderr
+    project = tomllib.loads((folder / "evidencedesk.toml").read_text(encoding="utf-8"))
+    assert project["questions"]["queries"] == "queries.dev.tsv"
+    assert project["questions"]["qrels"] == "qrels.dev.tsv"
+    assert project["runs"]["files"] == ["run.bm25.dev.run"]
+    built = cli("build", "--project", ".", "--out", "site", "-q", cwd=folder)
+    assert built.returncode == 0, built.stderr
+    results = json.loads((folder / "site" / "results.json").read_text(encoding="utf-8"))
+    mrr = next(m["mean"] for m in results["variants"][0]["metrics"] if m["metric"] == "mrr")
+    assert mrr == pytest.approx((1 + 1 / 2 + 1) / 3)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 _SKIPPED_SUFFIXES = {".md", ".json", ".toml", ".jsonl", ".tsv", ".py", ".csv", ".html"}
 # query file names `init` looks for beside the qrels, in this order
 _QUERY_FILES = ("queries.jsonl", "queries.tsv", "topics.tsv", "topics.jsonl")
+_QUERY_PREFIXES, _QUERY_SUFFIXES = ("queries.", "topics."), (".jsonl", ".tsv")  # then, by name
 # a runs-only project's release gate, to switch on: a policy file's keys, with a start for each
 _STARTER_GATE = [
     "# A release gate (GO / REVIEW / BLOCK per run): write gate_policy.json, then uncomment:",
@@ -68,6 +69,8 @@ class Survey:
     runs_dir: Path | None = None
     runs: tuple[Path, ...] = ()
     not_runs: tuple[Path, ...] = ()  # files in the runs folder that are not runs: `ignore`
+    # files whose first line is `qid docid rank` (MS MARCO's run format), when no run is found
+    ranked_lists: tuple[Path, ...] = ()
     tags: Path | None = None
     candidates: Path | None = None
     notes: Path | None = None
@@ -103,6 +106,13 @@ def _is_run(path: Path) -> bool:
 def _is_trec_qrels(path: Path) -> bool:
     cols = _first_line(path).split()
     return len(cols) == 4 and cols[3].lstrip("-").isdigit()
+
+
+def _is_ranked_list(path: Path) -> bool:
+    """A first line of `qid docid rank` (MS MARCO's run format), in a file not named like
+    qrels (BEIR qrels without a header read the same)."""
+    parts = _first_line(path).split()
+    return "qrel" not in path.name.lower() and len(parts) == 3 and parts[2].isdigit()
 
 
 def _has_front_matter(path: Path) -> bool:
@@ -151,7 +161,14 @@ def survey(folder: Path) -> Survey:
         found = "nothing" if not folder.exists() else "a file"
         raise ConfigError(folder, f"expected a folder to look at, found {found}")
     top = {p.name: p for p in _files(folder)}
-    queries = next((top[n] for n in _QUERY_FILES if n in top), None)
+    queries = next((top[n] for n in _QUERY_FILES if n in top), None) or next(
+        (
+            p
+            for n, p in top.items()
+            if n.startswith(_QUERY_PREFIXES) and n.endswith(_QUERY_SUFFIXES)
+        ),
+        None,
+    )  # the names above first, then `queries.dev.tsv` and the like
     qrels = _qrels(folder)
     runs_dir = folder / "runs"
     in_dir = (
@@ -186,6 +203,13 @@ def survey(folder: Path) -> Survey:
         other_qrels=qrels[1:],
         runs_dir=runs_dir if use_dir else None,
         runs=runs,
+        ranked_lists=()
+        if runs
+        else tuple(
+            p
+            for p in [*in_dir, *top.values()]
+            if p not in qrels and p != queries and _is_ranked_list(p)
+        ),
         not_runs=tuple(p for p in in_dir if p not in run_files) if use_dir else (),
         tags=top.get("tags.tsv"),
         candidates=top.get("candidates.toml"),
@@ -305,11 +329,16 @@ def render(s: Survey) -> str:
             "pipeline searches by the question text; add TREC runs for a runs-only project",
         )
     if not has_documents and not s.runs:
+        from evidencedesk.files._trec_arrays import as_trec
+
+        ranked = s.ranked_lists[0] if s.ranked_lists else None
         raise ConfigError(
             s.folder,
             "expected documents (corpus.jsonl or Markdown with front matter) or TREC runs, "
-            "found neither",
-        )
+            "found neither"
+            + ("" if ranked is None
+               else f" ({rel(ranked)}{as_trec(rel(ranked), _first_line(ranked).encode().split(), False)})"),
+        )  # fmt: skip
     judgments = _judgments_in(s)
     unlisted = _unlisted(s, judgments)
     grades = sorted({g for docs in judgments.values() for g in docs.values()})

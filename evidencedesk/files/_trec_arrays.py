@@ -977,9 +977,10 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
     return qrels
 
 
-def _as_trec(path: str | Path, parts: list[bytes]) -> str:
+def as_trec(path: str | Path, parts: list[bytes], in_runs: bool = True) -> str:
     """For a line of three columns ending in a rank (``qid docid rank``, as MS MARCO writes a
-    run): the rewrite into a TREC run, its score minus the rank; else nothing."""
+    run): the rewrite into a TREC run, its score minus the rank (and, `in_runs`, the original
+    moved out of the runs it was read as one of); else nothing."""
     if len(parts) != 3 or not parts[2].isdigit():
         return ""
     source = Path(path)
@@ -987,9 +988,10 @@ def _as_trec(path: str | Path, parts: list[bytes]) -> str:
     tag = re.sub(r"[^A-Za-z0-9._-]", "_", source.stem) or "run"  # one word inside awk's quotes
     program = f'{{print $1, "Q0", $2, $3, -$3, "{tag}"}}'
     rewrite = shell_command(("awk", program, str(source))) + " > " + shell_command((str(target),))
+    moved = f", and {source.name} moved out of the runs" if in_runs else ""
     return (
         f": qid, docid and rank, as MS MARCO writes a run? As a TREC run (score: minus the "
-        f"rank): {rewrite}, and {source.name} moved out of the runs"
+        f"rank): {rewrite}{moved}"
     )
 
 
@@ -1009,7 +1011,7 @@ def check_line(path: str | Path, line: bytes, number: int) -> tuple[list[bytes],
             path, f"expected UTF-8 text, found byte 0x{line[exc.start]:02x}", number
         ) from None
     if len(parts) < 6:
-        raise RunFileError(path, f"expected 6 columns, found {len(parts)}{_as_trec(path, parts)}",
+        raise RunFileError(path, f"expected 6 columns, found {len(parts)}{as_trec(path, parts)}",
                            number)  # fmt: skip
     parts = parts[:6]
     for column, part in enumerate(parts, start=1):
