@@ -307,6 +307,18 @@ def _q(text: str) -> str:
     return "".join(out) + '"'
 
 
+def _ranked_list_hint(s: Survey) -> str:
+    """For a folder without runs whose file holds `qid docid rank` lines: that file and the
+    rewrite that makes it a TREC run, run in the folder; else nothing."""
+    if not s.ranked_lists:
+        return ""
+    from evidencedesk.files._trec_arrays import as_trec
+
+    first = s.ranked_lists[0]
+    name = Path(os.path.relpath(first, s.folder)).as_posix()
+    return f" ({name}{as_trec(name, _first_line(first).encode().split(), in_runs=False)})"
+
+
 def render(s: Survey) -> str:
     """The commented ``evidencedesk.toml`` text for what `survey` found."""
 
@@ -329,16 +341,11 @@ def render(s: Survey) -> str:
             "pipeline searches by the question text; add TREC runs for a runs-only project",
         )
     if not has_documents and not s.runs:
-        from evidencedesk.files._trec_arrays import as_trec
-
-        ranked = s.ranked_lists[0] if s.ranked_lists else None
         raise ConfigError(
             s.folder,
             "expected documents (corpus.jsonl or Markdown with front matter) or TREC runs, "
-            "found neither"
-            + ("" if ranked is None
-               else f" ({rel(ranked)}{as_trec(rel(ranked), _first_line(ranked).encode().split(), False)})"),
-        )  # fmt: skip
+            f"found neither{_ranked_list_hint(s)}",
+        )
     judgments = _judgments_in(s)
     unlisted = _unlisted(s, judgments)
     grades = sorted({g for docs in judgments.values() for g in docs.values()})
