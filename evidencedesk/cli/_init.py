@@ -111,8 +111,9 @@ def _is_trec_qrels(path: Path) -> bool:
 def _is_ranked_list(path: Path) -> bool:
     """A first line of `qid docid rank` (MS MARCO's run format), in a file not named like
     qrels (BEIR qrels without a header read the same)."""
-    parts = _first_line(path).split()
-    return "qrel" not in path.name.lower() and len(parts) == 3 and parts[2].isdigit()
+    from evidencedesk.files._trec_arrays import ranked_list
+
+    return "qrel" not in path.name.lower() and ranked_list(_first_line(path).encode().split())
 
 
 def _has_front_matter(path: Path) -> bool:

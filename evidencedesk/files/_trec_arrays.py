@@ -977,11 +977,16 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
     return qrels
 
 
+def ranked_list(parts: list[bytes]) -> bool:
+    """A line's columns are ``qid docid rank`` (MS MARCO's run format): three, the last a rank."""
+    return len(parts) == 3 and parts[2].isdigit()
+
+
 def as_trec(path: str | Path, parts: list[bytes], in_runs: bool = True) -> str:
     """For a line of three columns ending in a rank (``qid docid rank``, as MS MARCO writes a
     run): the rewrite into a TREC run, its score minus the rank (and, `in_runs`, the original
     moved out of the runs it was read as one of); else nothing."""
-    if len(parts) != 3 or not parts[2].isdigit():
+    if not ranked_list(parts):
         return ""
     source = Path(path)
     target = source.with_name(f"{source.stem}.run")
