@@ -67,35 +67,37 @@ def test_a_half_zero_padded_run_is_refused_against_the_corpus(tmp_path: Path) ->
     refused(project, previous, before, line)
 
 
-def test_validate_prints_each_runs_share_in_the_corpus(tmp_path: Path) -> None:
-    one_off = {**BASE, "q4": ["7", "8", "13"]}  # "13": not in the corpus, 1 of 12 (8 %)
-    project = with_corpus(write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": one_off},
-                                        relevance=1), CORPUS)  # fmt: skip
+@pytest.mark.parametrize(
+    ("qrels", "runs", "corpus", "said"),
+    [
+        # "13": not in the corpus, 1 of 12 (8 %)
+        (QRELS, {"base": BASE, "cand": {**BASE, "q4": ["7", "8", "13"]}}, CORPUS, [
+            "run base: answers 4 of 4 judged queries (100 %); 8 of the 12 documents of its top "
+            "10 are judged for some query (67 %), 12 of them are in the corpus (100 %)",
+            "run cand: answers 4 of 4 judged queries (100 %); 8 of the 12 documents of its top "
+            "10 are judged for some query (67 %), 11 of them are in the corpus (92 %)",
+        ]),
+        # one of each: the singular
+        ({"q1": {"1": 1, "2": 0}}, {"base": {"q1": ["1"]}, "cand": {"q1": ["2", "7"]}},
+         ["1", "2", "7"], [
+            "run base: answers 1 of 1 judged query (100 %); 1 of the 1 document of its top 10 "
+            "is judged for some query (100 %), 1 of them is in the corpus (100 %)",
+            "run cand: answers 1 of 1 judged query (100 %); 1 of the 2 documents of its top 10 "
+            "is judged for some query (50 %), 2 of them are in the corpus (100 %)",
+        ]),
+    ],
+)  # fmt: skip
+def test_validate_prints_each_runs_share_in_the_corpus(
+    tmp_path: Path,
+    qrels: dict[str, dict[str, int]],
+    runs: dict[str, dict[str, list[str]]],
+    corpus: list[str],
+    said: list[str],
+) -> None:
+    project = with_corpus(write_project(tmp_path / "p", qrels, runs, relevance=1), corpus)
     out = io.StringIO()
     assert cli.main(["validate", "--project", str(project)], stdout=out, stderr=io.StringIO()) == 0
-    runs = [line for line in out.getvalue().splitlines() if line.startswith("run ")]
-    assert runs == [
-        "run base: answers 4 of 4 judged queries (100 %); 8 of the 12 documents of its top 10 "
-        "are judged for some query (67 %), 12 of them are in the corpus (100 %)",
-        "run cand: answers 4 of 4 judged queries (100 %); 8 of the 12 documents of its top 10 "
-        "are judged for some query (67 %), 11 of them are in the corpus (92 %)",
-    ]
-
-
-def test_validate_says_one_judged_document_in_the_singular(tmp_path: Path) -> None:
-    qrels = {"q1": {"1": 1, "2": 0}}
-    project = with_corpus(write_project(tmp_path / "p", qrels, {"base": {"q1": ["1"]},
-                                                               "cand": {"q1": ["2", "7"]}},
-                                        relevance=1), ["1", "2", "7"])  # fmt: skip
-    out = io.StringIO()
-    assert cli.main(["validate", "--project", str(project)], stdout=out, stderr=io.StringIO()) == 0
-    runs = [line for line in out.getvalue().splitlines() if line.startswith("run ")]
-    assert runs == [
-        "run base: answers 1 of 1 judged query (100 %); 1 of the 1 document of its top 10 is "
-        "judged for some query (100 %), 1 of them is in the corpus (100 %)",
-        "run cand: answers 1 of 1 judged query (100 %); 1 of the 2 documents of its top 10 is "
-        "judged for some query (50 %), 2 of them are in the corpus (100 %)",
-    ]
+    assert [line for line in out.getvalue().splitlines() if line.startswith("run ")] == said
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ import glob
 import os
 import stat
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -308,16 +308,16 @@ def _q(text: str) -> str:
     return "".join(out) + '"'
 
 
-def _ranked_list_hint(s: Survey) -> str:
-    """For a folder without runs whose file holds `qid docid rank` lines: that file and the
-    rewrite that makes it a TREC run, run in the folder; else nothing."""
+def _ranked_list_hint(s: Survey, rel: Callable[[Path], str]) -> str:
+    """For a folder without runs whose file holds `qid docid rank` lines: that file (by `rel`,
+    its path in the folder) and the rewrite that makes it a TREC run, run in the folder; else
+    nothing."""
     if not s.ranked_lists:
         return ""
     from evidencedesk.files._trec_arrays import as_trec
 
     first = s.ranked_lists[0]
-    name = Path(os.path.relpath(first, s.folder)).as_posix()
-    return f" ({name}{as_trec(name, _first_line(first).encode().split(), in_runs=False)})"
+    return f" ({rel(first)}{as_trec(rel(first), _first_line(first).encode().split(), False)})"
 
 
 def render(s: Survey) -> str:
@@ -345,7 +345,7 @@ def render(s: Survey) -> str:
         raise ConfigError(
             s.folder,
             "expected documents (corpus.jsonl or Markdown with front matter) or TREC runs, "
-            f"found neither{_ranked_list_hint(s)}",
+            f"found neither{_ranked_list_hint(s, rel)}",
         )
     judgments = _judgments_in(s)
     unlisted = _unlisted(s, judgments)

@@ -300,15 +300,16 @@ def to_label(results: Results) -> ToLabelPage | None:
         ToLabelLine(r, text.get(r.question, ""), titles.get(r.document, ""))
         for r in results.to_label[:_TO_LABEL_PREVIEW]
     )  # fmt: skip
+    page = ToLabelPage(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
+                       results.to_label_total)  # fmt: skip
     qrels, qrels_format = results.inputs.qrels_file, results.inputs.qrels_format
     if qrels is None or qrels_format is None:  # labels.jsonl, or an earlier results.json
-        return ToLabelPage(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
-                           results.to_label_total)  # fmt: skip
-    report_files = (RESULTS_JSON, QUESTIONS_FILE) if results.plan.large else (RESULTS_JSON,)
-    return ToLabelPage(TO_LABEL, results.settings.judged_k, rows, len(results.to_label),
-                       results.to_label_total, qrels, _QRELS_FORMATS[qrels_format],
-                       append_graded(qrels, qrels_format, PurePosixPath(TO_LABEL).name),
-                       report_files)  # fmt: skip
+        return page  # the round trip in words only
+    return replace(
+        page, judgments=qrels, judgments_format=_QRELS_FORMATS[qrels_format],
+        append=append_graded(qrels, qrels_format, PurePosixPath(TO_LABEL).name),
+        report_files=(RESULTS_JSON, QUESTIONS_FILE) if results.plan.large else (RESULTS_JSON,),
+    )  # fmt: skip
 
 
 def page_rule(results: Results) -> str:
