@@ -219,6 +219,17 @@ def test_beir_qrels_errors(tmp_path: Path, text: str, line: int, message: str) -
     assert str(caught.value).startswith(f"{path}:{line}: {message}")
 
 
+def test_a_later_line_of_a_beir_qrels_file_gets_no_rename_hint(tmp_path: Path) -> None:
+    # the first line decides the format (a BEIR header here): renaming the file would not
+    # change how it reads, so the one-field line is named without the TREC hint
+    path = _write(tmp_path / "test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1 0 d2 1\n")
+    with pytest.raises(LabelsError) as caught:
+        read_beir_qrels(path)
+    assert str(caught.value) == (
+        f"{path}:3: expected 'query-id<TAB>corpus-id<TAB>score', found 'q1 0 d2 1'"
+    )
+
+
 def test_trec_layout_round_trip(tmp_path: Path) -> None:
     qrels = tmp_path / "qrels.txt"
     write_qrels(qrels, GRADED)

@@ -277,9 +277,11 @@ def read_beir_qrels(path: str | Path) -> Qrels:
         if index == 0 and tuple(f.strip() for f in fields) == _QRELS_HEADER:
             continue
         if len(fields) != 3 or not all(f.strip() for f in fields):
+            # only on the first line: a later one is read as BEIR because the first line is
+            # (`files._project_file.qrels_format` decides by it), so a new name changes nothing
             hint = (
                 " (a TREC qrels file? give it a name not ending in .tsv)"
-                if len(fields) == 1
+                if index == 0 and len(fields) == 1
                 else ""
             )
             raise LabelsError(
