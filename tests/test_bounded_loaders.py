@@ -90,6 +90,8 @@ TOML_CASES = {
     "nan": ("y = 'nan'\nx = nan", 2, "key 'x': expected finite numbers, found nan"),
     "inf": ("x = -inf", 1, "key 'x': expected finite numbers, found -inf"),
     "key twice": ("x = 1\nx = 2", 2, "expected valid TOML, found a syntax error (Cannot overwrite a value)"),
+    "cut short": ('x = 1\ny = """abc', 2, "expected valid TOML, found a syntax error (Unterminated "
+                  "string, at the end of the file)"),
 }  # fmt: skip
 TOML_LOADERS: dict[str, tuple[str, Callable[[Path], Any]]] = {
     "candidates": ("candidates.toml", lambda p: load_candidates(p, None)),

@@ -370,11 +370,12 @@ def parse_toml(text: str, path: str | Path, error: type[InputError]) -> dict[str
         return tomllib.loads(text, parse_float=_toml_float)
     except tomllib.TOMLDecodeError as exc:
         match = _TOML_AT.search(str(exc))
-        raise error(
-            path,
-            f"expected valid TOML, found a syntax error ({_TOML_AT.sub('', str(exc)).strip()})",
-            int(match.group(1)) if match and match.group(1) else None,
-        ) from None
+        reason, line = _TOML_AT.sub("", str(exc)).strip(), None
+        if match and match.group(1):
+            line = int(match.group(1))
+        elif match:  # a file cut short: what is missing is missed at its last line
+            reason, line = f"{reason}, at the end of the file", max(len(text.splitlines()), 1)
+        raise error(path, f"expected valid TOML, found a syntax error ({reason})", line) from None
     except _NotFinite as exc:
         token = rf"(?<![\w.+-]){re.escape(exc.token)}(?![\w.])(?!\s*=)"
         found = next(_tokens(text, _TOML_SKIP, token), None)
