@@ -6,13 +6,14 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from evidencedesk import cli as main_cli
-from evidencedesk.report._audit import _named_runs, _unmarked, audit
+from evidencedesk.report._audit import _link_disagreements, _named_runs, _unmarked, audit
 from evidencedesk.report._claims import mark_number, mark_table
 from evidencedesk.results._serialize import load
 from tests.generated_projects import generated
@@ -558,6 +559,39 @@ def test_an_index_count_is_held_to_results_json(demo_site: Path, tmp_path: Path,
     old, new, expected = INDEX_COUNTS[case]
     found, _, _ = audit(planted(demo_site, tmp_path, "index.html", old, new))
     assert [d.line() for d in found] == expected
+
+
+# a file the site lost: a page no claim is recorded for, its stylesheet, its question list
+LOST = {
+    "documents.html": ["index.html: '(a link to documents.html)': results.json says no such file "
+                       "in the site"],
+    "assets/style.css": ["index.html: '(a link to assets/style.css)': results.json says no such "
+                         "file in the site"],
+    "questions.html": ["index.html: '(a link to questions.html)': results.json says no such file "
+                       "in the site"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lost", list(LOST))
+def test_a_link_to_a_file_the_site_lost_is_named(
+    demo_site: Path, tmp_path: Path, lost: str
+) -> None:
+    copy = tmp_path / "site"
+    shutil.copytree(demo_site, copy)
+    (copy / lost).unlink()
+    found, _, _ = audit(copy, on_the_page("index.html"))
+    assert [d.line() for d in found] == LOST[lost]
+
+
+def test_links_to_fragments_and_other_sites_name_no_file() -> None:
+    raw = ('<a href="#graded">x</a><a href="questions.html#q=%22better%20a%22">y</a>'
+           '<a href="https://example.org/x.html">z</a><a href="mailto:a@b.c">m</a>'
+           '<script src="assets/sort.js"></script><a href="question-q%C3%A9.html">q</a>')  # fmt: skip
+    files = frozenset({"questions.html", "assets/sort.js", "question-qé.html"})
+    assert _link_disagreements("index.html", raw, files) == []
+    assert [
+        d.line() for d in _link_disagreements("index.html", raw, files - {"questions.html"})
+    ] == ["index.html: '(a link to questions.html)': results.json says no such file in the site"]
 
 
 # every page's footer: the seed, the relevance threshold and the inputs' hash the numbers rest on

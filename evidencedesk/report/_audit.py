@@ -31,7 +31,9 @@ results.json back into Results and, independently of the site model that wrote t
    to its own row (a value mark names the first path that holds its value);
 7. reads what changed since an earlier report (since.html, the index's section) by its own
    grammar in the oracle's words: this report's side of each change held to results.json, the
-   counts to the changes listed; the earlier report's side, not in the site, as said.
+   counts to the changes listed; the earlier report's side, not in the site, as said;
+8. finds every file a page links to or loads (``href``, ``src``) in the site: a page, a
+   stylesheet or an export lost or never written leads nowhere, though no sentence names it.
 
 The pages are read one job per page (`Pages`): in this process by default, by forked readers
 from the command line (`cli.audit.forked_pages`), the lines gathered in page order either way.
@@ -44,6 +46,7 @@ from __future__ import annotations
 
 import html
 import json
+import posixpath
 import re
 import threading
 from bisect import bisect_right
@@ -53,6 +56,7 @@ from html.parser import HTMLParser
 from itertools import accumulate, zip_longest
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from evidencedesk._inert import visible
 from evidencedesk.errors import AuditError
@@ -1580,6 +1584,28 @@ _FOOTER = re.compile(r"· seed (\d+) · relevant = grade ≥ (-?\d+)(?: · built
                      r"<p>inputs sha256 <code>([0-9a-f]*)</code>")  # fmt: skip
 
 
+# a file a page links to or loads (``href``, ``src``); a value with a scheme (``https:``,
+# ``mailto:``) or of a fragment alone (``#graded``, the question list's ``#q=…`` filter) leaves
+# the site's files alone
+_LINK = re.compile(r'\s(?:href|src)="([^"#?]+)')
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+_NO_FILE = "no such file in the site"  # what audit says of a link to a file the site lacks
+
+
+def _link_disagreements(page: str, raw: str, files: frozenset[str]) -> list[Disagreement]:
+    """Each file `page` links to or loads that the site does not hold (`files`: its files'
+    paths), once: a page, stylesheet or export lost or never written is a link that leads
+    nowhere, though no sentence names its numbers."""
+    missing: dict[str, None] = {}
+    for target in dict.fromkeys(_LINK.findall(raw)):  # (a page links to the same few files)
+        if target in files or _SCHEME.match(target):
+            continue
+        path = posixpath.normpath(unquote(html.unescape(target)))
+        if path not in files:
+            missing[path] = None
+    return [Disagreement(page, f"(a link to {path})", _NO_FILE) for path in missing]
+
+
 def _footer_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
     """The footer's seed (`settings.seed`), relevance threshold (`settings.relevance`) and
     inputs' hash (the start of `inputs.input_hash`); a footer without them is a disagreement."""
@@ -2561,6 +2587,7 @@ class _Site:
     candidates: dict[str, int]  # a candidate's page -> its index in results.json
     facts: dict[str, tuple[int, QuestionFact]]  # a question's id -> its index and its record
     titles: dict[str, str]  # a question's or a candidate's page -> its title's name (shown)
+    files: frozenset[str]  # every file of the site, by its path from the site's folder
 
     @classmethod
     def of(cls, site: Path) -> _Site:
@@ -2575,7 +2602,9 @@ class _Site:
                    {f"candidate-{slug(c.name)}.html": i
                     for i, c in enumerate(results.candidates)},
                    {q.id: (i, q) for i, q in enumerate(results.inputs.questions)},
-                   _titles(results, questions))  # fmt: skip
+                   _titles(results, questions),
+                   frozenset(p.relative_to(site).as_posix() for p in site.rglob("*")
+                             if p.is_file()))  # fmt: skip
 
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
@@ -2632,6 +2661,7 @@ class _Site:
         if page == "benchmark.html" or _COVERAGE in blocks:
             found += _coverage_disagreements(page, shown, results)
         found += _chart_disagreements(page, raw, self.charted)
+        found += _link_disagreements(page, raw, self.files)
         found += _footer_disagreements(page, raw, results)
         found += _title_disagreements(page, raw, results, self.titles.get(page))
         if page in ("index.html", "flips.html"):
