@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk.cli import main
 from evidencedesk.errors import DocumentError, LabelsError
 from evidencedesk.files.trec import read_qrels, read_run, write_qrels, write_run
 from evidencedesk.retrieval.beir import (
@@ -272,6 +273,29 @@ def test_labels_keep_judged_queries_the_queries_file_does_not_list() -> None:
     assert labels[2].grades == GRADED["q3"] and not labels[2].complete
     with pytest.raises(LabelsError, match="expected tags only for known queries, found unknown query id 'q9'"):  # fmt: skip
         _labels_from_judgments(QUERIES, GRADED, 2, {"q9": ("x",)})
+
+
+@pytest.mark.parametrize(
+    ("qrels", "judgments"),
+    [
+        ("test.tsv", "query-id\tcorpus-id\tscore\nq1\ta\t2\nq1\tc\t1\n"),
+        ("qrels.txt", "q1 0 a 2\nq1 0 c 1\n"),
+    ],
+)
+def test_a_judged_id_not_in_the_corpus_is_refused_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], qrels: str, judgments: str
+) -> None:
+    _write(tmp_path / "corpus.jsonl", '{"_id": "a", "text": "x"}\n{"_id": "b", "text": "y"}\n')
+    _write(tmp_path / "queries.jsonl", '{"_id": "q1", "text": "what"}\n')
+    _write(tmp_path / qrels, judgments)
+    _write(tmp_path / "evidencedesk.toml", '[documents]\ncorpus = "corpus.jsonl"\n[questions]\n'
+           f'queries = "queries.jsonl"\nqrels = "{qrels}"\n')  # fmt: skip
+    assert main(["validate", "--project", str(tmp_path)]) == 2
+    line = 3 if qrels.endswith(".tsv") else 2
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path / qrels}:{line}: expected judged ids from the corpus, found 'c' "
+        "(query 'q1') which is not a chunk or document id of the catalog\n"
+    )
 
 
 def test_an_empty_document_is_listed_not_refused(tmp_path: Path) -> None:

@@ -401,6 +401,16 @@ def _catalog_from(lines: LineFiles, strategy: str, indexed: bool) -> Catalog | N
     return None
 
 
+def _judgment_line(qrels: Path, qid: str, doc: str) -> int | None:
+    """The line of the qrels file `qrels` that judges `doc` for `qid` (TREC's ``qid 0 doc grade``
+    or BEIR's ``qid<TAB>doc<TAB>score``), read again to name it in an error."""
+    for number, raw in text_lines(qrels, LabelsError, "qrels file"):
+        fields = raw.split()
+        if fields[:1] == [qid] and doc in fields[1:3]:
+            return number
+    return None
+
+
 def _labels_from(
     lines: LineFiles, judgments: Mapping[str, Mapping[str, int]], relevance: int, *,
     max_grade: int, catalog: Container[str] | None, evaluate_unlisted: bool,
@@ -437,6 +447,7 @@ def _labels_from(
                     qrels,
                     f"expected judged ids from the corpus, found {missing!r} (query {qid!r}) "
                     "which is not a chunk or document id of the catalog",
+                    None if qrels is None else _judgment_line(qrels, qid, missing),
                 )
     labels = _labels_from_judgments(queries or [], judgments, relevance, tags, qrels, tags_path)
     listed_ids = None if queries is None else [q.id for q in queries]
