@@ -594,6 +594,47 @@ def test_links_to_fragments_and_other_sites_name_no_file() -> None:
     ] == ["index.html: '(a link to questions.html)': results.json says no such file in the site"]
 
 
+# data/to-label.tsv: the pairs a reviewer grades and appends to the judgments, as results.json has them
+TO_LABEL_PLANTS = {
+    "a best rank changed": ("q001\t0\td068\t\t1\tbase\t6", "q001\t0\td068\t\t2\tbase\t6", [
+        "data/to-label.tsv: 'line 2: q001 0 d068  2 base 6': results.json says query=q001 "
+        "iteration=0 document=d068 grade= best_rank=1 splits=6 (to_label[0])",
+    ]),
+    "a grade filled in": ("q002\t0\td021\t\t1", "q002\t0\td021\t2\t1", [
+        "data/to-label.tsv: 'line 3: q002 0 d021 2 1 base 6': results.json says query=q002 "
+        "iteration=0 document=d021 grade= best_rank=1 splits=6 (to_label[1])",
+    ]),
+    # every row after it moves up one: the first is named, the others counted
+    "a row dropped": ("q001\t0\td068\t\t1\tbase\t6\tquestion q001\t\t\n", "", [
+        "data/to-label.tsv: 'line 2: q002 0 d021  1 base 6': results.json says query=q001 "
+        "iteration=0 document=d068 grade= best_rank=1 splits=6 (to_label[0])",
+        "data/to-label.tsv: '(1363 more rows differ)': results.json says each pair in its own row "
+        "(to_label)",
+        "data/to-label.tsv: '(1364 rows)': results.json says 1365 pairs to label (to_label)",
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(TO_LABEL_PLANTS))
+def test_the_to_label_file_is_held_to_results_json(
+    ndcg_site: Path, tmp_path: Path, case: str
+) -> None:
+    old, new, expected = TO_LABEL_PLANTS[case]
+    copy = planted(ndcg_site, tmp_path, "data/to-label.tsv", old, new)
+    found, _, _ = audit(copy, on_the_page("index.html"))
+    assert [d.line() for d in found] == expected
+
+
+def test_an_emptied_to_label_file_is_named(ndcg_site: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "site"
+    shutil.copytree(ndcg_site, copy)
+    (copy / "data" / "to-label.tsv").write_text("", encoding="utf-8")
+    found, _, _ = audit(copy, on_the_page("index.html"))
+    assert [d.line() for d in found] == [
+        "data/to-label.tsv: '(0 rows)': results.json says 1365 pairs to label (to_label)"
+    ]
+
+
 # every page's footer: the seed, the relevance threshold and the inputs' hash the numbers rest on
 FOOTER = "seed {} · relevant = grade ≥ {}"
 FOOTERS = {"gate.html": FOOTER.format(1, 1), "question-q001.html": FOOTER.format(0, 2)}

@@ -33,7 +33,8 @@ results.json back into Results and, independently of the site model that wrote t
    grammar in the oracle's words: this report's side of each change held to results.json, the
    counts to the changes listed; the earlier report's side, not in the site, as said;
 8. finds every file a page links to or loads (``href``, ``src``) in the site: a page, a
-   stylesheet or an export lost or never written leads nowhere, though no sentence names it.
+   stylesheet or an export lost or never written leads nowhere, though no sentence names it;
+   and holds data/to-label.tsv, the pairs a reviewer grades, to results.json's row by row.
 
 The pages are read one job per page (`Pages`): in this process by default, by forked readers
 from the command line (`cli.audit.forked_pages`), the lines gathered in page order either way.
@@ -2526,6 +2527,44 @@ def _summary_disagreements(site: Path, results: Results) -> list[Disagreement]:
     return found
 
 
+_TO_LABEL_FILE = "data/to-label.tsv"  # the unjudged pairs to grade, as the site exports them
+# the columns of to-label.tsv audit holds to results.json (the runs, question, title and
+# snippet after them are the data's own words)
+_CHECKED_COLUMNS = ("query", "iteration", "document", "grade", "best_rank", "splits")
+
+
+def _to_label_file_disagreements(site: Path, results: Results) -> list[Disagreement]:
+    """data/to-label.tsv held to results.json's `to_label`, row by row: its question, ``0``, its
+    document, an empty grade, its best rank and how many comparisons it splits (the columns a
+    reviewer grades and appends to the judgments; the runs and the texts are the data's own),
+    and as many rows. The first row that differs is named, then how many more do (a row lost
+    moves every later one). A site without the file says nothing here: its page names it."""
+    path = site / _TO_LABEL_FILE
+    if not path.is_file():
+        return []
+    lines = read_text(path, AuditError, "to-label file").splitlines()
+    rows = [(number, line.split("\t")) for number, line in enumerate(lines, start=1)
+            if line and not line.startswith("#")]  # fmt: skip
+    expected = [(pair.question, "0", pair.document, "", str(pair.rank), str(pair.splits))
+                for pair in results.to_label]  # fmt: skip
+    differ = [(at, number, fields) for at, ((number, fields), row)
+              in enumerate(zip(rows, expected, strict=False))
+              if (*fields[:5], *fields[6:7]) != row]  # fmt: skip
+    found = []
+    if differ:
+        at, number, fields = differ[0]
+        said = " ".join(f"{c}={v}" for c, v in zip(_CHECKED_COLUMNS, expected[at], strict=True))
+        found.append(Disagreement(_TO_LABEL_FILE, f"line {number}: {' '.join(fields[:7])}",
+                                  f"{said} (to_label[{at}])"))  # fmt: skip
+    if len(differ) > 1:
+        found.append(Disagreement(_TO_LABEL_FILE, f"({len(differ) - 1} more rows differ)",
+                                  "each pair in its own row (to_label)"))  # fmt: skip
+    if len(rows) != len(results.to_label):
+        found.append(Disagreement(_TO_LABEL_FILE, f"({len(rows)} rows)",
+                                  f"{len(results.to_label)} pairs to label (to_label)"))  # fmt: skip
+    return found
+
+
 # a way to run the page job over the pages, started now and waited for later: ``start(job,
 # pages)`` returns the call that gives each page's result, in the pages' order. `in_turn` runs
 # the job at once, page by page; the command line's ``--tune`` hands the pages to forked workers
@@ -2697,6 +2736,7 @@ def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | F
             for page in sorted(set(claims) - set(names))
         ]
         later += _summary_disagreements(site, results)
+        later += _to_label_file_disagreements(site, results)
         later += [Disagreement(*d) for d in recheck(results)]
         return later + oracle_findings(site, results)
 
