@@ -595,17 +595,18 @@ def test_links_to_fragments_and_other_sites_name_no_file() -> None:
 
 
 # data/to-label.tsv: the pairs a reviewer grades and appends to the judgments, as results.json has them
+TO_LABEL = "data/to-label.tsv"
 TO_LABEL_PLANTS = {
-    "a best rank changed": ("q001\t0\td068\t\t1\tbase\t6", "q001\t0\td068\t\t2\tbase\t6", [
+    "a best rank changed": (TO_LABEL, "q001\t0\td068\t\t1\tbase\t6", "q001\t0\td068\t\t2\tbase\t6", [
         "data/to-label.tsv: 'line 2: q001 0 d068  2 base 6': results.json says query=q001 "
         "iteration=0 document=d068 grade= best_rank=1 splits=6 (to_label[0])",
     ]),
-    "a grade filled in": ("q002\t0\td021\t\t1", "q002\t0\td021\t2\t1", [
+    "a grade filled in": (TO_LABEL, "q002\t0\td021\t\t1", "q002\t0\td021\t2\t1", [
         "data/to-label.tsv: 'line 3: q002 0 d021 2 1 base 6': results.json says query=q002 "
         "iteration=0 document=d021 grade= best_rank=1 splits=6 (to_label[1])",
     ]),
     # every row after it moves up one: the first is named, the others counted
-    "a row dropped": ("q001\t0\td068\t\t1\tbase\t6\tquestion q001\t\t\n", "", [
+    "a row dropped": (TO_LABEL, "q001\t0\td068\t\t1\tbase\t6\tquestion q001\t\t\n", "", [
         "data/to-label.tsv: 'line 2: q002 0 d021  1 base 6': results.json says query=q001 "
         "iteration=0 document=d068 grade= best_rank=1 splits=6 (to_label[0])",
         "data/to-label.tsv: '(1363 more rows differ)': results.json says each pair in its own row "
@@ -613,16 +614,6 @@ TO_LABEL_PLANTS = {
         "data/to-label.tsv: '(1364 rows)': results.json says 1365 pairs to label (to_label)",
     ]),
 }  # fmt: skip
-
-
-@pytest.mark.parametrize("case", list(TO_LABEL_PLANTS))
-def test_the_to_label_file_is_held_to_results_json(
-    ndcg_site: Path, tmp_path: Path, case: str
-) -> None:
-    old, new, expected = TO_LABEL_PLANTS[case]
-    copy = planted(ndcg_site, tmp_path, "data/to-label.tsv", old, new)
-    found, _, _ = audit(copy, on_the_page("index.html"))
-    assert [d.line() for d in found] == expected
 
 
 def test_an_emptied_to_label_file_is_named(ndcg_site: Path, tmp_path: Path) -> None:
@@ -633,6 +624,49 @@ def test_an_emptied_to_label_file_is_named(ndcg_site: Path, tmp_path: Path) -> N
     assert [d.line() for d in found] == [
         "data/to-label.tsv: '(0 rows)': results.json says 1365 pairs to label (to_label)"
     ]
+
+
+# the question list, on its page and in its script's data: each question's candidates that
+# change it (▲ better, ▼ worse on the flips metric), critical or not, the baseline's pass
+Q001 = "q001: a ▲ cand02 ▲ cand04 ▲ cand05 ▲ cand06 ▼ cand01 ▼ cand03 {}"
+FROM = " (inputs.questions, the candidates' flips on nDCG@10 (linear gain), the baseline's lists)"
+QUESTION_LIST_PLANTS = {
+    "a better candidate listed as worse": (
+        "questions.html",
+        '<span class="flip flip-better">▲ <a href="question-q001.html#vs-cand02">',
+        '<span class="flip flip-worse">▼ <a href="question-q001.html#vs-cand02">',
+        [f"questions.html: '{Q001.replace('▲ cand02', '▼ cand02').format('pass')}': results.json "
+         f"says {Q001.format('pass')}{FROM}"],
+    ),
+    "a pass turned into a fail": (
+        "questions.html", '#vs-cand03">cand03</a></span> </td><td class="pass-yes">pass',
+        '#vs-cand03">cand03</a></span> </td><td class="pass-no">fail',
+        [f"questions.html: '{Q001.format('fail')}': results.json says {Q001.format('pass')}{FROM}"],
+    ),
+    "the script's rows": (
+        "data/question-list.js", '["q001","question q001",["a"],0,[1,3,4,5],[0,2],1,',
+        '["q001","question q001",["a"],1,[1,3,4,5],[0,2],1,',
+        [f"data/question-list.js: '{Q001.replace(' ▲', ' critical ▲', 1).format('pass')}': "
+         f"results.json says {Q001.format('pass')}{FROM}"],
+    ),
+    "the script's data broken": (
+        "data/question-list.js", '"rows":[["q001"', '"rows":[["q001"]',
+        ["data/question-list.js: \"(the script's data)\": results.json says the question list as "
+         "JSON (JSONDecodeError)"],
+    ),
+}  # fmt: skip
+
+
+EXPORT_PLANTS = {**TO_LABEL_PLANTS, **QUESTION_LIST_PLANTS}
+
+
+@pytest.mark.parametrize("case", list(EXPORT_PLANTS))
+def test_the_to_label_file_and_the_question_list_are_held_to_results_json(
+    ndcg_site: Path, tmp_path: Path, case: str
+) -> None:
+    page, old, new, expected = EXPORT_PLANTS[case]
+    found, _, _ = audit(planted(ndcg_site, tmp_path, page, old, new), on_the_page("questions.html"))
+    assert [d.line() for d in found] == expected
 
 
 # every page's footer: the seed, the relevance threshold and the inputs' hash the numbers rest on

@@ -34,7 +34,9 @@ results.json back into Results and, independently of the site model that wrote t
    counts to the changes listed; the earlier report's side, not in the site, as said;
 8. finds every file a page links to or loads (``href``, ``src``) in the site: a page, a
    stylesheet or an export lost or never written leads nowhere, though no sentence names it;
-   and holds data/to-label.tsv, the pairs a reviewer grades, to results.json's row by row.
+   and holds data/to-label.tsv, the pairs a reviewer grades, to results.json's row by row, and
+   the question list (questions.html's rows, data/question-list.js) to results.json's
+   questions, flips and the baseline's passes by the oracle's rule.
 
 The pages are read one job per page (`Pages`): in this process by default, by forked readers
 from the command line (`cli.audit.forked_pages`), the lines gathered in page order either way.
@@ -74,6 +76,7 @@ from evidencedesk.report._oracle import (
     SINCE_SAME_INPUTS,
     SINCE_SHOWN,
     Finding,
+    baseline_passes,
     best_lead,
     caveats_given,
     claim_words,
@@ -1463,6 +1466,94 @@ _ROW_NAME = re.compile(r'<th scope="row">(.*?)</th>', re.S)
 _CELL_N = re.compile(r'<span class="n">n=(\d+)</span>')
 
 
+# a row of the question list as the page writes it (without JavaScript): its id, its tags,
+# critical or not, the candidates that change it, and whether the baseline passes it
+_LIST_ROW = re.compile(r'<tr><th scope="row">(.*?)</th><td dir="auto">.*?</td><td>(.*?)</td>'
+                       r"<td>(.*?)</td><td>(.*?)</td><td[^>]*>(.*?)</td></tr>", re.S)  # fmt: skip
+_LIST_TAG = re.compile(r'<span class="tag">(.*?)</span>', re.S)
+_LIST_CHANGE = re.compile(r'<span class="flip flip-(better|worse)">[▲▼] (.*?)</span>', re.S)
+_PASS_WORDS = {True: "pass", False: "fail", None: "—"}
+_QUESTION_LIST = "data/question-list.js"  # every row of the list, for its script
+_LIST_PREFIX = "window.EVIDENCEDESK_QUESTIONS = "
+# a question list row: id, tags, critical, (better / worse, candidate) in order, pass / fail / —
+_ListRow = tuple[str, list[str], bool, list[tuple[str, str]], str]
+
+
+def _question_rows(results: Results, shown: Callable[[str], str]) -> list[_ListRow]:
+    """Each question's row of the question list, from results.json: its id (as `shown` writes
+    it: a page's ids are `visible`), its tags, whether the gate calls it critical, the
+    candidates whose flips metric it is better / worse on (in the candidates' order, the better
+    first) and whether the baseline passes it (the oracle's rule, `baseline_passes`)."""
+    flips = results.settings.flips_metric
+    critical = set(results.policy.critical) if results.policy is not None else set()
+    passes = baseline_passes(results)
+    rows = []
+    for q in results.inputs.questions:
+        changes = [(side, c.name) for side in ("better", "worse")
+                   for c in results.candidates if q.id in getattr(c.on[flips], side)]  # fmt: skip
+        rows.append((shown(q.id), list(q.tags), q.id in critical, changes,
+                     _PASS_WORDS[passes.get(q.id)]))  # fmt: skip
+    return rows
+
+
+def _row_words(row: _ListRow) -> str:
+    """A question list row as words: its id, then its tags, critical, its changes, its pass."""
+    qid, tags, critical, changes, passed = row
+    moved = [f"{'▲' if side == 'better' else '▼'} {name}" for side, name in changes]
+    return f"{qid}: " + " ".join([*tags, *["critical"] * critical, *moved, passed])
+
+
+def _list_source(results: Results) -> str:
+    label = results.settings.metric(results.settings.flips_metric).label
+    return f"inputs.questions, the candidates' flips on {label}, the baseline's lists"
+
+
+def _question_list_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The question list's rows the page writes, in order, held to results.json's questions:
+    each id, its tags, "critical", the candidates that change it (▲ better, ▼ worse on the
+    flips metric) and pass / fail / — for the baseline."""
+    out = []
+    for due, m in zip(_question_rows(results, visible), _LIST_ROW.finditer(raw), strict=False):
+        said = (_cell_text(m[1]), [_cell_text(t) for t in _LIST_TAG.findall(m[2])],
+                _cell_text(m[3]) == "critical",
+                [(side, _cell_text(name)) for side, name in _LIST_CHANGE.findall(m[4])],
+                _cell_text(m[5]))  # fmt: skip
+        if said != due:
+            out.append(Disagreement(page, _row_words(said),
+                                    f"{_row_words(due)} ({_list_source(results)})"))  # fmt: skip
+    return out
+
+
+def _question_script_disagreements(site: Path, results: Results) -> list[Disagreement]:
+    """data/question-list.js, the rows the list's script shows (every question, also those
+    after the page's static rows), held to results.json as the page's rows are; the first row
+    that differs is named (a row lost moves every later one), and the number of rows."""
+    path = site / _QUESTION_LIST
+    if not path.is_file():
+        return []
+    text = read_text(path, AuditError, "question list").strip()
+    try:
+        data = json.loads(text.removeprefix(_LIST_PREFIX).removesuffix(";"))
+        names = [str(entry[0]) for entry in data["candidates"]]
+        rows: list[_ListRow] = [
+            (str(r[0]), [str(t) for t in r[2]], bool(r[3]),
+             [("better", names[i]) for i in r[4]] + [("worse", names[i]) for i in r[5]],
+             _PASS_WORDS[None if r[6] is None else bool(r[6])])
+            for r in data["rows"]
+        ]  # fmt: skip
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        return [Disagreement(_QUESTION_LIST, "(the script's data)",
+                             f"the question list as JSON ({type(exc).__name__})")]  # fmt: skip
+    due = _question_rows(results, str)  # (the script's data holds them as they are)
+    out = [Disagreement(_QUESTION_LIST, _row_words(said),
+                        f"{_row_words(row)} ({_list_source(results)})")
+           for said, row in zip(rows, due, strict=False) if said != row][:1]  # fmt: skip
+    if len(rows) != len(due):
+        out.append(Disagreement(_QUESTION_LIST, f"({len(rows)} rows)",
+                                f"{len(due)} questions (inputs.questions)"))  # fmt: skip
+    return out
+
+
 def _slice_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
     """Each slices table's counts as results.json holds them: each cell's n (the variant's
     slice of that metric and tag; none: 0), the tags it shows (every variant's slices' tags,
@@ -2681,6 +2772,8 @@ class _Site:
             found += _slice_disagreements(page, raw, results)
         elif page == "to-label.html":
             found += _to_label_disagreements(page, raw, shown, results)
+        elif page == "questions.html":
+            found += _question_list_disagreements(page, raw, results)
         elif page == "methods.html":
             found += _methods_disagreements(page, raw, results)
         elif page == "documents.html":
@@ -2737,6 +2830,7 @@ def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | F
         ]
         later += _summary_disagreements(site, results)
         later += _to_label_file_disagreements(site, results)
+        later += _question_script_disagreements(site, results)
         later += [Disagreement(*d) for d in recheck(results)]
         return later + oracle_findings(site, results)
 

@@ -803,6 +803,17 @@ _PAGE_CAP = 1_000
 _RUNS_ONLY_DEPTH = 10  # a pass: a relevant result in the top 10 of a runs-only project's list
 
 
+def baseline_passes(results: Results) -> dict[str, bool | None]:
+    """Each question the baseline's lists hold -> whether the baseline passes it: a relevant
+    result within its pass depth (`_run_depth`); None where the flips metric is undefined (no
+    relevant judgment: neither pass nor fail)."""
+    depth = _run_depth(results, results.variant(results.baseline).config)
+    flips = results.settings.flips_metric
+    return {r.question: None if r.values.get(flips) is None
+            else r.first_relevant is not None and r.first_relevant <= depth
+            for r in results.variant(results.baseline).lists}  # fmt: skip
+
+
 def page_rule(results: Results) -> str:
     """Which questions get a page above `_PAGE_LIMIT` questions, in words, with the oracle's own
     count of the others ("" up to the limit): the gate's critical questions, then those the
@@ -812,13 +823,11 @@ def page_rule(results: Results) -> str:
     questions = [q.id for q in results.inputs.questions]
     if len(questions) <= _PAGE_LIMIT:
         return ""
-    depth = _run_depth(results, results.variant(results.baseline).config)
     flips = results.settings.flips_metric
     primary = results.settings.compared[0]
     critical = set(results.policy.critical) if results.policy is not None else set()
     base = {r.question: r for r in results.variant(results.baseline).lists}
-    fails = {q for q, r in base.items() if r.values.get(flips) is not None
-             and (r.first_relevant is None or r.first_relevant > depth)}  # fmt: skip
+    fails = {q for q, passed in baseline_passes(results).items() if passed is False}
     changed = set()
     for c in results.candidates:
         for r in c.ranked(results):
