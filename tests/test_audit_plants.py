@@ -15,6 +15,8 @@ import pytest
 from evidencedesk import cli as main_cli
 from evidencedesk.report._audit import _link_disagreements, _named_runs, _unmarked, audit
 from evidencedesk.report._claims import mark_number, mark_table
+from evidencedesk.report._oracle import config_words
+from evidencedesk.report._values import config_word
 from evidencedesk.results._serialize import load
 from tests.generated_projects import generated
 from tests.planting import NOBODY, as_written, on_the_page, planted
@@ -669,6 +671,41 @@ def test_the_to_label_file_and_the_question_list_are_held_to_results_json(
     assert [d.line() for d in found] == expected
 
 
+# a candidate page's "Config change" table: each field it changes, the baseline's value and its
+# own, in words (the demo's candidates)
+PAIR = "candidate-pair-cut-to-8-words-5e5e6f4d.html"
+PREFILTER = "candidate-no-pre-filter-2a5dbc26.html"
+CONFIG_PLANTS = {
+    "a value changed": (PAIR, "<td>whole chunk (no cut)</td><td>8</td>",
+                        "<td>whole chunk (no cut)</td><td>12</td>", [
+        f"{PAIR}: 'Config change: reranker none pair; max_words whole chunk (no cut) 12': "
+        "results.json says reranker none pair; max_words whole chunk (no cut) 8 (candidates[3].diff)",
+    ]),
+    "a value's words swapped": (PREFILTER, "<td>yes: filter before ranking</td><td>no: filter after",
+                                "<td>no: filter after ranking</td><td>no: filter after", [
+        f"{PREFILTER}: 'Config change: prefilter no: filter after ranking no: filter after "
+        "ranking': results.json says prefilter yes: filter before ranking no: filter after ranking "
+        "(candidates[4].diff)",
+    ]),
+    "a row the audit cannot read": (PREFILTER, '<tr><th scope="row"><code>prefilter</code></th>',
+                          '<tr class="x"><th scope="row"><code>prefilter</code></th>', [
+        f"{PREFILTER}: 'Config change: no field differs': results.json says prefilter yes: filter "
+        "before ranking no: filter after ranking (candidates[4].diff)",
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("first_stage", "minilm"), ("reranker", "minilm"), ("max_words", "None"), ("max_words", "8"),
+     ("prefilter", "True"), ("prefilter", "False"), ("final", "5"), ("reranker", "none"),
+     ("run", "bm25"), ("run", "None")],
+)  # fmt: skip
+def test_the_oracle_says_a_config_value_as_the_build_does(field: str, value: str) -> None:
+    # the audit's words for a config value are its own (report.oracle), held to the build's
+    assert config_words(field, value) == config_word(field, value)
+
+
 # every page's footer: the seed, the relevance threshold and the inputs' hash the numbers rest on
 FOOTER = "seed {} · relevant = grade ≥ {}"
 FOOTERS = {"gate.html": FOOTER.format(1, 1), "question-q001.html": FOOTER.format(0, 2)}
@@ -728,11 +765,14 @@ PIPELINE_COUNTS = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("case", list(PIPELINE_COUNTS))
-def test_a_pipeline_count_is_held_to_results_json(
+DEMO_PLANTS = {**PIPELINE_COUNTS, **CONFIG_PLANTS}
+
+
+@pytest.mark.parametrize("case", list(DEMO_PLANTS))
+def test_a_pipeline_count_or_config_change_is_held_to_results_json(
     demo_site: Path, tmp_path: Path, case: str
 ) -> None:
-    page, old, new, expected = PIPELINE_COUNTS[case]
+    page, old, new, expected = DEMO_PLANTS[case]
     found, _, _ = audit(planted(demo_site, tmp_path, page, old, new))
     assert [d.line() for d in found] == expected
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import shutil
 import subprocess
 import sys
 import threading
@@ -25,6 +26,7 @@ from evidencedesk import cli
 from evidencedesk.chunking import Chunk
 from evidencedesk.errors import EvidencedeskError, MissingExtraError
 from evidencedesk.files import _project_file as project_file
+from evidencedesk.report._audit import audit
 from evidencedesk.report._benchmark import _caveat_of
 from evidencedesk.results._serialize import load
 from evidencedesk.retrieval import lifecycle, minilm
@@ -378,6 +380,17 @@ def test_the_demo_without_the_extra_builds_and_shows_the_candidate_as_not_run(
     assert f"dense: MiniLM</a>: <strong>{shown}</strong>" in index
     # the toy ran, the model did not: the toy's caveat, not the model's
     assert "The dense searcher is a toy" in index and "The MiniLM" not in index
+    # the audit holds the page of the candidate not run too: its config change as results.json's
+    assert [d.line() for d in audit(site)[0]] == []
+    name = next(site.glob("candidate-dense-minilm-*.html")).name
+    planted = tmp_path / "planted"
+    shutil.copytree(site, planted)
+    (planted / name).write_text(page.replace("<td>minilm (", "<td>dense (", 1), "utf-8")
+    assert [d.line() for d in audit(planted)[0]] == [
+        f"{name}: 'Config change: first_stage hybrid dense (MiniLM-L6-v2 int8 (ONNX), a "
+        "bi-encoder, not a cross-encoder)': results.json says first_stage hybrid minilm "
+        "(MiniLM-L6-v2 int8 (ONNX), a bi-encoder, not a cross-encoder) (not_run[0].diff)"
+    ]
 
 
 def test_importing_evidencedesk_and_a_build_without_minilm_never_import_onnxruntime() -> None:

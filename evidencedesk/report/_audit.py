@@ -36,7 +36,8 @@ results.json back into Results and, independently of the site model that wrote t
    stylesheet or an export lost or never written leads nowhere, though no sentence names it;
    and holds data/to-label.tsv, the pairs a reviewer grades, to results.json's row by row, and
    the question list (questions.html's rows, data/question-list.js) to results.json's
-   questions, flips and the baseline's passes by the oracle's rule.
+   questions, flips and the baseline's passes by the oracle's rule, and each candidate page's
+   config change table to its `diff` in the oracle's words (`config_words`).
 
 The pages are read one job per page (`Pages`): in this process by default, by forked readers
 from the command line (`cli.audit.forked_pages`), the lines gathered in page order either way.
@@ -80,6 +81,7 @@ from evidencedesk.report._oracle import (
     best_lead,
     caveats_given,
     claim_words,
+    config_words,
     defined_words,
     gate_word,
     graded_list,
@@ -105,7 +107,7 @@ from evidencedesk.report._oracle import (
 from evidencedesk.report._site import slug
 from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import load
-from evidencedesk.results.types import QuestionFact, RankedList, Results
+from evidencedesk.results.types import ConfigChange, QuestionFact, RankedList, Results
 
 __all__ = ["Disagreement", "PageResult", "Pages", "audit", "in_turn"]
 
@@ -2050,6 +2052,28 @@ def _flip_list_disagreements(page: str, raw: str, results: Results,
     return out
 
 
+_CONFIG_CHANGE = re.compile(r"<h2>Config change</h2>(.*?)</table>", re.S)
+_CONFIG_ROW = re.compile(r'<tr><th scope="row">(.*?)</th><td>(.*?)</td><td>(.*?)</td></tr>', re.S)
+
+
+def _config_change_disagreements(page: str, raw: str, diff: Sequence[ConfigChange],
+                                 where: str) -> list[Disagreement]:  # fmt: skip
+    """A candidate page's config change table, row by row, as results.json's `diff` of the
+    candidate (at `where`): each field it changes with the baseline's value and its own in the
+    oracle's words (`config_words`), and no other row ("no field differs" when it changes
+    none)."""
+    table = _CONFIG_CHANGE.search(raw)
+    said = [tuple(_cell_text(cell) for cell in row) for row in _CONFIG_ROW.findall(table[1])] \
+        if table else []  # fmt: skip
+    due = [(d.field, config_words(d.field, d.baseline), config_words(d.field, d.candidate))
+           for d in diff]  # fmt: skip
+    if said == due:
+        return []
+    shown = "; ".join(" ".join(row) for row in said) or "no field differs"
+    expected = "; ".join(" ".join(row) for row in due) or "no field differs"
+    return [Disagreement(page, f"Config change: {shown}", f"{expected} ({where})")]
+
+
 _COVERAGE = "Partial coverage: the run "  # a run's coverage warning (`report.oracle` "coverage")
 
 
@@ -2718,6 +2742,7 @@ class _Site:
     facts: dict[str, tuple[int, QuestionFact]]  # a question's id -> its index and its record
     titles: dict[str, str]  # a question's or a candidate's page -> its title's name (shown)
     files: frozenset[str]  # every file of the site, by its path from the site's folder
+    not_run: dict[str, int]  # a candidate not run's page -> its index in results.json
 
     @classmethod
     def of(cls, site: Path) -> _Site:
@@ -2734,7 +2759,9 @@ class _Site:
                    {q.id: (i, q) for i, q in enumerate(results.inputs.questions)},
                    _titles(results, questions),
                    frozenset(p.relative_to(site).as_posix() for p in site.rglob("*")
-                             if p.is_file()))  # fmt: skip
+                             if p.is_file()),
+                   {f"candidate-{slug(c.name)}.html": j
+                    for j, c in enumerate(results.not_run)})  # fmt: skip
 
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
@@ -2790,6 +2817,13 @@ class _Site:
             found += _row_count_disagreements(page, raw, results, self.candidates.get(page))
             if page in self.candidates:
                 found += _flip_list_disagreements(page, raw, results, self.candidates[page])
+                i = self.candidates[page]
+                found += _config_change_disagreements(page, raw, results.candidates[i].diff,
+                                                      f"candidates[{i}].diff")  # fmt: skip
+        elif page in self.not_run:
+            j = self.not_run[page]
+            found += _config_change_disagreements(page, raw, results.not_run[j].diff,
+                                                  f"not_run[{j}].diff")  # fmt: skip
         if page == "benchmark.html" or _COVERAGE in blocks:
             found += _coverage_disagreements(page, shown, results)
         found += _chart_disagreements(page, raw, self.charted)

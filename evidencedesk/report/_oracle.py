@@ -948,6 +948,25 @@ def _run_depth(results: Results, config: Mapping[str, Any] | None) -> int:
     return results.policy.k if results.policy is not None else _RUNS_ONLY_DEPTH
 
 
+# a config value as a candidate's "Config change" table says it (docs/pipeline.md's fields; the
+# model as docs/minilm.md names it): these in words, None / True / False as "not set" / "yes" /
+# "no", any other value (a number, a searcher, a run's name) as it is
+_MINILM = "MiniLM-L6-v2 int8 (ONNX), a bi-encoder, not a cross-encoder"
+_CONFIG_WORDS = {
+    ("first_stage", "minilm"): f"minilm ({_MINILM})",
+    ("reranker", "minilm"): f"minilm ({_MINILM})",
+    ("max_words", "None"): "whole chunk (no cut)",
+    ("prefilter", "True"): "yes: filter before ranking",
+    ("prefilter", "False"): "no: filter after ranking",
+}
+_CONFIG_LITERALS = {"None": "not set", "True": "yes", "False": "no"}
+
+
+def config_words(field: str, value: str) -> str:
+    """A config field's value (as results.json's `diff` holds it) as a page says it."""
+    return _CONFIG_WORDS.get((field, value)) or _CONFIG_LITERALS.get(value, value)
+
+
 def since_depth(results: Results) -> str:
     """The pass depth the since page's question groups name: one number when every run has the
     baseline's, else each run's."""
