@@ -659,15 +659,41 @@ QUESTION_LIST_PLANTS = {
 }  # fmt: skip
 
 
-EXPORT_PLANTS = {**TO_LABEL_PLANTS, **QUESTION_LIST_PLANTS}
+# the gate's critical questions, on the gate page (its policy table, its list) and as each
+# question page marks them, and a question page's tags
+CRITICAL_PLANTS = {
+    "a critical id changed in the policy table": (
+        "gate.html", '<td data-label="Threshold">q003, q011</td>',
+        '<td data-label="Threshold">q003, q012</td>',
+        ["gate.html: 'critical: q003, q012': results.json says q003, q011 (policy.critical)"],
+    ),
+    "a critical question left out of the list": (
+        "gate.html", '<li><a class="qid" href="question-q011.html">q011</a>: no reason given in the '
+        "policy</li>", "",
+        ["gate.html: 'Critical questions: q003': results.json says q003, q011 (policy.critical)"],
+    ),
+    "a critical question not marked": (
+        "question-q003.html", ' <span class="tag tag-critical">critical</span></p>', "</p>",
+        ["question-q003.html: 'Question q003: c': results.json says c critical "
+         "(inputs.questions[2].tags, policy.critical)"],
+    ),
+    "a tag changed": (
+        "question-q001.html", '<code>q001</code> <span class="tag">a</span>',
+        '<code>q001</code> <span class="tag">b</span>',
+        ["question-q001.html: 'Question q001: b': results.json says a (inputs.questions[0].tags, "
+         "policy.critical)"],
+    ),
+}  # fmt: skip
+EXPORT_PLANTS = {**TO_LABEL_PLANTS, **QUESTION_LIST_PLANTS, **CRITICAL_PLANTS}
 
 
 @pytest.mark.parametrize("case", list(EXPORT_PLANTS))
-def test_the_to_label_file_and_the_question_list_are_held_to_results_json(
+def test_the_exports_the_question_list_and_the_critical_marks_are_held_to_results_json(
     ndcg_site: Path, tmp_path: Path, case: str
 ) -> None:
     page, old, new, expected = EXPORT_PLANTS[case]
-    found, _, _ = audit(planted(ndcg_site, tmp_path, page, old, new), on_the_page("questions.html"))
+    read = page if page.endswith(".html") else "questions.html"
+    found, _, _ = audit(planted(ndcg_site, tmp_path, page, old, new), on_the_page(read))
     assert [d.line() for d in found] == expected
 
 

@@ -37,7 +37,8 @@ results.json back into Results and, independently of the site model that wrote t
    and holds data/to-label.tsv, the pairs a reviewer grades, to results.json's row by row, and
    the question list (questions.html's rows, data/question-list.js) to results.json's
    questions, flips and the baseline's passes by the oracle's rule, and each candidate page's
-   config change table to its `diff` in the oracle's words (`config_words`).
+   config change table to its `diff` in the oracle's words (`config_words`), and the tags and
+   critical questions a question page and the gate page name to the questions and the policy.
 
 The pages are read one job per page (`Pages`): in this process by default, by forked readers
 from the command line (`cli.audit.forked_pages`), the lines gathered in page order either way.
@@ -2052,6 +2053,53 @@ def _flip_list_disagreements(page: str, raw: str, results: Results,
     return out
 
 
+# a question page's tags and its "critical" mark, beside its id
+_EYEBROW = re.compile(r'<p class="eyebrow">Question <code>.*?</code>(.*?)</p>', re.S)
+_EYEBROW_TAG = re.compile(r'<span class="tag">(.*?)</span>', re.S)
+
+
+def _eyebrow_disagreements(page: str, raw: str, fact: QuestionFact, critical: bool,
+                           at: str) -> list[Disagreement]:  # fmt: skip
+    """A question page's tags, in order, as results.json's question has them, and its
+    "critical" mark where the policy names the question critical (and nowhere else)."""
+    m = _EYEBROW.search(raw)
+    tags = [_cell_text(t) for t in _EYEBROW_TAG.findall(m[1])] if m else []
+    marked = m is not None and "tag-critical" in m[1]
+    if (tags, marked) == (list(fact.tags), critical):
+        return []
+    shown = " ".join([*tags, *["critical"] * marked]) or "no tags"
+    due = " ".join([*fact.tags, *["critical"] * critical]) or "no tags"
+    return [Disagreement(page, f"Question {visible(fact.id)}: {shown}",
+                         f"{due} ({at}.tags, policy.critical)")]  # fmt: skip
+
+
+# the gate page's critical questions: the policy table's threshold cell, and their list
+_CRITICAL_CELL = re.compile(r'<th scope="row">critical</th><td data-label="Threshold">(.*?)</td>',
+                            re.S)  # fmt: skip
+_CRITICAL_SECTION = re.compile(r'<section id="critical">(.*?)</section>', re.S)
+_CRITICAL_ITEM = re.compile(r'<li><(?:a|span) class="qid"[^>]*>(.*?)</(?:a|span)>: ', re.S)
+
+
+def _critical_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The gate page's critical questions, as the policy names them and in its order: the
+    policy table's critical threshold (the ids) and the list of critical questions."""
+    if results.policy is None:
+        return []
+    due = ", ".join(visible(q) for q in results.policy.critical)
+    out = []
+    cell = _CRITICAL_CELL.search(raw)
+    said = _cell_text(cell[1]) if cell else "(no critical row)"
+    if said != (due or "none"):  # (the table's word for a policy that names none)
+        out.append(Disagreement(page, f"critical: {said}", f"{due or 'none'} (policy.critical)"))
+    section = _CRITICAL_SECTION.search(raw)
+    listed = ", ".join(_cell_text(q) for q in _CRITICAL_ITEM.findall(section[1])) if section \
+        else "(no section)"  # fmt: skip
+    if listed != due:
+        out.append(Disagreement(page, f"Critical questions: {listed or 'none'}",
+                                f"{due or 'none'} (policy.critical)"))  # fmt: skip
+    return out
+
+
 _CONFIG_CHANGE = re.compile(r"<h2>Config change</h2>(.*?)</table>", re.S)
 _CONFIG_ROW = re.compile(r'<tr><th scope="row">(.*?)</th><td>(.*?)</td><td>(.*?)</td></tr>', re.S)
 
@@ -2795,12 +2843,16 @@ class _Site:
             found += _graded_disagreements(page, raw, shown, *self.facts[self.questions[page]])
             i, fact = self.facts[self.questions[page]]
             found += _scope_disagreements(page, raw, fact, f"inputs.questions[{i}]")
+            critical = results.policy is not None and fact.id in results.policy.critical
+            found += _eyebrow_disagreements(page, raw, fact, critical, f"inputs.questions[{i}]")
         elif page == "slices.html":
             found += _slice_disagreements(page, raw, results)
         elif page == "to-label.html":
             found += _to_label_disagreements(page, raw, shown, results)
         elif page == "questions.html":
             found += _question_list_disagreements(page, raw, results)
+        elif page == "gate.html":
+            found += _critical_disagreements(page, raw, results)
         elif page == "methods.html":
             found += _methods_disagreements(page, raw, results)
         elif page == "documents.html":
