@@ -683,6 +683,23 @@ CRITICAL_PLANTS = {
         ["question-q001.html: 'Question q001: b': results.json says a (inputs.questions[0].tags, "
          "policy.critical)"],
     ),
+    # what moved on a question: each variant against the baseline, each candidate
+    "a variant's move reversed": (
+        "question-q001.html", '<a class="flip flip-worse" href="#list-cand01">▼ cand01 worse</a>',
+        '<a class="flip flip-better" href="#list-cand01">▲ cand01 better</a>',
+        ["question-q001.html: 'Flips against the baseline: cand01 better, cand02 better, cand03 "
+         "worse, cand04 better, cand05 better, cand06 better': results.json says cand01 worse, "
+         "cand02 better, cand03 worse, cand04 better, cand05 better, cand06 better (each "
+         "variant's ndcg@10:linear on the question against the baseline's)"],
+    ),
+    "a candidate's move left out": (
+        "question-q001.html", '<a class="flip flip-better" href="#vs-cand02">▲ cand02 better</a> · ',
+        "",
+        ["question-q001.html: 'Candidates against the baseline: cand01 worse, cand03 worse, cand04 "
+         "better, cand05 better, cand06 better': results.json says cand01 worse, cand02 better, "
+         "cand03 worse, cand04 better, cand05 better, cand06 better (each candidate's better and "
+         "worse on ndcg@10:linear)"],
+    ),
 }  # fmt: skip
 EXPORT_PLANTS = {**TO_LABEL_PLANTS, **QUESTION_LIST_PLANTS, **CRITICAL_PLANTS}
 

@@ -38,7 +38,8 @@ results.json back into Results and, independently of the site model that wrote t
    the question list (questions.html's rows, data/question-list.js) to results.json's
    questions, flips and the baseline's passes by the oracle's rule, and each candidate page's
    config change table to its `diff` in the oracle's words (`config_words`), and the tags and
-   critical questions a question page and the gate page name to the questions and the policy.
+   critical questions a question page and the gate page name to the questions and the policy,
+   and a question page's variants and candidates that moved on it to the lists and the flips.
 
 The pages are read one job per page (`Pages`): in this process by default, by forked readers
 from the command line (`cli.audit.forked_pages`), the lines gathered in page order either way.
@@ -70,6 +71,7 @@ from evidencedesk.files._text import read_text
 from evidencedesk.report._claims import mark_table, value_at
 from evidencedesk.report._oracle import (
     _ALPHA,
+    _TIE,
     COMPONENT_CAVEATS,
     SINCE_COUNTS,
     SINCE_GROUP_OF,
@@ -2053,6 +2055,46 @@ def _flip_list_disagreements(page: str, raw: str, results: Results,
     return out
 
 
+# a question page's lines of what moved on it: each variant against the baseline ("Flips
+# against …"), each candidate ("Candidates against …"), as arrows, names and directions
+_VARIANT_MOVES = re.compile(r"<p>Flips against .*?</p>", re.S)
+_CANDIDATE_MOVES = re.compile(r"<p>Candidates against .*?</p>", re.S)
+_MOVE = re.compile(r'class="flip flip-(better|worse)"[^>]*>[▲▼] (.*?) (?:better|worse)</', re.S)
+
+
+def _moves_disagreements(page: str, raw: str, qid: str, results: Results,
+                         lists: _Lists) -> list[Disagreement]:  # fmt: skip
+    """The variants a question page says beat or trail the baseline on the question (its flips
+    metric beyond a tie, from the lists' values), and the candidates it says are better or worse
+    on it (their comparison's `better` and `worse`), each in results.json's order."""
+    flips, baseline = results.settings.flips_metric, results.baseline
+    base = lists.get((baseline, qid))
+    before = base[1].values.get(flips) if base else None
+    variants = []
+    for v in results.variants:
+        at = lists.get((v.name, qid))
+        after = at[1].values.get(flips) if at else None
+        if v.name != baseline and before is not None and after is not None \
+                and abs(after - before) > _TIE:  # fmt: skip
+            variants.append(("better" if after > before else "worse", v.name))
+    candidates = [(side, c.name) for c in results.candidates for side in ("better", "worse")
+                  if qid in getattr(c.on[flips], side)]  # fmt: skip
+    out = []
+    for line, due, what, source in (
+        (_VARIANT_MOVES, variants, "Flips against the baseline",
+         f"each variant's {flips} on the question against the baseline's"),
+        (_CANDIDATE_MOVES, candidates, "Candidates against the baseline",
+         f"each candidate's better and worse on {flips}"),
+    ):  # fmt: skip
+        m = line.search(raw)
+        said = [(side, _cell_text(name)) for side, name in _MOVE.findall(m[0])] if m else []
+        if said != due:
+            words = ", ".join(f"{name} {side}" for side, name in said) or "none"
+            expected = ", ".join(f"{name} {side}" for side, name in due) or "none"
+            out.append(Disagreement(page, f"{what}: {words}", f"{expected} ({source})"))
+    return out
+
+
 # a question page's tags and its "critical" mark, beside its id
 _EYEBROW = re.compile(r'<p class="eyebrow">Question <code>.*?</code>(.*?)</p>', re.S)
 _EYEBROW_TAG = re.compile(r'<span class="tag">(.*?)</span>', re.S)
@@ -2845,6 +2887,7 @@ class _Site:
             found += _scope_disagreements(page, raw, fact, f"inputs.questions[{i}]")
             critical = results.policy is not None and fact.id in results.policy.critical
             found += _eyebrow_disagreements(page, raw, fact, critical, f"inputs.questions[{i}]")
+            found += _moves_disagreements(page, raw, fact.id, results, self.lists)
         elif page == "slices.html":
             found += _slice_disagreements(page, raw, results)
         elif page == "to-label.html":
