@@ -582,7 +582,12 @@ def test_a_link_to_a_file_the_site_lost_is_named(
     shutil.copytree(demo_site, copy)
     (copy / lost).unlink()
     found, _, _ = audit(copy, on_the_page("index.html"))
-    assert [d.line() for d in found] == LOST[lost]
+    # the index's link to it, and the manifest that lists it among the files the build wrote
+    assert [d.line() for d in found] == [
+        *LOST[lost],
+        f"manifest.json: 'files: {lost}': results.json says files the site holds: the build wrote "
+        "them",
+    ]
 
 
 def test_links_to_fragments_and_other_sites_name_no_file() -> None:
@@ -699,6 +704,20 @@ CRITICAL_PLANTS = {
          "better, cand05 better, cand06 better': results.json says cand01 worse, cand02 better, "
          "cand03 worse, cand04 better, cand05 better, cand06 better (each candidate's better and "
          "worse on ndcg@10:linear)"],
+    ),
+    # manifest.json: what the build rests on and every file it wrote
+    "the manifest's seed": ("manifest.json", '"seed": 0', '"seed": 1',
+                            ["manifest.json: 'seed: 1': results.json says 0 (settings.seed)"]),
+    "an input's sha256 in the manifest": (
+        "manifest.json", '"sha256": "f019bbaacc', '"sha256": "f019bbaacd',
+        ["manifest.json: 'inputs[0]: evidencedesk.toml f019bbaacd4d56c089fccf3f2496c2092988ee9f4244"
+         "fcb09ebd88655f7c1ff5': results.json says evidencedesk.toml f019bbaacc4d56c089fccf3f2496c2"
+         "092988ee9f4244fcb09ebd88655f7c1ff5 (inputs.files[0])"],
+    ),
+    "a file the manifest lists and the site lacks": (
+        "manifest.json", '"assets/sort.js",', '"assets/sort.js",\n    "assets/gone.js",',
+        ["manifest.json: 'files: assets/gone.js': results.json says files the site holds: the "
+         "build wrote them"],
     ),
 }  # fmt: skip
 EXPORT_PLANTS = {**TO_LABEL_PLANTS, **QUESTION_LIST_PLANTS, **CRITICAL_PLANTS}

@@ -5,6 +5,7 @@ project; names that are Markdown, HTML, a table break or bidi controls stay iner
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -216,5 +217,9 @@ def test_the_audit_holds_the_summary_to_results_json(demo_site: Path, tmp_path: 
         "| +0/−4 |': results.json says | `pair cut to 8 words` | LEANS WORSE | BLOCK | −0.111 "
         "\\[−0.230, −0.024\\] n=21 | +0/−4 |"
     ]
-    (site / "summary.md").unlink()  # a site built before summaries: nothing to hold
+    # a site built before summaries (its manifest lists no summary.md): nothing to hold
+    (site / "summary.md").unlink()
+    manifest = json.loads((site / "manifest.json").read_text("utf-8"))
+    manifest["files"].remove("summary.md")
+    (site / "manifest.json").write_text(json.dumps(manifest), "utf-8")
     assert audit(site)[0] == []

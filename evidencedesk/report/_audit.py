@@ -39,7 +39,8 @@ results.json back into Results and, independently of the site model that wrote t
    questions, flips and the baseline's passes by the oracle's rule, and each candidate page's
    config change table to its `diff` in the oracle's words (`config_words`), and the tags and
    critical questions a question page and the gate page name to the questions and the policy,
-   and a question page's variants and candidates that moved on it to the lists and the flips.
+   and a question page's variants and candidates that moved on it to the lists and the flips;
+   manifest.json's seed, version and inputs to results.json, and the files it lists to the site.
 
 The pages are read one job per page (`Pages`): in this process by default, by forked readers
 from the command line (`cli.audit.forked_pages`), the lines gathered in page order either way.
@@ -2738,6 +2739,48 @@ _TO_LABEL_FILE = "data/to-label.tsv"  # the unjudged pairs to grade, as the site
 _CHECKED_COLUMNS = ("query", "iteration", "document", "grade", "best_rank", "splits")
 
 
+_MANIFEST = "manifest.json"  # what the build wrote and what it rests on (docs/output-folder.md)
+
+
+def _manifest_disagreements(site: Path, results: Results,
+                            files: frozenset[str]) -> list[Disagreement]:  # fmt: skip
+    """manifest.json's seed, version, inputs' hash and each input's sha256 as results.json's
+    (the methods page says it lists them), and every file it says the build wrote is in the
+    site (a file the team put there beside them is theirs, kept by a rebuild: not counted)."""
+    path = site / _MANIFEST
+    if not path.is_file():
+        return []
+    data = parse_json(read_text(path, AuditError, "manifest"), path, AuditError)
+    if not isinstance(data, dict):
+        return [Disagreement(_MANIFEST, "(not an object)", "a JSON object")]
+    due = {
+        "seed": (results.settings.seed, "settings.seed"),
+        "version": (results.version, "version"),
+        "input_hash": (results.inputs.input_hash, "inputs.input_hash"),
+    }  # fmt: skip
+    out = [Disagreement(_MANIFEST, f"{key}: {json.dumps(data.get(key), ensure_ascii=False)}",
+                        f"{json.dumps(value, ensure_ascii=False)} ({at})")
+           for key, (value, at) in due.items() if data.get(key) != value]  # fmt: skip
+    listed_inputs = data.get("inputs")
+    said: list[Any] = listed_inputs if isinstance(listed_inputs, list) else []
+    inputs = [{"path": i.path, "sha256": i.sha256} for i in results.inputs.files]
+    for k, (one, due_one) in enumerate(zip_longest(said, inputs)):
+        if one != due_one:  # the first input that differs (a lost one moves every later one)
+            shown = " ".join(map(str, one.values())) if isinstance(one, dict) else str(one)
+            expected = " ".join(due_one.values()) if due_one else "no such input"
+            out.append(Disagreement(_MANIFEST, f"inputs[{k}]: {shown}",
+                                    f"{expected} (inputs.files[{k}])"))  # fmt: skip
+            break
+    listed = data.get("files")
+    missing = [f for f in listed if isinstance(f, str) and f not in files] \
+        if isinstance(listed, list) else []  # fmt: skip
+    if missing:
+        out.append(Disagreement(_MANIFEST, f"files: {', '.join(missing[:3])}"
+                                + (f", … {len(missing) - 3} more" if len(missing) > 3 else ""),
+                                "files the site holds: the build wrote them"))  # fmt: skip
+    return out
+
+
 def _to_label_file_disagreements(site: Path, results: Results) -> list[Disagreement]:
     """data/to-label.tsv held to results.json's `to_label`, row by row: its question, ``0``, its
     document, an empty grade, its best rank and how many comparisons it splits (the columns a
@@ -2959,6 +3002,7 @@ def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | F
         ]
         later += _summary_disagreements(site, results)
         later += _to_label_file_disagreements(site, results)
+        later += _manifest_disagreements(site, results, held.files)
         later += _question_script_disagreements(site, results)
         later += [Disagreement(*d) for d in recheck(results)]
         return later + oracle_findings(site, results)
