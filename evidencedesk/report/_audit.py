@@ -108,9 +108,10 @@ from evidencedesk.report._oracle import (
     slice_fewer,
     summary_lines,
 )
+from evidencedesk.report._questions import LIST_DATA
 from evidencedesk.report._site import slug
 from evidencedesk.results._recheck import recheck
-from evidencedesk.results._serialize import load
+from evidencedesk.results._serialize import TO_LABEL, load
 from evidencedesk.results.types import ConfigChange, QuestionFact, RankedList, Results
 
 __all__ = ["Disagreement", "PageResult", "Pages", "audit", "in_turn"]
@@ -1479,7 +1480,6 @@ _LIST_ROW = re.compile(r'<tr><th scope="row">(.*?)</th><td dir="auto">.*?</td><t
 _LIST_TAG = re.compile(r'<span class="tag">(.*?)</span>', re.S)
 _LIST_CHANGE = re.compile(r'<span class="flip flip-(better|worse)">[▲▼] (.*?)</span>', re.S)
 _PASS_WORDS = {True: "pass", False: "fail", None: "—"}
-_QUESTION_LIST = "data/question-list.js"  # every row of the list, for its script
 _LIST_PREFIX = "window.EVIDENCEDESK_QUESTIONS = "
 # a question list row: id, tags, critical, (better / worse, candidate) in order, pass / fail / —
 _ListRow = tuple[str, list[str], bool, list[tuple[str, str]], str]
@@ -1534,7 +1534,7 @@ def _question_script_disagreements(site: Path, results: Results) -> list[Disagre
     """data/question-list.js, the rows the list's script shows (every question, also those
     after the page's static rows), held to results.json as the page's rows are; the first row
     that differs is named (a row lost moves every later one), and the number of rows."""
-    path = site / _QUESTION_LIST
+    path = site / LIST_DATA
     if not path.is_file():
         return []
     text = read_text(path, AuditError, "question list").strip()
@@ -1548,14 +1548,14 @@ def _question_script_disagreements(site: Path, results: Results) -> list[Disagre
             for r in data["rows"]
         ]  # fmt: skip
     except (ValueError, KeyError, IndexError, TypeError) as exc:
-        return [Disagreement(_QUESTION_LIST, "(the script's data)",
+        return [Disagreement(LIST_DATA, "(the script's data)",
                              f"the question list as JSON ({type(exc).__name__})")]  # fmt: skip
     due = _question_rows(results, str)  # (the script's data holds them as they are)
-    out = [Disagreement(_QUESTION_LIST, _row_words(said),
+    out = [Disagreement(LIST_DATA, _row_words(said),
                         f"{_row_words(row)} ({_list_source(results)})")
            for said, row in zip(rows, due, strict=False) if said != row][:1]  # fmt: skip
     if len(rows) != len(due):
-        out.append(Disagreement(_QUESTION_LIST, f"({len(rows)} rows)",
+        out.append(Disagreement(LIST_DATA, f"({len(rows)} rows)",
                                 f"{len(due)} questions (inputs.questions)"))  # fmt: skip
     return out
 
@@ -2733,7 +2733,6 @@ def _summary_disagreements(site: Path, results: Results) -> list[Disagreement]:
     return found
 
 
-_TO_LABEL_FILE = "data/to-label.tsv"  # the unjudged pairs to grade, as the site exports them
 # the columns of to-label.tsv audit holds to results.json (the runs, question, title and
 # snippet after them are the data's own words)
 _CHECKED_COLUMNS = ("query", "iteration", "document", "grade", "best_rank", "splits")
@@ -2787,7 +2786,7 @@ def _to_label_file_disagreements(site: Path, results: Results) -> list[Disagreem
     reviewer grades and appends to the judgments; the runs and the texts are the data's own),
     and as many rows. The first row that differs is named, then how many more do (a row lost
     moves every later one). A site without the file says nothing here: its page names it."""
-    path = site / _TO_LABEL_FILE
+    path = site / TO_LABEL
     if not path.is_file():
         return []
     lines = read_text(path, AuditError, "to-label file").splitlines()
@@ -2802,13 +2801,13 @@ def _to_label_file_disagreements(site: Path, results: Results) -> list[Disagreem
     if differ:
         at, number, fields = differ[0]
         said = " ".join(f"{c}={v}" for c, v in zip(_CHECKED_COLUMNS, expected[at], strict=True))
-        found.append(Disagreement(_TO_LABEL_FILE, f"line {number}: {' '.join(fields[:7])}",
+        found.append(Disagreement(TO_LABEL, f"line {number}: {' '.join(fields[:7])}",
                                   f"{said} (to_label[{at}])"))  # fmt: skip
     if len(differ) > 1:
-        found.append(Disagreement(_TO_LABEL_FILE, f"({len(differ) - 1} more rows differ)",
+        found.append(Disagreement(TO_LABEL, f"({len(differ) - 1} more rows differ)",
                                   "each pair in its own row (to_label)"))  # fmt: skip
     if len(rows) != len(results.to_label):
-        found.append(Disagreement(_TO_LABEL_FILE, f"({len(rows)} rows)",
+        found.append(Disagreement(TO_LABEL, f"({len(rows)} rows)",
                                   f"{len(results.to_label)} pairs to label (to_label)"))  # fmt: skip
     return found
 
