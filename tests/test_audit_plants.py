@@ -749,6 +749,12 @@ CONFIG_PLANTS = {
         "ranking': results.json says prefilter yes: filter before ranking no: filter after ranking "
         "(candidates[4].diff)",
     ]),
+    # the flips section's tied questions, beside the better and worse ones
+    "a tied count": ("candidate-final-5-eb8a8428.html", "<dt>Tied</dt><dd>19</dd>",
+                     "<dt>Tied</dt><dd>20</dd>", [
+        "candidate-final-5-eb8a8428.html: 'Tied: 20': results.json says 19 (tied of "
+        "candidates[7]'s comparison on mrr)",
+    ]),
     "a row the audit cannot read": (PREFILTER, '<tr><th scope="row"><code>prefilter</code></th>',
                           '<tr class="x"><th scope="row"><code>prefilter</code></th>', [
         f"{PREFILTER}: 'Config change: no field differs': results.json says prefilter yes: filter "

@@ -2025,6 +2025,7 @@ def _methods_disagreements(page: str, raw: str, results: Results) -> list[Disagr
 
 # a candidate page's flipped questions (templates/candidate.html): under "Better (N)" and
 # "Worse (N)" the first of them in order, then "… and M more" (the rest, in the question list)
+_TIED_COUNT = re.compile(r"<dt>Tied</dt><dd>(\d+)</dd>")  # a candidate page's tied questions
 _FLIP_LIST = re.compile(r"<dt>(Better|Worse) \((\d+)\)</dt><dd>(.*?)</dd>", re.S)
 _FLIP_MORE = re.compile(r" … and (\d+) more: ")
 _QID = re.compile(
@@ -2053,6 +2054,10 @@ def _flip_list_disagreements(page: str, raw: str, results: Results,
         if said_more != due_more:
             out.append(Disagreement(page, f"{m[1]}: … and {said_more} more",
                                     f"{due_more} ({at}, less the {len(listed)} listed)"))  # fmt: skip
+    tied = _TIED_COUNT.search(raw, raw.find('<section id="flips">'))
+    if tied is None or int(tied[1]) != f.tied:
+        out.append(Disagreement(page, f"Tied: {tied[1] if tied else '(no count)'}",
+                                f"{f.tied} (tied of candidates[{i}]'s comparison on {f.metric})"))  # fmt: skip
     return out
 
 
