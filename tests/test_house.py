@@ -6,7 +6,9 @@
 - no site-model class (``evidencedesk/report``) that shares 60 % or more of its fields, and three
   or more, with a Results or gate row (a class of ``results/`` or ``gate.py``) (a page model references the row it shows instead of copying its fields);
 - process tuning (`sys.setswitchinterval`, `gc.freeze`, `os.sched_setaffinity`, signal handlers,
-  thread-pool sizing through the environment) only in `cli/`.
+  thread-pool sizing through the environment) only in `cli/`;
+- no module-level name bound twice in one module (a constant, function or class): the second
+  silently replaces the first for every use above it too (a regex of the audit's once was).
 
 Read with `ast`; nothing of the package is imported.
 """
@@ -118,6 +120,27 @@ def tuning_outside_cli() -> list[str]:
     return found
 
 
+def names_bound_twice(trees: dict[Path, ast.Module] = TREES) -> list[str]:
+    found = []
+    for path, tree in trees.items():
+        seen: dict[str, int] = {}
+        for node in tree.body:  # (a name bound in an if, a try or a loop is a choice, not a twin)
+            if isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id] if node.value is not None else []
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names = [node.name]
+            else:
+                names = []
+            for name in names:
+                if name in seen:
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {name} (first on "
+                                 f"line {seen[name]})")  # fmt: skip
+                seen.setdefault(name, node.lineno)
+    return found
+
+
 def test_at_most_90_modules() -> None:
     assert len(TREES) <= MAX_MODULES, f"{len(TREES)} modules"
 
@@ -132,6 +155,16 @@ def test_no_public_class_is_defined_twice() -> None:
 
 def test_no_page_model_copies_a_results_row() -> None:
     assert twins() == []
+
+
+def test_no_module_level_name_is_bound_twice() -> None:
+    assert names_bound_twice() == []
+
+
+def test_a_name_bound_twice_is_found() -> None:
+    tree = ast.parse("A = 1\nB: int = 2\ndef f(): pass\nA = 3\nclass f: pass\nif x:\n    B = 4\n")
+    assert names_bound_twice({PACKAGE / "m.py": tree}) == [
+        "m.py:4: A (first on line 1)", "m.py:5: f (first on line 3)"]  # fmt: skip
 
 
 def test_process_tuning_only_in_cli() -> None:

@@ -155,9 +155,6 @@ def check_sentences(
     return checks
 
 
-_SCORES = ("coverage", "resolve", "support")
-
-
 @dataclass(frozen=True)
 class CitationScores(Mapping[str, float | None]):
     """coverage / resolve / support (None when undefined: no sentences / citations / citers).
