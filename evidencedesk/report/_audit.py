@@ -1493,10 +1493,11 @@ def _question_rows(results: Results, shown: Callable[[str], str]) -> list[_ListR
     flips = results.settings.flips_metric
     critical = set(results.policy.critical) if results.policy is not None else set()
     passes = baseline_passes(results)
+    sides = [(side, c.name, frozenset(getattr(c.on[flips], side)))
+             for side in ("better", "worse") for c in results.candidates]  # fmt: skip
     rows = []
     for q in results.inputs.questions:
-        changes = [(side, c.name) for side in ("better", "worse")
-                   for c in results.candidates if q.id in getattr(c.on[flips], side)]  # fmt: skip
+        changes = [(side, name) for side, name, ids in sides if q.id in ids]
         rows.append((shown(q.id), list(q.tags), q.id in critical, changes,
                      _PASS_WORDS[passes.get(q.id)]))  # fmt: skip
     return rows
@@ -1685,7 +1686,7 @@ _FOOTER = re.compile(r"· seed (\d+) · relevant = grade ≥ (-?\d+)(?: · built
 # a file a page links to or loads (``href``, ``src``); a value with a scheme (``https:``,
 # ``mailto:``) or of a fragment alone (``#graded``, the question list's ``#q=…`` filter) leaves
 # the site's files alone
-_LINK = re.compile(r'\s(?:href|src)="([^"#?]+)')
+_LINK = re.compile(r' (?:href|src)="([^"#?]+)')  # (the build writes a space before each)
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _NO_FILE = "no such file in the site"  # what audit says of a link to a file the site lacks
 
@@ -2068,8 +2069,20 @@ _CANDIDATE_MOVES = re.compile(r"<p>Candidates against .*?</p>", re.S)
 _MOVE = re.compile(r'class="flip flip-(better|worse)"[^>]*>[▲▼] (.*?) (?:better|worse)</', re.S)
 
 
-def _moves_disagreements(page: str, raw: str, qid: str, results: Results,
-                         lists: _Lists) -> list[Disagreement]:  # fmt: skip
+def _candidate_moves(results: Results) -> dict[str, list[tuple[str, str]]]:
+    """Each question -> the candidates better or worse on it (their flips), in the candidates'
+    order: what its page's "Candidates against" line says."""
+    flips = results.settings.flips_metric
+    moves: dict[str, list[tuple[str, str]]] = {}
+    for c in results.candidates:
+        for side in ("better", "worse"):
+            for q in getattr(c.on[flips], side):
+                moves.setdefault(q, []).append((side, c.name))
+    return moves
+
+
+def _moves_disagreements(page: str, raw: str, qid: str, results: Results, lists: _Lists,
+                         candidates: list[tuple[str, str]]) -> list[Disagreement]:  # fmt: skip
     """The variants a question page says beat or trail the baseline on the question (its flips
     metric beyond a tie, from the lists' values), and the candidates it says are better or worse
     on it (their comparison's `better` and `worse`), each in results.json's order."""
@@ -2083,8 +2096,6 @@ def _moves_disagreements(page: str, raw: str, qid: str, results: Results,
         if v.name != baseline and before is not None and after is not None \
                 and abs(after - before) > _TIE:  # fmt: skip
             variants.append(("better" if after > before else "worse", v.name))
-    candidates = [(side, c.name) for c in results.candidates for side in ("better", "worse")
-                  if qid in getattr(c.on[flips], side)]  # fmt: skip
     out = []
     for line, due, what, source in (
         (_VARIANT_MOVES, variants, "Flips against the baseline",
@@ -2880,6 +2891,7 @@ class _Site:
     titles: dict[str, str]  # a question's or a candidate's page -> its title's name (shown)
     files: frozenset[str]  # every file of the site, by its path from the site's folder
     not_run: dict[str, int]  # a candidate not run's page -> its index in results.json
+    moves: dict[str, list[tuple[str, str]]]  # a question -> the candidates better / worse on it
 
     @classmethod
     def of(cls, site: Path) -> _Site:
@@ -2898,7 +2910,8 @@ class _Site:
                    frozenset(p.relative_to(site).as_posix() for p in site.rglob("*")
                              if p.is_file()),
                    {f"candidate-{slug(c.name)}.html": j
-                    for j, c in enumerate(results.not_run)})  # fmt: skip
+                    for j, c in enumerate(results.not_run)},
+                   _candidate_moves(results))  # fmt: skip
 
     def page(self, page: str) -> PageResult:
         """The disagreements of one page with results.json, and how many claims it records."""
@@ -2934,7 +2947,8 @@ class _Site:
             found += _scope_disagreements(page, raw, fact, f"inputs.questions[{i}]")
             critical = results.policy is not None and fact.id in results.policy.critical
             found += _eyebrow_disagreements(page, raw, fact, critical, f"inputs.questions[{i}]")
-            found += _moves_disagreements(page, raw, fact.id, results, self.lists)
+            found += _moves_disagreements(page, raw, fact.id, results, self.lists,
+                                          self.moves.get(fact.id, []))  # fmt: skip
         elif page == "slices.html":
             found += _slice_disagreements(page, raw, results)
         elif page == "to-label.html":
