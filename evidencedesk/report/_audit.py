@@ -1477,7 +1477,7 @@ _CELL_N = re.compile(r'<span class="n">n=(\d+)</span>')
 # critical or not, the candidates that change it, and whether the baseline passes it
 _LIST_ROW = re.compile(r'<tr><th scope="row">(.*?)</th><td dir="auto">.*?</td><td>(.*?)</td>'
                        r"<td>(.*?)</td><td>(.*?)</td><td[^>]*>(.*?)</td></tr>", re.S)  # fmt: skip
-_LIST_TAG = re.compile(r'<span class="tag">(.*?)</span>', re.S)
+_TAG = re.compile(r'<span class="tag">(.*?)</span>', re.S)  # a tag (the list's, a question's)
 _LIST_CHANGE = re.compile(r'<span class="flip flip-(better|worse)">[▲▼] (.*?)</span>', re.S)
 _PASS_WORDS = {True: "pass", False: "fail", None: "—"}
 _LIST_PREFIX = "window.EVIDENCEDESK_QUESTIONS = "
@@ -1485,19 +1485,19 @@ _LIST_PREFIX = "window.EVIDENCEDESK_QUESTIONS = "
 _ListRow = tuple[str, list[str], bool, list[tuple[str, str]], str]
 
 
-def _question_rows(results: Results, shown: Callable[[str], str]) -> list[_ListRow]:
+def _question_rows(results: Results, shown: Callable[[str], str],
+                   moves: dict[str, list[tuple[str, str]]]) -> list[_ListRow]:  # fmt: skip
     """Each question's row of the question list, from results.json: its id (as `shown` writes
     it: a page's ids are `visible`), its tags, whether the gate calls it critical, the
     candidates whose flips metric it is better / worse on (in the candidates' order, the better
-    first) and whether the baseline passes it (the oracle's rule, `baseline_passes`)."""
-    flips = results.settings.flips_metric
+    first: `moves`, `_candidate_moves`) and whether the baseline passes it (the oracle's rule,
+    `baseline_passes`)."""
     critical = set(results.policy.critical) if results.policy is not None else set()
     passes = baseline_passes(results)
-    sides = [(side, c.name, frozenset(getattr(c.on[flips], side)))
-             for side in ("better", "worse") for c in results.candidates]  # fmt: skip
     rows = []
     for q in results.inputs.questions:
-        changes = [(side, name) for side, name, ids in sides if q.id in ids]
+        # the better first, each side in the candidates' order (a stable sort of the moves)
+        changes = sorted(moves.get(q.id, []), key=lambda move: move[0] == "worse")
         rows.append((shown(q.id), list(q.tags), q.id in critical, changes,
                      _PASS_WORDS[passes.get(q.id)]))  # fmt: skip
     return rows
@@ -1515,13 +1515,16 @@ def _list_source(results: Results) -> str:
     return f"inputs.questions, the candidates' flips on {label}, the baseline's lists"
 
 
-def _question_list_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+def _question_list_disagreements(page: str, raw: str, results: Results,
+                                 moves: dict[str, list[tuple[str, str]]]) -> list[Disagreement]:  # fmt: skip
     """The question list's rows the page writes, in order, held to results.json's questions:
     each id, its tags, "critical", the candidates that change it (▲ better, ▼ worse on the
     flips metric) and pass / fail / — for the baseline."""
     out = []
-    for due, m in zip(_question_rows(results, visible), _LIST_ROW.finditer(raw), strict=False):
-        said = (_cell_text(m[1]), [_cell_text(t) for t in _LIST_TAG.findall(m[2])],
+    for due, m in zip(
+        _question_rows(results, visible, moves), _LIST_ROW.finditer(raw), strict=False
+    ):
+        said = (_cell_text(m[1]), [_cell_text(t) for t in _TAG.findall(m[2])],
                 _cell_text(m[3]) == "critical",
                 [(side, _cell_text(name)) for side, name in _LIST_CHANGE.findall(m[4])],
                 _cell_text(m[5]))  # fmt: skip
@@ -1531,7 +1534,8 @@ def _question_list_disagreements(page: str, raw: str, results: Results) -> list[
     return out
 
 
-def _question_script_disagreements(site: Path, results: Results) -> list[Disagreement]:
+def _question_script_disagreements(site: Path, results: Results,
+                                   moves: dict[str, list[tuple[str, str]]]) -> list[Disagreement]:  # fmt: skip
     """data/question-list.js, the rows the list's script shows (every question, also those
     after the page's static rows), held to results.json as the page's rows are; the first row
     that differs is named (a row lost moves every later one), and the number of rows."""
@@ -1551,7 +1555,7 @@ def _question_script_disagreements(site: Path, results: Results) -> list[Disagre
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         return [Disagreement(LIST_DATA, "(the script's data)",
                              f"the question list as JSON ({type(exc).__name__})")]  # fmt: skip
-    due = _question_rows(results, str)  # (the script's data holds them as they are)
+    due = _question_rows(results, str, moves)  # (the script's data holds them as they are)
     out = [Disagreement(LIST_DATA, _row_words(said),
                         f"{_row_words(row)} ({_list_source(results)})")
            for said, row in zip(rows, due, strict=False) if said != row][:1]  # fmt: skip
@@ -2114,7 +2118,6 @@ def _moves_disagreements(page: str, raw: str, qid: str, results: Results, lists:
 
 # a question page's tags and its "critical" mark, beside its id
 _EYEBROW = re.compile(r'<p class="eyebrow">Question <code>.*?</code>(.*?)</p>', re.S)
-_EYEBROW_TAG = re.compile(r'<span class="tag">(.*?)</span>', re.S)
 
 
 def _eyebrow_disagreements(page: str, raw: str, fact: QuestionFact, critical: bool,
@@ -2122,7 +2125,7 @@ def _eyebrow_disagreements(page: str, raw: str, fact: QuestionFact, critical: bo
     """A question page's tags, in order, as results.json's question has them, and its
     "critical" mark where the policy names the question critical (and nowhere else)."""
     m = _EYEBROW.search(raw)
-    tags = [_cell_text(t) for t in _EYEBROW_TAG.findall(m[1])] if m else []
+    tags = [_cell_text(t) for t in _TAG.findall(m[1])] if m else []
     marked = m is not None and "tag-critical" in m[1]
     if (tags, marked) == (list(fact.tags), critical):
         return []
@@ -2749,11 +2752,6 @@ def _summary_disagreements(site: Path, results: Results) -> list[Disagreement]:
     return found
 
 
-# the columns of to-label.tsv audit holds to results.json (the runs, question, title and
-# snippet after them are the data's own words)
-_CHECKED_COLUMNS = ("query", "iteration", "document", "grade", "best_rank", "splits")
-
-
 _MANIFEST = "manifest.json"  # what the build wrote and what it rests on (docs/output-folder.md)
 
 
@@ -2794,6 +2792,11 @@ def _manifest_disagreements(site: Path, results: Results,
                                 + (f", … {len(missing) - 3} more" if len(missing) > 3 else ""),
                                 "files the site holds: the build wrote them"))  # fmt: skip
     return out
+
+
+# the columns of to-label.tsv audit holds to results.json (the runs, question, title and
+# snippet after them are the data's own words)
+_CHECKED_COLUMNS = ("query", "iteration", "document", "grade", "best_rank", "splits")
 
 
 def _to_label_file_disagreements(site: Path, results: Results) -> list[Disagreement]:
@@ -2900,15 +2903,14 @@ class _Site:
         saved = parse_json(read_text(site / "results.json", AuditError, "results"),
                            site / "results.json", AuditError)  # fmt: skip
         questions = {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions}
+        files = frozenset(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
         return cls(site, results, _claims(site, results), mark_table(results), questions,
                    caveats_given(results), lists, _ChartValues.of(saved),
-                   len(list(site.glob("question-*.html"))), {},
+                   len([f for f in _pages(files) if f.startswith("question-")]), {},
                    {f"candidate-{slug(c.name)}.html": i
                     for i, c in enumerate(results.candidates)},
                    {q.id: (i, q) for i, q in enumerate(results.inputs.questions)},
-                   _titles(results, questions),
-                   frozenset(p.relative_to(site).as_posix() for p in site.rglob("*")
-                             if p.is_file()),
+                   _titles(results, questions), files,
                    {f"candidate-{slug(c.name)}.html": j
                     for j, c in enumerate(results.not_run)},
                    _candidate_moves(results))  # fmt: skip
@@ -2954,7 +2956,7 @@ class _Site:
         elif page == "to-label.html":
             found += _to_label_disagreements(page, raw, shown, results)
         elif page == "questions.html":
-            found += _question_list_disagreements(page, raw, results)
+            found += _question_list_disagreements(page, raw, results, self.moves)
         elif page == "gate.html":
             found += _critical_disagreements(page, raw, results)
         elif page == "methods.html":
@@ -3002,6 +3004,11 @@ class _Site:
         return found, len(mine)
 
 
+def _pages(files: frozenset[str]) -> list[str]:
+    """The site's pages among its `files`: the ``.html`` files of its folder, by name."""
+    return sorted(f for f in files if "/" not in f and f.endswith(".html"))
+
+
 def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | Finding], int, int]:
     """The disagreements of the site at `site` with its results.json and with the oracle's
     recomputation from its exports (`report.oracle`), and how many claims on how many pages
@@ -3011,7 +3018,7 @@ def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | F
     before the site-wide checks' own, as when they ran one after the other."""
     held = _Site.of(site)
     results, claims = held.results, held.claims
-    names = sorted(p.name for p in site.glob("*.html"))
+    names = _pages(held.files)
 
     def site_wide() -> list[Disagreement | Finding]:
         later: list[Disagreement | Finding] = [
@@ -3021,7 +3028,7 @@ def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | F
         later += _summary_disagreements(site, results)
         later += _to_label_file_disagreements(site, results)
         later += _manifest_disagreements(site, results, held.files)
-        later += _question_script_disagreements(site, results)
+        later += _question_script_disagreements(site, results, held.moves)
         later += [Disagreement(*d) for d in recheck(results)]
         return later + oracle_findings(site, results)
 
