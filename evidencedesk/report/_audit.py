@@ -70,6 +70,7 @@ from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
 from evidencedesk.report._claims import mark_table, value_at
+from evidencedesk.report._exports import SUMMARY
 from evidencedesk.report._oracle import (
     _ALPHA,
     _TIE,
@@ -109,7 +110,7 @@ from evidencedesk.report._oracle import (
     summary_lines,
 )
 from evidencedesk.report._questions import LIST_DATA
-from evidencedesk.report._site import slug
+from evidencedesk.report._site import MANIFEST, slug
 from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import TO_LABEL, load
 from evidencedesk.results.types import ConfigChange, QuestionFact, RankedList, Results
@@ -2735,24 +2736,18 @@ def _chart_disagreements(page: str, raw: str, values: _ChartValues) -> list[Disa
     return found
 
 
-_SUMMARY = "summary.md"  # the site's decision in Markdown (docs/ci.md)
-
-
 def _summary_disagreements(site: Path, results: Results) -> list[Disagreement]:
     """``summary.md`` held line by line to the lines the oracle restates from results.json
     (`report.oracle.summary_lines`); none for a site without one (built before summaries)."""
-    path = site / _SUMMARY
+    path = site / SUMMARY
     if not path.exists():
         return []
     shown = read_text(path, AuditError, "summary").splitlines()
     expected = summary_lines(results)
-    found = [Disagreement(_SUMMARY, a, b) for a, b in zip(shown, expected, strict=False) if a != b]
+    found = [Disagreement(SUMMARY, a, b) for a, b in zip(shown, expected, strict=False) if a != b]
     if len(shown) != len(expected):
-        found.append(Disagreement(_SUMMARY, f"({len(shown)} lines)", f"{len(expected)} lines"))
+        found.append(Disagreement(SUMMARY, f"({len(shown)} lines)", f"{len(expected)} lines"))
     return found
-
-
-_MANIFEST = "manifest.json"  # what the build wrote and what it rests on (docs/output-folder.md)
 
 
 def _manifest_disagreements(site: Path, results: Results,
@@ -2760,18 +2755,18 @@ def _manifest_disagreements(site: Path, results: Results,
     """manifest.json's seed, version, inputs' hash and each input's sha256 as results.json's
     (the methods page says it lists them), and every file it says the build wrote is in the
     site (a file the team put there beside them is theirs, kept by a rebuild: not counted)."""
-    path = site / _MANIFEST
+    path = site / MANIFEST
     if not path.is_file():
         return []
     data = parse_json(read_text(path, AuditError, "manifest"), path, AuditError)
     if not isinstance(data, dict):
-        return [Disagreement(_MANIFEST, "(not an object)", "a JSON object")]
+        return [Disagreement(MANIFEST, "(not an object)", "a JSON object")]
     due = {
         "seed": (results.settings.seed, "settings.seed"),
         "version": (results.version, "version"),
         "input_hash": (results.inputs.input_hash, "inputs.input_hash"),
     }  # fmt: skip
-    out = [Disagreement(_MANIFEST, f"{key}: {json.dumps(data.get(key), ensure_ascii=False)}",
+    out = [Disagreement(MANIFEST, f"{key}: {json.dumps(data.get(key), ensure_ascii=False)}",
                         f"{json.dumps(value, ensure_ascii=False)} ({at})")
            for key, (value, at) in due.items() if data.get(key) != value]  # fmt: skip
     listed_inputs = data.get("inputs")
@@ -2781,14 +2776,14 @@ def _manifest_disagreements(site: Path, results: Results,
         if one != due_one:  # the first input that differs (a lost one moves every later one)
             shown = " ".join(map(str, one.values())) if isinstance(one, dict) else str(one)
             expected = " ".join(due_one.values()) if due_one else "no such input"
-            out.append(Disagreement(_MANIFEST, f"inputs[{k}]: {shown}",
+            out.append(Disagreement(MANIFEST, f"inputs[{k}]: {shown}",
                                     f"{expected} (inputs.files[{k}])"))  # fmt: skip
             break
     listed = data.get("files")
     missing = [f for f in listed if isinstance(f, str) and f not in files] \
         if isinstance(listed, list) else []  # fmt: skip
     if missing:
-        out.append(Disagreement(_MANIFEST, f"files: {', '.join(missing[:3])}"
+        out.append(Disagreement(MANIFEST, f"files: {', '.join(missing[:3])}"
                                 + (f", … {len(missing) - 3} more" if len(missing) > 3 else ""),
                                 "files the site holds: the build wrote them"))  # fmt: skip
     return out

@@ -43,7 +43,7 @@ from evidencedesk.report._claims import marking, value_paths
 from evidencedesk.report._exports import SUMMARY, summary_markdown
 from evidencedesk.report._model import PAGES, SiteModel, SitePage
 from evidencedesk.report._questions import LIST_DATA, links_of, list_script
-from evidencedesk.report._site import inside, slug, written_files
+from evidencedesk.report._site import MANIFEST, inside, slug, written_files
 from evidencedesk.report._values import DELTA_STEPS, FILTERS, FLIP_STEPS
 from evidencedesk.results import _serialize as serialize
 from evidencedesk.results._plan import large, over_page_limit
@@ -181,7 +181,7 @@ def manifest(
     if date:
         data["date"] = date
     if files is not None:
-        data["files"] = sorted({*files, "manifest.json"})
+        data["files"] = sorted({*files, MANIFEST})
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -750,7 +750,7 @@ def render_site(
             job.stop()
         raise
     written = written_files(out)  # everything but the manifest, which lists them
-    _write_page(inside(out, "manifest.json"), manifest(model, files, build_date(), written))
+    _write_page(inside(out, MANIFEST), manifest(model, files, build_date(), written))
     return files
 
 

@@ -69,7 +69,7 @@ from evidencedesk.files._writing import plain_slug, write_file
 _GENERATOR = "evidencedesk"  # the `generator` a manifest or marker evidencedesk wrote carries
 
 
-_MANIFEST = "manifest.json"  # the file of a site that lists every file its build wrote
+MANIFEST = "manifest.json"  # the file of a site that lists every file its build wrote
 
 
 # what every earlier version wrote beside its pages and downloads (their manifests list neither)
@@ -128,7 +128,7 @@ def _marker(path: Path, limit: int) -> dict[str, Any] | None:
 
 def _manifest(folder: Path) -> dict[str, Any] | None:
     """`folder`'s manifest.json if evidencedesk wrote it (this version's or a legacy one)."""
-    data = _marker(folder / _MANIFEST, _MAX_MARKER_BYTES)
+    data = _marker(folder / MANIFEST, _MAX_MARKER_BYTES)
     if data is None or not (data.get("generator") == _GENERATOR or _LEGACY_KEYS <= data.keys()):
         return None
     return data
@@ -152,8 +152,8 @@ def _listed_files(folder: Path) -> frozenset[str]:
     if data is None:
         return frozenset()
     if "files" in data:
-        return frozenset(_names(data["files"]) | {_MANIFEST})
-    found = _names(data.get("pages")) | _names(data.get("downloads")) | _LEGACY_FILES | {_MANIFEST}
+        return frozenset(_names(data["files"]) | {MANIFEST})
+    found = _names(data.get("pages")) | _names(data.get("downloads")) | _LEGACY_FILES | {MANIFEST}
     runs = folder / "data" / "runs"
     if runs.is_dir() and not runs.is_symlink():
         found |= {f"data/runs/{p.name}" for p in runs.iterdir() if p.name.endswith(".run")}

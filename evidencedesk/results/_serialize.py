@@ -171,10 +171,9 @@ def _qrels_text(questions: Sequence[QuestionFact]) -> str:
 
 def _to_label_text(results: Results) -> str:
     """The unjudged pairs worth labelling first, one per line, the most useful first; the first
-    four columns are a qrels line once the grade is filled in (``query 0 document grade``)::
-
-        awk -F'\t' '!/^#/ && $4 != "" {print $1, $2, $3, $4}' to-label.tsv >> qrels.txt
-    """
+    four columns are a qrels line once the grade is filled in (``query 0 document grade``):
+    the to-label page prints the command that appends them to the project's own qrels file in
+    its format (`report._words.append_graded`)."""
     questions = {q.id: q.question for q in results.inputs.questions}
     facts = {c.id: c for c in results.inputs.chunk_facts}
     lines = ["# query\titeration\tdocument\tgrade\tbest_rank\truns\tsplits\tquestion\ttitle\t"
