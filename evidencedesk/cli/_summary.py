@@ -38,7 +38,7 @@ def run(args: argparse.Namespace, streams: _Streams) -> int:
     """Run `evidencedesk summary`: print SITE/summary.md line by line (inert)."""
     from evidencedesk.errors import SiteFileError
     from evidencedesk.files._text import read_text
-    from evidencedesk.report._exports import SUMMARY
+    from evidencedesk.report._site import SUMMARY
 
     text = read_text(args.site / SUMMARY, SiteFileError, "summary written by evidencedesk build")
     for line in text.splitlines():

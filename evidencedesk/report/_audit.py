@@ -70,7 +70,6 @@ from evidencedesk.errors import AuditError
 from evidencedesk.files._structured import parse_json
 from evidencedesk.files._text import read_text
 from evidencedesk.report._claims import mark_table, value_at
-from evidencedesk.report._exports import SUMMARY
 from evidencedesk.report._oracle import (
     _ALPHA,
     _TIE,
@@ -110,7 +109,7 @@ from evidencedesk.report._oracle import (
     summary_lines,
 )
 from evidencedesk.report._questions import LIST_DATA
-from evidencedesk.report._site import MANIFEST, slug
+from evidencedesk.report._site import MANIFEST, SUMMARY, slug
 from evidencedesk.results._recheck import recheck
 from evidencedesk.results._serialize import TO_LABEL, load
 from evidencedesk.results.types import ConfigChange, QuestionFact, RankedList, Results

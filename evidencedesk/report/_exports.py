@@ -66,9 +66,6 @@ from evidencedesk.results.types import (
 )
 from evidencedesk.retrieval._stats import ALPHA, LARGE, p_text
 
-SUMMARY = "summary.md"  # the summary's file in the site
-
-
 # what opens or ends Markdown inside a line: links and images, autolinks and HTML, entities,
 # emphasis, strikethrough, code, table cells, mentions and e-mail autolinks
 _MARKUP = re.compile(r"([\\`*_\[\]<>|&~!@])")

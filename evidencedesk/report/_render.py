@@ -40,10 +40,10 @@ from evidencedesk.files._text import SHOWN_CHARS
 from evidencedesk.files._writing import check_unique, write_file
 from evidencedesk.report import _charts as charts
 from evidencedesk.report._claims import marking, value_paths
-from evidencedesk.report._exports import SUMMARY, summary_markdown
+from evidencedesk.report._exports import summary_markdown
 from evidencedesk.report._model import PAGES, SiteModel, SitePage
 from evidencedesk.report._questions import LIST_DATA, links_of, list_script
-from evidencedesk.report._site import MANIFEST, inside, slug, written_files
+from evidencedesk.report._site import MANIFEST, SUMMARY, inside, slug, written_files
 from evidencedesk.report._values import DELTA_STEPS, FILTERS, FLIP_STEPS
 from evidencedesk.results import _serialize as serialize
 from evidencedesk.results._plan import large, over_page_limit

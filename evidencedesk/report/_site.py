@@ -70,6 +70,7 @@ _GENERATOR = "evidencedesk"  # the `generator` a manifest or marker evidencedesk
 
 
 MANIFEST = "manifest.json"  # the file of a site that lists every file its build wrote
+SUMMARY = "summary.md"  # the site's decision in Markdown (`report._exports.summary_markdown`)
 
 
 # what every earlier version wrote beside its pages and downloads (their manifests list neither)
