@@ -60,7 +60,8 @@ __all__ = [
 # the rule for a question with no relevant judgment, shared by the metrics it applies to
 _UNDEFINED = (
     "a question with no relevant judgment is undefined (None), not 0: it is left out of the "
-    'mean and counted as left out; [report] averaging = "trec_eval" counts it 0'
+    'mean and counted as left out; [report] averaging = "trec_eval" counts it as trec_eval '
+    "does: 0, but nDCG's grades below the relevance threshold keep their gain"
 )
 # the gain and discount of nDCG's exponential form
 _EXP_GAIN = "gain 2^grade − 1, discount log2(1 + rank)"

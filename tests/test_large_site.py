@@ -259,14 +259,14 @@ def test_a_runs_values_are_made_once_a_build(
     from evidencedesk.retrieval._memos import build_memos
     from evidencedesk.retrieval._metric_engine import JudgedLists
 
-    made: list[tuple[int, str]] = []
+    made: list[tuple[int, str, str]] = []
     lists: list[Any] = []
     real = metrics._values_of
 
-    def values_of(lines: Any, name: Any) -> Any:
-        made.append((id(lines), str(name)))
+    def values_of(lines: Any, name: Any, averaging: str = "defined") -> Any:
+        made.append((id(lines), str(name), averaging))
         lists.append(lines)  # held: their identities stay theirs until the test ends
-        return real(lines, name)
+        return real(lines, name, averaging)
 
     monkeypatch.setattr(metrics, "_values_of", values_of)
     project = load_project(make_runs_only_project(tmp_path, questions=6, runs=3))

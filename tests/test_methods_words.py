@@ -41,7 +41,7 @@ def _text(site: Path, page: str) -> str:
         ),
         (
             "trec_eval",
-            "(no relevant judgment): its metrics count 0 in every mean, as trec_eval averages it "
+            "(no relevant judgment): it counts 0 in every mean, as trec_eval averages it "
             '([report] averaging = "trec_eval").',
             "Undefined ≠ 0 a question with no relevant document (no relevant judgment) has no value "
             "of any metric: by default it is left out of the mean; with [report] averaging = "

@@ -25,7 +25,9 @@ NOTICE = (
     "restricted chunks (q3, q4): out of scope, they score as questions with nothing relevant"
 )
 COUNTS = "5 questions, all judged, 4 with a relevant judgment (grade ≥ 2), 2 of them in scope"
-ZEROS = "; the other 3 judged count 0 in every mean (trec_eval's averaging)"
+# trec_eval's nDCG reads the grades below the threshold (here 1) of a question with nothing relevant
+ZEROS = ("; the other 3 judged count 0 in every mean but nDCG's, which reads their grades below 2 "
+         "(trec_eval's averaging)")  # fmt: skip
 
 
 def write_project(root: Path, averaging: str) -> Path:
@@ -89,7 +91,8 @@ def test_validate_counts_them_and_names_them(tmp_path: Path, averaging: str, aft
     ("averaging", "after", "n", "over"),
     [
         ("defined", "", 2, "the questions with a relevant chunk in scope"),
-        ("trec_eval", ZEROS, 5, "every judged question (one with no relevant chunk in scope counts 0)"),
+        ("trec_eval", ZEROS, 5, "every judged question (one with no relevant chunk in scope counts 0 "
+         "in every mean but nDCG's, which reads its grades below 2)"),
     ],
 )  # fmt: skip
 def test_the_site_says_which_questions_count_and_the_audit_agrees(
@@ -111,7 +114,8 @@ def test_the_site_says_which_questions_count_and_the_audit_agrees(
     assert f"Dot = mean reciprocal rank over {over}; bar" in index
     question = _text(site, "question-q3.html")
     counted = (
-        "its metrics count 0 in every mean, as trec_eval averages it ([report] averaging = "
+        "it counts 0 in every mean but nDCG's, which reads its grades below 2, as trec_eval "
+        "averages it ([report] averaging = "
         '"trec_eval")'
         if averaging == "trec_eval"
         else "its metrics are undefined and left out of the means"

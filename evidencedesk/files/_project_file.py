@@ -72,7 +72,7 @@ _RESTRICTED_TEXT = ("show", "hide")  # the values of `[report] restricted_text`
 
 
 # "defined": a judged question with no relevant judgment is left out of every mean (the metrics
-# are undefined there); "trec_eval": it counts 0, as trec_eval averages it
+# are undefined there); "trec_eval": it is averaged in as trec_eval scores it (0, but nDCG's)
 _AVERAGING = ("defined", "trec_eval")
 
 

@@ -72,6 +72,7 @@ from evidencedesk.report._words import (
     past_final,
     questions_decide,
     recompute_from,
+    trec_eval_counts,
 )
 from evidencedesk.results import types as r
 from evidencedesk.results._plan import DataSize, GateCounts, Lead, Plan, VerdictCounts
@@ -261,6 +262,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         ),  # fmt: skip
         judged_k=settings.judged_k,
         averaging=settings.averaging,
+        trec_eval_counts=trec_eval_counts(settings.relevance),
         exports_exception=exports_exception(settings),
         recompute_from=recompute_from(results),
         bpref_excepted=bpref_excepted(settings),

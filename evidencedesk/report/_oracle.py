@@ -60,7 +60,7 @@ from evidencedesk.results.types import (
     VariantResult,
     _resolve,
 )
-from evidencedesk.retrieval.metrics import Judged, _metric_value
+from evidencedesk.retrieval.metrics import Judged, _metric_value, _trec_eval_value
 
 __all__ = [
     "CLAIM_WORDS",
@@ -266,7 +266,9 @@ def _kernel_values(
         for m in results.settings.metrics:
             value = _metric_value(judged, m.name)
             if value is None and trec and not _diagnostic(m.name):
-                value = 0.0  # trec_eval's averaging: a question with no relevant judgment is 0
+                # trec_eval's averaging: a question with no relevant judgment takes trec_eval's
+                # value, 0 but for nDCG (its grades below the threshold keep their gain)
+                value = _trec_eval_value(judged, m.name)
             out[m.name][q] = value
     return out
 
@@ -1774,8 +1776,10 @@ def _counts(results: Results, source: str) -> str:
     else:
         in_scope = c.relevant
     if results.settings.averaging == "trec_eval" and c.judged > in_scope:
-        text += (f"; the other {c.judged - in_scope} judged count 0 in every mean (trec_eval's "
-                 "averaging)")  # fmt: skip
+        # trec_eval's nDCG gives a grade below the threshold its gain; the other metrics read 0
+        below = f" but nDCG's, which reads their grades below {relevance}" if relevance > 1 else ""
+        text += (f"; the other {c.judged - in_scope} judged count 0 in every mean{below} "
+                 "(trec_eval's averaging)")  # fmt: skip
     if c.unjudged:
         text += f"; {c.unjudged} without any judgment {'is' if c.unjudged == 1 else 'are'} left out"
     return text

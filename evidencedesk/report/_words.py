@@ -106,6 +106,18 @@ def defined_by(kind: str) -> str:
     return "relevant chunk in scope" if kind == "pipeline" else "relevant judgment"
 
 
+def trec_eval_counts(relevance: int, one: bool = True) -> str:
+    """How trec_eval's averaging counts a judged question with no relevant judgment: "counts 0
+    in every mean", but where grades below the relevance threshold gain (a threshold above 1)
+    nDCG reads them, as trec_eval's does (`metrics.Kind.undefined`): "counts 0 in every mean
+    but nDCG's, which reads its grades below 2"; `one` False: of several questions."""
+    verb, its = ("counts", "its") if one else ("count", "their")
+    text = f"{verb} 0 in every mean"
+    if relevance > 1:
+        text += f" but nDCG's, which reads {its} grades below {relevance}"
+    return text
+
+
 def counts_sentence(c: QuestionCounts, averaging: str = "defined") -> str:
     """What the questions are, counted: "50 questions: 40 judged, 38 with a relevant judgment
     (grade ≥ 1); 10 without any judgment are left out"."""
@@ -118,9 +130,8 @@ def counts_sentence(c: QuestionCounts, averaging: str = "defined") -> str:
     if c.out_of_scope:
         text += f", {scored} of them in scope"
     if averaging == "trec_eval" and c.judged > scored:
-        text += (
-            f"; the other {c.judged - scored} judged count 0 in every mean (trec_eval's averaging)"
-        )
+        counted = trec_eval_counts(c.threshold, one=False)
+        text += f"; the other {c.judged - scored} judged {counted} (trec_eval's averaging)"
     if c.unjudged:
         text += f"; {c.unjudged} without any judgment {'is' if c.unjudged == 1 else 'are'} left out"
     return text
@@ -1049,6 +1060,7 @@ __all__ = [
     "KINDS",
     "answers_part",
     "counts_sentence",
+    "trec_eval_counts",
     "coverage_sentence",
     "derive",
     "gate_metric",

@@ -27,7 +27,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from evidencedesk._metric_names import DIAGNOSTIC, Metric, split_metric
+from evidencedesk._metric_names import Metric
 from evidencedesk.files._trec_keys import decoded_ids, fixed_width_of
 from evidencedesk.gate import GatePolicy
 from evidencedesk.results._inputs import ProjectInputs, chunk_facts, documents, questions
@@ -100,16 +100,10 @@ def _question_columns(
     """The question ids in judged order, and per metric name each question's value in that
     order (None when undefined): one pass of the metric engine for every name.
 
-    `averaging` "trec_eval": a question with no relevant judgment counts 0, as trec_eval
-    averages it, instead of being left out (Judged@k, a diagnostic, keeps its own rule)."""
-    columns = _of_judged(judged, list(dict.fromkeys(names)))
-    if averaging == "trec_eval":
-        columns = {
-            name: column if split_metric(name)[0] in DIAGNOSTIC
-            else [0.0 if v is None else v for v in column]
-            for name, column in columns.items()
-        }  # fmt: skip
-    return question_ids(judged), columns
+    `averaging` "trec_eval": a question with no relevant judgment takes the value trec_eval
+    gives it (0, but nDCG's: `metrics.Kind.undefined`) instead of being left out (Judged@k, a
+    diagnostic, keeps its own rule)."""
+    return question_ids(judged), _of_judged(judged, list(dict.fromkeys(names)), averaging)
 
 
 class Book:

@@ -111,7 +111,7 @@ class Settings:
     judged_k: int = 10
     min_coverage: float = 0.9
     # "defined": a question with no relevant judgment is left out of the means; "trec_eval":
-    # it counts 0 ([report] averaging)
+    # it is averaged in as trec_eval scores it, 0 but nDCG's ([report] averaging)
     averaging: Literal["defined", "trec_eval"] = "defined"
     max_depth: int | None = None  # [runs] max_depth: results per query evaluated (trec_eval -M)
     # [questions] grades: what each grade means, highest first (empty: neutral "grade 2" words)

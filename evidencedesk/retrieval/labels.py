@@ -78,7 +78,7 @@ class QuestionCounts:
     runs-only report shows the id; a pipeline cannot search them, so it leaves them out);
     `out_of_scope` (a pipeline project's, counted against its catalog's scope): of `relevant`,
     those whose relevant chunks are all superseded or restricted, scored as questions with
-    nothing relevant (their metrics undefined, or 0 under trec_eval's averaging).
+    nothing relevant (their metrics undefined, or as trec_eval scores them under its averaging).
     """
 
     queries: int

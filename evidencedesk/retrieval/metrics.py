@@ -279,12 +279,19 @@ _gain = gain  # `dcg` and `ndcg_at` name their argument `gain` too
 def ndcg_at(j: Judged, k: int | None, gain: str = "exp") -> float | None:
     """DCG of the top k / DCG of the ideal list ``pool[:k]`` (k None: of the whole list / of the
     whole pool, trec_eval's ``ndcg``); None when undefined."""
-    top = _top(j, k)
-    _gain(0, gain)  # validate the gain even for undefined questions
+    _top(j, k)  # validate k and the gain even for undefined questions
+    _gain(0, gain)
     if not j.defined:
         return None
+    return _ndcg(j, k, gain)
+
+
+def _ndcg(j: Judged, k: int | None, gain: str) -> float:
+    """DCG of the top k / DCG of the ideal list, 0 when the ideal list gains nothing: what
+    trec_eval gives every judged question, one with no relevant judgment too (its grades below
+    the relevance threshold keep their gain: `Kind.undefined`)."""
     ideal = dcg(sorted(j.pool, reverse=True)[:k], gain)
-    return dcg(top, gain) / ideal
+    return dcg(_top(j, k), gain) / ideal if ideal > 0 else 0.0
 
 
 def _condense(j: Judged) -> Judged:
@@ -317,16 +324,34 @@ class Kind:
     reference: Callable[..., float | None]
     column: Callable[[Lines, int | None, str], np.ndarray]
     takes: tuple[str, ...] = ("k",)
+    # what trec_eval gives a question the kind leaves undefined (no relevant judgment), which
+    # `[report] averaging = "trec_eval"` averages in: 0, unless the kind names its reference for
+    # such a question here; its column's value there is that one's (nDCG's grades below the
+    # relevance threshold keep their gain, in trec_eval as here)
+    undefined: Callable[..., float] | None = None
+
+    def _given(self, k: int | None, gain: str | None) -> dict[str, object]:
+        given = {"k": k, "gain": gain or "exp"}
+        return {name: given[name] for name in self.takes}
 
     def value(self, j: Judged, k: int | None, gain: str | None) -> float | None:
         """One question's value by the reference (None when undefined)."""
-        given = {"k": k, "gain": gain or "exp"}
-        return self.reference(j, **{name: given[name] for name in self.takes})
+        return self.reference(j, **self._given(k, gain))
 
-    def values(self, lines: Lines, k: int | None, gain: str | None) -> np.ndarray:
-        """Every question's value by the column (NaN where undefined)."""
+    def trec_eval_value(self, j: Judged, k: int | None, gain: str | None) -> float:
+        """Trec_eval's value of a question `value` leaves undefined (by the reference)."""
+        return 0.0 if self.undefined is None else self.undefined(j, **self._given(k, gain))
+
+    def values(
+        self, lines: Lines, k: int | None, gain: str | None, averaging: str = "defined"
+    ) -> np.ndarray:
+        """Every question's value by the column: NaN where undefined, or under trec_eval's
+        `averaging` the value trec_eval gives such a question (`trec_eval_value`)."""
         values = self.column(lines, k, gain or "exp")
-        values[~defined(lines)] = np.nan
+        if averaging != "trec_eval":
+            values[~defined(lines)] = np.nan
+        elif self.undefined is None:
+            values[~defined(lines)] = 0.0
         return values
 
 
@@ -459,9 +484,8 @@ def _ndcg_column(lines: engine.Lines, k: int | None, gain: str) -> np.ndarray:
     prank = np.arange(pq.size) - np.searchsorted(pq, pq)
     best = np.ones(pq.size, dtype=bool) if k is None else prank < k
     ideal = engine.dcg_sums(pq[best], prank[best], pg[best], gain, n)
-    values: np.ndarray = np.divide(
-        gained, ideal, out=np.zeros(n), where=engine.n_relevant(lines) > 0
-    )
+    # every question's, one with no relevant judgment too (`metrics._ndcg`: trec_eval's value)
+    values: np.ndarray = np.divide(gained, ideal, out=np.zeros(n), where=ideal > 0)
     return values
 
 
@@ -475,7 +499,7 @@ KINDS = registry(
         Kind("mrr", reciprocal_rank, _rr_column),
         Kind("map", _average_precision, _ap_column),
         Kind("rprec", _r_precision, _rprec_column, takes=()),
-        Kind("ndcg", ndcg_at, _ndcg_column, takes=("k", "gain")),
+        Kind("ndcg", ndcg_at, _ndcg_column, takes=("k", "gain"), undefined=_ndcg),
         Kind("bpref", _bpref, _bpref_column, takes=()),
         Kind("judged", _judged_at, _judged_column),
     ),
@@ -505,16 +529,30 @@ def _metric_value(j: Judged, name: str | Metric) -> float | None:
     return _kind_of(metric).value(j, metric.k, metric.gain)
 
 
-def _values_of(lines: Lines, name: str | Metric) -> np.ndarray:
-    """Every question's value of a metric (``recall@10``, ``mrr``, ``ndcg@10:linear``, ``AP``,
-    ...) by the vectorised engine, NaN where undefined."""
+def _trec_eval_value(j: Judged, name: str | Metric) -> float:
+    """The value trec_eval gives a question a metric leaves undefined (no relevant judgment),
+    by the readable definitions: 0, but nDCG's (`Kind.undefined`)."""
     metric = name if isinstance(name, Metric) else read_metric(name)
-    return _kind_of(metric).values(lines, metric.k, metric.gain)
+    return _kind_of(metric).trec_eval_value(j, metric.k, metric.gain)
 
 
-def _of_judged(judged: Sequence[Any], names: Iterable[str]) -> dict[str, list[float | None]]:
+def _values_of(lines: Lines, name: str | Metric, averaging: str = "defined") -> np.ndarray:
+    """Every question's value of a metric (``recall@10``, ``mrr``, ``ndcg@10:linear``, ``AP``,
+    ...) by the vectorised engine, NaN where undefined; under `averaging` "trec_eval", a
+    quality metric's undefined questions take the value trec_eval gives them (a diagnostic,
+    Judged@k, keeps its own rule)."""
+    metric = name if isinstance(name, Metric) else read_metric(name)
+    if metric.measure.diagnostic:
+        averaging = "defined"
+    return _kind_of(metric).values(lines, metric.k, metric.gain, averaging)
+
+
+def _of_judged(
+    judged: Sequence[Any], names: Iterable[str], averaging: str = "defined"
+) -> dict[str, list[float | None]]:
     """Per metric name, every question's value (None when undefined), in judged order: the
-    values every mean, table and paired test of the kit reads.
+    values every mean, table and paired test of the kit reads (under `averaging` "trec_eval",
+    those trec_eval averages: `_values_of`).
 
     Within a build, a judge's lists (`JudgedLists`: a run's) keep each metric's values once
     made (the build's memo "metric values", with the lists' arrays, so that their identity
@@ -523,13 +561,14 @@ def _of_judged(judged: Sequence[Any], names: Iterable[str]) -> dict[str, list[fl
     lists are shared."""
     lines = lines_of(judged)
     if not isinstance(judged, JudgedLists):
-        return {name: as_values(_values_of(lines, name)) for name in names}
-    kept: dict[tuple[int, str], tuple[Lines, list[float | None]]] = memo("metric values", dict)
+        return {name: as_values(_values_of(lines, name, averaging)) for name in names}
+    kept: dict[tuple[int, str, str], tuple[Lines, list[float | None]]] = memo("metric values", dict)
     out = {}
     for name in names:
-        found = kept.get((id(lines), name))
+        found = kept.get((id(lines), name, averaging))
         if found is None or found[0] is not lines:
-            found = kept[id(lines), name] = (lines, as_values(_values_of(lines, name)))
+            values = as_values(_values_of(lines, name, averaging))
+            found = kept[id(lines), name, averaging] = (lines, values)
         out[name] = found[1]
     return out
 
