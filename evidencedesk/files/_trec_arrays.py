@@ -359,15 +359,20 @@ _FORMULA_BYTES = tuple("".join(FORMULA_STARTS).encode("ascii"))  # an id may not
 def plain_ids(ids: pa.Array) -> bool:
     """Whether binary (or text) ids are UTF-8 text without white space or control characters beyond
     ASCII (the byte checks of `_check_window` refuse the ASCII ones) and none starts with a formula
-    character (`files._text.FORMULA_STARTS`): at once when every byte is ASCII (a numpy pass
-    over the bytes), else by Arrow's own check (a cast to text)."""
+    character (`files._text.FORMULA_STARTS`), and none is empty: at once when every byte is
+    ASCII (a numpy pass over the bytes), else by Arrow's own check (a cast to text).
+
+    An empty id is a column pyarrow found between two spaces (a line that starts with a space,
+    or two spaces in a row), where the line reader, as trec_eval, splits once: it reads that
+    line's columns otherwise, and names the line when their count is wrong."""
     offsets = offsets_of(ids)
+    if not (offsets[:-1] < offsets[1:]).all():
+        return False
     data = ids.buffers()[2]
-    if data is None or offsets[-1] == offsets[0]:
+    if data is None or offsets[-1] == offsets[0]:  # no id
         return True
     raw = np.frombuffer(data, dtype=np.uint8)
-    starts = offsets[:-1][offsets[:-1] < offsets[1:]]  # the first byte of each non-empty id
-    first = raw.take(starts.astype(np.intp))
+    first = raw.take(offsets[:-1].astype(np.intp))  # the first byte of each id
     if any((first == byte).any() for byte in _FORMULA_BYTES):  # comparisons, not a look-up table
         return False
     if raw[offsets[0] : offsets[-1]].max() < 0x80:
@@ -951,6 +956,8 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
         or kernel("any", kernel("starts_with", table["q"], options=comment)).as_py()
         or not plain_ids(joined(table["q"]))  # the loop names the odd id's line
         or not plain_ids(joined(table["d"]))
+        # an empty second column: two spaces in a row, where the line reader splits once
+        or kernel("min", kernel("binary_length", table["z"])).as_py() == 0
     ):
         raise Bad
     # the three separators added after the sum (a Python 3 would be an Arrow scalar: pandas)
