@@ -31,7 +31,8 @@ NDCG_Q2 = 1 / math.log2(3)
 
 def _build(tmp_path: Path, averaging: str) -> Results:
     project = write_project(tmp_path / averaging, QRELS, {"base": LISTS, "cand": LISTS},
-                            report=f'{METRICS}\naveraging = "{averaging}"')  # fmt: skip
+                            report=f'{METRICS}\naveraging = "{averaging}"',
+                            policy={"k": 3})  # fmt: skip
     return evidencedesk.build(project=project, out=tmp_path / f"site-{averaging}")
 
 
@@ -105,3 +106,15 @@ def test_the_pages_say_how_such_a_question_counts(tmp_path: Path) -> None:
         "as here, it counts 0 in every mean but nDCG's, which reads its grades below 2, as "
         "trec_eval averages it, so no table leaves it out."
     ) in text["methods.html"]
+
+
+def test_the_gate_reads_the_questions_with_a_relevant_judgment_and_says_so(tmp_path: Path) -> None:
+    # R@3 of the base: q1 1, q3 1 (d4 at rank 3): 1.000 over the two with a relevant judgment,
+    # where trec_eval's averaging of the report's means would give (1 + 0 + 1 + 0) / 4
+    _build(tmp_path, "trec_eval")
+    gate = visible((tmp_path / "site-trec_eval" / "gate.html").read_text("utf-8"), unescape=True)
+    assert (
+        "min_recall 0.000 R@k (recall within the top 3, averaged over the questions with a "
+        "relevant judgment) is at least the minimum"
+    ) in gate
+    assert "min_recall R@3 1.000 ≥ 0.000" in gate

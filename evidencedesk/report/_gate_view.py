@@ -15,12 +15,15 @@ from evidencedesk.results.types import PolicyFacts, Results, RuleValue
 # question needs to pass or fail (`words.defined_by`)
 _MEANING = {
     "critical": "each critical question has a relevant result (grade ≥ {rel}) in {within}",
-    "min_recall": "R@k (recall within {within}) is at least the minimum",
+    # the gate's means read the questions with a relevant judgment under either [report]
+    # averaging, as its pass rate does (`gate._shape`)
+    "min_recall": "R@k (recall within {within}, averaged over the questions with a {defined}) is "
+    "at least the minimum",
     "min_pass_rate": "the share of the questions with a {defined} that have a relevant result "
     "(grade ≥ {rel}) in {within}",
-    "max_drop": "R@k and MRR@k (recall and reciprocal rank within {within}; the gate's MRR@k is "
-    "not the site's MRR, which reads the whole list) drop at most this much against the gate's "
-    "baseline",
+    "max_drop": "R@k and MRR@k (recall and reciprocal rank within {within}, averaged over the "
+    "questions with a {defined}; the gate's MRR@k is not the site's MRR, which reads the whole "
+    "list) drop at most this much against the gate's baseline",
     "review_on_mrr_flips": "MRR@k (reciprocal rank within {within}) is not worse for more "
     "questions than it is better",
 }
