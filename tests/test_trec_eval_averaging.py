@@ -99,6 +99,11 @@ def test_the_pages_say_how_such_a_question_counts(tmp_path: Path) -> None:
         "0 in every mean but nDCG's, which reads their grades below 2 (trec_eval's averaging)"
     ) in text["index.html"]
     assert (
+        "2 questions with a relevant judgment decide every comparison (nDCG's also reads the "
+        "other judged questions' grades below 2, as trec_eval's averaging does): a one- or "
+        "two-question difference is noise."
+    ) in text["index.html"]
+    assert (
         "(no relevant judgment): it counts 0 in every mean but nDCG's, which reads its grades "
         "below 2, as trec_eval averages it"
     ) in text["question-q4.html"]

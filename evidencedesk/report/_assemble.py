@@ -69,6 +69,7 @@ from evidencedesk.report._words import (
     exports_exception,
     how_many,
     metric_label,
+    ndcg_also_decides,
     past_final,
     questions_decide,
     recompute_from,
@@ -216,17 +217,18 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
     relevant, silent = results.answerable, results.plan.data.silent
     defined = defined_by(settings.kind)
     deciding = relevant - len(silent)
+    also = ndcg_also_decides(settings.averaging, settings.relevance)
     caveats.insert(
         0,
         Caveat(
             "labels",
             f"{how_many(relevant, 'question')} with a {defined} "
-            f"{'decides' if relevant == 1 else 'decide'} every comparison: a one- or "
+            f"{'decides' if relevant == 1 else 'decide'} every comparison{also}: a one- or "
             "two-question difference is noise."
             if not silent
             else f"{deciding} of the {relevant} questions with a {defined} "
             f"{'decides' if deciding == 1 else 'decide'} the "
-            f"comparisons: {how_many(len(silent), 'is', 'are')} answered by no run"
+            f"comparisons{also}: {how_many(len(silent), 'is', 'are')} answered by no run"
             f"{_some(silent)}, a tie in every comparison; a one- or two-question difference is "
             "noise.",
             questions_decide(deciding),

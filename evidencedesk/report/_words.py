@@ -106,16 +106,32 @@ def defined_by(kind: str) -> str:
     return "relevant chunk in scope" if kind == "pipeline" else "relevant judgment"
 
 
+def _below_gains(relevance: int) -> bool:
+    """Whether a question with no relevant judgment may hold grades that gain in nDCG: grades
+    from 1 up to the threshold, which trec_eval's nDCG reads (`metrics.Kind.undefined`)."""
+    return relevance > 1
+
+
 def trec_eval_counts(relevance: int, one: bool = True) -> str:
     """How trec_eval's averaging counts a judged question with no relevant judgment: "counts 0
-    in every mean", but where grades below the relevance threshold gain (a threshold above 1)
-    nDCG reads them, as trec_eval's does (`metrics.Kind.undefined`): "counts 0 in every mean
-    but nDCG's, which reads its grades below 2"; `one` False: of several questions."""
+    in every mean", but where grades below the relevance threshold gain (`_below_gains`) nDCG
+    reads them, as trec_eval's does: "counts 0 in every mean but nDCG's, which reads its grades
+    below 2"; `one` False: of several questions."""
     verb, its = ("counts", "its") if one else ("count", "their")
     text = f"{verb} 0 in every mean"
-    if relevance > 1:
+    if _below_gains(relevance):
         text += f" but nDCG's, which reads {its} grades below {relevance}"
     return text
+
+
+def ndcg_also_decides(averaging: str, relevance: int) -> str:
+    """After "N questions with a relevant judgment decide every comparison": under trec_eval's
+    averaging nDCG's comparisons also read the other judged questions' grades below the
+    threshold (`trec_eval_counts`): " (nDCG's also reads ...)", else ""."""
+    if averaging != "trec_eval" or not _below_gains(relevance):
+        return ""
+    return (f" (nDCG's also reads the other judged questions' grades below {relevance}, as "
+            "trec_eval's averaging does)")  # fmt: skip
 
 
 def counts_sentence(c: QuestionCounts, averaging: str = "defined") -> str:
@@ -1061,6 +1077,7 @@ __all__ = [
     "answers_part",
     "counts_sentence",
     "trec_eval_counts",
+    "ndcg_also_decides",
     "coverage_sentence",
     "derive",
     "gate_metric",
