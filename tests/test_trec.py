@@ -320,6 +320,8 @@ def test_slow_reader_reads_what_the_fast_one_reads(tmp_path: Path) -> None:
         ("q1 Q0 d1 1.0 t\n", "run.txt:1: expected 6 columns, found 5"),
         # a space at a line's start: white space splits once (pyarrow saw an empty query id)
         ("q1 Q0 d1 1 1.0 t\n Q0 d2 2 0.5 t\n", "run.txt:2: expected 6 columns, found 5"),
+        # two spaces after the query id, the tag missing: not document Q0 with score 1
+        ("q1 Q0 d1 1 1.0 t\nq1  Q0 d2 1 0.5\n", "run.txt:2: expected 6 columns, found 5"),
         (
             "q1 Q0 d1 1 1.0 t\n\nq1 Q0 d2 2 high t\n",
             "run.txt:3: expected a numeric score in column 5, found 'high'",
