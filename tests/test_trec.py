@@ -1147,6 +1147,7 @@ def _part(lines: list[tuple[str, str]]) -> object:
 
     return block_part(pa.table({
         "q": pa.array([q.encode() for q, _ in lines], pa.binary()),
+        "z": pa.array([b"Q0"] * len(lines), pa.binary()),
         "d": pa.array([d.encode() for _, d in lines], pa.binary()),
         "s": pa.array([float(len(lines) - i) for i in range(len(lines))], pa.float64()),
     }))  # fmt: skip
