@@ -184,6 +184,14 @@ class Part:
     repeats: bool  # a key occurs twice among these lines (a duplicate, or a hash collision)
 
 
+def _empty_second_column(table: pa.Table) -> bool:
+    """Whether a parsed run's or qrels' second column is empty on some line: two spaces in a row
+    after the query id, where the line reader (and trec_eval) split once and read that line's
+    columns otherwise (an empty id is `plain_ids`' to refuse)."""
+    shortest = kernel("min", kernel("binary_length", table["z"])).as_py()
+    return table.num_rows > 0 and int(shortest) == 0
+
+
 def block_part(table: pa.Table) -> Part:
     """A parsed block's arrays; raises :class:`Bad` on a non-finite score.
 
@@ -194,10 +202,9 @@ def block_part(table: pa.Table) -> Part:
     scores = numbers_of(table["s"], np.float64)
     if scores is None or not np.isfinite(scores).all():
         raise Bad
-    # an empty second column is two spaces in a row after the query id, where the line reader
-    # (and trec_eval) split once: "q1  Q0 d1 1 2.5", its tag missing, would be read as
-    # document Q0 with score 1; the line reader names the line ("expected 6 columns, found 5")
-    if kernel("min", kernel("binary_length", table["z"])).as_py() == 0:
+    # "q1  Q0 d1 1 2.5", its tag missing, would be read as document Q0 with score 1; the line
+    # reader names the line ("expected 6 columns, found 5")
+    if _empty_second_column(table):
         raise Bad
     queries, ids = joined(table["q"]), joined(table["d"])
     bounds, first = _stretch_heads(queries)
@@ -962,8 +969,7 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
         or kernel("any", kernel("starts_with", table["q"], options=comment)).as_py()
         or not plain_ids(joined(table["q"]))  # the loop names the odd id's line
         or not plain_ids(joined(table["d"]))
-        # an empty second column: two spaces in a row, where the line reader splits once
-        or kernel("min", kernel("binary_length", table["z"])).as_py() == 0
+        or _empty_second_column(table)
     ):
         raise Bad
     # the three separators added after the sum (a Python 3 would be an Arrow scalar: pandas)
