@@ -203,3 +203,24 @@ def test_bpref_is_excepted_only_where_results_can_be_unjudged(
     settings = replace(demo_results.settings, compared=tuple(map(read_metric, metrics)),
                        questions_from=questions_from)  # fmt: skip
     assert bpref_excepted(settings) == said
+
+
+@pytest.mark.parametrize(
+    ("grades", "caption"),
+    [
+        ((0, 1, 2), "Grades 0–2 (the project names none); relevant = grade ≥ 1"),
+        # a dash after a number below 0 would read as a minus: "-2–2"
+        ((-2, 0, 2), "Grades -2 to 2 (the project names none); relevant = grade ≥ 1"),
+    ],
+)
+def test_the_grade_caption_spans_the_grades_seen(
+    tmp_path: Path, grades: tuple[int, ...], caption: str
+) -> None:
+    qrels = {f"q{i}": {"d1": 1, "d2": g} for i, g in enumerate(grades)}
+    lists = {q: ["d1", "d2"] for q in qrels}
+    project = write_project(tmp_path / "p", qrels, {"base": lists, "cand": lists}, relevance=1)
+    out = tmp_path / "site"
+    assert cli.main(["build", "--project", str(project), "--out", str(out), "--quiet"],
+                    stdout=io.StringIO(), stderr=io.StringIO()) == 0  # fmt: skip
+    assert caption in text(out / "index.html")
+    assert cli.main(["audit", str(out)], stdout=io.StringIO(), stderr=io.StringIO()) == 0

@@ -1955,7 +1955,10 @@ def _grades(results: Results, source: str) -> str:
     seen = _seen_grades(results)
     if len(seen) == 1:
         return f"Every judgment has grade {seen[0]} (the project names no scale); relevant = grade ≥ {rel}"
-    return f"Grades {f'{seen[0]}–{seen[-1]}' if seen else 'none'} (the project names none); relevant = grade ≥ {rel}"
+    if not seen:
+        return f"Grades none (the project names none); relevant = grade ≥ {rel}"
+    joint = " to " if seen[0] < 0 else "–"  # a dash after a number below 0 would read as a minus
+    return f"Grades {seen[0]}{joint}{seen[-1]} (the project names none); relevant = grade ≥ {rel}"
 
 
 def _relevance(results: Results, source: str) -> str:
