@@ -12,6 +12,7 @@ Hand-worked, relevance 2, linear gain, cut at 3:
 from __future__ import annotations
 
 import math
+import shutil
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ QRELS = {"q1": {"d1": 2}, "q2": {"d2": 1, "d3": 0}, "q3": {"d4": 2}, "q4": {"d5"
 LISTS = {"q1": ["d1"], "q2": ["x", "d2"], "q3": ["x", "y", "d4"], "q4": ["d5"]}
 METRICS = 'metrics = ["ndcg@3:linear", "mrr", "recall@3"]'
 NDCG_Q2 = 1 / math.log2(3)
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _build(tmp_path: Path, averaging: str) -> Results:
@@ -123,3 +125,25 @@ def test_the_gate_reads_the_questions_with_a_relevant_judgment_and_says_so(tmp_p
         "relevant judgment) is at least the minimum"
     ) in gate
     assert "min_recall R@3 1.000 ≥ 0.000" in gate
+
+
+def test_a_pipeline_project_s_candidates_count_as_its_variants_do(tmp_path: Path) -> None:
+    """The demo under trec_eval's averaging (without its MiniLM candidate: seconds of arithmetic).
+    A candidate's per-question values were once made under the default averaging: None for the
+    unanswerable questions where the baseline's list held 0, and, once nDCG gave them trec_eval's
+    value, a candidate's flips counted a question its own list called undefined."""
+    root = tmp_path / "demo"
+    shutil.copytree(ROOT / "data", root, ignore=shutil.ignore_patterns("__pycache__"))
+    candidates = root / "candidates.toml"
+    blocks = candidates.read_text("utf-8").split("[[candidate]]")
+    kept = [b for b in blocks if 'name = "dense: MiniLM"' not in b]
+    candidates.write_text("[[candidate]]".join(kept), "utf-8")
+    toml = root / "evidencedesk.toml"
+    toml.write_text(toml.read_text("utf-8").replace(
+        "[report]", '[report]\naveraging = "trec_eval"', 1), "utf-8")  # fmt: skip
+    results = evidencedesk.build(project=toml, out=tmp_path / "site")
+    assert len(results.candidates) == len(kept) - 1
+    none = [(c.name, r.question) for c in results.candidates for r in c.lists
+            if None in r.values.values()]  # fmt: skip
+    assert none == []
+    assert audit(tmp_path / "site")[0] == []

@@ -162,12 +162,15 @@ def ranked_lists(
     metrics: Sequence[Metric],
     keep: int | None = None,
     values: _Columns | None = None,
+    *,
+    averaging: str,
 ) -> tuple[RankedList, ...]:
     """Per-question values and lists; `keep` cuts long lists (the values use the whole list).
-    `values`: the `_question_columns` of the metrics, when the caller has them already."""
+    `values`: the `_question_columns` of the metrics, when the caller has them already, else
+    made under the settings' `averaging` (a candidate's values as its baseline's are made)."""
     names, ids = [m.name for m in metrics], question_ids(judged)
     if values is None:
-        values = _question_columns(judged, names)[1]
+        values = _question_columns(judged, names, averaging)[1]
     firsts = _first_relevant_ranks(judged)
     if firsts is None:
         firsts = [first_relevant(j) for j in judged]
@@ -274,7 +277,7 @@ def variant_result(
         config=config,
         metrics=tuple(book.stat(key, judged, m.name, values[m.name]) for m in metrics),
         costs=costs,
-        lists=ranked_lists(judged, metrics, keep, values),
+        lists=ranked_lists(judged, metrics, keep, values, averaging=settings.averaging),
         slices=tag_values(judged, settings.slices, settings.averaging, book, key, values),
     )
 

@@ -686,7 +686,11 @@ def gate(evaluating: Evaluating, benchmark: Benchmark) -> Gated:
                         benchmark.parts, run.config.first_stage, run.config.depth, inputs.labels
                     )  # fmt: skip
                 ),
-                lists=() if same else compute.ranked_lists(run.judged, settings.metrics, _SHOWN),
+                lists=()
+                if same
+                else compute.ranked_lists(
+                    run.judged, settings.metrics, _SHOWN, averaging=settings.averaging
+                ),
                 lists_of=same,
                 judged=judged_share(
                     base_run.judged, run.judged, k, settings.seed, None if cond is None else cond[1]
