@@ -147,3 +147,12 @@ def test_a_pipeline_project_s_candidates_count_as_its_variants_do(tmp_path: Path
             if None in r.values.values()]  # fmt: skip
     assert none == []
     assert audit(tmp_path / "site")[0] == []
+    # the ablations' and the sizing's means are the course API's: over the questions with a
+    # relevant chunk in scope (their pages say so), as the gate's are (its page says so)
+    for page, call in (("ablations.html", "ablate"), ("sizing.html", "run_config")):
+        words = visible((tmp_path / "site" / page).read_text("utf-8"), unescape=True)
+        assert (
+            "Its means read only the questions with a relevant chunk in scope, as the course's "
+            f"{call} computes them: not trec_eval's averaging, which the benchmark and the "
+            "candidates use."
+        ) in words
