@@ -41,12 +41,13 @@ def _text(site: Path, page: str) -> str:
         ),
         (
             "trec_eval",
-            "(no relevant judgment): it counts 0 in every mean, as trec_eval averages it "
+            "(no relevant judgment): it counts 0 in the means, as trec_eval averages it "
             '([report] averaging = "trec_eval").',
             "Undefined ≠ 0 a question with no relevant document (no relevant judgment) has no value "
             "of any metric: by default it is left out of the mean; with [report] averaging = "
-            '"trec_eval" , as here, it counts 0 in every mean, as trec_eval averages it, so no '
-            "table leaves it out.",
+            '"trec_eval" , as here, it counts 0 in the means, as trec_eval averages it: the '
+            "benchmark, the candidates and the slices leave it out of no mean; the gate's means "
+            "read only the questions with a relevant judgment.",
         ),
     ],
 )

@@ -26,7 +26,7 @@ NOTICE = (
 )
 COUNTS = "5 questions, all judged, 4 with a relevant judgment (grade ≥ 2), 2 of them in scope"
 # trec_eval's nDCG reads the grades below the threshold (here 1) of a question with nothing relevant
-ZEROS = ("; the other 3 judged count 0 in every mean but nDCG's, which reads their grades below 2 "
+ZEROS = ("; the other 3 judged count 0 in the means but nDCG's, which reads their grades below 2 "
          "(trec_eval's averaging)")  # fmt: skip
 
 
@@ -92,7 +92,7 @@ def test_validate_counts_them_and_names_them(tmp_path: Path, averaging: str, aft
     [
         ("defined", "", 2, "the questions with a relevant chunk in scope"),
         ("trec_eval", ZEROS, 5, "every judged question (one with no relevant chunk in scope counts 0 "
-         "in every mean but nDCG's, which reads its grades below 2)"),
+         "in the means but nDCG's, which reads its grades below 2)"),
     ],
 )  # fmt: skip
 def test_the_site_says_which_questions_count_and_the_audit_agrees(
@@ -117,7 +117,7 @@ def test_the_site_says_which_questions_count_and_the_audit_agrees(
     assert f"Dot = mean reciprocal rank over {over}; bar" in index
     question = _text(site, "question-q3.html")
     counted = (
-        "it counts 0 in every mean but nDCG's, which reads its grades below 2, as trec_eval "
+        "it counts 0 in the means but nDCG's, which reads its grades below 2, as trec_eval "
         "averages it ([report] averaging = "
         '"trec_eval")'
         if averaging == "trec_eval"

@@ -98,7 +98,7 @@ def test_the_pages_say_how_such_a_question_counts(tmp_path: Path) -> None:
             for page in ("index.html", "question-q4.html", "methods.html")}  # fmt: skip
     assert (
         "4 questions, all judged, 2 with a relevant judgment (grade ≥ 2); the other 2 judged count "
-        "0 in every mean but nDCG's, which reads their grades below 2 (trec_eval's averaging)"
+        "0 in the means but nDCG's, which reads their grades below 2 (trec_eval's averaging)"
     ) in text["index.html"]
     assert (
         "2 questions with a relevant judgment decide every comparison (nDCG's also reads the "
@@ -106,12 +106,13 @@ def test_the_pages_say_how_such_a_question_counts(tmp_path: Path) -> None:
         "two-question difference is noise."
     ) in text["index.html"]
     assert (
-        "(no relevant judgment): it counts 0 in every mean but nDCG's, which reads its grades "
+        "(no relevant judgment): it counts 0 in the means but nDCG's, which reads its grades "
         "below 2, as trec_eval averages it"
     ) in text["question-q4.html"]
     assert (
-        "as here, it counts 0 in every mean but nDCG's, which reads its grades below 2, as "
-        "trec_eval averages it, so no table leaves it out."
+        "as here, it counts 0 in the means but nDCG's, which reads its grades below 2, as "
+        "trec_eval averages it: the benchmark, the candidates and the slices leave it out of no "
+        "mean; the gate's means read only the questions with a relevant judgment."
     ) in text["methods.html"]
 
 

@@ -138,7 +138,7 @@ class Meta(Plain):
     judged_k: int = 10  # Judged@k's k (results.settings.judged_k)
     averaging: str = "defined"  # [report] averaging
     # under trec_eval's averaging, how a judged question with no relevant judgment counts
-    # ("counts 0 in every mean", `words.trec_eval_counts`)
+    # ("counts 0 in the means", `words.trec_eval_counts`)
     trec_eval_counts: str = ""
     # what the exports cannot recompute ("" or ", Judged@k … excepted: …"): a labels file grades
     # every chunk, a missing grade 0, and the qrels export lists the grades (`words`)

@@ -1778,7 +1778,7 @@ def _counts(results: Results, source: str) -> str:
     if results.settings.averaging == "trec_eval" and c.judged > in_scope:
         # trec_eval's nDCG gives a grade below the threshold its gain; the other metrics read 0
         below = f" but nDCG's, which reads their grades below {relevance}" if relevance > 1 else ""
-        text += (f"; the other {c.judged - in_scope} judged count 0 in every mean{below} "
+        text += (f"; the other {c.judged - in_scope} judged count 0 in the means{below} "
                  "(trec_eval's averaging)")  # fmt: skip
     if c.unjudged:
         text += f"; {c.unjudged} without any judgment {'is' if c.unjudged == 1 else 'are'} left out"

@@ -114,11 +114,11 @@ def _below_gains(relevance: int) -> bool:
 
 def trec_eval_counts(relevance: int, one: bool = True) -> str:
     """How trec_eval's averaging counts a judged question with no relevant judgment: "counts 0
-    in every mean", but where grades below the relevance threshold gain (`_below_gains`) nDCG
-    reads them, as trec_eval's does: "counts 0 in every mean but nDCG's, which reads its grades
+    in the means", but where grades below the relevance threshold gain (`_below_gains`) nDCG
+    reads them, as trec_eval's does: "counts 0 in the means but nDCG's, which reads its grades
     below 2"; `one` False: of several questions."""
     verb, its = ("counts", "its") if one else ("count", "their")
-    text = f"{verb} 0 in every mean"
+    text = f"{verb} 0 in the means"
     if _below_gains(relevance):
         text += f" but nDCG's, which reads {its} grades below {relevance}"
     return text
