@@ -188,8 +188,9 @@ def _empty_second_column(table: pa.Table) -> bool:
     """Whether a parsed run's or qrels' second column is empty on some line: two spaces in a row
     after the query id, where the line reader (and trec_eval) split once and read that line's
     columns otherwise (an empty id is `plain_ids`' to refuse)."""
-    shortest = kernel("min", kernel("binary_length", table["z"])).as_py()
-    return table.num_rows > 0 and int(shortest) == 0
+    if table.num_rows == 0:
+        return False
+    return int(kernel("min", kernel("binary_length", table["z"])).as_py()) == 0
 
 
 def block_part(table: pa.Table) -> Part:

@@ -2813,9 +2813,9 @@ def _to_label_file_disagreements(site: Path, results: Results) -> list[Disagreem
     found = []
     if differ:
         at, number, fields = differ[0]
-        said = " ".join(f"{c}={v}" for c, v in zip(_CHECKED_COLUMNS, expected[at], strict=True))
+        due = " ".join(f"{c}={v}" for c, v in zip(_CHECKED_COLUMNS, expected[at], strict=True))
         found.append(Disagreement(TO_LABEL, f"line {number}: {' '.join(fields[:7])}",
-                                  f"{said} (to_label[{at}])"))  # fmt: skip
+                                  f"{due} (to_label[{at}])"))  # fmt: skip
     if len(differ) > 1:
         found.append(Disagreement(TO_LABEL, f"({len(differ) - 1} more rows differ)",
                                   "each pair in its own row (to_label)"))  # fmt: skip
@@ -2881,14 +2881,19 @@ class _Site:
     given: tuple[set[str], set[str]]  # this project's caveats, restated by the oracle
     lists: _Lists  # (run or candidate, question) -> (its path, its list)
     charted: _ChartValues
-    pages: int  # the site's question pages
     known: _Known  # the marked values already re-read (filled as the pages are read)
     candidates: dict[str, int]  # a candidate's page -> its index in results.json
     facts: dict[str, tuple[int, QuestionFact]]  # a question's id -> its index and its record
     titles: dict[str, str]  # a question's or a candidate's page -> its title's name (shown)
     files: frozenset[str]  # every file of the site, by its path from the site's folder
+    page_names: list[str]  # its pages, by name (`_pages`)
     not_run: dict[str, int]  # a candidate not run's page -> its index in results.json
     moves: dict[str, list[tuple[str, str]]]  # a question -> the candidates better / worse on it
+
+    @property
+    def pages(self) -> int:
+        """The site's question pages."""
+        return sum(1 for name in self.page_names if name.startswith("question-"))
 
     @classmethod
     def of(cls, site: Path) -> _Site:
@@ -2899,12 +2904,11 @@ class _Site:
         questions = {f"question-{slug(q.id)}.html": q.id for q in results.inputs.questions}
         files = frozenset(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
         return cls(site, results, _claims(site, results), mark_table(results), questions,
-                   caveats_given(results), lists, _ChartValues.of(saved),
-                   len([f for f in _pages(files) if f.startswith("question-")]), {},
+                   caveats_given(results), lists, _ChartValues.of(saved), {},
                    {f"candidate-{slug(c.name)}.html": i
                     for i, c in enumerate(results.candidates)},
                    {q.id: (i, q) for i, q in enumerate(results.inputs.questions)},
-                   _titles(results, questions), files,
+                   _titles(results, questions), files, _pages(files),
                    {f"candidate-{slug(c.name)}.html": j
                     for j, c in enumerate(results.not_run)},
                    _candidate_moves(results))  # fmt: skip
@@ -3012,7 +3016,7 @@ def audit(site: Path, pages: Pages | None = None) -> tuple[list[Disagreement | F
     before the site-wide checks' own, as when they ran one after the other."""
     held = _Site.of(site)
     results, claims = held.results, held.claims
-    names = _pages(held.files)
+    names = held.page_names
 
     def site_wide() -> list[Disagreement | Finding]:
         later: list[Disagreement | Finding] = [

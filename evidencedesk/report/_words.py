@@ -931,14 +931,9 @@ def grades(results: Results, source: str) -> str:
     seen = _grades_seen(results)
     if len(seen) == 1:  # not a scale "1–1": the judgments say only which documents are relevant
         return f"Every judgment has grade {seen[0]} (the project names no scale); relevant = grade ≥ {rel}"
-    # "−2 to 2", not "-2–2": a dash between two numbers reads as a minus beside one below 0
-    span = (
-        "none"
-        if not seen
-        else f"{seen[0]} to {seen[-1]}"
-        if seen[0] < 0
-        else f"{seen[0]}–{seen[-1]}"
-    )
+    # "-2 to 2", not "-2–2": a dash after a number below 0 reads as a minus
+    joint = " to " if seen and seen[0] < 0 else "–"
+    span = f"{seen[0]}{joint}{seen[-1]}" if seen else "none"
     return f"Grades {span} (the project names none); relevant = grade ≥ {rel}"
 
 
