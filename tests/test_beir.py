@@ -276,14 +276,17 @@ def test_labels_keep_judged_queries_the_queries_file_does_not_list() -> None:
 
 
 @pytest.mark.parametrize(
-    ("qrels", "judgments"),
+    ("qrels", "judgments", "missing"),
     [
-        ("test.tsv", "query-id\tcorpus-id\tscore\nq1\ta\t2\nq1\tc\t1\n"),
-        ("qrels.txt", "q1 0 a 2\nq1 0 c 1\n"),
+        ("test.tsv", "query-id\tcorpus-id\tscore\nq1\ta\t2\nq1\tc\t1\n", "c"),
+        ("qrels.txt", "q1 0 a 2\nq1 0 c 1\n", "c"),
+        # an id another column of an earlier line holds (a's score, TREC's iteration): its line
+        ("test.tsv", "query-id\tcorpus-id\tscore\nq1\ta\t2\nq1\t2\t1\n", "2"),
+        ("qrels.txt", "q1 0 a 2\nq1 0 0 1\n", "0"),
     ],
 )
 def test_a_judged_id_not_in_the_corpus_is_refused_at_its_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], qrels: str, judgments: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], qrels: str, judgments: str, missing: str
 ) -> None:
     _write(tmp_path / "corpus.jsonl", '{"_id": "a", "text": "x"}\n{"_id": "b", "text": "y"}\n')
     _write(tmp_path / "queries.jsonl", '{"_id": "q1", "text": "what"}\n')
@@ -293,7 +296,8 @@ def test_a_judged_id_not_in_the_corpus_is_refused_at_its_line(
     assert main(["validate", "--project", str(tmp_path)]) == 2
     line = 3 if qrels.endswith(".tsv") else 2
     assert capsys.readouterr().err == (
-        f"error: {tmp_path / qrels}:{line}: expected judged ids from the corpus, found 'c' "
+        f"error: {tmp_path / qrels}:{line}: expected judged ids from the corpus, found "
+        f"'{missing}' "
         "(query 'q1') which is not a chunk or document id of the catalog\n"
     )
 

@@ -406,7 +406,8 @@ def _judgment_line(qrels: Path, qid: str, doc: str) -> int | None:
     or BEIR's ``qid<TAB>doc<TAB>score``), read again to name it in an error."""
     for number, raw in text_lines(qrels, LabelsError, "qrels file"):
         fields = raw.split()
-        if fields[:1] == [qid] and doc in fields[1:3]:
+        at = 2 if len(fields) == 4 else 1  # the document's column: TREC's third, BEIR's second
+        if fields[:1] == [qid] and fields[at : at + 1] == [doc]:
             return number
     return None
 
