@@ -322,6 +322,8 @@ def test_slow_reader_reads_what_the_fast_one_reads(tmp_path: Path) -> None:
         ("q1 Q0 d1 1 1.0 t\n Q0 d2 2 0.5 t\n", "run.txt:2: expected 6 columns, found 5"),
         # two spaces after the query id, the tag missing: not document Q0 with score 1
         ("q1 Q0 d1 1 1.0 t\nq1  Q0 d2 1 0.5\n", "run.txt:2: expected 6 columns, found 5"),
+        # two spaces where the rank stands: not a line without its rank
+        ("q1 Q0 d1 1 1.0 t\nq1 Q0 d2  0.5 t\n", "run.txt:2: expected 6 columns, found 5"),
         (
             "q1 Q0 d1 1 1.0 t\n\nq1 Q0 d2 2 high t\n",
             "run.txt:3: expected a numeric score in column 5, found 'high'",
@@ -1149,6 +1151,7 @@ def _part(lines: list[tuple[str, str]]) -> object:
         "q": pa.array([q.encode() for q, _ in lines], pa.binary()),
         "z": pa.array([b"Q0"] * len(lines), pa.binary()),
         "d": pa.array([d.encode() for _, d in lines], pa.binary()),
+        "r": pa.array([str(i + 1).encode() for i in range(len(lines))], pa.binary()),
         "s": pa.array([float(len(lines) - i) for i in range(len(lines))], pa.float64()),
     }))  # fmt: skip
 

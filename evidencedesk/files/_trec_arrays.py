@@ -6,7 +6,7 @@ The fast path reads the file in windows read into buffers (`_read_window`); a ru
 offered to the compiled scan (`files._trec_scan`), which takes the plain lines nearly every run
 holds; a window it declines (or every window, where it is not built) is checked
 (`_check_window`) and parsed by pyarrow's streaming CSV reader (single-space or single-tab
-separated, as search engines write runs), three typed columns, in blocks of half the line
+separated, as search engines write runs), five of its six columns, in blocks of half the line
 limit, and the blocks turn into arrays below. Anything the fast path does not accept -- a parse
 error, mixed whitespace, a missing or non-finite score, a line longer than its block (the
 per-line limit), a duplicate document -- sends the file to :func:`slow_columns`, which reads it
@@ -184,13 +184,15 @@ class Part:
     repeats: bool  # a key occurs twice among these lines (a duplicate, or a hash collision)
 
 
-def _empty_second_column(table: pa.Table) -> bool:
-    """Whether a parsed run's or qrels' second column is empty on some line: two spaces in a row
-    after the query id, where the line reader (and trec_eval) split once and read that line's
-    columns otherwise (an empty id is `plain_ids`' to refuse)."""
+def _empty_column(table: pa.Table, names: str) -> bool:
+    """Whether a parsed run's or qrels' column among `names` (the second; a run's fourth, its
+    rank, too) is empty on some line: two delimiters in a row, where the line reader (and
+    trec_eval) split once and read that line's columns otherwise (an empty id is `plain_ids`' to
+    refuse, an empty score or grade fails its parse)."""
     if table.num_rows == 0:
         return False
-    return int(kernel("min", kernel("binary_length", table["z"])).as_py()) == 0
+    return any(int(kernel("min", kernel("binary_length", table[name])).as_py()) == 0
+               for name in names)  # fmt: skip
 
 
 def block_part(table: pa.Table) -> Part:
@@ -203,9 +205,10 @@ def block_part(table: pa.Table) -> Part:
     scores = numbers_of(table["s"], np.float64)
     if scores is None or not np.isfinite(scores).all():
         raise Bad
-    # "q1  Q0 d1 1 2.5", its tag missing, would be read as document Q0 with score 1; the line
-    # reader names the line ("expected 6 columns, found 5")
-    if _empty_second_column(table):
+    # "q1  Q0 d1 1 2.5", its tag missing, would be read as document Q0 with score 1, and
+    # "q1 Q0 d1  2.5 t" as a line with its rank; the line reader names both ("expected 6
+    # columns, found 5")
+    if _empty_column(table, "zr"):
         raise Bad
     queries, ids = joined(table["q"]), joined(table["d"])
     bounds, first = _stretch_heads(queries)
@@ -898,7 +901,8 @@ def _cuts(mm: mmap.mmap, size: int) -> list[int]:
 
 
 def arrow_options(delimiter: str, block_size: int | None = None) -> dict[str, Any]:
-    """pyarrow CSV options for a run: three typed columns, no quoting, no null markers.
+    """pyarrow CSV options for a run: five typed columns (all but the tag), no quoting, no null
+    markers.
 
     Arrow refuses a line that straddles more than two blocks, which sends the file to the slow
     path, where the line reader measures it. Blocks of half the line limit therefore refuse every
@@ -915,11 +919,11 @@ def arrow_options(delimiter: str, block_size: int | None = None) -> dict[str, An
         ),
         "memory_pool": POOL,  # `trec_keys.POOL`: malloc, not Arrow's default pool
         "convert_options": pacsv.ConvertOptions(
-            # the second column only to see that none is empty (`block_part`)
-            include_columns=["q", "z", "d", "s"],
+            # the second and fourth columns only to see that none is empty (`block_part`)
+            include_columns=["q", "z", "d", "r", "s"],
             # bytes, not text: `block_part` checks UTF-8 only where a byte is not ASCII (the
             # parse itself took 15-25 % longer validating every id)
-            column_types={"q": pa.binary(), "z": pa.binary(), "d": pa.binary(), "s": pa.float64()},
+            column_types={**dict.fromkeys("qzdr", pa.binary()), "s": pa.float64()},
             null_values=[],
             strings_can_be_null=False,
         ),
@@ -970,7 +974,7 @@ def fast_qrels(path: str | Path, low: int, high: int) -> dict[str, dict[str, int
         or kernel("any", kernel("starts_with", table["q"], options=comment)).as_py()
         or not plain_ids(joined(table["q"]))  # the loop names the odd id's line
         or not plain_ids(joined(table["d"]))
-        or _empty_second_column(table)
+        or _empty_column(table, "z")
     ):
         raise Bad
     # the three separators added after the sum (a Python 3 would be an Arrow scalar: pandas)
