@@ -63,8 +63,9 @@ def test_the_methods_page_says_a_run_below_min_coverage_is_refused(tmp_path: Pat
     assert (
         "is refused with examples from both sides and the rewrite that would make them match, "
         "and so is one whose top documents hold, beyond the share [runs] min_coverage leaves, "
-        "ids the corpus lacks or judged ids written another way (case, zeros, a prefix or "
-        "suffix, a separator, a Unicode form); one that answers fewer than [runs] min_coverage of the judged queries is refused too, "
+        "judged ids written another way (the rewrites tried: case, zeros, a prefix or suffix, a "
+        "separator, a Unicode form); one that answers fewer than [runs] min_coverage of the "
+        "judged queries is refused too, "
         "with the value that would let it through; a run a lowered [runs] min_coverage lets "
         "through carries a warning wherever it is used (the judged queries it does not answer "
         "count as empty lists)."

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from evidencedesk import cli
+from evidencedesk.report._assemble import meta
+from evidencedesk.results.types import Results
 from tests.page_text import visible
 from tests.synthetic_runs import write_project
 
@@ -224,3 +227,25 @@ def test_the_grade_caption_spans_the_grades_seen(
                     stdout=io.StringIO(), stderr=io.StringIO()) == 0  # fmt: skip
     assert caption in text(out / "index.html")
     assert cli.main(["audit", str(out)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+
+
+def test_the_methods_define_only_what_the_project_has(
+    site: Path, demo_site: Path, demo_results: Results
+) -> None:
+    """Without a corpus a TREC run's top documents are held against the judged ids, with one
+    the corpus's; a project with no TREC run has no coverage entry to read, one without tags no
+    slices entry."""
+    runs_only = " ".join(text(site / "methods.html").split())
+    assert "Slices a tag's mean" not in runs_only and "No tags in this project" in text(
+        site / "slices.html"
+    )
+    assert ("beyond the share [runs] min_coverage leaves, judged ids written another way (the "
+            "rewrites tried: case, zeros,") in runs_only  # fmt: skip
+    assert "corpus" not in runs_only
+    demo = " ".join(text(demo_site / "methods.html").split())
+    assert "min_coverage leaves, ids the corpus lacks (the rewrites tried: case," in demo
+    assert "Slices a tag's mean with its 95 % bootstrap interval over the tag's questions" in demo
+    assert meta(demo_results).coverage_against == "corpus"
+    builtin = tuple(v for v in demo_results.variants if v.kind == "builtin")
+    assert len(builtin) == len(demo_results.variants) - 1
+    assert meta(replace(demo_results, variants=builtin)).coverage_against == ""

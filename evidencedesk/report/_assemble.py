@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from pathlib import PurePosixPath
+from typing import Literal
 
 from evidencedesk._inert import shell_command
 from evidencedesk.gate import GateLevel
@@ -189,6 +190,13 @@ def _some(ids: tuple[str, ...], shown: int = 3) -> str:
     return f" ({', '.join(ids[:shown])}{', …' if len(ids) > shown else ''})"
 
 
+def _coverage_against(results: Results) -> Literal["", "corpus", "judgments"]:
+    """What the TREC runs' top documents were checked against (`Meta.coverage_against`)."""
+    if not any(v.kind == "external" for v in results.variants):
+        return ""
+    return "corpus" if results.inputs.chunks else "judgments"
+
+
 def meta(results: Results, claims: Claims | None = None) -> Meta:
     """The pages' shared facts; `claims`: the book their claims go in (a throwaway one when the
     caller only wants the facts, as the benchmark command does)."""
@@ -270,6 +278,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         bpref_excepted=bpref_excepted(settings),
         past_final=past_final([m.label for m in settings.past_final], Config().final),
         max_depth=settings.max_depth,
+        coverage_against=_coverage_against(results),
         models=results.models,
         metric_definitions=tuple(Definition(*d) for d in settings.definitions),
     )

@@ -150,6 +150,10 @@ class Meta(Plain):
     # ("" when none is: `words.past_final`)
     past_final: str = ""
     max_depth: int | None = None  # [runs] max_depth: each run cut to its top max_depth
+    # what a TREC run's top documents are checked against: "" without a TREC run (the methods
+    # page's coverage entry is left out), the corpus where the project has one, else the
+    # judged ids (`coverage.check_coverage`)
+    coverage_against: Literal["", "corpus", "judgments"] = ""
     models: tuple[ModelFacts, ...] = ()  # the real models that ran (methods page)
     # the reported metrics' definitions, from their declarations (`metric_names.definitions`)
     metric_definitions: tuple[Definition, ...] = ()
@@ -853,6 +857,11 @@ class SiteModel(Plain):
     def documents(self) -> tuple[DocumentFact, ...]:
         """The documents page's rows (none: no documents page)."""
         return self.dataset.documents
+
+    @property
+    def sliced(self) -> bool:
+        """Whether any question has a tag: the slices page's tables and the methods' entry."""
+        return bool(self.slices and self.slices[0].tags)
 
 
 @dataclass(frozen=True)
