@@ -504,10 +504,10 @@ SIDE_BY_SIDE = {
         "question-rc01.html: 'depth 3: kc-recall-rd2-24:c1: ranks 3 → 4': results.json says "
         "'kc-recall-rd2-24:c1: ranks 3 → 2' (variants[2].lists[0], candidates[5].lists[0])",
     ]),
-    "changed first answer": (
-        "first answer at</th><td>1</td><td>1</td>", "first answer at</th><td>1</td><td>2</td>", [
-        "question-rc01.html: 'rerank feature: first answer at 1 → 2': results.json says 'first "
-        "answer at 1 → 1' (variants[2].lists[0], variants[4].lists[0])",
+    "changed first relevant": (
+        "first relevant at</th><td>1</td><td>1</td>", "first relevant at</th><td>1</td><td>2</td>", [
+        "question-rc01.html: 'rerank feature: first relevant at 1 → 2': results.json says 'first "
+        "relevant at 1 → 1' (variants[2].lists[0], variants[4].lists[0])",
     ]),
     # the side-by-side counts: the documents the summary counts, the results not listed
     "documents side by side": ("side by side (3 chunks)", "side by side (4 chunks)", [

@@ -249,3 +249,20 @@ def test_the_methods_define_only_what_the_project_has(
     builtin = tuple(v for v in demo_results.variants if v.kind == "builtin")
     assert len(builtin) == len(demo_results.variants) - 1
     assert meta(replace(demo_results, variants=builtin)).coverage_against == ""
+
+
+def test_the_question_list_speaks_of_documents_and_of_a_gate_only_with_one(
+    site: Path, demo_site: Path
+) -> None:
+    """A runs-only project ranks documents, and with no gate policy no question is critical:
+    the list's words say neither "chunk" nor "gate" (the demo, with a policy, says both)."""
+    listed = " ".join(text(site / "questions.html").split())
+    assert ("All 8 questions: their tags, which candidates change them, and whether the "
+            "baseline passes them.") in listed  # fmt: skip
+    assert ("Pass: the baseline base has a relevant document in its top 10; fail: it has none; "
+            "—: the question has no relevant judgment.") in listed  # fmt: skip
+    assert "chunk" not in listed and "gate" not in listed
+    demo = " ".join(text(demo_site / "questions.html").split())
+    assert "their tags, whether the gate calls them critical, which candidates" in demo
+    assert ("has a relevant chunk in its top 3 (the check the gate's pass rate and critical rule "
+            "make per question); fail:") in demo  # fmt: skip

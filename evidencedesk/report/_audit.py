@@ -1146,14 +1146,14 @@ def _fold_disagreements(page: str, raw: str, shown: dict[str, int]) -> list[Disa
 
 
 # a question page's side-by-side diffs (a pipeline candidate with its own lists): each section
-# names its candidate; its metrics table's "first answer at" row and its two-list table's rows,
+# names its candidate; its metrics table's "first relevant at" row and its two-list table's rows,
 # each row its document, its rank in the baseline's list and in the candidate's ("—": not there)
 _VS = re.compile(
     r'<section class="vs(?: vs-critical)?" id="[^"]*" data-candidate="([^"]*)">'
     r"(.*?)</section>",
     re.S,
 )
-_FIRST_AT = re.compile(r'<th scope="row">first answer at</th><td>([^<]*)</td><td>([^<]*)</td>')
+_FIRST_AT = re.compile(r'<th scope="row">first relevant at</th><td>([^<]*)</td><td>([^<]*)</td>')
 _VS_LIST = re.compile(r'<table class="vs-list[^"]*">(.*?)</table>', re.S)
 
 
@@ -1232,9 +1232,9 @@ def _side_by_side_disagreements(page: str, raw: str, question: str, results: Res
         at, ranked = lists.get((name, question), ("", None))
         first = _FIRST_AT.search(body)
         if first is not None:
-            shown = f"first answer at {_cell_text(first[1])} → {_cell_text(first[2])}"
+            shown = f"first relevant at {_cell_text(first[1])} → {_cell_text(first[2])}"
             firsts = [r.first_relevant if r is not None else None for r in (base, ranked)]
-            due = "first answer at " + " → ".join("—" if f is None else str(f) for f in firsts)
+            due = "first relevant at " + " → ".join("—" if f is None else str(f) for f in firsts)
             if shown != due:
                 out.append(Disagreement(page, f"{name}: {shown}", f"{due!r} ({base_at}, {at})"))
         table = _VS_LIST.search(body)

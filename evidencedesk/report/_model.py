@@ -649,7 +649,7 @@ class VariantList(Plain):
     not_shown: int = 0  # results beyond the ones listed on the page
     anchor: str = ""  # the list's id on the question page ("list-<slug>")
     folded: int = 0  # items after this many are listed folded (a details element); 0: none
-    words: str = ""  # "first answer at 2 · MRR 0.500 · Δ −0.500", a claim
+    words: str = ""  # "first relevant at 2 · MRR 0.500 · Δ −0.500", a claim
 
 
 # how a chunk moved between the baseline's list and a candidate's
@@ -785,10 +785,11 @@ class QuestionList(Plain):
     """The question list (questions.html): a row per question, and the pass rule that marks them."""
 
     rows: tuple[QuestionRow, ...]  # every question, in the labels' order
-    depth: int  # pass = the baseline has a relevant chunk in its top `depth`
+    depth: int  # pass = the baseline has a relevant chunk (or document) in its top `depth`
     pass_rule: str  # that rule in words
     metric: str  # the label of the metric "better" and "worse" are on (the flips metric)
     static_rows: int  # rows written into the page (the rest only through JavaScript)
+    gated: bool  # a gate policy names the critical questions (else none is critical)
 
 
 @dataclass(frozen=True)

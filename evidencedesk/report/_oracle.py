@@ -1723,7 +1723,7 @@ def _list_value(results: Results, source: str, base: str = "") -> str:
     value, first = ranked.values.get(metric), ranked.first_relevant
     before = _resolve(results, base).values.get(metric) if base else None
     change = None if value is None or before is None else value - before
-    return (f"first answer at {'—' if first is None else first} · {_named(results, metric)} "
+    return (f"first relevant at {'—' if first is None else first} · {_named(results, metric)} "
             f"{_three(value)} · Δ {_signed(change)}")  # fmt: skip
 
 

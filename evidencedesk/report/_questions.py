@@ -127,17 +127,20 @@ def question_list(results: Results, pages: Collection[str], plan: Plan) -> Quest
                     q.id in pages)
         for q in results.inputs.questions
     )  # fmt: skip
-    depth = plan.pass_depth
+    depth, gated = plan.pass_depth, results.policy is not None
+    unit = "chunk" if results.settings.kind == "pipeline" else "document"
+    gate = " (the check the gate's pass rate and critical rule make per question)" * gated
     return QuestionList(
         rows=rows,
         depth=depth,
         pass_rule=(
-            f"Pass: the baseline {results.baseline} has a relevant chunk in its top {depth} (the "
-            "check the gate's pass rate and critical rule make per question); fail: it has none; "
-            f"—: the question has no {defined_by(results.settings.kind)}"
+            f"Pass: the baseline {results.baseline} has a relevant {unit} in its top {depth}"
+            f"{gate}; fail: it has none; —: the question has no "
+            f"{defined_by(results.settings.kind)}"
         ),
         metric=results.settings.metric(metric).label,
         static_rows=min(len(rows), _STATIC_ROWS),
+        gated=gated,
     )
 
 

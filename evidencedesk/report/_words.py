@@ -653,7 +653,7 @@ def list_value(results: Results, source: str, base: str = "") -> str:
     before = _resolve(results, base).values.get(metric) if base else None
     change = None if value is None or before is None else value - before
     first = r.first_relevant if r.first_relevant is not None else "—"
-    return (f"first answer at {first} · {metric_label(results, metric)} {fmt(value)} · Δ "
+    return (f"first relevant at {first} · {metric_label(results, metric)} {fmt(value)} · Δ "
             f"{signed(change)}")  # fmt: skip
 
 
