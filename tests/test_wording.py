@@ -266,3 +266,27 @@ def test_the_question_list_speaks_of_documents_and_of_a_gate_only_with_one(
     assert "their tags, whether the gate calls them critical, which candidates" in demo
     assert ("has a relevant chunk in its top 3 (the check the gate's pass rate and critical rule "
             "make per question); fail:") in demo  # fmt: skip
+
+
+def test_the_methods_say_unanswerable_only_where_a_labels_file_does(
+    site: Path, demo_site: Path, example_site: Callable[[str], Path]
+) -> None:
+    """The demo's labels mark questions unanswerable; a pipeline project's qrels (the example's
+    BEIR files) and a runs-only project's only lack a relevant judgment."""
+    said = {
+        "runs-only": text(site / "methods.html"),
+        "labels": text(demo_site / "methods.html"),
+        "qrels": text(example_site("pipeline") / "methods.html"),
+    }
+    undefined = {
+        "runs-only": "relevant document (no relevant judgment)",
+        "labels": "relevant chunk in scope (unanswerable, or relevant only in superseded or "
+        "restricted chunks)",
+        "qrels": "relevant chunk in scope (no relevant judgment, or relevant only in superseded "
+        "or restricted chunks)",
+    }
+    for source, words in said.items():
+        assert f"Undefined ≠ 0 a question with no {undefined[source]} has no value" in " ".join(
+            words.split()
+        ), source
+    assert "unanswerable" not in said["qrels"] and "unanswerable" not in said["runs-only"]

@@ -75,6 +75,7 @@ from evidencedesk.report._words import (
     questions_decide,
     recompute_from,
     trec_eval_counts,
+    undefined_when,
 )
 from evidencedesk.results import types as r
 from evidencedesk.results._plan import DataSize, GateCounts, Lead, Plan, VerdictCounts
@@ -273,6 +274,7 @@ def meta(results: Results, claims: Claims | None = None) -> Meta:
         judged_k=settings.judged_k,
         averaging=settings.averaging,
         trec_eval_counts=trec_eval_counts(settings.relevance),
+        undefined_when=undefined_when(settings.kind, labelled=inputs.qrels_file is None),
         exports_exception=exports_exception(settings),
         recompute_from=recompute_from(results),
         bpref_excepted=bpref_excepted(settings),

@@ -140,6 +140,9 @@ class Meta(Plain):
     # under trec_eval's averaging, how a judged question with no relevant judgment counts
     # ("counts 0 in the means", `words.trec_eval_counts`)
     trec_eval_counts: str = ""
+    # what leaves a question's metrics undefined ("relevant document (no relevant judgment)",
+    # `words.undefined_when`)
+    undefined_when: str = ""
     # what the exports cannot recompute ("" or ", Judged@k … excepted: …"): a labels file grades
     # every chunk, a missing grade 0, and the qrels export lists the grades (`words`)
     exports_exception: str = ""

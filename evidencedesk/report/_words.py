@@ -106,6 +106,16 @@ def defined_by(kind: str) -> str:
     return "relevant chunk in scope" if kind == "pipeline" else "relevant judgment"
 
 
+def undefined_when(kind: str, labelled: bool) -> str:
+    """What leaves a question's metrics undefined, in the methods page's words: a labels file
+    marks a question unanswerable, qrels hold no relevant judgment for it (`labelled`: the
+    questions come from a labels file); a pipeline's scope may also leave its relevant chunks out."""
+    if kind != "pipeline":
+        return "relevant document (no relevant judgment)"
+    why = "unanswerable" if labelled else "no relevant judgment"
+    return f"relevant chunk in scope ({why}, or relevant only in superseded or restricted chunks)"
+
+
 def _below_gains(relevance: int) -> bool:
     """Whether a question with no relevant judgment may hold grades that gain in nDCG: grades
     from 1 up to the threshold, which trec_eval's nDCG reads (`metrics.Kind.undefined`)."""
