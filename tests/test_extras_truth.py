@@ -217,7 +217,8 @@ def test_the_evidence_page_shows_only_the_checks_that_ran(example_site) -> None:
         "compression (only the checks this project's inputs let run)." in page
     )
     # dedupe ran over the catalog alone: the page shows it and the overview does not skip it
-    assert "Duplicates: every answerable question's top 20 (sparse) over the catalog." in page
+    assert ("Duplicates: the top 20 (sparse) of every question with a relevant judgment, over the "
+            "catalog.") in page  # fmt: skip
     assert "42 chunks kept; 0 merged into 0 kept chunks" in page
     assert "dedupe" not in index
     # no freshness, deletion or tenant section: the overview names the skipped ones

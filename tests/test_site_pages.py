@@ -15,6 +15,7 @@ from evidencedesk.report import _render as render
 from evidencedesk.report._questions import FULL_TEXT, SNIPPET, passage
 from evidencedesk.report._render import delta_class, flip_class, render_site
 from evidencedesk.results._settings import _PIPELINE_COLUMNS, _RUNS_COLUMNS, Settings, reported
+from evidencedesk.results.types import HeldBack
 from tests import report_fixtures as rf
 from tests.long_passages import LONG, built_site
 from tests.test_site_polish import text_of
@@ -126,6 +127,29 @@ def test_the_document_list_is_its_own_capped_page(
     assert page.count(first) == 1
     index = (tmp_path / "s" / "index.html").read_text("utf-8")
     assert '<a href="documents.html">' in index and first not in index
+
+
+def test_the_held_back_table_lists_its_first_pairs_and_counts_them_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corpus of near-identical texts holds thousands of held-back pairs: the evidence page
+    lists the first (`_HELD_BACK_SHOWN`), counts every one and says where the rest are."""
+    model = rf.make_model()
+    assert model.evidence is not None
+    held = tuple(HeldBack(f"a{i}:c0", f"b{i}:c0", "same words, different numbers")
+                 for i in range(5))  # fmt: skip
+    model = replace(model, evidence=replace(model.evidence, held_back=held))
+    monkeypatch.setattr(render, "_HELD_BACK_SHOWN", 2)
+    render_site(model, tmp_path / "s")
+    page = text_of(tmp_path / "s" / "evidence.html")
+    assert "5 near-duplicate pairs held back because their numbers differ" in page
+    assert "a1:c0" in page and "a2:c0" not in page
+    assert ("… and 3 more pairs held back, not listed here ( results.json : "
+            "evidence.held_back ).") in page  # fmt: skip
+    monkeypatch.setattr(render, "_HELD_BACK_SHOWN", 5)
+    render_site(model, tmp_path / "t")
+    page = text_of(tmp_path / "t" / "evidence.html")
+    assert "a4:c0" in page and "more pairs held back" not in page
 
 
 def test_a_project_without_documents_has_no_document_page(tmp_path: Path) -> None:

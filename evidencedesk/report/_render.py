@@ -584,6 +584,9 @@ Page = tuple[str, str, str, dict[str, Any]]  # file, template, title, extra cont
 
 
 DOCUMENTS_SHOWN = 1000  # rows of the documents page (a 5,000-document corpus lists its first)
+# pairs of the evidence page's held-back table (a corpus of near-identical texts holds thousands:
+# the page lists its first, results.json every one)
+_HELD_BACK_SHOWN = 100
 
 
 def _pages_of(model: SiteModel, page: SitePage) -> list[Page]:
@@ -771,6 +774,7 @@ def _write_pages(
         "model": model,
         "meta": model.meta,
         "documents_shown": model.documents[:DOCUMENTS_SHOWN],
+        "held_back_shown": model.evidence.held_back[:_HELD_BACK_SHOWN] if model.evidence else (),
         "nav": nav,
         "charts": _charts(model),
         "qhref": links.href,  # qhref(qid, variant=..., candidate=...): see report.questions

@@ -44,7 +44,8 @@ Rows = tuple[StateRow, ...]  # the rows of the freshness or the deletion table
 def _duplicates(
     catalog: Catalog, labels: Sequence[Label], dups: Path | None
 ) -> tuple[int, tuple[Merge, ...], tuple[HeldBack, ...]]:
-    """Dedupe each answerable question's sparse top 20 over the catalog plus the dups folder."""
+    """Dedupe the sparse top 20 of each question with a relevant judgment (`Label.answerable`)
+    over the catalog plus the dups folder."""
     extra_docs = _load_documents([dups]) if dups else []
     extra = Catalog.from_documents(list(catalog.documents) + extra_docs)
     searcher = build_searchers(extra)["sparse"]
@@ -235,7 +236,8 @@ def evidence(
     `dense`: the dense embedder of every index rebuilt here (the project's)."""
     kept, merges, held = _duplicates(catalog, labels, dups)
     where = " and the dups folder" if dups else ""
-    notes = [f"Duplicates: every answerable question's top 20 (sparse) over the catalog{where}."]
+    notes = [f"Duplicates: the top 20 (sparse) of every question with a relevant judgment, over "
+             f"the catalog{where}."]  # fmt: skip
     freshness: Rows = ()
     if update is not None:
         freshness, note = _freshness(catalog, labels, update, index, k, dense)
