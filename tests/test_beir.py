@@ -9,6 +9,7 @@ import pytest
 from evidencedesk.cli import main
 from evidencedesk.errors import DocumentError, LabelsError
 from evidencedesk.files.trec import read_qrels, read_run, write_qrels, write_run
+from evidencedesk.results._evidence import _duplicates
 from evidencedesk.retrieval.beir import (
     _checked_queries,
     _labels_from_judgments,
@@ -19,6 +20,7 @@ from evidencedesk.retrieval.beir import (
     read_queries,
     read_tags,
 )
+from evidencedesk.retrieval.labels import Label
 from tests.beir_files import write_beir_corpus, write_beir_qrels, write_beir_queries
 from tests.conftest import make_chunk
 
@@ -52,6 +54,31 @@ def test_corpus_round_trip(tmp_path: Path) -> None:
     assert catalog.allowed() == frozenset({"doc-1", "MED/42"})
     write_beir_corpus(tmp_path / "again.jsonl", catalog.chunks)
     assert (tmp_path / "again.jsonl").read_bytes() == path.read_bytes()
+
+
+def test_the_evidence_checks_name_a_passage_by_its_own_id(tmp_path: Path) -> None:
+    """The duplicates check adds the dups folder to the catalog: a BEIR passage keeps its id
+    (chunked again it would be 'p1:c0', an id no other page and no judgment knows)."""
+    path = tmp_path / "corpus.jsonl"
+    write_beir_corpus(path, [
+        make_chunk("p1", "Bikes may be returned within 30 days of purchase.", "Returns"),
+        make_chunk("p2", "Bikes may be returned within 14 days of purchase.", "Returns"),
+    ])  # fmt: skip
+    catalog = read_beir_corpus(path)
+    dups = tmp_path / "dups"
+    dups.mkdir()
+    (dups / "faq.md").write_text(
+        "---\nid: faq\ntitle: FAQ\nversion: 1\nstatus: current\nvisibility: public\n"
+        "language: en\n---\nBikes may be returned within 30 days of purchase.\n",
+        encoding="utf-8",
+    )
+    assert catalog.with_documents([]).ids() == ("p1", "p2")
+    label = Label("q1", "within how many days may bikes be returned", (), True, {"p1": 2})
+    kept, merges, held = _duplicates(catalog, [label], dups)
+    assert (kept, [(m.kept, m.merged) for m in merges]) == (2, [("p1", ("faq:c0",))])
+    assert [(h.first, h.second) for h in held] == [("p1", "p2")]
+    with pytest.raises(DocumentError, match="expected a unique document id, found 'p1' already"):
+        catalog.with_documents(catalog.documents[:1])
 
 
 def test_corpus_accepts_id_and_integer_ids(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ def _duplicates(
     """Dedupe the sparse top 20 of each question with a relevant judgment (`Label.answerable`)
     over the catalog plus the dups folder."""
     extra_docs = _load_documents([dups]) if dups else []
-    extra = Catalog.from_documents(list(catalog.documents) + extra_docs)
+    extra = catalog.with_documents(extra_docs)
     searcher = build_searchers(extra)["sparse"]
     allowed = extra.allowed(Scope())
     seen: set[str] = set()
@@ -206,7 +206,7 @@ def _tenants(
     catalog: Catalog, labels: Sequence[Label], tenancy_file: Path, folder: Path, known: set[str],
     dense: str = "toy",
 ) -> tuple[TenantRow, ...]:  # fmt: skip
-    world = Catalog.from_documents(list(catalog.documents) + _load_documents([folder]))
+    world = catalog.with_documents(_load_documents([folder]))
     tenancy = Tenancy.load(tenancy_file, known_docs=known | {d.id for d in world.documents})
     rows = _leak_table(build_searchers(world, dense), world, tenancy, labels, Scope(), k=5)
     out = []

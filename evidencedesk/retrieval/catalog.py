@@ -75,16 +75,29 @@ class Catalog:
 
     @classmethod
     def from_documents(cls, documents: Sequence[Document], strategy: str = "paragraph") -> Catalog:
-        seen: dict[str, str] = {}
-        for doc in documents:
-            if doc.id in seen:
-                raise DocumentError(
-                    doc.path,
-                    f"expected a unique document id, found {doc.id!r} already used by {seen[doc.id]}",
-                )
-            seen[doc.id] = doc.path
+        _unique_ids(documents)
         chunks = tuple(c for doc in documents for c in chunk_document(doc, strategy))
         return cls(chunks=chunks, documents=tuple(documents))
+
+    def with_documents(self, documents: Sequence[Document], strategy: str = "paragraph") -> Catalog:
+        """This catalog and `documents`, those chunked by `strategy`: its own chunks kept as they
+        are, not chunked again (a BEIR passage's chunk id is its own id, and the project's
+        chunking need not be `strategy`)."""
+        _unique_ids([*self.documents, *documents])
+        added = tuple(c for doc in documents for c in chunk_document(doc, strategy))
+        return Catalog(self.chunks + added, (*self.documents, *documents), self.empty)
+
+
+def _unique_ids(documents: Sequence[Document]) -> None:
+    """Raises `DocumentError` at the second document with an id already used."""
+    seen: dict[str, str] = {}
+    for doc in documents:
+        if doc.id in seen:
+            raise DocumentError(
+                doc.path,
+                f"expected a unique document id, found {doc.id!r} already used by {seen[doc.id]}",
+            )
+        seen[doc.id] = doc.path
 
 
 # the ``*.md`` files of a folder (the stages list the updates folder through this name)
