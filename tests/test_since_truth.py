@@ -137,3 +137,25 @@ def test_the_verdict_count_counts_verdicts_that_changed(sites: dict[str, Path]) 
     )
     two = replace(s, verdicts=s.verdicts[1:2] * 2)
     assert "· 2 gate levels changed (same verdicts) ·" in since_view(two, current).summary
+
+
+def test_a_right_to_left_document_id_is_isolated_alone_in_a_grade_change(tmp_path: Path) -> None:
+    """A label grade's change names its document between the question and our words: an
+    Arabic id isolated with the words after it would turn "grade 2 → grade 1" around."""
+    doc = "وثيقة-1"
+    ranked = {"q1": [doc, "x1"], "q2": ["q2a", "x2"]}
+    runs = {"base": ranked, "cand": ranked}
+    before = write_project(tmp_path / "before", {"q1": {doc: 2}, "q2": {"q2a": 2}}, runs)
+    after = write_project(tmp_path / "after", {"q1": {doc: 2, "x1": 1}, "q2": {"q2a": 2}}, runs)
+    first, second = tmp_path / "site-before", tmp_path / "site-after"
+    evidencedesk.build(project=before, out=first)
+    evidencedesk.build(project=after, out=second, compare_to=first)
+    page = (second / "since.html").read_text("utf-8")
+    assert ": x1: unlabelled → grade 1</li>" in page
+    changed = {"q1": {doc: 1}, "q2": {"q2a": 2}}
+    again = write_project(tmp_path / "again", changed, runs)
+    third = tmp_path / "site-again"
+    evidencedesk.build(project=again, out=third, compare_to=first)
+    page = (third / "since.html").read_text("utf-8")
+    assert f": \u2068{doc}\u2069: grade 2 → grade 1</li>" in page
+    assert [d.line() for d in audit(third)[0]] == []

@@ -20,8 +20,11 @@ class _SinceItem(Plain):
     """One change on since.html: what changed (a question, candidate, run or file) and how."""
 
     subject: str  # a question id, a candidate, a run or a file
-    text: str
+    text: str  # our words, run names in them (isolated as names where they hold RTL text)
     question: bool = False  # subject is a question id (linked to its page)
+    # data between the subject and the words: a label grade's chunk or document id, isolated
+    # on its own (in `text` a right-to-left id would turn the words around it)
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ def _verdict(before: str | None, after: str | None, gb: str | None, ga: str | No
 def _inputs(s: Since) -> tuple[_SinceItem, ...]:
     items = [_SinceItem(f.path, f"file {f.change}") for f in s.files]
     items += [
-        _SinceItem(g.question, f"{g.chunk}: {_grade(g.before)} → {_grade(g.after)}", True)
+        _SinceItem(g.question, f"{_grade(g.before)} → {_grade(g.after)}", True, g.chunk)
         for g in s.grades
     ]
     items += [_SinceItem(q, "new question", True) for q in s.questions_added]
