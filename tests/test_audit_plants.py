@@ -331,14 +331,14 @@ PLANTS = {
     ]),
     # the to-label page: its pairs counted, its first rows, the rows after them
     "unjudged pairs counted": ("to-label.html", "1365 (question, document)", "1356 (question, document)", [
-        "to-label.html: '1356 (question, document) pairs in the top 10 of the baseline or a "
+        "to-label.html: \"1356 (question, document) pairs in the top 10 of the baseline or a "
         "candidate have no judgment; they count as not relevant in every metric. data/to-label.tsv "
-        "lists them all, the ones that change the mo': results.json says 1365 pairs, top 10, 1365 "
-        "in the file (to_label_total, settings.judged_k, to_label)",
+        "lists them all, depth by depth: every run's\": results.json says 1365 pairs, top 10, "
+        "1365 in the file (to_label_total, settings.judged_k, to_label)",
     ]),
     "a row to label": ("to-label.html", '<code>d068</code></td><td class="num">1<', '<code>d068</code></td><td class="num">2<', [
         "to-label.html: 'q001 d068: rank 2, by base, splits 6': results.json says 'q001 d068: "
-        "rank 1, by base, splits 6' (to_label[0])",
+        "rank 1, by base, splits 6' (to_label[1])",
     ]),
     "rows after the first": ("to-label.html", "… and 1335 more rows", "… and 1336 more rows", [
         "to-label.html: '… and 1336 more rows in the file': results.json says 1335 (to_label, "
@@ -605,18 +605,18 @@ def test_links_to_fragments_and_other_sites_name_no_file() -> None:
 TO_LABEL = "data/to-label.tsv"
 TO_LABEL_PLANTS = {
     "a best rank changed": (TO_LABEL, "q001\t0\td068\t\t1\tbase\t6", "q001\t0\td068\t\t2\tbase\t6", [
-        "data/to-label.tsv: 'line 2: q001 0 d068  2 base 6': results.json says query=q001 "
-        "iteration=0 document=d068 grade= best_rank=1 splits=6 (to_label[0])",
+        "data/to-label.tsv: 'line 3: q001 0 d068  2 base 6': results.json says query=q001 "
+        "iteration=0 document=d068 grade= best_rank=1 splits=6 (to_label[1])",
     ]),
     "a grade filled in": (TO_LABEL, "q002\t0\td021\t\t1", "q002\t0\td021\t2\t1", [
-        "data/to-label.tsv: 'line 3: q002 0 d021 2 1 base 6': results.json says query=q002 "
-        "iteration=0 document=d021 grade= best_rank=1 splits=6 (to_label[1])",
+        "data/to-label.tsv: 'line 5: q002 0 d021 2 1 base 6': results.json says query=q002 "
+        "iteration=0 document=d021 grade= best_rank=1 splits=6 (to_label[3])",
     ]),
     # every row after it moves up one: the first is named, the others counted
     "a row dropped": (TO_LABEL, "q001\t0\td068\t\t1\tbase\t6\tquestion q001\t\t\n", "", [
-        "data/to-label.tsv: 'line 2: q002 0 d021  1 base 6': results.json says query=q001 "
-        "iteration=0 document=d068 grade= best_rank=1 splits=6 (to_label[0])",
-        "data/to-label.tsv: '(1363 more rows differ)': results.json says each pair in its own row "
+        "data/to-label.tsv: 'line 3: q002 0 d006  1 cand05 1': results.json says query=q001 "
+        "iteration=0 document=d068 grade= best_rank=1 splits=6 (to_label[1])",
+        "data/to-label.tsv: '(1362 more rows differ)': results.json says each pair in its own row "
         "(to_label)",
         "data/to-label.tsv: '(1364 rows)': results.json says 1365 pairs to label (to_label)",
     ]),

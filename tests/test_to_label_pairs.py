@@ -44,10 +44,10 @@ def reference(
         tops = [in_top.get(c, set()) for c in candidates]
         for d, names in runs_of.items():
             splits = sum((d in base_top) != (d in top) for top in tops)
-            rows.append((-splits, rank_of[d], -len(names), n, d, q, tuple(names)))
+            rows.append((rank_of[d], splits == 0, n, d, q, tuple(names), splits))
     best = heapq.nsmallest(cap, rows)
-    return tuple(ToLabel(q, d, rank, returning, -splits)
-                 for splits, rank, _, _, d, q, returning in best), len(rows)  # fmt: skip
+    return tuple(ToLabel(q, d, rank, returning, splits)
+                 for rank, _, _, d, q, returning, splits in best), len(rows)  # fmt: skip
 
 
 def _list(q: str, ids: Sequence[str], judged: Sequence[bool] | None) -> Judged:
@@ -59,7 +59,8 @@ def test_a_hand_worked_pair_order() -> None:
     # q1: base returns a (unjudged), b (judged), c (unjudged); cand returns c, d (unjudged), a
     # top 2: base {a, b}, cand {c, d}. Open pairs: (q1, a) base rank 1, splits 1 (in base only);
     # (q1, c) cand rank 1 (base's rank 3 is past k), splits 1; (q1, d) cand rank 2, splits 1.
-    # q2: both return e unjudged at rank 1: splits 0, two runs.
+    # q2: both return e unjudged at rank 1: splits 0, two runs; q3: cand2 alone ranks f first.
+    # Depth by depth: rank 1 (the splitting pairs question by question, then q2's e), rank 2.
     base = [_list("q1", ["a", "b", "c"], [False, True, False]), _list("q2", ["e"], [False])]
     cand = [_list("q1", ["c", "d", "a"], [False, False, False]), _list("q2", ["e"], [False])]
     rows, total = to_label(base, {"cand": cand}, "base", 2)
@@ -67,8 +68,25 @@ def test_a_hand_worked_pair_order() -> None:
     assert rows == (
         ToLabel("q1", "a", 1, ("base",), 1),
         ToLabel("q1", "c", 1, ("cand",), 1),
-        ToLabel("q1", "d", 2, ("cand",), 1),
         ToLabel("q2", "e", 1, ("base", "cand"), 0),
+        ToLabel("q1", "d", 2, ("cand",), 1),
+    )
+    # two candidates: the baseline's a splits both comparisons, each candidate's pair one; a
+    # candidate's first result still comes before the baseline's second
+    base3 = [_list("q1", ["a", "x"], [False, False]), _list("q3", ["g"], [True])]
+    cand2 = [_list("q1", ["b"], [False]), _list("q3", ["f"], [False])]
+    rows, total = to_label(base3, {"cand": [_list("q1", ["c"], [False])], "cand2": cand2},
+                           "base", 2)  # fmt: skip
+    assert (
+        rows
+        == (
+            ToLabel("q1", "a", 1, ("base",), 2),
+            ToLabel("q1", "b", 1, ("cand2",), 1),
+            ToLabel("q1", "c", 1, ("cand",), 1),
+            ToLabel("q3", "f", 1, ("cand2",), 1),
+            ToLabel("q1", "x", 2, ("base",), 2),
+        )
+        and total == 5
     )
     # the corpus leaves out an id nobody could read; the cap keeps the first rows, not the count
     rows, total = to_label(base, {"cand": cand}, "base", 2, cap=1, corpus={"c", "d", "e"})
@@ -135,10 +153,11 @@ def test_a_judges_lists_give_the_pairs_their_made_lists_give(seed: int) -> None:
 
 
 def test_the_page_says_what_its_order_can_do(example_site: Callable[[str], Path]) -> None:
-    """The order puts first the pairs that split the most comparisons: grading them can move
-    the most comparisons per label, and may move none (a grade is not a verdict change)."""
+    """The order pools depth by depth: grading the first rows grades every run alike (and the
+    page promises no verdict change)."""
     text = " ".join(visible((example_site("runs-only") / "to-label.html").read_text("utf-8"),
                             unescape=True).split())  # fmt: skip
-    assert "then how many runs return them. Grading the first rows can move the most " \
-        "comparisons per label." in text  # fmt: skip
-    assert "changes the most verdicts" not in text
+    assert ("before those every run holds. Grading the first rows grades every run's results "
+            "alike: an unjudged result counts as not relevant, so grading one run's results and "
+            "not another's would favour the first.") in text  # fmt: skip
+    assert "changes the most verdicts" not in text and "most comparisons" not in text

@@ -524,7 +524,7 @@ def results_of(
     )
 
 
-TO_LABEL_CAP = 5000  # rows of to-label.tsv (the first ones change the most comparisons)
+TO_LABEL_CAP = 5000  # rows of to-label.tsv (the first ones every run's best ranked: `to_label`)
 
 
 def judged_metric(k: int) -> Metric:
@@ -657,10 +657,13 @@ def to_label(
     baseline: Sequence[Judged], candidates: Mapping[str, Sequence[Judged]], baseline_name: str,
     k: int, cap: int = TO_LABEL_CAP, corpus: Collection[str] | None = None,
 ) -> tuple[tuple[ToLabel, ...], int]:  # fmt: skip
-    """The unjudged (question, document) pairs of the baseline's and the candidates' top k, the
-    ones that change the most comparisons first: pairs that split most baseline-candidate
-    comparisons (in one run's top k, not in the other's), then the best rank, then the most runs
-    returning them; ties by question order and document id. At most `cap` rows, and how many
+    """The unjudged (question, document) pairs of the baseline's and the candidates' top k,
+    depth by depth as TREC pools them: by the best rank a run gives them, then those that split
+    a baseline-candidate comparison (in one run's top k, not in the other's) before those every
+    run holds, then by question order and document id. A prefix of the rows grades every run's
+    results alike: an order by the comparisons a pair splits put the baseline's first (it is in
+    every comparison), and since an unjudged result counts as not relevant, grading those alone
+    turned every candidate of a seven-candidate project WORSE. At most `cap` rows, and how many
     pairs there are in all. With `corpus` (the project's document ids), a document it does not
     hold is never listed: nobody could read it to label it.
 
@@ -693,10 +696,7 @@ def to_label(
     splits = np.zeros(found.size, dtype=np.int64)
     for c in candidates:
         splits += base != (held >> names.index(c)) & 1
-    count = np.zeros(found.size, dtype=np.int64)
-    for r in range(len(names)):
-        count += (returning >> r) & 1
-    order = np.lexsort((found, -count, best, -splits))[:cap]
+    order = np.lexsort((found, splits == 0, best))[:cap]
     width = max(len(distinct), 1)
     rows = tuple(
         ToLabel(
