@@ -661,9 +661,9 @@ def to_label(
     depth by depth as TREC pools them: by the best rank a run gives them, then those that split
     a baseline-candidate comparison (in one run's top k, not in the other's) before those every
     run holds, then by question order and document id. A prefix of the rows grades every run's
-    results alike: an order by the comparisons a pair splits put the baseline's first (it is in
-    every comparison), and since an unjudged result counts as not relevant, grading those alone
-    turned every candidate of a seven-candidate project WORSE. At most `cap` rows, and how many
+    results alike; an order by the number of comparisons a pair splits puts the baseline's
+    first (it is in every comparison), and an unjudged result counting as not relevant, grading
+    a prefix of that order favours the baseline. At most `cap` rows, and how many
     pairs there are in all. With `corpus` (the project's document ids), a document it does not
     hold is never listed: nobody could read it to label it.
 
