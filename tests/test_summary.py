@@ -223,3 +223,31 @@ def test_the_audit_holds_the_summary_to_results_json(demo_site: Path, tmp_path: 
     manifest["files"].remove("summary.md")
     (site / "manifest.json").write_text(json.dumps(manifest), "utf-8")
     assert audit(site)[0] == []
+
+
+def test_a_baseline_that_fails_the_policy_is_said_first(tmp_path: Path) -> None:
+    """Every candidate BLOCKs when the baseline itself misses a floor: the summary says so
+    before the candidates' failing rules, as the index and the gate page do, and the audit
+    names the line when it is gone. By hand: the baseline ranks q1's and q2's one relevant
+    document second of two, so its R@1 is 0.000 against the policy's 0.600 (the candidate's
+    0.500: it BLOCKs too)."""
+    from evidencedesk.report._audit import audit
+    from tests.synthetic_runs import write_project
+
+    qrels = {"q1": {"a": 2}, "q2": {"b": 2}}
+    runs = {"base": {"q1": ["x", "a"], "q2": ["y", "b"]},
+            "cand": {"q1": ["a", "x"], "q2": ["y", "b"]}}  # fmt: skip
+    policy = {"k": 1, "min_recall": 0.6, "min_pass_rate": 0.0, "max_drop": 1.0,
+              "review_on_mrr_flips": False}  # fmt: skip
+    project = write_project(tmp_path / "p", qrels, runs, policy=policy)
+    site = tmp_path / "site"
+    assert cli.main(["build", "--project", str(project), "--out", str(site), "-q"],
+                    stdout=io.StringIO(), stderr=io.StringIO()) == 0  # fmt: skip
+    text = (site / "summary.md").read_text("utf-8")
+    said = ("The baseline base itself fails the gate policy (BLOCK): R\\@1 0.000 is below the "
+            "minimum 0.600. Every candidate is held to the same floors, so a candidate's BLOCK "
+            "may be the baseline's, not the change's.")  # fmt: skip
+    assert f"## Gate: failing rules\n\n{said}\n\n- `cand` BLOCK: `min_recall` (R\\@1) 0.500" in text
+    assert audit(site)[0] == []
+    (site / "summary.md").write_text(text.replace(f"{said}\n\n", ""), "utf-8")
+    assert [d.line() for d in audit(site)[0]][0].startswith("summary.md: '- `cand` BLOCK:")

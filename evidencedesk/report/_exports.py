@@ -169,7 +169,12 @@ def _failing_rules(model: SiteModel) -> list[str]:
                 f"- {_md_code(c.name)} {_words(r.status)}: `{r.rule}`{metric} "
                 f"{_words(r.observed)}, needs {_words(r.threshold)}"
             )
-    return ["", "## Gate: failing rules", "", *(lines or ["None: every evaluated rule passes."])]
+    # the baseline failing the policy's own floors, first: a candidate's REVIEW or BLOCK below
+    # may be the baseline's, not the change's (as the index and the gate page say)
+    own = model.gate.baseline_fails
+    first = [f"{_words(own, opens=True)}.", ""] if own else []
+    return ["", "## Gate: failing rules", "", *first,
+            *(lines or ["None: every evaluated rule passes."])]  # fmt: skip
 
 
 def _warnings(model: SiteModel) -> list[str]:

@@ -1220,7 +1220,10 @@ def _failing_rules(results: Results) -> list[str]:
                          f"{f' ({_md_words(metric)})' if metric else ''} "
                          f"{_md_words(rule_cell(results, r, 'observed'))}, needs "
                          f"{_md_words(rule_cell(results, r, 'threshold'))}")  # fmt: skip
-    return ["", "## Gate: failing rules", "", *(lines or ["None: every evaluated rule passes."])]
+    own = _baseline_fails(results, "")
+    first = [f"{_md_words(own, opens=True)}.", ""] if own else []
+    return ["", "## Gate: failing rules", "", *first,
+            *(lines or ["None: every evaluated rule passes."])]  # fmt: skip
 
 
 def _share(part: int, whole: int) -> str:
