@@ -331,9 +331,9 @@ PLANTS = {
     ]),
     # the to-label page: its pairs counted, its first rows, the rows after them
     "unjudged pairs counted": ("to-label.html", "1365 (question, document)", "1356 (question, document)", [
-        "to-label.html: \"1356 (question, document) pairs in the top 10 of the baseline or a "
+        "to-label.html: '1356 (question, document) pairs in the top 10 of the baseline or a "
         "candidate have no judgment; they count as not relevant in every metric. data/to-label.tsv "
-        "lists them all, depth by depth: every run's\": results.json says 1365 pairs, top 10, "
+        "lists them all, depth by depth: the unjudge': results.json says 1365 pairs, top 10, "
         "1365 in the file (to_label_total, settings.judged_k, to_label)",
     ]),
     "a row to label": ("to-label.html", '<code>d068</code></td><td class="num">1<', '<code>d068</code></td><td class="num">2<', [
