@@ -792,7 +792,6 @@ class QuestionList(Plain):
     pass_rule: str  # that rule in words
     metric: str  # the label of the metric "better" and "worse" are on (the flips metric)
     static_rows: int  # rows written into the page (the rest only through JavaScript)
-    gated: bool  # a gate policy names the critical questions (else none is critical)
 
 
 @dataclass(frozen=True)

@@ -127,9 +127,11 @@ def question_list(results: Results, pages: Collection[str], plan: Plan) -> Quest
                     q.id in pages)
         for q in results.inputs.questions
     )  # fmt: skip
-    depth, gated = plan.pass_depth, results.policy is not None
+    depth = plan.pass_depth
     unit = "chunk" if results.settings.kind == "pipeline" else "document"
-    gate = " (the check the gate's pass rate and critical rule make per question)" * gated
+    gate = " (the check the gate's pass rate and critical rule make per question)" * (
+        results.policy is not None
+    )
     return QuestionList(
         rows=rows,
         depth=depth,
@@ -140,7 +142,6 @@ def question_list(results: Results, pages: Collection[str], plan: Plan) -> Quest
         ),
         metric=results.settings.metric(metric).label,
         static_rows=min(len(rows), _STATIC_ROWS),
-        gated=gated,
     )
 
 
