@@ -69,7 +69,7 @@ def test_the_demo_gate_page(gate_html: str) -> None:
     # the policy with each rule's threshold and what breaching it does, in the project's words
     assert (
         "min_pass_rate 0.800 the share of the questions with a relevant chunk in scope that have "
-        "a relevant result (grade ≥ 2) in each candidate's final list (k = its final) ✕ BLOCK"
+        "a relevant result (grade ≥ 2) in each candidate's final list ✕ BLOCK"
     ) in text
     assert "rc02 : safety:" in text  # the critical questions with their reasons
     # the blocked candidate: observed vs threshold with its margin, the breach marked
@@ -88,15 +88,41 @@ def test_the_demo_gate_page(gate_html: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("kind", "which"),
-    [("pipeline", "a relevant chunk in scope"), ("runs", "a relevant judgment")],
-)
-def test_the_pass_rate_says_which_questions_it_is_over(kind: str, which: str) -> None:
+    ("kind", "which", "within"),
+    [("pipeline", "a relevant chunk in scope", "each candidate's final list"),
+     ("runs", "a relevant judgment", "the top 10")],
+)  # fmt: skip
+def test_the_pass_rate_says_which_questions_it_is_over(kind: str, which: str, within: str) -> None:
     """The pass rate's cases are the questions that can pass: a runs-only project has no
     "answerable" questions, only judged ones with a relevant judgment."""
     policy = PolicyFacts(10, 0.2, 0.3, 0.02, True, (), {})
-    rows = {row.key: row.meaning for row in _policy_rows(policy, 3, "the top 10", kind)}
+    rows = {row.key: row.meaning for row in _policy_rows(policy, 3, kind)}
     assert rows["min_pass_rate"] == (
         f"the share of the questions with {which} that have a relevant result (grade ≥ 3) in "
-        "the top 10"
+        f"{within}"
     )
+
+
+@pytest.mark.parametrize(
+    ("kind", "recall", "flips"),
+    [
+        ("pipeline",
+         "R@5 (recall within the top 5 of each candidate's final list, averaged over the "
+         "questions with a relevant chunk in scope) is at least the minimum",
+         "MRR@k (reciprocal rank within each candidate's final list, k its length) is not worse "
+         "for more questions than it is better"),
+        ("runs",
+         "R@5 (recall within the top 5, averaged over the questions with a relevant judgment) is "
+         "at least the minimum",
+         "MRR@5 (reciprocal rank within the top 5) is not worse for more questions than it is "
+         "better"),
+    ],
+)  # fmt: skip
+def test_the_policy_names_the_list_each_rule_reads(kind: str, recall: str, flips: str) -> None:
+    """A pipeline gate reads each candidate's final list, whatever the policy's k: recall@k
+    reads the top k of that list, the reciprocal rank all of it (MRR@3 when it holds 3); the
+    policy table said "(k = its final)" of R@k too, false for a policy k of 5 and a final 3."""
+    policy = PolicyFacts(5, 0.2, 0.3, 0.02, True, (), {})
+    rows = {row.key: row.meaning for row in _policy_rows(policy, 1, kind)}
+    assert rows["min_recall"] == recall
+    assert rows["review_on_mrr_flips"] == flips

@@ -122,7 +122,7 @@ def test_the_gate_reads_the_questions_with_a_relevant_judgment_and_says_so(tmp_p
     _build(tmp_path, "trec_eval")
     gate = visible((tmp_path / "site-trec_eval" / "gate.html").read_text("utf-8"), unescape=True)
     assert (
-        "min_recall 0.000 R@k (recall within the top 3, averaged over the questions with a "
+        "min_recall 0.000 R@3 (recall within the top 3, averaged over the questions with a "
         "relevant judgment) is at least the minimum"
     ) in gate
     assert "min_recall R@3 1.000 ≥ 0.000" in gate

@@ -17,14 +17,14 @@ _MEANING = {
     "critical": "each critical question has a relevant result (grade ≥ {rel}) in {within}",
     # the gate's means read the questions with a relevant judgment under either [report]
     # averaging, as its pass rate does (`gate._shape`)
-    "min_recall": "R@k (recall within {within}, averaged over the questions with a {defined}) is "
-    "at least the minimum",
+    "min_recall": "R@{k} (recall within {recall_within}, averaged over the questions with a "
+    "{defined}) is at least the minimum",
     "min_pass_rate": "the share of the questions with a {defined} that have a relevant result "
     "(grade ≥ {rel}) in {within}",
-    "max_drop": "R@k and MRR@k (recall and reciprocal rank within {within}, averaged over the "
-    "questions with a {defined}; the gate's MRR@k is not the site's MRR, which reads the whole "
-    "list) drop at most this much against the gate's baseline",
-    "review_on_mrr_flips": "MRR@k (reciprocal rank within {within}) is not worse for more "
+    "max_drop": "R@{k} and {mrr} (recall within {recall_within}; reciprocal rank within "
+    "{within}{mrr_k}; averaged over the questions with a {defined}; the gate's {mrr} is not the "
+    "site's MRR, which reads the whole list) drop at most this much against the gate's baseline",
+    "review_on_mrr_flips": "{mrr} (reciprocal rank within {within}{mrr_k}) is not worse for more "
     "questions than it is better",
 }
 
@@ -191,7 +191,7 @@ def summary(rules: tuple[RuleValue, ...]) -> str:
     return " · ".join(parts)
 
 
-def _policy_rows(p: PolicyFacts, relevance: int, within: str, kind: str) -> tuple[_PolicyRow, ...]:
+def _policy_rows(p: PolicyFacts, relevance: int, kind: str) -> tuple[_PolicyRow, ...]:
     values = {
         "critical": ", ".join(p.critical) or "none",
         "min_recall": fmt(p.min_recall),
@@ -199,11 +199,23 @@ def _policy_rows(p: PolicyFacts, relevance: int, within: str, kind: str) -> tupl
         "max_drop": fmt(p.max_drop),
         "review_on_mrr_flips": _flips_value(p),
     }
+    # a runs-only gate reads each run's top k; a pipeline's reads each candidate's final list
+    # (its MRR cut at the list's length), and recall@k the top k of that list (`gate._shape`)
+    if kind == "runs":
+        lists = {
+            "within": f"the top {p.k}",
+            "recall_within": f"the top {p.k}",
+            "mrr": f"MRR@{p.k}",
+            "mrr_k": "",
+        }
+    else:
+        lists = {"within": "each candidate's final list", "mrr": "MRR@k", "mrr_k": ", k its length",
+                 "recall_within": f"the top {p.k} of each candidate's final list"}  # fmt: skip
     return tuple(
-        _PolicyRow(k, v, _MEANING[k].format(rel=relevance, within=within,
-                                            defined=defined_by(kind)), _ON_BREACH[k],
-                   worded=k == "review_on_mrr_flips")
-        for k, v in values.items()
+        _PolicyRow(key, v, _MEANING[key].format(rel=relevance, k=p.k, defined=defined_by(kind),
+                                                **lists), _ON_BREACH[key],
+                   worded=key == "review_on_mrr_flips")
+        for key, v in values.items()
     )  # fmt: skip
 
 
@@ -217,12 +229,10 @@ def gate_page(
         return None
     names = {c.gate.baseline for c in results.candidates if c.gate.baseline}
     baseline = ", ".join(sorted(names)) or "nothing (no saved baseline file and no baseline run)"
-    within = (f"the top {policy.k}" if results.settings.kind == "runs"
-              else "each candidate's final list (k = its final)")  # fmt: skip
     return GatePage(
         baseline_fails=say("baseline_fails", "") if say is not None else "",
         compared_with=baseline,
-        policy=_policy_rows(policy, results.settings.relevance, within, results.settings.kind),
+        policy=_policy_rows(policy, results.settings.relevance, results.settings.kind),
         critical=tuple(
             _CriticalRow(q, policy.notes.get(q, "no reason given in the policy"))
             for q in policy.critical
