@@ -36,14 +36,17 @@
     return { r: r, order: i, text: words.join(" ").toLowerCase() };
   });
   var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
-  var keys = [
-    function (x) { return x.r[ID]; },
-    function (x) { return x.r[TEXT]; },
-    function (x) { return x.r[TAGS].join(" "); },
-    function (x) { return x.r[CRITICAL]; },
-    function (x) { return x.r[BETTER].length - x.r[WORSE].length; },
-    function (x) { return x.r[PASS] === null ? -1 : x.r[PASS]; }
-  ];
+  // the sort key of each column the page shows (data.columns: Tags and Critical may be left out)
+  var KEYS = {
+    "Question": function (x) { return x.r[ID]; },
+    "Text": function (x) { return x.r[TEXT]; },
+    "Tags": function (x) { return x.r[TAGS].join(" "); },
+    "Critical": function (x) { return x.r[CRITICAL]; },
+    "Changed by": function (x) { return x.r[BETTER].length - x.r[WORSE].length; },
+    "Pass": function (x) { return x.r[PASS] === null ? -1 : x.r[PASS]; }
+  };
+  var columns = data.columns;
+  var keys = columns.map(function (c) { return KEYS[c]; });
   var sortCol = null, ascending = true;
 
   function el(tag, cls, text) {
@@ -75,15 +78,19 @@
     var text = el("td", "", r[TEXT]);
     text.dir = "auto";  // a right-to-left question reads right-aligned, isolated from its row
     tr.appendChild(text);
-    var tags = el("td");
-    r[TAGS].forEach(function (t) {
-      tags.appendChild(el("span", "tag", t));
-      tags.appendChild(document.createTextNode(" "));
-    });
-    tr.appendChild(tags);
-    var crit = el("td");
-    if (r[CRITICAL]) crit.appendChild(el("span", "tag tag-critical", "critical"));
-    tr.appendChild(crit);
+    if (columns.indexOf("Tags") !== -1) {
+      var tags = el("td");
+      r[TAGS].forEach(function (t) {
+        tags.appendChild(el("span", "tag", t));
+        tags.appendChild(document.createTextNode(" "));
+      });
+      tr.appendChild(tags);
+    }
+    if (columns.indexOf("Critical") !== -1) {
+      var crit = el("td");
+      if (r[CRITICAL]) crit.appendChild(el("span", "tag tag-critical", "critical"));
+      tr.appendChild(crit);
+    }
     var changed = el("td");
     flips(changed, r[BETTER], "better", "\u25b2", r[PAGE]);
     flips(changed, r[WORSE], "worse", "\u25bc", r[PAGE]);

@@ -16,12 +16,22 @@ def write_project(
     policy: dict[str, object] | None = None,
     questions: tuple[str, ...] = (),
     report: str = "",
+    tags: dict[str, list[str]] | None = None,
 ) -> Path:
-    """The project's ``evidencedesk.toml``; `questions` lists every query id (default: the qrels')."""
+    """The project's ``evidencedesk.toml``; `questions` lists every query id (default: the qrels');
+    `tags`, some queries' tags (in the queries file)."""
     (root / "runs").mkdir(parents=True, exist_ok=True)
     qids = questions or tuple(qrels)
     (root / "queries.jsonl").write_text(
-        "".join(json.dumps({"_id": q, "text": f"question {q}"}) + "\n" for q in qids), "utf-8"
+        "".join(
+            json.dumps(
+                {"_id": q, "text": f"question {q}"}
+                | ({"tags": tags[q]} if tags and q in tags else {})
+            )
+            + "\n"
+            for q in qids
+        ),
+        "utf-8",
     )
     (root / "qrels.txt").write_text(
         "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()), "utf-8"

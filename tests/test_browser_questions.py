@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+import evidencedesk
 from evidencedesk.report._site import slug
 from evidencedesk.results.types import Results
+from tests.synthetic_runs import write_project
 from tests.test_browser import _require_browser, browser
 
 __all__ = ["browser"]  # the harness's module-scoped Chromium fixture, used below
@@ -118,5 +120,26 @@ def test_the_side_by_side_diff_shows_the_candidate(
         "els => els.map(e => e.getClientRects().length)"
     )
     assert heights and set(heights) == {1}
+    assert problems == []
+    page.close()
+
+
+def test_the_script_draws_the_columns_the_page_shows(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A project without tags or critical questions: the script's rows have the page's four
+    columns (no empty Tags or Critical cell), and a header sorts by its own column."""
+    _require_browser()
+    qrels = {"q1": {"d1": 2}, "q2": {"d2": 2}, "q3": {"d3": 1}}
+    lists = {"q1": ["d1"], "q2": ["x", "d2"], "q3": ["d3"]}
+    project = write_project(tmp_path / "p", qrels, {"base": lists, "cand": lists})
+    evidencedesk.build(project=project, out=tmp_path / "site")
+    page, problems = _open_plain(browser, (tmp_path / "site" / "questions.html").as_uri())
+    page.locator("#question-filter").fill("q")  # the script redraws every row
+    cells = page.locator("#question-list tbody tr").evaluate_all(
+        "rows => rows.map(r => Array.from(r.cells, c => c.textContent.trim()))"
+    )
+    assert cells == [["q1", "question q1", "", "pass"], ["q2", "question q2", "", "pass"],
+                     ["q3", "question q3", "", "—"]]  # fmt: skip
+    page.locator("#question-list thead th", has_text="Pass").click()  # q3 (—) sorts first
+    assert _ids(page) == ["q3", "q1", "q2"]
     assert problems == []
     page.close()

@@ -63,7 +63,7 @@ def test_no_page_says_1_questions(site: Path) -> None:
                        "question (promising)."),
         ("index.html", "What it rests on 1 question 1 decides decide: those with a relevant "
                        "judgment"),
-        ("questions.html", "The 1 question: their tags"),
+        ("questions.html", "The 1 question: which candidates change them"),
     ],
 )  # fmt: skip
 def test_the_sentences_count_one_question(site: Path, page: str, said: str) -> None:

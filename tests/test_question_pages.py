@@ -14,6 +14,7 @@ from evidencedesk.errors import ResultsFileError
 from evidencedesk.report._assemble import present
 from evidencedesk.report._model import Question, RankedItem, SideBySide, VariantList
 from evidencedesk.report._questions import (
+    LIST_COLUMNS,
     LIST_DATA,
     QuestionLinks,
     aligned,
@@ -306,7 +307,7 @@ def test_the_list_script_keeps_markup_as_text() -> None:
     from evidencedesk.report._model import QuestionList, QuestionRow
 
     row = QuestionRow("q</script>", 'a <b>"x"</b>\u2028', ("t",), False, (), (), None, False)
-    text = list_script(QuestionList((row,), 10, "", "MRR", 1), ())
+    text = list_script(QuestionList((row,), 10, "", "MRR", 1, LIST_COLUMNS), ())
     assert "</script>" in text and "\u2028" not in text and "\\u2028" in text
     assert json.loads(text.split(" = ", 1)[1][:-2])["rows"][0][:2] == ["q</script>", row.question]
 

@@ -257,7 +257,7 @@ def test_the_question_list_speaks_of_documents_and_of_a_gate_only_with_one(
     """A runs-only project ranks documents, and with no gate policy no question is critical:
     the list's words say neither "chunk" nor "gate" (the demo, with a policy, says both)."""
     listed = " ".join(text(site / "questions.html").split())
-    assert ("All 8 questions: their tags, which candidates change them, and whether the "
+    assert ("All 8 questions: which candidates change them, and whether the "
             "baseline passes them.") in listed  # fmt: skip
     assert ("Pass: the baseline base has a relevant document in its top 10; fail: it has none; "
             "—: the question has no relevant judgment.") in listed  # fmt: skip

@@ -1475,8 +1475,10 @@ _CELL_N = re.compile(r'<span class="n">n=(\d+)</span>')
 
 # a row of the question list as the page writes it (without JavaScript): its id, its tags,
 # critical or not, the candidates that change it, and whether the baseline passes it
-_LIST_ROW = re.compile(r'<tr><th scope="row">(.*?)</th><td dir="auto">.*?</td><td>(.*?)</td>'
-                       r"<td>(.*?)</td><td>(.*?)</td><td[^>]*>(.*?)</td></tr>", re.S)  # fmt: skip
+_LIST_ROW = re.compile(r'<tr><th scope="row">(.*?)</th>(.*?)</tr>', re.S)
+_LIST_CELL = re.compile(r"<td[^>]*>(.*?)</td>", re.S)
+_LIST_HEAD = re.compile(r'<table id="question-list".*?<thead><tr>(.*?)</tr></thead>', re.S)
+_LIST_COLUMN = re.compile(r'<th scope="col">(.*?)</th>', re.S)
 _TAG = re.compile(r'<span class="tag">(.*?)</span>', re.S)  # a tag (the list's, a question's)
 _LIST_CHANGE = re.compile(r'<span class="flip flip-(better|worse)">[▲▼] (.*?)</span>', re.S)
 _PASS_WORDS = {True: "pass", False: "fail", None: "—"}
@@ -1515,19 +1517,44 @@ def _list_source(results: Results) -> str:
     return f"inputs.questions, the candidates' flips on {label}, the baseline's lists"
 
 
+def _list_columns(results: Results) -> list[str]:
+    """The question list's columns: a Tags column only when a question has a tag, a Critical
+    column only when the gate policy names a critical question (empty columns say nothing)."""
+    tagged = any(q.tags for q in results.inputs.questions)
+    critical = results.policy is not None and bool(results.policy.critical)
+    return ["Question", "Text", *["Tags"] * tagged, *["Critical"] * critical, "Changed by", "Pass"]
+
+
+def _column_disagreements(where: str, columns: list[str], results: Results) -> list[Disagreement]:
+    """The question list's columns (its page's header, its script's) held to `_list_columns`;
+    rows are read by them, so a wrong header is the one disagreement named."""
+    due = _list_columns(results)
+    if columns == due:
+        return []
+    why = "inputs.questions' tags, the policy's critical questions"
+    return [Disagreement(where, f"columns {', '.join(columns) or '(none)'}",
+                         f"{', '.join(due)} ({why})")]  # fmt: skip
+
+
 def _question_list_disagreements(page: str, raw: str, results: Results,
                                  moves: dict[str, list[tuple[str, str]]]) -> list[Disagreement]:  # fmt: skip
-    """The question list's rows the page writes, in order, held to results.json's questions:
-    each id, its tags, "critical", the candidates that change it (▲ better, ▼ worse on the
-    flips metric) and pass / fail / — for the baseline."""
+    """The question list's columns and the rows the page writes, in order, held to
+    results.json's questions: each id, its tags, "critical", the candidates that change it
+    (▲ better, ▼ worse on the flips metric) and pass / fail / — for the baseline."""
+    head = _LIST_HEAD.search(raw)
+    columns = [_cell_text(c) for c in _LIST_COLUMN.findall(head[1])] if head is not None else []
+    if wrong := _column_disagreements(page, columns, results):
+        return wrong
     out = []
     for due, m in zip(
         _question_rows(results, visible, moves), _LIST_ROW.finditer(raw), strict=False
     ):
-        said = (_cell_text(m[1]), [_cell_text(t) for t in _TAG.findall(m[2])],
-                _cell_text(m[3]) == "critical",
-                [(side, _cell_text(name)) for side, name in _LIST_CHANGE.findall(m[4])],
-                _cell_text(m[5]))  # fmt: skip
+        cells = dict(zip(columns[1:], _LIST_CELL.findall(m[2]), strict=False))
+        said = (_cell_text(m[1]), [_cell_text(t) for t in _TAG.findall(cells.get("Tags", ""))],
+                _cell_text(cells.get("Critical", "")) == "critical",
+                [(side, _cell_text(name))
+                 for side, name in _LIST_CHANGE.findall(cells.get("Changed by", ""))],
+                _cell_text(cells.get("Pass", "")))  # fmt: skip
         if said != due:
             out.append(Disagreement(page, _row_words(said),
                                     f"{_row_words(due)} ({_list_source(results)})"))  # fmt: skip
@@ -1546,6 +1573,7 @@ def _question_script_disagreements(site: Path, results: Results,
     try:
         data = json.loads(text.removeprefix(_LIST_PREFIX).removesuffix(";"))
         names = [str(entry[0]) for entry in data["candidates"]]
+        columns = [str(c) for c in data["columns"]]
         rows: list[_ListRow] = [
             (str(r[0]), [str(t) for t in r[2]], bool(r[3]),
              [("better", names[i]) for i in r[4]] + [("worse", names[i]) for i in r[5]],
@@ -1556,6 +1584,8 @@ def _question_script_disagreements(site: Path, results: Results,
         return [Disagreement(LIST_DATA, "(the script's data)",
                              f"the question list as JSON ({type(exc).__name__})")]  # fmt: skip
     due = _question_rows(results, str, moves)  # (the script's data holds them as they are)
+    if wrong := _column_disagreements(LIST_DATA, columns, results):
+        return wrong
     out = [Disagreement(LIST_DATA, _row_words(said),
                         f"{_row_words(row)} ({_list_source(results)})")
            for said, row in zip(rows, due, strict=False) if said != row][:1]  # fmt: skip

@@ -792,6 +792,9 @@ class QuestionList(Plain):
     pass_rule: str  # that rule in words
     metric: str  # the label of the metric "better" and "worse" are on (the flips metric)
     static_rows: int  # rows written into the page (the rest only through JavaScript)
+    # the list's columns, in order: Tags only when a question has one, Critical only when the
+    # gate policy names a critical question (`LIST_COLUMNS` holds them all)
+    columns: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,11 @@ def links_of(questions: Sequence[Question], listed: bool) -> QuestionLinks:
     return QuestionLinks(pages, listed)
 
 
+# the question list's columns (its page's header, its script's cells), each shown or left out
+# whole (`QuestionList.columns`)
+LIST_COLUMNS = ("Question", "Text", "Tags", "Critical", "Changed by", "Pass")
+
+
 def question_list(results: Results, pages: Collection[str], plan: Plan) -> QuestionList:
     """Every question as one lean row (`pages`: the ids that have a question page), marked by
     the plan's pass rule."""
@@ -132,8 +137,10 @@ def question_list(results: Results, pages: Collection[str], plan: Plan) -> Quest
     gate = " (the check the gate's pass rate and critical rule make per question)" * (
         results.policy is not None
     )
+    left_out = {"Tags": not any(r.tags for r in rows), "Critical": not critical}
     return QuestionList(
         rows=rows,
+        columns=tuple(c for c in LIST_COLUMNS if not left_out.get(c)),
         depth=depth,
         pass_rule=(
             f"Pass: the baseline {results.baseline} has a relevant {unit} in its top {depth}"
@@ -151,6 +158,7 @@ def list_script(ql: QuestionList, candidates: Sequence[str]) -> str:
     index = {name: i for i, name in enumerate(candidates)}
     data = {
         "candidates": [[name, _diff_anchor(name)] for name in candidates],
+        "columns": list(ql.columns),
         "shown": _STATIC_ROWS,
         "rows": [
             [
