@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from evidencedesk.retrieval.beir import (
 from evidencedesk.retrieval.labels import Label
 from tests.beir_files import write_beir_corpus, write_beir_qrels, write_beir_queries
 from tests.conftest import make_chunk
+from tests.synthetic_runs import write_project
 
 GRADED = {"q1": {"d1": 3, "d2": 2, "d3": 1, "d4": 0}, "q2": {"d2": 2, "d5": 1}, "q3": {"d4": 1}}
 QUERIES = [_Query("q1", "first", ("short",)), _Query("q2", "second", ()), _Query("q3", "third", ())]
@@ -411,3 +413,28 @@ def test_queries_whose_ids_look_alike_are_left_to_the_line_by_line_checks() -> N
     with pytest.raises(LabelsError) as refused:
         _checked_queries(rows, Path("q.jsonl"))  # type: ignore[arg-type]
     assert "normalisation" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        ("tags.tsv", "q1\tshort\nq9\tx\n", 2),
+        ("tags.jsonl", '{"id": "q1", "tags": ["short"]}\n\n{"id": "q9", "tags": ["x"]}\n', 3),
+    ],
+)
+def test_tags_for_an_unknown_query_name_their_line(
+    tmp_path: Path, name: str, text: str, line: int
+) -> None:
+    """The build's one line names the tags file and the line of the id no query has."""
+    project = write_project(tmp_path, {"q1": {"d1": 2}}, {"base": {"q1": ["d1"]}})
+    (tmp_path / name).write_text(text, "utf-8")
+    toml = project.read_text("utf-8")
+    project.write_text(toml.replace("relevance = 2", f'relevance = 2\ntags = "{name}"'), "utf-8")
+    err = io.StringIO()
+    code = main(["build", "--project", str(project), "--out", str(tmp_path / "site")],
+                    stdout=io.StringIO(), stderr=err)  # fmt: skip
+    assert code == 2
+    assert err.getvalue() == (
+        f"error: {tmp_path / name}:{line}: expected tags only for known queries, found unknown "
+        "query id 'q9'\n"
+    )

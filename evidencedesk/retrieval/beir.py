@@ -379,6 +379,7 @@ def _labels_from_judgments(
         raise LabelsError(
             tags_path,
             f"expected tags only for known queries, found unknown query id {stray[0]!r}",
+            None if tags_path is None else _tags_line(Path(tags_path), stray[0]),
         )
     labels = []
     for qid in order:
@@ -408,6 +409,18 @@ def _judgment_line(qrels: Path, qid: str, doc: str) -> int | None:
         fields = raw.split()
         at = 2 if len(fields) == 4 else 1  # the document's column: TREC's third, BEIR's second
         if fields[:1] == [qid] and fields[at : at + 1] == [doc]:
+            return number
+    return None
+
+
+def _tags_line(path: Path, qid: str) -> int | None:
+    """The line of the tags file `path` that tags `qid`, read again to name it in an error."""
+    for number, raw in rows("tags", path):
+        if isinstance(raw, str):
+            found = raw.partition("\t")[0].strip()
+        else:
+            found = next((str(raw[k]) for k in ("_id", "id", "query-id") if k in raw), "")
+        if found == qid:
             return number
     return None
 
