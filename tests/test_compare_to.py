@@ -39,6 +39,9 @@ from tests.test_bad_input import snapshot
 
 QUESTIONS = ("q1", "q2", "q3", "q4")
 
+# what the runs-only candidate "cand" tests in both reports: its own run
+TESTS = ((("run", "cand"),), (("run", "cand"),))
+
 
 def _ranking(first: str, second: str | None, eleventh: str, q: str) -> list[str]:
     filler = [f"{q}x{n}" for n in range(1, 12)]
@@ -101,7 +104,7 @@ def test_one_label_changed_lists_exactly_that_change(builds: dict[str, Path]) ->
     assert s.grades == (GradeChange("q1", "q1a", 2, 0),)
     assert (s.questions_added, s.questions_removed) == ((), ())
     assert s.verdicts == (
-        VerdictChange("cand", "NO CLEAR CHANGE", "NO CLEAR CHANGE", "GO", "BLOCK"),
+        VerdictChange("cand", "NO CLEAR CHANGE", "NO CLEAR CHANGE", "GO", "BLOCK", *TESTS),
     )
     rank_11 = (3 + 1 / 11) / 4
     moves = {(m.run, m.metric): (m.before, m.low, m.high, m.after) for m in s.metrics}
@@ -204,7 +207,7 @@ def test_a_gate_without_a_policy_is_not_checked_before_and_after(tmp_path: Path)
     evidencedesk.build(project=without, out=sites["dropped"], compare_to=sites["added"])
     previous, current = (load(sites[n] / "results.json") for n in ("none", "added"))
     assert since(previous, current).verdicts == (
-        VerdictChange("cand", "NO CLEAR CHANGE", "NO CLEAR CHANGE", "not checked", "GO"),
+        VerdictChange("cand", "NO CLEAR CHANGE", "NO CLEAR CHANGE", "not checked", "GO", *TESTS),
     )
     added = (sites["added"] / "since.html").read_text("utf-8")
     assert "<strong>cand</strong>: still NO CLEAR CHANGE (gate not checked → GO)" in added

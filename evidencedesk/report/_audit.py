@@ -104,6 +104,7 @@ from evidencedesk.report._oracle import (
     since_relevant_note,
     since_seed_note,
     since_summary,
+    since_tested,
     since_verdict,
     slice_fewer,
     summary_lines,
@@ -2350,6 +2351,8 @@ _SINCE_ALL = re.compile(r"^All (\d+) →$")
 _SINCE_FULL = "What changed since the last report, in full →"
 _SINCE_GRADE = re.compile(r"^(.*): (grade -?\d+|unlabelled) → (grade -?\d+|unlabelled)$", re.S)
 _GATE_WORD = r"(\w+|not checked)"  # a level, or no policy (`oracle.gate_word`)
+# another config change under a candidate's name: what it tests now, and before (as said)
+_SINCE_REDEFINED = re.compile(r"^its change is now (.*?) \(was (.*?)\); (.*)$")
 _SINCE_VERDICT = re.compile(rf"^(?:new candidate: (\S.*?) \(gate {_GATE_WORD}\)|removed \(was "
                             rf"(.*?), gate {_GATE_WORD}\)|(?:still (.*?)|(.*?) → (.*?)) \(gate "
                             rf"{_GATE_WORD}(?: → {_GATE_WORD})?\))$")  # fmt: skip
@@ -2395,18 +2398,24 @@ def _since_item(results: Results, group: str, inner: str,
     if group == "inputs":
         return _since_input(results, subject, text, facts)
     if group == "verdicts":
-        v = _SINCE_VERDICT.match(text)
         c = facts["candidates"].get(subject)
+        redefined = _SINCE_REDEFINED.match(text)
+        v = _SINCE_VERDICT.match(redefined[3] if redefined is not None else text)
         after = (c.decision.verdict, gate_word(c.gate)) if c is not None else (None, None)
         if v is None:
             return "verdicts", said, "a verdict change of the since page's form", "the since page"
         before = (v[3], v[4]) if v[3] else (None, None) if v[1] else (v[5] or v[6], v[8])
         due = since_verdict(before[0], after[0], before[1], after[1])
-        if c is not None and before == after:
+        if redefined is not None and c is not None and v[1] is None and v[3] is None:
+            # the change it tests now is this report's; the one it tested before, as said
+            due = f"its change is now {since_tested(c)} (was {redefined[2]}); {due}"
+            if redefined[2] == since_tested(c):
+                due = "nothing: the same config change under the same name is not redefined"
+        elif c is not None and before == after:
             due = "nothing: an unchanged verdict and gate level are not a change"
         # the count it falls under, by its form (the form itself is held by `due`)
-        kind = ("candidates added" if v[1] else "candidates removed" if v[3] else "gates" if v[5]
-                else "verdicts")  # fmt: skip
+        kind = ("candidates added" if v[1] else "candidates removed" if v[3] else
+                "redefined" if redefined is not None else "gates" if v[5] else "verdicts")  # fmt: skip
         return kind, said, f"{subject}: {due}", f"the candidate {subject}'s decision and gate"
     if group == "metrics":
         return _since_metric(results, subject, text, facts)

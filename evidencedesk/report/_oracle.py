@@ -861,7 +861,8 @@ def page_rule(results: Results) -> str:
 SINCE_GROUPS = (
     ("inputs", "Inputs and labels",
      "project files whose sha256 changed, every label grade that changed"),
-    ("verdicts", "Verdicts", "each candidate's verdict and gate level against the previous report"),
+    ("verdicts", "Verdicts", "each candidate's verdict and gate level against the previous "
+     "report, and the config change it tests when another took its name"),
     ("metrics", "Metrics beyond their previous interval",
      "the new mean lies outside the previous report's 95 % interval of the same run and metric"),
     ("fail", "Questions that newly fail",
@@ -878,13 +879,14 @@ SINCE_COUNTS = (
     ("gates", "gate level changed (same verdict)", "gate levels changed (same verdicts)"),
     ("candidates added", "candidate added", "candidates added"),
     ("candidates removed", "candidate removed", "candidates removed"),
+    ("redefined", "candidate redefined", "candidates redefined"),
     ("metrics", "metric moved beyond its interval", "metrics moved beyond their interval"),
     ("fail", "question newly fails", "questions newly fail"),
     ("pass", "question newly passes", "questions newly pass"),
 )
 SINCE_GROUP_OF = {"files": "inputs", "grades": "inputs", "added": "inputs", "removed": "inputs",
                   "verdicts": "verdicts", "gates": "verdicts", "candidates added": "verdicts",
-                  "candidates removed": "verdicts", "metrics": "metrics", "fail": "fail", "pass": "pass"}  # fmt: skip
+                  "candidates removed": "verdicts", "redefined": "verdicts", "metrics": "metrics", "fail": "fail", "pass": "pass"}  # fmt: skip
 SINCE_NONE = ("No changes: the same verdicts, no metric outside its previous interval, no "
               "question newly failing or passing, and the same labels.")  # fmt: skip
 SINCE_SAME_INPUTS = "The inputs are the same as the previous report's (same sha256)."
@@ -926,6 +928,13 @@ def since_relevant(results: Results) -> set[str]:
 def since_seed_note(previous: int | str, current: int) -> str:
     return (f"The previous report used seed {previous}, this one seed {current}: intervals and "
             "resampled p-values differ with the seed.")  # fmt: skip
+
+
+def since_tested(c: CandidateResult) -> str:
+    """The config change candidate `c` tests, as the since page names it when another change
+    took a candidate's name: each changed field and the candidate's value."""
+    words = (f"{d.field} {config_words(d.field, d.candidate)}" for d in c.diff)
+    return ", ".join(words) or "the baseline's config"
 
 
 def since_verdict(before: str | None, after: str | None, gate_before: str | None,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evidencedesk.report._values import Plain, fmt
+from evidencedesk.report._values import Plain, config_word, fmt
 from evidencedesk.report._words import defined_by, how_many
-from evidencedesk.results.since import QuestionChange, Since
+from evidencedesk.results.since import QuestionChange, Since, VerdictChange
 from evidencedesk.results.types import Results
 
 _SHOWN_ON_INDEX = 5  # items per group on the index; the rest on since.html
@@ -70,6 +70,21 @@ def _verdict(before: str | None, after: str | None, gb: str | None, ga: str | No
     return f"{text} ({gate})"
 
 
+def _tested(change: tuple[tuple[str, str], ...]) -> str:
+    """A candidate's config change in words: "reranker feature, depth 15"."""
+    words = (f"{field} {config_word(field, value)}" for field, value in change)
+    return ", ".join(words) or "the baseline's config"
+
+
+def _candidate(c: VerdictChange) -> str:
+    """A candidate's line: its verdict and gate level before and after, led by the change it
+    now tests when another change took its name."""
+    said = _verdict(c.before, c.after, c.gate_before, c.gate_after)
+    if c.kind != "redefined":
+        return said
+    return f"its change is now {_tested(c.change_after)} (was {_tested(c.change_before)}); {said}"
+
+
 def _inputs(s: Since) -> tuple[_SinceItem, ...]:
     items = [_SinceItem(f.path, f"file {f.change}") for f in s.files]
     items += [
@@ -115,10 +130,9 @@ def since_view(since: Since, results: Results) -> SinceView:
                    "project files whose sha256 changed, every label grade that changed",
                    _inputs(since)),
         _SinceGroup("verdicts", "Verdicts",
-                   "each candidate's verdict and gate level against the previous report",
-                   tuple(_SinceItem(c.candidate, _verdict(c.before, c.after, c.gate_before,
-                                                         c.gate_after))
-                         for c in since.verdicts)),
+                   "each candidate's verdict and gate level against the previous report, and "
+                   "the config change it tests when another took its name",
+                   tuple(_SinceItem(c.candidate, _candidate(c)) for c in since.verdicts)),
         _SinceGroup("metrics", "Metrics beyond their previous interval",
                    "the new mean lies outside the previous report's 95 % interval of the same "
                    "run and metric",
@@ -169,6 +183,7 @@ def since_view(since: Since, results: Results) -> SinceView:
              "gate levels changed (same verdicts)"),
             (kinds.count("added"), "candidate added", "candidates added"),
             (kinds.count("removed"), "candidate removed", "candidates removed"),
+            (kinds.count("redefined"), "candidate redefined", "candidates redefined"),
             (len(since.metrics), "metric moved beyond its interval",
              "metrics moved beyond their interval"),
             (len(since.newly_fail), "question newly fails", "questions newly fail"),

@@ -6,7 +6,7 @@ results.json) and returns a `Since`, computed here once and presented by the rep
 - **inputs**: the project files whose sha256 differ, appear or disappear; every label grade
   that changed (question, chunk, before, after); questions added or removed;
 - **verdicts**: each candidate's verdict and gate level before and after, candidates added
-  and removed;
+  and removed, and candidates redefined (the same name, another config change: `diff`);
 - **metrics**: a run's (variant's or candidate's) mean *moved* when the new mean lies outside the
   previous report's 95 % interval of the same run and metric (strictly outside, to 1e-12); runs
   or metrics missing on either side are not compared;
@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from evidencedesk.results._plan import pass_depth, passed, run_pass_depth
-from evidencedesk.results.types import Results
+from evidencedesk.results.types import CandidateResult, Results
 
 # how far outside its previous interval a mean must lie to count as moved (float noise is not)
 _TOLERANCE = 1e-12
@@ -66,15 +66,23 @@ class VerdictChange:
     # None: not in that report
     gate_before: str | None
     gate_after: str | None
+    # the config change the candidate tests, (field, value) each, in either report (a
+    # candidate in both): another change under the same name is not the same candidate
+    change_before: tuple[tuple[str, str], ...] = ()
+    change_after: tuple[tuple[str, str], ...] = ()
 
     @property
     def kind(self) -> str:
-        """ "added", "removed", "verdict" (the verdict changed, the gate level perhaps too) or
-        "gate" (the gate level alone: the same verdict)."""
+        """ "added", "removed", "redefined" (another config change under the same name: its
+        verdict and gate level are a new candidate's, whether or not they changed), "verdict"
+        (the verdict changed, the gate level perhaps too) or "gate" (the gate level alone: the
+        same verdict)."""
         if self.before is None:
             return "added"
         if self.after is None:
             return "removed"
+        if self.change_before != self.change_after:
+            return "redefined"
         return "verdict" if self.before != self.after else "gate"
 
 
@@ -154,20 +162,28 @@ def _grades(previous: Results, current: Results) -> tuple[GradeChange, ...]:
     return tuple(out)
 
 
+def _tested(c: CandidateResult) -> tuple[tuple[str, str], ...]:
+    """The config change a candidate tests: each changed field with the candidate's value."""
+    return tuple((d.field, d.candidate) for d in c.diff)
+
+
 def _verdicts(previous: Results, current: Results) -> tuple[VerdictChange, ...]:
     before = {c.name: c for c in previous.candidates}
     after = {c.name: c for c in current.candidates}
     out = []
     for name in [*after, *(n for n in before if n not in after)]:
         b, a = before.get(name), after.get(name)
+        tested = (_tested(b), _tested(a)) if b is not None and a is not None else ((), ())
         change = VerdictChange(
             name,
             None if b is None else b.decision.verdict,
             None if a is None else a.decision.verdict,
             None if b is None else b.gate.word,
             None if a is None else a.gate.word,
+            *tested,
         )
-        if (change.before, change.gate_before) != (change.after, change.gate_after):
+        moved = (change.before, change.gate_before) != (change.after, change.gate_after)
+        if moved or change.kind == "redefined":
             out.append(change)
     return tuple(out)
 
