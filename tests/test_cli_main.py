@@ -112,13 +112,14 @@ def test_validate_the_demo_prints_what_it_holds(
     assert (
         lines[0] == f"project: the demo, Kestrel Cycles (demo) (no evidencedesk.toml in {tmp_path})"
     )
-    assert lines[1:8] == [
+    assert lines[1:9] == [
         "kind: pipeline (evidencedesk indexes the documents)",
         "documents: Markdown folders (corpus, docs): 20 documents, 60 chunks",
         "questions: 24 questions, all judged, 21 with a relevant judgment (grade ≥ 2); grades "
         "up to 2",
         "tags: bangla 4, direct 10, exact_term 4, paraphrase 4, restricted 3, stale 3, "
         "structured 4, unanswerable 3",
+        "dense searcher: toy hashed embedder, cosine",
         "run bm25-title: answers 24 of 24 judged queries (100 %); 70 of the 70 documents of its "
         "top 3 are judged for some query (100 %), 70 of them are in the corpus (100 %)",
         "candidates: 10 (rerank overlap, rerank feature, rerank blend, pair cut to 8 words, "
@@ -127,7 +128,7 @@ def test_validate_the_demo_prints_what_it_holds(
         "max_drop=0.02, review_on_mrr_flips=true, flips_min_net=1, flips_max_p=1.0, "
         "critical: rc01, st01, rs01, rc02)",
     ]
-    assert lines[8] == "saved baseline: baseline_retrieval.json"
+    assert lines[9] == "saved baseline: baseline_retrieval.json"
     # the course's nDCG@5 on final lists of 3: said, as the methods page says it
     assert (
         "note: The variants' final lists hold 3 results (a candidate's final changes its own): "

@@ -356,6 +356,11 @@ def test_a_project_that_names_minilm_without_the_extra_exits_2_with_one_line(
     assert code == 2
     assert err.getvalue() == f"error: {MESSAGE}\n"
     assert not site.exists()
+    # `validate` refuses it as the build does: it never says ok of a project the build refuses
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["validate", "--project", str(tmp_path)], stdout=out, stderr=err) == 2
+    assert err.getvalue() == f"error: {MESSAGE}\n"
+    assert "ok:" not in out.getvalue()
 
 
 def test_the_demo_without_the_extra_builds_and_shows_the_candidate_as_not_run(
@@ -378,6 +383,10 @@ def test_the_demo_without_the_extra_builds_and_shows_the_candidate_as_not_run(
     assert f'<p class="headline"><strong>{shown}</strong></p>' in page
     index = (site / "index.html").read_text("utf-8")
     assert f"dense: MiniLM</a>: <strong>{shown}</strong>" in index
+    # `validate` says so before any build, beside the stages the project skips
+    out = io.StringIO()
+    assert cli.main(["validate"], stdout=out, stderr=io.StringIO()) == 0
+    assert f"\nskipped: candidate dense: MiniLM: {reason}\nok: the project loads" in out.getvalue()
     # the toy ran, the model did not: the toy's caveat, not the model's
     assert "The dense searcher is a toy" in index and "The MiniLM" not in index
     # the audit holds the page of the candidate not run too: its config change as results.json's

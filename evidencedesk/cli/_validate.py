@@ -54,6 +54,9 @@ class Found:
     metric_notes: tuple[str, ...] = ()
     # name, how many documents of its top k the corpus holds, of how many (with a corpus only)
     in_corpus: tuple[tuple[str, int, int], ...] = ()
+    # the candidates this machine will not run (a model of an optional extra not installed):
+    # name, the line its page shows instead of numbers (`results._stages._not_run`)
+    not_run: tuple[tuple[str, str], ...] = ()
 
 
 def validate(path: Path | None = None, announce: Callable[[str], None] | None = None) -> Found:
@@ -81,6 +84,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         shown_runs,
     )
     from evidencedesk.results._settings import settings_for
+    from evidencedesk.results._stages import _not_run
     from evidencedesk.retrieval._coverage import (
         check_coverage,
         check_judged_shares,
@@ -88,6 +92,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         unjudged_top,
     )
     from evidencedesk.retrieval.evalreport import Config
+    from evidencedesk.retrieval.lifecycle import _check_dense
 
     project, first_line = find_project(path)
     if announce is not None:  # the project's line, before any input is refused
@@ -141,8 +146,11 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
                    for name in names if depths[name] != depths[baseline]]  # fmt: skip
         depth_notes = tuple(depth_sentence(name, depth, baseline, depths[baseline], past, True)
                             for name, depth, past in shallow if past)  # fmt: skip
+    not_run: tuple[tuple[str, str], ...] = ()
     if catalog is not None and settings.kind == "pipeline":
         _check_extras(project, catalog)  # a pipeline's build reads them; a runs-only one skips them
+        _check_dense(project.dense)  # MiniLM as the dense searcher, without its extra: refused
+        not_run = tuple((c.name, c.reason) for c in _not_run(cands, project.dense))
     policy = load_policy(project.policy, labels) if project.policy else None
     saved = project.baseline is not None and project.baseline.is_file()
     if saved:
@@ -186,6 +194,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         + tuple(filter(None, [past_final([m.label for m in settings.past_final], Config().final)]))
         + depth_notes,
         in_corpus=tuple(held),
+        not_run=not_run,
     )
 
 
@@ -215,6 +224,7 @@ def describe(found: Found) -> str:
     """The report printed by ``evidencedesk validate``: the project read, then one fact per
     line, each run's coverage of the judgments, and what to know about the inputs."""
     from evidencedesk.report._words import counts_sentence, how_many, share
+    from evidencedesk.results._stages import dense_description
 
     p = found.project
     kinds = {"markdown": "Markdown folders", "beir": "a BEIR corpus", "none": "no documents"}
@@ -232,6 +242,8 @@ def describe(found: Found) -> str:
         f"questions: {counts_sentence(found.counts, p.averaging)}; grades up to {p.max_grade}",
         "tags: " + (", ".join(f"{t} {n}" for t, n in found.tags) or "none"),
     ]
+    if p.kind == "pipeline":  # its built-in variants' dense searcher (`[searchers] dense`)
+        lines.append(f"dense searcher: {dense_description(p.dense)}")
     if not found.runs:
         lines.append("runs: none")
     held = {name: (n, top) for name, n, top in found.in_corpus}
@@ -283,6 +295,7 @@ def describe(found: Found) -> str:
     skipped: Sequence[tuple[str, str]] = p.skipped_stages()
     for stage, why in skipped:
         lines.append(f"skipped: {stage}: {why}")
+    lines += [f"skipped: candidate {name}: {why}" for name, why in found.not_run]
     lines += [f"warning: {text}" for text in found.notices]
     lines.append("ok: the project loads; nothing was built")
     return "\n".join(printable(line) for line in lines)  # names from data: inert on a terminal

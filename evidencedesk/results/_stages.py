@@ -285,6 +285,12 @@ _BUILTIN_DESCRIPTIONS = {
 _MINILM_DESCRIPTIONS = _BUILTIN_DESCRIPTIONS | {"dense": f"{minilm._DESCRIPTION}; cosine"}
 
 
+def dense_description(dense: str) -> str:
+    """The dense searcher of `[searchers] dense` ("toy" or "minilm") as the benchmark describes
+    its variant (and `validate` names it)."""
+    return (_MINILM_DESCRIPTIONS if dense == "minilm" else _BUILTIN_DESCRIPTIONS)["dense"]
+
+
 # -- the gate ------------------------------------------------------------------------------------
 # the gate outcome without a policy: REVIEW, one no_policy line, not evaluated
 _NO_POLICY_OUTCOME = GateOutcome(
