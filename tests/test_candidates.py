@@ -165,3 +165,26 @@ def test_a_note_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
         ConfigError, match=r"a-b\.md:1: expected UTF-8 text, found byte 0xe9 at offset 3$"
     ):
         load_candidates(tmp_path / "c.toml", notes=tmp_path)
+
+
+def test_a_notes_folder_holds_only_candidates_notes_and_a_readme(tmp_path: Path) -> None:
+    """Every .md of the notes folder must be some candidate's note (a README and other kinds of
+    file aside); one named after no candidate is refused, naming the nearest."""
+    (tmp_path / "c.toml").write_text(
+        '[[candidate]]\nname = "Rerank: feature"\nchanges = { reranker = "feature" }\n', "utf-8"
+    )
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "rerank-feature.md").write_text("Why we try it.\n", "utf-8")
+    (notes / "README.md").write_text("What this folder is.\n", "utf-8")
+    (notes / "draft.txt").write_text("not a note\n", "utf-8")
+    [candidate] = load_candidates(tmp_path / "c.toml", notes)
+    assert candidate.note == "Why we try it.\n"
+    (notes / "rerank-featur.md").write_text("A typo.\n", "utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_candidates(tmp_path / "c.toml", notes)
+    assert str(err.value) == (
+        f"{notes / 'rerank-featur.md'}: expected a note named after a candidate (its name as a "
+        "slug: rerank-feature.md), found rerank-featur.md, the note of no candidate; did you "
+        "mean rerank-feature.md?"
+    )

@@ -358,6 +358,17 @@ CASES: tuple[Case, ...] = (
         "candidate #11: expected each note to belong to one candidate, found 'Rerank-Feature' "
         "and 'rerank feature' both using",
     ),
+    # a note no candidate has (a typo, or a candidate since removed) would never show
+    Case(
+        "a-note-of-no-candidate",
+        lambda root: (root / "notes" / "rerank-overlp.md").write_text("A note.\n", "utf-8"),
+        "notes/rerank-overlp.md",
+        None,
+        "expected a note named after a candidate (its name as a slug: dense-first-stage.md, "
+        "dense-minilm.md, depth-20.md, depth-3.md, final-5.md, no-pre-filter.md, "
+        "pair-cut-to-8-words.md, rerank-blend.md, rerank-feature.md, rerank-overlap.md), found "
+        "rerank-overlp.md, the note of no candidate; did you mean rerank-overlap.md?",
+    ),
     # front matter that lost its closing line must not run on to a later '---' rule
     Case(
         "front-matter-runs-on-to-a-rule",

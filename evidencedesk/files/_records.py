@@ -16,6 +16,7 @@ a large corpus is never held twice and the errors still come in the order of the
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -187,7 +188,30 @@ def candidate_notes(folder: Path | None, candidates: Whole) -> dict[str, str | N
     names = (
         [e.get("name") for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
     )
-    return {name: read_note(folder, name) for name in names if isinstance(name, str)}
+    named = [name for name in names if isinstance(name, str)]
+    if folder is not None:
+        _check_stray_notes(folder, {note_slug(name) for name in named})
+    return {name: read_note(folder, name) for name in named}
+
+
+def _check_stray_notes(folder: Path, slugs: set[str]) -> None:
+    """Every ``.md`` of the notes folder is a candidate's note (a README aside): a note whose
+    name matches no candidate would never show, so it is refused, with the nearest name."""
+    if not Path(folder).is_dir():
+        return  # (the project file's schema names a missing folder)
+    for path in list_folder(folder, ConfigError, "notes folder"):
+        stem = path.name[:-3] if path.name.lower().endswith(".md") else None
+        if stem is None or stem in slugs or stem.lower() == "readme":
+            continue
+        near = difflib.get_close_matches(stem, sorted(slugs), n=1)
+        hint = f"; did you mean {near[0]}.md?" if near else ""
+        names = [f"{slug}.md" for slug in sorted(slugs)]
+        shown = ", ".join(names[:10]) + (", …" if len(names) > 10 else "") or "none"
+        raise ConfigError(
+            path,
+            f"expected a note named after a candidate (its name as a slug: {shown}), found "
+            f"{path.name}, the note of no candidate{hint}",
+        )
 
 
 def run_note(path: Path) -> str | None:
