@@ -184,16 +184,29 @@ def test_a_corpus_of_one_document_is_counted_in_the_singular(tmp_path: Path) -> 
         raw = (tmp_path / "site" / name).read_text("utf-8")
         return _squeezed(html.unescape(re.sub(r"<[^>]+>", "", raw)))
 
-    assert "· 1 chunk in 1 document · 7 variants · 0 candidate changes ·" in index
+    assert "· 1 document · 7 variants · 0 candidate changes ·" in index
     assert '<a href="documents.html">1 document</a>' in (
         tmp_path / "site" / "index.html"
     ).read_text("utf-8")
-    assert "The 1 document (1 chunk): id, title and chunks of each" in index
+    # one chunk a document: the chunks are not counted again beside the documents
+    assert "The 1 document: id, title and chunks of each" in index
     assert "The 1 document of the corpus, in its order, cut into 1 chunk." in page("documents.html")
     assert ("1 chunk kept; 0 merged into 0 kept chunks; 0 near-duplicate pairs held back"
             in page("evidence.html"))  # fmt: skip
     out = io.StringIO()
     assert cli.main(["audit", str(tmp_path / "site")], stdout=out, stderr=out) == 0, out.getvalue()
+    # the lede's count of documents alone is held to results.json too
+    raw = (tmp_path / "site" / "index.html").read_text("utf-8")
+    assert raw.count(" · 1 document · ") == 1
+    (tmp_path / "site" / "index.html").write_text(
+        raw.replace(" · 1 document · ", " · 2 documents · "), "utf-8"
+    )
+    out = io.StringIO()
+    assert cli.main(["audit", str(tmp_path / "site")], stdout=out, stderr=out) == 1
+    assert (
+        "· 2 documents · 7 variants · 0 candidate changes · seed 0.': results.json says 1 "
+        "documents (inputs.documents)\n" in out.getvalue()
+    )
 
 
 # -- class 6: a Δ beside two means is their difference over the same questions ------------------

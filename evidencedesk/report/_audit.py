@@ -1259,6 +1259,7 @@ def _side_by_side_disagreements(page: str, raw: str, question: str, results: Res
 # the index prints it and held to results.json and to the site's own page files
 _INDEX_COUNTS = tuple((re.compile(p), names) for p, names in (
     (r"(\d+) chunks? in (\d+) documents?", ("chunks", "documents")),
+    (r"· (\d+) documents? · ", ("documents",)),  # one chunk a document: the lede counts those
     (r"(\d+) (?:variants?|runs?) · (\d+) (?:candidate changes?|compared with the baseline)",
      ("variants", "candidates")),
     (r"\((\d+) more not run\)", ("not run",)),
