@@ -202,12 +202,8 @@ def _policy_rows(p: PolicyFacts, relevance: int, kind: str) -> tuple[_PolicyRow,
     # a runs-only gate reads each run's top k; a pipeline's reads each candidate's final list
     # (its MRR cut at the list's length), and recall@k the top k of that list (`gate._shape`)
     if kind == "runs":
-        lists = {
-            "within": f"the top {p.k}",
-            "recall_within": f"the top {p.k}",
-            "mrr": f"MRR@{p.k}",
-            "mrr_k": "",
-        }
+        lists = {"within": f"the top {p.k}", "recall_within": f"the top {p.k}",
+                 "mrr": f"MRR@{p.k}", "mrr_k": ""}  # fmt: skip
     else:
         lists = {"within": "each candidate's final list", "mrr": "MRR@k", "mrr_k": ", k its length",
                  "recall_within": f"the top {p.k} of each candidate's final list"}  # fmt: skip

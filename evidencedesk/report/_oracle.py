@@ -886,7 +886,8 @@ SINCE_COUNTS = (
 )
 SINCE_GROUP_OF = {"files": "inputs", "grades": "inputs", "added": "inputs", "removed": "inputs",
                   "verdicts": "verdicts", "gates": "verdicts", "candidates added": "verdicts",
-                  "candidates removed": "verdicts", "redefined": "verdicts", "metrics": "metrics", "fail": "fail", "pass": "pass"}  # fmt: skip
+                  "candidates removed": "verdicts", "redefined": "verdicts", "metrics": "metrics",
+                  "fail": "fail", "pass": "pass"}  # fmt: skip
 SINCE_NONE = ("No changes: the same verdicts, no metric outside its previous interval, no "
               "question newly failing or passing, and the same labels.")  # fmt: skip
 SINCE_SAME_INPUTS = "The inputs are the same as the previous report's (same sha256)."
