@@ -46,6 +46,17 @@ def _trec_project(root: Path) -> Path:
     return root
 
 
+def _trec_tabs_project(root: Path) -> Path:
+    """TREC qrels by tabs, as MS MARCO's ``qrels.dev.tsv``: the rows go back by tabs too."""
+    root = _trec_project(root)
+    text = (root / "my qrels.txt").read_text("utf-8").replace(" ", "\t")
+    (root / "my qrels.txt").unlink()
+    (root / "qrels.dev.tsv").write_text(text, "utf-8")
+    toml = root / "evidencedesk.toml"
+    toml.write_text(toml.read_text("utf-8").replace('"my qrels.txt"', '"qrels.dev.tsv"'), "utf-8")
+    return root
+
+
 def _example_project(root: Path) -> Path:
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__"))
     return root / "runs-only"
@@ -57,6 +68,9 @@ def _example_project(root: Path) -> Path:
         (_trec_project, "my qrels.txt",
          "awk '-F\\t' '!/^#/ && $4 != \"\" {print $1, $2, $3, $4}' to-label.tsv >> 'my qrels.txt'",
          "1"),
+        (_trec_tabs_project, "qrels.dev.tsv",
+         "awk '-F\\t' -v 'OFS=\\t' '!/^#/ && $4 != \"\" {print $1, $2, $3, $4}' to-label.tsv >> "
+         "qrels.dev.tsv", "1"),
         (_example_project, "../qrels/test.tsv",
          "awk '-F\\t' -v 'OFS=\\t' '!/^#/ && $4 != \"\" {print $1, $3, $4}' to-label.tsv >> "
          "../qrels/test.tsv", "2"),
@@ -73,6 +87,7 @@ def test_the_printed_round_trip_appends_the_grades_and_the_rebuild_reads_them(
     page = (site / "to-label.html").read_text("utf-8")
     assert _round_trip(page) == (judgments, append,
                                  "evidencedesk build --project . --compare-to results.json")  # fmt: skip
+    assert ("(TREC qrels: qid 0 docid grade, by tabs)" in page) == (make is _trec_tabs_project)
     # step 1: the files saved in the project's folder, the first two rows graded
     shutil.copy(site / "results.json", project / "results.json")
     rows = (site / "data" / "to-label.tsv").read_text("utf-8").splitlines(keepends=True)
@@ -85,8 +100,9 @@ def test_the_printed_round_trip_appends_the_grades_and_the_rebuild_reads_them(
     # step 2: the append, in a shell, in the project's folder
     subprocess.run(["bash", "-c", append], cwd=project, check=True)
     added = (project / judgments).read_text("utf-8")[len(before) :].splitlines()
+    trec = "test.tsv" not in judgments  # TREC's four columns, or BEIR's three
     sep = " " if judgments.endswith(".txt") else "\t"
-    expected = [sep.join([c[0], c[1], c[2], grade] if sep == " " else [c[0], c[2], grade])
+    expected = [sep.join([c[0], c[1], c[2], grade] if trec else [c[0], c[2], grade])
                 for c in graded]  # fmt: skip
     assert added == expected
     # step 3: the rebuild as printed, in the project's folder

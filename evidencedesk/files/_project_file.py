@@ -466,17 +466,31 @@ def qrels_format(path: Path) -> Literal["trec", "beir"]:
     when it is BEIR's header (``query-id<TAB>…``) or three tab-separated columns, TREC when it
     is four columns (``qid 0 docid grade``, by spaces or tabs: MS MARCO's ``qrels.dev.tsv``);
     anything else by the name (``.tsv``: BEIR), for that reader to name what it found."""
+    line = _first_line(path)
+    if line is not None and (line.startswith("query-id\t") or len(line.split("\t")) == 3):
+        return "beir"
+    if line is not None and len(line.split()) == 4:
+        return "trec"
+    return "beir" if path.suffix.lower() == ".tsv" else "trec"
+
+
+def qrels_tabs(path: Path) -> bool:
+    """Whether a TREC qrels file's first line separates its four columns by tabs (MS MARCO's
+    ``qrels.dev.tsv``): the graded rows a round trip appends are written the same way."""
+    line = _first_line(path)
+    return line is not None and len(line.split("\t")) == 4
+
+
+def _first_line(path: Path) -> str | None:
+    """A qrels file's first line that is neither blank nor a comment (None: none in its first
+    lines, each read up to 4 KiB: a file may be one line)."""
     with path.open("rb") as handle:  # a regular file: the schema (or init's survey) checked it
-        for _ in range(64):  # the first lines, each read up to 4 KiB (a file may be one line)
+        for _ in range(64):
             line = handle.readline(4096).decode("utf-8", "replace").strip("\r\n")
             if not line.strip() or line.lstrip().startswith("#"):
                 continue  # (an empty read at the end is blank too: the name decides)
-            if line.startswith("query-id\t") or len(line.split("\t")) == 3:
-                return "beir"
-            if len(line.split()) == 4:
-                return "trec"
-            break
-    return "beir" if path.suffix.lower() == ".tsv" else "trec"
+            return line
+    return None
 
 
 def _collect_runs(runs: RunsSection) -> tuple[tuple[str, Path], ...]:
@@ -691,6 +705,7 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         queries=questions.queries,
         qrels=qrels,
         qrels_format=None if qrels is None else qrels_format(qrels),
+        qrels_tabs=qrels is not None and qrels_tabs(qrels),
         tags=questions.tags,
         relevance=questions.relevance,
         grade_names=questions.grades or (),

@@ -321,8 +321,10 @@ def to_label(results: Results) -> ToLabelPage | None:
     if qrels is None or qrels_format is None:  # labels.jsonl, or an earlier results.json
         return page  # the round trip in words only
     return replace(
-        page, judgments=qrels, judgments_format=_QRELS_FORMATS[qrels_format],
-        append=append_graded(qrels, qrels_format, PurePosixPath(TO_LABEL).name),
+        page, judgments=qrels,
+        judgments_format=_QRELS_FORMATS[qrels_format] + ", by tabs" * results.inputs.qrels_tabs,
+        append=append_graded(qrels, qrels_format, PurePosixPath(TO_LABEL).name,
+                             results.inputs.qrels_tabs),
         report_files=(RESULTS_JSON, QUESTIONS_FILE) if results.plan.large else (RESULTS_JSON,),
     )  # fmt: skip
 

@@ -69,16 +69,20 @@ def how_many(count: int, word: str, plural: str | None = None) -> str:
 
 
 # to-label.tsv's first four columns (query, iteration, document, grade) as a line of the qrels
-# file the project reads: TREC's four, space-separated, or BEIR's query-id, corpus-id and score
-_QRELS_COLUMNS = {"trec": ("-F\\t", '!/^#/ && $4 != "" {print $1, $2, $3, $4}'),
+# file the project reads: TREC's four, by spaces (or by tabs, as the file has them), or BEIR's
+# query-id, corpus-id and score
+_TREC_ROW = '!/^#/ && $4 != "" {print $1, $2, $3, $4}'
+_QRELS_COLUMNS = {"trec": ("-F\\t", _TREC_ROW),
+                  "trec-tabs": ("-F\\t", "-v", "OFS=\\t", _TREC_ROW),
                   "beir": ("-F\\t", "-v", "OFS=\\t", '!/^#/ && $4 != "" {print $1, $3, $4}')}  # fmt: skip
 
 
-def append_graded(qrels: str, qrels_format: str, graded: str) -> str:
+def append_graded(qrels: str, qrels_format: str, graded: str, tabs: bool = False) -> str:
     """The shell command, run in the project's folder, that appends the graded rows of the
     to-label file `graded` (those whose grade column is filled) to the project's qrels file
-    `qrels` in its own format ("trec" or "beir")."""
-    awk = shell_command(("awk", *_QRELS_COLUMNS[qrels_format], graded))
+    `qrels` in its own format ("trec" or "beir"; `tabs`: TREC columns separated by tabs)."""
+    layout = "trec-tabs" if qrels_format == "trec" and tabs else qrels_format
+    awk = shell_command(("awk", *_QRELS_COLUMNS[layout], graded))
     return f"{awk} >> {shell_command((qrels,))}"
 
 

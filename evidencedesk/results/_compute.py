@@ -464,6 +464,7 @@ def _inputs(
         notices=(*read.notices, *run_notices),
         qrels_file=read.qrels_file,
         qrels_format=read.qrels_format,
+        qrels_tabs=read.qrels_tabs,
     )
 
 

@@ -137,6 +137,7 @@ class Project:
     queries: Path | None = None
     qrels: Path | None = None
     qrels_format: Literal["trec", "beir"] | None = None
+    qrels_tabs: bool = False  # TREC qrels by tabs (`files._project_file.qrels_tabs`)
     tags: Path | None = None
     relevance: int = DEFAULT_RELEVANCE
     grade_names: tuple[tuple[int, str], ...] = ()  # [questions] grades: what each grade means
@@ -839,6 +840,7 @@ class ProjectInputs:
     labels_file: bool  # labels.jsonl grades every chunk (a missing grade is 0)
     qrels_file: str | None  # the qrels file, as the project names it (None: labels.jsonl)
     qrels_format: Literal["trec", "beir"] | None
+    qrels_tabs: bool  # a TREC qrels file whose columns are tab-separated
     notes: Path | None  # the candidates' notes folder
     answers: Path | None
     dups: Path | None
@@ -932,6 +934,7 @@ def read_inputs(
         labels_file=project.labels is not None,
         qrels_file=None if project.qrels is None else project.relative(project.qrels),
         qrels_format=project.qrels_format,
+        qrels_tabs=project.qrels_tabs,
         notes=project.notes,
         answers=project.answers,
         dups=project.dups,

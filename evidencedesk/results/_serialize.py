@@ -228,7 +228,7 @@ _ADDED: dict[type, frozenset[str]] = {
     Comparison: frozenset({"sign_holm_p", "sd", "flips_needed"}),
     Decision: frozenset({"family", "for_t", "for_t_power"}),
     VariantResult: frozenset({"coverage", "judged"}),
-    Inputs: frozenset({"counts", "notices", "qrels_file", "qrels_format"}),
+    Inputs: frozenset({"counts", "notices", "qrels_file", "qrels_format", "qrels_tabs"}),
     Notice: frozenset({"run"}),
     Results: frozenset({"to_label", "to_label_total", "not_run", "models", "baseline_gate"}),
     RankedList: frozenset({"judged"}),

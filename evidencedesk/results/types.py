@@ -514,6 +514,8 @@ class Inputs:
     # to-label.tsv go; None with labels.jsonl (every chunk graded), or in an earlier results.json
     qrels_file: str | None = None
     qrels_format: Literal["trec", "beir"] | None = None
+    # a TREC qrels file whose columns are tab-separated (MS MARCO's): the rows go back so
+    qrels_tabs: bool = False
 
 
 @dataclass(frozen=True)
