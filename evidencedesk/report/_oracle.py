@@ -60,6 +60,7 @@ from evidencedesk.results.types import (
     VariantResult,
     _resolve,
 )
+from evidencedesk.retrieval._coverage import Coverage
 from evidencedesk.retrieval.metrics import Judged, _metric_value, _trec_eval_value
 
 __all__ = [
@@ -1246,10 +1247,6 @@ def _listed(names: tuple[str, ...], count: int) -> str:
     return f" ({', '.join(names)}{', …' if count > len(names) else ''})" if names else ""
 
 
-def _counted(count: int, word: str, plural: str) -> str:
-    return f"{count} {word if count == 1 else plural}"
-
-
 def _notice(n: Notice, kind: str) -> str:
     """An input notice in words, starting with the file it is about (docs/cli.md)."""
     where = n.path if n.line is None else f"{n.path}:{n.line}"
@@ -1258,7 +1255,7 @@ def _notice(n: Notice, kind: str) -> str:
     if n.kind == "not_a_run":
         return f"{where}: skipped: not a TREC run (its first line is not 'qid Q0 docid rank score tag')"
     if n.kind == "empty_document":
-        return (f"{where}: {_counted(n.count, 'document', 'documents')} with neither title nor "
+        return (f"{where}: {_plural(n.count, 'document', 'documents')} with neither title nor "
                 f"text{ids}: shown, never indexed")  # fmt: skip
     if n.kind == "without_text":
         return (f"{where}: {n.count} of the {n.total} judged queries {verb} not in the queries "
@@ -1266,7 +1263,7 @@ def _notice(n: Notice, kind: str) -> str:
     if n.kind == "unlisted":
         evaluate = "" if kind == "pipeline" else \
             " ([questions] evaluate_unlisted = true evaluates them)"  # fmt: skip
-        return (f"{_counted(n.count, 'judged query', 'judged queries')} {verb} not in "
+        return (f"{_plural(n.count, 'judged query', 'judged queries')} {verb} not in "
                 f"{n.path}{ids}: left out{evaluate}")  # fmt: skip
     if n.kind == "judged_not_in_corpus":
         return (f"{where}: {n.count} of the {n.total} judged documents {verb} not in the corpus"
@@ -1313,10 +1310,7 @@ def _warnings(results: Results) -> list[str]:
         for name in dict.fromkeys([results.baseline, *([c.lists_of] if c.lists_of else [])]):
             cov = variants[name].coverage
             if cov is not None and cov.answered < cov.judged_queries:
-                found.append(f"Partial coverage: the run {name} answers {cov.answered} of the "
-                             f"{cov.judged_queries} judged queries "
-                             f"({_share(cov.answered, cov.judged_queries)}); the others count as "
-                             "empty lists.")  # fmt: skip
+                found.append(_partial(name, cov))
         depth = _depth(results, f"candidates[{i}]")
         found += [depth] if depth else []
         s = c.judged
@@ -1814,8 +1808,12 @@ def _coverage(results: Results, source: str) -> str:
     v = _resolve(results, source)
     if not isinstance(v, VariantResult) or v.coverage is None:
         return ""
-    cov = v.coverage
-    return (f"Partial coverage: the run {v.name} answers {cov.answered} of the "
+    return _partial(v.name, v.coverage)
+
+
+def _partial(name: str, cov: Coverage) -> str:
+    """A run that answers part of the judged queries, as its pages and summary.md warn of it."""
+    return (f"Partial coverage: the run {name} answers {cov.answered} of the "
             f"{cov.judged_queries} judged queries ({_share(cov.answered, cov.judged_queries)}); "
             "the others count as empty lists.")  # fmt: skip
 
