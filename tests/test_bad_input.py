@@ -22,9 +22,10 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -480,6 +481,25 @@ def build(project: Path, out: Path, *args: str, process: bool = False) -> tuple[
     return status, stdout.getvalue(), stderr.getvalue()
 
 
+def validate(project: str | Path) -> tuple[int, str, str]:
+    """``evidencedesk validate --project <project>`` in-process: (status, stdout, stderr)."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    try:
+        with time_limit(120):
+            status = report_cli.main(["validate", "--project", str(project)], stdout=stdout,
+                                     stderr=stderr)  # fmt: skip
+    finally:  # as `build`: the project's size limit must not stay for later tests
+        file_text.set_max_input_mb(file_text.DEFAULT_MAX_INPUT_MB)
+    return status, stdout.getvalue(), stderr.getvalue()
+
+
+def project_of(case_args: Sequence[str], root: Path) -> str:
+    """The project a case builds: its ``--project`` argument, else its folder."""
+    if "--project" in case_args:
+        return case_args[list(case_args).index("--project") + 1].replace("{root}", str(root))
+    return str(root)
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, demo_site: Path) -> Built:
     """The pristine projects, and a copy of the session's demo site as the previous site."""
@@ -515,3 +535,28 @@ def test_bad_input_is_one_clean_line_and_keeps_the_site(built: Built, case: Case
     assert case.phrase in lines[0]
     assert snapshot(built.out) == built.snapshot
     assert sorted(p.name for p in built.out.parent.iterdir()) == ["site"]
+
+
+# the cases `validate` cannot see: bad arguments of the build itself (not a project's input)
+_BUILD_ONLY = {c.id for c in CASES if c.args and "--project" not in c.args}
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.id not in _BUILD_ONLY],
+                         ids=[c.id for c in CASES if c.id not in _BUILD_ONLY])  # fmt: skip
+def test_validate_refuses_each_bad_input_with_the_builds_line(built: Built, case: Case) -> None:
+    """`validate` never says ok of a project its build refuses: exit 2 and the build's line."""
+    root = built.cases / f"validate-{case.id}"
+    shutil.copytree(built.projects[case.project], root)
+    validate_refuses(root, case)
+
+
+def validate_refuses(root: Path, case: Any) -> None:
+    """`case` (this table's or test_hostile_inputs'), made in the project copy `root`: validate
+    exits 2 naming the case's file, line and phrase, as its build does."""
+    case.mutate(root)
+    status, stdout, stderr = validate(project_of(case.args, root))
+    assert "Traceback" not in stdout + stderr
+    assert status == 2, stdout[-300:]
+    where = f"error: {root / case.file}" + (f":{case.line}" if case.line is not None else "")
+    assert stderr.splitlines()[-1].startswith(where + ":"), stderr
+    assert case.phrase in stderr.splitlines()[-1]

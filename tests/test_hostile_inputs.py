@@ -38,7 +38,14 @@ from evidencedesk.retrieval.catalog import _load_documents, load_catalog
 from evidencedesk.retrieval.labels import load_labels
 from evidencedesk.retrieval.metrics import Judged
 from tests.project_fixtures import make_runs_only_project
-from tests.test_bad_input import DATA, REPO, build, replace, snapshot
+from tests.test_bad_input import (
+    DATA,
+    REPO,
+    build,
+    replace,
+    snapshot,
+    validate_refuses,
+)
 
 Mutation = Callable[[Path], None]
 MILLBROOK = REPO / "examples" / "millbrook-library"
@@ -357,6 +364,16 @@ CASES: tuple[Case, ...] = (
         55,
         "candidate #11: expected each note to belong to one candidate, found 'Rerank-Feature' "
         "and 'rerank feature' both using",
+    ),
+    # an update under the id of the version it replaces would clash with it, mid-build
+    Case(
+        "an-update-under-an-old-id",
+        replace("updates/kc-returns-v4.md", "id: kc-returns-v4", "id: kc-returns-v3"),
+        "updates/kc-returns-v4.md",
+        None,
+        "expected a newer version under an id of its own (such as 'kc-returns-v4': the id "
+        "without '-v<N>' names the document it replaces), found 'kc-returns-v3', a document the "
+        "project already holds",
     ),
     # a note no candidate has (a typo, or a candidate since removed) would never show
     Case(
@@ -705,3 +722,17 @@ def test_a_run_file_whose_name_holds_a_newline_is_refused_by_its_name(tmp_path: 
         "shows it on one line), found 'bet\\nter'\n"
     )
     assert not (tmp_path / "site").exists()
+
+
+# the cases `validate` cannot see: bad arguments of the build itself (not a project's input)
+_BUILD_ONLY = {c.id for c in CASES if c.args and "--project" not in c.args}
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.id not in _BUILD_ONLY],
+                         ids=[c.id for c in CASES if c.id not in _BUILD_ONLY])  # fmt: skip
+def test_validate_refuses_each_hostile_input_with_the_builds_line(built: Built, case: Case) -> None:
+    """`validate` never says ok of a project its build refuses: it exits 2 with the build's
+    own line (the project's inputs read by the same loaders and checks)."""
+    root = built.cases / f"validate-{case.id}"
+    shutil.copytree(built.projects[case.project], root, symlinks=True)
+    validate_refuses(root, case)

@@ -77,6 +77,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     from evidencedesk.results._candidates import load_candidates
     from evidencedesk.results._evaluate import model_warnings
     from evidencedesk.results._inputs import (
+        _check_run_names,
         baseline_run,
         in_scope,
         notices,
@@ -84,7 +85,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
         shown_runs,
     )
     from evidencedesk.results._settings import settings_for
-    from evidencedesk.results._stages import _not_run
+    from evidencedesk.results._stages import BUILTIN_NAMES, _not_run
     from evidencedesk.retrieval._coverage import (
         check_coverage,
         check_judged_shares,
@@ -100,6 +101,8 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
     settings = settings_for(project, project.seed)
     catalog = project.load_catalog()
     labels = project.load_labels(catalog)
+    # a pipeline's run may not take a built-in variant's name, as its build refuses
+    _check_run_names(project, (), BUILTIN_NAMES if settings.kind == "pipeline" else ())
     counts = in_scope(project.question_counts(), project, catalog, labels)
     qrels = {label.id: dict(label.grades) for label in labels}
     complete = frozenset(catalog.ids()) if catalog is not None and project.labels else None
@@ -203,8 +206,8 @@ def _check_extras(project: Project, catalog: Catalog) -> None:
     answers checked against the catalog's chunk ids, the dups and tenant documents, the first
     update (chunked as the freshness check chunks it) and the tenants file against every
     document loaded. Raises the error the build would."""
-    from evidencedesk.chunking import chunk_document, load_document
     from evidencedesk.files._records import markdown_files
+    from evidencedesk.results._evidence import update_chunks
     from evidencedesk.retrieval._citations import load_answers
     from evidencedesk.retrieval.catalog import _load_documents
     from evidencedesk.retrieval.lifecycle import Tenancy
@@ -213,7 +216,7 @@ def _check_extras(project: Project, catalog: Catalog) -> None:
         load_answers(project.answers, known_chunks=catalog.by_id)
     dups = _load_documents([project.dups]) if project.dups is not None else []
     if project.updates is not None:
-        chunk_document(load_document(markdown_files(project.updates)[0]))
+        update_chunks(catalog, markdown_files(project.updates)[0], project.chunking)
     if project.tenants is not None and project.tenant_documents is not None:
         tenant_docs = _load_documents([project.tenant_documents])
         known = {d.id for d in (*catalog.documents, *dups, *tenant_docs)}

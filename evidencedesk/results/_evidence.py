@@ -8,10 +8,12 @@ before any change, as "the old index". Demo-only inputs (dups, updates, tenants)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from evidencedesk.chunking import chunk_document, load_document
+from evidencedesk.chunking import Chunk, chunk_document, load_document
+from evidencedesk.errors import DocumentError
 from evidencedesk.results.types import (
     CompressionRow,
     EvidenceResult,
@@ -42,12 +44,12 @@ Rows = tuple[StateRow, ...]  # the rows of the freshness or the deletion table
 
 
 def _duplicates(
-    catalog: Catalog, labels: Sequence[Label], dups: Path | None
+    catalog: Catalog, labels: Sequence[Label], dups: Path | None, chunking: str = "paragraph"
 ) -> tuple[int, tuple[Merge, ...], tuple[HeldBack, ...]]:
     """Dedupe the sparse top 20 of each question with a relevant judgment (`Label.answerable`)
-    over the catalog plus the dups folder."""
+    over the catalog plus the dups folder, chunked as the project's documents (`chunking`)."""
     extra_docs = _load_documents([dups]) if dups else []
-    extra = catalog.with_documents(extra_docs)
+    extra = catalog.with_documents(extra_docs, chunking)
     searcher = build_searchers(extra)["sparse"]
     allowed = extra.allowed(Scope())
     seen: set[str] = set()
@@ -114,11 +116,30 @@ def _asked_about(labels: Sequence[Label], change: Change) -> Label | None:
     return min(asked, key=lambda lb: len(lb.relevant), default=None)
 
 
+def update_chunks(catalog: Catalog, update: Path, chunking: str = "paragraph") -> list[Chunk]:
+    """The newer version of a document in the updates file `update`, chunked as the project's
+    documents are (`chunking`, so that its chunks stand for the ones it replaces): its id must be
+    one of its own (a version's id is its document's with "-v<N>": `chunking` makes the
+    series from it), or the version would clash with the document it is meant to replace."""
+    chunks = chunk_document(load_document(update), chunking)
+    doc = chunks[0].doc_id if chunks else ""
+    if any(c.doc_id == doc for c in catalog.chunks):
+        numbered = re.fullmatch(r"(.*)-v(\d+)", doc)
+        newer = f"{numbered[1]}-v{int(numbered[2]) + 1}" if numbered else f"{doc}-v2"
+        raise DocumentError(
+            update,
+            f"expected a newer version under an id of its own (such as {newer!r}: the id "
+            f"without '-v<N>' names the document it replaces), found {doc!r}, a document the "
+            "project already holds",
+        )
+    return chunks
+
+
 def _freshness(
     catalog: Catalog, labels: Sequence[Label], update: Path, old_index: _Searcher, k: int,
-    dense: str = "toy",
+    dense: str = "toy", chunking: str = "paragraph",
 ) -> tuple[Rows, str]:  # fmt: skip
-    new, change = replace_document(catalog, chunk_document(load_document(update)))
+    new, change = replace_document(catalog, update_chunks(catalog, update, chunking))
     label = _asked_about(labels, change)
     if label is None:
         return (), f"Freshness: {update.name} changes no labelled answer; nothing to ask."
@@ -204,9 +225,9 @@ def _deletion(
 
 def _tenants(
     catalog: Catalog, labels: Sequence[Label], tenancy_file: Path, folder: Path, known: set[str],
-    dense: str = "toy",
+    dense: str = "toy", chunking: str = "paragraph",
 ) -> tuple[TenantRow, ...]:  # fmt: skip
-    world = catalog.with_documents(_load_documents([folder]))
+    world = catalog.with_documents(_load_documents([folder]), chunking)
     tenancy = Tenancy.load(tenancy_file, known_docs=known | {d.id for d in world.documents})
     rows = _leak_table(build_searchers(world, dense), world, tenancy, labels, Scope(), k=5)
     out = []
@@ -231,16 +252,18 @@ def evidence(
     tenant_folder: Path | None,
     k: int = 5,
     dense: str = "toy",
+    chunking: str = "paragraph",
 ) -> EvidenceResult:
     """`index` is the baseline's first stage, built before any change: the "old index";
-    `dense`: the dense embedder of every index rebuilt here (the project's)."""
-    kept, merges, held = _duplicates(catalog, labels, dups)
+    `dense`: the dense embedder of every index rebuilt here (the project's); `chunking`: how
+    the project's documents are chunked, and so the dups, the update and the tenants' own."""
+    kept, merges, held = _duplicates(catalog, labels, dups, chunking)
     where = " and the dups folder" if dups else ""
     notes = [f"Duplicates: the top 20 (sparse) of every question with a relevant judgment, over "
              f"the catalog{where}."]  # fmt: skip
     freshness: Rows = ()
     if update is not None:
-        freshness, note = _freshness(catalog, labels, update, index, k, dense)
+        freshness, note = _freshness(catalog, labels, update, index, k, dense, chunking)
         notes.append(note)
     deletion, note = _deletion(catalog, labels, index, k, dense)
     notes.append(note)
@@ -248,7 +271,7 @@ def evidence(
     if tenancy_file is not None and tenant_folder is not None:
         known = {d.id for d in catalog.documents}
         known |= {d.id for d in _load_documents([dups])} if dups else set()
-        tenants = _tenants(catalog, labels, tenancy_file, tenant_folder, known, dense)
+        tenants = _tenants(catalog, labels, tenancy_file, tenant_folder, known, dense, chunking)
         notes.append(
             "Tenants: every question asked as every tenant with sparse, dense and hybrid (top 5); "
             "counts add up over the three searchers. The control asks without the tenant filter."

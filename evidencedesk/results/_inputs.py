@@ -836,6 +836,7 @@ class ProjectInputs:
     run_notes: Mapping[str, str]  # the project's runs' ``<run>.md`` first paragraphs
     baseline_run: str | None  # a runs-only project's ([runs].baseline, else the first run)
     dense: str  # [searchers] dense
+    chunking: str  # [documents] chunking: the extras' documents are chunked the same way
     relevance: int  # [questions] relevance
     labels_file: bool  # labels.jsonl grades every chunk (a missing grade is 0)
     qrels_file: str | None  # the qrels file, as the project names it (None: labels.jsonl)
@@ -913,6 +914,12 @@ def read_inputs(
     policy = _policy_of(read.policy, labels) if read.policy is not None else None
     cands = _candidates_of(read.candidates, read.notes, project.notes) if read.candidates else []
     _check_run_names(project, runs, builtin if kind == "pipeline" else ())
+    if kind == "pipeline" and catalog is not None and project.updates is not None:
+        # the freshness check's update, refused here rather than after the slow stages (its
+        # module, the evidence checks', imported only by a pipeline project that has one)
+        from evidencedesk.results._evidence import update_chunks
+
+        update_chunks(catalog, markdown_files(project.updates)[0], project.chunking)
     merged = (*project.runs, *runs)
     return ProjectInputs(
         name=project.name,
@@ -930,6 +937,7 @@ def read_inputs(
         run_notes=read.run_notes,
         baseline_run=baseline_run(project, runs) if kind == "runs" and merged else None,
         dense=project.dense,
+        chunking=project.chunking,
         relevance=project.relevance,
         labels_file=project.labels is not None,
         qrels_file=None if project.qrels is None else project.relative(project.qrels),

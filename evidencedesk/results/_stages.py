@@ -590,7 +590,7 @@ def evidence_checks(evaluating: Evaluating, benchmark: Benchmark) -> EvidenceRes
     update = _markdown_files(inputs.updates)[0] if inputs.updates is not None else None
     return evidence(_catalog(evaluating), inputs.labels, benchmark.base_run,
                     benchmark.parts.first("hybrid"), inputs.dups, update, inputs.tenants,
-                    inputs.tenant_documents, dense=inputs.dense)  # fmt: skip
+                    inputs.tenant_documents, dense=inputs.dense, chunking=inputs.chunking)  # fmt: skip
 
 
 def _same_variant(run: Run, built: Mapping[str, Run]) -> str | None:
