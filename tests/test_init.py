@@ -536,3 +536,36 @@ def test_an_ms_marco_folder_is_named_with_the_rewrite_of_its_run_and_then_found(
     results = json.loads((folder / "site" / "results.json").read_text(encoding="utf-8"))
     mrr = next(m["mean"] for m in results["variants"][0]["metrics"] if m["metric"] == "mrr")
     assert mrr == pytest.approx((1 + 1 / 2 + 1) / 3)
+
+
+def test_labels_of_whole_documents_guess_document_chunking(tmp_path: Path) -> None:
+    """A labels file that grades only each document's first chunk (doc:c0) reads as labels of
+    whole documents: init guesses chunking by document, and says it guesses; one that grades a
+    later chunk keeps the chunking by paragraph."""
+    folder = markdown_folder(tmp_path)
+    labels = [
+        json.loads(line) for line in (folder / "labels.jsonl").read_text("utf-8").splitlines()
+    ]
+    for label in labels:  # each grade moved onto its document's first chunk
+        grades: dict[str, int] = {}
+        for chunk, grade in label["grades"].items():
+            first = chunk.rsplit(":", 1)[0] + ":c0"
+            grades[first] = max(grade, grades.get(first, grade))
+        label["grades"] = grades
+    (folder / "labels.jsonl").write_text("".join(json.dumps(lb) + "\n" for lb in labels), "utf-8")
+    assert cli("init", ".", cwd=folder).returncode == 0
+    project = (folder / "evidencedesk.toml").read_text("utf-8")
+    graded = len({c for lb in labels for c in lb["grades"]})
+    assert (
+        f"# GUESSED (every one of the {graded} labelled chunks is a document's first, :c0): a "
+        'whole document a chunk\nchunking = "document"         # or "paragraph": one chunk per '
+        "paragraph\n"
+    ) in project
+    assert cli("validate", "--project", ".", cwd=folder).returncode == 0
+    # the demo's own labels grade later chunks too: by paragraph, no guess
+    (tmp_path / "demo").mkdir()
+    other = markdown_folder(tmp_path / "demo")
+    assert cli("init", ".", cwd=other).returncode == 0
+    written = (other / "evidencedesk.toml").read_text("utf-8")
+    assert 'chunking = "paragraph"        # one chunk per paragraph; or "document"\n' in written
+    assert "a whole document a chunk" not in written

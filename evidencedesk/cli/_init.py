@@ -256,6 +256,18 @@ def _unlisted_comment(unlisted: Sequence[str], queries: str, pipeline: bool) -> 
     return said
 
 
+def _chunking_lines(labelled: dict[str, dict[str, int]]) -> list[str]:
+    """The chunking of Markdown folders: by paragraph, unless a labels file grades only each
+    document's first chunk (``doc:c0``), which reads as labels of whole documents (cut by
+    paragraph, such a grade would fall on the first paragraph alone) -- said as a guess."""
+    graded = {c for docs in labelled.values() for c in docs}
+    if graded and all(c.endswith(":c0") for c in graded):
+        return [f"# GUESSED (every one of the {len(graded)} labelled chunks is a document's "
+                "first, :c0): a whole document a chunk",
+                'chunking = "document"         # or "paragraph": one chunk per paragraph']  # fmt: skip
+    return ['chunking = "paragraph"        # one chunk per paragraph; or "document"']
+
+
 def _kept_at(judgments: dict[str, dict[str, int]], threshold: int) -> int:
     """The judged questions that keep a relevant judgment at `threshold`."""
     return sum(any(g >= threshold for g in docs.values()) for docs in judgments.values() if docs)
@@ -389,7 +401,7 @@ def render(s: Survey) -> str:
         lines += [
             "[documents]",
             f"folders = [{folders}]   # Markdown with front matter",
-            'chunking = "paragraph"        # one chunk per paragraph; or "document"',
+            *_chunking_lines(judgments if s.labels is not None else {}),
         ]
         if not pipeline:
             lines += ["index = false                 # shown only; the runs are compared"]
