@@ -375,6 +375,17 @@ CASES: tuple[Case, ...] = (
         "without '-v<N>' names the document it replaces), found 'kc-returns-v3', a document the "
         "project already holds",
     ),
+    # a second newer version would be read by nothing: the freshness check replaces one
+    Case(
+        "two-updates",
+        lambda root: shutil.copyfile(
+            root / "updates/kc-returns-v4.md", root / "updates/kc-returns-v5.md"
+        ),
+        "updates",
+        None,
+        "expected one newer document version (the freshness check replaces one document), "
+        "found 2: kc-returns-v4.md, kc-returns-v5.md",
+    ),
     # a note no candidate has (a typo, or a candidate since removed) would never show
     Case(
         "a-note-of-no-candidate",

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evidencedesk.chunking import Chunk, chunk_document, load_document
-from evidencedesk.errors import DocumentError
+from evidencedesk.errors import ConfigError, DocumentError
+from evidencedesk.files._records import markdown_files
 from evidencedesk.results.types import (
     CompressionRow,
     EvidenceResult,
@@ -114,6 +115,20 @@ def _asked_about(labels: Sequence[Label], change: Change) -> Label | None:
     asked = [lb for lb in labels if lb.relevant & rewritten]
     asked = asked or [lb for lb in labels if lb.relevant & set(change.superseded)]
     return min(asked, key=lambda lb: len(lb.relevant), default=None)
+
+
+def the_update(folder: Path) -> Path:
+    """The one newer document version of the updates `folder` (the freshness check replaces one
+    document and asks the question it rewrites): a second would be read by nothing."""
+    found = markdown_files(folder)
+    if len(found) != 1:
+        names = ", ".join(p.name for p in found[:5]) + (", …" if len(found) > 5 else "")
+        raise ConfigError(
+            folder,
+            f"expected one newer document version (the freshness check replaces one document),"
+            f" found {len(found)}: {names}",
+        )
+    return found[0]
 
 
 def update_chunks(catalog: Catalog, update: Path, chunking: str = "paragraph") -> list[Chunk]:

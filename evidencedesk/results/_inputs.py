@@ -917,9 +917,9 @@ def read_inputs(
     if kind == "pipeline" and catalog is not None and project.updates is not None:
         # the freshness check's update, refused here rather than after the slow stages (its
         # module, the evidence checks', imported only by a pipeline project that has one)
-        from evidencedesk.results._evidence import update_chunks
+        from evidencedesk.results._evidence import the_update, update_chunks
 
-        update_chunks(catalog, markdown_files(project.updates)[0], project.chunking)
+        update_chunks(catalog, the_update(project.updates), project.chunking)
     merged = (*project.runs, *runs)
     return ProjectInputs(
         name=project.name,

@@ -60,7 +60,7 @@ from evidencedesk.results._compute import (
     judged_stat,
     to_label,
 )
-from evidencedesk.results._evidence import evidence
+from evidencedesk.results._evidence import evidence, the_update
 from evidencedesk.results._inputs import (
     JudgedRun,
     ProjectInputs,
@@ -99,7 +99,7 @@ from evidencedesk.retrieval._coverage import (
     unjudged_top,
 )
 from evidencedesk.retrieval.benchmark import _VARIANTS
-from evidencedesk.retrieval.catalog import Catalog, Scope, _markdown_files
+from evidencedesk.retrieval.catalog import Catalog, Scope
 from evidencedesk.retrieval.evalreport import Config, Run, _sizing_grid, ablate, run_config, sweep
 from evidencedesk.retrieval.evalreport import Costs as PriceList
 from evidencedesk.retrieval.evidence import context_tokens
@@ -587,7 +587,7 @@ def citations(evaluating: Evaluating) -> tuple[CitationRow, ...] | None:
 def evidence_checks(evaluating: Evaluating, benchmark: Benchmark) -> EvidenceResult:
     """The evidence checks on the baseline: dedupe, compression, freshness, deletion, tenants."""
     inputs = evaluating.inputs
-    update = _markdown_files(inputs.updates)[0] if inputs.updates is not None else None
+    update = the_update(inputs.updates) if inputs.updates is not None else None
     return evidence(_catalog(evaluating), inputs.labels, benchmark.base_run,
                     benchmark.parts.first("hybrid"), inputs.dups, update, inputs.tenants,
                     inputs.tenant_documents, dense=inputs.dense, chunking=inputs.chunking)  # fmt: skip

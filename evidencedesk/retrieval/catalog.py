@@ -8,7 +8,7 @@ from pathlib import Path
 
 from evidencedesk.chunking import Chunk, Document, _parse_document, chunk_document
 from evidencedesk.errors import DocumentError
-from evidencedesk.files._records import markdown_files, markdown_texts
+from evidencedesk.files._records import markdown_texts
 from evidencedesk.paths import CORPUS, DOCS
 
 __all__ = ["Catalog", "Scope", "load_catalog"]
@@ -98,10 +98,6 @@ def _unique_ids(documents: Sequence[Document]) -> None:
                 f"expected a unique document id, found {doc.id!r} already used by {seen[doc.id]}",
             )
         seen[doc.id] = doc.path
-
-
-# the ``*.md`` files of a folder (the stages list the updates folder through this name)
-_markdown_files = markdown_files
 
 
 def _load_documents(folders: Iterable[str | Path]) -> list[Document]:
