@@ -203,7 +203,7 @@ def validate(path: Path | None = None, announce: Callable[[str], None] | None = 
 
 def _check_extras(project: Project, catalog: Catalog) -> None:
     """Read the ``[extras]`` inputs as the build's citation and evidence stages read them: the
-    answers checked against the catalog's chunk ids, the dups and tenant documents, the first
+    answers checked against the catalog's chunk ids, the dups and tenant documents, the one
     update (chunked as the freshness check chunks it) and the tenants file against every
     document loaded. Raises the error the build would."""
     from evidencedesk.results._evidence import the_update, update_chunks

@@ -845,7 +845,7 @@ class ProjectInputs:
     notes: Path | None  # the candidates' notes folder
     answers: Path | None
     dups: Path | None
-    updates: Path | None
+    update: Path | None  # the one newer document version of [extras] updates (`the_update`)
     tenants: Path | None
     tenant_documents: Path | None
     hashes: Hashing
@@ -914,12 +914,14 @@ def read_inputs(
     policy = _policy_of(read.policy, labels) if read.policy is not None else None
     cands = _candidates_of(read.candidates, read.notes, project.notes) if read.candidates else []
     _check_run_names(project, runs, builtin if kind == "pipeline" else ())
+    update = None
     if kind == "pipeline" and catalog is not None and project.updates is not None:
         # the freshness check's update, refused here rather than after the slow stages (its
         # module, the evidence checks', imported only by a pipeline project that has one)
         from evidencedesk.results._evidence import the_update, update_chunks
 
-        update_chunks(catalog, the_update(project.updates), project.chunking)
+        update = the_update(project.updates)
+        update_chunks(catalog, update, project.chunking)
     merged = (*project.runs, *runs)
     return ProjectInputs(
         name=project.name,
@@ -946,7 +948,7 @@ def read_inputs(
         notes=project.notes,
         answers=project.answers,
         dups=project.dups,
-        updates=project.updates,
+        update=update,
         tenants=project.tenants,
         tenant_documents=project.tenant_documents,
         # gigabytes of runs: hashed while they are read and judged

@@ -60,7 +60,7 @@ from evidencedesk.results._compute import (
     judged_stat,
     to_label,
 )
-from evidencedesk.results._evidence import evidence, the_update
+from evidencedesk.results._evidence import evidence
 from evidencedesk.results._inputs import (
     JudgedRun,
     ProjectInputs,
@@ -587,9 +587,8 @@ def citations(evaluating: Evaluating) -> tuple[CitationRow, ...] | None:
 def evidence_checks(evaluating: Evaluating, benchmark: Benchmark) -> EvidenceResult:
     """The evidence checks on the baseline: dedupe, compression, freshness, deletion, tenants."""
     inputs = evaluating.inputs
-    update = the_update(inputs.updates) if inputs.updates is not None else None
     return evidence(_catalog(evaluating), inputs.labels, benchmark.base_run,
-                    benchmark.parts.first("hybrid"), inputs.dups, update, inputs.tenants,
+                    benchmark.parts.first("hybrid"), inputs.dups, inputs.update, inputs.tenants,
                     inputs.tenant_documents, dense=inputs.dense, chunking=inputs.chunking)  # fmt: skip
 
 
