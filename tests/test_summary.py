@@ -241,8 +241,17 @@ def test_a_baseline_that_fails_the_policy_is_said_first(tmp_path: Path) -> None:
               "review_on_mrr_flips": False}  # fmt: skip
     project = write_project(tmp_path / "p", qrels, runs, policy=policy)
     site = tmp_path / "site"
-    assert cli.main(["build", "--project", str(project), "--out", str(site), "-q"],
-                    stdout=io.StringIO(), stderr=io.StringIO()) == 0  # fmt: skip
+    out = io.StringIO()
+    assert cli.main(["build", "--project", str(project), "--out", str(site)],
+                    stdout=out, stderr=io.StringIO()) == 0  # fmt: skip
+    # the terminal says it after the candidates' lines, and `benchmark --gate` before them
+    plain = ("The baseline base itself fails the gate policy (BLOCK): R@1 0.000 is below the "
+             "minimum 0.600. Every candidate is held to the same floors, so a candidate's BLOCK "
+             "may be the baseline's, not the change's.")  # fmt: skip
+    assert f"gate BLOCK  cand\n  {plain}\nopen " in out.getvalue()
+    out = io.StringIO()
+    cli.main(["benchmark", "--project", str(project), "--gate"], stdout=out, stderr=io.StringIO())
+    assert f"vs the baseline run base\n  {plain}\n  BLOCK   cand\n" in out.getvalue()
     text = (site / "summary.md").read_text("utf-8")
     said = ("The baseline base itself fails the gate policy (BLOCK): R\\@1 0.000 is below the "
             "minimum 0.600. Every candidate is held to the same floors, so a candidate's BLOCK "

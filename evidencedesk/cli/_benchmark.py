@@ -226,7 +226,11 @@ def _gate_candidates(
     cands = results.candidates
     names = sorted({c.gate.baseline for c in cands if c.gate.baseline})
     versus = ", ".join(names) or "no baseline (no saved baseline file and no baseline run)"
+    from evidencedesk.report._words import baseline_fails
+
     lines = [f"gate: {len(cands)} candidate(s), as the build gates them, vs {versus}"]
+    own = baseline_fails(results, "")  # the baseline failing the policy's floors, said first
+    lines += [f"  {own}."] if own else []
     for c in cands:
         lines.append(f"  {c.gate.level:<6}  {c.name}")
         lines += [f"          {check.line()}" for check in c.gate.checks]
@@ -237,6 +241,7 @@ def _gate_candidates(
     payload["gate"] = {
         "level": worst,
         "baseline": names,  # what the candidates were compared with (one name, or none)
+        "baseline_fails": own,  # "" when the baseline passes the policy's floors
         "candidates": [
             {"name": c.name, "level": c.gate.level,
              "lines": [check.line() for check in c.gate.checks]}

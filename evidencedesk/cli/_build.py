@@ -243,6 +243,8 @@ def build(args: argparse.Namespace, streams: _Streams, outcome: Outcome) -> tupl
             streams.say(_kept_line(outcome.kept))
         for c in model.candidates:
             streams.say(f"  {c.decision:<15} gate {c.badges[1] or c.gate_level:<6} {c.name}")
+        if model.gate is not None and model.gate.baseline_fails:  # (the site says it first)
+            streams.say(f"  {model.gate.baseline_fails}.")
         for skipped in model.not_run:  # never silent: the one line its page shows
             streams.say(f"  {'NOT RUN':<15} {'':<11} {skipped.name}: {skipped.reason}")
         if model.omitted_questions:
