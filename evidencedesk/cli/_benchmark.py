@@ -223,11 +223,11 @@ def _gate_candidates(
 ) -> tuple[dict[str, Any], str, int]:
     """--gate: every candidate of the build, gated as the build gates it (`results.stages.gate_outcome`);
     exit 1 when one is BLOCK, as ``build --fail-on block`` does."""
+    from evidencedesk.report._words import baseline_fails
+
     cands = results.candidates
     names = sorted({c.gate.baseline for c in cands if c.gate.baseline})
     versus = ", ".join(names) or "no baseline (no saved baseline file and no baseline run)"
-    from evidencedesk.report._words import baseline_fails
-
     lines = [f"gate: {len(cands)} candidate(s), as the build gates them, vs {versus}"]
     own = baseline_fails(results, "")  # the baseline failing the policy's floors, said first
     lines += [f"  {own}."] if own else []
