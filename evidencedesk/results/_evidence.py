@@ -117,6 +117,10 @@ def _asked_about(labels: Sequence[Label], change: Change) -> Label | None:
     return min(asked, key=lambda lb: len(lb.relevant), default=None)
 
 
+# the updates folder's one newer version: its file, and its chunks (`update_chunks`)
+Update = tuple[Path, tuple[Chunk, ...]]
+
+
 def the_update(folder: Path) -> Path:
     """The one newer document version of the updates `folder` (the freshness check replaces one
     document and asks the question it rewrites): a second would be read by nothing."""
@@ -131,12 +135,12 @@ def the_update(folder: Path) -> Path:
     return found[0]
 
 
-def update_chunks(catalog: Catalog, update: Path, chunking: str = "paragraph") -> list[Chunk]:
+def update_chunks(catalog: Catalog, update: Path, chunking: str = "paragraph") -> tuple[Chunk, ...]:
     """The newer version of a document in the updates file `update`, chunked as the project's
     documents are (`chunking`, so that its chunks stand for the ones it replaces): its id must be
     one of its own (a version's id is its document's with "-v<N>": `chunking` makes the
     series from it), or the version would clash with the document it is meant to replace."""
-    chunks = chunk_document(load_document(update), chunking)
+    chunks = tuple(chunk_document(load_document(update), chunking))
     doc = chunks[0].doc_id if chunks else ""
     if any(c.doc_id == doc for c in catalog.chunks):
         numbered = re.fullmatch(r"(.*)-v(\d+)", doc)
@@ -151,13 +155,14 @@ def update_chunks(catalog: Catalog, update: Path, chunking: str = "paragraph") -
 
 
 def _freshness(
-    catalog: Catalog, labels: Sequence[Label], update: Path, old_index: _Searcher, k: int,
-    dense: str = "toy", chunking: str = "paragraph",
+    catalog: Catalog, labels: Sequence[Label], update: Update, old_index: _Searcher, k: int,
+    dense: str = "toy",
 ) -> tuple[Rows, str]:  # fmt: skip
-    new, change = replace_document(catalog, update_chunks(catalog, update, chunking))
+    path, chunks = update
+    new, change = replace_document(catalog, chunks)
     label = _asked_about(labels, change)
     if label is None:
-        return (), f"Freshness: {update.name} changes no labelled answer; nothing to ask."
+        return (), f"Freshness: {path.name} changes no labelled answer; nothing to ask."
     q = label.question
     a = _served_by_question(old_index, [q], None, k)[q]
     b = _served_by_question(old_index, [q], new.allowed(Scope()), k)[q]
@@ -197,7 +202,7 @@ def _freshness(
         ]
     )
     replaced = ", ".join(sorted({catalog.get(s).doc_id for s in change.superseded}))
-    return rows, f"Freshness: {update.name} replaces {replaced}; asked {label.id!r} (top {k})."
+    return rows, f"Freshness: {path.name} replaces {replaced}; asked {label.id!r} (top {k})."
 
 
 def _deletion(
@@ -262,7 +267,7 @@ def evidence(
     baseline: Run,
     index: _Searcher,
     dups: Path | None,
-    update: Path | None,
+    update: Update | None,
     tenancy_file: Path | None,
     tenant_folder: Path | None,
     k: int = 5,
@@ -271,14 +276,15 @@ def evidence(
 ) -> EvidenceResult:
     """`index` is the baseline's first stage, built before any change: the "old index";
     `dense`: the dense embedder of every index rebuilt here (the project's); `chunking`: how
-    the project's documents are chunked, and so the dups, the update and the tenants' own."""
+    the project's documents are chunked, and so the dups and the tenants' own; `update`: the
+    newer version's file and its chunks (`update_chunks`, read with the inputs)."""
     kept, merges, held = _duplicates(catalog, labels, dups, chunking)
     where = " and the dups folder" if dups else ""
     notes = [f"Duplicates: the top 20 (sparse) of every question with a relevant judgment, over "
              f"the catalog{where}."]  # fmt: skip
     freshness: Rows = ()
     if update is not None:
-        freshness, note = _freshness(catalog, labels, update, index, k, dense, chunking)
+        freshness, note = _freshness(catalog, labels, update, index, k, dense)
         notes.append(note)
     deletion, note = _deletion(catalog, labels, index, k, dense)
     notes.append(note)

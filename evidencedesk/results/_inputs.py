@@ -38,7 +38,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
@@ -107,6 +107,9 @@ from evidencedesk.retrieval.labels import (
 )
 from evidencedesk.retrieval.metrics import Judged
 from evidencedesk.retrieval.parts import Parts
+
+if TYPE_CHECKING:  # the evidence checks' module is imported where an update is read
+    from evidencedesk.results._evidence import Update
 
 DEMO_PROJECT = DATA / "evidencedesk.toml"  # the demo's project file
 
@@ -845,7 +848,9 @@ class ProjectInputs:
     notes: Path | None  # the candidates' notes folder
     answers: Path | None
     dups: Path | None
-    update: Path | None  # the one newer document version of [extras] updates (`the_update`)
+    # the one newer document version of [extras] updates: its file and its chunks, read and
+    # checked once (`results._evidence.the_update`, `update_chunks`)
+    update: Update | None
     tenants: Path | None
     tenant_documents: Path | None
     hashes: Hashing
@@ -920,8 +925,8 @@ def read_inputs(
         # module, the evidence checks', imported only by a pipeline project that has one)
         from evidencedesk.results._evidence import the_update, update_chunks
 
-        update = the_update(project.updates)
-        update_chunks(catalog, update, project.chunking)
+        newer = the_update(project.updates)
+        update = (newer, update_chunks(catalog, newer, project.chunking))
     merged = (*project.runs, *runs)
     return ProjectInputs(
         name=project.name,
