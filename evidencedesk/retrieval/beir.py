@@ -328,26 +328,34 @@ def _tags_of(
     """The tags of a tags file's rows (`files._records.rows`)."""
     tags: dict[str, tuple[str, ...]] = {}
     for index, (number, raw) in enumerate(rows):
-        if isinstance(raw, str):
-            qid, sep, rest = raw.partition("\t")
-            if index == 0 and (qid.strip(), rest.strip()) in (("query-id", "tags"), ("id", "tags")):
-                continue
-            if not sep or not qid.strip():
-                raise LabelsError(
-                    path, f"expected 'query id<TAB>tag,tag', found {raw[:60]!r}", number
-                )
-            found = _checked_tags([t.strip() for t in rest.split(",") if t.strip()], path,
-                                  number, LabelsError)  # fmt: skip
-            qid = qid.strip()
-        else:
-            qid = _ident(raw, ("_id", "id", "query-id"), path, number, LabelsError)
-            found = _tags(raw.get("tags"), path, number, LabelsError)
+        row = _tags_row(index, number, raw, path)
+        if row is None:
+            continue
+        qid, found = row
         if qid in tags:
             raise LabelsError(
                 path, f"expected one tags line per query, found {qid!r} again", number
             )
         tags[qid] = tuple(dict.fromkeys(found))
     return tags
+
+
+def _tags_row(
+    index: int, number: int, raw: str | dict[str, Any], path: Path
+) -> tuple[str, tuple[str, ...]] | None:
+    """One row of a tags file (the `index`-th, on line `number`): its query id and its tags, or
+    None for a TSV file's header."""
+    if not isinstance(raw, str):
+        qid = _ident(raw, ("_id", "id", "query-id"), path, number, LabelsError)
+        return qid, _tags(raw.get("tags"), path, number, LabelsError)
+    qid, sep, rest = raw.partition("\t")
+    if index == 0 and (qid.strip(), rest.strip()) in (("query-id", "tags"), ("id", "tags")):
+        return None
+    if not sep or not qid.strip():
+        raise LabelsError(path, f"expected 'query id<TAB>tag,tag', found {raw[:60]!r}", number)
+    found = _checked_tags([t.strip() for t in rest.split(",") if t.strip()], path, number,
+                          LabelsError)  # fmt: skip
+    return qid.strip(), found
 
 
 def _labels_from_judgments(
@@ -414,13 +422,11 @@ def _judgment_line(qrels: Path, qid: str, doc: str) -> int | None:
 
 
 def _tags_line(path: Path, qid: str) -> int | None:
-    """The line of the tags file `path` that tags `qid`, read again to name it in an error."""
-    for number, raw in rows("tags", path):
-        if isinstance(raw, str):
-            found = raw.partition("\t")[0].strip()
-        else:
-            found = next((str(raw[k]) for k in ("_id", "id", "query-id") if k in raw), "")
-        if found == qid:
+    """The line of the tags file `path` that tags `qid`, read again (as `_tags_of` reads it) to
+    name it in an error."""
+    for index, (number, raw) in enumerate(rows("tags", path)):
+        row = _tags_row(index, number, raw, path)
+        if row is not None and row[0] == qid:
             return number
     return None
 
