@@ -466,19 +466,20 @@ def qrels_format(path: Path) -> Literal["trec", "beir"]:
     when it is BEIR's header (``query-id<TAB>…``) or three tab-separated columns, TREC when it
     is four columns (``qid 0 docid grade``, by spaces or tabs: MS MARCO's ``qrels.dev.tsv``);
     anything else by the name (``.tsv``: BEIR), for that reader to name what it found."""
+    return _qrels_layout(path)[0]
+
+
+def _qrels_layout(path: Path) -> tuple[Literal["trec", "beir"], bool]:
+    """A qrels file's format (`qrels_format`) and whether its first line separates four TREC
+    columns by tabs (MS MARCO's ``qrels.dev.tsv``: the graded rows a round trip appends are
+    written the same way), from one read of its first lines."""
     line = _first_line(path)
+    tabs = line is not None and len(line.split("\t")) == 4
     if line is not None and (line.startswith("query-id\t") or len(line.split("\t")) == 3):
-        return "beir"
+        return "beir", tabs
     if line is not None and len(line.split()) == 4:
-        return "trec"
-    return "beir" if path.suffix.lower() == ".tsv" else "trec"
-
-
-def qrels_tabs(path: Path) -> bool:
-    """Whether a TREC qrels file's first line separates its four columns by tabs (MS MARCO's
-    ``qrels.dev.tsv``): the graded rows a round trip appends are written the same way."""
-    line = _first_line(path)
-    return line is not None and len(line.split("\t")) == 4
+        return "trec", tabs
+    return ("beir" if path.suffix.lower() == ".tsv" else "trec"), tabs
 
 
 def _first_line(path: Path) -> str | None:
@@ -692,6 +693,7 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
     fmt = "markdown" if docs.folders is not None else "beir" if docs.corpus is not None else "none"
     documents = docs.folders or ((docs.corpus,) if docs.corpus is not None else ())
     qrels = questions.qrels
+    layout = (None, False) if qrels is None else _qrels_layout(qrels)
     return dict(
         name=model.project.name or root.name,
         path=path,
@@ -704,8 +706,8 @@ def resolve(model: ProjectFile, path: Path) -> dict[str, Any]:
         labels=questions.labels,
         queries=questions.queries,
         qrels=qrels,
-        qrels_format=None if qrels is None else qrels_format(qrels),
-        qrels_tabs=qrels is not None and qrels_tabs(qrels),
+        qrels_format=layout[0],
+        qrels_tabs=layout[1],
         tags=questions.tags,
         relevance=questions.relevance,
         grade_names=questions.grades or (),
