@@ -103,6 +103,11 @@ def test_the_capped_build_writes_the_chosen_pages(built: tuple[Results, Path]) -
     ) in index
     listing = (site / "questions.html").read_text("utf-8")
     assert f"(5 of {N} questions have a page: above 500 questions at most 5 get" in listing
+    # the questions without a page counted once, as one group
+    assert (
+        f"{N - 8} the baseline passes and no candidate changes get none and 3 fall beyond the "
+        f"cap; the {N - 5} without one are listed here, and their numbers are in"
+    ) in html.unescape(" ".join(listing.split()))
     links = links_of(tuple(q for q in model.questions if q.id in ORDER[:5]), listed=True)
     assert links.href("q506", candidate="cand") == "questions.html#q=q506"
     assert links.href("q504", candidate="cand") == "question-q504.html#vs-cand"
