@@ -563,6 +563,26 @@ def test_an_index_count_is_held_to_results_json(demo_site: Path, tmp_path: Path,
     assert [d.line() for d in found] == expected
 
 
+# the best lead tile: another candidate named, or a tie that is not one
+LEAD_TILE = {
+    "another candidate": (">rerank overlap</a></p>", ">rerank feature</a></p>"),
+    "a tie that is not one": (">rerank overlap</a></p>", ">rerank overlap</a>, tied with final 5</p>"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(LEAD_TILE))
+def test_the_best_lead_tile_is_held_to_the_candidates(
+    demo_site: Path, tmp_path: Path, case: str
+) -> None:
+    old, new = LEAD_TILE[case]
+    found, _, _ = audit(planted(demo_site, tmp_path, "index.html", old, new))
+    said = new.removeprefix(">").removesuffix("</p>").replace("</a>", "")
+    assert [d.line() for d in found] == [
+        f"index.html: 'best lead tile: {said}': results.json says rerank overlap (candidates: the "
+        "largest lower bound on the primary metric, and those equal to it)"
+    ]
+
+
 # a file the site lost: a page no claim is recorded for, its stylesheet, its question list
 LOST = {
     "documents.html": ["index.html: '(a link to documents.html)': results.json says no such file "

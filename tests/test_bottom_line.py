@@ -169,6 +169,14 @@ def test_equal_lower_bounds_go_to_the_larger_difference_then_the_name() -> None:
     same = at_zero("rerank blend", 0.048)
     assert plan.best_lead(results(small, large)).candidate == "rerank overlap"
     assert plan.best_lead(results(large, same)).candidate == "rerank blend"  # by name
+    # the name chose: the lead names whom it ties (a smaller difference on the same bound: none)
+    assert plan.best_lead(results(large, small, same)).tied == ("rerank overlap",)
+    assert plan.best_lead(results(small, large)).tied == ()
+    tile = line_of(large, small, same).lead
+    assert tile is not None and (tile.candidate, tile.tied) == (
+        "rerank blend",
+        ", tied with rerank overlap",
+    )
     # a lower bound off by float noise (below stats.TIE) ties with 0
     nudged = replace(small, comparisons=(comparison("mrr", 0.01, noise, 0.02, 1, 0),
                                          *small.comparisons[1:]))  # fmt: skip

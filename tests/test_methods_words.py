@@ -189,6 +189,38 @@ def test_a_best_lead_that_lost_another_reported_metric_says_which(tmp_path: Path
     assert f"{expected}." in _text(tmp_path / "site", "index.html")
 
 
+def test_a_best_lead_tied_with_another_names_it(tmp_path: Path) -> None:
+    """Two runs return the same lists, each putting the relevant document first where the
+    baseline puts it second (MRR 1/2 -> 1 on all 8 questions): the same difference and
+    interval, so the name chooses the lead ("alpha" before "beta") and every place that names
+    the lead says whom it ties; a third, smaller gain is no tie."""
+    from evidencedesk.report import _audit, _oracle
+    from evidencedesk.report import _words as words
+
+    qids = [f"q{i}" for i in range(8)]
+    qrels = {q: {f"rel-{q}": 1} for q in qids}
+    base = {q: ["x", f"rel-{q}"] for q in qids}
+    better = {q: [f"rel-{q}", "x"] for q in qids}
+    once = {**base, "q0": ["rel-q0", "x"]}
+    runs = {"base": base, "beta": better, "alpha": better, "gamma": once}
+    toml = write_project(tmp_path / "p", qrels, runs, relevance=1, report='metrics = ["mrr"]')
+    results = evidencedesk.build(project=toml, out=tmp_path / "site")
+    expected = ("Best lead: alpha, tied with beta, Δ MRR +0.500 [+0.500, +0.500] over 8 "
+                "questions (better)")  # fmt: skip
+    assert words.lead(results, "") == expected
+    assert _oracle._lead_words(results, "") == expected
+    index = _text(tmp_path / "site", "index.html")
+    assert f"{expected}." in index
+    assert "Best lead alpha , tied with beta Δ MRR +0.500 [+0.500, +0.500] n=8" in index  # the tile
+    summary = (tmp_path / "site" / "summary.md").read_text("utf-8")
+    assert (
+        "**Best lead:** `alpha`, tied with beta, Δ MRR +0.500 \\[+0.500, +0.500\\] over 8 "
+        "questions (BETTER)\n"
+    ) in summary
+    found, _, _ = _audit.audit(tmp_path / "site")
+    assert found == []
+
+
 @pytest.mark.parametrize("policy", [None, {"k": 3}])
 def test_the_summary_points_to_the_gate_page_only_when_one_is_written(
     tmp_path: Path, policy: dict[str, object] | None

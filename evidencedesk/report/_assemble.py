@@ -74,6 +74,7 @@ from evidencedesk.report._words import (
     past_final,
     questions_decide,
     recompute_from,
+    tied_with,
     trec_eval_counts,
     undefined_when,
 )
@@ -539,7 +540,8 @@ def _lead_tile(results: Results, lead: Lead | None, say: Say) -> LeadTile | None
     j = [x.metric for x in c.comparisons].index(lead.metric)
     return LeadTile(c.name, slug(c.name), say("verdict", f"candidates[{i}]"),
                     say("gate", f"candidates[{i}]"), c.gate.evaluated,
-                    say("delta", f"candidates[{i}].comparisons[{j}]"), lead.n)  # fmt: skip
+                    say("delta", f"candidates[{i}].comparisons[{j}]"), lead.n,
+                    tied_with(lead.tied))  # fmt: skip
 
 
 def _data_tile(results: Results, size: DataSize, say: Say) -> DataTile:

@@ -90,6 +90,7 @@ from evidencedesk.report._oracle import (
     gate_word,
     graded_list,
     labelled_counts,
+    lead_ties,
     number_text,
     oracle_findings,
     p_text,
@@ -1328,6 +1329,35 @@ def _lead_n(results: Results) -> int | None:
     """The questions of the best lead's comparison (`report.oracle.best_lead`), or None."""
     lead = best_lead(results)
     return None if lead is None else lead.on[lead.decision.primary].n
+
+
+# the index's best lead tile (templates/index.html): the candidate's link, then whom it ties
+_LEAD_TILE = re.compile(r'<p class="tile-name"><a href="[^"]*">([^<]*)</a>([^<]*)</p>')
+
+
+def _joined(names: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1])))
+
+
+def _lead_tile_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
+    """The candidate the index's best lead tile names, and the candidates it says tie it, as
+    the oracle picks them (`report.oracle.best_lead`, `lead_ties`); no tile when it has none."""
+    said = [(html.unescape(name), html.unescape(rest)) for name, rest in _LEAD_TILE.findall(raw)]
+    lead = best_lead(results)
+    ties = [] if lead is None else lead_ties(results, lead)
+    due = [] if lead is None else [(lead.name, f", tied with {_joined(ties)}" if ties else "")]
+    if said == due:
+        return []
+    found = "; ".join(f"{n}{t}" for n, t in said) or "no best lead tile"
+    return [
+        Disagreement(
+            page,
+            f"best lead tile: {found}",
+            f"{''.join(due[0]) if due else 'no best lead tile'} (candidates: the "
+            "largest lower bound on the primary metric, and those equal to it)",
+        )
+    ]
 
 
 def _index_disagreements(page: str, shown: _PageText, results: Results,
@@ -3037,6 +3067,7 @@ class _Site:
         if page == "index.html":
             found += _index_disagreements(page, shown, results, self.pages)
             found += _dataset_disagreements(page, raw, results)
+            found += _lead_tile_disagreements(page, raw, results)
         else:
             found += _count_disagreements(page, shown, results, self, raw)
         return found, len(mine)

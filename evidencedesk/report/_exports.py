@@ -126,7 +126,8 @@ def _bottom_line(b: BottomLine, model: SiteModel) -> list[str]:
     lead = (
         "**Best lead:** none"
         if b.lead is None
-        else f"**Best lead:** {_md_code(b.lead.candidate)}, {_words(b.lead.delta)} over "
+        else f"**Best lead:** {_md_code(b.lead.candidate)}{_words(b.lead.tied)}, "
+        f"{_words(b.lead.delta)} over "
         f"{how_many(b.lead.n, 'question')} ({_words(b.lead.verdict)})"
     )
     return [f"{line}  ", lead]

@@ -576,6 +576,7 @@ class LeadTile(Plain):
     gated: bool
     delta: str
     n: int
+    tied: str = ""  # ", tied with …": the candidates with the same bound and difference
 
 
 @dataclass(frozen=True)

@@ -1163,16 +1163,34 @@ def _delta_words(results: Results, metric: str, delta: float | None, low: float 
     return f"Δ {_label(results, metric)}{then}{_three(delta, True)}{bracket}"
 
 
+def _lead_key(c: CandidateResult) -> tuple[int, int] | None:
+    """A candidate ahead on the primary metric (a paired difference above the tie, with an
+    interval): its lower bound and difference, to the tie; None for any other."""
+    d = c.on[c.decision.primary]
+    if d.low is None or d.high is None or d.delta is None or d.delta <= _TIE:
+        return None
+    return round(d.low / _TIE), round(d.delta / _TIE)
+
+
 def best_lead(results: Results) -> CandidateResult | None:
     """The best lead (docs/site.md): among the candidates ahead on the primary metric (a paired
     difference above the tie), the largest lower bound, then the larger difference, then the
     first name; None when no candidate is ahead with an interval."""
-    ahead = []
-    for c in results.candidates:
-        d = c.on[c.decision.primary]
-        if d.low is not None and d.high is not None and d.delta is not None and d.delta > _TIE:
-            ahead.append((-round(d.low / _TIE), -round(d.delta / _TIE), c.name, c))
+    ahead = [(-key[0], -key[1], c.name, c) for c in results.candidates
+             if (key := _lead_key(c)) is not None]  # fmt: skip
     return min(ahead, key=lambda row: row[:3])[3] if ahead else None
+
+
+def lead_ties(results: Results, lead: CandidateResult) -> list[str]:
+    """The other candidates whose primary difference and lower bound equal the best lead's (to
+    the tie: the name chose among them), in the candidates' order."""
+    return [c.name for c in results.candidates if c is not lead and _lead_key(c) == _lead_key(lead)]
+
+
+def _tied(results: Results, lead: CandidateResult) -> str:
+    """ ", tied with a and b" after the best lead's name (`lead_ties`), or ""."""
+    names = lead_ties(results, lead)
+    return f", tied with {_and(names)}" if names else ""
 
 
 def _lead(results: Results) -> str:
@@ -1182,7 +1200,8 @@ def _lead(results: Results) -> str:
         return "**Best lead:** none"
     d = c.on[c.decision.primary]
     words = _delta_words(results, d.metric, d.delta, d.low, d.high)
-    return (f"**Best lead:** {_md_code(c.name)}, {_md_words(words)} over "
+    return (f"**Best lead:** {_md_code(c.name)}{_md_words(_tied(results, c))}, "
+            f"{_md_words(words)} over "
             f"{_plural(d.n, 'question')} "
             f"({_md_words(c.decision.verdict)})")  # fmt: skip
 
@@ -1871,7 +1890,8 @@ def _lead_words(results: Results, source: str) -> str:
     down = [_named(results, m.name) for m in results.settings.compared[1:]
             for x in c.comparisons if x.metric == m.name and _way(x) == "down"]  # fmt: skip
     worse = f"; worse: {_and(down)}" if down else ""
-    return (f"Best lead: {c.name}, Δ {_named(results, d.metric)} {_signed(d.delta)}"
+    return (f"Best lead: {c.name}{_tied(results, c)}, Δ {_named(results, d.metric)} "
+            f"{_signed(d.delta)}"
             f"{_span(d.low, d.high)} over {_plural(d.n, 'question')} "
             f"({c.decision.verdict.lower()}{worse})")  # fmt: skip
 

@@ -29,7 +29,7 @@ before reading a number. One wording, used by the site, the build's output, ``va
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -807,9 +807,15 @@ def gate_summary(results: Results, source: str) -> str:
     return "gate: " + (", ".join(parts) if parts else "no candidate")
 
 
+def tied_with(names: Sequence[str]) -> str:
+    """ ", tied with final 10" after a best lead that others tie (the same lower bound and
+    difference: the first name is the lead), else ""."""
+    return f", tied with {and_joined(list(names))}" if names else ""
+
+
 def lead(results: Results, source: str) -> str:
     """The best lead: among the candidates ahead on the primary metric, the largest lower bound
-    of its paired interval (`Results.plan`'s lead)."""
+    of its paired interval (`Results.plan`'s lead), and the candidates it ties."""
     found = results.plan.lead
     if found is None:
         label = metric_label(results, results.settings.compared[0].name)
@@ -819,7 +825,7 @@ def lead(results: Results, source: str) -> str:
     down = [metric_label(results, x.metric) for m in results.settings.compared[1:]
             for x in c.comparisons if x.metric == m.name and v.evidence_of(x).direction == "down"]  # fmt: skip
     worse = f"; worse: {and_joined(down)}" if down else ""
-    return (f"Best lead: {c.name}, Δ {metric_label(results, found.metric)} "
+    return (f"Best lead: {c.name}{tied_with(found.tied)}, Δ {metric_label(results, found.metric)} "
             f"{signed(found.delta)}{bracket(found.low, found.high)} over "
             f"{how_many(found.n, 'question')} "
             f"({c.decision.verdict.lower()}{worse})")  # fmt: skip

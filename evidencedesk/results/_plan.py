@@ -24,7 +24,7 @@ worded here, so each tile's sentence can be built (and audited) from these field
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from evidencedesk.gate import GateLevel
@@ -73,6 +73,8 @@ class Lead:
     low: float
     high: float
     n: int
+    # the other candidates with the same lower bound and difference: the name chose among them
+    tied: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,8 @@ def best_lead(results: Results) -> Lead | None:
     """Among the candidates ahead of the baseline on the primary metric (a positive paired
     difference), the one whose paired interval has the largest lower bound (the gain we are
     surest of); equal bounds go to the larger difference, then to the first name in
-    alphabetical order. None when no candidate is ahead with an interval."""
+    alphabetical order, and the others it tied with are named (`Lead.tied`, in the candidates'
+    order). None when no candidate is ahead with an interval."""
     leads = []
     for c in results.candidates:
         d = c.comparison(c.decision.primary)
@@ -163,7 +166,13 @@ def best_lead(results: Results) -> Lead | None:
             leads.append(Lead(c.name, d.metric, d.delta, d.low, d.high, d.n))
     if not leads:
         return None
-    return min(leads, key=lambda x: (-_ties(x.low), -_ties(x.delta), x.candidate))
+
+    def surest(x: Lead) -> tuple[int, int]:
+        return -_ties(x.low), -_ties(x.delta)
+
+    best = min(leads, key=lambda x: (*surest(x), x.candidate))
+    tied = tuple(x.candidate for x in leads if x is not best and surest(x) == surest(best))
+    return replace(best, tied=tied)
 
 
 def _answered_by_none(results: Results) -> tuple[str, ...]:
