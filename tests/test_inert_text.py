@@ -163,6 +163,17 @@ def test_init_hints_are_quoted_commands(tmp_path: Path, capsys: pytest.CaptureFi
         f"check it:  evidencedesk validate --project '{folder}'",
         f"build it:  evidencedesk build --project '{folder}' --out site",
     ]
+    # run as `python -m evidencedesk.report`: the program's three words, each a word the shell
+    # reads (quoted as one, it would look for a program named "python -m evidencedesk.report")
+    (folder / "evidencedesk.toml").unlink()
+    assert evidencedesk_main(["init", str(folder)], prog="python -m evidencedesk.report") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:] == [
+        f"check it:  python -m evidencedesk.report validate --project '{folder}'",
+        f"build it:  python -m evidencedesk.report build --project '{folder}' --out site",
+    ]
+    assert shlex.split(lines[1].removeprefix("check it:  "))[:4] == [
+        "python", "-m", "evidencedesk.report", "validate"]  # fmt: skip
 
 
 # -- the CI action ----------------------------------------------------------------------------------

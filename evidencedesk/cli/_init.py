@@ -520,7 +520,10 @@ def run(args: argparse.Namespace, streams: _Streams) -> int:
     written = init(args.dir, force=args.force)
     folder = str(args.dir)
     streams.say(f"wrote {written}")
-    streams.say("check it:  " + shell_command([streams.prog, "validate", "--project", folder]))
-    streams.say("build it:  " + shell_command([streams.prog, "build", "--project", folder,
-                                              "--out", "site"]))  # fmt: skip
+    # the program is words of its own ("python -m evidencedesk.report" is three), each a word
+    # of the command: quoted as one, a shell would look for a program of that whole name
+    prog = streams.prog.split(" ")
+    streams.say("check it:  " + shell_command([*prog, "validate", "--project", folder]))
+    streams.say("build it:  " + shell_command([*prog, "build", "--project", folder, "--out",
+                                              "site"]))  # fmt: skip
     return 0
