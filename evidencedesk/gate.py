@@ -10,8 +10,9 @@ Decisions (one reason line each):
   baseline, exact sign test) -> REVIEW, when ``review_on_mrr_flips``; ``flips_min_net`` and
   ``flips_max_p`` can ask for more evidence first (a net count, a sign-test p: `_flips_fire`).
 
-The gate's MRR is the reciprocal rank within its final list (the top k of a run), so its lines
-name it "MRR@k" (`GateCheck.k`): never the MRR of a benchmark table, which reads the whole list.
+The gate's MRR is the reciprocal rank within its final list: a TREC run's top k, named "MRR@k"
+(`GateCheck.k`), never the MRR of a benchmark table, which reads the whole list; a pipeline
+run's final list, whose length is each run's own, named `_GATE_MRR_FINAL`.
 Its p-values print as everywhere else (`stats.p_text`: "p<0.001", never "p=0.000").
 
 No reason: GO. Baselines are files (`data/baseline_retrieval.json`) written by
@@ -66,6 +67,10 @@ class _ConfigRun(Protocol):
 
 # the list the gate reads, in its lines: a pipeline's "final" list, or a TREC run's "top" k
 _ListCut = Literal["final", "top"]
+# the MRR a pipeline's gate reads, as every line and table names it: the reciprocal rank within
+# each run's final list (the lists the site's MRR reads), whose length is the candidate's final,
+# and the baseline's own for its value, so no one "MRR@k" names both
+_GATE_MRR_FINAL = "MRR within the final list"
 
 
 @dataclass(frozen=True)
@@ -384,8 +389,11 @@ class GateCheck:
         raise ValueError(f"unknown gate rule {self.rule!r}")
 
     def _metric(self) -> str:
-        """The metric as the line names it: the gate's MRR with the list it reads ("MRR@10");
-        "mrr" only for a check read from a results.json of a build before it had `k`."""
+        """The metric as the line names it: the gate's MRR with the list it reads ("MRR@10" of a
+        runs-only gate, `_GATE_MRR_FINAL` of a pipeline's); "mrr" only for a check read from a
+        results.json of a build before it had `k`."""
+        if self.metric == "mrr" and self.cut == "final" and self.k is not None:
+            return _GATE_MRR_FINAL
         if self.metric == "mrr" and self.k is not None:
             return f"MRR@{self.k}"
         return self.metric or ""
@@ -449,12 +457,14 @@ def _decide_gate(
                 continue
             if before is not None and now is not None and before - now > policy.max_drop + _EPS:
                 within = shaped.final if metric == "mrr" else None  # MRR@k: its final list
-                breach("max_drop", metric, now, policy.max_drop, reference=before, k=within)
+                breach("max_drop", metric, now, policy.max_drop, reference=before, k=within,
+                       cut=shaped.cut)  # fmt: skip
         if policy.review_on_mrr_flips:
             flips = paired(dict(reference.rr), shaped.rr, name="mrr")
             if _flips_fire(policy, len(flips.worse), len(flips.better), flips.p):
                 breach("review_on_mrr_flips", "mrr", questions=tuple(flips.worse),
-                       k=shaped.final, counts=(len(flips.better),), p=flips.p)  # fmt: skip
+                       k=shaped.final, counts=(len(flips.better),), p=flips.p,
+                       cut=shaped.cut)  # fmt: skip
     # blocks first, then reviews (the order of the lines)
     checks.sort(key=lambda c: c.level is not GateLevel.BLOCK)
     level = GateLevel.worst(c.level for c in checks)

@@ -403,7 +403,8 @@ def test_eight_word_pair_cut_is_blocked(policy, baseline, demo):
         "block: pass rate 0.714 (15/21) is below the minimum 0.800",
     )
     assert (
-        "review: MRR@3 worse for 4 question(s) [sp01, dr02, dr03, dr04], better for 0 "
+        "review: MRR within the final list worse for 4 question(s) [sp01, dr02, dr03, dr04], "
+        "better for 0 "
         "(sign-test p=0.125)"
     ) in result.lines
     assert not any(line.startswith("block: critical") for line in result.lines)
@@ -467,7 +468,8 @@ def test_review_line_when_mrr_is_worse_for_more_questions():
     result = retrieval_gate(GatePolicy(max_drop=1.0), _run_of(after), baseline)
     assert result.level is GateLevel.REVIEW
     assert result.lines == (
-        "review: MRR@3 worse for 4 question(s) [rc02, rc07, h01, h03], better for 2 "
+        "review: MRR within the final list worse for 4 question(s) [rc02, rc07, h01, h03], "
+        "better for 2 "
         "(sign-test p=0.688)",
     )
     quiet = retrieval_gate(
@@ -488,7 +490,7 @@ def test_a_flips_line_names_at_most_50_questions(worse: int, listed: str) -> Non
 
     check = GateCheck(GateLevel.REVIEW, "review_on_mrr_flips", metric="mrr", k=10,
                       questions=tuple(f"w{n}" for n in range(1, worse + 1)), counts=(118,),
-                      p=0.0001)  # fmt: skip
+                      p=0.0001, cut="top")  # fmt: skip
     assert check.text() == (
         f"MRR@10 worse for {worse} question(s) {listed}, better for 118 (sign-test p<0.001)"
     )

@@ -126,8 +126,8 @@ def test_the_starter_policy_does_not_review_8_worse_against_7_better() -> None:
     assert (demo.flips_min_net, demo.flips_max_p) == (1, 1.0)  # it names neither key
     result = _decide_gate(demo, shaped, reference)  # (its critical ids are not among q00…q14)
     assert result.lines[-1] == (
-        "review: MRR@3 worse for 8 question(s) [q00, q01, q02, q03, q04, q05, q06, q07], better "
-        "for 7 (sign-test p=1.000)"
+        "review: MRR within the final list worse for 8 question(s) [q00, q01, q02, q03, q04, q05, "
+        "q06, q07], better for 7 (sign-test p=1.000)"
     )
 
 
@@ -152,18 +152,18 @@ _ROWS = (
 def test_n_of_m_rules_counts_every_row_listed() -> None:
     # the bug: "4 of 5 rules pass · 1 REVIEW · 1 not evaluated" listed six rows
     assert summary(_ROWS) == "4 of 6 rules pass · 1 REVIEW · 1 not evaluated"
-    assert len(rule_rows(_ROWS, 3)) == 6
+    assert len(rule_rows(_ROWS, 3, "pipeline")) == 6
 
 
 def test_the_flips_rows_state_the_evidence_asked_for() -> None:
     facts = PolicyFacts(3, 0.0, 0.0, 0.0, True, (), {}, 1, 0.2)
     # 8 lost, 5 won: more worse than better, but the policy asks for p <= 0.2 (here 0.58)
     flips = RuleValue("review_on_mrr_flips", "mrr", 8.0, None, 5.0, "pass", None)
-    row = rule_rows((flips,), 3, facts)[0]
+    row = rule_rows((flips,), 3, "pipeline", facts)[0]
     assert (row.observed, row.threshold, row.status) == (
         "worse for 8, better for 5", "worse ≤ better or sign-test p > 0.200", "pass",
     )  # fmt: skip
-    assert rule_rows((flips,), 3)[0].threshold == "worse ≤ better"  # the defaults
+    assert rule_rows((flips,), 3, "pipeline")[0].threshold == "worse ≤ better"  # the defaults
 
 
 def test_the_flips_row_holds_the_losses_and_wins_its_gate_line_names(demo_results) -> None:  # type: ignore[no-untyped-def]

@@ -1,5 +1,6 @@
 """The gate's terminal lines say what the site says: its MRR is named with the list it reads
-("MRR@k", not the table's MRR), a p-value is never "0.000", and a critical question fails for
+("MRR@k" of a runs-only gate, not the table's MRR; "MRR within the final list" of a pipeline's,
+whose lists' lengths differ between a candidate and the baseline), a p-value is never "0.000", and a critical question fails for
 want of a relevant *result* (a chunk or a run's document). Values worked by hand."""
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def test_a_tiny_sign_test_p_prints_below_0_001_never_0_000() -> None:
     p = sign_test_p(1, 35)
     assert p == pytest.approx(74 / 2**36)
     check = GateCheck(GateLevel.REVIEW, "review_on_mrr_flips", "mrr",
-                      questions=("q1", "q2"), k=10, counts=(1,), p=p)  # fmt: skip
+                      questions=("q1", "q2"), k=10, counts=(1,), p=p, cut="top")  # fmt: skip
     assert check.line() == (
         "review: MRR@10 worse for 2 question(s) [q1, q2], better for 1 (sign-test p<0.001)"
     )
@@ -70,8 +71,14 @@ def test_a_check_from_an_earlier_results_json_without_k_still_reads() -> None:
         check.text()
         == "mrr dropped 0.049 vs baseline (0.675 -> 0.626), more than the allowed 0.020"
     )
-    assert replace(check, k=10).text() == (
+    assert replace(check, k=10, cut="top").text() == (
         "MRR@10 dropped 0.049 vs baseline (0.675 -> 0.626), more than the allowed 0.020"
+    )
+    # a pipeline's gate reads each run's final list: the baseline's 3 against a candidate's 1
+    # here, so no one k names both values
+    assert replace(check, k=1).text() == (
+        "MRR within the final list dropped 0.049 vs baseline (0.675 -> 0.626), more than the "
+        "allowed 0.020"
     )
 
 

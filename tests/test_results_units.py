@@ -254,8 +254,10 @@ def test_decide_gives_structured_checks_and_the_same_lines() -> None:
         "block: recall@3 0.500 is below the minimum 0.900",
         "block: pass rate 0.500 (1/2) is below the minimum 0.900",
         "review: recall@3 dropped 0.500 vs baseline (1.000 -> 0.500), more than the allowed 0.010",
-        "review: MRR@3 dropped 0.750 vs baseline (1.000 -> 0.250), more than the allowed 0.010",
-        "review: MRR@3 worse for 2 question(s) [q1, q2], better for 0 (sign-test p=0.500)",
+        "review: MRR within the final list dropped 0.750 vs baseline (1.000 -> 0.250), more than "
+        "the allowed 0.010",
+        "review: MRR within the final list worse for 2 question(s) [q1, q2], better for 0 "
+        "(sign-test p=0.500)",
     )
     flips = result.checks[-1]
     assert (flips.questions, flips.counts, flips.p) == (("q1", "q2"), (0,), 0.5)

@@ -339,7 +339,9 @@ def candidate_models(results: Results, claims: Claims) -> tuple[CandidatePage, .
                 gate_lines=lines,
                 recommendation=recommend(say, source, cand, risk(cand), bool(results.to_label)),
                 note_markdown=cand.note,
-                gate_rules=rule_rows(cand.gate.rules, cand.gate.k or 0, results.policy),
+                gate_rules=rule_rows(
+                    cand.gate.rules, cand.gate.k or 0, results.settings.kind, results.policy
+                ),
                 gate_baseline=cand.gate.baseline,
                 note_heading=note_heading(cand.note),
                 slice_small=SMALL_SLICE,

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from evidencedesk.gate import _ON_BREACH, GateLevel
+from evidencedesk.files._project_file import ProjectKind
+from evidencedesk.gate import _GATE_MRR_FINAL, _ON_BREACH, GateLevel
 from evidencedesk.report._values import Plain, fmt
 from evidencedesk.report._words import defined_by, gate_metric
 from evidencedesk.results.types import PolicyFacts, Results, RuleValue
@@ -22,8 +23,8 @@ _MEANING = {
     "min_pass_rate": "the share of the questions with a {defined} that have a relevant result "
     "(grade ≥ {rel}) in {within}",
     "max_drop": "R@{k} and {mrr} (recall within {recall_within}; reciprocal rank within "
-    "{within}{mrr_k}; averaged over the questions with a {defined}; the gate's {mrr} is not the "
-    "site's MRR, which reads the whole list) drop at most this much against the gate's baseline",
+    "{within}{mrr_k}; averaged over the questions with a {defined}{not_site}) drop at most this "
+    "much against the gate's baseline",
     "review_on_mrr_flips": "{mrr} (reciprocal rank within {within}{mrr_k}) is not worse for more "
     "questions than it is better",
 }
@@ -132,6 +133,7 @@ class RuleRow(Plain):
 
     row: RuleValue
     k: int  # the top k the gate read: its metrics are named with it
+    kind: ProjectKind  # a pipeline's gate reads final lists (`words.gate_metric`)
     policy: PolicyFacts | None = None  # the evidence its flips rule asks for (None: defaults)
 
     @property
@@ -140,7 +142,7 @@ class RuleRow(Plain):
 
     @property
     def metric(self) -> str:
-        return gate_metric(self.row.metric, self.k)
+        return gate_metric(self.row.metric, self.k, self.kind)
 
     @property
     def observed(self) -> str:
@@ -172,11 +174,12 @@ class RuleRow(Plain):
 
 
 def rule_rows(
-    rules: tuple[RuleValue, ...], k: int, policy: PolicyFacts | None = None
+    rules: tuple[RuleValue, ...], k: int, kind: ProjectKind, policy: PolicyFacts | None = None
 ) -> tuple[RuleRow, ...]:
     """The rows of a candidate's gate rules; `k`: the top k the gate read (its metrics are named
-    with it); `policy`: the evidence its flips rule asks for (None: the defaults)."""
-    return tuple(RuleRow(r, k, policy) for r in rules)
+    with it); `kind`: the project's; `policy`: the evidence its flips rule asks for (None: the
+    defaults)."""
+    return tuple(RuleRow(r, k, kind, policy) for r in rules)
 
 
 def summary(rules: tuple[RuleValue, ...]) -> str:
@@ -201,11 +204,15 @@ def _policy_rows(p: PolicyFacts, relevance: int, kind: str) -> tuple[_PolicyRow,
     }
     # a runs-only gate reads each run's top k; a pipeline's reads each candidate's final list
     # (its MRR cut at the list's length), and recall@k the top k of that list (`gate._shape`)
+    # (the lists the site's MRR reads: no one k names a candidate's and the baseline's)
     if kind == "runs":
         lists = {"within": f"the top {p.k}", "recall_within": f"the top {p.k}",
-                 "mrr": f"MRR@{p.k}", "mrr_k": ""}  # fmt: skip
+                 "mrr": f"MRR@{p.k}", "mrr_k": "",
+                 "not_site": f"; the gate's MRR@{p.k} is not the site's MRR, which reads the "
+                             "whole list"}  # fmt: skip
     else:
-        lists = {"within": "each candidate's final list", "mrr": "MRR@k", "mrr_k": ", k its length",
+        lists = {"within": "each candidate's final list", "mrr": _GATE_MRR_FINAL,
+                 "mrr_k": ", the list the site's MRR reads", "not_site": "",
                  "recall_within": f"the top {p.k} of each candidate's final list"}  # fmt: skip
     return tuple(
         _PolicyRow(key, v, _MEANING[key].format(rel=relevance, k=p.k, defined=defined_by(kind),
@@ -238,7 +245,7 @@ def gate_page(
                 c.name,
                 slugs[c.name],
                 c.gate.level,
-                rule_rows(c.gate.rules, c.gate.k or 0, policy),
+                rule_rows(c.gate.rules, c.gate.k or 0, results.settings.kind, policy),
                 summary(c.gate.rules),
             )
             for c in results.candidates

@@ -1242,10 +1242,7 @@ def _failing_rules(results: Results) -> list[str]:
         for r in c.gate.rules:
             if r.status not in ("REVIEW", "BLOCK"):
                 continue
-            k = c.gate.k or 0
-            metric = "" if r.metric is None else (
-                f"MRR@{k} (reciprocal rank within the gate's top {k})" if r.metric == "mrr"
-                else label(r.metric))  # fmt: skip
+            metric = _gate_metric(results, r.metric, c.gate.k or 0)
             lines.append(f"- {_md_code(c.name)} {r.status}: `{r.rule}`"
                          f"{f' ({_md_words(metric)})' if metric else ''} "
                          f"{_md_words(rule_cell(results, r, 'observed'))}, needs "
@@ -1655,9 +1652,14 @@ def _condensed(results: Results, source: str) -> str:
             "decide this comparison; label the pairs of to-label.tsv before deciding")  # fmt: skip
 
 
-def _gate_metric(metric: str | None, k: int) -> str:
+def _gate_metric(results: Results, metric: str | None, k: int) -> str:
+    """A gate rule's metric as docs/gate.md names it: a runs-only gate's MRR is cut at its top k
+    (MRR@k); a pipeline's reads each run's final list, the candidate's and the baseline's of
+    different lengths when the candidate changes its final (no k)."""
     if metric is None:
         return ""
+    if metric == "mrr" and results.settings.kind == "pipeline":
+        return "MRR within the final list"
     return (
         f"MRR@{k} (reciprocal rank within the gate's top {k})" if metric == "mrr" else label(metric)
     )
@@ -1667,7 +1669,7 @@ def _gate_line(results: Results, source: str) -> str:
     """One gate check in words (docs/gate.md), its metric named with the top k it reads."""
     outcome = _of(results, source.rsplit(".checks[", 1)[0], GateOutcome, "a gate outcome")
     g = _of(results, source, GateCheck, "a gate check")
-    metric = _gate_metric(g.metric, outcome.k or 0)
+    metric = _gate_metric(results, g.metric, outcome.k or 0)
     q = visible(g.questions[0]) if g.questions else ""
     said: dict[str, Callable[[], str]] = {
         "critical_missing": lambda: f"critical: {q} has no case in this run (no relevant chunk in scope, so it cannot pass)",

@@ -35,7 +35,8 @@ from typing import Any, TypeVar
 
 from evidencedesk._inert import shell_command, visible
 from evidencedesk._metric_names import Metric, label, split_metric
-from evidencedesk.gate import _LISTED, GateCheck, GateLevel
+from evidencedesk.files._project_file import ProjectKind
+from evidencedesk.gate import _GATE_MRR_FINAL, _LISTED, GateCheck, GateLevel
 from evidencedesk.report._values import DELTA_STEPS, FLIP_STEPS, fmt
 from evidencedesk.results import _verdicts as v
 from evidencedesk.results._serialize import exported_runs
@@ -556,12 +557,16 @@ def condensed(results: Results, source: str) -> str:
             "decide this comparison; label the pairs of to-label.tsv before deciding")  # fmt: skip
 
 
-def gate_metric(metric: str | None, k: int) -> str:
-    """The gate's own metrics, named with the top k they read: its reciprocal rank is cut at
-    the gate's k, which the site's MRR is not."""
+def gate_metric(metric: str | None, k: int, kind: ProjectKind) -> str:
+    """The gate's own metrics, named with the list they read: a runs-only gate cuts the
+    reciprocal rank at its top k, which the site's MRR is not (MRR@k, the words say why); a
+    pipeline's reads each run's final list, whose length differs between a candidate and the
+    baseline when it changes `final`, so no one k names both."""
     if metric is None:
         return ""
-    if metric == "mrr":  # the declared MRR@k, in words that say why it is not the site's MRR
+    if metric == "mrr" and kind == "pipeline":
+        return _GATE_MRR_FINAL
+    if metric == "mrr":
         return f"MRR@{k} (reciprocal rank within the gate's top {k})"
     return label(metric)
 
@@ -571,7 +576,7 @@ def gate_line(results: Results, source: str) -> str:
     outcome = _at(results, source.rsplit(".checks[", 1)[0], GateOutcome, "a gate outcome")
     g = _at(results, source, GateCheck, "a gate check")
     k = outcome.k or 0  # a gate check exists only where a policy was read, and k with it
-    metric = gate_metric(g.metric, k)
+    metric = gate_metric(g.metric, k, results.settings.kind)
     q = visible(g.questions[0]) if g.questions else ""
     if g.rule in ("critical_missing", "no_policy"):  # no metric to label: the gate's own words
         return replace(g, questions=tuple(map(visible, g.questions))).text()
