@@ -1184,7 +1184,8 @@ def best_lead(results: Results) -> CandidateResult | None:
 def lead_ties(results: Results, lead: CandidateResult) -> list[str]:
     """The other candidates whose primary difference and lower bound equal the best lead's (to
     the tie: the name chose among them), in the candidates' order."""
-    return [c.name for c in results.candidates if c is not lead and _lead_key(c) == _lead_key(lead)]
+    key = _lead_key(lead)
+    return [c.name for c in results.candidates if c is not lead and _lead_key(c) == key]
 
 
 def _tied(results: Results, lead: CandidateResult) -> str:
