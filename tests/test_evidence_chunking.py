@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.errors import DocumentError
-from evidencedesk.results._evidence import _duplicates, update_chunks
+from evidencedesk.results._evidence import _duplicates, _update_chunks
 from evidencedesk.retrieval.catalog import Catalog, _load_documents
 from evidencedesk.retrieval.labels import Label
 
@@ -48,11 +48,11 @@ def test_a_copy_in_the_dups_folder_is_chunked_as_the_project_chunks(
 
 def test_an_update_is_a_version_under_an_id_of_its_own(tmp_path: Path, catalog: Catalog) -> None:
     newer = _write(tmp_path / "updates", "returns-v2", id="returns-v2", version=2, days=45)
-    chunks = update_chunks(catalog, newer, "document")
+    chunks = _update_chunks(catalog, newer, "document")
     assert [(c.id, c.series) for c in chunks] == [("returns-v2:c0", "returns")]
     same = _write(tmp_path / "updates", "returns", id="returns", version=2, days=45)
     with pytest.raises(DocumentError) as err:
-        update_chunks(catalog, same, "document")
+        _update_chunks(catalog, same, "document")
     assert str(err.value) == (
         f"{same}: expected a newer version under an id of its own (such as 'returns-v2': the id "
         "without '-v<N>' names the document it replaces), found 'returns', a document the "

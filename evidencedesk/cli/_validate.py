@@ -206,7 +206,7 @@ def _check_extras(project: Project, catalog: Catalog) -> None:
     answers checked against the catalog's chunk ids, the dups and tenant documents, the one
     update (chunked as the freshness check chunks it) and the tenants file against every
     document loaded. Raises the error the build would."""
-    from evidencedesk.results._evidence import the_update, update_chunks
+    from evidencedesk.results._evidence import read_update
     from evidencedesk.retrieval._citations import load_answers
     from evidencedesk.retrieval.catalog import _load_documents
     from evidencedesk.retrieval.lifecycle import Tenancy
@@ -215,7 +215,7 @@ def _check_extras(project: Project, catalog: Catalog) -> None:
         load_answers(project.answers, known_chunks=catalog.by_id)
     dups = _load_documents([project.dups]) if project.dups is not None else []
     if project.updates is not None:
-        update_chunks(catalog, the_update(project.updates), project.chunking)
+        read_update(catalog, project.updates, project.chunking)
     if project.tenants is not None and project.tenant_documents is not None:
         tenant_docs = _load_documents([project.tenant_documents])
         known = {d.id for d in (*catalog.documents, *dups, *tenant_docs)}

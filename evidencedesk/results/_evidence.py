@@ -117,11 +117,11 @@ def _asked_about(labels: Sequence[Label], change: Change) -> Label | None:
     return min(asked, key=lambda lb: len(lb.relevant), default=None)
 
 
-# the updates folder's one newer version: its file, and its chunks (`update_chunks`)
+# the updates folder's one newer version: its file, and its chunks (`_update_chunks`)
 Update = tuple[Path, tuple[Chunk, ...]]
 
 
-def the_update(folder: Path) -> Path:
+def _the_update(folder: Path) -> Path:
     """The one newer document version of the updates `folder` (the freshness check replaces one
     document and asks the question it rewrites): a second would be read by nothing."""
     found = markdown_files(folder)
@@ -135,7 +135,16 @@ def the_update(folder: Path) -> Path:
     return found[0]
 
 
-def update_chunks(catalog: Catalog, update: Path, chunking: str = "paragraph") -> tuple[Chunk, ...]:
+def read_update(catalog: Catalog, folder: Path, chunking: str = "paragraph") -> Update:
+    """The updates `folder`'s one newer version (`_the_update`) and its chunks (`_update_chunks`),
+    read and checked as the build and validate read them."""
+    newer = _the_update(folder)
+    return newer, _update_chunks(catalog, newer, chunking)
+
+
+def _update_chunks(
+    catalog: Catalog, update: Path, chunking: str = "paragraph"
+) -> tuple[Chunk, ...]:
     """The newer version of a document in the updates file `update`, chunked as the project's
     documents are (`chunking`, so that its chunks stand for the ones it replaces): its id must be
     one of its own (a version's id is its document's with "-v<N>": `chunking` makes the
@@ -277,7 +286,7 @@ def evidence(
     """`index` is the baseline's first stage, built before any change: the "old index";
     `dense`: the dense embedder of every index rebuilt here (the project's); `chunking`: how
     the project's documents are chunked, and so the dups and the tenants' own; `update`: the
-    newer version's file and its chunks (`update_chunks`, read with the inputs)."""
+    newer version's file and its chunks (`read_update`, read with the inputs)."""
     kept, merges, held = _duplicates(catalog, labels, dups, chunking)
     where = " and the dups folder" if dups else ""
     notes = [f"Duplicates: the top 20 (sparse) of every question with a relevant judgment, over "

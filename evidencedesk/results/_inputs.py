@@ -140,7 +140,7 @@ class Project:
     queries: Path | None = None
     qrels: Path | None = None
     qrels_format: Literal["trec", "beir"] | None = None
-    qrels_tabs: bool = False  # TREC qrels by tabs (`files._project_file.qrels_tabs`)
+    qrels_tabs: bool = False  # TREC qrels by tabs (`files._project_file._qrels_layout`)
     tags: Path | None = None
     relevance: int = DEFAULT_RELEVANCE
     grade_names: tuple[tuple[int, str], ...] = ()  # [questions] grades: what each grade means
@@ -849,7 +849,7 @@ class ProjectInputs:
     answers: Path | None
     dups: Path | None
     # the one newer document version of [extras] updates: its file and its chunks, read and
-    # checked once (`results._evidence.the_update`, `update_chunks`)
+    # checked once (`results._evidence.read_update`)
     update: Update | None
     tenants: Path | None
     tenant_documents: Path | None
@@ -923,10 +923,9 @@ def read_inputs(
     if kind == "pipeline" and catalog is not None and project.updates is not None:
         # the freshness check's update, refused here rather than after the slow stages (its
         # module, the evidence checks', imported only by a pipeline project that has one)
-        from evidencedesk.results._evidence import the_update, update_chunks
+        from evidencedesk.results._evidence import read_update
 
-        newer = the_update(project.updates)
-        update = (newer, update_chunks(catalog, newer, project.chunking))
+        update = read_update(catalog, project.updates, project.chunking)
     merged = (*project.runs, *runs)
     return ProjectInputs(
         name=project.name,
