@@ -13,7 +13,7 @@ import evidencedesk
 from evidencedesk.gate import GateCheck, GateLevel
 from evidencedesk.report._assemble import _cost_text, bottom_line, change
 from evidencedesk.report._claims import Claims
-from evidencedesk.report._model import ClaimedCount, GateTile
+from evidencedesk.report._model import ClaimedCount, Dataset, GateTile
 from evidencedesk.report._questions import LIST_DATA
 from evidencedesk.report._site import slug
 from evidencedesk.results import _plan as plan
@@ -216,6 +216,29 @@ def test_the_data_tile_counts_the_questions_and_the_baselines_judged_share() -> 
     # a results.json from before the questions were counted: the labels, judged unknown
     old = plan.data_size(replace(r, inputs=replace(r.inputs, counts=None)))
     assert (old.questions, old.judged) == (0, None)
+
+
+@pytest.mark.parametrize(
+    ("documents", "chunks", "chunked"),
+    [
+        (1, 49, True),  # paragraphs: "49 chunks in 1 document"
+        (20, 60, True),
+        (3, 2, True),  # fewer chunks than documents (empty ones dropped): both counted
+        (20, 20, False),  # one chunk a document (a BEIR corpus): the documents alone
+        (0, 0, False),  # a runs-only project without a corpus
+    ],
+)
+def test_the_chunks_are_counted_beside_the_documents_only_when_they_differ(
+    documents: int, chunks: int, chunked: bool
+) -> None:
+    facts = tuple(
+        DocumentFact(f"d{i}", "T", 1, "current", "public", "en") for i in range(documents)
+    )
+    r = results(PROMISING)
+    r = replace(r, inputs=replace(r.inputs, chunks=chunks, documents=facts))
+    # the plan's count (the data tile) and the site model's (the lede, the dataset section)
+    assert plan.data_size(r).chunked is chunked
+    assert Dataset(facts, chunks, 0, 0, (), ()).chunked is chunked
 
 
 CASES = {

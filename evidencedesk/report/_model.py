@@ -25,7 +25,7 @@ from evidencedesk.report._since_view import SinceView
 from evidencedesk.report._site import slug
 from evidencedesk.report._values import Plain, Stat, config_word
 from evidencedesk.report._words import defined_by
-from evidencedesk.results._plan import DataSize, Plan
+from evidencedesk.results._plan import DataSize, Plan, cut_apart
 from evidencedesk.results.types import (
     AblationResult,
     CitationRow,
@@ -196,6 +196,11 @@ class Dataset(Plain):
     # the document attributes the documents page shows: those whose values differ between
     # documents ("status", "visibility", "language"); a BEIR corpus has none
     attributes: tuple[str, ...] = ()
+
+    @property
+    def chunked(self) -> bool:
+        """Whether the pages count the chunks beside the documents (`plan.cut_apart`)."""
+        return cut_apart(len(self.documents), self.chunks)
 
 
 @dataclass(frozen=True)

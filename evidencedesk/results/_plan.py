@@ -97,6 +97,17 @@ class DataSize:
         """The questions a comparison can use: a relevant judgment and a run that answers."""
         return self.relevant - len(self.silent)
 
+    @property
+    def chunked(self) -> bool:
+        """Whether the site counts the chunks beside the documents (`cut_apart`)."""
+        return cut_apart(self.documents, self.chunks)
+
+
+def cut_apart(documents: int, chunks: int) -> bool:
+    """Whether a corpus of `documents` was cut into `chunks` other than one each: then the site
+    counts both ("60 chunks in 24 documents"), else the documents alone."""
+    return chunks > 0 and chunks != documents
+
 
 @dataclass(frozen=True)
 class Plan:
