@@ -220,6 +220,35 @@ def test_a_runs_only_project_gets_a_commented_starter_gate(tmp_path: Path) -> No
     assert "[gate]" not in tomllib.loads(text)  # commented out until the team writes the file
 
 
+@pytest.mark.parametrize(
+    ("files", "found"),
+    [
+        # the gate's own name is taken whatever it holds: validate says what is wrong with it
+        ({"gate_policy.json": '{"k": "three"}', "policy.json": '{"k": 5}'}, "gate_policy.json"),
+        # another name like a policy's, when the gate's loader reads it as one
+        ({"release-policy.json": '{"k": 5, "min_recall": 0.5}'}, "release-policy.json"),
+        ({"gate.json": '{"max_drop": 0.02}'}, "gate.json"),
+        # not adopted: a policy of something else, a saved baseline, a name unlike a policy's
+        ({"policy.json": '{"retention_days": 30}'}, None),
+        ({"baseline_policy.json": '{"k": 5}'}, None),
+        ({"thresholds.json": '{"k": 5}'}, None),
+        ({"privacy-policy.json": "not json"}, None),
+    ],
+)
+def test_a_gate_policy_is_found_by_its_name_and_what_it_holds(
+    tmp_path: Path, files: dict[str, str], found: str | None
+) -> None:
+    folder = trec_folder(tmp_path)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    text = render(survey(folder))
+    gate = tomllib.loads(text).get("gate")
+    assert gate == (None if found is None else {"policy": found})
+    if found is not None and found != "gate_policy.json":
+        (folder / "evidencedesk.toml").write_text(text, encoding="utf-8")
+        assert main(["validate", "--project", str(folder)]) == 0  # the policy loads
+
+
 def test_a_fifo_and_a_folder_named_like_documents_are_never_opened(tmp_path: Path) -> None:
     folder = trec_folder(tmp_path)
     os.mkfifo(folder / "waiting.md")  # opening it would block until a writer came

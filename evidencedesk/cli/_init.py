@@ -18,13 +18,13 @@ import glob
 import os
 import stat
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evidencedesk.cli import _BAD_INPUT
-from evidencedesk.errors import ConfigError
+from evidencedesk.errors import ConfigError, EvidencedeskError
 from evidencedesk.files._project_file import PROJECT_FILE, qrels_format
 from evidencedesk.files._text import MAX_LINE_BYTES, check_input, naming
 from evidencedesk.files._writing import write_file
@@ -156,8 +156,30 @@ def _qrels(folder: Path) -> tuple[Path, ...]:
     return tuple(beir + named)
 
 
+def _policy_file(files: Iterable[Path]) -> Path | None:
+    """The release gate's policy: a ``gate_policy*.json`` whatever it holds (validate names what
+    is wrong with it), else the first other ``.json`` named like one (``*policy*``, ``gate*``;
+    never a ``baseline*``) that the gate's own loader reads as a policy."""
+    named = [p for p in files if p.suffix.lower() == ".json"]
+    ours = next((p for p in named if p.name.startswith("gate_policy")), None)
+    if ours is not None:
+        return ours
+    from evidencedesk.gate import load_policy
+
+    for path in named:
+        name = path.name.lower()
+        if ("policy" in name or name.startswith("gate")) and not name.startswith("baseline"):
+            try:
+                load_policy(path)
+            except EvidencedeskError:  # another file named so: not adopted
+                continue
+            return path
+    return None
+
+
 def survey(folder: Path) -> Survey:
-    """Look at `folder` (and one level below it); read nothing but first lines."""
+    """Look at `folder` (and one level below it); read nothing but first lines (and a JSON file
+    named like a gate policy, `_policy_file`)."""
     if not folder.is_dir():
         found = "nothing" if not folder.exists() else "a file"
         raise ConfigError(folder, f"expected a folder to look at, found {found}")
@@ -188,9 +210,7 @@ def survey(folder: Path) -> Survey:
     # `ignore`
     use_dir = bool(run_files)
     runs = tuple(sorted(run_files + loose, key=lambda p: (p.stem, str(p))))
-    policy = next(
-        (p for n, p in top.items() if n.startswith("gate_policy") and n.endswith(".json")), None
-    )
+    policy = _policy_file(top.values())
     baseline = next(
         (p for n, p in top.items() if n.startswith("baseline") and n.endswith(".json")), None
     )
