@@ -90,7 +90,6 @@ from evidencedesk.report._oracle import (
     gate_word,
     graded_list,
     labelled_counts,
-    lead_ties,
     number_text,
     oracle_findings,
     p_text,
@@ -109,6 +108,7 @@ from evidencedesk.report._oracle import (
     since_verdict,
     slice_fewer,
     summary_lines,
+    tied_words,
 )
 from evidencedesk.report._questions import LIST_DATA
 from evidencedesk.report._site import MANIFEST, SUMMARY, slug
@@ -1335,18 +1335,13 @@ def _lead_n(results: Results) -> int | None:
 _LEAD_TILE = re.compile(r'<p class="tile-name"><a href="[^"]*">([^<]*)</a>([^<]*)</p>')
 
 
-def _joined(names: list[str]) -> str:
-    """ "a", "a and b", "a, b and c"."""
-    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1])))
-
-
 def _lead_tile_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
     """The candidate the index's best lead tile names, and the candidates it says tie it, as
-    the oracle picks them (`report.oracle.best_lead`, `lead_ties`); no tile when it has none."""
+    the oracle picks and words them (`report.oracle.best_lead`, `tied_words`); no tile when it
+    has none."""
     said = [(html.unescape(name), html.unescape(rest)) for name, rest in _LEAD_TILE.findall(raw)]
     lead = best_lead(results)
-    ties = [] if lead is None else lead_ties(results, lead)
-    due = [] if lead is None else [(lead.name, f", tied with {_joined(ties)}" if ties else "")]
+    due = [] if lead is None else [(lead.name, tied_words(results, lead))]
     if said == due:
         return []
     found = "; ".join(f"{n}{t}" for n, t in said) or "no best lead tile"

@@ -1181,16 +1181,16 @@ def best_lead(results: Results) -> CandidateResult | None:
     return min(ahead, key=lambda row: row[:3])[3] if ahead else None
 
 
-def lead_ties(results: Results, lead: CandidateResult) -> list[str]:
+def _lead_ties(results: Results, lead: CandidateResult) -> list[str]:
     """The other candidates whose primary difference and lower bound equal the best lead's (to
     the tie: the name chose among them), in the candidates' order."""
     key = _lead_key(lead)
     return [c.name for c in results.candidates if c is not lead and _lead_key(c) == key]
 
 
-def _tied(results: Results, lead: CandidateResult) -> str:
-    """ ", tied with a and b" after the best lead's name (`lead_ties`), or ""."""
-    names = lead_ties(results, lead)
+def tied_words(results: Results, lead: CandidateResult) -> str:
+    """ ", tied with a and b" after the best lead's name (`_lead_ties`), or ""."""
+    names = _lead_ties(results, lead)
     return f", tied with {_and(names)}" if names else ""
 
 
@@ -1201,7 +1201,7 @@ def _lead(results: Results) -> str:
         return "**Best lead:** none"
     d = c.on[c.decision.primary]
     words = _delta_words(results, d.metric, d.delta, d.low, d.high)
-    return (f"**Best lead:** {_md_code(c.name)}{_md_words(_tied(results, c))}, "
+    return (f"**Best lead:** {_md_code(c.name)}{_md_words(tied_words(results, c))}, "
             f"{_md_words(words)} over "
             f"{_plural(d.n, 'question')} "
             f"({_md_words(c.decision.verdict)})")  # fmt: skip
@@ -1893,7 +1893,7 @@ def _lead_words(results: Results, source: str) -> str:
     down = [_named(results, m.name) for m in results.settings.compared[1:]
             for x in c.comparisons if x.metric == m.name and _way(x) == "down"]  # fmt: skip
     worse = f"; worse: {_and(down)}" if down else ""
-    return (f"Best lead: {c.name}{_tied(results, c)}, Δ {_named(results, d.metric)} "
+    return (f"Best lead: {c.name}{tied_words(results, c)}, Δ {_named(results, d.metric)} "
             f"{_signed(d.delta)}"
             f"{_span(d.low, d.high)} over {_plural(d.n, 'question')} "
             f"({c.decision.verdict.lower()}{worse})")  # fmt: skip
