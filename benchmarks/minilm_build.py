@@ -51,10 +51,10 @@ one thread): how near the model runs to what this machine gives such arithmetic.
 
 The bounds count two cores as twice the work of one. Two last figures measure what they leave
 out. **Ahead**: a fourth kind of build, timed in each round beside the others, a cold build
-whose first line (before its imports) starts a thread that embeds the texts the recorded build
-embedded, with the embedder the build's searches ask (`minilm._default_embedder`): the model's
-work starts as early as any order of the build's work could start it (the model loaded from
-the first line, every text known), and the build's own thread joins it when its first MiniLM
+whose first lines (before the build's imports) import the embedder's module and start a thread
+that embeds the texts the recorded build embedded, with the embedder the build's searches ask
+(`minilm._default_embedder`): the model's work starts as early as any order of the build's work
+could start it (the model loaded from the first lines, every text known), and the build's own thread joins it when its first MiniLM
 search needs the rows (`MiniLMEmbedder.assist`). Its ratio to the build without the extra is
 what reordering the build could reach on this machine; its site is checked byte-identical to
 the cold one. **Beside the model**: the process that runs the model alone also times a loop of
@@ -85,8 +85,10 @@ _BUILD = """
 import sys
 if sys.argv[1] == "ahead":  # the texts a cold build embeds (recorded), embedded from this line
     import json, threading
+    # imported here, not on the thread: two threads importing the same modules at once made
+    # CPython's import fail (NameError inside importlib) in about one build of a dozen
+    from evidencedesk.retrieval import minilm
     def embed():
-        from evidencedesk.retrieval import minilm
         with open(sys.argv[3], encoding="utf-8") as recorded:
             texts = [text for batch in json.load(recorded) for text in batch]
         minilm._default_embedder().embed_many(texts)  # the embedder the build's searches ask
