@@ -85,8 +85,8 @@ _BUILD = """
 import sys
 if sys.argv[1] == "ahead":  # the texts a cold build embeds (recorded), embedded from this line
     import json, threading
-    # imported here, not on the thread: two threads importing the same modules at once made
-    # CPython's import fail (NameError inside importlib) in about one build of a dozen
+    # imported here, not on the thread: with the thread importing it while the build imported
+    # the command line, CPython's import failed (a NameError inside importlib) in 3 of 25 builds
     from evidencedesk.retrieval import minilm
     def embed():
         with open(sys.argv[3], encoding="utf-8") as recorded:
