@@ -54,8 +54,8 @@ out. **Ahead**: a fourth kind of build, timed in each round beside the others, a
 whose first lines (before the build's imports) import the embedder's module and start a thread
 that embeds the texts the recorded build embedded, with the embedder the build's searches ask
 (`minilm._default_embedder`): the model's work starts as early as any order of the build's work
-could start it (the model loaded from the first lines, every text known), and the build's own thread joins it when its first MiniLM
-search needs the rows (`MiniLMEmbedder.assist`). Its ratio to the build without the extra is
+could start it (the model loaded from the first lines, every text known), and the build's own
+thread joins it when its first MiniLM search needs the rows (`MiniLMEmbedder.assist`). Its ratio to the build without the extra is
 what reordering the build could reach on this machine; its site is checked byte-identical to
 the cold one. **Beside the model**: the process that runs the model alone also times a loop of
 Python's kind of work (dictionary stores of new strings) alone and while the model runs its
