@@ -55,13 +55,14 @@ whose first lines (before the build's imports) import the embedder's module and 
 that embeds the texts the recorded build embedded, with the embedder the build's searches ask
 (`minilm._default_embedder`): the model's work starts as early as any order of the build's work
 could start it (the model loaded from the first lines, every text known), and the build's own
-thread joins it when its first MiniLM search needs the rows (`MiniLMEmbedder.assist`). Its ratio to the build without the extra is
-what reordering the build could reach on this machine; its site is checked byte-identical to
-the cold one. **Beside the model**: the process that runs the model alone also times a loop of
-Python's kind of work (dictionary stores of new strings) alone and while the model runs its
-batches on a thread of its own, five pairs interleaved, and prints the median of their ratios:
-on a machine whose cores share their caches or their physical core, the build's own thread runs
-slower while the model runs, which no order of the work avoids.
+thread joins it when its first MiniLM search needs the rows (`MiniLMEmbedder.assist`). Its
+ratio to the build without the extra is what reordering the build could reach on this machine;
+its site is checked byte-identical to the cold one. **Beside the model**: the process that
+runs the model alone also times a loop of Python's kind of work (dictionary stores of new
+strings) alone and while the model runs its batches on a thread of its own, five pairs
+interleaved, and prints the median of their ratios: on a machine whose cores share their caches
+or their physical core, the build's own thread runs slower while the model runs, which no order
+of the work avoids.
 """
 
 from __future__ import annotations
@@ -345,8 +346,9 @@ def main() -> None:
           f"({cpu['without'] - stage[2]:.2f} s of CPU) and the model (loading and running it, "
           f"{model['load'] + model['one']:.2f} s) on {os.cpu_count()} cores at once, then site "
           f"model and render: at best {statistics.median(c for _, _, c in bounds):.2f}x")  # fmt: skip
-    print(f"the build with the texts embedded from its first line (ahead of its imports; the "
-          f"earliest start any order of the build's work gives the model): {wall['ahead']:.2f} s, "
+    print(f"the build with the texts embedded from its first line (ahead of the build's "
+          f"imports; the earliest start any order of the build's work gives the model): "
+          f"{wall['ahead']:.2f} s, "
           f"{wall['ahead'] / base:.2f}x (site byte-identical to the cold one: "
           f"{'yes' if same_ahead else 'NO'})")  # fmt: skip
     print(f"a Python loop (the build's own kind of work) while the model runs on another core: "
