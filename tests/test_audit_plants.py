@@ -553,6 +553,10 @@ INDEX_COUNTS = {
         "index.html: '25 question pages': results.json says 24 question pages (the site's question "
         "pages)",
     ]),
+    "one question page": ("<summary>24 question pages</summary>", "<summary>1 question page</summary>", [
+        "index.html: '1 question page': results.json says 24 question pages (the site's question "
+        "pages)",
+    ]),
 }  # fmt: skip
 
 

@@ -414,3 +414,21 @@ def test_questions_without_a_relevant_judgment_are_not_counted_as_passing(tmp_pa
     )
     assert page_rule(results) == expected
     assert oracle.page_rule(results) == expected
+
+
+def test_the_terminal_counts_one_page_left_out_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evidencedesk.cli import main
+
+    # five questions above a page limit of 3: four change under the candidate (each gets a
+    # page), the fifth neither fails nor changes (none)
+    qids = [f"q{i}" for i in range(5)]
+    base = {q: ["x", f"rel-{q}"] for q in qids}
+    cand = {q: [f"rel-{q}", "x"] for q in qids} | {"q4": base["q4"]}
+    root = write_project(tmp_path / "p", {q: {f"rel-{q}": 2} for q in qids},
+                         {"base": base, "cand": cand})  # fmt: skip
+    monkeypatch.setattr(plan, "PAGE_LIMIT", 3)
+    assert main(["build", "--project", str(root), "--out", str(tmp_path / "site")]) == 0
+    assert "\n  1 question page left out\n" in capsys.readouterr().out
+    assert "1 question page was left out: " in (tmp_path / "site" / "index.html").read_text("utf-8")

@@ -244,10 +244,22 @@ def test_skipped_stages_are_said_not_linked(tmp_path: Path) -> None:
     assert "sizing.html" not in index and "Skipped stages" in index
 
 
-def test_omitted_questions_are_counted_on_the_index(tmp_path: Path) -> None:
-    model = dataclasses.replace(rf.make_model(), omitted_questions=4321)
+@pytest.mark.parametrize(("omitted", "words"), [
+    (4321, "4321 question pages were left out: "),
+    (1, "1 question page was left out: "),
+])  # fmt: skip
+def test_omitted_questions_are_counted_on_the_index(
+    tmp_path: Path, omitted: int, words: str
+) -> None:
+    model = dataclasses.replace(rf.make_model(), omitted_questions=omitted)
     render_site(model, tmp_path)
-    assert "4321 question pages were left out" in (tmp_path / "index.html").read_text("utf-8")
+    assert words in (tmp_path / "index.html").read_text("utf-8")
+
+
+def test_one_question_page_is_one_page_on_the_index(tmp_path: Path) -> None:
+    model = rf.make_model()
+    render_site(dataclasses.replace(model, questions=model.questions[:1]), tmp_path)
+    assert "<summary>1 question page</summary>" in (tmp_path / "index.html").read_text("utf-8")
 
 
 def test_caveats_in_full_once_and_a_line_elsewhere(site: Path) -> None:

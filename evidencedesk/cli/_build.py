@@ -248,7 +248,9 @@ def build(args: argparse.Namespace, streams: _Streams, outcome: Outcome) -> tupl
         for skipped in model.not_run:  # never silent: the one line its page shows
             streams.say(f"  {'NOT RUN':<15} {'':<11} {skipped.name}: {skipped.reason}")
         if model.omitted_questions:
-            streams.say(f"  {model.omitted_questions} question pages left out")
+            from evidencedesk.report._words import how_many
+
+            streams.say(f"  {how_many(model.omitted_questions, 'question page')} left out")
     streams.say(f"open {out / 'index.html'}")
     streams.out.flush()
     return model, options.fail_on

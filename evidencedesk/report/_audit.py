@@ -1270,8 +1270,8 @@ _INDEX_COUNTS = tuple((re.compile(p), names) for p, names in (
     (r"· (\d+) judged$", ("judged",)),
     (r"^(\d+) documents?(?: · (\d+) chunks?)?$", ("documents", "chunks")),
     (r"^The (\d+) documents?(?: \((\d+) chunks?\))?:", ("documents", "chunks")),
-    (r"^(\d+) question pages$", ("question pages",)),
-    (r"^(\d+) question pages were left out", ("questions left out",)),
+    (r"^(\d+) question pages?$", ("question pages",)),
+    (r"^(\d+) question (?:pages were|page was) left out", ("questions left out",)),
 ))  # fmt: skip
 _N = re.compile(r"^n=(\d+)$")  # a table row's or the lead's number of questions
 
