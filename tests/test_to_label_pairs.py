@@ -161,3 +161,19 @@ def test_the_page_says_what_its_order_can_do(example_site: Callable[[str], Path]
             "alike: an unjudged result counts as not relevant, so grading one run's results and "
             "not another's would favour the first.") in text  # fmt: skip
     assert "changes the most verdicts" not in text and "most comparisons" not in text
+
+
+@pytest.mark.parametrize("ids", [
+    ["b", "a", "b", "ab", "a"],  # one byte wide and two: as 8-byte words
+    ["d10", "d9", "D", "é", "a:b", "d10", "Ω"],  # mixed widths, outside ASCII
+    ["12345678", "1234567", "12345679", "1234567"],  # exactly one word, and one byte short
+    ["a-longer-id", "a-long", "b", "a-longer-id"],  # wider than a word: as strings
+])  # fmt: skip
+def test_distinct_ids_sort_in_bytes_order_at_every_width(ids: list[str]) -> None:
+    from evidencedesk.files._trec_keys import fixed_width_of
+    from evidencedesk.results._compute import _sorted_distinct
+
+    distinct, place = _sorted_distinct(fixed_width_of(ids))
+    expected = sorted(set(ids), key=lambda i: i.encode("utf-8"))
+    assert [d.decode("utf-8") for d in distinct.tolist()] == expected
+    assert [expected[p] for p in place.tolist()] == ids
