@@ -306,6 +306,12 @@ def test_the_command_forks_page_readers_only_with_tune(
             "question-q001.html: '6 more results of base not listed': results.json says 5 "
             "(variants[0].lists[0].size 15, 10 ranks shown)",
         ),
+        (  # the count in its number for one result: still read
+            "split", "question-q001.html", '<p class="muted">5 more results not listed.</p>',
+            '<p class="muted">1 more result not listed.</p>',
+            "question-q001.html: '1 more result of base not listed': results.json says 5 "
+            "(variants[0].lists[0].size 15, 10 ranks shown)",
+        ),
         (  # a count added where the page ranks the whole list
             "demo", "question-bn01.html", '</div>\n</details>\n<details class="ranked">',
             '</div>\n<p class="muted">2 more results not listed.</p></details>\n'

@@ -344,6 +344,10 @@ PLANTS = {
         "to-label.html: '… and 1336 more rows in the file': results.json says 1335 (to_label, "
         "less the 30 rows shown)",
     ]),
+    "one row after the first": ("to-label.html", "… and 1335 more rows", "… and 1 more row", [
+        "to-label.html: '… and 1 more row in the file': results.json says 1335 (to_label, less "
+        "the 30 rows shown)",
+    ]),
     # the methods page: the seed it shows, and each input's sha256
     "seed on methods": ("methods.html", "<code>--seed 0</code>); for", "<code>--seed 7</code>); for", [
         "methods.html: '--seed 7': results.json says --seed 0 (settings.seed)",
@@ -1036,6 +1040,23 @@ RULE = ("above 500 questions at most 1,000 get a page — the questions the base
         "the others, {} with no relevant judgment get none")  # fmt: skip
 
 
+def test_the_page_rule_after_one_page_left_out_is_read(split_site: Path, tmp_path: Path) -> None:
+    # "1 question page was left out: <rule>": the count and the rule both held to results.json
+    site = planted(split_site, tmp_path, "index.html", "58 question pages were left out",
+                   "1 question page was left out")  # fmt: skip
+    site = planted(site, tmp_path / "again", "index.html", "of the others, 58 with",
+                   "of the others, 57 with")  # fmt: skip
+    assert [d.line() for d in audit(site, on_the_page("index.html"))[0]] == [
+        f"index.html: 'the page rule: {RULE.format(57)}': results.json says '{RULE.format(58)}' "
+        "(inputs.questions, the baseline's and the candidates' lists, settings.compared, "
+        "policy.critical)",
+        "index.html: '1 question page was left out: above 500 questions at most 1,000 get a page "
+        "— the questions the baseline fails first, then those whose nDCG@5 (exp gain) changes "
+        "most under some candidate (ties by id); ': results.json says 58 questions left out "
+        "(inputs.questions, less the pages)",
+    ]
+
+
 @pytest.mark.parametrize("page", ["flips.html", "index.html"])
 def test_the_page_rules_count_is_the_oracles(split_site: Path, tmp_path: Path, page: str) -> None:
     site = planted(split_site, tmp_path, page, "of the others, 58 with", "of the others, 57 with")
@@ -1052,14 +1073,18 @@ def test_a_site_above_1000_documents_agrees(many_documents_site: Path) -> None:
     assert [d.line() for d in audit(many_documents_site)[0]] == []
 
 
+@pytest.mark.parametrize(("said", "words"), [
+    ("… and 51 more documents", "… and 51 more documents"),
+    ("… and 1 more document", "… and 1 more document"),  # in its number: still read
+])  # fmt: skip
 def test_the_documents_after_the_first_1000_are_counted(
-    many_documents_site: Path, tmp_path: Path
+    many_documents_site: Path, tmp_path: Path, said: str, words: str
 ) -> None:
     site = planted(many_documents_site, tmp_path, "documents.html", "… and 50 more documents",
-                   "… and 51 more documents")  # fmt: skip
+                   said)  # fmt: skip
     assert [d.line() for d in audit(site, on_the_page("documents.html"))[0]] == [
-        "documents.html: '… and 51 more documents': results.json says 50 (inputs.documents, less "
-        "the 1000 rows shown)",
+        f"documents.html: '{words}': results.json says 50 (inputs.documents, less the 1000 rows "
+        "shown)",
     ]
 
 

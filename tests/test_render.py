@@ -256,6 +256,37 @@ def test_omitted_questions_are_counted_on_the_index(
     assert words in (tmp_path / "index.html").read_text("utf-8")
 
 
+@pytest.mark.parametrize(("not_shown", "words"), [
+    (1, '<p class="muted">1 more result not listed.</p>'),
+    (2, '<p class="muted">2 more results not listed.</p>'),
+])  # fmt: skip
+def test_the_results_a_list_leaves_out_are_counted_in_their_number(
+    tmp_path: Path, not_shown: int, words: str
+) -> None:
+    model = rf.make_model()
+    first = model.questions[0]
+    lists = (dataclasses.replace(first.lists[0], not_shown=not_shown), *first.lists[1:])
+    questions = (dataclasses.replace(first, lists=lists), *model.questions[1:])
+    render_site(dataclasses.replace(model, questions=questions), tmp_path)
+    assert words in (tmp_path / f"question-{first.slug}.html").read_text("utf-8")
+
+
+@pytest.mark.parametrize(("in_file", "words"), [
+    (2, "… and 1 more row in the file."),
+    (3, "… and 2 more rows in the file."),
+])  # fmt: skip
+def test_the_rows_to_label_after_the_first_are_counted_in_their_number(
+    tmp_path: Path, in_file: int, words: str
+) -> None:
+    from evidencedesk.report._model import ToLabelLine, ToLabelPage
+    from evidencedesk.results.types import ToLabel
+
+    first = ToLabelLine(ToLabel("rc01", "kc-x", 1, ("sparse",), 1), "How long?", "Returns")
+    page = ToLabelPage("data/to-label.tsv", 10, (first,), in_file, in_file)
+    render_site(dataclasses.replace(rf.make_model(), to_label=page), tmp_path)
+    assert words in (tmp_path / "to-label.html").read_text("utf-8")
+
+
 def test_one_question_page_is_one_page_on_the_index(tmp_path: Path) -> None:
     model = rf.make_model()
     render_site(dataclasses.replace(model, questions=model.questions[:1]), tmp_path)

@@ -122,7 +122,7 @@ def test_the_document_list_is_its_own_capped_page(
     render_site(model, tmp_path / "s")
     page = text_of(tmp_path / "s" / "documents.html")
     assert f"The first 1 of the {total} documents, in the corpus's order" in page
-    assert f"… and {total - 1} more documents, not listed here." in page
+    assert total == 2 and "… and 1 more document, not listed here." in page  # in its number
     first = model.dataset.documents[0].id
     assert page.count(first) == 1
     index = (tmp_path / "s" / "index.html").read_text("utf-8")
@@ -146,6 +146,11 @@ def test_the_held_back_table_lists_its_first_pairs_and_counts_them_all(
     assert "a1:c0" in page and "a2:c0" not in page
     assert ("… and 3 more pairs held back, not listed here ( results.json : "
             "evidence.held_back ).") in page  # fmt: skip
+    monkeypatch.setattr(render, "_HELD_BACK_SHOWN", 4)  # one left: in its number
+    render_site(model, tmp_path / "one")
+    assert "… and 1 more pair held back, not listed here" in text_of(
+        tmp_path / "one" / "evidence.html"
+    )
     monkeypatch.setattr(render, "_HELD_BACK_SHOWN", 5)
     render_site(model, tmp_path / "t")
     page = text_of(tmp_path / "t" / "evidence.html")

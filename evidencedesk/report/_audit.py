@@ -1093,7 +1093,12 @@ def _rank_disagreements(page: str, raw: str, question: str, results: Results,
 # a run's ranked tables (each names its run) and the line after them that counts what they
 # leave out, read in page order: two searches, each of a fixed start (faster than one of either)
 _LIST_NAMED = re.compile(r'data-list="([^"]*)"')
-_MORE = re.compile(r'<p class="muted">(\d+) more results not listed\.</p>')
+_MORE = re.compile(r'<p class="muted">(\d+) more results? not listed\.</p>')
+
+
+def _more(count: int, noun: str) -> str:
+    """ "1 more result", "2 more results": a count a page said (or left unsaid), as it says it."""
+    return f"{count} more {noun}{'' if count == 1 else 's'}"
 
 
 def _more_disagreements(page: str, raw: str, question: str, lists: _Lists,
@@ -1118,7 +1123,7 @@ def _more_disagreements(page: str, raw: str, question: str, lists: _Lists,
             continue  # no such list: said by the ranked rows' check
         due = max(0, ranked.size - rows)
         if said.get(name, 0) != due:
-            out.append(Disagreement(page, f"{said.get(name, 0)} more results of {name} not listed",
+            out.append(Disagreement(page, f"{_more(said.get(name, 0), 'result')} of {name} not listed",
                                     f"{due} ({at}.size {ranked.size}, {rows} ranks shown)"))  # fmt: skip
     return out
 
@@ -1164,7 +1169,7 @@ def _rank_text(ranked: RankedList | None, doc: str) -> str:
 
 
 _VS_SUMMARY = re.compile(r"<summary>The two lists side by side \((\d+) \w+\) and each metric")
-_VS_MORE = re.compile(r'<p class="muted">(\d+) more results of .*? not listed\.</p>', re.S)
+_VS_MORE = re.compile(r'<p class="muted">(\d+) more results? of .*? not listed\.</p>', re.S)
 
 
 def _vs_count_disagreements(page: str, name: str, body: str, base: RankedList | None,
@@ -1186,7 +1191,7 @@ def _vs_count_disagreements(page: str, name: str, body: str, base: RankedList | 
         said = int(more[1]) if more else 0
         due = ranked.size - len(ranked.ids) if ranked is not None else 0
         if said != due:
-            out.append(Disagreement(page, f"{name}: {said} more results not listed",
+            out.append(Disagreement(page, f"{name}: {_more(said, 'result')} not listed",
                                     f"{due} ({at}: its size less the documents listed)"))  # fmt: skip
     return out
 
@@ -1807,7 +1812,7 @@ def _title_disagreements(page: str, raw: str, results: Results,
 _TO_LABEL_LEDE = re.compile(r"^(\d+) \(question, document\) pairs in the top (\d+) of the "
                             r"baseline or a candidate have no judgment;.* lists (?:the first "
                             r"(\d+) of them|them all),")  # fmt: skip
-_TO_LABEL_MORE = re.compile(r'<p class="muted">… and (\d+) more rows in the file\.</p>')
+_TO_LABEL_MORE = re.compile(r'<p class="muted">… and (\d+) more rows? in the file\.</p>')
 _TO_LABEL_ROWS = '<h2 id="first-rows">'
 _LINK_TEXT = re.compile(r"<a [^>]*>(.*?)</a>", re.S)
 
@@ -1854,7 +1859,7 @@ def _to_label_disagreements(page: str, raw: str, shown: _PageText,
         out.append(
             Disagreement(
                 page,
-                f"… and {said_more} more rows in the file",
+                f"… and {_more(said_more, 'row')} in the file",
                 f"{due_more} (to_label, less the {rows} rows shown)",
             )
         )
@@ -1869,7 +1874,7 @@ _DOCUMENTS_LEDE = re.compile(r'<p class="lede">(?:The first (\d+) of the (\d+) d
                              r"into (\d+) chunks?)?\.")  # fmt: skip
 _DOCUMENT_ROW = re.compile(r'<tr><th scope="row"><code class="id" title="([^"]*)">.*?</code></th>'
                            r'<td dir="auto">.*?</td><td class="num">([^<]*)</td>')  # fmt: skip
-_DOCUMENTS_MORE = re.compile(r'<p class="muted">… and (\d+) more documents, not listed here\.</p>')
+_DOCUMENTS_MORE = re.compile(r'<p class="muted">… and (\d+) more documents?, not listed here\.</p>')
 
 
 def _documents_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
@@ -1898,7 +1903,7 @@ def _documents_disagreements(page: str, raw: str, results: Results) -> list[Disa
     more = _DOCUMENTS_MORE.search(raw)
     said_more, due_more = int(more[1]) if more else 0, len(docs) - len(rows)
     if said_more != due_more:
-        out.append(Disagreement(page, f"… and {said_more} more documents",
+        out.append(Disagreement(page, f"… and {_more(said_more, 'document')}",
                                 f"{due_more} (inputs.documents, less the {len(rows)} rows shown)"))  # fmt: skip
     return out
 
@@ -2322,7 +2327,8 @@ def _grid_disagreements(page: str, raw: str, results: Results, pages: int) -> li
 # the question pages' rule where a page states it above the page limit (templates/flips.html:
 # the grid's note; templates/index.html: the pages left out), counts and words
 _PAGE_RULES = (re.compile(r"that have a page \((.*?)\); … \d+ more: ", re.S),
-               re.compile(r"question pages were left out: (.*?)\. Every question is in ", re.S))  # fmt: skip
+               re.compile(r"question (?:pages were|page was) left out: (.*?)\. Every question is in ",
+                          re.S))  # fmt: skip
 
 
 def _page_rule_disagreements(page: str, raw: str, results: Results) -> list[Disagreement]:
