@@ -431,4 +431,17 @@ def test_the_terminal_counts_one_page_left_out_as_one(
     monkeypatch.setattr(plan, "PAGE_LIMIT", 3)
     assert main(["build", "--project", str(root), "--out", str(tmp_path / "site")]) == 0
     assert "\n  1 question page left out\n" in capsys.readouterr().out
-    assert "1 question page was left out: " in (tmp_path / "site" / "index.html").read_text("utf-8")
+    index = html.unescape((tmp_path / "site" / "index.html").read_text("utf-8"))
+    assert "1 question page was left out: " in index
+    assert "; of the others, 1 the baseline passes and no candidate changes gets none." in index
+    listing = html.unescape(
+        " ".join((tmp_path / "site" / "questions.html").read_text("utf-8").split())
+    )
+    assert "(4 of 5 questions have a page: " in listing
+    assert "gets none; the 1 without one is listed here, and its numbers are in" in listing
+    # the oracle restates the rule in the same words, with the same limit
+    from evidencedesk.report import _oracle as oracle
+    from evidencedesk.report._audit import audit
+
+    monkeypatch.setattr(oracle, "_PAGE_LIMIT", 3)
+    assert [d.line() for d in audit(tmp_path / "site")[0]] == []

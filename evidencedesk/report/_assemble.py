@@ -342,11 +342,13 @@ def page_rule(results: Results) -> str:
     unchanged, undefined, capped = shown.left_out
     why = []
     if unchanged:
-        why.append(f"{unchanged:,} the baseline passes and no candidate changes get none")
+        gets = "gets" if unchanged == 1 else "get"
+        why.append(f"{unchanged:,} the baseline passes and no candidate changes {gets} none")
     if undefined:
-        why.append(f"{undefined:,} with no {defined_by(results.settings.kind)} get none")
+        gets = "gets" if undefined == 1 else "get"
+        why.append(f"{undefined:,} with no {defined_by(results.settings.kind)} {gets} none")
     if capped:
-        why.append(f"{capped:,} fall beyond the cap")
+        why.append(f"{capped:,} {'falls' if capped == 1 else 'fall'} beyond the cap")
     return (
         f"above {shown.page_limit:,} questions at most {shown.page_cap:,} get a page — "
         f"{order} those whose {primary} changes most under some candidate (ties by id)"

@@ -2306,7 +2306,7 @@ def _flips_count_disagreements(page: str, shown: _PageText, results: Results,
     return out
 
 
-_GRID_MORE = re.compile(r'<p class="muted">The grid lists the (\d+) questions that have a page '
+_GRID_MORE = re.compile(r'<p class="muted">The grid lists the (\d+) questions? that (?:have|has) a page '
                         r"\(.*?\); … (\d+) more: ", re.S)  # fmt: skip
 
 
@@ -2326,7 +2326,7 @@ def _grid_disagreements(page: str, raw: str, results: Results, pages: int) -> li
 
 # the question pages' rule where a page states it above the page limit (templates/flips.html:
 # the grid's note; templates/index.html: the pages left out), counts and words
-_PAGE_RULES = (re.compile(r"that have a page \((.*?)\); … \d+ more: ", re.S),
+_PAGE_RULES = (re.compile(r"that (?:have|has) a page \((.*?)\); … \d+ more: ", re.S),
                re.compile(r"question (?:pages were|page was) left out: (.*?)\. Every question is in ",
                           re.S))  # fmt: skip
 

@@ -846,11 +846,15 @@ def page_rule(results: Results) -> str:
     capped = max(0, len(ranked) - _PAGE_CAP)
     order = ("the gate's critical questions first, then the questions the baseline fails, then"
              if critical else "the questions the baseline fails first, then")  # fmt: skip
-    why = [f"{unchanged:,} the baseline passes and no candidate changes get none"] * bool(unchanged)
-    why += [f"{undefined:,} with no {defined_words(results.settings.kind)} get none"] * bool(
-        undefined
-    )
-    why += [f"{capped:,} fall beyond the cap"] * bool(capped)
+
+    def verb(count: int, one: str, many: str) -> str:  # a count's verb in its number
+        return one if count == 1 else many
+
+    why = [f"{unchanged:,} the baseline passes and no candidate changes "
+           f"{verb(unchanged, 'gets', 'get')} none"] * bool(unchanged)  # fmt: skip
+    why += [f"{undefined:,} with no {defined_words(results.settings.kind)} "
+            f"{verb(undefined, 'gets', 'get')} none"] * bool(undefined)  # fmt: skip
+    why += [f"{capped:,} {verb(capped, 'falls', 'fall')} beyond the cap"] * bool(capped)
     return (f"above {_PAGE_LIMIT:,} questions at most {_PAGE_CAP:,} get a page — {order} those "
             f"whose {primary.label} changes most under some candidate (ties by id)"
             + (f"; of the others, {_and(why)}" if why else ""))  # fmt: skip
