@@ -7,6 +7,7 @@ import io
 import json
 import re
 import shutil
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -17,9 +18,10 @@ from evidencedesk import paths
 from evidencedesk.cli import main
 from evidencedesk.errors import EvidencedeskError
 from evidencedesk.report import _render as render
-from evidencedesk.report._model import PAGES, SitePage
+from evidencedesk.report._model import PAGES, SiteModel, SitePage, ToLabelLine, ToLabelPage
 from evidencedesk.report._render import _render_markdown, page_list, render_site
 from evidencedesk.report._site import inside, slug
+from evidencedesk.results.types import ToLabel
 from tests import report_fixtures as rf
 from tests.test_bad_input import snapshot
 
@@ -244,53 +246,51 @@ def test_skipped_stages_are_said_not_linked(tmp_path: Path) -> None:
     assert "sizing.html" not in index and "Skipped stages" in index
 
 
-@pytest.mark.parametrize(("omitted", "words"), [
-    (4321, "4321 question pages were left out: "),
-    (1, "1 question page was left out: "),
-])  # fmt: skip
-def test_omitted_questions_are_counted_on_the_index(
-    tmp_path: Path, omitted: int, words: str
-) -> None:
-    model = dataclasses.replace(rf.make_model(), omitted_questions=omitted)
-    render_site(model, tmp_path)
-    assert words in (tmp_path / "index.html").read_text("utf-8")
+def _omitted(n: int) -> Callable[[SiteModel], SiteModel]:
+    return lambda model: dataclasses.replace(model, omitted_questions=n)
 
 
-@pytest.mark.parametrize(("not_shown", "words"), [
-    (1, '<p class="muted">1 more result not listed.</p>'),
-    (2, '<p class="muted">2 more results not listed.</p>'),
-])  # fmt: skip
-def test_the_results_a_list_leaves_out_are_counted_in_their_number(
-    tmp_path: Path, not_shown: int, words: str
-) -> None:
-    model = rf.make_model()
-    first = model.questions[0]
-    lists = (dataclasses.replace(first.lists[0], not_shown=not_shown), *first.lists[1:])
-    questions = (dataclasses.replace(first, lists=lists), *model.questions[1:])
-    render_site(dataclasses.replace(model, questions=questions), tmp_path)
-    assert words in (tmp_path / f"question-{first.slug}.html").read_text("utf-8")
+def _one_page(model: SiteModel) -> SiteModel:
+    return dataclasses.replace(model, questions=model.questions[:1])
 
 
-@pytest.mark.parametrize(("in_file", "words"), [
-    (2, "… and 1 more row in the file."),
-    (3, "… and 2 more rows in the file."),
-])  # fmt: skip
-def test_the_rows_to_label_after_the_first_are_counted_in_their_number(
-    tmp_path: Path, in_file: int, words: str
-) -> None:
-    from evidencedesk.report._model import ToLabelLine, ToLabelPage
-    from evidencedesk.results.types import ToLabel
+def _not_shown(n: int) -> Callable[[SiteModel], SiteModel]:
+    """The first question's first list with `n` results beyond those listed."""
 
+    def edit(model: SiteModel) -> SiteModel:
+        first = model.questions[0]
+        lists = (dataclasses.replace(first.lists[0], not_shown=n), *first.lists[1:])
+        return dataclasses.replace(
+            model, questions=(dataclasses.replace(first, lists=lists), *model.questions[1:])
+        )
+
+    return edit
+
+
+def _to_label(in_file: int) -> Callable[[SiteModel], SiteModel]:
+    """A to-label page that shows one row of the `in_file` its file holds."""
     first = ToLabelLine(ToLabel("rc01", "kc-x", 1, ("sparse",), 1), "How long?", "Returns")
     page = ToLabelPage("data/to-label.tsv", 10, (first,), in_file, in_file)
-    render_site(dataclasses.replace(rf.make_model(), to_label=page), tmp_path)
-    assert words in (tmp_path / "to-label.html").read_text("utf-8")
+    return lambda model: dataclasses.replace(model, to_label=page)
 
 
-def test_one_question_page_is_one_page_on_the_index(tmp_path: Path) -> None:
-    model = rf.make_model()
-    render_site(dataclasses.replace(model, questions=model.questions[:1]), tmp_path)
-    assert "<summary>1 question page</summary>" in (tmp_path / "index.html").read_text("utf-8")
+# each count a page says, in its number: (the model's change, the page, the words it says)
+COUNTS_IN_THEIR_NUMBER = {
+    "pages left out": (_omitted(4321), "index.html", "4321 question pages were left out: "),
+    "one page left out": (_omitted(1), "index.html", "1 question page was left out: "),
+    "one question page": (_one_page, "index.html", "<summary>1 question page</summary>"),
+    "one more result": (_not_shown(1), "question-rc01.html", '<p class="muted">1 more result not listed.</p>'),
+    "more results": (_not_shown(2), "question-rc01.html", '<p class="muted">2 more results not listed.</p>'),
+    "one more row": (_to_label(2), "to-label.html", "… and 1 more row in the file."),
+    "more rows": (_to_label(3), "to-label.html", "… and 2 more rows in the file."),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(COUNTS_IN_THEIR_NUMBER))
+def test_a_count_on_a_page_is_said_in_its_number(tmp_path: Path, case: str) -> None:
+    edit, page, words = COUNTS_IN_THEIR_NUMBER[case]
+    render_site(edit(rf.make_model()), tmp_path)
+    assert words in (tmp_path / page).read_text("utf-8")
 
 
 def test_caveats_in_full_once_and_a_line_elsewhere(site: Path) -> None:
