@@ -217,7 +217,12 @@ RUNS = {
 }
 
 
-PLACED = ("ties and returning queries", "CRLF, no newline at the end")
+# read straight into the run's columns: each of these has its queries out of byte order ("q10"
+# before "q2"), so its stretches are written grouped by query, the windows the scan declines
+# parsed by pyarrow and written there too (a run in order is placed only where every window is
+# scanned)
+GROUPED = ("ties and returning queries", "CRLF, no newline at the end",
+           "scores the scan declines in a later window", "an id beyond ASCII in a later window")  # fmt: skip
 # placed or not by the widths the ranges meet before one stops the others (a test of its own:
 # test_ids_wider_than_the_first_line_s_are_placed_again_at_their_width)
 EITHER = ("ids of 1 to 30 bytes",)
@@ -239,16 +244,18 @@ def test_a_run_reads_to_the_same_columns_with_and_without_the_scan(
     monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
     outcomes: list[bool] = []
     placed: list[bool] = []  # whether the ranges were read straight into the run's columns
+    grouped: list[bool] = []  # and whether grouped by query there
 
     def recorded(*args: object) -> trec_scan.Scanned | None:
         lines = trec_scan.scan(*args)  # type: ignore[arg-type]
-        if args[4] is None:  # the windows of parts read on their own, not placed
+        if args[4] is None:  # the windows read into arrays of their own, not placed
             outcomes.append(lines is not None)
         return lines
 
     def placing(*args: Any) -> Any:
         done = placed_ranges(*args)
         placed.append(done is not None)
+        grouped.append(done is not None and done[2])
         return done
 
     placed_ranges = trec_arrays._placed
@@ -259,8 +266,9 @@ def test_a_run_reads_to_the_same_columns_with_and_without_the_scan(
     # places them again, at a width it fits); a file of one range is read as parts
     ranges = min(threads, path.stat().st_size // 500)
     if name not in EITHER:
-        assert placed == ([] if ranges < 2 else [name in PLACED])
-    if not placed or not placed[0]:
+        assert placed == ([] if ranges < 2 else [name in GROUPED])
+        assert grouped == placed
+    if not placed or not placed[0] or grouped[0]:
         assert outcomes.count(True) >= 2  # windows the scan took ...
         assert outcomes.count(False) == (1 if "declines" in name or "beyond" in name else 0)
     monkeypatch.setattr(trec_scan, "_LIBRARY", None)
@@ -280,6 +288,32 @@ def test_a_duplicate_in_a_scanned_run_is_named_by_the_line_reader(tmp_path: Path
     with pytest.raises(RunFileError) as info:
         read_run(path)
     assert str(info.value) == (f"{path}:3: expected each document once per query, found 'd1' again")
+
+
+@needs_scan
+@pytest.mark.parametrize("grouped", [False, True])
+def test_a_duplicate_across_two_ranges_is_named_by_the_line_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, grouped: bool
+) -> None:
+    # a last line listing again a document of a query's first line: q0's 'd0', in the first
+    # range (its queries out of order: placed grouped by query), or q6's 'd514' (in byte
+    # order: placed in file order)
+    path = tmp_path / "r.txt"
+    text = RUNS["ties and returning queries"]
+    if not grouped:
+        text = "".join(sorted(text.splitlines(keepends=True), key=lambda line: line.split()[0]))
+    again = "q0 Q0 d0" if grouped else "q6 Q0 d514"
+    lines = text.count("\n") + 1
+    path.write_text(f"{text}{again} 99 0 t\n")
+    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
+    monkeypatch.setattr(trec_arrays, "_THREADS", 3)
+    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    with pytest.raises(RunFileError) as info:
+        read_run(path)
+    assert str(info.value) == (
+        f"{path}:{lines}: expected each document once per query, found '{again.split()[2]}' again"
+    )
 
 
 def test_without_the_library_or_when_turned_off_pyarrow_reads_every_window(
@@ -471,7 +505,53 @@ def test_count_lines_counts_every_newline(data: bytes, lines: int) -> None:
 
 
 @needs_scan
+@pytest.mark.parametrize(
+    ("data", "heads", "lengths"),
+    [
+        (b"", [], []),
+        (b"q1 a\nq1 b\nq2 c\nq1 d", [b"q1", b"q2", b"q1"], [2, 1, 1]),  # a query back later
+        (b"q1 a\nq1", [b"q1"], [2]),  # the last line its id alone, no newline
+        (b"q1 a\nq10 b\nq1\tc\r\n", [b"q1", b"q10", b"q1"], [1, 1, 1]),  # an id's prefix
+        (b"q123456789 x\n" * 3, [b"q123456789"], [3]),  # ids past one 8-byte word
+        (b"q1 " + b"x" * 14 + b"\nq1 y\n", [b"q1"], [2]),  # a newline at a word's last byte
+        # 0x8a and 0x0b are no newline; an id ends at a byte outside ASCII (the scan declines it)
+        (b"q1 \xc4\x8a\x0b\x8a\x0a\x8aq2\n", [b"q1", b""], [1, 1]),
+        (b"q1 a\n\n\nq1 b\n", [b"q1", b"", b"q1"], [1, 2, 1]),  # blank lines: an empty id
+        (b"a\nb\nc\n", [b"a", b"b", b"c"], [1, 1, 1]),  # as many as the capacity
+    ],
+)
+def test_count_stretches_splits_lines_where_the_scan_does(
+    data: bytes, heads: list[bytes], lengths: list[int]
+) -> None:
+    found = trec_scan.count_stretches(memoryview(data), 3)
+    assert found is not None
+    assert found[0] == heads and found[1].tolist() == lengths
+
+
 @needs_scan
+def test_count_stretches_past_its_capacity_is_none() -> None:
+    assert trec_scan.count_stretches(memoryview(b"a\nb\nc\nd\n"), 3) is None
+
+
+@needs_scan
+def test_a_range_s_stretches_are_joined_across_its_windows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # windows of 40 bytes: q1's 30 lines of 18 bytes span 14 of them, some holding q1 alone
+    path = tmp_path / "r.txt"
+    path.write_bytes(b"".join(b"q1 Q0 d%02d %02d 1 t\n" % (i, i) for i in range(30))
+                     + b"q2 Q0 d1 1 1 t\nq2 Q0 d2 2 1 t")  # fmt: skip
+    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 20)
+    size = path.stat().st_size
+    heads, lengths = trec_arrays._range_stretches(path, 0, size, 2)  # type: ignore[misc]
+    assert heads == [b"q1", b"q2"] and lengths.tolist() == [30, 2]
+    assert trec_arrays._range_stretches(path, 0, size, 1) is None  # past its capacity
+    assert trec_arrays._range_stretches(path, 0, size + 10, 2) is None  # the file cut short
+
+
+@needs_scan
+@needs_scan
+@pytest.mark.parametrize("grouped", [False, True])
 @pytest.mark.parametrize(
     ("longest", "placings", "widths", "placed"),
     [
@@ -488,11 +568,15 @@ def test_ids_wider_than_the_first_line_s_are_placed_again_at_their_width(
     placings: int,
     widths: list[int],
     placed: bool,
+    grouped: bool,
 ) -> None:
-    # ids of 4 bytes but one of `longest`, in the second of three ranges' first window
+    # ids of 4 bytes but one of `longest`, in the second of three ranges' first window; the
+    # queries in byte order ("q00" to "q14": placed in file order) or not ("q0" to "q14", "q10"
+    # before "q2": placed grouped by query)
     path = tmp_path / "r.txt"
     path.write_text("".join(
-        f"q{i // 10} Q0 {'d' * ((longest if i == 60 else 4) - 3)}{i:03} {i} {i} t\n"
+        f"q{i // 10:{'' if grouped else '02'}} Q0 {'d' * ((longest if i == 60 else 4) - 3)}"
+        f"{i:03} {i} {i} t\n"
         for i in range(150)
     ), encoding="utf-8")  # fmt: skip
     monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
@@ -500,24 +584,30 @@ def test_ids_wider_than_the_first_line_s_are_placed_again_at_their_width(
     monkeypatch.setattr(trec_arrays, "_THREADS", 3)
     monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
     monkeypatch.setattr(trec_arrays, "_PLACINGS", placings)
-    tried: list[int] = []  # the widths of the places lines were scanned into
-    placements: list[object] = []
+    tried: list[int] = []  # the widths of the places lines were scanned or written into
+    placements: list[Any] = []
 
     def recorded(*args: Any) -> trec_scan.Scanned | None:
         if args[4] is not None:
             tried.append(args[4].width)
         return trec_scan.scan(*args)
 
+    def grouping(*args: Any) -> Any:
+        tried.append(args[4].width)
+        return write(*args)
+
     def placing(*args: Any) -> Any:
         placements.append(place(*args))
         return placements[-1]
 
-    place = trec_arrays._placed
+    place, write = trec_arrays._placed, trec_arrays._grouped_range
     monkeypatch.setattr(trec_arrays, "scan", recorded)
+    monkeypatch.setattr(trec_arrays, "_grouped_range", grouping)
     monkeypatch.setattr(trec_arrays, "_placed", placing)
     columns = trec_arrays.fast_columns(path)
     assert sorted(set(tried)) == widths
     assert [p is not None for p in placements] == [placed]
+    assert [p[2] for p in placements if p is not None] == [grouped] * placed
     assert columns[2].dtype == f"S{8 * -(-longest // 8)}"
     monkeypatch.setattr(trec_scan, "_LIBRARY", None)
     for one, other in zip(columns, trec_arrays.fast_columns(path), strict=True):
@@ -526,24 +616,64 @@ def test_ids_wider_than_the_first_line_s_are_placed_again_at_their_width(
 
 @needs_scan
 @pytest.mark.parametrize("counted", [-1, 1])
+@pytest.mark.parametrize("grouped", [False, True])
 def test_a_run_counted_otherwise_than_it_scans_is_read_as_parts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted: int, grouped: bool
 ) -> None:
     # a file that changed between the count and the scan: the ranges are read again as parts,
-    # to the same columns
+    # to the same columns (its queries out of order: written grouped by query; in order: in
+    # file order)
+    path = tmp_path / "r.txt"
+    text = RUNS["ties and returning queries"]
+    if not grouped:  # each query's lines together, the queries in byte order
+        text = "".join(sorted(text.splitlines(keepends=True), key=lambda line: line.split()[0]))
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
+    monkeypatch.setattr(trec_arrays, "_THREADS", 3)
+    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    found: list[Any] = []
+    place = trec_arrays._placed
+    monkeypatch.setattr(trec_arrays, "_placed", lambda *a: found.append(place(*a)) or found[-1])
+    placed = trec_arrays.fast_columns(path)
+    assert found[0] is not None and found[0][2] == grouped
+
+    def miscounted(*args: Any) -> Any:
+        heads, lengths = count(*args)
+        return heads, np.r_[lengths[:-1], lengths[-1] + counted]
+
+    count = trec_arrays._range_stretches
+    monkeypatch.setattr(trec_arrays, "_range_stretches", miscounted)
+    found.clear()
+    parts = trec_arrays.fast_columns(path)
+    assert found == [None]
+    for one, other in zip(placed, parts, strict=True):
+        assert np.array_equal(np.asarray(one), np.asarray(other))
+
+
+@needs_scan
+def test_a_run_whose_queries_change_too_often_is_placed_in_file_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 40 stretches of 12 lines, more than a count of stretches takes (at most 8 here): its
+    # lines are counted and placed as the file holds them, and grouped by query afterwards
     path = tmp_path / "r.txt"
     path.write_text(RUNS["ties and returning queries"], encoding="utf-8")
     monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
     monkeypatch.setattr(trec_arrays, "_GROUP", 4)
     monkeypatch.setattr(trec_arrays, "_THREADS", 3)
     monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
-    placed = trec_arrays.fast_columns(path)
-    count = trec_arrays._range_lines
-    monkeypatch.setattr(trec_arrays, "_range_lines", lambda *a: count(*a) + counted)
-    placements: list[object] = []
-    place = trec_arrays._placed
-    monkeypatch.setattr(trec_arrays, "_placed", lambda *a: placements.append(place(*a)))
-    parts = trec_arrays.fast_columns(path)
-    assert placements == [None]
-    for one, other in zip(placed, parts, strict=True):
+    monkeypatch.setattr(trec_arrays, "_STRETCHES", 8)
+    found: list[Any] = []
+    counted: list[int | None] = []
+    place, count = trec_arrays._placed, trec_arrays._range_lines
+    monkeypatch.setattr(trec_arrays, "_placed", lambda *a: found.append(place(*a)) or found[-1])
+    monkeypatch.setattr(
+        trec_arrays, "_range_lines", lambda *a: counted.append(count(*a)) or counted[-1]
+    )
+    columns = trec_arrays.fast_columns(path)
+    assert found[0] is not None and found[0][2] is False
+    assert sum(c or 0 for c in counted) == 480  # every line, counted range by range
+    monkeypatch.setattr(trec_scan, "_LIBRARY", None)
+    for one, other in zip(columns, trec_arrays.fast_columns(path), strict=True):
         assert np.array_equal(np.asarray(one), np.asarray(other))

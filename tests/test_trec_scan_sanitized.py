@@ -42,9 +42,13 @@ def test_random_windows_scan_without_a_sanitizer_report(fuzzer: Path, seed: int)
                          env=env, timeout=300)  # fmt: skip
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stderr == ""
-    counts = re.fullmatch(r"taken (\d+) declined (\d+) wider (\d+)\n", ran.stdout)
+    counts = re.fullmatch(
+        r"taken (\d+) declined (\d+) wider (\d+) counted (\d+) over (\d+)\n", ran.stdout
+    )
     assert counts is not None, ran.stdout
-    taken, declined, wider = map(int, counts.groups())
+    taken, declined, wider, counted, over = map(int, counts.groups())
     # every path of the scan ran: windows it took, declined, and scanned again wider
     assert taken > 100 and declined > 100 and wider > 100
     assert taken + declined == 20000  # each window ends taken or declined
+    # and of the count of stretches: windows counted, and past the capacity
+    assert counted > 100 and over > 100 and counted + over == 20000

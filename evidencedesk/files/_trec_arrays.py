@@ -83,6 +83,7 @@ from evidencedesk.files._trec_scan import (
     WiderThanPlace,
     compiled,
     count_lines,
+    count_stretches,
     repeats_within,
     scan,
 )
@@ -182,6 +183,10 @@ class Part:
     scores: np.ndarray
     longest: int  # the longest query id plus the document ids' width, in bytes
     repeats: bool  # a key occurs twice among these lines (a duplicate, or a hash collision)
+
+    @property
+    def lines(self) -> int:
+        return int(self.lengths.sum())
 
 
 def _empty_column(table: pa.Table, names: str) -> bool:
@@ -402,7 +407,10 @@ def plain_ids(ids: pa.Array) -> bool:
 
 
 def join_parts(
-    parts: list[Part], tag: bytes, placed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    parts: list[Part],
+    tag: bytes,
+    placed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    grouped: bool = False,
 ) -> Columns:
     """The columns of a run from its parts, grouped by query when that is cheap; raises
     :class:`Bad` when it has no line or a line may be over the limit (pyarrow's block bounds
@@ -418,9 +426,11 @@ def join_parts(
     queries whose lines are in several parts are checked here.
 
     `placed`: the run's docs, keys and scores, every part a view of its own lines there
-    (`_placed`): a run in query order is those columns as they are, with no copy.
+    (`_placed`): a run in query order is those columns as they are, with no copy. `grouped`:
+    `placed` holds the lines grouped by query already (`_Grouped`: each stretch written at its
+    place in query order), and the parts only their stretches.
     """
-    parts = [p for p in parts if p.scores.size]
+    parts = [p for p in parts if p.lines]
     if not parts or max(p.longest for p in parts) > MAX_LINE_BYTES - 16:
         raise Bad
     heads = [h for p in parts for h in p.heads]
@@ -431,8 +441,8 @@ def join_parts(
     lengths = np.concatenate([p.lengths for p in parts])
     owner = np.repeat(np.arange(len(parts)), [len(p.heads) for p in parts])
     n_lines = int(lengths.sum())
-    in_file_order = len(heads) > max(_STRETCHES, n_lines // 64) or bool(
-        np.all(stretch[1:] >= stretch[:-1])
+    in_file_order = not grouped and (
+        len(heads) > max(_STRETCHES, n_lines // 64) or bool(np.all(stretch[1:] >= stretch[:-1]))
     )
     if in_file_order:
         spans = [(p, 0, p.scores.size) for p in parts]  # numpy widens ids to the widest part's
@@ -447,7 +457,7 @@ def join_parts(
     def column(name: str) -> np.ndarray:
         return plain_concatenate([getattr(p, name)[a:b] for p, a, b in spans])
 
-    if placed is not None and in_file_order:  # the lines are where they are joined to
+    if placed is not None and (in_file_order or grouped):  # the lines are where they belong
         docs, keys, scores = placed
     else:
         # the ids in a thread of their own while this one joins the rest: numpy copies without
@@ -756,6 +766,140 @@ def _placed_range(
         raise
 
 
+def _range_stretches(
+    path: str | Path, start: int, stop: int, capacity: int
+) -> tuple[list[bytes], np.ndarray] | None:
+    """The stretches of equal query ids among the lines of bytes `start` to `stop` (cut just
+    after a newline, or at the file's end), as the scan splits them (`count_stretches`): each
+    one's query id and number of lines, neighbours of one id joined; None without the compiled
+    scan, past `capacity` stretches, or where the file is shorter than when it was measured."""
+    if not compiled():
+        return None
+    heads: list[bytes] = []
+    lengths: list[int] = []
+    size = 2 * MAX_LINE_BYTES  # a window holds a whole line of the longest a run may have
+    buffer = bytearray(min(size, max(1, stop - start)))  # one buffer, read into again and again
+    view = memoryview(buffer)
+    with open(path, "rb", buffering=0) as handle:
+        handle.seek(start)
+        while start < stop:
+            got = handle.readinto(view[: min(size, stop - start)]) or 0
+            if not got:
+                return None  # the file is shorter than when it was measured
+            if start + got < stop:  # whole lines: a stretch's id is read where its line starts
+                cut = buffer.rfind(b"\n", 0, got)
+                if cut < 0:
+                    return None  # a line over the limit: the parts' reading refuses it
+                got = cut + 1
+                handle.seek(start + got)
+            found = count_stretches(view[:got], capacity + 1 - len(heads))
+            if found is None:
+                return None
+            ids, counts = found[0], found[1].tolist()
+            if ids and heads and ids[0] == heads[-1]:  # a stretch across two windows
+                lengths[-1] += counts[0]
+                ids, counts = ids[1:], counts[1:]
+            heads += ids
+            lengths += counts
+            if len(heads) > capacity:
+                return None
+            start += got
+    return heads, np.array(lengths, dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class _Grouped:
+    """Where a byte range's lines go among a run's columns written grouped by query (`_placed`):
+    the range's stretches of equal query ids as `count_stretches` found them, in file order
+    (each one's id and number of lines), and the row of the columns each one's first line
+    takes."""
+
+    heads: list[bytes]
+    lengths: np.ndarray
+    rows: np.ndarray
+
+    def put(self, part: Part, line: int, place: Place) -> int:
+        """Writes `part`'s lines (the range's from its line `line` on) to their rows of
+        `place`; returns the range's line after them. Raises `WiderThanPlace` where its ids are
+        wider than the place's, and :class:`_Unplaced` where its stretches are not the ones
+        counted (the file changed since)."""
+        width, own = place.width, part.docs.dtype.itemsize
+        if own > width:
+            raise WiderThanPlace(own)
+        ends = np.cumsum(self.lengths)
+        at = int(np.searchsorted(ends, line, side="right"))  # the stretch `line` is in
+        into = line - int(ends[at] - self.lengths[at]) if at < ends.size else 0
+        docs = np.ascontiguousarray(part.docs).view(np.uint8).reshape(-1, own)
+        rows = place.docs.reshape(-1, width)
+        first = 0  # the part's first line of the stretch
+        for head, count in zip(part.heads, part.lengths.tolist(), strict=True):
+            if at >= len(self.heads) or head != self.heads[at]:
+                raise _Unplaced
+            if into + count > int(self.lengths[at]):
+                raise _Unplaced
+            row = int(self.rows[at]) + into
+            rows[row : row + count, :own] = docs[first : first + count]
+            if own < width:
+                rows[row : row + count, own:] = 0
+            place.hashes[row : row + count] = part.keys[first : first + count]
+            place.scores[row : row + count] = part.scores[first : first + count]
+            first += count
+            into += count
+            if into == int(self.lengths[at]):
+                at, into = at + 1, 0
+        return line + first
+
+
+def _grouped_range(
+    path: str | Path,
+    start: int,
+    stop: int,
+    options: dict[str, Any],
+    place: Place,
+    grouped: _Grouped,
+    abandoned: threading.Event,
+) -> list[Part]:
+    """`read_range`'s parts of bytes `start` to `stop`, each written to its stretches' rows of
+    `place` (`_Grouped.put`) as it is read, and kept as its stretches alone (its lines are in
+    `place`); raises as `_placed_range` does."""
+    try:
+        kept, line = [], 0
+        for lines in _range_groups(path, start, stop, options, abandoned=abandoned):
+            part = _part_of(lines)
+            line = grouped.put(part, line, place)
+            kept.append(Part(part.heads, part.lengths, np.zeros(0, dtype=part.docs.dtype),
+                             np.zeros(0, dtype=np.uint64), np.zeros(0), part.longest,
+                             part.repeats))  # fmt: skip
+        if line != int(grouped.lengths.sum()):
+            raise _Unplaced  # the file changed since its stretches were counted
+        return kept
+    except BaseException:
+        abandoned.set()
+        raise
+
+
+def _grouping(stretches: list[tuple[list[bytes], np.ndarray]], lines: int) -> list[_Grouped] | None:
+    """Each range's `_Grouped` rows, for a run whose queries are not in order (each query's
+    stretches are written at its place in query order, as `join_parts` would join them: by id,
+    then in file order); None where they are (the lines' order is theirs) or where the run's
+    stretches are more than `join_parts` joins by stretch."""
+    heads = [h for ids, _ in stretches for h in ids]
+    if len(heads) > max(_STRETCHES, lines // 64):
+        return None
+    qids = sorted(set(heads))
+    index = {q: i for i, q in enumerate(qids)}
+    codes = np.fromiter((index[h] for h in heads), dtype=np.int64, count=len(heads))
+    if bool(np.all(codes[1:] >= codes[:-1])):
+        return None
+    lengths = np.concatenate([counts for _, counts in stretches])
+    order = np.argsort(codes, kind="stable")
+    rows = np.empty(len(heads), dtype=np.int64)
+    rows[order] = np.cumsum(lengths[order]) - lengths[order]
+    cuts = np.cumsum([0, *(len(ids) for ids, _ in stretches)]).tolist()
+    return [_Grouped(ids, counts, rows[a:b])
+            for (ids, counts), (a, b) in zip(stretches, itertools.pairwise(cuts), strict=True)]  # fmt: skip
+
+
 _PLACINGS = 3  # the widths a run's columns are tried at: its first id's, then wider ones found
 
 
@@ -766,40 +910,62 @@ def _placed(
     options: dict[str, Any],
     width: int,
     room: int,
-) -> tuple[list[list[Part]], tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+) -> tuple[list[list[Part]], tuple[np.ndarray, np.ndarray, np.ndarray], bool] | None:
     """The parts of each byte range, read by the compiled scan straight into the run's columns
-    (docs of `width` bytes, the first line's id's words; keys; scores), and those columns; None
-    where a range cannot be (`_Unplaced`, or no compiled scan): the caller reads parts of their
-    own and joins them. Each range's lines are counted first (`count_lines`, a tenth of the
-    scan's time), so that every range knows its rows: the copy that joined a run's parts into
-    columns was a fifth of reading a 50-million-line run, and half of its new pages. Where a
-    window holds an id wider than `width` (ids of 4 to 14 bytes, the first one short), the
-    columns are made again at the width its ids fit, up to `_PLACINGS` widths in all: the
-    windows scanned before it are read again, where the parts' join copied every line."""
-    counts = list(pool.map(lambda r: _range_lines(path, *r), ranges))
-    if any(c is None for c in counts):
-        return None
+    (docs of `width` bytes, the first line's id's words; keys; scores), those columns, and
+    whether they hold the lines grouped by query; None where a range cannot be (`_Unplaced`,
+    or no compiled scan): the caller reads parts of their own and joins them.
+
+    Each range's stretches of equal query ids are counted first (`count_stretches`, a sixth of
+    the scan's time), so that every range knows its rows: the copy that joined a run's parts
+    into columns was a fifth of reading a 50-million-line run, and half of its new pages. A
+    run whose queries are in order, or change on most lines, is written in file order; one
+    whose queries are out of order (each query's lines together) is written grouped by query
+    (`_Grouped`: each window read into arrays of its own and its stretches copied to their
+    rows), where joining it by query copied every line into new columns a second time (0.5 s
+    of the 1.8 s reading a 10-million-line run of shuffled queries took). Where a window holds an id wider than `width` (ids
+    of 4 to 14 bytes, the first one short), the columns are made again at the width its ids
+    fit, up to `_PLACINGS` widths in all: the windows scanned before it are read again, where
+    the parts' join copied every line."""
+    # as many stretches as `_grouping` takes at most: one per 64 lines of 12 bytes or more
+    capacity = max(_STRETCHES, (ranges[-1][1] - ranges[0][0]) // (64 * 12))
+    stretches = list(pool.map(lambda r: _range_stretches(path, r[0], r[1], capacity), ranges))
+    counted = [s for s in stretches if s is not None]
+    grouping: list[_Grouped] | None = None
+    if len(counted) == len(ranges):
+        counts = [int(lengths.sum()) for _, lengths in counted]
+        grouping = _grouping(counted, sum(counts))
+    else:
+        lines = list(pool.map(lambda r: _range_lines(path, *r), ranges))
+        counts = [c for c in lines if c is not None]
+        if len(counts) < len(ranges):
+            return None
     rows = np.cumsum([0, *counts]).tolist()
     for _ in range(_PLACINGS):
         if rows[-1] == 0 or rows[-1] * width > room:
             return None  # the parts' own reading refuses the file, or names why
         docs = plain_empty(rows[-1] * width, np.uint8)
         hashes, scores = plain_empty(rows[-1], np.uint64), plain_empty(rows[-1], np.float64)
-        places = [Place(docs[a * width : b * width], hashes[a:b], scores[a:b], width)
-                  for a, b in itertools.pairwise(rows)]  # fmt: skip
         abandoned = threading.Event()
-        tries = [pool.submit(_placed_range, path, *ranges[at], options, places[at], room,
-                             abandoned) for at in range(len(ranges))]  # fmt: skip
-        found, wider = [], 0
+        if grouping is None:
+            places = [Place(docs[a * width : b * width], hashes[a:b], scores[a:b], width)
+                      for a, b in itertools.pairwise(rows)]  # fmt: skip
+            tries = [pool.submit(_placed_range, path, *ranges[at], options, places[at], room,
+                                 abandoned) for at in range(len(ranges))]  # fmt: skip
+        else:
+            whole = Place(docs, hashes, scores, width)
+            tries = [pool.submit(_grouped_range, path, *ranges[at], options, whole,
+                                 grouping[at], abandoned) for at in range(len(ranges))]  # fmt: skip
+        found_parts, wider = [], 0
         for placing in tries:  # every range ended (or stopped) before the next width's
             try:
-                found.append(placing.result())
+                found_parts.append(placing.result())
             except WiderThanPlace as too_wide:
                 wider = max(wider, too_wide.width)
             except _Unplaced:
                 pass  # declined, counted otherwise, or stopped by another range
-        if len(found) == len(ranges):
-            return found, (docs.view(f"S{width}"), hashes, scores)
+        if len(found_parts) == len(ranges):
+            return found_parts, (docs.view(f"S{width}"), hashes, scores), grouping is not None
         if wider <= width:
             return None  # declined, or not as many lines as counted: not a matter of width
         width = wider
@@ -840,7 +1006,7 @@ def fast_columns(path: str | Path) -> Columns:
     except UnicodeDecodeError:
         raise Bad from None
     options = arrow_options("\t" if b"\t" in first and b" " not in first.strip() else " ")
-    placed = None
+    placed, grouped = None, False
     try:
         room = padded_room(size)
         if len(cuts) == 2:  # one range: parse in this thread, arrays in a worker
@@ -851,7 +1017,7 @@ def fast_columns(path: str | Path) -> Columns:
                 width = 8 * -(-len(parts[2]) // 8)  # the first id's words
                 done = _placed(pool, path, ranges, options, width, room)
                 if done is not None:
-                    found, placed = done
+                    found, placed, grouped = done
                 else:
                     found = list(
                         pool.map(lambda r: read_range(path, r[0], r[1], options, room), ranges)
@@ -859,10 +1025,10 @@ def fast_columns(path: str | Path) -> Columns:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise Bad from None
     read = [p for range_parts in found for p in range_parts]
-    lines = sum(p.scores.size for p in read)
+    lines = sum(p.lines for p in read)
     if not padded_fits(lines, max((p.docs.dtype.itemsize for p in read), default=0), size):
         raise Bad  # the line reader names the longest id's line
-    columns = join_parts(read, parts[5], placed)
+    columns = join_parts(read, parts[5], placed, grouped)
     if any(q.startswith(b"#") for q in columns[0]):
         raise Bad  # a comment line: the line reader skips it
     if _has_alike_ids(columns[0], columns[2]):

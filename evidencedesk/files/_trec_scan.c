@@ -25,6 +25,9 @@
  */
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* The digest of this source the build hook compiles in (hatch_build.source_digest): the loader
  * uses a library only where it matches the source beside it. */
@@ -205,6 +208,77 @@ long evidencedesk_scan_run(const uint8_t *data, long size, int delimiter, long w
     found[1] = widest_doc;
     found[2] = widest_query;
     return wider ? EVIDENCEDESK_SCAN_WIDER : lines;
+}
+
+/* The stretches of lines with equal query ids among the lines of `size` bytes at `data` (whole
+ * lines: the reader cuts its windows just after a newline), split where evidencedesk_scan_run
+ * splits them: a line's query id is its bytes up to the first one outside 0x21-0x7e. `starts`
+ * receives the first line of each stretch and `heads` its id's (offset, length) in `data`, at
+ * most `capacity` stretches; `found[0]` their number. Returns the number of lines (a last one
+ * without a newline counted), or -1 where there are more than `capacity` stretches. Counted
+ * before a run's lines are scanned, so that each stretch's lines are scanned into their place
+ * in query order: a run whose queries are not in order is written in its order, not joined
+ * into it afterwards. */
+long evidencedesk_count_stretches(const uint8_t *data, long size, long capacity, int64_t *starts,
+                                  int64_t *heads, int64_t *found) {
+    const uint8_t *end = data + size, *last_query = data;
+    long last_length = -1, lines = 0, stretches = 0, at = 0;
+    /* each line's start: after a newline; a line whose first bytes are the last stretch's id
+     * followed by a field's end continues it (most lines: no field measured) */
+    while (at < size) {
+        const uint8_t *p = data + at;
+        if (!(last_length >= 0 && end - p >= last_length && same_bytes(p, last_query, last_length) &&
+              (end - p == last_length || p[last_length] < 33 || p[last_length] > 126))) {
+            const long length = field_end_of(p, end) - p;
+            if (stretches == capacity) return -1;
+            starts[stretches] = lines;
+            heads[2 * stretches] = at;
+            heads[2 * stretches + 1] = length;
+            stretches++;
+            last_query = p;
+            last_length = length;
+        }
+        lines++;
+        /* the next newline: sixteen bytes a step where SSE2 is (every x86-64), eight bytes a
+         * step otherwise (a byte equal to '\n' flagged exactly: no borrow crosses bytes), the
+         * rest one by one */
+        long next = -1;
+        at += last_length;
+#if defined(__SSE2__)
+        const __m128i newline16 = _mm_set1_epi8('\n');
+        while (size - at >= 16) {
+            const __m128i block = _mm_loadu_si128((const __m128i *)(const void *)(data + at));
+            const int mask = _mm_movemask_epi8(_mm_cmpeq_epi8(block, newline16));
+            if (mask) {
+                next = at + __builtin_ctz((unsigned)mask);
+                break;
+            }
+            at += 16;
+        }
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        const uint64_t lows = 0x7F7F7F7F7F7F7F7FULL, newlines = 0x0A0A0A0A0A0A0A0AULL;
+        while (next < 0 && size - at >= 8) {
+            uint64_t word;
+            memcpy(&word, data + at, 8);
+            word ^= newlines;
+            const uint64_t zero = ~(((word & lows) + lows) | word | lows);
+            if (zero) {
+                next = at + (__builtin_ctzll(zero) >> 3);
+                break;
+            }
+            at += 8;
+        }
+#endif
+        if (next < 0) {
+            while (at < size && data[at] != '\n') at++;
+            if (at == size) break;
+            next = at;
+        }
+        at = next + 1;
+    }
+    found[0] = stretches;
+    return lines;
 }
 
 /* The number of newlines in `size` bytes at `data`: the lines of a byte range the run reader

@@ -62,6 +62,8 @@ def _load(folder: Path) -> ctypes.CDLL | None:
     ]  # fmt: skip
     library.evidencedesk_count_lines.restype = size
     library.evidencedesk_count_lines.argtypes = [pointer, size]
+    library.evidencedesk_count_stretches.restype = size
+    library.evidencedesk_count_stretches.argtypes = [pointer, size, size, pointer, pointer, pointer]
     library.evidencedesk_repeats_within.restype = ctypes.c_int
     library.evidencedesk_repeats_within.argtypes = [pointer, pointer, size, pointer, pointer, size]
     return library
@@ -188,6 +190,30 @@ def count_lines(data: memoryview) -> int | None:
         return None
     array = np.frombuffer(data, dtype=np.uint8)
     return int(_LIBRARY.evidencedesk_count_lines(array.ctypes.data, array.size))
+
+
+def count_stretches(window: memoryview, capacity: int) -> tuple[list[bytes], np.ndarray] | None:
+    """The stretches of lines with equal query ids among `window`'s whole lines, split where
+    `scan` splits them: each one's query id and number of lines; None without the library or
+    where they are more than `capacity`."""
+    if _LIBRARY is None:
+        return None
+    data = np.frombuffer(window, dtype=np.uint8)
+    room = max(1, min(capacity, data.size + 1))  # no more than its lines
+    starts, heads = np.empty(room, dtype=np.int64), np.empty(2 * room, dtype=np.int64)
+    found = np.zeros(1, dtype=np.int64)
+    lines = _LIBRARY.evidencedesk_count_stretches(
+        data.ctypes.data, data.size, room, starts.ctypes.data, heads.ctypes.data,
+        found.ctypes.data,
+    )  # fmt: skip
+    if lines < 0:
+        return None
+    n = int(found[0])
+    where = heads[: 2 * n].tolist()
+    return (
+        [bytes(window[o : o + k]) for o, k in zip(where[::2], where[1::2], strict=True)],
+        np.diff(np.r_[starts[:n], lines]),
+    )
 
 
 # the judged keys' bitmaps (`judged_candidates`): 2^23 bits (1 MB, in a core's cache: read for

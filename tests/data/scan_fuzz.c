@@ -4,7 +4,11 @@
  * (`files._trec_scan.scan`), so a read or write past any of them, or undefined arithmetic,
  * ends the run with the sanitizer's report.
  *
- *     scan_fuzz ITERATIONS SEED   ->   "taken T declined D wider W" on stdout
+ *     scan_fuzz ITERATIONS SEED   ->   "taken T declined D wider W counted C over O" on stdout
+ *
+ * Each window also goes through evidencedesk_count_stretches, its arrays sized as
+ * `files._trec_scan.count_stretches` sizes them for a random capacity: counted (C) or past
+ * the capacity (O).
  *
  * A third of the windows are whole well-formed lines (ids of 1 to 40 bytes, negative scores,
  * CRLF ends, the shortest fields after an id, half of them without the last newline); the
@@ -18,6 +22,8 @@
 long evidencedesk_scan_run(const uint8_t *data, long size, int delimiter, long width,
                            long max_line, uint8_t *docs, uint64_t *hashes, double *scores,
                            long capacity, int64_t *starts, int64_t *heads, int64_t *found);
+long evidencedesk_count_stretches(const uint8_t *data, long size, long capacity, int64_t *starts,
+                                  int64_t *heads, int64_t *found);
 
 static uint64_t state;
 
@@ -54,7 +60,7 @@ static long good_line(char *line) {
 int main(int argc, char **argv) {
     long iterations = argc > 1 ? atol(argv[1]) : 10000;
     state = argc > 2 ? strtoull(argv[2], NULL, 10) << 1 | 1 : 88172645463325252ULL;
-    long taken = 0, declined = 0, wider = 0;
+    long taken = 0, declined = 0, wider = 0, counted = 0, over = 0;
     for (long it = 0; it < iterations; it++) {
         long target = (long)(next() % 600);
         int clean = next() % 3 == 0;
@@ -105,8 +111,18 @@ int main(int argc, char **argv) {
             if (lines != -2) break;
             width = 8 * ((found[1] + 7) / 8); /* scanned again at the widest id's width */
         }
+        long room = 1 + (long)(next() % 12); /* the capacity, then as `count_stretches` sizes */
+        if (room > size + 1) room = size + 1;
+        int64_t *starts = malloc(room * sizeof *starts);
+        int64_t *heads = malloc(2 * room * sizeof *heads);
+        int64_t found[1];
+        if (evidencedesk_count_stretches(data, size, room, starts, heads, found) >= 0) counted++;
+        else over++;
+        free(starts);
+        free(heads);
         free(data);
     }
-    printf("taken %ld declined %ld wider %ld\n", taken, declined, wider);
+    printf("taken %ld declined %ld wider %ld counted %ld over %ld\n", taken, declined, wider,
+           counted, over);
     return 0;
 }
