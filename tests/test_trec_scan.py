@@ -638,12 +638,13 @@ def test_a_run_counted_otherwise_than_it_scans_is_read_as_parts(
     placed = trec_arrays.fast_columns(path)
     assert found[0] is not None and found[0][2] == grouped
 
-    def miscounted(*args: Any) -> Any:
+    def miscounted(*args: Any) -> Any:  # a run out of order is counted by its stretches
         heads, lengths = count(*args)
         return heads, np.r_[lengths[:-1], lengths[-1] + counted]
 
-    count = trec_arrays._range_stretches
+    count, lines = trec_arrays._range_stretches, trec_arrays._range_lines
     monkeypatch.setattr(trec_arrays, "_range_stretches", miscounted)
+    monkeypatch.setattr(trec_arrays, "_range_lines", lambda *a: lines(*a) + counted)
     found.clear()
     parts = trec_arrays.fast_columns(path)
     assert found == [None]
@@ -674,6 +675,54 @@ def test_a_run_whose_queries_change_too_often_is_placed_in_file_order(
     columns = trec_arrays.fast_columns(path)
     assert found[0] is not None and found[0][2] is False
     assert sum(c or 0 for c in counted) == 480  # every line, counted range by range
+    monkeypatch.setattr(trec_scan, "_LIBRARY", None)
+    for one, other in zip(columns, trec_arrays.fast_columns(path), strict=True):
+        assert np.array_equal(np.asarray(one), np.asarray(other))
+
+
+@needs_scan
+@pytest.mark.parametrize(
+    ("queries", "in_order"),
+    [
+        (["q1", "q2", "q3"], True),
+        (["q1", "q10", "q2"], True),  # byte order ("q10" before "q2"), as the join sorts
+        (["q2", "q10", "q1"], False),
+        (["q1", "q3", "q2"], False),
+    ],
+)
+def test_a_run_looks_in_order_when_its_probed_query_ids_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, queries: list[str], in_order: bool
+) -> None:
+    # 20 lines a query, probed at 6 evenly spread lines (one line cut into at each probe)
+    path = tmp_path / "r.txt"
+    path.write_text("".join(f"{q} Q0 d{i:02} {i} 1 t\n" for q in queries for i in range(20)))
+    monkeypatch.setattr(trec_arrays, "_PROBES", 6)
+    assert trec_arrays._looks_in_order(path, path.stat().st_size) is in_order
+
+
+@needs_scan
+def test_a_run_out_of_order_only_between_its_probes_is_grouped_by_the_join(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # q2's lines before q1's, between two probes (the first line, "q0", and the line after the
+    # middle, q2's last or q1's first): counted as a run in order is, placed in file order and
+    # grouped by the join
+    path = tmp_path / "r.txt"
+    lines = [
+        f"{q} Q0 d{i:02} {i} {50 - i} t\n" for q in ("q0", "q2", "q1", "q3") for i in range(25)
+    ]
+    path.write_text("".join(lines))
+    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
+    monkeypatch.setattr(trec_arrays, "_THREADS", 2)
+    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    monkeypatch.setattr(trec_arrays, "_PROBES", 2)
+    found: list[Any] = []
+    place = trec_arrays._placed
+    monkeypatch.setattr(trec_arrays, "_placed", lambda *a: found.append(place(*a)) or found[-1])
+    columns = trec_arrays.fast_columns(path)
+    assert found[0] is not None and found[0][2] is False
+    assert columns[0] == [b"q0", b"q1", b"q2", b"q3"]
     monkeypatch.setattr(trec_scan, "_LIBRARY", None)
     for one, other in zip(columns, trec_arrays.fast_columns(path), strict=True):
         assert np.array_equal(np.asarray(one), np.asarray(other))

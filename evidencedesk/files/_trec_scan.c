@@ -40,6 +40,14 @@ const char *evidencedesk_scan_source(void) { return EVIDENCEDESK_SCAN_SOURCE; }
 #define EVIDENCEDESK_SCAN_DECLINED (-1)
 #define EVIDENCEDESK_SCAN_WIDER (-2)
 
+/* The small helpers below are inlined into each scan that calls them: called from two
+ * functions, they were not, and evidencedesk_scan_run took a sixth longer. */
+#if defined(__GNUC__)
+#define INLINE static inline __attribute__((always_inline))
+#else
+#define INLINE static inline
+#endif
+
 static const uint64_t M0 = 0x9E3779B97F4A7C15ULL;
 static const uint64_t M1 = 0xBF58476D1CE4E5B9ULL;
 static const uint64_t M2 = 0x94D049BB133111EBULL;
@@ -48,7 +56,7 @@ static const double POWERS[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-static uint64_t mix(uint64_t h) {
+INLINE uint64_t mix(uint64_t h) {
     h ^= h >> 30;
     h *= M1;
     h ^= h >> 27;
@@ -57,13 +65,13 @@ static uint64_t mix(uint64_t h) {
     return h;
 }
 
-static int formula_start(uint8_t c) { return c == '=' || c == '+' || c == '-' || c == '@'; }
+INLINE int formula_start(uint8_t c) { return c == '=' || c == '+' || c == '-' || c == '@'; }
 
 /* The first byte at or after `q`, before `end`, that is not printable ASCII without the space
  * (0x21-0x7e): a field's end. Eight bytes a step where eight are left (little-endian: the
  * lowest flagged byte of a word is the first one; a flag after it may be a borrow's or a
  * carry's, and is not read), the rest one by one. */
-static const uint8_t *field_end_of(const uint8_t *q, const uint8_t *end) {
+INLINE const uint8_t *field_end_of(const uint8_t *q, const uint8_t *end) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
     while (end - q >= 8) {
@@ -79,7 +87,7 @@ static const uint8_t *field_end_of(const uint8_t *q, const uint8_t *end) {
     return q;
 }
 
-static int same_bytes(const uint8_t *a, const uint8_t *b, long n) {
+INLINE int same_bytes(const uint8_t *a, const uint8_t *b, long n) {
     for (long at = 0; at < n; at++) {
         if (a[at] != b[at]) return 0;
     }

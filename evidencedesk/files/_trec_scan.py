@@ -200,7 +200,7 @@ def count_stretches(window: memoryview, capacity: int) -> tuple[list[bytes], np.
         return None
     data = np.frombuffer(window, dtype=np.uint8)
     room = max(1, min(capacity, data.size + 1))  # no more than its lines
-    starts, heads = np.empty(room, dtype=np.int64), np.empty(2 * room, dtype=np.int64)
+    starts, heads = _empty(room, np.int64), _empty(2 * room, np.int64)  # plain pages
     found = np.zeros(1, dtype=np.int64)
     lines = _LIBRARY.evidencedesk_count_stretches(
         data.ctypes.data, data.size, room, starts.ctypes.data, heads.ctypes.data,
