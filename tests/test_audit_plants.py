@@ -20,6 +20,7 @@ from evidencedesk.report._values import config_word
 from evidencedesk.results._serialize import load
 from tests.generated_projects import generated
 from tests.planting import NOBODY, as_written, on_the_page, planted
+from tests.test_bad_input import build
 
 NOT_SHOWN = "results.json says so, but the page does not show these words"
 BETTER = (
@@ -1259,4 +1260,37 @@ def test_the_page_rule_counts_the_questions_beyond_the_cap(
         f"flips.html: 'the page rule: {RULE.format(58)}': results.json says '{due}' "
         "(inputs.questions, the baseline's and the candidates' lists, settings.compared, "
         "policy.critical)",
+    ]
+
+
+def test_one_unjudged_pair_is_said_in_its_number_and_counted(tmp_path: Path) -> None:
+    # three questions; of the top 10s, only q3's 'x' has no judgment
+    root = tmp_path / "p"
+    (root / "runs").mkdir(parents=True)
+    (root / "qrels.txt").write_text("q1 0 d1 2\nq1 0 x 0\nq2 0 d1 0\nq3 0 d3 1\nq3 0 d4 2\n")
+    (root / "runs" / "base.run").write_text(
+        "q1 Q0 d1 1 99 base\nq1 Q0 x 2 98 base\nq2 Q0 d1 1 99 base\n"
+        "q3 Q0 x 1 99 base\nq3 Q0 d4 2 98 base\n"
+    )
+    (root / "runs" / "cand.run").write_text(
+        "q1 Q0 x 1 99 cand\nq1 Q0 d1 2 98 cand\nq2 Q0 d1 1 99 cand\nq3 Q0 d4 1 99 cand\n"
+    )
+    (root / "evidencedesk.toml").write_text(
+        '[questions]\nqrels = "qrels.txt"\n\n[runs]\ndir = "runs"\nbaseline = "base"\n'
+    )
+    site = tmp_path / "site"
+    assert build(root, site)[0] == 0
+    page = (site / "to-label.html").read_text("utf-8")
+    assert (
+        '<p class="lede">1 (question, document) pair in the top 10 of the baseline or a '
+        "candidate has no judgment; it counts as not relevant in every metric. "
+        '<a href="data/to-label.tsv"><code>data/to-label.tsv</code></a> lists it, depth by depth'
+    ) in page
+    assert audit(site)[0] == []
+    (site / "to-label.html").write_text(page.replace('lede">1 (question', 'lede">2 (question'))
+    assert [d.line() for d in audit(site)[0]] == [
+        "to-label.html: '2 (question, document) pair in the top 10 of the baseline or a "
+        "candidate has no judgment; it counts as not relevant in every metric. data/to-label.tsv "
+        "lists it, depth by depth: the unjudged results a ': results.json says 1 pair, top 10, 1 "
+        "in the file (to_label_total, settings.judged_k, to_label)"
     ]

@@ -283,6 +283,10 @@ COUNTS_IN_THEIR_NUMBER = {
     "more results": (_not_shown(2), "question-rc01.html", '<p class="muted">2 more results not listed.</p>'),
     "one more row": (_to_label(2), "to-label.html", "… and 1 more row in the file."),
     "more rows": (_to_label(3), "to-label.html", "… and 2 more rows in the file."),
+    "one unjudged pair": (_to_label(1), "to-label.html", "1 (question, document) pair in the top 10 of the baseline or a candidate has no judgment; it counts as not relevant in every metric"),
+    "unjudged pairs": (_to_label(2), "to-label.html", "2 (question, document) pairs in the top 10 of the baseline or a candidate have no judgment; they count as not relevant in every metric"),
+    "the file holds it": (_to_label(1), "to-label.html", "</code></a> lists it, depth by depth"),
+    "the file holds them all": (_to_label(2), "to-label.html", "</code></a> lists them all, depth by depth"),
 }  # fmt: skip
 
 

@@ -228,6 +228,15 @@ GROUPED = ("ties and returning queries", "CRLF, no newline at the end",
 EITHER = ("ids of 1 to 30 bytes",)
 
 
+def small_windows(monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
+    """Windows of 400 bytes (lines of at most 200), byte ranges of 500 bytes or more, at most
+    `threads` of them: a small file read as a large one is."""
+    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
+    monkeypatch.setattr(trec_arrays, "_THREADS", threads)
+    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+
+
 @needs_scan
 @pytest.mark.parametrize("threads", [1, 3])
 @pytest.mark.parametrize("name", sorted(RUNS))
@@ -238,10 +247,7 @@ def test_a_run_reads_to_the_same_columns_with_and_without_the_scan(
     path.write_text(RUNS[name], encoding="utf-8")
     # windows of 400 bytes, in one range or three: ids narrow and widen window to window, and
     # a declined window sits between scanned ones
-    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
-    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
-    monkeypatch.setattr(trec_arrays, "_THREADS", threads)
-    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    small_windows(monkeypatch, threads)
     outcomes: list[bool] = []
     placed: list[bool] = []  # whether the ranges were read straight into the run's columns
     grouped: list[bool] = []  # and whether grouped by query there
@@ -305,10 +311,7 @@ def test_a_duplicate_across_two_ranges_is_named_by_the_line_reader(
     again = "q0 Q0 d0" if grouped else "q6 Q0 d514"
     lines = text.count("\n") + 1
     path.write_text(f"{text}{again} 99 0 t\n")
-    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
-    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
-    monkeypatch.setattr(trec_arrays, "_THREADS", 3)
-    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    small_windows(monkeypatch, 3)
     with pytest.raises(RunFileError) as info:
         read_run(path)
     assert str(info.value) == (
@@ -579,10 +582,7 @@ def test_ids_wider_than_the_first_line_s_are_placed_again_at_their_width(
         f"{i:03} {i} {i} t\n"
         for i in range(150)
     ), encoding="utf-8")  # fmt: skip
-    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
-    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
-    monkeypatch.setattr(trec_arrays, "_THREADS", 3)
-    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    small_windows(monkeypatch, 3)
     monkeypatch.setattr(trec_arrays, "_PLACINGS", placings)
     tried: list[int] = []  # the widths of the places lines were scanned or written into
     placements: list[Any] = []
@@ -628,10 +628,7 @@ def test_a_run_counted_otherwise_than_it_scans_is_read_as_parts(
     if not grouped:  # each query's lines together, the queries in byte order
         text = "".join(sorted(text.splitlines(keepends=True), key=lambda line: line.split()[0]))
     path.write_text(text, encoding="utf-8")
-    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
-    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
-    monkeypatch.setattr(trec_arrays, "_THREADS", 3)
-    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    small_windows(monkeypatch, 3)
     found: list[Any] = []
     place = trec_arrays._placed
     monkeypatch.setattr(trec_arrays, "_placed", lambda *a: found.append(place(*a)) or found[-1])
@@ -660,10 +657,7 @@ def test_a_run_whose_queries_change_too_often_is_placed_in_file_order(
     # lines are counted and placed as the file holds them, and grouped by query afterwards
     path = tmp_path / "r.txt"
     path.write_text(RUNS["ties and returning queries"], encoding="utf-8")
-    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
-    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
-    monkeypatch.setattr(trec_arrays, "_THREADS", 3)
-    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    small_windows(monkeypatch, 3)
     monkeypatch.setattr(trec_arrays, "_STRETCHES", 8)
     found: list[Any] = []
     counted: list[int | None] = []
@@ -712,10 +706,7 @@ def test_a_run_out_of_order_only_between_its_probes_is_grouped_by_the_join(
         f"{q} Q0 d{i:02} {i} {50 - i} t\n" for q in ("q0", "q2", "q1", "q3") for i in range(25)
     ]
     path.write_text("".join(lines))
-    monkeypatch.setattr(trec_arrays, "MAX_LINE_BYTES", 200)
-    monkeypatch.setattr(trec_arrays, "_GROUP", 4)
-    monkeypatch.setattr(trec_arrays, "_THREADS", 2)
-    monkeypatch.setattr(trec_arrays, "_MIN_RANGE", 500)
+    small_windows(monkeypatch, 2)
     monkeypatch.setattr(trec_arrays, "_PROBES", 2)
     found: list[Any] = []
     place = trec_arrays._placed

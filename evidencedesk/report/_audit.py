@@ -1809,9 +1809,9 @@ def _title_disagreements(page: str, raw: str, results: Results,
 
 # the to-label page (templates/to-label.html): the unjudged pairs counted, the file's rows, the
 # first rows (question, document, best rank, runs, comparisons split) and the rows after them
-_TO_LABEL_LEDE = re.compile(r"^(\d+) \(question, document\) pairs in the top (\d+) of the "
-                            r"baseline or a candidate have no judgment;.* lists (?:the first "
-                            r"(\d+) of them|them all),")  # fmt: skip
+_TO_LABEL_LEDE = re.compile(r"^(\d+) \(question, document\) pairs? in the top (\d+) of the "
+                            r"baseline or a candidate (?:has|have) no judgment;.* lists (?:the "
+                            r"first (\d+) of them|them all|it),")  # fmt: skip
 _TO_LABEL_MORE = re.compile(r'<p class="muted">… and (\d+) more rows? in the file\.</p>')
 _TO_LABEL_ROWS = '<h2 id="first-rows">'
 _LINK_TEXT = re.compile(r"<a [^>]*>(.*?)</a>", re.S)
@@ -1831,8 +1831,9 @@ def _to_label_disagreements(page: str, raw: str, shown: _PageText,
         said = (int(m[1]), int(m[2]), int(m[3]) if m[3] else int(m[1]))
         due = (results.to_label_total, results.settings.judged_k, len(pairs))
         if said != due:
-            out.append(Disagreement(page, block[:200], f"{due[0]} pairs, top {due[1]}, {due[2]} "
-                                    "in the file (to_label_total, settings.judged_k, to_label)"))  # fmt: skip
+            pairs_due = f"{due[0]} pair{'' if due[0] == 1 else 's'}"
+            out.append(Disagreement(page, block[:200], f"{pairs_due}, top {due[1]}, {due[2]} in "
+                                    "the file (to_label_total, settings.judged_k, to_label)"))  # fmt: skip
     start = raw.find(_TO_LABEL_ROWS)
     end = raw.find("</table>", start)
     rows = 0
