@@ -627,8 +627,9 @@ def test_the_restated_summary_is_the_sites_on_every_shape(
 def test_the_restated_notices_are_the_builds(kind: str, project: str) -> None:
     from evidencedesk.report._words import notice_text  # this test may import the build
 
-    for count, line, names in ((1, None, ("q1",)), (3, 7, ("q1", "q2")), (2, None, ())):
-        n = Notice(kind, "runs/x.run", line, count, 12, names)
+    for count, total, line, names in ((1, 12, None, ("q1",)), (3, 12, 7, ("q1", "q2")),
+                                      (2, 12, None, ()), (1, 1, None, ("q1",))):  # fmt: skip
+        n = Notice(kind, "runs/x.run", line, count, total, names)
         assert oracle._notice(n, project) == notice_text(n, project)
 
 

@@ -103,7 +103,7 @@ def test_validate_prints_each_runs_share_in_the_corpus(
 @pytest.mark.parametrize(
     ("extra", "said"),
     [({"q9": ["1"]}, "; 1 of its 5 queries is not a judged question: left out, as trec_eval "
-                     "leaves them out"),
+                     "leaves it out"),
      ({"q8": ["1"], "q9": ["2", "3"]}, "; 2 of its 6 queries are not judged questions: left "
                                        "out, as trec_eval leaves them out"),
      ({}, "")],
@@ -130,7 +130,7 @@ def test_validate_counts_the_queries_of_a_run_that_are_not_questions(
              "queries.jsonl does not list: the warning below)"),
      (True, "answers 4 of 4 judged queries (100 %); 8 of the 12 documents of its top 10 are "
             "judged for some query (67 %); 1 of its 5 queries is not a judged question: left "
-            "out, as trec_eval leaves them out")],
+            "out, as trec_eval leaves it out")],
 )  # fmt: skip
 def test_validate_does_not_say_trec_eval_leaves_out_the_judged_queries_a_file_does_not_list(
     tmp_path: Path, evaluate_unlisted: bool, said: str
@@ -397,8 +397,8 @@ def test_judged_documents_the_corpus_lacks_are_a_warning_with_the_nearest_ids(
     project = with_corpus(write_project(tmp_path / "p", QRELS, {"base": BASE, "cand": BASE},
                                         relevance=1), corpus)  # fmt: skip
     code, _, err = build(project, tmp_path / "site")
-    line = ("qrels.txt: 1 of the 8 judged documents is not in the corpus (8 (nearest: 7)): their "
-            "judgments count in every metric, no page can show them")  # fmt: skip
+    line = ("qrels.txt: 1 of the 8 judged documents is not in the corpus (8 (nearest: 7)): its "
+            "judgments count in every metric, no page can show it")  # fmt: skip
     assert (code, err.splitlines()) == (0, [f"warning: {line}"])
     assert "q4 0 8 0\n" in (tmp_path / "site" / "data" / "qrels.txt").read_text("utf-8")
     out = io.StringIO()

@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -16,6 +17,7 @@ from evidencedesk.report import _values as values
 from evidencedesk.report._benchmark import SMALL_SLICE, _slice_cell
 from evidencedesk.report._build import _build_model
 from evidencedesk.report._candidate import _change, note_heading
+from evidencedesk.report._charts import _depth_tick
 from evidencedesk.report._model import BuildOptions
 from evidencedesk.report._values import config_word
 from evidencedesk.results._compute import Book, tag_values
@@ -249,6 +251,21 @@ def _unescaped(page: Path) -> str:
     """The page with plotly's JSON escapes (\\u002f, \\u003c, ...) decoded."""
     text = page.read_text("utf-8")
     return re.sub(r"\\u([0-9a-f]{4})", lambda m: chr(int(m.group(1), 16)), text)
+
+
+@pytest.mark.parametrize(
+    ("pairs", "latency", "tick"),
+    [
+        (1.0, 5.5, "depth 1<br>1 pair · 5.5 ms"),
+        (2.5, None, "depth 1<br>2.5 pairs"),
+        (None, None, "depth 1"),
+    ],
+)
+def test_a_sizing_tick_says_its_pairs_in_their_number(
+    pairs: float | None, latency: float | None, tick: str
+) -> None:
+    costs = SimpleNamespace(pairs_per_question=pairs, latency_ms=latency)
+    assert _depth_tick(SimpleNamespace(depth=1, costs=costs)) == tick  # type: ignore[arg-type]
 
 
 def test_sizing_chart_plots_mrr_tokens_and_latency_in_ms(demo_site: Path) -> None:

@@ -180,7 +180,7 @@ def test_judged_queries_outside_the_queries_file_are_left_out_and_counted(
     code, _, err = build(project, tmp_path / "site")
     assert (code, err.splitlines()) == (0, [
         "warning: 1 judged query is not in queries.jsonl (19338): left out ([questions] "
-        "evaluate_unlisted = true evaluates them)",
+        "evaluate_unlisted = true evaluates it)",
         "warning: Depth: cand returns up to 1 result a question, the baseline base up to 2; "
         "nDCG@10 (linear gain), R@10, P@10 and MRR read past 1, so part of the difference is how "
         "far each list goes; [runs] max_depth = 1 compares every run at one depth.",
@@ -206,9 +206,9 @@ def test_evaluate_unlisted_evaluates_judged_queries_outside_the_queries_file(
     code, _, err = build(project, tmp_path / "site")
     assert (code, err.splitlines()) == (0, [
         "warning: qrels.txt: 1 of the 3 judged queries is not in the queries file (19337): "
-        "evaluated and shown by their ids ([questions] evaluate_unlisted)",
+        "evaluated and shown by its id ([questions] evaluate_unlisted)",
         "warning: queries.jsonl: 1 of its 3 queries has no judgment (19399): left out, as "
-        "trec_eval leaves them out",
+        "trec_eval leaves it out",
     ])  # fmt: skip
     results = json.loads((tmp_path / "site" / "results.json").read_text("utf-8"))
     assert [q["id"] for q in results["inputs"]["questions"]] == ["19335", "19336", "19337"]

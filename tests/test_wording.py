@@ -13,7 +13,8 @@ import pytest
 
 from evidencedesk import cli
 from evidencedesk.report._assemble import meta
-from evidencedesk.results.types import Results
+from evidencedesk.report._words import notice_text
+from evidencedesk.results.types import Notice, Results
 from tests.page_text import visible
 from tests.synthetic_runs import write_project
 
@@ -290,3 +291,29 @@ def test_the_methods_say_unanswerable_only_where_a_labels_file_does(
             words.split()
         ), source
     assert "unanswerable" not in said["qrels"] and "unanswerable" not in said["runs-only"]
+
+
+# one of each notice that counts, in its number: (kind, total, the words after "x.run: ")
+ONE_OF_EACH = [
+    ("without_text", 1, "1 of the 1 judged query is not in the queries file (q1): evaluated and "
+     "shown by its id ([questions] evaluate_unlisted)"),
+    ("judged_not_in_corpus", 40, "1 of the 40 judged documents is not in the corpus (q1): its "
+     "judgments count in every metric, no page can show it"),
+    ("out_of_scope", 5, "1 of the 5 questions with a relevant judgment has it only on superseded "
+     "or restricted chunks (q1): out of scope, it scores as a question with nothing relevant"),
+    ("unjudged", 1, "1 of its 1 query has no judgment (q1): left out, as trec_eval leaves it out"),
+    ("score_ties", 1, "in 1 of its 1 query every line has the same score (q1): ranked by "
+     "document id, descending, as trec_eval breaks ties (neither the rank column nor the line "
+     "order counts); give each line a score that falls with its rank"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "total", "words"), ONE_OF_EACH)
+def test_a_notice_of_one_is_said_in_its_number(kind: str, total: int, words: str) -> None:
+    assert notice_text(Notice(kind, "x.run", None, 1, total, ("q1",))) == f"x.run: {words}"
+
+
+def test_one_unlisted_judged_query_is_evaluated_as_it() -> None:
+    n = Notice("unlisted", "queries.tsv", None, 1, 40, ("q1",))
+    assert notice_text(n) == ("1 judged query is not in queries.tsv (q1): left out ([questions] "
+                              "evaluate_unlisted = true evaluates it)")  # fmt: skip

@@ -252,11 +252,15 @@ def describe(found: Found) -> str:
     # trec_eval leaves out a run's queries without judgments, but it evaluates judged queries
     # that a queries file does not list: those the file leaves out (a warning below)
     not_questions = ("is not a judged question", "are not judged questions")
-    why_left_out = "left out, as trec_eval leaves them out"
+    why_left_out = (
+        "left out, as trec_eval leaves it out",
+        "left out, as trec_eval leaves them out",
+    )
     if found.counts.without_text and p.queries is not None and not p.evaluate_unlisted:
         not_questions = ("is not a question evaluated", "are not questions evaluated")
-        why_left_out = (f"left out (trec_eval leaves out those without judgments, not the judged "
-                        f"ones {p.relative(p.queries)} does not list: the warning below)")  # fmt: skip
+        why = (f"left out (trec_eval leaves out those without judgments, not the judged "
+               f"ones {p.relative(p.queries)} does not list: the warning below)")  # fmt: skip
+        why_left_out = (why, why)
     for name, c in found.runs:
         in_corpus = ""
         if name in held:
@@ -267,7 +271,7 @@ def describe(found: Found) -> str:
         left_out = (
             f"; {unjudged} of its {c.run_queries} queries "
             + not_questions[unjudged != 1]
-            + f": {why_left_out}"
+            + f": {why_left_out[unjudged != 1]}"
             if unjudged
             else ""
         )

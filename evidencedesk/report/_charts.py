@@ -283,7 +283,7 @@ def flip_bars(matrix: FlipMatrix, name: str) -> str:
 def _depth_tick(r: SizingRow) -> str:
     """ "depth 10<br>10 pairs · 19 ms": the x axis carries the cost of each depth."""
     pairs_, latency_ = r.costs.pairs_per_question, r.costs.latency_ms
-    pairs = "" if pairs_ is None else f"<br>{pairs_:g} pairs"
+    pairs = "" if pairs_ is None else f"<br>{pairs_:g} pair{'' if pairs_ == 1 else 's'}"
     latency = "" if latency_ is None else f" · {latency_:g} ms"
     return f"depth {r.depth}{pairs}{latency}"
 

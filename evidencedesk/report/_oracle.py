@@ -1279,33 +1279,40 @@ def _notice(n: Notice, kind: str) -> str:
         return (f"{where}: {_plural(n.count, 'document', 'documents')} with neither title nor "
                 f"text{ids}: shown, never indexed")  # fmt: skip
     if n.kind == "without_text":
-        return (f"{where}: {n.count} of the {n.total} judged queries {verb} not in the queries "
-                f"file{ids}: evaluated and shown by their ids ([questions] evaluate_unlisted)")  # fmt: skip
+        return (f"{where}: {n.count} of the {_plural(n.total or 0, 'judged query', 'judged queries')} "
+                f"{verb} not in the queries "
+                f"file{ids}: evaluated and shown by {_one(n.count, 'its id', 'their ids')} "
+                "([questions] evaluate_unlisted)")  # fmt: skip
     if n.kind == "unlisted":
         evaluate = "" if kind == "pipeline" else \
-            " ([questions] evaluate_unlisted = true evaluates them)"  # fmt: skip
+            f" ([questions] evaluate_unlisted = true evaluates {_one(n.count, 'it', 'them')})"  # fmt: skip
         return (f"{_plural(n.count, 'judged query', 'judged queries')} {verb} not in "
                 f"{n.path}{ids}: left out{evaluate}")  # fmt: skip
     if n.kind == "judged_not_in_corpus":
-        return (f"{where}: {n.count} of the {n.total} judged documents {verb} not in the corpus"
-                f"{ids}: their judgments count in every metric, no page can show them")  # fmt: skip
+        return (f"{where}: {n.count} of the {_plural(n.total or 0, 'judged document')} {verb} not in "
+                f"the corpus"
+                f"{ids}: {_one(n.count, 'its', 'their')} judgments count in every metric, no "
+                f"page can show {_one(n.count, 'it', 'them')}")  # fmt: skip
     has = "has" if n.count == 1 else "have"
     if n.kind == "out_of_scope":
         return (f"{where}: {n.count} of the {n.total} questions with a relevant judgment {has} "
-                f"it only on superseded or restricted chunks{ids}: out of scope, they score as "
-                "questions with nothing relevant")  # fmt: skip
+                f"it only on superseded or restricted chunks{ids}: out of scope, "
+                f"{_one(n.count, 'it scores as a question', 'they score as questions')} with "
+                "nothing relevant")  # fmt: skip
     if n.kind == "score_order":
-        return (f"{where}: in {n.count} of its {n.total} queries a line scores higher than the "
+        return (f"{where}: in {n.count} of its {_plural(n.total or 0, 'query', 'queries')} a line "
+                "scores higher than the "
                 f"query's line before it{ids}: ranked by score, highest first, as trec_eval "
                 "ranks them (neither the rank column nor the line order counts); if a lower score "
                 "means a better match (a distance), negate the scores")  # fmt: skip
     if n.kind == "score_ties":
-        return (f"{where}: in {n.count} of its {n.total} queries every line has the same score"
+        return (f"{where}: in {n.count} of its {_plural(n.total or 0, 'query', 'queries')} every "
+                "line has the same score"
                 f"{ids}: ranked by document id, descending, as trec_eval breaks ties (neither "
                 "the rank column nor the line order counts); give each line a score that falls "
                 "with its rank")  # fmt: skip
-    return (f"{where}: {n.count} of its {n.total} queries {has} no judgment{ids}: left out, as "
-            "trec_eval leaves them out")  # fmt: skip
+    return (f"{where}: {n.count} of its {_plural(n.total or 0, 'query', 'queries')} {has} no "
+            f"judgment{ids}: left out, as trec_eval leaves {_one(n.count, 'it', 'them')} out")  # fmt: skip
 
 
 def _label_caveat(c: CandidateResult) -> bool:
@@ -1443,6 +1450,11 @@ def _wins(better: int, worse: int) -> str:
 
 def _plural(count: int, word: str, words: str | None = None) -> str:
     return f"{count} {word if count == 1 else words or word + 's'}"
+
+
+def _one(count: int, one: str, more: str) -> str:
+    """`one` for a count of 1, else `more` (a pronoun, or a phrase in its number)."""
+    return one if count == 1 else more
 
 
 def _and(names: Sequence[str]) -> str:
@@ -1840,7 +1852,8 @@ def _coverage(results: Results, source: str) -> str:
 def _partial(name: str, cov: Coverage) -> str:
     """A run that answers part of the judged queries, as its pages and summary.md warn of it."""
     return (f"Partial coverage: the run {name} answers {cov.answered} of the "
-            f"{cov.judged_queries} judged queries ({_share(cov.answered, cov.judged_queries)}); "
+            f"{_plural(cov.judged_queries, 'judged query', 'judged queries')} "
+            f"({_share(cov.answered, cov.judged_queries)}); "
             "the others count as empty lists.")  # fmt: skip
 
 

@@ -171,7 +171,8 @@ def counts_sentence(c: QuestionCounts, averaging: str = "defined") -> str:
 def coverage_sentence(name: str, c: Coverage) -> str:
     """A run's coverage of the judged queries, in words."""
     return (
-        f"the run {name} answers {c.answered} of the {c.judged_queries} judged queries "
+        f"the run {name} answers {c.answered} of the "
+        f"{how_many(c.judged_queries, 'judged query', 'judged queries')} "
         f"({share(c.answered, c.judged_queries)}); the others count as empty lists"
     )
 
@@ -211,37 +212,47 @@ def notice_text(n: Notice, kind: str = "runs") -> str:
                 f"{_listed_ids(n.names, n.count)}: shown, never indexed")  # fmt: skip
     if n.kind == "without_text":  # runs-only, [questions] evaluate_unlisted = true
         verb = "is" if n.count == 1 else "are"
-        return (f"{where}: {n.count} of the {n.total} judged queries {verb} not in the queries "
-                f"file{_listed_ids(n.names, n.count)}: evaluated and shown by their ids "
-                f"([questions] evaluate_unlisted)")  # fmt: skip
+        return (f"{where}: {n.count} of the {how_many(n.total or 0, 'judged query', 'judged queries')} "
+                f"{verb} not in the queries "
+                f"file{_listed_ids(n.names, n.count)}: evaluated and shown by "
+                f"{'its id' if n.count == 1 else 'their ids'} ([questions] evaluate_unlisted)")  # fmt: skip
     if n.kind == "unlisted":  # where: the queries file
         verb = "is" if n.count == 1 else "are"
+        them = "it" if n.count == 1 else "them"
         evaluate = (
-            "" if kind == "pipeline" else " ([questions] evaluate_unlisted = true evaluates them)"
+            ""
+            if kind == "pipeline"
+            else f" ([questions] evaluate_unlisted = true evaluates {them})"
         )
         return (f"{how_many(n.count, 'judged query', 'judged queries')} {verb} not in {n.path}"
                 f"{_listed_ids(n.names, n.count)}: left out{evaluate}")  # fmt: skip
     if n.kind == "judged_not_in_corpus":
         verb = "is" if n.count == 1 else "are"
-        return (f"{where}: {n.count} of the {n.total} judged documents {verb} not in the corpus"
-                f"{_listed_ids(n.names, n.count)}: their judgments count in every metric, no page "
-                "can show them")  # fmt: skip
+        return (f"{where}: {n.count} of the {how_many(n.total or 0, 'judged document')} {verb} not in "
+                f"the corpus"
+                f"{_listed_ids(n.names, n.count)}: "
+                f"{'its' if n.count == 1 else 'their'} judgments count in every metric, no page "
+                f"can show {'it' if n.count == 1 else 'them'}")  # fmt: skip
     if n.kind == "out_of_scope":  # a pipeline's labels or qrels
         verb = "has" if n.count == 1 else "have"
         return (f"{where}: {n.count} of the {n.total} questions with a relevant judgment {verb} it "
                 f"only on superseded or restricted chunks{_listed_ids(n.names, n.count)}: out "
-                "of scope, they score as questions with nothing relevant")  # fmt: skip
+                f"of scope, {'it scores as a question' if n.count == 1 else 'they score as questions'}"
+                " with nothing relevant")  # fmt: skip
     if n.kind == "unjudged":
         verb = "has" if n.count == 1 else "have"
-        return (f"{where}: {n.count} of its {n.total} queries {verb} no judgment"
-                f"{_listed_ids(n.names, n.count)}: left out, as trec_eval leaves them out")  # fmt: skip
+        return (f"{where}: {n.count} of its {how_many(n.total or 0, 'query', 'queries')} {verb} no "
+                f"judgment{_listed_ids(n.names, n.count)}: left out, as trec_eval leaves "
+                f"{'it' if n.count == 1 else 'them'} out")  # fmt: skip
     if n.kind == "score_order":  # where: a run
-        return (f"{where}: in {n.count} of its {n.total} queries a line scores higher than the "
+        return (f"{where}: in {n.count} of its {how_many(n.total or 0, 'query', 'queries')} a line "
+                "scores higher than the "
                 f"query's line before it{_listed_ids(n.names, n.count)}: ranked by score, highest "
                 "first, as trec_eval ranks them (neither the rank column nor the line order "
                 "counts); if a lower score means a better match (a distance), negate the scores")  # fmt: skip
     if n.kind == "score_ties":  # where: a run
-        return (f"{where}: in {n.count} of its {n.total} queries every line has the same score"
+        return (f"{where}: in {n.count} of its {how_many(n.total or 0, 'query', 'queries')} every "
+                "line has the same score"
                 f"{_listed_ids(n.names, n.count)}: ranked by document id, descending, as "
                 "trec_eval breaks ties (neither the rank column nor the line order counts); give "
                 "each line a score that falls with its rank")  # fmt: skip
