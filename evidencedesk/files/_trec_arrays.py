@@ -23,6 +23,7 @@ cannot take raises :class:`Bad`, and the caller's line-by-line reader names the 
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import math
@@ -839,6 +840,11 @@ class _Grouped:
     lengths: np.ndarray
     rows: np.ndarray
 
+    @functools.cached_property
+    def ends(self) -> np.ndarray:
+        """The range's line after each stretch (made once, read for every window)."""
+        return np.cumsum(self.lengths)
+
     def put(self, part: Part, line: int, place: Place) -> int:
         """Writes `part`'s lines (the range's from its line `line` on) to their rows of
         `place`; returns the range's line after them. Raises `WiderThanPlace` where its ids are
@@ -847,7 +853,7 @@ class _Grouped:
         width, own = place.width, part.docs.dtype.itemsize
         if own > width:
             raise WiderThanPlace(own)
-        ends = np.cumsum(self.lengths)
+        ends = self.ends
         at = int(np.searchsorted(ends, line, side="right"))  # the stretch `line` is in
         into = line - int(ends[at] - self.lengths[at]) if at < ends.size else 0
         docs = np.ascontiguousarray(part.docs).view(np.uint8).reshape(-1, own)

@@ -846,15 +846,11 @@ def page_rule(results: Results) -> str:
     capped = max(0, len(ranked) - _PAGE_CAP)
     order = ("the gate's critical questions first, then the questions the baseline fails, then"
              if critical else "the questions the baseline fails first, then")  # fmt: skip
-
-    def verb(count: int, one: str, many: str) -> str:  # a count's verb in its number
-        return one if count == 1 else many
-
     why = [f"{unchanged:,} the baseline passes and no candidate changes "
-           f"{verb(unchanged, 'gets', 'get')} none"] * bool(unchanged)  # fmt: skip
+           f"{_one(unchanged, 'gets', 'get')} none"] * bool(unchanged)  # fmt: skip
     why += [f"{undefined:,} with no {defined_words(results.settings.kind)} "
-            f"{verb(undefined, 'gets', 'get')} none"] * bool(undefined)  # fmt: skip
-    why += [f"{capped:,} {verb(capped, 'falls', 'fall')} beyond the cap"] * bool(capped)
+            f"{_one(undefined, 'gets', 'get')} none"] * bool(undefined)  # fmt: skip
+    why += [f"{capped:,} {_one(capped, 'falls', 'fall')} beyond the cap"] * bool(capped)
     return (f"above {_PAGE_LIMIT:,} questions at most {_PAGE_CAP:,} get a page — {order} those "
             f"whose {primary.label} changes most under some candidate (ties by id)"
             + (f"; of the others, {_and(why)}" if why else ""))  # fmt: skip
@@ -1453,7 +1449,7 @@ def _plural(count: int, word: str, words: str | None = None) -> str:
 
 
 def _one(count: int, one: str, more: str) -> str:
-    """`one` for a count of 1, else `more` (a pronoun, or a phrase in its number)."""
+    """`one` for a count of 1, else `more` (a verb, a pronoun or a phrase in its number)."""
     return one if count == 1 else more
 
 
